@@ -1,0 +1,88 @@
+import {ApiError, type ErrorDetail, invalidField} from './errors.js'
+import {newId} from './ids.js'
+import {roundQuantity} from './money.js'
+import type {CheckRecord, ClaimRecord} from './records.js'
+import type {CheckPush, ClaimInput} from './schemas.js'
+
+/**
+ * SPEC 4.4: a push may not take away what guests have claimed. It may not
+ * remove a claimed item, lower its price, lower its quantity below what is
+ * claimed, or void a check while anything is claimed. Raising a price is fine.
+ * Returns one detail per offending item; empty when the push is allowed.
+ */
+export function claimConflicts(check: CheckRecord, push: CheckPush): ErrorDetail[] {
+  const next = new Map(push.items.map((item) => [item.external_id, item]))
+  const conflicts: ErrorDetail[] = []
+  for (const item of check.items) {
+    if (item.claimed_quantity === 0) continue
+    const incoming = next.get(item.external_id)
+    const problem = !incoming
+      ? 'is claimed by guests and cannot be removed'
+      : incoming.price_cents < item.price_cents
+        ? `is claimed by guests; its price cannot go below ${item.price_cents}`
+        : incoming.quantity < item.claimed_quantity
+          ? `is claimed by guests; its quantity cannot go below ${item.claimed_quantity}`
+          : push.status === 'voided'
+            ? 'is claimed by guests; the check cannot be voided'
+            : undefined
+    if (problem) conflicts.push({path: 'items', external_id: item.external_id, message: `item ${item.external_id} ${problem}`})
+  }
+  return conflicts
+}
+
+/** Throws the 409 of SPEC 4.4 when the push breaks the claims rule. */
+export function assertNoClaimConflict(check: CheckRecord, push: CheckPush): void {
+  const conflicts = claimConflicts(check, push)
+  if (conflicts.length === 0) return
+  const ids = conflicts.map((c) => c.external_id).join(', ')
+  throw new ApiError(
+    'conflict_with_paid_items',
+    `The push would take away items guests have already claimed (${ids}); nothing was changed. Keep these items, their price and claimed quantity, or release the claims first.`,
+    conflicts,
+  )
+}
+
+export interface ClaimOutcome {
+  check: CheckRecord
+  claim: ClaimRecord
+}
+
+/**
+ * A guest claims units of items on an open check. All or nothing: if any unit
+ * is no longer available the whole claim is refused.
+ */
+export function applyClaim(check: CheckRecord, input: ClaimInput, now: string): ClaimOutcome {
+  if (check.status !== 'open') {
+    throw new ApiError('check_not_open', `Check ${check.id} is ${check.status}; guests can only claim items on an open check.`)
+  }
+  const wanted = new Map<string, number>()
+  input.items.forEach((line, i) => {
+    if (wanted.has(line.external_id)) throw invalidField(`items.${i}.external_id`, `duplicate external_id "${line.external_id}"`)
+    if (!check.items.some((item) => item.external_id === line.external_id)) {
+      throw invalidField(`items.${i}.external_id`, `no item "${line.external_id}" on check ${check.id}`)
+    }
+    wanted.set(line.external_id, line.quantity)
+  })
+  const unavailable: ErrorDetail[] = []
+  const items = check.items.map((item) => {
+    const quantity = wanted.get(item.external_id)
+    if (quantity === undefined) return item
+    const available = roundQuantity(item.quantity - item.claimed_quantity)
+    if (quantity > available) {
+      unavailable.push({path: 'items', external_id: item.external_id, message: `only ${available} of ${item.external_id} left to claim`})
+    }
+    return {...item, claimed_quantity: roundQuantity(item.claimed_quantity + quantity)}
+  })
+  if (unavailable.length > 0) {
+    throw new ApiError('item_unavailable', `Not enough left to claim: ${unavailable.map((u) => u.message).join('; ')}.`, unavailable)
+  }
+  const claim: ClaimRecord = {
+    id: newId('clm'),
+    object: 'claim',
+    check_id: check.id,
+    items: input.items.map((line) => ({external_id: line.external_id, quantity: line.quantity})),
+    created_at: now,
+    account_id: check.account_id,
+  }
+  return {check: {...check, items, updated_at: now}, claim}
+}

@@ -1,0 +1,51 @@
+/** One entry of `details`: where in the input the problem is, and what it is. */
+export interface ErrorDetail {
+  path: string
+  message: string
+  external_id?: string
+}
+
+/** Every error code the API answers with, and its HTTP status. */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  unauthenticated: 401,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict_with_paid_items: 409,
+  version_conflict: 409,
+  item_unavailable: 409,
+  check_not_open: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  internal_error: 500,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+
+/**
+ * The one error type of the service. The domain throws it; the server renders
+ * it as `{"error": {code, message, request_id, details?}}`.
+ *
+ * @example
+ * throw new ApiError('not_found', 'No check chk_123 in this account.')
+ */
+export class ApiError extends Error {
+  readonly status: number
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message)
+    this.name = 'ApiError'
+    this.status = ERROR_STATUS[code]
+  }
+}
+
+/** A 422 for one field, the most common validation answer outside zod. */
+export function invalidField(path: string, message: string): ApiError {
+  return new ApiError('validation_failed', `${path}: ${message}`, [{path, message}])
+}

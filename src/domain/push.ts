@@ -1,0 +1,116 @@
+import {assertNoClaimConflict} from './claims.js'
+import {diffItems, type ItemDiff, type PushedItem} from './diff.js'
+import {ApiError, invalidField} from './errors.js'
+import {newId, randomToken} from './ids.js'
+import type {CheckRecord, LocationRecord} from './records.js'
+import type {CheckPush} from './schemas.js'
+
+export type PushResult = 'created' | 'updated' | 'unchanged' | 'stale'
+
+export interface PushInput {
+  accountId: string
+  externalId: string
+  body: CheckPush
+  /** The account's locations, to resolve and check `location_id`. */
+  locations: readonly LocationRecord[]
+  existing?: CheckRecord
+  now: string
+}
+
+export interface PushOutcome {
+  result: PushResult
+  check: CheckRecord
+  /** Only for `created` and `updated`: what happened to the items. */
+  diff?: ItemDiff
+}
+
+function resolveLocation({body, locations, existing}: PushInput): string {
+  if (body.location_id !== undefined) {
+    if (!locations.some((l) => l.id === body.location_id)) {
+      throw invalidField('location_id', `no location ${body.location_id} in this account; GET /v1/locations lists them`)
+    }
+    return body.location_id
+  }
+  if (existing) return existing.location_id
+  if (locations.length === 1) return locations[0]!.id
+  const names = locations.map((l) => `${l.id} (${l.name})`).join(', ')
+  throw invalidField('location_id', `required: this account has ${locations.length} locations: ${names}`)
+}
+
+function pushedItems(body: CheckPush): PushedItem[] {
+  return body.items.map((i) => ({external_id: i.external_id, name: i.name, quantity: i.quantity, price_cents: i.price_cents, note: i.note ?? null}))
+}
+
+/** The part of a check the POS owns, in a fixed key order, so equal JSON compares equal whatever the key order of the request. */
+function pushedState(s: {location_id: string; table: {number: string}; status: string; items: PushedItem[]; totals: CheckPush['totals']}): string {
+  return JSON.stringify([
+    s.location_id,
+    s.table.number,
+    s.status,
+    s.items.map((i) => [i.external_id, i.name, i.quantity, i.price_cents, i.note]),
+    [s.totals.subtotal_cents, s.totals.tax_cents, s.totals.total_cents],
+  ])
+}
+
+/**
+ * The push rules of DESIGN.md, in order: validation (location), staleness and
+ * replay by `version`, the claims rule, then apply. Pure: the caller stores
+ * the returned check and the events it implies.
+ *
+ * A push without `version` is ordered by arrival. A newer version with the
+ * same content only advances the stored version (`unchanged`, no event).
+ */
+export function applyPush(input: PushInput): PushOutcome {
+  const {body, existing, now} = input
+  const location_id = resolveLocation(input)
+  const items = pushedItems(body)
+  if (!existing) return {result: 'created', check: createCheck(input, location_id, items), diff: diffItems([], items)}
+
+  const version = body.version ?? existing.version
+  const sameContent = pushedState({...body, location_id, items}) === pushedState(existing)
+  if (body.version !== undefined && existing.version !== null) {
+    if (body.version < existing.version) return {result: 'stale', check: existing}
+    if (body.version === existing.version && !sameContent) {
+      throw new ApiError(
+        'version_conflict',
+        `Check ${input.externalId} already has version ${existing.version} with other content; send a higher version for a change.`,
+        [{path: 'version', message: `version ${body.version} was already pushed with different content`}],
+      )
+    }
+  }
+  if (sameContent) {
+    return {result: 'unchanged', check: version === existing.version ? existing : {...existing, version}}
+  }
+  assertNoClaimConflict(existing, body)
+  const claimed = new Map(existing.items.map((i) => [i.external_id, i.claimed_quantity]))
+  const check: CheckRecord = {
+    ...existing,
+    location_id,
+    table: {number: body.table.number},
+    status: body.status,
+    version,
+    items: items.map((i) => ({...i, claimed_quantity: claimed.get(i.external_id) ?? 0})),
+    totals: {...body.totals},
+    updated_at: now,
+  }
+  return {result: 'updated', check, diff: diffItems(existing.items, items)}
+}
+
+function createCheck({accountId, externalId, body, now}: PushInput, location_id: string, items: PushedItem[]): CheckRecord {
+  return {
+    id: newId('chk'),
+    object: 'check',
+    external_id: externalId,
+    location_id,
+    table: {number: body.table.number},
+    status: body.status,
+    version: body.version ?? null,
+    items: items.map((i) => ({...i, claimed_quantity: 0})),
+    totals: {...body.totals},
+    amount_paid_cents: 0,
+    created_at: now,
+    updated_at: now,
+    account_id: accountId,
+    guest_token: `gt_${randomToken(32)}`,
+  }
+}

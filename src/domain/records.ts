@@ -1,0 +1,43 @@
+import type {Check, Claim, Event, Location, Scope} from './schemas.js'
+
+/**
+ * What the store keeps. A record is the public resource plus the fields the
+ * API never shows (owning account, guest token); `render*` turn records into
+ * resources.
+ */
+export interface AccountRecord {
+  id: string
+  /** Equal to `id`: every record names the account it belongs to. */
+  account_id: string
+  name: string
+  created_at: string
+}
+
+export interface ApiKeyRecord {
+  key: string
+  account_id: string
+  scopes: Scope[]
+  created_at: string
+}
+
+export type LocationRecord = Location & {account_id: string}
+
+export type CheckRecord = Omit<Check, 'guest_url' | 'amount_due_cents' | 'payment_status'> & {
+  account_id: string
+  guest_token: string
+}
+
+export type ClaimRecord = Claim & {account_id: string}
+
+export type EventRecord = Event & {account_id: string}
+
+/** Every collection the store holds, by name. */
+export interface Collections {
+  accounts: AccountRecord
+  api_keys: ApiKeyRecord
+  locations: LocationRecord
+  checks: CheckRecord
+  claims: ClaimRecord
+  events: EventRecord
+}
+export type CollectionName = keyof Collections

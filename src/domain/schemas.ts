@@ -1,0 +1,181 @@
+import {z} from 'zod'
+
+/** Money in minor units (cents): a safe integer, never negative. */
+export const Cents = z.int().min(0)
+
+/** A positive count with at most three decimals (0.5 kg, 1.25 l). */
+export const Quantity = z
+  .number()
+  .positive()
+  .max(1_000_000)
+  .refine((q) => Number(q.toFixed(3)) === q, 'must have at most 3 decimals')
+
+export const CHECK_STATUSES = ['open', 'closed', 'voided'] as const
+export const CheckStatus = z.enum(CHECK_STATUSES)
+
+export const Table = z.strictObject({
+  number: z.string().min(1).max(32),
+})
+
+export const ItemInput = z.strictObject({
+  external_id: z.string().min(1).max(64),
+  name: z.string().min(1).max(200),
+  quantity: Quantity,
+  price_cents: Cents,
+  note: z.string().max(500).optional(),
+})
+
+export const Totals = z
+  .strictObject({
+    subtotal_cents: Cents,
+    tax_cents: Cents,
+    total_cents: Cents,
+  })
+  .refine((t) => t.total_cents === t.subtotal_cents + t.tax_cents, {
+    message: 'must equal subtotal_cents + tax_cents',
+    path: ['total_cents'],
+  })
+
+/** The body of `PUT /checks/external/{external_check_id}`: the complete current state of a check. */
+export const CheckPush = z.strictObject({
+  location_id: z.string().min(1).max(64).optional(),
+  version: z.int().min(1).optional(),
+  table: Table,
+  status: CheckStatus,
+  items: z
+    .array(ItemInput)
+    .max(500)
+    .superRefine((items, ctx) => {
+      const seen = new Set<string>()
+      items.forEach((item, i) => {
+        if (seen.has(item.external_id)) {
+          ctx.addIssue({code: 'custom', path: [i, 'external_id'], message: `duplicate external_id "${item.external_id}"`})
+        }
+        seen.add(item.external_id)
+      })
+    }),
+  totals: Totals,
+})
+export type CheckPush = z.infer<typeof CheckPush>
+
+/** The caller's id of a check, as it appears in the URL. */
+export const ExternalCheckId = z
+  .string()
+  .regex(/^[A-Za-z0-9._:~@+=-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : ~ @ + = -')
+
+/** The body of `POST /sim/checks/{id}/claims`: what one guest takes. */
+export const ClaimInput = z.strictObject({
+  items: z
+    .array(
+      z.strictObject({
+        external_id: z.string().min(1).max(64),
+        quantity: Quantity,
+      }),
+    )
+    .min(1)
+    .max(500),
+})
+export type ClaimInput = z.infer<typeof ClaimInput>
+
+const Timestamp = z.iso.datetime()
+
+export const Location = z.object({
+  id: z.string(),
+  object: z.literal('location'),
+  name: z.string(),
+  timezone: z.string(),
+  currency: z.string(),
+  created_at: Timestamp,
+})
+export type Location = z.infer<typeof Location>
+
+export const CheckItem = z.object({
+  external_id: z.string(),
+  name: z.string(),
+  quantity: z.number(),
+  price_cents: Cents,
+  note: z.string().nullable(),
+  claimed_quantity: z.number(),
+})
+export type CheckItem = z.infer<typeof CheckItem>
+
+export const PAYMENT_STATUSES = ['unpaid', 'partially_paid', 'paid'] as const
+
+export const Check = z.object({
+  id: z.string(),
+  object: z.literal('check'),
+  external_id: z.string(),
+  location_id: z.string(),
+  table: z.object({number: z.string()}),
+  status: CheckStatus,
+  version: z.int().nullable(),
+  items: z.array(CheckItem),
+  totals: z.object({subtotal_cents: Cents, tax_cents: Cents, total_cents: Cents}),
+  amount_paid_cents: Cents,
+  amount_due_cents: Cents,
+  payment_status: z.enum(PAYMENT_STATUSES),
+  guest_url: z.string(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
+export type Check = z.infer<typeof Check>
+
+export const Claim = z.object({
+  id: z.string(),
+  object: z.literal('claim'),
+  check_id: z.string(),
+  items: z.array(z.object({external_id: z.string(), quantity: z.number()})),
+  created_at: Timestamp,
+})
+export type Claim = z.infer<typeof Claim>
+
+export const EVENT_TYPES = [
+  'check.created',
+  'check.updated',
+  'check.closed',
+  'check.fully_paid',
+  'payment.succeeded',
+  'payment.refunded',
+  'claim.created',
+  'feedback.received',
+] as const
+export const EventType = z.enum(EVENT_TYPES)
+export type EventType = z.infer<typeof EventType>
+
+export const Event = z.object({
+  id: z.string(),
+  object: z.literal('event'),
+  type: EventType,
+  created_at: Timestamp,
+  data: z.record(z.string(), z.unknown()),
+})
+export type Event = z.infer<typeof Event>
+
+export const SCOPES = ['read', 'write'] as const
+export type Scope = (typeof SCOPES)[number]
+
+/** The seed file of `serve --seed`: accounts with their locations and keys. */
+export const Seed = z.strictObject({
+  accounts: z
+    .array(
+      z.strictObject({
+        id: z.string().regex(/^acct_[A-Za-z0-9_]{1,60}$/),
+        name: z.string().min(1).max(200),
+        locations: z
+          .array(
+            z.strictObject({
+              id: z.string().regex(/^loc_[A-Za-z0-9_]{1,60}$/),
+              name: z.string().min(1).max(200),
+              timezone: z.string().min(1).max(64),
+              currency: z.string().regex(/^[A-Z]{3}$/),
+            }),
+          )
+          .min(1),
+        api_keys: z
+          .array(z.strictObject({key: z.string().regex(/^tp_test_[A-Za-z0-9_]{4,100}$/), scopes: z.array(z.enum(SCOPES)).min(1)}))
+          .min(1),
+      }),
+    )
+    .min(1),
+})
+export type Seed = z.infer<typeof Seed>

@@ -1,0 +1,141 @@
+import {type FileHandle, open, readdir, readFile, rm} from 'node:fs/promises'
+import {join} from 'node:path'
+
+/** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
+export interface Entry {
+  seq: number
+  changes: [collection: string, id: string, record: unknown][]
+}
+
+const SEGMENT = /^journal\.(\d+)\.ndjson$/
+
+const segmentName = (firstSeq: number) => `journal.${String(firstSeq).padStart(12, '0')}.ndjson`
+
+type Waiter = {resolve: () => void; reject: (error: unknown) => void}
+
+/**
+ * The append-only log that makes each change durable. Appends made while a
+ * write is in flight are written together by the next one (group commit), so
+ * a burst of requests costs one write, not one each. The log is cut into
+ * segments so that compaction can drop what the documents already hold.
+ */
+export class Journal {
+  #handle: FileHandle | undefined
+  #segmentSeq = 0
+  /** Lines waiting to be written, and segment cuts (a number: the next segment's first seq), in order. */
+  #queue: (string | number)[] = []
+  #waiting: Waiter[] = []
+  #writing: Promise<void> | undefined
+  #bytes = 0
+
+  private constructor(
+    readonly dir: string,
+    readonly fsync: boolean,
+  ) {}
+
+  /** Reads every entry of every segment in order; a torn last line (a crash mid-write) is dropped. */
+  static async open(dir: string, fsync: boolean): Promise<{journal: Journal; entries: Entry[]}> {
+    const journal = new Journal(dir, fsync)
+    const entries: Entry[] = []
+    for (const name of await journal.#segments()) {
+      const lines = (await readFile(join(dir, name), 'utf8')).split('\n')
+      lines.forEach((line, i) => {
+        if (line === '') return
+        try {
+          entries.push(JSON.parse(line) as Entry)
+        } catch (error) {
+          const isLast = lines.slice(i + 1).every((l) => l === '')
+          if (!isLast) throw new Error(`store: ${name} line ${i + 1} is corrupt: ${(error as Error).message}`)
+        }
+      })
+    }
+    journal.cut((entries.at(-1)?.seq ?? 0) + 1)
+    return {journal, entries}
+  }
+
+  /** Bytes appended since the last cut: the compaction trigger. */
+  get bytes(): number {
+    return this.#bytes
+  }
+
+  /** Resolves once the entry is on disk, together with whatever else was waiting. */
+  append(entry: Entry): Promise<void> {
+    const line = JSON.stringify(entry) + '\n'
+    this.#bytes += line.length
+    return this.#enqueue(line)
+  }
+
+  /** Entries appended from now on go to a new segment starting at `firstSeq`. */
+  cut(firstSeq: number): Promise<void> {
+    this.#bytes = 0
+    return this.#enqueue(firstSeq)
+  }
+
+  #enqueue(item: string | number): Promise<void> {
+    this.#queue.push(item)
+    const done = new Promise<void>((resolve, reject) => this.#waiting.push({resolve, reject}))
+    this.#writing ??= this.#drain()
+    return done
+  }
+
+  /** Resolves when everything appended so far is on disk. */
+  async settled(): Promise<void> {
+    while (this.#writing) await this.#writing
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const queue = this.#queue
+      const waiting = this.#waiting
+      this.#queue = []
+      this.#waiting = []
+      try {
+        let lines = ''
+        for (const item of queue) {
+          if (typeof item === 'string') {
+            lines += item
+            continue
+          }
+          await this.#write(lines)
+          lines = ''
+          await this.#switchTo(item)
+        }
+        await this.#write(lines)
+        for (const w of waiting) w.resolve()
+      } catch (error) {
+        for (const w of waiting) w.reject(error)
+      }
+    }
+    this.#writing = undefined
+  }
+
+  async #write(lines: string): Promise<void> {
+    if (lines === '') return
+    await this.#handle!.write(lines)
+    if (this.fsync) await this.#handle!.datasync()
+  }
+
+  async #switchTo(firstSeq: number): Promise<void> {
+    await this.#handle?.close()
+    this.#handle = await open(join(this.dir, segmentName(firstSeq)), 'a', 0o600)
+    this.#segmentSeq = firstSeq
+  }
+
+  /** Deletes the segments before the current one; call it once the documents hold their entries. */
+  async dropOlderSegments(): Promise<void> {
+    await this.settled()
+    for (const name of await this.#segments()) {
+      if (Number(SEGMENT.exec(name)![1]) < this.#segmentSeq) await rm(join(this.dir, name), {force: true})
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.settled()
+    await this.#handle?.close()
+    this.#handle = undefined
+  }
+
+  async #segments(): Promise<string[]> {
+    return (await readdir(this.dir)).filter((name) => SEGMENT.test(name)).sort()
+  }
+}

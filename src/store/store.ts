@@ -1,0 +1,147 @@
+import {mkdir} from 'node:fs/promises'
+import type {CollectionName, Collections} from '../domain/records.js'
+import {Documents} from './documents.js'
+import {type Entry, Journal} from './journal.js'
+import {lockDataDir} from './lock.js'
+import {Table} from './table.js'
+
+/** One record put (or deleted, with `null`) by a change. */
+export type Change = {[C in CollectionName]: [collection: C, id: string, record: Collections[C] | null]}[CollectionName]
+
+export interface StoreOptions {
+  /** The data dir; without it everything stays in memory (`--memory`). */
+  dir?: string
+  /** fsync every journal write and compaction, to survive power loss as well as a killed process. */
+  fsync?: boolean
+  /** Journal bytes after which the documents are rewritten and the journal dropped. */
+  compactAfterBytes?: number
+}
+
+/** The key that finds a check by its caller's id, within one account. */
+export const externalKey = (accountId: string, externalId: string) => `${accountId}\u0000${externalId}`
+
+function tables() {
+  return {
+    accounts: new Table<Collections['accounts']>((r) => r.id),
+    api_keys: new Table<Collections['api_keys']>((r) => r.key),
+    locations: new Table<Collections['locations']>((r) => r.id),
+    checks: new Table<Collections['checks']>(
+      (r) => r.id,
+      (r) => externalKey(r.account_id, r.external_id),
+    ),
+    claims: new Table<Collections['claims']>((r) => r.id),
+    events: new Table<Collections['events']>((r) => r.id),
+  }
+}
+type Tables = ReturnType<typeof tables>
+
+/**
+ * All state, in memory, made durable by a journal. `commit` applies a change
+ * at once (so the next request sees it) and resolves when it is on disk;
+ * lowdb documents are rewritten from memory now and then (compaction), and
+ * start-up reads them and replays the journal written since.
+ */
+export class Store {
+  readonly tables: Tables = tables()
+  #seq = 0
+  #dirty = new Set<CollectionName>()
+  #compacting: Promise<void> | undefined
+  #journal: Journal | undefined
+  #documents: Documents | undefined
+  #unlock: (() => Promise<void>) | undefined
+
+  private constructor(readonly options: StoreOptions) {}
+
+  static async open(options: StoreOptions = {}): Promise<Store> {
+    const store = new Store(options)
+    if (options.dir) await store.#load(options.dir)
+    return store
+  }
+
+  get persistent(): boolean {
+    return this.#journal !== undefined
+  }
+
+  async #load(dir: string): Promise<void> {
+    await mkdir(dir, {recursive: true, mode: 0o700})
+    this.#unlock = await lockDataDir(dir)
+    try {
+      this.#documents = new Documents(dir, Boolean(this.options.fsync))
+      const docSeq = new Map<string, number>()
+      for (const name of Object.keys(this.tables) as CollectionName[]) {
+        const doc = await this.#documents.read<never>(name)
+        docSeq.set(name, doc.seq)
+        for (const record of doc.records) this.tables[name].put(record)
+        this.#seq = Math.max(this.#seq, doc.seq)
+      }
+      const {journal, entries} = await Journal.open(dir, Boolean(this.options.fsync))
+      this.#journal = journal
+      for (const entry of entries) {
+        for (const change of entry.changes as Change[]) {
+          if (entry.seq > (docSeq.get(change[0]) ?? 0)) this.#apply(change)
+        }
+        this.#seq = Math.max(this.#seq, entry.seq)
+      }
+      if (entries.length > 0) await this.compact()
+    } catch (error) {
+      await this.#journal?.close()
+      await this.#unlock()
+      throw error
+    }
+  }
+
+  #apply([collection, id, record]: Change): void {
+    const table = this.tables[collection] as unknown as Table<{account_id: string}>
+    if (record === null) table.delete(id)
+    else table.put(record as {account_id: string})
+    this.#dirty.add(collection)
+  }
+
+  /**
+   * Applies the changes in memory now and resolves once they are durable.
+   * Several commits in the same tick share one journal write.
+   */
+  commit(changes: Change[]): Promise<void> {
+    if (changes.length === 0) return this.settled()
+    for (const change of changes) this.#apply(change)
+    if (!this.#journal) return Promise.resolve()
+    const written = this.#journal.append({seq: ++this.#seq, changes} satisfies Entry)
+    if (this.#journal.bytes > (this.options.compactAfterBytes ?? 16 * 1024 * 1024)) void this.compact().catch(() => {})
+    return written
+  }
+
+  /**
+   * Resolves when every change committed so far is durable. A read or a
+   * no-op answer waits for it, so nothing is ever answered from state that a
+   * crash could still take back.
+   */
+  settled(): Promise<void> {
+    return this.#journal?.settled() ?? Promise.resolve()
+  }
+
+  /** Rewrites the documents of the collections that changed, then drops the journal they now hold. */
+  compact(): Promise<void> {
+    this.#compacting ??= this.#compact().finally(() => (this.#compacting = undefined))
+    return this.#compacting
+  }
+
+  async #compact(): Promise<void> {
+    if (!this.#journal || !this.#documents || this.#dirty.size === 0) return
+    const seq = this.#seq
+    // records are never mutated in place, so copying the arrays is a consistent snapshot
+    const snapshot = [...this.#dirty].map((name) => ({name, records: [...this.tables[name].all()]}))
+    this.#dirty.clear()
+    void this.#journal.cut(seq + 1)
+    for (const {name, records} of snapshot) await this.#documents.write(name, {seq, records})
+    await this.#documents.syncDir()
+    await this.#journal.dropOlderSegments()
+  }
+
+  async close(): Promise<void> {
+    if (!this.#journal) return
+    await this.compact()
+    await this.#journal.close()
+    await this.#unlock?.()
+    this.#journal = undefined
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * One collection in memory: records by id, plus each account's ids in the
+ * order they were created, so lists page without sorting.
+ */
+export class Table<T extends {account_id: string}> {
+  readonly #byId = new Map<string, T>()
+  readonly #byAccount = new Map<string, string[]>()
+  readonly #byAlternate = new Map<string, string>()
+
+  /** `alternateKeyOf` gives a second unique key to look records up by (a check's account and external id). */
+  constructor(
+    readonly keyOf: (record: T) => string,
+    readonly alternateKeyOf?: (record: T) => string,
+  ) {}
+
+  getByAlternate(key: string): T | undefined {
+    const id = this.#byAlternate.get(key)
+    return id === undefined ? undefined : this.#byId.get(id)
+  }
+
+  get(id: string): T | undefined {
+    return this.#byId.get(id)
+  }
+
+  get size(): number {
+    return this.#byId.size
+  }
+
+  put(record: T): void {
+    const id = this.keyOf(record)
+    if (!this.#byId.has(id)) {
+      const ids = this.#byAccount.get(record.account_id) ?? []
+      ids.push(id)
+      this.#byAccount.set(record.account_id, ids)
+    }
+    this.#byId.set(id, record)
+    if (this.alternateKeyOf) this.#byAlternate.set(this.alternateKeyOf(record), id)
+  }
+
+  delete(id: string): void {
+    const record = this.#byId.get(id)
+    if (!record) return
+    this.#byId.delete(id)
+    if (this.alternateKeyOf) this.#byAlternate.delete(this.alternateKeyOf(record))
+    const ids = this.#byAccount.get(record.account_id)
+    if (ids) ids.splice(ids.lastIndexOf(id), 1)
+  }
+
+  /** The account's ids, oldest first. The array is live: do not modify it. */
+  idsOf(accountId: string): readonly string[] {
+    return this.#byAccount.get(accountId) ?? []
+  }
+
+  all(): IterableIterator<T> {
+    return this.#byId.values()
+  }
+}
