@@ -1,7 +1,9 @@
 import {ApiError, type ErrorDetail, invalidField} from './errors.js'
 import {newId} from './ids.js'
 import {roundQuantity} from './money.js'
-import type {CheckRecord, ClaimRecord} from './records.js'
+import {renderCheck} from './check.js'
+import {newEvent} from './events.js'
+import type {CheckRecord, ClaimRecord, EventRecord} from './records.js'
 import type {CheckPush, ClaimInput} from './schemas.js'
 
 /**
@@ -45,13 +47,20 @@ export function assertNoClaimConflict(check: CheckRecord, push: CheckPush): void
 export interface ClaimOutcome {
   check: CheckRecord
   claim: ClaimRecord
+  /** `claim.created` and the `check.updated` it causes. */
+  events: EventRecord[]
+}
+
+/** The public claim resource of a record. */
+export function renderClaim({account_id: _, ...claim}: ClaimRecord) {
+  return claim
 }
 
 /**
  * A guest claims units of items on an open check. All or nothing: if any unit
  * is no longer available the whole claim is refused.
  */
-export function applyClaim(check: CheckRecord, input: ClaimInput, now: string): ClaimOutcome {
+export function applyClaim(check: CheckRecord, input: ClaimInput, now: string, baseUrl: string): ClaimOutcome {
   if (check.status !== 'open') {
     throw new ApiError('check_not_open', `Check ${check.id} is ${check.status}; guests can only claim items on an open check.`)
   }
@@ -84,5 +93,10 @@ export function applyClaim(check: CheckRecord, input: ClaimInput, now: string): 
     created_at: now,
     account_id: check.account_id,
   }
-  return {check: {...check, items, updated_at: now}, claim}
+  const next = {...check, items, updated_at: now}
+  const events = [
+    newEvent(check.account_id, 'claim.created', renderClaim(claim), now),
+    newEvent(check.account_id, 'check.updated', renderCheck(next, baseUrl), now),
+  ]
+  return {check: next, claim, events}
 }

@@ -1,8 +1,10 @@
 import {assertNoClaimConflict} from './claims.js'
 import {diffItems, type ItemDiff, type PushedItem} from './diff.js'
+import {renderCheck} from './check.js'
 import {ApiError, invalidField} from './errors.js'
+import {checkEventTypes, newEvent} from './events.js'
 import {newId, randomToken} from './ids.js'
-import type {CheckRecord, LocationRecord} from './records.js'
+import type {CheckRecord, EventRecord, LocationRecord} from './records.js'
 import type {CheckPush} from './schemas.js'
 
 export type PushResult = 'created' | 'updated' | 'unchanged' | 'stale'
@@ -15,11 +17,15 @@ export interface PushInput {
   locations: readonly LocationRecord[]
   existing?: CheckRecord
   now: string
+  /** The server's URL, for the check's `guest_url` in event data. */
+  baseUrl: string
 }
 
 export interface PushOutcome {
   result: PushResult
   check: CheckRecord
+  /** Events of the change, `data` rendered as the GET returns it now; none for `unchanged` and `stale`. */
+  events: EventRecord[]
   /** Only for `created` and `updated`: what happened to the items. */
   diff?: ItemDiff
 }
@@ -61,6 +67,14 @@ function pushedState(s: {location_id: string; table: {number: string}; status: s
  * same content only advances the stored version (`unchanged`, no event).
  */
 export function applyPush(input: PushInput): PushOutcome {
+  const outcome = decide(input)
+  if (outcome.result !== 'created' && outcome.result !== 'updated') return {...outcome, events: []}
+  const data = renderCheck(outcome.check, input.baseUrl)
+  const types = checkEventTypes(input.existing?.status, outcome.check.status)
+  return {...outcome, events: types.map((type) => newEvent(input.accountId, type, data, input.now))}
+}
+
+function decide(input: PushInput): Omit<PushOutcome, 'events'> {
   const {body, existing, now} = input
   const location_id = resolveLocation(input)
   const items = pushedItems(body)

@@ -1,8 +1,17 @@
-// Contract placeholder: implemented next. See RunningServer below.
+import {rm, writeFile} from 'node:fs/promises'
+import {join, resolve} from 'node:path'
+import {toNodeListener} from 'h3'
+import {listen} from 'listhen'
+import type {Seed} from '../domain/schemas.js'
+import {defaultSeed, readSeedFile, seedChanges} from '../store/seed.js'
+import {Store} from '../store/store.js'
+import {createApp} from './app.js'
+
 export interface ServeOptions {
+  /** 0 picks a free port. A busy port moves to another one: use the returned `url`. */
   port: number
   host: string
-  /** Data dir; undefined means --memory. */
+  /** Data dir; undefined means everything stays in memory (`--memory`). */
   dataDir?: string
   seedFile?: string
   fsync?: boolean
@@ -21,7 +30,82 @@ export interface RunningServer {
   dataDir?: string
   /** Every account with its keys and locations, for the banner. */
   accounts: SeededAccount[]
-  /** True when this start created accounts (first start, or --seed added some). */
+  /** True when this start created accounts or keys (first start, or --seed added some). */
   seeded: boolean
   close(): Promise<void>
+}
+
+/** The file client commands read to find the server and a key without flags. */
+export const SERVER_FILE = 'server.json'
+
+function describeAccounts(store: Store): SeededAccount[] {
+  const {accounts, locations, api_keys} = store.tables
+  return [...accounts.all()].map((account) => ({
+    id: account.id,
+    name: account.name,
+    locations: locations.idsOf(account.id).map((id) => ({id, name: locations.get(id)!.name})),
+    api_keys: api_keys.idsOf(account.id).map((key) => ({key, scopes: api_keys.get(key)!.scopes})),
+  }))
+}
+
+/**
+ * Opens the store, seeds it, and serves the API: the whole of `tablepay
+ * serve`, usable in process too.
+ *
+ * @example
+ * const server = await startServer({port: 0, host: '127.0.0.1'})
+ * await fetch(`${server.url}/v1/health`)
+ * await server.close()
+ */
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir)
+  const store = await Store.open({dir: dataDir, fsync: options.fsync})
+  try {
+    const now = new Date().toISOString()
+    let seed: Seed | undefined = options.seedFile ? await readSeedFile(options.seedFile) : undefined
+    if (!seed && store.tables.accounts.size === 0) seed = defaultSeed()
+    const changes = seed ? seedChanges(store, seed, now) : []
+    await store.commit(changes)
+
+    // the app needs its own URL (for guest links), which is known only once listening
+    let handler: ReturnType<typeof toNodeListener> | undefined
+    const listener = await listen((req, res) => handler!(req, res), {
+      port: options.port,
+      hostname: options.host,
+      showURL: false,
+      autoClose: false,
+      isTest: true,
+      qr: false,
+    })
+    const url = listener.url.replace(/\/$/, '')
+    handler = toNodeListener(createApp(store, {baseUrl: url}))
+    const accounts = describeAccounts(store)
+    if (dataDir) await writeServerFile(dataDir, url, accounts)
+
+    return {
+      url,
+      dataDir,
+      accounts,
+      seeded: changes.length > 0,
+      async close() {
+        await listener.close()
+        if (dataDir) await rm(join(dataDir, SERVER_FILE), {force: true})
+        await store.close()
+      },
+    }
+  } catch (error) {
+    await store.close()
+    throw error
+  }
+}
+
+async function writeServerFile(dataDir: string, url: string, accounts: SeededAccount[]): Promise<void> {
+  const keys = accounts[0]?.api_keys ?? []
+  const info = {
+    url,
+    pid: process.pid,
+    api_key: keys.find((k) => k.scopes.includes('write'))?.key,
+    read_key: keys.find((k) => !k.scopes.includes('write'))?.key,
+  }
+  await writeFile(join(dataDir, SERVER_FILE), JSON.stringify(info, null, 2) + '\n', {mode: 0o600})
 }

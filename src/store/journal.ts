@@ -26,6 +26,7 @@ export class Journal {
   #queue: (string | number)[] = []
   #waiting: Waiter[] = []
   #writing: Promise<void> | undefined
+  #inFlight: Promise<void> | undefined
   #bytes = 0
 
   private constructor(
@@ -78,9 +79,14 @@ export class Journal {
     return done
   }
 
-  /** Resolves when everything appended so far is on disk. */
-  async settled(): Promise<void> {
-    while (this.#writing) await this.#writing
+  /**
+   * Resolves when everything appended so far is on disk. Under steady load
+   * the writer never idles, so this waits for the batches that exist now,
+   * not for the queue to empty.
+   */
+  settled(): Promise<void> {
+    if (this.#queue.length > 0) return new Promise((resolve) => this.#waiting.push({resolve, reject: () => resolve()}))
+    return this.#inFlight ?? Promise.resolve()
   }
 
   async #drain(): Promise<void> {
@@ -89,24 +95,32 @@ export class Journal {
       const waiting = this.#waiting
       this.#queue = []
       this.#waiting = []
+      const batch = this.#writeBatch(queue)
+      this.#inFlight = batch.catch(() => {})
       try {
-        let lines = ''
-        for (const item of queue) {
-          if (typeof item === 'string') {
-            lines += item
-            continue
-          }
-          await this.#write(lines)
-          lines = ''
-          await this.#switchTo(item)
-        }
-        await this.#write(lines)
+        await batch
         for (const w of waiting) w.resolve()
       } catch (error) {
         for (const w of waiting) w.reject(error)
       }
     }
+    this.#inFlight = undefined
     this.#writing = undefined
+  }
+
+  /** Writes the lines in order, switching segment at each cut. */
+  async #writeBatch(queue: (string | number)[]): Promise<void> {
+    let lines = ''
+    for (const item of queue) {
+      if (typeof item === 'string') {
+        lines += item
+        continue
+      }
+      await this.#write(lines)
+      lines = ''
+      await this.#switchTo(item)
+    }
+    await this.#write(lines)
   }
 
   async #write(lines: string): Promise<void> {
@@ -121,16 +135,15 @@ export class Journal {
     this.#segmentSeq = firstSeq
   }
 
-  /** Deletes the segments before the current one; call it once the documents hold their entries. */
+  /** Deletes the segments before the current one; call it once the cut is written and the documents hold what came before. */
   async dropOlderSegments(): Promise<void> {
-    await this.settled()
     for (const name of await this.#segments()) {
       if (Number(SEGMENT.exec(name)![1]) < this.#segmentSeq) await rm(join(this.dir, name), {force: true})
     }
   }
 
   async close(): Promise<void> {
-    await this.settled()
+    while (this.#writing) await this.#writing
     await this.#handle?.close()
     this.#handle = undefined
   }

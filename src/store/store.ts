@@ -17,6 +17,13 @@ export interface StoreOptions {
   compactAfterBytes?: number
 }
 
+/** A change that stores `record` under `id`. */
+export const put = <C extends CollectionName>(collection: C, id: string, record: Collections[C]): Change =>
+  [collection, id, record] as Change
+
+/** A change for each event, to commit them with the change that caused them (outbox). */
+export const putEvents = (events: readonly Collections['events'][]): Change[] => events.map((e) => put('events', e.id, e))
+
 /** The key that finds a check by its caller's id, within one account. */
 export const externalKey = (accountId: string, externalId: string) => `${accountId}\u0000${externalId}`
 
@@ -131,9 +138,16 @@ export class Store {
     // records are never mutated in place, so copying the arrays is a consistent snapshot
     const snapshot = [...this.#dirty].map((name) => ({name, records: [...this.tables[name].all()]}))
     this.#dirty.clear()
-    void this.#journal.cut(seq + 1)
-    for (const {name, records} of snapshot) await this.#documents.write(name, {seq, records})
-    await this.#documents.syncDir()
+    const cut = this.#journal.cut(seq + 1)
+    try {
+      for (const {name, records} of snapshot) await this.#documents.write(name, {seq, records})
+      await this.#documents.syncDir()
+      await cut
+    } catch (error) {
+      // the journal keeps everything until a later compaction succeeds
+      for (const {name} of snapshot) this.#dirty.add(name)
+      throw error
+    }
     await this.#journal.dropOlderSegments()
   }
 

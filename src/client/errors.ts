@@ -1,0 +1,90 @@
+/** One entry of an API error's `details`: where in the input the problem is, and what it is. */
+export interface TablepayErrorDetail {
+  path: string
+  message: string
+  external_id?: string
+}
+
+/** The body of every API error answer. */
+export interface TablepayErrorBody {
+  error: {code: string; message: string; request_id?: string; details?: TablepayErrorDetail[]}
+}
+
+/**
+ * Base of every error the client throws, so callers can catch them all with
+ * one `instanceof`; `code` is machine-readable, `message` says what to do.
+ */
+export class TablepayError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'TablepayError'
+  }
+
+  /** The error in the API's error body shape, for `--json` output. */
+  toJSON(): TablepayErrorBody {
+    return {error: {code: this.code, message: this.message}}
+  }
+}
+
+/**
+ * The server answered with a non-2xx status.
+ *
+ * @example
+ * try { await client.getCheck('chk_missing') } catch (e) {
+ *   if (e instanceof TablepayApiError && e.code === 'not_found') …
+ * }
+ */
+export class TablepayApiError extends TablepayError {
+  readonly requestId?: string
+  readonly details?: TablepayErrorDetail[]
+
+  constructor(
+    readonly status: number,
+    body: TablepayErrorBody['error'],
+  ) {
+    super(body.code, body.message)
+    this.name = 'TablepayApiError'
+    this.requestId = body.request_id
+    this.details = body.details
+  }
+
+  override toJSON(): TablepayErrorBody {
+    return {error: {code: this.code, message: this.message, request_id: this.requestId, details: this.details}}
+  }
+}
+
+/** No answer at all: nothing listens at the URL, or the network failed. */
+export class TablepayConnectionError extends TablepayError {
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
+    const code = networkCode(cause)
+    super(
+      'connection_failed',
+      code === 'ECONNREFUSED'
+        ? `No tablepay server at ${url}. Start one with \`tablepay serve\` or pass --url.`
+        : `Could not reach the tablepay server at ${url} (${code ?? String(cause)}). Check --url.`,
+    )
+    this.name = 'TablepayConnectionError'
+    this.cause = cause
+  }
+}
+
+/** The client cannot be configured: typically no API key anywhere. */
+export class TablepayConfigError extends TablepayError {
+  constructor(code: string, message: string) {
+    super(code, message)
+    this.name = 'TablepayConfigError'
+  }
+}
+
+// fetch wraps socket errors: TypeError('fetch failed') whose cause carries the
+// errno code, or an AggregateError of them when several addresses were tried.
+function networkCode(error: unknown): string | undefined {
+  const cause = (error as {cause?: {code?: string; errors?: {code?: string}[]}})?.cause
+  return cause?.code ?? cause?.errors?.[0]?.code
+}

@@ -1,0 +1,33 @@
+import {getRequestHeader, type H3Event} from 'h3'
+import {ApiError} from '../../domain/errors.js'
+import type {Scope} from '../../domain/schemas.js'
+import type {Store} from '../../store/store.js'
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i
+
+/** A GET only reads; anything else changes state and needs `write`. */
+const scopeFor = (method: string): Scope => (method === 'GET' || method === 'HEAD' ? 'read' : 'write')
+
+/**
+ * Finds the account behind the bearer key and checks the scope the method
+ * needs. Sets `event.context.accountId`.
+ */
+export function authenticate(event: H3Event, store: Store): void {
+  const header = getRequestHeader(event, 'authorization')
+  if (!header) {
+    throw new ApiError('unauthenticated', 'Missing API key. Send the header "Authorization: Bearer tp_test_…"; `tablepay serve` prints the keys.')
+  }
+  const key = BEARER.exec(header)?.[1]
+  const record = key ? store.tables.api_keys.get(key) : undefined
+  if (!record) throw new ApiError('unauthenticated', 'Unknown API key. Use a key printed by `tablepay serve` or listed in your --seed file.')
+  const needed = scopeFor(event.method)
+  if (!record.scopes.includes(needed)) {
+    throw new ApiError('insufficient_scope', `This API key lacks the "${needed}" scope that ${event.method} needs; use a key with "${needed}".`, [
+      {path: 'authorization', message: `requires scope ${needed}`},
+    ])
+  }
+  event.context.accountId = record.account_id
+}
+
+/** The account the request acts for; set by `authenticate`. */
+export const accountOf = (event: H3Event): string => event.context.accountId as string

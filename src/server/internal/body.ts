@@ -1,0 +1,85 @@
+import {getRequestHeader, type H3Event} from 'h3'
+import type {z} from 'zod'
+import {ApiError, type ErrorDetail} from '../../domain/errors.js'
+
+export const BODY_LIMIT = 1024 * 1024
+/** Past this much we stop reading and cut the connection instead of draining it. */
+const DRAIN_LIMIT = 16 * BODY_LIMIT
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i
+
+const tooLarge = () => new ApiError('payload_too_large', `Request body is larger than ${BODY_LIMIT} bytes (1 MiB).`)
+
+/**
+ * Reads the raw body, at most 1 MiB. An oversized body is read to the end and
+ * dropped (up to a bound) so the client gets the 413 rather than a reset.
+ */
+async function readLimited(event: H3Event): Promise<Buffer> {
+  const req = event.node.req
+  const declared = Number(getRequestHeader(event, 'content-length') ?? 0)
+  if (declared > DRAIN_LIMIT) {
+    event.node.res.setHeader('connection', 'close')
+    throw tooLarge()
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > DRAIN_LIMIT) {
+      event.node.res.setHeader('connection', 'close')
+      break
+    }
+    if (size <= BODY_LIMIT) chunks.push(chunk)
+  }
+  if (size > BODY_LIMIT) throw tooLarge()
+  return Buffer.concat(chunks)
+}
+
+/** zod issues as `details`: a dotted path and a message each. */
+export function zodDetails(error: z.ZodError): ErrorDetail[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.') || '(body)',
+    message: issue.message,
+  }))
+}
+
+/** A 422 that names the first problem in its message and lists them all in `details`. */
+export function validationError(what: string, error: z.ZodError): ApiError {
+  const details = zodDetails(error)
+  const first = details[0]!
+  const more = details.length > 1 ? ` (and ${details.length - 1} more, see details)` : ''
+  return new ApiError('validation_failed', `${what} failed validation: ${first.path}: ${first.message}${more}.`, details)
+}
+
+/**
+ * The JSON body, checked against `schema`: 415 for another content type, 413
+ * above 1 MiB, 400 for malformed JSON, 422 with every problem for the rest.
+ */
+export async function readJson<S extends z.ZodType>(event: H3Event, schema: S): Promise<z.output<S>> {
+  const type = getRequestHeader(event, 'content-type') ?? ''
+  if (!JSON_TYPE.test(type)) {
+    throw new ApiError('unsupported_media_type', `Send the body as JSON with "Content-Type: application/json"${type ? ` (got "${type}")` : ''}.`)
+  }
+  const raw = await readLimited(event)
+  let value: unknown
+  try {
+    value = JSON.parse(raw.toString('utf8'))
+  } catch (error) {
+    const reason = raw.length === 0 ? 'the body is empty' : (error as Error).message
+    throw new ApiError('invalid_json', `Request body is not valid JSON: ${reason}.`)
+  }
+  const result = schema.safeParse(value)
+  if (!result.success) throw validationError('Request body', result.error)
+  return result.data
+}
+
+/** A path parameter checked against `schema`: a 422 on `name` when it does not fit. */
+export function readParam<S extends z.ZodType>(event: H3Event, name: string, schema: S): z.output<S> {
+  const result = schema.safeParse(event.context.params?.[name])
+  if (!result.success) {
+    throw new ApiError('validation_failed', `Path parameter ${name}: ${result.error.issues[0]!.message}.`, [
+      {path: name, message: result.error.issues[0]!.message},
+    ])
+  }
+  return result.data
+}

@@ -1,0 +1,29 @@
+import {H3Error, type H3Event, send, setResponseHeader, setResponseStatus} from 'h3'
+import {ApiError} from '../../domain/errors.js'
+
+/** Any thrown value as the API error it stands for; what is not ours becomes a 500. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error
+  if (error instanceof H3Error) {
+    if (error.cause instanceof ApiError) return error.cause
+    if (error.statusCode === 404) return new ApiError('not_found', 'No such route. The API lives under /v1; see the README for its routes.')
+    if (error.statusCode === 405) return new ApiError('method_not_allowed', 'This route does not take that method; see the README for what each route accepts.')
+  }
+  return new ApiError('internal_error', 'The simulator failed unexpectedly; this is a bug, please report it with the request id.')
+}
+
+/** The one place that writes an error answer: `{"error": {code, message, request_id, details?}}`. */
+export async function sendApiError(event: H3Event, error: ApiError): Promise<void> {
+  const body = {
+    error: {
+      code: error.code,
+      message: error.message,
+      request_id: event.context.requestId as string,
+      ...(error.details ? {details: error.details} : {}),
+    },
+  }
+  setResponseStatus(event, error.status)
+  setResponseHeader(event, 'content-type', 'application/json')
+  if (error.code === 'unauthenticated') setResponseHeader(event, 'www-authenticate', 'Bearer realm="tablepay"')
+  await send(event, JSON.stringify(body))
+}

@@ -1,0 +1,73 @@
+import {defineEventHandler, type H3Event, type Router, setResponseHeader, setResponseStatus} from 'h3'
+import {z} from 'zod'
+import {renderCheck} from '../../domain/check.js'
+import {ApiError} from '../../domain/errors.js'
+import {applyPush} from '../../domain/push.js'
+import type {CheckRecord} from '../../domain/records.js'
+import {CheckPush, CheckStatus, ExternalCheckId} from '../../domain/schemas.js'
+import {externalKey, put, putEvents} from '../../store/store.js'
+import type {AppContext} from '../context.js'
+import {accountOf} from '../internal/auth.js'
+import {readJson, readParam} from '../internal/body.js'
+import {paginate, readListQuery} from '../internal/list.js'
+import {findOwned} from '../internal/owned.js'
+
+const CheckFilters = z.object({status: CheckStatus.optional(), location_id: z.string().optional()})
+
+/** The check `:id` of the URL, in the caller's account. */
+export const findCheck = ({store}: AppContext, event: H3Event): CheckRecord => findOwned(store.tables.checks, event, 'check')
+
+export function checkRoutes(router: Router, app: AppContext): void {
+  const {store, baseUrl} = app
+  const {checks} = store.tables
+  const byExternalId = (event: H3Event) => checks.getByAlternate(externalKey(accountOf(event), readParam(event, 'external_check_id', ExternalCheckId)))
+
+  router.put(
+    '/v1/checks/external/:external_check_id',
+    defineEventHandler(async (event) => {
+      const externalId = readParam(event, 'external_check_id', ExternalCheckId)
+      const body = await readJson(event, CheckPush)
+      const accountId = accountOf(event)
+      const existing = checks.getByAlternate(externalKey(accountId, externalId))
+      const locations = store.tables.locations
+      const outcome = applyPush({
+        accountId,
+        externalId,
+        body,
+        locations: locations.idsOf(accountId).map((id) => locations.get(id)!),
+        existing,
+        now: app.now(),
+        baseUrl,
+      })
+      const changed = outcome.check !== existing
+      await store.commit([...(changed ? [put('checks', outcome.check.id, outcome.check)] : []), ...putEvents(outcome.events)])
+      setResponseStatus(event, outcome.result === 'created' ? 201 : 200)
+      setResponseHeader(event, 'x-tablepay-push-result', outcome.result)
+      return renderCheck(outcome.check, baseUrl)
+    }),
+  )
+
+  router.get(
+    '/v1/checks',
+    defineEventHandler((event) => {
+      const query = readListQuery(event, CheckFilters)
+      const keep = (c: CheckRecord) =>
+        (query.status === undefined || c.status === query.status) && (query.location_id === undefined || c.location_id === query.location_id)
+      return paginate(checks.idsOf(accountOf(event)), (id) => checks.get(id), query, keep, (c) => renderCheck(c, baseUrl))
+    }),
+  )
+
+  router.get(
+    '/v1/checks/external/:external_check_id',
+    defineEventHandler((event) => {
+      const check = byExternalId(event)
+      if (!check) throw new ApiError('not_found', `No check with external id ${event.context.params?.external_check_id} in this account.`)
+      return renderCheck(check, baseUrl)
+    }),
+  )
+
+  router.get(
+    '/v1/checks/:id',
+    defineEventHandler((event) => renderCheck(findCheck(app, event), baseUrl)),
+  )
+}

@@ -1,0 +1,26 @@
+import {defineEventHandler, type Router} from 'h3'
+import {z} from 'zod'
+import {renderEvent} from '../../domain/events.js'
+import {EventType} from '../../domain/schemas.js'
+import type {AppContext} from '../context.js'
+import {accountOf} from '../internal/auth.js'
+import {paginate, readListQuery} from '../internal/list.js'
+import {findOwned} from '../internal/owned.js'
+
+export function eventRoutes(router: Router, {store}: AppContext): void {
+  const {events} = store.tables
+
+  router.get(
+    '/v1/events',
+    defineEventHandler((event) => {
+      const query = readListQuery(event, z.object({type: EventType.optional()}))
+      const keep = (e: {type: string}) => query.type === undefined || e.type === query.type
+      return paginate(events.idsOf(accountOf(event)), (id) => events.get(id), query, keep, renderEvent)
+    }),
+  )
+
+  router.get(
+    '/v1/events/:id',
+    defineEventHandler((event) => renderEvent(findOwned(events, event, 'event'))),
+  )
+}

@@ -1,0 +1,27 @@
+import {defineEventHandler, type Router} from 'h3'
+import type {CollectionName} from '../../domain/records.js'
+import type {Change} from '../../store/store.js'
+import type {AppContext} from '../context.js'
+import {accountOf} from '../internal/auth.js'
+
+/** What a reset clears; keys and locations stay so the caller's configuration keeps working. */
+const RESET: CollectionName[] = ['checks', 'claims', 'events']
+
+/** Simulator controls that the real service does not have. */
+export function simRoutes(router: Router, {store}: AppContext): void {
+  router.post(
+    '/v1/sim/reset',
+    defineEventHandler(async (event) => {
+      const accountId = accountOf(event)
+      const deleted: Record<string, number> = {}
+      const changes: Change[] = []
+      for (const name of RESET) {
+        const ids = [...store.tables[name].idsOf(accountId)]
+        deleted[name] = ids.length
+        for (const id of ids) changes.push([name, id, null] as Change)
+      }
+      await store.commit(changes)
+      return {object: 'reset', deleted}
+    }),
+  )
+}
