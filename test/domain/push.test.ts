@@ -1,0 +1,165 @@
+import {describe, expect, it} from 'vitest'
+import {applyClaim} from '../../src/domain/claims.js'
+import {ApiError} from '../../src/domain/errors.js'
+import {applyPush, type PushInput} from '../../src/domain/push.js'
+import type {CheckRecord, LocationRecord} from '../../src/domain/records.js'
+import type {CheckPush} from '../../src/domain/schemas.js'
+import {checkWith} from '../helpers/checks.js'
+
+const location = (id: string): LocationRecord => ({
+  id,
+  object: 'location',
+  name: id,
+  timezone: 'UTC',
+  currency: 'EUR',
+  created_at: '2026-01-01T00:00:00.000Z',
+  account_id: 'acct_a',
+})
+
+const push = (body: CheckPush, existing?: CheckRecord, locations = [location('loc_1')]) =>
+  applyPush({accountId: 'acct_a', externalId: 't1', body, locations, existing, now: '2026-01-01T12:00:00.000Z', baseUrl: 'http://x'} satisfies PushInput)
+
+function rejects(fn: () => unknown, code: string): ApiError {
+  try {
+    fn()
+  } catch (error) {
+    expect(error).toBeInstanceOf(ApiError)
+    expect((error as ApiError).code).toBe(code)
+    return error as ApiError
+  }
+  throw new Error(`expected ${code}, nothing was thrown`)
+}
+
+describe('applyPush', () => {
+  it('creates a check and emits check.created whose data is the rendered check', () => {
+    const outcome = push(checkWith([['a', 1, 500]], {version: 1}))
+    expect(outcome.result).toBe('created')
+    expect(outcome.events.map((e) => e.type)).toEqual(['check.created'])
+    expect(outcome.events[0]!.data).toMatchObject({id: outcome.check.id, object: 'check', version: 1, amount_due_cents: 550})
+  })
+
+  it('a check created closed emits check.created and check.closed', () => {
+    const outcome = push(checkWith([['a', 1, 500]], {status: 'closed'}))
+    expect(outcome.events.map((e) => e.type)).toEqual(['check.created', 'check.closed'])
+  })
+
+  it('an identical push is unchanged, emits nothing and returns the same record', () => {
+    const first = push(checkWith([['a', 1, 500]], {version: 1})).check
+    const again = push(checkWith([['a', 1, 500]], {version: 1}), first)
+    expect(again).toMatchObject({result: 'unchanged', events: []})
+    expect(again.check).toBe(first)
+  })
+
+  it('a lower version is stale and changes nothing, even with other content', () => {
+    const v2 = push(checkWith([['a', 2, 500]], {version: 2})).check
+    const stale = push(checkWith([['a', 1, 500]], {version: 1}), v2)
+    expect(stale.result).toBe('stale')
+    expect(stale.check).toBe(v2)
+    expect(stale.events).toEqual([])
+  })
+
+  it('the same version with other content is a version_conflict', () => {
+    const v1 = push(checkWith([['a', 1, 500]], {version: 1})).check
+    rejects(() => push(checkWith([['a', 3, 500]], {version: 1}), v1), 'version_conflict')
+  })
+
+  it('a higher version with the same content only advances the version', () => {
+    const v1 = push(checkWith([['a', 1, 500]], {version: 1})).check
+    const v2 = push(checkWith([['a', 1, 500]], {version: 2}), v1)
+    expect(v2.result).toBe('unchanged')
+    expect(v2.check.version).toBe(2)
+    expect(v2.events).toEqual([])
+  })
+
+  it('closing emits check.updated and check.closed; closing again emits nothing', () => {
+    const open = push(checkWith([['a', 1, 500]])).check
+    const closed = push(checkWith([['a', 1, 500]], {status: 'closed'}), open)
+    expect(closed.events.map((e) => e.type)).toEqual(['check.updated', 'check.closed'])
+    expect(push(checkWith([['a', 1, 500]], {status: 'closed'}), closed.check).events).toEqual([])
+  })
+
+  it('key order does not make a push different', () => {
+    const body = checkWith([['a', 1, 500, 'no ice']], {version: 1})
+    const first = push(body).check
+    const reordered = JSON.parse(JSON.stringify(body, Object.keys(body).reverse().concat(['number', 'note', 'price_cents', 'quantity', 'name', 'external_id', 'total_cents', 'tax_cents', 'subtotal_cents'])))
+    expect(push(reordered, first).result).toBe('unchanged')
+  })
+
+  it('needs location_id when the account has several locations, and names them', () => {
+    const error = rejects(() => push(checkWith([['a', 1, 500]]), undefined, [location('loc_1'), location('loc_2')]), 'validation_failed')
+    expect(error.details).toEqual([{path: 'location_id', message: expect.stringContaining('loc_1')}])
+    expect(push(checkWith([['a', 1, 500]], {location_id: 'loc_2'}), undefined, [location('loc_1'), location('loc_2')]).check.location_id).toBe('loc_2')
+  })
+
+  it('refuses a location of another account', () => {
+    rejects(() => push(checkWith([['a', 1, 500]], {location_id: 'loc_x'})), 'validation_failed')
+  })
+})
+
+describe('item diff by external_id', () => {
+  it('reordering items changes no item; changing one note changes exactly that item', () => {
+    const first = push(checkWith([['a', 1, 500], ['b', 2, 300], ['c', 1, 900]])).check
+    const reordered = push(checkWith([['c', 1, 900], ['a', 1, 500], ['b', 2, 300]]), first)
+    expect(reordered.diff).toEqual({added: [], removed: [], changed: [], unchanged: ['c', 'a', 'b']})
+    const noted = push(checkWith([['c', 1, 900], ['a', 1, 500], ['b', 2, 300, 'well done']]), reordered.check)
+    expect(noted.diff).toEqual({added: [], removed: [], changed: ['b'], unchanged: ['c', 'a']})
+  })
+
+  it('claims follow their item through reorders and edits of other items', () => {
+    const first = push(checkWith([['a', 2, 500], ['b', 1, 300]])).check
+    const claimed = applyClaim(first, {items: [{external_id: 'a', quantity: 1}]}, 'now', 'http://x').check
+    const next = push(checkWith([['b', 1, 300, 'extra'], ['a', 2, 500]]), claimed).check
+    expect(next.items.map((i) => [i.external_id, i.claimed_quantity])).toEqual([
+      ['b', 0],
+      ['a', 1],
+    ])
+  })
+})
+
+describe('the claims rule (SPEC 4.4)', () => {
+  const claimedCheck = () => {
+    const first = push(checkWith([['a', 2, 500], ['b', 1, 300]])).check
+    return applyClaim(first, {items: [{external_id: 'a', quantity: 2}]}, 'now', 'http://x').check
+  }
+
+  it.each([
+    ['removing a claimed item', checkWith([['b', 1, 300]])],
+    ['lowering its price', checkWith([['a', 2, 400], ['b', 1, 300]])],
+    ['lowering its quantity below what is claimed', checkWith([['a', 1, 500], ['b', 1, 300]])],
+    ['voiding the check', checkWith([['a', 2, 500], ['b', 1, 300]], {status: 'voided'})],
+  ])('%s is a conflict_with_paid_items naming the item', (_, body) => {
+    const error = rejects(() => push(body, claimedCheck()), 'conflict_with_paid_items')
+    expect(error.details?.map((d) => d.external_id)).toEqual(['a'])
+  })
+
+  it('raising the price of a claimed item, or changing an unclaimed one, is accepted', () => {
+    expect(push(checkWith([['a', 2, 650], ['b', 1, 300]]), claimedCheck()).result).toBe('updated')
+    expect(push(checkWith([['a', 2, 500]]), claimedCheck()).result).toBe('updated')
+  })
+
+  it('voiding a check without claims is accepted', () => {
+    const first = push(checkWith([['a', 1, 500]])).check
+    expect(push(checkWith([['a', 1, 500]], {status: 'voided'}), first).check.status).toBe('voided')
+  })
+})
+
+describe('applyClaim', () => {
+  const check = () => push(checkWith([['a', 2, 500]])).check
+
+  it('claims units and emits claim.created then check.updated', () => {
+    const outcome = applyClaim(check(), {items: [{external_id: 'a', quantity: 1.5}]}, 'now', 'http://x')
+    expect(outcome.check.items[0]!.claimed_quantity).toBe(1.5)
+    expect(outcome.events.map((e) => e.type)).toEqual(['claim.created', 'check.updated'])
+  })
+
+  it('refuses more than is left, all or nothing', () => {
+    const once = applyClaim(check(), {items: [{external_id: 'a', quantity: 2}]}, 'now', 'http://x').check
+    rejects(() => applyClaim(once, {items: [{external_id: 'a', quantity: 0.001}]}, 'now', 'http://x'), 'item_unavailable')
+  })
+
+  it('refuses a closed check and an unknown item', () => {
+    const closed = push(checkWith([['a', 1, 500]], {status: 'closed'})).check
+    rejects(() => applyClaim(closed, {items: [{external_id: 'a', quantity: 1}]}, 'now', 'http://x'), 'check_not_open')
+    rejects(() => applyClaim(check(), {items: [{external_id: 'zz', quantity: 1}]}, 'now', 'http://x'), 'validation_failed')
+  })
+})

@@ -1,0 +1,109 @@
+import {mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import type {Seed} from '../../src/domain/schemas.js'
+import {type RunningServer, startServer} from '../../src/server/start.js'
+
+/** Two restaurants, so tests can check that one never sees the other. */
+export const TEST_SEED: Seed = {
+  accounts: [
+    {
+      id: 'acct_demo',
+      name: 'Demo Bistro',
+      locations: [{id: 'loc_main', name: 'Main Room', timezone: 'Europe/Paris', currency: 'EUR'}],
+      api_keys: [
+        {key: 'tp_test_demo_write', scopes: ['read', 'write']},
+        {key: 'tp_test_demo_read', scopes: ['read']},
+      ],
+    },
+    {
+      id: 'acct_other',
+      name: 'Other Diner',
+      locations: [
+        {id: 'loc_other_a', name: 'Downstairs', timezone: 'America/New_York', currency: 'USD'},
+        {id: 'loc_other_b', name: 'Upstairs', timezone: 'America/New_York', currency: 'USD'},
+      ],
+      api_keys: [{key: 'tp_test_other_write', scopes: ['read', 'write']}],
+    },
+  ],
+}
+export const WRITE_KEY = 'tp_test_demo_write'
+export const READ_KEY = 'tp_test_demo_read'
+export const OTHER_KEY = 'tp_test_other_write'
+
+export interface Answer {
+  status: number
+  headers: Headers
+  text: string
+  body: any
+}
+
+export interface TestServer {
+  url: string
+  dataDir: string
+  server: RunningServer
+  /** One API call; `body` is sent as JSON unless it is a string. */
+  api(method: string, path: string, options?: {body?: unknown; key?: string | null; headers?: Record<string, string>}): Promise<Answer>
+  /** Stops the server; the data dir stays for a restart. */
+  stop(): Promise<void>
+  /** Starts again on the same data dir. */
+  restart(): Promise<void>
+  /** Stops the server and removes the data dir. */
+  close(): Promise<void>
+}
+
+export async function makeTempDir(prefix = 'tablepay-test-'): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix))
+}
+
+export async function writeSeed(dir: string, seed: Seed = TEST_SEED): Promise<string> {
+  const path = join(dir, 'seed.json')
+  await writeFile(path, JSON.stringify(seed))
+  return path
+}
+
+export async function call(url: string, method: string, path: string, options: Parameters<TestServer['api']>[2] = {}): Promise<Answer> {
+  const {body, key = WRITE_KEY, headers = {}} = options
+  const init: RequestInit = {method, headers: {...(key ? {authorization: `Bearer ${key}`} : {}), ...headers}}
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body)
+    ;(init.headers as Record<string, string>)['content-type'] ??= 'application/json'
+  }
+  const res = await fetch(url + path, init)
+  const text = await res.text()
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    parsed = undefined
+  }
+  return {status: res.status, headers: res.headers, text, body: parsed}
+}
+
+/** A real server on a free loopback port with a temp data dir, seeded with TEST_SEED. */
+export async function startTestServer(options: {memory?: boolean} = {}): Promise<TestServer> {
+  const root = await makeTempDir()
+  const dataDir = join(root, 'data')
+  const seedFile = await writeSeed(root)
+  const start = () => startServer({port: 0, host: '127.0.0.1', dataDir: options.memory ? undefined : dataDir, seedFile})
+  let server = await start()
+  const handle: TestServer = {
+    get url() {
+      return server.url
+    },
+    dataDir,
+    get server() {
+      return server
+    },
+    api: (method, path, opts) => call(server.url, method, path, opts),
+    stop: () => server.close(),
+    async restart() {
+      server = await start()
+    },
+    async close() {
+      await server.close()
+      await rm(root, {recursive: true, force: true})
+    },
+  }
+  return handle
+}

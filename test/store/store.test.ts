@@ -1,0 +1,162 @@
+import {appendFile, readdir, readFile, stat, writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import type {CheckRecord} from '../../src/domain/records.js'
+import {startServer} from '../../src/server/start.js'
+import {put, Store} from '../../src/store/store.js'
+import {checkWith} from '../helpers/checks.js'
+import {call, makeTempDir, startTestServer, type TestServer, writeSeed} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+const record = (i: number): CheckRecord => ({
+  id: `chk_${i}`,
+  object: 'check',
+  external_id: `t${i}`,
+  location_id: 'loc_1',
+  table: {number: String(i)},
+  status: 'open',
+  version: i,
+  items: [],
+  totals: {subtotal_cents: i, tax_cents: 0, total_cents: i},
+  amount_paid_cents: 0,
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+  account_id: 'acct_1',
+  guest_token: `gt_${i}`,
+})
+
+async function openStore(dir: string, options: {compactAfterBytes?: number} = {}) {
+  const store = await Store.open({dir, ...options})
+  cleanup.push(() => store.close())
+  return store
+}
+
+const segments = async (dir: string) => (await readdir(dir)).filter((f) => f.startsWith('journal.'))
+
+describe('Store', () => {
+  it('keeps every committed change across a reopen, with or without compaction', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir, compactAfterBytes: 2000})
+    await Promise.all(Array.from({length: 50}, (_, i) => store.commit([put('checks', `chk_${i}`, record(i))])))
+    await store.commit([['checks', 'chk_7', null]])
+    await store.close()
+    const again = await openStore(dir)
+    expect(again.tables.checks.size).toBe(49)
+    expect(again.tables.checks.get('chk_7')).toBeUndefined()
+    expect(again.tables.checks.get('chk_49')).toEqual(record(49))
+    expect(again.tables.checks.getByAlternate('acct_1\u0000t3')?.id).toBe('chk_3')
+    expect(await segments(dir)).toHaveLength(1)
+  })
+
+  it('replays the journal when the process died before compaction', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    await store.commit([put('checks', 'chk_1', record(1))])
+    await store.commit([put('checks', 'chk_2', record(2))])
+    // no close(): what a killed process leaves behind is the journal only (and its lock)
+    const journal = await segments(dir)
+    const copy = await makeTempDir()
+    await writeFile(join(copy, journal[0]!), await readFile(join(dir, journal[0]!)))
+    const recovered = await openStore(copy)
+    expect([...recovered.tables.checks.all()].map((c) => c.id)).toEqual(['chk_1', 'chk_2'])
+    await store.close()
+  })
+
+  it('drops a torn last line (a crash mid-write) and keeps the rest', async () => {
+    const dir = await makeTempDir()
+    const copy = await makeTempDir()
+    const store = await Store.open({dir})
+    await store.commit([put('checks', 'chk_1', record(1))])
+    const [journal] = await segments(dir)
+    await writeFile(join(copy, journal!), await readFile(join(dir, journal!)))
+    await appendFile(join(copy, journal!), '{"seq":2,"changes":[["checks","chk_2",{"id":')
+    await store.close()
+    const recovered = await openStore(copy)
+    expect([...recovered.tables.checks.all()].map((c) => c.id)).toEqual(['chk_1'])
+  })
+
+  it('refuses a journal corrupted in the middle, naming the file', async () => {
+    const dir = await makeTempDir()
+    await writeFile(join(dir, 'journal.000000000001.ndjson'), 'garbage\n{"seq":2,"changes":[]}\n')
+    await expect(Store.open({dir})).rejects.toThrow(/journal\.000000000001\.ndjson line 1 is corrupt/)
+  })
+
+  it('creates the data dir 0700 and every file 0600', async () => {
+    const dir = join(await makeTempDir(), 'data')
+    const store = await Store.open({dir})
+    await store.commit([put('checks', 'chk_1', record(1))])
+    await store.close()
+    expect((await stat(dir)).mode & 0o777).toBe(0o700)
+    for (const file of await readdir(dir)) expect([file, (await stat(join(dir, file))).mode & 0o777]).toEqual([file, 0o600])
+  })
+})
+
+describe('the data dir lock', () => {
+  it('a second server on the same dir refuses with a clear message', async () => {
+    const dir = await makeTempDir()
+    await openStore(dir)
+    await expect(Store.open({dir})).rejects.toThrow(/in use by another tablepay server \(pid \d+\).*--data/)
+  })
+
+  it('a lock left by a killed server is taken over', async () => {
+    const dir = await makeTempDir()
+    // pid 2^22 + 1 is above Linux's pid_max: no such process
+    await writeFile(join(dir, 'server.lock'), JSON.stringify({pid: 4194305}))
+    const store = await openStore(dir)
+    expect(store.persistent).toBe(true)
+  })
+})
+
+describe('serve on an existing data dir', () => {
+  let sim: TestServer
+  afterEach(() => sim?.close())
+
+  it('restart keeps checks, claims and events byte for byte', async () => {
+    sim = await startTestServer()
+    const check = await sim.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 2, 500]], {version: 4})})
+    await sim.api('POST', `/v1/sim/checks/${check.body.id}/claims`, {body: {items: [{external_id: 'a', quantity: 1}]}})
+    const before = await Promise.all(['/v1/checks', '/v1/events', `/v1/checks/${check.body.id}/claims`, '/v1/locations'].map((p) => sim.api('GET', p)))
+    await sim.stop()
+    await sim.restart()
+    const after = await Promise.all(['/v1/checks', '/v1/events', `/v1/checks/${check.body.id}/claims`, '/v1/locations'].map((p) => sim.api('GET', p)))
+    // guest_url carries the port, which a restart may change
+    const portless = (text: string) => text.replace(/http:\/\/127\.0\.0\.1:\d+/g, '')
+    expect(after.map((a) => portless(a.text))).toEqual(before.map((b) => portless(b.text)))
+    expect((await sim.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 2, 500]], {version: 3})})).headers.get('x-tablepay-push-result')).toBe('stale')
+  })
+
+  it('seeding again adds what is missing and changes nothing else', async () => {
+    const root = await makeTempDir()
+    const dataDir = join(root, 'data')
+    const seed = {
+      accounts: [{id: 'acct_s', name: 'First name', locations: [{id: 'loc_s', name: 'Room', timezone: 'UTC', currency: 'EUR'}], api_keys: [{key: 'tp_test_s_write', scopes: ['read', 'write'] as ('read' | 'write')[]}]}],
+    }
+    const first = await startServer({port: 0, host: '127.0.0.1', dataDir, seedFile: await writeSeed(root, seed)})
+    expect(first.seeded).toBe(true)
+    await call(first.url, 'PUT', '/v1/checks/external/kept', {key: 'tp_test_s_write', body: checkWith([['a', 1, 100]])})
+    await first.close()
+    seed.accounts[0]!.name = 'Renamed'
+    seed.accounts[0]!.api_keys.push({key: 'tp_test_s_read', scopes: ['read']})
+    const second = await startServer({port: 0, host: '127.0.0.1', dataDir, seedFile: await writeSeed(root, seed)})
+    cleanup.push(() => second.close())
+    expect(second.accounts).toEqual([{id: 'acct_s', name: 'First name', locations: [{id: 'loc_s', name: 'Room'}], api_keys: [{key: 'tp_test_s_write', scopes: ['read', 'write']}, {key: 'tp_test_s_read', scopes: ['read']}]}])
+    expect((await call(second.url, 'GET', '/v1/checks/external/kept', {key: 'tp_test_s_read'})).status).toBe(200)
+  })
+
+  it('a fresh data dir is seeded with one account, two locations, a write and a read key', async () => {
+    const dataDir = join(await makeTempDir(), 'data')
+    const server = await startServer({port: 0, host: '127.0.0.1', dataDir})
+    cleanup.push(() => server.close())
+    expect(server.seeded).toBe(true)
+    const [account] = server.accounts
+    expect(account!.locations).toHaveLength(2)
+    expect(account!.api_keys.map((k) => k.scopes)).toEqual([['read', 'write'], ['read']])
+    const info = JSON.parse(await readFile(join(dataDir, 'server.json'), 'utf8'))
+    expect(info).toMatchObject({url: server.url, api_key: account!.api_keys[0]!.key, read_key: account!.api_keys[1]!.key})
+    expect((await call(server.url, 'GET', '/v1/locations', {key: info.read_key})).body.data).toHaveLength(2)
+  })
+})
