@@ -1,18 +1,22 @@
 import {readFile} from 'node:fs/promises'
-import {newId, randomToken} from '../domain/ids.js'
+import {randomToken} from '../domain/ids.js'
 import {Seed} from '../domain/schemas.js'
 import type {Change, Store} from './store.js'
 
-/** What a fresh data dir starts with: one restaurant, two rooms, a write key and a read key. */
+/**
+ * What a fresh data dir starts with: one restaurant, two rooms, a write key
+ * and a read key. Ids are fixed so docs and scripts can name them; the keys
+ * are random, as real keys are.
+ */
 export function defaultSeed(): Seed {
   return {
     accounts: [
       {
-        id: newId('acct'),
+        id: 'acct_demo',
         name: 'Demo Bistro',
         locations: [
-          {id: newId('loc'), name: 'Main Room', timezone: 'Europe/Paris', currency: 'EUR'},
-          {id: newId('loc'), name: 'Terrace', timezone: 'Europe/Paris', currency: 'EUR'},
+          {id: 'loc_main', name: 'Main Room', timezone: 'Europe/Paris', currency: 'EUR'},
+          {id: 'loc_terrace', name: 'Terrace', timezone: 'Europe/Paris', currency: 'EUR'},
         ],
         api_keys: [
           {key: `tp_test_${randomToken(24)}`, scopes: ['read', 'write']},
