@@ -1,4 +1,4 @@
-import {readFile} from 'node:fs/promises'
+import {readFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import type {ClientOptions} from './client.js'
 import {TablepayConfigError} from './errors.js'
@@ -25,14 +25,14 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
  * started in this directory, then the default URL.
  *
  * @example
- * const client = new TablepayClient(await resolveClientConfig({url: flags.url, apiKey: flags['api-key']}))
+ * const client = new TablepayClient(resolveClientConfig({url: flags.url, apiKey: flags['api-key']}))
  */
-export async function resolveClientConfig(flags: Partial<ClientOptions> = {}, env: NodeJS.ProcessEnv = process.env): Promise<ClientOptions> {
+export function resolveClientConfig(flags: Partial<ClientOptions> = {}, env: NodeJS.ProcessEnv = process.env): ClientOptions {
   let url = flags.url || env.TABLEPAY_URL
   let apiKey = flags.apiKey || env.TABLEPAY_API_KEY
   // The file is read only when needed: a stale or broken one must not get in the way of explicit settings.
   if (!url || !apiKey) {
-    const server = await readServerFile(dataDir(env))
+    const server = readServerFile(dataDir(env))
     url ||= server?.url
     apiKey ||= server?.api_key
   }
@@ -45,11 +45,12 @@ export async function resolveClientConfig(flags: Partial<ClientOptions> = {}, en
   return {url: url || DEFAULT_URL, apiKey}
 }
 
-async function readServerFile(dir: string): Promise<ServerFile | undefined> {
+// Synchronous on purpose: a small file, read once, and it keeps `this.client` a plain getter.
+function readServerFile(dir: string): ServerFile | undefined {
   const path = join(dir, 'server.json')
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    text = readFileSync(path, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error

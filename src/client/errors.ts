@@ -62,12 +62,12 @@ export class TablepayConnectionError extends TablepayError {
     readonly url: string,
     cause: unknown,
   ) {
-    const code = networkCode(cause)
+    const reason = networkReason(cause)
     super(
       'connection_failed',
-      code === 'ECONNREFUSED'
+      reason === 'ECONNREFUSED'
         ? `No tablepay server at ${url}. Start one with \`tablepay serve\` or pass --url.`
-        : `Could not reach the tablepay server at ${url} (${code ?? String(cause)}). Check --url.`,
+        : `Could not reach the tablepay server at ${url} (${reason}). Check --url.`,
     )
     this.name = 'TablepayConnectionError'
     this.cause = cause
@@ -82,9 +82,9 @@ export class TablepayConfigError extends TablepayError {
   }
 }
 
-// fetch wraps socket errors: TypeError('fetch failed') whose cause carries the
-// errno code, or an AggregateError of them when several addresses were tried.
-function networkCode(error: unknown): string | undefined {
-  const cause = (error as {cause?: {code?: string; errors?: {code?: string}[]}})?.cause
-  return cause?.code ?? cause?.errors?.[0]?.code
+// fetch wraps socket errors in TypeError('fetch failed'): the errno code is on
+// its cause, or on the cause's errors when several addresses were tried.
+function networkReason(error: unknown): string {
+  const cause = (error as {cause?: {code?: string; message?: string; errors?: {code?: string}[]}})?.cause
+  return cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? String(error)
 }

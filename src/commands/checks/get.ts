@@ -1,0 +1,33 @@
+import {Args, Flags} from '@oclif/core'
+import type {Check} from '../../client/client.js'
+import {BaseCommand} from '../../lib/base-command.js'
+import {renderCheckItems, renderCheckSummary, renderTotals} from '../../lib/check-view.js'
+
+export default class ChecksGet extends BaseCommand<typeof ChecksGet> {
+  static override summary = 'Show a check with its items and totals.'
+
+  static override description = `ID is the check's id (chk_…) or the id your POS pushed it under. \
+An ID that does not start with chk_ is taken as the POS id; --external forces that reading.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> chk_4f0b6k2m9q1x8s7d3a5z',
+    {description: 'By the POS id it was pushed under', command: '<%= config.bin %> <%= command.id %> t12'},
+    {description: 'A POS id that starts with chk_', command: '<%= config.bin %> <%= command.id %> --external chk_pos_42'},
+  ]
+
+  static override args = {
+    ID: Args.string({description: 'Check id (chk_…) or POS check id.', required: true}),
+  }
+
+  static override flags = {
+    external: Flags.boolean({char: 'e', summary: 'Read ID as the POS check id.'}),
+  }
+
+  public async run(): Promise<Check> {
+    const {ID} = this.args
+    const external = this.flags.external || !ID.startsWith('chk_')
+    const check = external ? await this.client.getCheckByExternalId(ID) : await this.client.getCheck(ID)
+    this.log(`${renderCheckSummary(check)}\n\n${renderCheckItems(check)}\n\n${renderTotals(check)}`)
+    return check
+  }
+}

@@ -1,0 +1,39 @@
+import {Args, Flags} from '@oclif/core'
+import type {Check, CheckPush} from '../../client/client.js'
+import {BaseCommand} from '../../lib/base-command.js'
+import {renderCheckSummary, renderPushResult} from '../../lib/check-view.js'
+import {readJsonObject} from '../../lib/read-json.js'
+
+export default class ChecksPush extends BaseCommand<typeof ChecksPush> {
+  static override summary = 'Push the complete current state of a check.'
+
+  static override description = `Sends the check body (table, status, items, totals, and optionally version and location_id) for the POS check EXTERNAL_ID. \
+The body is the whole check, not a change: pushing the same body again changes nothing, and a body with a lower "version" than the stored one is stale and ignored.
+
+Prints what happened (created, updated, unchanged or stale) and the check; --json prints the check resource.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> t12 --file fixtures/checks/open.json',
+    {description: 'Body from stdin', command: 'cat fixtures/checks/updated.json | <%= config.bin %> <%= command.id %> t12'},
+    {description: 'Account with several locations', command: '<%= config.bin %> <%= command.id %> t12 -f fixtures/checks/open.json --location loc_main'},
+  ]
+
+  static override args = {
+    EXTERNAL_ID: Args.string({description: 'Your POS\'s id of the check.', required: true}),
+  }
+
+  static override flags = {
+    file: Flags.string({char: 'f', summary: 'JSON file with the check body; - or no flag reads stdin.'}),
+    location: Flags.string({char: 'l', summary: 'Location id, set as location_id in the body.'}),
+  }
+
+  public async run(): Promise<Check> {
+    const {file, location} = this.flags
+    // Not validated here: the server is the one judge of a body, so the CLI never disagrees with the API.
+    const body = {...(await readJsonObject(file)), ...(location ? {location_id: location} : {})} as CheckPush
+    const {check, result} = await this.client.pushCheck(this.args.EXTERNAL_ID, body)
+    this.log(renderPushResult(result, check, body.version))
+    this.log(renderCheckSummary(check))
+    return check
+  }
+}

@@ -1,0 +1,53 @@
+import {resolve} from 'node:path'
+import {Flags} from '@oclif/core'
+import {readyJson, renderBanner} from '../lib/serve-banner.js'
+import {untilSignalled} from '../lib/shutdown.js'
+import {TablepayCommand} from '../lib/tablepay-command.js'
+import {startServer} from '../server/start.js'
+
+export default class Serve extends TablepayCommand {
+  static override summary = 'Run the Tablepay API simulator.'
+
+  static override description = `Serves the API at http://HOST:PORT/v1 and keeps its data in --data (or in memory with --memory). \
+On first start it creates an account with locations and API keys, and prints them; --seed loads fixed ones instead, so CI knows its keys in advance.
+
+It is ready when it prints its URL; with --json it prints one JSON line {"status": "ready", "url", "data_dir", "accounts"} and nothing else. \
+Clients started in the same directory find the URL and a write key on their own. Ctrl+C (SIGINT) or SIGTERM stops it cleanly.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    {description: 'Throwaway server on a free port, with known keys, for CI', command: '<%= config.bin %> <%= command.id %> --port 0 --memory --seed fixtures/seed.json --json'},
+    {description: 'Keep data somewhere else, surviving power loss too', command: '<%= config.bin %> <%= command.id %> --data /tmp/tablepay --fsync'},
+  ]
+
+  static override flags = {
+    port: Flags.integer({char: 'p', summary: 'Port to listen on; 0 picks a free one.', default: 4747, min: 0, max: 65_535}),
+    host: Flags.string({summary: 'Interface to listen on.', default: '127.0.0.1'}),
+    data: Flags.string({char: 'd', summary: 'Data directory.', default: './.tablepay', env: 'TABLEPAY_DATA'}),
+    memory: Flags.boolean({summary: 'Keep everything in memory (ignores --data); nothing survives a stop.'}),
+    seed: Flags.file({summary: 'Seed file of accounts, locations and keys to create when missing.', exists: true}),
+    fsync: Flags.boolean({summary: 'fsync every flush, to survive power loss (slower).'}),
+  }
+
+  public async run(): Promise<void> {
+    const {flags} = await this.parse(Serve)
+    const server = await startServer({
+      port: flags.port,
+      host: flags.host,
+      dataDir: flags.memory ? undefined : resolve(flags.data),
+      seedFile: flags.seed,
+      fsync: flags.fsync,
+    }).catch((error: Error) => this.error(error.message, {exit: 1, code: 'server_start_failed'}))
+    if (this.jsonEnabled()) this.logJson(readyJson(server))
+    else this.log(renderBanner(server))
+
+    await untilSignalled()
+    this.logToStderr('Stopping tablepay…')
+    await server.close()
+  }
+
+  // One JSON document per line: CI reads the ready line while the process keeps running.
+  public override logJson(json: unknown): void {
+    process.stdout.write(`${JSON.stringify(json)}\n`)
+  }
+}

@@ -1,0 +1,38 @@
+import type {Errors} from '@oclif/core'
+import {TablepayApiError, TablepayError, type TablepayErrorBody} from '../client/errors.js'
+
+// What to try next for each API error code; the server's message says what went wrong.
+const NEXT_STEP: Record<string, string> = {
+  unauthenticated: 'Use a key that `tablepay serve` printed, via --api-key or TABLEPAY_API_KEY.',
+  insufficient_scope: 'Use the account\'s write key (`tablepay serve` prints it).',
+  not_found: 'List what exists with `tablepay checks list` or `tablepay locations list`.',
+  validation_failed: 'Fix the fields listed above and send the request again.',
+  conflict_with_paid_items: 'Guests already claimed these items: keep them, and keep their price and quantity.',
+  version_conflict: 'Send the change with a higher "version".',
+  payload_too_large: 'Send at most 1 MiB.',
+}
+
+/** The human text of a client error: the message, each detail on its own line, and the request id for support tracing. */
+export function describeError(error: TablepayError): string {
+  if (!(error instanceof TablepayApiError)) return error.message
+  const details = (error.details ?? []).map((d) => `  - ${d.path}: ${d.message}${d.external_id ? ` (${d.external_id})` : ''}`)
+  const request = error.requestId ? [`Request id: ${error.requestId}`] : []
+  return [error.message, ...details, ...request].join('\n')
+}
+
+export function suggestionsFor(error: TablepayError): string[] | undefined {
+  const next = NEXT_STEP[error.code]
+  return next ? [next] : undefined
+}
+
+/**
+ * Any failure in the API's error body shape, so `--json` callers parse one
+ * format whether the server or the CLI refused.
+ */
+export function errorBody(error: unknown): TablepayErrorBody {
+  if (error instanceof TablepayError) return error.toJSON()
+  const {code, message} = error as Partial<Errors.CLIError>
+  // oclif's parser errors carry `parse` and no code: a wrong command line
+  const fallback = error !== null && typeof error === 'object' && 'parse' in error ? 'invalid_usage' : 'cli_error'
+  return {error: {code: code ?? fallback, message: message ?? String(error)}}
+}

@@ -1,0 +1,38 @@
+import {readFile} from 'node:fs/promises'
+import {text} from 'node:stream/consumers'
+import {Errors} from '@oclif/core'
+
+/**
+ * A JSON object from a file, or from stdin when `file` is absent or `-`.
+ * Refuses to wait on an interactive terminal: a forgotten `--file` would
+ * otherwise look like a hang.
+ *
+ * @example
+ * const body = await readJsonObject(flags.file) // cat check.json | tablepay checks push t12
+ */
+export async function readJsonObject(file: string | undefined): Promise<Record<string, unknown>> {
+  const fromStdin = file === undefined || file === '-'
+  if (fromStdin && process.stdin.isTTY) {
+    throw new Errors.CLIError('No JSON to read: pass --file FILE, or pipe the JSON on stdin.', {exit: 1, code: 'missing_input'})
+  }
+  const source = fromStdin ? 'stdin' : file
+  let input: string
+  try {
+    input = fromStdin ? await text(process.stdin) : await readFile(file, 'utf8')
+  } catch (error) {
+    throw new Errors.CLIError(`Cannot read ${source}: ${(error as Error).message}`, {exit: 1, code: 'unreadable_input'})
+  }
+  if (input.trim() === '') {
+    throw new Errors.CLIError(`${source} is empty: pass --file FILE, or pipe the JSON on stdin.`, {exit: 1, code: 'missing_input'})
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(input)
+  } catch (error) {
+    throw new Errors.CLIError(`${source} is not valid JSON: ${(error as Error).message}`, {exit: 1, code: 'invalid_json'})
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Errors.CLIError(`${source} holds JSON but not an object: expected {…}.`, {exit: 1, code: 'invalid_json'})
+  }
+  return value as Record<string, unknown>
+}

@@ -1,0 +1,35 @@
+import type {RunningServer, SeededAccount} from '../server/start.js'
+import {style} from './style.js'
+
+/** The one line `serve --json` prints when it accepts requests: CI waits for it and takes the URL and keys from it. */
+export function readyJson(server: RunningServer) {
+  return {status: 'ready', url: `${server.url}/v1`, data_dir: server.dataDir ?? null, accounts: server.accounts}
+}
+
+function keyLabel(key: SeededAccount['api_keys'][number]): string {
+  return key.scopes.includes('write') ? 'write key' : 'read key'
+}
+
+function renderAccount(account: SeededAccount): string {
+  const rows = [
+    ...account.locations.map((l) => ['location', `${l.id}  ${l.name}`]),
+    ...account.api_keys.map((k) => [keyLabel(k), k.key]),
+  ]
+  return [`${style.bold(account.name)}  ${style.dim(account.id)}`, ...rows.map(([label, value]) => `  ${label!.padEnd(10)} ${value}`)].join('\n')
+}
+
+/** What a person needs to start calling the API: where it is, where data goes, the keys, and a request to copy. */
+export function renderBanner(server: RunningServer): string {
+  const api = `${server.url}/v1`
+  const key = server.accounts[0]?.api_keys.find((k) => k.scopes.includes('write')) ?? server.accounts[0]?.api_keys[0]
+  return [
+    `${style.green('tablepay')} is listening on ${style.bold(api)}`,
+    `Data: ${server.dataDir ?? 'in memory (gone when the server stops)'}`,
+    '',
+    ...server.accounts.map((account) => `${renderAccount(account)}\n`),
+    'Try it:',
+    `  curl -H "Authorization: Bearer ${key?.key ?? '<API_KEY>'}" ${api}/locations`,
+    '',
+    style.dim('Press Ctrl+C to stop.'),
+  ].join('\n')
+}

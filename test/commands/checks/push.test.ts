@@ -1,0 +1,102 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {type CliServer, READ_KEY, ROOT, runCli, startCliServer} from '../../helpers/cli.js'
+
+let server: CliServer
+beforeAll(async () => {
+  server = await startCliServer()
+})
+afterAll(() => server.stop())
+
+const push = (args: string[], input?: string) => runCli(['checks', 'push', ...args], {env: server.env, input})
+const fixture = (name: string) => readFileSync(join(ROOT, 'fixtures', 'checks', `${name}.json`), 'utf8')
+
+describe('checks push', () => {
+  it('creates a check, then answers unchanged for the same body', async () => {
+    const first = await push(['t12', '--file', 'fixtures/checks/open.json'])
+    expect(first.code).toBe(0)
+    expect(first.stdout).toMatch(/^created chk_\w+ \(external id t12\)/)
+    expect(first.stdout).toMatch(/Table 12\s+open\s+3 items\s+total 78\.65/)
+    expect(first.stdout).toMatch(/Guest page http:\/\/127\.0\.0\.1:\d+\/t\//)
+
+    const again = await push(['t12', '-f', 'fixtures/checks/open.json'])
+    expect(again.code).toBe(0)
+    expect(again.stdout).toMatch(/^unchanged /)
+  })
+
+  it('with --json prints the check resource and nothing else', async () => {
+    const {code, stdout} = await push(['t12-json', '--file', 'fixtures/checks/open.json', '--json'])
+    expect(code).toBe(0)
+    const check = JSON.parse(stdout)
+    expect(check).toMatchObject({
+      object: 'check',
+      external_id: 't12-json',
+      location_id: 'loc_main',
+      table: {number: '12'},
+      status: 'open',
+      version: 1,
+      totals: {subtotal_cents: 7150, tax_cents: 715, total_cents: 7865},
+      amount_due_cents: 7865,
+    })
+    expect(check.id).toMatch(/^chk_/)
+    expect(check.items.map((i: {external_id: string}) => i.external_id)).toEqual(['line-1001', 'line-1002', 'line-1003'])
+    expect(check.created_at).toBe(check.updated_at)
+  })
+
+  it('reads the body from stdin, and a lower version afterwards is stale', async () => {
+    await push(['t12-stdin', '-f', 'fixtures/checks/open.json'])
+    const updated = await push(['t12-stdin'], fixture('updated'))
+    expect(updated.code).toBe(0)
+    expect(updated.stdout).toMatch(/^updated /)
+    expect(updated.stdout).toContain('4 items')
+
+    const stale = await push(['t12-stdin'], fixture('open'))
+    expect(stale.code).toBe(0)
+    expect(stale.stdout).toMatch(/^stale /)
+    expect(stale.stdout).toContain('version 1 is older')
+  })
+
+  it('--location sets location_id: an unknown one is refused on that field', async () => {
+    const {code, stdout} = await push(['t12-loc', '-f', 'fixtures/checks/open.json', '--location', 'loc_nowhere', '--json'])
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout).error).toMatchObject({code: 'validation_failed', details: [expect.objectContaining({path: 'location_id'})]})
+  })
+
+  it('a bad payload exits 1 and shows the code and the failing field', async () => {
+    const bad = {...JSON.parse(fixture('open')), totals: {subtotal_cents: 7150, tax_cents: 715, total_cents: 1}}
+    const {code, stdout, stderr} = await push(['t12-bad'], JSON.stringify(bad))
+    expect(code).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr).toContain('Code: validation_failed')
+    expect(stderr).toContain('totals.total_cents')
+    expect(stderr).toMatch(/Request id: req_\w+/)
+  })
+
+  it('a bad payload with --json prints the API error body', async () => {
+    const bad = {...JSON.parse(fixture('open')), unknown_field: true}
+    const {code, stdout} = await push(['t12-bad', '--json'], JSON.stringify(bad))
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout)).toEqual({
+      error: {code: 'validation_failed', message: expect.any(String), request_id: expect.stringMatching(/^req_/), details: expect.any(Array)},
+    })
+  })
+
+  it('refuses input that is not a JSON object before calling the server', async () => {
+    const broken = await push(['t12-bad'], '{"table":')
+    expect(broken.code).toBe(1)
+    expect(broken.stderr).toContain('stdin is not valid JSON')
+    expect(broken.stderr).toContain('Code: invalid_json')
+
+    const array = await push(['t12-bad', '--json'], '[]')
+    expect(array.code).toBe(1)
+    expect(JSON.parse(array.stdout).error.code).toBe('invalid_json')
+  })
+
+  it('with a read-only key, names the missing scope', async () => {
+    const {code, stderr} = await runCli(['checks', 'push', 't12-ro', '-f', 'fixtures/checks/open.json', '-k', READ_KEY], {env: server.env})
+    expect(code).toBe(1)
+    expect(stderr).toContain('Code: insufficient_scope')
+    expect(stderr).toContain('write')
+  })
+})

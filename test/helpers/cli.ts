@@ -1,0 +1,116 @@
+import {type ChildProcess, spawn} from 'node:child_process'
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+/** The repository root: the CLI runs from here, so `fixtures/…` paths work as in the docs. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const BIN = join(ROOT, 'bin', 'run.js')
+
+export const WRITE_KEY = 'tp_test_demo_write'
+export const READ_KEY = 'tp_test_demo_read'
+
+export interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+export interface CliOptions {
+  env?: Record<string, string>
+  /** Written to stdin; without it stdin is empty. */
+  input?: string
+}
+
+// An empty dir of its own, so a server the developer runs in the repo (its
+// ./.tablepay/server.json) can never answer for a test.
+let emptyDataDir: string | undefined
+
+/** The environment of a user with no tablepay settings and no colours, plus `env`. */
+function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  emptyDataDir ??= mkdtempSync(join(tmpdir(), 'tablepay-cli-'))
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('TABLEPAY_')))
+  // OCLIF_COLUMNS: oclif wraps error messages at 80 columns; unwrapped, assertions can match whole sentences
+  return {...base, NO_COLOR: '1', OCLIF_COLUMNS: '500', TABLEPAY_DATA: emptyDataDir, ...env}
+}
+
+function spawnCli(args: string[], env?: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe']})
+}
+
+/**
+ * Runs the built CLI (`npm run build` first) as a user would, to completion.
+ *
+ * @example
+ * const {code, stdout} = await runCli(['locations', 'list', '--json'], {env: server.env})
+ */
+export function runCli(args: string[], {env, input}: CliOptions = {}): Promise<CliResult> {
+  const child = spawnCli(args, env)
+  const out: Buffer[] = []
+  const err: Buffer[] = []
+  child.stdout!.on('data', (chunk: Buffer) => out.push(chunk))
+  child.stderr!.on('data', (chunk: Buffer) => err.push(chunk))
+  child.stdin!.end(input)
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code) => resolve({code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString()}))
+  })
+}
+
+export interface ServeProcess {
+  /** Everything printed on stdout so far. */
+  stdout(): string
+  /** Resolves with stdout once it contains `text`; rejects with stderr if the server exits first. */
+  waitForOutput(text: string): Promise<string>
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>
+}
+
+/** Starts `tablepay serve --port 0 ARGS` and leaves it running. */
+export function spawnServe(args: string[]): ServeProcess {
+  const child = spawnCli(['serve', '--port', '0', ...args])
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk))
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk))
+  // 'close', not 'exit': stdout is fully read by then
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+  return {
+    stdout: () => stdout,
+    waitForOutput: (text) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          if (!stdout.includes(text)) return
+          child.stdout!.off('data', check)
+          resolve(stdout)
+        }
+        child.stdout!.on('data', check)
+        check()
+        exited.then((code) => reject(new Error(`serve exited (${code}) before printing ${JSON.stringify(text)}:\n${stderr}`)))
+      }),
+    stop: () => {
+      child.kill('SIGTERM')
+      return exited
+    },
+  }
+}
+
+export interface CliServer extends ServeProcess {
+  /** The API base, with /v1, as the ready line gives it. */
+  url: string
+  ready: {status: string; url: string; data_dir: string | null; accounts: {id: string; locations: {id: string}[]; api_keys: {key: string}[]}[]}
+  /** The settings a client needs for this server. */
+  env: Record<string, string>
+}
+
+/**
+ * Starts `tablepay serve --port 0 --json` (in memory, seeded with
+ * fixtures/seed.json unless `args` say otherwise) and resolves on its ready line.
+ */
+export async function startCliServer(args: string[] = ['--memory', '--seed', 'fixtures/seed.json']): Promise<CliServer> {
+  const serve = spawnServe(['--json', ...args])
+  const stdout = await serve.waitForOutput('\n')
+  const ready = JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as CliServer['ready']
+  return {...serve, url: ready.url, ready, env: {TABLEPAY_URL: ready.url, TABLEPAY_API_KEY: WRITE_KEY}}
+}
