@@ -65,6 +65,8 @@ export interface ServeProcess {
   waitForOutput(text: string): Promise<string>
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>
+  /** Sends `signal` and resolves with the exit code (null when killed by the signal). */
+  kill(signal: NodeJS.Signals): Promise<number | null>
 }
 
 /** Starts `tablepay serve --port 0 ARGS` and leaves it running. */
@@ -76,6 +78,10 @@ export function spawnServe(args: string[]): ServeProcess {
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk))
   // 'close', not 'exit': stdout is fully read by then
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+  const kill = (signal: NodeJS.Signals) => {
+    child.kill(signal)
+    return exited
+  }
   return {
     stdout: () => stdout,
     waitForOutput: (text) =>
@@ -89,10 +95,8 @@ export function spawnServe(args: string[]): ServeProcess {
         check()
         exited.then((code) => reject(new Error(`serve exited (${code}) before printing ${JSON.stringify(text)}:\n${stderr}`)))
       }),
-    stop: () => {
-      child.kill('SIGTERM')
-      return exited
-    },
+    stop: () => kill('SIGTERM'),
+    kill,
   }
 }
 

@@ -1,0 +1,52 @@
+import {readdir, readFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {afterEach, expect, it} from 'vitest'
+import {startServer} from '../../src/server/start.js'
+import {checkWith} from '../helpers/checks.js'
+import {type CliServer, startCliServer} from '../helpers/cli.js'
+import {call, makeTempDir, WRITE_KEY} from '../helpers/simulator.js'
+
+let server: CliServer | undefined
+afterEach(async () => {
+  await server?.stop()
+})
+
+it('a serve killed with SIGKILL in the middle of concurrent pushes loses no push it answered 2xx', async () => {
+  const dataDir = join(await makeTempDir(), 'data')
+  server = await startCliServer(['--data', dataDir, '--seed', 'fixtures/seed.json'])
+  const base = server.url.replace(/\/v1$/, '')
+  const acknowledged = new Map<string, number>()
+  let killed: Promise<unknown> | undefined
+
+  // 40 POS terminals, each pushing new versions of its own checks as fast as it is answered
+  const terminal = async (t: number) => {
+    for (let n = 1; !killed; n++) {
+      const id = `crash-${t}-${n % 3}`
+      const version = n
+      try {
+        const answer = await call(base, 'PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', n, 100]], {version})})
+        if (answer.status >= 200 && answer.status < 300) acknowledged.set(id, Math.max(acknowledged.get(id) ?? 0, version))
+      } catch {
+        return // the connection died with the server
+      }
+      if (acknowledged.size >= 60 && [...acknowledged.values()].reduce((a, b) => a + b, 0) >= 400) killed ??= server!.kill('SIGKILL')
+    }
+  }
+  await Promise.all(Array.from({length: 40}, (_, t) => terminal(t)))
+  expect(await killed).toBeNull()
+  server = undefined
+
+  for (const file of (await readdir(dataDir)).filter((f) => f.endsWith('.json') && f !== 'server.json')) {
+    JSON.parse(await readFile(join(dataDir, file), 'utf8'))
+  }
+  const restarted = await startServer({port: 0, host: '127.0.0.1', dataDir})
+  try {
+    for (const [id, version] of acknowledged) {
+      const answer = await call(restarted.url, 'GET', `/v1/checks/external/${id}`, {key: WRITE_KEY})
+      expect([id, answer.status]).toEqual([id, 200])
+      expect(answer.body.version).toBeGreaterThanOrEqual(version)
+    }
+  } finally {
+    await restarted.close()
+  }
+})
