@@ -38,10 +38,12 @@ Clients started in the same directory find the URL and a write key on their own.
       seedFile: flags.seed,
       fsync: flags.fsync,
     }).catch((error: Error) => this.error(error.message, {exit: 1, code: 'server_start_failed'}))
+    // listen for signals before announcing readiness: a supervisor may stop us the moment it reads the ready line
+    const signalled = untilSignalled()
     if (this.jsonEnabled()) this.logJson(readyJson(server))
     else this.log(renderBanner(server))
 
-    await untilSignalled()
+    await signalled
     this.logToStderr('Stopping tablepay…')
     await server.close()
   }
