@@ -1,0 +1,116 @@
+import {readFileSync} from 'node:fs'
+import {createServer, type IncomingHttpHeaders, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {join} from 'node:path'
+import Stripe from 'stripe'
+import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {parseSignatureHeader, verifySignature} from '../../src/index.js'
+import {ROOT, runCli} from '../helpers/cli.js'
+
+const SECRET = 'whsec_test_5f2b9c0e8a7d4b1c'
+const PAYLOAD = 'fixtures/checks/open.json'
+const RAW = readFileSync(join(ROOT, PAYLOAD))
+const NOW = 1_700_000_000
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)))
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()))
+}
+
+describe('sign', () => {
+  it('prints a header for the file\'s bytes that Stripe\'s constructEvent and verifySignature accept', async () => {
+    const {code, stdout} = await runCli(['sign', '--secret', SECRET, '--payload', PAYLOAD, '--timestamp', String(NOW)])
+    expect(code).toBe(0)
+    const header = stdout.trimEnd()
+    expect(header).toMatch(/^t=1700000000,v1=[0-9a-f]{64}$/)
+    expect(Stripe.webhooks.constructEvent(RAW, header, SECRET, 300, undefined, NOW * 1000)).toEqual(JSON.parse(RAW.toString()))
+    expect(verifySignature(RAW, header, SECRET, {now: NOW})).toEqual({valid: true, timestamp: NOW})
+  })
+
+  it('signs stdin with the secret from TABLEPAY_WEBHOOK_SECRET and the current time by default', async () => {
+    const before = Math.floor(Date.now() / 1000)
+    const {code, stdout} = await runCli(['sign', '--json'], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}, input: RAW.toString()})
+    expect(code).toBe(0)
+    const {header} = JSON.parse(stdout) as {header: string}
+    const {timestamp} = parseSignatureHeader(header)
+    expect(timestamp).toBeGreaterThanOrEqual(before)
+    expect(timestamp).toBeLessThanOrEqual(Math.floor(Date.now() / 1000))
+    expect(verifySignature(RAW, header, SECRET).valid).toBe(true)
+  })
+
+  it('without a secret, exits 1 and says where to put one', async () => {
+    const {code, stderr} = await runCli(['sign', '-p', PAYLOAD])
+    expect(code).toBe(1)
+    expect(stderr).toContain('TABLEPAY_WEBHOOK_SECRET')
+  })
+})
+
+describe('sign --post', () => {
+  // A receiver as a user would write one: raw body, verifySignature, 400 with the reason when refused.
+  let receiver: Server
+  let url: string
+  let received: {method?: string; headers: IncomingHttpHeaders; body: Buffer}[]
+
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (chunk: Buffer) => chunks.push(chunk))
+      req.on('end', () => {
+        const body = Buffer.concat(chunks)
+        received.push({method: req.method, headers: req.headers, body})
+        if (req.url === '/moved') return res.writeHead(308, {Location: '/hooks'}).end()
+        const result = verifySignature(body, req.headers['x-tablepay-signature'], SECRET)
+        res.writeHead(result.valid ? 204 : 400).end(result.valid ? undefined : result.reason)
+      })
+    })
+    url = await listen(receiver)
+  })
+
+  beforeEach(() => {
+    received = []
+  })
+
+  afterAll(() => close(receiver))
+
+  it('sends the payload signed, as JSON, and prints the receiver\'s status', async () => {
+    const {code, stdout} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--post', `${url}/hooks`])
+    expect(code).toBe(0)
+    expect(stdout).toContain(`${url}/hooks answered 204 No Content`)
+    expect(received).toHaveLength(1)
+    expect(received[0]).toMatchObject({method: 'POST', headers: {'content-type': 'application/json'}, body: RAW})
+    expect(stdout.split('\n')[0]).toBe(received[0]!.headers['x-tablepay-signature'])
+  })
+
+  it('with --json, prints the header, the URL and the status', async () => {
+    const {code, stdout} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--post', `${url}/hooks`, '--json'])
+    expect(code).toBe(0)
+    expect(JSON.parse(stdout)).toEqual({header: expect.stringMatching(/^t=\d+,v1=/), url: `${url}/hooks`, status: 204})
+  })
+
+  it('exits 1 with the receiver\'s status and answer when it refuses', async () => {
+    const {code, stderr} = await runCli(['sign', '-s', 'whsec_not_the_receivers', '-p', PAYLOAD, '--post', `${url}/hooks`])
+    expect(code).toBe(1)
+    expect(stderr).toContain('answered 400 Bad Request: signature_mismatch')
+    expect(stderr).toContain('receiver_rejected')
+  })
+
+  it('treats a redirect as a failure, as deliveries do, and does not follow it', async () => {
+    const {code, stdout} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--post', `${url}/moved`, '--json'])
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout).error).toEqual({code: 'receiver_rejected', message: expect.stringContaining('answered 308 Permanent Redirect (redirect to /hooks)')})
+    expect(received).toHaveLength(1)
+  })
+
+  it('exits 1 with connection_failed when nothing listens', async () => {
+    const closed = createServer()
+    const deadUrl = await listen(closed)
+    await close(closed)
+    const {code, stderr} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--post', deadUrl])
+    expect(code).toBe(1)
+    expect(stderr).toContain('ECONNREFUSED')
+    expect(stderr).toContain('connection_failed')
+  })
+})

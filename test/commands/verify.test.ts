@@ -1,0 +1,122 @@
+import {readFileSync} from 'node:fs'
+import {mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {dirname, join, relative} from 'node:path'
+import Stripe from 'stripe'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {ROOT, runCli} from '../helpers/cli.js'
+
+const SECRET = 'whsec_test_5f2b9c0e8a7d4b1c'
+const PAYLOAD = 'fixtures/checks/open.json'
+const BODY = readFileSync(join(ROOT, PAYLOAD), 'utf8')
+
+// The CLI reads the real clock, so these headers are made relative to it.
+// Past offsets only grow while the CLI starts; a future one needs a margin.
+function stripeHeader(offsetSeconds = 0, secret = SECRET): string {
+  return Stripe.webhooks.generateTestHeaderString({payload: BODY, secret, timestamp: Math.floor(Date.now() / 1000) + offsetSeconds})
+}
+
+describe('verify', () => {
+  let dir: string
+  let reserialized: string
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tablepay-verify-'))
+    reserialized = join(dir, 'reserialized.json')
+    await writeFile(reserialized, JSON.stringify(JSON.parse(BODY)))
+  })
+
+  afterAll(() => rm(dir, {recursive: true, force: true}))
+
+  it('exits 0 for a header Stripe\'s test helper made, and says so', async () => {
+    const {code, stdout} = await runCli(['verify', '--secret', SECRET, '--header', stripeHeader(), '--payload', PAYLOAD])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^Valid signature, made \d{4}-\d\d-\d\dT.*s ago\)\.\n$/)
+  })
+
+  it('takes the secret from TABLEPAY_WEBHOOK_SECRET and the payload from stdin, byte for byte', async () => {
+    const header = stripeHeader()
+    const {code, stdout} = await runCli(['verify', '-H', header, '--json'], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}, input: BODY})
+    expect(code).toBe(0)
+    expect(JSON.parse(stdout)).toEqual({valid: true, timestamp: Number(header.slice(2, header.indexOf(',')))})
+  })
+
+  it('accepts a signature 400 s old with --tolerance 500', async () => {
+    const {code} = await runCli(['verify', '-s', SECRET, '-H', stripeHeader(-400), '-p', PAYLOAD, '--tolerance', '500'])
+    expect(code).toBe(0)
+  })
+
+  const refusals: [string, () => string[], string][] = [
+    ['a tampered body', () => ['-H', stripeHeader(), '-p', 'fixtures/checks/updated.json'], 'signature_mismatch'],
+    ['a re-serialized body (the raw-body pitfall)', () => ['-H', stripeHeader(), '-p', reserialized], 'signature_mismatch'],
+    ['the wrong secret', () => ['-H', stripeHeader(0, 'whsec_someone_else'), '-p', PAYLOAD], 'signature_mismatch'],
+    ['a missing header', () => ['-p', PAYLOAD], 'no_signature'],
+    ['a malformed header', () => ['-H', 'sha256=abc', '-p', PAYLOAD], 'malformed_header'],
+    ['a signature 301 s old', () => ['-H', stripeHeader(-301), '-p', PAYLOAD], 'timestamp_outside_tolerance'],
+    // 301 s plus a margin for the CLI's start-up: the library tests pin the exact boundary
+    ['a signature 301 s in the future', () => ['-H', stripeHeader(301 + 10), '-p', PAYLOAD], 'timestamp_outside_tolerance'],
+  ]
+
+  it.each(refusals)('refuses %s: exit 1, the reason code and what to do next', async (_, args, reason) => {
+    const {code, stdout, stderr} = await runCli(['verify', '-s', SECRET, ...args()])
+    expect(code).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr).toContain(`Code: ${reason}`)
+    expect(stderr).toContain('Try this:')
+  })
+
+  it.each(refusals)('with --json, refuses %s with {valid: false, reason, message} and exit 1', async (_, args, reason) => {
+    const {code, stdout} = await runCli(['verify', '-s', SECRET, '--json', ...args()])
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout)).toEqual({valid: false, reason, message: expect.any(String)})
+  })
+
+  it('without a secret, exits 1 and says where to put one', async () => {
+    const {code, stderr} = await runCli(['verify', '-H', stripeHeader(), '-p', PAYLOAD])
+    expect(code).toBe(1)
+    expect(stderr).toContain('TABLEPAY_WEBHOOK_SECRET')
+    expect(stderr).toContain('missing_secret')
+  })
+
+  it('points out an empty payload', async () => {
+    const {code, stderr} = await runCli(['verify', '-s', SECRET, '-H', stripeHeader()])
+    expect(code).toBe(1)
+    expect(stderr).toContain('The payload was empty')
+  })
+})
+
+/**
+ * Every module a built file loads, following relative imports: the local
+ * files, and the packages (not followed) by name.
+ */
+function importGraph(entry: string): {files: string[]; packages: string[]} {
+  const files = new Set<string>()
+  const packages = new Set<string>()
+  const visit = (file: string) => {
+    if (files.has(file)) return
+    files.add(file)
+    // comments may quote imports (JSDoc examples): not loaded
+    const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
+    for (const [, specifier] of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)) {
+      if (specifier!.startsWith('.')) visit(join(dirname(file), specifier!))
+      else if (!specifier!.startsWith('node:')) packages.add(specifier!.split('/').slice(0, specifier!.startsWith('@') ? 2 : 1).join('/'))
+    }
+  }
+  visit(join(ROOT, entry))
+  return {files: [...files].map((f) => relative(join(ROOT, 'dist'), f)).sort(), packages: [...packages].sort()}
+}
+
+describe('start-up: what the pure local tools load', () => {
+  // Start-up time is the point (DESIGN, CLI): @oclif/core alone is most of it, so nothing else heavy may come along.
+  it.each(['dist/commands/verify.js', 'dist/commands/sign.js'])('%s loads @oclif/core and no client, server, storage or validation', (entry) => {
+    const {files, packages} = importGraph(entry)
+    expect(packages).toEqual(['@oclif/core'])
+    expect(files.filter((f) => /^(server|store|domain)\/|^client\/(client|config|index)\.js$/.test(f))).toEqual([])
+  })
+
+  it('the library entry loads only node built-ins', () => {
+    const {files, packages} = importGraph('dist/index.js')
+    expect(packages).toEqual([])
+    expect(files).toEqual(['index.js', 'webhooks/signature.js'])
+  })
+})
