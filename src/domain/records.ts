@@ -1,4 +1,4 @@
-import type {Check, Claim, Event, Location, Scope} from './schemas.js'
+import type {Check, Claim, Delivery, Event, Location, Scope, WebhookEndpoint} from './schemas.js'
 
 /**
  * What the store keeps. A record is the public resource plus the fields the
@@ -31,6 +31,22 @@ export type ClaimRecord = Claim & {account_id: string}
 
 export type EventRecord = Event & {account_id: string}
 
+export type WebhookEndpointRecord = WebhookEndpoint & {
+  account_id: string
+  secret: string
+  /** Deliveries that went dead in a row; reaching --disable-after disables the endpoint. */
+  consecutive_dead: number
+}
+
+export type DeliveryRecord = Delivery & {account_id: string}
+
+/** Server-wide settings that must survive a restart, such as how far the clock was advanced. */
+export interface SettingRecord {
+  id: string
+  account_id: ''
+  value: number
+}
+
 /** Every collection the store holds, by name. */
 export interface Collections {
   accounts: AccountRecord
@@ -39,5 +55,8 @@ export interface Collections {
   checks: CheckRecord
   claims: ClaimRecord
   events: EventRecord
+  webhook_endpoints: WebhookEndpointRecord
+  deliveries: DeliveryRecord
+  settings: SettingRecord
 }
 export type CollectionName = keyof Collections

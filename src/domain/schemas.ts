@@ -179,3 +179,56 @@ export const Seed = z.strictObject({
     .min(1),
 })
 export type Seed = z.infer<typeof Seed>
+
+/** The body of `POST /webhook-endpoints`. */
+export const WebhookEndpointInput = z.strictObject({
+  url: z.url({protocol: /^https?$/}).max(2048),
+  event_types: z.array(EventType).min(1).max(EVENT_TYPES.length),
+  description: z.string().max(500).optional(),
+})
+export type WebhookEndpointInput = z.infer<typeof WebhookEndpointInput>
+
+export const WebhookEndpoint = z.object({
+  id: z.string(),
+  object: z.literal('webhook_endpoint'),
+  url: z.string(),
+  event_types: z.array(EventType),
+  description: z.string().nullable(),
+  status: z.enum(['enabled', 'disabled']),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
+export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>
+
+export const DeliveryAttempt = z.object({
+  attempt: z.int(),
+  /** Wall-clock time the attempt was made. */
+  at: Timestamp,
+  /** Scheduler time it was due at: with the clock advanced, this shows the retry schedule. */
+  scheduled_at: Timestamp,
+  status_code: z.int().nullable(),
+  duration_ms: z.int(),
+  error: z.string().nullable(),
+  response_body: z.string().nullable(),
+})
+export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>
+
+/** `canceled`: its endpoint was disabled or deleted before the delivery could succeed. */
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'dead', 'canceled'] as const
+
+export const Delivery = z.object({
+  id: z.string(),
+  object: z.literal('delivery'),
+  endpoint_id: z.string(),
+  event_id: z.string(),
+  event_type: z.string(),
+  status: z.enum(DELIVERY_STATUSES),
+  attempts: z.array(DeliveryAttempt),
+  /** Scheduler time (see the clock) of the next attempt; null once succeeded or dead. */
+  next_attempt_at: Timestamp.nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
+export type Delivery = z.infer<typeof Delivery>
+
+export const ClockAdvance = z.strictObject({seconds: z.number().positive().max(10 * 365 * 24 * 3600)})

@@ -1,20 +1,31 @@
 import {createApp as createH3App, createRouter, defineEventHandler, getRequestPath} from 'h3'
-import type {Store} from '../store/store.js'
+import {fanOut} from '../domain/deliveries.js'
+import type {EventRecord} from '../domain/records.js'
+import {put, putEvents, type Store} from '../store/store.js'
+import type {SchedulerClock} from '../webhooks/clock.js'
+import type {Dispatcher} from '../webhooks/dispatcher.js'
 import type {AppContext} from './context.js'
 import {authenticate} from './internal/auth.js'
 import {sendApiError, toApiError} from './internal/errors.js'
 import {assignRequestId} from './internal/request-id.js'
 import {checkRoutes} from './routes/checks.js'
 import {claimRoutes} from './routes/claims.js'
+import {clockRoutes} from './routes/clock.js'
+import {deliveryRoutes} from './routes/deliveries.js'
 import {eventRoutes} from './routes/events.js'
 import {locationRoutes} from './routes/locations.js'
 import {simRoutes} from './routes/sim.js'
+import {streamRoutes} from './routes/stream.js'
+import {webhookEndpointRoutes} from './routes/webhook-endpoints.js'
 
 export interface AppOptions {
   /** The URL the server is reached at, for links in resources (`guest_url`). */
   baseUrl: string
   /** Wall clock; tests may pin it. */
   now?: () => string
+  clock: SchedulerClock
+  dispatcher: Dispatcher
+  strictUrls?: boolean
 }
 
 const PUBLIC = new Set(['/v1/health'])
@@ -24,11 +35,29 @@ const PUBLIC = new Set(['/v1/health'])
  * one routes module per resource.
  *
  * @example
- * const app = createApp(await Store.open(), {baseUrl: 'http://127.0.0.1:4747'})
+ * const store = await Store.open()
+ * const clock = new SchedulerClock()
+ * const app = createApp(store, {baseUrl: 'http://127.0.0.1:4747', clock, dispatcher: new Dispatcher(store, clock)})
  * createServer(toNodeListener(app)).listen(4747)
  */
 export function createApp(store: Store, options: AppOptions) {
-  const context: AppContext = {store, baseUrl: options.baseUrl, now: options.now ?? (() => new Date().toISOString())}
+  const endpoints = store.tables.webhook_endpoints
+  const outbox = (events: readonly EventRecord[]) => [
+    ...putEvents(events),
+    ...events.flatMap((event) => {
+      const mine = endpoints.idsOf(event.account_id).map((id) => endpoints.get(id)!)
+      return fanOut(event, mine, options.clock.now()).map((d) => put('deliveries', d.id, d))
+    }),
+  ]
+  const context: AppContext = {
+    store,
+    baseUrl: options.baseUrl,
+    now: options.now ?? (() => new Date().toISOString()),
+    clock: options.clock,
+    dispatcher: options.dispatcher,
+    strictUrls: options.strictUrls ?? false,
+    outbox,
+  }
   const app = createH3App({
     onRequest(event) {
       assignRequestId(event)
@@ -48,7 +77,8 @@ export function createApp(store: Store, options: AppOptions) {
     '/v1/health',
     defineEventHandler(() => ({status: 'ok'})),
   )
-  for (const routes of [locationRoutes, checkRoutes, claimRoutes, eventRoutes, simRoutes]) routes(router, context)
+  const routes = [locationRoutes, checkRoutes, claimRoutes, eventRoutes, webhookEndpointRoutes, deliveryRoutes, clockRoutes, streamRoutes, simRoutes]
+  for (const register of routes) register(router, context)
   app.use(router)
   return app
 }

@@ -1,9 +1,18 @@
-import type {Store} from '../store/store.js'
+import type {EventRecord} from '../domain/records.js'
+import type {Change, Store} from '../store/store.js'
+import type {SchedulerClock} from '../webhooks/clock.js'
+import type {Dispatcher} from '../webhooks/dispatcher.js'
 
-/** What every route needs: the store, and the server's own URL for links such as `guest_url`. */
+/** What every route needs: the store, the server's own URL for links such as `guest_url`, the clocks. */
 export interface AppContext {
   store: Store
   baseUrl: string
   /** The wall clock, as an ISO timestamp, for `created_at` and `updated_at`. */
   now: () => string
+  clock: SchedulerClock
+  dispatcher: Dispatcher
+  /** Plain http endpoints only for loopback hosts unless false. */
+  strictUrls: boolean
+  /** The changes that store `events` and their deliveries, to commit with the change that caused them (outbox). */
+  outbox: (events: readonly EventRecord[]) => Change[]
 }

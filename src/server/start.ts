@@ -5,7 +5,10 @@ import {listen} from 'listhen'
 import type {Seed} from '../domain/schemas.js'
 import {defaultSeed, readSeedFile, seedChanges} from '../store/seed.js'
 import {Store} from '../store/store.js'
+import {SchedulerClock} from '../webhooks/clock.js'
+import {Dispatcher} from '../webhooks/dispatcher.js'
 import {createApp} from './app.js'
+import {CLOCK_SETTING} from './routes/clock.js'
 
 export interface ServeOptions {
   /** 0 picks a free port. A busy port moves to another one: use the returned `url`. */
@@ -15,6 +18,16 @@ export interface ServeOptions {
   dataDir?: string
   seedFile?: string
   fsync?: boolean
+  /** Seconds to wait after each failed attempt (default SPEC's 1m, 5m, 30m, 2h, 8h, 24h). */
+  retrySchedule?: number[]
+  /** Scheduler clock speed: 60 makes a minute pass in a second. */
+  timeScale?: number
+  /** Dead deliveries in a row that disable an endpoint (default 10). */
+  disableAfter?: number
+  /** How long a receiver has to answer, in ms (default 10 s). */
+  receiverTimeoutMs?: number
+  /** Refuse plain-http endpoint URLs even for loopback hosts. */
+  strictUrls?: boolean
 }
 
 export interface SeededAccount {
@@ -78,7 +91,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       qr: false,
     })
     const url = listener.url.replace(/\/$/, '')
-    handler = toNodeListener(createApp(store, {baseUrl: url}))
+    const clock = new SchedulerClock(options.timeScale ?? 1, store.tables.settings.get(CLOCK_SETTING)?.value ?? 0)
+    const dispatcher = new Dispatcher(store, clock, {
+      schedule: options.retrySchedule,
+      disableAfter: options.disableAfter,
+      timeoutMs: options.receiverTimeoutMs,
+    })
+    handler = toNodeListener(createApp(store, {baseUrl: url, clock, dispatcher, strictUrls: options.strictUrls}))
     const accounts = describeAccounts(store)
     if (dataDir) await writeServerFile(dataDir, url, accounts)
 
@@ -89,6 +108,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       seeded: changes.length > 0,
       async close() {
         await listener.close()
+        await dispatcher.close()
         if (dataDir) await rm(join(dataDir, SERVER_FILE), {force: true})
         await store.close()
       },

@@ -38,6 +38,9 @@ function tables() {
     ),
     claims: new Table<Collections['claims']>((r) => r.id),
     events: new Table<Collections['events']>((r) => r.id),
+    webhook_endpoints: new Table<Collections['webhook_endpoints']>((r) => r.id),
+    deliveries: new Table<Collections['deliveries']>((r) => r.id),
+    settings: new Table<Collections['settings']>((r) => r.id),
   }
 }
 type Tables = ReturnType<typeof tables>
@@ -56,6 +59,7 @@ export class Store {
   #journal: Journal | undefined
   #documents: Documents | undefined
   #unlock: (() => Promise<void>) | undefined
+  #listeners: ((changes: Change[]) => void)[] = []
 
   private constructor(readonly options: StoreOptions) {}
 
@@ -105,16 +109,31 @@ export class Store {
   }
 
   /**
+   * Calls `listener` with every committed change once it is durable: the
+   * delivery worker and the live stream learn of new records this way.
+   */
+  subscribe(listener: (changes: Change[]) => void): () => void {
+    this.#listeners.push(listener)
+    return () => (this.#listeners = this.#listeners.filter((l) => l !== listener))
+  }
+
+  /**
    * Applies the changes in memory now and resolves once they are durable.
    * Several commits in the same tick share one journal write.
    */
   commit(changes: Change[]): Promise<void> {
     if (changes.length === 0) return this.settled()
     for (const change of changes) this.#apply(change)
-    if (!this.#journal) return Promise.resolve()
+    const notify = () => {
+      for (const listener of this.#listeners) listener(changes)
+    }
+    if (!this.#journal) {
+      notify()
+      return Promise.resolve()
+    }
     const written = this.#journal.append({seq: ++this.#seq, changes} satisfies Entry)
     if (this.#journal.bytes > (this.options.compactAfterBytes ?? 16 * 1024 * 1024)) void this.compact().catch(() => {})
-    return written
+    return written.then(notify)
   }
 
   /**

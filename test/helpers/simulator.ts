@@ -2,7 +2,7 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Seed} from '../../src/domain/schemas.js'
-import {type RunningServer, startServer} from '../../src/server/start.js'
+import {type RunningServer, type ServeOptions, startServer} from '../../src/server/start.js'
 
 /** Two restaurants, so tests can check that one never sees the other. */
 export const TEST_SEED: Seed = {
@@ -81,11 +81,11 @@ export async function call(url: string, method: string, path: string, options: P
 }
 
 /** A real server on a free loopback port with a temp data dir, seeded with TEST_SEED. */
-export async function startTestServer(options: {memory?: boolean} = {}): Promise<TestServer> {
+export async function startTestServer(options: {memory?: boolean; serve?: Partial<ServeOptions>} = {}): Promise<TestServer> {
   const root = await makeTempDir()
   const dataDir = join(root, 'data')
   const seedFile = await writeSeed(root)
-  const start = () => startServer({port: 0, host: '127.0.0.1', dataDir: options.memory ? undefined : dataDir, seedFile})
+  const start = () => startServer({port: 0, host: '127.0.0.1', dataDir: options.memory ? undefined : dataDir, seedFile, ...options.serve})
   let server = await start()
   const handle: TestServer = {
     get url() {

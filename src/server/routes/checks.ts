@@ -5,7 +5,7 @@ import {ApiError} from '../../domain/errors.js'
 import {applyPush} from '../../domain/push.js'
 import type {CheckRecord} from '../../domain/records.js'
 import {CheckPush, CheckStatus, ExternalCheckId} from '../../domain/schemas.js'
-import {externalKey, put, putEvents} from '../../store/store.js'
+import {externalKey, put} from '../../store/store.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 import {readJson, readParam} from '../internal/body.js'
@@ -40,7 +40,7 @@ export function checkRoutes(router: Router, app: AppContext): void {
         baseUrl,
       })
       const changed = outcome.check !== existing
-      await store.commit([...(changed ? [put('checks', outcome.check.id, outcome.check)] : []), ...putEvents(outcome.events)])
+      await store.commit([...(changed ? [put('checks', outcome.check.id, outcome.check)] : []), ...app.outbox(outcome.events)])
       setResponseStatus(event, outcome.result === 'created' ? 201 : 200)
       setResponseHeader(event, 'x-tablepay-push-result', outcome.result)
       return renderCheck(outcome.check, baseUrl)

@@ -2,7 +2,7 @@ import {defineEventHandler, type Router, setResponseStatus} from 'h3'
 import {z} from 'zod'
 import {applyClaim, renderClaim} from '../../domain/claims.js'
 import {ClaimInput} from '../../domain/schemas.js'
-import {put, putEvents} from '../../store/store.js'
+import {put} from '../../store/store.js'
 import type {AppContext} from '../context.js'
 import {readJson} from '../internal/body.js'
 import {paginate, readListQuery} from '../internal/list.js'
@@ -19,7 +19,7 @@ export function claimRoutes(router: Router, app: AppContext): void {
     defineEventHandler(async (event) => {
       const input = await readJson(event, ClaimInput)
       const outcome = applyClaim(findCheck(app, event), input, app.now(), app.baseUrl)
-      await store.commit([put('checks', outcome.check.id, outcome.check), put('claims', outcome.claim.id, outcome.claim), ...putEvents(outcome.events)])
+      await store.commit([put('checks', outcome.check.id, outcome.check), put('claims', outcome.claim.id, outcome.claim), ...app.outbox(outcome.events)])
       setResponseStatus(event, 201)
       return renderClaim(outcome.claim)
     }),

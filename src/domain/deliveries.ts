@@ -1,0 +1,94 @@
+import {newId} from './ids.js'
+import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from './records.js'
+import type {DeliveryAttempt} from './schemas.js'
+
+/** SPEC 6.5: seconds to wait after each failed attempt; when the attempt after the last wait fails, the delivery is dead. */
+export const RETRY_SCHEDULE = [60, 300, 1800, 7200, 28800, 86400]
+
+/** SPEC 6.6 leaves the number open; DESIGN fixes 10 dead deliveries in a row. */
+export const DISABLE_AFTER = 10
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** SPEC 6.7: one delivery per enabled endpoint subscribed to the event's type, due at once. */
+export function fanOut(event: EventRecord, endpoints: Iterable<WebhookEndpointRecord>, dueAt: number): DeliveryRecord[] {
+  const deliveries: DeliveryRecord[] = []
+  for (const endpoint of endpoints) {
+    if (endpoint.status !== 'enabled' || !endpoint.event_types.includes(event.type)) continue
+    deliveries.push({
+      id: newId('dlv'),
+      object: 'delivery',
+      endpoint_id: endpoint.id,
+      event_id: event.id,
+      event_type: event.type,
+      status: 'pending',
+      attempts: [],
+      next_attempt_at: iso(dueAt),
+      created_at: event.created_at,
+      updated_at: event.created_at,
+      account_id: event.account_id,
+    })
+  }
+  return deliveries
+}
+
+/** What one HTTP attempt came to. Success is a 2xx within the timeout, nothing else. */
+export interface AttemptResult {
+  status_code: number | null
+  duration_ms: number
+  error: string | null
+  response_body: string | null
+}
+
+export const succeeded = (result: AttemptResult) => result.error === null && result.status_code !== null && result.status_code >= 200 && result.status_code < 300
+
+export interface AttemptOptions {
+  /** Wall clock, ISO: when the attempt was made. */
+  now: string
+  /** Scheduler clock, ms: when the attempt was due; retries are due a delay after it. */
+  dueAt: number
+  schedule: readonly number[]
+  disableAfter: number
+}
+
+/**
+ * Records an attempt: the delivery succeeds, waits for its next retry, or is
+ * dead after the last one. A dead delivery counts toward disabling its
+ * endpoint; a success resets the count.
+ */
+export function recordAttempt(
+  delivery: DeliveryRecord,
+  endpoint: WebhookEndpointRecord,
+  result: AttemptResult,
+  {now, dueAt, schedule, disableAfter}: AttemptOptions,
+): {delivery: DeliveryRecord; endpoint: WebhookEndpointRecord} {
+  const attempt: DeliveryAttempt = {attempt: delivery.attempts.length + 1, at: now, scheduled_at: iso(dueAt), ...result}
+  const attempts = [...delivery.attempts, attempt]
+  const ok = succeeded(result)
+  const wait = schedule[delivery.attempts.length]
+  const status = ok ? 'succeeded' : wait === undefined ? 'dead' : 'pending'
+  const next = {...delivery, status, attempts, next_attempt_at: status === 'pending' ? iso(dueAt + wait! * 1000) : null, updated_at: now} as const
+  if (status === 'pending') return {delivery: next, endpoint}
+  const consecutive_dead = ok ? 0 : endpoint.consecutive_dead + 1
+  const disable = consecutive_dead >= disableAfter && endpoint.status === 'enabled'
+  return {
+    delivery: next,
+    endpoint: {...endpoint, consecutive_dead, ...(disable ? {status: 'disabled' as const, updated_at: now} : {})},
+  }
+}
+
+/** A delivery whose endpoint is gone or disabled: nothing more is sent (SPEC 6.6). */
+export const cancelDelivery = (delivery: DeliveryRecord, now: string): DeliveryRecord => ({...delivery, status: 'canceled', next_attempt_at: null, updated_at: now})
+
+/** A manual retry: due now again, whatever its state, keeping its attempts. */
+export const requeueDelivery = (delivery: DeliveryRecord, dueAt: number, now: string): DeliveryRecord => ({
+  ...delivery,
+  status: 'pending',
+  next_attempt_at: iso(dueAt),
+  updated_at: now,
+})
+
+/** The public delivery resource. */
+export function renderDelivery({account_id: _, ...delivery}: DeliveryRecord) {
+  return delivery
+}

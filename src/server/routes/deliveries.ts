@@ -1,0 +1,47 @@
+import {defineEventHandler, type Router} from 'h3'
+import {z} from 'zod'
+import {renderDelivery, requeueDelivery} from '../../domain/deliveries.js'
+import {DELIVERY_STATUSES} from '../../domain/schemas.js'
+import {put} from '../../store/store.js'
+import type {AppContext} from '../context.js'
+import {accountOf} from '../internal/auth.js'
+import {paginate, readListQuery} from '../internal/list.js'
+import {findOwned} from '../internal/owned.js'
+
+const DeliveryFilters = z.object({
+  endpoint_id: z.string().optional(),
+  event_id: z.string().optional(),
+  status: z.enum(DELIVERY_STATUSES).optional(),
+})
+
+export function deliveryRoutes(router: Router, app: AppContext): void {
+  const {store} = app
+  const {deliveries} = store.tables
+
+  router.get(
+    '/v1/deliveries',
+    defineEventHandler((event) => {
+      const q = readListQuery(event, DeliveryFilters)
+      const keep = (d: {endpoint_id: string; event_id: string; status: string}) =>
+        (q.endpoint_id === undefined || d.endpoint_id === q.endpoint_id) &&
+        (q.event_id === undefined || d.event_id === q.event_id) &&
+        (q.status === undefined || d.status === q.status)
+      return paginate(deliveries.idsOf(accountOf(event)), (id) => deliveries.get(id), q, keep, renderDelivery)
+    }),
+  )
+
+  router.get(
+    '/v1/deliveries/:id',
+    defineEventHandler((event) => renderDelivery(findOwned(deliveries, event, 'delivery'))),
+  )
+
+  // one more attempt now, whatever the delivery's state; its attempts so far are kept
+  router.post(
+    '/v1/deliveries/:id/retry',
+    defineEventHandler(async (event) => {
+      const delivery = requeueDelivery(findOwned(deliveries, event, 'delivery'), app.clock.now(), app.now())
+      await store.commit([put('deliveries', delivery.id, delivery)])
+      return renderDelivery(delivery)
+    }),
+  )
+}

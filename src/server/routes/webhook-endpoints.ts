@@ -1,0 +1,70 @@
+import {defineEventHandler, type Router, setResponseStatus} from 'h3'
+import {z} from 'zod'
+import {createEndpoint, renderEndpoint} from '../../domain/endpoints.js'
+import {newId} from '../../domain/ids.js'
+import {WebhookEndpointInput} from '../../domain/schemas.js'
+import {put} from '../../store/store.js'
+import {postDelivery} from '../../webhooks/send.js'
+import {SIGNATURE_HEADER, signPayload} from '../../webhooks/signature.js'
+import type {AppContext} from '../context.js'
+import {accountOf} from '../internal/auth.js'
+import {readJson} from '../internal/body.js'
+import {paginate, readListQuery} from '../internal/list.js'
+import {findOwned} from '../internal/owned.js'
+
+export function webhookEndpointRoutes(router: Router, app: AppContext): void {
+  const {store} = app
+  const endpoints = store.tables.webhook_endpoints
+  const find = (event: Parameters<typeof accountOf>[0]) => findOwned(endpoints, event, 'webhook endpoint')
+
+  router.post(
+    '/v1/webhook-endpoints',
+    defineEventHandler(async (event) => {
+      const input = await readJson(event, WebhookEndpointInput)
+      const endpoint = createEndpoint(accountOf(event), input, app.now(), app.strictUrls)
+      await store.commit([put('webhook_endpoints', endpoint.id, endpoint)])
+      setResponseStatus(event, 201)
+      return renderEndpoint(endpoint, true)
+    }),
+  )
+
+  router.get(
+    '/v1/webhook-endpoints',
+    defineEventHandler((event) => {
+      const query = readListQuery(event, z.object({}))
+      return paginate(endpoints.idsOf(accountOf(event)), (id) => endpoints.get(id), query, () => true, (e) => renderEndpoint(e))
+    }),
+  )
+
+  router.get(
+    '/v1/webhook-endpoints/:id',
+    defineEventHandler((event) => renderEndpoint(find(event))),
+  )
+
+  router.delete(
+    '/v1/webhook-endpoints/:id',
+    defineEventHandler(async (event) => {
+      const endpoint = find(event)
+      await store.commit([['webhook_endpoints', endpoint.id, null]])
+      return {id: endpoint.id, object: 'webhook_endpoint', deleted: true}
+    }),
+  )
+
+  // a signed ping, sent at once whatever the endpoint's event types, so a receiver can be checked end to end
+  router.post(
+    '/v1/webhook-endpoints/:id/test',
+    defineEventHandler(async (event) => {
+      const endpoint = find(event)
+      const ping = {id: newId('evt'), object: 'event', type: 'ping', created_at: app.now(), data: {object: 'ping', endpoint_id: endpoint.id}}
+      const body = JSON.stringify(ping)
+      const result = await postDelivery(endpoint.url, body, {
+        [SIGNATURE_HEADER]: signPayload(body, endpoint.secret),
+        'X-Tablepay-Event-Id': ping.id,
+        'X-Tablepay-Event-Type': ping.type,
+        'X-Tablepay-Delivery-Attempt': '1',
+      })
+      const ok = result.error === null
+      return {object: 'webhook_test', endpoint_id: endpoint.id, event_id: ping.id, succeeded: ok, ...result}
+    }),
+  )
+}

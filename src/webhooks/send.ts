@@ -1,0 +1,43 @@
+import type {AttemptResult} from '../domain/deliveries.js'
+
+/** SPEC 8: the receiver has 10 seconds to answer. */
+export const RECEIVER_TIMEOUT_MS = 10_000
+
+/** What is kept of a receiver's answer, for the delivery log. */
+const RESPONSE_LIMIT = 4096
+
+/**
+ * POSTs one signed body and reports what happened. Never throws: a refused
+ * connection, a reset, a timeout or a redirect is a failed attempt with its
+ * reason in `error`.
+ */
+export async function postDelivery(url: string, body: string, headers: Record<string, string>, timeoutMs = RECEIVER_TIMEOUT_MS): Promise<AttemptResult> {
+  const started = performance.now()
+  const duration = () => Math.round(performance.now() - started)
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      body,
+      headers: {'content-type': 'application/json', 'user-agent': 'tablepay-webhooks/1', ...headers},
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+    const text = (await response.text()).slice(0, RESPONSE_LIMIT)
+    const redirected = response.status >= 300 && response.status < 400
+    return {
+      status_code: response.status,
+      duration_ms: duration(),
+      error: redirected ? `redirect to ${response.headers.get('location') ?? '(no location)'} is not followed` : response.ok ? null : `receiver answered ${response.status}`,
+      response_body: text,
+    }
+  } catch (error) {
+    const cause = (error as {cause?: {code?: string; message?: string}}).cause
+    const timedOut = (error as Error).name === 'TimeoutError'
+    return {
+      status_code: null,
+      duration_ms: duration(),
+      error: timedOut ? `no answer within ${timeoutMs} ms` : (cause?.code ?? cause?.message ?? (error as Error).message),
+      response_body: null,
+    }
+  }
+}

@@ -1,0 +1,125 @@
+import Stripe from 'stripe'
+import {afterEach, describe, expect, it} from 'vitest'
+import {verifySignature} from '../../src/webhooks/signature.js'
+import {checkWith} from '../helpers/checks.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {startTestServer, type TestServer} from '../helpers/simulator.js'
+
+const stripe = new Stripe('sk_test_unused')
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+async function setup(respond?: Parameters<typeof startReceiver>[0], serve?: Parameters<typeof startTestServer>[0]) {
+  const receiver = await startReceiver(respond)
+  const sim: TestServer = await startTestServer(serve)
+  cleanup.push(() => receiver.close(), () => sim.close())
+  const register = async (event_types = ['check.created', 'check.updated', 'check.closed'], url = receiver.url) => {
+    const answer = await sim.api('POST', '/v1/webhook-endpoints', {body: {url, event_types}})
+    expect(answer.status).toBe(201)
+    return answer.body as {id: string; secret: string}
+  }
+  const advance = async (seconds: number) => (await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds}})).body
+  return {receiver, sim, register, advance}
+}
+
+describe('webhook delivery', () => {
+  it('delivers a signed envelope that our verifier and Stripe\'s both accept, with the documented headers', async () => {
+    const {receiver, sim, register} = await setup()
+    const endpoint = await register()
+    expect(endpoint.secret).toMatch(/^whsec_/)
+    expect((await sim.api('GET', `/v1/webhook-endpoints/${endpoint.id}`)).body.secret).toBeUndefined()
+    const check = await sim.api('PUT', '/v1/checks/external/w1', {body: checkWith([['a', 1, 100]])})
+    await receiver.waitFor(1)
+    const [request] = receiver.received
+    const header = request!.headers['x-tablepay-signature'] as string
+    expect(verifySignature(request!.body, header, endpoint.secret)).toMatchObject({valid: true})
+    const event = stripe.webhooks.constructEvent(request!.body, header, endpoint.secret) as unknown as {type: string; data: unknown; id: string}
+    expect(event.type).toBe('check.created')
+    expect(JSON.stringify(event.data)).toBe(check.text)
+    expect(request!.headers).toMatchObject({'x-tablepay-event-id': event.id, 'x-tablepay-event-type': 'check.created', 'x-tablepay-delivery-attempt': '1'})
+  })
+
+  it('a receiver answering 500 gets exactly 7 attempts on the schedule, then the delivery is dead', async () => {
+    const {receiver, sim, register, advance} = await setup(() => 500)
+    await register()
+    await sim.api('PUT', '/v1/checks/external/w2', {body: checkWith([['a', 1, 100]])})
+    await receiver.waitFor(1)
+    await advance(0.001)
+    for (const wait of [60, 300, 1800, 7200, 28800, 86400]) {
+      const before = receiver.received.length
+      await advance(wait - 1)
+      expect(receiver.received.length).toBe(before)
+      await advance(1)
+      expect(receiver.received.length).toBe(before + 1)
+    }
+    await advance(7 * 24 * 3600)
+    expect(receiver.received).toHaveLength(7)
+    const [delivery] = (await sim.api('GET', '/v1/deliveries')).body.data
+    expect(delivery.status).toBe('dead')
+    const due = delivery.attempts.map((a: {scheduled_at: string}) => Date.parse(a.scheduled_at))
+    expect(due.slice(1).map((t: number, i: number) => Math.round((t - due[i]) / 1000))).toEqual([60, 300, 1800, 7200, 28800, 86400])
+    expect(receiver.received.map((r) => r.headers['x-tablepay-delivery-attempt'])).toEqual(['1', '2', '3', '4', '5', '6', '7'])
+    expect(new Set(receiver.received.map((r) => r.body)).size).toBe(1)
+  })
+
+  it('with --disable-after 2, two dead deliveries disable the endpoint and nothing more is sent', async () => {
+    const {receiver, sim, register, advance} = await setup(() => 500, {serve: {disableAfter: 2}})
+    const endpoint = await register(['check.created'])
+    await sim.api('PUT', '/v1/checks/external/d1', {body: checkWith([['a', 1, 100]])})
+    await sim.api('PUT', '/v1/checks/external/d2', {body: checkWith([['a', 1, 100]])})
+    await receiver.waitFor(2)
+    await advance(40 * 3600)
+    expect((await sim.api('GET', `/v1/webhook-endpoints/${endpoint.id}`)).body.status).toBe('disabled')
+    const sent = receiver.received.length
+    expect(sent).toBe(14)
+    await sim.api('PUT', '/v1/checks/external/d3', {body: checkWith([['a', 1, 100]])})
+    await advance(40 * 3600)
+    expect(receiver.received.length).toBe(sent)
+  })
+
+  it('a receiver that never answers fails after the timeout, and a 301 is a failure', async () => {
+    for (const answer of ['hang', 301] as const) {
+      const {receiver, sim, register, advance} = await setup(() => answer, {serve: {receiverTimeoutMs: 300}})
+      await register()
+      await sim.api('PUT', '/v1/checks/external/t', {body: checkWith([['a', 1, 100]])})
+      await receiver.waitFor(1)
+      await advance(0.001)
+      const [delivery] = (await sim.api('GET', '/v1/deliveries')).body.data
+      expect(delivery.status).toBe('pending')
+      expect(delivery.attempts[0].error).toMatch(answer === 'hang' ? /no answer within 300 ms/ : /redirect/)
+    }
+  })
+
+  it('only subscribed event types are delivered; the ping reaches any endpoint', async () => {
+    const {receiver, sim, register, advance} = await setup()
+    const endpoint = await register(['check.closed'])
+    await sim.api('PUT', '/v1/checks/external/s1', {body: checkWith([['a', 1, 100]])})
+    await sim.api('PUT', '/v1/checks/external/s1', {body: checkWith([['a', 1, 100]], {status: 'closed'})})
+    await receiver.waitFor(1)
+    await advance(0.001)
+    expect(receiver.received.map((r) => r.headers['x-tablepay-event-type'])).toEqual(['check.closed'])
+    const ping = await sim.api('POST', `/v1/webhook-endpoints/${endpoint.id}/test`)
+    expect(ping.body).toMatchObject({succeeded: true, status_code: 200})
+    expect(receiver.received.at(-1)!.headers['x-tablepay-event-type']).toBe('ping')
+    expect(verifySignature(receiver.received.at(-1)!.body, receiver.received.at(-1)!.headers['x-tablepay-signature'], (endpoint as {secret: string}).secret).valid).toBe(true)
+  })
+
+  it('deliveries pending at a restart go out after it; none is lost', async () => {
+    let up = false
+    const {receiver, sim, register, advance} = await setup(() => (up ? 200 : 503))
+    await register()
+    await sim.api('PUT', '/v1/checks/external/r1', {body: checkWith([['a', 1, 100]])})
+    await receiver.waitFor(1)
+    await advance(0.001)
+    await sim.stop()
+    up = true
+    await sim.restart()
+    await advance(60)
+    expect(receiver.received).toHaveLength(2)
+    const [delivery] = (await sim.api('GET', '/v1/deliveries')).body.data
+    expect(delivery).toMatchObject({status: 'succeeded'})
+    expect(delivery.attempts.map((a: {status_code: number}) => a.status_code)).toEqual([503, 200])
+  })
+})
