@@ -71,6 +71,7 @@ export function recordAttempt(
   if (status === 'pending') return {delivery: next, endpoint}
   const consecutive_dead = ok ? 0 : endpoint.consecutive_dead + 1
   const disable = consecutive_dead >= disableAfter && endpoint.status === 'enabled'
+  if (consecutive_dead === endpoint.consecutive_dead && !disable) return {delivery: next, endpoint}
   return {
     delivery: next,
     endpoint: {...endpoint, consecutive_dead, ...(disable ? {status: 'disabled' as const, updated_at: now} : {})},

@@ -69,6 +69,8 @@ export function createApp(store: Store, options: AppOptions) {
     async onError(error, event) {
       const apiError = toApiError(error)
       if (apiError.code === 'internal_error') console.error('[tablepay]', event.context.requestId, error.cause ?? error)
+      // a refusal can rest on a concurrent change: like any answer, it waits until that change is on disk
+      await store.settled()
       await sendApiError(event, apiError)
     },
   })

@@ -1,4 +1,4 @@
-import {type FileHandle, open, readdir, readFile, rm} from 'node:fs/promises'
+import {type FileHandle, open, readdir, readFile, rm, truncate} from 'node:fs/promises'
 import {join} from 'node:path'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
@@ -34,12 +34,16 @@ export class Journal {
     readonly fsync: boolean,
   ) {}
 
-  /** Reads every entry of every segment in order; a torn last line (a crash mid-write) is dropped. */
+  /** Reads every entry of every segment in order; a torn last line (a crash mid-write) is dropped, from disk too. */
   static async open(dir: string, fsync: boolean): Promise<{journal: Journal; entries: Entry[]}> {
     const journal = new Journal(dir, fsync)
     const entries: Entry[] = []
     for (const name of await journal.#segments()) {
-      const lines = (await readFile(join(dir, name), 'utf8')).split('\n')
+      const text = await readFile(join(dir, name), 'utf8')
+      // cut a torn tail off the file too: the next append to this segment must start on a fresh line
+      const end = text.lastIndexOf('\n') + 1
+      if (end < text.length) await truncate(join(dir, name), Buffer.byteLength(text.slice(0, end)))
+      const lines = text.slice(0, end).split('\n')
       lines.forEach((line, i) => {
         if (line === '') return
         try {

@@ -3,6 +3,9 @@ import {join} from 'node:path'
 
 const LOCK_FILE = 'server.lock'
 
+/** Dirs this process holds: a lock with our own pid is ours only if it is in here. */
+const held = new Set<string>()
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
@@ -10,6 +13,16 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     // EPERM: the process exists but belongs to someone else
     return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** The pid in a lock file; undefined for a lock torn by a crash between create and write. */
+async function lockOwner(path: string): Promise<number | undefined> {
+  try {
+    const pid = Number(JSON.parse(await readFile(path, 'utf8')).pid)
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined
+  } catch {
+    return undefined
   }
 }
 
@@ -25,11 +38,16 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
       const handle = await open(path, 'wx', 0o600)
       await handle.writeFile(JSON.stringify({pid: process.pid, started_at: new Date().toISOString()}))
       await handle.close()
-      return () => rm(path, {force: true})
+      held.add(path)
+      return () => {
+        held.delete(path)
+        return rm(path, {force: true})
+      }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      const pid = Number(JSON.parse(await readFile(path, 'utf8').catch(() => '{}')).pid)
-      if (pid && isAlive(pid)) {
+      const pid = await lockOwner(path)
+      // our own pid in a lock we do not hold is a previous run's: containers restart with the same pid
+      if (pid && (pid === process.pid ? held.has(path) : isAlive(pid))) {
         throw new Error(
           `store: ${dir} is in use by another tablepay server (pid ${pid}). Stop it, or start this one with another --data directory or --memory.`,
         )

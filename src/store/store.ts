@@ -125,7 +125,13 @@ export class Store {
     if (changes.length === 0) return this.settled()
     for (const change of changes) this.#apply(change)
     const notify = () => {
-      for (const listener of this.#listeners) listener(changes)
+      for (const listener of this.#listeners) {
+        try {
+          listener(changes)
+        } catch (error) {
+          console.error('[tablepay] store listener failed', error)
+        }
+      }
     }
     if (!this.#journal) {
       notify()

@@ -43,7 +43,8 @@ export class Table<T extends {account_id: string}> {
     this.#byId.delete(id)
     if (this.alternateKeyOf) this.#byAlternate.delete(this.alternateKeyOf(record))
     const ids = this.#byAccount.get(record.account_id)
-    if (ids) ids.splice(ids.lastIndexOf(id), 1)
+    const at = ids ? ids.lastIndexOf(id) : -1
+    if (at !== -1) ids!.splice(at, 1)
   }
 
   /** The account's ids, oldest first. The array is live: do not modify it. */

@@ -113,15 +113,16 @@ export class Dispatcher {
       },
       this.options.timeoutMs ?? RECEIVER_TIMEOUT_MS,
     )
-    // re-read: the endpoint may have changed while the request was out
-    const current = webhook_endpoints.get(endpoint.id) ?? endpoint
-    const outcome = recordAttempt(delivery, current, result, {
+    // re-read both: the endpoint may have been deleted or disabled, the delivery retried, while the request was out
+    const current = webhook_endpoints.get(endpoint.id)
+    const outcome = recordAttempt(this.store.tables.deliveries.get(delivery.id) ?? delivery, current ?? endpoint, result, {
       now: new Date().toISOString(),
       dueAt,
       schedule: this.options.schedule ?? RETRY_SCHEDULE,
       disableAfter: this.options.disableAfter ?? DISABLE_AFTER,
     })
-    await this.store.commit([put('deliveries', delivery.id, outcome.delivery), ...(outcome.endpoint === current ? [] : [put('webhook_endpoints', current.id, outcome.endpoint)])])
+    const endpointChanged = current !== undefined && outcome.endpoint !== current
+    await this.store.commit([put('deliveries', delivery.id, outcome.delivery), ...(endpointChanged ? [put('webhook_endpoints', current.id, outcome.endpoint)] : [])])
   }
 
   /** Resolves when no attempt is in flight. */

@@ -11,7 +11,7 @@ export interface Received {
  * answer (a status, or 'hang' to never answer); `waitFor(n)` resolves once n
  * requests have arrived.
  */
-export async function startReceiver(respond: (req: Received) => number | 'hang' = () => 200) {
+export async function startReceiver(respond: (req: Received) => number | 'hang' | Promise<number> = () => 200) {
   const received: Received[] = []
   const waiters: {n: number; resolve: () => void}[] = []
   const server = createServer(async (req, res) => {
@@ -20,7 +20,7 @@ export async function startReceiver(respond: (req: Received) => number | 'hang' 
     const request = {headers: req.headers, body: Buffer.concat(chunks).toString('utf8')}
     received.push(request)
     for (const w of waiters.filter((w) => received.length >= w.n)) w.resolve()
-    const answer = respond(request)
+    const answer = await respond(request)
     if (answer === 'hang') return
     res.writeHead(answer, answer >= 300 && answer < 400 ? {location: 'https://example.com/'} : {}).end('ok')
   })

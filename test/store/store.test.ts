@@ -160,3 +160,24 @@ describe('serve on an existing data dir', () => {
     expect((await call(server.url, 'GET', '/v1/locations', {key: info.read_key})).body.data).toHaveLength(2)
   })
 })
+
+describe('recovery edge cases', () => {
+  it('a torn tail is cut from disk, so the next append starts on a fresh line and survives', async () => {
+    const dir = await makeTempDir()
+    await writeFile(join(dir, 'journal.000000000003.ndjson'), '{"seq":3,"changes":[["accou')
+    const first = await Store.open({dir})
+    await first.commit([put('checks', 'chk_1', record(1))])
+    // simulate a kill: copy the files without closing
+    const copy = await makeTempDir()
+    for (const f of await segments(dir)) await writeFile(join(copy, f), await readFile(join(dir, f)))
+    await first.close()
+    const recovered = await openStore(copy)
+    expect(recovered.tables.checks.get('chk_1')).toEqual(record(1))
+  })
+
+  it('an empty lock file (a crash between create and write) is taken over', async () => {
+    const dir = await makeTempDir()
+    await writeFile(join(dir, 'server.lock'), '')
+    expect((await openStore(dir)).persistent).toBe(true)
+  })
+})

@@ -123,3 +123,28 @@ describe('webhook delivery', () => {
     expect(delivery.attempts.map((a: {status_code: number}) => a.status_code)).toEqual([503, 200])
   })
 })
+
+describe('endpoint changes during an attempt', () => {
+  it('an endpoint deleted while an attempt is out stays deleted', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const {receiver, sim, register, advance} = await setup(() => gate.then(() => 200))
+    const endpoint = await register()
+    await sim.api('PUT', '/v1/checks/external/del', {body: checkWith([['a', 1, 100]])})
+    await receiver.waitFor(1)
+    expect((await sim.api('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(200)
+    release()
+    await advance(0.001)
+    expect((await sim.api('GET', `/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(404)
+  })
+
+  it('reset clears deliveries too', async () => {
+    const {receiver, sim, register, advance} = await setup()
+    await register()
+    await sim.api('PUT', '/v1/checks/external/rs', {body: checkWith([['a', 1, 100]])})
+    await receiver.waitFor(1)
+    await advance(0.001)
+    await sim.api('POST', '/v1/sim/reset')
+    expect((await sim.api('GET', '/v1/deliveries')).body.data).toEqual([])
+  })
+})
