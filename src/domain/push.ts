@@ -60,7 +60,7 @@ function pushedState(s: {location_id: string; table: {number: string}; status: s
 
 /**
  * The push rules of DESIGN.md, in order: validation (location), staleness and
- * replay by `version`, the claims rule, then apply. Pure: the caller stores
+ * replay by `version`, the claims rule, then apply. No I/O (it only draws new ids): the caller stores
  * the returned check and the events it implies.
  *
  * A push without `version` is ordered by arrival. A newer version with the

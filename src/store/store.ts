@@ -119,7 +119,7 @@ export class Store {
 
   /**
    * Applies the changes in memory now and resolves once they are durable.
-   * Several commits in the same tick share one journal write.
+   * Commits made while a journal write is in flight share the next one.
    */
   commit(changes: Change[]): Promise<void> {
     if (changes.length === 0) return this.settled()

@@ -10,7 +10,7 @@ export const ListQuery = z.object({
 })
 
 /** The list query plus a resource's own filters, from the URL; a 422 on anything unparsable. */
-export function readListQuery<S extends z.ZodObject>(event: H3Event, filters: S): z.output<typeof ListQuery> & z.output<S> {
+export function readListQuery<S extends z.ZodObject>(event: H3Event, filters: S = z.object({}) as unknown as S): z.output<typeof ListQuery> & z.output<S> {
   const result = ListQuery.extend(filters.shape).strict().safeParse(getQuery(event))
   if (!result.success) throw validationError('Query', result.error)
   return result.data as z.output<typeof ListQuery> & z.output<S>

@@ -20,15 +20,16 @@ export const findCheck = ({store}: AppContext, event: H3Event): CheckRecord => f
 export function checkRoutes(router: Router, app: AppContext): void {
   const {store, baseUrl} = app
   const {checks} = store.tables
-  const byExternalId = (event: H3Event) => checks.getByAlternate(externalKey(accountOf(event), readParam(event, 'external_check_id', ExternalCheckId)))
+  const externalIdOf = (event: H3Event) => readParam(event, 'external_check_id', ExternalCheckId)
+  const byExternalId = (accountId: string, externalId: string) => checks.getByAlternate(externalKey(accountId, externalId))
 
   router.put(
     '/v1/checks/external/:external_check_id',
     defineEventHandler(async (event) => {
-      const externalId = readParam(event, 'external_check_id', ExternalCheckId)
+      const externalId = externalIdOf(event)
       const body = await readJson(event, CheckPush)
       const accountId = accountOf(event)
-      const existing = checks.getByAlternate(externalKey(accountId, externalId))
+      const existing = byExternalId(accountId, externalId)
       const locations = store.tables.locations
       const outcome = applyPush({
         accountId,
@@ -60,8 +61,9 @@ export function checkRoutes(router: Router, app: AppContext): void {
   router.get(
     '/v1/checks/external/:external_check_id',
     defineEventHandler((event) => {
-      const check = byExternalId(event)
-      if (!check) throw new ApiError('not_found', `No check with external id ${event.context.params?.external_check_id} in this account.`)
+      const externalId = externalIdOf(event)
+      const check = byExternalId(accountOf(event), externalId)
+      if (!check) throw new ApiError('not_found', `No check with external id ${externalId} in this account.`)
       return renderCheck(check, baseUrl)
     }),
   )

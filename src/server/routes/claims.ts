@@ -1,5 +1,4 @@
 import {defineEventHandler, type Router, setResponseStatus} from 'h3'
-import {z} from 'zod'
 import {applyClaim, renderClaim} from '../../domain/claims.js'
 import {ClaimInput} from '../../domain/schemas.js'
 import {put} from '../../store/store.js'
@@ -29,7 +28,7 @@ export function claimRoutes(router: Router, app: AppContext): void {
     '/v1/checks/:id/claims',
     defineEventHandler((event) => {
       const check = findCheck(app, event)
-      const query = readListQuery(event, z.object({}))
+      const query = readListQuery(event)
       return paginate(claims.idsOf(check.account_id), (id) => claims.get(id), query, (c) => c.check_id === check.id, renderClaim)
     }),
   )

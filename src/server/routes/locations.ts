@@ -1,5 +1,4 @@
 import {defineEventHandler, type Router} from 'h3'
-import {z} from 'zod'
 import type {LocationRecord} from '../../domain/records.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
@@ -19,7 +18,7 @@ export function locationRoutes(router: Router, {store}: AppContext): void {
   router.get(
     '/v1/locations',
     defineEventHandler((event) => {
-      const query = readListQuery(event, z.object({}))
+      const query = readListQuery(event)
       return paginate(locations.idsOf(accountOf(event)), (id) => locations.get(id), query, () => true, renderLocation)
     }),
   )

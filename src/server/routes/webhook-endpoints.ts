@@ -1,5 +1,4 @@
 import {defineEventHandler, type Router, setResponseStatus} from 'h3'
-import {z} from 'zod'
 import {createEndpoint, renderEndpoint} from '../../domain/endpoints.js'
 import {newId} from '../../domain/ids.js'
 import {WebhookEndpointInput} from '../../domain/schemas.js'
@@ -31,7 +30,7 @@ export function webhookEndpointRoutes(router: Router, app: AppContext): void {
   router.get(
     '/v1/webhook-endpoints',
     defineEventHandler((event) => {
-      const query = readListQuery(event, z.object({}))
+      const query = readListQuery(event)
       return paginate(endpoints.idsOf(accountOf(event)), (id) => endpoints.get(id), query, () => true, (e) => renderEndpoint(e))
     }),
   )
