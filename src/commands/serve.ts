@@ -1,9 +1,12 @@
 import {resolve} from 'node:path'
 import {Flags} from '@oclif/core'
+import {DISABLE_AFTER} from '../domain/deliveries.js'
+import {duration, durationList, positive} from '../lib/duration-input.js'
 import {readyJson, renderBanner} from '../lib/serve-banner.js'
 import {untilSignalled} from '../lib/shutdown.js'
 import {TablepayCommand} from '../lib/tablepay-command.js'
 import {startServer} from '../server/start.js'
+import {RECEIVER_TIMEOUT_MS} from '../webhooks/send.js'
 
 export default class Serve extends TablepayCommand {
   static override summary = 'Run the Tablepay API simulator.'
@@ -11,13 +14,14 @@ export default class Serve extends TablepayCommand {
   static override description = `Serves the API at http://HOST:PORT/v1 and keeps its data in --data (or in memory with --memory). \
 On first start it creates an account with locations and API keys, and prints them; --seed loads fixed ones instead, so CI knows its keys in advance.
 
-It is ready when it prints its URL; with --json it prints one JSON line {"status": "ready", "url", "data_dir", "accounts"} and nothing else. \
+It is ready when it prints its URL; with --json it prints one JSON line {"status": "ready", "url", "dashboard_url", "data_dir", "accounts"} and nothing else. \
 Clients started in the same directory find the URL and a write key on their own. Ctrl+C (SIGINT) or SIGTERM stops it cleanly.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {description: 'Throwaway server on a free port, with known keys, for CI', command: '<%= config.bin %> <%= command.id %> --port 0 --memory --seed fixtures/seed.json --json'},
     {description: 'Keep data somewhere else, surviving power loss too', command: '<%= config.bin %> <%= command.id %> --data /tmp/tablepay --fsync'},
+    {description: 'Demo the retry schedule in seconds instead of hours', command: '<%= config.bin %> <%= command.id %> --retry-schedule 2s,5s,10s --disable-after 3'},
   ]
 
   static override flags = {
@@ -27,6 +31,18 @@ Clients started in the same directory find the URL and a write key on their own.
     memory: Flags.boolean({summary: 'Keep everything in memory (ignores --data); nothing survives a stop.'}),
     seed: Flags.file({summary: 'Seed file of accounts, locations and keys to create when missing.', exists: true}),
     fsync: Flags.boolean({summary: 'fsync every flush, to survive power loss (slower).'}),
+    'retry-schedule': durationList({
+      summary: 'Waits between delivery attempts, e.g. 1s,2s,5s. Default: 1m,5m,30m,2h,8h,24h (SPEC).',
+      helpGroup: 'WEBHOOKS',
+    }),
+    'time-scale': Flags.custom<number>({
+      summary: 'Run the scheduler clock N times faster than real time (60: a minute per second).',
+      helpGroup: 'WEBHOOKS',
+      parse: async (text) => positive(Number(text), text),
+    })(),
+    'disable-after': Flags.integer({summary: 'Dead deliveries in a row that disable an endpoint.', default: DISABLE_AFTER, min: 1, helpGroup: 'WEBHOOKS'}),
+    'receiver-timeout': duration({summary: 'How long a receiver has to answer, e.g. 10s or 500ms.', default: RECEIVER_TIMEOUT_MS / 1000, helpGroup: 'WEBHOOKS'}),
+    'strict-urls': Flags.boolean({summary: 'Refuse plain-http endpoint URLs, even on this machine (SPEC: https only).', helpGroup: 'WEBHOOKS'}),
   }
 
   public async run(): Promise<void> {
@@ -37,19 +53,18 @@ Clients started in the same directory find the URL and a write key on their own.
       dataDir: flags.memory ? undefined : resolve(flags.data),
       seedFile: flags.seed,
       fsync: flags.fsync,
+      retrySchedule: flags['retry-schedule'],
+      timeScale: flags['time-scale'],
+      disableAfter: flags['disable-after'],
+      receiverTimeoutMs: flags['receiver-timeout'] * 1000,
+      strictUrls: flags['strict-urls'],
     }).catch((error: Error) => this.error(error.message, {exit: 1, code: 'server_start_failed'}))
     // listen for signals before announcing readiness: a supervisor may stop us the moment it reads the ready line
     const signalled = untilSignalled()
-    if (this.jsonEnabled()) this.logJson(readyJson(server))
-    else this.log(renderBanner(server))
+    this.emit(readyJson(server), renderBanner(server))
 
     await signalled
     this.logToStderr('Stopping tablepay…')
     await server.close()
-  }
-
-  // One JSON document per line: CI reads the ready line while the process keeps running.
-  public override logJson(json: unknown): void {
-    process.stdout.write(`${JSON.stringify(json)}\n`)
   }
 }

@@ -13,6 +13,8 @@ export interface AppContext {
   dispatcher: Dispatcher
   /** Plain http endpoints only for loopback hosts unless false. */
   strictUrls: boolean
+  /** Aborted when the server shuts down, to end what would keep it running (event streams). */
+  shutdown: AbortSignal
   /** The changes that store `events` and their deliveries, to commit with the change that caused them (outbox). */
   outbox: (events: readonly EventRecord[]) => Change[]
 }

@@ -2,39 +2,18 @@ import {rm, writeFile} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import {toNodeListener} from 'h3'
 import {listen} from 'listhen'
-import type {Seed} from '../domain/schemas.js'
-import {defaultSeed, readSeedFile, seedChanges} from '../store/seed.js'
 import {Store} from '../store/store.js'
-import {SchedulerClock} from '../webhooks/clock.js'
-import {Dispatcher} from '../webhooks/dispatcher.js'
-import {createApp} from './app.js'
-import {CLOCK_SETTING} from './routes/clock.js'
+import {createService, describeAccounts, type SeededAccount, seedStore, type ServiceOptions} from './service.js'
 
-export interface ServeOptions {
+export type {SeededAccount}
+
+export interface ServeOptions extends ServiceOptions {
   /** 0 picks a free port. A busy port moves to another one: use the returned `url`. */
   port: number
   host: string
   /** Data dir; undefined means everything stays in memory (`--memory`). */
   dataDir?: string
-  seedFile?: string
   fsync?: boolean
-  /** Seconds to wait after each failed attempt (default SPEC's 1m, 5m, 30m, 2h, 8h, 24h). */
-  retrySchedule?: number[]
-  /** Scheduler clock speed: 60 makes a minute pass in a second. */
-  timeScale?: number
-  /** Dead deliveries in a row that disable an endpoint (default 10). */
-  disableAfter?: number
-  /** How long a receiver has to answer, in ms (default 10 s). */
-  receiverTimeoutMs?: number
-  /** Refuse plain-http endpoint URLs even for loopback hosts. */
-  strictUrls?: boolean
-}
-
-export interface SeededAccount {
-  id: string
-  name: string
-  locations: {id: string; name: string}[]
-  api_keys: {key: string; scopes: ('read' | 'write')[]}[]
 }
 
 export interface RunningServer {
@@ -51,16 +30,6 @@ export interface RunningServer {
 /** The file client commands read to find the server and a key without flags. */
 export const SERVER_FILE = 'server.json'
 
-function describeAccounts(store: Store): SeededAccount[] {
-  const {accounts, locations, api_keys} = store.tables
-  return [...accounts.all()].map((account) => ({
-    id: account.id,
-    name: account.name,
-    locations: locations.idsOf(account.id).map((id) => ({id, name: locations.get(id)!.name})),
-    api_keys: api_keys.idsOf(account.id).map((key) => ({key, scopes: api_keys.get(key)!.scopes})),
-  }))
-}
-
 /**
  * Opens the store, seeds it, and serves the API: the whole of `tablepay
  * serve`, usable in process too.
@@ -74,11 +43,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir)
   const store = await Store.open({dir: dataDir, fsync: options.fsync})
   try {
-    const now = new Date().toISOString()
-    let seed: Seed | undefined = options.seedFile ? await readSeedFile(options.seedFile) : undefined
-    if (!seed && store.tables.accounts.size === 0) seed = defaultSeed()
-    const changes = seed ? seedChanges(store, seed, now) : []
-    await store.commit(changes)
+    const seeded = await seedStore(store, options)
 
     // the app needs its own URL (for guest links), which is known only once listening
     let handler: ReturnType<typeof toNodeListener> | undefined
@@ -91,13 +56,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       qr: false,
     })
     const url = listener.url.replace(/\/$/, '')
-    const clock = new SchedulerClock(options.timeScale ?? 1, store.tables.settings.get(CLOCK_SETTING)?.value ?? 0)
-    const dispatcher = new Dispatcher(store, clock, {
-      schedule: options.retrySchedule,
-      disableAfter: options.disableAfter,
-      timeoutMs: options.receiverTimeoutMs,
-    })
-    handler = toNodeListener(createApp(store, {baseUrl: url, clock, dispatcher, strictUrls: options.strictUrls}))
+    const service = createService(store, url, options)
+    handler = toNodeListener(service.app)
     const accounts = describeAccounts(store)
     if (dataDir) await writeServerFile(dataDir, url, accounts)
 
@@ -105,10 +65,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       url,
       dataDir,
       accounts,
-      seeded: changes.length > 0,
+      seeded,
       async close() {
+        const stopping = service.close()
         await listener.close()
-        await dispatcher.close()
+        await stopping
         if (dataDir) await rm(join(dataDir, SERVER_FILE), {force: true})
         await store.close()
       },

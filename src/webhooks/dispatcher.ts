@@ -1,10 +1,9 @@
-import {cancelDelivery, DISABLE_AFTER, RETRY_SCHEDULE, recordAttempt} from '../domain/deliveries.js'
+import {type AttemptResult, cancelDelivery, DISABLE_AFTER, RETRY_SCHEDULE, recordAttempt} from '../domain/deliveries.js'
 import {renderEvent} from '../domain/events.js'
 import type {DeliveryRecord} from '../domain/records.js'
 import {type Change, put, type Store} from '../store/store.js'
 import type {SchedulerClock} from './clock.js'
-import {postDelivery, RECEIVER_TIMEOUT_MS} from './send.js'
-import {SIGNATURE_HEADER, signPayload} from './signature.js'
+import {deliveryHeaders, postDelivery, RECEIVER_TIMEOUT_MS} from './send.js'
 
 export interface DispatcherOptions {
   schedule?: readonly number[]
@@ -22,11 +21,17 @@ export interface DispatcherOptions {
  * server stopped: delivery is at-least-once.
  */
 export class Dispatcher {
-  readonly #pending = new Set<string>()
+  /** Each pending delivery's due time and endpoint: every finished attempt pumps, and the pump reads these, not the records. */
+  readonly #pending = new Map<string, {due: number; endpointId: string}>()
   readonly #inFlight = new Map<string, Promise<void>>()
   readonly #perEndpoint = new Map<string, number>()
   #timer: NodeJS.Timeout | undefined
-  #paused = false
+  /** The last `advance` asked for: advances run one after another. */
+  #advancing: Promise<unknown> = Promise.resolve()
+  /** True while `advance` drives the clock, so no real-time timer moves it too. */
+  #driven = false
+  /** Attempts started so far; `advance` reports the difference. */
+  #started = 0
   #closed = false
   readonly #unsubscribe: () => void
 
@@ -35,7 +40,7 @@ export class Dispatcher {
     readonly clock: SchedulerClock,
     readonly options: DispatcherOptions = {},
   ) {
-    for (const delivery of store.tables.deliveries.all()) if (delivery.status === 'pending') this.#pending.add(delivery.id)
+    for (const delivery of store.tables.deliveries.all()) if (delivery.status === 'pending') this.#track(delivery)
     this.#unsubscribe = store.subscribe((changes) => this.#onCommit(changes))
     this.#pump()
   }
@@ -45,7 +50,7 @@ export class Dispatcher {
     for (const [collection, id, record] of changes) {
       if (collection !== 'deliveries') continue
       if (record?.status === 'pending') {
-        this.#pending.add(id)
+        this.#track(record as DeliveryRecord)
         added = true
       } else {
         this.#pending.delete(id)
@@ -58,21 +63,29 @@ export class Dispatcher {
     return Date.parse(delivery.next_attempt_at!)
   }
 
-  /** Starts every due attempt there is room for, then sets the timer for the next one. */
+  #track(delivery: DeliveryRecord): void {
+    this.#pending.set(delivery.id, {due: this.#dueAt(delivery), endpointId: delivery.endpoint_id})
+  }
+
+  /**
+   * Starts every due attempt there is room for, then sets the timer for the
+   * next one. While `advance` drives the clock it sets no timer: advance
+   * decides when the clock moves.
+   */
   #pump(): void {
-    if (this.#closed || this.#paused) return
+    if (this.#closed) return
     clearTimeout(this.#timer)
     const now = this.clock.now()
     let next = Infinity
-    for (const id of this.#pending) {
+    for (const [id, {due, endpointId}] of this.#pending) {
       if (this.#inFlight.has(id)) continue
-      const delivery = this.store.tables.deliveries.get(id)
-      if (!delivery || delivery.status !== 'pending') continue
-      const due = this.#dueAt(delivery)
       if (due > now) next = Math.min(next, due)
-      else if (this.#hasRoom(delivery.endpoint_id)) this.#start(delivery, due)
+      else if (this.#hasRoom(endpointId)) {
+        const delivery = this.store.tables.deliveries.get(id)
+        if (delivery?.status === 'pending') this.#start(delivery, due)
+      }
     }
-    if (next !== Infinity) this.#timer = setTimeout(() => this.#pump(), Math.min(this.clock.realDelayUntil(next), 2 ** 31 - 1)).unref()
+    if (next !== Infinity && !this.#driven) this.#timer = setTimeout(() => this.#pump(), Math.min(this.clock.realDelayUntil(next), 2 ** 31 - 1)).unref()
   }
 
   #hasRoom(endpointId: string): boolean {
@@ -80,6 +93,7 @@ export class Dispatcher {
   }
 
   #start(delivery: DeliveryRecord, dueAt: number): void {
+    this.#started++
     const endpointId = delivery.endpoint_id
     this.#perEndpoint.set(endpointId, (this.#perEndpoint.get(endpointId) ?? 0) + 1)
     const run = this.#attempt(delivery, dueAt)
@@ -102,17 +116,7 @@ export class Dispatcher {
     }
     // event records never change, so the body is the same bytes on every attempt
     const body = JSON.stringify(renderEvent(event))
-    const result = await postDelivery(
-      endpoint.url,
-      body,
-      {
-        [SIGNATURE_HEADER]: signPayload(body, endpoint.secret),
-        'X-Tablepay-Event-Id': event.id,
-        'X-Tablepay-Event-Type': event.type,
-        'X-Tablepay-Delivery-Attempt': String(delivery.attempts.length + 1),
-      },
-      this.options.timeoutMs ?? RECEIVER_TIMEOUT_MS,
-    )
+    const result = await this.send(endpoint, event, body, delivery.attempts.length + 1)
     // re-read both: the endpoint may have been deleted or disabled, the delivery retried, while the request was out
     const current = webhook_endpoints.get(endpoint.id)
     const outcome = recordAttempt(this.store.tables.deliveries.get(delivery.id) ?? delivery, current ?? endpoint, result, {
@@ -125,6 +129,11 @@ export class Dispatcher {
     await this.store.commit([put('deliveries', delivery.id, outcome.delivery), ...(endpointChanged ? [put('webhook_endpoints', current.id, outcome.endpoint)] : [])])
   }
 
+  /** One signed POST to an endpoint within the receiver timeout: a queued attempt, or the ping sent outside the queue. */
+  send(endpoint: {url: string; secret: string}, event: {id: string; type: string}, body: string, attempt: number): Promise<AttemptResult> {
+    return postDelivery(endpoint.url, body, deliveryHeaders(body, endpoint.secret, event, attempt), this.options.timeoutMs ?? RECEIVER_TIMEOUT_MS)
+  }
+
   /** Resolves when no attempt is in flight. */
   async idle(): Promise<void> {
     while (this.#inFlight.size > 0) await Promise.all(this.#inFlight.values())
@@ -135,35 +144,42 @@ export class Dispatcher {
    * way so that every attempt, and every retry it schedules, runs at the
    * time it was due. Resolves when all of it has run.
    */
-  async advance(seconds: number): Promise<number> {
+  advance(seconds: number): Promise<number> {
+    // one advance at a time: a second one starts from where the first left the clock
+    const run = this.#advancing.then(() => this.#advanceNow(seconds))
+    this.#advancing = run.catch(() => undefined)
+    return run
+  }
+
+  async #advanceNow(seconds: number): Promise<number> {
     const target = this.clock.now() + seconds * 1000
-    this.#paused = true
+    const startedBefore = this.#started
+    this.#driven = true
     clearTimeout(this.#timer)
-    let attempts = 0
     try {
       await this.idle()
       for (;;) {
         const due = this.#earliestDue()
         if (due === undefined || due > target) break
         this.clock.moveTo(due)
-        const ready = [...this.#pending].map((id) => this.store.tables.deliveries.get(id)!).filter((d) => d && d.status === 'pending' && this.#dueAt(d) <= due)
-        attempts += ready.length
-        for (const delivery of ready) this.#start(delivery, this.#dueAt(delivery))
+        // the same limits as in real time: each finished attempt pumps the next one that has room
+        const startedNow = this.#started
+        this.#pump()
+        if (this.#started === startedNow) break // nothing could start: stop rather than spin
         await this.idle()
       }
       this.clock.moveTo(target)
     } finally {
-      this.#paused = false
+      this.#driven = false
       this.#pump()
     }
-    return attempts
+    return this.#started - startedBefore
   }
 
   #earliestDue(): number | undefined {
     let earliest: number | undefined
-    for (const id of this.#pending) {
-      const delivery = this.store.tables.deliveries.get(id)
-      if (delivery?.status === 'pending') earliest = Math.min(earliest ?? Infinity, this.#dueAt(delivery))
+    for (const [id, {due}] of this.#pending) {
+      if (this.store.tables.deliveries.get(id)?.status === 'pending') earliest = Math.min(earliest ?? Infinity, due)
     }
     return earliest
   }

@@ -1,10 +1,28 @@
 import type {AttemptResult} from '../domain/deliveries.js'
+import {SIGNATURE_HEADER, signPayload} from './signature.js'
 
 /** SPEC 8: the receiver has 10 seconds to answer. */
 export const RECEIVER_TIMEOUT_MS = 10_000
 
 /** What is kept of a receiver's answer, for the delivery log. */
 const RESPONSE_LIMIT = 4096
+
+/**
+ * The headers of a delivery attempt (DESIGN "Delivery"): the signature, made
+ * now, and the event id, type and attempt number. `timestamp` (unix seconds)
+ * is for tests and conformance checks that need a signature from another time.
+ *
+ * @example
+ * await postDelivery(url, body, deliveryHeaders(body, secret, {id: 'evt_1', type: 'check.created'}, 1))
+ */
+export function deliveryHeaders(body: string, secret: string, event: {id: string; type: string}, attempt: number, timestamp?: number): Record<string, string> {
+  return {
+    [SIGNATURE_HEADER]: signPayload(body, secret, timestamp),
+    'X-Tablepay-Event-Id': event.id,
+    'X-Tablepay-Event-Type': event.type,
+    'X-Tablepay-Delivery-Attempt': String(attempt),
+  }
+}
 
 /**
  * POSTs one signed body and reports what happened. Never throws: a refused

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import type {Check, List} from '../../client/client.js'
 import {BaseCommand} from '../../lib/base-command.js'
 import {renderCheckList} from '../../lib/check-view.js'
-import {style} from '../../lib/style.js'
+import {pageFlags, pageParams, renderPage} from '../../lib/page-view.js'
 
 export default class ChecksList extends BaseCommand<typeof ChecksList> {
   static override summary = 'List checks, newest first.'
@@ -16,19 +16,13 @@ export default class ChecksList extends BaseCommand<typeof ChecksList> {
   ]
 
   static override flags = {
-    limit: Flags.integer({char: 'n', summary: 'Checks per page (1-100).', min: 1, max: 100}),
+    ...pageFlags('checks'),
     status: Flags.option({char: 's', summary: 'Only checks with this status.', options: ['open', 'closed', 'voided'] as const})(),
-    'starting-after': Flags.string({summary: 'Check id after which the page starts (the previous page\'s next cursor).'}),
   }
 
   public async run(): Promise<List<Check>> {
-    const page = await this.client.listChecks({
-      limit: this.flags.limit,
-      status: this.flags.status,
-      starting_after: this.flags['starting-after'],
-    })
-    this.log(page.data.length > 0 ? renderCheckList(page.data) : style.dim('No checks.'))
-    if (page.has_more) this.log(style.dim(`More: --starting-after ${page.next_cursor}`))
+    const page = await this.client.listChecks({...pageParams(this.flags), status: this.flags.status})
+    this.log(renderPage(page, renderCheckList, 'checks'))
     return page
   }
 }

@@ -1,25 +1,25 @@
-import {createEventStream, defineEventHandler, type Router} from 'h3'
+import {defineEventHandler, type Router} from 'h3'
 import {renderDelivery} from '../../domain/deliveries.js'
 import {renderEvent} from '../../domain/events.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
+import {type StreamMessageOut, streamChanges} from '../internal/event-stream.js'
 
 /** Server-sent events of the caller's new events (`event: event`) and delivery changes (`event: delivery`). */
-export function streamRoutes(router: Router, {store}: AppContext): void {
+export function streamRoutes(router: Router, app: AppContext): void {
   router.get(
     '/v1/sim/stream',
-    defineEventHandler(async (event) => {
+    defineEventHandler((event) => {
       const accountId = accountOf(event)
-      const stream = createEventStream(event)
-      const unsubscribe = store.subscribe((changes) => {
+      return streamChanges(event, app, (changes) => {
+        const messages: StreamMessageOut[] = []
         for (const [collection, , record] of changes) {
           if (!record || record.account_id !== accountId) continue
-          if (collection === 'events') void stream.push({event: 'event', data: JSON.stringify(renderEvent(record))})
-          if (collection === 'deliveries') void stream.push({event: 'delivery', data: JSON.stringify(renderDelivery(record))})
+          if (collection === 'events') messages.push({event: 'event', data: renderEvent(record)})
+          if (collection === 'deliveries') messages.push({event: 'delivery', data: renderDelivery(record)})
         }
+        return messages
       })
-      stream.onClosed(() => unsubscribe())
-      return stream.send()
     }),
   )
 }

@@ -1,10 +1,9 @@
 import {defineEventHandler, type Router, setResponseStatus} from 'h3'
+import {succeeded} from '../../domain/deliveries.js'
 import {createEndpoint, renderEndpoint} from '../../domain/endpoints.js'
 import {newId} from '../../domain/ids.js'
 import {WebhookEndpointInput} from '../../domain/schemas.js'
 import {put} from '../../store/store.js'
-import {postDelivery} from '../../webhooks/send.js'
-import {SIGNATURE_HEADER, signPayload} from '../../webhooks/signature.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 import {readJson} from '../internal/body.js'
@@ -56,14 +55,8 @@ export function webhookEndpointRoutes(router: Router, app: AppContext): void {
       const endpoint = find(event)
       const ping = {id: newId('evt'), object: 'event', type: 'ping', created_at: app.now(), data: {object: 'ping', endpoint_id: endpoint.id}}
       const body = JSON.stringify(ping)
-      const result = await postDelivery(endpoint.url, body, {
-        [SIGNATURE_HEADER]: signPayload(body, endpoint.secret),
-        'X-Tablepay-Event-Id': ping.id,
-        'X-Tablepay-Event-Type': ping.type,
-        'X-Tablepay-Delivery-Attempt': '1',
-      })
-      const ok = result.error === null
-      return {object: 'webhook_test', endpoint_id: endpoint.id, event_id: ping.id, succeeded: ok, ...result}
+      const result = await app.dispatcher.send(endpoint, ping, body, 1)
+      return {object: 'webhook_test', endpoint_id: endpoint.id, event_id: ping.id, succeeded: succeeded(result), ...result}
     }),
   )
 }

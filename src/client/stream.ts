@@ -1,0 +1,40 @@
+import type {Delivery, Event} from '../domain/schemas.js'
+
+/** One message of `GET /sim/stream`: a new event, or a delivery that was created or attempted. */
+export type StreamMessage = {type: 'event'; data: Event} | {type: 'delivery'; data: Delivery}
+
+/**
+ * Parses a server-sent event stream (the subset the server writes: `event:`
+ * and `data:` lines, a blank line ending each message). Ends quietly when
+ * the body ends or `signal` aborts.
+ */
+export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<StreamMessage> {
+  const decoder = new TextDecoder()
+  let buffer = ''
+  try {
+    for await (const chunk of body) {
+      buffer += decoder.decode(chunk, {stream: true})
+      let end: number
+      while ((end = buffer.indexOf('\n\n')) !== -1) {
+        const message = parseMessage(buffer.slice(0, end))
+        buffer = buffer.slice(end + 2)
+        if (message) yield message
+      }
+    }
+  } catch (error) {
+    // an abort is how the caller stops listening; a server that stops ends the stream
+    if (signal?.aborted || (error as Error).name === 'AbortError') return
+    throw error
+  }
+}
+
+function parseMessage(block: string): StreamMessage | undefined {
+  let type = 'message'
+  const data: string[] = []
+  for (const line of block.split('\n')) {
+    if (line.startsWith('event:')) type = line.slice(6).trim()
+    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''))
+  }
+  if ((type !== 'event' && type !== 'delivery') || data.length === 0) return undefined
+  return {type, data: JSON.parse(data.join('\n'))} as StreamMessage
+}

@@ -1,0 +1,33 @@
+import {Flags} from '@oclif/core'
+import type {Delivery, List} from '../../client/client.js'
+import {DELIVERY_STATUSES} from '../../domain/schemas.js'
+import {BaseCommand} from '../../lib/base-command.js'
+import {renderDeliveryList} from '../../lib/delivery-view.js'
+import {pageFlags, pageParams, renderPage} from '../../lib/page-view.js'
+
+export default class DeliveriesList extends BaseCommand<typeof DeliveriesList> {
+  static override summary = 'List webhook deliveries, newest first.'
+
+  static override description = `One delivery per event and endpoint, with its status: pending (waiting for its next attempt), \
+succeeded, dead (every retry failed) or canceled (its endpoint was deleted or disabled). \`deliveries get\` shows every attempt.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    {description: 'What is still waiting for a retry', command: '<%= config.bin %> <%= command.id %> --status pending'},
+    {description: 'Deliveries of one event', command: '<%= config.bin %> <%= command.id %> --event evt_4f0b6k2m9q1x8s7d3a5z'},
+  ]
+
+  static override flags = {
+    ...pageFlags('deliveries'),
+    endpoint: Flags.string({summary: 'Only deliveries to this endpoint (we_…).'}),
+    event: Flags.string({summary: 'Only deliveries of this event (evt_…).'}),
+    status: Flags.option({char: 's', summary: 'Only deliveries with this status.', options: DELIVERY_STATUSES})(),
+  }
+
+  public async run(): Promise<List<Delivery>> {
+    const {endpoint, event, status} = this.flags
+    const page = await this.client.listDeliveries({...pageParams(this.flags), endpoint_id: endpoint, event_id: event, status})
+    this.log(renderPage(page, renderDeliveryList, 'deliveries'))
+    return page
+  }
+}

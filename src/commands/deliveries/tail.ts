@@ -1,0 +1,30 @@
+import {Flags} from '@oclif/core'
+import {openAttemptFeed} from '../../lib/attempt-feed.js'
+import {BaseCommand} from '../../lib/base-command.js'
+import {attemptJson, renderAttemptLine} from '../../lib/delivery-view.js'
+import {untilSignalled} from '../../lib/shutdown.js'
+import {style} from '../../lib/style.js'
+
+export default class DeliveriesTail extends BaseCommand<typeof DeliveriesTail> {
+  static override summary = 'Print delivery attempts live, one line each.'
+
+  static override description = `Each attempt as it is made: time, event type, endpoint, the receiver's answer, duration, and for a failure what happens next. \
+With --json, one JSON object per line. Runs until Ctrl+C or until the server stops.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    {description: 'One endpoint, as JSON lines', command: '<%= config.bin %> <%= command.id %> --endpoint we_4f0b6k2m9q1x8s7d3a5z --json'},
+  ]
+
+  static override flags = {
+    endpoint: Flags.string({summary: 'Only attempts to this endpoint (we_…).'}),
+  }
+
+  public async run(): Promise<void> {
+    const stop = new AbortController()
+    void untilSignalled().then(() => stop.abort())
+    const feed = await openAttemptFeed(this.client, {signal: stop.signal, endpointId: this.flags.endpoint})
+    this.notice(style.dim('Waiting for delivery attempts. Ctrl+C to stop.'))
+    for await (const {delivery, attempt} of feed) this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))
+  }
+}

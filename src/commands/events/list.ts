@@ -1,0 +1,28 @@
+import {Flags} from '@oclif/core'
+import type {Event, List} from '../../client/client.js'
+import {EVENT_TYPES} from '../../domain/schemas.js'
+import {BaseCommand} from '../../lib/base-command.js'
+import {renderEventList} from '../../lib/event-view.js'
+import {pageFlags, pageParams, renderPage} from '../../lib/page-view.js'
+
+export default class EventsList extends BaseCommand<typeof EventsList> {
+  static override summary = 'List events, newest first.'
+
+  static override description = 'Every event the account produced, whether or not an endpoint received it. The data of each is the resource as its GET returned it then.'
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    {description: 'Only closed checks', command: '<%= config.bin %> <%= command.id %> --type check.closed'},
+  ]
+
+  static override flags = {
+    ...pageFlags('events'),
+    type: Flags.option({char: 't', summary: 'Only events of this type.', options: EVENT_TYPES})(),
+  }
+
+  public async run(): Promise<List<Event>> {
+    const page = await this.client.listEvents({...pageParams(this.flags), type: this.flags.type})
+    this.log(renderPage(page, renderEventList, 'events'))
+    return page
+  }
+}

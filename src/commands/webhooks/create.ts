@@ -1,0 +1,35 @@
+import {Args, Flags} from '@oclif/core'
+import type {WebhookEndpoint} from '../../client/client.js'
+import {BaseCommand} from '../../lib/base-command.js'
+import {renderCreatedEndpoint} from '../../lib/endpoint-view.js'
+import {eventTypesFlag, eventTypesOf} from '../../lib/event-types-flag.js'
+
+export default class WebhooksCreate extends BaseCommand<typeof WebhooksCreate> {
+  static override summary = 'Register a webhook endpoint and print its signing secret.'
+
+  static override description = `The server signs every delivery to URL with the endpoint's secret (header X-Tablepay-Signature). \
+The secret is printed now and never again: keep it where your receiver reads it.
+
+URL must be https; plain http is accepted for this machine (localhost, 127.0.0.1, [::1]) unless the server runs with --strict-urls.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> http://localhost:3000/webhooks',
+    {description: 'Only check lifecycle events', command: '<%= config.bin %> <%= command.id %> https://pos.example.com/hooks -e check.created,check.updated,check.closed'},
+    {description: 'Keep the secret in a variable', command: 'SECRET=$(<%= config.bin %> <%= command.id %> http://localhost:3000/hooks --json | jq -r .secret)'},
+  ]
+
+  // an argument, not a flag: --url is the server's address on every client command
+  static override args = {URL: Args.string({description: 'Where deliveries are POSTed.', required: true})}
+
+  static override flags = {
+    events: eventTypesFlag(),
+    description: Flags.string({char: 'd', summary: 'A note for people reading the endpoint list.'}),
+  }
+
+  public async run(): Promise<WebhookEndpoint & {secret: string}> {
+    const {events, description} = this.flags
+    const endpoint = await this.client.createWebhookEndpoint({url: this.args.URL, event_types: eventTypesOf(events), description})
+    this.log(renderCreatedEndpoint(endpoint))
+    return endpoint
+  }
+}

@@ -1,0 +1,20 @@
+import type {List, WebhookEndpoint} from '../../client/client.js'
+import {BaseCommand} from '../../lib/base-command.js'
+import {renderEndpointList} from '../../lib/endpoint-view.js'
+import {pageFlags, pageParams, renderPage} from '../../lib/page-view.js'
+
+export default class WebhooksList extends BaseCommand<typeof WebhooksList> {
+  static override summary = 'List webhook endpoints, newest first.'
+
+  static override description = 'Each endpoint with its status (a disabled one receives nothing: register a new one), its event types and its URL. Secrets are never shown again.'
+
+  static override examples = ['<%= config.bin %> <%= command.id %>', {description: 'As JSON', command: '<%= config.bin %> <%= command.id %> --json'}]
+
+  static override flags = pageFlags('endpoints')
+
+  public async run(): Promise<List<WebhookEndpoint>> {
+    const page = await this.client.listWebhookEndpoints(pageParams(this.flags))
+    this.log(renderPage(page, renderEndpointList, 'webhook endpoints'))
+    return page
+  }
+}

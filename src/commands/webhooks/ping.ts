@@ -1,0 +1,23 @@
+import {Args} from '@oclif/core'
+import type {WebhookTestResult} from '../../client/client.js'
+import {BaseCommand} from '../../lib/base-command.js'
+import {renderTestResult} from '../../lib/endpoint-view.js'
+import {withSpinner} from '../../lib/spinner.js'
+
+export default class WebhooksPing extends BaseCommand<typeof WebhooksPing> {
+  static override summary = 'Send a signed ping to an endpoint now and show how it answered.'
+
+  static override description = `The server POSTs an envelope of type "ping", signed like every delivery, whatever event types the endpoint has. \
+Exits 1 when the receiver does not accept it (no 2xx within the receiver timeout), so scripts can check a receiver end to end.`
+
+  static override examples = ['<%= config.bin %> <%= command.id %> we_4f0b6k2m9q1x8s7d3a5z']
+
+  static override args = {ID: Args.string({description: 'Endpoint id (we_…).', required: true})}
+
+  public async run(): Promise<WebhookTestResult> {
+    const result = await withSpinner('Waiting for the receiver', this.client.testWebhookEndpoint(this.args.ID), {quiet: this.jsonEnabled()})
+    this.log(renderTestResult(result))
+    if (!result.succeeded) process.exitCode = 1
+    return result
+  }
+}

@@ -1,0 +1,84 @@
+import type {Delivery} from '../client/client.js'
+import {formatDateTime, formatTime} from './format.js'
+import {style} from './style.js'
+import {type Column, renderTable} from './table.js'
+
+type Attempt = Delivery['attempts'][number]
+
+const STATUS_COLOR: Record<Delivery['status'], (text: string) => string> = {
+  pending: style.yellow,
+  succeeded: style.green,
+  dead: style.red,
+  canceled: style.dim,
+}
+
+const attemptOk = (a: Attempt) => a.error === null
+
+/** The receiver's answer in a few characters: `200`, `500`, `timeout`… */
+function answerOf(attempt: Attempt): string {
+  return attempt.status_code === null ? 'no answer' : String(attempt.status_code)
+}
+
+/** What follows a failed attempt: the next try, or the end. */
+function outlook(delivery: Delivery): string {
+  if (delivery.status === 'pending') return delivery.next_attempt_at ? `retry at ${formatDateTime(delivery.next_attempt_at)}` : 'retry pending'
+  return delivery.status
+}
+
+/**
+ * One line per attempt, for `deliveries tail` and `listen`: time, event
+ * type, endpoint, answer, duration, and what happens next when it failed.
+ */
+export function renderAttemptLine(delivery: Delivery, attempt: Attempt): string {
+  const ok = attemptOk(attempt)
+  const answer = ok ? style.green(answerOf(attempt)) : style.red(answerOf(attempt))
+  const tail = ok ? '' : `  ${style.red(attempt.error ?? '')}  ${style.dim(`→ ${outlook(delivery)}`)}`
+  return (
+    `${style.dim(formatTime(attempt.at))}  ${delivery.event_type.padEnd(17)}  ${delivery.endpoint_id}  ${answer.padEnd(3)}  ` +
+    `${String(attempt.duration_ms).padStart(4)} ms  ${style.dim(`#${attempt.attempt} ${delivery.id}`)}${tail}`
+  )
+}
+
+/** The JSON line `--json` prints per attempt: the attempt, with the delivery it belongs to. */
+export function attemptJson(delivery: Delivery, attempt: Attempt) {
+  return {
+    delivery_id: delivery.id,
+    event_id: delivery.event_id,
+    event_type: delivery.event_type,
+    endpoint_id: delivery.endpoint_id,
+    ...attempt,
+    delivery_status: delivery.status,
+    next_attempt_at: delivery.next_attempt_at,
+  }
+}
+
+const LIST_COLUMNS: Column<Delivery>[] = [
+  {header: 'ID', value: (d) => d.id},
+  {header: 'EVENT TYPE', value: (d) => d.event_type},
+  {header: 'ENDPOINT', value: (d) => d.endpoint_id},
+  {header: 'STATUS', value: (d) => d.status, color: (text, d) => STATUS_COLOR[d.status](text)},
+  {header: 'ATTEMPTS', value: (d) => String(d.attempts.length), align: 'right'},
+  {header: 'LAST ANSWER', value: (d) => (d.attempts.length > 0 ? answerOf(d.attempts.at(-1)!) : '-')},
+  {header: 'NEXT ATTEMPT', value: (d) => (d.next_attempt_at ? formatDateTime(d.next_attempt_at) : '-')},
+]
+
+export function renderDeliveryList(deliveries: readonly Delivery[]): string {
+  return renderTable(deliveries, LIST_COLUMNS)
+}
+
+const ATTEMPT_COLUMNS: Column<Attempt>[] = [
+  {header: '#', value: (a) => String(a.attempt), align: 'right'},
+  {header: 'AT', value: (a) => formatDateTime(a.at)},
+  {header: 'DUE (CLOCK)', value: (a) => formatDateTime(a.scheduled_at)},
+  {header: 'ANSWER', value: answerOf, color: (text, a) => (attemptOk(a) ? style.green(text) : style.red(text))},
+  {header: 'MS', value: (a) => String(a.duration_ms), align: 'right'},
+  {header: 'ERROR', value: (a) => a.error ?? ''},
+]
+
+/** A delivery with every attempt, as `deliveries retry` shows it. */
+export function renderDeliveryDetail(delivery: Delivery): string {
+  const head = `${style.bold(delivery.id)}  ${STATUS_COLOR[delivery.status](delivery.status)}  ${delivery.event_type} ${style.dim(delivery.event_id)} → ${delivery.endpoint_id}`
+  const next = delivery.next_attempt_at ? `Next attempt at ${formatDateTime(delivery.next_attempt_at)} (scheduler clock)` : ''
+  const attempts = delivery.attempts.length > 0 ? renderTable(delivery.attempts, ATTEMPT_COLUMNS) : style.dim('No attempts yet.')
+  return [head, next, attempts].filter(Boolean).join('\n')
+}

@@ -1,0 +1,37 @@
+const UNIT_SECONDS: Record<string, number> = {ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400}
+
+/**
+ * A duration as people write it, in seconds: `90` (seconds), `500ms`, `45s`,
+ * `5m`, `2h`, `1d`, or a combination such as `1h30m`.
+ *
+ * @example
+ * parseDuration('1h30m') // 5400
+ */
+export function parseDuration(text: string): number {
+  const input = text.trim()
+  if (/^\d+(\.\d+)?$/.test(input)) return Number(input)
+  const parts = [...input.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)]
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== input) {
+    throw new Error(`"${text}" is not a duration: write it like 90, 500ms, 45s, 5m, 2h, 1d or 1h30m`)
+  }
+  return parts.reduce((sum, [, value, unit]) => sum + Number(value) * UNIT_SECONDS[unit!]!, 0)
+}
+
+/** A comma-separated list of durations, such as a retry schedule `1s,5s,30s`. */
+export function parseDurationList(text: string): number[] {
+  return text.split(',').map((part) => parseDuration(part))
+}
+
+/** Seconds as the shortest exact text `parseDuration` reads back: `1h30m`, `45s`, `500ms`. */
+export function formatDuration(seconds: number): string {
+  if (seconds === 0) return '0s'
+  let rest = Math.round(seconds * 1000)
+  const parts: string[] = []
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]] as const) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${unit}`)
+      rest %= size
+    }
+  }
+  return parts.join('')
+}

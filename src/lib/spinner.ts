@@ -1,0 +1,25 @@
+import ora from 'ora'
+import {colorsEnabled} from './style.js'
+
+/** A wait shorter than this shows nothing: a spinner that flashes is noise. */
+const SHOW_AFTER_MS = 1000
+
+/**
+ * Runs `work`, showing a spinner on stderr if it takes more than a second,
+ * and only for a person at a terminal (never in pipes, CI logs, with
+ * `NO_COLOR` or with `--json`).
+ *
+ * @example
+ * const clock = await withSpinner('Running what falls due', client.advanceClock(7200), {quiet: this.jsonEnabled()})
+ */
+export async function withSpinner<T>(text: string, work: Promise<T>, {quiet = false}: {quiet?: boolean} = {}): Promise<T> {
+  if (quiet || !colorsEnabled(process.stderr)) return work
+  let spinner: ReturnType<typeof ora> | undefined
+  const timer = setTimeout(() => (spinner = ora({text, stream: process.stderr}).start()), SHOW_AFTER_MS)
+  try {
+    return await work
+  } finally {
+    clearTimeout(timer)
+    spinner?.stop()
+  }
+}

@@ -1,0 +1,82 @@
+import type {Seed} from '../domain/schemas.js'
+import {defaultSeed, parseSeed, readSeedFile, seedChanges} from '../store/seed.js'
+import type {Store} from '../store/store.js'
+import {SchedulerClock} from '../webhooks/clock.js'
+import {Dispatcher} from '../webhooks/dispatcher.js'
+import {createApp} from './app.js'
+import {CLOCK_SETTING} from './routes/clock.js'
+
+/** What shapes the service whatever carries it: a port (`serve`, `startSimulator`) or msw. */
+export interface ServiceOptions {
+  /** Accounts, locations and keys to add; checked like a seed file. */
+  seed?: Seed
+  /** A seed file (`--seed`); ignored when `seed` is given. */
+  seedFile?: string
+  /** Seconds to wait after each failed attempt (default SPEC's 1m, 5m, 30m, 2h, 8h, 24h). */
+  retrySchedule?: number[]
+  /** Scheduler clock speed: 60 makes a minute pass in a second. */
+  timeScale?: number
+  /** Dead deliveries in a row that disable an endpoint (default 10). */
+  disableAfter?: number
+  /** How long a receiver has to answer, in ms (default 10 s). */
+  receiverTimeoutMs?: number
+  /** Refuse plain-http endpoint URLs even for loopback hosts. */
+  strictUrls?: boolean
+}
+
+export interface SeededAccount {
+  id: string
+  name: string
+  locations: {id: string; name: string}[]
+  api_keys: {key: string; scopes: ('read' | 'write')[]}[]
+}
+
+/**
+ * Adds the seed to `store`: the one given, else the default one when the
+ * store is empty. Resolves true when it added anything.
+ */
+export async function seedStore(store: Store, {seed, seedFile}: Pick<ServiceOptions, 'seed' | 'seedFile'>): Promise<boolean> {
+  let parsed = seed === undefined ? undefined : parseSeed(seed, 'the seed option')
+  if (!parsed && seedFile) parsed = await readSeedFile(seedFile)
+  if (!parsed && store.tables.accounts.size === 0) parsed = defaultSeed()
+  const changes = parsed ? seedChanges(store, parsed, new Date().toISOString()) : []
+  await store.commit(changes)
+  return changes.length > 0
+}
+
+/**
+ * The API over `store`, answering as `baseUrl`: the scheduler clock (as far
+ * advanced as the store remembers), the delivery dispatcher and the h3 app.
+ * `close` ends its event streams and waits for attempts in flight.
+ *
+ * @example
+ * const {app, dispatcher} = createService(store, 'http://127.0.0.1:4747', {})
+ * const handle = toWebHandler(app) // Request -> Response, no port
+ */
+export function createService(store: Store, baseUrl: string, options: ServiceOptions) {
+  const clock = new SchedulerClock(options.timeScale ?? 1, store.tables.settings.get(CLOCK_SETTING)?.value ?? 0)
+  const dispatcher = new Dispatcher(store, clock, {
+    schedule: options.retrySchedule,
+    disableAfter: options.disableAfter,
+    timeoutMs: options.receiverTimeoutMs,
+  })
+  const shutdown = new AbortController()
+  const app = createApp(store, {baseUrl, clock, dispatcher, strictUrls: options.strictUrls, shutdown: shutdown.signal})
+  // ends the event streams first: an open one would keep the HTTP server from closing
+  const close = async () => {
+    shutdown.abort()
+    await dispatcher.close()
+  }
+  return {app, dispatcher, close}
+}
+
+/** Every account with its locations and keys, oldest first. */
+export function describeAccounts(store: Store): SeededAccount[] {
+  const {accounts, locations, api_keys} = store.tables
+  return [...accounts.all()].map((account) => ({
+    id: account.id,
+    name: account.name,
+    locations: locations.idsOf(account.id).map((id) => ({id, name: locations.get(id)!.name})),
+    api_keys: api_keys.idsOf(account.id).map((key) => ({key, scopes: api_keys.get(key)!.scopes})),
+  }))
+}

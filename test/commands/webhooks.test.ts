@@ -1,0 +1,131 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {verifySignature} from '../../src/webhooks/signature.js'
+import {type CliServer, cliFor, spawnRunning, startCliServer} from '../helpers/cli.js'
+import {startReceiver} from '../helpers/receiver.js'
+
+let server: CliServer
+let receiver: Awaited<ReturnType<typeof startReceiver>>
+let failing: Awaited<ReturnType<typeof startReceiver>>
+beforeAll(async () => {
+  ;[server, receiver, failing] = await Promise.all([startCliServer(), startReceiver(), startReceiver(() => 500)])
+})
+afterAll(() => Promise.all([server.stop(), receiver.close(), failing.close()]))
+
+const cli = (args: string[]) => cliFor(server).cli(args)
+const json = (args: string[]) => cliFor(server).json(args)
+const push = (id: string) => json(['checks', 'push', id, '-f', 'fixtures/checks/open.json'])
+
+describe('webhooks create|list|delete|ping', () => {
+  it('create prints the signing secret once; list shows the endpoint without it', async () => {
+    const {code, stdout} = await cli(['webhooks', 'create', receiver.url, '-e', 'check.created,check.closed'])
+    expect(code).toBe(0)
+    const secret = stdout.match(/Signing secret: (whsec_\S+)/)?.[1]
+    expect(secret).toBeDefined()
+    expect(stdout).toContain('only time the secret is shown')
+    const page = await json(['webhooks', 'list'])
+    const listed = page.data.find((e: {url: string}) => e.url === receiver.url)
+    expect(listed).toMatchObject({status: 'enabled', event_types: ['check.created', 'check.closed']})
+    expect(listed.secret).toBeUndefined()
+    expect((await cli(['webhooks', 'list'])).stdout).toMatch(new RegExp(`${listed.id}\\s+enabled\\s+check.created,check.closed\\s+${receiver.url}`))
+  })
+
+  it('create without --events subscribes to every event type', async () => {
+    const endpoint = await json(['webhooks', 'create', receiver.url])
+    expect(endpoint.event_types).toHaveLength(8)
+    expect(endpoint.secret).toMatch(/^whsec_/)
+  })
+
+  it('create refuses an unknown event type before calling the server', async () => {
+    const {code, stderr} = await cli(['webhooks', 'create', receiver.url, '-e', 'check.created,check.eaten'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('unknown event type check.eaten')
+  })
+
+  it('create reports the server\'s refusal of a non-loopback http URL', async () => {
+    const {code, stderr} = await cli(['webhooks', 'create', 'http://example.com/hooks'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('must be an https URL')
+    expect(stderr).toContain('Code: validation_failed')
+  })
+
+  it('ping sends a signed ping the receiver verifies, and exits 0', async () => {
+    const endpoint = await json(['webhooks', 'create', receiver.url, '-e', 'claim.created'])
+    const before = receiver.received.length
+    const {code, stdout} = await cli(['webhooks', 'ping', endpoint.id])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(new RegExp(`ok ${endpoint.id} answered 200 in \\d+ ms`))
+    const request = receiver.received[before]!
+    expect(JSON.parse(request.body).type).toBe('ping')
+    expect(verifySignature(request.body, request.headers['x-tablepay-signature'] as string, endpoint.secret)).toMatchObject({valid: true})
+  })
+
+  it('ping exits 1 and says what the receiver answered when it does not accept it', async () => {
+    const endpoint = await json(['webhooks', 'create', failing.url])
+    const {code, stdout} = await cli(['webhooks', 'ping', endpoint.id])
+    expect(code).toBe(1)
+    expect(stdout).toContain(`failed ${endpoint.id} answered 500`)
+    const result = JSON.parse((await cli(['webhooks', 'ping', endpoint.id, '--json'])).stdout)
+    expect(result).toMatchObject({succeeded: false, status_code: 500, endpoint_id: endpoint.id})
+    await json(['webhooks', 'delete', endpoint.id])
+  })
+
+  it('delete removes the endpoint; deleting it again is not_found', async () => {
+    const endpoint = await json(['webhooks', 'create', receiver.url])
+    expect(await json(['webhooks', 'delete', endpoint.id])).toEqual({id: endpoint.id, object: 'webhook_endpoint', deleted: true})
+    const page = await json(['webhooks', 'list', '--limit', '100'])
+    expect(page.data.map((e: {id: string}) => e.id)).not.toContain(endpoint.id)
+    const again = await cli(['webhooks', 'delete', endpoint.id])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain('Code: not_found')
+  })
+})
+
+describe('events list|get', () => {
+  it('list shows the events of a push; get shows the envelope with the check as data', async () => {
+    const check = await push('ev-1')
+    const page = await json(['events', 'list', '--type', 'check.created'])
+    const event = page.data.find((e: {data: {id: string}}) => e.data.id === check.id)
+    expect(event).toMatchObject({type: 'check.created', object: 'event'})
+    expect((await cli(['events', 'list'])).stdout).toMatch(new RegExp(`${event.id}\\s+check.created\\s+.+${check.id}`))
+    expect(await json(['events', 'get', event.id])).toEqual(event)
+    const {stdout} = await cli(['events', 'get', event.id])
+    expect(stdout).toContain(`check.created  ${event.id}`)
+    expect(stdout).toContain(`"id": "${check.id}"`)
+  })
+})
+
+describe('deliveries list|get|retry|tail', () => {
+  it('tail prints one line per attempt, and one JSON object per line with --json', async () => {
+    const endpoint = await json(['webhooks', 'create', receiver.url, '-e', 'check.updated'])
+    const text = spawnRunning(['deliveries', 'tail', '--endpoint', endpoint.id], server.env)
+    const lines = spawnRunning(['deliveries', 'tail', '--endpoint', endpoint.id, '--json'], server.env)
+    await Promise.all([text.waitForStderr('Waiting for delivery attempts'), lines.waitForStderr('Waiting for delivery attempts')])
+    await push('tail-1')
+    await json(['checks', 'push', 'tail-1', '-f', 'fixtures/checks/updated.json'])
+    const out = await lines.waitForOutput('\n')
+    const attempt = JSON.parse(out.split('\n')[0]!)
+    expect(attempt).toMatchObject({endpoint_id: endpoint.id, event_type: 'check.updated', attempt: 1, status_code: 200, error: null, delivery_status: 'succeeded'})
+    expect(await text.waitForOutput('\n')).toMatch(new RegExp(`\\d\\d:\\d\\d:\\d\\d  check.updated\\s+${endpoint.id}  200\\s+\\d+ ms  #1 dlv_`))
+    expect(await Promise.all([text.stop(), lines.stop()])).toEqual([0, 0])
+  })
+
+  it('list filters by endpoint and status, get shows every attempt, retry makes one more', async () => {
+    const endpoint = await json(['webhooks', 'create', failing.url, '-e', 'check.created'])
+    const arrived = failing.received.length
+    await push('dl-1')
+    await failing.waitFor(arrived + 1)
+    const pending = await json(['deliveries', 'list', '--endpoint', endpoint.id, '--status', 'pending'])
+    expect(pending.data).toHaveLength(1)
+    const [delivery] = pending.data
+    expect(delivery.attempts).toHaveLength(1)
+    expect((await cli(['deliveries', 'list', '--endpoint', endpoint.id])).stdout).toMatch(new RegExp(`${delivery.id}\\s+check.created\\s+${endpoint.id}\\s+pending\\s+1\\s+500`))
+    const {stdout} = await cli(['deliveries', 'get', delivery.id])
+    expect(stdout).toMatch(/1\s+\S+ \S+\s+\S+ \S+\s+500\s+\d+\s+receiver answered 500/)
+    expect(stdout).toContain('Next attempt at')
+    expect(await json(['deliveries', 'retry', delivery.id])).toMatchObject({id: delivery.id, status: 'pending'})
+    await failing.waitFor(arrived + 2)
+    const attempts = failing.received.filter((r) => r.headers['x-tablepay-event-id'] === delivery.event_id)
+    expect(attempts.map((r) => r.headers['x-tablepay-delivery-attempt'])).toEqual(['1', '2'])
+    expect((await json(['deliveries', 'list', '--endpoint', endpoint.id, '--status', 'succeeded'])).data).toHaveLength(0)
+  })
+})

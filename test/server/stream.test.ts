@@ -1,0 +1,66 @@
+import {afterEach, describe, expect, it} from 'vitest'
+import {TablepayClient} from '../../src/client/client.js'
+import type {StreamMessage} from '../../src/client/stream.js'
+import {checkWith} from '../helpers/checks.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {OTHER_KEY, startTestServer, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+async function setup() {
+  const sim: TestServer = await startTestServer({memory: true})
+  const receiver = await startReceiver()
+  cleanup.push(() => receiver.close(), () => sim.close())
+  return {sim, receiver, client: new TablepayClient({url: sim.url, apiKey: WRITE_KEY})}
+}
+
+/** Reads messages until `until` says stop; the stream stays open. */
+async function collect(messages: AsyncGenerator<StreamMessage>, until: (seen: StreamMessage[]) => boolean) {
+  const seen: StreamMessage[] = []
+  while (!until(seen)) {
+    const next = await messages.next()
+    if (next.done) break
+    seen.push(next.value)
+  }
+  return seen
+}
+
+describe('GET /v1/sim/stream', () => {
+  it('sends the caller\'s new events and each delivery change, and nothing of another account', async () => {
+    const {sim, receiver, client} = await setup()
+    const stop = new AbortController()
+    cleanup.push(async () => stop.abort())
+    const messages = await client.openStream({signal: stop.signal})
+    await client.createWebhookEndpoint({url: receiver.url, event_types: ['check.created']})
+    const other = await sim.api('PUT', '/v1/checks/external/o1', {key: OTHER_KEY, body: {...checkWith([['a', 1, 100]]), location_id: 'loc_other_a'}})
+    expect(other.status).toBe(201)
+    const mine = await sim.api('PUT', '/v1/checks/external/m1', {body: checkWith([['a', 1, 100]])})
+
+    const seen = await collect(messages, (s) => s.some((m) => m.type === 'delivery' && m.data.status === 'succeeded'))
+    expect(seen.map((m) => [m.type, m.type === 'event' ? m.data.type : m.data.status])).toEqual([
+      ['event', 'check.created'],
+      ['delivery', 'pending'],
+      ['delivery', 'succeeded'],
+    ])
+    expect(seen[0]!.data).toMatchObject({type: 'check.created', data: {id: mine.body.id}})
+    expect(seen[2]!.data).toMatchObject({event_id: seen[0]!.data.id, attempts: [{attempt: 1, status_code: 200}]})
+  })
+
+  it('needs a key like every API route', async () => {
+    const {sim} = await setup()
+    const answer = await sim.api('GET', '/v1/sim/stream', {key: null})
+    expect(answer.status).toBe(401)
+    expect(answer.body.error.code).toBe('unauthenticated')
+  })
+
+  it('does not keep the server from stopping: close() resolves and the client\'s stream ends', async () => {
+    const {sim, client} = await setup()
+    const messages = await client.openStream()
+    const ended = messages.next()
+    await sim.server.close()
+    expect(await ended).toEqual({done: true, value: undefined})
+  })
+})
