@@ -1,7 +1,19 @@
-import type {Check, CheckPush, Event, Location} from '../domain/schemas.js'
+import type {Check, CheckPush, Clock, Deleted, Delivery, Event, Location, WebhookEndpoint, WebhookEndpointInput, WebhookTestResult} from '../domain/schemas.js'
+import type {Claim, ClaimInput, Feedback, FeedbackInput, Payment, PaymentInput, RefundInput} from '../domain/schemas.js'
+import type {ScratchAccount} from '../domain/schemas.js'
 import {TablepayApiError, TablepayConnectionError, type TablepayErrorBody} from './errors.js'
+import {readServerSentEvents, type StreamMessage} from './stream.js'
 
-export type {Check, CheckPush, Event, Location}
+export type {StreamMessage}
+
+export type {Check, CheckPush, Clock, Deleted, Delivery, Event, Location, WebhookEndpoint, WebhookEndpointInput, WebhookTestResult}
+
+export type {Claim, ClaimInput, Feedback, FeedbackInput, Payment, PaymentInput, RefundInput}
+
+/** Options of the guest-side POSTs: an `Idempotency-Key`, so a retried call acts once. */
+export interface GuestOptions {
+  idempotencyKey?: string
+}
 
 /** How a push changed the stored check (header `X-Tablepay-Push-Result`). */
 export type PushResult = 'created' | 'updated' | 'unchanged' | 'stale'
@@ -31,6 +43,8 @@ export interface ClientOptions {
   /** Base URL, e.g. `http://127.0.0.1:4747`; the client appends `/v1`. */
   url: string
   apiKey: string
+  /** The fetch to send with (default: the global one, looked up on each call): a test can pass a handler directly. */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>
 }
 
 type Query = Record<string, string | number | undefined>
@@ -47,11 +61,14 @@ type Query = Record<string, string | number | undefined>
 export class TablepayClient {
   readonly url: string
   readonly #apiKey: string
+  readonly #fetch: NonNullable<ClientOptions['fetch']>
 
-  constructor({url, apiKey}: ClientOptions) {
+  constructor({url, apiKey, fetch: send}: ClientOptions) {
     // serve prints its URL with /v1; accept it as copied
     this.url = url.replace(/\/+$/, '').replace(/\/v1$/, '')
     this.#apiKey = apiKey
+    // looked up per call, so a fetch patched later (msw) is the one used
+    this.#fetch = send ?? ((input, init) => fetch(input, init))
   }
 
   async listLocations(): Promise<List<Location>> {
@@ -84,13 +101,138 @@ export class TablepayClient {
     return (await this.request<Event>('GET', `/events/${encodeURIComponent(id)}`)).data
   }
 
-  private async request<T>(method: string, path: string, {query, body}: {query?: Query; body?: unknown} = {}) {
+  /** A simulated guest claims units of a check's items (all or nothing). */
+  async claim(checkId: string, input: ClaimInput, options: GuestOptions = {}): Promise<Claim> {
+    return (await this.request<Claim>('POST', `/sim/checks/${encodeURIComponent(checkId)}/claims`, {body: input, ...options})).data
+  }
+
+  /** A simulated guest pays `amount_cents` (at most what is due) plus an optional tip. */
+  async pay(checkId: string, input: PaymentInput, options: GuestOptions = {}): Promise<Payment> {
+    return (await this.request<Payment>('POST', `/sim/checks/${encodeURIComponent(checkId)}/payments`, {body: input, ...options})).data
+  }
+
+  /** Refunds `amount_cents` of a payment, or everything left without it. */
+  async refund(paymentId: string, input: RefundInput = {}, options: GuestOptions = {}): Promise<Payment> {
+    return (await this.request<Payment>('POST', `/sim/payments/${encodeURIComponent(paymentId)}/refund`, {body: input, ...options})).data
+  }
+
+  /** A simulated guest rates the visit (1-5) with an optional comment. */
+  async feedback(checkId: string, input: FeedbackInput, options: GuestOptions = {}): Promise<Feedback> {
+    return (await this.request<Feedback>('POST', `/sim/checks/${encodeURIComponent(checkId)}/feedback`, {body: input, ...options})).data
+  }
+
+  async getClaim(id: string): Promise<Claim> {
+    return (await this.request<Claim>('GET', `/claims/${encodeURIComponent(id)}`)).data
+  }
+
+  async getPayment(id: string): Promise<Payment> {
+    return (await this.request<Payment>('GET', `/payments/${encodeURIComponent(id)}`)).data
+  }
+
+  async getFeedback(id: string): Promise<Feedback> {
+    return (await this.request<Feedback>('GET', `/feedback/${encodeURIComponent(id)}`)).data
+  }
+
+  async listClaims(checkId: string, params: ListParams = {}): Promise<List<Claim>> {
+    return (await this.request<List<Claim>>('GET', `/checks/${encodeURIComponent(checkId)}/claims`, {query: {...params}})).data
+  }
+
+  async listPayments(checkId: string, params: ListParams = {}): Promise<List<Payment>> {
+    return (await this.request<List<Payment>>('GET', `/checks/${encodeURIComponent(checkId)}/payments`, {query: {...params}})).data
+  }
+
+  async listFeedback(checkId: string, params: ListParams = {}): Promise<List<Feedback>> {
+    return (await this.request<List<Feedback>>('GET', `/checks/${encodeURIComponent(checkId)}/feedback`, {query: {...params}})).data
+  }
+
+  /** Registers an endpoint; the answer is the only one that carries its `secret`. */
+  async createWebhookEndpoint(input: WebhookEndpointInput): Promise<WebhookEndpoint & {secret: string}> {
+    return (await this.request<WebhookEndpoint & {secret: string}>('POST', '/webhook-endpoints', {body: input})).data
+  }
+
+  async listWebhookEndpoints(params: ListParams = {}): Promise<List<WebhookEndpoint>> {
+    return (await this.request<List<WebhookEndpoint>>('GET', '/webhook-endpoints', {query: {...params}})).data
+  }
+
+  async getWebhookEndpoint(id: string): Promise<WebhookEndpoint> {
+    return (await this.request<WebhookEndpoint>('GET', `/webhook-endpoints/${encodeURIComponent(id)}`)).data
+  }
+
+  async deleteWebhookEndpoint(id: string): Promise<Deleted> {
+    return (await this.request<Deleted>('DELETE', `/webhook-endpoints/${encodeURIComponent(id)}`)).data
+  }
+
+  /** Sends a signed `ping` to the endpoint now and reports how the receiver answered. */
+  async testWebhookEndpoint(id: string): Promise<WebhookTestResult> {
+    return (await this.request<WebhookTestResult>('POST', `/webhook-endpoints/${encodeURIComponent(id)}/test`)).data
+  }
+
+  async listDeliveries(params: ListParams & {endpoint_id?: string; event_id?: string; status?: Delivery['status']} = {}): Promise<List<Delivery>> {
+    return (await this.request<List<Delivery>>('GET', '/deliveries', {query: {...params}})).data
+  }
+
+  async getDelivery(id: string): Promise<Delivery> {
+    return (await this.request<Delivery>('GET', `/deliveries/${encodeURIComponent(id)}`)).data
+  }
+
+  /** Queues one more attempt now, whatever the delivery's state. */
+  async retryDelivery(id: string): Promise<Delivery> {
+    return (await this.request<Delivery>('POST', `/deliveries/${encodeURIComponent(id)}/retry`)).data
+  }
+
+  async getClock(): Promise<Clock> {
+    return (await this.request<Clock>('GET', '/sim/clock')).data
+  }
+
+  /** Moves the scheduler clock forward and resolves once every attempt that fell due has run. */
+  async advanceClock(seconds: number): Promise<Clock & {attempts: number}> {
+    return (await this.request<Clock & {attempts: number}>('POST', '/sim/clock/advance', {body: {seconds}})).data
+  }
+
+  /** Deletes the account's checks and what hangs off them (`POST /sim/reset`); keys, locations and endpoints stay. */
+  async reset(): Promise<{object: 'reset'; deleted: Record<string, number>}> {
+    return (await this.request<{object: 'reset'; deleted: Record<string, number>}>('POST', '/sim/reset')).data
+  }
+
+  /**
+   * Opens the account's live feed of new events and delivery changes
+   * (`GET /sim/stream`). Resolves once the server has accepted it, so what
+   * happens from then on is seen; the messages end when `signal` aborts or
+   * the server stops.
+   *
+   * @example
+   * const messages = await client.openStream({signal})
+   * for await (const message of messages) if (message.type === 'delivery') console.log(message.data.status)
+   */
+  async openStream({signal}: {signal?: AbortSignal} = {}): Promise<AsyncGenerator<StreamMessage>> {
+    let response: Response
+    try {
+      response = await this.#fetch(`${this.url}/v1/sim/stream`, {headers: {authorization: `Bearer ${this.#apiKey}`, accept: 'text/event-stream'}, signal})
+    } catch (error) {
+      throw new TablepayConnectionError(this.url, error)
+    }
+    if (!response.ok) throw await apiError(response)
+    return readServerSentEvents(response.body!, signal)
+  }
+
+  /** A new empty account with copies of this account's locations, and its key (`POST /sim/accounts`, a simulator control). */
+  async createScratchAccount(): Promise<ScratchAccount> {
+    return (await this.request<ScratchAccount>('POST', '/sim/accounts')).data
+  }
+
+  /** Deletes a scratch account this account made, with everything in it. */
+  async deleteScratchAccount(id: string): Promise<Deleted> {
+    return (await this.request<Deleted>('DELETE', `/sim/accounts/${encodeURIComponent(id)}`)).data
+  }
+
+  private async request<T>(method: string, path: string, {query, body, idempotencyKey}: {query?: Query; body?: unknown; idempotencyKey?: string} = {}) {
     const url = `${this.url}/v1${path}${queryString(query)}`
     const headers: Record<string, string> = {authorization: `Bearer ${this.#apiKey}`, accept: 'application/json'}
     if (body !== undefined) headers['content-type'] = 'application/json'
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey
     let response: Response
     try {
-      response = await fetch(url, {method, headers, body: body === undefined ? undefined : JSON.stringify(body)})
+      response = await this.#fetch(url, {method, headers, body: body === undefined ? undefined : JSON.stringify(body)})
     } catch (error) {
       throw new TablepayConnectionError(this.url, error)
     }

@@ -3,6 +3,7 @@ import {newId} from './ids.js'
 import {roundQuantity} from './money.js'
 import {renderCheck} from './check.js'
 import {newEvent} from './events.js'
+import {paidConflicts} from './payments.js'
 import type {CheckRecord, ClaimRecord, EventRecord} from './records.js'
 import type {CheckPush, ClaimInput} from './schemas.js'
 
@@ -32,15 +33,23 @@ export function claimConflicts(check: CheckRecord, push: CheckPush): ErrorDetail
   return conflicts
 }
 
-/** Throws the 409 of SPEC 4.4 when the push breaks the claims rule. */
+/**
+ * Throws the 409 of SPEC 4.4 when the push takes away what guests claimed
+ * (see `claimConflicts`) or paid (see `paidConflicts`).
+ */
 export function assertNoClaimConflict(check: CheckRecord, push: CheckPush): void {
   const conflicts = claimConflicts(check, push)
-  if (conflicts.length === 0) return
+  const paid = paidConflicts(check, push)
+  if (conflicts.length === 0 && paid.length === 0) return
   const ids = conflicts.map((c) => c.external_id).join(', ')
+  const what = [
+    ...(conflicts.length > 0 ? [`items guests have already claimed (${ids})`] : []),
+    ...(paid.length > 0 ? [`the ${check.amount_paid_cents} guests have already paid`] : []),
+  ].join(' and ')
   throw new ApiError(
     'conflict_with_paid_items',
-    `The push would take away items guests have already claimed (${ids}); nothing was changed. Keep these items, their price and claimed quantity, or release the claims first.`,
-    conflicts,
+    `The push would take away ${what}; nothing was changed. Keep claimed items, their price and claimed quantity, and a total of at least what was paid, or refund first.`,
+    [...conflicts, ...paid],
   )
 }
 

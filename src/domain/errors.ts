@@ -9,6 +9,7 @@ export interface ErrorDetail {
 export const ERROR_STATUS = {
   invalid_json: 400,
   unauthenticated: 401,
+  payment_declined: 402,
   insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,
@@ -19,6 +20,8 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_failed: 422,
+  amount_exceeds_balance: 422,
+  idempotency_key_reused: 422,
   internal_error: 500,
 } as const
 

@@ -17,3 +17,24 @@ export function paymentStatus(check: Payable): Check['payment_status'] {
 export function roundQuantity(q: number): number {
   return Math.round(q * 1000) / 1000
 }
+
+/**
+ * Whether a change made the check fully paid: `check.fully_paid` fires on
+ * this transition only, whatever caused it (a payment, or a push lowering
+ * the total to what was paid), and again after a refund reopened it.
+ *
+ * @example
+ * becameFullyPaid({totals, amount_paid_cents: 500}, {totals, amount_paid_cents: 1000}) // true when totals.total_cents is 1000
+ */
+export function becameFullyPaid(before: Payable, after: Payable): boolean {
+  return paymentStatus(before) !== 'paid' && paymentStatus(after) === 'paid'
+}
+
+/**
+ * The part of a payment's refunds that came off the check. Refunds are taken
+ * from the bill first and from the tip last, so a full refund returns both
+ * and a partial one lowers what the check counts as paid.
+ */
+export function refundedFromBill(payment: {amount_cents: number; amount_refunded_cents: number}): number {
+  return Math.min(payment.amount_refunded_cents, payment.amount_cents)
+}

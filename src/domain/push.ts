@@ -4,10 +4,12 @@ import {renderCheck} from './check.js'
 import {ApiError, invalidField} from './errors.js'
 import {checkEventTypes, newEvent} from './events.js'
 import {newId, randomToken} from './ids.js'
+import {becameFullyPaid} from './money.js'
 import type {CheckRecord, EventRecord, LocationRecord} from './records.js'
 import type {CheckPush} from './schemas.js'
 
-export type PushResult = 'created' | 'updated' | 'unchanged' | 'stale'
+export const PUSH_RESULTS = ['created', 'updated', 'unchanged', 'stale'] as const
+export type PushResult = (typeof PUSH_RESULTS)[number]
 
 export interface PushInput {
   accountId: string
@@ -71,6 +73,8 @@ export function applyPush(input: PushInput): PushOutcome {
   if (outcome.result !== 'created' && outcome.result !== 'updated') return {...outcome, events: []}
   const data = renderCheck(outcome.check, input.baseUrl)
   const types = checkEventTypes(input.existing?.status, outcome.check.status)
+  // lowering the total to what guests paid makes the check paid, as a payment would
+  if (input.existing && becameFullyPaid(input.existing, outcome.check)) types.push('check.fully_paid')
   return {...outcome, events: types.map((type) => newEvent(input.accountId, type, data, input.now))}
 }
 

@@ -1,4 +1,4 @@
-import type {Check, Claim, Delivery, Event, Location, Scope, WebhookEndpoint} from './schemas.js'
+import type {Check, Claim, Delivery, Event, Feedback, Location, Payment, Scope, WebhookEndpoint} from './schemas.js'
 
 /**
  * What the store keeps. A record is the public resource plus the fields the
@@ -11,6 +11,8 @@ export interface AccountRecord {
   account_id: string
   name: string
   created_at: string
+  /** Set on a scratch account (`POST /sim/accounts`): the account that made it, and alone may delete it. */
+  scratch_of?: string
 }
 
 export interface ApiKeyRecord {
@@ -28,6 +30,23 @@ export type CheckRecord = Omit<Check, 'guest_url' | 'amount_due_cents' | 'paymen
 }
 
 export type ClaimRecord = Claim & {account_id: string}
+
+export type PaymentRecord = Payment & {account_id: string}
+
+export type FeedbackRecord = Feedback & {account_id: string}
+
+/** A guest POST answered under an `Idempotency-Key`: a replay gets this answer again. */
+export interface IdempotencyRecord {
+  /** The account and the key: keys are scoped per account. */
+  id: string
+  account_id: string
+  key: string
+  /** sha256 of method, path and body: the same key with another request is refused. */
+  request_hash: string
+  status: number
+  body: unknown
+  created_at: string
+}
 
 export type EventRecord = Event & {account_id: string}
 
@@ -54,6 +73,9 @@ export interface Collections {
   locations: LocationRecord
   checks: CheckRecord
   claims: ClaimRecord
+  payments: PaymentRecord
+  feedback: FeedbackRecord
+  idempotency_keys: IdempotencyRecord
   events: EventRecord
   webhook_endpoints: WebhookEndpointRecord
   deliveries: DeliveryRecord

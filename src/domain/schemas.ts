@@ -77,6 +77,28 @@ export const ClaimInput = z.strictObject({
 })
 export type ClaimInput = z.infer<typeof ClaimInput>
 
+/** The body of `POST /sim/checks/{id}/payments`. `simulate: "decline"` makes the card decline (402, nothing changes). */
+export const PaymentInput = z.strictObject({
+  amount_cents: z.int().min(1),
+  tip_cents: Cents.optional(),
+  claim_id: z.string().min(1).max(64).optional(),
+  simulate: z.literal('decline').optional(),
+})
+export type PaymentInput = z.infer<typeof PaymentInput>
+
+/** The body of `POST /sim/payments/{id}/refund`; without `amount_cents`, everything left is refunded. */
+export const RefundInput = z.strictObject({
+  amount_cents: z.int().min(1).optional(),
+})
+export type RefundInput = z.infer<typeof RefundInput>
+
+/** The body of `POST /sim/checks/{id}/feedback`. */
+export const FeedbackInput = z.strictObject({
+  rating: z.int().min(1).max(5),
+  comment: z.string().max(2000).optional(),
+})
+export type FeedbackInput = z.infer<typeof FeedbackInput>
+
 const Timestamp = z.iso.datetime()
 
 export const Location = z.object({
@@ -128,6 +150,33 @@ export const Claim = z.object({
   created_at: Timestamp,
 })
 export type Claim = z.infer<typeof Claim>
+
+export const PAYMENT_STATES = ['succeeded', 'partially_refunded', 'refunded'] as const
+
+export const Payment = z.object({
+  id: z.string(),
+  object: z.literal('payment'),
+  check_id: z.string(),
+  claim_id: z.string().nullable(),
+  amount_cents: Cents,
+  tip_cents: Cents,
+  amount_refunded_cents: Cents,
+  status: z.enum(PAYMENT_STATES),
+  refunds: z.array(z.object({amount_cents: Cents, created_at: Timestamp})),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
+export type Payment = z.infer<typeof Payment>
+
+export const Feedback = z.object({
+  id: z.string(),
+  object: z.literal('feedback'),
+  check_id: z.string(),
+  rating: z.int(),
+  comment: z.string().nullable(),
+  created_at: Timestamp,
+})
+export type Feedback = z.infer<typeof Feedback>
 
 export const EVENT_TYPES = [
   'check.created',
@@ -232,3 +281,42 @@ export const Delivery = z.object({
 export type Delivery = z.infer<typeof Delivery>
 
 export const ClockAdvance = z.strictObject({seconds: z.number().positive().max(10 * 365 * 24 * 3600)})
+
+/** The answer of `POST /webhook-endpoints/{id}/test`: how the signed ping went. */
+export const WebhookTestResult = z.object({
+  object: z.literal('webhook_test'),
+  endpoint_id: z.string(),
+  event_id: z.string(),
+  succeeded: z.boolean(),
+  status_code: z.int().nullable(),
+  duration_ms: z.int(),
+  error: z.string().nullable(),
+  response_body: z.string().nullable(),
+})
+export type WebhookTestResult = z.infer<typeof WebhookTestResult>
+
+/** The scheduler clock (`GET /sim/clock`); `attempts` only in the answer of an advance. */
+export const Clock = z.object({
+  object: z.literal('clock'),
+  now: Timestamp,
+  offset_seconds: z.number(),
+  time_scale: z.number(),
+  attempts: z.int().optional(),
+})
+export type Clock = z.infer<typeof Clock>
+
+/** The answer of a DELETE. */
+export const Deleted = z.object({id: z.string(), object: z.string(), deleted: z.literal(true)})
+export type Deleted = z.infer<typeof Deleted>
+
+/** The answer of `POST /sim/accounts`: an empty account with copies of the caller's locations, and its one key. */
+export const ScratchAccount = z.object({
+  id: z.string(),
+  object: z.literal('account'),
+  name: z.string(),
+  scratch_of: z.string(),
+  created_at: Timestamp,
+  locations: z.array(Location.extend({copy_of: z.string()})),
+  api_keys: z.array(z.object({key: z.string(), scopes: z.array(z.enum(SCOPES))})),
+})
+export type ScratchAccount = z.infer<typeof ScratchAccount>

@@ -7,7 +7,12 @@ const NEXT_STEP: Record<string, string> = {
   insufficient_scope: 'Use the account\'s write key (`tablepay serve` prints it).',
   not_found: 'List what exists with `tablepay checks list` or `tablepay locations list`.',
   validation_failed: 'Fix the fields listed above and send the request again.',
-  conflict_with_paid_items: 'Guests already claimed these items: keep them, and keep their price and quantity.',
+  conflict_with_paid_items: 'Guests already claimed or paid: keep claimed items, their price and quantity, and a total of at least what was paid (or refund first).',
+  item_unavailable: 'See what is left with `tablepay checks get ID` and claim at most that.',
+  check_not_open: 'Guests can only claim and pay an open check: push it with "status": "open" first.',
+  amount_exceeds_balance: 'See what is due with `tablepay checks get ID` (or the payment\'s refunds) and send at most that.',
+  payment_declined: 'The decline was simulated: send the payment again without --decline.',
+  idempotency_key_reused: 'Use a new --idempotency-key for a new request.',
   version_conflict: 'Send the change with a higher "version".',
   payload_too_large: 'Send at most 1 MiB.',
 }

@@ -14,7 +14,19 @@ export function formatQuantity(quantity: number): string {
   return String(quantity)
 }
 
-/** `1 item`, `3 items`. */
-export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`
+/** `1 item`, `3 items`; `many` for nouns that take more than an s (`push`, `pushes`). */
+export function plural(count: number, noun: string, many = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : many}`
+}
+
+/** The time of day of an ISO timestamp, in the local zone: `14:03:27`. */
+export function formatTime(iso: string): string {
+  return new Date(iso).toLocaleTimeString('en-GB', {hour12: false})
+}
+
+/** An ISO timestamp in the local zone, to the second: `2026-11-22 14:03:27`. */
+export function formatDateTime(iso: string): string {
+  const date = new Date(iso)
+  const day = [date.getFullYear(), date.getMonth() + 1, date.getDate()].map((n) => String(n).padStart(2, '0')).join('-')
+  return `${day} ${formatTime(iso)}`
 }

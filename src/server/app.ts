@@ -1,4 +1,4 @@
-import {createApp as createH3App, createRouter, defineEventHandler, getRequestPath} from 'h3'
+import {createApp as createH3App, createRouter, defineEventHandler, getRequestPath, type Router} from 'h3'
 import {fanOut} from '../domain/deliveries.js'
 import type {EventRecord} from '../domain/records.js'
 import {put, putEvents, type Store} from '../store/store.js'
@@ -8,14 +8,20 @@ import type {AppContext} from './context.js'
 import {authenticate} from './internal/auth.js'
 import {sendApiError, toApiError} from './internal/errors.js'
 import {assignRequestId} from './internal/request-id.js'
+import {accountRoutes} from './routes/accounts.js'
 import {checkRoutes} from './routes/checks.js'
 import {claimRoutes} from './routes/claims.js'
 import {clockRoutes} from './routes/clock.js'
 import {deliveryRoutes} from './routes/deliveries.js'
 import {eventRoutes} from './routes/events.js'
+import {feedbackRoutes} from './routes/feedback.js'
+import {guestRoutes} from './routes/guest.js'
 import {locationRoutes} from './routes/locations.js'
+import {openApiRoutes} from './routes/openapi.js'
+import {paymentRoutes} from './routes/payments.js'
 import {simRoutes} from './routes/sim.js'
 import {streamRoutes} from './routes/stream.js'
+import {webRoutes} from './routes/web.js'
 import {webhookEndpointRoutes} from './routes/webhook-endpoints.js'
 
 export interface AppOptions {
@@ -26,9 +32,12 @@ export interface AppOptions {
   clock: SchedulerClock
   dispatcher: Dispatcher
   strictUrls?: boolean
+  /** Aborted when the server shuts down: open event streams end then. */
+  shutdown?: AbortSignal
 }
 
-const PUBLIC = new Set(['/v1/health'])
+// the API description is public too: tools fetch it without a key, and it holds no data
+const PUBLIC = new Set(['/v1/health', '/v1/openapi.json'])
 
 /**
  * The whole HTTP API on one h3 app: request ids, auth, one error body, and
@@ -56,6 +65,7 @@ export function createApp(store: Store, options: AppOptions) {
     clock: options.clock,
     dispatcher: options.dispatcher,
     strictUrls: options.strictUrls ?? false,
+    shutdown: options.shutdown ?? new AbortController().signal,
     outbox,
   }
   const app = createH3App({
@@ -75,12 +85,17 @@ export function createApp(store: Store, options: AppOptions) {
     },
   })
   const router = createRouter({preemptive: true})
+  registerRoutes(router, context)
+  app.use(router)
+  return app
+}
+
+/** Every route of the app on `router`; the OpenAPI test reads them from here, so none can go undocumented. */
+export function registerRoutes(router: Router, context: AppContext): void {
   router.get(
     '/v1/health',
     defineEventHandler(() => ({status: 'ok'})),
   )
-  const routes = [locationRoutes, checkRoutes, claimRoutes, eventRoutes, webhookEndpointRoutes, deliveryRoutes, clockRoutes, streamRoutes, simRoutes]
+  const routes = [locationRoutes, checkRoutes, claimRoutes, paymentRoutes, feedbackRoutes, eventRoutes, webhookEndpointRoutes, deliveryRoutes, clockRoutes, streamRoutes, simRoutes, accountRoutes, openApiRoutes, guestRoutes, webRoutes]
   for (const register of routes) register(router, context)
-  app.use(router)
-  return app
 }

@@ -13,7 +13,7 @@ export interface StoreOptions {
   dir?: string
   /** fsync every journal write and compaction, to survive power loss as well as a killed process. */
   fsync?: boolean
-  /** Journal bytes after which the documents are rewritten and the journal dropped. */
+  /** Journal bytes after which the documents are rewritten and the journal dropped (at least the documents' own size). */
   compactAfterBytes?: number
 }
 
@@ -27,6 +27,9 @@ export const putEvents = (events: readonly Collections['events'][]): Change[] =>
 /** The key that finds a check by its caller's id, within one account. */
 export const externalKey = (accountId: string, externalId: string) => `${accountId}\u0000${externalId}`
 
+/** The key that finds a check by the token of its guest link; its prefix keeps it apart from external keys. */
+export const guestKey = (token: string) => `guest\u0000${token}`
+
 function tables() {
   return {
     accounts: new Table<Collections['accounts']>((r) => r.id),
@@ -34,9 +37,12 @@ function tables() {
     locations: new Table<Collections['locations']>((r) => r.id),
     checks: new Table<Collections['checks']>(
       (r) => r.id,
-      (r) => externalKey(r.account_id, r.external_id),
+      (r) => [externalKey(r.account_id, r.external_id), guestKey(r.guest_token)],
     ),
     claims: new Table<Collections['claims']>((r) => r.id),
+    payments: new Table<Collections['payments']>((r) => r.id),
+    feedback: new Table<Collections['feedback']>((r) => r.id),
+    idempotency_keys: new Table<Collections['idempotency_keys']>((r) => r.id),
     events: new Table<Collections['events']>((r) => r.id),
     webhook_endpoints: new Table<Collections['webhook_endpoints']>((r) => r.id),
     deliveries: new Table<Collections['deliveries']>((r) => r.id),
@@ -138,7 +144,8 @@ export class Store {
       return Promise.resolve()
     }
     const written = this.#journal.append({seq: ++this.#seq, changes} satisfies Entry)
-    if (this.#journal.bytes > (this.options.compactAfterBytes ?? 16 * 1024 * 1024)) void this.compact().catch(() => {})
+    // compact once the journal is as large as the documents: each change then pays a fixed share of the rewrite, however much is stored
+    if (this.#journal.bytes > Math.max(this.options.compactAfterBytes ?? 16 * 1024 * 1024, this.#documents!.bytes)) void this.compact().catch(() => {})
     return written.then(notify)
   }
 

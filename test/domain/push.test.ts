@@ -1,10 +1,10 @@
 import {describe, expect, it} from 'vitest'
 import {applyClaim} from '../../src/domain/claims.js'
-import {ApiError} from '../../src/domain/errors.js'
 import {applyPush, type PushInput} from '../../src/domain/push.js'
 import type {CheckRecord, LocationRecord} from '../../src/domain/records.js'
 import type {CheckPush} from '../../src/domain/schemas.js'
 import {checkWith} from '../helpers/checks.js'
+import {rejects} from '../helpers/rejects.js'
 
 const location = (id: string): LocationRecord => ({
   id,
@@ -18,17 +18,6 @@ const location = (id: string): LocationRecord => ({
 
 const push = (body: CheckPush, existing?: CheckRecord, locations = [location('loc_1')]) =>
   applyPush({accountId: 'acct_a', externalId: 't1', body, locations, existing, now: '2026-01-01T12:00:00.000Z', baseUrl: 'http://x'} satisfies PushInput)
-
-function rejects(fn: () => unknown, code: string): ApiError {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError)
-    expect((error as ApiError).code).toBe(code)
-    return error as ApiError
-  }
-  throw new Error(`expected ${code}, nothing was thrown`)
-}
 
 describe('applyPush', () => {
   it('creates a check and emits check.created whose data is the rendered check', () => {

@@ -5,7 +5,7 @@ import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 
 /** What a reset clears; keys and locations stay so the caller's configuration keeps working. */
-const RESET: CollectionName[] = ['checks', 'claims', 'events', 'deliveries']
+const RESET: CollectionName[] = ['checks', 'claims', 'payments', 'feedback', 'idempotency_keys', 'events', 'deliveries']
 
 /** Simulator controls that the real service does not have. */
 export function simRoutes(router: Router, {store}: AppContext): void {

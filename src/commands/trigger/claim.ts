@@ -1,0 +1,32 @@
+import type {Claim} from '../../client/client.js'
+import {BaseCommand} from '../../lib/base-command.js'
+import {checkFlag, checkIdOf, guestFlags, itemFlag} from '../../lib/guest-input.js'
+import {renderClaim} from '../../lib/guest-view.js'
+
+export default class TriggerClaim extends BaseCommand<typeof TriggerClaim> {
+  static override summary = 'Claim items of a check, as a guest at the table would.'
+
+  static override description = `All or nothing: if any item has fewer units left than asked, nothing is claimed (409 item_unavailable). \
+The check must be open. A claimed item is then protected: a push that removes it, lowers its price or its quantity below what is claimed answers 409 conflict_with_paid_items.
+
+Emits claim.created and check.updated.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --check t12 --item steak',
+    {description: 'Several items, with quantities', command: '<%= config.bin %> <%= command.id %> -c chk_4f0b6k2m9q1x8s7d3a5z --item steak:2 --item wine:0.5'},
+    {description: 'The claim id, for a payment', command: 'CLAIM=$(<%= config.bin %> <%= command.id %> -c t12 --item steak --json | jq -r .id)'},
+  ]
+
+  static override flags = {
+    check: checkFlag,
+    item: itemFlag(),
+    ...guestFlags,
+  }
+
+  public async run(): Promise<Claim> {
+    const checkId = await checkIdOf(this.client, this.flags.check)
+    const claim = await this.client.claim(checkId, {items: this.flags.item}, {idempotencyKey: this.flags['idempotency-key']})
+    this.log(renderClaim(claim))
+    return claim
+  }
+}

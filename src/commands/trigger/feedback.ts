@@ -1,0 +1,32 @@
+import {Flags} from '@oclif/core'
+import type {Feedback} from '../../client/client.js'
+import {BaseCommand} from '../../lib/base-command.js'
+import {checkFlag, checkIdOf, guestFlags} from '../../lib/guest-input.js'
+import {renderFeedback} from '../../lib/guest-view.js'
+
+export default class TriggerFeedback extends BaseCommand<typeof TriggerFeedback> {
+  static override summary = 'Leave feedback on a check, as a guest after the meal would.'
+
+  static override description = `A rating from 1 to 5 and an optional comment. Accepted whatever the check's status: guests rate after the bill is closed. \
+Emits feedback.received.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --check t12 --rating 5',
+    {description: 'With a comment', command: '<%= config.bin %> <%= command.id %> -c t12 -r 2 --comment "The steak was cold."'},
+  ]
+
+  static override flags = {
+    check: checkFlag,
+    rating: Flags.integer({char: 'r', min: 1, max: 5, summary: 'From 1 (bad) to 5 (excellent).', required: true}),
+    comment: Flags.string({char: 'm', summary: 'What the guest wrote, at most 2,000 characters.'}),
+    ...guestFlags,
+  }
+
+  public async run(): Promise<Feedback> {
+    const {rating, comment} = this.flags
+    const checkId = await checkIdOf(this.client, this.flags.check)
+    const feedback = await this.client.feedback(checkId, {rating, comment}, {idempotencyKey: this.flags['idempotency-key']})
+    this.log(renderFeedback(feedback))
+    return feedback
+  }
+}

@@ -1,0 +1,52 @@
+import {Flags} from '@oclif/core'
+import type {Payment} from '../../client/client.js'
+import {BaseCommand} from '../../lib/base-command.js'
+import {checkFlag, checkIdOf, guestFlags} from '../../lib/guest-input.js'
+import {renderPayment} from '../../lib/guest-view.js'
+
+export default class TriggerPayment extends BaseCommand<typeof TriggerPayment> {
+  static override summary = 'Pay a check, as a guest at the table would.'
+
+  static override description = `Pays --amount (in cents, like the API), or without it everything still due. \
+The amount may not exceed what is due (422 amount_exceeds_balance); the tip is extra and never counts toward the total. \
+The check must be open.
+
+Emits payment.succeeded and check.updated, and check.fully_paid when the payment covers the rest of the total. \
+--decline simulates a declined card: 402 payment_declined, nothing changes.`
+
+  static override examples = [
+    {description: 'Pay everything due', command: '<%= config.bin %> <%= command.id %> --check t12'},
+    {description: '12.00 plus a 1.50 tip, for a claim', command: '<%= config.bin %> <%= command.id %> -c t12 --amount 1200 --tip 150 --claim clm_8d2k4m1x0q9s7a3z5b6c'},
+    {description: 'A declined card', command: '<%= config.bin %> <%= command.id %> -c t12 --amount 500 --decline'},
+    {description: 'Safe to retry in a script', command: '<%= config.bin %> <%= command.id %> -c t12 --amount 500 --idempotency-key order-42-pay-1'},
+  ]
+
+  static override flags = {
+    check: checkFlag,
+    amount: Flags.integer({char: 'a', min: 1, helpValue: 'CENTS', summary: 'Amount toward the check, in cents. Default: all that is due.'}),
+    tip: Flags.integer({char: 't', min: 0, helpValue: 'CENTS', summary: 'Tip on top, in cents.'}),
+    claim: Flags.string({summary: 'Id of a claim of this check (clm_…) that the payment is for.'}),
+    decline: Flags.boolean({summary: 'Simulate a declined card (sends "simulate": "decline").'}),
+    ...guestFlags,
+  }
+
+  public async run(): Promise<Payment> {
+    const {amount, tip, claim, decline} = this.flags
+    if (amount === undefined && this.flags['idempotency-key'] !== undefined) {
+      // "all that is due" is read before sending and changes once paid, so a retry would be another request
+      this.error('--idempotency-key needs --amount: without it the amount is what is due now, which a retry would not repeat.', {exit: 2, code: 'invalid_usage'})
+    }
+    const checkId = await checkIdOf(this.client, this.flags.check)
+    const amountCents = amount ?? (await this.client.getCheck(checkId)).amount_due_cents
+    if (amountCents === 0) {
+      this.error(`Nothing is due on check ${checkId}: it is paid.`, {exit: 1, code: 'nothing_due', suggestions: ['Refund a payment first with `tablepay trigger refund`.']})
+    }
+    const payment = await this.client.pay(
+      checkId,
+      {amount_cents: amountCents, tip_cents: tip, claim_id: claim, ...(decline ? {simulate: 'decline' as const} : {})},
+      {idempotencyKey: this.flags['idempotency-key']},
+    )
+    this.log(renderPayment(payment))
+    return payment
+  }
+}

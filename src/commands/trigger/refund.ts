@@ -1,0 +1,33 @@
+import {Flags} from '@oclif/core'
+import type {Payment} from '../../client/client.js'
+import {BaseCommand} from '../../lib/base-command.js'
+import {guestFlags} from '../../lib/guest-input.js'
+import {renderPayment} from '../../lib/guest-view.js'
+
+export default class TriggerRefund extends BaseCommand<typeof TriggerRefund> {
+  static override summary = 'Refund a payment, in full or in part.'
+
+  static override description = `Refunds --amount (in cents), or without it everything not yet refunded, tip included. \
+A refund comes off the bill part of the payment first and off the tip last; the bill part lowers the check's amount paid, \
+so a paid check is partially paid again. Refunds are allowed on closed checks.
+
+Emits payment.refunded, and check.updated when the check's amount paid changes.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --payment pay_3m9x0q2k8s1d7a4z6b5c',
+    {description: 'Refund 3.00', command: '<%= config.bin %> <%= command.id %> -p pay_3m9x0q2k8s1d7a4z6b5c --amount 300'},
+  ]
+
+  static override flags = {
+    payment: Flags.string({char: 'p', summary: 'The payment to refund (pay_…).', required: true}),
+    amount: Flags.integer({char: 'a', min: 1, helpValue: 'CENTS', summary: 'Amount to refund, in cents. Default: everything not yet refunded.'}),
+    ...guestFlags,
+  }
+
+  public async run(): Promise<Payment> {
+    const {payment: id, amount} = this.flags
+    const payment = await this.client.refund(id, amount === undefined ? {} : {amount_cents: amount}, {idempotencyKey: this.flags['idempotency-key']})
+    this.log(renderPayment(payment))
+    return payment
+  }
+}

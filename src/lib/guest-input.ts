@@ -1,0 +1,45 @@
+import {Errors, Flags} from '@oclif/core'
+import type {TablepayClient} from '../client/client.js'
+
+/** Flags every `trigger` command shares. */
+export const guestFlags = {
+  'idempotency-key': Flags.string({
+    summary: 'Sent as Idempotency-Key: running the command again with the same key and input acts once and prints the same answer.',
+  }),
+}
+
+/** `--check`: the check the guest acts on. */
+export const checkFlag = Flags.string({
+  char: 'c',
+  summary: 'Check id (chk_…) or the POS id it was pushed under.',
+  required: true,
+})
+
+/**
+ * The check id behind `--check`: a `chk_…` id as is, anything else looked
+ * up as the POS id (the rule of `checks get`).
+ *
+ * @example
+ * await checkIdOf(client, 't12') // 'chk_4f0b6k2m9q1x8s7d3a5z'
+ */
+export async function checkIdOf(client: TablepayClient, ref: string): Promise<string> {
+  return ref.startsWith('chk_') ? ref : (await client.getCheckByExternalId(ref)).id
+}
+
+/** One `--item`: `EXTERNAL_ID` (one unit) or `EXTERNAL_ID:QUANTITY`. */
+export const itemFlag = Flags.custom<{external_id: string; quantity: number}>({
+  char: 'i',
+  helpValue: 'EXTERNAL_ID[:QUANTITY]',
+  multiple: true,
+  required: true,
+  summary: 'An item to claim, by its external id, with the quantity after a colon (default 1). Repeat for several items.',
+  async parse(input) {
+    const at = input.lastIndexOf(':')
+    const external_id = at === -1 ? input : input.slice(0, at)
+    const quantity = at === -1 ? 1 : Number(input.slice(at + 1))
+    if (external_id === '' || !Number.isFinite(quantity) || quantity <= 0) {
+      throw new Errors.CLIError(`--item ${input}: expected EXTERNAL_ID or EXTERNAL_ID:QUANTITY with a quantity above 0, such as steak:2.`)
+    }
+    return {external_id, quantity}
+  },
+})

@@ -1,0 +1,26 @@
+import {defineEventHandler, type Router} from 'h3'
+import {renderFeedback} from '../../domain/feedback.js'
+import type {AppContext} from '../context.js'
+import {leaveFeedback} from '../guest-actions.js'
+import {findOwned} from '../internal/owned.js'
+import {findCheck, listOfCheck} from './checks.js'
+
+/** Guests rating their visit (simulated: on the real service this happens on the table page). */
+export function feedbackRoutes(router: Router, app: AppContext): void {
+  const {feedback} = app.store.tables
+
+  router.post(
+    '/v1/sim/checks/:id/feedback',
+    defineEventHandler((event) => leaveFeedback(app, event, findCheck(app, event))),
+  )
+
+  router.get(
+    '/v1/checks/:id/feedback',
+    defineEventHandler((event) => listOfCheck(app, event, feedback, renderFeedback)),
+  )
+
+  router.get(
+    '/v1/feedback/:id',
+    defineEventHandler((event) => renderFeedback(findOwned(feedback, event, 'feedback'))),
+  )
+}

@@ -1,0 +1,93 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {type CliServer, runCli, startCliServer} from '../helpers/cli.js'
+
+let server: CliServer
+let check: {id: string; totals: {total_cents: number}}
+beforeAll(async () => {
+  server = await startCliServer()
+  const {stdout} = await runCli(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--json'], {env: server.env})
+  check = JSON.parse(stdout)
+})
+afterAll(() => server.stop())
+
+const trigger = (args: string[]) => runCli(['trigger', ...args], {env: server.env})
+const api = async (path: string) => {
+  const res = await fetch(`${server.url}${path}`, {headers: {authorization: `Bearer ${server.env.TABLEPAY_API_KEY}`}})
+  return res.json()
+}
+
+describe('trigger', () => {
+  it('claim prints the claim readably, by POS id, and --json is the claim resource', async () => {
+    const printed = await trigger(['claim', '--check', 't12', '--item', 'line-1001'])
+    expect(printed.code).toBe(0)
+    expect(printed.stdout).toMatch(new RegExp(`^Claim clm_\\w+  check ${check.id}\\n\\nEXTERNAL ID\\s+QTY\\nline-1001\\s+1\\n$`))
+    const json = await trigger(['claim', '-c', check.id, '--item', 'line-1002:2', '--json'])
+    expect(json.code).toBe(0)
+    const claim = JSON.parse(json.stdout)
+    expect(claim).toMatchObject({object: 'claim', check_id: check.id, items: [{external_id: 'line-1002', quantity: 2}]})
+    expect(await api(`/claims/${claim.id}`)).toEqual(claim)
+  })
+
+  it('claiming what is gone exits 1 with item_unavailable and a next step', async () => {
+    const {code, stderr} = await trigger(['claim', '-c', 't12', '--item', 'line-1001'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('Not enough left to claim: only 0 of line-1001 left to claim.')
+    expect(stderr).toContain('tablepay checks get ID')
+  })
+
+  it('payment prints the payment; refund and feedback print theirs; --json returns each resource', async () => {
+    const printed = await trigger(['payment', '-c', 't12', '--amount', '1200', '--tip', '150'])
+    expect(printed.code).toBe(0)
+    expect(printed.stdout).toMatch(new RegExp(`^Payment pay_\\w+  succeeded  check ${check.id}\\nAmount    12\\.00\\nTip        1\\.50\\nRefunded   0\\.00\\n$`))
+    const rest = JSON.parse((await trigger(['payment', '-c', 't12', '--json'])).stdout)
+    expect(rest).toMatchObject({object: 'payment', amount_cents: check.totals.total_cents - 1200, tip_cents: 0})
+    expect(await api(`/checks/${check.id}`)).toMatchObject({payment_status: 'paid', amount_due_cents: 0})
+
+    const refund = await trigger(['refund', '--payment', rest.id, '--amount', '300'])
+    expect(refund.code).toBe(0)
+    expect(refund.stdout).toMatch(/^Payment pay_\w+  partially refunded  check chk_\w+\nAmount\s+66\.65\nTip\s+0\.00\nRefunded\s+3\.00\nRefund\s+3\.00 at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n$/)
+    const refunded = JSON.parse((await trigger(['refund', '-p', rest.id, '--json'])).stdout)
+    expect(refunded).toMatchObject({id: rest.id, status: 'refunded', amount_refunded_cents: rest.amount_cents})
+    expect(await api(`/payments/${rest.id}`)).toEqual(refunded)
+
+    const feedback = await trigger(['feedback', '-c', 't12', '--rating', '4', '--comment', 'Lovely burrata'])
+    expect(feedback.code).toBe(0)
+    expect(feedback.stdout).toMatch(/^Feedback fb_\w+  check chk_\w+\nRating   4\/5 ★★★★☆\nComment  Lovely burrata\n$/)
+    const json = JSON.parse((await trigger(['feedback', '-c', check.id, '-r', '5', '--json'])).stdout)
+    expect(json).toMatchObject({object: 'feedback', check_id: check.id, rating: 5, comment: null})
+  })
+
+  it('a declined payment exits 1 with payment_declined; --json prints the error body', async () => {
+    await runCli(['checks', 'push', 't13', '-f', 'fixtures/checks/open.json'], {env: server.env})
+    const {code, stdout} = await trigger(['payment', '-c', 't13', '--amount', '100', '--decline', '--json'])
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout).error).toMatchObject({code: 'payment_declined'})
+    expect(await api('/checks/external/t13')).toMatchObject({amount_paid_cents: 0})
+  })
+
+  it('with --idempotency-key, running the same command twice acts once and prints the same answer', async () => {
+    await runCli(['checks', 'push', 't14', '-f', 'fixtures/checks/open.json'], {env: server.env})
+    const args = ['payment', '-c', 't14', '--amount', '500', '--idempotency-key', 'cli-t14-1', '--json']
+    const first = await trigger(args)
+    const again = await trigger(args)
+    expect(first.code).toBe(0)
+    expect(again.stdout).toBe(first.stdout)
+    expect(await api('/checks/external/t14')).toMatchObject({amount_paid_cents: 500})
+  })
+
+  it('payment --idempotency-key without --amount is refused before anything is sent', async () => {
+    const {code, stderr} = await trigger(['payment', '-c', 't14', '--idempotency-key', 'cli-t14-2'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('--idempotency-key needs --amount')
+    expect(await api('/checks/external/t14')).toMatchObject({amount_paid_cents: 500})
+  })
+
+  it('every trigger command has --help with examples', async () => {
+    for (const command of ['claim', 'payment', 'refund', 'feedback']) {
+      const {code, stdout} = await trigger([command, '--help'])
+      expect(code).toBe(0)
+      expect(stdout).toContain('EXAMPLES')
+      expect(stdout).toContain(`tablepay trigger ${command}`)
+    }
+  })
+})
