@@ -1,9 +1,22 @@
 import type {RunningServer, SeededAccount} from '../server/start.js'
 import {style} from './style.js'
 
+/**
+ * The dashboard's link, with the first account's read key in the fragment
+ * (`#key=…`), which browsers never send to a server. A write key never goes
+ * in a link: without a read key the dashboard asks for one.
+ *
+ * @example
+ * dashboardUrl(server) // 'http://127.0.0.1:4747/#key=tp_test_demo_read'
+ */
+export function dashboardUrl(server: RunningServer): string {
+  const key = server.accounts[0]?.api_keys.find((k) => !k.scopes.includes('write'))
+  return key ? `${server.url}/#key=${key.key}` : `${server.url}/`
+}
+
 /** The one line `serve --json` prints when it accepts requests: CI waits for it and takes the URL and keys from it. */
 export function readyJson(server: RunningServer) {
-  return {status: 'ready', url: `${server.url}/v1`, data_dir: server.dataDir ?? null, accounts: server.accounts}
+  return {status: 'ready', url: `${server.url}/v1`, dashboard_url: dashboardUrl(server), data_dir: server.dataDir ?? null, accounts: server.accounts}
 }
 
 function keyLabel(key: SeededAccount['api_keys'][number]): string {
@@ -24,6 +37,7 @@ export function renderBanner(server: RunningServer): string {
   const key = server.accounts[0]?.api_keys.find((k) => k.scopes.includes('write')) ?? server.accounts[0]?.api_keys[0]
   return [
     `${style.green('tablepay')} is listening on ${style.bold(api)}`,
+    `Dashboard: ${style.underline(dashboardUrl(server))}`,
     `Data: ${server.dataDir ?? 'in memory (gone when the server stops)'}`,
     '',
     ...server.accounts.map((account) => `${renderAccount(account)}\n`),

@@ -7,11 +7,15 @@ export class Table<T extends {account_id: string}> {
   readonly #byAccount = new Map<string, string[]>()
   readonly #byAlternate = new Map<string, string>()
 
-  /** `alternateKeyOf` gives a second unique key to look records up by (a check's account and external id). */
+  /** `alternateKeyOf` gives more unique keys to look records up by (a check's account and external id, its guest token). */
   constructor(
     readonly keyOf: (record: T) => string,
-    readonly alternateKeyOf?: (record: T) => string,
+    readonly alternateKeyOf?: (record: T) => string | string[],
   ) {}
+
+  #alternateKeys(record: T): string[] {
+    return this.alternateKeyOf ? [this.alternateKeyOf(record)].flat() : []
+  }
 
   getByAlternate(key: string): T | undefined {
     const id = this.#byAlternate.get(key)
@@ -34,14 +38,14 @@ export class Table<T extends {account_id: string}> {
       this.#byAccount.set(record.account_id, ids)
     }
     this.#byId.set(id, record)
-    if (this.alternateKeyOf) this.#byAlternate.set(this.alternateKeyOf(record), id)
+    for (const key of this.#alternateKeys(record)) this.#byAlternate.set(key, id)
   }
 
   delete(id: string): void {
     const record = this.#byId.get(id)
     if (!record) return
     this.#byId.delete(id)
-    if (this.alternateKeyOf) this.#byAlternate.delete(this.alternateKeyOf(record))
+    for (const key of this.#alternateKeys(record)) this.#byAlternate.delete(key)
     const ids = this.#byAccount.get(record.account_id)
     const at = ids ? ids.lastIndexOf(id) : -1
     if (at !== -1) ids!.splice(at, 1)

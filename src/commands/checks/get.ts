@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import type {Check} from '../../client/client.js'
 import {BaseCommand} from '../../lib/base-command.js'
 import {renderCheckItems, renderCheckSummary, renderTotals} from '../../lib/check-view.js'
+import {qrFlag, renderGuestQr} from '../../lib/qr.js'
 
 export default class ChecksGet extends BaseCommand<typeof ChecksGet> {
   static override summary = 'Show a check with its items and totals.'
@@ -13,6 +14,7 @@ An ID that does not start with chk_ is taken as the POS id; --external forces th
     '<%= config.bin %> <%= command.id %> chk_4f0b6k2m9q1x8s7d3a5z',
     {description: 'By the POS id it was pushed under', command: '<%= config.bin %> <%= command.id %> t12'},
     {description: 'A POS id that starts with chk_', command: '<%= config.bin %> <%= command.id %> --external chk_pos_42'},
+    {description: 'With the QR code of its table page', command: '<%= config.bin %> <%= command.id %> t12 --qr'},
   ]
 
   static override args = {
@@ -21,6 +23,7 @@ An ID that does not start with chk_ is taken as the POS id; --external forces th
 
   static override flags = {
     external: Flags.boolean({char: 'e', summary: 'Read ID as the POS check id.'}),
+    qr: qrFlag,
   }
 
   public async run(): Promise<Check> {
@@ -28,6 +31,7 @@ An ID that does not start with chk_ is taken as the POS id; --external forces th
     const external = this.flags.external || !ID.startsWith('chk_')
     const check = external ? await this.client.getCheckByExternalId(ID) : await this.client.getCheck(ID)
     this.log(`${renderCheckSummary(check)}\n\n${renderCheckItems(check)}\n\n${renderTotals(check)}`)
+    if (this.flags.qr) this.log(await renderGuestQr(check))
     return check
   }
 }

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import type {Check, CheckPush} from '../../client/client.js'
 import {BaseCommand} from '../../lib/base-command.js'
 import {renderCheckSummary, renderPushResult} from '../../lib/check-view.js'
+import {qrFlag, renderGuestQr} from '../../lib/qr.js'
 import {readJsonObject} from '../../lib/read-json.js'
 
 export default class ChecksPush extends BaseCommand<typeof ChecksPush> {
@@ -16,6 +17,7 @@ Prints what happened (created, updated, unchanged or stale) and the check; --jso
     '<%= config.bin %> <%= command.id %> t12 --file fixtures/checks/open.json',
     {description: 'Body from stdin', command: 'cat fixtures/checks/updated.json | <%= config.bin %> <%= command.id %> t12'},
     {description: 'Account with several locations', command: '<%= config.bin %> <%= command.id %> t12 -f fixtures/checks/open.json --location loc_main'},
+    {description: 'Then show guests the table\'s QR code', command: '<%= config.bin %> <%= command.id %> t12 -f fixtures/checks/open.json --qr'},
   ]
 
   static override args = {
@@ -25,6 +27,7 @@ Prints what happened (created, updated, unchanged or stale) and the check; --jso
   static override flags = {
     file: Flags.string({char: 'f', summary: 'JSON file with the check body; - or no flag reads stdin.'}),
     location: Flags.string({char: 'l', summary: 'Location id, set as location_id in the body.'}),
+    qr: qrFlag,
   }
 
   public async run(): Promise<Check> {
@@ -34,6 +37,7 @@ Prints what happened (created, updated, unchanged or stale) and the check; --jso
     const {check, result} = await this.client.pushCheck(this.args.EXTERNAL_ID, body)
     this.log(renderPushResult(result, check, body.version))
     this.log(renderCheckSummary(check))
+    if (this.flags.qr) this.log(await renderGuestQr(check))
     return check
   }
 }

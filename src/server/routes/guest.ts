@@ -1,0 +1,98 @@
+import {defineEventHandler, type H3Event, type Router, setResponseHeader} from 'h3'
+import {renderCheck} from '../../domain/check.js'
+import {ApiError} from '../../domain/errors.js'
+import type {CheckRecord} from '../../domain/records.js'
+import {guestKey} from '../../store/store.js'
+import {sendAsset} from '../../web/assets.js'
+import {qrSvg} from '../../web/qr.js'
+import type {AppContext} from '../context.js'
+import {claim, leaveFeedback, pay, refund} from '../guest-actions.js'
+import {type StreamMessageOut, streamChanges} from '../internal/event-stream.js'
+
+/**
+ * The check a guest link opens. The token in the path is the guest's only
+ * credential: it opens this one check, nothing else, and no /v1 route.
+ */
+function checkOfLink({store}: AppContext, event: H3Event): CheckRecord {
+  const check = store.tables.checks.getByAlternate(guestKey(event.context.params?.token ?? ''))
+  if (!check) throw new ApiError('not_found', 'No check behind this table link: it is mistyped, or the check was removed. Scan the table\'s QR code again.')
+  return check
+}
+
+/** The table page behind each QR code (`/t/{guest_token}`) and the guest's own small API under it. */
+export function guestRoutes(router: Router, app: AppContext): void {
+  const {store, baseUrl} = app
+  const checkMessage = (check: CheckRecord): StreamMessageOut => ({event: 'check', data: renderCheck(check, baseUrl)})
+
+  router.get(
+    '/t/:token',
+    defineEventHandler((event) => {
+      checkOfLink(app, event)
+      return sendAsset(event, 'guest.html')
+    }),
+  )
+
+  router.get(
+    '/t/:token/check',
+    defineEventHandler((event) => {
+      setResponseHeader(event, 'cache-control', 'no-store')
+      return renderCheck(checkOfLink(app, event), baseUrl)
+    }),
+  )
+
+  router.get(
+    '/t/:token/stream',
+    defineEventHandler((event) => {
+      const check = checkOfLink(app, event)
+      // the current state first: nothing committed between the page's GET and this stream is missed
+      return streamChanges(
+        event,
+        app,
+        (changes) => {
+          const messages: StreamMessageOut[] = []
+          for (const [collection, id, record] of changes) {
+            if (collection !== 'checks' || id !== check.id) continue
+            messages.push(record ? checkMessage(record) : {event: 'gone', data: {id}})
+          }
+          return messages
+        },
+        [checkMessage(check)],
+      )
+    }),
+  )
+
+  router.get(
+    '/t/:token/qr.svg',
+    defineEventHandler((event) => {
+      const check = checkOfLink(app, event)
+      setResponseHeader(event, 'content-type', 'image/svg+xml')
+      return qrSvg(renderCheck(check, baseUrl).guest_url)
+    }),
+  )
+  router.post(
+    '/t/:token/claims',
+    defineEventHandler((event) => claim(app, event, checkOfLink(app, event))),
+  )
+
+  router.post(
+    '/t/:token/payments',
+    defineEventHandler((event) => pay(app, event, checkOfLink(app, event))),
+  )
+
+  router.post(
+    '/t/:token/payments/:id/refund',
+    defineEventHandler((event) => {
+      const check = checkOfLink(app, event)
+      const id = event.context.params?.id ?? ''
+      const payment = store.tables.payments.get(id)
+      // the link opens one check: another check's payment does not exist here
+      if (!payment || payment.check_id !== check.id) throw new ApiError('not_found', `No payment ${id} on this check.`)
+      return refund(app, event, payment)
+    }),
+  )
+
+  router.post(
+    '/t/:token/feedback',
+    defineEventHandler((event) => leaveFeedback(app, event, checkOfLink(app, event))),
+  )
+}

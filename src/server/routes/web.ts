@@ -1,0 +1,24 @@
+import {defineEventHandler, type Router} from 'h3'
+import {ApiError} from '../../domain/errors.js'
+import {isAsset, sendAsset} from '../../web/assets.js'
+
+/**
+ * The dashboard at `/` and the pages' files. Both are static and public: the
+ * dashboard reads everything through the authenticated /v1 API with a key the
+ * user gives it.
+ */
+export function webRoutes(router: Router): void {
+  router.get(
+    '/',
+    defineEventHandler((event) => sendAsset(event, 'dashboard.html')),
+  )
+
+  router.get(
+    '/assets/:name',
+    defineEventHandler((event) => {
+      const name = event.context.params?.name
+      if (!isAsset(name)) throw new ApiError('not_found', `No page asset ${name}.`)
+      return sendAsset(event, name)
+    }),
+  )
+}

@@ -1,0 +1,167 @@
+import {clock, el, money, request} from './dom.js'
+
+const $ = (id) => document.getElementById(id)
+// the key comes from the URL fragment (#key=…), which browsers never send to the server
+const keyFromHash = () => new URLSearchParams(location.hash.slice(1)).get('key')
+
+let key = null
+let following = null
+let refreshTimer = null
+
+const api = (path) => request(`/v1${path}`, {headers: {authorization: `Bearer ${key}`}})
+
+function showError(error) {
+  $('notice').textContent = error.message
+  $('notice').hidden = false
+  if (error.status === 401) $('key-form').hidden = false
+}
+
+function table(id, headers, rows, empty) {
+  const head = el('thead', {}, el('tr', {}, headers.map((h) => el('th', {scope: 'col'}, h))))
+  const body = el('tbody', {}, rows.length ? rows : el('tr', {}, el('td', {colspan: headers.length, class: 'hint'}, empty)))
+  $(id).replaceChildren(head, body)
+}
+
+function renderChecks(checks) {
+  const rows = checks.map((check) => {
+    const page = new URL(check.guest_url).pathname
+    return el(
+      'tr',
+      {},
+      el('td', {}, el('strong', {}, check.table.number), el('br'), el('small', {}, check.external_id)),
+      el('td', {}, el('span', {class: 'badge', 'data-status': check.status}, check.status)),
+      el('td', {}, el('span', {class: 'badge', 'data-status': check.payment_status}, check.payment_status.replace('_', ' '))),
+      el('td', {class: 'num'}, money(check.totals.total_cents)),
+      el('td', {class: 'num'}, money(check.amount_due_cents)),
+      el('td', {class: 'num'}, `${check.items.reduce((n, i) => n + i.claimed_quantity, 0)} / ${check.items.reduce((n, i) => n + i.quantity, 0)}`),
+      el('td', {}, clock(check.updated_at)),
+      el(
+        'td',
+        {},
+        el('a', {href: `${page}/qr.svg`, target: '_blank'}, el('img', {class: 'qr', src: `${page}/qr.svg`, alt: `QR code of table ${check.table.number}`, width: 72, height: 72})),
+        el('br'),
+        el('a', {href: check.guest_url, target: '_blank'}, 'Table page'),
+      ),
+    )
+  })
+  table('checks', ['Table', 'Status', 'Payment', 'Total', 'Due', 'Claimed', 'Updated', 'Guest page'], rows, 'No checks yet: push one with `tablepay checks push`.')
+}
+
+function renderEvent(event) {
+  return el(
+    'li',
+    {},
+    el('details', {}, el('summary', {}, el('time', {datetime: event.created_at}, clock(event.created_at)), ' ', el('strong', {}, event.type), ' ', el('small', {}, String(event.data?.id ?? ''))), el('pre', {}, JSON.stringify(event.data, null, 2))),
+  )
+}
+
+function renderDelivery(delivery) {
+  const attempts = delivery.attempts.map((a) =>
+    el('li', {}, `#${a.attempt} ${clock(a.at)} · ${a.status_code ?? 'no answer'} · ${a.duration_ms} ms${a.error ? ` · ${a.error}` : ''}`),
+  )
+  const next = delivery.next_attempt_at ? ` · next ${clock(delivery.next_attempt_at)}` : ''
+  return el(
+    'li',
+    {},
+    el(
+      'details',
+      {},
+      el('summary', {}, el('span', {class: 'badge', 'data-status': delivery.status}, delivery.status), ' ', el('strong', {}, delivery.event_type), ' ', el('small', {}, `${delivery.endpoint_id} · ${delivery.attempts.length} attempt(s)${next}`)),
+      attempts.length ? el('ol', {class: 'attempts'}, attempts) : el('p', {class: 'hint'}, 'Not attempted yet.'),
+    ),
+  )
+}
+
+function renderEndpoints(endpoints) {
+  const rows = endpoints.map((endpoint) =>
+    el(
+      'tr',
+      {},
+      el('td', {}, endpoint.url, el('br'), el('small', {}, endpoint.id)),
+      el('td', {}, el('span', {class: 'badge', 'data-status': endpoint.status}, endpoint.status)),
+      el('td', {}, endpoint.event_types.join(', ')),
+    ),
+  )
+  table('endpoints', ['URL', 'Status', 'Events'], rows, 'No endpoints: register one with POST /v1/webhook-endpoints.')
+}
+
+async function refresh() {
+  const [checks, events, deliveries, endpoints] = await Promise.all([
+    api('/checks?limit=100'),
+    api('/events?limit=50'),
+    api('/deliveries?limit=50'),
+    api('/webhook-endpoints?limit=100'),
+  ])
+  renderChecks(checks.data)
+  $('events').replaceChildren(...events.data.map(renderEvent))
+  $('deliveries').replaceChildren(...deliveries.data.map(renderDelivery))
+  renderEndpoints(endpoints.data)
+  $('notice').hidden = true
+}
+
+// a burst of events (a push, its deliveries, their attempts) makes one reload
+function scheduleRefresh() {
+  clearTimeout(refreshTimer)
+  refreshTimer = setTimeout(() => refresh().catch(showError), 200)
+}
+
+/** Server-sent events over fetch: EventSource cannot send the Authorization header. */
+async function follow(signal) {
+  const response = await fetch('/v1/sim/stream', {headers: {authorization: `Bearer ${key}`, accept: 'text/event-stream'}, signal})
+  if (!response.ok) throw Object.assign(new Error((await response.json()).error.message), {status: response.status})
+  $('live').textContent = '● Live'
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+  let buffer = ''
+  // each message (a new event, a delivery attempt) only says that something changed: the lists are reloaded
+  for (;;) {
+    const {value, done} = await reader.read()
+    if (done) break
+    buffer += value
+    let end
+    while ((end = buffer.indexOf('\n\n')) !== -1) {
+      const block = buffer.slice(0, end)
+      buffer = buffer.slice(end + 2)
+      if (/^event:/m.test(block)) scheduleRefresh()
+    }
+  }
+}
+
+function connect() {
+  following?.abort()
+  const controller = new AbortController()
+  following = controller
+  follow(controller.signal)
+    .catch((error) => {
+      if (controller.signal.aborted) return
+      if (error.status) showError(error)
+    })
+    .finally(() => {
+      if (controller.signal.aborted || !key) return
+      $('live').textContent = 'Reconnecting…'
+      setTimeout(() => following === controller && connect(), 2000)
+    })
+}
+
+async function open() {
+  key = keyFromHash()
+  $('key-form').hidden = Boolean(key)
+  $('board').hidden = !key
+  if (!key) {
+    following?.abort()
+    return
+  }
+  try {
+    await refresh()
+    connect()
+  } catch (error) {
+    showError(error)
+  }
+}
+
+$('key-form').addEventListener('submit', (event) => {
+  event.preventDefault()
+  const value = $('key').value.trim()
+  if (value) location.hash = new URLSearchParams({key: value}).toString()
+})
+window.addEventListener('hashchange', open)
+open()

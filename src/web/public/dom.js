@@ -1,0 +1,54 @@
+// Shared by the table page and the dashboard. Data from the server is only
+// ever set as text (text nodes, attributes), never parsed as HTML.
+
+/**
+ * A new element: `props` become attributes (`on…` become listeners), strings
+ * among `children` become text nodes.
+ * @example el('li', {class: 'item'}, el('strong', {}, item.name), ' ', item.note)
+ */
+export function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag)
+  for (const [name, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue
+    if (name.startsWith('on')) node.addEventListener(name.slice(2), value)
+    else node.setAttribute(name, value === true ? '' : String(value))
+  }
+  node.append(...children.flat().filter((child) => child !== undefined && child !== null && child !== false))
+  return node
+}
+
+/** Minor units as a decimal amount, like the CLI: `1,234.56`. */
+export const money = (cents) => (cents / 100).toLocaleString('en-US', {minimumFractionDigits: 2, maximumFractionDigits: 2})
+
+/** `12`, `12.5` or `12.50` as cents; NaN for anything else. */
+export function parseMoney(text) {
+  const match = /^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$/.exec(text)
+  return match ? Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0')) : Number.NaN
+}
+
+/** A time of day, local, to the second. */
+export const clock = (iso) => new Date(iso).toLocaleTimeString('en-GB')
+
+/** A key unique per action, so a retried request is not done twice; works outside secure contexts too. */
+export function idempotencyKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  return 'web_' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+/** Fetches JSON; an error answer throws with the server's message (the one error body). */
+export async function request(url, {method = 'GET', body, headers = {}} = {}) {
+  const init = {method, headers: {accept: 'application/json', ...headers}}
+  if (body !== undefined) {
+    init.body = JSON.stringify(body)
+    init.headers['content-type'] = 'application/json'
+  }
+  const response = await fetch(url, init)
+  const data = await response.json().catch(() => null)
+  if (!response.ok) {
+    const error = new Error(data?.error?.message ?? `The server answered ${response.status}.`)
+    error.status = response.status
+    error.code = data?.error?.code
+    throw error
+  }
+  return data
+}

@@ -1,0 +1,50 @@
+import {rm} from 'node:fs/promises'
+import {describe, expect, it} from 'vitest'
+import {spawnServe, startCliServer} from '../helpers/cli.js'
+import {makeTempDir, writeSeed} from '../helpers/simulator.js'
+
+describe('serve and the dashboard link', () => {
+  it('--json: the ready line carries dashboard_url with the first account\'s read key in the fragment', async () => {
+    const server = await startCliServer()
+    try {
+      const base = server.url.replace(/\/v1$/, '')
+      expect(server.ready.dashboard_url).toBe(`${base}/#key=tp_test_demo_read`)
+      const page = await fetch(server.ready.dashboard_url)
+      expect(page.status).toBe(200)
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    } finally {
+      await server.stop()
+    }
+  })
+
+  it('the banner prints the dashboard link', async () => {
+    const serve = spawnServe(['--memory', '--seed', 'fixtures/seed.json'])
+    try {
+      const stdout = await serve.waitForOutput('Ctrl+C')
+      expect(stdout).toMatch(/^Dashboard: http:\/\/127\.0\.0\.1:\d+\/#key=tp_test_demo_read$/m)
+    } finally {
+      await serve.stop()
+    }
+  })
+
+  it('never puts a write key in the link: without a read key it carries none', async () => {
+    const dir = await makeTempDir()
+    const seed = await writeSeed(dir, {
+      accounts: [
+        {
+          id: 'acct_solo',
+          name: 'Solo',
+          locations: [{id: 'loc_solo', name: 'Room', timezone: 'UTC', currency: 'EUR'}],
+          api_keys: [{key: 'tp_test_solo_write', scopes: ['read', 'write']}],
+        },
+      ],
+    })
+    const server = await startCliServer(['--memory', '--seed', seed])
+    try {
+      expect(server.ready.dashboard_url).toBe(`${server.url.replace(/\/v1$/, '')}/`)
+    } finally {
+      await server.stop()
+      await rm(dir, {recursive: true, force: true})
+    }
+  })
+})
