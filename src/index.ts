@@ -20,3 +20,5 @@ export type {
   VerifyOptions,
   VerifyResult,
 } from './webhooks/signature.js'
+// Types only: what a receiver's handler holds after verifying. The client is `tablepay/client`, so this entry stays free of it.
+export type {Check, Claim, Delivery, Event, EventType, Feedback, Location, Payment, WebhookEndpoint} from './domain/schemas.js'

@@ -35,10 +35,15 @@ export async function readSeedFile(path: string): Promise<Seed> {
   } catch (error) {
     throw new Error(`seed: cannot read ${path}: ${(error as Error).message}`)
   }
-  const result = Seed.safeParse(json)
+  return parseSeed(json, path)
+}
+
+/** Checks a seed given as a value; the error names `source` and the first problem. */
+export function parseSeed(value: unknown, source: string): Seed {
+  const result = Seed.safeParse(value)
   if (!result.success) {
     const issue = result.error.issues[0]!
-    throw new Error(`seed: ${path} is not a valid seed file: ${issue.path.join('.') || '(root)'}: ${issue.message}. See fixtures/seed.json.`)
+    throw new Error(`seed: ${source} is not a valid seed: ${issue.path.join('.') || '(root)'}: ${issue.message}. See fixtures/seed.json.`)
   }
   return result.data
 }

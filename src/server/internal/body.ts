@@ -21,9 +21,11 @@ async function readLimited(event: H3Event): Promise<Buffer> {
     event.node.res.setHeader('connection', 'close')
     throw tooLarge()
   }
-  const chunks: Buffer[] = []
+  const chunks: Uint8Array[] = []
   let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  // under a web handler (the msw handlers) the body is the Request's stream, not the Node request
+  const source = event.web?.request?.body ?? req
+  for await (const chunk of source as AsyncIterable<Uint8Array>) {
     size += chunk.length
     if (size > DRAIN_LIMIT) {
       event.node.res.setHeader('connection', 'close')

@@ -8,7 +8,8 @@ import {accountOf} from '../internal/auth.js'
 import {paginate, readListQuery} from '../internal/list.js'
 import {findOwned} from '../internal/owned.js'
 
-const DeliveryFilters = z.object({
+/** The filters of `GET /deliveries`, besides the list query. */
+export const DeliveryFilters = z.object({
   endpoint_id: z.string().optional(),
   event_id: z.string().optional(),
   status: z.enum(DELIVERY_STATUSES).optional(),

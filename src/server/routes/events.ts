@@ -7,13 +7,16 @@ import {accountOf} from '../internal/auth.js'
 import {paginate, readListQuery} from '../internal/list.js'
 import {findOwned} from '../internal/owned.js'
 
+/** The filters of `GET /events`, besides the list query. */
+export const EventFilters = z.object({type: EventType.optional()})
+
 export function eventRoutes(router: Router, {store}: AppContext): void {
   const {events} = store.tables
 
   router.get(
     '/v1/events',
     defineEventHandler((event) => {
-      const query = readListQuery(event, z.object({type: EventType.optional()}))
+      const query = readListQuery(event, EventFilters)
       const keep = (e: {type: string}) => query.type === undefined || e.type === query.type
       return paginate(events.idsOf(accountOf(event)), (id) => events.get(id), query, keep, renderEvent)
     }),

@@ -1,0 +1,53 @@
+import {Args} from '@oclif/core'
+import {plural} from '../../lib/format.js'
+import {type FileReport, lintFile} from '../../lib/lint.js'
+import {style} from '../../lib/style.js'
+import {TablepayCommand} from '../../lib/tablepay-command.js'
+
+interface LintReport {
+  valid: boolean
+  files: FileReport[]
+}
+
+export default class ChecksLint extends TablepayCommand {
+  static override summary = 'Check push bodies against the API\'s schema, offline.'
+
+  static override description = `Each FILE is a check push body (what \`checks push\` sends) or a \`checks replay\` scenario, \
+whose every push body is checked. The schema is the server's own, so a file that passes here passes its validation; \
+what only the server knows (whether location_id is one of your locations, the version stored) is not checked. No server is needed.
+
+Prints every problem as FILE: PATH: MESSAGE, where PATH is a jq path (\`jq '.items[0].price_cents' FILE\` shows the value). \
+Exits 1 when any file has a problem. --json prints {"valid", "files": [{"file", "kind", "valid", "problems": [{"path", "message"}]}]} either way.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> fixtures/checks/open.json',
+    {description: 'Every fixture; the shell expands the glob', command: '<%= config.bin %> <%= command.id %> fixtures/checks/*.json fixtures/scenarios/*.json'},
+    {description: 'A report for CI', command: '<%= config.bin %> <%= command.id %> payloads/*.json --json > lint.json'},
+  ]
+
+  // any number of files, as the shell expands a glob
+  static override strict = false
+
+  static override args = {
+    FILE: Args.string({description: 'JSON file: a push body or a replay scenario. Give several, or a glob.', required: true}),
+  }
+
+  public async run(): Promise<LintReport> {
+    const {argv} = await this.parse(ChecksLint)
+    const files = await Promise.all((argv as string[]).map((file) => lintFile(file)))
+    for (const {file, valid, problems} of files) {
+      if (valid) this.log(`${file}: ${style.green('ok')}`)
+      for (const {path, message} of problems) this.log(`${file}: ${style.bold(path)}: ${message}`)
+    }
+    const report = {valid: files.every((f) => f.valid), files}
+    if (!report.valid) {
+      const count = files.reduce((sum, f) => sum + f.problems.length, 0)
+      const failed = files.filter((f) => !f.valid).length
+      this.fail(report, `${plural(count, 'problem')} in ${failed} of ${plural(files.length, 'file')}.`, {
+        code: 'lint_failed',
+        suggestions: ['docs/api.md ("The check push") gives the rule of every field.'],
+      })
+    }
+    return report
+  }
+}

@@ -1,0 +1,55 @@
+import {writeFile} from 'node:fs/promises'
+import {Flags} from '@oclif/core'
+import {DEFAULT_URL} from '../client/config.js'
+import {TablepayCommand} from '../lib/tablepay-command.js'
+import {OPERATIONS} from '../server/operations.js'
+import {openApiDocument} from '../server/openapi.js'
+
+interface Written {
+  output: string
+  operations: number
+}
+
+export default class Openapi extends TablepayCommand {
+  static override summary = 'Print the OpenAPI 3.1 document of the API.'
+
+  static override description = `The document is generated from the route table and zod schemas the server itself validates with, \
+so it matches what \`serve\` answers; a running server serves the same document at GET /v1/openapi.json, without a key. \
+No server is needed here.
+
+The document is JSON with or without --json. With --output it goes to FILE, and the command prints where it went \
+({"output", "operations"} with --json).`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> > openapi.json',
+    {description: 'Write it to a file', command: '<%= config.bin %> <%= command.id %> --output openapi.json'},
+    {description: 'Name the server your generated client will call', command: '<%= config.bin %> <%= command.id %> --server-url http://127.0.0.1:4848'},
+    {description: 'Every operation id', command: '<%= config.bin %> <%= command.id %> | jq -r \'.paths[][].operationId\''},
+  ]
+
+  static override flags = {
+    output: Flags.string({char: 'o', helpValue: 'FILE', summary: 'Write the document to FILE instead of printing it.'}),
+    'server-url': Flags.url({helpValue: 'URL', summary: `The server the document names (its "servers"), without /v1. Default: ${DEFAULT_URL}.`}),
+  }
+
+  public async run(): Promise<Record<string, unknown> | Written> {
+    const {flags} = await this.parse(Openapi)
+    const document = openApiDocument(flags['server-url']?.href ?? DEFAULT_URL)
+    const text = `${JSON.stringify(document, null, 2)}\n`
+    if (!flags.output) {
+      this.log(text.trimEnd())
+      return document
+    }
+    try {
+      await writeFile(flags.output, text)
+    } catch (error) {
+      this.error(`Cannot write ${flags.output}: ${(error as Error).message}`, {
+        exit: 1,
+        code: 'output_failed',
+        suggestions: ['Write to a directory that exists and that you can write to, or leave out --output to print the document.'],
+      })
+    }
+    this.log(`Wrote the OpenAPI 3.1 document (${OPERATIONS.length} operations) to ${flags.output}.`)
+    return {output: flags.output, operations: OPERATIONS.length}
+  }
+}

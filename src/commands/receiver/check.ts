@@ -1,0 +1,64 @@
+import {Flags} from '@oclif/core'
+import {plural} from '../../lib/format.js'
+import {type CaseResult, runReceiverSuite, SKEW_SECONDS} from '../../lib/receiver-suite.js'
+import {withSpinner} from '../../lib/spinner.js'
+import {style} from '../../lib/style.js'
+import {renderTable} from '../../lib/table.js'
+import {TablepayCommand} from '../../lib/tablepay-command.js'
+import {webhookFlags} from '../../lib/webhook-flags.js'
+import {requireSecret} from '../../lib/webhook-input.js'
+
+interface ReceiverReport {
+  url: string
+  passed: boolean
+  cases: CaseResult[]
+}
+
+export default class ReceiverCheck extends TablepayCommand {
+  static override summary = 'Run a conformance suite against your webhook receiver.'
+
+  static override description = `Sends your receiver signed check events, one case after another, with the headers real deliveries carry, and judges each answer. \
+It must accept (2xx within 10 s): a valid delivery, the same valid delivery in other JSON formatting (so it verifies the raw body), \
+a duplicate of an event id, and an older state after a newer one. It must refuse (any non-2xx answer): a body changed after signing, \
+another secret, no signature header, a malformed one, and a signature made ${SKEW_SECONDS} s in the past or in the future.
+
+Only answers are observable: how the receiver compares signatures (in constant time or not) and what it stores cannot be checked from outside. \
+No tablepay server is needed. Exits 1 when any case fails.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --url http://localhost:3000/webhooks --secret whsec_…',
+    {description: 'Secret from the environment, a report for CI', command: 'TABLEPAY_WEBHOOK_SECRET=whsec_… <%= config.bin %> <%= command.id %> -u http://localhost:3000/webhooks --json'},
+  ]
+
+  static override flags = {
+    url: Flags.url({char: 'u', helpValue: 'URL', summary: 'Your receiver\'s URL, as you would register it.', required: true}),
+    secret: webhookFlags.secret,
+  }
+
+  public async run(): Promise<ReceiverReport> {
+    const {flags} = await this.parse(ReceiverCheck)
+    const secret = await requireSecret(flags.secret)
+    const cases = await withSpinner('Sending the cases', runReceiverSuite(flags.url.href, secret), {quiet: this.jsonEnabled()})
+    if (cases.every((c) => c.status_code === null)) {
+      this.error(`Nothing answered at ${flags.url.href} (${cases[0]!.error}).`, {exit: 1, code: 'receiver_unreachable', suggestions: ['Start your receiver, then run this again.']})
+    }
+    this.log(
+      renderTable(cases, [
+        {header: 'RESULT', value: (c) => (c.passed ? 'pass' : 'FAIL'), color: (text, c) => (c.passed ? style.green(text) : style.red(text))},
+        {header: 'CASE', value: (c) => c.title},
+        {header: 'EXPECTED', value: (c) => c.expected},
+        {header: 'REASON', value: (c) => c.reason},
+      ]),
+    )
+    const report = {url: flags.url.href, passed: cases.every((c) => c.passed), cases}
+    const failed = cases.filter((c) => !c.passed)
+    if (failed.length > 0) {
+      this.fail(report, `${plural(failed.length, 'case')} of ${cases.length} failed: ${failed.map((c) => c.id).join(', ')}.`, {
+        code: 'receiver_nonconformant',
+        suggestions: ['examples/receivers/node-http.mjs is a receiver that passes every case.'],
+      })
+    }
+    this.log(style.green(`All ${cases.length} cases passed.`))
+    return report
+  }
+}

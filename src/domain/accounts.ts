@@ -1,0 +1,29 @@
+import {newId, randomToken} from './ids.js'
+import type {AccountRecord, ApiKeyRecord, LocationRecord} from './records.js'
+
+export interface ScratchAccountRecords {
+  account: AccountRecord
+  /** The copies, each with the id of the location it copies. */
+  locations: {record: LocationRecord; copy_of: string}[]
+  key: ApiKeyRecord
+}
+
+/**
+ * A new, empty account with copies of `parent`'s locations (under new ids:
+ * location ids are global) and one read+write key, so a tool can run
+ * something in isolation and compare (`checks replay`).
+ *
+ * @example
+ * const {account, locations, key} = scratchAccount(parent, parentLocations, now)
+ */
+export function scratchAccount(parent: AccountRecord, parentLocations: readonly LocationRecord[], now: string): ScratchAccountRecords {
+  const id = newId('acct')
+  return {
+    account: {id, account_id: id, name: `Scratch copy of ${parent.name}`, created_at: now, scratch_of: parent.id},
+    locations: parentLocations.map((location) => ({
+      record: {...location, id: newId('loc'), created_at: now, account_id: id},
+      copy_of: location.id,
+    })),
+    key: {key: `tp_test_${randomToken(24)}`, account_id: id, scopes: ['read', 'write'], created_at: now},
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * `tablepay/msw`: the whole API as msw 2 request handlers, for tests that
+ * mock the network instead of starting a server. The handlers run the same
+ * app, domain core and store as `tablepay serve` (in memory), so they answer
+ * exactly as it does. Loads neither oclif nor a port.
+ */
+import {toWebHandler} from 'h3'
+import {http, type HttpHandler} from 'msw'
+import {DEFAULT_URL} from './client/config.js'
+import type {Seed} from './domain/schemas.js'
+import {createService, describeAccounts, seedStore} from './server/service.js'
+import {Store} from './store/store.js'
+import {simulatorControls, type SimulatorControls} from './toolkit/controls.js'
+
+export type {SimulatorControls}
+export type {Seed}
+
+export interface TablepayHandlersOptions {
+  /** Accounts, locations and keys: a seed, or the path of a seed file. Default: `acct_demo` with random keys. */
+  seed?: Seed | string
+  /** The origin the handlers answer for, as the code under test calls it (default http://127.0.0.1:4747). */
+  baseUrl?: string
+}
+
+export interface TablepayHandlers extends SimulatorControls {
+  /** Pass them to `setupServer` (node) or `setupWorker`. */
+  handlers: HttpHandler[]
+  /** Stops the delivery dispatcher and drops the state. */
+  close(): Promise<void>
+}
+
+/**
+ * Handlers for every request to `baseUrl`. Webhook deliveries are real
+ * signed `fetch` calls made in the same process, so msw sees them too:
+ * handle the endpoint URL you register to receive them (unhandled, they
+ * follow your `onUnhandledRequest` setting).
+ *
+ * @example
+ * const tablepay = await createTablepayHandlers({seed: 'fixtures/seed.json'})
+ * const server = setupServer(...tablepay.handlers)
+ * server.listen({onUnhandledRequest: 'error'})
+ * const client = new TablepayClient({url: tablepay.url, apiKey: tablepay.apiKey})
+ */
+export async function createTablepayHandlers(options: TablepayHandlersOptions = {}): Promise<TablepayHandlers> {
+  const origin = (options.baseUrl ?? DEFAULT_URL).replace(/\/+$/, '').replace(/\/v1$/, '')
+  const store = await Store.open()
+  await seedStore(store, typeof options.seed === 'string' ? {seedFile: options.seed} : {seed: options.seed})
+  const service = createService(store, origin, {})
+  const handle = toWebHandler(service.app)
+  return {
+    handlers: [http.all(`${origin}/*`, ({request}) => handle(request))],
+    // the controls call the app directly: they work whether or not msw is listening
+    ...simulatorControls(`${origin}/v1`, describeAccounts(store), (input, init) => handle(new Request(input, init))),
+    async close() {
+      await service.close()
+      await store.close()
+    },
+  }
+}

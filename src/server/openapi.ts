@@ -1,0 +1,216 @@
+import {readFileSync} from 'node:fs'
+import {z} from 'zod'
+import {ERROR_STATUS, type ErrorCode} from '../domain/errors.js'
+import {EVENT_TYPES} from '../domain/schemas.js'
+import {SIGNATURE_HEADER} from '../webhooks/signature.js'
+import {ListQuery} from './internal/list.js'
+import {NAMED_SCHEMAS, OPERATIONS, type Operation, PATH_PARAMS} from './operations.js'
+
+type JsonSchema = Record<string, unknown>
+type Io = 'input' | 'output'
+type Named = keyof typeof NAMED_SCHEMAS
+
+/** What each error code means, for the descriptions of error answers; a test checks every code has one. */
+export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
+  invalid_json: 'the body is not JSON',
+  unauthenticated: 'no `Authorization: Bearer …`, or an unknown key',
+  insufficient_scope: 'the key lacks the scope the route needs',
+  not_found: 'no such resource in this account (another account\'s resources too), or no such route',
+  method_not_allowed: 'the route does not take this method',
+  payment_declined: 'the simulated card declined (`simulate: "decline"`); nothing changed',
+  conflict_with_paid_items: 'the push would take away claimed items; `details` names them',
+  version_conflict: 'same `version` as stored, different content',
+  item_unavailable: 'a claim for more than is left',
+  check_not_open: 'the check is closed or voided',
+  payload_too_large: 'body over 1 MiB',
+  unsupported_media_type: 'not `Content-Type: application/json`',
+  validation_failed: 'the body, a query or a path parameter breaks the schema; `details` lists `{path, message}`',
+  amount_exceeds_balance: 'more than is due (payment) or left to refund (refund)',
+  idempotency_key_reused: 'this `Idempotency-Key` came with another request',
+  internal_error: 'a bug in the simulator; never expected, please report it with the request id',
+}
+
+/** The error codes a route can answer with: those of its shape, then its own. */
+export function errorCodesOf(op: Operation): ErrorCode[] {
+  const codes: ErrorCode[] = []
+  if (op.scope) codes.push('unauthenticated')
+  if (op.scope === 'write') codes.push('insufficient_scope')
+  const params = pathParams(op.path)
+  if (params.length > 0) codes.push('not_found')
+  if (params.some((name) => name in PATH_PARAMS)) codes.push('validation_failed')
+  if (op.body) codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type', 'validation_failed')
+  if (op.list) codes.push('validation_failed')
+  if (op.idempotent) codes.push('validation_failed', 'idempotency_key_reused')
+  return [...new Set([...codes, ...(op.errors ?? [])])]
+}
+
+/** `/checks/{id}/claims` → `['id']`. */
+export const pathParams = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
+
+const strip = ({$schema, $id, ...schema}: JsonSchema): JsonSchema => schema
+const inline = (schema: z.ZodType, io: Io): JsonSchema => strip(z.toJSONSchema(schema, {io, target: 'draft-2020-12'}) as JsonSchema)
+const ref = (name: string) => ({$ref: `#/components/schemas/${name}`})
+const nameOf = (schema: z.ZodType): Named | undefined => (Object.keys(NAMED_SCHEMAS) as Named[]).find((name) => NAMED_SCHEMAS[name] === schema)
+
+const listOf = (item: z.ZodType) =>
+  z.object({object: z.literal('list'), data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable()})
+
+/**
+ * The named schemas, and a `<name>List` for each one a route lists. Request
+ * bodies are written as accepted (input), answers as sent (output: no
+ * unlisted fields).
+ */
+function componentSchemas(): Record<string, JsonSchema> {
+  const bodies = new Set(OPERATIONS.map((op) => op.body))
+  const registries = {input: z.registry<{id: string}>(), output: z.registry<{id: string}>()}
+  for (const name of Object.keys(NAMED_SCHEMAS) as Named[]) {
+    const schema = NAMED_SCHEMAS[name]
+    registries[bodies.has(schema) ? 'input' : 'output'].add(schema, {id: name})
+  }
+  const listed = new Set(OPERATIONS.filter((op) => op.list).map((op) => op.response))
+  for (const item of listed) {
+    const name = nameOf(item)
+    if (name) registries.output.add(listOf(item), {id: `${name}List`})
+  }
+  const schemas: Record<string, JsonSchema> = {}
+  for (const io of ['input', 'output'] as const) {
+    const {schemas: converted} = z.toJSONSchema(registries[io], {io, target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}`})
+    for (const [id, schema] of Object.entries(converted)) schemas[id] = strip(schema as JsonSchema)
+  }
+  return schemas
+}
+
+function successSchema(op: Operation): JsonSchema {
+  const name = nameOf(op.response)
+  if (name) return ref(op.list ? `${name}List` : name)
+  return inline(op.list ? listOf(op.response) : op.response, 'output')
+}
+
+const ErrorDetail = z.object({path: z.string(), message: z.string(), external_id: z.string().optional()})
+const errorBody = (codes: [ErrorCode, ...ErrorCode[]]) =>
+  z.object({error: z.object({code: z.enum(codes), message: z.string(), request_id: z.string(), details: z.array(ErrorDetail).optional()})})
+
+const REQUEST_ID = {$ref: '#/components/headers/RequestId'}
+
+function errorResponse(codes: ErrorCode[]) {
+  const headers: Record<string, unknown> = {'X-Request-Id': REQUEST_ID}
+  if (codes.includes('unauthenticated')) headers['WWW-Authenticate'] = {schema: {type: 'string'}, description: 'Always `Bearer realm="tablepay"`'}
+  return {
+    description: codes.map((code) => `\`${code}\`: ${ERROR_MEANINGS[code] ?? code}`).join('; '),
+    headers,
+    content: {'application/json': {schema: inline(errorBody(codes as [ErrorCode, ...ErrorCode[]]), 'output')}},
+  }
+}
+
+function responses(op: Operation) {
+  const answers: Record<string, unknown> = {}
+  for (const status of op.status ?? [200]) {
+    const headers: Record<string, unknown> = {'X-Request-Id': REQUEST_ID}
+    for (const [name, {description, schema}] of Object.entries(op.headers ?? {})) headers[name] = {description, schema: inline(schema, 'output')}
+    const contentType = op.contentType ?? 'application/json'
+    answers[String(status)] = {description: op.summary, headers, content: {[contentType]: {schema: successSchema(op)}}}
+  }
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const code of errorCodesOf(op)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code])
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) answers[String(status)] = errorResponse(codes)
+  return answers
+}
+
+function parameters(op: Operation) {
+  const params: unknown[] = [{$ref: '#/components/parameters/RequestId'}]
+  for (const name of pathParams(op.path)) params.push({name, in: 'path', required: true, schema: inline(PATH_PARAMS[name] ?? z.string(), 'input')})
+  if (op.list) {
+    const query = inline(ListQuery.extend(op.filters?.shape ?? {}), 'input') as {properties: Record<string, JsonSchema>}
+    for (const [name, schema] of Object.entries(query.properties)) params.push({name, in: 'query', required: false, schema})
+  }
+  if (op.idempotent) {
+    params.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'A replay with the same key answers the stored answer; the same key with another request is a 422.',
+      schema: {type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$'},
+    })
+  }
+  return params
+}
+
+function operation(op: Operation) {
+  return {
+    operationId: op.id,
+    summary: op.summary,
+    security: op.scope ? [{bearer: [op.scope]}] : [],
+    parameters: parameters(op),
+    ...(op.body ? {requestBody: {required: true, content: {'application/json': {schema: bodySchema(op.body)}}}} : {}),
+    responses: responses(op),
+  }
+}
+
+function bodySchema(body: z.ZodType): JsonSchema {
+  const name = nameOf(body)
+  return name ? ref(name) : inline(body, 'input')
+}
+
+const DESCRIPTION = `The Tablepay pay-at-table API, as the local simulator serves it.
+
+Every call but \`GET /health\` and \`GET /openapi.json\` needs \`Authorization: Bearer <key>\`; GETs need the \`read\` scope, everything else \`write\` (the scope names are listed in each operation's security requirement). Every answer carries \`X-Request-Id\`; every error answers \`{"error": {code, message, request_id, details?}}\`. An unknown route answers 404 \`not_found\`, a known route with another method 405 \`method_not_allowed\`. Lists are newest first; pass \`next_cursor\` as \`starting_after\` for the next page.`
+
+let document: Record<string, unknown> | undefined
+
+function build(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operation(op)
+  const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {version: string}).version
+  return {
+    openapi: '3.1.0',
+    info: {title: 'Tablepay API (local simulator)', version, description: DESCRIPTION},
+    paths,
+    webhooks: {
+      event: {
+        post: {
+          summary: 'A delivery: one event envelope, POSTed to each enabled endpoint subscribed to its type; answer 2xx within 10 s',
+          parameters: [
+            {name: SIGNATURE_HEADER, in: 'header', required: true, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`', schema: {type: 'string'}},
+            {name: 'X-Tablepay-Event-Id', in: 'header', required: true, schema: {type: 'string'}},
+            {name: 'X-Tablepay-Event-Type', in: 'header', required: true, schema: {type: 'string', enum: [...EVENT_TYPES, 'ping']}},
+            {name: 'X-Tablepay-Delivery-Attempt', in: 'header', required: true, schema: {type: 'string', pattern: '^[1-9][0-9]*$'}},
+          ],
+          requestBody: {required: true, content: {'application/json': {schema: ref('Event')}}},
+          responses: {'2XX': {description: 'Received. Anything else, or no answer within 10 s, is retried.'}},
+        },
+      },
+    },
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {bearer: {type: 'http', scheme: 'bearer', description: 'An API key, `tp_test_…`, with scopes `read` or `read` and `write`.'}},
+      parameters: {
+        RequestId: {
+          name: 'X-Request-Id',
+          in: 'header',
+          required: false,
+          description: 'Echoed when it is 1–200 characters of `A-Z a-z 0-9 . _ : / + = -`; otherwise the server makes one.',
+          schema: {type: 'string'},
+        },
+      },
+      headers: {RequestId: {description: 'Identifies the request for support tracing', schema: {type: 'string'}}},
+      responses: {
+        NoSuchRoute: errorResponse(['not_found']),
+        MethodNotAllowed: errorResponse(['method_not_allowed']),
+        InternalError: errorResponse(['internal_error']),
+      },
+    },
+  }
+}
+
+/**
+ * The OpenAPI 3.1 document of the API, generated from the route table and
+ * its zod schemas; `serverUrl` is where it says the API lives.
+ *
+ * @example
+ * openApiDocument('http://127.0.0.1:4747').servers // [{url: 'http://127.0.0.1:4747/v1'}]
+ */
+export function openApiDocument(serverUrl: string): Record<string, unknown> {
+  document ??= build()
+  const {openapi, info, ...rest} = document
+  return {openapi, info, servers: [{url: `${serverUrl.replace(/\/+$/, '')}/v1`}], ...rest}
+}

@@ -1,0 +1,181 @@
+import {z} from 'zod'
+import type {ErrorCode} from '../domain/errors.js'
+import {PUSH_RESULTS} from '../domain/push.js'
+import {
+  Check,
+  CheckPush,
+  Claim,
+  ClaimInput,
+  Clock,
+  ClockAdvance,
+  Deleted,
+  Delivery,
+  Event,
+  ExternalCheckId,
+  Feedback,
+  FeedbackInput,
+  Location,
+  Payment,
+  PaymentInput,
+  RefundInput,
+  type Scope,
+  ScratchAccount,
+  WebhookEndpoint,
+  WebhookEndpointInput,
+  WebhookTestResult,
+} from '../domain/schemas.js'
+import {CheckFilters} from './routes/checks.js'
+import {DeliveryFilters} from './routes/deliveries.js'
+import {EventFilters} from './routes/events.js'
+
+/** The answer that registers an endpoint: the only one that shows its secret. */
+const WebhookEndpointWithSecret = WebhookEndpoint.extend({secret: z.string().regex(/^whsec_/)})
+
+const Reset = z.object({object: z.literal('reset'), deleted: z.record(z.string(), z.int().min(0))})
+
+/**
+ * The schemas the document names (`#/components/schemas/<name>`); a list of
+ * one of them is `<name>List`. Any other schema is written inline.
+ */
+export const NAMED_SCHEMAS = {
+  CheckPush,
+  ClaimInput,
+  PaymentInput,
+  RefundInput,
+  FeedbackInput,
+  WebhookEndpointInput,
+  ClockAdvance,
+  Location,
+  Check,
+  Claim,
+  Payment,
+  Feedback,
+  Event,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  WebhookTestResult,
+  Delivery,
+  Clock,
+  Deleted,
+  Reset,
+  ScratchAccount,
+} satisfies Record<string, z.ZodType>
+
+/** Path parameters whose values are checked (a 422 when they do not fit); any other is a plain string. */
+export const PATH_PARAMS: Record<string, z.ZodType> = {external_check_id: ExternalCheckId}
+
+/** One route of the API, as the OpenAPI document describes it. */
+export interface Operation {
+  /** The `operationId`, also the name a client method would take. */
+  id: string
+  method: 'get' | 'post' | 'put' | 'delete'
+  /** Under /v1, with OpenAPI's `{param}`: `/checks/{id}`. */
+  path: string
+  summary: string
+  /** The key scope it needs; null for a public route. */
+  scope: Scope | null
+  body?: z.ZodType
+  /** The success answer, or a list of it with `list`. */
+  response: z.ZodType
+  list?: boolean
+  /** Filters a list takes besides `limit` and `starting_after`. */
+  filters?: z.ZodObject
+  /** Success statuses, the usual first (default 200). */
+  status?: number[]
+  /** Takes `Idempotency-Key`. */
+  idempotent?: boolean
+  /** Response headers besides `X-Request-Id`. */
+  headers?: Record<string, {description: string; schema: z.ZodType}>
+  /** The answer is not JSON: `text/event-stream`. */
+  contentType?: string
+  /**
+   * Error codes only this route answers with. Those that follow from its
+   * shape (auth, scope, body, path parameters, list query, idempotency) are
+   * added by the document builder.
+   */
+  errors?: ErrorCode[]
+}
+
+const get = (path: string, id: string, summary: string, response: z.ZodType, more: Partial<Operation> = {}): Operation => ({
+  id,
+  method: 'get',
+  path,
+  summary,
+  scope: 'read',
+  response,
+  ...more,
+})
+
+const list = (path: string, id: string, summary: string, item: z.ZodType, filters?: z.ZodObject): Operation =>
+  get(path, id, summary, item, {list: true, filters})
+
+const change = (method: 'post' | 'put' | 'delete', path: string, id: string, summary: string, response: z.ZodType, more: Partial<Operation> = {}): Operation => ({
+  id,
+  method,
+  path,
+  summary,
+  scope: 'write',
+  response,
+  ...more,
+})
+
+/** A guest action of the simulator: 201 unless told, idempotent, on an open check. */
+const guest = (path: string, id: string, summary: string, body: z.ZodType, response: z.ZodType, more: Partial<Operation> = {}): Operation =>
+  change('post', path, id, summary, response, {body, status: [201], idempotent: true, ...more})
+
+/** Every route of the API. A test fails when the router and this table disagree. */
+export const OPERATIONS: Operation[] = [
+  get('/health', 'getHealth', 'Readiness: answers once the server is up', z.object({status: z.literal('ok')}), {scope: null}),
+  get('/openapi.json', 'getOpenApi', 'This document', z.looseObject({openapi: z.string()}), {scope: null}),
+  list('/locations', 'listLocations', "The account's locations", Location),
+
+  change('put', '/checks/external/{external_check_id}', 'pushCheck', 'Push the complete current state of a check', Check, {
+    body: CheckPush,
+    status: [201, 200],
+    errors: ['conflict_with_paid_items', 'version_conflict'],
+    headers: {'X-Tablepay-Push-Result': {description: 'How the push changed the stored check', schema: z.enum(PUSH_RESULTS)}},
+  }),
+  list('/checks', 'listChecks', 'Checks, newest first', Check, CheckFilters),
+  get('/checks/{id}', 'getCheck', 'A check', Check),
+  get('/checks/external/{external_check_id}', 'getCheckByExternalId', 'A check, by the POS id it was pushed under', Check),
+  list('/checks/{id}/claims', 'listCheckClaims', "The check's claims", Claim),
+  list('/checks/{id}/payments', 'listCheckPayments', "The check's payments", Payment),
+  list('/checks/{id}/feedback', 'listCheckFeedback', "The check's feedback", Feedback),
+  get('/claims/{id}', 'getClaim', 'A claim', Claim),
+  get('/payments/{id}', 'getPayment', 'A payment, with its refunds', Payment),
+  get('/feedback/{id}', 'getFeedback', 'A feedback', Feedback),
+
+  guest('/sim/checks/{id}/claims', 'simulateClaim', 'Simulate a guest claiming items', ClaimInput, Claim, {errors: ['check_not_open', 'item_unavailable']}),
+  guest('/sim/checks/{id}/payments', 'simulatePayment', 'Simulate a guest paying', PaymentInput, Payment, {
+    errors: ['check_not_open', 'amount_exceeds_balance', 'payment_declined'],
+  }),
+  guest('/sim/payments/{id}/refund', 'simulateRefund', 'Simulate a refund of a payment', RefundInput, Payment, {status: [200], errors: ['amount_exceeds_balance']}),
+  guest('/sim/checks/{id}/feedback', 'simulateFeedback', 'Simulate a guest leaving feedback', FeedbackInput, Feedback),
+
+  list('/events', 'listEvents', 'Events, newest first', Event, EventFilters),
+  get('/events/{id}', 'getEvent', 'An event envelope', Event),
+
+  change('post', '/webhook-endpoints', 'createWebhookEndpoint', 'Register an endpoint; the answer is the only one with its secret', WebhookEndpointWithSecret, {
+    body: WebhookEndpointInput,
+    status: [201],
+  }),
+  list('/webhook-endpoints', 'listWebhookEndpoints', 'Registered endpoints', WebhookEndpoint),
+  get('/webhook-endpoints/{id}', 'getWebhookEndpoint', 'An endpoint', WebhookEndpoint),
+  change('delete', '/webhook-endpoints/{id}', 'deleteWebhookEndpoint', 'Delete an endpoint; its pending deliveries are canceled', Deleted),
+  change('post', '/webhook-endpoints/{id}/test', 'testWebhookEndpoint', 'Send a signed ping now and report the answer', WebhookTestResult),
+
+  list('/deliveries', 'listDeliveries', 'Deliveries, newest first', Delivery, DeliveryFilters),
+  get('/deliveries/{id}', 'getDelivery', 'A delivery with every attempt', Delivery),
+  change('post', '/deliveries/{id}/retry', 'retryDelivery', 'Queue one more attempt now', Delivery),
+
+  get('/sim/clock', 'getClock', 'The scheduler clock', Clock),
+  change('post', '/sim/clock/advance', 'advanceClock', 'Move the scheduler clock forward, running every attempt that falls due', Clock, {body: ClockAdvance}),
+  get('/sim/stream', 'streamEvents', 'Server-sent events: `event` for each new event, `delivery` for each delivery change', z.string(), {
+    contentType: 'text/event-stream',
+  }),
+  change('post', '/sim/reset', 'resetAccount', "Delete the account's checks and what hangs off them; keys, locations and endpoints stay", Reset),
+  change('post', '/sim/accounts', 'createScratchAccount', 'Create an empty account with copies of the caller\'s locations and one write key', ScratchAccount, {
+    status: [201],
+  }),
+  change('delete', '/sim/accounts/{id}', 'deleteScratchAccount', 'Delete a scratch account this account made, with everything in it', Deleted),
+]

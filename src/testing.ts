@@ -1,0 +1,61 @@
+/**
+ * `tablepay/testing`: the real simulator, in process, on a free port, for
+ * vitest, jest or node's test runner.
+ */
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import type {Seed} from './domain/schemas.js'
+import {startServer} from './server/start.js'
+import {simulatorControls, type SimulatorControls} from './toolkit/controls.js'
+
+export type {SimulatorControls}
+export type {Seed}
+
+export interface SimulatorOptions {
+  /** Accounts, locations and keys: a seed, or the path of a seed file (see fixtures/seed.json). Default: `acct_demo` with random keys. */
+  seed?: Seed | string
+  /** Keep nothing on disk (default). With false, the server journals to a fresh temp dir, removed by `close()`. */
+  memory?: boolean
+  /** Default 0: a free port. */
+  port?: number
+}
+
+export interface Simulator extends SimulatorControls {
+  /** The temp data dir with `memory: false`, else undefined. */
+  dataDir: string | undefined
+  /** Stops the server (and removes its temp dir). */
+  close(): Promise<void>
+}
+
+/**
+ * Starts the simulator on 127.0.0.1 and resolves once it answers.
+ *
+ * @example
+ * const sim = await startSimulator({seed: 'fixtures/seed.json'})
+ * const client = new TablepayClient({url: sim.url, apiKey: sim.apiKey})
+ * await client.pushCheck('t12', check)
+ * await sim.close()
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const dataDir = options.memory === false ? await mkdtemp(join(tmpdir(), 'tablepay-sim-')) : undefined
+  const seed = typeof options.seed === 'string' ? {seedFile: options.seed} : {seed: options.seed}
+  const removeDir = () => (dataDir ? rm(dataDir, {recursive: true, force: true}) : Promise.resolve())
+  let server: Awaited<ReturnType<typeof startServer>> | undefined
+  try {
+    server = await startServer({port: options.port ?? 0, host: '127.0.0.1', dataDir, ...seed})
+    const running = server
+    return {
+      ...simulatorControls(`${server.url}/v1`, server.accounts),
+      dataDir,
+      async close() {
+        await running.close()
+        await removeDir()
+      },
+    }
+  } catch (error) {
+    await server?.close()
+    await removeDir()
+    throw error
+  }
+}

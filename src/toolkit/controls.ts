@@ -1,0 +1,45 @@
+import {type ClientOptions, type Clock, TablepayClient} from '../client/client.js'
+import type {SeededAccount} from '../server/service.js'
+
+/** What a test needs of a running simulator, wherever it runs (a port, or msw). */
+export interface SimulatorControls {
+  /** The API base with /v1, as `serve` prints it; the client and `TABLEPAY_URL` take it as is. */
+  url: string
+  /** A write key of the first account. */
+  apiKey: string
+  /** A read-only key of the first account, when the seed gave it one (the default seed does). */
+  readKey: string | undefined
+  /** Every seeded account with its locations and keys. */
+  accounts: SeededAccount[]
+  clock: {
+    /** Moves the scheduler clock forward; resolves once every delivery attempt that fell due has run. */
+    advance(seconds: number): Promise<Clock & {attempts: number}>
+  }
+  /** Deletes the first account's checks, claims, payments, feedback, events and deliveries; keys, locations and endpoints stay. */
+  reset(): Promise<void>
+}
+
+/**
+ * The controls of a simulator at `url`, sending through `fetch` (default
+ * the global one) with the first account's write key.
+ *
+ * @example
+ * const controls = simulatorControls('http://127.0.0.1:4747/v1', describeAccounts(store))
+ * await controls.clock.advance(3600)
+ */
+export function simulatorControls(url: string, accounts: SeededAccount[], fetch?: ClientOptions['fetch']): SimulatorControls {
+  const keys = accounts[0]?.api_keys ?? []
+  const apiKey = keys.find((k) => k.scopes.includes('write'))?.key
+  if (!apiKey) throw new Error('tablepay: the first account of the seed has no write key; give it one with scopes ["read", "write"].')
+  const client = new TablepayClient({url, apiKey, fetch})
+  return {
+    url,
+    apiKey,
+    readKey: keys.find((k) => !k.scopes.includes('write'))?.key,
+    accounts,
+    clock: {advance: (seconds) => client.advanceClock(seconds)},
+    async reset() {
+      await client.reset()
+    },
+  }
+}

@@ -1,0 +1,92 @@
+import {readFileSync} from 'node:fs'
+import {mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {ROOT, runCli} from '../../helpers/cli.js'
+import {importGraph} from '../../helpers/import-graph.js'
+
+const open = () => JSON.parse(readFileSync(join(ROOT, 'fixtures', 'checks', 'open.json'), 'utf8'))
+
+describe('checks lint', () => {
+  let dir: string
+  let bad: string
+  let broken: string
+  let badScenario: string
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tablepay-lint-'))
+    bad = join(dir, 'bad.json')
+    const body = open()
+    body.status = 'paid'
+    body.items[1].price_cents = 12.5
+    body.items[2].colour = 'red'
+    body.totals.total_cents = 1
+    await writeFile(bad, JSON.stringify(body))
+    broken = join(dir, 'broken.json')
+    await writeFile(broken, '{"table": {"number": "12"},')
+    badScenario = join(dir, 'scenario.json')
+    await writeFile(badScenario, JSON.stringify({pushes: [{external_id: 't1', body: open()}, {external_id: 't1', body: {...open(), version: 0}}]}))
+  })
+
+  afterAll(() => rm(dir, {recursive: true, force: true}))
+
+  it('passes every fixture, push bodies and scenarios, several files at once: exit 0, no server', async () => {
+    const {code, stdout} = await runCli(['checks', 'lint', 'fixtures/checks/open.json', 'fixtures/checks/updated.json', 'fixtures/checks/closed.json', 'fixtures/scenarios/dinner-service.json'])
+    expect(code).toBe(0)
+    expect(stdout.trim().split('\n')).toEqual([
+      'fixtures/checks/open.json: ok',
+      'fixtures/checks/updated.json: ok',
+      'fixtures/checks/closed.json: ok',
+      'fixtures/scenarios/dinner-service.json: ok',
+    ])
+  })
+
+  it('prints every problem with its jq path, and exits 1', async () => {
+    const {code, stdout, stderr} = await runCli(['checks', 'lint', bad, 'fixtures/checks/open.json'])
+    expect(code).toBe(1)
+    expect(stdout).toContain(`${bad}: .status: `)
+    expect(stdout).toContain(`${bad}: .items[1].price_cents: `)
+    expect(stdout).toContain(`${bad}: .items[2].colour: unknown field`)
+    expect(stdout).toContain(`${bad}: .totals.total_cents: must equal subtotal_cents + tax_cents`)
+    expect(stdout).toContain('fixtures/checks/open.json: ok')
+    expect(stderr).toContain('4 problems in 1 of 2 files.')
+    expect(stderr).toContain('Code: lint_failed')
+  })
+
+  it('checks each push of a scenario, with the path inside the scenario', async () => {
+    const {code, stdout} = await runCli(['checks', 'lint', badScenario])
+    expect(code).toBe(1)
+    expect(stdout).toMatch(/: \.pushes\[1\]\.body\.version: Too small/)
+  })
+
+  it('reports a file that is not JSON, or missing, and still checks the others', async () => {
+    const {code, stdout} = await runCli(['checks', 'lint', broken, join(dir, 'missing.json'), 'fixtures/checks/open.json'])
+    expect(code).toBe(1)
+    expect(stdout).toContain(`${broken}: .: not valid JSON`)
+    expect(stdout).toContain(`${join(dir, 'missing.json')}: .: cannot read the file: ENOENT`)
+    expect(stdout).toContain('fixtures/checks/open.json: ok')
+  })
+
+  it('with --json prints the report, the same shape whether it passes or fails', async () => {
+    const failed = await runCli(['checks', 'lint', bad, 'fixtures/checks/open.json', '--json'])
+    expect(failed.code).toBe(1)
+    const report = JSON.parse(failed.stdout)
+    expect(report.valid).toBe(false)
+    expect(report.files).toHaveLength(2)
+    expect(report.files[0]).toMatchObject({file: bad, kind: 'push', valid: false})
+    expect(report.files[0].problems).toContainEqual({path: '.items[2].colour', message: 'unknown field'})
+    expect(report.files[1]).toEqual({file: 'fixtures/checks/open.json', kind: 'push', valid: true, problems: []})
+
+    const passed = await runCli(['checks', 'lint', 'fixtures/scenarios/dinner-service.json', '--json'])
+    expect(passed.code).toBe(0)
+    expect(JSON.parse(passed.stdout)).toEqual({valid: true, files: [{file: 'fixtures/scenarios/dinner-service.json', kind: 'scenario', valid: true, problems: []}]})
+  })
+
+  it('validates with the server\'s own schemas and loads no server, storage or HTTP client code', () => {
+    const {files, packages} = importGraph('dist/commands/checks/lint.js')
+    expect(files).toContain('domain/schemas.js')
+    expect(packages.filter((p) => !['@oclif/core', 'zod', 'chalk'].includes(p))).toEqual([])
+    expect(files.filter((f) => /^(server|store|webhooks)\/|^client\/(client|config|index)\.js$/.test(f))).toEqual([])
+  })
+})

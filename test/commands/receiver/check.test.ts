@@ -1,0 +1,134 @@
+import {type ChildProcess, spawn} from 'node:child_process'
+import {createServer} from 'node:net'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {Check} from '../../../src/domain/schemas.js'
+import {ROOT, runCli} from '../../helpers/cli.js'
+import {startReceiver} from '../../helpers/receiver.js'
+
+const SECRET = 'whsec_test_receiver_check_1234'
+const ALL_CASES = ['valid', 'raw_body', 'duplicate', 'older_state', 'tampered_body', 'wrong_secret', 'missing_header', 'malformed_header', 'timestamp_past', 'timestamp_future']
+const REJECTED = ALL_CASES.slice(4)
+
+const running: ChildProcess[] = []
+afterEach(() => {
+  for (const child of running.splice(0)) child.kill()
+})
+
+/** Starts a receiver script as a user would (`PORT=0 node file`) and resolves with the URL it prints. */
+function startScript(file: string): Promise<string> {
+  const child = spawn(process.execPath, [join(ROOT, file)], {env: {...process.env, PORT: '0', TABLEPAY_WEBHOOK_SECRET: SECRET}, stdio: ['ignore', 'pipe', 'pipe']})
+  running.push(child)
+  let stderr = ''
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk))
+  return new Promise((resolve, reject) => {
+    let stdout = ''
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk
+      const url = /listening on (\S+)/.exec(stdout)?.[1]
+      if (url) resolve(url)
+    })
+    child.on('exit', (code) => reject(new Error(`${file} exited (${code}): ${stderr}`)))
+  })
+}
+
+const check = (url: string, args: string[] = []) => runCli(['receiver', 'check', '--url', url, ...args], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}})
+const failedCases = (stdout: string) => (JSON.parse(stdout).cases as {id: string; passed: boolean}[]).filter((c) => !c.passed).map((c) => c.id)
+
+describe('receiver check', () => {
+  it('passes the example receiver (examples/receivers/node-http.mjs) on every case: exit 0 and a table of passes', async () => {
+    const url = await startScript('examples/receivers/node-http.mjs')
+    const {code, stdout} = await check(url)
+    expect(code).toBe(0)
+    const rows = stdout.trim().split('\n')
+    expect(rows[0]).toMatch(/^RESULT\s+CASE\s+EXPECTED\s+REASON$/)
+    expect(rows.slice(1, -1)).toHaveLength(ALL_CASES.length)
+    for (const row of rows.slice(1, -1)) expect(row).toMatch(/^pass /)
+    expect(rows.at(-1)).toBe(`All ${ALL_CASES.length} cases passed.`)
+  })
+
+  it('with --json reports every case with its answer', async () => {
+    const url = await startScript('examples/receivers/node-http.mjs')
+    const {code, stdout} = await check(url, ['--json', '--secret', SECRET])
+    expect(code).toBe(0)
+    const report = JSON.parse(stdout)
+    expect(report).toMatchObject({url, passed: true})
+    expect(report.cases.map((c: {id: string}) => c.id)).toEqual(ALL_CASES)
+    for (const c of report.cases) {
+      expect(c).toEqual({id: c.id, title: expect.any(String), expected: REJECTED.includes(c.id) ? 'rejected' : 'accepted', status_code: REJECTED.includes(c.id) ? 400 : 200, error: REJECTED.includes(c.id) ? 'receiver answered 400' : null, duration_ms: expect.any(Number), passed: true, reason: expect.any(String)})
+    }
+  })
+
+  const broken: [string, string, string[]][] = [
+    ['parses the JSON before verifying (re-serializes)', 'parses-first.mjs', ['raw_body']],
+    ['ignores the timestamp', 'ignores-timestamp.mjs', ['timestamp_past', 'timestamp_future']],
+    ['verifies only when a signature header is present', 'accepts-unsigned.mjs', ['missing_header']],
+    ['answers 409 to a duplicate or an older state', 'refuses-redelivery.mjs', ['duplicate', 'older_state']],
+  ]
+
+  it.each(broken)('catches a receiver that %s: exit 1, exactly those cases fail, each with its reason', async (_, file, failing) => {
+    const url = await startScript(`test/fixtures/receivers/${file}`)
+    const human = await check(url)
+    expect(human.code).toBe(1)
+    expect(human.stderr).toContain('Code: receiver_nonconformant')
+    expect(human.stderr).toContain(`failed: ${failing.join(', ')}.`)
+    expect(human.stdout.split('\n').filter((row) => row.startsWith('FAIL'))).toHaveLength(failing.length)
+
+    const json = await check(url, ['--json'])
+    expect(json.code).toBe(1)
+    expect(failedCases(json.stdout)).toEqual(failing)
+    for (const c of JSON.parse(json.stdout).cases.filter((c: {passed: boolean}) => !c.passed)) expect(c.reason).toMatch(/^(accepted with|answered) \d{3} .*: /)
+  })
+
+  it('cannot tell a receiver that compares signatures with !== from a correct one: timing is not observable over HTTP', async () => {
+    const url = await startScript('test/fixtures/receivers/compares-with-equals.mjs')
+    const {code, stdout} = await check(url, ['--json'])
+    expect(code).toBe(0)
+    expect(failedCases(stdout)).toEqual([])
+  })
+
+  it('sends what the dispatcher sends: check events as the API renders them, with its headers', async () => {
+    const receiver = await startReceiver(() => 200)
+    try {
+      const {code, stdout} = await check(receiver.url, ['--json'])
+      // a receiver that accepts everything fails exactly the cases it should refuse
+      expect(code).toBe(1)
+      expect(failedCases(stdout)).toEqual(REJECTED)
+      for (const {headers, body} of receiver.received) {
+        const event = JSON.parse(body)
+        expect(headers['content-type']).toBe('application/json')
+        expect(headers['user-agent']).toBe('tablepay-webhooks/1')
+        expect(headers['x-tablepay-event-id']).toBe(event.id)
+        expect(headers['x-tablepay-event-type']).toBe(event.type)
+        expect(['check.created', 'check.updated']).toContain(event.type)
+        expect(event).toMatchObject({id: expect.stringMatching(/^evt_/), object: 'event', created_at: expect.any(String)})
+        expect(() => Check.parse(event.data)).not.toThrow()
+      }
+      // the duplicate: the same bytes again, as delivery attempt 2
+      const second = receiver.received.find((r) => r.headers['x-tablepay-delivery-attempt'] === '2')!
+      expect(receiver.received.filter((r) => r.body === second.body)).toHaveLength(2)
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  it('says so when nothing listens at the URL', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const {port} = probe.address() as {port: number}
+        probe.close(() => resolve(port))
+      })
+    })
+    const {code, stderr} = await check(`http://127.0.0.1:${port}/webhooks`)
+    expect(code).toBe(1)
+    expect(stderr).toContain('Nothing answered at')
+    expect(stderr).toContain('ECONNREFUSED')
+    expect(stderr).toContain('Code: receiver_unreachable')
+  })
+
+  it('without a secret, exits 1 and says where to put one', async () => {
+    const {code, stderr} = await runCli(['receiver', 'check', '--url', 'http://127.0.0.1:9/webhooks'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('TABLEPAY_WEBHOOK_SECRET')
+  })
+})

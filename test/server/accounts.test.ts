@@ -1,0 +1,60 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {checkWith} from '../helpers/checks.js'
+import {OTHER_KEY, READ_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer({memory: true})
+})
+afterAll(() => server.close())
+
+describe('scratch accounts (POST /v1/sim/accounts)', () => {
+  it('creates an empty account with copies of the caller\'s locations under new ids, and a working write key', async () => {
+    await server.api('PUT', '/v1/checks/external/mine', {body: checkWith([['a', 1, 100]])})
+    const created = await server.api('POST', '/v1/sim/accounts')
+    expect(created.status).toBe(201)
+    const scratch = created.body
+    expect(scratch).toMatchObject({object: 'account', scratch_of: 'acct_demo', name: 'Scratch copy of Demo Bistro'})
+    expect(scratch.id).toMatch(/^acct_/)
+    expect(scratch.locations).toEqual([
+      {id: expect.stringMatching(/^loc_/), object: 'location', name: 'Main Room', timezone: 'Europe/Paris', currency: 'EUR', created_at: expect.any(String), copy_of: 'loc_main'},
+    ])
+    expect(scratch.locations[0].id).not.toBe('loc_main')
+    const key = scratch.api_keys[0].key
+    expect(scratch.api_keys).toEqual([{key: expect.stringMatching(/^tp_test_/), scopes: ['read', 'write']}])
+
+    // isolated: the caller's check is not there, the copied location resolves
+    expect((await server.api('GET', '/v1/checks', {key})).body.data).toEqual([])
+    const push = await server.api('PUT', '/v1/checks/external/mine', {key, body: checkWith([['b', 1, 200]], {location_id: scratch.locations[0].id})})
+    expect(push.status).toBe(201)
+    expect((await server.api('GET', '/v1/checks/external/mine')).body.items[0].external_id).toBe('a')
+  })
+
+  it('needs the write scope', async () => {
+    const answer = await server.api('POST', '/v1/sim/accounts', {key: READ_KEY})
+    expect(answer.status).toBe(403)
+    expect(answer.body.error.code).toBe('insufficient_scope')
+  })
+
+  it('DELETE removes the account and everything in it; its key stops working', async () => {
+    const scratch = (await server.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    await server.api('PUT', '/v1/checks/external/t1', {key, body: checkWith([['a', 1, 100]])})
+    const deleted = await server.api('DELETE', `/v1/sim/accounts/${scratch.id}`)
+    expect(deleted.status).toBe(200)
+    expect(deleted.body).toEqual({id: scratch.id, object: 'account', deleted: true})
+    const after = await server.api('GET', '/v1/checks', {key})
+    expect(after.status).toBe(401)
+    expect((await server.api('DELETE', `/v1/sim/accounts/${scratch.id}`)).status).toBe(404)
+  })
+
+  it('only the account that made a scratch account may delete it; a seeded account cannot be deleted', async () => {
+    const scratch = (await server.api('POST', '/v1/sim/accounts')).body
+    const byOther = await server.api('DELETE', `/v1/sim/accounts/${scratch.id}`, {key: OTHER_KEY})
+    expect(byOther.status).toBe(404)
+    expect(byOther.body.error.code).toBe('not_found')
+    expect((await server.api('DELETE', `/v1/sim/accounts/${scratch.id}`, {key: scratch.api_keys[0].key})).status).toBe(404)
+    expect((await server.api('DELETE', '/v1/sim/accounts/acct_demo')).status).toBe(404)
+    expect((await server.api('GET', '/v1/locations')).status).toBe(200)
+  })
+})

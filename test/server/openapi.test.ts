@@ -1,0 +1,202 @@
+import {Validator} from '@seriousme/openapi-schema-validator'
+import {Ajv2020} from 'ajv/dist/2020.js'
+import type {Router} from 'h3'
+import {afterAll, beforeAll, describe, expect, test} from 'vitest'
+import {ERROR_STATUS, type ErrorCode} from '../../src/domain/errors.js'
+import {registerRoutes} from '../../src/server/app.js'
+import type {AppContext} from '../../src/server/context.js'
+import {ERROR_MEANINGS} from '../../src/server/openapi.js'
+import {OPERATIONS} from '../../src/server/operations.js'
+import {openApiDocument} from '../../src/server/openapi.js'
+import {Store} from '../../src/store/store.js'
+import {SchedulerClock} from '../../src/webhooks/clock.js'
+import {Dispatcher} from '../../src/webhooks/dispatcher.js'
+import {checkWith} from '../helpers/checks.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {type Answer, OTHER_KEY, READ_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
+
+type Doc = {paths: Record<string, Record<string, {responses: Record<string, Response>}>>; components: {responses: Record<string, Response>}}
+type Response = {content?: Record<string, {schema: unknown}>}
+
+const doc = openApiDocument('http://127.0.0.1:4747') as unknown as Doc
+const DOC_ID = 'https://tablepay.test/openapi.json'
+
+/** `/v1/checks/:id` as the document writes it: `/checks/{id}`. */
+const documented = (routerPath: string) => routerPath.replace(/^\/v1/, '').replace(/:(\w+)/g, '{$1}')
+
+/** The /v1 routes createApp registers, read off a router that only records. */
+async function registeredRoutes(): Promise<string[]> {
+  const store = await Store.open()
+  const clock = new SchedulerClock()
+  const dispatcher = new Dispatcher(store, clock)
+  const context = {store, baseUrl: 'http://127.0.0.1:4747', now: () => new Date().toISOString(), clock, dispatcher, strictUrls: false, outbox: () => []}
+  const routes: string[] = []
+  const record = (method: string) => (path: string) => routes.push(`${method.toUpperCase()} ${path}`)
+  const router = new Proxy({}, {get: (_, method: string) => record(method)}) as unknown as Router
+  registerRoutes(router, context as unknown as AppContext)
+  await dispatcher.close()
+  return routes.filter((route) => route.includes(' /v1/'))
+}
+
+test('the document is valid OpenAPI 3.1', async () => {
+  const result = await new Validator().validate(doc as object)
+  expect(result.errors).toBeUndefined()
+  expect(result.valid).toBe(true)
+})
+
+test('every /v1 route registered on the router is in the document, and nothing else is', async () => {
+  const registered = (await registeredRoutes()).map((route) => {
+    const [method, path] = route.split(' ')
+    return `${method} ${documented(path!)}`
+  })
+  const inDocument = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`))
+  expect(registered.length).toBeGreaterThan(0)
+  expect(inDocument.sort()).toEqual(registered.sort())
+})
+
+test('every error code of the API is in the document, with what it means', () => {
+  const documentedCodes = new Set([...JSON.stringify(doc).matchAll(/"code":\{"type":"string","enum":\[([^\]]*)\]/g)].flatMap((m) => JSON.parse(`[${m[1]}]`) as string[]))
+  for (const code of Object.keys(ERROR_STATUS) as ErrorCode[]) {
+    expect(ERROR_MEANINGS[code], code).toBeTypeOf('string')
+    expect(documentedCodes.has(code), code).toBe(true)
+  }
+})
+
+describe('real answers match the document', () => {
+  let server: TestServer
+  let receiver: Awaited<ReturnType<typeof startReceiver>>
+  const ajv = new Ajv2020({strict: false, validateSchema: false, allErrors: true})
+  ajv.addFormat('date-time', {validate: (s: string) => !Number.isNaN(Date.parse(s))})
+  ajv.addFormat('uri', {validate: (s: string) => URL.canParse(s)})
+  ajv.addSchema(doc as object, DOC_ID)
+  const exercised = new Set<string>()
+  const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')
+
+  /** The documented operation a concrete path belongs to: the one with the fewest parameters that matches. */
+  function operationOf(method: string, path: string) {
+    const bare = path.replace(/^\/v1/, '').split('?')[0]!
+    const candidates = OPERATIONS.filter((op) => op.method === method.toLowerCase())
+      .filter((op) => new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+').replace(/\./g, '\\.')}$`).test(bare))
+      .sort((a, b) => a.path.split('{').length - b.path.split('{').length)
+    return candidates[0]
+  }
+
+  /** One real call; its answer must be documented for its operation and status, and fit the schema there. */
+  async function api(method: string, path: string, options: Parameters<TestServer['api']>[2] = {}): Promise<Answer> {
+    const answer = await server.api(method, path, options)
+    const op = operationOf(method, path)
+    let schemaAt: string
+    if (!op) {
+      const name = answer.status === 405 ? 'MethodNotAllowed' : 'NoSuchRoute'
+      schemaAt = pointer('', 'components', 'responses', name, 'content', 'application/json', 'schema')
+      expect(doc.components.responses[name]).toBeDefined()
+    } else {
+      exercised.add(op.id)
+      const documentedAnswer = doc.paths[op.path]![op.method]!.responses[String(answer.status)]
+      expect(documentedAnswer, `${method} ${path} answered ${answer.status}: ${answer.text.slice(0, 300)}`).toBeDefined()
+      schemaAt = pointer('', 'paths', op.path, op.method, 'responses', String(answer.status), 'content', 'application/json', 'schema')
+    }
+    const validate = ajv.getSchema(`${DOC_ID}#${schemaAt}`) ?? ajv.compile({$ref: `${DOC_ID}#${schemaAt}`})
+    const valid = validate(answer.body)
+    expect(validate.errors ?? [], `${method} ${path} → ${answer.status}: ${answer.text.slice(0, 500)}`).toEqual([])
+    expect(valid).toBe(true)
+    return answer
+  }
+
+  beforeAll(async () => {
+    server = await startTestServer({memory: true})
+    receiver = await startReceiver()
+  })
+  afterAll(async () => {
+    await receiver.close()
+    await server.close()
+  })
+
+  test('for every operation, success and refusal alike', async () => {
+    await api('GET', '/v1/health', {key: null})
+    await api('GET', '/v1/openapi.json', {key: null})
+    await api('GET', '/v1/locations')
+    await api('GET', '/v1/locations', {key: null})
+    await api('GET', '/v1/locations?limit=0')
+    await api('GET', '/v1/nope')
+    await api('DELETE', '/v1/checks')
+
+    const body = checkWith([['l1', 2, 800], ['l2', 1, 300]], {location_id: 'loc_main', version: 1})
+    const created = await api('PUT', '/v1/checks/external/oa-1', {body})
+    expect(created.status).toBe(201)
+    const check = created.body
+    expect((await api('PUT', '/v1/checks/external/oa-1', {body})).status).toBe(200)
+    expect((await api('PUT', '/v1/checks/external/oa-1', {body: {...body, status: 'closed'}})).status).toBe(409)
+    expect((await api('PUT', '/v1/checks/external/oa-1', {body, key: READ_KEY})).status).toBe(403)
+    expect((await api('PUT', '/v1/checks/external/oa-1', {body: '{"table":'})).status).toBe(400)
+    expect((await api('PUT', '/v1/checks/external/oa-1', {body: 'x', headers: {'content-type': 'text/plain'}})).status).toBe(415)
+    expect((await api('PUT', '/v1/checks/external/oa-1', {body: `"${'x'.repeat(1_100_000)}"`})).status).toBe(413)
+    expect((await api('PUT', '/v1/checks/external/oa-1', {body: {...body, status: 'paid'}})).status).toBe(422)
+    expect((await api('PUT', '/v1/checks/external/has%20space', {body})).status).toBe(422)
+
+    await api('GET', '/v1/checks')
+    await api('GET', '/v1/checks?status=open&location_id=loc_main')
+    await api('GET', `/v1/checks/${check.id}`)
+    expect((await api('GET', `/v1/checks/${check.id}`, {key: OTHER_KEY})).status).toBe(404)
+    await api('GET', '/v1/checks/external/oa-1')
+
+    const claim = (await api('POST', `/v1/sim/checks/${check.id}/claims`, {body: {items: [{external_id: 'l1', quantity: 1}]}})).body
+    expect((await api('POST', `/v1/sim/checks/${check.id}/claims`, {body: {items: [{external_id: 'l1', quantity: 5}]}})).status).toBe(409)
+    const removing = checkWith([['l2', 1, 300]], {version: 2})
+    expect((await api('PUT', '/v1/checks/external/oa-1', {body: removing})).body.error.code).toBe('conflict_with_paid_items')
+    await api('GET', `/v1/checks/${check.id}/claims`)
+    await api('GET', `/v1/claims/${claim.id}`)
+
+    const payment = (await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 500, tip_cents: 50}})).body
+    expect((await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 1_000_000}})).status).toBe(422)
+    expect((await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 100, simulate: 'decline'}})).status).toBe(402)
+    const keyed = {headers: {'idempotency-key': 'oa-pay-1'}}
+    expect((await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 100}, ...keyed})).status).toBe(201)
+    expect((await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 200}, ...keyed})).body.error.code).toBe('idempotency_key_reused')
+    await api('GET', `/v1/checks/${check.id}/payments`)
+    await api('GET', `/v1/payments/${payment.id}`)
+    expect((await api('POST', `/v1/sim/payments/${payment.id}/refund`, {body: {amount_cents: 50}})).status).toBe(200)
+
+    await api('POST', `/v1/sim/checks/${check.id}/feedback`, {body: {rating: 5, comment: 'Lovely'}})
+    const feedback = (await api('GET', `/v1/checks/${check.id}/feedback`)).body.data[0]
+    await api('GET', `/v1/feedback/${feedback.id}`)
+
+    const closed = (await api('PUT', '/v1/checks/external/oa-2', {body: checkWith([['l1', 1, 100]], {location_id: 'loc_main', status: 'closed'})})).body
+    expect((await api('POST', `/v1/sim/checks/${closed.id}/claims`, {body: {items: [{external_id: 'l1', quantity: 1}]}})).body.error.code).toBe('check_not_open')
+
+    const events = (await api('GET', '/v1/events?type=check.created')).body
+    await api('GET', `/v1/events/${events.data[0].id}`)
+
+    const endpoint = (await api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: ['check.updated']}})).body
+    await api('GET', '/v1/webhook-endpoints')
+    await api('GET', `/v1/webhook-endpoints/${endpoint.id}`)
+    await api('POST', `/v1/webhook-endpoints/${endpoint.id}/test`)
+    await api('PUT', '/v1/checks/external/oa-2', {body: checkWith([['l1', 1, 200]], {status: 'closed'})})
+    await receiver.waitFor(2)
+    const deliveries = (await api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}`)).body
+    await api('GET', `/v1/deliveries/${deliveries.data[0].id}`)
+    await api('POST', `/v1/deliveries/${deliveries.data[0].id}/retry`)
+    await api('GET', '/v1/sim/clock')
+    await api('POST', '/v1/sim/clock/advance', {body: {seconds: 60}})
+    await api('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)
+
+    const scratch = (await api('POST', '/v1/sim/accounts')).body
+    await api('DELETE', `/v1/sim/accounts/${scratch.id}`)
+    await api('POST', '/v1/sim/reset')
+
+    // the stream never ends: its status and type are what can be checked
+    const stream = await fetch(`${server.url}/v1/sim/stream`, {headers: {authorization: 'Bearer tp_test_demo_write'}, signal: AbortSignal.timeout(5000)})
+    expect([stream.status, stream.headers.get('content-type')]).toEqual([200, 'text/event-stream'])
+    await stream.body!.cancel()
+    exercised.add('streamEvents')
+
+    expect([...exercised].sort()).toEqual(OPERATIONS.map((op) => op.id).sort())
+  })
+
+  test('the server serves the document at GET /v1/openapi.json without a key, naming itself', async () => {
+    const answer = await server.api('GET', '/v1/openapi.json', {key: null})
+    expect(answer.status).toBe(200)
+    expect(answer.body).toEqual(openApiDocument(server.url))
+    expect(answer.body.servers).toEqual([{url: `${server.url}/v1`}])
+  })
+})

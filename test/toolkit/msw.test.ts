@@ -1,0 +1,112 @@
+import {spawn} from 'node:child_process'
+import {mkdtemp, readFile, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
+import {http, HttpResponse} from 'msw'
+import {setupServer} from 'msw/node'
+import {afterAll, beforeAll, describe, expect, test} from 'vitest'
+import {ROOT} from '../helpers/cli.js'
+import {checkWith} from '../helpers/checks.js'
+import {TEST_SEED} from '../helpers/simulator.js'
+
+// a consumer's test: the public entry points, resolved through package.json "exports"
+const {createTablepayHandlers} = await import('tablepay/msw')
+const {TablepayApiError, TablepayClient} = await import('tablepay/client')
+const {verifySignature} = await import('tablepay')
+
+const RECEIVER = 'https://pos.example/hooks'
+
+describe('tablepay/msw with setupServer and the typed client', () => {
+  let tablepay: Awaited<ReturnType<typeof createTablepayHandlers>>
+  let server: ReturnType<typeof setupServer>
+  let client: InstanceType<typeof TablepayClient>
+  const deliveries: {request: Request; body: string}[] = []
+  let onDelivery: () => void = () => {}
+
+  beforeAll(async () => {
+    tablepay = await createTablepayHandlers({seed: TEST_SEED})
+    const receiver = http.post(RECEIVER, async ({request}) => {
+      deliveries.push({request, body: await request.text()})
+      onDelivery()
+      return new HttpResponse(null, {status: 204})
+    })
+    server = setupServer(...tablepay.handlers, receiver)
+    // nothing may reach the network: every request must be answered by a handler
+    server.listen({onUnhandledRequest: 'error'})
+    client = new TablepayClient({url: tablepay.url, apiKey: tablepay.apiKey})
+  })
+  afterAll(async () => {
+    server.close()
+    await tablepay.close()
+  })
+
+  test('pushes and reads checks with the domain rules of the server: created, then unchanged', async () => {
+    expect(tablepay.url).toBe('http://127.0.0.1:4747/v1')
+    const body = checkWith([['l1', 2, 450]], {location_id: 'loc_main', version: 1})
+    const first = await client.pushCheck('msw-1', body)
+    expect([first.status, first.result]).toEqual([201, 'created'])
+    expect((await client.pushCheck('msw-1', body)).result).toBe('unchanged')
+    expect((await client.pushCheck('msw-1', {...body, status: 'closed'}).catch((e: unknown) => e))).toMatchObject({
+      status: 409,
+      code: 'version_conflict',
+    })
+    expect(await client.getCheckByExternalId('msw-1')).toEqual(first.check)
+  })
+
+  test('refusals come as the API\'s error body: a read key cannot write, a bad body lists its problems', async () => {
+    const reader = new TablepayClient({url: tablepay.url, apiKey: tablepay.readKey!})
+    const refused = await reader.pushCheck('msw-2', checkWith([])).catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(TablepayApiError)
+    expect(refused).toMatchObject({status: 403, code: 'insufficient_scope'})
+    const invalid = await client.pushCheck('msw-2', {...checkWith([]), status: 'paid'} as never).catch((e: unknown) => e)
+    expect(invalid).toMatchObject({status: 422, code: 'validation_failed', details: [{path: 'status'}]})
+  })
+
+  test('a claimed item cannot be removed: 409 conflict_with_paid_items', async () => {
+    const {check} = await client.pushCheck('msw-3', checkWith([['l1', 1, 800], ['l2', 1, 300]], {location_id: 'loc_main'}))
+    const claim = await fetch(`${tablepay.url}/sim/checks/${check.id}/claims`, {
+      method: 'POST',
+      headers: {authorization: `Bearer ${tablepay.apiKey}`, 'content-type': 'application/json'},
+      body: JSON.stringify({items: [{external_id: 'l1', quantity: 1}]}),
+    })
+    expect(claim.status).toBe(201)
+    const refused = await client.pushCheck('msw-3', checkWith([['l2', 1, 300]])).catch((e: unknown) => e)
+    expect(refused).toMatchObject({status: 409, code: 'conflict_with_paid_items', details: [{external_id: 'l1'}]})
+  })
+
+  test('deliveries are signed fetches that msw hands to the receiver\'s handler', async () => {
+    const endpoint = await client.createWebhookEndpoint({url: RECEIVER, event_types: ['check.created']})
+    const delivered = new Promise<void>((resolve) => (onDelivery = resolve))
+    const {check} = await client.pushCheck('msw-4', checkWith([['l1', 1, 100]], {location_id: 'loc_main'}))
+    await delivered
+    const {request, body} = deliveries.at(-1)!
+    expect(verifySignature(body, request.headers.get('x-tablepay-signature')!, endpoint.secret)).toMatchObject({valid: true})
+    expect(JSON.parse(body)).toMatchObject({type: 'check.created', data: check})
+    await client.deleteWebhookEndpoint(endpoint.id)
+  })
+
+  test('reset() and clock.advance() act on the same in-memory state', async () => {
+    await client.pushCheck('msw-5', checkWith([], {location_id: 'loc_main'}))
+    await tablepay.reset()
+    expect((await client.listChecks()).data).toEqual([])
+    const before = await client.getClock()
+    const after = await tablepay.clock.advance(3600)
+    expect(Date.parse(after.now) - Date.parse(before.now)).toBeGreaterThanOrEqual(3600_000)
+  })
+})
+
+test('the msw entry point loads without oclif', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tablepay-loads-'))
+  try {
+    const out = join(dir, 'loaded.txt')
+    const child = spawn(process.execPath, [join(ROOT, 'test/fixtures/toolkit/loaded-modules.mjs'), 'tablepay/msw', out], {cwd: ROOT, stdio: 'inherit'})
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0)
+    const loaded = (await readFile(out, 'utf8')).split('\n')
+    expect(loaded).toContain(pathToFileURL(join(ROOT, 'dist/msw.js')).href)
+    expect(loaded.some((url) => url.includes('/node_modules/msw/'))).toBe(true)
+    expect(loaded.filter((url) => url.includes('@oclif'))).toEqual([])
+  } finally {
+    await rm(dir, {recursive: true, force: true})
+  }
+})

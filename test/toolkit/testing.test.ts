@@ -1,0 +1,100 @@
+import {spawn} from 'node:child_process'
+import {existsSync, readdirSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, test} from 'vitest'
+import {ROOT} from '../helpers/cli.js'
+import {checkWith} from '../helpers/checks.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {TEST_SEED} from '../helpers/simulator.js'
+
+// the public entry points, resolved through package.json "exports" as a user's import would be
+const {startSimulator} = await import('tablepay/testing')
+const {TablepayApiError, TablepayClient} = await import('tablepay/client')
+type Simulator = Awaited<ReturnType<typeof startSimulator>>
+
+describe('startSimulator', () => {
+  let sim: Simulator
+  let client: InstanceType<typeof TablepayClient>
+
+  beforeAll(async () => {
+    sim = await startSimulator({seed: TEST_SEED})
+    client = new TablepayClient({url: sim.url, apiKey: sim.apiKey})
+  })
+  afterAll(() => sim.close())
+
+  test('serves the real API on a free loopback port, with the seed\'s write and read keys', async () => {
+    expect(sim.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
+    expect(sim.url).not.toBe('http://127.0.0.1:4747/v1')
+    expect([sim.apiKey, sim.readKey]).toEqual(['tp_test_demo_write', 'tp_test_demo_read'])
+    const {status, result} = await client.pushCheck('testing-1', checkWith([['l1', 1, 900]], {location_id: 'loc_main'}))
+    expect([status, result]).toEqual([201, 'created'])
+    const reader = new TablepayClient({url: sim.url, apiKey: sim.readKey!})
+    expect((await reader.getCheckByExternalId('testing-1')).totals.subtotal_cents).toBe(900)
+    const refused = await reader.pushCheck('testing-2', checkWith([])).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(TablepayApiError)
+    expect(refused).toMatchObject({status: 403, code: 'insufficient_scope'})
+  })
+
+  test('reset() deletes the account\'s checks and events', async () => {
+    await client.pushCheck('testing-reset', checkWith([['l1', 1, 100]], {location_id: 'loc_main'}))
+    await sim.reset()
+    expect((await client.listChecks()).data).toEqual([])
+    expect((await client.listEvents()).data).toEqual([])
+  })
+
+  test('clock.advance(seconds) runs the retry that falls due, at once', async () => {
+    let answers = 0
+    const receiver = await startReceiver(() => (++answers === 1 ? 500 : 200))
+    try {
+      const endpoint = await client.createWebhookEndpoint({url: receiver.url, event_types: ['check.created']})
+      await client.pushCheck('testing-clock', checkWith([['l1', 1, 100]], {location_id: 'loc_main'}))
+      await receiver.waitFor(1)
+      const advanced = await sim.clock.advance(60)
+      expect(advanced.attempts).toBe(1)
+      expect(receiver.received).toHaveLength(2)
+      const [delivery] = (await client.listDeliveries({endpoint_id: endpoint.id})).data
+      expect(delivery!.status).toBe('succeeded')
+      expect(delivery!.attempts.map((a) => a.status_code)).toEqual([500, 200])
+    } finally {
+      await receiver.close()
+    }
+  })
+})
+
+test('startSimulator takes a seed file, and without one seeds acct_demo with fresh keys', async () => {
+  const fromFile = await startSimulator({seed: 'fixtures/seed.json'})
+  const fresh = await startSimulator()
+  try {
+    expect(fromFile.apiKey).toBe('tp_test_demo_write')
+    expect(fresh.accounts.map((a) => a.id)).toEqual(['acct_demo'])
+    expect(fresh.apiKey).toMatch(/^tp_test_/)
+    expect(fresh.apiKey).not.toBe(fromFile.apiKey)
+    const locations = await new TablepayClient({url: fresh.url, apiKey: fresh.apiKey}).listLocations()
+    expect(locations.data.map((l) => l.id).sort()).toEqual(['loc_main', 'loc_terrace'])
+  } finally {
+    await Promise.all([fromFile.close(), fresh.close()])
+  }
+})
+
+test('memory: false journals to a temp data dir, which close() removes', async () => {
+  const sim = await startSimulator({memory: false, seed: TEST_SEED})
+  const dir = sim.dataDir!
+  await new TablepayClient({url: sim.url, apiKey: sim.apiKey}).pushCheck('on-disk', checkWith([], {location_id: 'loc_main'}))
+  expect(readdirSync(dir).some((name) => name.startsWith('journal.'))).toBe(true)
+  await sim.close()
+  expect(existsSync(dir)).toBe(false)
+})
+
+test('an invalid seed is refused with its first problem named', async () => {
+  await expect(startSimulator({seed: {accounts: []}})).rejects.toThrow(/seed: the seed option is not a valid seed: accounts/)
+})
+
+test('node\'s test runner runs the example that uses tablepay/testing', async () => {
+  const child = spawn(process.execPath, ['--test', join('examples', 'node-test', 'simulator.test.mjs')], {cwd: ROOT, env: {...process.env, NO_COLOR: '1'}})
+  let stdout = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  expect(stdout).toMatch(/^# pass 2$/m)
+  expect(stdout).toMatch(/^# fail 0$/m)
+  expect(code).toBe(0)
+})
