@@ -1,16 +1,10 @@
 import {Flags} from '@oclif/core'
 import {TablepayCommand} from '../lib/tablepay-command.js'
-import {readRawPayload, requireSecret, webhookFlags} from '../lib/webhook-input.js'
-import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, type SignatureFailureReason, type VerifyResult, verifySignature} from '../webhooks/signature.js'
+import {verifyDelivery} from '../lib/verify-delivery.js'
+import {webhookFlags} from '../lib/webhook-flags.js'
+import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, type VerifyResult} from '../webhooks/signature.js'
 
-// What to try next for each reason; the verifier's message says what went wrong.
-const NEXT_STEP: Record<SignatureFailureReason, string> = {
-  malformed_header: `Pass only the header's value, without "${SIGNATURE_HEADER}:", e.g. --header 't=1700000000,v1=5257a8…'.`,
-  no_signature: `Copy the ${SIGNATURE_HEADER} header of the request into --header.`,
-  signature_mismatch: 'Use the secret of the endpoint that received the delivery, and the body saved byte for byte as received (not pretty-printed, no added newline).',
-  timestamp_outside_tolerance: 'Check both machines\' clocks; to check a delivery captured earlier, pass a larger --tolerance.',
-}
-
+// The lean entry (src/lib/lean-entry.ts) runs this command without oclif when it can: keep the logic in verifyDelivery.
 export default class Verify extends TablepayCommand {
   static override summary = 'Check a webhook delivery\'s signature.'
 
@@ -34,25 +28,8 @@ malformed_header, no_signature, signature_mismatch or timestamp_outside_toleranc
     tolerance: Flags.integer({helpValue: 'SECONDS', summary: 'Seconds the signature\'s timestamp may differ from now, either way.', default: DEFAULT_TOLERANCE_SECONDS, min: 0}),
   }
 
-  // Set when the signature is refused, so --json prints the verdict instead of the generic error body.
-  #refusal?: Extract<VerifyResult, {valid: false}>
-
   public async run(): Promise<VerifyResult> {
     const {flags} = await this.parse(Verify)
-    const secret = requireSecret(flags.secret)
-    const payload = await readRawPayload(flags.payload)
-    const result = verifySignature(payload, flags.header, secret, {tolerance: flags.tolerance})
-    if (!result.valid) {
-      this.#refusal = result
-      const empty = payload.length === 0 ? ['The payload was empty: pass --payload FILE, or pipe the body on stdin.'] : []
-      this.error(result.message, {exit: 1, code: result.reason, suggestions: [...empty, NEXT_STEP[result.reason]]})
-    }
-    const age = Math.floor(Date.now() / 1000) - result.timestamp
-    this.log(`Valid signature, made ${new Date(result.timestamp * 1000).toISOString()} (${age >= 0 ? `${age} s ago` : `${-age} s from now`}).`)
-    return result
-  }
-
-  protected override toErrorJson(error: unknown): unknown {
-    return this.#refusal ?? super.toErrorJson(error)
+    return verifyDelivery(flags, (text) => this.log(text))
   }
 }

@@ -1,6 +1,7 @@
 import {Command, type Interfaces} from '@oclif/core'
 import {TablepayError} from '../client/errors.js'
-import {describeError, errorBody, suggestionsFor} from './errors.js'
+import {failureJson} from './cli-error.js'
+import {describeError, suggestionsFor} from './errors.js'
 
 /**
  * What every tablepay command shares, servers and clients alike: `--json`
@@ -17,7 +18,39 @@ export abstract class TablepayCommand extends Command {
     return super.catch(error)
   }
 
+  /**
+   * One record of a command that keeps printing (`serve`, `deliveries
+   * tail`, `listen`): a JSON line with --json, so scripts read each record as
+   * it comes, else the human text.
+   */
+  protected emit(json: unknown, text: string): void {
+    if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(json)}\n`)
+    else this.log(text)
+  }
+
+  // Set by `fail`: with --json a failed check prints its report, not an error body.
+  #failedReport?: unknown
+
+  /**
+   * Ends a run whose report says no (`checks lint`, `checks replay`,
+   * `receiver check`): exit 1 with `message`, and with --json the report,
+   * in the same shape as when it passes.
+   */
+  protected fail(report: unknown, message: string, options: {code: string; suggestions?: string[]}): never {
+    this.#failedReport = report
+    this.error(message, {exit: 1, ...options})
+  }
+
+  /**
+   * A status line for the person watching a long-running command, on
+   * stderr even with --json: stdout stays pure records, and a script may
+   * wait for the line.
+   */
+  protected notice(text: string): void {
+    process.stderr.write(`${text}\n`)
+  }
+
   protected override toErrorJson(error: unknown): unknown {
-    return errorBody(error)
+    return this.#failedReport ?? failureJson(error)
   }
 }

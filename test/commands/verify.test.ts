@@ -1,10 +1,11 @@
 import {readFileSync} from 'node:fs'
 import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
-import {dirname, join, relative} from 'node:path'
+import {join} from 'node:path'
 import Stripe from 'stripe'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ROOT, runCli} from '../helpers/cli.js'
+import {importGraph} from '../helpers/import-graph.js'
 
 const SECRET = 'whsec_test_5f2b9c0e8a7d4b1c'
 const PAYLOAD = 'fixtures/checks/open.json'
@@ -84,27 +85,6 @@ describe('verify', () => {
     expect(stderr).toContain('The payload was empty')
   })
 })
-
-/**
- * Every module a built file loads, following relative imports: the local
- * files, and the packages (not followed) by name.
- */
-function importGraph(entry: string): {files: string[]; packages: string[]} {
-  const files = new Set<string>()
-  const packages = new Set<string>()
-  const visit = (file: string) => {
-    if (files.has(file)) return
-    files.add(file)
-    // comments may quote imports (JSDoc examples): not loaded
-    const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
-    for (const [, specifier] of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)) {
-      if (specifier!.startsWith('.')) visit(join(dirname(file), specifier!))
-      else if (!specifier!.startsWith('node:')) packages.add(specifier!.split('/').slice(0, specifier!.startsWith('@') ? 2 : 1).join('/'))
-    }
-  }
-  visit(join(ROOT, entry))
-  return {files: [...files].map((f) => relative(join(ROOT, 'dist'), f)).sort(), packages: [...packages].sort()}
-}
 
 describe('start-up: what the pure local tools load', () => {
   // Start-up time is the point (DESIGN, CLI): @oclif/core alone is most of it, so nothing else heavy may come along.

@@ -21,7 +21,13 @@ export interface CliOptions {
   env?: Record<string, string>
   /** Written to stdin; without it stdin is empty. */
   input?: string
+  /** Node options before the entry, e.g. `--import` hooks. */
+  nodeArgs?: string[]
+  /** Run through oclif's own `execute`, past bin/run.js's lean path: what the lean path must match. */
+  oclif?: boolean
 }
+
+const OCLIF_ENTRY = join(ROOT, 'test', 'helpers', 'oclif-entry.js')
 
 // An empty dir of its own, so a server the developer runs in the repo (its
 // ./.tablepay/server.json) can never answer for a test.
@@ -35,8 +41,8 @@ function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {...base, NO_COLOR: '1', OCLIF_COLUMNS: '500', TABLEPAY_DATA: emptyDataDir, ...env}
 }
 
-function spawnCli(args: string[], env?: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe']})
+function spawnCli(args: string[], env?: Record<string, string>, {nodeArgs = [], oclif = false}: CliOptions = {}): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, oclif ? OCLIF_ENTRY : BIN, ...args], {cwd: ROOT, env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe']})
 }
 
 /**
@@ -45,8 +51,8 @@ function spawnCli(args: string[], env?: Record<string, string>): ChildProcess {
  * @example
  * const {code, stdout} = await runCli(['locations', 'list', '--json'], {env: server.env})
  */
-export function runCli(args: string[], {env, input}: CliOptions = {}): Promise<CliResult> {
-  const child = spawnCli(args, env)
+export function runCli(args: string[], {env, input, ...how}: CliOptions = {}): Promise<CliResult> {
+  const child = spawnCli(args, env, how)
   const out: Buffer[] = []
   const err: Buffer[] = []
   child.stdout!.on('data', (chunk: Buffer) => out.push(chunk))
@@ -58,52 +64,66 @@ export function runCli(args: string[], {env, input}: CliOptions = {}): Promise<C
   })
 }
 
-export interface ServeProcess {
+export interface CliProcess {
   /** Everything printed on stdout so far. */
   stdout(): string
-  /** Resolves with stdout once it contains `text`; rejects with stderr if the server exits first. */
+  stderr(): string
+  /** Resolves with stdout once it contains `text`; rejects with stderr if the process exits first. */
   waitForOutput(text: string): Promise<string>
+  /** Resolves with stderr once it contains `text`; rejects if the process exits first. */
+  waitForStderr(text: string): Promise<string>
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>
   /** Sends `signal` and resolves with the exit code (null when killed by the signal). */
   kill(signal: NodeJS.Signals): Promise<number | null>
+  /** Resolves with the exit code when the process ends on its own. */
+  exited: Promise<number | null>
 }
 
 /** Starts `tablepay serve --port 0 ARGS` and leaves it running. */
-export function spawnServe(args: string[]): ServeProcess {
-  const child = spawnCli(['serve', '--port', '0', ...args])
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk))
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk))
+export function spawnServe(args: string[]): CliProcess {
+  return spawnRunning(['serve', '--port', '0', ...args])
+}
+
+/** Starts a command that keeps running (`serve`, `deliveries tail`, `listen`) and leaves it running. */
+export function spawnRunning(args: string[], env?: Record<string, string>): CliProcess {
+  const child = spawnCli(args, env)
+  const output = {stdout: '', stderr: ''}
+  child.stdout!.on('data', (chunk: Buffer) => (output.stdout += chunk))
+  child.stderr!.on('data', (chunk: Buffer) => (output.stderr += chunk))
   // 'close', not 'exit': stdout is fully read by then
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
   const kill = (signal: NodeJS.Signals) => {
     child.kill(signal)
     return exited
   }
+  const waitFor = (name: 'stdout' | 'stderr', text: string) =>
+    new Promise<string>((resolve, reject) => {
+      const stream = child[name]!
+      const check = () => {
+        if (!output[name].includes(text)) return
+        stream.off('data', check)
+        resolve(output[name])
+      }
+      stream.on('data', check)
+      check()
+      exited.then((code) => reject(new Error(`${args.join(' ')} exited (${code}) before printing ${JSON.stringify(text)}:\n${output.stderr}`)))
+    })
   return {
-    stdout: () => stdout,
-    waitForOutput: (text) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          if (!stdout.includes(text)) return
-          child.stdout!.off('data', check)
-          resolve(stdout)
-        }
-        child.stdout!.on('data', check)
-        check()
-        exited.then((code) => reject(new Error(`serve exited (${code}) before printing ${JSON.stringify(text)}:\n${stderr}`)))
-      }),
+    stdout: () => output.stdout,
+    stderr: () => output.stderr,
+    waitForOutput: (text) => waitFor('stdout', text),
+    waitForStderr: (text) => waitFor('stderr', text),
     stop: () => kill('SIGTERM'),
     kill,
+    exited,
   }
 }
 
-export interface CliServer extends ServeProcess {
+export interface CliServer extends CliProcess {
   /** The API base, with /v1, as the ready line gives it. */
   url: string
-  ready: {status: string; url: string; data_dir: string | null; accounts: {id: string; locations: {id: string}[]; api_keys: {key: string}[]}[]}
+  ready: {status: string; url: string; dashboard_url: string; data_dir: string | null; accounts: {id: string; locations: {id: string}[]; api_keys: {key: string}[]}[]}
   /** The settings a client needs for this server. */
   env: Record<string, string>
 }
@@ -117,4 +137,22 @@ export async function startCliServer(args: string[] = ['--memory', '--seed', 'fi
   const stdout = await serve.waitForOutput('\n')
   const ready = JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as CliServer['ready']
   return {...serve, url: ready.url, ready, env: {TABLEPAY_URL: ready.url, TABLEPAY_API_KEY: WRITE_KEY}}
+}
+
+/**
+ * The CLI pointed at `server`: `cli` runs a command, `json` runs it with
+ * --json, expects exit 0 and parses stdout.
+ *
+ * @example
+ * const {json} = cliFor(server)
+ * const endpoint = await json(['webhooks', 'create', receiver.url])
+ */
+export function cliFor(server: Pick<CliServer, 'env'>) {
+  const cli = (args: string[]) => runCli(args, {env: server.env})
+  const json = async (args: string[]) => {
+    const result = await cli([...args, '--json'])
+    if (result.code !== 0) throw new Error(`${args.join(' ')} exited ${result.code}:\n${result.stderr}${result.stdout}`)
+    return JSON.parse(result.stdout)
+  }
+  return {cli, json}
 }

@@ -52,6 +52,19 @@ describe('Store', () => {
     expect(await segments(dir)).toHaveLength(1)
   })
 
+  it('writes a collection larger than one write slice whole, one record per line, and reads it back', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    const records = Array.from({length: 1234}, (_, i) => record(i))
+    await store.commit(records.map((r) => put('checks', r.id, r)))
+    await store.close()
+    const text = await readFile(join(dir, 'checks.json'), 'utf8')
+    expect(JSON.parse(text)).toEqual({seq: 1, records})
+    expect(text.split('\n').filter((line) => line.includes('"object":"check"'))).toHaveLength(1234)
+    const again = await openStore(dir)
+    expect([...again.tables.checks.all()]).toEqual(records)
+  })
+
   it('replays the journal when the process died before compaction', async () => {
     const dir = await makeTempDir()
     const store = await Store.open({dir})

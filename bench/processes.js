@@ -1,0 +1,138 @@
+// The processes the bench measures: the real `tablepay serve`, the bare
+// baseline server and the receiver, each in its own process so that the
+// load generator never shares their event loop.
+import {fork, spawn} from 'node:child_process'
+import {readFileSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+export const BIN = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+export const SEED = fileURLToPath(new URL('../fixtures/seed.json', import.meta.url))
+export const WRITE_KEY = 'tp_test_demo_write'
+
+// a bench that fails half-way must not leave servers running
+const children = new Set()
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL')
+})
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130))
+const track = (child) => {
+  children.add(child)
+  child.on('exit', () => children.delete(child))
+  return child
+}
+
+/**
+ * Starts `tablepay serve --json` on `dataDir` and resolves on its ready line.
+ * `startedAt`/`readyAt` are performance.now() times of the spawn and of the
+ * first 200 from /v1/health.
+ */
+export async function startServe(dataDir, extraArgs = []) {
+  const startedAt = performance.now()
+  const child = track(spawn(process.execPath, [...(process.env.BENCH_SERVE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), BIN, 'serve', '--port', '0', '--data', dataDir, '--seed', SEED, '--json', ...extraArgs], {
+    cwd: ROOT,
+    env: {...process.env, NO_COLOR: '1'},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }))
+  let stderr = ''
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  const exited = new Promise((resolve) => child.on('close', resolve))
+  const line = await new Promise((resolve, reject) => {
+    let stdout = ''
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+      if (stdout.includes('\n')) resolve(stdout.slice(0, stdout.indexOf('\n')))
+    })
+    exited.then((code) => reject(new Error(`serve exited (${code}) before its ready line:\n${stderr}`)))
+  })
+  const {url} = JSON.parse(line)
+  const health = await fetch(`${url}/health`)
+  if (health.status !== 200) throw new Error(`serve: /v1/health answered ${health.status}`)
+  const readyAt = performance.now()
+  return {
+    url,
+    origin: new URL(url).origin,
+    pid: child.pid,
+    startMs: readyAt - startedAt,
+    stderr: () => stderr,
+    async stop() {
+      child.kill('SIGTERM')
+      const code = await exited
+      if (code !== 0) throw new Error(`serve exited ${code} on SIGTERM:\n${stderr}`)
+    },
+  }
+}
+
+/** Forks a bench helper (baseline-server.js, receiver.js) and resolves once it reports its port. */
+export async function startHelper(file) {
+  const child = track(fork(fileURLToPath(new URL(file, import.meta.url)), {stdio: ['ignore', 'inherit', 'inherit', 'ipc']}))
+  const {port} = await nextMessage(child, 'port')
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    send: (message, expected) => {
+      const reply = nextMessage(child, expected)
+      child.send(message)
+      return reply
+    },
+    nextMessage: (key) => nextMessage(child, key),
+    stop: () => {
+      const exited = new Promise((resolve) => child.on('exit', resolve))
+      child.disconnect()
+      return exited
+    },
+  }
+}
+
+/** The next IPC message of `child` that has `key`. */
+export function nextMessage(child, key) {
+  return new Promise((resolve, reject) => {
+    const onExit = (code) => reject(new Error(`${child.spawnargs.join(' ')} exited (${code})`))
+    const onMessage = (message) => {
+      if (!(key in message)) return
+      child.off('message', onMessage).off('exit', onExit)
+      resolve(message)
+    }
+    child.on('message', onMessage).once('exit', onExit)
+  })
+}
+
+/** Resident memory of a process in MB, from /proc (Linux). */
+export function residentMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1])
+  return kb / 1024
+}
+
+/** CPU time a process has used so far, in ms (Linux: utime + stime from /proc, in clock ticks of 10 ms). */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/**
+ * Resolves once none of `pids` used more than 10 ms of CPU in the last 250 ms:
+ * a run starts only when the previous one's background work (compaction,
+ * retries) is over, so it is not measured in the wrong window.
+ */
+export async function quiet(pids) {
+  let before = pids.map(cpuMs)
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    const now = pids.map(cpuMs)
+    if (now.every((ms, i) => ms - before[i] <= 10)) return
+    before = now
+  }
+}
+
+/** Wall time of one process run to completion, in ms. */
+export function timeRun(args, input) {
+  const started = performance.now()
+  const child = spawn(process.execPath, args, {cwd: ROOT, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe']})
+  if (input !== undefined) child.stdin.end(input)
+  let stderr = ''
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  return new Promise((resolve, reject) =>
+    child.on('close', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`node ${args.join(' ')} exited ${code}:\n${stderr}`)))),
+  )
+}

@@ -1,0 +1,160 @@
+// `npm run bench`: measures tablepay against baselines run alongside it in
+// the same run, prints a table and writes bench/results.json. Method and
+// latest figures: docs/benchmarks.md.
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import os from 'node:os'
+import {join} from 'node:path'
+import {dispatcherRate, fetchRate, firstAttemptLatencies, sampleEventBody} from './deliveries.js'
+import {CheckSet, load, seed} from './load.js'
+import {quiet, residentMb, ROOT, startHelper, startServe} from './processes.js'
+import {dataServeStartup, emptyServeStartup, verifyStartup} from './startup.js'
+import {median} from './stats.js'
+
+const CHECKS = 10_000
+const FEW_CHECKS = 100
+const RUNS = 3
+const RUN_SECONDS = 4
+const WARMUP_SECONDS = 2
+const DELIVERIES = 2000
+const LATENCY_SAMPLES = 40
+const LATENCY_WARMUP = 5
+const STARTUP_RUNS = 5
+const VERIFY_RUNS = 15
+
+const progress = (text) => process.stderr.write(`bench: ${text}\n`)
+const round = (value, digits = 0) => Number(value.toFixed(digits))
+
+/** A figure against its target: `at_least`/`at_most` apply to `ratio` when there is a baseline, else to `value`. */
+function figure(name, unit, value, {baseline, at_least, at_most, note} = {}) {
+  const ratio = baseline === undefined ? undefined : value / baseline
+  const judged = ratio ?? value
+  const target = at_least !== undefined ? `>= ${at_least}${baseline === undefined ? ` ${unit}` : ''}` : at_most !== undefined ? `<= ${at_most}${baseline === undefined ? ` ${unit}` : ''}` : undefined
+  const pass = target === undefined ? undefined : at_least !== undefined ? judged >= at_least : judged <= at_most
+  return {name, unit, value: round(value, 1), baseline: baseline === undefined ? undefined : round(baseline, 1), ratio: ratio === undefined ? undefined : round(ratio, 2), target, pass, note}
+}
+
+async function measurePushes(big, small, baseline, sets) {
+  progress(`warming up (${WARMUP_SECONDS} s each)`)
+  await load(baseline.url, () => sets.baseline.next(true), {duration: WARMUP_SECONDS})
+  await load(big.origin, () => sets.big.next(true), {duration: WARMUP_SECONDS})
+  await load(small.origin, () => sets.small.next(true), {duration: WARMUP_SECONDS})
+  const runs = {baseline: [], changing: [], replays: [], few: []}
+  for (let run = 1; run <= RUNS; run++) {
+    progress(`push runs ${run}/${RUNS} (${RUN_SECONDS} s each: baseline, replays, changing, changing at ${FEW_CHECKS})`)
+    const measure = async (list, url, next) => {
+      await quiet([big.pid, small.pid])
+      list.push(await load(url, next, {duration: RUN_SECONDS}))
+    }
+    await measure(runs.baseline, baseline.url, () => sets.baseline.next(true))
+    await measure(runs.replays, big.origin, () => sets.big.next(false))
+    await measure(runs.changing, big.origin, () => sets.big.next(true))
+    await measure(runs.few, small.origin, () => sets.small.next(true))
+  }
+  return runs
+}
+
+async function measureDeliveries(small) {
+  const receiver = await startHelper('receiver.js')
+  try {
+    const rates = {dispatcher: [], fetch: []}
+    const body = await sampleEventBody(small)
+    for (let run = 1; run <= RUNS; run++) {
+      progress(`deliveries ${run}/${RUNS} (${DELIVERIES} each)`)
+      await quiet([small.pid])
+      rates.dispatcher.push(await dispatcherRate(small, receiver, DELIVERIES, run))
+      await quiet([small.pid])
+      rates.fetch.push(await fetchRate(receiver, body, DELIVERIES))
+    }
+    progress('first-attempt latency')
+    await quiet([small.pid])
+    const latencies = (await firstAttemptLatencies(small, LATENCY_WARMUP + LATENCY_SAMPLES)).slice(LATENCY_WARMUP)
+    return {dispatcher: median(rates.dispatcher), fetch: median(rates.fetch), latency: median(latencies), runs: rates}
+  } finally {
+    await receiver.stop()
+  }
+}
+
+function printTable(figures) {
+  const rows = figures.map((f) => [
+    f.name,
+    `${f.value} ${f.unit}`,
+    f.baseline === undefined ? '' : `${f.baseline} ${f.unit}`,
+    f.ratio === undefined ? '' : `${f.ratio}`,
+    f.target ?? '',
+    f.pass === undefined ? '' : f.pass ? 'pass' : 'FAIL',
+  ])
+  const header = ['figure', 'value', 'baseline', 'ratio', 'target', '']
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()
+  console.log([line(header), ...rows.map(line)].join('\n'))
+}
+
+async function main() {
+  const started = performance.now()
+  const root = await mkdtemp(join(os.tmpdir(), 'tablepay-bench-'))
+  const payload = await readFile(join(ROOT, 'fixtures/checks/open.json'))
+  const stoppers = []
+  try {
+    progress(`verify start-up (${VERIFY_RUNS} runs each)`)
+    const verify = await verifyStartup(payload, VERIFY_RUNS)
+    progress(`serve start-up, empty data dir (${STARTUP_RUNS} runs)`)
+    const emptyStart = await emptyServeStartup(STARTUP_RUNS)
+
+    const sets = {big: new CheckSet('chk-', CHECKS), baseline: new CheckSet('chk-', CHECKS), small: new CheckSet('few-', FEW_CHECKS)}
+    const bigDir = join(root, 'big')
+    progress(`seeding ${CHECKS} checks`)
+    let big = await startServe(bigDir)
+    await seed(big.origin, sets.big)
+    const seededRss = residentMb(big.pid)
+    await big.stop()
+    progress(`serve start-up with ${CHECKS} checks (${STARTUP_RUNS} runs)`)
+    const dataStart = await dataServeStartup(bigDir, STARTUP_RUNS)
+    big = await startServe(bigDir)
+    stoppers.push(() => big.stop())
+    const small = await startServe(join(root, 'small'))
+    stoppers.push(() => small.stop())
+    await seed(small.origin, sets.small)
+    const baseline = await startHelper('baseline-server.js')
+    stoppers.push(() => baseline.stop())
+
+    const runs = await measurePushes(big, small, baseline, sets)
+    const loadedRss = residentMb(big.pid)
+    const deliveries = await measureDeliveries(small)
+
+    const rate = (list) => median(list.map((r) => r.rps))
+    const outcomes = (list) => list.reduce((sum, r) => Object.entries(r.outcomes).reduce((acc, [k, v]) => ({...acc, [k]: (acc[k] ?? 0) + v}), sum), {})
+    const figures = [
+      figure(`changing pushes, ${CHECKS} checks, ${50} connections`, 'req/s', rate(runs.changing), {baseline: rate(runs.baseline), at_least: 0.35}),
+      figure('changing pushes p99 latency', 'ms', median(runs.changing.map((r) => r.p99)), {at_most: 30}),
+      figure(`identical replays, ${CHECKS} checks`, 'req/s', rate(runs.replays), {baseline: rate(runs.baseline), at_least: 0.5}),
+      figure(`changing pushes at ${CHECKS} vs at ${FEW_CHECKS} checks`, 'req/s', rate(runs.changing), {baseline: rate(runs.few), at_least: 0.8}),
+      figure('deliveries to a loopback receiver', 'per s', deliveries.dispatcher, {baseline: deliveries.fetch, at_least: 0.5}),
+      figure('push answered -> first attempt arrives, p50', 'ms', deliveries.latency, {at_most: 50}),
+      figure('tablepay verify wall time', 'ms', verify.verify, {baseline: verify.bare, at_most: 1.5}),
+      figure('serve start -> /v1/health, empty data dir', 'ms', emptyStart, {at_most: 700}),
+      figure(`serve start -> /v1/health, ${CHECKS} checks`, 'ms', dataStart, {note: 'no target; what a user can expect with data'}),
+      figure(`resident memory with ${CHECKS} checks`, 'MB', seededRss, {at_most: 250}),
+      figure('resident memory after the push runs', 'MB', loadedRss, {note: `no target; holds every event the runs created`}),
+    ]
+    printTable(figures)
+    const results = {
+      date: new Date().toISOString(),
+      node: process.version,
+      machine: {platform: `${os.platform()} ${os.release()}`, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, memory_gb: round(os.totalmem() / 2 ** 30, 1), load_average: os.loadavg().map((l) => round(l, 2))},
+      method: {runs: RUNS, run_seconds: RUN_SECONDS, warmup_seconds: WARMUP_SECONDS, connections: 50, deliveries: DELIVERIES, latency_samples: LATENCY_SAMPLES, startup_runs: STARTUP_RUNS, verify_runs: VERIFY_RUNS},
+      figures,
+      push_outcomes: {changing: outcomes(runs.changing), replays: outcomes(runs.replays), few: outcomes(runs.few)},
+      push_runs: Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, list.map((r) => ({rps: round(r.rps), p99_ms: r.p99}))])),
+      delivery_runs: {dispatcher: deliveries.runs.dispatcher.map((r) => round(r)), fetch: deliveries.runs.fetch.map((r) => round(r))},
+      all_pass: figures.every((f) => f.pass !== false),
+      seconds: round((performance.now() - started) / 1000, 1),
+    }
+    await writeFile(join(ROOT, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n')
+    progress(`done in ${results.seconds} s; wrote bench/results.json`)
+  } finally {
+    for (const stop of stoppers.reverse()) await stop().catch((error) => progress(`stop failed: ${error.message}`))
+    await rm(root, {recursive: true, force: true})
+  }
+}
+
+await main()

@@ -1,0 +1,27 @@
+import {errorBody} from './errors.js'
+
+/** What a failed run prints with --json instead of the error body, when it has a report of its own (verify's verdict). */
+export interface CliFailureOptions {
+  code: string
+  suggestions?: string[]
+  report?: unknown
+}
+
+/**
+ * oclif's CLIError (exit 1), imported only when a command fails: `verify`
+ * and `sign` run without loading @oclif/core (see lean-entry.ts), yet fail
+ * with the very error oclif prints.
+ *
+ * @example
+ * throw await cliError('No signing secret: pass --secret whsec_….', {code: 'missing_secret'})
+ */
+export async function cliError(message: string, {code, suggestions, report}: CliFailureOptions): Promise<Error> {
+  const {CLIError} = await import('@oclif/core/errors')
+  return Object.assign(new CLIError(message, {exit: 1, code, suggestions}), report === undefined ? {} : {report})
+}
+
+/** What --json prints for a failure: the report it carries, else the error body. */
+export function failureJson(error: unknown): unknown {
+  const report = error !== null && typeof error === 'object' && 'report' in error ? error.report : undefined
+  return report ?? errorBody(error)
+}

@@ -1,0 +1,66 @@
+import {SIGNATURE_HEADER, signPayload} from '../webhooks/signature.js'
+import {cliError} from './cli-error.js'
+import {readRawPayload, requireSecret} from './webhook-input.js'
+
+// The limit a receiver has to answer a delivery (SPEC section 8); --post holds it to the same.
+const RECEIVER_TIMEOUT_MS = 10_000
+
+export interface SignInput {
+  secret?: string
+  payload?: string
+  timestamp?: number
+  post?: URL
+}
+
+export interface SignOutput {
+  header: string
+  url?: string
+  status?: number
+}
+
+/** What `tablepay sign` does once its flags are parsed, by oclif or by the lean entry. */
+export async function signDelivery(input: SignInput, log: (text: string) => void): Promise<SignOutput> {
+  const secret = await requireSecret(input.secret)
+  const payload = await readRawPayload(input.payload)
+  const header = signPayload(payload, secret, input.timestamp)
+  log(header)
+  if (!input.post) return {header}
+  const answer = await post(input.post, payload, header)
+  log(`${input.post} answered ${answer.status} ${answer.statusText}`.trimEnd())
+  return {header, url: input.post.href, status: answer.status}
+}
+
+/** Sends a signed payload as a delivery does; anything but a 2xx is a CLI error that says why. */
+async function post(url: URL, payload: Buffer, header: string): Promise<Response> {
+  let answer: Response
+  try {
+    answer = await fetch(url, {
+      method: 'POST',
+      body: payload,
+      headers: {'Content-Type': 'application/json', [SIGNATURE_HEADER]: header},
+      // A delivery that gets a redirect has failed, so --post shows the receiver the same.
+      redirect: 'manual',
+      signal: AbortSignal.timeout(RECEIVER_TIMEOUT_MS),
+    })
+  } catch (error) {
+    if ((error as Error).name === 'TimeoutError') {
+      throw await cliError(`${url} did not answer within ${RECEIVER_TIMEOUT_MS / 1000} s.`, {
+        code: 'receiver_timeout',
+        suggestions: ['Answer a delivery with a 2xx first, then do the slow work.'],
+      })
+    }
+    // fetch wraps socket errors in TypeError('fetch failed'); the errno code is on its cause.
+    const cause = (error as {cause?: {code?: string; message?: string}}).cause
+    throw await cliError(`Could not reach ${url} (${cause?.code ?? cause?.message ?? (error as Error).message}).`, {
+      code: 'connection_failed',
+      suggestions: ['Start the receiver, or check the --post URL.'],
+    })
+  }
+  if (answer.ok) return answer
+  const redirect = answer.headers.get('location')
+  const body = (await answer.text()).slice(0, 300)
+  throw await cliError(`${url} answered ${answer.status} ${answer.statusText}${redirect ? ` (redirect to ${redirect})` : ''}${body ? `: ${body}` : ''}`, {
+    code: 'receiver_rejected',
+    suggestions: [redirect ? 'Deliveries do not follow redirects: post to the final URL.' : 'A receiver accepts a delivery with a 2xx status; see its logs for why it refused.'],
+  })
+}

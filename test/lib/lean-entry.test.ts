@@ -1,0 +1,113 @@
+import {readFileSync} from 'node:fs'
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {signPayload} from '../../src/index.js'
+import {type CliOptions, type CliResult, ROOT, runCli} from '../helpers/cli.js'
+
+const SECRET = 'whsec_test_lean_5f2b9c0e'
+const PAYLOAD = 'fixtures/checks/open.json'
+const BODY = readFileSync(join(ROOT, PAYLOAD))
+const T = 1_700_000_000
+// signed long ago: the cases pass --tolerance to accept it, so no case depends on the clock
+const OLD = signPayload(BODY, SECRET, T)
+const TOLERANCE = String(Math.floor(Date.now() / 1000) - T + 3600)
+
+// ages ("12 s ago", "3600 s old") move with the clock between two runs; everything else must match byte for byte
+const steady = ({code, stdout, stderr}: CliResult) => {
+  const age = (text: string) => text.replaceAll(/\b\d+ s (ago|old)\b/g, 'N s $1')
+  return {code, stdout: age(stdout), stderr: age(stderr)}
+}
+
+type Case = [name: string, args: string[], options?: CliOptions]
+
+const cases: Case[] = [
+  ['verify, valid', ['verify', '-s', SECRET, '-H', OLD, '-p', PAYLOAD, '--tolerance', TOLERANCE]],
+  ['verify, valid, --json, long flags with =', ['verify', `--secret=${SECRET}`, `--header=${OLD}`, `--payload=${PAYLOAD}`, `--tolerance=${TOLERANCE}`, '--json']],
+  ['verify, valid, secret from the environment, body on stdin', ['verify', '-H', OLD, '-p', '-', '--tolerance', TOLERANCE], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}, input: BODY.toString()}],
+  ['verify, too old', ['verify', '-s', SECRET, '-H', OLD, '-p', PAYLOAD]],
+  ['verify, wrong secret', ['verify', '-s', 'whsec_other', '-H', OLD, '-p', PAYLOAD, '--tolerance', TOLERANCE]],
+  ['verify, wrong secret, --json', ['verify', '-s', 'whsec_other', '-H', OLD, '-p', PAYLOAD, '--json']],
+  ['verify, malformed header', ['verify', '-s', SECRET, '-H', 'sha256=abc', '-p', PAYLOAD]],
+  ['verify, no secret', ['verify', '-H', OLD, '-p', PAYLOAD]],
+  ['verify, no secret, --json', ['verify', '-H', OLD, '-p', PAYLOAD, '--json']],
+  ['verify, unreadable payload file', ['verify', '-s', SECRET, '-H', OLD, '-p', 'fixtures/checks/missing.json']],
+  ['verify --help', ['verify', '--help']],
+  ['verify -h', ['verify', '-h']],
+  ['verify, unknown flag', ['verify', '--nope']],
+  ['verify, negative tolerance', ['verify', '-s', SECRET, '-H', OLD, '-p', PAYLOAD, '--tolerance', '-1']],
+  ['verify, tolerance not a number', ['verify', '-s', SECRET, '-H', OLD, '-p', PAYLOAD, '--tolerance', 'soon']],
+  ['verify, flag without its value', ['verify', '-s', SECRET, '-p', PAYLOAD, '-H']],
+  ['verify, an argument', ['verify', 'body.json']],
+  ['sign, fixed time', ['sign', '-s', SECRET, '-p', PAYLOAD, '-t', String(T)]],
+  ['sign, fixed time, --json', ['sign', '-s', SECRET, '-p', PAYLOAD, '--timestamp', String(T), '--json']],
+  ['sign, no secret', ['sign', '-p', PAYLOAD]],
+  ['sign --help', ['sign', '--help']],
+  ['sign, --post not a URL', ['sign', '-s', SECRET, '-p', PAYLOAD, '--post', 'nowhere']],
+]
+
+describe('bin/run.js lean path for verify and sign', () => {
+  it.each(cases)('%s: the same output and exit code as oclif', async (_, args, options = {}) => {
+    const [lean, oclif] = await Promise.all([runCli(args, options), runCli(args, {...options, oclif: true})])
+    expect(steady(lean)).toEqual(steady(oclif))
+  })
+})
+
+describe('what bin/run.js loads', () => {
+  let dir: string
+  let hooks: string
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tablepay-lean-'))
+    // a resolve hook that writes down every module the process imports
+    const hook = `import {appendFileSync} from 'node:fs'
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context)
+  appendFileSync(process.env.MODULE_LOG, result.url + '\\n')
+  return result
+}`
+    hooks = join(dir, 'register.mjs')
+    await writeFile(hooks, `import {register} from 'node:module'\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)})\n`)
+  })
+
+  afterAll(() => rm(dir, {recursive: true, force: true}))
+
+  async function loaded(name: string, args: string[]): Promise<{code: number | null; modules: string[]}> {
+    const log = join(dir, `${name}.log`)
+    const {code} = await runCli(args, {env: {MODULE_LOG: log}, nodeArgs: ['--import', pathToFileURL(hooks).href]})
+    return {code, modules: (await readFile(log, 'utf8')).split('\n').filter(Boolean)}
+  }
+
+  const packagesIn = (modules: string[]) => [...new Set(modules.flatMap((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? []))].sort()
+
+  it('a valid verify loads no package at all: no oclif, h3 or lowdb', async () => {
+    const {code, modules} = await loaded('verify-valid', ['verify', '-s', SECRET, '-H', OLD, '-p', PAYLOAD, '--tolerance', TOLERANCE])
+    expect(code).toBe(0)
+    expect(packagesIn(modules)).toEqual([])
+    expect(modules.filter((url) => /\/dist\/(server|store|domain|client\/client)/.test(url))).toEqual([])
+  })
+
+  it('a valid sign loads no package at all', async () => {
+    const {code, modules} = await loaded('sign-valid', ['sign', '-s', SECRET, '-p', PAYLOAD])
+    expect(code).toBe(0)
+    expect(packagesIn(modules)).toEqual([])
+  })
+
+  it('a refused signature loads oclif to print the error, but neither h3 nor lowdb', async () => {
+    const {code, modules} = await loaded('verify-refused', ['verify', '-s', 'whsec_other', '-H', OLD, '-p', PAYLOAD])
+    expect(code).toBe(1)
+    expect(packagesIn(modules)).toContain('@oclif/core')
+    expect(packagesIn(modules)).not.toContain('h3')
+    expect(packagesIn(modules)).not.toContain('lowdb')
+  })
+
+  it('verify --help goes through oclif, still without h3 or lowdb', async () => {
+    const {code, modules} = await loaded('verify-help', ['verify', '--help'])
+    expect(code).toBe(0)
+    expect(packagesIn(modules)).toContain('@oclif/core')
+    expect(packagesIn(modules)).not.toContain('h3')
+    expect(packagesIn(modules)).not.toContain('lowdb')
+  })
+})
