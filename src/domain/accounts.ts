@@ -1,5 +1,7 @@
 import {newId, randomToken} from './ids.js'
+import {renderLocation} from './locations.js'
 import type {AccountRecord, ApiKeyRecord, LocationRecord} from './records.js'
+import type {ScratchAccount} from './schemas.js'
 
 export interface ScratchAccountRecords {
   account: AccountRecord
@@ -25,5 +27,18 @@ export function scratchAccount(parent: AccountRecord, parentLocations: readonly 
       copy_of: location.id,
     })),
     key: {key: `tp_test_${randomToken(24)}`, account_id: id, scopes: ['read', 'write'], created_at: now},
+  }
+}
+
+/** The answer of `POST /sim/accounts`: the account, its location copies with what each copies, and its key. */
+export function renderScratchAccount({account, locations, key}: ScratchAccountRecords): ScratchAccount {
+  return {
+    id: account.id,
+    object: 'account',
+    name: account.name,
+    scratch_of: account.scratch_of!,
+    created_at: account.created_at,
+    locations: locations.map(({record, copy_of}) => ({...renderLocation(record), copy_of})),
+    api_keys: [{key: key.key, scopes: key.scopes}],
   }
 }

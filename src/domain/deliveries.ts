@@ -64,6 +64,8 @@ export function recordAttempt(
 ): {delivery: DeliveryRecord; endpoint: WebhookEndpointRecord} {
   const attempt: DeliveryAttempt = {attempt: delivery.attempts.length + 1, at: now, scheduled_at: iso(dueAt), ...result}
   const attempts = [...delivery.attempts, attempt]
+  // canceled while the attempt was out: the attempt happened, and nothing follows it
+  if (delivery.status === 'canceled') return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
   const ok = succeeded(result)
   const wait = schedule[delivery.attempts.length]
   const status = ok ? 'succeeded' : wait === undefined ? 'dead' : 'pending'

@@ -21,16 +21,16 @@ async function* untilAborted<T>(messages: AsyncIterable<T>, signal: AbortSignal,
   if (!signal.aborted) throw new TablepayError('stream_ended', `The server at ${url} closed the stream: it has probably stopped. Start it again, then rerun this command.`)
 }
 
-// A delivery is announced on every change (created, attempted, retried,
-// canceled); an attempt is new when the delivery has more than last seen.
+// A delivery is announced on every change: created, attempted, retried or
+// canceled. Only an attempt stamps the delivery's updated_at with its own
+// time, so that is how a message carrying a new attempt is told apart; the
+// delivery then shows what follows that attempt (a retry, dead, done).
 async function* newAttempts(messages: AsyncIterable<StreamMessage>, endpointId?: string): AsyncGenerator<{delivery: Delivery; attempt: Attempt}> {
-  const seen = new Map<string, number>()
   for await (const message of messages) {
     if (message.type !== 'delivery') continue
     const delivery = message.data
     if (endpointId !== undefined && delivery.endpoint_id !== endpointId) continue
-    const before = seen.get(delivery.id) ?? 0
-    seen.set(delivery.id, delivery.attempts.length)
-    for (const attempt of delivery.attempts.slice(before)) yield {delivery, attempt}
+    const last = delivery.attempts.at(-1)
+    if (last && last.at === delivery.updated_at) yield {delivery, attempt: last}
   }
 }

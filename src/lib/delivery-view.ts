@@ -21,7 +21,7 @@ function answerOf(attempt: Attempt): string {
 
 /** What follows a failed attempt: the next try, or the end. */
 function outlook(delivery: Delivery): string {
-  if (delivery.status === 'pending') return delivery.next_attempt_at ? `retry at ${formatDateTime(delivery.next_attempt_at)}` : 'retry pending'
+  if (delivery.status === 'pending') return delivery.next_attempt_at ? `retry at ${formatDateTime(delivery.next_attempt_at)} (scheduler clock)` : 'retry pending'
   return delivery.status
 }
 

@@ -5,7 +5,7 @@ import {TablepayApiError, TablepayError, type TablepayErrorBody} from '../client
 const NEXT_STEP: Record<string, string> = {
   unauthenticated: 'Use a key that `tablepay serve` printed, via --api-key or TABLEPAY_API_KEY.',
   insufficient_scope: 'Use the account\'s write key (`tablepay serve` prints it).',
-  not_found: 'List what exists with `tablepay checks list` or `tablepay locations list`.',
+  not_found: 'Check the id: the matching list command shows what exists (`tablepay checks list`, `tablepay deliveries list`, …).',
   validation_failed: 'Fix the fields listed above and send the request again.',
   conflict_with_paid_items: 'Guests already claimed or paid: keep claimed items, their price and quantity, and a total of at least what was paid (or refund first).',
   item_unavailable: 'See what is left with `tablepay checks get ID` and claim at most that.',

@@ -1,5 +1,5 @@
 import {type PushResult, TablepayClient} from '../client/client.js'
-import {TablepayApiError} from '../client/errors.js'
+import {TablepayApiError, TablepayError} from '../client/errors.js'
 import type {ScratchAccount} from '../domain/schemas.js'
 import {comparableCheck, type ComparableCheck, type Difference, diffStates, shuffledOrder} from './replay.js'
 import type {Scenario} from './scenario.js'
@@ -46,6 +46,17 @@ export interface ReplayOptions {
   duplicates: boolean
   /** Leave the scratch accounts in place instead of deleting them. */
   keep: boolean
+  /** Aborting stops the replay; its scratch accounts are still deleted (unless `keep`). */
+  signal?: AbortSignal
+}
+
+/** Rejects when `signal` aborts: raced against the work so Ctrl+C still cleans up. */
+function interrupted(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise((_, reject) => {
+    const stop = () => reject(new TablepayError('interrupted', 'The replay was interrupted; its scratch accounts were removed.'))
+    if (signal?.aborted) stop()
+    signal?.addEventListener('abort', stop, {once: true})
+  })
 }
 
 /** One run in a scratch account: every push of `order`, one after another, then each check's final state. */
@@ -96,14 +107,19 @@ function problemsOf(name: ReplayProblem['run'], {order, outcomes}: RunReport, sc
  * const report = await replayScenario(client, scenario, {seed: 42, duplicates: true, keep: false})
  * report.ok // true when the versions converge and no push was refused
  */
-export async function replayScenario(client: TablepayClient, scenario: Scenario, {seed, duplicates, keep}: ReplayOptions): Promise<ReplayReport> {
+export async function replayScenario(client: TablepayClient, scenario: Scenario, {seed, duplicates, keep, signal}: ReplayOptions): Promise<ReplayReport> {
   const checks = [...new Set(scenario.pushes.map((p) => p.external_id))]
   const accounts: ScratchAccount[] = []
   try {
-    for (let i = 0; i < 2; i++) accounts.push(await client.createScratchAccount())
-    const [ordered, shuffled] = await Promise.all([
-      run(client, accounts[0]!, scenario, checks, scenario.pushes.map((_, i) => i)),
-      run(client, accounts[1]!, scenario, checks, shuffledOrder(scenario.pushes.length, {seed, duplicates})),
+    const stopped = interrupted(signal)
+    stopped.catch(() => {}) // a Ctrl+C after the replay ended is nobody's error
+    for (let i = 0; i < 2; i++) accounts.push(await Promise.race([client.createScratchAccount(), stopped]))
+    const [ordered, shuffled] = await Promise.race([
+      Promise.all([
+        run(client, accounts[0]!, scenario, checks, scenario.pushes.map((_, i) => i)),
+        run(client, accounts[1]!, scenario, checks, shuffledOrder(scenario.pushes.length, {seed, duplicates})),
+      ]),
+      stopped,
     ])
     const differences = diffStates(ordered.states, shuffled.states)
     const problems = [...problemsOf('in_order', ordered.report, scenario), ...problemsOf('shuffled', shuffled.report, scenario)]

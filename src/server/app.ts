@@ -34,6 +34,8 @@ export interface AppOptions {
   strictUrls?: boolean
   /** Aborted when the server shuts down: open event streams end then. */
   shutdown?: AbortSignal
+  /** How often a quiet event stream sends a `ping` (default 15 s). */
+  keepAliveMs?: number
 }
 
 // the API description is public too: tools fetch it without a key, and it holds no data
@@ -66,6 +68,7 @@ export function createApp(store: Store, options: AppOptions) {
     dispatcher: options.dispatcher,
     strictUrls: options.strictUrls ?? false,
     shutdown: options.shutdown ?? new AbortController().signal,
+    keepAliveMs: options.keepAliveMs,
     outbox,
   }
   const app = createH3App({

@@ -15,6 +15,8 @@ export interface AppContext {
   strictUrls: boolean
   /** Aborted when the server shuts down, to end what would keep it running (event streams). */
   shutdown: AbortSignal
+  /** How often a quiet event stream sends a `ping`; undefined: the default. */
+  keepAliveMs?: number
   /** The changes that store `events` and their deliveries, to commit with the change that caused them (outbox). */
   outbox: (events: readonly EventRecord[]) => Change[]
 }

@@ -22,6 +22,8 @@ export interface ServiceOptions {
   receiverTimeoutMs?: number
   /** Refuse plain-http endpoint URLs even for loopback hosts. */
   strictUrls?: boolean
+  /** How often a quiet event stream sends a `ping`, in ms (default 15 s). */
+  keepAliveMs?: number
 }
 
 export interface SeededAccount {
@@ -61,7 +63,7 @@ export function createService(store: Store, baseUrl: string, options: ServiceOpt
     timeoutMs: options.receiverTimeoutMs,
   })
   const shutdown = new AbortController()
-  const app = createApp(store, {baseUrl, clock, dispatcher, strictUrls: options.strictUrls, shutdown: shutdown.signal})
+  const app = createApp(store, {baseUrl, clock, dispatcher, strictUrls: options.strictUrls, shutdown: shutdown.signal, keepAliveMs: options.keepAliveMs})
   // ends the event streams first: an open one would keep the HTTP server from closing
   const close = async () => {
     shutdown.abort()

@@ -117,9 +117,12 @@ export class Dispatcher {
     // event records never change, so the body is the same bytes on every attempt
     const body = JSON.stringify(renderEvent(event))
     const result = await this.send(endpoint, event, body, delivery.attempts.length + 1)
-    // re-read both: the endpoint may have been deleted or disabled, the delivery retried, while the request was out
+    // re-read both: while the request was out the endpoint may have been deleted or disabled, the delivery
+    // canceled or retried, or deleted with its account (a reset): then there is nothing left to record
+    const latest = this.store.tables.deliveries.get(delivery.id)
+    if (!latest) return
     const current = webhook_endpoints.get(endpoint.id)
-    const outcome = recordAttempt(this.store.tables.deliveries.get(delivery.id) ?? delivery, current ?? endpoint, result, {
+    const outcome = recordAttempt(latest, current ?? endpoint, result, {
       now: new Date().toISOString(),
       dueAt,
       schedule: this.options.schedule ?? RETRY_SCHEDULE,

@@ -126,6 +126,15 @@ describe('deliveries list|get|retry|tail', () => {
     await failing.waitFor(arrived + 2)
     const attempts = failing.received.filter((r) => r.headers['x-tablepay-event-id'] === delivery.event_id)
     expect(attempts.map((r) => r.headers['x-tablepay-delivery-attempt'])).toEqual(['1', '2'])
+
+    // a tail started now sees the next attempt only, not the delivery's history again
+    const tail = spawnRunning(['deliveries', 'tail', '--endpoint', endpoint.id], server.env)
+    await tail.waitForStderr('Waiting for delivery attempts')
+    await json(['deliveries', 'retry', delivery.id])
+    const lines = (await tail.waitForOutput(' #3 ')).trimEnd().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/500\s+\d+ ms  #3 dlv_\w+  receiver answered 500  → retry at .+ \(scheduler clock\)$/)
+    expect(await tail.stop()).toBe(0)
     expect((await json(['deliveries', 'list', '--endpoint', endpoint.id, '--status', 'succeeded'])).data).toHaveLength(0)
   })
 })

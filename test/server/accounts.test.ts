@@ -57,4 +57,12 @@ describe('scratch accounts (POST /v1/sim/accounts)', () => {
     expect((await server.api('DELETE', '/v1/sim/accounts/acct_demo')).status).toBe(404)
     expect((await server.api('GET', '/v1/locations')).status).toBe(200)
   })
+
+  it('deleting a scratch account deletes the scratch accounts it made, whose keys then stop working', async () => {
+    const parent = (await server.api('POST', '/v1/sim/accounts')).body
+    const child = (await server.api('POST', '/v1/sim/accounts', {key: parent.api_keys[0].key})).body
+    expect(child.scratch_of).toBe(parent.id)
+    expect((await server.api('DELETE', `/v1/sim/accounts/${parent.id}`)).status).toBe(200)
+    expect((await server.api('GET', '/v1/locations', {key: child.api_keys[0].key})).status).toBe(401)
+  })
 })

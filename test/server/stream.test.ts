@@ -49,6 +49,17 @@ describe('GET /v1/sim/stream', () => {
     expect(seen[2]!.data).toMatchObject({event_id: seen[0]!.data.id, attempts: [{attempt: 1, status_code: 200}]})
   })
 
+  it('sends a ping while nothing happens, so clients and proxies do not give up on a quiet stream', async () => {
+    const sim = await startTestServer({memory: true, serve: {keepAliveMs: 20}})
+    cleanup.push(() => sim.close())
+    const response = await fetch(`${sim.url}/v1/sim/stream`, {headers: {authorization: `Bearer ${WRITE_KEY}`}})
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+    let text = ''
+    while (!text.includes('\n\n')) text += (await reader.read()).value
+    expect(text.slice(0, text.indexOf('\n\n'))).toBe('event: ping\ndata: ')
+    await reader.cancel()
+  })
+
   it('needs a key like every API route', async () => {
     const {sim} = await setup()
     const answer = await sim.api('GET', '/v1/sim/stream', {key: null})

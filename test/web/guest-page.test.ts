@@ -36,6 +36,7 @@ async function openStream(path: string) {
         if (end !== -1) {
           const block = buffer.slice(0, end)
           buffer = buffer.slice(end + 2)
+          if (block.startsWith('event: ping\n')) continue // keep-alive
           return {event: /^event: (.*)$/m.exec(block)![1]!, data: JSON.parse(/^data: (.*)$/m.exec(block)![1]!)}
         }
         const {value, done} = await reader.read()
@@ -155,6 +156,16 @@ describe('guest actions on /t/{token}', () => {
     expect(first.status).toBe(201)
     expect(again.body.id).toBe(first.body.id)
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).body.amount_paid_cents).toBe(700)
+  })
+
+  it('keeps a link\'s Idempotency-Keys apart from the API key\'s: a guest cannot block or probe them', async () => {
+    const {check, page} = await pushCheck()
+    const headers = {'idempotency-key': 'order-42-pay-1'}
+    expect((await guest('POST', `${page}/payments`, {amount_cents: 100}, headers)).status).toBe(201)
+    const restaurant = await sim.api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 200}, headers})
+    expect(restaurant.status).toBe(201)
+    expect(restaurant.headers.get('idempotent-replayed')).toBeNull()
+    expect((await sim.api('GET', `/v1/checks/${check.id}`)).body.amount_paid_cents).toBe(300)
   })
 
   it('refuses a malformed body with the standard 422, changing nothing', async () => {

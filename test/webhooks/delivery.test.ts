@@ -138,6 +138,31 @@ describe('endpoint changes during an attempt', () => {
     expect((await sim.api('GET', `/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(404)
   })
 
+  it('a delivery reset away while its attempt is out does not come back when the answer arrives', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const {receiver, sim, register, advance} = await setup(() => gate.then(() => 500))
+    await register()
+    await sim.api('PUT', '/v1/checks/external/gone', {body: checkWith([['a', 1, 100]])})
+    await receiver.waitFor(1)
+    await sim.api('POST', '/v1/sim/reset')
+    release()
+    await advance(0.001) // waits for the attempt in flight to finish
+    expect((await sim.api('GET', '/v1/deliveries')).body.data).toEqual([])
+  })
+
+  it('deleting an endpoint cancels its pending deliveries at once', async () => {
+    const {receiver, sim, register, advance} = await setup(() => 500)
+    const endpoint = await register()
+    await sim.api('PUT', '/v1/checks/external/cx', {body: checkWith([['a', 1, 100]])})
+    await receiver.waitFor(1)
+    await advance(0.001) // waits for the first attempt to be recorded
+    const pending = async () => (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}`)).body.data
+    expect(await pending()).toMatchObject([{status: 'pending', attempts: [{status_code: 500}]}])
+    await sim.api('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)
+    expect(await pending()).toMatchObject([{status: 'canceled', next_attempt_at: null}])
+  })
+
   it('reset clears deliveries too', async () => {
     const {receiver, sim, register, advance} = await setup()
     await register()

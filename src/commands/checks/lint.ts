@@ -29,7 +29,7 @@ Exits 1 when any file has a problem. --json prints {"valid", "files": [{"file", 
   static override strict = false
 
   static override args = {
-    FILE: Args.string({description: 'JSON file: a push body or a replay scenario. Give several, or a glob.', required: true}),
+    FILE: Args.string({description: 'JSON file: a push body or a replay scenario. Give several (a glob the shell expands works).', required: true}),
   }
 
   public async run(): Promise<LintReport> {

@@ -12,9 +12,9 @@ The check must be open. A claimed item is then protected: a push that removes it
 Emits claim.created and check.updated.`
 
   static override examples = [
-    '<%= config.bin %> <%= command.id %> --check t12 --item steak',
-    {description: 'Several items, with quantities', command: '<%= config.bin %> <%= command.id %> -c chk_4f0b6k2m9q1x8s7d3a5z --item steak:2 --item wine:0.5'},
-    {description: 'The claim id, for a payment', command: 'CLAIM=$(<%= config.bin %> <%= command.id %> -c t12 --item steak --json | jq -r .id)'},
+    '<%= config.bin %> <%= command.id %> --check t12 --item line-1002',
+    {description: 'Several items, with quantities', command: '<%= config.bin %> <%= command.id %> -c chk_4f0b6k2m9q1x8s7d3a5z --item line-1002:2 --item line-1003'},
+    {description: 'The claim id, for a payment', command: 'CLAIM=$(<%= config.bin %> <%= command.id %> -c t12 --item line-1001 --json | jq -r .id)'},
   ]
 
   static override flags = {

@@ -5,7 +5,15 @@ import type {Change, Store} from '../../store/store.js'
 export interface StreamSource {
   store: Store
   shutdown: AbortSignal
+  /** How often a quiet stream sends a `ping` message (default 15 s). */
+  keepAliveMs?: number
 }
+
+/**
+ * A quiet stream still sends something this often: clients give up on a
+ * body that stays silent (Node's fetch after 300 s), and so do proxies.
+ */
+export const KEEP_ALIVE_MS = 15_000
 
 export interface StreamMessageOut {
   event: string
@@ -22,7 +30,7 @@ export interface StreamMessageOut {
  * @example
  * return streamChanges(event, app, (changes) => changes.filter(([c]) => c === 'events').map(([, , r]) => ({event: 'event', data: r})))
  */
-export function streamChanges(event: H3Event, {store, shutdown}: StreamSource, select: (changes: Change[]) => StreamMessageOut[], first: StreamMessageOut[] = []): Promise<void> {
+export function streamChanges(event: H3Event, {store, shutdown, keepAliveMs = KEEP_ALIVE_MS}: StreamSource, select: (changes: Change[]) => StreamMessageOut[], first: StreamMessageOut[] = []): Promise<void> {
   const stream = createEventStream(event)
   const format = (messages: StreamMessageOut[]) => messages.map((m) => ({event: m.event, data: JSON.stringify(m.data)}))
   if (first.length > 0) void stream.push(format(first))
@@ -30,9 +38,11 @@ export function streamChanges(event: H3Event, {store, shutdown}: StreamSource, s
     const messages = select(changes)
     if (messages.length > 0) void stream.push(format(messages))
   })
+  const keepAlive = setInterval(() => void stream.push({event: 'ping', data: ''}), keepAliveMs).unref()
   const end = () => void stream.close()
   shutdown.addEventListener('abort', end, {once: true})
   stream.onClosed(() => {
+    clearInterval(keepAlive)
     unsubscribe()
     shutdown.removeEventListener('abort', end)
   })

@@ -51,7 +51,9 @@ async function respond<T>(app: AppContext, event: H3Event, {status, body, change
 export function idempotent<T>(app: AppContext, event: H3Event, accountId: string, input: unknown, decide: () => Answer<T>): Promise<T> {
   const key = readKey(event)
   if (key === undefined) return respond(app, event, decide())
-  const id = `${accountId}\u0000${key}`
+  // keys are the caller's own: a table link's never meet the API key's, so a guest can neither block nor probe the restaurant's
+  const scope = event.context.guestCheckId ? `link:${event.context.guestCheckId}` : 'api'
+  const id = `${accountId}\u0000${scope}\u0000${key}`
   const hash = requestHash(event, input)
   const stored = app.store.tables.idempotency_keys.get(id)
   if (stored) {

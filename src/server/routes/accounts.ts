@@ -1,12 +1,11 @@
 import {defineEventHandler, type Router, setResponseStatus} from 'h3'
-import {scratchAccount} from '../../domain/accounts.js'
+import {renderScratchAccount, scratchAccount} from '../../domain/accounts.js'
 import {ApiError} from '../../domain/errors.js'
 import type {CollectionName} from '../../domain/records.js'
 import type {ScratchAccount} from '../../domain/schemas.js'
 import {type Change, put} from '../../store/store.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
-import {renderLocation} from './locations.js'
 
 /**
  * Scratch accounts, a simulator control: there is no account API, but a tool
@@ -28,16 +27,7 @@ export function accountRoutes(router: Router, {store, now}: AppContext): void {
         put('api_keys', scratch.key.key, scratch.key),
       ])
       setResponseStatus(event, 201)
-      const {id, name, created_at} = scratch.account
-      return {
-        id,
-        object: 'account',
-        name,
-        scratch_of: parent.id,
-        created_at,
-        locations: scratch.locations.map(({record, copy_of}) => ({...renderLocation(record), copy_of})),
-        api_keys: [{key: scratch.key.key, scopes: scratch.key.scopes}],
-      }
+      return renderScratchAccount(scratch)
     }),
   )
 
@@ -46,8 +36,12 @@ export function accountRoutes(router: Router, {store, now}: AppContext): void {
     defineEventHandler(async (event) => {
       const id = event.context.params?.id ?? ''
       if (accounts.get(id)?.scratch_of !== accountOf(event)) throw new ApiError('not_found', `No scratch account ${id} made by this account.`)
-      // everything the account has goes in one commit: its keys stop working as its data disappears
-      const changes = (Object.keys(store.tables) as CollectionName[]).flatMap((name) => store.tables[name].idsOf(id).map((recordId) => [name, recordId, null] as Change))
+      // the scratch accounts it made go with it, else nobody could delete them
+      const doomed = [id]
+      for (let i = 0; i < doomed.length; i++) doomed.push(...[...accounts.all()].filter((a) => a.scratch_of === doomed[i]).map((a) => a.id))
+      // everything they have goes in one commit: their keys stop working as their data disappears
+      const names = Object.keys(store.tables) as CollectionName[]
+      const changes = doomed.flatMap((account) => names.flatMap((name) => store.tables[name].idsOf(account).map((recordId) => [name, recordId, null] as Change)))
       await store.commit(changes)
       return {id, object: 'account', deleted: true}
     }),

@@ -6,25 +6,14 @@ import {applyPush} from '../../domain/push.js'
 import type {CheckRecord} from '../../domain/records.js'
 import {CheckPush, CheckStatus, ExternalCheckId} from '../../domain/schemas.js'
 import {externalKey, put} from '../../store/store.js'
-import type {Table} from '../../store/table.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 import {readJson, readParam} from '../internal/body.js'
 import {paginate, readListQuery} from '../internal/list.js'
-import {findOwned} from '../internal/owned.js'
+import {findCheck} from '../internal/owned.js'
 
 /** The filters of `GET /checks`, besides the list query. */
 export const CheckFilters = z.object({status: CheckStatus.optional(), location_id: z.string().optional()})
-
-/** The check `:id` of the URL, in the caller's account. */
-export const findCheck = ({store}: AppContext, event: H3Event): CheckRecord => findOwned(store.tables.checks, event, 'check')
-
-/** One page of what guests made on the check `:id` (its claims, payments or feedback), newest first. */
-export function listOfCheck<R extends {account_id: string; check_id: string}, T>(app: AppContext, event: H3Event, table: Table<R>, render: (record: R) => T) {
-  const check = findCheck(app, event)
-  const query = readListQuery(event)
-  return paginate(table.idsOf(check.account_id), (id) => table.get(id), query, (r) => r.check_id === check.id, render)
-}
 
 export function checkRoutes(router: Router, app: AppContext): void {
   const {store, baseUrl} = app

@@ -3,7 +3,7 @@ import {renderClaim} from '../../domain/claims.js'
 import type {AppContext} from '../context.js'
 import {claim} from '../guest-actions.js'
 import {findOwned} from '../internal/owned.js'
-import {findCheck, listOfCheck} from './checks.js'
+import {findCheck, listOfCheck} from '../internal/owned.js'
 
 /** Guests claiming items (simulated: on the real service this happens on the table page). */
 export function claimRoutes(router: Router, app: AppContext): void {

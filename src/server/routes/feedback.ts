@@ -3,7 +3,7 @@ import {renderFeedback} from '../../domain/feedback.js'
 import type {AppContext} from '../context.js'
 import {leaveFeedback} from '../guest-actions.js'
 import {findOwned} from '../internal/owned.js'
-import {findCheck, listOfCheck} from './checks.js'
+import {findCheck, listOfCheck} from '../internal/owned.js'
 
 /** Guests rating their visit (simulated: on the real service this happens on the table page). */
 export function feedbackRoutes(router: Router, app: AppContext): void {

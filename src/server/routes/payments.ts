@@ -3,7 +3,7 @@ import {renderPayment} from '../../domain/payments.js'
 import type {AppContext} from '../context.js'
 import {pay, refund} from '../guest-actions.js'
 import {findOwned} from '../internal/owned.js'
-import {findCheck, listOfCheck} from './checks.js'
+import {findCheck, listOfCheck} from '../internal/owned.js'
 
 /** Guests paying and being refunded (simulated: on the real service this happens on the table page and at the card processor). */
 export function paymentRoutes(router: Router, app: AppContext): void {

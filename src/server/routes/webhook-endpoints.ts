@@ -1,5 +1,5 @@
 import {defineEventHandler, type Router, setResponseStatus} from 'h3'
-import {succeeded} from '../../domain/deliveries.js'
+import {cancelDelivery, succeeded} from '../../domain/deliveries.js'
 import {createEndpoint, renderEndpoint} from '../../domain/endpoints.js'
 import {newId} from '../../domain/ids.js'
 import {WebhookEndpointInput} from '../../domain/schemas.js'
@@ -43,7 +43,11 @@ export function webhookEndpointRoutes(router: Router, app: AppContext): void {
     '/v1/webhook-endpoints/:id',
     defineEventHandler(async (event) => {
       const endpoint = find(event)
-      await store.commit([['webhook_endpoints', endpoint.id, null]])
+      // nothing more goes to it: its pending deliveries end with it, in the same write
+      const {deliveries} = store.tables
+      const pending = deliveries.idsOf(endpoint.account_id).map((id) => deliveries.get(id)!).filter((d) => d.endpoint_id === endpoint.id && d.status === 'pending')
+      const now = app.now()
+      await store.commit([['webhook_endpoints', endpoint.id, null], ...pending.map((d) => put('deliveries', d.id, cancelDelivery(d, now)))])
       return {id: endpoint.id, object: 'webhook_endpoint', deleted: true}
     }),
   )

@@ -121,7 +121,7 @@ async function follow(signal) {
     while ((end = buffer.indexOf('\n\n')) !== -1) {
       const block = buffer.slice(0, end)
       buffer = buffer.slice(end + 2)
-      if (/^event:/m.test(block)) scheduleRefresh()
+      if (/^event: (event|delivery)$/m.test(block)) scheduleRefresh()
     }
   }
 }
