@@ -14,7 +14,8 @@ export interface ItemDiff {
   unchanged: string[]
 }
 
-function sameItem(a: PushedItem, b: PushedItem): boolean {
+/** Same name, quantity, price and note: the item did not change. */
+export function sameItem(a: PushedItem, b: PushedItem): boolean {
   return a.name === b.name && a.quantity === b.quantity && a.price_cents === b.price_cents && a.note === b.note
 }
 

@@ -1,5 +1,5 @@
 import {assertNoClaimConflict} from './claims.js'
-import {diffItems, type ItemDiff, type PushedItem} from './diff.js'
+import {diffItems, type ItemDiff, type PushedItem, sameItem} from './diff.js'
 import {renderCheck} from './check.js'
 import {ApiError, invalidField} from './errors.js'
 import {checkEventTypes, newEvent} from './events.js'
@@ -49,15 +49,30 @@ function pushedItems(body: CheckPush): PushedItem[] {
   return body.items.map((i) => ({external_id: i.external_id, name: i.name, quantity: i.quantity, price_cents: i.price_cents, note: i.note ?? null}))
 }
 
-/** The part of a check the POS owns, in a fixed key order, so equal JSON compares equal whatever the key order of the request. */
-function pushedState(s: {location_id: string; table: {number: string}; status: string; items: PushedItem[]; totals: CheckPush['totals']}): string {
-  return JSON.stringify([
-    s.location_id,
-    s.table.number,
-    s.status,
-    s.items.map((i) => [i.external_id, i.name, i.quantity, i.price_cents, i.note]),
-    [s.totals.subtotal_cents, s.totals.tax_cents, s.totals.total_cents],
-  ])
+interface PushedState {
+  location_id: string
+  table: {number: string}
+  status: string
+  items: PushedItem[]
+  totals: CheckPush['totals']
+}
+
+/**
+ * Whether two states agree on every part of a check the POS owns: equal JSON
+ * whatever the key order of the request. Field by field rather than by
+ * serialising both: this runs on every push.
+ */
+function samePushedState(a: PushedState, b: PushedState): boolean {
+  return (
+    a.location_id === b.location_id &&
+    a.table.number === b.table.number &&
+    a.status === b.status &&
+    a.totals.subtotal_cents === b.totals.subtotal_cents &&
+    a.totals.tax_cents === b.totals.tax_cents &&
+    a.totals.total_cents === b.totals.total_cents &&
+    a.items.length === b.items.length &&
+    a.items.every((item, i) => item.external_id === b.items[i]!.external_id && sameItem(item, b.items[i]!))
+  )
 }
 
 /**
@@ -85,7 +100,7 @@ function decide(input: PushInput): Omit<PushOutcome, 'events'> {
   if (!existing) return {result: 'created', check: createCheck(input, location_id, items), diff: diffItems([], items)}
 
   const version = body.version ?? existing.version
-  const sameContent = pushedState({...body, location_id, items}) === pushedState(existing)
+  const sameContent = samePushedState({...body, location_id, items}, existing)
   if (body.version !== undefined && existing.version !== null) {
     if (body.version < existing.version) return {result: 'stale', check: existing}
     if (body.version === existing.version && !sameContent) {
