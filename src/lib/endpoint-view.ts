@@ -28,5 +28,6 @@ export function renderTestResult(result: WebhookTestResult): string {
   const answer = result.status_code === null ? 'no answer' : `answered ${result.status_code}`
   if (result.succeeded) return `${style.green('ok')} ${result.endpoint_id} ${answer} in ${result.duration_ms} ms (ping ${result.event_id})`
   const body = result.response_body ? `\nIts answer: ${result.response_body.slice(0, 300)}` : ''
-  return `${style.red('failed')} ${result.endpoint_id} ${answer} after ${result.duration_ms} ms: ${result.error}${body}`
+  const refused = result.error === 'ECONNREFUSED' ? '\nNothing listens at the endpoint\'s URL (`tablepay webhooks list` shows it): start your receiver, then ping again.' : ''
+  return `${style.red('failed')} ${result.endpoint_id} ${answer} after ${result.duration_ms} ms: ${result.error}${body}${refused}`
 }

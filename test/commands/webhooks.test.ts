@@ -69,6 +69,17 @@ describe('webhooks create|list|delete|ping', () => {
     await json(['webhooks', 'delete', endpoint.id])
   })
 
+  it('ping to a URL where nothing listens says to start the receiver', async () => {
+    const closed = await startReceiver()
+    await closed.close()
+    const endpoint = await json(['webhooks', 'create', closed.url])
+    const {code, stdout} = await cli(['webhooks', 'ping', endpoint.id])
+    expect(code).toBe(1)
+    expect(stdout).toContain('no answer after')
+    expect(stdout).toContain('ECONNREFUSED\nNothing listens at the endpoint\'s URL')
+    await json(['webhooks', 'delete', endpoint.id])
+  })
+
   it('delete removes the endpoint; deleting it again is not_found', async () => {
     const endpoint = await json(['webhooks', 'create', receiver.url])
     expect(await json(['webhooks', 'delete', endpoint.id])).toEqual({id: endpoint.id, object: 'webhook_endpoint', deleted: true})

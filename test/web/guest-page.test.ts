@@ -231,6 +231,14 @@ describe('the dashboard', () => {
     expect(html).not.toContain('chk_')
   })
 
+  it('answers HEAD like GET, without a body, for uptime checks and curl -I', async () => {
+    for (const path of ['/', '/assets/dashboard.js']) {
+      const res = await fetch(sim.url + path, {method: 'HEAD'})
+      expect(res.status, path).toBe(200)
+      expect(await res.text()).toBe('')
+    }
+  })
+
   it('serves only the pages\' own files under /assets', async () => {
     for (const name of ['dashboard.js', 'dom.js', 'style.css']) expect((await fetch(`${sim.url}/assets/${name}`)).status).toBe(200)
     for (const path of ['/assets/nope.js', '/assets/..%2Fassets.ts', '/assets/%2E%2E%2F%2E%2E%2Fpackage.json']) {

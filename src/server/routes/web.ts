@@ -8,17 +8,22 @@ import {isAsset, sendAsset} from '../../web/assets.js'
  * user gives it.
  */
 export function webRoutes(router: Router): void {
-  router.get(
+  // HEAD too, so `curl -I` and uptime checks work on the pages (Node sends no body for it)
+  const GET_HEAD = ['get', 'head'] as const
+
+  router.use(
     '/',
     defineEventHandler((event) => sendAsset(event, 'dashboard.html')),
+    [...GET_HEAD],
   )
 
-  router.get(
+  router.use(
     '/assets/:name',
     defineEventHandler((event) => {
       const name = event.context.params?.name
       if (!isAsset(name)) throw new ApiError('not_found', `No page asset ${name}.`)
       return sendAsset(event, name)
     }),
+    [...GET_HEAD],
   )
 }
