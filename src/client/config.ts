@@ -5,7 +5,10 @@ import {TablepayConfigError} from './errors.js'
 
 export const DEFAULT_URL = 'http://127.0.0.1:4747'
 
-/** What `tablepay serve` writes into its data dir on start, so clients started there need no flags. */
+/** The file `tablepay serve` writes into its data dir on start, so clients started there need no flags. */
+export const SERVER_FILE = 'server.json'
+
+/** What that file holds. */
 export interface ServerFile {
   url: string
   pid: number
@@ -47,7 +50,7 @@ export function resolveClientConfig(flags: Partial<ClientOptions> = {}, env: Nod
 
 // Synchronous on purpose: a small file, read once, and it keeps `this.client` a plain getter.
 function readServerFile(dir: string): ServerFile | undefined {
-  const path = join(dir, 'server.json')
+  const path = join(dir, SERVER_FILE)
   let text: string
   try {
     text = readFileSync(path, 'utf8')

@@ -1,3 +1,4 @@
+import {networkReason} from './network-reason.js'
 /** One entry of an API error's `details`: where in the input the problem is, and what it is. */
 export interface TablepayErrorDetail {
   path: string
@@ -82,9 +83,3 @@ export class TablepayConfigError extends TablepayError {
   }
 }
 
-// fetch wraps socket errors in TypeError('fetch failed'): the errno code is on
-// its cause, or on the cause's errors when several addresses were tried.
-function networkReason(error: unknown): string {
-  const cause = (error as {cause?: {code?: string; message?: string; errors?: {code?: string}[]}})?.cause
-  return cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? String(error)
-}

@@ -3,7 +3,7 @@ import {openAttemptFeed} from '../lib/attempt-feed.js'
 import {BaseCommand} from '../lib/base-command.js'
 import {attemptJson, renderAttemptLine} from '../lib/delivery-view.js'
 import {eventTypesFlag, eventTypesOf} from '../lib/event-types-flag.js'
-import {untilSignalled} from '../lib/shutdown.js'
+import {abortOnSignal} from '../lib/shutdown.js'
 import {style} from '../lib/style.js'
 
 export default class Listen extends BaseCommand<typeof Listen> {
@@ -25,10 +25,9 @@ On Ctrl+C the endpoint is deleted, unless --keep.`
   }
 
   public async run(): Promise<void> {
-    const stop = new AbortController()
-    void untilSignalled().then(() => stop.abort())
+    const stopped = abortOnSignal()
     // subscribe first, so not one attempt to the new endpoint can be missed
-    const feed = await openAttemptFeed(this.client, {signal: stop.signal})
+    const feed = await openAttemptFeed(this.client, {signal: stopped})
     const endpoint = await this.client.createWebhookEndpoint({
       url: this.flags['forward-to'],
       event_types: eventTypesOf(this.flags.events),
@@ -48,7 +47,7 @@ On Ctrl+C the endpoint is deleted, unless --keep.`
       }
     } finally {
       // after Ctrl+C; a server that went away took nothing to clean up with it
-      if (!this.flags.keep && stop.signal.aborted) {
+      if (!this.flags.keep && stopped.aborted) {
         await this.client.deleteWebhookEndpoint(endpoint.id)
         this.notice(`Removed endpoint ${endpoint.id}.`)
       }

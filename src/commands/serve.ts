@@ -64,7 +64,7 @@ Clients started in the same directory find the URL and a write key on their own.
     this.emit(readyJson(server), renderBanner(server))
 
     await signalled
-    this.logToStderr('Stopping tablepay…')
+    this.notice('Stopping tablepay…')
     await server.close()
   }
 }

@@ -2,6 +2,9 @@ import {amountDue, paymentStatus} from './money.js'
 import type {CheckRecord} from './records.js'
 import type {Check} from './schemas.js'
 
+/** The table page of a check: the link behind its QR code. */
+export const guestUrl = (baseUrl: string, token: string) => `${baseUrl}/t/${token}`
+
 /**
  * The public check resource of a record. Keys come in one fixed order, so the
  * same state always serialises to the same bytes (event `data` equals the GET).
@@ -34,7 +37,7 @@ export function renderCheck(record: CheckRecord, baseUrl: string): Check {
     amount_paid_cents: record.amount_paid_cents,
     amount_due_cents: amountDue(record),
     payment_status: paymentStatus(record),
-    guest_url: `${baseUrl}/t/${record.guest_token}`,
+    guest_url: guestUrl(baseUrl, record.guest_token),
     created_at: record.created_at,
     updated_at: record.updated_at,
   }

@@ -2,7 +2,7 @@ import {ApiError, type ErrorDetail, invalidField} from './errors.js'
 import {newId} from './ids.js'
 import {roundQuantity} from './money.js'
 import {renderCheck} from './check.js'
-import {newEvent} from './events.js'
+import {checkChangeEvents, newEvent} from './events.js'
 import {paidConflicts} from './payments.js'
 import type {CheckRecord, ClaimRecord, EventRecord} from './records.js'
 import type {CheckPush, ClaimInput} from './schemas.js'
@@ -74,9 +74,10 @@ export function applyClaim(check: CheckRecord, input: ClaimInput, now: string, b
     throw new ApiError('check_not_open', `Check ${check.id} is ${check.status}; guests can only claim items on an open check.`)
   }
   const wanted = new Map<string, number>()
+  const onCheck = new Set(check.items.map((item) => item.external_id))
   input.items.forEach((line, i) => {
     if (wanted.has(line.external_id)) throw invalidField(`items.${i}.external_id`, `duplicate external_id "${line.external_id}"`)
-    if (!check.items.some((item) => item.external_id === line.external_id)) {
+    if (!onCheck.has(line.external_id)) {
       throw invalidField(`items.${i}.external_id`, `no item "${line.external_id}" on check ${check.id}`)
     }
     wanted.set(line.external_id, line.quantity)
@@ -103,9 +104,6 @@ export function applyClaim(check: CheckRecord, input: ClaimInput, now: string, b
     account_id: check.account_id,
   }
   const next = {...check, items, updated_at: now}
-  const events = [
-    newEvent(check.account_id, 'claim.created', renderClaim(claim), now),
-    newEvent(check.account_id, 'check.updated', renderCheck(next, baseUrl), now),
-  ]
+  const events = [newEvent(check.account_id, 'claim.created', renderClaim(claim), now), ...checkChangeEvents(check, next, renderCheck(next, baseUrl), now)]
   return {check: next, claim, events}
 }

@@ -1,6 +1,7 @@
 import {newId} from './ids.js'
-import type {EventRecord} from './records.js'
-import type {EventType} from './schemas.js'
+import {becameFullyPaid} from './money.js'
+import type {CheckRecord, EventRecord} from './records.js'
+import type {Check, EventType} from './schemas.js'
 
 /**
  * An event envelope (SPEC 2). `data` is the resource exactly as its GET
@@ -15,15 +16,16 @@ export function renderEvent(record: EventRecord) {
   return {id: record.id, object: record.object, type: record.type, created_at: record.created_at, data: record.data}
 }
 
-type CheckStatus = 'open' | 'closed' | 'voided'
-
 /**
- * Which check events a push produces: `check.created` for a new check,
- * `check.updated` for a later material change, and `check.closed` on the
- * transition to closed (a check created closed gets both).
+ * The check events of a change from `before` (undefined: a new check) to
+ * `after`, whatever caused it (a push, a claim, a payment, a refund):
+ * `check.created` or `check.updated`, `check.closed` on the transition to
+ * closed (a check created closed gets both), and `check.fully_paid` when the
+ * change made the amount paid reach the total. `data` is `after` rendered.
  */
-export function checkEventTypes(before: CheckStatus | undefined, after: CheckStatus): EventType[] {
+export function checkChangeEvents(before: CheckRecord | undefined, after: CheckRecord, data: Check, now: string): EventRecord[] {
   const types: EventType[] = [before === undefined ? 'check.created' : 'check.updated']
-  if (after === 'closed' && before !== 'closed') types.push('check.closed')
-  return types
+  if (after.status === 'closed' && before?.status !== 'closed') types.push('check.closed')
+  if (before && becameFullyPaid(before, after)) types.push('check.fully_paid')
+  return types.map((type) => newEvent(after.account_id, type, data, now))
 }

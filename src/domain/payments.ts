@@ -1,8 +1,8 @@
 import {renderCheck} from './check.js'
 import {ApiError, type ErrorDetail, invalidField} from './errors.js'
-import {newEvent} from './events.js'
+import {checkChangeEvents, newEvent} from './events.js'
 import {newId} from './ids.js'
-import {amountDue, becameFullyPaid, refundedFromBill} from './money.js'
+import {amountDue, refundedFromBill} from './money.js'
 import type {CheckRecord, ClaimRecord, EventRecord, PaymentRecord} from './records.js'
 import type {Payment, PaymentInput, RefundInput} from './schemas.js'
 
@@ -28,13 +28,6 @@ export function renderPayment(record: PaymentRecord): Payment {
     created_at: record.created_at,
     updated_at: record.updated_at,
   }
-}
-
-/** `check.updated` for a change of what was paid, and `check.fully_paid` when it made the check paid. */
-function paidEvents(before: CheckRecord, after: CheckRecord, now: string, baseUrl: string): EventRecord[] {
-  const data = renderCheck(after, baseUrl)
-  const types = becameFullyPaid(before, after) ? (['check.updated', 'check.fully_paid'] as const) : (['check.updated'] as const)
-  return types.map((type) => newEvent(after.account_id, type, data, now))
 }
 
 /**
@@ -83,7 +76,7 @@ export function applyPayment(check: CheckRecord, input: PaymentInput, now: strin
   return {
     check: next,
     payment,
-    events: [newEvent(check.account_id, 'payment.succeeded', renderPayment(payment), now), ...paidEvents(check, next, now, baseUrl)],
+    events: [newEvent(check.account_id, 'payment.succeeded', renderPayment(payment), now), ...checkChangeEvents(check, next, renderCheck(next, baseUrl), now)],
   }
 }
 
@@ -118,7 +111,7 @@ export function applyRefund(check: CheckRecord, payment: PaymentRecord, input: R
   // a refund of the tip alone leaves the check as it was: no check event
   if (back === 0) return {check, payment: nextPayment, events: [refundedEvent]}
   const next = {...check, amount_paid_cents: check.amount_paid_cents - back, updated_at: now}
-  return {check: next, payment: nextPayment, events: [refundedEvent, ...paidEvents(check, next, now, baseUrl)]}
+  return {check: next, payment: nextPayment, events: [refundedEvent, ...checkChangeEvents(check, next, renderCheck(next, baseUrl), now)]}
 }
 
 /**

@@ -2,11 +2,10 @@ import {assertNoClaimConflict} from './claims.js'
 import {diffItems, type ItemDiff, type PushedItem, sameItem} from './diff.js'
 import {renderCheck} from './check.js'
 import {ApiError, invalidField} from './errors.js'
-import {checkEventTypes, newEvent} from './events.js'
+import {checkChangeEvents} from './events.js'
 import {newId, randomToken} from './ids.js'
-import {becameFullyPaid} from './money.js'
 import type {CheckRecord, EventRecord, LocationRecord} from './records.js'
-import type {CheckPush} from './schemas.js'
+import type {Check, CheckPush} from './schemas.js'
 
 export const PUSH_RESULTS = ['created', 'updated', 'unchanged', 'stale'] as const
 export type PushResult = (typeof PUSH_RESULTS)[number]
@@ -19,13 +18,15 @@ export interface PushInput {
   locations: readonly LocationRecord[]
   existing?: CheckRecord
   now: string
-  /** The server's URL, for the check's `guest_url` in event data. */
+  /** The server's URL, for the check's `guest_url` in the answer and the event data. */
   baseUrl: string
 }
 
 export interface PushOutcome {
   result: PushResult
   check: CheckRecord
+  /** The check as its GET returns it now: the answer, and the data of the events. */
+  resource: Check
   /** Events of the change, `data` rendered as the GET returns it now; none for `unchanged` and `stale`. */
   events: EventRecord[]
   /** Only for `created` and `updated`: what happened to the items. */
@@ -85,15 +86,13 @@ function samePushedState(a: PushedState, b: PushedState): boolean {
  */
 export function applyPush(input: PushInput): PushOutcome {
   const outcome = decide(input)
-  if (outcome.result !== 'created' && outcome.result !== 'updated') return {...outcome, events: []}
   const data = renderCheck(outcome.check, input.baseUrl)
-  const types = checkEventTypes(input.existing?.status, outcome.check.status)
+  if (outcome.result !== 'created' && outcome.result !== 'updated') return {...outcome, resource: data, events: []}
   // lowering the total to what guests paid makes the check paid, as a payment would
-  if (input.existing && becameFullyPaid(input.existing, outcome.check)) types.push('check.fully_paid')
-  return {...outcome, events: types.map((type) => newEvent(input.accountId, type, data, input.now))}
+  return {...outcome, resource: data, events: checkChangeEvents(input.existing, outcome.check, data, input.now)}
 }
 
-function decide(input: PushInput): Omit<PushOutcome, 'events'> {
+function decide(input: PushInput): Omit<PushOutcome, 'events' | 'resource'> {
   const {body, existing, now} = input
   const location_id = resolveLocation(input)
   const items = pushedItems(body)

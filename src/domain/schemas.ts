@@ -1,4 +1,7 @@
 import {z} from 'zod'
+import {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES} from './constants.js'
+
+export {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES}
 
 /** Money in minor units (cents): a safe integer, never negative. */
 export const Cents = z.int().min(0)
@@ -10,7 +13,6 @@ export const Quantity = z
   .max(1_000_000)
   .refine((q) => Number(q.toFixed(3)) === q, 'must have at most 3 decimals')
 
-export const CHECK_STATUSES = ['open', 'closed', 'voided'] as const
 export const CheckStatus = z.enum(CHECK_STATUSES)
 
 export const Table = z.strictObject({
@@ -178,16 +180,6 @@ export const Feedback = z.object({
 })
 export type Feedback = z.infer<typeof Feedback>
 
-export const EVENT_TYPES = [
-  'check.created',
-  'check.updated',
-  'check.closed',
-  'check.fully_paid',
-  'payment.succeeded',
-  'payment.refunded',
-  'claim.created',
-  'feedback.received',
-] as const
 export const EventType = z.enum(EVENT_TYPES)
 export type EventType = z.infer<typeof EventType>
 
@@ -262,8 +254,6 @@ export const DeliveryAttempt = z.object({
 })
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>
 
-/** `canceled`: its endpoint was disabled or deleted before the delivery could succeed. */
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'dead', 'canceled'] as const
 
 export const Delivery = z.object({
   id: z.string(),
@@ -273,7 +263,7 @@ export const Delivery = z.object({
   event_type: z.string(),
   status: z.enum(DELIVERY_STATUSES),
   attempts: z.array(DeliveryAttempt),
-  /** Scheduler time (see the clock) of the next attempt; null once succeeded or dead. */
+  /** Scheduler time (see the clock) of the next attempt; null once succeeded, dead or canceled. */
   next_attempt_at: Timestamp.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -2,8 +2,7 @@ import type {Delivery} from '../client/client.js'
 import {formatDateTime, formatTime} from './format.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'
-
-type Attempt = Delivery['attempts'][number]
+import type {DeliveryAttempt} from '../domain/schemas.js'
 
 const STATUS_COLOR: Record<Delivery['status'], (text: string) => string> = {
   pending: style.yellow,
@@ -12,10 +11,10 @@ const STATUS_COLOR: Record<Delivery['status'], (text: string) => string> = {
   canceled: style.dim,
 }
 
-const attemptOk = (a: Attempt) => a.error === null
+const attemptOk = (a: DeliveryAttempt) => a.error === null
 
-/** The receiver's answer in a few characters: `200`, `500`, `timeout`… */
-function answerOf(attempt: Attempt): string {
+/** The receiver's answer in a few characters: its status code, or `no answer`. */
+function answerOf(attempt: DeliveryAttempt): string {
   return attempt.status_code === null ? 'no answer' : String(attempt.status_code)
 }
 
@@ -29,7 +28,7 @@ function outlook(delivery: Delivery): string {
  * One line per attempt, for `deliveries tail` and `listen`: time, event
  * type, endpoint, answer, duration, and what happens next when it failed.
  */
-export function renderAttemptLine(delivery: Delivery, attempt: Attempt): string {
+export function renderAttemptLine(delivery: Delivery, attempt: DeliveryAttempt): string {
   const ok = attemptOk(attempt)
   const answer = ok ? style.green(answerOf(attempt)) : style.red(answerOf(attempt))
   const tail = ok ? '' : `  ${style.red(attempt.error ?? '')}  ${style.dim(`→ ${outlook(delivery)}`)}`
@@ -40,7 +39,7 @@ export function renderAttemptLine(delivery: Delivery, attempt: Attempt): string 
 }
 
 /** The JSON line `--json` prints per attempt: the attempt, with the delivery it belongs to. */
-export function attemptJson(delivery: Delivery, attempt: Attempt) {
+export function attemptJson(delivery: Delivery, attempt: DeliveryAttempt) {
   return {
     delivery_id: delivery.id,
     event_id: delivery.event_id,
@@ -66,7 +65,7 @@ export function renderDeliveryList(deliveries: readonly Delivery[]): string {
   return renderTable(deliveries, LIST_COLUMNS)
 }
 
-const ATTEMPT_COLUMNS: Column<Attempt>[] = [
+const ATTEMPT_COLUMNS: Column<DeliveryAttempt>[] = [
   {header: '#', value: (a) => String(a.attempt), align: 'right'},
   {header: 'AT', value: (a) => formatDateTime(a.at)},
   {header: 'DUE (CLOCK)', value: (a) => formatDateTime(a.scheduled_at)},
@@ -75,7 +74,7 @@ const ATTEMPT_COLUMNS: Column<Attempt>[] = [
   {header: 'ERROR', value: (a) => a.error ?? ''},
 ]
 
-/** A delivery with every attempt, as `deliveries retry` shows it. */
+/** A delivery with every attempt, as `deliveries get` and `deliveries retry` show it. */
 export function renderDeliveryDetail(delivery: Delivery): string {
   const head = `${style.bold(delivery.id)}  ${STATUS_COLOR[delivery.status](delivery.status)}  ${delivery.event_type} ${style.dim(delivery.event_id)} → ${delivery.endpoint_id}`
   const next = delivery.next_attempt_at ? `Next attempt at ${formatDateTime(delivery.next_attempt_at)} (scheduler clock)` : ''

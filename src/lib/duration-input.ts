@@ -7,9 +7,12 @@ export function positive(value: number, text: string): number {
   return value
 }
 
+/** A duration above zero in seconds, or an error that quotes `text`. */
+export const positiveDuration = (text: string): number => positive(parseDuration(text), text)
+
 /** A flag whose value is a duration (`90`, `500ms`, `2h`, `1h30m`), parsed to seconds. */
 export const duration = Flags.custom<number>({
-  parse: async (text) => positive(parseDuration(text), text),
+  parse: async (text) => positiveDuration(text),
 })
 
 /** A flag whose value is a comma-separated list of durations, parsed to seconds. */

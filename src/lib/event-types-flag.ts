@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
-import {EVENT_TYPES, type EventType} from '../domain/schemas.js'
+import {EVENT_TYPES} from '../domain/constants.js'
+import type {EventType} from '../domain/schemas.js'
 
 /**
  * `--events check.created,claim.created`: the event

@@ -13,3 +13,10 @@ export function untilSignalled(): Promise<NodeJS.Signals> {
     process.on('SIGINT', onSignal).on('SIGTERM', onSignal)
   })
 }
+
+/** A signal that aborts on the first SIGINT or SIGTERM: a streaming command stops reading and cleans up. */
+export function abortOnSignal(): AbortSignal {
+  const stop = new AbortController()
+  void untilSignalled().then(() => stop.abort())
+  return stop.signal
+}

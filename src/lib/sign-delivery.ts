@@ -1,9 +1,9 @@
+import {networkReason} from '../client/network-reason.js'
+// --post holds the receiver to the same limit as a delivery (SPEC section 8)
+import {RECEIVER_TIMEOUT_MS} from '../webhooks/send.js'
 import {SIGNATURE_HEADER, signPayload} from '../webhooks/signature.js'
 import {cliError} from './cli-error.js'
 import {readRawPayload, requireSecret} from './webhook-input.js'
-
-// The limit a receiver has to answer a delivery (SPEC section 8); --post holds it to the same.
-const RECEIVER_TIMEOUT_MS = 10_000
 
 export interface SignInput {
   secret?: string
@@ -49,9 +49,7 @@ async function post(url: URL, payload: Buffer, header: string): Promise<Response
         suggestions: ['Answer a delivery with a 2xx first, then do the slow work.'],
       })
     }
-    // fetch wraps socket errors in TypeError('fetch failed'); the errno code is on its cause.
-    const cause = (error as {cause?: {code?: string; message?: string}}).cause
-    throw await cliError(`Could not reach ${url} (${cause?.code ?? cause?.message ?? (error as Error).message}).`, {
+    throw await cliError(`Could not reach ${url} (${networkReason(error)}).`, {
       code: 'connection_failed',
       suggestions: ['Start the receiver, or check the --post URL.'],
     })

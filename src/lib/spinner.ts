@@ -1,4 +1,4 @@
-import ora from 'ora'
+import type {Ora} from 'ora'
 import {colorsEnabled} from './style.js'
 
 /** A wait shorter than this shows nothing: a spinner that flashes is noise. */
@@ -14,11 +14,17 @@ const SHOW_AFTER_MS = 1000
  */
 export async function withSpinner<T>(text: string, work: Promise<T>, {quiet = false}: {quiet?: boolean} = {}): Promise<T> {
   if (quiet || !colorsEnabled(process.stderr)) return work
-  let spinner: ReturnType<typeof ora> | undefined
-  const timer = setTimeout(() => (spinner = ora({text, stream: process.stderr}).start()), SHOW_AFTER_MS)
+  let done = false
+  let spinner: Ora | undefined
+  // ora is loaded only for a wait that lasts: most never do, and it costs tens of milliseconds at start-up
+  const timer = setTimeout(async () => {
+    const {default: ora} = await import('ora')
+    if (!done) spinner = ora({text, stream: process.stderr}).start()
+  }, SHOW_AFTER_MS)
   try {
     return await work
   } finally {
+    done = true
     clearTimeout(timer)
     spinner?.stop()
   }

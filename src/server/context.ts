@@ -11,7 +11,7 @@ export interface AppContext {
   now: () => string
   clock: SchedulerClock
   dispatcher: Dispatcher
-  /** Plain http endpoints only for loopback hosts unless false. */
+  /** True: every endpoint URL must be https. False: plain http is accepted for loopback hosts. */
   strictUrls: boolean
   /** Aborted when the server shuts down, to end what would keep it running (event streams). */
   shutdown: AbortSignal

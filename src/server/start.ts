@@ -2,6 +2,7 @@ import {rm, writeFile} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import {toNodeListener} from 'h3'
 import {listen} from 'listhen'
+import {SERVER_FILE, type ServerFile} from '../client/config.js'
 import {Store} from '../store/store.js'
 import {createService, describeAccounts, type SeededAccount, seedStore, type ServiceOptions} from './service.js'
 
@@ -26,9 +27,6 @@ export interface RunningServer {
   seeded: boolean
   close(): Promise<void>
 }
-
-/** The file client commands read to find the server and a key without flags. */
-export const SERVER_FILE = 'server.json'
 
 /**
  * Opens the store, seeds it, and serves the API: the whole of `tablepay
@@ -82,7 +80,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
 async function writeServerFile(dataDir: string, url: string, accounts: SeededAccount[]): Promise<void> {
   const keys = accounts[0]?.api_keys ?? []
-  const info = {
+  const info: Partial<ServerFile> = {
     url,
     pid: process.pid,
     api_key: keys.find((k) => k.scopes.includes('write'))?.key,

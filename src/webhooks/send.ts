@@ -1,4 +1,5 @@
 import type {AttemptResult} from '../domain/deliveries.js'
+import {networkReason} from '../client/network-reason.js'
 import {SIGNATURE_HEADER, signPayload} from './signature.js'
 
 /** SPEC 8: the receiver has 10 seconds to answer. */
@@ -49,12 +50,11 @@ export async function postDelivery(url: string, body: string, headers: Record<st
       response_body: text,
     }
   } catch (error) {
-    const cause = (error as {cause?: {code?: string; message?: string}}).cause
     const timedOut = (error as Error).name === 'TimeoutError'
     return {
       status_code: null,
       duration_ms: duration(),
-      error: timedOut ? `no answer within ${timeoutMs} ms` : (cause?.code ?? cause?.message ?? (error as Error).message),
+      error: timedOut ? `no answer within ${timeoutMs} ms` : networkReason(error),
       response_body: null,
     }
   }

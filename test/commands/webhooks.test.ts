@@ -13,6 +13,13 @@ afterAll(() => Promise.all([server.stop(), receiver.close(), failing.close()]))
 
 const cli = (args: string[]) => cliFor(server).cli(args)
 const json = (args: string[]) => cliFor(server).json(args)
+type Receiver = Awaited<ReturnType<typeof startReceiver>>
+/** Registers an endpoint for `target`, whose deliveries must then all verify with Stripe too. */
+const endpointFor = async (target: Receiver, args: string[] = []) => {
+  const endpoint = await json(['webhooks', 'create', target.url, ...args])
+  target.verifyWith(endpoint.secret)
+  return endpoint
+}
 const push = (id: string) => json(['checks', 'push', id, '-f', 'fixtures/checks/open.json'])
 
 describe('webhooks create|list|delete|ping', () => {
@@ -21,6 +28,7 @@ describe('webhooks create|list|delete|ping', () => {
     expect(code).toBe(0)
     const secret = stdout.match(/Signing secret: (whsec_\S+)/)?.[1]
     expect(secret).toBeDefined()
+    receiver.verifyWith(secret!)
     expect(stdout).toContain('only time the secret is shown')
     const page = await json(['webhooks', 'list'])
     const listed = page.data.find((e: {url: string}) => e.url === receiver.url)
@@ -30,7 +38,7 @@ describe('webhooks create|list|delete|ping', () => {
   })
 
   it('create without --events subscribes to every event type', async () => {
-    const endpoint = await json(['webhooks', 'create', receiver.url])
+    const endpoint = await endpointFor(receiver)
     expect(endpoint.event_types).toHaveLength(8)
     expect(endpoint.secret).toMatch(/^whsec_/)
   })
@@ -49,7 +57,7 @@ describe('webhooks create|list|delete|ping', () => {
   })
 
   it('ping sends a signed ping the receiver verifies, and exits 0', async () => {
-    const endpoint = await json(['webhooks', 'create', receiver.url, '-e', 'claim.created'])
+    const endpoint = await endpointFor(receiver, ['-e', 'claim.created'])
     const before = receiver.received.length
     const {code, stdout} = await cli(['webhooks', 'ping', endpoint.id])
     expect(code).toBe(0)
@@ -60,7 +68,7 @@ describe('webhooks create|list|delete|ping', () => {
   })
 
   it('ping exits 1 and says what the receiver answered when it does not accept it', async () => {
-    const endpoint = await json(['webhooks', 'create', failing.url])
+    const endpoint = await endpointFor(failing)
     const {code, stdout} = await cli(['webhooks', 'ping', endpoint.id])
     expect(code).toBe(1)
     expect(stdout).toContain(`failed ${endpoint.id} answered 500`)
@@ -81,7 +89,7 @@ describe('webhooks create|list|delete|ping', () => {
   })
 
   it('delete removes the endpoint; deleting it again is not_found', async () => {
-    const endpoint = await json(['webhooks', 'create', receiver.url])
+    const endpoint = await endpointFor(receiver)
     expect(await json(['webhooks', 'delete', endpoint.id])).toEqual({id: endpoint.id, object: 'webhook_endpoint', deleted: true})
     const page = await json(['webhooks', 'list', '--limit', '100'])
     expect(page.data.map((e: {id: string}) => e.id)).not.toContain(endpoint.id)
@@ -107,7 +115,7 @@ describe('events list|get', () => {
 
 describe('deliveries list|get|retry|tail', () => {
   it('tail prints one line per attempt, and one JSON object per line with --json', async () => {
-    const endpoint = await json(['webhooks', 'create', receiver.url, '-e', 'check.updated'])
+    const endpoint = await endpointFor(receiver, ['-e', 'check.updated'])
     const text = spawnRunning(['deliveries', 'tail', '--endpoint', endpoint.id], server.env)
     const lines = spawnRunning(['deliveries', 'tail', '--endpoint', endpoint.id, '--json'], server.env)
     await Promise.all([text.waitForStderr('Waiting for delivery attempts'), lines.waitForStderr('Waiting for delivery attempts')])
@@ -121,7 +129,7 @@ describe('deliveries list|get|retry|tail', () => {
   })
 
   it('list filters by endpoint and status, get shows every attempt, retry makes one more', async () => {
-    const endpoint = await json(['webhooks', 'create', failing.url, '-e', 'check.created'])
+    const endpoint = await endpointFor(failing, ['-e', 'check.created'])
     const arrived = failing.received.length
     await push('dl-1')
     await failing.waitFor(arrived + 1)

@@ -1,5 +1,9 @@
 import {createServer, type IncomingHttpHeaders} from 'node:http'
 import type {AddressInfo} from 'node:net'
+import Stripe from 'stripe'
+
+// Stripe's own verifier, independent of ours: every delivery a test receives must pass it
+const stripe = new Stripe('sk_test_unused')
 
 export interface Received {
   headers: IncomingHttpHeaders
@@ -9,7 +13,9 @@ export interface Received {
 /**
  * A real webhook receiver on a free loopback port. `respond` decides each
  * answer (a status, or 'hang' to never answer); `waitFor(n)` resolves once n
- * requests have arrived.
+ * requests have arrived. Once `verifyWith(secret)` names the endpoints'
+ * secrets, every request, before and after, must pass Stripe's
+ * `constructEvent` with one of them, or `close()` throws.
  */
 export async function startReceiver(respond: (req: Received) => number | 'hang' | Promise<number> = () => 200) {
   const received: Received[] = []
@@ -25,13 +31,26 @@ export async function startReceiver(respond: (req: Received) => number | 'hang' 
     res.writeHead(answer, answer >= 300 && answer < 400 ? {location: 'https://example.com/'} : {}).end('ok')
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const secrets: string[] = []
+  const verifies = ({body, headers}: Received) =>
+    secrets.some((secret) => {
+      try {
+        stripe.webhooks.constructEvent(body, headers['x-tablepay-signature'] as string, secret)
+        return true
+      } catch {
+        return false
+      }
+    })
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
     received,
     waitFor: (n: number) => new Promise<void>((resolve) => (received.length >= n ? resolve() : waiters.push({n, resolve}))),
-    close: () => {
+    verifyWith: (secret: string) => void secrets.push(secret),
+    async close() {
       server.closeAllConnections()
-      return new Promise<void>((resolve) => server.close(() => resolve()))
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      const failed = secrets.length === 0 ? [] : received.filter((request) => !verifies(request))
+      if (failed.length > 0) throw new Error(`${failed.length} of ${received.length} deliveries failed Stripe's constructEvent, e.g. ${failed[0]!.headers['x-tablepay-signature']}`)
     },
   }
 }

@@ -171,7 +171,7 @@ describe('bad input gets a clear 4xx and stores nothing', () => {
     const answer = await put(body)
     expectError(answer, 422, 'validation_failed')
     const paths = answer.body.error.details.map((d: any) => d.path)
-    expect(path === 'body' ? paths.length : paths.filter((p: string) => p === path || p.startsWith(`${path}.`) || p === '(body)').length).toBeGreaterThan(0)
+    expect(path === 'body' ? paths.length : paths.filter((p: string) => p === path || p.startsWith(`${path}.`)).length).toBeGreaterThan(0)
     await nothingStored()
   })
 
@@ -180,6 +180,7 @@ describe('bad input gets a clear 4xx and stores nothing', () => {
     async (raw) => {
       expectError(await put(raw), 422, 'validation_failed')
       expect(({} as any).admin).toBeUndefined()
+      expect(({} as any).x).toBeUndefined()
       await nothingStored()
     },
   )

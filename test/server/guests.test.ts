@@ -308,7 +308,9 @@ describe('webhooks', () => {
     const receiver = await startReceiver()
     try {
       const types = ['claim.created', 'payment.succeeded', 'payment.refunded', 'check.fully_paid', 'feedback.received']
-      expect((await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: types}})).status).toBe(201)
+      const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: types}})
+      expect(endpoint.status).toBe(201)
+      receiver.verifyWith(endpoint.body.secret)
       const check = await openCheck()
       await post(`/v1/sim/checks/${check.id}/claims`, {items: [{external_id: 'steak', quantity: 1}]})
       const payment = (await pay(check.id, {amount_cents: 1100})).body

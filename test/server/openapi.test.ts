@@ -168,6 +168,7 @@ describe('real answers match the document', () => {
     await api('GET', `/v1/events/${events.data[0].id}`)
 
     const endpoint = (await api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: ['check.updated']}})).body
+    receiver.verifyWith(endpoint.secret)
     await api('GET', '/v1/webhook-endpoints')
     await api('GET', `/v1/webhook-endpoints/${endpoint.id}`)
     await api('POST', `/v1/webhook-endpoints/${endpoint.id}/test`)

@@ -34,7 +34,7 @@ describe('GET /v1/sim/stream', () => {
     const stop = new AbortController()
     cleanup.push(async () => stop.abort())
     const messages = await client.openStream({signal: stop.signal})
-    await client.createWebhookEndpoint({url: receiver.url, event_types: ['check.created']})
+    receiver.verifyWith((await client.createWebhookEndpoint({url: receiver.url, event_types: ['check.created']})).secret)
     const other = await sim.api('PUT', '/v1/checks/external/o1', {key: OTHER_KEY, body: {...checkWith([['a', 1, 100]]), location_id: 'loc_other_a'}})
     expect(other.status).toBe(201)
     const mine = await sim.api('PUT', '/v1/checks/external/m1', {body: checkWith([['a', 1, 100]])})

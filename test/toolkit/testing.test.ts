@@ -47,6 +47,7 @@ describe('startSimulator', () => {
     const receiver = await startReceiver(() => (++answers === 1 ? 500 : 200))
     try {
       const endpoint = await client.createWebhookEndpoint({url: receiver.url, event_types: ['check.created']})
+      receiver.verifyWith(endpoint.secret)
       await client.pushCheck('testing-clock', checkWith([['l1', 1, 100]], {location_id: 'loc_main'}))
       await receiver.waitFor(1)
       const advanced = await sim.clock.advance(60)

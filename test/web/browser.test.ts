@@ -36,6 +36,7 @@ describe('in a real browser', () => {
   it('a guest claims, pays and leaves feedback on the table page, which follows the POS live', async () => {
     const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: GUEST_EVENTS}})
     expect(endpoint.status).toBe(201)
+    receiver.verifyWith(endpoint.body.secret)
     const created = await push(checkWith(lines, {version: 1}))
     expect(created.status).toBe(201)
 

@@ -180,7 +180,7 @@ describe('guest actions on /t/{token}', () => {
 describe('GET /t/{token}/stream', () => {
   it('sends the current check first, then every change of that check only', async () => {
     const {check, page} = await pushCheck('t12')
-    const other = await pushCheck('t13')
+    await pushCheck('t13')
     const stream = await openStream(`${page}/stream`)
     try {
       expect(stream.response.headers.get('content-type')).toBe('text/event-stream')
@@ -191,7 +191,6 @@ describe('GET /t/{token}/stream', () => {
       const pushed = await sim.api('PUT', '/v1/checks/external/t12', {body: checkWith([['a', 2, 1000], ['b', 1, 500], ['c', 1, 250]])})
       const message = await stream.next()
       expect(message).toEqual({event: 'check', data: pushed.body})
-      expect(message.data.id).not.toBe(other.check.id)
     } finally {
       stream.close()
     }

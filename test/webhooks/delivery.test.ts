@@ -18,6 +18,7 @@ async function setup(respond?: Parameters<typeof startReceiver>[0], serve?: Para
   const register = async (event_types = ['check.created', 'check.updated', 'check.closed'], url = receiver.url) => {
     const answer = await sim.api('POST', '/v1/webhook-endpoints', {body: {url, event_types}})
     expect(answer.status).toBe(201)
+    if (url === receiver.url) receiver.verifyWith(answer.body.secret)
     return answer.body as {id: string; secret: string}
   }
   const advance = async (seconds: number) => (await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds}})).body

@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {CHECK_STATUSES} from '../../domain/constants.js'
 import type {Check, List} from '../../client/client.js'
 import {BaseCommand} from '../../lib/base-command.js'
 import {renderCheckList} from '../../lib/check-view.js'
@@ -17,7 +18,7 @@ export default class ChecksList extends BaseCommand<typeof ChecksList> {
 
   static override flags = {
     ...pageFlags('checks'),
-    status: Flags.option({char: 's', summary: 'Only checks with this status.', options: ['open', 'closed', 'voided'] as const})(),
+    status: Flags.option({char: 's', summary: 'Only checks with this status.', options: CHECK_STATUSES})(),
   }
 
   public async run(): Promise<List<Check>> {

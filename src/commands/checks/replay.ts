@@ -5,7 +5,7 @@ import {BaseCommand} from '../../lib/base-command.js'
 import {checkJson} from '../../lib/lint.js'
 import {replayScenario, type ReplayReport} from '../../lib/replay-run.js'
 import {renderReplay} from '../../lib/replay-view.js'
-import {untilSignalled} from '../../lib/shutdown.js'
+import {abortOnSignal} from '../../lib/shutdown.js'
 import {Scenario} from '../../lib/scenario.js'
 import {withSpinner} from '../../lib/spinner.js'
 
@@ -41,9 +41,7 @@ your own checks, events and webhooks are not touched.`
   public async run(): Promise<ReplayReport> {
     const scenario = await readScenario(this.args.SCENARIO)
     const seed = this.flags.seed ?? randomInt(2 ** 31)
-    const stop = new AbortController()
-    void untilSignalled().then(() => stop.abort())
-    const options = {seed, duplicates: this.flags.duplicates, keep: this.flags.keep, signal: stop.signal}
+    const options = {seed, duplicates: this.flags.duplicates, keep: this.flags.keep, signal: abortOnSignal()}
     const report = await withSpinner('Replaying', replayScenario(this.client, scenario, options), {
       quiet: this.jsonEnabled(),
     })

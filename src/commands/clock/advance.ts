@@ -1,8 +1,9 @@
 import {Args} from '@oclif/core'
 import type {Clock} from '../../client/client.js'
 import {BaseCommand} from '../../lib/base-command.js'
-import {formatDuration, parseDuration} from '../../lib/duration.js'
-import {formatDateTime} from '../../lib/format.js'
+import {formatDuration} from '../../lib/duration.js'
+import {positiveDuration} from '../../lib/duration-input.js'
+import {formatDateTime, plural} from '../../lib/format.js'
 import {withSpinner} from '../../lib/spinner.js'
 
 export default class ClockAdvance extends BaseCommand<typeof ClockAdvance> {
@@ -25,16 +26,16 @@ Signatures and created_at keep the real time. The command returns when all of it
   public async run(): Promise<Clock & {attempts: number}> {
     const seconds = this.parseDuration(this.args.DURATION)
     const clock = await withSpinner('Running what falls due', this.client.advanceClock(seconds), {quiet: this.jsonEnabled()})
-    this.log(`Clock advanced ${formatDuration(seconds)} to ${formatDateTime(clock.now)}; ${clock.attempts} delivery attempt${clock.attempts === 1 ? '' : 's'} ran.`)
+    this.log(`Clock advanced ${formatDuration(seconds)} to ${formatDateTime(clock.now)}; ${plural(clock.attempts, 'delivery attempt')} ran.`)
     return clock
   }
 
   // a bad argument is a usage error (exit 2), like a bad flag
   private parseDuration(text: string): number {
     try {
-      const seconds = parseDuration(text)
-      if (seconds > 0) return seconds
-    } catch {}
-    this.error(`"${text}" is not a duration above zero: write it like 90, 45s, 5m, 2h, 1d or 1h30m.`, {exit: 2, code: 'invalid_usage'})
+      return positiveDuration(text)
+    } catch {
+      this.error(`"${text}" is not a duration above zero: write it like 90, 45s, 5m, 2h, 1d or 1h30m.`, {exit: 2, code: 'invalid_usage'})
+    }
   }
 }

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import type {Delivery, List} from '../../client/client.js'
-import {DELIVERY_STATUSES} from '../../domain/schemas.js'
+import {DELIVERY_STATUSES} from '../../domain/constants.js'
 import {BaseCommand} from '../../lib/base-command.js'
 import {renderDeliveryList} from '../../lib/delivery-view.js'
 import {pageFlags, pageParams, renderPage} from '../../lib/page-view.js'

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {openAttemptFeed} from '../../lib/attempt-feed.js'
 import {BaseCommand} from '../../lib/base-command.js'
 import {attemptJson, renderAttemptLine} from '../../lib/delivery-view.js'
-import {untilSignalled} from '../../lib/shutdown.js'
+import {abortOnSignal} from '../../lib/shutdown.js'
 import {style} from '../../lib/style.js'
 
 export default class DeliveriesTail extends BaseCommand<typeof DeliveriesTail> {
@@ -21,9 +21,7 @@ With --json, one JSON object per line. Runs until Ctrl+C or until the server sto
   }
 
   public async run(): Promise<void> {
-    const stop = new AbortController()
-    void untilSignalled().then(() => stop.abort())
-    const feed = await openAttemptFeed(this.client, {signal: stop.signal, endpointId: this.flags.endpoint})
+    const feed = await openAttemptFeed(this.client, {signal: abortOnSignal(), endpointId: this.flags.endpoint})
     this.notice(style.dim('Waiting for delivery attempts. Ctrl+C to stop.'))
     for await (const {delivery, attempt} of feed) this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))
   }

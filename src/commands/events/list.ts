@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import type {Event, List} from '../../client/client.js'
-import {EVENT_TYPES} from '../../domain/schemas.js'
+import {EVENT_TYPES} from '../../domain/constants.js'
 import {BaseCommand} from '../../lib/base-command.js'
 import {renderEventList} from '../../lib/event-view.js'
 import {pageFlags, pageParams, renderPage} from '../../lib/page-view.js'

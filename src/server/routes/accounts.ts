@@ -3,7 +3,7 @@ import {renderScratchAccount, scratchAccount} from '../../domain/accounts.js'
 import {ApiError} from '../../domain/errors.js'
 import type {CollectionName} from '../../domain/records.js'
 import type {ScratchAccount} from '../../domain/schemas.js'
-import {type Change, put} from '../../store/store.js'
+import {deleteAllOf, put} from '../../store/store.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 
@@ -41,7 +41,7 @@ export function accountRoutes(router: Router, {store, now}: AppContext): void {
       for (let i = 0; i < doomed.length; i++) doomed.push(...[...accounts.all()].filter((a) => a.scratch_of === doomed[i]).map((a) => a.id))
       // everything they have goes in one commit: their keys stop working as their data disappears
       const names = Object.keys(store.tables) as CollectionName[]
-      const changes = doomed.flatMap((account) => names.flatMap((name) => store.tables[name].idsOf(account).map((recordId) => [name, recordId, null] as Change)))
+      const changes = doomed.flatMap((account) => names.flatMap((name) => deleteAllOf(store, name, account)))
       await store.commit(changes)
       return {id, object: 'account', deleted: true}
     }),

@@ -42,7 +42,7 @@ export function checkRoutes(router: Router, app: AppContext): void {
       await store.commit([...(changed ? [put('checks', outcome.check.id, outcome.check)] : []), ...app.outbox(outcome.events)])
       setResponseStatus(event, outcome.result === 'created' ? 201 : 200)
       setResponseHeader(event, 'x-tablepay-push-result', outcome.result)
-      return renderCheck(outcome.check, baseUrl)
+      return outcome.resource
     }),
   )
 

@@ -1,5 +1,5 @@
 import {defineEventHandler, type H3Event, type Router, setResponseHeader} from 'h3'
-import {renderCheck} from '../../domain/check.js'
+import {guestUrl, renderCheck} from '../../domain/check.js'
 import {ApiError} from '../../domain/errors.js'
 import type {CheckRecord} from '../../domain/records.js'
 import {guestKey} from '../../store/store.js'
@@ -68,7 +68,7 @@ export function guestRoutes(router: Router, app: AppContext): void {
     defineEventHandler((event) => {
       const check = checkOfLink(app, event)
       setResponseHeader(event, 'content-type', 'image/svg+xml')
-      return qrSvg(renderCheck(check, baseUrl).guest_url)
+      return qrSvg(guestUrl(baseUrl, check.guest_token))
     }),
   )
   router.post(

@@ -1,6 +1,6 @@
 import {defineEventHandler, type Router} from 'h3'
 import type {CollectionName} from '../../domain/records.js'
-import type {Change} from '../../store/store.js'
+import {type Change, deleteAllOf} from '../../store/store.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 
@@ -16,9 +16,9 @@ export function simRoutes(router: Router, {store}: AppContext): void {
       const deleted: Record<string, number> = {}
       const changes: Change[] = []
       for (const name of RESET) {
-        const ids = [...store.tables[name].idsOf(accountId)]
-        deleted[name] = ids.length
-        for (const id of ids) changes.push([name, id, null] as Change)
+        const deletions = deleteAllOf(store, name, accountId)
+        deleted[name] = deletions.length
+        changes.push(...deletions)
       }
       await store.commit(changes)
       return {object: 'reset', deleted}

@@ -1,6 +1,5 @@
-import {clock, el, money, request} from './dom.js'
+import {$, clock, el, money, request} from './dom.js'
 
-const $ = (id) => document.getElementById(id)
 // the key comes from the URL fragment (#key=…), which browsers never send to the server
 const keyFromHash = () => new URLSearchParams(location.hash.slice(1)).get('key')
 
@@ -130,13 +129,16 @@ function connect() {
   following?.abort()
   const controller = new AbortController()
   following = controller
+  let refused = false
   follow(controller.signal)
     .catch((error) => {
       if (controller.signal.aborted) return
       if (error.status) showError(error)
+      // a key that stopped working will not work in 2 s either: wait for a new one
+      refused = error.status === 401 || error.status === 403
     })
     .finally(() => {
-      if (controller.signal.aborted || !key) return
+      if (controller.signal.aborted || !key || refused) return
       $('live').textContent = 'Reconnecting…'
       setTimeout(() => following === controller && connect(), 2000)
     })

@@ -1,17 +1,19 @@
 // Shared by the table page and the dashboard. Data from the server is only
 // ever set as text (text nodes, attributes), never parsed as HTML.
 
+/** The element with this id. */
+export const $ = (id) => document.getElementById(id)
+
 /**
- * A new element: `props` become attributes (`on…` become listeners), strings
- * among `children` become text nodes.
+ * A new element: `props` become attributes, strings among `children` become
+ * text nodes.
  * @example el('li', {class: 'item'}, el('strong', {}, item.name), ' ', item.note)
  */
 export function el(tag, props = {}, ...children) {
   const node = document.createElement(tag)
   for (const [name, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue
-    if (name.startsWith('on')) node.addEventListener(name.slice(2), value)
-    else node.setAttribute(name, value === true ? '' : String(value))
+    node.setAttribute(name, value === true ? '' : String(value))
   }
   node.append(...children.flat().filter((child) => child !== undefined && child !== null && child !== false))
   return node

@@ -1,8 +1,7 @@
-import {el, idempotencyKey, money, parseMoney, request} from './dom.js'
+import {$, el, idempotencyKey, money, parseMoney, request} from './dom.js'
 
 // The page lives at /t/{token}; its API is under the same path, so the token is the only credential.
 const base = location.pathname.replace(/\/+$/, '')
-const $ = (id) => document.getElementById(id)
 const CHECK_STATUS = {open: 'Open', closed: 'Closed', voided: 'Voided'}
 const PAYMENT_STATUS = {unpaid: 'Nothing paid yet', partially_paid: 'Partly paid', paid: 'Paid in full'}
 // this browser's payments, kept across reloads of the tab, for the demo's refund button

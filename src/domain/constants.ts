@@ -1,0 +1,19 @@
+// The closed lists of values the API knows, apart from the zod schemas built
+// on them: CLI flags offer them as choices without loading zod.
+
+export const CHECK_STATUSES = ['open', 'closed', 'voided'] as const
+
+/** SPEC section 6. */
+export const EVENT_TYPES = [
+  'check.created',
+  'check.updated',
+  'check.closed',
+  'check.fully_paid',
+  'payment.succeeded',
+  'payment.refunded',
+  'claim.created',
+  'feedback.received',
+] as const
+
+/** `canceled`: its endpoint was disabled or deleted before the delivery could succeed. */
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'dead', 'canceled'] as const
