@@ -1,7 +1,8 @@
-import {getRequestHeader, type H3Event} from 'h3'
+import type {H3Event} from 'h3'
 import {ApiError} from '../../domain/errors.js'
 import type {Scope} from '../../domain/schemas.js'
 import type {Store} from '../../store/store.js'
+import {requestHeader} from './headers.js'
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
@@ -13,7 +14,7 @@ const scopeFor = (method: string): Scope => (method === 'GET' || method === 'HEA
  * needs. Sets `event.context.accountId`.
  */
 export function authenticate(event: H3Event, store: Store): void {
-  const header = getRequestHeader(event, 'authorization')
+  const header = requestHeader(event, 'authorization')
   if (!header) {
     throw new ApiError('unauthenticated', 'Missing API key. Send the header "Authorization: Bearer tp_test_…"; `tablepay serve` prints the keys.')
   }

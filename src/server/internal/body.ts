@@ -1,6 +1,8 @@
-import {getRequestHeader, type H3Event} from 'h3'
+import type {IncomingMessage} from 'node:http'
+import type {H3Event} from 'h3'
 import type {z} from 'zod'
 import {ApiError, type ErrorDetail} from '../../domain/errors.js'
+import {requestHeader} from './headers.js'
 
 export const BODY_LIMIT = 1024 * 1024
 /** Past this much we stop reading and cut the connection instead of draining it. */
@@ -10,31 +12,64 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i
 
 const tooLarge = () => new ApiError('payload_too_large', `Request body is larger than ${BODY_LIMIT} bytes (1 MiB).`)
 
+/** Gathers a body's chunks, keeping at most BODY_LIMIT bytes and giving up past DRAIN_LIMIT. */
+class Chunks {
+  readonly list: Uint8Array[] = []
+  size = 0
+
+  /** False once the body is past DRAIN_LIMIT: stop reading. */
+  add(chunk: Uint8Array): boolean {
+    this.size += chunk.length
+    if (this.size <= BODY_LIMIT) this.list.push(chunk)
+    return this.size <= DRAIN_LIMIT
+  }
+}
+
+const cutOff = () => new ApiError('invalid_json', 'Request body is not valid JSON: the client closed the connection before the body ended.')
+
+/**
+ * A Node request's body, from its events: `for await` over the stream costs
+ * a promise per chunk on every request. A client that goes away mid-body is a
+ * client error, not a failure of ours.
+ */
+function readNodeBody(req: IncomingMessage, chunks: Chunks): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = (error?: ApiError) => {
+      req.off('data', onData).off('end', onEnd).off('error', onCut).off('close', onCut)
+      if (error) reject(error)
+      else resolve()
+    }
+    const onData = (chunk: Buffer) => {
+      if (!chunks.add(chunk)) settle()
+    }
+    const onEnd = () => settle()
+    const onCut = () => settle(cutOff())
+    req.on('data', onData).on('end', onEnd).on('error', onCut).on('close', onCut)
+  })
+}
+
+/** A web Request's body: the msw handlers run the app as a web handler, whose body is a stream. */
+async function readWebBody(body: AsyncIterable<Uint8Array>, chunks: Chunks): Promise<void> {
+  for await (const chunk of body) if (!chunks.add(chunk)) return
+}
+
 /**
  * Reads the raw body, at most 1 MiB. An oversized body is read to the end and
  * dropped (up to a bound) so the client gets the 413 rather than a reset.
  */
 async function readLimited(event: H3Event): Promise<Buffer> {
-  const req = event.node.req
-  const declared = Number(getRequestHeader(event, 'content-length') ?? 0)
+  const declared = Number(requestHeader(event, 'content-length') ?? 0)
   if (declared > DRAIN_LIMIT) {
     event.node.res.setHeader('connection', 'close')
     throw tooLarge()
   }
-  const chunks: Uint8Array[] = []
-  let size = 0
-  // under a web handler (the msw handlers) the body is the Request's stream, not the Node request
-  const source = event.web?.request?.body ?? req
-  for await (const chunk of source as AsyncIterable<Uint8Array>) {
-    size += chunk.length
-    if (size > DRAIN_LIMIT) {
-      event.node.res.setHeader('connection', 'close')
-      break
-    }
-    if (size <= BODY_LIMIT) chunks.push(chunk)
-  }
-  if (size > BODY_LIMIT) throw tooLarge()
-  return Buffer.concat(chunks)
+  const chunks = new Chunks()
+  const web = event.web?.request?.body
+  await (web ? readWebBody(web as unknown as AsyncIterable<Uint8Array>, chunks) : readNodeBody(event.node.req, chunks))
+  if (chunks.size > DRAIN_LIMIT) event.node.res.setHeader('connection', 'close')
+  if (chunks.size > BODY_LIMIT) throw tooLarge()
+  const only = chunks.list[0]
+  return chunks.list.length === 1 && Buffer.isBuffer(only) ? only : Buffer.concat(chunks.list)
 }
 
 /** zod issues as `details`: a dotted path and a message each. */
@@ -58,7 +93,7 @@ export function validationError(what: string, error: z.ZodError): ApiError {
  * above 1 MiB, 400 for malformed JSON, 422 with every problem for the rest.
  */
 export async function readJson<S extends z.ZodType>(event: H3Event, schema: S): Promise<z.output<S>> {
-  const type = getRequestHeader(event, 'content-type') ?? ''
+  const type = requestHeader(event, 'content-type') ?? ''
   if (!JSON_TYPE.test(type)) {
     throw new ApiError('unsupported_media_type', `Send the body as JSON with "Content-Type: application/json"${type ? ` (got "${type}")` : ''}.`)
   }

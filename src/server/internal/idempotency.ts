@@ -1,9 +1,10 @@
 import {createHash} from 'node:crypto'
-import {getRequestHeader, getRequestPath, type H3Event, setResponseHeader, setResponseStatus} from 'h3'
+import {getRequestPath, type H3Event, setResponseHeader, setResponseStatus} from 'h3'
 import {ApiError, invalidField} from '../../domain/errors.js'
 import type {IdempotencyRecord} from '../../domain/records.js'
 import {type Change, put} from '../../store/store.js'
 import type {AppContext} from '../context.js'
+import {requestHeader} from './headers.js'
 
 const KEY = /^[\x21-\x7e]{1,255}$/
 
@@ -16,7 +17,7 @@ export interface Answer<T> {
 
 /** The `Idempotency-Key` header, if any: 1–255 printable ASCII characters. */
 function readKey(event: H3Event): string | undefined {
-  const key = getRequestHeader(event, 'idempotency-key')
+  const key = requestHeader(event, 'idempotency-key')
   if (key === undefined) return undefined
   if (!KEY.test(key)) throw invalidField('Idempotency-Key', 'must be 1-255 printable ASCII characters without spaces')
   return key
