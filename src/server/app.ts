@@ -2,7 +2,7 @@ import {createApp as createH3App, createRouter, defineEventHandler, getRequestPa
 import {fanOut} from '../domain/deliveries.js'
 import type {EventRecord} from '../domain/records.js'
 import {put, putEvents, type Store} from '../store/store.js'
-import type {SchedulerClock} from '../webhooks/clock.js'
+import {type SchedulerClock, wallClockIso} from '../webhooks/clock.js'
 import type {Dispatcher} from '../webhooks/dispatcher.js'
 import type {AppContext} from './context.js'
 import {authenticate} from './internal/auth.js'
@@ -63,7 +63,7 @@ export function createApp(store: Store, options: AppOptions) {
   const context: AppContext = {
     store,
     baseUrl: options.baseUrl,
-    now: options.now ?? (() => new Date().toISOString()),
+    now: options.now ?? wallClockIso,
     clock: options.clock,
     dispatcher: options.dispatcher,
     strictUrls: options.strictUrls ?? false,

@@ -2,7 +2,7 @@ import {type AttemptResult, cancelDelivery, DISABLE_AFTER, RETRY_SCHEDULE, recor
 import {renderEvent} from '../domain/events.js'
 import type {DeliveryRecord} from '../domain/records.js'
 import {type Change, put, type Store} from '../store/store.js'
-import type {SchedulerClock} from './clock.js'
+import {type SchedulerClock, wallClockIso} from './clock.js'
 import {deliveryHeaders, postDelivery, RECEIVER_TIMEOUT_MS} from './send.js'
 
 export interface DispatcherOptions {
@@ -111,7 +111,7 @@ export class Dispatcher {
     const endpoint = webhook_endpoints.get(delivery.endpoint_id)
     const event = events.get(delivery.event_id)
     if (!endpoint || endpoint.status !== 'enabled' || !event) {
-      await this.store.commit([put('deliveries', delivery.id, cancelDelivery(delivery, new Date().toISOString()))])
+      await this.store.commit([put('deliveries', delivery.id, cancelDelivery(delivery, wallClockIso()))])
       return
     }
     // event records never change, so the body is the same bytes on every attempt
@@ -123,7 +123,7 @@ export class Dispatcher {
     if (!latest) return
     const current = webhook_endpoints.get(endpoint.id)
     const outcome = recordAttempt(latest, current ?? endpoint, result, {
-      now: new Date().toISOString(),
+      now: wallClockIso(),
       dueAt,
       schedule: this.options.schedule ?? RETRY_SCHEDULE,
       disableAfter: this.options.disableAfter ?? DISABLE_AFTER,
