@@ -1,5 +1,6 @@
 import {type FileHandle, open, readdir, readFile, rm, truncate} from 'node:fs/promises'
 import {join} from 'node:path'
+import {recordJson} from './record-json.js'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
 export interface Entry {
@@ -10,6 +11,12 @@ export interface Entry {
 const SEGMENT = /^journal\.(\d+)\.ndjson$/
 
 const segmentName = (firstSeq: number) => `journal.${String(firstSeq).padStart(12, '0')}.ndjson`
+
+/** `JSON.stringify(entry)` and a newline, with each record's text made once for the journal and compaction alike. */
+function entryLine({seq, changes}: Entry): string {
+  const parts = changes.map(([collection, id, record]) => `[${JSON.stringify(collection)},${JSON.stringify(id)},${record === null ? 'null' : recordJson(record as object)}]`)
+  return `{"seq":${seq},"changes":[${parts.join(',')}]}\n`
+}
 
 type Waiter = {resolve: () => void; reject: (error: unknown) => void}
 
@@ -65,7 +72,7 @@ export class Journal {
 
   /** Resolves once the entry is on disk, together with whatever else was waiting. */
   append(entry: Entry): Promise<void> {
-    const line = JSON.stringify(entry) + '\n'
+    const line = entryLine(entry)
     this.#bytes += line.length
     return this.#enqueue(line)
   }

@@ -52,6 +52,18 @@ describe('Store', () => {
     expect(await segments(dir)).toHaveLength(1)
   })
 
+  it('writes each journal line as the JSON of its entry, and a record the same in the documents', async () => {
+    const dir = await makeTempDir()
+    const store = await openStore(dir)
+    const tricky = {...record(1), table: {number: 'quote " backslash \\ newline \n é 🍝'}}
+    await store.commit([put('checks', tricky.id, tricky), ['checks', 'chk_gone', null]])
+    const [segment] = await segments(dir)
+    const line = (await readFile(join(dir, segment!), 'utf8')).trimEnd()
+    expect(line).toBe(JSON.stringify({seq: 1, changes: [['checks', tricky.id, tricky], ['checks', 'chk_gone', null]]}))
+    await store.compact()
+    expect((await readFile(join(dir, 'checks.json'), 'utf8')).split('\n')).toContain(`    ${JSON.stringify(tricky)}`)
+  })
+
   it('writes a collection larger than one write slice whole, one record per line, and reads it back', async () => {
     const dir = await makeTempDir()
     const store = await Store.open({dir})
