@@ -1,5 +1,6 @@
 import {ApiError, type ErrorDetail, invalidField} from './errors.js'
 import {newId} from './ids.js'
+import {checkItem} from './items.js'
 import {roundQuantity} from './money.js'
 import {renderCheck} from './check.js'
 import {checkChangeEvents, newEvent} from './events.js'
@@ -14,10 +15,12 @@ import type {CheckPush, ClaimInput} from './schemas.js'
  * Returns one detail per offending item; empty when the push is allowed.
  */
 export function claimConflicts(check: CheckRecord, push: CheckPush): ErrorDetail[] {
-  const next = new Map(push.items.map((item) => [item.external_id, item]))
+  // built only once a claimed item turns up: most pushes are to checks nobody has claimed from
+  let next: Map<string, CheckPush['items'][number]> | undefined
   const conflicts: ErrorDetail[] = []
   for (const item of check.items) {
     if (item.claimed_quantity === 0) continue
+    next ??= new Map(push.items.map((pushed) => [pushed.external_id, pushed]))
     const incoming = next.get(item.external_id)
     const problem = !incoming
       ? 'is claimed by guests and cannot be removed'
@@ -90,7 +93,7 @@ export function applyClaim(check: CheckRecord, input: ClaimInput, now: string, b
     if (quantity > available) {
       unavailable.push({path: 'items', external_id: item.external_id, message: `only ${available} of ${item.external_id} left to claim`})
     }
-    return {...item, claimed_quantity: roundQuantity(item.claimed_quantity + quantity)}
+    return checkItem(item, roundQuantity(item.claimed_quantity + quantity))
   })
   if (unavailable.length > 0) {
     throw new ApiError('item_unavailable', `Not enough left to claim: ${unavailable.map((u) => u.message).join('; ')}.`, unavailable)

@@ -1,5 +1,5 @@
 import {assertNoClaimConflict} from './claims.js'
-import {diffItems, type ItemDiff, type PushedItem, sameItem} from './diff.js'
+import {checkItem, type PushedItem, sameItem} from './items.js'
 import {renderCheck} from './check.js'
 import {ApiError, invalidField} from './errors.js'
 import {checkChangeEvents} from './events.js'
@@ -29,8 +29,6 @@ export interface PushOutcome {
   resource: Check
   /** Events of the change, `data` rendered as the GET returns it now; none for `unchanged` and `stale`. */
   events: EventRecord[]
-  /** Only for `created` and `updated`: what happened to the items. */
-  diff?: ItemDiff
 }
 
 function resolveLocation({body, locations, existing}: PushInput): string {
@@ -85,21 +83,21 @@ function samePushedState(a: PushedState, b: PushedState): boolean {
  * same content only advances the stored version (`unchanged`, no event).
  */
 export function applyPush(input: PushInput): PushOutcome {
-  const outcome = decide(input)
-  const data = renderCheck(outcome.check, input.baseUrl)
-  if (outcome.result !== 'created' && outcome.result !== 'updated') return {...outcome, resource: data, events: []}
+  const {result, check} = decide(input)
+  const resource = renderCheck(check, input.baseUrl)
   // lowering the total to what guests paid makes the check paid, as a payment would
-  return {...outcome, resource: data, events: checkChangeEvents(input.existing, outcome.check, data, input.now)}
+  const events = result === 'created' || result === 'updated' ? checkChangeEvents(input.existing, check, resource, input.now) : []
+  return {result, check, resource, events}
 }
 
-function decide(input: PushInput): Omit<PushOutcome, 'events' | 'resource'> {
+function decide(input: PushInput): Pick<PushOutcome, 'result' | 'check'> {
   const {body, existing, now} = input
   const location_id = resolveLocation(input)
   const items = pushedItems(body)
-  if (!existing) return {result: 'created', check: createCheck(input, location_id, items), diff: diffItems([], items)}
+  if (!existing) return {result: 'created', check: createCheck(input, location_id, items)}
 
   const version = body.version ?? existing.version
-  const sameContent = samePushedState({...body, location_id, items}, existing)
+  const sameContent = samePushedState({location_id, table: body.table, status: body.status, items, totals: body.totals}, existing)
   if (body.version !== undefined && existing.version !== null) {
     if (body.version < existing.version) return {result: 'stale', check: existing}
     if (body.version === existing.version && !sameContent) {
@@ -114,18 +112,19 @@ function decide(input: PushInput): Omit<PushOutcome, 'events' | 'resource'> {
     return {result: 'unchanged', check: version === existing.version ? existing : {...existing, version}}
   }
   assertNoClaimConflict(existing, body)
-  const claimed = new Map(existing.items.map((i) => [i.external_id, i.claimed_quantity]))
+  // claims follow their item by external_id; most checks have none, and then there is nothing to carry over
+  const claimed = existing.items.some((i) => i.claimed_quantity > 0) ? new Map(existing.items.map((i) => [i.external_id, i.claimed_quantity])) : undefined
   const check: CheckRecord = {
     ...existing,
     location_id,
     table: {number: body.table.number},
     status: body.status,
     version,
-    items: items.map((i) => ({...i, claimed_quantity: claimed.get(i.external_id) ?? 0})),
+    items: items.map((i) => checkItem(i, claimed?.get(i.external_id) ?? 0)),
     totals: {...body.totals},
     updated_at: now,
   }
-  return {result: 'updated', check, diff: diffItems(existing.items, items)}
+  return {result: 'updated', check}
 }
 
 function createCheck({accountId, externalId, body, now}: PushInput, location_id: string, items: PushedItem[]): CheckRecord {
@@ -137,7 +136,7 @@ function createCheck({accountId, externalId, body, now}: PushInput, location_id:
     table: {number: body.table.number},
     status: body.status,
     version: body.version ?? null,
-    items: items.map((i) => ({...i, claimed_quantity: 0})),
+    items: items.map((i) => checkItem(i, 0)),
     totals: {...body.totals},
     amount_paid_cents: 0,
     created_at: now,

@@ -86,12 +86,13 @@ describe('applyPush', () => {
 })
 
 describe('item diff by external_id', () => {
-  it('reordering items changes no item; changing one note changes exactly that item', () => {
+  it('reordering items is an update that changes no item', () => {
     const first = push(checkWith([['a', 1, 500], ['b', 2, 300], ['c', 1, 900]])).check
     const reordered = push(checkWith([['c', 1, 900], ['a', 1, 500], ['b', 2, 300]]), first)
-    expect(reordered.diff).toEqual({added: [], removed: [], changed: [], unchanged: ['c', 'a', 'b']})
-    const noted = push(checkWith([['c', 1, 900], ['a', 1, 500], ['b', 2, 300, 'well done']]), reordered.check)
-    expect(noted.diff).toEqual({added: [], removed: [], changed: ['b'], unchanged: ['c', 'a']})
+    const byId = (items: CheckRecord['items']) => Object.fromEntries(items.map((item) => [item.external_id, item]))
+    expect(reordered.result).toBe('updated')
+    expect(reordered.check.items.map((i) => i.external_id)).toEqual(['c', 'a', 'b'])
+    expect(byId(reordered.check.items)).toEqual(byId(first.items))
   })
 
   it('claims follow their item through reorders and edits of other items', () => {
