@@ -52,6 +52,16 @@ describe('Store', () => {
     expect(await segments(dir)).toHaveLength(1)
   })
 
+  it('with fsync, writes and compacts through the synced path and reads everything back', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir, fsync: true, compactAfterBytes: 3000})
+    await Promise.all(Array.from({length: 30}, (_, i) => store.commit([put('checks', `chk_${i}`, record(i))])))
+    await store.close()
+    const again = await openStore(dir)
+    expect(again.tables.checks.size).toBe(30)
+    expect(again.tables.checks.get('chk_29')).toEqual(record(29))
+  })
+
   it('writes each journal line as the JSON of its entry, and a record the same in the documents', async () => {
     const dir = await makeTempDir()
     const store = await openStore(dir)
