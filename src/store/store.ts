@@ -13,9 +13,12 @@ export interface StoreOptions {
   dir?: string
   /** fsync every journal write and compaction, to survive power loss as well as a killed process. */
   fsync?: boolean
-  /** Journal bytes after which the documents are rewritten and the journal dropped (at least the documents' own size). */
+  /** Journal bytes after which the documents are rewritten and the journal dropped (at least twice the documents' own size). */
   compactAfterBytes?: number
 }
+
+/** Journal bytes per document byte that set off a compaction. */
+const COMPACT_RATIO = 2
 
 /** A change that stores `record` under `id`. */
 export const put = <C extends CollectionName>(collection: C, id: string, record: Collections[C]): Change =>
@@ -152,8 +155,11 @@ export class Store {
       return Promise.resolve()
     }
     const written = this.#journal.append({seq: ++this.#seq, changes} satisfies Entry)
-    // compact once the journal is as large as the documents: each change then pays a fixed share of the rewrite, however much is stored
-    if (this.#journal.bytes > Math.max(this.options.compactAfterBytes ?? 16 * 1024 * 1024, this.#documents!.bytes)) void this.compact().catch(() => {})
+    // compact once the journal is twice the documents' size: each journal byte then pays for at most half a byte of rewrite,
+    // however much is stored, and a restart after a crash replays at most twice what the documents hold
+    if (this.#journal.bytes > Math.max(this.options.compactAfterBytes ?? 16 * 1024 * 1024, COMPACT_RATIO * this.#documents!.bytes)) {
+      void this.compact().catch((error: unknown) => console.error('[tablepay] store: compaction failed; the journal keeps every change until one succeeds', error))
+    }
     return written.then(notify)
   }
 
