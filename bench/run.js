@@ -13,7 +13,8 @@ import {median} from './stats.js'
 const CHECKS = 10_000
 const FEW_CHECKS = 100
 const RUNS = 3
-const RUN_SECONDS = 4
+const PUSH_RUNS = 5
+const RUN_SECONDS = 3
 const WARMUP_SECONDS = 2
 const DELIVERIES = 2000
 const LATENCY_SAMPLES = 40
@@ -24,9 +25,13 @@ const VERIFY_RUNS = 15
 const progress = (text) => process.stderr.write(`bench: ${text}\n`)
 const round = (value, digits = 0) => Number(value.toFixed(digits))
 
-/** A figure against its target: `at_least`/`at_most` apply to `ratio` when there is a baseline, else to `value`. */
-function figure(name, unit, value, {baseline, at_least, at_most, note} = {}) {
-  const ratio = baseline === undefined ? undefined : value / baseline
+/**
+ * A figure against its target: `at_least`/`at_most` apply to `ratio` when
+ * there is a baseline, else to `value`. `ratio` defaults to value / baseline;
+ * paired runs pass the median of their per-round ratios instead.
+ */
+function figure(name, unit, value, {baseline, ratio: pairedRatio, at_least, at_most, note} = {}) {
+  const ratio = pairedRatio ?? (baseline === undefined ? undefined : value / baseline)
   const judged = ratio ?? value
   const target = at_least !== undefined ? `>= ${at_least}${baseline === undefined ? ` ${unit}` : ''}` : at_most !== undefined ? `<= ${at_most}${baseline === undefined ? ` ${unit}` : ''}` : undefined
   const pass = target === undefined ? undefined : at_least !== undefined ? judged >= at_least : judged <= at_most
@@ -39,8 +44,8 @@ async function measurePushes(big, small, baseline, sets) {
   await load(big.origin, () => sets.big.next(true), {duration: WARMUP_SECONDS})
   await load(small.origin, () => sets.small.next(true), {duration: WARMUP_SECONDS})
   const runs = {baseline: [], changing: [], replays: [], few: []}
-  for (let run = 1; run <= RUNS; run++) {
-    progress(`push runs ${run}/${RUNS} (${RUN_SECONDS} s each: baseline, replays, changing, changing at ${FEW_CHECKS})`)
+  for (let run = 1; run <= PUSH_RUNS; run++) {
+    progress(`push runs ${run}/${PUSH_RUNS} (${RUN_SECONDS} s each: baseline, replays, changing, changing at ${FEW_CHECKS})`)
     const measure = async (list, url, next) => {
       await quiet([big.pid, small.pid])
       list.push(await load(url, next, {duration: RUN_SECONDS}))
@@ -122,12 +127,14 @@ async function main() {
     const deliveries = await measureDeliveries(small)
 
     const rate = (list) => median(list.map((r) => r.rps))
+    // each run against the baseline run of its own round: the machine's speed drifts between rounds, and a ratio of medians would mix them
+    const paired = (list, base) => median(list.map((r, i) => r.rps / base[i].rps))
     const outcomes = (list) => list.reduce((sum, r) => Object.entries(r.outcomes).reduce((acc, [k, v]) => ({...acc, [k]: (acc[k] ?? 0) + v}), sum), {})
     const figures = [
-      figure(`changing pushes, ${CHECKS} checks, ${50} connections`, 'req/s', rate(runs.changing), {baseline: rate(runs.baseline), at_least: 0.35}),
+      figure(`changing pushes, ${CHECKS} checks, ${50} connections`, 'req/s', rate(runs.changing), {baseline: rate(runs.baseline), ratio: paired(runs.changing, runs.baseline), at_least: 0.35}),
       figure('changing pushes p99 latency', 'ms', median(runs.changing.map((r) => r.p99)), {at_most: 30}),
-      figure(`identical replays, ${CHECKS} checks`, 'req/s', rate(runs.replays), {baseline: rate(runs.baseline), at_least: 0.5}),
-      figure(`changing pushes at ${CHECKS} vs at ${FEW_CHECKS} checks`, 'req/s', rate(runs.changing), {baseline: rate(runs.few), at_least: 0.8}),
+      figure(`identical replays, ${CHECKS} checks`, 'req/s', rate(runs.replays), {baseline: rate(runs.baseline), ratio: paired(runs.replays, runs.baseline), at_least: 0.5}),
+      figure(`changing pushes at ${CHECKS} vs at ${FEW_CHECKS} checks`, 'req/s', rate(runs.changing), {baseline: rate(runs.few), ratio: paired(runs.changing, runs.few), at_least: 0.8}),
       figure('deliveries to a loopback receiver', 'per s', deliveries.dispatcher, {baseline: deliveries.fetch, at_least: 0.5}),
       figure('push answered -> first attempt arrives, p50', 'ms', deliveries.latency, {at_most: 50}),
       figure('tablepay verify wall time', 'ms', verify.verify, {baseline: verify.bare, at_most: 1.5}),
@@ -141,9 +148,14 @@ async function main() {
       date: new Date().toISOString(),
       node: process.version,
       machine: {platform: `${os.platform()} ${os.release()}`, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, memory_gb: round(os.totalmem() / 2 ** 30, 1), load_average: os.loadavg().map((l) => round(l, 2))},
-      method: {runs: RUNS, run_seconds: RUN_SECONDS, warmup_seconds: WARMUP_SECONDS, connections: 50, deliveries: DELIVERIES, latency_samples: LATENCY_SAMPLES, startup_runs: STARTUP_RUNS, verify_runs: VERIFY_RUNS},
+      method: {runs: RUNS, push_runs: PUSH_RUNS, run_seconds: RUN_SECONDS, warmup_seconds: WARMUP_SECONDS, connections: 50, deliveries: DELIVERIES, latency_samples: LATENCY_SAMPLES, startup_runs: STARTUP_RUNS, verify_runs: VERIFY_RUNS},
       figures,
       push_outcomes: {changing: outcomes(runs.changing), replays: outcomes(runs.replays), few: outcomes(runs.few)},
+      paired_ratios: {
+        changing: runs.changing.map((r, i) => round(r.rps / runs.baseline[i].rps, 2)),
+        replays: runs.replays.map((r, i) => round(r.rps / runs.baseline[i].rps, 2)),
+        changing_10000_vs_100: runs.changing.map((r, i) => round(r.rps / runs.few[i].rps, 2)),
+      },
       push_runs: Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, list.map((r) => ({rps: round(r.rps), p99_ms: r.p99}))])),
       delivery_runs: {dispatcher: deliveries.runs.dispatcher.map((r) => round(r)), fetch: deliveries.runs.fetch.map((r) => round(r))},
       all_pass: figures.every((f) => f.pass !== false),
