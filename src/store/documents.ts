@@ -1,7 +1,6 @@
 import {open, readFile, rename} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
 import {type Adapter, Low} from 'lowdb'
-import {recordJson} from './record-json.js'
 
 /** The readable JSON document of one collection, and the journal seq it includes. */
 export interface Document<T> {
@@ -50,7 +49,7 @@ class RecordsFile implements Adapter<Document<unknown>> {
     try {
       await write(`{\n  "seq": ${seq},\n  "records": [`)
       for (let i = 0; i < records.length; i += SLICE) {
-        const lines = records.slice(i, i + SLICE).map((record) => recordJson(record as object))
+        const lines = records.slice(i, i + SLICE).map((record) => JSON.stringify(record))
         await write(`${i === 0 ? '' : ','}\n    ${lines.join(',\n    ')}`)
       }
       await write(records.length === 0 ? ']\n}\n' : '\n  ]\n}\n')

@@ -1,7 +1,6 @@
 import {type FileHandle, open, readdir, readFile, rm, truncate} from 'node:fs/promises'
 import {writeSync} from 'node:fs'
 import {join} from 'node:path'
-import {recordJson} from './record-json.js'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
 export interface Entry {
@@ -13,12 +12,6 @@ const SEGMENT = /^journal\.(\d+)\.ndjson$/
 
 const segmentName = (firstSeq: number) => `journal.${String(firstSeq).padStart(12, '0')}.ndjson`
 
-/** `JSON.stringify(entry)` and a newline, with each record's text made once for the journal and compaction alike. */
-function entryLine({seq, changes}: Entry): string {
-  const parts = changes.map(([collection, id, record]) => `[${JSON.stringify(collection)},${JSON.stringify(id)},${record === null ? 'null' : recordJson(record as object)}]`)
-  return `{"seq":${seq},"changes":[${parts.join(',')}]}\n`
-}
-
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 type Waiter = {resolve: () => void; reject: (error: unknown) => void}
@@ -27,8 +20,8 @@ type Waiter = {resolve: () => void; reject: (error: unknown) => void}
  * The append-only log that makes each change durable. Appends made in the
  * same turn of the event loop, or while a write is in flight, are written
  * together by the next write (group commit), so a burst of requests costs one
- * write, not one each. The log is cut into
- * segments so that compaction can drop what the documents already hold.
+ * write, not one each. The log is cut into segments so that compaction can
+ * drop what the documents already hold.
  */
 export class Journal {
   #handle: FileHandle | undefined
@@ -76,7 +69,7 @@ export class Journal {
 
   /** Resolves once the entry is on disk, together with whatever else was waiting. */
   append(entry: Entry): Promise<void> {
-    const line = entryLine(entry)
+    const line = JSON.stringify(entry) + '\n'
     this.#bytes += line.length
     return this.#enqueue(line)
   }
