@@ -7,15 +7,16 @@ export class Table<T extends {account_id: string}> {
   readonly #byAccount = new Map<string, string[]>()
   readonly #byAlternate = new Map<string, string>()
 
-  /** `alternateKeyOf` gives more unique keys to look records up by (a check's account and external id, its guest token). */
+  /**
+   * `alternateKeysOf` gives more unique keys to look records up by (a
+   * check's account and external id, its guest token). They must not change
+   * between versions of a record: they are set when it is first stored, so
+   * that an update, the common write, costs no re-keying.
+   */
   constructor(
     readonly keyOf: (record: T) => string,
-    readonly alternateKeyOf?: (record: T) => string | string[],
+    readonly alternateKeysOf: (record: T) => readonly string[] = () => [],
   ) {}
-
-  #alternateKeys(record: T): string[] {
-    return this.alternateKeyOf ? [this.alternateKeyOf(record)].flat() : []
-  }
 
   getByAlternate(key: string): T | undefined {
     const id = this.#byAlternate.get(key)
@@ -36,16 +37,16 @@ export class Table<T extends {account_id: string}> {
       const ids = this.#byAccount.get(record.account_id) ?? []
       ids.push(id)
       this.#byAccount.set(record.account_id, ids)
+      for (const key of this.alternateKeysOf(record)) this.#byAlternate.set(key, id)
     }
     this.#byId.set(id, record)
-    for (const key of this.#alternateKeys(record)) this.#byAlternate.set(key, id)
   }
 
   delete(id: string): void {
     const record = this.#byId.get(id)
     if (!record) return
     this.#byId.delete(id)
-    for (const key of this.#alternateKeys(record)) this.#byAlternate.delete(key)
+    for (const key of this.alternateKeysOf(record)) this.#byAlternate.delete(key)
     const ids = this.#byAccount.get(record.account_id)
     const at = ids ? ids.lastIndexOf(id) : -1
     if (at !== -1) ids!.splice(at, 1)
