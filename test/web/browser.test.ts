@@ -90,7 +90,8 @@ describe('in a real browser', () => {
     await page.locator('#events').getByText('check.fully_paid').waitFor()
     const qr = page.getByRole('img', {name: 'QR code of table 12'})
     await qr.waitFor()
-    expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true)
+    // decode() waits for the image to load, and fails for a broken one
+    expect(await qr.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth > 0, () => false))).toBe(true)
     await page.getByText('● Live').waitFor()
 
     await sim.api('PUT', '/v1/checks/external/t14', {body: checkWith([['tea', 1, 300]], {table: {number: '14'}})})
