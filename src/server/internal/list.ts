@@ -9,9 +9,23 @@ export const ListQuery = z.object({
   starting_after: z.string().min(1).optional(),
 })
 
+const NO_FILTERS = z.object({})
+
+/** The strict schema of each resource's list query, made once: zod builds a schema at a cost, and lists are read often. */
+const querySchemas = new WeakMap<z.ZodObject, z.ZodType>()
+
+function querySchema(filters: z.ZodObject): z.ZodType {
+  let schema = querySchemas.get(filters)
+  if (!schema) {
+    schema = ListQuery.extend(filters.shape).strict()
+    querySchemas.set(filters, schema)
+  }
+  return schema
+}
+
 /** The list query plus a resource's own filters, from the URL; a 422 on anything unparsable. */
-export function readListQuery<S extends z.ZodObject>(event: H3Event, filters: S = z.object({}) as unknown as S): z.output<typeof ListQuery> & z.output<S> {
-  const result = ListQuery.extend(filters.shape).strict().safeParse(getQuery(event))
+export function readListQuery<S extends z.ZodObject>(event: H3Event, filters: S = NO_FILTERS as unknown as S): z.output<typeof ListQuery> & z.output<S> {
+  const result = querySchema(filters).safeParse(getQuery(event))
   if (!result.success) throw validationError('Query', result.error)
   return result.data as z.output<typeof ListQuery> & z.output<S>
 }
