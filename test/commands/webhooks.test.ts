@@ -49,11 +49,18 @@ describe('webhooks create|list|delete|ping', () => {
     expect(stderr).toContain('unknown event type check.eaten')
   })
 
-  it('create reports the server\'s refusal of a non-loopback http URL', async () => {
+  it('create reports the server\'s refusal of a non-loopback http URL, naming the URL given', async () => {
     const {code, stderr} = await cli(['webhooks', 'create', 'http://example.com/hooks'])
     expect(code).toBe(1)
-    expect(stderr).toContain('must be an https URL')
+    expect(stderr).toContain('URL http://example.com/hooks was refused: must be an https URL')
+    expect(stderr).not.toContain('Request body')
     expect(stderr).toContain('Code: validation_failed')
+  })
+
+  it('create with a URL that is not one says so the same way, and --json prints the error body', async () => {
+    const {code, stdout} = await cli(['webhooks', 'create', 'ftp://x', '--json'])
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout).error).toMatchObject({code: 'validation_failed', message: expect.stringContaining('URL ftp://x was refused')})
   })
 
   it('ping sends a signed ping the receiver verifies, and exits 0', async () => {

@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import type {WebhookEndpoint} from '../../client/client.js'
+import {TablepayApiError} from '../../client/errors.js'
 import {BaseCommand} from '../../lib/base-command.js'
 import {renderCreatedEndpoint} from '../../lib/endpoint-view.js'
 import {eventTypesFlag, eventTypesOf} from '../../lib/event-types-flag.js'
@@ -28,7 +29,13 @@ URL must be https; plain http is accepted for this machine (localhost, 127.0.0.1
 
   public async run(): Promise<WebhookEndpoint & {secret: string}> {
     const {events, description} = this.flags
-    const endpoint = await this.client.createWebhookEndpoint({url: this.args.URL, event_types: eventTypesOf(events), description})
+    const url = this.args.URL
+    const endpoint = await this.client.createWebhookEndpoint({url, event_types: eventTypesOf(events), description}).catch((error: unknown) => {
+      // the server names the body field; here the URL was an argument
+      const refusal = error instanceof TablepayApiError && error.code === 'validation_failed' ? error.details?.find((d) => d.path === 'url') : undefined
+      if (!refusal) throw error
+      this.error(`URL ${url} was refused: ${refusal.message}.`, {exit: 1, code: 'validation_failed', suggestions: ['Use an https URL, or plain http to this machine: http://localhost:3000/webhooks.']})
+    })
     this.log(renderCreatedEndpoint(endpoint))
     return endpoint
   }
