@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   amount_exceeds_balance: 422,
   idempotency_key_reused: 422,
   internal_error: 500,
+  storage_unavailable: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS

@@ -6,7 +6,7 @@ import {type SchedulerClock, wallClockIso} from '../webhooks/clock.js'
 import type {Dispatcher} from '../webhooks/dispatcher.js'
 import type {AppContext} from './context.js'
 import {authenticate} from './internal/auth.js'
-import {sendApiError, toApiError} from './internal/errors.js'
+import {sendApiError, storageUnavailable, toApiError} from './internal/errors.js'
 import {assignRequestId} from './internal/request-id.js'
 import {accountRoutes} from './routes/accounts.js'
 import {checkRoutes} from './routes/checks.js'
@@ -74,17 +74,19 @@ export function createApp(store: Store, options: AppOptions) {
   const app = createH3App({
     onRequest(event) {
       assignRequestId(event)
+      if (store.failure) throw storageUnavailable(store.failure)
       const path = getRequestPath(event).split('?')[0]!
       if (path.startsWith('/v1/') && !PUBLIC.has(path)) authenticate(event, store)
     },
     // answers go out only once what they show is on disk
     onBeforeResponse: () => store.settled(),
     async onError(error, event) {
-      const apiError = toApiError(error)
+      // a request under way when a journal write failed: its own change may be among the lost
+      const apiError = store.failure ? storageUnavailable(store.failure) : toApiError(error)
       if (apiError.code === 'internal_error') console.error('[tablepay]', event.context.requestId, error.cause ?? error)
       // a refusal can rest on a concurrent change: like any answer, it waits until that change is on disk
-      await store.settled()
-      await sendApiError(event, apiError)
+      await store.settled().catch(() => {})
+      await sendApiError(event, store.failure ? storageUnavailable(store.failure) : apiError)
     },
   })
   const router = createRouter({preemptive: true})

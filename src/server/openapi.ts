@@ -28,6 +28,7 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
   amount_exceeds_balance: 'more than is due (payment) or left to refund (refund)',
   idempotency_key_reused: 'this `Idempotency-Key` came with another request',
   internal_error: 'a bug in the simulator; never expected, please report it with the request id',
+  storage_unavailable: 'the data dir could not be written (a full disk); every request answers this until `tablepay serve` is restarted',
 }
 
 /** The error codes a route can answer with: those of its shape, then its own. */
@@ -197,6 +198,7 @@ function build(): Record<string, unknown> {
         NoSuchRoute: errorResponse(['not_found']),
         MethodNotAllowed: errorResponse(['method_not_allowed']),
         InternalError: errorResponse(['internal_error']),
+        StorageUnavailable: errorResponse(['storage_unavailable']),
       },
     },
   }

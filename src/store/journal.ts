@@ -32,6 +32,7 @@ export class Journal {
   #writing: Promise<void> | undefined
   #inFlight: Promise<void> | undefined
   #bytes = 0
+  #failure: Error | undefined
 
   private constructor(
     readonly dir: string,
@@ -62,6 +63,16 @@ export class Journal {
     return {journal, entries}
   }
 
+  /**
+   * The error of a write that failed (a full disk, an I/O error). The
+   * journal writes nothing after it: what it holds ends with the last change
+   * acknowledged, and possibly part of the batch that failed, which the next
+   * start cuts off or replays.
+   */
+  get failure(): Error | undefined {
+    return this.#failure
+  }
+
   /** Bytes appended since the last cut: the compaction trigger. */
   get bytes(): number {
     return this.#bytes
@@ -81,6 +92,7 @@ export class Journal {
   }
 
   #enqueue(item: string | number): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure)
     this.#queue.push(item)
     const done = new Promise<void>((resolve, reject) => this.#waiting.push({resolve, reject}))
     // the writer starts after this turn's I/O callbacks: every request that arrived together commits in one write
@@ -94,8 +106,12 @@ export class Journal {
    * not for the queue to empty.
    */
   settled(): Promise<void> {
-    if (this.#queue.length > 0) return new Promise((resolve) => this.#waiting.push({resolve, reject: () => resolve()}))
-    return this.#inFlight ?? Promise.resolve()
+    if (this.#failure) return Promise.reject(this.#failure)
+    if (this.#queue.length > 0) return new Promise((resolve, reject) => this.#waiting.push({resolve, reject}))
+    if (!this.#inFlight) return Promise.resolve()
+    return this.#inFlight.then(() => {
+      if (this.#failure) throw this.#failure
+    })
   }
 
   async #drain(): Promise<void> {
@@ -104,12 +120,22 @@ export class Journal {
       const waiting = this.#waiting
       this.#queue = []
       this.#waiting = []
+      if (this.#failure) {
+        for (const w of waiting) w.reject(this.#failure)
+        continue
+      }
       const batch = this.#writeBatch(queue)
-      this.#inFlight = batch.catch(() => {})
+      this.#inFlight = batch.then(
+        () => {},
+        () => {},
+      )
       try {
         await batch
         for (const w of waiting) w.resolve()
       } catch (error) {
+        // writing on after a failed write could leave a torn line in the middle of the log, and the next start refuses that
+        this.#failure = error as Error
+        console.error('[tablepay] store: writing the journal failed; nothing more is written or answered until a restart.', error)
         for (const w of waiting) w.reject(error)
       }
     }

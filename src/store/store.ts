@@ -90,6 +90,16 @@ export class Store {
     return this.#journal !== undefined
   }
 
+  /**
+   * Set once a journal write has failed. From then on every commit and
+   * every `settled` rejects with it, and the memory (which may hold changes
+   * that were never written) is never written to the documents: a restart
+   * reads back what was acknowledged.
+   */
+  get failure(): Error | undefined {
+    return this.#journal?.failure
+  }
+
   async #load(dir: string): Promise<void> {
     await mkdir(dir, {recursive: true, mode: 0o700})
     this.#unlock = await lockDataDir(dir)
@@ -139,6 +149,7 @@ export class Store {
    * Commits made while a journal write is in flight share the next one.
    */
   commit(changes: Change[]): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure)
     if (changes.length === 0) return this.settled()
     for (const change of changes) this.#apply(change)
     const notify = () => {
@@ -179,7 +190,7 @@ export class Store {
   }
 
   async #compact(): Promise<void> {
-    if (!this.#journal || !this.#documents || this.#dirty.size === 0) return
+    if (!this.#journal || !this.#documents || this.#dirty.size === 0 || this.failure) return
     const seq = this.#seq
     // records are never mutated in place, so copying the arrays is a consistent snapshot
     const snapshot = [...this.#dirty].map((name) => ({name, records: [...this.tables[name].all()]}))

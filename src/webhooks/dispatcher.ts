@@ -73,7 +73,8 @@ export class Dispatcher {
    * decides when the clock moves.
    */
   #pump(): void {
-    if (this.#closed) return
+    // after a failed journal write nothing more can be recorded: an attempt would be sent again and again
+    if (this.#closed || this.store.failure) return
     clearTimeout(this.#timer)
     const now = this.clock.now()
     let next = Infinity

@@ -1,4 +1,4 @@
-import {appendFile, readdir, readFile, stat, writeFile} from 'node:fs/promises'
+import {appendFile, readdir, readFile, rm, stat, symlink, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import type {CheckRecord} from '../../src/domain/records.js'
@@ -214,5 +214,43 @@ describe('recovery edge cases', () => {
     const dir = await makeTempDir()
     await writeFile(join(dir, 'server.lock'), '')
     expect((await openStore(dir)).persistent).toBe(true)
+  })
+})
+
+describe('a journal write that fails', () => {
+  /**
+   * A store whose next journal segment is /dev/full, where every write fails
+   * with ENOSPC: a real full disk, from the point where the test says so.
+   */
+  async function storeWithFullDisk() {
+    const dir = await makeTempDir()
+    const store = await openStore(dir)
+    await store.commit([put('checks', 'chk_1', record(1))])
+    await store.commit([put('checks', 'chk_2', record(2))])
+    // compaction starts the segment that begins after seq 2
+    await symlink('/dev/full', join(dir, 'journal.000000000003.ndjson'))
+    await store.compact()
+    cleanup.push(() => rm(join(dir, 'journal.000000000003.ndjson'), {force: true}))
+    return {dir, store}
+  }
+
+  it('fails its commit, then every commit and read, and changes nothing more in memory', async () => {
+    const {store} = await storeWithFullDisk()
+    await expect(store.commit([put('checks', 'chk_3', record(3))])).rejects.toMatchObject({code: 'ENOSPC'})
+    expect(store.failure).toMatchObject({code: 'ENOSPC'})
+    await expect(store.commit([put('checks', 'chk_4', record(4))])).rejects.toMatchObject({code: 'ENOSPC'})
+    expect(store.tables.checks.get('chk_4')).toBeUndefined()
+    await expect(store.settled()).rejects.toMatchObject({code: 'ENOSPC'})
+  })
+
+  it('leaves on disk exactly what was acknowledged: a restart reads it back', async () => {
+    const {dir, store} = await storeWithFullDisk()
+    await expect(store.commit([put('checks', 'chk_3', record(3))])).rejects.toThrow()
+    await store.close()
+    await rm(join(dir, 'journal.000000000003.ndjson'))
+    const again = await openStore(dir)
+    expect([...again.tables.checks.all()].map((c) => c.id)).toEqual(['chk_1', 'chk_2'])
+    await again.commit([put('checks', 'chk_5', record(5))])
+    expect(again.tables.checks.get('chk_5')).toEqual(record(5))
   })
 })

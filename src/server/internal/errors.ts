@@ -1,6 +1,15 @@
 import {H3Error, type H3Event, send, setResponseHeader, setResponseStatus} from 'h3'
 import {ApiError} from '../../domain/errors.js'
 
+/** The answer to every request once the data dir could not be written (see `Store.failure`). */
+export function storageUnavailable(failure: Error): ApiError {
+  const reason = (failure as NodeJS.ErrnoException).code ?? failure.message
+  return new ApiError(
+    'storage_unavailable',
+    `tablepay could not write its data dir (${reason}) and answers nothing more, so that it never shows a change it did not save. Everything answered before is kept: free space or fix the disk, then restart \`tablepay serve\`. A request answered with this error may or may not have been saved; send it again after the restart.`,
+  )
+}
+
 /** Any thrown value as the API error it stands for; what is not ours becomes a 500. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error
