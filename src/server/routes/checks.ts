@@ -9,6 +9,7 @@ import {externalKey, put} from '../../store/store.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 import {readJson, readParam} from '../internal/body.js'
+import {checkAnswer} from '../internal/check-answer.js'
 import {paginate, readListQuery} from '../internal/list.js'
 import {findCheck} from '../internal/owned.js'
 
@@ -42,7 +43,7 @@ export function checkRoutes(router: Router, app: AppContext): void {
       await store.commit([...(changed ? [put('checks', outcome.check.id, outcome.check)] : []), ...app.outbox(outcome.events)])
       setResponseStatus(event, outcome.result === 'created' ? 201 : 200)
       setResponseHeader(event, 'x-tablepay-push-result', outcome.result)
-      return outcome.resource
+      return checkAnswer(event, outcome.check, baseUrl, outcome.resource)
     }),
   )
 
@@ -62,12 +63,12 @@ export function checkRoutes(router: Router, app: AppContext): void {
       const externalId = externalIdOf(event)
       const check = byExternalId(accountOf(event), externalId)
       if (!check) throw new ApiError('not_found', `No check with external id ${externalId} in this account.`)
-      return renderCheck(check, baseUrl)
+      return checkAnswer(event, check, baseUrl)
     }),
   )
 
   router.get(
     '/v1/checks/:id',
-    defineEventHandler((event) => renderCheck(findCheck(app, event), baseUrl)),
+    defineEventHandler((event) => checkAnswer(event, findCheck(app, event), baseUrl)),
   )
 }
