@@ -37,8 +37,21 @@ describe('PUT /v1/checks/external/{id}', () => {
     const created = await pushTo('t12', checkWith([['a', 1, 1200]], {version: 1}))
     expect(created.status).toBe(201)
     expect(created.headers.get('x-tablepay-push-result')).toBe('created')
-    expect((await sim.api('GET', `/v1/checks/${created.body.id}`)).text).toBe(created.text)
-    expect((await sim.api('GET', '/v1/checks/external/t12')).text).toBe(created.text)
+    for (const answer of [created, await sim.api('GET', `/v1/checks/${created.body.id}`), await sim.api('GET', '/v1/checks/external/t12')]) {
+      expect(answer.headers.get('content-type')).toMatch(/^application\/json/)
+      expect(answer.text).toBe(created.text)
+    }
+  })
+
+  it('after a change, the push and the GETs answer the new state, not the one they answered before', async () => {
+    const first = await pushTo('t13', checkWith([['a', 1, 1200]], {version: 1}))
+    await sim.api('GET', `/v1/checks/${first.body.id}`)
+    const changed = await pushTo('t13', checkWith([['a', 2, 1200]], {version: 2}))
+    expect(changed.body.items[0].quantity).toBe(2)
+    expect((await sim.api('GET', `/v1/checks/${first.body.id}`)).text).toBe(changed.text)
+    const stale = await pushTo('t13', checkWith([['a', 1, 1200]], {version: 1}))
+    expect(stale.headers.get('x-tablepay-push-result')).toBe('stale')
+    expect(stale.text).toBe(changed.text)
   })
 
   it('identical replay 100 times in a row and 20 at once: one check, one check.created, nothing else', async () => {
