@@ -217,7 +217,21 @@ export const Seed = z.strictObject({
           .min(1),
       }),
     )
-    .min(1),
+    .min(1)
+    .superRefine((accounts, ctx) => {
+      // an id listed twice would silently change owner: the later account would take it
+      const seen = new Map<string, string>()
+      const claim = (id: string, path: (string | number)[]) => {
+        const first = seen.get(id)
+        if (first) ctx.addIssue({code: 'custom', path, message: `"${id}" is already listed at ${first}; each account, location and key appears once`})
+        else seen.set(id, ['accounts', ...path].join('.'))
+      }
+      accounts.forEach((account, a) => {
+        claim(account.id, [a, 'id'])
+        account.locations.forEach((location, l) => claim(location.id, [a, 'locations', l, 'id']))
+        account.api_keys.forEach(({key}, k) => claim(key, [a, 'api_keys', k, 'key']))
+      })
+    }),
 })
 export type Seed = z.infer<typeof Seed>
 

@@ -48,6 +48,12 @@ export function parseSeed(value: unknown, source: string): Seed {
   return result.data
 }
 
+/** Seeding never moves a location or a key from the account that has it in the data dir to another. */
+function assertOwner(what: string, id: string, owner: string, seeded: string): void {
+  if (owner === seeded) return
+  throw new Error(`seed: ${what} ${id} belongs to ${owner} in this data dir, not ${seeded}; fix the seed file, or start with another --data directory.`)
+}
+
 /**
  * The changes that add what the seed has and the store lacks. Nothing that
  * exists is changed, so seeding an existing data dir again is harmless.
@@ -60,11 +66,17 @@ export function seedChanges(store: Store, seed: Seed, now: string): Change[] {
       changes.push(['accounts', account.id, {id: account.id, account_id: account.id, name: account.name, created_at: now}])
     }
     for (const location of account.locations) {
-      if (locations.get(location.id)) continue
+      if (locations.get(location.id)) {
+        assertOwner('location', location.id, locations.get(location.id)!.account_id, account.id)
+        continue
+      }
       changes.push(['locations', location.id, {...location, object: 'location', created_at: now, account_id: account.id}])
     }
     for (const {key, scopes} of account.api_keys) {
-      if (api_keys.get(key)) continue
+      if (api_keys.get(key)) {
+        assertOwner('key', key, api_keys.get(key)!.account_id, account.id)
+        continue
+      }
       changes.push(['api_keys', key, {key, scopes, account_id: account.id, created_at: now}])
     }
   }

@@ -182,6 +182,34 @@ describe('serve on an existing data dir', () => {
     expect((await call(second.url, 'GET', '/v1/checks/external/kept', {key: 'tp_test_s_read'})).status).toBe(200)
   })
 
+  it('a seed that lists a key, a location or an account twice is refused, naming both places', async () => {
+    const account = (id: string, location: string, key: string) => ({id, name: id, locations: [{id: location, name: 'Room', timezone: 'UTC', currency: 'EUR'}], api_keys: [{key, scopes: ['read'] as 'read'[]}]})
+    const root = await makeTempDir()
+    const start = async (accounts: ReturnType<typeof account>[]) =>
+      startServer({port: 0, host: '127.0.0.1', dataDir: join(root, 'data'), seedFile: await writeSeed(root, {accounts})})
+    await expect(start([account('acct_a', 'loc_a', 'tp_test_same'), account('acct_b', 'loc_b', 'tp_test_same')])).rejects.toThrow(
+      'accounts.1.api_keys.0.key: "tp_test_same" is already listed at accounts.0.api_keys.0.key',
+    )
+    await expect(start([account('acct_a', 'loc_same', 'tp_test_aaaa'), account('acct_b', 'loc_same', 'tp_test_bbbb')])).rejects.toThrow('"loc_same" is already listed')
+    await expect(start([account('acct_same', 'loc_a', 'tp_test_aaaa'), account('acct_same', 'loc_b', 'tp_test_bbbb')])).rejects.toThrow('"acct_same" is already listed')
+  })
+
+  it('a seed that gives an existing key to another account is refused, and the key stays with its account', async () => {
+    const root = await makeTempDir()
+    const dataDir = join(root, 'data')
+    const seedOf = (accountId: string) => ({
+      accounts: [{id: accountId, name: accountId, locations: [{id: `loc_${accountId}`, name: 'Room', timezone: 'UTC', currency: 'EUR'}], api_keys: [{key: 'tp_test_kept', scopes: ['read', 'write'] as ('read' | 'write')[]}]}],
+    })
+    const first = await startServer({port: 0, host: '127.0.0.1', dataDir, seedFile: await writeSeed(root, seedOf('acct_first'))})
+    await first.close()
+    await expect(startServer({port: 0, host: '127.0.0.1', dataDir, seedFile: await writeSeed(root, seedOf('acct_second'))})).rejects.toThrow(
+      'seed: key tp_test_kept belongs to acct_first in this data dir, not acct_second',
+    )
+    const again = await startServer({port: 0, host: '127.0.0.1', dataDir})
+    cleanup.push(() => again.close())
+    expect(again.accounts.map((a) => [a.id, a.api_keys.map((k) => k.key)])).toEqual([['acct_first', ['tp_test_kept']]])
+  })
+
   it('a fresh data dir is seeded with one account, two locations, a write and a read key', async () => {
     const dataDir = join(await makeTempDir(), 'data')
     const server = await startServer({port: 0, host: '127.0.0.1', dataDir})
