@@ -1,5 +1,4 @@
 import {Errors, Flags} from '@oclif/core'
-import type {TablepayClient} from '../client/client.js'
 
 /** Flags every `trigger` command shares. */
 export const guestFlags = {
@@ -14,17 +13,6 @@ export const checkFlag = Flags.string({
   summary: 'Check id (chk_…) or the POS id it was pushed under.',
   required: true,
 })
-
-/**
- * The check id behind `--check`: a `chk_…` id as is, anything else looked
- * up as the POS id (the rule of `checks get`).
- *
- * @example
- * await checkIdOf(client, 't12') // 'chk_4f0b6k2m9q1x8s7d3a5z'
- */
-export async function checkIdOf(client: TablepayClient, ref: string): Promise<string> {
-  return ref.startsWith('chk_') ? ref : (await client.getCheckByExternalId(ref)).id
-}
 
 /** One `--item`: `EXTERNAL_ID` (one unit) or `EXTERNAL_ID:QUANTITY`. */
 export const itemFlag = Flags.custom<{external_id: string; quantity: number}>({

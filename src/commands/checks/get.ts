@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import type {Check} from '../../client/client.js'
 import {BaseCommand} from '../../lib/base-command.js'
+import {fetchCheck} from '../../lib/check-ref.js'
 import {renderCheckItems, renderCheckSummary, renderTotals} from '../../lib/check-view.js'
 import {qrFlag, renderGuestQr} from '../../lib/qr.js'
 
@@ -27,9 +28,7 @@ An ID that does not start with chk_ is taken as the POS id; --external forces th
   }
 
   public async run(): Promise<Check> {
-    const {ID} = this.args
-    const external = this.flags.external || !ID.startsWith('chk_')
-    const check = external ? await this.client.getCheckByExternalId(ID) : await this.client.getCheck(ID)
+    const check = await fetchCheck(this.client, this.args.ID, this.flags.external)
     this.log(`${renderCheckSummary(check)}\n\n${renderCheckItems(check)}\n\n${renderTotals(check)}`)
     if (this.flags.qr) this.log(await renderGuestQr(check))
     return check

@@ -1,6 +1,7 @@
 import type {Claim} from '../../client/client.js'
 import {BaseCommand} from '../../lib/base-command.js'
-import {checkFlag, checkIdOf, guestFlags, itemFlag} from '../../lib/guest-input.js'
+import {checkIdOf} from '../../lib/check-ref.js'
+import {checkFlag, guestFlags, itemFlag} from '../../lib/guest-input.js'
 import {renderClaim} from '../../lib/guest-view.js'
 
 export default class TriggerClaim extends BaseCommand<typeof TriggerClaim> {

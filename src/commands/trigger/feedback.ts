@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 import type {Feedback} from '../../client/client.js'
 import {BaseCommand} from '../../lib/base-command.js'
-import {checkFlag, checkIdOf, guestFlags} from '../../lib/guest-input.js'
+import {checkIdOf} from '../../lib/check-ref.js'
+import {checkFlag, guestFlags} from '../../lib/guest-input.js'
 import {renderFeedback} from '../../lib/guest-view.js'
 
 export default class TriggerFeedback extends BaseCommand<typeof TriggerFeedback> {

@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 import type {Payment} from '../../client/client.js'
 import {BaseCommand} from '../../lib/base-command.js'
-import {checkFlag, checkIdOf, guestFlags} from '../../lib/guest-input.js'
+import {checkIdOf, fetchCheck} from '../../lib/check-ref.js'
+import {checkFlag, guestFlags} from '../../lib/guest-input.js'
 import {renderPayment} from '../../lib/guest-view.js'
 
 export default class TriggerPayment extends BaseCommand<typeof TriggerPayment> {
@@ -36,8 +37,10 @@ Emits payment.succeeded and check.updated, and check.fully_paid when the payment
       // "all that is due" is read before sending and changes once paid, so a retry would be another request
       this.error('--idempotency-key needs --amount: without it the amount is what is due now, which a retry would not repeat.', {exit: 2, code: 'invalid_usage'})
     }
-    const checkId = await checkIdOf(this.client, this.flags.check)
-    const amountCents = amount ?? (await this.client.getCheck(checkId)).amount_due_cents
+    // without --amount the check is read for what is due, and that read gives its id too
+    const due = amount === undefined ? await fetchCheck(this.client, this.flags.check) : undefined
+    const checkId = due?.id ?? (await checkIdOf(this.client, this.flags.check))
+    const amountCents = amount ?? due!.amount_due_cents
     if (amountCents === 0) {
       this.error(`Nothing is due on check ${checkId}: it is paid.`, {exit: 1, code: 'nothing_due', suggestions: ['Refund a payment first with `tablepay trigger refund`.']})
     }
