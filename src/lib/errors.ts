@@ -15,6 +15,7 @@ const NEXT_STEP: Record<string, string> = {
   idempotency_key_reused: 'Use a new --idempotency-key for a new request.',
   version_conflict: 'Send the change with a higher "version".',
   payload_too_large: 'Send at most 1 MiB.',
+  storage_unavailable: 'Free space on the disk of the server\'s data dir, restart `tablepay serve`, then send the request again.',
 }
 
 /** The human text of a client error: the message, each detail on its own line, and the request id for support tracing. */
