@@ -81,12 +81,12 @@ export function createApp(store: Store, options: AppOptions) {
     // answers go out only once what they show is on disk
     onBeforeResponse: () => store.settled(),
     async onError(error, event) {
+      // a refusal can rest on a concurrent change: like any answer, it waits until that change is on disk
+      await store.settled().catch(() => {})
       // a request under way when a journal write failed: its own change may be among the lost
       const apiError = store.failure ? storageUnavailable(store.failure) : toApiError(error)
       if (apiError.code === 'internal_error') console.error('[tablepay]', event.context.requestId, error.cause ?? error)
-      // a refusal can rest on a concurrent change: like any answer, it waits until that change is on disk
-      await store.settled().catch(() => {})
-      await sendApiError(event, store.failure ? storageUnavailable(store.failure) : apiError)
+      await sendApiError(event, apiError)
     },
   })
   const router = createRouter({preemptive: true})

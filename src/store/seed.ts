@@ -66,15 +66,17 @@ export function seedChanges(store: Store, seed: Seed, now: string): Change[] {
       changes.push(['accounts', account.id, {id: account.id, account_id: account.id, name: account.name, created_at: now}])
     }
     for (const location of account.locations) {
-      if (locations.get(location.id)) {
-        assertOwner('location', location.id, locations.get(location.id)!.account_id, account.id)
+      const existing = locations.get(location.id)
+      if (existing) {
+        assertOwner('location', location.id, existing.account_id, account.id)
         continue
       }
       changes.push(['locations', location.id, {...location, object: 'location', created_at: now, account_id: account.id}])
     }
     for (const {key, scopes} of account.api_keys) {
-      if (api_keys.get(key)) {
-        assertOwner('key', key, api_keys.get(key)!.account_id, account.id)
+      const existing = api_keys.get(key)
+      if (existing) {
+        assertOwner('key', key, existing.account_id, account.id)
         continue
       }
       changes.push(['api_keys', key, {key, scopes, account_id: account.id, created_at: now}])
