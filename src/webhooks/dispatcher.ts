@@ -73,7 +73,7 @@ export class Dispatcher {
    * decides when the clock moves.
    */
   #pump(): void {
-    // after a failed journal write nothing more can be recorded: an attempt would be sent again and again
+    // after a failed journal write no attempt can be recorded: its delivery would stay due and be sent again at once, forever
     if (this.#closed || this.store.failure) return
     clearTimeout(this.#timer)
     const now = this.clock.now()

@@ -5,9 +5,13 @@ import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {toNodeListener} from 'h3'
 import {afterEach, describe, expect, it} from 'vitest'
+import {fanOut} from '../../src/domain/deliveries.js'
+import {createEndpoint} from '../../src/domain/endpoints.js'
+import {newEvent} from '../../src/domain/events.js'
 import {createService, seedStore} from '../../src/server/service.js'
-import {Store} from '../../src/store/store.js'
+import {put, Store} from '../../src/store/store.js'
 import {checkWith} from '../helpers/checks.js'
+import {startReceiver} from '../helpers/receiver.js'
 import {call, makeTempDir, READ_KEY, TEST_SEED} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -15,17 +19,20 @@ afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!()
 })
 
-/**
- * The API over a store whose next journal segment is /dev/full: from the
- * first change after start-up, every write fails with ENOSPC, as on a full disk.
- */
-async function serveOnFullDisk() {
+/** From now on every journal write of `store` fails with ENOSPC, as on a full disk: its next segment is /dev/full. */
+async function fillDisk(store: Store, dir: string, lastSeq: number) {
+  await symlink('/dev/full', join(dir, `journal.${String(lastSeq + 1).padStart(12, '0')}.ndjson`))
+  await store.compact()
+}
+
+/** The seeded API over a store in `dir`, on a real port; `prepare` commits what the test needs before the disk fills. */
+async function serveOnFullDisk(prepare?: (store: Store) => Promise<void>) {
   const dir = await makeTempDir()
   const store = await Store.open({dir})
   cleanup.push(() => store.close())
   await seedStore(store, {seed: TEST_SEED})
-  await symlink('/dev/full', join(dir, 'journal.000000000002.ndjson'))
-  await store.compact()
+  await prepare?.(store)
+  await fillDisk(store, dir, prepare ? 2 : 1)
   const server = createServer()
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
@@ -36,12 +43,12 @@ async function serveOnFullDisk() {
     await service.close()
     server.close()
   })
-  return url
+  return {url, dispatcher: service.dispatcher}
 }
 
 describe('when the data dir cannot be written', () => {
   it('a push answers 503 storage_unavailable, then every request does, and nothing unsaved is shown', async () => {
-    const url = await serveOnFullDisk()
+    const {url} = await serveOnFullDisk()
     const push = await call(url, 'PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 500]])})
     expect(push.status).toBe(503)
     expect(push.body).toEqual({error: {code: 'storage_unavailable', message: expect.stringMatching(/ENOSPC.*restart/), request_id: push.headers.get('x-request-id')}})
@@ -50,5 +57,20 @@ describe('when the data dir cannot be written', () => {
       const answer = await call(url, method, path, {key, body: method === 'PUT' ? checkWith([['b', 1, 300]]) : undefined})
       expect([method, path, answer.status, (answer.body as {error: {code: string}}).error.code]).toEqual([method, path, 503, 'storage_unavailable'])
     }
+  })
+
+  it('a delivery that falls due after the failure is not sent: its attempt could not be recorded, so it would be sent again and again', async () => {
+    const receiver = await startReceiver()
+    cleanup.push(() => receiver.close())
+    const {url, dispatcher} = await serveOnFullDisk(async (store) => {
+      const now = new Date().toISOString()
+      const endpoint = createEndpoint('acct_demo', {url: receiver.url, event_types: ['check.created']}, now, false)
+      const event = newEvent('acct_demo', 'check.created', {object: 'check'}, now)
+      const deliveries = fanOut(event, [endpoint], Date.now() + 60_000)
+      await store.commit([put('webhook_endpoints', endpoint.id, endpoint), put('events', event.id, event), ...deliveries.map((d) => put('deliveries', d.id, d))])
+    })
+    expect((await call(url, 'PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 500]])})).status).toBe(503)
+    expect(await dispatcher.advance(120)).toBe(0)
+    expect(receiver.received).toHaveLength(0)
   })
 })

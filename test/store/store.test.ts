@@ -74,6 +74,31 @@ describe('Store', () => {
     expect((await readFile(join(dir, 'checks.json'), 'utf8')).split('\n')).toContain(`    ${JSON.stringify(tricky)}`)
   })
 
+  it('compacts once the journal is twice the size of the documents, not before', async () => {
+    const dir = await makeTempDir()
+    const store = await openStore(dir, {compactAfterBytes: 1})
+    await store.commit(Array.from({length: 50}, (_, i) => put('checks', `chk_${i}`, record(i))))
+    await store.compact()
+    const [segment] = await segments(dir)
+    const sizeOf = async (names: string[]) => (await Promise.all(names.map((name) => stat(join(dir, name))))).reduce((sum, s) => sum + s.size, 0)
+    const documents = await sizeOf((await readdir(dir)).filter((name) => name.endsWith('.json')))
+    let journal = 0
+    let step = 0
+    for (let version = 100; ; version++) {
+      // each change replaces a record, so the documents stay the same size
+      await store.commit([put('checks', `chk_${version % 50}`, {...record(version % 50), version})])
+      await store.settled()
+      if ((await segments(dir)).some((name) => name > segment!)) break
+      const size = await sizeOf([segment!])
+      step = size - journal
+      journal = size
+    }
+    // the journal grew past the documents' size without a compaction, which came with the change that took it past twice that
+    expect(journal).toBeGreaterThan(documents)
+    expect(journal).toBeLessThanOrEqual(2 * documents)
+    expect(journal + step).toBeGreaterThan(2 * documents)
+  })
+
   it('writes a collection larger than one write slice whole, one record per line, and reads it back', async () => {
     const dir = await makeTempDir()
     const store = await Store.open({dir})
