@@ -212,7 +212,7 @@ export class TablepayClient {
       throw new TablepayConnectionError(this.url, error)
     }
     if (!response.ok) throw await apiError(response)
-    return readServerSentEvents(response.body!, signal)
+    return readServerSentEvents(response, signal)
   }
 
   /** A new empty account with copies of this account's locations, and its key (`POST /sim/accounts`, a simulator control). */

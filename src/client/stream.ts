@@ -4,16 +4,24 @@ import type {Delivery, Event} from '../domain/schemas.js'
 export type StreamMessage = {type: 'event'; data: Event} | {type: 'delivery'; data: Delivery}
 
 /**
- * Parses a server-sent event stream (the subset the server writes: `event:`
- * and `data:` lines, a blank line ending each message). Ends quietly when
- * the body ends or `signal` aborts.
+ * Parses the server-sent event stream of `response` (the subset the server
+ * writes: `event:` and `data:` lines, a blank line ending each message).
+ * Ends quietly when the body ends or `signal` aborts.
+ *
+ * The body is locked at once, before the caller awaits anything else: undici
+ * cancels the body of a Response that is garbage-collected while its body is
+ * neither locked nor read, which ended `listen` streams at random.
  */
-export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<StreamMessage> {
+export function readServerSentEvents(response: Response, signal?: AbortSignal): AsyncGenerator<StreamMessage> {
+  return parseStream(response.body!.getReader(), signal)
+}
+
+async function* parseStream(reader: ReadableStreamDefaultReader<Uint8Array>, signal?: AbortSignal): AsyncGenerator<StreamMessage> {
   const decoder = new TextDecoder()
   let buffer = ''
   try {
-    for await (const chunk of body) {
-      buffer += decoder.decode(chunk, {stream: true})
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      buffer += decoder.decode(chunk.value, {stream: true})
       let end: number
       while ((end = buffer.indexOf('\n\n')) !== -1) {
         const message = parseMessage(buffer.slice(0, end))
@@ -25,6 +33,9 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, si
     // an abort is how the caller stops listening; a server that stops ends the stream
     if (signal?.aborted || (error as Error).name === 'AbortError') return
     throw error
+  } finally {
+    // a caller that stops early closes the connection
+    reader.cancel().catch(() => {})
   }
 }
 

@@ -1,0 +1,37 @@
+import {setFlagsFromString} from 'node:v8'
+import {runInNewContext} from 'node:vm'
+import {afterEach, describe, expect, it} from 'vitest'
+import {TablepayClient} from '../../src/client/client.js'
+import {checkWith} from '../helpers/checks.js'
+import {startTestServer, WRITE_KEY} from '../helpers/simulator.js'
+
+// node's `--expose-gc`, switched on in this worker: the test must force the collection it is about
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc') as () => void
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+describe('client.openStream', () => {
+  it('keeps the stream open through garbage collections between opening it and reading it', async () => {
+    const sim = await startTestServer({memory: true})
+    cleanup.push(() => sim.close())
+    const client = new TablepayClient({url: sim.url, apiKey: WRITE_KEY})
+    for (const id of ['g1', 'g2', 'g3']) {
+      const stop = new AbortController()
+      cleanup.push(async () => stop.abort())
+      const messages = await client.openStream({signal: stop.signal})
+      // what `listen` does in this gap (register its endpoint) leaves time for a collection; force a few
+      for (let i = 0; i < 3; i++) {
+        gc()
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      expect((await sim.api('PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', 1, 100]])})).status).toBe(201)
+      const first = await messages.next()
+      expect(first.done).toBe(false)
+      expect(first.value).toMatchObject({type: 'event', data: {type: 'check.created'}})
+    }
+  })
+})
