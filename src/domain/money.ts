@@ -2,6 +2,14 @@ import type {Check} from './schemas.js'
 
 type Payable = Pick<Check, 'totals' | 'amount_paid_cents'>
 
+/**
+ * The largest amount the API takes, in cents (10 billion in major units):
+ * every amount and every sum it checks (quantity × price, payment + tip)
+ * stays at or below it, so sums of up to 500 of them stay exact integers,
+ * far from 2^53 (docs/api.md, "Limits").
+ */
+export const MAX_CENTS = 1_000_000_000_000
+
 /** What is still owed on a check; never negative, even after a total is lowered below what was paid. */
 export function amountDue(check: Payable): number {
   return Math.max(check.totals.total_cents - check.amount_paid_cents, 0)

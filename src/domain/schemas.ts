@@ -1,10 +1,15 @@
 import {z} from 'zod'
 import {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES} from './constants.js'
+import {MAX_CENTS} from './money.js'
 
 export {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES}
 
-/** Money in minor units (cents): a safe integer, never negative. */
-export const Cents = z.int().min(0)
+/** Money in minor units (cents): an integer from 0 to MAX_CENTS. */
+export const Cents = z.int().min(0).max(MAX_CENTS)
+
+/** What a sum of amounts may reach: the same bound as each amount, named after the field it is reported on. */
+const withinLimit = (sum: number) => sum <= MAX_CENTS
+const LIMIT_MESSAGE = `must be at most ${MAX_CENTS} cents`
 
 /** A positive count with at most three decimals (0.5 kg, 1.25 l). */
 export const Quantity = z
@@ -25,6 +30,9 @@ export const ItemInput = z.strictObject({
   quantity: Quantity,
   price_cents: Cents,
   note: z.string().max(500).optional(),
+}).refine((item) => withinLimit(item.quantity * item.price_cents), {
+  message: `quantity × price_cents ${LIMIT_MESSAGE}`,
+  path: ['price_cents'],
 })
 
 export const Totals = z
@@ -80,17 +88,19 @@ export const ClaimInput = z.strictObject({
 export type ClaimInput = z.infer<typeof ClaimInput>
 
 /** The body of `POST /sim/checks/{id}/payments`. `simulate: "decline"` makes the card decline (402, nothing changes). */
-export const PaymentInput = z.strictObject({
-  amount_cents: z.int().min(1),
-  tip_cents: Cents.optional(),
-  claim_id: z.string().min(1).max(64).optional(),
-  simulate: z.literal('decline').optional(),
-})
+export const PaymentInput = z
+  .strictObject({
+    amount_cents: Cents.min(1),
+    tip_cents: Cents.optional(),
+    claim_id: z.string().min(1).max(64).optional(),
+    simulate: z.literal('decline').optional(),
+  })
+  .refine((p) => withinLimit(p.amount_cents + (p.tip_cents ?? 0)), {message: `amount_cents + tip_cents ${LIMIT_MESSAGE}`, path: ['tip_cents']})
 export type PaymentInput = z.infer<typeof PaymentInput>
 
 /** The body of `POST /sim/payments/{id}/refund`; without `amount_cents`, everything left is refunded. */
 export const RefundInput = z.strictObject({
-  amount_cents: z.int().min(1).optional(),
+  amount_cents: Cents.min(1).optional(),
 })
 export type RefundInput = z.infer<typeof RefundInput>
 
