@@ -1,4 +1,4 @@
-import {createApp as createH3App, createRouter, defineEventHandler, getRequestPath, type Router} from 'h3'
+import {createApp as createH3App, createRouter, defineEventHandler, type Router} from 'h3'
 import {fanOut} from '../domain/deliveries.js'
 import type {EventRecord} from '../domain/records.js'
 import {put, putEvents, type Store} from '../store/store.js'
@@ -8,6 +8,7 @@ import type {AppContext} from './context.js'
 import {authenticate} from './internal/auth.js'
 import {sendApiError, storageUnavailable, toApiError} from './internal/errors.js'
 import {assignRequestId} from './internal/request-id.js'
+import {routedPath, withoutTrailingSlash} from './internal/request-path.js'
 import {accountRoutes} from './routes/accounts.js'
 import {checkRoutes} from './routes/checks.js'
 import {claimRoutes} from './routes/claims.js'
@@ -75,8 +76,8 @@ export function createApp(store: Store, options: AppOptions) {
     onRequest(event) {
       assignRequestId(event)
       if (store.failure) throw storageUnavailable(store.failure)
-      const path = getRequestPath(event).split('?')[0]!
-      if (path.startsWith('/v1/') && !PUBLIC.has(path)) authenticate(event, store)
+      const path = routedPath(event)
+      if (path.startsWith('/v1/') && !PUBLIC.has(withoutTrailingSlash(path))) authenticate(event, store)
     },
     // answers go out only once what they show is on disk
     onBeforeResponse: () => store.settled(),

@@ -1,0 +1,24 @@
+import type {H3Event} from 'h3'
+import {ApiError} from '../../domain/errors.js'
+
+const DOT_SEGMENT = /\/\.\.?(\/|$)/
+
+/**
+ * The path the router matches, without the query. h3 percent-decodes the
+ * request's path once before routing (`/%761/sim` is `/v1/sim` to the
+ * router), so auth is decided on this very string, never on the raw URL. A
+ * `.` or `..` segment (sent as is or encoded) is refused rather than resolved:
+ * no route has one, and the router would not resolve it either.
+ */
+export function routedPath(event: H3Event): string {
+  const path = event.path
+  const query = path.indexOf('?')
+  const bare = query === -1 ? path : path.slice(0, query)
+  if (bare.includes('/.') && DOT_SEGMENT.test(bare)) {
+    throw new ApiError('not_found', 'No such route: a path may not contain "." or ".." segments.')
+  }
+  return bare
+}
+
+/** `path` without one trailing slash, which the router ignores too (`/v1/health/` is `/v1/health`). */
+export const withoutTrailingSlash = (path: string): string => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
