@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   validation_failed: 422,
   amount_exceeds_balance: 422,
   idempotency_key_reused: 422,
+  rate_limited: 429,
   internal_error: 500,
   storage_unavailable: 503,
 } as const

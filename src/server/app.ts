@@ -7,6 +7,7 @@ import type {Dispatcher} from '../webhooks/dispatcher.js'
 import type {AppContext} from './context.js'
 import {authenticate} from './internal/auth.js'
 import {sendApiError, storageUnavailable, toApiError} from './internal/errors.js'
+import {StreamHub} from './internal/event-stream.js'
 import {assignRequestId} from './internal/request-id.js'
 import {routedPath, withoutTrailingSlash} from './internal/request-path.js'
 import {accountRoutes} from './routes/accounts.js'
@@ -33,10 +34,8 @@ export interface AppOptions {
   clock: SchedulerClock
   dispatcher: Dispatcher
   strictUrls?: boolean
-  /** Aborted when the server shuts down: open event streams end then. */
-  shutdown?: AbortSignal
-  /** How often a quiet event stream sends a `ping` (default 15 s). */
-  keepAliveMs?: number
+  /** The live streams; the default one never ends them, so a server with streams should pass its own (see createService). */
+  streams?: StreamHub
 }
 
 // the API description is public too: tools fetch it without a key, and it holds no data
@@ -68,8 +67,7 @@ export function createApp(store: Store, options: AppOptions) {
     clock: options.clock,
     dispatcher: options.dispatcher,
     strictUrls: options.strictUrls ?? false,
-    shutdown: options.shutdown ?? new AbortController().signal,
-    keepAliveMs: options.keepAliveMs,
+    streams: options.streams ?? new StreamHub({store, shutdown: new AbortController().signal}),
     outbox,
   }
   const app = createH3App({

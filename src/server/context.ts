@@ -1,5 +1,6 @@
 import type {EventRecord} from '../domain/records.js'
 import type {Change, Store} from '../store/store.js'
+import type {StreamHub} from './internal/event-stream.js'
 import type {SchedulerClock} from '../webhooks/clock.js'
 import type {Dispatcher} from '../webhooks/dispatcher.js'
 
@@ -13,10 +14,8 @@ export interface AppContext {
   dispatcher: Dispatcher
   /** True: every endpoint URL must be https. False: plain http is accepted for loopback hosts. */
   strictUrls: boolean
-  /** Aborted when the server shuts down, to end what would keep it running (event streams). */
-  shutdown: AbortSignal
-  /** How often a quiet event stream sends a `ping`; undefined: the default. */
-  keepAliveMs?: number
+  /** The live streams (`/v1/sim/stream`, `/t/{token}/stream`): each change rendered once per topic, caps per check and address. */
+  streams: StreamHub
   /** The changes that store `events` and their deliveries, to commit with the change that caused them (outbox). */
   outbox: (events: readonly EventRecord[]) => Change[]
 }

@@ -172,6 +172,7 @@ export const OPERATIONS: Operation[] = [
   change('post', '/sim/clock/advance', 'advanceClock', 'Move the scheduler clock forward, running every attempt that falls due', Clock, {body: ClockAdvance}),
   get('/sim/stream', 'streamEvents', 'Server-sent events: `event` for each new event, `delivery` for each delivery change', z.string(), {
     contentType: 'text/event-stream',
+    errors: ['rate_limited'],
   }),
   change('post', '/sim/reset', 'resetAccount', "Delete the account's checks and what hangs off them; keys, locations and endpoints stay", Reset),
   change('post', '/sim/accounts', 'createScratchAccount', 'Create an empty account with copies of the caller\'s locations and one write key', ScratchAccount, {

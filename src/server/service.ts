@@ -4,6 +4,7 @@ import type {Store} from '../store/store.js'
 import {SchedulerClock} from '../webhooks/clock.js'
 import {Dispatcher} from '../webhooks/dispatcher.js'
 import {createApp} from './app.js'
+import {StreamHub} from './internal/event-stream.js'
 import {CLOCK_SETTING} from './routes/clock.js'
 
 /** What shapes the service whatever carries it: a port (`serve`, `startSimulator`) or msw. */
@@ -24,6 +25,8 @@ export interface ServiceOptions {
   strictUrls?: boolean
   /** How often a quiet event stream sends a `ping`, in ms (default 15 s). */
   keepAliveMs?: number
+  /** Most live streams of one check's table page, and from one remote address (default 50 and 100). */
+  streamLimits?: {perCheck?: number; perAddress?: number}
 }
 
 export interface SeededAccount {
@@ -63,13 +66,14 @@ export function createService(store: Store, baseUrl: string, options: ServiceOpt
     timeoutMs: options.receiverTimeoutMs,
   })
   const shutdown = new AbortController()
-  const app = createApp(store, {baseUrl, clock, dispatcher, strictUrls: options.strictUrls, shutdown: shutdown.signal, keepAliveMs: options.keepAliveMs})
+  const streams = new StreamHub({store, shutdown: shutdown.signal, keepAliveMs: options.keepAliveMs, limits: options.streamLimits})
+  const app = createApp(store, {baseUrl, clock, dispatcher, strictUrls: options.strictUrls, streams})
   // ends the event streams first: an open one would keep the HTTP server from closing
   const close = async () => {
     shutdown.abort()
     await dispatcher.close()
   }
-  return {app, dispatcher, close}
+  return {app, dispatcher, streams, close}
 }
 
 /** Every account with its locations and keys, oldest first. */

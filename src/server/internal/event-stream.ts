@@ -1,13 +1,7 @@
-import {createEventStream, type H3Event} from 'h3'
+import type {ServerResponse} from 'node:http'
+import {type H3Event, setResponseHeaders} from 'h3'
+import {ApiError} from '../../domain/errors.js'
 import type {Change, Store} from '../../store/store.js'
-
-/** Where a stream gets its changes, and the signal that ends every stream when the server shuts down. */
-export interface StreamSource {
-  store: Store
-  shutdown: AbortSignal
-  /** How often a quiet stream sends a `ping` message (default 15 s). */
-  keepAliveMs?: number
-}
 
 /**
  * A quiet stream still sends something this often: clients give up on a
@@ -15,39 +9,157 @@ export interface StreamSource {
  */
 export const KEEP_ALIVE_MS = 15_000
 
+/** The default caps on open streams (docs/api.md, "Live streams"). */
+export const STREAM_LIMITS = {perCheck: 50, perAddress: 100}
+
+// a client this far behind is not reading: it is dropped (and reconnects to the current state) rather than buffered for
+const MAX_BEHIND_BYTES = 1024 * 1024
+
+const PING = Buffer.from('event: ping\ndata: \n\n')
+
+const HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'private, no-cache, no-store, no-transform, must-revalidate, max-age=0',
+  'x-accel-buffering': 'no',
+  connection: 'keep-alive',
+}
+
 export interface StreamMessageOut {
   event: string
   data: unknown
 }
 
+export interface StreamHubOptions {
+  store: Store
+  /** Aborted when the server shuts down: every stream ends then (an open one would keep it from stopping). */
+  shutdown: AbortSignal
+  /** How often a quiet stream sends a `ping` message (default 15 s). */
+  keepAliveMs?: number
+  /** Most streams of one check, and from one remote address (default STREAM_LIMITS). */
+  limits?: Partial<typeof STREAM_LIMITS>
+}
+
+/** What a stream follows. Every stream with the same `key` shares one topic: `select` and `snapshot` run once for all. */
+export interface TopicSpec {
+  key: string
+  /** The messages a commit means for this topic's streams. */
+  select: (changes: Change[]) => StreamMessageOut[]
+  /**
+   * The current state, sent first to each new stream, so nothing between a
+   * client's read and its subscription is missed. A topic with a snapshot
+   * sends the whole state in each batch, so its last batch is the snapshot.
+   */
+  snapshot?: () => StreamMessageOut[]
+  /** Most streams this topic may have at once. */
+  limit?: number
+  /** What to call the topic in a 429 message: "this check". */
+  noun?: string
+}
+
+interface Topic {
+  clients: Set<ServerResponse>
+  /** The bytes of the current state, for topics with a snapshot. */
+  latest?: Buffer
+  close: () => void
+}
+
+const format = (messages: StreamMessageOut[]) =>
+  Buffer.from(messages.map((m) => `event: ${m.event}\ndata: ${JSON.stringify(m.data)}\n\n`).join(''))
+
 /**
- * Answers with a server-sent event stream fed by the store's commits:
- * `select` picks the messages a commit means for this client; `first` goes
- * out before any of them (a snapshot, so nothing between a client's read and
- * its subscription is missed). The stream lasts until the client goes or the
- * server shuts down (an open stream would otherwise keep it from stopping).
+ * Server-sent event streams fed by the store's commits, fanned out: each
+ * topic (one check, one account) renders a change once and writes the same
+ * bytes to all its streams, however many are open. Caps the streams per
+ * topic and per remote address (429 `rate_limited` beyond).
  *
  * @example
- * return streamChanges(event, app, (changes) => changes.filter(([c]) => c === 'events').map(([, , r]) => ({event: 'event', data: r})))
+ * const hub = new StreamHub({store, shutdown})
+ * return hub.open(event, {key: `account:${id}`, select: (changes) => messagesOf(changes)})
  */
-export function streamChanges(event: H3Event, {store, shutdown, keepAliveMs = KEEP_ALIVE_MS}: StreamSource, select: (changes: Change[]) => StreamMessageOut[], first: StreamMessageOut[] = []): Promise<void> {
-  const stream = createEventStream(event)
-  const format = (messages: StreamMessageOut[]) => messages.map((m) => ({event: m.event, data: JSON.stringify(m.data)}))
-  if (first.length > 0) void stream.push(format(first))
-  const unsubscribe = store.subscribe((changes) => {
-    const messages = select(changes)
-    if (messages.length > 0) void stream.push(format(messages))
-  })
-  const keepAlive = setInterval(() => void stream.push({event: 'ping', data: ''}), keepAliveMs).unref()
-  const end = () => void stream.close()
-  shutdown.addEventListener('abort', end, {once: true})
-  stream.onClosed(() => {
-    clearInterval(keepAlive)
-    unsubscribe()
-    shutdown.removeEventListener('abort', end)
-  })
-  const sending = stream.send()
-  // headers go out now, not with the first message: a client knows it is subscribed before anything happens
-  event.node.res.flushHeaders()
-  return sending
+export class StreamHub {
+  readonly limits: typeof STREAM_LIMITS
+  #topics = new Map<string, Topic>()
+  #perAddress = new Map<string, number>()
+  #renders = 0
+
+  constructor(private readonly options: StreamHubOptions) {
+    this.limits = {...STREAM_LIMITS, ...options.limits}
+    options.shutdown.addEventListener('abort', () => {
+      for (const topic of this.#topics.values()) for (const res of topic.clients) res.end()
+    })
+  }
+
+  /** Topics and streams open now, and how many message batches were rendered so far (one per topic and change). */
+  stats() {
+    let streams = 0
+    for (const topic of this.#topics.values()) streams += topic.clients.size
+    return {topics: this.#topics.size, streams, renders: this.#renders}
+  }
+
+  /** Answers with a stream of `spec`'s topic; it lasts until the client goes or the server shuts down. */
+  open(event: H3Event, spec: TopicSpec): Promise<void> {
+    const address = event.node.req.socket.remoteAddress ?? 'unknown'
+    const fromAddress = this.#perAddress.get(address) ?? 0
+    if (fromAddress >= this.limits.perAddress) {
+      throw new ApiError('rate_limited', `Too many live streams from this address (at most ${this.limits.perAddress} at once); close some first.`)
+    }
+    const existing = this.#topics.get(spec.key)
+    if (spec.limit !== undefined && (existing?.clients.size ?? 0) >= spec.limit) {
+      throw new ApiError('rate_limited', `Too many live streams of ${spec.noun ?? 'this topic'} (at most ${spec.limit} at once); close some first.`)
+    }
+    const topic = existing ?? this.#createTopic(spec)
+    const res = event.node.res
+    topic.clients.add(res)
+    this.#perAddress.set(address, fromAddress + 1)
+
+    setResponseHeaders(event, HEADERS)
+    res.writeHead(200)
+    // headers go out now, not with the first message: a client knows it is subscribed before anything happens
+    res.flushHeaders()
+    if (topic.latest) res.write(topic.latest)
+    if (event.method === 'HEAD' || this.options.shutdown.aborted) res.end()
+    return new Promise((resolve) => {
+      res.once('close', () => {
+        topic.clients.delete(res)
+        const left = (this.#perAddress.get(address) ?? 1) - 1
+        if (left > 0) this.#perAddress.set(address, left)
+        else this.#perAddress.delete(address)
+        if (topic.clients.size === 0) topic.close()
+        resolve()
+      })
+    })
+  }
+
+  #render(messages: StreamMessageOut[]): Buffer {
+    this.#renders++
+    return format(messages)
+  }
+
+  #createTopic(spec: TopicSpec): Topic {
+    const {store, keepAliveMs = KEEP_ALIVE_MS} = this.options
+    const clients = new Set<ServerResponse>()
+    const send = (bytes: Buffer) => {
+      for (const res of clients) {
+        if (res.writableEnded) continue
+        if (res.writableLength > MAX_BEHIND_BYTES) res.destroy()
+        else res.write(bytes)
+      }
+    }
+    const topic: Topic = {clients, latest: spec.snapshot ? this.#render(spec.snapshot()) : undefined, close: () => {}}
+    const unsubscribe = store.subscribe((changes) => {
+      const messages = spec.select(changes)
+      if (messages.length === 0) return
+      const bytes = this.#render(messages)
+      if (spec.snapshot) topic.latest = bytes
+      send(bytes)
+    })
+    const keepAlive = setInterval(() => send(PING), keepAliveMs).unref()
+    topic.close = () => {
+      clearInterval(keepAlive)
+      unsubscribe()
+      this.#topics.delete(spec.key)
+    }
+    this.#topics.set(spec.key, topic)
+    return topic
+  }
 }

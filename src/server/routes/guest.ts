@@ -7,7 +7,7 @@ import {sendAsset} from '../../web/assets.js'
 import {qrSvg} from '../../web/qr.js'
 import type {AppContext} from '../context.js'
 import {claim, leaveFeedback, pay, refund} from '../guest-actions.js'
-import {type StreamMessageOut, streamChanges} from '../internal/event-stream.js'
+import type {StreamMessageOut} from '../internal/event-stream.js'
 
 /**
  * The check a guest link opens. The token in the path is the guest's only
@@ -45,21 +45,25 @@ export function guestRoutes(router: Router, app: AppContext): void {
   router.get(
     '/t/:token/stream',
     defineEventHandler((event) => {
-      const check = checkOfLink(app, event)
-      // the current state first: nothing committed between the page's GET and this stream is missed
-      return streamChanges(
-        event,
-        app,
-        (changes) => {
+      const {id} = checkOfLink(app, event)
+      // one topic per check: a change is rendered once, whatever the number of guests following it
+      return app.streams.open(event, {
+        key: `check:${id}`,
+        noun: 'this table',
+        limit: app.streams.limits.perCheck,
+        snapshot: () => {
+          const check = store.tables.checks.get(id)
+          return [check ? checkMessage(check) : {event: 'gone', data: {id}}]
+        },
+        select: (changes) => {
           const messages: StreamMessageOut[] = []
-          for (const [collection, id, record] of changes) {
-            if (collection !== 'checks' || id !== check.id) continue
+          for (const [collection, changed, record] of changes) {
+            if (collection !== 'checks' || changed !== id) continue
             messages.push(record ? checkMessage(record) : {event: 'gone', data: {id}})
           }
           return messages
         },
-        [checkMessage(check)],
-      )
+      })
     }),
   )
 

@@ -1,0 +1,116 @@
+import {once} from 'node:events'
+import {createServer, get, type IncomingMessage} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {toNodeListener} from 'h3'
+import {afterEach, describe, expect, it, vi} from 'vitest'
+import {createService, seedStore, type ServiceOptions} from '../../src/server/service.js'
+import {Store} from '../../src/store/store.js'
+import {checkWith} from '../helpers/checks.js'
+import {call, TEST_SEED, WRITE_KEY} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+/** The seeded API on a real port, with its stream hub at hand to count renders. */
+async function serve(options: ServiceOptions = {}) {
+  const store = await Store.open()
+  await seedStore(store, {seed: TEST_SEED})
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const service = createService(store, url, options)
+  server.on('request', toNodeListener(service.app))
+  cleanup.push(async () => {
+    await service.close()
+    await new Promise((resolve) => server.close(resolve))
+    await store.close()
+  })
+  const push = async (externalId: string, version: number) => {
+    const answer = await call(url, 'PUT', `/v1/checks/external/${externalId}`, {body: checkWith([['a', 1, 1000]], {version, table: {number: externalId}})})
+    expect(answer.status).toBeLessThan(300)
+    return {check: answer.body, path: new URL(answer.body.guest_url).pathname}
+  }
+  return {url, streams: service.streams, push}
+}
+
+interface Stream {
+  status: number
+  /** Every byte received so far. */
+  text: string
+  /** Resolves once the received text satisfies `done`. */
+  until(done: (text: string) => boolean): Promise<string>
+  close(): void
+}
+
+/** A server-sent event stream over its own connection, or the refusal in `text`. */
+async function openStream(url: string, headers: Record<string, string> = {}): Promise<Stream> {
+  const req = get(url, {agent: false, headers})
+  const [res] = (await once(req, 'response')) as [IncomingMessage]
+  const stream: Stream = {
+    status: res.statusCode!,
+    text: '',
+    until: (done) =>
+      new Promise((resolve, reject) => {
+        const check = () => done(stream.text) && resolve(stream.text)
+        res.on('data', check).on('end', () => reject(new Error(`stream ended: ${stream.text}`)))
+        check()
+      }),
+    close: () => req.destroy(),
+  }
+  res.setEncoding('utf8').on('data', (chunk: string) => (stream.text += chunk))
+  if (stream.status !== 200) await once(res, 'end')
+  cleanup.push(async () => req.destroy())
+  return stream
+}
+
+const versionSeen = (version: number) => (text: string) => text.includes(`"version":${version},`)
+
+describe('the table page streams (GET /t/{token}/stream)', () => {
+  it('render each change once for all the streams of a check, however many are open, and send them the same bytes', async () => {
+    const {url, streams, push} = await serve({streamLimits: {perCheck: 300, perAddress: 300}})
+    const {path} = await push('t1', 1)
+    const open = await Promise.all(Array.from({length: 200}, () => openStream(`${url}${path}/stream`)))
+    await Promise.all(open.map((s) => s.until(versionSeen(1))))
+    expect(streams.stats()).toEqual({topics: 1, streams: 200, renders: 1})
+
+    await push('t1', 2)
+    const received = await Promise.all(open.map((s) => s.until(versionSeen(2))))
+    expect(streams.stats()).toMatchObject({topics: 1, renders: 2})
+    expect(new Set(received).size).toBe(1)
+    // another check's change is another topic's: nothing is rendered for this one
+    await push('t2', 1)
+    expect(streams.stats()).toMatchObject({renders: 2})
+  })
+
+  it('take at most the per-check cap: 429 rate_limited beyond, with the error body, and a closed stream frees its place', async () => {
+    const {url, streams, push} = await serve({streamLimits: {perCheck: 2, perAddress: 10}})
+    const {path} = await push('t1', 1)
+    const first = await openStream(`${url}${path}/stream`)
+    await openStream(`${url}${path}/stream`)
+    const refused = await openStream(`${url}${path}/stream`, {'x-request-id': 'too-many-1'})
+    expect(refused.status).toBe(429)
+    expect(JSON.parse(refused.text)).toEqual({
+      error: {code: 'rate_limited', message: expect.stringContaining('at most 2'), request_id: 'too-many-1'},
+    })
+    // another check has its own places
+    expect((await openStream(`${url}${(await push('t2', 1)).path}/stream`)).status).toBe(200)
+
+    first.close()
+    await vi.waitFor(() => expect(streams.stats().streams).toBe(2))
+    expect((await openStream(`${url}${path}/stream`)).status).toBe(200)
+  })
+
+  it('take at most the per-address cap, counted over every check and the API stream', async () => {
+    const {url, push} = await serve({streamLimits: {perCheck: 10, perAddress: 3}})
+    const [one, two] = [await push('t1', 1), await push('t2', 1)]
+    for (const path of [one.path, one.path, two.path]) expect((await openStream(`${url}${path}/stream`)).status).toBe(200)
+    const refused = await openStream(`${url}${two.path}/stream`)
+    expect(refused.status).toBe(429)
+    expect(JSON.parse(refused.text).error).toMatchObject({code: 'rate_limited', message: expect.stringContaining('this address')})
+    const api = await openStream(`${url}/v1/sim/stream`, {authorization: `Bearer ${WRITE_KEY}`})
+    expect(api.status).toBe(429)
+  })
+})
