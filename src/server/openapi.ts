@@ -104,17 +104,42 @@ function errorResponse(codes: ErrorCode[]) {
   }
 }
 
+/** Error answers every route shares, by name under `#/components/responses`. */
+const SHARED_ERRORS = {
+  NotFound: ['not_found'],
+  MethodNotAllowed: ['method_not_allowed'],
+  InternalError: ['internal_error'],
+  StorageUnavailable: ['storage_unavailable'],
+} satisfies Record<string, ErrorCode[]>
+
+/** Any route can fail these ways: a bug, or a data dir that could no longer be written. */
+const ALWAYS: ErrorCode[] = ['internal_error', 'storage_unavailable']
+
+const REPLAYED = {
+  description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`',
+  schema: {type: 'string', enum: ['true']},
+}
+
+/** The shared answer for exactly these codes, else one written for them. */
+function errorAnswer(codes: ErrorCode[]) {
+  const shared = Object.entries(SHARED_ERRORS).find(([, sharedCodes]) => sharedCodes.join() === codes.join())
+  return shared ? {$ref: `#/components/responses/${shared[0]}`} : errorResponse(codes)
+}
+
 function responses(op: Operation) {
   const answers: Record<string, unknown> = {}
   for (const status of op.status ?? [200]) {
     const headers: Record<string, unknown> = {'X-Request-Id': REQUEST_ID}
     for (const [name, {description, schema}] of Object.entries(op.headers ?? {})) headers[name] = {description, schema: inline(schema, 'output')}
+    if (op.idempotent) headers['Idempotent-Replayed'] = REPLAYED
     const contentType = op.contentType ?? 'application/json'
     answers[String(status)] = {description: op.summary, headers, content: {[contentType]: {schema: successSchema(op)}}}
   }
   const byStatus = new Map<number, ErrorCode[]>()
-  for (const code of errorCodesOf(op)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code])
-  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) answers[String(status)] = errorResponse(codes)
+  for (const code of [...errorCodesOf(op), ...ALWAYS]) {
+    byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code])
+  }
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) answers[String(status)] = errorAnswer(codes)
   return answers
 }
 
@@ -155,32 +180,58 @@ function bodySchema(body: z.ZodType): JsonSchema {
 
 const DESCRIPTION = `The Tablepay pay-at-table API, as the local simulator serves it.
 
-Every call but \`GET /health\` and \`GET /openapi.json\` needs \`Authorization: Bearer <key>\`; GETs need the \`read\` scope, everything else \`write\` (the scope names are listed in each operation's security requirement). Every answer carries \`X-Request-Id\`; every error answers \`{"error": {code, message, request_id, details?}}\`. An unknown route answers 404 \`not_found\`, a known route with another method 405 \`method_not_allowed\`. Lists are newest first; pass \`next_cursor\` as \`starting_after\` for the next page.`
+Every call but \`GET /health\` and \`GET /openapi.json\` needs \`Authorization: Bearer <key>\`; GETs need the \`read\` scope, everything else \`write\` (the scope names are listed in each operation's security requirement). Every answer carries \`X-Request-Id\`; every error answers \`{"error": {code, message, request_id, details?}}\`. An unknown route answers 404 \`not_found\` and a known path with another method 405 \`method_not_allowed\`: no operation can describe those, so their answers are \`#/components/responses/NotFound\` and \`MethodNotAllowed\`. \`/checks/external/…\` always means the POS id: check ids start with \`chk_\`, so no check is ever named \`external\`. Lists are newest first; pass \`next_cursor\` as \`starting_after\` for the next page.`
+
+const DELIVERY_SUMMARY =
+  'A delivery: one event envelope, POSTed to each enabled endpoint subscribed to its type; answer 2xx within 10 s'
+const PING_SUMMARY =
+  'A ping: `POST /webhook-endpoints/{id}/test` sends one at once, signed like a delivery, and never retries it'
+const SIGNATURE_FORMAT = '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`'
+
+/**
+ * A POST the server makes to a receiver. It carries no API key: the
+ * receiver checks the signature instead (docs/api.md), hence `security: []`.
+ */
+const header = (name: string, schema: JsonSchema, description?: string) =>
+  ({name, in: 'header', required: true, ...(description ? {description} : {}), schema})
+
+function delivery(operationId: string, schema: Named, types: readonly string[], summary: string) {
+  return {
+    post: {
+      operationId,
+      summary,
+      security: [],
+      parameters: [
+        header(SIGNATURE_HEADER, {type: 'string'}, SIGNATURE_FORMAT),
+        header('X-Tablepay-Event-Id', {type: 'string'}),
+        header('X-Tablepay-Event-Type', {type: 'string', enum: [...types]}),
+        header('X-Tablepay-Delivery-Attempt', {type: 'string', pattern: '^[1-9][0-9]*$'}),
+      ],
+      requestBody: {required: true, content: {'application/json': {schema: ref(schema)}}},
+      responses: {'2XX': {description: 'Received. Anything else, or no answer within 10 s, is a failed attempt.'}},
+    },
+  }
+}
 
 let document: Record<string, unknown> | undefined
 
 function build(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operation(op)
-  const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {version: string}).version
+  type Package = {version: string; license: string}
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as Package
   return {
     openapi: '3.1.0',
-    info: {title: 'Tablepay API (local simulator)', version, description: DESCRIPTION},
+    info: {
+      title: 'Tablepay API (local simulator)',
+      version: pkg.version,
+      description: DESCRIPTION,
+      license: {name: pkg.license, identifier: pkg.license},
+    },
     paths,
     webhooks: {
-      event: {
-        post: {
-          summary: 'A delivery: one event envelope, POSTed to each enabled endpoint subscribed to its type; answer 2xx within 10 s',
-          parameters: [
-            {name: SIGNATURE_HEADER, in: 'header', required: true, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`', schema: {type: 'string'}},
-            {name: 'X-Tablepay-Event-Id', in: 'header', required: true, schema: {type: 'string'}},
-            {name: 'X-Tablepay-Event-Type', in: 'header', required: true, schema: {type: 'string', enum: [...EVENT_TYPES, 'ping']}},
-            {name: 'X-Tablepay-Delivery-Attempt', in: 'header', required: true, schema: {type: 'string', pattern: '^[1-9][0-9]*$'}},
-          ],
-          requestBody: {required: true, content: {'application/json': {schema: ref('Event')}}},
-          responses: {'2XX': {description: 'Received. Anything else, or no answer within 10 s, is retried.'}},
-        },
-      },
+      event: delivery('receiveEvent', 'Event', EVENT_TYPES, DELIVERY_SUMMARY),
+      ping: delivery('receivePing', 'PingEvent', ['ping'], PING_SUMMARY),
     },
     components: {
       schemas: componentSchemas(),
@@ -195,12 +246,7 @@ function build(): Record<string, unknown> {
         },
       },
       headers: {RequestId: {description: 'Identifies the request for support tracing', schema: {type: 'string'}}},
-      responses: {
-        NoSuchRoute: errorResponse(['not_found']),
-        MethodNotAllowed: errorResponse(['method_not_allowed']),
-        InternalError: errorResponse(['internal_error']),
-        StorageUnavailable: errorResponse(['storage_unavailable']),
-      },
+      responses: Object.fromEntries(Object.entries(SHARED_ERRORS).map(([name, codes]) => [name, errorResponse(codes)])),
     },
   }
 }

@@ -33,6 +33,15 @@ const WebhookEndpointWithSecret = WebhookEndpoint.extend({secret: z.string().reg
 
 const Reset = z.object({object: z.literal('reset'), deleted: z.record(z.string(), z.int().min(0))})
 
+/** An event as delivered and listed: its `data` is the resource it is about, told apart by `object`. */
+const TypedEvent = Event.extend({data: z.discriminatedUnion('object', [Check, Claim, Payment, Feedback])})
+
+/** What `POST /webhook-endpoints/{id}/test` delivers: not an event of the account, so never listed. */
+const PingEvent = Event.extend({
+  type: z.literal('ping'),
+  data: z.object({object: z.literal('ping'), endpoint_id: z.string()}),
+})
+
 /**
  * The schemas the document names (`#/components/schemas/<name>`); a list of
  * one of them is `<name>List`. Any other schema is written inline.
@@ -50,7 +59,8 @@ export const NAMED_SCHEMAS = {
   Claim,
   Payment,
   Feedback,
-  Event,
+  Event: TypedEvent,
+  PingEvent,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
   WebhookTestResult,
@@ -152,8 +162,8 @@ export const OPERATIONS: Operation[] = [
   guest('/sim/payments/{id}/refund', 'simulateRefund', 'Simulate a refund of a payment', RefundInput, Payment, {status: [200], errors: ['amount_exceeds_balance']}),
   guest('/sim/checks/{id}/feedback', 'simulateFeedback', 'Simulate a guest leaving feedback', FeedbackInput, Feedback),
 
-  list('/events', 'listEvents', 'Events, newest first', Event, EventFilters),
-  get('/events/{id}', 'getEvent', 'An event envelope', Event),
+  list('/events', 'listEvents', 'Events, newest first', TypedEvent, EventFilters),
+  get('/events/{id}', 'getEvent', 'An event envelope', TypedEvent),
 
   change('post', '/webhook-endpoints', 'createWebhookEndpoint', 'Register an endpoint; the answer is the only one with its secret', WebhookEndpointWithSecret, {
     body: WebhookEndpointInput,
