@@ -1,10 +1,13 @@
+/** The settings record that keeps how far the clock was advanced, across restarts. */
+export const CLOCK_SETTING = 'clock_offset_ms'
+
 /**
  * The scheduler's clock: the wall clock, sped up by `timeScale` and pushed
  * forward by `advance`. Only delivery scheduling runs on it; signatures and
  * `created_at` keep the real wall clock.
  */
 export class SchedulerClock {
-  readonly #origin: number
+  #origin: number
   #offset: number
 
   constructor(
@@ -27,9 +30,25 @@ export class SchedulerClock {
     return this.#offset
   }
 
+  /** The offset at which the clock reads `at` now (never less than today's): what `moveTo(at)` will set. */
+  offsetFor(at: number): number {
+    return this.#offset + Math.max(at - this.now(), 0)
+  }
+
   /** Moves forward to `at` (never back). */
   moveTo(at: number): void {
-    this.#offset += Math.max(at - this.now(), 0)
+    this.#offset = this.offsetFor(at)
+  }
+
+  /** Moves forward to `offset` ms advanced (never back): an offset saved before the move. */
+  moveToOffset(offset: number): void {
+    this.#offset = Math.max(this.#offset, offset)
+  }
+
+  /** Back to the wall clock: no offset, and a sped-up clock starts again from now. */
+  reset(): void {
+    this.#origin = this.wall()
+    this.#offset = 0
   }
 
   /** Real milliseconds until scheduler time `at`. */

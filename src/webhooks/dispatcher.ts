@@ -2,16 +2,48 @@ import {type AttemptResult, cancelDelivery, DISABLE_AFTER, RETRY_SCHEDULE, recor
 import {renderEvent} from '../domain/events.js'
 import type {DeliveryRecord} from '../domain/records.js'
 import {type Change, put, type Store} from '../store/store.js'
-import {type SchedulerClock, wallClockIso} from './clock.js'
+import {CLOCK_SETTING, type SchedulerClock, wallClockIso} from './clock.js'
+import {DueHeap} from './due-heap.js'
+import {Fifo} from './fifo.js'
 import {deliveryHeaders, postDelivery, RECEIVER_TIMEOUT_MS} from './send.js'
 
 export interface DispatcherOptions {
   schedule?: readonly number[]
   disableAfter?: number
   timeoutMs?: number
-  /** Attempts in flight at once, overall and per endpoint: a slow receiver cannot take every slot. */
+  /** Attempts in flight at once, overall (default 32). */
   concurrency?: number
+  /** At most this many per endpoint (default 8), and never more than its fair share of `concurrency`. */
   perEndpoint?: number
+}
+
+/** A pending delivery's place in the queues; a newer commit of the delivery replaces it, and the old one goes stale. */
+interface Entry {
+  id: string
+  endpointId: string
+  due: number
+  seq: number
+  /** Its delivery had an attempt out when this was made: that attempt's end queues it. */
+  held: boolean
+}
+
+/** One endpoint's due deliveries, in due order, and its attempts out. */
+interface Lane {
+  endpointId: string
+  ready: Fifo<Entry>
+  inFlight: number
+  /** In the rotation now. */
+  queued: boolean
+  /** Has due deliveries or attempts out: counted among the endpoints that share the slots. */
+  busy: boolean
+}
+
+/** An attempt out, as `GET /sim/clock` shows what an advance waits for. */
+export interface AttemptOut {
+  endpointId: string
+  deliveryId: string
+  /** Wall clock, ms. */
+  since: number
 }
 
 /**
@@ -19,19 +51,43 @@ export interface DispatcherOptions {
  * deliveries from the store's commits, keeps one timer for the earliest due
  * one, and at start picks up whatever was pending (or in flight) when the
  * server stopped: delivery is at-least-once.
+ *
+ * Deliveries not yet due wait in a heap ordered by due time; once due they
+ * move to their endpoint's queue, and free slots go to the endpoints with
+ * due work in turn, each up to its fair share, so a slow receiver cannot
+ * hold up the others (docs/api.md "Webhook delivery"). A commit or a
+ * finished attempt costs O(log n) in the deliveries pending.
  */
 export class Dispatcher {
-  /** Each pending delivery's due time and endpoint: every finished attempt pumps, and the pump reads these, not the records. */
-  readonly #pending = new Map<string, {due: number; endpointId: string}>()
-  readonly #inFlight = new Map<string, Promise<void>>()
-  readonly #perEndpoint = new Map<string, number>()
+  /** The current entry of each pending delivery. */
+  readonly #pending = new Map<string, Entry>()
+  /** Entries not yet moved to their endpoint's queue, earliest due first; stale ones are dropped when met. */
+  readonly #waiting = new DueHeap<Entry>()
+  readonly #lanes = new Map<string, Lane>()
+  /** Endpoints with due work and room, in turn. */
+  readonly #rotation = new Fifo<Lane>()
+  /** Endpoints with due work that have their fair share of slots: back in turn when an attempt of theirs ends. */
+  readonly #overShare = new Set<Lane>()
+  #busyLanes = 0
+  readonly #inFlight = new Map<string, {run: Promise<void>; out: AttemptOut}>()
+  /** Entries replaced or dropped since the heap was last swept. */
+  #stale = 0
+  #seq = 0
+  /** Entries moved or skipped by the queues, besides the heap's own `visits`. */
+  #visits = 0
   #timer: NodeJS.Timeout | undefined
-  /** The last `advance` asked for: advances run one after another. */
+  /** Scheduler time the timer fires at (Infinity: none set). */
+  #timerAt = Infinity
+  /** The last `advance` or `reset` asked for: they run one after another. */
   #advancing: Promise<unknown> = Promise.resolve()
   /** True while `advance` drives the clock, so no real-time timer moves it too. */
   #driven = false
+  /** Where the running `advance` goes (scheduler ms), for its progress. */
+  #target: number | undefined
   /** Attempts started so far; `advance` reports the difference. */
   #started = 0
+  /** Woken when an attempt ends: `advance` waits on it. */
+  #ended: (() => void)[] = []
   #closed = false
   readonly #unsubscribe: () => void
 
@@ -45,6 +101,15 @@ export class Dispatcher {
     this.#pump()
   }
 
+  /**
+   * Entries the queues have touched so far. A test reads it around a commit
+   * to pin that the work does not grow with the number pending.
+   */
+  get visits(): number {
+    return this.#visits + this.#waiting.visits
+  }
+
+  // on the push path: a commit costs one heap push per new delivery
   #onCommit(changes: Change[]): void {
     let added = false
     for (const [collection, id, record] of changes) {
@@ -52,59 +117,174 @@ export class Dispatcher {
       if (record?.status === 'pending') {
         this.#track(record as DeliveryRecord)
         added = true
-      } else {
-        this.#pending.delete(id)
+      } else if (this.#pending.delete(id)) {
+        this.#stale++
       }
+    }
+    // stale entries are dropped as the heap meets them; a sweep keeps far-off ones (canceled retries) from piling up
+    if (this.#stale > 1024 && this.#stale > this.#waiting.size / 2) {
+      this.#waiting.retain((entry) => this.#pending.get(entry.id) === entry)
+      this.#stale = 0
     }
     if (added) this.#pump()
   }
 
-  #dueAt(delivery: DeliveryRecord): number {
-    return Date.parse(delivery.next_attempt_at!)
+  #track(delivery: DeliveryRecord): void {
+    const held = this.#inFlight.has(delivery.id)
+    const entry: Entry = {id: delivery.id, endpointId: delivery.endpoint_id, due: Date.parse(delivery.next_attempt_at!), seq: this.#seq++, held}
+    if (this.#pending.has(delivery.id)) this.#stale++
+    this.#pending.set(delivery.id, entry)
+    if (!held) this.#waiting.push(entry)
   }
 
-  #track(delivery: DeliveryRecord): void {
-    this.#pending.set(delivery.id, {due: this.#dueAt(delivery), endpointId: delivery.endpoint_id})
+  #isCurrent(entry: Entry): boolean {
+    return this.#pending.get(entry.id) === entry
+  }
+
+  #lane(endpointId: string): Lane {
+    let lane = this.#lanes.get(endpointId)
+    if (!lane) {
+      lane = {endpointId, ready: new Fifo(), inFlight: 0, queued: false, busy: false}
+      this.#lanes.set(endpointId, lane)
+    }
+    return lane
   }
 
   /**
-   * Starts every due attempt there is room for, then sets the timer for the
-   * next one. While `advance` drives the clock it sets no timer: advance
-   * decides when the clock moves.
+   * Moves every entry now due to its endpoint's queue, starts what there is
+   * room for, then sets the timer for the next due time. While `advance`
+   * drives the clock it sets no timer: advance decides when the clock moves.
    */
   #pump(): void {
     // after a failed journal write no attempt can be recorded: its delivery would stay due and be sent again at once, forever
     if (this.#closed || this.store.failure) return
-    clearTimeout(this.#timer)
     const now = this.clock.now()
-    let next = Infinity
-    for (const [id, {due, endpointId}] of this.#pending) {
-      if (this.#inFlight.has(id)) continue
-      if (due > now) next = Math.min(next, due)
-      else if (this.#hasRoom(endpointId)) {
-        const delivery = this.store.tables.deliveries.get(id)
-        if (delivery?.status === 'pending') this.#start(delivery, due)
-      }
+    for (let top = this.#waiting.peek(); top !== undefined && top.due <= now; top = this.#waiting.peek()) {
+      this.#waiting.pop()
+      if (!this.#isCurrent(top)) continue
+      const lane = this.#lane(top.endpointId)
+      lane.ready.push(top)
+      this.#settle(lane)
+      this.#offer(lane)
     }
-    if (next !== Infinity && !this.#driven) this.#timer = setTimeout(() => this.#pump(), Math.min(this.clock.realDelayUntil(next), 2 ** 31 - 1)).unref()
+    this.#startReady()
+    if (!this.#driven) this.#arm()
   }
 
-  #hasRoom(endpointId: string): boolean {
-    return this.#inFlight.size < (this.options.concurrency ?? 32) && (this.#perEndpoint.get(endpointId) ?? 0) < (this.options.perEndpoint ?? 8)
+  #concurrency(): number {
+    return this.options.concurrency ?? 32
   }
 
-  #start(delivery: DeliveryRecord, dueAt: number): void {
+  /**
+   * Slots one endpoint may hold: an equal part of them among the endpoints
+   * with work plus one, so that there is room for an endpoint whose work
+   * comes next; within the per-endpoint limit.
+   */
+  #share(): number {
+    return Math.min(this.options.perEndpoint ?? 8, Math.max(1, Math.ceil(this.#concurrency() / (this.#busyLanes + 1))))
+  }
+
+  /** Puts an endpoint with due work in the rotation, or aside while it holds its share. */
+  #offer(lane: Lane): void {
+    if (lane.queued || lane.ready.length === 0) return
+    if (lane.inFlight >= this.#share()) {
+      this.#overShare.add(lane)
+      return
+    }
+    this.#overShare.delete(lane)
+    lane.queued = true
+    this.#rotation.push(lane)
+  }
+
+  /** Keeps the count of endpoints with work; one that has none left widens the others' share. */
+  #settle(lane: Lane): void {
+    const busy = lane.ready.length > 0 || lane.inFlight > 0
+    if (busy === lane.busy) return
+    lane.busy = busy
+    this.#busyLanes += busy ? 1 : -1
+    if (busy) return
+    if (!lane.queued) this.#lanes.delete(lane.endpointId)
+    if (this.#overShare.size === 0) return
+    const waiting = [...this.#overShare]
+    this.#overShare.clear()
+    for (const other of waiting) this.#offer(other)
+  }
+
+  /** One attempt per endpoint in turn while there are free slots. */
+  #startReady(): void {
+    while (this.#inFlight.size < this.#concurrency()) {
+      const lane = this.#rotation.shift()
+      if (!lane) return
+      lane.queued = false
+      const delivery = this.#nextReady(lane)
+      if (delivery) this.#start(delivery.record, delivery.entry, lane)
+      this.#settle(lane)
+      this.#offer(lane)
+    }
+  }
+
+  /** The endpoint's next due delivery still pending, skipping entries gone stale. */
+  #nextReady(lane: Lane): {entry: Entry; record: DeliveryRecord} | undefined {
+    for (let entry = lane.ready.shift(); entry !== undefined; entry = lane.ready.shift()) {
+      this.#visits++
+      const record = this.store.tables.deliveries.get(entry.id)
+      if (this.#isCurrent(entry) && record?.status === 'pending' && !this.#inFlight.has(entry.id)) return {entry, record}
+    }
+    return undefined
+  }
+
+  /** The earliest entry not yet due that is still current. */
+  #nextWaiting(): Entry | undefined {
+    for (let top = this.#waiting.peek(); top !== undefined; top = this.#waiting.peek()) {
+      if (this.#isCurrent(top)) return top
+      this.#waiting.pop()
+    }
+    return undefined
+  }
+
+  /** Sets the timer for the earliest due time, unless one set already fires by then. */
+  #arm(): void {
+    const next = this.#nextWaiting()?.due ?? Infinity
+    if (this.#timer !== undefined && this.#timerAt <= next) return
+    this.#disarm()
+    if (next === Infinity) return
+    this.#timerAt = next
+    const fire = () => {
+      this.#timer = undefined
+      this.#timerAt = Infinity
+      this.#pump()
+    }
+    this.#timer = setTimeout(fire, Math.min(this.clock.realDelayUntil(next), 2 ** 31 - 1)).unref()
+  }
+
+  #disarm(): void {
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+    this.#timerAt = Infinity
+  }
+
+  #start(delivery: DeliveryRecord, entry: Entry, lane: Lane): void {
     this.#started++
-    const endpointId = delivery.endpoint_id
-    this.#perEndpoint.set(endpointId, (this.#perEndpoint.get(endpointId) ?? 0) + 1)
-    const run = this.#attempt(delivery, dueAt)
+    lane.inFlight++
+    const run = this.#attempt(delivery, entry.due)
       .catch((error) => console.error('[tablepay] delivery', delivery.id, error))
-      .finally(() => {
-        this.#inFlight.delete(delivery.id)
-        this.#perEndpoint.set(endpointId, this.#perEndpoint.get(endpointId)! - 1)
-        this.#pump()
-      })
-    this.#inFlight.set(delivery.id, run)
+      .finally(() => this.#finish(delivery.id, lane))
+    this.#inFlight.set(delivery.id, {run, out: {endpointId: lane.endpointId, deliveryId: delivery.id, since: Date.now()}})
+  }
+
+  #finish(id: string, lane: Lane): void {
+    this.#inFlight.delete(id)
+    lane.inFlight--
+    // the attempt recorded a retry (or someone requeued the delivery) while it was out: it waits its turn now
+    const next = this.#pending.get(id)
+    if (next?.held) {
+      next.held = false
+      this.#waiting.push(next)
+    }
+    this.#settle(lane)
+    this.#offer(lane)
+    this.#pump()
+    for (const wake of this.#ended.splice(0)) wake()
   }
 
   async #attempt(delivery: DeliveryRecord, dueAt: number): Promise<void> {
@@ -135,62 +315,104 @@ export class Dispatcher {
 
   /** One signed POST to an endpoint within the receiver timeout: a queued attempt, or the ping sent outside the queue. */
   send(endpoint: {url: string; secret: string}, event: {id: string; type: string}, body: string, attempt: number): Promise<AttemptResult> {
-    return postDelivery(endpoint.url, body, deliveryHeaders(body, endpoint.secret, event, attempt), this.options.timeoutMs ?? RECEIVER_TIMEOUT_MS)
+    return postDelivery(endpoint.url, body, deliveryHeaders(body, endpoint.secret, event, attempt), this.timeoutMs)
+  }
+
+  get timeoutMs(): number {
+    return this.options.timeoutMs ?? RECEIVER_TIMEOUT_MS
   }
 
   /** Resolves when no attempt is in flight. */
   async idle(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight.values())
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight.values()].map(({run}) => run))
+  }
+
+  /** Resolves when the next attempt ends. */
+  #attemptEnds(): Promise<void> {
+    return new Promise((resolve) => this.#ended.push(resolve))
   }
 
   /**
    * Moves the clock forward by `seconds`, stopping at each due time on the
    * way so that every attempt, and every retry it schedules, runs at the
-   * time it was due. Resolves when all of it has run.
+   * time it was due. Resolves, with the number of attempts made, when all
+   * of it has run.
    */
   advance(seconds: number): Promise<number> {
-    // one advance at a time: a second one starts from where the first left the clock
-    const run = this.#advancing.then(() => this.#advanceNow(seconds))
+    return this.#queue(() => this.#advanceNow(seconds))
+  }
+
+  /** Puts the clock back on the wall clock; pending deliveries keep their due times (docs/api.md). */
+  reset(): Promise<void> {
+    return this.#queue(async () => {
+      await this.#saveOffset(0)
+      this.clock.reset()
+      this.#disarm()
+      this.#pump()
+    })
+  }
+
+  // one clock change at a time: an advance starts from where the one before left the clock
+  #queue<T>(change: () => Promise<T>): Promise<T> {
+    const run = this.#advancing.then(change)
     this.#advancing = run.catch(() => undefined)
     return run
   }
 
+  /**
+   * The clock moves to the next due time as soon as every attempt due so far
+   * has started: an attempt out to a slow receiver holds up only its own
+   * delivery's retries, not the other endpoints'. It ends when nothing due
+   * by the target is left to start or out.
+   */
   async #advanceNow(seconds: number): Promise<number> {
     const target = this.clock.now() + seconds * 1000
     const startedBefore = this.#started
     this.#driven = true
-    clearTimeout(this.#timer)
+    this.#target = target
+    this.#disarm()
     try {
-      await this.idle()
       for (;;) {
-        const due = this.#earliestDue()
-        if (due === undefined || due > target) break
-        this.clock.moveTo(due)
-        // the same limits as in real time: each finished attempt pumps the next one that has room
-        const startedNow = this.#started
+        if (this.#closed || this.store.failure) break
         this.#pump()
-        if (this.#started === startedNow) break // nothing could start: stop rather than spin
-        await this.idle()
+        // due work that waits only for a free slot: the next attempt to end frees one
+        if (this.#rotation.length > 0) await this.#attemptEnds()
+        else {
+          const next = this.#nextWaiting()?.due
+          if (next !== undefined && next <= target) await this.#moveClock(next)
+          else if (this.#inFlight.size > 0) await this.#attemptEnds()
+          else break
+        }
       }
-      this.clock.moveTo(target)
+      if (!this.store.failure) await this.#moveClock(target)
     } finally {
       this.#driven = false
+      this.#target = undefined
       this.#pump()
     }
     return this.#started - startedBefore
   }
 
-  #earliestDue(): number | undefined {
-    let earliest: number | undefined
-    for (const [id, {due}] of this.#pending) {
-      if (this.store.tables.deliveries.get(id)?.status === 'pending') earliest = Math.min(earliest ?? Infinity, due)
-    }
-    return earliest
+  /** Moves the clock to `at`, saving the offset first: after a crash, retries scheduled on the moved clock are not in its future. */
+  async #moveClock(at: number): Promise<void> {
+    const offset = this.clock.offsetFor(at)
+    await this.#saveOffset(offset)
+    this.clock.moveToOffset(offset)
+  }
+
+  #saveOffset(offset: number): Promise<void> {
+    return this.store.commit([put('settings', CLOCK_SETTING, {id: CLOCK_SETTING, account_id: '', value: offset})])
+  }
+
+  /** What a running advance is at: its target and the attempts it waits for, oldest first. */
+  get progress(): {target: number; out: AttemptOut[]} | undefined {
+    if (this.#target === undefined) return undefined
+    return {target: this.#target, out: [...this.#inFlight.values()].map(({out}) => out)}
   }
 
   async close(): Promise<void> {
     this.#closed = true
-    clearTimeout(this.#timer)
+    this.#disarm()
     this.#unsubscribe()
     await this.idle()
   }

@@ -41,7 +41,7 @@ export async function postDelivery(url: string, body: string, headers: Record<st
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
     })
-    const text = (await response.text()).slice(0, RESPONSE_LIMIT)
+    const text = await readHead(response, RESPONSE_LIMIT)
     const redirected = response.status >= 300 && response.status < 400
     return {
       status_code: response.status,
@@ -57,5 +57,31 @@ export async function postDelivery(url: string, body: string, headers: Record<st
       error: timedOut ? `no answer within ${timeoutMs} ms` : networkReason(error),
       response_body: null,
     }
+  }
+}
+
+/**
+ * The first `limit` bytes of a body as text; the rest is never read: the
+ * stream is canceled, which drops the connection. A receiver answering
+ * 50 MB, or a body that never ends, costs 4 KiB (docs/api.md).
+ */
+async function readHead(response: Response, limit: number): Promise<string> {
+  if (!response.body) return ''
+  const reader = response.body.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  let kept = 0
+  try {
+    while (kept < limit) {
+      const {done, value} = await reader.read()
+      if (done) return text + decoder.decode()
+      const part = value.subarray(0, limit - kept)
+      kept += part.byteLength
+      // streaming decode: a character cut at the limit is dropped, not garbled
+      text += decoder.decode(part, {stream: true})
+    }
+    return text
+  } finally {
+    await reader.cancel().catch(() => undefined)
   }
 }
