@@ -15,12 +15,12 @@ On Ctrl+C the endpoint is deleted, unless --keep.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks',
-    {description: 'Only payments, and keep the endpoint afterwards', command: '<%= config.bin %> <%= command.id %> -f http://localhost:3000/webhooks -e payment.succeeded,payment.refunded --keep'},
+    {description: 'Only payments, and keep the endpoint afterwards', command: '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks -e payment.succeeded,payment.refunded --keep'},
   ]
 
   static override flags = {
-    'forward-to': Flags.string({char: 'f', summary: 'URL of your receiver.', required: true}),
-    events: eventTypesFlag(),
+    'forward-to': Flags.string({summary: 'URL of your receiver.', required: true}),
+    'event-type': eventTypesFlag(),
     keep: Flags.boolean({summary: 'Leave the endpoint registered on exit.'}),
   }
 
@@ -30,7 +30,7 @@ On Ctrl+C the endpoint is deleted, unless --keep.`
     const feed = await openAttemptFeed(this.client, {signal: stopped})
     const endpoint = await this.client.createWebhookEndpoint({
       url: this.flags['forward-to'],
-      event_types: eventTypesOf(this.flags.events),
+      event_types: eventTypesOf(this.flags['event-type']),
       description: 'tablepay listen',
     })
     this.emit(

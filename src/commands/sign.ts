@@ -11,19 +11,20 @@ export default class Sign extends TablepayCommand {
   static override description = `Prints the ${SIGNATURE_HEADER} header value for the payload: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<payload>">. \
 The payload is signed byte for byte as read.
 
-With --post URL it also sends the payload there, as a delivery would (POST, Content-Type: application/json, the signature header, \
+With --forward-to URL it also sends the payload there, as a delivery would (POST, Content-Type: application/json, the signature header, \
 no redirects followed, 10 s to answer), and prints the answer's status. Any answer but a 2xx exits 1.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --secret whsec_… --payload fixtures/checks/open.json',
-    {description: 'Test your receiver with a signed request', command: 'TABLEPAY_WEBHOOK_SECRET=whsec_… <%= config.bin %> <%= command.id %> -p event.json --post http://localhost:3000/webhooks'},
+    {description: 'Test your receiver with a signed request', command: 'TABLEPAY_WEBHOOK_SECRET=whsec_… <%= config.bin %> <%= command.id %> -p event.json --forward-to http://localhost:3000/webhooks'},
     {description: 'A signature made 10 minutes ago, which receivers must refuse', command: '<%= config.bin %> <%= command.id %> -p event.json --timestamp $(($(date +%s) - 600))'},
   ]
 
   static override flags = {
     ...webhookFlags,
     timestamp: Flags.integer({char: 't', helpValue: 'UNIX_SECONDS', summary: 'The t to sign with, in unix seconds. Default: now.', min: 0}),
-    post: Flags.url({helpValue: 'URL', summary: 'Also POST the signed payload to this URL and print the answer\'s status.'}),
+    // --post: its name before the one receiver-URL flag (README "Flags")
+    'forward-to': Flags.url({aliases: ['post'], helpValue: 'URL', summary: 'Also POST the signed payload to your receiver at URL and print the answer\'s status.'}),
   }
 
   public async run(): Promise<SignOutput> {

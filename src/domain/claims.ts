@@ -49,9 +49,13 @@ export function assertNoClaimConflict(check: CheckRecord, push: CheckPush): void
     ...(conflicts.length > 0 ? [`items guests have already claimed (${ids})`] : []),
     ...(paid.length > 0 ? [`the ${check.amount_paid_cents} guests have already paid`] : []),
   ].join(' and ')
+  const keep = [
+    ...(conflicts.length > 0 ? ['Keep claimed items, their price and claimed quantity'] : []),
+    ...(paid.length > 0 ? ['Keep a total of at least what was paid, or refund first'] : []),
+  ].join('. ')
   throw new ApiError(
     'conflict_with_paid_items',
-    `The push would take away ${what}; nothing was changed. Keep claimed items, their price and claimed quantity, and a total of at least what was paid, or refund first.`,
+    `The push would take away ${what}; nothing was changed. ${keep}.`,
     [...conflicts, ...paid],
   )
 }

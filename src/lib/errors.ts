@@ -1,13 +1,11 @@
 import type {Errors} from '@oclif/core'
-import {TablepayApiError, TablepayError, type TablepayErrorBody} from '../client/errors.js'
+import {TablepayApiError, TablepayError, type TablepayErrorBody, type TablepayErrorDetail} from '../client/errors.js'
 
 // What to try next for each API error code; the server's message says what went wrong.
 const NEXT_STEP: Record<string, string> = {
   unauthenticated: 'Use a key that `tablepay serve` printed, via --api-key or TABLEPAY_API_KEY.',
   insufficient_scope: 'Use the account\'s write key (`tablepay serve` prints it).',
-  not_found: 'Check the id: the matching list command shows what exists (`tablepay checks list`, `tablepay deliveries list`, …).',
   validation_failed: 'Fix the fields listed above and send the request again.',
-  conflict_with_paid_items: 'Guests already claimed or paid: keep claimed items, their price and quantity, and a total of at least what was paid (or refund first).',
   item_unavailable: 'See what is left with `tablepay checks get ID` and claim at most that.',
   check_not_open: 'Guests can only claim and pay an open check: push it with "status": "open" first.',
   amount_exceeds_balance: 'See what is due with `tablepay checks get ID` (or the payment\'s refunds) and send at most that.',
@@ -21,14 +19,56 @@ const NEXT_STEP: Record<string, string> = {
 /** The human text of a client error: the message, each detail on its own line, and the request id for support tracing. */
 export function describeError(error: TablepayError): string {
   if (!(error instanceof TablepayApiError)) return error.message
-  const details = (error.details ?? []).map((d) => `  - ${d.path}: ${d.message}${d.external_id ? ` (${d.external_id})` : ''}`)
+  const details = error.details ?? []
+  const lines = details.map((d) => `  - ${d.path}: ${d.message}${d.external_id && !d.message.includes(d.external_id) ? ` (${d.external_id})` : ''}`)
   const request = error.requestId ? [`Request id: ${error.requestId}`] : []
-  return [error.message, ...details, ...request].join('\n')
+  return [headline(error.message, details), ...lines, ...request].join('\n')
+}
+
+// The server's message quotes the first detail ("…failed validation: table: …"); the list below repeats it, so the headline stops there.
+function headline(message: string, [first]: TablepayErrorDetail[]): string {
+  const at = first ? message.indexOf(`${first.path}: ${first.message}`) : -1
+  return at > 0 ? message.slice(0, at).trimEnd() : message
 }
 
 export function suggestionsFor(error: TablepayError): string[] | undefined {
-  const next = NEXT_STEP[error.code]
+  const next = nextStepFor(error)
   return next ? [next] : undefined
+}
+
+function nextStepFor(error: TablepayError): string | undefined {
+  if (error.code === 'not_found') return notFoundStep(error.message)
+  if (error.code === 'conflict_with_paid_items') return conflictStep(error instanceof TablepayApiError ? (error.details ?? []) : [])
+  return NEXT_STEP[error.code]
+}
+
+// Where to look up each kind of id; the server's message names the id it did not find.
+const LOOK_UP: Record<string, string> = {
+  chk: 'See the account\'s checks with `tablepay checks list`; `tablepay checks get` takes a chk_ id or the POS id a check was pushed under.',
+  we: 'See the webhook endpoints with `tablepay webhooks list`: a deleted endpoint is gone for good.',
+  dlv: 'See the deliveries with `tablepay deliveries list` (--endpoint we_… for one endpoint\'s).',
+  evt: 'See the events with `tablepay events list` (--event-type to narrow it).',
+  pay: 'A payment id (pay_…) is printed by `tablepay trigger payment`; `tablepay events list --event-type payment.succeeded` lists them all.',
+  clm: 'A claim id (clm_…) is printed by `tablepay trigger claim`; `tablepay events list --event-type claim.created` lists them all.',
+  loc: 'See the account\'s locations with `tablepay locations list`.',
+}
+
+function notFoundStep(message: string): string {
+  const kind = /\b(chk|we|dlv|evt|pay|clm|loc)_\w+/.exec(message)?.[1] ?? (/\bexternal id\b/.test(message) ? 'chk' : undefined)
+  if (kind) return `${LOOK_UP[kind]} An id of another account is not found either: check --api-key.`
+  if (/no such route/i.test(message)) return 'Check --url: it must be the tablepay server\'s address, such as http://127.0.0.1:4747.'
+  return 'Check the id and --api-key: ids of another account are not found.'
+}
+
+// A push that takes away claimed items needs them kept; "refund first" is only for what guests paid.
+function conflictStep(details: TablepayErrorDetail[]): string {
+  const claimed = details.some((d) => d.external_id !== undefined)
+  const paid = details.some((d) => d.external_id === undefined)
+  const steps = [
+    ...(claimed ? ['keep every claimed item, with its price and at least its claimed quantity'] : []),
+    ...(paid ? ['keep the total at least what guests paid and the check not voided, or refund with `tablepay trigger refund` first'] : []),
+  ]
+  return `Push the check again and ${steps.join('; and ') || 'keep what guests claimed and paid'}.`
 }
 
 /**
@@ -37,8 +77,9 @@ export function suggestionsFor(error: TablepayError): string[] | undefined {
  */
 export function errorBody(error: unknown): TablepayErrorBody {
   if (error instanceof TablepayError) return error.toJSON()
-  const {code, message} = error as Partial<Errors.CLIError>
-  // oclif's parser errors carry `parse` and no code: a wrong command line
-  const fallback = error !== null && typeof error === 'object' && 'parse' in error ? 'invalid_usage' : 'cli_error'
+  const {code, message, oclif} = error as Partial<Errors.CLIError>
+  // oclif's parser errors carry `parse`, a flag's own parse error only the usage exit code: a wrong command line
+  const usage = (error !== null && typeof error === 'object' && 'parse' in error) || oclif?.exit === 2
+  const fallback = usage ? 'invalid_usage' : 'cli_error'
   return {error: {code: code ?? fallback, message: message ?? String(error)}}
 }

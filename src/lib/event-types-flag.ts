@@ -3,12 +3,18 @@ import {EVENT_TYPES} from '../domain/constants.js'
 import type {EventType} from '../domain/schemas.js'
 
 /**
- * `--events check.created,claim.created`: the event
+ * `--event-type`, `-e`: the one name of the event-type filter in every
+ * command (README "Flags"). `--events` and `--type`, its names before, still work.
+ */
+export const EVENT_TYPE_FLAG: {char: 'e'; aliases: string[]} = {char: 'e', aliases: ['events', 'type']}
+
+/**
+ * `--event-type check.created,claim.created`: the event
  * types an endpoint receives. Left out, it is every type: a developer
  * watching their receiver wants to see everything.
  */
 export const eventTypesFlag = Flags.custom<EventType[]>({
-  char: 'e',
+  ...EVENT_TYPE_FLAG,
   helpValue: 'TYPE,…',
   summary: `Event types to receive, comma-separated. Default: all (${EVENT_TYPES.join(', ')}).`,
   parse: async (text) => {

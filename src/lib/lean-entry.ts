@@ -10,6 +10,7 @@ import {failureJson} from './cli-error.js'
 interface ManifestFlag {
   name: string
   type: 'boolean' | 'option'
+  aliases?: string[]
   char?: string
   env?: string
   default?: unknown
@@ -31,7 +32,7 @@ const wholeNumber = (text: string) => (/^\d+$/.test(text) && Number.isSafeIntege
 const PARSE: Record<string, (text: string) => unknown> = {
   tolerance: wholeNumber,
   timestamp: wholeNumber,
-  post: (text) => (URL.canParse(text) ? new URL(text) : undefined),
+  'forward-to': (text) => (URL.canParse(text) ? new URL(text) : undefined),
 }
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -101,7 +102,7 @@ function parseFlags(argv: readonly string[], specs: Record<string, ManifestFlag>
   for (let i = 0; i < argv.length; i++) {
     const long = /^--([a-z][a-z-]*)(?:=(.+))?$/s.exec(argv[i]!)
     const short = /^-([A-Za-z])$/.exec(argv[i]!)
-    const spec = long ? (Object.hasOwn(specs, long[1]!) ? specs[long[1]!] : undefined) : short ? specList.find((s) => s.char === short[1]) : undefined
+    const spec = long ? specNamed(specs, long[1]!) : short ? specList.find((s) => s.char === short[1]) : undefined
     if (!spec || Object.hasOwn(values, spec.name)) return undefined
     if (spec.type === 'boolean') {
       if (long?.[2] !== undefined || spec.env) return undefined
@@ -125,4 +126,9 @@ function parseFlags(argv: readonly string[], specs: Record<string, ManifestFlag>
     } else if (spec.default !== undefined) values[spec.name] = spec.default
   }
   return values
+}
+
+/** The flag called `name`, by its name or one of its aliases (`--post` for `--forward-to`). */
+function specNamed(specs: Record<string, ManifestFlag>, name: string): ManifestFlag | undefined {
+  return Object.hasOwn(specs, name) ? specs[name] : Object.values(specs).find((s) => s.aliases?.includes(name))
 }

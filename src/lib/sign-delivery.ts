@@ -1,5 +1,5 @@
 import {networkReason} from '../client/network-reason.js'
-// --post holds the receiver to the same limit as a delivery (SPEC section 8)
+// --forward-to holds the receiver to the same limit as a delivery (SPEC section 8)
 import {RECEIVER_TIMEOUT_MS} from '../webhooks/send.js'
 import {SIGNATURE_HEADER, signPayload} from '../webhooks/signature.js'
 import {cliError} from './cli-error.js'
@@ -9,7 +9,7 @@ export interface SignInput {
   secret?: string
   payload?: string
   timestamp?: number
-  post?: URL
+  'forward-to'?: URL
 }
 
 export interface SignOutput {
@@ -24,10 +24,11 @@ export async function signDelivery(input: SignInput, log: (text: string) => void
   const payload = await readRawPayload(input.payload)
   const header = signPayload(payload, secret, input.timestamp)
   log(header)
-  if (!input.post) return {header}
-  const answer = await post(input.post, payload, header)
-  log(`${input.post} answered ${answer.status} ${answer.statusText}`.trimEnd())
-  return {header, url: input.post.href, status: answer.status}
+  const url = input['forward-to']
+  if (!url) return {header}
+  const answer = await post(url, payload, header)
+  log(`${url} answered ${answer.status} ${answer.statusText}`.trimEnd())
+  return {header, url: url.href, status: answer.status}
 }
 
 /** Sends a signed payload as a delivery does; anything but a 2xx is a CLI error that says why. */
@@ -38,7 +39,7 @@ async function post(url: URL, payload: Buffer, header: string): Promise<Response
       method: 'POST',
       body: payload,
       headers: {'Content-Type': 'application/json', [SIGNATURE_HEADER]: header},
-      // A delivery that gets a redirect has failed, so --post shows the receiver the same.
+      // A delivery that gets a redirect has failed, so --forward-to shows the receiver the same.
       redirect: 'manual',
       signal: AbortSignal.timeout(RECEIVER_TIMEOUT_MS),
     })
@@ -51,7 +52,7 @@ async function post(url: URL, payload: Buffer, header: string): Promise<Response
     }
     throw await cliError(`Could not reach ${url} (${networkReason(error)}).`, {
       code: 'connection_failed',
-      suggestions: ['Start the receiver, or check the --post URL.'],
+      suggestions: ['Start the receiver, or check the --forward-to URL.'],
     })
   }
   if (answer.ok) return answer

@@ -15,6 +15,8 @@ export abstract class TablepayCommand extends Command {
     if (error instanceof TablepayError && !this.jsonEnabled()) {
       this.error(describeError(error), {exit: 1, code: error.code, suggestions: suggestionsFor(error)})
     }
+    // oclif's catch exits 1 with --json whatever the error says; a bad flag or argument exits 2 either way
+    process.exitCode ??= (error as {oclif?: {exit?: number}}).oclif?.exit
     return super.catch(error)
   }
 

@@ -48,7 +48,7 @@ describe('sign', () => {
   })
 })
 
-describe('sign --post', () => {
+describe('sign --forward-to', () => {
   // A receiver as a user would write one: raw body, verifySignature, 400 with the reason when refused.
   let receiver: Server
   let url: string
@@ -76,7 +76,7 @@ describe('sign --post', () => {
   afterAll(() => close(receiver))
 
   it('sends the payload signed, as JSON, and prints the receiver\'s status', async () => {
-    const {code, stdout} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--post', `${url}/hooks`])
+    const {code, stdout} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/hooks`])
     expect(code).toBe(0)
     expect(stdout).toContain(`${url}/hooks answered 204 No Content`)
     expect(received).toHaveLength(1)
@@ -84,21 +84,28 @@ describe('sign --post', () => {
     expect(stdout.split('\n')[0]).toBe(received[0]!.headers['x-tablepay-signature'])
   })
 
+  it('--post, the old name of --forward-to, still sends', async () => {
+    const {code, stdout} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--post', `${url}/hooks`])
+    expect(code).toBe(0)
+    expect(stdout).toContain(`${url}/hooks answered 204 No Content`)
+    expect(received).toHaveLength(1)
+  })
+
   it('with --json, prints the header, the URL and the status', async () => {
-    const {code, stdout} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--post', `${url}/hooks`, '--json'])
+    const {code, stdout} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/hooks`, '--json'])
     expect(code).toBe(0)
     expect(JSON.parse(stdout)).toEqual({header: expect.stringMatching(/^t=\d+,v1=/), url: `${url}/hooks`, status: 204})
   })
 
   it('exits 1 with the receiver\'s status and answer when it refuses', async () => {
-    const {code, stderr} = await runCli(['sign', '-s', 'whsec_not_the_receivers', '-p', PAYLOAD, '--post', `${url}/hooks`])
+    const {code, stderr} = await runCli(['sign', '-s', 'whsec_not_the_receivers', '-p', PAYLOAD, '--forward-to', `${url}/hooks`])
     expect(code).toBe(1)
     expect(stderr).toContain('answered 400 Bad Request: signature_mismatch')
     expect(stderr).toContain('receiver_rejected')
   })
 
   it('treats a redirect as a failure, as deliveries do, and does not follow it', async () => {
-    const {code, stdout} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--post', `${url}/moved`, '--json'])
+    const {code, stdout} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/moved`, '--json'])
     expect(code).toBe(1)
     expect(JSON.parse(stdout).error).toEqual({code: 'receiver_rejected', message: expect.stringContaining('answered 308 Permanent Redirect (redirect to /hooks)')})
     expect(received).toHaveLength(1)
@@ -108,7 +115,7 @@ describe('sign --post', () => {
     const closed = createServer()
     const deadUrl = await listen(closed)
     await close(closed)
-    const {code, stderr} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--post', deadUrl])
+    const {code, stderr} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', deadUrl])
     expect(code).toBe(1)
     expect(stderr).toContain('ECONNREFUSED')
     expect(stderr).toContain('connection_failed')

@@ -2,13 +2,16 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type CliServer, runCli, startCliServer} from '../helpers/cli.js'
 
 let server: CliServer
-let check: {id: string; totals: {total_cents: number}}
 beforeAll(async () => {
   server = await startCliServer()
-  const {stdout} = await runCli(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--json'], {env: server.env})
-  check = JSON.parse(stdout)
 })
 afterAll(() => server.stop())
+
+/** Pushes fixtures/checks/open.json as POS check `externalId`: each test acts on a check of its own. */
+const openCheck = async (externalId: string): Promise<{id: string; totals: {total_cents: number}}> => {
+  const {stdout} = await runCli(['checks', 'push', externalId, '-f', 'fixtures/checks/open.json', '--json'], {env: server.env})
+  return JSON.parse(stdout)
+}
 
 const trigger = (args: string[]) => runCli(['trigger', ...args], {env: server.env})
 const api = async (path: string) => {
@@ -18,6 +21,7 @@ const api = async (path: string) => {
 
 describe('trigger', () => {
   it('claim prints the claim readably, by POS id, and --json is the claim resource', async () => {
+    const check = await openCheck('t12')
     const printed = await trigger(['claim', '--check', 't12', '--item', 'line-1001'])
     expect(printed.code).toBe(0)
     expect(printed.stdout).toMatch(new RegExp(`^Claim clm_\\w+  check ${check.id}\\n\\nEXTERNAL ID\\s+QTY\\nline-1001\\s+1\\n$`))
@@ -29,28 +33,31 @@ describe('trigger', () => {
   })
 
   it('claiming what is gone exits 1 with item_unavailable and a next step', async () => {
-    const {code, stderr} = await trigger(['claim', '-c', 't12', '--item', 'line-1001'])
+    await openCheck('t15')
+    expect((await trigger(['claim', '-c', 't15', '--item', 'line-1001'])).code).toBe(0)
+    const {code, stderr} = await trigger(['claim', '-c', 't15', '--item', 'line-1001'])
     expect(code).toBe(1)
     expect(stderr).toContain('Not enough left to claim: only 0 of line-1001 left to claim.')
     expect(stderr).toContain('tablepay checks get ID')
   })
 
   it('payment prints the payment; refund and feedback print theirs; --json returns each resource', async () => {
-    const printed = await trigger(['payment', '-c', 't12', '--amount', '1200', '--tip', '150'])
+    const check = await openCheck('t16')
+    const printed = await trigger(['payment', '-c', 't16', '--amount', '1200', '--tip', '150'])
     expect(printed.code).toBe(0)
     expect(printed.stdout).toMatch(new RegExp(`^Payment pay_\\w+  succeeded  check ${check.id}\\nAmount    12\\.00\\nTip        1\\.50\\nRefunded   0\\.00\\n$`))
-    const rest = JSON.parse((await trigger(['payment', '-c', 't12', '--json'])).stdout)
+    const rest = JSON.parse((await trigger(['payment', '-c', 't16', '--json'])).stdout)
     expect(rest).toMatchObject({object: 'payment', amount_cents: check.totals.total_cents - 1200, tip_cents: 0})
     expect(await api(`/checks/${check.id}`)).toMatchObject({payment_status: 'paid', amount_due_cents: 0})
 
     const refund = await trigger(['refund', '--payment', rest.id, '--amount', '300'])
     expect(refund.code).toBe(0)
     expect(refund.stdout).toMatch(/^Payment pay_\w+  partially refunded  check chk_\w+\nAmount\s+66\.65\nTip\s+0\.00\nRefunded\s+3\.00\nRefund\s+3\.00 at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n$/)
-    const refunded = JSON.parse((await trigger(['refund', '-p', rest.id, '--json'])).stdout)
+    const refunded = JSON.parse((await trigger(['refund', '--payment', rest.id, '--json'])).stdout)
     expect(refunded).toMatchObject({id: rest.id, status: 'refunded', amount_refunded_cents: rest.amount_cents})
     expect(await api(`/payments/${rest.id}`)).toEqual(refunded)
 
-    const feedback = await trigger(['feedback', '-c', 't12', '--rating', '4', '--comment', 'Lovely burrata'])
+    const feedback = await trigger(['feedback', '-c', 't16', '--rating', '4', '--comment', 'Lovely burrata'])
     expect(feedback.code).toBe(0)
     expect(feedback.stdout).toMatch(/^Feedback fb_\w+  check chk_\w+\nRating   4\/5 ★★★★☆\nComment  Lovely burrata\n$/)
     const json = JSON.parse((await trigger(['feedback', '-c', check.id, '-r', '5', '--json'])).stdout)
@@ -58,7 +65,7 @@ describe('trigger', () => {
   })
 
   it('a declined payment exits 1 with payment_declined; --json prints the error body', async () => {
-    await runCli(['checks', 'push', 't13', '-f', 'fixtures/checks/open.json'], {env: server.env})
+    await openCheck('t13')
     const {code, stdout} = await trigger(['payment', '-c', 't13', '--amount', '100', '--decline', '--json'])
     expect(code).toBe(1)
     expect(JSON.parse(stdout).error).toMatchObject({code: 'payment_declined'})
@@ -66,7 +73,7 @@ describe('trigger', () => {
   })
 
   it('with --idempotency-key, running the same command twice acts once and prints the same answer', async () => {
-    await runCli(['checks', 'push', 't14', '-f', 'fixtures/checks/open.json'], {env: server.env})
+    await openCheck('t14')
     const args = ['payment', '-c', 't14', '--amount', '500', '--idempotency-key', 'cli-t14-1', '--json']
     const first = await trigger(args)
     const again = await trigger(args)
@@ -76,10 +83,11 @@ describe('trigger', () => {
   })
 
   it('payment --idempotency-key without --amount is refused before anything is sent', async () => {
-    const {code, stderr} = await trigger(['payment', '-c', 't14', '--idempotency-key', 'cli-t14-2'])
+    await openCheck('t17')
+    const {code, stderr} = await trigger(['payment', '-c', 't17', '--idempotency-key', 'cli-t17-1'])
     expect(code).toBe(2)
     expect(stderr).toContain('--idempotency-key needs --amount')
-    expect(await api('/checks/external/t14')).toMatchObject({amount_paid_cents: 500})
+    expect(await api('/checks/external/t17')).toMatchObject({amount_paid_cents: 0})
   })
 
   it('every trigger command has --help with examples', async () => {

@@ -109,7 +109,7 @@ describe('webhooks create|list|delete|ping', () => {
 describe('events list|get', () => {
   it('list shows the events of a push; get shows the envelope with the check as data', async () => {
     const check = await push('ev-1')
-    const page = await json(['events', 'list', '--type', 'check.created'])
+    const page = await json(['events', 'list', '--event-type', 'check.created'])
     const event = page.data.find((e: {data: {id: string}}) => e.data.id === check.id)
     expect(event).toMatchObject({type: 'check.created', object: 'event'})
     expect((await cli(['events', 'list'])).stdout).toMatch(new RegExp(`${event.id}\\s+check.created\\s+.+${check.id}`))
@@ -159,7 +159,7 @@ describe('deliveries list|get|retry|tail', () => {
     await json(['deliveries', 'retry', delivery.id])
     const lines = (await tail.waitForOutput(' #3 ')).trimEnd().split('\n')
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatch(/500\s+\d+ ms  #3 dlv_\w+  receiver answered 500  → retry at .+ \(scheduler clock\)$/)
+    expect(lines[0]).toMatch(/500\s+\d+ ms  #3 dlv_\w+  receiver answered 500  → retry in 30m on the scheduler clock \(at .+\)$/)
     expect(await tail.stop()).toBe(0)
     expect((await json(['deliveries', 'list', '--endpoint', endpoint.id, '--status', 'succeeded'])).data).toHaveLength(0)
   })

@@ -45,7 +45,8 @@ const cases: Case[] = [
   ['sign, fixed time, --json', ['sign', '-s', SECRET, '-p', PAYLOAD, '--timestamp', String(T), '--json']],
   ['sign, no secret', ['sign', '-p', PAYLOAD]],
   ['sign --help', ['sign', '--help']],
-  ['sign, --post not a URL', ['sign', '-s', SECRET, '-p', PAYLOAD, '--post', 'nowhere']],
+  ['sign, --forward-to not a URL', ['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', 'nowhere']],
+  ['sign, --post (the old name of --forward-to) not a URL', ['sign', '-s', SECRET, '-p', PAYLOAD, '--post', 'nowhere']],
 ]
 
 describe('bin/run.js lean path for verify and sign', () => {

@@ -23,7 +23,7 @@ An ID that does not start with chk_ is taken as the POS id; --external forces th
   }
 
   static override flags = {
-    external: Flags.boolean({char: 'e', summary: 'Read ID as the POS check id.'}),
+    external: Flags.boolean({summary: 'Read ID as the POS check id.'}),
     qr: qrFlag,
   }
 

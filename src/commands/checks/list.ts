@@ -18,7 +18,7 @@ export default class ChecksList extends BaseCommand<typeof ChecksList> {
 
   static override flags = {
     ...pageFlags('checks'),
-    status: Flags.option({char: 's', summary: 'Only checks with this status.', options: CHECK_STATUSES})(),
+    status: Flags.option({summary: 'Only checks with this status.', options: CHECK_STATUSES})(),
   }
 
   public async run(): Promise<List<Check>> {

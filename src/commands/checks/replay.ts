@@ -34,7 +34,7 @@ your own checks, events and webhooks are not touched.`
 
   static override flags = {
     seed: Flags.integer({summary: 'Seed of the shuffle, to repeat one. Default: a random one, printed.', min: 0, max: 2 ** 32 - 1}),
-    duplicates: Flags.boolean({char: 'd', summary: 'Send about a third of the pushes twice in the shuffled run, as an at-least-once queue would.', default: false}),
+    duplicates: Flags.boolean({summary: 'Send about a third of the pushes twice in the shuffled run, as an at-least-once queue would.', default: false}),
     keep: Flags.boolean({summary: 'Keep the two scratch accounts and print their keys, instead of deleting them.', default: false}),
   }
 

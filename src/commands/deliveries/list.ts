@@ -21,7 +21,7 @@ succeeded, dead (every retry failed) or canceled (its endpoint was deleted or di
     ...pageFlags('deliveries'),
     endpoint: Flags.string({summary: 'Only deliveries to this endpoint (we_…).'}),
     event: Flags.string({summary: 'Only deliveries of this event (evt_…).'}),
-    status: Flags.option({char: 's', summary: 'Only deliveries with this status.', options: DELIVERY_STATUSES})(),
+    status: Flags.option({summary: 'Only deliveries with this status.', options: DELIVERY_STATUSES})(),
   }
 
   public async run(): Promise<List<Delivery>> {

@@ -1,21 +1,37 @@
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import type {Delivery} from '../../client/client.js'
 import {BaseCommand} from '../../lib/base-command.js'
+import {retryAndWait, RETRY_WAIT_MS} from '../../lib/delivery-retry.js'
 import {renderDeliveryDetail} from '../../lib/delivery-view.js'
+import {withSpinner} from '../../lib/spinner.js'
+import {style} from '../../lib/style.js'
 
 export default class DeliveriesRetry extends BaseCommand<typeof DeliveriesRetry> {
-  static override summary = 'Send a delivery again now.'
+  static override summary = 'Send a delivery again now and show how the receiver answered.'
 
-  static override description = `Queues one more attempt at once, whatever the delivery's state (a dead one too), keeping its attempts so far. \
-If that attempt fails, the retry schedule continues from where the delivery was. Watch it with \`deliveries tail\`.`
+  static override description = `Queues one more attempt at once, whatever the delivery's state (a dead one too), keeping its attempts so far, \
+then waits up to ${RETRY_WAIT_MS / 1000} s for that attempt and prints the delivery with it. \
+If the attempt does not come in time (or with --no-wait), says it is queued: watch it with \`deliveries tail\`. \
+If the attempt fails, the retry schedule continues from where the delivery was. \
+--json prints the delivery, with "attempted": false when the new attempt was not seen.`
 
-  static override examples = ['<%= config.bin %> <%= command.id %> dlv_4f0b6k2m9q1x8s7d3a5z']
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> dlv_4f0b6k2m9q1x8s7d3a5z',
+    {description: 'Queue it and return at once', command: '<%= config.bin %> <%= command.id %> dlv_4f0b6k2m9q1x8s7d3a5z --no-wait'},
+  ]
 
   static override args = {ID: Args.string({description: 'Delivery id (dlv_…).', required: true})}
 
-  public async run(): Promise<Delivery> {
-    const delivery = await this.client.retryDelivery(this.args.ID)
+  static override flags = {
+    wait: Flags.boolean({summary: 'Wait for the new attempt and print its result.', default: true, allowNo: true}),
+  }
+
+  public async run(): Promise<Delivery & {attempted: boolean}> {
+    const {delivery, attempted} = await withSpinner('Waiting for the attempt', retryAndWait(this.client, this.args.ID, this.flags.wait ? undefined : 0), {
+      quiet: this.jsonEnabled() || !this.flags.wait,
+    })
     this.log(renderDeliveryDetail(delivery))
-    return delivery
+    if (!attempted) this.log(style.dim(`Attempt queued; \`tablepay deliveries tail --endpoint ${delivery.endpoint_id}\` shows it when it is made.`))
+    return {...delivery, attempted}
   }
 }

@@ -21,6 +21,8 @@ With --json, one JSON object per line. Runs until Ctrl+C or until the server sto
   }
 
   public async run(): Promise<void> {
+    // an endpoint that does not exist would only ever show nothing: say so (not_found) instead of waiting
+    if (this.flags.endpoint) await this.client.getWebhookEndpoint(this.flags.endpoint)
     const feed = await openAttemptFeed(this.client, {signal: abortOnSignal(), endpointId: this.flags.endpoint})
     this.notice(style.dim('Waiting for delivery attempts. Ctrl+C to stop.'))
     for await (const {delivery, attempt} of feed) this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))

@@ -3,6 +3,7 @@ import type {Event, List} from '../../client/client.js'
 import {EVENT_TYPES} from '../../domain/constants.js'
 import {BaseCommand} from '../../lib/base-command.js'
 import {renderEventList} from '../../lib/event-view.js'
+import {EVENT_TYPE_FLAG} from '../../lib/event-types-flag.js'
 import {pageFlags, pageParams, renderPage} from '../../lib/page-view.js'
 
 export default class EventsList extends BaseCommand<typeof EventsList> {
@@ -12,16 +13,16 @@ export default class EventsList extends BaseCommand<typeof EventsList> {
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
-    {description: 'Only closed checks', command: '<%= config.bin %> <%= command.id %> --type check.closed'},
+    {description: 'Only closed checks', command: '<%= config.bin %> <%= command.id %> --event-type check.closed'},
   ]
 
   static override flags = {
     ...pageFlags('events'),
-    type: Flags.option({char: 't', summary: 'Only events of this type.', options: EVENT_TYPES})(),
+    'event-type': Flags.option({...EVENT_TYPE_FLAG, summary: 'Only events of this type.', options: EVENT_TYPES})(),
   }
 
   public async run(): Promise<List<Event>> {
-    const page = await this.client.listEvents({...pageParams(this.flags), type: this.flags.type})
+    const page = await this.client.listEvents({...pageParams(this.flags), type: this.flags['event-type']})
     this.log(renderPage(page, renderEventList, 'events'))
     return page
   }

@@ -23,24 +23,34 @@ a duplicate of an event id, and an older state after a newer one. It must refuse
 another secret, no signature header, a malformed one, and a signature made ${SKEW_SECONDS} s in the past or in the future.
 
 Only answers are observable: how the receiver compares signatures (in constant time or not) and what it stores cannot be checked from outside. \
-No tablepay server is needed. Exits 1 when any case fails.`
+No tablepay server is needed. Exits 1 when any case fails.
+
+--forward-to names your receiver, as in \`listen\` and \`sign\`; --url, in every other command the tablepay server, is refused here.`
 
   static override examples = [
-    '<%= config.bin %> <%= command.id %> --url http://localhost:3000/webhooks --secret whsec_…',
-    {description: 'Secret from the environment, a report for CI', command: 'TABLEPAY_WEBHOOK_SECRET=whsec_… <%= config.bin %> <%= command.id %> -u http://localhost:3000/webhooks --json'},
+    '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks --secret whsec_…',
+    {description: 'Secret from the environment, a report for CI', command: 'TABLEPAY_WEBHOOK_SECRET=whsec_… <%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks --json'},
   ]
 
   static override flags = {
-    url: Flags.url({char: 'u', helpValue: 'URL', summary: 'Your receiver\'s URL, as you would register it.', required: true}),
+    'forward-to': Flags.url({helpValue: 'URL', summary: 'Your receiver\'s URL, as you would register it.', required: true}),
     secret: webhookFlags.secret,
+    // its name before; --url is the tablepay server everywhere else, so it is refused rather than read as the receiver
+    url: Flags.string({
+      hidden: true,
+      async parse(text) {
+        throw new Error(`receiver check takes your receiver's URL as --forward-to ${text} (--url names the tablepay server in other commands).`)
+      },
+    }),
   }
 
   public async run(): Promise<ReceiverReport> {
     const {flags} = await this.parse(ReceiverCheck)
+    const url = flags['forward-to']
     const secret = await requireSecret(flags.secret)
-    const cases = await withSpinner('Sending the cases', runReceiverSuite(flags.url.href, secret), {quiet: this.jsonEnabled()})
+    const cases = await withSpinner('Sending the cases', runReceiverSuite(url.href, secret), {quiet: this.jsonEnabled()})
     if (cases.every((c) => c.status_code === null)) {
-      this.error(`Nothing answered at ${flags.url.href} (${cases[0]!.error}).`, {exit: 1, code: 'receiver_unreachable', suggestions: ['Start your receiver, then run this again.']})
+      this.error(`Nothing answered at ${url.href} (${cases[0]!.error}).`, {exit: 1, code: 'receiver_unreachable', suggestions: ['Start your receiver, then run this again.']})
     }
     this.log(
       renderTable(cases, [
@@ -50,7 +60,7 @@ No tablepay server is needed. Exits 1 when any case fails.`
         {header: 'REASON', value: (c) => c.reason},
       ]),
     )
-    const report = {url: flags.url.href, passed: cases.every((c) => c.passed), cases}
+    const report = {url: url.href, passed: cases.every((c) => c.passed), cases}
     const failed = cases.filter((c) => !c.passed)
     if (failed.length > 0) {
       this.fail(report, `${plural(failed.length, 'case')} of ${cases.length} failed: ${failed.map((c) => c.id).join(', ')}.`, {

@@ -25,7 +25,7 @@ Emits payment.succeeded and check.updated, and check.fully_paid when the payment
   static override flags = {
     check: checkFlag,
     amount: Flags.integer({char: 'a', min: 1, helpValue: 'CENTS', summary: 'Amount toward the check, in cents. Default: all that is due.'}),
-    tip: Flags.integer({char: 't', min: 0, helpValue: 'CENTS', summary: 'Tip on top, in cents.'}),
+    tip: Flags.integer({min: 0, helpValue: 'CENTS', summary: 'Tip on top, in cents.'}),
     claim: Flags.string({summary: 'Id of a claim of this check (clm_…) that the payment is for.'}),
     decline: Flags.boolean({summary: 'Simulate a declined card (sends "simulate": "decline").'}),
     ...guestFlags,

@@ -15,11 +15,11 @@ Emits payment.refunded, and check.updated when the check's amount paid changes.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --payment pay_3m9x0q2k8s1d7a4z6b5c',
-    {description: 'Refund 3.00', command: '<%= config.bin %> <%= command.id %> -p pay_3m9x0q2k8s1d7a4z6b5c --amount 300'},
+    {description: 'Refund 3.00', command: '<%= config.bin %> <%= command.id %> --payment pay_3m9x0q2k8s1d7a4z6b5c --amount 300'},
   ]
 
   static override flags = {
-    payment: Flags.string({char: 'p', summary: 'The payment to refund (pay_…).', required: true}),
+    payment: Flags.string({summary: 'The payment to refund (pay_…).', required: true}),
     amount: Flags.integer({char: 'a', min: 1, helpValue: 'CENTS', summary: 'Amount to refund, in cents. Default: everything not yet refunded.'}),
     ...guestFlags,
   }

@@ -8,28 +8,29 @@ import {eventTypesFlag, eventTypesOf} from '../../lib/event-types-flag.js'
 export default class WebhooksCreate extends BaseCommand<typeof WebhooksCreate> {
   static override summary = 'Register a webhook endpoint and print its signing secret.'
 
-  static override description = `The server signs every delivery to URL with the endpoint's secret (header X-Tablepay-Signature). \
+  static override description = `The server signs every delivery to --forward-to with the endpoint's secret (header X-Tablepay-Signature). \
 The secret is printed now and never again: keep it where your receiver reads it.
 
-URL must be https; plain http is accepted for this machine (localhost, 127.0.0.1, [::1]) unless the server runs with --strict-urls.`
+The URL must be https; plain http is accepted for this machine (localhost, 127.0.0.1, [::1]) unless the server runs with --strict-urls.`
 
   static override examples = [
-    '<%= config.bin %> <%= command.id %> http://localhost:3000/webhooks',
-    {description: 'Only check lifecycle events', command: '<%= config.bin %> <%= command.id %> https://pos.example.com/hooks -e check.created,check.updated,check.closed'},
-    {description: 'Keep the secret in a variable', command: 'SECRET=$(<%= config.bin %> <%= command.id %> http://localhost:3000/hooks --json | jq -r .secret)'},
+    '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks',
+    {description: 'Only check lifecycle events', command: '<%= config.bin %> <%= command.id %> --forward-to https://pos.example.com/hooks -e check.created,check.updated,check.closed'},
+    {description: 'Keep the secret in a variable', command: 'SECRET=$(<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/hooks --json | jq -r .secret)'},
   ]
 
-  // an argument, not a flag: --url is the server's address on every client command
-  static override args = {URL: Args.string({description: 'Where deliveries are POSTed.', required: true})}
+  // the URL as an argument: how it was given before --forward-to, the one receiver-URL flag (README "Flags")
+  static override args = {URL: Args.string({description: 'Where deliveries are POSTed.', hidden: true})}
 
   static override flags = {
-    events: eventTypesFlag(),
-    description: Flags.string({char: 'd', summary: 'A note for people reading the endpoint list.'}),
+    'forward-to': Flags.string({helpValue: 'URL', summary: 'Your receiver\'s URL: where deliveries are POSTed.'}),
+    'event-type': eventTypesFlag(),
+    description: Flags.string({summary: 'A note for people reading the endpoint list.'}),
   }
 
   public async run(): Promise<WebhookEndpoint & {secret: string}> {
-    const {events, description} = this.flags
-    const url = this.args.URL
+    const {'event-type': events, description} = this.flags
+    const url = this.receiverUrl()
     const endpoint = await this.client.createWebhookEndpoint({url, event_types: eventTypesOf(events), description}).catch((error: unknown) => {
       // the server names the body field; here the URL was an argument
       const refusal = error instanceof TablepayApiError && error.code === 'validation_failed' ? error.details?.find((d) => d.path === 'url') : undefined
@@ -38,5 +39,16 @@ URL must be https; plain http is accepted for this machine (localhost, 127.0.0.1
     })
     this.log(renderCreatedEndpoint(endpoint))
     return endpoint
+  }
+
+  private receiverUrl(): string {
+    const {URL: argument} = this.args
+    const flag = this.flags['forward-to']
+    if (argument !== undefined && flag !== undefined && argument !== flag) {
+      this.error(`Two receiver URLs: ${argument} and --forward-to ${flag}. Give one.`, {exit: 2, code: 'invalid_usage'})
+    }
+    const url = flag ?? argument
+    if (url === undefined) this.error('Missing the receiver\'s URL: pass --forward-to URL.', {exit: 2, code: 'invalid_usage'})
+    return url
   }
 }

@@ -32,7 +32,7 @@ function startScript(file: string): Promise<string> {
   })
 }
 
-const check = (url: string, args: string[] = []) => runCli(['receiver', 'check', '--url', url, ...args], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}})
+const check = (url: string, args: string[] = []) => runCli(['receiver', 'check', '--forward-to', url, ...args], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}})
 const failedCases = (stdout: string) => (JSON.parse(stdout).cases as {id: string; passed: boolean}[]).filter((c) => !c.passed).map((c) => c.id)
 
 describe('receiver check', () => {
@@ -127,7 +127,7 @@ describe('receiver check', () => {
   })
 
   it('without a secret, exits 1 and says where to put one', async () => {
-    const {code, stderr} = await runCli(['receiver', 'check', '--url', 'http://127.0.0.1:9/webhooks'])
+    const {code, stderr} = await runCli(['receiver', 'check', '--forward-to', 'http://127.0.0.1:9/webhooks'])
     expect(code).toBe(1)
     expect(stderr).toContain('TABLEPAY_WEBHOOK_SECRET')
   })

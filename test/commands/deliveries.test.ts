@@ -1,0 +1,77 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import type {Delivery} from '../../src/client/client.js'
+import {type CliServer, cliFor, startCliServer} from '../helpers/cli.js'
+import {startReceiver} from '../helpers/receiver.js'
+
+let server: CliServer
+beforeAll(async () => {
+  server = await startCliServer()
+})
+afterAll(() => server.stop())
+
+const cli = (args: string[]) => cliFor(server).cli(args)
+const json = (args: string[]) => cliFor(server).json(args)
+const getDelivery = async (id: string): Promise<Delivery> => {
+  const res = await fetch(`${server.url}/deliveries/${id}`, {headers: {authorization: `Bearer ${server.env.TABLEPAY_API_KEY}`}})
+  return res.json() as Promise<Delivery>
+}
+
+/** A receiver of its own with an endpoint for check.created, and the delivery of one push, once its first attempt is recorded. */
+async function deliveredOnce(externalId: string, answer: number) {
+  const receiver = await startReceiver(() => answer)
+  const endpoint = await json(['webhooks', 'create', '--forward-to', receiver.url, '-e', 'check.created'])
+  receiver.verifyWith(endpoint.secret)
+  await json(['checks', 'push', externalId, '-f', 'fixtures/checks/open.json'])
+  const {data} = await json(['deliveries', 'list', '--endpoint', endpoint.id])
+  const id = (data as Delivery[])[0]!.id
+  await expect.poll(async () => (await getDelivery(id)).attempts.length).toBe(1)
+  return {receiver, endpoint, id}
+}
+
+describe('deliveries retry', () => {
+  it('waits for the new attempt and prints the delivery with its result', async () => {
+    const {receiver, id} = await deliveredOnce('retry-1', 200)
+    const {code, stdout} = await cli(['deliveries', 'retry', id])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(new RegExp(`^${id}  succeeded`))
+    // the table lists attempt 2 with the receiver's answer
+    expect(stdout).toMatch(/\n2\s+.*\s200\s/)
+    expect(stdout).not.toContain('queued')
+    expect(receiver.received.map((r) => r.headers['x-tablepay-delivery-attempt'])).toEqual(['1', '2'])
+    await receiver.close()
+  })
+
+  it('--json prints the delivery after the attempt, with "attempted": true', async () => {
+    const {receiver, id} = await deliveredOnce('retry-2', 500)
+    const delivery = await json(['deliveries', 'retry', id])
+    expect(delivery).toMatchObject({id, status: 'pending', attempted: true})
+    expect(delivery.attempts.map((a: {attempt: number; status_code: number}) => [a.attempt, a.status_code])).toEqual([
+      [1, 500],
+      [2, 500],
+    ])
+    await receiver.close()
+  })
+
+  it('--no-wait says the attempt is queued and how to watch it', async () => {
+    const {receiver, endpoint, id} = await deliveredOnce('retry-3', 200)
+    const {code, stdout} = await cli(['deliveries', 'retry', id, '--no-wait'])
+    expect(code).toBe(0)
+    expect(stdout).toContain(`Attempt queued; \`tablepay deliveries tail --endpoint ${endpoint.id}\` shows it`)
+    expect(JSON.parse((await cli(['deliveries', 'retry', id, '--no-wait', '--json'])).stdout)).toMatchObject({id, attempted: false})
+    await receiver.waitFor(3)
+    await receiver.close()
+  })
+})
+
+describe('deliveries tail --endpoint', () => {
+  it('exits 1 with not_found for an endpoint that does not exist, instead of waiting', async () => {
+    const {code, stderr} = await cli(['deliveries', 'tail', '--endpoint', 'we_nope'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('No webhook endpoint we_nope in this account.')
+    expect(stderr).toContain('Code: not_found')
+    expect(stderr).toContain('tablepay webhooks list')
+    const asJson = await cli(['deliveries', 'tail', '--endpoint', 'we_nope', '--json'])
+    expect(asJson.code).toBe(1)
+    expect(JSON.parse(asJson.stdout).error).toMatchObject({code: 'not_found'})
+  })
+})

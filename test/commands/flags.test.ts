@@ -1,0 +1,106 @@
+import {readdirSync} from 'node:fs'
+import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
+import type {Command} from '@oclif/core'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {type CliServer, cliFor, ROOT, runCli, startCliServer} from '../helpers/cli.js'
+
+interface FlagSpec {
+  name: string
+  char?: string
+  charAliases?: string[]
+  aliases?: string[]
+  hidden?: boolean
+  helpGroup?: string
+}
+
+/** Every command's id and flags (its own and the base command's), read from the command classes. */
+async function commandFlags(): Promise<[id: string, flags: FlagSpec[]][]> {
+  const dir = join(ROOT, 'src', 'commands')
+  const files = readdirSync(dir, {recursive: true, encoding: 'utf8'}).filter((f) => f.endsWith('.ts'))
+  return Promise.all(
+    files.map(async (file) => {
+      const command = (await import(pathToFileURL(join(dir, file)).href)).default as typeof Command
+      const flags = {...command.baseFlags, ...command.flags} as Record<string, Omit<FlagSpec, 'name'>>
+      return [file.replace(/\.ts$/, '').replaceAll('/', ' '), Object.entries(flags).map(([name, f]) => ({name, ...f}))] as [string, FlagSpec[]]
+    }),
+  )
+}
+
+let commands: [string, FlagSpec[]][]
+beforeAll(async () => {
+  commands = await commandFlags()
+})
+
+describe('one name for one thing (README "Flags")', () => {
+  it('a short flag means the same flag in every command', () => {
+    const meanings = new Map<string, Set<string>>()
+    for (const [, flags] of commands) {
+      for (const flag of flags) {
+        for (const char of [flag.char, ...(flag.charAliases ?? [])].filter(Boolean) as string[]) {
+          meanings.set(char, (meanings.get(char) ?? new Set()).add(flag.name))
+        }
+      }
+    }
+    const reused = [...meanings].filter(([, names]) => names.size > 1).map(([char, names]) => `-${char}: ${[...names].join(', ')}`)
+    expect(reused).toEqual([])
+  })
+
+  it('--url is the tablepay server wherever it is shown', () => {
+    const other = commands.flatMap(([id, flags]) => flags.filter((f) => f.name === 'url' && !f.hidden && f.helpGroup !== 'CONNECTION').map(() => id))
+    expect(other).toEqual([])
+  })
+
+  it('the receiver\'s URL is --forward-to in every command that takes one', () => {
+    const withReceiver = commands.filter(([, flags]) => flags.some((f) => f.name === 'forward-to')).map(([id]) => id)
+    expect(withReceiver.sort()).toEqual(['listen', 'receiver check', 'sign', 'webhooks create'])
+  })
+
+  it('the event-type filter is --event-type (-e) everywhere, --events and --type its hidden old names', () => {
+    const filters = commands.flatMap(([id, flags]) =>
+      flags.filter((f) => ['event-type', 'events', 'type', ...(f.aliases ?? [])].includes(f.name)).map((f) => [id, f] as const),
+    )
+    expect(filters.map(([id]) => id).sort()).toEqual(['events list', 'listen', 'webhooks create'])
+    for (const [, flag] of filters) expect(flag).toMatchObject({name: 'event-type', char: 'e', aliases: ['events', 'type']})
+  })
+})
+
+describe('old names still work', () => {
+  let server: CliServer
+  beforeAll(async () => {
+    server = await startCliServer()
+  })
+  afterAll(() => server.stop())
+
+  it('events list --type and --events filter like --event-type', async () => {
+    const {json} = cliFor(server)
+    await json(['checks', 'push', 'flags-1', '-f', 'fixtures/checks/open.json'])
+    const types = async (flag: string) => (await json(['events', 'list', flag, 'check.created'])).data.map((e: {type: string}) => e.type)
+    for (const flag of ['--event-type', '--type', '--events', '-e']) expect(new Set(await types(flag))).toEqual(new Set(['check.created']))
+  })
+
+  it('webhooks create takes the receiver\'s URL as an argument too', async () => {
+    const endpoint = await cliFor(server).json(['webhooks', 'create', 'http://localhost:3000/hooks', '--events', 'check.closed'])
+    expect(endpoint).toMatchObject({url: 'http://localhost:3000/hooks', event_types: ['check.closed']})
+  })
+})
+
+describe('a bad command line exits 2 with and without --json', () => {
+  it.each([
+    ['a value outside the choices', ['events', 'list', '--event-type', 'check.eaten']],
+    ['an unknown flag', ['checks', 'list', '--bogus']],
+    ['a flag value its parser refuses', ['webhooks', 'create', '--forward-to', 'http://localhost:3000/hooks', '-e', 'check.eaten']],
+    ['a bad argument', ['clock', 'advance', '0']],
+    ['--url in receiver check, where the receiver is --forward-to', ['receiver', 'check', '--url', 'http://localhost:3000/hooks', '--secret', 'whsec_x']],
+  ])('%s', async (_, args) => {
+    const [text, json] = await Promise.all([runCli(args), runCli([...args, '--json'])])
+    expect(text.code).toBe(2)
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stdout).error).toMatchObject({code: 'invalid_usage'})
+  })
+
+  it('receiver check --url names --forward-to', async () => {
+    const {stderr} = await runCli(['receiver', 'check', '--url', 'http://localhost:3000/hooks'])
+    expect(stderr).toContain('receiver check takes your receiver\'s URL as --forward-to http://localhost:3000/hooks')
+  })
+})

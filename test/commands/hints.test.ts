@@ -1,0 +1,77 @@
+import {mkdtemp, readFile, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {type CliServer, cliFor, ROOT, runCli, startCliServer} from '../helpers/cli.js'
+
+let server: CliServer
+beforeAll(async () => {
+  server = await startCliServer()
+})
+afterAll(() => server.stop())
+
+const cli = (args: string[]) => cliFor(server).cli(args)
+const json = (args: string[]) => cliFor(server).json(args)
+/** The "Try this:" line of a failed run. */
+const hintOf = (stderr: string) => stderr.slice(stderr.indexOf('Try this:'))
+
+describe('not_found names where to look for what was not found', () => {
+  it.each([
+    [['deliveries', 'get', 'dlv_nope'], 'tablepay deliveries list'],
+    [['webhooks', 'delete', 'we_nope'], 'tablepay webhooks list'],
+    [['events', 'get', 'evt_nope'], 'tablepay events list'],
+    [['trigger', 'refund', '--payment', 'pay_nope'], 'tablepay trigger payment'],
+    [['checks', 'get', 'no-such-pos-id'], 'tablepay checks list'],
+  ])('%j points to %s', async (args, command) => {
+    const {code, stderr} = await cli(args)
+    expect(code).toBe(1)
+    expect(stderr).toContain('Code: not_found')
+    const hint = hintOf(stderr)
+    expect(hint).toContain(command)
+    for (const other of ['checks list', 'deliveries list', 'webhooks list'].filter((c) => !command.endsWith(c))) {
+      expect(hint).not.toContain(`tablepay ${other}`)
+    }
+  })
+})
+
+describe('conflict_with_paid_items', () => {
+  /** fixtures/checks/open.json, one version up, changed by `change`, in a file of its own. */
+  const pushBody = async (name: string, change: (body: Record<string, any>) => object) => {
+    const body = JSON.parse(await readFile(join(ROOT, 'fixtures/checks/open.json'), 'utf8'))
+    const file = join(await mkdtemp(join(tmpdir(), 'tablepay-hints-')), `${name}.json`)
+    await writeFile(file, JSON.stringify(change({...body, version: (body.version ?? 1) + 1})))
+    return file
+  }
+
+  it('a push that removes a claimed item, nothing paid: keep it, and no word of a refund', async () => {
+    await json(['checks', 'push', 'h-claimed', '-f', 'fixtures/checks/open.json'])
+    await json(['trigger', 'claim', '-c', 'h-claimed', '--item', 'line-1001'])
+    const file = await pushBody('claimed', (b) => ({...b, items: b.items.filter((i: {external_id: string}) => i.external_id !== 'line-1001')}))
+    const {code, stderr} = await cli(['checks', 'push', 'h-claimed', '-f', file])
+    expect(code).toBe(1)
+    expect(stderr).toContain('Code: conflict_with_paid_items')
+    expect(hintOf(stderr)).toContain('keep every claimed item')
+    expect(stderr).not.toMatch(/refund/i)
+    // the detail names the item once
+    expect(stderr).toContain('  - items: item line-1001 is claimed by guests and cannot be removed\n')
+  })
+
+  it('voiding a check guests paid says to refund first', async () => {
+    await json(['checks', 'push', 'h-paid', '-f', 'fixtures/checks/open.json'])
+    await json(['trigger', 'payment', '-c', 'h-paid', '--amount', '1000'])
+    const file = await pushBody('paid', (b) => ({...b, status: 'voided'}))
+    const {code, stderr} = await cli(['checks', 'push', 'h-paid', '-f', file])
+    expect(code).toBe(1)
+    expect(stderr).toContain('Code: conflict_with_paid_items')
+    expect(hintOf(stderr)).toContain('refund with `tablepay trigger refund` first')
+  })
+})
+
+describe('validation_failed', () => {
+  it('prints each problem once', async () => {
+    const {code, stderr} = await runCli(['checks', 'push', 'h-invalid'], {env: server.env, input: '{"status": "open"}'})
+    expect(code).toBe(1)
+    expect(stderr).toContain('Code: validation_failed')
+    for (const path of ['table', 'items', 'totals']) expect(stderr.split(`${path}: Invalid input`)).toHaveLength(2)
+  })
+})

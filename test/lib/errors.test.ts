@@ -1,0 +1,96 @@
+import {describe, expect, it} from 'vitest'
+import {TablepayApiError, TablepayError} from '../../src/client/errors.js'
+import {describeError, errorBody, suggestionsFor} from '../../src/lib/errors.js'
+
+const notFound = (message: string) => new TablepayApiError(404, {code: 'not_found', message})
+
+describe('suggestionsFor not_found', () => {
+  it.each([
+    ['No check chk_4f0b in this account.', 'tablepay checks list'],
+    ['No check with external id t99 in this account.', 'tablepay checks list'],
+    ['No webhook endpoint we_nope in this account.', 'tablepay webhooks list'],
+    ['No delivery dlv_nope in this account.', 'tablepay deliveries list'],
+    ['No event evt_nope in this account.', 'tablepay events list'],
+    ['No payment pay_nope in this account.', 'tablepay trigger payment'],
+    ['No claim clm_nope in this account.', 'tablepay trigger claim'],
+    ['No location loc_nope in this account.', 'tablepay locations list'],
+  ])('%s points to %s and to no other list', (message, command) => {
+    const [hint] = suggestionsFor(notFound(message))!
+    expect(hint).toContain(command)
+    const others = ['checks list', 'webhooks list', 'deliveries list', 'locations list'].filter((c) => !command.endsWith(c))
+    for (const other of others) expect(hint).not.toContain(`tablepay ${other}`)
+  })
+
+  it('an unknown route points to --url, not to an id', () => {
+    const [hint] = suggestionsFor(notFound('No such route. The API lives under /v1; see the README for its routes.'))!
+    expect(hint).toContain('Check --url')
+  })
+})
+
+describe('suggestionsFor conflict_with_paid_items', () => {
+  const conflict = (details: {path: string; message: string; external_id?: string}[]) =>
+    suggestionsFor(new TablepayApiError(409, {code: 'conflict_with_paid_items', message: 'The push would take away …', details}))![0]!
+
+  it('a claimed item only: keep it, and no word of a refund', () => {
+    const hint = conflict([{path: 'items', external_id: 'line-1001', message: 'item line-1001 is claimed by guests and cannot be removed'}])
+    expect(hint).toContain('keep every claimed item')
+    expect(hint).not.toMatch(/refund/i)
+  })
+
+  it('what was paid: refund first', () => {
+    const hint = conflict([{path: 'totals.total_cents', message: 'guests have paid 500; the total cannot go below it'}])
+    expect(hint).toContain('refund with `tablepay trigger refund` first')
+    expect(hint).not.toContain('claimed item')
+  })
+})
+
+describe('describeError', () => {
+  it('prints a validation problem once: the headline stops where the detail list starts', () => {
+    const details = [
+      {path: 'table', message: 'Invalid input: expected object, received undefined'},
+      {path: 'items', message: 'Invalid input: expected array, received undefined'},
+    ]
+    const text = describeError(
+      new TablepayApiError(422, {
+        code: 'validation_failed',
+        message: 'Request body failed validation: table: Invalid input: expected object, received undefined (and 1 more, see details).',
+        details,
+        request_id: 'req_1',
+      }),
+    )
+    expect(text).toBe(
+      [
+        'Request body failed validation:',
+        '  - table: Invalid input: expected object, received undefined',
+        '  - items: Invalid input: expected array, received undefined',
+        'Request id: req_1',
+      ].join('\n'),
+    )
+  })
+
+  it('names a detail\'s external id only when its message does not already', () => {
+    const text = describeError(
+      new TablepayApiError(409, {
+        code: 'conflict_with_paid_items',
+        message: 'The push would take away items guests have already claimed (line-1, line-2); nothing was changed.',
+        details: [
+          {path: 'items', external_id: 'line-1', message: 'item line-1 is claimed by guests and cannot be removed'},
+          {path: 'items', external_id: 'line-2', message: 'is claimed by guests'},
+        ],
+      }),
+    )
+    expect(text).toContain('  - items: item line-1 is claimed by guests and cannot be removed\n')
+    expect(text).toContain('  - items: is claimed by guests (line-2)')
+  })
+})
+
+describe('errorBody', () => {
+  it('a flag\'s own parse error (usage exit code, no code) is invalid_usage', () => {
+    const error = Object.assign(new Error('Parsing --tolerance \n\tExpected an integer'), {oclif: {exit: 2}})
+    expect(errorBody(error).error.code).toBe('invalid_usage')
+  })
+
+  it('a client error keeps its code', () => {
+    expect(errorBody(new TablepayError('connection_failed', 'No tablepay server')).error.code).toBe('connection_failed')
+  })
+})
