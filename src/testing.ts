@@ -7,9 +7,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Seed} from './domain/schemas.js'
 import {startServer} from './server/start.js'
-import {simulatorControls, type SimulatorControls} from './toolkit/controls.js'
+import {type SeededAccount, simulatorControls, type SimulatorControls} from './toolkit/controls.js'
 
-export type {SimulatorControls}
+export type {SeededAccount, SimulatorControls}
 export type {Seed}
 
 export interface SimulatorOptions {
@@ -17,7 +17,7 @@ export interface SimulatorOptions {
   seed?: Seed | string
   /** Keep nothing on disk (default). With false, the server journals to a fresh temp dir, removed by `close()`. */
   memory?: boolean
-  /** Default 0: a free port. */
+  /** Default 0: a free port. A port in use is an error naming it; the simulator never moves to another one. */
   port?: number
 }
 
@@ -32,7 +32,7 @@ export interface Simulator extends SimulatorControls {
  * Starts the simulator on 127.0.0.1 and resolves once it answers.
  *
  * @example
- * const sim = await startSimulator({seed: 'fixtures/seed.json'})
+ * const sim = await startSimulator({seed: 'node_modules/tablepay/fixtures/seed.json'})
  * const client = new TablepayClient({url: sim.url, apiKey: sim.apiKey})
  * await client.pushCheck('t12', check)
  * await sim.close()

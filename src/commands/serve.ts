@@ -25,7 +25,7 @@ Clients started in the same directory find the URL and a write key on their own.
   ]
 
   static override flags = {
-    port: Flags.integer({summary: 'Port to listen on; 0 picks a free one.', default: 4747, min: 0, max: 65_535}),
+    port: Flags.integer({summary: 'Port to listen on; 0 picks a free one. A port in use is an error (exit 1), never another port.', default: 4747, min: 0, max: 65_535}),
     host: Flags.string({summary: 'Interface to listen on.', default: '127.0.0.1'}),
     data: Flags.string({char: 'd', summary: 'Data directory.', default: './.tablepay', env: 'TABLEPAY_DATA'}),
     memory: Flags.boolean({summary: 'Keep everything in memory (ignores --data); nothing survives a stop.'}),

@@ -1,15 +1,15 @@
 import {rm, writeFile} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import {toNodeListener} from 'h3'
-import {listen} from 'listhen'
 import {SERVER_FILE, type ServerFile} from '../client/config.js'
 import {Store} from '../store/store.js'
+import {listenOn} from './listen.js'
 import {createService, describeAccounts, type SeededAccount, seedStore, type ServiceOptions} from './service.js'
 
 export type {SeededAccount}
 
 export interface ServeOptions extends ServiceOptions {
-  /** 0 picks a free port. A busy port moves to another one: use the returned `url`. */
+  /** 0 picks a free port (use the returned `url`). Any other port is taken or the start fails: it never moves. */
   port: number
   host: string
   /** Data dir; undefined means everything stays in memory (`--memory`). */
@@ -45,15 +45,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
     // the app needs its own URL (for guest links), which is known only once listening
     let handler: ReturnType<typeof toNodeListener> | undefined
-    const listener = await listen((req, res) => handler!(req, res), {
-      port: options.port,
-      hostname: options.host,
-      showURL: false,
-      autoClose: false,
-      isTest: true,
-      qr: false,
-    })
-    const url = listener.url.replace(/\/$/, '')
+    const listener = await listenOn(options.port, options.host, (req, res) => handler!(req, res))
+    const {url} = listener
     const service = createService(store, url, options)
     handler = toNodeListener(service.app)
     const accounts = describeAccounts(store)

@@ -1,9 +1,11 @@
+import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {mkdtemp, rm} from 'node:fs/promises'
+import {mkdtemp, readFile, rm} from 'node:fs/promises'
+import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, runCli, spawnServe, startCliServer, WRITE_KEY} from '../helpers/cli.js'
+import {type CliServer, ROOT, runCli, spawnServe, startCliServer, WRITE_KEY} from '../helpers/cli.js'
 
 describe('serve --json --memory', () => {
   it('prints one ready line with the /v1 URL and the seeded accounts, and exits 0 on SIGTERM', async () => {
@@ -70,5 +72,81 @@ describe('serve without --json', () => {
       expect(existsSync(join(dir, 'server.json'))).toBe(false)
       await rm(dir, {recursive: true, force: true})
     }
+  })
+})
+
+/** A port held by another HTTP server, which answers 200 to anything (a health check too). */
+async function holdPort(): Promise<{port: number; server: Server}> {
+  const server = createServer((_req, res) => res.end('{"status": "ok"}'))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {port: (server.address() as {port: number}).port, server}
+}
+
+describe('serve --port N on a port another program holds', () => {
+  let held: {port: number; server: Server}
+  beforeAll(async () => {
+    held = await holdPort()
+  })
+  afterAll(() => new Promise<void>((resolve) => held.server.close(() => resolve())))
+
+  it('exits 1 naming the port and suggesting --port 0, instead of moving to another port', async () => {
+    const {code, stdout, stderr} = await runCli(['serve', '--port', String(held.port), '--memory'])
+    expect(code).toBe(1)
+    expect(stdout).not.toContain('listening')
+    expect(stderr).toContain(`port ${held.port} on 127.0.0.1`)
+    expect(stderr).toContain('in use')
+    expect(stderr).toContain('--port 0')
+  })
+
+  it('with --json, prints the refusal as a JSON error body and no ready line', async () => {
+    const {code, stdout} = await runCli(['serve', '--port', String(held.port), '--memory', '--json'])
+    expect(code).toBe(1)
+    const {error} = JSON.parse(stdout)
+    expect(error).toMatchObject({code: 'server_start_failed', message: expect.stringContaining(`port ${held.port}`)})
+    expect(stdout).not.toContain('ready')
+  })
+})
+
+describe("the README's CI recipe", () => {
+  /** The recipe's shell lines, run from a temp dir on `port`, with `npm test` replaced by a marker (and the server stopped after it). */
+  async function runRecipe(port: number): Promise<{code: number | null; output: string}> {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+    const section = readme.slice(readme.indexOf('## Use in CI'))
+    const recipe = /```sh\n([\s\S]*?)```/.exec(section)![1]!
+    expect(recipe).toContain('--port 4747')
+    const script = recipe
+      .replaceAll('npx tablepay', `node ${join(ROOT, 'bin', 'run.js')}`)
+      .replaceAll('fixtures/seed.json', join(ROOT, 'fixtures', 'seed.json'))
+      .replaceAll('4747', String(port))
+      .replace('npm test', 'echo TESTS RAN; kill $!')
+    const dir = await mkdtemp(join(tmpdir(), 'tablepay-ci-'))
+    const child = spawn('sh', ['-c', script], {cwd: dir, stdio: ['ignore', 'pipe', 'pipe']})
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk))
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    await rm(dir, {recursive: true, force: true})
+    return {code, output}
+  }
+
+  it('fails loudly, without running the tests, when another program holds the port', async () => {
+    const held = await holdPort()
+    try {
+      const {code, output} = await runRecipe(held.port)
+      expect(code).not.toBe(0)
+      expect(output).not.toContain('TESTS RAN')
+      expect(output).toContain(`port ${held.port}`)
+    } finally {
+      held.server.close()
+    }
+  })
+
+  it('runs the tests once the server on that port is ready', async () => {
+    const held = await holdPort()
+    // a port that was free a moment ago: the recipe must take exactly it
+    await new Promise<void>((resolve) => held.server.close(() => resolve()))
+    const {code, output} = await runRecipe(held.port)
+    expect(output).toContain('TESTS RAN')
+    expect(code).toBe(0)
   })
 })

@@ -1,0 +1,63 @@
+import {createServer, type IncomingMessage, type RequestListener, type ServerResponse} from 'node:http'
+import type {AddressInfo, Socket} from 'node:net'
+import {holdBody} from './internal/expect-continue.js'
+
+export interface Listener {
+  /** `http://HOST:PORT`, no trailing slash: the address actually listened on. */
+  url: string
+  /** Stops accepting, lets answers under way finish, then closes every connection. */
+  close(): Promise<void>
+}
+
+/** The port that `--port N` names but another program holds: the start fails, it never moves (docs/api.md). */
+function listenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
+  const where = `port ${port} on ${host}`
+  if (error.code === 'EADDRINUSE') {
+    return new Error(`Cannot listen on ${where}: it is in use by another program (or another tablepay serve). Stop that program, or pick another port: --port 0 takes a free one and prints it.`)
+  }
+  if (error.code === 'EACCES') return new Error(`Cannot listen on ${where}: permission denied (ports below 1024 need privileges). Use --port 0 for a free port.`)
+  if (error.code === 'EADDRNOTAVAIL') return new Error(`Cannot listen on ${where}: ${host} is not an address of this machine (see --host).`)
+  return error
+}
+
+/** How a client reaches `host`: an address that means every interface is reached on loopback. */
+function urlOf(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '::1' : host
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`
+}
+
+/**
+ * Serves `handle` on exactly `port` (0: a free one) of `host`, or fails
+ * naming the port. Requests sent with `Expect: 100-continue` reach `handle`
+ * too, holding back their body until the app asks for it.
+ */
+export async function listenOn(port: number, host: string, handle: RequestListener): Promise<Listener> {
+  const server = createServer(handle)
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    holdBody(req, res)
+    handle(req, res)
+  })
+  const sockets = new Set<Socket>()
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) => reject(listenError(error, port, host)))
+    server.listen(port, host, () => resolve())
+  })
+  const {port: actual} = server.address() as AddressInfo
+  return {
+    url: urlOf(host, actual),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()))
+        server.closeIdleConnections()
+        // a keep-alive connection still answering is closed once its answer is out
+        for (const socket of sockets) {
+          const answer = (socket as Socket & {_httpMessage?: ServerResponse})._httpMessage
+          answer?.once('finish', () => socket.destroySoon())
+        }
+      }),
+  }
+}

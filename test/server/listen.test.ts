@@ -1,0 +1,47 @@
+import {createServer, type Server} from 'node:http'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {startServer} from '../../src/server/start.js'
+import {startSimulator} from '../../src/testing.js'
+
+let holder: Server
+let heldPort: number
+beforeAll(async () => {
+  holder = createServer((_req, res) => res.end('{"status": "ok"}'))
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
+  heldPort = (holder.address() as {port: number}).port
+})
+afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())))
+
+describe('an explicit port', () => {
+  it('that another program holds makes startServer fail naming it, instead of moving to another port', async () => {
+    await expect(startServer({port: heldPort, host: '127.0.0.1'})).rejects.toThrow(new RegExp(`port ${heldPort} on 127\\.0\\.0\\.1: it is in use.*--port 0`))
+  })
+
+  it('that another program holds makes startSimulator fail too', async () => {
+    await expect(startSimulator({port: heldPort})).rejects.toThrow(`port ${heldPort}`)
+  })
+
+  it('that is free is taken exactly, and port 0 takes a free one', async () => {
+    const first = await startServer({port: 0, host: '127.0.0.1'})
+    const port = Number(new URL(first.url).port)
+    await first.close()
+    const again = await startServer({port, host: '127.0.0.1'})
+    try {
+      expect(again.url).toBe(`http://127.0.0.1:${port}`)
+      expect((await fetch(`${again.url}/v1/health`)).status).toBe(200)
+    } finally {
+      await again.close()
+    }
+  })
+})
+
+describe('close()', () => {
+  it('ends a keep-alive connection a client still holds open, rather than waiting for the client to drop it', async () => {
+    const server = await startServer({port: 0, host: '127.0.0.1'})
+    // fetch keeps its connection for 4 s after the answer; close must not wait for that
+    expect((await fetch(`${server.url}/v1/health`)).status).toBe(200)
+    const started = Date.now()
+    await server.close()
+    expect(Date.now() - started).toBeLessThan(2000)
+  })
+})
