@@ -1,6 +1,9 @@
-import {open, readFile, rename} from 'node:fs/promises'
+import {open, readFile, rename, rm, stat} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
+import {crc32} from 'node:zlib'
 import {type Adapter, Low} from 'lowdb'
+import type {Damage} from './damage.js'
+import {readLines} from './lines.js'
 
 /** The readable JSON document of one collection, and the journal seq it includes. */
 export interface Document<T> {
@@ -8,57 +11,198 @@ export interface Document<T> {
   records: T[]
 }
 
+/**
+ * How a document was found: `legacy` ones (written before documents carried
+ * a count and a checksum, or laid out by hand) are rewritten at start.
+ */
+export type DocumentState = 'missing' | 'legacy' | 'current'
+
 /** Records serialized between two turns of the event loop when a document is written. */
 const SLICE = 500
 
+/** A document laid out otherwise than one record a line is read whole, which only works below V8's string limit. */
+const WHOLE_READ_MAX = 64 * 1024 * 1024
+
+const INDENT = '    '
+
+/** The lines around the records, in order, and what a message calls them; `null` marks where the records go. */
+const LAYOUT: ([RegExp, string] | null)[] = [
+  [/^\{$/, '"{"'],
+  [/^ {2}"seq": (\d+),$/, '"seq": N,'],
+  [/^ {2}"records": \[$/, '"records": ['],
+  null,
+  [/^ {2}\],$/, '"],"'],
+  [/^ {2}"count": (\d+),$/, '"count": N,'],
+  [/^ {2}"crc": (\d+)$/, '"crc": N'],
+  [/^\}$/, '"}"'],
+]
+const RECORDS = LAYOUT.indexOf(null)
+const CLOSE = LAYOUT.length - 1
+
+/** The end of the records in a legacy document, and the legacy empty document's records line. */
+const LEGACY_END = /^ {2}\]$/
+const LEGACY_EMPTY = /^ {2}"records": \[\]$/
+
+const isRecord = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * Reads a document one line at a time: one record a line between a header
+ * and a trailer that gives their count and checksum. Whatever does not fit
+ * is damage (reported to `damage`), unless the file is a small JSON document
+ * laid out some other way.
+ */
+class DocumentReader {
+  readonly records: unknown[] = []
+  seq = 0
+  state: DocumentState = 'current'
+  /** The index in LAYOUT of the line expected next. */
+  #at = 0
+  #broken = false
+  #crc = 0
+  #count: number | undefined
+  #checksum: number | undefined
+  #problems: {line: number; problem: string; text: string}[] = []
+
+  constructor(readonly path: string) {}
+
+  line(text: string, number: number): void {
+    if (this.#broken) return
+    const expected = LAYOUT[this.#at]
+    if (expected === null) return this.#record(text, number)
+    if (this.#at === RECORDS - 1 && LEGACY_EMPTY.test(text)) {
+      this.state = 'legacy'
+      this.#at = CLOSE
+      return
+    }
+    const match = expected?.[0].exec(text)
+    if (!match) {
+      this.#problems.push({line: number, problem: `is corrupt: expected ${expected ? expected[1] : 'the end of the file'}`, text})
+      this.#broken = true
+      return
+    }
+    if (this.#at === 1) this.seq = Number(match[1])
+    if (this.#at === 5) this.#count = Number(match[1])
+    if (this.#at === 6) this.#checksum = Number(match[1])
+    this.#at++
+  }
+
+  #record(text: string, number: number): void {
+    if (LEGACY_END.test(text)) {
+      this.state = 'legacy'
+      this.#at = CLOSE
+      return
+    }
+    if (LAYOUT[RECORDS + 1]![0].test(text)) {
+      this.#at = RECORDS + 2
+      return
+    }
+    const json = text.startsWith(INDENT) ? text.slice(INDENT.length, text.endsWith(',') ? -1 : undefined) : text
+    try {
+      const record: unknown = JSON.parse(json)
+      if (!isRecord(record)) throw new Error('not a record')
+      this.records.push(record)
+      this.#crc = crc32(json, this.#crc)
+    } catch (error) {
+      this.#problems.push({line: number, problem: `is corrupt: ${(error as Error).message}`, text})
+    }
+  }
+
+  /** Reports what is wrong, or reads the file whole if it is a small document in another layout. */
+  async end(lines: number, damage: Damage): Promise<void> {
+    if (this.#at < LAYOUT.length || this.#problems.length > 0) {
+      if (await this.#readWhole()) return
+      if (lines === 0) return damage.found(this.path, 'is empty')
+      for (const {line, problem, text} of this.#problems) damage.found(this.path, problem, line, text)
+      if (!this.#broken && this.#at < LAYOUT.length) damage.found(this.path, `is cut short: it ends at line ${lines}, before its closing lines`)
+      this.state = 'legacy'
+      return
+    }
+    if (this.state === 'legacy') return
+    if (this.#count !== this.records.length) damage.found(this.path, `is corrupt: it holds ${this.records.length} records, not the ${this.#count} it says`)
+    else if (this.#checksum !== this.#crc) damage.found(this.path, 'is corrupt: its records do not match its checksum (one was edited)')
+  }
+
+  async #readWhole(): Promise<boolean> {
+    if ((await stat(this.path)).size > WHOLE_READ_MAX) return false
+    let doc: Partial<Document<unknown>> | null
+    try {
+      doc = JSON.parse(await readFile(this.path, 'utf8')) as Partial<Document<unknown>> | null
+    } catch {
+      return false
+    }
+    if (!isRecord(doc) || !Number.isInteger(doc!.seq) || !Array.isArray(doc!.records) || !doc!.records.every(isRecord)) return false
+    this.seq = doc!.seq!
+    this.records.splice(0, this.records.length, ...doc!.records)
+    this.state = 'legacy'
+    return true
+  }
+}
+
 /**
  * A lowdb adapter for one collection's document: one record per line, so
- * the file stays readable and diffable. Like lowdb's JSONFile the write is
- * atomic (temp file + rename); unlike it, the JSON is made and written a
- * slice of records at a time, so rewriting a large collection never stalls
- * the server's requests for long. Private (0600): the data dir holds API keys.
+ * the file stays readable and diffable, and is read a line at a time, so no
+ * size makes it unreadable (docs/storage.md). Like lowdb's JSONFile the
+ * write is atomic (temp file + rename); unlike it, the JSON is made and
+ * written a slice of records at a time, so rewriting a large collection
+ * never stalls the server's requests for long. Private (0600): the data dir
+ * holds API keys.
  */
 class RecordsFile implements Adapter<Document<unknown>> {
   /** Size of the file as last read or written, for the compaction trigger. */
   bytes = 0
+  state: DocumentState = 'missing'
 
   constructor(
     readonly path: string,
     readonly fsync: boolean,
+    readonly damage: Damage | undefined,
   ) {}
 
   async read(): Promise<Document<unknown> | null> {
-    let text: string
+    const reader = new DocumentReader(this.path)
+    let lines = 0
     try {
-      text = await readFile(this.path, 'utf8')
+      const tail = await readLines(this.path, (line, number) => reader.line(line, (lines = number)))
+      if (tail) reader.line(tail.text, ++lines)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
       throw error
     }
-    this.bytes = Buffer.byteLength(text)
-    return JSON.parse(text) as Document<unknown>
+    if (this.damage) await reader.end(lines, this.damage)
+    this.state = reader.state
+    this.bytes = (await stat(this.path)).size
+    return {seq: reader.seq, records: reader.records}
   }
 
   async write({seq, records}: Document<unknown>): Promise<void> {
     const temp = join(dirname(this.path), `.${basename(this.path)}.tmp`)
-    const handle = await open(temp, 'w', 0o600)
     let bytes = 0
-    const write = async (text: string) => {
-      bytes += (await handle.write(text)).bytesWritten
-    }
+    let crc = 0
     try {
-      await write(`{\n  "seq": ${seq},\n  "records": [`)
-      for (let i = 0; i < records.length; i += SLICE) {
-        const lines = records.slice(i, i + SLICE).map((record) => JSON.stringify(record))
-        await write(`${i === 0 ? '' : ','}\n    ${lines.join(',\n    ')}`)
+      const handle = await open(temp, 'w', 0o600)
+      const write = async (text: string) => {
+        bytes += (await handle.write(text)).bytesWritten
       }
-      await write(records.length === 0 ? ']\n}\n' : '\n  ]\n}\n')
-      if (this.fsync) await handle.sync()
-    } finally {
-      await handle.close()
+      try {
+        await write(`{\n  "seq": ${seq},\n  "records": [\n`)
+        for (let i = 0; i < records.length; i += SLICE) {
+          const lines = records.slice(i, i + SLICE).map((record) => JSON.stringify(record))
+          crc = crc32(lines.join(''), crc)
+          await write(`${i === 0 ? '' : ',\n'}${INDENT}${lines.join(`,\n${INDENT}`)}`)
+        }
+        await write(`${records.length === 0 ? '' : '\n'}  ],\n  "count": ${records.length},\n  "crc": ${crc}\n}\n`)
+        if (this.fsync) await handle.sync()
+      } finally {
+        await handle.close()
+      }
+      await rename(temp, this.path)
+    } catch (error) {
+      // a failed rewrite leaves the old document in place, and nothing else behind
+      await rm(temp, {force: true})
+      throw error
     }
-    await rename(temp, this.path)
     this.bytes = bytes
+    this.state = 'current'
   }
 }
 
@@ -79,13 +223,14 @@ export class Documents {
     return total
   }
 
-  async read<T>(name: string): Promise<Document<T>> {
-    const file = new RecordsFile(join(this.dir, `${name}.json`), this.fsync)
+  /** Reads a document; what is wrong with it goes to `damage`. */
+  async read<T>(name: string, damage?: Damage): Promise<Document<T> & {state: DocumentState}> {
+    const file = new RecordsFile(join(this.dir, `${name}.json`), this.fsync, damage)
     const db = new Low<Document<unknown>>(file, {seq: 0, records: []})
     await db.read()
     this.#dbs.set(name, db)
     this.#files.set(name, file)
-    return db.data as Document<T>
+    return {...(db.data as Document<T>), state: file.state}
   }
 
   async write(name: string, doc: Document<unknown>): Promise<void> {

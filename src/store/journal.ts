@@ -1,11 +1,21 @@
-import {type FileHandle, open, readdir, readFile, rm, truncate} from 'node:fs/promises'
+import {type FileHandle, open, readdir, rm, stat, truncate} from 'node:fs/promises'
 import {writeSync} from 'node:fs'
 import {join} from 'node:path'
+import {crc32} from 'node:zlib'
+import type {Damage} from './damage.js'
+import {readLines} from './lines.js'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
 export interface Entry {
   seq: number
   changes: [collection: string, id: string, record: unknown][]
+}
+
+/** How `Journal.open` hands over what it reads: entries after `afterSeq` (what the documents hold) are expected. */
+export interface Replay {
+  afterSeq: number
+  damage: Damage
+  onEntry: (entry: Entry, file: string, line: number) => void
 }
 
 const SEGMENT = /^journal\.(\d+)\.ndjson$/
@@ -15,6 +25,34 @@ const segmentName = (firstSeq: number) => `journal.${String(firstSeq).padStart(1
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 type Waiter = {resolve: () => void; reject: (error: unknown) => void}
+
+/** Each line ends with the CRC-32 of what comes before it: `{"seq":N,"changes":[…],"crc":C}`. */
+const CRC = ',"crc":'
+const DIGITS = /^\d{1,10}$/
+
+const isChange = (c: unknown) =>
+  Array.isArray(c) && c.length === 3 && typeof c[0] === 'string' && typeof c[1] === 'string' && typeof c[2] === 'object'
+
+/**
+ * An entry from a journal line, or what is wrong with it. Lines without a
+ * checksum, written before lines had one, are taken as they are, but only
+ * before the first line that has one (docs/storage.md).
+ */
+function parseLine(line: string, legacyAllowed: boolean): {entry: Entry; checksummed: boolean} | string {
+  const at = line.lastIndexOf(CRC)
+  const digits = at === -1 ? '' : line.slice(at + CRC.length, -1)
+  const checksummed = line.endsWith('}') && DIGITS.test(digits)
+  if (checksummed && crc32(line.slice(0, at)) !== Number(digits)) return 'its checksum does not match (the line was changed or garbled)'
+  if (!checksummed && !legacyAllowed) return 'it has no checksum, while lines before it have one'
+  let entry: Entry
+  try {
+    entry = JSON.parse(line) as Entry
+  } catch (error) {
+    return (error as Error).message
+  }
+  if (!Number.isInteger(entry?.seq) || !Array.isArray(entry.changes) || !entry.changes.every(isChange)) return 'it is not a journal entry'
+  return {entry, checksummed}
+}
 
 /**
  * The append-only log that makes each change durable. Appends made in the
@@ -39,28 +77,44 @@ export class Journal {
     readonly fsync: boolean,
   ) {}
 
-  /** Reads every entry of every segment in order; a torn last line (a crash mid-write) is dropped, from disk too. */
-  static async open(dir: string, fsync: boolean): Promise<{journal: Journal; entries: Entry[]}> {
+  /**
+   * Reads every segment a line at a time and hands each entry to
+   * `onEntry`. Only a torn last line (a crash mid-write: no newline, at the
+   * very end of the journal) is dropped, from disk too, so that the next
+   * append starts on a fresh line; any other damage goes to `damage`. Call
+   * `cut` before appending.
+   */
+  static async open(dir: string, fsync: boolean, {afterSeq, damage, onEntry}: Replay): Promise<{journal: Journal; replayed: number}> {
     const journal = new Journal(dir, fsync)
-    const entries: Entry[] = []
-    for (const name of await journal.#segments()) {
-      const text = await readFile(join(dir, name), 'utf8')
-      // cut a torn tail off the file too: the next append to this segment must start on a fresh line
-      const end = text.lastIndexOf('\n') + 1
-      if (end < text.length) await truncate(join(dir, name), Buffer.byteLength(text.slice(0, end)))
-      const lines = text.slice(0, end).split('\n')
-      lines.forEach((line, i) => {
-        if (line === '') return
-        try {
-          entries.push(JSON.parse(line) as Entry)
-        } catch (error) {
-          const isLast = lines.slice(i + 1).every((l) => l === '')
-          if (!isLast) throw new Error(`store: ${name} line ${i + 1} is corrupt: ${(error as Error).message}`)
+    const names = await journal.#segments()
+    const sizes = await Promise.all(names.map(async (name) => (await stat(join(dir, name))).size))
+    const torn: {path: string; offset: number}[] = []
+    let last: number | undefined
+    let checksummed = false
+    let replayed = 0
+    for (const [i, name] of names.entries()) {
+      const path = join(dir, name)
+      let lines = 0
+      const tail = await readLines(path, (line, number) => {
+        lines = number
+        const parsed = parseLine(line, !checksummed)
+        if (typeof parsed === 'string') return damage.found(path, `is corrupt: ${parsed}`, number, line)
+        const {entry} = parsed
+        checksummed ||= parsed.checksummed
+        if (last === undefined ? entry.seq > afterSeq + 1 : entry.seq !== last + 1) {
+          const expected = (last ?? afterSeq) + 1
+          damage.found(path, `is corrupt: it has seq ${entry.seq} where ${expected} was expected (entries are missing)`, number)
         }
+        last = entry.seq
+        replayed++
+        onEntry(entry, path, number)
       })
+      if (!tail) continue
+      if (sizes.slice(i + 1).some((size) => size > 0)) damage.found(path, 'is corrupt: it is cut short, but later segments follow', lines + 1, tail.text)
+      torn.push({path, offset: tail.offset})
     }
-    journal.cut((entries.at(-1)?.seq ?? 0) + 1)
-    return {journal, entries}
+    for (const {path, offset} of torn) await truncate(path, offset)
+    return {journal, replayed}
   }
 
   /**
@@ -80,7 +134,8 @@ export class Journal {
 
   /** Resolves once the entry is on disk, together with whatever else was waiting. */
   append(entry: Entry): Promise<void> {
-    const line = JSON.stringify(entry) + '\n'
+    const body = `{"seq":${entry.seq},"changes":${JSON.stringify(entry.changes)}`
+    const line = `${body}${CRC}${crc32(body)}}\n`
     this.#bytes += line.length
     return this.#enqueue(line)
   }

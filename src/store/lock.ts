@@ -1,10 +1,30 @@
-import {open, readFile, rm} from 'node:fs/promises'
+import {link, open, readdir, readFile, rm} from 'node:fs/promises'
+import {uptime} from 'node:os'
 import {join} from 'node:path'
 
-const LOCK_FILE = 'server.lock'
+/**
+ * A server holds a data dir by creating `server.<generation>.lock`. A lock
+ * file is never replaced or deleted to take a dir over: a starter that
+ * finds the newest lock's server gone creates the next generation, and
+ * creating a name that exists fails, so of two servers started together
+ * exactly one wins (docs/storage.md). `server.lock`, written by earlier
+ * versions, counts as generation 0.
+ */
+const LOCK = /^server\.(\d+)\.lock$/
+const LEGACY_LOCK = 'server.lock'
 
-/** Dirs this process holds: a lock with our own pid is ours only if it is in here. */
+const lockName = (generation: number) => `server.${String(generation).padStart(12, '0')}.lock`
+
+interface LockFile {
+  pid: number
+  started_at: string
+  /** The process's start time in clock ticks since boot (Linux): tells a reused pid from the server's. */
+  proc_start?: string
+}
+
+/** Lock files this process holds, and dirs it is locking right now. */
 const held = new Set<string>()
+const locking = new Set<string>()
 
 function isAlive(pid: number): boolean {
   try {
@@ -16,44 +36,113 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** The pid in a lock file; undefined for a lock torn by a crash between create and write. */
-async function lockOwner(path: string): Promise<number | undefined> {
+/** When the process started, from /proc (field 22 of its stat); undefined where there is no /proc. */
+async function processStart(pid: number): Promise<string | undefined> {
   try {
-    const pid = Number(JSON.parse(await readFile(path, 'utf8')).pid)
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
   } catch {
     return undefined
   }
 }
 
+async function readLock(path: string): Promise<LockFile | undefined> {
+  try {
+    const lock = JSON.parse(await readFile(path, 'utf8')) as LockFile
+    return Number.isInteger(lock.pid) && lock.pid > 0 ? lock : undefined
+  } catch {
+    // a legacy lock torn by a crash between create and write, or one that is gone already
+    return undefined
+  }
+}
+
+/** Whether the lock's server still runs: its pid is alive and is the same process, not a later one given that pid. */
+async function isHeld(path: string, lock: LockFile | undefined): Promise<boolean> {
+  if (!lock) return false
+  // our own pid in a lock we do not hold is a previous run's: containers restart with the same pid
+  if (lock.pid === process.pid) return held.has(path)
+  if (!isAlive(lock.pid)) return false
+  const start = await processStart(lock.pid)
+  if (start !== undefined && lock.proc_start !== undefined) return start === lock.proc_start
+  // no /proc, or a legacy lock: a lock from before the last boot is a dead server's
+  return Date.parse(lock.started_at) > Date.now() - uptime() * 1000
+}
+
+async function locks(dir: string): Promise<{generation: number; path: string}[]> {
+  return (await readdir(dir))
+    .map((name) => ({generation: name === LEGACY_LOCK ? 0 : Number(LOCK.exec(name)?.[1] ?? -1), path: join(dir, name)}))
+    .filter((lock) => lock.generation >= 0)
+    .sort((a, b) => b.generation - a.generation)
+}
+
+/** The running server that holds `dir`, if any: the newest lock, if its server is alive. */
+async function holder(dir: string): Promise<{pid: number; path: string} | undefined> {
+  const [newest] = await locks(dir)
+  if (!newest) return undefined
+  const lock = await readLock(newest.path)
+  return (await isHeld(newest.path, lock)) ? {pid: lock!.pid, path: newest.path} : undefined
+}
+
+function inUse(dir: string, {pid, path}: {pid: number; path: string}): Error {
+  return new Error(
+    `store: ${dir} is in use by another tablepay server (pid ${pid}). Stop it, or start this one with another --data directory or --memory. ` +
+      `If no tablepay server runs as pid ${pid}, delete ${path}.`,
+  )
+}
+
+/** Creates `path` holding `text`, or fails with EEXIST: the content is written first, so no one reads a lock half made. */
+async function createWith(path: string, text: string): Promise<void> {
+  const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
+  const handle = await open(temp, 'wx', 0o600)
+  try {
+    await handle.writeFile(text)
+  } finally {
+    await handle.close()
+  }
+  try {
+    await link(temp, path)
+  } finally {
+    await rm(temp, {force: true})
+  }
+}
+
 /**
- * Makes this process the only server on `dir`. A lock whose process is gone
- * (a server that was killed) is taken over; a live one is refused.
- * Returns the function that releases the lock.
+ * Makes this process the only server on `dir`. A lock whose server is gone
+ * (killed, or its pid now another program's) is taken over; a live one is
+ * refused. Returns the function that releases the lock.
  */
 export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
-  const path = join(dir, LOCK_FILE)
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(path, 'wx', 0o600)
-      await handle.writeFile(JSON.stringify({pid: process.pid, started_at: new Date().toISOString()}))
-      await handle.close()
+  if (locking.has(dir)) throw inUse(dir, {pid: process.pid, path: join(dir, 'server.*.lock')})
+  locking.add(dir)
+  try {
+    const content = JSON.stringify({pid: process.pid, started_at: new Date().toISOString(), proc_start: await processStart(process.pid)})
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const running = await holder(dir)
+      if (running) throw inUse(dir, running)
+      const path = join(dir, lockName(((await locks(dir))[0]?.generation ?? 0) + 1))
+      try {
+        await createWith(path, content)
+      } catch (error) {
+        // another server took this generation first: look again at who holds the dir
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue
+        throw error
+      }
+      const [newest, ...older] = await locks(dir)
+      if (newest!.path !== path) {
+        // a newer generation than ours means its creator could not see ours: let the next look decide
+        await rm(path, {force: true})
+        continue
+      }
       held.add(path)
-      return () => {
+      for (const stale of older) await rm(stale.path, {force: true})
+      return async () => {
         held.delete(path)
-        return rm(path, {force: true})
+        await rm(path, {force: true})
       }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      const pid = await lockOwner(path)
-      // our own pid in a lock we do not hold is a previous run's: containers restart with the same pid
-      if (pid && (pid === process.pid ? held.has(path) : isAlive(pid))) {
-        throw new Error(
-          `store: ${dir} is in use by another tablepay server (pid ${pid}). Stop it, or start this one with another --data directory or --memory.`,
-        )
-      }
-      await rm(path, {force: true})
     }
+    throw new Error(`store: could not lock ${dir}: other servers keep starting on it`)
+  } finally {
+    // a failed attempt frees the dir for the next one; a held lock keeps `held`
+    locking.delete(dir)
   }
-  throw new Error(`store: could not lock ${dir}; remove ${path} if no server is running`)
 }

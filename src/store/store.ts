@@ -1,6 +1,8 @@
-import {mkdir} from 'node:fs/promises'
+import {chmod, mkdir, readdir, rm} from 'node:fs/promises'
+import {join} from 'node:path'
 import type {CollectionName, Collections} from '../domain/records.js'
-import {Documents} from './documents.js'
+import {Damage} from './damage.js'
+import {Documents, type DocumentState} from './documents.js'
 import {type Entry, Journal} from './journal.js'
 import {lockDataDir} from './lock.js'
 import {Table} from './table.js'
@@ -15,6 +17,8 @@ export interface StoreOptions {
   fsync?: boolean
   /** Journal bytes after which the documents are rewritten and the journal dropped (at least twice the documents' own size). */
   compactAfterBytes?: number
+  /** Start on a damaged data dir with what is intact, saving what is dropped to a side file (docs/storage.md). */
+  repair?: boolean
 }
 
 /** Journal bytes per document byte that set off a compaction. */
@@ -102,30 +106,59 @@ export class Store {
 
   async #load(dir: string): Promise<void> {
     await mkdir(dir, {recursive: true, mode: 0o700})
+    // a dir that existed keeps its mode through mkdir: it holds API keys, so it is made private like a new one
+    await chmod(dir, 0o700)
     this.#unlock = await lockDataDir(dir)
     try {
-      this.#documents = new Documents(dir, Boolean(this.options.fsync))
-      const docSeq = new Map<string, number>()
-      for (const name of Object.keys(this.tables) as CollectionName[]) {
-        const doc = await this.#documents.read<never>(name)
-        docSeq.set(name, doc.seq)
-        for (const record of doc.records) this.tables[name].put(record)
-        this.#seq = Math.max(this.#seq, doc.seq)
-      }
-      const {journal, entries} = await Journal.open(dir, Boolean(this.options.fsync))
-      this.#journal = journal
-      for (const entry of entries) {
-        for (const change of entry.changes as Change[]) {
-          if (entry.seq > (docSeq.get(change[0]) ?? 0)) this.#apply(change)
-        }
-        this.#seq = Math.max(this.#seq, entry.seq)
-      }
-      if (entries.length > 0) await this.compact()
+      await this.#read(dir)
     } catch (error) {
       await this.#journal?.close()
       await this.#unlock()
       throw error
     }
+  }
+
+  /**
+   * Reads the documents, then replays the journal written since. Damage
+   * refuses the start before anything on disk changes, unless `repair`
+   * (docs/storage.md).
+   */
+  async #read(dir: string): Promise<void> {
+    // the temp file of a compaction that was killed; the document it was replacing is whole
+    for (const name of await readdir(dir)) if (/^\..+\.json\.tmp$/.test(name)) await rm(join(dir, name), {force: true})
+    const damage = new Damage(dir, Boolean(this.options.repair))
+    this.#documents = new Documents(dir, Boolean(this.options.fsync))
+    const docSeq = new Map<string, number>()
+    const states = new Map<CollectionName, DocumentState>()
+    for (const name of Object.keys(this.tables) as CollectionName[]) {
+      const doc = await this.#documents.read<never>(name, damage)
+      docSeq.set(name, doc.seq)
+      states.set(name, doc.state)
+      for (const record of doc.records) this.tables[name].put(record)
+      this.#seq = Math.max(this.#seq, doc.seq)
+    }
+    // every start writes every document, so once one carries a checksum, a missing one was lost
+    if ([...states.values()].includes('current')) {
+      for (const [name, state] of states) if (state === 'missing') damage.found(join(dir, `${name}.json`), 'is missing, while the other documents are there')
+    }
+    const {journal, replayed} = await Journal.open(dir, Boolean(this.options.fsync), {
+      afterSeq: this.#seq,
+      damage,
+      onEntry: (entry, file, line) => {
+        for (const change of entry.changes as Change[]) {
+          if (!Object.hasOwn(this.tables, change[0])) damage.found(file, `is corrupt: it changes an unknown collection "${change[0]}"`, line)
+          else if (entry.seq > (docSeq.get(change[0]) ?? 0)) this.#apply(change)
+        }
+        this.#seq = Math.max(this.#seq, entry.seq)
+      },
+    })
+    this.#journal = journal
+    await journal.cut(this.#seq + 1)
+    const report = await damage.writeReport()
+    if (report) console.error(`[tablepay] store: --repair dropped ${damage.dropped.length} damaged part(s) of ${dir}; they are saved in ${report}`)
+    // rewrite what the journal changed, documents missing or in an older layout, and all of them after a repair
+    for (const [name, state] of states) if (state !== 'current' || report) this.#dirty.add(name)
+    if (replayed > 0 || this.#dirty.size > 0) await this.compact()
   }
 
   #apply([collection, id, record]: Change): void {

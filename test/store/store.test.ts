@@ -1,5 +1,6 @@
 import {appendFile, readdir, readFile, rm, stat, symlink, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
+import {crc32} from 'node:zlib'
 import {afterEach, describe, expect, it} from 'vitest'
 import type {CheckRecord} from '../../src/domain/records.js'
 import {startServer} from '../../src/server/start.js'
@@ -62,14 +63,15 @@ describe('Store', () => {
     expect(again.tables.checks.get('chk_29')).toEqual(record(29))
   })
 
-  it('writes each journal line as the JSON of its entry, and a record the same in the documents', async () => {
+  it('writes each journal line as the JSON of its entry with the CRC-32 of what precedes it, and a record the same in the documents', async () => {
     const dir = await makeTempDir()
     const store = await openStore(dir)
     const tricky = {...record(1), table: {number: 'quote " backslash \\ newline \n é 🍝'}}
     await store.commit([put('checks', tricky.id, tricky), ['checks', 'chk_gone', null]])
     const [segment] = await segments(dir)
     const line = (await readFile(join(dir, segment!), 'utf8')).trimEnd()
-    expect(line).toBe(JSON.stringify({seq: 1, changes: [['checks', tricky.id, tricky], ['checks', 'chk_gone', null]]}))
+    const body = JSON.stringify({seq: 1, changes: [['checks', tricky.id, tricky], ['checks', 'chk_gone', null]]}).slice(0, -1)
+    expect(line).toBe(`${body},"crc":${crc32(body)}}`)
     await store.compact()
     expect((await readFile(join(dir, 'checks.json'), 'utf8')).split('\n')).toContain(`    ${JSON.stringify(tricky)}`)
   })
@@ -106,7 +108,7 @@ describe('Store', () => {
     await store.commit(records.map((r) => put('checks', r.id, r)))
     await store.close()
     const text = await readFile(join(dir, 'checks.json'), 'utf8')
-    expect(JSON.parse(text)).toEqual({seq: 1, records})
+    expect(JSON.parse(text)).toEqual({seq: 1, records, count: 1234, crc: crc32(records.map((r) => JSON.stringify(r)).join(''))})
     expect(text.split('\n').filter((line) => line.includes('"object":"check"'))).toHaveLength(1234)
     const again = await openStore(dir)
     expect([...again.tables.checks.all()]).toEqual(records)
@@ -172,21 +174,24 @@ describe('the data dir lock', () => {
 })
 
 describe('serve on an existing data dir', () => {
-  let sim: TestServer
-  afterEach(() => sim?.close())
+  let sim: TestServer | undefined
+  afterEach(async () => {
+    await sim?.close()
+    sim = undefined
+  })
 
   it('restart keeps checks, claims and events byte for byte', async () => {
-    sim = await startTestServer()
-    const check = await sim.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 2, 500]], {version: 4})})
-    await sim.api('POST', `/v1/sim/checks/${check.body.id}/claims`, {body: {items: [{external_id: 'a', quantity: 1}]}})
-    const before = await Promise.all(['/v1/checks', '/v1/events', `/v1/checks/${check.body.id}/claims`, '/v1/locations'].map((p) => sim.api('GET', p)))
-    await sim.stop()
-    await sim.restart()
-    const after = await Promise.all(['/v1/checks', '/v1/events', `/v1/checks/${check.body.id}/claims`, '/v1/locations'].map((p) => sim.api('GET', p)))
+    const server = (sim = await startTestServer())
+    const check = await server.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 2, 500]], {version: 4})})
+    await server.api('POST', `/v1/sim/checks/${check.body.id}/claims`, {body: {items: [{external_id: 'a', quantity: 1}]}})
+    const before = await Promise.all(['/v1/checks', '/v1/events', `/v1/checks/${check.body.id}/claims`, '/v1/locations'].map((p) => server.api('GET', p)))
+    await server.stop()
+    await server.restart()
+    const after = await Promise.all(['/v1/checks', '/v1/events', `/v1/checks/${check.body.id}/claims`, '/v1/locations'].map((p) => server.api('GET', p)))
     // guest_url carries the port, which a restart may change
     const portless = (text: string) => text.replace(/http:\/\/127\.0\.0\.1:\d+/g, '')
     expect(after.map((a) => portless(a.text))).toEqual(before.map((b) => portless(b.text)))
-    expect((await sim.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 2, 500]], {version: 3})})).headers.get('x-tablepay-push-result')).toBe('stale')
+    expect((await server.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 2, 500]], {version: 3})})).headers.get('x-tablepay-push-result')).toBe('stale')
   })
 
   it('seeding again adds what is missing and changes nothing else', async () => {
