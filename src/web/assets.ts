@@ -7,6 +7,7 @@ const PUBLIC = new URL('public/', import.meta.url)
 const TYPES = {
   'dashboard.html': 'text/html; charset=utf-8',
   'guest.html': 'text/html; charset=utf-8',
+  'missing.html': 'text/html; charset=utf-8',
   'dashboard.js': 'text/javascript; charset=utf-8',
   'guest.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',

@@ -1,6 +1,6 @@
 import {mkdir} from 'node:fs/promises'
 import {join} from 'node:path'
-import {type Browser, chromium} from 'playwright-core'
+import {type Browser, chromium, type Page} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {checkWith} from '../helpers/checks.js'
 import {ROOT} from '../helpers/cli.js'
@@ -11,6 +11,7 @@ import {READ_KEY, startTestServer, type TestServer} from '../helpers/simulator.j
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const OUTPUT = join(ROOT, 'test-output')
 const GUEST_EVENTS = ['check.fully_paid', 'claim.created', 'feedback.received', 'payment.succeeded']
+const PHONE = {width: 390, height: 844}
 const HOSTILE = '<img src=x onerror="window.injected=1">'
 
 let sim: TestServer
@@ -32,37 +33,57 @@ const lines: Parameters<typeof checkWith>[0] = [
 ]
 const push = (body: ReturnType<typeof checkWith>) => sim.api('PUT', '/v1/checks/external/t12', {body})
 
+/** The page is no wider than the screen: nothing to scroll sideways. */
+const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+
 describe('in a real browser', () => {
-  it('a guest claims, pays and leaves feedback on the table page, which follows the POS live', async () => {
+  it('a guest claims, pays what they claimed then the rest, and leaves feedback on the table page, which follows the POS live', async () => {
     const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: GUEST_EVENTS}})
     expect(endpoint.status).toBe(201)
     receiver.verifyWith(endpoint.body.secret)
     const created = await push(checkWith(lines, {version: 1}))
     expect(created.status).toBe(201)
 
-    const page = await browser.newPage({viewport: {width: 390, height: 844}, isMobile: true})
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
     await page.goto(created.body.guest_url)
     await page.getByRole('heading', {name: 'Table 12'}).waitFor()
     // the stream is open: from here on, POS pushes reach the page
     await page.getByText('Live:').waitFor()
+    await page.getByText('Main Room').waitFor()
 
     // POS strings are shown as text, never run as HTML
     await page.getByText(HOSTILE, {exact: true}).waitFor()
     expect(await page.evaluate(() => (window as {injected?: number}).injected)).toBeUndefined()
 
     await page.getByRole('button', {name: 'Claim Item steak'}).click()
-    await page.getByText('1 × 24.50 · 1 of 1 claimed').waitFor()
+    // amounts in the location's currency (EUR)
+    await page.getByText('1 × €24.50 · 1 of 1 claimed').waitFor()
 
-    // the POS adds dessert: it appears without a reload, and the amount to pay follows
+    // the POS adds dessert: it appears without a reload; the amount stays the steak and its share of the tax
     const withDessert = checkWith([...lines, ['dessert', 1, 650]], {version: 2})
     expect((await push(withDessert)).status).toBe(200)
     await page.getByText('Item dessert').waitFor()
-    expect(await page.getByLabel('Amount').inputValue()).toBe((withDessert.totals.total_cents / 100).toFixed(2))
+    const share = 2450 + Math.round((withDessert.totals.tax_cents * 2450) / withDessert.totals.subtotal_cents)
+    expect(await page.getByLabel('What I claimed').isChecked()).toBe(true)
+    expect(await page.getByLabel('Amount', {exact: true}).inputValue()).toBe((share / 100).toFixed(2))
+    await page.getByText('Your items (€24.50) and their share of the tax').waitFor()
+    expect(await sideways(page)).toBe(0)
+    await page.screenshot({path: join(OUTPUT, 'table-page-phone.png'), fullPage: true})
 
     await page.getByLabel('10%').check()
+    await page.getByRole('button', {name: `Pay €${((share + Math.round(share / 10)) / 100).toFixed(2)}`}).click()
+    await page.locator('#payment-status', {hasText: 'Partly paid'}).waitFor()
+    const [claim] = (await sim.api('GET', `/v1/checks/${created.body.id}/claims`)).body.data
+    const [first] = (await sim.api('GET', `/v1/checks/${created.body.id}/payments`)).body.data
+    expect(first).toMatchObject({claim_id: claim.id, amount_cents: share, tip_cents: Math.round(share / 10)})
+
+    // with nothing claimed left to pay, the rest of the bill is the default
+    const rest = withDessert.totals.total_cents - share
+    expect(await page.getByLabel('Everything due').isChecked()).toBe(true)
+    expect(await page.getByLabel('Amount', {exact: true}).inputValue()).toBe((rest / 100).toFixed(2))
     await page.getByRole('button', {name: /^Pay /}).click()
     await page.getByText('Paid in full', {exact: true}).waitFor()
-    expect(await page.locator('#total-due').textContent()).toBe('0.00')
+    expect(await page.locator('#total-due').textContent()).toBe('€0.00')
 
     await page.getByLabel('5', {exact: true}).check()
     await page.getByLabel('Comment (optional)').fill('Great steak')
@@ -73,19 +94,49 @@ describe('in a real browser', () => {
     expect((await push(checkWith([...lines, ['dessert', 1, 650]], {version: 3, status: 'closed'}))).status).toBe(200)
     await page.locator('#check-status', {hasText: 'Closed'}).waitFor()
     expect(await page.locator('#payment-status').textContent()).toBe('Paid in full')
+    expect(await sideways(page)).toBe(0)
     await page.screenshot({path: join(OUTPUT, 'table-page.png'), fullPage: true})
 
-    await receiver.waitFor(GUEST_EVENTS.length)
-    expect(receiver.received.map((r) => JSON.parse(r.body).type).sort()).toEqual(GUEST_EVENTS)
-    const payment = receiver.received.map((r) => JSON.parse(r.body)).find((e) => e.type === 'payment.succeeded')
-    expect(payment.data).toMatchObject({amount_cents: withDessert.totals.total_cents, tip_cents: Math.round(withDessert.totals.total_cents / 10)})
+    const types = [...GUEST_EVENTS, 'payment.succeeded'].sort()
+    await receiver.waitFor(types.length)
+    expect(receiver.received.map((r) => JSON.parse(r.body).type).sort()).toEqual(types)
+    const payments = receiver.received.map((r) => JSON.parse(r.body)).filter((e) => e.type === 'payment.succeeded')
+    expect(payments.map((e) => [e.data.claim_id, e.data.amount_cents])).toEqual([[claim.id, share], [null, rest]])
+    await page.close()
+  })
+
+  it('a guest is told what went wrong in words for guests, never in API terms', async () => {
+    const created = await sim.api('PUT', '/v1/checks/external/t30', {body: checkWith([['soup', 1, 800]], {table: {number: '30'}})})
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+    await page.goto(created.body.guest_url)
+    await page.getByText('Live:').waitFor()
+    const alert = page.getByRole('alert')
+
+    await page.getByLabel('Amount', {exact: true}).fill('100')
+    await page.getByRole('button', {name: /^Pay /}).click()
+    await alert.getByText('That is more than is left to pay (€8.80). Enter a smaller amount.').waitFor()
+
+    await page.getByLabel('Everything due').check()
+    await page.getByLabel('Simulate a declined card').check()
+    await page.getByRole('button', {name: /^Pay /}).click()
+    await alert.getByText('Your card was declined. Nothing was charged.').waitFor()
+    expect(await page.locator('body').textContent()).not.toMatch(/amount_cents|simulate|"decline"|validation_failed/)
+    await page.close()
+  })
+
+  it('a bad or expired table link opens a page that says what to do, not an error body', async () => {
+    const page = await browser.newPage({viewport: PHONE, isMobile: true})
+    const answer = await page.goto(`${sim.url}/t/gt_${'0'.repeat(32)}`)
+    expect(answer?.status()).toBe(404)
+    await page.getByRole('heading', {name: 'This table link does not work'}).waitFor()
+    await page.getByText('Scan the QR code on your table again').waitFor()
     await page.close()
   })
 
   it('the dashboard, opened with the read key in its link, lists the checks with their QR code and updates live', async () => {
     const page = await browser.newPage({viewport: {width: 1280, height: 900}})
     await page.goto(`${sim.url}/#key=${READ_KEY}`)
-    await page.getByRole('cell', {name: receiver.url}).waitFor()
+    await page.locator('#endpoints td[data-label="URL"]', {hasText: receiver.url}).waitFor()
     await page.locator('#deliveries').getByText('feedback.received').waitFor()
     await page.locator('#events').getByText('check.fully_paid').waitFor()
     const qr = page.getByRole('img', {name: 'QR code of table 12'})
@@ -97,6 +148,59 @@ describe('in a real browser', () => {
     await sim.api('PUT', '/v1/checks/external/t14', {body: checkWith([['tea', 1, 300]], {table: {number: '14'}})})
     await page.getByRole('img', {name: 'QR code of table 14'}).waitFor()
     await page.screenshot({path: join(OUTPUT, 'dashboard.png'), fullPage: true})
+    await page.close()
+  })
+
+  it('the dashboard fits a phone: no sideways scroll, each check a card with its QR code; actions are disabled under a read key', async () => {
+    await sim.api('PUT', '/v1/checks/external/t40', {body: checkWith([['tea', 1, 300]], {table: {number: '40'}})})
+    const page = await browser.newPage({viewport: PHONE, isMobile: true})
+    await page.goto(`${sim.url}/#key=${READ_KEY}`)
+    const qr = page.getByRole('img', {name: 'QR code of table 40'})
+    await qr.waitFor()
+    await page.getByText('● Live').waitFor()
+    expect(await sideways(page)).toBe(0)
+    const box = (await qr.boundingBox())!
+    expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width)
+    for (const button of await page.getByRole('button', {name: /^(Ping|Retry delivery) /}).all()) expect(await button.isDisabled()).toBe(true)
+    await page.locator('#board').getByText('Needs a write key').first().waitFor()
+    await page.screenshot({path: join(OUTPUT, 'dashboard-phone.png'), fullPage: true})
+    await page.close()
+  })
+
+  it('the dashboard, with a write key in its link, pings an endpoint and retries a delivery', async () => {
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    const own = await startReceiver()
+    try {
+      const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {key, body: {url: own.url, event_types: ['check.created']}})
+      own.verifyWith(endpoint.body.secret)
+      await sim.api('PUT', '/v1/checks/external/w1', {key, body: checkWith([['a', 1, 100]], {location_id: scratch.locations[0].id})})
+      await own.waitFor(1)
+
+      const page = await browser.newPage({viewport: PHONE, isMobile: true})
+      await page.goto(`${sim.url}/#key=${key}`)
+      await page.getByRole('button', {name: `Ping ${own.url}`}).click()
+      await page.getByText(/Ping answered 200 in \d+ ms/).waitFor()
+      expect(JSON.parse(own.received[1]!.body).type).toBe('ping')
+
+      const delivery = (await sim.api('GET', '/v1/deliveries', {key})).body.data[0]
+      await page.locator('#deliveries summary').first().click()
+      await page.getByRole('button', {name: `Retry delivery ${delivery.id}`}).click()
+      await own.waitFor(3)
+      expect(JSON.parse(own.received[2]!.body).type).toBe('check.created')
+      expect(await page.locator('#board').getByText('Needs a write key').first().isVisible()).toBe(false)
+      await page.close()
+    } finally {
+      await own.close()
+    }
+  })
+
+  it('an account without endpoints is told to run tablepay listen, not to POST', async () => {
+    const key = (await sim.api('POST', '/v1/sim/accounts')).body.api_keys[0].key
+    const page = await browser.newPage()
+    await page.goto(`${sim.url}/#key=${key}`)
+    await page.locator('#endpoints').getByText('tablepay listen --forward-to http://localhost:3000/webhooks').waitFor()
+    expect(await page.locator('#endpoints').textContent()).not.toContain('POST')
     await page.close()
   })
 

@@ -68,6 +68,7 @@ describe('the table page', () => {
       ['GET', '/t/gt_unknown'],
       ['GET', '/t/gt_unknown/check'],
       ['GET', '/t/gt_unknown/stream'],
+      ['GET', '/t/gt_unknown/location'],
       ['GET', '/t/gt_unknown/qr.svg'],
       ['POST', '/t/gt_unknown/claims'],
       ['POST', '/t/gt_unknown/payments'],
@@ -174,6 +175,27 @@ describe('guest actions on /t/{token}', () => {
     expect(status).toBe(422)
     expect(body.error.code).toBe('validation_failed')
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).body.amount_paid_cents).toBe(0)
+  })
+})
+
+describe('a bad table link', () => {
+  it('opened by a browser, answers 404 with a page for guests; a program still gets the error body', async () => {
+    const page = await fetch(`${sim.url}/t/gt_unknown`, {headers: {accept: 'text/html,application/xhtml+xml,*/*;q=0.8'}})
+    expect(page.status).toBe(404)
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    const html = await page.text()
+    expect(html).toContain('Scan the QR code on your table again')
+    expect(html).not.toMatch(/not_found|request_id/)
+    expect((await guest('GET', '/t/gt_unknown')).body.error.code).toBe('not_found')
+  })
+})
+
+describe('GET /t/{token}/location', () => {
+  it('answers the check\'s location, for its name and currency', async () => {
+    const {page} = await pushCheck()
+    const {status, body} = await guest('GET', `${page}/location`)
+    expect(status).toBe(200)
+    expect(body).toEqual({id: 'loc_main', object: 'location', name: 'Main Room', timezone: 'Europe/Paris', currency: 'EUR', created_at: expect.any(String)})
   })
 })
 

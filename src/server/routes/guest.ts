@@ -1,6 +1,7 @@
-import {defineEventHandler, type H3Event, type Router, setResponseHeader} from 'h3'
+import {defineEventHandler, getRequestHeader, type H3Event, type Router, setResponseHeader, setResponseStatus} from 'h3'
 import {guestUrl, renderCheck} from '../../domain/check.js'
 import {ApiError} from '../../domain/errors.js'
+import {renderLocation} from '../../domain/locations.js'
 import type {CheckRecord} from '../../domain/records.js'
 import {guestKey} from '../../store/store.js'
 import {sendAsset} from '../../web/assets.js'
@@ -21,6 +22,9 @@ function checkOfLink({store}: AppContext, event: H3Event): CheckRecord {
   return check
 }
 
+/** Whether the request comes from a browser loading a page, rather than from a program. */
+const acceptsHtml = (event: H3Event) => /\btext\/html\b/.test(getRequestHeader(event, 'accept') ?? '')
+
 /** The table page behind each QR code (`/t/{guest_token}`) and the guest's own small API under it. */
 export function guestRoutes(router: Router, app: AppContext): void {
   const {store, baseUrl} = app
@@ -29,8 +33,25 @@ export function guestRoutes(router: Router, app: AppContext): void {
   router.get(
     '/t/:token',
     defineEventHandler((event) => {
-      checkOfLink(app, event)
+      try {
+        checkOfLink(app, event)
+      } catch (error) {
+        // a guest who scanned an old code gets a page that says what to do; API clients still get the error body
+        if (!acceptsHtml(event)) throw error
+        setResponseStatus(event, 404)
+        return sendAsset(event, 'missing.html')
+      }
       return sendAsset(event, 'guest.html')
+    }),
+  )
+
+  router.get(
+    '/t/:token/location',
+    defineEventHandler((event) => {
+      // the page shows amounts in the location's currency
+      const location = store.tables.locations.get(checkOfLink(app, event).location_id)
+      if (!location) throw new ApiError('not_found', 'No location behind this table link.')
+      return renderLocation(location)
     }),
   )
 

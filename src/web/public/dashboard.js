@@ -4,10 +4,43 @@ import {$, clock, el, money, request} from './dom.js'
 const keyFromHash = () => new URLSearchParams(location.hash.slice(1)).get('key')
 
 let key = null
+/** Whether the key has the write scope: the actions (retry, ping) need it. */
+let writable = false
 let following = null
 let refreshTimer = null
 
-const api = (path) => request(`/v1${path}`, {headers: {authorization: `Bearer ${key}`}})
+const api = (path, method = 'GET') => request(`/v1${path}`, {method, headers: {authorization: `Bearer ${key}`}})
+
+const WRITE_HINT = 'Needs a write key: open this page with #key=<write key> (tablepay serve prints both keys).'
+
+/**
+ * Asks whether the key may write, without changing anything: a write to a
+ * delivery that cannot exist answers 403 to a read key and 404 to a write key.
+ */
+async function canWrite() {
+  try {
+    await api('/deliveries/dlv_scope_check/retry', 'POST')
+  } catch (error) {
+    return error.status === 404
+  }
+  return true
+}
+
+/** A button for an action that changes state: disabled, with the reason, under a read key. */
+function actionButton(label, name, run) {
+  const button = el('button', {type: 'button', class: 'secondary small', 'aria-label': name, disabled: !writable, title: writable ? undefined : WRITE_HINT}, label)
+  button.addEventListener('click', async () => {
+    button.disabled = true
+    try {
+      await run()
+    } catch (error) {
+      showError(error)
+    } finally {
+      button.disabled = false
+    }
+  })
+  return button
+}
 
 function showError(error) {
   $('notice').textContent = error.message
@@ -17,6 +50,13 @@ function showError(error) {
 
 function table(id, headers, rows, empty) {
   const head = el('thead', {}, el('tr', {}, headers.map((h) => el('th', {scope: 'col'}, h))))
+  // on a phone each row becomes a card, each cell labelled with its column
+  for (const row of rows) {
+    for (const [i, cell] of [...row.children].entries()) {
+      cell.setAttribute('data-label', headers[i])
+      cell.replaceChildren(el('div', {}, ...cell.childNodes))
+    }
+  }
   const body = el('tbody', {}, rows.length ? rows : el('tr', {}, el('td', {colspan: headers.length, class: 'hint'}, empty)))
   $(id).replaceChildren(head, body)
 }
@@ -43,7 +83,7 @@ function renderChecks(checks) {
       ),
     )
   })
-  table('checks', ['Table', 'Status', 'Payment', 'Total', 'Due', 'Claimed', 'Updated', 'Guest page'], rows, 'No checks yet: push one with `tablepay checks push`.')
+  table('checks', ['Table', 'Status', 'Payment', 'Total', 'Due', 'Claimed', 'Updated', 'Guest page'], rows, el('span', {}, 'No checks yet: push one with ', el('code', {}, 'tablepay checks push'), '.'))
 }
 
 function renderEvent(event) {
@@ -59,6 +99,10 @@ function renderDelivery(delivery) {
     el('li', {}, `#${a.attempt} ${clock(a.at)} · ${a.status_code ?? 'no answer'} · ${a.duration_ms} ms${a.error ? ` · ${a.error}` : ''}`),
   )
   const next = delivery.next_attempt_at ? ` · next ${clock(delivery.next_attempt_at)}` : ''
+  const retry = actionButton('Retry now', `Retry delivery ${delivery.id}`, async () => {
+    await api(`/deliveries/${encodeURIComponent(delivery.id)}/retry`, 'POST')
+    scheduleRefresh()
+  })
   return el(
     'li',
     {},
@@ -67,21 +111,29 @@ function renderDelivery(delivery) {
       {},
       el('summary', {}, el('span', {class: 'badge', 'data-status': delivery.status}, delivery.status), ' ', el('strong', {}, delivery.event_type), ' ', el('small', {}, `${delivery.endpoint_id} · ${delivery.attempts.length} attempt(s)${next}`)),
       attempts.length ? el('ol', {class: 'attempts'}, attempts) : el('p', {class: 'hint'}, 'Not attempted yet.'),
+      el('p', {class: 'actions'}, retry),
     ),
   )
 }
 
 function renderEndpoints(endpoints) {
-  const rows = endpoints.map((endpoint) =>
-    el(
+  const rows = endpoints.map((endpoint) => {
+    const result = el('small', {class: 'result', role: 'status'})
+    const ping = actionButton('Send ping', `Ping ${endpoint.url}`, async () => {
+      result.textContent = 'Sending…'
+      const test = await api(`/webhook-endpoints/${encodeURIComponent(endpoint.id)}/test`, 'POST')
+      result.textContent = test.succeeded ? `Ping answered ${test.status_code} in ${test.duration_ms} ms` : `Ping failed: ${test.error ?? test.status_code}`
+    })
+    return el(
       'tr',
       {},
       el('td', {}, endpoint.url, el('br'), el('small', {}, endpoint.id)),
       el('td', {}, el('span', {class: 'badge', 'data-status': endpoint.status}, endpoint.status)),
       el('td', {}, endpoint.event_types.join(', ')),
-    ),
-  )
-  table('endpoints', ['URL', 'Status', 'Events'], rows, 'No endpoints: register one with POST /v1/webhook-endpoints.')
+      el('td', {}, ping, el('br'), result),
+    )
+  })
+  table('endpoints', ['URL', 'Status', 'Events', 'Test'], rows, el('span', {}, 'No endpoints yet. Forward events to your app with ', el('code', {}, 'tablepay listen --forward-to http://localhost:3000/webhooks'), '.'))
 }
 
 async function refresh() {
@@ -95,6 +147,10 @@ async function refresh() {
   $('events').replaceChildren(...events.data.map(renderEvent))
   $('deliveries').replaceChildren(...deliveries.data.map(renderDelivery))
   renderEndpoints(endpoints.data)
+  for (const hint of document.querySelectorAll('.write-hint')) {
+    hint.textContent = WRITE_HINT
+    hint.hidden = writable
+  }
   $('notice').hidden = true
 }
 
@@ -153,6 +209,7 @@ async function open() {
     return
   }
   try {
+    writable = await canWrite()
     await refresh()
     connect()
   } catch (error) {

@@ -22,10 +22,29 @@ export function el(tag, props = {}, ...children) {
 /** Minor units as a decimal amount, like the CLI: `1,234.56`. */
 export const money = (cents) => (cents / 100).toLocaleString('en-US', {minimumFractionDigits: 2, maximumFractionDigits: 2})
 
-/** `12`, `12.5` or `12.50` as cents; NaN for anything else. */
-export function parseMoney(text) {
-  const match = /^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$/.exec(text)
-  return match ? Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0')) : Number.NaN
+/**
+ * Amounts of one currency, in the reader's language: minor units shown as
+ * `€24.50` (or `24,50 €`), written into an input as `24.50`, and read back.
+ * Without a currency, plain numbers.
+ * @example const eur = currency('EUR'); eur.format(2450) // '€24.50' in English
+ */
+export function currency(code) {
+  const format = code ? new Intl.NumberFormat(undefined, {style: 'currency', currency: code}) : new Intl.NumberFormat(undefined, {minimumFractionDigits: 2})
+  // minor units per major unit: 100 for EUR, 1 for JPY
+  const digits = code ? format.resolvedOptions().maximumFractionDigits : 2
+  const unit = 10 ** digits
+  const pattern = new RegExp(`^\\s*(\\d{1,13})(?:[.,](\\d{1,${Math.max(digits, 1)}}))?\\s*$`)
+  return {
+    format: (cents) => format.format(cents / unit),
+    /** For an input: `24.50`, no symbol, no grouping. */
+    plain: (cents) => (cents / unit).toFixed(digits),
+    /** `12`, `12.5` or `12,50` as minor units; NaN for anything else. */
+    parse(text) {
+      const match = pattern.exec(text)
+      if (!match || (digits === 0 && match[2])) return Number.NaN
+      return Number(match[1]) * unit + Number((match[2] ?? '').padEnd(digits, '0') || 0)
+    },
+  }
 }
 
 /** A time of day, local, to the second. */

@@ -1,14 +1,20 @@
-import {$, el, idempotencyKey, money, parseMoney, request} from './dom.js'
+import {$, currency, el, idempotencyKey, request} from './dom.js'
 
 // The page lives at /t/{token}; its API is under the same path, so the token is the only credential.
 const base = location.pathname.replace(/\/+$/, '')
 const CHECK_STATUS = {open: 'Open', closed: 'Closed', voided: 'Voided'}
 const PAYMENT_STATUS = {unpaid: 'Nothing paid yet', partially_paid: 'Partly paid', paid: 'Paid in full'}
-// this browser's payments, kept across reloads of the tab, for the demo's refund button
+// this tab's claims and payments, kept across reloads: what "what I claimed" means, and the demo's refund button
+const claimsKey = `tablepay:claims:${base}`
 const paymentsKey = `tablepay:payments:${base}`
 
 let check = null
-let amountTouched = false
+let money = currency(null)
+/** What the amount is: `claimed`, `due` or `other` (typed by the guest). Null: the default. */
+let payFor = null
+
+const stored = (key) => JSON.parse(sessionStorage.getItem(key) ?? '[]')
+const store = (key, records) => sessionStorage.setItem(key, JSON.stringify(records))
 
 function notify(text, kind = 'info') {
   const notice = $('notice')
@@ -20,13 +26,30 @@ function notify(text, kind = 'info') {
   if (kind === 'error') notice.scrollIntoView({block: 'center'})
 }
 
-/** Runs a guest action with its button disabled; an error is shown, not thrown. */
-async function act(button, action) {
+/** What a refusal means to a guest: the server's messages are written for developers. */
+function guestMessage(error, special = {}) {
+  if (!error.status) return 'We could not reach the restaurant. Check your connection and try again.'
+  const messages = {
+    not_found: 'This table link no longer works. Scan the QR code on your table again, or ask the staff.',
+    check_not_open: 'This bill is closed: nothing more can be claimed or paid here.',
+    item_unavailable: 'Someone at the table has just claimed the last one.',
+    amount_exceeds_balance: `That is more than is left to pay (${money.format(check?.amount_due_cents ?? 0)}). Enter a smaller amount.`,
+    payment_declined: 'Your card was declined. Nothing was charged.',
+    validation_failed: 'Please check what you entered and try again.',
+    rate_limited: 'The restaurant is very busy. Please try again in a moment.',
+    ...special,
+  }
+  return messages[error.code] ?? 'Something went wrong on our side. Please try again.'
+}
+
+/** Runs a guest action with its button disabled; a refusal is shown in words for guests, then the bill reloaded. */
+async function act(button, action, special) {
   button.disabled = true
   try {
     await action()
   } catch (error) {
-    notify(error.message, 'error')
+    notify(guestMessage(error, special), 'error')
+    await reload().catch(() => {})
   } finally {
     button.disabled = false
   }
@@ -35,6 +58,27 @@ async function act(button, action) {
 const post = (path, body) => request(`${base}${path}`, {method: 'POST', body, headers: {'idempotency-key': idempotencyKey()}})
 
 const left = (item) => Math.round((item.quantity - item.claimed_quantity) * 1000) / 1000
+
+/** A claim's part of the bill: its items, and the same share of the tax (docs/api.md, "The table page"). */
+function claimShare(claim) {
+  const prices = new Map(check.items.map((item) => [item.external_id, item.price_cents]))
+  const items = claim.items.reduce((sum, line) => sum + Math.round(line.quantity * (prices.get(line.external_id) ?? 0)), 0)
+  const {subtotal_cents: subtotal, tax_cents: tax} = check.totals
+  return {items, tax: subtotal > 0 ? Math.round((tax * items) / subtotal) : 0}
+}
+
+const unpaidClaims = () => stored(claimsKey).filter((claim) => !claim.paid)
+
+/** One payment per unpaid claim of this tab, each naming its claim; none pays more than is due. */
+function claimPayments() {
+  let due = check.amount_due_cents
+  return unpaidClaims().map((claim) => {
+    const {items, tax} = claimShare(claim)
+    const amount = Math.min(items + tax, due)
+    due -= amount
+    return {claim, amount}
+  })
+}
 
 function renderItem(item) {
   const open = check.status === 'open'
@@ -47,7 +91,9 @@ function renderItem(item) {
   claim.addEventListener('click', () =>
     act(claim, async () => {
       const quantity = Math.min(1, available)
-      await post('/claims', {items: [{external_id: item.external_id, quantity}]})
+      const made = await post('/claims', {items: [{external_id: item.external_id, quantity}]})
+      store(claimsKey, [...stored(claimsKey), {id: made.id, items: made.items, paid: false}])
+      payFor = null
       notify(`You claimed ${quantity} × ${item.name}.`)
       await reload()
     }),
@@ -60,7 +106,7 @@ function renderItem(item) {
       {class: 'item-text'},
       el('strong', {}, item.name),
       item.note ? el('span', {class: 'note'}, item.note) : null,
-      el('span', {class: 'meta'}, `${item.quantity} × ${money(item.price_cents)} · ${item.claimed_quantity} of ${item.quantity} claimed`),
+      el('span', {class: 'meta'}, `${item.quantity} × ${money.format(item.price_cents)} · ${item.claimed_quantity} of ${item.quantity} claimed`),
     ),
     claim,
   )
@@ -74,7 +120,7 @@ function renderTotals() {
     ['Paid', check.amount_paid_cents],
     ['Due', check.amount_due_cents],
   ]
-  $('totals').replaceChildren(...rows.flatMap(([label, cents]) => [el('dt', {}, label), el('dd', {id: `total-${label.toLowerCase()}`}, money(cents))]))
+  $('totals').replaceChildren(...rows.flatMap(([label, cents]) => [el('dt', {}, label), el('dd', {id: `total-${label.toLowerCase()}`}, money.format(cents))]))
 }
 
 function tipCents(amount) {
@@ -82,9 +128,38 @@ function tipCents(amount) {
   return Math.round((amount * percent) / 100)
 }
 
+/** The payments the form would make now. */
+function plannedPayments() {
+  if (payFor === 'claimed') return claimPayments().filter((p) => p.amount > 0)
+  const amount = money.parse($('amount').value)
+  return Number.isNaN(amount) ? [] : [{amount}]
+}
+
 function updatePayButton() {
-  const amount = parseMoney($('amount').value)
-  $('pay-button').textContent = Number.isNaN(amount) ? 'Pay' : `Pay ${money(amount + tipCents(amount))}`
+  const planned = plannedPayments()
+  const total = planned.reduce((sum, p) => sum + p.amount + tipCents(p.amount), 0)
+  $('pay-button').textContent = planned.length ? `Pay ${money.format(total)}` : 'Pay'
+}
+
+/** Fills the amount for the chosen "pay for"; the default is what this tab claimed, else everything due. */
+function renderAmount() {
+  const claims = unpaidClaims()
+  $('for-claimed').hidden = claims.length === 0
+  if (payFor === null || (payFor === 'claimed' && claims.length === 0)) payFor = claims.length ? 'claimed' : 'due'
+  document.querySelector(`input[name="for"][value="${payFor}"]`).checked = true
+  if (payFor === 'claimed') {
+    const shares = claims.map(claimShare)
+    const items = shares.reduce((sum, s) => sum + s.items, 0)
+    const tax = shares.reduce((sum, s) => sum + s.tax, 0)
+    $('amount').value = money.plain(claimPayments().reduce((sum, p) => sum + p.amount, 0))
+    $('amount-hint').textContent = `Your items (${money.format(items)}) and their share of the tax (${money.format(tax)}).`
+  } else if (payFor === 'due') {
+    $('amount').value = money.plain(check.amount_due_cents)
+    $('amount-hint').textContent = 'Everything still due on this table.'
+  } else {
+    $('amount-hint').textContent = `Any amount up to ${money.format(check.amount_due_cents)}.`
+  }
+  updatePayButton()
 }
 
 function render(next) {
@@ -100,54 +175,61 @@ function render(next) {
   const payable = check.status === 'open' && check.amount_due_cents > 0
   $('pay-form').hidden = !payable
   $('nothing-due').hidden = payable
-  $('nothing-due').textContent = check.status === 'open' ? 'Nothing left to pay.' : `This check is ${check.status}.`
-  if (!amountTouched) $('amount').value = money(check.amount_due_cents).replaceAll(',', '')
-  updatePayButton()
-}
-
-const storedPayments = () => JSON.parse(sessionStorage.getItem(paymentsKey) ?? '[]')
-
-function keepPayment(payment) {
-  const payments = storedPayments().filter((p) => p.id !== payment.id)
-  sessionStorage.setItem(paymentsKey, JSON.stringify([...payments, payment]))
+  $('nothing-due').textContent = check.status === 'open' ? 'Nothing left to pay.' : `This bill is ${check.status}.`
+  renderAmount()
   renderPayments()
 }
 
+function keepPayment(payment) {
+  store(paymentsKey, [...stored(paymentsKey).filter((p) => p.id !== payment.id), payment])
+}
+
 function renderPayments() {
-  const payments = storedPayments()
+  const payments = stored(paymentsKey)
   $('payments-section').hidden = payments.length === 0
   $('payments').replaceChildren(
     ...payments.map((payment) => {
       const refundable = payment.amount_cents + payment.tip_cents - payment.amount_refunded_cents
-      const refund = el('button', {type: 'button', class: 'secondary', 'aria-label': `Refund ${money(payment.amount_cents)}`, disabled: refundable <= 0}, 'Refund')
+      const label = `Refund ${money.format(payment.amount_cents)}`
+      const refund = el('button', {type: 'button', class: 'secondary', 'aria-label': label, disabled: refundable <= 0}, 'Refund')
       refund.addEventListener('click', () =>
-        act(refund, async () => {
-          keepPayment(await post(`/payments/${encodeURIComponent(payment.id)}/refund`, {}))
-          notify('Payment refunded.')
-          await reload()
-        }),
+        act(
+          refund,
+          async () => {
+            keepPayment(await post(`/payments/${encodeURIComponent(payment.id)}/refund`, {}))
+            notify('Payment refunded.')
+            await reload()
+          },
+          {amount_exceeds_balance: 'This payment has already been refunded.'},
+        ),
       )
-      const tip = payment.tip_cents ? ` + ${money(payment.tip_cents)} tip` : ''
-      const status = payment.amount_refunded_cents > 0 ? `${payment.status.replace('_', ' ')} (${money(payment.amount_refunded_cents)})` : payment.status
-      return el('li', {class: 'payment'}, el('span', {}, `${money(payment.amount_cents)}${tip} · ${status}`), refund)
+      const tip = payment.tip_cents ? ` + ${money.format(payment.tip_cents)} tip` : ''
+      const status = payment.amount_refunded_cents > 0 ? `${payment.status.replace('_', ' ')} (${money.format(payment.amount_refunded_cents)})` : payment.status
+      return el('li', {class: 'payment'}, el('span', {}, `${money.format(payment.amount_cents)}${tip} · ${status}`), refund)
     }),
   )
 }
 
 async function pay(event) {
   event.preventDefault()
-  const amount = parseMoney($('amount').value)
-  if (Number.isNaN(amount) || amount <= 0) {
-    notify('Enter an amount such as 12.50.', 'error')
+  const planned = plannedPayments()
+  if (planned.length === 0 || planned.some((p) => !(p.amount > 0))) {
+    notify(`Enter an amount such as ${money.plain(1250)}.`, 'error')
     return
   }
   await act($('pay-button'), async () => {
-    const body = {amount_cents: amount, tip_cents: tipCents(amount)}
-    if ($('decline').checked) body.simulate = 'decline'
-    const payment = await post('/payments', body)
-    keepPayment(payment)
-    amountTouched = false
-    notify(`Paid ${money(payment.amount_cents + payment.tip_cents)}. Thank you!`)
+    let charged = 0
+    for (const {amount, claim} of planned) {
+      const body = {amount_cents: amount, tip_cents: tipCents(amount)}
+      if (claim) body.claim_id = claim.id
+      if ($('decline').checked) body.simulate = 'decline'
+      const payment = await post('/payments', body)
+      keepPayment(payment)
+      if (claim) store(claimsKey, stored(claimsKey).map((c) => (c.id === claim.id ? {...c, paid: true} : c)))
+      charged += payment.amount_cents + payment.tip_cents
+    }
+    payFor = null
+    notify(`Paid ${money.format(charged)}. Thank you!`)
     await reload()
   })
 }
@@ -171,28 +253,51 @@ async function reload() {
   render(await request(`${base}/check`))
 }
 
+function closeTable(text) {
+  $('live').textContent = ''
+  notify(text, 'error')
+  for (const form of document.querySelectorAll('form')) form.hidden = true
+}
+
 // POS pushes, and other guests' claims and payments, arrive here; the first message is the current state.
 function follow() {
   const stream = new EventSource(`${base}/stream`)
-  stream.addEventListener('open', () => ($('live').textContent = 'Live: updates as the restaurant changes the check.'))
-  stream.addEventListener('error', () => ($('live').textContent = 'Reconnecting…'))
+  stream.addEventListener('open', () => ($('live').textContent = 'Live: updates as the restaurant changes the bill.'))
+  stream.addEventListener('error', () => {
+    // a refused stream (too many open pages) is not retried by the browser
+    $('live').textContent = stream.readyState === EventSource.CLOSED ? 'Live updates stopped: reload the page to see the latest.' : 'Reconnecting…'
+  })
   stream.addEventListener('check', (message) => render(JSON.parse(message.data)))
   stream.addEventListener('gone', () => {
     stream.close()
-    $('live').textContent = ''
-    notify('The restaurant removed this check. Ask the staff for help.', 'error')
-    for (const form of document.querySelectorAll('form')) form.hidden = true
+    closeTable('The restaurant has removed this bill. Please ask the staff for help.')
   })
 }
 
+/** The location's currency; plain numbers if it cannot be had. */
+async function loadCurrency() {
+  const place = await request(`${base}/location`).catch(() => null)
+  if (!place) return
+  money = currency(place.currency)
+  $('place').textContent = place.name
+}
+
 $('amount').addEventListener('input', () => {
-  amountTouched = true
-  updatePayButton()
+  payFor = 'other'
+  document.querySelector('input[name="for"][value="other"]').checked = true
+  renderAmount()
 })
+for (const radio of document.querySelectorAll('input[name="for"]')) {
+  radio.addEventListener('change', () => {
+    payFor = radio.value
+    renderAmount()
+    if (payFor === 'other') $('amount').select()
+  })
+}
 for (const radio of document.querySelectorAll('input[name="tip"]')) radio.addEventListener('change', updatePayButton)
 $('pay-form').addEventListener('submit', pay)
 $('feedback-form').addEventListener('submit', sendFeedback)
-renderPayments()
-reload()
+loadCurrency()
+  .then(reload)
   .then(follow)
-  .catch((error) => notify(error.message, 'error'))
+  .catch((error) => (error.code === 'not_found' ? closeTable(guestMessage(error)) : notify(guestMessage(error), 'error')))
