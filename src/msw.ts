@@ -10,9 +10,9 @@ import {DEFAULT_URL} from './client/config.js'
 import type {Seed} from './domain/schemas.js'
 import {createService, describeAccounts, seedStore} from './server/service.js'
 import {Store} from './store/store.js'
-import {simulatorControls, type SimulatorControls} from './toolkit/controls.js'
+import {type SeededAccount, simulatorControls, type SimulatorControls} from './toolkit/controls.js'
 
-export type {SimulatorControls}
+export type {SeededAccount, SimulatorControls}
 export type {Seed}
 
 export interface TablepayHandlersOptions {
@@ -36,7 +36,7 @@ export interface TablepayHandlers extends SimulatorControls {
  * follow your `onUnhandledRequest` setting).
  *
  * @example
- * const tablepay = await createTablepayHandlers({seed: 'fixtures/seed.json'})
+ * const tablepay = await createTablepayHandlers({seed: 'node_modules/tablepay/fixtures/seed.json'})
  * const server = setupServer(...tablepay.handlers)
  * server.listen({onUnhandledRequest: 'error'})
  * const client = new TablepayClient({url: tablepay.url, apiKey: tablepay.apiKey})

@@ -1,4 +1,5 @@
 import type {Seed} from '../domain/schemas.js'
+import type {SeededAccount} from '../domain/seeded-account.js'
 import {defaultSeed, parseSeed, readSeedFile, seedChanges} from '../store/seed.js'
 import type {Store} from '../store/store.js'
 import {SchedulerClock} from '../webhooks/clock.js'
@@ -29,12 +30,7 @@ export interface ServiceOptions {
   streamLimits?: {perCheck?: number; perAddress?: number}
 }
 
-export interface SeededAccount {
-  id: string
-  name: string
-  locations: {id: string; name: string}[]
-  api_keys: {key: string; scopes: ('read' | 'write')[]}[]
-}
+export type {SeededAccount}
 
 /**
  * Adds the seed to `store`: the one given, else the default one when the

@@ -1,5 +1,7 @@
 import {type ClientOptions, type Clock, TablepayClient} from '../client/client.js'
-import type {SeededAccount} from '../server/service.js'
+import type {SeededAccount} from '../domain/seeded-account.js'
+
+export type {SeededAccount}
 
 /** What a test needs of a running simulator, wherever it runs (a port, or msw). */
 export interface SimulatorControls {

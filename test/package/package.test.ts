@@ -1,0 +1,160 @@
+/**
+ * The package as a user gets it: `npm pack`, installed into a fresh project,
+ * type-checked and run there. It packs the `dist/` that `pretest` built, with
+ * `--ignore-scripts`: `prepare` (clean, then build) runs on a real `npm pack`
+ * or publish, and would here delete `dist/` under the other tests' feet.
+ */
+import {execFile} from 'node:child_process'
+import {existsSync} from 'node:fs'
+import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join, posix} from 'node:path'
+import {promisify} from 'node:util'
+import {afterAll, beforeAll, expect, test} from 'vitest'
+import {ROOT} from '../helpers/cli.js'
+
+const run = promisify(execFile)
+const npm = (args: string[], cwd: string) => run('npm', args, {cwd, maxBuffer: 64 * 1024 * 1024})
+const versionOf = async (name: string) =>
+  (JSON.parse(await readFile(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {version: string}).version
+
+let dir: string
+/** The fresh project the tarball is installed into. */
+let consumer: string
+/** Paths inside the tarball. */
+let files: string[]
+const installed = (path: string) => join(consumer, 'node_modules', 'tablepay', path)
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tablepay-package-'))
+  const {stdout} = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT)
+  const [packed] = JSON.parse(stdout) as [{filename: string; files: {path: string}[]}]
+  files = packed.files.map((file) => file.path)
+  consumer = join(dir, 'consumer')
+  await mkdir(consumer)
+  await writeFile(join(consumer, 'package.json'), JSON.stringify({name: 'consumer', private: true, type: 'module'}))
+  // what a user adds next to it: msw (an optional peer) and node's types; all come from npm's cache when it has them
+  const peers = [`msw@${await versionOf('msw')}`, `@types/node@${await versionOf('@types/node')}`]
+  const flags = ['--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts']
+  await npm(['install', join(dir, packed.filename), ...peers, ...flags], consumer)
+}, 180_000)
+
+afterAll(async () => {
+  if (dir) await rm(dir, {recursive: true, force: true})
+})
+
+test('the tarball has the LICENSE package.json names, docs/, a repository and homepage, and no bin/dev.js', async () => {
+  expect(files).toContain('LICENSE')
+  const pkg = JSON.parse(await readFile(installed('package.json'), 'utf8'))
+  expect(pkg.license).toBe('MIT')
+  expect(await readFile(installed('LICENSE'), 'utf8')).toMatch(/^MIT License\n/)
+  expect(files).toContain('docs/api.md')
+  expect(pkg.repository?.url).toMatch(/^git\+https:\/\//)
+  expect(pkg.homepage).toMatch(/^https:\/\//)
+  expect(files).toContain('bin/run.js')
+  expect(files).not.toContain('bin/dev.js')
+})
+
+test('every docs/ page the shipped files point to ships too', async () => {
+  const texts = files.filter((path) => /\.(js|md|json)$/.test(path) && !path.endsWith('.map'))
+  const named = new Map<string, string>()
+  for (const path of texts) {
+    for (const [page] of (await readFile(installed(path), 'utf8')).matchAll(/\bdocs\/[\w-]+\.md\b/g)) named.set(page, path)
+  }
+  expect([...named.keys()]).toContain('docs/api.md')
+  const missing = [...named].filter(([page]) => !files.includes(page)).map(([page, from]) => `${page} (named in ${from})`)
+  expect(missing).toEqual([])
+})
+
+test('every source map carries its sources, or names files that ship', async () => {
+  const maps = files.filter((path) => path.endsWith('.map'))
+  expect(maps.length).toBeGreaterThan(0)
+  const broken: string[] = []
+  for (const path of maps) {
+    const map = JSON.parse(await readFile(installed(path), 'utf8')) as {sources: string[]; sourcesContent?: (string | null)[]}
+    map.sources.forEach((source, i) => {
+      const shipped = files.includes(posix.join(posix.dirname(path), source))
+      if (!shipped && typeof map.sourcesContent?.[i] !== 'string') broken.push(`${path} → ${source}`)
+    })
+  }
+  expect(broken.slice(0, 5)).toEqual([])
+})
+
+const CONSUMER = `import {verifySignature, type Event} from 'tablepay'
+import {TablepayClient} from 'tablepay/client'
+import {startSimulator, type Simulator} from 'tablepay/testing'
+MSW_IMPORT
+export async function main(event: Event): Promise<Simulator> {
+  const sim = await startSimulator({seed: 'node_modules/tablepay/fixtures/seed.json'})
+  const client = new TablepayClient({url: sim.url, apiKey: sim.apiKey})
+  const accounts: string[] = sim.accounts.map((account) => account.id)
+  console.log(verifySignature('{}', 't=1,v1=00', 'whsec_x').valid, client, accounts, event.type)
+  MSW_USE
+  return sim
+}
+`
+const MSW_IMPORT = `import type {HttpHandler} from 'msw'
+import {createTablepayHandlers} from 'tablepay/msw'`
+const MSW_USE = `const handlers: HttpHandler[] = (await createTablepayHandlers()).handlers
+  console.log(handlers.length)`
+
+/** Runs this repository's tsc over `source` in the consumer project: strict, and no skipLibCheck. */
+async function typeCheck(name: string, source: string, lib: string[]) {
+  await writeFile(join(consumer, `${name}.ts`), source)
+  const compilerOptions = {strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib, types: ['node']}
+  await writeFile(join(consumer, `tsconfig.${name}.json`), JSON.stringify({compilerOptions, files: [`${name}.ts`]}))
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+  return run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], {cwd: consumer}).then(
+    () => '',
+    (error: {stdout: string}) => error.stdout,
+  )
+}
+
+test('the public types compile under tsc --strict without skipLibCheck, in node and with msw\'s DOM lib', async () => {
+  // msw's own types need the DOM lib; a node-only user of the other entries has none
+  const withMsw = CONSUMER.replace('MSW_IMPORT', MSW_IMPORT).replace('MSW_USE', MSW_USE)
+  const nodeOnly = CONSUMER.replace('MSW_IMPORT\n', '').replace('  MSW_USE\n', '')
+  const [all, node] = await Promise.all([typeCheck('all', withMsw, ['ES2023', 'DOM']), typeCheck('node', nodeOnly, ['ES2023'])])
+  expect(all).toBe('')
+  expect(node).toBe('')
+}, 60_000)
+
+/** `import … from 'x'` / `export … from 'x'` statements (a doc comment may show one too: not those), and `import('x')`. */
+const IMPORTS = /^(?:import|export)\b[^;]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(['"]([^'"]+)['"]\)/gm
+
+test('the declarations of the four entry points reach no h3 type, only their own and zod\'s, msw\'s and node\'s', async () => {
+  const pkg = JSON.parse(await readFile(installed('package.json'), 'utf8')) as {exports: Record<string, {types?: string}>}
+  const entries = Object.values(pkg.exports).flatMap((entry) => (entry.types ? [posix.normalize(entry.types)] : []))
+  expect(entries).toHaveLength(4)
+  const seen = new Set<string>()
+  const outside = new Set<string>()
+  const queue = [...entries]
+  while (queue.length > 0) {
+    const file = queue.pop()!
+    if (seen.has(file)) continue
+    seen.add(file)
+    const text = await readFile(installed(file), 'utf8')
+    for (const [, statement, inline] of text.matchAll(IMPORTS)) {
+      const specifier = (statement ?? inline)!
+      if (specifier.startsWith('.')) queue.push(posix.join(posix.dirname(file), specifier.replace(/\.js$/, '.d.ts')))
+      else outside.add(specifier)
+    }
+  }
+  expect([...outside].sort()).toEqual(['msw', 'zod'])
+})
+
+test('the seed path the README shows works in a user\'s project', async () => {
+  const readme = await readFile(installed('README.md'), 'utf8')
+  const blocks = [...readme.matchAll(/```\w*\n([\s\S]*?)```/g)].map((m) => m[1]!).join('\n')
+  const paths = [...new Set([...blocks.matchAll(/[\w./-]*fixtures\/seed\.json/g)].map((m) => m[0]))]
+  expect(paths.length).toBeGreaterThan(0)
+  expect(paths.filter((path) => !existsSync(join(consumer, path)))).toEqual([])
+  // and the shipped code starts the simulator with it, from the project's root as a test runner does
+  const script = `import {startSimulator} from 'tablepay/testing'
+const sim = await startSimulator({seed: ${JSON.stringify(paths[0])}})
+console.log(JSON.stringify({apiKey: sim.apiKey, health: (await fetch(sim.url + '/health')).status}))
+await sim.close()`
+  await writeFile(join(consumer, 'start.mjs'), script)
+  const {stdout} = await run(process.execPath, ['start.mjs'], {cwd: consumer})
+  expect(JSON.parse(stdout)).toEqual({apiKey: 'tp_test_demo_write', health: 200})
+})
