@@ -189,6 +189,11 @@ export class TablepayClient {
     return (await this.request<Clock & {attempts: number}>('POST', '/sim/clock/advance', {body: {seconds}})).data
   }
 
+  /** Puts the scheduler clock back on the wall clock; pending deliveries keep their due times. */
+  async resetClock(): Promise<Clock> {
+    return (await this.request<Clock>('POST', '/sim/clock/reset')).data
+  }
+
   /** Deletes the account's checks and what hangs off them (`POST /sim/reset`); keys, locations and endpoints stay. */
   async reset(): Promise<{object: 'reset'; deleted: Record<string, number>}> {
     return (await this.request<{object: 'reset'; deleted: Record<string, number>}>('POST', '/sim/reset')).data

@@ -309,13 +309,22 @@ export const WebhookTestResult = z.object({
 })
 export type WebhookTestResult = z.infer<typeof WebhookTestResult>
 
-/** The scheduler clock (`GET /sim/clock`); `attempts` only in the answer of an advance. */
+/** What a running advance waits for (`GET /sim/clock`): the attempts out, oldest first (at most 5 named). */
+export const ClockAdvanceProgress = z.object({
+  to: Timestamp,
+  receiver_timeout_ms: z.int(),
+  attempts_out: z.int(),
+  waiting_for: z.array(z.object({endpoint_id: z.string(), delivery_id: z.string(), since: Timestamp})),
+})
+
+/** The scheduler clock (`GET /sim/clock`); `attempts` only in the answer of an advance, `advance` only in a GET. */
 export const Clock = z.object({
   object: z.literal('clock'),
   now: Timestamp,
   offset_seconds: z.number(),
   time_scale: z.number(),
   attempts: z.int().optional(),
+  advance: ClockAdvanceProgress.nullable().optional(),
 })
 export type Clock = z.infer<typeof Clock>
 

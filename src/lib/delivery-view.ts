@@ -1,4 +1,5 @@
 import type {Delivery} from '../client/client.js'
+import {formatDuration} from './duration.js'
 import {formatDateTime, formatTime} from './format.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'
@@ -18,10 +19,20 @@ function answerOf(attempt: DeliveryAttempt): string {
   return attempt.status_code === null ? 'no answer' : String(attempt.status_code)
 }
 
+/**
+ * How far the next attempt is after `attempt` was due, on the scheduler
+ * clock: `5m`. A date alone looks wrong once the clock has been advanced;
+ * the distance does not (docs/api.md "Time control").
+ */
+function waitAfter(attempt: DeliveryAttempt, next: string): string {
+  return formatDuration(Math.max((Date.parse(next) - Date.parse(attempt.scheduled_at)) / 1000, 0))
+}
+
 /** What follows a failed attempt: the next try, or the end. */
-function outlook(delivery: Delivery): string {
-  if (delivery.status === 'pending') return delivery.next_attempt_at ? `retry at ${formatDateTime(delivery.next_attempt_at)} (scheduler clock)` : 'retry pending'
-  return delivery.status
+function outlook(delivery: Delivery, attempt: DeliveryAttempt): string {
+  if (delivery.status !== 'pending') return delivery.status
+  const next = delivery.next_attempt_at
+  return next ? `retry in ${waitAfter(attempt, next)} on the scheduler clock (at ${formatDateTime(next)})` : 'retry pending'
 }
 
 /**
@@ -31,7 +42,7 @@ function outlook(delivery: Delivery): string {
 export function renderAttemptLine(delivery: Delivery, attempt: DeliveryAttempt): string {
   const ok = attemptOk(attempt)
   const answer = ok ? style.green(answerOf(attempt)) : style.red(answerOf(attempt))
-  const tail = ok ? '' : `  ${style.red(attempt.error ?? '')}  ${style.dim(`→ ${outlook(delivery)}`)}`
+  const tail = ok ? '' : `  ${style.red(attempt.error ?? '')}  ${style.dim(`→ ${outlook(delivery, attempt)}`)}`
   return (
     `${style.dim(formatTime(attempt.at))}  ${delivery.event_type.padEnd(17)}  ${delivery.endpoint_id}  ${answer.padEnd(3)}  ` +
     `${String(attempt.duration_ms).padStart(4)} ms  ${style.dim(`#${attempt.attempt} ${delivery.id}`)}${tail}`
@@ -77,7 +88,9 @@ const ATTEMPT_COLUMNS: Column<DeliveryAttempt>[] = [
 /** A delivery with every attempt, as `deliveries get` and `deliveries retry` show it. */
 export function renderDeliveryDetail(delivery: Delivery): string {
   const head = `${style.bold(delivery.id)}  ${STATUS_COLOR[delivery.status](delivery.status)}  ${delivery.event_type} ${style.dim(delivery.event_id)} → ${delivery.endpoint_id}`
-  const next = delivery.next_attempt_at ? `Next attempt at ${formatDateTime(delivery.next_attempt_at)} (scheduler clock)` : ''
+  const last = delivery.attempts.at(-1)
+  const after = last && delivery.next_attempt_at ? `, ${waitAfter(last, delivery.next_attempt_at)} after #${last.attempt} was due` : ''
+  const next = delivery.next_attempt_at ? `Next attempt at ${formatDateTime(delivery.next_attempt_at)} (scheduler clock)${after}` : ''
   const attempts = delivery.attempts.length > 0 ? renderTable(delivery.attempts, ATTEMPT_COLUMNS) : style.dim('No attempts yet.')
   return [head, next, attempts].filter(Boolean).join('\n')
 }

@@ -12,10 +12,12 @@ const SHOW_AFTER_MS = 1000
  * @example
  * const clock = await withSpinner('Running what falls due', client.advanceClock(7200), {quiet: this.jsonEnabled()})
  */
-export async function withSpinner<T>(text: string, work: Promise<T>, {quiet = false}: {quiet?: boolean} = {}): Promise<T> {
-  if (quiet || !colorsEnabled(process.stderr)) return work
+export async function withSpinner<T>(text: string, work: Promise<T>, {quiet = false, progress}: {quiet?: boolean; progress?: () => string | undefined} = {}): Promise<T> {
+  if (!spinnerShown(quiet)) return work
   let done = false
   let spinner: Ora | undefined
+  // `progress` may say more as the wait goes on
+  const refresh = setInterval(() => spinner && (spinner.text = progress?.() ?? text), 250)
   // ora is loaded only for a wait that lasts: most never do, and it costs tens of milliseconds at start-up
   const timer = setTimeout(async () => {
     const {default: ora} = await import('ora')
@@ -26,6 +28,10 @@ export async function withSpinner<T>(text: string, work: Promise<T>, {quiet = fa
   } finally {
     done = true
     clearTimeout(timer)
+    clearInterval(refresh)
     spinner?.stop()
   }
 }
+
+/** Whether `withSpinner` shows anything: only for a person at a terminal. */
+export const spinnerShown = (quiet = false) => !quiet && colorsEnabled(process.stderr)

@@ -180,6 +180,7 @@ export const OPERATIONS: Operation[] = [
 
   get('/sim/clock', 'getClock', 'The scheduler clock', Clock),
   change('post', '/sim/clock/advance', 'advanceClock', 'Move the scheduler clock forward, running every attempt that falls due', Clock, {body: ClockAdvance}),
+  change('post', '/sim/clock/reset', 'resetClock', 'Put the scheduler clock back on real time; pending deliveries keep their due times', Clock),
   get('/sim/stream', 'streamEvents', 'Server-sent events: `event` for each new event, `delivery` for each delivery change', z.string(), {
     contentType: 'text/event-stream',
     errors: ['rate_limited'],

@@ -242,6 +242,7 @@ describe('real answers match the document', () => {
     await api('POST', `/v1/deliveries/${deliveries.data[0].id}/retry`)
     await api('GET', '/v1/sim/clock')
     await api('POST', '/v1/sim/clock/advance', {body: {seconds: 60}})
+    await api('POST', '/v1/sim/clock/reset')
     await api('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)
 
     const scratch = (await api('POST', '/v1/sim/accounts')).body

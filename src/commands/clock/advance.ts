@@ -1,17 +1,24 @@
 import {Args} from '@oclif/core'
 import type {Clock} from '../../client/client.js'
 import {BaseCommand} from '../../lib/base-command.js'
+import {advanceProgress} from '../../lib/clock-view.js'
 import {formatDuration} from '../../lib/duration.js'
 import {positiveDuration} from '../../lib/duration-input.js'
 import {formatDateTime, plural} from '../../lib/format.js'
-import {withSpinner} from '../../lib/spinner.js'
+import {spinnerShown, withSpinner} from '../../lib/spinner.js'
+
+/** How often a person watching an advance gets its progress. */
+const POLL_MS = 1000
 
 export default class ClockAdvance extends BaseCommand<typeof ClockAdvance> {
   static override summary = 'Move the scheduler clock forward and run every delivery attempt that falls due.'
 
-  static override description = `The webhook scheduler runs on a clock of its own. Advancing it by DURATION runs, in order and at once, every attempt \
-due on the way, including the retries those attempts schedule: the whole 35-hour retry schedule takes milliseconds. \
-Signatures and created_at keep the real time. The command returns when all of it has run.`
+  static override description = `The webhook scheduler runs on a clock of its own. Advancing it by DURATION runs, in order, \
+every attempt due on the way, including the retries those attempts schedule: with receivers that answer, the whole \
+35-hour retry schedule takes milliseconds. A receiver that does not answer takes the real receiver timeout (10s unless \
+serve --receiver-timeout says otherwise) for each of its attempts, one after another; the other endpoints' attempts do \
+not wait for it, and the command shows what it waits for. Signatures and created_at keep the real time. The command \
+returns when all of it has run.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> 2h',
@@ -25,9 +32,26 @@ Signatures and created_at keep the real time. The command returns when all of it
 
   public async run(): Promise<Clock & {attempts: number}> {
     const seconds = this.parseDuration(this.args.DURATION)
-    const clock = await withSpinner('Running what falls due', this.client.advanceClock(seconds), {quiet: this.jsonEnabled()})
+    const advancing = this.client.advanceClock(seconds)
+    const clock = await withSpinner('Running what falls due', advancing, {quiet: this.jsonEnabled(), progress: this.watch(advancing)})
     this.log(`Clock advanced ${formatDuration(seconds)} to ${formatDateTime(clock.now)}; ${plural(clock.attempts, 'delivery attempt')} ran.`)
     return clock
+  }
+
+  /** While the spinner shows, reads the clock now and then for what the advance waits for (a receiver's timeout). */
+  private watch(advancing: Promise<unknown>): (() => string | undefined) | undefined {
+    if (!spinnerShown(this.jsonEnabled())) return undefined
+    let latest: Clock | undefined
+    let done = false
+    advancing.finally(() => (done = true)).catch(() => undefined)
+    const poll = async () => {
+      while (!done) {
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS).unref())
+        latest = await this.client.getClock().catch(() => latest)
+      }
+    }
+    void poll()
+    return () => (latest ? advanceProgress(latest) : undefined)
   }
 
   // a bad argument is a usage error (exit 2), like a bad flag

@@ -1,18 +1,37 @@
 import {defineEventHandler, type Router} from 'h3'
 import {ClockAdvance} from '../../domain/schemas.js'
-import {put} from '../../store/store.js'
 import type {AppContext} from '../context.js'
 import {readJson} from '../internal/body.js'
 
-export const CLOCK_SETTING = 'clock_offset_ms'
+export {CLOCK_SETTING} from '../../webhooks/clock.js'
 
-/** The scheduler clock: read it, or move it forward and run everything that falls due. */
-export function clockRoutes(router: Router, {store, clock, dispatcher}: AppContext): void {
-  const render = () => ({object: 'clock', now: new Date(clock.now()).toISOString(), offset_seconds: clock.offset / 1000, time_scale: clock.timeScale})
+/** The attempts out a running advance shows, oldest first: enough to name who it waits for. */
+const SHOWN_OUT = 5
+
+/**
+ * The scheduler clock: read it, move it forward and run everything that
+ * falls due, or put it back on the wall clock. The dispatcher saves the
+ * offset as it moves, so a restart keeps it (docs/api.md "Time control").
+ */
+export function clockRoutes(router: Router, {clock, dispatcher}: AppContext): void {
+  const iso = (ms: number) => new Date(ms).toISOString()
+  const render = () => ({object: 'clock', now: iso(clock.now()), offset_seconds: clock.offset / 1000, time_scale: clock.timeScale})
+
+  // what a running advance waits for: `clock advance` shows it while it waits
+  const advancing = () => {
+    const progress = dispatcher.progress
+    if (!progress) return null
+    return {
+      to: iso(progress.target),
+      receiver_timeout_ms: dispatcher.timeoutMs,
+      attempts_out: progress.out.length,
+      waiting_for: progress.out.slice(0, SHOWN_OUT).map((out) => ({endpoint_id: out.endpointId, delivery_id: out.deliveryId, since: iso(out.since)})),
+    }
+  }
 
   router.get(
     '/v1/sim/clock',
-    defineEventHandler(() => render()),
+    defineEventHandler(() => ({...render(), advance: advancing()})),
   )
 
   router.post(
@@ -20,9 +39,15 @@ export function clockRoutes(router: Router, {store, clock, dispatcher}: AppConte
     defineEventHandler(async (event) => {
       const {seconds} = await readJson(event, ClockAdvance)
       const attempts = await dispatcher.advance(seconds)
-      // the offset is kept, so deliveries scheduled on the advanced clock stay due after a restart
-      await store.commit([put('settings', CLOCK_SETTING, {id: CLOCK_SETTING, account_id: '', value: clock.offset})])
       return {...render(), attempts}
+    }),
+  )
+
+  router.post(
+    '/v1/sim/clock/reset',
+    defineEventHandler(async () => {
+      await dispatcher.reset()
+      return render()
     }),
   )
 }

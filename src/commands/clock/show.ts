@@ -1,0 +1,18 @@
+import type {Clock} from '../../client/client.js'
+import {BaseCommand} from '../../lib/base-command.js'
+import {renderClock} from '../../lib/clock-view.js'
+
+export default class ClockShow extends BaseCommand<typeof ClockShow> {
+  static override summary = 'Show the scheduler clock: its time and how far it is ahead of real time.'
+
+  static override description = `Delivery attempts and retries are due on the scheduler clock. \`clock advance\` moves it \
+forward, \`clock reset\` puts it back on real time.`
+
+  static override examples = ['<%= config.bin %> <%= command.id %>', {description: 'Seconds ahead, for scripts', command: '<%= config.bin %> <%= command.id %> --json | jq .offset_seconds'}]
+
+  public async run(): Promise<Clock> {
+    const clock = await this.client.getClock()
+    this.log(renderClock(clock))
+    return clock
+  }
+}

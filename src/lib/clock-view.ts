@@ -1,0 +1,35 @@
+import type {Clock} from '../client/client.js'
+import {formatDuration} from './duration.js'
+import {formatDateTime, plural} from './format.js'
+
+/** `2h30m ahead of real time`, or `on real time`: how far advances have moved the clock. */
+function lead(clock: Clock): string {
+  // an advance's target counts the real time its attempts took: to the second is what matters
+  const seconds = Math.round(clock.offset_seconds)
+  return seconds > 0 ? `${formatDuration(seconds)} ahead of real time` : 'on real time'
+}
+
+/** What `clock show` prints: the scheduler time, how far it is ahead, and its speed. */
+export function renderClock(clock: Clock): string {
+  const speed = clock.time_scale === 1 ? '' : `, running ${clock.time_scale}x`
+  return `Scheduler clock: ${formatDateTime(clock.now)} (${lead(clock)}${speed}).`
+}
+
+/**
+ * The spinner text while an advance waits, from `GET /sim/clock`: where the
+ * clock is, and the attempt out the longest, which may need the whole
+ * receiver timeout (docs/api.md "Time control").
+ */
+export function advanceProgress(clock: Clock, now = Date.now()): string | undefined {
+  const advance = clock.advance
+  if (!advance) return undefined
+  const head = `Running what falls due: clock at ${formatDateTime(clock.now)} of ${formatDateTime(advance.to)}`
+  const [oldest] = advance.waiting_for
+  if (!oldest) return head
+  const waited = Math.max(0, Math.floor((now - Date.parse(oldest.since)) / 1000))
+  const others = advance.attempts_out > 1 ? ` (${plural(advance.attempts_out, 'attempt')} out)` : ''
+  return (
+    `${head}; waiting for endpoint ${oldest.endpoint_id}${others}: no answer for ${formatDuration(waited)}, ` +
+    `given up after ${formatDuration(advance.receiver_timeout_ms / 1000)}`
+  )
+}

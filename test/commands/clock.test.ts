@@ -1,0 +1,117 @@
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {startServer} from '../../src/server/start.js'
+import {advanceProgress} from '../../src/lib/clock-view.js'
+import {renderAttemptLine} from '../../src/lib/delivery-view.js'
+import {checkWith} from '../helpers/checks.js'
+import {cliFor, type CliServer, spawnServe, startCliServer} from '../helpers/cli.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {call, makeTempDir, WRITE_KEY} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+async function setup(respond?: Parameters<typeof startReceiver>[0], serveArgs = ['--memory', '--seed', 'fixtures/seed.json']) {
+  const [server, receiver] = await Promise.all([startCliServer(serveArgs), startReceiver(respond)])
+  cleanup.push(() => server.stop(), () => receiver.close())
+  const {cli, json} = cliFor(server)
+  const endpoint = await json(['webhooks', 'create', receiver.url, '-e', 'check.created'])
+  receiver.verifyWith(endpoint.secret)
+  const push = (id: string) => json(['checks', 'push', id, '-f', 'fixtures/checks/open.json'])
+  return {server, receiver, cli, json, push, endpoint}
+}
+
+describe('clock show and clock reset', () => {
+  it('show says how far advances put the clock ahead; reset puts it back on real time and leaves retries due when they were', async () => {
+    const {receiver, cli, json, push, endpoint} = await setup(() => 500)
+    expect((await cli(['clock', 'show'])).stdout).toMatch(/^Scheduler clock: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(on real time\)\.$/m)
+    await push('r1')
+    await receiver.waitFor(1)
+    await json(['clock', 'advance', '2h'])
+    // attempts 2, 3 and 4 ran on the way; attempt 5 is due 2h after attempt 4 was, on the advanced clock
+    expect(receiver.received).toHaveLength(4)
+    // the real seconds the attempts took are part of the 2h
+    expect((await cli(['clock', 'show'])).stdout).toMatch(/\((2h|1h59m5\ds) ahead of real time\)\.$/m)
+    const shown = await json(['clock', 'show'])
+    expect(shown).toMatchObject({object: 'clock', advance: null})
+    expect(shown.offset_seconds).toBeGreaterThan(7150)
+    const [before] = (await json(['deliveries', 'list', '--endpoint', endpoint.id])).data
+
+    const {code, stdout} = await cli(['clock', 'reset'])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^Scheduler clock: .+ \(on real time\)\. Pending retries keep their due times\.$/m)
+    const clock = await json(['clock', 'show'])
+    expect(clock.offset_seconds).toBe(0)
+    expect(Math.abs(Date.parse(clock.now) - Date.now())).toBeLessThan(60_000)
+    const [after] = (await json(['deliveries', 'list', '--endpoint', endpoint.id])).data
+    expect(after).toMatchObject({status: 'pending', next_attempt_at: before.next_attempt_at, attempts: before.attempts})
+    // the retry is still ahead: an advance short of it runs nothing, one that reaches it runs it
+    expect((await json(['clock', 'advance', '1h'])).attempts).toBe(0)
+    expect((await json(['clock', 'advance', '3h'])).attempts).toBe(1)
+    expect(receiver.received).toHaveLength(5)
+  })
+
+  it('a retry line says how far ahead the retry is on the scheduler clock', async () => {
+    const {receiver, json, push, endpoint} = await setup(() => 500)
+    await push('r2')
+    await receiver.waitFor(1)
+    await json(['clock', 'advance', '1h'])
+    const [delivery] = (await json(['deliveries', 'list', '--endpoint', endpoint.id])).data
+    // attempt 4 failed; attempt 5 is due 2h after attempt 4 was, whatever the wall clock says
+    expect(delivery.attempts).toHaveLength(4)
+    expect(renderAttemptLine(delivery, delivery.attempts[3])).toMatch(/ → retry in 2h on the scheduler clock \(at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)$/)
+  })
+})
+
+describe('clock advance progress', () => {
+  it('names the endpoint it waits for and its receiver timeout', () => {
+    const text = advanceProgress(
+      {
+        object: 'clock',
+        now: '2026-11-22T12:00:00.000Z',
+        offset_seconds: 60,
+        time_scale: 1,
+        advance: {to: '2026-11-23T12:00:00.000Z', receiver_timeout_ms: 10_000, attempts_out: 3, waiting_for: [{endpoint_id: 'we_hung', delivery_id: 'dlv_1', since: '2026-11-22T10:00:00.000Z'}]},
+      },
+      Date.parse('2026-11-22T10:00:04.500Z'),
+    )
+    expect(text).toMatch(/; waiting for endpoint we_hung \(3 attempts out\): no answer for 4s, given up after 10s$/)
+  })
+})
+
+describe('a serve killed during an advance', () => {
+  let serve: CliServer | undefined
+  afterEach(async () => {
+    await serve?.kill('SIGKILL')
+  })
+
+  it('keeps the clock as far as the advance had moved it, so the retries it scheduled are not in the clock\'s future', async () => {
+    // attempts 1 to 3 fail; attempt 4 (due 36m after the first) is held until the server dies
+    const receiver = await startReceiver(({headers}) => (headers['x-tablepay-delivery-attempt'] === '4' ? 'hang' : 500))
+    const dataDir = join(await makeTempDir(), 'data')
+    const child = spawnServe(['--json', '--data', dataDir, '--seed', 'fixtures/seed.json', '--receiver-timeout', '60s'])
+    const ready = JSON.parse((await child.waitForOutput('\n')).split('\n')[0]!)
+    serve = {...child, url: ready.url, ready, env: {}}
+    const base = ready.url.replace(/\/v1$/, '')
+    await call(base, 'POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: ['check.created']}})
+    await call(base, 'PUT', '/v1/checks/external/k1', {body: checkWith([['a', 1, 100]])})
+    await receiver.waitFor(1)
+    const advance = call(base, 'POST', '/v1/sim/clock/advance', {body: {seconds: 36 * 3600}}).catch(() => 'killed')
+    await receiver.waitFor(4)
+    expect(await serve.kill('SIGKILL')).toBeNull()
+    serve = undefined
+    expect(await advance).toBe('killed')
+
+    const restarted = await startServer({port: 0, host: '127.0.0.1', dataDir})
+    // the receiver closes first: the restarted server sends attempt 4 again, and waits for it when it closes
+    cleanup.push(() => restarted.close(), () => receiver.close())
+    const clock = (await call(restarted.url, 'GET', '/v1/sim/clock', {key: WRITE_KEY})).body
+    const [delivery] = (await call(restarted.url, 'GET', '/v1/deliveries', {key: WRITE_KEY})).body.data
+    const attempt4Due = Date.parse(delivery.attempts[2].scheduled_at) + 1800_000
+    // the offset was saved before attempt 4 went out: the clock is at least where attempt 4 was due
+    expect(Date.parse(clock.now)).toBeGreaterThanOrEqual(attempt4Due)
+    expect(clock.offset_seconds).toBeGreaterThan(2000)
+  })
+})
