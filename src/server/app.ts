@@ -6,10 +6,12 @@ import {type SchedulerClock, wallClockIso} from '../webhooks/clock.js'
 import type {Dispatcher} from '../webhooks/dispatcher.js'
 import type {AppContext} from './context.js'
 import {authenticate} from './internal/auth.js'
+import {keepLengthOnHead} from './internal/head.js'
 import {sendApiError, storageUnavailable, toApiError} from './internal/errors.js'
 import {StreamHub} from './internal/event-stream.js'
 import {assignRequestId} from './internal/request-id.js'
 import {routedPath, withoutTrailingSlash} from './internal/request-path.js'
+import {RouteTable} from './internal/route-table.js'
 import {accountRoutes} from './routes/accounts.js'
 import {checkRoutes} from './routes/checks.js'
 import {claimRoutes} from './routes/claims.js'
@@ -70,10 +72,12 @@ export function createApp(store: Store, options: AppOptions) {
     streams: options.streams ?? new StreamHub({store, shutdown: new AbortController().signal}),
     outbox,
   }
+  const routes = new RouteTable()
   const app = createH3App({
     onRequest(event) {
       assignRequestId(event)
       if (store.failure) throw storageUnavailable(store.failure)
+      if (event.method === 'HEAD') keepLengthOnHead(event.node.res)
       const path = routedPath(event)
       if (path.startsWith('/v1/') && !PUBLIC.has(withoutTrailingSlash(path))) authenticate(event, store)
     },
@@ -85,11 +89,12 @@ export function createApp(store: Store, options: AppOptions) {
       // a request under way when a journal write failed: its own change may be among the lost
       const apiError = store.failure ? storageUnavailable(store.failure) : toApiError(error)
       if (apiError.code === 'internal_error') console.error('[tablepay]', event.context.requestId, error.cause ?? error)
+      if (apiError.code === 'method_not_allowed') event.node.res.setHeader('allow', routes.allowFor(event.path.split('?')[0]!))
       await sendApiError(event, apiError)
     },
   })
   const router = createRouter({preemptive: true})
-  registerRoutes(router, context)
+  registerRoutes(routes.recording(router), context)
   app.use(router)
   return app
 }

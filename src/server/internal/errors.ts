@@ -1,3 +1,4 @@
+import {STATUS_CODES} from 'node:http'
 import {H3Error, type H3Event, send, setResponseHeader, setResponseStatus} from 'h3'
 import {ApiError} from '../../domain/errors.js'
 
@@ -31,7 +32,8 @@ export async function sendApiError(event: H3Event, error: ApiError): Promise<voi
       ...(error.details ? {details: error.details} : {}),
     },
   }
-  setResponseStatus(event, error.status)
+  // the standard reason phrase: h3 would keep the made-up one of its own errors ("Method GET is not allowed…")
+  setResponseStatus(event, error.status, STATUS_CODES[error.status])
   setResponseHeader(event, 'content-type', 'application/json')
   if (error.code === 'unauthenticated') setResponseHeader(event, 'www-authenticate', 'Bearer realm="tablepay"')
   await send(event, JSON.stringify(body))
