@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   check_not_open: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  unsupported_content_encoding: 415,
   validation_failed: 422,
   amount_exceeds_balance: 422,
   idempotency_key_reused: 422,

@@ -24,6 +24,7 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
   check_not_open: 'the check is closed or voided',
   payload_too_large: 'body over 1 MiB',
   unsupported_media_type: 'not `Content-Type: application/json`',
+  unsupported_content_encoding: 'a `Content-Encoding` other than gzip, deflate or br',
   validation_failed: 'the body, a query or a path parameter breaks the schema; `details` lists `{path, message}`',
   amount_exceeds_balance: 'more than is due (payment) or left to refund (refund)',
   idempotency_key_reused: 'this `Idempotency-Key` came with another request',
@@ -40,7 +41,7 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
   const params = pathParams(op.path)
   if (params.length > 0) codes.push('not_found')
   if (params.some((name) => name in PATH_PARAMS)) codes.push('validation_failed')
-  if (op.body) codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type', 'validation_failed')
+  if (op.body) codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type', 'unsupported_content_encoding', 'validation_failed')
   if (op.list) codes.push('validation_failed')
   if (op.idempotent) codes.push('validation_failed', 'idempotency_key_reused')
   return [...new Set([...codes, ...(op.errors ?? [])])]
