@@ -75,9 +75,8 @@ async function locks(dir: string): Promise<{generation: number; path: string}[]>
     .sort((a, b) => b.generation - a.generation)
 }
 
-/** The running server that holds `dir`, if any: the newest lock, if its server is alive. */
-async function holder(dir: string): Promise<{pid: number; path: string} | undefined> {
-  const [newest] = await locks(dir)
+/** The server that holds the newest lock, if it is still running. */
+async function holder(newest: {path: string} | undefined): Promise<{pid: number; path: string} | undefined> {
   if (!newest) return undefined
   const lock = await readLock(newest.path)
   return (await isHeld(newest.path, lock)) ? {pid: lock!.pid, path: newest.path} : undefined
@@ -117,9 +116,11 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   try {
     const content = JSON.stringify({pid: process.pid, started_at: new Date().toISOString(), proc_start: await processStart(process.pid)})
     for (let attempt = 0; attempt < 10; attempt++) {
-      const running = await holder(dir)
+      // one look decides both: the generation to create is the one after the lock found dead
+      const [newest] = await locks(dir)
+      const running = await holder(newest)
       if (running) throw inUse(dir, running)
-      const path = join(dir, lockName(((await locks(dir))[0]?.generation ?? 0) + 1))
+      const path = join(dir, lockName((newest?.generation ?? 0) + 1))
       try {
         await createWith(path, content)
       } catch (error) {
@@ -127,8 +128,8 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue
         throw error
       }
-      const [newest, ...older] = await locks(dir)
-      if (newest!.path !== path) {
+      const [first, ...older] = await locks(dir)
+      if (first!.path !== path) {
         // a newer generation than ours means its creator could not see ours: let the next look decide
         await rm(path, {force: true})
         continue

@@ -1,4 +1,4 @@
-import {appendFile, readdir, readFile, rm, stat, symlink, writeFile} from 'node:fs/promises'
+import {appendFile, chmod, mkdir, readdir, readFile, rm, stat, symlink, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -147,6 +147,29 @@ describe('Store', () => {
     await expect(Store.open({dir})).rejects.toThrow(/journal\.000000000001\.ndjson line 1 is corrupt/)
   })
 
+  it('tightens an existing data dir to 0700', async () => {
+    const dir = join(await makeTempDir(), 'data')
+    await mkdir(dir)
+    await chmod(dir, 0o755)
+    await openStore(dir)
+    expect((await stat(dir)).mode & 0o777).toBe(0o700)
+  })
+
+  it('a compaction that fails leaves no temp file behind, and one left by a killed compaction is removed at start', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    await store.commit([put('checks', 'chk_1', record(1))])
+    // the temp file is on a full disk: writing it fails with ENOSPC
+    await symlink('/dev/full', join(dir, '.checks.json.tmp'))
+    await expect(store.compact()).rejects.toMatchObject({code: 'ENOSPC'})
+    expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([])
+    await store.close()
+    await writeFile(join(dir, '.checks.json.tmp'), '{"seq": 1, "rec')
+    const again = await openStore(dir)
+    expect(again.tables.checks.get('chk_1')).toEqual(record(1))
+    expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([])
+  })
+
   it('creates the data dir 0700 and every file 0600', async () => {
     const dir = join(await makeTempDir(), 'data')
     const store = await Store.open({dir})
@@ -162,6 +185,28 @@ describe('the data dir lock', () => {
     const dir = await makeTempDir()
     await openStore(dir)
     await expect(Store.open({dir})).rejects.toThrow(/in use by another tablepay server \(pid \d+\).*--data/)
+  })
+
+  it('a lock whose pid now belongs to another program (pid reuse) is taken over', async () => {
+    const dir = await makeTempDir()
+    // the test runner's parent is alive, but it is not the process that wrote this lock: its start time differs
+    await writeFile(join(dir, 'server.lock'), JSON.stringify({pid: process.ppid, started_at: new Date().toISOString(), proc_start: '1'}))
+    expect((await openStore(dir)).persistent).toBe(true)
+  })
+
+  it('a lock written before the last boot is taken over, even when its pid is alive again', async () => {
+    const dir = await makeTempDir()
+    await writeFile(join(dir, 'server.lock'), JSON.stringify({pid: process.ppid, started_at: '2000-01-01T00:00:00.000Z'}))
+    expect((await openStore(dir)).persistent).toBe(true)
+  })
+
+  it('a lock whose pid is alive and is the same process as wrote it is refused, naming the file to delete', async () => {
+    const dir = await makeTempDir()
+    const stat = await readFile(`/proc/${process.ppid}/stat`, 'utf8')
+    const procStart = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+    await writeFile(join(dir, 'server.000000000003.lock'), JSON.stringify({pid: process.ppid, started_at: new Date().toISOString(), proc_start: procStart}))
+    await expect(Store.open({dir})).rejects.toThrow(`pid ${process.ppid}). Stop it`)
+    await expect(Store.open({dir})).rejects.toThrow(`delete ${join(dir, 'server.000000000003.lock')}`)
   })
 
   it('a lock left by a killed server is taken over', async () => {

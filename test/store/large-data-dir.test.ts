@@ -1,0 +1,53 @@
+import {open, stat} from 'node:fs/promises'
+import {join} from 'node:path'
+import {crc32} from 'node:zlib'
+import {expect, it} from 'vitest'
+import type {EventRecord} from '../../src/domain/records.js'
+import {startServer} from '../../src/server/start.js'
+import {checkWith} from '../helpers/checks.js'
+import {call, makeTempDir, READ_KEY, TEST_SEED, WRITE_KEY, writeSeed} from '../helpers/simulator.js'
+
+const EVENTS = 1_000_000
+/** V8's longest string, in UTF-16 units: a file read whole as one string fails past it. */
+const MAX_STRING = 2 ** 29 - 24
+/** JSON whitespace inside each record, so the file passes that limit while the records stay small in memory. */
+const PAD = ' '.repeat(Math.ceil(MAX_STRING / EVENTS))
+
+/** Writes events.json the way the store lays it out, one record a line, with its count and checksum. */
+async function writeEvents(path: string, seq: number): Promise<void> {
+  const handle = await open(path, 'w', 0o600)
+  let crc = 0
+  await handle.write(`{\n  "seq": ${seq},\n  "records": [\n`)
+  for (let start = 0; start < EVENTS; start += 10_000) {
+    const lines: string[] = []
+    for (let i = start; i < start + 10_000; i++) {
+      const event: EventRecord = {id: `evt_${i}`, object: 'event', type: 'check.created', created_at: '2026-01-01T00:00:00.000Z', data: {object: 'check', id: `chk_${i}`}, account_id: 'acct_demo'}
+      lines.push(JSON.stringify(event).replace(',', `,${PAD}`))
+    }
+    crc = crc32(lines.join(''), crc)
+    await handle.write(`${start === 0 ? '' : ',\n'}    ${lines.join(',\n    ')}`)
+  }
+  await handle.write(`\n  ],\n  "count": ${EVENTS},\n  "crc": ${crc}\n}\n`)
+  await handle.close()
+}
+
+it('a data dir holding a million events, larger than the longest string, starts and answers', async () => {
+  const root = await makeTempDir()
+  const dataDir = join(root, 'data')
+  const seedFile = await writeSeed(root, TEST_SEED)
+  await (await startServer({port: 0, host: '127.0.0.1', dataDir, seedFile})).close()
+  const eventsFile = join(dataDir, 'events.json')
+  // seq 0: the events hold no change of the journal, which the first start left empty
+  await writeEvents(eventsFile, 0)
+  expect((await stat(eventsFile)).size).toBeGreaterThan(MAX_STRING)
+
+  const server = await startServer({port: 0, host: '127.0.0.1', dataDir})
+  try {
+    const newest = await call(server.url, 'GET', '/v1/events?limit=1', {key: READ_KEY})
+    expect([newest.status, newest.body.data.map((e: {id: string}) => e.id)]).toEqual([200, [`evt_${EVENTS - 1}`]])
+    const push = await call(server.url, 'PUT', '/v1/checks/external/after-a-million', {key: WRITE_KEY, body: checkWith([['a', 1, 100]])})
+    expect(push.status).toBe(201)
+  } finally {
+    await server.close()
+  }
+}, 120_000)
