@@ -1,4 +1,5 @@
-import {STATUS_CODES} from 'node:http'
+import {request, STATUS_CODES} from 'node:http'
+import {brotliCompressSync, deflateSync, gzipSync} from 'node:zlib'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {checkWith} from '../helpers/checks.js'
 import {type RawAnswer, rawRequest} from '../helpers/raw-http.js'
@@ -93,5 +94,101 @@ describe('the status line', () => {
     ]
     expect(answers.map((a) => a.status)).toEqual([200, 201, 401, 403, 404, 405, 415, 400, 422])
     for (const answer of answers) expect(answer.reason).toBe(STATUS_CODES[answer.status])
+  })
+})
+
+describe('Content-Encoding of a request body', () => {
+  const push = (id: string, body: Buffer | string, headers: Record<string, string>) =>
+    rawRequest(sim.url, 'PUT', `/v1/checks/external/${id}`, {headers: {...auth, 'content-type': 'application/json', ...headers}, body})
+  const json = () => JSON.stringify(checkWith([['a', 2, 700]]))
+
+  it.each([
+    ['gzip', gzipSync],
+    ['x-gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+    ['deflate, gzip', (b: Buffer) => gzipSync(deflateSync(b))],
+    ['identity', (b: Buffer) => b],
+  ])('%s is decoded before the body is read as JSON', async (coding, encode) => {
+    const id = `enc-${coding.replaceAll(/\W/g, '')}`
+    const answer = await push(id, encode(Buffer.from(json())), {'content-encoding': coding})
+    expect(answer.status).toBe(201)
+    expect(answer.body.items[0]).toMatchObject({external_id: 'a', quantity: 2, price_cents: 700})
+  })
+
+  it.each(['compress', 'zstd', 'gzip, snappy'])('%s is 415 unsupported_content_encoding, and stores nothing', async (coding) => {
+    const answer = await push('enc-unknown', json(), {'content-encoding': coding})
+    expect(answer.status).toBe(415)
+    expect(answer.body.error.code).toBe('unsupported_content_encoding')
+    expect((await sim.api('GET', '/v1/checks/external/enc-unknown')).status).toBe(404)
+  })
+
+  it('refuses a small body that decodes past 1 MiB with 413, without inflating all of it', async () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, ' '))
+    expect(bomb.length).toBeLessThan(128 * 1024)
+    const answer = await push('enc-bomb', bomb, {'content-encoding': 'gzip'})
+    expect(answer.status).toBe(413)
+    expect(answer.body.error.code).toBe('payload_too_large')
+  })
+
+  it('answers a compressed body sent without its Content-Encoding with invalid_json that quotes none of its bytes', async () => {
+    const answer = await push('enc-missing', gzipSync(Buffer.from(json())), {})
+    expect(answer.status).toBe(400)
+    expect(answer.body.error.code).toBe('invalid_json')
+    // printable text only: no control characters, no replacement characters of undecodable bytes
+    expect(answer.body.error.message).toMatch(/^[\x20-\x7e]+$/)
+  })
+
+  it('answers a body that is not the coding it claims with 400, naming the coding', async () => {
+    const answer = await push('enc-bad', Buffer.from('\x1f\x8b not really gzip'), {'content-encoding': 'gzip'})
+    expect(answer.status).toBe(400)
+    expect(answer.body.error.message).toContain('gzip')
+    expect(answer.body.error.message).toMatch(/^[\x20-\x7e]+$/)
+  })
+})
+
+describe('Expect: 100-continue', () => {
+  /** Announces a body of `size` bytes and sends it only if the server says to continue. */
+  function announce(path: string, size: number, headers: Record<string, string>): Promise<{status: number; continued: boolean; body: any}> {
+    const {hostname, port} = new URL(sim.url)
+    return new Promise((resolve, reject) => {
+      let continued = false
+      const req = request({host: hostname, port, method: 'PUT', path, headers: {'content-type': 'application/json', 'content-length': String(size), expect: '100-continue', ...headers}})
+      req.on('continue', () => {
+        continued = true
+        req.end(Buffer.alloc(size, ' '))
+      })
+      req.on('response', (res) => {
+        let text = ''
+        res.on('data', (chunk: Buffer) => (text += chunk))
+        res.on('end', () => {
+          resolve({status: res.statusCode!, continued, body: JSON.parse(text)})
+          req.destroy()
+        })
+      })
+      req.on('error', reject)
+      req.flushHeaders()
+    })
+  }
+
+  it('refuses an unauthenticated 1.2 MB upload with 401 before the client sends its body', async () => {
+    const answer = await announce('/v1/checks/external/big', 1_200_000, {})
+    expect(answer.status).toBe(401)
+    expect(answer.continued).toBe(false)
+  })
+
+  it('refuses a read key with 403, and an announced body over 1 MiB with 413, before the body is sent', async () => {
+    const read = await announce('/v1/checks/external/big', 1000, {authorization: 'Bearer tp_test_demo_read'})
+    expect([read.status, read.continued]).toEqual([403, false])
+    const big = await announce('/v1/checks/external/big', 1_200_000, auth)
+    expect([big.status, big.continued, big.body.error.code]).toEqual([413, false, 'payload_too_large'])
+  })
+
+  it('tells an accepted request to send its body, and reads it', async () => {
+    const answer = await announce('/v1/checks/external/continued', 10, auth)
+    expect(answer.continued).toBe(true)
+    // ten spaces: the body arrived and was read (an empty one is "the body is empty")
+    expect(answer.status).toBe(400)
+    expect(answer.body.error.message).toContain('Unexpected end of JSON input')
   })
 })

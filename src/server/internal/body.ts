@@ -2,6 +2,8 @@ import type {IncomingMessage} from 'node:http'
 import type {H3Event} from 'h3'
 import type {z} from 'zod'
 import {ApiError, type ErrorDetail} from '../../domain/errors.js'
+import {decodeBody, requestCodings} from './content-encoding.js'
+import {grantContinue, holdsBody} from './expect-continue.js'
 import {requestHeader} from './headers.js'
 
 export const BODY_LIMIT = 1024 * 1024
@@ -54,22 +56,37 @@ async function readWebBody(body: AsyncIterable<Uint8Array>, chunks: Chunks): Pro
 }
 
 /**
- * Reads the raw body, at most 1 MiB. An oversized body is read to the end and
- * dropped (up to a bound) so the client gets the 413 rather than a reset.
+ * Reads the body, at most 1 MiB as sent and once decoded. An oversized body
+ * is read to the end and dropped (up to a bound) so the client gets the 413
+ * rather than a reset; a client that holds its body back until told to send
+ * it (`Expect: 100-continue`) gets the 413 without sending it.
  */
 async function readLimited(event: H3Event): Promise<Buffer> {
+  const codings = requestCodings(event)
   const declared = Number(requestHeader(event, 'content-length') ?? 0)
-  if (declared > DRAIN_LIMIT) {
+  if (declared > DRAIN_LIMIT || (declared > BODY_LIMIT && holdsBody(event))) {
     event.node.res.setHeader('connection', 'close')
     throw tooLarge()
   }
+  grantContinue(event)
   const chunks = new Chunks()
   const web = event.web?.request?.body
   await (web ? readWebBody(web as unknown as AsyncIterable<Uint8Array>, chunks) : readNodeBody(event.node.req, chunks))
   if (chunks.size > DRAIN_LIMIT) event.node.res.setHeader('connection', 'close')
   if (chunks.size > BODY_LIMIT) throw tooLarge()
   const only = chunks.list[0]
-  return chunks.list.length === 1 && Buffer.isBuffer(only) ? only : Buffer.concat(chunks.list)
+  const raw = chunks.list.length === 1 && Buffer.isBuffer(only) ? only : Buffer.concat(chunks.list)
+  return codings ? decodeBody(raw, codings, BODY_LIMIT, tooLarge) : raw
+}
+
+// control characters, and what invalid UTF-8 decodes to: a body that holds them is not text to quote
+const BINARY = /[\u0000-\u0008\u000e-\u001f\u007f\ufffd]/
+
+/** Why `text` is not JSON, in words that never quote binary bytes back (docs/api.md). */
+function notJsonReason(text: string, error: Error): string {
+  if (text.length === 0) return 'the body is empty'
+  if (BINARY.test(text)) return 'the body is binary, not UTF-8 text (a compressed body needs its Content-Encoding header)'
+  return error.message
 }
 
 /** zod issues as `details`: a dotted path and a message each. */
@@ -97,13 +114,12 @@ export async function readJson<S extends z.ZodType>(event: H3Event, schema: S): 
   if (!JSON_TYPE.test(type)) {
     throw new ApiError('unsupported_media_type', `Send the body as JSON with "Content-Type: application/json"${type ? ` (got "${type}")` : ''}.`)
   }
-  const raw = await readLimited(event)
+  const text = (await readLimited(event)).toString('utf8')
   let value: unknown
   try {
-    value = JSON.parse(raw.toString('utf8'))
+    value = JSON.parse(text)
   } catch (error) {
-    const reason = raw.length === 0 ? 'the body is empty' : (error as Error).message
-    throw new ApiError('invalid_json', `Request body is not valid JSON: ${reason}.`)
+    throw new ApiError('invalid_json', `Request body is not valid JSON: ${notJsonReason(text, error as Error)}.`)
   }
   const result = schema.safeParse(value)
   if (!result.success) throw validationError('Request body', result.error)
