@@ -1,7 +1,7 @@
 // A Tablepay webhook receiver in plain node:http that passes `tablepay receiver check`.
 //
 //   TABLEPAY_WEBHOOK_SECRET=whsec_… PORT=3000 node examples/receivers/node-http.mjs
-//   tablepay receiver check --url http://127.0.0.1:3000/webhooks
+//   tablepay receiver check --forward-to http://127.0.0.1:3000/webhooks
 //
 // Three rules make it correct:
 // 1. Verify the raw body, byte for byte, before parsing it (a re-serialized body no longer matches).
