@@ -1,17 +1,23 @@
 import {Flags} from '@oclif/core'
-import {openAttemptFeed} from '../lib/attempt-feed.js'
+import type {WebhookEndpoint} from '../client/client.js'
+import {TablepayApiError, TablepayError} from '../client/errors.js'
+import {newAttempts} from '../lib/attempt-feed.js'
 import {BaseCommand} from '../lib/base-command.js'
 import {attemptJson, renderAttemptLine} from '../lib/delivery-view.js'
 import {eventTypesFlag, eventTypesOf} from '../lib/event-types-flag.js'
+import {openReconnectingStream} from '../lib/reconnecting-stream.js'
 import {abortOnSignal} from '../lib/shutdown.js'
 import {style} from '../lib/style.js'
+
+type Endpoint = WebhookEndpoint & {secret: string}
 
 export default class Listen extends BaseCommand<typeof Listen> {
   static override summary = 'Forward webhooks to a local receiver and show each attempt.'
 
   static override description = `Registers a webhook endpoint for --forward-to, prints its signing secret, then prints every delivery attempt to it, \
 one line each (--json: a ready line with the endpoint and secret, then one JSON line per attempt). \
-On Ctrl+C the endpoint is deleted, unless --keep.`
+When the stream drops it reconnects (a line on stderr says so) and goes on with the same endpoint. \
+On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks',
@@ -26,8 +32,41 @@ On Ctrl+C the endpoint is deleted, unless --keep.`
 
   public async run(): Promise<void> {
     const stopped = abortOnSignal()
-    // subscribe first, so not one attempt to the new endpoint can be missed
-    const feed = await openAttemptFeed(this.client, {signal: stopped})
+    // ends the stream on any way out, even before its first read
+    const done = new AbortController()
+    const signal = AbortSignal.any([stopped, done.signal])
+    let endpoint: Endpoint | undefined
+    let failure: unknown
+    try {
+      // subscribe first, so not one attempt to the new endpoint can be missed
+      const messages = await openReconnectingStream(this.client, {
+        signal,
+        onDrop: (reason) => this.notice(`Stream dropped (${reason}); reconnecting…`),
+        onReconnect: async () => {
+          endpoint = await this.#reconnected(endpoint!)
+        },
+      })
+      endpoint = await this.#register()
+      for await (const {delivery, attempt} of newAttempts(messages)) {
+        if (delivery.endpoint_id === endpoint.id) this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))
+      }
+    } catch (error) {
+      failure = error
+    } finally {
+      done.abort()
+    }
+    // every way out removes the endpoint: one left behind keeps receiving every event with a secret nobody holds
+    const leftBehind = endpoint && !this.flags.keep ? await this.#remove(endpoint.id) : undefined
+    if (failure) {
+      if (leftBehind) this.notice(leftBehind)
+      throw failure
+    }
+    if (leftBehind) {
+      this.error(leftBehind, {exit: 1, code: 'endpoint_not_removed', suggestions: [`Once the server is back: tablepay webhooks delete ${endpoint!.id}`]})
+    }
+  }
+
+  async #register(): Promise<Endpoint> {
     const endpoint = await this.client.createWebhookEndpoint({
       url: this.flags['forward-to'],
       event_types: eventTypesOf(this.flags['event-type']),
@@ -41,16 +80,30 @@ On Ctrl+C the endpoint is deleted, unless --keep.`
         style.dim(`Ctrl+C to stop${this.flags.keep ? '' : ' and remove the endpoint'}.`),
       ].join('\n'),
     )
+    return endpoint
+  }
+
+  // A server restarted on its data dir still has the endpoint; one that lost its data needs a new one.
+  async #reconnected(endpoint: Endpoint): Promise<Endpoint> {
     try {
-      for await (const {delivery, attempt} of feed) {
-        if (delivery.endpoint_id === endpoint.id) this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))
-      }
-    } finally {
-      // after Ctrl+C; a server that went away took nothing to clean up with it
-      if (!this.flags.keep && stopped.aborted) {
-        await this.client.deleteWebhookEndpoint(endpoint.id)
-        this.notice(`Removed endpoint ${endpoint.id}.`)
-      }
+      await this.client.getWebhookEndpoint(endpoint.id)
+      this.notice('Reconnected.')
+      return endpoint
+    } catch (error) {
+      if (!(error instanceof TablepayApiError && error.status === 404)) throw error
+      this.notice(`Reconnected; endpoint ${endpoint.id} is gone from the server, registering a new one.`)
+      return this.#register()
+    }
+  }
+
+  /** Deletes the endpoint; when that fails, says why. */
+  async #remove(id: string): Promise<string | undefined> {
+    try {
+      await this.client.deleteWebhookEndpoint(id)
+      this.notice(`Removed endpoint ${id}.`)
+    } catch (error) {
+      if (error instanceof TablepayApiError && error.status === 404) return undefined
+      return `Could not remove endpoint ${id}: ${error instanceof TablepayError ? error.message : String(error)}`
     }
   }
 }

@@ -24,7 +24,7 @@ async function* untilAborted<T>(messages: AsyncIterable<T>, signal: AbortSignal,
 // canceled. Only an attempt stamps the delivery's updated_at with its own
 // time, so that is how a message carrying a new attempt is told apart; the
 // delivery then shows what follows that attempt (a retry, dead, done).
-async function* newAttempts(messages: AsyncIterable<StreamMessage>, endpointId?: string): AsyncGenerator<{delivery: Delivery; attempt: DeliveryAttempt}> {
+export async function* newAttempts(messages: AsyncIterable<StreamMessage>, endpointId?: string): AsyncGenerator<{delivery: Delivery; attempt: DeliveryAttempt}> {
   for await (const message of messages) {
     if (message.type !== 'delivery') continue
     const delivery = message.data

@@ -1,6 +1,5 @@
 import {afterEach, describe, expect, it} from 'vitest'
-import {verifySignature} from '../../src/webhooks/signature.js'
-import {cliFor, runCli, spawnRunning, startCliServer} from '../helpers/cli.js'
+import {cliFor, runCli, startCliServer} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -46,49 +45,6 @@ describe('clock advance', () => {
     const {code, stderr} = await cli(['clock', 'advance', '2 hours'])
     expect(code).toBe(2)
     expect(stderr).toContain('is not a duration above zero')
-  })
-})
-
-describe('listen --forward-to', () => {
-  it('registers an endpoint, prints its secret and each attempt, and removes the endpoint on Ctrl+C', async () => {
-    const {server, receiver, json, push} = await setup()
-    const listen = spawnRunning(['listen', '--forward-to', receiver.url, '--json'], server.env)
-    const ready = JSON.parse((await listen.waitForOutput('\n')).split('\n')[0]!)
-    receiver.verifyWith(ready.secret)
-    expect(ready).toMatchObject({status: 'ready', url: receiver.url, secret: expect.stringMatching(/^whsec_/)})
-    expect(ready.event_types).toHaveLength(8)
-    const check = await push('l1')
-    await receiver.waitFor(1)
-    const [request] = receiver.received
-    expect(verifySignature(request!.body, request!.headers['x-tablepay-signature'] as string, ready.secret)).toMatchObject({valid: true})
-    const line = JSON.parse((await listen.waitForOutput('"attempt"')).split('\n')[1]!)
-    expect(line).toMatchObject({endpoint_id: ready.endpoint_id, event_type: 'check.created', status_code: 200})
-    expect(JSON.parse(request!.body).data.id).toBe(check.id)
-
-    expect(await listen.kill('SIGINT')).toBe(0)
-    expect(listen.stderr()).toContain(`Removed endpoint ${ready.endpoint_id}`)
-    expect((await json(['webhooks', 'list'])).data).toEqual([])
-  })
-
-  it('with --keep leaves the endpoint registered, and prints a readable line per attempt', async () => {
-    const {server, receiver, json, push} = await setup()
-    const listen = spawnRunning(['listen', '-f', receiver.url, '-e', 'check.created', '--keep'], server.env)
-    const banner = await listen.waitForOutput('Ctrl+C to stop.')
-    receiver.verifyWith(banner.match(/Signing secret: (whsec_\w+)/)![1]!)
-    expect(banner).toMatch(new RegExp(`Forwarding 1 event types to ${receiver.url} \\(endpoint we_\\w+\\)\\nSigning secret: whsec_\\w+`))
-    await push('l2')
-    expect(await listen.waitForOutput(' ms  #1 ')).toMatch(/check\.created\s+we_\w+  200\s+\d+ ms  #1 dlv_\w+/)
-    expect(await listen.kill('SIGINT')).toBe(0)
-    expect((await json(['webhooks', 'list'])).data).toHaveLength(1)
-  })
-
-  it('exits 1 with a clear message when the server stops under it', async () => {
-    const {server, receiver} = await setup()
-    const listen = spawnRunning(['listen', '-f', receiver.url], server.env)
-    await listen.waitForOutput('Ctrl+C to stop')
-    await server.stop()
-    expect(await listen.exited).toBe(1)
-    expect(listen.stderr()).toContain('closed the stream: it has probably stopped')
   })
 })
 

@@ -1,0 +1,165 @@
+import {mkdtemp, rm} from 'node:fs/promises'
+import {createServer} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {verifySignature} from '../../src/webhooks/signature.js'
+import {checkWith} from '../helpers/checks.js'
+import {type CliProcess, cliFor, spawnRunning, startCliServer, WRITE_KEY} from '../helpers/cli.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {call} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+async function setup() {
+  const [server, receiver] = await Promise.all([startCliServer(), startReceiver()])
+  cleanup.push(() => server.stop(), () => receiver.close())
+  return {server, receiver, ...cliFor(server), push: pushTo(server.url)}
+}
+
+/** Pushes a new check straight to the API (no CLI start-up), so it makes one `check.created`. */
+function pushTo(url: string) {
+  return async (id: string) => {
+    const answer = await call(url.replace(/\/v1$/, ''), 'PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', 1, 100]])})
+    expect(answer.status).toBe(201)
+    return answer.body
+  }
+}
+
+/** Starts `listen` and resolves with its parsed --json ready line. */
+async function startListen(env: Record<string, string>, args: string[]) {
+  const listen = spawnRunning(['listen', '--json', ...args], env)
+  cleanup.push(async () => listen.kill('SIGKILL'))
+  const ready = JSON.parse((await listen.waitForOutput('\n')).split('\n')[0]!)
+  return {listen, ready}
+}
+
+/** Resolves with the JSON lines of `listen --json` that contain `text`, once there are `n`. */
+async function linesWith(listen: CliProcess, text: string, n: number) {
+  const lines = () => listen.stdout().split('\n').filter((line) => line.includes(text))
+  // each wait ends when one more record has come: `listen` writes each line whole, well under a pipe's atomic size
+  while (lines().length < n) await listen.waitForOutput(`${listen.stdout()}{`)
+  return lines().map((line) => JSON.parse(line))
+}
+
+const attemptLines = (listen: CliProcess, n: number) => linesWith(listen, '"attempt"', n)
+
+/** `serve` on a fixed port and data dir, so a restart comes back where it was. */
+async function serveOn(port: number, dataDir: string) {
+  const serve = spawnRunning(['serve', '--json', '--port', String(port), '--data', dataDir, '--seed', 'fixtures/seed.json'])
+  await serve.waitForOutput('"ready"')
+  return serve
+}
+
+/** A port nothing listens on: bound, then released. */
+async function freePort(): Promise<number> {
+  const probe = createServer()
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const {port} = probe.address() as {port: number}
+  await new Promise((resolve) => probe.close(resolve))
+  return port
+}
+
+describe('listen --forward-to', () => {
+  it('registers an endpoint, prints its secret and each attempt, and removes the endpoint on Ctrl+C', async () => {
+    const {server, receiver, json, push} = await setup()
+    const {listen, ready} = await startListen(server.env, ['--forward-to', receiver.url])
+    receiver.verifyWith(ready.secret)
+    expect(ready).toMatchObject({status: 'ready', url: receiver.url, secret: expect.stringMatching(/^whsec_/)})
+    expect(ready.event_types).toHaveLength(8)
+    const check = await push('l1')
+    await receiver.waitFor(1)
+    const [request] = receiver.received
+    expect(verifySignature(request!.body, request!.headers['x-tablepay-signature'] as string, ready.secret)).toMatchObject({valid: true})
+    const [line] = await attemptLines(listen, 1)
+    expect(line).toMatchObject({endpoint_id: ready.endpoint_id, event_type: 'check.created', status_code: 200})
+    expect(JSON.parse(request!.body).data.id).toBe(check.id)
+
+    expect(await listen.kill('SIGINT')).toBe(0)
+    expect(listen.stderr()).toContain(`Removed endpoint ${ready.endpoint_id}`)
+    expect((await json(['webhooks', 'list'])).data).toEqual([])
+  })
+
+  it('removes its endpoint on SIGTERM too', async () => {
+    const {server, receiver, json} = await setup()
+    const {listen, ready} = await startListen(server.env, ['--forward-to', receiver.url])
+    expect(await listen.kill('SIGTERM')).toBe(0)
+    expect(listen.stderr()).toContain(`Removed endpoint ${ready.endpoint_id}`)
+    expect((await json(['webhooks', 'list'])).data).toEqual([])
+  })
+
+  it('with --keep leaves the endpoint registered, and prints a readable line per attempt', async () => {
+    const {server, receiver, json, push} = await setup()
+    const listen = spawnRunning(['listen', '--forward-to', receiver.url, '-e', 'check.created', '--keep'], server.env)
+    const banner = await listen.waitForOutput('Ctrl+C to stop.')
+    receiver.verifyWith(banner.match(/Signing secret: (whsec_\w+)/)![1]!)
+    expect(banner).toMatch(new RegExp(`Forwarding 1 event types to ${receiver.url} \\(endpoint we_\\w+\\)\\nSigning secret: whsec_\\w+`))
+    await push('l2')
+    expect(await listen.waitForOutput(' ms  #1 ')).toMatch(/check\.created\s+we_\w+  200\s+\d+ ms  #1 dlv_\w+/)
+    expect(await listen.kill('SIGINT')).toBe(0)
+    expect((await json(['webhooks', 'list'])).data).toHaveLength(1)
+  })
+
+  it('reconnects when the server restarts on its data dir, and goes on forwarding with the same endpoint', async () => {
+    const [receiver, dir, port] = await Promise.all([startReceiver(), mkdtemp(join(tmpdir(), 'tablepay-listen-')), freePort()])
+    cleanup.push(() => rm(dir, {recursive: true, force: true}), () => receiver.close())
+    let serve = await serveOn(port, join(dir, 'data'))
+    cleanup.push(() => serve.stop())
+    const url = `http://127.0.0.1:${port}`
+    const env = {TABLEPAY_URL: url, TABLEPAY_API_KEY: WRITE_KEY}
+    const push = pushTo(url)
+    const {listen, ready} = await startListen(env, ['--forward-to', receiver.url])
+    receiver.verifyWith(ready.secret)
+    await push('r1')
+    await attemptLines(listen, 1)
+
+    expect(await serve.stop()).toBe(0)
+    await listen.waitForStderr('Stream dropped (the server closed it); reconnecting…')
+    serve = await serveOn(port, join(dir, 'data'))
+    await listen.waitForStderr('Reconnected.')
+    const check = await push('r2')
+    const [, second] = await attemptLines(listen, 2)
+    expect(second).toMatchObject({endpoint_id: ready.endpoint_id, event_type: 'check.created', status_code: 200})
+    expect(JSON.parse(receiver.received[1]!.body).data.id).toBe(check.id)
+
+    expect(await listen.kill('SIGINT')).toBe(0)
+    expect((await cliFor({env}).json(['webhooks', 'list'])).data).toEqual([])
+  })
+
+  it('registers a new endpoint when the server it reconnected to lost the old one', async () => {
+    const [receiver, port] = await Promise.all([startReceiver(), freePort()])
+    cleanup.push(() => receiver.close())
+    const memory = () => spawnRunning(['serve', '--json', '--port', String(port), '--memory', '--seed', 'fixtures/seed.json'])
+    let serve = memory()
+    cleanup.push(() => serve.stop())
+    await serve.waitForOutput('"ready"')
+    const {listen, ready} = await startListen({TABLEPAY_URL: `http://127.0.0.1:${port}`, TABLEPAY_API_KEY: WRITE_KEY}, ['--forward-to', receiver.url])
+
+    await serve.stop()
+    serve = memory()
+    await listen.waitForStderr(`endpoint ${ready.endpoint_id} is gone from the server, registering a new one`)
+    const [, again] = await linesWith(listen, '"status":"ready"', 2)
+    expect(again).toMatchObject({status: 'ready', url: receiver.url})
+    expect(again.endpoint_id).not.toBe(ready.endpoint_id)
+    receiver.verifyWith(again.secret)
+    await pushTo(`http://127.0.0.1:${port}`)('n1')
+    const [line] = await attemptLines(listen, 1)
+    expect(line).toMatchObject({endpoint_id: again.endpoint_id, status_code: 200})
+    expect(await listen.kill('SIGINT')).toBe(0)
+    expect(listen.stderr()).toContain(`Removed endpoint ${again.endpoint_id}`)
+  })
+
+  it('keeps trying while the server is down, and on Ctrl+C exits 1 naming the endpoint it could not remove', async () => {
+    const {server, receiver} = await setup()
+    const {listen, ready} = await startListen(server.env, ['--forward-to', receiver.url])
+    await server.stop()
+    await listen.waitForStderr('reconnecting…')
+    expect(await listen.kill('SIGINT')).toBe(1)
+    // the error body follows the ready line
+    const failure = JSON.parse(listen.stdout().slice(listen.stdout().indexOf('\n')))
+    expect(failure.error).toMatchObject({code: 'endpoint_not_removed', message: expect.stringContaining(`Could not remove endpoint ${ready.endpoint_id}: No tablepay server at`)})
+  })
+})
