@@ -1,4 +1,4 @@
-import {open, readFile, rename, rm, stat} from 'node:fs/promises'
+import {open, readFile, rename, rm, stat, writeFile} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
 import {crc32} from 'node:zlib'
 import {type Adapter, Low} from 'lowdb'
@@ -231,6 +231,15 @@ export class Documents {
     this.#dbs.set(name, db)
     this.#files.set(name, file)
     return {...(db.data as Document<T>), state: file.state}
+  }
+
+  /**
+   * Creates a missing document, empty and in the earlier layout: until the
+   * compaction that follows rewrites it, it proves nothing, so a start
+   * killed before every document exists is not taken for damage.
+   */
+  async create(name: string): Promise<void> {
+    await writeFile(join(this.dir, `${name}.json`), '{\n  "seq": 0,\n  "records": []\n}\n', {mode: 0o600, flag: 'wx'})
   }
 
   async write(name: string, doc: Document<unknown>): Promise<void> {

@@ -20,6 +20,9 @@ export interface Replay {
 
 const SEGMENT = /^journal\.(\d+)\.ndjson$/
 
+/** Journal bytes after which appends go on in a new segment. */
+const SEGMENT_MAX = 64 * 1024 * 1024
+
 const segmentName = (firstSeq: number) => `journal.${String(firstSeq).padStart(12, '0')}.ndjson`
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -63,18 +66,19 @@ function parseLine(line: string, legacyAllowed: boolean): {entry: Entry; checksu
  */
 export class Journal {
   #handle: FileHandle | undefined
-  #segmentSeq = 0
   /** Lines waiting to be written, and segment cuts (a number: the next segment's first seq), in order. */
   #queue: (string | number)[] = []
   #waiting: Waiter[] = []
   #writing: Promise<void> | undefined
   #inFlight: Promise<void> | undefined
   #bytes = 0
+  #segmentBytes = 0
   #failure: Error | undefined
 
   private constructor(
     readonly dir: string,
     readonly fsync: boolean,
+    readonly segmentMax: number,
   ) {}
 
   /**
@@ -84,8 +88,8 @@ export class Journal {
    * append starts on a fresh line; any other damage goes to `damage`. Call
    * `cut` before appending.
    */
-  static async open(dir: string, fsync: boolean, {afterSeq, damage, onEntry}: Replay): Promise<{journal: Journal; replayed: number}> {
-    const journal = new Journal(dir, fsync)
+  static async open(dir: string, fsync: boolean, {afterSeq, damage, onEntry}: Replay, segmentMax = SEGMENT_MAX): Promise<{journal: Journal; replayed: number}> {
+    const journal = new Journal(dir, fsync, segmentMax)
     const names = await journal.#segments()
     const sizes = await Promise.all(names.map(async (name) => (await stat(join(dir, name))).size))
     const torn: {path: string; offset: number}[] = []
@@ -137,12 +141,21 @@ export class Journal {
     const body = `{"seq":${entry.seq},"changes":${JSON.stringify(entry.changes)}`
     const line = `${body}${CRC}${crc32(body)}}\n`
     this.#bytes += line.length
-    return this.#enqueue(line)
+    this.#segmentBytes += line.length
+    const written = this.#enqueue(line)
+    // a full segment is closed even between compactions, so no one file grows without bound
+    if (this.#segmentBytes > this.segmentMax) {
+      this.#segmentBytes = 0
+      // its failure is the failure of the appends around it
+      this.#enqueue(entry.seq + 1).catch(() => {})
+    }
+    return written
   }
 
   /** Entries appended from now on go to a new segment starting at `firstSeq`. */
   cut(firstSeq: number): Promise<void> {
     this.#bytes = 0
+    this.#segmentBytes = 0
     return this.#enqueue(firstSeq)
   }
 
@@ -226,13 +239,16 @@ export class Journal {
   async #switchTo(firstSeq: number): Promise<void> {
     await this.#handle?.close()
     this.#handle = await open(join(this.dir, segmentName(firstSeq)), 'a', 0o600)
-    this.#segmentSeq = firstSeq
   }
 
-  /** Deletes the segments before the current one; call it once the cut is written and the documents hold what came before. */
-  async dropOlderSegments(): Promise<void> {
+  /**
+   * Deletes the segments before the one that starts at `firstSeq`: call it
+   * once that cut is written and the documents hold what came before.
+   * Segments cut since (a full one) are kept.
+   */
+  async dropSegmentsBefore(firstSeq: number): Promise<void> {
     for (const name of await this.#segments()) {
-      if (Number(SEGMENT.exec(name)![1]) < this.#segmentSeq) await rm(join(this.dir, name), {force: true})
+      if (Number(SEGMENT.exec(name)![1]) < firstSeq) await rm(join(this.dir, name), {force: true})
     }
   }
 

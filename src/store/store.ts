@@ -17,6 +17,8 @@ export interface StoreOptions {
   fsync?: boolean
   /** Journal bytes after which the documents are rewritten and the journal dropped (at least twice the documents' own size). */
   compactAfterBytes?: number
+  /** Bytes after which the journal goes on in a new file (64 MiB). */
+  segmentBytes?: number
   /** Start on a damaged data dir with what is intact, saving what is dropped to a side file (docs/storage.md). */
   repair?: boolean
 }
@@ -137,7 +139,7 @@ export class Store {
       for (const record of doc.records) this.tables[name].put(record)
       this.#seq = Math.max(this.#seq, doc.seq)
     }
-    // every start writes every document, so once one carries a checksum, a missing one was lost
+    // a start creates every missing document before it writes one with a checksum: once one has it, a missing one was lost
     if ([...states.values()].includes('current')) {
       for (const [name, state] of states) if (state === 'missing') damage.found(join(dir, `${name}.json`), 'is missing, while the other documents are there')
     }
@@ -151,13 +153,16 @@ export class Store {
         }
         this.#seq = Math.max(this.#seq, entry.seq)
       },
-    })
+    }, this.options.segmentBytes)
     this.#journal = journal
     await journal.cut(this.#seq + 1)
     const report = await damage.writeReport()
     if (report) console.error(`[tablepay] store: --repair dropped ${damage.dropped.length} damaged part(s) of ${dir}; they are saved in ${report}`)
     // rewrite what the journal changed, documents missing or in an older layout, and all of them after a repair
-    for (const [name, state] of states) if (state !== 'current' || report) this.#dirty.add(name)
+    for (const [name, state] of states) {
+      if (state === 'missing') await this.#documents.create(name)
+      if (state !== 'current' || report) this.#dirty.add(name)
+    }
     if (replayed > 0 || this.#dirty.size > 0) await this.compact()
   }
 
@@ -238,7 +243,7 @@ export class Store {
       for (const {name} of snapshot) this.#dirty.add(name)
       throw error
     }
-    await this.#journal.dropOlderSegments()
+    await this.#journal.dropSegmentsBefore(seq + 1)
   }
 
   async close(): Promise<void> {

@@ -114,6 +114,36 @@ describe('Store', () => {
     expect([...again.tables.checks.all()]).toEqual(records)
   })
 
+  it('goes on in a new journal segment once one is full, and replays them all after a kill', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir, segmentBytes: 2000})
+    for (let i = 0; i < 40; i++) await store.commit([put('checks', `chk_${i}`, record(i))])
+    const copy = await makeTempDir()
+    for (const f of await segments(dir)) await writeFile(join(copy, f), await readFile(join(dir, f)))
+    const sizes = await Promise.all((await segments(copy)).map(async (f) => (await stat(join(copy, f))).size))
+    expect(sizes.length).toBeGreaterThan(5)
+    // a segment passes the limit by at most the line that filled it
+    for (const size of sizes) expect(size).toBeLessThan(2000 + 600)
+    await store.close()
+    const recovered = await openStore(copy)
+    expect(recovered.tables.checks.size).toBe(40)
+  })
+
+  it('a compaction drops only the segments the documents hold, not those filled while it ran', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir, segmentBytes: 1000, compactAfterBytes: 3000})
+    for (let round = 0; round < 10; round++) {
+      await Promise.all(Array.from({length: 10}, (_, i) => store.commit([put('checks', `chk_${round * 10 + i}`, record(round * 10 + i))])))
+    }
+    await store.compact()
+    await store.settled()
+    // what a kill now would leave
+    const copy = await makeTempDir()
+    for (const f of (await readdir(dir)).filter((name) => !name.endsWith('.lock'))) await writeFile(join(copy, f), await readFile(join(dir, f)))
+    await store.close()
+    expect((await openStore(copy)).tables.checks.size).toBe(100)
+  })
+
   it('replays the journal when the process died before compaction', async () => {
     const dir = await makeTempDir()
     const store = await Store.open({dir})
