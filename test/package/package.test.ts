@@ -33,7 +33,7 @@ beforeAll(async () => {
   consumer = join(dir, 'consumer')
   await mkdir(consumer)
   await writeFile(join(consumer, 'package.json'), JSON.stringify({name: 'consumer', private: true, type: 'module'}))
-  // what a user adds next to it: msw (an optional peer) and node's types; all come from npm's cache when it has them
+  // what a user adds next to it: msw (an optional peer) and node's types; npm's cache serves them when it can
   const peers = [`msw@${await versionOf('msw')}`, `@types/node@${await versionOf('@types/node')}`]
   const flags = ['--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts']
   await npm(['install', join(dir, packed.filename), ...peers, ...flags], consumer)
@@ -43,7 +43,7 @@ afterAll(async () => {
   if (dir) await rm(dir, {recursive: true, force: true})
 })
 
-test('the tarball has the LICENSE package.json names, docs/, a repository and homepage, and no bin/dev.js', async () => {
+test('the tarball has the LICENSE package.json names, docs/, a repository, a homepage, no bin/dev.js', async () => {
   expect(files).toContain('LICENSE')
   const pkg = JSON.parse(await readFile(installed('package.json'), 'utf8'))
   expect(pkg.license).toBe('MIT')
@@ -59,10 +59,11 @@ test('every docs/ page the shipped files point to ships too', async () => {
   const texts = files.filter((path) => /\.(js|md|json)$/.test(path) && !path.endsWith('.map'))
   const named = new Map<string, string>()
   for (const path of texts) {
-    for (const [page] of (await readFile(installed(path), 'utf8')).matchAll(/\bdocs\/[\w-]+\.md\b/g)) named.set(page, path)
+    const text = await readFile(installed(path), 'utf8')
+    for (const [page] of text.matchAll(/\bdocs\/[\w-]+\.md\b/g)) named.set(page, path)
   }
   expect([...named.keys()]).toContain('docs/api.md')
-  const missing = [...named].filter(([page]) => !files.includes(page)).map(([page, from]) => `${page} (named in ${from})`)
+  const missing = [...named].filter(([page]) => !files.includes(page)).map(([page, from]) => `${page} in ${from}`)
   expect(missing).toEqual([])
 })
 
@@ -71,7 +72,8 @@ test('every source map carries its sources, or names files that ship', async () 
   expect(maps.length).toBeGreaterThan(0)
   const broken: string[] = []
   for (const path of maps) {
-    const map = JSON.parse(await readFile(installed(path), 'utf8')) as {sources: string[]; sourcesContent?: (string | null)[]}
+    type SourceMap = {sources: string[]; sourcesContent?: (string | null)[]}
+    const map = JSON.parse(await readFile(installed(path), 'utf8')) as SourceMap
     map.sources.forEach((source, i) => {
       const shipped = files.includes(posix.join(posix.dirname(path), source))
       if (!shipped && typeof map.sourcesContent?.[i] !== 'string') broken.push(`${path} → ${source}`)
@@ -101,7 +103,8 @@ const MSW_USE = `const handlers: HttpHandler[] = (await createTablepayHandlers()
 /** Runs this repository's tsc over `source` in the consumer project: strict, and no skipLibCheck. */
 async function typeCheck(name: string, source: string, lib: string[]) {
   await writeFile(join(consumer, `${name}.ts`), source)
-  const compilerOptions = {strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib, types: ['node']}
+  const modules = {module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022'}
+  const compilerOptions = {strict: true, noEmit: true, ...modules, lib, types: ['node']}
   await writeFile(join(consumer, `tsconfig.${name}.json`), JSON.stringify({compilerOptions, files: [`${name}.ts`]}))
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
   return run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], {cwd: consumer}).then(
@@ -110,20 +113,20 @@ async function typeCheck(name: string, source: string, lib: string[]) {
   )
 }
 
-test('the public types compile under tsc --strict without skipLibCheck, in node and with msw\'s DOM lib', async () => {
+test('the public types compile under tsc --strict without skipLibCheck, in node and with msw\'s DOM', async () => {
   // msw's own types need the DOM lib; a node-only user of the other entries has none
   const withMsw = CONSUMER.replace('MSW_IMPORT', MSW_IMPORT).replace('MSW_USE', MSW_USE)
   const nodeOnly = CONSUMER.replace('MSW_IMPORT\n', '').replace('  MSW_USE\n', '')
-  const [all, node] = await Promise.all([typeCheck('all', withMsw, ['ES2023', 'DOM']), typeCheck('node', nodeOnly, ['ES2023'])])
-  expect(all).toBe('')
-  expect(node).toBe('')
+  const checks = [typeCheck('all', withMsw, ['ES2023', 'DOM']), typeCheck('node', nodeOnly, ['ES2023'])]
+  expect(await Promise.all(checks)).toEqual(['', ''])
 }, 60_000)
 
-/** `import … from 'x'` / `export … from 'x'` statements (a doc comment may show one too: not those), and `import('x')`. */
+/** `import|export … from 'x'` statements (not those a doc comment shows), and `import('x')`. */
 const IMPORTS = /^(?:import|export)\b[^;]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(['"]([^'"]+)['"]\)/gm
 
-test('the declarations of the four entry points reach no h3 type, only their own and zod\'s, msw\'s and node\'s', async () => {
-  const pkg = JSON.parse(await readFile(installed('package.json'), 'utf8')) as {exports: Record<string, {types?: string}>}
+test('the declarations of the four entry points reach no h3 type: only their own, zod\'s and msw\'s', async () => {
+  type Exports = {exports: Record<string, {types?: string}>}
+  const pkg = JSON.parse(await readFile(installed('package.json'), 'utf8')) as Exports
   const entries = Object.values(pkg.exports).flatMap((entry) => (entry.types ? [posix.normalize(entry.types)] : []))
   expect(entries).toHaveLength(4)
   const seen = new Set<string>()
@@ -136,8 +139,8 @@ test('the declarations of the four entry points reach no h3 type, only their own
     const text = await readFile(installed(file), 'utf8')
     for (const [, statement, inline] of text.matchAll(IMPORTS)) {
       const specifier = (statement ?? inline)!
-      if (specifier.startsWith('.')) queue.push(posix.join(posix.dirname(file), specifier.replace(/\.js$/, '.d.ts')))
-      else outside.add(specifier)
+      if (!specifier.startsWith('.')) outside.add(specifier)
+      else queue.push(posix.join(posix.dirname(file), specifier.replace(/\.js$/, '.d.ts')))
     }
   }
   expect([...outside].sort()).toEqual(['msw', 'zod'])
