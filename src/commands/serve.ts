@@ -31,6 +31,7 @@ Clients started in the same directory find the URL and a write key on their own.
     memory: Flags.boolean({summary: 'Keep everything in memory (ignores --data); nothing survives a stop.'}),
     seed: Flags.file({summary: 'Seed file of accounts, locations and keys to create when missing.', exists: true}),
     fsync: Flags.boolean({summary: 'fsync every flush, to survive power loss (slower).'}),
+    repair: Flags.boolean({summary: 'Start on a damaged data dir with what is intact; what is dropped is saved to a repair-….ndjson file in it (docs/storage.md).'}),
     'retry-schedule': durationList({
       summary: 'Waits between delivery attempts, e.g. 1s,2s,5s. Default: 1m,5m,30m,2h,8h,24h (SPEC).',
       helpGroup: 'WEBHOOKS',
@@ -53,6 +54,7 @@ Clients started in the same directory find the URL and a write key on their own.
       dataDir: flags.memory ? undefined : resolve(flags.data),
       seedFile: flags.seed,
       fsync: flags.fsync,
+      repair: flags.repair,
       retrySchedule: flags['retry-schedule'],
       timeScale: flags['time-scale'],
       disableAfter: flags['disable-after'],

@@ -15,6 +15,8 @@ export interface ServeOptions extends ServiceOptions {
   /** Data dir; undefined means everything stays in memory (`--memory`). */
   dataDir?: string
   fsync?: boolean
+  /** Start on a damaged data dir with what is intact, saving what is dropped beside it (docs/storage.md). */
+  repair?: boolean
 }
 
 export interface RunningServer {
@@ -39,7 +41,7 @@ export interface RunningServer {
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir)
-  const store = await Store.open({dir: dataDir, fsync: options.fsync})
+  const store = await Store.open({dir: dataDir, fsync: options.fsync, repair: options.repair})
   try {
     const seeded = await seedStore(store, options)
 
