@@ -39,7 +39,10 @@ export interface StreamHubOptions {
   limits?: Partial<typeof STREAM_LIMITS>
 }
 
-/** What a stream follows. Every stream with the same `key` shares one topic: `select` and `snapshot` run once for all. */
+/**
+ * What a stream follows. Every stream with the same `key` shares one topic:
+ * `select` and `snapshot` run once for all of them.
+ */
 export interface TopicSpec {
   key: string
   /** The messages a commit means for this topic's streams. */
@@ -98,14 +101,16 @@ export class StreamHub {
 
   /** Answers with a stream of `spec`'s topic; it lasts until the client goes or the server shuts down. */
   open(event: H3Event, spec: TopicSpec): Promise<void> {
-    const address = event.node.req.socket.remoteAddress ?? 'unknown'
+    const address = event.node.req.socket?.remoteAddress ?? 'unknown'
     const fromAddress = this.#perAddress.get(address) ?? 0
     if (fromAddress >= this.limits.perAddress) {
-      throw new ApiError('rate_limited', `Too many live streams from this address (at most ${this.limits.perAddress} at once); close some first.`)
+      const most = this.limits.perAddress
+      throw new ApiError('rate_limited', `Too many live streams from this address (at most ${most} at once); close some first.`)
     }
     const existing = this.#topics.get(spec.key)
     if (spec.limit !== undefined && (existing?.clients.size ?? 0) >= spec.limit) {
-      throw new ApiError('rate_limited', `Too many live streams of ${spec.noun ?? 'this topic'} (at most ${spec.limit} at once); close some first.`)
+      const what = spec.noun ?? 'this topic'
+      throw new ApiError('rate_limited', `Too many live streams of ${what} (at most ${spec.limit} at once); close some first.`)
     }
     const topic = existing ?? this.#createTopic(spec)
     const res = event.node.res

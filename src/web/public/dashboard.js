@@ -28,7 +28,8 @@ async function canWrite() {
 
 /** A button for an action that changes state: disabled, with the reason, under a read key. */
 function actionButton(label, name, run) {
-  const button = el('button', {type: 'button', class: 'secondary small', 'aria-label': name, disabled: !writable, title: writable ? undefined : WRITE_HINT}, label)
+  const props = {type: 'button', class: 'secondary small', 'aria-label': name, disabled: !writable, title: writable ? undefined : WRITE_HINT}
+  const button = el('button', props, label)
   button.addEventListener('click', async () => {
     button.disabled = true
     try {
@@ -122,7 +123,9 @@ function renderEndpoints(endpoints) {
     const ping = actionButton('Send ping', `Ping ${endpoint.url}`, async () => {
       result.textContent = 'Sending…'
       const test = await api(`/webhook-endpoints/${encodeURIComponent(endpoint.id)}/test`, 'POST')
-      result.textContent = test.succeeded ? `Ping answered ${test.status_code} in ${test.duration_ms} ms` : `Ping failed: ${test.error ?? test.status_code}`
+      result.textContent = test.succeeded
+        ? `Ping answered ${test.status_code} in ${test.duration_ms} ms`
+        : `Ping failed: ${test.error ?? test.status_code}`
     })
     return el(
       'tr',

@@ -29,7 +29,7 @@ export const money = (cents) => (cents / 100).toLocaleString('en-US', {minimumFr
  * @example const eur = currency('EUR'); eur.format(2450) // '€24.50' in English
  */
 export function currency(code) {
-  const format = code ? new Intl.NumberFormat(undefined, {style: 'currency', currency: code}) : new Intl.NumberFormat(undefined, {minimumFractionDigits: 2})
+  const format = new Intl.NumberFormat(undefined, code ? {style: 'currency', currency: code} : {minimumFractionDigits: 2})
   // minor units per major unit: 100 for EUR, 1 for JPY
   const digits = code ? format.resolvedOptions().maximumFractionDigits : 2
   const unit = 10 ** digits

@@ -29,11 +29,12 @@ function notify(text, kind = 'info') {
 /** What a refusal means to a guest: the server's messages are written for developers. */
 function guestMessage(error, special = {}) {
   if (!error.status) return 'We could not reach the restaurant. Check your connection and try again.'
+  const due = money.format(check?.amount_due_cents ?? 0)
   const messages = {
     not_found: 'This table link no longer works. Scan the QR code on your table again, or ask the staff.',
     check_not_open: 'This bill is closed: nothing more can be claimed or paid here.',
     item_unavailable: 'Someone at the table has just claimed the last one.',
-    amount_exceeds_balance: `That is more than is left to pay (${money.format(check?.amount_due_cents ?? 0)}). Enter a smaller amount.`,
+    amount_exceeds_balance: `That is more than is left to pay (${due}). Enter a smaller amount.`,
     payment_declined: 'Your card was declined. Nothing was charged.',
     validation_failed: 'Please check what you entered and try again.',
     rate_limited: 'The restaurant is very busy. Please try again in a moment.',
@@ -62,7 +63,8 @@ const left = (item) => Math.round((item.quantity - item.claimed_quantity) * 1000
 /** A claim's part of the bill: its items, and the same share of the tax (docs/api.md, "The table page"). */
 function claimShare(claim) {
   const prices = new Map(check.items.map((item) => [item.external_id, item.price_cents]))
-  const items = claim.items.reduce((sum, line) => sum + Math.round(line.quantity * (prices.get(line.external_id) ?? 0)), 0)
+  const line = ({external_id, quantity}) => Math.round(quantity * (prices.get(external_id) ?? 0))
+  const items = claim.items.reduce((sum, claimed) => sum + line(claimed), 0)
   const {subtotal_cents: subtotal, tax_cents: tax} = check.totals
   return {items, tax: subtotal > 0 ? Math.round((tax * items) / subtotal) : 0}
 }
@@ -152,7 +154,8 @@ function renderAmount() {
     const items = shares.reduce((sum, s) => sum + s.items, 0)
     const tax = shares.reduce((sum, s) => sum + s.tax, 0)
     $('amount').value = money.plain(claimPayments().reduce((sum, p) => sum + p.amount, 0))
-    $('amount-hint').textContent = `Your items (${money.format(items)}) and their share of the tax (${money.format(tax)}).`
+    const hint = `Your items (${money.format(items)}) and their share of the tax (${money.format(tax)}).`
+    $('amount-hint').textContent = hint
   } else if (payFor === 'due') {
     $('amount').value = money.plain(check.amount_due_cents)
     $('amount-hint').textContent = 'Everything still due on this table.'
@@ -204,7 +207,8 @@ function renderPayments() {
         ),
       )
       const tip = payment.tip_cents ? ` + ${money.format(payment.tip_cents)} tip` : ''
-      const status = payment.amount_refunded_cents > 0 ? `${payment.status.replace('_', ' ')} (${money.format(payment.amount_refunded_cents)})` : payment.status
+      const refunded = money.format(payment.amount_refunded_cents)
+      const status = payment.amount_refunded_cents > 0 ? `${payment.status.replace('_', ' ')} (${refunded})` : payment.status
       return el('li', {class: 'payment'}, el('span', {}, `${money.format(payment.amount_cents)}${tip} · ${status}`), refund)
     }),
   )
@@ -265,7 +269,8 @@ function follow() {
   stream.addEventListener('open', () => ($('live').textContent = 'Live: updates as the restaurant changes the bill.'))
   stream.addEventListener('error', () => {
     // a refused stream (too many open pages) is not retried by the browser
-    $('live').textContent = stream.readyState === EventSource.CLOSED ? 'Live updates stopped: reload the page to see the latest.' : 'Reconnecting…'
+    const closed = stream.readyState === EventSource.CLOSED
+    $('live').textContent = closed ? 'Live updates stopped: reload the page to see the latest.' : 'Reconnecting…'
   })
   stream.addEventListener('check', (message) => render(JSON.parse(message.data)))
   stream.addEventListener('gone', () => {
@@ -300,4 +305,7 @@ $('feedback-form').addEventListener('submit', sendFeedback)
 loadCurrency()
   .then(reload)
   .then(follow)
-  .catch((error) => (error.code === 'not_found' ? closeTable(guestMessage(error)) : notify(guestMessage(error), 'error')))
+  .catch((error) => {
+    if (error.code === 'not_found') closeTable(guestMessage(error))
+    else notify(guestMessage(error), 'error')
+  })
