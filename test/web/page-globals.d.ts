@@ -1,0 +1,8 @@
+// What the browser tests read inside page.evaluate(), which runs in Chromium, not Node.
+// Declared here, not with the DOM lib: its fetch and stream types clash with Node's, which src/ uses.
+declare const document: {documentElement: {scrollWidth: number; clientWidth: number}}
+declare const window: Record<string, unknown>
+interface HTMLImageElement {
+  decode(): Promise<void>
+  naturalWidth: number
+}
