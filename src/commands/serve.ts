@@ -8,6 +8,16 @@ import {TablepayCommand} from '../lib/tablepay-command.js'
 import {startServer} from '../server/start.js'
 import {RECEIVER_TIMEOUT_MS} from '../webhooks/send.js'
 
+/** An origin as browsers send it (`scheme://host[:port]`, no path), or `*`. */
+function corsOrigin(text: string): string {
+  if (text === '*') return text
+  const url = URL.canParse(text) ? new URL(text) : undefined
+  if (!url || url.origin === 'null' || url.pathname !== '/' || url.search || url.hash || url.username) {
+    throw new Error(`--cors: "${text}" is not an origin; give scheme://host[:port] (as a browser sends it in Origin), or *.`)
+  }
+  return url.origin
+}
+
 export default class Serve extends TablepayCommand {
   static override summary = 'Run the Tablepay API simulator.'
 
@@ -43,6 +53,11 @@ Clients started in the same directory find the URL and a write key on their own.
     })(),
     'disable-after': Flags.integer({summary: 'Dead deliveries in a row that disable an endpoint.', default: DISABLE_AFTER, min: 1, helpGroup: 'WEBHOOKS'}),
     'receiver-timeout': duration({summary: 'How long a receiver has to answer, e.g. 10s or 500ms.', default: RECEIVER_TIMEOUT_MS / 1000, helpGroup: 'WEBHOOKS'}),
+    cors: Flags.custom<string[]>({
+      summary: 'Let browser pages of these origins call the API: ORIGIN[,ORIGIN…] (e.g. http://localhost:5173), or * for any.',
+      helpValue: 'ORIGINS',
+      parse: async (text) => text.split(',').map((o) => corsOrigin(o.trim())),
+    })(),
     'strict-urls': Flags.boolean({summary: 'Refuse plain-http endpoint URLs, even on this machine (SPEC: https only).', helpGroup: 'WEBHOOKS'}),
   }
 
@@ -60,6 +75,7 @@ Clients started in the same directory find the URL and a write key on their own.
       disableAfter: flags['disable-after'],
       receiverTimeoutMs: flags['receiver-timeout'] * 1000,
       strictUrls: flags['strict-urls'],
+      cors: flags.cors,
     }).catch((error: Error) => this.error(error.message, {exit: 1, code: 'server_start_failed'}))
     // listen for signals before announcing readiness: a supervisor may stop us the moment it reads the ready line
     const signalled = untilSignalled()

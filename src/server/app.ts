@@ -1,4 +1,4 @@
-import {createApp as createH3App, createRouter, defineEventHandler, type Router} from 'h3'
+import {createApp as createH3App, createRouter, defineEventHandler, type Router, sendNoContent} from 'h3'
 import {fanOut} from '../domain/deliveries.js'
 import type {EventRecord} from '../domain/records.js'
 import {put, putEvents, type Store} from '../store/store.js'
@@ -6,6 +6,7 @@ import {type SchedulerClock, wallClockIso} from '../webhooks/clock.js'
 import type {Dispatcher} from '../webhooks/dispatcher.js'
 import type {AppContext} from './context.js'
 import {authenticate} from './internal/auth.js'
+import {CorsPolicy} from './internal/cors.js'
 import {keepLengthOnHead} from './internal/head.js'
 import {sendApiError, storageUnavailable, toApiError} from './internal/errors.js'
 import {StreamHub} from './internal/event-stream.js'
@@ -38,6 +39,8 @@ export interface AppOptions {
   strictUrls?: boolean
   /** The live streams; the default one never ends them, so a server with streams should pass its own (see createService). */
   streams?: StreamHub
+  /** Origins whose pages may call the whole API (`serve --cors`); `*` for any. */
+  cors?: readonly string[]
 }
 
 // the API description is public too: tools fetch it without a key, and it holds no data
@@ -73,13 +76,20 @@ export function createApp(store: Store, options: AppOptions) {
     outbox,
   }
   const routes = new RouteTable()
+  const cors = new CorsPolicy(options.cors)
   const app = createH3App({
     onRequest(event) {
       assignRequestId(event)
       if (store.failure) throw storageUnavailable(store.failure)
       if (event.method === 'HEAD') keepLengthOnHead(event.node.res)
       const path = routedPath(event)
-      if (path.startsWith('/v1/') && !PUBLIC.has(withoutTrailingSlash(path))) authenticate(event, store)
+      const api = path.startsWith('/v1/')
+      const isPublic = api && PUBLIC.has(withoutTrailingSlash(path))
+      // any page may read what is public (API docs viewers, status pages)
+      if (isPublic) event.node.res.setHeader('access-control-allow-origin', '*')
+      const origin = event.node.req.headers.origin
+      if (origin !== undefined && cors.apply(event, origin, isPublic)) event.context.preflight = true
+      else if (api && !isPublic) authenticate(event, store)
     },
     // answers go out only once what they show is on disk
     onBeforeResponse: () => store.settled(),
@@ -93,6 +103,8 @@ export function createApp(store: Store, options: AppOptions) {
       await sendApiError(event, apiError)
     },
   })
+  // a CORS preflight that onRequest answered ends here, before any route
+  app.use(defineEventHandler((event) => (event.context.preflight ? sendNoContent(event) : undefined)))
   const router = createRouter({preemptive: true})
   registerRoutes(routes.recording(router), context)
   app.use(router)

@@ -24,6 +24,8 @@ export interface ServiceOptions {
   receiverTimeoutMs?: number
   /** Refuse plain-http endpoint URLs even for loopback hosts. */
   strictUrls?: boolean
+  /** Origins whose browser pages may call the whole API (`serve --cors`); `*` for any. */
+  cors?: readonly string[]
   /** How often a quiet event stream sends a `ping`, in ms (default 15 s). */
   keepAliveMs?: number
   /** Most live streams of one check's table page, and from one remote address (default 50 and 100). */
@@ -63,7 +65,7 @@ export function createService(store: Store, baseUrl: string, options: ServiceOpt
   })
   const shutdown = new AbortController()
   const streams = new StreamHub({store, shutdown: shutdown.signal, keepAliveMs: options.keepAliveMs, limits: options.streamLimits})
-  const app = createApp(store, {baseUrl, clock, dispatcher, strictUrls: options.strictUrls, streams})
+  const app = createApp(store, {baseUrl, clock, dispatcher, strictUrls: options.strictUrls, streams, cors: options.cors})
   // ends the event streams first: an open one would keep the HTTP server from closing
   const close = async () => {
     shutdown.abort()

@@ -150,3 +150,27 @@ describe("the README's CI recipe", () => {
     expect(code).toBe(0)
   })
 })
+
+describe('serve --cors', () => {
+  it('lets pages of the origins given call the API, and no others', async () => {
+    const server = await startCliServer(['--memory', '--seed', 'fixtures/seed.json', '--cors', 'http://localhost:5173, https://pos.example'])
+    try {
+      const asked = (origin: string) =>
+        fetch(`${server.url}/locations`, {method: 'OPTIONS', headers: {origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization'}})
+      for (const origin of ['http://localhost:5173', 'https://pos.example']) {
+        const answer = await asked(origin)
+        expect(answer.status).toBe(204)
+        expect(answer.headers.get('access-control-allow-origin')).toBe(origin)
+      }
+      expect((await asked('https://elsewhere.example')).headers.get('access-control-allow-origin')).toBeNull()
+    } finally {
+      await server.stop()
+    }
+  })
+
+  it('refuses what is not an origin, naming it', async () => {
+    const {code, stderr} = await runCli(['serve', '--port', '0', '--memory', '--cors', 'http://localhost:5173/app'])
+    expect(code).not.toBe(0)
+    expect(stderr).toContain('"http://localhost:5173/app" is not an origin')
+  })
+})

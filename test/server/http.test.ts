@@ -124,7 +124,7 @@ describe('Content-Encoding of a request body', () => {
   })
 
   it('refuses a small body that decodes past 1 MiB with 413, without inflating all of it', async () => {
-    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, ' '))
+    const bomb = gzipSync(Buffer.alloc(16 * 1024 * 1024, ' '))
     expect(bomb.length).toBeLessThan(128 * 1024)
     const answer = await push('enc-bomb', bomb, {'content-encoding': 'gzip'})
     expect(answer.status).toBe(413)
@@ -190,5 +190,79 @@ describe('Expect: 100-continue', () => {
     // ten spaces: the body arrived and was read (an empty one is "the body is empty")
     expect(answer.status).toBe(400)
     expect(answer.body.error.message).toContain('Unexpected end of JSON input')
+  })
+})
+
+describe('CORS', () => {
+  const PAGE = 'http://localhost:5173'
+  const preflight = (url: string, path: string, origin: string, method = 'PUT') =>
+    rawRequest(url, 'OPTIONS', path, {headers: {origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type'}})
+
+  it('lets any page read /v1/health and /v1/openapi.json, preflight included, without --cors', async () => {
+    for (const path of ['/v1/health', '/v1/openapi.json']) {
+      expect((await rawRequest(sim.url, 'GET', path, {headers: {origin: 'https://docs.example'}})).headers['access-control-allow-origin']).toBe('*')
+      expect((await rawRequest(sim.url, 'GET', path)).headers['access-control-allow-origin']).toBe('*')
+      const pre = await preflight(sim.url, path, 'https://docs.example', 'GET')
+      expect(pre.status).toBe(204)
+      expect(pre.headers['access-control-allow-origin']).toBe('*')
+    }
+  })
+
+  it('gives the rest of the API no CORS headers without --cors, so browsers keep other origins out', async () => {
+    const get = await rawRequest(sim.url, 'GET', '/v1/checks', {headers: {...auth, origin: PAGE}})
+    expect(get.status).toBe(200)
+    expect(get.headers['access-control-allow-origin']).toBeUndefined()
+    const pre = await preflight(sim.url, '/v1/checks/external/x', PAGE)
+    expect(pre.status).not.toBe(204)
+    expect(pre.headers['access-control-allow-origin']).toBeUndefined()
+  })
+
+  describe('with --cors ORIGIN', () => {
+    let cors: TestServer
+    beforeAll(async () => {
+      cors = await startTestServer({memory: true, serve: {cors: [PAGE]}})
+    })
+    afterAll(() => cors.close())
+
+    it('answers that origin\'s preflight before auth, then its request, with the headers a page needs', async () => {
+      const pre = await preflight(cors.url, '/v1/checks/external/c1', PAGE)
+      expect(pre.status).toBe(204)
+      expect(pre.headers).toMatchObject({'access-control-allow-origin': PAGE, vary: 'Origin'})
+      expect(pre.headers['access-control-allow-methods']).toContain('PUT')
+      expect(pre.headers['access-control-allow-headers']).toContain('authorization')
+      const put = await rawRequest(cors.url, 'PUT', '/v1/checks/external/c1', {
+        headers: {...auth, origin: PAGE, 'content-type': 'application/json'},
+        body: JSON.stringify(checkWith([['a', 1, 5]])),
+      })
+      expect(put.status).toBe(201)
+      expect(put.headers['access-control-allow-origin']).toBe(PAGE)
+      expect(put.headers['access-control-expose-headers']).toContain('X-Tablepay-Push-Result')
+    })
+
+    it('still asks that origin for a key: only the preflight goes without one', async () => {
+      const get = await rawRequest(cors.url, 'GET', '/v1/checks', {headers: {origin: PAGE}})
+      expect(get.status).toBe(401)
+      expect(get.headers['access-control-allow-origin']).toBe(PAGE)
+    })
+
+    it('gives another origin nothing', async () => {
+      const pre = await preflight(cors.url, '/v1/checks/external/c1', 'http://evil.example')
+      expect(pre.status).not.toBe(204)
+      expect(pre.headers['access-control-allow-origin']).toBeUndefined()
+      const get = await rawRequest(cors.url, 'GET', '/v1/checks', {headers: {...auth, origin: 'http://evil.example'}})
+      expect(get.headers['access-control-allow-origin']).toBeUndefined()
+    })
+  })
+
+  it('with --cors *, answers every origin', async () => {
+    const any = await startTestServer({memory: true, serve: {cors: ['*']}})
+    try {
+      const pre = await preflight(any.url, '/v1/webhook-endpoints', 'https://pos.example', 'POST')
+      expect([pre.status, pre.headers['access-control-allow-origin']]).toEqual([204, '*'])
+      const get = await rawRequest(any.url, 'GET', '/v1/locations', {headers: {...auth, origin: 'https://pos.example'}})
+      expect([get.status, get.headers['access-control-allow-origin']]).toEqual([200, '*'])
+    } finally {
+      await any.close()
+    }
   })
 })
