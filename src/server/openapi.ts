@@ -98,6 +98,7 @@ const REQUEST_ID = {$ref: '#/components/headers/RequestId'}
 function errorResponse(codes: ErrorCode[]) {
   const headers: Record<string, unknown> = {'X-Request-Id': REQUEST_ID}
   if (codes.includes('unauthenticated')) headers['WWW-Authenticate'] = {schema: {type: 'string'}, description: 'Always `Bearer realm="tablepay"`'}
+  if (codes.includes('method_not_allowed')) headers.Allow = {schema: {type: 'string'}, description: 'The methods the path takes, e.g. `GET, HEAD`'}
   return {
     description: codes.map((code) => `\`${code}\`: ${ERROR_MEANINGS[code] ?? code}`).join('; '),
     headers,
@@ -181,7 +182,7 @@ function bodySchema(body: z.ZodType): JsonSchema {
 
 const DESCRIPTION = `The Tablepay pay-at-table API, as the local simulator serves it.
 
-Every call but \`GET /health\` and \`GET /openapi.json\` needs \`Authorization: Bearer <key>\`; GETs need the \`read\` scope, everything else \`write\` (the scope names are listed in each operation's security requirement). Every answer carries \`X-Request-Id\`; every error answers \`{"error": {code, message, request_id, details?}}\`. An unknown route answers 404 \`not_found\` and a known path with another method 405 \`method_not_allowed\`: no operation can describe those, so their answers are \`#/components/responses/NotFound\` and \`MethodNotAllowed\`. \`/checks/external/…\` always means the POS id: check ids start with \`chk_\`, so no check is ever named \`external\`. Lists are newest first; pass \`next_cursor\` as \`starting_after\` for the next page.`
+Every call but \`GET /health\` and \`GET /openapi.json\` needs \`Authorization: Bearer <key>\`; GETs need the \`read\` scope, everything else \`write\` (the scope names are listed in each operation's security requirement). Every answer carries \`X-Request-Id\`; every error answers \`{"error": {code, message, request_id, details?}}\`. An unknown route answers 404 \`not_found\` and a known path with another method 405 \`method_not_allowed\`: no operation can describe those, so their answers are \`#/components/responses/NotFound\` and \`MethodNotAllowed\` (with \`Allow\`). Every GET operation answers HEAD too: the same status and headers, no body. A request body may be sent with \`Content-Encoding: gzip\`, \`deflate\` or \`br\` (the 1 MiB limit applies once decoded; another coding is 415 \`unsupported_content_encoding\`), and with \`Expect: 100-continue\`, answered only once auth and the size check pass. \`/health\` and \`/openapi.json\` send \`Access-Control-Allow-Origin: *\`; the rest answers browsers only from the origins of \`serve --cors\`. \`/checks/external/…\` always means the POS id: check ids start with \`chk_\`, so no check is ever named \`external\`. Lists are newest first; pass \`next_cursor\` as \`starting_after\` for the next page.`
 
 const DELIVERY_SUMMARY =
   'A delivery: one event envelope, POSTed to each enabled endpoint subscribed to its type; answer 2xx within 10 s'
