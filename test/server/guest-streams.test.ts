@@ -1,6 +1,6 @@
 import {once} from 'node:events'
 import {createServer, get, type IncomingMessage} from 'node:http'
-import type {AddressInfo} from 'node:net'
+import {type AddressInfo, connect} from 'node:net'
 import {toNodeListener} from 'h3'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {createService, seedStore, type ServiceOptions} from '../../src/server/service.js'
@@ -112,5 +112,38 @@ describe('the table page streams (GET /t/{token}/stream)', () => {
     expect(JSON.parse(refused.text).error).toMatchObject({code: 'rate_limited', message: expect.stringContaining('this address')})
     const api = await openStream(`${url}/v1/sim/stream`, {authorization: `Bearer ${WRITE_KEY}`})
     expect(api.status).toBe(429)
+  })
+
+  it('answer HEAD with the stream\'s headers and end it, holding no place', async () => {
+    const {url, streams, push} = await serve()
+    const {path} = await push('t1', 1)
+    const res = await fetch(`${url}${path}/stream`, {method: 'HEAD'})
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/event-stream')
+    expect(await res.text()).toBe('')
+    await vi.waitFor(() => expect(streams.stats()).toMatchObject({topics: 0, streams: 0}))
+  })
+
+  it('drop a client that stops reading once it is over 1 MiB behind, while the others keep up', async () => {
+    const {url, streams} = await serve()
+    // 500 items with long names: each change is a message of about 150 KB
+    const lines = Array.from({length: 500}, (_, i) => [`item-${i}`, 1, 100] as [string, number, number])
+    const big = (version: number) => {
+      const body = checkWith(lines, {version})
+      body.items = body.items.map((item) => ({...item, name: 'x'.repeat(200)}))
+      return call(url, 'PUT', '/v1/checks/external/big', {body})
+    }
+    const path = new URL((await big(1)).body.guest_url).pathname
+    const stuck = connect(Number(new URL(url).port), '127.0.0.1')
+    stuck.write(`GET ${path}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)
+    stuck.pause()
+    cleanup.push(async () => stuck.destroy())
+    const reader = await openStream(`${url}${path}/stream`)
+    await vi.waitFor(() => expect(streams.stats().streams).toBe(2))
+
+    let version = 1
+    while (streams.stats().streams === 2 && version < 300) await big(++version)
+    expect(streams.stats().streams).toBe(1)
+    await reader.until(versionSeen(version))
   })
 })
