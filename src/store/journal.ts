@@ -95,6 +95,7 @@ export class Journal {
     const torn: {path: string; offset: number}[] = []
     let last: number | undefined
     let checksummed = false
+    let dropped = false
     let replayed = 0
     for (const [i, name] of names.entries()) {
       const path = join(dir, name)
@@ -102,14 +103,20 @@ export class Journal {
       const tail = await readLines(path, (line, number) => {
         lines = number
         const parsed = parseLine(line, !checksummed)
-        if (typeof parsed === 'string') return damage.found(path, `is corrupt: ${parsed}`, number, line)
+        if (typeof parsed === 'string') {
+          damage.found(path, `is corrupt: ${parsed}`, number, line)
+          // under --repair: the gap this leaves is not news
+          dropped = true
+          return
+        }
         const {entry} = parsed
         checksummed ||= parsed.checksummed
-        if (last === undefined ? entry.seq > afterSeq + 1 : entry.seq !== last + 1) {
+        if (!dropped && (last === undefined ? entry.seq > afterSeq + 1 : entry.seq !== last + 1)) {
           const expected = (last ?? afterSeq) + 1
           damage.found(path, `is corrupt: it has seq ${entry.seq} where ${expected} was expected (entries are missing)`, number)
         }
         last = entry.seq
+        dropped = false
         replayed++
         onEntry(entry, path, number)
       })

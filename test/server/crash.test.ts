@@ -1,9 +1,9 @@
-import {readdir, readFile} from 'node:fs/promises'
+import {readdir, readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterEach, expect, it} from 'vitest'
 import {startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
-import {type CliServer, startCliServer} from '../helpers/cli.js'
+import {type CliServer, runCli, startCliServer} from '../helpers/cli.js'
 import {call, makeTempDir, WRITE_KEY} from '../helpers/simulator.js'
 
 let server: CliServer | undefined
@@ -49,4 +49,37 @@ it('a serve killed with SIGKILL in the middle of concurrent pushes loses no push
   } finally {
     await restarted.close()
   }
+})
+
+it('after a kill, serve refuses a journal line damaged since, naming file and line, and --repair starts with the rest', async () => {
+  const dataDir = join(await makeTempDir(), 'data')
+  server = await startCliServer(['--data', dataDir, '--seed', 'fixtures/seed.json'])
+  const base = server.url.replace(/\/v1$/, '')
+  for (const id of ['kept-1', 'damaged', 'kept-2']) {
+    expect((await call(base, 'PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', 1, 100]])})).status).toBe(201)
+  }
+  await server.kill('SIGKILL')
+  server = undefined
+
+  // another valid JSON line, newline kept: only its checksum tells
+  let damaged = {path: '', line: 0}
+  for (const name of (await readdir(dataDir)).filter((f) => f.startsWith('journal.'))) {
+    const lines = (await readFile(join(dataDir, name), 'utf8')).split('\n')
+    const at = lines.findIndex((line) => line.includes('"external_id":"damaged"'))
+    if (at === -1) continue
+    lines[at] = lines[at]!.replace('"external_id":"damaged"', '"external_id":"tampered"')
+    await writeFile(join(dataDir, name), lines.join('\n'))
+    damaged = {path: join(dataDir, name), line: at + 1}
+  }
+  const refused = await runCli(['serve', '--port', '0', '--data', dataDir])
+  expect(refused.code).toBe(1)
+  expect(refused.stderr).toContain(`${damaged.path} line ${damaged.line} is corrupt: its checksum does not match`)
+  expect(refused.stderr).toContain('--repair')
+
+  server = await startCliServer(['--data', dataDir, '--repair'])
+  expect(server.stderr()).toMatch(/--repair dropped 1 damaged part.*repair-.*\.ndjson/)
+  const base2 = server.url.replace(/\/v1$/, '')
+  const statuses = []
+  for (const id of ['kept-1', 'damaged', 'tampered', 'kept-2']) statuses.push((await call(base2, 'GET', `/v1/checks/external/${id}`, {key: WRITE_KEY})).status)
+  expect(statuses).toEqual([200, 404, 404, 200])
 })
