@@ -116,7 +116,7 @@ describe("the README's CI recipe", () => {
     expect(recipe).toContain('--port 4747')
     const script = recipe
       .replaceAll('npx tablepay', `node ${join(ROOT, 'bin', 'run.js')}`)
-      .replaceAll('fixtures/seed.json', join(ROOT, 'fixtures', 'seed.json'))
+      .replace(/--seed \S+/, `--seed ${join(ROOT, 'fixtures', 'seed.json')}`)
       .replaceAll('4747', String(port))
       .replace('npm test', 'echo TESTS RAN; kill $!')
     const dir = await mkdtemp(join(tmpdir(), 'tablepay-ci-'))
