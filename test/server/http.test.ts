@@ -266,3 +266,14 @@ describe('CORS', () => {
     }
   })
 })
+
+describe('error messages', () => {
+  it('quote a Content-Type back only when it is plain text', async () => {
+    const put = (type: string) =>
+      rawRequest(sim.url, 'PUT', '/v1/checks/external/ct', {headers: {...auth, 'content-type': type}, body: '{}'})
+    expect((await put('text/plain')).body.error.message).toContain('(got "text/plain")')
+    const binary = await put('text/\xffplain')
+    expect(binary.status).toBe(415)
+    expect(binary.body.error.message).toMatch(/^[\x20-\x7e]+$/)
+  })
+})

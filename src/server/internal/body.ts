@@ -11,6 +11,7 @@ export const BODY_LIMIT = 1024 * 1024
 const DRAIN_LIMIT = 16 * BODY_LIMIT
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i
+const PRINTABLE = /^[\x20-\x7e]{1,200}$/
 
 const tooLarge = () => new ApiError('payload_too_large', `Request body is larger than ${BODY_LIMIT} bytes (1 MiB).`)
 
@@ -112,7 +113,9 @@ export function validationError(what: string, error: z.ZodError): ApiError {
 export async function readJson<S extends z.ZodType>(event: H3Event, schema: S): Promise<z.output<S>> {
   const type = requestHeader(event, 'content-type') ?? ''
   if (!JSON_TYPE.test(type)) {
-    throw new ApiError('unsupported_media_type', `Send the body as JSON with "Content-Type: application/json"${type ? ` (got "${type}")` : ''}.`)
+    // a header can hold any bytes: it is quoted back only when it is plain text
+    const got = PRINTABLE.test(type) ? ` (got "${type}")` : ''
+    throw new ApiError('unsupported_media_type', `Send the body as JSON with "Content-Type: application/json"${got}.`)
   }
   const text = (await readLimited(event)).toString('utf8')
   let value: unknown
