@@ -1,21 +1,18 @@
-import {readFileSync} from 'node:fs'
+import {readFile} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import type {ClientOptions} from './client.js'
 import {TablepayConfigError} from './errors.js'
+import {registeredServers, registryDir, type ServerFile} from './server-registry.js'
+
+export type {ServerFile}
 
 export const DEFAULT_URL = 'http://127.0.0.1:4747'
 
 /** The file `tablepay serve` writes into its data dir on start, so clients started there need no flags. */
 export const SERVER_FILE = 'server.json'
 
-/** What that file holds. */
-export interface ServerFile {
-  url: string
-  pid: number
-  /** A write key of the first account. */
-  api_key: string
-  read_key?: string
-}
+/** How long a server found in a file has to answer `/v1/health` before it counts as stopped. */
+const HEALTH_TIMEOUT_MS = 1000
 
 /** The data dir clients look in: `TABLEPAY_DATA`, else `./.tablepay`. */
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -24,36 +21,102 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Where the client connects and with which key: flags first, then
- * `TABLEPAY_URL`/`TABLEPAY_API_KEY`, then the `server.json` of a server
- * started in this directory, then the default URL.
+ * `TABLEPAY_URL`/`TABLEPAY_API_KEY`, then the `server.json` of a running
+ * server in the data dir (`TABLEPAY_DATA`, else `./.tablepay`), then the one
+ * running server in the per-user registry, then the default URL. A server
+ * counts when its process is alive and it answers. Without a key anywhere
+ * the error lists what was tried. See README, "How the CLI finds the server".
  *
  * @example
- * const client = new TablepayClient(resolveClientConfig({url: flags.url, apiKey: flags['api-key']}))
+ * const client = new TablepayClient(await resolveClientConfig({url: flags.url, apiKey: flags['api-key']}))
  */
-export function resolveClientConfig(flags: Partial<ClientOptions> = {}, env: NodeJS.ProcessEnv = process.env): ClientOptions {
-  let url = flags.url || env.TABLEPAY_URL
-  let apiKey = flags.apiKey || env.TABLEPAY_API_KEY
-  // The file is read only when needed: a stale or broken one must not get in the way of explicit settings.
-  if (!url || !apiKey) {
-    const server = readServerFile(dataDir(env))
-    url ||= server?.url
-    apiKey ||= server?.api_key
-  }
-  if (!apiKey) {
-    throw new TablepayConfigError(
-      'missing_api_key',
-      'No API key: pass --api-key, set TABLEPAY_API_KEY, or start `tablepay serve` in this directory.',
-    )
-  }
-  return {url: url || DEFAULT_URL, apiKey}
+export async function resolveClientConfig(flags: Partial<ClientOptions> = {}, env: NodeJS.ProcessEnv = process.env): Promise<ClientOptions> {
+  const url = normalize(flags.url || env.TABLEPAY_URL)
+  const apiKey = flags.apiKey || env.TABLEPAY_API_KEY
+  // Files are read only when needed: a stale or broken one must not get in the way of explicit settings.
+  if (url && apiKey) return {url, apiKey}
+  const tried: string[] = []
+  const server = (await fromDataDir(env, url, tried)) ?? (await fromRegistry(env, url, tried))
+  if (apiKey || server?.api_key) return {url: url || server?.url || DEFAULT_URL, apiKey: apiKey || server!.api_key!}
+  tried.push(await probeDescription(url || DEFAULT_URL))
+  throw new TablepayConfigError(
+    'missing_api_key',
+    [
+      'No API key. Tried:',
+      '  - --api-key and TABLEPAY_API_KEY: not set',
+      ...tried.map((line) => `  - ${line}`),
+      'Pass --api-key or set TABLEPAY_API_KEY (`tablepay serve` prints the keys), or start `tablepay serve`.',
+    ].join('\n'),
+  )
 }
 
-// Synchronous on purpose: a small file, read once, and it keeps `this.client` a plain getter.
-function readServerFile(dir: string): ServerFile | undefined {
-  const path = join(dir, SERVER_FILE)
+async function fromDataDir(env: NodeJS.ProcessEnv, url: string | undefined, tried: string[]): Promise<ServerFile | undefined> {
+  const path = join(dataDir(env), SERVER_FILE)
+  const server = await readServerFile(path)
+  const problem = !server ? 'not found' : await whyNotUsable(server, url)
+  if (!problem) return server
+  tried.push(`${path}: ${problem}`)
+}
+
+async function fromRegistry(env: NodeJS.ProcessEnv, url: string | undefined, tried: string[]): Promise<ServerFile | undefined> {
+  const dir = registryDir(env)
+  const entries = await registeredServers(env)
+  const problems = await Promise.all(entries.map((server) => whyNotUsable(server, url)))
+  const running = entries.filter((_, i) => !problems[i])
+  if (running.length === 1) return running[0]
+  if (running.length > 1) {
+    throw new TablepayConfigError(
+      'several_servers',
+      [
+        `${running.length} tablepay servers are running (registered in ${dir}):`,
+        ...running.map((s) => `  - ${s.url} (${s.data_dir ? `data dir ${s.data_dir}` : 'in memory'})`),
+        'Pick one with --url, or with TABLEPAY_DATA=DIR for the one serving DIR.',
+      ].join('\n'),
+    )
+  }
+  tried.push(`running servers registered in ${dir}: ${entries.length === 0 ? 'none registered' : `none of ${entries.length} registered ${url ? `runs at ${url}` : 'is running'}`}`)
+}
+
+/** Undefined when `server` is the one to use: for `url` if given, alive and answering; else why not. */
+async function whyNotUsable(server: ServerFile, url: string | undefined): Promise<string | undefined> {
+  if (url && normalize(server.url) !== url) return `its server is at ${server.url}, not ${url}`
+  if (!isAlive(server.pid)) return `its server (pid ${server.pid}) is not running`
+  if (!(await answers(server.url))) return `its server (pid ${server.pid}) does not answer at ${server.url}`
+}
+
+async function probeDescription(url: string): Promise<string> {
+  return (await answers(url)) ? `${url}: a server answers, but its keys are not known here` : `${url}: no server answers`
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: alive, but another user's
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/v1/health`, {signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS)})
+    await response.body?.cancel()
+    return response.ok
+  } catch {
+    return false
+  }
+}
+
+// serve prints its URL with /v1; accept it as copied, and compare URLs in one form
+function normalize(url: string | undefined): string | undefined {
+  return url?.replace(/\/+$/, '').replace(/\/v1$/, '')
+}
+
+async function readServerFile(path: string): Promise<ServerFile | undefined> {
   let text: string
   try {
-    text = readFileSync(path, 'utf8')
+    text = await readFile(path, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error

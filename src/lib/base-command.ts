@@ -8,25 +8,26 @@ export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['a
 
 /**
  * Base of every command that talks to a server: the connection flags, the
- * parsed `this.flags`/`this.args`, and a client created on first use (so
- * `--help` and flag errors never need a key).
+ * parsed `this.flags`/`this.args`, and the client (found after parsing, so
+ * `--help` and flag errors never need a key; a failure to find it is thrown
+ * only when the command uses it).
  */
 export abstract class BaseCommand<T extends typeof Command> extends TablepayCommand {
   static override baseFlags = {
     url: Flags.string({
-      summary: 'Server URL. Default: TABLEPAY_URL, then the server started in this directory, then http://127.0.0.1:4747.',
+      summary: 'Server URL. Default: TABLEPAY_URL, then a running server found on this machine (see README), then http://127.0.0.1:4747.',
       helpGroup: 'CONNECTION',
     }),
     'api-key': Flags.string({
       char: 'k',
-      summary: 'API key. Default: TABLEPAY_API_KEY, then the write key of the server started in this directory.',
+      summary: 'API key. Default: TABLEPAY_API_KEY, then the write key of a running server found on this machine.',
       helpGroup: 'CONNECTION',
     }),
   }
 
   protected flags!: CommandFlags<T>
   protected args!: CommandArgs<T>
-  #client?: TablepayClient
+  #client?: {client: TablepayClient} | {error: unknown}
 
   public override async init(): Promise<void> {
     await super.init()
@@ -39,10 +40,15 @@ export abstract class BaseCommand<T extends typeof Command> extends TablepayComm
     })
     this.flags = flags as CommandFlags<T>
     this.args = args as CommandArgs<T>
+    // found now, as that may ask servers whether they run; a failure waits until the command needs the client
+    this.#client = await resolveClientConfig({url: this.flags.url, apiKey: this.flags['api-key']}).then(
+      (options) => ({client: new TablepayClient(options)}),
+      (error: unknown) => ({error}),
+    )
   }
 
   protected get client(): TablepayClient {
-    this.#client ??= new TablepayClient(resolveClientConfig({url: this.flags.url, apiKey: this.flags['api-key']}))
-    return this.#client
+    if ('error' in this.#client!) throw this.#client.error
+    return this.#client!.client
   }
 }

@@ -2,6 +2,7 @@ import {rm, writeFile} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import {toNodeListener} from 'h3'
 import {SERVER_FILE, type ServerFile} from '../client/config.js'
+import {registerServer} from '../client/server-registry.js'
 import {Store} from '../store/store.js'
 import {listenOn} from './listen.js'
 import {createService, describeAccounts, type SeededAccount, seedStore, type ServiceOptions} from './service.js'
@@ -17,6 +18,8 @@ export interface ServeOptions extends ServiceOptions {
   fsync?: boolean
   /** Start on a damaged data dir with what is intact, saving what is dropped beside it (docs/storage.md). */
   repair?: boolean
+  /** Add it to the per-user registry of running servers, so clients in any directory find it (`tablepay serve` does). */
+  register?: boolean
 }
 
 export interface RunningServer {
@@ -52,7 +55,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const service = createService(store, url, options)
     handler = toNodeListener(service.app)
     const accounts = describeAccounts(store)
-    if (dataDir) await writeServerFile(dataDir, url, accounts)
+    const info = describeServer(url, accounts, dataDir)
+    if (dataDir) await writeFile(join(dataDir, SERVER_FILE), JSON.stringify(info, null, 2) + '\n', {mode: 0o600})
+    const unregister = options.register ? await registerServer(info) : undefined
 
     return {
       url,
@@ -64,6 +69,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         await listener.close()
         await stopping
         if (dataDir) await rm(join(dataDir, SERVER_FILE), {force: true})
+        await unregister?.()
         await store.close()
       },
     }
@@ -73,13 +79,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   }
 }
 
-async function writeServerFile(dataDir: string, url: string, accounts: SeededAccount[]): Promise<void> {
+/** What clients learn about this server from its `server.json` and its registry entry. */
+function describeServer(url: string, accounts: SeededAccount[], dataDir: string | undefined): ServerFile {
   const keys = accounts[0]?.api_keys ?? []
-  const info: Partial<ServerFile> = {
+  return {
     url,
     pid: process.pid,
     api_key: keys.find((k) => k.scopes.includes('write'))?.key,
     read_key: keys.find((k) => !k.scopes.includes('write'))?.key,
+    data_dir: dataDir ?? null,
   }
-  await writeFile(join(dataDir, SERVER_FILE), JSON.stringify(info, null, 2) + '\n', {mode: 0o600})
 }

@@ -25,18 +25,24 @@ const WHOLE_READ_MAX = 64 * 1024 * 1024
 
 const INDENT = '    '
 
-/** The lines around the records, in order, and what a message calls them; `null` marks where the records go. */
-const LAYOUT: ([RegExp, string] | null)[] = [
+type Field = 'seq' | 'count' | 'crc'
+
+/**
+ * The lines around the records, in order: how each looks, what a message
+ * calls it, and the number it gives; `null` marks where the records go.
+ */
+const LAYOUT: ([RegExp, string, Field?] | null)[] = [
   [/^\{$/, '"{"'],
-  [/^ {2}"seq": (\d+),$/, '"seq": N,'],
+  [/^ {2}"seq": (\d+),$/, '"seq": N,', 'seq'],
   [/^ {2}"records": \[$/, '"records": ['],
   null,
   [/^ {2}\],$/, '"],"'],
-  [/^ {2}"count": (\d+),$/, '"count": N,'],
-  [/^ {2}"crc": (\d+)$/, '"crc": N'],
+  [/^ {2}"count": (\d+),$/, '"count": N,', 'count'],
+  [/^ {2}"crc": (\d+)$/, '"crc": N', 'crc'],
   [/^\}$/, '"}"'],
 ]
 const RECORDS = LAYOUT.indexOf(null)
+const RECORDS_END = RECORDS + 1
 const CLOSE = LAYOUT.length - 1
 
 /** The end of the records in a legacy document, and the legacy empty document's records line. */
@@ -53,14 +59,12 @@ const isRecord = (value: unknown) => typeof value === 'object' && value !== null
  */
 class DocumentReader {
   readonly records: unknown[] = []
-  seq = 0
+  readonly fields: Partial<Record<Field, number>> = {}
   state: DocumentState = 'current'
   /** The index in LAYOUT of the line expected next. */
   #at = 0
   #broken = false
   #crc = 0
-  #count: number | undefined
-  #checksum: number | undefined
   #problems: {line: number; problem: string; text: string}[] = []
 
   constructor(readonly path: string) {}
@@ -80,9 +84,7 @@ class DocumentReader {
       this.#broken = true
       return
     }
-    if (this.#at === 1) this.seq = Number(match[1])
-    if (this.#at === 5) this.#count = Number(match[1])
-    if (this.#at === 6) this.#checksum = Number(match[1])
+    if (expected![2]) this.fields[expected![2]] = Number(match[1])
     this.#at++
   }
 
@@ -92,8 +94,8 @@ class DocumentReader {
       this.#at = CLOSE
       return
     }
-    if (LAYOUT[RECORDS + 1]![0].test(text)) {
-      this.#at = RECORDS + 2
+    if (LAYOUT[RECORDS_END]![0].test(text)) {
+      this.#at = RECORDS_END + 1
       return
     }
     const json = text.startsWith(INDENT) ? text.slice(INDENT.length, text.endsWith(',') ? -1 : undefined) : text
@@ -118,8 +120,9 @@ class DocumentReader {
       return
     }
     if (this.state === 'legacy') return
-    if (this.#count !== this.records.length) damage.found(this.path, `is corrupt: it holds ${this.records.length} records, not the ${this.#count} it says`)
-    else if (this.#checksum !== this.#crc) damage.found(this.path, 'is corrupt: its records do not match its checksum (one was edited)')
+    const {count, crc} = this.fields
+    if (count !== this.records.length) damage.found(this.path, `is corrupt: it holds ${this.records.length} records, not the ${count} it says`)
+    else if (crc !== this.#crc) damage.found(this.path, 'is corrupt: its records do not match its checksum (one was edited)')
   }
 
   async #readWhole(): Promise<boolean> {
@@ -131,8 +134,9 @@ class DocumentReader {
       return false
     }
     if (!isRecord(doc) || !Number.isInteger(doc!.seq) || !Array.isArray(doc!.records) || !doc!.records.every(isRecord)) return false
-    this.seq = doc!.seq!
-    this.records.splice(0, this.records.length, ...doc!.records)
+    this.fields.seq = doc!.seq!
+    this.records.length = 0
+    for (const record of doc!.records!) this.records.push(record)
     this.state = 'legacy'
     return true
   }
@@ -171,7 +175,7 @@ class RecordsFile implements Adapter<Document<unknown>> {
     if (this.damage) await reader.end(lines, this.damage)
     this.state = reader.state
     this.bytes = (await stat(this.path)).size
-    return {seq: reader.seq, records: reader.records}
+    return {seq: reader.fields.seq ?? 0, records: reader.records}
   }
 
   async write({seq, records}: Document<unknown>): Promise<void> {

@@ -113,7 +113,7 @@ export class Journal {
         checksummed ||= parsed.checksummed
         if (!dropped && (last === undefined ? entry.seq > afterSeq + 1 : entry.seq !== last + 1)) {
           const expected = (last ?? afterSeq) + 1
-          damage.found(path, `is corrupt: it has seq ${entry.seq} where ${expected} was expected (entries are missing)`, number)
+          damage.found(path, `is corrupt: it has seq ${entry.seq} where ${expected} was expected (a line is missing or out of place)`, number)
         }
         last = entry.seq
         dropped = false

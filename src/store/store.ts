@@ -126,8 +126,6 @@ export class Store {
    * (docs/storage.md).
    */
   async #read(dir: string): Promise<void> {
-    // the temp file of a compaction that was killed; the document it was replacing is whole
-    for (const name of await readdir(dir)) if (/^\..+\.json\.tmp$/.test(name)) await rm(join(dir, name), {force: true})
     const damage = new Damage(dir, Boolean(this.options.repair))
     this.#documents = new Documents(dir, Boolean(this.options.fsync))
     const docSeq = new Map<string, number>()
@@ -155,6 +153,8 @@ export class Store {
       },
     }, this.options.segmentBytes)
     this.#journal = journal
+    // the temp file of a compaction that was killed; the document it was replacing is whole
+    for (const name of await readdir(dir)) if (/^\..+\.json\.tmp$/.test(name)) await rm(join(dir, name), {force: true})
     await journal.cut(this.#seq + 1)
     const report = await damage.writeReport()
     if (report) console.error(`[tablepay] store: --repair dropped ${damage.dropped.length} damaged part(s) of ${dir}; they are saved in ${report}`)

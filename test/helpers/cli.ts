@@ -32,13 +32,17 @@ const OCLIF_ENTRY = join(ROOT, 'test', 'helpers', 'oclif-entry.js')
 // An empty dir of its own, so a server the developer runs in the repo (its
 // ./.tablepay/server.json) can never answer for a test.
 let emptyDataDir: string | undefined
+// Each process gets a registry home of its own (TABLEPAY_HOME): servers of
+// other tests, or the developer's, are never found; a test shares one on purpose.
+let homes = 0
 
 /** The environment of a user with no tablepay settings and no colours, plus `env`. */
 function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   emptyDataDir ??= mkdtempSync(join(tmpdir(), 'tablepay-cli-'))
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('TABLEPAY_')))
   // OCLIF_COLUMNS: oclif wraps error messages at 80 columns; unwrapped, assertions can match whole sentences
-  return {...base, NO_COLOR: '1', OCLIF_COLUMNS: '500', TABLEPAY_DATA: emptyDataDir, ...env}
+  const home = join(emptyDataDir, `home-${++homes}`)
+  return {...base, NO_COLOR: '1', OCLIF_COLUMNS: '500', TABLEPAY_DATA: emptyDataDir, TABLEPAY_HOME: home, ...env}
 }
 
 function spawnCli(args: string[], env?: Record<string, string>, {nodeArgs = [], oclif = false}: CliOptions = {}): ChildProcess {

@@ -169,4 +169,11 @@ describe('a damaged document', () => {
     expect(JSON.parse(await readFile(join(dir, 'checks.json'), 'utf8'))).toMatchObject({seq: 4, count: 2})
     expect(JSON.parse(await readFile(join(dir, 'events.json'), 'utf8'))).toMatchObject({seq: 4, count: 0})
   })
+
+  it('a document laid out some other way, such as pretty-printed by hand, is still read', async () => {
+    const dir = await makeTempDir()
+    const records = [record(1), record(2)]
+    await writeFile(join(dir, 'checks.json'), JSON.stringify({seq: 0, records}, null, 2))
+    expect([...(await openStore(dir)).tables.checks.all()]).toEqual(records)
+  })
 })

@@ -61,7 +61,8 @@ describe('finding the server and the key', () => {
   it('without any key, says how to provide one', async () => {
     const {code, stderr} = await runCli(['locations', 'list'], {env: {TABLEPAY_URL: server.url}})
     expect(code).toBe(1)
-    expect(stderr).toContain('pass --api-key, set TABLEPAY_API_KEY, or start `tablepay serve` in this directory')
+    expect(stderr).toContain(`${server.url.replace(/\/v1$/, '')}: a server answers, but its keys are not known here`)
+    expect(stderr).toContain('Pass --api-key or set TABLEPAY_API_KEY')
     expect(stderr).toContain('missing_api_key')
   })
 

@@ -1,0 +1,55 @@
+import {mkdir, readdir, readFile, rm, writeFile} from 'node:fs/promises'
+import {homedir} from 'node:os'
+import {join} from 'node:path'
+
+/** What `tablepay serve` tells clients about itself: in its data dir's `server.json`, and in the registry. */
+export interface ServerFile {
+  url: string
+  pid: number
+  /** A write key of the first account. */
+  api_key?: string
+  read_key?: string
+  /** The data dir it serves; null with --memory. Absent from older files. */
+  data_dir?: string | null
+}
+
+/**
+ * The per-user registry of running servers: `$TABLEPAY_HOME/servers`
+ * (default `~/.tablepay/servers`), one file per server, so a client started
+ * in any directory finds one (see README, "How the CLI finds the server").
+ */
+export function registryDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.TABLEPAY_HOME || join(homedir(), '.tablepay'), 'servers')
+}
+
+/**
+ * Adds a running server to the registry (mode 0600: it holds keys) and
+ * resolves with the function that removes it. A registry that cannot be
+ * written only means clients elsewhere will not find this server: the
+ * server still starts.
+ *
+ * @example
+ * const unregister = await registerServer({url, pid: process.pid, data_dir: null, api_key})
+ * await unregister()
+ */
+export async function registerServer(server: ServerFile, env: NodeJS.ProcessEnv = process.env): Promise<() => Promise<void>> {
+  const dir = registryDir(env)
+  const path = join(dir, `${server.pid}-${new URL(server.url).port}.json`)
+  try {
+    await mkdir(dir, {recursive: true, mode: 0o700})
+    await writeFile(path, JSON.stringify(server, null, 2) + '\n', {mode: 0o600})
+  } catch {
+    return async () => {}
+  }
+  return () => rm(path, {force: true})
+}
+
+/** Every readable entry of the registry; a server killed without cleaning up leaves one whose pid is gone. */
+export async function registeredServers(env: NodeJS.ProcessEnv = process.env): Promise<ServerFile[]> {
+  const dir = registryDir(env)
+  const names = await readdir(dir).catch(() => [])
+  const entries = await Promise.all(
+    names.filter((name) => name.endsWith('.json')).map((name) => readFile(join(dir, name), 'utf8').then(JSON.parse).catch(() => undefined)),
+  )
+  return entries.filter((entry): entry is ServerFile => typeof entry?.url === 'string' && typeof entry?.pid === 'number')
+}

@@ -1,0 +1,84 @@
+import {spawnSync} from 'node:child_process'
+import {readdir, rm, stat, writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {runCli, spawnRunning} from '../helpers/cli.js'
+import {makeTempDir} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+async function tempDir() {
+  const dir = await makeTempDir()
+  cleanup.push(() => rm(dir, {recursive: true, force: true}))
+  return dir
+}
+
+/** `tablepay serve ARGS` on a free port, registering in the registry under `home`; resolves on its ready line. */
+async function serve(home: string, args: string[]) {
+  const server = spawnRunning(['serve', '--json', '--port', '0', '--seed', 'fixtures/seed.json', ...args], {TABLEPAY_HOME: home})
+  cleanup.push(() => server.stop())
+  const ready = JSON.parse((await server.waitForOutput('\n')).split('\n')[0]!)
+  return {...server, url: (ready.url as string).replace(/\/v1$/, '')}
+}
+
+/** A client run with no --url, --api-key or TABLEPAY_URL/KEY, in the repo (whose TABLEPAY_DATA is an empty dir). */
+const client = (home: string, args: string[], env: Record<string, string> = {}) => runCli(args, {env: {TABLEPAY_HOME: home, ...env}})
+
+describe('how the CLI finds the server', () => {
+  it('finds a server started with --data elsewhere through the per-user registry, and its entry goes when it stops', async () => {
+    const home = await tempDir()
+    const dir = await tempDir()
+    const server = await serve(home, ['--data', join(dir, 'data')])
+    const registry = join(home, 'servers')
+    const [entry] = await readdir(registry)
+    expect((await stat(join(registry, entry!))).mode & 0o777).toBe(0o600)
+
+    const {code, stdout, stderr} = await client(home, ['locations', 'list'])
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(stdout).toContain('loc_main')
+
+    expect(await server.stop()).toBe(0)
+    expect(await readdir(registry)).toEqual([])
+  })
+
+  it('with TABLEPAY_URL and no key, takes the key of the registered server at that URL', async () => {
+    const home = await tempDir()
+    const server = await serve(home, ['--memory'])
+    const {code, stdout} = await client(home, ['locations', 'list', '--json'], {TABLEPAY_URL: `${server.url}/v1`})
+    expect(code).toBe(0)
+    expect(JSON.parse(stdout).data[0]).toMatchObject({id: 'loc_main'})
+  })
+
+  it('with two servers running, names both and how to pick one', async () => {
+    const home = await tempDir()
+    const [first, second] = await Promise.all([serve(home, ['--memory']), serve(home, ['--memory'])])
+    const {code, stderr} = await client(home, ['locations', 'list'])
+    expect(code).toBe(1)
+    expect(stderr).toContain(`2 tablepay servers are running (registered in ${join(home, 'servers')})`)
+    expect(stderr).toContain(`${first.url} (in memory)`)
+    expect(stderr).toContain(`${second.url} (in memory)`)
+    expect(stderr).toContain('Pick one with --url')
+    expect(stderr).toContain('several_servers')
+  })
+
+  it('without a key anywhere, lists each place it looked, skipping files of servers that are gone', async () => {
+    const home = await tempDir()
+    const data = await tempDir()
+    // the pid of a process that has exited, as a server killed without cleaning up leaves it
+    const {pid} = spawnSync(process.execPath, ['-e', '0'])
+    const stale = {url: 'http://127.0.0.1:9', pid, api_key: 'tp_test_stale'}
+    await writeFile(join(data, 'server.json'), JSON.stringify(stale))
+    const {code, stderr} = await client(home, ['locations', 'list'], {TABLEPAY_DATA: data})
+    expect(code).toBe(1)
+    expect(stderr).toContain('No API key. Tried:')
+    expect(stderr).toContain('--api-key and TABLEPAY_API_KEY: not set')
+    expect(stderr).toContain(`${join(data, 'server.json')}: its server (pid ${stale.pid}) is not running`)
+    expect(stderr).toContain(`running servers registered in ${join(home, 'servers')}: none registered`)
+    expect(stderr).toMatch(/http:\/\/127\.0\.0\.1:4747: (no server answers|a server answers, but its keys are not known here)/)
+    expect(stderr).toContain('missing_api_key')
+  })
+})
