@@ -25,7 +25,7 @@ export default class Serve extends TablepayCommand {
 On first start it creates an account with locations and API keys, and prints them; --seed loads fixed ones instead, so CI knows its keys in advance.
 
 It is ready when it prints its URL; with --json it prints one JSON line {"status": "ready", "url", "dashboard_url", "data_dir", "accounts"} and nothing else. \
-Clients started in the same directory find the URL and a write key on their own. Ctrl+C (SIGINT) or SIGTERM stops it cleanly.`
+Clients find the URL and a write key on their own: in the same directory, and through the per-user registry of running servers from any other (README: How the CLI finds the server). Ctrl+C (SIGINT) or SIGTERM stops it cleanly.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
@@ -75,6 +75,7 @@ Clients started in the same directory find the URL and a write key on their own.
       disableAfter: flags['disable-after'],
       receiverTimeoutMs: flags['receiver-timeout'] * 1000,
       strictUrls: flags['strict-urls'],
+      register: true,
       cors: flags.cors,
     }).catch((error: Error) => this.error(error.message, {exit: 1, code: 'server_start_failed'}))
     // listen for signals before announcing readiness: a supervisor may stop us the moment it reads the ready line
