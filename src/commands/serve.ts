@@ -13,7 +13,7 @@ function corsOrigin(text: string): string {
   if (text === '*') return text
   const url = URL.canParse(text) ? new URL(text) : undefined
   if (!url || url.origin === 'null' || url.pathname !== '/' || url.search || url.hash || url.username) {
-    throw new Error(`--cors: "${text}" is not an origin; give scheme://host[:port] (as a browser sends it in Origin), or *.`)
+    throw new Error(`--cors: "${text}" is not an origin: give scheme://host[:port], as a browser sends it, or *.`)
   }
   return url.origin
 }
@@ -54,7 +54,7 @@ Clients find the URL and a write key on their own: in the same directory, and th
     'disable-after': Flags.integer({summary: 'Dead deliveries in a row that disable an endpoint.', default: DISABLE_AFTER, min: 1, helpGroup: 'WEBHOOKS'}),
     'receiver-timeout': duration({summary: 'How long a receiver has to answer, e.g. 10s or 500ms.', default: RECEIVER_TIMEOUT_MS / 1000, helpGroup: 'WEBHOOKS'}),
     cors: Flags.custom<string[]>({
-      summary: 'Let browser pages of these origins call the API: ORIGIN[,ORIGIN…] (e.g. http://localhost:5173), or * for any.',
+      summary: 'Browser pages of these origins may call the API: ORIGIN[,ORIGIN…], or * for any.',
       helpValue: 'ORIGINS',
       parse: async (text) => text.split(',').map((o) => corsOrigin(o.trim())),
     })(),

@@ -99,7 +99,9 @@ export function createApp(store: Store, options: AppOptions) {
       // a request under way when a journal write failed: its own change may be among the lost
       const apiError = store.failure ? storageUnavailable(store.failure) : toApiError(error)
       if (apiError.code === 'internal_error') console.error('[tablepay]', event.context.requestId, error.cause ?? error)
-      if (apiError.code === 'method_not_allowed') event.node.res.setHeader('allow', routes.allowFor(event.path.split('?')[0]!))
+      if (apiError.code === 'method_not_allowed') {
+        event.node.res.setHeader('allow', routes.allowFor(event.path.split('?')[0]!))
+      }
       await sendApiError(event, apiError)
     },
   })

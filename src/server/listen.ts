@@ -13,10 +13,17 @@ export interface Listener {
 function listenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
   const where = `port ${port} on ${host}`
   if (error.code === 'EADDRINUSE') {
-    return new Error(`Cannot listen on ${where}: it is in use by another program (or another tablepay serve). Stop that program, or pick another port: --port 0 takes a free one and prints it.`)
+    return new Error(
+      `Cannot listen on ${where}: it is in use by another program (or another tablepay serve). ` +
+        'Stop that program, or pick another port: --port 0 takes a free one and prints it.',
+    )
   }
-  if (error.code === 'EACCES') return new Error(`Cannot listen on ${where}: permission denied (ports below 1024 need privileges). Use --port 0 for a free port.`)
-  if (error.code === 'EADDRNOTAVAIL') return new Error(`Cannot listen on ${where}: ${host} is not an address of this machine (see --host).`)
+  if (error.code === 'EACCES') {
+    return new Error(`Cannot listen on ${where}: permission denied (ports below 1024 need privileges). Use --port 0 for a free port.`)
+  }
+  if (error.code === 'EADDRNOTAVAIL') {
+    return new Error(`Cannot listen on ${where}: ${host} is not an address of this machine (see --host).`)
+  }
   return error
 }
 

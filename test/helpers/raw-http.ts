@@ -12,7 +12,12 @@ export interface RawAnswer {
  * One request with its path sent byte for byte: `fetch` resolves dot
  * segments and re-encodes paths, which is exactly what some tests must not do.
  */
-export function rawRequest(url: string, method: string, path: string, options: {headers?: Record<string, string>; body?: string | Buffer} = {}): Promise<RawAnswer> {
+export interface RawOptions {
+  headers?: Record<string, string>
+  body?: string | Buffer
+}
+
+export function rawRequest(url: string, method: string, path: string, options: RawOptions = {}): Promise<RawAnswer> {
   const {hostname, port} = new URL(url)
   return new Promise((resolve, reject) => {
     const length = options.body === undefined ? {} : {'content-length': String(Buffer.byteLength(options.body))}

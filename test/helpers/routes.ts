@@ -17,10 +17,12 @@ export async function registeredRoutes(): Promise<Route[]> {
   const store = await Store.open()
   const clock = new SchedulerClock()
   const dispatcher = new Dispatcher(store, clock)
-  const context = {store, baseUrl: 'http://127.0.0.1:4747', now: () => new Date().toISOString(), clock, dispatcher, strictUrls: false, outbox: () => []}
+  const now = () => new Date().toISOString()
+  const context = {store, baseUrl: 'http://127.0.0.1:4747', now, clock, dispatcher, strictUrls: false, outbox: () => []}
   const routes: Route[] = []
   const record = (method: string) => (path: string, _handler: unknown, methods?: string | string[]) => {
-    for (const m of method === 'use' ? [methods ?? 'all'].flat() : [method]) routes.push({method: m.toUpperCase(), path})
+    const all = method === 'use' ? [methods ?? 'all'].flat() : [method]
+    for (const m of all) routes.push({method: m.toUpperCase(), path})
   }
   const router = new Proxy({}, {get: (_, method: string) => record(method)}) as unknown as Router
   registerRoutes(router, context as unknown as AppContext)

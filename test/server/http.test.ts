@@ -20,6 +20,7 @@ beforeAll(async () => {
 afterAll(() => sim.close())
 
 const auth = {authorization: `Bearer ${WRITE_KEY}`}
+const asJson = {...auth, 'content-type': 'application/json'}
 const STREAMS = ['/v1/sim/stream', '/t/:token/stream']
 
 /** A route's path with real ids where the test has them, `x` elsewhere. */
@@ -71,7 +72,7 @@ describe('405 method_not_allowed', () => {
     }
     for (const [path, methods] of byPath) {
       const wrong = ['PATCH', 'PUT', 'DELETE', 'POST'].find((m) => !methods.has(m))!
-      const answer = await rawRequest(sim.url, wrong, concrete(path), {headers: {...auth, 'content-type': 'application/json'}, body: '{}'})
+      const answer = await rawRequest(sim.url, wrong, concrete(path), {headers: asJson, body: '{}'})
       expect(answer.status, `${wrong} ${path}`).toBe(405)
       expect(answer.body.error.code).toBe('method_not_allowed')
       expect(answer.headers.allow, path).toBe([...methods].sort().join(', '))
@@ -83,14 +84,14 @@ describe('the status line', () => {
   it('carries the standard reason phrase, on successes and on every kind of error', async () => {
     const answers = [
       await rawRequest(sim.url, 'GET', '/v1/health'),
-      await rawRequest(sim.url, 'PUT', '/v1/checks/external/http-2', {headers: {...auth, 'content-type': 'application/json'}, body: JSON.stringify(checkWith([['a', 1, 5]]))}),
+      await rawRequest(sim.url, 'PUT', '/v1/checks/external/http-2', {headers: asJson, body: JSON.stringify(checkWith([]))}),
       await rawRequest(sim.url, 'GET', '/v1/checks'),
       await rawRequest(sim.url, 'POST', '/v1/sim/reset', {headers: {authorization: 'Bearer tp_test_demo_read'}}),
       await rawRequest(sim.url, 'GET', '/v1/nope', {headers: auth}),
       await rawRequest(sim.url, 'DELETE', '/v1/checks', {headers: auth}),
       await rawRequest(sim.url, 'PUT', '/v1/checks/external/x', {headers: {...auth, 'content-type': 'text/plain'}, body: 'x'}),
-      await rawRequest(sim.url, 'PUT', '/v1/checks/external/x', {headers: {...auth, 'content-type': 'application/json'}, body: '{'}),
-      await rawRequest(sim.url, 'PUT', '/v1/checks/external/x', {headers: {...auth, 'content-type': 'application/json'}, body: '{}'}),
+      await rawRequest(sim.url, 'PUT', '/v1/checks/external/x', {headers: asJson, body: '{'}),
+      await rawRequest(sim.url, 'PUT', '/v1/checks/external/x', {headers: asJson, body: '{}'}),
     ]
     expect(answers.map((a) => a.status)).toEqual([200, 201, 401, 403, 404, 405, 415, 400, 422])
     for (const answer of answers) expect(answer.reason).toBe(STATUS_CODES[answer.status])
@@ -99,7 +100,7 @@ describe('the status line', () => {
 
 describe('Content-Encoding of a request body', () => {
   const push = (id: string, body: Buffer | string, headers: Record<string, string>) =>
-    rawRequest(sim.url, 'PUT', `/v1/checks/external/${id}`, {headers: {...auth, 'content-type': 'application/json', ...headers}, body})
+    rawRequest(sim.url, 'PUT', `/v1/checks/external/${id}`, {headers: {...asJson, ...headers}, body})
   const json = () => JSON.stringify(checkWith([['a', 2, 700]]))
 
   it.each([
@@ -116,7 +117,7 @@ describe('Content-Encoding of a request body', () => {
     expect(answer.body.items[0]).toMatchObject({external_id: 'a', quantity: 2, price_cents: 700})
   })
 
-  it.each(['compress', 'zstd', 'gzip, snappy'])('%s is 415 unsupported_content_encoding, and stores nothing', async (coding) => {
+  it.each(['compress', 'zstd', 'gzip, snappy'])('%s is 415 unsupported_content_encoding; nothing is stored', async (coding) => {
     const answer = await push('enc-unknown', json(), {'content-encoding': coding})
     expect(answer.status).toBe(415)
     expect(answer.body.error.code).toBe('unsupported_content_encoding')
@@ -131,7 +132,7 @@ describe('Content-Encoding of a request body', () => {
     expect(answer.body.error.code).toBe('payload_too_large')
   })
 
-  it('answers a compressed body sent without its Content-Encoding with invalid_json that quotes none of its bytes', async () => {
+  it('answers a compressed body sent without its Content-Encoding with invalid_json quoting none of it', async () => {
     const answer = await push('enc-missing', gzipSync(Buffer.from(json())), {})
     expect(answer.status).toBe(400)
     expect(answer.body.error.code).toBe('invalid_json')
@@ -149,11 +150,12 @@ describe('Content-Encoding of a request body', () => {
 
 describe('Expect: 100-continue', () => {
   /** Announces a body of `size` bytes and sends it only if the server says to continue. */
-  function announce(path: string, size: number, headers: Record<string, string>): Promise<{status: number; continued: boolean; body: any}> {
+  function announce(path: string, size: number, headers: Record<string, string>) {
     const {hostname, port} = new URL(sim.url)
-    return new Promise((resolve, reject) => {
+    return new Promise<{status: number; continued: boolean; body: any}>((resolve, reject) => {
       let continued = false
-      const req = request({host: hostname, port, method: 'PUT', path, headers: {'content-type': 'application/json', 'content-length': String(size), expect: '100-continue', ...headers}})
+      const announced = {'content-type': 'application/json', 'content-length': String(size), expect: '100-continue'}
+      const req = request({host: hostname, port, method: 'PUT', path, headers: {...announced, ...headers}})
       req.on('continue', () => {
         continued = true
         req.end(Buffer.alloc(size, ' '))
@@ -196,11 +198,14 @@ describe('Expect: 100-continue', () => {
 describe('CORS', () => {
   const PAGE = 'http://localhost:5173'
   const preflight = (url: string, path: string, origin: string, method = 'PUT') =>
-    rawRequest(url, 'OPTIONS', path, {headers: {origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type'}})
+    rawRequest(url, 'OPTIONS', path, {
+      headers: {origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type'},
+    })
 
   it('lets any page read /v1/health and /v1/openapi.json, preflight included, without --cors', async () => {
     for (const path of ['/v1/health', '/v1/openapi.json']) {
-      expect((await rawRequest(sim.url, 'GET', path, {headers: {origin: 'https://docs.example'}})).headers['access-control-allow-origin']).toBe('*')
+      const fromPage = await rawRequest(sim.url, 'GET', path, {headers: {origin: 'https://docs.example'}})
+      expect(fromPage.headers['access-control-allow-origin']).toBe('*')
       expect((await rawRequest(sim.url, 'GET', path)).headers['access-control-allow-origin']).toBe('*')
       const pre = await preflight(sim.url, path, 'https://docs.example', 'GET')
       expect(pre.status).toBe(204)

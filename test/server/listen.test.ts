@@ -14,7 +14,8 @@ afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())))
 
 describe('an explicit port', () => {
   it('that another program holds makes startServer fail naming it, instead of moving to another port', async () => {
-    await expect(startServer({port: heldPort, host: '127.0.0.1'})).rejects.toThrow(new RegExp(`port ${heldPort} on 127\\.0\\.0\\.1: it is in use.*--port 0`))
+    const refusal = new RegExp(`port ${heldPort} on 127\\.0\\.0\\.1: it is in use.*--port 0`)
+    await expect(startServer({port: heldPort, host: '127.0.0.1'})).rejects.toThrow(refusal)
   })
 
   it('that another program holds makes startSimulator fail too', async () => {
@@ -36,7 +37,7 @@ describe('an explicit port', () => {
 })
 
 describe('close()', () => {
-  it('ends a keep-alive connection a client still holds open, rather than waiting for the client to drop it', async () => {
+  it('ends a keep-alive connection a client holds open, rather than waiting for the client to drop it', async () => {
     const server = await startServer({port: 0, host: '127.0.0.1'})
     // fetch keeps its connection for 4 s after the answer; close must not wait for that
     expect((await fetch(`${server.url}/v1/health`)).status).toBe(200)

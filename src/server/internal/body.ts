@@ -86,7 +86,7 @@ const BINARY = /[\u0000-\u0008\u000e-\u001f\u007f\ufffd]/
 /** Why `text` is not JSON, in words that never quote binary bytes back (docs/api.md). */
 function notJsonReason(text: string, error: Error): string {
   if (text.length === 0) return 'the body is empty'
-  if (BINARY.test(text)) return 'the body is binary, not UTF-8 text (a compressed body needs its Content-Encoding header)'
+  if (BINARY.test(text)) return 'the body is binary, not UTF-8 text (a compressed body needs its Content-Encoding)'
   return error.message
 }
 

@@ -28,7 +28,10 @@ export function requestCodings(event: H3Event): string[] | undefined {
   if (unknown !== undefined) {
     // a header can hold any bytes: it is named only when it reads as a coding name
     const named = TOKEN.test(unknown) ? ` "${unknown}"` : ''
-    throw new ApiError('unsupported_content_encoding', `Content-Encoding${named} is not supported: send the body as is, or encoded with gzip, deflate or br.`)
+    throw new ApiError(
+      'unsupported_content_encoding',
+      `Content-Encoding${named} is not supported: send the body as is, or encoded with gzip, deflate or br.`,
+    )
   }
   return codings.length > 0 ? codings : undefined
 }
@@ -38,14 +41,19 @@ export function requestCodings(event: H3Event): string[] | undefined {
  * soon as the output passes `limit`: a small compressed bomb costs no more
  * than a body of `limit` bytes.
  */
-export async function decodeBody(raw: Buffer, codings: string[], limit: number, tooLarge: () => ApiError): Promise<Buffer> {
+export async function decodeBody(
+  raw: Buffer,
+  codings: string[],
+  limit: number,
+  tooLarge: () => ApiError,
+): Promise<Buffer> {
   let body = raw
   for (const coding of codings.toReversed()) {
     try {
       body = await DECODERS[coding]!(body, {maxOutputLength: limit})
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge()
-      throw new ApiError('invalid_json', `Request body is not valid ${coding} data, as its Content-Encoding says it is.`)
+      throw new ApiError('invalid_json', `Request body is not valid ${coding} data, as its Content-Encoding says.`)
     }
   }
   return body

@@ -8,9 +8,8 @@ import type {ServerResponse} from 'node:http'
 export function keepLengthOnHead(res: ServerResponse): void {
   const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
   res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-    if ((typeof chunk === 'string' || chunk instanceof Uint8Array) && !res.headersSent && !res.hasHeader('content-length')) {
-      res.setHeader('content-length', Buffer.byteLength(chunk))
-    }
+    const sized = typeof chunk === 'string' || chunk instanceof Uint8Array
+    if (sized && !res.headersSent && !res.hasHeader('content-length')) res.setHeader('content-length', Buffer.byteLength(chunk))
     return end(chunk, ...rest)
   }) as ServerResponse['end']
 }

@@ -21,4 +21,5 @@ export function routedPath(event: H3Event): string {
 }
 
 /** `path` without one trailing slash, which the router ignores too (`/v1/health/` is `/v1/health`). */
-export const withoutTrailingSlash = (path: string): string => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
+export const withoutTrailingSlash = (path: string): string =>
+  path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path

@@ -4,7 +4,8 @@ const METHODS = new Set(['get', 'head', 'post', 'put', 'patch', 'delete', 'optio
 
 /** `/v1/checks/:id` as a RegExp of the paths it matches; the router ignores a trailing slash. */
 function patternOf(path: string): RegExp {
-  const segments = path.split('/').map((s) => (s.startsWith(':') ? '[^/]+' : s === '**' ? '.*' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const segments = path.split('/').map((s) => (s.startsWith(':') ? '[^/]+' : s === '**' ? '.*' : escape(s)))
   return new RegExp(`^${segments.join('/')}/?$`)
 }
 
