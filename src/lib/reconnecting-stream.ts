@@ -42,17 +42,19 @@ async function* follow(first: AsyncGenerator<StreamMessage>, client: TablepayCli
     }
     if (hooks.signal.aborted) return
     hooks.onDrop(reason)
-    messages = await reopen(client, hooks.signal)
-    if (messages) await hooks.onReconnect()
+    messages = await reopen(client, hooks)
   }
 }
 
-/** The stream opened again, or undefined once `signal` aborts first. */
-async function reopen(client: TablepayClient, signal: AbortSignal): Promise<AsyncGenerator<StreamMessage> | undefined> {
+/** The stream opened again and `onReconnect` done, or undefined once `signal` aborts first. */
+async function reopen(client: TablepayClient, {signal, onReconnect}: ReconnectHooks): Promise<AsyncGenerator<StreamMessage> | undefined> {
   for (let wait = FIRST_WAIT_MS; ; wait = Math.min(wait * 2, MAX_WAIT_MS)) {
     try {
       await delay(wait, undefined, {signal})
-      return await client.openStream({signal})
+      const messages = await client.openStream({signal})
+      // a server that goes away again meanwhile is one more drop
+      await onReconnect()
+      return messages
     } catch (error) {
       if (signal.aborted) return undefined
       if (!isTransient(error)) throw error
