@@ -5,7 +5,7 @@ import {holdBody} from './internal/expect-continue.js'
 export interface Listener {
   /** `http://HOST:PORT`, no trailing slash: the address actually listened on. */
   url: string
-  /** Stops accepting, lets answers under way finish, then closes every connection. */
+  /** Stops accepting, lets answers under way finish, then closes every connection; once, however often called. */
   close(): Promise<void>
 }
 
@@ -54,17 +54,17 @@ export async function listenOn(port: number, host: string, handle: RequestListen
     server.listen(port, host, () => resolve())
   })
   const {port: actual} = server.address() as AddressInfo
-  return {
-    url: urlOf(host, actual),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()))
-        server.closeIdleConnections()
-        // a keep-alive connection still answering is closed once its answer is out
-        for (const socket of sockets) {
-          const answer = (socket as Socket & {_httpMessage?: ServerResponse})._httpMessage
-          answer?.once('finish', () => socket.destroySoon())
-        }
-      }),
-  }
+  let closed: Promise<void> | undefined
+  const close = () =>
+    new Promise<void>((resolve, reject) => {
+      server.close((error) => (error ? reject(error) : resolve()))
+      server.closeIdleConnections()
+      // a keep-alive connection still answering is closed once its answer is out
+      for (const socket of sockets) {
+        const answer = (socket as Socket & {_httpMessage?: ServerResponse})._httpMessage
+        answer?.once('finish', () => socket.destroySoon())
+      }
+    })
+  // closing twice (a test, then its cleanup) waits for the one close
+  return {url: urlOf(host, actual), close: () => (closed ??= close())}
 }

@@ -45,4 +45,10 @@ describe('close()', () => {
     await server.close()
     expect(Date.now() - started).toBeLessThan(2000)
   })
+
+  it('may be called twice, as a test and then its cleanup do', async () => {
+    const server = await startServer({port: 0, host: '127.0.0.1'})
+    await server.close()
+    await expect(server.close()).resolves.toBeUndefined()
+  })
 })
