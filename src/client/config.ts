@@ -30,7 +30,10 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
  * @example
  * const client = new TablepayClient(await resolveClientConfig({url: flags.url, apiKey: flags['api-key']}))
  */
-export async function resolveClientConfig(flags: Partial<ClientOptions> = {}, env: NodeJS.ProcessEnv = process.env): Promise<ClientOptions> {
+export async function resolveClientConfig(
+  flags: Partial<ClientOptions> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ClientOptions> {
   const url = normalize(flags.url || env.TABLEPAY_URL)
   const apiKey = flags.apiKey || env.TABLEPAY_API_KEY
   // Files are read only when needed: a stale or broken one must not get in the way of explicit settings.
@@ -50,7 +53,9 @@ export async function resolveClientConfig(flags: Partial<ClientOptions> = {}, en
   )
 }
 
-async function fromDataDir(env: NodeJS.ProcessEnv, url: string | undefined, tried: string[]): Promise<ServerFile | undefined> {
+type Env = NodeJS.ProcessEnv
+
+async function fromDataDir(env: Env, url: string | undefined, tried: string[]): Promise<ServerFile | undefined> {
   const path = join(dataDir(env), SERVER_FILE)
   const server = await readServerFile(path)
   const problem = !server ? 'not found' : await whyNotUsable(server, url)
@@ -58,7 +63,7 @@ async function fromDataDir(env: NodeJS.ProcessEnv, url: string | undefined, trie
   tried.push(`${path}: ${problem}`)
 }
 
-async function fromRegistry(env: NodeJS.ProcessEnv, url: string | undefined, tried: string[]): Promise<ServerFile | undefined> {
+async function fromRegistry(env: Env, url: string | undefined, tried: string[]): Promise<ServerFile | undefined> {
   const dir = registryDir(env)
   const entries = await registeredServers(env)
   const problems = await Promise.all(entries.map((server) => whyNotUsable(server, url)))
@@ -74,7 +79,8 @@ async function fromRegistry(env: NodeJS.ProcessEnv, url: string | undefined, tri
       ].join('\n'),
     )
   }
-  tried.push(`running servers registered in ${dir}: ${entries.length === 0 ? 'none registered' : `none of ${entries.length} registered ${url ? `runs at ${url}` : 'is running'}`}`)
+  const found = entries.length === 0 ? 'none registered' : `none of ${entries.length} ${url ? `runs at ${url}` : 'is running'}`
+  tried.push(`running servers registered in ${dir}: ${found}`)
 }
 
 /** Undefined when `server` is the one to use: for `url` if given, alive and answering; else why not. */
@@ -85,7 +91,7 @@ async function whyNotUsable(server: ServerFile, url: string | undefined): Promis
 }
 
 async function probeDescription(url: string): Promise<string> {
-  return (await answers(url)) ? `${url}: a server answers, but its keys are not known here` : `${url}: no server answers`
+  return `${url}: ${(await answers(url)) ? 'a server answers, but its keys are not known here' : 'no server answers'}`
 }
 
 function isAlive(pid: number): boolean {
@@ -124,6 +130,7 @@ async function readServerFile(path: string): Promise<ServerFile | undefined> {
   try {
     return JSON.parse(text) as ServerFile
   } catch {
-    throw new TablepayConfigError('invalid_server_file', `${path} is not valid JSON: delete it, or pass --url and --api-key.`)
+    const message = `${path} is not valid JSON: delete it, or pass --url and --api-key.`
+    throw new TablepayConfigError('invalid_server_file', message)
   }
 }

@@ -18,7 +18,7 @@ export interface ServerFile {
  * (default `~/.tablepay/servers`), one file per server, so a client started
  * in any directory finds one (see README, "How the CLI finds the server").
  */
-export function registryDir(env: NodeJS.ProcessEnv = process.env): string {
+export function registryDir(env = process.env): string {
   return join(env.TABLEPAY_HOME || join(homedir(), '.tablepay'), 'servers')
 }
 
@@ -32,7 +32,7 @@ export function registryDir(env: NodeJS.ProcessEnv = process.env): string {
  * const unregister = await registerServer({url, pid: process.pid, data_dir: null, api_key})
  * await unregister()
  */
-export async function registerServer(server: ServerFile, env: NodeJS.ProcessEnv = process.env): Promise<() => Promise<void>> {
+export async function registerServer(server: ServerFile, env = process.env): Promise<() => Promise<void>> {
   const dir = registryDir(env)
   const path = join(dir, `${server.pid}-${new URL(server.url).port}.json`)
   try {
@@ -45,11 +45,10 @@ export async function registerServer(server: ServerFile, env: NodeJS.ProcessEnv 
 }
 
 /** Every readable entry of the registry; a server killed without cleaning up leaves one whose pid is gone. */
-export async function registeredServers(env: NodeJS.ProcessEnv = process.env): Promise<ServerFile[]> {
+export async function registeredServers(env = process.env): Promise<ServerFile[]> {
   const dir = registryDir(env)
   const names = await readdir(dir).catch(() => [])
-  const entries = await Promise.all(
-    names.filter((name) => name.endsWith('.json')).map((name) => readFile(join(dir, name), 'utf8').then(JSON.parse).catch(() => undefined)),
-  )
-  return entries.filter((entry): entry is ServerFile => typeof entry?.url === 'string' && typeof entry?.pid === 'number')
+  const read = (name: string) => readFile(join(dir, name), 'utf8').then(JSON.parse).catch(() => undefined)
+  const entries = await Promise.all(names.filter((name) => name.endsWith('.json')).map(read))
+  return entries.filter((entry): entry is ServerFile => typeof entry?.url === 'string' && Number.isInteger(entry?.pid))
 }

@@ -16,7 +16,7 @@ export function readServerSentEvents(response: Response, signal?: AbortSignal): 
   return parseStream(response.body!.getReader(), signal)
 }
 
-async function* parseStream(reader: ReadableStreamDefaultReader<Uint8Array>, signal?: AbortSignal): AsyncGenerator<StreamMessage> {
+async function* parseStream(reader: ReadableStreamDefaultReader<Uint8Array>, signal?: AbortSignal) {
   const decoder = new TextDecoder()
   let buffer = ''
   try {

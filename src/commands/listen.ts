@@ -48,7 +48,8 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
       })
       endpoint = await this.#register()
       for await (const {delivery, attempt} of newAttempts(messages)) {
-        if (delivery.endpoint_id === endpoint.id) this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))
+        if (delivery.endpoint_id !== endpoint.id) continue
+        this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))
       }
     } catch (error) {
       failure = error
@@ -62,7 +63,8 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
       throw failure
     }
     if (leftBehind) {
-      this.error(leftBehind, {exit: 1, code: 'endpoint_not_removed', suggestions: [`Once the server is back: tablepay webhooks delete ${endpoint!.id}`]})
+      const suggestions = [`Once the server is back: tablepay webhooks delete ${endpoint!.id}`]
+      this.error(leftBehind, {exit: 1, code: 'endpoint_not_removed', suggestions})
     }
   }
 

@@ -15,6 +15,8 @@ export interface ReconnectHooks {
 export const FIRST_WAIT_MS = 250
 export const MAX_WAIT_MS = 5000
 
+type Messages = AsyncGenerator<StreamMessage>
+
 /**
  * The account's live stream (`GET /sim/stream`) across drops: when the
  * server ends it or the connection breaks, it is opened again (waits of
@@ -25,12 +27,12 @@ export const MAX_WAIT_MS = 5000
  * @example
  * const messages = await openReconnectingStream(client, {signal, onDrop: console.warn, onReconnect: async () => {}})
  */
-export async function openReconnectingStream(client: TablepayClient, hooks: ReconnectHooks): Promise<AsyncGenerator<StreamMessage>> {
+export async function openReconnectingStream(client: TablepayClient, hooks: ReconnectHooks): Promise<Messages> {
   return follow(await client.openStream({signal: hooks.signal}), client, hooks)
 }
 
-async function* follow(first: AsyncGenerator<StreamMessage>, client: TablepayClient, hooks: ReconnectHooks): AsyncGenerator<StreamMessage> {
-  let messages: AsyncGenerator<StreamMessage> | undefined = first
+async function* follow(first: Messages, client: TablepayClient, hooks: ReconnectHooks): Messages {
+  let messages: Messages | undefined = first
   while (messages) {
     let reason = 'the server closed it'
     try {
@@ -47,7 +49,7 @@ async function* follow(first: AsyncGenerator<StreamMessage>, client: TablepayCli
 }
 
 /** The stream opened again and `onReconnect` done, or undefined once `signal` aborts first. */
-async function reopen(client: TablepayClient, {signal, onReconnect}: ReconnectHooks): Promise<AsyncGenerator<StreamMessage> | undefined> {
+async function reopen(client: TablepayClient, {signal, onReconnect}: ReconnectHooks): Promise<Messages | undefined> {
   for (let wait = FIRST_WAIT_MS; ; wait = Math.min(wait * 2, MAX_WAIT_MS)) {
     try {
       await delay(wait, undefined, {signal})
