@@ -109,7 +109,9 @@ export class Store {
   async #load(dir: string): Promise<void> {
     await mkdir(dir, {recursive: true, mode: 0o700})
     // a dir that existed keeps its mode through mkdir: it holds API keys, so it is made private like a new one
-    await chmod(dir, 0o700)
+    await chmod(dir, 0o700).catch((error: Error) => {
+      throw new Error(`store: cannot make ${dir} private (mode 0700): ${error.message}. Use a --data directory you own.`)
+    })
     this.#unlock = await lockDataDir(dir)
     try {
       await this.#read(dir)
