@@ -8,7 +8,8 @@ import {WRITE_KEY} from './processes.js'
 /** What the dispatcher allows in flight to one endpoint (src/webhooks/dispatcher.ts). */
 export const PER_ENDPOINT = 8
 
-async function api(url, method, path, body) {
+/** One API call with the write key; throws on an answer that is not 2xx. */
+export async function api(url, method, path, body) {
   const res = await fetch(url + path, {
     method,
     headers: {authorization: `Bearer ${WRITE_KEY}`, ...(body ? {'content-type': 'application/json'} : {})},

@@ -60,6 +60,11 @@ export async function startServe(dataDir, extraArgs = []) {
       const code = await exited
       if (code !== 0) throw new Error(`serve exited ${code} on SIGTERM:\n${stderr}`)
     },
+    /** SIGKILL: for a throwaway server whose clean stop (a large compaction) is not measured. */
+    kill() {
+      child.kill('SIGKILL')
+      return exited
+    },
   }
 }
 

@@ -4,6 +4,7 @@
 import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import os from 'node:os'
 import {join} from 'node:path'
+import {BACKLOG, buildHungBacklog, DRAIN_COUNT, FAN_OUT_ENDPOINTS, FAN_OUT_PUSHES, fanOutRound, seedFanOut} from './backlog.js'
 import {dispatcherRate, fetchRate, firstAttemptLatencies, sampleEventBody} from './deliveries.js'
 import {CheckSet, load, seed} from './load.js'
 import {quiet, residentMb, ROOT, startHelper, startServe} from './processes.js'
@@ -21,6 +22,7 @@ const LATENCY_SAMPLES = 40
 const LATENCY_WARMUP = 5
 const STARTUP_RUNS = 5
 const VERIFY_RUNS = 15
+const FAN_OUT_ROUNDS = 3
 
 const progress = (text) => process.stderr.write(`bench: ${text}\n`)
 const round = (value, digits = 0) => Number(value.toFixed(digits))
@@ -38,24 +40,58 @@ function figure(name, unit, value, {baseline, ratio: pairedRatio, at_least, at_m
   return {name, unit, value: round(value, 1), baseline: baseline === undefined ? undefined : round(baseline, 1), ratio: ratio === undefined ? undefined : round(ratio, 2), target, pass, note}
 }
 
-async function measurePushes(big, small, baseline, sets) {
+async function measurePushes({big, small, backlog}, baseline, sets) {
   progress(`warming up (${WARMUP_SECONDS} s each)`)
   await load(baseline.url, () => sets.baseline.next(true), {duration: WARMUP_SECONDS})
   await load(big.origin, () => sets.big.next(true), {duration: WARMUP_SECONDS})
   await load(small.origin, () => sets.small.next(true), {duration: WARMUP_SECONDS})
-  const runs = {baseline: [], changing: [], replays: [], few: []}
+  await load(backlog.origin, () => sets.backlog.next(true), {duration: WARMUP_SECONDS})
+  const runs = {baseline: [], changing: [], replays: [], few: [], backlog: []}
   for (let run = 1; run <= PUSH_RUNS; run++) {
-    progress(`push runs ${run}/${PUSH_RUNS} (${RUN_SECONDS} s each: baseline, replays, changing, changing at ${FEW_CHECKS})`)
+    progress(`push runs ${run}/${PUSH_RUNS} (${RUN_SECONDS} s each: baseline, replays, changing, changing at ${FEW_CHECKS}, changing with a backlog)`)
     const measure = async (list, url, next) => {
-      await quiet([big.pid, small.pid])
+      await quiet([big.pid, small.pid, backlog.pid])
       list.push(await load(url, next, {duration: RUN_SECONDS}))
     }
     await measure(runs.baseline, baseline.url, () => sets.baseline.next(true))
     await measure(runs.replays, big.origin, () => sets.big.next(false))
     await measure(runs.changing, big.origin, () => sets.big.next(true))
     await measure(runs.few, small.origin, () => sets.small.next(true))
+    await measure(runs.backlog, backlog.origin, () => sets.backlog.next(true))
   }
   return runs
+}
+
+/**
+ * Each round: FAN_OUT_PUSHES changing pushes on the 100-check server (no
+ * endpoint), then the same on a fresh server with FAN_OUT_ENDPOINTS
+ * endpoints taking every event, then how fast that one's backlog drains.
+ */
+async function measureFanOut(root, small, sets) {
+  const receiver = await startHelper('receiver.js')
+  const rounds = []
+  try {
+    for (let round = 1; round <= FAN_OUT_ROUNDS; round++) {
+      progress(`fan-out ${round}/${FAN_OUT_ROUNDS} (${FAN_OUT_PUSHES} pushes without endpoints, then to ${FAN_OUT_ENDPOINTS} endpoints, then ${DRAIN_COUNT} deliveries drained)`)
+      await quiet([small.pid])
+      const none = await load(small.origin, () => sets.small.next(true), {amount: FAN_OUT_PUSHES})
+      const dir = join(root, `fan-out-${round}`)
+      const serve = await startServe(dir)
+      try {
+        const set = await seedFanOut(serve, FEW_CHECKS, round)
+        await quiet([serve.pid])
+        const {pushes, drain} = await fanOutRound(serve, receiver, set)
+        rounds.push({none: none.rps, pushes: pushes.rps, p99: pushes.p99, drain})
+      } finally {
+        // a clean stop would compact hundreds of thousands of deliveries: not what is measured
+        await serve.kill()
+        await rm(dir, {recursive: true, force: true})
+      }
+    }
+  } finally {
+    await receiver.stop()
+  }
+  return rounds
 }
 
 async function measureDeliveries(small) {
@@ -121,9 +157,18 @@ async function main() {
     await seed(small.origin, sets.small)
     const baseline = await startHelper('baseline-server.js')
     stoppers.push(() => baseline.stop())
+    const hung = await startHelper('receiver.js')
+    stoppers.push(() => hung.stop())
+    sets.backlog = new CheckSet('chk-', CHECKS)
+    const backlog = await startServe(join(root, 'backlog'))
+    stoppers.push(() => backlog.kill())
+    progress(`a backlog: ${CHECKS} checks, then ${BACKLOG} pushes that each owe a hung receiver a delivery`)
+    await seed(backlog.origin, sets.backlog)
+    await buildHungBacklog(backlog, hung, sets.backlog)
 
-    const runs = await measurePushes(big, small, baseline, sets)
+    const runs = await measurePushes({big, small, backlog}, baseline, sets)
     const loadedRss = residentMb(big.pid)
+    const fanOut = await measureFanOut(root, small, sets)
     const deliveries = await measureDeliveries(small)
 
     const rate = (list) => median(list.map((r) => r.rps))
@@ -135,6 +180,10 @@ async function main() {
       figure('changing pushes p99 latency', 'ms', median(runs.changing.map((r) => r.p99)), {at_most: 30}),
       figure(`identical replays, ${CHECKS} checks`, 'req/s', rate(runs.replays), {baseline: rate(runs.baseline), ratio: paired(runs.replays, runs.baseline), at_least: 0.5}),
       figure(`changing pushes at ${CHECKS} vs at ${FEW_CHECKS} checks`, 'req/s', rate(runs.changing), {baseline: rate(runs.few), ratio: paired(runs.changing, runs.few), at_least: 0.8}),
+      figure(`changing pushes, ${BACKLOG}+ deliveries pending to a hung receiver`, 'req/s', rate(runs.backlog), {baseline: rate(runs.changing), ratio: paired(runs.backlog, runs.changing), at_least: 0.8, note: 'baseline: the same pushes on a server without endpoints'}),
+      figure('changing pushes p99 with that backlog', 'ms', median(runs.backlog.map((r) => r.p99)), {at_most: 30}),
+      figure(`changing pushes, ${FAN_OUT_ENDPOINTS} endpoints for every type`, 'req/s', median(fanOut.map((r) => r.pushes)), {baseline: median(fanOut.map((r) => r.none)), ratio: median(fanOut.map((r) => r.pushes / r.none)), at_least: 0.5, note: `baseline: the same pushes without endpoints; ${FAN_OUT_PUSHES} pushes a round`}),
+      figure(`backlog drain, ${FAN_OUT_ENDPOINTS} endpoints`, 'per s', median(fanOut.map((r) => r.drain)), {at_least: 1500, note: `${DRAIN_COUNT} deliveries of the backlog the fan-out pushes left`}),
       figure('deliveries to a loopback receiver', 'per s', deliveries.dispatcher, {baseline: deliveries.fetch, at_least: 0.5}),
       figure('push answered -> first attempt arrives, p50', 'ms', deliveries.latency, {at_most: 50}),
       figure('tablepay verify wall time', 'ms', verify.verify, {baseline: verify.bare, at_most: 1.5}),
@@ -148,15 +197,18 @@ async function main() {
       date: new Date().toISOString(),
       node: process.version,
       machine: {platform: `${os.platform()} ${os.release()}`, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, memory_gb: round(os.totalmem() / 2 ** 30, 1), load_average: os.loadavg().map((l) => round(l, 2))},
-      method: {runs: RUNS, push_runs: PUSH_RUNS, run_seconds: RUN_SECONDS, warmup_seconds: WARMUP_SECONDS, connections: 50, deliveries: DELIVERIES, latency_samples: LATENCY_SAMPLES, startup_runs: STARTUP_RUNS, verify_runs: VERIFY_RUNS},
+      method: {runs: RUNS, push_runs: PUSH_RUNS, backlog: BACKLOG, fan_out: {rounds: FAN_OUT_ROUNDS, endpoints: FAN_OUT_ENDPOINTS, pushes: FAN_OUT_PUSHES, drained: DRAIN_COUNT}, run_seconds: RUN_SECONDS, warmup_seconds: WARMUP_SECONDS, connections: 50, deliveries: DELIVERIES, latency_samples: LATENCY_SAMPLES, startup_runs: STARTUP_RUNS, verify_runs: VERIFY_RUNS},
       figures,
-      push_outcomes: {changing: outcomes(runs.changing), replays: outcomes(runs.replays), few: outcomes(runs.few)},
+      push_outcomes: {changing: outcomes(runs.changing), replays: outcomes(runs.replays), few: outcomes(runs.few), backlog: outcomes(runs.backlog)},
       paired_ratios: {
         changing: runs.changing.map((r, i) => round(r.rps / runs.baseline[i].rps, 2)),
         replays: runs.replays.map((r, i) => round(r.rps / runs.baseline[i].rps, 2)),
         changing_10000_vs_100: runs.changing.map((r, i) => round(r.rps / runs.few[i].rps, 2)),
+        backlog_vs_changing: runs.backlog.map((r, i) => round(r.rps / runs.changing[i].rps, 2)),
+        fan_out_vs_none: fanOut.map((r) => round(r.pushes / r.none, 2)),
       },
       push_runs: Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, list.map((r) => ({rps: round(r.rps), p99_ms: r.p99}))])),
+      fan_out_rounds: fanOut.map((r) => ({none_rps: round(r.none), fan_out_rps: round(r.pushes), fan_out_p99_ms: r.p99, drain_per_s: round(r.drain)})),
       delivery_runs: {dispatcher: deliveries.runs.dispatcher.map((r) => round(r)), fetch: deliveries.runs.fetch.map((r) => round(r))},
       all_pass: figures.every((f) => f.pass !== false),
       seconds: round((performance.now() - started) / 1000, 1),

@@ -1,0 +1,50 @@
+// Webhook backlogs: pushes while deliveries pile up, and how fast a large
+// backlog drains. Method: docs/benchmarks.md "Backlogs".
+import {api} from './deliveries.js'
+import {CheckSet, load, seed} from './load.js'
+
+export const BACKLOG = 50_000
+export const FAN_OUT_ENDPOINTS = 100
+export const FAN_OUT_PUSHES = 2000
+export const DRAIN_COUNT = 15_000
+
+/** Every event type a check push can make: an endpoint for these gets a delivery from every push. */
+const CHECK_TYPES = ['check.created', 'check.updated', 'check.closed', 'check.fully_paid']
+
+/**
+ * Makes `serve`, which holds the checks of `set`, owe at least BACKLOG
+ * deliveries to `hung`, a receiver that holds every answer: one endpoint for
+ * every check event, then BACKLOG changing pushes. Resolves once every one
+ * of them is stored (each push is answered once its deliveries are).
+ */
+export async function buildHungBacklog(serve, hung, set) {
+  await hung.send({reset: {target: Infinity, hold: true}}, 'reset')
+  await api(serve.url, 'POST', '/webhook-endpoints', {url: `${hung.url}/hooks`, event_types: CHECK_TYPES})
+  await load(serve.origin, () => set.next(true), {amount: BACKLOG})
+}
+
+/**
+ * One round of the fan-out figures on `serve` (a fresh server holding the
+ * checks of `set`): FAN_OUT_ENDPOINTS endpoints on `receiver` (which answers
+ * at once), each taking every check event; FAN_OUT_PUSHES changing pushes,
+ * each making a delivery to every endpoint; then, with the pushes over, the
+ * rate at which the backlog left behind drains.
+ */
+export async function fanOutRound(serve, receiver, set) {
+  for (let i = 0; i < FAN_OUT_ENDPOINTS; i++) {
+    await api(serve.url, 'POST', '/webhook-endpoints', {url: `${receiver.url}/hooks`, event_types: CHECK_TYPES})
+  }
+  const pushes = await load(serve.origin, () => set.next(true), {amount: FAN_OUT_PUSHES})
+  await receiver.send({reset: {target: DRAIN_COUNT, hold: false}}, 'reset')
+  const reached = receiver.nextMessage('reached')
+  const started = performance.now()
+  await reached
+  return {pushes, drain: DRAIN_COUNT / ((performance.now() - started) / 1000)}
+}
+
+/** A fresh check set for a fan-out server, seeded on it. */
+export async function seedFanOut(serve, count, tag) {
+  const set = new CheckSet(`fan-${tag}-`, count)
+  await seed(serve.origin, set)
+  return set
+}
