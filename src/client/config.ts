@@ -2,7 +2,7 @@ import {readFile} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import type {ClientOptions} from './client.js'
 import {TablepayConfigError} from './errors.js'
-import {registeredServers, registryDir, type ServerFile} from './server-registry.js'
+import {isAlive, registeredServers, registryDir, type ServerFile} from './server-registry.js'
 
 export type {ServerFile}
 
@@ -92,16 +92,6 @@ async function whyNotUsable(server: ServerFile, url: string | undefined): Promis
 
 async function probeDescription(url: string): Promise<string> {
   return `${url}: ${(await answers(url)) ? 'a server answers, but its keys are not known here' : 'no server answers'}`
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: alive, but another user's
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 async function answers(url: string): Promise<boolean> {

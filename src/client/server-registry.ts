@@ -24,7 +24,8 @@ export function registryDir(env = process.env): string {
 
 /**
  * Adds a running server to the registry (mode 0600: it holds keys) and
- * resolves with the function that removes it. A registry that cannot be
+ * resolves with the function that removes it. Entries of servers killed
+ * without cleaning up are removed on the way. A registry that cannot be
  * written only means clients elsewhere will not find this server: the
  * server still starts.
  *
@@ -37,6 +38,7 @@ export async function registerServer(server: ServerFile, env = process.env): Pro
   const path = join(dir, `${server.pid}-${new URL(server.url).port}.json`)
   try {
     await mkdir(dir, {recursive: true, mode: 0o700})
+    for (const [name, entry] of await readEntries(dir)) if (!isAlive(entry.pid)) await rm(join(dir, name), {force: true})
     await writeFile(path, JSON.stringify(server, null, 2) + '\n', {mode: 0o600})
   } catch {
     return async () => {}
@@ -46,9 +48,22 @@ export async function registerServer(server: ServerFile, env = process.env): Pro
 
 /** Every readable entry of the registry; a server killed without cleaning up leaves one whose pid is gone. */
 export async function registeredServers(env = process.env): Promise<ServerFile[]> {
-  const dir = registryDir(env)
-  const names = await readdir(dir).catch(() => [])
+  return (await readEntries(registryDir(env))).map(([, entry]) => entry)
+}
+
+/** Whether process `pid` runs (EPERM: it does, as another user's). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+async function readEntries(dir: string): Promise<[name: string, entry: ServerFile][]> {
+  const names = (await readdir(dir).catch(() => [])).filter((name) => name.endsWith('.json'))
   const read = (name: string) => readFile(join(dir, name), 'utf8').then(JSON.parse).catch(() => undefined)
-  const entries = await Promise.all(names.filter((name) => name.endsWith('.json')).map(read))
-  return entries.filter((entry): entry is ServerFile => typeof entry?.url === 'string' && Number.isInteger(entry?.pid))
+  const entries = await Promise.all(names.map(async (name) => [name, await read(name)] as [string, ServerFile]))
+  return entries.filter(([, entry]) => typeof entry?.url === 'string' && Number.isInteger(entry?.pid))
 }

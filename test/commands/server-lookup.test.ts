@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process'
-import {readdir, rm, stat, writeFile} from 'node:fs/promises'
+import {mkdir, readdir, rm, stat, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {runCli, spawnRunning} from '../helpers/cli.js'
@@ -24,6 +24,11 @@ async function serve(home: string, args: string[]) {
   return {...server, url: (ready.url as string).replace(/\/v1$/, '')}
 }
 
+/** The pid of a process that has exited, as a server killed without cleaning up leaves it. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '0']).pid
+}
+
 /** A client run with no --url, --api-key or TABLEPAY_URL/KEY, in the repo (whose TABLEPAY_DATA is an empty dir). */
 const client = (home: string, args: string[], env: Record<string, string> = {}) => runCli(args, {env: {TABLEPAY_HOME: home, ...env}})
 
@@ -31,9 +36,15 @@ describe('how the CLI finds the server', () => {
   it('finds a server started with --data elsewhere through the per-user registry, and its entry goes when it stops', async () => {
     const home = await tempDir()
     const dir = await tempDir()
-    const server = await serve(home, ['--data', join(dir, 'data')])
     const registry = join(home, 'servers')
-    const [entry] = await readdir(registry)
+    await mkdir(registry)
+    const stale = `${deadPid()}-4747.json`
+    await writeFile(join(registry, stale), JSON.stringify({url: 'http://127.0.0.1:4747', pid: deadPid()}))
+    const server = await serve(home, ['--data', join(dir, 'data')])
+    // the entry of a server that was killed goes when the next one starts
+    const [entry, ...others] = await readdir(registry)
+    expect(others).toEqual([])
+    expect(entry).not.toBe(stale)
     expect((await stat(join(registry, entry!))).mode & 0o777).toBe(0o600)
 
     const {code, stdout, stderr} = await client(home, ['locations', 'list'])
@@ -68,9 +79,7 @@ describe('how the CLI finds the server', () => {
   it('without a key anywhere, lists each place it looked, skipping files of servers that are gone', async () => {
     const home = await tempDir()
     const data = await tempDir()
-    // the pid of a process that has exited, as a server killed without cleaning up leaves it
-    const {pid} = spawnSync(process.execPath, ['-e', '0'])
-    const stale = {url: 'http://127.0.0.1:9', pid, api_key: 'tp_test_stale'}
+    const stale = {url: 'http://127.0.0.1:9', pid: deadPid(), api_key: 'tp_test_stale'}
     await writeFile(join(data, 'server.json'), JSON.stringify(stale))
     const {code, stderr} = await client(home, ['locations', 'list'], {TABLEPAY_DATA: data})
     expect(code).toBe(1)
