@@ -13,6 +13,8 @@ const iso = (ms: number) => new Date(ms).toISOString()
 /** SPEC 6.7: one delivery per enabled endpoint subscribed to the event's type, due at once. */
 export function fanOut(event: EventRecord, endpoints: Iterable<WebhookEndpointRecord>, dueAt: number): DeliveryRecord[] {
   const deliveries: DeliveryRecord[] = []
+  // one string for all of them: a push to 100 endpoints formats the time once
+  const due = iso(dueAt)
   for (const endpoint of endpoints) {
     if (endpoint.status !== 'enabled' || !endpoint.event_types.includes(event.type)) continue
     deliveries.push({
@@ -23,7 +25,7 @@ export function fanOut(event: EventRecord, endpoints: Iterable<WebhookEndpointRe
       event_type: event.type,
       status: 'pending',
       attempts: [],
-      next_attempt_at: iso(dueAt),
+      next_attempt_at: due,
       created_at: event.created_at,
       updated_at: event.created_at,
       account_id: event.account_id,
