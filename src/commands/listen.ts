@@ -53,9 +53,8 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
       }
     } catch (error) {
       failure = error
-    } finally {
-      done.abort()
     }
+    done.abort()
     // every way out removes the endpoint: one left behind keeps receiving every event with a secret nobody holds
     const leftBehind = endpoint && !this.flags.keep ? await this.#remove(endpoint.id) : undefined
     if (failure) {
