@@ -80,7 +80,8 @@ class DocumentReader {
     }
     const match = expected?.[0].exec(text)
     if (!match) {
-      this.#problems.push({line: number, problem: `is corrupt: expected ${expected ? expected[1] : 'the end of the file'}`, text})
+      const problem = `is corrupt: expected ${expected ? expected[1] : 'the end of the file'}`
+      this.#problems.push({line: number, problem, text})
       this.#broken = true
       return
     }
@@ -115,14 +116,19 @@ class DocumentReader {
       if (await this.#readWhole()) return
       if (lines === 0) return damage.found(this.path, 'is empty')
       for (const {line, problem, text} of this.#problems) damage.found(this.path, problem, line, text)
-      if (!this.#broken && this.#at < LAYOUT.length) damage.found(this.path, `is cut short: it ends at line ${lines}, before its closing lines`)
+      if (!this.#broken && this.#at < LAYOUT.length) {
+        damage.found(this.path, `is cut short: it ends at line ${lines}, before its closing lines`)
+      }
       this.state = 'legacy'
       return
     }
     if (this.state === 'legacy') return
     const {count, crc} = this.fields
-    if (count !== this.records.length) damage.found(this.path, `is corrupt: it holds ${this.records.length} records, not the ${count} it says`)
-    else if (crc !== this.#crc) damage.found(this.path, 'is corrupt: its records do not match its checksum (one was edited)')
+    if (count !== this.records.length) {
+      damage.found(this.path, `is corrupt: it holds ${this.records.length} records, not the ${count} it says`)
+    } else if (crc !== this.#crc) {
+      damage.found(this.path, 'is corrupt: its records do not match its checksum (one was edited)')
+    }
   }
 
   async #readWhole(): Promise<boolean> {
@@ -133,7 +139,8 @@ class DocumentReader {
     } catch {
       return false
     }
-    if (!isRecord(doc) || !Number.isInteger(doc!.seq) || !Array.isArray(doc!.records) || !doc!.records.every(isRecord)) return false
+    if (!isRecord(doc) || !Number.isInteger(doc!.seq) || !Array.isArray(doc!.records)) return false
+    if (!doc!.records.every(isRecord)) return false
     this.fields.seq = doc!.seq!
     this.records.length = 0
     for (const record of doc!.records!) this.records.push(record)

@@ -45,7 +45,9 @@ function parseLine(line: string, legacyAllowed: boolean): {entry: Entry; checksu
   const at = line.lastIndexOf(CRC)
   const digits = at === -1 ? '' : line.slice(at + CRC.length, -1)
   const checksummed = line.endsWith('}') && DIGITS.test(digits)
-  if (checksummed && crc32(line.slice(0, at)) !== Number(digits)) return 'its checksum does not match (the line was changed or garbled)'
+  if (checksummed && crc32(line.slice(0, at)) !== Number(digits)) {
+    return 'its checksum does not match (the line was changed or garbled)'
+  }
   if (!checksummed && !legacyAllowed) return 'it has no checksum, while lines before it have one'
   let entry: Entry
   try {
@@ -53,7 +55,8 @@ function parseLine(line: string, legacyAllowed: boolean): {entry: Entry; checksu
   } catch (error) {
     return (error as Error).message
   }
-  if (!Number.isInteger(entry?.seq) || !Array.isArray(entry.changes) || !entry.changes.every(isChange)) return 'it is not a journal entry'
+  const valid = Number.isInteger(entry?.seq) && Array.isArray(entry.changes) && entry.changes.every(isChange)
+  if (!valid) return 'it is not a journal entry'
   return {entry, checksummed}
 }
 
@@ -88,7 +91,12 @@ export class Journal {
    * append starts on a fresh line; any other damage goes to `damage`. Call
    * `cut` before appending.
    */
-  static async open(dir: string, fsync: boolean, {afterSeq, damage, onEntry}: Replay, segmentMax = SEGMENT_MAX): Promise<{journal: Journal; replayed: number}> {
+  static async open(
+    dir: string,
+    fsync: boolean,
+    {afterSeq, damage, onEntry}: Replay,
+    segmentMax = SEGMENT_MAX,
+  ): Promise<{journal: Journal; replayed: number}> {
     const journal = new Journal(dir, fsync, segmentMax)
     const names = await journal.#segments()
     const sizes = await Promise.all(names.map(async (name) => (await stat(join(dir, name))).size))
@@ -113,7 +121,8 @@ export class Journal {
         checksummed ||= parsed.checksummed
         if (!dropped && (last === undefined ? entry.seq > afterSeq + 1 : entry.seq !== last + 1)) {
           const expected = (last ?? afterSeq) + 1
-          damage.found(path, `is corrupt: it has seq ${entry.seq} where ${expected} was expected (a line is missing or out of place)`, number)
+          const problem = `is corrupt: it has seq ${entry.seq} where ${expected} was expected`
+          damage.found(path, `${problem} (a line is missing or moved)`, number)
         }
         last = entry.seq
         dropped = false
@@ -121,7 +130,9 @@ export class Journal {
         onEntry(entry, path, number)
       })
       if (!tail) continue
-      if (sizes.slice(i + 1).some((size) => size > 0)) damage.found(path, 'is corrupt: it is cut short, but later segments follow', lines + 1, tail.text)
+      if (sizes.slice(i + 1).some((size) => size > 0)) {
+        damage.found(path, 'is corrupt: it is cut short, but later segments follow', lines + 1, tail.text)
+      }
       torn.push({path, offset: tail.offset})
     }
     for (const {path, offset} of torn) await truncate(path, offset)

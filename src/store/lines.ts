@@ -16,14 +16,18 @@ export interface Tail {
  * @example
  * const tail = await readLines('journal.ndjson', (line, number) => console.log(number, line))
  */
-export async function readLines(path: string, onLine: (line: string, number: number) => void): Promise<Tail | undefined> {
+export async function readLines(
+  path: string,
+  onLine: (line: string, number: number) => void,
+): Promise<Tail | undefined> {
   let pending: Buffer[] = []
   let offset = 0
   let number = 0
   for await (const chunk of createReadStream(path, {highWaterMark: 1 << 20}) as AsyncIterable<Buffer>) {
     let start = 0
     for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-      const bytes = pending.length === 0 ? chunk.subarray(start, end) : Buffer.concat([...pending, chunk.subarray(start, end)])
+      const rest = chunk.subarray(start, end)
+      const bytes = pending.length === 0 ? rest : Buffer.concat([...pending, rest])
       pending = []
       offset += bytes.length + 1
       onLine(bytes.toString(), ++number)

@@ -84,12 +84,13 @@ async function holder(newest: {path: string} | undefined): Promise<{pid: number;
 
 function inUse(dir: string, {pid, path}: {pid: number; path: string}): Error {
   return new Error(
-    `store: ${dir} is in use by another tablepay server (pid ${pid}). Stop it, or start this one with another --data directory or --memory. ` +
+    `store: ${dir} is in use by another tablepay server (pid ${pid}). ` +
+      'Stop it, or start this one with another --data directory or --memory. ' +
       `If no tablepay server runs as pid ${pid}, delete ${path}.`,
   )
 }
 
-/** Creates `path` holding `text`, or fails with EEXIST: the content is written first, so no one reads a lock half made. */
+/** Creates `path` holding `text`, or fails with EEXIST: the content comes first, so no one reads a lock half made. */
 async function createWith(path: string, text: string): Promise<void> {
   const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
   const handle = await open(temp, 'wx', 0o600)
@@ -114,7 +115,8 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   if (locking.has(dir)) throw inUse(dir, {pid: process.pid, path: join(dir, 'server.*.lock')})
   locking.add(dir)
   try {
-    const content = JSON.stringify({pid: process.pid, started_at: new Date().toISOString(), proc_start: await processStart(process.pid)})
+    const proc_start = await processStart(process.pid)
+    const content = JSON.stringify({pid: process.pid, started_at: new Date().toISOString(), proc_start})
     for (let attempt = 0; attempt < 10; attempt++) {
       // one look decides both: the generation to create is the one after the lock found dead
       const [newest] = await locks(dir)

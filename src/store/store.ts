@@ -110,7 +110,7 @@ export class Store {
     await mkdir(dir, {recursive: true, mode: 0o700})
     // a dir that existed keeps its mode through mkdir: it holds API keys, so it is made private like a new one
     await chmod(dir, 0o700).catch((error: Error) => {
-      throw new Error(`store: cannot make ${dir} private (mode 0700): ${error.message}. Use a --data directory you own.`)
+      throw new Error(`store: cannot make ${dir} private (mode 0700): ${error.message}. Use a --data dir you own.`)
     })
     this.#unlock = await lockDataDir(dir)
     try {
@@ -139,17 +139,23 @@ export class Store {
       for (const record of doc.records) this.tables[name].put(record)
       this.#seq = Math.max(this.#seq, doc.seq)
     }
-    // a start creates every missing document before it writes one with a checksum: once one has it, a missing one was lost
+    // a start creates every missing document before it writes one with a checksum:
+    // once one has it, a missing one was lost
     if ([...states.values()].includes('current')) {
-      for (const [name, state] of states) if (state === 'missing') damage.found(join(dir, `${name}.json`), 'is missing, while the other documents are there')
+      for (const [name, state] of states) {
+        if (state === 'missing') damage.found(join(dir, `${name}.json`), 'is missing, while the other documents are there')
+      }
     }
     const {journal, replayed} = await Journal.open(dir, Boolean(this.options.fsync), {
       afterSeq: this.#seq,
       damage,
       onEntry: (entry, file, line) => {
         for (const change of entry.changes as Change[]) {
-          if (!Object.hasOwn(this.tables, change[0])) damage.found(file, `is corrupt: it changes an unknown collection "${change[0]}"`, line)
-          else if (entry.seq > (docSeq.get(change[0]) ?? 0)) this.#apply(change)
+          if (!Object.hasOwn(this.tables, change[0])) {
+            damage.found(file, `is corrupt: it changes an unknown collection "${change[0]}"`, line)
+          } else if (entry.seq > (docSeq.get(change[0]) ?? 0)) {
+            this.#apply(change)
+          }
         }
         this.#seq = Math.max(this.#seq, entry.seq)
       },
@@ -159,7 +165,9 @@ export class Store {
     for (const name of await readdir(dir)) if (/^\..+\.json\.tmp$/.test(name)) await rm(join(dir, name), {force: true})
     await journal.cut(this.#seq + 1)
     const report = await damage.writeReport()
-    if (report) console.error(`[tablepay] store: --repair dropped ${damage.dropped.length} damaged part(s) of ${dir}; they are saved in ${report}`)
+    if (report) {
+      console.error(`[tablepay] store: --repair dropped ${damage.dropped.length} damaged part(s) of ${dir}; they are saved in ${report}`)
+    }
     // rewrite what the journal changed, documents missing or in an older layout, and all of them after a repair
     for (const [name, state] of states) {
       if (state === 'missing') await this.#documents.create(name)

@@ -80,6 +80,8 @@ it('after a kill, serve refuses a journal line damaged since, naming file and li
   expect(server.stderr()).toMatch(/--repair dropped 1 damaged part.*repair-.*\.ndjson/)
   const base2 = server.url.replace(/\/v1$/, '')
   const statuses = []
-  for (const id of ['kept-1', 'damaged', 'tampered', 'kept-2']) statuses.push((await call(base2, 'GET', `/v1/checks/external/${id}`, {key: WRITE_KEY})).status)
+  for (const id of ['kept-1', 'damaged', 'tampered', 'kept-2']) {
+    statuses.push((await call(base2, 'GET', `/v1/checks/external/${id}`, {key: WRITE_KEY})).status)
+  }
   expect(statuses).toEqual([200, 404, 404, 200])
 })

@@ -127,7 +127,8 @@ describe('a damaged document', () => {
   it('a deleted checks.json refuses the start, naming it', async () => {
     const dir = await compactedDataDir()
     await rm(join(dir, 'checks.json'))
-    await expect(Store.open({dir})).rejects.toThrow(`store: ${join(dir, 'checks.json')} is missing, while the other documents are there`)
+    const missing = `store: ${join(dir, 'checks.json')} is missing, while the other documents are there`
+    await expect(Store.open({dir})).rejects.toThrow(missing)
   })
 
   it('a checks.json holding null refuses the start, naming it', async () => {
@@ -162,7 +163,8 @@ describe('a damaged document', () => {
   it('a document in the layout of earlier versions is read, and rewritten with a count and checksum', async () => {
     const dir = await makeTempDir()
     const records = [record(1), record(2)]
-    await writeFile(join(dir, 'checks.json'), `{\n  "seq": 4,\n  "records": [\n    ${records.map((r) => JSON.stringify(r)).join(',\n    ')}\n  ]\n}\n`)
+    const lines = records.map((r) => `    ${JSON.stringify(r)}`).join(',\n')
+    await writeFile(join(dir, 'checks.json'), `{\n  "seq": 4,\n  "records": [\n${lines}\n  ]\n}\n`)
     await writeFile(join(dir, 'events.json'), `{\n  "seq": 4,\n  "records": []\n}\n`)
     const store = await openStore(dir)
     expect([...store.tables.checks.all()]).toEqual(records)

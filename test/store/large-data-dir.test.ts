@@ -21,7 +21,14 @@ async function writeEvents(path: string, seq: number): Promise<void> {
   for (let start = 0; start < EVENTS; start += 10_000) {
     const lines: string[] = []
     for (let i = start; i < start + 10_000; i++) {
-      const event: EventRecord = {id: `evt_${i}`, object: 'event', type: 'check.created', created_at: '2026-01-01T00:00:00.000Z', data: {object: 'check', id: `chk_${i}`}, account_id: 'acct_demo'}
+      const event: EventRecord = {
+        id: `evt_${i}`,
+        object: 'event',
+        type: 'check.created',
+        created_at: '2026-01-01T00:00:00.000Z',
+        data: {object: 'check', id: `chk_${i}`},
+        account_id: 'acct_demo',
+      }
       lines.push(JSON.stringify(event).replace(',', `,${PAD}`))
     }
     crc = crc32(lines.join(''), crc)
@@ -45,7 +52,8 @@ it('a data dir holding a million events, larger than the longest string, starts 
   try {
     const newest = await call(server.url, 'GET', '/v1/events?limit=1', {key: READ_KEY})
     expect([newest.status, newest.body.data.map((e: {id: string}) => e.id)]).toEqual([200, [`evt_${EVENTS - 1}`]])
-    const push = await call(server.url, 'PUT', '/v1/checks/external/after-a-million', {key: WRITE_KEY, body: checkWith([['a', 1, 100]])})
+    const body = checkWith([['a', 1, 100]])
+    const push = await call(server.url, 'PUT', '/v1/checks/external/after-a-million', {key: WRITE_KEY, body})
     expect(push.status).toBe(201)
   } finally {
     await server.close()

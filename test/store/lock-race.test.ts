@@ -38,11 +38,13 @@ it('of two processes taking one data dir at the same instant, exactly one gets i
   for (let trial = 0; trial < 240; trial++) {
     const dir = await makeTempDir()
     // half the trials race over a stale lock, half over an empty dir
-    if (trial % 2 === 0) await writeFile(join(dir, STALE[(trial / 2) % STALE.length]![0]), STALE[(trial / 2) % STALE.length]![1])
+    const stale = trial % 2 === 0 ? STALE[(trial / 2) % STALE.length] : undefined
+    if (stale) await writeFile(join(dir, stale[0]), stale[1])
     const at = performance.timeOrigin + performance.now() + 10
     const answers = await Promise.all(racers.map((racer) => ask(racer, {type: 'lock', dir, at})))
     const losers = answers.filter((a) => !a.ok)
-    outcomes.push(losers.length === 1 && /in use by another tablepay server/.test(losers[0]!.message!) ? 'one' : `${trial} ${JSON.stringify(answers)}`)
+    const one = losers.length === 1 && /in use by another tablepay server/.test(losers[0]!.message!)
+    outcomes.push(one ? 'one' : `${trial} ${JSON.stringify(answers)}`)
     await Promise.all(racers.map((racer) => ask(racer, {type: 'release'})))
   }
   expect(outcomes.filter((o) => o !== 'one')).toEqual([])

@@ -133,13 +133,16 @@ describe('Store', () => {
     const dir = await makeTempDir()
     const store = await Store.open({dir, segmentBytes: 1000, compactAfterBytes: 3000})
     for (let round = 0; round < 10; round++) {
-      await Promise.all(Array.from({length: 10}, (_, i) => store.commit([put('checks', `chk_${round * 10 + i}`, record(round * 10 + i))])))
+      const batch = Array.from({length: 10}, (_, i) => record(round * 10 + i))
+      await Promise.all(batch.map((r) => store.commit([put('checks', r.id, r)])))
     }
     await store.compact()
     await store.settled()
     // what a kill now would leave
     const copy = await makeTempDir()
-    for (const f of (await readdir(dir)).filter((name) => !name.endsWith('.lock'))) await writeFile(join(copy, f), await readFile(join(dir, f)))
+    for (const f of (await readdir(dir)).filter((name) => !name.endsWith('.lock'))) {
+      await writeFile(join(copy, f), await readFile(join(dir, f)))
+    }
     await store.close()
     expect((await openStore(copy)).tables.checks.size).toBe(100)
   })
@@ -220,7 +223,8 @@ describe('the data dir lock', () => {
   it('a lock whose pid now belongs to another program (pid reuse) is taken over', async () => {
     const dir = await makeTempDir()
     // the test runner's parent is alive, but it is not the process that wrote this lock: its start time differs
-    await writeFile(join(dir, 'server.lock'), JSON.stringify({pid: process.ppid, started_at: new Date().toISOString(), proc_start: '1'}))
+    const lock = {pid: process.ppid, started_at: new Date().toISOString(), proc_start: '1'}
+    await writeFile(join(dir, 'server.lock'), JSON.stringify(lock))
     expect((await openStore(dir)).persistent).toBe(true)
   })
 
@@ -234,7 +238,8 @@ describe('the data dir lock', () => {
     const dir = await makeTempDir()
     const stat = await readFile(`/proc/${process.ppid}/stat`, 'utf8')
     const procStart = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
-    await writeFile(join(dir, 'server.000000000003.lock'), JSON.stringify({pid: process.ppid, started_at: new Date().toISOString(), proc_start: procStart}))
+    const lock = {pid: process.ppid, started_at: new Date().toISOString(), proc_start: procStart}
+    await writeFile(join(dir, 'server.000000000003.lock'), JSON.stringify(lock))
     await expect(Store.open({dir})).rejects.toThrow(`pid ${process.ppid}). Stop it`)
     await expect(Store.open({dir})).rejects.toThrow(`delete ${join(dir, 'server.000000000003.lock')}`)
   })
