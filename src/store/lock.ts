@@ -12,6 +12,7 @@ import {join} from 'node:path'
  */
 const LOCK = /^server\.(\d+)\.lock$/
 const LEGACY_LOCK = 'server.lock'
+const LOCK_TEMP = /^server\.\d+\.lock\.(\d+)\.\w+\.tmp$/
 
 const lockName = (generation: number) => `server.${String(generation).padStart(12, '0')}.lock`
 
@@ -73,6 +74,14 @@ async function locks(dir: string): Promise<{generation: number; path: string}[]>
     .map((name) => ({generation: name === LEGACY_LOCK ? 0 : Number(LOCK.exec(name)?.[1] ?? -1), path: join(dir, name)}))
     .filter((lock) => lock.generation >= 0)
     .sort((a, b) => b.generation - a.generation)
+}
+
+/** Temp files of `createWith` whose process died before it removed them. */
+async function removeDeadTemps(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    const pid = Number(LOCK_TEMP.exec(name)?.[1])
+    if (pid && !isAlive(pid)) await rm(join(dir, name), {force: true})
+  }
 }
 
 /** The server that holds the newest lock, if it is still running. */
@@ -138,6 +147,7 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
       }
       held.add(path)
       for (const stale of older) await rm(stale.path, {force: true})
+      await removeDeadTemps(dir)
       return async () => {
         held.delete(path)
         await rm(path, {force: true})

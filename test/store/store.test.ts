@@ -244,6 +244,13 @@ describe('the data dir lock', () => {
     await expect(Store.open({dir})).rejects.toThrow(`delete ${join(dir, 'server.000000000003.lock')}`)
   })
 
+  it('the temp file of a lock that a killed process was taking is removed by the next start', async () => {
+    const dir = await makeTempDir()
+    await writeFile(join(dir, 'server.000000000001.lock.4194305.k3x9.tmp'), JSON.stringify({pid: 4194305}))
+    await openStore(dir)
+    expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([])
+  })
+
   it('a lock left by a killed server is taken over', async () => {
     const dir = await makeTempDir()
     // pid 2^22 + 1 is above Linux's pid_max: no such process
