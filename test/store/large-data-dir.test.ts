@@ -1,7 +1,7 @@
-import {open, stat} from 'node:fs/promises'
+import {open, rm, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
-import {expect, it} from 'vitest'
+import {afterEach, expect, it} from 'vitest'
 import type {EventRecord} from '../../src/domain/records.js'
 import {startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
@@ -38,8 +38,15 @@ async function writeEvents(path: string, seq: number): Promise<void> {
   await handle.close()
 }
 
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
 it('a data dir holding a million events, larger than the longest string, starts and answers', async () => {
   const root = await makeTempDir()
+  // over 500 MB: never left behind
+  cleanup.push(() => rm(root, {recursive: true, force: true}))
   const dataDir = join(root, 'data')
   const seedFile = await writeSeed(root, TEST_SEED)
   await (await startServer({port: 0, host: '127.0.0.1', dataDir, seedFile})).close()
@@ -49,13 +56,10 @@ it('a data dir holding a million events, larger than the longest string, starts 
   expect((await stat(eventsFile)).size).toBeGreaterThan(MAX_STRING)
 
   const server = await startServer({port: 0, host: '127.0.0.1', dataDir})
-  try {
-    const newest = await call(server.url, 'GET', '/v1/events?limit=1', {key: READ_KEY})
-    expect([newest.status, newest.body.data.map((e: {id: string}) => e.id)]).toEqual([200, [`evt_${EVENTS - 1}`]])
-    const body = checkWith([['a', 1, 100]])
-    const push = await call(server.url, 'PUT', '/v1/checks/external/after-a-million', {key: WRITE_KEY, body})
-    expect(push.status).toBe(201)
-  } finally {
-    await server.close()
-  }
+  cleanup.push(() => server.close())
+  const newest = await call(server.url, 'GET', '/v1/events?limit=1', {key: READ_KEY})
+  expect([newest.status, newest.body.data.map((e: {id: string}) => e.id)]).toEqual([200, [`evt_${EVENTS - 1}`]])
+  const body = checkWith([['a', 1, 100]])
+  const push = await call(server.url, 'PUT', '/v1/checks/external/after-a-million', {key: WRITE_KEY, body})
+  expect(push.status).toBe(201)
 }, 120_000)
