@@ -24,7 +24,11 @@ no redirects followed, 10 s to answer), and prints the answer's status. Any answ
     ...webhookFlags,
     timestamp: Flags.integer({char: 't', helpValue: 'UNIX_SECONDS', summary: 'The t to sign with, in unix seconds. Default: now.', min: 0}),
     // --post: its name before the one receiver-URL flag (README "Flags")
-    'forward-to': Flags.url({aliases: ['post'], helpValue: 'URL', summary: 'Also POST the signed payload to your receiver at URL and print the answer\'s status.'}),
+    'forward-to': Flags.url({
+      aliases: ['post'],
+      helpValue: 'URL',
+      summary: 'Also POST the signed payload to your receiver at URL and print the answer\'s status.',
+    }),
   }
 
   public async run(): Promise<SignOutput> {

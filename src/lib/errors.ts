@@ -20,12 +20,15 @@ const NEXT_STEP: Record<string, string> = {
 export function describeError(error: TablepayError): string {
   if (!(error instanceof TablepayApiError)) return error.message
   const details = error.details ?? []
-  const lines = details.map((d) => `  - ${d.path}: ${d.message}${d.external_id && !d.message.includes(d.external_id) ? ` (${d.external_id})` : ''}`)
+  const lines = details.map((d) => `  - ${d.path}: ${d.message}${idNotNamed(d) ? ` (${d.external_id})` : ''}`)
   const request = error.requestId ? [`Request id: ${error.requestId}`] : []
   return [headline(error.message, details), ...lines, ...request].join('\n')
 }
 
-// The server's message quotes the first detail ("…failed validation: table: …"); the list below repeats it, so the headline stops there.
+const idNotNamed = (d: TablepayErrorDetail) => d.external_id !== undefined && !d.message.includes(d.external_id)
+
+// The server's message quotes the first detail ("…failed validation: table: …");
+// the list below repeats it, so the headline stops there.
 function headline(message: string, [first]: TablepayErrorDetail[]): string {
   const at = first ? message.indexOf(`${first.path}: ${first.message}`) : -1
   return at > 0 ? message.slice(0, at).trimEnd() : message
@@ -38,25 +41,28 @@ export function suggestionsFor(error: TablepayError): string[] | undefined {
 
 function nextStepFor(error: TablepayError): string | undefined {
   if (error.code === 'not_found') return notFoundStep(error.message)
-  if (error.code === 'conflict_with_paid_items') return conflictStep(error instanceof TablepayApiError ? (error.details ?? []) : [])
+  if (error.code === 'conflict_with_paid_items') {
+    return conflictStep(error instanceof TablepayApiError ? (error.details ?? []) : [])
+  }
   return NEXT_STEP[error.code]
 }
 
 // Where to look up each kind of id; the server's message names the id it did not find.
 const LOOK_UP: Record<string, string> = {
-  chk: 'See the account\'s checks with `tablepay checks list`; `tablepay checks get` takes a chk_ id or the POS id a check was pushed under.',
+  chk: 'See the account\'s checks with `tablepay checks list`; `tablepay checks get` takes a chk_ id or a POS id.',
   we: 'See the webhook endpoints with `tablepay webhooks list`: a deleted endpoint is gone for good.',
   dlv: 'See the deliveries with `tablepay deliveries list` (--endpoint we_… for one endpoint\'s).',
   evt: 'See the events with `tablepay events list` (--event-type to narrow it).',
-  pay: 'A payment id (pay_…) is printed by `tablepay trigger payment`; `tablepay events list --event-type payment.succeeded` lists them all.',
-  clm: 'A claim id (clm_…) is printed by `tablepay trigger claim`; `tablepay events list --event-type claim.created` lists them all.',
+  pay: '`tablepay trigger payment` prints a payment\'s id; `tablepay events list -e payment.succeeded` lists them.',
+  clm: '`tablepay trigger claim` prints a claim\'s id; `tablepay events list -e claim.created` lists them.',
   loc: 'See the account\'s locations with `tablepay locations list`.',
 }
 
 function notFoundStep(message: string): string {
-  const kind = /\b(chk|we|dlv|evt|pay|clm|loc)_\w+/.exec(message)?.[1] ?? (/\bexternal id\b/.test(message) ? 'chk' : undefined)
+  const prefix = /\b(chk|we|dlv|evt|pay|clm|loc)_\w+/.exec(message)?.[1]
+  const kind = prefix ?? (/\bexternal id\b/.test(message) ? 'chk' : undefined)
   if (kind) return `${LOOK_UP[kind]} An id of another account is not found either: check --api-key.`
-  if (/no such route/i.test(message)) return 'Check --url: it must be the tablepay server\'s address, such as http://127.0.0.1:4747.'
+  if (/no such route/i.test(message)) return 'Check --url: it must name the tablepay server (http://127.0.0.1:4747).'
   return 'Check the id and --api-key: ids of another account are not found.'
 }
 
@@ -66,9 +72,10 @@ function conflictStep(details: TablepayErrorDetail[]): string {
   const paid = details.some((d) => d.external_id === undefined)
   const steps = [
     ...(claimed ? ['keep every claimed item, with its price and at least its claimed quantity'] : []),
-    ...(paid ? ['keep the total at least what guests paid and the check not voided, or refund with `tablepay trigger refund` first'] : []),
+    ...(paid ? ['keep the total at least what guests paid and the check not voided'] : []),
   ]
-  return `Push the check again and ${steps.join('; and ') || 'keep what guests claimed and paid'}.`
+  const refund = paid ? ', or refund with `tablepay trigger refund` first' : ''
+  return `Push the check again and ${steps.join('; and ') || 'keep what guests claimed and paid'}${refund}.`
 }
 
 /**

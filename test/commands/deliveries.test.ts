@@ -12,11 +12,15 @@ afterAll(() => server.stop())
 const cli = (args: string[]) => cliFor(server).cli(args)
 const json = (args: string[]) => cliFor(server).json(args)
 const getDelivery = async (id: string): Promise<Delivery> => {
-  const res = await fetch(`${server.url}/deliveries/${id}`, {headers: {authorization: `Bearer ${server.env.TABLEPAY_API_KEY}`}})
+  const authorization = `Bearer ${server.env.TABLEPAY_API_KEY}`
+  const res = await fetch(`${server.url}/deliveries/${id}`, {headers: {authorization}})
   return res.json() as Promise<Delivery>
 }
 
-/** A receiver of its own with an endpoint for check.created, and the delivery of one push, once its first attempt is recorded. */
+/**
+ * A receiver of its own with an endpoint for check.created, and the delivery
+ * of one push, once its first attempt is recorded.
+ */
 async function deliveredOnce(externalId: string, answer: number) {
   const receiver = await startReceiver(() => answer)
   const endpoint = await json(['webhooks', 'create', '--forward-to', receiver.url, '-e', 'check.created'])
@@ -57,7 +61,8 @@ describe('deliveries retry', () => {
     const {code, stdout} = await cli(['deliveries', 'retry', id, '--no-wait'])
     expect(code).toBe(0)
     expect(stdout).toContain(`Attempt queued; \`tablepay deliveries tail --endpoint ${endpoint.id}\` shows it`)
-    expect(JSON.parse((await cli(['deliveries', 'retry', id, '--no-wait', '--json'])).stdout)).toMatchObject({id, attempted: false})
+    const queued = await cli(['deliveries', 'retry', id, '--no-wait', '--json'])
+    expect(JSON.parse(queued.stdout)).toMatchObject({id, attempted: false})
     await receiver.waitFor(3)
     await receiver.close()
   })

@@ -22,7 +22,8 @@ async function commandFlags(): Promise<[id: string, flags: FlagSpec[]][]> {
     files.map(async (file) => {
       const command = (await import(pathToFileURL(join(dir, file)).href)).default as typeof Command
       const flags = {...command.baseFlags, ...command.flags} as Record<string, Omit<FlagSpec, 'name'>>
-      return [file.replace(/\.ts$/, '').replaceAll('/', ' '), Object.entries(flags).map(([name, f]) => ({name, ...f}))] as [string, FlagSpec[]]
+      const id = file.replace(/\.ts$/, '').replaceAll('/', ' ')
+      return [id, Object.entries(flags).map(([name, f]) => ({name, ...f}))] as [string, FlagSpec[]]
     }),
   )
 }
@@ -42,12 +43,13 @@ describe('one name for one thing (README "Flags")', () => {
         }
       }
     }
-    const reused = [...meanings].filter(([, names]) => names.size > 1).map(([char, names]) => `-${char}: ${[...names].join(', ')}`)
+    const reused = [...meanings].filter(([, names]) => names.size > 1).map(([char, names]) => `-${char}: ${[...names]}`)
     expect(reused).toEqual([])
   })
 
   it('--url is the tablepay server wherever it is shown', () => {
-    const other = commands.flatMap(([id, flags]) => flags.filter((f) => f.name === 'url' && !f.hidden && f.helpGroup !== 'CONNECTION').map(() => id))
+    const otherUrl = (f: FlagSpec) => f.name === 'url' && !f.hidden && f.helpGroup !== 'CONNECTION'
+    const other = commands.filter(([, flags]) => flags.some(otherUrl)).map(([id]) => id)
     expect(other).toEqual([])
   })
 
@@ -58,10 +60,12 @@ describe('one name for one thing (README "Flags")', () => {
 
   it('the event-type filter is --event-type (-e) everywhere, --events and --type its hidden old names', () => {
     const filters = commands.flatMap(([id, flags]) =>
-      flags.filter((f) => ['event-type', 'events', 'type', ...(f.aliases ?? [])].includes(f.name)).map((f) => [id, f] as const),
+      flags.filter((f) => ['event-type', 'events', 'type'].includes(f.name)).map((f) => [id, f] as const),
     )
     expect(filters.map(([id]) => id).sort()).toEqual(['events list', 'listen', 'webhooks create'])
-    for (const [, flag] of filters) expect(flag).toMatchObject({name: 'event-type', char: 'e', aliases: ['events', 'type']})
+    for (const [, flag] of filters) {
+      expect(flag).toMatchObject({name: 'event-type', char: 'e', aliases: ['events', 'type']})
+    }
   })
 })
 
@@ -75,23 +79,31 @@ describe('old names still work', () => {
   it('events list --type and --events filter like --event-type', async () => {
     const {json} = cliFor(server)
     await json(['checks', 'push', 'flags-1', '-f', 'fixtures/checks/open.json'])
-    const types = async (flag: string) => (await json(['events', 'list', flag, 'check.created'])).data.map((e: {type: string}) => e.type)
-    for (const flag of ['--event-type', '--type', '--events', '-e']) expect(new Set(await types(flag))).toEqual(new Set(['check.created']))
+    const types = async (flag: string) => {
+      const page = await json(['events', 'list', flag, 'check.created'])
+      return new Set(page.data.map((e: {type: string}) => e.type))
+    }
+    for (const flag of ['--event-type', '--type', '--events', '-e']) {
+      expect(await types(flag)).toEqual(new Set(['check.created']))
+    }
   })
 
   it('webhooks create takes the receiver\'s URL as an argument too', async () => {
-    const endpoint = await cliFor(server).json(['webhooks', 'create', 'http://localhost:3000/hooks', '--events', 'check.closed'])
+    const args = ['webhooks', 'create', 'http://localhost:3000/hooks', '--events', 'check.closed']
+    const endpoint = await cliFor(server).json(args)
     expect(endpoint).toMatchObject({url: 'http://localhost:3000/hooks', event_types: ['check.closed']})
   })
 })
+
+const RECEIVER = 'http://localhost:3000/hooks'
 
 describe('a bad command line exits 2 with and without --json', () => {
   it.each([
     ['a value outside the choices', ['events', 'list', '--event-type', 'check.eaten']],
     ['an unknown flag', ['checks', 'list', '--bogus']],
-    ['a flag value its parser refuses', ['webhooks', 'create', '--forward-to', 'http://localhost:3000/hooks', '-e', 'check.eaten']],
+    ['a flag value its parser refuses', ['webhooks', 'create', '--forward-to', RECEIVER, '-e', 'check.eaten']],
     ['a bad argument', ['clock', 'advance', '0']],
-    ['--url in receiver check, where the receiver is --forward-to', ['receiver', 'check', '--url', 'http://localhost:3000/hooks', '--secret', 'whsec_x']],
+    ['--url in receiver check (the receiver is --forward-to)', ['receiver', 'check', '--url', RECEIVER, '--secret', 'whsec_x']],
   ])('%s', async (_, args) => {
     const [text, json] = await Promise.all([runCli(args), runCli([...args, '--json'])])
     expect(text.code).toBe(2)

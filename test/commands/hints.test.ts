@@ -46,7 +46,8 @@ describe('conflict_with_paid_items', () => {
   it('a push that removes a claimed item, nothing paid: keep it, and no word of a refund', async () => {
     await json(['checks', 'push', 'h-claimed', '-f', 'fixtures/checks/open.json'])
     await json(['trigger', 'claim', '-c', 'h-claimed', '--item', 'line-1001'])
-    const file = await pushBody('claimed', (b) => ({...b, items: b.items.filter((i: {external_id: string}) => i.external_id !== 'line-1001')}))
+    const withoutClaimed = (items: {external_id: string}[]) => items.filter((i) => i.external_id !== 'line-1001')
+    const file = await pushBody('claimed', (b) => ({...b, items: withoutClaimed(b.items)}))
     const {code, stderr} = await cli(['checks', 'push', 'h-claimed', '-f', file])
     expect(code).toBe(1)
     expect(stderr).toContain('Code: conflict_with_paid_items')

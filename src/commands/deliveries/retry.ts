@@ -17,7 +17,10 @@ If the attempt fails, the retry schedule continues from where the delivery was. 
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> dlv_4f0b6k2m9q1x8s7d3a5z',
-    {description: 'Queue it and return at once', command: '<%= config.bin %> <%= command.id %> dlv_4f0b6k2m9q1x8s7d3a5z --no-wait'},
+    {
+      description: 'Queue it and return at once',
+      command: '<%= config.bin %> <%= command.id %> dlv_4f0b6k2m9q1x8s7d3a5z --no-wait',
+    },
   ]
 
   static override args = {ID: Args.string({description: 'Delivery id (dlv_…).', required: true})}
@@ -27,11 +30,15 @@ If the attempt fails, the retry schedule continues from where the delivery was. 
   }
 
   public async run(): Promise<Delivery & {attempted: boolean}> {
-    const {delivery, attempted} = await withSpinner('Waiting for the attempt', retryAndWait(this.client, this.args.ID, this.flags.wait ? undefined : 0), {
-      quiet: this.jsonEnabled() || !this.flags.wait,
-    })
+    const {wait} = this.flags
+    const retried = retryAndWait(this.client, this.args.ID, wait ? undefined : 0)
+    const quiet = this.jsonEnabled() || !wait
+    const {delivery, attempted} = await withSpinner('Waiting for the attempt', retried, {quiet})
     this.log(renderDeliveryDetail(delivery))
-    if (!attempted) this.log(style.dim(`Attempt queued; \`tablepay deliveries tail --endpoint ${delivery.endpoint_id}\` shows it when it is made.`))
+    if (!attempted) {
+      const tail = `tablepay deliveries tail --endpoint ${delivery.endpoint_id}`
+      this.log(style.dim(`Attempt queued; \`${tail}\` shows it when it is made.`))
+    }
     return {...delivery, attempted}
   }
 }

@@ -39,7 +39,8 @@ No tablepay server is needed. Exits 1 when any case fails.
     url: Flags.string({
       hidden: true,
       async parse(text) {
-        throw new Error(`receiver check takes your receiver's URL as --forward-to ${text} (--url names the tablepay server in other commands).`)
+        const why = '--url names the tablepay server in other commands'
+        throw new Error(`receiver check takes your receiver's URL as --forward-to ${text} (${why}).`)
       },
     }),
   }

@@ -48,7 +48,9 @@ The URL must be https; plain http is accepted for this machine (localhost, 127.0
       this.error(`Two receiver URLs: ${argument} and --forward-to ${flag}. Give one.`, {exit: 2, code: 'invalid_usage'})
     }
     const url = flag ?? argument
-    if (url === undefined) this.error('Missing the receiver\'s URL: pass --forward-to URL.', {exit: 2, code: 'invalid_usage'})
+    if (url === undefined) {
+      this.error('Missing the receiver\'s URL: pass --forward-to URL.', {exit: 2, code: 'invalid_usage'})
+    }
     return url
   }
 }
