@@ -18,7 +18,7 @@ export function renderClock(clock: Clock): string {
 /**
  * The spinner text while an advance waits, from `GET /sim/clock`: where the
  * clock is, and the attempt out the longest, which may need the whole
- * receiver timeout (docs/api.md "Time control").
+ * receiver timeout (docs/api.md "Webhooks", the scheduler clock).
  */
 export function advanceProgress(clock: Clock, now = Date.now()): string | undefined {
   const advance = clock.advance

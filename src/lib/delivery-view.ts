@@ -22,7 +22,7 @@ function answerOf(attempt: DeliveryAttempt): string {
 /**
  * How far the next attempt is after `attempt` was due, on the scheduler
  * clock: `5m`. A date alone looks wrong once the clock has been advanced;
- * the distance does not (docs/api.md "Time control").
+ * the distance does not (docs/api.md "Webhooks", the scheduler clock).
  */
 function waitAfter(attempt: DeliveryAttempt, next: string): string {
   return formatDuration(Math.max((Date.parse(next) - Date.parse(attempt.scheduled_at)) / 1000, 0))

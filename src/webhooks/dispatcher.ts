@@ -67,8 +67,8 @@ function dueMs(iso: string): number {
  * Deliveries not yet due wait in a heap ordered by due time; once due they
  * move to their endpoint's queue, and free slots go to the endpoints with
  * due work in turn, each up to its fair share, so a slow receiver cannot
- * hold up the others (docs/api.md "Webhook delivery"). A commit or a
- * finished attempt costs O(log n) in the deliveries pending.
+ * hold up the others. A commit or a finished attempt costs O(log n) in the
+ * deliveries pending (docs/api.md "Webhooks", slow receivers and backlogs).
  */
 export class Dispatcher {
   /** The current entry of each pending delivery. */
@@ -143,7 +143,8 @@ export class Dispatcher {
 
   #track(delivery: DeliveryRecord): void {
     const held = this.#inFlight.has(delivery.id)
-    const entry: Entry = {id: delivery.id, endpointId: delivery.endpoint_id, due: dueMs(delivery.next_attempt_at!), seq: this.#seq++, held}
+    const due = dueMs(delivery.next_attempt_at!)
+    const entry: Entry = {id: delivery.id, endpointId: delivery.endpoint_id, due, seq: this.#seq++, held}
     if (this.#pending.get(delivery.id) !== undefined) this.#stale++
     this.#pending.set(delivery.id, entry)
     if (!held) this.#waiting.push(entry)
@@ -242,7 +243,8 @@ export class Dispatcher {
     for (let entry = lane.ready.shift(); entry !== undefined; entry = lane.ready.shift()) {
       this.#visits++
       const record = this.store.tables.deliveries.get(entry.id)
-      if (this.#isCurrent(entry) && record?.status === 'pending' && !this.#inFlight.has(entry.id)) return {entry, record}
+      const startable = this.#isCurrent(entry) && record?.status === 'pending' && !this.#inFlight.has(entry.id)
+      if (startable) return {entry, record}
     }
     return undefined
   }
@@ -283,7 +285,8 @@ export class Dispatcher {
     const run = this.#attempt(delivery, entry.due)
       .catch((error) => console.error('[tablepay] delivery', delivery.id, error))
       .finally(() => this.#finish(delivery.id, lane))
-    this.#inFlight.set(delivery.id, {run, out: {endpointId: lane.endpointId, deliveryId: delivery.id, since: Date.now()}})
+    const out = {endpointId: lane.endpointId, deliveryId: delivery.id, since: Date.now()}
+    this.#inFlight.set(delivery.id, {run, out})
   }
 
   #finish(id: string, lane: Lane): void {
@@ -356,7 +359,7 @@ export class Dispatcher {
     return this.#queue(() => this.#advanceNow(seconds))
   }
 
-  /** Puts the clock back on the wall clock; pending deliveries keep their due times (docs/api.md). */
+  /** Puts the clock back on the wall clock; pending deliveries keep their due times (docs/api.md "Webhooks"). */
   reset(): Promise<void> {
     return this.#queue(async () => {
       await this.#saveOffset(0)
@@ -407,7 +410,10 @@ export class Dispatcher {
     return this.#started - startedBefore
   }
 
-  /** Moves the clock to `at`, saving the offset first: after a crash, retries scheduled on the moved clock are not in its future. */
+  /**
+   * Moves the clock to `at`, saving the offset first: after a crash, the
+   * retries scheduled on the moved clock are not in its future.
+   */
   async #moveClock(at: number): Promise<void> {
     const offset = this.clock.offsetFor(at)
     await this.#saveOffset(offset)

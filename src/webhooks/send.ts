@@ -68,7 +68,12 @@ export function postDelivery(url: string, body: string, headers: Record<string, 
       request = (target.protocol === 'https:' ? https : http).request(target, {
         method: 'POST',
         agent: AGENTS[target.protocol as keyof typeof AGENTS],
-        headers: {'content-type': 'application/json', 'content-length': payload.length, 'user-agent': 'tablepay-webhooks/1', ...headers},
+        headers: {
+          'content-type': 'application/json',
+          'content-length': payload.length,
+          'user-agent': 'tablepay-webhooks/1',
+          ...headers,
+        },
       })
     } catch (error) {
       // a scheme other than http(s), or a header value that cannot be sent
@@ -94,11 +99,8 @@ function answer(response: http.IncomingMessage, text: string): Omit<AttemptResul
   const status = response.statusCode ?? 0
   const redirected = status >= 300 && status < 400
   const ok = status >= 200 && status < 300
-  return {
-    status_code: status,
-    error: redirected ? `redirect to ${response.headers.location ?? '(no location)'} is not followed` : ok ? null : `receiver answered ${status}`,
-    response_body: text,
-  }
+  const refused = redirected ? `redirect to ${response.headers.location ?? '(no location)'} is not followed` : `receiver answered ${status}`
+  return {status_code: status, error: ok ? null : refused, response_body: text}
 }
 
 /**

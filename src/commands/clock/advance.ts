@@ -33,7 +33,8 @@ returns when all of it has run.`
   public async run(): Promise<Clock & {attempts: number}> {
     const seconds = this.parseDuration(this.args.DURATION)
     const advancing = this.client.advanceClock(seconds)
-    const clock = await withSpinner('Running what falls due', advancing, {quiet: this.jsonEnabled(), progress: this.watch(advancing)})
+    const progress = this.watch(advancing)
+    const clock = await withSpinner('Running what falls due', advancing, {quiet: this.jsonEnabled(), progress})
     this.log(`Clock advanced ${formatDuration(seconds)} to ${formatDateTime(clock.now)}; ${plural(clock.attempts, 'delivery attempt')} ran.`)
     return clock
   }

@@ -8,7 +8,10 @@ export default class ClockShow extends BaseCommand<typeof ClockShow> {
   static override description = `Delivery attempts and retries are due on the scheduler clock. \`clock advance\` moves it \
 forward, \`clock reset\` puts it back on real time.`
 
-  static override examples = ['<%= config.bin %> <%= command.id %>', {description: 'Seconds ahead, for scripts', command: '<%= config.bin %> <%= command.id %> --json | jq .offset_seconds'}]
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    {description: 'Seconds ahead, for scripts', command: '<%= config.bin %> <%= command.id %> --json | jq .offset_seconds'},
+  ]
 
   public async run(): Promise<Clock> {
     const clock = await this.client.getClock()

@@ -11,7 +11,7 @@ const SHOWN_OUT = 5
 /**
  * The scheduler clock: read it, move it forward and run everything that
  * falls due, or put it back on the wall clock. The dispatcher saves the
- * offset as it moves, so a restart keeps it (docs/api.md "Time control").
+ * offset as it moves, so a restart keeps it (docs/api.md "Webhooks", the scheduler clock).
  */
 export function clockRoutes(router: Router, {clock, dispatcher}: AppContext): void {
   const iso = (ms: number) => new Date(ms).toISOString()
@@ -25,7 +25,9 @@ export function clockRoutes(router: Router, {clock, dispatcher}: AppContext): vo
       to: iso(progress.target),
       receiver_timeout_ms: dispatcher.timeoutMs,
       attempts_out: progress.out.length,
-      waiting_for: progress.out.slice(0, SHOWN_OUT).map((out) => ({endpoint_id: out.endpointId, delivery_id: out.deliveryId, since: iso(out.since)})),
+      waiting_for: progress.out
+        .slice(0, SHOWN_OUT)
+        .map((out) => ({endpoint_id: out.endpointId, delivery_id: out.deliveryId, since: iso(out.since)})),
     }
   }
 
