@@ -31,7 +31,7 @@ async function setup(receiverTimeoutMs: number) {
 
 describe('slow receivers', () => {
   it('four endpoints that never answer leave room for a healthy one: its deliveries arrive before any hung attempt times out', async () => {
-    const {receiver, register, push, deliveriesOf} = await setup(5000)
+    const {receiver, register, push, deliveriesOf} = await setup(10_000)
     const hung = await receiver(() => 'hang')
     const hungEndpoints = [await register(hung.url), await register(hung.url), await register(hung.url), await register(hung.url)]
     await push('slow-', 40)
@@ -41,13 +41,13 @@ describe('slow receivers', () => {
     const endpoint = await register(healthy.url)
     await push('fast-', 40)
     await healthy.waitFor(40)
-    // no hung attempt has ended yet (each would take the 5 s timeout): the healthy deliveries did not wait for one
+    // no hung attempt has ended yet (each would take the 10 s timeout): the healthy deliveries did not wait for one
     for (const {id} of hungEndpoints) for (const delivery of await deliveriesOf(id)) expect(delivery.attempts).toEqual([])
-    await expect.poll(async () => (await deliveriesOf(endpoint.id)).map((d) => d.status)).toEqual(Array(40).fill('succeeded'))
+    await expect.poll(async () => (await deliveriesOf(endpoint.id)).map((d) => d.status), {timeout: 10_000}).toEqual(Array(40).fill('succeeded'))
   })
 
   it('an advance runs a healthy endpoint\'s whole retry schedule while a hung one\'s first attempt is still out, and ends after the hung one\'s last', async () => {
-    const {sim, receiver, register, push, deliveriesOf} = await setup(1000)
+    const {sim, receiver, register, push, deliveriesOf} = await setup(1500)
     const arrivals: string[] = []
     const hung = await receiver(({headers}) => {
       arrivals.push(`hung#${headers['x-tablepay-delivery-attempt']}`)
@@ -64,7 +64,8 @@ describe('slow receivers', () => {
 
     const advance = sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 36 * 3600}})
     // while it runs, the clock says what it waits for
-    await expect.poll(async () => (await sim.api('GET', '/v1/sim/clock')).body.advance?.waiting_for.map((w: {endpoint_id: string}) => w.endpoint_id)).toContain(hungEndpoint.id)
+    const waitingFor = async () => (await sim.api('GET', '/v1/sim/clock')).body.advance?.waiting_for.map((w: {endpoint_id: string}) => w.endpoint_id)
+    await expect.poll(waitingFor, {timeout: 5000}).toContain(hungEndpoint.id)
     const {body} = await advance
     expect(body.attempts).toBe(12)
     expect(arrivals.filter((a) => a.startsWith('failing'))).toEqual(['failing#1', 'failing#2', 'failing#3', 'failing#4', 'failing#5', 'failing#6', 'failing#7'])
