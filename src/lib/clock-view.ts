@@ -16,20 +16,18 @@ export function renderClock(clock: Clock): string {
 }
 
 /**
- * The spinner text while an advance waits, from `GET /sim/clock`: where the
- * clock is, and the attempt out the longest, which may need the whole
- * receiver timeout (docs/api.md "Webhooks", the scheduler clock).
+ * The spinner text while an advance waits, from `GET /sim/clock`: the
+ * attempt out the longest, which may need the whole receiver timeout, and
+ * where the clock is (docs/api.md "Webhooks", the scheduler clock).
  */
 export function advanceProgress(clock: Clock, now = Date.now()): string | undefined {
   const advance = clock.advance
   if (!advance) return undefined
-  const head = `Running what falls due: clock at ${formatDateTime(clock.now)} of ${formatDateTime(advance.to)}`
+  const at = `clock at ${formatDateTime(clock.now)}`
   const [oldest] = advance.waiting_for
-  if (!oldest) return head
+  if (!oldest) return `Running what falls due: ${at}`
   const waited = Math.max(0, Math.floor((now - Date.parse(oldest.since)) / 1000))
+  const timeout = formatDuration(advance.receiver_timeout_ms / 1000)
   const others = advance.attempts_out > 1 ? ` (${plural(advance.attempts_out, 'attempt')} out)` : ''
-  return (
-    `${head}; waiting for endpoint ${oldest.endpoint_id}${others}: no answer for ${formatDuration(waited)}, ` +
-    `given up after ${formatDuration(advance.receiver_timeout_ms / 1000)}`
-  )
+  return `Waiting for ${oldest.endpoint_id}${others}: no answer for ${formatDuration(waited)} of ${timeout}; ${at}`
 }

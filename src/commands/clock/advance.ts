@@ -52,7 +52,9 @@ returns when all of it has run.`
       }
     }
     void poll()
-    return () => (latest ? advanceProgress(latest) : undefined)
+    // one line: a spinner text wider than the terminal is redrawn wrapped
+    const fit = (text: string | undefined) => text?.slice(0, (process.stderr.columns || 80) - 3)
+    return () => (latest ? fit(advanceProgress(latest)) : undefined)
   }
 
   // a bad argument is a usage error (exit 2), like a bad flag
