@@ -231,6 +231,11 @@ export class Dispatcher {
       const lane = this.#rotation.shift()
       if (!lane) return
       lane.queued = false
+      // its share may have shrunk since it was queued: more endpoints have work now
+      if (lane.inFlight >= this.#share()) {
+        this.#overShare.add(lane)
+        continue
+      }
       const delivery = this.#nextReady(lane)
       if (delivery) this.#start(delivery.record, delivery.entry, lane)
       this.#settle(lane)
