@@ -1,5 +1,5 @@
 import {mkdtemp, rm} from 'node:fs/promises'
-import {createServer} from 'node:net'
+import {freePort} from '../helpers/ports.js'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -54,14 +54,6 @@ async function serveOn(port: number, dataDir: string) {
   return serve
 }
 
-/** A port nothing listens on: bound, then released. */
-async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const {port} = probe.address() as {port: number}
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
 
 describe('listen --forward-to', () => {
   it('registers an endpoint, prints its secret and each attempt, and removes the endpoint on Ctrl+C', async () => {

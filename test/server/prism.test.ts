@@ -5,7 +5,7 @@
  */
 import {type ChildProcess, spawn} from 'node:child_process'
 import {mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {createServer} from 'node:net'
+import {freePort} from '../helpers/ports.js'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, expect, test} from 'vitest'
@@ -15,14 +15,6 @@ import {ROOT} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call, startTestServer, type TestServer} from '../helpers/simulator.js'
 
-/** A port free now: Prism takes a port number, not 0. */
-async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const {port} = probe.address() as {port: number}
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
 
 interface Prism {
   url: string

@@ -1,5 +1,5 @@
 import {mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {createServer} from 'node:net'
+import {freePort} from '../../helpers/ports.js'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -67,7 +67,7 @@ describe('finding the server and the key', () => {
   })
 
   it('with no server at the URL, says to start one', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}`
+    const url = `http://127.0.0.1:${await freePort()}`
     const {code, stderr} = await runCli(['locations', 'list', '--url', url, '-k', WRITE_KEY])
     expect(code).toBe(1)
     expect(stderr).toContain(`No tablepay server at ${url}. Start one with \`tablepay serve\` or pass --url.`)
@@ -80,11 +80,3 @@ describe('finding the server and the key', () => {
   })
 })
 
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const {port} = probe.address() as {port: number}
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
