@@ -16,6 +16,8 @@ export interface SimulatorControls {
   clock: {
     /** Moves the scheduler clock forward; resolves once every delivery attempt that fell due has run. */
     advance(seconds: number): Promise<Clock & {attempts: number}>
+    /** Puts the scheduler clock back on real time; pending deliveries keep their due times. */
+    reset(): Promise<Clock>
   }
   /** Deletes the first account's checks, claims, payments, feedback, events and deliveries; keys, locations and endpoints stay. */
   reset(): Promise<void>
@@ -39,7 +41,7 @@ export function simulatorControls(url: string, accounts: SeededAccount[], fetch?
     apiKey,
     readKey: keys.find((k) => !k.scopes.includes('write'))?.key,
     accounts,
-    clock: {advance: (seconds) => client.advanceClock(seconds)},
+    clock: {advance: (seconds) => client.advanceClock(seconds), reset: () => client.resetClock()},
     async reset() {
       await client.reset()
     },

@@ -149,18 +149,22 @@ test('the declarations of the four entry points reach no h3 type: only their own
   expect([...outside].sort()).toEqual(['msw', 'zod'])
 })
 
-test('the seed path the README shows works in a user\'s project', async () => {
+test('the seed path the README shows, and the short fixtures/seed.json, work in a user\'s project', async () => {
   const readme = await readFile(installed('README.md'), 'utf8')
   const blocks = [...readme.matchAll(/```\w*\n([\s\S]*?)```/g)].map((m) => m[1]!).join('\n')
   const paths = [...new Set([...blocks.matchAll(/[\w./-]*fixtures\/seed\.json/g)].map((m) => m[0]))]
   expect(paths.length).toBeGreaterThan(0)
   expect(paths.filter((path) => !existsSync(join(consumer, path)))).toEqual([])
   // and the shipped code starts the simulator with it, from the project's root as a test runner does
-  const script = `import {startSimulator} from 'tablepay/testing'
-const sim = await startSimulator({seed: ${JSON.stringify(paths[0])}})
+  // so does the short name that `serve --help` and the shipped examples use: a relative seed path
+  // not found in the project is looked up in the package
+  for (const seed of [paths[0], 'fixtures/seed.json']) {
+    const script = `import {startSimulator} from 'tablepay/testing'
+const sim = await startSimulator({seed: ${JSON.stringify(seed)}})
 console.log(JSON.stringify({apiKey: sim.apiKey, health: (await fetch(sim.url + '/health')).status}))
 await sim.close()`
-  await writeFile(join(consumer, 'start.mjs'), script)
-  const {stdout} = await run(process.execPath, ['start.mjs'], {cwd: consumer})
-  expect(JSON.parse(stdout)).toEqual({apiKey: 'tp_test_demo_write', health: 200})
+    await writeFile(join(consumer, 'start.mjs'), script)
+    const {stdout} = await run(process.execPath, ['start.mjs'], {cwd: consumer})
+    expect(JSON.parse(stdout)).toEqual({apiKey: 'tp_test_demo_write', health: 200})
+  }
 })

@@ -60,6 +60,14 @@ describe('startSimulator', () => {
       await receiver.close()
     }
   })
+
+  test('clock.reset() puts the scheduler clock back on real time', async () => {
+    await sim.clock.advance(7200)
+    expect((await client.getClock()).offset_seconds).toBeGreaterThanOrEqual(7200)
+    const reset = await sim.clock.reset()
+    expect(reset.offset_seconds).toBe(0)
+    expect((await client.getClock()).offset_seconds).toBe(0)
+  })
 })
 
 test('startSimulator takes a seed file, and without one seeds acct_demo with fresh keys', async () => {
