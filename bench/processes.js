@@ -31,7 +31,8 @@ export async function startServe(dataDir, extraArgs = []) {
   const startedAt = performance.now()
   const child = track(spawn(process.execPath, [...(process.env.BENCH_SERVE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), BIN, 'serve', '--port', '0', '--data', dataDir, '--seed', SEED, '--json', ...extraArgs], {
     cwd: ROOT,
-    env: {...process.env, NO_COLOR: '1'},
+    // bench servers register in the bench's data dir, not in the user's list of running servers
+    env: {...process.env, NO_COLOR: '1', TABLEPAY_HOME: dataDir},
     stdio: ['ignore', 'pipe', 'pipe'],
   }))
   let stderr = ''
