@@ -27,11 +27,12 @@ export function describeError(error: TablepayError): string {
 
 const idNotNamed = (d: TablepayErrorDetail) => d.external_id !== undefined && !d.message.includes(d.external_id)
 
-// The server's message quotes the first detail ("…failed validation: table: …");
-// the list below repeats it, so the headline stops there.
+// The server's message quotes the first detail ("…failed validation: table: …", or
+// the detail alone); the list below repeats it, so the headline stops there.
 function headline(message: string, [first]: TablepayErrorDetail[]): string {
   const at = first ? message.indexOf(`${first.path}: ${first.message}`) : -1
-  return at > 0 ? message.slice(0, at).trimEnd() : message
+  if (at < 0) return message
+  return message.slice(0, at).trimEnd() || 'The request was refused:'
 }
 
 export function suggestionsFor(error: TablepayError): string[] | undefined {

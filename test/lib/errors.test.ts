@@ -69,6 +69,19 @@ describe('describeError', () => {
     )
   })
 
+  it('prints a problem once when the message is the detail itself', () => {
+    const detail = {path: 'location_id', message: 'required: this account has 2 locations: loc_main, loc_terrace'}
+    const text = describeError(
+      new TablepayApiError(422, {
+        code: 'validation_failed',
+        message: `${detail.path}: ${detail.message}`,
+        details: [detail],
+        request_id: 'req_1',
+      }),
+    )
+    expect(text).toBe(['The request was refused:', `  - ${detail.path}: ${detail.message}`, 'Request id: req_1'].join('\n'))
+  })
+
   it('names a detail\'s external id only when its message does not already', () => {
     const text = describeError(
       new TablepayApiError(409, {
