@@ -10,6 +10,9 @@ export const DISABLE_AFTER = 10
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/** The attempts of a new delivery. Records never change in place, so all of them share one (frozen) empty list. */
+const NO_ATTEMPTS = Object.freeze([]) as unknown as DeliveryAttempt[]
+
 /** SPEC 6.7: one delivery per enabled endpoint subscribed to the event's type, due at once. */
 export function fanOut(event: EventRecord, endpoints: Iterable<WebhookEndpointRecord>, dueAt: number): DeliveryRecord[] {
   const deliveries: DeliveryRecord[] = []
@@ -24,7 +27,7 @@ export function fanOut(event: EventRecord, endpoints: Iterable<WebhookEndpointRe
       event_id: event.id,
       event_type: event.type,
       status: 'pending',
-      attempts: [],
+      attempts: NO_ATTEMPTS,
       next_attempt_at: due,
       created_at: event.created_at,
       updated_at: event.created_at,

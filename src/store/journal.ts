@@ -3,12 +3,13 @@ import {writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
 import type {Damage} from './damage.js'
+import {decodeChanges, encodeChanges, type JournalChange} from './journal-runs.js'
 import {readLines} from './lines.js'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
 export interface Entry {
   seq: number
-  changes: [collection: string, id: string, record: unknown][]
+  changes: JournalChange[]
 }
 
 /** How `Journal.open` hands over what it reads: entries after `afterSeq` (what the documents hold) are expected. */
@@ -33,9 +34,6 @@ type Waiter = {resolve: () => void; reject: (error: unknown) => void}
 const CRC = ',"crc":'
 const DIGITS = /^\d{1,10}$/
 
-const isChange = (c: unknown) =>
-  Array.isArray(c) && c.length === 3 && typeof c[0] === 'string' && typeof c[1] === 'string' && typeof c[2] === 'object'
-
 /**
  * An entry from a journal line, or what is wrong with it. Lines without a
  * checksum, written before lines had one, are taken as they are, but only
@@ -49,15 +47,15 @@ function parseLine(line: string, legacyAllowed: boolean): {entry: Entry; checksu
     return 'its checksum does not match (the line was changed or garbled)'
   }
   if (!checksummed && !legacyAllowed) return 'it has no checksum, while lines before it have one'
-  let entry: Entry
+  let parsed: {seq?: unknown; changes?: unknown} | null
   try {
-    entry = JSON.parse(line) as Entry
+    parsed = JSON.parse(line) as typeof parsed
   } catch (error) {
     return (error as Error).message
   }
-  const valid = Number.isInteger(entry?.seq) && Array.isArray(entry.changes) && entry.changes.every(isChange)
-  if (!valid) return 'it is not a journal entry'
-  return {entry, checksummed}
+  const changes = decodeChanges(parsed?.changes)
+  if (!Number.isInteger(parsed?.seq) || !changes) return 'it is not a journal entry'
+  return {entry: {seq: parsed!.seq as number, changes}, checksummed}
 }
 
 /**
@@ -156,7 +154,7 @@ export class Journal {
 
   /** Resolves once the entry is on disk, together with whatever else was waiting. */
   append(entry: Entry): Promise<void> {
-    const body = `{"seq":${entry.seq},"changes":${JSON.stringify(entry.changes)}`
+    const body = `{"seq":${entry.seq},"changes":${JSON.stringify(encodeChanges(entry.changes))}`
     const line = `${body}${CRC}${crc32(body)}}\n`
     this.#bytes += line.length
     this.#segmentBytes += line.length

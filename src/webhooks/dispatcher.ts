@@ -145,8 +145,10 @@ export class Dispatcher {
     const held = this.#inFlight.has(delivery.id)
     const due = dueMs(delivery.next_attempt_at!)
     const entry: Entry = {id: delivery.id, endpointId: delivery.endpoint_id, due, seq: this.#seq++, held}
-    if (this.#pending.get(delivery.id) !== undefined) this.#stale++
+    // one lookup in a map of every pending delivery: set, then see whether it grew
+    const size = this.#pending.size
     this.#pending.set(delivery.id, entry)
+    if (this.#pending.size === size) this.#stale++
     if (!held) this.#waiting.push(entry)
   }
 

@@ -1,0 +1,116 @@
+import {appendFile, cp, readdir, readFile, writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {crc32} from 'node:zlib'
+import {afterEach, describe, expect, it} from 'vitest'
+import {fanOut} from '../../src/domain/deliveries.js'
+import type {EventRecord, WebhookEndpointRecord} from '../../src/domain/records.js'
+import {put, Store} from '../../src/store/store.js'
+import {makeTempDir} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+async function openStore(dir: string) {
+  const store = await Store.open({dir})
+  cleanup.push(() => store.close())
+  return store
+}
+
+const event = {id: 'evt_1', object: 'event', type: 'check.updated', created_at: '2026-01-01T00:00:00.000Z', account_id: 'acct_1'} as unknown as EventRecord
+const endpoint = (i: number) => ({id: `we_${i}`, status: 'enabled', event_types: ['check.updated']}) as unknown as WebhookEndpointRecord
+
+/** What a push to `count` endpoints commits: its event and a delivery to each endpoint, made by the real fan-out. */
+function pushChanges(count: number) {
+  const deliveries = fanOut(event, Array.from({length: count}, (_, i) => endpoint(i)), Date.parse('2026-01-01T00:00:05.000Z'))
+  return {deliveries, changes: [put('events', event.id, event), ...deliveries.map((d) => put('deliveries', d.id, d))]}
+}
+
+/** The dir as a process killed now leaves it: journal only, no compaction, no lock. */
+async function killedCopy(dir: string): Promise<string> {
+  const copy = await makeTempDir()
+  await cp(dir, copy, {recursive: true, filter: (source) => !source.endsWith('.lock')})
+  return copy
+}
+
+const segmentOf = async (dir: string) => join(dir, (await readdir(dir)).find((f) => f.startsWith('journal.'))!)
+
+/** A journal line with its checksum, as the store writes one. */
+const checksummed = (body: string) => `${body},"crc":${crc32(body)}}\n`
+
+describe('the journal short form for alike records', () => {
+  it('writes a fan-out of 100 deliveries in a fraction of their JSON, and a reopen after a kill restores the same records', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    const {deliveries, changes} = pushChanges(100)
+    await store.commit(changes)
+    const copy = await killedCopy(dir)
+    await store.close()
+    const line = await readFile(await segmentOf(copy), 'utf8')
+    expect(line.length).toBeLessThan(JSON.stringify(changes).length / 3)
+    const recovered = await openStore(copy)
+    const replayed = recovered.tables.deliveries.idsOf('acct_1').map((id) => recovered.tables.deliveries.get(id))
+    // the same records, field for field and in the same field order, in the order they were made
+    expect(JSON.stringify(replayed)).toBe(JSON.stringify(deliveries))
+    expect(recovered.tables.events.get('evt_1')).toEqual(event)
+  })
+
+  it('keeps records a run cannot hold exactly as they were: other fields, fields left undefined, a "__proto__" field', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    const {changes} = pushChanges(6)
+    const odd = [
+      {...(changes[3]![2] as object), id: 'dlv_odd1', extra: 1},
+      {...(changes[4]![2] as object), id: 'dlv_odd2', next_attempt_at: undefined},
+      // a run of its own
+      ...[3, 4, 5, 6].map((i) => JSON.parse(`{"id":"dlv_odd${i}","account_id":"acct_1","__proto__":{"polluted":true}}`)),
+    ]
+    const all = [...changes, ...odd.map((record) => put('deliveries', record.id, record))]
+    await store.commit(all)
+    const recovered = await openStore(await killedCopy(dir))
+    for (const [, id, record] of all.slice(1)) {
+      expect(JSON.stringify(recovered.tables.deliveries.get(id))).toBe(JSON.stringify(record))
+    }
+    const proto = recovered.tables.deliveries.get('dlv_odd6') as unknown as Record<string, unknown>
+    expect(Object.hasOwn(proto, '__proto__')).toBe(true)
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype)
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    await store.close()
+  })
+
+  it('a run line garbled inside a row is refused: its checksum no longer matches', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    const {deliveries, changes} = pushChanges(10)
+    await store.commit(changes)
+    const copy = await killedCopy(dir)
+    await store.close()
+    const segment = await segmentOf(copy)
+    const text = await readFile(segment, 'utf8')
+    // a row names the delivery and the one field that differs: its endpoint
+    expect(text).toContain(`["${deliveries[4]!.id}","we_4"]`)
+    await writeFile(segment, text.replace('"we_4"', '"we_5"'))
+    await expect(Store.open({dir: copy})).rejects.toThrow(`${segment} line 1 is corrupt: its checksum does not match`)
+  })
+
+  it('a run line with a valid checksum but a row that does not fit its template is refused', async () => {
+    const dir = await makeTempDir()
+    const body = `{"seq":1,"changes":[["deliveries",{"id":"dlv_1","account_id":"acct_1"},["id"],[["dlv_1"],["dlv_2","x"]]]]`
+    await writeFile(join(dir, 'journal.000000000001.ndjson'), checksummed(body))
+    await expect(Store.open({dir})).rejects.toThrow(/line 1 is corrupt: it is not a journal entry/)
+  })
+
+  it('a torn run line at the end of the journal is dropped, and the changes before it kept', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    await store.commit(pushChanges(10).changes)
+    const copy = await killedCopy(dir)
+    await store.close()
+    const segment = await segmentOf(copy)
+    const line = (await readFile(segment, 'utf8')).replace('"seq":1', '"seq":2')
+    await appendFile(segment, line.slice(0, line.length / 2))
+    const recovered = await openStore(copy)
+    expect(recovered.tables.deliveries.size).toBe(10)
+  })
+})
