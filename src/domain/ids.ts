@@ -15,15 +15,28 @@ function randomByte(): number {
   return pool[used++]!
 }
 
-/** A random token of `length` lowercase base-36 characters. */
-export function randomToken(length = 24): string {
-  let out = ''
-  while (out.length < length) {
+const LETTERS = Buffer.from(ALPHABET, 'latin1')
+
+// A string read out of a buffer is flat; one built a character at a time is a chain of pieces that every
+// map lookup by it first copies into one (a push to 100 endpoints makes 100 delivery ids, each a key of large maps).
+const spelled = Buffer.alloc(256)
+
+/** `prefix` then `length` random lowercase base-36 characters. */
+function spell(prefix: string, length: number): string {
+  const buffer = prefix.length + length <= spelled.length ? spelled : Buffer.alloc(prefix.length + length)
+  let at = buffer.write(prefix, 'latin1')
+  const end = at + length
+  while (at < end) {
     const byte = randomByte()
     // bytes of 252 and above are dropped: 252 = 7 * 36, so the rest map evenly
-    if (byte < 252) out += ALPHABET[byte % 36]
+    if (byte < 252) buffer[at++] = LETTERS[byte % 36]!
   }
-  return out
+  return buffer.toString('latin1', 0, end)
+}
+
+/** A random token of `length` lowercase base-36 characters. */
+export function randomToken(length = 24): string {
+  return spell('', length)
 }
 
 export type IdPrefix = 'acct' | 'loc' | 'chk' | 'clm' | 'evt' | 'req' | 'we' | 'dlv' | 'pay' | 'fb'
@@ -35,5 +48,5 @@ export type IdPrefix = 'acct' | 'loc' | 'chk' | 'clm' | 'evt' | 'req' | 'we' | '
  * newId('chk') // 'chk_4f0b6k2m9q1x8s7d3a5z'
  */
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${randomToken(20)}`
+  return spell(`${prefix}_`, 20)
 }
