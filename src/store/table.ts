@@ -1,3 +1,6 @@
+/** The alternate keys of a table without any: one list for all its records, not a new one per put. */
+const NO_KEYS: readonly string[] = []
+
 /**
  * One collection in memory: records by id, plus each account's ids in the
  * order they were created, so lists page without sorting.
@@ -15,7 +18,7 @@ export class Table<T extends {account_id: string}> {
    */
   constructor(
     readonly keyOf: (record: T) => string,
-    readonly alternateKeysOf: (record: T) => readonly string[] = () => [],
+    readonly alternateKeysOf: (record: T) => readonly string[] = () => NO_KEYS,
   ) {}
 
   getByAlternate(key: string): T | undefined {
