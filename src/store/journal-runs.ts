@@ -2,22 +2,24 @@
  * The journal's short form for a run of records that differ in few fields:
  * a push to 100 endpoints stores 100 deliveries that share all but their
  * id and endpoint. Written as one `[collection, template, varying, rows]`
- * (docs/storage.md "Files"), it costs a tenth of the bytes, the JSON work
- * and the checksum of 100 full records, and replays into the same records.
+ * (docs/storage.md "Files"), it costs a sixth of the bytes of 100 full
+ * records, and of their JSON work and checksum, and replays into the same
+ * records.
  */
 
 /** One change as the journal holds it: a record put (or deleted, with `null`) under an id. */
 export type JournalChange = [collection: string, id: string, record: unknown]
 
-/** Puts in a row, in one collection, with the same fields in the same order, below which no run is written. */
+/** Fewer puts in a row than this (one collection, the same fields in the same order) are written as they are. */
 const MIN_RUN = 4
 
 type Fields = Record<string, unknown>
 
-/** A value JSON writes the same inside an object and inside an array (`undefined` is dropped from one, `null` in the other). */
+/** A value JSON writes the same in an object and in an array (`undefined` is dropped from one, `null` in the other). */
 const portable = (value: unknown) => value !== undefined && typeof value !== 'function' && typeof value !== 'symbol'
 
-const isFields = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isFields = (value: unknown): value is Fields =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Whether `record` has exactly `keys`, in that order, each with a portable value. */
 function sameShape(record: unknown, keys: readonly string[]): record is Fields {
@@ -28,7 +30,7 @@ function sameShape(record: unknown, keys: readonly string[]): record is Fields {
   return n === keys.length
 }
 
-/** The run of puts starting at `from` that one template can hold, as its end (exclusive): each stored under its `idKey` field. */
+/** The end (exclusive) of the run of puts from `from` that one template holds, each stored under its `idKey` field. */
 function runEnd(changes: readonly JournalChange[], from: number, keys: readonly string[], idKey: string): number {
   const collection = changes[from]![0]
   let end = from
@@ -40,7 +42,13 @@ function runEnd(changes: readonly JournalChange[], from: number, keys: readonly 
 }
 
 /** `[collection, template, varying, rows]`: each row holds the values of the `varying` fields, the id field first. */
-function encodeRun(changes: readonly JournalChange[], from: number, end: number, keys: readonly string[], idKey: string): unknown[] {
+function encodeRun(
+  changes: readonly JournalChange[],
+  from: number,
+  end: number,
+  keys: readonly string[],
+  idKey: string,
+): unknown[] {
   const template = changes[from]![2] as Fields
   const varying = [idKey]
   for (const key of keys) {
@@ -80,13 +88,16 @@ export function encodeChanges(changes: readonly JournalChange[]): unknown[] {
 }
 
 const isChange = (c: unknown): c is JournalChange =>
-  Array.isArray(c) && c.length === 3 && typeof c[0] === 'string' && typeof c[1] === 'string' && typeof c[2] === 'object'
+  Array.isArray(c) && c.length === 3 && typeof c[0] === 'string' && typeof c[1] === 'string' &&
+  typeof c[2] === 'object'
 
 function isRun(c: unknown): c is [string, Fields, string[], unknown[][]] {
-  if (!Array.isArray(c) || c.length !== 4 || typeof c[0] !== 'string' || !isFields(c[1]) || !Array.isArray(c[2])) return false
-  const [, template, varying, rows] = c as [string, Fields, unknown[], unknown]
-  if (varying.length === 0 || !varying.every((key) => typeof key === 'string' && Object.hasOwn(template, key))) return false
-  return Array.isArray(rows) && rows.every((row) => Array.isArray(row) && row.length === varying.length && typeof row[0] === 'string')
+  if (!Array.isArray(c) || c.length !== 4 || typeof c[0] !== 'string' || !isFields(c[1])) return false
+  const [, template, varying, rows] = c as [string, Fields, unknown, unknown]
+  if (!Array.isArray(varying) || varying.length === 0) return false
+  if (!varying.every((key) => typeof key === 'string' && Object.hasOwn(template, key))) return false
+  const fits = (row: unknown) => Array.isArray(row) && row.length === varying.length && typeof row[0] === 'string'
+  return Array.isArray(rows) && rows.every(fits)
 }
 
 /**
@@ -109,7 +120,8 @@ export function decodeChanges(items: unknown): JournalChange[] | undefined {
     const at = keys.map((key) => varying.indexOf(key))
     // fromEntries, not assignment: a "__proto__" field stays a field
     for (const row of rows) {
-      changes.push([collection, row[0] as string, Object.fromEntries(keys.map((key, k) => [key, at[k]! >= 0 ? row[at[k]!] : template[key]]))])
+      const record = Object.fromEntries(keys.map((key, k) => [key, at[k]! >= 0 ? row[at[k]!] : template[key]]))
+      changes.push([collection, row[0] as string, record])
     }
   }
   return changes

@@ -8,7 +8,7 @@ describe('ids', () => {
     expect(new Set(ids).size).toBe(1000)
   })
 
-  it('a token has the length asked for, even beyond the buffer it is spelled in, and uses all 36 characters about evenly', () => {
+  it('a token has the length asked for, even past its buffer, and uses all 36 characters about evenly', () => {
     expect(randomToken()).toMatch(/^[0-9a-z]{24}$/)
     expect(randomToken(300)).toMatch(/^[0-9a-z]{300}$/)
     const counts = new Map<string, number>()

@@ -15,7 +15,7 @@ afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!()
 })
 
-it('a serve killed with SIGKILL after a push to 12 endpoints restarts with the same delivery records it listed', async () => {
+it('serve killed with SIGKILL after a push to 12 endpoints restarts with the same delivery records', async () => {
   // a receiver that never answers: no attempt is recorded, so the records stay as the push made them
   const receiver = await startReceiver(() => 'hang')
   let receiverOpen = true
@@ -24,7 +24,8 @@ it('a serve killed with SIGKILL after a push to 12 endpoints restarts with the s
   server = await startCliServer(['--data', dataDir, '--seed', 'fixtures/seed.json'])
   const base = server.url.replace(/\/v1$/, '')
   for (let i = 0; i < 12; i++) {
-    const created = await call(base, 'POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: ['check.created']}})
+    const body = {url: receiver.url, event_types: ['check.created']}
+    const created = await call(base, 'POST', '/v1/webhook-endpoints', {body})
     expect(created.status).toBe(201)
   }
   expect((await call(base, 'PUT', '/v1/checks/external/fan-out', {body: checkWith([['a', 1, 100]])})).status).toBe(201)
@@ -34,7 +35,8 @@ it('a serve killed with SIGKILL after a push to 12 endpoints restarts with the s
   server = undefined
 
   // the push's deliveries were journaled in the short form (docs/storage.md "Files"), not as 12 full records
-  const journal = await Promise.all((await readdir(dataDir)).filter((f) => f.startsWith('journal.')).map((f) => readFile(join(dataDir, f), 'utf8')))
+  const segments = (await readdir(dataDir)).filter((f) => f.startsWith('journal.'))
+  const journal = await Promise.all(segments.map((f) => readFile(join(dataDir, f), 'utf8')))
   expect(journal.join('').split('"object":"delivery"')).toHaveLength(2)
 
   const restarted = await startServer({port: 0, host: '127.0.0.1', dataDir})
