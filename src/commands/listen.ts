@@ -1,13 +1,13 @@
 import {Flags} from '@oclif/core'
 import type {WebhookEndpoint} from '../client/client.js'
 import {TablepayApiError, TablepayError} from '../client/errors.js'
-import {newAttempts} from '../lib/attempt-feed.js'
-import {BaseCommand} from '../lib/base-command.js'
-import {attemptJson, renderAttemptLine} from '../lib/delivery-view.js'
-import {eventTypesFlag, eventTypesOf} from '../lib/event-types-flag.js'
-import {openReconnectingStream} from '../lib/reconnecting-stream.js'
-import {abortOnSignal} from '../lib/shutdown.js'
-import {style} from '../lib/style.js'
+import {newAttempts} from '../cli/attempt-feed.js'
+import {BaseCommand} from '../cli/base-command.js'
+import {attemptJson, renderAttemptLine} from '../cli/delivery-view.js'
+import {eventTypesFlag, eventTypesOf} from '../cli/event-types-flag.js'
+import {openReconnectingStream} from '../cli/reconnecting-stream.js'
+import {abortOnSignal} from '../cli/shutdown.js'
+import {style} from '../cli/style.js'
 
 type Endpoint = WebhookEndpoint & {secret: string}
 

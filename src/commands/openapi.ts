@@ -1,7 +1,7 @@
 import {writeFile} from 'node:fs/promises'
 import {Flags} from '@oclif/core'
 import {DEFAULT_URL} from '../client/config.js'
-import {TablepayCommand} from '../lib/tablepay-command.js'
+import {TablepayCommand} from '../cli/tablepay-command.js'
 import {OPERATIONS} from '../server/operations.js'
 import {openApiDocument} from '../server/openapi.js'
 

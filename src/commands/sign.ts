@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
-import {type SignOutput, signDelivery} from '../lib/sign-delivery.js'
-import {TablepayCommand} from '../lib/tablepay-command.js'
-import {webhookFlags} from '../lib/webhook-flags.js'
+import {type SignOutput, signDelivery} from '../cli/sign-delivery.js'
+import {TablepayCommand} from '../cli/tablepay-command.js'
+import {webhookFlags} from '../cli/webhook-flags.js'
 import {SIGNATURE_HEADER} from '../webhooks/signature.js'
 
-// The lean entry (src/lib/lean-entry.ts) runs this command without oclif when it can: keep the logic in signDelivery.
+// The lean entry (src/cli/lean-entry.ts) runs this command without oclif when it can: keep the logic in signDelivery.
 export default class Sign extends TablepayCommand {
   static override summary = 'Sign a payload as Tablepay signs webhook deliveries.'
 

@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
-import {TablepayCommand} from '../lib/tablepay-command.js'
-import {verifyDelivery} from '../lib/verify-delivery.js'
-import {webhookFlags} from '../lib/webhook-flags.js'
+import {TablepayCommand} from '../cli/tablepay-command.js'
+import {verifyDelivery} from '../cli/verify-delivery.js'
+import {webhookFlags} from '../cli/webhook-flags.js'
 import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, type VerifyResult} from '../webhooks/signature.js'
 
-// The lean entry (src/lib/lean-entry.ts) runs this command without oclif when it can: keep the logic in verifyDelivery.
+// The lean entry (src/cli/lean-entry.ts) runs this command without oclif when it can: keep the logic in verifyDelivery.
 export default class Verify extends TablepayCommand {
   static override summary = 'Check a webhook delivery\'s signature.'
 

@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 import type {Check} from '../../client/client.js'
-import {BaseCommand} from '../../lib/base-command.js'
-import {fetchCheck} from '../../lib/check-ref.js'
-import {renderCheckItems, renderCheckSummary, renderTotals} from '../../lib/check-view.js'
-import {qrFlag, renderGuestQr} from '../../lib/qr.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {fetchCheck} from '../../cli/check-ref.js'
+import {renderCheckItems, renderCheckSummary, renderTotals} from '../../cli/check-view.js'
+import {qrFlag, renderGuestQr} from '../../cli/qr.js'
 
 export default class ChecksGet extends BaseCommand<typeof ChecksGet> {
   static override summary = 'Show a check with its items and totals.'

@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
-import {plural} from '../../lib/format.js'
-import {type FileReport, lintFile} from '../../lib/lint.js'
-import {style} from '../../lib/style.js'
-import {TablepayCommand} from '../../lib/tablepay-command.js'
+import {plural} from '../../cli/format.js'
+import {type FileReport, lintFile} from '../../cli/lint.js'
+import {style} from '../../cli/style.js'
+import {TablepayCommand} from '../../cli/tablepay-command.js'
 
 interface LintReport {
   valid: boolean

@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 import {CHECK_STATUSES} from '../../domain/constants.js'
 import type {Check, List} from '../../client/client.js'
-import {BaseCommand} from '../../lib/base-command.js'
-import {renderCheckList} from '../../lib/check-view.js'
-import {pageFlags, pageParams, renderPage} from '../../lib/page-view.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {renderCheckList} from '../../cli/check-view.js'
+import {pageFlags, pageParams, renderPage} from '../../cli/page-view.js'
 
 export default class ChecksList extends BaseCommand<typeof ChecksList> {
   static override summary = 'List checks, newest first.'

@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 import type {Check, CheckPush} from '../../client/client.js'
-import {BaseCommand} from '../../lib/base-command.js'
-import {renderCheckSummary, renderPushResult} from '../../lib/check-view.js'
-import {qrFlag, renderGuestQr} from '../../lib/qr.js'
-import {readJsonObject} from '../../lib/read-json.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {renderCheckSummary, renderPushResult} from '../../cli/check-view.js'
+import {qrFlag, renderGuestQr} from '../../cli/qr.js'
+import {readJsonObject} from '../../cli/read-json.js'
 
 export default class ChecksPush extends BaseCommand<typeof ChecksPush> {
   static override summary = 'Push the complete current state of a check.'

@@ -1,11 +1,11 @@
 import {Args} from '@oclif/core'
 import type {Clock} from '../../client/client.js'
-import {BaseCommand} from '../../lib/base-command.js'
-import {advanceProgress} from '../../lib/clock-view.js'
-import {formatDuration} from '../../lib/duration.js'
-import {positiveDuration} from '../../lib/duration-input.js'
-import {formatDateTime, plural} from '../../lib/format.js'
-import {spinnerShown, withSpinner} from '../../lib/spinner.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {advanceProgress} from '../../cli/clock-view.js'
+import {formatDuration} from '../../cli/duration.js'
+import {positiveDuration} from '../../cli/duration-input.js'
+import {formatDateTime, plural} from '../../cli/format.js'
+import {spinnerShown, withSpinner} from '../../cli/spinner.js'
 
 /** How often a person watching an advance gets its progress. */
 const POLL_MS = 1000

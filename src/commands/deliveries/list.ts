@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 import type {Delivery, List} from '../../client/client.js'
 import {DELIVERY_STATUSES} from '../../domain/constants.js'
-import {BaseCommand} from '../../lib/base-command.js'
-import {renderDeliveryList} from '../../lib/delivery-view.js'
-import {pageFlags, pageParams, renderPage} from '../../lib/page-view.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {renderDeliveryList} from '../../cli/delivery-view.js'
+import {pageFlags, pageParams, renderPage} from '../../cli/page-view.js'
 
 export default class DeliveriesList extends BaseCommand<typeof DeliveriesList> {
   static override summary = 'List webhook deliveries, newest first.'

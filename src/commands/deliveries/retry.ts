@@ -1,10 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 import type {Delivery} from '../../client/client.js'
-import {BaseCommand} from '../../lib/base-command.js'
-import {retryAndWait, RETRY_WAIT_MS} from '../../lib/delivery-retry.js'
-import {renderDeliveryDetail} from '../../lib/delivery-view.js'
-import {withSpinner} from '../../lib/spinner.js'
-import {style} from '../../lib/style.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {retryAndWait, RETRY_WAIT_MS} from '../../cli/delivery-retry.js'
+import {renderDeliveryDetail} from '../../cli/delivery-view.js'
+import {withSpinner} from '../../cli/spinner.js'
+import {style} from '../../cli/style.js'
 
 export default class DeliveriesRetry extends BaseCommand<typeof DeliveriesRetry> {
   static override summary = 'Send a delivery again now and show how the receiver answered.'

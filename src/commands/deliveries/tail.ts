@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
-import {openAttemptFeed} from '../../lib/attempt-feed.js'
-import {BaseCommand} from '../../lib/base-command.js'
-import {attemptJson, renderAttemptLine} from '../../lib/delivery-view.js'
-import {abortOnSignal} from '../../lib/shutdown.js'
-import {style} from '../../lib/style.js'
+import {openAttemptFeed} from '../../cli/attempt-feed.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {attemptJson, renderAttemptLine} from '../../cli/delivery-view.js'
+import {abortOnSignal} from '../../cli/shutdown.js'
+import {style} from '../../cli/style.js'
 
 export default class DeliveriesTail extends BaseCommand<typeof DeliveriesTail> {
   static override summary = 'Print delivery attempts live, one line each.'

@@ -1,12 +1,12 @@
 import {Flags} from '@oclif/core'
-import {plural} from '../../lib/format.js'
-import {type CaseResult, runReceiverSuite, SKEW_SECONDS} from '../../lib/receiver-suite.js'
-import {withSpinner} from '../../lib/spinner.js'
-import {style} from '../../lib/style.js'
-import {renderTable} from '../../lib/table.js'
-import {TablepayCommand} from '../../lib/tablepay-command.js'
-import {webhookFlags} from '../../lib/webhook-flags.js'
-import {requireSecret} from '../../lib/webhook-input.js'
+import {plural} from '../../cli/format.js'
+import {type CaseResult, runReceiverSuite, SKEW_SECONDS} from '../../cli/receiver-suite.js'
+import {withSpinner} from '../../cli/spinner.js'
+import {style} from '../../cli/style.js'
+import {renderTable} from '../../cli/table.js'
+import {TablepayCommand} from '../../cli/tablepay-command.js'
+import {webhookFlags} from '../../cli/webhook-flags.js'
+import {requireSecret} from '../../cli/webhook-input.js'
 
 interface ReceiverReport {
   url: string

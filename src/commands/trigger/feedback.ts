@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 import type {Feedback} from '../../client/client.js'
-import {BaseCommand} from '../../lib/base-command.js'
-import {checkIdOf} from '../../lib/check-ref.js'
-import {checkFlag, guestFlags} from '../../lib/guest-input.js'
-import {renderFeedback} from '../../lib/guest-view.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {checkIdOf} from '../../cli/check-ref.js'
+import {checkFlag, guestFlags} from '../../cli/guest-input.js'
+import {renderFeedback} from '../../cli/guest-view.js'
 
 export default class TriggerFeedback extends BaseCommand<typeof TriggerFeedback> {
   static override summary = 'Leave feedback on a check, as a guest after the meal would.'

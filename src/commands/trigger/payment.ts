@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 import type {Payment} from '../../client/client.js'
-import {BaseCommand} from '../../lib/base-command.js'
-import {checkIdOf, fetchCheck} from '../../lib/check-ref.js'
-import {checkFlag, guestFlags} from '../../lib/guest-input.js'
-import {renderPayment} from '../../lib/guest-view.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {checkIdOf, fetchCheck} from '../../cli/check-ref.js'
+import {checkFlag, guestFlags} from '../../cli/guest-input.js'
+import {renderPayment} from '../../cli/guest-view.js'
 
 export default class TriggerPayment extends BaseCommand<typeof TriggerPayment> {
   static override summary = 'Pay a check, as a guest at the table would.'

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import type {Payment} from '../../client/client.js'
-import {BaseCommand} from '../../lib/base-command.js'
-import {guestFlags} from '../../lib/guest-input.js'
-import {renderPayment} from '../../lib/guest-view.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {guestFlags} from '../../cli/guest-input.js'
+import {renderPayment} from '../../cli/guest-view.js'
 
 export default class TriggerRefund extends BaseCommand<typeof TriggerRefund> {
   static override summary = 'Refund a payment, in full or in part.'

@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 import type {WebhookEndpoint} from '../../client/client.js'
 import {TablepayApiError} from '../../client/errors.js'
-import {BaseCommand} from '../../lib/base-command.js'
-import {renderCreatedEndpoint} from '../../lib/endpoint-view.js'
-import {eventTypesFlag, eventTypesOf} from '../../lib/event-types-flag.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {renderCreatedEndpoint} from '../../cli/endpoint-view.js'
+import {eventTypesFlag, eventTypesOf} from '../../cli/event-types-flag.js'
 
 export default class WebhooksCreate extends BaseCommand<typeof WebhooksCreate> {
   static override summary = 'Register a webhook endpoint and print its signing secret.'

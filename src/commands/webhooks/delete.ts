@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import type {Deleted} from '../../client/client.js'
-import {BaseCommand} from '../../lib/base-command.js'
+import {BaseCommand} from '../../cli/base-command.js'
 
 export default class WebhooksDelete extends BaseCommand<typeof WebhooksDelete> {
   static override summary = 'Delete a webhook endpoint.'

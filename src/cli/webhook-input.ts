@@ -4,7 +4,7 @@ import {cliError} from './cli-error.js'
 
 // verify and sign are pure local tools that must start close to bare Node:
 // this module, like their logic, imports node built-ins only (pinned by
-// test/lib/lean-entry.test.ts).
+// test/cli/lean-entry.test.ts).
 
 /** The secret from the flag or the environment, or a CLI error saying where to get one. */
 export async function requireSecret(secret: string | undefined): Promise<string> {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {TablepayApiError, TablepayError} from '../../src/client/errors.js'
-import {describeError, errorBody, suggestionsFor} from '../../src/lib/errors.js'
+import {describeError, errorBody, suggestionsFor} from '../../src/cli/errors.js'
 
 const notFound = (message: string) => new TablepayApiError(404, {code: 'not_found', message})
 
