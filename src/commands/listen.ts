@@ -3,11 +3,11 @@ import type {WebhookEndpoint} from '../client/client.js'
 import {TablepayApiError, TablepayError} from '../client/errors.js'
 import {newAttempts} from '../cli/attempt-feed.js'
 import {BaseCommand} from '../cli/base-command.js'
-import {attemptJson, renderAttemptLine} from '../cli/delivery-view.js'
+import {attemptJson, renderAttemptLine} from '../cli/views/delivery.js'
 import {eventTypesFlag, eventTypesOf} from '../cli/event-types-flag.js'
 import {openReconnectingStream} from '../cli/reconnecting-stream.js'
 import {abortOnSignal} from '../cli/shutdown.js'
-import {style} from '../cli/style.js'
+import {style} from '../cli/views/style.js'
 
 type Endpoint = WebhookEndpoint & {secret: string}
 

@@ -2,8 +2,8 @@ import {Args, Flags} from '@oclif/core'
 import type {Check} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {fetchCheck} from '../../cli/check-ref.js'
-import {renderCheckItems, renderCheckSummary, renderTotals} from '../../cli/check-view.js'
-import {qrFlag, renderGuestQr} from '../../cli/qr.js'
+import {renderCheckItems, renderCheckSummary, renderTotals} from '../../cli/views/check.js'
+import {qrFlag, renderGuestQr} from '../../cli/views/qr.js'
 
 export default class ChecksGet extends BaseCommand<typeof ChecksGet> {
   static override summary = 'Show a check with its items and totals.'

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
-import {plural} from '../../cli/format.js'
+import {plural} from '../../cli/views/format.js'
 import {type FileReport, lintFile} from '../../cli/lint.js'
-import {style} from '../../cli/style.js'
+import {style} from '../../cli/views/style.js'
 import {TablepayCommand} from '../../cli/tablepay-command.js'
 
 interface LintReport {

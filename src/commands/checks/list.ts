@@ -2,8 +2,8 @@ import {Flags} from '@oclif/core'
 import {CHECK_STATUSES} from '../../domain/constants.js'
 import type {Check, List} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {renderCheckList} from '../../cli/check-view.js'
-import {pageFlags, pageParams, renderPage} from '../../cli/page-view.js'
+import {renderCheckList} from '../../cli/views/check.js'
+import {pageFlags, pageParams, renderPage} from '../../cli/views/page.js'
 
 export default class ChecksList extends BaseCommand<typeof ChecksList> {
   static override summary = 'List checks, newest first.'

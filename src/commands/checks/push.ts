@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import type {Check, CheckPush} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {renderCheckSummary, renderPushResult} from '../../cli/check-view.js'
-import {qrFlag, renderGuestQr} from '../../cli/qr.js'
+import {renderCheckSummary, renderPushResult} from '../../cli/views/check.js'
+import {qrFlag, renderGuestQr} from '../../cli/views/qr.js'
 import {readJsonObject} from '../../cli/read-json.js'
 
 export default class ChecksPush extends BaseCommand<typeof ChecksPush> {

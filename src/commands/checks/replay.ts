@@ -7,7 +7,7 @@ import {replayScenario, type ReplayReport} from '../../cli/replay-run.js'
 import {renderReplay} from '../../cli/replay-view.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
 import {Scenario} from '../../cli/scenario.js'
-import {withSpinner} from '../../cli/spinner.js'
+import {withSpinner} from '../../cli/views/spinner.js'
 
 export default class ChecksReplay extends BaseCommand<typeof ChecksReplay> {
   static override summary = 'Prove that your versions converge: replay pushes in order, then shuffled, and compare.'

@@ -1,11 +1,11 @@
 import {Args} from '@oclif/core'
 import type {Clock} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {advanceProgress} from '../../cli/clock-view.js'
+import {advanceProgress} from '../../cli/views/clock.js'
 import {formatDuration} from '../../cli/duration.js'
 import {positiveDuration} from '../../cli/duration-input.js'
-import {formatDateTime, plural} from '../../cli/format.js'
-import {spinnerShown, withSpinner} from '../../cli/spinner.js'
+import {formatDateTime, plural} from '../../cli/views/format.js'
+import {spinnerShown, withSpinner} from '../../cli/views/spinner.js'
 
 /** How often a person watching an advance gets its progress. */
 const POLL_MS = 1000

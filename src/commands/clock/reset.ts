@@ -1,6 +1,6 @@
 import type {Clock} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {renderClock} from '../../cli/clock-view.js'
+import {renderClock} from '../../cli/views/clock.js'
 
 export default class ClockReset extends BaseCommand<typeof ClockReset> {
   static override summary = 'Put the scheduler clock back on real time.'

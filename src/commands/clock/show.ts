@@ -1,6 +1,6 @@
 import type {Clock} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {renderClock} from '../../cli/clock-view.js'
+import {renderClock} from '../../cli/views/clock.js'
 
 export default class ClockShow extends BaseCommand<typeof ClockShow> {
   static override summary = 'Show the scheduler clock: its time and how far it is ahead of real time.'

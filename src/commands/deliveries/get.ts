@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import type {Delivery} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {renderDeliveryDetail} from '../../cli/delivery-view.js'
+import {renderDeliveryDetail} from '../../cli/views/delivery.js'
 
 export default class DeliveriesGet extends BaseCommand<typeof DeliveriesGet> {
   static override summary = 'Show a delivery with every attempt.'

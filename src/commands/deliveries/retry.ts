@@ -2,9 +2,9 @@ import {Args, Flags} from '@oclif/core'
 import type {Delivery} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {retryAndWait, RETRY_WAIT_MS} from '../../cli/delivery-retry.js'
-import {renderDeliveryDetail} from '../../cli/delivery-view.js'
-import {withSpinner} from '../../cli/spinner.js'
-import {style} from '../../cli/style.js'
+import {renderDeliveryDetail} from '../../cli/views/delivery.js'
+import {withSpinner} from '../../cli/views/spinner.js'
+import {style} from '../../cli/views/style.js'
 
 export default class DeliveriesRetry extends BaseCommand<typeof DeliveriesRetry> {
   static override summary = 'Send a delivery again now and show how the receiver answered.'

@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 import {openAttemptFeed} from '../../cli/attempt-feed.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {attemptJson, renderAttemptLine} from '../../cli/delivery-view.js'
+import {attemptJson, renderAttemptLine} from '../../cli/views/delivery.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
-import {style} from '../../cli/style.js'
+import {style} from '../../cli/views/style.js'
 
 export default class DeliveriesTail extends BaseCommand<typeof DeliveriesTail> {
   static override summary = 'Print delivery attempts live, one line each.'

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import type {Event} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {renderEventDetail} from '../../cli/event-view.js'
+import {renderEventDetail} from '../../cli/views/event.js'
 
 export default class EventsGet extends BaseCommand<typeof EventsGet> {
   static override summary = 'Show an event envelope with its data.'

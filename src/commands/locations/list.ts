@@ -1,6 +1,6 @@
 import type {List, Location} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {renderTable} from '../../cli/table.js'
+import {renderTable} from '../../cli/views/table.js'
 
 export default class LocationsList extends BaseCommand<typeof LocationsList> {
   static override summary = 'List the account\'s locations.'

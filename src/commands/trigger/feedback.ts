@@ -3,7 +3,7 @@ import type {Feedback} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {checkIdOf} from '../../cli/check-ref.js'
 import {checkFlag, guestFlags} from '../../cli/guest-input.js'
-import {renderFeedback} from '../../cli/guest-view.js'
+import {renderFeedback} from '../../cli/views/guest.js'
 
 export default class TriggerFeedback extends BaseCommand<typeof TriggerFeedback> {
   static override summary = 'Leave feedback on a check, as a guest after the meal would.'

@@ -3,7 +3,7 @@ import type {Payment} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {checkIdOf, fetchCheck} from '../../cli/check-ref.js'
 import {checkFlag, guestFlags} from '../../cli/guest-input.js'
-import {renderPayment} from '../../cli/guest-view.js'
+import {renderPayment} from '../../cli/views/guest.js'
 
 export default class TriggerPayment extends BaseCommand<typeof TriggerPayment> {
   static override summary = 'Pay a check, as a guest at the table would.'

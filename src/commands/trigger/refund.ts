@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import type {Payment} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {guestFlags} from '../../cli/guest-input.js'
-import {renderPayment} from '../../cli/guest-view.js'
+import {renderPayment} from '../../cli/views/guest.js'
 
 export default class TriggerRefund extends BaseCommand<typeof TriggerRefund> {
   static override summary = 'Refund a payment, in full or in part.'

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import type {WebhookEndpoint} from '../../client/client.js'
 import {TablepayApiError} from '../../client/errors.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {renderCreatedEndpoint} from '../../cli/endpoint-view.js'
+import {renderCreatedEndpoint} from '../../cli/views/endpoint.js'
 import {eventTypesFlag, eventTypesOf} from '../../cli/event-types-flag.js'
 
 export default class WebhooksCreate extends BaseCommand<typeof WebhooksCreate> {

@@ -1,7 +1,7 @@
 import type {List, WebhookEndpoint} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {renderEndpointList} from '../../cli/endpoint-view.js'
-import {pageFlags, pageParams, renderPage} from '../../cli/page-view.js'
+import {renderEndpointList} from '../../cli/views/endpoint.js'
+import {pageFlags, pageParams, renderPage} from '../../cli/views/page.js'
 
 export default class WebhooksList extends BaseCommand<typeof WebhooksList> {
   static override summary = 'List webhook endpoints, newest first.'

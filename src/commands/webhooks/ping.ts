@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
 import type {WebhookTestResult} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {renderTestResult} from '../../cli/endpoint-view.js'
-import {withSpinner} from '../../cli/spinner.js'
+import {renderTestResult} from '../../cli/views/endpoint.js'
+import {withSpinner} from '../../cli/views/spinner.js'
 
 export default class WebhooksPing extends BaseCommand<typeof WebhooksPing> {
   static override summary = 'Send a signed ping to an endpoint now and show how it answered.'

@@ -1,4 +1,4 @@
-import type {Event} from '../client/client.js'
+import type {Event} from '../../client/client.js'
 import {formatDateTime} from './format.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'

@@ -1,4 +1,4 @@
-import type {Claim, Feedback, Payment} from '../client/client.js'
+import type {Claim, Feedback, Payment} from '../../client/client.js'
 import {formatCents, formatDateTime, formatQuantity} from './format.js'
 import {style} from './style.js'
 import {renderTable} from './table.js'

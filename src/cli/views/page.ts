@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import type {List} from '../client/client.js'
+import type {List} from '../../client/client.js'
 import {style} from './style.js'
 
 /** One page of a list: its rows, or that there are none, then where the next page starts. */

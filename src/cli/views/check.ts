@@ -1,4 +1,4 @@
-import type {Check, PushResult} from '../client/client.js'
+import type {Check, PushResult} from '../../client/client.js'
 import {formatCents, formatQuantity, plural} from './format.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'

@@ -1,9 +1,9 @@
-import type {Delivery} from '../client/client.js'
-import {formatDuration} from './duration.js'
+import type {Delivery} from '../../client/client.js'
+import {formatDuration} from '../duration.js'
 import {formatDateTime, formatTime} from './format.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'
-import type {DeliveryAttempt} from '../domain/schemas.js'
+import type {DeliveryAttempt} from '../../domain/schemas.js'
 
 const STATUS_COLOR: Record<Delivery['status'], (text: string) => string> = {
   pending: style.yellow,

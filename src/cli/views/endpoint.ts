@@ -1,4 +1,4 @@
-import type {WebhookEndpoint, WebhookTestResult} from '../client/client.js'
+import type {WebhookEndpoint, WebhookTestResult} from '../../client/client.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'
 

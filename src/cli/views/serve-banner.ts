@@ -1,4 +1,4 @@
-import type {RunningServer, SeededAccount} from '../server/start.js'
+import type {RunningServer, SeededAccount} from '../../server/start.js'
 import {style} from './style.js'
 
 /**

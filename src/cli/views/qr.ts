@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import type {Check} from '../client/client.js'
+import type {Check} from '../../client/client.js'
 import {style} from './style.js'
 
 /** `--qr` of the commands that show a check. */
