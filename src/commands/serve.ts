@@ -1,7 +1,7 @@
 import {resolve} from 'node:path'
 import {Flags} from '@oclif/core'
 import {DISABLE_AFTER} from '../domain/deliveries.js'
-import {duration, durationList, positive} from '../cli/duration-input.js'
+import {duration, durationList, positive} from '../cli/flags/duration.js'
 import {readyJson, renderBanner} from '../cli/views/serve-banner.js'
 import {untilSignalled} from '../cli/shutdown.js'
 import {TablepayCommand} from '../cli/tablepay-command.js'

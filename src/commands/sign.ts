@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {type SignOutput, signDelivery} from '../cli/sign-delivery.js'
 import {TablepayCommand} from '../cli/tablepay-command.js'
-import {webhookFlags} from '../cli/webhook-flags.js'
+import {webhookFlags} from '../cli/flags/webhook.js'
 import {SIGNATURE_HEADER} from '../webhooks/signature.js'
 
 // The lean entry (src/cli/lean-entry.ts) runs this command without oclif when it can: keep the logic in signDelivery.

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {TablepayCommand} from '../cli/tablepay-command.js'
 import {verifyDelivery} from '../cli/verify-delivery.js'
-import {webhookFlags} from '../cli/webhook-flags.js'
+import {webhookFlags} from '../cli/flags/webhook.js'
 import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, type VerifyResult} from '../webhooks/signature.js'
 
 // The lean entry (src/cli/lean-entry.ts) runs this command without oclif when it can: keep the logic in verifyDelivery.

@@ -1,4 +1,3 @@
-import {Flags} from '@oclif/core'
 import type {List} from '../../client/client.js'
 import {style} from './style.js'
 
@@ -6,17 +5,4 @@ import {style} from './style.js'
 export function renderPage<T>(page: List<T>, renderRows: (rows: T[]) => string, noun: string): string {
   const body = page.data.length > 0 ? renderRows(page.data) : style.dim(`No ${noun}.`)
   return page.has_more ? `${body}\n${style.dim(`More: --starting-after ${page.next_cursor}`)}` : body
-}
-
-/** The paging flags' values as the API's query parameters. */
-export function pageParams(flags: {limit?: number; 'starting-after'?: string}) {
-  return {limit: flags.limit, starting_after: flags['starting-after']}
-}
-
-/** `--limit` and `--starting-after`, the same on every list command. */
-export function pageFlags(noun: string) {
-  return {
-    limit: Flags.integer({char: 'n', summary: `${noun[0]!.toUpperCase()}${noun.slice(1)} per page (1-100).`, min: 1, max: 100}),
-    'starting-after': Flags.string({summary: `Id after which the page starts (the previous page's next cursor).`}),
-  }
 }

@@ -1,9 +1,5 @@
-import {Flags} from '@oclif/core'
 import type {Check} from '../../client/client.js'
 import {style} from './style.js'
-
-/** `--qr` of the commands that show a check. */
-export const qrFlag = Flags.boolean({summary: 'Also print the QR code of the table page (the check\'s guest_url).'})
 
 /**
  * The check's QR code, to print in a terminal, with the link under it. With

@@ -3,7 +3,8 @@ import type {Check} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {fetchCheck} from '../../cli/check-ref.js'
 import {renderCheckItems, renderCheckSummary, renderTotals} from '../../cli/views/check.js'
-import {qrFlag, renderGuestQr} from '../../cli/views/qr.js'
+import {qrFlag} from '../../cli/flags/qr.js'
+import {renderGuestQr} from '../../cli/views/qr.js'
 
 export default class ChecksGet extends BaseCommand<typeof ChecksGet> {
   static override summary = 'Show a check with its items and totals.'

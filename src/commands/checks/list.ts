@@ -3,7 +3,8 @@ import {CHECK_STATUSES} from '../../domain/constants.js'
 import type {Check, List} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {renderCheckList} from '../../cli/views/check.js'
-import {pageFlags, pageParams, renderPage} from '../../cli/views/page.js'
+import {pageFlags, pageParams} from '../../cli/flags/page.js'
+import {renderPage} from '../../cli/views/page.js'
 
 export default class ChecksList extends BaseCommand<typeof ChecksList> {
   static override summary = 'List checks, newest first.'

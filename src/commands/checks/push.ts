@@ -2,7 +2,8 @@ import {Args, Flags} from '@oclif/core'
 import type {Check, CheckPush} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {renderCheckSummary, renderPushResult} from '../../cli/views/check.js'
-import {qrFlag, renderGuestQr} from '../../cli/views/qr.js'
+import {qrFlag} from '../../cli/flags/qr.js'
+import {renderGuestQr} from '../../cli/views/qr.js'
 import {readJsonObject} from '../../cli/read-json.js'
 
 export default class ChecksPush extends BaseCommand<typeof ChecksPush> {

@@ -3,7 +3,7 @@ import type {Clock} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {advanceProgress} from '../../cli/views/clock.js'
 import {formatDuration} from '../../cli/duration.js'
-import {positiveDuration} from '../../cli/duration-input.js'
+import {positiveDuration} from '../../cli/flags/duration.js'
 import {formatDateTime, plural} from '../../cli/views/format.js'
 import {spinnerShown, withSpinner} from '../../cli/views/spinner.js'
 

@@ -3,7 +3,8 @@ import type {Delivery, List} from '../../client/client.js'
 import {DELIVERY_STATUSES} from '../../domain/constants.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {renderDeliveryList} from '../../cli/views/delivery.js'
-import {pageFlags, pageParams, renderPage} from '../../cli/views/page.js'
+import {pageFlags, pageParams} from '../../cli/flags/page.js'
+import {renderPage} from '../../cli/views/page.js'
 
 export default class DeliveriesList extends BaseCommand<typeof DeliveriesList> {
   static override summary = 'List webhook deliveries, newest first.'

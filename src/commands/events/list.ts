@@ -3,8 +3,9 @@ import type {Event, List} from '../../client/client.js'
 import {EVENT_TYPES} from '../../domain/constants.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {renderEventList} from '../../cli/views/event.js'
-import {EVENT_TYPE_FLAG} from '../../cli/event-types-flag.js'
-import {pageFlags, pageParams, renderPage} from '../../cli/views/page.js'
+import {EVENT_TYPE_FLAG} from '../../cli/flags/event-types.js'
+import {pageFlags, pageParams} from '../../cli/flags/page.js'
+import {renderPage} from '../../cli/views/page.js'
 
 export default class EventsList extends BaseCommand<typeof EventsList> {
   static override summary = 'List events, newest first.'

@@ -5,7 +5,7 @@ import {withSpinner} from '../../cli/views/spinner.js'
 import {style} from '../../cli/views/style.js'
 import {renderTable} from '../../cli/views/table.js'
 import {TablepayCommand} from '../../cli/tablepay-command.js'
-import {webhookFlags} from '../../cli/webhook-flags.js'
+import {webhookFlags} from '../../cli/flags/webhook.js'
 import {requireSecret} from '../../cli/webhook-input.js'
 
 interface ReceiverReport {

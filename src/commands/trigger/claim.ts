@@ -1,7 +1,7 @@
 import type {Claim} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {checkIdOf} from '../../cli/check-ref.js'
-import {checkFlag, guestFlags, itemFlag} from '../../cli/guest-input.js'
+import {checkFlag, guestFlags, itemFlag} from '../../cli/flags/guest.js'
 import {renderClaim} from '../../cli/views/guest.js'
 
 export default class TriggerClaim extends BaseCommand<typeof TriggerClaim> {

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import type {Feedback} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {checkIdOf} from '../../cli/check-ref.js'
-import {checkFlag, guestFlags} from '../../cli/guest-input.js'
+import {checkFlag, guestFlags} from '../../cli/flags/guest.js'
 import {renderFeedback} from '../../cli/views/guest.js'
 
 export default class TriggerFeedback extends BaseCommand<typeof TriggerFeedback> {

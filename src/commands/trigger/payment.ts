@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import type {Payment} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {checkIdOf, fetchCheck} from '../../cli/check-ref.js'
-import {checkFlag, guestFlags} from '../../cli/guest-input.js'
+import {checkFlag, guestFlags} from '../../cli/flags/guest.js'
 import {renderPayment} from '../../cli/views/guest.js'
 
 export default class TriggerPayment extends BaseCommand<typeof TriggerPayment> {

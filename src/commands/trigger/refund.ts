@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import type {Payment} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {guestFlags} from '../../cli/guest-input.js'
+import {guestFlags} from '../../cli/flags/guest.js'
 import {renderPayment} from '../../cli/views/guest.js'
 
 export default class TriggerRefund extends BaseCommand<typeof TriggerRefund> {

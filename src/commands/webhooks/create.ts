@@ -3,7 +3,7 @@ import type {WebhookEndpoint} from '../../client/client.js'
 import {TablepayApiError} from '../../client/errors.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {renderCreatedEndpoint} from '../../cli/views/endpoint.js'
-import {eventTypesFlag, eventTypesOf} from '../../cli/event-types-flag.js'
+import {eventTypesFlag, eventTypesOf} from '../../cli/flags/event-types.js'
 
 export default class WebhooksCreate extends BaseCommand<typeof WebhooksCreate> {
   static override summary = 'Register a webhook endpoint and print its signing secret.'

@@ -1,7 +1,8 @@
 import type {List, WebhookEndpoint} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {renderEndpointList} from '../../cli/views/endpoint.js'
-import {pageFlags, pageParams, renderPage} from '../../cli/views/page.js'
+import {pageFlags, pageParams} from '../../cli/flags/page.js'
+import {renderPage} from '../../cli/views/page.js'
 
 export default class WebhooksList extends BaseCommand<typeof WebhooksList> {
   static override summary = 'List webhook endpoints, newest first.'

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
-import {EVENT_TYPES} from '../domain/constants.js'
-import type {EventType} from '../domain/schemas.js'
+import {EVENT_TYPES} from '../../domain/constants.js'
+import type {EventType} from '../../domain/schemas.js'
 
 /**
  * `--event-type`, `-e`: the one name of the event-type filter in every
