@@ -3,10 +3,10 @@ import {randomInt} from 'node:crypto'
 import {Args, Errors, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {checkJson} from '../../cli/lint.js'
-import {replayScenario, type ReplayReport} from '../../cli/replay-run.js'
-import {renderReplay} from '../../cli/replay-view.js'
+import {replayScenario, type ReplayReport} from '../../cli/replay/run.js'
+import {renderReplay} from '../../cli/replay/view.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
-import {Scenario} from '../../cli/scenario.js'
+import {Scenario} from '../../cli/replay/scenario.js'
 import {withSpinner} from '../../cli/views/spinner.js'
 
 export default class ChecksReplay extends BaseCommand<typeof ChecksReplay> {

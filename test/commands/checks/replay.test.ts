@@ -3,7 +3,7 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {shuffledOrder} from '../../../src/cli/replay.js'
+import {shuffledOrder} from '../../../src/cli/replay/replay.js'
 import {type CliServer, ROOT, runCli, startCliServer} from '../../helpers/cli.js'
 import {call} from '../../helpers/simulator.js'
 

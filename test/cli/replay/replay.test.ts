@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {diffStates, seededRandom, shuffledOrder} from '../../src/cli/replay.js'
+import {diffStates, seededRandom, shuffledOrder} from '../../../src/cli/replay/replay.js'
 
 describe('shuffledOrder', () => {
   it('is a permutation of the pushes, the same for the same seed', () => {

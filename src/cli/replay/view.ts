@@ -1,8 +1,8 @@
 import type {Scenario} from './scenario.js'
-import type {PushOutcome, ReplayReport} from './replay-run.js'
-import {plural} from './views/format.js'
-import {style} from './views/style.js'
-import {renderTable} from './views/table.js'
+import type {PushOutcome, ReplayReport} from './run.js'
+import {plural} from '../views/format.js'
+import {style} from '../views/style.js'
+import {renderTable} from '../views/table.js'
 
 const word = (outcome: PushOutcome) => ('result' in outcome ? outcome.result : `refused: ${outcome.error.code}`)
 

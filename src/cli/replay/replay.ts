@@ -1,5 +1,5 @@
-import type {Check} from '../domain/schemas.js'
-import {jsonPath} from './json-path.js'
+import type {Check} from '../../domain/schemas.js'
+import {jsonPath} from '../json-path.js'
 
 /**
  * A deterministic PRNG (mulberry32): the same seed gives the same numbers

@@ -1,6 +1,6 @@
-import {type PushResult, TablepayClient} from '../client/client.js'
-import {TablepayApiError, TablepayError} from '../client/errors.js'
-import type {ScratchAccount} from '../domain/schemas.js'
+import {type PushResult, TablepayClient} from '../../client/client.js'
+import {TablepayApiError, TablepayError} from '../../client/errors.js'
+import type {ScratchAccount} from '../../domain/schemas.js'
 import {comparableCheck, type ComparableCheck, type Difference, diffStates, shuffledOrder} from './replay.js'
 import type {Scenario} from './scenario.js'
 

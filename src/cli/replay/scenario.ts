@@ -1,5 +1,5 @@
 import {z} from 'zod'
-import {CheckPush, ExternalCheckId} from '../domain/schemas.js'
+import {CheckPush, ExternalCheckId} from '../../domain/schemas.js'
 
 /**
  * A `checks replay` scenario: the pushes a POS made, in the order it made
