@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import {plural} from '../../cli/views/format.js'
-import {type FileReport, lintFile} from '../../cli/lint.js'
+import {type FileReport, lintFile} from '../../cli/lint/lint.js'
 import {style} from '../../cli/views/style.js'
 import {TablepayCommand} from '../../cli/tablepay-command.js'
 

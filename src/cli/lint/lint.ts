@@ -1,8 +1,8 @@
 import {readFile} from 'node:fs/promises'
 import type {z} from 'zod'
-import {CheckPush} from '../domain/schemas.js'
-import {jsonPath} from './json-path.js'
-import {looksLikeScenario, Scenario} from './replay/scenario.js'
+import {CheckPush} from '../../domain/schemas.js'
+import {jsonPath} from '../json-path.js'
+import {looksLikeScenario, Scenario} from '../replay/scenario.js'
 
 /** One thing wrong with a document: where (a jq path, `.` for the whole) and what. */
 export interface Problem {
