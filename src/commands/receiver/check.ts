@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {plural} from '../../cli/views/format.js'
-import {type CaseResult, runReceiverSuite, SKEW_SECONDS} from '../../cli/receiver-suite.js'
+import {type CaseResult, runReceiverSuite, SKEW_SECONDS} from '../../cli/receiver-check/suite.js'
 import {withSpinner} from '../../cli/views/spinner.js'
 import {style} from '../../cli/views/style.js'
 import {renderTable} from '../../cli/views/table.js'

@@ -1,12 +1,12 @@
 import {readFile} from 'node:fs/promises'
-import {type AttemptResult, succeeded} from '../domain/deliveries.js'
-import {renderEvent} from '../domain/events.js'
-import {randomToken} from '../domain/ids.js'
-import {applyPush} from '../domain/push.js'
-import type {CheckRecord, LocationRecord} from '../domain/records.js'
-import {CheckPush} from '../domain/schemas.js'
-import {deliveryHeaders, postDelivery} from '../webhooks/send.js'
-import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER} from '../webhooks/signature.js'
+import {type AttemptResult, succeeded} from '../../domain/deliveries.js'
+import {renderEvent} from '../../domain/events.js'
+import {randomToken} from '../../domain/ids.js'
+import {applyPush} from '../../domain/push.js'
+import type {CheckRecord, LocationRecord} from '../../domain/records.js'
+import {CheckPush} from '../../domain/schemas.js'
+import {deliveryHeaders, postDelivery} from '../../webhooks/send.js'
+import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER} from '../../webhooks/signature.js'
 
 type Envelope = ReturnType<typeof renderEvent>
 
@@ -55,7 +55,7 @@ interface Story {
  * story of a new check, so that no case sees another case's check or event.
  */
 async function checkStories(): Promise<() => Story> {
-  const fixture = async (name: string) => CheckPush.parse(JSON.parse(await readFile(new URL(`../../fixtures/checks/${name}.json`, import.meta.url), 'utf8')))
+  const fixture = async (name: string) => CheckPush.parse(JSON.parse(await readFile(new URL(`../../../fixtures/checks/${name}.json`, import.meta.url), 'utf8')))
   const [open, updated] = await Promise.all([fixture('open'), fixture('updated')])
   const location: LocationRecord = {id: 'loc_main', object: 'location', name: 'Main Room', timezone: 'Europe/Paris', currency: 'EUR', created_at: new Date().toISOString(), account_id: 'acct_demo'}
   const push = (body: CheckPush, minutesAgo: number, existing?: CheckRecord) =>
