@@ -22,8 +22,8 @@ type Run = (flags: any, log: (text: string) => void) => Promise<unknown>
 
 /** The commands that can run without oclif, each loading only its own logic. */
 const COMMANDS: Record<string, () => Promise<Run>> = {
-  verify: async () => (await import('./verify-delivery.js')).verifyDelivery,
-  sign: async () => (await import('./sign-delivery.js')).signDelivery,
+  verify: async () => (await import('./signing/verify.js')).verifyDelivery,
+  sign: async () => (await import('./signing/sign.js')).signDelivery,
 }
 
 const wholeNumber = (text: string) => (/^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined)

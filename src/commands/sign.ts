@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {type SignOutput, signDelivery} from '../cli/sign-delivery.js'
+import {type SignOutput, signDelivery} from '../cli/signing/sign.js'
 import {TablepayCommand} from '../cli/tablepay-command.js'
 import {webhookFlags} from '../cli/flags/webhook.js'
 import {SIGNATURE_HEADER} from '../webhooks/signature.js'

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {TablepayCommand} from '../cli/tablepay-command.js'
-import {verifyDelivery} from '../cli/verify-delivery.js'
+import {verifyDelivery} from '../cli/signing/verify.js'
 import {webhookFlags} from '../cli/flags/webhook.js'
 import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, type VerifyResult} from '../webhooks/signature.js'
 

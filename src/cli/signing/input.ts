@@ -1,6 +1,6 @@
 import {readFile} from 'node:fs/promises'
 import {buffer} from 'node:stream/consumers'
-import {cliError} from './cli-error.js'
+import {cliError} from '../cli-error.js'
 
 // verify and sign are pure local tools that must start close to bare Node:
 // this module, like their logic, imports node built-ins only (pinned by

@@ -1,9 +1,9 @@
-import {networkReason} from '../client/network-reason.js'
+import {networkReason} from '../../client/network-reason.js'
 // --forward-to holds the receiver to the same limit as a delivery (SPEC section 8)
-import {RECEIVER_TIMEOUT_MS} from '../webhooks/send.js'
-import {SIGNATURE_HEADER, signPayload} from '../webhooks/signature.js'
-import {cliError} from './cli-error.js'
-import {readRawPayload, requireSecret} from './webhook-input.js'
+import {RECEIVER_TIMEOUT_MS} from '../../webhooks/send.js'
+import {SIGNATURE_HEADER, signPayload} from '../../webhooks/signature.js'
+import {cliError} from '../cli-error.js'
+import {readRawPayload, requireSecret} from './input.js'
 
 export interface SignInput {
   secret?: string

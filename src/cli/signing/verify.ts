@@ -1,6 +1,6 @@
-import {SIGNATURE_HEADER, type SignatureFailureReason, type VerifyResult, verifySignature} from '../webhooks/signature.js'
-import {cliError} from './cli-error.js'
-import {readRawPayload, requireSecret} from './webhook-input.js'
+import {SIGNATURE_HEADER, type SignatureFailureReason, type VerifyResult, verifySignature} from '../../webhooks/signature.js'
+import {cliError} from '../cli-error.js'
+import {readRawPayload, requireSecret} from './input.js'
 
 // What to try next for each reason; the verifier's message says what went wrong.
 const NEXT_STEP: Record<SignatureFailureReason, string> = {

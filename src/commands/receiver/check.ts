@@ -6,7 +6,7 @@ import {style} from '../../cli/views/style.js'
 import {renderTable} from '../../cli/views/table.js'
 import {TablepayCommand} from '../../cli/tablepay-command.js'
 import {webhookFlags} from '../../cli/flags/webhook.js'
-import {requireSecret} from '../../cli/webhook-input.js'
+import {requireSecret} from '../../cli/signing/input.js'
 
 interface ReceiverReport {
   url: string
