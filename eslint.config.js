@@ -55,10 +55,7 @@ function boundary(folder, files, up, allowed) {
     {
       files,
       rules: {
-        'no-restricted-imports': [
-          'error',
-          {patterns: [{regex, message}, ...(folder === 'domain' ? [PURE] : [])]},
-        ],
+        'no-restricted-imports': ['error', {patterns: [{regex, message}, ...(folder === 'domain' ? [PURE] : [])]}],
         // `import()` of a module in a forbidden folder is the same arrow (esquery wants no bare `/`).
         'no-restricted-syntax': [
           'error',
