@@ -1,11 +1,11 @@
 import {Flags} from '@oclif/core'
 import type {WebhookEndpoint} from '../client/client.js'
 import {TablepayApiError, TablepayError} from '../client/errors.js'
-import {newAttempts} from '../cli/attempt-feed.js'
+import {newAttempts} from '../cli/deliveries/attempt-feed.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {attemptJson, renderAttemptLine} from '../cli/views/delivery.js'
 import {eventTypesFlag, eventTypesOf} from '../cli/flags/event-types.js'
-import {openReconnectingStream} from '../cli/reconnecting-stream.js'
+import {openReconnectingStream} from '../cli/deliveries/reconnecting-stream.js'
 import {abortOnSignal} from '../cli/shutdown.js'
 import {style} from '../cli/views/style.js'
 

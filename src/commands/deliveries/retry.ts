@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import type {Delivery} from '../../client/client.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {retryAndWait, RETRY_WAIT_MS} from '../../cli/delivery-retry.js'
+import {retryAndWait, RETRY_WAIT_MS} from '../../cli/deliveries/retry.js'
 import {renderDeliveryDetail} from '../../cli/views/delivery.js'
 import {withSpinner} from '../../cli/views/spinner.js'
 import {style} from '../../cli/views/style.js'

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {openAttemptFeed} from '../../cli/attempt-feed.js'
+import {openAttemptFeed} from '../../cli/deliveries/attempt-feed.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {attemptJson, renderAttemptLine} from '../../cli/views/delivery.js'
 import {abortOnSignal} from '../../cli/shutdown.js'

@@ -1,6 +1,6 @@
-import type {Delivery, TablepayClient} from '../client/client.js'
+import type {Delivery, TablepayClient} from '../../client/client.js'
 // a receiver has this long to answer the attempt (docs/api.md "Webhooks")
-import {RECEIVER_TIMEOUT_MS} from '../webhooks/send.js'
+import {RECEIVER_TIMEOUT_MS} from '../../webhooks/send.js'
 import {openAttemptFeed} from './attempt-feed.js'
 
 /** How long `deliveries retry` waits for its attempt: the receiver's time to answer, and some for the scheduler. */

@@ -1,6 +1,6 @@
-import type {Delivery, StreamMessage, TablepayClient} from '../client/client.js'
-import {TablepayError} from '../client/errors.js'
-import type {DeliveryAttempt} from '../domain/schemas.js'
+import type {Delivery, StreamMessage, TablepayClient} from '../../client/client.js'
+import {TablepayError} from '../../client/errors.js'
+import type {DeliveryAttempt} from '../../domain/schemas.js'
 
 /**
  * Opens the live feed of new delivery attempts (the streaming part of
