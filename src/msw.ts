@@ -8,7 +8,7 @@ import {toWebHandler} from 'h3'
 import {http, type HttpHandler} from 'msw'
 import {DEFAULT_URL} from './client/config.js'
 import type {Seed} from './domain/schemas.js'
-import {createService, describeAccounts, seedStore} from './server/service.js'
+import {createService, seedStore} from './server/service.js'
 import {Store} from './store/store.js'
 import {type SeededAccount, simulatorControls, type SimulatorControls} from './toolkit/controls.js'
 
@@ -45,14 +45,14 @@ export async function createTablepayHandlers(options: TablepayHandlersOptions = 
   const origin = (options.baseUrl ?? DEFAULT_URL).replace(/\/+$/, '').replace(/\/v1$/, '')
   const store = await Store.open()
   await seedStore(store, typeof options.seed === 'string' ? {seedFile: options.seed} : {seed: options.seed})
-  const service = createService(store, origin, {})
-  const handle = toWebHandler(service.app)
+  const server = createService(store, origin, {})
+  const handle = toWebHandler(server.app)
   return {
     handlers: [http.all(`${origin}/*`, ({request}) => handle(request))],
     // the controls call the app directly: they work whether or not msw is listening
-    ...simulatorControls(`${origin}/v1`, describeAccounts(store), (input, init) => handle(new Request(input, init))),
+    ...simulatorControls(`${origin}/v1`, server.service.records.accounts(), (input, init) => handle(new Request(input, init))),
     async close() {
-      await service.close()
+      await server.close()
       await store.close()
     },
   }

@@ -1,8 +1,6 @@
 import {createApp as createH3App, createRouter, defineEventHandler, type Router, sendNoContent} from 'h3'
-import {fanOut} from '../domain/deliveries.js'
-import type {EventRecord} from '../domain/records.js'
-import {put, putEvents, type Store} from '../store/store.js'
-import {type SchedulerClock, wallClockIso} from '../webhooks/clock.js'
+import type {Service} from '../service/index.js'
+import type {SchedulerClock} from '../webhooks/clock.js'
 import type {Dispatcher} from '../webhooks/dispatcher.js'
 import type {AppContext} from './context.js'
 import {authenticate} from './internal/auth.js'
@@ -32,11 +30,8 @@ import {webhookEndpointRoutes} from './routes/webhook-endpoints.js'
 export interface AppOptions {
   /** The URL the server is reached at, for links in resources (`guest_url`). */
   baseUrl: string
-  /** Wall clock; tests may pin it. */
-  now?: () => string
   clock: SchedulerClock
   dispatcher: Dispatcher
-  strictUrls?: boolean
   /** The live streams; the default one never ends them, so a server with streams should pass its own (see createService). */
   streams?: StreamHub
   /** Origins whose pages may call the whole API (`serve --cors`); `*` for any. */
@@ -51,36 +46,26 @@ const PUBLIC = new Set(['/v1/health', '/v1/openapi.json'])
  * one routes module per resource.
  *
  * @example
- * const store = await Store.open()
- * const clock = new SchedulerClock()
- * const app = createApp(store, {baseUrl: 'http://127.0.0.1:4747', clock, dispatcher: new Dispatcher(store, clock)})
+ * const service = createServiceLayer({storage: new MemoryStorage(store), baseUrl, now: wallClockIso, clock, strictUrls: false})
+ * const app = createApp(service, {baseUrl, clock, dispatcher: new Dispatcher(service, clock)})
  * createServer(toNodeListener(app)).listen(4747)
  */
-export function createApp(store: Store, options: AppOptions) {
-  const endpoints = store.tables.webhook_endpoints
-  const outbox = (events: readonly EventRecord[]) => [
-    ...putEvents(events),
-    ...events.flatMap((event) => {
-      const mine = endpoints.idsOf(event.account_id).map((id) => endpoints.get(id)!)
-      return fanOut(event, mine, options.clock.now()).map((d) => put('deliveries', d.id, d))
-    }),
-  ]
+export function createApp(service: Service, options: AppOptions) {
+  const {records} = service
   const context: AppContext = {
-    store,
+    service,
     baseUrl: options.baseUrl,
-    now: options.now ?? wallClockIso,
+    now: service.context.now,
     clock: options.clock,
     dispatcher: options.dispatcher,
-    strictUrls: options.strictUrls ?? false,
-    streams: options.streams ?? new StreamHub({store, shutdown: new AbortController().signal}),
-    outbox,
+    streams: options.streams ?? new StreamHub({records, shutdown: new AbortController().signal}),
   }
   const routes = new RouteTable()
   const cors = new CorsPolicy(options.cors)
   const app = createH3App({
     onRequest(event) {
       assignRequestId(event)
-      if (store.failure) throw storageUnavailable(store.failure)
+      if (records.failure) throw storageUnavailable(records.failure)
       if (event.method === 'HEAD') keepLengthOnHead(event.node.res)
       const path = routedPath(event)
       const api = path.startsWith('/v1/')
@@ -89,15 +74,15 @@ export function createApp(store: Store, options: AppOptions) {
       if (isPublic) event.node.res.setHeader('access-control-allow-origin', '*')
       const origin = event.node.req.headers.origin
       if (origin !== undefined && cors.apply(event, origin, isPublic)) event.context.preflight = true
-      else if (api && !isPublic) authenticate(event, store)
+      else if (api && !isPublic) authenticate(event, records)
     },
     // answers go out only once what they show is on disk
-    onBeforeResponse: () => store.settled(),
+    onBeforeResponse: () => records.settled(),
     async onError(error, event) {
       // a refusal can rest on a concurrent change: like any answer, it waits until that change is on disk
-      await store.settled().catch(() => {})
+      await records.settled().catch(() => {})
       // a request under way when a journal write failed: its own change may be among the lost
-      const apiError = store.failure ? storageUnavailable(store.failure) : toApiError(error)
+      const apiError = records.failure ? storageUnavailable(records.failure) : toApiError(error)
       if (apiError.code === 'internal_error') console.error('[tablepay]', event.context.requestId, error.cause ?? error)
       if (apiError.code === 'method_not_allowed') {
         event.node.res.setHeader('allow', routes.allowFor(event.path.split('?')[0]!))

@@ -1,12 +1,13 @@
 import type {Seed} from '../domain/schemas.js'
 import type {SeededAccount} from '../domain/seeded-account.js'
-import {defaultSeed, parseSeed, readSeedFile, seedChanges} from '../store/seed.js'
+import {createServiceLayer, type Service} from '../service/index.js'
+import {MemoryStorage} from '../service/memory-storage.js'
+import {defaultSeed, parseSeed, readSeedFile} from '../store/seed.js'
 import type {Store} from '../store/store.js'
-import {SchedulerClock} from '../webhooks/clock.js'
+import {SchedulerClock, wallClockIso} from '../webhooks/clock.js'
 import {Dispatcher} from '../webhooks/dispatcher.js'
 import {createApp} from './app.js'
 import {StreamHub} from './internal/event-stream.js'
-import {CLOCK_SETTING} from './routes/clock.js'
 
 /** What shapes the service whatever carries it: a port (`serve`, `startSimulator`) or msw. */
 export interface ServiceOptions {
@@ -34,6 +35,11 @@ export interface ServiceOptions {
 
 export type {SeededAccount}
 
+/** The service layer over `store`, for the server at `baseUrl`. */
+function serviceOver(store: Store, baseUrl: string, clock: SchedulerClock, strictUrls = false): Service {
+  return createServiceLayer({storage: new MemoryStorage(store), baseUrl, now: wallClockIso, clock, strictUrls})
+}
+
 /**
  * Adds the seed to `store`: the one given, else the default one when the
  * store is empty. Resolves true when it added anything.
@@ -41,10 +47,7 @@ export type {SeededAccount}
 export async function seedStore(store: Store, {seed, seedFile}: Pick<ServiceOptions, 'seed' | 'seedFile'>): Promise<boolean> {
   let parsed = seed === undefined ? undefined : parseSeed(seed, 'the seed option')
   if (!parsed && seedFile) parsed = await readSeedFile(seedFile)
-  if (!parsed && store.tables.accounts.size === 0) parsed = defaultSeed()
-  const changes = parsed ? seedChanges(store, parsed, new Date().toISOString()) : []
-  await store.commit(changes)
-  return changes.length > 0
+  return serviceOver(store, '', new SchedulerClock()).accounts.seed(parsed, defaultSeed)
 }
 
 /**
@@ -57,30 +60,21 @@ export async function seedStore(store: Store, {seed, seedFile}: Pick<ServiceOpti
  * const handle = toWebHandler(app) // Request -> Response, no port
  */
 export function createService(store: Store, baseUrl: string, options: ServiceOptions) {
-  const clock = new SchedulerClock(options.timeScale ?? 1, store.tables.settings.get(CLOCK_SETTING)?.value ?? 0)
+  const clock = new SchedulerClock(options.timeScale ?? 1)
+  const service = serviceOver(store, baseUrl, clock, options.strictUrls)
+  clock.moveToOffset(service.sim.clockOffset())
   const dispatcher = new Dispatcher(store, clock, {
     schedule: options.retrySchedule,
     disableAfter: options.disableAfter,
     timeoutMs: options.receiverTimeoutMs,
   })
   const shutdown = new AbortController()
-  const streams = new StreamHub({store, shutdown: shutdown.signal, keepAliveMs: options.keepAliveMs, limits: options.streamLimits})
-  const app = createApp(store, {baseUrl, clock, dispatcher, strictUrls: options.strictUrls, streams, cors: options.cors})
+  const streams = new StreamHub({records: service.records, shutdown: shutdown.signal, keepAliveMs: options.keepAliveMs, limits: options.streamLimits})
+  const app = createApp(service, {baseUrl, clock, dispatcher, streams, cors: options.cors})
   // ends the event streams first: an open one would keep the HTTP server from closing
   const close = async () => {
     shutdown.abort()
     await dispatcher.close()
   }
-  return {app, dispatcher, streams, close}
-}
-
-/** Every account with its locations and keys, oldest first. */
-export function describeAccounts(store: Store): SeededAccount[] {
-  const {accounts, locations, api_keys} = store.tables
-  return [...accounts.all()].map((account) => ({
-    id: account.id,
-    name: account.name,
-    locations: locations.idsOf(account.id).map((id) => ({id, name: locations.get(id)!.name})),
-    api_keys: api_keys.idsOf(account.id).map((key) => ({key, scopes: api_keys.get(key)!.scopes})),
-  }))
+  return {app, service, dispatcher, streams, close}
 }

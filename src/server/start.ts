@@ -5,7 +5,7 @@ import {SERVER_FILE, type ServerFile} from '../client/config.js'
 import {registerServer} from '../client/server-registry.js'
 import {Store} from '../store/store.js'
 import {listenOn} from './listen.js'
-import {createService, describeAccounts, type SeededAccount, seedStore, type ServiceOptions} from './service.js'
+import {createService, type SeededAccount, seedStore, type ServiceOptions} from './service.js'
 
 export type {SeededAccount}
 
@@ -54,7 +54,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const {url} = listener
     const service = createService(store, url, options)
     handler = toNodeListener(service.app)
-    const accounts = describeAccounts(store)
+    const accounts = service.service.records.accounts()
     const info = describeServer(url, accounts, dataDir)
     if (dataDir) await writeFile(join(dataDir, SERVER_FILE), JSON.stringify(info, null, 2) + '\n', {mode: 0o600})
     const unregister = options.register ? await registerServer(info) : undefined

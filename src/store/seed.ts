@@ -2,8 +2,12 @@ import {access, readFile} from 'node:fs/promises'
 import {isAbsolute, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {randomToken} from '../domain/ids.js'
+import type {Collections} from '../domain/records.js'
 import {Seed} from '../domain/schemas.js'
-import type {Change, Store} from './store.js'
+import type {Change} from './store.js'
+
+/** A record by collection and id, as the seed checks what exists. */
+type Lookup = <C extends 'accounts' | 'locations' | 'api_keys'>(collection: C, id: string) => Collections[C] | undefined
 
 /**
  * What a fresh data dir starts with: one restaurant, two rooms, a write key
@@ -76,15 +80,14 @@ function assertOwner(what: string, id: string, owner: string, seeded: string): v
  * The changes that add what the seed has and the store lacks. Nothing that
  * exists is changed, so seeding an existing data dir again is harmless.
  */
-export function seedChanges(store: Store, seed: Seed, now: string): Change[] {
-  const {accounts, locations, api_keys} = store.tables
+export function seedChanges(get: Lookup, seed: Seed, now: string): Change[] {
   const changes: Change[] = []
   for (const account of seed.accounts) {
-    if (!accounts.get(account.id)) {
+    if (!get('accounts', account.id)) {
       changes.push(['accounts', account.id, {id: account.id, account_id: account.id, name: account.name, created_at: now}])
     }
     for (const location of account.locations) {
-      const existing = locations.get(location.id)
+      const existing = get('locations', location.id)
       if (existing) {
         assertOwner('location', location.id, existing.account_id, account.id)
         continue
@@ -92,7 +95,7 @@ export function seedChanges(store: Store, seed: Seed, now: string): Change[] {
       changes.push(['locations', location.id, {...location, object: 'location', created_at: now, account_id: account.id}])
     }
     for (const {key, scopes} of account.api_keys) {
-      const existing = api_keys.get(key)
+      const existing = get('api_keys', key)
       if (existing) {
         assertOwner('key', key, existing.account_id, account.id)
         continue

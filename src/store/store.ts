@@ -30,17 +30,6 @@ const COMPACT_RATIO = 2
 export const put = <C extends CollectionName>(collection: C, id: string, record: Collections[C]): Change =>
   [collection, id, record] as Change
 
-/**
- * Changes that delete all of an account's records in `collection`, newest
- * first: each delete then takes the end of the account's id list, so
- * clearing an account costs O(n), not O(n²).
- */
-export const deleteAllOf = (store: Store, collection: CollectionName, accountId: string): Change[] =>
-  [...store.tables[collection].idsOf(accountId)].reverse().map((id) => [collection, id, null] as Change)
-
-/** A change for each event, to commit them with the change that caused them (outbox). */
-export const putEvents = (events: readonly Collections['events'][]): Change[] => events.map((e) => put('events', e.id, e))
-
 /** The key that finds a check by its caller's id, within one account. */
 export const externalKey = (accountId: string, externalId: string) => `${accountId}\u0000${externalId}`
 

@@ -28,7 +28,7 @@ export interface SimulatorControls {
  * the global one) with the first account's write key.
  *
  * @example
- * const controls = simulatorControls('http://127.0.0.1:4747/v1', describeAccounts(store))
+ * const controls = simulatorControls('http://127.0.0.1:4747/v1', server.accounts)
  * await controls.clock.advance(3600)
  */
 export function simulatorControls(url: string, accounts: SeededAccount[], fetch?: ClientOptions['fetch']): SimulatorControls {

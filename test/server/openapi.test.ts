@@ -9,13 +9,11 @@ import type {Router} from 'h3'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {ERROR_STATUS, type ErrorCode} from '../../src/domain/errors.js'
 import {registerRoutes} from '../../src/server/app.js'
-import type {AppContext} from '../../src/server/context.js'
 import {ERROR_MEANINGS} from '../../src/server/openapi.js'
 import {OPERATIONS} from '../../src/server/operations.js'
 import {openApiDocument} from '../../src/server/openapi.js'
+import {createService} from '../../src/server/service.js'
 import {Store} from '../../src/store/store.js'
-import {SchedulerClock} from '../../src/webhooks/clock.js'
-import {Dispatcher} from '../../src/webhooks/dispatcher.js'
 import {checkWith} from '../helpers/checks.js'
 import {ROOT} from '../helpers/cli.js'
 import {type Received, startReceiver} from '../helpers/receiver.js'
@@ -37,14 +35,13 @@ const documented = (routerPath: string) => routerPath.replace(/^\/v1/, '').repla
 /** The /v1 routes createApp registers, read off a router that only records. */
 async function registeredRoutes(): Promise<string[]> {
   const store = await Store.open()
-  const clock = new SchedulerClock()
-  const dispatcher = new Dispatcher(store, clock)
-  const context = {store, baseUrl: 'http://127.0.0.1:4747', now: () => new Date().toISOString(), clock, dispatcher, strictUrls: false, outbox: () => []}
+  const server = createService(store, 'http://127.0.0.1:4747', {})
   const routes: string[] = []
   const record = (method: string) => (path: string) => routes.push(`${method.toUpperCase()} ${path}`)
   const router = new Proxy({}, {get: (_, method: string) => record(method)}) as unknown as Router
-  registerRoutes(router, context as unknown as AppContext)
-  await dispatcher.close()
+  const {service, dispatcher, streams} = server
+  registerRoutes(router, {service, baseUrl: 'http://127.0.0.1:4747', now: service.context.now, clock: dispatcher.clock, dispatcher, streams})
+  await server.close()
   return routes.filter((route) => route.includes(' /v1/'))
 }
 

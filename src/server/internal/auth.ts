@@ -1,7 +1,7 @@
 import type {H3Event} from 'h3'
 import {ApiError} from '../../domain/errors.js'
 import type {Scope} from '../../domain/schemas.js'
-import type {Store} from '../../store/store.js'
+import type {Records} from '../../service/records.js'
 import {requestHeader} from './headers.js'
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
@@ -13,13 +13,13 @@ const scopeFor = (method: string): Scope => (method === 'GET' || method === 'HEA
  * Finds the account behind the bearer key and checks the scope the method
  * needs. Sets `event.context.accountId`.
  */
-export function authenticate(event: H3Event, store: Store): void {
+export function authenticate(event: H3Event, records: Records): void {
   const header = requestHeader(event, 'authorization')
   if (!header) {
     throw new ApiError('unauthenticated', 'Missing API key. Send the header "Authorization: Bearer tp_test_…"; `tablepay serve` prints the keys.')
   }
   const key = BEARER.exec(header)?.[1]
-  const record = key ? store.tables.api_keys.get(key) : undefined
+  const record = key ? records.get('api_keys', key) : undefined
   if (!record) throw new ApiError('unauthenticated', 'Unknown API key. Use a key printed by `tablepay serve` or listed in your --seed file.')
   const needed = scopeFor(event.method)
   if (!record.scopes.includes(needed)) {

@@ -1,7 +1,8 @@
 import type {ServerResponse} from 'node:http'
 import {type H3Event, setResponseHeaders} from 'h3'
 import {ApiError} from '../../domain/errors.js'
-import type {Change, Store} from '../../store/store.js'
+import type {Records} from '../../service/records.js'
+import type {Change} from '../../service/storage.js'
 
 /**
  * A quiet stream still sends something this often: clients give up on a
@@ -30,7 +31,8 @@ export interface StreamMessageOut {
 }
 
 export interface StreamHubOptions {
-  store: Store
+  /** The service's read side: a topic follows its changes. */
+  records: Records
   /** Aborted when the server shuts down: every stream ends then (an open one would keep it from stopping). */
   shutdown: AbortSignal
   /** How often a quiet stream sends a `ping` message (default 15 s). */
@@ -46,7 +48,7 @@ export interface StreamHubOptions {
 export interface TopicSpec {
   key: string
   /** The messages a commit means for this topic's streams. */
-  select: (changes: Change[]) => StreamMessageOut[]
+  select: (changes: readonly Change[]) => StreamMessageOut[]
   /**
    * The current state, sent first to each new stream, so nothing between a
    * client's read and its subscription is missed. A topic with a snapshot
@@ -70,13 +72,13 @@ const format = (messages: StreamMessageOut[]) =>
   Buffer.from(messages.map((m) => `event: ${m.event}\ndata: ${JSON.stringify(m.data)}\n\n`).join(''))
 
 /**
- * Server-sent event streams fed by the store's commits, fanned out: each
+ * Server-sent event streams fed by the service's units of work, fanned out: each
  * topic (one check, one account) renders a change once and writes the same
  * bytes to all its streams, however many are open. Caps the streams per
  * topic and per remote address (429 `rate_limited` beyond).
  *
  * @example
- * const hub = new StreamHub({store, shutdown})
+ * const hub = new StreamHub({records: service.records, shutdown})
  * return hub.open(event, {key: `account:${id}`, select: (changes) => messagesOf(changes)})
  */
 export class StreamHub {
@@ -141,7 +143,7 @@ export class StreamHub {
   }
 
   #createTopic(spec: TopicSpec): Topic {
-    const {store, keepAliveMs = KEEP_ALIVE_MS} = this.options
+    const {records, keepAliveMs = KEEP_ALIVE_MS} = this.options
     const clients = new Set<ServerResponse>()
     const send = (bytes: Buffer) => {
       for (const res of clients) {
@@ -151,7 +153,7 @@ export class StreamHub {
       }
     }
     const topic: Topic = {clients, latest: spec.snapshot ? this.#render(spec.snapshot()) : undefined, close: () => {}}
-    const unsubscribe = store.subscribe((changes) => {
+    const unsubscribe = records.follow((changes) => {
       const messages = spec.select(changes)
       if (messages.length === 0) return
       const bytes = this.#render(messages)

@@ -7,8 +7,6 @@ import {findCheck, listOfCheck} from '../internal/owned.js'
 
 /** Guests claiming items (simulated: on the real service this happens on the table page). */
 export function claimRoutes(router: Router, app: AppContext): void {
-  const {claims} = app.store.tables
-
   router.post(
     '/v1/sim/checks/:id/claims',
     defineEventHandler((event) => claim(app, event, findCheck(app, event))),
@@ -16,11 +14,11 @@ export function claimRoutes(router: Router, app: AppContext): void {
 
   router.get(
     '/v1/checks/:id/claims',
-    defineEventHandler((event) => listOfCheck(app, event, claims, renderClaim)),
+    defineEventHandler((event) => listOfCheck(app, event, 'claims', renderClaim)),
   )
 
   router.get(
     '/v1/claims/:id',
-    defineEventHandler((event) => renderClaim(findOwned(claims, event, 'claim'))),
+    defineEventHandler((event) => renderClaim(findOwned(app, 'claims', event, 'claim'))),
   )
 }

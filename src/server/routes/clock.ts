@@ -3,8 +3,6 @@ import {ClockAdvance} from '../../domain/schemas.js'
 import type {AppContext} from '../context.js'
 import {readJson} from '../internal/body.js'
 
-export {CLOCK_SETTING} from '../../webhooks/clock.js'
-
 /** The attempts out a running advance shows, oldest first: enough to name who it waits for. */
 const SHOWN_OUT = 5
 

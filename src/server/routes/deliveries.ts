@@ -1,8 +1,7 @@
 import {defineEventHandler, type Router} from 'h3'
 import {z} from 'zod'
-import {renderDelivery, requeueDelivery} from '../../domain/deliveries.js'
+import {renderDelivery} from '../../domain/deliveries.js'
 import {DELIVERY_STATUSES} from '../../domain/schemas.js'
-import {put} from '../../store/store.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 import {paginate, readListQuery} from '../internal/list.js'
@@ -16,9 +15,6 @@ export const DeliveryFilters = z.object({
 })
 
 export function deliveryRoutes(router: Router, app: AppContext): void {
-  const {store} = app
-  const {deliveries} = store.tables
-
   router.get(
     '/v1/deliveries',
     defineEventHandler((event) => {
@@ -27,21 +23,21 @@ export function deliveryRoutes(router: Router, app: AppContext): void {
         (q.endpoint_id === undefined || d.endpoint_id === q.endpoint_id) &&
         (q.event_id === undefined || d.event_id === q.event_id) &&
         (q.status === undefined || d.status === q.status)
-      return paginate(deliveries.idsOf(accountOf(event)), (id) => deliveries.get(id), q, keep, renderDelivery)
+      const {ids, get} = app.service.records.listing('deliveries', accountOf(event))
+      return paginate(ids, get, q, keep, renderDelivery)
     }),
   )
 
   router.get(
     '/v1/deliveries/:id',
-    defineEventHandler((event) => renderDelivery(findOwned(deliveries, event, 'delivery'))),
+    defineEventHandler((event) => renderDelivery(findOwned(app, 'deliveries', event, 'delivery'))),
   )
 
   // one more attempt now, whatever the delivery's state; its attempts so far are kept
   router.post(
     '/v1/deliveries/:id/retry',
     defineEventHandler(async (event) => {
-      const delivery = requeueDelivery(findOwned(deliveries, event, 'delivery'), app.clock.now(), app.now())
-      await store.commit([put('deliveries', delivery.id, delivery)])
+      const delivery = await app.service.deliveries.retry(findOwned(app, 'deliveries', event, 'delivery'))
       return renderDelivery(delivery)
     }),
   )

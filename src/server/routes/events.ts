@@ -10,20 +10,19 @@ import {findOwned} from '../internal/owned.js'
 /** The filters of `GET /events`, besides the list query. */
 export const EventFilters = z.object({type: EventType.optional()})
 
-export function eventRoutes(router: Router, {store}: AppContext): void {
-  const {events} = store.tables
-
+export function eventRoutes(router: Router, app: AppContext): void {
   router.get(
     '/v1/events',
     defineEventHandler((event) => {
       const query = readListQuery(event, EventFilters)
       const keep = (e: {type: string}) => query.type === undefined || e.type === query.type
-      return paginate(events.idsOf(accountOf(event)), (id) => events.get(id), query, keep, renderEvent)
+      const {ids, get} = app.service.records.listing('events', accountOf(event))
+      return paginate(ids, get, query, keep, renderEvent)
     }),
   )
 
   router.get(
     '/v1/events/:id',
-    defineEventHandler((event) => renderEvent(findOwned(events, event, 'event'))),
+    defineEventHandler((event) => renderEvent(findOwned(app, 'events', event, 'event'))),
   )
 }

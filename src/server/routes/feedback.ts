@@ -7,8 +7,6 @@ import {findCheck, listOfCheck} from '../internal/owned.js'
 
 /** Guests rating their visit (simulated: on the real service this happens on the table page). */
 export function feedbackRoutes(router: Router, app: AppContext): void {
-  const {feedback} = app.store.tables
-
   router.post(
     '/v1/sim/checks/:id/feedback',
     defineEventHandler((event) => leaveFeedback(app, event, findCheck(app, event))),
@@ -16,11 +14,11 @@ export function feedbackRoutes(router: Router, app: AppContext): void {
 
   router.get(
     '/v1/checks/:id/feedback',
-    defineEventHandler((event) => listOfCheck(app, event, feedback, renderFeedback)),
+    defineEventHandler((event) => listOfCheck(app, event, 'feedback', renderFeedback)),
   )
 
   router.get(
     '/v1/feedback/:id',
-    defineEventHandler((event) => renderFeedback(findOwned(feedback, event, 'feedback'))),
+    defineEventHandler((event) => renderFeedback(findOwned(app, 'feedback', event, 'feedback'))),
   )
 }

@@ -3,7 +3,6 @@ import {guestUrl, renderCheck} from '../../domain/check.js'
 import {ApiError} from '../../domain/errors.js'
 import {renderLocation} from '../../domain/locations.js'
 import type {CheckRecord} from '../../domain/records.js'
-import {guestKey} from '../../store/store.js'
 import {sendAsset} from '../../web/assets.js'
 import {qrSvg} from '../../web/qr.js'
 import type {AppContext} from '../context.js'
@@ -14,8 +13,8 @@ import type {StreamMessageOut} from '../internal/event-stream.js'
  * The check a guest link opens. The token in the path is the guest's only
  * credential: it opens this one check, nothing else, and no /v1 route.
  */
-function checkOfLink({store}: AppContext, event: H3Event): CheckRecord {
-  const check = store.tables.checks.getByAlternate(guestKey(event.context.params?.token ?? ''))
+function checkOfLink({service}: AppContext, event: H3Event): CheckRecord {
+  const check = service.records.checkByGuestToken(event.context.params?.token ?? '')
   if (!check) throw new ApiError('not_found', 'No check behind this table link: it is mistyped, or the check was removed. Scan the table\'s QR code again.')
   // the link is the credential: idempotency keys sent with it live apart from the API key's
   event.context.guestCheckId = check.id
@@ -27,7 +26,7 @@ const acceptsHtml = (event: H3Event) => /\btext\/html\b/.test(getRequestHeader(e
 
 /** The table page behind each QR code (`/t/{guest_token}`) and the guest's own small API under it. */
 export function guestRoutes(router: Router, app: AppContext): void {
-  const {store, baseUrl} = app
+  const {service, baseUrl} = app
   const checkMessage = (check: CheckRecord): StreamMessageOut => ({event: 'check', data: renderCheck(check, baseUrl)})
 
   router.get(
@@ -49,7 +48,7 @@ export function guestRoutes(router: Router, app: AppContext): void {
     '/t/:token/location',
     defineEventHandler((event) => {
       // the page shows amounts in the location's currency
-      const location = store.tables.locations.get(checkOfLink(app, event).location_id)
+      const location = service.records.get('locations', checkOfLink(app, event).location_id)
       if (!location) throw new ApiError('not_found', 'No location behind this table link.')
       return renderLocation(location)
     }),
@@ -73,7 +72,7 @@ export function guestRoutes(router: Router, app: AppContext): void {
         noun: 'this table',
         limit: app.streams.limits.perCheck,
         snapshot: () => {
-          const check = store.tables.checks.get(id)
+          const check = service.records.get('checks', id)
           return [check ? checkMessage(check) : {event: 'gone', data: {id}}]
         },
         select: (changes) => {
@@ -111,7 +110,7 @@ export function guestRoutes(router: Router, app: AppContext): void {
     defineEventHandler((event) => {
       const check = checkOfLink(app, event)
       const id = event.context.params?.id ?? ''
-      const payment = store.tables.payments.get(id)
+      const payment = service.records.get('payments', id)
       // the link opens one check: another check's payment does not exist here
       if (!payment || payment.check_id !== check.id) throw new ApiError('not_found', `No payment ${id} on this check.`)
       return refund(app, event, payment)

@@ -4,13 +4,13 @@ import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 import {paginate, readListQuery} from '../internal/list.js'
 
-export function locationRoutes(router: Router, {store}: AppContext): void {
-  const {locations} = store.tables
+export function locationRoutes(router: Router, {service}: AppContext): void {
   router.get(
     '/v1/locations',
     defineEventHandler((event) => {
       const query = readListQuery(event)
-      return paginate(locations.idsOf(accountOf(event)), (id) => locations.get(id), query, () => true, renderLocation)
+      const {ids, get} = service.records.listing('locations', accountOf(event))
+      return paginate(ids, get, query, () => true, renderLocation)
     }),
   )
 }

@@ -7,8 +7,6 @@ import {findCheck, listOfCheck} from '../internal/owned.js'
 
 /** Guests paying and being refunded (simulated: on the real service this happens on the table page and at the card processor). */
 export function paymentRoutes(router: Router, app: AppContext): void {
-  const {payments} = app.store.tables
-
   router.post(
     '/v1/sim/checks/:id/payments',
     defineEventHandler((event) => pay(app, event, findCheck(app, event))),
@@ -16,16 +14,16 @@ export function paymentRoutes(router: Router, app: AppContext): void {
 
   router.post(
     '/v1/sim/payments/:id/refund',
-    defineEventHandler((event) => refund(app, event, findOwned(payments, event, 'payment'))),
+    defineEventHandler((event) => refund(app, event, findOwned(app, 'payments', event, 'payment'))),
   )
 
   router.get(
     '/v1/checks/:id/payments',
-    defineEventHandler((event) => listOfCheck(app, event, payments, renderPayment)),
+    defineEventHandler((event) => listOfCheck(app, event, 'payments', renderPayment)),
   )
 
   router.get(
     '/v1/payments/:id',
-    defineEventHandler((event) => renderPayment(findOwned(payments, event, 'payment'))),
+    defineEventHandler((event) => renderPayment(findOwned(app, 'payments', event, 'payment'))),
   )
 }

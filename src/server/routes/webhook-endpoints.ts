@@ -1,9 +1,8 @@
 import {defineEventHandler, type Router, setResponseStatus} from 'h3'
-import {cancelDelivery, succeeded} from '../../domain/deliveries.js'
-import {createEndpoint, renderEndpoint} from '../../domain/endpoints.js'
+import {succeeded} from '../../domain/deliveries.js'
+import {renderEndpoint} from '../../domain/endpoints.js'
 import {newId} from '../../domain/ids.js'
 import {WebhookEndpointInput} from '../../domain/schemas.js'
-import {put} from '../../store/store.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 import {readJson} from '../internal/body.js'
@@ -11,16 +10,14 @@ import {paginate, readListQuery} from '../internal/list.js'
 import {findOwned} from '../internal/owned.js'
 
 export function webhookEndpointRoutes(router: Router, app: AppContext): void {
-  const {store} = app
-  const endpoints = store.tables.webhook_endpoints
-  const find = (event: Parameters<typeof accountOf>[0]) => findOwned(endpoints, event, 'webhook endpoint')
+  const {service} = app
+  const find = (event: Parameters<typeof accountOf>[0]) => findOwned(app, 'webhook_endpoints', event, 'webhook endpoint')
 
   router.post(
     '/v1/webhook-endpoints',
     defineEventHandler(async (event) => {
       const input = await readJson(event, WebhookEndpointInput)
-      const endpoint = createEndpoint(accountOf(event), input, app.now(), app.strictUrls)
-      await store.commit([put('webhook_endpoints', endpoint.id, endpoint)])
+      const endpoint = await service.endpoints.create(accountOf(event), input)
       setResponseStatus(event, 201)
       return renderEndpoint(endpoint, true)
     }),
@@ -30,7 +27,8 @@ export function webhookEndpointRoutes(router: Router, app: AppContext): void {
     '/v1/webhook-endpoints',
     defineEventHandler((event) => {
       const query = readListQuery(event)
-      return paginate(endpoints.idsOf(accountOf(event)), (id) => endpoints.get(id), query, () => true, (e) => renderEndpoint(e))
+      const {ids, get} = service.records.listing('webhook_endpoints', accountOf(event))
+      return paginate(ids, get, query, () => true, (e) => renderEndpoint(e))
     }),
   )
 
@@ -43,11 +41,7 @@ export function webhookEndpointRoutes(router: Router, app: AppContext): void {
     '/v1/webhook-endpoints/:id',
     defineEventHandler(async (event) => {
       const endpoint = find(event)
-      // nothing more goes to it: its pending deliveries end with it, in the same write
-      const {deliveries} = store.tables
-      const pending = deliveries.idsOf(endpoint.account_id).map((id) => deliveries.get(id)!).filter((d) => d.endpoint_id === endpoint.id && d.status === 'pending')
-      const now = app.now()
-      await store.commit([['webhook_endpoints', endpoint.id, null], ...pending.map((d) => put('deliveries', d.id, cancelDelivery(d, now)))])
+      await service.endpoints.delete(endpoint)
       return {id: endpoint.id, object: 'webhook_endpoint', deleted: true}
     }),
   )

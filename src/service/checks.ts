@@ -1,0 +1,32 @@
+import {applyPush, type PushOutcome} from '../domain/push.js'
+import type {CheckPush} from '../domain/schemas.js'
+import type {ServiceContext} from './context.js'
+import type {Outbox} from './outbox.js'
+
+/** Checks as the restaurant's POS pushes them. */
+export class Checks {
+  constructor(
+    readonly context: ServiceContext,
+    readonly outbox: Outbox,
+  ) {}
+
+  /**
+   * Creates or updates the check the caller knows as `externalId` with its
+   * events, in one unit of work; a stale or unchanged push writes nothing.
+   *
+   * @example
+   * const {result, check} = await service.checks.push('acct_demo', 't12', body)
+   */
+  push(accountId: string, externalId: string, body: CheckPush): Promise<PushOutcome> {
+    const {now, baseUrl} = this.context
+    // on the push path: one unit of work, no await inside it
+    return this.outbox.commit((tx) => {
+      const existing = tx.checkByExternalId(accountId, externalId)
+      const locations = tx.idsOf('locations', accountId).map((id) => tx.get('locations', id)!)
+      const outcome = applyPush({accountId, externalId, body, locations, existing, now: now(), baseUrl})
+      if (outcome.check !== existing) tx.put('checks', outcome.check.id, outcome.check)
+      this.outbox.publish(tx, outcome.events)
+      return outcome
+    })
+  }
+}

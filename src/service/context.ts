@@ -1,0 +1,18 @@
+import type {SchedulerClock} from '../webhooks/clock.js'
+import type {Change, Storage} from './storage.js'
+
+/** What every part of the service needs: where records live, the clocks, and the server's own URL for links. */
+export interface ServiceContext {
+  storage: Storage
+  /** The URL the server is reached at, for links in resources (`guest_url`). */
+  baseUrl: string
+  /** The wall clock, as an ISO timestamp, for `created_at` and `updated_at`. */
+  now: () => string
+  /** The scheduler clock: deliveries fall due on it. */
+  clock: SchedulerClock
+  /** True: every endpoint URL must be https. False: plain http is accepted for loopback hosts. */
+  strictUrls: boolean
+}
+
+/** Told of every delivery a unit of work wrote, once durable: the dispatcher queues what is pending. */
+export type DeliveryQueue = (changes: readonly Change[]) => void

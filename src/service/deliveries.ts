@@ -1,0 +1,75 @@
+import {type AttemptOptions, type AttemptResult, cancelDelivery, recordAttempt, requeueDelivery} from '../domain/deliveries.js'
+import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
+import type {DeliveryQueue, ServiceContext} from './context.js'
+import type {Outbox} from './outbox.js'
+
+/** Deliveries of events to endpoints, for the API (retry) and the dispatcher (what to send, what came of it). */
+export class Deliveries {
+  constructor(
+    readonly context: ServiceContext,
+    readonly outbox: Outbox,
+  ) {}
+
+  /**
+   * Makes `queue` the one told of every delivery written from now on, and
+   * returns those pending already: the ones a stopped server left, delivered
+   * at least once.
+   */
+  attach(queue: DeliveryQueue): DeliveryRecord[] {
+    this.outbox.attach(queue)
+    return [...this.context.storage.all('deliveries')].filter((d) => d.status === 'pending')
+  }
+
+  get(id: string): DeliveryRecord | undefined {
+    return this.context.storage.get('deliveries', id)
+  }
+
+  /** Set once a write failed: no attempt could be recorded from then on. */
+  get failure(): Error | undefined {
+    return this.context.storage.failure
+  }
+
+  /**
+   * One more attempt now, whatever the delivery's state; its attempts so far are kept.
+   *
+   * @example
+   * const delivery = await service.deliveries.retry(dead)
+   */
+  retry(delivery: DeliveryRecord): Promise<DeliveryRecord> {
+    const requeued = requeueDelivery(delivery, this.context.clock.now(), this.context.now())
+    return this.outbox.commit((tx) => {
+      tx.put('deliveries', requeued.id, requeued)
+      return requeued
+    })
+  }
+
+  /** What an attempt sends and to where: undefined when the endpoint is gone or disabled, or the event gone. */
+  target(delivery: DeliveryRecord): {endpoint: WebhookEndpointRecord; event: EventRecord} | undefined {
+    const {storage} = this.context
+    const endpoint = storage.get('webhook_endpoints', delivery.endpoint_id)
+    const event = storage.get('events', delivery.event_id)
+    return endpoint && endpoint.status === 'enabled' && event ? {endpoint, event} : undefined
+  }
+
+  /** Ends a delivery that has nowhere to go. */
+  cancel(delivery: DeliveryRecord, now: string): Promise<void> {
+    return this.outbox.commit((tx) => tx.put('deliveries', delivery.id, cancelDelivery(delivery, now)))
+  }
+
+  /**
+   * Records what an attempt to `endpoint` came to, on the delivery and the
+   * endpoint as they are now: while the request was out the endpoint may have
+   * been deleted or disabled, the delivery canceled or retried, or deleted
+   * with its account (a reset): then there is nothing left to record.
+   */
+  recordAttempt(id: string, endpoint: WebhookEndpointRecord, result: AttemptResult, options: AttemptOptions): Promise<void> {
+    return this.outbox.commit((tx) => {
+      const latest = tx.get('deliveries', id)
+      if (!latest) return
+      const current = tx.get('webhook_endpoints', endpoint.id)
+      const outcome = recordAttempt(latest, current ?? endpoint, result, options)
+      tx.put('deliveries', id, outcome.delivery)
+      if (current !== undefined && outcome.endpoint !== current) tx.put('webhook_endpoints', current.id, outcome.endpoint)
+    })
+  }
+}

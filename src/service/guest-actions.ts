@@ -1,0 +1,95 @@
+import {applyClaim, renderClaim} from '../domain/claims.js'
+import {ApiError} from '../domain/errors.js'
+import {applyFeedback, renderFeedback} from '../domain/feedback.js'
+import {applyPayment, applyRefund, renderPayment} from '../domain/payments.js'
+import type {CollectionName, Collections} from '../domain/records.js'
+import type {Claim, ClaimInput, Feedback, FeedbackInput, Payment, PaymentInput, RefundInput} from '../domain/schemas.js'
+import type {ServiceContext} from './context.js'
+import {type Answer, type IdempotentRequest, once} from './idempotency.js'
+import type {Outbox} from './outbox.js'
+import type {Reader} from './storage.js'
+
+/**
+ * The record as it is now. The caller found it before the body was read, and
+ * another request may have changed it (or a reset removed it) since.
+ */
+function current<C extends CollectionName>(tx: Reader, collection: C, id: string, noun: string): Collections[C] {
+  const record = tx.get(collection, id)
+  if (!record) throw new ApiError('not_found', `No ${noun} ${id} in this account.`)
+  return record
+}
+
+/**
+ * What guests do, from the simulator's /v1/sim routes or the table page:
+ * each decides on the current state and writes the record, the check and
+ * their events in one unit of work, at most once per `Idempotency-Key`.
+ */
+export class GuestActions {
+  constructor(
+    readonly context: ServiceContext,
+    readonly outbox: Outbox,
+  ) {}
+
+  /**
+   * A guest claims units of the check's items: 201 and the claim.
+   *
+   * @example
+   * const {status, body} = await service.guests.claim(check, {items: [{item_id: 'burger', quantity: 1}]})
+   */
+  claim(check: {id: string; account_id: string}, input: ClaimInput, request?: IdempotentRequest): Promise<Answer<Claim>> {
+    const {now, baseUrl} = this.context
+    return this.outbox.commit((tx) =>
+      once(tx, check.account_id, request, now, () => {
+        const outcome = applyClaim(current(tx, 'checks', check.id, 'check'), input, now(), baseUrl)
+        tx.put('checks', outcome.check.id, outcome.check)
+        tx.put('claims', outcome.claim.id, outcome.claim)
+        this.outbox.publish(tx, outcome.events)
+        return {status: 201, body: renderClaim(outcome.claim)}
+      }),
+    )
+  }
+
+  /** A guest pays (part of) what is due, plus an optional tip: 201 and the payment. */
+  pay(check: {id: string; account_id: string}, input: PaymentInput, request?: IdempotentRequest): Promise<Answer<Payment>> {
+    const {now, baseUrl} = this.context
+    return this.outbox.commit((tx) =>
+      once(tx, check.account_id, request, now, () => {
+        const claimed = input.claim_id === undefined ? undefined : tx.get('claims', input.claim_id)
+        const outcome = applyPayment(current(tx, 'checks', check.id, 'check'), input, now(), baseUrl, claimed)
+        tx.put('checks', outcome.check.id, outcome.check)
+        tx.put('payments', outcome.payment.id, outcome.payment)
+        this.outbox.publish(tx, outcome.events)
+        return {status: 201, body: renderPayment(outcome.payment)}
+      }),
+    )
+  }
+
+  /** Refunds all or part of a payment: 200 and the payment, which now lists the refund. */
+  refund(payment: {id: string; account_id: string}, input: RefundInput, request?: IdempotentRequest): Promise<Answer<Payment>> {
+    const {now, baseUrl} = this.context
+    return this.outbox.commit((tx) =>
+      once(tx, payment.account_id, request, now, () => {
+        const paid = current(tx, 'payments', payment.id, 'payment')
+        const check = current(tx, 'checks', paid.check_id, 'check')
+        const outcome = applyRefund(check, paid, input, now(), baseUrl)
+        if (outcome.check !== check) tx.put('checks', outcome.check.id, outcome.check)
+        tx.put('payments', outcome.payment.id, outcome.payment)
+        this.outbox.publish(tx, outcome.events)
+        return {status: 200, body: renderPayment(outcome.payment)}
+      }),
+    )
+  }
+
+  /** A guest rates the visit, whatever the check's status: 201 and the feedback. */
+  leaveFeedback(check: {id: string; account_id: string}, input: FeedbackInput, request?: IdempotentRequest): Promise<Answer<Feedback>> {
+    const {now} = this.context
+    return this.outbox.commit((tx) =>
+      once(tx, check.account_id, request, now, () => {
+        const outcome = applyFeedback(current(tx, 'checks', check.id, 'check'), input, now())
+        tx.put('feedback', outcome.feedback.id, outcome.feedback)
+        this.outbox.publish(tx, outcome.events)
+        return {status: 201, body: renderFeedback(outcome.feedback)}
+      }),
+    )
+  }
+}

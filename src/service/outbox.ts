@@ -1,0 +1,38 @@
+import {fanOut} from '../domain/deliveries.js'
+import type {EventRecord} from '../domain/records.js'
+import type {DeliveryQueue, ServiceContext} from './context.js'
+import type {UnitOfWork} from './storage.js'
+
+/**
+ * Events and their deliveries are written in the unit of work of the change
+ * that caused them, so a change is never stored without its webhooks, nor a
+ * webhook without its change. Every write of the service goes through
+ * `commit`, which tells the delivery queue directly of the deliveries it
+ * wrote once they are durable (docs/api.md "Webhooks").
+ */
+export class Outbox {
+  #queue: DeliveryQueue | undefined
+  readonly #durable: DeliveryQueue = (changes) => this.#queue?.(changes)
+
+  constructor(readonly context: ServiceContext) {}
+
+  /** The one queue told of new and changed deliveries (the dispatcher); it reads what was pending on its own. */
+  attach(queue: DeliveryQueue): void {
+    this.#queue = queue
+  }
+
+  /** Runs `work` as one unit of work; resolves with its value once durable. */
+  commit<T>(work: (tx: UnitOfWork) => T): Promise<T> {
+    return this.context.storage.unit(work, this.#durable)
+  }
+
+  /** Writes `events`, and a delivery of each to every endpoint of its account that wants it, due now. */
+  publish(tx: UnitOfWork, events: readonly EventRecord[]): void {
+    // all events, then all deliveries: the journal writes a run of one collection in its short form
+    for (const event of events) tx.put('events', event.id, event)
+    for (const event of events) {
+      const mine = tx.idsOf('webhook_endpoints', event.account_id).map((id) => tx.get('webhook_endpoints', id)!)
+      for (const delivery of fanOut(event, mine, this.context.clock.now())) tx.put('deliveries', delivery.id, delivery)
+    }
+  }
+}

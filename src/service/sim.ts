@@ -1,0 +1,40 @@
+import type {CollectionName} from '../domain/records.js'
+import {CLOCK_SETTING} from '../webhooks/clock.js'
+import {deleteAllOf} from './accounts.js'
+import type {ServiceContext} from './context.js'
+import type {Outbox} from './outbox.js'
+
+/** What a reset clears; keys and locations stay so the caller's configuration keeps working. */
+const RESET: CollectionName[] = ['checks', 'claims', 'payments', 'feedback', 'idempotency_keys', 'events', 'deliveries']
+
+/** Simulator controls that the real service does not have: reset, and the scheduler clock's saved offset. */
+export class Sim {
+  constructor(
+    readonly context: ServiceContext,
+    readonly outbox: Outbox,
+  ) {}
+
+  /**
+   * Deletes the account's checks and all that followed from them, in one unit of work; says how many of each.
+   *
+   * @example
+   * const deleted = await service.sim.reset('acct_demo') // {checks: 3, claims: 1, …}
+   */
+  reset(accountId: string): Promise<Record<string, number>> {
+    return this.outbox.commit((tx) => {
+      const deleted: Record<string, number> = {}
+      for (const name of RESET) deleted[name] = deleteAllOf(tx, name, accountId)
+      return deleted
+    })
+  }
+
+  /** How far the scheduler clock was advanced, in ms, as last saved (docs/api.md "Webhooks", the scheduler clock). */
+  clockOffset(): number {
+    return this.context.storage.get('settings', CLOCK_SETTING)?.value ?? 0
+  }
+
+  /** Saves the clock's offset before the clock moves: after a crash, retries scheduled on it are not in its future. */
+  saveClockOffset(offset: number): Promise<void> {
+    return this.outbox.commit((tx) => tx.put('settings', CLOCK_SETTING, {id: CLOCK_SETTING, account_id: '', value: offset}))
+  }
+}
