@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import type {WebhookEndpoint} from '../client/client.js'
 import {TablepayApiError, TablepayError} from '../client/errors.js'
 import {newAttempts} from '../cli/deliveries/attempt-feed.js'
-import {BaseCommand} from '../cli/base-command.js'
+import {ApiCommand} from '../cli/api-command.js'
 import {attemptJson, renderAttemptLine} from '../cli/views/delivery.js'
 import {eventTypesFlag, eventTypesOf} from '../cli/flags/event-types.js'
 import {openReconnectingStream} from '../cli/deliveries/reconnecting-stream.js'
@@ -11,7 +11,7 @@ import {style} from '../cli/views/style.js'
 
 type Endpoint = WebhookEndpoint & {secret: string}
 
-export default class Listen extends BaseCommand<typeof Listen> {
+export default class Listen extends ApiCommand<typeof Listen> {
   static override summary = 'Forward webhooks to a local receiver and show each attempt.'
 
   static override description = `Registers a webhook endpoint for --forward-to, prints its signing secret, then prints every delivery attempt to it, \

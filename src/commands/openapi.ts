@@ -1,7 +1,7 @@
 import {writeFile} from 'node:fs/promises'
 import {Flags} from '@oclif/core'
 import {DEFAULT_URL} from '../client/config.js'
-import {TablepayCommand} from '../cli/tablepay-command.js'
+import {Command} from '../cli/command.js'
 import {OPERATIONS} from '../server/operations.js'
 import {openApiDocument} from '../server/openapi.js'
 
@@ -10,7 +10,7 @@ interface Written {
   operations: number
 }
 
-export default class Openapi extends TablepayCommand {
+export default class Openapi extends Command {
   static override summary = 'Print the OpenAPI 3.1 document of the API.'
 
   static override description = `The document is generated from the route table and zod schemas the server itself validates with, \

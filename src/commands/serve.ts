@@ -4,7 +4,7 @@ import {DISABLE_AFTER} from '../domain/deliveries.js'
 import {duration, durationList, positive} from '../cli/flags/duration.js'
 import {readyJson, renderBanner} from '../cli/views/serve-banner.js'
 import {untilSignalled} from '../cli/shutdown.js'
-import {TablepayCommand} from '../cli/tablepay-command.js'
+import {Command} from '../cli/command.js'
 import {startServer} from '../server/start.js'
 import {RECEIVER_TIMEOUT_MS} from '../webhooks/send.js'
 
@@ -18,7 +18,7 @@ function corsOrigin(text: string): string {
   return url.origin
 }
 
-export default class Serve extends TablepayCommand {
+export default class Serve extends Command {
   static override summary = 'Run the Tablepay API simulator.'
 
   static override description = `Serves the API at http://HOST:PORT/v1 and keeps its data in --data (or in memory with --memory). \

@@ -1,11 +1,11 @@
 import {Flags} from '@oclif/core'
 import {type SignOutput, signDelivery} from '../cli/signing/sign.js'
-import {TablepayCommand} from '../cli/tablepay-command.js'
+import {Command} from '../cli/command.js'
 import {webhookFlags} from '../cli/flags/webhook.js'
 import {SIGNATURE_HEADER} from '../webhooks/signature.js'
 
 // The lean entry (src/cli/lean-entry.ts) runs this command without oclif when it can: keep the logic in signDelivery.
-export default class Sign extends TablepayCommand {
+export default class Sign extends Command {
   static override summary = 'Sign a payload as Tablepay signs webhook deliveries.'
 
   static override description = `Prints the ${SIGNATURE_HEADER} header value for the payload: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<payload>">. \

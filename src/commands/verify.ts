@@ -1,11 +1,11 @@
 import {Flags} from '@oclif/core'
-import {TablepayCommand} from '../cli/tablepay-command.js'
+import {Command} from '../cli/command.js'
 import {verifyDelivery} from '../cli/signing/verify.js'
 import {webhookFlags} from '../cli/flags/webhook.js'
 import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, type VerifyResult} from '../webhooks/signature.js'
 
 // The lean entry (src/cli/lean-entry.ts) runs this command without oclif when it can: keep the logic in verifyDelivery.
-export default class Verify extends TablepayCommand {
+export default class Verify extends Command {
   static override summary = 'Check a webhook delivery\'s signature.'
 
   static override description = `Checks that the ${SIGNATURE_HEADER} header value signs the payload with the endpoint's secret, \

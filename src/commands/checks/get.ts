@@ -1,12 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 import type {Check} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {fetchCheck} from '../../cli/check-ref.js'
 import {renderCheckItems, renderCheckSummary, renderTotals} from '../../cli/views/check.js'
 import {qrFlag} from '../../cli/flags/qr.js'
 import {renderGuestQr} from '../../cli/views/qr.js'
 
-export default class ChecksGet extends BaseCommand<typeof ChecksGet> {
+export default class ChecksGet extends ApiCommand<typeof ChecksGet> {
   static override summary = 'Show a check with its items and totals.'
 
   static override description = `ID is the check's id (chk_…) or the id your POS pushed it under. \

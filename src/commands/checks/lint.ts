@@ -2,14 +2,14 @@ import {Args} from '@oclif/core'
 import {plural} from '../../cli/views/format.js'
 import {type FileReport, lintFile} from '../../cli/lint/lint.js'
 import {style} from '../../cli/views/style.js'
-import {TablepayCommand} from '../../cli/tablepay-command.js'
+import {Command} from '../../cli/command.js'
 
 interface LintReport {
   valid: boolean
   files: FileReport[]
 }
 
-export default class ChecksLint extends TablepayCommand {
+export default class ChecksLint extends Command {
   static override summary = 'Check push bodies against the API\'s schema, offline.'
 
   static override description = `Each FILE is a check push body (what \`checks push\` sends) or a \`checks replay\` scenario, \

@@ -1,12 +1,12 @@
 import {Flags} from '@oclif/core'
 import {CHECK_STATUSES} from '../../domain/constants.js'
 import type {Check, List} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {renderCheckList} from '../../cli/views/check.js'
 import {pageFlags, pageParams} from '../../cli/flags/page.js'
 import {renderPage} from '../../cli/views/page.js'
 
-export default class ChecksList extends BaseCommand<typeof ChecksList> {
+export default class ChecksList extends ApiCommand<typeof ChecksList> {
   static override summary = 'List checks, newest first.'
 
   static override description = 'One page of the account\'s checks. When there are more, the last line gives the --starting-after value of the next page.'

@@ -1,12 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 import type {Check, CheckPush} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {renderCheckSummary, renderPushResult} from '../../cli/views/check.js'
 import {qrFlag} from '../../cli/flags/qr.js'
 import {renderGuestQr} from '../../cli/views/qr.js'
 import {readJsonObject} from '../../cli/read-json.js'
 
-export default class ChecksPush extends BaseCommand<typeof ChecksPush> {
+export default class ChecksPush extends ApiCommand<typeof ChecksPush> {
   static override summary = 'Push the complete current state of a check.'
 
   static override description = `Sends the check body (table, status, items, totals, and optionally version and location_id) for the POS check EXTERNAL_ID. \

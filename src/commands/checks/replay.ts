@@ -1,7 +1,7 @@
 import {readFile} from 'node:fs/promises'
 import {randomInt} from 'node:crypto'
 import {Args, Errors, Flags} from '@oclif/core'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {checkJson} from '../../cli/lint/lint.js'
 import {replayScenario, type ReplayReport} from '../../cli/replay/run.js'
 import {renderReplay} from '../../cli/replay/view.js'
@@ -9,7 +9,7 @@ import {abortOnSignal} from '../../cli/shutdown.js'
 import {Scenario} from '../../cli/replay/scenario.js'
 import {withSpinner} from '../../cli/views/spinner.js'
 
-export default class ChecksReplay extends BaseCommand<typeof ChecksReplay> {
+export default class ChecksReplay extends ApiCommand<typeof ChecksReplay> {
   static override summary = 'Prove that your versions converge: replay pushes in order, then shuffled, and compare.'
 
   static override description = `SCENARIO is a JSON file {"description"?, "pushes": [{"external_id", "body"}]}: the pushes your POS made, \

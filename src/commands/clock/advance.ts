@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import type {Clock} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {advanceProgress} from '../../cli/views/clock.js'
 import {formatDuration} from '../../cli/duration.js'
 import {positiveDuration} from '../../cli/flags/duration.js'
@@ -10,7 +10,7 @@ import {spinnerShown, withSpinner} from '../../cli/views/spinner.js'
 /** How often a person watching an advance gets its progress. */
 const POLL_MS = 1000
 
-export default class ClockAdvance extends BaseCommand<typeof ClockAdvance> {
+export default class ClockAdvance extends ApiCommand<typeof ClockAdvance> {
   static override summary = 'Move the scheduler clock forward and run every delivery attempt that falls due.'
 
   static override description = `The webhook scheduler runs on a clock of its own. Advancing it by DURATION runs, in order, \

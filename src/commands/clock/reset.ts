@@ -1,8 +1,8 @@
 import type {Clock} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {renderClock} from '../../cli/views/clock.js'
 
-export default class ClockReset extends BaseCommand<typeof ClockReset> {
+export default class ClockReset extends ApiCommand<typeof ClockReset> {
   static override summary = 'Put the scheduler clock back on real time.'
 
   static override description = `Undoes every \`clock advance\`. Pending deliveries keep the time they are due at: \

@@ -1,8 +1,8 @@
 import type {Clock} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {renderClock} from '../../cli/views/clock.js'
 
-export default class ClockShow extends BaseCommand<typeof ClockShow> {
+export default class ClockShow extends ApiCommand<typeof ClockShow> {
   static override summary = 'Show the scheduler clock: its time and how far it is ahead of real time.'
 
   static override description = `Delivery attempts and retries are due on the scheduler clock. \`clock advance\` moves it \

@@ -1,9 +1,9 @@
 import {Args} from '@oclif/core'
 import type {Delivery} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {renderDeliveryDetail} from '../../cli/views/delivery.js'
 
-export default class DeliveriesGet extends BaseCommand<typeof DeliveriesGet> {
+export default class DeliveriesGet extends ApiCommand<typeof DeliveriesGet> {
   static override summary = 'Show a delivery with every attempt.'
 
   static override description = 'Each attempt with when it was made, when it was due on the scheduler clock, the answer, its duration and the error; --json adds the first 4 KiB of each answer.'

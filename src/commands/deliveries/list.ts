@@ -1,12 +1,12 @@
 import {Flags} from '@oclif/core'
 import type {Delivery, List} from '../../client/client.js'
 import {DELIVERY_STATUSES} from '../../domain/constants.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {renderDeliveryList} from '../../cli/views/delivery.js'
 import {pageFlags, pageParams} from '../../cli/flags/page.js'
 import {renderPage} from '../../cli/views/page.js'
 
-export default class DeliveriesList extends BaseCommand<typeof DeliveriesList> {
+export default class DeliveriesList extends ApiCommand<typeof DeliveriesList> {
   static override summary = 'List webhook deliveries, newest first.'
 
   static override description = `One delivery per event and endpoint, with its status: pending (waiting for its next attempt), \

@@ -1,12 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 import type {Delivery} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {retryAndWait, RETRY_WAIT_MS} from '../../cli/deliveries/retry.js'
 import {renderDeliveryDetail} from '../../cli/views/delivery.js'
 import {withSpinner} from '../../cli/views/spinner.js'
 import {style} from '../../cli/views/style.js'
 
-export default class DeliveriesRetry extends BaseCommand<typeof DeliveriesRetry> {
+export default class DeliveriesRetry extends ApiCommand<typeof DeliveriesRetry> {
   static override summary = 'Send a delivery again now and show how the receiver answered.'
 
   static override description = `Queues one more attempt at once, whatever the delivery's state (a dead one too), keeping its attempts so far, \

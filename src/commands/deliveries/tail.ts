@@ -1,11 +1,11 @@
 import {Flags} from '@oclif/core'
 import {openAttemptFeed} from '../../cli/deliveries/attempt-feed.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {attemptJson, renderAttemptLine} from '../../cli/views/delivery.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
 import {style} from '../../cli/views/style.js'
 
-export default class DeliveriesTail extends BaseCommand<typeof DeliveriesTail> {
+export default class DeliveriesTail extends ApiCommand<typeof DeliveriesTail> {
   static override summary = 'Print delivery attempts live, one line each.'
 
   static override description = `Each attempt as it is made: time, event type, endpoint, the receiver's answer, duration, and for a failure what happens next. \

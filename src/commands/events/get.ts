@@ -1,9 +1,9 @@
 import {Args} from '@oclif/core'
 import type {Event} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {renderEventDetail} from '../../cli/views/event.js'
 
-export default class EventsGet extends BaseCommand<typeof EventsGet> {
+export default class EventsGet extends ApiCommand<typeof EventsGet> {
   static override summary = 'Show an event envelope with its data.'
 
   static override description = 'The envelope a receiver gets: id (deduplicate on it), type, created_at and data.'

@@ -1,13 +1,13 @@
 import {Flags} from '@oclif/core'
 import type {Event, List} from '../../client/client.js'
 import {EVENT_TYPES} from '../../domain/constants.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {renderEventList} from '../../cli/views/event.js'
 import {EVENT_TYPE_FLAG} from '../../cli/flags/event-types.js'
 import {pageFlags, pageParams} from '../../cli/flags/page.js'
 import {renderPage} from '../../cli/views/page.js'
 
-export default class EventsList extends BaseCommand<typeof EventsList> {
+export default class EventsList extends ApiCommand<typeof EventsList> {
   static override summary = 'List events, newest first.'
 
   static override description = 'Every event the account produced, whether or not an endpoint received it. The data of each is the resource as its GET returned it then.'

@@ -1,8 +1,8 @@
 import type {List, Location} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {renderTable} from '../../cli/views/table.js'
 
-export default class LocationsList extends BaseCommand<typeof LocationsList> {
+export default class LocationsList extends ApiCommand<typeof LocationsList> {
   static override summary = 'List the account\'s locations.'
 
   static override description = 'Every location of the account the API key belongs to. A check push needs --location when there is more than one.'

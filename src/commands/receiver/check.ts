@@ -4,7 +4,7 @@ import {type CaseResult, runReceiverSuite, SKEW_SECONDS} from '../../cli/receive
 import {withSpinner} from '../../cli/views/spinner.js'
 import {style} from '../../cli/views/style.js'
 import {renderTable} from '../../cli/views/table.js'
-import {TablepayCommand} from '../../cli/tablepay-command.js'
+import {Command} from '../../cli/command.js'
 import {webhookFlags} from '../../cli/flags/webhook.js'
 import {requireSecret} from '../../cli/signing/input.js'
 
@@ -14,7 +14,7 @@ interface ReceiverReport {
   cases: CaseResult[]
 }
 
-export default class ReceiverCheck extends TablepayCommand {
+export default class ReceiverCheck extends Command {
   static override summary = 'Run a conformance suite against your webhook receiver.'
 
   static override description = `Sends your receiver signed check events, one case after another, with the headers real deliveries carry, and judges each answer. \

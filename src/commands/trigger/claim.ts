@@ -1,10 +1,10 @@
 import type {Claim} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {checkIdOf} from '../../cli/check-ref.js'
 import {checkFlag, guestFlags, itemFlag} from '../../cli/flags/guest.js'
 import {renderClaim} from '../../cli/views/guest.js'
 
-export default class TriggerClaim extends BaseCommand<typeof TriggerClaim> {
+export default class TriggerClaim extends ApiCommand<typeof TriggerClaim> {
   static override summary = 'Claim items of a check, as a guest at the table would.'
 
   static override description = `All or nothing: if any item has fewer units left than asked, nothing is claimed (409 item_unavailable). \

@@ -1,11 +1,11 @@
 import {Flags} from '@oclif/core'
 import type {Feedback} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {checkIdOf} from '../../cli/check-ref.js'
 import {checkFlag, guestFlags} from '../../cli/flags/guest.js'
 import {renderFeedback} from '../../cli/views/guest.js'
 
-export default class TriggerFeedback extends BaseCommand<typeof TriggerFeedback> {
+export default class TriggerFeedback extends ApiCommand<typeof TriggerFeedback> {
   static override summary = 'Leave feedback on a check, as a guest after the meal would.'
 
   static override description = `A rating from 1 to 5 and an optional comment. Accepted whatever the check's status: guests rate after the bill is closed. \

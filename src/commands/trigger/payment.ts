@@ -1,11 +1,11 @@
 import {Flags} from '@oclif/core'
 import type {Payment} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {checkIdOf, fetchCheck} from '../../cli/check-ref.js'
 import {checkFlag, guestFlags} from '../../cli/flags/guest.js'
 import {renderPayment} from '../../cli/views/guest.js'
 
-export default class TriggerPayment extends BaseCommand<typeof TriggerPayment> {
+export default class TriggerPayment extends ApiCommand<typeof TriggerPayment> {
   static override summary = 'Pay a check, as a guest at the table would.'
 
   static override description = `Pays --amount (in cents, like the API), or without it everything still due. \

@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
 import type {Payment} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {guestFlags} from '../../cli/flags/guest.js'
 import {renderPayment} from '../../cli/views/guest.js'
 
-export default class TriggerRefund extends BaseCommand<typeof TriggerRefund> {
+export default class TriggerRefund extends ApiCommand<typeof TriggerRefund> {
   static override summary = 'Refund a payment, in full or in part.'
 
   static override description = `Refunds --amount (in cents), or without it everything not yet refunded, tip included. \

@@ -1,11 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 import type {WebhookEndpoint} from '../../client/client.js'
 import {TablepayApiError} from '../../client/errors.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {renderCreatedEndpoint} from '../../cli/views/endpoint.js'
 import {eventTypesFlag, eventTypesOf} from '../../cli/flags/event-types.js'
 
-export default class WebhooksCreate extends BaseCommand<typeof WebhooksCreate> {
+export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
   static override summary = 'Register a webhook endpoint and print its signing secret.'
 
   static override description = `The server signs every delivery to --forward-to with the endpoint's secret (header X-Tablepay-Signature). \

@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
 import type {Deleted} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 
-export default class WebhooksDelete extends BaseCommand<typeof WebhooksDelete> {
+export default class WebhooksDelete extends ApiCommand<typeof WebhooksDelete> {
   static override summary = 'Delete a webhook endpoint.'
 
   static override description = 'Nothing more is sent to it: its pending deliveries are canceled.'

@@ -1,10 +1,10 @@
 import type {List, WebhookEndpoint} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {renderEndpointList} from '../../cli/views/endpoint.js'
 import {pageFlags, pageParams} from '../../cli/flags/page.js'
 import {renderPage} from '../../cli/views/page.js'
 
-export default class WebhooksList extends BaseCommand<typeof WebhooksList> {
+export default class WebhooksList extends ApiCommand<typeof WebhooksList> {
   static override summary = 'List webhook endpoints, newest first.'
 
   static override description = 'Each endpoint with its status (a disabled one receives nothing: register a new one), its event types and its URL. Secrets are never shown again.'

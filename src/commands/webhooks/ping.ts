@@ -1,10 +1,10 @@
 import {Args} from '@oclif/core'
 import type {WebhookTestResult} from '../../client/client.js'
-import {BaseCommand} from '../../cli/base-command.js'
+import {ApiCommand} from '../../cli/api-command.js'
 import {renderTestResult} from '../../cli/views/endpoint.js'
 import {withSpinner} from '../../cli/views/spinner.js'
 
-export default class WebhooksPing extends BaseCommand<typeof WebhooksPing> {
+export default class WebhooksPing extends ApiCommand<typeof WebhooksPing> {
   static override summary = 'Send a signed ping to an endpoint now and show how it answered.'
 
   static override description = `The server POSTs an envelope of type "ping", signed like every delivery, whatever event types the endpoint has. \

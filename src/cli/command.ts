@@ -1,4 +1,4 @@
-import {Command, type Interfaces} from '@oclif/core'
+import {Command as OclifCommand, type Interfaces} from '@oclif/core'
 import {TablepayError} from '../client/errors.js'
 import {failureJson} from './cli-error.js'
 import {describeError, suggestionsFor} from './errors.js'
@@ -7,7 +7,7 @@ import {describeError, suggestionsFor} from './errors.js'
  * What every tablepay command shares, servers and clients alike: `--json`
  * (the value `run()` returns is printed) and the one error path.
  */
-export abstract class TablepayCommand extends Command {
+export abstract class Command extends OclifCommand {
   static override enableJsonFlag = true
 
   protected override async catch(error: Interfaces.CommandError): Promise<unknown> {

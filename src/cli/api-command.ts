@@ -1,10 +1,10 @@
-import {type Command, Flags, type Interfaces} from '@oclif/core'
+import {type Command as OclifCommand, Flags, type Interfaces} from '@oclif/core'
 import {TablepayClient} from '../client/client.js'
 import {resolveClientConfig} from '../client/config.js'
-import {TablepayCommand} from './tablepay-command.js'
+import {Command} from './command.js'
 
-export type CommandFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
-export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+export type CommandFlags<T extends typeof OclifCommand> = Interfaces.InferredFlags<(typeof ApiCommand)['baseFlags'] & T['flags']>
+export type CommandArgs<T extends typeof OclifCommand> = Interfaces.InferredArgs<T['args']>
 
 /**
  * Base of every command that talks to a server: the connection flags, the
@@ -12,7 +12,7 @@ export type CommandArgs<T extends typeof Command> = Interfaces.InferredArgs<T['a
  * `--help` and flag errors never need a key; a failure to find it is thrown
  * only when the command uses it).
  */
-export abstract class BaseCommand<T extends typeof Command> extends TablepayCommand {
+export abstract class ApiCommand<T extends typeof OclifCommand> extends Command {
   static override baseFlags = {
     url: Flags.string({
       summary: 'Server URL. Default: TABLEPAY_URL, then a running server found on this machine (see README), then http://127.0.0.1:4747.',
@@ -33,7 +33,7 @@ export abstract class BaseCommand<T extends typeof Command> extends TablepayComm
     await super.init()
     const {args, flags} = await this.parse({
       flags: this.ctor.flags,
-      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+      baseFlags: (super.ctor as typeof ApiCommand).baseFlags,
       enableJsonFlag: this.ctor.enableJsonFlag,
       args: this.ctor.args,
       strict: this.ctor.strict,
