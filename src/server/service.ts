@@ -63,7 +63,7 @@ export function createService(store: Store, baseUrl: string, options: ServiceOpt
   const clock = new SchedulerClock(options.timeScale ?? 1)
   const service = serviceOver(store, baseUrl, clock, options.strictUrls)
   clock.moveToOffset(service.sim.clockOffset())
-  const dispatcher = new Dispatcher(store, clock, {
+  const dispatcher = new Dispatcher(service, clock, {
     schedule: options.retrySchedule,
     disableAfter: options.disableAfter,
     timeoutMs: options.receiverTimeoutMs,

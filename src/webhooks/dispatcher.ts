@@ -1,8 +1,8 @@
-import {type AttemptResult, cancelDelivery, DISABLE_AFTER, RETRY_SCHEDULE, recordAttempt} from '../domain/deliveries.js'
+import {type AttemptOptions, type AttemptResult, DISABLE_AFTER, RETRY_SCHEDULE} from '../domain/deliveries.js'
 import {renderEvent} from '../domain/events.js'
-import type {DeliveryRecord} from '../domain/records.js'
-import {type Change, put, type Store} from '../store/store.js'
-import {CLOCK_SETTING, type SchedulerClock, wallClockIso} from './clock.js'
+import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
+import type {Change} from '../store/store.js'
+import {type SchedulerClock, wallClockIso} from './clock.js'
 import {DueHeap} from './due-heap.js'
 import {Fifo} from './fifo.js'
 import {deliveryHeaders, postDelivery, RECEIVER_TIMEOUT_MS} from './send.js'
@@ -15,6 +15,24 @@ export interface DispatcherOptions {
   concurrency?: number
   /** At most this many per endpoint (default 8), and never more than its fair share of `concurrency`. */
   perEndpoint?: number
+}
+
+/** What the dispatcher asks of the service (`service.deliveries`): it never reads or writes the storage itself. */
+export interface DeliveryLedger {
+  /** Makes `queue` the one told of every delivery written, once durable; returns those pending now. */
+  attach(queue: (changes: readonly Change[]) => void): DeliveryRecord[]
+  get(id: string): DeliveryRecord | undefined
+  /** Set once a write failed. */
+  readonly failure: Error | undefined
+  target(delivery: DeliveryRecord): {endpoint: WebhookEndpointRecord; event: EventRecord} | undefined
+  cancel(delivery: DeliveryRecord, now: string): Promise<void>
+  recordAttempt(id: string, endpoint: WebhookEndpointRecord, result: AttemptResult, options: AttemptOptions): Promise<void>
+}
+
+/** The parts of the service the dispatcher uses: the deliveries, and where the clock's offset is saved. */
+export interface DispatcherService {
+  deliveries: DeliveryLedger
+  sim: {saveClockOffset(offset: number): Promise<void>}
 }
 
 /** A pending delivery's place in the queues; a newer commit of the delivery replaces it, and the old one goes stale. */
@@ -59,10 +77,11 @@ function dueMs(iso: string): number {
 }
 
 /**
- * Sends due deliveries and records their attempts. It learns of new
- * deliveries from the store's commits, keeps one timer for the earliest due
- * one, and at start picks up whatever was pending (or in flight) when the
- * server stopped: delivery is at-least-once.
+ * Sends due deliveries and records their attempts through the service. The
+ * service tells it of every delivery it writes once durable (its own
+ * attempts' too); it keeps one timer for the earliest due one, and at start
+ * picks up whatever was pending (or in flight) when the server stopped:
+ * delivery is at-least-once.
  *
  * Deliveries not yet due wait in a heap ordered by due time; once due they
  * move to their endpoint's queue, and free slots go to the endpoints with
@@ -101,15 +120,13 @@ export class Dispatcher {
   /** Woken when an attempt ends: `advance` waits on it. */
   #ended: (() => void)[] = []
   #closed = false
-  readonly #unsubscribe: () => void
 
   constructor(
-    readonly store: Store,
+    readonly service: DispatcherService,
     readonly clock: SchedulerClock,
     readonly options: DispatcherOptions = {},
   ) {
-    for (const delivery of store.tables.deliveries.all()) if (delivery.status === 'pending') this.#track(delivery)
-    this.#unsubscribe = store.subscribe((changes) => this.#onCommit(changes))
+    for (const delivery of service.deliveries.attach((changes) => this.#onCommit(changes))) this.#track(delivery)
     this.#pump()
   }
 
@@ -122,7 +139,8 @@ export class Dispatcher {
   }
 
   // on the push path: a commit costs one heap push per new delivery
-  #onCommit(changes: Change[]): void {
+  #onCommit(changes: readonly Change[]): void {
+    if (this.#closed) return
     let added = false
     for (const [collection, id, record] of changes) {
       if (collection !== 'deliveries') continue
@@ -172,7 +190,7 @@ export class Dispatcher {
    */
   #pump(): void {
     // after a failed journal write no attempt can be recorded: its delivery would stay due and be sent again at once, forever
-    if (this.#closed || this.store.failure) return
+    if (this.#closed || this.service.deliveries.failure) return
     const now = this.clock.now()
     for (let top = this.#waiting.peek(); top !== undefined && top.due <= now; top = this.#waiting.peek()) {
       this.#waiting.pop()
@@ -249,7 +267,7 @@ export class Dispatcher {
   #nextReady(lane: Lane): {entry: Entry; record: DeliveryRecord} | undefined {
     for (let entry = lane.ready.shift(); entry !== undefined; entry = lane.ready.shift()) {
       this.#visits++
-      const record = this.store.tables.deliveries.get(entry.id)
+      const record = this.service.deliveries.get(entry.id)
       const startable = this.#isCurrent(entry) && record?.status === 'pending' && !this.#inFlight.has(entry.id)
       if (startable) return {entry, record}
     }
@@ -312,29 +330,19 @@ export class Dispatcher {
   }
 
   async #attempt(delivery: DeliveryRecord, dueAt: number): Promise<void> {
-    const {webhook_endpoints, events} = this.store.tables
-    const endpoint = webhook_endpoints.get(delivery.endpoint_id)
-    const event = events.get(delivery.event_id)
-    if (!endpoint || endpoint.status !== 'enabled' || !event) {
-      await this.store.commit([put('deliveries', delivery.id, cancelDelivery(delivery, wallClockIso()))])
-      return
-    }
+    const {deliveries} = this.service
+    const target = deliveries.target(delivery)
+    if (!target) return deliveries.cancel(delivery, wallClockIso())
+    const {endpoint, event} = target
     // event records never change, so the body is the same bytes on every attempt
     const body = JSON.stringify(renderEvent(event))
     const result = await this.send(endpoint, event, body, delivery.attempts.length + 1)
-    // re-read both: while the request was out the endpoint may have been deleted or disabled, the delivery
-    // canceled or retried, or deleted with its account (a reset): then there is nothing left to record
-    const latest = this.store.tables.deliveries.get(delivery.id)
-    if (!latest) return
-    const current = webhook_endpoints.get(endpoint.id)
-    const outcome = recordAttempt(latest, current ?? endpoint, result, {
+    await deliveries.recordAttempt(delivery.id, endpoint, result, {
       now: wallClockIso(),
       dueAt,
       schedule: this.options.schedule ?? RETRY_SCHEDULE,
       disableAfter: this.options.disableAfter ?? DISABLE_AFTER,
     })
-    const endpointChanged = current !== undefined && outcome.endpoint !== current
-    await this.store.commit([put('deliveries', delivery.id, outcome.delivery), ...(endpointChanged ? [put('webhook_endpoints', current.id, outcome.endpoint)] : [])])
   }
 
   /** One signed POST to an endpoint within the receiver timeout: a queued attempt, or the ping sent outside the queue. */
@@ -397,7 +405,7 @@ export class Dispatcher {
     this.#disarm()
     try {
       for (;;) {
-        if (this.#closed || this.store.failure) break
+        if (this.#closed || this.service.deliveries.failure) break
         this.#pump()
         // due work that waits only for a free slot: the next attempt to end frees one
         if (this.#rotation.length > 0) await this.#attemptEnds()
@@ -408,7 +416,7 @@ export class Dispatcher {
           else break
         }
       }
-      if (!this.#closed && !this.store.failure) await this.#moveClock(target)
+      if (!this.#closed && !this.service.deliveries.failure) await this.#moveClock(target)
     } finally {
       this.#driven = false
       this.#target = undefined
@@ -428,7 +436,7 @@ export class Dispatcher {
   }
 
   #saveOffset(offset: number): Promise<void> {
-    return this.store.commit([put('settings', CLOCK_SETTING, {id: CLOCK_SETTING, account_id: '', value: offset})])
+    return this.service.sim.saveClockOffset(offset)
   }
 
   /** What a running advance is at: its target and the attempts it waits for, oldest first. */
@@ -440,7 +448,6 @@ export class Dispatcher {
   async close(): Promise<void> {
     this.#closed = true
     this.#disarm()
-    this.#unsubscribe()
     await this.idle()
   }
 }

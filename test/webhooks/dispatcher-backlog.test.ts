@@ -1,8 +1,10 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {fanOut} from '../../src/domain/deliveries.js'
 import type {EventRecord, WebhookEndpointRecord} from '../../src/domain/records.js'
-import {put, Store} from '../../src/store/store.js'
-import {SchedulerClock} from '../../src/webhooks/clock.js'
+import {createServiceLayer, type UnitOfWork} from '../../src/service/index.js'
+import {MemoryStorage} from '../../src/service/memory-storage.js'
+import {Store} from '../../src/store/store.js'
+import {SchedulerClock, wallClockIso} from '../../src/webhooks/clock.js'
 import {Dispatcher} from '../../src/webhooks/dispatcher.js'
 import {startReceiver} from '../helpers/receiver.js'
 
@@ -30,36 +32,42 @@ const endpoint = (id: string, url: string): WebhookEndpointRecord => ({
 
 const event = (id: string): EventRecord => ({id, object: 'event', type: 'check.created', created_at: NOW, data: {}, account_id: 'acct_demo'})
 
-/** A dispatcher on an in-memory store whose endpoint `we_hung` has `BACKLOG` deliveries due at `dueAt`, sent to a receiver that never answers. */
+/** A dispatcher over the service on an in-memory store whose endpoint `we_hung` has `BACKLOG` deliveries due at `dueAt`, sent to a receiver that never answers. */
 async function backlog(dueAt: (now: number) => number, timeoutMs = 60_000) {
   const hung = await startReceiver(() => 'hang')
   const store = await Store.open()
   const clock = new SchedulerClock()
-  const dispatcher = new Dispatcher(store, clock, {timeoutMs})
+  const service = createServiceLayer({storage: new MemoryStorage(store), baseUrl: 'http://127.0.0.1', now: wallClockIso, clock, strictUrls: false})
+  const dispatcher = new Dispatcher(service, clock, {timeoutMs})
+  const commit = (work: (tx: UnitOfWork) => void) => service.outbox.commit(work)
   // the receiver goes first: closing it ends the attempts out, which the dispatcher waits for
   cleanup.push(() => store.close(), () => dispatcher.close(), () => hung.close())
   const target = endpoint('we_hung', hung.url)
   const evt = event('evt_backlog')
   const deliveries = Array.from({length: BACKLOG}, () => fanOut(evt, [target], dueAt(clock.now()))[0]!)
-  await store.commit([put('webhook_endpoints', target.id, target), put('events', evt.id, evt), ...deliveries.map((d) => put('deliveries', d.id, d))])
+  await commit((tx) => {
+    tx.put('webhook_endpoints', target.id, target)
+    tx.put('events', evt.id, evt)
+    for (const d of deliveries) tx.put('deliveries', d.id, d)
+  })
   /** Commits one more delivery due now for `to`, and says how many entries the dispatcher touched for it. */
   const commitOne = async (to: WebhookEndpointRecord) => {
     const before = dispatcher.visits
     const [delivery] = fanOut(evt, [to], clock.now())
-    await store.commit([put('deliveries', delivery!.id, delivery!)])
+    await commit((tx) => tx.put('deliveries', delivery!.id, delivery!))
     return dispatcher.visits - before
   }
-  return {hung, store, dispatcher, commitOne}
+  return {hung, commit, dispatcher, commitOne}
 }
 
 describe('dispatcher work with a backlog', () => {
   it(`a commit touches a few entries, not the ${BACKLOG} due deliveries waiting on a hung receiver`, async () => {
-    const {hung, store, commitOne} = await backlog((now) => now)
+    const {hung, commit, commitOne} = await backlog((now) => now)
     await hung.waitFor(8)
     const other = await startReceiver()
     cleanup.push(() => other.close())
     const healthy = endpoint('we_ok', other.url)
-    await store.commit([put('webhook_endpoints', healthy.id, healthy)])
+    await commit((tx) => tx.put('webhook_endpoints', healthy.id, healthy))
     // log2(50,000) is about 16: a heap push and pop, the endpoint's queue, its turn
     expect(await commitOne(healthy)).toBeLessThan(100)
     expect(await commitOne(endpoint('we_hung', hung.url))).toBeLessThan(100)
