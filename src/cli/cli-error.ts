@@ -1,8 +1,9 @@
 import {errorBody} from './errors.js'
+import type {CliErrorCode} from './error-codes.js'
 
 /** What a failed run prints with --json instead of the error body, when it has a report of its own (verify's verdict). */
 export interface CliFailureOptions {
-  code: string
+  code: CliErrorCode
   suggestions?: string[]
   report?: unknown
 }

@@ -2,6 +2,7 @@ import {Command as OclifCommand, type Interfaces} from '@oclif/core'
 import {TablepayError} from '../client/errors.js'
 import {failureJson} from './cli-error.js'
 import {describeError, suggestionsFor} from './errors.js'
+import type {CliErrorCode} from './error-codes.js'
 
 /**
  * What every tablepay command shares, servers and clients alike: `--json`
@@ -38,7 +39,7 @@ export abstract class Command extends OclifCommand {
    * `receiver check`): exit 1 with `message`, and with --json the report,
    * in the same shape as when it passes.
    */
-  protected fail(report: unknown, message: string, options: {code: string; suggestions?: string[]}): never {
+  protected fail(report: unknown, message: string, options: {code: CliErrorCode; suggestions?: string[]}): never {
     this.#failedReport = report
     this.error(message, {exit: 1, ...options})
   }

@@ -1,5 +1,6 @@
 import type {Errors} from '@oclif/core'
 import {TablepayApiError, TablepayError, type TablepayErrorBody, type TablepayErrorDetail} from '../client/errors.js'
+import type {CliErrorCode} from './error-codes.js'
 
 // What to try next for each API error code; the server's message says what went wrong.
 const NEXT_STEP: Record<string, string> = {
@@ -88,6 +89,6 @@ export function errorBody(error: unknown): TablepayErrorBody {
   const {code, message, oclif} = error as Partial<Errors.CLIError>
   // oclif's parser errors carry `parse`, a flag's own parse error only the usage exit code: a wrong command line
   const usage = (error !== null && typeof error === 'object' && 'parse' in error) || oclif?.exit === 2
-  const fallback = usage ? 'invalid_usage' : 'cli_error'
+  const fallback: CliErrorCode = usage ? 'invalid_usage' : 'cli_error'
   return {error: {code: code ?? fallback, message: message ?? String(error)}}
 }
