@@ -1,0 +1,49 @@
+import {describe, expect, it} from 'vitest'
+import {checkWith} from '../helpers/checks.js'
+import {NOW, serviceForTest} from './service.js'
+
+const options = {now: NOW, dueAt: Date.parse(NOW), schedule: [60], disableAfter: 1}
+const failed = {status_code: 500, duration_ms: 3, error: null, response_body: 'no'}
+
+async function withDelivery() {
+  const test = await serviceForTest()
+  const endpoint = await test.service.endpoints.create('acct_demo', {url: 'http://127.0.0.1:9/hooks', event_types: ['check.created']})
+  await test.service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]]))
+  const [delivery] = test.service.records.allOf('deliveries', 'acct_demo')
+  return {...test, endpoint, delivery: delivery!}
+}
+
+describe('service.deliveries', () => {
+  it('attaching the queue returns what is pending: the deliveries a stopped server left', async () => {
+    const {service, delivery} = await withDelivery()
+    expect(service.deliveries.attach(() => {}).map((d) => d.id)).toEqual([delivery.id])
+  })
+
+  it('a failed attempt schedules the retry; the last failure disables the endpoint in the same unit', async () => {
+    const {service, endpoint, delivery, queued} = await withDelivery()
+    queued.length = 0
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
+    expect(service.deliveries.get(delivery.id)).toMatchObject({status: 'pending', next_attempt_at: '2026-01-02T03:05:05.000Z'})
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
+    expect(service.deliveries.get(delivery.id)?.status).toBe('dead')
+    expect(service.records.get('webhook_endpoints', endpoint.id)?.status).toBe('disabled')
+    expect(queued.map((changes) => changes.map(([collection]) => collection))).toEqual([['deliveries'], ['deliveries', 'webhook_endpoints']])
+  })
+
+  it('an attempt whose delivery was deleted meanwhile records nothing', async () => {
+    const {service, endpoint, delivery} = await withDelivery()
+    await service.sim.reset('acct_demo')
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
+    expect(service.deliveries.get(delivery.id)).toBeUndefined()
+  })
+
+  it('has no target once its endpoint is gone, and a retry makes a dead delivery pending again', async () => {
+    const {service, endpoint, delivery} = await withDelivery()
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
+    const retried = await service.deliveries.retry(service.deliveries.get(delivery.id)!)
+    expect([retried.status, retried.attempts.length]).toEqual(['pending', 2])
+    await service.endpoints.delete(service.records.get('webhook_endpoints', endpoint.id)!)
+    expect(service.deliveries.target(retried)).toBeUndefined()
+  })
+})

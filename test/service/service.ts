@@ -1,0 +1,26 @@
+import {createServiceLayer, type Change} from '../../src/service/index.js'
+import {MemoryStorage} from '../../src/service/memory-storage.js'
+import {Store} from '../../src/store/store.js'
+import {SchedulerClock} from '../../src/webhooks/clock.js'
+import {TEST_SEED} from '../helpers/simulator.js'
+
+export const NOW = '2026-01-02T03:04:05.000Z'
+
+/**
+ * The service over a fresh in-memory store with the test seed; `queued`
+ * collects what the delivery queue is told, `clock` sits at a fixed time.
+ */
+export async function serviceForTest() {
+  const store = await Store.open()
+  const clock = new SchedulerClock(1, 0, () => Date.parse(NOW))
+  const storage = new MemoryStorage(store)
+  const service = createServiceLayer({storage, baseUrl: 'http://127.0.0.1:4747', now: () => NOW, clock, strictUrls: false})
+  await service.accounts.seed(TEST_SEED, () => TEST_SEED)
+  const queued: Change[][] = []
+  service.deliveries.attach((changes) => queued.push([...changes]))
+  return {store, storage, service, queued}
+}
+
+/** The collections a change list touches, in order, with repeats folded: ['checks', 'events', 'deliveries']. */
+export const collectionsOf = (changes: readonly Change[]) =>
+  changes.map(([collection]) => collection).filter((name, i, all) => name !== all[i - 1])
