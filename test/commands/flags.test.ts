@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import type {Command} from '@oclif/core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, cliFor, ROOT, runCli, startCliServer} from '../helpers/cli.js'
+import {type CliServer, cliFor, ROOT, runCommand, startCliServer} from '../helpers/cli.js'
 
 interface FlagSpec {
   name: string
@@ -105,14 +105,14 @@ describe('a bad command line exits 2 with and without --json', () => {
     ['a bad argument', ['clock', 'advance', '0']],
     ['--url in receiver check (the receiver is --forward-to)', ['receiver', 'check', '--url', RECEIVER, '--secret', 'whsec_x']],
   ])('%s', async (_, args) => {
-    const [text, json] = await Promise.all([runCli(args), runCli([...args, '--json'])])
+    const [text, json] = await Promise.all([runCommand(args), runCommand([...args, '--json'])])
     expect(text.code).toBe(2)
     expect(json.code).toBe(2)
     expect(JSON.parse(json.stdout).error).toMatchObject({code: 'invalid_usage'})
   })
 
   it('receiver check --url names --forward-to', async () => {
-    const {stderr} = await runCli(['receiver', 'check', '--url', 'http://localhost:3000/hooks'])
+    const {stderr} = await runCommand(['receiver', 'check', '--url', 'http://localhost:3000/hooks'])
     expect(stderr).toContain('receiver check takes your receiver\'s URL as --forward-to http://localhost:3000/hooks')
   })
 })

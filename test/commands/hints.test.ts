@@ -2,7 +2,7 @@ import {mkdtemp, readFile, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, cliFor, ROOT, runCli, startCliServer} from '../helpers/cli.js'
+import {type CliServer, cliFor, ROOT, runCommand, startCliServer} from '../helpers/cli.js'
 
 let server: CliServer
 beforeAll(async () => {
@@ -70,7 +70,7 @@ describe('conflict_with_paid_items', () => {
 
 describe('validation_failed', () => {
   it('prints each problem once', async () => {
-    const {code, stderr} = await runCli(['checks', 'push', 'h-invalid'], {env: server.env, input: '{"status": "open"}'})
+    const {code, stderr} = await runCommand(['checks', 'push', 'h-invalid'], {env: server.env, input: '{"status": "open"}'})
     expect(code).toBe(1)
     expect(stderr).toContain('Code: validation_failed')
     for (const path of ['table', 'items', 'totals']) expect(stderr.split(`${path}: Invalid input`)).toHaveLength(2)

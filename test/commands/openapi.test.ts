@@ -4,13 +4,13 @@ import {join} from 'node:path'
 import {expect, test} from 'vitest'
 import {OPERATIONS} from '../../src/server/operations.js'
 import {openApiDocument} from '../../src/server/openapi.js'
-import {runCli} from '../helpers/cli.js'
+import {runCommand} from '../helpers/cli.js'
 
 test('openapi prints the document, naming the default server or --server-url, with or without --json', async () => {
-  const plain = await runCli(['openapi'])
+  const plain = await runCommand(['openapi'])
   expect(plain.code).toBe(0)
   expect(JSON.parse(plain.stdout)).toEqual(openApiDocument('http://127.0.0.1:4747'))
-  const json = await runCli(['openapi', '--json', '--server-url', 'http://127.0.0.1:4848'])
+  const json = await runCommand(['openapi', '--json', '--server-url', 'http://127.0.0.1:4848'])
   expect(JSON.parse(json.stdout)).toEqual(openApiDocument('http://127.0.0.1:4848'))
 })
 
@@ -18,10 +18,10 @@ test('openapi --output writes the file and says where; a bad path exits 1 saying
   const dir = await mkdtemp(join(tmpdir(), 'tablepay-openapi-'))
   try {
     const file = join(dir, 'openapi.json')
-    const written = await runCli(['openapi', '--output', file, '--json'])
+    const written = await runCommand(['openapi', '--output', file, '--json'])
     expect(JSON.parse(written.stdout)).toEqual({output: file, operations: OPERATIONS.length})
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(openApiDocument('http://127.0.0.1:4747'))
-    const refused = await runCli(['openapi', '--output', join(dir, 'missing', 'openapi.json')])
+    const refused = await runCommand(['openapi', '--output', join(dir, 'missing', 'openapi.json')])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('Write to a directory that exists')
   } finally {

@@ -5,7 +5,7 @@ import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, ROOT, runCli, spawnServe, startCliServer, WRITE_KEY} from '../helpers/cli.js'
+import {type CliServer, ROOT, runCli, runCommand, spawnServe, startCliServer, WRITE_KEY} from '../helpers/cli.js'
 
 describe('serve --json --memory', () => {
   it('prints one ready line with the /v1 URL and the seeded accounts, and exits 0 on SIGTERM', async () => {
@@ -49,7 +49,7 @@ describe('serve --data DIR', () => {
   })
 
   it('lets clients pointed at the dir find the URL and a write key without flags', async () => {
-    const {code, stdout} = await runCli(['locations', 'list', '--json'], {env: {TABLEPAY_DATA: dir}})
+    const {code, stdout} = await runCommand(['locations', 'list', '--json'], {env: {TABLEPAY_DATA: dir}})
     expect(code).toBe(0)
     expect(JSON.parse(stdout).data.map((l: {id: string}) => l.id)).toEqual(['loc_main'])
   })

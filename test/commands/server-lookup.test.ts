@@ -2,7 +2,7 @@ import {spawnSync} from 'node:child_process'
 import {mkdir, readdir, rm, stat, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {runCli, spawnRunning} from '../helpers/cli.js'
+import {runCommand, spawnRunning} from '../helpers/cli.js'
 import {makeTempDir} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -30,7 +30,7 @@ function deadPid(): number {
 }
 
 /** A client run with no --url, --api-key or TABLEPAY_URL/KEY, in the repo (whose TABLEPAY_DATA is an empty dir). */
-const client = (home: string, args: string[], env: Record<string, string> = {}) => runCli(args, {env: {TABLEPAY_HOME: home, ...env}})
+const client = (home: string, args: string[], env: Record<string, string> = {}) => runCommand(args, {env: {TABLEPAY_HOME: home, ...env}})
 
 describe('how the CLI finds the server', () => {
   it('finds a server started with --data elsewhere through the per-user registry, and its entry goes when it stops', async () => {

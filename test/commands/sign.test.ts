@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import Stripe from 'stripe'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {parseSignatureHeader, verifySignature} from '../../src/index.js'
-import {ROOT, runCli} from '../helpers/cli.js'
+import {ROOT, runCli, runCommand} from '../helpers/cli.js'
 
 const SECRET = 'whsec_test_5f2b9c0e8a7d4b1c'
 const PAYLOAD = 'fixtures/checks/open.json'
@@ -32,7 +32,7 @@ describe('sign', () => {
 
   it('signs stdin with the secret from TABLEPAY_WEBHOOK_SECRET and the current time by default', async () => {
     const before = Math.floor(Date.now() / 1000)
-    const {code, stdout} = await runCli(['sign', '--json'], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}, input: RAW.toString()})
+    const {code, stdout} = await runCommand(['sign', '--json'], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}, input: RAW.toString()})
     expect(code).toBe(0)
     const {header} = JSON.parse(stdout) as {header: string}
     const {timestamp} = parseSignatureHeader(header)
@@ -42,7 +42,7 @@ describe('sign', () => {
   })
 
   it('without a secret, exits 1 and says where to put one', async () => {
-    const {code, stderr} = await runCli(['sign', '-p', PAYLOAD])
+    const {code, stderr} = await runCommand(['sign', '-p', PAYLOAD])
     expect(code).toBe(1)
     expect(stderr).toContain('TABLEPAY_WEBHOOK_SECRET')
   })
@@ -76,7 +76,7 @@ describe('sign --forward-to', () => {
   afterAll(() => close(receiver))
 
   it('sends the payload signed, as JSON, and prints the receiver\'s status', async () => {
-    const {code, stdout} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/hooks`])
+    const {code, stdout} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/hooks`])
     expect(code).toBe(0)
     expect(stdout).toContain(`${url}/hooks answered 204 No Content`)
     expect(received).toHaveLength(1)
@@ -85,27 +85,27 @@ describe('sign --forward-to', () => {
   })
 
   it('--post, the old name of --forward-to, still sends', async () => {
-    const {code, stdout} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--post', `${url}/hooks`])
+    const {code, stdout} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--post', `${url}/hooks`])
     expect(code).toBe(0)
     expect(stdout).toContain(`${url}/hooks answered 204 No Content`)
     expect(received).toHaveLength(1)
   })
 
   it('with --json, prints the header, the URL and the status', async () => {
-    const {code, stdout} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/hooks`, '--json'])
+    const {code, stdout} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/hooks`, '--json'])
     expect(code).toBe(0)
     expect(JSON.parse(stdout)).toEqual({header: expect.stringMatching(/^t=\d+,v1=/), url: `${url}/hooks`, status: 204})
   })
 
   it('exits 1 with the receiver\'s status and answer when it refuses', async () => {
-    const {code, stderr} = await runCli(['sign', '-s', 'whsec_not_the_receivers', '-p', PAYLOAD, '--forward-to', `${url}/hooks`])
+    const {code, stderr} = await runCommand(['sign', '-s', 'whsec_not_the_receivers', '-p', PAYLOAD, '--forward-to', `${url}/hooks`])
     expect(code).toBe(1)
     expect(stderr).toContain('answered 400 Bad Request: signature_mismatch')
     expect(stderr).toContain('receiver_rejected')
   })
 
   it('treats a redirect as a failure, as deliveries do, and does not follow it', async () => {
-    const {code, stdout} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/moved`, '--json'])
+    const {code, stdout} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/moved`, '--json'])
     expect(code).toBe(1)
     expect(JSON.parse(stdout).error).toEqual({code: 'receiver_rejected', message: expect.stringContaining('answered 308 Permanent Redirect (redirect to /hooks)')})
     expect(received).toHaveLength(1)
@@ -115,7 +115,7 @@ describe('sign --forward-to', () => {
     const closed = createServer()
     const deadUrl = await listen(closed)
     await close(closed)
-    const {code, stderr} = await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', deadUrl])
+    const {code, stderr} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', deadUrl])
     expect(code).toBe(1)
     expect(stderr).toContain('ECONNREFUSED')
     expect(stderr).toContain('connection_failed')

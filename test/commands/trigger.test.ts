@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, runCli, startCliServer} from '../helpers/cli.js'
+import {type CliServer, runCommand, startCliServer} from '../helpers/cli.js'
 
 let server: CliServer
 beforeAll(async () => {
@@ -9,11 +9,11 @@ afterAll(() => server.stop())
 
 /** Pushes fixtures/checks/open.json as POS check `externalId`: each test acts on a check of its own. */
 const openCheck = async (externalId: string): Promise<{id: string; totals: {total_cents: number}}> => {
-  const {stdout} = await runCli(['checks', 'push', externalId, '-f', 'fixtures/checks/open.json', '--json'], {env: server.env})
+  const {stdout} = await runCommand(['checks', 'push', externalId, '-f', 'fixtures/checks/open.json', '--json'], {env: server.env})
   return JSON.parse(stdout)
 }
 
-const trigger = (args: string[]) => runCli(['trigger', ...args], {env: server.env})
+const trigger = (args: string[]) => runCommand(['trigger', ...args], {env: server.env})
 const api = async (path: string) => {
   const res = await fetch(`${server.url}${path}`, {headers: {authorization: `Bearer ${server.env.TABLEPAY_API_KEY}`}})
   return res.json()

@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import Stripe from 'stripe'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {ROOT, runCli} from '../helpers/cli.js'
+import {ROOT, runCli, runCommand} from '../helpers/cli.js'
 import {importGraph} from '../helpers/import-graph.js'
 
 const SECRET = 'whsec_test_5f2b9c0e8a7d4b1c'
@@ -37,13 +37,13 @@ describe('verify', () => {
 
   it('takes the secret from TABLEPAY_WEBHOOK_SECRET and the payload from stdin, byte for byte', async () => {
     const header = stripeHeader()
-    const {code, stdout} = await runCli(['verify', '-H', header, '--json'], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}, input: BODY})
+    const {code, stdout} = await runCommand(['verify', '-H', header, '--json'], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}, input: BODY})
     expect(code).toBe(0)
     expect(JSON.parse(stdout)).toEqual({valid: true, timestamp: Number(header.slice(2, header.indexOf(',')))})
   })
 
   it('accepts a signature 400 s old with --tolerance 500', async () => {
-    const {code} = await runCli(['verify', '-s', SECRET, '-H', stripeHeader(-400), '-p', PAYLOAD, '--tolerance', '500'])
+    const {code} = await runCommand(['verify', '-s', SECRET, '-H', stripeHeader(-400), '-p', PAYLOAD, '--tolerance', '500'])
     expect(code).toBe(0)
   })
 
@@ -59,7 +59,7 @@ describe('verify', () => {
   ]
 
   it.each(refusals)('refuses %s: exit 1, the reason code and what to do next', async (_, args, reason) => {
-    const {code, stdout, stderr} = await runCli(['verify', '-s', SECRET, ...args()])
+    const {code, stdout, stderr} = await runCommand(['verify', '-s', SECRET, ...args()])
     expect(code).toBe(1)
     expect(stdout).toBe('')
     expect(stderr).toContain(`Code: ${reason}`)
@@ -67,20 +67,20 @@ describe('verify', () => {
   })
 
   it.each(refusals)('with --json, refuses %s with {valid: false, reason, message} and exit 1', async (_, args, reason) => {
-    const {code, stdout} = await runCli(['verify', '-s', SECRET, '--json', ...args()])
+    const {code, stdout} = await runCommand(['verify', '-s', SECRET, '--json', ...args()])
     expect(code).toBe(1)
     expect(JSON.parse(stdout)).toEqual({valid: false, reason, message: expect.any(String)})
   })
 
   it('without a secret, exits 1 and says where to put one', async () => {
-    const {code, stderr} = await runCli(['verify', '-H', stripeHeader(), '-p', PAYLOAD])
+    const {code, stderr} = await runCommand(['verify', '-H', stripeHeader(), '-p', PAYLOAD])
     expect(code).toBe(1)
     expect(stderr).toContain('TABLEPAY_WEBHOOK_SECRET')
     expect(stderr).toContain('missing_secret')
   })
 
   it('points out an empty payload', async () => {
-    const {code, stderr} = await runCli(['verify', '-s', SECRET, '-H', stripeHeader()])
+    const {code, stderr} = await runCommand(['verify', '-s', SECRET, '-H', stripeHeader()])
     expect(code).toBe(1)
     expect(stderr).toContain('The payload was empty')
   })

@@ -1,16 +1,16 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, runCli, startCliServer} from '../../helpers/cli.js'
+import {type CliServer, runCommand, startCliServer} from '../../helpers/cli.js'
 
 let server: CliServer
 let pushed: {id: string; external_id: string}
 beforeAll(async () => {
   server = await startCliServer()
-  const {stdout} = await runCli(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--json'], {env: server.env})
+  const {stdout} = await runCommand(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--json'], {env: server.env})
   pushed = JSON.parse(stdout)
 })
 afterAll(() => server.stop())
 
-const get = (args: string[]) => runCli(['checks', 'get', ...args], {env: server.env})
+const get = (args: string[]) => runCommand(['checks', 'get', ...args], {env: server.env})
 
 describe('checks get', () => {
   it('by id prints the summary, the items and the totals', async () => {

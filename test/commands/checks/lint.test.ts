@@ -3,7 +3,7 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {ROOT, runCli} from '../../helpers/cli.js'
+import {ROOT, runCommand} from '../../helpers/cli.js'
 import {importGraph} from '../../helpers/import-graph.js'
 
 const open = () => JSON.parse(readFileSync(join(ROOT, 'fixtures', 'checks', 'open.json'), 'utf8'))
@@ -32,7 +32,7 @@ describe('checks lint', () => {
   afterAll(() => rm(dir, {recursive: true, force: true}))
 
   it('passes every fixture, push bodies and scenarios, several files at once: exit 0, no server', async () => {
-    const {code, stdout} = await runCli(['checks', 'lint', 'fixtures/checks/open.json', 'fixtures/checks/updated.json', 'fixtures/checks/closed.json', 'fixtures/scenarios/dinner-service.json'])
+    const {code, stdout} = await runCommand(['checks', 'lint', 'fixtures/checks/open.json', 'fixtures/checks/updated.json', 'fixtures/checks/closed.json', 'fixtures/scenarios/dinner-service.json'])
     expect(code).toBe(0)
     expect(stdout.trim().split('\n')).toEqual([
       'fixtures/checks/open.json: ok',
@@ -43,7 +43,7 @@ describe('checks lint', () => {
   })
 
   it('prints every problem with its jq path, and exits 1', async () => {
-    const {code, stdout, stderr} = await runCli(['checks', 'lint', bad, 'fixtures/checks/open.json'])
+    const {code, stdout, stderr} = await runCommand(['checks', 'lint', bad, 'fixtures/checks/open.json'])
     expect(code).toBe(1)
     expect(stdout).toContain(`${bad}: .status: `)
     expect(stdout).toContain(`${bad}: .items[1].price_cents: `)
@@ -55,13 +55,13 @@ describe('checks lint', () => {
   })
 
   it('checks each push of a scenario, with the path inside the scenario', async () => {
-    const {code, stdout} = await runCli(['checks', 'lint', badScenario])
+    const {code, stdout} = await runCommand(['checks', 'lint', badScenario])
     expect(code).toBe(1)
     expect(stdout).toMatch(/: \.pushes\[1\]\.body\.version: Too small/)
   })
 
   it('reports a file that is not JSON, or missing, and still checks the others', async () => {
-    const {code, stdout} = await runCli(['checks', 'lint', broken, join(dir, 'missing.json'), 'fixtures/checks/open.json'])
+    const {code, stdout} = await runCommand(['checks', 'lint', broken, join(dir, 'missing.json'), 'fixtures/checks/open.json'])
     expect(code).toBe(1)
     expect(stdout).toContain(`${broken}: .: not valid JSON`)
     expect(stdout).toContain(`${join(dir, 'missing.json')}: .: cannot read the file: ENOENT`)
@@ -69,7 +69,7 @@ describe('checks lint', () => {
   })
 
   it('with --json prints the report, the same shape whether it passes or fails', async () => {
-    const failed = await runCli(['checks', 'lint', bad, 'fixtures/checks/open.json', '--json'])
+    const failed = await runCommand(['checks', 'lint', bad, 'fixtures/checks/open.json', '--json'])
     expect(failed.code).toBe(1)
     const report = JSON.parse(failed.stdout)
     expect(report.valid).toBe(false)
@@ -78,7 +78,7 @@ describe('checks lint', () => {
     expect(report.files[0].problems).toContainEqual({path: '.items[2].colour', message: 'unknown field'})
     expect(report.files[1]).toEqual({file: 'fixtures/checks/open.json', kind: 'push', valid: true, problems: []})
 
-    const passed = await runCli(['checks', 'lint', 'fixtures/scenarios/dinner-service.json', '--json'])
+    const passed = await runCommand(['checks', 'lint', 'fixtures/scenarios/dinner-service.json', '--json'])
     expect(passed.code).toBe(0)
     expect(JSON.parse(passed.stdout)).toEqual({valid: true, files: [{file: 'fixtures/scenarios/dinner-service.json', kind: 'scenario', valid: true, problems: []}]})
   })

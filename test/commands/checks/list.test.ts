@@ -1,18 +1,18 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, runCli, startCliServer} from '../../helpers/cli.js'
+import {type CliServer, runCommand, startCliServer} from '../../helpers/cli.js'
 
 let server: CliServer
 const ids: Record<string, string> = {}
 beforeAll(async () => {
   server = await startCliServer()
   for (const [externalId, file] of [['t12', 'open'], ['t7', 'closed']] as const) {
-    const {stdout} = await runCli(['checks', 'push', externalId, '-f', `fixtures/checks/${file}.json`, '--json'], {env: server.env})
+    const {stdout} = await runCommand(['checks', 'push', externalId, '-f', `fixtures/checks/${file}.json`, '--json'], {env: server.env})
     ids[externalId] = JSON.parse(stdout).id
   }
 })
 afterAll(() => server.stop())
 
-const list = (args: string[]) => runCli(['checks', 'list', ...args], {env: server.env})
+const list = (args: string[]) => runCommand(['checks', 'list', ...args], {env: server.env})
 
 describe('checks list', () => {
   it('prints a table of checks, newest first', async () => {

@@ -1,7 +1,7 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, READ_KEY, ROOT, runCli, startCliServer} from '../../helpers/cli.js'
+import {type CliServer, READ_KEY, ROOT, runCommand, startCliServer} from '../../helpers/cli.js'
 
 let server: CliServer
 beforeAll(async () => {
@@ -9,7 +9,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-const push = (args: string[], input?: string) => runCli(['checks', 'push', ...args], {env: server.env, input})
+const push = (args: string[], input?: string) => runCommand(['checks', 'push', ...args], {env: server.env, input})
 const fixture = (name: string) => readFileSync(join(ROOT, 'fixtures', 'checks', `${name}.json`), 'utf8')
 
 describe('checks push', () => {
@@ -94,7 +94,7 @@ describe('checks push', () => {
   })
 
   it('with a read-only key, names the missing scope', async () => {
-    const {code, stderr} = await runCli(['checks', 'push', 't12-ro', '-f', 'fixtures/checks/open.json', '-k', READ_KEY], {env: server.env})
+    const {code, stderr} = await runCommand(['checks', 'push', 't12-ro', '-f', 'fixtures/checks/open.json', '-k', READ_KEY], {env: server.env})
     expect(code).toBe(1)
     expect(stderr).toContain('Code: insufficient_scope')
     expect(stderr).toContain('write')

@@ -1,26 +1,26 @@
 import qrcode from 'qrcode'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, runCli, startCliServer} from '../../helpers/cli.js'
+import {type CliServer, runCommand, startCliServer} from '../../helpers/cli.js'
 
 let server: CliServer
 let guestUrl: string
 beforeAll(async () => {
   server = await startCliServer()
-  const {stdout} = await runCli(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--json'], {env: server.env})
+  const {stdout} = await runCommand(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--json'], {env: server.env})
   guestUrl = JSON.parse(stdout).guest_url
 })
 afterAll(() => server.stop())
 
 describe('--qr', () => {
   it('checks push --qr prints the QR code of guest_url and the link under it', async () => {
-    const {code, stdout} = await runCli(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--qr'], {env: server.env})
+    const {code, stdout} = await runCommand(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--qr'], {env: server.env})
     expect(code).toBe(0)
     // no colours in a pipe: plain block characters
     expect(stdout).toContain(`${await qrcode.toString(guestUrl, {type: 'utf8'})}\nScan to open the table page: ${guestUrl}`)
   })
 
   it('checks get --qr prints the same code after the check', async () => {
-    const {code, stdout} = await runCli(['checks', 'get', 't12', '--qr'], {env: server.env})
+    const {code, stdout} = await runCommand(['checks', 'get', 't12', '--qr'], {env: server.env})
     expect(code).toBe(0)
     const qr = await qrcode.toString(guestUrl, {type: 'utf8'})
     expect(stdout.indexOf(qr)).toBeGreaterThan(stdout.indexOf('Total'))
@@ -28,13 +28,13 @@ describe('--qr', () => {
   })
 
   it('with --json prints only the check', async () => {
-    const {code, stdout} = await runCli(['checks', 'get', 't12', '--qr', '--json'], {env: server.env})
+    const {code, stdout} = await runCommand(['checks', 'get', 't12', '--qr', '--json'], {env: server.env})
     expect(code).toBe(0)
     expect(JSON.parse(stdout).guest_url).toBe(guestUrl)
   })
 
   it('is not printed without the flag', async () => {
-    const {stdout} = await runCli(['checks', 'get', 't12'], {env: server.env})
+    const {stdout} = await runCommand(['checks', 'get', 't12'], {env: server.env})
     expect(stdout).not.toContain('Scan to open')
     expect(stdout).not.toContain('█')
   })

@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {shuffledOrder} from '../../../src/cli/replay/replay.js'
-import {type CliServer, ROOT, runCli, startCliServer} from '../../helpers/cli.js'
+import {type CliServer, ROOT, runCommand, startCliServer} from '../../helpers/cli.js'
 import {call} from '../../helpers/simulator.js'
 
 let server: CliServer
@@ -13,7 +13,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-const replay = (args: string[]) => runCli(['checks', 'replay', ...args], {env: server.env})
+const replay = (args: string[]) => runCommand(['checks', 'replay', ...args], {env: server.env})
 const DINNER = 'fixtures/scenarios/dinner-service.json'
 const WRONG = 'fixtures/scenarios/version-per-line-count.json'
 const pushesOf = (file: string) => JSON.parse(readFileSync(join(ROOT, file), 'utf8')).pushes.length as number
@@ -85,7 +85,7 @@ describe('checks replay', () => {
     const key = (run: 'in_order' | 'shuffled') => report.accounts[run].api_key
     expect((await call(server.url.replace(/\/v1$/, ''), 'GET', '/v1/checks', {key: key('in_order')})).status).toBe(401)
     expect((await call(server.url.replace(/\/v1$/, ''), 'GET', '/v1/checks', {key: key('shuffled')})).status).toBe(401)
-    const mine = await runCli(['checks', 'list', '--json'], {env: server.env})
+    const mine = await runCommand(['checks', 'list', '--json'], {env: server.env})
     expect(JSON.parse(mine.stdout).data).toEqual([])
 
     const kept = JSON.parse((await replay([DINNER, '--keep', '--json'])).stdout)
@@ -99,7 +99,7 @@ describe('checks replay', () => {
     try {
       const file = join(dir, 'bad.json')
       await writeFile(file, JSON.stringify({pushes: [{external_id: 't1', body: {table: {number: '1'}, status: 'open', items: [], totals: {subtotal_cents: 1, tax_cents: 0, total_cents: 2}}}]}))
-      const {code, stderr} = await runCli(['checks', 'replay', file], {env: {TABLEPAY_URL: 'http://127.0.0.1:1', TABLEPAY_API_KEY: 'tp_test_none'}})
+      const {code, stderr} = await runCommand(['checks', 'replay', file], {env: {TABLEPAY_URL: 'http://127.0.0.1:1', TABLEPAY_API_KEY: 'tp_test_none'}})
       expect(code).toBe(1)
       expect(stderr).toContain('is not a valid scenario')
       expect(stderr).toContain('.pushes[0].body.totals.total_cents: must equal subtotal_cents + tax_cents')

@@ -3,7 +3,7 @@ import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {Check} from '../../../src/domain/schemas.js'
-import {ROOT, runCli} from '../../helpers/cli.js'
+import {ROOT, runCommand} from '../../helpers/cli.js'
 import {startReceiver} from '../../helpers/receiver.js'
 
 const SECRET = 'whsec_test_receiver_check_1234'
@@ -32,7 +32,7 @@ function startScript(file: string): Promise<string> {
   })
 }
 
-const check = (url: string, args: string[] = []) => runCli(['receiver', 'check', '--forward-to', url, ...args], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}})
+const check = (url: string, args: string[] = []) => runCommand(['receiver', 'check', '--forward-to', url, ...args], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}})
 const failedCases = (stdout: string) => (JSON.parse(stdout).cases as {id: string; passed: boolean}[]).filter((c) => !c.passed).map((c) => c.id)
 
 describe('receiver check', () => {
@@ -127,7 +127,7 @@ describe('receiver check', () => {
   })
 
   it('without a secret, exits 1 and says where to put one', async () => {
-    const {code, stderr} = await runCli(['receiver', 'check', '--forward-to', 'http://127.0.0.1:9/webhooks'])
+    const {code, stderr} = await runCommand(['receiver', 'check', '--forward-to', 'http://127.0.0.1:9/webhooks'])
     expect(code).toBe(1)
     expect(stderr).toContain('TABLEPAY_WEBHOOK_SECRET')
   })

@@ -1,0 +1,111 @@
+import {Readable} from 'node:stream'
+// oclif reads the terminal width once, when it is first loaded (hence the
+// imports below, after this line): unwrapped error messages, as the spawned
+// CLI prints them (see cleanEnv in cli.ts).
+process.env.OCLIF_COLUMNS = '500'
+
+export interface CommandResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+interface Oclif {
+  run: typeof import('@oclif/core').run
+  handle: typeof import('@oclif/core/handle')
+}
+
+let loading: Promise<Oclif> | undefined
+
+/** oclif, loaded once per worker; command modules stay loaded between runs. */
+function oclif(): Promise<Oclif> {
+  loading ??= (async () => {
+    const [core, handle] = await Promise.all([import('@oclif/core'), import('@oclif/core/handle')])
+    return {run: core.run, handle}
+  })()
+  return loading
+}
+
+// One command at a time: stdout, stderr, stdin, argv and the environment are the process's own.
+let queue: Promise<unknown> = Promise.resolve()
+
+/**
+ * Runs one command in this process as bin/run.js would (oclif's `run`, then
+ * its error handler), with `env` as the whole TABLEPAY_* environment and
+ * `input` as stdin. Resolves with the exit code the binary would end with.
+ *
+ * @example
+ * const {code, stdout} = await runInProcess(ROOT, ['checks', 'list', '--json'], {TABLEPAY_URL: url}, '')
+ */
+export function runInProcess(root: string, args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<CommandResult> {
+  const result = queue.then(() => runAlone(root, args, env, input))
+  queue = result.catch(() => undefined)
+  return result
+}
+
+async function runAlone(root: string, args: string[], env: NodeJS.ProcessEnv, input: string): Promise<CommandResult> {
+  const {run, handle} = await oclif()
+  const saved = {env: {...process.env}, argv: process.argv, stdin: Object.getOwnPropertyDescriptor(process, 'stdin')!}
+  const exit = handle.Exit.exit
+  let code: number | undefined
+  replaceEnv(env)
+  process.argv = [process.execPath, 'run.js', ...args]
+  Object.defineProperty(process, 'stdin', {configurable: true, value: Readable.from([Buffer.from(input)])})
+  process.exitCode = undefined
+  // oclif's handler prints the error and ends the process; here it only tells the code
+  handle.Exit.exit = ((exitCode = 0) => void (code = exitCode)) as typeof exit
+  // the binary exits before Node prints oclif's warning about a command that failed before parsing
+  const emitWarning = process.emitWarning
+  process.emitWarning = ((warning: string | Error, options?: {code?: string}) =>
+    options?.code === 'UnparsedCommand' || emitWarning.call(process, warning, options)) as typeof emitWarning
+  try {
+    const output = await captureOutput(async () => {
+      try {
+        // a Config of its own, read from package.json and oclif.manifest.json as bin/run.js
+        // reads it (commands found by id): one shared between runs loses commands after a help screen
+        await run(args, {root})
+      } catch (error) {
+        await handle.handle(error as Error)
+      }
+    })
+    return {code: code ?? Number(process.exitCode ?? 0), ...output}
+  } finally {
+    handle.Exit.exit = exit
+    process.emitWarning = emitWarning
+    process.exitCode = undefined
+    Object.defineProperty(process, 'stdin', saved.stdin)
+    process.argv = saved.argv
+    replaceEnv(saved.env)
+  }
+}
+
+/** Makes process.env hold exactly `env` (process.env must stay the same object: child processes read it). */
+function replaceEnv(env: NodeJS.ProcessEnv): void {
+  for (const name of Object.keys(process.env)) if (!(name in env)) delete process.env[name]
+  Object.assign(process.env, env)
+}
+
+/**
+ * What `fn` writes on stdout and stderr, as @oclif/test's captureOutput
+ * takes it (console, `this.log` and ora all end in these two `write`s), but
+ * with colours left as they are: the runs are set up without them.
+ */
+async function captureOutput(fn: () => Promise<void>): Promise<{stdout: string; stderr: string}> {
+  const chunks = {stdout: [] as Buffer[], stderr: [] as Buffer[]}
+  const writes = {stdout: process.stdout.write, stderr: process.stderr.write}
+  for (const name of ['stdout', 'stderr'] as const) {
+    process[name].write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      chunks[name].push(Buffer.from(chunk))
+      const done = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined
+      done?.()
+      return true
+    }) as typeof process.stdout.write
+  }
+  try {
+    await fn()
+  } finally {
+    process.stdout.write = writes.stdout
+    process.stderr.write = writes.stderr
+  }
+  return {stdout: Buffer.concat(chunks.stdout).toString(), stderr: Buffer.concat(chunks.stderr).toString()}
+}
