@@ -19,7 +19,7 @@ function renderFields(rows: [label: string, value: string][]): string {
 const heading = (noun: string, id: string, checkId: string, status?: string) =>
   `${style.bold(noun)} ${id}${status ? `  ${status}` : ''}  ${style.dim(`check ${checkId}`)}`
 
-export function renderClaim(claim: Claim): string {
+export function describeClaim(claim: Claim): string {
   const items = renderTable(claim.items, [
     {header: 'EXTERNAL ID', value: (i) => i.external_id},
     {header: 'QTY', value: (i) => formatQuantity(i.quantity), align: 'right'},
@@ -28,7 +28,7 @@ export function renderClaim(claim: Claim): string {
 }
 
 /** A payment with its amounts, right-aligned; refunds, when there are any, one per line. */
-export function renderPayment(payment: Payment): string {
+export function describePayment(payment: Payment): string {
   const cents = [payment.amount_cents, payment.tip_cents, payment.amount_refunded_cents, ...payment.refunds.map((r) => r.amount_cents)]
   const width = Math.max(...cents.map((c) => formatCents(c).length))
   const money = (c: number) => formatCents(c).padStart(width)
@@ -43,7 +43,7 @@ export function renderPayment(payment: Payment): string {
   return `${heading('Payment', payment.id, payment.check_id, status)}\n${renderFields(rows)}`
 }
 
-export function renderFeedback(feedback: Feedback): string {
+export function describeFeedback(feedback: Feedback): string {
   const stars = '★'.repeat(feedback.rating) + style.dim('☆'.repeat(5 - feedback.rating))
   const rows: [string, string][] = [['Rating', `${feedback.rating}/5 ${stars}`], ...(feedback.comment ? [['Comment', feedback.comment] as [string, string]] : [])]
   return `${heading('Feedback', feedback.id, feedback.check_id)}\n${renderFields(rows)}`

@@ -2,7 +2,7 @@ import type {Claim} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {checkIdOf} from '../../cli/check-ref.js'
 import {checkFlag, guestFlags, itemFlag} from '../../cli/flags/guest.js'
-import {renderClaim} from '../../cli/views/guest.js'
+import {describeClaim} from '../../cli/views/guest.js'
 
 export default class TriggerClaim extends ApiCommand<typeof TriggerClaim> {
   static override summary = 'Claim items of a check, as a guest at the table would.'
@@ -27,7 +27,7 @@ Emits claim.created and check.updated.`
   public async run(): Promise<Claim> {
     const checkId = await checkIdOf(this.client, this.flags.check)
     const claim = await this.client.claim(checkId, {items: this.flags.item}, {idempotencyKey: this.flags['idempotency-key']})
-    this.log(renderClaim(claim))
+    this.log(describeClaim(claim))
     return claim
   }
 }

@@ -3,7 +3,7 @@ import type {Feedback} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {checkIdOf} from '../../cli/check-ref.js'
 import {checkFlag, guestFlags} from '../../cli/flags/guest.js'
-import {renderFeedback} from '../../cli/views/guest.js'
+import {describeFeedback} from '../../cli/views/guest.js'
 
 export default class TriggerFeedback extends ApiCommand<typeof TriggerFeedback> {
   static override summary = 'Leave feedback on a check, as a guest after the meal would.'
@@ -27,7 +27,7 @@ Emits feedback.received.`
     const {rating, comment} = this.flags
     const checkId = await checkIdOf(this.client, this.flags.check)
     const feedback = await this.client.feedback(checkId, {rating, comment}, {idempotencyKey: this.flags['idempotency-key']})
-    this.log(renderFeedback(feedback))
+    this.log(describeFeedback(feedback))
     return feedback
   }
 }

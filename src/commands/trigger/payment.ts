@@ -3,7 +3,7 @@ import type {Payment} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {checkIdOf, fetchCheck} from '../../cli/check-ref.js'
 import {checkFlag, guestFlags} from '../../cli/flags/guest.js'
-import {renderPayment} from '../../cli/views/guest.js'
+import {describePayment} from '../../cli/views/guest.js'
 
 export default class TriggerPayment extends ApiCommand<typeof TriggerPayment> {
   static override summary = 'Pay a check, as a guest at the table would.'
@@ -49,7 +49,7 @@ Emits payment.succeeded and check.updated, and check.fully_paid when the payment
       {amount_cents: amountCents, tip_cents: tip, claim_id: claim, ...(decline ? {simulate: 'decline' as const} : {})},
       {idempotencyKey: this.flags['idempotency-key']},
     )
-    this.log(renderPayment(payment))
+    this.log(describePayment(payment))
     return payment
   }
 }

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import type {Payment} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {guestFlags} from '../../cli/flags/guest.js'
-import {renderPayment} from '../../cli/views/guest.js'
+import {describePayment} from '../../cli/views/guest.js'
 
 export default class TriggerRefund extends ApiCommand<typeof TriggerRefund> {
   static override summary = 'Refund a payment, in full or in part.'
@@ -27,7 +27,7 @@ Emits payment.refunded, and check.updated when the check's amount paid changes.`
   public async run(): Promise<Payment> {
     const {payment: id, amount} = this.flags
     const payment = await this.client.refund(id, amount === undefined ? {} : {amount_cents: amount}, {idempotencyKey: this.flags['idempotency-key']})
-    this.log(renderPayment(payment))
+    this.log(describePayment(payment))
     return payment
   }
 }
