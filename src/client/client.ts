@@ -1,6 +1,7 @@
 import type {Check, CheckPush, Clock, Deleted, Delivery, Event, Location, WebhookEndpoint, WebhookEndpointInput, WebhookTestResult} from '../domain/schemas.js'
 import type {Claim, ClaimInput, Feedback, FeedbackInput, Payment, PaymentInput, RefundInput} from '../domain/schemas.js'
 import type {ScratchAccount} from '../domain/schemas.js'
+import type {PushResult} from '../domain/push.js'
 import {TablepayApiError, TablepayConnectionError, type TablepayErrorBody} from './errors.js'
 import {readServerSentEvents, type StreamMessage} from './stream.js'
 
@@ -15,8 +16,8 @@ export interface GuestOptions {
   idempotencyKey?: string
 }
 
-/** How a push changed the stored check (header `X-Tablepay-Push-Result`). */
-export type PushResult = 'created' | 'updated' | 'unchanged' | 'stale'
+// how a push changed the stored check, as header X-Tablepay-Push-Result says
+export type {PushResult}
 
 /** Every list answer of the API. Pass `next_cursor` as `starting_after` for the next page. */
 export interface List<T> {
