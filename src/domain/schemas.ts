@@ -20,7 +20,7 @@ export const Quantity = z
 
 export const CheckStatus = z.enum(CHECK_STATUSES)
 
-export const Table = z.strictObject({
+export const CheckTable = z.strictObject({
   number: z.string().min(1).max(32),
 })
 
@@ -50,7 +50,7 @@ export const Totals = z
 export const CheckPush = z.strictObject({
   location_id: z.string().min(1).max(64).optional(),
   version: z.int().min(1).optional(),
-  table: Table,
+  table: CheckTable,
   status: CheckStatus,
   items: z
     .array(ItemInput)
