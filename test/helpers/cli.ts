@@ -24,7 +24,10 @@ export interface CliOptions {
   input?: string
   /** Node options before the entry, e.g. `--import` hooks. */
   nodeArgs?: string[]
-  /** Run through oclif's own `execute`, past bin/run.js's lean path: what the lean path must match. */
+  /**
+   * Run through oclif (its `run` and error handler, as its `execute` does), past bin/run.js's lean
+   * path: what the lean path must match. In this process unless `nodeArgs` are given.
+   */
   oclif?: boolean
 }
 
@@ -72,6 +75,7 @@ export function runCommand(args: string[], {env, input}: Pick<CliOptions, 'env' 
  * const {code, stdout} = await runCli(['locations', 'list', '--json'], {env: server.env})
  */
 export function runCli(args: string[], {env, input, ...how}: CliOptions = {}): Promise<CliResult> {
+  if (how.oclif && !how.nodeArgs) return runCommand(args, {env, input})
   const child = spawnCli(args, env, how)
   const out: Buffer[] = []
   const err: Buffer[] = []
