@@ -1,4 +1,4 @@
-import {networkReason} from './network-reason.js'
+import {networkReason} from '../shared/network-reason.js'
 /** One entry of an API error's `details`: where in the input the problem is, and what it is. */
 export interface TablepayErrorDetail {
   path: string

@@ -1,7 +1,7 @@
 import http from 'node:http'
 import https from 'node:https'
 import type {AttemptResult} from '../domain/deliveries.js'
-import {networkReason} from '../client/network-reason.js'
+import {networkReason} from '../shared/network-reason.js'
 import {SIGNATURE_HEADER, signPayload} from './signature.js'
 
 /** SPEC 8: the receiver has 10 seconds to answer. */

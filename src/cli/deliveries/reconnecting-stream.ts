@@ -1,7 +1,7 @@
 import {setTimeout as delay} from 'node:timers/promises'
 import type {StreamMessage, TablepayClient} from '../../client/client.js'
 import {TablepayApiError, TablepayConnectionError} from '../../client/errors.js'
-import {networkReason} from '../../client/network-reason.js'
+import {networkReason} from '../../shared/network-reason.js'
 
 export interface ReconnectHooks {
   signal: AbortSignal

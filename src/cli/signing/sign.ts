@@ -1,4 +1,4 @@
-import {networkReason} from '../../client/network-reason.js'
+import {networkReason} from '../../shared/network-reason.js'
 // --forward-to holds the receiver to the same limit as a delivery (SPEC section 8)
 import {RECEIVER_TIMEOUT_MS} from '../../webhooks/send.js'
 import {SIGNATURE_HEADER, signPayload} from '../../webhooks/signature.js'
