@@ -2,14 +2,11 @@ import {readFile} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import type {ClientOptions} from './client.js'
 import {TablepayConfigError} from './errors.js'
-import {isAlive, registeredServers, registryDir, type ServerFile} from './server-registry.js'
+import {isAlive, registeredServers, registryDir, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
 
-export type {ServerFile}
+export {SERVER_FILE, type ServerFile}
 
 export const DEFAULT_URL = 'http://127.0.0.1:4747'
-
-/** The file `tablepay serve` writes into its data dir on start, so clients started there need no flags. */
-export const SERVER_FILE = 'server.json'
 
 /** How long a server found in a file has to answer `/v1/health` before it counts as stopped. */
 const HEALTH_TIMEOUT_MS = 1000

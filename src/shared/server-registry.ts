@@ -2,6 +2,9 @@ import {mkdir, readdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
+/** The file `tablepay serve` writes into its data dir on start, so clients started there need no flags. */
+export const SERVER_FILE = 'server.json'
+
 /** What `tablepay serve` tells clients about itself: in its data dir's `server.json`, and in the registry. */
 export interface ServerFile {
   url: string
