@@ -1,5 +1,13 @@
-import type {RunningServer, SeededAccount} from '../../server/start.js'
+import type {SeededAccount} from '../../domain/seeded-account.js'
 import {style} from './style.js'
+
+/** What the banner shows of a running server: plain data, which `serve` passes from the server it started. */
+export interface ServerSummary {
+  /** Without trailing slash and without /v1. */
+  url: string
+  dataDir?: string
+  accounts: SeededAccount[]
+}
 
 /**
  * The dashboard's link, with the first account's read key in the fragment
@@ -9,13 +17,13 @@ import {style} from './style.js'
  * @example
  * dashboardUrl(server) // 'http://127.0.0.1:4747/#key=tp_test_demo_read'
  */
-export function dashboardUrl(server: RunningServer): string {
+export function dashboardUrl(server: ServerSummary): string {
   const key = server.accounts[0]?.api_keys.find((k) => !k.scopes.includes('write'))
   return key ? `${server.url}/#key=${key.key}` : `${server.url}/`
 }
 
 /** The one line `serve --json` prints when it accepts requests: CI waits for it and takes the URL and keys from it. */
-export function readyJson(server: RunningServer) {
+export function readyJson(server: ServerSummary) {
   return {status: 'ready', url: `${server.url}/v1`, dashboard_url: dashboardUrl(server), data_dir: server.dataDir ?? null, accounts: server.accounts}
 }
 
@@ -32,7 +40,7 @@ function renderAccount(account: SeededAccount): string {
 }
 
 /** What a person needs to start calling the API: where it is, where data goes, the keys, and a request to copy. */
-export function renderBanner(server: RunningServer): string {
+export function renderBanner(server: ServerSummary): string {
   const api = `${server.url}/v1`
   const key = server.accounts[0]?.api_keys.find((k) => k.scopes.includes('write')) ?? server.accounts[0]?.api_keys[0]
   return [
