@@ -45,7 +45,9 @@ export class Accounts {
   seed(seed: Seed | undefined, fallback: () => Seed): Promise<boolean> {
     return this.outbox.commit((tx) => {
       const parsed = seed ?? (tx.count('accounts') === 0 ? fallback() : undefined)
-      const changes = parsed ? seedChanges((collection, id) => tx.get(collection, id), parsed, new Date().toISOString()) : []
+      const changes = parsed
+        ? seedChanges((collection, id) => tx.get(collection, id), parsed, new Date().toISOString())
+        : []
       for (const [collection, id, record] of changes) tx.put(collection, id, record as never)
       return changes.length > 0
     })
@@ -76,12 +78,15 @@ export class Accounts {
    */
   deleteScratch(parentId: string, id: string): Promise<void> {
     return this.outbox.commit((tx) => {
-      if (tx.get('accounts', id)?.scratch_of !== parentId) throw new ApiError('not_found', `No scratch account ${id} made by this account.`)
+      if (tx.get('accounts', id)?.scratch_of !== parentId)
+        throw new ApiError('not_found', `No scratch account ${id} made by this account.`)
       const doomed = [id]
-      for (let i = 0; i < doomed.length; i++) doomed.push(...[...tx.all('accounts')].filter((a) => a.scratch_of === doomed[i]).map((a) => a.id))
+      for (let i = 0; i < doomed.length; i++)
+        doomed.push(...[...tx.all('accounts')].filter((a) => a.scratch_of === doomed[i]).map((a) => a.id))
       for (const account of doomed) for (const name of COLLECTIONS) deleteAllOf(tx, name, account)
     })
   }
 }
 
-const locationsOf = (tx: Reader, accountId: string) => tx.idsOf('locations', accountId).map((id) => tx.get('locations', id)!)
+const locationsOf = (tx: Reader, accountId: string) =>
+  tx.idsOf('locations', accountId).map((id) => tx.get('locations', id)!)

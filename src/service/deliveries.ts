@@ -1,4 +1,10 @@
-import {type AttemptOptions, type AttemptResult, cancelDelivery, recordAttempt, requeueDelivery} from '../domain/deliveries.js'
+import {
+  type AttemptOptions,
+  type AttemptResult,
+  cancelDelivery,
+  recordAttempt,
+  requeueDelivery,
+} from '../domain/deliveries.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
@@ -62,14 +68,20 @@ export class Deliveries {
    * been deleted or disabled, the delivery canceled or retried, or deleted
    * with its account (a reset): then there is nothing left to record.
    */
-  recordAttempt(id: string, endpoint: WebhookEndpointRecord, result: AttemptResult, options: AttemptOptions): Promise<void> {
+  recordAttempt(
+    id: string,
+    endpoint: WebhookEndpointRecord,
+    result: AttemptResult,
+    options: AttemptOptions,
+  ): Promise<void> {
     return this.outbox.commit((tx) => {
       const latest = tx.get('deliveries', id)
       if (!latest) return
       const current = tx.get('webhook_endpoints', endpoint.id)
       const outcome = recordAttempt(latest, current ?? endpoint, result, options)
       tx.put('deliveries', id, outcome.delivery)
-      if (current !== undefined && outcome.endpoint !== current) tx.put('webhook_endpoints', current.id, outcome.endpoint)
+      if (current !== undefined && outcome.endpoint !== current)
+        tx.put('webhook_endpoints', current.id, outcome.endpoint)
     })
   }
 }

@@ -16,7 +16,8 @@ export class Endpoints {
    * Registers an endpoint with a new signing secret.
    *
    * @example
-   * const endpoint = await service.endpoints.create('acct_demo', {url: 'https://example.com/hooks', event_types: ['check.created']})
+   * const input = {url: 'https://example.com/hooks', event_types: ['check.created']}
+   * const endpoint = await service.endpoints.create('acct_demo', input)
    */
   create(accountId: string, input: WebhookEndpointInput): Promise<WebhookEndpointRecord> {
     const endpoint = createEndpoint(accountId, input, this.context.now(), this.context.strictUrls)

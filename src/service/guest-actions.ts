@@ -36,7 +36,11 @@ export class GuestActions {
    * @example
    * const {status, body} = await service.guests.claim(check, {items: [{item_id: 'burger', quantity: 1}]})
    */
-  claim(check: {id: string; account_id: string}, input: ClaimInput, request?: IdempotentRequest): Promise<Answer<Claim>> {
+  claim(
+    check: {id: string; account_id: string},
+    input: ClaimInput,
+    request?: IdempotentRequest,
+  ): Promise<Answer<Claim>> {
     const {now, baseUrl} = this.context
     return this.outbox.commit((tx) =>
       once(tx, check.account_id, request, now, () => {
@@ -50,7 +54,11 @@ export class GuestActions {
   }
 
   /** A guest pays (part of) what is due, plus an optional tip: 201 and the payment. */
-  pay(check: {id: string; account_id: string}, input: PaymentInput, request?: IdempotentRequest): Promise<Answer<Payment>> {
+  pay(
+    check: {id: string; account_id: string},
+    input: PaymentInput,
+    request?: IdempotentRequest,
+  ): Promise<Answer<Payment>> {
     const {now, baseUrl} = this.context
     return this.outbox.commit((tx) =>
       once(tx, check.account_id, request, now, () => {
@@ -65,7 +73,11 @@ export class GuestActions {
   }
 
   /** Refunds all or part of a payment: 200 and the payment, which now lists the refund. */
-  refund(payment: {id: string; account_id: string}, input: RefundInput, request?: IdempotentRequest): Promise<Answer<Payment>> {
+  refund(
+    payment: {id: string; account_id: string},
+    input: RefundInput,
+    request?: IdempotentRequest,
+  ): Promise<Answer<Payment>> {
     const {now, baseUrl} = this.context
     return this.outbox.commit((tx) =>
       once(tx, payment.account_id, request, now, () => {
@@ -81,7 +93,11 @@ export class GuestActions {
   }
 
   /** A guest rates the visit, whatever the check's status: 201 and the feedback. */
-  leaveFeedback(check: {id: string; account_id: string}, input: FeedbackInput, request?: IdempotentRequest): Promise<Answer<Feedback>> {
+  leaveFeedback(
+    check: {id: string; account_id: string},
+    input: FeedbackInput,
+    request?: IdempotentRequest,
+  ): Promise<Answer<Feedback>> {
     const {now} = this.context
     return this.outbox.commit((tx) =>
       once(tx, check.account_id, request, now, () => {

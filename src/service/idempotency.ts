@@ -39,14 +39,23 @@ export function once<T>(
     if (stored.request_hash !== hash) {
       throw new ApiError(
         'idempotency_key_reused',
-        `Idempotency-Key "${key}" was already used for another request; use a new key for a new request, or resend the original one unchanged.`,
+        `Idempotency-Key "${key}" was already used for another request; ` +
+          'use a new key for a new request, or resend the original one unchanged.',
         [{path: 'Idempotency-Key', message: 'already used with another method, path or body'}],
       )
     }
     return {status: stored.status, body: stored.body as T, replayed: true}
   }
   const answer = decide()
-  const record: IdempotencyRecord = {id, account_id: accountId, key, request_hash: hash, status: answer.status, body: answer.body, created_at: now()}
+  const record: IdempotencyRecord = {
+    id,
+    account_id: accountId,
+    key,
+    request_hash: hash,
+    status: answer.status,
+    body: answer.body,
+    created_at: now(),
+  }
   tx.put('idempotency_keys', id, record)
   return {...answer, replayed: false}
 }

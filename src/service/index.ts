@@ -19,7 +19,8 @@ export type {Change, Reader, Storage, UnitOfWork} from './storage.js'
  * dispatcher call it; nothing else reads or writes the storage.
  *
  * @example
- * const service = createServiceLayer({storage: new MemoryStorage(store), baseUrl, now: wallClockIso, clock, strictUrls: false})
+ * const storage = new MemoryStorage(store)
+ * const service = createServiceLayer({storage, baseUrl, now: wallClockIso, clock, strictUrls: false})
  * const outcome = await service.checks.push('acct_demo', 't12', body)
  */
 export function createServiceLayer(context: ServiceContext) {

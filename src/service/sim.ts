@@ -35,6 +35,8 @@ export class Sim {
 
   /** Saves the clock's offset before the clock moves: after a crash, retries scheduled on it are not in its future. */
   saveClockOffset(offset: number): Promise<void> {
-    return this.outbox.commit((tx) => tx.put('settings', CLOCK_SETTING, {id: CLOCK_SETTING, account_id: '', value: offset}))
+    return this.outbox.commit((tx) =>
+      tx.put('settings', CLOCK_SETTING, {id: CLOCK_SETTING, account_id: '', value: offset}),
+    )
   }
 }

@@ -9,20 +9,25 @@ describe('service.accounts and service.sim', () => {
     expect(await service.accounts.seed(TEST_SEED, () => TEST_SEED)).toBe(false)
   })
 
-  it("a scratch account resolves its parent's locations; deleting it takes its own scratch accounts and their data", async () => {
+  it("a scratch account has its parent's locations; deleting it takes its scratch accounts and data", async () => {
     const {service} = await serviceForTest()
     const scratch = await service.accounts.createScratch('acct_demo')
     const nested = await service.accounts.createScratch(scratch.id)
     await service.checks.push(nested.id, 't1', checkWith([['a', 1, 500]]))
     expect(service.records.allOf('locations', scratch.id).map((l) => l.id)).toHaveLength(1)
     await service.accounts.deleteScratch('acct_demo', scratch.id)
-    expect([service.records.get('accounts', nested.id), service.records.allOf('checks', nested.id)]).toEqual([undefined, []])
+    expect([service.records.get('accounts', nested.id), service.records.allOf('checks', nested.id)]).toEqual([
+      undefined,
+      [],
+    ])
   })
 
   it('only the account that made a scratch account may delete it', async () => {
     const {service} = await serviceForTest()
     const scratch = await service.accounts.createScratch('acct_demo')
-    expect(() => service.accounts.deleteScratch('acct_other', scratch.id)).toThrow(`No scratch account ${scratch.id} made by this account.`)
+    expect(() => service.accounts.deleteScratch('acct_other', scratch.id)).toThrow(
+      `No scratch account ${scratch.id} made by this account.`,
+    )
   })
 
   it('a reset says how many of each it deleted and keeps keys and locations', async () => {

@@ -5,7 +5,10 @@ import {collectionsOf, serviceForTest} from './service.js'
 describe('service.checks.push', () => {
   it('writes the check, its events and their deliveries in one unit, and tells the delivery queue', async () => {
     const {service, queued} = await serviceForTest()
-    const endpoint = await service.endpoints.create('acct_demo', {url: 'http://127.0.0.1:9/hooks', event_types: ['check.created']})
+    const endpoint = await service.endpoints.create('acct_demo', {
+      url: 'http://127.0.0.1:9/hooks',
+      event_types: ['check.created'],
+    })
     queued.length = 0
     const outcome = await service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]]))
     expect(outcome.result).toBe('created')
@@ -23,7 +26,11 @@ describe('service.checks.push', () => {
     const events = service.records.allOf('events', 'acct_demo').length
     queued.length = 0
     const again = await service.checks.push('acct_demo', 't1', body)
-    expect([again.result, queued, service.records.allOf('events', 'acct_demo').length]).toEqual(['unchanged', [], events])
+    expect([again.result, queued, service.records.allOf('events', 'acct_demo').length]).toEqual([
+      'unchanged',
+      [],
+      events,
+    ])
   })
 
   it("a check of one account is not found by another account's external id", async () => {

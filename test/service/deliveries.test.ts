@@ -7,7 +7,10 @@ const failed = {status_code: 500, duration_ms: 3, error: null, response_body: 'n
 
 async function withDelivery() {
   const test = await serviceForTest()
-  const endpoint = await test.service.endpoints.create('acct_demo', {url: 'http://127.0.0.1:9/hooks', event_types: ['check.created']})
+  const endpoint = await test.service.endpoints.create('acct_demo', {
+    url: 'http://127.0.0.1:9/hooks',
+    event_types: ['check.created'],
+  })
   await test.service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]]))
   const [delivery] = test.service.records.allOf('deliveries', 'acct_demo')
   return {...test, endpoint, delivery: delivery!}
@@ -23,11 +26,17 @@ describe('service.deliveries', () => {
     const {service, endpoint, delivery, queued} = await withDelivery()
     queued.length = 0
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
-    expect(service.deliveries.get(delivery.id)).toMatchObject({status: 'pending', next_attempt_at: '2026-01-02T03:05:05.000Z'})
+    expect(service.deliveries.get(delivery.id)).toMatchObject({
+      status: 'pending',
+      next_attempt_at: '2026-01-02T03:05:05.000Z',
+    })
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
     expect(service.deliveries.get(delivery.id)?.status).toBe('dead')
     expect(service.records.get('webhook_endpoints', endpoint.id)?.status).toBe('disabled')
-    expect(queued.map((changes) => changes.map(([collection]) => collection))).toEqual([['deliveries'], ['deliveries', 'webhook_endpoints']])
+    expect(queued.map((changes) => changes.map(([collection]) => collection))).toEqual([
+      ['deliveries'],
+      ['deliveries', 'webhook_endpoints'],
+    ])
   })
 
   it('an attempt whose delivery was deleted meanwhile records nothing', async () => {

@@ -5,7 +5,10 @@ import {serviceForTest} from './service.js'
 describe('service.endpoints', () => {
   it('deleting an endpoint cancels its pending deliveries in the same unit, and the queue hears of it', async () => {
     const {service, queued} = await serviceForTest()
-    const endpoint = await service.endpoints.create('acct_demo', {url: 'http://127.0.0.1:9/hooks', event_types: ['check.created']})
+    const endpoint = await service.endpoints.create('acct_demo', {
+      url: 'http://127.0.0.1:9/hooks',
+      event_types: ['check.created'],
+    })
     await service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]]))
     queued.length = 0
     await service.endpoints.delete(endpoint)

@@ -5,7 +5,10 @@ import {collectionsOf, serviceForTest} from './service.js'
 
 async function withCheck() {
   const test = await serviceForTest()
-  await test.service.endpoints.create('acct_demo', {url: 'http://127.0.0.1:9/hooks', event_types: ['payment.succeeded', 'check.updated']})
+  await test.service.endpoints.create('acct_demo', {
+    url: 'http://127.0.0.1:9/hooks',
+    event_types: ['payment.succeeded', 'check.updated'],
+  })
   const {check} = await test.service.checks.push('acct_demo', 't1', checkWith([['a', 2, 500]]))
   test.queued.length = 0
   return {...test, check: check as CheckRecord}

@@ -21,8 +21,25 @@ describe('once', () => {
 
   it('refuses the same key with another request', async () => {
     const {storage} = await serviceForTest()
-    await storage.unit((tx) => once(tx, 'acct_demo', request('h1'), () => NOW, () => ({status: 201, body: {}})))
-    const reuse = () => storage.unit((tx) => once(tx, 'acct_demo', request('h2'), () => NOW, () => ({status: 201, body: {}})))
+    await storage.unit((tx) =>
+      once(
+        tx,
+        'acct_demo',
+        request('h1'),
+        () => NOW,
+        () => ({status: 201, body: {}}),
+      ),
+    )
+    const reuse = () =>
+      storage.unit((tx) =>
+        once(
+          tx,
+          'acct_demo',
+          request('h2'),
+          () => NOW,
+          () => ({status: 201, body: {}}),
+        ),
+      )
     expect(reuse).toThrow(ApiError)
     expect(reuse).toThrow(/already used for another request/)
   })
@@ -30,10 +47,30 @@ describe('once', () => {
   it('keeps keys apart by account and by scope, and stores nothing without a key', async () => {
     const {storage} = await serviceForTest()
     const run = (account: string, scope: string) =>
-      storage.unit((tx) => once(tx, account, {key: 'k1', scope, hash: scope}, () => NOW, () => ({status: 201, body: scope})))
-    const answers = [await run('acct_demo', 'api'), await run('acct_other', 'link:chk_1'), await run('acct_demo', 'link:chk_1')]
+      storage.unit((tx) =>
+        once(
+          tx,
+          account,
+          {key: 'k1', scope, hash: scope},
+          () => NOW,
+          () => ({status: 201, body: scope}),
+        ),
+      )
+    const answers = [
+      await run('acct_demo', 'api'),
+      await run('acct_other', 'link:chk_1'),
+      await run('acct_demo', 'link:chk_1'),
+    ]
     expect(answers.map((a) => a.replayed)).toEqual([false, false, false])
-    await storage.unit((tx) => once(tx, 'acct_demo', undefined, () => NOW, () => ({status: 200, body: null})))
+    await storage.unit((tx) =>
+      once(
+        tx,
+        'acct_demo',
+        undefined,
+        () => NOW,
+        () => ({status: 200, body: null}),
+      ),
+    )
     expect([...storage.all('idempotency_keys')]).toHaveLength(3)
   })
 })

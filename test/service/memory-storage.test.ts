@@ -25,11 +25,17 @@ describe('MemoryStorage', () => {
     expect(storage.get('settings', 'b')).toBeUndefined()
   })
 
-  it('hands the writes of a unit to `durable` once they are durable, and none for a unit that wrote nothing', async () => {
+  it("hands a unit's writes to `durable` once durable, and nothing for a unit that wrote nothing", async () => {
     const {storage} = await serviceForTest()
     const told: unknown[] = []
-    await storage.unit((tx) => tx.put('settings', 'c', {id: 'c', account_id: '', value: 2}), (changes) => told.push(changes))
-    await storage.unit(() => undefined, (changes) => told.push(changes))
+    await storage.unit(
+      (tx) => tx.put('settings', 'c', {id: 'c', account_id: '', value: 2}),
+      (changes) => told.push(changes),
+    )
+    await storage.unit(
+      () => undefined,
+      (changes) => told.push(changes),
+    )
     expect(told).toEqual([[['settings', 'c', {id: 'c', account_id: '', value: 2}]]])
   })
 

@@ -14,7 +14,13 @@ export async function serviceForTest() {
   const store = await Store.open()
   const clock = new SchedulerClock(1, 0, () => Date.parse(NOW))
   const storage = new MemoryStorage(store)
-  const service = createServiceLayer({storage, baseUrl: 'http://127.0.0.1:4747', now: () => NOW, clock, strictUrls: false})
+  const service = createServiceLayer({
+    storage,
+    baseUrl: 'http://127.0.0.1:4747',
+    now: () => NOW,
+    clock,
+    strictUrls: false,
+  })
   await service.accounts.seed(TEST_SEED, () => TEST_SEED)
   const queued: Change[][] = []
   service.deliveries.attach((changes) => queued.push([...changes]))

@@ -17,9 +17,19 @@ it('the dispatcher sends what the service tells it of, and holds no subscription
   const receiver = await startReceiver()
   const store = await Store.open()
   const clock = new SchedulerClock()
-  const service = createServiceLayer({storage: new MemoryStorage(store), baseUrl: 'http://127.0.0.1', now: wallClockIso, clock, strictUrls: false})
+  const service = createServiceLayer({
+    storage: new MemoryStorage(store),
+    baseUrl: 'http://127.0.0.1',
+    now: wallClockIso,
+    clock,
+    strictUrls: false,
+  })
   const dispatcher = new Dispatcher(service, clock)
-  cleanup.push(() => store.close(), () => dispatcher.close(), () => receiver.close())
+  cleanup.push(
+    () => store.close(),
+    () => dispatcher.close(),
+    () => receiver.close(),
+  )
   const endpoint = await service.endpoints.create('acct_demo', {url: receiver.url, event_types: ['check.created']})
   const event = newEvent('acct_demo', 'check.created', {object: 'check'}, wallClockIso())
   // written past the service: nobody tells the dispatcher, so it is not sent
