@@ -10,7 +10,7 @@ import {DEFAULT_URL} from './client/config.js'
 import type {Seed} from './domain/schemas.js'
 import {createService, seedStore} from './server/service.js'
 import {Store} from './store/store.js'
-import {type SeededAccount, simulatorControls, type SimulatorControls} from './toolkit/controls.js'
+import {type SeededAccount, simulatorControls, type SimulatorControls} from './simulator-controls.js'
 
 export type {SeededAccount, SimulatorControls}
 export type {Seed}

@@ -1,5 +1,5 @@
-import {type ClientOptions, type Clock, TablepayClient} from '../client/client.js'
-import type {SeededAccount} from '../domain/seeded-account.js'
+import {type ClientOptions, type Clock, TablepayClient} from './client/client.js'
+import type {SeededAccount} from './domain/seeded-account.js'
 
 export type {SeededAccount}
 

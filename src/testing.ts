@@ -7,7 +7,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Seed} from './domain/schemas.js'
 import {startServer} from './server/start.js'
-import {type SeededAccount, simulatorControls, type SimulatorControls} from './toolkit/controls.js'
+import {type SeededAccount, simulatorControls, type SimulatorControls} from './simulator-controls.js'
 
 export type {SeededAccount, SimulatorControls}
 export type {Seed}
