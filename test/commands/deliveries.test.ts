@@ -1,11 +1,12 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Delivery} from '../../src/client/client.js'
-import {type CliServer, cliFor, startCliServer} from '../helpers/cli.js'
+import {type ApiServer, startApiServer} from '../helpers/api-server.js'
+import {cliFor} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
 
-let server: CliServer
+let server: ApiServer
 beforeAll(async () => {
-  server = await startCliServer()
+  server = await startApiServer()
 })
 afterAll(() => server.stop())
 

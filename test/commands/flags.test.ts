@@ -3,7 +3,8 @@ import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import type {Command} from '@oclif/core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, cliFor, ROOT, runCommand, startCliServer} from '../helpers/cli.js'
+import {type ApiServer, startApiServer} from '../helpers/api-server.js'
+import {cliFor, ROOT, runCommand} from '../helpers/cli.js'
 
 interface FlagSpec {
   name: string
@@ -70,9 +71,9 @@ describe('one name for one thing (README "Flags")', () => {
 })
 
 describe('old names still work', () => {
-  let server: CliServer
+  let server: ApiServer
   beforeAll(async () => {
-    server = await startCliServer()
+    server = await startApiServer()
   })
   afterAll(() => server.stop())
 

@@ -2,11 +2,12 @@ import {mkdtemp, readFile, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, cliFor, ROOT, runCommand, startCliServer} from '../helpers/cli.js'
+import {type ApiServer, startApiServer} from '../helpers/api-server.js'
+import {cliFor, ROOT, runCommand} from '../helpers/cli.js'
 
-let server: CliServer
+let server: ApiServer
 beforeAll(async () => {
-  server = await startCliServer()
+  server = await startApiServer()
 })
 afterAll(() => server.stop())
 

@@ -5,7 +5,8 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {verifySignature} from '../../src/webhooks/signature.js'
 import {checkWith} from '../helpers/checks.js'
-import {type CliProcess, cliFor, spawnRunning, startCliServer, WRITE_KEY} from '../helpers/cli.js'
+import {startApiServer} from '../helpers/api-server.js'
+import {type CliProcess, cliFor, spawnRunning, WRITE_KEY} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call} from '../helpers/simulator.js'
 
@@ -15,7 +16,7 @@ afterEach(async () => {
 })
 
 async function setup() {
-  const [server, receiver] = await Promise.all([startCliServer(), startReceiver()])
+  const [server, receiver] = await Promise.all([startApiServer(), startReceiver()])
   cleanup.push(() => server.stop(), () => receiver.close())
   return {server, receiver, ...cliFor(server), push: pushTo(server.url)}
 }

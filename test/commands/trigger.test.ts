@@ -1,9 +1,10 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, runCommand, startCliServer} from '../helpers/cli.js'
+import {type ApiServer, startApiServer} from '../helpers/api-server.js'
+import {runCommand} from '../helpers/cli.js'
 
-let server: CliServer
+let server: ApiServer
 beforeAll(async () => {
-  server = await startCliServer()
+  server = await startApiServer()
 })
 afterAll(() => server.stop())
 

@@ -1,13 +1,14 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {verifySignature} from '../../src/webhooks/signature.js'
-import {type CliServer, cliFor, spawnRunning, startCliServer} from '../helpers/cli.js'
+import {type ApiServer, startApiServer} from '../helpers/api-server.js'
+import {cliFor, spawnRunning} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
 
-let server: CliServer
+let server: ApiServer
 let receiver: Awaited<ReturnType<typeof startReceiver>>
 let failing: Awaited<ReturnType<typeof startReceiver>>
 beforeAll(async () => {
-  ;[server, receiver, failing] = await Promise.all([startCliServer(), startReceiver(), startReceiver(() => 500)])
+  ;[server, receiver, failing] = await Promise.all([startApiServer(), startReceiver(), startReceiver(() => 500)])
 })
 afterAll(() => Promise.all([server.stop(), receiver.close(), failing.close()]))
 

@@ -1,10 +1,11 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, runCommand, startCliServer} from '../../helpers/cli.js'
+import {type ApiServer, startApiServer} from '../../helpers/api-server.js'
+import {runCommand} from '../../helpers/cli.js'
 
-let server: CliServer
+let server: ApiServer
 let pushed: {id: string; external_id: string}
 beforeAll(async () => {
-  server = await startCliServer()
+  server = await startApiServer()
   const {stdout} = await runCommand(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--json'], {env: server.env})
   pushed = JSON.parse(stdout)
 })

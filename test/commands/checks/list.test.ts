@@ -1,10 +1,11 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, runCommand, startCliServer} from '../../helpers/cli.js'
+import {type ApiServer, startApiServer} from '../../helpers/api-server.js'
+import {runCommand} from '../../helpers/cli.js'
 
-let server: CliServer
+let server: ApiServer
 const ids: Record<string, string> = {}
 beforeAll(async () => {
-  server = await startCliServer()
+  server = await startApiServer()
   for (const [externalId, file] of [['t12', 'open'], ['t7', 'closed']] as const) {
     const {stdout} = await runCommand(['checks', 'push', externalId, '-f', `fixtures/checks/${file}.json`, '--json'], {env: server.env})
     ids[externalId] = JSON.parse(stdout).id

@@ -1,11 +1,12 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, READ_KEY, ROOT, runCommand, startCliServer} from '../../helpers/cli.js'
+import {type ApiServer, startApiServer} from '../../helpers/api-server.js'
+import {READ_KEY, ROOT, runCommand} from '../../helpers/cli.js'
 
-let server: CliServer
+let server: ApiServer
 beforeAll(async () => {
-  server = await startCliServer()
+  server = await startApiServer()
 })
 afterAll(() => server.stop())
 

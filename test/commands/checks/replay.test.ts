@@ -4,12 +4,13 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {shuffledOrder} from '../../../src/cli/replay/replay.js'
-import {type CliServer, ROOT, runCommand, startCliServer} from '../../helpers/cli.js'
+import {type ApiServer, startApiServer} from '../../helpers/api-server.js'
+import {ROOT, runCommand} from '../../helpers/cli.js'
 import {call} from '../../helpers/simulator.js'
 
-let server: CliServer
+let server: ApiServer
 beforeAll(async () => {
-  server = await startCliServer()
+  server = await startApiServer()
 })
 afterAll(() => server.stop())
 

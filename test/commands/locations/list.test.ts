@@ -3,11 +3,12 @@ import {freePort} from '../../helpers/ports.js'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, runCommand, startCliServer, WRITE_KEY} from '../../helpers/cli.js'
+import {type ApiServer, startApiServer} from '../../helpers/api-server.js'
+import {runCommand, WRITE_KEY} from '../../helpers/cli.js'
 
-let server: CliServer
+let server: ApiServer
 beforeAll(async () => {
-  server = await startCliServer()
+  server = await startApiServer()
 })
 afterAll(() => server.stop())
 
