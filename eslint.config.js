@@ -5,31 +5,28 @@ import js from '@eslint/js'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
-/**
- * The layers, lowest first, and the other `src/` folders each may import.
- * `lib` is the old name of `cli`: both stand for the CLI's library.
- */
+/** The layers, lowest first, and the other `src/` folders each may import. */
 const LAYERS = {
+  // Small I/O helpers every layer may need (why a connection failed, where running servers register).
+  shared: [],
   domain: [],
   store: ['domain'],
-  webhooks: ['domain', 'store'],
+  webhooks: ['domain', 'store', 'shared'],
   service: ['domain', 'store', 'webhooks'],
   // The pages and the module that serves their files; only the server serves them.
   web: [],
-  server: ['domain', 'store', 'webhooks', 'service', 'web'],
+  server: ['domain', 'store', 'webhooks', 'service', 'web', 'shared'],
   // The client speaks HTTP to the server; it shares the domain's types, not the server's code.
-  client: ['domain'],
-  cli: ['domain', 'client', 'webhooks'],
-  lib: ['domain', 'client', 'webhooks'],
+  client: ['domain', 'shared'],
+  cli: ['domain', 'client', 'webhooks', 'shared'],
   // `serve` and `openapi` start and describe the server; every other command goes through the client.
-  commands: ['domain', 'client', 'cli', 'lib', 'webhooks', 'server'],
-  toolkit: ['domain', 'client'],
+  commands: ['domain', 'client', 'cli', 'webhooks', 'server', 'shared'],
 }
 
 /** The files at the top of `src/`: the package's entry points, above every layer but the CLI. */
 const ENTRIES = {
-  files: ['src/index.ts', 'src/testing.ts', 'src/msw.ts'],
-  allowed: ['domain', 'store', 'webhooks', 'service', 'server', 'client', 'toolkit'],
+  files: ['src/index.ts', 'src/testing.ts', 'src/msw.ts', 'src/simulator-controls.ts'],
+  allowed: ['domain', 'store', 'webhooks', 'service', 'server', 'client', 'shared'],
 }
 
 const FOLDERS = Object.keys(LAYERS)

@@ -26,7 +26,6 @@ describe('import boundaries', () => {
     ])
     expect(await refused('src/server/start.ts', ['../client/config.js'])).toEqual(['../client/config.js'])
     expect(await refused('src/cli/views/serve-banner.ts', ['../../server/start.js'])).toEqual(['../../server/start.js'])
-    expect(await refused('src/lib/serve-banner.ts', ['../server/start.js'])).toEqual(['../server/start.js'])
   })
 
   test('a lower layer imports no higher one, at any depth', async () => {
@@ -36,7 +35,7 @@ describe('import boundaries', () => {
     expect(await refused('src/service/checks.ts', ['../server/app.js', '../client/client.js'])).toHaveLength(2)
     expect(await refused('src/server/routes/checks.ts', ['../../client/client.js', '../../cli/x.js'])).toHaveLength(2)
     expect(await refused('src/client/client.ts', ['../server/app.js', '../store/store.js'])).toHaveLength(2)
-    expect(await refused('src/toolkit/controls.ts', ['../server/start.js', '../cli/x.js'])).toHaveLength(2)
+    expect(await refused('src/shared/network-reason.ts', ['../domain/ids.js', '../client/client.js'])).toHaveLength(2)
     expect(await refused('src/web/assets.ts', ['../server/app.js', '../domain/ids.js'])).toHaveLength(2)
   })
 
@@ -54,13 +53,18 @@ describe('import boundaries', () => {
       await refused('src/service/checks.ts', ['../domain/push.js', '../store/store.js', '../webhooks/clock.js']),
     ).toEqual([])
     expect(await refused('src/server/routes/guest.ts', ['../../service/index.js', '../../web/assets.js'])).toEqual([])
-    expect(await refused('src/cli/sign-delivery.ts', ['../client/config.js', '../webhooks/signature.js'])).toEqual([])
-    expect(await refused('src/commands/serve.ts', ['../server/start.js', '../cli/base-command.js'])).toEqual([])
-    expect(await refused('src/msw.ts', ['./service/index.js', './store/store.js', './toolkit/controls.js'])).toEqual([])
+    expect(
+      await refused('src/cli/signing/sign.ts', ['../../client/config.js', '../../webhooks/signature.js']),
+    ).toEqual([])
+    expect(await refused('src/webhooks/send.ts', ['../shared/network-reason.js'])).toEqual([])
+    expect(await refused('src/commands/serve.ts', ['../server/start.js', '../cli/command.js'])).toEqual([])
+    expect(
+      await refused('src/msw.ts', ['./service/index.js', './store/store.js', './simulator-controls.js']),
+    ).toEqual([])
   })
 
   test('the entry points never load the CLI', async () => {
-    expect(await refused('src/testing.ts', ['./cli/base-command.js', './commands/serve.js'])).toHaveLength(2)
+    expect(await refused('src/testing.ts', ['./cli/command.js', './commands/serve.js'])).toHaveLength(2)
   })
 
   test('a folder inside a layer that shares a name with another layer is not taken for it', async () => {

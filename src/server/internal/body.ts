@@ -81,6 +81,7 @@ async function readLimited(event: H3Event): Promise<Buffer> {
 }
 
 // control characters, and what invalid UTF-8 decodes to: a body that holds them is not text to quote
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const BINARY = /[\u0000-\u0008\u000e-\u001f\u007f\ufffd]/
 
 /** Why `text` is not JSON, in words that never quote binary bytes back (docs/api.md). */
