@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {failureJson} from './cli-error.js'
 
-// DESIGN "CLI": importing @oclif/core alone costs about as much as starting
+// docs/benchmarks.md, "The lean path": importing @oclif/core alone costs about as much as starting
 // Node, so the local tools a CI loop calls run without it when they can.
 
 interface ManifestFlag {

@@ -9,7 +9,7 @@ import type {CheckRecord, ClaimRecord, EventRecord} from './records.js'
 import type {CheckPush, ClaimInput} from './schemas.js'
 
 /**
- * SPEC 4.4: a push may not take away what guests have claimed. It may not
+ * The claims rule (docs/api.md, "The check push"): a push may not take away what guests have claimed. It may not
  * remove a claimed item, lower its price, lower its quantity below what is
  * claimed, or void a check while anything is claimed. Raising a price is fine.
  * Returns one detail per offending item; empty when the push is allowed.
@@ -37,7 +37,7 @@ export function claimConflicts(check: CheckRecord, push: CheckPush): ErrorDetail
 }
 
 /**
- * Throws the 409 of SPEC 4.4 when the push takes away what guests claimed
+ * Throws the 409 of the claims rule when the push takes away what guests claimed
  * (see `claimConflicts`) or paid (see `paidConflicts`).
  */
 export function assertNoClaimConflict(check: CheckRecord, push: CheckPush): void {

@@ -3,7 +3,7 @@
 
 export const CHECK_STATUSES = ['open', 'closed', 'voided'] as const
 
-/** SPEC section 6. */
+/** The event types (docs/api.md, "Resources"). */
 export const EVENT_TYPES = [
   'check.created',
   'check.updated',

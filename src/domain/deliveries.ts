@@ -2,10 +2,10 @@ import {newId} from './ids.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from './records.js'
 import type {DeliveryAttempt} from './schemas.js'
 
-/** SPEC 6.5: seconds to wait after each failed attempt; when the attempt after the last wait fails, the delivery is dead. */
+/** Seconds to wait after each failed attempt; when the attempt after the last wait fails, the delivery is dead (docs/api.md, "Webhooks"). */
 export const RETRY_SCHEDULE = [60, 300, 1800, 7200, 28800, 86400]
 
-/** SPEC 6.6 leaves the number open; DESIGN fixes 10 dead deliveries in a row. */
+/** Dead deliveries in a row that disable an endpoint (docs/api.md, "Webhooks"). */
 export const DISABLE_AFTER = 10
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -13,7 +13,7 @@ const iso = (ms: number) => new Date(ms).toISOString()
 /** The attempts of a new delivery. Records never change in place, so all of them share one (frozen) empty list. */
 const NO_ATTEMPTS = Object.freeze([]) as unknown as DeliveryAttempt[]
 
-/** SPEC 6.7: one delivery per enabled endpoint subscribed to the event's type, due at once. */
+/** One delivery per enabled endpoint subscribed to the event's type, due at once (docs/api.md, "Webhooks"). */
 export function fanOut(event: EventRecord, endpoints: Iterable<WebhookEndpointRecord>, dueAt: number): DeliveryRecord[] {
   const deliveries: DeliveryRecord[] = []
   // one string for all of them: a push to 100 endpoints formats the time once
@@ -85,7 +85,7 @@ export function recordAttempt(
   }
 }
 
-/** A delivery whose endpoint is gone or disabled: nothing more is sent (SPEC 6.6). */
+/** A delivery whose endpoint is gone or disabled: nothing more is sent (docs/api.md, "Webhooks"). */
 export const cancelDelivery = (delivery: DeliveryRecord, now: string): DeliveryRecord => ({...delivery, status: 'canceled', next_attempt_at: null, updated_at: now})
 
 /** A manual retry: due now again, whatever its state, keeping its attempts. */

@@ -6,7 +6,7 @@ import type {WebhookEndpoint, WebhookEndpointInput} from './schemas.js'
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i
 
 /**
- * SPEC requires HTTPS. A local simulator also accepts plain http to this
+ * The API requires HTTPS (docs/api.md, "Webhooks"). A local simulator also accepts plain http to this
  * machine (a receiver under development), unless `strictUrls` is set.
  */
 export function checkEndpointUrl(url: string, strictUrls: boolean): void {
@@ -33,7 +33,7 @@ export function createEndpoint(accountId: string, input: WebhookEndpointInput, n
   }
 }
 
-/** The public endpoint; the secret only in the answer that created it (SPEC 2). */
+/** The public endpoint; the secret only in the answer that created it (docs/api.md). */
 export function renderEndpoint(record: WebhookEndpointRecord, withSecret = false): WebhookEndpoint & {secret?: string} {
   return {
     id: record.id,

@@ -4,7 +4,7 @@ import type {CheckRecord, EventRecord} from './records.js'
 import type {Check, EventType} from './schemas.js'
 
 /**
- * An event envelope (SPEC 2). `data` is the resource exactly as its GET
+ * An event envelope (docs/api.md, "Resources"). `data` is the resource exactly as its GET
  * returns it at this moment: the caller passes the rendered resource.
  */
 export function newEvent(accountId: string, type: EventType, data: object, now: string): EventRecord {

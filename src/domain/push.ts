@@ -75,7 +75,7 @@ function samePushedState(a: PushedState, b: PushedState): boolean {
 }
 
 /**
- * The push rules of DESIGN.md, in order: validation (location), staleness and
+ * The push rules of docs/api.md ("The check push"), in order: validation (location), staleness and
  * replay by `version`, the claims rule, then apply. No I/O (it only draws new ids): the caller stores
  * the returned check and the events it implies.
  *

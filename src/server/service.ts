@@ -15,7 +15,7 @@ export interface ServiceOptions {
   seed?: Seed
   /** A seed file (`--seed`); ignored when `seed` is given. */
   seedFile?: string
-  /** Seconds to wait after each failed attempt (default SPEC's 1m, 5m, 30m, 2h, 8h, 24h). */
+  /** Seconds to wait after each failed attempt (default 1m, 5m, 30m, 2h, 8h, 24h: docs/api.md, "Webhooks"). */
   retrySchedule?: number[]
   /** Scheduler clock speed: 60 makes a minute pass in a second. */
   timeScale?: number

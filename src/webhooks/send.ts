@@ -4,14 +4,14 @@ import type {AttemptResult} from '../domain/deliveries.js'
 import {networkReason} from '../shared/network-reason.js'
 import {SIGNATURE_HEADER, signPayload} from './signature.js'
 
-/** SPEC 8: the receiver has 10 seconds to answer. */
+/** The receiver has 10 seconds to answer (docs/api.md, "Webhooks"). */
 export const RECEIVER_TIMEOUT_MS = 10_000
 
 /** What is kept of a receiver's answer, for the delivery log. */
 const RESPONSE_LIMIT = 4096
 
 /**
- * The headers of a delivery attempt (DESIGN "Delivery"): the signature, made
+ * The headers of a delivery attempt (docs/api.md, "Webhooks"): the signature, made
  * now, and the event id, type and attempt number. `timestamp` (unix seconds)
  * is for tests and conformance checks that need a signature from another time.
  *

@@ -1,5 +1,5 @@
 import {networkReason} from '../../shared/network-reason.js'
-// --forward-to holds the receiver to the same limit as a delivery (SPEC section 8)
+// --forward-to holds the receiver to the same limit as a delivery (docs/api.md, "Webhooks")
 import {RECEIVER_TIMEOUT_MS} from '../../webhooks/send.js'
 import {SIGNATURE_HEADER, signPayload} from '../../webhooks/signature.js'
 import {cliError} from '../cli-error.js'
