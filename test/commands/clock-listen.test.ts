@@ -74,7 +74,7 @@ describe('serve webhook flags', () => {
   })
 
   it('--receiver-timeout bounds how long a receiver may take', async () => {
-    const {receiver, cli, json, register} = await setup(() => 'hang', ['--receiver-timeout', '300ms'])
+    const {cli, register} = await setup(() => 'hang', ['--receiver-timeout', '300ms'])
     const endpoint = await register()
     const {code, stdout} = await cli(['webhooks', 'ping', endpoint.id, '--json'])
     expect(code).toBe(1)

@@ -91,7 +91,7 @@ describe('listen --forward-to', () => {
     receiver.verifyWith(banner.match(/Signing secret: (whsec_\w+)/)![1]!)
     expect(banner).toMatch(new RegExp(`Forwarding 1 event types to ${receiver.url} \\(endpoint we_\\w+\\)\\nSigning secret: whsec_\\w+`))
     await push('l2')
-    expect(await listen.waitForOutput(' ms  #1 ')).toMatch(/check\.created\s+we_\w+  200\s+\d+ ms  #1 dlv_\w+/)
+    expect(await listen.waitForOutput(' ms  #1 ')).toMatch(/check\.created\s+we_\w+ {2}200\s+\d+ ms {2}#1 dlv_\w+/)
     expect(await listen.kill('SIGINT')).toBe(0)
     expect((await json(['webhooks', 'list'])).data).toHaveLength(1)
   })

@@ -53,14 +53,14 @@ describe('trigger', () => {
 
     const refund = await trigger(['refund', '--payment', rest.id, '--amount', '300'])
     expect(refund.code).toBe(0)
-    expect(refund.stdout).toMatch(/^Payment pay_\w+  partially refunded  check chk_\w+\nAmount\s+66\.65\nTip\s+0\.00\nRefunded\s+3\.00\nRefund\s+3\.00 at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n$/)
+    expect(refund.stdout).toMatch(/^Payment pay_\w+ {2}partially refunded {2}check chk_\w+\nAmount\s+66\.65\nTip\s+0\.00\nRefunded\s+3\.00\nRefund\s+3\.00 at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n$/)
     const refunded = JSON.parse((await trigger(['refund', '--payment', rest.id, '--json'])).stdout)
     expect(refunded).toMatchObject({id: rest.id, status: 'refunded', amount_refunded_cents: rest.amount_cents})
     expect(await api(`/payments/${rest.id}`)).toEqual(refunded)
 
     const feedback = await trigger(['feedback', '-c', 't16', '--rating', '4', '--comment', 'Lovely burrata'])
     expect(feedback.code).toBe(0)
-    expect(feedback.stdout).toMatch(/^Feedback fb_\w+  check chk_\w+\nRating   4\/5 ★★★★☆\nComment  Lovely burrata\n$/)
+    expect(feedback.stdout).toMatch(/^Feedback fb_\w+ {2}check chk_\w+\nRating {3}4\/5 ★★★★☆\nComment {2}Lovely burrata\n$/)
     const json = JSON.parse((await trigger(['feedback', '-c', check.id, '-r', '5', '--json'])).stdout)
     expect(json).toMatchObject({object: 'feedback', check_id: check.id, rating: 5, comment: null})
   })

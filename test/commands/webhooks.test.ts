@@ -160,7 +160,7 @@ describe('deliveries list|get|retry|tail', () => {
     await json(['deliveries', 'retry', delivery.id])
     const lines = (await tail.waitForOutput(' #3 ')).trimEnd().split('\n')
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatch(/500\s+\d+ ms  #3 dlv_\w+  receiver answered 500  → retry in 30m on the scheduler clock \(at .+\)$/)
+    expect(lines[0]).toMatch(/500\s+\d+ ms {2}#3 dlv_\w+ {2}receiver answered 500 {2}→ retry in 30m on the scheduler clock \(at .+\)$/)
     expect(await tail.stop()).toBe(0)
     expect((await json(['deliveries', 'list', '--endpoint', endpoint.id, '--status', 'succeeded'])).data).toHaveLength(0)
   })
