@@ -49,8 +49,16 @@ function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {...base, NO_COLOR: '1', OCLIF_COLUMNS: '500', TABLEPAY_DATA: emptyDataDir, TABLEPAY_HOME: home, ...env}
 }
 
-function spawnCli(args: string[], env?: Record<string, string>, {nodeArgs = [], oclif = false}: CliOptions = {}): ChildProcess {
-  return spawn(process.execPath, [...nodeArgs, oclif ? OCLIF_ENTRY : BIN, ...args], {cwd: ROOT, env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe']})
+function spawnCli(
+  args: string[],
+  env?: Record<string, string>,
+  {nodeArgs = [], oclif = false}: CliOptions = {},
+): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, oclif ? OCLIF_ENTRY : BIN, ...args], {
+    cwd: ROOT,
+    env: cleanEnv(env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
 }
 
 /**
@@ -84,7 +92,9 @@ export function runCli(args: string[], {env, input, ...how}: CliOptions = {}): P
   child.stdin!.end(input)
   return new Promise((resolve, reject) => {
     child.on('error', reject)
-    child.on('close', (code) => resolve({code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString()}))
+    child.on('close', (code) =>
+      resolve({code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString()}),
+    )
   })
 }
 
@@ -131,7 +141,11 @@ export function spawnRunning(args: string[], env?: Record<string, string>): CliP
       }
       stream.on('data', check)
       check()
-      exited.then((code) => reject(new Error(`${args.join(' ')} exited (${code}) before printing ${JSON.stringify(text)}:\n${output.stderr}`)))
+      exited.then((code) =>
+        reject(
+          new Error(`${args.join(' ')} exited (${code}) before printing ${JSON.stringify(text)}:\n${output.stderr}`),
+        ),
+      )
     })
   return {
     stdout: () => output.stdout,
@@ -147,7 +161,13 @@ export function spawnRunning(args: string[], env?: Record<string, string>): CliP
 export interface CliServer extends CliProcess {
   /** The API base, with /v1, as the ready line gives it. */
   url: string
-  ready: {status: string; url: string; dashboard_url: string; data_dir: string | null; accounts: {id: string; locations: {id: string}[]; api_keys: {key: string}[]}[]}
+  ready: {
+    status: string
+    url: string
+    dashboard_url: string
+    data_dir: string | null
+    accounts: {id: string; locations: {id: string}[]; api_keys: {key: string}[]}[]
+  }
   /** The settings a client needs for this server. */
   env: Record<string, string>
 }
@@ -156,7 +176,9 @@ export interface CliServer extends CliProcess {
  * Starts `tablepay serve --port 0 --json` (in memory, seeded with
  * fixtures/seed.json unless `args` say otherwise) and resolves on its ready line.
  */
-export async function startCliServer(args: string[] = ['--memory', '--seed', 'fixtures/seed.json']): Promise<CliServer> {
+export async function startCliServer(
+  args: string[] = ['--memory', '--seed', 'fixtures/seed.json'],
+): Promise<CliServer> {
   const serve = spawnServe(['--json', ...args])
   const stdout = await serve.waitForOutput('\n')
   const ready = JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as CliServer['ready']
