@@ -1,7 +1,7 @@
 import {mkdir} from 'node:fs/promises'
 import {join} from 'node:path'
 import {type Browser, chromium, type Page} from 'playwright-core'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {checkWith} from '../helpers/checks.js'
 import {ROOT} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
@@ -20,6 +20,10 @@ let browser: Browser
 beforeAll(async () => {
   ;[sim, receiver, browser] = await Promise.all([startTestServer({memory: true}), startReceiver(), chromium.launch({executablePath: CHROMIUM})])
   await mkdir(OUTPUT, {recursive: true})
+})
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
 })
 afterAll(async () => {
   await browser?.close()
@@ -134,12 +138,26 @@ describe('in a real browser', () => {
   })
 
   it('the dashboard, opened with the read key in its link, lists the checks with their QR code and updates live', async () => {
+    // its own endpoint, check, payment and feedback: the test needs no other test before it
+    const own = await startReceiver()
+    cleanup.push(() => own.close())
+    const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {body: {url: own.url, event_types: GUEST_EVENTS}})
+    const check = (await sim.api('PUT', '/v1/checks/external/t13', {body: checkWith([['soup', 1, 800]], {table: {number: '13'}})})).body
+    const paid = await sim.api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: check.amount_due_cents}})
+    expect(paid.status).toBe(201)
+    expect((await sim.api('POST', `/v1/sim/checks/${check.id}/feedback`, {body: {rating: 5}})).status).toBe(201)
+
     const page = await browser.newPage({viewport: {width: 1280, height: 900}})
     await page.goto(`${sim.url}/#key=${READ_KEY}`)
-    await page.locator('#endpoints td[data-label="URL"]', {hasText: receiver.url}).waitFor()
-    await page.locator('#deliveries').getByText('feedback.received').waitFor()
-    await page.locator('#events').getByText('check.fully_paid').waitFor()
-    const qr = page.getByRole('img', {name: 'QR code of table 12'})
+    await page.locator('#endpoints td[data-label="URL"]', {hasText: own.url}).waitFor()
+    // this check's events and their deliveries to this endpoint, whatever other tests left in the account
+    await page.locator('#events summary', {hasText: 'check.fully_paid'}).filter({hasText: check.id}).waitFor()
+    const deliveries = (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.body.id}`)).body.data
+    expect(deliveries).toHaveLength(3) // payment.succeeded, check.fully_paid, feedback.received
+    for (const delivery of deliveries) {
+      await page.getByRole('button', {name: `Retry delivery ${delivery.id}`, includeHidden: true}).waitFor({state: 'attached'})
+    }
+    const qr = page.getByRole('img', {name: 'QR code of table 13'})
     await qr.waitFor()
     // decode() waits for the image to load, and fails for a broken one
     expect(await qr.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth > 0, () => false))).toBe(true)
