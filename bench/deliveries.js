@@ -27,7 +27,10 @@ export async function api(url, method, path, body) {
  * counting the `n`th request.
  */
 export async function dispatcherRate(serve, receiver, n, tag) {
-  const endpoint = await api(serve.url, 'POST', '/webhook-endpoints', {url: `${receiver.url}/hooks`, event_types: ['check.created']})
+  const endpoint = await api(serve.url, 'POST', '/webhook-endpoints', {
+    url: `${receiver.url}/hooks`,
+    event_types: ['check.created'],
+  })
   try {
     await receiver.send({reset: {target: n, hold: true}}, 'reset')
     await seed(serve.origin, new CheckSet(`dlv-${tag}-`, n))
@@ -53,7 +56,10 @@ export async function fetchRate(receiver, body, n) {
       const res = await fetch(`${receiver.url}/hooks`, {
         method: 'POST',
         body,
-        headers: {'content-type': 'application/json', 'x-tablepay-signature': signPayload(body, 'whsec_bench_baseline')},
+        headers: {
+          'content-type': 'application/json',
+          'x-tablepay-signature': signPayload(body, 'whsec_bench_baseline'),
+        },
         redirect: 'manual',
         signal: AbortSignal.timeout(10_000),
       })
@@ -87,14 +93,21 @@ export async function firstAttemptLatencies(serve, samples) {
     })
   })
   await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-  const endpoint = await api(serve.url, 'POST', '/webhook-endpoints', {url: `http://127.0.0.1:${receiver.address().port}/hooks`, event_types: ['check.created']})
+  const endpoint = await api(serve.url, 'POST', '/webhook-endpoints', {
+    url: `http://127.0.0.1:${receiver.address().port}/hooks`,
+    event_types: ['check.created'],
+  })
   const set = new CheckSet('latency-', samples)
   const latencies = []
   try {
     for (let i = 0; i < samples; i++) {
       const delivered = new Promise((resolve) => (arrived = resolve))
       const {path, body} = set.next(true)
-      const res = await fetch(serve.origin + path, {method: 'PUT', body, headers: {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json'}})
+      const res = await fetch(serve.origin + path, {
+        method: 'PUT',
+        body,
+        headers: {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json'},
+      })
       const answeredAt = performance.now()
       await res.text()
       if (res.status !== 201) throw new Error(`latency push answered ${res.status}`)

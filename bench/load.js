@@ -8,7 +8,13 @@ export const CONNECTIONS = 50
 export function checkBody(i, version) {
   const items = [
     {external_id: 'line-1', name: 'Burrata', quantity: (version % 4) + 1, price_cents: 1400},
-    {external_id: 'line-2', name: 'Steak frites', quantity: 2, price_cents: 2600, note: 'one medium-rare, one well done'},
+    {
+      external_id: 'line-2',
+      name: 'Steak frites',
+      quantity: 2,
+      price_cents: 2600,
+      note: 'one medium-rare, one well done',
+    },
     {external_id: 'line-3', name: 'Sparkling water 75cl', quantity: 1, price_cents: 550},
   ]
   const subtotal = items.reduce((sum, item) => sum + item.quantity * item.price_cents, 0)
@@ -71,7 +77,9 @@ export async function load(url, next, {duration, amount, connections = CONNECTIO
     ],
   })
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(`load on ${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`)
+    throw new Error(
+      `load on ${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`,
+    )
   }
   // a run of `amount` requests is timed to its last answer: autocannon ends it on its 1-second tick (2,000 pushes in 0.3 s took 1.01 s)
   const seconds = amount === undefined ? result.duration || 1 : (lastAnswer - started) / 1000

@@ -29,12 +29,30 @@ const track = (child) => {
  */
 export async function startServe(dataDir, extraArgs = []) {
   const startedAt = performance.now()
-  const child = track(spawn(process.execPath, [...(process.env.BENCH_SERVE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), BIN, 'serve', '--port', '0', '--data', dataDir, '--seed', SEED, '--json', ...extraArgs], {
-    cwd: ROOT,
-    // bench servers register in the bench's data dir, not in the user's list of running servers
-    env: {...process.env, NO_COLOR: '1', TABLEPAY_HOME: dataDir},
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }))
+  const child = track(
+    spawn(
+      process.execPath,
+      [
+        ...(process.env.BENCH_SERVE_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+        BIN,
+        'serve',
+        '--port',
+        '0',
+        '--data',
+        dataDir,
+        '--seed',
+        SEED,
+        '--json',
+        ...extraArgs,
+      ],
+      {
+        cwd: ROOT,
+        // bench servers register in the bench's data dir, not in the user's list of running servers
+        env: {...process.env, NO_COLOR: '1', TABLEPAY_HOME: dataDir},
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    ),
+  )
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
   const exited = new Promise((resolve) => child.on('close', resolve))
@@ -71,7 +89,9 @@ export async function startServe(dataDir, extraArgs = []) {
 
 /** Forks a bench helper (baseline-server.js, receiver.js) and resolves once it reports its port. */
 export async function startHelper(file) {
-  const child = track(fork(fileURLToPath(new URL(file, import.meta.url)), {stdio: ['ignore', 'inherit', 'inherit', 'ipc']}))
+  const child = track(
+    fork(fileURLToPath(new URL(file, import.meta.url)), {stdio: ['ignore', 'inherit', 'inherit', 'ipc']}),
+  )
   const {port} = await nextMessage(child, 'port')
   return {
     url: `http://127.0.0.1:${port}`,
@@ -134,11 +154,18 @@ export async function quiet(pids) {
 /** Wall time of one process run to completion, in ms. */
 export function timeRun(args, input) {
   const started = performance.now()
-  const child = spawn(process.execPath, args, {cwd: ROOT, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe']})
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+  })
   if (input !== undefined) child.stdin.end(input)
   let stderr = ''
   child.stderr.on('data', (chunk) => (stderr += chunk))
   return new Promise((resolve, reject) =>
-    child.on('close', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`node ${args.join(' ')} exited ${code}:\n${stderr}`)))),
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(performance.now() - started)
+        : reject(new Error(`node ${args.join(' ')} exited ${code}:\n${stderr}`)),
+    ),
   )
 }

@@ -4,7 +4,15 @@
 import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import os from 'node:os'
 import {join} from 'node:path'
-import {BACKLOG, buildHungBacklog, DRAIN_COUNT, FAN_OUT_ENDPOINTS, FAN_OUT_PUSHES, fanOutRound, seedFanOut} from './backlog.js'
+import {
+  BACKLOG,
+  buildHungBacklog,
+  DRAIN_COUNT,
+  FAN_OUT_ENDPOINTS,
+  FAN_OUT_PUSHES,
+  fanOutRound,
+  seedFanOut,
+} from './backlog.js'
 import {dispatcherRate, fetchRate, firstAttemptLatencies, sampleEventBody} from './deliveries.js'
 import {CheckSet, load, seed} from './load.js'
 import {quiet, residentMb, ROOT, startHelper, startServe} from './processes.js'
@@ -35,9 +43,23 @@ const round = (value, digits = 0) => Number(value.toFixed(digits))
 function figure(name, unit, value, {baseline, ratio: pairedRatio, at_least, at_most, note} = {}) {
   const ratio = pairedRatio ?? (baseline === undefined ? undefined : value / baseline)
   const judged = ratio ?? value
-  const target = at_least !== undefined ? `>= ${at_least}${baseline === undefined ? ` ${unit}` : ''}` : at_most !== undefined ? `<= ${at_most}${baseline === undefined ? ` ${unit}` : ''}` : undefined
+  const target =
+    at_least !== undefined
+      ? `>= ${at_least}${baseline === undefined ? ` ${unit}` : ''}`
+      : at_most !== undefined
+        ? `<= ${at_most}${baseline === undefined ? ` ${unit}` : ''}`
+        : undefined
   const pass = target === undefined ? undefined : at_least !== undefined ? judged >= at_least : judged <= at_most
-  return {name, unit, value: round(value, 1), baseline: baseline === undefined ? undefined : round(baseline, 1), ratio: ratio === undefined ? undefined : round(ratio, 2), target, pass, note}
+  return {
+    name,
+    unit,
+    value: round(value, 1),
+    baseline: baseline === undefined ? undefined : round(baseline, 1),
+    ratio: ratio === undefined ? undefined : round(ratio, 2),
+    target,
+    pass,
+    note,
+  }
 }
 
 async function measurePushes({big, small, backlog}, baseline, sets) {
@@ -48,7 +70,9 @@ async function measurePushes({big, small, backlog}, baseline, sets) {
   await load(backlog.origin, () => sets.backlog.next(true), {duration: WARMUP_SECONDS})
   const runs = {baseline: [], changing: [], replays: [], few: [], backlog: []}
   for (let run = 1; run <= PUSH_RUNS; run++) {
-    progress(`push runs ${run}/${PUSH_RUNS} (${RUN_SECONDS} s each: baseline, replays, changing, changing at ${FEW_CHECKS}, changing with a backlog)`)
+    progress(
+      `push runs ${run}/${PUSH_RUNS} (${RUN_SECONDS} s each: baseline, replays, changing, changing at ${FEW_CHECKS}, changing with a backlog)`,
+    )
     const measure = async (list, url, next) => {
       await quiet([big.pid, small.pid, backlog.pid])
       list.push(await load(url, next, {duration: RUN_SECONDS}))
@@ -72,7 +96,9 @@ async function measureFanOut(root, small, sets) {
   const rounds = []
   try {
     for (let round = 1; round <= FAN_OUT_ROUNDS; round++) {
-      progress(`fan-out ${round}/${FAN_OUT_ROUNDS} (${FAN_OUT_PUSHES} pushes without endpoints, then to ${FAN_OUT_ENDPOINTS} endpoints, then ${DRAIN_COUNT} deliveries drained)`)
+      progress(
+        `fan-out ${round}/${FAN_OUT_ROUNDS} (${FAN_OUT_PUSHES} pushes without endpoints, then to ${FAN_OUT_ENDPOINTS} endpoints, then ${DRAIN_COUNT} deliveries drained)`,
+      )
       await quiet([small.pid])
       const none = await load(small.origin, () => sets.small.next(true), {amount: FAN_OUT_PUSHES})
       const dir = join(root, `fan-out-${round}`)
@@ -126,7 +152,11 @@ function printTable(figures) {
   ])
   const header = ['figure', 'value', 'baseline', 'ratio', 'target', '']
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()
+  const line = (cells) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd()
   console.log([line(header), ...rows.map(line)].join('\n'))
 }
 
@@ -141,7 +171,11 @@ async function main() {
     progress(`serve start-up, empty data dir (${STARTUP_RUNS} runs)`)
     const emptyStart = await emptyServeStartup(STARTUP_RUNS)
 
-    const sets = {big: new CheckSet('chk-', CHECKS), baseline: new CheckSet('chk-', CHECKS), small: new CheckSet('few-', FEW_CHECKS)}
+    const sets = {
+      big: new CheckSet('chk-', CHECKS),
+      baseline: new CheckSet('chk-', CHECKS),
+      small: new CheckSet('few-', FEW_CHECKS),
+    }
     const bigDir = join(root, 'big')
     progress(`seeding ${CHECKS} checks`)
     let big = await startServe(bigDir)
@@ -174,32 +208,96 @@ async function main() {
     const rate = (list) => median(list.map((r) => r.rps))
     // each run against the baseline run of its own round: the machine's speed drifts between rounds, and a ratio of medians would mix them
     const paired = (list, base) => median(list.map((r, i) => r.rps / base[i].rps))
-    const outcomes = (list) => list.reduce((sum, r) => Object.entries(r.outcomes).reduce((acc, [k, v]) => ({...acc, [k]: (acc[k] ?? 0) + v}), sum), {})
+    const outcomes = (list) =>
+      list.reduce(
+        (sum, r) => Object.entries(r.outcomes).reduce((acc, [k, v]) => ({...acc, [k]: (acc[k] ?? 0) + v}), sum),
+        {},
+      )
     const figures = [
-      figure(`changing pushes, ${CHECKS} checks, ${50} connections`, 'req/s', rate(runs.changing), {baseline: rate(runs.baseline), ratio: paired(runs.changing, runs.baseline), at_least: 0.35}),
+      figure(`changing pushes, ${CHECKS} checks, ${50} connections`, 'req/s', rate(runs.changing), {
+        baseline: rate(runs.baseline),
+        ratio: paired(runs.changing, runs.baseline),
+        at_least: 0.35,
+      }),
       figure('changing pushes p99 latency', 'ms', median(runs.changing.map((r) => r.p99)), {at_most: 30}),
-      figure(`identical replays, ${CHECKS} checks`, 'req/s', rate(runs.replays), {baseline: rate(runs.baseline), ratio: paired(runs.replays, runs.baseline), at_least: 0.5}),
-      figure(`changing pushes at ${CHECKS} vs at ${FEW_CHECKS} checks`, 'req/s', rate(runs.changing), {baseline: rate(runs.few), ratio: paired(runs.changing, runs.few), at_least: 0.8}),
-      figure(`changing pushes, ${BACKLOG}+ deliveries pending to a hung receiver`, 'req/s', rate(runs.backlog), {baseline: rate(runs.changing), ratio: paired(runs.backlog, runs.changing), at_least: 0.8, note: 'baseline: the same pushes on a server without endpoints'}),
+      figure(`identical replays, ${CHECKS} checks`, 'req/s', rate(runs.replays), {
+        baseline: rate(runs.baseline),
+        ratio: paired(runs.replays, runs.baseline),
+        at_least: 0.5,
+      }),
+      figure(`changing pushes at ${CHECKS} vs at ${FEW_CHECKS} checks`, 'req/s', rate(runs.changing), {
+        baseline: rate(runs.few),
+        ratio: paired(runs.changing, runs.few),
+        at_least: 0.8,
+      }),
+      figure(`changing pushes, ${BACKLOG}+ deliveries pending to a hung receiver`, 'req/s', rate(runs.backlog), {
+        baseline: rate(runs.changing),
+        ratio: paired(runs.backlog, runs.changing),
+        at_least: 0.8,
+        note: 'baseline: the same pushes on a server without endpoints',
+      }),
       figure('changing pushes p99 with that backlog', 'ms', median(runs.backlog.map((r) => r.p99)), {at_most: 30}),
-      figure(`changing pushes, ${FAN_OUT_ENDPOINTS} endpoints for every type`, 'req/s', median(fanOut.map((r) => r.pushes)), {baseline: median(fanOut.map((r) => r.none)), ratio: median(fanOut.map((r) => r.pushes / r.none)), at_least: 0.5, note: `baseline: the same pushes without endpoints; ${FAN_OUT_PUSHES} pushes a round`}),
-      figure(`backlog drain, ${FAN_OUT_ENDPOINTS} endpoints`, 'per s', median(fanOut.map((r) => r.drain)), {at_least: 1500, note: `${DRAIN_COUNT} deliveries of the backlog the fan-out pushes left`}),
-      figure('deliveries to a loopback receiver', 'per s', deliveries.dispatcher, {baseline: deliveries.fetch, at_least: 0.5}),
+      figure(
+        `changing pushes, ${FAN_OUT_ENDPOINTS} endpoints for every type`,
+        'req/s',
+        median(fanOut.map((r) => r.pushes)),
+        {
+          baseline: median(fanOut.map((r) => r.none)),
+          ratio: median(fanOut.map((r) => r.pushes / r.none)),
+          at_least: 0.5,
+          note: `baseline: the same pushes without endpoints; ${FAN_OUT_PUSHES} pushes a round`,
+        },
+      ),
+      figure(`backlog drain, ${FAN_OUT_ENDPOINTS} endpoints`, 'per s', median(fanOut.map((r) => r.drain)), {
+        at_least: 1500,
+        note: `${DRAIN_COUNT} deliveries of the backlog the fan-out pushes left`,
+      }),
+      figure('deliveries to a loopback receiver', 'per s', deliveries.dispatcher, {
+        baseline: deliveries.fetch,
+        at_least: 0.5,
+      }),
       figure('push answered -> first attempt arrives, p50', 'ms', deliveries.latency, {at_most: 50}),
       figure('tablepay verify wall time', 'ms', verify.verify, {baseline: verify.bare, at_most: 1.5}),
       figure('serve start -> /v1/health, empty data dir', 'ms', emptyStart, {at_most: 700}),
-      figure(`serve start -> /v1/health, ${CHECKS} checks`, 'ms', dataStart, {note: 'no target; what a user can expect with data'}),
+      figure(`serve start -> /v1/health, ${CHECKS} checks`, 'ms', dataStart, {
+        note: 'no target; what a user can expect with data',
+      }),
       figure(`resident memory with ${CHECKS} checks`, 'MB', seededRss, {at_most: 250}),
-      figure('resident memory after the push runs', 'MB', loadedRss, {note: `no target; holds every event the runs created`}),
+      figure('resident memory after the push runs', 'MB', loadedRss, {
+        note: `no target; holds every event the runs created`,
+      }),
     ]
     printTable(figures)
     const results = {
       date: new Date().toISOString(),
       node: process.version,
-      machine: {platform: `${os.platform()} ${os.release()}`, cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, memory_gb: round(os.totalmem() / 2 ** 30, 1), load_average: os.loadavg().map((l) => round(l, 2))},
-      method: {runs: RUNS, push_runs: PUSH_RUNS, backlog: BACKLOG, fan_out: {rounds: FAN_OUT_ROUNDS, endpoints: FAN_OUT_ENDPOINTS, pushes: FAN_OUT_PUSHES, drained: DRAIN_COUNT}, run_seconds: RUN_SECONDS, warmup_seconds: WARMUP_SECONDS, connections: 50, deliveries: DELIVERIES, latency_samples: LATENCY_SAMPLES, startup_runs: STARTUP_RUNS, verify_runs: VERIFY_RUNS},
+      machine: {
+        platform: `${os.platform()} ${os.release()}`,
+        cpus: os.cpus().length,
+        cpu_model: os.cpus()[0]?.model,
+        memory_gb: round(os.totalmem() / 2 ** 30, 1),
+        load_average: os.loadavg().map((l) => round(l, 2)),
+      },
+      method: {
+        runs: RUNS,
+        push_runs: PUSH_RUNS,
+        backlog: BACKLOG,
+        fan_out: {rounds: FAN_OUT_ROUNDS, endpoints: FAN_OUT_ENDPOINTS, pushes: FAN_OUT_PUSHES, drained: DRAIN_COUNT},
+        run_seconds: RUN_SECONDS,
+        warmup_seconds: WARMUP_SECONDS,
+        connections: 50,
+        deliveries: DELIVERIES,
+        latency_samples: LATENCY_SAMPLES,
+        startup_runs: STARTUP_RUNS,
+        verify_runs: VERIFY_RUNS,
+      },
       figures,
-      push_outcomes: {changing: outcomes(runs.changing), replays: outcomes(runs.replays), few: outcomes(runs.few), backlog: outcomes(runs.backlog)},
+      push_outcomes: {
+        changing: outcomes(runs.changing),
+        replays: outcomes(runs.replays),
+        few: outcomes(runs.few),
+        backlog: outcomes(runs.backlog),
+      },
       paired_ratios: {
         changing: runs.changing.map((r, i) => round(r.rps / runs.baseline[i].rps, 2)),
         replays: runs.replays.map((r, i) => round(r.rps / runs.baseline[i].rps, 2)),
@@ -207,9 +305,19 @@ async function main() {
         backlog_vs_changing: runs.backlog.map((r, i) => round(r.rps / runs.changing[i].rps, 2)),
         fan_out_vs_none: fanOut.map((r) => round(r.pushes / r.none, 2)),
       },
-      push_runs: Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, list.map((r) => ({rps: round(r.rps), p99_ms: r.p99}))])),
-      fan_out_rounds: fanOut.map((r) => ({none_rps: round(r.none), fan_out_rps: round(r.pushes), fan_out_p99_ms: r.p99, drain_per_s: round(r.drain)})),
-      delivery_runs: {dispatcher: deliveries.runs.dispatcher.map((r) => round(r)), fetch: deliveries.runs.fetch.map((r) => round(r))},
+      push_runs: Object.fromEntries(
+        Object.entries(runs).map(([name, list]) => [name, list.map((r) => ({rps: round(r.rps), p99_ms: r.p99}))]),
+      ),
+      fan_out_rounds: fanOut.map((r) => ({
+        none_rps: round(r.none),
+        fan_out_rps: round(r.pushes),
+        fan_out_p99_ms: r.p99,
+        drain_per_s: round(r.drain),
+      })),
+      delivery_runs: {
+        dispatcher: deliveries.runs.dispatcher.map((r) => round(r)),
+        fetch: deliveries.runs.fetch.map((r) => round(r)),
+      },
       all_pass: figures.every((f) => f.pass !== false),
       seconds: round((performance.now() - started) / 1000, 1),
     }

@@ -21,4 +21,14 @@ export type {
   VerifyResult,
 } from './webhooks/signature.js'
 // Types only: what a receiver's handler holds after verifying. The client is `tablepay/client`, so this entry stays free of it.
-export type {Check, Claim, Delivery, Event, EventType, Feedback, Location, Payment, WebhookEndpoint} from './domain/schemas.js'
+export type {
+  Check,
+  Claim,
+  Delivery,
+  Event,
+  EventType,
+  Feedback,
+  Location,
+  Payment,
+  WebhookEndpoint,
+} from './domain/schemas.js'

@@ -50,7 +50,9 @@ export async function createTablepayHandlers(options: TablepayHandlersOptions = 
   return {
     handlers: [http.all(`${origin}/*`, ({request}) => handle(request))],
     // the controls call the app directly: they work whether or not msw is listening
-    ...simulatorControls(`${origin}/v1`, server.service.records.accounts(), (input, init) => handle(new Request(input, init))),
+    ...simulatorControls(`${origin}/v1`, server.service.records.accounts(), (input, init) =>
+      handle(new Request(input, init)),
+    ),
     async close() {
       await server.close()
       await store.close()

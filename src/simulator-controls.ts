@@ -31,10 +31,17 @@ export interface SimulatorControls {
  * const controls = simulatorControls('http://127.0.0.1:4747/v1', server.accounts)
  * await controls.clock.advance(3600)
  */
-export function simulatorControls(url: string, accounts: SeededAccount[], fetch?: ClientOptions['fetch']): SimulatorControls {
+export function simulatorControls(
+  url: string,
+  accounts: SeededAccount[],
+  fetch?: ClientOptions['fetch'],
+): SimulatorControls {
   const keys = accounts[0]?.api_keys ?? []
   const apiKey = keys.find((k) => k.scopes.includes('write'))?.key
-  if (!apiKey) throw new Error('tablepay: the first account of the seed has no write key; give it one with scopes ["read", "write"].')
+  if (!apiKey)
+    throw new Error(
+      'tablepay: the first account of the seed has no write key; give it one with scopes ["read", "write"].',
+    )
   const client = new TablepayClient({url, apiKey, fetch})
   return {
     url,

@@ -77,7 +77,7 @@ export function listen(server, port = Number(process.env.PORT ?? 3000)) {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const secret = process.env.TABLEPAY_WEBHOOK_SECRET
   if (!secret) {
-    console.error('Set TABLEPAY_WEBHOOK_SECRET to the endpoint\'s whsec_… secret.')
+    console.error("Set TABLEPAY_WEBHOOK_SECRET to the endpoint's whsec_… secret.")
     process.exit(1)
   }
   listen(createReceiver(secret))

@@ -3,7 +3,9 @@ import {TablepayClient} from '../client/client.js'
 import {resolveClientConfig} from '../client/config.js'
 import {Command} from './command.js'
 
-export type CommandFlags<T extends typeof OclifCommand> = Interfaces.InferredFlags<(typeof ApiCommand)['baseFlags'] & T['flags']>
+export type CommandFlags<T extends typeof OclifCommand> = Interfaces.InferredFlags<
+  (typeof ApiCommand)['baseFlags'] & T['flags']
+>
 export type CommandArgs<T extends typeof OclifCommand> = Interfaces.InferredArgs<T['args']>
 
 /**
@@ -15,7 +17,8 @@ export type CommandArgs<T extends typeof OclifCommand> = Interfaces.InferredArgs
 export abstract class ApiCommand<T extends typeof OclifCommand> extends Command {
   static override baseFlags = {
     url: Flags.string({
-      summary: 'Server URL. Default: TABLEPAY_URL, then a running server found on this machine (see README), then http://127.0.0.1:4747.',
+      summary:
+        'Server URL. Default: TABLEPAY_URL, then a running server found on this machine (see README), then http://127.0.0.1:4747.',
       helpGroup: 'CONNECTION',
     }),
     'api-key': Flags.string({

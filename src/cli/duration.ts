@@ -27,7 +27,13 @@ export function formatDuration(seconds: number): string {
   if (seconds === 0) return '0s'
   let rest = Math.round(seconds * 1000)
   const parts: string[] = []
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ] as const) {
     if (rest >= size) {
       parts.push(`${Math.floor(rest / size)}${unit}`)
       rest %= size

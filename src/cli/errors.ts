@@ -5,16 +5,18 @@ import type {CliErrorCode} from './error-codes.js'
 // What to try next for each API error code; the server's message says what went wrong.
 const NEXT_STEP: Record<string, string> = {
   unauthenticated: 'Use a key that `tablepay serve` printed, via --api-key or TABLEPAY_API_KEY.',
-  insufficient_scope: 'Use the account\'s write key (`tablepay serve` prints it).',
+  insufficient_scope: "Use the account's write key (`tablepay serve` prints it).",
   validation_failed: 'Fix the fields listed above and send the request again.',
   item_unavailable: 'See what is left with `tablepay checks get ID` and claim at most that.',
   check_not_open: 'Guests can only claim and pay an open check: push it with "status": "open" first.',
-  amount_exceeds_balance: 'See what is due with `tablepay checks get ID` (or the payment\'s refunds) and send at most that.',
+  amount_exceeds_balance:
+    "See what is due with `tablepay checks get ID` (or the payment's refunds) and send at most that.",
   payment_declined: 'The decline was simulated: send the payment again without --decline.',
   idempotency_key_reused: 'Use a new --idempotency-key for a new request.',
   version_conflict: 'Send the change with a higher "version".',
   payload_too_large: 'Send at most 1 MiB.',
-  storage_unavailable: 'Free space on the disk of the server\'s data dir, restart `tablepay serve`, then send the request again.',
+  storage_unavailable:
+    "Free space on the disk of the server's data dir, restart `tablepay serve`, then send the request again.",
 }
 
 /** The human text of a client error: the message, each detail on its own line, and the request id for support tracing. */
@@ -51,13 +53,13 @@ function nextStepFor(error: TablepayError): string | undefined {
 
 // Where to look up each kind of id; the server's message names the id it did not find.
 const LOOK_UP: Record<string, string> = {
-  chk: 'See the account\'s checks with `tablepay checks list`; `tablepay checks get` takes a chk_ id or a POS id.',
+  chk: "See the account's checks with `tablepay checks list`; `tablepay checks get` takes a chk_ id or a POS id.",
   we: 'See the webhook endpoints with `tablepay webhooks list`: a deleted endpoint is gone for good.',
-  dlv: 'See the deliveries with `tablepay deliveries list` (--endpoint we_… for one endpoint\'s).',
+  dlv: "See the deliveries with `tablepay deliveries list` (--endpoint we_… for one endpoint's).",
   evt: 'See the events with `tablepay events list` (--event-type to narrow it).',
-  pay: '`tablepay trigger payment` prints a payment\'s id; `tablepay events list -e payment.succeeded` lists them.',
-  clm: '`tablepay trigger claim` prints a claim\'s id; `tablepay events list -e claim.created` lists them.',
-  loc: 'See the account\'s locations with `tablepay locations list`.',
+  pay: "`tablepay trigger payment` prints a payment's id; `tablepay events list -e payment.succeeded` lists them.",
+  clm: "`tablepay trigger claim` prints a claim's id; `tablepay events list -e claim.created` lists them.",
+  loc: "See the account's locations with `tablepay locations list`.",
 }
 
 function notFoundStep(message: string): string {

@@ -26,7 +26,8 @@ const COMMANDS: Record<string, () => Promise<Run>> = {
   sign: async () => (await import('./signing/sign.js')).signDelivery,
 }
 
-const wholeNumber = (text: string) => (/^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined)
+const wholeNumber = (text: string) =>
+  /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined
 
 /** Values oclif turns into something else than a string (integer and url flags). `undefined`: a value oclif would refuse. */
 const PARSE: Record<string, (text: string) => unknown> = {
@@ -75,7 +76,8 @@ export async function runLean(argv: readonly string[]): Promise<boolean> {
 function plainSetup(): boolean {
   const {env} = process
   if (process.platform === 'win32' || env.DEBUG || env.TABLEPAY_DEBUG || env.TABLEPAY_CONTENT_TYPE) return false
-  const configDir = env.TABLEPAY_CONFIG_DIR || join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'tablepay')
+  const configDir =
+    env.TABLEPAY_CONFIG_DIR || join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'tablepay')
   return !existsSync(join(configDir, 'theme.json'))
 }
 
@@ -111,7 +113,8 @@ function parseFlags(argv: readonly string[], specs: Record<string, ManifestFlag>
     }
     const text = long?.[2] ?? argv[++i]
     // a value that looks like a flag is oclif's to judge
-    if (text === undefined || text === '' || (long?.[2] === undefined && text.startsWith('-') && text !== '-')) return undefined
+    if (text === undefined || text === '' || (long?.[2] === undefined && text.startsWith('-') && text !== '-'))
+      return undefined
     const value = (PARSE[spec.name] ?? String)(text)
     if (value === undefined) return undefined
     values[spec.name] = value

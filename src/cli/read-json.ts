@@ -13,7 +13,10 @@ import {Errors} from '@oclif/core'
 export async function readJsonObject(file: string | undefined): Promise<Record<string, unknown>> {
   const fromStdin = file === undefined || file === '-'
   if (fromStdin && process.stdin.isTTY) {
-    throw new Errors.CLIError('No JSON to read: pass --file FILE, or pipe the JSON on stdin.', {exit: 1, code: 'missing_input'})
+    throw new Errors.CLIError('No JSON to read: pass --file FILE, or pipe the JSON on stdin.', {
+      exit: 1,
+      code: 'missing_input',
+    })
   }
   const source = fromStdin ? 'stdin' : file
   let input: string
@@ -23,13 +26,19 @@ export async function readJsonObject(file: string | undefined): Promise<Record<s
     throw new Errors.CLIError(`Cannot read ${source}: ${(error as Error).message}`, {exit: 1, code: 'unreadable_input'})
   }
   if (input.trim() === '') {
-    throw new Errors.CLIError(`${source} is empty: pass --file FILE, or pipe the JSON on stdin.`, {exit: 1, code: 'missing_input'})
+    throw new Errors.CLIError(`${source} is empty: pass --file FILE, or pipe the JSON on stdin.`, {
+      exit: 1,
+      code: 'missing_input',
+    })
   }
   let value: unknown
   try {
     value = JSON.parse(input)
   } catch (error) {
-    throw new Errors.CLIError(`${source} is not valid JSON: ${(error as Error).message}`, {exit: 1, code: 'invalid_json'})
+    throw new Errors.CLIError(`${source} is not valid JSON: ${(error as Error).message}`, {
+      exit: 1,
+      code: 'invalid_json',
+    })
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new Errors.CLIError(`${source} holds JSON but not an object: expected {…}.`, {exit: 1, code: 'invalid_json'})

@@ -1,4 +1,15 @@
-import type {Check, CheckPush, Clock, Deleted, Delivery, Event, Location, WebhookEndpoint, WebhookEndpointInput, WebhookTestResult} from '../domain/schemas.js'
+import type {
+  Check,
+  CheckPush,
+  Clock,
+  Deleted,
+  Delivery,
+  Event,
+  Location,
+  WebhookEndpoint,
+  WebhookEndpointInput,
+  WebhookTestResult,
+} from '../domain/schemas.js'
 import type {Claim, ClaimInput, Feedback, FeedbackInput, Payment, PaymentInput, RefundInput} from '../domain/schemas.js'
 import type {ScratchAccount} from '../domain/schemas.js'
 import type {PushResult} from '../domain/push.js'
@@ -7,7 +18,18 @@ import {readServerSentEvents, type StreamMessage} from './stream.js'
 
 export type {StreamMessage}
 
-export type {Check, CheckPush, Clock, Deleted, Delivery, Event, Location, WebhookEndpoint, WebhookEndpointInput, WebhookTestResult}
+export type {
+  Check,
+  CheckPush,
+  Clock,
+  Deleted,
+  Delivery,
+  Event,
+  Location,
+  WebhookEndpoint,
+  WebhookEndpointInput,
+  WebhookTestResult,
+}
 
 export type {Claim, ClaimInput, Feedback, FeedbackInput, Payment, PaymentInput, RefundInput}
 
@@ -78,7 +100,11 @@ export class TablepayClient {
 
   /** Sends the complete current state of the check whose POS id is `externalId`. */
   async pushCheck(externalId: string, body: CheckPush): Promise<PushAnswer> {
-    const {data, headers, status} = await this.request<Check>('PUT', `/checks/external/${encodeURIComponent(externalId)}`, {body})
+    const {data, headers, status} = await this.request<Check>(
+      'PUT',
+      `/checks/external/${encodeURIComponent(externalId)}`,
+      {body},
+    )
     return {check: data, result: headers.get('x-tablepay-push-result') as PushResult, status}
   }
 
@@ -104,22 +130,39 @@ export class TablepayClient {
 
   /** A simulated guest claims units of a check's items (all or nothing). */
   async claim(checkId: string, input: ClaimInput, options: GuestOptions = {}): Promise<Claim> {
-    return (await this.request<Claim>('POST', `/sim/checks/${encodeURIComponent(checkId)}/claims`, {body: input, ...options})).data
+    return (
+      await this.request<Claim>('POST', `/sim/checks/${encodeURIComponent(checkId)}/claims`, {body: input, ...options})
+    ).data
   }
 
   /** A simulated guest pays `amount_cents` (at most what is due) plus an optional tip. */
   async pay(checkId: string, input: PaymentInput, options: GuestOptions = {}): Promise<Payment> {
-    return (await this.request<Payment>('POST', `/sim/checks/${encodeURIComponent(checkId)}/payments`, {body: input, ...options})).data
+    return (
+      await this.request<Payment>('POST', `/sim/checks/${encodeURIComponent(checkId)}/payments`, {
+        body: input,
+        ...options,
+      })
+    ).data
   }
 
   /** Refunds `amount_cents` of a payment, or everything left without it. */
   async refund(paymentId: string, input: RefundInput = {}, options: GuestOptions = {}): Promise<Payment> {
-    return (await this.request<Payment>('POST', `/sim/payments/${encodeURIComponent(paymentId)}/refund`, {body: input, ...options})).data
+    return (
+      await this.request<Payment>('POST', `/sim/payments/${encodeURIComponent(paymentId)}/refund`, {
+        body: input,
+        ...options,
+      })
+    ).data
   }
 
   /** A simulated guest rates the visit (1-5) with an optional comment. */
   async feedback(checkId: string, input: FeedbackInput, options: GuestOptions = {}): Promise<Feedback> {
-    return (await this.request<Feedback>('POST', `/sim/checks/${encodeURIComponent(checkId)}/feedback`, {body: input, ...options})).data
+    return (
+      await this.request<Feedback>('POST', `/sim/checks/${encodeURIComponent(checkId)}/feedback`, {
+        body: input,
+        ...options,
+      })
+    ).data
   }
 
   async getClaim(id: string): Promise<Claim> {
@@ -135,15 +178,21 @@ export class TablepayClient {
   }
 
   async listClaims(checkId: string, params: ListParams = {}): Promise<List<Claim>> {
-    return (await this.request<List<Claim>>('GET', `/checks/${encodeURIComponent(checkId)}/claims`, {query: {...params}})).data
+    return (
+      await this.request<List<Claim>>('GET', `/checks/${encodeURIComponent(checkId)}/claims`, {query: {...params}})
+    ).data
   }
 
   async listPayments(checkId: string, params: ListParams = {}): Promise<List<Payment>> {
-    return (await this.request<List<Payment>>('GET', `/checks/${encodeURIComponent(checkId)}/payments`, {query: {...params}})).data
+    return (
+      await this.request<List<Payment>>('GET', `/checks/${encodeURIComponent(checkId)}/payments`, {query: {...params}})
+    ).data
   }
 
   async listFeedback(checkId: string, params: ListParams = {}): Promise<List<Feedback>> {
-    return (await this.request<List<Feedback>>('GET', `/checks/${encodeURIComponent(checkId)}/feedback`, {query: {...params}})).data
+    return (
+      await this.request<List<Feedback>>('GET', `/checks/${encodeURIComponent(checkId)}/feedback`, {query: {...params}})
+    ).data
   }
 
   /** Registers an endpoint; the answer is the only one that carries its `secret`. */
@@ -168,7 +217,9 @@ export class TablepayClient {
     return (await this.request<WebhookTestResult>('POST', `/webhook-endpoints/${encodeURIComponent(id)}/test`)).data
   }
 
-  async listDeliveries(params: ListParams & {endpoint_id?: string; event_id?: string; status?: Delivery['status']} = {}): Promise<List<Delivery>> {
+  async listDeliveries(
+    params: ListParams & {endpoint_id?: string; event_id?: string; status?: Delivery['status']} = {},
+  ): Promise<List<Delivery>> {
     return (await this.request<List<Delivery>>('GET', '/deliveries', {query: {...params}})).data
   }
 
@@ -213,7 +264,10 @@ export class TablepayClient {
   async openStream({signal}: {signal?: AbortSignal} = {}): Promise<AsyncGenerator<StreamMessage>> {
     let response: Response
     try {
-      response = await this.#fetch(`${this.url}/v1/sim/stream`, {headers: {authorization: `Bearer ${this.#apiKey}`, accept: 'text/event-stream'}, signal})
+      response = await this.#fetch(`${this.url}/v1/sim/stream`, {
+        headers: {authorization: `Bearer ${this.#apiKey}`, accept: 'text/event-stream'},
+        signal,
+      })
     } catch (error) {
       throw new TablepayConnectionError(this.url, error)
     }
@@ -231,7 +285,11 @@ export class TablepayClient {
     return (await this.request<Deleted>('DELETE', `/sim/accounts/${encodeURIComponent(id)}`)).data
   }
 
-  private async request<T>(method: string, path: string, {query, body, idempotencyKey}: {query?: Query; body?: unknown; idempotencyKey?: string} = {}) {
+  private async request<T>(
+    method: string,
+    path: string,
+    {query, body, idempotencyKey}: {query?: Query; body?: unknown; idempotencyKey?: string} = {},
+  ) {
     const url = `${this.url}/v1${path}${queryString(query)}`
     const headers: Record<string, string> = {authorization: `Bearer ${this.#apiKey}`, accept: 'application/json'}
     if (body !== undefined) headers['content-type'] = 'application/json'
@@ -262,6 +320,12 @@ async function apiError(response: Response): Promise<TablepayApiError> {
   try {
     body = JSON.parse(text) as TablepayErrorBody
   } catch {}
-  const error = body.error ?? {code: `http_${response.status}`, message: `HTTP ${response.status} ${response.statusText} from ${response.url}: ${text.slice(0, 200)}`}
-  return new TablepayApiError(response.status, {...error, request_id: error.request_id ?? response.headers.get('x-request-id') ?? undefined})
+  const error = body.error ?? {
+    code: `http_${response.status}`,
+    message: `HTTP ${response.status} ${response.statusText} from ${response.url}: ${text.slice(0, 200)}`,
+  }
+  return new TablepayApiError(response.status, {
+    ...error,
+    request_id: error.request_id ?? response.headers.get('x-request-id') ?? undefined,
+  })
 }

@@ -76,7 +76,8 @@ async function fromRegistry(env: Env, url: string | undefined, tried: string[]):
       ].join('\n'),
     )
   }
-  const found = entries.length === 0 ? 'none registered' : `none of ${entries.length} ${url ? `runs at ${url}` : 'is running'}`
+  const found =
+    entries.length === 0 ? 'none registered' : `none of ${entries.length} ${url ? `runs at ${url}` : 'is running'}`
   tried.push(`running servers registered in ${dir}: ${found}`)
 }
 

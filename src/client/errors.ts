@@ -82,4 +82,3 @@ export class TablepayConfigError extends TablepayError {
     this.name = 'TablepayConfigError'
   }
 }
-

@@ -21,7 +21,11 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks',
-    {description: 'Only payments, and keep the endpoint afterwards', command: '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks -e payment.succeeded,payment.refunded --keep'},
+    {
+      description: 'Only payments, and keep the endpoint afterwards',
+      command:
+        '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks -e payment.succeeded,payment.refunded --keep',
+    },
   ]
 
   static override flags = {
@@ -74,7 +78,13 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
       description: 'tablepay listen',
     })
     this.emit(
-      {status: 'ready', endpoint_id: endpoint.id, url: endpoint.url, event_types: endpoint.event_types, secret: endpoint.secret},
+      {
+        status: 'ready',
+        endpoint_id: endpoint.id,
+        url: endpoint.url,
+        event_types: endpoint.event_types,
+        secret: endpoint.secret,
+      },
       [
         `Forwarding ${endpoint.event_types.length} event types to ${style.bold(endpoint.url)} (endpoint ${endpoint.id})`,
         `Signing secret: ${style.bold(endpoint.secret)}`,

@@ -23,13 +23,22 @@ The document is JSON with or without --json. With --output it goes to FILE, and 
   static override examples = [
     '<%= config.bin %> <%= command.id %> > openapi.json',
     {description: 'Write it to a file', command: '<%= config.bin %> <%= command.id %> --output openapi.json'},
-    {description: 'Name the server your generated client will call', command: '<%= config.bin %> <%= command.id %> --server-url http://127.0.0.1:4848'},
-    {description: 'Every operation id', command: '<%= config.bin %> <%= command.id %> | jq -r \'.paths[][].operationId\''},
+    {
+      description: 'Name the server your generated client will call',
+      command: '<%= config.bin %> <%= command.id %> --server-url http://127.0.0.1:4848',
+    },
+    {
+      description: 'Every operation id',
+      command: "<%= config.bin %> <%= command.id %> | jq -r '.paths[][].operationId'",
+    },
   ]
 
   static override flags = {
     output: Flags.string({char: 'o', helpValue: 'FILE', summary: 'Write the document to FILE instead of printing it.'}),
-    'server-url': Flags.url({helpValue: 'URL', summary: `The server the document names (its "servers"), without /v1. Default: ${DEFAULT_URL}.`}),
+    'server-url': Flags.url({
+      helpValue: 'URL',
+      summary: `The server the document names (its "servers"), without /v1. Default: ${DEFAULT_URL}.`,
+    }),
   }
 
   public async run(): Promise<Record<string, unknown> | Written> {
@@ -46,7 +55,9 @@ The document is JSON with or without --json. With --output it goes to FILE, and 
       this.error(`Cannot write ${flags.output}: ${(error as Error).message}`, {
         exit: 1,
         code: 'output_failed',
-        suggestions: ['Write to a directory that exists and that you can write to, or leave out --output to print the document.'],
+        suggestions: [
+          'Write to a directory that exists and that you can write to, or leave out --output to print the document.',
+        ],
       })
     }
     this.log(`Wrote the OpenAPI 3.1 document (${OPERATIONS.length} operations) to ${flags.output}.`)

@@ -29,19 +29,36 @@ Clients find the URL and a write key on their own: in the same directory, and th
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
-    {description: 'Throwaway server on a free port, with known keys, for CI', command: '<%= config.bin %> <%= command.id %> --port 0 --memory --seed fixtures/seed.json --json'},
-    {description: 'Keep data somewhere else, surviving power loss too', command: '<%= config.bin %> <%= command.id %> --data /tmp/tablepay --fsync'},
-    {description: 'Demo the retry schedule in seconds instead of hours', command: '<%= config.bin %> <%= command.id %> --retry-schedule 2s,5s,10s --disable-after 3'},
+    {
+      description: 'Throwaway server on a free port, with known keys, for CI',
+      command: '<%= config.bin %> <%= command.id %> --port 0 --memory --seed fixtures/seed.json --json',
+    },
+    {
+      description: 'Keep data somewhere else, surviving power loss too',
+      command: '<%= config.bin %> <%= command.id %> --data /tmp/tablepay --fsync',
+    },
+    {
+      description: 'Demo the retry schedule in seconds instead of hours',
+      command: '<%= config.bin %> <%= command.id %> --retry-schedule 2s,5s,10s --disable-after 3',
+    },
   ]
 
   static override flags = {
-    port: Flags.integer({summary: 'Port to listen on; 0 picks a free one. A port in use is an error (exit 1), never another port.', default: 4747, min: 0, max: 65_535}),
+    port: Flags.integer({
+      summary: 'Port to listen on; 0 picks a free one. A port in use is an error (exit 1), never another port.',
+      default: 4747,
+      min: 0,
+      max: 65_535,
+    }),
     host: Flags.string({summary: 'Interface to listen on.', default: '127.0.0.1'}),
     data: Flags.string({char: 'd', summary: 'Data directory.', default: './.tablepay', env: 'TABLEPAY_DATA'}),
     memory: Flags.boolean({summary: 'Keep everything in memory (ignores --data); nothing survives a stop.'}),
     seed: Flags.file({summary: 'Seed file of accounts, locations and keys to create when missing.', exists: true}),
     fsync: Flags.boolean({summary: 'fsync every flush, to survive power loss (slower).'}),
-    repair: Flags.boolean({summary: 'Start on a damaged data dir with what is intact; what is dropped is saved to a repair-….ndjson file in it (docs/storage.md).'}),
+    repair: Flags.boolean({
+      summary:
+        'Start on a damaged data dir with what is intact; what is dropped is saved to a repair-….ndjson file in it (docs/storage.md).',
+    }),
     'retry-schedule': durationList({
       summary: 'Waits between delivery attempts, e.g. 1s,2s,5s. Default: 1m,5m,30m,2h,8h,24h (SPEC).',
       helpGroup: 'WEBHOOKS',
@@ -51,14 +68,26 @@ Clients find the URL and a write key on their own: in the same directory, and th
       helpGroup: 'WEBHOOKS',
       parse: async (text) => positive(Number(text), text),
     })(),
-    'disable-after': Flags.integer({summary: 'Dead deliveries in a row that disable an endpoint.', default: DISABLE_AFTER, min: 1, helpGroup: 'WEBHOOKS'}),
-    'receiver-timeout': duration({summary: 'How long a receiver has to answer, e.g. 10s or 500ms.', default: RECEIVER_TIMEOUT_MS / 1000, helpGroup: 'WEBHOOKS'}),
+    'disable-after': Flags.integer({
+      summary: 'Dead deliveries in a row that disable an endpoint.',
+      default: DISABLE_AFTER,
+      min: 1,
+      helpGroup: 'WEBHOOKS',
+    }),
+    'receiver-timeout': duration({
+      summary: 'How long a receiver has to answer, e.g. 10s or 500ms.',
+      default: RECEIVER_TIMEOUT_MS / 1000,
+      helpGroup: 'WEBHOOKS',
+    }),
     cors: Flags.custom<string[]>({
       summary: 'Browser pages of these origins may call the API: ORIGIN[,ORIGIN…], or * for any.',
       helpValue: 'ORIGINS',
       parse: async (text) => text.split(',').map((o) => corsOrigin(o.trim())),
     })(),
-    'strict-urls': Flags.boolean({summary: 'Refuse plain-http endpoint URLs, even on this machine (SPEC: https only).', helpGroup: 'WEBHOOKS'}),
+    'strict-urls': Flags.boolean({
+      summary: 'Refuse plain-http endpoint URLs, even on this machine (SPEC: https only).',
+      helpGroup: 'WEBHOOKS',
+    }),
   }
 
   public async run(): Promise<void> {

@@ -16,18 +16,30 @@ no redirects followed, 10 s to answer), and prints the answer's status. Any answ
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --secret whsec_… --payload fixtures/checks/open.json',
-    {description: 'Test your receiver with a signed request', command: 'TABLEPAY_WEBHOOK_SECRET=whsec_… <%= config.bin %> <%= command.id %> -p event.json --forward-to http://localhost:3000/webhooks'},
-    {description: 'A signature made 10 minutes ago, which receivers must refuse', command: '<%= config.bin %> <%= command.id %> -p event.json --timestamp $(($(date +%s) - 600))'},
+    {
+      description: 'Test your receiver with a signed request',
+      command:
+        'TABLEPAY_WEBHOOK_SECRET=whsec_… <%= config.bin %> <%= command.id %> -p event.json --forward-to http://localhost:3000/webhooks',
+    },
+    {
+      description: 'A signature made 10 minutes ago, which receivers must refuse',
+      command: '<%= config.bin %> <%= command.id %> -p event.json --timestamp $(($(date +%s) - 600))',
+    },
   ]
 
   static override flags = {
     ...webhookFlags,
-    timestamp: Flags.integer({char: 't', helpValue: 'UNIX_SECONDS', summary: 'The t to sign with, in unix seconds. Default: now.', min: 0}),
+    timestamp: Flags.integer({
+      char: 't',
+      helpValue: 'UNIX_SECONDS',
+      summary: 'The t to sign with, in unix seconds. Default: now.',
+      min: 0,
+    }),
     // --post: its name before the one receiver-URL flag (README "Flags")
     'forward-to': Flags.url({
       aliases: ['post'],
       helpValue: 'URL',
-      summary: 'Also POST the signed payload to your receiver at URL and print the answer\'s status.',
+      summary: "Also POST the signed payload to your receiver at URL and print the answer's status.",
     }),
   }
 

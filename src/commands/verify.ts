@@ -6,7 +6,7 @@ import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, type VerifyResult} from '..
 
 // The lean entry (src/cli/lean-entry.ts) runs this command without oclif when it can: keep the logic in verifyDelivery.
 export default class Verify extends Command {
-  static override summary = 'Check a webhook delivery\'s signature.'
+  static override summary = "Check a webhook delivery's signature."
 
   static override description = `Checks that the ${SIGNATURE_HEADER} header value signs the payload with the endpoint's secret, \
 and that its timestamp is within --tolerance seconds of now, in the past or the future. \
@@ -17,15 +17,34 @@ malformed_header, no_signature, signature_mismatch or timestamp_outside_toleranc
 --json prints {"valid": false, "reason", "message"} and still exits 1.`
 
   static override examples = [
-    {description: 'Check a body saved to a file', command: '<%= config.bin %> <%= command.id %> --secret whsec_… --header \'t=1700000000,v1=5257a8…\' --payload body.json'},
-    {description: 'Secret from the environment, body on stdin', command: 'TABLEPAY_WEBHOOK_SECRET=whsec_… <%= config.bin %> <%= command.id %> -H "$SIGNATURE" < body.json'},
-    {description: 'A delivery captured an hour ago', command: '<%= config.bin %> <%= command.id %> -H "$SIGNATURE" -p body.json --tolerance 3600'},
+    {
+      description: 'Check a body saved to a file',
+      command:
+        "<%= config.bin %> <%= command.id %> --secret whsec_… --header 't=1700000000,v1=5257a8…' --payload body.json",
+    },
+    {
+      description: 'Secret from the environment, body on stdin',
+      command: 'TABLEPAY_WEBHOOK_SECRET=whsec_… <%= config.bin %> <%= command.id %> -H "$SIGNATURE" < body.json',
+    },
+    {
+      description: 'A delivery captured an hour ago',
+      command: '<%= config.bin %> <%= command.id %> -H "$SIGNATURE" -p body.json --tolerance 3600',
+    },
   ]
 
   static override flags = {
     ...webhookFlags,
-    header: Flags.string({char: 'H', helpValue: 'SIGNATURE', summary: `The ${SIGNATURE_HEADER} header value: t=<unix seconds>,v1=<hex>.`}),
-    tolerance: Flags.integer({helpValue: 'SECONDS', summary: 'Seconds the signature\'s timestamp may differ from now, either way.', default: DEFAULT_TOLERANCE_SECONDS, min: 0}),
+    header: Flags.string({
+      char: 'H',
+      helpValue: 'SIGNATURE',
+      summary: `The ${SIGNATURE_HEADER} header value: t=<unix seconds>,v1=<hex>.`,
+    }),
+    tolerance: Flags.integer({
+      helpValue: 'SECONDS',
+      summary: "Seconds the signature's timestamp may differ from now, either way.",
+      default: DEFAULT_TOLERANCE_SECONDS,
+      min: 0,
+    }),
   }
 
   public async run(): Promise<VerifyResult> {

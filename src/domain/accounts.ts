@@ -18,7 +18,11 @@ export interface ScratchAccountRecords {
  * @example
  * const {account, locations, key} = scratchAccount(parent, parentLocations, now)
  */
-export function scratchAccount(parent: AccountRecord, parentLocations: readonly LocationRecord[], now: string): ScratchAccountRecords {
+export function scratchAccount(
+  parent: AccountRecord,
+  parentLocations: readonly LocationRecord[],
+  now: string,
+): ScratchAccountRecords {
   const id = newId('acct')
   return {
     account: {id, account_id: id, name: `Scratch copy of ${parent.name}`, created_at: now, scratch_of: parent.id},

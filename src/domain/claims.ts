@@ -31,7 +31,8 @@ export function claimConflicts(check: CheckRecord, push: CheckPush): ErrorDetail
           : push.status === 'voided'
             ? 'is claimed by guests; the check cannot be voided'
             : undefined
-    if (problem) conflicts.push({path: 'items', external_id: item.external_id, message: `item ${item.external_id} ${problem}`})
+    if (problem)
+      conflicts.push({path: 'items', external_id: item.external_id, message: `item ${item.external_id} ${problem}`})
   }
   return conflicts
 }
@@ -53,11 +54,10 @@ export function assertNoClaimConflict(check: CheckRecord, push: CheckPush): void
     ...(conflicts.length > 0 ? ['Keep claimed items, their price and claimed quantity'] : []),
     ...(paid.length > 0 ? ['Keep a total of at least what was paid, or refund first'] : []),
   ].join('. ')
-  throw new ApiError(
-    'conflict_with_paid_items',
-    `The push would take away ${what}; nothing was changed. ${keep}.`,
-    [...conflicts, ...paid],
-  )
+  throw new ApiError('conflict_with_paid_items', `The push would take away ${what}; nothing was changed. ${keep}.`, [
+    ...conflicts,
+    ...paid,
+  ])
 }
 
 export interface ClaimOutcome {
@@ -78,12 +78,16 @@ export function renderClaim({account_id: _, ...claim}: ClaimRecord) {
  */
 export function applyClaim(check: CheckRecord, input: ClaimInput, now: string, baseUrl: string): ClaimOutcome {
   if (check.status !== 'open') {
-    throw new ApiError('check_not_open', `Check ${check.id} is ${check.status}; guests can only claim items on an open check.`)
+    throw new ApiError(
+      'check_not_open',
+      `Check ${check.id} is ${check.status}; guests can only claim items on an open check.`,
+    )
   }
   const wanted = new Map<string, number>()
   const onCheck = new Set(check.items.map((item) => item.external_id))
   input.items.forEach((line, i) => {
-    if (wanted.has(line.external_id)) throw invalidField(`items.${i}.external_id`, `duplicate external_id "${line.external_id}"`)
+    if (wanted.has(line.external_id))
+      throw invalidField(`items.${i}.external_id`, `duplicate external_id "${line.external_id}"`)
     if (!onCheck.has(line.external_id)) {
       throw invalidField(`items.${i}.external_id`, `no item "${line.external_id}" on check ${check.id}`)
     }
@@ -95,12 +99,20 @@ export function applyClaim(check: CheckRecord, input: ClaimInput, now: string, b
     if (quantity === undefined) return item
     const available = roundQuantity(item.quantity - item.claimed_quantity)
     if (quantity > available) {
-      unavailable.push({path: 'items', external_id: item.external_id, message: `only ${available} of ${item.external_id} left to claim`})
+      unavailable.push({
+        path: 'items',
+        external_id: item.external_id,
+        message: `only ${available} of ${item.external_id} left to claim`,
+      })
     }
     return checkItem(item, roundQuantity(item.claimed_quantity + quantity))
   })
   if (unavailable.length > 0) {
-    throw new ApiError('item_unavailable', `Not enough left to claim: ${unavailable.map((u) => u.message).join('; ')}.`, unavailable)
+    throw new ApiError(
+      'item_unavailable',
+      `Not enough left to claim: ${unavailable.map((u) => u.message).join('; ')}.`,
+      unavailable,
+    )
   }
   const claim: ClaimRecord = {
     id: newId('clm'),
@@ -111,6 +123,9 @@ export function applyClaim(check: CheckRecord, input: ClaimInput, now: string, b
     account_id: check.account_id,
   }
   const next = {...check, items, updated_at: now}
-  const events = [newEvent(check.account_id, 'claim.created', renderClaim(claim), now), ...checkChangeEvents(check, next, renderCheck(next, baseUrl), now)]
+  const events = [
+    newEvent(check.account_id, 'claim.created', renderClaim(claim), now),
+    ...checkChangeEvents(check, next, renderCheck(next, baseUrl), now),
+  ]
   return {check: next, claim, events}
 }

@@ -14,7 +14,11 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const NO_ATTEMPTS = Object.freeze([]) as unknown as DeliveryAttempt[]
 
 /** One delivery per enabled endpoint subscribed to the event's type, due at once (docs/api.md, "Webhooks"). */
-export function fanOut(event: EventRecord, endpoints: Iterable<WebhookEndpointRecord>, dueAt: number): DeliveryRecord[] {
+export function fanOut(
+  event: EventRecord,
+  endpoints: Iterable<WebhookEndpointRecord>,
+  dueAt: number,
+): DeliveryRecord[] {
   const deliveries: DeliveryRecord[] = []
   // one string for all of them: a push to 100 endpoints formats the time once
   const due = iso(dueAt)
@@ -45,7 +49,8 @@ export interface AttemptResult {
   response_body: string | null
 }
 
-export const succeeded = (result: AttemptResult) => result.error === null && result.status_code !== null && result.status_code >= 200 && result.status_code < 300
+export const succeeded = (result: AttemptResult) =>
+  result.error === null && result.status_code !== null && result.status_code >= 200 && result.status_code < 300
 
 export interface AttemptOptions {
   /** Wall clock, ISO: when the attempt was made. */
@@ -74,7 +79,13 @@ export function recordAttempt(
   const ok = succeeded(result)
   const wait = schedule[delivery.attempts.length]
   const status = ok ? 'succeeded' : wait === undefined ? 'dead' : 'pending'
-  const next = {...delivery, status, attempts, next_attempt_at: status === 'pending' ? iso(dueAt + wait! * 1000) : null, updated_at: now} as const
+  const next = {
+    ...delivery,
+    status,
+    attempts,
+    next_attempt_at: status === 'pending' ? iso(dueAt + wait! * 1000) : null,
+    updated_at: now,
+  } as const
   if (status === 'pending') return {delivery: next, endpoint}
   const consecutive_dead = ok ? 0 : endpoint.consecutive_dead + 1
   const disable = consecutive_dead >= disableAfter && endpoint.status === 'enabled'
@@ -86,7 +97,12 @@ export function recordAttempt(
 }
 
 /** A delivery whose endpoint is gone or disabled: nothing more is sent (docs/api.md, "Webhooks"). */
-export const cancelDelivery = (delivery: DeliveryRecord, now: string): DeliveryRecord => ({...delivery, status: 'canceled', next_attempt_at: null, updated_at: now})
+export const cancelDelivery = (delivery: DeliveryRecord, now: string): DeliveryRecord => ({
+  ...delivery,
+  status: 'canceled',
+  next_attempt_at: null,
+  updated_at: now,
+})
 
 /** A manual retry: due now again, whatever its state, keeping its attempts. */
 export const requeueDelivery = (delivery: DeliveryRecord, dueAt: number, now: string): DeliveryRecord => ({

@@ -13,10 +13,16 @@ export function checkEndpointUrl(url: string, strictUrls: boolean): void {
   const {protocol, hostname} = new URL(url)
   if (protocol === 'https:') return
   if (strictUrls) throw invalidField('url', 'must be an https URL (the server runs with --strict-urls)')
-  if (!LOOPBACK.test(hostname)) throw invalidField('url', 'must be an https URL; plain http is accepted only for localhost, 127.0.0.0/8 and [::1]')
+  if (!LOOPBACK.test(hostname))
+    throw invalidField('url', 'must be an https URL; plain http is accepted only for localhost, 127.0.0.0/8 and [::1]')
 }
 
-export function createEndpoint(accountId: string, input: WebhookEndpointInput, now: string, strictUrls: boolean): WebhookEndpointRecord {
+export function createEndpoint(
+  accountId: string,
+  input: WebhookEndpointInput,
+  now: string,
+  strictUrls: boolean,
+): WebhookEndpointRecord {
   checkEndpointUrl(input.url, strictUrls)
   return {
     id: newId('we'),

@@ -8,7 +8,14 @@ import type {Check, EventType} from './schemas.js'
  * returns it at this moment: the caller passes the rendered resource.
  */
 export function newEvent(accountId: string, type: EventType, data: object, now: string): EventRecord {
-  return {id: newId('evt'), object: 'event', type, created_at: now, data: data as Record<string, unknown>, account_id: accountId}
+  return {
+    id: newId('evt'),
+    object: 'event',
+    type,
+    created_at: now,
+    data: data as Record<string, unknown>,
+    account_id: accountId,
+  }
 }
 
 /** The public envelope of a stored event. */
@@ -23,7 +30,12 @@ export function renderEvent(record: EventRecord) {
  * closed (a check created closed gets both), and `check.fully_paid` when the
  * change made the amount paid reach the total. `data` is `after` rendered.
  */
-export function checkChangeEvents(before: CheckRecord | undefined, after: CheckRecord, data: Check, now: string): EventRecord[] {
+export function checkChangeEvents(
+  before: CheckRecord | undefined,
+  after: CheckRecord,
+  data: Check,
+  now: string,
+): EventRecord[] {
   const types: EventType[] = [before === undefined ? 'check.created' : 'check.updated']
   if (after.status === 'closed' && before?.status !== 'closed') types.push('check.closed')
   if (before && becameFullyPaid(before, after)) types.push('check.fully_paid')

@@ -20,7 +20,11 @@ export function renderFeedback(record: FeedbackRecord): Feedback {
  * leave feedback after the bill is closed, and a voided check was still a
  * visit. Any number per check (one per guest). The check does not change.
  */
-export function applyFeedback(check: CheckRecord, input: FeedbackInput, now: string): {feedback: FeedbackRecord; events: EventRecord[]} {
+export function applyFeedback(
+  check: CheckRecord,
+  input: FeedbackInput,
+  now: string,
+): {feedback: FeedbackRecord; events: EventRecord[]} {
   const feedback: FeedbackRecord = {
     id: newId('fb'),
     object: 'feedback',

@@ -21,5 +21,12 @@ export function sameItem(a: PushedItem, b: PushedItem): boolean {
  * four times slower.
  */
 export function checkItem(item: PushedItem, claimed_quantity: number): CheckItem {
-  return {external_id: item.external_id, name: item.name, quantity: item.quantity, price_cents: item.price_cents, note: item.note, claimed_quantity}
+  return {
+    external_id: item.external_id,
+    name: item.name,
+    quantity: item.quantity,
+    price_cents: item.price_cents,
+    note: item.note,
+    claimed_quantity,
+  }
 }

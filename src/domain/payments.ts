@@ -40,12 +40,21 @@ export function renderPayment(record: PaymentRecord): Payment {
  * @example
  * applyPayment(check, {amount_cents: 1200, tip_cents: 200}, now, baseUrl).check.amount_paid_cents // previous + 1200
  */
-export function applyPayment(check: CheckRecord, input: PaymentInput, now: string, baseUrl: string, claim?: ClaimRecord): PaymentOutcome {
+export function applyPayment(
+  check: CheckRecord,
+  input: PaymentInput,
+  now: string,
+  baseUrl: string,
+  claim?: ClaimRecord,
+): PaymentOutcome {
   if (check.status !== 'open') {
     throw new ApiError('check_not_open', `Check ${check.id} is ${check.status}; guests can only pay an open check.`)
   }
   if (input.claim_id !== undefined && claim?.check_id !== check.id) {
-    throw invalidField('claim_id', `no claim ${input.claim_id} on check ${check.id}; GET /v1/checks/${check.id}/claims lists them`)
+    throw invalidField(
+      'claim_id',
+      `no claim ${input.claim_id} on check ${check.id}; GET /v1/checks/${check.id}/claims lists them`,
+    )
   }
   const due = amountDue(check)
   if (input.amount_cents > due) {
@@ -56,7 +65,10 @@ export function applyPayment(check: CheckRecord, input: PaymentInput, now: strin
     )
   }
   if (input.simulate === 'decline') {
-    throw new ApiError('payment_declined', 'The card was declined (simulate: "decline"); nothing was charged. Send the payment without "simulate" to succeed.')
+    throw new ApiError(
+      'payment_declined',
+      'The card was declined (simulate: "decline"); nothing was charged. Send the payment without "simulate" to succeed.',
+    )
   }
   const payment: PaymentRecord = {
     id: newId('pay'),
@@ -76,7 +88,10 @@ export function applyPayment(check: CheckRecord, input: PaymentInput, now: strin
   return {
     check: next,
     payment,
-    events: [newEvent(check.account_id, 'payment.succeeded', renderPayment(payment), now), ...checkChangeEvents(check, next, renderCheck(next, baseUrl), now)],
+    events: [
+      newEvent(check.account_id, 'payment.succeeded', renderPayment(payment), now),
+      ...checkChangeEvents(check, next, renderCheck(next, baseUrl), now),
+    ],
   }
 }
 
@@ -86,7 +101,13 @@ export function applyPayment(check: CheckRecord, input: PaymentInput, now: strin
  * The bill part is refunded before the tip (see `refundedFromBill`); only
  * the bill part lowers the check's `amount_paid_cents`.
  */
-export function applyRefund(check: CheckRecord, payment: PaymentRecord, input: RefundInput, now: string, baseUrl: string): PaymentOutcome {
+export function applyRefund(
+  check: CheckRecord,
+  payment: PaymentRecord,
+  input: RefundInput,
+  now: string,
+  baseUrl: string,
+): PaymentOutcome {
   const refundable = payment.amount_cents + payment.tip_cents - payment.amount_refunded_cents
   const amount = input.amount_cents ?? refundable
   if (refundable === 0 || amount > refundable) {
@@ -111,7 +132,11 @@ export function applyRefund(check: CheckRecord, payment: PaymentRecord, input: R
   // a refund of the tip alone leaves the check as it was: no check event
   if (back === 0) return {check, payment: nextPayment, events: [refundedEvent]}
   const next = {...check, amount_paid_cents: check.amount_paid_cents - back, updated_at: now}
-  return {check: next, payment: nextPayment, events: [refundedEvent, ...checkChangeEvents(check, next, renderCheck(next, baseUrl), now)]}
+  return {
+    check: next,
+    payment: nextPayment,
+    events: [refundedEvent, ...checkChangeEvents(check, next, renderCheck(next, baseUrl), now)],
+  }
 }
 
 /**
@@ -119,13 +144,17 @@ export function applyRefund(check: CheckRecord, payment: PaymentRecord, input: R
  * family): a push may not lower the total below what was paid, nor void a
  * check that holds payments. Refund first. Empty when the push is allowed.
  */
-export function paidConflicts(check: Pick<CheckRecord, 'amount_paid_cents'>, push: {status: string; totals: {total_cents: number}}): ErrorDetail[] {
+export function paidConflicts(
+  check: Pick<CheckRecord, 'amount_paid_cents'>,
+  push: {status: string; totals: {total_cents: number}},
+): ErrorDetail[] {
   const paid = check.amount_paid_cents
   if (paid === 0) return []
   const conflicts: ErrorDetail[] = []
   if (push.totals.total_cents < paid) {
     conflicts.push({path: 'totals.total_cents', message: `guests have paid ${paid}; the total cannot go below it`})
   }
-  if (push.status === 'voided') conflicts.push({path: 'status', message: `guests have paid ${paid}; refund it before voiding the check`})
+  if (push.status === 'voided')
+    conflicts.push({path: 'status', message: `guests have paid ${paid}; refund it before voiding the check`})
   return conflicts
 }

@@ -45,7 +45,13 @@ function resolveLocation({body, locations, existing}: PushInput): string {
 }
 
 function pushedItems(body: CheckPush): PushedItem[] {
-  return body.items.map((i) => ({external_id: i.external_id, name: i.name, quantity: i.quantity, price_cents: i.price_cents, note: i.note ?? null}))
+  return body.items.map((i) => ({
+    external_id: i.external_id,
+    name: i.name,
+    quantity: i.quantity,
+    price_cents: i.price_cents,
+    note: i.note ?? null,
+  }))
 }
 
 interface PushedState {
@@ -86,7 +92,8 @@ export function applyPush(input: PushInput): PushOutcome {
   const {result, check} = decide(input)
   const resource = renderCheck(check, input.baseUrl)
   // lowering the total to what guests paid makes the check paid, as a payment would
-  const events = result === 'created' || result === 'updated' ? checkChangeEvents(input.existing, check, resource, input.now) : []
+  const events =
+    result === 'created' || result === 'updated' ? checkChangeEvents(input.existing, check, resource, input.now) : []
   return {result, check, resource, events}
 }
 
@@ -97,7 +104,10 @@ function decide(input: PushInput): Pick<PushOutcome, 'result' | 'check'> {
   if (!existing) return {result: 'created', check: createCheck(input, location_id, items)}
 
   const version = body.version ?? existing.version
-  const sameContent = samePushedState({location_id, table: body.table, status: body.status, items, totals: body.totals}, existing)
+  const sameContent = samePushedState(
+    {location_id, table: body.table, status: body.status, items, totals: body.totals},
+    existing,
+  )
   if (body.version !== undefined && existing.version !== null) {
     if (body.version < existing.version) return {result: 'stale', check: existing}
     if (body.version === existing.version && !sameContent) {
@@ -113,7 +123,9 @@ function decide(input: PushInput): Pick<PushOutcome, 'result' | 'check'> {
   }
   assertNoClaimConflict(existing, body)
   // claims follow their item by external_id; most checks have none, and then there is nothing to carry over
-  const claimed = existing.items.some((i) => i.claimed_quantity > 0) ? new Map(existing.items.map((i) => [i.external_id, i.claimed_quantity])) : undefined
+  const claimed = existing.items.some((i) => i.claimed_quantity > 0)
+    ? new Map(existing.items.map((i) => [i.external_id, i.claimed_quantity]))
+    : undefined
   const check: CheckRecord = {
     ...existing,
     location_id,
@@ -127,7 +139,11 @@ function decide(input: PushInput): Pick<PushOutcome, 'result' | 'check'> {
   return {result: 'updated', check}
 }
 
-function createCheck({accountId, externalId, body, now}: PushInput, location_id: string, items: PushedItem[]): CheckRecord {
+function createCheck(
+  {accountId, externalId, body, now}: PushInput,
+  location_id: string,
+  items: PushedItem[],
+): CheckRecord {
   return {
     id: newId('chk'),
     object: 'check',

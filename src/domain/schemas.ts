@@ -24,16 +24,18 @@ export const CheckTable = z.strictObject({
   number: z.string().min(1).max(32),
 })
 
-export const ItemInput = z.strictObject({
-  external_id: z.string().min(1).max(64),
-  name: z.string().min(1).max(200),
-  quantity: Quantity,
-  price_cents: Cents,
-  note: z.string().max(500).optional(),
-}).refine((item) => withinLimit(item.quantity * item.price_cents), {
-  message: `quantity × price_cents ${LIMIT_MESSAGE}`,
-  path: ['price_cents'],
-})
+export const ItemInput = z
+  .strictObject({
+    external_id: z.string().min(1).max(64),
+    name: z.string().min(1).max(200),
+    quantity: Quantity,
+    price_cents: Cents,
+    note: z.string().max(500).optional(),
+  })
+  .refine((item) => withinLimit(item.quantity * item.price_cents), {
+    message: `quantity × price_cents ${LIMIT_MESSAGE}`,
+    path: ['price_cents'],
+  })
 
 export const Totals = z
   .strictObject({
@@ -59,7 +61,11 @@ export const CheckPush = z.strictObject({
       const seen = new Set<string>()
       items.forEach((item, i) => {
         if (seen.has(item.external_id)) {
-          ctx.addIssue({code: 'custom', path: [i, 'external_id'], message: `duplicate external_id "${item.external_id}"`})
+          ctx.addIssue({
+            code: 'custom',
+            path: [i, 'external_id'],
+            message: `duplicate external_id "${item.external_id}"`,
+          })
         }
         seen.add(item.external_id)
       })
@@ -226,7 +232,12 @@ export const Seed = z.strictObject({
           )
           .min(1),
         api_keys: z
-          .array(z.strictObject({key: z.string().regex(/^tp_test_[A-Za-z0-9_]{4,100}$/), scopes: z.array(z.enum(SCOPES)).min(1)}))
+          .array(
+            z.strictObject({
+              key: z.string().regex(/^tp_test_[A-Za-z0-9_]{4,100}$/),
+              scopes: z.array(z.enum(SCOPES)).min(1),
+            }),
+          )
           .min(1),
       }),
     )
@@ -236,7 +247,12 @@ export const Seed = z.strictObject({
       const seen = new Map<string, string>()
       const claim = (id: string, path: (string | number)[]) => {
         const first = seen.get(id)
-        if (first) ctx.addIssue({code: 'custom', path, message: `"${id}" is already listed at ${first}; each account, location and key appears once`})
+        if (first)
+          ctx.addIssue({
+            code: 'custom',
+            path,
+            message: `"${id}" is already listed at ${first}; each account, location and key appears once`,
+          })
         else seen.set(id, ['accounts', ...path].join('.'))
       }
       accounts.forEach((account, a) => {
@@ -281,7 +297,6 @@ export const DeliveryAttempt = z.object({
 })
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>
 
-
 export const Delivery = z.object({
   id: z.string(),
   object: z.literal('delivery'),
@@ -297,7 +312,12 @@ export const Delivery = z.object({
 })
 export type Delivery = z.infer<typeof Delivery>
 
-export const ClockAdvance = z.strictObject({seconds: z.number().positive().max(10 * 365 * 24 * 3600)})
+export const ClockAdvance = z.strictObject({
+  seconds: z
+    .number()
+    .positive()
+    .max(10 * 365 * 24 * 3600),
+})
 
 /** The answer of `POST /webhook-endpoints/{id}/test`: how the signed ping went. */
 export const WebhookTestResult = z.object({

@@ -104,6 +104,22 @@ export function registerRoutes(router: Router, context: AppContext): void {
     '/v1/health',
     defineEventHandler(() => ({status: 'ok'})),
   )
-  const routes = [locationRoutes, checkRoutes, claimRoutes, paymentRoutes, feedbackRoutes, eventRoutes, webhookEndpointRoutes, deliveryRoutes, clockRoutes, streamRoutes, simRoutes, accountRoutes, openApiRoutes, guestRoutes, webRoutes]
+  const routes = [
+    locationRoutes,
+    checkRoutes,
+    claimRoutes,
+    paymentRoutes,
+    feedbackRoutes,
+    eventRoutes,
+    webhookEndpointRoutes,
+    deliveryRoutes,
+    clockRoutes,
+    streamRoutes,
+    simRoutes,
+    accountRoutes,
+    openApiRoutes,
+    guestRoutes,
+    webRoutes,
+  ]
   for (const register of routes) register(router, context)
 }

@@ -1,6 +1,14 @@
 import type {H3Event} from 'h3'
 import type {CheckRecord, PaymentRecord} from '../domain/records.js'
-import {type Claim, ClaimInput, type Feedback, FeedbackInput, type Payment, PaymentInput, RefundInput} from '../domain/schemas.js'
+import {
+  type Claim,
+  ClaimInput,
+  type Feedback,
+  FeedbackInput,
+  type Payment,
+  PaymentInput,
+  RefundInput,
+} from '../domain/schemas.js'
 import type {AppContext} from './context.js'
 import {readJson} from './internal/body.js'
 import {idempotentRequest, sendAnswer} from './internal/idempotency.js'

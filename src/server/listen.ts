@@ -19,7 +19,9 @@ function listenError(error: NodeJS.ErrnoException, port: number, host: string): 
     )
   }
   if (error.code === 'EACCES') {
-    return new Error(`Cannot listen on ${where}: permission denied (ports below 1024 need privileges). Use --port 0 for a free port.`)
+    return new Error(
+      `Cannot listen on ${where}: permission denied (ports below 1024 need privileges). Use --port 0 for a free port.`,
+    )
   }
   if (error.code === 'EADDRNOTAVAIL') {
     return new Error(`Cannot listen on ${where}: ${host} is not an address of this machine (see --host).`)

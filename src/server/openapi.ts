@@ -15,7 +15,7 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
   invalid_json: 'the body is not JSON',
   unauthenticated: 'no `Authorization: Bearer …`, or an unknown key',
   insufficient_scope: 'the key lacks the scope the route needs',
-  not_found: 'no such resource in this account (another account\'s resources too), or no such route',
+  not_found: "no such resource in this account (another account's resources too), or no such route",
   method_not_allowed: 'the route does not take this method',
   payment_declined: 'the simulated card declined (`simulate: "decline"`); nothing changed',
   conflict_with_paid_items: 'the push would take away claimed items; `details` names them',
@@ -28,9 +28,11 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
   validation_failed: 'the body, a query or a path parameter breaks the schema; `details` lists `{path, message}`',
   amount_exceeds_balance: 'more than is due (payment) or left to refund (refund)',
   idempotency_key_reused: 'this `Idempotency-Key` came with another request',
-  rate_limited: 'too many live streams open at once from this address (`/sim/stream`), or of this check (the table page)',
+  rate_limited:
+    'too many live streams open at once from this address (`/sim/stream`), or of this check (the table page)',
   internal_error: 'a bug in the simulator; never expected, please report it with the request id',
-  storage_unavailable: 'the data dir could not be written (a full disk); every request answers this until `tablepay serve` is restarted',
+  storage_unavailable:
+    'the data dir could not be written (a full disk); every request answers this until `tablepay serve` is restarted',
 }
 
 /** The error codes a route can answer with: those of its shape, then its own. */
@@ -41,7 +43,14 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
   const params = pathParams(op.path)
   if (params.length > 0) codes.push('not_found')
   if (params.some((name) => name in PATH_PARAMS)) codes.push('validation_failed')
-  if (op.body) codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type', 'unsupported_content_encoding', 'validation_failed')
+  if (op.body)
+    codes.push(
+      'invalid_json',
+      'payload_too_large',
+      'unsupported_media_type',
+      'unsupported_content_encoding',
+      'validation_failed',
+    )
   if (op.list) codes.push('validation_failed')
   if (op.idempotent) codes.push('validation_failed', 'idempotency_key_reused')
   return [...new Set([...codes, ...(op.errors ?? [])])]
@@ -51,9 +60,11 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
 export const pathParams = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
 
 const strip = ({$schema, $id, ...schema}: JsonSchema): JsonSchema => schema
-const inline = (schema: z.ZodType, io: Io): JsonSchema => strip(z.toJSONSchema(schema, {io, target: 'draft-2020-12'}) as JsonSchema)
+const inline = (schema: z.ZodType, io: Io): JsonSchema =>
+  strip(z.toJSONSchema(schema, {io, target: 'draft-2020-12'}) as JsonSchema)
 const ref = (name: string) => ({$ref: `#/components/schemas/${name}`})
-const nameOf = (schema: z.ZodType): Named | undefined => (Object.keys(NAMED_SCHEMAS) as Named[]).find((name) => NAMED_SCHEMAS[name] === schema)
+const nameOf = (schema: z.ZodType): Named | undefined =>
+  (Object.keys(NAMED_SCHEMAS) as Named[]).find((name) => NAMED_SCHEMAS[name] === schema)
 
 const listOf = (item: z.ZodType) =>
   z.object({object: z.literal('list'), data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable()})
@@ -77,7 +88,11 @@ function componentSchemas(): Record<string, JsonSchema> {
   }
   const schemas: Record<string, JsonSchema> = {}
   for (const io of ['input', 'output'] as const) {
-    const {schemas: converted} = z.toJSONSchema(registries[io], {io, target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}`})
+    const {schemas: converted} = z.toJSONSchema(registries[io], {
+      io,
+      target: 'draft-2020-12',
+      uri: (id) => `#/components/schemas/${id}`,
+    })
     for (const [id, schema] of Object.entries(converted)) schemas[id] = strip(schema as JsonSchema)
   }
   return schemas
@@ -91,14 +106,23 @@ function successSchema(op: Operation): JsonSchema {
 
 const ErrorDetail = z.object({path: z.string(), message: z.string(), external_id: z.string().optional()})
 const errorBody = (codes: [ErrorCode, ...ErrorCode[]]) =>
-  z.object({error: z.object({code: z.enum(codes), message: z.string(), request_id: z.string(), details: z.array(ErrorDetail).optional()})})
+  z.object({
+    error: z.object({
+      code: z.enum(codes),
+      message: z.string(),
+      request_id: z.string(),
+      details: z.array(ErrorDetail).optional(),
+    }),
+  })
 
 const REQUEST_ID = {$ref: '#/components/headers/RequestId'}
 
 function errorResponse(codes: ErrorCode[]) {
   const headers: Record<string, unknown> = {'X-Request-Id': REQUEST_ID}
-  if (codes.includes('unauthenticated')) headers['WWW-Authenticate'] = {schema: {type: 'string'}, description: 'Always `Bearer realm="tablepay"`'}
-  if (codes.includes('method_not_allowed')) headers.Allow = {schema: {type: 'string'}, description: 'The methods the path takes, e.g. `GET, HEAD`'}
+  if (codes.includes('unauthenticated'))
+    headers['WWW-Authenticate'] = {schema: {type: 'string'}, description: 'Always `Bearer realm="tablepay"`'}
+  if (codes.includes('method_not_allowed'))
+    headers.Allow = {schema: {type: 'string'}, description: 'The methods the path takes, e.g. `GET, HEAD`'}
   return {
     description: codes.map((code) => `\`${code}\`: ${ERROR_MEANINGS[code] ?? code}`).join('; '),
     headers,
@@ -132,7 +156,8 @@ function responses(op: Operation) {
   const answers: Record<string, unknown> = {}
   for (const status of op.status ?? [200]) {
     const headers: Record<string, unknown> = {'X-Request-Id': REQUEST_ID}
-    for (const [name, {description, schema}] of Object.entries(op.headers ?? {})) headers[name] = {description, schema: inline(schema, 'output')}
+    for (const [name, {description, schema}] of Object.entries(op.headers ?? {}))
+      headers[name] = {description, schema: inline(schema, 'output')}
     if (op.idempotent) headers['Idempotent-Replayed'] = REPLAYED
     const contentType = op.contentType ?? 'application/json'
     answers[String(status)] = {description: op.summary, headers, content: {[contentType]: {schema: successSchema(op)}}}
@@ -147,10 +172,12 @@ function responses(op: Operation) {
 
 function parameters(op: Operation) {
   const params: unknown[] = [{$ref: '#/components/parameters/RequestId'}]
-  for (const name of pathParams(op.path)) params.push({name, in: 'path', required: true, schema: inline(PATH_PARAMS[name] ?? z.string(), 'input')})
+  for (const name of pathParams(op.path))
+    params.push({name, in: 'path', required: true, schema: inline(PATH_PARAMS[name] ?? z.string(), 'input')})
   if (op.list) {
     const query = inline(ListQuery.extend(op.filters?.shape ?? {}), 'input') as {properties: Record<string, JsonSchema>}
-    for (const [name, schema] of Object.entries(query.properties)) params.push({name, in: 'query', required: false, schema})
+    for (const [name, schema] of Object.entries(query.properties))
+      params.push({name, in: 'query', required: false, schema})
   }
   if (op.idempotent) {
     params.push({
@@ -194,8 +221,13 @@ const SIGNATURE_FORMAT = '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw bod
  * A POST the server makes to a receiver. It carries no API key: the
  * receiver checks the signature instead (docs/api.md), hence `security: []`.
  */
-const header = (name: string, schema: JsonSchema, description?: string) =>
-  ({name, in: 'header', required: true, ...(description ? {description} : {}), schema})
+const header = (name: string, schema: JsonSchema, description?: string) => ({
+  name,
+  in: 'header',
+  required: true,
+  ...(description ? {description} : {}),
+  schema,
+})
 
 function delivery(operationId: string, schema: Named, types: readonly string[], summary: string) {
   return {
@@ -237,13 +269,20 @@ function build(): Record<string, unknown> {
     },
     components: {
       schemas: componentSchemas(),
-      securitySchemes: {bearer: {type: 'http', scheme: 'bearer', description: 'An API key, `tp_test_…`, with scopes `read` or `read` and `write`.'}},
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key, `tp_test_…`, with scopes `read` or `read` and `write`.',
+        },
+      },
       parameters: {
         RequestId: {
           name: 'X-Request-Id',
           in: 'header',
           required: false,
-          description: 'Echoed when it is 1–200 characters of `A-Z a-z 0-9 . _ : / + = -`; otherwise the server makes one.',
+          description:
+            'Echoed when it is 1–200 characters of `A-Z a-z 0-9 . _ : / + = -`; otherwise the server makes one.',
           schema: {type: 'string'},
         },
       },

@@ -106,7 +106,13 @@ export interface Operation {
   errors?: ErrorCode[]
 }
 
-const get = (path: string, id: string, summary: string, response: z.ZodType, more: Partial<Operation> = {}): Operation => ({
+const get = (
+  path: string,
+  id: string,
+  summary: string,
+  response: z.ZodType,
+  more: Partial<Operation> = {},
+): Operation => ({
   id,
   method: 'get',
   path,
@@ -119,7 +125,14 @@ const get = (path: string, id: string, summary: string, response: z.ZodType, mor
 const list = (path: string, id: string, summary: string, item: z.ZodType, filters?: z.ZodObject): Operation =>
   get(path, id, summary, item, {list: true, filters})
 
-const change = (method: 'post' | 'put' | 'delete', path: string, id: string, summary: string, response: z.ZodType, more: Partial<Operation> = {}): Operation => ({
+const change = (
+  method: 'post' | 'put' | 'delete',
+  path: string,
+  id: string,
+  summary: string,
+  response: z.ZodType,
+  more: Partial<Operation> = {},
+): Operation => ({
   id,
   method,
   path,
@@ -130,24 +143,46 @@ const change = (method: 'post' | 'put' | 'delete', path: string, id: string, sum
 })
 
 /** A guest action of the simulator: 201 unless told, idempotent, on an open check. */
-const guest = (path: string, id: string, summary: string, body: z.ZodType, response: z.ZodType, more: Partial<Operation> = {}): Operation =>
-  change('post', path, id, summary, response, {body, status: [201], idempotent: true, ...more})
+const guest = (
+  path: string,
+  id: string,
+  summary: string,
+  body: z.ZodType,
+  response: z.ZodType,
+  more: Partial<Operation> = {},
+): Operation => change('post', path, id, summary, response, {body, status: [201], idempotent: true, ...more})
 
 /** Every route of the API. A test fails when the router and this table disagree. */
 export const OPERATIONS: Operation[] = [
-  get('/health', 'getHealth', 'Readiness: answers once the server is up', z.object({status: z.literal('ok')}), {scope: null}),
+  get('/health', 'getHealth', 'Readiness: answers once the server is up', z.object({status: z.literal('ok')}), {
+    scope: null,
+  }),
   get('/openapi.json', 'getOpenApi', 'This document', z.looseObject({openapi: z.string()}), {scope: null}),
   list('/locations', 'listLocations', "The account's locations", Location),
 
-  change('put', '/checks/external/{external_check_id}', 'pushCheck', 'Push the complete current state of a check', Check, {
-    body: CheckPush,
-    status: [201, 200],
-    errors: ['conflict_with_paid_items', 'version_conflict'],
-    headers: {'X-Tablepay-Push-Result': {description: 'How the push changed the stored check', schema: z.enum(PUSH_RESULTS)}},
-  }),
+  change(
+    'put',
+    '/checks/external/{external_check_id}',
+    'pushCheck',
+    'Push the complete current state of a check',
+    Check,
+    {
+      body: CheckPush,
+      status: [201, 200],
+      errors: ['conflict_with_paid_items', 'version_conflict'],
+      headers: {
+        'X-Tablepay-Push-Result': {description: 'How the push changed the stored check', schema: z.enum(PUSH_RESULTS)},
+      },
+    },
+  ),
   list('/checks', 'listChecks', 'Checks, newest first', Check, CheckFilters),
   get('/checks/{id}', 'getCheck', 'A check', Check),
-  get('/checks/external/{external_check_id}', 'getCheckByExternalId', 'A check, by the POS id it was pushed under', Check),
+  get(
+    '/checks/external/{external_check_id}',
+    'getCheckByExternalId',
+    'A check, by the POS id it was pushed under',
+    Check,
+  ),
   list('/checks/{id}/claims', 'listCheckClaims', "The check's claims", Claim),
   list('/checks/{id}/payments', 'listCheckPayments', "The check's payments", Payment),
   list('/checks/{id}/feedback', 'listCheckFeedback', "The check's feedback", Feedback),
@@ -155,39 +190,101 @@ export const OPERATIONS: Operation[] = [
   get('/payments/{id}', 'getPayment', 'A payment, with its refunds', Payment),
   get('/feedback/{id}', 'getFeedback', 'A feedback', Feedback),
 
-  guest('/sim/checks/{id}/claims', 'simulateClaim', 'Simulate a guest claiming items', ClaimInput, Claim, {errors: ['check_not_open', 'item_unavailable']}),
+  guest('/sim/checks/{id}/claims', 'simulateClaim', 'Simulate a guest claiming items', ClaimInput, Claim, {
+    errors: ['check_not_open', 'item_unavailable'],
+  }),
   guest('/sim/checks/{id}/payments', 'simulatePayment', 'Simulate a guest paying', PaymentInput, Payment, {
     errors: ['check_not_open', 'amount_exceeds_balance', 'payment_declined'],
   }),
-  guest('/sim/payments/{id}/refund', 'simulateRefund', 'Simulate a refund of a payment', RefundInput, Payment, {status: [200], errors: ['amount_exceeds_balance']}),
+  guest('/sim/payments/{id}/refund', 'simulateRefund', 'Simulate a refund of a payment', RefundInput, Payment, {
+    status: [200],
+    errors: ['amount_exceeds_balance'],
+  }),
   guest('/sim/checks/{id}/feedback', 'simulateFeedback', 'Simulate a guest leaving feedback', FeedbackInput, Feedback),
 
   list('/events', 'listEvents', 'Events, newest first', TypedEvent, EventFilters),
   get('/events/{id}', 'getEvent', 'An event envelope', TypedEvent),
 
-  change('post', '/webhook-endpoints', 'createWebhookEndpoint', 'Register an endpoint; the answer is the only one with its secret', WebhookEndpointWithSecret, {
-    body: WebhookEndpointInput,
-    status: [201],
-  }),
+  change(
+    'post',
+    '/webhook-endpoints',
+    'createWebhookEndpoint',
+    'Register an endpoint; the answer is the only one with its secret',
+    WebhookEndpointWithSecret,
+    {
+      body: WebhookEndpointInput,
+      status: [201],
+    },
+  ),
   list('/webhook-endpoints', 'listWebhookEndpoints', 'Registered endpoints', WebhookEndpoint),
   get('/webhook-endpoints/{id}', 'getWebhookEndpoint', 'An endpoint', WebhookEndpoint),
-  change('delete', '/webhook-endpoints/{id}', 'deleteWebhookEndpoint', 'Delete an endpoint; its pending deliveries are canceled', Deleted),
-  change('post', '/webhook-endpoints/{id}/test', 'testWebhookEndpoint', 'Send a signed ping now and report the answer', WebhookTestResult),
+  change(
+    'delete',
+    '/webhook-endpoints/{id}',
+    'deleteWebhookEndpoint',
+    'Delete an endpoint; its pending deliveries are canceled',
+    Deleted,
+  ),
+  change(
+    'post',
+    '/webhook-endpoints/{id}/test',
+    'testWebhookEndpoint',
+    'Send a signed ping now and report the answer',
+    WebhookTestResult,
+  ),
 
   list('/deliveries', 'listDeliveries', 'Deliveries, newest first', Delivery, DeliveryFilters),
   get('/deliveries/{id}', 'getDelivery', 'A delivery with every attempt', Delivery),
   change('post', '/deliveries/{id}/retry', 'retryDelivery', 'Queue one more attempt now', Delivery),
 
   get('/sim/clock', 'getClock', 'The scheduler clock', Clock),
-  change('post', '/sim/clock/advance', 'advanceClock', 'Move the scheduler clock forward, running every attempt that falls due', Clock, {body: ClockAdvance}),
-  change('post', '/sim/clock/reset', 'resetClock', 'Put the scheduler clock back on real time; pending deliveries keep their due times', Clock),
-  get('/sim/stream', 'streamEvents', 'Server-sent events: `event` for each new event, `delivery` for each delivery change', z.string(), {
-    contentType: 'text/event-stream',
-    errors: ['rate_limited'],
-  }),
-  change('post', '/sim/reset', 'resetAccount', "Delete the account's checks and what hangs off them; keys, locations and endpoints stay", Reset),
-  change('post', '/sim/accounts', 'createScratchAccount', 'Create an empty account with copies of the caller\'s locations and one write key', ScratchAccount, {
-    status: [201],
-  }),
-  change('delete', '/sim/accounts/{id}', 'deleteScratchAccount', 'Delete a scratch account this account made, with everything in it', Deleted),
+  change(
+    'post',
+    '/sim/clock/advance',
+    'advanceClock',
+    'Move the scheduler clock forward, running every attempt that falls due',
+    Clock,
+    {body: ClockAdvance},
+  ),
+  change(
+    'post',
+    '/sim/clock/reset',
+    'resetClock',
+    'Put the scheduler clock back on real time; pending deliveries keep their due times',
+    Clock,
+  ),
+  get(
+    '/sim/stream',
+    'streamEvents',
+    'Server-sent events: `event` for each new event, `delivery` for each delivery change',
+    z.string(),
+    {
+      contentType: 'text/event-stream',
+      errors: ['rate_limited'],
+    },
+  ),
+  change(
+    'post',
+    '/sim/reset',
+    'resetAccount',
+    "Delete the account's checks and what hangs off them; keys, locations and endpoints stay",
+    Reset,
+  ),
+  change(
+    'post',
+    '/sim/accounts',
+    'createScratchAccount',
+    "Create an empty account with copies of the caller's locations and one write key",
+    ScratchAccount,
+    {
+      status: [201],
+    },
+  ),
+  change(
+    'delete',
+    '/sim/accounts/{id}',
+    'deleteScratchAccount',
+    'Delete a scratch account this account made, with everything in it',
+    Deleted,
+  ),
 ]

@@ -44,7 +44,10 @@ function serviceOver(store: Store, baseUrl: string, clock: SchedulerClock, stric
  * Adds the seed to `store`: the one given, else the default one when the
  * store is empty. Resolves true when it added anything.
  */
-export async function seedStore(store: Store, {seed, seedFile}: Pick<ServiceOptions, 'seed' | 'seedFile'>): Promise<boolean> {
+export async function seedStore(
+  store: Store,
+  {seed, seedFile}: Pick<ServiceOptions, 'seed' | 'seedFile'>,
+): Promise<boolean> {
   let parsed = seed === undefined ? undefined : parseSeed(seed, 'the seed option')
   if (!parsed && seedFile) parsed = await readSeedFile(seedFile)
   return serviceOver(store, '', new SchedulerClock()).accounts.seed(parsed, defaultSeed)
@@ -69,7 +72,12 @@ export function createService(store: Store, baseUrl: string, options: ServiceOpt
     timeoutMs: options.receiverTimeoutMs,
   })
   const shutdown = new AbortController()
-  const streams = new StreamHub({records: service.records, shutdown: shutdown.signal, keepAliveMs: options.keepAliveMs, limits: options.streamLimits})
+  const streams = new StreamHub({
+    records: service.records,
+    shutdown: shutdown.signal,
+    keepAliveMs: options.keepAliveMs,
+    limits: options.streamLimits,
+  })
   const app = createApp(service, {baseUrl, clock, dispatcher, streams, cors: options.cors})
   // ends the event streams first: an open one would keep the HTTP server from closing
   const close = async () => {

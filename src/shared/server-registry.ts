@@ -41,7 +41,8 @@ export async function registerServer(server: ServerFile, env = process.env): Pro
   const path = join(dir, `${server.pid}-${new URL(server.url).port}.json`)
   try {
     await mkdir(dir, {recursive: true, mode: 0o700})
-    for (const [name, entry] of await readEntries(dir)) if (!isAlive(entry.pid)) await rm(join(dir, name), {force: true})
+    for (const [name, entry] of await readEntries(dir))
+      if (!isAlive(entry.pid)) await rm(join(dir, name), {force: true})
     await writeFile(path, JSON.stringify(server, null, 2) + '\n', {mode: 0o600})
   } catch {
     return async () => {}
@@ -66,7 +67,10 @@ export function isAlive(pid: number): boolean {
 
 async function readEntries(dir: string): Promise<[name: string, entry: ServerFile][]> {
   const names = (await readdir(dir).catch(() => [])).filter((name) => name.endsWith('.json'))
-  const read = (name: string) => readFile(join(dir, name), 'utf8').then(JSON.parse).catch(() => undefined)
+  const read = (name: string) =>
+    readFile(join(dir, name), 'utf8')
+      .then(JSON.parse)
+      .catch(() => undefined)
   const entries = await Promise.all(names.map(async (name) => [name, await read(name)] as [string, ServerFile]))
   return entries.filter(([, entry]) => typeof entry?.url === 'string' && Number.isInteger(entry?.pid))
 }

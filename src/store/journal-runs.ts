@@ -75,7 +75,7 @@ function encodeRun(
 export function encodeChanges(changes: readonly JournalChange[]): unknown[] {
   if (changes.length < MIN_RUN) return changes as unknown[]
   const encoded: unknown[] = []
-  for (let i = 0; i < changes.length; ) {
+  for (let i = 0; i < changes.length;) {
     const [, id, record] = changes[i]!
     const keys = isFields(record) ? Object.keys(record) : []
     const idKey = keys.find((key) => (record as Fields)[key] === id)
@@ -88,8 +88,7 @@ export function encodeChanges(changes: readonly JournalChange[]): unknown[] {
 }
 
 const isChange = (c: unknown): c is JournalChange =>
-  Array.isArray(c) && c.length === 3 && typeof c[0] === 'string' && typeof c[1] === 'string' &&
-  typeof c[2] === 'object'
+  Array.isArray(c) && c.length === 3 && typeof c[0] === 'string' && typeof c[1] === 'string' && typeof c[2] === 'object'
 
 function isRun(c: unknown): c is [string, Fields, string[], unknown[][]] {
   if (!Array.isArray(c) || c.length !== 4 || typeof c[0] !== 'string' || !isFields(c[1])) return false

@@ -215,7 +215,10 @@ export class Journal {
       } catch (error) {
         // writing on after a failed write could leave a torn line in the middle of the log, and the next start refuses that
         this.#failure = error as Error
-        console.error('[tablepay] store: writing the journal failed; nothing more is written or answered until a restart.', error)
+        console.error(
+          '[tablepay] store: writing the journal failed; nothing more is written or answered until a restart.',
+          error,
+        )
         for (const w of waiting) w.reject(error)
       }
     }
@@ -249,7 +252,7 @@ export class Journal {
     // event loop costs less than a thread-pool round trip per batch. With fsync the
     // wait is the disk's, so it stays off the loop.
     const bytes = Buffer.from(lines)
-    for (let done = 0; done < bytes.length; ) done += writeSync(this.#handle!.fd, bytes, done)
+    for (let done = 0; done < bytes.length;) done += writeSync(this.#handle!.fd, bytes, done)
   }
 
   async #switchTo(firstSeq: number): Promise<void> {

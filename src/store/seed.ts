@@ -58,14 +58,20 @@ async function seedPath(path: string): Promise<string> {
   return (await exists(packaged)) ? packaged : path
 }
 
-const exists = (path: string) => access(path).then(() => true, () => false)
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  )
 
 /** Checks a seed given as a value; the error names `source` and the first problem. */
 export function parseSeed(value: unknown, source: string): Seed {
   const result = Seed.safeParse(value)
   if (!result.success) {
     const issue = result.error.issues[0]!
-    throw new Error(`seed: ${source} is not a valid seed: ${issue.path.join('.') || '(root)'}: ${issue.message}. See fixtures/seed.json.`)
+    throw new Error(
+      `seed: ${source} is not a valid seed: ${issue.path.join('.') || '(root)'}: ${issue.message}. See fixtures/seed.json.`,
+    )
   }
   return result.data
 }
@@ -73,7 +79,9 @@ export function parseSeed(value: unknown, source: string): Seed {
 /** Seeding never moves a location or a key from the account that has it in the data dir to another. */
 function assertOwner(what: string, id: string, owner: string, seeded: string): void {
   if (owner === seeded) return
-  throw new Error(`seed: ${what} ${id} belongs to ${owner} in this data dir, not ${seeded}; fix the seed file, or start with another --data directory.`)
+  throw new Error(
+    `seed: ${what} ${id} belongs to ${owner} in this data dir, not ${seeded}; fix the seed file, or start with another --data directory.`,
+  )
 }
 
 /**
@@ -84,7 +92,11 @@ export function seedChanges(get: Lookup, seed: Seed, now: string): Change[] {
   const changes: Change[] = []
   for (const account of seed.accounts) {
     if (!get('accounts', account.id)) {
-      changes.push(['accounts', account.id, {id: account.id, account_id: account.id, name: account.name, created_at: now}])
+      changes.push([
+        'accounts',
+        account.id,
+        {id: account.id, account_id: account.id, name: account.name, created_at: now},
+      ])
     }
     for (const location of account.locations) {
       const existing = get('locations', location.id)
@@ -92,7 +104,11 @@ export function seedChanges(get: Lookup, seed: Seed, now: string): Change[] {
         assertOwner('location', location.id, existing.account_id, account.id)
         continue
       }
-      changes.push(['locations', location.id, {...location, object: 'location', created_at: now, account_id: account.id}])
+      changes.push([
+        'locations',
+        location.id,
+        {...location, object: 'location', created_at: now, account_id: account.id},
+      ])
     }
     for (const {key, scopes} of account.api_keys) {
       const existing = get('api_keys', key)

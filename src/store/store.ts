@@ -132,30 +132,38 @@ export class Store {
     // once one has it, a missing one was lost
     if ([...states.values()].includes('current')) {
       for (const [name, state] of states) {
-        if (state === 'missing') damage.found(join(dir, `${name}.json`), 'is missing, while the other documents are there')
+        if (state === 'missing')
+          damage.found(join(dir, `${name}.json`), 'is missing, while the other documents are there')
       }
     }
-    const {journal, replayed} = await Journal.open(dir, Boolean(this.options.fsync), {
-      afterSeq: this.#seq,
-      damage,
-      onEntry: (entry, file, line) => {
-        for (const change of entry.changes as Change[]) {
-          if (!Object.hasOwn(this.tables, change[0])) {
-            damage.found(file, `is corrupt: it changes an unknown collection "${change[0]}"`, line)
-          } else if (entry.seq > (docSeq.get(change[0]) ?? 0)) {
-            this.#apply(change)
+    const {journal, replayed} = await Journal.open(
+      dir,
+      Boolean(this.options.fsync),
+      {
+        afterSeq: this.#seq,
+        damage,
+        onEntry: (entry, file, line) => {
+          for (const change of entry.changes as Change[]) {
+            if (!Object.hasOwn(this.tables, change[0])) {
+              damage.found(file, `is corrupt: it changes an unknown collection "${change[0]}"`, line)
+            } else if (entry.seq > (docSeq.get(change[0]) ?? 0)) {
+              this.#apply(change)
+            }
           }
-        }
-        this.#seq = Math.max(this.#seq, entry.seq)
+          this.#seq = Math.max(this.#seq, entry.seq)
+        },
       },
-    }, this.options.segmentBytes)
+      this.options.segmentBytes,
+    )
     this.#journal = journal
     // the temp file of a compaction that was killed; the document it was replacing is whole
     for (const name of await readdir(dir)) if (/^\..+\.json\.tmp$/.test(name)) await rm(join(dir, name), {force: true})
     await journal.cut(this.#seq + 1)
     const report = await damage.writeReport()
     if (report) {
-      console.error(`[tablepay] store: --repair dropped ${damage.dropped.length} damaged part(s) of ${dir}; they are saved in ${report}`)
+      console.error(
+        `[tablepay] store: --repair dropped ${damage.dropped.length} damaged part(s) of ${dir}; they are saved in ${report}`,
+      )
     }
     // rewrite what the journal changed, documents missing or in an older layout, and all of them after a repair
     for (const [name, state] of states) {
@@ -205,8 +213,13 @@ export class Store {
     const written = this.#journal.append({seq: ++this.#seq, changes} satisfies Entry)
     // compact once the journal is twice the documents' size: each journal byte then pays for at most half a byte of rewrite,
     // however much is stored, and a restart after a crash replays at most twice what the documents hold
-    if (this.#journal.bytes > Math.max(this.options.compactAfterBytes ?? 16 * 1024 * 1024, COMPACT_RATIO * this.#documents!.bytes)) {
-      void this.compact().catch((error: unknown) => console.error('[tablepay] store: compaction failed; the journal keeps every change until one succeeds', error))
+    if (
+      this.#journal.bytes >
+      Math.max(this.options.compactAfterBytes ?? 16 * 1024 * 1024, COMPACT_RATIO * this.#documents!.bytes)
+    ) {
+      void this.compact().catch((error: unknown) =>
+        console.error('[tablepay] store: compaction failed; the journal keeps every change until one succeeds', error),
+      )
     }
     return written.then(notify)
   }

@@ -26,7 +26,12 @@ export interface DeliveryLedger {
   readonly failure: Error | undefined
   target(delivery: DeliveryRecord): {endpoint: WebhookEndpointRecord; event: EventRecord} | undefined
   cancel(delivery: DeliveryRecord, now: string): Promise<void>
-  recordAttempt(id: string, endpoint: WebhookEndpointRecord, result: AttemptResult, options: AttemptOptions): Promise<void>
+  recordAttempt(
+    id: string,
+    endpoint: WebhookEndpointRecord,
+    result: AttemptResult,
+    options: AttemptOptions,
+  ): Promise<void>
 }
 
 /** The parts of the service the dispatcher uses: the deliveries, and where the clock's offset is saved. */
@@ -346,7 +351,12 @@ export class Dispatcher {
   }
 
   /** One signed POST to an endpoint within the receiver timeout: a queued attempt, or the ping sent outside the queue. */
-  send(endpoint: {url: string; secret: string}, event: {id: string; type: string}, body: string, attempt: number): Promise<AttemptResult> {
+  send(
+    endpoint: {url: string; secret: string},
+    event: {id: string; type: string},
+    body: string,
+    attempt: number,
+  ): Promise<AttemptResult> {
     return postDelivery(endpoint.url, body, deliveryHeaders(body, endpoint.secret, event, attempt), this.timeoutMs)
   }
 

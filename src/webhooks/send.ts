@@ -18,7 +18,13 @@ const RESPONSE_LIMIT = 4096
  * @example
  * await postDelivery(url, body, deliveryHeaders(body, secret, {id: 'evt_1', type: 'check.created'}, 1))
  */
-export function deliveryHeaders(body: string, secret: string, event: {id: string; type: string}, attempt: number, timestamp?: number): Record<string, string> {
+export function deliveryHeaders(
+  body: string,
+  secret: string,
+  event: {id: string; type: string},
+  attempt: number,
+  timestamp?: number,
+): Record<string, string> {
   return {
     [SIGNATURE_HEADER]: signPayload(body, secret, timestamp),
     'X-Tablepay-Event-Id': event.id,
@@ -43,7 +49,12 @@ const AGENTS = {'http:': new http.Agent({keepAlive: true}), 'https:': new https.
  * node:http rather than fetch: an attempt costs about half the CPU, and the
  * dispatcher shares the process with every push (docs/benchmarks.md).
  */
-export function postDelivery(url: string, body: string, headers: Record<string, string>, timeoutMs = RECEIVER_TIMEOUT_MS): Promise<AttemptResult> {
+export function postDelivery(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs = RECEIVER_TIMEOUT_MS,
+): Promise<AttemptResult> {
   const started = performance.now()
   const duration = () => Math.round(performance.now() - started)
   return new Promise((resolve) => {
@@ -99,7 +110,9 @@ function answer(response: http.IncomingMessage, text: string): Omit<AttemptResul
   const status = response.statusCode ?? 0
   const redirected = status >= 300 && status < 400
   const ok = status >= 200 && status < 300
-  const refused = redirected ? `redirect to ${response.headers.location ?? '(no location)'} is not followed` : `receiver answered ${status}`
+  const refused = redirected
+    ? `redirect to ${response.headers.location ?? '(no location)'} is not followed`
+    : `receiver answered ${status}`
   return {status_code: status, error: ok ? null : refused, response_body: text}
 }
 

@@ -16,11 +16,11 @@ export const DEFAULT_TOLERANCE_SECONDS = 300
 export type RawPayload = string | Uint8Array
 
 /** Why a signature was refused, as the `tablepay verify` exit reason and in `--json` output. */
-export type SignatureFailureReason = 'malformed_header' | 'no_signature' | 'signature_mismatch' | 'timestamp_outside_tolerance'
+export type SignatureFailureReason =
+  'malformed_header' | 'no_signature' | 'signature_mismatch' | 'timestamp_outside_tolerance'
 
 export type VerifyResult =
-  | {valid: true; timestamp: number}
-  | {valid: false; reason: SignatureFailureReason; message: string}
+  {valid: true; timestamp: number} | {valid: false; reason: SignatureFailureReason; message: string}
 
 export interface VerifyOptions {
   /** Seconds `t` may differ from `now`, in the past or the future. Default 300; `Infinity` skips the check. */
@@ -85,7 +85,10 @@ export function signPayload(payload: RawPayload, secret: string, timestamp: numb
  */
 export function parseSignatureHeader(header: string): ParsedSignatureHeader {
   const malformed = (problem: string) =>
-    new SignatureVerificationError('malformed_header', `${SIGNATURE_HEADER} is malformed (${problem}): expected t=<unix seconds>,v1=<hex>, got ${quote(header)}.`)
+    new SignatureVerificationError(
+      'malformed_header',
+      `${SIGNATURE_HEADER} is malformed (${problem}): expected t=<unix seconds>,v1=<hex>, got ${quote(header)}.`,
+    )
   const timestamps: string[] = []
   const signatures: string[] = []
   for (const entry of header.split(',')) {
@@ -97,9 +100,11 @@ export function parseSignatureHeader(header: string): ParsedSignatureHeader {
     else if (key === 'v1') signatures.push(value)
   }
   // Two timestamps would make it ambiguous which one the signature covers.
-  if (timestamps.length !== 1) throw malformed(timestamps.length === 0 ? 'no t= timestamp' : 'more than one t= timestamp')
+  if (timestamps.length !== 1)
+    throw malformed(timestamps.length === 0 ? 'no t= timestamp' : 'more than one t= timestamp')
   const timestamp = Number(timestamps[0])
-  if (!/^\d+$/.test(timestamps[0]!) || !Number.isSafeInteger(timestamp)) throw malformed(`t must be unix seconds, got ${quote(timestamps[0]!)}`)
+  if (!/^\d+$/.test(timestamps[0]!) || !Number.isSafeInteger(timestamp))
+    throw malformed(`t must be unix seconds, got ${quote(timestamps[0]!)}`)
   return {timestamp, signatures}
 }
 
@@ -117,7 +122,12 @@ export function parseSignatureHeader(header: string): ParsedSignatureHeader {
  * const result = verifySignature(rawBody, req.headers['x-tablepay-signature'], process.env.TABLEPAY_WEBHOOK_SECRET!)
  * if (!result.valid) return res.status(400).send(result.reason)
  */
-export function verifySignature(payload: RawPayload, header: SignatureHeaderValue, secret: string, options: VerifyOptions = {}): VerifyResult {
+export function verifySignature(
+  payload: RawPayload,
+  header: SignatureHeaderValue,
+  secret: string,
+  options: VerifyOptions = {},
+): VerifyResult {
   try {
     return {valid: true, timestamp: assertValidSignature(payload, header, secret, options)}
   } catch (error) {
@@ -136,23 +146,32 @@ export function verifySignature(payload: RawPayload, header: SignatureHeaderValu
  * try { assertValidSignature(rawBody, req.headers['x-tablepay-signature'], secret) }
  * catch (e) { if (e instanceof SignatureVerificationError) return res.status(400).send(e.reason); throw e }
  */
-export function assertValidSignature(payload: RawPayload, headerValue: SignatureHeaderValue, secret: string, options: VerifyOptions = {}): number {
+export function assertValidSignature(
+  payload: RawPayload,
+  headerValue: SignatureHeaderValue,
+  secret: string,
+  options: VerifyOptions = {},
+): number {
   assertPayload(payload)
   assertSecret(secret)
   const {tolerance = DEFAULT_TOLERANCE_SECONDS, now = nowSeconds()} = options
   if (!(tolerance >= 0)) throw new RangeError(`tablepay: tolerance must be seconds >= 0, got ${tolerance}`)
   const header = typeof headerValue === 'string' || headerValue === undefined ? headerValue : headerValue.join(',')
   if (header === undefined || header.trim() === '') {
-    throw new SignatureVerificationError('no_signature', `No ${SIGNATURE_HEADER} header: the request was not signed, or something on the way dropped the header.`)
+    throw new SignatureVerificationError(
+      'no_signature',
+      `No ${SIGNATURE_HEADER} header: the request was not signed, or something on the way dropped the header.`,
+    )
   }
   const {timestamp, signatures} = parseSignatureHeader(header)
-  if (signatures.length === 0) throw new SignatureVerificationError('no_signature', `${SIGNATURE_HEADER} has no v1= signature: ${quote(header)}.`)
+  if (signatures.length === 0)
+    throw new SignatureVerificationError('no_signature', `${SIGNATURE_HEADER} has no v1= signature: ${quote(header)}.`)
   // Signature before time: an old but authentic delivery is then reported as old, a forged one as forged.
   const expected = Buffer.from(hmacHex(payload, secret, timestamp))
   if (!signatures.some((signature) => sameBytes(Buffer.from(signature), expected))) {
     throw new SignatureVerificationError(
       'signature_mismatch',
-      'No v1 signature matches the payload: the secret is not the endpoint\'s, or the body was changed after signing (parsed and re-serialized JSON, other whitespace or encoding).',
+      "No v1 signature matches the payload: the secret is not the endpoint's, or the body was changed after signing (parsed and re-serialized JSON, other whitespace or encoding).",
     )
   }
   const drift = now - timestamp
@@ -192,7 +211,7 @@ function assertPayload(payload: unknown): asserts payload is RawPayload {
 // An empty secret (an unset environment variable) would let anyone sign with the empty key.
 function assertSecret(secret: unknown): asserts secret is string {
   if (typeof secret !== 'string' || secret === '') {
-    throw new TypeError('tablepay: the signing secret is empty: pass the endpoint\'s whsec_… secret.')
+    throw new TypeError("tablepay: the signing secret is empty: pass the endpoint's whsec_… secret.")
   }
 }
 

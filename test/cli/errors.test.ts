@@ -79,10 +79,12 @@ describe('describeError', () => {
         request_id: 'req_1',
       }),
     )
-    expect(text).toBe(['The request was refused:', `  - ${detail.path}: ${detail.message}`, 'Request id: req_1'].join('\n'))
+    expect(text).toBe(
+      ['The request was refused:', `  - ${detail.path}: ${detail.message}`, 'Request id: req_1'].join('\n'),
+    )
   })
 
-  it('names a detail\'s external id only when its message does not already', () => {
+  it("names a detail's external id only when its message does not already", () => {
     const text = describeError(
       new TablepayApiError(409, {
         code: 'conflict_with_paid_items',
@@ -99,7 +101,7 @@ describe('describeError', () => {
 })
 
 describe('errorBody', () => {
-  it('a flag\'s own parse error (usage exit code, no code) is invalid_usage', () => {
+  it("a flag's own parse error (usage exit code, no code) is invalid_usage", () => {
     const error = Object.assign(new Error('Parsing --tolerance \n\tExpected an integer'), {oclif: {exit: 2}})
     expect(errorBody(error).error.code).toBe('invalid_usage')
   })

@@ -25,8 +25,15 @@ type Case = [name: string, args: string[], options?: CliOptions]
 
 const cases: Case[] = [
   ['verify, valid', ['verify', '-s', SECRET, '-H', OLD, '-p', PAYLOAD, '--tolerance', TOLERANCE]],
-  ['verify, valid, --json, long flags with =', ['verify', `--secret=${SECRET}`, `--header=${OLD}`, `--payload=${PAYLOAD}`, `--tolerance=${TOLERANCE}`, '--json']],
-  ['verify, valid, secret from the environment, body on stdin', ['verify', '-H', OLD, '-p', '-', '--tolerance', TOLERANCE], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}, input: BODY.toString()}],
+  [
+    'verify, valid, --json, long flags with =',
+    ['verify', `--secret=${SECRET}`, `--header=${OLD}`, `--payload=${PAYLOAD}`, `--tolerance=${TOLERANCE}`, '--json'],
+  ],
+  [
+    'verify, valid, secret from the environment, body on stdin',
+    ['verify', '-H', OLD, '-p', '-', '--tolerance', TOLERANCE],
+    {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}, input: BODY.toString()},
+  ],
   ['verify, too old', ['verify', '-s', SECRET, '-H', OLD, '-p', PAYLOAD]],
   ['verify, wrong secret', ['verify', '-s', 'whsec_other', '-H', OLD, '-p', PAYLOAD, '--tolerance', TOLERANCE]],
   ['verify, wrong secret, --json', ['verify', '-s', 'whsec_other', '-H', OLD, '-p', PAYLOAD, '--json']],
@@ -70,7 +77,10 @@ export async function resolve(specifier, context, next) {
   return result
 }`
     hooks = join(dir, 'register.mjs')
-    await writeFile(hooks, `import {register} from 'node:module'\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)})\n`)
+    await writeFile(
+      hooks,
+      `import {register} from 'node:module'\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)})\n`,
+    )
   })
 
   afterAll(() => rm(dir, {recursive: true, force: true}))
@@ -81,10 +91,21 @@ export async function resolve(specifier, context, next) {
     return {code, modules: (await readFile(log, 'utf8')).split('\n').filter(Boolean)}
   }
 
-  const packagesIn = (modules: string[]) => [...new Set(modules.flatMap((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? []))].sort()
+  const packagesIn = (modules: string[]) =>
+    [...new Set(modules.flatMap((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? []))].sort()
 
   it('a valid verify loads no package at all: no oclif, h3 or lowdb', async () => {
-    const {code, modules} = await loaded('verify-valid', ['verify', '-s', SECRET, '-H', OLD, '-p', PAYLOAD, '--tolerance', TOLERANCE])
+    const {code, modules} = await loaded('verify-valid', [
+      'verify',
+      '-s',
+      SECRET,
+      '-H',
+      OLD,
+      '-p',
+      PAYLOAD,
+      '--tolerance',
+      TOLERANCE,
+    ])
     expect(code).toBe(0)
     expect(packagesIn(modules)).toEqual([])
     expect(modules.filter((url) => /\/dist\/(server|store|domain|client\/client)/.test(url))).toEqual([])

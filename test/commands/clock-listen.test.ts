@@ -8,8 +8,14 @@ afterEach(async () => {
 })
 
 async function setup(respond?: Parameters<typeof startReceiver>[0], serveArgs: string[] = []) {
-  const [server, receiver] = await Promise.all([startCliServer(['--memory', '--seed', 'fixtures/seed.json', ...serveArgs]), startReceiver(respond)])
-  cleanup.push(() => server.stop(), () => receiver.close())
+  const [server, receiver] = await Promise.all([
+    startCliServer(['--memory', '--seed', 'fixtures/seed.json', ...serveArgs]),
+    startReceiver(respond),
+  ])
+  cleanup.push(
+    () => server.stop(),
+    () => receiver.close(),
+  )
   const {cli, json} = cliFor(server)
   /** Registers an endpoint for the receiver, whose deliveries must then all verify with Stripe too. */
   const register = async (args: string[] = []) => {
@@ -50,7 +56,10 @@ describe('clock advance', () => {
 
 describe('serve webhook flags', () => {
   it('--retry-schedule and --disable-after: two waits, then dead, then the endpoint is disabled', async () => {
-    const {receiver, json, push, register} = await setup(() => 500, ['--retry-schedule', '2m,5m', '--disable-after', '1'])
+    const {receiver, json, push, register} = await setup(
+      () => 500,
+      ['--retry-schedule', '2m,5m', '--disable-after', '1'],
+    )
     const endpoint = await register(['-e', 'check.created'])
     await push('s1')
     await receiver.waitFor(1)

@@ -13,9 +13,15 @@ afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!()
 })
 
-async function setup(respond?: Parameters<typeof startReceiver>[0], serveArgs = ['--memory', '--seed', 'fixtures/seed.json']) {
+async function setup(
+  respond?: Parameters<typeof startReceiver>[0],
+  serveArgs = ['--memory', '--seed', 'fixtures/seed.json'],
+) {
   const [server, receiver] = await Promise.all([startCliServer(serveArgs), startReceiver(respond)])
-  cleanup.push(() => server.stop(), () => receiver.close())
+  cleanup.push(
+    () => server.stop(),
+    () => receiver.close(),
+  )
   const {cli, json} = cliFor(server)
   const endpoint = await json(['webhooks', 'create', receiver.url, '-e', 'check.created'])
   receiver.verifyWith(endpoint.secret)
@@ -26,7 +32,9 @@ async function setup(respond?: Parameters<typeof startReceiver>[0], serveArgs = 
 describe('clock show and clock reset', () => {
   it('show says how far advances put the clock ahead; reset puts it back on real time and leaves retries due when they were', async () => {
     const {receiver, cli, json, push, endpoint} = await setup(() => 500)
-    expect((await cli(['clock', 'show'])).stdout).toMatch(/^Scheduler clock: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(on real time\)\.$/m)
+    expect((await cli(['clock', 'show'])).stdout).toMatch(
+      /^Scheduler clock: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(on real time\)\.$/m,
+    )
     await push('r1')
     await receiver.waitFor(1)
     await json(['clock', 'advance', '2h'])
@@ -61,7 +69,9 @@ describe('clock show and clock reset', () => {
     const [delivery] = (await json(['deliveries', 'list', '--endpoint', endpoint.id])).data
     // attempt 4 failed; attempt 5 is due 2h after attempt 4 was, whatever the wall clock says
     expect(delivery.attempts).toHaveLength(4)
-    expect(renderAttemptLine(delivery, delivery.attempts[3])).toMatch(/ → retry in 2h on the scheduler clock \(at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)$/)
+    expect(renderAttemptLine(delivery, delivery.attempts[3])).toMatch(
+      / → retry in 2h on the scheduler clock \(at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)$/,
+    )
   })
 })
 
@@ -73,11 +83,18 @@ describe('clock advance progress', () => {
         now: '2026-11-22T12:00:00.000Z',
         offset_seconds: 60,
         time_scale: 1,
-        advance: {to: '2026-11-23T12:00:00.000Z', receiver_timeout_ms: 10_000, attempts_out: 3, waiting_for: [{endpoint_id: 'we_hung', delivery_id: 'dlv_1', since: '2026-11-22T10:00:00.000Z'}]},
+        advance: {
+          to: '2026-11-23T12:00:00.000Z',
+          receiver_timeout_ms: 10_000,
+          attempts_out: 3,
+          waiting_for: [{endpoint_id: 'we_hung', delivery_id: 'dlv_1', since: '2026-11-22T10:00:00.000Z'}],
+        },
       },
       Date.parse('2026-11-22T10:00:04.500Z'),
     )
-    expect(text).toMatch(/^Waiting for we_hung \(3 attempts out\): no answer for 4s of 10s; clock at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
+    expect(text).toMatch(
+      /^Waiting for we_hung \(3 attempts out\): no answer for 4s of 10s; clock at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/,
+    )
   })
 })
 
@@ -87,7 +104,7 @@ describe('a serve killed during an advance', () => {
     await serve?.kill('SIGKILL')
   })
 
-  it('keeps the clock as far as the advance had moved it, so the retries it scheduled are not in the clock\'s future', async () => {
+  it("keeps the clock as far as the advance had moved it, so the retries it scheduled are not in the clock's future", async () => {
     // attempts 1 to 3 fail; attempt 4 (due 36m after the first) is held until the server dies
     const receiver = await startReceiver(({headers}) => (headers['x-tablepay-delivery-attempt'] === '4' ? 'hang' : 500))
     const dataDir = join(await makeTempDir(), 'data')
@@ -106,7 +123,10 @@ describe('a serve killed during an advance', () => {
 
     const restarted = await startServer({port: 0, host: '127.0.0.1', dataDir})
     // the receiver closes first: the restarted server sends attempt 4 again, and waits for it when it closes
-    cleanup.push(() => restarted.close(), () => receiver.close())
+    cleanup.push(
+      () => restarted.close(),
+      () => receiver.close(),
+    )
     const clock = (await call(restarted.url, 'GET', '/v1/sim/clock', {key: WRITE_KEY})).body
     const [delivery] = (await call(restarted.url, 'GET', '/v1/deliveries', {key: WRITE_KEY})).body.data
     const attempt4Due = Date.parse(delivery.attempts[2].scheduled_at) + 1800_000

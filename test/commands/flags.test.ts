@@ -54,7 +54,7 @@ describe('one name for one thing (README "Flags")', () => {
     expect(other).toEqual([])
   })
 
-  it('the receiver\'s URL is --forward-to in every command that takes one', () => {
+  it("the receiver's URL is --forward-to in every command that takes one", () => {
     const withReceiver = commands.filter(([, flags]) => flags.some((f) => f.name === 'forward-to')).map(([id]) => id)
     expect(withReceiver.sort()).toEqual(['listen', 'receiver check', 'sign', 'webhooks create'])
   })
@@ -89,7 +89,7 @@ describe('old names still work', () => {
     }
   })
 
-  it('webhooks create takes the receiver\'s URL as an argument too', async () => {
+  it("webhooks create takes the receiver's URL as an argument too", async () => {
     const args = ['webhooks', 'create', 'http://localhost:3000/hooks', '--events', 'check.closed']
     const endpoint = await cliFor(server).json(args)
     expect(endpoint).toMatchObject({url: 'http://localhost:3000/hooks', event_types: ['check.closed']})
@@ -104,7 +104,10 @@ describe('a bad command line exits 2 with and without --json', () => {
     ['an unknown flag', ['checks', 'list', '--bogus']],
     ['a flag value its parser refuses', ['webhooks', 'create', '--forward-to', RECEIVER, '-e', 'check.eaten']],
     ['a bad argument', ['clock', 'advance', '0']],
-    ['--url in receiver check (the receiver is --forward-to)', ['receiver', 'check', '--url', RECEIVER, '--secret', 'whsec_x']],
+    [
+      '--url in receiver check (the receiver is --forward-to)',
+      ['receiver', 'check', '--url', RECEIVER, '--secret', 'whsec_x'],
+    ],
   ])('%s', async (_, args) => {
     const [text, json] = await Promise.all([runCommand(args), runCommand([...args, '--json'])])
     expect(text.code).toBe(2)
@@ -114,6 +117,6 @@ describe('a bad command line exits 2 with and without --json', () => {
 
   it('receiver check --url names --forward-to', async () => {
     const {stderr} = await runCommand(['receiver', 'check', '--url', 'http://localhost:3000/hooks'])
-    expect(stderr).toContain('receiver check takes your receiver\'s URL as --forward-to http://localhost:3000/hooks')
+    expect(stderr).toContain("receiver check takes your receiver's URL as --forward-to http://localhost:3000/hooks")
   })
 })

@@ -71,7 +71,10 @@ describe('conflict_with_paid_items', () => {
 
 describe('validation_failed', () => {
   it('prints each problem once', async () => {
-    const {code, stderr} = await runCommand(['checks', 'push', 'h-invalid'], {env: server.env, input: '{"status": "open"}'})
+    const {code, stderr} = await runCommand(['checks', 'push', 'h-invalid'], {
+      env: server.env,
+      input: '{"status": "open"}',
+    })
     expect(code).toBe(1)
     expect(stderr).toContain('Code: validation_failed')
     for (const path of ['table', 'items', 'totals']) expect(stderr.split(`${path}: Invalid input`)).toHaveLength(2)

@@ -17,14 +17,19 @@ afterEach(async () => {
 
 async function setup() {
   const [server, receiver] = await Promise.all([startApiServer(), startReceiver()])
-  cleanup.push(() => server.stop(), () => receiver.close())
+  cleanup.push(
+    () => server.stop(),
+    () => receiver.close(),
+  )
   return {server, receiver, ...cliFor(server), push: pushTo(server.url)}
 }
 
 /** Pushes a new check straight to the API (no CLI start-up), so it makes one `check.created`. */
 function pushTo(url: string) {
   return async (id: string) => {
-    const answer = await call(url.replace(/\/v1$/, ''), 'PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', 1, 100]])})
+    const answer = await call(url.replace(/\/v1$/, ''), 'PUT', `/v1/checks/external/${id}`, {
+      body: checkWith([['a', 1, 100]]),
+    })
     expect(answer.status).toBe(201)
     return answer.body
   }
@@ -40,7 +45,11 @@ async function startListen(env: Record<string, string>, args: string[]) {
 
 /** Resolves with the JSON lines of `listen --json` that contain `text`, once there are `n`. */
 async function linesWith(listen: CliProcess, text: string, n: number) {
-  const lines = () => listen.stdout().split('\n').filter((line) => line.includes(text))
+  const lines = () =>
+    listen
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes(text))
   // each wait ends when one more record has come: `listen` writes each line whole, well under a pipe's atomic size
   while (lines().length < n) await listen.waitForOutput(`${listen.stdout()}{`)
   return lines().map((line) => JSON.parse(line))
@@ -50,11 +59,19 @@ const attemptLines = (listen: CliProcess, n: number) => linesWith(listen, '"atte
 
 /** `serve` on a fixed port and data dir, so a restart comes back where it was. */
 async function serveOn(port: number, dataDir: string) {
-  const serve = spawnRunning(['serve', '--json', '--port', String(port), '--data', dataDir, '--seed', 'fixtures/seed.json'])
+  const serve = spawnRunning([
+    'serve',
+    '--json',
+    '--port',
+    String(port),
+    '--data',
+    dataDir,
+    '--seed',
+    'fixtures/seed.json',
+  ])
   await serve.waitForOutput('"ready"')
   return serve
 }
-
 
 describe('listen --forward-to', () => {
   it('registers an endpoint, prints its secret and each attempt, and removes the endpoint on Ctrl+C', async () => {
@@ -66,7 +83,9 @@ describe('listen --forward-to', () => {
     const check = await push('l1')
     await receiver.waitFor(1)
     const [request] = receiver.received
-    expect(verifySignature(request!.body, request!.headers['x-tablepay-signature'] as string, ready.secret)).toMatchObject({valid: true})
+    expect(
+      verifySignature(request!.body, request!.headers['x-tablepay-signature'] as string, ready.secret),
+    ).toMatchObject({valid: true})
     const [line] = await attemptLines(listen, 1)
     expect(line).toMatchObject({endpoint_id: ready.endpoint_id, event_type: 'check.created', status_code: 200})
     expect(JSON.parse(request!.body).data.id).toBe(check.id)
@@ -89,7 +108,9 @@ describe('listen --forward-to', () => {
     const listen = spawnRunning(['listen', '--forward-to', receiver.url, '-e', 'check.created', '--keep'], server.env)
     const banner = await listen.waitForOutput('Ctrl+C to stop.')
     receiver.verifyWith(banner.match(/Signing secret: (whsec_\w+)/)![1]!)
-    expect(banner).toMatch(new RegExp(`Forwarding 1 event types to ${receiver.url} \\(endpoint we_\\w+\\)\\nSigning secret: whsec_\\w+`))
+    expect(banner).toMatch(
+      new RegExp(`Forwarding 1 event types to ${receiver.url} \\(endpoint we_\\w+\\)\\nSigning secret: whsec_\\w+`),
+    )
     await push('l2')
     expect(await listen.waitForOutput(' ms  #1 ')).toMatch(/check\.created\s+we_\w+ {2}200\s+\d+ ms {2}#1 dlv_\w+/)
     expect(await listen.kill('SIGINT')).toBe(0)
@@ -97,8 +118,15 @@ describe('listen --forward-to', () => {
   })
 
   it('reconnects when the server restarts on its data dir, and goes on forwarding with the same endpoint', async () => {
-    const [receiver, dir, port] = await Promise.all([startReceiver(), mkdtemp(join(tmpdir(), 'tablepay-listen-')), freePort()])
-    cleanup.push(() => rm(dir, {recursive: true, force: true}), () => receiver.close())
+    const [receiver, dir, port] = await Promise.all([
+      startReceiver(),
+      mkdtemp(join(tmpdir(), 'tablepay-listen-')),
+      freePort(),
+    ])
+    cleanup.push(
+      () => rm(dir, {recursive: true, force: true}),
+      () => receiver.close(),
+    )
     let serve = await serveOn(port, join(dir, 'data'))
     cleanup.push(() => serve.stop())
     const url = `http://127.0.0.1:${port}`
@@ -125,11 +153,15 @@ describe('listen --forward-to', () => {
   it('registers a new endpoint when the server it reconnected to lost the old one', async () => {
     const [receiver, port] = await Promise.all([startReceiver(), freePort()])
     cleanup.push(() => receiver.close())
-    const memory = () => spawnRunning(['serve', '--json', '--port', String(port), '--memory', '--seed', 'fixtures/seed.json'])
+    const memory = () =>
+      spawnRunning(['serve', '--json', '--port', String(port), '--memory', '--seed', 'fixtures/seed.json'])
     let serve = memory()
     cleanup.push(() => serve.stop())
     await serve.waitForOutput('"ready"')
-    const {listen, ready} = await startListen({TABLEPAY_URL: `http://127.0.0.1:${port}`, TABLEPAY_API_KEY: WRITE_KEY}, ['--forward-to', receiver.url])
+    const {listen, ready} = await startListen({TABLEPAY_URL: `http://127.0.0.1:${port}`, TABLEPAY_API_KEY: WRITE_KEY}, [
+      '--forward-to',
+      receiver.url,
+    ])
 
     await serve.stop()
     serve = memory()
@@ -153,6 +185,9 @@ describe('listen --forward-to', () => {
     expect(await listen.kill('SIGINT')).toBe(1)
     // the error body follows the ready line
     const failure = JSON.parse(listen.stdout().slice(listen.stdout().indexOf('\n')))
-    expect(failure.error).toMatchObject({code: 'endpoint_not_removed', message: expect.stringContaining(`Could not remove endpoint ${ready.endpoint_id}: No tablepay server at`)})
+    expect(failure.error).toMatchObject({
+      code: 'endpoint_not_removed',
+      message: expect.stringContaining(`Could not remove endpoint ${ready.endpoint_id}: No tablepay server at`),
+    })
   })
 })

@@ -45,7 +45,10 @@ describe('serve --data DIR', () => {
   it('with --json, the refusal is a JSON error body', async () => {
     const second = await runCli(['serve', '--port', '0', '--data', dir, '--json'])
     expect(second.code).toBe(1)
-    expect(JSON.parse(second.stdout).error).toMatchObject({code: 'server_start_failed', message: expect.stringContaining('in use')})
+    expect(JSON.parse(second.stdout).error).toMatchObject({
+      code: 'server_start_failed',
+      message: expect.stringContaining('in use'),
+    })
   })
 
   it('lets clients pointed at the dir find the URL and a write key without flags', async () => {
@@ -153,10 +156,19 @@ describe("the README's CI recipe", () => {
 
 describe('serve --cors', () => {
   it('lets pages of the origins given call the API, and no others', async () => {
-    const server = await startCliServer(['--memory', '--seed', 'fixtures/seed.json', '--cors', 'http://localhost:5173, https://pos.example'])
+    const server = await startCliServer([
+      '--memory',
+      '--seed',
+      'fixtures/seed.json',
+      '--cors',
+      'http://localhost:5173, https://pos.example',
+    ])
     try {
       const asked = (origin: string) =>
-        fetch(`${server.url}/locations`, {method: 'OPTIONS', headers: {origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization'}})
+        fetch(`${server.url}/locations`, {
+          method: 'OPTIONS',
+          headers: {origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization'},
+        })
       for (const origin of ['http://localhost:5173', 'https://pos.example']) {
         const answer = await asked(origin)
         expect(answer.status).toBe(204)

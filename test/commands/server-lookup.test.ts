@@ -18,7 +18,9 @@ async function tempDir() {
 
 /** `tablepay serve ARGS` on a free port, registering in the registry under `home`; resolves on its ready line. */
 async function serve(home: string, args: string[]) {
-  const server = spawnRunning(['serve', '--json', '--port', '0', '--seed', 'fixtures/seed.json', ...args], {TABLEPAY_HOME: home})
+  const server = spawnRunning(['serve', '--json', '--port', '0', '--seed', 'fixtures/seed.json', ...args], {
+    TABLEPAY_HOME: home,
+  })
   cleanup.push(() => server.stop())
   const ready = JSON.parse((await server.waitForOutput('\n')).split('\n')[0]!)
   return {...server, url: (ready.url as string).replace(/\/v1$/, '')}
@@ -30,7 +32,8 @@ function deadPid(): number {
 }
 
 /** A client run with no --url, --api-key or TABLEPAY_URL/KEY, in the repo (whose TABLEPAY_DATA is an empty dir). */
-const client = (home: string, args: string[], env: Record<string, string> = {}) => runCommand(args, {env: {TABLEPAY_HOME: home, ...env}})
+const client = (home: string, args: string[], env: Record<string, string> = {}) =>
+  runCommand(args, {env: {TABLEPAY_HOME: home, ...env}})
 
 describe('how the CLI finds the server', () => {
   it('finds a server started with --data elsewhere through the per-user registry, and its entry goes when it stops', async () => {
@@ -87,7 +90,9 @@ describe('how the CLI finds the server', () => {
     expect(stderr).toContain('--api-key and TABLEPAY_API_KEY: not set')
     expect(stderr).toContain(`${join(data, 'server.json')}: its server (pid ${stale.pid}) is not running`)
     expect(stderr).toContain(`running servers registered in ${join(home, 'servers')}: none registered`)
-    expect(stderr).toMatch(/http:\/\/127\.0\.0\.1:4747: (no server answers|a server answers, but its keys are not known here)/)
+    expect(stderr).toMatch(
+      /http:\/\/127\.0\.0\.1:4747: (no server answers|a server answers, but its keys are not known here)/,
+    )
     expect(stderr).toContain('missing_api_key')
   })
 })

@@ -13,7 +13,9 @@ const RAW = readFileSync(join(ROOT, PAYLOAD))
 const NOW = 1_700_000_000
 
 function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)))
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  )
 }
 
 function close(server: Server): Promise<void> {
@@ -21,18 +23,23 @@ function close(server: Server): Promise<void> {
 }
 
 describe('sign', () => {
-  it('prints a header for the file\'s bytes that Stripe\'s constructEvent and verifySignature accept', async () => {
+  it("prints a header for the file's bytes that Stripe's constructEvent and verifySignature accept", async () => {
     const {code, stdout} = await runCli(['sign', '--secret', SECRET, '--payload', PAYLOAD, '--timestamp', String(NOW)])
     expect(code).toBe(0)
     const header = stdout.trimEnd()
     expect(header).toMatch(/^t=1700000000,v1=[0-9a-f]{64}$/)
-    expect(Stripe.webhooks.constructEvent(RAW, header, SECRET, 300, undefined, NOW * 1000)).toEqual(JSON.parse(RAW.toString()))
+    expect(Stripe.webhooks.constructEvent(RAW, header, SECRET, 300, undefined, NOW * 1000)).toEqual(
+      JSON.parse(RAW.toString()),
+    )
     expect(verifySignature(RAW, header, SECRET, {now: NOW})).toEqual({valid: true, timestamp: NOW})
   })
 
   it('signs stdin with the secret from TABLEPAY_WEBHOOK_SECRET and the current time by default', async () => {
     const before = Math.floor(Date.now() / 1000)
-    const {code, stdout} = await runCommand(['sign', '--json'], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}, input: RAW.toString()})
+    const {code, stdout} = await runCommand(['sign', '--json'], {
+      env: {TABLEPAY_WEBHOOK_SECRET: SECRET},
+      input: RAW.toString(),
+    })
     expect(code).toBe(0)
     const {header} = JSON.parse(stdout) as {header: string}
     const {timestamp} = parseSignatureHeader(header)
@@ -75,7 +82,7 @@ describe('sign --forward-to', () => {
 
   afterAll(() => close(receiver))
 
-  it('sends the payload signed, as JSON, and prints the receiver\'s status', async () => {
+  it("sends the payload signed, as JSON, and prints the receiver's status", async () => {
     const {code, stdout} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/hooks`])
     expect(code).toBe(0)
     expect(stdout).toContain(`${url}/hooks answered 204 No Content`)
@@ -92,22 +99,51 @@ describe('sign --forward-to', () => {
   })
 
   it('with --json, prints the header, the URL and the status', async () => {
-    const {code, stdout} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/hooks`, '--json'])
+    const {code, stdout} = await runCommand([
+      'sign',
+      '-s',
+      SECRET,
+      '-p',
+      PAYLOAD,
+      '--forward-to',
+      `${url}/hooks`,
+      '--json',
+    ])
     expect(code).toBe(0)
     expect(JSON.parse(stdout)).toEqual({header: expect.stringMatching(/^t=\d+,v1=/), url: `${url}/hooks`, status: 204})
   })
 
-  it('exits 1 with the receiver\'s status and answer when it refuses', async () => {
-    const {code, stderr} = await runCommand(['sign', '-s', 'whsec_not_the_receivers', '-p', PAYLOAD, '--forward-to', `${url}/hooks`])
+  it("exits 1 with the receiver's status and answer when it refuses", async () => {
+    const {code, stderr} = await runCommand([
+      'sign',
+      '-s',
+      'whsec_not_the_receivers',
+      '-p',
+      PAYLOAD,
+      '--forward-to',
+      `${url}/hooks`,
+    ])
     expect(code).toBe(1)
     expect(stderr).toContain('answered 400 Bad Request: signature_mismatch')
     expect(stderr).toContain('receiver_rejected')
   })
 
   it('treats a redirect as a failure, as deliveries do, and does not follow it', async () => {
-    const {code, stdout} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/moved`, '--json'])
+    const {code, stdout} = await runCommand([
+      'sign',
+      '-s',
+      SECRET,
+      '-p',
+      PAYLOAD,
+      '--forward-to',
+      `${url}/moved`,
+      '--json',
+    ])
     expect(code).toBe(1)
-    expect(JSON.parse(stdout).error).toEqual({code: 'receiver_rejected', message: expect.stringContaining('answered 308 Permanent Redirect (redirect to /hooks)')})
+    expect(JSON.parse(stdout).error).toEqual({
+      code: 'receiver_rejected',
+      message: expect.stringContaining('answered 308 Permanent Redirect (redirect to /hooks)'),
+    })
     expect(received).toHaveLength(1)
   })
 

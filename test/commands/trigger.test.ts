@@ -10,7 +10,9 @@ afterAll(() => server.stop())
 
 /** Pushes fixtures/checks/open.json as POS check `externalId`: each test acts on a check of its own. */
 const openCheck = async (externalId: string): Promise<{id: string; totals: {total_cents: number}}> => {
-  const {stdout} = await runCommand(['checks', 'push', externalId, '-f', 'fixtures/checks/open.json', '--json'], {env: server.env})
+  const {stdout} = await runCommand(['checks', 'push', externalId, '-f', 'fixtures/checks/open.json', '--json'], {
+    env: server.env,
+  })
   return JSON.parse(stdout)
 }
 
@@ -25,7 +27,9 @@ describe('trigger', () => {
     const check = await openCheck('t12')
     const printed = await trigger(['claim', '--check', 't12', '--item', 'line-1001'])
     expect(printed.code).toBe(0)
-    expect(printed.stdout).toMatch(new RegExp(`^Claim clm_\\w+  check ${check.id}\\n\\nEXTERNAL ID\\s+QTY\\nline-1001\\s+1\\n$`))
+    expect(printed.stdout).toMatch(
+      new RegExp(`^Claim clm_\\w+  check ${check.id}\\n\\nEXTERNAL ID\\s+QTY\\nline-1001\\s+1\\n$`),
+    )
     const json = await trigger(['claim', '-c', check.id, '--item', 'line-1002:2', '--json'])
     expect(json.code).toBe(0)
     const claim = JSON.parse(json.stdout)
@@ -46,21 +50,29 @@ describe('trigger', () => {
     const check = await openCheck('t16')
     const printed = await trigger(['payment', '-c', 't16', '--amount', '1200', '--tip', '150'])
     expect(printed.code).toBe(0)
-    expect(printed.stdout).toMatch(new RegExp(`^Payment pay_\\w+  succeeded  check ${check.id}\\nAmount    12\\.00\\nTip        1\\.50\\nRefunded   0\\.00\\n$`))
+    expect(printed.stdout).toMatch(
+      new RegExp(
+        `^Payment pay_\\w+  succeeded  check ${check.id}\\nAmount    12\\.00\\nTip        1\\.50\\nRefunded   0\\.00\\n$`,
+      ),
+    )
     const rest = JSON.parse((await trigger(['payment', '-c', 't16', '--json'])).stdout)
     expect(rest).toMatchObject({object: 'payment', amount_cents: check.totals.total_cents - 1200, tip_cents: 0})
     expect(await api(`/checks/${check.id}`)).toMatchObject({payment_status: 'paid', amount_due_cents: 0})
 
     const refund = await trigger(['refund', '--payment', rest.id, '--amount', '300'])
     expect(refund.code).toBe(0)
-    expect(refund.stdout).toMatch(/^Payment pay_\w+ {2}partially refunded {2}check chk_\w+\nAmount\s+66\.65\nTip\s+0\.00\nRefunded\s+3\.00\nRefund\s+3\.00 at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n$/)
+    expect(refund.stdout).toMatch(
+      /^Payment pay_\w+ {2}partially refunded {2}check chk_\w+\nAmount\s+66\.65\nTip\s+0\.00\nRefunded\s+3\.00\nRefund\s+3\.00 at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n$/,
+    )
     const refunded = JSON.parse((await trigger(['refund', '--payment', rest.id, '--json'])).stdout)
     expect(refunded).toMatchObject({id: rest.id, status: 'refunded', amount_refunded_cents: rest.amount_cents})
     expect(await api(`/payments/${rest.id}`)).toEqual(refunded)
 
     const feedback = await trigger(['feedback', '-c', 't16', '--rating', '4', '--comment', 'Lovely burrata'])
     expect(feedback.code).toBe(0)
-    expect(feedback.stdout).toMatch(/^Feedback fb_\w+ {2}check chk_\w+\nRating {3}4\/5 ★★★★☆\nComment {2}Lovely burrata\n$/)
+    expect(feedback.stdout).toMatch(
+      /^Feedback fb_\w+ {2}check chk_\w+\nRating {3}4\/5 ★★★★☆\nComment {2}Lovely burrata\n$/,
+    )
     const json = JSON.parse((await trigger(['feedback', '-c', check.id, '-r', '5', '--json'])).stdout)
     expect(json).toMatchObject({object: 'feedback', check_id: check.id, rating: 5, comment: null})
   })

@@ -14,7 +14,11 @@ const BODY = readFileSync(join(ROOT, PAYLOAD), 'utf8')
 // The CLI reads the real clock, so these headers are made relative to it.
 // Past offsets only grow while the CLI starts; a future one needs a margin.
 function stripeHeader(offsetSeconds = 0, secret = SECRET): string {
-  return Stripe.webhooks.generateTestHeaderString({payload: BODY, secret, timestamp: Math.floor(Date.now() / 1000) + offsetSeconds})
+  return Stripe.webhooks.generateTestHeaderString({
+    payload: BODY,
+    secret,
+    timestamp: Math.floor(Date.now() / 1000) + offsetSeconds,
+  })
 }
 
 describe('verify', () => {
@@ -29,33 +33,62 @@ describe('verify', () => {
 
   afterAll(() => rm(dir, {recursive: true, force: true}))
 
-  it('exits 0 for a header Stripe\'s test helper made, and says so', async () => {
-    const {code, stdout} = await runCli(['verify', '--secret', SECRET, '--header', stripeHeader(), '--payload', PAYLOAD])
+  it("exits 0 for a header Stripe's test helper made, and says so", async () => {
+    const {code, stdout} = await runCli([
+      'verify',
+      '--secret',
+      SECRET,
+      '--header',
+      stripeHeader(),
+      '--payload',
+      PAYLOAD,
+    ])
     expect(code).toBe(0)
     expect(stdout).toMatch(/^Valid signature, made \d{4}-\d\d-\d\dT.*s ago\)\.\n$/)
   })
 
   it('takes the secret from TABLEPAY_WEBHOOK_SECRET and the payload from stdin, byte for byte', async () => {
     const header = stripeHeader()
-    const {code, stdout} = await runCommand(['verify', '-H', header, '--json'], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}, input: BODY})
+    const {code, stdout} = await runCommand(['verify', '-H', header, '--json'], {
+      env: {TABLEPAY_WEBHOOK_SECRET: SECRET},
+      input: BODY,
+    })
     expect(code).toBe(0)
     expect(JSON.parse(stdout)).toEqual({valid: true, timestamp: Number(header.slice(2, header.indexOf(',')))})
   })
 
   it('accepts a signature 400 s old with --tolerance 500', async () => {
-    const {code} = await runCommand(['verify', '-s', SECRET, '-H', stripeHeader(-400), '-p', PAYLOAD, '--tolerance', '500'])
+    const {code} = await runCommand([
+      'verify',
+      '-s',
+      SECRET,
+      '-H',
+      stripeHeader(-400),
+      '-p',
+      PAYLOAD,
+      '--tolerance',
+      '500',
+    ])
     expect(code).toBe(0)
   })
 
   const refusals: [string, () => string[], string][] = [
     ['a tampered body', () => ['-H', stripeHeader(), '-p', 'fixtures/checks/updated.json'], 'signature_mismatch'],
-    ['a re-serialized body (the raw-body pitfall)', () => ['-H', stripeHeader(), '-p', reserialized], 'signature_mismatch'],
+    [
+      'a re-serialized body (the raw-body pitfall)',
+      () => ['-H', stripeHeader(), '-p', reserialized],
+      'signature_mismatch',
+    ],
     ['the wrong secret', () => ['-H', stripeHeader(0, 'whsec_someone_else'), '-p', PAYLOAD], 'signature_mismatch'],
     ['a missing header', () => ['-p', PAYLOAD], 'no_signature'],
     ['a malformed header', () => ['-H', 'sha256=abc', '-p', PAYLOAD], 'malformed_header'],
     ['a signature 301 s old', () => ['-H', stripeHeader(-301), '-p', PAYLOAD], 'timestamp_outside_tolerance'],
     // more than 300 s ahead when verify runs, whatever its start-up takes: the library tests pin the exact 301 s boundary
-    ['a signature 311 s in the future', () => ['-H', stripeHeader(301 + 10), '-p', PAYLOAD], 'timestamp_outside_tolerance'],
+    [
+      'a signature 311 s in the future',
+      () => ['-H', stripeHeader(301 + 10), '-p', PAYLOAD],
+      'timestamp_outside_tolerance',
+    ],
   ]
 
   it.each(refusals)('refuses %s: exit 1, the reason code and what to do next', async (_, args, reason) => {
@@ -66,11 +99,14 @@ describe('verify', () => {
     expect(stderr).toContain('Try this:')
   })
 
-  it.each(refusals)('with --json, refuses %s with {valid: false, reason, message} and exit 1', async (_, args, reason) => {
-    const {code, stdout} = await runCommand(['verify', '-s', SECRET, '--json', ...args()])
-    expect(code).toBe(1)
-    expect(JSON.parse(stdout)).toEqual({valid: false, reason, message: expect.any(String)})
-  })
+  it.each(refusals)(
+    'with --json, refuses %s with {valid: false, reason, message} and exit 1',
+    async (_, args, reason) => {
+      const {code, stdout} = await runCommand(['verify', '-s', SECRET, '--json', ...args()])
+      expect(code).toBe(1)
+      expect(JSON.parse(stdout)).toEqual({valid: false, reason, message: expect.any(String)})
+    },
+  )
 
   it('without a secret, exits 1 and says where to put one', async () => {
     const {code, stderr} = await runCommand(['verify', '-H', stripeHeader(), '-p', PAYLOAD])
@@ -88,11 +124,14 @@ describe('verify', () => {
 
 describe('start-up: what the pure local tools load', () => {
   // Start-up time is the point (DESIGN, CLI): @oclif/core alone is most of it, so nothing else heavy may come along.
-  it.each(['dist/commands/verify.js', 'dist/commands/sign.js'])('%s loads @oclif/core and no client, server, storage or validation', (entry) => {
-    const {files, packages} = importGraph(entry)
-    expect(packages).toEqual(['@oclif/core'])
-    expect(files.filter((f) => /^(server|store|domain)\/|^client\/(client|config|index)\.js$/.test(f))).toEqual([])
-  })
+  it.each(['dist/commands/verify.js', 'dist/commands/sign.js'])(
+    '%s loads @oclif/core and no client, server, storage or validation',
+    (entry) => {
+      const {files, packages} = importGraph(entry)
+      expect(packages).toEqual(['@oclif/core'])
+      expect(files.filter((f) => /^(server|store|domain)\/|^client\/(client|config|index)\.js$/.test(f))).toEqual([])
+    },
+  )
 
   it('the library entry loads only node built-ins', () => {
     const {files, packages} = importGraph('dist/index.js')

@@ -35,7 +35,9 @@ describe('webhooks create|list|delete|ping', () => {
     const listed = page.data.find((e: {url: string}) => e.url === receiver.url)
     expect(listed).toMatchObject({status: 'enabled', event_types: ['check.created', 'check.closed']})
     expect(listed.secret).toBeUndefined()
-    expect((await cli(['webhooks', 'list'])).stdout).toMatch(new RegExp(`${listed.id}\\s+enabled\\s+check.created,check.closed\\s+${receiver.url}`))
+    expect((await cli(['webhooks', 'list'])).stdout).toMatch(
+      new RegExp(`${listed.id}\\s+enabled\\s+check.created,check.closed\\s+${receiver.url}`),
+    )
   })
 
   it('create without --events subscribes to every event type', async () => {
@@ -50,7 +52,7 @@ describe('webhooks create|list|delete|ping', () => {
     expect(stderr).toContain('unknown event type check.eaten')
   })
 
-  it('create reports the server\'s refusal of a non-loopback http URL, naming the URL given', async () => {
+  it("create reports the server's refusal of a non-loopback http URL, naming the URL given", async () => {
     const {code, stderr} = await cli(['webhooks', 'create', 'http://example.com/hooks'])
     expect(code).toBe(1)
     expect(stderr).toContain('URL http://example.com/hooks was refused: must be an https URL')
@@ -61,7 +63,10 @@ describe('webhooks create|list|delete|ping', () => {
   it('create with a URL that is not one says so the same way, and --json prints the error body', async () => {
     const {code, stdout} = await cli(['webhooks', 'create', 'ftp://x', '--json'])
     expect(code).toBe(1)
-    expect(JSON.parse(stdout).error).toMatchObject({code: 'validation_failed', message: expect.stringContaining('URL ftp://x was refused')})
+    expect(JSON.parse(stdout).error).toMatchObject({
+      code: 'validation_failed',
+      message: expect.stringContaining('URL ftp://x was refused'),
+    })
   })
 
   it('ping sends a signed ping the receiver verifies, and exits 0', async () => {
@@ -72,7 +77,9 @@ describe('webhooks create|list|delete|ping', () => {
     expect(stdout).toMatch(new RegExp(`ok ${endpoint.id} answered 200 in \\d+ ms`))
     const request = receiver.received[before]!
     expect(JSON.parse(request.body).type).toBe('ping')
-    expect(verifySignature(request.body, request.headers['x-tablepay-signature'] as string, endpoint.secret)).toMatchObject({valid: true})
+    expect(
+      verifySignature(request.body, request.headers['x-tablepay-signature'] as string, endpoint.secret),
+    ).toMatchObject({valid: true})
   })
 
   it('ping exits 1 and says what the receiver answered when it does not accept it', async () => {
@@ -92,13 +99,17 @@ describe('webhooks create|list|delete|ping', () => {
     const {code, stdout} = await cli(['webhooks', 'ping', endpoint.id])
     expect(code).toBe(1)
     expect(stdout).toContain('no answer after')
-    expect(stdout).toContain('ECONNREFUSED\nNothing listens at the endpoint\'s URL')
+    expect(stdout).toContain("ECONNREFUSED\nNothing listens at the endpoint's URL")
     await json(['webhooks', 'delete', endpoint.id])
   })
 
   it('delete removes the endpoint; deleting it again is not_found', async () => {
     const endpoint = await endpointFor(receiver)
-    expect(await json(['webhooks', 'delete', endpoint.id])).toEqual({id: endpoint.id, object: 'webhook_endpoint', deleted: true})
+    expect(await json(['webhooks', 'delete', endpoint.id])).toEqual({
+      id: endpoint.id,
+      object: 'webhook_endpoint',
+      deleted: true,
+    })
     const page = await json(['webhooks', 'list', '--limit', '100'])
     expect(page.data.map((e: {id: string}) => e.id)).not.toContain(endpoint.id)
     const again = await cli(['webhooks', 'delete', endpoint.id])
@@ -126,13 +137,25 @@ describe('deliveries list|get|retry|tail', () => {
     const endpoint = await endpointFor(receiver, ['-e', 'check.updated'])
     const text = spawnRunning(['deliveries', 'tail', '--endpoint', endpoint.id], server.env)
     const lines = spawnRunning(['deliveries', 'tail', '--endpoint', endpoint.id, '--json'], server.env)
-    await Promise.all([text.waitForStderr('Waiting for delivery attempts'), lines.waitForStderr('Waiting for delivery attempts')])
+    await Promise.all([
+      text.waitForStderr('Waiting for delivery attempts'),
+      lines.waitForStderr('Waiting for delivery attempts'),
+    ])
     await push('tail-1')
     await json(['checks', 'push', 'tail-1', '-f', 'fixtures/checks/updated.json'])
     const out = await lines.waitForOutput('\n')
     const attempt = JSON.parse(out.split('\n')[0]!)
-    expect(attempt).toMatchObject({endpoint_id: endpoint.id, event_type: 'check.updated', attempt: 1, status_code: 200, error: null, delivery_status: 'succeeded'})
-    expect(await text.waitForOutput('\n')).toMatch(new RegExp(`\\d\\d:\\d\\d:\\d\\d  check.updated\\s+${endpoint.id}  200\\s+\\d+ ms  #1 dlv_`))
+    expect(attempt).toMatchObject({
+      endpoint_id: endpoint.id,
+      event_type: 'check.updated',
+      attempt: 1,
+      status_code: 200,
+      error: null,
+      delivery_status: 'succeeded',
+    })
+    expect(await text.waitForOutput('\n')).toMatch(
+      new RegExp(`\\d\\d:\\d\\d:\\d\\d  check.updated\\s+${endpoint.id}  200\\s+\\d+ ms  #1 dlv_`),
+    )
     expect(await Promise.all([text.stop(), lines.stop()])).toEqual([0, 0])
   })
 
@@ -145,7 +168,9 @@ describe('deliveries list|get|retry|tail', () => {
     expect(pending.data).toHaveLength(1)
     const [delivery] = pending.data
     expect(delivery.attempts).toHaveLength(1)
-    expect((await cli(['deliveries', 'list', '--endpoint', endpoint.id])).stdout).toMatch(new RegExp(`${delivery.id}\\s+check.created\\s+${endpoint.id}\\s+pending\\s+1\\s+500`))
+    expect((await cli(['deliveries', 'list', '--endpoint', endpoint.id])).stdout).toMatch(
+      new RegExp(`${delivery.id}\\s+check.created\\s+${endpoint.id}\\s+pending\\s+1\\s+500`),
+    )
     const {stdout} = await cli(['deliveries', 'get', delivery.id])
     expect(stdout).toMatch(/1\s+\S+ \S+\s+\S+ \S+\s+500\s+\d+\s+receiver answered 500/)
     expect(stdout).toContain('Next attempt at')
@@ -160,8 +185,12 @@ describe('deliveries list|get|retry|tail', () => {
     await json(['deliveries', 'retry', delivery.id])
     const lines = (await tail.waitForOutput(' #3 ')).trimEnd().split('\n')
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatch(/500\s+\d+ ms {2}#3 dlv_\w+ {2}receiver answered 500 {2}→ retry in 30m on the scheduler clock \(at .+\)$/)
+    expect(lines[0]).toMatch(
+      /500\s+\d+ ms {2}#3 dlv_\w+ {2}receiver answered 500 {2}→ retry in 30m on the scheduler clock \(at .+\)$/,
+    )
     expect(await tail.stop()).toBe(0)
-    expect((await json(['deliveries', 'list', '--endpoint', endpoint.id, '--status', 'succeeded'])).data).toHaveLength(0)
+    expect((await json(['deliveries', 'list', '--endpoint', endpoint.id, '--status', 'succeeded'])).data).toHaveLength(
+      0,
+    )
   })
 })

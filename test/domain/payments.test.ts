@@ -10,15 +10,32 @@ import {checkWith} from '../helpers/checks.js'
 import {rejects} from '../helpers/rejects.js'
 
 const NOW = '2026-01-01T12:00:00.000Z'
-const location: LocationRecord = {id: 'loc_1', object: 'location', name: 'Main', timezone: 'UTC', currency: 'EUR', created_at: NOW, account_id: 'acct_a'}
+const location: LocationRecord = {
+  id: 'loc_1',
+  object: 'location',
+  name: 'Main',
+  timezone: 'UTC',
+  currency: 'EUR',
+  created_at: NOW,
+  account_id: 'acct_a',
+}
 
 const push = (body: CheckPush, existing?: CheckRecord) =>
-  applyPush({accountId: 'acct_a', externalId: 't1', body, locations: [location], existing, now: NOW, baseUrl: 'http://x'})
+  applyPush({
+    accountId: 'acct_a',
+    externalId: 't1',
+    body,
+    locations: [location],
+    existing,
+    now: NOW,
+    baseUrl: 'http://x',
+  })
 
 /** A check of 1,100 due: one item of 1,000 plus 100 tax. */
 const open = () => push(checkWith([['a', 1, 1000]])).check
 
-const pay = (check: CheckRecord, amount_cents: number, tip_cents?: number) => applyPayment(check, {amount_cents, tip_cents}, NOW, 'http://x')
+const pay = (check: CheckRecord, amount_cents: number, tip_cents?: number) =>
+  applyPayment(check, {amount_cents, tip_cents}, NOW, 'http://x')
 
 describe('applyPayment', () => {
   it('paying more than is due is refused with amount_exceeds_balance', () => {
@@ -31,7 +48,11 @@ describe('applyPayment', () => {
     const first = pay(open(), 600)
     expect(first.check.amount_paid_cents).toBe(600)
     expect(first.events.map((e) => e.type)).toEqual(['payment.succeeded', 'check.updated'])
-    expect(first.events[1]!.data).toMatchObject({amount_paid_cents: 600, amount_due_cents: 500, payment_status: 'partially_paid'})
+    expect(first.events[1]!.data).toMatchObject({
+      amount_paid_cents: 600,
+      amount_due_cents: 500,
+      payment_status: 'partially_paid',
+    })
     const second = pay(first.check, 500)
     expect(second.check.amount_paid_cents).toBe(1100)
     expect(second.events.map((e) => e.type)).toEqual(['payment.succeeded', 'check.updated', 'check.fully_paid'])
@@ -56,14 +77,23 @@ describe('applyPayment', () => {
     const ok = applyPayment(claim.check, {amount_cents: 1100, claim_id: claim.claim.id}, NOW, 'http://x', claim.claim)
     expect(ok.payment.claim_id).toBe(claim.claim.id)
     const elsewhere = {...claim.claim, check_id: 'chk_other'}
-    rejects(() => applyPayment(claim.check, {amount_cents: 100, claim_id: elsewhere.id}, NOW, 'http://x', elsewhere), 'validation_failed')
-    rejects(() => applyPayment(claim.check, {amount_cents: 100, claim_id: 'clm_missing'}, NOW, 'http://x'), 'validation_failed')
+    rejects(
+      () => applyPayment(claim.check, {amount_cents: 100, claim_id: elsewhere.id}, NOW, 'http://x', elsewhere),
+      'validation_failed',
+    )
+    rejects(
+      () => applyPayment(claim.check, {amount_cents: 100, claim_id: 'clm_missing'}, NOW, 'http://x'),
+      'validation_failed',
+    )
   })
 
   it('simulate "decline" answers payment_declined, after the other rules', () => {
     const check = open()
     rejects(() => applyPayment(check, {amount_cents: 100, simulate: 'decline'}, NOW, 'http://x'), 'payment_declined')
-    rejects(() => applyPayment(check, {amount_cents: 5000, simulate: 'decline'}, NOW, 'http://x'), 'amount_exceeds_balance')
+    rejects(
+      () => applyPayment(check, {amount_cents: 5000, simulate: 'decline'}, NOW, 'http://x'),
+      'amount_exceeds_balance',
+    )
   })
 })
 
@@ -71,7 +101,11 @@ describe('applyRefund', () => {
   it('a partial refund brings a paid check back to partially_paid, and a new payment fires check.fully_paid again', () => {
     const paid = pay(open(), 1100)
     const refunded = applyRefund(paid.check, paid.payment, {amount_cents: 300}, NOW, 'http://x')
-    expect(refunded.payment).toMatchObject({amount_refunded_cents: 300, status: 'partially_refunded', refunds: [{amount_cents: 300, created_at: NOW}]})
+    expect(refunded.payment).toMatchObject({
+      amount_refunded_cents: 300,
+      status: 'partially_refunded',
+      refunds: [{amount_cents: 300, created_at: NOW}],
+    })
     expect(refunded.check.amount_paid_cents).toBe(800)
     expect(refunded.events.map((e) => e.type)).toEqual(['payment.refunded', 'check.updated'])
     expect(refunded.events[1]!.data).toMatchObject({payment_status: 'partially_paid', amount_due_cents: 300})
@@ -107,7 +141,9 @@ describe('the paid rule of pushes', () => {
   it('lowering the total below what was paid, or voiding a paid check, is conflict_with_paid_items', () => {
     const paid = pay(open(), 800).check
     const below = rejects(() => push(checkWith([['a', 1, 700]]), paid), 'conflict_with_paid_items')
-    expect(below.details).toEqual([{path: 'totals.total_cents', message: 'guests have paid 800; the total cannot go below it'}])
+    expect(below.details).toEqual([
+      {path: 'totals.total_cents', message: 'guests have paid 800; the total cannot go below it'},
+    ])
     rejects(() => push(checkWith([['a', 1, 1000]], {status: 'voided'}), paid), 'conflict_with_paid_items')
   })
 
@@ -133,6 +169,13 @@ describe('applyFeedback', () => {
     const {feedback, events} = applyFeedback(closed, {rating: 4, comment: 'Lovely'}, NOW)
     expect(feedback).toMatchObject({check_id: closed.id, rating: 4, comment: 'Lovely'})
     expect(events.map((e) => e.type)).toEqual(['feedback.received'])
-    expect(events[0]!.data).toEqual({id: feedback.id, object: 'feedback', check_id: closed.id, rating: 4, comment: 'Lovely', created_at: NOW})
+    expect(events[0]!.data).toEqual({
+      id: feedback.id,
+      object: 'feedback',
+      check_id: closed.id,
+      rating: 4,
+      comment: 'Lovely',
+      created_at: NOW,
+    })
   })
 })

@@ -17,14 +17,27 @@ const location = (id: string): LocationRecord => ({
 })
 
 const push = (body: CheckPush, existing?: CheckRecord, locations = [location('loc_1')]) =>
-  applyPush({accountId: 'acct_a', externalId: 't1', body, locations, existing, now: '2026-01-01T12:00:00.000Z', baseUrl: 'http://x'} satisfies PushInput)
+  applyPush({
+    accountId: 'acct_a',
+    externalId: 't1',
+    body,
+    locations,
+    existing,
+    now: '2026-01-01T12:00:00.000Z',
+    baseUrl: 'http://x',
+  } satisfies PushInput)
 
 describe('applyPush', () => {
   it('creates a check and emits check.created whose data is the rendered check', () => {
     const outcome = push(checkWith([['a', 1, 500]], {version: 1}))
     expect(outcome.result).toBe('created')
     expect(outcome.events.map((e) => e.type)).toEqual(['check.created'])
-    expect(outcome.events[0]!.data).toMatchObject({id: outcome.check.id, object: 'check', version: 1, amount_due_cents: 550})
+    expect(outcome.events[0]!.data).toMatchObject({
+      id: outcome.check.id,
+      object: 'check',
+      version: 1,
+      amount_due_cents: 550,
+    })
   })
 
   it('a check created closed emits check.created and check.closed', () => {
@@ -70,14 +83,37 @@ describe('applyPush', () => {
   it('key order does not make a push different', () => {
     const body = checkWith([['a', 1, 500, 'no ice']], {version: 1})
     const first = push(body).check
-    const reordered = JSON.parse(JSON.stringify(body, Object.keys(body).reverse().concat(['number', 'note', 'price_cents', 'quantity', 'name', 'external_id', 'total_cents', 'tax_cents', 'subtotal_cents'])))
+    const reordered = JSON.parse(
+      JSON.stringify(
+        body,
+        Object.keys(body)
+          .reverse()
+          .concat([
+            'number',
+            'note',
+            'price_cents',
+            'quantity',
+            'name',
+            'external_id',
+            'total_cents',
+            'tax_cents',
+            'subtotal_cents',
+          ]),
+      ),
+    )
     expect(push(reordered, first).result).toBe('unchanged')
   })
 
   it('needs location_id when the account has several locations, and names them', () => {
-    const error = rejects(() => push(checkWith([['a', 1, 500]]), undefined, [location('loc_1'), location('loc_2')]), 'validation_failed')
+    const error = rejects(
+      () => push(checkWith([['a', 1, 500]]), undefined, [location('loc_1'), location('loc_2')]),
+      'validation_failed',
+    )
     expect(error.details).toEqual([{path: 'location_id', message: expect.stringContaining('loc_1')}])
-    expect(push(checkWith([['a', 1, 500]], {location_id: 'loc_2'}), undefined, [location('loc_1'), location('loc_2')]).check.location_id).toBe('loc_2')
+    expect(
+      push(checkWith([['a', 1, 500]], {location_id: 'loc_2'}), undefined, [location('loc_1'), location('loc_2')]).check
+        .location_id,
+    ).toBe('loc_2')
   })
 
   it('refuses a location of another account', () => {
@@ -87,8 +123,21 @@ describe('applyPush', () => {
 
 describe('item diff by external_id', () => {
   it('reordering items is an update that changes no item', () => {
-    const first = push(checkWith([['a', 1, 500], ['b', 2, 300], ['c', 1, 900]])).check
-    const reordered = push(checkWith([['c', 1, 900], ['a', 1, 500], ['b', 2, 300]]), first)
+    const first = push(
+      checkWith([
+        ['a', 1, 500],
+        ['b', 2, 300],
+        ['c', 1, 900],
+      ]),
+    ).check
+    const reordered = push(
+      checkWith([
+        ['c', 1, 900],
+        ['a', 1, 500],
+        ['b', 2, 300],
+      ]),
+      first,
+    )
     const byId = (items: CheckRecord['items']) => Object.fromEntries(items.map((item) => [item.external_id, item]))
     expect(reordered.result).toBe('updated')
     expect(reordered.check.items.map((i) => i.external_id)).toEqual(['c', 'a', 'b'])
@@ -96,9 +145,20 @@ describe('item diff by external_id', () => {
   })
 
   it('claims follow their item through reorders and edits of other items', () => {
-    const first = push(checkWith([['a', 2, 500], ['b', 1, 300]])).check
+    const first = push(
+      checkWith([
+        ['a', 2, 500],
+        ['b', 1, 300],
+      ]),
+    ).check
     const claimed = applyClaim(first, {items: [{external_id: 'a', quantity: 1}]}, 'now', 'http://x').check
-    const next = push(checkWith([['b', 1, 300, 'extra'], ['a', 2, 500]]), claimed).check
+    const next = push(
+      checkWith([
+        ['b', 1, 300, 'extra'],
+        ['a', 2, 500],
+      ]),
+      claimed,
+    ).check
     expect(next.items.map((i) => [i.external_id, i.claimed_quantity])).toEqual([
       ['b', 0],
       ['a', 1],
@@ -108,22 +168,56 @@ describe('item diff by external_id', () => {
 
 describe('the claims rule (SPEC 4.4)', () => {
   const claimedCheck = () => {
-    const first = push(checkWith([['a', 2, 500], ['b', 1, 300]])).check
+    const first = push(
+      checkWith([
+        ['a', 2, 500],
+        ['b', 1, 300],
+      ]),
+    ).check
     return applyClaim(first, {items: [{external_id: 'a', quantity: 2}]}, 'now', 'http://x').check
   }
 
   it.each([
     ['removing a claimed item', checkWith([['b', 1, 300]])],
-    ['lowering its price', checkWith([['a', 2, 400], ['b', 1, 300]])],
-    ['lowering its quantity below what is claimed', checkWith([['a', 1, 500], ['b', 1, 300]])],
-    ['voiding the check', checkWith([['a', 2, 500], ['b', 1, 300]], {status: 'voided'})],
+    [
+      'lowering its price',
+      checkWith([
+        ['a', 2, 400],
+        ['b', 1, 300],
+      ]),
+    ],
+    [
+      'lowering its quantity below what is claimed',
+      checkWith([
+        ['a', 1, 500],
+        ['b', 1, 300],
+      ]),
+    ],
+    [
+      'voiding the check',
+      checkWith(
+        [
+          ['a', 2, 500],
+          ['b', 1, 300],
+        ],
+        {status: 'voided'},
+      ),
+    ],
   ])('%s is a conflict_with_paid_items naming the item', (_, body) => {
     const error = rejects(() => push(body, claimedCheck()), 'conflict_with_paid_items')
     expect(error.details?.map((d) => d.external_id)).toEqual(['a'])
   })
 
   it('raising the price of a claimed item, or changing an unclaimed one, is accepted', () => {
-    expect(push(checkWith([['a', 2, 650], ['b', 1, 300]]), claimedCheck()).result).toBe('updated')
+    expect(
+      push(
+        checkWith([
+          ['a', 2, 650],
+          ['b', 1, 300],
+        ]),
+        claimedCheck(),
+      ).result,
+    ).toBe('updated')
     expect(push(checkWith([['a', 2, 500]]), claimedCheck()).result).toBe('updated')
   })
 
@@ -144,12 +238,18 @@ describe('applyClaim', () => {
 
   it('refuses more than is left, all or nothing', () => {
     const once = applyClaim(check(), {items: [{external_id: 'a', quantity: 2}]}, 'now', 'http://x').check
-    rejects(() => applyClaim(once, {items: [{external_id: 'a', quantity: 0.001}]}, 'now', 'http://x'), 'item_unavailable')
+    rejects(
+      () => applyClaim(once, {items: [{external_id: 'a', quantity: 0.001}]}, 'now', 'http://x'),
+      'item_unavailable',
+    )
   })
 
   it('refuses a closed check and an unknown item', () => {
     const closed = push(checkWith([['a', 1, 500]], {status: 'closed'})).check
     rejects(() => applyClaim(closed, {items: [{external_id: 'a', quantity: 1}]}, 'now', 'http://x'), 'check_not_open')
-    rejects(() => applyClaim(check(), {items: [{external_id: 'zz', quantity: 1}]}, 'now', 'http://x'), 'validation_failed')
+    rejects(
+      () => applyClaim(check(), {items: [{external_id: 'zz', quantity: 1}]}, 'now', 'http://x'),
+      'validation_failed',
+    )
   })
 })

@@ -16,10 +16,18 @@ export function importGraph(entry: string): {files: string[]; packages: string[]
     if (files.has(file)) return
     files.add(file)
     // comments may quote imports (JSDoc examples): not loaded
-    const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
+    const source = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '')
     for (const [, specifier] of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)) {
       if (specifier!.startsWith('.')) visit(join(dirname(file), specifier!))
-      else if (!specifier!.startsWith('node:')) packages.add(specifier!.split('/').slice(0, specifier!.startsWith('@') ? 2 : 1).join('/'))
+      else if (!specifier!.startsWith('node:'))
+        packages.add(
+          specifier!
+            .split('/')
+            .slice(0, specifier!.startsWith('@') ? 2 : 1)
+            .join('/'),
+        )
     }
   }
   visit(join(ROOT, entry))

@@ -44,13 +44,17 @@ export async function startReceiver(respond: (req: Received) => number | 'hang' 
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
     received,
-    waitFor: (n: number) => new Promise<void>((resolve) => (received.length >= n ? resolve() : waiters.push({n, resolve}))),
+    waitFor: (n: number) =>
+      new Promise<void>((resolve) => (received.length >= n ? resolve() : waiters.push({n, resolve}))),
     verifyWith: (secret: string) => void secrets.push(secret),
     async close() {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
       const failed = secrets.length === 0 ? [] : received.filter((request) => !verifies(request))
-      if (failed.length > 0) throw new Error(`${failed.length} of ${received.length} deliveries failed Stripe's constructEvent, e.g. ${failed[0]!.headers['x-tablepay-signature']}`)
+      if (failed.length > 0)
+        throw new Error(
+          `${failed.length} of ${received.length} deliveries failed Stripe's constructEvent, e.g. ${failed[0]!.headers['x-tablepay-signature']}`,
+        )
     },
   }
 }

@@ -14,7 +14,12 @@ export interface Route {
 export async function registeredRoutes(): Promise<Route[]> {
   const store = await Store.open()
   const server = createService(store, 'http://127.0.0.1:4747', {})
-  const context = {service: server.service, baseUrl: 'http://127.0.0.1:4747', clock: server.dispatcher.clock, dispatcher: server.dispatcher}
+  const context = {
+    service: server.service,
+    baseUrl: 'http://127.0.0.1:4747',
+    clock: server.dispatcher.clock,
+    dispatcher: server.dispatcher,
+  }
   const routes: Route[] = []
   const record = (method: string) => (path: string, _handler: unknown, methods?: string | string[]) => {
     const all = method === 'use' ? [methods ?? 'all'].flat() : [method]

@@ -43,7 +43,11 @@ export interface TestServer {
   dataDir: string
   server: RunningServer
   /** One API call; `body` is sent as JSON unless it is a string. */
-  api(method: string, path: string, options?: {body?: unknown; key?: string | null; headers?: Record<string, string>}): Promise<Answer>
+  api(
+    method: string,
+    path: string,
+    options?: {body?: unknown; key?: string | null; headers?: Record<string, string>},
+  ): Promise<Answer>
   /** Stops the server; the data dir stays for a restart. */
   stop(): Promise<void>
   /** Starts again on the same data dir. */
@@ -62,7 +66,12 @@ export async function writeSeed(dir: string, seed: Seed = TEST_SEED): Promise<st
   return path
 }
 
-export async function call(url: string, method: string, path: string, options: Parameters<TestServer['api']>[2] = {}): Promise<Answer> {
+export async function call(
+  url: string,
+  method: string,
+  path: string,
+  options: Parameters<TestServer['api']>[2] = {},
+): Promise<Answer> {
   const {body, key = WRITE_KEY, headers = {}} = options
   const init: RequestInit = {method, headers: {...(key ? {authorization: `Bearer ${key}`} : {}), ...headers}}
   if (body !== undefined) {
@@ -81,11 +90,14 @@ export async function call(url: string, method: string, path: string, options: P
 }
 
 /** A real server on a free loopback port with a temp data dir, seeded with TEST_SEED. */
-export async function startTestServer(options: {memory?: boolean; serve?: Partial<ServeOptions>} = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: {memory?: boolean; serve?: Partial<ServeOptions>} = {},
+): Promise<TestServer> {
   const root = await makeTempDir()
   const dataDir = join(root, 'data')
   const seedFile = await writeSeed(root)
-  const start = () => startServer({port: 0, host: '127.0.0.1', dataDir: options.memory ? undefined : dataDir, seedFile, ...options.serve})
+  const start = () =>
+    startServer({port: 0, host: '127.0.0.1', dataDir: options.memory ? undefined : dataDir, seedFile, ...options.serve})
   let server = await start()
   const handle: TestServer = {
     get url() {

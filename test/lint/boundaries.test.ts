@@ -53,14 +53,14 @@ describe('import boundaries', () => {
       await refused('src/service/checks.ts', ['../domain/push.js', '../store/store.js', '../webhooks/clock.js']),
     ).toEqual([])
     expect(await refused('src/server/routes/guest.ts', ['../../service/index.js', '../../web/assets.js'])).toEqual([])
-    expect(
-      await refused('src/cli/signing/sign.ts', ['../../client/config.js', '../../webhooks/signature.js']),
-    ).toEqual([])
+    expect(await refused('src/cli/signing/sign.ts', ['../../client/config.js', '../../webhooks/signature.js'])).toEqual(
+      [],
+    )
     expect(await refused('src/webhooks/send.ts', ['../shared/network-reason.js'])).toEqual([])
     expect(await refused('src/commands/serve.ts', ['../server/start.js', '../cli/command.js'])).toEqual([])
-    expect(
-      await refused('src/msw.ts', ['./service/index.js', './store/store.js', './simulator-controls.js']),
-    ).toEqual([])
+    expect(await refused('src/msw.ts', ['./service/index.js', './store/store.js', './simulator-controls.js'])).toEqual(
+      [],
+    )
   })
 
   test('the entry points never load the CLI', async () => {

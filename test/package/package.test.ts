@@ -116,7 +116,7 @@ async function typeCheck(name: string, source: string, lib: string[]) {
   )
 }
 
-test('the public types compile under tsc --strict without skipLibCheck, in node and with msw\'s DOM', async () => {
+test("the public types compile under tsc --strict without skipLibCheck, in node and with msw's DOM", async () => {
   // msw's own types need the DOM lib; a node-only user of the other entries has none
   const withMsw = CONSUMER.replace('MSW_IMPORT', MSW_IMPORT).replace('MSW_USE', MSW_USE)
   const nodeOnly = CONSUMER.replace('MSW_IMPORT\n', '').replace('  MSW_USE\n', '')
@@ -127,7 +127,7 @@ test('the public types compile under tsc --strict without skipLibCheck, in node 
 /** `import|export … from 'x'` statements (not those a doc comment shows), and `import('x')`. */
 const IMPORTS = /^(?:import|export)\b[^;]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(['"]([^'"]+)['"]\)/gm
 
-test('the declarations of the four entry points reach no h3 type: only their own, zod\'s and msw\'s', async () => {
+test("the declarations of the four entry points reach no h3 type: only their own, zod's and msw's", async () => {
   type Exports = {exports: Record<string, {types?: string}>}
   const pkg = JSON.parse(await readFile(installed('package.json'), 'utf8')) as Exports
   const entries = Object.values(pkg.exports).flatMap((entry) => (entry.types ? [posix.normalize(entry.types)] : []))
@@ -149,7 +149,7 @@ test('the declarations of the four entry points reach no h3 type: only their own
   expect([...outside].sort()).toEqual(['msw', 'zod'])
 })
 
-test('the seed path the README shows, and the short fixtures/seed.json, work in a user\'s project', async () => {
+test("the seed path the README shows, and the short fixtures/seed.json, work in a user's project", async () => {
   const readme = await readFile(installed('README.md'), 'utf8')
   const blocks = [...readme.matchAll(/```\w*\n([\s\S]*?)```/g)].map((m) => m[1]!).join('\n')
   const paths = [...new Set([...blocks.matchAll(/[\w./-]*fixtures\/seed\.json/g)].map((m) => m[0]))]

@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 describe('scratch accounts (POST /v1/sim/accounts)', () => {
-  it('creates an empty account with copies of the caller\'s locations under new ids, and a working write key', async () => {
+  it("creates an empty account with copies of the caller's locations under new ids, and a working write key", async () => {
     await server.api('PUT', '/v1/checks/external/mine', {body: checkWith([['a', 1, 100]])})
     const created = await server.api('POST', '/v1/sim/accounts')
     expect(created.status).toBe(201)
@@ -17,7 +17,15 @@ describe('scratch accounts (POST /v1/sim/accounts)', () => {
     expect(scratch).toMatchObject({object: 'account', scratch_of: 'acct_demo', name: 'Scratch copy of Demo Bistro'})
     expect(scratch.id).toMatch(/^acct_/)
     expect(scratch.locations).toEqual([
-      {id: expect.stringMatching(/^loc_/), object: 'location', name: 'Main Room', timezone: 'Europe/Paris', currency: 'EUR', created_at: expect.any(String), copy_of: 'loc_main'},
+      {
+        id: expect.stringMatching(/^loc_/),
+        object: 'location',
+        name: 'Main Room',
+        timezone: 'Europe/Paris',
+        currency: 'EUR',
+        created_at: expect.any(String),
+        copy_of: 'loc_main',
+      },
     ])
     expect(scratch.locations[0].id).not.toBe('loc_main')
     const key = scratch.api_keys[0].key
@@ -25,7 +33,10 @@ describe('scratch accounts (POST /v1/sim/accounts)', () => {
 
     // isolated: the caller's check is not there, the copied location resolves
     expect((await server.api('GET', '/v1/checks', {key})).body.data).toEqual([])
-    const push = await server.api('PUT', '/v1/checks/external/mine', {key, body: checkWith([['b', 1, 200]], {location_id: scratch.locations[0].id})})
+    const push = await server.api('PUT', '/v1/checks/external/mine', {
+      key,
+      body: checkWith([['b', 1, 200]], {location_id: scratch.locations[0].id}),
+    })
     expect(push.status).toBe(201)
     expect((await server.api('GET', '/v1/checks/external/mine')).body.items[0].external_id).toBe('a')
   })
@@ -53,7 +64,9 @@ describe('scratch accounts (POST /v1/sim/accounts)', () => {
     const byOther = await server.api('DELETE', `/v1/sim/accounts/${scratch.id}`, {key: OTHER_KEY})
     expect(byOther.status).toBe(404)
     expect(byOther.body.error.code).toBe('not_found')
-    expect((await server.api('DELETE', `/v1/sim/accounts/${scratch.id}`, {key: scratch.api_keys[0].key})).status).toBe(404)
+    expect((await server.api('DELETE', `/v1/sim/accounts/${scratch.id}`, {key: scratch.api_keys[0].key})).status).toBe(
+      404,
+    )
     expect((await server.api('DELETE', '/v1/sim/accounts/acct_demo')).status).toBe(404)
     expect((await server.api('GET', '/v1/locations')).status).toBe(200)
   })

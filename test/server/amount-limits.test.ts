@@ -24,7 +24,10 @@ function expectRefused(answer: Answer, path: string) {
 
 /** An open check whose total is exactly the limit: one item at MAX_CENTS, no tax. */
 async function checkAtLimit() {
-  const created = await push({...checkWith([['a', 1, MAX_CENTS]]), totals: {subtotal_cents: MAX_CENTS, tax_cents: 0, total_cents: MAX_CENTS}})
+  const created = await push({
+    ...checkWith([['a', 1, MAX_CENTS]]),
+    totals: {subtotal_cents: MAX_CENTS, tax_cents: 0, total_cents: MAX_CENTS},
+  })
   expect(created.status, created.text).toBe(201)
   return created.body
 }
@@ -41,8 +44,17 @@ describe(`every amount and every sum is at most ${MAX_CENTS} cents`, () => {
 
   it('a payment of 2^53−1 with a tip of 2^53−2 is refused, and so is any payment whose amount plus tip passes the limit', async () => {
     const check = await checkAtLimit()
-    expectRefused(await post(`/v1/sim/checks/${check.id}/payments`, {amount_cents: Number.MAX_SAFE_INTEGER, tip_cents: Number.MAX_SAFE_INTEGER - 1}), 'amount_cents')
-    expectRefused(await post(`/v1/sim/checks/${check.id}/payments`, {amount_cents: MAX_CENTS, tip_cents: 1}), 'tip_cents')
+    expectRefused(
+      await post(`/v1/sim/checks/${check.id}/payments`, {
+        amount_cents: Number.MAX_SAFE_INTEGER,
+        tip_cents: Number.MAX_SAFE_INTEGER - 1,
+      }),
+      'amount_cents',
+    )
+    expectRefused(
+      await post(`/v1/sim/checks/${check.id}/payments`, {amount_cents: MAX_CENTS, tip_cents: 1}),
+      'tip_cents',
+    )
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).body).toMatchObject({amount_paid_cents: 0})
   })
 
@@ -52,11 +64,18 @@ describe(`every amount and every sum is at most ${MAX_CENTS} cents`, () => {
     expect(paid.status, paid.text).toBe(201)
     expectRefused(await post(`/v1/sim/payments/${paid.body.id}/refund`, {amount_cents: MAX_CENTS + 1}), 'amount_cents')
     const refunded = await post(`/v1/sim/payments/${paid.body.id}/refund`, {})
-    expect(refunded.body).toMatchObject({status: 'refunded', amount_refunded_cents: MAX_CENTS, refunds: [{amount_cents: MAX_CENTS}]})
-    expect((await sim.api('GET', `/v1/checks/${check.id}`)).body).toMatchObject({amount_paid_cents: 0, amount_due_cents: MAX_CENTS})
+    expect(refunded.body).toMatchObject({
+      status: 'refunded',
+      amount_refunded_cents: MAX_CENTS,
+      refunds: [{amount_cents: MAX_CENTS}],
+    })
+    expect((await sim.api('GET', `/v1/checks/${check.id}`)).body).toMatchObject({
+      amount_paid_cents: 0,
+      amount_due_cents: MAX_CENTS,
+    })
   })
 
-  it('the limit is in the OpenAPI document as each amount\'s maximum', async () => {
+  it("the limit is in the OpenAPI document as each amount's maximum", async () => {
     const doc = (await sim.api('GET', '/v1/openapi.json', {key: null})).body
     const payment = doc.paths['/sim/checks/{id}/payments'].post.requestBody.content['application/json'].schema
     const schema = payment.$ref ? doc.components.schemas[payment.$ref.split('/').pop()] : payment

@@ -37,7 +37,11 @@ describe('PUT /v1/checks/external/{id}', () => {
     const created = await pushTo('t12', checkWith([['a', 1, 1200]], {version: 1}))
     expect(created.status).toBe(201)
     expect(created.headers.get('x-tablepay-push-result')).toBe('created')
-    for (const answer of [created, await sim.api('GET', `/v1/checks/${created.body.id}`), await sim.api('GET', '/v1/checks/external/t12')]) {
+    for (const answer of [
+      created,
+      await sim.api('GET', `/v1/checks/${created.body.id}`),
+      await sim.api('GET', '/v1/checks/external/t12'),
+    ]) {
       expect(answer.headers.get('content-type')).toMatch(/^application\/json/)
       expect(answer.text).toBe(created.text)
     }
@@ -55,7 +59,13 @@ describe('PUT /v1/checks/external/{id}', () => {
   })
 
   it('identical replay 100 times in a row and 20 at once: one check, one check.created, nothing else', async () => {
-    const body = checkWith([['a', 2, 450], ['b', 1, 900, 'no onions']], {version: 3})
+    const body = checkWith(
+      [
+        ['a', 2, 450],
+        ['b', 1, 900, 'no onions'],
+      ],
+      {version: 3},
+    )
     const first = await pushTo('t1', body)
     for (let i = 0; i < 100; i++) {
       const again = await pushTo('t1', body)
@@ -79,12 +89,21 @@ describe('PUT /v1/checks/external/{id}', () => {
 
   it('10 checks x 6 versions in any order, with duplicates and concurrent sends, end in the highest version', async () => {
     const states = (check: number) =>
-      Array.from({length: 6}, (_, v) => checkWith([['burger', v + 1, 1500], [`side-${v}`, 1, 300 + check]], {version: v + 1, status: v === 5 ? 'closed' : 'open'}))
+      Array.from({length: 6}, (_, v) =>
+        checkWith(
+          [
+            ['burger', v + 1, 1500],
+            [`side-${v}`, 1, 300 + check],
+          ],
+          {version: v + 1, status: v === 5 ? 'closed' : 'open'},
+        ),
+      )
     const pushes = Array.from({length: 10}, (_, c) => states(c).map((body) => ({id: `perm-${c}`, body}))).flat()
     for (let round = 0; round < 6; round++) {
       const rand = random(round + 1)
-      const order = round === 0 ? [...pushes].reverse() : shuffle([...pushes, ...pushes.filter(() => rand() < 0.3)], rand)
-      for (let i = 0; i < order.length; ) {
+      const order =
+        round === 0 ? [...pushes].reverse() : shuffle([...pushes, ...pushes.filter(() => rand() < 0.3)], rand)
+      for (let i = 0; i < order.length;) {
         const size = 1 + Math.floor(rand() * 8)
         const batch = order.slice(i, i + size)
         const answers = await Promise.all(batch.map((p) => pushTo(p.id, p.body)))
@@ -94,7 +113,12 @@ describe('PUT /v1/checks/external/{id}', () => {
       for (let c = 0; c < 10; c++) {
         const {body} = await sim.api('GET', `/v1/checks/external/perm-${c}`)
         const last = states(c)[5]!
-        expect({version: body.version, status: body.status, items: body.items.map((i: any) => i.external_id), totals: body.totals}).toEqual({
+        expect({
+          version: body.version,
+          status: body.status,
+          items: body.items.map((i: any) => i.external_id),
+          totals: body.totals,
+        }).toEqual({
           version: 6,
           status: 'closed',
           items: last.items.map((i) => i.external_id),
@@ -124,9 +148,30 @@ describe('PUT /v1/checks/external/{id}', () => {
   })
 
   it('reordering items or changing one note changes exactly that item, and each change emits check.updated', async () => {
-    await pushTo('t5', checkWith([['a', 1, 100], ['b', 1, 200], ['c', 1, 300]]))
-    const reordered = await pushTo('t5', checkWith([['c', 1, 300], ['a', 1, 100], ['b', 1, 200]]))
-    const noted = await pushTo('t5', checkWith([['c', 1, 300], ['a', 1, 100], ['b', 1, 200, 'medium rare']]))
+    await pushTo(
+      't5',
+      checkWith([
+        ['a', 1, 100],
+        ['b', 1, 200],
+        ['c', 1, 300],
+      ]),
+    )
+    const reordered = await pushTo(
+      't5',
+      checkWith([
+        ['c', 1, 300],
+        ['a', 1, 100],
+        ['b', 1, 200],
+      ]),
+    )
+    const noted = await pushTo(
+      't5',
+      checkWith([
+        ['c', 1, 300],
+        ['a', 1, 100],
+        ['b', 1, 200, 'medium rare'],
+      ]),
+    )
     const byId = (body: any) => Object.fromEntries(body.items.map((i: any) => [i.external_id, i]))
     expect(byId(reordered.body)).toEqual(byId((await events()).at(-1)!.data))
     const [before, after] = [byId(reordered.body), byId(noted.body)]
@@ -145,20 +190,47 @@ describe('PUT /v1/checks/external/{id}', () => {
 })
 
 describe('claims and the 409 rule', () => {
-  const base = (): CheckPush => checkWith([['steak', 2, 2400], ['wine', 1, 900]])
+  const base = (): CheckPush =>
+    checkWith([
+      ['steak', 2, 2400],
+      ['wine', 1, 900],
+    ])
 
   async function claimedCheck() {
     const {body: check} = await pushTo('claimed', base())
-    const claim = await sim.api('POST', `/v1/sim/checks/${check.id}/claims`, {body: {items: [{external_id: 'steak', quantity: 1}]}})
+    const claim = await sim.api('POST', `/v1/sim/checks/${check.id}/claims`, {
+      body: {items: [{external_id: 'steak', quantity: 1}]},
+    })
     expect(claim.status).toBe(201)
     return {check, before: await sim.api('GET', `/v1/checks/${check.id}`)}
   }
 
   it.each([
     ['removes a claimed item', checkWith([['wine', 1, 900]])],
-    ['lowers its price', checkWith([['steak', 2, 2000], ['wine', 1, 900]])],
-    ['lowers its quantity below the claimed quantity', checkWith([['steak', 0.5, 2400], ['wine', 1, 900]])],
-    ['voids the check', checkWith([['steak', 2, 2400], ['wine', 1, 900]], {status: 'voided'})],
+    [
+      'lowers its price',
+      checkWith([
+        ['steak', 2, 2000],
+        ['wine', 1, 900],
+      ]),
+    ],
+    [
+      'lowers its quantity below the claimed quantity',
+      checkWith([
+        ['steak', 0.5, 2400],
+        ['wine', 1, 900],
+      ]),
+    ],
+    [
+      'voids the check',
+      checkWith(
+        [
+          ['steak', 2, 2400],
+          ['wine', 1, 900],
+        ],
+        {status: 'voided'},
+      ),
+    ],
   ])('a push that %s answers 409 naming the item and leaves GET byte-for-byte unchanged', async (_, body) => {
     const {check, before} = await claimedCheck()
     const eventsBefore = await events()
@@ -172,7 +244,13 @@ describe('claims and the 409 rule', () => {
 
   it('raising the price of a claimed item is accepted', async () => {
     await claimedCheck()
-    const answer = await pushTo('claimed', checkWith([['steak', 2, 2600], ['wine', 1, 900]]))
+    const answer = await pushTo(
+      'claimed',
+      checkWith([
+        ['steak', 2, 2600],
+        ['wine', 1, 900],
+      ]),
+    )
     expect(answer.status).toBe(200)
     expect(answer.body.items[0]).toMatchObject({price_cents: 2600, claimed_quantity: 1})
   })
@@ -187,7 +265,9 @@ describe('claims and the 409 rule', () => {
 
   it('over-claiming answers 409 item_unavailable', async () => {
     const {check} = await claimedCheck()
-    const answer = await sim.api('POST', `/v1/sim/checks/${check.id}/claims`, {body: {items: [{external_id: 'steak', quantity: 2}]}})
+    const answer = await sim.api('POST', `/v1/sim/checks/${check.id}/claims`, {
+      body: {items: [{external_id: 'steak', quantity: 2}]},
+    })
     expect(answer.status).toBe(409)
     expect(answer.body.error.code).toBe('item_unavailable')
   })
@@ -214,9 +294,12 @@ describe('lists', () => {
     expect(body.data.map((c: any) => c.external_id)).toEqual(['f-closed'])
   })
 
-  it.each(['limit=0', 'limit=101', 'limit=abc', 'starting_after=chk_nope', 'status=paid', 'colour=red'])('rejects ?%s with 422', async (query) => {
-    const answer = await sim.api('GET', `/v1/checks?${query}`)
-    expect(answer.status).toBe(422)
-    expect(answer.body.error.code).toBe('validation_failed')
-  })
+  it.each(['limit=0', 'limit=101', 'limit=abc', 'starting_after=chk_nope', 'status=paid', 'colour=red'])(
+    'rejects ?%s with 422',
+    async (query) => {
+      const answer = await sim.api('GET', `/v1/checks?${query}`)
+      expect(answer.status).toBe(422)
+      expect(answer.body.error.code).toBe('validation_failed')
+    },
+  )
 })

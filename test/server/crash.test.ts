@@ -24,12 +24,16 @@ it('a serve killed with SIGKILL in the middle of concurrent pushes loses no push
       const id = `crash-${t}-${n % 3}`
       const version = n
       try {
-        const answer = await call(base, 'PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', n, 100]], {version})})
-        if (answer.status >= 200 && answer.status < 300) acknowledged.set(id, Math.max(acknowledged.get(id) ?? 0, version))
+        const answer = await call(base, 'PUT', `/v1/checks/external/${id}`, {
+          body: checkWith([['a', n, 100]], {version}),
+        })
+        if (answer.status >= 200 && answer.status < 300)
+          acknowledged.set(id, Math.max(acknowledged.get(id) ?? 0, version))
       } catch {
         return // the connection died with the server
       }
-      if (acknowledged.size >= 60 && [...acknowledged.values()].reduce((a, b) => a + b, 0) >= 400) killed ??= server!.kill('SIGKILL')
+      if (acknowledged.size >= 60 && [...acknowledged.values()].reduce((a, b) => a + b, 0) >= 400)
+        killed ??= server!.kill('SIGKILL')
     }
   }
   await Promise.all(Array.from({length: 40}, (_, t) => terminal(t)))

@@ -11,7 +11,11 @@ afterAll(() => sim.close())
 function expectError(answer: Answer, status: number, code: string) {
   expect(answer.status).toBe(status)
   expect(answer.headers.get('content-type')).toMatch(/^application\/json/)
-  expect(answer.body.error).toMatchObject({code, message: expect.any(String), request_id: answer.headers.get('x-request-id')})
+  expect(answer.body.error).toMatchObject({
+    code,
+    message: expect.any(String),
+    request_id: answer.headers.get('x-request-id'),
+  })
   expect(Object.keys(answer.body)).toEqual(['error'])
 }
 
@@ -64,7 +68,9 @@ describe('every route', () => {
     expect(echoed.headers.get('x-request-id')).toBe('pos-7f3a:retry=2')
     expect(echoed.body.error.request_id).toBe('pos-7f3a:retry=2')
     for (const bad of ['has space', 'x'.repeat(201), 'semi;colon']) {
-      expect((await sim.api('GET', '/v1/health', {headers: {'x-request-id': bad}})).headers.get('x-request-id')).toMatch(/^req_/)
+      expect(
+        (await sim.api('GET', '/v1/health', {headers: {'x-request-id': bad}})).headers.get('x-request-id'),
+      ).toMatch(/^req_/)
     }
   })
 })
@@ -80,7 +86,11 @@ describe('auth', () => {
       expectError(answer, 401, 'unauthenticated')
       expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer/)
     }
-    expectError(await sim.api('GET', '/v1/checks', {key: null, headers: {authorization: 'Basic dXNlcjpwYXNz'}}), 401, 'unauthenticated')
+    expectError(
+      await sim.api('GET', '/v1/checks', {key: null, headers: {authorization: 'Basic dXNlcjpwYXNz'}}),
+      401,
+      'unauthenticated',
+    )
   })
 
   it('a read key reads but cannot write: 403 insufficient_scope naming the scope', async () => {
@@ -96,28 +106,45 @@ describe('auth', () => {
     await nothingStored()
   })
 
-  it('one account never sees another account\'s check, claims or events', async () => {
+  it("one account never sees another account's check, claims or events", async () => {
     const mine = await sim.api('PUT', '/v1/checks/external/shared-id', {body: valid()})
     const [event] = (await sim.api('GET', '/v1/events')).body.data
-    const claim = await sim.api('POST', `/v1/sim/checks/${mine.body.id}/claims`, {body: {items: [{external_id: 'a', quantity: 1}]}})
+    const claim = await sim.api('POST', `/v1/sim/checks/${mine.body.id}/claims`, {
+      body: {items: [{external_id: 'a', quantity: 1}]},
+    })
     const asOther = (method: string, path: string, body?: unknown) => sim.api(method, path, {key: OTHER_KEY, body})
-    for (const path of [`/v1/checks/${mine.body.id}`, '/v1/checks/external/shared-id', `/v1/events/${event.id}`, `/v1/claims/${claim.body.id}`, `/v1/checks/${mine.body.id}/claims`]) {
+    for (const path of [
+      `/v1/checks/${mine.body.id}`,
+      '/v1/checks/external/shared-id',
+      `/v1/events/${event.id}`,
+      `/v1/claims/${claim.body.id}`,
+      `/v1/checks/${mine.body.id}/claims`,
+    ]) {
       expectError(await asOther('GET', path), 404, 'not_found')
     }
-    expectError(await asOther('POST', `/v1/sim/checks/${mine.body.id}/claims`, {items: [{external_id: 'a', quantity: 1}]}), 404, 'not_found')
+    expectError(
+      await asOther('POST', `/v1/sim/checks/${mine.body.id}/claims`, {items: [{external_id: 'a', quantity: 1}]}),
+      404,
+      'not_found',
+    )
     expect((await asOther('GET', '/v1/checks')).body.data).toEqual([])
     expect((await asOther('GET', '/v1/events')).body.data).toEqual([])
     const theirs = await asOther('PUT', '/v1/checks/external/shared-id', {...valid(), location_id: 'loc_other_a'})
     expect(theirs.status).toBe(201)
     expect(theirs.body.id).not.toBe(mine.body.id)
-    expectError(await asOther('PUT', '/v1/checks/external/x2', {...valid(), location_id: 'loc_main'}), 422, 'validation_failed')
+    expectError(
+      await asOther('PUT', '/v1/checks/external/x2', {...valid(), location_id: 'loc_main'}),
+      422,
+      'validation_failed',
+    )
     await sim.api('POST', '/v1/sim/reset')
     await sim.api('POST', '/v1/sim/reset', {key: OTHER_KEY})
   })
 })
 
 describe('bad input gets a clear 4xx and stores nothing', () => {
-  const put = (body: unknown, headers?: Record<string, string>) => sim.api('PUT', '/v1/checks/external/bad', {body, headers})
+  const put = (body: unknown, headers?: Record<string, string>) =>
+    sim.api('PUT', '/v1/checks/external/bad', {body, headers})
 
   it.each([
     ['{"table":', 'a truncated document'],
@@ -138,7 +165,16 @@ describe('bad input gets a clear 4xx and stores nothing', () => {
     ['status', (b) => (b.status = 'paid')],
     ['status', (b) => (b.status = null)],
     ['items', (b) => (b.items = {})],
-    ['items', (b) => (b.items = Array.from({length: 501}, (_, i) => ({external_id: `i${i}`, name: 'x', quantity: 1, price_cents: 0})))],
+    [
+      'items',
+      (b) =>
+        (b.items = Array.from({length: 501}, (_, i) => ({
+          external_id: `i${i}`,
+          name: 'x',
+          quantity: 1,
+          price_cents: 0,
+        }))),
+    ],
     ['items.0', (b) => (b.items[0] = 'burger')],
     ['items.0.external_id', (b) => (b.items[0].external_id = 7)],
     ['items.0.external_id', (b) => (b.items[0].external_id = '')],
@@ -171,30 +207,39 @@ describe('bad input gets a clear 4xx and stores nothing', () => {
     const answer = await put(body)
     expectError(answer, 422, 'validation_failed')
     const paths = answer.body.error.details.map((d: any) => d.path)
-    expect(path === 'body' ? paths.length : paths.filter((p: string) => p === path || p.startsWith(`${path}.`)).length).toBeGreaterThan(0)
+    expect(
+      path === 'body' ? paths.length : paths.filter((p: string) => p === path || p.startsWith(`${path}.`)).length,
+    ).toBeGreaterThan(0)
     await nothingStored()
   })
 
-  it.each(['{"__proto__": {"admin": true}, "table": {"number": "1"}}', '{"table": {"number": "1", "__proto__": {"x": 1}}}', '{"constructor": {"prototype": {"x": 1}}}'])(
-    'prototype keys %s are rejected as unknown fields and pollute nothing',
-    async (raw) => {
-      expectError(await put(raw), 422, 'validation_failed')
-      expect(({} as any).admin).toBeUndefined()
-      expect(({} as any).x).toBeUndefined()
-      await nothingStored()
-    },
-  )
+  it.each([
+    '{"__proto__": {"admin": true}, "table": {"number": "1"}}',
+    '{"table": {"number": "1", "__proto__": {"x": 1}}}',
+    '{"constructor": {"prototype": {"x": 1}}}',
+  ])('prototype keys %s are rejected as unknown fields and pollute nothing', async (raw) => {
+    expectError(await put(raw), 422, 'validation_failed')
+    expect(({} as any).admin).toBeUndefined()
+    expect(({} as any).x).toBeUndefined()
+    await nothingStored()
+  })
 
   it('a 2 MiB body is 413 payload_too_large', async () => {
-    const huge = JSON.stringify({...valid(), items: [{external_id: 'a', name: 'x'.repeat(2 * 1024 * 1024), quantity: 1, price_cents: 1}]})
+    const huge = JSON.stringify({
+      ...valid(),
+      items: [{external_id: 'a', name: 'x'.repeat(2 * 1024 * 1024), quantity: 1, price_cents: 1}],
+    })
     expectError(await put(huge), 413, 'payload_too_large')
     await nothingStored()
   })
 
-  it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/jsonp'])('Content-Type %s is 415 unsupported_media_type', async (type) => {
-    expectError(await put(JSON.stringify(valid()), {'content-type': type}), 415, 'unsupported_media_type')
-    await nothingStored()
-  })
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/jsonp'])(
+    'Content-Type %s is 415 unsupported_media_type',
+    async (type) => {
+      expectError(await put(JSON.stringify(valid()), {'content-type': type}), 415, 'unsupported_media_type')
+      await nothingStored()
+    },
+  )
 
   it('Content-Type is matched in any case and may carry parameters', async () => {
     expect((await put(JSON.stringify(valid()), {'content-type': 'Application/JSON; charset=UTF-8'})).status).toBe(201)
@@ -202,13 +247,22 @@ describe('bad input gets a clear 4xx and stores nothing', () => {
   })
 
   it.each(['has space', 'a'.repeat(65), 'semi;colon'])('an external id %j is 422 validation_failed', async (id) => {
-    expectError(await sim.api('PUT', `/v1/checks/external/${encodeURIComponent(id)}`, {body: valid()}), 422, 'validation_failed')
+    expectError(
+      await sim.api('PUT', `/v1/checks/external/${encodeURIComponent(id)}`, {body: valid()}),
+      422,
+      'validation_failed',
+    )
     await nothingStored()
   })
 
   it('a claim with bad input is 422 and changes nothing', async () => {
     const {body: check} = await sim.api('PUT', '/v1/checks/external/c1', {body: valid()})
-    for (const body of [{items: []}, {items: [{external_id: 'a', quantity: -1}]}, {items: [{external_id: 'zzz', quantity: 1}]}, {items: [{external_id: 'a'}]}]) {
+    for (const body of [
+      {items: []},
+      {items: [{external_id: 'a', quantity: -1}]},
+      {items: [{external_id: 'zzz', quantity: 1}]},
+      {items: [{external_id: 'a'}]},
+    ]) {
       expectError(await sim.api('POST', `/v1/sim/checks/${check.id}/claims`, {body}), 422, 'validation_failed')
     }
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).body.items[0].claimed_quantity).toBe(0)

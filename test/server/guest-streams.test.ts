@@ -29,7 +29,9 @@ async function serve(options: ServiceOptions = {}) {
     await store.close()
   })
   const push = async (externalId: string, version: number) => {
-    const answer = await call(url, 'PUT', `/v1/checks/external/${externalId}`, {body: checkWith([['a', 1, 1000]], {version, table: {number: externalId}})})
+    const answer = await call(url, 'PUT', `/v1/checks/external/${externalId}`, {
+      body: checkWith([['a', 1, 1000]], {version, table: {number: externalId}}),
+    })
     expect(answer.status).toBeLessThan(300)
     return {check: answer.body, path: new URL(answer.body.guest_url).pathname}
   }
@@ -106,15 +108,19 @@ describe('the table page streams (GET /t/{token}/stream)', () => {
   it('take at most the per-address cap, counted over every check and the API stream', async () => {
     const {url, push} = await serve({streamLimits: {perCheck: 10, perAddress: 3}})
     const [one, two] = [await push('t1', 1), await push('t2', 1)]
-    for (const path of [one.path, one.path, two.path]) expect((await openStream(`${url}${path}/stream`)).status).toBe(200)
+    for (const path of [one.path, one.path, two.path])
+      expect((await openStream(`${url}${path}/stream`)).status).toBe(200)
     const refused = await openStream(`${url}${two.path}/stream`)
     expect(refused.status).toBe(429)
-    expect(JSON.parse(refused.text).error).toMatchObject({code: 'rate_limited', message: expect.stringContaining('this address')})
+    expect(JSON.parse(refused.text).error).toMatchObject({
+      code: 'rate_limited',
+      message: expect.stringContaining('this address'),
+    })
     const api = await openStream(`${url}/v1/sim/stream`, {authorization: `Bearer ${WRITE_KEY}`})
     expect(api.status).toBe(429)
   })
 
-  it('answer HEAD with the stream\'s headers and end it, holding no place', async () => {
+  it("answer HEAD with the stream's headers and end it, holding no place", async () => {
     const {url, streams, push} = await serve()
     const {path} = await push('t1', 1)
     const res = await fetch(`${url}${path}/stream`, {method: 'HEAD'})

@@ -17,7 +17,8 @@ type Ev = {id: string; type: string; data: any}
 const events = async () => (await sim.api('GET', '/v1/events?limit=100')).body.data as Ev[]
 const ofType = async (type: string) => (await events()).filter((e) => e.type === type)
 const post = (path: string, body: unknown, headers?: Record<string, string>) => sim.api('POST', path, {body, headers})
-const pay = (checkId: string, body: unknown, headers?: Record<string, string>) => post(`/v1/sim/checks/${checkId}/payments`, body, headers)
+const pay = (checkId: string, body: unknown, headers?: Record<string, string>) =>
+  post(`/v1/sim/checks/${checkId}/payments`, body, headers)
 const getCheck = async (id: string) => (await sim.api('GET', `/v1/checks/${id}`)).body
 
 function expectError(answer: Answer, status: number, code: string) {
@@ -45,15 +46,34 @@ describe('payments', () => {
     const check = await openCheck()
     const first = await pay(check.id, {amount_cents: 400})
     expect(first.status).toBe(201)
-    expect(first.body).toMatchObject({object: 'payment', check_id: check.id, amount_cents: 400, tip_cents: 0, status: 'succeeded', claim_id: null})
-    expect(await getCheck(check.id)).toMatchObject({amount_paid_cents: 400, amount_due_cents: 700, payment_status: 'partially_paid'})
+    expect(first.body).toMatchObject({
+      object: 'payment',
+      check_id: check.id,
+      amount_cents: 400,
+      tip_cents: 0,
+      status: 'succeeded',
+      claim_id: null,
+    })
+    expect(await getCheck(check.id)).toMatchObject({
+      amount_paid_cents: 400,
+      amount_due_cents: 700,
+      payment_status: 'partially_paid',
+    })
     expect((await pay(check.id, {amount_cents: 700})).status).toBe(201)
-    expect(await getCheck(check.id)).toMatchObject({amount_paid_cents: 1100, amount_due_cents: 0, payment_status: 'paid'})
+    expect(await getCheck(check.id)).toMatchObject({
+      amount_paid_cents: 1100,
+      amount_due_cents: 0,
+      payment_status: 'paid',
+    })
     expectError(await pay(check.id, {amount_cents: 1}), 422, 'amount_exceeds_balance')
     const fullyPaid = await ofType('check.fully_paid')
     expect(fullyPaid).toHaveLength(1)
     expect(fullyPaid[0]!.data).toMatchObject({id: check.id, payment_status: 'paid'})
-    expect((await sim.api('GET', `/v1/checks/${check.id}/payments`)).body.data.map((p: {amount_cents: number}) => p.amount_cents)).toEqual([700, 400])
+    expect(
+      (await sim.api('GET', `/v1/checks/${check.id}/payments`)).body.data.map(
+        (p: {amount_cents: number}) => p.amount_cents,
+      ),
+    ).toEqual([700, 400])
   })
 
   it('a refund brings the check back to partially_paid; a payment reaching the total fires check.fully_paid again', async () => {
@@ -62,7 +82,11 @@ describe('payments', () => {
     const refunded = await post(`/v1/sim/payments/${payment.id}/refund`, {amount_cents: 300})
     expect(refunded.status).toBe(200)
     expect(refunded.body).toMatchObject({id: payment.id, amount_refunded_cents: 300, status: 'partially_refunded'})
-    expect(await getCheck(check.id)).toMatchObject({amount_paid_cents: 800, amount_due_cents: 300, payment_status: 'partially_paid'})
+    expect(await getCheck(check.id)).toMatchObject({
+      amount_paid_cents: 800,
+      amount_due_cents: 300,
+      payment_status: 'partially_paid',
+    })
     expect(await ofType('check.fully_paid')).toHaveLength(1)
     expect((await pay(check.id, {amount_cents: 300})).status).toBe(201)
     expect(await ofType('check.fully_paid')).toHaveLength(2)
@@ -74,7 +98,11 @@ describe('payments', () => {
   it('tips do not count toward the total or the amount paid', async () => {
     const check = await openCheck()
     expect((await pay(check.id, {amount_cents: 500, tip_cents: 5000})).status).toBe(201)
-    expect(await getCheck(check.id)).toMatchObject({totals: {total_cents: 1100}, amount_paid_cents: 500, amount_due_cents: 600})
+    expect(await getCheck(check.id)).toMatchObject({
+      totals: {total_cents: 1100},
+      amount_paid_cents: 500,
+      amount_due_cents: 600,
+    })
   })
 
   it('a closed check cannot be paid (409 check_not_open) but can be refunded and rated', async () => {
@@ -101,13 +129,22 @@ describe('payments', () => {
     const claim = (await post(`/v1/sim/checks/${other.id}/claims`, {items: [{external_id: 'steak', quantity: 1}]})).body
     const answer = await pay(check.id, {amount_cents: 100, claim_id: claim.id})
     expectError(answer, 422, 'validation_failed')
-    expect(answer.body.error.details).toEqual([{path: 'claim_id', message: expect.stringContaining(`no claim ${claim.id} on check ${check.id}`)}])
+    expect(answer.body.error.details).toEqual([
+      {path: 'claim_id', message: expect.stringContaining(`no claim ${claim.id} on check ${check.id}`)},
+    ])
     expect((await pay(other.id, {amount_cents: 100, claim_id: claim.id})).body.claim_id).toBe(claim.id)
   })
 
   it('bad bodies are 422 validation_failed', async () => {
     const check = await openCheck()
-    for (const body of [{}, {amount_cents: 0}, {amount_cents: 1.5}, {amount_cents: 100, tip_cents: -1}, {amount_cents: 100, simulate: 'fraud'}, {amount_cents: 100, extra: 1}]) {
+    for (const body of [
+      {},
+      {amount_cents: 0},
+      {amount_cents: 1.5},
+      {amount_cents: 100, tip_cents: -1},
+      {amount_cents: 100, simulate: 'fraud'},
+      {amount_cents: 100, extra: 1},
+    ]) {
       expectError(await pay(check.id, body), 422, 'validation_failed')
     }
     for (const body of [{}, {rating: 0}, {rating: 6}, {rating: 4.5}, {rating: 3, comment: 'x'.repeat(2001)}]) {
@@ -123,12 +160,20 @@ describe('payments', () => {
  * request got its 100 (the server sends it as it starts the handler). This
  * forces the interleaving a race needs instead of hoping for it.
  */
-async function interleaved(requests: {path: string; body: unknown; headers?: Record<string, string>}[]): Promise<Answer[]> {
+async function interleaved(
+  requests: {path: string; body: unknown; headers?: Record<string, string>}[],
+): Promise<Answer[]> {
   const started = requests.map(({path, body, headers}) => {
     const text = JSON.stringify(body)
     const req = request(`${sim.url}${path}`, {
       method: 'POST',
-      headers: {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), expect: '100-continue', ...headers},
+      headers: {
+        authorization: `Bearer ${WRITE_KEY}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+        expect: '100-continue',
+        ...headers,
+      },
     })
     const answer = new Promise<Answer>((resolve, reject) => {
       req.on('error', reject)
@@ -136,7 +181,12 @@ async function interleaved(requests: {path: string; body: unknown; headers?: Rec
         const chunks: Buffer[] = []
         for await (const chunk of res) chunks.push(chunk as Buffer)
         const raw = Buffer.concat(chunks).toString()
-        resolve({status: res.statusCode!, headers: new Headers(res.headers as Record<string, string>), text: raw, body: JSON.parse(raw)})
+        resolve({
+          status: res.statusCode!,
+          headers: new Headers(res.headers as Record<string, string>),
+          text: raw,
+          body: JSON.parse(raw),
+        })
       })
     })
     const ready = new Promise<void>((resolve) => req.once('continue', resolve))
@@ -150,11 +200,18 @@ async function interleaved(requests: {path: string; body: unknown; headers?: Rec
 
 describe('concurrency', () => {
   it('two concurrent claims of the last unit: exactly one 201, one 409 item_unavailable; the push then protects it', async () => {
-    const check = await openCheck('last', [['steak', 1, 1000], ['wine', 1, 500]])
+    const check = await openCheck('last', [
+      ['steak', 1, 1000],
+      ['wine', 1, 500],
+    ])
     const claimOne = {path: `/v1/sim/checks/${check.id}/claims`, body: {items: [{external_id: 'steak', quantity: 1}]}}
     const answers = await interleaved([claimOne, claimOne])
     expect(answers.map((a) => a.status).sort()).toEqual([201, 409])
-    expectError(answers.find((a) => a.status === 409)!, 409, 'item_unavailable')
+    expectError(
+      answers.find((a) => a.status === 409)!,
+      409,
+      'item_unavailable',
+    )
     expect((await getCheck(check.id)).items[0].claimed_quantity).toBe(1)
     const push = await sim.api('PUT', '/v1/checks/external/last', {body: checkWith([['wine', 1, 500]])})
     expectError(push, 409, 'conflict_with_paid_items')
@@ -163,7 +220,9 @@ describe('concurrency', () => {
 
   it('ten concurrent payments of 200 on 1,100 due: five succeed, nothing is overpaid', async () => {
     const check = await openCheck()
-    const answers = await interleaved(Array.from({length: 10}, () => ({path: `/v1/sim/checks/${check.id}/payments`, body: {amount_cents: 200}})))
+    const answers = await interleaved(
+      Array.from({length: 10}, () => ({path: `/v1/sim/checks/${check.id}/payments`, body: {amount_cents: 200}})),
+    )
     expect(answers.filter((a) => a.status === 201)).toHaveLength(5)
     for (const refused of answers.filter((a) => a.status !== 201)) expectError(refused, 422, 'amount_exceeds_balance')
     expect(await getCheck(check.id)).toMatchObject({amount_paid_cents: 1000, amount_due_cents: 100})
@@ -177,8 +236,14 @@ describe('pushes and what guests paid', () => {
     const before = await sim.api('GET', `/v1/checks/${check.id}`)
     const answer = await sim.api('PUT', '/v1/checks/external/g1', {body: checkWith([['steak', 1, 700]])})
     expectError(answer, 409, 'conflict_with_paid_items')
-    expect(answer.body.error.details).toEqual([{path: 'totals.total_cents', message: 'guests have paid 800; the total cannot go below it'}])
-    expectError(await sim.api('PUT', '/v1/checks/external/g1', {body: checkWith([['steak', 1, 1000]], {status: 'voided'})}), 409, 'conflict_with_paid_items')
+    expect(answer.body.error.details).toEqual([
+      {path: 'totals.total_cents', message: 'guests have paid 800; the total cannot go below it'},
+    ])
+    expectError(
+      await sim.api('PUT', '/v1/checks/external/g1', {body: checkWith([['steak', 1, 1000]], {status: 'voided'})}),
+      409,
+      'conflict_with_paid_items',
+    )
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).text).toBe(before.text)
   })
 
@@ -209,7 +274,11 @@ describe('Idempotency-Key', () => {
 
   it('five concurrent requests with one key act once', async () => {
     const check = await openCheck()
-    const once = {path: `/v1/sim/checks/${check.id}/feedback`, body: {rating: 4}, headers: {'idempotency-key': 'fb-once'}}
+    const once = {
+      path: `/v1/sim/checks/${check.id}/feedback`,
+      body: {rating: 4},
+      headers: {'idempotency-key': 'fb-once'},
+    }
     const answers = await interleaved(Array.from({length: 5}, () => once))
     expect(new Set(answers.map((a) => `${a.status} ${a.text}`)).size).toBe(1)
     expect((await sim.api('GET', `/v1/checks/${check.id}/feedback`)).body.data).toHaveLength(1)
@@ -229,8 +298,15 @@ describe('Idempotency-Key', () => {
     const key = {'idempotency-key': 'shared'}
     expectError(await pay(check.id, {amount_cents: 5000}, key), 422, 'amount_exceeds_balance')
     expect((await pay(check.id, {amount_cents: 100}, key)).status).toBe(201)
-    const theirs = await sim.api('PUT', '/v1/checks/external/o1', {key: OTHER_KEY, body: {...checkWith([['a', 1, 100]]), location_id: 'loc_other_a'}})
-    const other = await sim.api('POST', `/v1/sim/checks/${theirs.body.id}/payments`, {key: OTHER_KEY, body: {amount_cents: 50}, headers: key})
+    const theirs = await sim.api('PUT', '/v1/checks/external/o1', {
+      key: OTHER_KEY,
+      body: {...checkWith([['a', 1, 100]]), location_id: 'loc_other_a'},
+    })
+    const other = await sim.api('POST', `/v1/sim/checks/${theirs.body.id}/payments`, {
+      key: OTHER_KEY,
+      body: {amount_cents: 50},
+      headers: key,
+    })
     expect(other.status).toBe(201)
     expect(other.headers.get('idempotent-replayed')).toBeNull()
     expectError(await pay(check.id, {amount_cents: 1}, {'idempotency-key': 'has space'}), 422, 'validation_failed')
@@ -250,7 +326,7 @@ describe('Idempotency-Key', () => {
 })
 
 describe('reads, events and reset', () => {
-  it('each event\'s data equals the matching GET', async () => {
+  it("each event's data equals the matching GET", async () => {
     const check = await openCheck()
     const claim = await post(`/v1/sim/checks/${check.id}/claims`, {items: [{external_id: 'steak', quantity: 1}]})
     const payment = await pay(check.id, {amount_cents: 1100, tip_cents: 100, claim_id: claim.body.id})
@@ -282,10 +358,19 @@ describe('reads, events and reset', () => {
     const check = await openCheck()
     const payment = (await pay(check.id, {amount_cents: 100})).body
     const feedback = (await post(`/v1/sim/checks/${check.id}/feedback`, {rating: 2})).body
-    for (const path of [`/v1/payments/${payment.id}`, `/v1/feedback/${feedback.id}`, `/v1/checks/${check.id}/payments`, `/v1/checks/${check.id}/feedback`]) {
+    for (const path of [
+      `/v1/payments/${payment.id}`,
+      `/v1/feedback/${feedback.id}`,
+      `/v1/checks/${check.id}/payments`,
+      `/v1/checks/${check.id}/feedback`,
+    ]) {
       expectError(await sim.api('GET', path, {key: OTHER_KEY}), 404, 'not_found')
     }
-    expectError(await sim.api('POST', `/v1/sim/payments/${payment.id}/refund`, {key: OTHER_KEY, body: {}}), 404, 'not_found')
+    expectError(
+      await sim.api('POST', `/v1/sim/payments/${payment.id}/refund`, {key: OTHER_KEY, body: {}}),
+      404,
+      'not_found',
+    )
   })
 
   it('reset clears payments, feedback and idempotency keys', async () => {
@@ -323,7 +408,10 @@ describe('webhooks', () => {
       for (const event of received) expect(event).toEqual(stored.find((e) => e.id === event.id))
     } finally {
       await receiver.close()
-      await sim.api('DELETE', `/v1/webhook-endpoints/${(await sim.api('GET', '/v1/webhook-endpoints')).body.data[0].id}`)
+      await sim.api(
+        'DELETE',
+        `/v1/webhook-endpoints/${(await sim.api('GET', '/v1/webhook-endpoints')).body.data[0].id}`,
+      )
     }
   })
 })

@@ -84,12 +84,18 @@ describe('the status line', () => {
   it('carries the standard reason phrase, on successes and on every kind of error', async () => {
     const answers = [
       await rawRequest(sim.url, 'GET', '/v1/health'),
-      await rawRequest(sim.url, 'PUT', '/v1/checks/external/http-2', {headers: asJson, body: JSON.stringify(checkWith([]))}),
+      await rawRequest(sim.url, 'PUT', '/v1/checks/external/http-2', {
+        headers: asJson,
+        body: JSON.stringify(checkWith([])),
+      }),
       await rawRequest(sim.url, 'GET', '/v1/checks'),
       await rawRequest(sim.url, 'POST', '/v1/sim/reset', {headers: {authorization: 'Bearer tp_test_demo_read'}}),
       await rawRequest(sim.url, 'GET', '/v1/nope', {headers: auth}),
       await rawRequest(sim.url, 'DELETE', '/v1/checks', {headers: auth}),
-      await rawRequest(sim.url, 'PUT', '/v1/checks/external/x', {headers: {...auth, 'content-type': 'text/plain'}, body: 'x'}),
+      await rawRequest(sim.url, 'PUT', '/v1/checks/external/x', {
+        headers: {...auth, 'content-type': 'text/plain'},
+        body: 'x',
+      }),
       await rawRequest(sim.url, 'PUT', '/v1/checks/external/x', {headers: asJson, body: '{'}),
       await rawRequest(sim.url, 'PUT', '/v1/checks/external/x', {headers: asJson, body: '{}'}),
     ]
@@ -117,12 +123,15 @@ describe('Content-Encoding of a request body', () => {
     expect(answer.body.items[0]).toMatchObject({external_id: 'a', quantity: 2, price_cents: 700})
   })
 
-  it.each(['compress', 'zstd', 'gzip, snappy'])('%s is 415 unsupported_content_encoding; nothing is stored', async (coding) => {
-    const answer = await push('enc-unknown', json(), {'content-encoding': coding})
-    expect(answer.status).toBe(415)
-    expect(answer.body.error.code).toBe('unsupported_content_encoding')
-    expect((await sim.api('GET', '/v1/checks/external/enc-unknown')).status).toBe(404)
-  })
+  it.each(['compress', 'zstd', 'gzip, snappy'])(
+    '%s is 415 unsupported_content_encoding; nothing is stored',
+    async (coding) => {
+      const answer = await push('enc-unknown', json(), {'content-encoding': coding})
+      expect(answer.status).toBe(415)
+      expect(answer.body.error.code).toBe('unsupported_content_encoding')
+      expect((await sim.api('GET', '/v1/checks/external/enc-unknown')).status).toBe(404)
+    },
+  )
 
   it('refuses a small body that decodes past 1 MiB with 413, without inflating all of it', async () => {
     const bomb = gzipSync(Buffer.alloc(16 * 1024 * 1024, ' '))
@@ -199,7 +208,11 @@ describe('CORS', () => {
   const PAGE = 'http://localhost:5173'
   const preflight = (url: string, path: string, origin: string, method = 'PUT') =>
     rawRequest(url, 'OPTIONS', path, {
-      headers: {origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type'},
+      headers: {
+        origin,
+        'access-control-request-method': method,
+        'access-control-request-headers': 'authorization, content-type',
+      },
     })
 
   it('lets any page read /v1/health and /v1/openapi.json, preflight included, without --cors', async () => {
@@ -229,7 +242,7 @@ describe('CORS', () => {
     })
     afterAll(() => cors.close())
 
-    it('answers that origin\'s preflight before auth, then its request, with the headers a page needs', async () => {
+    it("answers that origin's preflight before auth, then its request, with the headers a page needs", async () => {
       const pre = await preflight(cors.url, '/v1/checks/external/c1', PAGE)
       expect(pre.status).toBe(204)
       expect(pre.headers).toMatchObject({'access-control-allow-origin': PAGE, vary: 'Origin'})

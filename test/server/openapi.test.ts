@@ -40,7 +40,14 @@ async function registeredRoutes(): Promise<string[]> {
   const record = (method: string) => (path: string) => routes.push(`${method.toUpperCase()} ${path}`)
   const router = new Proxy({}, {get: (_, method: string) => record(method)}) as unknown as Router
   const {service, dispatcher, streams} = server
-  registerRoutes(router, {service, baseUrl: 'http://127.0.0.1:4747', now: service.context.now, clock: dispatcher.clock, dispatcher, streams})
+  registerRoutes(router, {
+    service,
+    baseUrl: 'http://127.0.0.1:4747',
+    now: service.context.now,
+    clock: dispatcher.clock,
+    dispatcher,
+    streams,
+  })
   await server.close()
   return routes.filter((route) => route.includes(' /v1/'))
 }
@@ -86,7 +93,7 @@ test('redocly lint finds no error in the document, and no warning but the accept
   }
 }, 30_000)
 
-test('an event\'s data is one of the resources, told apart by its object', () => {
+test("an event's data is one of the resources, told apart by its object", () => {
   const refs = ['Check', 'Claim', 'Payment', 'Feedback'].map((name) => ({$ref: `#/components/schemas/${name}`}))
   expect(doc.components.schemas.Event.properties.data.oneOf).toEqual(refs)
   expect(doc.components.schemas.PingEvent.properties.type).toEqual({type: 'string', const: 'ping'})
@@ -97,13 +104,19 @@ test('every /v1 route registered on the router is in the document, and nothing e
     const [method, path] = route.split(' ')
     return `${method} ${documented(path!)}`
   })
-  const inDocument = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`))
+  const inDocument = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
+  )
   expect(registered.length).toBeGreaterThan(0)
   expect(inDocument.sort()).toEqual(registered.sort())
 })
 
 test('every error code of the API is in the document, with what it means', () => {
-  const documentedCodes = new Set([...JSON.stringify(doc).matchAll(/"code":\{"type":"string","enum":\[([^\]]*)\]/g)].flatMap((m) => JSON.parse(`[${m[1]}]`) as string[]))
+  const documentedCodes = new Set(
+    [...JSON.stringify(doc).matchAll(/"code":\{"type":"string","enum":\[([^\]]*)\]/g)].flatMap(
+      (m) => JSON.parse(`[${m[1]}]`) as string[],
+    ),
+  )
   for (const code of Object.keys(ERROR_STATUS) as ErrorCode[]) {
     expect(ERROR_MEANINGS[code], code).toBeTypeOf('string')
     expect(documentedCodes.has(code), code).toBe(true)
@@ -141,7 +154,10 @@ describe('real answers match the document', () => {
     } else {
       exercised.add(op.id)
       const documentedAnswer = doc.paths[op.path]![op.method]!.responses[String(answer.status)]
-      expect(documentedAnswer, `${method} ${path} answered ${answer.status}: ${answer.text.slice(0, 300)}`).toBeDefined()
+      expect(
+        documentedAnswer,
+        `${method} ${path} answered ${answer.status}: ${answer.text.slice(0, 300)}`,
+      ).toBeDefined()
       // a shared answer is a $ref to #/components/responses/…: follow it
       const here = pointer('', 'paths', op.path, op.method, 'responses', String(answer.status))
       const at = documentedAnswer!.$ref?.slice(1) ?? here
@@ -181,7 +197,13 @@ describe('real answers match the document', () => {
     await api('GET', '/v1/nope')
     await api('DELETE', '/v1/checks')
 
-    const body = checkWith([['l1', 2, 800], ['l2', 1, 300]], {location_id: 'loc_main', version: 1})
+    const body = checkWith(
+      [
+        ['l1', 2, 800],
+        ['l2', 1, 300],
+      ],
+      {location_id: 'loc_main', version: 1},
+    )
     const created = await api('PUT', '/v1/checks/external/oa-1', {body})
     expect(created.status).toBe(201)
     const check = created.body
@@ -189,7 +211,9 @@ describe('real answers match the document', () => {
     expect((await api('PUT', '/v1/checks/external/oa-1', {body: {...body, status: 'closed'}})).status).toBe(409)
     expect((await api('PUT', '/v1/checks/external/oa-1', {body, key: READ_KEY})).status).toBe(403)
     expect((await api('PUT', '/v1/checks/external/oa-1', {body: '{"table":'})).status).toBe(400)
-    expect((await api('PUT', '/v1/checks/external/oa-1', {body: 'x', headers: {'content-type': 'text/plain'}})).status).toBe(415)
+    expect(
+      (await api('PUT', '/v1/checks/external/oa-1', {body: 'x', headers: {'content-type': 'text/plain'}})).status,
+    ).toBe(415)
     expect((await api('PUT', '/v1/checks/external/oa-1', {body: `"${'x'.repeat(1_100_000)}"`})).status).toBe(413)
     expect((await api('PUT', '/v1/checks/external/oa-1', {body: {...body, status: 'paid'}})).status).toBe(422)
     expect((await api('PUT', '/v1/checks/external/has%20space', {body})).status).toBe(422)
@@ -200,19 +224,37 @@ describe('real answers match the document', () => {
     expect((await api('GET', `/v1/checks/${check.id}`, {key: OTHER_KEY})).status).toBe(404)
     await api('GET', '/v1/checks/external/oa-1')
 
-    const claim = (await api('POST', `/v1/sim/checks/${check.id}/claims`, {body: {items: [{external_id: 'l1', quantity: 1}]}})).body
-    expect((await api('POST', `/v1/sim/checks/${check.id}/claims`, {body: {items: [{external_id: 'l1', quantity: 5}]}})).status).toBe(409)
+    const claim = (
+      await api('POST', `/v1/sim/checks/${check.id}/claims`, {body: {items: [{external_id: 'l1', quantity: 1}]}})
+    ).body
+    expect(
+      (await api('POST', `/v1/sim/checks/${check.id}/claims`, {body: {items: [{external_id: 'l1', quantity: 5}]}}))
+        .status,
+    ).toBe(409)
     const removing = checkWith([['l2', 1, 300]], {version: 2})
-    expect((await api('PUT', '/v1/checks/external/oa-1', {body: removing})).body.error.code).toBe('conflict_with_paid_items')
+    expect((await api('PUT', '/v1/checks/external/oa-1', {body: removing})).body.error.code).toBe(
+      'conflict_with_paid_items',
+    )
     await api('GET', `/v1/checks/${check.id}/claims`)
     await api('GET', `/v1/claims/${claim.id}`)
 
-    const payment = (await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 500, tip_cents: 50}})).body
-    expect((await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 1_000_000}})).status).toBe(422)
-    expect((await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 100, simulate: 'decline'}})).status).toBe(402)
+    const payment = (
+      await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 500, tip_cents: 50}})
+    ).body
+    expect((await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 1_000_000}})).status).toBe(
+      422,
+    )
+    expect(
+      (await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 100, simulate: 'decline'}}))
+        .status,
+    ).toBe(402)
     const keyed = {headers: {'idempotency-key': 'oa-pay-1'}}
-    expect((await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 100}, ...keyed})).status).toBe(201)
-    expect((await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 200}, ...keyed})).body.error.code).toBe('idempotency_key_reused')
+    expect(
+      (await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 100}, ...keyed})).status,
+    ).toBe(201)
+    expect(
+      (await api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 200}, ...keyed})).body.error.code,
+    ).toBe('idempotency_key_reused')
     await api('GET', `/v1/checks/${check.id}/payments`)
     await api('GET', `/v1/payments/${payment.id}`)
     expect((await api('POST', `/v1/sim/payments/${payment.id}/refund`, {body: {amount_cents: 50}})).status).toBe(200)
@@ -221,13 +263,22 @@ describe('real answers match the document', () => {
     const feedback = (await api('GET', `/v1/checks/${check.id}/feedback`)).body.data[0]
     await api('GET', `/v1/feedback/${feedback.id}`)
 
-    const closed = (await api('PUT', '/v1/checks/external/oa-2', {body: checkWith([['l1', 1, 100]], {location_id: 'loc_main', status: 'closed'})})).body
-    expect((await api('POST', `/v1/sim/checks/${closed.id}/claims`, {body: {items: [{external_id: 'l1', quantity: 1}]}})).body.error.code).toBe('check_not_open')
+    const closed = (
+      await api('PUT', '/v1/checks/external/oa-2', {
+        body: checkWith([['l1', 1, 100]], {location_id: 'loc_main', status: 'closed'}),
+      })
+    ).body
+    expect(
+      (await api('POST', `/v1/sim/checks/${closed.id}/claims`, {body: {items: [{external_id: 'l1', quantity: 1}]}}))
+        .body.error.code,
+    ).toBe('check_not_open')
 
     const events = (await api('GET', '/v1/events?type=check.created')).body
     await api('GET', `/v1/events/${events.data[0].id}`)
 
-    const endpoint = (await api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: ['check.updated']}})).body
+    const endpoint = (
+      await api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: ['check.updated']}})
+    ).body
     receiver.verifyWith(endpoint.secret)
     await api('GET', '/v1/webhook-endpoints')
     await api('GET', `/v1/webhook-endpoints/${endpoint.id}`)
@@ -247,7 +298,10 @@ describe('real answers match the document', () => {
     await api('POST', '/v1/sim/reset')
 
     // the stream never ends: its status and type are what can be checked
-    const stream = await fetch(`${server.url}/v1/sim/stream`, {headers: {authorization: 'Bearer tp_test_demo_write'}, signal: AbortSignal.timeout(5000)})
+    const stream = await fetch(`${server.url}/v1/sim/stream`, {
+      headers: {authorization: 'Bearer tp_test_demo_write'},
+      signal: AbortSignal.timeout(5000),
+    })
     expect([stream.status, stream.headers.get('content-type')]).toEqual([200, 'text/event-stream'])
     await stream.body!.cancel()
     exercised.add('streamEvents')

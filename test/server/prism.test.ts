@@ -15,7 +15,6 @@ import {ROOT} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call, startTestServer, type TestServer} from '../helpers/simulator.js'
 
-
 interface Prism {
   url: string
   close(): Promise<void>

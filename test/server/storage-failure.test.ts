@@ -51,11 +51,29 @@ describe('when the data dir cannot be written', () => {
     const {url} = await serveOnFullDisk()
     const push = await call(url, 'PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 500]])})
     expect(push.status).toBe(503)
-    expect(push.body).toEqual({error: {code: 'storage_unavailable', message: expect.stringMatching(/ENOSPC.*restart/), request_id: push.headers.get('x-request-id')}})
+    expect(push.body).toEqual({
+      error: {
+        code: 'storage_unavailable',
+        message: expect.stringMatching(/ENOSPC.*restart/),
+        request_id: push.headers.get('x-request-id'),
+      },
+    })
 
-    for (const [method, path, key] of [['GET', '/v1/checks', READ_KEY], ['GET', '/v1/health', undefined], ['PUT', '/v1/checks/external/t2', undefined]] as const) {
-      const answer = await call(url, method, path, {key, body: method === 'PUT' ? checkWith([['b', 1, 300]]) : undefined})
-      expect([method, path, answer.status, (answer.body as {error: {code: string}}).error.code]).toEqual([method, path, 503, 'storage_unavailable'])
+    for (const [method, path, key] of [
+      ['GET', '/v1/checks', READ_KEY],
+      ['GET', '/v1/health', undefined],
+      ['PUT', '/v1/checks/external/t2', undefined],
+    ] as const) {
+      const answer = await call(url, method, path, {
+        key,
+        body: method === 'PUT' ? checkWith([['b', 1, 300]]) : undefined,
+      })
+      expect([method, path, answer.status, (answer.body as {error: {code: string}}).error.code]).toEqual([
+        method,
+        path,
+        503,
+        'storage_unavailable',
+      ])
     }
   })
 
@@ -67,7 +85,11 @@ describe('when the data dir cannot be written', () => {
       const endpoint = createEndpoint('acct_demo', {url: receiver.url, event_types: ['check.created']}, now, false)
       const event = newEvent('acct_demo', 'check.created', {object: 'check'}, now)
       const deliveries = fanOut(event, [endpoint], Date.now() + 60_000)
-      await store.commit([put('webhook_endpoints', endpoint.id, endpoint), put('events', event.id, event), ...deliveries.map((d) => put('deliveries', d.id, d))])
+      await store.commit([
+        put('webhook_endpoints', endpoint.id, endpoint),
+        put('events', event.id, event),
+        ...deliveries.map((d) => put('deliveries', d.id, d)),
+      ])
     })
     expect((await call(url, 'PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 500]])})).status).toBe(503)
     expect(await dispatcher.advance(120)).toBe(0)

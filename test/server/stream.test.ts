@@ -13,7 +13,10 @@ afterEach(async () => {
 async function setup() {
   const sim: TestServer = await startTestServer({memory: true})
   const receiver = await startReceiver()
-  cleanup.push(() => receiver.close(), () => sim.close())
+  cleanup.push(
+    () => receiver.close(),
+    () => sim.close(),
+  )
   return {sim, receiver, client: new TablepayClient({url: sim.url, apiKey: WRITE_KEY})}
 }
 
@@ -29,13 +32,18 @@ async function collect(messages: AsyncGenerator<StreamMessage>, until: (seen: St
 }
 
 describe('GET /v1/sim/stream', () => {
-  it('sends the caller\'s new events and each delivery change, and nothing of another account', async () => {
+  it("sends the caller's new events and each delivery change, and nothing of another account", async () => {
     const {sim, receiver, client} = await setup()
     const stop = new AbortController()
     cleanup.push(async () => stop.abort())
     const messages = await client.openStream({signal: stop.signal})
-    receiver.verifyWith((await client.createWebhookEndpoint({url: receiver.url, event_types: ['check.created']})).secret)
-    const other = await sim.api('PUT', '/v1/checks/external/o1', {key: OTHER_KEY, body: {...checkWith([['a', 1, 100]]), location_id: 'loc_other_a'}})
+    receiver.verifyWith(
+      (await client.createWebhookEndpoint({url: receiver.url, event_types: ['check.created']})).secret,
+    )
+    const other = await sim.api('PUT', '/v1/checks/external/o1', {
+      key: OTHER_KEY,
+      body: {...checkWith([['a', 1, 100]]), location_id: 'loc_other_a'},
+    })
     expect(other.status).toBe(201)
     const mine = await sim.api('PUT', '/v1/checks/external/m1', {body: checkWith([['a', 1, 100]])})
 
@@ -67,7 +75,7 @@ describe('GET /v1/sim/stream', () => {
     expect(answer.body.error.code).toBe('unauthenticated')
   })
 
-  it('does not keep the server from stopping: close() resolves and the client\'s stream ends', async () => {
+  it("does not keep the server from stopping: close() resolves and the client's stream ends", async () => {
     const {sim, client} = await setup()
     const messages = await client.openStream()
     const ended = messages.next()

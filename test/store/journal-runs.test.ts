@@ -42,7 +42,11 @@ async function killedCopy(dir: string): Promise<string> {
   return copy
 }
 
-const segmentOf = async (dir: string) => join(dir, (await readdir(dir)).find((f) => f.startsWith('journal.'))!)
+const segmentOf = async (dir: string) =>
+  join(
+    dir,
+    (await readdir(dir)).find((f) => f.startsWith('journal.'))!,
+  )
 
 /** A journal line with its checksum, as the store writes one. */
 const checksummed = (body: string) => `${body},"crc":${crc32(body)}}\n`

@@ -70,7 +70,13 @@ describe('Store', () => {
     await store.commit([put('checks', tricky.id, tricky), ['checks', 'chk_gone', null]])
     const [segment] = await segments(dir)
     const line = (await readFile(join(dir, segment!), 'utf8')).trimEnd()
-    const body = JSON.stringify({seq: 1, changes: [['checks', tricky.id, tricky], ['checks', 'chk_gone', null]]}).slice(0, -1)
+    const body = JSON.stringify({
+      seq: 1,
+      changes: [
+        ['checks', tricky.id, tricky],
+        ['checks', 'chk_gone', null],
+      ],
+    }).slice(0, -1)
     expect(line).toBe(`${body},"crc":${crc32(body)}}`)
     await store.compact()
     expect((await readFile(join(dir, 'checks.json'), 'utf8')).split('\n')).toContain(`    ${JSON.stringify(tricky)}`)
@@ -82,7 +88,8 @@ describe('Store', () => {
     await store.commit(Array.from({length: 50}, (_, i) => put('checks', `chk_${i}`, record(i))))
     await store.compact()
     const [segment] = await segments(dir)
-    const sizeOf = async (names: string[]) => (await Promise.all(names.map((name) => stat(join(dir, name))))).reduce((sum, s) => sum + s.size, 0)
+    const sizeOf = async (names: string[]) =>
+      (await Promise.all(names.map((name) => stat(join(dir, name))))).reduce((sum, s) => sum + s.size, 0)
     const documents = await sizeOf((await readdir(dir)).filter((name) => name.endsWith('.json')))
     let journal = 0
     let step = 0
@@ -108,7 +115,12 @@ describe('Store', () => {
     await store.commit(records.map((r) => put('checks', r.id, r)))
     await store.close()
     const text = await readFile(join(dir, 'checks.json'), 'utf8')
-    expect(JSON.parse(text)).toEqual({seq: 1, records, count: 1234, crc: crc32(records.map((r) => JSON.stringify(r)).join(''))})
+    expect(JSON.parse(text)).toEqual({
+      seq: 1,
+      records,
+      count: 1234,
+      crc: crc32(records.map((r) => JSON.stringify(r)).join('')),
+    })
     expect(text.split('\n').filter((line) => line.includes('"object":"check"'))).toHaveLength(1234)
     const again = await openStore(dir)
     expect([...again.tables.checks.all()]).toEqual(records)
@@ -209,7 +221,8 @@ describe('Store', () => {
     await store.commit([put('checks', 'chk_1', record(1))])
     await store.close()
     expect((await stat(dir)).mode & 0o777).toBe(0o700)
-    for (const file of await readdir(dir)) expect([file, (await stat(join(dir, file))).mode & 0o777]).toEqual([file, 0o600])
+    for (const file of await readdir(dir))
+      expect([file, (await stat(join(dir, file))).mode & 0o777]).toEqual([file, 0o600])
   })
 })
 
@@ -230,7 +243,10 @@ describe('the data dir lock', () => {
 
   it('a lock written before the last boot is taken over, even when its pid is alive again', async () => {
     const dir = await makeTempDir()
-    await writeFile(join(dir, 'server.lock'), JSON.stringify({pid: process.ppid, started_at: '2000-01-01T00:00:00.000Z'}))
+    await writeFile(
+      join(dir, 'server.lock'),
+      JSON.stringify({pid: process.ppid, started_at: '2000-01-01T00:00:00.000Z'}),
+    )
     expect((await openStore(dir)).persistent).toBe(true)
   })
 
@@ -270,22 +286,43 @@ describe('serve on an existing data dir', () => {
   it('restart keeps checks, claims and events byte for byte', async () => {
     const server = (sim = await startTestServer())
     const check = await server.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 2, 500]], {version: 4})})
-    await server.api('POST', `/v1/sim/checks/${check.body.id}/claims`, {body: {items: [{external_id: 'a', quantity: 1}]}})
-    const before = await Promise.all(['/v1/checks', '/v1/events', `/v1/checks/${check.body.id}/claims`, '/v1/locations'].map((p) => server.api('GET', p)))
+    await server.api('POST', `/v1/sim/checks/${check.body.id}/claims`, {
+      body: {items: [{external_id: 'a', quantity: 1}]},
+    })
+    const before = await Promise.all(
+      ['/v1/checks', '/v1/events', `/v1/checks/${check.body.id}/claims`, '/v1/locations'].map((p) =>
+        server.api('GET', p),
+      ),
+    )
     await server.stop()
     await server.restart()
-    const after = await Promise.all(['/v1/checks', '/v1/events', `/v1/checks/${check.body.id}/claims`, '/v1/locations'].map((p) => server.api('GET', p)))
+    const after = await Promise.all(
+      ['/v1/checks', '/v1/events', `/v1/checks/${check.body.id}/claims`, '/v1/locations'].map((p) =>
+        server.api('GET', p),
+      ),
+    )
     // guest_url carries the port, which a restart may change
     const portless = (text: string) => text.replace(/http:\/\/127\.0\.0\.1:\d+/g, '')
     expect(after.map((a) => portless(a.text))).toEqual(before.map((b) => portless(b.text)))
-    expect((await server.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 2, 500]], {version: 3})})).headers.get('x-tablepay-push-result')).toBe('stale')
+    expect(
+      (await server.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 2, 500]], {version: 3})})).headers.get(
+        'x-tablepay-push-result',
+      ),
+    ).toBe('stale')
   })
 
   it('seeding again adds what is missing and changes nothing else', async () => {
     const root = await makeTempDir()
     const dataDir = join(root, 'data')
     const seed = {
-      accounts: [{id: 'acct_s', name: 'First name', locations: [{id: 'loc_s', name: 'Room', timezone: 'UTC', currency: 'EUR'}], api_keys: [{key: 'tp_test_s_write', scopes: ['read', 'write'] as ('read' | 'write')[]}]}],
+      accounts: [
+        {
+          id: 'acct_s',
+          name: 'First name',
+          locations: [{id: 'loc_s', name: 'Room', timezone: 'UTC', currency: 'EUR'}],
+          api_keys: [{key: 'tp_test_s_write', scopes: ['read', 'write'] as ('read' | 'write')[]}],
+        },
+      ],
     }
     const first = await startServer({port: 0, host: '127.0.0.1', dataDir, seedFile: await writeSeed(root, seed)})
     expect(first.seeded).toBe(true)
@@ -295,33 +332,69 @@ describe('serve on an existing data dir', () => {
     seed.accounts[0]!.api_keys.push({key: 'tp_test_s_read', scopes: ['read']})
     const second = await startServer({port: 0, host: '127.0.0.1', dataDir, seedFile: await writeSeed(root, seed)})
     cleanup.push(() => second.close())
-    expect(second.accounts).toEqual([{id: 'acct_s', name: 'First name', locations: [{id: 'loc_s', name: 'Room'}], api_keys: [{key: 'tp_test_s_write', scopes: ['read', 'write']}, {key: 'tp_test_s_read', scopes: ['read']}]}])
+    expect(second.accounts).toEqual([
+      {
+        id: 'acct_s',
+        name: 'First name',
+        locations: [{id: 'loc_s', name: 'Room'}],
+        api_keys: [
+          {key: 'tp_test_s_write', scopes: ['read', 'write']},
+          {key: 'tp_test_s_read', scopes: ['read']},
+        ],
+      },
+    ])
     expect((await call(second.url, 'GET', '/v1/checks/external/kept', {key: 'tp_test_s_read'})).status).toBe(200)
   })
 
   it('a seed that lists a key, a location or an account twice is refused, naming both places', async () => {
-    const account = (id: string, location: string, key: string) => ({id, name: id, locations: [{id: location, name: 'Room', timezone: 'UTC', currency: 'EUR'}], api_keys: [{key, scopes: ['read'] as 'read'[]}]})
+    const account = (id: string, location: string, key: string) => ({
+      id,
+      name: id,
+      locations: [{id: location, name: 'Room', timezone: 'UTC', currency: 'EUR'}],
+      api_keys: [{key, scopes: ['read'] as 'read'[]}],
+    })
     const root = await makeTempDir()
     const start = async (accounts: ReturnType<typeof account>[]) =>
-      startServer({port: 0, host: '127.0.0.1', dataDir: join(root, 'data'), seedFile: await writeSeed(root, {accounts})})
-    await expect(start([account('acct_a', 'loc_a', 'tp_test_same'), account('acct_b', 'loc_b', 'tp_test_same')])).rejects.toThrow(
-      'accounts.1.api_keys.0.key: "tp_test_same" is already listed at accounts.0.api_keys.0.key',
-    )
-    await expect(start([account('acct_a', 'loc_same', 'tp_test_aaaa'), account('acct_b', 'loc_same', 'tp_test_bbbb')])).rejects.toThrow('"loc_same" is already listed')
-    await expect(start([account('acct_same', 'loc_a', 'tp_test_aaaa'), account('acct_same', 'loc_b', 'tp_test_bbbb')])).rejects.toThrow('"acct_same" is already listed')
+      startServer({
+        port: 0,
+        host: '127.0.0.1',
+        dataDir: join(root, 'data'),
+        seedFile: await writeSeed(root, {accounts}),
+      })
+    await expect(
+      start([account('acct_a', 'loc_a', 'tp_test_same'), account('acct_b', 'loc_b', 'tp_test_same')]),
+    ).rejects.toThrow('accounts.1.api_keys.0.key: "tp_test_same" is already listed at accounts.0.api_keys.0.key')
+    await expect(
+      start([account('acct_a', 'loc_same', 'tp_test_aaaa'), account('acct_b', 'loc_same', 'tp_test_bbbb')]),
+    ).rejects.toThrow('"loc_same" is already listed')
+    await expect(
+      start([account('acct_same', 'loc_a', 'tp_test_aaaa'), account('acct_same', 'loc_b', 'tp_test_bbbb')]),
+    ).rejects.toThrow('"acct_same" is already listed')
   })
 
   it('a seed that gives an existing key to another account is refused, and the key stays with its account', async () => {
     const root = await makeTempDir()
     const dataDir = join(root, 'data')
     const seedOf = (accountId: string) => ({
-      accounts: [{id: accountId, name: accountId, locations: [{id: `loc_${accountId}`, name: 'Room', timezone: 'UTC', currency: 'EUR'}], api_keys: [{key: 'tp_test_kept', scopes: ['read', 'write'] as ('read' | 'write')[]}]}],
+      accounts: [
+        {
+          id: accountId,
+          name: accountId,
+          locations: [{id: `loc_${accountId}`, name: 'Room', timezone: 'UTC', currency: 'EUR'}],
+          api_keys: [{key: 'tp_test_kept', scopes: ['read', 'write'] as ('read' | 'write')[]}],
+        },
+      ],
     })
-    const first = await startServer({port: 0, host: '127.0.0.1', dataDir, seedFile: await writeSeed(root, seedOf('acct_first'))})
+    const first = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      dataDir,
+      seedFile: await writeSeed(root, seedOf('acct_first')),
+    })
     await first.close()
-    await expect(startServer({port: 0, host: '127.0.0.1', dataDir, seedFile: await writeSeed(root, seedOf('acct_second'))})).rejects.toThrow(
-      'seed: key tp_test_kept belongs to acct_first in this data dir, not acct_second',
-    )
+    await expect(
+      startServer({port: 0, host: '127.0.0.1', dataDir, seedFile: await writeSeed(root, seedOf('acct_second'))}),
+    ).rejects.toThrow('seed: key tp_test_kept belongs to acct_first in this data dir, not acct_second')
     const again = await startServer({port: 0, host: '127.0.0.1', dataDir})
     cleanup.push(() => again.close())
     expect(again.accounts.map((a) => [a.id, a.api_keys.map((k) => k.key)])).toEqual([['acct_first', ['tp_test_kept']]])
@@ -336,7 +409,11 @@ describe('serve on an existing data dir', () => {
     expect(account!.locations).toHaveLength(2)
     expect(account!.api_keys.map((k) => k.scopes)).toEqual([['read', 'write'], ['read']])
     const info = JSON.parse(await readFile(join(dataDir, 'server.json'), 'utf8'))
-    expect(info).toMatchObject({url: server.url, api_key: account!.api_keys[0]!.key, read_key: account!.api_keys[1]!.key})
+    expect(info).toMatchObject({
+      url: server.url,
+      api_key: account!.api_keys[0]!.key,
+      read_key: account!.api_keys[1]!.key,
+    })
     expect((await call(server.url, 'GET', '/v1/locations', {key: info.read_key})).body.data).toHaveLength(2)
   })
 })

@@ -8,7 +8,11 @@ interface Row {
   value: number
 }
 
-const table = () => new Table<Row>((r) => r.id, (r) => [`${r.account_id}/${r.code}`])
+const table = () =>
+  new Table<Row>(
+    (r) => r.id,
+    (r) => [`${r.account_id}/${r.code}`],
+  )
 
 describe('Table', () => {
   it('finds a record by its alternate key after updates, and no longer after a delete', () => {
@@ -24,7 +28,13 @@ describe('Table', () => {
 
   it("keeps each account's ids in the order the records were first stored", () => {
     const rows = table()
-    for (const [id, account] of [['r1', 'a'], ['r2', 'b'], ['r3', 'a'], ['r1', 'a']] as const) rows.put({id, account_id: account, code: id, value: 0})
+    for (const [id, account] of [
+      ['r1', 'a'],
+      ['r2', 'b'],
+      ['r3', 'a'],
+      ['r1', 'a'],
+    ] as const)
+      rows.put({id, account_id: account, code: id, value: 0})
     expect(rows.idsOf('a')).toEqual(['r1', 'r3'])
     expect(rows.idsOf('b')).toEqual(['r2'])
     expect(rows.size).toBe(3)

@@ -47,24 +47,35 @@ describe('tablepay/msw with setupServer and the typed client', () => {
     const first = await client.pushCheck('msw-1', body)
     expect([first.status, first.result]).toEqual([201, 'created'])
     expect((await client.pushCheck('msw-1', body)).result).toBe('unchanged')
-    expect((await client.pushCheck('msw-1', {...body, status: 'closed'}).catch((e: unknown) => e))).toMatchObject({
+    expect(await client.pushCheck('msw-1', {...body, status: 'closed'}).catch((e: unknown) => e)).toMatchObject({
       status: 409,
       code: 'version_conflict',
     })
     expect(await client.getCheckByExternalId('msw-1')).toEqual(first.check)
   })
 
-  test('refusals come as the API\'s error body: a read key cannot write, a bad body lists its problems', async () => {
+  test("refusals come as the API's error body: a read key cannot write, a bad body lists its problems", async () => {
     const reader = new TablepayClient({url: tablepay.url, apiKey: tablepay.readKey!})
     const refused = await reader.pushCheck('msw-2', checkWith([])).catch((e: unknown) => e)
     expect(refused).toBeInstanceOf(TablepayApiError)
     expect(refused).toMatchObject({status: 403, code: 'insufficient_scope'})
-    const invalid = await client.pushCheck('msw-2', {...checkWith([]), status: 'paid'} as never).catch((e: unknown) => e)
+    const invalid = await client
+      .pushCheck('msw-2', {...checkWith([]), status: 'paid'} as never)
+      .catch((e: unknown) => e)
     expect(invalid).toMatchObject({status: 422, code: 'validation_failed', details: [{path: 'status'}]})
   })
 
   test('a claimed item cannot be removed: 409 conflict_with_paid_items', async () => {
-    const {check} = await client.pushCheck('msw-3', checkWith([['l1', 1, 800], ['l2', 1, 300]], {location_id: 'loc_main'}))
+    const {check} = await client.pushCheck(
+      'msw-3',
+      checkWith(
+        [
+          ['l1', 1, 800],
+          ['l2', 1, 300],
+        ],
+        {location_id: 'loc_main'},
+      ),
+    )
     const claim = await fetch(`${tablepay.url}/sim/checks/${check.id}/claims`, {
       method: 'POST',
       headers: {authorization: `Bearer ${tablepay.apiKey}`, 'content-type': 'application/json'},
@@ -75,13 +86,15 @@ describe('tablepay/msw with setupServer and the typed client', () => {
     expect(refused).toMatchObject({status: 409, code: 'conflict_with_paid_items', details: [{external_id: 'l1'}]})
   })
 
-  test('deliveries are signed fetches that msw hands to the receiver\'s handler', async () => {
+  test("deliveries are signed fetches that msw hands to the receiver's handler", async () => {
     const endpoint = await client.createWebhookEndpoint({url: RECEIVER, event_types: ['check.created']})
     const delivered = new Promise<void>((resolve) => (onDelivery = resolve))
     const {check} = await client.pushCheck('msw-4', checkWith([['l1', 1, 100]], {location_id: 'loc_main'}))
     await delivered
     const {request, body} = deliveries.at(-1)!
-    expect(verifySignature(body, request.headers.get('x-tablepay-signature')!, endpoint.secret)).toMatchObject({valid: true})
+    expect(verifySignature(body, request.headers.get('x-tablepay-signature')!, endpoint.secret)).toMatchObject({
+      valid: true,
+    })
     expect(JSON.parse(body)).toMatchObject({type: 'check.created', data: check})
     await client.deleteWebhookEndpoint(endpoint.id)
   })
@@ -100,7 +113,11 @@ test('the msw entry point loads without oclif', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tablepay-loads-'))
   try {
     const out = join(dir, 'loaded.txt')
-    const child = spawn(process.execPath, [join(ROOT, 'test/fixtures/toolkit/loaded-modules.mjs'), 'tablepay/msw', out], {cwd: ROOT, stdio: 'inherit'})
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'test/fixtures/toolkit/loaded-modules.mjs'), 'tablepay/msw', out],
+      {cwd: ROOT, stdio: 'inherit'},
+    )
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0)
     const loaded = (await readFile(out, 'utf8')).split('\n')
     expect(loaded).toContain(pathToFileURL(join(ROOT, 'dist/msw.js')).href)

@@ -22,7 +22,7 @@ describe('startSimulator', () => {
   })
   afterAll(() => sim.close())
 
-  test('serves the real API on a free loopback port, with the seed\'s write and read keys', async () => {
+  test("serves the real API on a free loopback port, with the seed's write and read keys", async () => {
     expect(sim.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
     expect(sim.url).not.toBe('http://127.0.0.1:4747/v1')
     expect([sim.apiKey, sim.readKey]).toEqual(['tp_test_demo_write', 'tp_test_demo_read'])
@@ -35,7 +35,7 @@ describe('startSimulator', () => {
     expect(refused).toMatchObject({status: 403, code: 'insufficient_scope'})
   })
 
-  test('reset() deletes the account\'s checks and events', async () => {
+  test("reset() deletes the account's checks and events", async () => {
     await client.pushCheck('testing-reset', checkWith([['l1', 1, 100]], {location_id: 'loc_main'}))
     await sim.reset()
     expect((await client.listChecks()).data).toEqual([])
@@ -88,18 +88,26 @@ test('startSimulator takes a seed file, and without one seeds acct_demo with fre
 test('memory: false journals to a temp data dir, which close() removes', async () => {
   const sim = await startSimulator({memory: false, seed: TEST_SEED})
   const dir = sim.dataDir!
-  await new TablepayClient({url: sim.url, apiKey: sim.apiKey}).pushCheck('on-disk', checkWith([], {location_id: 'loc_main'}))
+  await new TablepayClient({url: sim.url, apiKey: sim.apiKey}).pushCheck(
+    'on-disk',
+    checkWith([], {location_id: 'loc_main'}),
+  )
   expect(readdirSync(dir).some((name) => name.startsWith('journal.'))).toBe(true)
   await sim.close()
   expect(existsSync(dir)).toBe(false)
 })
 
 test('an invalid seed is refused with its first problem named', async () => {
-  await expect(startSimulator({seed: {accounts: []}})).rejects.toThrow(/seed: the seed option is not a valid seed: accounts/)
+  await expect(startSimulator({seed: {accounts: []}})).rejects.toThrow(
+    /seed: the seed option is not a valid seed: accounts/,
+  )
 })
 
-test('node\'s test runner runs the example that uses tablepay/testing', async () => {
-  const child = spawn(process.execPath, ['--test', join('examples', 'node-test', 'simulator.test.mjs')], {cwd: ROOT, env: {...process.env, NO_COLOR: '1'}})
+test("node's test runner runs the example that uses tablepay/testing", async () => {
+  const child = spawn(process.execPath, ['--test', join('examples', 'node-test', 'simulator.test.mjs')], {
+    cwd: ROOT,
+    env: {...process.env, NO_COLOR: '1'},
+  })
   let stdout = ''
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve))

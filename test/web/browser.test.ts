@@ -18,7 +18,11 @@ let sim: TestServer
 let receiver: Awaited<ReturnType<typeof startReceiver>>
 let browser: Browser
 beforeAll(async () => {
-  ;[sim, receiver, browser] = await Promise.all([startTestServer({memory: true}), startReceiver(), chromium.launch({executablePath: CHROMIUM})])
+  ;[sim, receiver, browser] = await Promise.all([
+    startTestServer({memory: true}),
+    startReceiver(),
+    chromium.launch({executablePath: CHROMIUM}),
+  ])
   await mkdir(OUTPUT, {recursive: true})
 })
 const cleanup: (() => Promise<unknown>)[] = []
@@ -38,11 +42,14 @@ const lines: Parameters<typeof checkWith>[0] = [
 const push = (body: ReturnType<typeof checkWith>) => sim.api('PUT', '/v1/checks/external/t12', {body})
 
 /** The page is no wider than the screen: nothing to scroll sideways. */
-const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+const sideways = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
 
 describe('in a real browser', () => {
   it('a guest claims, pays what they claimed then the rest, and leaves feedback on the table page, which follows the POS live', async () => {
-    const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: GUEST_EVENTS}})
+    const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {
+      body: {url: receiver.url, event_types: GUEST_EVENTS},
+    })
     expect(endpoint.status).toBe(201)
     receiver.verifyWith(endpoint.body.secret)
     const created = await push(checkWith(lines, {version: 1}))
@@ -105,12 +112,17 @@ describe('in a real browser', () => {
     await receiver.waitFor(types.length)
     expect(receiver.received.map((r) => JSON.parse(r.body).type).sort()).toEqual(types)
     const payments = receiver.received.map((r) => JSON.parse(r.body)).filter((e) => e.type === 'payment.succeeded')
-    expect(payments.map((e) => [e.data.claim_id, e.data.amount_cents])).toEqual([[claim.id, share], [null, rest]])
+    expect(payments.map((e) => [e.data.claim_id, e.data.amount_cents])).toEqual([
+      [claim.id, share],
+      [null, rest],
+    ])
     await page.close()
   })
 
   it('a guest is told what went wrong in words for guests, never in API terms', async () => {
-    const created = await sim.api('PUT', '/v1/checks/external/t30', {body: checkWith([['soup', 1, 800]], {table: {number: '30'}})})
+    const created = await sim.api('PUT', '/v1/checks/external/t30', {
+      body: checkWith([['soup', 1, 800]], {table: {number: '30'}}),
+    })
     const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
     await page.goto(created.body.guest_url)
     await page.getByText('Live:').waitFor()
@@ -142,8 +154,12 @@ describe('in a real browser', () => {
     const own = await startReceiver()
     cleanup.push(() => own.close())
     const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {body: {url: own.url, event_types: GUEST_EVENTS}})
-    const check = (await sim.api('PUT', '/v1/checks/external/t13', {body: checkWith([['soup', 1, 800]], {table: {number: '13'}})})).body
-    const paid = await sim.api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: check.amount_due_cents}})
+    const check = (
+      await sim.api('PUT', '/v1/checks/external/t13', {body: checkWith([['soup', 1, 800]], {table: {number: '13'}})})
+    ).body
+    const paid = await sim.api('POST', `/v1/sim/checks/${check.id}/payments`, {
+      body: {amount_cents: check.amount_due_cents},
+    })
     expect(paid.status).toBe(201)
     expect((await sim.api('POST', `/v1/sim/checks/${check.id}/feedback`, {body: {rating: 5}})).status).toBe(201)
 
@@ -155,12 +171,21 @@ describe('in a real browser', () => {
     const deliveries = (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.body.id}`)).body.data
     expect(deliveries).toHaveLength(3) // payment.succeeded, check.fully_paid, feedback.received
     for (const delivery of deliveries) {
-      await page.getByRole('button', {name: `Retry delivery ${delivery.id}`, includeHidden: true}).waitFor({state: 'attached'})
+      await page
+        .getByRole('button', {name: `Retry delivery ${delivery.id}`, includeHidden: true})
+        .waitFor({state: 'attached'})
     }
     const qr = page.getByRole('img', {name: 'QR code of table 13'})
     await qr.waitFor()
     // decode() waits for the image to load, and fails for a broken one
-    expect(await qr.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth > 0, () => false))).toBe(true)
+    expect(
+      await qr.evaluate((img: HTMLImageElement) =>
+        img.decode().then(
+          () => img.naturalWidth > 0,
+          () => false,
+        ),
+      ),
+    ).toBe(true)
     await page.getByText('● Live').waitFor()
 
     await sim.api('PUT', '/v1/checks/external/t14', {body: checkWith([['tea', 1, 300]], {table: {number: '14'}})})
@@ -179,7 +204,8 @@ describe('in a real browser', () => {
     expect(await sideways(page)).toBe(0)
     const box = (await qr.boundingBox())!
     expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width)
-    for (const button of await page.getByRole('button', {name: /^(Ping|Retry delivery) /}).all()) expect(await button.isDisabled()).toBe(true)
+    for (const button of await page.getByRole('button', {name: /^(Ping|Retry delivery) /}).all())
+      expect(await button.isDisabled()).toBe(true)
     await page.locator('#board').getByText('Needs a write key').first().waitFor()
     await page.screenshot({path: join(OUTPUT, 'dashboard-phone.png'), fullPage: true})
     await page.close()
@@ -190,9 +216,15 @@ describe('in a real browser', () => {
     const key = scratch.api_keys[0].key
     const own = await startReceiver()
     try {
-      const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {key, body: {url: own.url, event_types: ['check.created']}})
+      const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {
+        key,
+        body: {url: own.url, event_types: ['check.created']},
+      })
       own.verifyWith(endpoint.body.secret)
-      await sim.api('PUT', '/v1/checks/external/w1', {key, body: checkWith([['a', 1, 100]], {location_id: scratch.locations[0].id})})
+      await sim.api('PUT', '/v1/checks/external/w1', {
+        key,
+        body: checkWith([['a', 1, 100]], {location_id: scratch.locations[0].id}),
+      })
       await own.waitFor(1)
 
       const page = await browser.newPage({viewport: PHONE, isMobile: true})

@@ -13,14 +13,25 @@ beforeEach(async () => {
 })
 
 /** Pushes a check and returns it with the path of its table page (`/t/{token}`). */
-async function pushCheck(externalId = 't12', lines: Parameters<typeof checkWith>[0] = [['a', 2, 1000], ['b', 1, 500]], key?: string) {
-  const {status, body} = await sim.api('PUT', `/v1/checks/external/${externalId}`, {body: checkWith(lines, key === OTHER_KEY ? {location_id: 'loc_other_a'} : {}), key})
+async function pushCheck(
+  externalId = 't12',
+  lines: Parameters<typeof checkWith>[0] = [
+    ['a', 2, 1000],
+    ['b', 1, 500],
+  ],
+  key?: string,
+) {
+  const {status, body} = await sim.api('PUT', `/v1/checks/external/${externalId}`, {
+    body: checkWith(lines, key === OTHER_KEY ? {location_id: 'loc_other_a'} : {}),
+    key,
+  })
   expect(status).toBe(201)
   return {check: body, page: new URL(body.guest_url).pathname}
 }
 
 /** A guest's request: no API key at all. */
-const guest = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => call(sim.url, method, path, {key: null, body, headers})
+const guest = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  call(sim.url, method, path, {key: null, body, headers})
 
 /** Server-sent events of a /t/ stream, one `{event, data}` at a time. */
 async function openStream(path: string) {
@@ -99,14 +110,17 @@ describe('a guest token', () => {
       ['GET', '/v1/events'],
       ['POST', `/v1/sim/checks/${check.id}/claims`],
     ] as const) {
-      const {status, body} = await call(sim.url, method, path, {key: token, body: method === 'POST' ? {items: [{external_id: 'a', quantity: 1}]} : undefined})
+      const {status, body} = await call(sim.url, method, path, {
+        key: token,
+        body: method === 'POST' ? {items: [{external_id: 'a', quantity: 1}]} : undefined,
+      })
       expect(status, `${method} ${path}`).toBe(401)
       expect(body.error.code).toBe('unauthenticated')
     }
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).body.items[0].claimed_quantity).toBe(0)
   })
 
-  it('opens its own check only: its claims change that check, and another check\'s payment is 404 under it', async () => {
+  it("opens its own check only: its claims change that check, and another check's payment is 404 under it", async () => {
     const mine = await pushCheck('t12')
     const theirs = await pushCheck('t13', [['x', 1, 3000]], OTHER_KEY)
     expect((await guest('GET', `${mine.page}/check`)).body.id).toBe(mine.check.id)
@@ -121,7 +135,9 @@ describe('a guest token', () => {
     const refund = await guest('POST', `${mine.page}/payments/${payment.body.id}/refund`, {})
     expect(refund.status).toBe(404)
     expect(refund.body.error.code).toBe('not_found')
-    expect((await sim.api('GET', `/v1/payments/${payment.body.id}`, {key: OTHER_KEY})).body.amount_refunded_cents).toBe(0)
+    expect((await sim.api('GET', `/v1/payments/${payment.body.id}`, {key: OTHER_KEY})).body.amount_refunded_cents).toBe(
+      0,
+    )
   })
 })
 
@@ -134,7 +150,13 @@ describe('guest actions on /t/{token}', () => {
 
     const payment = await guest('POST', `${page}/payments`, {amount_cents: check.amount_due_cents, tip_cents: 300})
     expect(payment.status).toBe(201)
-    expect(payment.body).toMatchObject({object: 'payment', check_id: check.id, amount_cents: check.amount_due_cents, tip_cents: 300, status: 'succeeded'})
+    expect(payment.body).toMatchObject({
+      object: 'payment',
+      check_id: check.id,
+      amount_cents: check.amount_due_cents,
+      tip_cents: 300,
+      status: 'succeeded',
+    })
     expect((await guest('GET', `${page}/check`)).body).toMatchObject({payment_status: 'paid', amount_due_cents: 0})
 
     const refund = await guest('POST', `${page}/payments/${payment.body.id}/refund`, {amount_cents: 500})
@@ -146,7 +168,14 @@ describe('guest actions on /t/{token}', () => {
     expect(feedback.body).toMatchObject({object: 'feedback', check_id: check.id, rating: 5, comment: 'Lovely'})
 
     const types = (await sim.api('GET', '/v1/events?limit=100')).body.data.map((e: {type: string}) => e.type)
-    for (const type of ['claim.created', 'payment.succeeded', 'check.fully_paid', 'payment.refunded', 'feedback.received']) expect(types).toContain(type)
+    for (const type of [
+      'claim.created',
+      'payment.succeeded',
+      'check.fully_paid',
+      'payment.refunded',
+      'feedback.received',
+    ])
+      expect(types).toContain(type)
   })
 
   it('honours Idempotency-Key: a repeated payment answers the first one and charges once', async () => {
@@ -159,11 +188,14 @@ describe('guest actions on /t/{token}', () => {
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).body.amount_paid_cents).toBe(700)
   })
 
-  it('keeps a link\'s Idempotency-Keys apart from the API key\'s: a guest cannot block or probe them', async () => {
+  it("keeps a link's Idempotency-Keys apart from the API key's: a guest cannot block or probe them", async () => {
     const {check, page} = await pushCheck()
     const headers = {'idempotency-key': 'order-42-pay-1'}
     expect((await guest('POST', `${page}/payments`, {amount_cents: 100}, headers)).status).toBe(201)
-    const restaurant = await sim.api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 200}, headers})
+    const restaurant = await sim.api('POST', `/v1/sim/checks/${check.id}/payments`, {
+      body: {amount_cents: 200},
+      headers,
+    })
     expect(restaurant.status).toBe(201)
     expect(restaurant.headers.get('idempotent-replayed')).toBeNull()
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).body.amount_paid_cents).toBe(300)
@@ -180,7 +212,9 @@ describe('guest actions on /t/{token}', () => {
 
 describe('a bad table link', () => {
   it('opened by a browser, answers 404 with a page for guests; a program still gets the error body', async () => {
-    const page = await fetch(`${sim.url}/t/gt_unknown`, {headers: {accept: 'text/html,application/xhtml+xml,*/*;q=0.8'}})
+    const page = await fetch(`${sim.url}/t/gt_unknown`, {
+      headers: {accept: 'text/html,application/xhtml+xml,*/*;q=0.8'},
+    })
     expect(page.status).toBe(404)
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
     const html = await page.text()
@@ -191,11 +225,18 @@ describe('a bad table link', () => {
 })
 
 describe('GET /t/{token}/location', () => {
-  it('answers the check\'s location, for its name and currency', async () => {
+  it("answers the check's location, for its name and currency", async () => {
     const {page} = await pushCheck()
     const {status, body} = await guest('GET', `${page}/location`)
     expect(status).toBe(200)
-    expect(body).toEqual({id: 'loc_main', object: 'location', name: 'Main Room', timezone: 'Europe/Paris', currency: 'EUR', created_at: expect.any(String)})
+    expect(body).toEqual({
+      id: 'loc_main',
+      object: 'location',
+      name: 'Main Room',
+      timezone: 'Europe/Paris',
+      currency: 'EUR',
+      created_at: expect.any(String),
+    })
   })
 })
 
@@ -210,7 +251,13 @@ describe('GET /t/{token}/stream', () => {
 
       // a change to another check must not show up before this one's
       await sim.api('PUT', '/v1/checks/external/t13', {body: checkWith([['z', 1, 100]])})
-      const pushed = await sim.api('PUT', '/v1/checks/external/t12', {body: checkWith([['a', 2, 1000], ['b', 1, 500], ['c', 1, 250]])})
+      const pushed = await sim.api('PUT', '/v1/checks/external/t12', {
+        body: checkWith([
+          ['a', 2, 1000],
+          ['b', 1, 500],
+          ['c', 1, 250],
+        ]),
+      })
       const message = await stream.next()
       expect(message).toEqual({event: 'check', data: pushed.body})
     } finally {
@@ -260,8 +307,9 @@ describe('the dashboard', () => {
     }
   })
 
-  it('serves only the pages\' own files under /assets', async () => {
-    for (const name of ['dashboard.js', 'dom.js', 'style.css']) expect((await fetch(`${sim.url}/assets/${name}`)).status).toBe(200)
+  it("serves only the pages' own files under /assets", async () => {
+    for (const name of ['dashboard.js', 'dom.js', 'style.css'])
+      expect((await fetch(`${sim.url}/assets/${name}`)).status).toBe(200)
     for (const path of ['/assets/nope.js', '/assets/..%2Fassets.ts', '/assets/%2E%2E%2F%2E%2E%2Fpackage.json']) {
       const {status, body} = await guest('GET', path)
       expect(status, path).toBe(404)

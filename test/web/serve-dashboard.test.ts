@@ -4,7 +4,7 @@ import {spawnServe, startCliServer} from '../helpers/cli.js'
 import {makeTempDir, writeSeed} from '../helpers/simulator.js'
 
 describe('serve and the dashboard link', () => {
-  it('--json: the ready line carries dashboard_url with the first account\'s read key in the fragment', async () => {
+  it("--json: the ready line carries dashboard_url with the first account's read key in the fragment", async () => {
     const server = await startCliServer()
     try {
       const base = server.url.replace(/\/v1$/, '')

@@ -14,7 +14,10 @@ afterEach(async () => {
 async function setup(respond?: Parameters<typeof startReceiver>[0], serve?: Parameters<typeof startTestServer>[0]) {
   const receiver = await startReceiver(respond)
   const sim: TestServer = await startTestServer(serve)
-  cleanup.push(() => receiver.close(), () => sim.close())
+  cleanup.push(
+    () => receiver.close(),
+    () => sim.close(),
+  )
   const register = async (event_types = ['check.created', 'check.updated', 'check.closed'], url = receiver.url) => {
     const answer = await sim.api('POST', '/v1/webhook-endpoints', {body: {url, event_types}})
     expect(answer.status).toBe(201)
@@ -26,7 +29,7 @@ async function setup(respond?: Parameters<typeof startReceiver>[0], serve?: Para
 }
 
 describe('webhook delivery', () => {
-  it('delivers a signed envelope that our verifier and Stripe\'s both accept, with the documented headers', async () => {
+  it("delivers a signed envelope that our verifier and Stripe's both accept, with the documented headers", async () => {
     const {receiver, sim, register} = await setup()
     const endpoint = await register()
     expect(endpoint.secret).toMatch(/^whsec_/)
@@ -36,10 +39,18 @@ describe('webhook delivery', () => {
     const [request] = receiver.received
     const header = request!.headers['x-tablepay-signature'] as string
     expect(verifySignature(request!.body, header, endpoint.secret)).toMatchObject({valid: true})
-    const event = stripe.webhooks.constructEvent(request!.body, header, endpoint.secret) as unknown as {type: string; data: unknown; id: string}
+    const event = stripe.webhooks.constructEvent(request!.body, header, endpoint.secret) as unknown as {
+      type: string
+      data: unknown
+      id: string
+    }
     expect(event.type).toBe('check.created')
     expect(JSON.stringify(event.data)).toBe(check.text)
-    expect(request!.headers).toMatchObject({'x-tablepay-event-id': event.id, 'x-tablepay-event-type': 'check.created', 'x-tablepay-delivery-attempt': '1'})
+    expect(request!.headers).toMatchObject({
+      'x-tablepay-event-id': event.id,
+      'x-tablepay-event-type': 'check.created',
+      'x-tablepay-delivery-attempt': '1',
+    })
   })
 
   it('a receiver answering 500 gets exactly 7 attempts on the schedule, then the delivery is dead', async () => {
@@ -60,8 +71,18 @@ describe('webhook delivery', () => {
     const [delivery] = (await sim.api('GET', '/v1/deliveries')).body.data
     expect(delivery.status).toBe('dead')
     const due = delivery.attempts.map((a: {scheduled_at: string}) => Date.parse(a.scheduled_at))
-    expect(due.slice(1).map((t: number, i: number) => Math.round((t - due[i]) / 1000))).toEqual([60, 300, 1800, 7200, 28800, 86400])
-    expect(receiver.received.map((r) => r.headers['x-tablepay-delivery-attempt'])).toEqual(['1', '2', '3', '4', '5', '6', '7'])
+    expect(due.slice(1).map((t: number, i: number) => Math.round((t - due[i]) / 1000))).toEqual([
+      60, 300, 1800, 7200, 28800, 86400,
+    ])
+    expect(receiver.received.map((r) => r.headers['x-tablepay-delivery-attempt'])).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+    ])
     expect(new Set(receiver.received.map((r) => r.body)).size).toBe(1)
   })
 
@@ -104,7 +125,13 @@ describe('webhook delivery', () => {
     const ping = await sim.api('POST', `/v1/webhook-endpoints/${endpoint.id}/test`)
     expect(ping.body).toMatchObject({succeeded: true, status_code: 200})
     expect(receiver.received.at(-1)!.headers['x-tablepay-event-type']).toBe('ping')
-    expect(verifySignature(receiver.received.at(-1)!.body, receiver.received.at(-1)!.headers['x-tablepay-signature'], (endpoint as {secret: string}).secret).valid).toBe(true)
+    expect(
+      verifySignature(
+        receiver.received.at(-1)!.body,
+        receiver.received.at(-1)!.headers['x-tablepay-signature'],
+        (endpoint as {secret: string}).secret,
+      ).valid,
+    ).toBe(true)
   })
 
   it('deliveries pending at a restart go out after it; none is lost', async () => {

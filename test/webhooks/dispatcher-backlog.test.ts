@@ -30,18 +30,35 @@ const endpoint = (id: string, url: string): WebhookEndpointRecord => ({
   consecutive_dead: 0,
 })
 
-const event = (id: string): EventRecord => ({id, object: 'event', type: 'check.created', created_at: NOW, data: {}, account_id: 'acct_demo'})
+const event = (id: string): EventRecord => ({
+  id,
+  object: 'event',
+  type: 'check.created',
+  created_at: NOW,
+  data: {},
+  account_id: 'acct_demo',
+})
 
 /** A dispatcher over the service on an in-memory store whose endpoint `we_hung` has `BACKLOG` deliveries due at `dueAt`, sent to a receiver that never answers. */
 async function backlog(dueAt: (now: number) => number, timeoutMs = 60_000) {
   const hung = await startReceiver(() => 'hang')
   const store = await Store.open()
   const clock = new SchedulerClock()
-  const service = createServiceLayer({storage: new MemoryStorage(store), baseUrl: 'http://127.0.0.1', now: wallClockIso, clock, strictUrls: false})
+  const service = createServiceLayer({
+    storage: new MemoryStorage(store),
+    baseUrl: 'http://127.0.0.1',
+    now: wallClockIso,
+    clock,
+    strictUrls: false,
+  })
   const dispatcher = new Dispatcher(service, clock, {timeoutMs})
   const commit = (work: (tx: UnitOfWork) => void) => service.outbox.commit(work)
   // the receiver goes first: closing it ends the attempts out, which the dispatcher waits for
-  cleanup.push(() => store.close(), () => dispatcher.close(), () => hung.close())
+  cleanup.push(
+    () => store.close(),
+    () => dispatcher.close(),
+    () => hung.close(),
+  )
   const target = endpoint('we_hung', hung.url)
   const evt = event('evt_backlog')
   const deliveries = Array.from({length: BACKLOG}, () => fanOut(evt, [target], dueAt(clock.now()))[0]!)

@@ -43,7 +43,7 @@ async function bigAnswerReceiver(total: number) {
   return {url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, outcome}
 }
 
-describe('a receiver\'s answer', () => {
+describe("a receiver's answer", () => {
   for (const [name, total] of [
     ['a 50 MB answer', 50 * 1024 * 1024],
     ['an answer that never ends', Infinity],

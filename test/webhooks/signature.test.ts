@@ -39,8 +39,15 @@ describe('signPayload', () => {
     )
   })
 
-  it('makes headers that Stripe\'s constructEvent accepts', () => {
-    const event = Stripe.webhooks.constructEvent(BODY, signPayload(BODY, SECRET, NOW), SECRET, 300, undefined, NOW * 1000)
+  it("makes headers that Stripe's constructEvent accepts", () => {
+    const event = Stripe.webhooks.constructEvent(
+      BODY,
+      signPayload(BODY, SECRET, NOW),
+      SECRET,
+      300,
+      undefined,
+      NOW * 1000,
+    )
     expect(event).toEqual(JSON.parse(BODY))
   })
 
@@ -68,7 +75,10 @@ describe('signPayload', () => {
 
 describe('parseSignatureHeader', () => {
   it('keeps every v1 signature in order and ignores other schemes', () => {
-    expect(parseSignatureHeader('t=1700000000,v0=zz,v1=aa,v2=yy,v1=bb')).toEqual({timestamp: NOW, signatures: ['aa', 'bb']})
+    expect(parseSignatureHeader('t=1700000000,v0=zz,v1=aa,v2=yy,v1=bb')).toEqual({
+      timestamp: NOW,
+      signatures: ['aa', 'bb'],
+    })
   })
 
   it('gives no signatures for a header without v1', () => {
@@ -90,7 +100,7 @@ describe('parseSignatureHeader', () => {
 })
 
 describe('verifySignature', () => {
-  it('accepts a header made by Stripe\'s generateTestHeaderString', () => {
+  it("accepts a header made by Stripe's generateTestHeaderString", () => {
     expect(verifySignature(BODY, stripeHeader(BODY), SECRET, {now: NOW})).toEqual({valid: true, timestamp: NOW})
   })
 
@@ -102,10 +112,22 @@ describe('verifySignature', () => {
 
   it.each([
     ['a tampered body', BODY.replace('1400', '1300'), stripeHeader(BODY), SECRET, 'signature_mismatch'],
-    ['a re-serialized body (the raw-body pitfall)', JSON.stringify(JSON.parse(BODY)), stripeHeader(BODY), SECRET, 'signature_mismatch'],
+    [
+      'a re-serialized body (the raw-body pitfall)',
+      JSON.stringify(JSON.parse(BODY)),
+      stripeHeader(BODY),
+      SECRET,
+      'signature_mismatch',
+    ],
     ['a body with a newline added', `${BODY}\n`, stripeHeader(BODY), SECRET, 'signature_mismatch'],
     ['the wrong secret', BODY, stripeHeader(BODY, NOW, 'whsec_someone_else'), SECRET, 'signature_mismatch'],
-    ['an upper-case signature', BODY, stripeHeader(BODY).toUpperCase().replace('T=', 't=').replace('V1=', 'v1='), SECRET, 'signature_mismatch'],
+    [
+      'an upper-case signature',
+      BODY,
+      stripeHeader(BODY).toUpperCase().replace('T=', 't=').replace('V1=', 'v1='),
+      SECRET,
+      'signature_mismatch',
+    ],
     ['a missing header', BODY, undefined, SECRET, 'no_signature'],
     ['an empty header', BODY, '', SECRET, 'no_signature'],
     ['a header without v1', BODY, `t=${NOW},v0=abc`, SECRET, 'no_signature'],
@@ -124,38 +146,50 @@ describe('verifySignature', () => {
 
   it('applies the tolerance given, and Infinity skips the check', () => {
     const header = stripeHeader(BODY, NOW - 61)
-    expect(verifySignature(BODY, header, SECRET, {now: NOW, tolerance: 60})).toMatchObject({reason: 'timestamp_outside_tolerance'})
+    expect(verifySignature(BODY, header, SECRET, {now: NOW, tolerance: 60})).toMatchObject({
+      reason: 'timestamp_outside_tolerance',
+    })
     expect(verifySignature(BODY, header, SECRET, {now: NOW, tolerance: 61}).valid).toBe(true)
     expect(verifySignature(BODY, stripeHeader(BODY, 1), SECRET, {now: NOW, tolerance: Infinity}).valid).toBe(true)
   })
 
   it('says how far off the timestamp is, and in which direction', () => {
-    expect(verifySignature(BODY, stripeHeader(BODY, NOW - 301), SECRET, {now: NOW})).toMatchObject({message: expect.stringContaining('301 s old')})
+    expect(verifySignature(BODY, stripeHeader(BODY, NOW - 301), SECRET, {now: NOW})).toMatchObject({
+      message: expect.stringContaining('301 s old'),
+    })
     expect(verifySignature(BODY, stripeHeader(BODY, NOW + 301), SECRET, {now: NOW})).toMatchObject({
       message: expect.stringContaining('301 s in the future'),
     })
   })
 
   it('reports a forged old signature as a mismatch, not as old', () => {
-    expect(verifySignature(BODY, stripeHeader(BODY, NOW - 301, 'whsec_other'), SECRET, {now: NOW})).toMatchObject({reason: 'signature_mismatch'})
+    expect(verifySignature(BODY, stripeHeader(BODY, NOW - 301, 'whsec_other'), SECRET, {now: NOW})).toMatchObject({
+      reason: 'signature_mismatch',
+    })
   })
 
   it('accepts a header with several v1 signatures when one matches, whatever their lengths', () => {
     const good = parseSignatureHeader(signPayload(BODY, SECRET, NOW)).signatures[0]
     const bad = parseSignatureHeader(signPayload(BODY, 'whsec_old_secret', NOW)).signatures[0]
     expect(verifySignature(BODY, `t=${NOW},v1=${bad},v1=short,v1=${good}`, SECRET, {now: NOW}).valid).toBe(true)
-    expect(verifySignature(BODY, `t=${NOW},v1=${bad},v1=short,v1=é`, SECRET, {now: NOW})).toMatchObject({reason: 'signature_mismatch'})
+    expect(verifySignature(BODY, `t=${NOW},v1=${bad},v1=short,v1=é`, SECRET, {now: NOW})).toMatchObject({
+      reason: 'signature_mismatch',
+    })
   })
 
   it('takes the header as Node types it, string or string[]', () => {
     expect(verifySignature(BODY, [stripeHeader(BODY)], SECRET, {now: NOW}).valid).toBe(true)
     // a repeated header: two timestamps, ambiguous
-    expect(verifySignature(BODY, [stripeHeader(BODY), stripeHeader(BODY)], SECRET, {now: NOW})).toMatchObject({reason: 'malformed_header'})
+    expect(verifySignature(BODY, [stripeHeader(BODY), stripeHeader(BODY)], SECRET, {now: NOW})).toMatchObject({
+      reason: 'malformed_header',
+    })
   })
 
   it('throws on misuse instead of returning a verdict: a parsed body, an empty secret, a negative tolerance', () => {
     const header = stripeHeader(BODY)
-    expect(() => verifySignature(JSON.parse(BODY), header, SECRET, {now: NOW})).toThrow(/parsed JSON body cannot be verified/)
+    expect(() => verifySignature(JSON.parse(BODY), header, SECRET, {now: NOW})).toThrow(
+      /parsed JSON body cannot be verified/,
+    )
     expect(() => verifySignature(BODY, header, '', {now: NOW})).toThrow(/secret is empty/)
     expect(() => verifySignature(BODY, header, SECRET, {now: NOW, tolerance: -1})).toThrow(RangeError)
   })
@@ -167,7 +201,9 @@ describe('assertValidSignature', () => {
   })
 
   it('throws a SignatureVerificationError with the reason code when not', () => {
-    expect(reasonOf(() => assertValidSignature(BODY, stripeHeader(BODY, NOW - 301), SECRET, {now: NOW}))).toBe('timestamp_outside_tolerance')
+    expect(reasonOf(() => assertValidSignature(BODY, stripeHeader(BODY, NOW - 301), SECRET, {now: NOW}))).toBe(
+      'timestamp_outside_tolerance',
+    )
     expect(reasonOf(() => assertValidSignature(BODY, undefined, SECRET, {now: NOW}))).toBe('no_signature')
   })
 })

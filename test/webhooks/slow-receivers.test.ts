@@ -23,9 +23,16 @@ async function setup(receiverTimeoutMs: number) {
     return answer.body as {id: string}
   }
   const push = async (prefix: string, count: number) => {
-    for (let i = 0; i < count; i++) expect((await sim.api('PUT', `/v1/checks/external/${prefix}${i}`, {body: checkWith([['a', 1, 100]])})).status).toBe(201)
+    for (let i = 0; i < count; i++)
+      expect(
+        (await sim.api('PUT', `/v1/checks/external/${prefix}${i}`, {body: checkWith([['a', 1, 100]])})).status,
+      ).toBe(201)
   }
-  const deliveriesOf = async (endpointId: string) => (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpointId}&limit=100`)).body.data as {attempts: unknown[]; status: string}[]
+  const deliveriesOf = async (endpointId: string) =>
+    (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpointId}&limit=100`)).body.data as {
+      attempts: unknown[]
+      status: string
+    }[]
   return {sim, receiver, register, push, deliveriesOf}
 }
 
@@ -33,7 +40,12 @@ describe('slow receivers', () => {
   it('four endpoints that never answer leave room for a healthy one: its deliveries arrive before any hung attempt times out', async () => {
     const {receiver, register, push, deliveriesOf} = await setup(10_000)
     const hung = await receiver(() => 'hang')
-    const hungEndpoints = [await register(hung.url), await register(hung.url), await register(hung.url), await register(hung.url)]
+    const hungEndpoints = [
+      await register(hung.url),
+      await register(hung.url),
+      await register(hung.url),
+      await register(hung.url),
+    ]
     await push('slow-', 40)
     // the hung endpoints take what slots they are given before the healthy one has any work
     await hung.waitFor(24)
@@ -42,11 +54,14 @@ describe('slow receivers', () => {
     await push('fast-', 40)
     await healthy.waitFor(40)
     // no hung attempt has ended yet (each would take the 10 s timeout): the healthy deliveries did not wait for one
-    for (const {id} of hungEndpoints) for (const delivery of await deliveriesOf(id)) expect(delivery.attempts).toEqual([])
-    await expect.poll(async () => (await deliveriesOf(endpoint.id)).map((d) => d.status), {timeout: 10_000}).toEqual(Array(40).fill('succeeded'))
+    for (const {id} of hungEndpoints)
+      for (const delivery of await deliveriesOf(id)) expect(delivery.attempts).toEqual([])
+    await expect
+      .poll(async () => (await deliveriesOf(endpoint.id)).map((d) => d.status), {timeout: 10_000})
+      .toEqual(Array(40).fill('succeeded'))
   })
 
-  it('an advance runs a healthy endpoint\'s whole retry schedule while a hung one\'s first attempt is still out, and ends after the hung one\'s last', async () => {
+  it("an advance runs a healthy endpoint's whole retry schedule while a hung one's first attempt is still out, and ends after the hung one's last", async () => {
     const {sim, receiver, register, push, deliveriesOf} = await setup(1500)
     const arrivals: string[] = []
     const hung = await receiver(({headers}) => {
@@ -64,12 +79,29 @@ describe('slow receivers', () => {
 
     const advance = sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 36 * 3600}})
     // while it runs, the clock says what it waits for
-    const waitingFor = async () => (await sim.api('GET', '/v1/sim/clock')).body.advance?.waiting_for.map((w: {endpoint_id: string}) => w.endpoint_id)
+    const waitingFor = async () =>
+      (await sim.api('GET', '/v1/sim/clock')).body.advance?.waiting_for.map((w: {endpoint_id: string}) => w.endpoint_id)
     await expect.poll(waitingFor, {timeout: 5000}).toContain(hungEndpoint.id)
     const {body} = await advance
     expect(body.attempts).toBe(12)
-    expect(arrivals.filter((a) => a.startsWith('failing'))).toEqual(['failing#1', 'failing#2', 'failing#3', 'failing#4', 'failing#5', 'failing#6', 'failing#7'])
-    expect(arrivals.filter((a) => a.startsWith('hung'))).toEqual(['hung#1', 'hung#2', 'hung#3', 'hung#4', 'hung#5', 'hung#6', 'hung#7'])
+    expect(arrivals.filter((a) => a.startsWith('failing'))).toEqual([
+      'failing#1',
+      'failing#2',
+      'failing#3',
+      'failing#4',
+      'failing#5',
+      'failing#6',
+      'failing#7',
+    ])
+    expect(arrivals.filter((a) => a.startsWith('hung'))).toEqual([
+      'hung#1',
+      'hung#2',
+      'hung#3',
+      'hung#4',
+      'hung#5',
+      'hung#6',
+      'hung#7',
+    ])
     // every retry of the failing endpoint went out before the hung endpoint's first attempt timed out
     expect(arrivals.indexOf('failing#7')).toBeLessThan(arrivals.indexOf('hung#2'))
     expect((await deliveriesOf(hungEndpoint.id)).map((d) => d.status)).toEqual(['dead'])

@@ -11,20 +11,30 @@ import type {DeliveryAttempt} from '../../domain/schemas.js'
  * @example
  * for await (const {delivery, attempt} of await openAttemptFeed(client, {signal})) console.log(attempt.status_code)
  */
-export async function openAttemptFeed(client: TablepayClient, {signal, endpointId}: {signal: AbortSignal; endpointId?: string}) {
+export async function openAttemptFeed(
+  client: TablepayClient,
+  {signal, endpointId}: {signal: AbortSignal; endpointId?: string},
+) {
   return newAttempts(untilAborted(await client.openStream({signal}), signal, client.url), endpointId)
 }
 
 async function* untilAborted<T>(messages: AsyncIterable<T>, signal: AbortSignal, url: string): AsyncGenerator<T> {
   yield* messages
-  if (!signal.aborted) throw new TablepayError('stream_ended', `The server at ${url} closed the stream: it has probably stopped. Start it again, then rerun this command.`)
+  if (!signal.aborted)
+    throw new TablepayError(
+      'stream_ended',
+      `The server at ${url} closed the stream: it has probably stopped. Start it again, then rerun this command.`,
+    )
 }
 
 // A delivery is announced on every change: created, attempted, retried or
 // canceled. Only an attempt stamps the delivery's updated_at with its own
 // time, so that is how a message carrying a new attempt is told apart; the
 // delivery then shows what follows that attempt (a retry, dead, done).
-export async function* newAttempts(messages: AsyncIterable<StreamMessage>, endpointId?: string): AsyncGenerator<{delivery: Delivery; attempt: DeliveryAttempt}> {
+export async function* newAttempts(
+  messages: AsyncIterable<StreamMessage>,
+  endpointId?: string,
+): AsyncGenerator<{delivery: Delivery; attempt: DeliveryAttempt}> {
   for await (const message of messages) {
     if (message.type !== 'delivery') continue
     const delivery = message.data

@@ -19,4 +19,3 @@ export const duration = Flags.custom<number>({
 export const durationList = Flags.custom<number[]>({
   parse: async (text) => parseDurationList(text).map((seconds) => positive(seconds, text)),
 })
-

@@ -18,9 +18,13 @@ export const eventTypesFlag = Flags.custom<EventType[]>({
   helpValue: 'TYPE,…',
   summary: `Event types to receive, comma-separated. Default: all (${EVENT_TYPES.join(', ')}).`,
   parse: async (text) => {
-    const types = text.split(',').map((t) => t.trim()).filter(Boolean)
+    const types = text
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean)
     const unknown = types.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t))
-    if (unknown.length > 0 || types.length === 0) throw new Error(`unknown event type ${unknown.join(', ') || '(none)'}; choose from ${EVENT_TYPES.join(', ')}`)
+    if (unknown.length > 0 || types.length === 0)
+      throw new Error(`unknown event type ${unknown.join(', ') || '(none)'}; choose from ${EVENT_TYPES.join(', ')}`)
     return types as EventType[]
   },
 })

@@ -3,7 +3,8 @@ import {Errors, Flags} from '@oclif/core'
 /** Flags every `trigger` command shares. */
 export const guestFlags = {
   'idempotency-key': Flags.string({
-    summary: 'Sent as Idempotency-Key: running the command again with the same key and input acts once and prints the same answer.',
+    summary:
+      'Sent as Idempotency-Key: running the command again with the same key and input acts once and prints the same answer.',
   }),
 }
 
@@ -20,13 +21,16 @@ export const itemFlag = Flags.custom<{external_id: string; quantity: number}>({
   helpValue: 'EXTERNAL_ID[:QUANTITY]',
   multiple: true,
   required: true,
-  summary: 'An item to claim, by its external id, with the quantity after a colon (default 1). Repeat for several items.',
+  summary:
+    'An item to claim, by its external id, with the quantity after a colon (default 1). Repeat for several items.',
   async parse(input) {
     const at = input.lastIndexOf(':')
     const external_id = at === -1 ? input : input.slice(0, at)
     const quantity = at === -1 ? 1 : Number(input.slice(at + 1))
     if (external_id === '' || !Number.isFinite(quantity) || quantity <= 0) {
-      throw new Errors.CLIError(`--item ${input}: expected EXTERNAL_ID or EXTERNAL_ID:QUANTITY with a quantity above 0, such as steak:2.`)
+      throw new Errors.CLIError(
+        `--item ${input}: expected EXTERNAL_ID or EXTERNAL_ID:QUANTITY with a quantity above 0, such as steak:2.`,
+      )
     }
     return {external_id, quantity}
   },

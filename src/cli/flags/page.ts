@@ -8,7 +8,12 @@ export function pageParams(flags: {limit?: number; 'starting-after'?: string}) {
 /** `--limit` and `--starting-after`, the same on every list command. */
 export function pageFlags(noun: string) {
   return {
-    limit: Flags.integer({char: 'n', summary: `${noun[0]!.toUpperCase()}${noun.slice(1)} per page (1-100).`, min: 1, max: 100}),
+    limit: Flags.integer({
+      char: 'n',
+      summary: `${noun[0]!.toUpperCase()}${noun.slice(1)} per page (1-100).`,
+      min: 1,
+      max: 100,
+    }),
     'starting-after': Flags.string({summary: `Id after which the page starts (the previous page's next cursor).`}),
   }
 }

@@ -6,7 +6,11 @@ export const webhookFlags = {
     char: 's',
     env: 'TABLEPAY_WEBHOOK_SECRET',
     helpValue: 'whsec_…',
-    summary: 'The endpoint\'s signing secret. Prefer the environment variable: arguments show in the process list.',
+    summary: "The endpoint's signing secret. Prefer the environment variable: arguments show in the process list.",
   }),
-  payload: Flags.string({char: 'p', helpValue: 'FILE', summary: 'File with the body, byte for byte; - or no flag reads stdin.'}),
+  payload: Flags.string({
+    char: 'p',
+    helpValue: 'FILE',
+    summary: 'File with the body, byte for byte; - or no flag reads stdin.',
+  }),
 }

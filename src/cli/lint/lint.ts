@@ -31,7 +31,9 @@ function parseJson(text: string): Checked<unknown> {
 
 function checkValue<S extends z.ZodType>(value: unknown, schema: S): Checked<z.output<S>> {
   const result = schema.safeParse(value)
-  return result.success ? {valid: true, value: result.data, problems: []} : {valid: false, problems: schemaProblems(result.error)}
+  return result.success
+    ? {valid: true, value: result.data, problems: []}
+    : {valid: false, problems: schemaProblems(result.error)}
 }
 
 /**
@@ -69,7 +71,17 @@ export async function lintFile(file: string): Promise<FileReport> {
   try {
     text = await readFile(file, 'utf8')
   } catch (error) {
-    return {file, kind: 'push', valid: false, problems: [{path: '.', message: `cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`}]}
+    return {
+      file,
+      kind: 'push',
+      valid: false,
+      problems: [
+        {
+          path: '.',
+          message: `cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        },
+      ],
+    }
   }
   const {kind, problems} = lintDocument(text)
   return {file, kind, valid: problems.length === 0, problems}

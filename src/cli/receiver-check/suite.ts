@@ -55,11 +55,30 @@ interface Story {
  * story of a new check, so that no case sees another case's check or event.
  */
 async function checkStories(): Promise<() => Story> {
-  const fixture = async (name: string) => CheckPush.parse(JSON.parse(await readFile(new URL(`../../../fixtures/checks/${name}.json`, import.meta.url), 'utf8')))
+  const fixture = async (name: string) =>
+    CheckPush.parse(
+      JSON.parse(await readFile(new URL(`../../../fixtures/checks/${name}.json`, import.meta.url), 'utf8')),
+    )
   const [open, updated] = await Promise.all([fixture('open'), fixture('updated')])
-  const location: LocationRecord = {id: 'loc_main', object: 'location', name: 'Main Room', timezone: 'Europe/Paris', currency: 'EUR', created_at: new Date().toISOString(), account_id: 'acct_demo'}
+  const location: LocationRecord = {
+    id: 'loc_main',
+    object: 'location',
+    name: 'Main Room',
+    timezone: 'Europe/Paris',
+    currency: 'EUR',
+    created_at: new Date().toISOString(),
+    account_id: 'acct_demo',
+  }
   const push = (body: CheckPush, minutesAgo: number, existing?: CheckRecord) =>
-    applyPush({accountId: 'acct_demo', externalId: 't12', body, locations: [location], existing, now: new Date(Date.now() - minutesAgo * 60_000).toISOString(), baseUrl: 'http://127.0.0.1:4747'})
+    applyPush({
+      accountId: 'acct_demo',
+      externalId: 't12',
+      body,
+      locations: [location],
+      existing,
+      now: new Date(Date.now() - minutesAgo * 60_000).toISOString(),
+      baseUrl: 'http://127.0.0.1:4747',
+    })
   return () => {
     const first = push(open, 2)
     return {created: renderEvent(first.events[0]!), updated: renderEvent(push(updated, 1, first.check).events[0]!)}
@@ -67,13 +86,23 @@ async function checkStories(): Promise<() => Story> {
 }
 
 /** JSON as other serializers write it: indented, non-ASCII as \u escapes. Same value, other bytes. */
-const otherSerialization = (value: unknown) => JSON.stringify(value, null, 2).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+const otherSerialization = (value: unknown) =>
+  JSON.stringify(value, null, 2).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
 
 function buildCases(secret: string, story: () => Story): Case[] {
   // as the dispatcher sends it: compact JSON, signed now, attempt 1
-  const delivery = (event: Envelope, options: {body?: string; attempt?: number; timestamp?: number; secret?: string} = {}): Delivery => {
+  const delivery = (
+    event: Envelope,
+    options: {body?: string; attempt?: number; timestamp?: number; secret?: string} = {},
+  ): Delivery => {
     const body = options.body ?? JSON.stringify(event)
-    return {body, headers: deliveryHeaders(body, options.secret ?? secret, event, options.attempt ?? 1, options.timestamp)}
+    return {
+      body,
+      headers: deliveryHeaders(body, options.secret ?? secret, event, options.attempt ?? 1, options.timestamp),
+    }
   }
   const withSignature = (d: Delivery, value: string | undefined): Delivery => {
     const {[SIGNATURE_HEADER]: _signature, ...headers} = d.headers
@@ -86,7 +115,13 @@ function buildCases(secret: string, story: () => Story): Case[] {
   const forged = created()
   const unpaid = {...forged, data: {...forged.data, amount_due_cents: 0, payment_status: 'paid'}}
   return [
-    {id: 'valid', title: 'a valid signed delivery', expected: 'accepted', why: 'a correctly signed delivery must get a 2xx within 10 s, or it is retried', deliveries: () => [delivery(created())]},
+    {
+      id: 'valid',
+      title: 'a valid signed delivery',
+      expected: 'accepted',
+      why: 'a correctly signed delivery must get a 2xx within 10 s, or it is retried',
+      deliveries: () => [delivery(created())],
+    },
     {
       id: 'raw_body',
       title: 'a valid delivery in other JSON formatting',
@@ -115,8 +150,20 @@ function buildCases(secret: string, story: () => Story): Case[] {
       why: 'the body no longer matches its signature (it was marked paid on the way): refuse it',
       deliveries: () => [{...delivery(forged), body: JSON.stringify(unpaid)}],
     },
-    {id: 'wrong_secret', title: 'a delivery signed with another secret', expected: 'rejected', why: 'it was not signed with your secret: refuse it', deliveries: () => [delivery(created(), {secret: `whsec_${randomToken(32)}`})]},
-    {id: 'missing_header', title: `no ${SIGNATURE_HEADER} header`, expected: 'rejected', why: 'an unsigned delivery is not from Tablepay: refuse it', deliveries: () => [withSignature(delivery(created()), undefined)]},
+    {
+      id: 'wrong_secret',
+      title: 'a delivery signed with another secret',
+      expected: 'rejected',
+      why: 'it was not signed with your secret: refuse it',
+      deliveries: () => [delivery(created(), {secret: `whsec_${randomToken(32)}`})],
+    },
+    {
+      id: 'missing_header',
+      title: `no ${SIGNATURE_HEADER} header`,
+      expected: 'rejected',
+      why: 'an unsigned delivery is not from Tablepay: refuse it',
+      deliveries: () => [withSignature(delivery(created()), undefined)],
+    },
     {
       id: 'malformed_header',
       title: 'a header that is not t=…,v1=…',
@@ -151,10 +198,22 @@ const answer = (result: AttemptResult) => {
 
 function judge(c: Case, result: AttemptResult, setup?: AttemptResult): Omit<CaseResult, 'id' | 'title' | 'expected'> {
   const base = {status_code: result.status_code, error: result.error, duration_ms: result.duration_ms}
-  if (setup) return {...base, passed: false, reason: `the first delivery was not accepted (${setup.status_code === null ? setup.error : answer(setup)}): ${c.why}`}
-  if (result.status_code === null) return {...base, passed: false, reason: `no answer (${result.error}): ${c.expected === 'accepted' ? c.why : 'refuse it with a 4xx'}`}
+  if (setup)
+    return {
+      ...base,
+      passed: false,
+      reason: `the first delivery was not accepted (${setup.status_code === null ? setup.error : answer(setup)}): ${c.why}`,
+    }
+  if (result.status_code === null)
+    return {
+      ...base,
+      passed: false,
+      reason: `no answer (${result.error}): ${c.expected === 'accepted' ? c.why : 'refuse it with a 4xx'}`,
+    }
   if (c.expected === 'accepted') {
-    return succeeded(result) ? {...base, passed: true, reason: `answered ${result.status_code} in ${result.duration_ms} ms`} : {...base, passed: false, reason: `answered ${answer(result)}: ${c.why}`}
+    return succeeded(result)
+      ? {...base, passed: true, reason: `answered ${result.status_code} in ${result.duration_ms} ms`}
+      : {...base, passed: false, reason: `answered ${answer(result)}: ${c.why}`}
   }
   return result.status_code >= 200 && result.status_code < 300
     ? {...base, passed: false, reason: `accepted with ${answer(result)}: ${c.why}`}
@@ -171,7 +230,11 @@ function judge(c: Case, result: AttemptResult, setup?: AttemptResult): Omit<Case
  * const results = await runReceiverSuite('http://localhost:3000/webhooks', 'whsec_…')
  * results.every((r) => r.passed)
  */
-export async function runReceiverSuite(url: string, secret: string, {timeoutMs}: {timeoutMs?: number} = {}): Promise<CaseResult[]> {
+export async function runReceiverSuite(
+  url: string,
+  secret: string,
+  {timeoutMs}: {timeoutMs?: number} = {},
+): Promise<CaseResult[]> {
   const cases = buildCases(secret, await checkStories())
   const results: CaseResult[] = []
   for (const c of cases) {

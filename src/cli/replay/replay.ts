@@ -61,7 +61,8 @@ export interface Difference {
   shuffled?: unknown
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function diffValues(a: unknown, b: unknown, path: (string | number)[], out: Omit<Difference, 'external_id'>[]): void {
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -69,7 +70,11 @@ function diffValues(a: unknown, b: unknown, path: (string | number)[], out: Omit
   } else if (isObject(a) && isObject(b)) {
     for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) diffValues(a[key], b[key], [...path, key], out)
   } else if (a !== b) {
-    out.push({path: jsonPath(path), ...(a === undefined ? {} : {in_order: a}), ...(b === undefined ? {} : {shuffled: b})})
+    out.push({
+      path: jsonPath(path),
+      ...(a === undefined ? {} : {in_order: a}),
+      ...(b === undefined ? {} : {shuffled: b}),
+    })
   }
 }
 
@@ -81,7 +86,10 @@ function diffValues(a: unknown, b: unknown, path: (string | number)[], out: Omit
  * diffStates({t12: {status: 'open'}}, {t12: {status: 'closed'}})
  * // [{external_id: 't12', path: '.status', in_order: 'open', shuffled: 'closed'}]
  */
-export function diffStates(inOrder: Record<string, object | null>, shuffled: Record<string, object | null>): Difference[] {
+export function diffStates(
+  inOrder: Record<string, object | null>,
+  shuffled: Record<string, object | null>,
+): Difference[] {
   return Object.keys({...inOrder, ...shuffled}).flatMap((external_id) => {
     const out: Omit<Difference, 'external_id'>[] = []
     diffValues(inOrder[external_id] ?? undefined, shuffled[external_id] ?? undefined, [], out)

@@ -53,26 +53,36 @@ export interface ReplayOptions {
 /** Rejects when `signal` aborts: raced against the work so Ctrl+C still cleans up. */
 function interrupted(signal: AbortSignal | undefined): Promise<never> {
   return new Promise((_, reject) => {
-    const stop = () => reject(new TablepayError('interrupted', 'The replay was interrupted; its scratch accounts were removed.'))
+    const stop = () =>
+      reject(new TablepayError('interrupted', 'The replay was interrupted; its scratch accounts were removed.'))
     if (signal?.aborted) stop()
     signal?.addEventListener('abort', stop, {once: true})
   })
 }
 
 /** One run in a scratch account: every push of `order`, one after another, then each check's final state. */
-async function run(client: TablepayClient, account: ScratchAccount, scenario: Scenario, checks: string[], order: number[]) {
+async function run(
+  client: TablepayClient,
+  account: ScratchAccount,
+  scenario: Scenario,
+  checks: string[],
+  order: number[],
+) {
   const api = new TablepayClient({url: client.url, apiKey: account.api_keys[0]!.key})
   const copies = new Map(account.locations.map((l) => [l.copy_of, l.id]))
   const originals = new Map(account.locations.map((l) => [l.id, l.copy_of]))
   const outcomes: PushOutcome[] = []
   for (const index of order) {
     const {external_id, body} = scenario.pushes[index]!
-    const location = body.location_id === undefined ? {} : {location_id: copies.get(body.location_id) ?? body.location_id}
+    const location =
+      body.location_id === undefined ? {} : {location_id: copies.get(body.location_id) ?? body.location_id}
     outcomes.push(await api.pushCheck(external_id, {...body, ...location}).then(({result}) => ({result}), refusal))
   }
   const states: Record<string, ComparableCheck | null> = {}
   for (const id of checks) {
-    const check = await api.getCheckByExternalId(id).catch((error) => (isNotFound(error) ? null : Promise.reject(error)))
+    const check = await api
+      .getCheckByExternalId(id)
+      .catch((error) => (isNotFound(error) ? null : Promise.reject(error)))
     states[id] = check && comparableCheck(check, (l) => originals.get(l) ?? l)
   }
   return {report: {order: order.map((i) => i + 1), outcomes}, states}
@@ -80,7 +90,8 @@ async function run(client: TablepayClient, account: ScratchAccount, scenario: Sc
 
 // a refusal is a result of the replay; anything else (no server, a bad key) ends it
 function refusal(error: unknown): PushOutcome {
-  if (error instanceof TablepayApiError && error.status < 500) return {error: {code: error.code, message: error.message}}
+  if (error instanceof TablepayApiError && error.status < 500)
+    return {error: {code: error.code, message: error.message}}
   throw error
 }
 
@@ -107,7 +118,11 @@ function problemsOf(name: ReplayProblem['run'], {order, outcomes}: RunReport, sc
  * const report = await replayScenario(client, scenario, {seed: 42, duplicates: true, keep: false})
  * report.ok // true when the versions converge and no push was refused
  */
-export async function replayScenario(client: TablepayClient, scenario: Scenario, {seed, duplicates, keep, signal}: ReplayOptions): Promise<ReplayReport> {
+export async function replayScenario(
+  client: TablepayClient,
+  scenario: Scenario,
+  {seed, duplicates, keep, signal}: ReplayOptions,
+): Promise<ReplayReport> {
   const checks = [...new Set(scenario.pushes.map((p) => p.external_id))]
   const accounts: ScratchAccount[] = []
   try {
@@ -116,13 +131,22 @@ export async function replayScenario(client: TablepayClient, scenario: Scenario,
     for (let i = 0; i < 2; i++) accounts.push(await Promise.race([client.createScratchAccount(), stopped]))
     const [ordered, shuffled] = await Promise.race([
       Promise.all([
-        run(client, accounts[0]!, scenario, checks, scenario.pushes.map((_, i) => i)),
+        run(
+          client,
+          accounts[0]!,
+          scenario,
+          checks,
+          scenario.pushes.map((_, i) => i),
+        ),
         run(client, accounts[1]!, scenario, checks, shuffledOrder(scenario.pushes.length, {seed, duplicates})),
       ]),
       stopped,
     ])
     const differences = diffStates(ordered.states, shuffled.states)
-    const problems = [...problemsOf('in_order', ordered.report, scenario), ...problemsOf('shuffled', shuffled.report, scenario)]
+    const problems = [
+      ...problemsOf('in_order', ordered.report, scenario),
+      ...problemsOf('shuffled', shuffled.report, scenario),
+    ]
     const summary = (a: ScratchAccount) => ({id: a.id, api_key: a.api_keys[0]!.key})
     return {
       seed,

@@ -16,4 +16,5 @@ export const Scenario = z.strictObject({
 export type Scenario = z.infer<typeof Scenario>
 
 /** A scenario is told apart from a push body by its `pushes` list, which a push body never has. */
-export const looksLikeScenario = (value: unknown): boolean => typeof value === 'object' && value !== null && 'pushes' in value
+export const looksLikeScenario = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && 'pushes' in value

@@ -9,13 +9,24 @@ const word = (outcome: PushOutcome) => ('result' in outcome ? outcome.result : `
 /** Push by push: what it answered in order, and (several answers for a duplicate) shuffled. */
 function renderPushes(report: ReplayReport, scenario: Scenario): string {
   const shuffled = new Map<number, string[]>()
-  report.shuffled.order.forEach((push, i) => shuffled.set(push, [...(shuffled.get(push) ?? []), word(report.shuffled.outcomes[i]!)]))
-  const rows = scenario.pushes.map(({external_id, body}, i) => ({push: i + 1, external_id, version: body.version, inOrder: word(report.in_order.outcomes[i]!)}))
+  report.shuffled.order.forEach((push, i) =>
+    shuffled.set(push, [...(shuffled.get(push) ?? []), word(report.shuffled.outcomes[i]!)]),
+  )
+  const rows = scenario.pushes.map(({external_id, body}, i) => ({
+    push: i + 1,
+    external_id,
+    version: body.version,
+    inOrder: word(report.in_order.outcomes[i]!),
+  }))
   return renderTable(rows, [
     {header: '#', value: (r) => String(r.push), align: 'right'},
     {header: 'CHECK', value: (r) => r.external_id},
     {header: 'VERSION', value: (r) => (r.version === undefined ? '-' : String(r.version)), align: 'right'},
-    {header: 'IN ORDER', value: (r) => r.inOrder, color: (text, r) => (r.inOrder === 'stale' || r.inOrder.startsWith('refused') ? style.red(text) : text)},
+    {
+      header: 'IN ORDER',
+      value: (r) => r.inOrder,
+      color: (text, r) => (r.inOrder === 'stale' || r.inOrder.startsWith('refused') ? style.red(text) : text),
+    },
     {header: 'SHUFFLED', value: (r) => shuffled.get(r.push)!.join(', ')},
   ])
 }
@@ -45,12 +56,28 @@ export function renderReplay(report: ReplayReport, scenario: Scenario): string {
   }
   if (report.problems.length > 0) lines.push('')
   for (const p of report.problems) {
-    const what = 'error' in p.outcome ? `was refused: ${p.outcome.error.message}` : 'was stale: a push made later has a lower version than one made before'
-    lines.push(style.red(`${p.run === 'in_order' ? 'In order' : 'Shuffled'}, push #${p.push} (${p.external_id}, version ${p.version ?? 'none'}) ${what}`))
+    const what =
+      'error' in p.outcome
+        ? `was refused: ${p.outcome.error.message}`
+        : 'was stale: a push made later has a lower version than one made before'
+    lines.push(
+      style.red(
+        `${p.run === 'in_order' ? 'In order' : 'Shuffled'}, push #${p.push} (${p.external_id}, version ${p.version ?? 'none'}) ${what}`,
+      ),
+    )
   }
-  if (report.ok) lines.push('', style.green(`Both runs ended in the same state for ${plural(report.checks.length, 'check')}: the versions converge.`))
+  if (report.ok)
+    lines.push(
+      '',
+      style.green(
+        `Both runs ended in the same state for ${plural(report.checks.length, 'check')}: the versions converge.`,
+      ),
+    )
   if (report.kept) {
-    lines.push('', `Kept the scratch accounts: in order ${report.accounts.in_order.id} (key ${report.accounts.in_order.api_key}), shuffled ${report.accounts.shuffled.id} (key ${report.accounts.shuffled.api_key}).`)
+    lines.push(
+      '',
+      `Kept the scratch accounts: in order ${report.accounts.in_order.id} (key ${report.accounts.in_order.api_key}), shuffled ${report.accounts.shuffled.id} (key ${report.accounts.shuffled.api_key}).`,
+    )
   }
   return lines.join('\n')
 }

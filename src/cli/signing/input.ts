@@ -28,6 +28,8 @@ export async function readRawPayload(file: string | undefined): Promise<Buffer> 
   try {
     return fromStdin ? await buffer(process.stdin) : await readFile(file)
   } catch (error) {
-    throw await cliError(`Cannot read ${fromStdin ? 'stdin' : file}: ${(error as Error).message}`, {code: 'unreadable_input'})
+    throw await cliError(`Cannot read ${fromStdin ? 'stdin' : file}: ${(error as Error).message}`, {
+      code: 'unreadable_input',
+    })
   }
 }

@@ -58,8 +58,15 @@ async function post(url: URL, payload: Buffer, header: string): Promise<Response
   if (answer.ok) return answer
   const redirect = answer.headers.get('location')
   const body = (await answer.text()).slice(0, 300)
-  throw await cliError(`${url} answered ${answer.status} ${answer.statusText}${redirect ? ` (redirect to ${redirect})` : ''}${body ? `: ${body}` : ''}`, {
-    code: 'receiver_rejected',
-    suggestions: [redirect ? 'Deliveries do not follow redirects: post to the final URL.' : 'A receiver accepts a delivery with a 2xx status; see its logs for why it refused.'],
-  })
+  throw await cliError(
+    `${url} answered ${answer.status} ${answer.statusText}${redirect ? ` (redirect to ${redirect})` : ''}${body ? `: ${body}` : ''}`,
+    {
+      code: 'receiver_rejected',
+      suggestions: [
+        redirect
+          ? 'Deliveries do not follow redirects: post to the final URL.'
+          : 'A receiver accepts a delivery with a 2xx status; see its logs for why it refused.',
+      ],
+    },
+  )
 }

@@ -1,4 +1,9 @@
-import {SIGNATURE_HEADER, type SignatureFailureReason, type VerifyResult, verifySignature} from '../../webhooks/signature.js'
+import {
+  SIGNATURE_HEADER,
+  type SignatureFailureReason,
+  type VerifyResult,
+  verifySignature,
+} from '../../webhooks/signature.js'
 import {cliError} from '../cli-error.js'
 import {readRawPayload, requireSecret} from './input.js'
 
@@ -6,8 +11,10 @@ import {readRawPayload, requireSecret} from './input.js'
 const NEXT_STEP: Record<SignatureFailureReason, string> = {
   malformed_header: `Pass only the header's value, without "${SIGNATURE_HEADER}:", e.g. --header 't=1700000000,v1=5257a8…'.`,
   no_signature: `Copy the ${SIGNATURE_HEADER} header of the request into --header.`,
-  signature_mismatch: 'Use the secret of the endpoint that received the delivery, and the body saved byte for byte as received (not pretty-printed, no added newline).',
-  timestamp_outside_tolerance: 'Check both machines\' clocks; to check a delivery captured earlier, pass a larger --tolerance.',
+  signature_mismatch:
+    'Use the secret of the endpoint that received the delivery, and the body saved byte for byte as received (not pretty-printed, no added newline).',
+  timestamp_outside_tolerance:
+    "Check both machines' clocks; to check a delivery captured earlier, pass a larger --tolerance.",
 }
 
 export interface VerifyInput {
@@ -28,9 +35,15 @@ export async function verifyDelivery(input: VerifyInput, log: (text: string) => 
   const result = verifySignature(payload, input.header, secret, {tolerance: input.tolerance})
   if (!result.valid) {
     const empty = payload.length === 0 ? ['The payload was empty: pass --payload FILE, or pipe the body on stdin.'] : []
-    throw await cliError(result.message, {code: result.reason, suggestions: [...empty, NEXT_STEP[result.reason]], report: result})
+    throw await cliError(result.message, {
+      code: result.reason,
+      suggestions: [...empty, NEXT_STEP[result.reason]],
+      report: result,
+    })
   }
   const age = Math.floor(Date.now() / 1000) - result.timestamp
-  log(`Valid signature, made ${new Date(result.timestamp * 1000).toISOString()} (${age >= 0 ? `${age} s ago` : `${-age} s from now`}).`)
+  log(
+    `Valid signature, made ${new Date(result.timestamp * 1000).toISOString()} (${age >= 0 ? `${age} s ago` : `${-age} s from now`}).`,
+  )
   return result
 }

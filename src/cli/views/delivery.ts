@@ -32,7 +32,9 @@ function waitAfter(attempt: DeliveryAttempt, next: string): string {
 function outlook(delivery: Delivery, attempt: DeliveryAttempt): string {
   if (delivery.status !== 'pending') return delivery.status
   const next = delivery.next_attempt_at
-  return next ? `retry in ${waitAfter(attempt, next)} on the scheduler clock (at ${formatDateTime(next)})` : 'retry pending'
+  return next
+    ? `retry in ${waitAfter(attempt, next)} on the scheduler clock (at ${formatDateTime(next)})`
+    : 'retry pending'
 }
 
 /**
@@ -89,8 +91,14 @@ const ATTEMPT_COLUMNS: Column<DeliveryAttempt>[] = [
 export function renderDeliveryDetail(delivery: Delivery): string {
   const head = `${style.bold(delivery.id)}  ${STATUS_COLOR[delivery.status](delivery.status)}  ${delivery.event_type} ${style.dim(delivery.event_id)} → ${delivery.endpoint_id}`
   const last = delivery.attempts.at(-1)
-  const after = last && delivery.next_attempt_at ? `, ${waitAfter(last, delivery.next_attempt_at)} after #${last.attempt} was due` : ''
-  const next = delivery.next_attempt_at ? `Next attempt at ${formatDateTime(delivery.next_attempt_at)} (scheduler clock)${after}` : ''
-  const attempts = delivery.attempts.length > 0 ? renderTable(delivery.attempts, ATTEMPT_COLUMNS) : style.dim('No attempts yet.')
+  const after =
+    last && delivery.next_attempt_at
+      ? `, ${waitAfter(last, delivery.next_attempt_at)} after #${last.attempt} was due`
+      : ''
+  const next = delivery.next_attempt_at
+    ? `Next attempt at ${formatDateTime(delivery.next_attempt_at)} (scheduler clock)${after}`
+    : ''
+  const attempts =
+    delivery.attempts.length > 0 ? renderTable(delivery.attempts, ATTEMPT_COLUMNS) : style.dim('No attempts yet.')
   return [head, next, attempts].filter(Boolean).join('\n')
 }

@@ -4,7 +4,11 @@ import {type Column, renderTable} from './table.js'
 
 const COLUMNS: Column<WebhookEndpoint>[] = [
   {header: 'ID', value: (e) => e.id},
-  {header: 'STATUS', value: (e) => e.status, color: (text, e) => (e.status === 'enabled' ? style.green(text) : style.red(text))},
+  {
+    header: 'STATUS',
+    value: (e) => e.status,
+    color: (text, e) => (e.status === 'enabled' ? style.green(text) : style.red(text)),
+  },
   {header: 'EVENTS', value: (e) => e.event_types.join(',')},
   {header: 'URL', value: (e) => e.url},
 ]
@@ -26,8 +30,12 @@ export function renderCreatedEndpoint(endpoint: WebhookEndpoint & {secret: strin
 /** How the receiver answered a ping, and what to look at when it did not accept it. */
 export function renderTestResult(result: WebhookTestResult): string {
   const answer = result.status_code === null ? 'no answer' : `answered ${result.status_code}`
-  if (result.succeeded) return `${style.green('ok')} ${result.endpoint_id} ${answer} in ${result.duration_ms} ms (ping ${result.event_id})`
+  if (result.succeeded)
+    return `${style.green('ok')} ${result.endpoint_id} ${answer} in ${result.duration_ms} ms (ping ${result.event_id})`
   const body = result.response_body ? `\nIts answer: ${result.response_body.slice(0, 300)}` : ''
-  const refused = result.error === 'ECONNREFUSED' ? '\nNothing listens at the endpoint\'s URL (`tablepay webhooks list` shows it): start your receiver, then ping again.' : ''
+  const refused =
+    result.error === 'ECONNREFUSED'
+      ? "\nNothing listens at the endpoint's URL (`tablepay webhooks list` shows it): start your receiver, then ping again."
+      : ''
   return `${style.red('failed')} ${result.endpoint_id} ${answer} after ${result.duration_ms} ms: ${result.error}${body}${refused}`
 }

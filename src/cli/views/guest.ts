@@ -29,14 +29,22 @@ export function describeClaim(claim: Claim): string {
 
 /** A payment with its amounts, right-aligned; refunds, when there are any, one per line. */
 export function describePayment(payment: Payment): string {
-  const cents = [payment.amount_cents, payment.tip_cents, payment.amount_refunded_cents, ...payment.refunds.map((r) => r.amount_cents)]
+  const cents = [
+    payment.amount_cents,
+    payment.tip_cents,
+    payment.amount_refunded_cents,
+    ...payment.refunds.map((r) => r.amount_cents),
+  ]
   const width = Math.max(...cents.map((c) => formatCents(c).length))
   const money = (c: number) => formatCents(c).padStart(width)
   const rows: [string, string][] = [
     ['Amount', money(payment.amount_cents)],
     ['Tip', money(payment.tip_cents)],
     ['Refunded', money(payment.amount_refunded_cents)],
-    ...payment.refunds.map((r): [string, string] => ['Refund', `${money(r.amount_cents)} at ${formatDateTime(r.created_at)}`]),
+    ...payment.refunds.map((r): [string, string] => [
+      'Refund',
+      `${money(r.amount_cents)} at ${formatDateTime(r.created_at)}`,
+    ]),
     ...(payment.claim_id ? [['Claim', payment.claim_id] as [string, string]] : []),
   ]
   const status = PAYMENT_COLOR[payment.status](payment.status.replace('_', ' '))
@@ -45,6 +53,9 @@ export function describePayment(payment: Payment): string {
 
 export function describeFeedback(feedback: Feedback): string {
   const stars = '★'.repeat(feedback.rating) + style.dim('☆'.repeat(5 - feedback.rating))
-  const rows: [string, string][] = [['Rating', `${feedback.rating}/5 ${stars}`], ...(feedback.comment ? [['Comment', feedback.comment] as [string, string]] : [])]
+  const rows: [string, string][] = [
+    ['Rating', `${feedback.rating}/5 ${stars}`],
+    ...(feedback.comment ? [['Comment', feedback.comment] as [string, string]] : []),
+  ]
   return `${heading('Feedback', feedback.id, feedback.check_id)}\n${renderFields(rows)}`
 }

@@ -14,6 +14,8 @@ export async function renderGuestQr(check: Pick<Check, 'guest_url'>): Promise<st
   // loaded only with --qr: start-up time matters
   const {default: qrcode} = await import('qrcode')
   const code =
-    style.level > 0 ? await qrcode.toString(check.guest_url, {type: 'terminal', small: true}) : await qrcode.toString(check.guest_url, {type: 'utf8'})
+    style.level > 0
+      ? await qrcode.toString(check.guest_url, {type: 'terminal', small: true})
+      : await qrcode.toString(check.guest_url, {type: 'utf8'})
   return `${code}\nScan to open the table page: ${check.guest_url}`
 }

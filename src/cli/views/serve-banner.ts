@@ -24,7 +24,13 @@ export function dashboardUrl(server: ServerSummary): string {
 
 /** The one line `serve --json` prints when it accepts requests: CI waits for it and takes the URL and keys from it. */
 export function readyJson(server: ServerSummary) {
-  return {status: 'ready', url: `${server.url}/v1`, dashboard_url: dashboardUrl(server), data_dir: server.dataDir ?? null, accounts: server.accounts}
+  return {
+    status: 'ready',
+    url: `${server.url}/v1`,
+    dashboard_url: dashboardUrl(server),
+    data_dir: server.dataDir ?? null,
+    accounts: server.accounts,
+  }
 }
 
 function keyLabel(key: SeededAccount['api_keys'][number]): string {
@@ -36,7 +42,10 @@ function renderAccount(account: SeededAccount): string {
     ...account.locations.map((l) => ['location', `${l.id}  ${l.name}`]),
     ...account.api_keys.map((k) => [keyLabel(k), k.key]),
   ]
-  return [`${style.bold(account.name)}  ${style.dim(account.id)}`, ...rows.map(([label, value]) => `  ${label!.padEnd(10)} ${value}`)].join('\n')
+  return [
+    `${style.bold(account.name)}  ${style.dim(account.id)}`,
+    ...rows.map(([label, value]) => `  ${label!.padEnd(10)} ${value}`),
+  ].join('\n')
 }
 
 /** What a person needs to start calling the API: where it is, where data goes, the keys, and a request to copy. */

@@ -12,7 +12,11 @@ const SHOW_AFTER_MS = 1000
  * @example
  * const clock = await withSpinner('Running what falls due', client.advanceClock(7200), {quiet: this.jsonEnabled()})
  */
-export async function withSpinner<T>(text: string, work: Promise<T>, {quiet = false, progress}: {quiet?: boolean; progress?: () => string | undefined} = {}): Promise<T> {
+export async function withSpinner<T>(
+  text: string,
+  work: Promise<T>,
+  {quiet = false, progress}: {quiet?: boolean; progress?: () => string | undefined} = {},
+): Promise<T> {
   if (!spinnerShown(quiet)) return work
   let done = false
   let spinner: Ora | undefined

@@ -15,7 +15,10 @@ An ID that does not start with chk_ is taken as the POS id; --external forces th
   static override examples = [
     '<%= config.bin %> <%= command.id %> chk_4f0b6k2m9q1x8s7d3a5z',
     {description: 'By the POS id it was pushed under', command: '<%= config.bin %> <%= command.id %> t12'},
-    {description: 'A POS id that starts with chk_', command: '<%= config.bin %> <%= command.id %> --external chk_pos_42'},
+    {
+      description: 'A POS id that starts with chk_',
+      command: '<%= config.bin %> <%= command.id %> --external chk_pos_42',
+    },
     {description: 'With the QR code of its table page', command: '<%= config.bin %> <%= command.id %> t12 --qr'},
   ]
 

@@ -10,7 +10,7 @@ interface LintReport {
 }
 
 export default class ChecksLint extends Command {
-  static override summary = 'Check push bodies against the API\'s schema, offline.'
+  static override summary = "Check push bodies against the API's schema, offline."
 
   static override description = `Each FILE is a check push body (what \`checks push\` sends) or a \`checks replay\` scenario, \
 whose every push body is checked. The schema is the server's own, so a file that passes here passes its validation; \
@@ -21,7 +21,10 @@ Exits 1 when any file has a problem. --json prints {"valid", "files": [{"file", 
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> fixtures/checks/open.json',
-    {description: 'Every fixture; the shell expands the glob', command: '<%= config.bin %> <%= command.id %> fixtures/checks/*.json fixtures/scenarios/*.json'},
+    {
+      description: 'Every fixture; the shell expands the glob',
+      command: '<%= config.bin %> <%= command.id %> fixtures/checks/*.json fixtures/scenarios/*.json',
+    },
     {description: 'A report for CI', command: '<%= config.bin %> <%= command.id %> payloads/*.json --json > lint.json'},
   ]
 
@@ -29,7 +32,10 @@ Exits 1 when any file has a problem. --json prints {"valid", "files": [{"file", 
   static override strict = false
 
   static override args = {
-    FILE: Args.string({description: 'JSON file: a push body or a replay scenario. Give several (a glob the shell expands works).', required: true}),
+    FILE: Args.string({
+      description: 'JSON file: a push body or a replay scenario. Give several (a glob the shell expands works).',
+      required: true,
+    }),
   }
 
   public async run(): Promise<LintReport> {

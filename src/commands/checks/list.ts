@@ -9,12 +9,19 @@ import {renderPage} from '../../cli/views/page.js'
 export default class ChecksList extends ApiCommand<typeof ChecksList> {
   static override summary = 'List checks, newest first.'
 
-  static override description = 'One page of the account\'s checks. When there are more, the last line gives the --starting-after value of the next page.'
+  static override description =
+    "One page of the account's checks. When there are more, the last line gives the --starting-after value of the next page."
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
-    {description: 'Open checks only, 50 per page', command: '<%= config.bin %> <%= command.id %> --status open --limit 50'},
-    {description: 'Next page', command: '<%= config.bin %> <%= command.id %> --starting-after chk_4f0b6k2m9q1x8s7d3a5z'},
+    {
+      description: 'Open checks only, 50 per page',
+      command: '<%= config.bin %> <%= command.id %> --status open --limit 50',
+    },
+    {
+      description: 'Next page',
+      command: '<%= config.bin %> <%= command.id %> --starting-after chk_4f0b6k2m9q1x8s7d3a5z',
+    },
   ]
 
   static override flags = {

@@ -16,13 +16,22 @@ Prints what happened (created, updated, unchanged or stale) and the check; --jso
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> t12 --file fixtures/checks/open.json',
-    {description: 'Body from stdin', command: 'cat fixtures/checks/updated.json | <%= config.bin %> <%= command.id %> t12'},
-    {description: 'Account with several locations', command: '<%= config.bin %> <%= command.id %> t12 -f fixtures/checks/open.json --location loc_main'},
-    {description: 'Then show guests the table\'s QR code', command: '<%= config.bin %> <%= command.id %> t12 -f fixtures/checks/open.json --qr'},
+    {
+      description: 'Body from stdin',
+      command: 'cat fixtures/checks/updated.json | <%= config.bin %> <%= command.id %> t12',
+    },
+    {
+      description: 'Account with several locations',
+      command: '<%= config.bin %> <%= command.id %> t12 -f fixtures/checks/open.json --location loc_main',
+    },
+    {
+      description: "Then show guests the table's QR code",
+      command: '<%= config.bin %> <%= command.id %> t12 -f fixtures/checks/open.json --qr',
+    },
   ]
 
   static override args = {
-    EXTERNAL_ID: Args.string({description: 'Your POS\'s id of the check.', required: true}),
+    EXTERNAL_ID: Args.string({description: "Your POS's id of the check.", required: true}),
   }
 
   static override flags = {

@@ -24,8 +24,14 @@ your own checks, events and webhooks are not touched.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> fixtures/scenarios/dinner-service.json',
-    {description: 'The same shuffle again, with some pushes sent twice', command: '<%= config.bin %> <%= command.id %> fixtures/scenarios/dinner-service.json --seed 42 --duplicates'},
-    {description: 'A POS whose versions are wrong: the runs differ', command: '<%= config.bin %> <%= command.id %> fixtures/scenarios/version-per-line-count.json --seed 3'},
+    {
+      description: 'The same shuffle again, with some pushes sent twice',
+      command: '<%= config.bin %> <%= command.id %> fixtures/scenarios/dinner-service.json --seed 42 --duplicates',
+    },
+    {
+      description: 'A POS whose versions are wrong: the runs differ',
+      command: '<%= config.bin %> <%= command.id %> fixtures/scenarios/version-per-line-count.json --seed 3',
+    },
   ]
 
   static override args = {
@@ -33,9 +39,19 @@ your own checks, events and webhooks are not touched.`
   }
 
   static override flags = {
-    seed: Flags.integer({summary: 'Seed of the shuffle, to repeat one. Default: a random one, printed.', min: 0, max: 2 ** 32 - 1}),
-    duplicates: Flags.boolean({summary: 'Send about a third of the pushes twice in the shuffled run, as an at-least-once queue would.', default: false}),
-    keep: Flags.boolean({summary: 'Keep the two scratch accounts and print their keys, instead of deleting them.', default: false}),
+    seed: Flags.integer({
+      summary: 'Seed of the shuffle, to repeat one. Default: a random one, printed.',
+      min: 0,
+      max: 2 ** 32 - 1,
+    }),
+    duplicates: Flags.boolean({
+      summary: 'Send about a third of the pushes twice in the shuffled run, as an at-least-once queue would.',
+      default: false,
+    }),
+    keep: Flags.boolean({
+      summary: 'Keep the two scratch accounts and print their keys, instead of deleting them.',
+      default: false,
+    }),
   }
 
   public async run(): Promise<ReplayReport> {
@@ -47,13 +63,19 @@ your own checks, events and webhooks are not touched.`
     })
     this.log(renderReplay(report, scenario))
     if (!report.ok) {
-      this.fail(report, report.converged ? 'Some pushes were refused or stale.' : 'The two runs ended in different states: the versions do not converge.', {
-        code: 'replay_failed',
-        suggestions: [
-          'Send a "version" that your POS raises on every change to the check (a revision counter, or epoch milliseconds), and location_id on every push.',
-          `Repeat this run with --seed ${seed}.`,
-        ],
-      })
+      this.fail(
+        report,
+        report.converged
+          ? 'Some pushes were refused or stale.'
+          : 'The two runs ended in different states: the versions do not converge.',
+        {
+          code: 'replay_failed',
+          suggestions: [
+            'Send a "version" that your POS raises on every change to the check (a revision counter, or epoch milliseconds), and location_id on every push.',
+            `Repeat this run with --seed ${seed}.`,
+          ],
+        },
+      )
     }
     return report
   }
@@ -73,6 +95,8 @@ async function readScenario(file: string): Promise<Scenario> {
   throw new Errors.CLIError(`${file} is not a valid scenario:\n${problems}`, {
     exit: 1,
     code: 'invalid_scenario',
-    suggestions: ['A scenario is {"pushes": [{"external_id": "t12", "body": {…a check push…}}]}; see fixtures/scenarios/.'],
+    suggestions: [
+      'A scenario is {"pushes": [{"external_id": "t12", "body": {…a check push…}}]}; see fixtures/scenarios/.',
+    ],
   })
 }

@@ -35,7 +35,9 @@ returns when all of it has run.`
     const advancing = this.client.advanceClock(seconds)
     const progress = this.watch(advancing)
     const clock = await withSpinner('Running what falls due', advancing, {quiet: this.jsonEnabled(), progress})
-    this.log(`Clock advanced ${formatDuration(seconds)} to ${formatDateTime(clock.now)}; ${plural(clock.attempts, 'delivery attempt')} ran.`)
+    this.log(
+      `Clock advanced ${formatDuration(seconds)} to ${formatDateTime(clock.now)}; ${plural(clock.attempts, 'delivery attempt')} ran.`,
+    )
     return clock
   }
 
@@ -62,7 +64,10 @@ returns when all of it has run.`
     try {
       return positiveDuration(text)
     } catch {
-      this.error(`"${text}" is not a duration above zero: write it like 90, 45s, 5m, 2h, 1d or 1h30m.`, {exit: 2, code: 'invalid_usage'})
+      this.error(`"${text}" is not a duration above zero: write it like 90, 45s, 5m, 2h, 1d or 1h30m.`, {
+        exit: 2,
+        code: 'invalid_usage',
+      })
     }
   }
 }

@@ -10,7 +10,10 @@ forward, \`clock reset\` puts it back on real time.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
-    {description: 'Seconds ahead, for scripts', command: '<%= config.bin %> <%= command.id %> --json | jq .offset_seconds'},
+    {
+      description: 'Seconds ahead, for scripts',
+      command: '<%= config.bin %> <%= command.id %> --json | jq .offset_seconds',
+    },
   ]
 
   public async run(): Promise<Clock> {

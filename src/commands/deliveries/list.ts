@@ -15,7 +15,10 @@ succeeded, dead (every retry failed) or canceled (its endpoint was deleted or di
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {description: 'What is still waiting for a retry', command: '<%= config.bin %> <%= command.id %> --status pending'},
-    {description: 'Deliveries of one event', command: '<%= config.bin %> <%= command.id %> --event evt_4f0b6k2m9q1x8s7d3a5z'},
+    {
+      description: 'Deliveries of one event',
+      command: '<%= config.bin %> <%= command.id %> --event evt_4f0b6k2m9q1x8s7d3a5z',
+    },
   ]
 
   static override flags = {
@@ -27,7 +30,12 @@ succeeded, dead (every retry failed) or canceled (its endpoint was deleted or di
 
   public async run(): Promise<List<Delivery>> {
     const {endpoint, event, status} = this.flags
-    const page = await this.client.listDeliveries({...pageParams(this.flags), endpoint_id: endpoint, event_id: event, status})
+    const page = await this.client.listDeliveries({
+      ...pageParams(this.flags),
+      endpoint_id: endpoint,
+      event_id: event,
+      status,
+    })
     this.log(renderPage(page, renderDeliveryList, 'deliveries'))
     return page
   }

@@ -13,7 +13,10 @@ With --json, one JSON object per line. Runs until Ctrl+C or until the server sto
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
-    {description: 'One endpoint, as JSON lines', command: '<%= config.bin %> <%= command.id %> --endpoint we_4f0b6k2m9q1x8s7d3a5z --json'},
+    {
+      description: 'One endpoint, as JSON lines',
+      command: '<%= config.bin %> <%= command.id %> --endpoint we_4f0b6k2m9q1x8s7d3a5z --json',
+    },
   ]
 
   static override flags = {
@@ -25,6 +28,7 @@ With --json, one JSON object per line. Runs until Ctrl+C or until the server sto
     if (this.flags.endpoint) await this.client.getWebhookEndpoint(this.flags.endpoint)
     const feed = await openAttemptFeed(this.client, {signal: abortOnSignal(), endpointId: this.flags.endpoint})
     this.notice(style.dim('Waiting for delivery attempts. Ctrl+C to stop.'))
-    for await (const {delivery, attempt} of feed) this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))
+    for await (const {delivery, attempt} of feed)
+      this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))
   }
 }

@@ -10,7 +10,8 @@ import {renderPage} from '../../cli/views/page.js'
 export default class EventsList extends ApiCommand<typeof EventsList> {
   static override summary = 'List events, newest first.'
 
-  static override description = 'Every event the account produced, whether or not an endpoint received it. The data of each is the resource as its GET returned it then.'
+  static override description =
+    'Every event the account produced, whether or not an endpoint received it. The data of each is the resource as its GET returned it then.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',

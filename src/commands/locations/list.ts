@@ -3,13 +3,17 @@ import {ApiCommand} from '../../cli/api-command.js'
 import {renderTable} from '../../cli/views/table.js'
 
 export default class LocationsList extends ApiCommand<typeof LocationsList> {
-  static override summary = 'List the account\'s locations.'
+  static override summary = "List the account's locations."
 
-  static override description = 'Every location of the account the API key belongs to. A check push needs --location when there is more than one.'
+  static override description =
+    'Every location of the account the API key belongs to. A check push needs --location when there is more than one.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
-    {description: 'Location ids only, for scripts', command: '<%= config.bin %> <%= command.id %> --json | jq -r \'.data[].id\''},
+    {
+      description: 'Location ids only, for scripts',
+      command: "<%= config.bin %> <%= command.id %> --json | jq -r '.data[].id'",
+    },
   ]
 
   public async run(): Promise<List<Location>> {

@@ -29,11 +29,19 @@ No tablepay server is needed. Exits 1 when any case fails.
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks --secret whsec_…',
-    {description: 'Secret from the environment, a report for CI', command: 'TABLEPAY_WEBHOOK_SECRET=whsec_… <%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks --json'},
+    {
+      description: 'Secret from the environment, a report for CI',
+      command:
+        'TABLEPAY_WEBHOOK_SECRET=whsec_… <%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks --json',
+    },
   ]
 
   static override flags = {
-    'forward-to': Flags.url({helpValue: 'URL', summary: 'Your receiver\'s URL, as you would register it.', required: true}),
+    'forward-to': Flags.url({
+      helpValue: 'URL',
+      summary: "Your receiver's URL, as you would register it.",
+      required: true,
+    }),
     secret: webhookFlags.secret,
     // its name before; --url is the tablepay server everywhere else, so it is refused rather than read as the receiver
     url: Flags.string({
@@ -49,13 +57,23 @@ No tablepay server is needed. Exits 1 when any case fails.
     const {flags} = await this.parse(ReceiverCheck)
     const url = flags['forward-to']
     const secret = await requireSecret(flags.secret)
-    const cases = await withSpinner('Sending the cases', runReceiverSuite(url.href, secret), {quiet: this.jsonEnabled()})
+    const cases = await withSpinner('Sending the cases', runReceiverSuite(url.href, secret), {
+      quiet: this.jsonEnabled(),
+    })
     if (cases.every((c) => c.status_code === null)) {
-      this.error(`Nothing answered at ${url.href} (${cases[0]!.error}).`, {exit: 1, code: 'receiver_unreachable', suggestions: ['Start your receiver, then run this again.']})
+      this.error(`Nothing answered at ${url.href} (${cases[0]!.error}).`, {
+        exit: 1,
+        code: 'receiver_unreachable',
+        suggestions: ['Start your receiver, then run this again.'],
+      })
     }
     this.log(
       renderTable(cases, [
-        {header: 'RESULT', value: (c) => (c.passed ? 'pass' : 'FAIL'), color: (text, c) => (c.passed ? style.green(text) : style.red(text))},
+        {
+          header: 'RESULT',
+          value: (c) => (c.passed ? 'pass' : 'FAIL'),
+          color: (text, c) => (c.passed ? style.green(text) : style.red(text)),
+        },
         {header: 'CASE', value: (c) => c.title},
         {header: 'EXPECTED', value: (c) => c.expected},
         {header: 'REASON', value: (c) => c.reason},
@@ -64,10 +82,14 @@ No tablepay server is needed. Exits 1 when any case fails.
     const report = {url: url.href, passed: cases.every((c) => c.passed), cases}
     const failed = cases.filter((c) => !c.passed)
     if (failed.length > 0) {
-      this.fail(report, `${plural(failed.length, 'case')} of ${cases.length} failed: ${failed.map((c) => c.id).join(', ')}.`, {
-        code: 'receiver_nonconformant',
-        suggestions: ['examples/receivers/node-http.mjs is a receiver that passes every case.'],
-      })
+      this.fail(
+        report,
+        `${plural(failed.length, 'case')} of ${cases.length} failed: ${failed.map((c) => c.id).join(', ')}.`,
+        {
+          code: 'receiver_nonconformant',
+          suggestions: ['examples/receivers/node-http.mjs is a receiver that passes every case.'],
+        },
+      )
     }
     this.log(style.green(`All ${cases.length} cases passed.`))
     return report

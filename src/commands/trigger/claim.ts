@@ -14,8 +14,14 @@ Emits claim.created and check.updated.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --check t12 --item line-1002',
-    {description: 'Several items, with quantities', command: '<%= config.bin %> <%= command.id %> -c chk_4f0b6k2m9q1x8s7d3a5z --item line-1002:2 --item line-1003'},
-    {description: 'The claim id, for a payment', command: 'CLAIM=$(<%= config.bin %> <%= command.id %> -c t12 --item line-1001 --json | jq -r .id)'},
+    {
+      description: 'Several items, with quantities',
+      command: '<%= config.bin %> <%= command.id %> -c chk_4f0b6k2m9q1x8s7d3a5z --item line-1002:2 --item line-1003',
+    },
+    {
+      description: 'The claim id, for a payment',
+      command: 'CLAIM=$(<%= config.bin %> <%= command.id %> -c t12 --item line-1001 --json | jq -r .id)',
+    },
   ]
 
   static override flags = {
@@ -26,7 +32,11 @@ Emits claim.created and check.updated.`
 
   public async run(): Promise<Claim> {
     const checkId = await checkIdOf(this.client, this.flags.check)
-    const claim = await this.client.claim(checkId, {items: this.flags.item}, {idempotencyKey: this.flags['idempotency-key']})
+    const claim = await this.client.claim(
+      checkId,
+      {items: this.flags.item},
+      {idempotencyKey: this.flags['idempotency-key']},
+    )
     this.log(describeClaim(claim))
     return claim
   }

@@ -13,7 +13,10 @@ Emits feedback.received.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --check t12 --rating 5',
-    {description: 'With a comment', command: '<%= config.bin %> <%= command.id %> -c t12 -r 2 --comment "The steak was cold."'},
+    {
+      description: 'With a comment',
+      command: '<%= config.bin %> <%= command.id %> -c t12 -r 2 --comment "The steak was cold."',
+    },
   ]
 
   static override flags = {
@@ -26,7 +29,11 @@ Emits feedback.received.`
   public async run(): Promise<Feedback> {
     const {rating, comment} = this.flags
     const checkId = await checkIdOf(this.client, this.flags.check)
-    const feedback = await this.client.feedback(checkId, {rating, comment}, {idempotencyKey: this.flags['idempotency-key']})
+    const feedback = await this.client.feedback(
+      checkId,
+      {rating, comment},
+      {idempotencyKey: this.flags['idempotency-key']},
+    )
     this.log(describeFeedback(feedback))
     return feedback
   }

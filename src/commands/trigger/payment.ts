@@ -17,14 +17,25 @@ Emits payment.succeeded and check.updated, and check.fully_paid when the payment
 
   static override examples = [
     {description: 'Pay everything due', command: '<%= config.bin %> <%= command.id %> --check t12'},
-    {description: '12.00 plus a 1.50 tip, for a claim', command: '<%= config.bin %> <%= command.id %> -c t12 --amount 1200 --tip 150 --claim clm_8d2k4m1x0q9s7a3z5b6c'},
+    {
+      description: '12.00 plus a 1.50 tip, for a claim',
+      command: '<%= config.bin %> <%= command.id %> -c t12 --amount 1200 --tip 150 --claim clm_8d2k4m1x0q9s7a3z5b6c',
+    },
     {description: 'A declined card', command: '<%= config.bin %> <%= command.id %> -c t12 --amount 500 --decline'},
-    {description: 'Safe to retry in a script', command: '<%= config.bin %> <%= command.id %> -c t12 --amount 500 --idempotency-key order-42-pay-1'},
+    {
+      description: 'Safe to retry in a script',
+      command: '<%= config.bin %> <%= command.id %> -c t12 --amount 500 --idempotency-key order-42-pay-1',
+    },
   ]
 
   static override flags = {
     check: checkFlag,
-    amount: Flags.integer({char: 'a', min: 1, helpValue: 'CENTS', summary: 'Amount toward the check, in cents. Default: all that is due.'}),
+    amount: Flags.integer({
+      char: 'a',
+      min: 1,
+      helpValue: 'CENTS',
+      summary: 'Amount toward the check, in cents. Default: all that is due.',
+    }),
     tip: Flags.integer({min: 0, helpValue: 'CENTS', summary: 'Tip on top, in cents.'}),
     claim: Flags.string({summary: 'Id of a claim of this check (clm_…) that the payment is for.'}),
     decline: Flags.boolean({summary: 'Simulate a declined card (sends "simulate": "decline").'}),
@@ -35,14 +46,21 @@ Emits payment.succeeded and check.updated, and check.fully_paid when the payment
     const {amount, tip, claim, decline} = this.flags
     if (amount === undefined && this.flags['idempotency-key'] !== undefined) {
       // "all that is due" is read before sending and changes once paid, so a retry would be another request
-      this.error('--idempotency-key needs --amount: without it the amount is what is due now, which a retry would not repeat.', {exit: 2, code: 'invalid_usage'})
+      this.error(
+        '--idempotency-key needs --amount: without it the amount is what is due now, which a retry would not repeat.',
+        {exit: 2, code: 'invalid_usage'},
+      )
     }
     // without --amount the check is read for what is due, and that read gives its id too
     const due = amount === undefined ? await fetchCheck(this.client, this.flags.check) : undefined
     const checkId = due?.id ?? (await checkIdOf(this.client, this.flags.check))
     const amountCents = amount ?? due!.amount_due_cents
     if (amountCents === 0) {
-      this.error(`Nothing is due on check ${checkId}: it is paid.`, {exit: 1, code: 'nothing_due', suggestions: ['Refund a payment first with `tablepay trigger refund`.']})
+      this.error(`Nothing is due on check ${checkId}: it is paid.`, {
+        exit: 1,
+        code: 'nothing_due',
+        suggestions: ['Refund a payment first with `tablepay trigger refund`.'],
+      })
     }
     const payment = await this.client.pay(
       checkId,

@@ -15,18 +15,28 @@ Emits payment.refunded, and check.updated when the check's amount paid changes.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --payment pay_3m9x0q2k8s1d7a4z6b5c',
-    {description: 'Refund 3.00', command: '<%= config.bin %> <%= command.id %> --payment pay_3m9x0q2k8s1d7a4z6b5c --amount 300'},
+    {
+      description: 'Refund 3.00',
+      command: '<%= config.bin %> <%= command.id %> --payment pay_3m9x0q2k8s1d7a4z6b5c --amount 300',
+    },
   ]
 
   static override flags = {
     payment: Flags.string({summary: 'The payment to refund (pay_…).', required: true}),
-    amount: Flags.integer({char: 'a', min: 1, helpValue: 'CENTS', summary: 'Amount to refund, in cents. Default: everything not yet refunded.'}),
+    amount: Flags.integer({
+      char: 'a',
+      min: 1,
+      helpValue: 'CENTS',
+      summary: 'Amount to refund, in cents. Default: everything not yet refunded.',
+    }),
     ...guestFlags,
   }
 
   public async run(): Promise<Payment> {
     const {payment: id, amount} = this.flags
-    const payment = await this.client.refund(id, amount === undefined ? {} : {amount_cents: amount}, {idempotencyKey: this.flags['idempotency-key']})
+    const payment = await this.client.refund(id, amount === undefined ? {} : {amount_cents: amount}, {
+      idempotencyKey: this.flags['idempotency-key'],
+    })
     this.log(describePayment(payment))
     return payment
   }

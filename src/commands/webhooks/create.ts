@@ -15,15 +15,23 @@ The URL must be https; plain http is accepted for this machine (localhost, 127.0
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks',
-    {description: 'Only check lifecycle events', command: '<%= config.bin %> <%= command.id %> --forward-to https://pos.example.com/hooks -e check.created,check.updated,check.closed'},
-    {description: 'Keep the secret in a variable', command: 'SECRET=$(<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/hooks --json | jq -r .secret)'},
+    {
+      description: 'Only check lifecycle events',
+      command:
+        '<%= config.bin %> <%= command.id %> --forward-to https://pos.example.com/hooks -e check.created,check.updated,check.closed',
+    },
+    {
+      description: 'Keep the secret in a variable',
+      command:
+        'SECRET=$(<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/hooks --json | jq -r .secret)',
+    },
   ]
 
   // the URL as an argument: how it was given before --forward-to, the one receiver-URL flag (README "Flags")
   static override args = {URL: Args.string({description: 'Where deliveries are POSTed.', hidden: true})}
 
   static override flags = {
-    'forward-to': Flags.string({helpValue: 'URL', summary: 'Your receiver\'s URL: where deliveries are POSTed.'}),
+    'forward-to': Flags.string({helpValue: 'URL', summary: "Your receiver's URL: where deliveries are POSTed."}),
     'event-type': eventTypesFlag(),
     description: Flags.string({summary: 'A note for people reading the endpoint list.'}),
   }
@@ -31,12 +39,21 @@ The URL must be https; plain http is accepted for this machine (localhost, 127.0
   public async run(): Promise<WebhookEndpoint & {secret: string}> {
     const {'event-type': events, description} = this.flags
     const url = this.receiverUrl()
-    const endpoint = await this.client.createWebhookEndpoint({url, event_types: eventTypesOf(events), description}).catch((error: unknown) => {
-      // the server names the body field; here the URL was an argument
-      const refusal = error instanceof TablepayApiError && error.code === 'validation_failed' ? error.details?.find((d) => d.path === 'url') : undefined
-      if (!refusal) throw error
-      this.error(`URL ${url} was refused: ${refusal.message}.`, {exit: 1, code: 'validation_failed', suggestions: ['Use an https URL, or plain http to this machine: http://localhost:3000/webhooks.']})
-    })
+    const endpoint = await this.client
+      .createWebhookEndpoint({url, event_types: eventTypesOf(events), description})
+      .catch((error: unknown) => {
+        // the server names the body field; here the URL was an argument
+        const refusal =
+          error instanceof TablepayApiError && error.code === 'validation_failed'
+            ? error.details?.find((d) => d.path === 'url')
+            : undefined
+        if (!refusal) throw error
+        this.error(`URL ${url} was refused: ${refusal.message}.`, {
+          exit: 1,
+          code: 'validation_failed',
+          suggestions: ['Use an https URL, or plain http to this machine: http://localhost:3000/webhooks.'],
+        })
+      })
     this.log(renderCreatedEndpoint(endpoint))
     return endpoint
   }
@@ -49,7 +66,7 @@ The URL must be https; plain http is accepted for this machine (localhost, 127.0
     }
     const url = flag ?? argument
     if (url === undefined) {
-      this.error('Missing the receiver\'s URL: pass --forward-to URL.', {exit: 2, code: 'invalid_usage'})
+      this.error("Missing the receiver's URL: pass --forward-to URL.", {exit: 2, code: 'invalid_usage'})
     }
     return url
   }

@@ -7,9 +7,13 @@ import {renderPage} from '../../cli/views/page.js'
 export default class WebhooksList extends ApiCommand<typeof WebhooksList> {
   static override summary = 'List webhook endpoints, newest first.'
 
-  static override description = 'Each endpoint with its status (a disabled one receives nothing: register a new one), its event types and its URL. Secrets are never shown again.'
+  static override description =
+    'Each endpoint with its status (a disabled one receives nothing: register a new one), its event types and its URL. Secrets are never shown again.'
 
-  static override examples = ['<%= config.bin %> <%= command.id %>', {description: 'As JSON', command: '<%= config.bin %> <%= command.id %> --json'}]
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    {description: 'As JSON', command: '<%= config.bin %> <%= command.id %> --json'},
+  ]
 
   static override flags = pageFlags('endpoints')
 

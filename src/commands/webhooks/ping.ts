@@ -15,7 +15,9 @@ Exits 1 when the receiver does not accept it (no 2xx within the receiver timeout
   static override args = {ID: Args.string({description: 'Endpoint id (we_…).', required: true})}
 
   public async run(): Promise<WebhookTestResult> {
-    const result = await withSpinner('Waiting for the receiver', this.client.testWebhookEndpoint(this.args.ID), {quiet: this.jsonEnabled()})
+    const result = await withSpinner('Waiting for the receiver', this.client.testWebhookEndpoint(this.args.ID), {
+      quiet: this.jsonEnabled(),
+    })
     this.log(renderTestResult(result))
     if (!result.succeeded) process.exitCode = 1
     return result

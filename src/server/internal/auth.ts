@@ -16,16 +16,25 @@ const scopeFor = (method: string): Scope => (method === 'GET' || method === 'HEA
 export function authenticate(event: H3Event, records: Records): void {
   const header = requestHeader(event, 'authorization')
   if (!header) {
-    throw new ApiError('unauthenticated', 'Missing API key. Send the header "Authorization: Bearer tp_test_…"; `tablepay serve` prints the keys.')
+    throw new ApiError(
+      'unauthenticated',
+      'Missing API key. Send the header "Authorization: Bearer tp_test_…"; `tablepay serve` prints the keys.',
+    )
   }
   const key = BEARER.exec(header)?.[1]
   const record = key ? records.get('api_keys', key) : undefined
-  if (!record) throw new ApiError('unauthenticated', 'Unknown API key. Use a key printed by `tablepay serve` or listed in your --seed file.')
+  if (!record)
+    throw new ApiError(
+      'unauthenticated',
+      'Unknown API key. Use a key printed by `tablepay serve` or listed in your --seed file.',
+    )
   const needed = scopeFor(event.method)
   if (!record.scopes.includes(needed)) {
-    throw new ApiError('insufficient_scope', `This API key lacks the "${needed}" scope that ${event.method} needs; use a key with "${needed}".`, [
-      {path: 'authorization', message: `requires scope ${needed}`},
-    ])
+    throw new ApiError(
+      'insufficient_scope',
+      `This API key lacks the "${needed}" scope that ${event.method} needs; use a key with "${needed}".`,
+      [{path: 'authorization', message: `requires scope ${needed}`}],
+    )
   }
   event.context.accountId = record.account_id
 }

@@ -28,7 +28,11 @@ class Chunks {
   }
 }
 
-const cutOff = () => new ApiError('invalid_json', 'Request body is not valid JSON: the client closed the connection before the body ended.')
+const cutOff = () =>
+  new ApiError(
+    'invalid_json',
+    'Request body is not valid JSON: the client closed the connection before the body ended.',
+  )
 
 /**
  * A Node request's body, from its events: `for await` over the stream costs
@@ -104,7 +108,11 @@ export function validationError(what: string, error: z.ZodError): ApiError {
   const details = zodDetails(error)
   const first = details[0]!
   const more = details.length > 1 ? ` (and ${details.length - 1} more, see details)` : ''
-  return new ApiError('validation_failed', `${what} failed validation: ${first.path}: ${first.message}${more}.`, details)
+  return new ApiError(
+    'validation_failed',
+    `${what} failed validation: ${first.path}: ${first.message}${more}.`,
+    details,
+  )
 }
 
 /**

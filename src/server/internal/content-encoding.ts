@@ -23,7 +23,10 @@ const TOKEN = /^[a-z0-9!#$%&'*+.^_`|~-]{1,40}$/
 export function requestCodings(event: H3Event): string[] | undefined {
   const header = requestHeader(event, 'content-encoding')
   if (!header) return undefined
-  const codings = header.split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity')
+  const codings = header
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity')
   const unknown = codings.find((c) => !Object.hasOwn(DECODERS, c))
   if (unknown !== undefined) {
     // a header can hold any bytes: it is named only when it reads as a coding name

@@ -16,10 +16,18 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error
   if (error instanceof H3Error) {
     if (error.cause instanceof ApiError) return error.cause
-    if (error.statusCode === 404) return new ApiError('not_found', 'No such route. The API lives under /v1; see the README for its routes.')
-    if (error.statusCode === 405) return new ApiError('method_not_allowed', 'This route does not take that method; see the README for what each route accepts.')
+    if (error.statusCode === 404)
+      return new ApiError('not_found', 'No such route. The API lives under /v1; see the README for its routes.')
+    if (error.statusCode === 405)
+      return new ApiError(
+        'method_not_allowed',
+        'This route does not take that method; see the README for what each route accepts.',
+      )
   }
-  return new ApiError('internal_error', 'The simulator failed unexpectedly; this is a bug, please report it with the request id.')
+  return new ApiError(
+    'internal_error',
+    'The simulator failed unexpectedly; this is a bug, please report it with the request id.',
+  )
 }
 
 /** The one place that writes an error answer: `{"error": {code, message, request_id, details?}}`. */

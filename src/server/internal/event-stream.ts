@@ -107,12 +107,18 @@ export class StreamHub {
     const fromAddress = this.#perAddress.get(address) ?? 0
     if (fromAddress >= this.limits.perAddress) {
       const most = this.limits.perAddress
-      throw new ApiError('rate_limited', `Too many live streams from this address (at most ${most} at once); close some first.`)
+      throw new ApiError(
+        'rate_limited',
+        `Too many live streams from this address (at most ${most} at once); close some first.`,
+      )
     }
     const existing = this.#topics.get(spec.key)
     if (spec.limit !== undefined && (existing?.clients.size ?? 0) >= spec.limit) {
       const what = spec.noun ?? 'this topic'
-      throw new ApiError('rate_limited', `Too many live streams of ${what} (at most ${spec.limit} at once); close some first.`)
+      throw new ApiError(
+        'rate_limited',
+        `Too many live streams of ${what} (at most ${spec.limit} at once); close some first.`,
+      )
     }
     const topic = existing ?? this.#createTopic(spec)
     const res = event.node.res

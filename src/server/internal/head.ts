@@ -9,7 +9,8 @@ export function keepLengthOnHead(res: ServerResponse): void {
   const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
   res.end = ((chunk?: unknown, ...rest: unknown[]) => {
     const sized = typeof chunk === 'string' || chunk instanceof Uint8Array
-    if (sized && !res.headersSent && !res.hasHeader('content-length')) res.setHeader('content-length', Buffer.byteLength(chunk))
+    if (sized && !res.headersSent && !res.hasHeader('content-length'))
+      res.setHeader('content-length', Buffer.byteLength(chunk))
     return end(chunk, ...rest)
   }) as ServerResponse['end']
 }

@@ -17,7 +17,9 @@ function readKey(event: H3Event): string | undefined {
 /** Equal for the same method, path and body: `body` is the validated input, whose keys come in schema order. */
 function requestHash(event: H3Event, body: unknown): string {
   const path = getRequestPath(event).split('?')[0]
-  return createHash('sha256').update(`${event.method} ${path}\n${JSON.stringify(body)}`).digest('hex')
+  return createHash('sha256')
+    .update(`${event.method} ${path}\n${JSON.stringify(body)}`)
+    .digest('hex')
 }
 
 /**

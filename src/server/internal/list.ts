@@ -24,7 +24,10 @@ function querySchema(filters: z.ZodObject): z.ZodType {
 }
 
 /** The list query plus a resource's own filters, from the URL; a 422 on anything unparsable. */
-export function readListQuery<S extends z.ZodObject>(event: H3Event, filters: S = NO_FILTERS as unknown as S): z.output<typeof ListQuery> & z.output<S> {
+export function readListQuery<S extends z.ZodObject>(
+  event: H3Event,
+  filters: S = NO_FILTERS as unknown as S,
+): z.output<typeof ListQuery> & z.output<S> {
   const result = querySchema(filters).safeParse(getQuery(event))
   if (!result.success) throw validationError('Query', result.error)
   return result.data as z.output<typeof ListQuery> & z.output<S>
@@ -51,7 +54,11 @@ export function paginate<R, T>(
   let start = ids.length - 1
   if (query.starting_after !== undefined) {
     const at = ids.lastIndexOf(query.starting_after)
-    if (at === -1) throw invalidField('starting_after', `no ${query.starting_after} in this list; pass the next_cursor of the previous page`)
+    if (at === -1)
+      throw invalidField(
+        'starting_after',
+        `no ${query.starting_after} in this list; pass the next_cursor of the previous page`,
+      )
     start = at - 1
   }
   const data: T[] = []

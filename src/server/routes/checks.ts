@@ -35,7 +35,8 @@ export function checkRoutes(router: Router, app: AppContext): void {
     defineEventHandler((event) => {
       const query = readListQuery(event, CheckFilters)
       const keep = (c: CheckRecord) =>
-        (query.status === undefined || c.status === query.status) && (query.location_id === undefined || c.location_id === query.location_id)
+        (query.status === undefined || c.status === query.status) &&
+        (query.location_id === undefined || c.location_id === query.location_id)
       const {ids, get} = service.records.listing('checks', accountOf(event))
       return paginate(ids, get, query, keep, (c) => renderCheck(c, baseUrl))
     }),

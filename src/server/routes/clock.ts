@@ -13,7 +13,12 @@ const SHOWN_OUT = 5
  */
 export function clockRoutes(router: Router, {clock, dispatcher}: AppContext): void {
   const iso = (ms: number) => new Date(ms).toISOString()
-  const render = () => ({object: 'clock', now: iso(clock.now()), offset_seconds: clock.offset / 1000, time_scale: clock.timeScale})
+  const render = () => ({
+    object: 'clock',
+    now: iso(clock.now()),
+    offset_seconds: clock.offset / 1000,
+    time_scale: clock.timeScale,
+  })
 
   // what a running advance waits for: `clock advance` shows it while it waits
   const advancing = () => {

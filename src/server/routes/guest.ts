@@ -15,7 +15,11 @@ import type {StreamMessageOut} from '../internal/event-stream.js'
  */
 function checkOfLink({service}: AppContext, event: H3Event): CheckRecord {
   const check = service.records.checkByGuestToken(event.context.params?.token ?? '')
-  if (!check) throw new ApiError('not_found', 'No check behind this table link: it is mistyped, or the check was removed. Scan the table\'s QR code again.')
+  if (!check)
+    throw new ApiError(
+      'not_found',
+      "No check behind this table link: it is mistyped, or the check was removed. Scan the table's QR code again.",
+    )
   // the link is the credential: idempotency keys sent with it live apart from the API key's
   event.context.guestCheckId = check.id
   return check

@@ -11,7 +11,8 @@ import {findOwned} from '../internal/owned.js'
 
 export function webhookEndpointRoutes(router: Router, app: AppContext): void {
   const {service} = app
-  const find = (event: Parameters<typeof accountOf>[0]) => findOwned(app, 'webhook_endpoints', event, 'webhook endpoint')
+  const find = (event: Parameters<typeof accountOf>[0]) =>
+    findOwned(app, 'webhook_endpoints', event, 'webhook endpoint')
 
   router.post(
     '/v1/webhook-endpoints',
@@ -28,7 +29,13 @@ export function webhookEndpointRoutes(router: Router, app: AppContext): void {
     defineEventHandler((event) => {
       const query = readListQuery(event)
       const {ids, get} = service.records.listing('webhook_endpoints', accountOf(event))
-      return paginate(ids, get, query, () => true, (e) => renderEndpoint(e))
+      return paginate(
+        ids,
+        get,
+        query,
+        () => true,
+        (e) => renderEndpoint(e),
+      )
     }),
   )
 
@@ -51,10 +58,22 @@ export function webhookEndpointRoutes(router: Router, app: AppContext): void {
     '/v1/webhook-endpoints/:id/test',
     defineEventHandler(async (event) => {
       const endpoint = find(event)
-      const ping = {id: newId('evt'), object: 'event', type: 'ping', created_at: app.now(), data: {object: 'ping', endpoint_id: endpoint.id}}
+      const ping = {
+        id: newId('evt'),
+        object: 'event',
+        type: 'ping',
+        created_at: app.now(),
+        data: {object: 'ping', endpoint_id: endpoint.id},
+      }
       const body = JSON.stringify(ping)
       const result = await app.dispatcher.send(endpoint, ping, body, 1)
-      return {object: 'webhook_test', endpoint_id: endpoint.id, event_id: ping.id, succeeded: succeeded(result), ...result}
+      return {
+        object: 'webhook_test',
+        endpoint_id: endpoint.id,
+        event_id: ping.id,
+        succeeded: succeeded(result),
+        ...result,
+      }
     }),
   )
 }

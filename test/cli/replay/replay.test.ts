@@ -36,7 +36,16 @@ describe('diffStates', () => {
 
   it('names every differing leaf with its jq path and both values', () => {
     const a = {t1: {status: 'open', items: [{id: 'x', q: 1}], totals: {total_cents: 100}}}
-    const b = {t1: {status: 'closed', items: [{id: 'x', q: 2}, {id: 'y', q: 1}], totals: {total_cents: 100}}}
+    const b = {
+      t1: {
+        status: 'closed',
+        items: [
+          {id: 'x', q: 2},
+          {id: 'y', q: 1},
+        ],
+        totals: {total_cents: 100},
+      },
+    }
     expect(diffStates(a, b)).toEqual([
       {external_id: 't1', path: '.status', in_order: 'open', shuffled: 'closed'},
       {external_id: 't1', path: '.items[0].q', in_order: 1, shuffled: 2},

@@ -6,7 +6,9 @@ let server: ApiServer
 let pushed: {id: string; external_id: string}
 beforeAll(async () => {
   server = await startApiServer()
-  const {stdout} = await runCommand(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--json'], {env: server.env})
+  const {stdout} = await runCommand(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--json'], {
+    env: server.env,
+  })
   pushed = JSON.parse(stdout)
 })
 afterAll(() => server.stop())

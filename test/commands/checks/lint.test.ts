@@ -26,13 +26,28 @@ describe('checks lint', () => {
     broken = join(dir, 'broken.json')
     await writeFile(broken, '{"table": {"number": "12"},')
     badScenario = join(dir, 'scenario.json')
-    await writeFile(badScenario, JSON.stringify({pushes: [{external_id: 't1', body: open()}, {external_id: 't1', body: {...open(), version: 0}}]}))
+    await writeFile(
+      badScenario,
+      JSON.stringify({
+        pushes: [
+          {external_id: 't1', body: open()},
+          {external_id: 't1', body: {...open(), version: 0}},
+        ],
+      }),
+    )
   })
 
   afterAll(() => rm(dir, {recursive: true, force: true}))
 
   it('passes every fixture, push bodies and scenarios, several files at once: exit 0, no server', async () => {
-    const {code, stdout} = await runCommand(['checks', 'lint', 'fixtures/checks/open.json', 'fixtures/checks/updated.json', 'fixtures/checks/closed.json', 'fixtures/scenarios/dinner-service.json'])
+    const {code, stdout} = await runCommand([
+      'checks',
+      'lint',
+      'fixtures/checks/open.json',
+      'fixtures/checks/updated.json',
+      'fixtures/checks/closed.json',
+      'fixtures/scenarios/dinner-service.json',
+    ])
     expect(code).toBe(0)
     expect(stdout.trim().split('\n')).toEqual([
       'fixtures/checks/open.json: ok',
@@ -61,7 +76,13 @@ describe('checks lint', () => {
   })
 
   it('reports a file that is not JSON, or missing, and still checks the others', async () => {
-    const {code, stdout} = await runCommand(['checks', 'lint', broken, join(dir, 'missing.json'), 'fixtures/checks/open.json'])
+    const {code, stdout} = await runCommand([
+      'checks',
+      'lint',
+      broken,
+      join(dir, 'missing.json'),
+      'fixtures/checks/open.json',
+    ])
     expect(code).toBe(1)
     expect(stdout).toContain(`${broken}: .: not valid JSON`)
     expect(stdout).toContain(`${join(dir, 'missing.json')}: .: cannot read the file: ENOENT`)
@@ -80,10 +101,13 @@ describe('checks lint', () => {
 
     const passed = await runCommand(['checks', 'lint', 'fixtures/scenarios/dinner-service.json', '--json'])
     expect(passed.code).toBe(0)
-    expect(JSON.parse(passed.stdout)).toEqual({valid: true, files: [{file: 'fixtures/scenarios/dinner-service.json', kind: 'scenario', valid: true, problems: []}]})
+    expect(JSON.parse(passed.stdout)).toEqual({
+      valid: true,
+      files: [{file: 'fixtures/scenarios/dinner-service.json', kind: 'scenario', valid: true, problems: []}],
+    })
   })
 
-  it('validates with the server\'s own schemas and loads no server, storage or HTTP client code', () => {
+  it("validates with the server's own schemas and loads no server, storage or HTTP client code", () => {
     const {files, packages} = importGraph('dist/commands/checks/lint.js')
     expect(files).toContain('domain/schemas.js')
     expect(packages.filter((p) => !['@oclif/core', 'zod', 'chalk'].includes(p))).toEqual([])

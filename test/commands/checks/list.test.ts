@@ -6,8 +6,13 @@ let server: ApiServer
 const ids: Record<string, string> = {}
 beforeAll(async () => {
   server = await startApiServer()
-  for (const [externalId, file] of [['t12', 'open'], ['t7', 'closed']] as const) {
-    const {stdout} = await runCommand(['checks', 'push', externalId, '-f', `fixtures/checks/${file}.json`, '--json'], {env: server.env})
+  for (const [externalId, file] of [
+    ['t12', 'open'],
+    ['t7', 'closed'],
+  ] as const) {
+    const {stdout} = await runCommand(['checks', 'push', externalId, '-f', `fixtures/checks/${file}.json`, '--json'], {
+      env: server.env,
+    })
     ids[externalId] = JSON.parse(stdout).id
   }
 })
@@ -20,7 +25,16 @@ describe('checks list', () => {
     const {code, stdout} = await list([])
     expect(code).toBe(0)
     const lines = stdout.trimEnd().split('\n')
-    expect(lines[0]!.split(/\s{2,}/)).toEqual(['ID', 'EXTERNAL ID', 'TABLE', 'STATUS', 'ITEMS', 'TOTAL', 'DUE', 'UPDATED'])
+    expect(lines[0]!.split(/\s{2,}/)).toEqual([
+      'ID',
+      'EXTERNAL ID',
+      'TABLE',
+      'STATUS',
+      'ITEMS',
+      'TOTAL',
+      'DUE',
+      'UPDATED',
+    ])
     expect(lines[1]).toMatch(new RegExp(`^${ids.t7}\\s+t7\\s+12\\s+closed\\s+4\\s+98\\.45`))
     expect(lines[2]).toMatch(new RegExp(`^${ids.t12}\\s+t12\\s+12\\s+open\\s+3\\s+78\\.65`))
   })

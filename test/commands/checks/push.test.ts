@@ -41,7 +41,11 @@ describe('checks push', () => {
       amount_due_cents: 7865,
     })
     expect(check.id).toMatch(/^chk_/)
-    expect(check.items.map((i: {external_id: string}) => i.external_id)).toEqual(['line-1001', 'line-1002', 'line-1003'])
+    expect(check.items.map((i: {external_id: string}) => i.external_id)).toEqual([
+      'line-1001',
+      'line-1002',
+      'line-1003',
+    ])
     expect(check.created_at).toBe(check.updated_at)
   })
 
@@ -59,9 +63,19 @@ describe('checks push', () => {
   })
 
   it('--location sets location_id: an unknown one is refused on that field', async () => {
-    const {code, stdout} = await push(['t12-loc', '-f', 'fixtures/checks/open.json', '--location', 'loc_nowhere', '--json'])
+    const {code, stdout} = await push([
+      't12-loc',
+      '-f',
+      'fixtures/checks/open.json',
+      '--location',
+      'loc_nowhere',
+      '--json',
+    ])
     expect(code).toBe(1)
-    expect(JSON.parse(stdout).error).toMatchObject({code: 'validation_failed', details: [expect.objectContaining({path: 'location_id'})]})
+    expect(JSON.parse(stdout).error).toMatchObject({
+      code: 'validation_failed',
+      details: [expect.objectContaining({path: 'location_id'})],
+    })
   })
 
   it('a bad payload exits 1 and shows the code and the failing field', async () => {
@@ -79,7 +93,12 @@ describe('checks push', () => {
     const {code, stdout} = await push(['t12-bad', '--json'], JSON.stringify(bad))
     expect(code).toBe(1)
     expect(JSON.parse(stdout)).toEqual({
-      error: {code: 'validation_failed', message: expect.any(String), request_id: expect.stringMatching(/^req_/), details: expect.any(Array)},
+      error: {
+        code: 'validation_failed',
+        message: expect.any(String),
+        request_id: expect.stringMatching(/^req_/),
+        details: expect.any(Array),
+      },
     })
   })
 
@@ -95,7 +114,10 @@ describe('checks push', () => {
   })
 
   it('with a read-only key, names the missing scope', async () => {
-    const {code, stderr} = await runCommand(['checks', 'push', 't12-ro', '-f', 'fixtures/checks/open.json', '-k', READ_KEY], {env: server.env})
+    const {code, stderr} = await runCommand(
+      ['checks', 'push', 't12-ro', '-f', 'fixtures/checks/open.json', '-k', READ_KEY],
+      {env: server.env},
+    )
     expect(code).toBe(1)
     expect(stderr).toContain('Code: insufficient_scope')
     expect(stderr).toContain('write')

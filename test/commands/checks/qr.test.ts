@@ -7,17 +7,23 @@ let server: ApiServer
 let guestUrl: string
 beforeAll(async () => {
   server = await startApiServer()
-  const {stdout} = await runCommand(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--json'], {env: server.env})
+  const {stdout} = await runCommand(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--json'], {
+    env: server.env,
+  })
   guestUrl = JSON.parse(stdout).guest_url
 })
 afterAll(() => server.stop())
 
 describe('--qr', () => {
   it('checks push --qr prints the QR code of guest_url and the link under it', async () => {
-    const {code, stdout} = await runCommand(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--qr'], {env: server.env})
+    const {code, stdout} = await runCommand(['checks', 'push', 't12', '-f', 'fixtures/checks/open.json', '--qr'], {
+      env: server.env,
+    })
     expect(code).toBe(0)
     // no colours in a pipe: plain block characters
-    expect(stdout).toContain(`${await qrcode.toString(guestUrl, {type: 'utf8'})}\nScan to open the table page: ${guestUrl}`)
+    expect(stdout).toContain(
+      `${await qrcode.toString(guestUrl, {type: 'utf8'})}\nScan to open the table page: ${guestUrl}`,
+    )
   })
 
   it('checks get --qr prints the same code after the check', async () => {

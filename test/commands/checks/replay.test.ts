@@ -39,9 +39,26 @@ describe('checks replay', () => {
   it('with --json reports both runs; the same seed gives the same order; --duplicates sends some pushes twice', async () => {
     const first = JSON.parse((await replay([DINNER, '--seed', '9', '--duplicates', '--json'])).stdout)
     const again = JSON.parse((await replay([DINNER, '--seed', '9', '--duplicates', '--json'])).stdout)
-    expect(first).toMatchObject({seed: 9, duplicates: true, checks: ['t12', 't7'], converged: true, differences: [], problems: [], ok: true, kept: false})
+    expect(first).toMatchObject({
+      seed: 9,
+      duplicates: true,
+      checks: ['t12', 't7'],
+      converged: true,
+      differences: [],
+      problems: [],
+      ok: true,
+      kept: false,
+    })
     expect(first.in_order.order).toEqual([1, 2, 3, 4, 5, 6, 7])
-    expect(first.in_order.outcomes.map((o: {result: string}) => o.result)).toEqual(['created', 'created', 'updated', 'updated', 'updated', 'updated', 'updated'])
+    expect(first.in_order.outcomes.map((o: {result: string}) => o.result)).toEqual([
+      'created',
+      'created',
+      'updated',
+      'updated',
+      'updated',
+      'updated',
+      'updated',
+    ])
     expect(first.shuffled.order.length).toBeGreaterThan(7)
     expect(new Set(first.shuffled.order)).toEqual(new Set([1, 2, 3, 4, 5, 6, 7]))
     expect(again.shuffled.order).toEqual(first.shuffled.order)
@@ -68,8 +85,19 @@ describe('checks replay', () => {
 
     const report = JSON.parse((await replay([WRONG, '--seed', String(seed), '--json'])).stdout)
     expect(report).toMatchObject({ok: false, converged: false})
-    expect(report.differences).toContainEqual({external_id: 't5', path: '.status', in_order: 'open', shuffled: 'closed'})
-    expect(report.problems).toContainEqual(expect.objectContaining({run: 'in_order', push: 3, outcome: {error: {code: 'version_conflict', message: expect.any(String)}}}))
+    expect(report.differences).toContainEqual({
+      external_id: 't5',
+      path: '.status',
+      in_order: 'open',
+      shuffled: 'closed',
+    })
+    expect(report.problems).toContainEqual(
+      expect.objectContaining({
+        run: 'in_order',
+        push: 3,
+        outcome: {error: {code: 'version_conflict', message: expect.any(String)}},
+      }),
+    )
   })
 
   it('wrong versions fail even when a shuffle happens to end in the same state', async () => {
@@ -78,10 +106,12 @@ describe('checks replay', () => {
     expect(code).toBe(1)
     const report = JSON.parse(stdout)
     expect(report).toMatchObject({converged: true, ok: false})
-    expect(report.problems.filter((p: {run: string}) => p.run === 'in_order').map((p: {push: number}) => p.push)).toEqual([3, 5])
+    expect(
+      report.problems.filter((p: {run: string}) => p.run === 'in_order').map((p: {push: number}) => p.push),
+    ).toEqual([3, 5])
   })
 
-  it('runs in scratch accounts: the caller\'s checks are untouched, and the accounts are deleted unless --keep', async () => {
+  it("runs in scratch accounts: the caller's checks are untouched, and the accounts are deleted unless --keep", async () => {
     const report = JSON.parse((await replay([DINNER, '--json'])).stdout)
     const key = (run: 'in_order' | 'shuffled') => report.accounts[run].api_key
     expect((await call(server.url.replace(/\/v1$/, ''), 'GET', '/v1/checks', {key: key('in_order')})).status).toBe(401)
@@ -91,16 +121,38 @@ describe('checks replay', () => {
 
     const kept = JSON.parse((await replay([DINNER, '--keep', '--json'])).stdout)
     expect(kept.kept).toBe(true)
-    const checks = await call(server.url.replace(/\/v1$/, ''), 'GET', '/v1/checks', {key: kept.accounts.shuffled.api_key})
-    expect(checks.body.data.map((c: {external_id: string; location_id: string}) => c.external_id).sort()).toEqual(['t12', 't7'])
+    const checks = await call(server.url.replace(/\/v1$/, ''), 'GET', '/v1/checks', {
+      key: kept.accounts.shuffled.api_key,
+    })
+    expect(checks.body.data.map((c: {external_id: string; location_id: string}) => c.external_id).sort()).toEqual([
+      't12',
+      't7',
+    ])
   })
 
   it('refuses an invalid scenario before calling the server, naming each problem', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tablepay-replay-'))
     try {
       const file = join(dir, 'bad.json')
-      await writeFile(file, JSON.stringify({pushes: [{external_id: 't1', body: {table: {number: '1'}, status: 'open', items: [], totals: {subtotal_cents: 1, tax_cents: 0, total_cents: 2}}}]}))
-      const {code, stderr} = await runCommand(['checks', 'replay', file], {env: {TABLEPAY_URL: 'http://127.0.0.1:1', TABLEPAY_API_KEY: 'tp_test_none'}})
+      await writeFile(
+        file,
+        JSON.stringify({
+          pushes: [
+            {
+              external_id: 't1',
+              body: {
+                table: {number: '1'},
+                status: 'open',
+                items: [],
+                totals: {subtotal_cents: 1, tax_cents: 0, total_cents: 2},
+              },
+            },
+          ],
+        }),
+      )
+      const {code, stderr} = await runCommand(['checks', 'replay', file], {
+        env: {TABLEPAY_URL: 'http://127.0.0.1:1', TABLEPAY_API_KEY: 'tp_test_none'},
+      })
       expect(code).toBe(1)
       expect(stderr).toContain('is not a valid scenario')
       expect(stderr).toContain('.pushes[0].body.totals.total_cents: must equal subtotal_cents + tax_cents')

@@ -35,7 +35,9 @@ describe('locations list', () => {
 
 describe('finding the server and the key', () => {
   it('takes both from TABLEPAY_URL and TABLEPAY_API_KEY', async () => {
-    const {code} = await runCommand(['locations', 'list'], {env: {TABLEPAY_URL: server.url, TABLEPAY_API_KEY: WRITE_KEY}})
+    const {code} = await runCommand(['locations', 'list'], {
+      env: {TABLEPAY_URL: server.url, TABLEPAY_API_KEY: WRITE_KEY},
+    })
     expect(code).toBe(0)
   })
 
@@ -49,7 +51,10 @@ describe('finding the server and the key', () => {
 
   it('takes both from server.json in TABLEPAY_DATA', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tablepay-config-'))
-    await writeFile(join(dir, 'server.json'), JSON.stringify({url: server.url.replace(/\/v1$/, ''), pid: 1, api_key: WRITE_KEY}))
+    await writeFile(
+      join(dir, 'server.json'),
+      JSON.stringify({url: server.url.replace(/\/v1$/, ''), pid: 1, api_key: WRITE_KEY}),
+    )
     try {
       const {code, stdout} = await runCommand(['locations', 'list'], {env: {TABLEPAY_DATA: dir}})
       expect(code).toBe(0)
@@ -75,9 +80,10 @@ describe('finding the server and the key', () => {
   })
 
   it('with an unknown key, exits 1 with the unauthenticated code', async () => {
-    const {code, stdout} = await runCommand(['locations', 'list', '--json'], {env: {...server.env, TABLEPAY_API_KEY: 'tp_test_unknown'}})
+    const {code, stdout} = await runCommand(['locations', 'list', '--json'], {
+      env: {...server.env, TABLEPAY_API_KEY: 'tp_test_unknown'},
+    })
     expect(code).toBe(1)
     expect(JSON.parse(stdout).error).toMatchObject({code: 'unauthenticated', request_id: expect.any(String)})
   })
 })
-

@@ -7,7 +7,18 @@ import {ROOT, runCommand} from '../../helpers/cli.js'
 import {startReceiver} from '../../helpers/receiver.js'
 
 const SECRET = 'whsec_test_receiver_check_1234'
-const ALL_CASES = ['valid', 'raw_body', 'duplicate', 'older_state', 'tampered_body', 'wrong_secret', 'missing_header', 'malformed_header', 'timestamp_past', 'timestamp_future']
+const ALL_CASES = [
+  'valid',
+  'raw_body',
+  'duplicate',
+  'older_state',
+  'tampered_body',
+  'wrong_secret',
+  'missing_header',
+  'malformed_header',
+  'timestamp_past',
+  'timestamp_future',
+]
 const REJECTED = ALL_CASES.slice(4)
 
 const running: ChildProcess[] = []
@@ -17,7 +28,10 @@ afterEach(() => {
 
 /** Starts a receiver script as a user would (`PORT=0 node file`) and resolves with the URL it prints. */
 function startScript(file: string): Promise<string> {
-  const child = spawn(process.execPath, [join(ROOT, file)], {env: {...process.env, PORT: '0', TABLEPAY_WEBHOOK_SECRET: SECRET}, stdio: ['ignore', 'pipe', 'pipe']})
+  const child = spawn(process.execPath, [join(ROOT, file)], {
+    env: {...process.env, PORT: '0', TABLEPAY_WEBHOOK_SECRET: SECRET},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   running.push(child)
   let stderr = ''
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk))
@@ -32,8 +46,10 @@ function startScript(file: string): Promise<string> {
   })
 }
 
-const check = (url: string, args: string[] = []) => runCommand(['receiver', 'check', '--forward-to', url, ...args], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}})
-const failedCases = (stdout: string) => (JSON.parse(stdout).cases as {id: string; passed: boolean}[]).filter((c) => !c.passed).map((c) => c.id)
+const check = (url: string, args: string[] = []) =>
+  runCommand(['receiver', 'check', '--forward-to', url, ...args], {env: {TABLEPAY_WEBHOOK_SECRET: SECRET}})
+const failedCases = (stdout: string) =>
+  (JSON.parse(stdout).cases as {id: string; passed: boolean}[]).filter((c) => !c.passed).map((c) => c.id)
 
 describe('receiver check', () => {
   it('passes the example receiver (examples/receivers/node-http.mjs) on every case: exit 0 and a table of passes', async () => {
@@ -55,7 +71,16 @@ describe('receiver check', () => {
     expect(report).toMatchObject({url, passed: true})
     expect(report.cases.map((c: {id: string}) => c.id)).toEqual(ALL_CASES)
     for (const c of report.cases) {
-      expect(c).toEqual({id: c.id, title: expect.any(String), expected: REJECTED.includes(c.id) ? 'rejected' : 'accepted', status_code: REJECTED.includes(c.id) ? 400 : 200, error: REJECTED.includes(c.id) ? 'receiver answered 400' : null, duration_ms: expect.any(Number), passed: true, reason: expect.any(String)})
+      expect(c).toEqual({
+        id: c.id,
+        title: expect.any(String),
+        expected: REJECTED.includes(c.id) ? 'rejected' : 'accepted',
+        status_code: REJECTED.includes(c.id) ? 400 : 200,
+        error: REJECTED.includes(c.id) ? 'receiver answered 400' : null,
+        duration_ms: expect.any(Number),
+        passed: true,
+        reason: expect.any(String),
+      })
     }
   })
 
@@ -66,19 +91,23 @@ describe('receiver check', () => {
     ['answers 409 to a duplicate or an older state', 'refuses-redelivery.mjs', ['duplicate', 'older_state']],
   ]
 
-  it.each(broken)('catches a receiver that %s: exit 1, exactly those cases fail, each with its reason', async (_, file, failing) => {
-    const url = await startScript(`test/fixtures/receivers/${file}`)
-    const human = await check(url)
-    expect(human.code).toBe(1)
-    expect(human.stderr).toContain('Code: receiver_nonconformant')
-    expect(human.stderr).toContain(`failed: ${failing.join(', ')}.`)
-    expect(human.stdout.split('\n').filter((row) => row.startsWith('FAIL'))).toHaveLength(failing.length)
+  it.each(broken)(
+    'catches a receiver that %s: exit 1, exactly those cases fail, each with its reason',
+    async (_, file, failing) => {
+      const url = await startScript(`test/fixtures/receivers/${file}`)
+      const human = await check(url)
+      expect(human.code).toBe(1)
+      expect(human.stderr).toContain('Code: receiver_nonconformant')
+      expect(human.stderr).toContain(`failed: ${failing.join(', ')}.`)
+      expect(human.stdout.split('\n').filter((row) => row.startsWith('FAIL'))).toHaveLength(failing.length)
 
-    const json = await check(url, ['--json'])
-    expect(json.code).toBe(1)
-    expect(failedCases(json.stdout)).toEqual(failing)
-    for (const c of JSON.parse(json.stdout).cases.filter((c: {passed: boolean}) => !c.passed)) expect(c.reason).toMatch(/^(accepted with|answered) \d{3} .*: /)
-  })
+      const json = await check(url, ['--json'])
+      expect(json.code).toBe(1)
+      expect(failedCases(json.stdout)).toEqual(failing)
+      for (const c of JSON.parse(json.stdout).cases.filter((c: {passed: boolean}) => !c.passed))
+        expect(c.reason).toMatch(/^(accepted with|answered) \d{3} .*: /)
+    },
+  )
 
   it('cannot tell a receiver that compares signatures with !== from a correct one: timing is not observable over HTTP', async () => {
     const url = await startScript('test/fixtures/receivers/compares-with-equals.mjs')
@@ -101,7 +130,11 @@ describe('receiver check', () => {
         expect(headers['x-tablepay-event-id']).toBe(event.id)
         expect(headers['x-tablepay-event-type']).toBe(event.type)
         expect(['check.created', 'check.updated']).toContain(event.type)
-        expect(event).toMatchObject({id: expect.stringMatching(/^evt_/), object: 'event', created_at: expect.any(String)})
+        expect(event).toMatchObject({
+          id: expect.stringMatching(/^evt_/),
+          object: 'event',
+          created_at: expect.any(String),
+        })
         expect(() => Check.parse(event.data)).not.toThrow()
       }
       // the duplicate: the same bytes again, as delivery attempt 2

@@ -37,7 +37,12 @@ async function serveReadJson() {
 describe('readJson', () => {
   it('reads a body sent in several chunks', async () => {
     const {port, outcome} = await serveReadJson()
-    const req = request({port, host: '127.0.0.1', method: 'PUT', headers: {'content-type': 'application/json', 'content-length': 8}})
+    const req = request({
+      port,
+      host: '127.0.0.1',
+      method: 'PUT',
+      headers: {'content-type': 'application/json', 'content-length': 8},
+    })
     req.write('{"a"')
     req.end(': 1}')
     expect(await outcome).toEqual({a: 1})
@@ -45,7 +50,12 @@ describe('readJson', () => {
 
   it('answers a client that leaves mid-body with a client error, not a failure of the server', async () => {
     const {server, port, outcome} = await serveReadJson()
-    const req = request({port, host: '127.0.0.1', method: 'PUT', headers: {'content-type': 'application/json', 'content-length': 1000}})
+    const req = request({
+      port,
+      host: '127.0.0.1',
+      method: 'PUT',
+      headers: {'content-type': 'application/json', 'content-length': 1000},
+    })
     req.on('error', () => {})
     // the client leaves once the server has the request, with a fifth of its body
     server.once('request', () => req.destroy())
