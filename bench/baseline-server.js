@@ -11,5 +11,7 @@ const server = createServer((req, res) => {
   })
 })
 
-server.listen(0, '127.0.0.1', () => process.send({port: server.address().port}))
+server.listen(0, '127.0.0.1', () =>
+  process.send({port: /** @type {import('node:net').AddressInfo} */ (server.address()).port}),
+)
 process.on('disconnect', () => process.exit(0))

@@ -92,9 +92,9 @@ export async function firstAttemptLatencies(serve, samples) {
       arrived?.(at)
     })
   })
-  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', () => resolve(undefined)))
   const endpoint = await api(serve.url, 'POST', '/webhook-endpoints', {
-    url: `http://127.0.0.1:${receiver.address().port}/hooks`,
+    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (receiver.address()).port}/hooks`,
     event_types: ['check.created'],
   })
   const set = new CheckSet('latency-', samples)

@@ -55,6 +55,10 @@ export class CheckSet {
  * One autocannon run against `url` whose requests come from `next()`;
  * `outcomes` counts the X-Tablepay-Push-Result of the answers. Any non-2xx answer or socket error fails the bench: a figure made of
  * errors measures nothing.
+ *
+ * @param {string} url
+ * @param {() => {method: any, path: string, body?: string}} next the next request (autocannon's method type)
+ * @param {{duration?: number, amount?: number, connections?: number}} options a run of `duration` seconds, or of `amount` requests
  */
 export async function load(url, next, {duration, amount, connections = CONNECTIONS}) {
   const outcomes = {}

@@ -20,7 +20,7 @@ const server = createServer((req, res) => {
   })
 })
 
-process.on('message', (message) => {
+process.on('message', (/** @type {{reset?: {target: number, hold?: boolean}, release?: boolean}} */ message) => {
   if (message.reset) {
     count = 0
     target = message.reset.target
@@ -35,5 +35,7 @@ process.on('message', (message) => {
   }
 })
 
-server.listen(0, '127.0.0.1', () => process.send({port: server.address().port}))
+server.listen(0, '127.0.0.1', () =>
+  process.send({port: /** @type {import('node:net').AddressInfo} */ (server.address()).port}),
+)
 process.on('disconnect', () => process.exit(0))

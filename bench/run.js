@@ -39,6 +39,11 @@ const round = (value, digits = 0) => Number(value.toFixed(digits))
  * A figure against its target: `at_least`/`at_most` apply to `ratio` when
  * there is a baseline, else to `value`. `ratio` defaults to value / baseline;
  * paired runs pass the median of their per-round ratios instead.
+ *
+ * @param {string} name
+ * @param {string} unit
+ * @param {number} value
+ * @param {{baseline?: number, ratio?: number, at_least?: number, at_most?: number, note?: string}} [options]
  */
 function figure(name, unit, value, {baseline, ratio: pairedRatio, at_least, at_most, note} = {}) {
   const ratio = pairedRatio ?? (baseline === undefined ? undefined : value / baseline)
