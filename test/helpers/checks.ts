@@ -1,3 +1,4 @@
+import type {CheckRecord} from '../../src/domain/records.js'
 import type {CheckPush} from '../../src/domain/schemas.js'
 
 type Line = [external_id: string, quantity: number, price_cents: number, note?: string]
@@ -21,3 +22,21 @@ export function checkWith(lines: Line[], extra: Partial<CheckPush> = {}): CheckP
     ...extra,
   }
 }
+
+/** A stored check record numbered `i` (account `acct_1`), as the store keeps it: for store tests that write records directly. */
+export const checkRecord = (i: number): CheckRecord => ({
+  id: `chk_${i}`,
+  object: 'check',
+  external_id: `t${i}`,
+  location_id: 'loc_1',
+  table: {number: String(i)},
+  status: 'open',
+  version: i,
+  items: [],
+  totals: {subtotal_cents: i, tax_cents: 0, total_cents: i},
+  amount_paid_cents: 0,
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+  account_id: 'acct_1',
+  guest_token: `gt_${i}`,
+})

@@ -1,8 +1,8 @@
 import {cp, readdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import type {CheckRecord} from '../../src/domain/records.js'
 import {put, Store} from '../../src/store/store.js'
+import {checkRecord} from '../helpers/checks.js'
 import {makeTempDir} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -10,22 +10,7 @@ afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!()
 })
 
-const record = (i: number): CheckRecord => ({
-  id: `chk_${i}`,
-  object: 'check',
-  external_id: `t${i}`,
-  location_id: 'loc_1',
-  table: {number: String(i)},
-  status: 'open',
-  version: 1,
-  items: [],
-  totals: {subtotal_cents: i, tax_cents: 0, total_cents: i},
-  amount_paid_cents: 0,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-  account_id: 'acct_1',
-  guest_token: `gt_${i}`,
-})
+const record = checkRecord
 
 async function openStore(dir: string, repair = false) {
   const store = await Store.open({dir, repair})

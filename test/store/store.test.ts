@@ -2,10 +2,9 @@ import {appendFile, chmod, mkdir, readdir, readFile, rm, stat, symlink, writeFil
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
 import {afterEach, describe, expect, it} from 'vitest'
-import type {CheckRecord} from '../../src/domain/records.js'
 import {startServer} from '../../src/server/start.js'
 import {put, Store} from '../../src/store/store.js'
-import {checkWith} from '../helpers/checks.js'
+import {checkRecord, checkWith} from '../helpers/checks.js'
 import {call, makeTempDir, startTestServer, type TestServer, writeSeed} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -13,22 +12,7 @@ afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!()
 })
 
-const record = (i: number): CheckRecord => ({
-  id: `chk_${i}`,
-  object: 'check',
-  external_id: `t${i}`,
-  location_id: 'loc_1',
-  table: {number: String(i)},
-  status: 'open',
-  version: i,
-  items: [],
-  totals: {subtotal_cents: i, tax_cents: 0, total_cents: i},
-  amount_paid_cents: 0,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-  account_id: 'acct_1',
-  guest_token: `gt_${i}`,
-})
+const record = checkRecord
 
 async function openStore(dir: string, options: {compactAfterBytes?: number} = {}) {
   const store = await Store.open({dir, ...options})
