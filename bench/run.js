@@ -130,6 +130,8 @@ async function measureDeliveries(small) {
   try {
     const rates = {dispatcher: [], fetch: []}
     const body = await sampleEventBody(small)
+    // a fresh server's first run of attempts sends at about half the rate of later ones (connections, JIT): not measured
+    await dispatcherRate(small, receiver, DELIVERIES, 'warm-up')
     for (let run = 1; run <= RUNS; run++) {
       progress(`deliveries ${run}/${RUNS} (${DELIVERIES} each)`)
       await quiet([small.pid])
