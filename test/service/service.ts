@@ -1,7 +1,7 @@
 import {createServiceLayer, type Change} from '../../src/service/index.js'
 import {MemoryStorage} from '../../src/service/memory-storage.js'
 import {Store} from '../../src/store/store.js'
-import {SchedulerClock} from '../../src/webhooks/clock.js'
+import {SchedulerClock, wallClockIso} from '../../src/webhooks/clock.js'
 import {TEST_SEED} from '../helpers/simulator.js'
 
 export const NOW = '2026-01-02T03:04:05.000Z'
@@ -30,3 +30,17 @@ export async function serviceForTest() {
 /** The collections a change list touches, in order, with repeats folded: ['checks', 'events', 'deliveries']. */
 export const collectionsOf = (changes: readonly Change[]) =>
   changes.map(([collection]) => collection).filter((name, i, all) => name !== all[i - 1])
+
+/** The service over a fresh, empty in-memory store on a real-time scheduler clock: for dispatcher tests. */
+export async function realTimeService() {
+  const store = await Store.open()
+  const clock = new SchedulerClock()
+  const service = createServiceLayer({
+    storage: new MemoryStorage(store),
+    baseUrl: 'http://127.0.0.1',
+    now: wallClockIso,
+    clock,
+    strictUrls: false,
+  })
+  return {store, clock, service}
+}

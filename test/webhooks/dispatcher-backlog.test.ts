@@ -1,12 +1,10 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {fanOut} from '../../src/domain/deliveries.js'
 import type {EventRecord, WebhookEndpointRecord} from '../../src/domain/records.js'
-import {createServiceLayer, type UnitOfWork} from '../../src/service/index.js'
-import {MemoryStorage} from '../../src/service/memory-storage.js'
-import {Store} from '../../src/store/store.js'
-import {SchedulerClock, wallClockIso} from '../../src/webhooks/clock.js'
+import type {UnitOfWork} from '../../src/service/index.js'
 import {Dispatcher} from '../../src/webhooks/dispatcher.js'
 import {startReceiver} from '../helpers/receiver.js'
+import {realTimeService} from '../service/service.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -42,15 +40,7 @@ const event = (id: string): EventRecord => ({
 /** A dispatcher over the service on an in-memory store whose endpoint `we_hung` has `BACKLOG` deliveries due at `dueAt`, sent to a receiver that never answers. */
 async function backlog(dueAt: (now: number) => number, timeoutMs = 60_000) {
   const hung = await startReceiver(() => 'hang')
-  const store = await Store.open()
-  const clock = new SchedulerClock()
-  const service = createServiceLayer({
-    storage: new MemoryStorage(store),
-    baseUrl: 'http://127.0.0.1',
-    now: wallClockIso,
-    clock,
-    strictUrls: false,
-  })
+  const {store, clock, service} = await realTimeService()
   const dispatcher = new Dispatcher(service, clock, {timeoutMs})
   const commit = (work: (tx: UnitOfWork) => void) => service.outbox.commit(work)
   // the receiver goes first: closing it ends the attempts out, which the dispatcher waits for

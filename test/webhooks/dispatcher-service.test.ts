@@ -1,12 +1,11 @@
 import {afterEach, expect, it} from 'vitest'
 import {fanOut} from '../../src/domain/deliveries.js'
 import {newEvent} from '../../src/domain/events.js'
-import {createServiceLayer} from '../../src/service/index.js'
-import {MemoryStorage} from '../../src/service/memory-storage.js'
-import {put, Store} from '../../src/store/store.js'
-import {SchedulerClock, wallClockIso} from '../../src/webhooks/clock.js'
+import {put} from '../../src/store/store.js'
+import {wallClockIso} from '../../src/webhooks/clock.js'
 import {Dispatcher} from '../../src/webhooks/dispatcher.js'
 import {startReceiver} from '../helpers/receiver.js'
+import {realTimeService} from '../service/service.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -15,15 +14,7 @@ afterEach(async () => {
 
 it('the dispatcher sends what the service tells it of, and holds no subscription to the store', async () => {
   const receiver = await startReceiver()
-  const store = await Store.open()
-  const clock = new SchedulerClock()
-  const service = createServiceLayer({
-    storage: new MemoryStorage(store),
-    baseUrl: 'http://127.0.0.1',
-    now: wallClockIso,
-    clock,
-    strictUrls: false,
-  })
+  const {store, clock, service} = await realTimeService()
   const dispatcher = new Dispatcher(service, clock)
   cleanup.push(
     () => store.close(),
