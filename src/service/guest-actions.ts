@@ -7,7 +7,7 @@ import type {Claim, ClaimInput, Feedback, FeedbackInput, Payment, PaymentInput, 
 import type {ServiceContext} from './context.js'
 import {type Answer, type IdempotentRequest, once} from './idempotency.js'
 import type {Outbox} from './outbox.js'
-import type {Reader} from './storage.js'
+import type {Reader, UnitOfWork} from './storage.js'
 
 /**
  * The record as it is now. The caller found it before the body was read, and
@@ -30,6 +30,15 @@ export class GuestActions {
     readonly outbox: Outbox,
   ) {}
 
+  /** Runs `act` as one unit of work, at most once per `Idempotency-Key` of the account. */
+  #once<T>(
+    accountId: string,
+    request: IdempotentRequest | undefined,
+    act: (tx: UnitOfWork) => {status: number; body: T},
+  ) {
+    return this.outbox.commit((tx) => once(tx, accountId, request, this.context.now, () => act(tx)))
+  }
+
   /**
    * A guest claims units of the check's items: 201 and the claim.
    *
@@ -42,15 +51,13 @@ export class GuestActions {
     request?: IdempotentRequest,
   ): Promise<Answer<Claim>> {
     const {now, baseUrl} = this.context
-    return this.outbox.commit((tx) =>
-      once(tx, check.account_id, request, now, () => {
-        const outcome = applyClaim(current(tx, 'checks', check.id, 'check'), input, now(), baseUrl)
-        tx.put('checks', outcome.check.id, outcome.check)
-        tx.put('claims', outcome.claim.id, outcome.claim)
-        this.outbox.publish(tx, outcome.events)
-        return {status: 201, body: renderClaim(outcome.claim)}
-      }),
-    )
+    return this.#once(check.account_id, request, (tx) => {
+      const outcome = applyClaim(current(tx, 'checks', check.id, 'check'), input, now(), baseUrl)
+      tx.put('checks', outcome.check.id, outcome.check)
+      tx.put('claims', outcome.claim.id, outcome.claim)
+      this.outbox.publish(tx, outcome.events)
+      return {status: 201, body: renderClaim(outcome.claim)}
+    })
   }
 
   /** A guest pays (part of) what is due, plus an optional tip: 201 and the payment. */
@@ -60,16 +67,14 @@ export class GuestActions {
     request?: IdempotentRequest,
   ): Promise<Answer<Payment>> {
     const {now, baseUrl} = this.context
-    return this.outbox.commit((tx) =>
-      once(tx, check.account_id, request, now, () => {
-        const claimed = input.claim_id === undefined ? undefined : tx.get('claims', input.claim_id)
-        const outcome = applyPayment(current(tx, 'checks', check.id, 'check'), input, now(), baseUrl, claimed)
-        tx.put('checks', outcome.check.id, outcome.check)
-        tx.put('payments', outcome.payment.id, outcome.payment)
-        this.outbox.publish(tx, outcome.events)
-        return {status: 201, body: renderPayment(outcome.payment)}
-      }),
-    )
+    return this.#once(check.account_id, request, (tx) => {
+      const claimed = input.claim_id === undefined ? undefined : tx.get('claims', input.claim_id)
+      const outcome = applyPayment(current(tx, 'checks', check.id, 'check'), input, now(), baseUrl, claimed)
+      tx.put('checks', outcome.check.id, outcome.check)
+      tx.put('payments', outcome.payment.id, outcome.payment)
+      this.outbox.publish(tx, outcome.events)
+      return {status: 201, body: renderPayment(outcome.payment)}
+    })
   }
 
   /** Refunds all or part of a payment: 200 and the payment, which now lists the refund. */
@@ -79,17 +84,15 @@ export class GuestActions {
     request?: IdempotentRequest,
   ): Promise<Answer<Payment>> {
     const {now, baseUrl} = this.context
-    return this.outbox.commit((tx) =>
-      once(tx, payment.account_id, request, now, () => {
-        const paid = current(tx, 'payments', payment.id, 'payment')
-        const check = current(tx, 'checks', paid.check_id, 'check')
-        const outcome = applyRefund(check, paid, input, now(), baseUrl)
-        if (outcome.check !== check) tx.put('checks', outcome.check.id, outcome.check)
-        tx.put('payments', outcome.payment.id, outcome.payment)
-        this.outbox.publish(tx, outcome.events)
-        return {status: 200, body: renderPayment(outcome.payment)}
-      }),
-    )
+    return this.#once(payment.account_id, request, (tx) => {
+      const paid = current(tx, 'payments', payment.id, 'payment')
+      const check = current(tx, 'checks', paid.check_id, 'check')
+      const outcome = applyRefund(check, paid, input, now(), baseUrl)
+      if (outcome.check !== check) tx.put('checks', outcome.check.id, outcome.check)
+      tx.put('payments', outcome.payment.id, outcome.payment)
+      this.outbox.publish(tx, outcome.events)
+      return {status: 200, body: renderPayment(outcome.payment)}
+    })
   }
 
   /** A guest rates the visit, whatever the check's status: 201 and the feedback. */
@@ -99,13 +102,11 @@ export class GuestActions {
     request?: IdempotentRequest,
   ): Promise<Answer<Feedback>> {
     const {now} = this.context
-    return this.outbox.commit((tx) =>
-      once(tx, check.account_id, request, now, () => {
-        const outcome = applyFeedback(current(tx, 'checks', check.id, 'check'), input, now())
-        tx.put('feedback', outcome.feedback.id, outcome.feedback)
-        this.outbox.publish(tx, outcome.events)
-        return {status: 201, body: renderFeedback(outcome.feedback)}
-      }),
-    )
+    return this.#once(check.account_id, request, (tx) => {
+      const outcome = applyFeedback(current(tx, 'checks', check.id, 'check'), input, now())
+      tx.put('feedback', outcome.feedback.id, outcome.feedback)
+      this.outbox.publish(tx, outcome.events)
+      return {status: 201, body: renderFeedback(outcome.feedback)}
+    })
   }
 }
