@@ -45,12 +45,12 @@ export async function createTablepayHandlers(options: TablepayHandlersOptions = 
   const origin = (options.baseUrl ?? DEFAULT_URL).replace(/\/+$/, '').replace(/\/v1$/, '')
   const store = await Store.open()
   await seedStore(store, typeof options.seed === 'string' ? {seedFile: options.seed} : {seed: options.seed})
-  const server = createService(store, origin, {})
+  const server = await createService(store, origin, {})
   const handle = toWebHandler(server.app)
   return {
     handlers: [http.all(`${origin}/*`, ({request}) => handle(request))],
     // the controls call the app directly: they work whether or not msw is listening
-    ...simulatorControls(`${origin}/v1`, server.service.records.accounts(), (input, init) =>
+    ...simulatorControls(`${origin}/v1`, await server.service.records.accounts(), (input, init) =>
       handle(new Request(input, init)),
     ),
     async close() {

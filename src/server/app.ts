@@ -47,7 +47,9 @@ const PUBLIC = new Set(['/v1/health', '/v1/openapi.json'])
  *
  * @example
  * const service = createServiceLayer({storage: new MemoryStorage(store), baseUrl, now: wallClockIso, clock, strictUrls: false})
- * const app = createApp(service, {baseUrl, clock, dispatcher: new Dispatcher(service, clock)})
+ * const dispatcher = new Dispatcher(service, clock)
+ * await dispatcher.start()
+ * const app = createApp(service, {baseUrl, clock, dispatcher})
  * createServer(toNodeListener(app)).listen(4747)
  */
 export function createApp(service: Service, options: AppOptions) {
@@ -63,7 +65,7 @@ export function createApp(service: Service, options: AppOptions) {
   const routes = new RouteTable()
   const cors = new CorsPolicy(options.cors)
   const app = createH3App({
-    onRequest(event) {
+    async onRequest(event) {
       assignRequestId(event)
       if (records.failure) throw storageUnavailable(records.failure)
       if (event.method === 'HEAD') keepLengthOnHead(event.node.res)
@@ -74,7 +76,7 @@ export function createApp(service: Service, options: AppOptions) {
       if (isPublic) event.node.res.setHeader('access-control-allow-origin', '*')
       const origin = event.node.req.headers.origin
       if (origin !== undefined && cors.apply(event, origin, isPublic)) event.context.preflight = true
-      else if (api && !isPublic) authenticate(event, records)
+      else if (api && !isPublic) await authenticate(event, records)
     },
     // answers go out only once what they show is on disk
     onBeforeResponse: () => records.settled(),

@@ -59,18 +59,19 @@ export async function seedStore(
  * `close` ends its event streams and waits for attempts in flight.
  *
  * @example
- * const {app, dispatcher} = createService(store, 'http://127.0.0.1:4747', {})
+ * const {app, dispatcher} = await createService(store, 'http://127.0.0.1:4747', {})
  * const handle = toWebHandler(app) // Request -> Response, no port
  */
-export function createService(store: Store, baseUrl: string, options: ServiceOptions) {
+export async function createService(store: Store, baseUrl: string, options: ServiceOptions) {
   const clock = new SchedulerClock(options.timeScale ?? 1)
   const service = serviceOver(store, baseUrl, clock, options.strictUrls)
-  clock.moveToOffset(service.sim.clockOffset())
+  clock.moveToOffset(await service.sim.clockOffset())
   const dispatcher = new Dispatcher(service, clock, {
     schedule: options.retrySchedule,
     disableAfter: options.disableAfter,
     timeoutMs: options.receiverTimeoutMs,
   })
+  await dispatcher.start()
   const shutdown = new AbortController()
   const streams = new StreamHub({
     records: service.records,

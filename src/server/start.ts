@@ -51,9 +51,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     let handler: ReturnType<typeof toNodeListener> | undefined
     const listener = await listenOn(options.port, options.host, (req, res) => handler!(req, res))
     const {url} = listener
-    const service = createService(store, url, options)
+    const service = await createService(store, url, options)
     handler = toNodeListener(service.app)
-    const accounts = service.service.records.accounts()
+    const accounts = await service.service.records.accounts()
     const info = describeServer(url, accounts, dataDir)
     if (dataDir) await writeFile(join(dataDir, SERVER_FILE), JSON.stringify(info, null, 2) + '\n', {mode: 0o600})
     const unregister = options.register ? await registerServer(info) : undefined

@@ -5,7 +5,6 @@ import type {ScratchAccount, Seed} from '../domain/schemas.js'
 import {seedChanges} from '../store/seed.js'
 import type {ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
-import type {Reader, UnitOfWork} from './storage.js'
 
 /** Every collection, in the store's order: deleting an account clears them all. */
 const COLLECTIONS: readonly CollectionName[] = [
@@ -23,17 +22,6 @@ const COLLECTIONS: readonly CollectionName[] = [
   'settings',
 ]
 
-/**
- * Deletes all of an account's records in `collection`, newest first: each
- * delete then takes the end of the account's id list, so clearing an account
- * costs O(n), not O(n²). Returns how many.
- */
-export function deleteAllOf(tx: UnitOfWork, collection: CollectionName, accountId: string): number {
-  const ids = [...tx.idsOf(collection, accountId)].reverse()
-  for (const id of ids) tx.delete(collection, id)
-  return ids.length
-}
-
 /** Accounts, their locations and keys: the seed, and the scratch accounts of `checks replay`. */
 export class Accounts {
   constructor(
@@ -43,11 +31,10 @@ export class Accounts {
 
   /** Adds what `seed` has and the storage lacks; resolves true when it added anything. */
   seed(seed: Seed | undefined, fallback: () => Seed): Promise<boolean> {
-    return this.outbox.commit((tx) => {
-      const parsed = seed ?? (tx.count('accounts') === 0 ? fallback() : undefined)
-      const changes = parsed
-        ? seedChanges((collection, id) => tx.get(collection, id), parsed, new Date().toISOString())
-        : []
+    return this.outbox.commit(async (tx) => {
+      const parsed = seed ?? ((await tx.all('accounts')).length === 0 ? fallback() : undefined)
+      const lookup = <C extends CollectionName>(collection: C, id: string) => tx.get(collection, id)
+      const changes = parsed ? await seedChanges(lookup, parsed, new Date().toISOString()) : []
       for (const [collection, id, record] of changes) tx.put(collection, id, record as never)
       return changes.length > 0
     })
@@ -61,9 +48,9 @@ export class Accounts {
    */
   createScratch(parentId: string): Promise<ScratchAccount> {
     const {now} = this.context
-    return this.outbox.commit((tx) => {
-      const parent = tx.get('accounts', parentId)!
-      const scratch = scratchAccount(parent, locationsOf(tx, parent.id), now())
+    return this.outbox.commit(async (tx) => {
+      const parent = (await tx.get('accounts', parentId))!
+      const scratch = scratchAccount(parent, await tx.list('locations', parent.id), now())
       tx.put('accounts', scratch.account.id, scratch.account)
       for (const {record} of scratch.locations) tx.put('locations', record.id, record)
       tx.put('api_keys', scratch.key.key, scratch.key)
@@ -77,16 +64,13 @@ export class Accounts {
    * have, in one unit of work: their keys stop working as their data goes.
    */
   deleteScratch(parentId: string, id: string): Promise<void> {
-    return this.outbox.commit((tx) => {
-      if (tx.get('accounts', id)?.scratch_of !== parentId)
+    return this.outbox.commit(async (tx) => {
+      if ((await tx.get('accounts', id))?.scratch_of !== parentId)
         throw new ApiError('not_found', `No scratch account ${id} made by this account.`)
       const doomed = [id]
       for (let i = 0; i < doomed.length; i++)
-        doomed.push(...[...tx.all('accounts')].filter((a) => a.scratch_of === doomed[i]).map((a) => a.id))
-      for (const account of doomed) for (const name of COLLECTIONS) deleteAllOf(tx, name, account)
+        doomed.push(...(await tx.all('accounts', {scratch_of: doomed[i]})).map((a) => a.id))
+      for (const account of doomed) for (const name of COLLECTIONS) await tx.deleteAll(name, account)
     })
   }
 }
-
-const locationsOf = (tx: Reader, accountId: string) =>
-  tx.idsOf('locations', accountId).map((id) => tx.get('locations', id)!)

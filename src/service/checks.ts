@@ -19,13 +19,12 @@ export class Checks {
    */
   push(accountId: string, externalId: string, body: CheckPush): Promise<PushOutcome> {
     const {now, baseUrl} = this.context
-    // on the push path: one unit of work, no await inside it
-    return this.outbox.commit((tx) => {
-      const existing = tx.checkByExternalId(accountId, externalId)
-      const locations = tx.idsOf('locations', accountId).map((id) => tx.get('locations', id)!)
+    return this.outbox.commit(async (tx) => {
+      const existing = await tx.checkByExternalId(accountId, externalId)
+      const locations = await tx.list('locations', accountId)
       const outcome = applyPush({accountId, externalId, body, locations, existing, now: now(), baseUrl})
       if (outcome.check !== existing) tx.put('checks', outcome.check.id, outcome.check)
-      this.outbox.publish(tx, outcome.events)
+      await this.outbox.publish(tx, outcome.events)
       return outcome
     })
   }

@@ -21,12 +21,12 @@ export class Deliveries {
    * returns those pending already: the ones a stopped server left, delivered
    * at least once.
    */
-  attach(queue: DeliveryQueue): DeliveryRecord[] {
+  attach(queue: DeliveryQueue): Promise<DeliveryRecord[]> {
     this.outbox.attach(queue)
-    return [...this.context.storage.all('deliveries')].filter((d) => d.status === 'pending')
+    return this.context.storage.all('deliveries', {status: 'pending'})
   }
 
-  get(id: string): DeliveryRecord | undefined {
+  get(id: string): Promise<DeliveryRecord | undefined> {
     return this.context.storage.get('deliveries', id)
   }
 
@@ -43,23 +43,25 @@ export class Deliveries {
    */
   retry(delivery: DeliveryRecord): Promise<DeliveryRecord> {
     const requeued = requeueDelivery(delivery, this.context.clock.now(), this.context.now())
-    return this.outbox.commit((tx) => {
+    return this.outbox.commit(async (tx) => {
       tx.put('deliveries', requeued.id, requeued)
       return requeued
     })
   }
 
   /** What an attempt sends and to where: undefined when the endpoint is gone or disabled, or the event gone. */
-  target(delivery: DeliveryRecord): {endpoint: WebhookEndpointRecord; event: EventRecord} | undefined {
+  async target(delivery: DeliveryRecord): Promise<{endpoint: WebhookEndpointRecord; event: EventRecord} | undefined> {
     const {storage} = this.context
-    const endpoint = storage.get('webhook_endpoints', delivery.endpoint_id)
-    const event = storage.get('events', delivery.event_id)
+    const [endpoint, event] = await Promise.all([
+      storage.get('webhook_endpoints', delivery.endpoint_id),
+      storage.get('events', delivery.event_id),
+    ])
     return endpoint && endpoint.status === 'enabled' && event ? {endpoint, event} : undefined
   }
 
   /** Ends a delivery that has nowhere to go. */
   cancel(delivery: DeliveryRecord, now: string): Promise<void> {
-    return this.outbox.commit((tx) => tx.put('deliveries', delivery.id, cancelDelivery(delivery, now)))
+    return this.outbox.commit(async (tx) => tx.put('deliveries', delivery.id, cancelDelivery(delivery, now)))
   }
 
   /**
@@ -74,10 +76,10 @@ export class Deliveries {
     result: AttemptResult,
     options: AttemptOptions,
   ): Promise<void> {
-    return this.outbox.commit((tx) => {
-      const latest = tx.get('deliveries', id)
+    return this.outbox.commit(async (tx) => {
+      const latest = await tx.get('deliveries', id)
       if (!latest) return
-      const current = tx.get('webhook_endpoints', endpoint.id)
+      const current = await tx.get('webhook_endpoints', endpoint.id)
       const outcome = recordAttempt(latest, current ?? endpoint, result, options)
       tx.put('deliveries', id, outcome.delivery)
       if (current !== undefined && outcome.endpoint !== current)

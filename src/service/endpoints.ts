@@ -21,7 +21,7 @@ export class Endpoints {
    */
   create(accountId: string, input: WebhookEndpointInput): Promise<WebhookEndpointRecord> {
     const endpoint = createEndpoint(accountId, input, this.context.now(), this.context.strictUrls)
-    return this.outbox.commit((tx) => {
+    return this.outbox.commit(async (tx) => {
       tx.put('webhook_endpoints', endpoint.id, endpoint)
       return endpoint
     })
@@ -30,11 +30,8 @@ export class Endpoints {
   /** Deletes the endpoint; nothing more goes to it, so its pending deliveries end with it, in the same unit of work. */
   delete(endpoint: WebhookEndpointRecord): Promise<void> {
     const now = this.context.now()
-    return this.outbox.commit((tx) => {
-      const pending = tx
-        .idsOf('deliveries', endpoint.account_id)
-        .map((id) => tx.get('deliveries', id)!)
-        .filter((d) => d.endpoint_id === endpoint.id && d.status === 'pending')
+    return this.outbox.commit(async (tx) => {
+      const pending = await tx.list('deliveries', endpoint.account_id, {endpoint_id: endpoint.id, status: 'pending'})
       tx.delete('webhook_endpoints', endpoint.id)
       for (const delivery of pending) tx.put('deliveries', delivery.id, cancelDelivery(delivery, now))
     })

@@ -13,8 +13,13 @@ import type {Reader, UnitOfWork} from './storage.js'
  * The record as it is now. The caller found it before the body was read, and
  * another request may have changed it (or a reset removed it) since.
  */
-function current<C extends CollectionName>(tx: Reader, collection: C, id: string, noun: string): Collections[C] {
-  const record = tx.get(collection, id)
+async function current<C extends CollectionName>(
+  tx: Reader,
+  collection: C,
+  id: string,
+  noun: string,
+): Promise<Collections[C]> {
+  const record = await tx.get(collection, id)
   if (!record) throw new ApiError('not_found', `No ${noun} ${id} in this account.`)
   return record
 }
@@ -34,9 +39,9 @@ export class GuestActions {
   #once<T>(
     accountId: string,
     request: IdempotentRequest | undefined,
-    act: (tx: UnitOfWork) => {status: number; body: T},
+    act: (tx: UnitOfWork) => Promise<{status: number; body: T}>,
   ) {
-    return this.outbox.commit((tx) => once(tx, accountId, request, this.context.now, () => act(tx)))
+    return this.outbox.commit(async (tx) => once(tx, accountId, request, this.context.now, () => act(tx)))
   }
 
   /**
@@ -51,11 +56,11 @@ export class GuestActions {
     request?: IdempotentRequest,
   ): Promise<Answer<Claim>> {
     const {now, baseUrl} = this.context
-    return this.#once(check.account_id, request, (tx) => {
-      const outcome = applyClaim(current(tx, 'checks', check.id, 'check'), input, now(), baseUrl)
+    return this.#once(check.account_id, request, async (tx) => {
+      const outcome = applyClaim(await current(tx, 'checks', check.id, 'check'), input, now(), baseUrl)
       tx.put('checks', outcome.check.id, outcome.check)
       tx.put('claims', outcome.claim.id, outcome.claim)
-      this.outbox.publish(tx, outcome.events)
+      await this.outbox.publish(tx, outcome.events)
       return {status: 201, body: renderClaim(outcome.claim)}
     })
   }
@@ -67,12 +72,12 @@ export class GuestActions {
     request?: IdempotentRequest,
   ): Promise<Answer<Payment>> {
     const {now, baseUrl} = this.context
-    return this.#once(check.account_id, request, (tx) => {
-      const claimed = input.claim_id === undefined ? undefined : tx.get('claims', input.claim_id)
-      const outcome = applyPayment(current(tx, 'checks', check.id, 'check'), input, now(), baseUrl, claimed)
+    return this.#once(check.account_id, request, async (tx) => {
+      const claimed = input.claim_id === undefined ? undefined : await tx.get('claims', input.claim_id)
+      const outcome = applyPayment(await current(tx, 'checks', check.id, 'check'), input, now(), baseUrl, claimed)
       tx.put('checks', outcome.check.id, outcome.check)
       tx.put('payments', outcome.payment.id, outcome.payment)
-      this.outbox.publish(tx, outcome.events)
+      await this.outbox.publish(tx, outcome.events)
       return {status: 201, body: renderPayment(outcome.payment)}
     })
   }
@@ -84,13 +89,13 @@ export class GuestActions {
     request?: IdempotentRequest,
   ): Promise<Answer<Payment>> {
     const {now, baseUrl} = this.context
-    return this.#once(payment.account_id, request, (tx) => {
-      const paid = current(tx, 'payments', payment.id, 'payment')
-      const check = current(tx, 'checks', paid.check_id, 'check')
+    return this.#once(payment.account_id, request, async (tx) => {
+      const paid = await current(tx, 'payments', payment.id, 'payment')
+      const check = await current(tx, 'checks', paid.check_id, 'check')
       const outcome = applyRefund(check, paid, input, now(), baseUrl)
       if (outcome.check !== check) tx.put('checks', outcome.check.id, outcome.check)
       tx.put('payments', outcome.payment.id, outcome.payment)
-      this.outbox.publish(tx, outcome.events)
+      await this.outbox.publish(tx, outcome.events)
       return {status: 200, body: renderPayment(outcome.payment)}
     })
   }
@@ -102,10 +107,10 @@ export class GuestActions {
     request?: IdempotentRequest,
   ): Promise<Answer<Feedback>> {
     const {now} = this.context
-    return this.#once(check.account_id, request, (tx) => {
-      const outcome = applyFeedback(current(tx, 'checks', check.id, 'check'), input, now())
+    return this.#once(check.account_id, request, async (tx) => {
+      const outcome = applyFeedback(await current(tx, 'checks', check.id, 'check'), input, now())
       tx.put('feedback', outcome.feedback.id, outcome.feedback)
-      this.outbox.publish(tx, outcome.events)
+      await this.outbox.publish(tx, outcome.events)
       return {status: 201, body: renderFeedback(outcome.feedback)}
     })
   }

@@ -24,17 +24,17 @@ export interface Answer<T> {
  * with another request is refused. Only successes are stored: a refusal
  * changed nothing, so retrying it runs again (docs/api.md, Idempotency-Key).
  */
-export function once<T>(
+export async function once<T>(
   tx: UnitOfWork,
   accountId: string,
   request: IdempotentRequest | undefined,
   now: () => string,
-  decide: () => {status: number; body: T},
-): Answer<T> {
-  if (request === undefined) return {...decide(), replayed: false}
+  decide: () => Promise<{status: number; body: T}>,
+): Promise<Answer<T>> {
+  if (request === undefined) return {...(await decide()), replayed: false}
   const {key, scope, hash} = request
   const id = `${accountId}\u0000${scope}\u0000${key}`
-  const stored = tx.get('idempotency_keys', id)
+  const stored = await tx.get('idempotency_keys', id)
   if (stored) {
     if (stored.request_hash !== hash) {
       throw new ApiError(
@@ -46,7 +46,7 @@ export function once<T>(
     }
     return {status: stored.status, body: stored.body as T, replayed: true}
   }
-  const answer = decide()
+  const answer = await decide()
   const record: IdempotencyRecord = {
     id,
     account_id: accountId,

@@ -10,7 +10,7 @@ import {Sim} from './sim.js'
 
 export type {DeliveryQueue, ServiceContext} from './context.js'
 export type {Answer, IdempotentRequest} from './idempotency.js'
-export type {Change, Reader, Storage, UnitOfWork} from './storage.js'
+export type {Change, PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from './storage.js'
 
 /**
  * The one owner of every change (ARCHITECTURE.md): each method runs a pure

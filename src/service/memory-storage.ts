@@ -1,78 +1,146 @@
-import type {CollectionName, Collections} from '../domain/records.js'
+import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
 import {type Change, externalKey, guestKey, type Store} from '../store/store.js'
 import type {Table} from '../store/table.js'
-import type {Storage, UnitOfWork} from './storage.js'
+import type {PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from './storage.js'
 
-/**
- * The storage interface over the in-memory store and its journal. A unit of
- * work runs synchronously: nothing else runs between its reads and its
- * writes, so it needs no lock, and its changes reach memory at once (the next
- * request sees them) and disk with the next journal write.
- */
-export class MemoryStorage implements Storage {
-  /** The changes of the unit under way; undefined between units. */
-  #changes: Change[] | undefined
-  readonly #tx: UnitOfWork
+type Row = Record<string, unknown>
 
-  constructor(readonly store: Store) {
-    const changes = () => {
-      if (!this.#changes) throw new Error('storage: a write outside a unit of work')
-      return this.#changes
-    }
-    this.#tx = {
-      get: (collection, id) => this.get(collection, id),
-      checkByExternalId: (accountId, externalId) => this.checkByExternalId(accountId, externalId),
-      checkByGuestToken: (token) => this.checkByGuestToken(token),
-      idsOf: (collection, accountId) => this.idsOf(collection, accountId),
-      all: (collection) => this.all(collection),
-      count: (collection) => this.count(collection),
-      put: (collection, id, record) => void changes().push([collection, id, record] as Change),
-      delete: (collection, id) => void changes().push([collection, id, null] as Change),
-    }
-  }
+function matches(record: unknown, where: Row | undefined): boolean {
+  if (where === undefined) return true
+  for (const key in where) if (where[key] !== undefined && (record as Row)[key] !== where[key]) return false
+  return true
+}
 
-  #table<C extends CollectionName>(collection: C): Table<Collections[C]> {
+/** The reads of the in-memory store, as the storage interface has them. */
+class MemoryReader implements Reader {
+  constructor(readonly store: Store) {}
+
+  table<C extends CollectionName>(collection: C): Table<Collections[C]> {
     return this.store.tables[collection] as unknown as Table<Collections[C]>
   }
 
-  get<C extends CollectionName>(collection: C, id: string): Collections[C] | undefined {
-    return this.#table(collection).get(id)
+  get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
+    return Promise.resolve(this.table(collection).get(id))
   }
 
-  checkByExternalId(accountId: string, externalId: string): Collections['checks'] | undefined {
-    return this.store.tables.checks.getByAlternate(externalKey(accountId, externalId))
+  checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
+    return Promise.resolve(this.store.tables.checks.getByAlternate(externalKey(accountId, externalId)))
   }
 
-  checkByGuestToken(token: string): Collections['checks'] | undefined {
-    return this.store.tables.checks.getByAlternate(guestKey(token))
+  checkByGuestToken(token: string): Promise<CheckRecord | undefined> {
+    return Promise.resolve(this.store.tables.checks.getByAlternate(guestKey(token)))
   }
 
-  idsOf(collection: CollectionName, accountId: string): readonly string[] {
-    return this.store.tables[collection].idsOf(accountId)
-  }
-
-  all<C extends CollectionName>(collection: C): Iterable<Collections[C]> {
-    return this.#table(collection).all()
-  }
-
-  count(collection: CollectionName): number {
-    return this.store.tables[collection].size
-  }
-
-  unit<T>(work: (tx: UnitOfWork) => T, durable?: (changes: readonly Change[]) => void): Promise<T> {
-    if (this.#changes) throw new Error('storage: units of work do not nest')
-    const changes: Change[] = []
-    this.#changes = changes
-    let value: T
-    try {
-      value = work(this.#tx)
-    } finally {
-      this.#changes = undefined
+  list<C extends CollectionName>(collection: C, accountId: string, where?: Where<C>): Promise<Collections[C][]> {
+    const table = this.table(collection)
+    const records: Collections[C][] = []
+    for (const id of table.idsOf(accountId)) {
+      const record = table.get(id)!
+      if (matches(record, where as Row)) records.push(record)
     }
-    return this.store.commit(changes).then(() => {
-      if (durable && changes.length > 0) durable(changes)
-      return value
-    })
+    return Promise.resolve(records)
+  }
+
+  page<C extends CollectionName>(
+    collection: C,
+    accountId: string,
+    {limit, startingAfter, where}: PageQuery<C>,
+  ): Promise<PageOf<Collections[C]> | undefined> {
+    const table = this.table(collection)
+    const ids = table.idsOf(accountId)
+    let i = ids.length - 1
+    if (startingAfter !== undefined) {
+      i = ids.lastIndexOf(startingAfter) - 1
+      if (i === -2) return Promise.resolve(undefined)
+    }
+    const records: Collections[C][] = []
+    let hasMore = false
+    for (; i >= 0 && !hasMore; i--) {
+      const record = table.get(ids[i]!)!
+      if (!matches(record, where as Row)) continue
+      if (records.length < limit) records.push(record)
+      else hasMore = true
+    }
+    return Promise.resolve({records, hasMore})
+  }
+
+  all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]> {
+    const records: Collections[C][] = []
+    for (const record of this.table(collection).all()) if (matches(record, where as Row)) records.push(record)
+    return Promise.resolve(records)
+  }
+}
+
+/** One unit of work: it collects its writes, which the storage applies when the unit ends. */
+class MemoryUnit extends MemoryReader implements UnitOfWork {
+  #changes: Change[] | undefined = []
+
+  #open(): Change[] {
+    if (!this.#changes) throw new Error('storage: a write outside a unit of work')
+    return this.#changes
+  }
+
+  put<C extends CollectionName>(collection: C, id: string, record: Collections[C]): void {
+    this.#open().push([collection, id, record] as Change)
+  }
+
+  delete(collection: CollectionName, id: string): void {
+    this.#open().push([collection, id, null] as Change)
+  }
+
+  deleteAll(collection: CollectionName, accountId: string): Promise<number> {
+    const changes = this.#open()
+    // newest first: each delete then takes the end of the account's id list, so clearing it costs O(n), not O(n²)
+    const ids = this.store.tables[collection].idsOf(accountId)
+    for (let i = ids.length - 1; i >= 0; i--) changes.push([collection, ids[i]!, null] as Change)
+    return Promise.resolve(ids.length)
+  }
+
+  /** Ends the unit: returns its writes (none the second time), and refuses any more. */
+  end(): Change[] {
+    const changes = this.#changes ?? []
+    this.#changes = undefined
+    return changes
+  }
+}
+
+/**
+ * The storage interface over the in-memory store and its journal. Units of
+ * work run one at a time (each waits for the one before it to apply its
+ * writes), so what a unit read cannot change under it; its writes reach
+ * memory when it ends (the next request sees them) and disk with the next
+ * journal write. Units do not nest: a unit that starts another waits forever.
+ */
+export class MemoryStorage extends MemoryReader implements Storage {
+  /** A unit is under way; the next ones wait in `#waiting`. */
+  #busy = false
+  readonly #waiting: (() => void)[] = []
+
+  async unit<T>(work: (tx: UnitOfWork) => Promise<T>, durable?: (changes: readonly Change[]) => void): Promise<T> {
+    if (this.#busy) await new Promise<void>((resolve) => this.#waiting.push(resolve))
+    this.#busy = true
+    const tx = new MemoryUnit(this.store)
+    let value: T
+    let changes: Change[]
+    let written: Promise<void>
+    try {
+      value = await work(tx)
+      changes = tx.end()
+      written = this.store.commit(changes)
+    } finally {
+      tx.end()
+      this.#release()
+    }
+    await written
+    if (durable && changes.length > 0) durable(changes)
+    return value
+  }
+
+  /** Hands the storage to the next unit waiting, if any. */
+  #release(): void {
+    const next = this.#waiting.shift()
+    if (next) next()
+    else this.#busy = false
   }
 
   settled(): Promise<void> {

@@ -22,17 +22,19 @@ export class Outbox {
   }
 
   /** Runs `work` as one unit of work; resolves with its value once durable. */
-  commit<T>(work: (tx: UnitOfWork) => T): Promise<T> {
+  commit<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
     return this.context.storage.unit(work, this.#durable)
   }
 
   /** Writes `events`, and a delivery of each to every endpoint of its account that wants it, due now. */
-  publish(tx: UnitOfWork, events: readonly EventRecord[]): void {
+  async publish(tx: UnitOfWork, events: readonly EventRecord[]): Promise<void> {
+    if (events.length === 0) return
     // all events, then all deliveries: the journal writes a run of one collection in its short form
     for (const event of events) tx.put('events', event.id, event)
-    for (const event of events) {
-      const mine = tx.idsOf('webhook_endpoints', event.account_id).map((id) => tx.get('webhook_endpoints', id)!)
-      for (const delivery of fanOut(event, mine, this.context.clock.now())) tx.put('deliveries', delivery.id, delivery)
-    }
+    // the events of one change belong to one account
+    const endpoints = await tx.list('webhook_endpoints', events[0]!.account_id)
+    const due = this.context.clock.now()
+    for (const event of events)
+      for (const delivery of fanOut(event, endpoints, due)) tx.put('deliveries', delivery.id, delivery)
   }
 }

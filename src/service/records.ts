@@ -1,12 +1,6 @@
 import type {CollectionName, Collections} from '../domain/records.js'
 import type {SeededAccount} from '../domain/seeded-account.js'
-import type {Storage} from './storage.js'
-
-/** An account's records in one collection, as lists page through them: ids oldest first, and a lookup. */
-export interface Listing<T> {
-  ids: readonly string[]
-  get: (id: string) => T | undefined
-}
+import type {PageOf, PageQuery, Storage} from './storage.js'
 
 /**
  * The read side of the service: what routes show. Reads never lock; they
@@ -31,39 +25,51 @@ export class Records {
   }
 
   /** The record `id` if it belongs to `accountId`; another account's record is as absent as a missing one. */
-  owned<C extends CollectionName>(collection: C, accountId: string, id: string): Collections[C] | undefined {
-    const record = this.read.get(collection, id)
+  async owned<C extends CollectionName>(
+    collection: C,
+    accountId: string,
+    id: string,
+  ): Promise<Collections[C] | undefined> {
+    const record = await this.read.get(collection, id)
     return record?.account_id === accountId ? record : undefined
   }
 
-  get<C extends CollectionName>(collection: C, id: string): Collections[C] | undefined {
+  get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
     return this.read.get(collection, id)
   }
 
-  listing<C extends CollectionName>(collection: C, accountId: string): Listing<Collections[C]> {
-    return {ids: this.read.idsOf(collection, accountId), get: (id) => this.read.get(collection, id)}
+  /** One page of the account's records, newest first; undefined when `startingAfter` is not one of them. */
+  page<C extends CollectionName>(
+    collection: C,
+    accountId: string,
+    query: PageQuery<C>,
+  ): Promise<PageOf<Collections[C]> | undefined> {
+    return this.read.page(collection, accountId, query)
   }
 
   /** Every record of the account in `collection`, oldest first. */
-  allOf<C extends CollectionName>(collection: C, accountId: string): Collections[C][] {
-    return this.read.idsOf(collection, accountId).map((id) => this.read.get(collection, id)!)
+  allOf<C extends CollectionName>(collection: C, accountId: string): Promise<Collections[C][]> {
+    return this.read.list(collection, accountId)
   }
 
-  checkByExternalId(accountId: string, externalId: string): Collections['checks'] | undefined {
+  checkByExternalId(accountId: string, externalId: string): Promise<Collections['checks'] | undefined> {
     return this.read.checkByExternalId(accountId, externalId)
   }
 
-  checkByGuestToken(token: string): Collections['checks'] | undefined {
+  checkByGuestToken(token: string): Promise<Collections['checks'] | undefined> {
     return this.read.checkByGuestToken(token)
   }
 
   /** Every account with its locations and keys, oldest first. */
-  accounts(): SeededAccount[] {
-    return [...this.read.all('accounts')].map((account) => ({
-      id: account.id,
-      name: account.name,
-      locations: this.allOf('locations', account.id).map(({id, name}) => ({id, name})),
-      api_keys: this.allOf('api_keys', account.id).map(({key, scopes}) => ({key, scopes})),
-    }))
+  async accounts(): Promise<SeededAccount[]> {
+    const accounts = await this.read.all('accounts')
+    return Promise.all(
+      accounts.map(async (account) => ({
+        id: account.id,
+        name: account.name,
+        locations: (await this.allOf('locations', account.id)).map(({id, name}) => ({id, name})),
+        api_keys: (await this.allOf('api_keys', account.id)).map(({key, scopes}) => ({key, scopes})),
+      })),
+    )
   }
 }

@@ -1,6 +1,5 @@
 import type {CollectionName} from '../domain/records.js'
 import {CLOCK_SETTING} from '../webhooks/clock.js'
-import {deleteAllOf} from './accounts.js'
 import type {ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
 
@@ -21,21 +20,21 @@ export class Sim {
    * const deleted = await service.sim.reset('acct_demo') // {checks: 3, claims: 1, …}
    */
   reset(accountId: string): Promise<Record<string, number>> {
-    return this.outbox.commit((tx) => {
+    return this.outbox.commit(async (tx) => {
       const deleted: Record<string, number> = {}
-      for (const name of RESET) deleted[name] = deleteAllOf(tx, name, accountId)
+      for (const name of RESET) deleted[name] = await tx.deleteAll(name, accountId)
       return deleted
     })
   }
 
   /** How far the scheduler clock was advanced, in ms, as last saved (docs/api.md "Webhooks", the scheduler clock). */
-  clockOffset(): number {
-    return this.context.storage.get('settings', CLOCK_SETTING)?.value ?? 0
+  async clockOffset(): Promise<number> {
+    return (await this.context.storage.get('settings', CLOCK_SETTING))?.value ?? 0
   }
 
   /** Saves the clock's offset before the clock moves: after a crash, retries scheduled on it are not in its future. */
   saveClockOffset(offset: number): Promise<void> {
-    return this.outbox.commit((tx) =>
+    return this.outbox.commit(async (tx) =>
       tx.put('settings', CLOCK_SETTING, {id: CLOCK_SETTING, account_id: '', value: offset}),
     )
   }

@@ -1,38 +1,67 @@
-import type {CollectionName, Collections} from '../domain/records.js'
+import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
 import type {Change} from '../store/store.js'
 
 export type {Change}
 
-/**
- * What the service reads: records by id, checks by their two other keys, and an
- * account's ids in the order they were created (lists page on them).
- */
-export interface Reader {
-  get<C extends CollectionName>(collection: C, id: string): Collections[C] | undefined
-  /** A check by the id its caller gave it, within one account. */
-  checkByExternalId(accountId: string, externalId: string): Collections['checks'] | undefined
-  /** A check by the token of its guest link. */
-  checkByGuestToken(token: string): Collections['checks'] | undefined
-  /** The account's ids in `collection`, oldest first. Live: do not modify it. */
-  idsOf(collection: CollectionName, accountId: string): readonly string[]
-  all<C extends CollectionName>(collection: C): Iterable<Collections[C]>
-  count(collection: CollectionName): number
+/** Fields a record must equal to be listed; a field given as undefined does not filter. */
+export type Where<C extends CollectionName> = {[K in keyof Collections[C]]?: Collections[C][K]}
+
+/** One page of a list, newest first: up to `limit` records after the one `startingAfter` names. */
+export interface PageQuery<C extends CollectionName> {
+  limit: number
+  startingAfter?: string
+  where?: Where<C>
 }
 
-/** What a rule reads while it decides, and the records it writes; all of it is applied as one. */
+export interface PageOf<T> {
+  records: T[]
+  hasMore: boolean
+}
+
+/**
+ * What the service reads: records by id, checks by their two other keys, and
+ * an account's records in the order they were created. Every read is async,
+ * as a database's is.
+ */
+export interface Reader {
+  get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined>
+  /** A check by the id its caller gave it, within one account. */
+  checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined>
+  /** A check by the token of its guest link. */
+  checkByGuestToken(token: string): Promise<CheckRecord | undefined>
+  /** The account's records in `collection` that match `where`, oldest first. */
+  list<C extends CollectionName>(collection: C, accountId: string, where?: Where<C>): Promise<Collections[C][]>
+  /** One page of the account's records; undefined when `startingAfter` is not one of them. */
+  page<C extends CollectionName>(
+    collection: C,
+    accountId: string,
+    query: PageQuery<C>,
+  ): Promise<PageOf<Collections[C]> | undefined>
+  /** Every record in `collection` that matches `where`, whatever its account, oldest first. */
+  all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]>
+}
+
+/**
+ * What a rule reads while it decides, and the records it writes. What a unit
+ * reads is locked until it ends, and what it writes is applied as one when
+ * it ends: its own reads do not see its writes.
+ */
 export interface UnitOfWork extends Reader {
   put<C extends CollectionName>(collection: C, id: string, record: Collections[C]): void
   delete(collection: CollectionName, id: string): void
+  /** Deletes every record of the account in `collection`; resolves with how many. */
+  deleteAll(collection: CollectionName, accountId: string): Promise<number>
 }
 
 /**
  * Where the service keeps its records (ARCHITECTURE.md, "Storage interface").
  * Reads outside a unit see what was acknowledged; a unit of work reads what
- * its rule needs, decides and writes, and no other unit interleaves.
+ * its rule needs, decides and writes, and no other unit changes what it read
+ * before it ends.
  *
  * @example
- * const check = await storage.unit((tx) => {
- *   const next = close(tx.get('checks', id)!)
+ * const check = await storage.unit(async (tx) => {
+ *   const next = close((await tx.get('checks', id))!)
  *   tx.put('checks', id, next)
  *   return next
  * })
@@ -42,7 +71,7 @@ export interface Storage extends Reader {
    * Runs `work` as one unit and resolves with its value once what it wrote
    * is durable; `durable` then gets those changes. A throw writes nothing.
    */
-  unit<T>(work: (tx: UnitOfWork) => T, durable?: (changes: readonly Change[]) => void): Promise<T>
+  unit<T>(work: (tx: UnitOfWork) => Promise<T>, durable?: (changes: readonly Change[]) => void): Promise<T>
   /** Resolves once everything acknowledged so far is durable: an answer waits for it. */
   settled(): Promise<void>
   /** Set once a write failed: from then on every unit and `settled` reject with it. */

@@ -7,7 +7,10 @@ import {Seed} from '../domain/schemas.js'
 import type {Change} from './store.js'
 
 /** A record by collection and id, as the seed checks what exists. */
-type Lookup = <C extends 'accounts' | 'locations' | 'api_keys'>(collection: C, id: string) => Collections[C] | undefined
+type Lookup = <C extends 'accounts' | 'locations' | 'api_keys'>(
+  collection: C,
+  id: string,
+) => Promise<Collections[C] | undefined>
 
 /**
  * What a fresh data dir starts with: one restaurant, two rooms, a write key
@@ -88,10 +91,10 @@ function assertOwner(what: string, id: string, owner: string, seeded: string): v
  * The changes that add what the seed has and the store lacks. Nothing that
  * exists is changed, so seeding an existing data dir again is harmless.
  */
-export function seedChanges(get: Lookup, seed: Seed, now: string): Change[] {
+export async function seedChanges(get: Lookup, seed: Seed, now: string): Promise<Change[]> {
   const changes: Change[] = []
   for (const account of seed.accounts) {
-    if (!get('accounts', account.id)) {
+    if (!(await get('accounts', account.id))) {
       changes.push([
         'accounts',
         account.id,
@@ -99,7 +102,7 @@ export function seedChanges(get: Lookup, seed: Seed, now: string): Change[] {
       ])
     }
     for (const location of account.locations) {
-      const existing = get('locations', location.id)
+      const existing = await get('locations', location.id)
       if (existing) {
         assertOwner('location', location.id, existing.account_id, account.id)
         continue
@@ -111,7 +114,7 @@ export function seedChanges(get: Lookup, seed: Seed, now: string): Change[] {
       ])
     }
     for (const {key, scopes} of account.api_keys) {
-      const existing = get('api_keys', key)
+      const existing = await get('api_keys', key)
       if (existing) {
         assertOwner('key', key, existing.account_id, account.id)
         continue

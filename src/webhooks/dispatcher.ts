@@ -20,11 +20,11 @@ export interface DispatcherOptions {
 /** What the dispatcher asks of the service (`service.deliveries`): it never reads or writes the storage itself. */
 export interface DeliveryLedger {
   /** Makes `queue` the one told of every delivery written, once durable; returns those pending now. */
-  attach(queue: (changes: readonly Change[]) => void): DeliveryRecord[]
-  get(id: string): DeliveryRecord | undefined
+  attach(queue: (changes: readonly Change[]) => void): Promise<DeliveryRecord[]>
+  get(id: string): Promise<DeliveryRecord | undefined>
   /** Set once a write failed. */
   readonly failure: Error | undefined
-  target(delivery: DeliveryRecord): {endpoint: WebhookEndpointRecord; event: EventRecord} | undefined
+  target(delivery: DeliveryRecord): Promise<{endpoint: WebhookEndpointRecord; event: EventRecord} | undefined>
   cancel(delivery: DeliveryRecord, now: string): Promise<void>
   recordAttempt(
     id: string,
@@ -130,8 +130,12 @@ export class Dispatcher {
     readonly service: DispatcherService,
     readonly clock: SchedulerClock,
     readonly options: DispatcherOptions = {},
-  ) {
-    for (const delivery of service.deliveries.attach((changes) => this.#onCommit(changes))) this.#track(delivery)
+  ) {}
+
+  /** Starts delivering: from now on the service tells it of new deliveries, and those pending already go first. */
+  async start(): Promise<void> {
+    for (const delivery of await this.service.deliveries.attach((changes) => this.#onCommit(changes)))
+      this.#track(delivery)
     this.#pump()
   }
 
@@ -261,20 +265,18 @@ export class Dispatcher {
         this.#overShare.add(lane)
         continue
       }
-      const delivery = this.#nextReady(lane)
-      if (delivery) this.#start(delivery.record, delivery.entry, lane)
+      const entry = this.#nextReady(lane)
+      if (entry) this.#start(entry, lane)
       this.#settle(lane)
       this.#offer(lane)
     }
   }
 
   /** The endpoint's next due delivery still pending, skipping entries gone stale. */
-  #nextReady(lane: Lane): {entry: Entry; record: DeliveryRecord} | undefined {
+  #nextReady(lane: Lane): Entry | undefined {
     for (let entry = lane.ready.shift(); entry !== undefined; entry = lane.ready.shift()) {
       this.#visits++
-      const record = this.service.deliveries.get(entry.id)
-      const startable = this.#isCurrent(entry) && record?.status === 'pending' && !this.#inFlight.has(entry.id)
-      if (startable) return {entry, record}
+      if (this.#isCurrent(entry) && !this.#inFlight.has(entry.id)) return entry
     }
     return undefined
   }
@@ -309,14 +311,14 @@ export class Dispatcher {
     this.#timerAt = Infinity
   }
 
-  #start(delivery: DeliveryRecord, entry: Entry, lane: Lane): void {
+  #start(entry: Entry, lane: Lane): void {
     this.#started++
     lane.inFlight++
-    const run = this.#attempt(delivery, entry.due)
-      .catch((error) => console.error('[tablepay] delivery', delivery.id, error))
-      .finally(() => this.#finish(delivery.id, lane))
-    const out = {endpointId: lane.endpointId, deliveryId: delivery.id, since: Date.now()}
-    this.#inFlight.set(delivery.id, {run, out})
+    const run = this.#attempt(entry.id, entry.due)
+      .catch((error) => console.error('[tablepay] delivery', entry.id, error))
+      .finally(() => this.#finish(entry.id, lane))
+    const out = {endpointId: lane.endpointId, deliveryId: entry.id, since: Date.now()}
+    this.#inFlight.set(entry.id, {run, out})
   }
 
   #finish(id: string, lane: Lane): void {
@@ -334,9 +336,12 @@ export class Dispatcher {
     for (const wake of this.#ended.splice(0)) wake()
   }
 
-  async #attempt(delivery: DeliveryRecord, dueAt: number): Promise<void> {
+  async #attempt(id: string, dueAt: number): Promise<void> {
     const {deliveries} = this.service
-    const target = deliveries.target(delivery)
+    // a commit may have ended it since it was queued, one the queues have not heard of yet
+    const delivery = await deliveries.get(id)
+    if (delivery?.status !== 'pending') return
+    const target = await deliveries.target(delivery)
     if (!target) return deliveries.cancel(delivery, wallClockIso())
     const {endpoint, event} = target
     // event records never change, so the body is the same bytes on every attempt

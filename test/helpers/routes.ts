@@ -13,7 +13,7 @@ export interface Route {
 /** Every route createApp registers (methods of `router.use` included), read off a router that only records. */
 export async function registeredRoutes(): Promise<Route[]> {
   const store = await Store.open()
-  const server = createService(store, 'http://127.0.0.1:4747', {})
+  const server = await createService(store, 'http://127.0.0.1:4747', {})
   const context = {
     service: server.service,
     baseUrl: 'http://127.0.0.1:4747',

@@ -21,7 +21,7 @@ async function serve(options: ServiceOptions = {}) {
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const service = createService(store, url, options)
+  const service = await createService(store, url, options)
   server.on('request', toNodeListener(service.app))
   cleanup.push(async () => {
     await service.close()

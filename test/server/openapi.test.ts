@@ -35,7 +35,7 @@ const documented = (routerPath: string) => routerPath.replace(/^\/v1/, '').repla
 /** The /v1 routes createApp registers, read off a router that only records. */
 async function registeredRoutes(): Promise<string[]> {
   const store = await Store.open()
-  const server = createService(store, 'http://127.0.0.1:4747', {})
+  const server = await createService(store, 'http://127.0.0.1:4747', {})
   const routes: string[] = []
   const record = (method: string) => (path: string) => routes.push(`${method.toUpperCase()} ${path}`)
   const router = new Proxy({}, {get: (_, method: string) => record(method)}) as unknown as Router

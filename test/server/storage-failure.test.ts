@@ -37,7 +37,7 @@ async function serveOnFullDisk(prepare?: (store: Store) => Promise<void>) {
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const service = createService(store, url, {})
+  const service = await createService(store, url, {})
   server.on('request', toNodeListener(service.app))
   cleanup.push(async () => {
     await service.close()

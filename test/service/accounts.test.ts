@@ -14,18 +14,18 @@ describe('service.accounts and service.sim', () => {
     const scratch = await service.accounts.createScratch('acct_demo')
     const nested = await service.accounts.createScratch(scratch.id)
     await service.checks.push(nested.id, 't1', checkWith([['a', 1, 500]]))
-    expect(service.records.allOf('locations', scratch.id).map((l) => l.id)).toHaveLength(1)
+    expect((await service.records.allOf('locations', scratch.id)).map((l) => l.id)).toHaveLength(1)
     await service.accounts.deleteScratch('acct_demo', scratch.id)
-    expect([service.records.get('accounts', nested.id), service.records.allOf('checks', nested.id)]).toEqual([
-      undefined,
-      [],
-    ])
+    expect([
+      await service.records.get('accounts', nested.id),
+      await service.records.allOf('checks', nested.id),
+    ]).toEqual([undefined, []])
   })
 
   it('only the account that made a scratch account may delete it', async () => {
     const {service} = await serviceForTest()
     const scratch = await service.accounts.createScratch('acct_demo')
-    expect(() => service.accounts.deleteScratch('acct_other', scratch.id)).toThrow(
+    await expect(service.accounts.deleteScratch('acct_other', scratch.id)).rejects.toThrow(
       `No scratch account ${scratch.id} made by this account.`,
     )
   })
@@ -35,12 +35,12 @@ describe('service.accounts and service.sim', () => {
     await service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]]))
     const deleted = await service.sim.reset('acct_demo')
     expect(deleted).toMatchObject({checks: 1, events: 1, deliveries: 0})
-    expect(service.records.allOf('api_keys', 'acct_demo')).toHaveLength(2)
+    expect(await service.records.allOf('api_keys', 'acct_demo')).toHaveLength(2)
   })
 
   it('the clock offset saved is the one read back', async () => {
     const {service} = await serviceForTest()
     await service.sim.saveClockOffset(90_000)
-    expect(service.sim.clockOffset()).toBe(90_000)
+    expect(await service.sim.clockOffset()).toBe(90_000)
   })
 })

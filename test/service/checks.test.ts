@@ -14,19 +14,19 @@ describe('service.checks.push', () => {
     expect(outcome.result).toBe('created')
     expect(queued).toHaveLength(1)
     expect(collectionsOf(queued[0]!)).toEqual(['checks', 'events', 'deliveries'])
-    const [delivery] = service.records.allOf('deliveries', 'acct_demo')
+    const [delivery] = await service.records.allOf('deliveries', 'acct_demo')
     expect(delivery).toMatchObject({endpoint_id: endpoint.id, event_type: 'check.created', status: 'pending'})
-    expect(service.records.checkByExternalId('acct_demo', 't1')?.id).toBe(outcome.check.id)
+    expect((await service.records.checkByExternalId('acct_demo', 't1'))?.id).toBe(outcome.check.id)
   })
 
   it('an unchanged push writes nothing', async () => {
     const {service, queued} = await serviceForTest()
     const body = checkWith([['a', 1, 500]], {version: 1})
     await service.checks.push('acct_demo', 't1', body)
-    const events = service.records.allOf('events', 'acct_demo').length
+    const events = (await service.records.allOf('events', 'acct_demo')).length
     queued.length = 0
     const again = await service.checks.push('acct_demo', 't1', body)
-    expect([again.result, queued, service.records.allOf('events', 'acct_demo').length]).toEqual([
+    expect([again.result, queued, (await service.records.allOf('events', 'acct_demo')).length]).toEqual([
       'unchanged',
       [],
       events,
@@ -36,6 +36,6 @@ describe('service.checks.push', () => {
   it("a check of one account is not found by another account's external id", async () => {
     const {service} = await serviceForTest()
     await service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]]))
-    expect(service.records.checkByExternalId('acct_other', 't1')).toBeUndefined()
+    expect(await service.records.checkByExternalId('acct_other', 't1')).toBeUndefined()
   })
 })

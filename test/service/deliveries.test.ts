@@ -12,27 +12,27 @@ async function withDelivery() {
     event_types: ['check.created'],
   })
   await test.service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]]))
-  const [delivery] = test.service.records.allOf('deliveries', 'acct_demo')
+  const [delivery] = await test.service.records.allOf('deliveries', 'acct_demo')
   return {...test, endpoint, delivery: delivery!}
 }
 
 describe('service.deliveries', () => {
   it('attaching the queue returns what is pending: the deliveries a stopped server left', async () => {
     const {service, delivery} = await withDelivery()
-    expect(service.deliveries.attach(() => {}).map((d) => d.id)).toEqual([delivery.id])
+    expect((await service.deliveries.attach(() => {})).map((d) => d.id)).toEqual([delivery.id])
   })
 
   it('a failed attempt schedules the retry; the last failure disables the endpoint in the same unit', async () => {
     const {service, endpoint, delivery, queued} = await withDelivery()
     queued.length = 0
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
-    expect(service.deliveries.get(delivery.id)).toMatchObject({
+    expect(await service.deliveries.get(delivery.id)).toMatchObject({
       status: 'pending',
       next_attempt_at: '2026-01-02T03:05:05.000Z',
     })
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
-    expect(service.deliveries.get(delivery.id)?.status).toBe('dead')
-    expect(service.records.get('webhook_endpoints', endpoint.id)?.status).toBe('disabled')
+    expect((await service.deliveries.get(delivery.id))?.status).toBe('dead')
+    expect((await service.records.get('webhook_endpoints', endpoint.id))?.status).toBe('disabled')
     expect(queued.map((changes) => changes.map(([collection]) => collection))).toEqual([
       ['deliveries'],
       ['deliveries', 'webhook_endpoints'],
@@ -43,16 +43,16 @@ describe('service.deliveries', () => {
     const {service, endpoint, delivery} = await withDelivery()
     await service.sim.reset('acct_demo')
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
-    expect(service.deliveries.get(delivery.id)).toBeUndefined()
+    expect(await service.deliveries.get(delivery.id)).toBeUndefined()
   })
 
   it('has no target once its endpoint is gone, and a retry makes a dead delivery pending again', async () => {
     const {service, endpoint, delivery} = await withDelivery()
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
-    const retried = await service.deliveries.retry(service.deliveries.get(delivery.id)!)
+    const retried = await service.deliveries.retry((await service.deliveries.get(delivery.id))!)
     expect([retried.status, retried.attempts.length]).toEqual(['pending', 2])
-    await service.endpoints.delete(service.records.get('webhook_endpoints', endpoint.id)!)
-    expect(service.deliveries.target(retried)).toBeUndefined()
+    await service.endpoints.delete((await service.records.get('webhook_endpoints', endpoint.id))!)
+    expect(await service.deliveries.target(retried)).toBeUndefined()
   })
 })

@@ -12,8 +12,8 @@ describe('service.endpoints', () => {
     await service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]]))
     queued.length = 0
     await service.endpoints.delete(endpoint)
-    expect(service.records.get('webhook_endpoints', endpoint.id)).toBeUndefined()
-    expect(service.records.allOf('deliveries', 'acct_demo').map((d) => d.status)).toEqual(['canceled'])
+    expect(await service.records.get('webhook_endpoints', endpoint.id)).toBeUndefined()
+    expect((await service.records.allOf('deliveries', 'acct_demo')).map((d) => d.status)).toEqual(['canceled'])
     expect(queued[0]!.map(([collection, , record]) => [collection, record === null ? null : 'put'])).toEqual([
       ['webhook_endpoints', null],
       ['deliveries', 'put'],
@@ -24,6 +24,6 @@ describe('service.endpoints', () => {
     const {service} = await serviceForTest()
     await service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]]))
     await service.endpoints.create('acct_demo', {url: 'http://127.0.0.1:9/hooks', event_types: ['check.created']})
-    expect(service.records.allOf('deliveries', 'acct_demo')).toEqual([])
+    expect(await service.records.allOf('deliveries', 'acct_demo')).toEqual([])
   })
 })

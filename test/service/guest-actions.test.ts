@@ -20,7 +20,7 @@ describe('service.guests', () => {
     const answer = await service.guests.claim(check, {items: [{external_id: 'a', quantity: 1}]})
     expect([answer.status, answer.replayed]).toEqual([201, false])
     expect(collectionsOf(queued[0]!).slice(0, 3)).toEqual(['checks', 'claims', 'events'])
-    expect(service.records.get('claims', answer.body.id)?.check_id).toBe(check.id)
+    expect((await service.records.get('claims', answer.body.id))?.check_id).toBe(check.id)
   })
 
   it('a payment with an Idempotency-Key is made once: the replay answers the same payment', async () => {
@@ -29,13 +29,13 @@ describe('service.guests', () => {
     const first = await service.guests.pay(check, {amount_cents: 300}, request)
     const again = await service.guests.pay(check, {amount_cents: 300}, request)
     expect([again.replayed, again.body.id]).toEqual([true, first.body.id])
-    expect(service.records.allOf('payments', 'acct_demo')).toHaveLength(1)
+    expect(await service.records.allOf('payments', 'acct_demo')).toHaveLength(1)
   })
 
   it('a refund answers 200 with the payment that lists it', async () => {
     const {service, check} = await withCheck()
     const paid = await service.guests.pay(check, {amount_cents: 300})
-    const payment = service.records.get('payments', paid.body.id)!
+    const payment = (await service.records.get('payments', paid.body.id))!
     const refunded = await service.guests.refund(payment, {amount_cents: 100})
     expect([refunded.status, refunded.body.amount_refunded_cents, refunded.body.refunds.length]).toEqual([200, 100, 1])
   })
@@ -43,7 +43,9 @@ describe('service.guests', () => {
   it('an action on a check removed since it was found is refused and writes nothing', async () => {
     const {service, check} = await withCheck()
     await service.sim.reset('acct_demo')
-    expect(() => service.guests.leaveFeedback(check, {rating: 5})).toThrow(`No check ${check.id} in this account.`)
-    expect(service.records.allOf('feedback', 'acct_demo')).toEqual([])
+    await expect(service.guests.leaveFeedback(check, {rating: 5})).rejects.toThrow(
+      `No check ${check.id} in this account.`,
+    )
+    expect(await service.records.allOf('feedback', 'acct_demo')).toEqual([])
   })
 })

@@ -9,9 +9,9 @@ describe('once', () => {
   it('stores the first answer under the key and gives it back on a replay without deciding again', async () => {
     const {storage} = await serviceForTest()
     let decided = 0
-    const decide = () => ({status: 201, body: {n: ++decided}})
-    const first = await storage.unit((tx) => once(tx, 'acct_demo', request('h'), () => NOW, decide))
-    const replay = await storage.unit((tx) => once(tx, 'acct_demo', request('h'), () => NOW, decide))
+    const decide = async () => ({status: 201, body: {n: ++decided}})
+    const first = await storage.unit(async (tx) => once(tx, 'acct_demo', request('h'), () => NOW, decide))
+    const replay = await storage.unit(async (tx) => once(tx, 'acct_demo', request('h'), () => NOW, decide))
     expect([first, replay, decided]).toEqual([
       {status: 201, body: {n: 1}, replayed: false},
       {status: 201, body: {n: 1}, replayed: true},
@@ -21,39 +21,39 @@ describe('once', () => {
 
   it('refuses the same key with another request', async () => {
     const {storage} = await serviceForTest()
-    await storage.unit((tx) =>
+    await storage.unit(async (tx) =>
       once(
         tx,
         'acct_demo',
         request('h1'),
         () => NOW,
-        () => ({status: 201, body: {}}),
+        async () => ({status: 201, body: {}}),
       ),
     )
     const reuse = () =>
-      storage.unit((tx) =>
+      storage.unit(async (tx) =>
         once(
           tx,
           'acct_demo',
           request('h2'),
           () => NOW,
-          () => ({status: 201, body: {}}),
+          async () => ({status: 201, body: {}}),
         ),
       )
-    expect(reuse).toThrow(ApiError)
-    expect(reuse).toThrow(/already used for another request/)
+    await expect(reuse()).rejects.toThrow(ApiError)
+    await expect(reuse()).rejects.toThrow(/already used for another request/)
   })
 
   it('keeps keys apart by account and by scope, and stores nothing without a key', async () => {
     const {storage} = await serviceForTest()
     const run = (account: string, scope: string) =>
-      storage.unit((tx) =>
+      storage.unit(async (tx) =>
         once(
           tx,
           account,
           {key: 'k1', scope, hash: scope},
           () => NOW,
-          () => ({status: 201, body: scope}),
+          async () => ({status: 201, body: scope}),
         ),
       )
     const answers = [
@@ -62,15 +62,15 @@ describe('once', () => {
       await run('acct_demo', 'link:chk_1'),
     ]
     expect(answers.map((a) => a.replayed)).toEqual([false, false, false])
-    await storage.unit((tx) =>
+    await storage.unit(async (tx) =>
       once(
         tx,
         'acct_demo',
         undefined,
         () => NOW,
-        () => ({status: 200, body: null}),
+        async () => ({status: 200, body: null}),
       ),
     )
-    expect([...storage.all('idempotency_keys')]).toHaveLength(3)
+    expect(await storage.all('idempotency_keys')).toHaveLength(3)
   })
 })

@@ -1,51 +1,107 @@
 import {describe, expect, it} from 'vitest'
+import type {UnitOfWork} from '../../src/service/storage.js'
 import {serviceForTest} from './service.js'
 
+const setting = (id: string, value: number) => ({id, account_id: '' as const, value})
+
 describe('MemoryStorage', () => {
-  it('a unit of work applies its writes together once it returns, and resolves with its value', async () => {
+  it('a unit of work applies its writes together once it ends, and resolves with its value', async () => {
     const {storage} = await serviceForTest()
     const seen: (string | undefined)[] = []
-    const value = await storage.unit((tx) => {
-      tx.put('settings', 'a', {id: 'a', account_id: '', value: 1})
-      seen.push(storage.get('settings', 'a')?.id)
+    const value = await storage.unit(async (tx) => {
+      tx.put('settings', 'a', setting('a', 1))
+      seen.push((await tx.get('settings', 'a'))?.id, (await storage.get('settings', 'a'))?.id)
       return 'done'
     })
-    expect([value, seen, storage.get('settings', 'a')?.value]).toEqual(['done', [undefined], 1])
+    expect([value, seen, (await storage.get('settings', 'a'))?.value]).toEqual(['done', [undefined, undefined], 1])
   })
 
-  it('a unit of work that throws writes nothing', async () => {
+  it('a unit of work that throws, before or after an await, writes nothing', async () => {
     const {storage} = await serviceForTest()
-    expect(() =>
-      storage.unit((tx) => {
-        tx.put('settings', 'b', {id: 'b', account_id: '', value: 1})
+    await expect(
+      storage.unit(async (tx) => {
+        tx.put('settings', 'b', setting('b', 1))
         throw new Error('refused')
       }),
-    ).toThrow('refused')
-    await storage.settled()
-    expect(storage.get('settings', 'b')).toBeUndefined()
+    ).rejects.toThrow('refused')
+    await expect(
+      storage.unit(async (tx) => {
+        tx.put('settings', 'b', setting('b', 2))
+        await tx.get('settings', 'b')
+        throw new Error('refused later')
+      }),
+    ).rejects.toThrow('refused later')
+    expect(await storage.get('settings', 'b')).toBeUndefined()
+  })
+
+  it('units run one at a time: a unit that reads and then writes never loses a concurrent one', async () => {
+    const {storage} = await serviceForTest()
+    // a read-modify-write over several awaits: interleaved units would all read 0 and write 1
+    const increment = () =>
+      storage.unit(async (tx) => {
+        const current = (await tx.get('settings', 'n'))?.value ?? 0
+        await tx.list('locations', 'acct_demo')
+        tx.put('settings', 'n', setting('n', current + 1))
+      })
+    await Promise.all(Array.from({length: 50}, increment))
+    expect((await storage.get('settings', 'n'))?.value).toBe(50)
+  })
+
+  it('a failed unit lets the next one run', async () => {
+    const {storage} = await serviceForTest()
+    const failed = storage.unit(async () => {
+      throw new Error('refused')
+    })
+    const next = storage.unit(async (tx) => tx.put('settings', 'c', setting('c', 1)))
+    await expect(failed).rejects.toThrow('refused')
+    await next
+    expect((await storage.get('settings', 'c'))?.value).toBe(1)
   })
 
   it("hands a unit's writes to `durable` once durable, and nothing for a unit that wrote nothing", async () => {
     const {storage} = await serviceForTest()
     const told: unknown[] = []
     await storage.unit(
-      (tx) => tx.put('settings', 'c', {id: 'c', account_id: '', value: 2}),
+      async (tx) => tx.put('settings', 'c', setting('c', 2)),
       (changes) => told.push(changes),
     )
     await storage.unit(
-      () => undefined,
+      async () => undefined,
       (changes) => told.push(changes),
     )
-    expect(told).toEqual([[['settings', 'c', {id: 'c', account_id: '', value: 2}]]])
+    expect(told).toEqual([[['settings', 'c', setting('c', 2)]]])
   })
 
-  it('refuses a write outside a unit of work and a unit inside another', async () => {
+  it('refuses a write through a unit that has ended', async () => {
     const {storage} = await serviceForTest()
-    let escaped: ((id: string) => void) | undefined
-    await storage.unit((tx) => {
-      escaped = (id) => tx.delete('settings', id)
-      expect(() => storage.unit(() => undefined)).toThrow('units of work do not nest')
+    let escaped: UnitOfWork | undefined
+    await storage.unit(async (tx) => {
+      escaped = tx
     })
-    expect(() => escaped!('x')).toThrow('a write outside a unit of work')
+    expect(() => escaped!.delete('settings', 'x')).toThrow('a write outside a unit of work')
+  })
+
+  it('lists filter on fields, page newest first, and know an unknown cursor', async () => {
+    const {storage} = await serviceForTest()
+    await storage.unit(async (tx) => {
+      for (let i = 1; i <= 5; i++) tx.put('settings', `s${i}`, setting(`s${i}`, i % 2))
+    })
+    const odd = await storage.list('settings', '', {value: 1})
+    const first = await storage.page('settings', '', {limit: 2})
+    const second = await storage.page('settings', '', {limit: 2, startingAfter: 's4', where: {value: 1}})
+    expect([
+      odd.map((s) => s.id),
+      first!.records.map((s) => s.id),
+      first!.hasMore,
+      second!.records.map((s) => s.id),
+      second!.hasMore,
+      await storage.page('settings', '', {limit: 2, startingAfter: 'nope'}),
+    ]).toEqual([['s1', 's3', 's5'], ['s5', 's4'], true, ['s3', 's1'], false, undefined])
+  })
+
+  it('deleteAll removes the account’s records of one collection and says how many', async () => {
+    const {storage} = await serviceForTest()
+    const deleted = await storage.unit((tx) => tx.deleteAll('locations', 'acct_demo'))
+    expect([deleted > 0, await storage.list('locations', 'acct_demo')]).toEqual([true, []])
   })
 })

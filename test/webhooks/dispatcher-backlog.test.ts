@@ -42,7 +42,8 @@ async function backlog(dueAt: (now: number) => number, timeoutMs = 60_000) {
   const hung = await startReceiver(() => 'hang')
   const {store, clock, service} = await realTimeService()
   const dispatcher = new Dispatcher(service, clock, {timeoutMs})
-  const commit = (work: (tx: UnitOfWork) => void) => service.outbox.commit(work)
+  await dispatcher.start()
+  const commit = (work: (tx: UnitOfWork) => void) => service.outbox.commit(async (tx) => work(tx))
   // the receiver goes first: closing it ends the attempts out, which the dispatcher waits for
   cleanup.push(
     () => store.close(),

@@ -16,6 +16,7 @@ it('the dispatcher sends what the service tells it of, and holds no subscription
   const receiver = await startReceiver()
   const {store, clock, service} = await realTimeService()
   const dispatcher = new Dispatcher(service, clock)
+  await dispatcher.start()
   cleanup.push(
     () => store.close(),
     () => dispatcher.close(),
@@ -30,5 +31,5 @@ it('the dispatcher sends what the service tells it of, and holds no subscription
   await receiver.waitFor(1)
   await dispatcher.idle()
   expect(receiver.received.map((r) => JSON.parse(r.body).id)).toEqual([`${event.id}_2`])
-  expect(service.deliveries.get(unseen!.id)?.status).toBe('pending')
+  expect((await service.deliveries.get(unseen!.id))?.status).toBe('pending')
 })

@@ -13,7 +13,7 @@ const scopeFor = (method: string): Scope => (method === 'GET' || method === 'HEA
  * Finds the account behind the bearer key and checks the scope the method
  * needs. Sets `event.context.accountId`.
  */
-export function authenticate(event: H3Event, records: Records): void {
+export async function authenticate(event: H3Event, records: Records): Promise<void> {
   const header = requestHeader(event, 'authorization')
   if (!header) {
     throw new ApiError(
@@ -22,7 +22,7 @@ export function authenticate(event: H3Event, records: Records): void {
     )
   }
   const key = BEARER.exec(header)?.[1]
-  const record = key ? records.get('api_keys', key) : undefined
+  const record = key ? await records.get('api_keys', key) : undefined
   if (!record)
     throw new ApiError(
       'unauthenticated',

@@ -54,7 +54,7 @@ export interface TopicSpec {
    * client's read and its subscription is missed. A topic with a snapshot
    * sends the whole state in each batch, so its last batch is the snapshot.
    */
-  snapshot?: () => StreamMessageOut[]
+  snapshot?: () => Promise<StreamMessageOut[]>
   /** Most streams this topic may have at once. */
   limit?: number
   /** What to call the topic in a 429 message: "this check". */
@@ -65,6 +65,8 @@ interface Topic {
   clients: Set<ServerResponse>
   /** The bytes of the current state, for topics with a snapshot. */
   latest?: Buffer
+  /** Resolves once `latest` holds the snapshot (or a newer state). */
+  ready: Promise<void>
   close: () => void
 }
 
@@ -102,7 +104,7 @@ export class StreamHub {
   }
 
   /** Answers with a stream of `spec`'s topic; it lasts until the client goes or the server shuts down. */
-  open(event: H3Event, spec: TopicSpec): Promise<void> {
+  async open(event: H3Event, spec: TopicSpec): Promise<void> {
     const address = event.node.req.socket?.remoteAddress ?? 'unknown'
     const fromAddress = this.#perAddress.get(address) ?? 0
     if (fromAddress >= this.limits.perAddress) {
@@ -129,9 +131,7 @@ export class StreamHub {
     res.writeHead(200)
     // headers go out now, not with the first message: a client knows it is subscribed before anything happens
     res.flushHeaders()
-    if (topic.latest) res.write(topic.latest)
-    if (event.method === 'HEAD' || this.options.shutdown.aborted) res.end()
-    return new Promise((resolve) => {
+    const closed = new Promise<void>((resolve) => {
       res.once('close', () => {
         topic.clients.delete(res)
         const left = (this.#perAddress.get(address) ?? 1) - 1
@@ -141,6 +141,11 @@ export class StreamHub {
         resolve()
       })
     })
+    await topic.ready
+    // a change batch may have gone out first: a snapshot topic's batches are each the whole state, so this repeats it at worst
+    if (topic.latest && !res.writableEnded) res.write(topic.latest)
+    if (event.method === 'HEAD' || this.options.shutdown.aborted) res.end()
+    return closed
   }
 
   #render(messages: StreamMessageOut[]): Buffer {
@@ -158,7 +163,8 @@ export class StreamHub {
         else res.write(bytes)
       }
     }
-    const topic: Topic = {clients, latest: spec.snapshot ? this.#render(spec.snapshot()) : undefined, close: () => {}}
+    const topic: Topic = {clients, ready: Promise.resolve(), close: () => {}}
+    // subscribed before the snapshot is read: no change falls between them
     const unsubscribe = records.follow((changes) => {
       const messages = spec.select(changes)
       if (messages.length === 0) return
@@ -166,6 +172,11 @@ export class StreamHub {
       if (spec.snapshot) topic.latest = bytes
       send(bytes)
     })
+    if (spec.snapshot) {
+      topic.ready = spec.snapshot().then((messages) => {
+        topic.latest ??= this.#render(messages)
+      })
+    }
     const keepAlive = setInterval(() => send(PING), keepAliveMs).unref()
     topic.close = () => {
       clearInterval(keepAlive)

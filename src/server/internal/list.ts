@@ -1,6 +1,9 @@
 import {getQuery, type H3Event} from 'h3'
 import {z} from 'zod'
 import {invalidField} from '../../domain/errors.js'
+import type {Collections} from '../../domain/records.js'
+import type {Records} from '../../service/records.js'
+import type {Where} from '../../service/storage.js'
 import {validationError} from './body.js'
 
 /** Query parameters every list takes. */
@@ -40,41 +43,32 @@ export interface Page<T> {
   next_cursor: string | null
 }
 
+/** The collections that lists page through: their records have an `id`, the cursor. */
+type Listed =
+  'locations' | 'checks' | 'claims' | 'payments' | 'feedback' | 'events' | 'webhook_endpoints' | 'deliveries'
+
 /**
- * One page of a list, newest first. `ids` are the account's ids oldest first;
- * `starting_after` is the last id of the previous page.
+ * One page of the account's records in `collection` that match `where`,
+ * newest first, rendered; `starting_after` is the last id of the previous page.
  */
-export function paginate<R, T>(
-  ids: readonly string[],
-  lookup: (id: string) => R | undefined,
+export async function paginate<C extends Listed, T>(
+  records: Records,
+  collection: C,
+  accountId: string,
   query: {limit: number; starting_after?: string},
-  keep: (record: R) => boolean,
-  render: (record: R) => T,
-): Page<T> {
-  let start = ids.length - 1
-  if (query.starting_after !== undefined) {
-    const at = ids.lastIndexOf(query.starting_after)
-    if (at === -1)
-      throw invalidField(
-        'starting_after',
-        `no ${query.starting_after} in this list; pass the next_cursor of the previous page`,
-      )
-    start = at - 1
-  }
-  const data: T[] = []
-  let last: string | undefined
-  let i = start
-  for (; i >= 0 && data.length < query.limit; i--) {
-    const record = lookup(ids[i]!)
-    if (record !== undefined && keep(record)) {
-      data.push(render(record))
-      last = ids[i]
-    }
-  }
-  let has_more = false
-  for (; i >= 0 && !has_more; i--) {
-    const record = lookup(ids[i]!)
-    has_more = record !== undefined && keep(record)
-  }
-  return {object: 'list', data, has_more, next_cursor: has_more ? last! : null}
+  where: Where<C> | undefined,
+  render: (record: Collections[C]) => T,
+): Promise<Page<T>> {
+  const page = await records.page(collection, accountId, {
+    limit: query.limit,
+    startingAfter: query.starting_after,
+    where,
+  })
+  if (!page)
+    throw invalidField(
+      'starting_after',
+      `no ${query.starting_after} in this list; pass the next_cursor of the previous page`,
+    )
+  const {records: found, hasMore} = page
+  return {object: 'list', data: found.map(render), has_more: hasMore, next_cursor: hasMore ? found.at(-1)!.id : null}
 }

@@ -4,36 +4,38 @@ import type {CheckRecord, CollectionName, Collections} from '../../domain/record
 import type {AppContext} from '../context.js'
 import {accountOf} from './auth.js'
 import {paginate, readListQuery} from './list.js'
+import type {Where} from '../../service/storage.js'
 
 /**
  * The record `id` (default: the `:id` path parameter) if it belongs to the
  * caller's account. Another account's record answers 404, never 403: its
  * existence is not the caller's business.
  */
-export function findOwned<C extends CollectionName>(
+export async function findOwned<C extends CollectionName>(
   {service}: AppContext,
   collection: C,
   event: H3Event,
   noun: string,
   id = event.context.params?.id ?? '',
-): Collections[C] {
-  const record = service.records.owned(collection, accountOf(event), id)
+): Promise<Collections[C]> {
+  const record = await service.records.owned(collection, accountOf(event), id)
   if (!record) throw new ApiError('not_found', `No ${noun} ${id} in this account.`)
   return record
 }
 
 /** The check `:id` of the URL, in the caller's account. */
-export const findCheck = (app: AppContext, event: H3Event): CheckRecord => findOwned(app, 'checks', event, 'check')
+export const findCheck = (app: AppContext, event: H3Event): Promise<CheckRecord> =>
+  findOwned(app, 'checks', event, 'check')
 
 /** One page of what guests made on the check `:id` (its claims, payments or feedback), newest first. */
-export function listOfCheck<C extends 'claims' | 'payments' | 'feedback', T>(
+export async function listOfCheck<C extends 'claims' | 'payments' | 'feedback', T>(
   app: AppContext,
   event: H3Event,
   collection: C,
   render: (record: Collections[C]) => T,
 ) {
-  const check = findCheck(app, event)
+  const check = await findCheck(app, event)
   const query = readListQuery(event)
-  const {ids, get} = app.service.records.listing(collection, check.account_id)
-  return paginate(ids, get, query, (r) => r.check_id === check.id, render)
+  const where = {check_id: check.id} as Where<C>
+  return paginate(app.service.records, collection, check.account_id, query, where, render)
 }

@@ -2,7 +2,6 @@ import {defineEventHandler, type H3Event, type Router, setResponseHeader, setRes
 import {z} from 'zod'
 import {renderCheck} from '../../domain/check.js'
 import {ApiError} from '../../domain/errors.js'
-import type {CheckRecord} from '../../domain/records.js'
 import {CheckPush, CheckStatus, ExternalCheckId} from '../../domain/schemas.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
@@ -34,19 +33,16 @@ export function checkRoutes(router: Router, app: AppContext): void {
     '/v1/checks',
     defineEventHandler((event) => {
       const query = readListQuery(event, CheckFilters)
-      const keep = (c: CheckRecord) =>
-        (query.status === undefined || c.status === query.status) &&
-        (query.location_id === undefined || c.location_id === query.location_id)
-      const {ids, get} = service.records.listing('checks', accountOf(event))
-      return paginate(ids, get, query, keep, (c) => renderCheck(c, baseUrl))
+      const where = {status: query.status, location_id: query.location_id}
+      return paginate(service.records, 'checks', accountOf(event), query, where, (c) => renderCheck(c, baseUrl))
     }),
   )
 
   router.get(
     '/v1/checks/external/:external_check_id',
-    defineEventHandler((event) => {
+    defineEventHandler(async (event) => {
       const externalId = externalIdOf(event)
-      const check = service.records.checkByExternalId(accountOf(event), externalId)
+      const check = await service.records.checkByExternalId(accountOf(event), externalId)
       if (!check) throw new ApiError('not_found', `No check with external id ${externalId} in this account.`)
       return checkAnswer(event, check, baseUrl)
     }),
@@ -54,6 +50,6 @@ export function checkRoutes(router: Router, app: AppContext): void {
 
   router.get(
     '/v1/checks/:id',
-    defineEventHandler((event) => checkAnswer(event, findCheck(app, event), baseUrl)),
+    defineEventHandler(async (event) => checkAnswer(event, await findCheck(app, event), baseUrl)),
   )
 }

@@ -9,7 +9,7 @@ import {findCheck, listOfCheck} from '../internal/owned.js'
 export function claimRoutes(router: Router, app: AppContext): void {
   router.post(
     '/v1/sim/checks/:id/claims',
-    defineEventHandler((event) => claim(app, event, findCheck(app, event))),
+    defineEventHandler(async (event) => claim(app, event, await findCheck(app, event))),
   )
 
   router.get(
@@ -19,6 +19,6 @@ export function claimRoutes(router: Router, app: AppContext): void {
 
   router.get(
     '/v1/claims/:id',
-    defineEventHandler((event) => renderClaim(findOwned(app, 'claims', event, 'claim'))),
+    defineEventHandler(async (event) => renderClaim(await findOwned(app, 'claims', event, 'claim'))),
   )
 }

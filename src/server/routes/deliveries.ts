@@ -19,25 +19,21 @@ export function deliveryRoutes(router: Router, app: AppContext): void {
     '/v1/deliveries',
     defineEventHandler((event) => {
       const q = readListQuery(event, DeliveryFilters)
-      const keep = (d: {endpoint_id: string; event_id: string; status: string}) =>
-        (q.endpoint_id === undefined || d.endpoint_id === q.endpoint_id) &&
-        (q.event_id === undefined || d.event_id === q.event_id) &&
-        (q.status === undefined || d.status === q.status)
-      const {ids, get} = app.service.records.listing('deliveries', accountOf(event))
-      return paginate(ids, get, q, keep, renderDelivery)
+      const where = {endpoint_id: q.endpoint_id, event_id: q.event_id, status: q.status}
+      return paginate(app.service.records, 'deliveries', accountOf(event), q, where, renderDelivery)
     }),
   )
 
   router.get(
     '/v1/deliveries/:id',
-    defineEventHandler((event) => renderDelivery(findOwned(app, 'deliveries', event, 'delivery'))),
+    defineEventHandler(async (event) => renderDelivery(await findOwned(app, 'deliveries', event, 'delivery'))),
   )
 
   // one more attempt now, whatever the delivery's state; its attempts so far are kept
   router.post(
     '/v1/deliveries/:id/retry',
     defineEventHandler(async (event) => {
-      const delivery = await app.service.deliveries.retry(findOwned(app, 'deliveries', event, 'delivery'))
+      const delivery = await app.service.deliveries.retry(await findOwned(app, 'deliveries', event, 'delivery'))
       return renderDelivery(delivery)
     }),
   )

@@ -15,14 +15,12 @@ export function eventRoutes(router: Router, app: AppContext): void {
     '/v1/events',
     defineEventHandler((event) => {
       const query = readListQuery(event, EventFilters)
-      const keep = (e: {type: string}) => query.type === undefined || e.type === query.type
-      const {ids, get} = app.service.records.listing('events', accountOf(event))
-      return paginate(ids, get, query, keep, renderEvent)
+      return paginate(app.service.records, 'events', accountOf(event), query, {type: query.type}, renderEvent)
     }),
   )
 
   router.get(
     '/v1/events/:id',
-    defineEventHandler((event) => renderEvent(findOwned(app, 'events', event, 'event'))),
+    defineEventHandler(async (event) => renderEvent(await findOwned(app, 'events', event, 'event'))),
   )
 }

@@ -9,7 +9,7 @@ import {findCheck, listOfCheck} from '../internal/owned.js'
 export function feedbackRoutes(router: Router, app: AppContext): void {
   router.post(
     '/v1/sim/checks/:id/feedback',
-    defineEventHandler((event) => leaveFeedback(app, event, findCheck(app, event))),
+    defineEventHandler(async (event) => leaveFeedback(app, event, await findCheck(app, event))),
   )
 
   router.get(
@@ -19,6 +19,6 @@ export function feedbackRoutes(router: Router, app: AppContext): void {
 
   router.get(
     '/v1/feedback/:id',
-    defineEventHandler((event) => renderFeedback(findOwned(app, 'feedback', event, 'feedback'))),
+    defineEventHandler(async (event) => renderFeedback(await findOwned(app, 'feedback', event, 'feedback'))),
   )
 }

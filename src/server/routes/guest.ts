@@ -13,8 +13,8 @@ import type {StreamMessageOut} from '../internal/event-stream.js'
  * The check a guest link opens. The token in the path is the guest's only
  * credential: it opens this one check, nothing else, and no /v1 route.
  */
-function checkOfLink({service}: AppContext, event: H3Event): CheckRecord {
-  const check = service.records.checkByGuestToken(event.context.params?.token ?? '')
+async function checkOfLink({service}: AppContext, event: H3Event): Promise<CheckRecord> {
+  const check = await service.records.checkByGuestToken(event.context.params?.token ?? '')
   if (!check)
     throw new ApiError(
       'not_found',
@@ -35,9 +35,9 @@ export function guestRoutes(router: Router, app: AppContext): void {
 
   router.get(
     '/t/:token',
-    defineEventHandler((event) => {
+    defineEventHandler(async (event) => {
       try {
-        checkOfLink(app, event)
+        await checkOfLink(app, event)
       } catch (error) {
         // a guest who scanned an old code gets a page that says what to do; API clients still get the error body
         if (!acceptsHtml(event)) throw error
@@ -50,9 +50,9 @@ export function guestRoutes(router: Router, app: AppContext): void {
 
   router.get(
     '/t/:token/location',
-    defineEventHandler((event) => {
+    defineEventHandler(async (event) => {
       // the page shows amounts in the location's currency
-      const location = service.records.get('locations', checkOfLink(app, event).location_id)
+      const location = await service.records.get('locations', (await checkOfLink(app, event)).location_id)
       if (!location) throw new ApiError('not_found', 'No location behind this table link.')
       return renderLocation(location)
     }),
@@ -60,23 +60,23 @@ export function guestRoutes(router: Router, app: AppContext): void {
 
   router.get(
     '/t/:token/check',
-    defineEventHandler((event) => {
+    defineEventHandler(async (event) => {
       setResponseHeader(event, 'cache-control', 'no-store')
-      return renderCheck(checkOfLink(app, event), baseUrl)
+      return renderCheck(await checkOfLink(app, event), baseUrl)
     }),
   )
 
   router.get(
     '/t/:token/stream',
-    defineEventHandler((event) => {
-      const {id} = checkOfLink(app, event)
+    defineEventHandler(async (event) => {
+      const {id} = await checkOfLink(app, event)
       // one topic per check: a change is rendered once, whatever the number of guests following it
       return app.streams.open(event, {
         key: `check:${id}`,
         noun: 'this table',
         limit: app.streams.limits.perCheck,
-        snapshot: () => {
-          const check = service.records.get('checks', id)
+        snapshot: async () => {
+          const check = await service.records.get('checks', id)
           return [check ? checkMessage(check) : {event: 'gone', data: {id}}]
         },
         select: (changes) => {
@@ -93,28 +93,28 @@ export function guestRoutes(router: Router, app: AppContext): void {
 
   router.get(
     '/t/:token/qr.svg',
-    defineEventHandler((event) => {
-      const check = checkOfLink(app, event)
+    defineEventHandler(async (event) => {
+      const check = await checkOfLink(app, event)
       setResponseHeader(event, 'content-type', 'image/svg+xml')
       return qrSvg(guestUrl(baseUrl, check.guest_token))
     }),
   )
   router.post(
     '/t/:token/claims',
-    defineEventHandler((event) => claim(app, event, checkOfLink(app, event))),
+    defineEventHandler(async (event) => claim(app, event, await checkOfLink(app, event))),
   )
 
   router.post(
     '/t/:token/payments',
-    defineEventHandler((event) => pay(app, event, checkOfLink(app, event))),
+    defineEventHandler(async (event) => pay(app, event, await checkOfLink(app, event))),
   )
 
   router.post(
     '/t/:token/payments/:id/refund',
-    defineEventHandler((event) => {
-      const check = checkOfLink(app, event)
+    defineEventHandler(async (event) => {
+      const check = await checkOfLink(app, event)
       const id = event.context.params?.id ?? ''
-      const payment = service.records.get('payments', id)
+      const payment = await service.records.get('payments', id)
       // the link opens one check: another check's payment does not exist here
       if (!payment || payment.check_id !== check.id) throw new ApiError('not_found', `No payment ${id} on this check.`)
       return refund(app, event, payment)
@@ -123,6 +123,6 @@ export function guestRoutes(router: Router, app: AppContext): void {
 
   router.post(
     '/t/:token/feedback',
-    defineEventHandler((event) => leaveFeedback(app, event, checkOfLink(app, event))),
+    defineEventHandler(async (event) => leaveFeedback(app, event, await checkOfLink(app, event))),
   )
 }

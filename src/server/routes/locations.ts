@@ -9,8 +9,7 @@ export function locationRoutes(router: Router, {service}: AppContext): void {
     '/v1/locations',
     defineEventHandler((event) => {
       const query = readListQuery(event)
-      const {ids, get} = service.records.listing('locations', accountOf(event))
-      return paginate(ids, get, query, () => true, renderLocation)
+      return paginate(service.records, 'locations', accountOf(event), query, undefined, renderLocation)
     }),
   )
 }

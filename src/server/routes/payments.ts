@@ -9,12 +9,12 @@ import {findCheck, listOfCheck} from '../internal/owned.js'
 export function paymentRoutes(router: Router, app: AppContext): void {
   router.post(
     '/v1/sim/checks/:id/payments',
-    defineEventHandler((event) => pay(app, event, findCheck(app, event))),
+    defineEventHandler(async (event) => pay(app, event, await findCheck(app, event))),
   )
 
   router.post(
     '/v1/sim/payments/:id/refund',
-    defineEventHandler((event) => refund(app, event, findOwned(app, 'payments', event, 'payment'))),
+    defineEventHandler(async (event) => refund(app, event, await findOwned(app, 'payments', event, 'payment'))),
   )
 
   router.get(
@@ -24,6 +24,6 @@ export function paymentRoutes(router: Router, app: AppContext): void {
 
   router.get(
     '/v1/payments/:id',
-    defineEventHandler((event) => renderPayment(findOwned(app, 'payments', event, 'payment'))),
+    defineEventHandler(async (event) => renderPayment(await findOwned(app, 'payments', event, 'payment'))),
   )
 }

@@ -28,26 +28,21 @@ export function webhookEndpointRoutes(router: Router, app: AppContext): void {
     '/v1/webhook-endpoints',
     defineEventHandler((event) => {
       const query = readListQuery(event)
-      const {ids, get} = service.records.listing('webhook_endpoints', accountOf(event))
-      return paginate(
-        ids,
-        get,
-        query,
-        () => true,
-        (e) => renderEndpoint(e),
+      return paginate(service.records, 'webhook_endpoints', accountOf(event), query, undefined, (e) =>
+        renderEndpoint(e),
       )
     }),
   )
 
   router.get(
     '/v1/webhook-endpoints/:id',
-    defineEventHandler((event) => renderEndpoint(find(event))),
+    defineEventHandler(async (event) => renderEndpoint(await find(event))),
   )
 
   router.delete(
     '/v1/webhook-endpoints/:id',
     defineEventHandler(async (event) => {
-      const endpoint = find(event)
+      const endpoint = await find(event)
       await service.endpoints.delete(endpoint)
       return {id: endpoint.id, object: 'webhook_endpoint', deleted: true}
     }),
@@ -57,7 +52,7 @@ export function webhookEndpointRoutes(router: Router, app: AppContext): void {
   router.post(
     '/v1/webhook-endpoints/:id/test',
     defineEventHandler(async (event) => {
-      const endpoint = find(event)
+      const endpoint = await find(event)
       const ping = {
         id: newId('evt'),
         object: 'event',
