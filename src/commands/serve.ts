@@ -1,6 +1,7 @@
 import {resolve} from 'node:path'
 import {Flags} from '@oclif/core'
 import {DISABLE_AFTER} from '../domain/deliveries.js'
+import {DEFAULT_RETENTION} from '../domain/retention.js'
 import {duration, durationList, positive} from '../cli/flags/duration.js'
 import {readyJson, renderBanner} from '../cli/views/serve-banner.js'
 import {untilSignalled} from '../cli/shutdown.js'
@@ -88,6 +89,16 @@ Clients find the URL and a write key on their own: in the same directory, and th
       summary: 'Refuse plain-http endpoint URLs, even on this machine (SPEC: https only).',
       helpGroup: 'WEBHOOKS',
     }),
+    'event-retention': duration({
+      summary: 'How long events are kept, e.g. 7d or 12h; older ones go with their finished deliveries. Default: 30d.',
+      helpGroup: 'RETENTION',
+    }),
+    'max-events': Flags.integer({
+      summary: 'Most events kept per account; the oldest go first.',
+      default: DEFAULT_RETENTION.maxEvents,
+      min: 1,
+      helpGroup: 'RETENTION',
+    }),
   }
 
   public async run(): Promise<void> {
@@ -104,6 +115,10 @@ Clients find the URL and a write key on their own: in the same directory, and th
       disableAfter: flags['disable-after'],
       receiverTimeoutMs: flags['receiver-timeout'] * 1000,
       strictUrls: flags['strict-urls'],
+      retention: {
+        eventMaxAgeMs: (flags['event-retention'] ?? DEFAULT_RETENTION.eventMaxAgeMs / 1000) * 1000,
+        maxEvents: flags['max-events'],
+      },
       register: true,
       cors: flags.cors,
     }).catch((error: Error) => this.error(error.message, {exit: 1, code: 'server_start_failed'}))

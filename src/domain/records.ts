@@ -46,6 +46,8 @@ export interface IdempotencyRecord {
   status: number
   body: unknown
   created_at: string
+  /** When the key is forgotten, on the scheduler clock; earlier versions stored none (then `created_at` + 24 h). */
+  expires_at?: string
 }
 
 export type EventRecord = Event & {account_id: string}

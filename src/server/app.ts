@@ -2,6 +2,7 @@ import {createApp as createH3App, createRouter, defineEventHandler, type Router,
 import type {Service} from '../service/index.js'
 import type {SchedulerClock} from '../webhooks/clock.js'
 import type {Dispatcher} from '../webhooks/dispatcher.js'
+import type {Pruner} from '../service/retention.js'
 import type {AppContext} from './context.js'
 import {authenticate} from './internal/auth.js'
 import {CorsPolicy} from './internal/cors.js'
@@ -32,6 +33,8 @@ export interface AppOptions {
   baseUrl: string
   clock: SchedulerClock
   dispatcher: Dispatcher
+  /** Retention in the background; an advance of the clock waits for it to catch up. */
+  pruner?: Pruner
   /** The live streams; the default one never ends them, so a server with streams should pass its own (see createService). */
   streams?: StreamHub
   /** Origins whose pages may call the whole API (`serve --cors`); `*` for any. */
@@ -60,6 +63,7 @@ export function createApp(service: Service, options: AppOptions) {
     now: service.context.now,
     clock: options.clock,
     dispatcher: options.dispatcher,
+    pruner: options.pruner,
     streams: options.streams ?? new StreamHub({records, shutdown: new AbortController().signal}),
   }
   const routes = new RouteTable()

@@ -1,4 +1,5 @@
 import type {Service} from '../service/index.js'
+import type {Pruner} from '../service/retention.js'
 import type {StreamHub} from './internal/event-stream.js'
 import type {SchedulerClock} from '../webhooks/clock.js'
 import type {Dispatcher} from '../webhooks/dispatcher.js'
@@ -12,6 +13,8 @@ export interface AppContext {
   now: () => string
   clock: SchedulerClock
   dispatcher: Dispatcher
+  /** Retention in the background, when the server runs it. */
+  pruner?: Pruner
   /** The live streams (`/v1/sim/stream`, `/t/{token}/stream`): each change rendered once per topic, caps per check and address. */
   streams: StreamHub
 }

@@ -1,6 +1,8 @@
 import type {Seed} from '../domain/schemas.js'
 import type {SeededAccount} from '../domain/seeded-account.js'
+import {DEFAULT_RETENTION, type RetentionPolicy} from '../domain/retention.js'
 import {createServiceLayer, type Service} from '../service/index.js'
+import {Pruner} from '../service/retention.js'
 import {MemoryStorage} from '../service/memory-storage.js'
 import {defaultSeed, parseSeed, readSeedFile} from '../store/seed.js'
 import type {Store} from '../store/store.js'
@@ -31,13 +33,27 @@ export interface ServiceOptions {
   keepAliveMs?: number
   /** Most live streams of one check's table page, and from one remote address (default 50 and 100). */
   streamLimits?: {perCheck?: number; perAddress?: number}
+  /** How long events and idempotency keys are kept (default 30 days and 100,000 events per account; 24 h). */
+  retention?: Partial<RetentionPolicy>
 }
 
 export type {SeededAccount}
 
 /** The service layer over `store`, for the server at `baseUrl`. */
-function serviceOver(store: Store, baseUrl: string, clock: SchedulerClock, strictUrls = false): Service {
-  return createServiceLayer({storage: new MemoryStorage(store), baseUrl, now: wallClockIso, clock, strictUrls})
+function serviceOver(
+  store: Store,
+  baseUrl: string,
+  clock: SchedulerClock,
+  {strictUrls = false, retention}: Pick<ServiceOptions, 'strictUrls' | 'retention'> = {},
+): Service {
+  return createServiceLayer({
+    storage: new MemoryStorage(store),
+    baseUrl,
+    now: wallClockIso,
+    clock,
+    strictUrls,
+    retention: {...DEFAULT_RETENTION, ...retention},
+  })
 }
 
 /**
@@ -64,7 +80,7 @@ export async function seedStore(
  */
 export async function createService(store: Store, baseUrl: string, options: ServiceOptions) {
   const clock = new SchedulerClock(options.timeScale ?? 1)
-  const service = serviceOver(store, baseUrl, clock, options.strictUrls)
+  const service = serviceOver(store, baseUrl, clock, options)
   clock.moveToOffset(await service.sim.clockOffset())
   const dispatcher = new Dispatcher(service, clock, {
     schedule: options.retrySchedule,
@@ -72,6 +88,8 @@ export async function createService(store: Store, baseUrl: string, options: Serv
     timeoutMs: options.receiverTimeoutMs,
   })
   await dispatcher.start()
+  const pruner = new Pruner(service.retention)
+  pruner.start()
   const shutdown = new AbortController()
   const streams = new StreamHub({
     records: service.records,
@@ -79,11 +97,11 @@ export async function createService(store: Store, baseUrl: string, options: Serv
     keepAliveMs: options.keepAliveMs,
     limits: options.streamLimits,
   })
-  const app = createApp(service, {baseUrl, clock, dispatcher, streams, cors: options.cors})
+  const app = createApp(service, {baseUrl, clock, dispatcher, pruner, streams, cors: options.cors})
   // ends the event streams first: an open one would keep the HTTP server from closing
   const close = async () => {
     shutdown.abort()
-    await dispatcher.close()
+    await Promise.all([dispatcher.close(), pruner.close()])
   }
   return {app, service, dispatcher, streams, close}
 }

@@ -1,3 +1,4 @@
+import type {RetentionPolicy} from '../domain/retention.js'
 import type {SchedulerClock} from '../webhooks/clock.js'
 import type {Change, Storage} from './storage.js'
 
@@ -12,6 +13,8 @@ export interface ServiceContext {
   clock: SchedulerClock
   /** True: every endpoint URL must be https. False: plain http is accepted for loopback hosts. */
   strictUrls: boolean
+  /** How long events and idempotency keys are kept (default DEFAULT_RETENTION). */
+  retention?: RetentionPolicy
 }
 
 /** Told of every delivery a unit of work wrote, once durable: the dispatcher queues what is pending. */

@@ -3,9 +3,10 @@ import {ApiError} from '../domain/errors.js'
 import {applyFeedback, renderFeedback} from '../domain/feedback.js'
 import {applyPayment, applyRefund, renderPayment} from '../domain/payments.js'
 import type {CollectionName, Collections} from '../domain/records.js'
+import {DEFAULT_RETENTION, isExpiredKey, keyExpiry} from '../domain/retention.js'
 import type {Claim, ClaimInput, Feedback, FeedbackInput, Payment, PaymentInput, RefundInput} from '../domain/schemas.js'
 import type {ServiceContext} from './context.js'
-import {type Answer, type IdempotentRequest, once} from './idempotency.js'
+import {type Answer, type IdempotentRequest, type KeyClock, once} from './idempotency.js'
 import type {Outbox} from './outbox.js'
 import type {Reader, UnitOfWork} from './storage.js'
 
@@ -30,10 +31,19 @@ async function current<C extends CollectionName>(
  * their events in one unit of work, at most once per `Idempotency-Key`.
  */
 export class GuestActions {
+  readonly #keys: KeyClock
+
   constructor(
     readonly context: ServiceContext,
     readonly outbox: Outbox,
-  ) {}
+  ) {
+    const {now, clock, retention = DEFAULT_RETENTION} = context
+    this.#keys = {
+      now,
+      expiresAt: () => keyExpiry(clock.now(), retention),
+      forgotten: (record) => isExpiredKey(record, clock.now(), retention),
+    }
+  }
 
   /** Runs `act` as one unit of work, at most once per `Idempotency-Key` of the account. */
   #once<T>(
@@ -41,7 +51,7 @@ export class GuestActions {
     request: IdempotentRequest | undefined,
     act: (tx: UnitOfWork) => Promise<{status: number; body: T}>,
   ) {
-    return this.outbox.commit(async (tx) => once(tx, accountId, request, this.context.now, () => act(tx)))
+    return this.outbox.commit(async (tx) => once(tx, accountId, request, this.#keys, () => act(tx)))
   }
 
   /**

@@ -11,6 +11,13 @@ export interface IdempotentRequest {
   hash: string
 }
 
+/** The times of keys: when one is used, when it will be forgotten, and whether a stored one is. */
+export interface KeyClock {
+  now: () => string
+  expiresAt: () => string
+  forgotten: (record: IdempotencyRecord) => boolean
+}
+
 /** What an action answered: its status and body, and whether it is a replay of a stored answer. */
 export interface Answer<T> {
   status: number
@@ -22,20 +29,21 @@ export interface Answer<T> {
  * Within `tx`: the answer stored for `request`'s key, or `decide`'s, stored
  * with it so that a retry of the same request gets it again. The same key
  * with another request is refused. Only successes are stored: a refusal
- * changed nothing, so retrying it runs again (docs/api.md, Idempotency-Key).
+ * changed nothing, so retrying it runs again. A key `forgotten` (past its
+ * time) is as good as new (docs/api.md, Idempotency-Key).
  */
 export async function once<T>(
   tx: UnitOfWork,
   accountId: string,
   request: IdempotentRequest | undefined,
-  now: () => string,
+  keys: KeyClock,
   decide: () => Promise<{status: number; body: T}>,
 ): Promise<Answer<T>> {
   if (request === undefined) return {...(await decide()), replayed: false}
   const {key, scope, hash} = request
   const id = `${accountId}\u0000${scope}\u0000${key}`
   const stored = await tx.get('idempotency_keys', id)
-  if (stored) {
+  if (stored && !keys.forgotten(stored)) {
     if (stored.request_hash !== hash) {
       throw new ApiError(
         'idempotency_key_reused',
@@ -54,7 +62,8 @@ export async function once<T>(
     request_hash: hash,
     status: answer.status,
     body: answer.body,
-    created_at: now(),
+    created_at: keys.now(),
+    expires_at: keys.expiresAt(),
   }
   tx.put('idempotency_keys', id, record)
   return {...answer, replayed: false}

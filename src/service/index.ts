@@ -6,6 +6,7 @@ import {Endpoints} from './endpoints.js'
 import {GuestActions} from './guest-actions.js'
 import {Outbox} from './outbox.js'
 import {Records} from './records.js'
+import {Retention} from './retention.js'
 import {Sim} from './sim.js'
 
 export type {DeliveryQueue, ServiceContext} from './context.js'
@@ -36,6 +37,7 @@ export function createServiceLayer(context: ServiceContext) {
     deliveries: new Deliveries(context, outbox),
     accounts: new Accounts(context, outbox),
     sim: new Sim(context, outbox),
+    retention: new Retention(context, outbox, context.retention),
   }
 }
 

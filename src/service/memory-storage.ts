@@ -34,9 +34,15 @@ class MemoryReader implements Reader {
   list<C extends CollectionName>(collection: C, accountId: string, where?: Where<C>): Promise<Collections[C][]> {
     const table = this.table(collection)
     const records: Collections[C][] = []
-    for (const id of table.idsOf(accountId)) {
-      const record = table.get(id)!
-      if (matches(record, where as Row)) records.push(record)
+    // a delivery's event is indexed: retention asks for an event's deliveries among millions
+    const eventId = collection === 'deliveries' ? (where as Row | undefined)?.event_id : undefined
+    if (typeof eventId === 'string') {
+      for (const id of table.groupIds(eventId)) {
+        const record = table.get(id)!
+        if (record.account_id === accountId && matches(record, where as Row)) records.push(record)
+      }
+    } else {
+      table.forEachOf(accountId, (record) => void (matches(record, where as Row) && records.push(record)))
     }
     return Promise.resolve(records)
   }
@@ -44,24 +50,25 @@ class MemoryReader implements Reader {
   page<C extends CollectionName>(
     collection: C,
     accountId: string,
-    {limit, startingAfter, where}: PageQuery<C>,
+    {limit, startingAfter, where, oldestFirst}: PageQuery<C>,
   ): Promise<PageOf<Collections[C]> | undefined> {
-    const table = this.table(collection)
-    const ids = table.idsOf(accountId)
-    let i = ids.length - 1
-    if (startingAfter !== undefined) {
-      i = ids.lastIndexOf(startingAfter) - 1
-      if (i === -2) return Promise.resolve(undefined)
-    }
+    const walk = this.table(collection).walk(accountId, {after: startingAfter, oldestFirst})
+    if (!walk) return Promise.resolve(undefined)
     const records: Collections[C][] = []
     let hasMore = false
-    for (; i >= 0 && !hasMore; i--) {
-      const record = table.get(ids[i]!)!
+    for (const record of walk) {
       if (!matches(record, where as Row)) continue
-      if (records.length < limit) records.push(record)
-      else hasMore = true
+      if (records.length === limit) {
+        hasMore = true
+        break
+      }
+      records.push(record)
     }
     return Promise.resolve({records, hasMore})
+  }
+
+  count(collection: CollectionName, accountId: string): Promise<number> {
+    return Promise.resolve(this.store.tables[collection].count(accountId))
   }
 
   all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]> {

@@ -6,11 +6,15 @@ export type {Change}
 /** Fields a record must equal to be listed; a field given as undefined does not filter. */
 export type Where<C extends CollectionName> = {[K in keyof Collections[C]]?: Collections[C][K]}
 
-/** One page of a list, newest first: up to `limit` records after the one `startingAfter` names. */
+/**
+ * One page of a list, newest first (or oldest first): up to `limit` records
+ * after the one `startingAfter` names, which may have been deleted since.
+ */
 export interface PageQuery<C extends CollectionName> {
   limit: number
   startingAfter?: string
   where?: Where<C>
+  oldestFirst?: boolean
 }
 
 export interface PageOf<T> {
@@ -39,6 +43,8 @@ export interface Reader {
   ): Promise<PageOf<Collections[C]> | undefined>
   /** Every record in `collection` that matches `where`, whatever its account, oldest first. */
   all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]>
+  /** How many records the account has in `collection`. */
+  count(collection: CollectionName, accountId: string): Promise<number>
 }
 
 /**

@@ -41,17 +41,17 @@ function tables() {
     accounts: new Table<Collections['accounts']>((r) => r.id),
     api_keys: new Table<Collections['api_keys']>((r) => r.key),
     locations: new Table<Collections['locations']>((r) => r.id),
-    checks: new Table<Collections['checks']>(
-      (r) => r.id,
-      (r) => [externalKey(r.account_id, r.external_id), guestKey(r.guest_token)],
-    ),
+    checks: new Table<Collections['checks']>((r) => r.id, {
+      alternateKeysOf: (r) => [externalKey(r.account_id, r.external_id), guestKey(r.guest_token)],
+    }),
     claims: new Table<Collections['claims']>((r) => r.id),
     payments: new Table<Collections['payments']>((r) => r.id),
     feedback: new Table<Collections['feedback']>((r) => r.id),
     idempotency_keys: new Table<Collections['idempotency_keys']>((r) => r.id),
     events: new Table<Collections['events']>((r) => r.id),
     webhook_endpoints: new Table<Collections['webhook_endpoints']>((r) => r.id),
-    deliveries: new Table<Collections['deliveries']>((r) => r.id),
+    // retention deletes an event with its deliveries, and keeps one whose delivery is pending
+    deliveries: new Table<Collections['deliveries']>((r) => r.id, {groupOf: (r) => r.event_id}),
     settings: new Table<Collections['settings']>((r) => r.id),
   }
 }

@@ -1,33 +1,81 @@
 /** The alternate keys of a table without any: one list for all its records, not a new one per put. */
 const NO_KEYS: readonly string[] = []
 
+/** How many deleted ids a table remembers the place of, so a list cursor naming one still pages on. */
+const GONE_KEPT = 10_000
+
+/** A record and its place in the order records were first stored. */
+interface Slot<T> {
+  record: T
+  seq: number
+}
+
+/**
+ * One account's ids in the order first stored, with their places (`seqs`,
+ * ascending). Deleting the oldest, as retention does, moves `head` on; the
+ * array is compacted once most of it is behind `head`.
+ */
+interface Order {
+  ids: (string | undefined)[]
+  seqs: number[]
+  head: number
+}
+
+export interface TableOptions<T> {
+  /** More unique keys to find records by (a check's account and external id, its guest token). */
+  alternateKeysOf?: (record: T) => readonly string[]
+  /** A field records are grouped by, to find a group's ids at once (a delivery's event). */
+  groupOf?: (record: T) => string
+}
+
+/** The first index in `seqs[from…]` whose value is at least `seq`. */
+function lowerBound(seqs: number[], from: number, seq: number): number {
+  let low = from
+  let high = seqs.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (seqs[middle]! < seq) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
 /**
  * One collection in memory: records by id, plus each account's ids in the
- * order they were created, so lists page without sorting.
+ * order they were created, so lists page without sorting, and a list cursor
+ * keeps its place after its record is deleted (docs/api.md, "Lists").
  */
 export class Table<T extends {account_id: string}> {
-  readonly #byId = new Map<string, T>()
-  readonly #byAccount = new Map<string, string[]>()
+  readonly #byId = new Map<string, Slot<T>>()
+  readonly #byAccount = new Map<string, Order>()
   readonly #byAlternate = new Map<string, string>()
+  readonly #groups = new Map<string, string[]>()
+  /** Recently deleted ids and their places, oldest first. */
+  readonly #gone = new Map<string, number>()
+  readonly #alternateKeysOf: (record: T) => readonly string[]
+  readonly #groupOf: ((record: T) => string) | undefined
+  #seq = 0
 
   /**
-   * `alternateKeysOf` gives more unique keys to look records up by (a
-   * check's account and external id, its guest token). They must not change
-   * between versions of a record: they are set when it is first stored, so
-   * that an update, the common write, costs no re-keying.
+   * Alternate keys and the group must not change between versions of a
+   * record: they are set when it is first stored, so that an update, the
+   * common write, costs no re-keying.
    */
   constructor(
     readonly keyOf: (record: T) => string,
-    readonly alternateKeysOf: (record: T) => readonly string[] = () => NO_KEYS,
-  ) {}
+    options: TableOptions<T> = {},
+  ) {
+    this.#alternateKeysOf = options.alternateKeysOf ?? (() => NO_KEYS)
+    this.#groupOf = options.groupOf
+  }
 
   getByAlternate(key: string): T | undefined {
     const id = this.#byAlternate.get(key)
-    return id === undefined ? undefined : this.#byId.get(id)
+    return id === undefined ? undefined : this.#byId.get(id)?.record
   }
 
   get(id: string): T | undefined {
-    return this.#byId.get(id)
+    return this.#byId.get(id)?.record
   }
 
   get size(): number {
@@ -36,32 +84,129 @@ export class Table<T extends {account_id: string}> {
 
   put(record: T): void {
     const id = this.keyOf(record)
-    const size = this.#byId.size
-    // one lookup, not has() then set(): a push to 100 endpoints stores 100 new deliveries in a large table
-    this.#byId.set(id, record)
-    if (this.#byId.size === size) return
-    const ids = this.#byAccount.get(record.account_id)
-    if (ids) ids.push(id)
-    else this.#byAccount.set(record.account_id, [id])
-    for (const key of this.alternateKeysOf(record)) this.#byAlternate.set(key, id)
+    const slot = this.#byId.get(id)
+    if (slot) {
+      slot.record = record
+      return
+    }
+    const seq = ++this.#seq
+    this.#byId.set(id, {record, seq})
+    const order = this.#byAccount.get(record.account_id)
+    if (order) {
+      order.ids.push(id)
+      order.seqs.push(seq)
+    } else {
+      this.#byAccount.set(record.account_id, {ids: [id], seqs: [seq], head: 0})
+    }
+    for (const key of this.#alternateKeysOf(record)) this.#byAlternate.set(key, id)
+    if (this.#groupOf) {
+      const group = this.#groupOf(record)
+      const ids = this.#groups.get(group)
+      if (ids) ids.push(id)
+      else this.#groups.set(group, [id])
+    }
   }
 
   delete(id: string): void {
-    const record = this.#byId.get(id)
-    if (!record) return
+    const slot = this.#byId.get(id)
+    if (!slot) return
+    const {record, seq} = slot
     this.#byId.delete(id)
-    for (const key of this.alternateKeysOf(record)) this.#byAlternate.delete(key)
-    const ids = this.#byAccount.get(record.account_id)
-    const at = ids ? ids.lastIndexOf(id) : -1
-    if (at !== -1) ids!.splice(at, 1)
+    for (const key of this.#alternateKeysOf(record)) this.#byAlternate.delete(key)
+    if (this.#groupOf) {
+      const group = this.#groupOf(record)
+      const ids = this.#groups.get(group)!
+      if (ids.length === 1) this.#groups.delete(group)
+      else ids.splice(ids.indexOf(id), 1)
+    }
+    this.#gone.set(id, seq)
+    if (this.#gone.size > GONE_KEPT) this.#gone.delete(this.#gone.keys().next().value!)
+    const order = this.#byAccount.get(record.account_id)!
+    const at = lowerBound(order.seqs, order.head, seq)
+    // the oldest (retention) and the newest (a reset, newest first) cost O(1); others are rare
+    if (at === order.ids.length - 1) {
+      order.ids.pop()
+      order.seqs.pop()
+    } else if (at === order.head) {
+      order.ids[at] = undefined
+      order.head++
+      if (order.head > 1024 && order.head * 2 > order.ids.length) {
+        order.ids.splice(0, order.head)
+        order.seqs.splice(0, order.head)
+        order.head = 0
+      }
+    } else {
+      order.ids.splice(at, 1)
+      order.seqs.splice(at, 1)
+    }
+    if (order.head === order.ids.length) this.#byAccount.delete(record.account_id)
   }
 
-  /** The account's ids, oldest first. The array is live: do not modify it. */
-  idsOf(accountId: string): readonly string[] {
-    return this.#byAccount.get(accountId) ?? []
+  /** How many records the account has. */
+  count(accountId: string): number {
+    const order = this.#byAccount.get(accountId)
+    return order ? order.ids.length - order.head : 0
   }
 
-  all(): IterableIterator<T> {
-    return this.#byId.values()
+  /** The account's ids, oldest first (a copy). */
+  idsOf(accountId: string): string[] {
+    const order = this.#byAccount.get(accountId)
+    return order ? (order.ids.slice(order.head) as string[]) : []
+  }
+
+  /** Calls `visit` with each of the account's records, oldest first, until it returns false. */
+  forEachOf(accountId: string, visit: (record: T) => boolean | void): void {
+    const order = this.#byAccount.get(accountId)
+    if (!order) return
+    const {ids} = order
+    for (let i = order.head; i < ids.length; i++) if (visit(this.#byId.get(ids[i]!)!.record) === false) return
+  }
+
+  /**
+   * The account's records newest first (or oldest first), after the one
+   * `after` names, which may have been deleted recently; undefined when
+   * `after` names no record of this table the table remembers.
+   */
+  walk(
+    accountId: string,
+    {after, oldestFirst = false}: {after?: string; oldestFirst?: boolean},
+  ): Iterable<T> | undefined {
+    const order = this.#byAccount.get(accountId)
+    let start: number
+    if (after === undefined) {
+      start = oldestFirst ? (order?.head ?? 0) : (order?.ids.length ?? 0) - 1
+    } else {
+      const slot = this.#byId.get(after)
+      const seq = slot && slot.record.account_id === accountId ? slot.seq : this.#gone.get(after)
+      if (seq === undefined) return undefined
+      if (!order) return []
+      const at = lowerBound(order.seqs, order.head, seq)
+      const exact = at < order.ids.length && order.seqs[at] === seq
+      start = oldestFirst ? (exact ? at + 1 : at) : at - 1
+    }
+    if (!order) return []
+    return this.#from(order, start, oldestFirst ? 1 : -1)
+  }
+
+  *#from(order: Order, start: number, step: 1 | -1): Generator<T> {
+    // read at once by the caller: nothing is deleted between two steps
+    for (let i = start; i >= order.head && i < order.ids.length; i += step) {
+      const id = order.ids[i]
+      const slot = id === undefined ? undefined : this.#byId.get(id)
+      if (slot) yield slot.record
+    }
+  }
+
+  /** The ids of the records in `group`, oldest first (live: do not modify). */
+  groupIds(group: string): readonly string[] {
+    return this.#groups.get(group) ?? NO_KEYS
+  }
+
+  all(): Generator<T> {
+    return this.#records()
+  }
+
+  *#records(): Generator<T> {
+    for (const slot of this.#byId.values()) yield slot.record
   }
 }

@@ -1,3 +1,4 @@
+import {DEFAULT_RETENTION, type RetentionPolicy} from '../../src/domain/retention.js'
 import {createServiceLayer, type Change} from '../../src/service/index.js'
 import {MemoryStorage} from '../../src/service/memory-storage.js'
 import {Store} from '../../src/store/store.js'
@@ -8,23 +9,26 @@ export const NOW = '2026-01-02T03:04:05.000Z'
 
 /**
  * The service over a fresh in-memory store with the test seed; `queued`
- * collects what the delivery queue is told, `clock` sits at a fixed time.
+ * collects what the delivery queue is told. The wall clock (`wall.ms`) and
+ * the scheduler clock sit at NOW until a test moves them.
  */
-export async function serviceForTest() {
+export async function serviceForTest({retention}: {retention?: Partial<RetentionPolicy>} = {}) {
   const store = await Store.open()
-  const clock = new SchedulerClock(1, 0, () => Date.parse(NOW))
+  const wall = {ms: Date.parse(NOW)}
+  const clock = new SchedulerClock(1, 0, () => wall.ms)
   const storage = new MemoryStorage(store)
   const service = createServiceLayer({
     storage,
     baseUrl: 'http://127.0.0.1:4747',
-    now: () => NOW,
+    now: () => new Date(wall.ms).toISOString(),
     clock,
     strictUrls: false,
+    retention: {...DEFAULT_RETENTION, ...retention},
   })
   await service.accounts.seed(TEST_SEED, () => TEST_SEED)
   const queued: Change[][] = []
   service.deliveries.attach((changes) => queued.push([...changes]))
-  return {store, storage, service, queued}
+  return {store, storage, service, queued, clock, wall}
 }
 
 /** The collections a change list touches, in order, with repeats folded: ['checks', 'events', 'deliveries']. */

@@ -9,10 +9,7 @@ interface Row {
 }
 
 const table = () =>
-  new Table<Row>(
-    (r) => r.id,
-    (r) => [`${r.account_id}/${r.code}`],
-  )
+  new Table<Row>((r) => r.id, {alternateKeysOf: (r) => [`${r.account_id}/${r.code}`], groupOf: (r) => r.code})
 
 describe('Table', () => {
   it('finds a record by its alternate key after updates, and no longer after a delete', () => {
@@ -38,5 +35,42 @@ describe('Table', () => {
     expect(rows.idsOf('a')).toEqual(['r1', 'r3'])
     expect(rows.idsOf('b')).toEqual(['r2'])
     expect(rows.size).toBe(3)
+  })
+
+  const ids = (records: Iterable<Row> | undefined) => (records ? [...records].map((r) => r.id) : undefined)
+
+  it('walks newest or oldest first from a cursor, and keeps the place of a deleted cursor', () => {
+    const rows = table()
+    for (let i = 1; i <= 6; i++) rows.put({id: `r${i}`, account_id: 'a', code: `c${i}`, value: i})
+    rows.delete('r4')
+    rows.delete('r1')
+    expect(ids(rows.walk('a', {}))).toEqual(['r6', 'r5', 'r3', 'r2'])
+    expect(ids(rows.walk('a', {after: 'r5'}))).toEqual(['r3', 'r2'])
+    expect(ids(rows.walk('a', {after: 'r4'}))).toEqual(['r3', 'r2'])
+    expect(ids(rows.walk('a', {after: 'r4', oldestFirst: true}))).toEqual(['r5', 'r6'])
+    expect(ids(rows.walk('a', {after: 'r1', oldestFirst: true}))).toEqual(['r2', 'r3', 'r5', 'r6'])
+    expect(ids(rows.walk('a', {after: 'nope'}))).toBeUndefined()
+    expect(rows.count('a')).toBe(4)
+  })
+
+  it('deletes the oldest records of a large account without walking it, and compacts behind them', () => {
+    const rows = table()
+    for (let i = 0; i < 5000; i++) rows.put({id: `r${i}`, account_id: 'a', code: 'x', value: i})
+    for (let i = 0; i < 4000; i++) rows.delete(`r${i}`)
+    expect([
+      rows.count('a'),
+      rows.idsOf('a')[0],
+      ids(rows.walk('a', {after: 'r3999', oldestFirst: true}))!.length,
+    ]).toEqual([1000, 'r4000', 1000])
+  })
+
+  it("finds a group's ids, and no longer a deleted record's", () => {
+    const rows = table()
+    rows.put({id: 'r1', account_id: 'a', code: 'g', value: 1})
+    rows.put({id: 'r2', account_id: 'a', code: 'g', value: 2})
+    rows.delete('r1')
+    expect(rows.groupIds('g')).toEqual(['r2'])
+    rows.delete('r2')
+    expect(rows.groupIds('g')).toEqual([])
   })
 })

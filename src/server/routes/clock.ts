@@ -11,7 +11,7 @@ const SHOWN_OUT = 5
  * falls due, or put it back on the wall clock. The dispatcher saves the
  * offset as it moves, so a restart keeps it (docs/api.md "Webhooks", the scheduler clock).
  */
-export function clockRoutes(router: Router, {clock, dispatcher}: AppContext): void {
+export function clockRoutes(router: Router, {clock, dispatcher, pruner}: AppContext): void {
   const iso = (ms: number) => new Date(ms).toISOString()
   const render = () => ({
     object: 'clock',
@@ -44,6 +44,8 @@ export function clockRoutes(router: Router, {clock, dispatcher}: AppContext): vo
     defineEventHandler(async (event) => {
       const {seconds} = await readJson(event, ClockAdvance)
       const attempts = await dispatcher.advance(seconds)
+      // time passing forgets what is past retention: an advance answers once that has caught up
+      await pruner?.catchUp()
       return {...render(), attempts}
     }),
   )

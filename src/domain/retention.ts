@@ -1,0 +1,41 @@
+import type {DeliveryRecord, EventRecord, IdempotencyRecord} from './records.js'
+
+const DAY_MS = 86_400_000
+
+/** How long records are kept (docs/api.md, "Retention"). */
+export interface RetentionPolicy {
+  /** Events older than this go, with their finished deliveries (ms, wall clock). */
+  eventMaxAgeMs: number
+  /** At most this many events per account: the oldest go first. */
+  maxEvents: number
+  /** An `Idempotency-Key` is forgotten this long after its first use (ms, scheduler clock). */
+  idempotencyKeyTtlMs: number
+}
+
+export const DEFAULT_RETENTION: RetentionPolicy = {
+  eventMaxAgeMs: 30 * DAY_MS,
+  maxEvents: 100_000,
+  idempotencyKeyTtlMs: DAY_MS,
+}
+
+/**
+ * Whether the oldest events of an account are past what is kept: beyond
+ * the count (`overflow` more than the maximum) or the age.
+ */
+export function isPastRetention(event: EventRecord, overflow: number, nowMs: number, policy: RetentionPolicy): boolean {
+  return overflow > 0 || Date.parse(event.created_at) < nowMs - policy.eventMaxAgeMs
+}
+
+/** An event past retention goes with its deliveries, unless one is still pending: it stays until that ends. */
+export const mayDelete = (deliveries: readonly DeliveryRecord[]): boolean =>
+  deliveries.every((delivery) => delivery.status !== 'pending')
+
+/** When a key first used at `nowMs` (scheduler clock) is forgotten. */
+export const keyExpiry = (nowMs: number, policy: RetentionPolicy): string =>
+  new Date(nowMs + policy.idempotencyKeyTtlMs).toISOString()
+
+/** Whether a stored `Idempotency-Key` is forgotten at `nowMs` (scheduler clock): a request with it then runs as new. */
+export function isExpiredKey(record: IdempotencyRecord, nowMs: number, policy: RetentionPolicy): boolean {
+  const expires = record.expires_at ?? keyExpiry(Date.parse(record.created_at), policy)
+  return Date.parse(expires) <= nowMs
+}

@@ -1,0 +1,123 @@
+import {DEFAULT_RETENTION, isExpiredKey, isPastRetention, mayDelete, type RetentionPolicy} from '../domain/retention.js'
+import type {ServiceContext} from './context.js'
+import type {Outbox} from './outbox.js'
+import type {UnitOfWork} from './storage.js'
+
+/** Records one unit of work deletes at most: pruning never holds the requests queued behind it for long. */
+export const PRUNE_BATCH = 500
+
+/** What one pass deleted. */
+export interface Pruned {
+  events: number
+  deliveries: number
+  idempotency_keys: number
+}
+
+/**
+ * Forgets what is past retention, oldest first and in small units of work:
+ * events (with their finished deliveries) beyond the age or the count kept,
+ * and idempotency keys past their time (docs/api.md, "Retention").
+ */
+export class Retention {
+  constructor(
+    readonly context: ServiceContext,
+    readonly outbox: Outbox,
+    readonly policy: RetentionPolicy = DEFAULT_RETENTION,
+  ) {}
+
+  /**
+   * One unit of work per account with something to forget, each deleting at
+   * most PRUNE_BATCH records; resolves with what went. Call again until it
+   * deletes nothing to catch up.
+   *
+   * @example
+   * while (total(await service.retention.prune()) > 0);
+   */
+  async prune(): Promise<Pruned> {
+    const pruned: Pruned = {events: 0, deliveries: 0, idempotency_keys: 0}
+    for (const account of await this.context.storage.all('accounts')) {
+      await this.outbox.commit(async (tx) => {
+        await this.#pruneEvents(tx, account.id, pruned)
+        await this.#pruneKeys(tx, account.id, pruned)
+      })
+    }
+    return pruned
+  }
+
+  async #pruneEvents(tx: UnitOfWork, accountId: string, pruned: Pruned): Promise<void> {
+    const nowMs = Date.parse(this.context.now())
+    let overflow = (await tx.count('events', accountId)) - this.policy.maxEvents
+    // events kept for a pending delivery are passed over; the look ahead is bounded all the same
+    const page = await tx.page('events', accountId, {limit: PRUNE_BATCH * 2, oldestFirst: true})
+    let budget = PRUNE_BATCH
+    for (const event of page!.records) {
+      if (budget <= 0 || !isPastRetention(event, overflow, nowMs, this.policy)) return
+      const deliveries = await tx.list('deliveries', accountId, {event_id: event.id})
+      if (!mayDelete(deliveries)) continue
+      tx.delete('events', event.id)
+      for (const delivery of deliveries) tx.delete('deliveries', delivery.id)
+      overflow--
+      budget -= 1 + deliveries.length
+      pruned.events++
+      pruned.deliveries += deliveries.length
+    }
+  }
+
+  async #pruneKeys(tx: UnitOfWork, accountId: string, pruned: Pruned): Promise<void> {
+    const nowMs = this.context.clock.now()
+    const page = await tx.page('idempotency_keys', accountId, {limit: PRUNE_BATCH, oldestFirst: true})
+    for (const key of page!.records) {
+      if (!isExpiredKey(key, nowMs, this.policy)) return
+      tx.delete('idempotency_keys', key.id)
+      pruned.idempotency_keys++
+    }
+  }
+}
+
+/** How many records a pass deleted. */
+export const total = (pruned: Pruned): number => pruned.events + pruned.deliveries + pruned.idempotency_keys
+
+/**
+ * Runs `retention` in the background: every `intervalMs`, passes back to
+ * back (yielding to requests between them) until one deletes nothing.
+ *
+ * @example
+ * const pruner = new Pruner(service.retention)
+ * pruner.start()
+ * await pruner.catchUp() // everything past retention is gone now
+ */
+export class Pruner {
+  #timer: NodeJS.Timeout | undefined
+  #chain: Promise<void> = Promise.resolve()
+
+  constructor(
+    readonly retention: Retention,
+    readonly intervalMs = 1000,
+  ) {}
+
+  start(): void {
+    this.#timer = setInterval(() => void this.catchUp(), this.intervalMs).unref()
+  }
+
+  /** Resolves once a pass has found nothing left to delete (or the storage has failed: nothing can be deleted then). */
+  catchUp(): Promise<void> {
+    this.#chain = this.#chain.then(async () => {
+      while (!this.retention.context.storage.failure) {
+        try {
+          if (total(await this.retention.prune()) === 0) return
+        } catch (error) {
+          if (!this.retention.context.storage.failure) console.error('[tablepay] retention', error)
+          return
+        }
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+    })
+    return this.#chain
+  }
+
+  /** Stops the timer and waits for a pass under way. */
+  close(): Promise<void> {
+    clearInterval(this.#timer)
+    return this.#chain
+  }
+}

@@ -1,0 +1,98 @@
+import {describe, expect, it} from 'vitest'
+import type {EventRecord} from '../../src/domain/records.js'
+import {total} from '../../src/service/retention.js'
+import {checkWith} from '../helpers/checks.js'
+import {serviceForTest} from './service.js'
+
+const HOUR_MS = 3_600_000
+
+/** `count` changing pushes to the check `t1`: one event each (check.created, then check.updated). */
+async function pushes(service: Awaited<ReturnType<typeof serviceForTest>>['service'], count: number, from = 1) {
+  for (let version = from; version < from + count; version++)
+    await service.checks.push('acct_demo', 't1', checkWith([['a', version, 500]], {version}))
+}
+
+describe('service.retention', () => {
+  it('keeps at most --max-events events, the newest, with their deliveries, and never deletes one whose delivery is pending', async () => {
+    const {service} = await serviceForTest({retention: {maxEvents: 100}})
+    const endpoint = await service.endpoints.create('acct_demo', {
+      url: 'http://127.0.0.1:9/hooks',
+      event_types: ['check.created', 'check.updated'],
+    })
+    await pushes(service, 500)
+    // every delivery but that of the first event has ended: those events may go, the first must stay
+    const ended = {now: new Date().toISOString(), dueAt: 0, schedule: [], disableAfter: 1000}
+    const deliveries = await service.records.allOf('deliveries', 'acct_demo')
+    for (const delivery of deliveries.slice(1)) {
+      await service.deliveries.recordAttempt(
+        delivery.id,
+        endpoint,
+        {status_code: 200, duration_ms: 1, error: null, response_body: 'ok'},
+        ended,
+      )
+    }
+    const newest = (await service.records.allOf('events', 'acct_demo')).slice(-100).map((e) => e.id)
+    const first = deliveries[0]!.event_id
+    while (total(await service.retention.prune()) > 0);
+    const kept = await service.records.allOf('events', 'acct_demo')
+    const keptDeliveries = await service.records.allOf('deliveries', 'acct_demo')
+    // the pending one counts: the account holds 100 events
+    expect(kept.map((e) => e.id)).toEqual([first, ...newest.slice(1)])
+    expect(keptDeliveries.map((d) => d.event_id)).toEqual(kept.map((e) => e.id))
+  })
+
+  it('forgets events older than the retention time, oldest first, by the wall clock', async () => {
+    const {service, wall} = await serviceForTest({retention: {eventMaxAgeMs: 24 * HOUR_MS}})
+    await pushes(service, 3)
+    wall.ms += 20 * HOUR_MS
+    await pushes(service, 2, 4)
+    wall.ms += 5 * HOUR_MS
+    while (total(await service.retention.prune()) > 0);
+    const versions = (await service.records.allOf('events', 'acct_demo')).map(
+      (e: EventRecord) => (e.data as {version: number}).version,
+    )
+    expect(versions).toEqual([4, 5])
+  })
+
+  it('a list walked newest first while pruning runs shows each survivor once and skips none', async () => {
+    const {service} = await serviceForTest({retention: {maxEvents: 150}})
+    await pushes(service, 300)
+    const seen: string[] = []
+    let page = await service.records.page('events', 'acct_demo', {limit: 40})
+    seen.push(...page!.records.map((e) => e.id))
+    // the oldest 150 go while the walk is between pages, its cursor among them at the end
+    while (page!.hasMore) {
+      await service.retention.prune()
+      page = await service.records.page('events', 'acct_demo', {limit: 40, startingAfter: seen.at(-1)})
+      seen.push(...page!.records.map((e) => e.id))
+    }
+    const survivors = (await service.records.allOf('events', 'acct_demo')).map((e) => e.id).reverse()
+    expect(new Set(seen).size).toBe(seen.length)
+    expect(seen.slice(0, survivors.length)).toEqual(survivors)
+  })
+
+  it('an Idempotency-Key is forgotten 24 h after its first use on the scheduler clock: the same key is a new payment', async () => {
+    const {service, clock} = await serviceForTest()
+    await pushes(service, 1)
+    const check = (await service.records.checkByExternalId('acct_demo', 't1'))!
+    const first = await service.guests.pay(check, {amount_cents: 100}, {key: 'k', scope: 'api', hash: 'h1'})
+    await expect(service.guests.pay(check, {amount_cents: 200}, {key: 'k', scope: 'api', hash: 'h2'})).rejects.toThrow(
+      /already used/,
+    )
+    clock.moveTo(clock.now() + 24 * HOUR_MS)
+    const later = await service.guests.pay(check, {amount_cents: 200}, {key: 'k', scope: 'api', hash: 'h2'})
+    expect([later.replayed, later.body.id === first.body.id]).toEqual([false, false])
+  })
+
+  it('pruning forgets expired idempotency keys and keeps the others', async () => {
+    const {service, clock} = await serviceForTest()
+    await pushes(service, 1)
+    const check = (await service.records.checkByExternalId('acct_demo', 't1'))!
+    await service.guests.pay(check, {amount_cents: 100}, {key: 'old', scope: 'api', hash: 'h'})
+    clock.moveTo(clock.now() + 23 * HOUR_MS)
+    await service.guests.pay(check, {amount_cents: 100}, {key: 'new', scope: 'api', hash: 'h'})
+    clock.moveTo(clock.now() + HOUR_MS)
+    expect((await service.retention.prune()).idempotency_keys).toBe(1)
+    expect((await service.records.allOf('idempotency_keys', 'acct_demo')).map((k) => k.key)).toEqual(['new'])
+  })
+})
