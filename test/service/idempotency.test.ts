@@ -11,12 +11,8 @@ describe('once', () => {
     const {storage} = await serviceForTest()
     let decided = 0
     const decide = async () => ({status: 201, body: {n: ++decided}})
-    const first = await storage.unit(async (tx) =>
-      once(tx, 'acct_demo', request('h'), keys, decide),
-    )
-    const replay = await storage.unit(async (tx) =>
-      once(tx, 'acct_demo', request('h'), keys, decide),
-    )
+    const first = await storage.unit(async (tx) => once(tx, 'acct_demo', request('h'), keys, decide))
+    const replay = await storage.unit(async (tx) => once(tx, 'acct_demo', request('h'), keys, decide))
     expect([first, replay, decided]).toEqual([
       {status: 201, body: {n: 1}, replayed: false},
       {status: 201, body: {n: 1}, replayed: true},
