@@ -1,3 +1,5 @@
+import {stirDelivery} from './chaos.js'
+import {ApiError} from './errors.js'
 import {newId} from './ids.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from './records.js'
 import type {DeliveryAttempt} from './schemas.js'
@@ -13,32 +15,97 @@ const iso = (ms: number) => new Date(ms).toISOString()
 /** The attempts of a new delivery. Records never change in place, so all of them share one (frozen) empty list. */
 const NO_ATTEMPTS = Object.freeze([]) as unknown as DeliveryAttempt[]
 
-/** One delivery per enabled endpoint subscribed to the event's type, due at once (docs/api.md, "Webhooks"). */
+/**
+ * One delivery per enabled endpoint subscribed to the event's type, due at once (docs/api.md,
+ * "Webhooks"). An endpoint under chaos gets its delivery stirred (a delay, a duplicate to come),
+ * and its chaos one draw further goes to `stirred`, for the caller to write.
+ */
 export function fanOut(
   event: EventRecord,
   endpoints: Iterable<WebhookEndpointRecord>,
   dueAt: number,
+  stirred?: WebhookEndpointRecord[],
 ): DeliveryRecord[] {
   const deliveries: DeliveryRecord[] = []
   // one string for all of them: a push to 100 endpoints formats the time once
   const due = iso(dueAt)
   for (const endpoint of endpoints) {
     if (endpoint.status !== 'enabled' || !endpoint.event_types.includes(event.type)) continue
-    deliveries.push({
-      id: newId('dlv'),
-      object: 'delivery',
-      endpoint_id: endpoint.id,
-      event_id: event.id,
-      event_type: event.type,
-      status: 'pending',
-      attempts: NO_ATTEMPTS,
-      next_attempt_at: due,
-      created_at: event.created_at,
-      updated_at: event.created_at,
-      account_id: event.account_id,
-    })
+    const delivery = newDelivery(event, endpoint.id, due)
+    if (endpoint.chaos === undefined) deliveries.push(delivery)
+    else {
+      const stir = stirDelivery(delivery, endpoint.chaos, dueAt)
+      deliveries.push(stir.delivery)
+      stirred?.push({...endpoint, chaos: stir.chaos})
+    }
   }
   return deliveries
+}
+
+function newDelivery(event: EventRecord, endpointId: string, due: string): DeliveryRecord {
+  return {
+    id: newId('dlv'),
+    object: 'delivery',
+    endpoint_id: endpointId,
+    event_id: event.id,
+    event_type: event.type,
+    status: 'pending',
+    attempts: NO_ATTEMPTS,
+    next_attempt_at: due,
+    created_at: event.created_at,
+    updated_at: event.created_at,
+    account_id: event.account_id,
+  }
+}
+
+/**
+ * A new delivery of `event` to `endpoint`, due at `dueAt` (resend and recover): the endpoint must be
+ * enabled and take the event's type. Created now, so lists show it as new.
+ *
+ * @example
+ * const delivery = redeliver(event, endpoint, clock.now(), now)
+ */
+export function redeliver(
+  event: EventRecord,
+  endpoint: WebhookEndpointRecord,
+  dueAt: number,
+  now: string,
+): DeliveryRecord {
+  if (endpoint.status !== 'enabled')
+    throw new ApiError('endpoint_disabled', `Endpoint ${endpoint.id} is disabled: nothing is delivered to it.`)
+  if (!endpoint.event_types.includes(event.type))
+    throw new ApiError(
+      'event_type_not_subscribed',
+      `Endpoint ${endpoint.id} does not take ${event.type} events; add the type with PATCH /v1/webhook-endpoints/${endpoint.id}.`,
+    )
+  return {...newDelivery(event, endpoint.id, iso(dueAt)), created_at: now, updated_at: now}
+}
+
+/**
+ * Recovery (docs/api.md, "Webhooks"): the events of `events` (oldest first) created at or after
+ * `since`, of a type the endpoint takes, that no delivery to it has succeeded for; each once, oldest first.
+ *
+ * @example
+ * const missed = eventsToRecover(events, deliveries, endpoint, '2026-11-22T10:00:00.000Z')
+ */
+export function eventsToRecover(
+  events: Iterable<EventRecord>,
+  deliveries: Iterable<DeliveryRecord>,
+  endpoint: WebhookEndpointRecord,
+  since: string,
+): EventRecord[] {
+  const done = new Set<string>()
+  for (const d of deliveries) if (d.endpoint_id === endpoint.id && d.status === 'succeeded') done.add(d.event_id)
+  const from = Date.parse(since)
+  const missed: EventRecord[] = []
+  const seen = new Set<string>()
+  for (const event of events) {
+    if (Date.parse(event.created_at) < from || done.has(event.id) || seen.has(event.id)) continue
+    if (!endpoint.event_types.includes(event.type)) continue
+    seen.add(event.id)
+    missed.push(event)
+  }
+  return missed
 }
 
 /** What one HTTP attempt came to. Success is a 2xx within the timeout, nothing else. */
@@ -112,7 +179,26 @@ export const requeueDelivery = (delivery: DeliveryRecord, dueAt: number, now: st
   updated_at: now,
 })
 
+/**
+ * The chaos duplicate of a delivery whose attempt succeeded: one more attempt, marked
+ * `duplicate: true`, that changes nothing else (docs/api.md, "Delivery chaos").
+ */
+export function recordDuplicate(
+  {chaos_duplicate: _, ...delivery}: DeliveryRecord,
+  result: AttemptResult,
+  now: string,
+): DeliveryRecord {
+  const attempt: DeliveryAttempt = {
+    attempt: delivery.attempts.length + 1,
+    at: now,
+    scheduled_at: delivery.attempts.at(-1)?.scheduled_at ?? now,
+    ...result,
+    duplicate: true,
+  }
+  return {...delivery, attempts: [...delivery.attempts, attempt], updated_at: now}
+}
+
 /** The public delivery resource. */
-export function renderDelivery({account_id: _, ...delivery}: DeliveryRecord) {
+export function renderDelivery({account_id: _, chaos_duplicate: __, ...delivery}: DeliveryRecord) {
   return delivery
 }

@@ -1,7 +1,7 @@
 import {invalidField} from './errors.js'
 import {newId, randomToken} from './ids.js'
 import type {WebhookEndpointRecord} from './records.js'
-import type {WebhookEndpoint, WebhookEndpointInput} from './schemas.js'
+import type {KnownSecretEndpointInput, WebhookEndpoint, WebhookEndpointInput, WebhookEndpointUpdate} from './schemas.js'
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i
 
@@ -34,7 +34,7 @@ export function createEndpoint(
     created_at: now,
     updated_at: now,
     account_id: accountId,
-    secret: `whsec_${randomToken(32)}`,
+    secret: newSecret(),
     consecutive_dead: 0,
   }
 }
@@ -52,4 +52,86 @@ export function renderEndpoint(record: WebhookEndpointRecord, withSecret = false
     created_at: record.created_at,
     updated_at: record.updated_at,
   }
+}
+
+/** A new signing secret: `whsec_` and 32 random characters. */
+export const newSecret = () => `whsec_${randomToken(32)}`
+
+/**
+ * An endpoint whose secret the caller chose: a seed's, `POST /sim/webhook-endpoints`, `listen`'s
+ * (docs/api.md, "Webhooks", known secrets). Without an `id`, a new one.
+ *
+ * @example
+ * const endpoint = knownSecretEndpoint('acct_demo', {url, event_types: ['check.created'], secret: 'whsec_ci_…'}, now, false)
+ */
+export function knownSecretEndpoint(
+  accountId: string,
+  {id, secret, ...input}: KnownSecretEndpointInput,
+  now: string,
+  strictUrls: boolean,
+): WebhookEndpointRecord {
+  return {...createEndpoint(accountId, input, now, strictUrls), ...(id ? {id} : {}), secret}
+}
+
+/**
+ * `PATCH /webhook-endpoints/{id}`: the fields given, under the rules of creation. A disabled
+ * endpoint stays disabled (docs/api.md, "Webhooks").
+ */
+export function updateEndpoint(
+  endpoint: WebhookEndpointRecord,
+  input: WebhookEndpointUpdate,
+  now: string,
+  strictUrls: boolean,
+): WebhookEndpointRecord {
+  if (input.url !== undefined) checkEndpointUrl(input.url, strictUrls)
+  return {
+    ...endpoint,
+    ...(input.url !== undefined ? {url: input.url} : {}),
+    ...(input.event_types !== undefined ? {event_types: [...new Set(input.event_types)]} : {}),
+    ...(input.description !== undefined ? {description: input.description} : {}),
+    updated_at: now,
+  }
+}
+
+/** The overlap a rotation gives when the caller names none: a day. */
+export const DEFAULT_SECRET_OVERLAP_S = 86_400
+
+/**
+ * A new secret; the old one keeps signing beside it until `expireAfterS` has passed on the
+ * scheduler clock (`clockNow`, ms). A secret older than the one replaced is dropped: at most
+ * two sign at once.
+ *
+ * @example
+ * const rotated = rotateSecret(endpoint, 3600, clock.now(), now)
+ */
+export function rotateSecret(
+  endpoint: WebhookEndpointRecord,
+  expireAfterS: number,
+  clockNow: number,
+  now: string,
+): WebhookEndpointRecord {
+  return {
+    ...endpoint,
+    secret: newSecret(),
+    previous_secret: endpoint.secret,
+    previous_secret_expires_at: new Date(clockNow + expireAfterS * 1000).toISOString(),
+    updated_at: now,
+  }
+}
+
+/**
+ * The secrets an attempt is signed with at scheduler time `clockNow` (ms): the current one,
+ * and the one before a rotation until it expires (its `v1` comes second).
+ *
+ * @example
+ * signingSecrets(endpoint, clock.now()) // ['whsec_new…', 'whsec_old…'] during the overlap
+ */
+export function signingSecrets(
+  endpoint: Pick<WebhookEndpointRecord, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
+  clockNow: number,
+): string[] {
+  const expires = endpoint.previous_secret_expires_at
+  if (expires === undefined || endpoint.previous_secret === undefined || Date.parse(expires) <= clockNow)
+    return [endpoint.secret]
+  return [endpoint.secret, endpoint.previous_secret]
 }

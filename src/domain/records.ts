@@ -13,6 +13,8 @@ export interface AccountRecord {
   created_at: string
   /** Set on a scratch account (`POST /sim/accounts`): the account that made it, and alone may delete it. */
   scratch_of?: string
+  /** The secret every `tablepay listen` of this account signs with, made on first use (docs/api.md, "Webhooks"). */
+  listen_secret?: string
 }
 
 export interface ApiKeyRecord {
@@ -57,9 +59,27 @@ export type WebhookEndpointRecord = WebhookEndpoint & {
   secret: string
   /** Deliveries that went dead in a row; reaching --disable-after disables the endpoint. */
   consecutive_dead: number
+  /** The secret before the last rotation: attempts are signed with it too until it expires. */
+  previous_secret?: string
+  /** Scheduler clock, ISO: when `previous_secret` stops signing. */
+  previous_secret_expires_at?: string
+  /** Delivery chaos (`PUT /sim/webhook-endpoints/{id}/chaos`): absent when off, which costs deliveries nothing. */
+  chaos?: EndpointChaos
 }
 
-export type DeliveryRecord = Delivery & {account_id: string}
+/** Duplicates and a reorder window for one endpoint; `drawn` counts its deliveries so far, so a seed repeats. */
+export interface EndpointChaos {
+  duplicate: number
+  reorder_window_s: number
+  seed: number
+  drawn: number
+}
+
+export type DeliveryRecord = Delivery & {
+  account_id: string
+  /** Chaos drew a duplicate for it: once an attempt succeeds, the same delivery is sent once more. */
+  chaos_duplicate?: true
+}
 
 /** Server-wide settings that must survive a restart, such as how far the clock was advanced. */
 export interface SettingRecord {

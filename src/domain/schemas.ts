@@ -214,6 +214,24 @@ export type Event = z.infer<typeof Event>
 export const SCOPES = ['read', 'write'] as const
 export type Scope = (typeof SCOPES)[number]
 
+/** A signing secret chosen by the caller (a seed, `POST /sim/webhook-endpoints`, `listen --secret`). */
+export const WebhookSecret = z
+  .string()
+  .regex(/^whsec_[A-Za-z0-9+/=_-]{24,100}$/, 'must be whsec_ followed by 24-100 of A-Z a-z 0-9 + / = _ -')
+
+/** An endpoint with a known secret, as a seed lists it and `POST /sim/webhook-endpoints` takes it. */
+export const KnownSecretEndpointInput = z.strictObject({
+  id: z
+    .string()
+    .regex(/^we_[A-Za-z0-9_]{1,60}$/)
+    .optional(),
+  url: z.url({protocol: /^https?$/}).max(2048),
+  event_types: z.array(EventType).min(1).max(EVENT_TYPES.length),
+  description: z.string().max(500).optional(),
+  secret: WebhookSecret,
+})
+export type KnownSecretEndpointInput = z.infer<typeof KnownSecretEndpointInput>
+
 /** The seed file of `serve --seed`: accounts with their locations and keys. */
 export const Seed = z.strictObject({
   accounts: z
@@ -239,6 +257,7 @@ export const Seed = z.strictObject({
             }),
           )
           .min(1),
+        webhook_endpoints: z.array(KnownSecretEndpointInput).optional(),
       }),
     )
     .min(1)
@@ -259,6 +278,7 @@ export const Seed = z.strictObject({
         claim(account.id, [a, 'id'])
         account.locations.forEach((location, l) => claim(location.id, [a, 'locations', l, 'id']))
         account.api_keys.forEach(({key}, k) => claim(key, [a, 'api_keys', k, 'key']))
+        account.webhook_endpoints?.forEach(({id}, w) => id && claim(id, [a, 'webhook_endpoints', w, 'id']))
       })
     }),
 })
@@ -294,6 +314,8 @@ export const DeliveryAttempt = z.object({
   duration_ms: z.int(),
   error: z.string().nullable(),
   response_body: z.string().nullable(),
+  /** Sent again by delivery chaos after a success: the same delivery once more. */
+  duplicate: z.literal(true).optional(),
 })
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>
 
@@ -366,3 +388,59 @@ export const ScratchAccount = z.object({
   api_keys: z.array(z.object({key: z.string(), scopes: z.array(z.enum(SCOPES))})),
 })
 export type ScratchAccount = z.infer<typeof ScratchAccount>
+
+/** The body of `PATCH /webhook-endpoints/{id}`: what changes; the rules of creation apply. */
+export const WebhookEndpointUpdate = z.strictObject({
+  url: z
+    .url({protocol: /^https?$/})
+    .max(2048)
+    .optional(),
+  event_types: z.array(EventType).min(1).max(EVENT_TYPES.length).optional(),
+  description: z.string().max(500).optional(),
+})
+export type WebhookEndpointUpdate = z.infer<typeof WebhookEndpointUpdate>
+
+/** The body of `POST /webhook-endpoints/{id}/rotate-secret`: how long the old secret keeps signing (default a day). */
+export const RotateSecretInput = z.strictObject({expire_after_s: z.int().min(0).max(86_400).optional()})
+
+/** The body of `POST /events/{id}/resend`. */
+export const ResendInput = z.strictObject({endpoint_id: z.string().min(1).max(100)})
+
+/** The body of `POST /webhook-endpoints/{id}/recover`: events created at or after `since` (wall clock). */
+export const RecoverInput = z.strictObject({since: Timestamp})
+
+/** The answer of a recovery: how many events were queued again. */
+export const Recovery = z.object({
+  object: z.literal('recovery'),
+  endpoint_id: z.string(),
+  since: Timestamp,
+  event_count: z.int().min(0),
+})
+export type Recovery = z.infer<typeof Recovery>
+
+/** The body of `PUT /sim/webhook-endpoints/{id}/chaos`. */
+export const ChaosInput = z.strictObject({
+  duplicate: z.number().min(0).max(1).optional(),
+  reorder_window_s: z.number().min(0).max(3600).optional(),
+  seed: z
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional(),
+})
+export type ChaosInput = z.infer<typeof ChaosInput>
+
+/** An endpoint's delivery chaos; `enabled: false` (and zeros) when off. */
+export const Chaos = z.object({
+  object: z.literal('webhook_chaos'),
+  endpoint_id: z.string(),
+  enabled: z.boolean(),
+  duplicate: z.number(),
+  reorder_window_s: z.number(),
+  seed: z.int().nullable(),
+})
+export type Chaos = z.infer<typeof Chaos>
+
+/** The answer of `POST /sim/listen-secret`: the secret every `tablepay listen` of the account signs with. */
+export const ListenSecret = z.object({object: z.literal('listen_secret'), secret: z.string()})
+export type ListenSecret = z.infer<typeof ListenSecret>
