@@ -24,6 +24,7 @@ import {locationRoutes} from './routes/locations.js'
 import {openApiRoutes} from './routes/openapi.js'
 import {paymentRoutes} from './routes/payments.js'
 import {simRoutes} from './routes/sim.js'
+import {simWebhookRoutes} from './routes/sim-webhooks.js'
 import {streamRoutes} from './routes/stream.js'
 import {webRoutes} from './routes/web.js'
 import {webhookEndpointRoutes} from './routes/webhook-endpoints.js'
@@ -126,6 +127,7 @@ export function registerRoutes(router: Router, context: AppContext): void {
     openApiRoutes,
     guestRoutes,
     webRoutes,
+    simWebhookRoutes,
   ]
   for (const register of routes) register(router, context)
 }

@@ -28,6 +28,8 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
   validation_failed: 'the body, a query or a path parameter breaks the schema; `details` lists `{path, message}`',
   amount_exceeds_balance: 'more than is due (payment) or left to refund (refund)',
   idempotency_key_reused: 'this `Idempotency-Key` came with another request',
+  event_type_not_subscribed: 'the endpoint does not take the event type',
+  endpoint_disabled: 'the endpoint is disabled: nothing is delivered to it',
   rate_limited:
     'too many live streams open at once from this address (`/sim/stream`), or of this check (the table page)',
   internal_error: 'a bug in the simulator; never expected, please report it with the request id',

@@ -24,6 +24,17 @@ import {
   WebhookEndpointInput,
   WebhookTestResult,
 } from '../domain/schemas.js'
+import {
+  Chaos,
+  ChaosInput,
+  KnownSecretEndpointInput,
+  ListenSecret,
+  RecoverInput,
+  Recovery,
+  ResendInput,
+  RotateSecretInput,
+  WebhookEndpointUpdate,
+} from '../domain/schemas.js'
 import {CheckFilters} from './routes/checks.js'
 import {DeliveryFilters} from './routes/deliveries.js'
 import {EventFilters} from './routes/events.js'
@@ -69,6 +80,16 @@ export const NAMED_SCHEMAS = {
   Deleted,
   Reset,
   ScratchAccount,
+  // the receiver side: known secrets, rotation, updates, resend, recovery and chaos
+  KnownSecretEndpointInput,
+  WebhookEndpointUpdate,
+  RotateSecretInput,
+  ResendInput,
+  RecoverInput,
+  Recovery,
+  ChaosInput,
+  Chaos,
+  ListenSecret,
 } satisfies Record<string, z.ZodType>
 
 /** Path parameters whose values are checked (a 422 when they do not fit); any other is a plain string. */
@@ -78,7 +99,7 @@ export const PATH_PARAMS: Record<string, z.ZodType> = {external_check_id: Extern
 export interface Operation {
   /** The `operationId`, also the name a client method would take. */
   id: string
-  method: 'get' | 'post' | 'put' | 'delete'
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete'
   /** Under /v1, with OpenAPI's `{param}`: `/checks/{id}`. */
   path: string
   summary: string
@@ -126,7 +147,7 @@ const list = (path: string, id: string, summary: string, item: z.ZodType, filter
   get(path, id, summary, item, {list: true, filters})
 
 const change = (
-  method: 'post' | 'put' | 'delete',
+  method: 'post' | 'put' | 'patch' | 'delete',
   path: string,
   id: string,
   summary: string,
@@ -287,4 +308,62 @@ export const OPERATIONS: Operation[] = [
     'Delete a scratch account this account made, with everything in it',
     Deleted,
   ),
+
+  // the receiver side (docs/api.md, "Webhooks"): known secrets, rotation, updates, resend, recovery and chaos
+  change(
+    'patch',
+    '/webhook-endpoints/{id}',
+    'updateWebhookEndpoint',
+    'Change the URL, event types or description',
+    WebhookEndpoint,
+    {
+      body: WebhookEndpointUpdate,
+    },
+  ),
+  change(
+    'post',
+    '/webhook-endpoints/{id}/rotate-secret',
+    'rotateWebhookSecret',
+    'A new secret, in this answer only; the old one signs beside it until it expires (scheduler clock)',
+    WebhookEndpointWithSecret,
+    {body: RotateSecretInput},
+  ),
+  change(
+    'post',
+    '/webhook-endpoints/{id}/recover',
+    'recoverWebhookEndpoint',
+    'Deliver again, oldest first, the subscribed events since a time that no delivery to the endpoint succeeded for',
+    Recovery,
+    {body: RecoverInput, status: [202], errors: ['endpoint_disabled']},
+  ),
+  change('post', '/events/{id}/resend', 'resendEvent', 'A new delivery of the event to one endpoint, now', Delivery, {
+    body: ResendInput,
+    status: [201],
+    errors: ['event_type_not_subscribed', 'endpoint_disabled'],
+  }),
+  change(
+    'post',
+    '/sim/webhook-endpoints',
+    'createWebhookEndpointWithSecret',
+    'Register an endpoint with a secret of your choosing (CI knows it in advance)',
+    WebhookEndpointWithSecret,
+    {body: KnownSecretEndpointInput, status: [201]},
+  ),
+  change(
+    'post',
+    '/sim/listen-secret',
+    'getListenSecret',
+    'The secret every `tablepay listen` of the account signs with, made on first use',
+    ListenSecret,
+  ),
+  get('/sim/webhook-endpoints/{id}/chaos', 'getWebhookChaos', "The endpoint's delivery chaos", Chaos),
+  change(
+    'put',
+    '/sim/webhook-endpoints/{id}/chaos',
+    'setWebhookChaos',
+    'Duplicate and reorder deliveries to the endpoint, seeded',
+    Chaos,
+    {body: ChaosInput},
+  ),
+  change('delete', '/sim/webhook-endpoints/{id}/chaos', 'endWebhookChaos', 'End delivery chaos', Chaos),
 ]

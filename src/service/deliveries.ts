@@ -3,8 +3,10 @@ import {
   type AttemptResult,
   cancelDelivery,
   recordAttempt,
+  recordDuplicate,
   requeueDelivery,
 } from '../domain/deliveries.js'
+import {invalidField} from '../domain/errors.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
@@ -84,6 +86,29 @@ export class Deliveries {
       tx.put('deliveries', id, outcome.delivery)
       if (current !== undefined && outcome.endpoint !== current)
         tx.put('webhook_endpoints', current.id, outcome.endpoint)
+    })
+  }
+
+  /**
+   * A new delivery of `event` to the account's endpoint `endpointId`, due now: the same body bytes and event id.
+   *
+   * @example
+   * const delivery = await service.deliveries.resend(event, 'we_…')
+   */
+  resend(event: EventRecord, endpointId: string): Promise<DeliveryRecord> {
+    return this.outbox.commit(async (tx) => {
+      const endpoint = await tx.get('webhook_endpoints', endpointId)
+      if (endpoint?.account_id !== event.account_id)
+        throw invalidField('endpoint_id', `no webhook endpoint ${endpointId} in this account`)
+      return this.outbox.redeliver(tx, endpoint, [event])[0]!
+    })
+  }
+
+  /** Records the duplicate that delivery chaos sent after a success, as one more attempt marked `duplicate: true`. */
+  recordDuplicate(id: string, result: AttemptResult, now: string): Promise<void> {
+    return this.outbox.commit(async (tx) => {
+      const latest = await tx.get('deliveries', id)
+      if (latest) tx.put('deliveries', id, recordDuplicate(latest, result, now))
     })
   }
 }

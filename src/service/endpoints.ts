@@ -1,7 +1,23 @@
-import {cancelDelivery} from '../domain/deliveries.js'
-import {createEndpoint} from '../domain/endpoints.js'
+import {randomInt} from 'node:crypto'
+import {startChaos} from '../domain/chaos.js'
+import {cancelDelivery, eventsToRecover} from '../domain/deliveries.js'
+import {
+  createEndpoint,
+  DEFAULT_SECRET_OVERLAP_S,
+  knownSecretEndpoint,
+  newSecret,
+  rotateSecret,
+  updateEndpoint,
+} from '../domain/endpoints.js'
+import {ApiError, invalidField} from '../domain/errors.js'
 import type {WebhookEndpointRecord} from '../domain/records.js'
-import type {WebhookEndpointInput} from '../domain/schemas.js'
+import type {
+  ChaosInput,
+  KnownSecretEndpointInput,
+  WebhookEndpointInput,
+  WebhookEndpointUpdate,
+} from '../domain/schemas.js'
+import type {Reader} from './storage.js'
 import type {ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
 
@@ -36,4 +52,106 @@ export class Endpoints {
       for (const delivery of pending) tx.put('deliveries', delivery.id, cancelDelivery(delivery, now))
     })
   }
+
+  // Known secrets, rotation, updates, recovery and chaos (docs/api.md, "Webhooks"): each reads the
+  // endpoint as it is now inside its unit, so a change made meanwhile (a chaos draw) is kept.
+
+  /**
+   * Registers an endpoint with a secret the caller chose (`POST /sim/webhook-endpoints`, `listen`).
+   *
+   * @example
+   * const endpoint = await service.endpoints.createWithSecret('acct_demo', {url, event_types, secret: 'whsec_ci_…'})
+   */
+  createWithSecret(accountId: string, input: KnownSecretEndpointInput): Promise<WebhookEndpointRecord> {
+    const endpoint = knownSecretEndpoint(accountId, input, this.context.now(), this.context.strictUrls)
+    return this.outbox.commit(async (tx) => {
+      if (await tx.get('webhook_endpoints', endpoint.id)) throw invalidField('id', `${endpoint.id} is taken`)
+      tx.put('webhook_endpoints', endpoint.id, endpoint)
+      return endpoint
+    })
+  }
+
+  /** Changes the URL, event types or description; the rules of creation apply. */
+  update(endpoint: WebhookEndpointRecord, input: WebhookEndpointUpdate): Promise<WebhookEndpointRecord> {
+    const {now, strictUrls} = this.context
+    return this.outbox.commit(async (tx) => {
+      const updated = updateEndpoint(await latest(tx, endpoint), input, now(), strictUrls)
+      tx.put('webhook_endpoints', updated.id, updated)
+      return updated
+    })
+  }
+
+  /**
+   * A new secret; the old one signs beside it for `expireAfterS` more seconds of the scheduler clock.
+   *
+   * @example
+   * const {secret} = await service.endpoints.rotateSecret(endpoint, 3600)
+   */
+  rotateSecret(
+    endpoint: WebhookEndpointRecord,
+    expireAfterS = DEFAULT_SECRET_OVERLAP_S,
+  ): Promise<WebhookEndpointRecord> {
+    const {now, clock} = this.context
+    return this.outbox.commit(async (tx) => {
+      const rotated = rotateSecret(await latest(tx, endpoint), expireAfterS, clock.now(), now())
+      tx.put('webhook_endpoints', rotated.id, rotated)
+      return rotated
+    })
+  }
+
+  /**
+   * Sends again, oldest first, every event since `since` of a type the endpoint takes that no
+   * delivery to it has succeeded for; resolves with how many.
+   */
+  recover(endpoint: WebhookEndpointRecord, since: string): Promise<number> {
+    return this.outbox.commit(async (tx) => {
+      const current = await latest(tx, endpoint)
+      const account = current.account_id
+      const events = await tx.list('events', account)
+      const deliveries = await tx.list('deliveries', account, {endpoint_id: current.id, status: 'succeeded'})
+      if (current.status !== 'enabled')
+        throw new ApiError('endpoint_disabled', `Endpoint ${current.id} is disabled: nothing is delivered to it.`)
+      return this.outbox.redeliver(tx, current, eventsToRecover(events, deliveries, current, since)).length
+    })
+  }
+
+  /** Starts (or restarts, drawing from the first again) delivery chaos on the endpoint. */
+  setChaos(endpoint: WebhookEndpointRecord, input: ChaosInput): Promise<WebhookEndpointRecord> {
+    const chaos = startChaos(input, () => randomInt(2 ** 32))
+    return this.outbox.commit(async (tx) => {
+      const updated = {...(await latest(tx, endpoint)), chaos}
+      tx.put('webhook_endpoints', updated.id, updated)
+      return updated
+    })
+  }
+
+  /** Ends delivery chaos; deliveries already delayed keep their due times. */
+  endChaos(endpoint: WebhookEndpointRecord): Promise<WebhookEndpointRecord> {
+    return this.outbox.commit(async (tx) => {
+      const {chaos: _, ...calm} = await latest(tx, endpoint)
+      tx.put('webhook_endpoints', calm.id, calm)
+      return calm
+    })
+  }
+
+  /**
+   * The secret every `tablepay listen` of the account signs with, made on first use and kept
+   * with the account: a receiver under development keeps verifying across `listen` runs.
+   */
+  listenSecret(accountId: string): Promise<string> {
+    const secret = newSecret()
+    return this.outbox.commit(async (tx) => {
+      const account = (await tx.get('accounts', accountId))!
+      if (account.listen_secret) return account.listen_secret
+      tx.put('accounts', account.id, {...account, listen_secret: secret})
+      return secret
+    })
+  }
+}
+
+/** The endpoint as stored now: one deleted since the route found it is gone. */
+async function latest(tx: Reader, endpoint: WebhookEndpointRecord): Promise<WebhookEndpointRecord> {
+  const current = await tx.get('webhook_endpoints', endpoint.id)
+  if (!current) throw new ApiError('not_found', `No webhook endpoint ${endpoint.id} in this account.`)
+  return current
 }

@@ -1,5 +1,6 @@
-import {fanOut} from '../domain/deliveries.js'
-import type {EventRecord} from '../domain/records.js'
+import {stirDelivery} from '../domain/chaos.js'
+import {fanOut, redeliver} from '../domain/deliveries.js'
+import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
 import type {UnitOfWork} from './storage.js'
 
@@ -32,9 +33,38 @@ export class Outbox {
     // all events, then all deliveries: the journal writes a run of one collection in its short form
     for (const event of events) tx.put('events', event.id, event)
     // the events of one change belong to one account
-    const endpoints = await tx.list('webhook_endpoints', events[0]!.account_id)
+    let endpoints = await tx.list('webhook_endpoints', events[0]!.account_id)
     const due = this.context.clock.now()
-    for (const event of events)
-      for (const delivery of fanOut(event, endpoints, due)) tx.put('deliveries', delivery.id, delivery)
+    // endpoints under chaos draw once per delivery: a later event of this unit must see the draws before it
+    const stirred: WebhookEndpointRecord[] = []
+    let drawn: Map<string, WebhookEndpointRecord> | undefined
+    for (const event of events) {
+      for (const delivery of fanOut(event, endpoints, due, stirred)) tx.put('deliveries', delivery.id, delivery)
+      if (stirred.length === 0) continue
+      drawn ??= new Map()
+      for (const endpoint of stirred.splice(0)) drawn.set(endpoint.id, endpoint)
+      endpoints = endpoints.map((endpoint) => drawn!.get(endpoint.id) ?? endpoint)
+    }
+    if (drawn) for (const endpoint of drawn.values()) tx.put('webhook_endpoints', endpoint.id, endpoint)
+  }
+
+  /**
+   * Writes one new delivery of each of `events` to `endpoint`, due now, in their order (resend,
+   * recover); an endpoint under chaos stirs them as it does any new delivery.
+   */
+  redeliver(tx: UnitOfWork, endpoint: WebhookEndpointRecord, events: readonly EventRecord[]): DeliveryRecord[] {
+    const dueAt = this.context.clock.now()
+    const now = this.context.now()
+    let chaos = endpoint.chaos
+    const deliveries = events.map((event) => {
+      const delivery = redeliver(event, endpoint, dueAt, now)
+      if (chaos === undefined) return delivery
+      const stir = stirDelivery(delivery, chaos, dueAt)
+      chaos = stir.chaos
+      return stir.delivery
+    })
+    for (const delivery of deliveries) tx.put('deliveries', delivery.id, delivery)
+    if (chaos !== endpoint.chaos) tx.put('webhook_endpoints', endpoint.id, {...endpoint, chaos})
+    return deliveries
   }
 }

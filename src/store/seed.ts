@@ -1,13 +1,15 @@
+import {createHash} from 'node:crypto'
 import {access, readFile} from 'node:fs/promises'
 import {isAbsolute, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {knownSecretEndpoint} from '../domain/endpoints.js'
 import {randomToken} from '../domain/ids.js'
 import type {Collections} from '../domain/records.js'
 import {Seed} from '../domain/schemas.js'
 import type {Change} from './store.js'
 
 /** A record by collection and id, as the seed checks what exists. */
-type Lookup = <C extends 'accounts' | 'locations' | 'api_keys'>(
+type Lookup = <C extends 'accounts' | 'locations' | 'api_keys' | 'webhook_endpoints'>(
   collection: C,
   id: string,
 ) => Promise<Collections[C] | undefined>
@@ -121,6 +123,24 @@ export async function seedChanges(get: Lookup, seed: Seed, now: string): Promise
       }
       changes.push(['api_keys', key, {key, scopes, account_id: account.id, created_at: now}])
     }
+    for (const input of account.webhook_endpoints ?? []) {
+      const id = input.id ?? seededEndpointId(account.id, input.url, input.secret)
+      const existing = await get('webhook_endpoints', id)
+      if (existing) {
+        assertOwner('webhook endpoint', id, existing.account_id, account.id)
+        continue
+      }
+      const endpoint = knownSecretEndpoint(account.id, {...input, id}, now, false)
+      changes.push(['webhook_endpoints', id, endpoint])
+    }
   }
   return changes
+}
+
+/**
+ * The id of a seeded endpoint listed without one: the same for the same account, URL and secret,
+ * so that seeding a data dir again adds no second endpoint.
+ */
+function seededEndpointId(accountId: string, url: string, secret: string): string {
+  return `we_${createHash('sha256').update(`${accountId}\n${url}\n${secret}`).digest('hex').slice(0, 20)}`
 }

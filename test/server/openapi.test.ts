@@ -291,6 +291,33 @@ describe('real answers match the document', () => {
     await api('GET', '/v1/sim/clock')
     await api('POST', '/v1/sim/clock/advance', {body: {seconds: 60}})
     await api('POST', '/v1/sim/clock/reset')
+    // the receiver side: updates, rotation, resend, recovery, known secrets, chaos
+    await api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {body: {event_types: ['check.updated', 'check.closed']}})
+    receiver.verifyWith(
+      (await api('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, {body: {}})).body.secret,
+    )
+    const updatedEvent = (await api('GET', '/v1/events?type=check.updated')).body.data[0]
+    expect((await api('POST', `/v1/events/${updatedEvent.id}/resend`, {body: {endpoint_id: endpoint.id}})).status).toBe(
+      201,
+    )
+    const createdEvent = events.data[0]
+    expect(
+      (await api('POST', `/v1/events/${createdEvent.id}/resend`, {body: {endpoint_id: endpoint.id}})).body.error.code,
+    ).toBe('event_type_not_subscribed')
+    const since = new Date(Date.now() - 3_600_000).toISOString()
+    expect((await api('POST', `/v1/webhook-endpoints/${endpoint.id}/recover`, {body: {since}})).status).toBe(202)
+    const known = 'whsec_openapi_known_secret_0123456789'
+    receiver.verifyWith(known)
+    const seeded = (
+      await api('POST', '/v1/sim/webhook-endpoints', {
+        body: {url: receiver.url, event_types: ['check.closed'], secret: known},
+      })
+    ).body
+    await api('POST', '/v1/sim/listen-secret')
+    await api('PUT', `/v1/sim/webhook-endpoints/${seeded.id}/chaos`, {body: {duplicate: 0.5, seed: 7}})
+    await api('GET', `/v1/sim/webhook-endpoints/${seeded.id}/chaos`)
+    await api('DELETE', `/v1/sim/webhook-endpoints/${seeded.id}/chaos`)
+    await api('DELETE', `/v1/webhook-endpoints/${seeded.id}`)
     await api('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)
 
     const scratch = (await api('POST', '/v1/sim/accounts')).body

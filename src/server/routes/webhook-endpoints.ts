@@ -2,7 +2,7 @@ import {defineEventHandler, type Router, setResponseStatus} from 'h3'
 import {succeeded} from '../../domain/deliveries.js'
 import {renderEndpoint} from '../../domain/endpoints.js'
 import {newId} from '../../domain/ids.js'
-import {WebhookEndpointInput} from '../../domain/schemas.js'
+import {RecoverInput, RotateSecretInput, WebhookEndpointInput, WebhookEndpointUpdate} from '../../domain/schemas.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 import {readJson} from '../internal/body.js'
@@ -69,6 +69,36 @@ export function webhookEndpointRoutes(router: Router, app: AppContext): void {
         succeeded: succeeded(result),
         ...result,
       }
+    }),
+  )
+
+  // updates, rotation and recovery (docs/api.md, "Webhooks")
+  router.patch(
+    '/v1/webhook-endpoints/:id',
+    defineEventHandler(async (event) => {
+      const endpoint = await find(event)
+      return renderEndpoint(await service.endpoints.update(endpoint, await readJson(event, WebhookEndpointUpdate)))
+    }),
+  )
+
+  // the new secret is in this answer and nowhere else; the old one signs beside it until it expires
+  router.post(
+    '/v1/webhook-endpoints/:id/rotate-secret',
+    defineEventHandler(async (event) => {
+      const endpoint = await find(event)
+      const {expire_after_s} = await readJson(event, RotateSecretInput)
+      return renderEndpoint(await service.endpoints.rotateSecret(endpoint, expire_after_s), true)
+    }),
+  )
+
+  router.post(
+    '/v1/webhook-endpoints/:id/recover',
+    defineEventHandler(async (event) => {
+      const endpoint = await find(event)
+      const {since} = await readJson(event, RecoverInput)
+      const count = await service.endpoints.recover(endpoint, since)
+      setResponseStatus(event, 202)
+      return {object: 'recovery', endpoint_id: endpoint.id, since, event_count: count}
     }),
   )
 }
