@@ -1,0 +1,155 @@
+import {afterEach, describe, expect, it} from 'vitest'
+import {checkWith} from '../helpers/checks.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {startTestServer, type TestServer} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+/** A receiver that answers 500 while `failing` says so for the body, 200 otherwise. */
+async function setup(serve: Parameters<typeof startTestServer>[0] = {}) {
+  let failing = (_body: string) => false
+  const receiver = await startReceiver(({body}) => (failing(body) ? 500 : 200))
+  const sim: TestServer = await startTestServer(serve)
+  cleanup.push(
+    () => receiver.close(),
+    () => sim.close(),
+  )
+  const register = async (event_types: string[] = ['check.created']) => {
+    const answer = await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types}})
+    receiver.verifyWith(answer.body.secret)
+    return answer.body as {id: string; secret: string}
+  }
+  const push = async (id: string, price = 100) =>
+    (await sim.api('PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', 1, price]])})).body
+  const eventOf = async (checkId: string, type = 'check.created') =>
+    (await sim.api('GET', `/v1/events?type=${type}&limit=100`)).body.data.find(
+      (e: {data: {id: string}}) => e.data.id === checkId,
+    )
+  return {receiver, sim, register, push, eventOf, failWhen: (rule: (body: string) => boolean) => (failing = rule)}
+}
+
+describe('PATCH /webhook-endpoints/{id}', () => {
+  it('changes the fields given under the rules of creation, and a disabled endpoint stays disabled', async () => {
+    const {sim, register, receiver, push, failWhen} = await setup({serve: {retrySchedule: [], disableAfter: 1}})
+    const endpoint = await register()
+    const patched = await sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {
+      body: {event_types: ['check.created', 'check.closed'], description: 'till 2'},
+    })
+    expect(patched.status).toBe(200)
+    expect(patched.body).toMatchObject({event_types: ['check.created', 'check.closed'], description: 'till 2'})
+    expect(patched.body).not.toHaveProperty('secret')
+    const refused = await sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {
+      body: {url: 'http://example.com/h'},
+    })
+    expect(refused.status).toBe(422)
+    expect((await sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {body: {status: 'enabled'}})).status).toBe(
+      422,
+    )
+
+    failWhen(() => true)
+    await push('p1')
+    await receiver.waitFor(1)
+    await expect
+      .poll(async () => (await sim.api('GET', `/v1/webhook-endpoints/${endpoint.id}`)).body.status)
+      .toBe('disabled')
+    const later = await sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {body: {description: 'again'}})
+    expect(later.body).toMatchObject({status: 'disabled', description: 'again'})
+  })
+})
+
+describe('POST /events/{id}/resend', () => {
+  it('makes exactly one new delivery with the same body bytes and event id, attempted now: 201', async () => {
+    const {sim, register, receiver, push, eventOf} = await setup()
+    const endpoint = await register()
+    const check = await push('r1')
+    await receiver.waitFor(1)
+    const event = await eventOf(check.id)
+    const before = (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}`)).body.data
+
+    const resent = await sim.api('POST', `/v1/events/${event.id}/resend`, {body: {endpoint_id: endpoint.id}})
+    expect(resent.status).toBe(201)
+    expect(resent.body).toMatchObject({object: 'delivery', event_id: event.id, endpoint_id: endpoint.id})
+    expect(resent.body.id).not.toBe(before[0].id)
+    await receiver.waitFor(2)
+    const [first, second] = receiver.received
+    expect(second!.body).toBe(first!.body)
+    expect(second!.headers['x-tablepay-event-id']).toBe(event.id)
+    const after = (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}`)).body.data
+    expect(after).toHaveLength(before.length + 1)
+    expect(receiver.received).toHaveLength(2)
+  })
+
+  it('refuses an endpoint that does not take the type (422 event_type_not_subscribed), a disabled or unknown one', async () => {
+    const {sim, register, receiver, push, eventOf, failWhen} = await setup({
+      serve: {retrySchedule: [], disableAfter: 1},
+    })
+    const payments = await register(['payment.succeeded'])
+    const check = await push('r2')
+    const event = await eventOf(check.id)
+    const wrongType = await sim.api('POST', `/v1/events/${event.id}/resend`, {body: {endpoint_id: payments.id}})
+    expect(wrongType.status).toBe(422)
+    expect(wrongType.body.error.code).toBe('event_type_not_subscribed')
+    const unknown = await sim.api('POST', `/v1/events/${event.id}/resend`, {body: {endpoint_id: 'we_nope'}})
+    expect([unknown.status, unknown.body.error.details[0].path]).toEqual([422, 'endpoint_id'])
+    const other = await sim.api('POST', `/v1/events/${event.id}/resend`, {
+      body: {endpoint_id: payments.id},
+      key: 'tp_test_other_write',
+    })
+    expect(other.status).toBe(404)
+
+    const doomed = await register()
+    failWhen(() => true)
+    await push('r3')
+    await receiver.waitFor(1)
+    await expect
+      .poll(async () => (await sim.api('GET', `/v1/webhook-endpoints/${doomed.id}`)).body.status)
+      .toBe('disabled')
+    const disabled = await sim.api('POST', `/v1/events/${event.id}/resend`, {body: {endpoint_id: doomed.id}})
+    expect([disabled.status, disabled.body.error.code]).toEqual([409, 'endpoint_disabled'])
+  })
+})
+
+describe('POST /webhook-endpoints/{id}/recover', () => {
+  it('re-sends exactly the subscribed events since the time that had no succeeded delivery, oldest first, and nothing twice', async () => {
+    const {sim, register, receiver, push, failWhen} = await setup()
+    const endpoint = await register(['check.created'])
+    failWhen((body) => body.includes('"rec-'))
+    const before = await push('rec-before')
+    await receiver.waitFor(1)
+    // a millisecond after the event before: `since` counts from its time on
+    const since = new Date(Date.parse(before.created_at) + 1).toISOString()
+    const missed = []
+    let expected = 1
+    for (const id of ['rec-1', 'ok-2', 'rec-3', 'rec-4']) {
+      const check = await push(id)
+      // a check.updated is of a type the endpoint does not take
+      await push(id, 200)
+      await receiver.waitFor(++expected)
+      if (id.startsWith('rec-')) missed.push(check.id)
+    }
+    failWhen(() => false)
+
+    const recovery = await sim.api('POST', `/v1/webhook-endpoints/${endpoint.id}/recover`, {body: {since}})
+    expect(recovery.status).toBe(202)
+    expect(recovery.body).toEqual({object: 'recovery', endpoint_id: endpoint.id, since, event_count: 3})
+    await receiver.waitFor(expected + 3)
+    const resent = receiver.received.slice(expected).map((r) => JSON.parse(r.body))
+    expect(resent.map((e) => e.data.id).sort()).toEqual([...missed].sort())
+    expect(resent.every((e) => e.type === 'check.created')).toBe(true)
+    // created in creation order: the list is newest first
+    const newest = (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}&limit=3`)).body.data
+    const events = await Promise.all(
+      newest.reverse().map(async (d: {event_id: string}) => (await sim.api('GET', `/v1/events/${d.event_id}`)).body),
+    )
+    expect(events.map((e) => e.data.id)).toEqual(missed)
+
+    // the three recovered, and ok-2's first
+    const succeeded = `/v1/deliveries?endpoint_id=${endpoint.id}&status=succeeded`
+    await expect.poll(async () => (await sim.api('GET', succeeded)).body.data.length).toBe(4)
+    const again = await sim.api('POST', `/v1/webhook-endpoints/${endpoint.id}/recover`, {body: {since}})
+    expect(again.body.event_count).toBe(0)
+  })
+})
