@@ -15,6 +15,9 @@ const NEXT_STEP: Record<string, string> = {
   idempotency_key_reused: 'Use a new --idempotency-key for a new request.',
   version_conflict: 'Send the change with a higher "version".',
   payload_too_large: 'Send at most 1 MiB.',
+  event_type_not_subscribed:
+    'Add the type to the endpoint with `tablepay webhooks update ID -e …`, or resend to an endpoint that takes it.',
+  endpoint_disabled: 'A disabled endpoint stays disabled: register a new one with `tablepay webhooks create`.',
   storage_unavailable:
     "Free space on the disk of the server's data dir, restart `tablepay serve`, then send the request again.",
 }

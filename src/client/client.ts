@@ -12,6 +12,14 @@ import type {
 } from '../domain/schemas.js'
 import type {Claim, ClaimInput, Feedback, FeedbackInput, Payment, PaymentInput, RefundInput} from '../domain/schemas.js'
 import type {ScratchAccount} from '../domain/schemas.js'
+import type {
+  Chaos,
+  ChaosInput,
+  KnownSecretEndpointInput,
+  ListenSecret,
+  Recovery,
+  WebhookEndpointUpdate,
+} from '../domain/schemas.js'
 import type {PushResult} from '../domain/push.js'
 import {TablepayApiError, TablepayConnectionError, type TablepayErrorBody} from './errors.js'
 import {readServerSentEvents, type StreamMessage} from './stream.js'
@@ -32,6 +40,8 @@ export type {
 }
 
 export type {Claim, ClaimInput, Feedback, FeedbackInput, Payment, PaymentInput, RefundInput}
+
+export type {Chaos, ChaosInput, KnownSecretEndpointInput, ListenSecret, Recovery, WebhookEndpointUpdate}
 
 /** Options of the guest-side POSTs: an `Idempotency-Key`, so a retried call acts once. */
 export interface GuestOptions {
@@ -283,6 +293,60 @@ export class TablepayClient {
   /** Deletes a scratch account this account made, with everything in it. */
   async deleteScratchAccount(id: string): Promise<Deleted> {
     return (await this.request<Deleted>('DELETE', `/sim/accounts/${encodeURIComponent(id)}`)).data
+  }
+
+  // The receiver side: known secrets, updates, rotation, resend, recovery and delivery chaos (docs/api.md, "Webhooks").
+
+  /** Registers an endpoint with a secret of your choosing (`POST /sim/webhook-endpoints`, a simulator control). */
+  async createWebhookEndpointWithSecret(input: KnownSecretEndpointInput): Promise<WebhookEndpoint & {secret: string}> {
+    const path = '/sim/webhook-endpoints'
+    return (await this.request<WebhookEndpoint & {secret: string}>('POST', path, {body: input})).data
+  }
+
+  /** The secret every `tablepay listen` of the account signs with, made on first use. */
+  async getListenSecret(): Promise<ListenSecret> {
+    return (await this.request<ListenSecret>('POST', '/sim/listen-secret')).data
+  }
+
+  /** Changes an endpoint's URL, event types or description. */
+  async updateWebhookEndpoint(id: string, input: WebhookEndpointUpdate): Promise<WebhookEndpoint> {
+    const path = `/webhook-endpoints/${encodeURIComponent(id)}`
+    return (await this.request<WebhookEndpoint>('PATCH', path, {body: input})).data
+  }
+
+  /** A new secret, in this answer only; the old one keeps signing for `expire_after_s` (default a day). */
+  async rotateWebhookSecret(
+    id: string,
+    input: {expire_after_s?: number} = {},
+  ): Promise<WebhookEndpoint & {secret: string}> {
+    const path = `/webhook-endpoints/${encodeURIComponent(id)}/rotate-secret`
+    return (await this.request<WebhookEndpoint & {secret: string}>('POST', path, {body: input})).data
+  }
+
+  /** Delivers again every subscribed event since `since` (ISO) that no delivery to the endpoint succeeded for. */
+  async recoverWebhookEndpoint(id: string, since: string): Promise<Recovery> {
+    const path = `/webhook-endpoints/${encodeURIComponent(id)}/recover`
+    return (await this.request<Recovery>('POST', path, {body: {since}})).data
+  }
+
+  /** A new delivery of the event to one endpoint, now: the same body bytes and event id. */
+  async resendEvent(id: string, endpointId: string): Promise<Delivery> {
+    const path = `/events/${encodeURIComponent(id)}/resend`
+    return (await this.request<Delivery>('POST', path, {body: {endpoint_id: endpointId}})).data
+  }
+
+  async getWebhookChaos(id: string): Promise<Chaos> {
+    return (await this.request<Chaos>('GET', `/sim/webhook-endpoints/${encodeURIComponent(id)}/chaos`)).data
+  }
+
+  /** Duplicates and a reorder window for the endpoint's deliveries, seeded so a run can be repeated. */
+  async setWebhookChaos(id: string, input: ChaosInput): Promise<Chaos> {
+    const path = `/sim/webhook-endpoints/${encodeURIComponent(id)}/chaos`
+    return (await this.request<Chaos>('PUT', path, {body: input})).data
+  }
+
+  async endWebhookChaos(id: string): Promise<Chaos> {
+    return (await this.request<Chaos>('DELETE', `/sim/webhook-endpoints/${encodeURIComponent(id)}/chaos`)).data
   }
 
   private async request<T>(

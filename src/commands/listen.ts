@@ -8,6 +8,9 @@ import {eventTypesFlag, eventTypesOf} from '../cli/flags/event-types.js'
 import {openReconnectingStream} from '../cli/deliveries/reconnecting-stream.js'
 import {abortOnSignal} from '../cli/shutdown.js'
 import {style} from '../cli/views/style.js'
+import {duration} from '../cli/flags/duration.js'
+import {parseChaosSpec} from '../cli/webhooks/chaos-spec.js'
+import type {ChaosInput} from '../domain/schemas.js'
 
 type Endpoint = WebhookEndpoint & {secret: string}
 
@@ -16,6 +19,9 @@ export default class Listen extends ApiCommand<typeof Listen> {
 
   static override description = `Registers a webhook endpoint for --forward-to, prints its signing secret, then prints every delivery attempt to it, \
 one line each (--json: a ready line with the endpoint and secret, then one JSON line per attempt). \
+Every run against the same server data and account signs with the same secret, which the server keeps for the account \
+(--print-secret prints it and exits; --secret uses another), so your receiver keeps verifying across runs. \
+--since recovers what the endpoint would have missed; --chaos duplicates and reorders its deliveries (see \`webhooks chaos\`). \
 When the stream drops it reconnects (a line on stderr says so) and goes on with the same endpoint. \
 On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep.`
 
@@ -29,12 +35,30 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
   ]
 
   static override flags = {
-    'forward-to': Flags.string({summary: 'URL of your receiver.', required: true}),
+    'forward-to': Flags.string({summary: 'URL of your receiver.'}),
     'event-type': eventTypesFlag(),
     keep: Flags.boolean({summary: 'Leave the endpoint registered on exit.'}),
+    'print-secret': Flags.boolean({summary: "Print the account's listen secret and exit."}),
+    secret: Flags.string({
+      helpValue: 'whsec_…',
+      summary: "Sign with this secret instead of the account's listen secret (whsec_ and 24-100 characters).",
+    }),
+    since: duration({helpValue: 'DURATION', summary: 'At start, deliver again what the URL missed in this past (2h).'}),
+    chaos: Flags.custom<ChaosInput>({
+      helpValue: 'duplicate=P,reorder=DURATION,seed=N',
+      summary: 'Duplicate and reorder deliveries to the endpoint.',
+      parse: async (text) => parseChaosSpec(text),
+    })(),
   }
 
   public async run(): Promise<void> {
+    if (this.flags['print-secret']) {
+      const secret = await this.#secret()
+      this.emit({secret}, secret)
+      return
+    }
+    if (this.flags['forward-to'] === undefined)
+      this.error("Missing the receiver's URL: pass --forward-to URL.", {exit: 2, code: 'invalid_usage'})
     const stopped = abortOnSignal()
     // ends the stream on any way out, even before its first read
     const done = new AbortController()
@@ -71,12 +95,25 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
     }
   }
 
+  /** The secret to sign with: --secret, else the one the server keeps for every listen of this account. */
+  async #secret(): Promise<string> {
+    return this.flags.secret ?? (await this.client.getListenSecret()).secret
+  }
+
   async #register(): Promise<Endpoint> {
-    const endpoint = await this.client.createWebhookEndpoint({
-      url: this.flags['forward-to'],
-      event_types: eventTypesOf(this.flags['event-type']),
+    const {flags} = this
+    const endpoint = await this.client.createWebhookEndpointWithSecret({
+      url: flags['forward-to']!,
+      event_types: eventTypesOf(flags['event-type']),
       description: 'tablepay listen',
+      secret: await this.#secret(),
     })
+    if (flags.chaos) await this.client.setWebhookChaos(endpoint.id, flags.chaos)
+    if (flags.since !== undefined) {
+      const since = new Date(Date.now() - flags.since * 1000).toISOString()
+      const {event_count} = await this.client.recoverWebhookEndpoint(endpoint.id, since)
+      this.notice(`Delivering again ${event_count} event${event_count === 1 ? '' : 's'} since ${since}.`)
+    }
     this.emit(
       {
         status: 'ready',

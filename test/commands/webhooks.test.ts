@@ -186,7 +186,7 @@ describe('deliveries list|get|retry|tail', () => {
     const lines = (await tail.waitForOutput(' #3 ')).trimEnd().split('\n')
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(
-      /500\s+\d+ ms {2}#3 dlv_\w+ {2}receiver answered 500 {2}→ retry in 30m on the scheduler clock \(at .+\)$/,
+      /500\s+\d+ ms {2}#3 dlv_\w+ {2}receiver answered 500 {2}"ok" {2}→ retry in 30m on the scheduler clock \(at .+\)$/,
     )
     expect(await tail.stop()).toBe(0)
     expect((await json(['deliveries', 'list', '--endpoint', endpoint.id, '--status', 'succeeded'])).data).toHaveLength(

@@ -19,6 +19,17 @@ function answerOf(attempt: DeliveryAttempt): string {
   return attempt.status_code === null ? 'no answer' : String(attempt.status_code)
 }
 
+/** The first line of a failed attempt's answer body, quoted and cut to 120 characters: what the receiver said. */
+export function answerFirstLine(attempt: DeliveryAttempt): string {
+  if (attemptOk(attempt)) return ''
+  const line = attempt.response_body
+    ?.split(/\r?\n/)
+    .map((l) => l.trim())
+    .find(Boolean)
+  if (!line) return ''
+  return JSON.stringify(line.length > 120 ? `${line.slice(0, 120)}…` : line)
+}
+
 /**
  * How far the next attempt is after `attempt` was due, on the scheduler
  * clock: `5m`. A date alone looks wrong once the clock has been advanced;
@@ -44,10 +55,14 @@ function outlook(delivery: Delivery, attempt: DeliveryAttempt): string {
 export function renderAttemptLine(delivery: Delivery, attempt: DeliveryAttempt): string {
   const ok = attemptOk(attempt)
   const answer = ok ? style.green(answerOf(attempt)) : style.red(answerOf(attempt))
-  const tail = ok ? '' : `  ${style.red(attempt.error ?? '')}  ${style.dim(`→ ${outlook(delivery, attempt)}`)}`
+  const said = answerFirstLine(attempt)
+  const tail = ok
+    ? ''
+    : `  ${style.red(attempt.error ?? '')}${said ? `  ${said}` : ''}  ${style.dim(`→ ${outlook(delivery, attempt)}`)}`
+  const duplicate = attempt.duplicate ? style.yellow('  duplicate') : ''
   return (
     `${style.dim(formatTime(attempt.at))}  ${delivery.event_type.padEnd(17)}  ${delivery.endpoint_id}  ${answer.padEnd(3)}  ` +
-    `${String(attempt.duration_ms).padStart(4)} ms  ${style.dim(`#${attempt.attempt} ${delivery.id}`)}${tail}`
+    `${String(attempt.duration_ms).padStart(4)} ms  ${style.dim(`#${attempt.attempt} ${delivery.id}`)}${duplicate}${tail}`
   )
 }
 
@@ -79,12 +94,12 @@ export function renderDeliveryList(deliveries: readonly Delivery[]): string {
 }
 
 const ATTEMPT_COLUMNS: Column<DeliveryAttempt>[] = [
-  {header: '#', value: (a) => String(a.attempt), align: 'right'},
+  {header: '#', value: (a) => `${a.attempt}${a.duplicate ? ' dup' : ''}`, align: 'right'},
   {header: 'AT', value: (a) => formatDateTime(a.at)},
   {header: 'DUE (CLOCK)', value: (a) => formatDateTime(a.scheduled_at)},
   {header: 'ANSWER', value: answerOf, color: (text, a) => (attemptOk(a) ? style.green(text) : style.red(text))},
   {header: 'MS', value: (a) => String(a.duration_ms), align: 'right'},
-  {header: 'ERROR', value: (a) => a.error ?? ''},
+  {header: 'ERROR', value: (a) => [a.error ?? '', answerFirstLine(a)].filter(Boolean).join('  ')},
 ]
 
 /** A delivery with every attempt, as `deliveries get` and `deliveries retry` show it. */

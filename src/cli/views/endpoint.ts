@@ -1,4 +1,5 @@
-import type {WebhookEndpoint, WebhookTestResult} from '../../client/client.js'
+import type {Chaos, Recovery, WebhookEndpoint, WebhookTestResult} from '../../client/client.js'
+import {formatDuration} from '../duration.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'
 
@@ -38,4 +39,46 @@ export function renderTestResult(result: WebhookTestResult): string {
       ? "\nNothing listens at the endpoint's URL (`tablepay webhooks list` shows it): start your receiver, then ping again."
       : ''
   return `${style.red('failed')} ${result.endpoint_id} ${answer} after ${result.duration_ms} ms: ${result.error}${body}${refused}`
+}
+
+// The receiver side: rotation, updates, recovery and chaos.
+
+/** A rotation's answer: the new secret, shown this once, and how long the old one still signs. */
+export function renderRotatedEndpoint(endpoint: WebhookEndpoint & {secret: string}, overlapSeconds: number): string {
+  const overlap =
+    overlapSeconds > 0
+      ? `The old secret signs beside it for ${formatDuration(overlapSeconds)} more on the scheduler clock: deploy the new one to your receiver before then.`
+      : 'The old secret no longer signs.'
+  return [
+    `${style.green('rotated')} ${endpoint.id} → ${endpoint.url}`,
+    `New signing secret: ${style.bold(endpoint.secret)}`,
+    overlap,
+    style.yellow('This is the only time the new secret is shown: keep it now.'),
+  ].join('\n')
+}
+
+/** An endpoint after an update. */
+export function renderEndpoint(endpoint: WebhookEndpoint): string {
+  const status = endpoint.status === 'enabled' ? style.green(endpoint.status) : style.red(endpoint.status)
+  return [
+    `${style.bold(endpoint.id)}  ${status} → ${endpoint.url}`,
+    `Events: ${endpoint.event_types.join(', ')}`,
+    ...(endpoint.description ? [`Description: ${endpoint.description}`] : []),
+  ].join('\n')
+}
+
+export function renderRecovery(recovery: Recovery): string {
+  const what = recovery.event_count === 1 ? '1 event' : `${recovery.event_count} events`
+  return `${style.green('queued')} ${what} since ${recovery.since} for ${recovery.endpoint_id}, oldest first.`
+}
+
+/** An endpoint's delivery chaos, with the seed that repeats it. */
+export function renderChaos(chaos: Chaos): string {
+  if (!chaos.enabled) return `${chaos.endpoint_id}: no delivery chaos.`
+  const parts = [
+    `duplicate ${chaos.duplicate}`,
+    `reorder window ${formatDuration(chaos.reorder_window_s)}`,
+    `seed ${chaos.seed} (--seed ${chaos.seed} repeats it)`,
+  ]
+  return `${chaos.endpoint_id}: ${style.yellow('delivery chaos')}: ${parts.join(', ')}.`
 }
