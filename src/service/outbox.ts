@@ -14,6 +14,8 @@ import type {UnitOfWork} from './storage.js'
 export class Outbox {
   #queue: DeliveryQueue | undefined
   readonly #durable: DeliveryQueue = (changes) => this.#queue?.(changes)
+  /** Endpoints a fan-out stirred (delivery chaos); emptied before anything awaits, so one list serves every push. */
+  readonly #stirred: WebhookEndpointRecord[] = []
 
   constructor(readonly context: ServiceContext) {}
 
@@ -36,7 +38,7 @@ export class Outbox {
     let endpoints = await tx.list('webhook_endpoints', events[0]!.account_id)
     const due = this.context.clock.now()
     // endpoints under chaos draw once per delivery: a later event of this unit must see the draws before it
-    const stirred: WebhookEndpointRecord[] = []
+    const stirred = this.#stirred
     let drawn: Map<string, WebhookEndpointRecord> | undefined
     for (const event of events) {
       for (const delivery of fanOut(event, endpoints, due, stirred)) tx.put('deliveries', delivery.id, delivery)

@@ -1,4 +1,11 @@
-import {type AttemptOptions, type AttemptResult, DISABLE_AFTER, RETRY_SCHEDULE} from '../domain/deliveries.js'
+import {
+  type AttemptOptions,
+  type AttemptResult,
+  DISABLE_AFTER,
+  RETRY_SCHEDULE,
+  succeeded,
+} from '../domain/deliveries.js'
+import {signingSecrets} from '../domain/endpoints.js'
 import {renderEvent} from '../domain/events.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {Change} from '../store/store.js'
@@ -32,6 +39,8 @@ export interface DeliveryLedger {
     result: AttemptResult,
     options: AttemptOptions,
   ): Promise<void>
+  /** Records the chaos duplicate sent after a success, as one more attempt marked `duplicate: true`. */
+  recordDuplicate(id: string, result: AttemptResult, now: string): Promise<void>
 }
 
 /** The parts of the service the dispatcher uses: the deliveries, and where the clock's offset is saved. */
@@ -353,16 +362,26 @@ export class Dispatcher {
       schedule: this.options.schedule ?? RETRY_SCHEDULE,
       disableAfter: this.options.disableAfter ?? DISABLE_AFTER,
     })
+    // delivery chaos drew a duplicate for it (docs/api.md, "Delivery chaos"): the same bytes once more, signed afresh
+    if (delivery.chaos_duplicate && succeeded(result)) {
+      const again = await this.send(endpoint, event, body, delivery.attempts.length + 2)
+      await deliveries.recordDuplicate(delivery.id, again, wallClockIso())
+    }
   }
 
-  /** One signed POST to an endpoint within the receiver timeout: a queued attempt, or the ping sent outside the queue. */
+  /**
+   * One signed POST to an endpoint within the receiver timeout: a queued attempt, or the ping sent
+   * outside the queue. During a rotation's overlap it carries a `v1` for each secret.
+   */
   send(
-    endpoint: {url: string; secret: string},
+    endpoint: Pick<WebhookEndpointRecord, 'url' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
     event: {id: string; type: string},
     body: string,
     attempt: number,
   ): Promise<AttemptResult> {
-    return postDelivery(endpoint.url, body, deliveryHeaders(body, endpoint.secret, event, attempt), this.timeoutMs)
+    const secrets =
+      endpoint.previous_secret === undefined ? endpoint.secret : signingSecrets(endpoint, this.clock.now())
+    return postDelivery(endpoint.url, body, deliveryHeaders(body, secrets, event, attempt), this.timeoutMs)
   }
 
   get timeoutMs(): number {

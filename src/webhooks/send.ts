@@ -12,7 +12,7 @@ const RESPONSE_LIMIT = 4096
 
 /**
  * The headers of a delivery attempt (docs/api.md, "Webhooks"): the signature, made
- * now, and the event id, type and attempt number. `timestamp` (unix seconds)
+ * now (one `v1` per secret given), and the event id, type and attempt number. `timestamp` (unix seconds)
  * is for tests and conformance checks that need a signature from another time.
  *
  * @example
@@ -20,7 +20,7 @@ const RESPONSE_LIMIT = 4096
  */
 export function deliveryHeaders(
   body: string,
-  secret: string,
+  secret: string | readonly string[],
   event: {id: string; type: string},
   attempt: number,
   timestamp?: number,

@@ -59,19 +59,29 @@ export class SignatureVerificationError extends Error {
 /**
  * The header value for `payload`: `t=<unix seconds>,v1=<lowercase hex
  * HMAC-SHA256 of "<t>.<payload>">`, keyed with the secret as its UTF-8
- * string (the whole `whsec_…`, prefix included).
+ * string (the whole `whsec_…`, prefix included). Given several secrets (a
+ * rotation's overlap), one `v1` per secret, in their order: a receiver
+ * holding any one of them verifies it.
  *
  * @example
  * const body = JSON.stringify(event)
  * await fetch(url, {method: 'POST', body, headers: {'Content-Type': 'application/json', [SIGNATURE_HEADER]: signPayload(body, secret)}})
  */
-export function signPayload(payload: RawPayload, secret: string, timestamp: number = nowSeconds()): string {
+export function signPayload(
+  payload: RawPayload,
+  secret: string | readonly string[],
+  timestamp: number = nowSeconds(),
+): string {
   assertPayload(payload)
-  assertSecret(secret)
+  const secrets = typeof secret === 'string' ? [secret] : secret
+  if (secrets.length === 0) assertSecret('')
+  for (const one of secrets) assertSecret(one)
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
     throw new RangeError(`tablepay: timestamp must be whole unix seconds, got ${timestamp}`)
   }
-  return `t=${timestamp},v1=${hmacHex(payload, secret, timestamp)}`
+  let header = `t=${timestamp}`
+  for (const one of secrets) header += `,v1=${hmacHex(payload, one, timestamp)}`
+  return header
 }
 
 /**

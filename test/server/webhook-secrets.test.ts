@@ -1,0 +1,209 @@
+import {readdir, readFile, stat} from 'node:fs/promises'
+import {join} from 'node:path'
+import Stripe from 'stripe'
+import {afterEach, describe, expect, it} from 'vitest'
+import type {Seed} from '../../src/domain/schemas.js'
+import {checkWith} from '../helpers/checks.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {startTestServer, TEST_SEED, type TestServer} from '../helpers/simulator.js'
+
+const stripe = new Stripe('sk_test_unused')
+const SEEDED_SECRET = 'whsec_ci_only_declared_in_the_seed_0123'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+async function setup(seedEndpoints: NonNullable<Seed['accounts'][number]['webhook_endpoints']> = []) {
+  const receiver = await startReceiver()
+  const [demo, ...others] = TEST_SEED.accounts
+  const seed: Seed = {
+    accounts: [{...demo!, webhook_endpoints: seedEndpoints.map((e) => ({...e, url: receiver.url}))}, ...others],
+  }
+  const sim: TestServer = await startTestServer({serve: {seed}})
+  cleanup.push(
+    () => receiver.close(),
+    () => sim.close(),
+  )
+  let pushes = 0
+  const push = async () => {
+    const answer = await sim.api('PUT', `/v1/checks/external/sec-${++pushes}`, {body: checkWith([['a', 1, 100]])})
+    expect(answer.status).toBe(201)
+    return answer.body
+  }
+  const advance = async (seconds: number) => sim.api('POST', '/v1/sim/clock/advance', {body: {seconds}})
+  return {receiver, sim, push, advance}
+}
+
+/** Whether `secret` alone verifies the request in stripe-node's `constructEvent`. */
+function stripeAccepts(request: {body: string; headers: Record<string, unknown>}, secret: string): boolean {
+  try {
+    stripe.webhooks.constructEvent(request.body, request.headers['x-tablepay-signature'] as string, secret)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Every file under `dir` with its mode. */
+async function filesUnder(dir: string): Promise<{path: string; mode: number}[]> {
+  const found: {path: string; mode: number}[] = []
+  for (const entry of await readdir(dir, {withFileTypes: true, recursive: true})) {
+    if (!entry.isFile()) continue
+    const path = join(entry.parentPath, entry.name)
+    found.push({path, mode: (await stat(path)).mode & 0o777})
+  }
+  return found
+}
+
+describe('known secrets', () => {
+  it("a seeded endpoint's deliveries verify with the seed's secret in stripe-node, and seeding again adds no second endpoint", async () => {
+    const {receiver, sim, push} = await setup([
+      {url: '', event_types: ['check.created'], secret: SEEDED_SECRET, description: 'CI receiver'},
+    ])
+    const [endpoint] = (await sim.api('GET', '/v1/webhook-endpoints')).body.data
+    expect(endpoint).toMatchObject({id: expect.stringMatching(/^we_/), description: 'CI receiver', url: receiver.url})
+    expect(endpoint).not.toHaveProperty('secret')
+    await push()
+    await receiver.waitFor(1)
+    expect(stripeAccepts(receiver.received[0]!, SEEDED_SECRET)).toBe(true)
+
+    await sim.stop()
+    await sim.restart()
+    expect((await sim.api('GET', '/v1/webhook-endpoints')).body.data).toHaveLength(1)
+  })
+
+  it('a seed may name the endpoint id; a malformed secret is refused with the seed path', async () => {
+    const {sim} = await setup([{id: 'we_ci_receiver', url: '', event_types: ['check.created'], secret: SEEDED_SECRET}])
+    expect((await sim.api('GET', '/v1/webhook-endpoints/we_ci_receiver')).status).toBe(200)
+    await expect(
+      startTestServer({
+        serve: {
+          seed: {
+            accounts: [
+              {
+                ...TEST_SEED.accounts[0]!,
+                webhook_endpoints: [
+                  {url: 'http://127.0.0.1:1/h', event_types: ['check.created'], secret: 'whsec_short'},
+                ],
+              },
+            ],
+          },
+        },
+      }),
+    ).rejects.toThrow(/accounts\.0\.webhook_endpoints\.0\.secret/)
+  })
+
+  it('POST /sim/webhook-endpoints registers an endpoint with the chosen secret; a taken id is 422', async () => {
+    const {receiver, sim, push} = await setup()
+    const body = {id: 'we_chosen', url: receiver.url, event_types: ['check.created'], secret: SEEDED_SECRET}
+    const created = await sim.api('POST', '/v1/sim/webhook-endpoints', {body})
+    expect(created.status).toBe(201)
+    expect(created.body).toMatchObject({id: 'we_chosen', secret: SEEDED_SECRET, status: 'enabled'})
+    await push()
+    await receiver.waitFor(1)
+    expect(stripeAccepts(receiver.received[0]!, SEEDED_SECRET)).toBe(true)
+    const again = await sim.api('POST', '/v1/sim/webhook-endpoints', {body})
+    expect(again.status).toBe(422)
+    expect(again.body.error.details[0].path).toBe('id')
+    const bad = await sim.api('POST', '/v1/sim/webhook-endpoints', {body: {...body, id: undefined, secret: 'nope'}})
+    expect(bad.status).toBe(422)
+  })
+
+  it('the listen secret is made once per account and kept across restarts', async () => {
+    const {sim} = await setup()
+    const first = (await sim.api('POST', '/v1/sim/listen-secret')).body
+    expect(first).toEqual({object: 'listen_secret', secret: expect.stringMatching(/^whsec_\w{32}$/)})
+    expect((await sim.api('POST', '/v1/sim/listen-secret')).body.secret).toBe(first.secret)
+    expect((await sim.api('POST', '/v1/sim/listen-secret', {key: 'tp_test_other_write'})).body.secret).not.toBe(
+      first.secret,
+    )
+    expect((await sim.api('POST', '/v1/sim/listen-secret', {key: 'tp_test_demo_read'})).status).toBe(403)
+    await sim.stop()
+    await sim.restart()
+    expect((await sim.api('POST', '/v1/sim/listen-secret')).body.secret).toBe(first.secret)
+  })
+})
+
+describe('rotate-secret', () => {
+  it('signs with both secrets until expire_after_s passes on the scheduler clock, then with the new one alone', async () => {
+    const {receiver, sim, push, advance} = await setup()
+    const created = (
+      await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: ['check.created']}})
+    ).body
+    const rotation = await sim.api('POST', `/v1/webhook-endpoints/${created.id}/rotate-secret`, {
+      body: {expire_after_s: 3600},
+    })
+    expect(rotation.status).toBe(200)
+    const {secret} = rotation.body
+    expect(secret).toMatch(/^whsec_/)
+    expect(secret).not.toBe(created.secret)
+    receiver.verifyWith(secret)
+
+    await push()
+    await receiver.waitFor(1)
+    const during = receiver.received[0]!
+    expect((during.headers['x-tablepay-signature'] as string).match(/v1=/g)).toHaveLength(2)
+    expect(stripeAccepts(during, secret)).toBe(true)
+    expect(stripeAccepts(during, created.secret)).toBe(true)
+
+    await advance(3599)
+    await push()
+    await receiver.waitFor(2)
+    expect(stripeAccepts(receiver.received[1]!, created.secret)).toBe(true)
+
+    await advance(1)
+    await push()
+    await receiver.waitFor(3)
+    const after = receiver.received[2]!
+    expect((after.headers['x-tablepay-signature'] as string).match(/v1=/g)).toHaveLength(1)
+    expect(stripeAccepts(after, secret)).toBe(true)
+    expect(stripeAccepts(after, created.secret)).toBe(false)
+
+    // the test ping is signed as deliveries are
+    expect((await sim.api('POST', `/v1/webhook-endpoints/${created.id}/test`)).body.succeeded).toBe(true)
+  })
+
+  it('shows the new secret in its answer and nowhere else: not in reads, lists, events, deliveries, nor any data file but private ones', async () => {
+    const {receiver, sim, push} = await setup()
+    const created = (
+      await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: ['check.created']}})
+    ).body
+    const {secret} = (
+      await sim.api('POST', `/v1/webhook-endpoints/${created.id}/rotate-secret`, {body: {expire_after_s: 0}})
+    ).body
+    receiver.verifyWith(secret)
+    await push()
+    await receiver.waitFor(1)
+    for (const path of [
+      `/v1/webhook-endpoints/${created.id}`,
+      '/v1/webhook-endpoints',
+      '/v1/events',
+      '/v1/deliveries',
+      `/v1/sim/webhook-endpoints/${created.id}/chaos`,
+    ]) {
+      const answer = await sim.api('GET', path)
+      expect(answer.status, path).toBe(200)
+      expect(answer.text, path).not.toContain(secret)
+    }
+    const holding = []
+    for (const file of await filesUnder(sim.dataDir))
+      if ((await readFile(file.path, 'utf8')).includes(secret)) holding.push(file)
+    expect(holding.length).toBeGreaterThan(0)
+    for (const file of holding) expect(file.mode, file.path).toBe(0o600)
+  })
+
+  it('refuses an overlap above a day, and a read key', async () => {
+    const {receiver, sim} = await setup()
+    const {id} = (
+      await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: ['check.created']}})
+    ).body
+    expect(
+      (await sim.api('POST', `/v1/webhook-endpoints/${id}/rotate-secret`, {body: {expire_after_s: 86_401}})).status,
+    ).toBe(422)
+    expect(
+      (await sim.api('POST', `/v1/webhook-endpoints/${id}/rotate-secret`, {body: {}, key: 'tp_test_demo_read'})).status,
+    ).toBe(403)
+  })
+})
