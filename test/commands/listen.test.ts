@@ -191,3 +191,80 @@ describe('listen --forward-to', () => {
     })
   })
 })
+
+describe('listen: a secret that stays, recovery and chaos', () => {
+  it('two runs against the same server sign with the same secret, which --print-secret prints; a receiver holding it verifies both', async () => {
+    const {server, receiver, push, cli} = await setup()
+    const first = await startListen(server.env, ['--forward-to', receiver.url])
+    receiver.verifyWith(first.ready.secret)
+    await push('same-1')
+    await attemptLines(first.listen, 1)
+    expect(await first.listen.kill('SIGTERM')).toBe(0)
+
+    const second = await startListen(server.env, ['--forward-to', receiver.url])
+    expect(second.ready.secret).toBe(first.ready.secret)
+    expect(second.ready.endpoint_id).not.toBe(first.ready.endpoint_id)
+    await push('same-2')
+    await attemptLines(second.listen, 1)
+    expect(receiver.received).toHaveLength(2)
+    expect(await second.listen.kill('SIGTERM')).toBe(0)
+
+    const printed = await cli(['listen', '--print-secret'])
+    expect([printed.code, printed.stdout.trim()]).toEqual([0, first.ready.secret])
+    // `receiver.close()` fails the test unless every delivery of both runs verified with it in stripe-node
+  })
+
+  it('--secret signs with the one given; --since delivers again what happened before it started', async () => {
+    const {server, receiver, push} = await setup()
+    const check = await push('since-1')
+    const secret = 'whsec_given_on_the_command_line_0123'
+    receiver.verifyWith(secret)
+    const {listen, ready} = await startListen(server.env, [
+      '--forward-to',
+      receiver.url,
+      '--secret',
+      secret,
+      '--since',
+      '1h',
+    ])
+    expect(ready.secret).toBe(secret)
+    await listen.waitForStderr('Delivering again 1 event since')
+    const [line] = await attemptLines(listen, 1)
+    expect(line).toMatchObject({event_type: 'check.created', status_code: 200})
+    expect(JSON.parse(receiver.received[0]!.body).data.id).toBe(check.id)
+    expect(await listen.kill('SIGTERM')).toBe(0)
+  })
+
+  it('with --chaos, survives the server restarting under it, keeps forwarding duplicates, and leaves no endpoint after SIGTERM', async () => {
+    const [receiver, dir, port] = await Promise.all([
+      startReceiver(),
+      mkdtemp(join(tmpdir(), 'tablepay-listen-chaos-')),
+      freePort(),
+    ])
+    cleanup.push(
+      () => rm(dir, {recursive: true, force: true}),
+      () => receiver.close(),
+    )
+    let serve = await serveOn(port, join(dir, 'data'))
+    cleanup.push(() => serve.stop())
+    const url = `http://127.0.0.1:${port}`
+    const env = {TABLEPAY_URL: url, TABLEPAY_API_KEY: WRITE_KEY}
+    const {listen, ready} = await startListen(env, ['--forward-to', receiver.url, '--chaos', 'duplicate=1,seed=3'])
+    receiver.verifyWith(ready.secret)
+    expect(await cliFor({env}).json(['webhooks', 'chaos', ready.endpoint_id])).toMatchObject({duplicate: 1, seed: 3})
+
+    expect(await serve.stop()).toBe(0)
+    await listen.waitForStderr('reconnecting…')
+    serve = await serveOn(port, join(dir, 'data'))
+    await listen.waitForStderr('Reconnected.')
+    await pushTo(url)('chaos-1')
+    const [first, again] = await attemptLines(listen, 2)
+    expect(first).toMatchObject({endpoint_id: ready.endpoint_id, status_code: 200})
+    expect(again).toMatchObject({delivery_id: first.delivery_id, duplicate: true})
+    await receiver.waitFor(2)
+    expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body)
+
+    expect(await listen.kill('SIGTERM')).toBe(0)
+    expect((await cliFor({env}).json(['webhooks', 'list'])).data).toEqual([])
+  })
+})
