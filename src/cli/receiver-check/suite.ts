@@ -43,10 +43,12 @@ export interface CaseResult {
 export const SKEW_SECONDS = DEFAULT_TOLERANCE_SECONDS + 60
 
 interface Story {
-  /** `check.created` of the fixture open.json, two minutes ago. */
+  /** `check.created` of the fixture open.json, three minutes ago. */
   created: Envelope
   /** `check.updated` of the same check to updated.json, a minute later. */
   updated: Envelope
+  /** `check.updated` of the same check to closed.json, a minute after that: newer than `updated`. */
+  newer: Envelope
 }
 
 /**
@@ -59,7 +61,7 @@ async function checkStories(): Promise<() => Story> {
     CheckPush.parse(
       JSON.parse(await readFile(new URL(`../../../fixtures/checks/${name}.json`, import.meta.url), 'utf8')),
     )
-  const [open, updated] = await Promise.all([fixture('open'), fixture('updated')])
+  const [open, updated, closed] = await Promise.all([fixture('open'), fixture('updated'), fixture('closed')])
   const location: LocationRecord = {
     id: 'loc_main',
     object: 'location',
@@ -80,8 +82,14 @@ async function checkStories(): Promise<() => Story> {
       baseUrl: 'http://127.0.0.1:4747',
     })
   return () => {
-    const first = push(open, 2)
-    return {created: renderEvent(first.events[0]!), updated: renderEvent(push(updated, 1, first.check).events[0]!)}
+    const first = push(open, 3)
+    const second = push(updated, 2, first.check)
+    const third = push(closed, 1, second.check)
+    return {
+      created: renderEvent(first.events[0]!),
+      updated: renderEvent(second.events[0]!),
+      newer: renderEvent(third.events.find((e) => e.type === 'check.updated')!),
+    }
   }
 }
 
@@ -96,7 +104,7 @@ function buildCases(secret: string, story: () => Story): Case[] {
   // as the dispatcher sends it: compact JSON, signed now, attempt 1
   const delivery = (
     event: Envelope,
-    options: {body?: string; attempt?: number; timestamp?: number; secret?: string} = {},
+    options: {body?: string; attempt?: number; timestamp?: number; secret?: string | string[]} = {},
   ): Delivery => {
     const body = options.body ?? JSON.stringify(event)
     return {
@@ -112,6 +120,8 @@ function buildCases(secret: string, story: () => Story): Case[] {
   const {updated: reformatted} = story()
   const {created: again} = story()
   const older = story()
+  const late = story()
+  const rotating = created()
   const forged = created()
   const unpaid = {...forged, data: {...forged.data, amount_due_cents: 0, payment_status: 'paid'}}
   return [
@@ -130,6 +140,13 @@ function buildCases(secret: string, story: () => Story): Case[] {
       deliveries: () => [delivery(reformatted, {body: otherSerialization(reformatted)})],
     },
     {
+      id: 'two_signatures',
+      title: 'two v1 signatures, yours second (a secret rotation)',
+      expected: 'accepted',
+      why: 'while a secret rotates, deliveries carry a v1 per secret: accept when any v1 matches, not only the first',
+      deliveries: () => [delivery(rotating, {secret: [`whsec_${randomToken(32)}`, secret]})],
+    },
+    {
       id: 'duplicate',
       title: 'the same event delivered twice',
       expected: 'accepted',
@@ -142,6 +159,13 @@ function buildCases(secret: string, story: () => Story): Case[] {
       expected: 'accepted',
       why: 'order is not guaranteed: answer a 2xx to an older state, and keep the newer one',
       deliveries: () => [delivery(older.updated), delivery(older.created)],
+    },
+    {
+      id: 'older_update',
+      title: 'an older check.updated after a newer one',
+      expected: 'accepted',
+      why: 'order is not guaranteed: answer a 2xx to an update older than one already handled, and keep the newer state',
+      deliveries: () => [delivery(late.created), delivery(late.newer), delivery(late.updated)],
     },
     {
       id: 'tampered_body',

@@ -10,8 +10,10 @@ const SECRET = 'whsec_test_receiver_check_1234'
 const ALL_CASES = [
   'valid',
   'raw_body',
+  'two_signatures',
   'duplicate',
   'older_state',
+  'older_update',
   'tampered_body',
   'wrong_secret',
   'missing_header',
@@ -19,7 +21,7 @@ const ALL_CASES = [
   'timestamp_past',
   'timestamp_future',
 ]
-const REJECTED = ALL_CASES.slice(4)
+const REJECTED = ALL_CASES.slice(6)
 
 const running: ChildProcess[] = []
 afterEach(() => {
@@ -88,7 +90,14 @@ describe('receiver check', () => {
     ['parses the JSON before verifying (re-serializes)', 'parses-first.mjs', ['raw_body']],
     ['ignores the timestamp', 'ignores-timestamp.mjs', ['timestamp_past', 'timestamp_future']],
     ['verifies only when a signature header is present', 'accepts-unsigned.mjs', ['missing_header']],
-    ['answers 409 to a duplicate or an older state', 'refuses-redelivery.mjs', ['duplicate', 'older_state']],
+    [
+      'answers 409 to a duplicate or an older state',
+      'refuses-redelivery.mjs',
+      ['duplicate', 'older_state', 'older_update'],
+    ],
+    ['verifies only the first v1 signature', 'checks-first-v1.mjs', ['two_signatures']],
+    ['answers 500 on a duplicate', 'fails-on-duplicate.mjs', ['duplicate']],
+    ['refuses an event older than the last it saw', 'refuses-older.mjs', ['older_state', 'older_update']],
   ]
 
   it.each(broken)(
