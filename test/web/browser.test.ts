@@ -245,6 +245,56 @@ describe('in a real browser', () => {
     }
   })
 
+  it('the dashboard resends a delivery, rotates a secret and sets chaos with a write key; under a read key they are disabled with the reason', async () => {
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    const own = await startReceiver()
+    cleanup.push(() => own.close())
+    const endpoint = (
+      await sim.api('POST', '/v1/webhook-endpoints', {key, body: {url: own.url, event_types: ['check.created']}})
+    ).body
+    own.verifyWith(endpoint.secret)
+    await sim.api('PUT', '/v1/checks/external/w2', {
+      key,
+      body: checkWith([['a', 1, 100]], {location_id: scratch.locations[0].id}),
+    })
+    await own.waitFor(1)
+    const delivery = (await sim.api('GET', '/v1/deliveries', {key})).body.data[0]
+
+    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
+    await page.goto(`${sim.url}/#key=${key}`)
+    await page.locator('#deliveries summary').first().click()
+    await page.getByRole('button', {name: `Resend ${delivery.event_id} to ${endpoint.id}`}).click()
+    await own.waitFor(2)
+    expect(own.received[1]!.body).toBe(own.received[0]!.body)
+
+    await page.getByRole('button', {name: `Rotate the secret of ${own.url}`}).click()
+    const shown = await page.getByText(/New secret \(shown once\): whsec_\w+/).textContent()
+    own.verifyWith(shown!.match(/whsec_\w+/)![0])
+
+    await page.locator('#endpoints details.chaos summary').first().click()
+    await page.getByLabel(`Duplicate for ${own.url}`).fill('1')
+    await page.getByLabel(`Seed for ${own.url}`).fill('7')
+    await page.getByRole('button', {name: `Set chaos for ${own.url}`}).click()
+    await page.getByText('Chaos on: duplicate 1, reorder 0s, seed 7').waitFor()
+    const chaos = (await sim.api('GET', `/v1/sim/webhook-endpoints/${endpoint.id}/chaos`, {key})).body
+    expect(chaos).toMatchObject({enabled: true, duplicate: 1, seed: 7})
+    await page.close()
+
+    // the account's read key: the same controls, disabled, saying why
+    const reader = await browser.newPage({viewport: {width: 1280, height: 900}})
+    await reader.goto(`${sim.url}/#key=${READ_KEY}`)
+    await reader.locator('#endpoints td[data-label="URL"]').first().waitFor()
+    await reader.getByText('● Live').waitFor()
+    const controls = reader.getByRole('button', {name: /^(Resend|Rotate the secret of|Set chaos for|End chaos for) /})
+    expect(await controls.count()).toBeGreaterThan(0)
+    for (const button of await controls.all()) {
+      expect(await button.isDisabled()).toBe(true)
+      expect(await button.getAttribute('title')).toContain('Needs a write key')
+    }
+    await reader.close()
+  })
+
   it('an account without endpoints is told to run tablepay listen, not to POST', async () => {
     const key = (await sim.api('POST', '/v1/sim/accounts')).body.api_keys[0].key
     const page = await browser.newPage()

@@ -11,6 +11,9 @@ let refreshTimer = null
 
 const api = (path, method = 'GET') => request(`/v1${path}`, {method, headers: {authorization: `Bearer ${key}`}})
 
+/** A call that sends a JSON body (resend, rotate, chaos). */
+const apiWith = (path, method, body) => request(`/v1${path}`, {method, body, headers: {authorization: `Bearer ${key}`}})
+
 const WRITE_HINT = 'Needs a write key: open this page with #key=<write key> (tablepay serve prints both keys).'
 
 /**
@@ -97,7 +100,7 @@ function renderEvent(event) {
 
 function renderDelivery(delivery) {
   const attempts = delivery.attempts.map((a) =>
-    el('li', {}, `#${a.attempt} ${clock(a.at)} · ${a.status_code ?? 'no answer'} · ${a.duration_ms} ms${a.error ? ` · ${a.error}` : ''}`),
+    el('li', {}, `#${a.attempt} ${clock(a.at)} · ${a.status_code ?? 'no answer'} · ${a.duration_ms} ms${a.duplicate ? ' · duplicate' : ''}${a.error ? ` · ${a.error}` : ''}${answerLine(a)}`),
   )
   const next = delivery.next_attempt_at ? ` · next ${clock(delivery.next_attempt_at)}` : ''
   const retry = actionButton('Retry now', `Retry delivery ${delivery.id}`, async () => {
@@ -112,12 +115,12 @@ function renderDelivery(delivery) {
       {},
       el('summary', {}, el('span', {class: 'badge', 'data-status': delivery.status}, delivery.status), ' ', el('strong', {}, delivery.event_type), ' ', el('small', {}, `${delivery.endpoint_id} · ${delivery.attempts.length} attempt(s)${next}`)),
       attempts.length ? el('ol', {class: 'attempts'}, attempts) : el('p', {class: 'hint'}, 'Not attempted yet.'),
-      el('p', {class: 'actions'}, retry),
+      el('p', {class: 'actions'}, retry, ' ', resendButton(delivery)),
     ),
   )
 }
 
-function renderEndpoints(endpoints) {
+function renderEndpoints(endpoints, chaos = new Map()) {
   const rows = endpoints.map((endpoint) => {
     const result = el('small', {class: 'result', role: 'status'})
     const ping = actionButton('Send ping', `Ping ${endpoint.url}`, async () => {
@@ -133,10 +136,66 @@ function renderEndpoints(endpoints) {
       el('td', {}, endpoint.url, el('br'), el('small', {}, endpoint.id)),
       el('td', {}, el('span', {class: 'badge', 'data-status': endpoint.status}, endpoint.status)),
       el('td', {}, endpoint.event_types.join(', ')),
-      el('td', {}, ping, el('br'), result),
+      el('td', {}, ping, ' ', rotateButton(endpoint, result), el('br'), result, chaosControls(endpoint, chaos.get(endpoint.id))),
     )
   })
-  table('endpoints', ['URL', 'Status', 'Events', 'Test'], rows, el('span', {}, 'No endpoints yet. Forward events to your app with ', el('code', {}, 'tablepay listen --forward-to http://localhost:3000/webhooks'), '.'))
+  table('endpoints', ['URL', 'Status', 'Events', 'Actions'], rows, el('span', {}, 'No endpoints yet. Forward events to your app with ', el('code', {}, 'tablepay listen --forward-to http://localhost:3000/webhooks'), '.'))
+}
+
+// Resend, rotation and delivery chaos (docs/api.md, "Webhooks"): actions that change state, like retry and ping.
+
+/** The first line of a failed attempt's answer: what the receiver said. */
+function answerLine(attempt) {
+  if (!attempt.error) return ''
+  const line = (attempt.response_body ?? '').split(/\r?\n/).map((l) => l.trim()).find(Boolean)
+  return line ? ` · "${line.slice(0, 120)}"` : ''
+}
+
+function resendButton(delivery) {
+  return actionButton('Resend', `Resend ${delivery.event_id} to ${delivery.endpoint_id}`, async () => {
+    await apiWith(`/events/${encodeURIComponent(delivery.event_id)}/resend`, 'POST', {endpoint_id: delivery.endpoint_id})
+    scheduleRefresh()
+  })
+}
+
+/** Rotates with the default overlap; the new secret is shown here, once, as the API shows it once. */
+function rotateButton(endpoint, result) {
+  return actionButton('Rotate secret', `Rotate the secret of ${endpoint.url}`, async () => {
+    const rotated = await apiWith(`/webhook-endpoints/${encodeURIComponent(endpoint.id)}/rotate-secret`, 'POST', {})
+    result.textContent = `New secret (shown once): ${rotated.secret}. The old one signs beside it for 24h on the scheduler clock.`
+  })
+}
+
+/** Duplicate probability, reorder window and seed, set and ended from the row; disabled with the reason under a read key. */
+function chaosControls(endpoint, chaos) {
+  const field = (label, name, value, attrs) => {
+    const input = el('input', {name, type: 'number', value, disabled: !writable, title: writable ? undefined : WRITE_HINT, 'aria-label': `${label} for ${endpoint.url}`, ...attrs})
+    return [el('label', {}, label, ' ', input), input]
+  }
+  const [dupLabel, duplicate] = field('Duplicate', 'duplicate', chaos?.duplicate ?? 0, {min: 0, max: 1, step: 0.05})
+  const [reorderLabel, reorder] = field('Reorder (s)', 'reorder', chaos?.reorder_window_s ?? 0, {min: 0, max: 3600, step: 1})
+  const [seedLabel, seed] = field('Seed', 'seed', chaos?.seed ?? '', {min: 0, step: 1})
+  const path = `/sim/webhook-endpoints/${encodeURIComponent(endpoint.id)}/chaos`
+  const set = actionButton('Set chaos', `Set chaos for ${endpoint.url}`, async () => {
+    const body = {duplicate: Number(duplicate.value), reorder_window_s: Number(reorder.value)}
+    if (seed.value !== '') body.seed = Number(seed.value)
+    await apiWith(path, 'PUT', body)
+    scheduleRefresh()
+  })
+  const end = actionButton('End chaos', `End chaos for ${endpoint.url}`, async () => {
+    await apiWith(path, 'DELETE')
+    scheduleRefresh()
+  })
+  const state = chaos?.enabled
+    ? `Chaos on: duplicate ${chaos.duplicate}, reorder ${chaos.reorder_window_s}s, seed ${chaos.seed}`
+    : 'No delivery chaos'
+  return el('details', {class: 'chaos'}, el('summary', {}, el('small', {}, state)), el('p', {}, dupLabel, ' ', reorderLabel, ' ', seedLabel), el('p', {class: 'actions'}, set, ' ', end))
+}
+
+/** Each endpoint's delivery chaos, by endpoint id. */
+async function chaosOf(endpoints) {
+  const all = await Promise.all(endpoints.map((e) => api(`/sim/webhook-endpoints/${encodeURIComponent(e.id)}/chaos`)))
+  return new Map(all.map((chaos) => [chaos.endpoint_id, chaos]))
 }
 
 async function refresh() {
@@ -149,7 +208,7 @@ async function refresh() {
   renderChecks(checks.data)
   $('events').replaceChildren(...events.data.map(renderEvent))
   $('deliveries').replaceChildren(...deliveries.data.map(renderDelivery))
-  renderEndpoints(endpoints.data)
+  renderEndpoints(endpoints.data, await chaosOf(endpoints.data))
   for (const hint of document.querySelectorAll('.write-hint')) {
     hint.textContent = WRITE_HINT
     hint.hidden = writable
