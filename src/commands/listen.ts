@@ -40,6 +40,7 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
     keep: Flags.boolean({summary: 'Leave the endpoint registered on exit.'}),
     'print-secret': Flags.boolean({summary: "Print the account's listen secret and exit."}),
     secret: Flags.string({
+      char: 's',
       helpValue: 'whsec_…',
       summary: "Sign with this secret instead of the account's listen secret (whsec_ and 24-100 characters).",
     }),

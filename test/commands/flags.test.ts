@@ -56,14 +56,14 @@ describe('one name for one thing (README "Flags")', () => {
 
   it("the receiver's URL is --forward-to in every command that takes one", () => {
     const withReceiver = commands.filter(([, flags]) => flags.some((f) => f.name === 'forward-to')).map(([id]) => id)
-    expect(withReceiver.sort()).toEqual(['listen', 'receiver check', 'sign', 'webhooks create'])
+    expect(withReceiver.sort()).toEqual(['listen', 'receiver check', 'sign', 'webhooks create', 'webhooks update'])
   })
 
   it('the event-type filter is --event-type (-e) everywhere, --events and --type its hidden old names', () => {
     const filters = commands.flatMap(([id, flags]) =>
       flags.filter((f) => ['event-type', 'events', 'type'].includes(f.name)).map((f) => [id, f] as const),
     )
-    expect(filters.map(([id]) => id).sort()).toEqual(['events list', 'listen', 'webhooks create'])
+    expect(filters.map(([id]) => id).sort()).toEqual(['events list', 'listen', 'webhooks create', 'webhooks update'])
     for (const [, flag] of filters) {
       expect(flag).toMatchObject({name: 'event-type', char: 'e', aliases: ['events', 'type']})
     }
