@@ -73,12 +73,15 @@ export function signPayload(
   timestamp: number = nowSeconds(),
 ): string {
   assertPayload(payload)
-  const secrets = typeof secret === 'string' ? [secret] : secret
-  if (secrets.length === 0) assertSecret('')
-  for (const one of secrets) assertSecret(one)
+  const secrets = typeof secret === 'string' ? undefined : secret
+  if (secrets === undefined) assertSecret(secret)
+  else if (secrets.length === 0) assertSecret('')
+  else for (const one of secrets) assertSecret(one)
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
     throw new RangeError(`tablepay: timestamp must be whole unix seconds, got ${timestamp}`)
   }
+  // one secret, the usual case and every delivery outside a rotation: no list to walk
+  if (secrets === undefined) return `t=${timestamp},v1=${hmacHex(payload, secret as string, timestamp)}`
   let header = `t=${timestamp}`
   for (const one of secrets) header += `,v1=${hmacHex(payload, one, timestamp)}`
   return header

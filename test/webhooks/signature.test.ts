@@ -207,3 +207,16 @@ describe('assertValidSignature', () => {
     expect(reasonOf(() => assertValidSignature(BODY, undefined, SECRET, {now: NOW}))).toBe('no_signature')
   })
 })
+
+describe('signPayload with several secrets (a rotation under way)', () => {
+  it('writes one v1 per secret in their order, each verifying alone; an empty list or secret is refused', () => {
+    const [a, b] = ['whsec_rotation_new_0123456789abcdef', 'whsec_rotation_old_0123456789abcdef']
+    const header = signPayload('{"id":"evt_1"}', [a, b], 1_700_000_000)
+    expect(header).toMatch(/^t=1700000000,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/)
+    expect(header.split(',v1=')[1]).toBe(signPayload('{"id":"evt_1"}', a, 1_700_000_000).split('v1=')[1])
+    for (const secret of [a, b])
+      expect(verifySignature('{"id":"evt_1"}', header, secret, {now: 1_700_000_000})).toMatchObject({valid: true})
+    expect(() => signPayload('{}', [])).toThrow(TypeError)
+    expect(() => signPayload('{}', [a, ''])).toThrow(TypeError)
+  })
+})
