@@ -275,6 +275,14 @@ describe('in a real browser', () => {
     await page.locator('#endpoints details.chaos summary').first().click()
     await page.getByLabel(`Duplicate for ${own.url}`).fill('1')
     await page.getByLabel(`Seed for ${own.url}`).fill('7')
+    // a change elsewhere reloads the lists: the open form, what was typed and the secret shown once survive it
+    await sim.api('PUT', '/v1/checks/external/w3', {
+      key,
+      body: checkWith([['a', 1, 100]], {location_id: scratch.locations[0].id}),
+    })
+    await page.locator('#events').getByText('check.created').nth(1).waitFor()
+    await page.getByText(/New secret \(shown once\): whsec_\w+/).waitFor()
+    expect(await page.getByLabel(`Seed for ${own.url}`).inputValue()).toBe('7')
     await page.getByRole('button', {name: `Set chaos for ${own.url}`}).click()
     await page.getByText('Chaos on: duplicate 1, reorder 0s, seed 7').waitFor()
     const chaos = (await sim.api('GET', `/v1/sim/webhook-endpoints/${endpoint.id}/chaos`, {key})).body
@@ -282,6 +290,7 @@ describe('in a real browser', () => {
     await page.close()
 
     // the account's read key: the same controls, disabled, saying why
+    await sim.api('POST', '/v1/webhook-endpoints', {body: {url: own.url, event_types: ['check.created']}})
     const reader = await browser.newPage({viewport: {width: 1280, height: 900}})
     await reader.goto(`${sim.url}/#key=${READ_KEY}`)
     await reader.locator('#endpoints td[data-label="URL"]').first().waitFor()

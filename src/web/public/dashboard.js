@@ -120,15 +120,34 @@ function renderDelivery(delivery) {
   )
 }
 
+/**
+ * What the endpoints table shows now: it is rebuilt only when that changes.
+ * A rebuild keeps what the reader is in the middle of, by endpoint: the
+ * last ping or rotation message (a new secret is shown once), an open
+ * chaos form and the values typed into it.
+ */
+let endpointsShown = ''
+const endpointNotes = new Map()
+const chaosDrafts = new Map()
+
 function renderEndpoints(endpoints, chaos = new Map()) {
+  const shown = JSON.stringify([writable, endpoints, [...chaos]])
+  if (shown === endpointsShown) return
+  endpointsShown = shown
   const rows = endpoints.map((endpoint) => {
-    const result = el('small', {class: 'result', role: 'status'})
+    const result = el('small', {class: 'result', role: 'status'}, endpointNotes.get(endpoint.id) ?? '')
+    const note = (text) => {
+      endpointNotes.set(endpoint.id, text)
+      result.textContent = text
+    }
     const ping = actionButton('Send ping', `Ping ${endpoint.url}`, async () => {
-      result.textContent = 'Sending…'
+      note('Sending…')
       const test = await api(`/webhook-endpoints/${encodeURIComponent(endpoint.id)}/test`, 'POST')
-      result.textContent = test.succeeded
-        ? `Ping answered ${test.status_code} in ${test.duration_ms} ms`
-        : `Ping failed: ${test.error ?? test.status_code}`
+      note(
+        test.succeeded
+          ? `Ping answered ${test.status_code} in ${test.duration_ms} ms`
+          : `Ping failed: ${test.error ?? test.status_code}`,
+      )
     })
     return el(
       'tr',
@@ -136,7 +155,7 @@ function renderEndpoints(endpoints, chaos = new Map()) {
       el('td', {}, endpoint.url, el('br'), el('small', {}, endpoint.id)),
       el('td', {}, el('span', {class: 'badge', 'data-status': endpoint.status}, endpoint.status)),
       el('td', {}, endpoint.event_types.join(', ')),
-      el('td', {}, ping, ' ', rotateButton(endpoint, result), el('br'), result, chaosControls(endpoint, chaos.get(endpoint.id))),
+      el('td', {}, ping, ' ', rotateButton(endpoint, note), el('br'), result, chaosControls(endpoint, chaos.get(endpoint.id))),
     )
   })
   table('endpoints', ['URL', 'Status', 'Events', 'Actions'], rows, el('span', {}, 'No endpoints yet. Forward events to your app with ', el('code', {}, 'tablepay listen --forward-to http://localhost:3000/webhooks'), '.'))
@@ -159,17 +178,24 @@ function resendButton(delivery) {
 }
 
 /** Rotates with the default overlap; the new secret is shown here, once, as the API shows it once. */
-function rotateButton(endpoint, result) {
+function rotateButton(endpoint, note) {
   return actionButton('Rotate secret', `Rotate the secret of ${endpoint.url}`, async () => {
     const rotated = await apiWith(`/webhook-endpoints/${encodeURIComponent(endpoint.id)}/rotate-secret`, 'POST', {})
-    result.textContent = `New secret (shown once): ${rotated.secret}. The old one signs beside it for 24h on the scheduler clock.`
+    note(`New secret (shown once): ${rotated.secret}. The old one signs beside it for 24h on the scheduler clock.`)
   })
 }
 
 /** Duplicate probability, reorder window and seed, set and ended from the row; disabled with the reason under a read key. */
 function chaosControls(endpoint, chaos) {
+  // a draft exists once the reader typed or opened the form: a rebuild keeps it as it was
+  const draft = chaosDrafts.get(endpoint.id)
   const field = (label, name, value, attrs) => {
-    const input = el('input', {name, type: 'number', value, disabled: !writable, title: writable ? undefined : WRITE_HINT, 'aria-label': `${label} for ${endpoint.url}`, ...attrs})
+    const input = el('input', {name, type: 'number', value: draft?.values[name] ?? value, disabled: !writable, title: writable ? undefined : WRITE_HINT, 'aria-label': `${label} for ${endpoint.url}`, ...attrs})
+    input.addEventListener('input', () => {
+      const kept = chaosDrafts.get(endpoint.id) ?? {open: true, values: {}}
+      kept.values[name] = input.value
+      chaosDrafts.set(endpoint.id, kept)
+    })
     return [el('label', {}, label, ' ', input), input]
   }
   const [dupLabel, duplicate] = field('Duplicate', 'duplicate', chaos?.duplicate ?? 0, {min: 0, max: 1, step: 0.05})
@@ -180,16 +206,24 @@ function chaosControls(endpoint, chaos) {
     const body = {duplicate: Number(duplicate.value), reorder_window_s: Number(reorder.value)}
     if (seed.value !== '') body.seed = Number(seed.value)
     await apiWith(path, 'PUT', body)
+    chaosDrafts.delete(endpoint.id)
     scheduleRefresh()
   })
   const end = actionButton('End chaos', `End chaos for ${endpoint.url}`, async () => {
     await apiWith(path, 'DELETE')
+    chaosDrafts.delete(endpoint.id)
     scheduleRefresh()
   })
   const state = chaos?.enabled
     ? `Chaos on: duplicate ${chaos.duplicate}, reorder ${chaos.reorder_window_s}s, seed ${chaos.seed}`
     : 'No delivery chaos'
-  return el('details', {class: 'chaos'}, el('summary', {}, el('small', {}, state)), el('p', {}, dupLabel, ' ', reorderLabel, ' ', seedLabel), el('p', {class: 'actions'}, set, ' ', end))
+  const form = el('details', {class: 'chaos', open: draft?.open}, el('summary', {}, el('small', {}, state)), el('p', {}, dupLabel, ' ', reorderLabel, ' ', seedLabel), el('p', {class: 'actions'}, set, ' ', end))
+  form.addEventListener('toggle', () => {
+    const kept = chaosDrafts.get(endpoint.id) ?? {open: form.open, values: {}}
+    kept.open = form.open
+    chaosDrafts.set(endpoint.id, kept)
+  })
+  return form
 }
 
 /** Each endpoint's delivery chaos, by endpoint id. */
