@@ -22,9 +22,12 @@ import type {
 } from '../domain/schemas.js'
 import type {PushResult} from '../domain/push.js'
 import {TablepayApiError, TablepayConnectionError, type TablepayErrorBody} from './errors.js'
-import {readServerSentEvents, type StreamMessage} from './stream.js'
+import {readServerSentEvents, type RequestStreamMessage, type StreamMessage} from './stream.js'
+import type {RequestEntry, RequestFilters} from '../domain/request-log.js'
+import type {Fault, FaultInput} from '../domain/faults.js'
 
 export type {StreamMessage}
+export type {Fault, FaultInput, RequestEntry, RequestFilters, RequestStreamMessage}
 
 export type {
   Check,
@@ -347,6 +350,50 @@ export class TablepayClient {
 
   async endWebhookChaos(id: string): Promise<Chaos> {
     return (await this.request<Chaos>('DELETE', `/sim/webhook-endpoints/${encodeURIComponent(id)}/chaos`)).data
+  }
+
+  // --- the request log and faults (docs/api.md, "The request log", "Faults and rate limits")
+
+  /** The account's logged requests, newest first (`GET /sim/requests`): what was sent and answered. */
+  async listRequests(params: ListParams & RequestFilters = {}): Promise<List<RequestEntry>> {
+    return (await this.request<List<RequestEntry>>('GET', '/sim/requests', {query: {...params}})).data
+  }
+
+  /** One logged request by its request id (`X-Request-Id`): both bodies, the error and, for a push, what moved. */
+  async getRequest(requestId: string): Promise<RequestEntry> {
+    return (await this.request<RequestEntry>('GET', `/sim/requests/${encodeURIComponent(requestId)}`)).data
+  }
+
+  /** The account's live stream with a `request` message per answered request (for `logs tail`). */
+  async openRequestStream({signal}: {signal?: AbortSignal} = {}): Promise<AsyncGenerator<RequestStreamMessage>> {
+    let response: Response
+    try {
+      response = await this.#fetch(`${this.url}/v1/sim/stream`, {
+        headers: {authorization: `Bearer ${this.#apiKey}`, accept: 'text/event-stream'},
+        signal,
+      })
+    } catch (error) {
+      throw new TablepayConnectionError(this.url, error)
+    }
+    if (!response.ok) throw await apiError(response)
+    return readServerSentEvents(response, signal, ['request'])
+  }
+
+  /** Makes the next matching requests fail as asked (`POST /sim/faults`). */
+  async addFault(input: FaultInput): Promise<Fault> {
+    return (await this.request<Fault>('POST', '/sim/faults', {body: input})).data
+  }
+
+  /** The account's faults still to strike. */
+  async listFaults(): Promise<List<Fault>> {
+    return (await this.request<List<Fault>>('GET', '/sim/faults')).data
+  }
+
+  /** Removes one fault, or all of them without `id`. */
+  async clearFaults(id?: string): Promise<{deleted: number}> {
+    if (id === undefined) return (await this.request<{deleted: number}>('DELETE', '/sim/faults')).data
+    await this.request<Deleted>('DELETE', `/sim/faults/${encodeURIComponent(id)}`)
+    return {deleted: 1}
   }
 
   private async request<T>(

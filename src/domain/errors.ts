@@ -27,6 +27,8 @@ export const ERROR_STATUS = {
   event_type_not_subscribed: 422,
   rate_limited: 429,
   internal_error: 500,
+  // a fault of POST /v1/sim/faults: answered at the fault's status (500, 502, 503 or 504), this is the default
+  simulated_fault: 503,
   storage_unavailable: 503,
 } as const
 

@@ -39,7 +39,7 @@ export function randomToken(length = 24): string {
   return spell('', length)
 }
 
-export type IdPrefix = 'acct' | 'loc' | 'chk' | 'clm' | 'evt' | 'req' | 'we' | 'dlv' | 'pay' | 'fb'
+export type IdPrefix = 'acct' | 'loc' | 'chk' | 'clm' | 'evt' | 'req' | 'we' | 'dlv' | 'pay' | 'fb' | 'flt'
 
 /**
  * A new resource id: the resource's prefix, an underscore, random characters.

@@ -7,22 +7,25 @@ import type {AppContext} from './context.js'
 import {authenticate} from './internal/auth.js'
 import {CorsPolicy} from './internal/cors.js'
 import {keepLengthOnHead} from './internal/head.js'
-import {sendApiError, storageUnavailable, toApiError} from './internal/errors.js'
+import {sendApiError, sendReset, storageUnavailable, toApiError} from './internal/errors.js'
 import {StreamHub} from './internal/event-stream.js'
 import {assignRequestId} from './internal/request-id.js'
 import {routedPath, withoutTrailingSlash} from './internal/request-path.js'
 import {RouteTable} from './internal/route-table.js'
+import {Traffic, type TrafficOptions} from './internal/traffic.js'
 import {accountRoutes} from './routes/accounts.js'
 import {checkRoutes} from './routes/checks.js'
 import {claimRoutes} from './routes/claims.js'
 import {clockRoutes} from './routes/clock.js'
 import {deliveryRoutes} from './routes/deliveries.js'
 import {eventRoutes} from './routes/events.js'
+import {faultRoutes} from './routes/faults.js'
 import {feedbackRoutes} from './routes/feedback.js'
 import {guestRoutes} from './routes/guest.js'
 import {locationRoutes} from './routes/locations.js'
 import {openApiRoutes} from './routes/openapi.js'
 import {paymentRoutes} from './routes/payments.js'
+import {requestRoutes} from './routes/requests.js'
 import {simRoutes} from './routes/sim.js'
 import {simWebhookRoutes} from './routes/sim-webhooks.js'
 import {streamRoutes} from './routes/stream.js'
@@ -40,6 +43,8 @@ export interface AppOptions {
   streams?: StreamHub
   /** Origins whose pages may call the whole API (`serve --cors`); `*` for any. */
   cors?: readonly string[]
+  /** The access line of each API request (`serve --log`); the request log and faults are the service's. */
+  traffic?: TrafficOptions
 }
 
 // the API description is public too: tools fetch it without a key, and it holds no data
@@ -69,9 +74,12 @@ export function createApp(service: Service, options: AppOptions) {
   }
   const routes = new RouteTable()
   const cors = new CorsPolicy(options.cors)
+  // the request log, faults and the rate limit: around every API request, never inside a route
+  const traffic = new Traffic(service, options.traffic)
   const app = createH3App({
     async onRequest(event) {
       assignRequestId(event)
+      traffic.start(event, event.path.split('?')[0]!)
       if (records.failure) throw storageUnavailable(records.failure)
       if (event.method === 'HEAD') keepLengthOnHead(event.node.res)
       const path = routedPath(event)
@@ -81,16 +89,25 @@ export function createApp(service: Service, options: AppOptions) {
       if (isPublic) event.node.res.setHeader('access-control-allow-origin', '*')
       const origin = event.node.req.headers.origin
       if (origin !== undefined && cors.apply(event, origin, isPublic)) event.context.preflight = true
-      else if (api && !isPublic) await authenticate(event, records)
+      else if (api && !isPublic) {
+        await authenticate(event, records)
+        await traffic.admit(event)
+      }
     },
     // answers go out only once what they show is on disk
-    onBeforeResponse: () => records.settled(),
+    async onBeforeResponse(event, response) {
+      await records.settled()
+      await traffic.answered(event, response)
+    },
     async onError(error, event) {
       // a refusal can rest on a concurrent change: like any answer, it waits until that change is on disk
       await records.settled().catch(() => {})
       // a request under way when a journal write failed: its own change may be among the lost
-      const apiError = records.failure ? storageUnavailable(records.failure) : toApiError(error)
-      if (apiError.code === 'internal_error') console.error('[tablepay]', event.context.requestId, error.cause ?? error)
+      const thrown = records.failure ? storageUnavailable(records.failure) : toApiError(error)
+      if (thrown.code === 'internal_error') console.error('[tablepay]', event.context.requestId, error.cause ?? error)
+      // a fault may replace the answer, or leave none (a reset connection)
+      const apiError = await traffic.failed(event, thrown, error.cause ?? error)
+      if (!apiError) return sendReset(event)
       if (apiError.code === 'method_not_allowed') {
         event.node.res.setHeader('allow', routes.allowFor(event.path.split('?')[0]!))
       }
@@ -128,6 +145,8 @@ export function registerRoutes(router: Router, context: AppContext): void {
     guestRoutes,
     webRoutes,
     simWebhookRoutes,
+    requestRoutes,
+    faultRoutes,
   ]
   for (const register of routes) register(router, context)
 }

@@ -4,7 +4,7 @@ import {ERROR_STATUS, type ErrorCode} from '../domain/errors.js'
 import {EVENT_TYPES} from '../domain/schemas.js'
 import {SIGNATURE_HEADER} from '../webhooks/signature.js'
 import {ListQuery} from './internal/list.js'
-import {NAMED_SCHEMAS, OPERATIONS, type Operation, PATH_PARAMS} from './operations.js'
+import {faultable, NAMED_SCHEMAS, OPERATIONS, type Operation, PATH_PARAMS} from './operations.js'
 
 type JsonSchema = Record<string, unknown>
 type Io = 'input' | 'output'
@@ -31,7 +31,9 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
   event_type_not_subscribed: 'the endpoint does not take the event type',
   endpoint_disabled: 'the endpoint is disabled: nothing is delivered to it',
   rate_limited:
-    'too many live streams open at once from this address (`/sim/stream`), or of this check (the table page)',
+    'too many live streams open at once from this address (`/sim/stream`), or of this check (the table page); over `serve --rate-limit` (with `Retry-After`); or a fault of `POST /sim/faults` with status 429',
+  simulated_fault:
+    'a fault of `POST /sim/faults` asked for this answer (`X-Tablepay-Fault` names it); nothing changed unless it was made with `after: true`',
   internal_error: 'a bug in the simulator; never expected, please report it with the request id',
   storage_unavailable:
     'the data dir could not be written (a full disk); every request answers this until `tablepay serve` is restarted',
@@ -125,6 +127,7 @@ function errorResponse(codes: ErrorCode[]) {
     headers['WWW-Authenticate'] = {schema: {type: 'string'}, description: 'Always `Bearer realm="tablepay"`'}
   if (codes.includes('method_not_allowed'))
     headers.Allow = {schema: {type: 'string'}, description: 'The methods the path takes, e.g. `GET, HEAD`'}
+  Object.assign(headers, faultHeaders(codes))
   return {
     description: codes.map((code) => `\`${code}\`: ${ERROR_MEANINGS[code] ?? code}`).join('; '),
     headers,
@@ -168,8 +171,36 @@ function responses(op: Operation) {
   for (const code of [...errorCodesOf(op), ...ALWAYS]) {
     byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code])
   }
+  if (faultable(op)) addFaultAnswers(byStatus)
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) answers[String(status)] = errorAnswer(codes)
   return answers
+}
+
+// --- faults and the rate limit (docs/api.md, "Faults and rate limits")
+
+/** What a fault of `POST /sim/faults` or `serve --rate-limit` can answer on an API route, besides its own answers. */
+function addFaultAnswers(byStatus: Map<number, ErrorCode[]>): void {
+  const add = (status: number, code: ErrorCode) => {
+    const codes = byStatus.get(status) ?? []
+    if (!codes.includes(code)) byStatus.set(status, [...codes, code])
+  }
+  add(429, 'rate_limited')
+  for (const status of [500, 502, 503, 504]) add(status, 'simulated_fault')
+}
+
+/** The headers of an answer a fault or the rate limit gave. */
+function faultHeaders(codes: ErrorCode[]): Record<string, unknown> {
+  if (!codes.includes('simulated_fault') && !codes.includes('rate_limited')) return {}
+  const text = (description: string) => ({description, schema: {type: 'string'}})
+  return {
+    'Retry-After': {
+      description: 'Seconds to wait before sending again: on 429, and on a 503 fault',
+      schema: {type: 'string', pattern: '^[0-9]+$'},
+    },
+    'X-Tablepay-Fault': text('The id of the fault (`flt_…`) that gave this answer'),
+    'X-RateLimit-Limit': text('Requests a second this API key may make (`serve --rate-limit`)'),
+    'X-RateLimit-Remaining': text('Requests left in the current second'),
+  }
 }
 
 function parameters(op: Operation) {

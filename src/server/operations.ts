@@ -35,12 +35,16 @@ import {
   RotateSecretInput,
   WebhookEndpointUpdate,
 } from '../domain/schemas.js'
+import {Fault, FaultInput} from '../domain/faults.js'
+import {RequestEntry, RequestFilters} from '../domain/request-log.js'
 import {CheckFilters} from './routes/checks.js'
 import {DeliveryFilters} from './routes/deliveries.js'
 import {EventFilters} from './routes/events.js'
 
 /** The answer that registers an endpoint: the only one that shows its secret. */
 const WebhookEndpointWithSecret = WebhookEndpoint.extend({secret: z.string().regex(/^whsec_/)})
+
+const FaultsCleared = z.object({object: z.literal('fault_clear'), deleted: z.int().min(0)})
 
 const Reset = z.object({object: z.literal('reset'), deleted: z.record(z.string(), z.int().min(0))})
 
@@ -90,6 +94,9 @@ export const NAMED_SCHEMAS = {
   ChaosInput,
   Chaos,
   ListenSecret,
+  RequestLogEntry: RequestEntry,
+  FaultInput,
+  Fault,
 } satisfies Record<string, z.ZodType>
 
 /** Path parameters whose values are checked (a 422 when they do not fit); any other is a plain string. */
@@ -366,4 +373,35 @@ export const OPERATIONS: Operation[] = [
     {body: ChaosInput},
   ),
   change('delete', '/sim/webhook-endpoints/{id}/chaos', 'endWebhookChaos', 'End delivery chaos', Chaos),
+  // support tracing and faults (docs/api.md, "The request log", "Faults and rate limits")
+  list(
+    '/sim/requests',
+    'listRequests',
+    "The account's requests, newest first: the request log",
+    RequestEntry,
+    RequestFilters,
+  ),
+  get(
+    '/sim/requests/{request_id}',
+    'getRequest',
+    'One logged request by its X-Request-Id: both bodies, the error, what a push moved',
+    RequestEntry,
+  ),
+  change(
+    'post',
+    '/sim/faults',
+    'createFault',
+    'Make the next matching requests fail, slow down or lose their answer',
+    Fault,
+    {
+      body: FaultInput,
+      status: [201],
+    },
+  ),
+  list('/sim/faults', 'listFaults', 'The faults still to strike, newest first', Fault),
+  change('delete', '/sim/faults', 'clearFaults', 'Remove every fault of the account', FaultsCleared),
+  change('delete', '/sim/faults/{id}', 'deleteFault', 'Remove one fault', Deleted),
 ]
+
+/** Whether a fault or the rate limit can answer for this operation: API routes, never the simulator's own. */
+export const faultable = (op: Operation): boolean => op.scope !== null && !op.path.startsWith('/sim/')

@@ -10,6 +10,7 @@ import {SchedulerClock, wallClockIso} from '../webhooks/clock.js'
 import {Dispatcher} from '../webhooks/dispatcher.js'
 import {createApp} from './app.js'
 import {StreamHub} from './internal/event-stream.js'
+import type {AccessLine} from './internal/traffic.js'
 
 /** What shapes the service whatever carries it: a port (`serve`, `startSimulator`) or msw. */
 export interface ServiceOptions {
@@ -35,16 +36,31 @@ export interface ServiceOptions {
   streamLimits?: {perCheck?: number; perAddress?: number}
   /** How long events and idempotency keys are kept (default 30 days and 100,000 events per account; 24 h). */
   retention?: Partial<RetentionPolicy>
+  /** Requests the log keeps per account (`--request-log N`, default 1000); 0 turns it off. */
+  requestLog?: number
+  /** Requests a second per API key (`--rate-limit N`); off when undefined. */
+  rateLimit?: number
+  /** The rate limiter's clock, in ms (default Date.now): tests move their own instead of waiting. */
+  rateLimitClock?: () => number
+  /** Called with each answered API request: the access line of `serve --log`. */
+  accessLog?: (line: AccessLine) => void
 }
 
 export type {SeededAccount}
+export type {AccessLine}
 
 /** The service layer over `store`, for the server at `baseUrl`. */
 function serviceOver(
   store: Store,
   baseUrl: string,
   clock: SchedulerClock,
-  {strictUrls = false, retention}: Pick<ServiceOptions, 'strictUrls' | 'retention'> = {},
+  {
+    strictUrls = false,
+    retention,
+    requestLog,
+    rateLimit,
+    rateLimitClock,
+  }: Pick<ServiceOptions, 'strictUrls' | 'retention' | 'requestLog' | 'rateLimit' | 'rateLimitClock'> = {},
 ): Service {
   return createServiceLayer({
     storage: new MemoryStorage(store),
@@ -53,6 +69,8 @@ function serviceOver(
     clock,
     strictUrls,
     retention: {...DEFAULT_RETENTION, ...retention},
+    requestLogSize: requestLog,
+    rateLimit: rateLimit ? {perSecond: rateLimit, now: rateLimitClock} : undefined,
   })
 }
 
@@ -97,9 +115,22 @@ export async function createService(store: Store, baseUrl: string, options: Serv
     keepAliveMs: options.keepAliveMs,
     limits: options.streamLimits,
   })
-  const app = createApp(service, {baseUrl, clock, dispatcher, pruner, streams, cors: options.cors})
+  // each logged request goes to the account's live streams too, rendered only when one is open
+  const unfollowRequests = service.requests.subscribe((accountId, trace) =>
+    streams.publish(`account:${accountId}`, () => [{event: 'request', data: service.requests.render(trace)}]),
+  )
+  const app = createApp(service, {
+    baseUrl,
+    clock,
+    dispatcher,
+    pruner,
+    streams,
+    cors: options.cors,
+    traffic: {access: options.accessLog},
+  })
   // ends the event streams first: an open one would keep the HTTP server from closing
   const close = async () => {
+    unfollowRequests()
     shutdown.abort()
     await Promise.all([dispatcher.close(), pruner.close()])
   }

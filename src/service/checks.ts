@@ -2,6 +2,7 @@ import {applyPush, type PushOutcome} from '../domain/push.js'
 import type {CheckPush} from '../domain/schemas.js'
 import type {ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
+import type {PushNotes} from './request-log.js'
 
 /** Checks as the restaurant's POS pushes them. */
 export class Checks {
@@ -16,15 +17,25 @@ export class Checks {
    *
    * @example
    * const {result, check} = await service.checks.push('acct_demo', 't12', body)
+   *
+   * `notes`, when the request is logged, learns the check and both its versions (docs/api.md, "The request log").
    */
-  push(accountId: string, externalId: string, body: CheckPush): Promise<PushOutcome> {
+  push(accountId: string, externalId: string, body: CheckPush, notes?: PushNotes): Promise<PushOutcome> {
     const {now, baseUrl} = this.context
     return this.outbox.commit(async (tx) => {
       const existing = await tx.checkByExternalId(accountId, externalId)
+      if (notes && existing) notes.check_id = existing.id
       const locations = await tx.list('locations', accountId)
       const outcome = applyPush({accountId, externalId, body, locations, existing, now: now(), baseUrl})
       if (outcome.check !== existing) tx.put('checks', outcome.check.id, outcome.check)
       await this.outbox.publish(tx, outcome.events)
+      if (notes)
+        Object.assign(notes, {
+          check_id: outcome.check.id,
+          push_result: outcome.result,
+          previous: existing,
+          next: outcome.check,
+        })
       return outcome
     })
   }

@@ -15,6 +15,10 @@ export interface ServiceContext {
   strictUrls: boolean
   /** How long events and idempotency keys are kept (default DEFAULT_RETENTION). */
   retention?: RetentionPolicy
+  /** Requests the log keeps per account (`serve --request-log N`, default 1000); 0 turns it off. */
+  requestLogSize?: number
+  /** Requests a second per API key (`serve --rate-limit N`), and the limiter's clock in ms (tests move their own). */
+  rateLimit?: {perSecond: number; now?: () => number}
 }
 
 /** Told of every delivery a unit of work wrote, once durable: the dispatcher queues what is pending. */

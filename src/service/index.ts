@@ -3,15 +3,20 @@ import {Checks} from './checks.js'
 import type {ServiceContext} from './context.js'
 import {Deliveries} from './deliveries.js'
 import {Endpoints} from './endpoints.js'
+import {Faults} from './faults.js'
 import {GuestActions} from './guest-actions.js'
 import {Outbox} from './outbox.js'
+import {RateLimiter} from './rate-limiter.js'
 import {Records} from './records.js'
 import {Retention} from './retention.js'
+import {RequestLog} from './request-log.js'
 import {Sim} from './sim.js'
+import {REQUEST_LOG_SIZE} from '../domain/request-log.js'
 
 export type {DeliveryQueue, ServiceContext} from './context.js'
 export type {Answer, IdempotentRequest} from './idempotency.js'
 export type {Change, PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from './storage.js'
+export type {PushNotes, RequestTrace} from './request-log.js'
 
 /**
  * The one owner of every change (ARCHITECTURE.md): each method runs a pure
@@ -26,6 +31,10 @@ export type {Change, PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from
  */
 export function createServiceLayer(context: ServiceContext) {
   const outbox = new Outbox(context)
+  // support tracing and faults: in memory, beside the storage (docs/api.md, "The request log")
+  const requests = new RequestLog(context.requestLogSize ?? REQUEST_LOG_SIZE)
+  const faults = new Faults()
+  const {rateLimit} = context
   return {
     context,
     /** The unit of work every change goes through; deliveries it writes reach the dispatcher. */
@@ -36,8 +45,14 @@ export function createServiceLayer(context: ServiceContext) {
     endpoints: new Endpoints(context, outbox),
     deliveries: new Deliveries(context, outbox),
     accounts: new Accounts(context, outbox),
-    sim: new Sim(context, outbox),
+    sim: new Sim(context, outbox, {requests, faults}),
     retention: new Retention(context, outbox, context.retention),
+    /** What each account's requests were: the request log. */
+    requests,
+    /** The faults each account asked for (`POST /v1/sim/faults`). */
+    faults,
+    /** The per-key rate limit of `serve --rate-limit`, when on. */
+    limiter: rateLimit ? new RateLimiter(rateLimit.perSecond, rateLimit.now) : undefined,
   }
 }
 

@@ -1,7 +1,9 @@
 import type {CollectionName} from '../domain/records.js'
 import {CLOCK_SETTING} from '../webhooks/clock.js'
 import type {ServiceContext} from './context.js'
+import type {Faults} from './faults.js'
 import type {Outbox} from './outbox.js'
+import type {RequestLog} from './request-log.js'
 
 /** What a reset clears; keys and locations stay so the caller's configuration keeps working. */
 const RESET: CollectionName[] = ['checks', 'claims', 'payments', 'feedback', 'idempotency_keys', 'events', 'deliveries']
@@ -11,6 +13,8 @@ export class Sim {
   constructor(
     readonly context: ServiceContext,
     readonly outbox: Outbox,
+    /** Kept in memory beside the storage; a reset clears them too. */
+    readonly traffic: {requests: RequestLog; faults: Faults},
   ) {}
 
   /**
@@ -19,12 +23,15 @@ export class Sim {
    * @example
    * const deleted = await service.sim.reset('acct_demo') // {checks: 3, claims: 1, …}
    */
-  reset(accountId: string): Promise<Record<string, number>> {
-    return this.outbox.commit(async (tx) => {
+  async reset(accountId: string): Promise<Record<string, number>> {
+    const deleted = await this.outbox.commit(async (tx) => {
       const deleted: Record<string, number> = {}
       for (const name of RESET) deleted[name] = await tx.deleteAll(name, accountId)
       return deleted
     })
+    this.traffic.requests.clear(accountId)
+    this.traffic.faults.clear(accountId)
+    return deleted
   }
 
   /** How far the scheduler clock was advanced, in ms, as last saved (docs/api.md "Webhooks", the scheduler clock). */

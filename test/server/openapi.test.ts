@@ -320,6 +320,24 @@ describe('real answers match the document', () => {
     await api('DELETE', `/v1/webhook-endpoints/${seeded.id}`)
     await api('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)
 
+    // the request log, and the answers faults give
+    await api('GET', '/v1/sim/requests?status=4xx&method=put')
+    const logged = (await api('GET', '/v1/sim/requests')).body.data[0]
+    await api('GET', `/v1/sim/requests/${logged.id}`)
+    expect((await api('GET', '/v1/sim/requests/req_nope')).status).toBe(404)
+    expect((await api('POST', '/v1/sim/faults', {body: {status: 418}})).status).toBe(422)
+    const always = (await api('POST', '/v1/sim/faults', {body: {status: 503, times: null}})).body
+    await api('GET', '/v1/sim/faults')
+    expect((await api('GET', '/v1/locations')).status).toBe(503)
+    expect((await api('GET', '/v1/checks')).status).toBe(503)
+    await api('DELETE', `/v1/sim/faults/${always.id}`)
+    for (const status of [429, 500, 502, 504]) {
+      await api('POST', '/v1/sim/faults', {body: {status}})
+      expect((await api('PUT', '/v1/checks/external/oa-fault', {body})).status).toBe(status)
+    }
+    await api('POST', '/v1/sim/faults', {body: {status: 500, match: {path: '/v1/nothing'}}})
+    await api('DELETE', '/v1/sim/faults')
+
     const scratch = (await api('POST', '/v1/sim/accounts')).body
     await api('DELETE', `/v1/sim/accounts/${scratch.id}`)
     await api('POST', '/v1/sim/reset')

@@ -28,6 +28,8 @@ export async function authenticate(event: H3Event, records: Records): Promise<vo
       'unauthenticated',
       'Unknown API key. Use a key printed by `tablepay serve` or listed in your --seed file.',
     )
+  // a refusal for scope is still this account's request: the request log keeps it
+  event.context.keyAccountId = record.account_id
   const needed = scopeFor(event.method)
   if (!record.scopes.includes(needed)) {
     throw new ApiError(

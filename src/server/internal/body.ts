@@ -127,6 +127,8 @@ export async function readJson<S extends z.ZodType>(event: H3Event, schema: S): 
     throw new ApiError('unsupported_media_type', `Send the body as JSON with "Content-Type: application/json"${got}.`)
   }
   const text = (await readLimited(event)).toString('utf8')
+  // the request log shows what was sent (docs/api.md, "The request log")
+  event.context.requestText = text
   let value: unknown
   try {
     value = JSON.parse(text)

@@ -46,3 +46,14 @@ export async function sendApiError(event: H3Event, error: ApiError): Promise<voi
   if (error.code === 'unauthenticated') setResponseHeader(event, 'www-authenticate', 'Bearer realm="tablepay"')
   await send(event, JSON.stringify(body))
 }
+
+/**
+ * After a fault reset the connection: nothing to send on a socket. A web
+ * request (the msw handlers) has none, so it gets an empty answer that the
+ * msw handler turns into a network error.
+ */
+export async function sendReset(event: H3Event): Promise<void> {
+  if (event.handled) return
+  setResponseStatus(event, 503)
+  await send(event, '')
+}

@@ -148,6 +148,24 @@ export class StreamHub {
     return closed
   }
 
+  /**
+   * Sends messages that come from outside the storage (the request log) to
+   * the streams of topic `key`, if any is open; `make` runs only then.
+   *
+   * @example
+   * hub.publish(`account:${accountId}`, () => [{event: 'request', data: entry}])
+   */
+  publish(key: string, make: () => StreamMessageOut[]): void {
+    const topic = this.#topics.get(key)
+    if (!topic || topic.clients.size === 0) return
+    const bytes = this.#render(make())
+    for (const res of topic.clients) {
+      if (res.writableEnded) continue
+      if (res.writableLength > MAX_BEHIND_BYTES) res.destroy()
+      else res.write(bytes)
+    }
+  }
+
   #render(messages: StreamMessageOut[]): Buffer {
     this.#renders++
     return format(messages)

@@ -9,6 +9,7 @@ import {readJson, readParam} from '../internal/body.js'
 import {checkAnswer} from '../internal/check-answer.js'
 import {paginate, readListQuery} from '../internal/list.js'
 import {findCheck} from '../internal/owned.js'
+import {notesOf} from '../internal/traffic.js'
 
 /** The filters of `GET /checks`, besides the list query. */
 export const CheckFilters = z.object({status: CheckStatus.optional(), location_id: z.string().optional()})
@@ -22,7 +23,7 @@ export function checkRoutes(router: Router, app: AppContext): void {
     defineEventHandler(async (event) => {
       const externalId = externalIdOf(event)
       const body = await readJson(event, CheckPush)
-      const outcome = await service.checks.push(accountOf(event), externalId, body)
+      const outcome = await service.checks.push(accountOf(event), externalId, body, notesOf(event))
       setResponseStatus(event, outcome.result === 'created' ? 201 : 200)
       setResponseHeader(event, 'x-tablepay-push-result', outcome.result)
       return checkAnswer(event, outcome.check, baseUrl, outcome.resource)

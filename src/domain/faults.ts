@@ -1,0 +1,159 @@
+import {z} from 'zod'
+import {ApiError} from './errors.js'
+import {newId} from './ids.js'
+
+/** The statuses a fault can answer with. */
+export const FAULT_STATUSES = [429, 500, 502, 503, 504] as const
+
+const Pattern = z
+  .string()
+  .min(2)
+  .max(500)
+  .regex(/^\/\S*$/, 'a path pattern that starts with "/", e.g. /v1/checks/external/*')
+
+/** The body of `POST /v1/sim/faults` (docs/api.md, "Faults and rate limits"). */
+export const FaultInput = z
+  .strictObject({
+    match: z
+      .strictObject({
+        method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'get', 'head', 'post', 'put', 'delete']).optional(),
+        path: Pattern.optional(),
+      })
+      .optional(),
+    status: z.union(FAULT_STATUSES.map((s) => z.literal(s))).optional(),
+    retry_after_s: z.int().min(0).max(86_400).optional(),
+    delay_ms: z.int().min(0).max(60_000).optional(),
+    reset: z.boolean().optional(),
+    after: z.boolean().optional(),
+    times: z.int().min(1).nullable().optional(),
+    probability: z.number().min(0).max(1).optional(),
+    seed: z
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional(),
+  })
+  .refine((f) => f.status !== undefined || f.delay_ms !== undefined || f.reset === true, {
+    message: 'a fault needs status, delay_ms or reset: true',
+    path: ['status'],
+  })
+  .refine((f) => !(f.reset && f.status !== undefined), {
+    message: 'reset closes the connection with no answer: give status or reset, not both',
+    path: ['reset'],
+  })
+export type FaultInput = z.infer<typeof FaultInput>
+
+/** A fault as the API shows it. */
+export const Fault = z.object({
+  id: z.string(),
+  object: z.literal('fault'),
+  match: z.object({method: z.string().nullable(), path: z.string().nullable()}),
+  status: z.int().nullable(),
+  retry_after_s: z.int().nullable(),
+  delay_ms: z.int(),
+  reset: z.boolean(),
+  after: z.boolean(),
+  times: z.int().nullable(),
+  remaining: z.int().nullable(),
+  probability: z.number(),
+  seed: z.int().nullable(),
+  created_at: z.string(),
+})
+export type Fault = z.infer<typeof Fault>
+
+/** A fault as the server keeps it (in memory): the resource, its account and where its random draws are. */
+export interface FaultRecord extends Fault {
+  account_id: string
+  /** The state of its seeded generator; undefined draws from Math.random. */
+  random_state?: number
+}
+
+/**
+ * A new fault from its input: `times` 1 unless given (`null`: until
+ * deleted), `retry_after_s` 1 on 429 and 503 unless given.
+ *
+ * @example
+ * createFault({status: 503}, 'acct_demo', now) // {id: 'flt_…', status: 503, retry_after_s: 1, remaining: 1, …}
+ */
+export function createFault(input: FaultInput, accountId: string, now: string): FaultRecord {
+  const status = input.status ?? null
+  const waits = status === 429 || status === 503
+  const times = input.times === undefined ? 1 : input.times
+  return {
+    id: newId('flt'),
+    object: 'fault',
+    match: {method: input.match?.method?.toUpperCase() ?? null, path: input.match?.path ?? null},
+    status,
+    retry_after_s: waits ? (input.retry_after_s ?? 1) : null,
+    delay_ms: input.delay_ms ?? 0,
+    reset: input.reset ?? false,
+    after: input.after ?? false,
+    times,
+    remaining: times,
+    probability: input.probability ?? 1,
+    seed: input.seed ?? null,
+    created_at: now,
+    account_id: accountId,
+    random_state: input.seed,
+  }
+}
+
+export function renderFault({account_id, random_state, ...fault}: FaultRecord): Fault {
+  return fault
+}
+
+/**
+ * Whether `path` fits `pattern`: `*` is one segment, `**` the rest (one
+ * segment or more), anything else must be equal; a trailing slash is ignored.
+ *
+ * @example
+ * pathMatches('/v1/checks/external/*', '/v1/checks/external/t12') // true
+ * pathMatches('/v1/**', '/v1/checks/chk_1/claims') // true
+ */
+export function pathMatches(pattern: string, path: string): boolean {
+  const want = pattern.replace(/\/+$/, '').split('/')
+  const got = path.replace(/\/+$/, '').split('/')
+  for (let i = 0; i < want.length; i++) {
+    if (want[i] === '**') return got.length > i
+    if (i >= got.length) return false
+    if (want[i] !== '*' && want[i] !== got[i]) return false
+    if (want[i] === '*' && got[i] === '') return false
+  }
+  return want.length === got.length
+}
+
+/** Whether the fault is for this request (its account was checked by who holds it). */
+export const faultMatches = (fault: Fault, method: string, path: string): boolean =>
+  (fault.match.method === null ||
+    fault.match.method === method ||
+    (fault.match.method === 'GET' && method === 'HEAD')) &&
+  (fault.match.path === null || pathMatches(fault.match.path, path))
+
+/**
+ * One draw in [0, 1) from a seeded generator (mulberry32), and its next
+ * state: the same seed gives the same sequence on every run.
+ *
+ * @example
+ * const {value, state} = nextRandom(42)
+ */
+export function nextRandom(state: number): {value: number; state: number} {
+  const next = (state + 0x6d2b79f5) >>> 0
+  let t = next
+  t = Math.imul(t ^ (t >>> 15), t | 1)
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+  return {value: ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296, state: next}
+}
+
+/** The error answer of a status fault: `rate_limited` for 429, `simulated_fault` otherwise, at the fault's status. */
+export class FaultError extends ApiError {
+  constructor(readonly fault: Fault) {
+    const status = fault.status ?? 503
+    super(
+      status === 429 ? 'rate_limited' : 'simulated_fault',
+      status === 429
+        ? `Too many requests (simulated by fault ${fault.id}); retry after the Retry-After seconds.`
+        : `Simulated failure ${status} (fault ${fault.id}); DELETE /v1/sim/faults removes it.`,
+    )
+    ;(this as {status: number}).status = status
+  }
+}

@@ -1,0 +1,166 @@
+import {z} from 'zod'
+import {type CheckChanges, checkChanges} from './check-changes.js'
+import type {PushResult} from './push.js'
+import type {CheckRecord} from './records.js'
+
+/** Bodies longer than this (characters of their JSON, or of their text) are cut (docs/api.md, "The request log"). */
+export const BODY_CAP = 64 * 1024
+
+/** Entries each account keeps by default (`serve --request-log N`). */
+export const REQUEST_LOG_SIZE = 1000
+
+const REDACTED = '[redacted]'
+const SECRET_TEXT = /("secret"\s*:\s*)"(?:[^"\\]|\\.)*"?/g
+const SECRET_TOKEN = /whsec_[A-Za-z0-9_-]*/g
+
+/** One request as the server saw it, before its bodies are rendered: what the log keeps. */
+export interface RequestTrace {
+  id: string
+  method: string
+  path: string
+  query: Record<string, string>
+  status: number | null
+  duration_ms: number
+  created_at: string
+  key_hint: string
+  idempotency_key: string | null
+  push_result: PushResult | null
+  error: {code: string; message: string} | null
+  check_id: string | null
+  fault_id: string | null
+  /** The body as sent (text), or already rendered when it was too long to keep whole. */
+  request_body: string | LoggedBody | undefined
+  response_body: string | LoggedBody | undefined
+  /** The check before and after a push that changed it: `changes` is computed from them when read. */
+  previous?: CheckRecord
+  next?: CheckRecord
+}
+
+export interface LoggedBody {
+  body: unknown
+  truncated: boolean
+}
+
+/** An entry of the request log, as `GET /v1/sim/requests` shows it. */
+export const RequestEntry = z.object({
+  id: z.string(),
+  object: z.literal('request'),
+  method: z.string(),
+  path: z.string(),
+  query: z.record(z.string(), z.string()),
+  status: z.int().nullable(),
+  duration_ms: z.number(),
+  created_at: z.string(),
+  key_hint: z.string(),
+  idempotency_key: z.string().nullable(),
+  push_result: z.enum(['created', 'updated', 'unchanged', 'stale']).nullable(),
+  error: z.object({code: z.string(), message: z.string()}).nullable(),
+  check_id: z.string().nullable(),
+  fault_id: z.string().nullable(),
+  request_body: z.unknown(),
+  request_body_truncated: z.boolean(),
+  response_body: z.unknown(),
+  response_body_truncated: z.boolean(),
+  changes: z.looseObject({items: z.looseObject({})}).nullable(),
+})
+export type RequestEntry = Omit<z.infer<typeof RequestEntry>, 'changes'> & {changes: CheckChanges | null}
+
+/** `secret` values (and any `whsec_…` token) replaced, at any depth. */
+export function redactSecrets(value: unknown): unknown {
+  if (typeof value === 'string') return value.includes('whsec_') ? value.replace(SECRET_TOKEN, REDACTED) : value
+  if (Array.isArray(value)) return value.map(redactSecrets)
+  if (value === null || typeof value !== 'object') return value
+  const out: Record<string, unknown> = {}
+  for (const [key, inner] of Object.entries(value)) out[key] = key === 'secret' ? REDACTED : redactSecrets(inner)
+  return out
+}
+
+const redactText = (text: string) => text.replace(SECRET_TEXT, `$1"${REDACTED}"`).replace(SECRET_TOKEN, REDACTED)
+
+/**
+ * A body as the log shows it: the parsed JSON (or the text, when it is not
+ * JSON), secrets redacted, cut to BODY_CAP characters of its JSON (then the
+ * text of its start, with `truncated`).
+ *
+ * @example
+ * logBody('{"secret": "whsec_x"}') // {body: {secret: '[redacted]'}, truncated: false}
+ */
+export function logBody(text: string | undefined): LoggedBody {
+  if (text === undefined || text === '') return {body: null, truncated: false}
+  let value: unknown
+  try {
+    value = redactSecrets(JSON.parse(text))
+  } catch {
+    const plain = redactText(text)
+    return plain.length <= BODY_CAP
+      ? {body: plain, truncated: false}
+      : {body: plain.slice(0, BODY_CAP), truncated: true}
+  }
+  if (text.length <= BODY_CAP) return {body: value, truncated: false}
+  const json = JSON.stringify(value)
+  if (json.length <= BODY_CAP) return {body: value, truncated: false}
+  return {body: json.slice(0, BODY_CAP), truncated: true}
+}
+
+/** What a trace keeps of a body: the text while it is short, else only what the log will show of it (bounded memory). */
+export const keptBody = (text: string | undefined): string | LoggedBody | undefined =>
+  text !== undefined && text.length > BODY_CAP ? logBody(text) : text
+
+const shown = (body: string | LoggedBody | undefined): LoggedBody => (typeof body === 'object' ? body : logBody(body))
+
+/**
+ * The entry of a trace: bodies parsed and redacted, and the `changes` of a
+ * push that updated a check.
+ *
+ * @example
+ * const entry = renderRequest(trace) // {id: 'req_…', object: 'request', status: 201, …}
+ */
+export function renderRequest(trace: RequestTrace): RequestEntry {
+  const {previous, next, request_body, response_body, ...fields} = trace
+  const request = shown(request_body)
+  const response = shown(response_body)
+  return {
+    ...fields,
+    object: 'request',
+    request_body: request.body,
+    request_body_truncated: request.truncated,
+    response_body: response.body,
+    response_body_truncated: response.truncated,
+    changes: previous && next && trace.push_result === 'updated' ? checkChanges(previous, next) : null,
+  }
+}
+
+/** `tp_test_demo_write` → `tp_test_…rite`: enough to tell keys apart, never enough to use one. */
+export const keyHint = (key: string): string => `tp_test_…${key.slice(-4)}`
+
+const STATUS_FILTER = /^[1-5]([0-9]{2}|xx)$/i
+
+/** The filters of `GET /v1/sim/requests` and `tablepay logs`, besides the list query. */
+export const RequestFilters = z.object({
+  status: z.string().regex(STATUS_FILTER, 'a status (422) or a class (4xx)').optional(),
+  method: z.string().min(1).max(10).optional(),
+  path: z.string().min(1).max(2000).optional(),
+  check_id: z.string().min(1).optional(),
+  error_code: z.string().min(1).optional(),
+})
+export type RequestFilters = z.infer<typeof RequestFilters>
+
+/**
+ * Whether a trace passes the filters: `status` exact or by class (`4xx`),
+ * `method` in any case, `path` a prefix.
+ *
+ * @example
+ * requestMatches(trace, {status: '4xx', path: '/v1/checks'})
+ */
+export function requestMatches(trace: RequestTrace, filters: RequestFilters): boolean {
+  const {status, method, path, check_id, error_code} = filters
+  if (status !== undefined) {
+    const got = trace.status === null ? '' : String(trace.status)
+    if (status.toLowerCase().endsWith('xx') ? got[0] !== status[0] : got !== status) return false
+  }
+  if (method !== undefined && trace.method !== method.toUpperCase()) return false
+  if (path !== undefined && !trace.path.startsWith(path)) return false
+  if (check_id !== undefined && trace.check_id !== check_id) return false
+  if (error_code !== undefined && trace.error?.code !== error_code) return false
+  return true
+}

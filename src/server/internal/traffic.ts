@@ -1,0 +1,251 @@
+import {performance} from 'node:perf_hooks'
+import {setTimeout as sleep} from 'node:timers/promises'
+import {getQuery, type H3Event, setResponseHeader} from 'h3'
+import {ApiError} from '../../domain/errors.js'
+import {type Fault, FaultError} from '../../domain/faults.js'
+import {keptBody, keyHint} from '../../domain/request-log.js'
+import type {PushNotes, RequestTrace, Service} from '../../service/index.js'
+import {requestHeader} from './headers.js'
+
+/** One answered API request, for the access line of `serve` (`--log`). */
+export interface AccessLine {
+  created_at: string
+  method: string
+  path: string
+  /** null: a fault reset the connection, nothing was answered. */
+  status: number | null
+  push_result: string | null
+  error_code: string | null
+  duration_ms: number
+  request_id: string
+  fault_id: string | null
+}
+
+// API routes the log leaves out: public ones, the live stream, and the log's own reads
+const UNLOGGED = /^\/v1\/(health|openapi\.json|sim\/stream|sim\/requests(\/.*)?)\/?$/
+const CHECK_IN_PATH = /^\/v1\/(?:sim\/)?checks\/(chk_[A-Za-z0-9]+)/
+const CHECK_ANSWER = /^\{"id":"(chk_[A-Za-z0-9]+)"/
+
+/** Thrown to end a request whose connection a fault destroyed: nothing is answered. */
+class ConnectionReset extends Error {}
+
+interface Passage {
+  started: number
+  path: string
+  accountId?: string
+  key?: string
+  /** What the push learns, when the request is logged (the route hands it to the service). */
+  notes?: PushNotes
+  fault?: Fault
+  /** The fault has done its part (delay, reset or answer): it strikes once. */
+  struck?: boolean
+}
+
+const passageOf = (event: H3Event): Passage => event.context.passage as Passage
+
+/** What a logged push notes for the request log; undefined when the request is not logged. */
+export const notesOf = (event: H3Event): PushNotes | undefined => passageOf(event)?.notes
+
+export interface TrafficOptions {
+  /** Called once per answered API request: the access line. */
+  access?: (line: AccessLine) => void
+}
+
+/**
+ * What happens to every API request around its route (docs/api.md, "The
+ * request log" and "Faults and rate limits"): the rate limit and a fault
+ * before it runs, a fault after it is durable, and its entry in the request
+ * log once answered. The app's hooks call it; no route handler knows of it.
+ *
+ * @example
+ * onRequest: (event) => { traffic.start(event); authenticate(event, records); return traffic.admit(event) }
+ */
+export class Traffic {
+  constructor(
+    private readonly service: Service,
+    private readonly options: TrafficOptions = {},
+  ) {}
+
+  /** First thing of every request: when it started, and the path it is for. */
+  start(event: H3Event, path: string): void {
+    event.context.passage = {started: performance.now(), path} satisfies Passage
+  }
+
+  /** After auth: the key's rate limit, then a fault that strikes before the request runs. */
+  admit(event: H3Event): Promise<void> | void {
+    const passage = passageOf(event)
+    const {service} = this
+    passage.accountId = event.context.accountId as string
+    if (service.requests.enabled && !UNLOGGED.test(passage.path)) passage.notes = {check_id: null, push_result: null}
+    // the simulator's own controls stay reachable whatever is asked of the API
+    if (passage.path.startsWith('/v1/sim/')) return
+    if (service.limiter) this.#limit(event, service.limiter)
+    const fault = service.faults.take(passage.accountId, event.method, passage.path)
+    if (!fault) return
+    passage.fault = fault
+    setResponseHeader(event, 'x-tablepay-fault', fault.id)
+    if (!fault.after) return this.#strike(event, passage, fault)
+  }
+
+  /** A success answer, once durable: a fault `after` replaces it, else it is logged. */
+  answered(event: H3Event, response: {body?: unknown}): Promise<void> | void {
+    const passage = passageOf(event)
+    if (!passage) return
+    const {fault} = passage
+    if (fault && !passage.struck)
+      return this.#strike(event, passage, fault).then(() => this.#logSuccess(event, response))
+    this.#logSuccess(event, response)
+  }
+
+  /**
+   * An error answer about to be sent: a fault `after` replaces it, a reset
+   * sends nothing (null). What it resolves with is what is sent, and logged.
+   */
+  async failed(event: H3Event, error: ApiError, cause: unknown): Promise<ApiError | null> {
+    const passage = passageOf(event)
+    if (!passage) return error
+    let answer = error
+    if (!(cause instanceof ConnectionReset) && passage.fault && !passage.struck) {
+      try {
+        await this.#strike(event, passage, passage.fault)
+      } catch (thrown) {
+        if (!(thrown instanceof ConnectionReset)) answer = thrown as ApiError
+      }
+    }
+    if (passage.struck && passage.fault?.reset) {
+      this.#log(event, passage, null, undefined, null)
+      return null
+    }
+    this.#log(event, passage, answer.status, errorText(event, answer), answer)
+    return answer
+  }
+
+  #limit(event: H3Event, limiter: NonNullable<Service['limiter']>): void {
+    const key = /^Bearer\s+(\S+)/i.exec(requestHeader(event, 'authorization') ?? '')?.[1] ?? ''
+    const taken = limiter.take(key)
+    setResponseHeader(event, 'x-ratelimit-limit', String(limiter.perSecond))
+    setResponseHeader(event, 'x-ratelimit-remaining', String(taken.remaining))
+    if (taken.allowed) return
+    event.node.res.setHeader('retry-after', String(taken.retryAfterS))
+    throw new ApiError(
+      'rate_limited',
+      `Too many requests with this API key: at most ${limiter.perSecond} a second (serve --rate-limit). Retry after the Retry-After seconds.`,
+    )
+  }
+
+  /** The fault's part: its delay, then the reset or its error answer (a delay alone lets the request go on). */
+  async #strike(event: H3Event, passage: Passage, fault: Fault): Promise<void> {
+    passage.struck = true
+    setResponseHeader(event, 'x-tablepay-fault', fault.id)
+    if (fault.delay_ms > 0) {
+      const from = performance.now()
+      await sleep(fault.delay_ms)
+      setResponseHeader(event, 'server-timing', `fault;dur=${Math.round(performance.now() - from)}`)
+    }
+    if (fault.reset) {
+      resetConnection(event)
+      throw new ConnectionReset()
+    }
+    if (fault.status !== null) {
+      if (fault.retry_after_s !== null) event.node.res.setHeader('retry-after', String(fault.retry_after_s))
+      throw new FaultError(fault)
+    }
+  }
+
+  #logSuccess(event: H3Event, response: {body?: unknown}): void {
+    const passage = passageOf(event)
+    let text: string | undefined
+    let checkId: string | null = null
+    const {body} = response
+    if (typeof body === 'string') {
+      text = body
+      checkId = CHECK_ANSWER.exec(body)?.[1] ?? null
+    } else if (body !== null && typeof body === 'object' && passage.notes) {
+      // serialized here once, and sent as is: h3 would otherwise do it again
+      text = JSON.stringify(body)
+      response.body = text
+      setResponseHeader(event, 'content-type', 'application/json')
+      const resource = body as {object?: string; id?: string; check_id?: string}
+      checkId = resource.object === 'check' ? (resource.id ?? null) : (resource.check_id ?? null)
+    }
+    if (passage.notes && checkId && !passage.notes.check_id) passage.notes.check_id = checkId
+    this.#log(event, passage, event.node.res.statusCode, text, null)
+  }
+
+  #log(event: H3Event, passage: Passage, status: number | null, text: string | undefined, error: ApiError | null) {
+    const {service, options} = this
+    const duration_ms = Math.round((performance.now() - passage.started) * 100) / 100
+    const created_at = service.context.now()
+    const id = event.context.requestId as string
+    const notes = passage.notes
+    const fault_id = passage.struck ? (passage.fault?.id ?? null) : null
+    if (options.access && passage.path.startsWith('/v1/')) {
+      options.access({
+        created_at,
+        method: event.method,
+        path: passage.path,
+        status,
+        push_result: notes?.push_result ?? null,
+        error_code: error?.code ?? null,
+        duration_ms,
+        request_id: id,
+        fault_id,
+      })
+    }
+    const accountId = passage.accountId ?? (event.context.keyAccountId as string | undefined)
+    if (!accountId || !service.requests.enabled || UNLOGGED.test(passage.path)) return
+    const trace: RequestTrace = {
+      id,
+      method: event.method,
+      path: passage.path,
+      query: queryOf(event),
+      status,
+      duration_ms,
+      created_at,
+      key_hint: keyHint(/^Bearer\s+(\S+)/i.exec(requestHeader(event, 'authorization') ?? '')?.[1] ?? ''),
+      idempotency_key: requestHeader(event, 'idempotency-key') ?? null,
+      push_result: notes?.push_result ?? null,
+      error: error ? {code: error.code, message: error.message} : null,
+      check_id: notes?.check_id ?? CHECK_IN_PATH.exec(passage.path)?.[1] ?? null,
+      fault_id,
+      request_body: keptBody(event.context.requestText as string | undefined),
+      response_body: keptBody(text),
+      previous: notes?.previous,
+      next: notes?.next,
+    }
+    service.requests.record(accountId, trace)
+  }
+}
+
+function queryOf(event: H3Event): Record<string, string> {
+  if (!event.path.includes('?')) return {}
+  const query: Record<string, string> = {}
+  for (const [name, value] of Object.entries(getQuery(event)))
+    query[name] = Array.isArray(value) ? value.join(',') : String(value)
+  return query
+}
+
+/** The error body as sent (internal/errors.ts), for the log. */
+const errorText = (event: H3Event, error: ApiError) =>
+  JSON.stringify({
+    error: {
+      code: error.code,
+      message: error.message,
+      request_id: event.context.requestId as string,
+      ...(error.details ? {details: error.details} : {}),
+    },
+  })
+
+/**
+ * Ends the connection with no answer. A web request (the msw handlers) has
+ * no socket: it is marked, and the msw handler answers it with a network error.
+ */
+function resetConnection(event: H3Event): void {
+  const socket = event.node.req.socket as {destroy?: () => void} | undefined
+  if (event.web || !socket?.destroy) {
+    setResponseHeader(event, 'x-tablepay-connection-reset', 'true')
+    return
+  }
+  ;(event as unknown as {_handled: boolean})._handled = true
+  socket.destroy()
+}

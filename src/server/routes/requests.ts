@@ -1,0 +1,33 @@
+import {defineEventHandler, type Router} from 'h3'
+import {ApiError} from '../../domain/errors.js'
+import {RequestFilters} from '../../domain/request-log.js'
+import type {AppContext} from '../context.js'
+import {accountOf} from '../internal/auth.js'
+import {readListQuery} from '../internal/list.js'
+
+/** The request log: what the account's requests were and how they were answered (docs/api.md, "The request log"). */
+export function requestRoutes(router: Router, {service}: AppContext): void {
+  router.get(
+    '/v1/sim/requests',
+    defineEventHandler((event) => {
+      const query = readListQuery(event, RequestFilters)
+      const {limit, starting_after, ...filters} = query
+      return service.requests.list(accountOf(event), filters, {limit, starting_after})
+    }),
+  )
+
+  router.get(
+    '/v1/sim/requests/:request_id',
+    defineEventHandler((event) => {
+      const id = event.context.params?.request_id ?? ''
+      const entry = service.requests.get(accountOf(event), id)
+      if (!entry) {
+        const why = service.requests.enabled
+          ? `the log keeps the last ${service.requests.size} requests of each account, in memory`
+          : 'the request log is off (serve --request-log 0)'
+        throw new ApiError('not_found', `No request ${id} in this account's request log (${why}).`)
+      }
+      return entry
+    }),
+  )
+}

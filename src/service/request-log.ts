@@ -1,0 +1,102 @@
+import {
+  renderRequest,
+  type RequestEntry,
+  type RequestFilters,
+  requestMatches,
+  type RequestTrace,
+} from '../domain/request-log.js'
+
+export type {RequestTrace}
+
+/** What a push notes in the trace of its request: the check it acted on and, when it changed it, both versions. */
+export type PushNotes = Pick<RequestTrace, 'check_id' | 'push_result' | 'previous' | 'next'>
+
+export interface RequestPage {
+  object: 'list'
+  data: RequestEntry[]
+  has_more: boolean
+  next_cursor: string | null
+}
+
+/**
+ * The request log (docs/api.md, "The request log"): the last `size`
+ * requests of each account, in memory only, newest last. Rendering (bodies
+ * parsed and redacted, `changes`) waits until an entry is read, so that
+ * recording costs a push next to nothing.
+ *
+ * @example
+ * const log = new RequestLog(1000)
+ * log.record('acct_demo', trace)
+ * log.list('acct_demo', {status: '4xx'}, {limit: 20}).data
+ */
+export class RequestLog {
+  #byAccount = new Map<string, RequestTrace[]>()
+  #listeners = new Set<(accountId: string, trace: RequestTrace) => void>()
+  #rendered = new WeakMap<RequestTrace, RequestEntry>()
+
+  /** `size` 0 keeps nothing. */
+  constructor(readonly size: number) {}
+
+  get enabled(): boolean {
+    return this.size > 0
+  }
+
+  /** Keeps `trace` as the account's newest entry, dropping the oldest beyond `size`, and tells the listeners. */
+  record(accountId: string, trace: RequestTrace): void {
+    if (!this.enabled) return
+    let entries = this.#byAccount.get(accountId)
+    if (!entries) this.#byAccount.set(accountId, (entries = []))
+    entries.push(trace)
+    // dropped in batches: one splice per `size` requests instead of a shift each
+    if (entries.length >= this.size * 2) entries.splice(0, entries.length - this.size)
+    for (const listener of this.#listeners) listener(accountId, trace)
+  }
+
+  /** The entry as the API shows it, rendered once. */
+  render(trace: RequestTrace): RequestEntry {
+    let entry = this.#rendered.get(trace)
+    if (!entry) this.#rendered.set(trace, (entry = renderRequest(trace)))
+    return entry
+  }
+
+  /** The account's entries newest first, filtered; `starting_after` is the last id of the previous page. */
+  list(accountId: string, filters: RequestFilters, query: {limit: number; starting_after?: string}): RequestPage {
+    const entries = this.#kept(accountId)
+    let i = entries.length - 1
+    if (query.starting_after !== undefined) {
+      while (i >= 0 && entries[i]!.id !== query.starting_after) i--
+      if (i === -1) return {object: 'list', data: [], has_more: false, next_cursor: null}
+      i--
+    }
+    const data: RequestEntry[] = []
+    for (; i >= 0 && data.length < query.limit; i--) {
+      if (requestMatches(entries[i]!, filters)) data.push(this.render(entries[i]!))
+    }
+    let has_more = false
+    for (; i >= 0 && !has_more; i--) has_more = requestMatches(entries[i]!, filters)
+    return {object: 'list', data, has_more, next_cursor: has_more ? data[data.length - 1]!.id : null}
+  }
+
+  /** The account's newest entry with this request id. */
+  get(accountId: string, id: string): RequestEntry | undefined {
+    const entries = this.#kept(accountId)
+    for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.id === id) return this.render(entries[i]!)
+    return undefined
+  }
+
+  /** Forgets the account's entries (`POST /v1/sim/reset`). */
+  clear(accountId: string): void {
+    this.#byAccount.delete(accountId)
+  }
+
+  /** Calls `listener` with each entry as it is recorded: the live streams. */
+  subscribe(listener: (accountId: string, trace: RequestTrace) => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  #kept(accountId: string): RequestTrace[] {
+    const entries = this.#byAccount.get(accountId) ?? []
+    return entries.length > this.size ? entries.slice(entries.length - this.size) : entries
+  }
+}
