@@ -104,10 +104,10 @@ export function createApp(service: Service, options: AppOptions) {
       await records.settled().catch(() => {})
       // a request under way when a journal write failed: its own change may be among the lost
       const thrown = records.failure ? storageUnavailable(records.failure) : toApiError(error)
-      if (thrown.code === 'internal_error') console.error('[tablepay]', event.context.requestId, error.cause ?? error)
       // a fault may replace the answer, or leave none (a reset connection)
       const apiError = await traffic.failed(event, thrown, error.cause ?? error)
       if (!apiError) return sendReset(event)
+      if (apiError.code === 'internal_error') console.error('[tablepay]', event.context.requestId, error.cause ?? error)
       if (apiError.code === 'method_not_allowed') {
         event.node.res.setHeader('allow', routes.allowFor(event.path.split('?')[0]!))
       }

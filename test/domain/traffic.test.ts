@@ -1,0 +1,107 @@
+import {describe, expect, it} from 'vitest'
+import {checkChanges} from '../../src/domain/check-changes.js'
+import {nextRandom, pathMatches} from '../../src/domain/faults.js'
+import {takeToken} from '../../src/domain/rate-limit.js'
+import {BODY_CAP, logBody, redactSecrets} from '../../src/domain/request-log.js'
+import {checkRecord} from '../helpers/checks.js'
+
+describe('checkChanges', () => {
+  const item = (external_id: string, price_cents: number, note: string | null = null) => ({
+    external_id,
+    name: `Item ${external_id}`,
+    quantity: 1,
+    price_cents,
+    note,
+    claimed_quantity: 0,
+  })
+
+  it('says what moved: status, table, totals, items added, removed and changed field by field', () => {
+    const before = {...checkRecord(1), items: [item('a', 100), item('b', 200)]}
+    const after = {
+      ...before,
+      status: 'closed' as const,
+      table: {number: '7'},
+      totals: {subtotal_cents: 5, tax_cents: 0, total_cents: 5},
+      items: [item('a', 150, 'extra'), item('c', 300)],
+    }
+    expect(checkChanges(before, after)).toEqual({
+      status: ['open', 'closed'],
+      table: [{number: '1'}, {number: '7'}],
+      totals: [before.totals, after.totals],
+      items: {
+        added: ['c'],
+        removed: ['b'],
+        changed: [{external_id: 'a', fields: {price_cents: [100, 150], note: [null, 'extra']}}],
+      },
+    })
+  })
+
+  it('is empty for two equal checks', () => {
+    expect(checkChanges(checkRecord(2), checkRecord(2))).toEqual({items: {added: [], removed: [], changed: []}})
+  })
+})
+
+describe('the request log bodies', () => {
+  it('redacts secret values at any depth and whsec_ tokens anywhere', () => {
+    expect(redactSecrets({a: [{secret: 'x'}], note: 'key whsec_abc here'})).toEqual({
+      a: [{secret: '[redacted]'}],
+      note: 'key [redacted] here',
+    })
+    expect(logBody('{"secret": "whsec_1", "broken"').body).toBe('{"secret": "[redacted]", "broken"')
+  })
+
+  it('keeps JSON parsed, text as text, and cuts at 64 KiB with truncated', () => {
+    expect(logBody('{"a":1}')).toEqual({body: {a: 1}, truncated: false})
+    expect(logBody('plain')).toEqual({body: 'plain', truncated: false})
+    expect(logBody(undefined)).toEqual({body: null, truncated: false})
+    const long = JSON.stringify({text: 'x'.repeat(BODY_CAP)})
+    expect(logBody(long)).toEqual({body: long.slice(0, BODY_CAP), truncated: true})
+  })
+})
+
+describe('fault path patterns', () => {
+  it('* is one segment, ** the rest, a trailing slash does not matter', () => {
+    expect(pathMatches('/v1/checks/external/*', '/v1/checks/external/t12')).toBe(true)
+    expect(pathMatches('/v1/checks/external/*', '/v1/checks/external/t12/')).toBe(true)
+    expect(pathMatches('/v1/checks/external/*', '/v1/checks/external')).toBe(false)
+    expect(pathMatches('/v1/checks/*', '/v1/checks/chk_1/claims')).toBe(false)
+    expect(pathMatches('/v1/checks/**', '/v1/checks/chk_1/claims')).toBe(true)
+    expect(pathMatches('/v1/checks/**', '/v1/checks')).toBe(false)
+    expect(pathMatches('/v1/locations', '/v1/locations')).toBe(true)
+  })
+
+  it('draws the same sequence from the same seed', () => {
+    const draw = (seed: number, n: number) => {
+      const out: number[] = []
+      for (let state = seed, i = 0; i < n; i++) {
+        const next = nextRandom(state)
+        out.push(next.value)
+        state = next.state
+      }
+      return out
+    }
+    expect(draw(7, 5)).toEqual(draw(7, 5))
+    expect(draw(7, 5)).not.toEqual(draw(8, 5))
+    for (const value of draw(1, 100)) expect(value >= 0 && value < 1).toBe(true)
+  })
+})
+
+describe('the token bucket', () => {
+  it('starts full, refuses the burst + 1st, and refills with time', () => {
+    let bucket
+    const taken = []
+    for (let i = 0; i < 4; i++) {
+      const take = takeToken(bucket, 3, 0)
+      bucket = take.bucket
+      taken.push([take.allowed, take.remaining, take.retryAfterS])
+    }
+    expect(taken).toEqual([
+      [true, 2, 0],
+      [true, 1, 0],
+      [true, 0, 0],
+      [false, 0, 1],
+    ])
+    expect(takeToken(bucket, 3, 333).allowed).toBe(false)
+    expect(takeToken(bucket, 3, 334).allowed).toBe(true)
+  })
+})

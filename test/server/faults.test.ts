@@ -1,0 +1,267 @@
+import {readdir, readFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {checkWith} from '../helpers/checks.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {OTHER_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
+
+let sim: TestServer
+let receiver: Awaited<ReturnType<typeof startReceiver>>
+beforeAll(async () => {
+  sim = await startTestServer()
+  receiver = await startReceiver()
+})
+afterAll(async () => {
+  await receiver.close()
+  await sim.close()
+})
+beforeEach(async () => {
+  expect((await sim.api('POST', '/v1/sim/reset')).status).toBe(200)
+})
+
+const addFault = async (fault: unknown, key?: string) => {
+  const answer = await sim.api('POST', '/v1/sim/faults', {body: fault, key})
+  expect(answer.status, answer.text).toBe(201)
+  return answer.body
+}
+const push = (externalId: string, body: unknown = checkWith([['a', 1, 500]], {version: 1})) =>
+  sim.api('PUT', `/v1/checks/external/${externalId}`, {body})
+const list = async (path: string) =>
+  (await sim.api('GET', `${path}${path.includes('?') ? '&' : '?'}limit=100`)).body.data
+
+/** Every journal line on disk, in order: what the server has made durable. */
+async function journal(): Promise<string> {
+  const files = (await readdir(sim.dataDir)).filter((f) => f.startsWith('journal.')).sort()
+  const texts = await Promise.all(files.map((f) => readFile(join(sim.dataDir, f), 'utf8')))
+  return texts.join('')
+}
+
+describe('POST /v1/sim/faults', () => {
+  it('answers the fault resource with its defaults', async () => {
+    const fault = await addFault({status: 503, match: {method: 'put', path: '/v1/checks/external/*'}})
+    expect(fault).toEqual({
+      id: expect.stringMatching(/^flt_/),
+      object: 'fault',
+      match: {method: 'PUT', path: '/v1/checks/external/*'},
+      status: 503,
+      retry_after_s: 1,
+      delay_ms: 0,
+      reset: false,
+      after: false,
+      times: 1,
+      remaining: 1,
+      probability: 1,
+      seed: null,
+      created_at: expect.any(String),
+    })
+    expect(await list('/v1/sim/faults')).toEqual([fault])
+  })
+
+  it('refuses a fault that does nothing, an unknown status, and status with reset', async () => {
+    for (const body of [{}, {status: 418}, {status: 503, reset: true}, {delay_ms: 60_001}, {probability: 2}]) {
+      const answer = await sim.api('POST', '/v1/sim/faults', {body})
+      expect(answer.status, JSON.stringify(body)).toBe(422)
+    }
+  })
+
+  it('a status fault answers the error body with Retry-After and X-Tablepay-Fault, and changes nothing', async () => {
+    const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {
+      body: {url: receiver.url, event_types: ['check.created']},
+    })
+    receiver.verifyWith(endpoint.body.secret)
+    const before = await journal()
+    const fault = await addFault({status: 503, retry_after_s: 7})
+    const answer = await push('f1')
+    expect(answer.status).toBe(503)
+    expect(answer.headers.get('retry-after')).toBe('7')
+    expect(answer.headers.get('x-tablepay-fault')).toBe(fault.id)
+    expect(answer.body.error).toMatchObject({code: 'simulated_fault', request_id: answer.headers.get('x-request-id')})
+    expect(await journal()).toBe(before)
+    expect(await list('/v1/checks')).toEqual([])
+    expect(await list('/v1/events')).toEqual([])
+    expect(await list('/v1/deliveries')).toEqual([])
+    const logged = (await sim.api('GET', `/v1/sim/requests/${answer.headers.get('x-request-id')}`)).body
+    expect(logged).toMatchObject({status: 503, fault_id: fault.id, error: {code: 'simulated_fault'}})
+    // used up: the next push goes through
+    expect((await push('f1')).status).toBe(201)
+    await sim.api('DELETE', `/v1/webhook-endpoints/${endpoint.body.id}`)
+  })
+
+  it('429 answers rate_limited with Retry-After; 500, 502 and 504 answer without it', async () => {
+    await addFault({status: 429, retry_after_s: 3})
+    const limited = await push('f2')
+    expect([limited.status, limited.body.error.code, limited.headers.get('retry-after')]).toEqual([
+      429,
+      'rate_limited',
+      '3',
+    ])
+    for (const status of [500, 502, 504]) {
+      await addFault({status})
+      const failed = await push('f2')
+      expect([failed.status, failed.body.error.code, failed.headers.get('retry-after')]).toEqual([
+        status,
+        'simulated_fault',
+        null,
+      ])
+    }
+  })
+
+  it('after: true makes the change durable and delivers its events, then loses the answer; the retry is unchanged', async () => {
+    const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {
+      body: {url: receiver.url, event_types: ['check.created']},
+    })
+    receiver.verifyWith(endpoint.body.secret)
+    const delivered = receiver.received.length
+    const fault = await addFault({status: 503, after: true, match: {path: '/v1/checks/external/*'}})
+    const body = checkWith([['a', 1, 500]], {version: 1})
+    const before = await journal()
+    const lost = await push('f3', body)
+    expect(lost.status).toBe(503)
+    expect(lost.headers.get('x-tablepay-fault')).toBe(fault.id)
+    expect((await journal()).length).toBeGreaterThan(before.length)
+    await receiver.waitFor(delivered + 1)
+    expect(JSON.parse(receiver.received[delivered]!.body)).toMatchObject({type: 'check.created'})
+
+    const retried = await push('f3', body)
+    expect([retried.status, retried.headers.get('x-tablepay-push-result')]).toEqual([200, 'unchanged'])
+    const created = (await list('/v1/events')).filter((e: {type: string}) => e.type === 'check.created')
+    expect(created).toHaveLength(1)
+    const logged = (await sim.api('GET', `/v1/sim/requests/${lost.headers.get('x-request-id')}`)).body
+    expect(logged).toMatchObject({status: 503, push_result: 'created', check_id: retried.body.id, fault_id: fault.id})
+
+    // on disk: a restart still has the check
+    await sim.stop()
+    await sim.restart()
+    expect((await sim.api('GET', '/v1/checks/external/f3')).status).toBe(200)
+    await sim.api('DELETE', `/v1/webhook-endpoints/${endpoint.body.id}`)
+  })
+
+  it('times: 3 faults exactly three requests; times: null until deleted', async () => {
+    await addFault({status: 500, times: 3})
+    const statuses = []
+    for (let i = 0; i < 5; i++) statuses.push((await sim.api('GET', '/v1/locations')).status)
+    expect(statuses).toEqual([500, 500, 500, 200, 200])
+    expect(await list('/v1/sim/faults')).toEqual([])
+
+    const forever = await addFault({status: 502, times: null})
+    expect(forever).toMatchObject({times: null, remaining: null})
+    for (let i = 0; i < 4; i++) expect((await sim.api('GET', '/v1/locations')).status).toBe(502)
+    expect((await sim.api('DELETE', `/v1/sim/faults/${forever.id}`)).status).toBe(200)
+    expect((await sim.api('GET', '/v1/locations')).status).toBe(200)
+    expect((await sim.api('DELETE', `/v1/sim/faults/${forever.id}`)).status).toBe(404)
+  })
+
+  it('probability with a seed faults the same requests on every run', async () => {
+    const run = async () => {
+      await sim.api('DELETE', '/v1/sim/faults')
+      await addFault({status: 503, probability: 0.5, seed: 42, times: null})
+      const hits = []
+      for (let i = 0; i < 20; i++) hits.push((await sim.api('GET', '/v1/locations')).status === 503)
+      return hits
+    }
+    const first = await run()
+    expect(first.filter(Boolean).length).toBeGreaterThan(2)
+    expect(first.filter(Boolean).length).toBeLessThan(18)
+    expect(await run()).toEqual(first)
+  })
+
+  it('reset: true closes the connection with no answer, and the request changed nothing', async () => {
+    await addFault({reset: true})
+    await expect(
+      fetch(`${sim.url}/v1/locations`, {headers: {authorization: 'Bearer tp_test_demo_write'}}),
+    ).rejects.toThrow()
+    const logged = (await sim.api('GET', '/v1/sim/requests?path=/v1/locations')).body.data[0]
+    expect(logged).toMatchObject({status: null, fault_id: expect.stringMatching(/^flt_/)})
+    expect((await sim.api('GET', '/v1/locations')).status).toBe(200)
+  })
+
+  it('delay_ms holds the answer that long, as the answer’s Server-Timing says', async () => {
+    const fault = await addFault({delay_ms: 300})
+    const started = performance.now()
+    const slow = await sim.api('GET', '/v1/locations')
+    const took = performance.now() - started
+    expect(slow.status).toBe(200)
+    expect(slow.headers.get('x-tablepay-fault')).toBe(fault.id)
+    const held = Number(/fault;dur=(\d+)/.exec(slow.headers.get('server-timing') ?? '')?.[1])
+    expect(held).toBeGreaterThanOrEqual(299)
+    expect(took).toBeGreaterThanOrEqual(held - 1)
+
+    await addFault({delay_ms: 200, status: 504})
+    const slowFailure = await sim.api('GET', '/v1/locations')
+    expect(slowFailure.status).toBe(504)
+    expect(Number(/fault;dur=(\d+)/.exec(slowFailure.headers.get('server-timing') ?? '')?.[1])).toBeGreaterThanOrEqual(
+      199,
+    )
+  })
+
+  it('matches by method and path pattern: * one segment, ** the rest', async () => {
+    await addFault({status: 500, match: {method: 'GET', path: '/v1/checks/*'}, times: null})
+    expect((await push('f4')).status).toBe(201)
+    expect((await sim.api('GET', '/v1/checks/external/f4')).status).toBe(200)
+    expect((await sim.api('GET', '/v1/checks/chk_nope')).status).toBe(500)
+    expect((await sim.api('GET', '/v1/checks')).status).toBe(200)
+    await sim.api('DELETE', '/v1/sim/faults')
+    await addFault({status: 500, match: {path: '/v1/checks/**'}, times: null})
+    expect((await sim.api('GET', '/v1/checks/external/f4')).status).toBe(500)
+    expect((await sim.api('GET', '/v1/checks')).status).toBe(200)
+  })
+
+  it('never touches /v1/sim/… or another account; the oldest matching fault wins', async () => {
+    const first = await addFault({status: 502, times: null})
+    await addFault({status: 504, times: null})
+    for (const path of ['/v1/sim/clock', '/v1/sim/faults', '/v1/sim/requests']) {
+      expect((await sim.api('GET', path)).status, path).toBe(200)
+    }
+    expect((await sim.api('GET', '/v1/locations', {key: OTHER_KEY})).status).toBe(200)
+    expect((await sim.api('GET', '/v1/health', {key: null})).status).toBe(200)
+    const mine = await sim.api('GET', '/v1/locations')
+    expect([mine.status, mine.headers.get('x-tablepay-fault')]).toEqual([502, first.id])
+  })
+
+  it('faults are per account, and a reset clears them', async () => {
+    const theirs = await addFault({status: 500, times: null}, OTHER_KEY)
+    expect(await list('/v1/sim/faults')).toEqual([])
+    expect((await sim.api('DELETE', `/v1/sim/faults/${theirs.id}`)).status).toBe(404)
+    await addFault({status: 500, times: null})
+    expect((await sim.api('POST', '/v1/sim/reset')).status).toBe(200)
+    expect(await list('/v1/sim/faults')).toEqual([])
+    expect((await sim.api('GET', '/v1/locations')).status).toBe(200)
+    expect((await sim.api('DELETE', '/v1/sim/faults', {key: OTHER_KEY})).body).toEqual({
+      object: 'fault_clear',
+      deleted: 1,
+    })
+  })
+})
+
+describe('serve --rate-limit', () => {
+  let limited: TestServer
+  let now = 1_000_000
+  beforeAll(async () => {
+    limited = await startTestServer({memory: true, serve: {rateLimit: 5, rateLimitClock: () => now}})
+  })
+  afterAll(() => limited.close())
+  afterEach(() => {
+    now += 60_000
+  })
+
+  it('the 6th request in a second is 429 with Retry-After; after the wait one succeeds', async () => {
+    const answers = []
+    for (let i = 0; i < 6; i++) answers.push(await limited.api('GET', '/v1/locations'))
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 429])
+    expect(answers.map((a) => a.headers.get('x-ratelimit-remaining'))).toEqual(['4', '3', '2', '1', '0', '0'])
+    expect(answers[0]!.headers.get('x-ratelimit-limit')).toBe('5')
+    const refused = answers[5]!
+    expect(refused.body.error.code).toBe('rate_limited')
+    expect(refused.headers.get('retry-after')).toBe('1')
+    now += 1000 * Number(refused.headers.get('retry-after'))
+    expect((await limited.api('GET', '/v1/locations')).status).toBe(200)
+  })
+
+  it('counts per API key, and never limits /v1/sim/… or /v1/health', async () => {
+    for (let i = 0; i < 5; i++) await limited.api('GET', '/v1/locations')
+    expect((await limited.api('GET', '/v1/locations')).status).toBe(429)
+    expect((await limited.api('GET', '/v1/locations', {key: OTHER_KEY})).status).toBe(200)
+    expect((await limited.api('GET', '/v1/sim/clock')).status).toBe(200)
+    expect((await limited.api('GET', '/v1/health', {key: null})).status).toBe(200)
+  })
+})
