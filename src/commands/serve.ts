@@ -4,6 +4,8 @@ import {DISABLE_AFTER} from '../domain/deliveries.js'
 import {DEFAULT_RETENTION} from '../domain/retention.js'
 import {duration, durationList, positive} from '../cli/flags/duration.js'
 import {readyJson, renderBanner} from '../cli/views/serve-banner.js'
+import {renderRequestLine} from '../cli/views/request.js'
+import {REQUEST_LOG_SIZE} from '../domain/request-log.js'
 import {untilSignalled} from '../cli/shutdown.js'
 import {Command} from '../cli/command.js'
 import {startServer} from '../server/start.js'
@@ -37,6 +39,10 @@ Clients find the URL and a write key on their own: in the same directory, and th
     {
       description: 'Keep data somewhere else, surviving power loss too',
       command: '<%= config.bin %> <%= command.id %> --data /tmp/tablepay --fsync',
+    },
+    {
+      description: 'Print one line per request, and refuse more than 5 requests a second per key',
+      command: '<%= config.bin %> <%= command.id %> --log --rate-limit 5',
     },
     {
       description: 'Demo the retry schedule in seconds instead of hours',
@@ -85,6 +91,22 @@ Clients find the URL and a write key on their own: in the same directory, and th
       helpValue: 'ORIGINS',
       parse: async (text) => text.split(',').map((o) => corsOrigin(o.trim())),
     })(),
+    log: Flags.boolean({
+      summary: 'Print one access line per API request (JSON lines with --json). Default: on when stdout is a terminal.',
+      allowNo: true,
+      helpGroup: 'TRACING',
+    }),
+    'request-log': Flags.integer({
+      summary: 'Requests the request log keeps per account (GET /v1/sim/requests, `tablepay logs`); 0 turns it off.',
+      default: REQUEST_LOG_SIZE,
+      min: 0,
+      helpGroup: 'TRACING',
+    }),
+    'rate-limit': Flags.integer({
+      summary: 'Allow N requests a second per API key (burst N); more answer 429 with Retry-After. Off by default.',
+      min: 1,
+      helpGroup: 'TRACING',
+    }),
     'strict-urls': Flags.boolean({
       summary: 'Refuse plain-http endpoint URLs, even on this machine (SPEC: https only).',
       helpGroup: 'WEBHOOKS',
@@ -103,6 +125,7 @@ Clients find the URL and a write key on their own: in the same directory, and th
 
   public async run(): Promise<void> {
     const {flags} = await this.parse(Serve)
+    const logLines = flags.log ?? Boolean(process.stdout.isTTY)
     const server = await startServer({
       port: flags.port,
       host: flags.host,
@@ -121,6 +144,11 @@ Clients find the URL and a write key on their own: in the same directory, and th
       },
       register: true,
       cors: flags.cors,
+      requestLog: flags['request-log'],
+      rateLimit: flags['rate-limit'],
+      accessLog: logLines
+        ? (line) => this.emit({object: 'request', id: line.request_id, ...line}, renderRequestLine(line))
+        : undefined,
     }).catch((error: Error) => this.error(error.message, {exit: 1, code: 'server_start_failed'}))
     // listen for signals before announcing readiness: a supervisor may stop us the moment it reads the ready line
     const signalled = untilSignalled()

@@ -1,0 +1,98 @@
+import type {RequestEntry} from '../../client/client.js'
+import {formatTime} from './format.js'
+import {style} from './style.js'
+
+/** What one request line shows: the access line of `serve` and each line of `logs tail` and `logs list`. */
+export interface RequestLineFields {
+  created_at: string
+  method: string
+  path: string
+  status: number | null
+  push_result: string | null
+  error_code: string | null
+  duration_ms: number
+  request_id: string
+  fault_id: string | null
+}
+
+const statusColor = (status: number | null) =>
+  status === null || status >= 500 ? style.red : status >= 400 ? style.yellow : style.green
+
+/**
+ * One request in one line: `10:03:27 PUT /v1/checks/external/t12 201 created 3 ms req_…`,
+ * then the error code or the fault when there is one.
+ *
+ * @example
+ * renderRequestLine(fieldsOf(entry))
+ */
+export function renderRequestLine(line: RequestLineFields): string {
+  const status = line.status === null ? 'reset' : String(line.status)
+  const outcome = line.push_result ?? line.error_code
+  const parts = [
+    style.dim(formatTime(line.created_at)),
+    line.method,
+    line.path,
+    statusColor(line.status)(status),
+    ...(outcome ? [outcome] : []),
+    `${Math.round(line.duration_ms)} ms`,
+    style.dim(line.request_id),
+    ...(line.fault_id ? [style.magenta(`fault ${line.fault_id}`)] : []),
+  ]
+  return parts.join(' ')
+}
+
+/** The line fields of a logged request. */
+export const fieldsOf = (entry: RequestEntry): RequestLineFields => ({
+  created_at: entry.created_at,
+  method: entry.method,
+  path: entry.path,
+  status: entry.status,
+  push_result: entry.push_result,
+  error_code: entry.error?.code ?? null,
+  duration_ms: entry.duration_ms,
+  request_id: entry.id,
+  fault_id: entry.fault_id,
+})
+
+const json = (value: unknown) => JSON.stringify(value, null, 2)
+
+/** `logs get`: the request, the answer and what a push moved, for a person to read. */
+export function renderRequestDetail(entry: RequestEntry): string {
+  const query = new URLSearchParams(entry.query).toString()
+  const lines = [
+    renderRequestLine(fieldsOf(entry)),
+    '',
+    style.bold('Request'),
+    `${entry.method} ${entry.path}${query ? `?${query}` : ''}`,
+    `key ${entry.key_hint}${entry.idempotency_key ? `  Idempotency-Key: ${entry.idempotency_key}` : ''}`,
+    entry.request_body === null ? style.dim('(no body)') : json(entry.request_body),
+    ...(entry.request_body_truncated ? [style.dim('(cut at 64 KiB)')] : []),
+    '',
+    style.bold(`Answer ${entry.status ?? '(none: the connection was reset)'}`),
+    ...(entry.error ? [style.red(`${entry.error.code}: ${entry.error.message}`)] : []),
+    entry.response_body === null ? style.dim('(no body)') : json(entry.response_body),
+    ...(entry.response_body_truncated ? [style.dim('(cut at 64 KiB)')] : []),
+  ]
+  if (entry.check_id) lines.push('', `check ${entry.check_id}${entry.push_result ? ` (${entry.push_result})` : ''}`)
+  if (entry.fault_id) lines.push(style.magenta(`fault ${entry.fault_id} answered this request`))
+  if (entry.changes) lines.push('', style.bold('Changes'), ...renderChanges(entry.changes))
+  return lines.join('\n')
+}
+
+function renderChanges(changes: NonNullable<RequestEntry['changes']>): string[] {
+  const out: string[] = []
+  const {items, ...fields} = changes
+  for (const [name, moved] of Object.entries(fields)) {
+    const [from, to] = moved as [unknown, unknown]
+    out.push(`  ${name}: ${JSON.stringify(from)} → ${JSON.stringify(to)}`)
+  }
+  for (const id of items.added) out.push(style.green(`  + item ${id}`))
+  for (const id of items.removed) out.push(style.red(`  - item ${id}`))
+  for (const {external_id, fields: moved} of items.changed) {
+    const what = Object.entries(moved).map(
+      ([name, [from, to]]) => `${name} ${JSON.stringify(from)} → ${JSON.stringify(to)}`,
+    )
+    out.push(`  ~ item ${external_id}: ${what.join(', ')}`)
+  }
+  return out.length > 0 ? out : ['  (nothing the POS owns moved)']
+}

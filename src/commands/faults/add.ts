@@ -1,0 +1,75 @@
+import {Flags} from '@oclif/core'
+import type {Fault, FaultInput} from '../../client/client.js'
+import {ApiCommand} from '../../cli/api-command.js'
+import {duration} from '../../cli/flags/duration.js'
+import {renderFaultAdded} from '../../cli/views/fault.js'
+import {FAULT_STATUSES} from '../../domain/faults.js'
+
+export default class FaultsAdd extends ApiCommand<typeof FaultsAdd> {
+  static override summary = 'Make the next matching API requests fail, slow down or lose their answer.'
+
+  static override description = `A fault answers a status (429, 500, 502, 503, 504, with Retry-After on 429 and 503), holds the answer (--delay), or closes the connection with no answer (--reset). \
+With --after the request is carried out and saved first and only its answer is replaced: the lost answer a POS must recover from by retrying. \
+It strikes once unless --times or --always say otherwise; the simulator's own routes (/v1/sim/…) are never faulted. README: "Test your POS against failures".`
+
+  static override examples = [
+    {
+      description: 'Lose the answer of the next push (it is saved; the POS must retry)',
+      command: '<%= config.bin %> <%= command.id %> --method PUT --path "/v1/checks/external/*" --status 503 --after',
+    },
+    {description: 'A 20-second answer', command: '<%= config.bin %> <%= command.id %> --delay 20s'},
+    {
+      description: 'Half of all requests answer 502, the same ones on every run',
+      command: '<%= config.bin %> <%= command.id %> --status 502 --always --probability 0.5 --seed 7',
+    },
+  ]
+
+  static override flags = {
+    method: Flags.string({summary: 'Only requests with this method.', options: ['GET', 'POST', 'PUT', 'DELETE']}),
+    path: Flags.string({
+      summary: 'Only paths matching this pattern: * one segment, ** the rest (/v1/checks/external/*).',
+    }),
+    status: Flags.custom<number>({
+      summary: `Answer with this status: ${FAULT_STATUSES.join(', ')}.`,
+      parse: async (text) => {
+        const status = Number(text)
+        if (!(FAULT_STATUSES as readonly number[]).includes(status))
+          throw new Error(`--status: "${text}" is not one of ${FAULT_STATUSES.join(', ')}.`)
+        return status
+      },
+    })(),
+    'retry-after': Flags.integer({summary: 'Retry-After seconds on 429 and 503 (default 1).', min: 0}),
+    delay: duration({summary: 'Hold the answer this long (at most 60s), e.g. 12s or 500ms.'}),
+    reset: Flags.boolean({summary: 'Close the connection with no answer.', exclusive: ['status']}),
+    after: Flags.boolean({summary: 'Carry the request out and save it first; only the answer is replaced.'}),
+    times: Flags.integer({summary: 'Strike this many requests (default 1).', min: 1, exclusive: ['always']}),
+    always: Flags.boolean({summary: 'Strike until removed (`faults clear`).'}),
+    probability: Flags.custom<number>({
+      summary: 'Strike each matching request with this probability (0-1).',
+      parse: async (text) => {
+        const p = Number(text)
+        if (!(p >= 0 && p <= 1)) throw new Error(`--probability: "${text}" is not a number from 0 to 1.`)
+        return p
+      },
+    })(),
+    seed: Flags.integer({summary: 'Seed of the draws: the same seed strikes the same requests on every run.', min: 0}),
+  }
+
+  public async run(): Promise<Fault> {
+    const {method, path, status, delay, reset, after, times, always, probability, seed} = this.flags
+    const input: FaultInput = {
+      ...(method || path ? {match: {method: method as 'GET' | undefined, path}} : {}),
+      status: status as FaultInput['status'],
+      retry_after_s: this.flags['retry-after'],
+      delay_ms: delay === undefined ? undefined : Math.round(delay * 1000),
+      reset: reset || undefined,
+      after: after || undefined,
+      times: always ? null : times,
+      probability,
+      seed,
+    }
+    const fault = await this.client.addFault(input)
+    this.log(renderFaultAdded(fault))
+    return fault
+  }
+}

@@ -1,0 +1,44 @@
+import {Flags} from '@oclif/core'
+import type {List, RequestEntry} from '../../client/client.js'
+import {ApiCommand} from '../../cli/api-command.js'
+import {pageFlags, pageParams} from '../../cli/flags/page.js'
+import {requestFilterFlags, requestFilters} from '../../cli/flags/requests.js'
+import {renderPage} from '../../cli/views/page.js'
+import {fieldsOf, renderRequestLine} from '../../cli/views/request.js'
+
+export default class LogsList extends ApiCommand<typeof LogsList> {
+  static override summary = 'List the API requests of the account, newest first.'
+
+  static override description = `The request log: the last requests the server answered for this account (1,000 unless \`serve --request-log\` says otherwise), \
+kept in memory. \`logs get\` shows one with both bodies and what it changed.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    {
+      description: 'Failed pushes',
+      command: '<%= config.bin %> <%= command.id %> --status 4xx --path /v1/checks/external',
+    },
+    {
+      description: 'Everything about one check',
+      command: '<%= config.bin %> <%= command.id %> --check chk_4f0b6k2m9q1x8s7d3a5z',
+    },
+  ]
+
+  static override flags = {
+    ...pageFlags('requests'),
+    ...requestFilterFlags,
+    check: Flags.string({summary: 'Only requests about this check (chk_…).'}),
+    'error-code': Flags.string({summary: 'Only requests refused with this error code (validation_failed).'}),
+  }
+
+  public async run(): Promise<List<RequestEntry>> {
+    const page = await this.client.listRequests({
+      ...pageParams(this.flags),
+      ...requestFilters(this.flags),
+      check_id: this.flags.check,
+      error_code: this.flags['error-code'],
+    })
+    this.log(renderPage(page, (rows) => rows.map((e) => renderRequestLine(fieldsOf(e))).join('\n'), 'requests'))
+    return page
+  }
+}

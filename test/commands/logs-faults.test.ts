@@ -1,0 +1,139 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {type CliProcess, type CliServer, cliFor, spawnRunning, startCliServer} from '../helpers/cli.js'
+import {checkWith} from '../helpers/checks.js'
+
+let server: CliServer
+beforeAll(async () => {
+  server = await startCliServer(['--memory', '--seed', 'fixtures/seed.json', '--log', '--rate-limit', '1000'])
+})
+afterAll(() => server.stop())
+
+const cli = (args: string[]) => cliFor(server).cli(args)
+const json = (args: string[]) => cliFor(server).json(args)
+const call = (method: string, path: string, body?: unknown) =>
+  fetch(`${server.url.replace(/\/v1$/, '')}${path}`, {
+    method,
+    headers: {authorization: `Bearer ${server.env.TABLEPAY_API_KEY}`, 'content-type': 'application/json'},
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '')
+
+describe('logs tail, and the access line of serve --log', () => {
+  const tails: CliProcess[] = []
+  afterAll(async () => {
+    for (const tail of tails) await tail.stop()
+  })
+
+  it('prints one line per request live; --json one object per line; filters keep what they name', async () => {
+    const all = spawnRunning(['logs', 'tail'], server.env)
+    const refusedPushes = spawnRunning(
+      ['logs', 'tail', '--json', '--status', '4xx', '--method', 'put', '--path', '/v1/checks'],
+      server.env,
+    )
+    tails.push(all, refusedPushes)
+    await Promise.all([all.waitForStderr('Waiting for requests'), refusedPushes.waitForStderr('Waiting for requests')])
+    const before = lines(server.stdout()).length
+
+    expect((await call('PUT', '/v1/checks/external/tail-1', checkWith([['a', 1, 100]]))).status).toBe(201)
+    const refused = await call('PUT', '/v1/checks/external/tail-1', {nope: 1})
+    expect(refused.status).toBe(422)
+    expect((await call('GET', '/v1/locations?limit=5')).status).toBe(200)
+    expect((await call('GET', '/v1/nothing-here')).status).toBe(404)
+
+    await all.waitForOutput('/v1/nothing-here')
+    const printed = lines(all.stdout())
+    expect(printed).toHaveLength(4)
+    expect(printed[0]).toMatch(/^\d\d:\d\d:\d\d PUT \/v1\/checks\/external\/tail-1 201 created \d+ ms req_\w+$/)
+    expect(printed[1]).toMatch(/ PUT \/v1\/checks\/external\/tail-1 422 validation_failed \d+ ms /)
+    expect(printed[2]).toMatch(/ GET \/v1\/locations 200 \d+ ms /)
+    expect(printed[3]).toMatch(/ GET \/v1\/nothing-here 404 not_found /)
+
+    await refusedPushes.waitForOutput('\n')
+    const objects = lines(refusedPushes.stdout()).map((line) => JSON.parse(line))
+    expect(objects).toHaveLength(1)
+    expect(objects[0]).toMatchObject({
+      object: 'request',
+      id: refused.headers.get('x-request-id'),
+      status: 422,
+      request_body: {nope: 1},
+      error: {code: 'validation_failed'},
+    })
+
+    // serve --log --json: the same requests as JSON access lines on its stdout, after the ready line
+    await server.waitForOutput('/v1/nothing-here')
+    const access = lines(server.stdout())
+      .slice(before)
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.path !== '/v1/sim/stream')
+    expect(access.map((a) => [a.method, a.path, a.status, a.push_result, a.error_code])).toEqual([
+      ['PUT', '/v1/checks/external/tail-1', 201, 'created', null],
+      ['PUT', '/v1/checks/external/tail-1', 422, null, 'validation_failed'],
+      ['GET', '/v1/locations', 200, null, null],
+      ['GET', '/v1/nothing-here', 404, null, 'not_found'],
+    ])
+    expect(access[1]).toMatchObject({object: 'request', id: refused.headers.get('x-request-id')})
+  })
+})
+
+describe('logs list and logs get', () => {
+  it('list shows lines newest first with filters; get shows both bodies, the error and what a push moved', async () => {
+    await call('PUT', '/v1/checks/external/get-1', checkWith([['a', 1, 100]], {version: 1}))
+    const moved = await call('PUT', '/v1/checks/external/get-1', checkWith([['a', 2, 100]], {version: 2}))
+    const requestId = moved.headers.get('x-request-id')!
+
+    const listed = await cli(['logs', 'list', '--path', '/v1/checks/external/get-1'])
+    expect(listed.code).toBe(0)
+    expect(lines(listed.stdout).map((l) => / (\d{3}) (\w+)/.exec(l)?.slice(1))).toEqual([
+      ['200', 'updated'],
+      ['201', 'created'],
+    ])
+    const page = await json(['logs', 'list', '--status', '2xx', '--method', 'PUT', '-n', '1'])
+    expect(page.data.map((e: {id: string}) => e.id)).toEqual([requestId])
+
+    const shown = await cli(['logs', 'get', requestId])
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toContain('Request')
+    expect(shown.stdout).toContain('"quantity": 2')
+    expect(shown.stdout).toContain('Changes')
+    expect(shown.stdout).toContain('~ item a: quantity 1 → 2')
+    const entry = await json(['logs', 'get', requestId])
+    expect(entry).toMatchObject({
+      id: requestId,
+      push_result: 'updated',
+      changes: {items: {changed: [{external_id: 'a'}]}},
+    })
+
+    const missing = await cli(['logs', 'get', 'req_nope'])
+    expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('Code: not_found')])
+  })
+})
+
+describe('faults add, list and clear', () => {
+  it('adds a fault the next push meets, lists it, and clears it', async () => {
+    const added = await json(['faults', 'add', '--method', 'PUT', '--path', '/v1/checks/external/*', '--status', '503'])
+    expect(added).toMatchObject({match: {method: 'PUT', path: '/v1/checks/external/*'}, status: 503, times: 1})
+    const always = await cli(['faults', 'add', '--delay', '250ms', '--always', '--path', '/v1/events'])
+    expect(always.stdout).toMatch(/^Added flt_\w+: any \/v1\/events → hold 250 ms \(always\)\./)
+    const listed = await cli(['faults', 'list'])
+    expect(lines(listed.stdout)).toHaveLength(3)
+    expect(listed.stdout).toContain('503 (Retry-After 1s)')
+
+    const failed = await call('PUT', '/v1/checks/external/fault-1', checkWith([['a', 1, 100]]))
+    expect([failed.status, failed.headers.get('x-tablepay-fault')]).toEqual([503, added.id])
+    expect((await json(['faults', 'list'])).data).toHaveLength(1)
+
+    expect((await cli(['faults', 'clear'])).stdout).toBe('Removed 1 fault.\n')
+    expect((await json(['faults', 'list'])).data).toEqual([])
+    const gone = await cli(['faults', 'clear', added.id])
+    expect(gone.code).toBe(1)
+  })
+
+  it('refuses what the API would refuse, before sending it', async () => {
+    expect((await cli(['faults', 'add', '--status', '418'])).code).toBe(2)
+    expect((await cli(['faults', 'add', '--status', '503', '--reset'])).code).toBe(2)
+    expect((await cli(['faults', 'add', '--probability', '3', '--status', '500'])).code).toBe(2)
+    const nothing = await cli(['faults', 'add'])
+    expect(nothing.code).toBe(1)
+    expect(nothing.stderr).toContain('a fault needs status, delay_ms or reset')
+  })
+})
