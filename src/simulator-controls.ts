@@ -1,7 +1,17 @@
-import {type ClientOptions, type Clock, TablepayClient} from './client/client.js'
+import {
+  type ClientOptions,
+  type Clock,
+  type Fault,
+  type FaultInput,
+  type ListParams,
+  type RequestEntry,
+  type RequestFilters,
+  TablepayClient,
+} from './client/client.js'
 import type {SeededAccount} from './domain/seeded-account.js'
 
 export type {SeededAccount}
+export type {Fault, FaultInput, RequestEntry, RequestFilters}
 
 /** What a test needs of a running simulator, wherever it runs (a port, or msw). */
 export interface SimulatorControls {
@@ -21,6 +31,19 @@ export interface SimulatorControls {
   }
   /** Deletes the first account's checks, claims, payments, feedback, events and deliveries; keys, locations and endpoints stay. */
   reset(): Promise<void>
+  /**
+   * The first account's requests, newest first, as the request log keeps
+   * them (bodies, errors, what a push moved): assert what the code under
+   * test sent. Filters as `GET /v1/sim/requests` takes them.
+   */
+  requests(filters?: RequestFilters & ListParams): Promise<RequestEntry[]>
+  faults: {
+    /** Makes the next matching requests of the first account fail, slow down or lose their answer. */
+    add(fault: FaultInput): Promise<Fault>
+    list(): Promise<Fault[]>
+    /** Removes one fault, or all of them. */
+    clear(id?: string): Promise<void>
+  }
 }
 
 /**
@@ -51,6 +74,14 @@ export function simulatorControls(
     clock: {advance: (seconds) => client.advanceClock(seconds), reset: () => client.resetClock()},
     async reset() {
       await client.reset()
+    },
+    requests: async (filters = {}) => (await client.listRequests({limit: 100, ...filters})).data,
+    faults: {
+      add: (fault) => client.addFault(fault),
+      list: async () => (await client.listFaults({limit: 100})).data,
+      async clear(id) {
+        await client.clearFaults(id)
+      },
     },
   }
 }

@@ -385,8 +385,8 @@ export class TablepayClient {
   }
 
   /** The account's faults still to strike. */
-  async listFaults(): Promise<List<Fault>> {
-    return (await this.request<List<Fault>>('GET', '/sim/faults')).data
+  async listFaults(params: ListParams = {}): Promise<List<Fault>> {
+    return (await this.request<List<Fault>>('GET', '/sim/faults', {query: {...params}})).data
   }
 
   /** Removes one fault, or all of them without `id`. */

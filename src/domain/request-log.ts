@@ -152,7 +152,10 @@ export type RequestFilters = z.infer<typeof RequestFilters>
  * @example
  * requestMatches(trace, {status: '4xx', path: '/v1/checks'})
  */
-export function requestMatches(trace: RequestTrace, filters: RequestFilters): boolean {
+export function requestMatches(
+  trace: Pick<RequestTrace, 'status' | 'method' | 'path' | 'check_id' | 'error'>,
+  filters: RequestFilters,
+): boolean {
   const {status, method, path, check_id, error_code} = filters
   if (status !== undefined) {
     const got = trace.status === null ? '' : String(trace.status)

@@ -107,6 +107,26 @@ describe('tablepay/msw with setupServer and the typed client', () => {
     const after = await tablepay.clock.advance(3600)
     expect(Date.parse(after.now) - Date.parse(before.now)).toBeGreaterThanOrEqual(3600_000)
   })
+
+  test('requests() shows what the code under test sent; faults.add() loses an answer or the connection', async () => {
+    await tablepay.reset()
+    const body = checkWith([['l1', 1, 300]], {location_id: 'loc_main', version: 1})
+    await tablepay.faults.add({status: 503, after: true, match: {path: '/v1/checks/external/*'}})
+    const lost = await client.pushCheck('msw-faults', body).catch((e: unknown) => e)
+    expect(lost).toMatchObject({status: 503, code: 'simulated_fault'})
+    expect((await client.pushCheck('msw-faults', body)).result).toBe('unchanged')
+    const pushes = await tablepay.requests({path: '/v1/checks/external/msw-faults'})
+    expect(pushes.map((r) => [r.status, r.push_result, r.fault_id !== null])).toEqual([
+      [200, 'unchanged', false],
+      [503, 'created', true],
+    ])
+    expect(pushes[1]!.request_body).toEqual(body)
+
+    const reset = await tablepay.faults.add({reset: true})
+    expect((await tablepay.faults.list()).map((f) => f.id)).toEqual([reset.id])
+    await expect(client.listChecks()).rejects.toMatchObject({name: 'TablepayConnectionError'})
+    expect(await tablepay.faults.list()).toEqual([])
+  })
 })
 
 test('the msw entry point loads without oclif', async () => {

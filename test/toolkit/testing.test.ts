@@ -35,6 +35,18 @@ describe('startSimulator', () => {
     expect(refused).toMatchObject({status: 403, code: 'insufficient_scope'})
   })
 
+  test('requests() returns the request log; faults.add() makes the next push fail and clear() removes faults', async () => {
+    await sim.faults.add({status: 429, retry_after_s: 2, match: {method: 'PUT'}})
+    const limited = await client.pushCheck('testing-fault', checkWith([], {location_id: 'loc_main'})).catch((e) => e)
+    expect(limited).toMatchObject({status: 429, code: 'rate_limited'})
+    const [logged] = await sim.requests({method: 'PUT', limit: 1})
+    expect(logged).toMatchObject({path: '/v1/checks/external/testing-fault', status: 429, fault_id: expect.any(String)})
+    await sim.faults.add({status: 500, times: null})
+    await sim.faults.clear()
+    expect(await sim.faults.list()).toEqual([])
+    expect((await client.pushCheck('testing-fault', checkWith([], {location_id: 'loc_main'}))).status).toBe(201)
+  })
+
   test("reset() deletes the account's checks and events", async () => {
     await client.pushCheck('testing-reset', checkWith([['l1', 1, 100]], {location_id: 'loc_main'}))
     await sim.reset()
