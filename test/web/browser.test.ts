@@ -322,4 +322,29 @@ describe('in a real browser', () => {
     expect(new URL(page.url()).hash).toBe('#key=tp_test_wrong_key')
     await page.close()
   })
+
+  it('the dashboard’s Requests panel shows a 422 push, filtered by status class, and opens it to its body and the error', async () => {
+    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
+    await page.goto(`${sim.url}/#key=${READ_KEY}`)
+    await page.getByText('● Live').waitFor()
+    // sent once the page follows the stream: the panel shows it live
+    const refused = await sim.api('PUT', '/v1/checks/external/t422', {body: {table: {number: 'panel-422'}, oops: true}})
+    expect(refused.status).toBe(422)
+    const id = refused.headers.get('x-request-id')!
+    const entry = page.locator(`#requests details[data-request="${id}"]`)
+    await entry.waitFor()
+    await page.getByLabel('Status').selectOption('4xx')
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('#requests .badge')].every((badge) => badge.textContent!.startsWith('4')),
+    )
+    await entry.locator('summary').click()
+    await entry.getByText('"number": "panel-422"').waitFor()
+    await entry
+      .getByText(/validation_failed: Request body failed validation/)
+      .first()
+      .waitFor()
+    expect(await entry.locator('summary').textContent()).toContain('PUT /v1/checks/external/t422')
+    await page.screenshot({path: join(OUTPUT, 'dashboard-requests.png'), fullPage: true})
+    await page.close()
+  })
 })

@@ -232,6 +232,57 @@ async function chaosOf(endpoints) {
   return new Map(all.map((chaos) => [chaos.endpoint_id, chaos]))
 }
 
+// --- the Requests panel (docs/api.md, "The request log")
+
+/** Requests whose details are open: a reload keeps them open. */
+const openRequests = new Set()
+
+function requestPart(title, value) {
+  return [el('p', {class: 'request-part'}, title), el('pre', {}, value === null ? '(none)' : typeof value === 'string' ? value : JSON.stringify(value, null, 2))]
+}
+
+function renderRequest(entry) {
+  const outcome = entry.push_result ?? entry.error?.code ?? ''
+  const status = entry.status === null ? 'reset' : String(entry.status)
+  const details = el(
+    'details',
+    {open: openRequests.has(entry.id), 'data-request': entry.id},
+    el(
+      'summary',
+      {},
+      el('time', {datetime: entry.created_at}, clock(entry.created_at)),
+      ' ',
+      el('strong', {}, `${entry.method} ${entry.path}`),
+      ' ',
+      el('span', {class: 'badge', 'data-class': entry.status === null ? 'none' : String(entry.status)[0]}, status),
+      ' ',
+      outcome,
+      ' ',
+      el('small', {}, `${Math.round(entry.duration_ms)} ms · ${entry.id}${entry.fault_id ? ` · fault ${entry.fault_id}` : ''}`),
+    ),
+    entry.error ? el('p', {class: 'notice', role: 'note'}, `${entry.error.code}: ${entry.error.message}`) : null,
+    requestPart(`Request${entry.request_body_truncated ? ' (cut at 64 KiB)' : ''}`, entry.request_body),
+    requestPart(`Answer ${status}${entry.response_body_truncated ? ' (cut at 64 KiB)' : ''}`, entry.response_body),
+    entry.changes ? requestPart('Changes', entry.changes) : null,
+  )
+  details.addEventListener('toggle', () => (details.open ? openRequests.add(entry.id) : openRequests.delete(entry.id)))
+  return el('li', {}, details)
+}
+
+async function refreshRequests() {
+  const status = $('request-status').value
+  const page = await api(`/sim/requests?limit=50${status ? `&status=${status}` : ''}`)
+  $('requests').replaceChildren(...(page.data.length ? page.data.map(renderRequest) : [el('li', {class: 'hint'}, 'No requests yet.')]))
+}
+
+let requestsTimer = null
+function scheduleRequests() {
+  clearTimeout(requestsTimer)
+  requestsTimer = setTimeout(() => refreshRequests().catch(showError), 200)
+}
+
+$('request-status').addEventListener('change', () => refreshRequests().catch(showError))
+
 async function refresh() {
   const [checks, events, deliveries, endpoints] = await Promise.all([
     api('/checks?limit=100'),
@@ -243,6 +294,7 @@ async function refresh() {
   $('events').replaceChildren(...events.data.map(renderEvent))
   $('deliveries').replaceChildren(...deliveries.data.map(renderDelivery))
   renderEndpoints(endpoints.data, await chaosOf(endpoints.data))
+  await refreshRequests()
   for (const hint of document.querySelectorAll('.write-hint')) {
     hint.textContent = WRITE_HINT
     hint.hidden = writable
@@ -273,6 +325,8 @@ async function follow(signal) {
       const block = buffer.slice(0, end)
       buffer = buffer.slice(end + 2)
       if (/^event: (event|delivery)$/m.test(block)) scheduleRefresh()
+      // only the panel: reloading the rest would log requests of its own, and so on
+      else if (/^event: request$/m.test(block)) scheduleRequests()
     }
   }
 }
