@@ -16,6 +16,7 @@ import {
 import {dispatcherRate, fetchRate, firstAttemptLatencies, sampleEventBody} from './deliveries.js'
 import {CheckSet, load, seed} from './load.js'
 import {quiet, residentMb, ROOT, startHelper, startServe} from './processes.js'
+import {measureRequestLog, REQUEST_LOG_CHECKS} from './request-log.js'
 import {dataServeStartup, emptyServeStartup, verifyStartup} from './startup.js'
 import {median} from './stats.js'
 
@@ -167,6 +168,36 @@ function printTable(figures) {
   console.log([line(header), ...rows.map(line)].join('\n'))
 }
 
+/** The request log's figure: log on against log off, paired by round. */
+async function requestLogFigure(root) {
+  const log = await measureRequestLog(root, {
+    rounds: PUSH_RUNS,
+    seconds: RUN_SECONDS,
+    warmup: WARMUP_SECONDS,
+    progress,
+  })
+  const result = figure(`changing pushes with the request log on, ${REQUEST_LOG_CHECKS} checks`, 'req/s', log.on, {
+    baseline: log.off,
+    ratio: median(log.ratios),
+    at_least: 0.9,
+    note: 'baseline: the same pushes with serve --request-log 0',
+  })
+  return {figure: result, ratios: log.ratios.map((r) => round(r, 2))}
+}
+
+/** `BENCH_ONLY=request-log npm run bench`: that figure alone (about 40 s), printed and not written to results.json. */
+async function only(name) {
+  if (name !== 'request-log') throw new Error(`BENCH_ONLY: no figure "${name}"; the one that runs alone is request-log`)
+  const root = await mkdtemp(join(os.tmpdir(), 'tablepay-bench-'))
+  try {
+    const log = await requestLogFigure(root)
+    printTable([log.figure])
+    progress(`paired ratios: ${log.ratios.join(', ')}`)
+  } finally {
+    await rm(root, {recursive: true, force: true})
+  }
+}
+
 async function main() {
   const started = performance.now()
   const root = await mkdtemp(join(os.tmpdir(), 'tablepay-bench-'))
@@ -211,6 +242,7 @@ async function main() {
     const loadedRss = residentMb(big.pid)
     const fanOut = await measureFanOut(root, small, sets)
     const deliveries = await measureDeliveries(small)
+    const requestLog = await requestLogFigure(root)
 
     const rate = (list) => median(list.map((r) => r.rps))
     // each run against the baseline run of its own round: the machine's speed drifts between rounds, and a ratio of medians would mix them
@@ -264,6 +296,7 @@ async function main() {
         at_least: 0.5,
       }),
       figure('push answered -> first attempt arrives, p50', 'ms', deliveries.latency, {at_most: 50}),
+      requestLog.figure,
       figure('tablepay verify wall time', 'ms', verify.verify, {baseline: verify.bare, at_most: 1.5}),
       figure('serve start -> /v1/health, empty data dir', 'ms', emptyStart, {at_most: 700}),
       figure(`serve start -> /v1/health, ${CHECKS} checks`, 'ms', dataStart, {
@@ -311,6 +344,7 @@ async function main() {
         changing_10000_vs_100: runs.changing.map((r, i) => round(r.rps / runs.few[i].rps, 2)),
         backlog_vs_changing: runs.backlog.map((r, i) => round(r.rps / runs.changing[i].rps, 2)),
         fan_out_vs_none: fanOut.map((r) => round(r.pushes / r.none, 2)),
+        request_log_on_vs_off: requestLog.ratios,
       },
       push_runs: Object.fromEntries(
         Object.entries(runs).map(([name, list]) => [name, list.map((r) => ({rps: round(r.rps), p99_ms: r.p99}))]),
@@ -336,4 +370,4 @@ async function main() {
   }
 }
 
-await main()
+await (process.env.BENCH_ONLY ? only(process.env.BENCH_ONLY) : main())
