@@ -4,7 +4,6 @@ import type {RequestFilters} from '../../client/client.js'
 /** The filters `logs tail` and `logs list` share, as `GET /v1/sim/requests` takes them. */
 export const requestFilterFlags = {
   status: Flags.string({
-    char: 's',
     summary: 'Only answers with this status (422) or class (4xx).',
     parse: async (text) => {
       if (!/^[1-5]([0-9]{2}|xx)$/i.test(text))
@@ -13,11 +12,10 @@ export const requestFilterFlags = {
     },
   }),
   method: Flags.string({
-    char: 'm',
     summary: 'Only requests with this method (PUT).',
     parse: async (t) => t.toUpperCase(),
   }),
-  path: Flags.string({char: 'p', summary: 'Only requests whose path starts with this (/v1/checks).'}),
+  path: Flags.string({summary: 'Only requests whose path starts with this (/v1/checks).'}),
 }
 
 /** The flags' values as the API's filters. */
