@@ -334,9 +334,9 @@ describe('in a real browser', () => {
     const entry = page.locator(`#requests details[data-request="${id}"]`)
     await entry.waitFor()
     await page.getByLabel('Status').selectOption('4xx')
-    await page.waitForFunction(() =>
-      [...document.querySelectorAll('#requests .badge')].every((badge) => badge.textContent!.startsWith('4')),
-    )
+    await expect
+      .poll(async () => (await page.locator('#requests .badge').allTextContents()).every((t) => t.startsWith('4')))
+      .toBe(true)
     await entry.locator('summary').click()
     await entry.getByText('"number": "panel-422"').waitFor()
     await entry
