@@ -164,6 +164,7 @@ function responses(op: Operation) {
     for (const [name, {description, schema}] of Object.entries(op.headers ?? {}))
       headers[name] = {description, schema: inline(schema, 'output')}
     if (op.idempotent) headers['Idempotent-Replayed'] = REPLAYED
+    if (faultable(op)) Object.assign(headers, successFaultHeaders())
     const contentType = op.contentType ?? 'application/json'
     answers[String(status)] = {description: op.summary, headers, content: {[contentType]: {schema: successSchema(op)}}}
   }
@@ -200,6 +201,18 @@ function faultHeaders(codes: ErrorCode[]): Record<string, unknown> {
     'X-Tablepay-Fault': text('The id of the fault (`flt_…`) that gave this answer'),
     'X-RateLimit-Limit': text('Requests a second this API key may make (`serve --rate-limit`)'),
     'X-RateLimit-Remaining': text('Requests left in the current second'),
+  }
+}
+
+/** What a success answer of an API route may carry: the rate limit's counts, and a fault that only delayed it. */
+function successFaultHeaders(): Record<string, unknown> {
+  const {'Retry-After': _, ...headers} = faultHeaders(['simulated_fault']) as Record<string, unknown>
+  return {
+    ...headers,
+    'Server-Timing': {
+      description: 'With a delay fault: `fault;dur=<ms>`, how long the answer was held',
+      schema: {type: 'string'},
+    },
   }
 }
 

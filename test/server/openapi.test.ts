@@ -123,6 +123,18 @@ test('every error code of the API is in the document, with what it means', () =>
   }
 })
 
+test('every API route documents the 429 and 5xx a fault or the rate limit gives, with their headers; /sim routes do not', () => {
+  const push = doc.paths['/checks/external/{external_check_id}']!.put!.responses as Record<string, any>
+  for (const status of ['429', '500', '502', '503', '504']) expect(push[status], status).toBeDefined()
+  expect(Object.keys(push['503'].headers)).toEqual(expect.arrayContaining(['Retry-After', 'X-Tablepay-Fault']))
+  expect(Object.keys(push['201'].headers)).toEqual(
+    expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Tablepay-Fault', 'Server-Timing']),
+  )
+  const simReset = doc.paths['/sim/reset']!.post!.responses as Record<string, any>
+  expect(simReset['502']).toBeUndefined()
+  expect(Object.keys(simReset['200'].headers)).not.toContain('X-RateLimit-Limit')
+})
+
 describe('real answers match the document', () => {
   let server: TestServer
   let receiver: Awaited<ReturnType<typeof startReceiver>>
