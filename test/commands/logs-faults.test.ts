@@ -137,3 +137,30 @@ describe('faults add, list and clear', () => {
     expect(nothing.stderr).toContain('a fault needs status, delay_ms or reset')
   })
 })
+
+describe('serve --request-log 0 --no-log --rate-limit 1', () => {
+  it('logs nothing, prints no access line, and limits each key to 1 request a second', async () => {
+    const quiet = await startCliServer([
+      '--memory',
+      '--seed',
+      'fixtures/seed.json',
+      '--request-log',
+      '0',
+      '--no-log',
+      '--rate-limit',
+      '1',
+    ])
+    try {
+      const headers = {authorization: `Bearer ${quiet.env.TABLEPAY_API_KEY}`}
+      const first = await fetch(`${quiet.url}/locations`, {headers})
+      const second = await fetch(`${quiet.url}/locations`, {headers})
+      expect([first.status, first.headers.get('x-ratelimit-limit')]).toEqual([200, '1'])
+      expect([second.status, second.headers.get('retry-after')]).toEqual([429, '1'])
+      const log = await fetch(`${quiet.url}/sim/requests`, {headers})
+      expect(((await log.json()) as {data: unknown[]}).data).toEqual([])
+      expect(lines(quiet.stdout())).toHaveLength(1)
+    } finally {
+      await quiet.stop()
+    }
+  })
+})
