@@ -214,6 +214,16 @@ export type Event = z.infer<typeof Event>
 export const SCOPES = ['read', 'write'] as const
 export type Scope = (typeof SCOPES)[number]
 
+/** `GET /sim/key`: what the caller's key may do, so a page offers only what it allows. */
+export const KeyInfo = z.object({
+  object: z.literal('api_key'),
+  account_id: z.string(),
+  scopes: z.array(z.enum(SCOPES)),
+  /** `tp_test_…` and the key's last 4 characters, as the request log shows it. */
+  key_hint: z.string(),
+})
+export type KeyInfo = z.infer<typeof KeyInfo>
+
 /** A signing secret chosen by the caller (a seed, `POST /sim/webhook-endpoints`, `listen --secret`). */
 export const WebhookSecret = z
   .string()

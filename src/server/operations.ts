@@ -14,6 +14,7 @@ import {
   ExternalCheckId,
   Feedback,
   FeedbackInput,
+  KeyInfo,
   Location,
   Payment,
   PaymentInput,
@@ -265,6 +266,7 @@ export const OPERATIONS: Operation[] = [
   get('/deliveries/{id}', 'getDelivery', 'A delivery with every attempt', Delivery),
   change('post', '/deliveries/{id}/retry', 'retryDelivery', 'Queue one more attempt now', Delivery),
 
+  get('/sim/key', 'getKey', "The caller's API key: its account and scopes", KeyInfo),
   get('/sim/clock', 'getClock', 'The scheduler clock', Clock),
   change(
     'post',

@@ -300,6 +300,7 @@ describe('real answers match the document', () => {
     const deliveries = (await api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}`)).body
     await api('GET', `/v1/deliveries/${deliveries.data[0].id}`)
     await api('POST', `/v1/deliveries/${deliveries.data[0].id}/retry`)
+    await api('GET', '/v1/sim/key')
     await api('GET', '/v1/sim/clock')
     await api('POST', '/v1/sim/clock/advance', {body: {seconds: 60}})
     await api('POST', '/v1/sim/clock/reset')

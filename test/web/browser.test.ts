@@ -288,6 +288,9 @@ describe('in a real browser', () => {
     const chaos = (await sim.api('GET', `/v1/sim/webhook-endpoints/${endpoint.id}/chaos`, {key})).body
     expect(chaos).toMatchObject({enabled: true, duplicate: 1, seed: 7})
     await page.close()
+    // the page learned its key's scopes by asking, not by trying a write: nothing it sent was refused
+    const refused = (await sim.api('GET', '/v1/sim/requests?status=4xx', {key})).body
+    expect(refused.data).toEqual([])
 
     // the account's read key: the same controls, disabled, saying why
     await sim.api('POST', '/v1/webhook-endpoints', {body: {url: own.url, event_types: ['check.created']}})

@@ -1,5 +1,6 @@
 import type {H3Event} from 'h3'
 import {ApiError} from '../../domain/errors.js'
+import type {ApiKeyRecord} from '../../domain/records.js'
 import type {Scope} from '../../domain/schemas.js'
 import type {Records} from '../../service/records.js'
 import {requestHeader} from './headers.js'
@@ -39,7 +40,11 @@ export async function authenticate(event: H3Event, records: Records): Promise<vo
     )
   }
   event.context.accountId = record.account_id
+  event.context.apiKey = record
 }
+
+/** The caller's API key record; set by `authenticate`. */
+export const apiKeyOf = (event: H3Event): ApiKeyRecord => event.context.apiKey as ApiKeyRecord
 
 /** The account the request acts for; set by `authenticate`. */
 export const accountOf = (event: H3Event): string => event.context.accountId as string
