@@ -41,7 +41,10 @@ const STARTUP_RUNS = 5
 const VERIFY_RUNS = 15
 const FAN_OUT_ROUNDS = 3
 
-const progress = (text) => process.stderr.write(`bench: ${text}\n`)
+const begun = performance.now()
+// the elapsed time on each line shows where a run's minutes go
+const progress = (text) =>
+  process.stderr.write(`bench [${Math.round((performance.now() - begun) / 1000)} s]: ${text}\n`)
 const round = (value, digits = 0) => Number(value.toFixed(digits))
 
 /**
