@@ -20,7 +20,7 @@ const CHECK_TYPES = ['check.created', 'check.updated', 'check.closed', 'check.fu
 export async function buildHungBacklog(serve, hung, set) {
   await hung.send({reset: {target: Infinity, hold: true}}, 'reset')
   await api(serve.url, 'POST', '/webhook-endpoints', {url: `${hung.url}/hooks`, event_types: CHECK_TYPES})
-  await load(serve.origin, () => set.next(true), {amount: BACKLOG})
+  await load(serve.origin, set.changes(), {amount: BACKLOG})
 }
 
 /**
@@ -34,7 +34,7 @@ export async function fanOutRound(serve, receiver, set) {
   for (let i = 0; i < FAN_OUT_ENDPOINTS; i++) {
     await api(serve.url, 'POST', '/webhook-endpoints', {url: `${receiver.url}/hooks`, event_types: CHECK_TYPES})
   }
-  const pushes = await load(serve.origin, () => set.next(true), {amount: FAN_OUT_PUSHES})
+  const pushes = await load(serve.origin, set.changes(), {amount: FAN_OUT_PUSHES})
   await receiver.send({reset: {target: DRAIN_COUNT, hold: false}}, 'reset')
   const reached = receiver.nextMessage('reached')
   const started = performance.now()

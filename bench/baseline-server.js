@@ -1,13 +1,23 @@
-// The push baseline: a bare node:http server that reads the body, parses the
-// same JSON and answers with it, as small a server as can do the job.
+// The baseline: a bare node:http server, as small a server as can do the
+// job. A PUT reads the body, parses the same JSON and answers with it (and
+// keeps that text by path); a GET answers the text kept for its path.
 import {createServer} from 'node:http'
 
+/** @type {Map<string, string>} */
+const stored = new Map()
+
 const server = createServer((req, res) => {
+  if (req.method === 'GET') {
+    const text = stored.get(req.url)
+    res.writeHead(text === undefined ? 404 : 200, {'content-type': 'application/json'}).end(text ?? '{}')
+    return
+  }
   const chunks = []
   req.on('data', (chunk) => chunks.push(chunk))
   req.on('end', () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
-    res.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify(body))
+    const text = JSON.stringify(JSON.parse(Buffer.concat(chunks).toString('utf8')))
+    stored.set(req.url, text)
+    res.writeHead(200, {'content-type': 'application/json'}).end(text)
   })
 })
 

@@ -1,8 +1,13 @@
-// Check pushes under load: the bodies, and autocannon runs that send them.
+// Check requests under load: the bodies, the streams that send them, and the
+// run of a stream with wrk (bench/wrk.js) or, without wrk, autocannon.
+// Method: docs/benchmarks.md "The load".
 import autocannon from 'autocannon'
 import {WRITE_KEY} from './processes.js'
+import {runWrk, wrkAvailable} from './wrk.js'
 
 export const CONNECTIONS = 50
+/** Where tablepay keeps a check by its external id; a peer without that route gets its own base. */
+export const CHECKS_BASE = '/v1/checks/external/'
 
 /** The full state of check `i` at `version`: the quantity of one item changes with each version, totals follow. */
 export function checkBody(i, version) {
@@ -29,11 +34,37 @@ export function checkBody(i, version) {
 }
 
 /**
- * `count` checks `prefix0…`, and what the server holds of each: pushes
- * change them (version + 1 each time), replays re-send the stored body.
+ * What follows `{"version":<v>` in checkBody(i, v), for each of the 40
+ * tables and the 4 quantities (index `(i % 40) * 4 + v % 4`): the whole body
+ * depends on nothing else, so wrk's script builds the same bytes from these.
+ */
+export function bodyTails() {
+  const tails = []
+  for (let table = 0; table < 40; table++) {
+    for (let q = 0; q < 4; q++) {
+      const v = 4 + q
+      const body = checkBody(table, v)
+      const head = `{"version":${v}`
+      if (!body.startsWith(head + ',')) throw new Error('bench: a check body must start with its version')
+      tails.push(body.slice(head.length))
+    }
+  }
+  return tails
+}
+
+/**
+ * @typedef {'change' | 'replay' | 'get'} StreamKind
+ * @typedef {{set: CheckSet, kind: StreamKind, base: string}} Stream
+ */
+
+/**
+ * `count` checks `prefix0…`, and what the server holds of each: a request
+ * stream walks them in turn; a change sends version + 1, a replay re-sends
+ * the version held (the first request for a check creates it at version 1),
+ * a GET reads it.
  */
 export class CheckSet {
-  #next = 0
+  cursor = 0
 
   constructor(prefix, count) {
     this.prefix = prefix
@@ -41,45 +72,98 @@ export class CheckSet {
     this.versions = new Uint32Array(count)
   }
 
-  #path = (i) => `/v1/checks/external/${this.prefix}${i}`
+  /** @param {string} [base] */
+  changes = (base = CHECKS_BASE) => /** @type {Stream} */ ({set: this, kind: 'change', base})
+  /** @param {string} [base] */
+  replays = (base = CHECKS_BASE) => /** @type {Stream} */ ({set: this, kind: 'replay', base})
+  /** @param {string} [base] */
+  gets = (base = CHECKS_BASE) => /** @type {Stream} */ ({set: this, kind: 'get', base})
 
-  /** The next request: each check in turn, changed (`change`) or replayed as stored. */
+  /** The index and version of the next request of a `kind` stream, the set moved past it. */
+  #step(kind) {
+    const i = this.cursor
+    this.cursor = (i + 1) % this.count
+    if (kind !== 'get' && (kind === 'change' || this.versions[i] === 0)) this.versions[i]++
+    return i
+  }
+
+  /**
+   * The next request of `stream`.
+   *
+   * @param {Stream} stream
+   */
+  request({kind, base}) {
+    const i = this.#step(kind)
+    const path = `${base}${this.prefix}${i}`
+    return kind === 'get' ? {method: 'GET', path} : {method: 'PUT', path, body: checkBody(i, this.versions[i])}
+  }
+
+  /** Moves the set past `n` requests of a `kind` stream that another generator (wrk) sent. */
+  advance(kind, n) {
+    for (let k = 0; k < n; k++) this.#step(kind)
+  }
+
+  /** The next changing push, for callers that send it themselves. */
   next(change) {
-    const i = this.#next++ % this.count
-    if (change || this.versions[i] === 0) this.versions[i]++
-    return {method: 'PUT', path: this.#path(i), body: checkBody(i, this.versions[i])}
+    return this.request(change ? this.changes() : this.replays())
   }
 }
 
 /**
- * One autocannon run against `url` whose requests come from `next()`;
- * `outcomes` counts the X-Tablepay-Push-Result of the answers. Any non-2xx answer or socket error fails the bench: a figure made of
- * errors measures nothing.
+ * @typedef {{rps: number, p99: number, requests: number, outcomes: Record<string, number>, loaderCpuMs: number, seconds: number}} LoadResult
+ */
+
+/** The load generator of this bench run: wrk unless it is missing or `BENCH_LOAD=autocannon`. */
+export async function loadGenerator() {
+  if (process.env.BENCH_LOAD === 'autocannon') return 'autocannon'
+  return (await wrkAvailable()) ? 'wrk' : 'autocannon'
+}
+
+/**
+ * One run of `stream` against `url`, `duration` seconds or `amount`
+ * requests, `connections` at a time. Any non-2xx answer or socket error
+ * fails the bench: a figure made of errors measures nothing. `outcomes`
+ * counts the X-Tablepay-Push-Result of the answers ("answered" without one).
  *
  * @param {string} url
- * @param {() => {method: any, path: string, body?: string}} next the next request (autocannon's method type)
- * @param {{duration?: number, amount?: number, connections?: number}} options a run of `duration` seconds, or of `amount` requests
+ * @param {Stream} stream
+ * @param {{duration?: number, amount?: number, connections?: number, timeout?: number}} options
+ * @returns {Promise<LoadResult>}
  */
-export async function load(url, next, {duration, amount, connections = CONNECTIONS}) {
+export async function load(url, stream, options) {
+  return (await loadGenerator()) === 'wrk' ? runWrk(url, stream, options) : autocannonRun(url, stream, options)
+}
+
+/**
+ * @param {string} url
+ * @param {Stream} stream
+ * @param {{duration?: number, amount?: number, connections?: number, timeout?: number}} options
+ * @returns {Promise<LoadResult>}
+ */
+async function autocannonRun(url, stream, {duration, amount, connections = CONNECTIONS, timeout = 10}) {
+  /** @type {Record<string, number>} */
   const outcomes = {}
   const started = performance.now()
+  const cpu = process.cpuUsage()
   let lastAnswer = started
   const result = await autocannon({
     url,
     connections,
+    timeout,
     ...(amount === undefined ? {duration} : {amount}),
     headers: {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json'},
     requests: [
       {
-        setupRequest: (request) => ({...request, ...next()}),
+        setupRequest: (request) => ({...request, .../** @type {any} */ (stream.set.request(stream))}),
         onResponse: (status, body, context, headers) => {
           lastAnswer = performance.now()
-          const outcome = headers['x-tablepay-push-result'] ?? 'answered'
+          const outcome = String(headers['x-tablepay-push-result'] ?? 'answered')
           outcomes[outcome] = (outcomes[outcome] ?? 0) + 1
         },
       },
     ],
   })
+  const used = process.cpuUsage(cpu)
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
     throw new Error(
       `load on ${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`,
@@ -87,10 +171,17 @@ export async function load(url, next, {duration, amount, connections = CONNECTIO
   }
   // a run of `amount` requests is timed to its last answer: autocannon ends it on its 1-second tick (2,000 pushes in 0.3 s took 1.01 s)
   const seconds = amount === undefined ? result.duration || 1 : (lastAnswer - started) / 1000
-  return {rps: result['2xx'] / seconds, p99: result.latency.p99, requests: result['2xx'], outcomes}
+  return {
+    rps: result['2xx'] / seconds,
+    p99: result.latency.p99,
+    requests: result['2xx'],
+    outcomes,
+    loaderCpuMs: (used.user + used.system) / 1000,
+    seconds,
+  }
 }
 
 /** Pushes every check of `set` once (created, concurrently). */
-export function seed(url, set) {
-  return load(url, () => set.next(false), {amount: set.count})
+export function seed(url, set, base = CHECKS_BASE) {
+  return load(url, set.replays(base), {amount: set.count})
 }

@@ -2,7 +2,8 @@
 // baseline server and the receiver, each in its own process so that the
 // load generator never shares their event loop.
 import {fork, spawn} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {readdirSync, readFileSync, statSync} from 'node:fs'
+import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -16,7 +17,8 @@ process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL')
 })
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130))
-const track = (child) => {
+/** Kills `child` when the bench exits. */
+export const track = (child) => {
   children.add(child)
   child.on('exit', () => children.delete(child))
   return child
@@ -131,7 +133,7 @@ export function residentMb(pid) {
 }
 
 /** CPU time a process has used so far, in ms (Linux: utime + stime from /proc, in clock ticks of 10 ms). */
-function cpuMs(pid) {
+export function cpuMs(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
@@ -168,4 +170,13 @@ export function timeRun(args, input) {
         : reject(new Error(`node ${args.join(' ')} exited ${code}:\n${stderr}`)),
     ),
   )
+}
+
+/** Bytes of the files under `dir` (a data dir), in MB. */
+export function dirMb(dir) {
+  let bytes = 0
+  for (const entry of readdirSync(dir, {withFileTypes: true, recursive: true})) {
+    if (entry.isFile()) bytes += statSync(join(entry.parentPath ?? entry.path, entry.name)).size
+  }
+  return bytes / 2 ** 20
 }

@@ -24,15 +24,15 @@ export async function measureRequestLog(root, {rounds, seconds, warmup, progress
     await seed(on.origin, sets.on)
     await seed(off.origin, sets.off)
     progress(`request log: warming up (${warmup} s each)`)
-    await load(on.origin, () => sets.on.next(true), {duration: warmup})
-    await load(off.origin, () => sets.off.next(true), {duration: warmup})
+    await load(on.origin, sets.on.changes(), {duration: warmup})
+    await load(off.origin, sets.off.changes(), {duration: warmup})
     const runs = {on: [], off: []}
     for (let round = 1; round <= rounds; round++) {
       progress(`request log ${round}/${rounds} (${seconds} s each: log on, log off)`)
       await quiet([on.pid, off.pid])
-      runs.on.push(await load(on.origin, () => sets.on.next(true), {duration: seconds}))
+      runs.on.push(await load(on.origin, sets.on.changes(), {duration: seconds}))
       await quiet([on.pid, off.pid])
-      runs.off.push(await load(off.origin, () => sets.off.next(true), {duration: seconds}))
+      runs.off.push(await load(off.origin, sets.off.changes(), {duration: seconds}))
     }
     const ratios = runs.on.map((r, i) => r.rps / runs.off[i].rps)
     return {runs, ratios, on: median(runs.on.map((r) => r.rps)), off: median(runs.off.map((r) => r.rps))}

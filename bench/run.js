@@ -1,7 +1,7 @@
 // `npm run bench`: measures tablepay against baselines run alongside it in
 // the same run, prints a table and writes bench/results.json. Method and
 // latest figures: docs/benchmarks.md.
-import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import os from 'node:os'
 import {join} from 'node:path'
 import {
@@ -13,9 +13,11 @@ import {
   fanOutRound,
   seedFanOut,
 } from './backlog.js'
-import {dispatcherRate, fetchRate, firstAttemptLatencies, sampleEventBody} from './deliveries.js'
-import {CheckSet, load, seed} from './load.js'
-import {quiet, residentMb, ROOT, startHelper, startServe} from './processes.js'
+import {api, dispatcherRate, fetchRate, firstAttemptLatencies, sampleEventBody} from './deliveries.js'
+import {CheckSet, CONNECTIONS, load, loadGenerator, seed} from './load.js'
+import {extrapolate, restarts, sample, soak, SOAK_PUSHES, watchFloor} from './memory.js'
+import {hasJava, startJsonServer, startPrism, startWireMock} from './peers.js'
+import {cpuMs, dirMb, quiet, residentMb, ROOT, startHelper, startServe} from './processes.js'
 import {measureRequestLog, REQUEST_LOG_CHECKS} from './request-log.js'
 import {dataServeStartup, emptyServeStartup, verifyStartup} from './startup.js'
 import {median} from './stats.js'
@@ -23,8 +25,15 @@ import {median} from './stats.js'
 const CHECKS = 10_000
 const FEW_CHECKS = 100
 const RUNS = 3
-const PUSH_RUNS = 5
+const PUSH_RUNS = Number(process.env.BENCH_ROUNDS) || 5
 const RUN_SECONDS = 3
+const PEER_SECONDS = 2
+/** Runs compared with runs of their own kind (GET with GET, 100 checks with 10,000): shorter, to keep the bench under 4 minutes. */
+const SHORT_SECONDS = 2
+/** The JVM compiles WireMock's hot path for several seconds: a longer warm-up. */
+const JVM_WARMUP_SECONDS = 5
+/** A server already warmed by another stream, or a second stream of a warm one. */
+const SHORT_WARMUP_SECONDS = 1
 const WARMUP_SECONDS = 2
 const DELIVERIES = 2000
 const LATENCY_SAMPLES = 40
@@ -33,7 +42,10 @@ const STARTUP_RUNS = 5
 const VERIFY_RUNS = 15
 const FAN_OUT_ROUNDS = 3
 
-const progress = (text) => process.stderr.write(`bench: ${text}\n`)
+const begun = performance.now()
+// the elapsed time on each line shows where a run's minutes go
+const progress = (text) =>
+  process.stderr.write(`bench [${Math.round((performance.now() - begun) / 1000)} s]: ${text}\n`)
 const round = (value, digits = 0) => Number(value.toFixed(digits))
 
 /**
@@ -61,35 +73,67 @@ function figure(name, unit, value, {baseline, ratio: pairedRatio, at_least, at_m
     unit,
     value: round(value, 1),
     baseline: baseline === undefined ? undefined : round(baseline, 1),
-    ratio: ratio === undefined ? undefined : round(ratio, 2),
+    // two significant digits below 0.1: json-server's ratio is a few ten-thousandths
+    ratio: ratio === undefined ? undefined : ratio < 0.1 ? Number(ratio.toPrecision(2)) : round(ratio, 2),
     target,
     pass,
     note,
   }
 }
 
-async function measurePushes({big, small, backlog}, baseline, sets) {
-  progress(`warming up (${WARMUP_SECONDS} s each)`)
-  await load(baseline.url, () => sets.baseline.next(true), {duration: WARMUP_SECONDS})
-  await load(big.origin, () => sets.big.next(true), {duration: WARMUP_SECONDS})
-  await load(small.origin, () => sets.small.next(true), {duration: WARMUP_SECONDS})
-  await load(backlog.origin, () => sets.backlog.next(true), {duration: WARMUP_SECONDS})
-  const runs = {baseline: [], changing: [], replays: [], few: [], backlog: []}
-  for (let run = 1; run <= PUSH_RUNS; run++) {
-    progress(
-      `push runs ${run}/${PUSH_RUNS} (${RUN_SECONDS} s each: baseline, replays, changing, changing at ${FEW_CHECKS}, changing with a backlog)`,
-    )
-    const measure = async (list, url, next) => {
-      await quiet([big.pid, small.pid, backlog.pid])
-      list.push(await load(url, next, {duration: RUN_SECONDS}))
-    }
-    await measure(runs.baseline, baseline.url, () => sets.baseline.next(true))
-    await measure(runs.replays, big.origin, () => sets.big.next(false))
-    await measure(runs.changing, big.origin, () => sets.big.next(true))
-    await measure(runs.few, small.origin, () => sets.small.next(true))
-    await measure(runs.backlog, backlog.origin, () => sets.backlog.next(true))
+/**
+ * @typedef {{name: string, url: string, pid: number, stream: import('./load.js').Stream, seconds: number, warmup?: number, cpu?: boolean, timeout?: number}} Run
+ * @typedef {import('./load.js').LoadResult & {serverCpuMs?: number}} RunResult
+ */
+
+/**
+ * PUSH_RUNS rounds of `runs`, in order, after a warm-up run of each server
+ * (`warmup` seconds, WARMUP_SECONDS by default, 0 for none). Before each
+ * run every server in `pids`, the one about to be measured and the one
+ * measured last have been idle for 250 ms, so that a compaction set off by
+ * one run is not billed to the next; a run with `cpu` records its server's
+ * CPU time from its start to that idle moment after it (its own
+ * compactions included).
+ *
+ * @param {Run[]} runs
+ * @param {number[]} pids
+ * @param {(round: number) => void} afterRound
+ * @returns {Promise<Record<string, RunResult[]>>}
+ */
+async function measureRounds(runs, pids, afterRound) {
+  const warmed = new Set()
+  for (const run of runs) {
+    const server = `${run.url} ${run.stream.kind}`
+    const seconds = run.warmup ?? WARMUP_SECONDS
+    if (warmed.has(server) || run.stream.kind === 'replay' || seconds === 0) continue
+    warmed.add(server)
+    progress(`warming up ${run.name} (${seconds} s)`)
+    await load(run.url, run.stream, {duration: seconds, timeout: run.timeout})
   }
-  return runs
+  afterRound(0)
+  /** @type {Record<string, RunResult[]>} */
+  const results = Object.fromEntries(runs.map((run) => [run.name, []]))
+  /** @type {{pid: number, result: RunResult, before: number} | undefined} */
+  let counting
+  const settle = async (pid) => {
+    await quiet([...new Set([...pids, pid, ...(counting ? [counting.pid] : [])])])
+    if (counting) counting.result.serverCpuMs = cpuMs(counting.pid) - counting.before
+    counting = undefined
+  }
+  for (let round = 1; round <= PUSH_RUNS; round++) {
+    progress(`round ${round}/${PUSH_RUNS}: ${runs.map((r) => `${r.name} ${r.seconds} s`).join(', ')}`)
+    for (const run of runs) {
+      await settle(run.pid)
+      const before = cpuMs(run.pid)
+      /** @type {RunResult} */
+      const result = await load(run.url, run.stream, {duration: run.seconds, timeout: run.timeout})
+      if (run.cpu) counting = {pid: run.pid, result, before}
+      results[run.name].push(result)
+    }
+    await settle(runs[0].pid)
+    afterRound(round)
+  }
+  return results
 }
 
 /**
@@ -106,7 +150,7 @@ async function measureFanOut(root, small, sets) {
         `fan-out ${round}/${FAN_OUT_ROUNDS} (${FAN_OUT_PUSHES} pushes without endpoints, then to ${FAN_OUT_ENDPOINTS} endpoints, then ${DRAIN_COUNT} deliveries drained)`,
       )
       await quiet([small.pid])
-      const none = await load(small.origin, () => sets.small.next(true), {amount: FAN_OUT_PUSHES})
+      const none = await load(small.origin, sets.small.changes(), {amount: FAN_OUT_PUSHES})
       const dir = join(root, `fan-out-${round}`)
       const serve = await startServe(dir)
       try {
@@ -168,149 +212,507 @@ function printTable(figures) {
   console.log([line(header), ...rows.map(line)].join('\n'))
 }
 
-/** The request log's figure: log on against log off, paired by round. */
-async function requestLogFigure(root) {
-  const log = await measureRequestLog(root, {
-    rounds: PUSH_RUNS,
-    seconds: RUN_SECONDS,
-    warmup: WARMUP_SECONDS,
-    progress,
+/**
+ * Starts the peers (WireMock when Java is there, Prism, json-server) next
+ * to `big`, and returns their runs for the rounds. A peer that cannot start
+ * is left out with a note in `results.peers_skipped`.
+ */
+async function startPeers(root, big, sets, stoppers, results) {
+  progress('starting the peers: WireMock, Prism, json-server')
+  const check = (await api(big.url, 'GET', `/checks/external/${sets.big.prefix}0`)).text
+  sets.jsonServer.advance('replay', CHECKS)
+  const dir = join(root, 'peers')
+  await mkdir(dir, {recursive: true})
+  results.peers_skipped = {}
+  const starts = {
+    WireMock: (await hasJava()) ? startWireMock(check) : Promise.reject(new Error('no Java runtime (java -version)')),
+    Prism: startPrism(dir),
+    'json-server': startJsonServer(dir, sets.jsonServer.prefix, CHECKS),
+  }
+  /** @type {Record<string, import('./peers.js').Peer>} */
+  const peers = {}
+  for (const [name, start] of Object.entries(starts)) {
+    try {
+      const peer = await start
+      peers[name] = peer
+      stoppers.push(() => peer.stop())
+    } catch (error) {
+      results.peers_skipped[name] = error.message.split('\n')[0]
+      progress(`skipping ${name}: ${results.peers_skipped[name]}`)
+    }
+  }
+  const peerRun = (name, peer, stream) => ({
+    warmup: SHORT_WARMUP_SECONDS,
+    name,
+    url: peer.url,
+    pid: peer.pid,
+    stream,
+    seconds: PEER_SECONDS,
+    timeout: 30,
   })
-  const result = figure(`changing pushes with the request log on, ${REQUEST_LOG_CHECKS} checks`, 'req/s', log.on, {
-    baseline: log.off,
-    ratio: median(log.ratios),
-    at_least: 0.9,
-    note: 'baseline: the same pushes with serve --request-log 0',
-  })
-  return {figure: result, ratios: log.ratios.map((r) => round(r, 2))}
+  /** @type {Run[]} */
+  const runs = []
+  const {WireMock: wiremock, Prism: prism, 'json-server': jsonServer} = peers
+  if (wiremock) {
+    runs.push({...peerRun('WireMock PUT', wiremock, sets.wiremock.changes(wiremock.base)), warmup: JVM_WARMUP_SECONDS})
+    runs.push(peerRun('WireMock GET', wiremock, sets.wiremock.gets(wiremock.base)))
+  }
+  if (prism) runs.push(peerRun('Prism PUT', prism, sets.prism.changes(prism.base)))
+  // no warm-up for json-server: at tens of requests a second its run is its writes, not its compiler
+  if (jsonServer)
+    runs.push({...peerRun('json-server PUT', jsonServer, sets.jsonServer.changes(jsonServer.base)), warmup: 0})
+  return runs
 }
 
-/** `BENCH_ONLY=request-log npm run bench`: that figure alone (about 40 s), printed and not written to results.json. */
-async function only(name) {
-  if (name !== 'request-log') throw new Error(`BENCH_ONLY: no figure "${name}"; the one that runs alone is request-log`)
-  const root = await mkdtemp(join(os.tmpdir(), 'tablepay-bench-'))
-  try {
-    const log = await requestLogFigure(root)
-    printTable([log.figure])
-    progress(`paired ratios: ${log.ratios.join(', ')}`)
-  } finally {
-    await rm(root, {recursive: true, force: true})
+/**
+ * The figures of the rounds: each run divided by the run it is compared
+ * with in the same round, the median of those ratios.
+ *
+ * @param {Record<string, RunResult[]>} rounds
+ */
+function pushFigures(rounds, has) {
+  const rate = (name) => median(rounds[name].map((r) => r.rps))
+  const paired = (name, base) => median(rounds[name].map((r, i) => r.rps / rounds[base][i].rps))
+  const p99 = (name) => median(rounds[name].map((r) => r.p99))
+  const cpuUs = (name) => median(rounds[name].map((r) => (r.serverCpuMs * 1000) / r.requests))
+  const ratio = (name, base, options) => ({baseline: rate(base), ratio: paired(name, base), ...options})
+  const figures = []
+  if (has('push')) {
+    figures.push(
+      figure(
+        `changing pushes, ${CHECKS} checks, ${CONNECTIONS} connections`,
+        'req/s',
+        rate('changing'),
+        ratio('changing', 'baseline', {at_least: 0.6}),
+      ),
+      figure('changing pushes p99 latency', 'ms', p99('changing'), {at_most: 10}),
+      figure(
+        `identical replays, ${CHECKS} checks`,
+        'req/s',
+        rate('replays'),
+        ratio('replays', 'baseline', {at_least: 0.9}),
+      ),
+      figure(
+        `changing pushes at ${CHECKS} vs at ${FEW_CHECKS} checks`,
+        'req/s',
+        rate('changing'),
+        ratio('changing', 'few', {at_least: 0.9}),
+      ),
+      figure('server CPU per changing push', 'µs', cpuUs('changing'), {
+        at_most: 60,
+        note: `bare node:http: ${round(cpuUs('baseline'))} µs per PUT; all of the process's threads, compactions included`,
+      }),
+      figure('server CPU per request, bare node:http PUT', 'µs', cpuUs('baseline')),
+      figure(
+        'load generator CPU per request, bare server runs',
+        'µs',
+        median(rounds.baseline.map((r) => (r.loaderCpuMs * 1000) / r.requests)),
+        {note: 'what the load generator takes from the cores it shares with the server'},
+      ),
+    )
   }
+  if (rounds.backlog) {
+    figures.push(
+      figure(
+        `changing pushes, ${BACKLOG}+ deliveries pending to a hung receiver`,
+        'req/s',
+        rate('backlog'),
+        ratio('backlog', 'changing', {
+          at_least: 0.8,
+          note: 'baseline: the same pushes on a server without endpoints',
+        }),
+      ),
+      figure('changing pushes p99 with that backlog', 'ms', p99('backlog'), {at_most: 30}),
+    )
+  }
+  if (rounds.GET) {
+    figures.push(
+      figure(`GET of a check, ${CHECKS} checks`, 'req/s', rate('GET'), ratio('GET', 'baseline GET', {at_least: 0.8})),
+      figure('server CPU per GET of a check', 'µs', cpuUs('GET'), {
+        note: `bare node:http: ${round(cpuUs('baseline GET'))} µs per GET`,
+      }),
+    )
+  }
+  if (has('peers')) {
+    const peers = [
+      ['WireMock PUT', 'WireMock stub PUT', 'one static stub answer: no state, no disk, no events, no validation'],
+      ['WireMock GET', 'WireMock stub GET', 'the same stub'],
+      [
+        'Prism PUT',
+        'Prism mock PUT',
+        'validates the request against the OpenAPI document, answers its example: no state, no disk, no events',
+      ],
+      [
+        'json-server PUT',
+        'json-server v1 PUT',
+        'keeps the body and rewrites its whole JSON file: no validation, no events',
+      ],
+    ]
+    for (const [run, name, note] of peers) {
+      if (!rounds[run]) continue
+      figures.push(
+        figure(name, 'req/s', rate(run), ratio(run, run.endsWith('GET') ? 'baseline GET' : 'baseline', {note})),
+      )
+    }
+    if (rounds['WireMock PUT']) {
+      figures.push(
+        figure(
+          'tablepay changing PUT vs WireMock stub PUT',
+          'req/s',
+          rate('changing'),
+          ratio('changing', 'WireMock PUT', {at_least: 0.7}),
+        ),
+        figure('tablepay GET vs WireMock stub GET', 'req/s', rate('GET'), ratio('GET', 'WireMock GET')),
+      )
+    }
+  }
+  return figures
 }
+
+/** Every run of the rounds and the per-round ratios, for results.json. */
+function runDetails(results) {
+  const rounds = results.rounds ?? {}
+  const perRound = (name, base) => rounds[base] && rounds[name]?.map((r, i) => round(r.rps / rounds[base][i].rps, 4))
+  const details = {
+    paired_ratios: {
+      changing: perRound('changing', 'baseline'),
+      replays: perRound('replays', 'baseline'),
+      changing_10000_vs_100: perRound('changing', 'few'),
+      backlog_vs_changing: perRound('backlog', 'changing'),
+      get: perRound('GET', 'baseline GET'),
+      wiremock_put: perRound('WireMock PUT', 'baseline'),
+      wiremock_get: perRound('WireMock GET', 'baseline GET'),
+      prism_put: perRound('Prism PUT', 'baseline'),
+      json_server_put: perRound('json-server PUT', 'baseline'),
+      changing_vs_wiremock_put: perRound('changing', 'WireMock PUT'),
+      fan_out_vs_none: results.fan_out_rounds?.map((r) => round(r.fan_out_rps / r.none_rps, 2)),
+    },
+    runs: Object.fromEntries(
+      Object.entries(rounds).map(([name, list]) => [
+        name,
+        list.map((r) => ({
+          rps: round(r.rps),
+          p99_ms: r.p99,
+          requests: r.requests,
+          outcomes: r.outcomes,
+          loader_cpu_ms: round(r.loaderCpuMs),
+          server_cpu_ms: r.serverCpuMs,
+        })),
+      ]),
+    ),
+  }
+  const {rounds: _, ...rest} = results
+  return {...details, ...rest}
+}
+
+/** Changing pushes `set` has sent beyond its first version of each check. */
+const changesSent = (set) => set.versions.reduce((sum, v) => sum + v, 0) - set.count
+
+const GROUPS = ['startup', 'push', 'get', 'peers', 'backlog', 'memory', 'request-log', 'fanout', 'deliveries', 'soak']
+
+/**
+ * The figures to measure: every group but the soak, or `--only a,b`;
+ * `--soak` (or BENCH_SOAK=1) adds the soak.
+ */
+function selection(argv) {
+  const only = argv.find((a) => a.startsWith('--only'))
+  const list = only
+    ? (only.includes('=') ? only.slice(only.indexOf('=') + 1) : (argv[argv.indexOf(only) + 1] ?? '')).split(',')
+    : GROUPS.filter((g) => g !== 'soak')
+  const unknown = list.filter((g) => !GROUPS.includes(g))
+  if (unknown.length > 0)
+    throw new Error(`bench: unknown figure group ${unknown.join(', ')}; groups: ${GROUPS.join(', ')}`)
+  const selected = new Set(list)
+  if (argv.includes('--soak') || process.env.BENCH_SOAK === '1') selected.add('soak')
+  return selected
+}
+
+/** A figure whose server could not be measured: reported, never passed. */
+const missing = (name, note) => ({name, unit: '', value: NaN, target: undefined, pass: undefined, note})
 
 async function main() {
   const started = performance.now()
+  const want = selection(process.argv.slice(2))
+  const has = (...groups) => groups.some((g) => want.has(g))
+  const generator = await loadGenerator()
+  progress(`figures: ${[...want].join(', ')}; load generator: ${generator}`)
   const root = await mkdtemp(join(os.tmpdir(), 'tablepay-bench-'))
   const payload = await readFile(join(ROOT, 'fixtures/checks/open.json'))
+  /** @type {(() => Promise<unknown>)[]} */
   const stoppers = []
+  const figures = []
+  const results = {}
   try {
-    progress(`verify start-up (${VERIFY_RUNS} runs each)`)
-    const verify = await verifyStartup(payload, VERIFY_RUNS)
-    progress(`serve start-up, empty data dir (${STARTUP_RUNS} runs)`)
-    const emptyStart = await emptyServeStartup(STARTUP_RUNS)
+    if (has('startup')) {
+      progress(`verify start-up (${VERIFY_RUNS} runs each)`)
+      const verify = await verifyStartup(payload, VERIFY_RUNS)
+      progress(`serve start-up, empty data dir (${STARTUP_RUNS} runs)`)
+      const emptyStart = await emptyServeStartup(STARTUP_RUNS)
+      figures.push(
+        figure('tablepay verify wall time', 'ms', verify.verify, {baseline: verify.bare, at_most: 1.2}),
+        figure('serve start -> /v1/health, empty data dir', 'ms', emptyStart, {at_most: 500}),
+      )
+    }
 
     const sets = {
       big: new CheckSet('chk-', CHECKS),
       baseline: new CheckSet('chk-', CHECKS),
       small: new CheckSet('few-', FEW_CHECKS),
+      wiremock: new CheckSet('chk-', CHECKS),
+      prism: new CheckSet('chk-', CHECKS),
+      jsonServer: new CheckSet('chk-', CHECKS),
     }
     const bigDir = join(root, 'big')
-    progress(`seeding ${CHECKS} checks`)
-    let big = await startServe(bigDir)
-    await seed(big.origin, sets.big)
-    const seededRss = residentMb(big.pid)
-    await big.stop()
-    progress(`serve start-up with ${CHECKS} checks (${STARTUP_RUNS} runs)`)
-    const dataStart = await dataServeStartup(bigDir, STARTUP_RUNS)
-    big = await startServe(bigDir)
-    stoppers.push(() => big.stop())
-    const small = await startServe(join(root, 'small'))
-    stoppers.push(() => small.stop())
-    await seed(small.origin, sets.small)
-    const baseline = await startHelper('baseline-server.js')
-    stoppers.push(() => baseline.stop())
-    const hung = await startHelper('receiver.js')
-    stoppers.push(() => hung.stop())
-    sets.backlog = new CheckSet('chk-', CHECKS)
-    const backlog = await startServe(join(root, 'backlog'))
-    stoppers.push(() => backlog.kill())
-    progress(`a backlog: ${CHECKS} checks, then ${BACKLOG} pushes that each owe a hung receiver a delivery`)
-    await seed(backlog.origin, sets.backlog)
-    await buildHungBacklog(backlog, hung, sets.backlog)
+    const needsBig = has('startup', 'push', 'get', 'peers', 'backlog', 'memory')
+    const needsSmall = has('push', 'fanout', 'deliveries')
+    /** @type {Awaited<ReturnType<typeof startServe>> | undefined} */
+    let big
+    let seeded
+    if (needsBig) {
+      progress(`seeding ${CHECKS} checks`)
+      big = await startServe(bigDir)
+      await seed(big.origin, sets.big)
+      const seededRss = residentMb(big.pid)
+      await big.stop()
+      if (has('push')) figures.push(figure(`resident memory with ${CHECKS} checks`, 'MB', seededRss, {at_most: 250}))
+      const seededMb = dirMb(bigDir)
+      let seededStart
+      if (has('startup')) {
+        progress(`serve start-up with ${CHECKS} checks (${STARTUP_RUNS} runs)`)
+        seededStart = await dataServeStartup(bigDir, STARTUP_RUNS)
+        figures.push(
+          figure(`serve start -> /v1/health, ${CHECKS} checks`, 'ms', seededStart, {
+            note: 'no target; what a user can expect with data',
+          }),
+        )
+      }
+      big = await startServe(bigDir)
+      // the restart figures' first point: a start on the seeded data dir
+      seeded = {ms: seededStart ?? big.startMs, disk_mb: seededMb}
+      const bigServer = big
+      stoppers.push(() => bigServer.kill())
+    }
+    /** @type {Awaited<ReturnType<typeof startServe>> | undefined} */
+    let small
+    if (needsSmall) {
+      small = await startServe(join(root, 'small'))
+      const smallServer = small
+      stoppers.push(() => smallServer.stop())
+      await seed(small.origin, sets.small)
+    }
 
-    const runs = await measurePushes({big, small, backlog}, baseline, sets)
-    const loadedRss = residentMb(big.pid)
-    const fanOut = await measureFanOut(root, small, sets)
-    const deliveries = await measureDeliveries(small)
-    const requestLog = await requestLogFigure(root)
-
-    const rate = (list) => median(list.map((r) => r.rps))
-    // each run against the baseline run of its own round: the machine's speed drifts between rounds, and a ratio of medians would mix them
-    const paired = (list, base) => median(list.map((r, i) => r.rps / base[i].rps))
-    const outcomes = (list) =>
-      list.reduce(
-        (sum, r) => Object.entries(r.outcomes).reduce((acc, [k, v]) => ({...acc, [k]: (acc[k] ?? 0) + v}), sum),
-        {},
+    /** @type {Run[]} */
+    const runs = []
+    const pids = []
+    let afterRound = (/** @type {number} */ round) => void round
+    if (big) {
+      const baseline = await startHelper('baseline-server.js')
+      stoppers.push(() => baseline.stop())
+      await seed(baseline.url, sets.baseline)
+      const put = RUN_SECONDS
+      pids.push(big.pid)
+      runs.push({
+        name: 'baseline',
+        url: baseline.url,
+        pid: baseline.child.pid,
+        stream: sets.baseline.changes(),
+        seconds: put,
+        cpu: true,
+      })
+      if (has('push'))
+        runs.push({name: 'replays', url: big.origin, pid: big.pid, stream: sets.big.replays(), seconds: put, cpu: true})
+      runs.push({name: 'changing', url: big.origin, pid: big.pid, stream: sets.big.changes(), seconds: put, cpu: true})
+      if (has('push') && small) {
+        pids.push(small.pid)
+        runs.push({
+          warmup: SHORT_WARMUP_SECONDS,
+          name: 'few',
+          url: small.origin,
+          pid: small.pid,
+          stream: sets.small.changes(),
+          seconds: SHORT_SECONDS,
+        })
+      }
+      if (has('backlog')) {
+        const hung = await startHelper('receiver.js')
+        stoppers.push(() => hung.stop())
+        sets.backlog = new CheckSet('chk-', CHECKS)
+        const backlog = await startServe(join(root, 'backlog'))
+        stoppers.push(() => backlog.kill())
+        progress(`a backlog: ${CHECKS} checks, then ${BACKLOG} pushes that each owe a hung receiver a delivery`)
+        await seed(backlog.origin, sets.backlog)
+        await buildHungBacklog(backlog, hung, sets.backlog)
+        pids.push(backlog.pid)
+        runs.push({
+          warmup: SHORT_WARMUP_SECONDS,
+          name: 'backlog',
+          url: backlog.origin,
+          pid: backlog.pid,
+          stream: sets.backlog.changes(),
+          seconds: SHORT_SECONDS,
+        })
+      }
+      if (has('get', 'peers')) {
+        runs.push(
+          {
+            warmup: SHORT_WARMUP_SECONDS,
+            name: 'baseline GET',
+            url: baseline.url,
+            pid: baseline.child.pid,
+            stream: sets.baseline.gets(),
+            seconds: SHORT_SECONDS,
+            cpu: true,
+          },
+          {
+            warmup: SHORT_WARMUP_SECONDS,
+            name: 'GET',
+            url: big.origin,
+            pid: big.pid,
+            stream: sets.big.gets(),
+            seconds: SHORT_SECONDS,
+            cpu: true,
+          },
+        )
+      }
+      if (has('peers')) runs.push(...(await startPeers(root, big, sets, stoppers, results)))
+      if (has('memory')) {
+        results.memory_samples = []
+        const floor = watchFloor(big.pid)
+        stoppers.push(async () => floor.stop())
+        afterRound = () => results.memory_samples.push(sample(big, bigDir, changesSent(sets.big), floor.take()))
+      }
+    }
+    if (runs.length > 0) {
+      results.rounds = {}
+      const measured = await measureRounds(runs, pids, (round) => afterRound(round))
+      Object.assign(results.rounds, measured)
+      figures.push(...pushFigures(measured, has))
+    }
+    if (has('memory') && big) {
+      progress('restarts after the push rounds (SIGKILL, then a clean stop)')
+      const samples = results.memory_samples
+      const last = samples[samples.length - 1]
+      const {kill, stop, server} = await restarts(big, bigDir)
+      stoppers.push(() => server.kill())
+      const at1M = extrapolate(samples, seeded, [kill, stop])
+      results.memory = {seeded, kill, stop, extrapolated: at1M}
+      const n = last.pushes
+      figures.push(
+        figure(`resident memory after ${n} changing pushes`, 'MB', last.rss_mb, {
+          note: `lowest in the last round ${round(last.floor_mb)} MB; all the push rounds on one server`,
+        }),
+        figure(`resident memory after ${SOAK_PUSHES} changing pushes (extrapolated)`, 'MB', at1M.rss_mb, {
+          at_most: 400,
+          note: `${round(at1M.rss_kb_per_push, 2)} KB per push over the later rounds; --soak measures it`,
+        }),
+        figure(`restart after SIGKILL at ${n} pushes -> /v1/health`, 'ms', kill.ms, {
+          note: `${round(kill.disk_mb)} MB data dir`,
+        }),
+        figure(`restart after a clean stop at ${n} pushes`, 'ms', stop.ms, {
+          note: `${round(stop.disk_mb)} MB data dir`,
+        }),
+        figure(`restart after SIGKILL at ${SOAK_PUSHES} pushes (extrapolated)`, 'ms', at1M.restart_ms[0], {
+          at_most: 2000,
+          note: `in proportion to the data dir, ${round(at1M.disk_mb)} MB extrapolated`,
+        }),
+        figure(`restart after a clean stop at ${SOAK_PUSHES} pushes (extrapolated)`, 'ms', at1M.restart_ms[1], {
+          at_most: 2000,
+        }),
       )
-    const figures = [
-      figure(`changing pushes, ${CHECKS} checks, ${50} connections`, 'req/s', rate(runs.changing), {
-        baseline: rate(runs.baseline),
-        ratio: paired(runs.changing, runs.baseline),
-        at_least: 0.35,
-      }),
-      figure('changing pushes p99 latency', 'ms', median(runs.changing.map((r) => r.p99)), {at_most: 30}),
-      figure(`identical replays, ${CHECKS} checks`, 'req/s', rate(runs.replays), {
-        baseline: rate(runs.baseline),
-        ratio: paired(runs.replays, runs.baseline),
-        at_least: 0.5,
-      }),
-      figure(`changing pushes at ${CHECKS} vs at ${FEW_CHECKS} checks`, 'req/s', rate(runs.changing), {
-        baseline: rate(runs.few),
-        ratio: paired(runs.changing, runs.few),
-        at_least: 0.8,
-      }),
-      figure(`changing pushes, ${BACKLOG}+ deliveries pending to a hung receiver`, 'req/s', rate(runs.backlog), {
-        baseline: rate(runs.changing),
-        ratio: paired(runs.backlog, runs.changing),
-        at_least: 0.8,
-        note: 'baseline: the same pushes on a server without endpoints',
-      }),
-      figure('changing pushes p99 with that backlog', 'ms', median(runs.backlog.map((r) => r.p99)), {at_most: 30}),
-      figure(
-        `changing pushes, ${FAN_OUT_ENDPOINTS} endpoints for every type`,
-        'req/s',
-        median(fanOut.map((r) => r.pushes)),
-        {
-          baseline: median(fanOut.map((r) => r.none)),
-          ratio: median(fanOut.map((r) => r.pushes / r.none)),
+    }
+    if (has('fanout') && small) {
+      const fanOut = await measureFanOut(root, small, sets)
+      results.fan_out_rounds = fanOut.map((r) => ({
+        none_rps: round(r.none),
+        fan_out_rps: round(r.pushes),
+        fan_out_p99_ms: r.p99,
+        drain_per_s: round(r.drain),
+      }))
+      figures.push(
+        figure(
+          `changing pushes, ${FAN_OUT_ENDPOINTS} endpoints for every type`,
+          'req/s',
+          median(fanOut.map((r) => r.pushes)),
+          {
+            baseline: median(fanOut.map((r) => r.none)),
+            ratio: median(fanOut.map((r) => r.pushes / r.none)),
+            at_least: 0.5,
+            note: `baseline: the same pushes without endpoints; ${FAN_OUT_PUSHES} pushes a round`,
+          },
+        ),
+        figure(`backlog drain, ${FAN_OUT_ENDPOINTS} endpoints`, 'per s', median(fanOut.map((r) => r.drain)), {
+          at_least: 1500,
+          note: `${DRAIN_COUNT} deliveries of the backlog the fan-out pushes left`,
+        }),
+      )
+    }
+    if (has('request-log')) {
+      const log = await measureRequestLog(root, {
+        rounds: PUSH_RUNS,
+        seconds: RUN_SECONDS,
+        warmup: WARMUP_SECONDS,
+        progress,
+      })
+      results.request_log_ratios = log.ratios.map((r) => round(r, 2))
+      figures.push(
+        figure(`changing pushes with the request log on, ${REQUEST_LOG_CHECKS} checks`, 'req/s', log.on, {
+          baseline: log.off,
+          ratio: median(log.ratios),
+          at_least: 0.9,
+          note: 'baseline: the same pushes with serve --request-log 0',
+        }),
+      )
+    }
+    if (has('deliveries') && small) {
+      const deliveries = await measureDeliveries(small)
+      results.delivery_runs = {
+        dispatcher: deliveries.runs.dispatcher.map((r) => round(r)),
+        fetch: deliveries.runs.fetch.map((r) => round(r)),
+      }
+      figures.push(
+        figure('deliveries to a loopback receiver', 'per s', deliveries.dispatcher, {
+          baseline: deliveries.fetch,
           at_least: 0.5,
-          note: `baseline: the same pushes without endpoints; ${FAN_OUT_PUSHES} pushes a round`,
-        },
-      ),
-      figure(`backlog drain, ${FAN_OUT_ENDPOINTS} endpoints`, 'per s', median(fanOut.map((r) => r.drain)), {
-        at_least: 1500,
-        note: `${DRAIN_COUNT} deliveries of the backlog the fan-out pushes left`,
-      }),
-      figure('deliveries to a loopback receiver', 'per s', deliveries.dispatcher, {
-        baseline: deliveries.fetch,
-        at_least: 0.5,
-      }),
-      figure('push answered -> first attempt arrives, p50', 'ms', deliveries.latency, {at_most: 50}),
-      requestLog.figure,
-      figure('tablepay verify wall time', 'ms', verify.verify, {baseline: verify.bare, at_most: 1.5}),
-      figure('serve start -> /v1/health, empty data dir', 'ms', emptyStart, {at_most: 700}),
-      figure(`serve start -> /v1/health, ${CHECKS} checks`, 'ms', dataStart, {
-        note: 'no target; what a user can expect with data',
-      }),
-      figure(`resident memory with ${CHECKS} checks`, 'MB', seededRss, {at_most: 250}),
-      figure('resident memory after the push runs', 'MB', loadedRss, {
-        note: `no target; holds every event the runs created`,
-      }),
-    ]
+        }),
+        figure('push answered -> first attempt arrives, p50', 'ms', deliveries.latency, {at_most: 50}),
+      )
+    }
+    if (has('soak')) {
+      progress(`soak: ${CHECKS} checks, then ${SOAK_PUSHES} changing pushes with wrk (several minutes)`)
+      const dir = join(root, 'soak')
+      const soaked = await soak(dir, CHECKS, progress)
+      results.soak = soaked
+      const last = soaked.samples[soaked.samples.length - 1]
+      const peak = Math.max(...soaked.samples.map((s) => s.rss_mb))
+      if (soaked.error)
+        figures.push(
+          missing(
+            `soak of ${SOAK_PUSHES} changing pushes`,
+            `failed after ${last?.pushes ?? 0} pushes: ${soaked.error}`,
+          ),
+        )
+      if (last) {
+        figures.push(
+          figure(`resident memory after ${last.pushes} changing pushes (soak)`, 'MB', last.rss_mb, {
+            at_most: 400,
+            note: `lowest in the last run ${round(last.floor_mb)} MB, peak ${round(peak)} MB; ${round(last.disk_mb)} MB data dir`,
+          }),
+        )
+      }
+      if (soaked.kill) {
+        figures.push(
+          figure(`restart after SIGKILL at ${last.pushes} pushes (soak)`, 'ms', soaked.kill.ms, {at_most: 2000}),
+          figure(`restart after a clean stop at ${last.pushes} pushes (soak)`, 'ms', soaked.stop.ms, {at_most: 2000}),
+        )
+      }
+    }
+
     printTable(figures)
-    const results = {
+    const output = {
       date: new Date().toISOString(),
       node: process.version,
+      load_generator: generator,
+      groups: [...want],
       machine: {
         platform: `${os.platform()} ${os.release()}`,
         cpus: os.cpus().length,
@@ -324,50 +726,25 @@ async function main() {
         backlog: BACKLOG,
         fan_out: {rounds: FAN_OUT_ROUNDS, endpoints: FAN_OUT_ENDPOINTS, pushes: FAN_OUT_PUSHES, drained: DRAIN_COUNT},
         run_seconds: RUN_SECONDS,
+        peer_run_seconds: PEER_SECONDS,
         warmup_seconds: WARMUP_SECONDS,
-        connections: 50,
+        connections: CONNECTIONS,
         deliveries: DELIVERIES,
         latency_samples: LATENCY_SAMPLES,
         startup_runs: STARTUP_RUNS,
         verify_runs: VERIFY_RUNS,
       },
       figures,
-      push_outcomes: {
-        changing: outcomes(runs.changing),
-        replays: outcomes(runs.replays),
-        few: outcomes(runs.few),
-        backlog: outcomes(runs.backlog),
-      },
-      paired_ratios: {
-        changing: runs.changing.map((r, i) => round(r.rps / runs.baseline[i].rps, 2)),
-        replays: runs.replays.map((r, i) => round(r.rps / runs.baseline[i].rps, 2)),
-        changing_10000_vs_100: runs.changing.map((r, i) => round(r.rps / runs.few[i].rps, 2)),
-        backlog_vs_changing: runs.backlog.map((r, i) => round(r.rps / runs.changing[i].rps, 2)),
-        fan_out_vs_none: fanOut.map((r) => round(r.pushes / r.none, 2)),
-        request_log_on_vs_off: requestLog.ratios,
-      },
-      push_runs: Object.fromEntries(
-        Object.entries(runs).map(([name, list]) => [name, list.map((r) => ({rps: round(r.rps), p99_ms: r.p99}))]),
-      ),
-      fan_out_rounds: fanOut.map((r) => ({
-        none_rps: round(r.none),
-        fan_out_rps: round(r.pushes),
-        fan_out_p99_ms: r.p99,
-        drain_per_s: round(r.drain),
-      })),
-      delivery_runs: {
-        dispatcher: deliveries.runs.dispatcher.map((r) => round(r)),
-        fetch: deliveries.runs.fetch.map((r) => round(r)),
-      },
+      ...runDetails(results),
       all_pass: figures.every((f) => f.pass !== false),
       seconds: round((performance.now() - started) / 1000, 1),
     }
-    await writeFile(join(ROOT, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n')
-    progress(`done in ${results.seconds} s; wrote bench/results.json`)
+    await writeFile(join(ROOT, 'bench', 'results.json'), JSON.stringify(output, null, 2) + '\n')
+    progress(`done in ${output.seconds} s; wrote bench/results.json`)
   } finally {
     for (const stop of stoppers.reverse()) await stop().catch((error) => progress(`stop failed: ${error.message}`))
     await rm(root, {recursive: true, force: true})
   }
 }
 
-await (process.env.BENCH_ONLY ? only(process.env.BENCH_ONLY) : main())
+await main()
