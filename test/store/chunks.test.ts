@@ -24,7 +24,7 @@ const event = (i: number, account = 'acct_1'): EventRecord => ({
 
 const range = (from: number, to: number) => Array.from({length: to - from}, (_, i) => from + i)
 
-async function openStore(dir: string, options: {repair?: boolean; compactAfterBytes?: number} = {}) {
+async function openStore(dir: string, options: {repair?: boolean; fsync?: boolean} = {}) {
   const store = await Store.open({dir, chunkSize: CHUNK, ...options})
   cleanup.push(() => store.close())
   return store
@@ -77,7 +77,8 @@ describe('events in chunks', () => {
 
   it('a compaction rewrites only the chunks that changed, and leaves the other files untouched', async () => {
     const dir = await makeTempDir()
-    const store = await openStore(dir)
+    // with --fsync, through the path that syncs the chunks before the manifest
+    const store = await openStore(dir, {fsync: true})
     await addEvents(store, range(0, 25))
     await store.compact()
     const before = await chunkFiles(dir)
