@@ -17,6 +17,13 @@ export interface Document<T> {
  */
 export type DocumentState = 'missing' | 'legacy' | 'current'
 
+/** What a document holds, by its trailer's measures: a chunked collection's manifest lists them (docs/storage.md). */
+export interface Written {
+  count: number
+  crc: number
+  bytes: number
+}
+
 /** Records serialized between two turns of the event loop when a document is written. */
 const SLICE = 500
 
@@ -68,6 +75,11 @@ class DocumentReader {
   #problems: {line: number; problem: string; text: string}[] = []
 
   constructor(readonly path: string) {}
+
+  /** The CRC-32 of the records read, one after the other as on their lines. */
+  get crc(): number {
+    return this.#crc
+  }
 
   line(text: string, number: number): void {
     if (this.#broken) return
@@ -162,6 +174,9 @@ class RecordsFile implements Adapter<Document<unknown>> {
   /** Size of the file as last read or written, for the compaction trigger. */
   bytes = 0
   state: DocumentState = 'missing'
+  /** The number of records and their CRC-32, as last read (computed, not the trailer's) or written. */
+  count = 0
+  crc = 0
 
   constructor(
     readonly path: string,
@@ -182,6 +197,8 @@ class RecordsFile implements Adapter<Document<unknown>> {
     if (this.damage) await reader.end(lines, this.damage)
     this.state = reader.state
     this.bytes = (await stat(this.path)).size
+    this.count = reader.records.length
+    this.crc = reader.crc
     return {seq: reader.fields.seq ?? 0, records: reader.records}
   }
 
@@ -214,6 +231,8 @@ class RecordsFile implements Adapter<Document<unknown>> {
     }
     this.bytes = bytes
     this.state = 'current'
+    this.count = records.length
+    this.crc = crc
   }
 }
 
@@ -257,6 +276,28 @@ export class Documents {
     const db = this.#dbs.get(name)!
     db.data = doc
     await db.write()
+  }
+
+  /**
+   * Reads a chunk of a chunked collection, `<dir>/<file>`, without keeping
+   * it among the collections' documents; `null` when there is no such file.
+   */
+  async readChunk<T>(
+    file: string,
+    damage: Damage,
+  ): Promise<(Document<T> & Written & {state: DocumentState; path: string}) | null> {
+    const adapter = new RecordsFile(join(this.dir, file), this.fsync, damage)
+    const doc = await adapter.read()
+    if (!doc) return null
+    const {count, crc, bytes, state, path} = adapter
+    return {...(doc as Document<T>), count, crc, bytes, state, path}
+  }
+
+  /** Writes a chunk (temp file + rename, like a document); resolves with what its manifest entry records. */
+  async writeChunk(file: string, doc: Document<unknown>): Promise<Written> {
+    const adapter = new RecordsFile(join(this.dir, file), this.fsync, undefined)
+    await adapter.write(doc)
+    return {count: adapter.count, crc: adapter.crc, bytes: adapter.bytes}
   }
 
   /** With --fsync, the renames must reach the disk too before the journal is dropped. */

@@ -1,6 +1,7 @@
 import {chmod, mkdir, readdir, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import type {CollectionName, Collections} from '../domain/records.js'
+import {Chunks, type ChunkSnapshot} from './chunks.js'
 import {Damage} from './damage.js'
 import {Documents, type DocumentState} from './documents.js'
 import {type Entry, Journal} from './journal.js'
@@ -21,7 +22,16 @@ export interface StoreOptions {
   segmentBytes?: number
   /** Start on a damaged data dir with what is intact, saving what is dropped to a side file (docs/storage.md). */
   repair?: boolean
+  /** Places per chunk of the events document in a new data dir (10,000; docs/storage.md, "Chunks"). */
+  chunkSize?: number
 }
+
+/**
+ * The collection stored in chunks: its records never change once stored and
+ * go oldest first, so most of its chunks stay as they are between two
+ * compactions (docs/storage.md, "Chunks").
+ */
+const CHUNKED = 'events'
 
 /** Journal bytes per document byte that set off a compaction. */
 const COMPACT_RATIO = 2
@@ -67,6 +77,8 @@ export class Store {
   readonly tables: Tables = tables()
   #seq = 0
   #dirty = new Set<CollectionName>()
+  /** The events' chunks on disk, and which changed; only with a data dir. */
+  #chunks: Chunks | undefined
   #compacting: Promise<void> | undefined
   #journal: Journal | undefined
   #documents: Documents | undefined
@@ -121,13 +133,25 @@ export class Store {
     this.#documents = new Documents(dir, Boolean(this.options.fsync))
     const docSeq = new Map<string, number>()
     const states = new Map<CollectionName, DocumentState>()
+    const chunks = new Chunks(CHUNKED, this.#documents, this.options.chunkSize)
     for (const name of Object.keys(this.tables) as CollectionName[]) {
-      const doc = await this.#documents.read<never>(name, damage)
+      const table = this.tables[name] as unknown as Table<never>
+      const doc =
+        name === CHUNKED
+          ? await chunks.read(damage, (chunk, records) => {
+              // a chunk's records get back places in its range, so that each stays in its chunk's file
+              if (chunk !== undefined) table.placeAfter(chunk * chunks.size - 1)
+              for (const record of records) table.put(record as never)
+            })
+          : await this.#documents.read<never>(name, damage).then((read) => {
+              for (const record of read.records) table.put(record)
+              return read
+            })
       docSeq.set(name, doc.seq)
       states.set(name, doc.state)
-      for (const record of doc.records) this.tables[name].put(record)
       this.#seq = Math.max(this.#seq, doc.seq)
     }
+    this.#chunks = chunks
     // a start creates every missing document before it writes one with a checksum:
     // once one has it, a missing one was lost
     if ([...states.values()].includes('current')) {
@@ -158,6 +182,8 @@ export class Store {
     this.#journal = journal
     // the temp file of a compaction that was killed; the document it was replacing is whole
     for (const name of await readdir(dir)) if (/^\..+\.json\.tmp$/.test(name)) await rm(join(dir, name), {force: true})
+    // chunk files that no manifest names: written by a compaction killed before its manifest, or replaced by one killed after
+    await chunks.removeOrphans()
     await journal.cut(this.#seq + 1)
     const report = await damage.writeReport()
     if (report) {
@@ -168,13 +194,21 @@ export class Store {
     // rewrite what the journal changed, documents missing or in an older layout, and all of them after a repair
     for (const [name, state] of states) {
       if (state === 'missing') await this.#documents.create(name)
-      if (state !== 'current' || report) this.#dirty.add(name)
+      if (state === 'current' && !report) continue
+      if (name === CHUNKED) chunks.rewriteAll()
+      else this.#dirty.add(name)
     }
-    if (replayed > 0 || this.#dirty.size > 0) await this.compact()
+    if (replayed > 0 || this.#dirty.size > 0 || chunks.pending) await this.compact()
   }
 
   #apply([collection, id, record]: Change): void {
     const table = this.tables[collection] as unknown as Table<{account_id: string}>
+    if (collection === CHUNKED && this.#chunks) {
+      // the record's place says which chunk changed
+      const seq = record === null ? table.delete(id) : table.put(record as {account_id: string})
+      if (seq !== undefined) this.#chunks.touch(seq)
+      return
+    }
     if (record === null) table.delete(id)
     else table.put(record as {account_id: string})
     this.#dirty.add(collection)
@@ -215,7 +249,10 @@ export class Store {
     // however much is stored, and a restart after a crash replays at most twice what the documents hold
     if (
       this.#journal.bytes >
-      Math.max(this.options.compactAfterBytes ?? 16 * 1024 * 1024, COMPACT_RATIO * this.#documents!.bytes)
+      Math.max(
+        this.options.compactAfterBytes ?? 16 * 1024 * 1024,
+        COMPACT_RATIO * (this.#documents!.bytes + this.#chunks!.bytes),
+      )
     ) {
       void this.compact().catch((error: unknown) =>
         console.error('[tablepay] store: compaction failed; the journal keeps every change until one succeeds', error),
@@ -240,22 +277,29 @@ export class Store {
   }
 
   async #compact(): Promise<void> {
-    if (!this.#journal || !this.#documents || this.#dirty.size === 0 || this.failure) return
+    const chunks = this.#chunks
+    if (!this.#journal || !this.#documents || !chunks || this.failure) return
+    if (this.#dirty.size === 0 && !chunks.pending) return
     const seq = this.#seq
     // records are never mutated in place, so copying the arrays is a consistent snapshot
     const snapshot = [...this.#dirty].map((name) => ({name, records: [...this.tables[name].all()]}))
     this.#dirty.clear()
+    const taken: ChunkSnapshot | undefined = chunks.pending ? chunks.take(this.tables[CHUNKED]) : undefined
     const cut = this.#journal.cut(seq + 1)
+    let replaced: string[] = []
     try {
       for (const {name, records} of snapshot) await this.#documents.write(name, {seq, records})
+      if (taken) replaced = await chunks.write(seq, taken)
       await this.#documents.syncDir()
       await cut
     } catch (error) {
       // the journal keeps everything until a later compaction succeeds
       for (const {name} of snapshot) this.#dirty.add(name)
+      if (taken) chunks.restore(taken)
       throw error
     }
     await this.#journal.dropSegmentsBefore(seq + 1)
+    await chunks.remove(replaced)
   }
 
   async close(): Promise<void> {

@@ -82,12 +82,22 @@ export class Table<T extends {account_id: string}> {
     return this.#byId.size
   }
 
-  put(record: T): void {
+  /**
+   * The next record stored gets a place after `seq` (and after every place
+   * given so far): a chunked document's records get back places in their
+   * chunk's range when read (docs/storage.md, "Chunks").
+   */
+  placeAfter(seq: number): void {
+    if (seq > this.#seq) this.#seq = seq
+  }
+
+  /** Stores the record (a new version of the one with its id keeps that one's place); returns its place. */
+  put(record: T): number {
     const id = this.keyOf(record)
     const slot = this.#byId.get(id)
     if (slot) {
       slot.record = record
-      return
+      return slot.seq
     }
     const seq = ++this.#seq
     this.#byId.set(id, {record, seq})
@@ -105,11 +115,13 @@ export class Table<T extends {account_id: string}> {
       if (ids) ids.push(id)
       else this.#groups.set(group, [id])
     }
+    return seq
   }
 
-  delete(id: string): void {
+  /** Deletes the record; returns the place it had, or undefined when there was none. */
+  delete(id: string): number | undefined {
     const slot = this.#byId.get(id)
-    if (!slot) return
+    if (!slot) return undefined
     const {record, seq} = slot
     this.#byId.delete(id)
     for (const key of this.#alternateKeysOf(record)) this.#byAlternate.delete(key)
@@ -140,6 +152,7 @@ export class Table<T extends {account_id: string}> {
       order.seqs.splice(at, 1)
     }
     if (order.head === order.ids.length) this.#byAccount.delete(record.account_id)
+    return seq
   }
 
   /** How many records the account has. */
@@ -204,6 +217,12 @@ export class Table<T extends {account_id: string}> {
 
   all(): Generator<T> {
     return this.#records()
+  }
+
+  /** Calls `visit` with every record and its place, in the order of their places. */
+  forEachPlaced(visit: (record: T, seq: number) => void): void {
+    // a Map keeps insertion order, and places are given in insertion order, ascending
+    for (const slot of this.#byId.values()) visit(slot.record, slot.seq)
   }
 
   *#records(): Generator<T> {

@@ -73,4 +73,23 @@ describe('Table', () => {
     rows.delete('r2')
     expect(rows.groupIds('g')).toEqual([])
   })
+
+  it('gives each new record the next place, after one set with placeAfter, and keeps it across updates', () => {
+    const rows = table()
+    expect(rows.put({id: 'r1', account_id: 'a', code: 'x', value: 1})).toBe(1)
+    rows.placeAfter(99)
+    expect(rows.put({id: 'r2', account_id: 'a', code: 'y', value: 1})).toBe(100)
+    // a lower mark never gives a place twice
+    rows.placeAfter(10)
+    expect(rows.put({id: 'r3', account_id: 'b', code: 'z', value: 1})).toBe(101)
+    expect(rows.put({id: 'r2', account_id: 'a', code: 'y', value: 2})).toBe(100)
+    const placed: [string, number][] = []
+    rows.forEachPlaced((row, seq) => placed.push([row.id, seq]))
+    expect(placed).toEqual([
+      ['r1', 1],
+      ['r2', 100],
+      ['r3', 101],
+    ])
+    expect([rows.delete('r2'), rows.delete('r2')]).toEqual([100, undefined])
+  })
 })

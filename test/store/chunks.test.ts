@@ -1,0 +1,241 @@
+import {cp, mkdir, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import type {EventRecord} from '../../src/domain/records.js'
+import {type Change, put, Store} from '../../src/store/store.js'
+import {makeTempDir} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+/** Small chunks, so that a few dozen events span several. */
+const CHUNK = 10
+
+const event = (i: number, account = 'acct_1'): EventRecord => ({
+  id: `evt_${String(i).padStart(4, '0')}`,
+  object: 'event',
+  type: 'check.created',
+  created_at: '2026-01-01T00:00:00.000Z',
+  data: {object: 'check', id: `chk_${i}`},
+  account_id: account,
+})
+
+const range = (from: number, to: number) => Array.from({length: to - from}, (_, i) => from + i)
+
+async function openStore(dir: string, options: {repair?: boolean; fsync?: boolean} = {}) {
+  const store = await Store.open({dir, chunkSize: CHUNK, ...options})
+  cleanup.push(() => store.close())
+  return store
+}
+
+/** Closes the store opened last (a clean stop compacts), so the next can take the dir. */
+const closeLast = () => cleanup.pop()!()
+
+const addEvents = (store: Store, numbers: number[]) =>
+  store.commit(numbers.map((i) => put('events', event(i).id, event(i))))
+const deleteEvents = (store: Store, numbers: number[]) =>
+  store.commit(numbers.map((i): Change => ['events', event(i).id, null]))
+
+const chunkFiles = async (dir: string) => (await readdir(dir)).filter((f) => /^events\.\d+\.\d+\.json$/.test(f)).sort()
+
+/** The account's event ids in the order the store keeps them (listing order). */
+const eventIds = (store: Store, account = 'acct_1') => store.tables.events.idsOf(account)
+
+const manifest = async (dir: string) =>
+  JSON.parse(await readFile(join(dir, 'events.json'), 'utf8')) as {seq: number; records: {chunk: number}[]}
+
+describe('events in chunks', () => {
+  it('a restart reads back every event, in order, after several compactions with deletes between them', async () => {
+    const dir = await makeTempDir()
+    let store = await openStore(dir)
+    await addEvents(store, range(0, 15))
+    await store.compact()
+    await addEvents(store, range(15, 32))
+    await deleteEvents(store, [0, 1, 2, 20])
+    await store.compact()
+    await store.commit([put('events', event(100, 'acct_2').id, event(100, 'acct_2'))])
+    await addEvents(store, range(32, 41))
+    await store.compact()
+    await addEvents(store, range(41, 45))
+    await closeLast()
+    const expected = range(3, 45)
+      .filter((i) => i !== 20)
+      .map((i) => event(i).id)
+    store = await openStore(dir)
+    expect(eventIds(store)).toEqual(expected)
+    expect(eventIds(store, 'acct_2')).toEqual([event(100).id])
+    expect(store.tables.events.get(event(44).id)).toEqual(event(44))
+    // and again, after the events added since the restart went into the chunks that had room
+    await addEvents(store, range(45, 60))
+    await closeLast()
+    store = await openStore(dir)
+    expect(eventIds(store)).toEqual([...expected, ...range(45, 60).map((i) => event(i).id)])
+    expect((await manifest(dir)).records.map((e) => e.chunk)).toEqual([0, 1, 2, 3, 4, 5, 6])
+  })
+
+  it('a compaction rewrites only the chunks that changed, and leaves the other files untouched', async () => {
+    const dir = await makeTempDir()
+    // with --fsync, through the path that syncs the chunks before the manifest
+    const store = await openStore(dir, {fsync: true})
+    await addEvents(store, range(0, 25))
+    await store.compact()
+    const before = await chunkFiles(dir)
+    expect(before).toHaveLength(3)
+    const look = async (file: string) => {
+      const s = await stat(join(dir, file))
+      return {ino: s.ino, mtimeMs: s.mtimeMs, text: await readFile(join(dir, file), 'utf8')}
+    }
+    const untouched = await Promise.all(before.slice(0, 2).map(look))
+    await addEvents(store, range(25, 28))
+    await store.compact()
+    const after = await chunkFiles(dir)
+    expect(after.slice(0, 2)).toEqual(before.slice(0, 2))
+    expect(await Promise.all(after.slice(0, 2).map(look))).toEqual(untouched)
+    // the last chunk got a new file; the one it replaced is gone
+    expect(after).toHaveLength(3)
+    expect(after[2]).not.toBe(before[2])
+    expect(await readFile(join(dir, after[2]!), 'utf8')).toContain(event(27).id)
+  })
+
+  it('an events.json of the earlier layout, holding the events, is read and rewritten as chunks', async () => {
+    const dir = await makeTempDir()
+    const lines = range(0, 23).map((i) => `    ${JSON.stringify(event(i))}`)
+    await writeFile(join(dir, 'events.json'), `{\n  "seq": 0,\n  "records": [\n${lines.join(',\n')}\n  ]\n}\n`)
+    let store = await openStore(dir)
+    const ids = range(0, 23).map((i) => event(i).id)
+    expect(eventIds(store)).toEqual(ids)
+    expect(await chunkFiles(dir)).toHaveLength(3)
+    expect((await manifest(dir)).records).toEqual([
+      {chunk: 0, version: 1, size: CHUNK, count: 9, crc: expect.any(Number)},
+      {chunk: 1, version: 1, size: CHUNK, count: 10, crc: expect.any(Number)},
+      {chunk: 2, version: 1, size: CHUNK, count: 4, crc: expect.any(Number)},
+    ])
+    await closeLast()
+    store = await openStore(dir)
+    expect(eventIds(store)).toEqual(ids)
+  })
+
+  it('retention deleting the oldest events removes the chunk files they emptied', async () => {
+    const dir = await makeTempDir()
+    const store = await openStore(dir)
+    await addEvents(store, range(0, 35))
+    await store.compact()
+    const [first, second, ...rest] = await chunkFiles(dir)
+    // chunk 0 holds places 1-9, chunk 1 places 10-19: events 0-8, then 9-18
+    await deleteEvents(store, range(0, 19))
+    await store.compact()
+    const files = await chunkFiles(dir)
+    expect(files).not.toContain(first)
+    expect(files).not.toContain(second)
+    expect(files).toEqual(rest)
+    expect((await manifest(dir)).records.map((e) => e.chunk)).toEqual([2, 3])
+    await deleteEvents(store, range(19, 35))
+    await store.compact()
+    expect(await chunkFiles(dir)).toEqual([])
+    expect((await manifest(dir)).records).toEqual([])
+  })
+
+  it('a compaction killed after writing chunks, before its manifest, loses nothing: the journal is still there', async () => {
+    const dir = await makeTempDir()
+    const store = await openStore(dir)
+    await addEvents(store, range(0, 15))
+    await store.compact()
+    await addEvents(store, range(15, 30))
+    await deleteEvents(store, [3])
+    // the manifest's temp file cannot be made: the chunks are written, the manifest is not
+    await mkdir(join(dir, '.events.json.tmp'))
+    await expect(store.compact()).rejects.toThrow()
+    expect((await chunkFiles(dir)).length).toBeGreaterThan(2)
+    const killed = await makeTempDir()
+    await cp(dir, killed, {recursive: true, filter: (source) => !source.endsWith('.lock')})
+    await rm(join(killed, '.events.json.tmp'), {recursive: true})
+    const listed = (await manifest(killed)).records.length
+
+    const restarted = await openStore(killed)
+    const expected = range(0, 30)
+      .filter((i) => i !== 3)
+      .map((i) => event(i).id)
+    expect(eventIds(restarted)).toEqual(expected)
+    expect(listed).toBe(2)
+    // the unlisted chunk files of the killed compaction are gone, the new manifest lists every file left
+    const files = await chunkFiles(killed)
+    expect(files).toHaveLength((await manifest(killed)).records.length)
+    // the store that failed compacts once it can
+    await rm(join(dir, '.events.json.tmp'), {recursive: true})
+    await store.compact()
+    expect(await chunkFiles(dir)).toHaveLength((await manifest(dir)).records.length)
+    await closeLast()
+    await closeLast()
+    expect(eventIds(await openStore(dir))).toEqual(expected)
+  })
+
+  it('a chunk file no manifest lists (a killed compaction or migration left it) is not read, and is removed', async () => {
+    const dir = await makeTempDir()
+    await addEvents(await openStore(dir), range(0, 5))
+    await closeLast()
+    await writeFile(join(dir, 'events.000007.3.json'), '{\n  "seq": 9,\n  "records": []\n}\n')
+    expect(eventIds(await openStore(dir))).toEqual(range(0, 5).map((i) => event(i).id))
+    expect(await chunkFiles(dir)).toEqual(['events.000000.1.json'])
+  })
+})
+
+describe('a damaged chunk', () => {
+  /** A closed data dir with events 0-24 in chunks 0-2, and its chunk files. */
+  async function chunkedDataDir(): Promise<{dir: string; files: string[]}> {
+    const dir = await makeTempDir()
+    const store = await openStore(dir)
+    await addEvents(store, range(0, 25))
+    await closeLast()
+    return {dir, files: await chunkFiles(dir)}
+  }
+
+  it('a chunk the manifest lists that is missing refuses the start, naming it; --repair starts with the rest', async () => {
+    const {dir, files} = await chunkedDataDir()
+    const path = join(dir, files[1]!)
+    await rm(path)
+    await expect(Store.open({dir, chunkSize: CHUNK})).rejects.toThrow(
+      `store: ${path} is missing: events.json lists it, with 10 records. Nothing was changed.`,
+    )
+    const repaired = await openStore(dir, {repair: true})
+    const kept = [...range(0, 9), ...range(19, 25)].map((i) => event(i).id)
+    expect(eventIds(repaired)).toEqual(kept)
+    await closeLast()
+    expect(eventIds(await openStore(dir))).toEqual(kept)
+  })
+
+  it('a chunk whose record was edited refuses the start; --repair keeps the records that read', async () => {
+    const {dir, files} = await chunkedDataDir()
+    const path = join(dir, files[0]!)
+    await writeFile(path, (await readFile(path, 'utf8')).replace('"chk_4"', '"chk_400"'))
+    await expect(Store.open({dir, chunkSize: CHUNK})).rejects.toThrow(
+      `store: ${path} is corrupt: its records do not match its checksum`,
+    )
+    await writeFile(path, (await readFile(path, 'utf8')).replace('"chk_400"', '"chk_4'))
+    const repaired = await openStore(dir, {repair: true})
+    expect(eventIds(repaired)).toEqual(
+      range(0, 25)
+        .filter((i) => i !== 4)
+        .map((i) => event(i).id),
+    )
+  })
+
+  it('a chunk replaced by another whole file (its own checksum fine) does not match the manifest and is refused', async () => {
+    const {dir, files} = await chunkedDataDir()
+    // the last chunk's file is swapped for the first one's: each reads, neither is what events.json lists
+    await cp(join(dir, files[0]!), join(dir, files[2]!))
+    await expect(Store.open({dir, chunkSize: CHUNK})).rejects.toThrow(
+      `store: ${join(dir, files[2]!)} is corrupt: it holds 9 records, not the 6 that events.json lists`,
+    )
+  })
+
+  it('a deleted events.json, its chunks still there, refuses the start; --repair reads the chunks', async () => {
+    const {dir} = await chunkedDataDir()
+    await rm(join(dir, 'events.json'))
+    await expect(Store.open({dir, chunkSize: CHUNK})).rejects.toThrow(
+      `store: ${join(dir, 'events.json')} is missing, while files of its chunks are there`,
+    )
+    expect(eventIds(await openStore(dir, {repair: true}))).toEqual(range(0, 25).map((i) => event(i).id))
+  })
+})
