@@ -275,6 +275,11 @@ export class TablepayClient {
    * for await (const message of messages) if (message.type === 'delivery') console.log(message.data.status)
    */
   async openStream({signal}: {signal?: AbortSignal} = {}): Promise<AsyncGenerator<StreamMessage>> {
+    return readServerSentEvents(await this.#stream(signal), signal)
+  }
+
+  /** `GET /v1/sim/stream`, answered: the caller reads its messages. */
+  async #stream(signal: AbortSignal | undefined): Promise<Response> {
     let response: Response
     try {
       response = await this.#fetch(`${this.url}/v1/sim/stream`, {
@@ -285,7 +290,7 @@ export class TablepayClient {
       throw new TablepayConnectionError(this.url, error)
     }
     if (!response.ok) throw await apiError(response)
-    return readServerSentEvents(response, signal)
+    return response
   }
 
   /** A new empty account with copies of this account's locations, and its key (`POST /sim/accounts`, a simulator control). */
@@ -366,17 +371,7 @@ export class TablepayClient {
 
   /** The account's live stream with a `request` message per answered request (for `logs tail`). */
   async openRequestStream({signal}: {signal?: AbortSignal} = {}): Promise<AsyncGenerator<RequestStreamMessage>> {
-    let response: Response
-    try {
-      response = await this.#fetch(`${this.url}/v1/sim/stream`, {
-        headers: {authorization: `Bearer ${this.#apiKey}`, accept: 'text/event-stream'},
-        signal,
-      })
-    } catch (error) {
-      throw new TablepayConnectionError(this.url, error)
-    }
-    if (!response.ok) throw await apiError(response)
-    return readServerSentEvents(response, signal, ['request'])
+    return readServerSentEvents(await this.#stream(signal), signal, ['request'])
   }
 
   /** Makes the next matching requests fail as asked (`POST /sim/faults`). */

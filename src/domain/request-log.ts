@@ -6,6 +6,20 @@ import type {CheckRecord} from './records.js'
 /** Bodies longer than this (characters of their JSON, or of their text) are cut (docs/api.md, "The request log"). */
 export const BODY_CAP = 64 * 1024
 
+/** One answered API request in one line: the access line of `serve` and each line of `logs tail` and `logs list`. */
+export interface AccessLine {
+  created_at: string
+  method: string
+  path: string
+  /** null: a fault reset the connection, nothing was answered. */
+  status: number | null
+  push_result: string | null
+  error_code: string | null
+  duration_ms: number
+  request_id: string
+  fault_id: string | null
+}
+
 /** Entries each account keeps by default (`serve --request-log N`). */
 export const REQUEST_LOG_SIZE = 1000
 

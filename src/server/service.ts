@@ -10,7 +10,7 @@ import {SchedulerClock, wallClockIso} from '../webhooks/clock.js'
 import {Dispatcher} from '../webhooks/dispatcher.js'
 import {createApp} from './app.js'
 import {StreamHub} from './internal/event-stream.js'
-import type {AccessLine} from './internal/traffic.js'
+import type {AccessLine} from '../domain/request-log.js'
 
 /** What shapes the service whatever carries it: a port (`serve`, `startSimulator`) or msw. */
 export interface ServiceOptions {

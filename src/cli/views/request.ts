@@ -1,19 +1,10 @@
 import type {RequestEntry} from '../../client/client.js'
+import type {AccessLine} from '../../domain/request-log.js'
 import {formatTime} from './format.js'
 import {style} from './style.js'
 
 /** What one request line shows: the access line of `serve` and each line of `logs tail` and `logs list`. */
-export interface RequestLineFields {
-  created_at: string
-  method: string
-  path: string
-  status: number | null
-  push_result: string | null
-  error_code: string | null
-  duration_ms: number
-  request_id: string
-  fault_id: string | null
-}
+export type RequestLineFields = AccessLine
 
 const statusColor = (status: number | null) =>
   status === null || status >= 500 ? style.red : status >= 400 ? style.yellow : style.green

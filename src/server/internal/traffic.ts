@@ -3,23 +3,9 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {getQuery, type H3Event, setResponseHeader} from 'h3'
 import {ApiError} from '../../domain/errors.js'
 import {type Fault, FaultError} from '../../domain/faults.js'
-import {keptBody, keyHint} from '../../domain/request-log.js'
+import {type AccessLine, keptBody, keyHint} from '../../domain/request-log.js'
 import type {PushNotes, RequestTrace, Service} from '../../service/index.js'
 import {requestHeader} from './headers.js'
-
-/** One answered API request, for the access line of `serve` (`--log`). */
-export interface AccessLine {
-  created_at: string
-  method: string
-  path: string
-  /** null: a fault reset the connection, nothing was answered. */
-  status: number | null
-  push_result: string | null
-  error_code: string | null
-  duration_ms: number
-  request_id: string
-  fault_id: string | null
-}
 
 // API routes the log leaves out: public ones, the live stream, and the log's own reads
 const UNLOGGED = /^\/v1\/(health|openapi\.json|sim\/stream|sim\/requests(\/.*)?)\/?$/
