@@ -15,8 +15,8 @@ afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!()
 })
 
-async function setup() {
-  const [server, receiver] = await Promise.all([startApiServer(), startReceiver()])
+async function setup(respond?: Parameters<typeof startReceiver>[0]) {
+  const [server, receiver] = await Promise.all([startApiServer(), startReceiver(respond)])
   cleanup.push(
     () => server.stop(),
     () => receiver.close(),
@@ -115,6 +115,16 @@ describe('listen --forward-to', () => {
     expect(await listen.waitForOutput(' ms  #1 ')).toMatch(/check\.created\s+we_\w+ {2}200\s+\d+ ms {2}#1 dlv_\w+/)
     expect(await listen.kill('SIGINT')).toBe(0)
     expect((await json(['webhooks', 'list'])).data).toHaveLength(1)
+  })
+
+  it("prints the first line of a failed attempt's answer: what the receiver said", async () => {
+    const {server, receiver, push} = await setup(() => 500)
+    const listen = spawnRunning(['listen', '--forward-to', receiver.url, '-e', 'check.created'], server.env)
+    cleanup.push(async () => listen.kill('SIGKILL'))
+    await listen.waitForOutput('Ctrl+C to stop')
+    await push('l5')
+    // the receiver answers 500 with the body "ok"
+    expect(await listen.waitForOutput('"ok"')).toMatch(/check\.created\s+we_\w+ {2}500\s+\d+ ms {2}#1 dlv_\w+.*"ok"/)
   })
 
   it('reconnects when the server restarts on its data dir, and goes on forwarding with the same endpoint', async () => {
