@@ -238,4 +238,20 @@ describe('a damaged chunk', () => {
     )
     expect(eventIds(await openStore(dir, {repair: true}))).toEqual(range(0, 25).map((i) => event(i).id))
   })
+
+  it('the journal waits for twice the plain documents, but not for twice the chunks: past its cap a compaction starts', async () => {
+    const grow = async (chunkedJournalBytes: number) => {
+      const dir = await makeTempDir()
+      const store = await Store.open({dir, chunkSize: CHUNK, compactAfterBytes: 1, chunkedJournalBytes})
+      cleanup.push(() => store.close())
+      // chunks far larger than the cap: twice their size would let 60 KB of journal grow
+      await addEvents(store, range(0, 200))
+      await store.compact()
+      const before = store.compactions
+      for (const i of range(200, 240)) await addEvents(store, [i])
+      return store.compactions - before
+    }
+    expect(await grow(4000)).toBeGreaterThan(0)
+    expect(await grow(Number.POSITIVE_INFINITY)).toBe(0)
+  })
 })
