@@ -8,6 +8,7 @@ import {renderRequestLine} from '../cli/views/request.js'
 import {REQUEST_LOG_SIZE} from '../domain/request-log.js'
 import {untilSignalled} from '../cli/shutdown.js'
 import {Command} from '../cli/command.js'
+import {keepHeapNearLive} from '../cli/heap.js'
 import {startServer} from '../server/start.js'
 import {RECEIVER_TIMEOUT_MS} from '../webhooks/send.js'
 
@@ -125,6 +126,8 @@ Clients find the URL and a write key on their own: in the same directory, and th
 
   public async run(): Promise<void> {
     const {flags} = await this.parse(Serve)
+    // this process is the server: its heap is tuned for months of pushes, unlike a test runner that embeds one
+    keepHeapNearLive()
     const logLines = flags.log ?? Boolean(process.stdout.isTTY)
     const server = await startServer({
       port: flags.port,
