@@ -166,7 +166,7 @@ describe('item diff by external_id', () => {
   })
 })
 
-describe('the claims rule (SPEC 4.4)', () => {
+describe('the claims rule', () => {
   const claimedCheck = () => {
     const first = push(
       checkWith([
