@@ -68,7 +68,8 @@ Clients find the URL and a write key on their own: in the same directory, and th
         'Start on a damaged data dir with what is intact; what is dropped is saved to a repair-….ndjson file in it (docs/storage.md).',
     }),
     'retry-schedule': durationList({
-      summary: 'Waits between delivery attempts, e.g. 1s,2s,5s. Default: 1m,5m,30m,2h,8h,24h, as the real service retries.',
+      summary:
+        'Waits between delivery attempts, e.g. 1s,2s,5s. Default: 1m,5m,30m,2h,8h,24h, as the real service retries.',
       helpGroup: 'WEBHOOKS',
     }),
     'time-scale': Flags.custom<number>({
