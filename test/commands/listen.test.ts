@@ -58,6 +58,21 @@ async function linesWith(listen: CliProcess, text: string, n: number) {
 const attemptLines = (listen: CliProcess, n: number) => linesWith(listen, '"attempt"', n)
 
 /** `serve` on a fixed port and data dir, so a restart comes back where it was. */
+/** A receiver, a temp dir and a free port for `serve` to restart on, and the settings of a client of it. */
+async function restartable() {
+  const [receiver, dir, port] = await Promise.all([
+    startReceiver(),
+    mkdtemp(join(tmpdir(), 'tablepay-listen-')),
+    freePort(),
+  ])
+  cleanup.push(
+    () => rm(dir, {recursive: true, force: true}),
+    () => receiver.close(),
+  )
+  const url = `http://127.0.0.1:${port}`
+  return {receiver, dir, port, url, env: {TABLEPAY_URL: url, TABLEPAY_API_KEY: WRITE_KEY}}
+}
+
 async function serveOn(port: number, dataDir: string) {
   const serve = spawnRunning([
     'serve',
@@ -128,19 +143,9 @@ describe('listen --forward-to', () => {
   })
 
   it('reconnects when the server restarts on its data dir, and goes on forwarding with the same endpoint', async () => {
-    const [receiver, dir, port] = await Promise.all([
-      startReceiver(),
-      mkdtemp(join(tmpdir(), 'tablepay-listen-')),
-      freePort(),
-    ])
-    cleanup.push(
-      () => rm(dir, {recursive: true, force: true}),
-      () => receiver.close(),
-    )
+    const {receiver, dir, port, url, env} = await restartable()
     let serve = await serveOn(port, join(dir, 'data'))
     cleanup.push(() => serve.stop())
-    const url = `http://127.0.0.1:${port}`
-    const env = {TABLEPAY_URL: url, TABLEPAY_API_KEY: WRITE_KEY}
     const push = pushTo(url)
     const {listen, ready} = await startListen(env, ['--forward-to', receiver.url])
     receiver.verifyWith(ready.secret)
@@ -246,19 +251,9 @@ describe('listen: a secret that stays, recovery and chaos', () => {
   })
 
   it('with --chaos, survives the server restarting under it, keeps forwarding duplicates, and leaves no endpoint after SIGTERM', async () => {
-    const [receiver, dir, port] = await Promise.all([
-      startReceiver(),
-      mkdtemp(join(tmpdir(), 'tablepay-listen-chaos-')),
-      freePort(),
-    ])
-    cleanup.push(
-      () => rm(dir, {recursive: true, force: true}),
-      () => receiver.close(),
-    )
+    const {receiver, dir, port, url, env} = await restartable()
     let serve = await serveOn(port, join(dir, 'data'))
     cleanup.push(() => serve.stop())
-    const url = `http://127.0.0.1:${port}`
-    const env = {TABLEPAY_URL: url, TABLEPAY_API_KEY: WRITE_KEY}
     const {listen, ready} = await startListen(env, ['--forward-to', receiver.url, '--chaos', 'duplicate=1,seed=3'])
     receiver.verifyWith(ready.secret)
     expect(await cliFor({env}).json(['webhooks', 'chaos', ready.endpoint_id])).toMatchObject({duplicate: 1, seed: 3})
