@@ -1,50 +1,62 @@
 import type {
-  Check,
-  CheckPush,
-  Clock,
-  Deleted,
-  Delivery,
-  Event,
-  Location,
-  WebhookEndpoint,
-  WebhookEndpointInput,
-  WebhookTestResult,
-} from '../domain/schemas.js'
-import type {Claim, ClaimInput, Feedback, FeedbackInput, Payment, PaymentInput, RefundInput} from '../domain/schemas.js'
-import type {ScratchAccount} from '../domain/schemas.js'
-import type {
   Chaos,
   ChaosInput,
-  KnownSecretEndpointInput,
-  ListenSecret,
-  Recovery,
-  WebhookEndpointUpdate,
-} from '../domain/schemas.js'
-import type {PushResult} from '../domain/push.js'
-import {TablepayApiError, TablepayConnectionError, type TablepayErrorBody} from './errors.js'
-import {readServerSentEvents, type RequestStreamMessage, type StreamMessage} from './stream.js'
-import type {RequestEntry, RequestFilters} from '../domain/request-log.js'
-import type {Fault, FaultInput} from '../domain/faults.js'
-
-export type {StreamMessage}
-export type {Fault, FaultInput, RequestEntry, RequestFilters, RequestStreamMessage}
-
-export type {
   Check,
   CheckPush,
+  Claim,
+  ClaimInput,
   Clock,
   Deleted,
   Delivery,
   Event,
+  Feedback,
+  FeedbackInput,
+  KnownSecretEndpointInput,
+  ListenSecret,
   Location,
+  Payment,
+  PaymentInput,
+  Recovery,
+  RefundInput,
+  ScratchAccount,
   WebhookEndpoint,
   WebhookEndpointInput,
+  WebhookEndpointUpdate,
+  WebhookTestResult,
+} from '../domain/schemas.js'
+import type {PushResult} from '../domain/push.js'
+import type {Fault, FaultInput} from '../domain/faults.js'
+import type {RequestEntry, RequestFilters} from '../domain/request-log.js'
+import {TablepayApiError, TablepayConnectionError, type TablepayErrorBody} from './errors.js'
+import {readServerSentEvents, type RequestStreamMessage, type StreamMessage} from './stream.js'
+
+// the resources and inputs of the API, as the client takes and returns them
+export type {
+  Chaos,
+  ChaosInput,
+  Check,
+  CheckPush,
+  Claim,
+  ClaimInput,
+  Clock,
+  Deleted,
+  Delivery,
+  Event,
+  Feedback,
+  FeedbackInput,
+  KnownSecretEndpointInput,
+  ListenSecret,
+  Location,
+  Payment,
+  PaymentInput,
+  Recovery,
+  RefundInput,
+  WebhookEndpoint,
+  WebhookEndpointInput,
+  WebhookEndpointUpdate,
   WebhookTestResult,
 }
-
-export type {Claim, ClaimInput, Feedback, FeedbackInput, Payment, PaymentInput, RefundInput}
-
-export type {Chaos, ChaosInput, KnownSecretEndpointInput, ListenSecret, Recovery, WebhookEndpointUpdate}
+export type {Fault, FaultInput, RequestEntry, RequestFilters, RequestStreamMessage, StreamMessage}
 
 /** Options of the guest-side POSTs: an `Idempotency-Key`, so a retried call acts once. */
 export interface GuestOptions {
