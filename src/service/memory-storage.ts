@@ -34,10 +34,10 @@ class MemoryReader implements Reader {
   list<C extends CollectionName>(collection: C, accountId: string, where?: Where<C>): Promise<Collections[C][]> {
     const table = this.table(collection)
     const records: Collections[C][] = []
-    // a delivery's event is indexed: retention asks for an event's deliveries among millions
-    const eventId = collection === 'deliveries' ? (where as Row | undefined)?.event_id : undefined
-    if (typeof eventId === 'string') {
-      for (const id of table.groupIds(eventId)) {
+    // a filter on the table's group (a delivery's event) reads the group, not the account's millions of records
+    const group = table.groupBy === undefined ? undefined : (where as Row | undefined)?.[table.groupBy]
+    if (typeof group === 'string') {
+      for (const id of table.groupIds(group)) {
         const record = table.get(id)!
         if (record.account_id === accountId && matches(record, where as Row)) records.push(record)
       }

@@ -66,7 +66,7 @@ function tables() {
     events: new Table<Collections['events']>((r) => r.id),
     webhook_endpoints: new Table<Collections['webhook_endpoints']>((r) => r.id),
     // retention deletes an event with its deliveries, and keeps one whose delivery is pending
-    deliveries: new Table<Collections['deliveries']>((r) => r.id, {groupOf: (r) => r.event_id}),
+    deliveries: new Table<Collections['deliveries']>((r) => r.id, {groupBy: 'event_id'}),
     settings: new Table<Collections['settings']>((r) => r.id),
   }
 }

@@ -24,8 +24,8 @@ interface Order {
 export interface TableOptions<T> {
   /** More unique keys to find records by (a check's account and external id, its guest token). */
   alternateKeysOf?: (record: T) => readonly string[]
-  /** A field records are grouped by, to find a group's ids at once (a delivery's event). */
-  groupOf?: (record: T) => string
+  /** A field records are grouped by, to find a group's ids at once (a delivery's `event_id`). */
+  groupBy?: keyof T & string
 }
 
 /** The first index in `seqs[from…]` whose value is at least `seq`. */
@@ -53,7 +53,8 @@ export class Table<T extends {account_id: string}> {
   /** Recently deleted ids and their places, oldest first. */
   readonly #gone = new Map<string, number>()
   readonly #alternateKeysOf: (record: T) => readonly string[]
-  readonly #groupOf: ((record: T) => string) | undefined
+  /** The field of `TableOptions.groupBy`, if any: a list filtered on it reads the group's ids. */
+  readonly groupBy: (keyof T & string) | undefined
   #seq = 0
 
   /**
@@ -66,7 +67,7 @@ export class Table<T extends {account_id: string}> {
     options: TableOptions<T> = {},
   ) {
     this.#alternateKeysOf = options.alternateKeysOf ?? (() => NO_KEYS)
-    this.#groupOf = options.groupOf
+    this.groupBy = options.groupBy
   }
 
   getByAlternate(key: string): T | undefined {
@@ -109,8 +110,8 @@ export class Table<T extends {account_id: string}> {
       this.#byAccount.set(record.account_id, {ids: [id], seqs: [seq], head: 0})
     }
     for (const key of this.#alternateKeysOf(record)) this.#byAlternate.set(key, id)
-    if (this.#groupOf) {
-      const group = this.#groupOf(record)
+    if (this.groupBy) {
+      const group = String(record[this.groupBy])
       const ids = this.#groups.get(group)
       if (ids) ids.push(id)
       else this.#groups.set(group, [id])
@@ -125,8 +126,8 @@ export class Table<T extends {account_id: string}> {
     const {record, seq} = slot
     this.#byId.delete(id)
     for (const key of this.#alternateKeysOf(record)) this.#byAlternate.delete(key)
-    if (this.#groupOf) {
-      const group = this.#groupOf(record)
+    if (this.groupBy) {
+      const group = String(record[this.groupBy])
       const ids = this.#groups.get(group)!
       if (ids.length === 1) this.#groups.delete(group)
       else ids.splice(ids.indexOf(id), 1)

@@ -9,7 +9,7 @@ interface Row {
 }
 
 const table = () =>
-  new Table<Row>((r) => r.id, {alternateKeysOf: (r) => [`${r.account_id}/${r.code}`], groupOf: (r) => r.code})
+  new Table<Row>((r) => r.id, {alternateKeysOf: (r) => [`${r.account_id}/${r.code}`], groupBy: 'code'})
 
 describe('Table', () => {
   it('finds a record by its alternate key after updates, and no longer after a delete', () => {
