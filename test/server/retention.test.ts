@@ -2,7 +2,7 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
-import {type CliServer, startCliServer} from '../helpers/cli.js'
+import {type CliServer, runCli, startCliServer} from '../helpers/cli.js'
 import {call, makeTempDir, TEST_SEED, WRITE_KEY} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -85,5 +85,23 @@ describe('retention over HTTP', () => {
       const kept = events.filter((e) => e.data.external_id === external).map((e) => e.data.version)
       expect(kept).toEqual(Array.from({length: kept.length}, (_, i) => version - i))
     }
+  })
+
+  it('serve --max-events and --event-retention reach the server; a retention it cannot read exits 2 saying how to write one', async () => {
+    server = await startCliServer([
+      '--memory',
+      '--seed',
+      'fixtures/seed.json',
+      '--max-events',
+      '3',
+      '--event-retention',
+      '7d',
+    ])
+    const base = server.url.replace(/\/v1$/, '')
+    for (let version = 1; version <= 6; version++) expect((await push(base, 't1', version)).status).toBeLessThan(300)
+    expect((await advance(base)).status).toBe(200)
+    expect((await allEvents(base)).map((e) => e.data.version)).toEqual([6, 5, 4])
+    const refused = await runCli(['serve', '--memory', '--port', '0', '--event-retention', 'soon'])
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('write it like 90, 500ms')])
   })
 })
