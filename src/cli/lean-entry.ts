@@ -1,5 +1,4 @@
 import {existsSync, readFileSync} from 'node:fs'
-import {homedir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {failureJson} from './cli-error.js'
@@ -50,7 +49,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
  */
 export async function runLean(argv: readonly string[]): Promise<boolean> {
   const [id, ...rest] = argv
-  if (id === undefined || !Object.hasOwn(COMMANDS, id) || !plainSetup()) return false
+  if (id === undefined || !Object.hasOwn(COMMANDS, id) || !(await plainSetup())) return false
   const flagSpecs = readManifest()?.commands?.[id]?.flags
   const flags = flagSpecs && parseFlags(rest, flagSpecs)
   if (!flags) return false
@@ -73,20 +72,24 @@ export async function runLean(argv: readonly string[]): Promise<boolean> {
 }
 
 /** False when something oclif reads at start-up could change the output: debug or JSON settings, a colour theme, hooks or plugins. */
-function plainSetup(): boolean {
+async function plainSetup(): Promise<boolean> {
   const {env} = process
   if (process.platform === 'win32' || env.DEBUG || env.TABLEPAY_DEBUG || env.TABLEPAY_CONTENT_TYPE) return false
-  const configDir =
-    env.TABLEPAY_CONFIG_DIR || join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'tablepay')
+  // node:os only when HOME is unset: every module loaded counts in a start-up this short
+  const home = env.HOME || (await import('node:os')).homedir()
+  const configDir = env.TABLEPAY_CONFIG_DIR || join(env.XDG_CONFIG_HOME || join(home, '.config'), 'tablepay')
   return !existsSync(join(configDir, 'theme.json'))
 }
 
-/** The command manifest, only if it matches this package and nothing hooks into oclif. */
+/**
+ * The lean commands' flags as oclif's manifest has them (cut from it at build: scripts/lean-flags.js),
+ * only if they match this package and nothing hooks into oclif.
+ */
 function readManifest(): {commands?: Record<string, {flags: Record<string, ManifestFlag>}>} | undefined {
   try {
     const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
     if (pjson.oclif?.hooks || pjson.oclif?.plugins || pjson.oclif?.theme) return undefined
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8'))
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'dist', 'cli', 'lean-flags.json'), 'utf8'))
     return manifest.version === pjson.version ? manifest : undefined
   } catch {
     return undefined

@@ -111,6 +111,23 @@ export async function resolve(specifier, context, next) {
     expect(modules.filter((url) => /\/dist\/(server|store|domain|client\/client)/.test(url))).toEqual([])
   })
 
+  it('a valid verify imports only the built-ins it needs: fs, path, url and crypto', async () => {
+    const {code, modules} = await loaded('verify-builtins', [
+      'verify',
+      '-s',
+      SECRET,
+      '-H',
+      OLD,
+      '-p',
+      PAYLOAD,
+      '--tolerance',
+      TOLERANCE,
+    ])
+    expect(code).toBe(0)
+    const builtins = [...new Set(modules.filter((url) => url.startsWith('node:')))].sort()
+    expect(builtins).toEqual(['node:crypto', 'node:fs', 'node:path', 'node:url'])
+  })
+
   it('a valid sign loads no package at all', async () => {
     const {code, modules} = await loaded('sign-valid', ['sign', '-s', SECRET, '-p', PAYLOAD])
     expect(code).toBe(0)

@@ -1,10 +1,10 @@
-import {readFile} from 'node:fs/promises'
-import {buffer} from 'node:stream/consumers'
+import {readFileSync} from 'node:fs'
 import {cliError} from '../cli-error.js'
 
 // verify and sign are pure local tools that must start close to bare Node:
 // this module, like their logic, imports node built-ins only (pinned by
-// test/cli/lean-entry.test.ts).
+// test/cli/lean-entry.test.ts), and only those already loaded at start
+// (node:fs; not fs/promises or stream/consumers, docs/benchmarks.md).
 
 /** The secret from the flag or the environment, or a CLI error saying where to get one. */
 export async function requireSecret(secret: string | undefined): Promise<string> {
@@ -26,10 +26,16 @@ export async function readRawPayload(file: string | undefined): Promise<Buffer> 
     throw await cliError('No payload: pass --payload FILE, or pipe the body on stdin.', {code: 'missing_input'})
   }
   try {
-    return fromStdin ? await buffer(process.stdin) : await readFile(file)
+    return fromStdin ? await readAll(process.stdin) : readFileSync(file)
   } catch (error) {
     throw await cliError(`Cannot read ${fromStdin ? 'stdin' : file}: ${(error as Error).message}`, {
       code: 'unreadable_input',
     })
   }
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+  return Buffer.concat(chunks)
 }
