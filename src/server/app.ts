@@ -118,8 +118,9 @@ export function createApp(service: Service, options: AppOptions) {
   app.use(defineEventHandler((event) => (event.context.preflight ? sendNoContent(event) : undefined)))
   const router = createRouter({preemptive: true})
   registerRoutes(routes.recording(router), context)
-  // the push, the API's busiest route, is found without the router's lookup (docs/benchmarks.md)
+  // the push and the read of a check, the API's busiest routes, are found without the router's lookup (docs/benchmarks.md)
   app.use(...routes.direct('PUT', '/v1/checks/external/:external_check_id'))
+  app.use(...routes.direct('GET', '/v1/checks/external/:external_check_id'))
   app.use(router)
   return app
 }

@@ -2,7 +2,7 @@ import {createApp, createRouter, defineEventHandler, toWebHandler} from 'h3'
 import {describe, expect, it} from 'vitest'
 import {RouteTable} from '../../../src/server/internal/route-table.js'
 
-/** An app with a PUT route that answers its parameter, and a GET beside it; `direct` puts the PUT ahead of the router. */
+/** An app with a PUT route that answers its parameter, and a GET beside it; `direct` puts both ahead of the router. */
 function appWith(direct: boolean) {
   const hits = {direct: 0}
   const app = createApp()
@@ -20,8 +20,8 @@ function appWith(direct: boolean) {
     '/v1/things/external/:thing_id/parts',
     defineEventHandler(() => 'parts'),
   )
-  if (direct) {
-    const [handler, options] = routes.direct('PUT', '/v1/things/external/:thing_id')
+  for (const method of direct ? ['PUT', 'GET'] : []) {
+    const [handler, options] = routes.direct(method, '/v1/things/external/:thing_id')
     app.use(
       defineEventHandler((event) => {
         hits.direct++
@@ -52,7 +52,9 @@ describe('RouteTable.direct', () => {
       ['PUT', '/v1/things/external/', false],
       ['PUT', '/v1/things/external/t12/parts', false],
       ['PUT', '/v1/things/externalt12', false],
-      ['GET', '/v1/things/external/t12', false],
+      ['GET', '/v1/things/external/t12', true],
+      ['GET', '/v1/things/external/t12/', false],
+      ['HEAD', '/v1/things/external/t12', false],
       ['POST', '/v1/things/external/t12', false],
     ]
     for (const [method, path, direct] of requests) {
