@@ -7,7 +7,6 @@ import type {AppContext} from './context.js'
 import {authenticate} from './internal/auth.js'
 import {CorsPolicy} from './internal/cors.js'
 import {keepLengthOnHead} from './internal/head.js'
-import {isDurable} from './internal/durable.js'
 import {sendApiError, sendReset, storageUnavailable, toApiError} from './internal/errors.js'
 import {StreamHub} from './internal/event-stream.js'
 import {assignRequestId} from './internal/request-id.js'
@@ -97,7 +96,7 @@ export function createApp(service: Service, options: AppOptions) {
     },
     // answers go out only once what they show is on disk
     async onBeforeResponse(event, response) {
-      if (!isDurable(event)) await records.settled()
+      await records.settled()
       await traffic.answered(event, response)
     },
     async onError(error, event) {

@@ -7,7 +7,6 @@ import {CheckPush, CheckStatus, ExternalCheckId} from '../../domain/schemas.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 import {readJson, readParam} from '../internal/body.js'
-import {markDurable} from '../internal/durable.js'
 import {checkAnswer} from '../internal/check-answer.js'
 import {paginate, readListQuery} from '../internal/list.js'
 import {findCheck} from '../internal/owned.js'
@@ -26,8 +25,6 @@ export function checkRoutes(router: Router, app: AppContext): void {
       const externalId = externalIdOf(event)
       const body = await readJson(event, CheckPush, acceptCheckPush)
       const outcome = await service.checks.push(accountOf(event), externalId, body, notesOf(event))
-      // the answer is the check this push stored (or found), durable once the push resolves
-      markDurable(event)
       setResponseStatus(event, outcome.result === 'created' ? 201 : 200)
       setResponseHeader(event, 'x-tablepay-push-result', outcome.result)
       const changed = outcome.result === 'created' || outcome.result === 'updated'
