@@ -27,8 +27,7 @@ export function checkRoutes(router: Router, app: AppContext): void {
       const outcome = await service.checks.push(accountOf(event), externalId, body, notesOf(event))
       setResponseStatus(event, outcome.result === 'created' ? 201 : 200)
       setResponseHeader(event, 'x-tablepay-push-result', outcome.result)
-      const changed = outcome.result === 'created' || outcome.result === 'updated'
-      return checkAnswer(event, outcome.check, baseUrl, changed ? outcome.resource : undefined)
+      return checkAnswer(event, outcome.check, baseUrl, outcome.resource)
     }),
   )
 
