@@ -27,11 +27,11 @@ export function fanOut(
   stirred?: WebhookEndpointRecord[],
 ): DeliveryRecord[] {
   const deliveries: DeliveryRecord[] = []
-  // one string for all of them: a push to 100 endpoints formats the time once
-  const due = iso(dueAt)
+  // one string for all of them: a push to 100 endpoints formats the time once, a push to none never
+  let due: string | undefined
   for (const endpoint of endpoints) {
     if (endpoint.status !== 'enabled' || !endpoint.event_types.includes(event.type)) continue
-    const delivery = newDelivery(event, endpoint.id, due)
+    const delivery = newDelivery(event, endpoint.id, (due ??= iso(dueAt)))
     if (endpoint.chaos === undefined) deliveries.push(delivery)
     else {
       const stir = stirDelivery(delivery, endpoint.chaos, dueAt)

@@ -25,8 +25,11 @@ export interface PushInput {
 export interface PushOutcome {
   result: PushResult
   check: CheckRecord
-  /** The check as its GET returns it now: the answer, and the data of the events. */
-  resource: Check
+  /**
+   * The check as its GET returns it now, when the push changed it (`created`, `updated`): the data of
+   * its events and the answer. A replay or a stale push renders nothing: its answer is the stored version's.
+   */
+  resource?: Check
   /** Events of the change, `data` rendered as the GET returns it now; none for `unchanged` and `stale`. */
   events: EventRecord[]
 }
@@ -90,11 +93,10 @@ function samePushedState(a: PushedState, b: PushedState): boolean {
  */
 export function applyPush(input: PushInput): PushOutcome {
   const {result, check} = decide(input)
+  if (result !== 'created' && result !== 'updated') return {result, check, events: []}
   const resource = renderCheck(check, input.baseUrl)
   // lowering the total to what guests paid makes the check paid, as a payment would
-  const events =
-    result === 'created' || result === 'updated' ? checkChangeEvents(input.existing, check, resource, input.now) : []
-  return {result, check, resource, events}
+  return {result, check, resource, events: checkChangeEvents(input.existing, check, resource, input.now)}
 }
 
 function decide(input: PushInput): Pick<PushOutcome, 'result' | 'check'> {

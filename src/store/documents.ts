@@ -214,9 +214,15 @@ class RecordsFile implements Adapter<Document<unknown>> {
       try {
         await write(`{\n  "seq": ${seq},\n  "records": [\n`)
         for (let i = 0; i < records.length; i += SLICE) {
-          const lines = records.slice(i, i + SLICE).map((record) => JSON.stringify(record))
-          crc = crc32(lines.join(''), crc)
-          await write(`${i === 0 ? '' : ',\n'}${INDENT}${lines.join(`,\n${INDENT}`)}`)
+          // each record's JSON once: the checksum goes on line by line (the CRC of the lines joined),
+          // instead of joining the slice a second time for it
+          let text = i === 0 ? INDENT : `,\n${INDENT}`
+          for (let j = i; j < Math.min(i + SLICE, records.length); j++) {
+            const line = JSON.stringify(records[j])
+            crc = crc32(line, crc)
+            text += j === i ? line : `,\n${INDENT}${line}`
+          }
+          await write(text)
         }
         await write(`${records.length === 0 ? '' : '\n'}  ],\n  "count": ${records.length},\n  "crc": ${crc}\n}\n`)
         if (this.fsync) await handle.sync()

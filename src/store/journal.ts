@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {crc32} from 'node:zlib'
 import type {Damage} from './damage.js'
 import {decodeChanges, encodeChanges, type JournalChange} from './journal-runs.js'
+import {recordJson} from './json-text.js'
 import {readLines} from './lines.js'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
@@ -33,6 +34,24 @@ type Waiter = {resolve: () => void; reject: (error: unknown) => void}
 /** Each line ends with the CRC-32 of what comes before it: `{"seq":N,"changes":[…],"crc":C}`. */
 const CRC = ',"crc":'
 const DIGITS = /^\d{1,10}$/
+
+/**
+ * The JSON of a line's changes, as `JSON.stringify(changes)` writes it. A put
+ * of a record with `data` (an event) splices in the text of its resource,
+ * which the push's answer then reuses (store/json-text.ts).
+ */
+function changesJson(changes: readonly unknown[]): string {
+  let text = '['
+  for (const change of changes) {
+    if (text.length > 1) text += ','
+    const [collection, id, record] = change as unknown[]
+    const spliced = (change as unknown[]).length === 3 && typeof (record as {data?: unknown} | null)?.data === 'object'
+    text += spliced
+      ? `[${JSON.stringify(collection)},${JSON.stringify(id)},${recordJson(record!)}]`
+      : JSON.stringify(change)
+  }
+  return `${text}]`
+}
 
 /**
  * An entry from a journal line, or what is wrong with it. Lines without a
@@ -154,7 +173,7 @@ export class Journal {
 
   /** Resolves once the entry is on disk, together with whatever else was waiting. */
   append(entry: Entry): Promise<void> {
-    const body = `{"seq":${entry.seq},"changes":${JSON.stringify(encodeChanges(entry.changes))}`
+    const body = `{"seq":${entry.seq},"changes":${changesJson(encodeChanges(entry.changes))}`
     const line = `${body}${CRC}${crc32(body)}}\n`
     this.#bytes += line.length
     this.#segmentBytes += line.length

@@ -8,6 +8,7 @@ import {
 import {signingSecrets} from '../domain/endpoints.js'
 import {renderEvent} from '../domain/events.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
+import {recordJson} from '../store/json-text.js'
 import type {Change} from '../store/store.js'
 import {type SchedulerClock, wallClockIso} from './clock.js'
 import {DueHeap} from './due-heap.js'
@@ -353,8 +354,9 @@ export class Dispatcher {
     const target = await deliveries.target(delivery)
     if (!target) return deliveries.cancel(delivery, wallClockIso())
     const {endpoint, event} = target
-    // event records never change, so the body is the same bytes on every attempt
-    const body = JSON.stringify(renderEvent(event))
+    // event records never change, so the body is the same bytes on every attempt; the resource
+    // in `data` is serialized once for the journal and every endpoint (store/json-text.ts)
+    const body = recordJson(renderEvent(event))
     const result = await this.send(endpoint, event, body, delivery.attempts.length + 1)
     await deliveries.recordAttempt(delivery.id, endpoint, result, {
       now: wallClockIso(),

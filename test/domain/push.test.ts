@@ -52,6 +52,16 @@ describe('applyPush', () => {
     expect(again.check).toBe(first)
   })
 
+  it('renders the check only for a push that changed it: a replay answers with the stored version', () => {
+    const created = push(checkWith([['a', 1, 500]], {version: 1}))
+    expect(created.resource).toBe(created.events[0]!.data)
+    const replay = push(checkWith([['a', 1, 500]], {version: 1}), created.check)
+    expect(replay.resource).toBeUndefined()
+    const stale = push(checkWith([['a', 9, 500]], {version: 1}), push(checkWith([['a', 2, 500]], {version: 2})).check)
+    expect(stale).toMatchObject({result: 'stale', events: []})
+    expect(stale.resource).toBeUndefined()
+  })
+
   it('a lower version is stale and changes nothing, even with other content', () => {
     const v2 = push(checkWith([['a', 2, 500]], {version: 2})).check
     const stale = push(checkWith([['a', 1, 500]], {version: 1}), v2)

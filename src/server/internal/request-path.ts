@@ -11,9 +11,7 @@ const DOT_SEGMENT = /\/\.\.?(\/|$)/
  * no route has one, and the router would not resolve it either.
  */
 export function routedPath(event: H3Event): string {
-  const path = event.path
-  const query = path.indexOf('?')
-  const bare = query === -1 ? path : path.slice(0, query)
+  const bare = pathOf(event)
   if (bare.includes('/.') && DOT_SEGMENT.test(bare)) {
     throw new ApiError('not_found', 'No such route: a path may not contain "." or ".." segments.')
   }
@@ -23,3 +21,10 @@ export function routedPath(event: H3Event): string {
 /** `path` without one trailing slash, which the router ignores too (`/v1/health/` is `/v1/health`). */
 export const withoutTrailingSlash = (path: string): string =>
   path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
+
+/** The request's path without its query, copied only when there is one (every request reads it). */
+export function pathOf(event: H3Event): string {
+  const path = event.path
+  const query = path.indexOf('?')
+  return query === -1 ? path : path.slice(0, query)
+}

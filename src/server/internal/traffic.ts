@@ -145,7 +145,8 @@ export class Traffic {
     const {body} = response
     if (typeof body === 'string') {
       text = body
-      checkId = CHECK_ANSWER.exec(body)?.[1] ?? null
+      // a push has noted its check already
+      if (passage.notes && !passage.notes.check_id) checkId = CHECK_ANSWER.exec(body)?.[1] ?? null
     } else if (body !== null && typeof body === 'object' && passage.notes) {
       // serialized here once, and sent as is: h3 would otherwise do it again
       text = JSON.stringify(body)
@@ -188,7 +189,7 @@ export class Traffic {
       status,
       duration_ms,
       created_at,
-      key_hint: keyHint(/^Bearer\s+(\S+)/i.exec(requestHeader(event, 'authorization') ?? '')?.[1] ?? ''),
+      key_hint: keyHint(keyOf(event)),
       idempotency_key: requestHeader(event, 'idempotency-key') ?? null,
       push_result: notes?.push_result ?? null,
       error: error ? {code: error.code, message: error.message} : null,
@@ -201,6 +202,12 @@ export class Traffic {
     }
     service.requests.record(accountId, trace)
   }
+}
+
+/** The caller's key: the one auth found, else as sent (a refused key is logged too). */
+function keyOf(event: H3Event): string {
+  const found = event.context.apiKey as {key: string} | undefined
+  return found?.key ?? /^Bearer\s+(\S+)/i.exec(requestHeader(event, 'authorization') ?? '')?.[1] ?? ''
 }
 
 function queryOf(event: H3Event): Record<string, string> {

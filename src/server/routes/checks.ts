@@ -1,6 +1,7 @@
 import {defineEventHandler, type H3Event, type Router, setResponseHeader, setResponseStatus} from 'h3'
 import {z} from 'zod'
 import {renderCheck} from '../../domain/check.js'
+import {acceptCheckPush, acceptExternalId} from '../../domain/check-push-fast.js'
 import {ApiError} from '../../domain/errors.js'
 import {CheckPush, CheckStatus, ExternalCheckId} from '../../domain/schemas.js'
 import type {AppContext} from '../context.js'
@@ -16,13 +17,13 @@ export const CheckFilters = z.object({status: CheckStatus.optional(), location_i
 
 export function checkRoutes(router: Router, app: AppContext): void {
   const {service, baseUrl} = app
-  const externalIdOf = (event: H3Event) => readParam(event, 'external_check_id', ExternalCheckId)
+  const externalIdOf = (event: H3Event) => readParam(event, 'external_check_id', ExternalCheckId, acceptExternalId)
 
   router.put(
     '/v1/checks/external/:external_check_id',
     defineEventHandler(async (event) => {
       const externalId = externalIdOf(event)
-      const body = await readJson(event, CheckPush)
+      const body = await readJson(event, CheckPush, acceptCheckPush)
       const outcome = await service.checks.push(accountOf(event), externalId, body, notesOf(event))
       setResponseStatus(event, outcome.result === 'created' ? 201 : 200)
       setResponseHeader(event, 'x-tablepay-push-result', outcome.result)

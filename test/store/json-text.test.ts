@@ -1,0 +1,55 @@
+import {readdir, readFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import type {CheckRecord, EventRecord} from '../../src/domain/records.js'
+import {jsonText, recordJson} from '../../src/store/json-text.js'
+import {put, Store} from '../../src/store/store.js'
+import {makeTempDir} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+const resource = {id: 'chk_1', object: 'check', items: [{name: 'Crème "brûlée"\n', note: null}], total: 12.5}
+const event = {
+  id: 'evt_1',
+  object: 'event',
+  type: 'check.updated',
+  created_at: '2026-01-01T00:00:00.000Z',
+  data: resource,
+  account_id: 'acct_1',
+} as unknown as EventRecord
+
+describe('json-text', () => {
+  it('gives the bytes JSON.stringify gives, for a record with and without data', () => {
+    expect(jsonText(resource)).toBe(JSON.stringify(resource))
+    expect(recordJson(event)).toBe(JSON.stringify(event))
+    const odd = {id: 'x', skipped: undefined, fn: () => 1, data: {a: [1, undefined]}, '1': 'first', 'q"uote': true}
+    expect(recordJson(odd)).toBe(JSON.stringify(odd))
+    expect(recordJson({id: 'y', data: null})).toBe(JSON.stringify({id: 'y', data: null}))
+  })
+
+  it('serializes a value once while it is recent', () => {
+    const value = {n: 1}
+    const first = jsonText(value)
+    value.n = 2 // no value changes once serialized; this shows the text is the one made first
+    expect(jsonText(value)).toBe(first)
+  })
+
+  it('writes a journal line that reads back as the records put, byte for byte as before', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    cleanup.push(() => store.close())
+    const check = {id: 'chk_1', account_id: 'acct_1', object: 'check'} as unknown as CheckRecord
+    await store.commit([put('checks', check.id, check), put('events', event.id, event), ['events', 'evt_0', null]])
+    const journal = (await readdir(dir)).find((name) => name.startsWith('journal.'))!
+    const line = (await readFile(join(dir, journal), 'utf8')).trim()
+    const changes = [
+      ['checks', 'chk_1', check],
+      ['events', 'evt_1', event],
+      ['events', 'evt_0', null],
+    ]
+    expect(line.startsWith(`{"seq":1,"changes":${JSON.stringify(changes)},"crc":`)).toBe(true)
+  })
+})
