@@ -1,11 +1,11 @@
 import type {Seed} from '../domain/schemas.js'
 import type {SeededAccount} from '../domain/seeded-account.js'
 import {DEFAULT_RETENTION, type RetentionPolicy} from '../domain/retention.js'
-import {createServiceLayer, type Service} from '../service/index.js'
+import {createServiceLayer, type Service, type Storage} from '../service/index.js'
 import {Pruner} from '../service/retention.js'
 import {MemoryStorage} from '../service/memory-storage.js'
 import {defaultSeed, parseSeed, readSeedFile} from '../store/seed.js'
-import type {Store} from '../store/store.js'
+import {Store} from '../store/store.js'
 import {SchedulerClock, wallClockIso} from '../webhooks/clock.js'
 import {Dispatcher} from '../webhooks/dispatcher.js'
 import {createApp} from './app.js'
@@ -49,9 +49,12 @@ export interface ServiceOptions {
 export type {SeededAccount}
 export type {AccessLine}
 
+/** The in-memory store (with its journal, if any) behind the storage interface, or a storage as it is (PostgreSQL). */
+const storageOf = (store: Store | Storage): Storage => (store instanceof Store ? new MemoryStorage(store) : store)
+
 /** The service layer over `store`, for the server at `baseUrl`. */
 function serviceOver(
-  store: Store,
+  store: Store | Storage,
   baseUrl: string,
   clock: SchedulerClock,
   {
@@ -63,7 +66,7 @@ function serviceOver(
   }: Pick<ServiceOptions, 'strictUrls' | 'retention' | 'requestLog' | 'rateLimit' | 'rateLimitClock'> = {},
 ): Service {
   return createServiceLayer({
-    storage: new MemoryStorage(store),
+    storage: storageOf(store),
     baseUrl,
     now: wallClockIso,
     clock,
@@ -79,7 +82,7 @@ function serviceOver(
  * store is empty. Resolves true when it added anything.
  */
 export async function seedStore(
-  store: Store,
+  store: Store | Storage,
   {seed, seedFile}: Pick<ServiceOptions, 'seed' | 'seedFile'>,
 ): Promise<boolean> {
   let parsed = seed === undefined ? undefined : parseSeed(seed, 'the seed option')
@@ -96,7 +99,7 @@ export async function seedStore(
  * const {app, dispatcher} = await createService(store, 'http://127.0.0.1:4747', {})
  * const handle = toWebHandler(app) // Request -> Response, no port
  */
-export async function createService(store: Store, baseUrl: string, options: ServiceOptions) {
+export async function createService(store: Store | Storage, baseUrl: string, options: ServiceOptions) {
   const clock = new SchedulerClock(options.timeScale ?? 1)
   const service = serviceOver(store, baseUrl, clock, options)
   clock.moveToOffset(await service.sim.clockOffset())

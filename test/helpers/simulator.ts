@@ -3,6 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Seed} from '../../src/domain/schemas.js'
 import {type RunningServer, type ServeOptions, startServer} from '../../src/server/start.js'
+import {createTestDatabase, onPostgres} from './postgres.js'
 
 /** Two restaurants, so tests can check that one never sees the other. */
 export const TEST_SEED: Seed = {
@@ -89,15 +90,20 @@ export async function call(
   return {status: res.status, headers: res.headers, text, body: parsed}
 }
 
-/** A real server on a free loopback port with a temp data dir, seeded with TEST_SEED. */
+/**
+ * A real server on a free loopback port with a temp data dir, seeded with
+ * TEST_SEED; in the `postgres` project of vitest.config.ts, on a database of
+ * its own instead, which a restart finds again.
+ */
 export async function startTestServer(
   options: {memory?: boolean; serve?: Partial<ServeOptions>} = {},
 ): Promise<TestServer> {
   const root = await makeTempDir()
   const dataDir = join(root, 'data')
   const seedFile = await writeSeed(root)
-  const start = () =>
-    startServer({port: 0, host: '127.0.0.1', dataDir: options.memory ? undefined : dataDir, seedFile, ...options.serve})
+  const database = onPostgres ? await createTestDatabase() : undefined
+  const store = database ? {database: database.url} : {dataDir: options.memory ? undefined : dataDir}
+  const start = () => startServer({port: 0, host: '127.0.0.1', ...store, seedFile, ...options.serve})
   let server = await start()
   const handle: TestServer = {
     get url() {
@@ -115,6 +121,7 @@ export async function startTestServer(
     async close() {
       await server.close()
       await rm(root, {recursive: true, force: true})
+      await database?.drop()
     },
   }
   return handle
