@@ -28,6 +28,21 @@ const PROBE_EVERY_MS = 1000
 
 const FIELD = /^[a-z_]+$/
 
+/**
+ * Text as a text column keeps it: PostgreSQL's text holds no NUL, which ids
+ * may contain (an idempotency key's id joins account, scope and key with
+ * one), so NUL is written `\0` and a backslash `\\`. Records keep their
+ * text untouched in their json column.
+ */
+function text(value: string): string {
+  return /[\\\u0000]/.test(value) ? value.replace(/\\/g, '\\\\').replace(/\u0000/g, '\\0') : value
+}
+
+/** The text `text()` was given. */
+function untext(value: string): string {
+  return value.includes('\\') ? value.replace(/\\(\\|0)/g, (_, c: string) => (c === '0' ? '\u0000' : '\\')) : value
+}
+
 function matches(record: unknown, where: Row | undefined): boolean {
   if (where === undefined) return true
   for (const key in where) if (where[key] !== undefined && (record as Row)[key] !== where[key]) return false
@@ -42,7 +57,7 @@ function filters(collection: CollectionName, where: Row | undefined, values: unk
     if (value === undefined) continue
     if (!FIELD.test(field)) throw new Error(`postgres: cannot filter on "${field}"`)
     if (COLUMNS[collection].includes(field)) {
-      values.push(String(value))
+      values.push(text(String(value)))
       sql += ` AND ${field} = $${values.length}`
     } else if (typeof value === 'string') {
       values.push(value)
@@ -81,7 +96,7 @@ class PgReader implements Reader {
   async get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
     const lock = this.locked ? ' FOR UPDATE' : ''
     const result = await this.sql.query<{doc: Collections[C]}>(`SELECT doc FROM ${collection} WHERE id = $1${lock}`, [
-      id,
+      text(id),
     ])
     if (result.rows.length === 0 && this.locked) this.absent.add(`${collection}\u0000${id}`)
     return result.rows[0]?.doc
@@ -94,15 +109,15 @@ class PgReader implements Reader {
   }
 
   checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
-    return this.#check('account_id = $1 AND external_id = $2', [accountId, externalId])
+    return this.#check('account_id = $1 AND external_id = $2', [text(accountId), text(externalId)])
   }
 
   checkByGuestToken(token: string): Promise<CheckRecord | undefined> {
-    return this.#check('guest_token = $1', [token])
+    return this.#check('guest_token = $1', [text(token)])
   }
 
   async list<C extends CollectionName>(collection: C, accountId: string, where?: Where<C>): Promise<Collections[C][]> {
-    const values: unknown[] = [accountId]
+    const values: unknown[] = [text(accountId)]
     const filter = filters(collection, where as Row, values)
     const lock = this.locked ? ' FOR SHARE' : ''
     const result = await this.sql.query<{doc: Collections[C]}>(
@@ -117,14 +132,14 @@ class PgReader implements Reader {
     accountId: string,
     {limit, startingAfter, where, oldestFirst = false}: PageQuery<C>,
   ): Promise<PageOf<Collections[C]> | undefined> {
-    const values: unknown[] = [accountId]
+    const values: unknown[] = [text(accountId)]
     let after = ''
     if (startingAfter !== undefined) {
       // the cursor's place: its record's, or the place it had before it was deleted
       const place = await this.sql.query<{seq: string}>(
         `SELECT seq FROM ${collection} WHERE id = $1 AND account_id = $2
          UNION ALL SELECT seq FROM deleted WHERE collection = $3 AND id = $1 LIMIT 1`,
-        [startingAfter, accountId, collection],
+        [text(startingAfter), text(accountId), collection],
       )
       if (place.rows.length === 0) return undefined
       values.push(place.rows[0]!.seq)
@@ -155,7 +170,7 @@ class PgReader implements Reader {
   async count(collection: CollectionName, accountId: string): Promise<number> {
     const result = await this.sql.query<{n: number}>(
       `SELECT count(*)::integer AS n FROM ${collection} WHERE account_id = $1`,
-      [accountId],
+      [text(accountId)],
     )
     return result.rows[0]!.n
   }
@@ -186,9 +201,9 @@ class PgUnit extends PgReader implements UnitOfWork {
     const changes = this.#open()
     const result = await this.sql.query<{id: string}>(
       `SELECT id FROM ${collection} WHERE account_id = $1 ORDER BY seq DESC FOR UPDATE`,
-      [accountId],
+      [text(accountId)],
     )
-    for (const {id} of result.rows) changes.push([collection, id, null] as Change)
+    for (const {id} of result.rows) changes.push([collection, untext(id), null] as Change)
     return result.rows.length
   }
 
@@ -225,7 +240,7 @@ class PgUnit extends PgReader implements UnitOfWork {
       `WITH gone AS (DELETE FROM ${collection} WHERE id = ANY($1::text[]) RETURNING id, seq)
        INSERT INTO deleted (collection, id, seq) SELECT $2, id, seq FROM gone
        ON CONFLICT (collection, id) DO UPDATE SET seq = excluded.seq`,
-      [ids, collection],
+      [ids.map(text), collection],
     )
   }
 
@@ -240,12 +255,12 @@ class PgUnit extends PgReader implements UnitOfWork {
     const arrays: unknown[][] = [[], [], [], ...columns.map(() => [])]
     for (const [, id, record] of changes) {
       const row = record as Row
-      arrays[0]!.push(id)
-      arrays[1]!.push(row.account_id)
+      arrays[0]!.push(text(id))
+      arrays[1]!.push(text(row.account_id as string))
       arrays[2]!.push(JSON.stringify(row))
       columns.forEach((column, i) => {
         const value = row[column]
-        arrays[3 + i]!.push(value === undefined || value === null ? null : String(value))
+        arrays[3 + i]!.push(value === undefined || value === null ? null : text(String(value)))
       })
     }
     const names = ['id', 'account_id', 'doc', ...columns]
@@ -319,7 +334,8 @@ export class PgStorage extends PgReader implements Storage {
   static async open({url, poolSize = 10}: PgStorageOptions): Promise<PgStorage> {
     const pool = new pg.Pool({connectionString: url, max: poolSize})
     const storage = new PgStorage(pool, url)
-    pool.on('error', (error) => storage.#fail(error))
+    // an idle connection the server closed: the pool drops it and connects anew when next needed
+    pool.on('error', () => {})
     try {
       await migrate(pool)
       await storage.#startListening()
