@@ -35,12 +35,15 @@ const FIELD = /^[a-z_]+$/
  * text untouched in their json column.
  */
 function text(value: string): string {
-  return /[\\\u0000]/.test(value) ? value.replace(/\\/g, '\\\\').replace(/\u0000/g, '\\0') : value
+  const nul = String.fromCharCode(0)
+  return value.includes(nul) || value.includes('\\') ? value.replaceAll('\\', '\\\\').replaceAll(nul, '\\0') : value
 }
 
 /** The text `text()` was given. */
 function untext(value: string): string {
-  return value.includes('\\') ? value.replace(/\\(\\|0)/g, (_, c: string) => (c === '0' ? '\u0000' : '\\')) : value
+  return value.includes('\\')
+    ? value.replace(/\\(\\|0)/g, (_, c: string) => (c === '0' ? String.fromCharCode(0) : '\\'))
+    : value
 }
 
 function matches(record: unknown, where: Row | undefined): boolean {
