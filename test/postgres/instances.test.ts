@@ -14,7 +14,8 @@ let b: RunningServer
 beforeAll(async () => {
   db = await createTestDatabase()
   const seedFile = await writeSeed(await makeTempDir())
-  ;[a, b] = await Promise.all([0, 1].map(() => startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile})))
+  const start = () => startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile})
+  ;[a, b] = await Promise.all([start(), start()])
 })
 
 afterAll(async () => {
