@@ -14,7 +14,7 @@ const LAYERS = {
   webhooks: ['domain', 'store', 'shared'],
   service: ['domain', 'store', 'webhooks'],
   // The PostgreSQL store: the storage interface of src/service over node-postgres.
-  postgres: ['domain', 'store', 'service'],
+  postgres: ['domain', 'store', 'service', 'shared'],
   // The pages and the module that serves their files; only the server serves them.
   web: [],
   server: ['domain', 'store', 'webhooks', 'service', 'web', 'shared', 'postgres'],

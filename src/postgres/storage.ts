@@ -3,6 +3,7 @@ import pg from 'pg'
 import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
 import type {Change, PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from '../service/storage.js'
 import {unavailable, isUnavailable, isRetryable} from './errors.js'
+import {displayUrl} from '../shared/database-url.js'
 import {migrate} from './migrations.js'
 import {COLUMNS} from './schema.js'
 
@@ -344,7 +345,14 @@ export class PgStorage extends PgReader implements Storage {
       await storage.#startListening()
     } catch (error) {
       await storage.close()
-      throw error
+      if (!isUnavailable(error)) throw error
+      const reason = (error as {code?: string}).code ?? (error as Error).message
+      throw new Error(
+        `postgres: cannot connect to ${displayUrl(url)} (${reason}); is the database up and the URL right?`,
+        {
+          cause: error,
+        },
+      )
     }
     return storage
   }
