@@ -1,4 +1,5 @@
 import type {CollectionName} from '../domain/records.js'
+import {LEASE_MIGRATION} from './leases.js'
 
 /**
  * The columns a collection's table has besides `id`, `account_id`, `seq`
@@ -64,4 +65,6 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     'CREATE TABLE IF NOT EXISTS changes (seq bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), ' +
       'changes json NOT NULL)',
   ],
+  // delivery leases, for several instances on one database (docs/postgres.md, "Delivery across instances")
+  LEASE_MIGRATION,
 ]

@@ -3,6 +3,7 @@ import pg from 'pg'
 import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
 import type {Change, PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from '../service/storage.js'
 import {unavailable, isUnavailable, isRetryable} from './errors.js'
+import {PgInstance} from './instance.js'
 import {displayUrl} from '../shared/database-url.js'
 import {migrate} from './migrations.js'
 import {COLUMNS} from './schema.js'
@@ -307,7 +308,9 @@ export class PgStorage extends PgReader implements Storage {
   readonly #instance = randomUUID()
   readonly #pool: pg.Pool
   readonly #url: string
-  #listeners: ((changes: readonly Change[]) => void)[] = []
+  #listeners: ((changes: readonly Change[], remote?: boolean) => void)[] = []
+  /** This instance among the others: delivery claims, notes (docs/postgres.md, "Delivery across instances"). */
+  shared: PgInstance | undefined
   #failure: Error | undefined
   #probe: NodeJS.Timeout | undefined
   #listen: pg.Client | undefined
@@ -343,6 +346,7 @@ export class PgStorage extends PgReader implements Storage {
     try {
       await migrate(pool)
       await storage.#startListening()
+      storage.shared = await PgInstance.open(url, pool)
     } catch (error) {
       await storage.close()
       if (!isUnavailable(error)) throw error
@@ -417,10 +421,10 @@ export class PgStorage extends PgReader implements Storage {
     )
   }
 
-  #publish(changes: readonly Change[]): void {
+  #publish(changes: readonly Change[], remote = false): void {
     for (const listener of this.#listeners) {
       try {
-        listener(changes)
+        listener(changes, remote)
       } catch (error) {
         console.error('[tablepay] storage listener failed', error)
       }
@@ -461,7 +465,7 @@ export class PgStorage extends PgReader implements Storage {
       ])
       changes = result.rows[0]?.changes
     }
-    if (changes) this.#publish(changes)
+    if (changes) this.#publish(changes, true)
   }
 
   /** Trims the side tables now and then, after a unit that deleted or wrote large changes. */
@@ -509,7 +513,7 @@ export class PgStorage extends PgReader implements Storage {
     return this.#failure
   }
 
-  subscribe(listener: (changes: readonly Change[]) => void): () => void {
+  subscribe(listener: (changes: readonly Change[], remote?: boolean) => void): () => void {
     this.#listeners.push(listener)
     return () => (this.#listeners = this.#listeners.filter((l) => l !== listener))
   }
@@ -523,6 +527,7 @@ export class PgStorage extends PgReader implements Storage {
     this.#listen = undefined
     await listen?.end().catch(() => {})
     await this.#remote
+    await this.shared?.close()
     await this.#pool.end()
   }
 }
