@@ -6,8 +6,8 @@ import {claimDelivery, LIFE_LOCK} from './leases.js'
 /** The channel of the notes instances send each other besides changes (the request log). */
 const NOTES = 'tablepay_notes'
 
-/** A notification's payload is at most 8000 bytes; a note's own JSON must leave room for its envelope. */
-export const NOTE_BYTES = 7000
+/** A notification's payload is under 8000 bytes: a larger note is not sent. */
+const PAYLOAD_BYTES = 7900
 
 /** How often a lost session is tried again, in ms. */
 const RECONNECT_MS = 1000
@@ -81,7 +81,7 @@ export class PgInstance implements SharedStorage {
 
   broadcast(topic: string, note: unknown): void {
     const payload = JSON.stringify({from: this.owner, topic, note})
-    if (Buffer.byteLength(payload) > NOTE_BYTES + 100) return
+    if (Buffer.byteLength(payload) > PAYLOAD_BYTES) return
     // a note is best effort, as a live stream is: a lost one is not worth failing a request for
     this.pool.query('SELECT pg_notify($1, $2)', [NOTES, payload]).catch(() => {})
   }

@@ -3,6 +3,7 @@ import type {SeededAccount} from '../domain/seeded-account.js'
 import {DEFAULT_RETENTION, type RetentionPolicy} from '../domain/retention.js'
 import {createServiceLayer, type Service, type Storage} from '../service/index.js'
 import {Pruner} from '../service/retention.js'
+import {shareRequests} from '../service/shared-requests.js'
 import {MemoryStorage} from '../service/memory-storage.js'
 import {defaultSeed, parseSeed, readSeedFile} from '../store/seed.js'
 import {Store} from '../store/store.js'
@@ -122,6 +123,9 @@ export async function createService(store: Store | Storage, baseUrl: string, opt
   const unfollowRequests = service.requests.subscribe((accountId, trace) =>
     streams.publish(`account:${accountId}`, () => [{event: 'request', data: service.requests.render(trace)}]),
   )
+  // with other instances on the database, each logs the others' requests too (docs/postgres.md)
+  const {shared} = service.context.storage
+  const unshareRequests = shared ? shareRequests(service.requests, shared) : () => {}
   const app = createApp(service, {
     baseUrl,
     clock,
@@ -134,6 +138,7 @@ export async function createService(store: Store | Storage, baseUrl: string, opt
   // ends the event streams first: an open one would keep the HTTP server from closing
   const close = async () => {
     unfollowRequests()
+    unshareRequests()
     shutdown.abort()
     await Promise.all([dispatcher.close(), pruner.close()])
   }

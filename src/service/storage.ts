@@ -106,7 +106,7 @@ export interface SharedStorage {
    * the lease; so does the end of this instance's session.
    */
   claim(id: string, dueAt: number, leaseMs: number): Promise<Claim>
-  /** Sends `note` (JSON, at most 7,000 bytes) to the other instances' `listen` on `topic`. */
+  /** Sends `note` to the other instances' `listen` on `topic`, best effort: one past 7,900 bytes of JSON is not sent. */
   broadcast(topic: string, note: unknown): void
   /** Calls `listener` with each note another instance broadcast on `topic`. */
   listen(topic: string, listener: (note: unknown) => void): () => void
