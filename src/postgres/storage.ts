@@ -429,25 +429,36 @@ export class PgStorage extends PgReader implements Storage {
 
   async #startListening(): Promise<void> {
     const client = new pg.Client({connectionString: this.#url})
-    client.on('error', () => this.#listenAgain(client))
-    client.on('end', () => this.#listenAgain(client))
+    const lost = () => {
+      if (this.#listen !== client) return
+      this.#listen = undefined
+      void client.end().catch(() => {})
+      this.#listenLater()
+    }
+    client.on('error', lost)
+    client.on('end', lost)
     client.on('notification', (message) => {
       if (message.channel !== CHANNEL || message.payload === undefined) return
       const payload = message.payload
       this.#remote = this.#remote.then(() => this.#receive(payload)).catch(() => {})
     })
-    await client.connect()
-    await client.query(`LISTEN ${CHANNEL}`)
-    this.#listen = client
+    try {
+      await client.connect()
+      await client.query(`LISTEN ${CHANNEL}`)
+    } catch (error) {
+      await client.end().catch(() => {})
+      throw error
+    }
+    if (this.#closed) await client.end()
+    else this.#listen = client
   }
 
-  /** The listening connection was lost: connect again in a moment (changes made meanwhile reach no live stream). */
-  #listenAgain(client: pg.Client): void {
-    if (this.#listen !== client || this.#closed) return
-    this.#listen = undefined
-    void client.end().catch(() => {})
+  /** Listens again in a moment, until it can: the other instances' changes made meanwhile reach no live stream. */
+  #listenLater(): void {
+    if (this.#closed || this.#relisten) return
     this.#relisten = setTimeout(() => {
-      this.#startListening().catch(() => this.#listenAgain(this.#listen ?? client))
+      this.#relisten = undefined
+      this.#startListening().catch(() => this.#listenLater())
     }, PROBE_EVERY_MS).unref()
   }
 
