@@ -33,8 +33,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          include: ['test/server/**/*.test.ts', 'test/postgres/**/*.test.ts'],
-          exclude: MEMORY_ONLY,
+          include: ['test/server/**/*.test.ts', 'test/service/*.test.ts', 'test/postgres/**/*.test.ts'],
+          exclude: [...MEMORY_ONLY, 'test/service/memory-storage.test.ts'],
           env: {TABLEPAY_TEST_STORE: 'postgres'},
           globalSetup: ['test/helpers/postgres-setup.ts'],
         },
