@@ -24,6 +24,9 @@ const DELETED_KEPT = 10_000
 /** How often the side tables (deleted places, large changes) are trimmed, in ms. */
 const TRIM_EVERY_MS = 10_000
 
+/** How long a connection may take to open before the database counts as unreachable, in ms. */
+const CONNECT_TIMEOUT_MS = 10_000
+
 /** How often an unreachable database is tried again, in ms. */
 const PROBE_EVERY_MS = 1000
 
@@ -287,6 +290,8 @@ export interface PgStorageOptions {
   url: string
   /** Connections in the pool (default 10). */
   poolSize?: number
+  /** How long opening a connection may take before the database counts as unreachable (default 10 s). */
+  connectTimeoutMs?: number
 }
 
 /**
@@ -317,7 +322,11 @@ export class PgStorage extends PgReader implements Storage {
   #lastTrim = 0
   #closed = false
 
-  private constructor(pool: pg.Pool, url: string) {
+  private constructor(
+    pool: pg.Pool,
+    url: string,
+    private readonly connectTimeoutMs: number,
+  ) {
     const self: {storage?: PgStorage} = {}
     // a read outside a unit that finds the database gone makes the storage fail, as a unit does
     super(
@@ -335,9 +344,15 @@ export class PgStorage extends PgReader implements Storage {
   }
 
   /** Connects, migrates the schema (once, under an advisory lock) and listens for the other instances' changes. */
-  static async open({url, poolSize = 10}: PgStorageOptions): Promise<PgStorage> {
-    const pool = new pg.Pool({connectionString: url, max: poolSize})
-    const storage = new PgStorage(pool, url)
+  static async open({url, poolSize = 10, connectTimeoutMs = CONNECT_TIMEOUT_MS}: PgStorageOptions): Promise<PgStorage> {
+    // a database behind a dead network answers nothing: give up on connecting after a while, and notice dead peers
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      connectionTimeoutMillis: connectTimeoutMs,
+      keepAlive: true,
+    })
+    const storage = new PgStorage(pool, url, connectTimeoutMs)
     // an idle connection the server closed: the pool drops it and connects anew when next needed
     pool.on('error', () => {})
     try {
@@ -428,7 +443,11 @@ export class PgStorage extends PgReader implements Storage {
   }
 
   async #startListening(): Promise<void> {
-    const client = new pg.Client({connectionString: this.#url})
+    const client = new pg.Client({
+      connectionString: this.#url,
+      connectionTimeoutMillis: this.connectTimeoutMs,
+      keepAlive: true,
+    })
     const lost = () => {
       if (this.#listen !== client) return
       this.#listen = undefined
