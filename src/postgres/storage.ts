@@ -382,27 +382,21 @@ export class PgStorage extends PgReader implements Storage {
         throw this.#fail(error)
       }
       const tx = new PgUnit(client)
-      let broken: Error | undefined
+      let value: T
+      let changes: Change[]
       try {
         await client.query('BEGIN')
-        const value = await work(tx)
-        const changes = tx.end()
+        value = await work(tx)
+        changes = tx.end()
         if (changes.length > 0) {
           await tx.apply(changes)
           await this.#notify(client, changes)
         }
         await client.query('COMMIT')
-        client.release()
-        if (changes.length > 0) {
-          durable?.(changes)
-          this.#publish(changes)
-          this.#trimSoon(changes)
-        }
-        return value
       } catch (error) {
         tx.end()
-        if (isUnavailable(error)) broken = error as Error
-        else await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
+        let broken = isUnavailable(error) ? (error as Error) : undefined
+        if (!broken) await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
         client.release(broken)
         if (broken) throw this.#fail(broken)
         if (isRetryable(error) && attempt < MAX_ATTEMPTS) {
@@ -412,6 +406,13 @@ export class PgStorage extends PgReader implements Storage {
         }
         throw error
       }
+      client.release()
+      if (changes.length > 0) {
+        durable?.(changes)
+        this.#publish(changes)
+        this.#trimSoon(changes)
+      }
+      return value
     }
   }
 
