@@ -25,6 +25,9 @@ const DELETED_KEPT = 10_000
 /** How often the side tables (deleted places, large changes) are trimmed, in ms. */
 const TRIM_EVERY_MS = 10_000
 
+/** How long a connection may take to open before the database counts as unreachable, in ms. */
+const CONNECT_TIMEOUT_MS = 10_000
+
 /** How often an unreachable database is tried again, in ms. */
 const PROBE_EVERY_MS = 1000
 
@@ -288,6 +291,8 @@ export interface PgStorageOptions {
   url: string
   /** Connections in the pool (default 10). */
   poolSize?: number
+  /** How long opening a connection may take before the database counts as unreachable (default 10 s). */
+  connectTimeoutMs?: number
 }
 
 /**
@@ -320,7 +325,11 @@ export class PgStorage extends PgReader implements Storage {
   #lastTrim = 0
   #closed = false
 
-  private constructor(pool: pg.Pool, url: string) {
+  private constructor(
+    pool: pg.Pool,
+    url: string,
+    private readonly connectTimeoutMs: number,
+  ) {
     const self: {storage?: PgStorage} = {}
     // a read outside a unit that finds the database gone makes the storage fail, as a unit does
     super(
@@ -338,9 +347,15 @@ export class PgStorage extends PgReader implements Storage {
   }
 
   /** Connects, migrates the schema (once, under an advisory lock) and listens for the other instances' changes. */
-  static async open({url, poolSize = 10}: PgStorageOptions): Promise<PgStorage> {
-    const pool = new pg.Pool({connectionString: url, max: poolSize})
-    const storage = new PgStorage(pool, url)
+  static async open({url, poolSize = 10, connectTimeoutMs = CONNECT_TIMEOUT_MS}: PgStorageOptions): Promise<PgStorage> {
+    // a database behind a dead network answers nothing: give up on connecting after a while, and notice dead peers
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      connectionTimeoutMillis: connectTimeoutMs,
+      keepAlive: true,
+    })
+    const storage = new PgStorage(pool, url, connectTimeoutMs)
     // an idle connection the server closed: the pool drops it and connects anew when next needed
     pool.on('error', () => {})
     try {
@@ -371,27 +386,21 @@ export class PgStorage extends PgReader implements Storage {
         throw this.#fail(error)
       }
       const tx = new PgUnit(client)
-      let broken: Error | undefined
+      let value: T
+      let changes: Change[]
       try {
         await client.query('BEGIN')
-        const value = await work(tx)
-        const changes = tx.end()
+        value = await work(tx)
+        changes = tx.end()
         if (changes.length > 0) {
           await tx.apply(changes)
           await this.#notify(client, changes)
         }
         await client.query('COMMIT')
-        client.release()
-        if (changes.length > 0) {
-          durable?.(changes)
-          this.#publish(changes)
-          this.#trimSoon(changes)
-        }
-        return value
       } catch (error) {
         tx.end()
-        if (isUnavailable(error)) broken = error as Error
-        else await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
+        let broken = isUnavailable(error) ? (error as Error) : undefined
+        if (!broken) await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
         client.release(broken)
         if (broken) throw this.#fail(broken)
         if (isRetryable(error) && attempt < MAX_ATTEMPTS) {
@@ -401,6 +410,13 @@ export class PgStorage extends PgReader implements Storage {
         }
         throw error
       }
+      client.release()
+      if (changes.length > 0) {
+        durable?.(changes)
+        this.#publish(changes)
+        this.#trimSoon(changes)
+      }
+      return value
     }
   }
 
@@ -432,26 +448,41 @@ export class PgStorage extends PgReader implements Storage {
   }
 
   async #startListening(): Promise<void> {
-    const client = new pg.Client({connectionString: this.#url})
-    client.on('error', () => this.#listenAgain(client))
-    client.on('end', () => this.#listenAgain(client))
+    const client = new pg.Client({
+      connectionString: this.#url,
+      connectionTimeoutMillis: this.connectTimeoutMs,
+      keepAlive: true,
+    })
+    const lost = () => {
+      if (this.#listen !== client) return
+      this.#listen = undefined
+      void client.end().catch(() => {})
+      this.#listenLater()
+    }
+    client.on('error', lost)
+    client.on('end', lost)
     client.on('notification', (message) => {
       if (message.channel !== CHANNEL || message.payload === undefined) return
       const payload = message.payload
       this.#remote = this.#remote.then(() => this.#receive(payload)).catch(() => {})
     })
-    await client.connect()
-    await client.query(`LISTEN ${CHANNEL}`)
-    this.#listen = client
+    try {
+      await client.connect()
+      await client.query(`LISTEN ${CHANNEL}`)
+    } catch (error) {
+      await client.end().catch(() => {})
+      throw error
+    }
+    if (this.#closed) await client.end()
+    else this.#listen = client
   }
 
-  /** The listening connection was lost: connect again in a moment (changes made meanwhile reach no live stream). */
-  #listenAgain(client: pg.Client): void {
-    if (this.#listen !== client || this.#closed) return
-    this.#listen = undefined
-    void client.end().catch(() => {})
+  /** Listens again in a moment, until it can: the other instances' changes made meanwhile reach no live stream. */
+  #listenLater(): void {
+    if (this.#closed || this.#relisten) return
     this.#relisten = setTimeout(() => {
-      this.#startListening().catch(() => this.#listenAgain(this.#listen ?? client))
+      this.#relisten = undefined
+      this.#startListening().catch(() => this.#listenLater())
     }, PROBE_EVERY_MS).unref()
   }
 

@@ -74,6 +74,19 @@ describe('PgStorage', () => {
     expect(await storage.get('events', 'evt_1')).toBeUndefined()
   })
 
+  it('a listener of durable changes that throws fails its unit after the commit, and the next unit runs', async () => {
+    const storage = await open()
+    const failing = () => {
+      throw new Error('listener failed')
+    }
+    await expect(storage.unit(async (tx) => tx.put('events', 'evt_1', event('evt_1')), failing)).rejects.toThrow(
+      'listener failed',
+    )
+    expect(await storage.get('events', 'evt_1')).toBeDefined()
+    await storage.unit(async (tx) => tx.put('events', 'evt_2', event('evt_2')))
+    expect(await storage.count('events', 'acct_a')).toBe(2)
+  })
+
   it('lists oldest first and pages newest first, on past a cursor whose record was deleted since', async () => {
     const storage = await open()
     await storage.unit(async (tx) => {
