@@ -33,6 +33,8 @@ const PROBE_EVERY_MS = 1000
 
 const FIELD = /^[a-z_]+$/
 
+const ignore = () => {}
+
 /**
  * Text as a text column keeps it: PostgreSQL's text holds no NUL, which ids
  * may contain (an idempotency key's id joins account, scope and key with
@@ -385,6 +387,8 @@ export class PgStorage extends PgReader implements Storage {
       } catch (error) {
         throw this.#fail(error)
       }
+      // a connection lost between the unit's statements fails its next one; unheard, it would end the process
+      client.on('error', ignore)
       const tx = new PgUnit(client)
       let value: T
       let changes: Change[]
@@ -401,6 +405,7 @@ export class PgStorage extends PgReader implements Storage {
         tx.end()
         let broken = isUnavailable(error) ? (error as Error) : undefined
         if (!broken) await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
+        client.off('error', ignore)
         client.release(broken)
         if (broken) throw this.#fail(broken)
         if (isRetryable(error) && attempt < MAX_ATTEMPTS) {
@@ -410,6 +415,7 @@ export class PgStorage extends PgReader implements Storage {
         }
         throw error
       }
+      client.off('error', ignore)
       client.release()
       if (changes.length > 0) {
         durable?.(changes)
