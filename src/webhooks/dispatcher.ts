@@ -243,8 +243,13 @@ export class Dispatcher {
    * drives the clock it sets no timer: advance decides when the clock moves.
    */
   #pump(): void {
+    if (this.#closed) return
     // after a failed journal write no attempt can be recorded: its delivery would stay due and be sent again at once, forever
-    if (this.#closed || this.service.deliveries.failure) return
+    if (this.service.deliveries.failure) {
+      // a database comes back, though (docs/postgres.md): look again every so often
+      if (this.service.sim.shared) this.#recheck ??= setTimeout(() => this.#claimAgain(), CLAIM_RECHECK_MS).unref()
+      return
+    }
     const now = this.clock.now()
     for (let top = this.#waiting.peek(); top !== undefined && top.due <= now; top = this.#waiting.peek()) {
       this.#waiting.pop()
@@ -360,7 +365,11 @@ export class Dispatcher {
     this.#started++
     lane.inFlight++
     const run = this.#attempt(entry)
-      .catch((error) => console.error('[tablepay] delivery', entry.id, error))
+      .catch((error) => {
+        console.error('[tablepay] delivery', entry.id, error)
+        // on a database that was lost for a moment, the attempt is claimed (its own lease) and made again
+        if (this.service.sim.shared) this.#contest(entry)
+      })
       .finally(() => this.#finish(entry.id, lane))
     const out = {endpointId: lane.endpointId, deliveryId: entry.id, since: Date.now()}
     this.#inFlight.set(entry.id, {run, out})
@@ -429,6 +438,11 @@ export class Dispatcher {
 
   #claimAgain(): void {
     this.#recheck = undefined
+    if (this.#closed) return
+    if (this.service.deliveries.failure) {
+      this.#recheck = setTimeout(() => this.#claimAgain(), CLAIM_RECHECK_MS).unref()
+      return
+    }
     const entries = [...this.#contested.values()]
     this.#contested.clear()
     for (const entry of entries) {
@@ -438,7 +452,8 @@ export class Dispatcher {
       this.#settle(lane)
       this.#offer(lane)
     }
-    this.#startReady()
+    // a pump, not only a start: while the database was lost, nothing moved what fell due
+    this.#pump()
     this.#wake()
   }
 

@@ -2,9 +2,11 @@ import {afterEach, expect, it} from 'vitest'
 import {type RunningServer, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {startCliServer} from '../helpers/cli.js'
+import {freePort} from '../helpers/ports.js'
 import {createTestDatabase} from '../helpers/postgres.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {call} from '../helpers/simulator.js'
+import {relay} from '../helpers/relay.js'
+import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -59,4 +61,45 @@ it('an instance killed mid-attempt leaves the delivery to another, as soon as th
   const deliveries = (await call(b.url, 'GET', '/v1/deliveries')).body.data
   expect(deliveries).toMatchObject([{status: 'succeeded', attempts: [{attempt: 1, status_code: 200}]}])
   expect(receiver.received).toHaveLength(2)
+})
+
+it('an attempt whose record was lost with the database is made again once the database is back', async () => {
+  const db = await createTestDatabase()
+  cleanup.push(() => db.drop())
+  const port = await freePort()
+  const link = relay(port, new URL(db.url))
+  await link.open()
+  cleanup.push(() => link.cut().catch(() => {}))
+  const url = new URL(db.url)
+  url.port = String(port)
+  // the first attempt is answered only once the database is out of reach: its result cannot be recorded
+  let answerFirst: () => void = () => {}
+  const first = new Promise<number>((resolve) => (answerFirst = () => resolve(200)))
+  let requests = 0
+  const receiver = await startReceiver(() => (requests++ === 0 ? first : 200))
+  cleanup.push(() => receiver.close())
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    database: url.toString(),
+    seedFile: await writeSeed(await makeTempDir()),
+  })
+  cleanup.push(() => server.close())
+  const created = await call(server.url, 'POST', '/v1/webhook-endpoints', {
+    body: {url: receiver.url, event_types: ['check.created']},
+  })
+  expect(created.status).toBe(201)
+  expect((await call(server.url, 'PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 100]])})).status).toBe(201)
+  await within(receiver.waitFor(1), 10_000, 'the first attempt')
+
+  await link.cut()
+  answerFirst()
+  await link.open()
+  // at least once: the attempt is made again, and this time recorded
+  await within(receiver.waitFor(2), 20_000, 'the attempt made again')
+  await expect
+    .poll(async () => (await call(server.url, 'GET', '/v1/deliveries')).body?.data?.[0]?.status, {timeout: 10_000})
+    .toBe('succeeded')
+  const [delivery] = (await call(server.url, 'GET', '/v1/deliveries')).body.data
+  expect(delivery.attempts).toMatchObject([{attempt: 1, status_code: 200}])
 })

@@ -1,4 +1,4 @@
-import {createServer, type Server, type Socket, connect} from 'node:net'
+import {createServer, type Socket} from 'node:net'
 import {afterEach, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
 import type {StreamMessage} from '../../src/client/stream.js'
@@ -7,41 +7,13 @@ import {type RunningServer, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {freePort} from '../helpers/ports.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {relay} from '../helpers/relay.js'
 import {call, makeTempDir, WRITE_KEY, writeSeed} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!()
 })
-
-/**
- * A TCP relay to the run's PostgreSQL on `port`: cutting it is what a lost
- * network does to every connection through it, while the database itself
- * goes on.
- */
-function relay(port: number, target: URL) {
-  const sockets = new Set<Socket>()
-  let server: Server | undefined
-  return {
-    async open() {
-      server = createServer((client) => {
-        const upstream = connect(Number(target.port), target.hostname)
-        for (const socket of [client, upstream]) {
-          sockets.add(socket)
-          socket.on('close', () => sockets.delete(socket))
-          socket.on('error', () => {})
-        }
-        client.pipe(upstream).pipe(client)
-      })
-      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve))
-    },
-    async cut() {
-      const closed = new Promise((resolve) => server!.close(resolve))
-      for (const socket of sockets) socket.destroy()
-      await closed
-    },
-  }
-}
 
 it('a lost database answers 503 storage_unavailable, and the server answers again once it is back', async () => {
   const db: TestDatabase = await createTestDatabase()
