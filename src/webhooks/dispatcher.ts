@@ -156,7 +156,7 @@ export class Dispatcher {
   /** Woken when an attempt ends: `advance` waits on it. */
   #ended: (() => void)[] = []
   /** Due deliveries whose attempt another live instance holds (one database): claimed again now and then. */
-  readonly #contested = new Map<string, Entry>()
+  readonly #contested = new Map<string, {entry: Entry; since: number}>()
   #recheck: NodeJS.Timeout | undefined
   /** Attempts of other instances that this one saw end while it waited for them. */
   #endedElsewhere = 0
@@ -404,6 +404,8 @@ export class Dispatcher {
     // a commit may have ended it since it was queued, one the queues have not heard of yet; or another instance holds it
     const delivery = await deliveries.claim(entry.id, dueAt, this.#leaseMs)
     if (delivery === 'held') return this.#contest(entry)
+    // claimed now, or nothing is left to claim
+    if (this.#contested.size > 0) this.#contested.delete(entry.id)
     if (delivery?.status !== 'pending') return
     const target = await deliveries.target(delivery)
     if (!target) return deliveries.cancel(delivery, wallClockIso())
@@ -432,7 +434,8 @@ export class Dispatcher {
    */
   #contest(entry: Entry): void {
     if (this.#closed || !this.#isCurrent(entry)) return
-    this.#contested.set(entry.id, entry)
+    const since = this.#contested.get(entry.id)?.since ?? Date.now()
+    this.#contested.set(entry.id, {entry, since})
     this.#recheck ??= setTimeout(() => this.#claimAgain(), CLAIM_RECHECK_MS).unref()
   }
 
@@ -443,10 +446,10 @@ export class Dispatcher {
       this.#recheck = setTimeout(() => this.#claimAgain(), CLAIM_RECHECK_MS).unref()
       return
     }
-    const entries = [...this.#contested.values()]
-    this.#contested.clear()
-    for (const entry of entries) {
-      if (!this.#isCurrent(entry)) continue
+    // they stay parked until a claim settles them: an advance waits for them meanwhile
+    for (const {entry} of this.#contested.values()) {
+      if (!this.#isCurrent(entry)) this.#contested.delete(entry.id)
+      if (!this.#isCurrent(entry) || this.#inFlight.has(entry.id)) continue
       const lane = this.#lane(entry.endpointId)
       lane.ready.push(entry)
       this.#settle(lane)
@@ -596,7 +599,11 @@ export class Dispatcher {
   /** What a running advance is at: its target and the attempts it waits for, oldest first. */
   get progress(): {target: number; out: AttemptOut[]} | undefined {
     if (this.#target === undefined) return undefined
-    return {target: this.#target, out: [...this.#inFlight.values()].map(({out}) => out)}
+    const out = [...this.#inFlight.values()].map(({out}) => out)
+    // and those another instance has out (one database): this advance waits for them too
+    for (const [deliveryId, {entry, since}] of this.#contested)
+      if (!this.#inFlight.has(deliveryId)) out.push({endpointId: entry.endpointId, deliveryId, since})
+    return {target: this.#target, out: out.sort((a, b) => a.since - b.since)}
   }
 
   async close(): Promise<void> {

@@ -44,11 +44,11 @@ it('an instance killed mid-attempt leaves the delivery to another, as soon as th
   const b: RunningServer = await startServer({port: 0, host: '127.0.0.1', database: db.url})
   cleanup.push(() => b.close())
   // an advance on b does not take over the attempt a has out: it waits for it, as for an attempt of its own
+  const [pending] = (await call(b.url, 'GET', '/v1/deliveries')).body.data
   const advance = call(b.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 3600}})
-  for (;;) {
-    const clock = await call(b.url, 'GET', '/v1/sim/clock')
-    if (clock.body.advance !== null) break
-  }
+  await expect
+    .poll(async () => (await call(b.url, 'GET', '/v1/sim/clock')).body.advance?.waiting_for, {timeout: 10_000})
+    .toMatchObject([{delivery_id: pending.id}])
   expect(receiver.received).toHaveLength(1)
 
   expect(await a.kill('SIGKILL')).toBeNull()
