@@ -295,6 +295,8 @@ export interface PgStorageOptions {
   poolSize?: number
   /** How long opening a connection may take before the database counts as unreachable (default 10 s). */
   connectTimeoutMs?: number
+  /** Deleted ids whose places each collection remembers for list cursors (default 10,000). */
+  deletedKept?: number
 }
 
 /**
@@ -331,6 +333,7 @@ export class PgStorage extends PgReader implements Storage {
     pool: pg.Pool,
     url: string,
     private readonly connectTimeoutMs: number,
+    private readonly deletedKept: number,
   ) {
     const self: {storage?: PgStorage} = {}
     // a read outside a unit that finds the database gone makes the storage fail, as a unit does
@@ -349,7 +352,12 @@ export class PgStorage extends PgReader implements Storage {
   }
 
   /** Connects, migrates the schema (once, under an advisory lock) and listens for the other instances' changes. */
-  static async open({url, poolSize = 10, connectTimeoutMs = CONNECT_TIMEOUT_MS}: PgStorageOptions): Promise<PgStorage> {
+  static async open({
+    url,
+    poolSize = 10,
+    connectTimeoutMs = CONNECT_TIMEOUT_MS,
+    deletedKept = DELETED_KEPT,
+  }: PgStorageOptions): Promise<PgStorage> {
     // a database behind a dead network answers nothing: give up on connecting after a while, and notice dead peers
     const pool = new pg.Pool({
       connectionString: url,
@@ -357,7 +365,7 @@ export class PgStorage extends PgReader implements Storage {
       connectionTimeoutMillis: connectTimeoutMs,
       keepAlive: true,
     })
-    const storage = new PgStorage(pool, url, connectTimeoutMs)
+    const storage = new PgStorage(pool, url, connectTimeoutMs, deletedKept)
     // an idle connection the server closed: the pool drops it and connects anew when next needed
     pool.on('error', () => {})
     try {
@@ -517,7 +525,7 @@ export class PgStorage extends PgReader implements Storage {
              SELECT collection, seq, row_number() OVER (PARTITION BY collection ORDER BY seq DESC) AS n FROM deleted
            ) ranked WHERE n = $1
          ) cut WHERE d.collection = cut.collection AND d.seq < cut.seq`,
-        [DELETED_KEPT],
+        [this.deletedKept],
       )
       .then(() => this.#pool.query(`DELETE FROM changes WHERE at < now() - interval '5 minutes'`))
       .catch(() => {})
