@@ -403,6 +403,8 @@ export class Dispatcher {
     const dueAt = entry.due
     // a commit may have ended it since it was queued, one the queues have not heard of yet; or another instance holds it
     const delivery = await deliveries.claim(entry.id, dueAt, this.#leaseMs)
+    // not an attempt (yet): another instance has it out, and an advance counts it when that one's record arrives
+    if (delivery === 'held') this.#started--
     if (delivery === 'held') return this.#contest(entry)
     // claimed now, or nothing is left to claim
     if (this.#contested.size > 0) this.#contested.delete(entry.id)

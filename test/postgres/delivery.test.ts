@@ -112,6 +112,8 @@ describe('delivery across instances on one database', () => {
     await deliveriesUntil(a, 8, (d) => d.attempts.length === 1)
     const advanced = await call(a.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 3600}})
     expect(advanced.status).toBe(200)
+    // the three retries of each, whichever instance made them
+    expect(advanced.body.attempts).toBe(24)
     // the advance answers once every attempt due by its end has run, on whichever instance made it
     const list = await deliveries(b)
     expect(list.map((d) => [d.status, d.attempts.length])).toEqual(list.map(() => ['dead', 4]))
