@@ -28,6 +28,9 @@ export class PgInstance implements SharedStorage {
   /** The second key of this instance's life lock; leases it takes carry it. */
   readonly owner = randomInt(1, 2 ** 31 - 1)
   readonly #listeners = new Map<string, Set<Listener>>()
+  /** Notes not sent yet: those of one event-loop turn go together, after the ones before them. */
+  #outbox: string[] = []
+  #sending = false
   #session: pg.Client | undefined
   #reconnect: NodeJS.Timeout | undefined
   #closed = false
@@ -82,8 +85,28 @@ export class PgInstance implements SharedStorage {
   broadcast(topic: string, note: unknown): void {
     const payload = JSON.stringify({from: this.owner, topic, note})
     if (Buffer.byteLength(payload) > PAYLOAD_BYTES) return
-    // a note is best effort, as a live stream is: a lost one is not worth failing a request for
-    this.pool.query('SELECT pg_notify($1, $2)', [NOTES, payload]).catch(() => {})
+    this.#outbox.push(payload)
+    if (this.#outbox.length === 1 && !this.#sending) setImmediate(() => void this.#flush())
+  }
+
+  /**
+   * One statement for the notes waiting (a request each, under load), in
+   * their order; the next ones wait for it, so the others hear them in order.
+   */
+  async #flush(): Promise<void> {
+    this.#sending = true
+    while (this.#outbox.length > 0 && !this.#closed) {
+      const payloads = this.#outbox
+      this.#outbox = []
+      // a note is best effort, as a live stream is: a lost one is not worth failing a request for
+      await this.pool
+        .query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS n(payload, i) ORDER BY i', [
+          NOTES,
+          payloads,
+        ])
+        .catch(() => {})
+    }
+    this.#sending = false
   }
 
   listen(topic: string, listener: Listener): () => void {

@@ -114,4 +114,20 @@ describe('live streams and the request log across instances', () => {
     expect(onB).toMatchObject({id, status: 201, request_body_truncated: true, response_body_truncated: true})
     expect(JSON.stringify(onA.request_body).startsWith(onB.request_body)).toBe(true)
   })
+
+  it("many requests through a at once all reach b's log, in the order a logged them", async () => {
+    const answers = await Promise.all(
+      Array.from({length: 40}, (_, i) => call(a.url, 'GET', `/v1/checks/external/many${i}`)),
+    )
+    const ids = answers.map((answer) => answer.headers.get('x-request-id')!)
+    const onA = async (server: RunningServer) =>
+      (
+        (await call(server.url, 'GET', '/v1/sim/requests?path=/v1/checks/external/many&limit=100')).body.data as {
+          id: string
+        }[]
+      ).map((entry) => entry.id)
+    const logged = await onA(a)
+    expect([...logged].sort()).toEqual([...ids].sort())
+    await expect.poll(() => onA(b), {timeout: 10_000}).toEqual(logged)
+  })
 })
