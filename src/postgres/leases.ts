@@ -26,7 +26,9 @@ export const LEASE_MIGRATION: readonly string[] = [
      END IF;
      RETURN NEW;
    END $$`,
-  'CREATE OR REPLACE TRIGGER deliveries_lease_ends BEFORE UPDATE OF doc ON deliveries ' +
+  // not CREATE OR REPLACE TRIGGER, which PostgreSQL 13 and older lack
+  'DROP TRIGGER IF EXISTS deliveries_lease_ends ON deliveries',
+  'CREATE TRIGGER deliveries_lease_ends BEFORE UPDATE OF doc ON deliveries ' +
     'FOR EACH ROW EXECUTE FUNCTION tablepay_delivery_written()',
 ]
 
