@@ -13,9 +13,11 @@ const LAYERS = {
   store: ['domain'],
   webhooks: ['domain', 'store', 'shared'],
   service: ['domain', 'store', 'webhooks'],
+  // The PostgreSQL store: the storage interface of src/service over node-postgres.
+  postgres: ['domain', 'store', 'service', 'shared'],
   // The pages and the module that serves their files; only the server serves them.
   web: [],
-  server: ['domain', 'store', 'webhooks', 'service', 'web', 'shared'],
+  server: ['domain', 'store', 'webhooks', 'service', 'web', 'shared', 'postgres'],
   // The client speaks HTTP to the server; it shares the domain's types, not the server's code.
   client: ['domain', 'shared'],
   cli: ['domain', 'client', 'webhooks', 'shared'],

@@ -1,8 +1,23 @@
 import {defineConfig} from 'vitest/config'
 
+/**
+ * The HTTP suite runs twice: on the memory store with its journal, and on
+ * PostgreSQL (a real one, started by test/helpers/postgres-setup.ts), where
+ * the server helpers of test/helpers start every server on a database of
+ * its own. Files about the data dir itself (the journal, crashes, a failed
+ * disk) run on the memory store only: CONTRIBUTING.md says which and why.
+ */
+const MEMORY_ONLY = [
+  'test/server/crash.test.ts',
+  'test/server/fan-out-crash.test.ts',
+  'test/server/storage-failure.test.ts',
+  'test/server/retention.test.ts',
+  // the document against prism's mock; real answers on PostgreSQL meet the document in openapi.test.ts
+  'test/server/prism.test.ts',
+]
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // tests start real servers and child processes; two cores do not take more
@@ -10,5 +25,18 @@ export default defineConfig({
     // commands run in process (test/helpers/run-command.ts) print through
     // console: it must write to process.stdout, where the run captures it
     disableConsoleIntercept: true,
+    projects: [
+      {extends: true, test: {name: 'memory', include: ['test/**/*.test.ts'], exclude: ['test/postgres/**']}},
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/server/**/*.test.ts', 'test/service/*.test.ts', 'test/postgres/**/*.test.ts'],
+          exclude: [...MEMORY_ONLY, 'test/service/memory-storage.test.ts'],
+          env: {TABLEPAY_TEST_STORE: 'postgres'},
+          globalSetup: ['test/helpers/postgres-setup.ts'],
+        },
+      },
+    ],
   },
 })

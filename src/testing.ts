@@ -17,6 +17,12 @@ export interface SimulatorOptions {
   seed?: Seed | string
   /** Keep nothing on disk (default). With false, the server journals to a fresh temp dir, removed by `close()`. */
   memory?: boolean
+  /**
+   * A PostgreSQL URL (`postgres://…`): keep the records in that database
+   * instead, as `tablepay serve --database` does; `memory` is then ignored.
+   * The database is left as it is on close.
+   */
+  database?: string
   /** Default 0: a free port. A port in use is an error naming it; the simulator never moves to another one. */
   port?: number
 }
@@ -38,12 +44,19 @@ export interface Simulator extends SimulatorControls {
  * await sim.close()
  */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
-  const dataDir = options.memory === false ? await mkdtemp(join(tmpdir(), 'tablepay-sim-')) : undefined
+  const dataDir =
+    options.memory === false && !options.database ? await mkdtemp(join(tmpdir(), 'tablepay-sim-')) : undefined
   const seed = typeof options.seed === 'string' ? {seedFile: options.seed} : {seed: options.seed}
   const removeDir = () => (dataDir ? rm(dataDir, {recursive: true, force: true}) : Promise.resolve())
   let server: Awaited<ReturnType<typeof startServer>> | undefined
   try {
-    server = await startServer({port: options.port ?? 0, host: '127.0.0.1', dataDir, ...seed})
+    server = await startServer({
+      port: options.port ?? 0,
+      host: '127.0.0.1',
+      dataDir,
+      database: options.database,
+      ...seed,
+    })
     const running = server
     return {
       ...simulatorControls(`${server.url}/v1`, server.accounts),

@@ -10,6 +10,7 @@ import {untilSignalled} from '../cli/shutdown.js'
 import {Command} from '../cli/command.js'
 import {keepHeapNearLive} from '../cli/heap.js'
 import {startServer} from '../server/start.js'
+import {checkDatabaseUrl} from '../shared/database-url.js'
 import {RECEIVER_TIMEOUT_MS} from '../webhooks/send.js'
 
 /** An origin as browsers send it (`scheme://host[:port]`, no path), or `*`. */
@@ -28,7 +29,8 @@ export default class Serve extends Command {
   static override description = `Serves the API at http://HOST:PORT/v1 and keeps its data in --data (or in memory with --memory). \
 On first start it creates an account with locations and API keys, and prints them; --seed loads fixed ones instead, so CI knows its keys in advance.
 
-It is ready when it prints its URL; with --json it prints one JSON line {"status": "ready", "url", "dashboard_url", "data_dir", "accounts"} and nothing else. \
+It is ready when it prints its URL; with --json it prints one JSON line {"status": "ready", "url", "dashboard_url", "data_dir", "database", "accounts"} and nothing else. \
+With --database (or TABLEPAY_DATABASE_URL) the records live in PostgreSQL instead, shared by every instance started on the same URL (README: A sandbox for the whole team). \
 Clients find the URL and a write key on their own: in the same directory, and through the per-user registry of running servers from any other (README: How the CLI finds the server). Ctrl+C (SIGINT) or SIGTERM stops it cleanly.`
 
   static override examples = [
@@ -61,6 +63,13 @@ Clients find the URL and a write key on their own: in the same directory, and th
     host: Flags.string({summary: 'Interface to listen on.', default: '127.0.0.1'}),
     data: Flags.string({char: 'd', summary: 'Data directory.', default: './.tablepay', env: 'TABLEPAY_DATA'}),
     memory: Flags.boolean({summary: 'Keep everything in memory (ignores --data); nothing survives a stop.'}),
+    database: Flags.custom<string>({
+      summary: 'Keep the records in this PostgreSQL database (postgres://…), shared by every instance on it.',
+      helpValue: 'URL',
+      env: 'TABLEPAY_DATABASE_URL',
+      exclusive: ['memory'],
+      parse: async (text) => checkDatabaseUrl(text),
+    })(),
     seed: Flags.file({summary: 'Seed file of accounts, locations and keys to create when missing.', exists: true}),
     fsync: Flags.boolean({summary: 'fsync every flush, to survive power loss (slower).'}),
     repair: Flags.boolean({
@@ -126,14 +135,21 @@ Clients find the URL and a write key on their own: in the same directory, and th
   }
 
   public async run(): Promise<void> {
-    const {flags} = await this.parse(Serve)
+    const {flags, raw} = await this.parse(Serve)
+    // --data on the command line conflicts; TABLEPAY_DATA in the environment (a default for data dirs) does not
+    if (flags.database !== undefined && raw.some((token) => token.type === 'flag' && token.flag === 'data'))
+      this.error('--data cannot also be provided when using --database: the records live in the database.', {
+        exit: 2,
+        code: 'invalid_usage',
+      })
     // this process is the server: its heap is tuned for months of pushes, unlike a test runner that embeds one
     keepHeapNearLive()
     const logLines = flags.log ?? Boolean(process.stdout.isTTY)
     const server = await startServer({
       port: flags.port,
       host: flags.host,
-      dataDir: flags.memory ? undefined : resolve(flags.data),
+      dataDir: flags.memory || flags.database ? undefined : resolve(flags.data),
+      database: flags.database,
       seedFile: flags.seed,
       fsync: flags.fsync,
       repair: flags.repair,

@@ -181,3 +181,67 @@ export function requestMatches(
   if (error_code !== undefined && trace.error?.code !== error_code) return false
   return true
 }
+
+/** The JSON of `value` in UTF-8 bytes. */
+const jsonBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length
+
+/** A body as a bounded note shows it: the start of its JSON text, `truncated`. */
+function cutBody(body: unknown, truncated: boolean, chars: number): {body: unknown; truncated: boolean} {
+  if (body === null) return {body, truncated}
+  const text = typeof body === 'string' ? body : JSON.stringify(body)
+  return text.length <= chars ? {body, truncated} : {body: text.slice(0, chars), truncated: true}
+}
+
+/**
+ * The entry within `maxBytes` of JSON, for the other instances on one
+ * database (docs/postgres.md): the bodies cut to the start of their text
+ * (marked `…_truncated`, as a body past 64 KiB is), then `changes` dropped;
+ * undefined when even that does not fit.
+ *
+ * @example
+ * const note = boundedEntry(renderRequest(trace), 7000)
+ */
+export function boundedEntry(entry: RequestEntry, maxBytes: number): RequestEntry | undefined {
+  if (jsonBytes(entry) <= maxBytes) return entry
+  for (const changes of [entry.changes, null]) {
+    for (const chars of [2000, 500, 0]) {
+      const request = cutBody(entry.request_body, entry.request_body_truncated, chars)
+      const response = cutBody(entry.response_body, entry.response_body_truncated, chars)
+      const cut: RequestEntry = {
+        ...entry,
+        request_body: request.body,
+        request_body_truncated: request.truncated,
+        response_body: response.body,
+        response_body_truncated: response.truncated,
+        changes,
+      }
+      if (jsonBytes(cut) <= maxBytes) return cut
+    }
+  }
+  return undefined
+}
+
+/**
+ * A trace that renders as `entry`, for a log that keeps another instance's
+ * entries beside its own (the bodies as rendered; `changes` comes with the
+ * entry itself).
+ *
+ * @example
+ * log.record(accountId, traceOf(entry), entry)
+ */
+export function traceOf(entry: RequestEntry): RequestTrace {
+  const {
+    object: _object,
+    request_body,
+    request_body_truncated,
+    response_body,
+    response_body_truncated,
+    changes: _changes,
+    ...fields
+  } = entry
+  return {
+    ...fields,
+    request_body: {body: request_body, truncated: request_body_truncated},
+    response_body: {body: response_body, truncated: response_body_truncated},
+  }
+}

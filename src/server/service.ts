@@ -1,11 +1,12 @@
 import type {Seed} from '../domain/schemas.js'
 import type {SeededAccount} from '../domain/seeded-account.js'
 import {DEFAULT_RETENTION, type RetentionPolicy} from '../domain/retention.js'
-import {createServiceLayer, type Service} from '../service/index.js'
+import {createServiceLayer, type Service, type Storage} from '../service/index.js'
 import {Pruner} from '../service/retention.js'
+import {shareRequests} from '../service/shared-requests.js'
 import {MemoryStorage} from '../service/memory-storage.js'
 import {defaultSeed, parseSeed, readSeedFile} from '../store/seed.js'
-import type {Store} from '../store/store.js'
+import {Store} from '../store/store.js'
 import {SchedulerClock, wallClockIso} from '../webhooks/clock.js'
 import {Dispatcher} from '../webhooks/dispatcher.js'
 import {createApp} from './app.js'
@@ -49,9 +50,12 @@ export interface ServiceOptions {
 export type {SeededAccount}
 export type {AccessLine}
 
+/** The in-memory store (with its journal, if any) behind the storage interface, or a storage as it is (PostgreSQL). */
+const storageOf = (store: Store | Storage): Storage => (store instanceof Store ? new MemoryStorage(store) : store)
+
 /** The service layer over `store`, for the server at `baseUrl`. */
 function serviceOver(
-  store: Store,
+  store: Store | Storage,
   baseUrl: string,
   clock: SchedulerClock,
   {
@@ -63,7 +67,7 @@ function serviceOver(
   }: Pick<ServiceOptions, 'strictUrls' | 'retention' | 'requestLog' | 'rateLimit' | 'rateLimitClock'> = {},
 ): Service {
   return createServiceLayer({
-    storage: new MemoryStorage(store),
+    storage: storageOf(store),
     baseUrl,
     now: wallClockIso,
     clock,
@@ -79,7 +83,7 @@ function serviceOver(
  * store is empty. Resolves true when it added anything.
  */
 export async function seedStore(
-  store: Store,
+  store: Store | Storage,
   {seed, seedFile}: Pick<ServiceOptions, 'seed' | 'seedFile'>,
 ): Promise<boolean> {
   let parsed = seed === undefined ? undefined : parseSeed(seed, 'the seed option')
@@ -96,7 +100,7 @@ export async function seedStore(
  * const {app, dispatcher} = await createService(store, 'http://127.0.0.1:4747', {})
  * const handle = toWebHandler(app) // Request -> Response, no port
  */
-export async function createService(store: Store, baseUrl: string, options: ServiceOptions) {
+export async function createService(store: Store | Storage, baseUrl: string, options: ServiceOptions) {
   const clock = new SchedulerClock(options.timeScale ?? 1)
   const service = serviceOver(store, baseUrl, clock, options)
   clock.moveToOffset(await service.sim.clockOffset())
@@ -119,6 +123,9 @@ export async function createService(store: Store, baseUrl: string, options: Serv
   const unfollowRequests = service.requests.subscribe((accountId, trace) =>
     streams.publish(`account:${accountId}`, () => [{event: 'request', data: service.requests.render(trace)}]),
   )
+  // with other instances on the database, each logs the others' requests too (docs/postgres.md)
+  const {shared} = service.context.storage
+  const unshareRequests = shared ? shareRequests(service.requests, shared) : () => {}
   const app = createApp(service, {
     baseUrl,
     clock,
@@ -131,6 +138,7 @@ export async function createService(store: Store, baseUrl: string, options: Serv
   // ends the event streams first: an open one would keep the HTTP server from closing
   const close = async () => {
     unfollowRequests()
+    unshareRequests()
     shutdown.abort()
     await Promise.all([dispatcher.close(), pruner.close()])
   }

@@ -1,6 +1,7 @@
 import {rm, writeFile} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import {toNodeListener} from 'h3'
+import {displayUrl} from '../shared/database-url.js'
 import {registerServer, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
 import {Store} from '../store/store.js'
 import {listenOn} from './listen.js'
@@ -12,8 +13,10 @@ export interface ServeOptions extends ServiceOptions {
   /** 0 picks a free port (use the returned `url`). Any other port is taken or the start fails: it never moves. */
   port: number
   host: string
-  /** Data dir; undefined means everything stays in memory (`--memory`). */
+  /** Data dir; undefined means everything stays in memory (`--memory`), or in `database`. */
   dataDir?: string
+  /** A PostgreSQL URL (`--database`): the records live there, shared by every instance on it; `dataDir` is then ignored. */
+  database?: string
   fsync?: boolean
   /** Start on a damaged data dir with what is intact, saving what is dropped beside it (docs/storage.md). */
   repair?: boolean
@@ -25,6 +28,8 @@ export interface RunningServer {
   /** Base URL without trailing slash and without /v1, e.g. http://127.0.0.1:4747 */
   url: string
   dataDir?: string
+  /** The database the records live in, as it may be shown (no password), with `database`. */
+  database?: string
   /** Every account with its keys and locations, for the banner. */
   accounts: SeededAccount[]
   /** True when this start created accounts or keys (first start, or --seed added some). */
@@ -42,8 +47,12 @@ export interface RunningServer {
  * await server.close()
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir)
-  const store = await Store.open({dir: dataDir, fsync: options.fsync, repair: options.repair})
+  const database = options.database
+  const dataDir = options.dataDir === undefined || database !== undefined ? undefined : resolve(options.dataDir)
+  // node-postgres loads only for a server that uses it: a data dir's start does not pay for it
+  const store = database
+    ? await (await import('../postgres/storage.js')).PgStorage.open({url: database})
+    : await Store.open({dir: dataDir, fsync: options.fsync, repair: options.repair})
   try {
     const seeded = await seedStore(store, options)
 
@@ -61,6 +70,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     return {
       url,
       dataDir,
+      database: database === undefined ? undefined : displayUrl(database),
       accounts,
       seeded,
       async close() {

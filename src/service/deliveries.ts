@@ -10,9 +10,12 @@ import {invalidField} from '../domain/errors.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
+import type {Claim} from './storage.js'
 
 /** Deliveries of events to endpoints, for the API (retry) and the dispatcher (what to send, what came of it). */
 export class Deliveries {
+  #queue: DeliveryQueue | undefined
+
   constructor(
     readonly context: ServiceContext,
     readonly outbox: Outbox,
@@ -25,7 +28,32 @@ export class Deliveries {
    */
   attach(queue: DeliveryQueue): Promise<DeliveryRecord[]> {
     this.outbox.attach(queue)
-    return this.context.storage.all('deliveries', {status: 'pending'})
+    this.#queue = queue
+    const {storage} = this.context
+    // the deliveries other instances on the database write, and their attempts (docs/postgres.md)
+    if (storage.shared) storage.subscribe((changes, remote) => remote && queue(changes))
+    return storage.all('deliveries', {status: 'pending'})
+  }
+
+  /**
+   * The delivery, for its attempt due at `dueAt` (scheduler ms): with other
+   * instances on the database, only the one that claims it (a lease of
+   * `leaseMs`, which recording the attempt ends) gets it; `'held'` while
+   * another live instance holds it. Alone, it is the delivery as stored.
+   */
+  claim(id: string, dueAt: number, leaseMs: number): Promise<Claim> {
+    const {storage} = this.context
+    return storage.shared ? this.#claimShared(id, dueAt, leaseMs) : storage.get('deliveries', id)
+  }
+
+  async #claimShared(id: string, dueAt: number, leaseMs: number): Promise<Claim> {
+    const {storage} = this.context
+    const claim = await storage.shared!.claim(id, dueAt, leaseMs)
+    if (claim !== undefined) return claim
+    // another instance made that attempt and its change has not arrived yet: the queue learns what is due next now
+    const latest = await storage.get('deliveries', id)
+    if (latest) this.#queue?.([['deliveries', id, latest]])
+    return undefined
   }
 
   get(id: string): Promise<DeliveryRecord | undefined> {

@@ -83,8 +83,10 @@ export class GuestActions {
   ): Promise<Answer<Payment>> {
     const {now, baseUrl} = this.context
     return this.#once(check.account_id, request, async (tx) => {
+      // the check first: locking it serialises every claim and payment of the check (docs/postgres.md)
+      const latest = await current(tx, 'checks', check.id, 'check')
       const claimed = input.claim_id === undefined ? undefined : await tx.get('claims', input.claim_id)
-      const outcome = applyPayment(await current(tx, 'checks', check.id, 'check'), input, now(), baseUrl, claimed)
+      const outcome = applyPayment(latest, input, now(), baseUrl, claimed)
       tx.put('checks', outcome.check.id, outcome.check)
       tx.put('payments', outcome.payment.id, outcome.payment)
       await this.outbox.publish(tx, outcome.events)

@@ -31,8 +31,9 @@ export interface RequestPage {
  */
 export class RequestLog {
   #byAccount = new Map<string, RequestTrace[]>()
-  #listeners = new Set<(accountId: string, trace: RequestTrace) => void>()
+  #listeners = new Set<(accountId: string, trace: RequestTrace, remote: boolean) => void>()
   #rendered = new WeakMap<RequestTrace, RequestEntry>()
+  #clearListeners = new Set<(accountId: string) => void>()
 
   /** `size` 0 keeps nothing. */
   constructor(readonly size: number) {}
@@ -41,15 +42,19 @@ export class RequestLog {
     return this.size > 0
   }
 
-  /** Keeps `trace` as the account's newest entry, dropping the oldest beyond `size`, and tells the listeners. */
-  record(accountId: string, trace: RequestTrace): void {
+  /**
+   * Keeps `trace` as the account's newest entry, dropping the oldest beyond `size`, and tells the listeners.
+   * `remote` is the entry of a request another instance on the database answered, as it rendered it.
+   */
+  record(accountId: string, trace: RequestTrace, remote?: RequestEntry): void {
     if (!this.enabled) return
+    if (remote) this.#rendered.set(trace, remote)
     let entries = this.#byAccount.get(accountId)
     if (!entries) this.#byAccount.set(accountId, (entries = []))
     entries.push(trace)
     // dropped in batches: one splice per `size` requests instead of a shift each
     if (entries.length >= this.size * 2) entries.splice(0, entries.length - this.size)
-    for (const listener of this.#listeners) listener(accountId, trace)
+    for (const listener of this.#listeners) listener(accountId, trace, remote !== undefined)
   }
 
   /** The entry as the API shows it, rendered once. */
@@ -84,13 +89,20 @@ export class RequestLog {
     return undefined
   }
 
-  /** Forgets the account's entries (`POST /v1/sim/reset`). */
-  clear(accountId: string): void {
+  /** Forgets the account's entries (`POST /v1/sim/reset`); `remote`: another instance's reset, told to no listener. */
+  clear(accountId: string, remote = false): void {
     this.#byAccount.delete(accountId)
+    if (!remote) for (const listener of this.#clearListeners) listener(accountId)
+  }
+
+  /** Calls `listener` with each account whose entries `clear` forgot here. */
+  onClear(listener: (accountId: string) => void): () => void {
+    this.#clearListeners.add(listener)
+    return () => this.#clearListeners.delete(listener)
   }
 
   /** Calls `listener` with each entry as it is recorded: the live streams. */
-  subscribe(listener: (accountId: string, trace: RequestTrace) => void): () => void {
+  subscribe(listener: (accountId: string, trace: RequestTrace, remote: boolean) => void): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
   }

@@ -1,4 +1,4 @@
-import type {CollectionName} from '../domain/records.js'
+import type {CollectionName, SettingRecord} from '../domain/records.js'
 import {CLOCK_SETTING} from '../webhooks/clock.js'
 import type {ServiceContext} from './context.js'
 import type {Faults} from './faults.js'
@@ -37,6 +37,22 @@ export class Sim {
   /** How far the scheduler clock was advanced, in ms, as last saved (docs/api.md "Webhooks", the scheduler clock). */
   async clockOffset(): Promise<number> {
     return (await this.context.storage.get('settings', CLOCK_SETTING))?.value ?? 0
+  }
+
+  /** True when other instances may share the storage, and with it the clock (docs/postgres.md). */
+  get shared(): boolean {
+    return this.context.storage.shared !== undefined
+  }
+
+  /** Calls `listener` with each clock offset another instance on the database saves; with none, never. */
+  followClock(listener: (offset: number) => void): () => void {
+    const {storage} = this.context
+    if (!storage.shared) return () => {}
+    return storage.subscribe((changes, remote) => {
+      if (!remote) return
+      for (const [collection, id, record] of changes)
+        if (collection === 'settings' && id === CLOCK_SETTING) listener((record as SettingRecord | null)?.value ?? 0)
+    })
   }
 
   /** Saves the clock's offset before the clock moves: after a crash, retries scheduled on it are not in its future. */

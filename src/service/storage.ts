@@ -1,4 +1,4 @@
-import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
+import type {CheckRecord, CollectionName, Collections, DeliveryRecord} from '../domain/records.js'
 import type {Change} from '../store/store.js'
 
 export type {Change}
@@ -82,6 +82,32 @@ export interface Storage extends Reader {
   settled(): Promise<void>
   /** Set once a write failed: from then on every unit and `settled` reject with it. */
   readonly failure: Error | undefined
-  /** Calls `listener` with each unit's changes once durable: the live streams follow it. */
-  subscribe(listener: (changes: readonly Change[]) => void): () => void
+  /**
+   * Calls `listener` with each unit's changes once durable: the live streams follow it. `remote` is true for
+   * the changes of another instance sharing the storage (PostgreSQL).
+   */
+  subscribe(listener: (changes: readonly Change[], remote?: boolean) => void): () => void
+  /** What the instances on one database share beyond records; absent when this instance is the only one. */
+  readonly shared?: SharedStorage
+}
+
+/** A claim's outcome: the delivery to attempt, `'held'` by another live instance, or undefined (not due at that time). */
+export type Claim = DeliveryRecord | 'held' | undefined
+
+/**
+ * What several instances on one database need besides the records
+ * (docs/postgres.md, "Delivery across instances"): a claim on each attempt,
+ * and notes to the other instances (the request log).
+ */
+export interface SharedStorage {
+  /**
+   * Claims the delivery for its attempt due at `dueAt` (scheduler ms), with a lease of `leaseMs` (wall clock):
+   * resolves with the delivery when this instance is to make the attempt. The next write of the delivery ends
+   * the lease; so does the end of this instance's session.
+   */
+  claim(id: string, dueAt: number, leaseMs: number): Promise<Claim>
+  /** Sends `note` to the other instances' `listen` on `topic`, best effort: one past 7,900 bytes of JSON is not sent. */
+  broadcast(topic: string, note: unknown): void
+  /** Calls `listener` with each note another instance broadcast on `topic`. */
+  listen(topic: string, listener: (note: unknown) => void): () => void
 }

@@ -30,6 +30,11 @@ export interface DeliveryLedger {
   /** Makes `queue` the one told of every delivery written, once durable; returns those pending now. */
   attach(queue: (changes: readonly Change[]) => void): Promise<DeliveryRecord[]>
   get(id: string): Promise<DeliveryRecord | undefined>
+  /**
+   * The delivery, for the attempt due at `dueAt`, once this instance has claimed it for `leaseMs`; `'held'`
+   * while another live instance holds that attempt (several instances on one database).
+   */
+  claim(id: string, dueAt: number, leaseMs: number): Promise<DeliveryRecord | 'held' | undefined>
   /** Set once a write failed. */
   readonly failure: Error | undefined
   target(delivery: DeliveryRecord): Promise<{endpoint: WebhookEndpointRecord; event: EventRecord} | undefined>
@@ -47,8 +52,25 @@ export interface DeliveryLedger {
 /** The parts of the service the dispatcher uses: the deliveries, and where the clock's offset is saved. */
 export interface DispatcherService {
   deliveries: DeliveryLedger
-  sim: {saveClockOffset(offset: number): Promise<void>}
+  sim: {
+    saveClockOffset(offset: number): Promise<void>
+    /** Other instances may share the clock (one database): they save it, and this one follows. */
+    readonly shared: boolean
+    clockOffset(): Promise<number>
+    /** Calls `listener` with each offset another instance saves. */
+    followClock(listener: (offset: number) => void): () => void
+  }
 }
+
+/**
+ * A claim's lease outlasts the attempt it covers: the receiver timeout, then
+ * this long to record what came of it. It runs on the database's wall clock,
+ * which `clock advance` does not move (docs/postgres.md).
+ */
+export const LEASE_MARGIN_MS = 30_000
+
+/** How often a due delivery that another live instance holds is claimed again, in ms: in case that one died. */
+export const CLAIM_RECHECK_MS = 1000
 
 /** A pending delivery's place in the queues; a newer commit of the delivery replaces it, and the old one goes stale. */
 interface Entry {
@@ -134,6 +156,14 @@ export class Dispatcher {
   #started = 0
   /** Woken when an attempt ends: `advance` waits on it. */
   #ended: (() => void)[] = []
+  /** Due deliveries whose attempt another live instance holds (one database): claimed again now and then. */
+  readonly #contested = new Map<string, {entry: Entry; since: number}>()
+  #recheck: NodeJS.Timeout | undefined
+  /** Attempts of other instances that this one saw end while it waited for them. */
+  #endedElsewhere = 0
+  /** Clock offsets saved by other instances, applied one after another in the order they come. */
+  #following: Promise<void> = Promise.resolve()
+  #unfollow: (() => void) | undefined
   #closed = false
 
   constructor(
@@ -144,6 +174,7 @@ export class Dispatcher {
 
   /** Starts delivering: from now on the service tells it of new deliveries, and those pending already go first. */
   async start(): Promise<void> {
+    this.#unfollow = this.service.sim.followClock((offset) => void this.#follow(() => offset))
     for (const delivery of await this.service.deliveries.attach((changes) => this.#onCommit(changes)))
       this.#track(delivery)
     this.#pump()
@@ -163,6 +194,11 @@ export class Dispatcher {
     let added = false
     for (const [collection, id, record] of changes) {
       if (collection !== 'deliveries') continue
+      // another instance's attempt that this one waited for has ended
+      if (this.#contested.size > 0 && this.#contested.delete(id)) {
+        this.#endedElsewhere++
+        this.#wake()
+      }
       if (record?.status === 'pending') {
         this.#track(record as DeliveryRecord)
         added = true
@@ -208,8 +244,13 @@ export class Dispatcher {
    * drives the clock it sets no timer: advance decides when the clock moves.
    */
   #pump(): void {
+    if (this.#closed) return
     // after a failed journal write no attempt can be recorded: its delivery would stay due and be sent again at once, forever
-    if (this.#closed || this.service.deliveries.failure) return
+    if (this.service.deliveries.failure) {
+      // a database comes back, though (docs/postgres.md): look again every so often
+      if (this.service.sim.shared) this.#recheck ??= setTimeout(() => this.#claimAgain(), CLAIM_RECHECK_MS).unref()
+      return
+    }
     const now = this.clock.now()
     for (let top = this.#waiting.peek(); top !== undefined && top.due <= now; top = this.#waiting.peek()) {
       this.#waiting.pop()
@@ -324,8 +365,12 @@ export class Dispatcher {
   #start(entry: Entry, lane: Lane): void {
     this.#started++
     lane.inFlight++
-    const run = this.#attempt(entry.id, entry.due)
-      .catch((error) => console.error('[tablepay] delivery', entry.id, error))
+    const run = this.#attempt(entry)
+      .catch((error) => {
+        console.error('[tablepay] delivery', entry.id, error)
+        // on a database that was lost for a moment, the attempt is claimed (its own lease) and made again
+        if (this.service.sim.shared) this.#contest(entry)
+      })
       .finally(() => this.#finish(entry.id, lane))
     const out = {endpointId: lane.endpointId, deliveryId: entry.id, since: Date.now()}
     this.#inFlight.set(entry.id, {run, out})
@@ -343,13 +388,27 @@ export class Dispatcher {
     this.#settle(lane)
     this.#offer(lane)
     this.#pump()
+    this.#wake()
+  }
+
+  #wake(): void {
     for (const wake of this.#ended.splice(0)) wake()
   }
 
-  async #attempt(id: string, dueAt: number): Promise<void> {
+  get #leaseMs(): number {
+    return this.timeoutMs + LEASE_MARGIN_MS
+  }
+
+  async #attempt(entry: Entry): Promise<void> {
     const {deliveries} = this.service
-    // a commit may have ended it since it was queued, one the queues have not heard of yet
-    const delivery = await deliveries.get(id)
+    const dueAt = entry.due
+    // a commit may have ended it since it was queued, one the queues have not heard of yet; or another instance holds it
+    const delivery = await deliveries.claim(entry.id, dueAt, this.#leaseMs)
+    // not an attempt (yet): another instance has it out, and an advance counts it when that one's record arrives
+    if (delivery === 'held') this.#started--
+    if (delivery === 'held') return this.#contest(entry)
+    // claimed now, or nothing is left to claim
+    if (this.#contested.size > 0) this.#contested.delete(entry.id)
     if (delivery?.status !== 'pending') return
     const target = await deliveries.target(delivery)
     if (!target) return deliveries.cancel(delivery, wallClockIso())
@@ -369,6 +428,67 @@ export class Dispatcher {
       const again = await this.send(endpoint, event, body, delivery.attempts.length + 2)
       await deliveries.recordDuplicate(delivery.id, again, wallClockIso())
     }
+  }
+
+  /**
+   * Another live instance holds this attempt: its record of it will reach
+   * this one as a change. Until then the delivery is claimed again every
+   * CLAIM_RECHECK_MS, which succeeds once that instance is gone or its lease
+   * ran out (docs/postgres.md, "Delivery across instances").
+   */
+  #contest(entry: Entry): void {
+    if (this.#closed || !this.#isCurrent(entry)) return
+    const since = this.#contested.get(entry.id)?.since ?? Date.now()
+    this.#contested.set(entry.id, {entry, since})
+    this.#recheck ??= setTimeout(() => this.#claimAgain(), CLAIM_RECHECK_MS).unref()
+  }
+
+  #claimAgain(): void {
+    this.#recheck = undefined
+    if (this.#closed) return
+    if (this.service.deliveries.failure) {
+      this.#recheck = setTimeout(() => this.#claimAgain(), CLAIM_RECHECK_MS).unref()
+      return
+    }
+    // they stay parked until a claim settles them: an advance waits for them meanwhile
+    for (const {entry} of this.#contested.values()) {
+      if (!this.#isCurrent(entry)) this.#contested.delete(entry.id)
+      if (!this.#isCurrent(entry) || this.#inFlight.has(entry.id)) continue
+      const lane = this.#lane(entry.endpointId)
+      lane.ready.push(entry)
+      this.#settle(lane)
+      this.#offer(lane)
+    }
+    // a pump, not only a start: while the database was lost, nothing moved what fell due
+    this.#pump()
+    this.#wake()
+  }
+
+  /**
+   * Moves the clock to the offset `read` gives, back too: another instance
+   * advanced or reset the shared clock. Then runs what is due on it.
+   */
+  #follow(read: () => number | Promise<number>): Promise<void> {
+    const run = this.#following.then(async () => {
+      const offset = await read()
+      if (this.#closed || offset === this.clock.offset) return
+      if (offset < this.clock.offset) this.clock.reset()
+      this.clock.moveToOffset(offset)
+      // the timer was set for the clock as it was
+      if (!this.#driven) this.#disarm()
+      this.#pump()
+    })
+    this.#following = run.catch(() => undefined)
+    return run
+  }
+
+  /**
+   * With other instances on the database, brings the clock to the offset
+   * last saved by any of them before it is read (`GET /sim/clock`); alone,
+   * this instance's clock is the only one.
+   */
+  syncClock(): Promise<void> {
+    return this.service.sim.shared ? this.#follow(() => this.service.sim.clockOffset()) : Promise.resolve()
   }
 
   /**
@@ -407,7 +527,11 @@ export class Dispatcher {
    * of it has run.
    */
   advance(seconds: number): Promise<number> {
-    return this.#queue(() => this.#advanceNow(seconds))
+    // from the shared clock as last saved: another instance may have moved it (docs/postgres.md)
+    return this.#queue(async () => {
+      await this.syncClock()
+      return this.#advanceNow(seconds)
+    })
   }
 
   /** Puts the clock back on the wall clock; pending deliveries keep their due times (docs/api.md "Webhooks"). */
@@ -435,7 +559,7 @@ export class Dispatcher {
    */
   async #advanceNow(seconds: number): Promise<number> {
     const target = this.clock.now() + seconds * 1000
-    const startedBefore = this.#started
+    const startedBefore = this.#started + this.#endedElsewhere
     this.#driven = true
     this.#target = target
     this.#disarm()
@@ -448,7 +572,8 @@ export class Dispatcher {
         else {
           const next = this.#nextWaiting()?.due
           if (next !== undefined && next <= target) await this.#moveClock(next)
-          else if (this.#inFlight.size > 0) await this.#attemptEnds()
+          // attempts out here, or held by another instance, end before the advance does
+          else if (this.#inFlight.size > 0 || this.#contested.size > 0) await this.#attemptEnds()
           else break
         }
       }
@@ -458,7 +583,7 @@ export class Dispatcher {
       this.#target = undefined
       this.#pump()
     }
-    return this.#started - startedBefore
+    return this.#started + this.#endedElsewhere - startedBefore
   }
 
   /**
@@ -478,11 +603,19 @@ export class Dispatcher {
   /** What a running advance is at: its target and the attempts it waits for, oldest first. */
   get progress(): {target: number; out: AttemptOut[]} | undefined {
     if (this.#target === undefined) return undefined
-    return {target: this.#target, out: [...this.#inFlight.values()].map(({out}) => out)}
+    const out = [...this.#inFlight.values()].map(({out}) => out)
+    // and those another instance has out (one database): this advance waits for them too
+    for (const [deliveryId, {entry, since}] of this.#contested)
+      if (!this.#inFlight.has(deliveryId)) out.push({endpointId: entry.endpointId, deliveryId, since})
+    return {target: this.#target, out: out.sort((a, b) => a.since - b.since)}
   }
 
   async close(): Promise<void> {
     this.#closed = true
+    this.#unfollow?.()
+    clearTimeout(this.#recheck)
+    this.#contested.clear()
+    this.#wake()
     this.#disarm()
     await this.idle()
   }

@@ -2,7 +2,15 @@ import {describe, expect, it} from 'vitest'
 import {checkChanges} from '../../src/domain/check-changes.js'
 import {nextRandom, pathMatches} from '../../src/domain/faults.js'
 import {takeToken} from '../../src/domain/rate-limit.js'
-import {BODY_CAP, logBody, redactSecrets} from '../../src/domain/request-log.js'
+import {
+  BODY_CAP,
+  boundedEntry,
+  logBody,
+  redactSecrets,
+  renderRequest,
+  type RequestTrace,
+  traceOf,
+} from '../../src/domain/request-log.js'
 import {checkRecord} from '../helpers/checks.js'
 
 describe('checkChanges', () => {
@@ -103,5 +111,41 @@ describe('the token bucket', () => {
     ])
     expect(takeToken(bucket, 3, 333).allowed).toBe(false)
     expect(takeToken(bucket, 3, 334).allowed).toBe(true)
+  })
+})
+
+describe('request log entries sent to other instances', () => {
+  const trace = (body: string): RequestTrace => ({
+    id: 'req_1',
+    method: 'PUT',
+    path: '/v1/checks/external/t1',
+    query: {},
+    status: 201,
+    duration_ms: 3,
+    created_at: '2026-01-01T00:00:00.000Z',
+    key_hint: 'tp_test_…rite',
+    idempotency_key: null,
+    push_result: 'created',
+    error: null,
+    check_id: 'chk_1',
+    fault_id: null,
+    request_body: body,
+    response_body: '{"ok":true}',
+  })
+  const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
+
+  it('an entry that fits goes as it is, and a trace made of it renders it again', () => {
+    const entry = renderRequest(trace('{"a":1}'))
+    expect(boundedEntry(entry, 7000)).toBe(entry)
+    expect(renderRequest(traceOf(entry))).toEqual(entry)
+  })
+
+  it('a larger one has its bodies cut to the start of their text, marked truncated, within the bytes given', () => {
+    const entry = renderRequest(trace(JSON.stringify({note: 'é'.repeat(5000)})))
+    const cut = boundedEntry(entry, 7000)!
+    expect(bytes(cut)).toBeLessThanOrEqual(7000)
+    expect(cut).toMatchObject({request_body_truncated: true, response_body: {ok: true}, response_body_truncated: false})
+    expect(JSON.stringify(entry.request_body).startsWith(cut.request_body as string)).toBe(true)
+    expect(boundedEntry(entry, 100)).toBeUndefined()
   })
 })

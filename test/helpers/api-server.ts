@@ -1,6 +1,7 @@
 import {join} from 'node:path'
 import {startServer} from '../../src/server/start.js'
 import {ROOT, WRITE_KEY} from './cli.js'
+import {createTestDatabase, onPostgres} from './postgres.js'
 
 export interface ApiServer {
   /** The API base, with /v1, as `tablepay serve` announces it. */
@@ -21,7 +22,14 @@ export interface ApiServer {
  * const {json} = cliFor(server)
  */
 export async function startApiServer(): Promise<ApiServer> {
-  const server = await startServer({port: 0, host: '127.0.0.1', seedFile: join(ROOT, 'fixtures', 'seed.json')})
+  // in the `postgres` project of vitest.config.ts, on a database of its own
+  const database = onPostgres ? await createTestDatabase() : undefined
+  const seedFile = join(ROOT, 'fixtures', 'seed.json')
+  const server = await startServer({port: 0, host: '127.0.0.1', seedFile, database: database?.url})
   const url = `${server.url}/v1`
-  return {url, env: {TABLEPAY_URL: url, TABLEPAY_API_KEY: WRITE_KEY}, stop: () => server.close()}
+  const stop = async () => {
+    await server.close()
+    await database?.drop()
+  }
+  return {url, env: {TABLEPAY_URL: url, TABLEPAY_API_KEY: WRITE_KEY}, stop}
 }

@@ -3,6 +3,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Seed} from '../../src/domain/schemas.js'
 import {type RunningServer, type ServeOptions, startServer} from '../../src/server/start.js'
+import {readdir, readFile} from 'node:fs/promises'
+import {createTestDatabase, onPostgres, storedIn} from './postgres.js'
 
 /** Two restaurants, so tests can check that one never sees the other. */
 export const TEST_SEED: Seed = {
@@ -48,6 +50,12 @@ export interface TestServer {
     path: string,
     options?: {body?: unknown; key?: string | null; headers?: Record<string, string>},
   ): Promise<Answer>
+  /**
+   * What the server has made durable, as text: its journal on a data dir,
+   * every record in its database on PostgreSQL. Compare it before and after a
+   * request to see whether the request wrote anything.
+   */
+  stored(): Promise<string>
   /** Stops the server; the data dir stays for a restart. */
   stop(): Promise<void>
   /** Starts again on the same data dir. */
@@ -89,15 +97,27 @@ export async function call(
   return {status: res.status, headers: res.headers, text, body: parsed}
 }
 
-/** A real server on a free loopback port with a temp data dir, seeded with TEST_SEED. */
+/** Every journal line in `dataDir`, in order. */
+async function journalOf(dataDir: string): Promise<string> {
+  const files = (await readdir(dataDir)).filter((f) => f.startsWith('journal.')).sort()
+  const texts = await Promise.all(files.map((f) => readFile(join(dataDir, f), 'utf8')))
+  return texts.join('')
+}
+
+/**
+ * A real server on a free loopback port with a temp data dir, seeded with
+ * TEST_SEED; in the `postgres` project of vitest.config.ts, on a database of
+ * its own instead, which a restart finds again.
+ */
 export async function startTestServer(
   options: {memory?: boolean; serve?: Partial<ServeOptions>} = {},
 ): Promise<TestServer> {
   const root = await makeTempDir()
   const dataDir = join(root, 'data')
   const seedFile = await writeSeed(root)
-  const start = () =>
-    startServer({port: 0, host: '127.0.0.1', dataDir: options.memory ? undefined : dataDir, seedFile, ...options.serve})
+  const database = onPostgres ? await createTestDatabase() : undefined
+  const store = database ? {database: database.url} : {dataDir: options.memory ? undefined : dataDir}
+  const start = () => startServer({port: 0, host: '127.0.0.1', ...store, seedFile, ...options.serve})
   let server = await start()
   const handle: TestServer = {
     get url() {
@@ -108,6 +128,7 @@ export async function startTestServer(
       return server
     },
     api: (method, path, opts) => call(server.url, method, path, opts),
+    stored: () => (database ? storedIn(database.url) : journalOf(dataDir)),
     stop: () => server.close(),
     async restart() {
       server = await start()
@@ -115,6 +136,7 @@ export async function startTestServer(
     async close() {
       await server.close()
       await rm(root, {recursive: true, force: true})
+      await database?.drop()
     },
   }
   return handle

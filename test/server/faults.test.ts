@@ -1,5 +1,3 @@
-import {readdir, readFile} from 'node:fs/promises'
-import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
@@ -29,12 +27,8 @@ const push = (externalId: string, body: unknown = checkWith([['a', 1, 500]], {ve
 const list = async (path: string) =>
   (await sim.api('GET', `${path}${path.includes('?') ? '&' : '?'}limit=100`)).body.data
 
-/** Every journal line on disk, in order: what the server has made durable. */
-async function journal(): Promise<string> {
-  const files = (await readdir(sim.dataDir)).filter((f) => f.startsWith('journal.')).sort()
-  const texts = await Promise.all(files.map((f) => readFile(join(sim.dataDir, f), 'utf8')))
-  return texts.join('')
-}
+/** What the server has made durable: its journal, or its database's records. */
+const journal = () => sim.stored()
 
 describe('POST /v1/sim/faults', () => {
   it('answers the fault resource with its defaults', async () => {

@@ -4,8 +4,8 @@ import {type AddressInfo, connect} from 'node:net'
 import {toNodeListener} from 'h3'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {createService, seedStore, type ServiceOptions} from '../../src/server/service.js'
-import {Store} from '../../src/store/store.js'
 import {checkWith} from '../helpers/checks.js'
+import {openTestStore} from '../helpers/postgres.js'
 import {call, TEST_SEED, WRITE_KEY} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -15,7 +15,7 @@ afterEach(async () => {
 
 /** The seeded API on a real port, with its stream hub at hand to count renders. */
 async function serve(options: ServiceOptions = {}) {
-  const store = await Store.open()
+  const {store, close} = await openTestStore()
   await seedStore(store, {seed: TEST_SEED})
   const server = createServer()
   server.listen(0, '127.0.0.1')
@@ -26,7 +26,7 @@ async function serve(options: ServiceOptions = {}) {
   cleanup.push(async () => {
     await service.close()
     await new Promise((resolve) => server.close(resolve))
-    await store.close()
+    await close()
   })
   const push = async (externalId: string, version: number) => {
     const answer = await call(url, 'PUT', `/v1/checks/external/${externalId}`, {

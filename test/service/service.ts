@@ -2,21 +2,40 @@ import {DEFAULT_RETENTION, type RetentionPolicy} from '../../src/domain/retentio
 import {createServiceLayer, type Change} from '../../src/service/index.js'
 import {MemoryStorage} from '../../src/service/memory-storage.js'
 import {Store} from '../../src/store/store.js'
+import {onTestFinished} from 'vitest'
+import {PgStorage} from '../../src/postgres/storage.js'
 import {SchedulerClock, wallClockIso} from '../../src/webhooks/clock.js'
+import {createTestDatabase, onPostgres} from '../helpers/postgres.js'
 import {TEST_SEED} from '../helpers/simulator.js'
 
 export const NOW = '2026-01-02T03:04:05.000Z'
 
 /**
- * The service over a fresh in-memory store with the test seed; `queued`
- * collects what the delivery queue is told. The wall clock (`wall.ms`) and
- * the scheduler clock sit at NOW until a test moves them.
+ * The storage a service test runs on: the in-memory store, or in the
+ * `postgres` project of vitest.config.ts a fresh database, closed and dropped
+ * when the test ends.
+ */
+async function storageForTest() {
+  const store = await Store.open()
+  if (!onPostgres) return {store, storage: new MemoryStorage(store)}
+  const db = await createTestDatabase()
+  const storage = await PgStorage.open({url: db.url})
+  onTestFinished(async () => {
+    await storage.close()
+    await db.drop()
+  })
+  return {store, storage}
+}
+
+/**
+ * The service over a fresh store with the test seed; `queued` collects what
+ * the delivery queue is told. The wall clock (`wall.ms`) and the scheduler
+ * clock sit at NOW until a test moves them.
  */
 export async function serviceForTest({retention}: {retention?: Partial<RetentionPolicy>} = {}) {
-  const store = await Store.open()
+  const {store, storage} = await storageForTest()
   const wall = {ms: Date.parse(NOW)}
   const clock = new SchedulerClock(1, 0, () => wall.ms)
-  const storage = new MemoryStorage(store)
   const service = createServiceLayer({
     storage,
     baseUrl: 'http://127.0.0.1:4747',

@@ -6,7 +6,15 @@ export interface ServerSummary {
   /** Without trailing slash and without /v1. */
   url: string
   dataDir?: string
+  /** The PostgreSQL database the records live in (`--database`), without its password. */
+  database?: string
   accounts: SeededAccount[]
+}
+
+/** Where the records live, as the banner says it. */
+function storeLine(server: ServerSummary): string {
+  if (server.database) return `${server.database} (PostgreSQL, shared by every instance on it)`
+  return server.dataDir ?? 'in memory (gone when the server stops)'
 }
 
 /**
@@ -29,6 +37,7 @@ export function readyJson(server: ServerSummary) {
     url: `${server.url}/v1`,
     dashboard_url: dashboardUrl(server),
     data_dir: server.dataDir ?? null,
+    database: server.database ?? null,
     accounts: server.accounts,
   }
 }
@@ -55,7 +64,7 @@ export function renderBanner(server: ServerSummary): string {
   return [
     `${style.green('tablepay')} is listening on ${style.bold(api)}`,
     `Dashboard: ${style.underline(dashboardUrl(server))}`,
-    `Data: ${server.dataDir ?? 'in memory (gone when the server stops)'}`,
+    `Data: ${storeLine(server)}`,
     '',
     ...server.accounts.map((account) => `${renderAccount(account)}\n`),
     'Try it:',

@@ -5,6 +5,12 @@ import {ApiError} from '../../domain/errors.js'
 /** The answer to every request once the data dir could not be written (see `Store.failure`). */
 export function storageUnavailable(failure: Error): ApiError {
   const reason = (failure as NodeJS.ErrnoException).code ?? failure.message
+  // PostgreSQL (`serve --database`): unlike a failed disk, this heals once the database is back (docs/postgres.md)
+  if (failure.name === 'DatabaseUnavailable')
+    return new ApiError(
+      'storage_unavailable',
+      `tablepay cannot reach its database (${reason}) and answers nothing until it can, so that it never shows a change it did not save. It tries again every second and answers as soon as the database is back. A request answered with this error may or may not have been saved; send it again then.`,
+    )
   return new ApiError(
     'storage_unavailable',
     `tablepay could not write its data dir (${reason}) and answers nothing more, so that it never shows a change it did not save. Everything answered before is kept: free space or fix the disk, then restart \`tablepay serve\`. A request answered with this error may or may not have been saved; send it again after the restart.`,

@@ -36,7 +36,11 @@ export function clockRoutes(router: Router, {clock, dispatcher, pruner}: AppCont
 
   router.get(
     '/v1/sim/clock',
-    defineEventHandler(() => ({...render(), advance: advancing()})),
+    defineEventHandler(async () => {
+      // another instance on the database may have moved the shared clock (docs/postgres.md)
+      await dispatcher.syncClock()
+      return {...render(), advance: advancing()}
+    }),
   )
 
   router.post(

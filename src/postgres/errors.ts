@@ -1,0 +1,49 @@
+/** SQLSTATEs after which a unit runs again: it lost a race that running again settles. */
+const RETRYABLE = new Set([
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+  '23505', // unique_violation: another unit made the same check or idempotency key first
+])
+
+/** Node's codes for a connection that could not be made or was lost. */
+const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN'])
+
+const codeOf = (error: unknown): string | undefined =>
+  typeof error === 'object' && error !== null ? (error as {code?: unknown}).code?.toString() : undefined
+
+/** Whether running the unit again may succeed where this attempt failed. */
+export function isRetryable(error: unknown): boolean {
+  const code = codeOf(error)
+  return code !== undefined && RETRYABLE.has(code)
+}
+
+/**
+ * Whether `error` says the database cannot be reached (rather than refusing
+ * one statement): a lost or refused connection, a server shutting down or
+ * starting up.
+ */
+export function isUnavailable(error: unknown): boolean {
+  const code = codeOf(error)
+  if (code !== undefined && (NETWORK.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code))) return true
+  const message = error instanceof Error ? error.message : ''
+  return /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect/i.test(message)
+}
+
+/**
+ * The failure the storage reports while the database cannot be reached: the
+ * server answers 503 `storage_unavailable` with it (docs/postgres.md).
+ */
+export class DatabaseUnavailable extends Error {
+  readonly code: string
+
+  constructor(cause: unknown) {
+    const reason = codeOf(cause) ?? (cause instanceof Error ? cause.message : String(cause))
+    super(`postgres: the database cannot be reached (${reason})`, {cause})
+    this.name = 'DatabaseUnavailable'
+    this.code = reason
+  }
+}
+
+/** `error` as the storage's failure. */
+export const unavailable = (error: unknown): Error =>
+  error instanceof DatabaseUnavailable ? error : new DatabaseUnavailable(error)

@@ -1,0 +1,138 @@
+import {randomInt} from 'node:crypto'
+import pg from 'pg'
+import type {Claim, SharedStorage} from '../service/storage.js'
+import {claimDelivery, LIFE_LOCK} from './leases.js'
+
+/** The channel of the notes instances send each other besides changes (the request log). */
+const NOTES = 'tablepay_notes'
+
+/** A notification's payload is under 8000 bytes: a larger note is not sent. */
+const PAYLOAD_BYTES = 7900
+
+/** How often a lost session is tried again, in ms. */
+const RECONNECT_MS = 1000
+
+type Listener = (note: unknown) => void
+
+/**
+ * This instance among the others on one database: a session of its own that
+ * holds an advisory lock for the instance's life (so the others can tell it
+ * is alive, and take over its leases once it is not) and listens for their
+ * notes; the claims of deliveries (`leases.ts`).
+ *
+ * @example
+ * const instance = await PgInstance.open(url, pool)
+ * const claim = await instance.claim('dlv_…', dueAt, 40_000)
+ */
+export class PgInstance implements SharedStorage {
+  /** The second key of this instance's life lock; leases it takes carry it. */
+  readonly owner = randomInt(1, 2 ** 31 - 1)
+  readonly #listeners = new Map<string, Set<Listener>>()
+  /** Notes not sent yet: those of one event-loop turn go together, after the ones before them. */
+  #outbox: string[] = []
+  #sending = false
+  #session: pg.Client | undefined
+  #reconnect: NodeJS.Timeout | undefined
+  #closed = false
+
+  private constructor(
+    private readonly url: string,
+    private readonly pool: pg.Pool,
+  ) {}
+
+  static async open(url: string, pool: pg.Pool): Promise<PgInstance> {
+    const instance = new PgInstance(url, pool)
+    await instance.#connect()
+    return instance
+  }
+
+  async #connect(): Promise<void> {
+    const session = new pg.Client({connectionString: this.url})
+    session.on('error', () => this.#lost(session))
+    session.on('end', () => this.#lost(session))
+    session.on('notification', (message) => {
+      if (message.channel === NOTES && message.payload !== undefined) this.#receive(message.payload)
+    })
+    await session.connect()
+    try {
+      // a session of this instance's that the server has not yet seen end may still hold the lock for a moment
+      while (!(await session.query('SELECT pg_try_advisory_lock($1, $2) AS ok', [LIFE_LOCK, this.owner])).rows[0].ok)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      await session.query(`LISTEN ${NOTES}`)
+    } catch (error) {
+      await session.end().catch(() => {})
+      throw error
+    }
+    this.#session = session
+  }
+
+  /** The session was lost (so was the life lock, and the leases with it): connect again in a moment. */
+  #lost(session: pg.Client): void {
+    if (this.#session !== session || this.#closed) return
+    this.#session = undefined
+    void session.end().catch(() => {})
+    const again = () => {
+      if (this.#closed) return
+      this.#connect().catch(() => (this.#reconnect = setTimeout(again, RECONNECT_MS).unref()))
+    }
+    this.#reconnect = setTimeout(again, RECONNECT_MS).unref()
+  }
+
+  claim(id: string, dueAt: number, leaseMs: number): Promise<Claim> {
+    return claimDelivery(this.pool, id, dueAt, this.owner, leaseMs)
+  }
+
+  broadcast(topic: string, note: unknown): void {
+    const payload = JSON.stringify({from: this.owner, topic, note})
+    if (Buffer.byteLength(payload) > PAYLOAD_BYTES) return
+    this.#outbox.push(payload)
+    if (this.#outbox.length === 1 && !this.#sending) setImmediate(() => void this.#flush())
+  }
+
+  /**
+   * One statement for the notes waiting (a request each, under load), in
+   * their order; the next ones wait for it, so the others hear them in order.
+   */
+  async #flush(): Promise<void> {
+    this.#sending = true
+    while (this.#outbox.length > 0 && !this.#closed) {
+      const payloads = this.#outbox
+      this.#outbox = []
+      // a note is best effort, as a live stream is: a lost one is not worth failing a request for
+      await this.pool
+        .query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS n(payload, i) ORDER BY i', [
+          NOTES,
+          payloads,
+        ])
+        .catch(() => {})
+    }
+    this.#sending = false
+  }
+
+  listen(topic: string, listener: Listener): () => void {
+    let listeners = this.#listeners.get(topic)
+    if (!listeners) this.#listeners.set(topic, (listeners = new Set()))
+    listeners.add(listener)
+    return () => listeners.delete(listener)
+  }
+
+  #receive(payload: string): void {
+    const {from, topic, note} = JSON.parse(payload) as {from: number; topic: string; note: unknown}
+    if (from === this.owner) return
+    for (const listener of this.#listeners.get(topic) ?? []) {
+      try {
+        listener(note)
+      } catch (error) {
+        console.error('[tablepay] note listener failed', error)
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    clearTimeout(this.#reconnect)
+    const session = this.#session
+    this.#session = undefined
+    await session?.end().catch(() => {})
+  }
+}

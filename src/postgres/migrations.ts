@@ -1,0 +1,47 @@
+import type pg from 'pg'
+import {MIGRATIONS} from './schema.js'
+
+/** The advisory lock every instance takes to migrate: the first one migrates, the others wait and find nothing to do. */
+const MIGRATION_LOCK = 0x7461626c6570
+
+/**
+ * Brings the database's schema up to this version's, once, under an
+ * advisory lock: instances started together migrate one after the other,
+ * and each version runs in one transaction (docs/postgres.md).
+ *
+ * @example
+ * await migrate(pool) // resolves with the number of versions it ran
+ */
+export async function migrate(pool: pg.Pool): Promise<number> {
+  const client = await pool.connect()
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
+    try {
+      await client.query('CREATE TABLE IF NOT EXISTS tablepay_schema (version integer NOT NULL)')
+      const {rows} = await client.query<{version: number}>('SELECT version FROM tablepay_schema')
+      if (rows.length === 0) await client.query('INSERT INTO tablepay_schema (version) VALUES (0)')
+      const from = rows[0]?.version ?? 0
+      if (from > MIGRATIONS.length)
+        throw new Error(
+          `postgres: the database has schema version ${from}, made by a newer tablepay than this one ` +
+            `(which knows ${MIGRATIONS.length}); upgrade tablepay, or point it at another database`,
+        )
+      for (let version = from; version < MIGRATIONS.length; version++) {
+        await client.query('BEGIN')
+        try {
+          for (const statement of MIGRATIONS[version]!) await client.query(statement)
+          await client.query('UPDATE tablepay_schema SET version = $1', [version + 1])
+          await client.query('COMMIT')
+        } catch (error) {
+          await client.query('ROLLBACK')
+          throw error
+        }
+      }
+      return MIGRATIONS.length - from
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
+    }
+  } finally {
+    client.release()
+  }
+}

@@ -1,0 +1,70 @@
+import type {CollectionName} from '../domain/records.js'
+import {LEASE_MIGRATION} from './leases.js'
+
+/**
+ * The columns a collection's table has besides `id`, `account_id`, `seq`
+ * (creation order) and `doc` (the record, as `json`: unlike `jsonb` it keeps
+ * the record's text, so answers are byte for byte those of the other store).
+ * These are copied out of the record on each write, for what is looked up or
+ * filtered: lists filter on them in SQL, so a page stays a page.
+ */
+export const COLUMNS: {readonly [C in CollectionName]: readonly string[]} = {
+  accounts: ['scratch_of'],
+  api_keys: [],
+  locations: [],
+  checks: ['external_id', 'guest_token', 'status', 'location_id'],
+  claims: ['check_id'],
+  payments: ['check_id'],
+  feedback: ['check_id'],
+  idempotency_keys: ['expires_at'],
+  events: ['type'],
+  webhook_endpoints: [],
+  deliveries: ['event_id', 'endpoint_id', 'status'],
+  settings: [],
+}
+
+export const COLLECTIONS = Object.keys(COLUMNS) as CollectionName[]
+
+/** Further indexes, beyond the primary key and `(account_id, seq)`. */
+const INDEXES: {readonly [C in CollectionName]?: readonly string[]} = {
+  accounts: ['CREATE INDEX IF NOT EXISTS accounts_scratch_of ON accounts (scratch_of)'],
+  // a check is found by its caller's id within the account, and by its guest token: both unique
+  checks: [
+    'CREATE UNIQUE INDEX IF NOT EXISTS checks_external_id ON checks (account_id, external_id)',
+    'CREATE UNIQUE INDEX IF NOT EXISTS checks_guest_token ON checks (guest_token)',
+  ],
+  deliveries: [
+    'CREATE INDEX IF NOT EXISTS deliveries_event_id ON deliveries (event_id)',
+    'CREATE INDEX IF NOT EXISTS deliveries_pending ON deliveries (status) WHERE status = $$pending$$',
+  ],
+}
+
+function table(collection: CollectionName): string[] {
+  const columns = COLUMNS[collection].map((column) => `, ${column} text`).join('')
+  return [
+    `CREATE TABLE IF NOT EXISTS ${collection} (id text PRIMARY KEY, account_id text NOT NULL, ` +
+      `seq bigserial NOT NULL, doc json NOT NULL${columns})`,
+    `CREATE INDEX IF NOT EXISTS ${collection}_account_seq ON ${collection} (account_id, seq)`,
+    ...(INDEXES[collection] ?? []),
+  ]
+}
+
+/**
+ * The schema's versions, each a list of statements run in one transaction
+ * under the migration lock; a database remembers the last one it ran
+ * (`tablepay_schema`). A new version is appended, never edited.
+ */
+export const MIGRATIONS: readonly (readonly string[])[] = [
+  [
+    ...COLLECTIONS.flatMap(table),
+    // the places of deleted records, so a list cursor naming one still pages on (docs/api.md, "Lists")
+    'CREATE TABLE IF NOT EXISTS deleted (collection text NOT NULL, id text NOT NULL, seq bigint NOT NULL, ' +
+      'PRIMARY KEY (collection, id))',
+    'CREATE INDEX IF NOT EXISTS deleted_seq ON deleted (collection, seq)',
+    // each unit's changes too large for one notification, for the other instances' live streams
+    'CREATE TABLE IF NOT EXISTS changes (seq bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), ' +
+      'changes json NOT NULL)',
+  ],
+  // delivery leases, for several instances on one database (docs/postgres.md, "Delivery across instances")
+  LEASE_MIGRATION,
+]

@@ -1,0 +1,174 @@
+import {afterEach, describe, expect, it} from 'vitest'
+import {PgStorage} from '../../src/postgres/storage.js'
+import {createService} from '../../src/server/service.js'
+import {type RunningServer, type ServeOptions, startServer} from '../../src/server/start.js'
+import {checkWith} from '../helpers/checks.js'
+import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {type Received, startReceiver} from '../helpers/receiver.js'
+import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+async function database(): Promise<TestDatabase> {
+  const db = await createTestDatabase()
+  cleanup.push(() => db.drop())
+  return db
+}
+
+/** Resolves once `holds` does, or throws after `ms`. */
+async function until(holds: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!holds()) {
+    if (Date.now() > deadline) throw new Error(`not so within ${ms} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+/** Two instances of one sandbox on a new database, as behind a load balancer. */
+async function twoInstances(options: Partial<ServeOptions> = {}): Promise<[RunningServer, RunningServer]> {
+  const db = await database()
+  const seedFile = await writeSeed(await makeTempDir())
+  const start = () => startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile, ...options})
+  const servers = await Promise.all([start(), start()])
+  for (const server of servers) cleanup.push(() => server.close())
+  return servers
+}
+
+/** A receiver that counts the attempts it gets of each event, by attempt number. */
+async function countingReceiver(respond: (req: Received) => number = () => 200) {
+  const receiver = await startReceiver(respond)
+  cleanup.push(() => receiver.close())
+  const counts = () => {
+    const seen = new Map<string, number>()
+    for (const {headers} of receiver.received) {
+      const key = `${headers['x-tablepay-event-id']} #${headers['x-tablepay-delivery-attempt']}`
+      seen.set(key, (seen.get(key) ?? 0) + 1)
+    }
+    return seen
+  }
+  return {...receiver, counts}
+}
+
+async function subscribe(server: RunningServer, url: string): Promise<string> {
+  const answer = await call(server.url, 'POST', '/v1/webhook-endpoints', {
+    body: {url, event_types: ['check.created']},
+  })
+  expect(answer.status).toBe(201)
+  return answer.body.id as string
+}
+
+/** `count` new checks, pushed through the instances in turn: one check.created each. */
+async function pushChecks(servers: RunningServer[], count: number, prefix: string): Promise<void> {
+  const answers = await Promise.all(
+    Array.from({length: count}, (_, i) =>
+      call(servers[i % servers.length]!.url, 'PUT', `/v1/checks/external/${prefix}${i}`, {
+        body: checkWith([['steak', 1, 1000]]),
+      }),
+    ),
+  )
+  expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201))
+}
+
+type Delivery = {id: string; status: string; attempts: unknown[]; next_attempt_at: string | null}
+
+async function deliveries(server: RunningServer): Promise<Delivery[]> {
+  return (await call(server.url, 'GET', '/v1/deliveries?limit=100')).body.data as Delivery[]
+}
+
+/** Reads the deliveries until `done` holds for each of `count`, or throws after `ms`. */
+async function deliveriesUntil(server: RunningServer, count: number, done: (d: Delivery) => boolean, ms = 20_000) {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const list = await deliveries(server)
+    if (list.length === count && list.every(done)) return list
+    if (Date.now() > deadline) throw new Error(`deliveries not done within ${ms} ms: ${JSON.stringify(list)}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+describe('delivery across instances on one database', () => {
+  it('every delivery is attempted exactly once with both dispatchers running, whichever instance made it', async () => {
+    const [a, b] = await twoInstances()
+    const receiver = await countingReceiver()
+    await subscribe(a, receiver.url)
+    await pushChecks([a, b], 30, 'once')
+    await receiver.waitFor(30)
+    await deliveriesUntil(b, 30, (d) => d.status === 'succeeded')
+    // both stopped: every attempt either of them had out has ended and reached the receiver
+    await Promise.all([a.close(), b.close()])
+    expect(receiver.received).toHaveLength(30)
+    expect([...receiver.counts().values()].every((n) => n === 1)).toBe(true)
+    expect([...receiver.counts().keys()].every((key) => key.endsWith('#1'))).toBe(true)
+  })
+
+  it('a clock advance on one instance runs each retry once, on neither instance again', async () => {
+    const [a, b] = await twoInstances({retrySchedule: [60, 120, 180]})
+    const receiver = await countingReceiver(() => 500)
+    await subscribe(b, receiver.url)
+    await pushChecks([a, b], 8, 'retry')
+    await deliveriesUntil(a, 8, (d) => d.attempts.length === 1)
+    const advanced = await call(a.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 3600}})
+    expect(advanced.status).toBe(200)
+    // the three retries of each, whichever instance made them
+    expect(advanced.body.attempts).toBe(24)
+    // the advance answers once every attempt due by its end has run, on whichever instance made it
+    const list = await deliveries(b)
+    expect(list.map((d) => [d.status, d.attempts.length])).toEqual(list.map(() => ['dead', 4]))
+    await Promise.all([a.close(), b.close()])
+    expect(receiver.received).toHaveLength(32)
+    const counts = receiver.counts()
+    expect(counts.size).toBe(32)
+    expect([...counts.values()].every((n) => n === 1)).toBe(true)
+  })
+
+  it('a delivery made through one instance is retried by the other once the first is gone', async () => {
+    const [a, b] = await twoInstances({retrySchedule: [60]})
+    let answer = 500
+    const receiver = await countingReceiver(() => answer)
+    await subscribe(a, receiver.url)
+    await pushChecks([a], 1, 'handover')
+    await deliveriesUntil(b, 1, (d) => d.attempts.length === 1)
+    await a.close()
+    answer = 200
+    // b never committed this delivery: it knows it from a's changes, and runs its retry on the clock
+    const advanced = await call(b.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 120}})
+    expect(advanced.body.attempts).toBe(1)
+    const [delivery] = await deliveries(b)
+    expect(delivery).toMatchObject({status: 'succeeded', attempts: [{status_code: 500}, {status_code: 200}]})
+    expect([...receiver.counts().keys()].map((key) => key.split(' ')[1])).toEqual(['#1', '#2'])
+  })
+
+  it("the clock is shared: an advance on one instance moves the other's, and so does a reset", async () => {
+    const [a, b] = await twoInstances()
+    const clock = async (server: RunningServer) => (await call(server.url, 'GET', '/v1/sim/clock')).body
+    // an advance lands a few ms short of its seconds when time passed while it ran: compare with its answer
+    const first = (await call(a.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 7200}})).body
+    expect(first.offset_seconds).toBeGreaterThan(7199)
+    expect(await clock(b)).toMatchObject({offset_seconds: first.offset_seconds})
+    expect(Date.parse((await clock(b)).now) - Date.now()).toBeGreaterThan(7190_000)
+    const second = (await call(b.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 60}})).body
+    expect(second.offset_seconds).toBeGreaterThan(first.offset_seconds + 59)
+    expect(await clock(a)).toMatchObject({offset_seconds: second.offset_seconds})
+    expect((await call(a.url, 'POST', '/v1/sim/clock/reset')).status).toBe(200)
+    expect(await clock(b)).toMatchObject({offset_seconds: 0})
+  })
+
+  it('an instance follows the clock another one saves, with no request of its own', async () => {
+    const db = await database()
+    const seedFile = await writeSeed(await makeTempDir())
+    const a = await startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile})
+    cleanup.push(() => a.close())
+    const storage = await PgStorage.open({url: db.url})
+    cleanup.push(() => storage.close())
+    const b = await createService(storage, 'http://127.0.0.1:9', {})
+    cleanup.push(() => b.close())
+    const advanced = (await call(a.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 7200}})).body
+    expect(advanced.offset_seconds).toBeGreaterThan(7199)
+    await until(() => b.dispatcher.clock.offset === advanced.offset_seconds * 1000)
+    expect((await call(a.url, 'POST', '/v1/sim/clock/reset')).status).toBe(200)
+    await until(() => b.dispatcher.clock.offset === 0)
+  })
+})

@@ -1,0 +1,97 @@
+import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {TablepayClient} from '../../src/client/client.js'
+import type {StreamMessage} from '../../src/client/stream.js'
+import {type RunningServer, startServer} from '../../src/server/start.js'
+import {checkWith} from '../helpers/checks.js'
+import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {call, makeTempDir, WRITE_KEY, writeSeed} from '../helpers/simulator.js'
+
+// two instances of one sandbox, as behind a load balancer: one database, two servers
+let db: TestDatabase
+let a: RunningServer
+let b: RunningServer
+
+beforeAll(async () => {
+  db = await createTestDatabase()
+  const seedFile = await writeSeed(await makeTempDir())
+  const start = () => startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile})
+  ;[a, b] = await Promise.all([start(), start()])
+})
+
+afterAll(async () => {
+  await Promise.all([a?.close(), b?.close()])
+  await db?.drop()
+})
+
+beforeEach(async () => {
+  expect((await call(a.url, 'POST', '/v1/sim/reset')).status).toBe(200)
+})
+
+const events = async (server: RunningServer) =>
+  (await call(server.url, 'GET', '/v1/events?limit=100')).body.data as {type: string; data: {id: string}}[]
+
+describe('two instances on one database', () => {
+  it('concurrent pushes of one check through both end in the highest version, with one check.created', async () => {
+    const pushes = [1, 2, 3, 4, 5, 6].flatMap((version) =>
+      [a, b].map((server) =>
+        call(server.url, 'PUT', '/v1/checks/external/t12', {
+          body: checkWith([['steak', version, 1000]], {version}),
+        }),
+      ),
+    )
+    const answers = await Promise.all(pushes)
+    expect(answers.map((answer) => answer.status).filter((status) => status >= 300)).toEqual([])
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(1)
+    for (const server of [a, b]) {
+      const check = await call(server.url, 'GET', '/v1/checks/external/t12')
+      expect(check.body).toMatchObject({version: 6, items: [{quantity: 6}]})
+    }
+    const types = (await events(b)).map((event) => event.type)
+    expect(types.filter((type) => type === 'check.created')).toHaveLength(1)
+  })
+
+  it('200 concurrent claims of the last unit through both make exactly one claim', async () => {
+    const check = (await call(a.url, 'PUT', '/v1/checks/external/t7', {body: checkWith([['steak', 1, 1000]])})).body
+    const claims = Array.from({length: 200}, (_, i) =>
+      call([a, b][i % 2]!.url, 'POST', `/v1/sim/checks/${check.id}/claims`, {
+        body: {items: [{external_id: 'steak', quantity: 1}]},
+      }),
+    )
+    const statuses = (await Promise.all(claims)).map((answer) => answer.status)
+    expect(statuses.filter((status) => status === 201)).toHaveLength(1)
+    expect(statuses.filter((status) => status === 409)).toHaveLength(199)
+    expect((await call(b.url, 'GET', `/v1/checks/${check.id}/claims`)).body.data).toHaveLength(1)
+    expect((await events(a)).filter((event) => event.type === 'claim.created')).toHaveLength(1)
+  })
+
+  it('the same Idempotency-Key through both at once makes one payment, and both answer it', async () => {
+    const check = (await call(a.url, 'PUT', '/v1/checks/external/t8', {body: checkWith([['steak', 1, 1000]])})).body
+    const pay = (server: RunningServer) =>
+      call(server.url, 'POST', `/v1/sim/checks/${check.id}/payments`, {
+        body: {amount_cents: 500},
+        headers: {'idempotency-key': 'pay-once'},
+      })
+    const answers = await Promise.all([a, b, a, b].map(pay))
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201])
+    expect(new Set(answers.map((answer) => answer.body.id)).size).toBe(1)
+    expect(answers.filter((answer) => answer.headers.get('idempotent-replayed') === 'true')).toHaveLength(3)
+    expect((await events(b)).filter((event) => event.type === 'payment.succeeded')).toHaveLength(1)
+    expect((await call(b.url, 'GET', `/v1/checks/${check.id}`)).body).toMatchObject({amount_paid_cents: 500})
+  })
+
+  it('GET /v1/sim/stream on one instance sees the events made through the other', async () => {
+    const client = new TablepayClient({url: `${b.url}/v1`, apiKey: WRITE_KEY})
+    const stop = new AbortController()
+    try {
+      const messages = await client.openStream({signal: stop.signal})
+      const pushed = await call(a.url, 'PUT', '/v1/checks/external/t9', {body: checkWith([['steak', 1, 1000]])})
+      expect(pushed.status).toBe(201)
+      let message: StreamMessage | undefined
+      do message = (await messages.next()).value as StreamMessage | undefined
+      while (message !== undefined && message.type !== 'event')
+      expect(message).toMatchObject({type: 'event', data: {type: 'check.created', data: {id: pushed.body.id}}})
+    } finally {
+      stop.abort()
+    }
+  })
+})

@@ -1,0 +1,112 @@
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import type {DeliveryRecord} from '../../src/domain/records.js'
+import {PgStorage} from '../../src/postgres/storage.js'
+import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+
+let db: TestDatabase
+const opened: PgStorage[] = []
+
+async function open(): Promise<PgStorage> {
+  const storage = await PgStorage.open({url: db.url})
+  opened.push(storage)
+  return storage
+}
+
+beforeEach(async () => {
+  db = await createTestDatabase()
+})
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((storage) => storage.close()))
+  await db.drop()
+})
+
+const DUE = Date.parse('2026-01-01T00:00:00.000Z')
+const LATER = DUE + 60_000
+
+const delivery = (next: number | null, status = 'pending') =>
+  ({
+    id: 'dlv_1',
+    object: 'delivery',
+    account_id: 'acct_a',
+    endpoint_id: 'we_1',
+    event_id: 'evt_1',
+    event_type: 'check.created',
+    status,
+    attempts: [],
+    next_attempt_at: next === null ? null : new Date(next).toISOString(),
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+  }) as unknown as DeliveryRecord
+
+async function write(storage: PgStorage, record: DeliveryRecord): Promise<void> {
+  await storage.unit(async (tx) => tx.put('deliveries', record.id, record))
+}
+
+/** Claims until `want` comes, or throws after `ms`: what another instance's lease or session lets happen. */
+async function claimUntil(storage: PgStorage, want: (claim: unknown) => boolean, ms = 10_000) {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const claim = await storage.shared!.claim('dlv_1', DUE, 60_000)
+    if (want(claim)) return claim
+    if (Date.now() > deadline) throw new Error(`no such claim within ${ms} ms: last ${JSON.stringify(claim)}`)
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
+
+describe('delivery leases', () => {
+  it('of two instances claiming one attempt at once, exactly one gets it; the other finds it held', async () => {
+    const [a, b] = await Promise.all([open(), open()])
+    await write(a, delivery(DUE))
+    for (let round = 0; round < 20; round++) {
+      const instances = [a, b, a, b]
+      const claims = await Promise.all(instances.map((storage) => storage.shared!.claim('dlv_1', DUE, 60_000)))
+      // an instance may claim again what it holds already (its own lease): the winners are one instance
+      const winners = new Set(instances.filter((_, i) => typeof claims[i] === 'object'))
+      expect(winners.size).toBe(1)
+      expect(claims.filter((claim) => claim === 'held').length).toBeGreaterThanOrEqual(1)
+      // writing the delivery (its attempt recorded) ends the lease: the next round starts free
+      await write(a, {...delivery(DUE), updated_at: `2026-01-01T00:00:0${round % 10}.000Z`})
+    }
+  })
+
+  it('the lease is not in the record: the delivery reads back byte for byte as written', async () => {
+    const a = await open()
+    const record = delivery(DUE)
+    await write(a, record)
+    expect(JSON.stringify(await a.shared!.claim('dlv_1', DUE, 60_000))).toBe(JSON.stringify(record))
+    expect(JSON.stringify(await a.get('deliveries', 'dlv_1'))).toBe(JSON.stringify(record))
+  })
+
+  it('recording the attempt ends the lease: the old due time is claimed by nobody, the next one by anyone', async () => {
+    const [a, b] = await Promise.all([open(), open()])
+    await write(a, delivery(DUE))
+    expect(await a.shared!.claim('dlv_1', DUE, 60_000)).toMatchObject({id: 'dlv_1'})
+    expect(await b.shared!.claim('dlv_1', DUE, 60_000)).toBe('held')
+    await write(a, delivery(LATER))
+    expect(await b.shared!.claim('dlv_1', DUE, 60_000)).toBeUndefined()
+    expect(await b.shared!.claim('dlv_1', LATER, 60_000)).toMatchObject({
+      next_attempt_at: new Date(LATER).toISOString(),
+    })
+    await write(b, delivery(null, 'succeeded'))
+    expect(await a.shared!.claim('dlv_1', LATER, 60_000)).toBeUndefined()
+  })
+
+  it('an instance whose session ends loses its leases at once: another claims the attempt it held', async () => {
+    const [a, b] = await Promise.all([open(), open()])
+    await write(a, delivery(DUE))
+    expect(await a.shared!.claim('dlv_1', DUE, 3_600_000)).toMatchObject({id: 'dlv_1'})
+    expect(await b.shared!.claim('dlv_1', DUE, 3_600_000)).toBe('held')
+    await a.close()
+    expect(await claimUntil(b, (claim) => typeof claim === 'object')).toMatchObject({id: 'dlv_1'})
+  })
+
+  it('a lease that ran out is free while its owner lives; one that has not is not', async () => {
+    const [a, b] = await Promise.all([open(), open()])
+    await write(a, delivery(DUE))
+    expect(await a.shared!.claim('dlv_1', DUE, 50)).toMatchObject({id: 'dlv_1'})
+    expect(await claimUntil(b, (claim) => claim !== 'held')).toMatchObject({id: 'dlv_1'})
+    // b's own lease is an hour: a, alive, cannot take it
+    expect(await a.shared!.claim('dlv_1', DUE, 3_600_000)).toBe('held')
+  })
+})

@@ -1,0 +1,104 @@
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {TablepayClient} from '../../src/client/client.js'
+import {startSimulator} from '../../src/testing.js'
+import {type CliServer, runCli, spawnRunning} from '../helpers/cli.js'
+import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+
+let db: TestDatabase
+const running: {stop(): Promise<unknown>}[] = []
+
+beforeEach(async () => {
+  db = await createTestDatabase()
+})
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.stop()))
+  await db.drop()
+})
+
+/** `tablepay serve --port 0 --json ARGS` with `env`, resolved on its ready line. */
+async function serve(args: string[], env?: Record<string, string>): Promise<CliServer> {
+  const process = spawnRunning(['serve', '--port', '0', '--json', ...args], env)
+  running.push(process)
+  const stdout = await process.waitForOutput('\n')
+  if (!stdout.startsWith('{"status"')) throw new Error(`serve did not start: ${stdout}${process.stderr()}`)
+  const ready = JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as CliServer['ready']
+  return {...process, url: ready.url, ready, env: {}}
+}
+
+/** The URL as it may be shown: no user, no password. */
+const shown = (url: string) => {
+  const {host, pathname} = new URL(url)
+  return `postgres://${host}${pathname}`
+}
+
+describe('serve --database', () => {
+  it('keeps the records in the database; the ready line names it without the password, and --seed adds only what is missing', async () => {
+    const first = await serve(['--database', db.url, '--seed', 'fixtures/seed.json'])
+    expect(first.ready).toMatchObject({status: 'ready', data_dir: null, database: shown(db.url)})
+    expect(first.stdout()).not.toContain('tablepay-test')
+    const headers = {authorization: 'Bearer tp_test_demo_write', 'content-type': 'application/json'}
+    const body = JSON.stringify({
+      table: {number: '1'},
+      status: 'open',
+      items: [],
+      totals: {subtotal_cents: 0, tax_cents: 0, total_cents: 0},
+    })
+    expect((await fetch(`${first.url}/checks/external/t1`, {method: 'PUT', headers, body})).status).toBe(201)
+    expect(await first.stop()).toBe(0)
+
+    // TABLEPAY_DATABASE_URL says the same; the same seed again adds nothing and the check is still there
+    const second = await serve(['--seed', 'fixtures/seed.json'], {TABLEPAY_DATABASE_URL: db.url})
+    expect(second.ready.accounts.map((account) => account.id)).toEqual(['acct_demo'])
+    expect(second.ready.accounts[0]!.api_keys).toHaveLength(2)
+    expect((await fetch(`${second.url}/checks/external/t1`, {headers})).status).toBe(200)
+  })
+
+  it('is refused with --memory or --data (exit 2), and a URL that is not postgres:// is refused without repeating it', async () => {
+    for (const other of [['--memory'], ['--data', '/tmp/elsewhere']]) {
+      const refused = await runCli(['serve', '--port', '0', '--database', db.url, ...other])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain(`${other[0]}`)
+      expect(refused.stderr).toContain('--database')
+      expect(refused.stderr).not.toContain('tablepay-test')
+    }
+    const bad = await runCli(['serve', '--port', '0', '--database', 'mysql://root:hunter2@db/x'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('give a postgres:// URL')
+    expect(bad.stderr).not.toContain('hunter2')
+  })
+
+  it('fails to start (exit 1) when the database cannot be reached, saying so', async () => {
+    const url = new URL(db.url)
+    url.port = '1'
+    const refused = await runCli(['serve', '--port', '0', '--database', url.toString()])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain(
+      `cannot connect to postgres://127.0.0.1:1${new URL(db.url).pathname} (ECONNREFUSED)`,
+    )
+    expect(refused.stderr).not.toContain('tablepay-test')
+  })
+})
+
+describe('tablepay/testing', () => {
+  it('startSimulator({database}) keeps the records in that database', async () => {
+    const sim = await startSimulator({database: db.url, seed: 'fixtures/seed.json'})
+    try {
+      await new TablepayClient(sim).pushCheck('t5', {
+        table: {number: '5'},
+        status: 'open',
+        items: [],
+        totals: {subtotal_cents: 0, tax_cents: 0, total_cents: 0},
+      })
+      expect(sim.dataDir).toBeUndefined()
+    } finally {
+      await sim.close()
+    }
+    const again = await startSimulator({database: db.url, seed: 'fixtures/seed.json'})
+    try {
+      expect((await new TablepayClient(again).getCheckByExternalId('t5')).table).toEqual({number: '5'})
+    } finally {
+      await again.close()
+    }
+  })
+})

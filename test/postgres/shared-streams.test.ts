@@ -1,0 +1,133 @@
+import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {TablepayClient} from '../../src/client/client.js'
+import type {RequestStreamMessage} from '../../src/client/stream.js'
+import {type RunningServer, startServer} from '../../src/server/start.js'
+import {checkWith} from '../helpers/checks.js'
+import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {call, makeTempDir, WRITE_KEY, writeSeed} from '../helpers/simulator.js'
+
+// two instances of one sandbox: what is done through a shows on b's live stream and in its request log
+let db: TestDatabase
+let a: RunningServer
+let b: RunningServer
+
+beforeAll(async () => {
+  db = await createTestDatabase()
+  const seedFile = await writeSeed(await makeTempDir())
+  const start = () => startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile})
+  ;[a, b] = await Promise.all([start(), start()])
+})
+
+afterAll(async () => {
+  await Promise.all([a?.close(), b?.close()])
+  await db?.drop()
+})
+
+beforeEach(async () => {
+  expect((await call(a.url, 'POST', '/v1/sim/reset')).status).toBe(200)
+})
+
+/** Reads b's live stream (its `request` messages, or the others) until `found` matches a message, which it resolves with. */
+async function onStreamOfB(
+  act: () => Promise<unknown>,
+  found: (message: RequestStreamMessage) => boolean,
+  requests = true,
+): Promise<RequestStreamMessage> {
+  const client = new TablepayClient({url: `${b.url}/v1`, apiKey: WRITE_KEY})
+  const stop = new AbortController()
+  try {
+    const {signal} = stop
+    const messages: AsyncGenerator<RequestStreamMessage> = requests
+      ? await client.openRequestStream({signal})
+      : await client.openStream({signal})
+    await act()
+    for (;;) {
+      const {value, done} = await messages.next()
+      if (done) throw new Error('the stream ended')
+      if (found(value)) return value
+    }
+  } finally {
+    stop.abort()
+  }
+}
+
+/** Reads b's request log until an entry with `id` is there. */
+async function requestOnB(id: string) {
+  for (;;) {
+    const answer = await call(b.url, 'GET', `/v1/sim/requests/${id}`)
+    if (answer.status === 200) return answer.body
+  }
+}
+
+describe('live streams and the request log across instances', () => {
+  it("b's stream shows the deliveries of a's changes, with their attempts", async () => {
+    const receiver = await startReceiver()
+    try {
+      const endpoint = await call(a.url, 'POST', '/v1/webhook-endpoints', {
+        body: {url: receiver.url, event_types: ['check.created']},
+      })
+      const message = await onStreamOfB(
+        () => call(a.url, 'PUT', '/v1/checks/external/s1', {body: checkWith([['steak', 1, 1000]])}),
+        (message) => message.type === 'delivery' && message.data.status === 'succeeded',
+        false,
+      )
+      expect(message.data).toMatchObject({endpoint_id: endpoint.body.id, attempts: [{attempt: 1, status_code: 200}]})
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  it("b's stream and request log show the requests made through a, and a reset through a clears both logs", async () => {
+    let pushed: Awaited<ReturnType<typeof call>> | undefined
+    const message = await onStreamOfB(
+      async () =>
+        (pushed = await call(a.url, 'PUT', '/v1/checks/external/s2', {body: checkWith([['steak', 1, 1000]])})),
+      (message) => message.type === 'request' && message.data.path === '/v1/checks/external/s2',
+    )
+    const id = pushed!.headers.get('x-request-id')!
+    const onA = (await call(a.url, 'GET', `/v1/sim/requests/${id}`)).body
+    expect(message.data).toEqual(onA)
+    expect(onA).toMatchObject({id, method: 'PUT', status: 201, push_result: 'created'})
+    expect(await requestOnB(id)).toEqual(onA)
+    const listed = (await call(b.url, 'GET', '/v1/sim/requests?path=/v1/checks/external/s2')).body.data
+    expect(listed.map((entry: {id: string}) => entry.id)).toContain(id)
+
+    expect((await call(a.url, 'POST', '/v1/sim/reset')).status).toBe(200)
+    for (;;) {
+      const left = (await call(b.url, 'GET', '/v1/sim/requests?path=/v1/checks/external/s2')).body.data
+      if (left.length === 0) break
+    }
+  })
+
+  it('a request too large for a notification reaches b with its bodies cut, marked truncated', async () => {
+    const lines = Array.from(
+      {length: 120},
+      (_, i) => [`item-${i}`, 1, 100, 'x'.repeat(60)] as [string, number, number, string],
+    )
+    const pushed = await call(a.url, 'PUT', '/v1/checks/external/s3', {body: checkWith(lines)})
+    expect(pushed.status).toBe(201)
+    const id = pushed.headers.get('x-request-id')!
+    const onA = (await call(a.url, 'GET', `/v1/sim/requests/${id}`)).body
+    expect(onA).toMatchObject({request_body_truncated: false, response_body_truncated: false})
+    const onB = await requestOnB(id)
+    expect(onB).toMatchObject({id, status: 201, request_body_truncated: true, response_body_truncated: true})
+    expect(JSON.stringify(onA.request_body).startsWith(onB.request_body)).toBe(true)
+  })
+
+  it("many requests through a at once all reach b's log, in the order a logged them", async () => {
+    const answers = await Promise.all(
+      Array.from({length: 40}, (_, i) => call(a.url, 'GET', `/v1/checks/external/many${i}`)),
+    )
+    const ids = answers.map((answer) => answer.headers.get('x-request-id')!)
+    const onA = async (server: RunningServer) =>
+      (
+        (await call(server.url, 'GET', '/v1/sim/requests?path=/v1/checks/external/many&limit=100')).body.data as {
+          id: string
+        }[]
+      ).map((entry) => entry.id)
+    const logged = await onA(a)
+    expect([...logged].sort()).toEqual([...ids].sort())
+    await expect.poll(() => onA(b), {timeout: 10_000}).toEqual(logged)
+  })
+})

@@ -1,0 +1,201 @@
+import pg from 'pg'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import type {Change} from '../../src/service/storage.js'
+import {migrate} from '../../src/postgres/migrations.js'
+import {MIGRATIONS} from '../../src/postgres/schema.js'
+import {PgStorage} from '../../src/postgres/storage.js'
+import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+
+let db: TestDatabase
+const opened: PgStorage[] = []
+
+async function open(options: {deletedKept?: number} = {}): Promise<PgStorage> {
+  const storage = await PgStorage.open({url: db.url, ...options})
+  opened.push(storage)
+  return storage
+}
+
+async function query<R extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({connectionString: db.url})
+  await client.connect()
+  try {
+    return (await client.query<R>(sql, values)).rows
+  } finally {
+    await client.end()
+  }
+}
+
+const event = (id: string, account = 'acct_a') =>
+  ({id, account_id: account, object: 'event', type: 'check.created', created_at: '2026-01-01T00:00:00.000Z'}) as never
+
+beforeEach(async () => {
+  db = await createTestDatabase()
+})
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((storage) => storage.close()))
+  await db.drop()
+})
+
+describe('PgStorage', () => {
+  it('gives back a record byte for byte: its keys in their order, as the memory store does (json, not jsonb)', async () => {
+    const storage = await open()
+    // jsonb would give these back sorted by key length and name
+    const record = {zeta: 1, id: 'chk_1', account_id: 'acct_a', alpha: {b: 2, a: [1, 'é', null]}, mid: 'x'}
+    await storage.unit(async (tx) => tx.put('checks', 'chk_1', record as never))
+    expect(JSON.stringify(await storage.get('checks', 'chk_1'))).toBe(JSON.stringify(record))
+    const [column] = await query<{type: string}>(
+      `SELECT data_type AS type FROM information_schema.columns WHERE table_name = 'checks' AND column_name = 'doc'`,
+    )
+    expect(column!.type).toBe('json')
+  })
+
+  it('keeps an id holding NUL or a backslash (an idempotency key) apart from one that does not', async () => {
+    const storage = await open()
+    const ids = ['acct_a\u0000api\u0000k1', 'acct_a\\0api\\0k1', 'acct_a\\\u0000k']
+    await storage.unit(async (tx) => {
+      for (const id of ids) tx.put('idempotency_keys', id, {id, account_id: 'acct_a', key: id} as never)
+    })
+    for (const id of ids) expect((await storage.get('idempotency_keys', id))?.id).toBe(id)
+    const deleted = await storage.unit(async (tx) => tx.deleteAll('idempotency_keys', 'acct_a'))
+    expect(deleted).toBe(3)
+    expect(await storage.count('idempotency_keys', 'acct_a')).toBe(0)
+  })
+
+  it('writes nothing of a unit that throws, and a unit does not see its own writes', async () => {
+    const storage = await open()
+    await expect(
+      storage.unit(async (tx) => {
+        tx.put('events', 'evt_1', event('evt_1'))
+        expect(await tx.get('events', 'evt_1')).toBeUndefined()
+        throw new Error('refused')
+      }),
+    ).rejects.toThrow('refused')
+    expect(await storage.get('events', 'evt_1')).toBeUndefined()
+  })
+
+  it('a listener of durable changes that throws fails its unit after the commit, and the next unit runs', async () => {
+    const storage = await open()
+    const failing = () => {
+      throw new Error('listener failed')
+    }
+    await expect(storage.unit(async (tx) => tx.put('events', 'evt_1', event('evt_1')), failing)).rejects.toThrow(
+      'listener failed',
+    )
+    expect(await storage.get('events', 'evt_1')).toBeDefined()
+    await storage.unit(async (tx) => tx.put('events', 'evt_2', event('evt_2')))
+    expect(await storage.count('events', 'acct_a')).toBe(2)
+  })
+
+  it('lists oldest first and pages newest first, on past a cursor whose record was deleted since', async () => {
+    const storage = await open()
+    await storage.unit(async (tx) => {
+      for (let i = 1; i <= 5; i++) tx.put('events', `evt_${i}`, event(`evt_${i}`))
+      tx.put('events', 'evt_other', event('evt_other', 'acct_b'))
+    })
+    expect((await storage.list('events', 'acct_a')).map((e) => e.id)).toEqual([
+      'evt_1',
+      'evt_2',
+      'evt_3',
+      'evt_4',
+      'evt_5',
+    ])
+    const first = await storage.page('events', 'acct_a', {limit: 2})
+    expect(first).toMatchObject({hasMore: true})
+    expect(first!.records.map((e) => e.id)).toEqual(['evt_5', 'evt_4'])
+    await storage.unit(async (tx) => tx.delete('events', 'evt_4'))
+    const next = await storage.page('events', 'acct_a', {limit: 2, startingAfter: 'evt_4'})
+    expect(next!.records.map((e) => e.id)).toEqual(['evt_3', 'evt_2'])
+    const oldest = await storage.page('events', 'acct_a', {limit: 10, startingAfter: 'evt_4', oldestFirst: true})
+    expect(oldest).toEqual({records: [await storage.get('events', 'evt_5')], hasMore: false})
+    expect(await storage.page('events', 'acct_a', {limit: 2, startingAfter: 'evt_never'})).toBeUndefined()
+  })
+
+  it('remembers the places of the newest deleted ids only, trimmed in the background', async () => {
+    const storage = await open({deletedKept: 2})
+    await storage.unit(async (tx) => {
+      for (let i = 1; i <= 6; i++) tx.put('events', `evt_${i}`, event(`evt_${i}`))
+    })
+    await storage.unit(async (tx) => {
+      for (let i = 1; i <= 4; i++) tx.delete('events', `evt_${i}`)
+    })
+    await expect
+      .poll(async () => (await query<{id: string}>('SELECT id FROM deleted ORDER BY seq')).map((row) => row.id))
+      .toEqual(['evt_3', 'evt_4'])
+    expect(
+      (await storage.page('events', 'acct_a', {limit: 5, startingAfter: 'evt_4', oldestFirst: true}))!.records,
+    ).toHaveLength(2)
+    expect(await storage.page('events', 'acct_a', {limit: 5, startingAfter: 'evt_1'})).toBeUndefined()
+  })
+
+  it('filters lists on real columns and on fields of the record alike', async () => {
+    const storage = await open()
+    const delivery = (id: string, status: string, attempt: number) =>
+      ({id, account_id: 'acct_a', event_id: 'evt_1', endpoint_id: 'we_1', status, attempt}) as never
+    await storage.unit(async (tx) => {
+      tx.put('deliveries', 'dl_1', delivery('dl_1', 'pending', 1))
+      tx.put('deliveries', 'dl_2', delivery('dl_2', 'succeeded', 2))
+      tx.put('deliveries', 'dl_3', delivery('dl_3', 'pending', 2))
+    })
+    const ids = (records: {id: string}[]) => records.map((r) => r.id)
+    expect(ids(await storage.list('deliveries', 'acct_a', {status: 'pending'}))).toEqual(['dl_1', 'dl_3'])
+    expect(ids(await storage.all('deliveries', {status: 'pending', attempt: 2} as never))).toEqual(['dl_3'])
+    expect(ids((await storage.page('deliveries', 'acct_a', {limit: 1, where: {status: 'pending'}}))!.records)).toEqual([
+      'dl_3',
+    ])
+  })
+
+  it('migrates once however many instances start together, and refuses a schema newer than it knows', async () => {
+    await Promise.all([open(), open(), open()])
+    expect(await query('SELECT version FROM tablepay_schema')).toEqual([{version: MIGRATIONS.length}])
+    const pool = new pg.Pool({connectionString: db.url})
+    try {
+      expect(await migrate(pool)).toBe(0)
+      await pool.query('UPDATE tablepay_schema SET version = version + 1')
+      await expect(migrate(pool)).rejects.toThrow(/made by a newer tablepay/)
+    } finally {
+      await pool.end()
+    }
+  })
+
+  it('two instances creating one record at once: one inserts it, the other runs again and finds it', async () => {
+    const [a, b] = await Promise.all([open(), open()])
+    const runs = {a: 0, b: 0}
+    const create = (storage: PgStorage, name: 'a' | 'b') =>
+      storage.unit(async (tx) => {
+        runs[name]++
+        const found = await tx.get('idempotency_keys', 'acct_a\u0000api\u0000once')
+        if (found) return `replayed ${found.key}`
+        // both have read "absent" before either writes
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        tx.put('idempotency_keys', 'acct_a\u0000api\u0000once', {id: 'once', account_id: 'acct_a', key: name} as never)
+        return `made ${name}`
+      })
+    const answers = await Promise.all([create(a, 'a'), create(b, 'b')])
+    const made = answers.filter((answer) => answer.startsWith('made'))
+    expect(made).toHaveLength(1)
+    const winner = made[0]!.slice(-1)
+    expect(answers).toContain(`replayed ${winner}`)
+    expect(runs.a + runs.b).toBe(3)
+  })
+
+  it("tells each instance's listeners of the other's units, small ones inline and large ones through the changes table", async () => {
+    const [a, b] = await Promise.all([open(), open()])
+    const heard: (readonly Change[])[] = []
+    const own: (readonly Change[])[] = []
+    b.subscribe((changes) => heard.push(changes))
+    a.subscribe((changes) => own.push(changes))
+    const large = Array.from({length: 200}, (_, i) => `evt_large_${i}`)
+    await a.unit(async (tx) => tx.put('events', 'evt_small', event('evt_small')))
+    await a.unit(async (tx) => {
+      for (const id of large) tx.put('events', id, event(id))
+    })
+    await expect.poll(() => heard.length).toBe(2)
+    expect(heard[0]).toEqual([['events', 'evt_small', event('evt_small')]])
+    expect(heard[1]!.map((change) => change[1])).toEqual(large)
+    expect(JSON.stringify(heard[1]).length).toBeGreaterThan(8000)
+    expect(await query('SELECT count(*)::int AS n FROM changes')).toEqual([{n: 1}])
+    // an instance hears its own units once, when they commit, not again through the database
+    expect(own).toHaveLength(2)
+  })
+})
