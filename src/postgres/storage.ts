@@ -24,6 +24,9 @@ const DELETED_KEPT = 10_000
 /** How often the side tables (deleted places, large changes) are trimmed, in ms. */
 const TRIM_EVERY_MS = 10_000
 
+/** How long a connection may take to open before the database counts as unreachable, in ms. */
+const CONNECT_TIMEOUT_MS = 10_000
+
 /** How often an unreachable database is tried again, in ms. */
 const PROBE_EVERY_MS = 1000
 
@@ -287,6 +290,10 @@ export interface PgStorageOptions {
   url: string
   /** Connections in the pool (default 10). */
   poolSize?: number
+  /** How long opening a connection may take before the database counts as unreachable (default 10 s). */
+  connectTimeoutMs?: number
+  /** Deleted ids whose places each collection remembers for list cursors (default 10,000). */
+  deletedKept?: number
 }
 
 /**
@@ -317,7 +324,12 @@ export class PgStorage extends PgReader implements Storage {
   #lastTrim = 0
   #closed = false
 
-  private constructor(pool: pg.Pool, url: string) {
+  private constructor(
+    pool: pg.Pool,
+    url: string,
+    private readonly connectTimeoutMs: number,
+    private readonly deletedKept: number,
+  ) {
     const self: {storage?: PgStorage} = {}
     // a read outside a unit that finds the database gone makes the storage fail, as a unit does
     super(
@@ -335,9 +347,20 @@ export class PgStorage extends PgReader implements Storage {
   }
 
   /** Connects, migrates the schema (once, under an advisory lock) and listens for the other instances' changes. */
-  static async open({url, poolSize = 10}: PgStorageOptions): Promise<PgStorage> {
-    const pool = new pg.Pool({connectionString: url, max: poolSize})
-    const storage = new PgStorage(pool, url)
+  static async open({
+    url,
+    poolSize = 10,
+    connectTimeoutMs = CONNECT_TIMEOUT_MS,
+    deletedKept = DELETED_KEPT,
+  }: PgStorageOptions): Promise<PgStorage> {
+    // a database behind a dead network answers nothing: give up on connecting after a while, and notice dead peers
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      connectionTimeoutMillis: connectTimeoutMs,
+      keepAlive: true,
+    })
+    const storage = new PgStorage(pool, url, connectTimeoutMs, deletedKept)
     // an idle connection the server closed: the pool drops it and connects anew when next needed
     pool.on('error', () => {})
     try {
@@ -367,27 +390,21 @@ export class PgStorage extends PgReader implements Storage {
         throw this.#fail(error)
       }
       const tx = new PgUnit(client)
-      let broken: Error | undefined
+      let value: T
+      let changes: Change[]
       try {
         await client.query('BEGIN')
-        const value = await work(tx)
-        const changes = tx.end()
+        value = await work(tx)
+        changes = tx.end()
         if (changes.length > 0) {
           await tx.apply(changes)
           await this.#notify(client, changes)
         }
         await client.query('COMMIT')
-        client.release()
-        if (changes.length > 0) {
-          durable?.(changes)
-          this.#publish(changes)
-          this.#trimSoon(changes)
-        }
-        return value
       } catch (error) {
         tx.end()
-        if (isUnavailable(error)) broken = error as Error
-        else await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
+        let broken = isUnavailable(error) ? (error as Error) : undefined
+        if (!broken) await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
         client.release(broken)
         if (broken) throw this.#fail(broken)
         if (isRetryable(error) && attempt < MAX_ATTEMPTS) {
@@ -397,6 +414,13 @@ export class PgStorage extends PgReader implements Storage {
         }
         throw error
       }
+      client.release()
+      if (changes.length > 0) {
+        durable?.(changes)
+        this.#publish(changes)
+        this.#trimSoon(changes)
+      }
+      return value
     }
   }
 
@@ -428,7 +452,11 @@ export class PgStorage extends PgReader implements Storage {
   }
 
   async #startListening(): Promise<void> {
-    const client = new pg.Client({connectionString: this.#url})
+    const client = new pg.Client({
+      connectionString: this.#url,
+      connectionTimeoutMillis: this.connectTimeoutMs,
+      keepAlive: true,
+    })
     const lost = () => {
       if (this.#listen !== client) return
       this.#listen = undefined
@@ -487,7 +515,7 @@ export class PgStorage extends PgReader implements Storage {
              SELECT collection, seq, row_number() OVER (PARTITION BY collection ORDER BY seq DESC) AS n FROM deleted
            ) ranked WHERE n = $1
          ) cut WHERE d.collection = cut.collection AND d.seq < cut.seq`,
-        [DELETED_KEPT],
+        [this.deletedKept],
       )
       .then(() => this.#pool.query(`DELETE FROM changes WHERE at < now() - interval '5 minutes'`))
       .catch(() => {})

@@ -1,7 +1,6 @@
 import {rm, writeFile} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import {toNodeListener} from 'h3'
-import {PgStorage} from '../postgres/storage.js'
 import {displayUrl} from '../shared/database-url.js'
 import {registerServer, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
 import {Store} from '../store/store.js'
@@ -50,8 +49,9 @@ export interface RunningServer {
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const database = options.database
   const dataDir = options.dataDir === undefined || database !== undefined ? undefined : resolve(options.dataDir)
+  // node-postgres loads only for a server that uses it: a data dir's start does not pay for it
   const store = database
-    ? await PgStorage.open({url: database})
+    ? await (await import('../postgres/storage.js')).PgStorage.open({url: database})
     : await Store.open({dir: dataDir, fsync: options.fsync, repair: options.repair})
   try {
     const seeded = await seedStore(store, options)

