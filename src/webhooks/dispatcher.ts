@@ -91,6 +91,8 @@ interface Lane {
   queued: boolean
   /** Has due deliveries or attempts out: counted among the endpoints that share the slots. */
   busy: boolean
+  /** Resolves once the attempt started last has sent its request, or given up before sending. */
+  sent: Promise<void>
 }
 
 /** An attempt out, as `GET /sim/clock` shows what an advance waits for. */
@@ -232,7 +234,7 @@ export class Dispatcher {
   #lane(endpointId: string): Lane {
     let lane = this.#lanes.get(endpointId)
     if (!lane) {
-      lane = {endpointId, ready: new Fifo(), inFlight: 0, queued: false, busy: false}
+      lane = {endpointId, ready: new Fifo(), inFlight: 0, queued: false, busy: false, sent: Promise.resolve()}
       this.#lanes.set(endpointId, lane)
     }
     return lane
@@ -365,13 +367,22 @@ export class Dispatcher {
   #start(entry: Entry, lane: Lane): void {
     this.#started++
     lane.inFlight++
-    const run = this.#attempt(entry)
+    // an attempt sends only after the endpoint's earlier ones have: the reads before a send (a claim on
+    // PostgreSQL) may end in any order, and a receiver should see its deliveries in due order
+    const turn = lane.sent
+    let sent!: () => void
+    lane.sent = new Promise<void>((resolve) => (sent = resolve))
+    const run = this.#attempt(entry, turn, sent)
       .catch((error) => {
         console.error('[tablepay] delivery', entry.id, error)
         // on a database that was lost for a moment, the attempt is claimed (its own lease) and made again
         if (this.service.sim.shared) this.#contest(entry)
       })
-      .finally(() => this.#finish(entry.id, lane))
+      .finally(() => {
+        // one that ended without sending lets the next one go
+        sent()
+        this.#finish(entry.id, lane)
+      })
     const out = {endpointId: lane.endpointId, deliveryId: entry.id, since: Date.now()}
     this.#inFlight.set(entry.id, {run, out})
   }
@@ -399,7 +410,7 @@ export class Dispatcher {
     return this.timeoutMs + LEASE_MARGIN_MS
   }
 
-  async #attempt(entry: Entry): Promise<void> {
+  async #attempt(entry: Entry, turn: Promise<void>, sent: () => void): Promise<void> {
     const {deliveries} = this.service
     const dueAt = entry.due
     // a commit may have ended it since it was queued, one the queues have not heard of yet; or another instance holds it
@@ -416,7 +427,10 @@ export class Dispatcher {
     // event records never change, so the body is the same bytes on every attempt; the resource
     // in `data` is serialized once for the journal and every endpoint (store/json-text.ts)
     const body = recordJson(renderEvent(event))
-    const result = await this.send(endpoint, event, body, delivery.attempts.length + 1)
+    await turn
+    const request = this.send(endpoint, event, body, delivery.attempts.length + 1)
+    sent()
+    const result = await request
     await deliveries.recordAttempt(delivery.id, endpoint, result, {
       now: wallClockIso(),
       dueAt,
