@@ -18,6 +18,13 @@ const NOTIFY_BYTES = 7000
 /** Times a unit runs again after a serialization failure, a deadlock or a lost race on a unique key. */
 const MAX_ATTEMPTS = 20
 
+/**
+ * Each unit's transaction. A lock wait that lasts (two units that shared a
+ * lock and now both want it alone) fails with 55P03 and the unit runs again,
+ * rather than waiting on PostgreSQL's deadlock detection.
+ */
+const BEGIN = "BEGIN; SET LOCAL lock_timeout = '5s'"
+
 /** Deleted ids whose places a table remembers, as the memory store does (docs/api.md, "Lists"). */
 const DELETED_KEPT = 10_000
 
@@ -31,6 +38,15 @@ const CONNECT_TIMEOUT_MS = 10_000
 const PROBE_EVERY_MS = 1000
 
 const FIELD = /^[a-z_]+$/
+
+/**
+ * Collections whose listed records a unit may write back: a fan-out draws
+ * chaos on the endpoints it lists, retention deletes the deliveries it
+ * lists. Their lists are locked FOR UPDATE from the start: two units that
+ * both held a shared lock and then both wanted it alone would deadlock, over
+ * and over under load (docs/postgres.md).
+ */
+const WRITTEN_BACK = new Set<CollectionName>(['webhook_endpoints', 'deliveries'])
 
 /**
  * Text as a text column keeps it: PostgreSQL's text holds no NUL, which ids
@@ -88,7 +104,8 @@ const docs = <T>(result: pg.QueryResult<{doc: T}>): T[] => result.rows.map((row)
 /**
  * The reads of the storage interface over one connection (a unit's) or the
  * pool (reads outside a unit). In a unit, a record read by its key is locked
- * (`FOR UPDATE`) and records listed are shared-locked (`FOR SHARE`) until the
+ * (`FOR UPDATE`) and records listed are shared-locked (`FOR SHARE`; endpoints and
+ * deliveries, which units write back, `FOR UPDATE`) until the
  * unit ends: no other unit can change what this one decides on.
  */
 class PgReader implements Reader {
@@ -126,7 +143,7 @@ class PgReader implements Reader {
   async list<C extends CollectionName>(collection: C, accountId: string, where?: Where<C>): Promise<Collections[C][]> {
     const values: unknown[] = [text(accountId)]
     const filter = filters(collection, where as Row, values)
-    const lock = this.locked ? ' FOR SHARE' : ''
+    const lock = this.locked ? (WRITTEN_BACK.has(collection) ? ' FOR UPDATE' : ' FOR SHARE') : ''
     const result = await this.sql.query<{doc: Collections[C]}>(
       `SELECT doc FROM ${collection} WHERE account_id = $1${filter} ORDER BY seq${lock}`,
       values,
@@ -393,7 +410,7 @@ export class PgStorage extends PgReader implements Storage {
       let value: T
       let changes: Change[]
       try {
-        await client.query('BEGIN')
+        await client.query(BEGIN)
         value = await work(tx)
         changes = tx.end()
         if (changes.length > 0) {
