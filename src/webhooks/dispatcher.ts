@@ -68,6 +68,8 @@ interface Lane {
   queued: boolean
   /** Has due deliveries or attempts out: counted among the endpoints that share the slots. */
   busy: boolean
+  /** The reads of its attempts before they send, one after the other (see `#attempt`). */
+  reads: Promise<unknown>
 }
 
 /** An attempt out, as `GET /sim/clock` shows what an advance waits for. */
@@ -195,7 +197,7 @@ export class Dispatcher {
   #lane(endpointId: string): Lane {
     let lane = this.#lanes.get(endpointId)
     if (!lane) {
-      lane = {endpointId, ready: new Fifo(), inFlight: 0, queued: false, busy: false}
+      lane = {endpointId, ready: new Fifo(), inFlight: 0, queued: false, busy: false, reads: Promise.resolve()}
       this.#lanes.set(endpointId, lane)
     }
     return lane
@@ -323,7 +325,7 @@ export class Dispatcher {
   #start(entry: Entry, lane: Lane): void {
     this.#started++
     lane.inFlight++
-    const run = this.#attempt(entry.id, entry.due)
+    const run = this.#attempt(entry.id, entry.due, lane)
       .catch((error) => console.error('[tablepay] delivery', entry.id, error))
       .finally(() => this.#finish(entry.id, lane))
     const out = {endpointId: lane.endpointId, deliveryId: entry.id, since: Date.now()}
@@ -345,12 +347,20 @@ export class Dispatcher {
     for (const wake of this.#ended.splice(0)) wake()
   }
 
-  async #attempt(id: string, dueAt: number): Promise<void> {
+  async #attempt(id: string, dueAt: number, lane: Lane): Promise<void> {
     const {deliveries} = this.service
-    // a commit may have ended it since it was queued, one the queues have not heard of yet
-    const delivery = await deliveries.get(id)
-    if (delivery?.status !== 'pending') return
-    const target = await deliveries.target(delivery)
+    // the reads finish in the order the attempts started, however long a storage read takes (a
+    // database's): within one endpoint, deliveries go out in the order they fell due (docs/api.md)
+    const read = lane.reads.then(async () => {
+      // a commit may have ended it since it was queued, one the queues have not heard of yet
+      const delivery = await deliveries.get(id)
+      if (delivery?.status !== 'pending') return undefined
+      return {delivery, target: await deliveries.target(delivery)}
+    })
+    lane.reads = read.catch(() => {})
+    const found = await read
+    if (!found) return
+    const {delivery, target} = found
     if (!target) return deliveries.cancel(delivery, wallClockIso())
     const {endpoint, event} = target
     // event records never change, so the body is the same bytes on every attempt
