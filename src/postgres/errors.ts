@@ -3,6 +3,7 @@ const RETRYABLE = new Set([
   '40001', // serialization_failure
   '40P01', // deadlock_detected
   '23505', // unique_violation: another unit made the same check or idempotency key first
+  '55P03', // lock_not_available: a lock wait past the unit's lock_timeout
 ])
 
 /** Node's codes for a connection that could not be made or was lost. */

@@ -1,23 +1,30 @@
 import {randomUUID} from 'node:crypto'
 import pg from 'pg'
-import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
-import type {Change, PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from '../service/storage.js'
-import {unavailable, isUnavailable, isRetryable} from './errors.js'
-import {PgInstance} from './instance.js'
+import type {Change, Storage, UnitOfWork} from '../service/storage.js'
 import {displayUrl} from '../shared/database-url.js'
+import {isRetryable, isUnavailable, unavailable} from './errors.js'
+import {PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
-import {COLUMNS} from './schema.js'
-
-type Row = Record<string, unknown>
+import {PgReader} from './reader.js'
+import {PgUnit} from './unit.js'
 
 /** The channel every instance of one database listens on for the others' changes. */
 const CHANNEL = 'tablepay_changes'
 
+const ignore = () => {}
+
 /** A notification's payload is at most 8000 bytes: larger changes go through the `changes` table. */
 const NOTIFY_BYTES = 7000
 
-/** Times a unit runs again after a serialization failure, a deadlock or a lost race on a unique key. */
+/** Times a unit runs again after a serialization failure, a deadlock, a lost race on a unique key or a long lock wait. */
 const MAX_ATTEMPTS = 20
+
+/**
+ * Each unit's transaction. A lock waited for longer than its lock_timeout
+ * fails with 55P03 and the unit runs again: a backstop against a convoy of
+ * units on one row that would otherwise hold requests for long.
+ */
+const BEGIN = "BEGIN; SET LOCAL lock_timeout = '5s'"
 
 /** Deleted ids whose places a table remembers, as the memory store does (docs/api.md, "Lists"). */
 const DELETED_KEPT = 10_000
@@ -30,263 +37,6 @@ const CONNECT_TIMEOUT_MS = 10_000
 
 /** How often an unreachable database is tried again, in ms. */
 const PROBE_EVERY_MS = 1000
-
-const FIELD = /^[a-z_]+$/
-
-const ignore = () => {}
-
-/**
- * Text as a text column keeps it: PostgreSQL's text holds no NUL, which ids
- * may contain (an idempotency key's id joins account, scope and key with
- * one), so NUL is written `\0` and a backslash `\\`. Records keep their
- * text untouched in their json column.
- */
-function text(value: string): string {
-  const nul = String.fromCharCode(0)
-  return value.includes(nul) || value.includes('\\') ? value.replaceAll('\\', '\\\\').replaceAll(nul, '\\0') : value
-}
-
-/** The text `text()` was given. */
-function untext(value: string): string {
-  return value.includes('\\')
-    ? value.replace(/\\(\\|0)/g, (_, c: string) => (c === '0' ? String.fromCharCode(0) : '\\'))
-    : value
-}
-
-function matches(record: unknown, where: Row | undefined): boolean {
-  if (where === undefined) return true
-  for (const key in where) if (where[key] !== undefined && (record as Row)[key] !== where[key]) return false
-  return true
-}
-
-/** `AND …` for each field of `where` given, its values pushed onto `values`. */
-function filters(collection: CollectionName, where: Row | undefined, values: unknown[]): string {
-  let sql = ''
-  for (const field in where) {
-    const value = where[field]
-    if (value === undefined) continue
-    if (!FIELD.test(field)) throw new Error(`postgres: cannot filter on "${field}"`)
-    if (COLUMNS[collection].includes(field)) {
-      values.push(text(String(value)))
-      sql += ` AND ${field} = $${values.length}`
-    } else if (typeof value === 'string') {
-      values.push(value)
-      sql += ` AND doc->>'${field}' = $${values.length}`
-    } else {
-      // the stored text is JSON.stringify's, so a number or boolean reads back as the same text
-      values.push(JSON.stringify(value))
-      sql += ` AND (doc->'${field}')::text = $${values.length}`
-    }
-  }
-  return sql
-}
-
-/** What reads run their statements on: a unit's connection, or the pool. */
-interface Sql {
-  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>
-}
-
-const docs = <T>(result: pg.QueryResult<{doc: T}>): T[] => result.rows.map((row) => row.doc)
-
-/**
- * The reads of the storage interface over one connection (a unit's) or the
- * pool (reads outside a unit). In a unit, a record read by its key is locked
- * (`FOR UPDATE`) and records listed are shared-locked (`FOR SHARE`) until the
- * unit ends: no other unit can change what this one decides on.
- */
-class PgReader implements Reader {
-  constructor(
-    protected readonly sql: Sql,
-    private readonly locked: boolean,
-  ) {}
-
-  /** The ids a unit looked up and found absent: writing one is an insert that fails if another unit made it first. */
-  protected readonly absent = new Set<string>()
-
-  async get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
-    const lock = this.locked ? ' FOR UPDATE' : ''
-    const result = await this.sql.query<{doc: Collections[C]}>(`SELECT doc FROM ${collection} WHERE id = $1${lock}`, [
-      text(id),
-    ])
-    if (result.rows.length === 0 && this.locked) this.absent.add(`${collection}\u0000${id}`)
-    return result.rows[0]?.doc
-  }
-
-  async #check(where: string, values: unknown[]): Promise<CheckRecord | undefined> {
-    const lock = this.locked ? ' FOR UPDATE' : ''
-    const result = await this.sql.query<{doc: CheckRecord}>(`SELECT doc FROM checks WHERE ${where}${lock}`, values)
-    return result.rows[0]?.doc
-  }
-
-  checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
-    return this.#check('account_id = $1 AND external_id = $2', [text(accountId), text(externalId)])
-  }
-
-  checkByGuestToken(token: string): Promise<CheckRecord | undefined> {
-    return this.#check('guest_token = $1', [text(token)])
-  }
-
-  async list<C extends CollectionName>(collection: C, accountId: string, where?: Where<C>): Promise<Collections[C][]> {
-    const values: unknown[] = [text(accountId)]
-    const filter = filters(collection, where as Row, values)
-    const lock = this.locked ? ' FOR SHARE' : ''
-    const result = await this.sql.query<{doc: Collections[C]}>(
-      `SELECT doc FROM ${collection} WHERE account_id = $1${filter} ORDER BY seq${lock}`,
-      values,
-    )
-    return docs(result).filter((record) => matches(record, where as Row))
-  }
-
-  async page<C extends CollectionName>(
-    collection: C,
-    accountId: string,
-    {limit, startingAfter, where, oldestFirst = false}: PageQuery<C>,
-  ): Promise<PageOf<Collections[C]> | undefined> {
-    const values: unknown[] = [text(accountId)]
-    let after = ''
-    if (startingAfter !== undefined) {
-      // the cursor's place: its record's, or the place it had before it was deleted
-      const place = await this.sql.query<{seq: string}>(
-        `SELECT seq FROM ${collection} WHERE id = $1 AND account_id = $2
-         UNION ALL SELECT seq FROM deleted WHERE collection = $3 AND id = $1 LIMIT 1`,
-        [text(startingAfter), text(accountId), collection],
-      )
-      if (place.rows.length === 0) return undefined
-      values.push(place.rows[0]!.seq)
-      after = ` AND seq ${oldestFirst ? '>' : '<'} $2`
-    }
-    const filter = filters(collection, where as Row, values)
-    values.push(limit + 1)
-    const result = await this.sql.query<{doc: Collections[C]}>(
-      `SELECT doc FROM ${collection} WHERE account_id = $1${after}${filter}
-       ORDER BY seq ${oldestFirst ? 'ASC' : 'DESC'} LIMIT $${values.length}`,
-      values,
-    )
-    const records = docs(result)
-    const hasMore = records.length > limit
-    return {records: hasMore ? records.slice(0, limit) : records, hasMore}
-  }
-
-  async all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]> {
-    const values: unknown[] = []
-    const filter = filters(collection, where as Row, values)
-    const result = await this.sql.query<{doc: Collections[C]}>(
-      `SELECT doc FROM ${collection} WHERE true${filter} ORDER BY seq`,
-      values,
-    )
-    return docs(result).filter((record) => matches(record, where as Row))
-  }
-
-  async count(collection: CollectionName, accountId: string): Promise<number> {
-    const result = await this.sql.query<{n: number}>(
-      `SELECT count(*)::integer AS n FROM ${collection} WHERE account_id = $1`,
-      [text(accountId)],
-    )
-    return result.rows[0]!.n
-  }
-}
-
-/** One unit of work: one transaction; its writes are collected and applied together when it ends. */
-class PgUnit extends PgReader implements UnitOfWork {
-  #changes: Change[] | undefined = []
-
-  constructor(client: pg.PoolClient) {
-    super(client, true)
-  }
-
-  #open(): Change[] {
-    if (!this.#changes) throw new Error('storage: a write outside a unit of work')
-    return this.#changes
-  }
-
-  put<C extends CollectionName>(collection: C, id: string, record: Collections[C]): void {
-    this.#open().push([collection, id, record] as Change)
-  }
-
-  delete(collection: CollectionName, id: string): void {
-    this.#open().push([collection, id, null] as Change)
-  }
-
-  async deleteAll(collection: CollectionName, accountId: string): Promise<number> {
-    const changes = this.#open()
-    const result = await this.sql.query<{id: string}>(
-      `SELECT id FROM ${collection} WHERE account_id = $1 ORDER BY seq DESC FOR UPDATE`,
-      [text(accountId)],
-    )
-    for (const {id} of result.rows) changes.push([collection, untext(id), null] as Change)
-    return result.rows.length
-  }
-
-  /** Ends the unit: returns its writes (none the second time), and refuses any more. */
-  end(): Change[] {
-    const changes = this.#changes ?? []
-    this.#changes = undefined
-    return changes
-  }
-
-  /** Writes `changes` in this unit's transaction, each collection's in one statement. */
-  async apply(changes: readonly Change[]): Promise<void> {
-    // the last write of each record wins; records keep the order they were first written in (their places)
-    const last = new Map<string, Change>()
-    for (const change of changes) last.set(`${change[0]}\u0000${change[1]}`, change)
-    const byCollection = new Map<CollectionName, {deletes: string[]; inserts: Change[]; upserts: Change[]}>()
-    for (const [key, change] of last) {
-      const [collection, id, record] = change
-      let writes = byCollection.get(collection)
-      if (!writes) byCollection.set(collection, (writes = {deletes: [], inserts: [], upserts: []}))
-      if (record === null) writes.deletes.push(id)
-      else if (this.absent.has(key)) writes.inserts.push(change)
-      else writes.upserts.push(change)
-    }
-    for (const [collection, {deletes, inserts, upserts}] of byCollection) {
-      if (deletes.length > 0) await this.#delete(collection, deletes)
-      if (inserts.length > 0) await this.#insert(collection, inserts, false)
-      if (upserts.length > 0) await this.#insert(collection, upserts, true)
-    }
-  }
-
-  async #delete(collection: CollectionName, ids: string[]): Promise<void> {
-    await this.sql.query(
-      `WITH gone AS (DELETE FROM ${collection} WHERE id = ANY($1::text[]) RETURNING id, seq)
-       INSERT INTO deleted (collection, id, seq) SELECT $2, id, seq FROM gone
-       ON CONFLICT (collection, id) DO UPDATE SET seq = excluded.seq`,
-      [ids.map(text), collection],
-    )
-  }
-
-  /**
-   * One statement for all the puts of a collection, in their order (a new
-   * record's place follows it). A record the unit found absent is inserted
-   * plainly: if another unit made it meanwhile, the unique key refuses it and
-   * the unit runs again, seeing it (an `Idempotency-Key` sent twice at once).
-   */
-  async #insert(collection: CollectionName, changes: Change[], upsert: boolean): Promise<void> {
-    const columns = COLUMNS[collection]
-    const arrays: unknown[][] = [[], [], [], ...columns.map(() => [])]
-    for (const [, id, record] of changes) {
-      const row = record as Row
-      arrays[0]!.push(text(id))
-      arrays[1]!.push(text(row.account_id as string))
-      arrays[2]!.push(JSON.stringify(row))
-      columns.forEach((column, i) => {
-        const value = row[column]
-        arrays[3 + i]!.push(value === undefined || value === null ? null : text(String(value)))
-      })
-    }
-    const names = ['id', 'account_id', 'doc', ...columns]
-    const types = ['text', 'text', 'json', ...columns.map(() => 'text')]
-    const set = names
-      .slice(1)
-      .map((name) => `${name} = excluded.${name}`)
-      .join(', ')
-    await this.sql.query(
-      `INSERT INTO ${collection} (${names.join(', ')})
-       SELECT * FROM unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
-       ${upsert ? `ON CONFLICT (id) DO UPDATE SET ${set}` : ''}`,
-      arrays,
-    )
-  }
-}
 
 export interface PgStorageOptions {
   /** `postgres://user:password@host:port/database` */
@@ -401,7 +151,7 @@ export class PgStorage extends PgReader implements Storage {
       let value: T
       let changes: Change[]
       try {
-        await client.query('BEGIN')
+        await client.query(BEGIN)
         value = await work(tx)
         changes = tx.end()
         if (changes.length > 0) {

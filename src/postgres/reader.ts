@@ -1,0 +1,169 @@
+import type pg from 'pg'
+import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
+import type {PageOf, PageQuery, Reader, Where} from '../service/storage.js'
+import {COLUMNS} from './schema.js'
+
+type Row = Record<string, unknown>
+
+const FIELD = /^[a-z_]+$/
+
+/**
+ * Collections whose listed records a unit may write back: a fan-out draws
+ * chaos on the endpoints it lists, retention deletes the deliveries it
+ * lists. Their lists are locked FOR UPDATE from the start: two units that
+ * both held a shared lock and then both wanted it alone would deadlock, over
+ * and over under load (docs/postgres.md).
+ */
+const WRITTEN_BACK = new Set<CollectionName>(['webhook_endpoints', 'deliveries'])
+
+/**
+ * Text as a text column keeps it: PostgreSQL's text holds no NUL, which ids
+ * may contain (an idempotency key's id joins account, scope and key with
+ * one), so NUL is written `\0` and a backslash `\\`. Records keep their
+ * text untouched in their json column.
+ */
+export function text(value: string): string {
+  const nul = String.fromCharCode(0)
+  return value.includes(nul) || value.includes('\\') ? value.replaceAll('\\', '\\\\').replaceAll(nul, '\\0') : value
+}
+
+/** The text `text()` was given. */
+export function untext(value: string): string {
+  return value.includes('\\')
+    ? value.replace(/\\(\\|0)/g, (_, c: string) => (c === '0' ? String.fromCharCode(0) : '\\'))
+    : value
+}
+
+function matches(record: unknown, where: Row | undefined): boolean {
+  if (where === undefined) return true
+  for (const key in where) if (where[key] !== undefined && (record as Row)[key] !== where[key]) return false
+  return true
+}
+
+/** `AND …` for each field of `where` given, its values pushed onto `values`. */
+function filters(collection: CollectionName, where: Row | undefined, values: unknown[]): string {
+  let sql = ''
+  for (const field in where) {
+    const value = where[field]
+    if (value === undefined) continue
+    if (!FIELD.test(field)) throw new Error(`postgres: cannot filter on "${field}"`)
+    if (COLUMNS[collection].includes(field)) {
+      values.push(text(String(value)))
+      sql += ` AND ${field} = $${values.length}`
+    } else if (typeof value === 'string') {
+      values.push(value)
+      sql += ` AND doc->>'${field}' = $${values.length}`
+    } else {
+      // the stored text is JSON.stringify's, so a number or boolean reads back as the same text
+      values.push(JSON.stringify(value))
+      sql += ` AND (doc->'${field}')::text = $${values.length}`
+    }
+  }
+  return sql
+}
+
+/** What reads run their statements on: a unit's connection, or the pool. */
+export interface Sql {
+  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>
+}
+
+const docs = <T>(result: pg.QueryResult<{doc: T}>): T[] => result.rows.map((row) => row.doc)
+
+/**
+ * The reads of the storage interface over one connection (a unit's) or the
+ * pool (reads outside a unit). In a unit, a record read by its key is locked
+ * (`FOR UPDATE`) and records listed are shared-locked (`FOR SHARE`; endpoints and
+ * deliveries, which units write back, `FOR UPDATE`) until the
+ * unit ends: no other unit can change what this one decides on.
+ */
+export class PgReader implements Reader {
+  constructor(
+    protected readonly sql: Sql,
+    private readonly locked: boolean,
+  ) {}
+
+  /** The ids a unit looked up and found absent: writing one is an insert that fails if another unit made it first. */
+  protected readonly absent = new Set<string>()
+
+  async get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
+    const lock = this.locked ? ' FOR UPDATE' : ''
+    const result = await this.sql.query<{doc: Collections[C]}>(`SELECT doc FROM ${collection} WHERE id = $1${lock}`, [
+      text(id),
+    ])
+    if (result.rows.length === 0 && this.locked) this.absent.add(`${collection}\u0000${id}`)
+    return result.rows[0]?.doc
+  }
+
+  async #check(where: string, values: unknown[]): Promise<CheckRecord | undefined> {
+    const lock = this.locked ? ' FOR UPDATE' : ''
+    const result = await this.sql.query<{doc: CheckRecord}>(`SELECT doc FROM checks WHERE ${where}${lock}`, values)
+    return result.rows[0]?.doc
+  }
+
+  checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
+    return this.#check('account_id = $1 AND external_id = $2', [text(accountId), text(externalId)])
+  }
+
+  checkByGuestToken(token: string): Promise<CheckRecord | undefined> {
+    return this.#check('guest_token = $1', [text(token)])
+  }
+
+  async list<C extends CollectionName>(collection: C, accountId: string, where?: Where<C>): Promise<Collections[C][]> {
+    const values: unknown[] = [text(accountId)]
+    const filter = filters(collection, where as Row, values)
+    const lock = this.locked ? (WRITTEN_BACK.has(collection) ? ' FOR UPDATE' : ' FOR SHARE') : ''
+    const result = await this.sql.query<{doc: Collections[C]}>(
+      `SELECT doc FROM ${collection} WHERE account_id = $1${filter} ORDER BY seq${lock}`,
+      values,
+    )
+    return docs(result).filter((record) => matches(record, where as Row))
+  }
+
+  async page<C extends CollectionName>(
+    collection: C,
+    accountId: string,
+    {limit, startingAfter, where, oldestFirst = false}: PageQuery<C>,
+  ): Promise<PageOf<Collections[C]> | undefined> {
+    const values: unknown[] = [text(accountId)]
+    let after = ''
+    if (startingAfter !== undefined) {
+      // the cursor's place: its record's, or the place it had before it was deleted
+      const place = await this.sql.query<{seq: string}>(
+        `SELECT seq FROM ${collection} WHERE id = $1 AND account_id = $2
+         UNION ALL SELECT seq FROM deleted WHERE collection = $3 AND id = $1 LIMIT 1`,
+        [text(startingAfter), text(accountId), collection],
+      )
+      if (place.rows.length === 0) return undefined
+      values.push(place.rows[0]!.seq)
+      after = ` AND seq ${oldestFirst ? '>' : '<'} $2`
+    }
+    const filter = filters(collection, where as Row, values)
+    values.push(limit + 1)
+    const result = await this.sql.query<{doc: Collections[C]}>(
+      `SELECT doc FROM ${collection} WHERE account_id = $1${after}${filter}
+       ORDER BY seq ${oldestFirst ? 'ASC' : 'DESC'} LIMIT $${values.length}`,
+      values,
+    )
+    const records = docs(result)
+    const hasMore = records.length > limit
+    return {records: hasMore ? records.slice(0, limit) : records, hasMore}
+  }
+
+  async all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]> {
+    const values: unknown[] = []
+    const filter = filters(collection, where as Row, values)
+    const result = await this.sql.query<{doc: Collections[C]}>(
+      `SELECT doc FROM ${collection} WHERE true${filter} ORDER BY seq`,
+      values,
+    )
+    return docs(result).filter((record) => matches(record, where as Row))
+  }
+
+  async count(collection: CollectionName, accountId: string): Promise<number> {
+    const result = await this.sql.query<{n: number}>(
+      `SELECT count(*)::integer AS n FROM ${collection} WHERE account_id = $1`,
+      [text(accountId)],
+    )
+    return result.rows[0]!.n
+  }
+}
