@@ -22,6 +22,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     // tests start real servers and child processes; two cores do not take more
     maxWorkers: 2,
+    // a worker keeps its modules from one file to the next (each project has its own workers): importing
+    // src/ and its packages again for every file cost the run about 40 s of CPU. Tests leave no state behind,
+    // and pass in any order (CONTRIBUTING.md, "Tests").
+    isolate: false,
     // commands run in process (test/helpers/run-command.ts) print through
     // console: it must write to process.stdout, where the run captures it
     disableConsoleIntercept: true,
