@@ -1,5 +1,6 @@
 import {randomUUID} from 'node:crypto'
 import pg from 'pg'
+import type {CollectionName, Collections} from '../domain/records.js'
 import type {Change, Storage, UnitOfWork} from '../service/storage.js'
 import {displayUrl} from '../shared/database-url.js'
 import {isRetryable, isUnavailable, unavailable} from './errors.js'
@@ -65,6 +66,8 @@ export interface PgStorageOptions {
 export class PgStorage extends PgReader implements Storage {
   /** This instance, to tell its own notifications from the others'. */
   readonly #instance = randomUUID()
+  /** How this instance's inline notifications begin (`#notify`). */
+  readonly #ownNotes = JSON.stringify({from: this.#instance}).slice(0, -1)
   readonly #pool: pg.Pool
   readonly #url: string
   #listeners: ((changes: readonly Change[], remote?: boolean) => void)[] = []
@@ -78,6 +81,14 @@ export class PgStorage extends PgReader implements Storage {
   #remote: Promise<void> = Promise.resolve()
   #lastTrim = 0
   #closed = false
+  /**
+   * API keys read outside a unit, by key: every request reads its own, and keys hardly ever change. A
+   * change to one, here or through another instance, drops it; so does a lost listening connection,
+   * which may have missed such a change. Only keys found are kept.
+   */
+  readonly #keys = new Map<string, Collections['api_keys']>()
+  /** Moves on at each such drop: a read that began before one does not keep what it read. */
+  #keysSeen = 0
 
   private constructor(
     pool: pg.Pool,
@@ -154,11 +165,12 @@ export class PgStorage extends PgReader implements Storage {
         await client.query(BEGIN)
         value = await work(tx)
         changes = tx.end()
+        let commit = 'COMMIT'
         if (changes.length > 0) {
           await tx.apply(changes)
-          await this.#notify(client, changes)
+          commit = (await this.#notify(client, changes)) + commit
         }
-        await client.query('COMMIT')
+        await client.query(commit)
       } catch (error) {
         tx.end()
         let broken = isUnavailable(error) ? (error as Error) : undefined
@@ -188,20 +200,35 @@ export class PgStorage extends PgReader implements Storage {
    * Tells the other instances of this unit's changes, when it commits:
    * inline when they fit in a notification, else through the `changes` table.
    */
-  async #notify(client: pg.PoolClient, changes: readonly Change[]): Promise<void> {
+  async #notify(client: pg.PoolClient, changes: readonly Change[]): Promise<string> {
     const inline = JSON.stringify({from: this.#instance, changes})
-    if (Buffer.byteLength(inline) <= NOTIFY_BYTES) {
-      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, inline])
-      return
-    }
+    // sent with the COMMIT, as one simple query: a round trip less for every change (docs/postgres.md, "Speed")
+    if (Buffer.byteLength(inline) <= NOTIFY_BYTES)
+      return `SELECT pg_notify('${CHANNEL}', ${client.escapeLiteral(inline)}); `
     await client.query(
       `WITH row AS (INSERT INTO changes (changes) VALUES ($1) RETURNING seq)
        SELECT pg_notify($2, json_build_object('from', $3::text, 'seq', seq)::text) FROM row`,
       [JSON.stringify(changes), CHANNEL, this.#instance],
     )
+    return ''
+  }
+
+  override async get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
+    if (collection !== 'api_keys') return super.get(collection, id)
+    const known = this.#keys.get(id)
+    if (known) return known as Collections[C]
+    const seen = this.#keysSeen
+    const record = await super.get(collection, id)
+    if (record && this.#listen && seen === this.#keysSeen) this.#keys.set(id, record as Collections['api_keys'])
+    return record
   }
 
   #publish(changes: readonly Change[], remote = false): void {
+    for (const [collection, id] of changes) {
+      if (collection !== 'api_keys') continue
+      this.#keys.delete(id)
+      this.#keysSeen++
+    }
     for (const listener of this.#listeners) {
       try {
         listener(changes, remote)
@@ -220,6 +247,8 @@ export class PgStorage extends PgReader implements Storage {
     const lost = () => {
       if (this.#listen !== client) return
       this.#listen = undefined
+      this.#keys.clear()
+      this.#keysSeen++
       void client.end().catch(() => {})
       this.#listenLater()
     }
@@ -251,6 +280,8 @@ export class PgStorage extends PgReader implements Storage {
   }
 
   async #receive(payload: string): Promise<void> {
+    // this instance hears its own notifications too: told apart by their start, they are not parsed
+    if (payload.startsWith(this.#ownNotes)) return
     const note = JSON.parse(payload) as {from: string; changes?: Change[]; seq?: number}
     if (note.from === this.#instance) return
     let changes = note.changes

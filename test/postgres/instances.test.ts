@@ -94,4 +94,14 @@ describe('two instances on one database', () => {
       stop.abort()
     }
   })
+
+  it('a key deleted through one instance stops working on the other, which had it in hand', async () => {
+    const scratch = (await call(a.url, 'POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    // b reads the key, and keeps it for the requests that follow
+    expect((await call(b.url, 'GET', '/v1/checks', {key})).status).toBe(200)
+    expect((await call(b.url, 'GET', '/v1/checks', {key})).status).toBe(200)
+    expect((await call(a.url, 'DELETE', `/v1/sim/accounts/${scratch.id}`)).status).toBe(200)
+    await expect.poll(async () => (await call(b.url, 'GET', '/v1/checks', {key})).status, {timeout: 10_000}).toBe(401)
+  })
 })
