@@ -1,27 +1,21 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
 import type {StreamMessage} from '../../src/client/stream.js'
-import {type RunningServer, startServer} from '../../src/server/start.js'
+import type {RunningServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
-import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
-import {call, makeTempDir, WRITE_KEY, writeSeed} from '../helpers/simulator.js'
+import {startTwoInstances} from '../helpers/two-instances.js'
+import {call, WRITE_KEY} from '../helpers/simulator.js'
 
 // two instances of one sandbox, as behind a load balancer: one database, two servers
-let db: TestDatabase
 let a: RunningServer
 let b: RunningServer
+let stop: () => Promise<void> = async () => {}
 
 beforeAll(async () => {
-  db = await createTestDatabase()
-  const seedFile = await writeSeed(await makeTempDir())
-  const start = () => startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile})
-  ;[a, b] = await Promise.all([start(), start()])
+  ;({a, b, stop} = await startTwoInstances())
 })
 
-afterAll(async () => {
-  await Promise.all([a?.close(), b?.close()])
-  await db?.drop()
-})
+afterAll(() => stop())
 
 beforeEach(async () => {
   expect((await call(a.url, 'POST', '/v1/sim/reset')).status).toBe(200)
