@@ -154,6 +154,8 @@ export class PgInstance implements SharedStorage {
     clearTimeout(this.#reconnect)
     const session = this.#session
     this.#session = undefined
+    // gone at once, not when the server gets round to ending the session: an instance starting next sees it gone
+    await session?.query('SELECT pg_advisory_unlock_all()').catch(() => {})
     await session?.end().catch(() => {})
   }
 }
