@@ -144,6 +144,17 @@ export function nextRandom(state: number): {value: number; state: number} {
   return {value: ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296, state: next}
 }
 
+/**
+ * The `n`-th draw (from 1) of the sequence `nextRandom` makes from `seed`:
+ * its state only ever adds a constant, so any draw is found without the ones
+ * before it. Instances on one database share a seeded fault's sequence this
+ * way, each taking the next number of draws (docs/postgres.md).
+ *
+ * @example
+ * drawAt(42, 1) === nextRandom(42).value // true
+ */
+export const drawAt = (seed: number, n: number): number => nextRandom((seed + Math.imul(n - 1, 0x6d2b79f5)) >>> 0).value
+
 /** The error answer of a status fault: `rate_limited` for 429, `simulated_fault` otherwise, at the fault's status. */
 export class FaultError extends ApiError {
   constructor(readonly fault: Fault) {

@@ -1,6 +1,7 @@
 import {randomInt} from 'node:crypto'
 import pg from 'pg'
 import type {Claim, SharedStorage} from '../service/storage.js'
+import {clearFaultsWhenAlone, PgFaults} from './faults.js'
 import {claimDelivery, LIFE_LOCK} from './leases.js'
 
 /** The channel of the notes instances send each other besides changes (the request log). */
@@ -8,6 +9,9 @@ const NOTES = 'tablepay_notes'
 
 /** A notification's payload is under 8000 bytes: a larger note is not sent. */
 const PAYLOAD_BYTES = 7900
+
+/** The advisory lock an instance holds while it starts: it tells whether others are alive before it is. */
+const START_LOCK = 0x74707374
 
 /** How often a lost session is tried again, in ms. */
 const RECONNECT_MS = 1000
@@ -28,6 +32,9 @@ export class PgInstance implements SharedStorage {
   /** The second key of this instance's life lock; leases it takes carry it. */
   readonly owner = randomInt(1, 2 ** 31 - 1)
   readonly #listeners = new Map<string, Set<Listener>>()
+  readonly #reconnectListeners = new Set<() => void>()
+  /** The faults of every instance (docs/postgres.md, "Faults across instances"). */
+  readonly faults: PgFaults
   /** Notes not sent yet: those of one event-loop turn go together, after the ones before them. */
   #outbox: string[] = []
   #sending = false
@@ -38,15 +45,17 @@ export class PgInstance implements SharedStorage {
   private constructor(
     private readonly url: string,
     private readonly pool: pg.Pool,
-  ) {}
+  ) {
+    this.faults = new PgFaults(pool)
+  }
 
   static async open(url: string, pool: pg.Pool): Promise<PgInstance> {
     const instance = new PgInstance(url, pool)
-    await instance.#connect()
+    await instance.#connect(true)
     return instance
   }
 
-  async #connect(): Promise<void> {
+  async #connect(starting = false): Promise<void> {
     const session = new pg.Client({connectionString: this.url})
     session.on('error', () => this.#lost(session))
     session.on('end', () => this.#lost(session))
@@ -55,15 +64,22 @@ export class PgInstance implements SharedStorage {
     })
     await session.connect()
     try {
+      if (starting) {
+        // one instance at a time: of two starting together, the second sees the first alive
+        await session.query('SELECT pg_advisory_lock($1)', [START_LOCK])
+        await clearFaultsWhenAlone(session, LIFE_LOCK, this.owner)
+      }
       // a session of this instance's that the server has not yet seen end may still hold the lock for a moment
       while (!(await session.query('SELECT pg_try_advisory_lock($1, $2) AS ok', [LIFE_LOCK, this.owner])).rows[0].ok)
         await new Promise((resolve) => setTimeout(resolve, 100))
+      if (starting) await session.query('SELECT pg_advisory_unlock($1)', [START_LOCK])
       await session.query(`LISTEN ${NOTES}`)
     } catch (error) {
       await session.end().catch(() => {})
       throw error
     }
     this.#session = session
+    if (!starting) for (const listener of this.#reconnectListeners) listener()
   }
 
   /** The session was lost (so was the life lock, and the leases with it): connect again in a moment. */
@@ -116,6 +132,11 @@ export class PgInstance implements SharedStorage {
     return () => listeners.delete(listener)
   }
 
+  onReconnect(listener: () => void): () => void {
+    this.#reconnectListeners.add(listener)
+    return () => this.#reconnectListeners.delete(listener)
+  }
+
   #receive(payload: string): void {
     const {from, topic, note} = JSON.parse(payload) as {from: number; topic: string; note: unknown}
     if (from === this.owner) return
@@ -133,6 +154,8 @@ export class PgInstance implements SharedStorage {
     clearTimeout(this.#reconnect)
     const session = this.#session
     this.#session = undefined
+    // gone at once, not when the server gets round to ending the session: an instance starting next sees it gone
+    await session?.query('SELECT pg_advisory_unlock_all()').catch(() => {})
     await session?.end().catch(() => {})
   }
 }

@@ -1,4 +1,5 @@
 import type {CollectionName} from '../domain/records.js'
+import {FAULTS_MIGRATION} from './faults.js'
 import {LEASE_MIGRATION} from './leases.js'
 
 /**
@@ -67,4 +68,6 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   ],
   // delivery leases, for several instances on one database (docs/postgres.md, "Delivery across instances")
   LEASE_MIGRATION,
+  // faults shared by every instance (docs/postgres.md, "Faults across instances")
+  FAULTS_MIGRATION,
 ]

@@ -126,6 +126,8 @@ export async function createService(store: Store | Storage, baseUrl: string, opt
   // with other instances on the database, each logs the others' requests too (docs/postgres.md)
   const {shared} = service.context.storage
   const unshareRequests = shared ? shareRequests(service.requests, shared) : () => {}
+  // on PostgreSQL: the faults of every instance, and the others' changes to them
+  const unshareFaults = await service.faults.start()
   const app = createApp(service, {
     baseUrl,
     clock,
@@ -139,6 +141,7 @@ export async function createService(store: Store | Storage, baseUrl: string, opt
   const close = async () => {
     unfollowRequests()
     unshareRequests()
+    unshareFaults()
     shutdown.abort()
     await Promise.all([dispatcher.close(), pruner.close()])
   }

@@ -31,9 +31,10 @@ export type {PushNotes, RequestTrace} from './request-log.js'
  */
 export function createServiceLayer(context: ServiceContext) {
   const outbox = new Outbox(context)
-  // support tracing and faults: in memory, beside the storage (docs/api.md, "The request log")
+  // support tracing and faults: in memory, beside the storage (docs/api.md, "The request log");
+  // on PostgreSQL faults are in the database, for every instance (docs/postgres.md)
   const requests = new RequestLog(context.requestLogSize ?? REQUEST_LOG_SIZE)
-  const faults = new Faults()
+  const faults = new Faults(context.storage.shared)
   const {rateLimit} = context
   return {
     context,

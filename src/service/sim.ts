@@ -13,7 +13,7 @@ export class Sim {
   constructor(
     readonly context: ServiceContext,
     readonly outbox: Outbox,
-    /** Kept in memory beside the storage; a reset clears them too. */
+    /** Kept beside the storage (faults in the database on PostgreSQL); a reset clears them too. */
     readonly traffic: {requests: RequestLog; faults: Faults},
   ) {}
 
@@ -30,7 +30,7 @@ export class Sim {
       return deleted
     })
     this.traffic.requests.clear(accountId)
-    this.traffic.faults.clear(accountId)
+    await this.traffic.faults.clear(accountId)
     return deleted
   }
 

@@ -1,4 +1,5 @@
 import type {CheckRecord, CollectionName, Collections, DeliveryRecord} from '../domain/records.js'
+import type {FaultRecord} from '../domain/faults.js'
 import type {Change} from '../store/store.js'
 
 export type {Change}
@@ -110,4 +111,33 @@ export interface SharedStorage {
   broadcast(topic: string, note: unknown): void
   /** Calls `listener` with each note another instance broadcast on `topic`. */
   listen(topic: string, listener: (note: unknown) => void): () => void
+  /** Calls `listener` each time this instance hears notes again after its session was lost (those sent meanwhile are). */
+  onReconnect(listener: () => void): () => void
+  /** The faults of every instance, in the database (docs/postgres.md, "Faults across instances"). */
+  readonly faults: SharedFaults
+}
+
+/** A fault as the database keeps it: the record, and its place in creation order. */
+export interface StoredFault {
+  fault: FaultRecord
+  seq: number
+}
+
+/**
+ * The faults in the database, for every instance of it: the truth that each
+ * instance's copy (src/service/faults.ts) follows, and where a strike is
+ * counted, so that a fault strikes as many times as it was asked, in all.
+ */
+export interface SharedFaults {
+  /** Every fault with strikes left, oldest first; `accountId`: only that account's. */
+  all(accountId?: string): Promise<StoredFault[]>
+  add(fault: FaultRecord): Promise<StoredFault>
+  /** False when the account has no fault `id` with strikes left. */
+  remove(accountId: string, id: string): Promise<boolean>
+  /** Removes every fault of the account; resolves with how many had strikes left. */
+  clear(accountId: string): Promise<number>
+  /** Takes the fault's next draw: how many it has had with this one (from 1); undefined when it is gone. */
+  draw(id: string): Promise<number | undefined>
+  /** One strike of the fault, when it has one left: what is left (null: no end); undefined when it is gone. */
+  strike(id: string): Promise<{remaining: number | null} | undefined>
 }

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {checkChanges} from '../../src/domain/check-changes.js'
-import {nextRandom, pathMatches} from '../../src/domain/faults.js'
+import {drawAt, nextRandom, pathMatches} from '../../src/domain/faults.js'
 import {takeToken} from '../../src/domain/rate-limit.js'
 import {
   BODY_CAP,
@@ -91,6 +91,18 @@ describe('fault path patterns', () => {
     expect(draw(7, 5)).toEqual(draw(7, 5))
     expect(draw(7, 5)).not.toEqual(draw(8, 5))
     for (const value of draw(1, 100)) expect(value >= 0 && value < 1).toBe(true)
+  })
+
+  it('finds any draw of a seed without the ones before it', () => {
+    for (const seed of [0, 7, 2 ** 32 - 1]) {
+      const drawn = [] as number[]
+      for (let state = seed, i = 0; i < 50; i++) {
+        const next = nextRandom(state)
+        drawn.push(next.value)
+        state = next.state
+      }
+      expect(drawn.map((_, i) => drawAt(seed, i + 1))).toEqual(drawn)
+    }
   })
 })
 

@@ -67,6 +67,12 @@ export class Traffic {
     if (passage.path.startsWith('/v1/sim/')) return
     if (service.limiter) this.#limit(event, service.limiter)
     const fault = service.faults.take(passage.accountId, event.method, passage.path)
+    // on PostgreSQL a fault that matches is struck in the database first (docs/postgres.md)
+    if (fault instanceof Promise) return fault.then((taken) => this.#admitFault(event, passage, taken))
+    return this.#admitFault(event, passage, fault)
+  }
+
+  #admitFault(event: H3Event, passage: Passage, fault: Fault | undefined): Promise<void> | void {
     if (!fault) return
     passage.fault = fault
     setResponseHeader(event, 'x-tablepay-fault', fault.id)

@@ -19,9 +19,9 @@ export function faultRoutes(router: Router, {service, now}: AppContext): void {
 
   router.get(
     '/v1/sim/faults',
-    defineEventHandler((event) => {
+    defineEventHandler(async (event) => {
       const {limit, starting_after} = readListQuery(event)
-      const newest = service.faults.list(accountOf(event)).reverse()
+      const newest = (await service.faults.list(accountOf(event))).reverse()
       const from = starting_after === undefined ? 0 : newest.findIndex((f) => f.id === starting_after) + 1
       if (from === 0 && starting_after !== undefined) {
         throw invalidField(
@@ -37,14 +37,17 @@ export function faultRoutes(router: Router, {service, now}: AppContext): void {
 
   router.delete(
     '/v1/sim/faults',
-    defineEventHandler((event) => ({object: 'fault_clear', deleted: service.faults.clear(accountOf(event))})),
+    defineEventHandler(async (event) => ({
+      object: 'fault_clear',
+      deleted: await service.faults.clear(accountOf(event)),
+    })),
   )
 
   router.delete(
     '/v1/sim/faults/:id',
-    defineEventHandler((event) => {
+    defineEventHandler(async (event) => {
       const id = event.context.params?.id ?? ''
-      if (!service.faults.remove(accountOf(event), id)) {
+      if (!(await service.faults.remove(accountOf(event), id))) {
         throw new ApiError('not_found', `No fault ${id} in this account; a used-up fault is gone (GET /v1/sim/faults).`)
       }
       return {id, object: 'fault', deleted: true}

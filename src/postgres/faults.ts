@@ -1,0 +1,108 @@
+import type pg from 'pg'
+import type {FaultRecord} from '../domain/faults.js'
+import type {SharedFaults, StoredFault} from '../service/storage.js'
+import {isUnavailable, unavailable} from './errors.js'
+
+/**
+ * The schema version that adds faults (docs/postgres.md, "Faults across
+ * instances"): the fault's record, and beside it what changes as it strikes,
+ * counted by the database so that every instance counts the same.
+ */
+export const FAULTS_MIGRATION: readonly string[] = [
+  'CREATE TABLE IF NOT EXISTS faults (id text PRIMARY KEY, account_id text NOT NULL, seq bigserial NOT NULL, ' +
+    'doc json NOT NULL, remaining integer, draws bigint NOT NULL DEFAULT 0)',
+  'CREATE INDEX IF NOT EXISTS faults_account_seq ON faults (account_id, seq)',
+]
+
+/** A fault with strikes left: one used up is gone, though its row may stay a moment. */
+const LEFT = '(remaining IS NULL OR remaining > 0)'
+
+interface Row {
+  doc: FaultRecord
+  seq: string
+  remaining: number | null
+}
+
+const stored = ({doc, seq, remaining}: Row): StoredFault => ({fault: {...doc, remaining}, seq: Number(seq)})
+
+/**
+ * The faults table. Each strike is one conditional UPDATE, so a fault of
+ * `times: N` strikes N requests in all, whichever instances they reach.
+ *
+ * @example
+ * const faults = new PgFaults(pool)
+ * await faults.strike('flt_…') // {remaining: 0}, or undefined when another instance took the last one
+ */
+export class PgFaults implements SharedFaults {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** A database out of reach answers 503 `storage_unavailable`, as the storage does. */
+  #query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    return this.pool.query<R>(text, values).catch((error: unknown) => {
+      throw isUnavailable(error) ? unavailable(error) : error
+    })
+  }
+
+  async all(accountId?: string): Promise<StoredFault[]> {
+    const {rows} = await this.#query<Row>(
+      `SELECT doc, seq, remaining FROM faults WHERE ${LEFT} AND ($1::text IS NULL OR account_id = $1) ORDER BY seq`,
+      [accountId ?? null],
+    )
+    return rows.map(stored)
+  }
+
+  async add(fault: FaultRecord): Promise<StoredFault> {
+    const {rows} = await this.#query<Row>(
+      'INSERT INTO faults (id, account_id, doc, remaining) VALUES ($1, $2, $3, $4) RETURNING doc, seq, remaining',
+      [fault.id, fault.account_id, JSON.stringify(fault), fault.remaining],
+    )
+    return stored(rows[0]!)
+  }
+
+  async remove(accountId: string, id: string): Promise<boolean> {
+    const {rows} = await this.#query(`DELETE FROM faults WHERE id = $1 AND account_id = $2 RETURNING ${LEFT} AS left`, [
+      id,
+      accountId,
+    ])
+    return rows[0]?.left === true
+  }
+
+  async clear(accountId: string): Promise<number> {
+    const {rows} = await this.#query(`DELETE FROM faults WHERE account_id = $1 RETURNING ${LEFT} AS left`, [accountId])
+    return rows.filter((row) => row.left === true).length
+  }
+
+  async draw(id: string): Promise<number | undefined> {
+    const {rows} = await this.#query<{draws: string}>(
+      `UPDATE faults SET draws = draws + 1 WHERE id = $1 AND ${LEFT} RETURNING draws`,
+      [id],
+    )
+    return rows.length > 0 ? Number(rows[0]!.draws) : undefined
+  }
+
+  async strike(id: string): Promise<{remaining: number | null} | undefined> {
+    const {rows} = await this.#query<{remaining: number | null}>(
+      `UPDATE faults SET remaining = remaining - 1 WHERE id = $1 AND ${LEFT} RETURNING remaining`,
+      [id],
+    )
+    const struck = rows[0]
+    // the used-up row goes after: its strike is counted already, and no read shows it
+    if (struck?.remaining === 0) void this.pool.query('DELETE FROM faults WHERE id = $1', [id]).catch(() => {})
+    return struck
+  }
+}
+
+/**
+ * Run by an instance as it starts, before it counts as alive: with no other
+ * instance alive, the sandbox restarts, and the faults of its last run go
+ * (they must never outlive the test that made them). An instance restarted
+ * beside live ones keeps theirs.
+ */
+export async function clearFaultsWhenAlone(session: pg.Client, lifeLock: number, owner: number): Promise<void> {
+  await session.query(
+    `DELETE FROM faults WHERE NOT EXISTS (
+       SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $1
+         AND objid <> $2::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))`,
+    [lifeLock, owner],
+  )
+}

@@ -1,0 +1,78 @@
+import {describe, expect, it} from 'vitest'
+import type {FaultRecord} from '../../src/domain/faults.js'
+import {Faults} from '../../src/service/faults.js'
+import type {SharedFaults, SharedStorage, StoredFault} from '../../src/service/storage.js'
+
+const NOW = '2026-01-01T00:00:00.000Z'
+
+/** Instances on one database, as far as faults go: one table, the notes between them, and every query counted. */
+function database() {
+  const rows: StoredFault[] = []
+  const queries: string[] = []
+  const listeners = new Map<Faults, Map<string, (note: unknown) => void>>()
+  const table: SharedFaults = {
+    all: async (accountId) => (queries.push('all'), rows.filter((r) => !accountId || r.fault.account_id === accountId)),
+    add: async (fault: FaultRecord) => {
+      queries.push('add')
+      const stored = {fault: {...fault}, seq: rows.length + 1}
+      rows.push(stored)
+      return stored
+    },
+    remove: async () => (queries.push('remove'), false),
+    clear: async () => (queries.push('clear'), 0),
+    draw: async () => (queries.push('draw'), undefined),
+    strike: async (id) => {
+      queries.push('strike')
+      const row = rows.find((r) => r.fault.id === id && r.fault.remaining !== 0)
+      if (!row) return undefined
+      if (row.fault.remaining !== null) row.fault.remaining--
+      return {remaining: row.fault.remaining}
+    },
+  }
+  const instance = () => {
+    let faults: Faults | undefined = undefined
+    const shared: SharedStorage = {
+      claim: async () => undefined,
+      broadcast: (topic, note) => {
+        for (const [other, topics] of listeners) if (other !== faults) topics.get(topic)?.(note)
+      },
+      listen: (topic, listener) => {
+        listeners.get(faults!)!.set(topic, listener)
+        return () => {}
+      },
+      onReconnect: () => () => {},
+      faults: table,
+    }
+    faults = new Faults(shared)
+    listeners.set(faults, new Map())
+    return faults
+  }
+  return {instance, queries}
+}
+
+describe('Faults on a shared database', () => {
+  it('a request no fault of its account matches is answered from the copy, with no query', async () => {
+    const db = database()
+    const [a, b] = [db.instance(), db.instance()]
+    await Promise.all([a.start(), b.start()])
+    await a.add('acct_1', {status: 503, match: {path: '/v1/checks/**'}}, NOW)
+    db.queries.length = 0
+    expect(b.take('acct_2', 'GET', '/v1/checks/chk_1')).toBeUndefined()
+    expect(b.take('acct_1', 'GET', '/v1/locations')).toBeUndefined()
+    expect(db.queries).toEqual([])
+    expect(await b.take('acct_1', 'GET', '/v1/checks/chk_1')).toMatchObject({status: 503, remaining: 0})
+    expect(db.queries).toEqual(['strike'])
+    // used up: gone from both copies, so the next request asks nothing either
+    expect(a.take('acct_1', 'GET', '/v1/checks/chk_1')).toBeUndefined()
+    expect(b.take('acct_1', 'GET', '/v1/checks/chk_1')).toBeUndefined()
+    expect(db.queries).toEqual(['strike'])
+  })
+
+  it('without a shared database, take answers at once and faults stay in memory', async () => {
+    const faults = new Faults()
+    await faults.start()
+    await faults.add('acct_1', {status: 500}, NOW)
+    expect(faults.take('acct_1', 'GET', '/v1/locations')).toMatchObject({status: 500, remaining: 0})
+    expect(await faults.list('acct_1')).toEqual([])
+  })
+})
