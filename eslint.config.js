@@ -96,6 +96,12 @@ export default tseslint.config(
     },
   },
   {
+    // The binary is CommonJS (bin/package.json), for a start without the ES module loader.
+    files: ['bin/run.js'],
+    languageOptions: {sourceType: 'commonjs'},
+    rules: {'@typescript-eslint/no-require-imports': 'off'},
+  },
+  {
     // The pages run in the browser.
     files: ['src/web/public/**/*.js'],
     languageOptions: {globals: globals.browser},

@@ -1,9 +1,15 @@
 #!/usr/bin/env node
-// verify and sign start close to bare Node: the lean entry runs them without
-// loading oclif, unless the command line needs oclif (help, a flag error…).
-import {runLean} from '../dist/cli/lean-entry.js'
+// CommonJS (bin/package.json), so that verify and sign start close to bare
+// Node: the lean entry, one bundled file (scripts/lean-entry.js), runs them
+// without loading oclif, or the ES module loader, unless the command line
+// needs oclif (help, a flag error…): docs/benchmarks.md, "The lean path".
+const {join} = require('node:path')
+const {runLean} = require('../dist/cli/lean-entry.cjs')
 
-if (!(await runLean(process.argv.slice(2)))) {
+const root = join(__dirname, '..')
+runLean(process.argv.slice(2), root).then(async (handled) => {
+  if (handled) return
   const {execute} = await import('@oclif/core')
-  await execute({dir: import.meta.url})
-}
+  // the package's root, not this folder: its package.json only makes this file CommonJS
+  await execute({dir: root})
+})

@@ -1,6 +1,5 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {fileURLToPath} from 'node:url'
 import {failureJson} from './cli-error.js'
 
 // docs/benchmarks.md, "The lean path": importing @oclif/core alone costs about as much as starting
@@ -35,8 +34,6 @@ const PARSE: Record<string, (text: string) => unknown> = {
   'forward-to': (text) => (URL.canParse(text) ? new URL(text) : undefined),
 }
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-
 /**
  * Runs `verify` or `sign` as oclif would, without loading oclif. Returns
  * false, having done nothing, for anything it does not handle exactly as
@@ -44,13 +41,16 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
  * output, plugins): the caller then hands the command line to oclif. A
  * failure is reported by oclif's own error handler, loaded then.
  *
+ * `root` is the package's folder. bin/run.js runs this module bundled into
+ * one CommonJS file (scripts/lean-entry.js), where `import.meta` is not.
+ *
  * @example
- * if (!(await runLean(process.argv.slice(2)))) await execute({dir: import.meta.url})
+ * if (!(await runLean(process.argv.slice(2), root))) await execute({dir: root})
  */
-export async function runLean(argv: readonly string[]): Promise<boolean> {
+export async function runLean(argv: readonly string[], root: string): Promise<boolean> {
   const [id, ...rest] = argv
   if (id === undefined || !Object.hasOwn(COMMANDS, id) || !(await plainSetup())) return false
-  const flagSpecs = readManifest()?.commands?.[id]?.flags
+  const flagSpecs = readManifest(root)?.commands?.[id]?.flags
   const flags = flagSpecs && parseFlags(rest, flagSpecs)
   if (!flags) return false
   const json = flags.json === true
@@ -85,11 +85,11 @@ async function plainSetup(): Promise<boolean> {
  * The lean commands' flags as oclif's manifest has them (cut from it at build: scripts/lean-flags.js),
  * only if they match this package and nothing hooks into oclif.
  */
-function readManifest(): {commands?: Record<string, {flags: Record<string, ManifestFlag>}>} | undefined {
+function readManifest(root: string): {commands?: Record<string, {flags: Record<string, ManifestFlag>}>} | undefined {
   try {
-    const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+    const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
     if (pjson.oclif?.hooks || pjson.oclif?.plugins || pjson.oclif?.theme) return undefined
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'dist', 'cli', 'lean-flags.json'), 'utf8'))
+    const manifest = JSON.parse(readFileSync(join(root, 'dist', 'cli', 'lean-flags.json'), 'utf8'))
     return manifest.version === pjson.version ? manifest : undefined
   } catch {
     return undefined

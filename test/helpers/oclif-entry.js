@@ -3,4 +3,5 @@
 // whose error help reads process.argv, hence a file and not `node -e`).
 import {execute} from '@oclif/core'
 
-await execute({dir: new URL('../../bin/run.js', import.meta.url).href})
+// the package's root: bin/ holds a package.json of its own (it makes bin/run.js CommonJS)
+await execute({dir: new URL('../..', import.meta.url).href})
