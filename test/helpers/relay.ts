@@ -1,4 +1,6 @@
 import {connect, createServer, type Server, type Socket} from 'node:net'
+import {freePort} from './ports.js'
+import {createTestDatabase} from './postgres.js'
 
 /**
  * A TCP relay to the run's PostgreSQL on `port`: cutting it is what a lost
@@ -27,4 +29,21 @@ export function relay(port: number, target: URL) {
       await closed
     },
   }
+}
+
+/**
+ * A new test database (test/helpers/postgres.ts) and an open relay to it:
+ * `url` reaches the database through `link`, which the test cuts and opens.
+ *
+ * @example
+ * const {db, link, url} = await databaseBehindRelay()
+ */
+export async function databaseBehindRelay() {
+  const db = await createTestDatabase()
+  const port = await freePort()
+  const link = relay(port, new URL(db.url))
+  await link.open()
+  const url = new URL(db.url)
+  url.port = String(port)
+  return {db, link, url: url.toString()}
 }

@@ -2,10 +2,9 @@ import {afterEach, expect, it} from 'vitest'
 import {type RunningServer, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {startCliServer} from '../helpers/cli.js'
-import {freePort} from '../helpers/ports.js'
 import {createTestDatabase} from '../helpers/postgres.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {relay} from '../helpers/relay.js'
+import {databaseBehindRelay} from '../helpers/relay.js'
 import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -64,14 +63,9 @@ it('an instance killed mid-attempt leaves the delivery to another, as soon as th
 })
 
 it('an attempt whose record was lost with the database is made again once the database is back', async () => {
-  const db = await createTestDatabase()
+  const {db, link, url} = await databaseBehindRelay()
   cleanup.push(() => db.drop())
-  const port = await freePort()
-  const link = relay(port, new URL(db.url))
-  await link.open()
   cleanup.push(() => link.cut().catch(() => {}))
-  const url = new URL(db.url)
-  url.port = String(port)
   // the first attempt is answered only once the database is out of reach: its result cannot be recorded
   let answerFirst: () => void = () => {}
   const first = new Promise<number>((resolve) => (answerFirst = () => resolve(200)))
@@ -81,7 +75,7 @@ it('an attempt whose record was lost with the database is made again once the da
   const server = await startServer({
     port: 0,
     host: '127.0.0.1',
-    database: url.toString(),
+    database: url,
     seedFile: await writeSeed(await makeTempDir()),
   })
   cleanup.push(() => server.close())

@@ -5,9 +5,7 @@ import type {StreamMessage} from '../../src/client/stream.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {type RunningServer, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
-import {freePort} from '../helpers/ports.js'
-import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
-import {relay} from '../helpers/relay.js'
+import {databaseBehindRelay} from '../helpers/relay.js'
 import {call, makeTempDir, WRITE_KEY, writeSeed} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -16,18 +14,13 @@ afterEach(async () => {
 })
 
 it('a lost database answers 503 storage_unavailable, and the server answers again once it is back', async () => {
-  const db: TestDatabase = await createTestDatabase()
+  const {db, link, url} = await databaseBehindRelay()
   cleanup.push(() => db.drop())
-  const port = await freePort()
-  const link = relay(port, new URL(db.url))
-  await link.open()
   cleanup.push(() => link.cut().catch(() => {}))
-  const url = new URL(db.url)
-  url.port = String(port)
   const server: RunningServer = await startServer({
     port: 0,
     host: '127.0.0.1',
-    database: url.toString(),
+    database: url,
     seedFile: await writeSeed(await makeTempDir()),
   })
   cleanup.push(() => server.close())
@@ -48,17 +41,12 @@ it('a lost database answers 503 storage_unavailable, and the server answers agai
 })
 
 it("once the database is back, the live stream hears the other instances' changes again", async () => {
-  const db: TestDatabase = await createTestDatabase()
+  const {db, link, url} = await databaseBehindRelay()
   cleanup.push(() => db.drop())
-  const port = await freePort()
-  const link = relay(port, new URL(db.url))
-  await link.open()
   cleanup.push(() => link.cut().catch(() => {}))
-  const url = new URL(db.url)
-  url.port = String(port)
   const seedFile = await writeSeed(await makeTempDir())
   const [behind, direct] = await Promise.all([
-    startServer({port: 0, host: '127.0.0.1', database: url.toString(), seedFile}),
+    startServer({port: 0, host: '127.0.0.1', database: url, seedFile}),
     startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile}),
   ])
   cleanup.push(
