@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import type {CollectionName, Collections} from '../domain/records.js'
 import type {Change, UnitOfWork} from '../service/storage.js'
+import {UnitWrites} from '../service/unit-writes.js'
 import {PgReader, text, untext} from './reader.js'
 import {COLUMNS} from './schema.js'
 
@@ -8,27 +9,22 @@ type Row = Record<string, unknown>
 
 /** One unit of work: one transaction; its writes are collected and applied together when it ends. */
 export class PgUnit extends PgReader implements UnitOfWork {
-  #changes: Change[] | undefined = []
+  readonly #writes = new UnitWrites()
 
   constructor(client: pg.PoolClient) {
     super(client, true)
   }
 
-  #open(): Change[] {
-    if (!this.#changes) throw new Error('storage: a write outside a unit of work')
-    return this.#changes
-  }
-
   put<C extends CollectionName>(collection: C, id: string, record: Collections[C]): void {
-    this.#open().push([collection, id, record] as Change)
+    this.#writes.put(collection, id, record)
   }
 
   delete(collection: CollectionName, id: string): void {
-    this.#open().push([collection, id, null] as Change)
+    this.#writes.delete(collection, id)
   }
 
   async deleteAll(collection: CollectionName, accountId: string): Promise<number> {
-    const changes = this.#open()
+    const changes = this.#writes.open
     const result = await this.sql.query<{id: string}>(
       `SELECT id FROM ${collection} WHERE account_id = $1 ORDER BY seq DESC FOR UPDATE`,
       [text(accountId)],
@@ -39,9 +35,7 @@ export class PgUnit extends PgReader implements UnitOfWork {
 
   /** Ends the unit: returns its writes (none the second time), and refuses any more. */
   end(): Change[] {
-    const changes = this.#changes ?? []
-    this.#changes = undefined
-    return changes
+    return this.#writes.end()
   }
 
   /** Writes `changes` in this unit's transaction, each collection's in one statement. */

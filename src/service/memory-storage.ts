@@ -2,6 +2,7 @@ import type {CheckRecord, CollectionName, Collections} from '../domain/records.j
 import {type Change, externalKey, guestKey, type Store} from '../store/store.js'
 import type {Table} from '../store/table.js'
 import type {PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from './storage.js'
+import {UnitWrites} from './unit-writes.js'
 
 type Row = Record<string, unknown>
 
@@ -80,23 +81,18 @@ class MemoryReader implements Reader {
 
 /** One unit of work: it collects its writes, which the storage applies when the unit ends. */
 class MemoryUnit extends MemoryReader implements UnitOfWork {
-  #changes: Change[] | undefined = []
-
-  #open(): Change[] {
-    if (!this.#changes) throw new Error('storage: a write outside a unit of work')
-    return this.#changes
-  }
+  readonly #writes = new UnitWrites()
 
   put<C extends CollectionName>(collection: C, id: string, record: Collections[C]): void {
-    this.#open().push([collection, id, record] as Change)
+    this.#writes.put(collection, id, record)
   }
 
   delete(collection: CollectionName, id: string): void {
-    this.#open().push([collection, id, null] as Change)
+    this.#writes.delete(collection, id)
   }
 
   deleteAll(collection: CollectionName, accountId: string): Promise<number> {
-    const changes = this.#open()
+    const changes = this.#writes.open
     // newest first: each delete then takes the end of the account's id list, so clearing it costs O(n), not O(n²)
     const ids = this.store.tables[collection].idsOf(accountId)
     for (let i = ids.length - 1; i >= 0; i--) changes.push([collection, ids[i]!, null] as Change)
@@ -105,9 +101,7 @@ class MemoryUnit extends MemoryReader implements UnitOfWork {
 
   /** Ends the unit: returns its writes (none the second time), and refuses any more. */
   end(): Change[] {
-    const changes = this.#changes ?? []
-    this.#changes = undefined
-    return changes
+    return this.#writes.end()
   }
 }
 
