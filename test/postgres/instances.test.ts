@@ -1,25 +1,15 @@
-import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
 import type {StreamMessage} from '../../src/client/stream.js'
 import type {RunningServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
-import {startTwoInstances} from '../helpers/two-instances.js'
+import {useTwoInstances} from '../helpers/two-instances.js'
 import {call, WRITE_KEY} from '../helpers/simulator.js'
 
 // two instances of one sandbox, as behind a load balancer: one database, two servers
 let a: RunningServer
 let b: RunningServer
-let stop: () => Promise<void> = async () => {}
-
-beforeAll(async () => {
-  ;({a, b, stop} = await startTwoInstances())
-})
-
-afterAll(() => stop())
-
-beforeEach(async () => {
-  expect((await call(a.url, 'POST', '/v1/sim/reset')).status).toBe(200)
-})
+useTwoInstances((servers) => ({a, b} = servers))
 
 const events = async (server: RunningServer) =>
   (await call(server.url, 'GET', '/v1/events?limit=100')).body.data as {type: string; data: {id: string}}[]

@@ -1,26 +1,16 @@
-import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
 import type {RequestStreamMessage} from '../../src/client/stream.js'
 import type {RunningServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
-import {startTwoInstances} from '../helpers/two-instances.js'
+import {useTwoInstances} from '../helpers/two-instances.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call, WRITE_KEY} from '../helpers/simulator.js'
 
 // two instances of one sandbox: what is done through a shows on b's live stream and in its request log
 let a: RunningServer
 let b: RunningServer
-let stop: () => Promise<void> = async () => {}
-
-beforeAll(async () => {
-  ;({a, b, stop} = await startTwoInstances())
-})
-
-afterAll(() => stop())
-
-beforeEach(async () => {
-  expect((await call(a.url, 'POST', '/v1/sim/reset')).status).toBe(200)
-})
+useTwoInstances((servers) => ({a, b} = servers))
 
 /** Reads b's live stream (its `request` messages, or the others) until `found` matches a message, which it resolves with. */
 async function onStreamOfB(
