@@ -48,7 +48,8 @@ function lowerBound(seqs: number[], from: number, seq: number): number {
 export class Table<T extends {account_id: string}> {
   readonly #byId = new Map<string, Slot<T>>()
   readonly #byAccount = new Map<string, Order>()
-  readonly #byAlternate = new Map<string, string>()
+  /** Alternate keys to their record's slot (not its id): a lookup by external id is one map read, not two. */
+  readonly #byAlternate = new Map<string, Slot<T>>()
   readonly #groups = new Map<string, string[]>()
   /** Recently deleted ids and their places, oldest first. */
   readonly #gone = new Map<string, number>()
@@ -71,8 +72,7 @@ export class Table<T extends {account_id: string}> {
   }
 
   getByAlternate(key: string): T | undefined {
-    const id = this.#byAlternate.get(key)
-    return id === undefined ? undefined : this.#byId.get(id)?.record
+    return this.#byAlternate.get(key)?.record
   }
 
   get(id: string): T | undefined {
@@ -101,7 +101,8 @@ export class Table<T extends {account_id: string}> {
       return slot.seq
     }
     const seq = ++this.#seq
-    this.#byId.set(id, {record, seq})
+    const placed = {record, seq}
+    this.#byId.set(id, placed)
     const order = this.#byAccount.get(record.account_id)
     if (order) {
       order.ids.push(id)
@@ -109,7 +110,7 @@ export class Table<T extends {account_id: string}> {
     } else {
       this.#byAccount.set(record.account_id, {ids: [id], seqs: [seq], head: 0})
     }
-    for (const key of this.#alternateKeysOf(record)) this.#byAlternate.set(key, id)
+    for (const key of this.#alternateKeysOf(record)) this.#byAlternate.set(key, placed)
     if (this.groupBy) {
       const group = String(record[this.groupBy])
       const ids = this.#groups.get(group)
