@@ -1,8 +1,16 @@
 import {applyPush, type PushOutcome} from '../domain/push.js'
+import type {CheckRecord} from '../domain/records.js'
 import type {CheckPush} from '../domain/schemas.js'
 import type {ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
+import {rememberReplay, repeatsReplay} from './push-replays.js'
 import type {PushNotes} from './request-log.js'
+
+/** A push as it arrived: its text, and how to read the body from it (only when the text is not a known replay). */
+export interface PushText {
+  text: string
+  parse(text: string): CheckPush
+}
 
 /** Checks as the restaurant's POS pushes them. */
 export class Checks {
@@ -14,29 +22,43 @@ export class Checks {
   /**
    * Creates or updates the check the caller knows as `externalId` with its
    * events, in one unit of work; a stale or unchanged push writes nothing.
+   * Given as text, a push that repeats the replay that left the check as it
+   * is decides `unchanged` without being parsed (service/push-replays.ts).
    *
    * @example
    * const {result, check} = await service.checks.push('acct_demo', 't12', body)
    *
    * `notes`, when the request is logged, learns the check and both its versions (docs/api.md, "The request log").
    */
-  push(accountId: string, externalId: string, body: CheckPush, notes?: PushNotes): Promise<PushOutcome> {
+  async push(
+    accountId: string,
+    externalId: string,
+    pushed: CheckPush | PushText,
+    notes?: PushNotes,
+  ): Promise<PushOutcome> {
     const {now, baseUrl} = this.context
-    return this.outbox.commit(async (tx) => {
+    const text = 'text' in pushed ? pushed : undefined
+    const outcome = await this.outbox.commit(async (tx) => {
       const existing = await tx.checkByExternalId(accountId, externalId)
+      if (text && repeatsReplay(existing, text.text)) return noted(notes, existing, unchanged(existing))
+      const body = text ? text.parse(text.text) : (pushed as CheckPush)
       if (notes && existing) notes.check_id = existing.id
       const locations = await tx.list('locations', accountId)
       const outcome = applyPush({accountId, externalId, body, locations, existing, now: now(), baseUrl})
       if (outcome.check !== existing) tx.put('checks', outcome.check.id, outcome.check)
       await this.outbox.publish(tx, outcome.events)
-      if (notes)
-        Object.assign(notes, {
-          check_id: outcome.check.id,
-          push_result: outcome.result,
-          previous: existing,
-          next: outcome.check,
-        })
-      return outcome
+      return noted(notes, existing, outcome)
     })
+    if (text && outcome.result === 'unchanged') rememberReplay(outcome.check, text.text)
+    return outcome
   }
+}
+
+const unchanged = (check: CheckRecord): PushOutcome => ({result: 'unchanged', check, events: []})
+
+/** `outcome`, once the request log's `notes` know its check and both its versions. */
+function noted(notes: PushNotes | undefined, previous: CheckRecord | undefined, outcome: PushOutcome): PushOutcome {
+  if (notes)
+    Object.assign(notes, {check_id: outcome.check.id, push_result: outcome.result, previous, next: outcome.check})
+  return outcome
 }

@@ -1,5 +1,7 @@
 import {describe, expect, it} from 'vitest'
+import type {CheckPush} from '../../src/domain/schemas.js'
 import {checkWith} from '../helpers/checks.js'
+import {onPostgres} from '../helpers/postgres.js'
 import {collectionsOf, serviceForTest} from './service.js'
 
 describe('service.checks.push', () => {
@@ -37,5 +39,61 @@ describe('service.checks.push', () => {
     const {service} = await serviceForTest()
     await service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]]))
     expect(await service.records.checkByExternalId('acct_other', 't1')).toBeUndefined()
+  })
+
+  describe('a push given as text', () => {
+    /** A push of `body` as the server hands it over, counting how often it is parsed. */
+    const asText = (body: CheckPush) => {
+      const pushed = {
+        text: JSON.stringify(body),
+        parses: 0,
+        parse: (text: string) => (pushed.parses++, JSON.parse(text)),
+      }
+      return pushed
+    }
+
+    it('the same text again after a replay is decided unchanged without being parsed (on the in-memory store)', async () => {
+      const {service, queued} = await serviceForTest()
+      const body = checkWith([['a', 1, 500]], {version: 1})
+      const created = await service.checks.push('acct_demo', 't1', asText(body))
+      const replay = asText(body)
+      const first = await service.checks.push('acct_demo', 't1', replay)
+      queued.length = 0
+      const notes = {}
+      const second = await service.checks.push('acct_demo', 't1', replay, notes)
+      expect([first.result, second.result, second.check]).toEqual(['unchanged', 'unchanged', created.check])
+      expect(queued).toEqual([])
+      expect(notes).toEqual({
+        check_id: created.check.id,
+        push_result: 'unchanged',
+        previous: created.check,
+        next: created.check,
+      })
+      // PostgreSQL reads a new record each time: nothing to know the text by, so it parses every push
+      expect(replay.parses).toBe(onPostgres ? 2 : 1)
+    })
+
+    it('a replay after the check changed in another way is parsed and decided again', async () => {
+      const {service} = await serviceForTest()
+      const body = checkWith([['a', 1, 500]], {version: 1})
+      await service.checks.push('acct_demo', 't1', asText(body))
+      const replay = asText(body)
+      await service.checks.push('acct_demo', 't1', replay)
+      await service.checks.push('acct_demo', 't1', checkWith([['a', 2, 500]], {version: 2}))
+      const stale = await service.checks.push('acct_demo', 't1', replay)
+      expect([stale.result, stale.check.version, replay.parses]).toEqual(['stale', 2, 2])
+    })
+
+    it('other text is parsed, and its errors refuse the push', async () => {
+      const {service} = await serviceForTest()
+      const body = checkWith([['a', 1, 500]], {version: 1})
+      await service.checks.push('acct_demo', 't1', asText(body))
+      await service.checks.push('acct_demo', 't1', asText(body))
+      const conflicting = asText(checkWith([['a', 3, 500]], {version: 1}))
+      await expect(service.checks.push('acct_demo', 't1', conflicting)).rejects.toMatchObject({
+        code: 'version_conflict',
+      })
+      expect(conflicting.parses).toBe(1)
+    })
   })
 })

@@ -126,6 +126,15 @@ export async function readJson<S extends z.ZodType>(
   schema: S,
   accept?: (value: unknown) => z.output<S> | undefined,
 ): Promise<z.output<S>> {
+  return parseJson(await readJsonText(event), schema, accept)
+}
+
+/**
+ * The body's text, as `readJson` reads it before parsing (415 for another
+ * content type, 413 above 1 MiB): for a route that may answer from the
+ * bytes alone (a replayed push, server/internal/push-replays.ts).
+ */
+export async function readJsonText(event: H3Event): Promise<string> {
   const type = requestHeader(event, 'content-type') ?? ''
   if (!JSON_TYPE.test(type)) {
     // a header can hold any bytes: it is quoted back only when it is plain text
@@ -135,6 +144,15 @@ export async function readJson<S extends z.ZodType>(
   const text = (await readLimited(event)).toString('utf8')
   // the request log shows what was sent (docs/api.md, "The request log")
   event.context.requestText = text
+  return text
+}
+
+/** `text` parsed and checked as `readJson` does: 400 for malformed JSON, 422 with every problem for the rest. */
+export function parseJson<S extends z.ZodType>(
+  text: string,
+  schema: S,
+  accept?: (value: unknown) => z.output<S> | undefined,
+): z.output<S> {
   let value: unknown
   try {
     value = JSON.parse(text)

@@ -6,7 +6,7 @@ import {ApiError} from '../../domain/errors.js'
 import {CheckPush, CheckStatus, ExternalCheckId} from '../../domain/schemas.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
-import {readJson, readParam} from '../internal/body.js'
+import {parseJson, readJsonText, readParam} from '../internal/body.js'
 import {checkAnswer} from '../internal/check-answer.js'
 import {paginate, readListQuery} from '../internal/list.js'
 import {findCheck} from '../internal/owned.js'
@@ -23,8 +23,9 @@ export function checkRoutes(router: Router, app: AppContext): void {
     '/v1/checks/external/:external_check_id',
     defineEventHandler(async (event) => {
       const externalId = externalIdOf(event)
-      const body = await readJson(event, CheckPush, acceptCheckPush)
-      const outcome = await service.checks.push(accountOf(event), externalId, body, notesOf(event))
+      const text = await readJsonText(event)
+      const pushed = {text, parse: (text: string) => parseJson(text, CheckPush, acceptCheckPush)}
+      const outcome = await service.checks.push(accountOf(event), externalId, pushed, notesOf(event))
       setResponseStatus(event, outcome.result === 'created' ? 201 : 200)
       setResponseHeader(event, 'x-tablepay-push-result', outcome.result)
       return checkAnswer(event, outcome.check, baseUrl, outcome.resource)

@@ -1,0 +1,25 @@
+import type {CheckRecord} from '../domain/records.js'
+
+/**
+ * The text of a push that left a check version as it was, by that
+ * version's record, which never changes in place. A POS that re-sends a
+ * check's state unchanged sends the same text again, and the same text
+ * against the same record decides `unchanged` again: nothing else a push
+ * reads can change under a record without replacing it (locations are
+ * never deleted). Such a push is answered without parsing its body
+ * (docs/benchmarks.md, "Replays"). Only replays are kept, not every
+ * changing push: most versions are replaced before anyone re-sends them,
+ * and keeping each would cost every push. A store that reads a new object
+ * each time (PostgreSQL) never matches, and parses as before.
+ */
+const replays = new WeakMap<CheckRecord, string>()
+
+/** Whether `text` repeats the push that last left `check` unchanged. */
+export function repeatsReplay(check: CheckRecord | undefined, text: string): check is CheckRecord {
+  return check !== undefined && replays.get(check) === text
+}
+
+/** Keeps `text` as the push that left `check` unchanged. */
+export function rememberReplay(check: CheckRecord, text: string): void {
+  replays.set(check, text)
+}
