@@ -234,10 +234,7 @@ export class Journal {
       } catch (error) {
         // writing on after a failed write could leave a torn line in the middle of the log, and the next start refuses that
         this.#failure = error as Error
-        console.error(
-          '[tablepay] store: writing the journal failed; nothing more is written or answered until a restart.',
-          error,
-        )
+        console.error(journalFailure(this.dir, error as NodeJS.ErrnoException))
         for (const w of waiting) w.reject(error)
       }
     }
@@ -299,4 +296,17 @@ export class Journal {
   async #segments(): Promise<string[]> {
     return (await readdir(this.dir)).filter((name) => SEGMENT.test(name)).sort()
   }
+}
+
+/**
+ * The server's line when a journal write fails: what happened and what to do. A failure of the
+ * disk (an errno) needs no stack trace; anything else keeps it, for a bug report.
+ */
+export function journalFailure(dir: string, error: NodeJS.ErrnoException): string {
+  const what = error.code ? error.message : (error.stack ?? String(error))
+  return (
+    `[tablepay] store: writing the journal in ${dir} failed (${what}). Every change answered before is kept; ` +
+    'nothing more is written, and every request is answered 503 storage_unavailable. ' +
+    'Free space or fix the disk, then restart `tablepay serve`.'
+  )
 }

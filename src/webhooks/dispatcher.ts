@@ -103,6 +103,20 @@ export interface AttemptOut {
   since: number
 }
 
+/**
+ * The server's line for an attempt that failed on our side. A storage out of reach (a failed
+ * data dir, reported once already; a database, which comes back) gets one line that says what
+ * becomes of the delivery; anything else keeps its stack, for a bug report.
+ */
+function attemptFailure(id: string, error: Error, storageFailure: Error | undefined): string {
+  if (!storageFailure && error.name !== 'DatabaseUnavailable')
+    return `[tablepay] delivery ${id}: ${error.stack ?? error}`
+  return (
+    `[tablepay] delivery ${id}: its attempt could not be recorded (${error.message}). ` +
+    'It stays pending and is attempted again once the storage works: at once when a database is back, after a restart for a data dir.'
+  )
+}
+
 let lastDueIso = ''
 let lastDueMs = NaN
 
@@ -374,7 +388,7 @@ export class Dispatcher {
     lane.sent = new Promise<void>((resolve) => (sent = resolve))
     const run = this.#attempt(entry, turn, sent)
       .catch((error) => {
-        console.error('[tablepay] delivery', entry.id, error)
+        console.error(attemptFailure(entry.id, error as Error, this.service.deliveries.failure))
         // on a database that was lost for a moment, the attempt is claimed (its own lease) and made again
         if (this.service.sim.shared) this.#contest(entry)
       })

@@ -1,4 +1,4 @@
-import {afterEach, expect, it} from 'vitest'
+import {afterEach, expect, it, vi} from 'vitest'
 import {type RunningServer, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {startCliServer} from '../helpers/cli.js'
@@ -86,8 +86,17 @@ it('an attempt whose record was lost with the database is made again once the da
   expect((await call(server.url, 'PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 100]])})).status).toBe(201)
   await within(receiver.waitFor(1), 10_000, 'the first attempt')
 
+  const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+  cleanup.push(async () => logged.mockRestore())
   await link.cut()
   answerFirst()
+  const deliveryLine = () =>
+    logged.mock.calls.map((args) => String(args[0])).find((line) => line.startsWith('[tablepay] delivery'))
+  await expect.poll(deliveryLine, {timeout: 10_000}).toBeDefined()
+  // the server's line says what becomes of the delivery, without a stack trace
+  expect(deliveryLine()).toMatch(
+    /^\[tablepay\] delivery dlv_\w+: its attempt could not be recorded \(postgres: the database cannot be reached \(.+\)\)\. It stays pending and is attempted again once the storage works: at once when a database is back, .*\.$/,
+  )
   await link.open()
   // at least once: the attempt is made again, and this time recorded
   await within(receiver.waitFor(2), 20_000, 'the attempt made again')

@@ -4,7 +4,7 @@ import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {toNodeListener} from 'h3'
-import {afterEach, describe, expect, it} from 'vitest'
+import {afterEach, describe, expect, it, vi} from 'vitest'
 import {fanOut} from '../../src/domain/deliveries.js'
 import {createEndpoint} from '../../src/domain/endpoints.js'
 import {newEvent} from '../../src/domain/events.js'
@@ -75,6 +75,21 @@ describe('when the data dir cannot be written', () => {
         'storage_unavailable',
       ])
     }
+  })
+
+  it('the server says once, in one line without a stack trace, what failed and what to do', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    cleanup.push(async () => logged.mockRestore())
+    const {url} = await serveOnFullDisk()
+    await call(url, 'PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 500]])})
+    await call(url, 'PUT', '/v1/checks/external/t2', {body: checkWith([['a', 1, 500]])})
+    const lines = logged.mock.calls.map((args) => args.map(String).join(' '))
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^\[tablepay\] store: writing the journal in .+ failed \(ENOSPC: no space left on device, write\)\. Every change answered before is kept; .*Free space or fix the disk, then restart `tablepay serve`\.$/,
+      ),
+    ])
+    expect(lines[0]).not.toMatch(/\n\s+at /)
   })
 
   it('a delivery that falls due after the failure is not sent: its attempt could not be recorded, so it would be sent again and again', async () => {
