@@ -1,4 +1,4 @@
-import {applyPush, type PushOutcome} from '../domain/push.js'
+import {applyPush, type PushOutcome, pushReadsLocations} from '../domain/push.js'
 import type {CheckPush} from '../domain/schemas.js'
 import type {ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
@@ -25,7 +25,8 @@ export class Checks {
     return this.outbox.commit(async (tx) => {
       const existing = await tx.checkByExternalId(accountId, externalId)
       if (notes && existing) notes.check_id = existing.id
-      const locations = await tx.list('locations', accountId)
+      // a change to a check that keeps its location needs no locations: one read less (docs/postgres.md)
+      const locations = pushReadsLocations(body, existing) ? await tx.list('locations', accountId) : undefined
       const outcome = applyPush({accountId, externalId, body, locations, existing, now: now(), baseUrl})
       if (outcome.check !== existing) tx.put('checks', outcome.check.id, outcome.check)
       await this.outbox.publish(tx, outcome.events)
