@@ -191,9 +191,9 @@ export class PgStorage extends PgReader implements Storage {
   #notice(changes: readonly Change[]): string {
     const inline = JSON.stringify({from: this.#instance, changes})
     if (Buffer.byteLength(inline) <= NOTIFY_BYTES) return `SELECT pg_notify('${CHANNEL}', ${pg.escapeLiteral(inline)})`
-    return `WITH row AS (INSERT INTO changes (changes) VALUES (${pg.escapeLiteral(JSON.stringify(changes))}) RETURNING seq)
-      SELECT pg_notify('${CHANNEL}', json_build_object('from', ${pg.escapeLiteral(this.#instance)}::text, 'seq', seq)::text)
-      FROM row`
+    const [from, large] = [this.#instance, JSON.stringify(changes)].map(pg.escapeLiteral)
+    return `WITH row AS (INSERT INTO changes (changes) VALUES (${large}) RETURNING seq)
+      SELECT pg_notify('${CHANNEL}', json_build_object('from', ${from}::text, 'seq', seq)::text) FROM row`
   }
 
   override async get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {

@@ -44,7 +44,10 @@ class UnitSql implements Sql {
     return this.simple<R>(values === undefined || values.length === 0 ? sql : inline(sql, values))
   }
 
-  /** Sends `sql` (its values written in as literals) as one simple query, after BEGIN if it is the first; resolves with its last statement's result. */
+  /**
+   * Sends `sql` (its values written in as literals) as one simple query, after BEGIN if it is the
+   * unit's first; resolves with its last statement's result.
+   */
   async simple<R extends pg.QueryResultRow>(sql: string): Promise<pg.QueryResult<R>> {
     const text = this.begun ? sql : `${BEGIN}; ${sql}`
     this.begun = true
@@ -157,5 +160,6 @@ function insertStatement(collection: CollectionName, changes: readonly Change[],
     .slice(1)
     .map((name) => `${name} = excluded.${name}`)
     .join(', ')
-  return `INSERT INTO ${collection} (${names.join(', ')}) VALUES ${rows.join(', ')}${upsert ? ` ON CONFLICT (id) DO UPDATE SET ${set}` : ''}`
+  const conflict = upsert ? ` ON CONFLICT (id) DO UPDATE SET ${set}` : ''
+  return `INSERT INTO ${collection} (${names.join(', ')}) VALUES ${rows.join(', ')}${conflict}`
 }

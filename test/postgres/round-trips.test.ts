@@ -42,7 +42,7 @@ const sqlOf = (tx: RoundTrip[]) => tx.map((trip) => trip.sql.join('; '))
 const changing = (trips: RoundTrip[], from: number) =>
   transactions(trips.slice(from)).filter((tx) => sqlOf(tx).some((sql) => /INSERT INTO events\b/.test(sql)))
 
-it('a changing push is 3 round trips: BEGIN with the check, the endpoints, the writes with the notice and COMMIT', async () => {
+it('a changing push is 3 round trips: BEGIN with the check, the endpoints, the writes with COMMIT', async () => {
   const {server, trips} = await serverOnWire()
   const receiver = await startReceiver()
   cleanup.push(() => receiver.close())
