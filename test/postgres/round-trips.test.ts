@@ -73,6 +73,13 @@ it('a changing push is 3 round trips: BEGIN with the check, the endpoints, the w
     if (status === 200) expect(sent.join('\n')).not.toMatch(/FROM locations/)
   }
   await receiver.waitFor(3)
+
+  // a push that changes nothing: its read, then COMMIT
+  const from = trips.length
+  const replay = await push(3, {location_id: 'loc_main'})
+  expect([replay.status, replay.headers.get('x-tablepay-push-result')]).toEqual([200, 'unchanged'])
+  const units = transactions(trips.slice(from)).filter((tx) => / FROM checks WHERE /.test(sqlOf(tx)[0]!))
+  expect(units.map(sqlOf)).toEqual([[expect.stringMatching(/^BEGIN\b/), 'COMMIT']])
 })
 
 it('a unit that reads and writes nothing sends nothing; one that only writes is one round trip', async () => {
