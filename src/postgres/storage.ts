@@ -20,13 +20,6 @@ const NOTIFY_BYTES = 7000
 /** Times a unit runs again after a serialization failure, a deadlock, a lost race on a unique key or a long lock wait. */
 const MAX_ATTEMPTS = 20
 
-/**
- * Each unit's transaction. A lock waited for longer than its lock_timeout
- * fails with 55P03 and the unit runs again: a backstop against a convoy of
- * units on one row that would otherwise hold requests for long.
- */
-const BEGIN = "BEGIN; SET LOCAL lock_timeout = '5s'"
-
 /** Deleted ids whose places a table remembers, as the memory store does (docs/api.md, "Lists"). */
 const DELETED_KEPT = 10_000
 
@@ -162,19 +155,13 @@ export class PgStorage extends PgReader implements Storage {
       let value: T
       let changes: Change[]
       try {
-        await client.query(BEGIN)
         value = await work(tx)
         changes = tx.end()
-        let commit = 'COMMIT'
-        if (changes.length > 0) {
-          await tx.apply(changes)
-          commit = (await this.#notify(client, changes)) + commit
-        }
-        await client.query(commit)
+        await tx.commit(changes, changes.length > 0 ? this.#notice(changes) : '')
       } catch (error) {
         tx.end()
         let broken = isUnavailable(error) ? (error as Error) : undefined
-        if (!broken) await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
+        if (!broken && tx.begun) await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
         client.off('error', ignore)
         client.release(broken)
         if (broken) throw this.#fail(broken)
@@ -197,20 +184,16 @@ export class PgStorage extends PgReader implements Storage {
   }
 
   /**
-   * Tells the other instances of this unit's changes, when it commits:
-   * inline when they fit in a notification, else through the `changes` table.
+   * The statement that tells the other instances of this unit's changes when
+   * it commits, sent with the COMMIT: inline when they fit in a notification,
+   * else through the `changes` table.
    */
-  async #notify(client: pg.PoolClient, changes: readonly Change[]): Promise<string> {
+  #notice(changes: readonly Change[]): string {
     const inline = JSON.stringify({from: this.#instance, changes})
-    // sent with the COMMIT, as one simple query: a round trip less for every change (docs/postgres.md, "Speed")
-    if (Buffer.byteLength(inline) <= NOTIFY_BYTES)
-      return `SELECT pg_notify('${CHANNEL}', ${client.escapeLiteral(inline)}); `
-    await client.query(
-      `WITH row AS (INSERT INTO changes (changes) VALUES ($1) RETURNING seq)
-       SELECT pg_notify($2, json_build_object('from', $3::text, 'seq', seq)::text) FROM row`,
-      [JSON.stringify(changes), CHANNEL, this.#instance],
-    )
-    return ''
+    if (Buffer.byteLength(inline) <= NOTIFY_BYTES) return `SELECT pg_notify('${CHANNEL}', ${pg.escapeLiteral(inline)})`
+    const [from, large] = [this.#instance, JSON.stringify(changes)].map(pg.escapeLiteral)
+    return `WITH row AS (INSERT INTO changes (changes) VALUES (${large}) RETURNING seq)
+      SELECT pg_notify('${CHANNEL}', json_build_object('from', ${from}::text, 'seq', seq)::text) FROM row`
   }
 
   override async get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {

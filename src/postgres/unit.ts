@@ -1,18 +1,75 @@
-import type pg from 'pg'
+import pg from 'pg'
 import type {CollectionName, Collections} from '../domain/records.js'
 import type {Change, UnitOfWork} from '../service/storage.js'
 import {UnitWrites} from '../service/unit-writes.js'
-import {PgReader, text, untext} from './reader.js'
+import {PgReader, type Sql, text, untext} from './reader.js'
 import {COLUMNS} from './schema.js'
 
 type Row = Record<string, unknown>
 
-/** One unit of work: one transaction; its writes are collected and applied together when it ends. */
+/**
+ * How each unit's transaction begins. A lock waited for longer than its
+ * lock_timeout fails with 55P03 and the unit runs again: a backstop against
+ * a convoy of units on one row that would otherwise hold requests for long.
+ */
+const BEGIN = "BEGIN; SET LOCAL lock_timeout = '5s'"
+
+/** A value as an SQL literal: text, a number, NULL, or an array of them (`$1::text[]` becomes `ARRAY[…]::text[]`). */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL'
+  if (typeof value === 'string') return pg.escapeLiteral(value)
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value)
+  if (Array.isArray(value)) return `ARRAY[${value.map(literal).join(', ')}]`
+  throw new Error(`postgres: no literal for ${typeof value}`)
+}
+
+/** `sql` with its `$n` placeholders replaced by `values` as literals, to send as (part of) a simple query. */
+function inline(sql: string, values: readonly unknown[] = []): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1]))
+}
+
+/**
+ * A unit's connection. The transaction begins with the unit's first
+ * statement, in the same simple query, so `BEGIN` costs no round trip of its
+ * own (docs/postgres.md, "The round trips of a push"); its values are sent
+ * as literals then, as the notification always was.
+ */
+class UnitSql implements Sql {
+  begun = false
+
+  constructor(readonly client: pg.PoolClient) {}
+
+  query<R extends pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    if (this.begun) return this.client.query<R>(sql, values)
+    return this.simple<R>(values === undefined || values.length === 0 ? sql : inline(sql, values))
+  }
+
+  /**
+   * Sends `sql` (its values written in as literals) as one simple query, after BEGIN if it is the
+   * unit's first; resolves with its last statement's result.
+   */
+  async simple<R extends pg.QueryResultRow>(sql: string): Promise<pg.QueryResult<R>> {
+    const text = this.begun ? sql : `${BEGIN}; ${sql}`
+    this.begun = true
+    const results = (await this.client.query(text)) as unknown as pg.QueryResult<R> | pg.QueryResult<R>[]
+    return Array.isArray(results) ? results.at(-1)! : results
+  }
+}
+
+/** One unit of work: one transaction; its writes are collected and sent together with its COMMIT. */
 export class PgUnit extends PgReader implements UnitOfWork {
   readonly #writes = new UnitWrites()
+  readonly #sql: UnitSql
 
   constructor(client: pg.PoolClient) {
-    super(client, true)
+    const sql = new UnitSql(client)
+    super(sql, true)
+    this.#sql = sql
+  }
+
+  /** Whether the transaction was opened: a unit that sent nothing has nothing to commit or roll back. */
+  get begun(): boolean {
+    return this.#sql.begun
   }
 
   put<C extends CollectionName>(collection: C, id: string, record: Collections[C]): void {
@@ -38,8 +95,20 @@ export class PgUnit extends PgReader implements UnitOfWork {
     return this.#writes.end()
   }
 
-  /** Writes `changes` in this unit's transaction, each collection's in one statement. */
-  async apply(changes: readonly Change[]): Promise<void> {
+  /**
+   * Commits the unit: `changes` (each collection's in one statement), then
+   * `notice` (the statement that tells the other instances) and `COMMIT`, as
+   * one simple query: one round trip however many collections it writes. A
+   * statement that fails skips the rest, the `COMMIT` with them, and the
+   * transaction is rolled back as after any failure.
+   */
+  async commit(changes: readonly Change[], notice = ''): Promise<void> {
+    if (!this.begun && changes.length === 0) return
+    const statements = [...this.#statements(changes), notice, 'COMMIT'].filter((statement) => statement !== '')
+    await this.#sql.simple(statements.join(';\n'))
+  }
+
+  #statements(changes: readonly Change[]): string[] {
     // the last write of each record wins; records keep the order they were first written in (their places)
     const last = new Map<string, Change>()
     for (const change of changes) last.set(`${change[0]}\u0000${change[1]}`, change)
@@ -52,52 +121,45 @@ export class PgUnit extends PgReader implements UnitOfWork {
       else if (this.absent.has(key)) writes.inserts.push(change)
       else writes.upserts.push(change)
     }
+    const statements: string[] = []
     for (const [collection, {deletes, inserts, upserts}] of byCollection) {
-      if (deletes.length > 0) await this.#delete(collection, deletes)
-      if (inserts.length > 0) await this.#insert(collection, inserts, false)
-      if (upserts.length > 0) await this.#insert(collection, upserts, true)
+      if (deletes.length > 0) statements.push(deleteStatement(collection, deletes))
+      if (inserts.length > 0) statements.push(insertStatement(collection, inserts, false))
+      if (upserts.length > 0) statements.push(insertStatement(collection, upserts, true))
     }
+    return statements
   }
+}
 
-  async #delete(collection: CollectionName, ids: string[]): Promise<void> {
-    await this.sql.query(
-      `WITH gone AS (DELETE FROM ${collection} WHERE id = ANY($1::text[]) RETURNING id, seq)
-       INSERT INTO deleted (collection, id, seq) SELECT $2, id, seq FROM gone
-       ON CONFLICT (collection, id) DO UPDATE SET seq = excluded.seq`,
-      [ids.map(text), collection],
-    )
-  }
+/** Deletes `ids` from `collection`, keeping their places for list cursors (docs/api.md, "Lists"). */
+function deleteStatement(collection: CollectionName, ids: readonly string[]): string {
+  return `WITH gone AS (DELETE FROM ${collection} WHERE id = ANY(${literal(ids.map(text))}::text[]) RETURNING id, seq)
+    INSERT INTO deleted (collection, id, seq) SELECT ${literal(collection)}, id, seq FROM gone
+    ON CONFLICT (collection, id) DO UPDATE SET seq = excluded.seq`
+}
 
-  /**
-   * One statement for all the puts of a collection, in their order (a new
-   * record's place follows it). A record the unit found absent is inserted
-   * plainly: if another unit made it meanwhile, the unique key refuses it and
-   * the unit runs again, seeing it (an `Idempotency-Key` sent twice at once).
-   */
-  async #insert(collection: CollectionName, changes: Change[], upsert: boolean): Promise<void> {
-    const columns = COLUMNS[collection]
-    const arrays: unknown[][] = [[], [], [], ...columns.map(() => [])]
-    for (const [, id, record] of changes) {
-      const row = record as Row
-      arrays[0]!.push(text(id))
-      arrays[1]!.push(text(row.account_id as string))
-      arrays[2]!.push(JSON.stringify(row))
-      columns.forEach((column, i) => {
-        const value = row[column]
-        arrays[3 + i]!.push(value === undefined || value === null ? null : text(String(value)))
-      })
+/**
+ * One statement for all the puts of a collection, in their order (a new
+ * record's place follows it). A record the unit found absent is inserted
+ * plainly: if another unit made it meanwhile, the unique key refuses it and
+ * the unit runs again, seeing it (an `Idempotency-Key` sent twice at once).
+ */
+function insertStatement(collection: CollectionName, changes: readonly Change[], upsert: boolean): string {
+  const columns = COLUMNS[collection]
+  const rows = changes.map(([, id, record]) => {
+    const row = record as Row
+    const values: (string | null)[] = [text(id), text(row.account_id as string), JSON.stringify(row)]
+    for (const column of columns) {
+      const value = row[column]
+      values.push(value === undefined || value === null ? null : text(String(value)))
     }
-    const names = ['id', 'account_id', 'doc', ...columns]
-    const types = ['text', 'text', 'json', ...columns.map(() => 'text')]
-    const set = names
-      .slice(1)
-      .map((name) => `${name} = excluded.${name}`)
-      .join(', ')
-    await this.sql.query(
-      `INSERT INTO ${collection} (${names.join(', ')})
-       SELECT * FROM unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
-       ${upsert ? `ON CONFLICT (id) DO UPDATE SET ${set}` : ''}`,
-      arrays,
-    )
-  }
+    return `(${values.map(literal).join(', ')})`
+  })
+  const names = ['id', 'account_id', 'doc', ...columns]
+  const set = names
+    .slice(1)
+    .map((name) => `${name} = excluded.${name}`)
+    .join(', ')
+  const conflict = upsert ? ` ON CONFLICT (id) DO UPDATE SET ${set}` : ''
+  return `INSERT INTO ${collection} (${names.join(', ')}) VALUES ${rows.join(', ')}${conflict}`
 }

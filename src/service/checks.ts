@@ -1,4 +1,4 @@
-import {applyPush, type PushOutcome} from '../domain/push.js'
+import {applyPush, type PushOutcome, pushReadsLocations} from '../domain/push.js'
 import type {CheckRecord} from '../domain/records.js'
 import type {CheckPush} from '../domain/schemas.js'
 import type {ServiceContext} from './context.js'
@@ -43,7 +43,8 @@ export class Checks {
       if (text && repeatsReplay(existing, text.text)) return noted(notes, existing, unchanged(existing))
       const body = text ? text.parse(text.text) : (pushed as CheckPush)
       if (notes && existing) notes.check_id = existing.id
-      const locations = await tx.list('locations', accountId)
+      // a change to a check that keeps its location needs no locations: one read less (docs/postgres.md)
+      const locations = pushReadsLocations(body, existing) ? await tx.list('locations', accountId) : undefined
       const outcome = applyPush({accountId, externalId, body, locations, existing, now: now(), baseUrl})
       if (outcome.check !== existing) tx.put('checks', outcome.check.id, outcome.check)
       await this.outbox.publish(tx, outcome.events)

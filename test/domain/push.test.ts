@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {applyClaim} from '../../src/domain/claims.js'
-import {applyPush, type PushInput} from '../../src/domain/push.js'
+import {applyPush, type PushInput, pushReadsLocations} from '../../src/domain/push.js'
 import type {CheckRecord, LocationRecord} from '../../src/domain/records.js'
 import type {CheckPush} from '../../src/domain/schemas.js'
 import {checkWith} from '../helpers/checks.js'
@@ -26,6 +26,17 @@ const push = (body: CheckPush, existing?: CheckRecord, locations = [location('lo
     now: '2026-01-01T12:00:00.000Z',
     baseUrl: 'http://x',
   } satisfies PushInput)
+
+/** A push given no locations, as the service makes one that `pushReadsLocations` says needs none. */
+const withoutLocations = (body: CheckPush, existing: CheckRecord) =>
+  applyPush({
+    accountId: 'acct_a',
+    externalId: 't1',
+    body,
+    existing,
+    now: '2026-01-01T12:00:00.000Z',
+    baseUrl: 'http://x',
+  })
 
 describe('applyPush', () => {
   it('creates a check and emits check.created whose data is the rendered check', () => {
@@ -128,6 +139,22 @@ describe('applyPush', () => {
 
   it('refuses a location of another account', () => {
     rejects(() => push(checkWith([['a', 1, 500]], {location_id: 'loc_x'})), 'validation_failed')
+  })
+
+  it('reads the locations only for a new check or a move: an update that keeps its location resolves without them', () => {
+    const first = push(checkWith([['a', 1, 500]]))
+    const moved = checkWith([['a', 2, 500]], {location_id: 'loc_2'})
+    expect(pushReadsLocations(checkWith([['a', 1, 500]]), undefined)).toBe(true)
+    expect(pushReadsLocations(moved, first.check)).toBe(true)
+    for (const body of [checkWith([['a', 2, 500]]), checkWith([['a', 2, 500]], {location_id: 'loc_1'})]) {
+      expect(pushReadsLocations(body, first.check)).toBe(false)
+      const next = withoutLocations(body, first.check)
+      expect([next.result, next.check.location_id]).toEqual(['updated', 'loc_1'])
+    }
+    // a move is checked against the locations as before
+    rejects(() => push(moved, first.check), 'validation_failed')
+    expect(push(moved, first.check, [location('loc_1'), location('loc_2')]).check.location_id).toBe('loc_2')
+    expect(() => withoutLocations(moved, first.check)).toThrow("needs the account's locations")
   })
 })
 

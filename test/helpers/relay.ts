@@ -5,9 +5,10 @@ import {createTestDatabase} from './postgres.js'
 /**
  * A TCP relay to the run's PostgreSQL on `port`: cutting it is what a lost
  * network does to every connection through it, while the database itself
- * goes on.
+ * goes on. `tap`, when given, is called for each connection and then sees
+ * every chunk its client sends (test/helpers/wire.ts reads them).
  */
-export function relay(port: number, target: URL) {
+export function relay(port: number, target: URL, tap?: () => (chunk: Buffer) => void) {
   const sockets = new Set<Socket>()
   let server: Server | undefined
   return {
@@ -19,6 +20,7 @@ export function relay(port: number, target: URL) {
           socket.on('close', () => sockets.delete(socket))
           socket.on('error', () => {})
         }
+        if (tap) client.on('data', tap())
         client.pipe(upstream).pipe(client)
       })
       await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve))
@@ -38,10 +40,10 @@ export function relay(port: number, target: URL) {
  * @example
  * const {db, link, url} = await databaseBehindRelay()
  */
-export async function databaseBehindRelay() {
+export async function databaseBehindRelay(tap?: () => (chunk: Buffer) => void) {
   const db = await createTestDatabase()
   const port = await freePort()
-  const link = relay(port, new URL(db.url))
+  const link = relay(port, new URL(db.url), tap)
   await link.open()
   const url = new URL(db.url)
   url.port = String(port)

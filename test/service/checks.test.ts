@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import type {CheckPush} from '../../src/domain/schemas.js'
+import type {PushNotes} from '../../src/service/request-log.js'
 import {checkWith} from '../helpers/checks.js'
 import {onPostgres} from '../helpers/postgres.js'
 import {collectionsOf, serviceForTest} from './service.js'
@@ -59,7 +60,7 @@ describe('service.checks.push', () => {
       const replay = asText(body)
       const first = await service.checks.push('acct_demo', 't1', replay)
       queued.length = 0
-      const notes = {}
+      const notes: PushNotes = {check_id: null, push_result: null}
       const second = await service.checks.push('acct_demo', 't1', replay, notes)
       expect([first.result, second.result, second.check]).toEqual(['unchanged', 'unchanged', created.check])
       expect(queued).toEqual([])

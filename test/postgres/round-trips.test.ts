@@ -1,0 +1,110 @@
+import {afterEach, expect, it} from 'vitest'
+import {PgStorage} from '../../src/postgres/storage.js'
+import {type RunningServer, startServer} from '../../src/server/start.js'
+import {checkWith} from '../helpers/checks.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {databaseBehindRelay} from '../helpers/relay.js'
+import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
+import {type RoundTrip, roundTrips, transactions} from '../helpers/wire.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+/** A database reached through a relay that reads the round trips sent to it off the wire. */
+async function databaseOnWire(): Promise<{url: string; trips: RoundTrip[]}> {
+  const wire = roundTrips()
+  const {db, link, url} = await databaseBehindRelay(wire.tap)
+  cleanup.push(() => db.drop())
+  cleanup.push(() => link.cut().catch(() => {}))
+  return {url, trips: wire.trips}
+}
+
+async function serverOnWire(): Promise<{server: RunningServer; trips: RoundTrip[]}> {
+  const {url, trips} = await databaseOnWire()
+  const seedFile = await writeSeed(await makeTempDir())
+  const server = await startServer({port: 0, host: '127.0.0.1', database: url, seedFile})
+  cleanup.push(() => server.close())
+  return {server, trips}
+}
+
+async function storageOnWire(): Promise<{storage: PgStorage; trips: RoundTrip[]}> {
+  const {url, trips} = await databaseOnWire()
+  const storage = await PgStorage.open({url})
+  cleanup.push(() => storage.close())
+  return {storage, trips}
+}
+
+const sqlOf = (tx: RoundTrip[]) => tx.map((trip) => trip.sql.join('; '))
+
+/** The transactions sent from round trip `from` on that write events: a push's that changed its check. */
+const changing = (trips: RoundTrip[], from: number) =>
+  transactions(trips.slice(from)).filter((tx) => sqlOf(tx).some((sql) => /INSERT INTO events\b/.test(sql)))
+
+it('a changing push is 3 round trips: BEGIN with the check, the endpoints, the writes with COMMIT', async () => {
+  const {server, trips} = await serverOnWire()
+  const receiver = await startReceiver()
+  cleanup.push(() => receiver.close())
+  const endpoint = await call(server.url, 'POST', '/v1/webhook-endpoints', {
+    body: {url: receiver.url, event_types: ['check.created', 'check.updated']},
+  })
+  expect(endpoint.status).toBe(201)
+  const push = (quantity: number, extra = {}) =>
+    call(server.url, 'PUT', '/v1/checks/external/rt1', {body: checkWith([['steak', quantity, 1000]], extra)})
+
+  // a new check reads the account's locations too: 4
+  for (const [quantity, extra, status, most] of [
+    [1, {}, 201, 4],
+    [2, {}, 200, 3],
+    [3, {location_id: 'loc_main'}, 200, 3],
+  ] as const) {
+    const from = trips.length
+    expect((await push(quantity, extra)).status).toBe(status)
+    const [tx, ...more] = changing(trips, from)
+    expect(more).toEqual([])
+    const sent = sqlOf(tx!)
+    expect(sent.length, sent.join('\n')).toBeLessThanOrEqual(most)
+    // the lock on the check opens the transaction; the writes, their notice and the COMMIT close it
+    expect(sent[0]).toMatch(/^BEGIN\b[\s\S]*FROM checks WHERE [\s\S]*FOR UPDATE$/)
+    expect(sent.at(-1)).toMatch(
+      /^INSERT INTO checks[\s\S]*INSERT INTO events[\s\S]*INSERT INTO deliveries[\s\S]*pg_notify[\s\S]*COMMIT$/,
+    )
+    if (status === 200) expect(sent.join('\n')).not.toMatch(/FROM locations/)
+  }
+  await receiver.waitFor(3)
+
+  // a push that changes nothing: its read, then COMMIT
+  const from = trips.length
+  const replay = await push(3, {location_id: 'loc_main'})
+  expect([replay.status, replay.headers.get('x-tablepay-push-result')]).toEqual([200, 'unchanged'])
+  const units = transactions(trips.slice(from)).filter((tx) => / FROM checks WHERE /.test(sqlOf(tx)[0]!))
+  expect(units.map(sqlOf)).toEqual([[expect.stringMatching(/^BEGIN\b/), 'COMMIT']])
+})
+
+it('a unit that reads and writes nothing sends nothing; one that only writes is one round trip', async () => {
+  const {storage, trips} = await storageOnWire()
+  let from = trips.length
+  expect(await storage.unit(async () => 'nothing')).toBe('nothing')
+  expect(trips.slice(from)).toEqual([])
+
+  from = trips.length
+  const record = {id: 'evt_1', account_id: 'acct_a', object: 'event', type: 'check.created'}
+  await storage.unit(async (tx) => tx.put('events', 'evt_1', record as never))
+  expect(sqlOf(trips.slice(from))).toEqual([expect.stringMatching(/^BEGIN\b[\s\S]*INSERT INTO events[\s\S]*COMMIT$/)])
+  expect(await storage.get('events', 'evt_1')).toEqual(record)
+})
+
+it('values sent as literals come back as they were: quotes, backslashes, NUL, a placeholder', async () => {
+  const {storage} = await storageOnWire()
+  const odd = `it's \\ "quoted" \\' $1 $$ \u0000 é`
+  const id = `evt_${odd}`
+  const record = {id, account_id: `acct_${odd}`, object: 'event', type: odd, note: odd}
+  await storage.unit(async (tx) => tx.put('events', id, record as never))
+  // a unit's first read opens the transaction and carries its values as literals: a get, a filtered list
+  expect(JSON.stringify(await storage.unit((tx) => tx.get('events', id)))).toBe(JSON.stringify(record))
+  const listed = await storage.unit((tx) => tx.list('events', `acct_${odd}`, {type: odd as never}))
+  expect(JSON.stringify(listed)).toBe(JSON.stringify([record]))
+  await storage.unit(async (tx) => tx.delete('events', id))
+  expect(await storage.get('events', id)).toBeUndefined()
+})
