@@ -85,3 +85,69 @@ async function reopen<T>(
 function isTransient(error: unknown): boolean {
   return error instanceof TablepayConnectionError || (error instanceof TablepayApiError && error.status >= 500)
 }
+
+/** How a live feed asks the server for what it missed while its stream was away. */
+export interface CatchUp<T> {
+  /** The records the server still shows from wall-clock time `since` (ms) on, oldest first. */
+  since(since: number): Promise<T[]>
+  /** A record's identity: the stream's copy of a record the catch-up yielded is dropped. */
+  key(record: T): string
+  /** A record's wall-clock time (ms). */
+  time(record: T): number
+}
+
+export interface FollowHooks {
+  signal: AbortSignal
+  onDrop(reason: string): void
+  /** The stream is open again, and `missed` records made while it was away come first. */
+  onReconnect(missed: number): void
+}
+
+/**
+ * A live feed across drops that also yields what was made while its stream
+ * was away, as far as the server still shows it (`catchUp`): the stream
+ * carries no ids to resume from, so the feed asks for what is newer than the
+ * last record it yielded (or than its start), then drops the stream's copies
+ * of what that answer already held.
+ *
+ * @example
+ * const entries = await followLiveStream(open, {since: async (t) => listNewer(t), key: (e) => e.id, time: (e) => Date.parse(e.created_at)}, hooks)
+ */
+export async function followLiveStream<T>(
+  open: OpenStream<T>,
+  catchUp: CatchUp<T>,
+  {signal, onDrop, onReconnect}: FollowHooks,
+): Promise<AsyncGenerator<T>> {
+  // the newest time yielded, and the keys yielded at exactly that time
+  let since = Date.now()
+  let atSince = new Set<string>()
+  // what the last catch-up yielded, which the stream opened just before it may carry again
+  let doubles = new Set<string>()
+  const records = await openReconnectingStream(async (opened) => dropDoubles(await open(opened)), {
+    signal,
+    onDrop,
+    onReconnect: async () => {
+      const missed = (await catchUp.since(since)).filter((record) => {
+        const time = catchUp.time(record)
+        return time > since || (time === since && !atSince.has(catchUp.key(record)))
+      })
+      doubles = new Set(missed.map(catchUp.key))
+      onReconnect(missed.length)
+      return missed
+    },
+  })
+  return track(records)
+
+  async function* dropDoubles(messages: AsyncGenerator<T>): AsyncGenerator<T> {
+    for await (const record of messages) if (!doubles.delete(catchUp.key(record))) yield record
+  }
+
+  async function* track(all: AsyncGenerator<T>): AsyncGenerator<T> {
+    for await (const record of all) {
+      const time = catchUp.time(record)
+      if (time > since) [since, atSince] = [time, new Set()]
+      if (time === since) atSince.add(catchUp.key(record))
+      yield record
+    }
+  }
+}
