@@ -5,9 +5,10 @@ import {newAttempts} from '../cli/deliveries/attempt-feed.js'
 import {ApiCommand} from '../cli/api-command.js'
 import {attemptJson, renderAttemptLine} from '../cli/views/delivery.js'
 import {eventTypesFlag, eventTypesOf} from '../cli/flags/event-types.js'
-import {openReconnectingStream} from '../cli/deliveries/reconnecting-stream.js'
+import {openReconnectingStream} from '../cli/reconnecting-stream.js'
 import {abortOnSignal} from '../cli/shutdown.js'
 import {style} from '../cli/views/style.js'
+import {renderReconnected, renderStreamDropped} from '../cli/views/stream.js'
 import {duration} from '../cli/flags/duration.js'
 import {parseChaosSpec} from '../cli/webhooks/chaos-spec.js'
 import type {ChaosInput} from '../domain/schemas.js'
@@ -68,9 +69,9 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
     let failure: unknown
     try {
       // subscribe first, so not one attempt to the new endpoint can be missed
-      const messages = await openReconnectingStream(this.client, {
+      const messages = await openReconnectingStream((opened) => this.client.openStream({signal: opened}), {
         signal,
-        onDrop: (reason) => this.notice(`Stream dropped (${reason}); reconnecting…`),
+        onDrop: (reason) => this.notice(renderStreamDropped(reason)),
         onReconnect: async () => {
           endpoint = await this.#reconnected(endpoint!)
         },
@@ -136,7 +137,7 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
   async #reconnected(endpoint: Endpoint): Promise<Endpoint> {
     try {
       await this.client.getWebhookEndpoint(endpoint.id)
-      this.notice('Reconnected.')
+      this.notice(renderReconnected())
       return endpoint
     } catch (error) {
       if (!(error instanceof TablepayApiError && error.status === 404)) throw error

@@ -5,7 +5,10 @@ import {holdBody} from './internal/expect-continue.js'
 export interface Listener {
   /** `http://HOST:PORT`, no trailing slash: the address actually listened on. */
   url: string
-  /** Stops accepting, lets answers under way finish, then closes every connection; once, however often called. */
+  /**
+   * Stops accepting, closes the connections with no answer under way (idle, or that sent nothing yet), lets
+   * answers under way finish, then closes their connections; once, however often called.
+   */
   close(): Promise<void>
 }
 
@@ -61,10 +64,14 @@ export async function listenOn(port: number, host: string, handle: RequestListen
     new Promise<void>((resolve, reject) => {
       server.close((error) => (error ? reject(error) : resolve()))
       server.closeIdleConnections()
-      // a keep-alive connection still answering is closed once its answer is out
       for (const socket of sockets) {
         const answer = (socket as Socket & {_httpMessage?: ServerResponse})._httpMessage
-        answer?.once('finish', () => socket.destroySoon())
+        // a keep-alive connection still answering is closed once its answer is out
+        if (answer) answer.once('finish', () => socket.destroySoon())
+        // one with no answer under way goes now: closeIdleConnections leaves open a connection that has sent no
+        // request yet (the spare one fetch opens after a stream it aborted, a browser's preconnect), and close
+        // would wait until its client drops it (4 s for fetch)
+        else socket.destroy()
       }
     })
   // closing twice (a test, then its cleanup) waits for the one close

@@ -3,7 +3,7 @@ import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {runInProcess} from './run-command.js'
+import {type RunningCommand, runInProcess, startInProcess} from './run-command.js'
 
 /** The repository root: the CLI runs from here, so `fixtures/…` paths work as in the docs. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -72,6 +72,21 @@ function spawnCli(
  */
 export function runCommand(args: string[], {env, input}: Pick<CliOptions, 'env' | 'input'> = {}): Promise<CliResult> {
   return runInProcess(ROOT, args, cleanEnv(env), input)
+}
+
+/**
+ * Starts a command that keeps running (`deliveries tail`, `logs tail`) in
+ * this process, with the environment runCommand gives: its output can be
+ * waited for as it comes, and `interrupt()` ends it as Ctrl+C does. Other
+ * in-process runs wait until it ends, so talk to the server over HTTP
+ * meanwhile.
+ *
+ * @example
+ * const tail = startCommand(['logs', 'tail', '--json'], {env: server.env})
+ * await tail.waitForStderr('Waiting for requests')
+ */
+export function startCommand(args: string[], {env}: Pick<CliOptions, 'env'> = {}): RunningCommand {
+  return startInProcess(ROOT, args, cleanEnv(env))
 }
 
 /**

@@ -43,7 +43,87 @@ export function runInProcess(root: string, args: string[], env: NodeJS.ProcessEn
   return result
 }
 
-async function runAlone(root: string, args: string[], env: NodeJS.ProcessEnv, input: string): Promise<CommandResult> {
+/** What a command writes, as it writes it. */
+type OnWrite = (name: 'stdout' | 'stderr', text: string) => void
+
+export interface RunningCommand {
+  /** Everything printed on stdout so far. */
+  stdout(): string
+  stderr(): string
+  /** Resolves with stdout once it contains `text`; rejects if the command ends first. */
+  waitForOutput(text: string): Promise<string>
+  /** Resolves with stderr once it contains `text`; rejects if the command ends first. */
+  waitForStderr(text: string): Promise<string>
+  /** Ctrl+C: runs the SIGINT handlers the command installed (no signal is sent), then resolves with its result. */
+  interrupt(): Promise<CommandResult>
+  /** The result once the command ends. */
+  done: Promise<CommandResult>
+}
+
+/**
+ * Starts a command that keeps running (`deliveries tail`, `logs tail`) in
+ * this process, as runInProcess runs one, with its output readable as it
+ * comes; `interrupt()` ends it as Ctrl+C does. Other in-process commands wait
+ * for it to end.
+ *
+ * @example
+ * const tail = startInProcess(ROOT, ['logs', 'tail'], env)
+ * await tail.waitForStderr('Waiting for requests')
+ */
+export function startInProcess(root: string, args: string[], env: NodeJS.ProcessEnv): RunningCommand {
+  const output = {stdout: '', stderr: ''}
+  const waiters = new Set<() => void>()
+  let ended = false
+  const onWrite: OnWrite = (name, text) => {
+    output[name] += text
+    for (const check of waiters) check()
+  }
+  let interrupt = () => {}
+  const done = queue.then(() =>
+    runAlone(root, args, env, '', onWrite, (send) => {
+      interrupt = send
+    }),
+  )
+  queue = done.catch(() => undefined)
+  void done.finally(() => {
+    ended = true
+    for (const check of waiters) check()
+  })
+  const waitFor = (name: 'stdout' | 'stderr', text: string) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        if (output[name].includes(text)) resolve(output[name])
+        else if (ended)
+          reject(new Error(`${args.join(' ')} ended before printing ${JSON.stringify(text)}:\n${output.stderr}`))
+        else return
+        waiters.delete(check)
+      }
+      waiters.add(check)
+      check()
+    })
+  return {
+    stdout: () => output.stdout,
+    stderr: () => output.stderr,
+    waitForOutput: (text) => waitFor('stdout', text),
+    waitForStderr: (text) => waitFor('stderr', text),
+    interrupt() {
+      // once: a second Ctrl+C would reach the handler that ends the process at once
+      interrupt()
+      interrupt = () => {}
+      return done
+    },
+    done,
+  }
+}
+
+async function runAlone(
+  root: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input: string,
+  onWrite?: OnWrite,
+  onStarted?: (interrupt: () => void) => void,
+): Promise<CommandResult> {
   const {run, handle} = await oclif()
   const saved = {env: {...process.env}, argv: process.argv, stdin: Object.getOwnPropertyDescriptor(process, 'stdin')!}
   const exit = handle.Exit.exit
@@ -58,6 +138,13 @@ async function runAlone(root: string, args: string[], env: NodeJS.ProcessEnv, in
   const emitWarning = process.emitWarning
   process.emitWarning = ((warning: string | Error, options?: {code?: string}) =>
     options?.code === 'UnparsedCommand' || emitWarning.call(process, warning, options)) as typeof emitWarning
+  // the command's own signal handlers: Ctrl+C reaches only them, and none is left behind
+  const before = {SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM')}
+  const added = (name: 'SIGINT' | 'SIGTERM') => process.listeners(name).filter((l) => !before[name].includes(l))
+  let running = true
+  onStarted?.(() => {
+    if (running) for (const listener of added('SIGINT')) listener('SIGINT')
+  })
   try {
     const output = await captureOutput(async () => {
       try {
@@ -67,9 +154,11 @@ async function runAlone(root: string, args: string[], env: NodeJS.ProcessEnv, in
       } catch (error) {
         await handle.handle(error as Error)
       }
-    })
+    }, onWrite)
     return {code: code ?? Number(process.exitCode ?? 0), ...output}
   } finally {
+    running = false
+    for (const name of ['SIGINT', 'SIGTERM'] as const) for (const listener of added(name)) process.off(name, listener)
     handle.Exit.exit = exit
     process.emitWarning = emitWarning
     process.exitCode = undefined
@@ -90,12 +179,13 @@ function replaceEnv(env: NodeJS.ProcessEnv): void {
  * takes it (console, `this.log` and ora all end in these two `write`s), but
  * with colours left as they are: the runs are set up without them.
  */
-async function captureOutput(fn: () => Promise<void>): Promise<{stdout: string; stderr: string}> {
+async function captureOutput(fn: () => Promise<void>, onWrite?: OnWrite): Promise<{stdout: string; stderr: string}> {
   const chunks = {stdout: [] as Buffer[], stderr: [] as Buffer[]}
   const writes = {stdout: process.stdout.write, stderr: process.stderr.write}
   for (const name of ['stdout', 'stderr'] as const) {
     process[name].write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       chunks[name].push(Buffer.from(chunk))
+      onWrite?.(name, Buffer.from(chunk).toString())
       const done = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined
       done?.()
       return true

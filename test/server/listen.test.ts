@@ -1,4 +1,5 @@
 import {createServer, type Server} from 'node:http'
+import {connect} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startServer} from '../../src/server/start.js'
 import {startSimulator} from '../../src/testing.js'
@@ -44,6 +45,23 @@ describe('close()', () => {
     const started = Date.now()
     await server.close()
     expect(Date.now() - started).toBeLessThan(2000)
+  })
+
+  it('ends a connection that has sent no request yet (fetch opens one after a stream it aborted), rather than waiting for its client', async () => {
+    const server = await startServer({port: 0, host: '127.0.0.1'})
+    const {port} = new URL(server.url)
+    // what fetch leaves behind once a stream it read is aborted: a spare connection on which nothing is sent
+    const spare = connect(Number(port), '127.0.0.1')
+    await new Promise((resolve) => spare.once('connect', resolve))
+    const hungUp = new Promise((resolve) => spare.once('close', resolve))
+    spare.on('error', () => {})
+    // accepted by now: the server takes pending connections in order, and this later one was answered
+    expect((await fetch(`${server.url}/v1/health`)).status).toBe(200)
+
+    // the client never leaves on its own: close resolves only if the server hangs up on it
+    await server.close()
+    await hungUp
+    expect(spare.destroyed).toBe(true)
   })
 
   it('may be called twice, as a test and then its cleanup do', async () => {

@@ -1,6 +1,14 @@
 import type {Delivery, StreamMessage, TablepayClient} from '../../client/client.js'
 import {TablepayError} from '../../client/errors.js'
 import type {DeliveryAttempt} from '../../domain/schemas.js'
+import {newestFirst} from '../list-pages.js'
+import {type FollowHooks, followLiveStream} from '../reconnecting-stream.js'
+
+/** One attempt, with the delivery as it stood once the attempt was made. */
+export interface AttemptItem {
+  delivery: Delivery
+  attempt: DeliveryAttempt
+}
 
 /**
  * Opens the live feed of new delivery attempts (the streaming part of
@@ -27,6 +35,70 @@ async function* untilAborted<T>(messages: AsyncIterable<T>, signal: AbortSignal,
     )
 }
 
+/**
+ * The live feed of new delivery attempts across drops (`deliveries tail`):
+ * when the stream drops it reconnects (`hooks.onDrop`, `hooks.onReconnect`),
+ * and first yields the attempts made meanwhile that the deliveries list
+ * shows (see `attemptsSince`). It ends only when `hooks.signal` aborts.
+ *
+ * @example
+ * const feed = await followAttempts(client, {signal, onDrop: console.warn, onReconnect: () => {}})
+ */
+export async function followAttempts(
+  client: TablepayClient,
+  {endpointId, ...hooks}: FollowHooks & {endpointId?: string},
+): Promise<AsyncGenerator<AttemptItem>> {
+  return followLiveStream(
+    async (signal) => newAttempts(await client.openStream({signal}), endpointId),
+    {
+      since: (since) => attemptsSince(client, since, endpointId),
+      key: ({delivery, attempt}) => `${delivery.id}#${attempt.attempt}`,
+      time: ({attempt}) => Date.parse(attempt.at),
+    },
+    hooks,
+  )
+}
+
+/**
+ * The attempts made from wall-clock time `since` (ms) on, oldest first, in
+ * the deliveries created since then and those still pending (which retries
+ * go on trying), at most a few pages of each. An attempt that ended an older
+ * delivery meanwhile (it succeeded or died) is not among them: `deliveries
+ * list` shows it.
+ */
+export async function attemptsSince(
+  client: TablepayClient,
+  since: number,
+  endpointId?: string,
+): Promise<AttemptItem[]> {
+  const found = new Map<string, Delivery>()
+  for await (const delivery of newestFirst((page) => client.listDeliveries({...page, endpoint_id: endpointId}))) {
+    if (Date.parse(delivery.created_at) < since) break
+    found.set(delivery.id, delivery)
+  }
+  const pending = (page: {limit: number; starting_after?: string}) =>
+    client.listDeliveries({...page, endpoint_id: endpointId, status: 'pending'})
+  for await (const delivery of newestFirst(pending)) found.set(delivery.id, delivery)
+  const items = [...found.values()].flatMap((delivery) =>
+    delivery.attempts.flatMap((attempt, i) =>
+      Date.parse(attempt.at) < since ? [] : [{delivery: asAfter(delivery, i), attempt}],
+    ),
+  )
+  return items.sort((a, b) => Date.parse(a.attempt.at) - Date.parse(b.attempt.at))
+}
+
+// The delivery as it stood after its attempt `i`: what a line says follows it (a retry, the end).
+function asAfter(delivery: Delivery, i: number): Delivery {
+  const next = delivery.attempts[i + 1]
+  if (!next || next.duplicate) return delivery
+  return {
+    ...delivery,
+    status: 'pending',
+    next_attempt_at: next.scheduled_at,
+    attempts: delivery.attempts.slice(0, i + 1),
+  }
+}
+
 // A delivery is announced on every change: created, attempted, retried or
 // canceled. Only an attempt stamps the delivery's updated_at with its own
 // time, so that is how a message carrying a new attempt is told apart; the
@@ -34,7 +106,7 @@ async function* untilAborted<T>(messages: AsyncIterable<T>, signal: AbortSignal,
 export async function* newAttempts(
   messages: AsyncIterable<StreamMessage>,
   endpointId?: string,
-): AsyncGenerator<{delivery: Delivery; attempt: DeliveryAttempt}> {
+): AsyncGenerator<AttemptItem> {
   for await (const message of messages) {
     if (message.type !== 'delivery') continue
     const delivery = message.data

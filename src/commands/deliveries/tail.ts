@@ -1,15 +1,18 @@
 import {Flags} from '@oclif/core'
-import {openAttemptFeed} from '../../cli/deliveries/attempt-feed.js'
+import {followAttempts} from '../../cli/deliveries/attempt-feed.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {attemptJson, renderAttemptLine} from '../../cli/views/delivery.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
+import {renderReconnected, renderStreamDropped} from '../../cli/views/stream.js'
 import {style} from '../../cli/views/style.js'
 
 export default class DeliveriesTail extends ApiCommand<typeof DeliveriesTail> {
   static override summary = 'Print delivery attempts live, one line each.'
 
   static override description = `Each attempt as it is made: time, event type, endpoint, the receiver's answer, duration, and for a failure what happens next. \
-With --json, one JSON object per line. Runs until Ctrl+C or until the server stops.`
+With --json, one JSON object per line. Runs until Ctrl+C. \
+When the stream drops (the server restarts, the connection breaks) it reconnects, with a line on stderr, \
+and first prints the attempts made meanwhile to deliveries created since or still pending.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
@@ -26,7 +29,12 @@ With --json, one JSON object per line. Runs until Ctrl+C or until the server sto
   public async run(): Promise<void> {
     // an endpoint that does not exist would only ever show nothing: say so (not_found) instead of waiting
     if (this.flags.endpoint) await this.client.getWebhookEndpoint(this.flags.endpoint)
-    const feed = await openAttemptFeed(this.client, {signal: abortOnSignal(), endpointId: this.flags.endpoint})
+    const feed = await followAttempts(this.client, {
+      signal: abortOnSignal(),
+      endpointId: this.flags.endpoint,
+      onDrop: (reason) => this.notice(renderStreamDropped(reason)),
+      onReconnect: (count) => this.notice(renderReconnected({count, noun: 'attempt'})),
+    })
     this.notice(style.dim('Waiting for delivery attempts. Ctrl+C to stop.'))
     for await (const {delivery, attempt} of feed)
       this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))

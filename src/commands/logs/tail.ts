@@ -1,15 +1,18 @@
 import {ApiCommand} from '../../cli/api-command.js'
 import {requestFilterFlags, requestFilters} from '../../cli/flags/requests.js'
+import {followRequests} from '../../cli/logs/request-feed.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
 import {fieldsOf, renderRequestLine} from '../../cli/views/request.js'
+import {renderReconnected, renderStreamDropped} from '../../cli/views/stream.js'
 import {style} from '../../cli/views/style.js'
-import {requestMatches} from '../../domain/request-log.js'
 
 export default class LogsTail extends ApiCommand<typeof LogsTail> {
   static override summary = 'Print the API requests of the account live, one line each.'
 
   static override description = `Each request to the API as it is answered: time, method, path, status, the push result or error code, duration and request id. \
-With --json, one JSON object per line: the whole request log entry, bodies included. Runs until Ctrl+C or until the server stops.`
+With --json, one JSON object per line: the whole request log entry, bodies included. Runs until Ctrl+C. \
+When the stream drops (the server restarts, the connection breaks) it reconnects, with a line on stderr, \
+and first prints the requests logged meanwhile that the request log still holds (a restart empties it).`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
@@ -20,12 +23,12 @@ With --json, one JSON object per line: the whole request log entry, bodies inclu
   static override flags = requestFilterFlags
 
   public async run(): Promise<void> {
-    const filters = requestFilters(this.flags)
-    const messages = await this.client.openRequestStream({signal: abortOnSignal()})
+    const entries = await followRequests(this.client, requestFilters(this.flags), {
+      signal: abortOnSignal(),
+      onDrop: (reason) => this.notice(renderStreamDropped(reason)),
+      onReconnect: (count) => this.notice(renderReconnected({count, noun: 'request'})),
+    })
     this.notice(style.dim('Waiting for requests. Ctrl+C to stop.'))
-    for await (const message of messages) {
-      if (message.type !== 'request' || !requestMatches(message.data, filters)) continue
-      this.emit(message.data, renderRequestLine(fieldsOf(message.data)))
-    }
+    for await (const entry of entries) this.emit(entry, renderRequestLine(fieldsOf(entry)))
   }
 }

@@ -1,0 +1,153 @@
+import {setTimeout as delay} from 'node:timers/promises'
+import {TablepayApiError, TablepayConnectionError} from '../client/errors.js'
+import {networkReason} from '../shared/network-reason.js'
+
+export interface ReconnectHooks<T> {
+  signal: AbortSignal
+  /** The stream dropped (`reason` says how); reconnection attempts follow. */
+  onDrop(reason: string): void
+  /**
+   * The stream is open again; runs before any of its messages is read. What
+   * it returns (what happened while the stream was away, when the caller can
+   * ask the server for it) is yielded first.
+   */
+  onReconnect(): Promise<readonly T[] | void>
+}
+
+/** The first wait before opening a dropped stream again; it doubles up to `MAX_WAIT_MS`. */
+export const FIRST_WAIT_MS = 250
+export const MAX_WAIT_MS = 5000
+
+/** Opens one live stream (`GET /sim/stream` read one way or another) that ends when `signal` aborts. */
+export type OpenStream<T> = (signal: AbortSignal) => Promise<AsyncGenerator<T>>
+
+/**
+ * A live stream across drops (what `listen`, `deliveries tail` and `logs
+ * tail` read): when the server ends it or the connection breaks, it is
+ * opened again (waits of 250 ms doubling to 5 s) until the server answers or
+ * `signal` aborts. Resolves once the first stream is open, so nothing after
+ * that is missed; a server that is not there at all is an error.
+ *
+ * @example
+ * const messages = await openReconnectingStream((signal) => client.openStream({signal}), {
+ *   signal,
+ *   onDrop: console.warn,
+ *   onReconnect: async () => {},
+ * })
+ */
+export async function openReconnectingStream<T>(
+  open: OpenStream<T>,
+  hooks: ReconnectHooks<T>,
+): Promise<AsyncGenerator<T>> {
+  return follow(await open(hooks.signal), open, hooks)
+}
+
+async function* follow<T>(first: AsyncGenerator<T>, open: OpenStream<T>, hooks: ReconnectHooks<T>): AsyncGenerator<T> {
+  let messages: AsyncGenerator<T> | undefined = first
+  while (messages) {
+    let reason = 'the server closed it'
+    try {
+      yield* messages
+    } catch (error) {
+      // undici reports a broken connection as TypeError('terminated'); anything else is not a drop
+      if (!(error instanceof TypeError)) throw error
+      reason = networkReason(error)
+    }
+    if (hooks.signal.aborted) return
+    hooks.onDrop(reason)
+    const reopened = await reopen(open, hooks)
+    if (!reopened) return
+    yield* reopened.missed
+    messages = reopened.messages
+  }
+}
+
+/** The stream opened again and what `onReconnect` found, or undefined once `signal` aborts first. */
+async function reopen<T>(
+  open: OpenStream<T>,
+  {signal, onReconnect}: ReconnectHooks<T>,
+): Promise<{messages: AsyncGenerator<T>; missed: readonly T[]} | undefined> {
+  for (let wait = FIRST_WAIT_MS; ; wait = Math.min(wait * 2, MAX_WAIT_MS)) {
+    try {
+      await delay(wait, undefined, {signal})
+      const messages = await open(signal)
+      // a server that goes away again meanwhile is one more drop
+      const missed = (await onReconnect()) ?? []
+      return {messages, missed}
+    } catch (error) {
+      if (signal.aborted) return undefined
+      if (!isTransient(error)) throw error
+    }
+  }
+}
+
+// A server that is down or restarting; a refused key or a missing route stays refused.
+function isTransient(error: unknown): boolean {
+  return error instanceof TablepayConnectionError || (error instanceof TablepayApiError && error.status >= 500)
+}
+
+/** How a live feed asks the server for what it missed while its stream was away. */
+export interface CatchUp<T> {
+  /** The records the server still shows from wall-clock time `since` (ms) on, oldest first. */
+  since(since: number): Promise<T[]>
+  /** A record's identity: the stream's copy of a record the catch-up yielded is dropped. */
+  key(record: T): string
+  /** A record's wall-clock time (ms). */
+  time(record: T): number
+}
+
+export interface FollowHooks {
+  signal: AbortSignal
+  onDrop(reason: string): void
+  /** The stream is open again, and `missed` records made while it was away come first. */
+  onReconnect(missed: number): void
+}
+
+/**
+ * A live feed across drops that also yields what was made while its stream
+ * was away, as far as the server still shows it (`catchUp`): the stream
+ * carries no ids to resume from, so the feed asks for what is newer than the
+ * last record it yielded (or than its start), then drops the stream's copies
+ * of what that answer already held.
+ *
+ * @example
+ * const entries = await followLiveStream(open, {since: async (t) => listNewer(t), key: (e) => e.id, time: (e) => Date.parse(e.created_at)}, hooks)
+ */
+export async function followLiveStream<T>(
+  open: OpenStream<T>,
+  catchUp: CatchUp<T>,
+  {signal, onDrop, onReconnect}: FollowHooks,
+): Promise<AsyncGenerator<T>> {
+  // the newest time yielded, and the keys yielded at exactly that time
+  let since = Date.now()
+  let atSince = new Set<string>()
+  // what the last catch-up yielded, which the stream opened just before it may carry again
+  let doubles = new Set<string>()
+  const records = await openReconnectingStream(async (opened) => dropDoubles(await open(opened)), {
+    signal,
+    onDrop,
+    onReconnect: async () => {
+      const missed = (await catchUp.since(since)).filter((record) => {
+        const time = catchUp.time(record)
+        return time > since || (time === since && !atSince.has(catchUp.key(record)))
+      })
+      doubles = new Set(missed.map(catchUp.key))
+      onReconnect(missed.length)
+      return missed
+    },
+  })
+  return track(records)
+
+  async function* dropDoubles(messages: AsyncGenerator<T>): AsyncGenerator<T> {
+    for await (const record of messages) if (!doubles.delete(catchUp.key(record))) yield record
+  }
+
+  async function* track(all: AsyncGenerator<T>): AsyncGenerator<T> {
+    for await (const record of all) {
+      const time = catchUp.time(record)
+      if (time > since) [since, atSince] = [time, new Set()]
+      if (time === since) atSince.add(catchUp.key(record))
+      yield record
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import {describe, expect, it} from 'vitest'
+import {followLiveStream} from '../../src/cli/reconnecting-stream.js'
+
+interface Rec {
+  id: string
+  at: number
+}
+
+/** A stream that yields `records`, then breaks as a lost connection does (undici's TypeError). */
+async function* breaking(records: Rec[]): AsyncGenerator<Rec> {
+  yield* records
+  throw new TypeError('terminated')
+}
+
+/** A stream that yields `records`, then stays open until `signal` aborts. */
+async function* open(records: Rec[], signal: AbortSignal): AsyncGenerator<Rec> {
+  yield* records
+  if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve))
+}
+
+// records made after the feed started: their wall-clock times are later than its start
+const t0 = Date.now() + 60_000
+const rec = (id: string, after: number): Rec => ({id, at: t0 + after})
+
+describe('followLiveStream', () => {
+  it('after a drop, yields what the catch-up found newer than the last record, then the new stream without its copies', async () => {
+    const stop = new AbortController()
+    const streams = [
+      () => breaking([rec('a', 10)]),
+      // b was made before this stream opened, c after: the catch-up holds both, the stream c again, then d
+      () => open([rec('c', 30), rec('d', 40)], stop.signal),
+    ]
+    const asked: number[] = []
+    const events: string[] = []
+    const records = await followLiveStream(
+      async () => streams.shift()!(),
+      {
+        since: async (since) => {
+          asked.push(since)
+          // what a list answers: everything from `since` on, the last record yielded included
+          return [rec('a', 10), rec('b', 20), rec('c', 30)].filter((r) => r.at >= since)
+        },
+        key: (r) => r.id,
+        time: (r) => r.at,
+      },
+      {
+        signal: stop.signal,
+        onDrop: (reason) => events.push(`drop: ${reason}`),
+        onReconnect: (missed) => events.push(`reconnect: ${missed}`),
+      },
+    )
+    const seen: string[] = []
+    for await (const record of records) {
+      seen.push(record.id)
+      if (record.id === 'd') stop.abort()
+    }
+    expect(seen).toEqual(['a', 'b', 'c', 'd'])
+    expect(asked).toEqual([t0 + 10])
+    expect(events).toEqual([expect.stringMatching(/^drop: /), 'reconnect: 2'])
+  })
+})
