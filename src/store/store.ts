@@ -197,14 +197,24 @@ export class Store {
         `[tablepay] store: --repair dropped ${damage.dropped.length} damaged part(s) of ${dir}; they are saved in ${report}`,
       )
     }
-    // rewrite what the journal changed, documents missing or in an older layout, and all of them after a repair
+    // documents missing or in an older layout, and all of them after a repair, are rewritten before the start ends
+    let rewrite = false
     for (const [name, state] of states) {
       if (state === 'missing') await this.#documents.create(name)
       if (state === 'current' && !report) continue
+      rewrite = true
       if (name === CHUNKED) chunks.rewriteAll()
       else this.#dirty.add(name)
     }
-    if (replayed > 0 || this.#dirty.size > 0 || chunks.pending) await this.compact()
+    if (rewrite) await this.compact()
+    // what the journal changed is written while the server answers: a crash meanwhile replays it again (docs/storage.md)
+    else if (replayed > 0 || this.#dirty.size > 0 || chunks.pending) this.#compactInBackground()
+  }
+
+  #compactInBackground(): void {
+    void this.compact().catch((error: unknown) =>
+      console.error('[tablepay] store: compaction failed; the journal keeps every change until one succeeds', error),
+    )
   }
 
   #apply([collection, id, record]: Change): void {
@@ -251,11 +261,7 @@ export class Store {
       return Promise.resolve()
     }
     const written = this.#journal.append({seq: ++this.#seq, changes} satisfies Entry)
-    if (this.#journal.bytes > this.#compactAt()) {
-      void this.compact().catch((error: unknown) =>
-        console.error('[tablepay] store: compaction failed; the journal keeps every change until one succeeds', error),
-      )
-    }
+    if (this.#journal.bytes > this.#compactAt()) this.#compactInBackground()
     return written.then(notify)
   }
 
