@@ -9,8 +9,11 @@ const HEAP_GROWING_PERCENT = 50
  * server allocates fast, so `serve` held about 700 MB after 1,000,000 pushes
  * for under 200 MB of data. Growing by half instead keeps it under 400 MB
  * for about 5% of throughput (docs/benchmarks.md, "Memory and restart").
- * V8 reads this setting at every collection, so it can be set after start;
- * a process started with its own `--heap-growing-percent` keeps it.
+ * V8 reads this setting at every collection, so it is set once the server
+ * is up: reading a large data dir, where everything allocated survives,
+ * would otherwise run a full collection at every half-step of growth (a
+ * tenth of a restart's time at 1,000,000 pushes). A process started with
+ * its own `--heap-growing-percent` keeps it.
  */
 export function keepHeapNearLive(): void {
   const options = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]

@@ -142,8 +142,6 @@ Clients find the URL and a write key on their own: in the same directory, and th
         exit: 2,
         code: 'invalid_usage',
       })
-    // this process is the server: its heap is tuned for months of pushes, unlike a test runner that embeds one
-    keepHeapNearLive()
     const logLines = flags.log ?? Boolean(process.stdout.isTTY)
     const server = await startServer({
       port: flags.port,
@@ -170,6 +168,9 @@ Clients find the URL and a write key on their own: in the same directory, and th
         ? (line) => this.emit({object: 'request', id: line.request_id, ...line}, renderRequestLine(line))
         : undefined,
     }).catch((error: Error) => this.error(error.message, {exit: 1, code: 'server_start_failed'}))
+    // this process is the server: its heap is tuned for months of pushes, unlike a test runner that embeds one;
+    // only once the data dir is read, which a heap kept near what it holds would collect many times over
+    keepHeapNearLive()
     // listen for signals before announcing readiness: a supervisor may stop us the moment it reads the ready line
     const signalled = untilSignalled()
     this.emit(readyJson(server), renderBanner(server))
