@@ -81,10 +81,11 @@ class DocumentReader {
     return this.#crc
   }
 
-  line(text: string, number: number): void {
+  /** `bytes`, when given, are the line's UTF-8 as read: the checksum goes over them. */
+  line(text: string, number: number, bytes?: Buffer): void {
     if (this.#broken) return
     const expected = LAYOUT[this.#at]
-    if (expected === null) return this.#record(text, number)
+    if (expected === null) return this.#record(text, number, bytes)
     if (this.#at === RECORDS - 1 && LEGACY_EMPTY.test(text)) {
       this.state = 'legacy'
       this.#at = CLOSE
@@ -101,7 +102,7 @@ class DocumentReader {
     this.#at++
   }
 
-  #record(text: string, number: number): void {
+  #record(text: string, number: number, bytes?: Buffer): void {
     if (LEGACY_END.test(text)) {
       this.state = 'legacy'
       this.#at = CLOSE
@@ -111,12 +112,16 @@ class DocumentReader {
       this.#at = RECORDS_END + 1
       return
     }
-    const json = text.startsWith(INDENT) ? text.slice(INDENT.length, text.endsWith(',') ? -1 : undefined) : text
+    const indented = text.startsWith(INDENT)
+    const comma = indented && text.endsWith(',') ? 1 : 0
+    const json = indented ? text.slice(INDENT.length, text.length - comma) : text
     try {
       const record: unknown = JSON.parse(json)
       if (!isRecord(record)) throw new Error('not a record')
       this.records.push(record)
-      this.#crc = crc32(json, this.#crc)
+      // the indent and the comma are one byte a character: the record's bytes lie between them
+      const from = indented ? INDENT.length : 0
+      this.#crc = crc32(bytes ? bytes.subarray(from, bytes.length - comma) : json, this.#crc)
     } catch (error) {
       this.#problems.push({line: number, problem: `is corrupt: ${(error as Error).message}`, text})
     }
@@ -188,7 +193,7 @@ class RecordsFile implements Adapter<Document<unknown>> {
     const reader = new DocumentReader(this.path)
     let lines = 0
     try {
-      const tail = await readLines(this.path, (line, number) => reader.line(line, (lines = number)))
+      const tail = await readLines(this.path, (line, number, bytes) => reader.line(line, (lines = number), bytes))
       if (tail) reader.line(tail.text, ++lines)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null

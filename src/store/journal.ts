@@ -58,11 +58,17 @@ function changesJson(changes: readonly unknown[]): string {
  * checksum, written before lines had one, are taken as they are, but only
  * before the first line that has one (docs/storage.md).
  */
-function parseLine(line: string, legacyAllowed: boolean): {entry: Entry; checksummed: boolean} | string {
+function parseLine(
+  line: string,
+  legacyAllowed: boolean,
+  bytes?: Buffer,
+): {entry: Entry; checksummed: boolean} | string {
   const at = line.lastIndexOf(CRC)
   const digits = at === -1 ? '' : line.slice(at + CRC.length, -1)
   const checksummed = line.endsWith('}') && DIGITS.test(digits)
-  if (checksummed && crc32(line.slice(0, at)) !== Number(digits)) {
+  // over the bytes as read when there are any: what follows the checksum's marker is ASCII, so it ends as many bytes before the end
+  const body = bytes ? bytes.subarray(0, bytes.length - (line.length - at)) : line.slice(0, at)
+  if (checksummed && crc32(body) !== Number(digits)) {
     return 'its checksum does not match (the line was changed or garbled)'
   }
   if (!checksummed && !legacyAllowed) return 'it has no checksum, while lines before it have one'
@@ -125,9 +131,9 @@ export class Journal {
     for (const [i, name] of names.entries()) {
       const path = join(dir, name)
       let lines = 0
-      const tail = await readLines(path, (line, number) => {
+      const tail = await readLines(path, (line, number, bytes) => {
         lines = number
-        const parsed = parseLine(line, !checksummed)
+        const parsed = parseLine(line, !checksummed, bytes)
         if (typeof parsed === 'string') {
           damage.found(path, `is corrupt: ${parsed}`, number, line)
           // under --repair: the gap this leaves is not news
