@@ -1,5 +1,5 @@
 import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
-import {type Change, externalKey, guestKey, type Store} from '../store/store.js'
+import {type Change, GUEST_SCOPE, type Store} from '../store/store.js'
 import type {Table} from '../store/table.js'
 import type {PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from './storage.js'
 import {UnitWrites} from './unit-writes.js'
@@ -25,11 +25,11 @@ class MemoryReader implements Reader {
   }
 
   checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
-    return Promise.resolve(this.store.tables.checks.getByAlternate(externalKey(accountId, externalId)))
+    return Promise.resolve(this.store.tables.checks.getByAlternate(accountId, externalId))
   }
 
   checkByGuestToken(token: string): Promise<CheckRecord | undefined> {
-    return Promise.resolve(this.store.tables.checks.getByAlternate(guestKey(token)))
+    return Promise.resolve(this.store.tables.checks.getByAlternate(GUEST_SCOPE, token))
   }
 
   list<C extends CollectionName>(collection: C, accountId: string, where?: Where<C>): Promise<Collections[C][]> {

@@ -45,11 +45,8 @@ const CHUNKED_JOURNAL_MAX = 64 * 1024 * 1024
 export const put = <C extends CollectionName>(collection: C, id: string, record: Collections[C]): Change =>
   [collection, id, record] as Change
 
-/** The key that finds a check by its caller's id, within one account. */
-export const externalKey = (accountId: string, externalId: string) => `${accountId}\u0000${externalId}`
-
-/** The key that finds a check by the token of its guest link; its prefix keeps it apart from external keys. */
-export const guestKey = (token: string) => `guest\u0000${token}`
+/** The scope of the alternate keys that find a check by the token of its guest link; an account id never is it. */
+export const GUEST_SCOPE = 'guest'
 
 function tables() {
   return {
@@ -57,7 +54,11 @@ function tables() {
     api_keys: new Table<Collections['api_keys']>((r) => r.key),
     locations: new Table<Collections['locations']>((r) => r.id),
     checks: new Table<Collections['checks']>((r) => r.id, {
-      alternateKeysOf: (r) => [externalKey(r.account_id, r.external_id), guestKey(r.guest_token)],
+      // by its caller's id within its account, and by its guest token
+      alternateKeysOf: (r) => [
+        [r.account_id, r.external_id],
+        [GUEST_SCOPE, r.guest_token],
+      ],
     }),
     claims: new Table<Collections['claims']>((r) => r.id),
     payments: new Table<Collections['payments']>((r) => r.id),

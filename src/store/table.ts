@@ -1,5 +1,16 @@
+/**
+ * An alternate key: a scope (a check's account, or `guest` for guest
+ * tokens) and a key unique within it. In two parts, so that a lookup joins
+ * no strings: a new string per lookup would have its hash computed each
+ * time (docs/benchmarks.md, "Where the time goes now").
+ */
+export type AlternateKey = readonly [scope: string, key: string]
+
 /** The alternate keys of a table without any: one list for all its records, not a new one per put. */
-const NO_KEYS: readonly string[] = []
+const NO_KEYS: readonly AlternateKey[] = []
+
+/** The ids of a group without records. */
+const NO_IDS: readonly string[] = []
 
 /** How many deleted ids a table remembers the place of, so a list cursor naming one still pages on. */
 const GONE_KEPT = 10_000
@@ -23,7 +34,7 @@ interface Order {
 
 export interface TableOptions<T> {
   /** More unique keys to find records by (a check's account and external id, its guest token). */
-  alternateKeysOf?: (record: T) => readonly string[]
+  alternateKeysOf?: (record: T) => readonly AlternateKey[]
   /** A field records are grouped by, to find a group's ids at once (a delivery's `event_id`). */
   groupBy?: keyof T & string
 }
@@ -48,12 +59,12 @@ function lowerBound(seqs: number[], from: number, seq: number): number {
 export class Table<T extends {account_id: string}> {
   readonly #byId = new Map<string, Slot<T>>()
   readonly #byAccount = new Map<string, Order>()
-  /** Alternate keys to their record's slot (not its id): a lookup by external id is one map read, not two. */
-  readonly #byAlternate = new Map<string, Slot<T>>()
+  /** Alternate keys, by scope, to their record's slot (not its id): a lookup by external id reads no id map. */
+  readonly #byAlternate = new Map<string, Map<string, Slot<T>>>()
   readonly #groups = new Map<string, string[]>()
   /** Recently deleted ids and their places, oldest first. */
   readonly #gone = new Map<string, number>()
-  readonly #alternateKeysOf: (record: T) => readonly string[]
+  readonly #alternateKeysOf: (record: T) => readonly AlternateKey[]
   /** The field of `TableOptions.groupBy`, if any: a list filtered on it reads the group's ids. */
   readonly groupBy: (keyof T & string) | undefined
   #seq = 0
@@ -71,8 +82,8 @@ export class Table<T extends {account_id: string}> {
     this.groupBy = options.groupBy
   }
 
-  getByAlternate(key: string): T | undefined {
-    return this.#byAlternate.get(key)?.record
+  getByAlternate(scope: string, key: string): T | undefined {
+    return this.#byAlternate.get(scope)?.get(key)?.record
   }
 
   get(id: string): T | undefined {
@@ -110,7 +121,11 @@ export class Table<T extends {account_id: string}> {
     } else {
       this.#byAccount.set(record.account_id, {ids: [id], seqs: [seq], head: 0})
     }
-    for (const key of this.#alternateKeysOf(record)) this.#byAlternate.set(key, placed)
+    for (const [scope, key] of this.#alternateKeysOf(record)) {
+      const keys = this.#byAlternate.get(scope)
+      if (keys) keys.set(key, placed)
+      else this.#byAlternate.set(scope, new Map([[key, placed]]))
+    }
     if (this.groupBy) {
       const group = String(record[this.groupBy])
       const ids = this.#groups.get(group)
@@ -126,7 +141,10 @@ export class Table<T extends {account_id: string}> {
     if (!slot) return undefined
     const {record, seq} = slot
     this.#byId.delete(id)
-    for (const key of this.#alternateKeysOf(record)) this.#byAlternate.delete(key)
+    for (const [scope, key] of this.#alternateKeysOf(record)) {
+      const keys = this.#byAlternate.get(scope)
+      if (keys?.delete(key) && keys.size === 0) this.#byAlternate.delete(scope)
+    }
     if (this.groupBy) {
       const group = String(record[this.groupBy])
       const ids = this.#groups.get(group)!
@@ -214,7 +232,7 @@ export class Table<T extends {account_id: string}> {
 
   /** The ids of the records in `group`, oldest first (live: do not modify). */
   groupIds(group: string): readonly string[] {
-    return this.#groups.get(group) ?? NO_KEYS
+    return this.#groups.get(group) ?? NO_IDS
   }
 
   all(): Generator<T> {

@@ -8,18 +8,17 @@ interface Row {
   value: number
 }
 
-const table = () =>
-  new Table<Row>((r) => r.id, {alternateKeysOf: (r) => [`${r.account_id}/${r.code}`], groupBy: 'code'})
+const table = () => new Table<Row>((r) => r.id, {alternateKeysOf: (r) => [[r.account_id, r.code]], groupBy: 'code'})
 
 describe('Table', () => {
   it('finds a record by its alternate key after updates, and no longer after a delete', () => {
     const rows = table()
     rows.put({id: 'r1', account_id: 'a', code: 'x', value: 1})
     rows.put({id: 'r1', account_id: 'a', code: 'x', value: 2})
-    expect(rows.getByAlternate('a/x')).toEqual({id: 'r1', account_id: 'a', code: 'x', value: 2})
+    expect(rows.getByAlternate('a', 'x')).toEqual({id: 'r1', account_id: 'a', code: 'x', value: 2})
     expect(rows.idsOf('a')).toEqual(['r1'])
     rows.delete('r1')
-    expect(rows.getByAlternate('a/x')).toBeUndefined()
+    expect(rows.getByAlternate('a', 'x')).toBeUndefined()
     expect(rows.idsOf('a')).toEqual([])
   })
 
