@@ -1,11 +1,11 @@
 import {Flags} from '@oclif/core'
 import type {WebhookEndpoint} from '../client/client.js'
 import {TablepayApiError, TablepayError} from '../client/errors.js'
-import {newAttempts} from '../cli/deliveries/attempt-feed.js'
+import {attemptCatchUp, newAttempts} from '../cli/deliveries/attempt-feed.js'
 import {ApiCommand} from '../cli/api-command.js'
 import {attemptJson, renderAttemptLine} from '../cli/views/delivery.js'
 import {eventTypesFlag, eventTypesOf} from '../cli/flags/event-types.js'
-import {openReconnectingStream} from '../cli/reconnecting-stream.js'
+import {followLiveStream} from '../cli/reconnecting-stream.js'
 import {abortOnSignal} from '../cli/shutdown.js'
 import {style} from '../cli/views/style.js'
 import {renderReconnected, renderStreamDropped} from '../cli/views/stream.js'
@@ -23,7 +23,7 @@ one line each (--json: a ready line with the endpoint and secret, then one JSON 
 Every run against the same server data and account signs with the same secret, which the server keeps for the account \
 (--print-secret prints it and exits; --secret uses another), so your receiver keeps verifying across runs. \
 --since recovers what the endpoint would have missed; --chaos duplicates and reorders its deliveries (see \`webhooks chaos\`). \
-When the stream drops it reconnects (a line on stderr says so) and goes on with the same endpoint. \
+When the stream drops it reconnects (a line on stderr says so), goes on with the same endpoint, and first prints the attempts made to it meanwhile. \
 On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep.`
 
   static override examples = [
@@ -69,15 +69,19 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
     let failure: unknown
     try {
       // subscribe first, so not one attempt to the new endpoint can be missed
-      const messages = await openReconnectingStream((opened) => this.client.openStream({signal: opened}), {
-        signal,
-        onDrop: (reason) => this.notice(renderStreamDropped(reason)),
-        onReconnect: async () => {
-          endpoint = await this.#reconnected(endpoint!)
+      // after a drop, the endpoint is looked at first (a server that lost its data needs a new one), then the
+      // attempts made to it meanwhile are printed
+      const messages = await followLiveStream(
+        async (opened) => newAttempts(await this.client.openStream({signal: opened})),
+        attemptCatchUp(this.client, async () => (endpoint = await this.#reconnected(endpoint!)).id),
+        {
+          signal,
+          onDrop: (reason) => this.notice(renderStreamDropped(reason)),
+          onReconnect: (count) => this.notice(renderReconnected({count, noun: 'attempt'})),
         },
-      })
+      )
       endpoint = await this.#register()
-      for await (const {delivery, attempt} of newAttempts(messages)) {
+      for await (const {delivery, attempt} of messages) {
         if (delivery.endpoint_id !== endpoint.id) continue
         this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))
       }
@@ -137,11 +141,10 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
   async #reconnected(endpoint: Endpoint): Promise<Endpoint> {
     try {
       await this.client.getWebhookEndpoint(endpoint.id)
-      this.notice(renderReconnected())
       return endpoint
     } catch (error) {
       if (!(error instanceof TablepayApiError && error.status === 404)) throw error
-      this.notice(`Reconnected; endpoint ${endpoint.id} is gone from the server, registering a new one.`)
+      this.notice(`Endpoint ${endpoint.id} is gone from the server: registering a new one.`)
       return this.#register()
     }
   }

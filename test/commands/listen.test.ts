@@ -180,7 +180,7 @@ describe('listen --forward-to', () => {
 
     await serve.stop()
     serve = memory()
-    await listen.waitForStderr(`endpoint ${ready.endpoint_id} is gone from the server, registering a new one`)
+    await listen.waitForStderr(`Endpoint ${ready.endpoint_id} is gone from the server: registering a new one.`)
     const [, again] = await linesWith(listen, '"status":"ready"', 2)
     expect(again).toMatchObject({status: 'ready', url: receiver.url})
     expect(again.endpoint_id).not.toBe(ready.endpoint_id)

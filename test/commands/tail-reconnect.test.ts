@@ -177,3 +177,44 @@ describe('logs tail across drops', () => {
     ])
   })
 })
+
+describe('listen across drops', () => {
+  it('prints the attempts made to its endpoint while its connection was cut, once, then goes on live', async () => {
+    const {server, link, env} = await behindRelay()
+    const target = await startReceiver()
+    cleanup.push(() => target.close())
+    const args = ['listen', '--forward-to', target.url, '--event-type', 'check.created', '--json']
+    const listen = startCommand(args, {env})
+    cleanup.push(() => listen.interrupt())
+    await listen.waitForOutput('"status":"ready"')
+    const {endpoint_id: endpointId} = jsonLines(listen)[0]
+    await link.cut()
+    await listen.waitForStderr('Stream dropped (')
+
+    // the attempt to listen's endpoint is recorded while it is away: a stream straight to the server shows when
+    const stop = new AbortController()
+    cleanup.push(async () => stop.abort())
+    const direct = new TablepayClient({url: server.url, apiKey: WRITE_KEY})
+    const recorded = newAttempts(await direct.openStream({signal: stop.signal}), endpointId)
+    const push = (id: string) => server.api('PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', 1, 100]])})
+    expect((await push('while-cut')).status).toBe(201)
+    const missed = (await recorded.next()).value!.delivery.event_id
+
+    await link.open()
+    await listen.waitForStderr('Reconnected; 1 attempt made meanwhile follows.')
+    await listen.waitForOutput(missed)
+    expect((await push('after-cut')).status).toBe(201)
+    const live = (await recorded.next()).value!.delivery.event_id
+    await listen.waitForOutput(live)
+
+    expect((await listen.interrupt()).code).toBe(0)
+    expect(
+      jsonLines(listen)
+        .slice(1)
+        .map((line) => [line.endpoint_id, line.event_id]),
+    ).toEqual([
+      [endpointId, missed],
+      [endpointId, live],
+    ])
+  })
+})

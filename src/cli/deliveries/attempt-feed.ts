@@ -2,7 +2,7 @@ import type {Delivery, StreamMessage, TablepayClient} from '../../client/client.
 import {TablepayError} from '../../client/errors.js'
 import type {DeliveryAttempt} from '../../domain/schemas.js'
 import {newestFirst} from '../list-pages.js'
-import {type FollowHooks, followLiveStream} from '../reconnecting-stream.js'
+import {type CatchUp, type FollowHooks, followLiveStream} from '../reconnecting-stream.js'
 
 /** One attempt, with the delivery as it stood once the attempt was made. */
 export interface AttemptItem {
@@ -50,13 +50,28 @@ export async function followAttempts(
 ): Promise<AsyncGenerator<AttemptItem>> {
   return followLiveStream(
     async (signal) => newAttempts(await client.openStream({signal}), endpointId),
-    {
-      since: (since) => attemptsSince(client, since, endpointId),
-      key: ({delivery, attempt}) => `${delivery.id}#${attempt.attempt}`,
-      time: ({attempt}) => Date.parse(attempt.at),
-    },
+    attemptCatchUp(client, () => endpointId),
     hooks,
   )
+}
+
+/**
+ * How a feed of attempts catches up after its stream dropped (`deliveries
+ * tail`, `listen`): the attempts `attemptsSince` finds for the endpoint
+ * `endpointOf` names when asked (any endpoint when it names none).
+ *
+ * @example
+ * followLiveStream(open, attemptCatchUp(client, () => endpointId), hooks)
+ */
+export function attemptCatchUp(
+  client: TablepayClient,
+  endpointOf: () => string | undefined | Promise<string | undefined>,
+): CatchUp<AttemptItem> {
+  return {
+    since: async (since) => attemptsSince(client, since, await endpointOf()),
+    key: ({delivery, attempt}) => `${delivery.id}#${attempt.attempt}`,
+    time: ({attempt}) => Date.parse(attempt.at),
+  }
 }
 
 /**
