@@ -1,7 +1,7 @@
 import {chmod, mkdir, readdir, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import type {CollectionName, Collections} from '../domain/records.js'
-import {Chunks, type ChunkSnapshot} from './chunks.js'
+import {Chunks, type ChunkSnapshot, type Placed} from './chunks.js'
 import {Damage} from './damage.js'
 import {Documents, type DocumentState} from './documents.js'
 import {type Entry, Journal} from './journal.js'
@@ -29,11 +29,12 @@ export interface StoreOptions {
 }
 
 /**
- * The collection stored in chunks: its records never change once stored and
- * go oldest first, so most of its chunks stay as they are between two
- * compactions (docs/storage.md, "Chunks").
+ * The collections stored in chunks: their records go oldest first and
+ * change while they are new (a delivery until its attempts end) if at all,
+ * so most of their chunks stay as they are between two compactions
+ * (docs/storage.md, "Chunks"), however many records they hold.
  */
-const CHUNKED = 'events'
+const CHUNKED: readonly CollectionName[] = ['events', 'deliveries']
 
 /** Journal bytes per document byte that set off a compaction. */
 const COMPACT_RATIO = 2
@@ -83,8 +84,8 @@ export class Store {
   readonly tables: Tables = tables()
   #seq = 0
   #dirty = new Set<CollectionName>()
-  /** The events' chunks on disk, and which changed; only with a data dir. */
-  #chunks: Chunks | undefined
+  /** The chunks of each chunked collection on disk, and which changed; only with a data dir. */
+  #chunks = new Map<CollectionName, Chunks>()
   #compacting: Promise<void> | undefined
   #compactions = 0
   #journal: Journal | undefined
@@ -140,11 +141,12 @@ export class Store {
     this.#documents = new Documents(dir, Boolean(this.options.fsync))
     const docSeq = new Map<string, number>()
     const states = new Map<CollectionName, DocumentState>()
-    const chunks = new Chunks(CHUNKED, this.#documents, this.options.chunkSize)
+    const chunked = new Map(CHUNKED.map((name) => [name, new Chunks(name, this.#documents!, this.options.chunkSize)]))
     for (const name of Object.keys(this.tables) as CollectionName[]) {
       const table = this.tables[name] as unknown as Table<never>
+      const chunks = chunked.get(name)
       const doc =
-        name === CHUNKED
+        chunks !== undefined
           ? await chunks.read(damage, (chunk, records) => {
               // a chunk's records get back places in its range, so that each stays in its chunk's file
               if (chunk !== undefined) table.placeAfter(chunk * chunks.size - 1)
@@ -158,7 +160,7 @@ export class Store {
       states.set(name, doc.state)
       this.#seq = Math.max(this.#seq, doc.seq)
     }
-    this.#chunks = chunks
+    this.#chunks = chunked
     // a start creates every missing document before it writes one with a checksum:
     // once one has it, a missing one was lost
     if ([...states.values()].includes('current')) {
@@ -190,7 +192,7 @@ export class Store {
     // the temp file of a compaction that was killed; the document it was replacing is whole
     for (const name of await readdir(dir)) if (/^\..+\.json\.tmp$/.test(name)) await rm(join(dir, name), {force: true})
     // chunk files that no manifest names: written by a compaction killed before its manifest, or replaced by one killed after
-    await chunks.removeOrphans()
+    for (const chunks of chunked.values()) await chunks.removeOrphans()
     await journal.cut(this.#seq + 1)
     const report = await damage.writeReport()
     if (report) {
@@ -204,12 +206,18 @@ export class Store {
       if (state === 'missing') await this.#documents.create(name)
       if (state === 'current' && !report) continue
       rewrite = true
-      if (name === CHUNKED) chunks.rewriteAll()
+      const chunks = chunked.get(name)
+      if (chunks) chunks.rewriteAll()
       else this.#dirty.add(name)
     }
     if (rewrite) await this.compact()
     // what the journal changed is written while the server answers: a crash meanwhile replays it again (docs/storage.md)
-    else if (replayed > 0 || this.#dirty.size > 0 || chunks.pending) this.#compactInBackground()
+    else if (replayed > 0 || this.#dirty.size > 0 || this.#chunksPending()) this.#compactInBackground()
+  }
+
+  #chunksPending(): boolean {
+    for (const chunks of this.#chunks.values()) if (chunks.pending) return true
+    return false
   }
 
   #compactInBackground(): void {
@@ -220,10 +228,11 @@ export class Store {
 
   #apply([collection, id, record]: Change): void {
     const table = this.tables[collection] as unknown as Table<{account_id: string}>
-    if (collection === CHUNKED && this.#chunks) {
+    const chunks = this.#chunks.get(collection)
+    if (chunks) {
       // the record's place says which chunk changed
       const seq = record === null ? table.delete(id) : table.put(record as {account_id: string})
-      if (seq !== undefined) this.#chunks.touch(seq)
+      if (seq !== undefined) chunks.touch(seq)
       return
     }
     if (record === null) table.delete(id)
@@ -277,10 +286,9 @@ export class Store {
    */
   #compactAt(): number {
     const floor = this.options.compactAfterBytes ?? 16 * 1024 * 1024
-    const chunks = Math.min(
-      COMPACT_RATIO * this.#chunks!.bytes,
-      this.options.chunkedJournalBytes ?? CHUNKED_JOURNAL_MAX,
-    )
+    let chunkBytes = 0
+    for (const chunks of this.#chunks.values()) chunkBytes += chunks.bytes
+    const chunks = Math.min(COMPACT_RATIO * chunkBytes, this.options.chunkedJournalBytes ?? CHUNKED_JOURNAL_MAX)
     return Math.max(floor, COMPACT_RATIO * this.#documents!.bytes, chunks)
   }
 
@@ -306,29 +314,30 @@ export class Store {
   }
 
   async #compact(): Promise<void> {
-    const chunks = this.#chunks
-    if (!this.#journal || !this.#documents || !chunks || this.failure) return
-    if (this.#dirty.size === 0 && !chunks.pending) return
+    if (!this.#journal || !this.#documents || this.failure) return
+    if (this.#dirty.size === 0 && !this.#chunksPending()) return
     const seq = this.#seq
     // records are never mutated in place, so copying the arrays is a consistent snapshot
     const snapshot = [...this.#dirty].map((name) => ({name, records: [...this.tables[name].all()]}))
     this.#dirty.clear()
-    const taken: ChunkSnapshot | undefined = chunks.pending ? chunks.take(this.tables[CHUNKED]) : undefined
+    const taken: {chunks: Chunks; snapshot: ChunkSnapshot}[] = []
+    for (const [name, chunks] of this.#chunks)
+      if (chunks.pending) taken.push({chunks, snapshot: chunks.take(this.tables[name] as Placed<unknown>)})
     const cut = this.#journal.cut(seq + 1)
-    let replaced: string[] = []
+    const replaced: {chunks: Chunks; files: string[]}[] = []
     try {
       for (const {name, records} of snapshot) await this.#documents.write(name, {seq, records})
-      if (taken) replaced = await chunks.write(seq, taken)
+      for (const {chunks, snapshot} of taken) replaced.push({chunks, files: await chunks.write(seq, snapshot)})
       await this.#documents.syncDir()
       await cut
     } catch (error) {
       // the journal keeps everything until a later compaction succeeds
       for (const {name} of snapshot) this.#dirty.add(name)
-      if (taken) chunks.restore(taken)
+      for (const {chunks, snapshot} of taken) chunks.restore(snapshot)
       throw error
     }
     await this.#journal.dropSegmentsBefore(seq + 1)
-    await chunks.remove(replaced)
+    for (const {chunks, files} of replaced) await chunks.remove(files)
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import {cp, mkdir, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import type {EventRecord} from '../../src/domain/records.js'
+import type {DeliveryRecord, EventRecord} from '../../src/domain/records.js'
 import {type Change, put, Store} from '../../src/store/store.js'
 import {makeTempDir} from '../helpers/simulator.js'
 
@@ -253,5 +253,56 @@ describe('a damaged chunk', () => {
     }
     expect(await grow(4000)).toBeGreaterThan(0)
     expect(await grow(Number.POSITIVE_INFINITY)).toBe(0)
+  })
+})
+
+describe('deliveries in chunks', () => {
+  const delivery = (i: number, status: DeliveryRecord['status'] = 'pending'): DeliveryRecord => ({
+    id: `dlv_${String(i).padStart(4, '0')}`,
+    object: 'delivery',
+    endpoint_id: 'we_1',
+    event_id: event(i).id,
+    event_type: 'check.created',
+    status,
+    attempts: [],
+    next_attempt_at: status === 'pending' ? '2026-01-01T00:00:00.000Z' : null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    account_id: 'acct_1',
+  })
+  const deliveryFiles = async (dir: string) =>
+    (await readdir(dir)).filter((f) => /^deliveries\.\d+\.\d+\.json$/.test(f)).sort()
+
+  it('a delivery that changes rewrites only its own chunk, and a restart reads back each one as it was last stored', async () => {
+    const dir = await makeTempDir()
+    const store = await openStore(dir)
+    await store.commit(range(0, 25).map((i) => put('deliveries', delivery(i).id, delivery(i))))
+    await store.compact()
+    const before = await deliveryFiles(dir)
+    expect(before).toHaveLength(3)
+    const texts = await Promise.all(before.map((f) => readFile(join(dir, f), 'utf8')))
+    // a pending delivery of the newest chunk succeeds: the two older chunks stay as they are
+    await store.commit([put('deliveries', delivery(22).id, delivery(22, 'succeeded'))])
+    await store.compact()
+    const after = await deliveryFiles(dir)
+    expect(after.slice(0, 2)).toEqual(before.slice(0, 2))
+    expect(await Promise.all(after.slice(0, 2).map((f) => readFile(join(dir, f), 'utf8')))).toEqual(texts.slice(0, 2))
+    expect(after[2]).not.toBe(before[2])
+    await closeLast()
+    const again = await openStore(dir)
+    expect(again.tables.deliveries.idsOf('acct_1')).toEqual(range(0, 25).map((i) => delivery(i).id))
+    expect(again.tables.deliveries.get(delivery(22).id)?.status).toBe('succeeded')
+    expect(again.tables.deliveries.get(delivery(21).id)?.status).toBe('pending')
+  })
+
+  it('a deliveries.json of the earlier layout, one document of all of them, is read and rewritten as chunks', async () => {
+    const dir = await makeTempDir()
+    const lines = range(0, 23).map((i) => `    ${JSON.stringify(delivery(i))}`)
+    await writeFile(join(dir, 'deliveries.json'), `{\n  "seq": 0,\n  "records": [\n${lines.join(',\n')}\n  ]\n}\n`)
+    const store = await openStore(dir)
+    expect(store.tables.deliveries.idsOf('acct_1')).toEqual(range(0, 23).map((i) => delivery(i).id))
+    expect(await deliveryFiles(dir)).toHaveLength(3)
+    await closeLast()
+    expect((await openStore(dir)).tables.deliveries.size).toBe(23)
   })
 })
