@@ -3,14 +3,13 @@ import {ApiError} from './errors.js'
 import {newId} from './ids.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from './records.js'
 import type {DeliveryAttempt} from './schemas.js'
+import {isoTime} from './timestamps.js'
 
 /** Seconds to wait after each failed attempt; when the attempt after the last wait fails, the delivery is dead (docs/api.md, "Webhooks"). */
 export const RETRY_SCHEDULE = [60, 300, 1800, 7200, 28800, 86400]
 
 /** Dead deliveries in a row that disable an endpoint (docs/api.md, "Webhooks"). */
 export const DISABLE_AFTER = 10
-
-const iso = (ms: number) => new Date(ms).toISOString()
 
 /** The attempts of a new delivery. Records never change in place, so all of them share one (frozen) empty list. */
 const NO_ATTEMPTS = Object.freeze([]) as unknown as DeliveryAttempt[]
@@ -31,7 +30,7 @@ export function fanOut(
   let due: string | undefined
   for (const endpoint of endpoints) {
     if (endpoint.status !== 'enabled' || !endpoint.event_types.includes(event.type)) continue
-    const delivery = newDelivery(event, endpoint.id, (due ??= iso(dueAt)))
+    const delivery = newDelivery(event, endpoint.id, (due ??= isoTime(dueAt)))
     if (endpoint.chaos === undefined) deliveries.push(delivery)
     else {
       const stir = stirDelivery(delivery, endpoint.chaos, dueAt)
@@ -78,7 +77,7 @@ export function redeliver(
       'event_type_not_subscribed',
       `Endpoint ${endpoint.id} does not take ${event.type} events; add the type with PATCH /v1/webhook-endpoints/${endpoint.id}.`,
     )
-  return {...newDelivery(event, endpoint.id, iso(dueAt)), created_at: now, updated_at: now}
+  return {...newDelivery(event, endpoint.id, isoTime(dueAt)), created_at: now, updated_at: now}
 }
 
 /**
@@ -139,7 +138,12 @@ export function recordAttempt(
   result: AttemptResult,
   {now, dueAt, schedule, disableAfter}: AttemptOptions,
 ): {delivery: DeliveryRecord; endpoint: WebhookEndpointRecord} {
-  const attempt: DeliveryAttempt = {attempt: delivery.attempts.length + 1, at: now, scheduled_at: iso(dueAt), ...result}
+  const attempt: DeliveryAttempt = {
+    attempt: delivery.attempts.length + 1,
+    at: now,
+    scheduled_at: isoTime(dueAt),
+    ...result,
+  }
   const attempts = [...delivery.attempts, attempt]
   // canceled while the attempt was out: the attempt happened, and nothing follows it
   if (delivery.status === 'canceled') return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
@@ -150,7 +154,7 @@ export function recordAttempt(
     ...delivery,
     status,
     attempts,
-    next_attempt_at: status === 'pending' ? iso(dueAt + wait! * 1000) : null,
+    next_attempt_at: status === 'pending' ? isoTime(dueAt + wait! * 1000) : null,
     updated_at: now,
   } as const
   if (status === 'pending') return {delivery: next, endpoint}
@@ -175,7 +179,7 @@ export const cancelDelivery = (delivery: DeliveryRecord, now: string): DeliveryR
 export const requeueDelivery = (delivery: DeliveryRecord, dueAt: number, now: string): DeliveryRecord => ({
   ...delivery,
   status: 'pending',
-  next_attempt_at: iso(dueAt),
+  next_attempt_at: isoTime(dueAt),
   updated_at: now,
 })
 

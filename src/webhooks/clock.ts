@@ -1,3 +1,5 @@
+import {isoTime} from '../domain/timestamps.js'
+
 /** The settings record that keeps how far the clock was advanced, across restarts. */
 export const CLOCK_SETTING = 'clock_offset_ms'
 
@@ -57,19 +59,7 @@ export class SchedulerClock {
   }
 }
 
-let lastMs = NaN
-let lastIso = ''
-
-/**
- * The wall clock as an ISO timestamp, for `created_at` and `updated_at`.
- * Formatting a Date is a measurable share of a push, and a busy server asks
- * several times a millisecond: the string is kept for the millisecond.
- */
+/** The wall clock as an ISO timestamp, for `created_at` and `updated_at`. */
 export function wallClockIso(): string {
-  const ms = Date.now()
-  if (ms !== lastMs) {
-    lastMs = ms
-    lastIso = new Date(ms).toISOString()
-  }
-  return lastIso
+  return isoTime(Date.now())
 }
