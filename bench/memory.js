@@ -1,7 +1,6 @@
 // Memory and restart after many changing pushes: samples taken while the
-// pushes run, the restart on the data dir they leave, the extrapolation to
-// 1,000,000 pushes of the default run, and the opt-in soak that makes all
-// 1,000,000. Method: docs/benchmarks.md "Memory and restart".
+// push rounds run, the restart on the data dir they leave, and the soak
+// that makes all 1,000,000. Method: docs/benchmarks.md "Memory and restart".
 import {CheckSet, load, seed} from './load.js'
 import {dirMb, residentMb, startServe} from './processes.js'
 
@@ -43,50 +42,6 @@ export function watchFloor(pid) {
 /** Resident memory of `serve` (now and its `floor`) and the size of `dir` after `pushes` changing pushes. */
 export function sample(serve, dir, pushes, floor) {
   return {pushes, rss_mb: residentMb(serve.pid), floor_mb: floor, disk_mb: dirMb(dir)}
-}
-
-/** Least-squares slope of `y` over `x`, per unit of x (0 for fewer than two points). */
-function slope(points, y) {
-  if (points.length < 2) return 0
-  const mx = points.reduce((s, p) => s + p.pushes, 0) / points.length
-  const my = points.reduce((s, p) => s + p[y], 0) / points.length
-  const num = points.reduce((s, p) => s + (p.pushes - mx) * (p[y] - my), 0)
-  const den = points.reduce((s, p) => s + (p.pushes - mx) ** 2, 0)
-  return den === 0 ? 0 : num / den
-}
-
-/**
- * What `samples` say about SOAK_PUSHES pushes: the growth of memory (the
- * floors) and disk per push over the later half of the samples (by then the default run has
- * passed the 100,000 events an account keeps by default, so a bound shows
- * as a flat line), carried on linearly from the last sample; never below
- * what was measured. A restart time is carried on in proportion to the
- * data dir's size, along the line through the restart on the seeded dir
- * (`seeded`) and the one after the pushes (`loaded`).
- *
- * @param {Sample[]} samples
- * @param {{ms: number, disk_mb: number}} seeded
- * @param {{ms: number, disk_mb: number}[]} restarts
- */
-export function extrapolate(samples, seeded, restarts) {
-  const later = samples.slice(Math.floor(samples.length / 2))
-  const last = samples[samples.length - 1]
-  const rest = SOAK_PUSHES - last.pushes
-  const rssPerPush = Math.max(0, slope(later, 'floor_mb'))
-  const diskPerPush = Math.max(0, slope(later, 'disk_mb'))
-  const disk = last.disk_mb + diskPerPush * rest
-  const restart = (loaded) => {
-    const perMb =
-      loaded.disk_mb > seeded.disk_mb ? Math.max(0, (loaded.ms - seeded.ms) / (loaded.disk_mb - seeded.disk_mb)) : 0
-    return loaded.ms + perMb * (disk - loaded.disk_mb)
-  }
-  return {
-    rss_mb: last.rss_mb + rssPerPush * rest,
-    disk_mb: disk,
-    rss_kb_per_push: rssPerPush * 1024,
-    disk_kb_per_push: diskPerPush * 1024,
-    restart_ms: restarts.map(restart),
-  }
 }
 
 /**
