@@ -34,8 +34,19 @@ export const mayDelete = (deliveries: readonly DeliveryRecord[]): boolean =>
 export const keyExpiry = (nowMs: number, policy: RetentionPolicy): string =>
   new Date(nowMs + policy.idempotencyKeyTtlMs).toISOString()
 
-/** Whether a stored `Idempotency-Key` is forgotten at `nowMs` (scheduler clock): a request with it then runs as new. */
-export function isExpiredKey(record: IdempotencyRecord, nowMs: number, policy: RetentionPolicy): boolean {
-  const expires = record.expires_at ?? keyExpiry(Date.parse(record.created_at), policy)
-  return Date.parse(expires) <= nowMs
+/**
+ * Whether a stored `Idempotency-Key` is forgotten: a day after its first use on the scheduler clock
+ * (`clockMs`, so `clock advance 24h` forgets it as a day would) or on the wall clock (`wallMs`), whichever
+ * comes first. The wall clock bounds a key stored after an advance: once the clock is reset, the
+ * scheduler clock would take the advance's length more to reach its expiry (docs/api.md, "Idempotency-Key").
+ */
+export function isExpiredKey(
+  record: IdempotencyRecord,
+  clockMs: number,
+  wallMs: number,
+  policy: RetentionPolicy,
+): boolean {
+  const created = Date.parse(record.created_at)
+  const expires = record.expires_at ? Date.parse(record.expires_at) : created + policy.idempotencyKeyTtlMs
+  return expires <= clockMs || created + policy.idempotencyKeyTtlMs <= wallMs
 }

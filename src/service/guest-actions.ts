@@ -41,7 +41,7 @@ export class GuestActions {
     this.#keys = {
       now,
       expiresAt: () => keyExpiry(clock.now(), retention),
-      forgotten: (record) => isExpiredKey(record, clock.now(), retention),
+      forgotten: (record) => isExpiredKey(record, clock.now(), Date.parse(now()), retention),
     }
   }
 

@@ -64,10 +64,11 @@ export class Retention {
   }
 
   async #pruneKeys(tx: UnitOfWork, accountId: string, pruned: Pruned): Promise<void> {
-    const nowMs = this.context.clock.now()
+    const clockMs = this.context.clock.now()
+    const wallMs = Date.parse(this.context.now())
     const page = await tx.page('idempotency_keys', accountId, {limit: PRUNE_BATCH, oldestFirst: true})
     for (const key of page!.records) {
-      if (!isExpiredKey(key, nowMs, this.policy)) return
+      if (!isExpiredKey(key, clockMs, wallMs, this.policy)) return
       tx.delete('idempotency_keys', key.id)
       pruned.idempotency_keys++
     }

@@ -84,6 +84,19 @@ describe('service.retention', () => {
     expect([later.replayed, later.body.id === first.body.id]).toEqual([false, false])
   })
 
+  it('an Idempotency-Key used after a clock advance is forgotten a wall-clock day later, once the clock is reset', async () => {
+    const {service, clock, wall} = await serviceForTest()
+    await pushes(service, 1)
+    const check = (await service.records.checkByExternalId('acct_demo', 't1'))!
+    clock.moveTo(clock.now() + 48 * HOUR_MS)
+    await service.guests.pay(check, {amount_cents: 100}, {key: 'k', scope: 'api', hash: 'h1'})
+    clock.reset()
+    wall.ms += 24 * HOUR_MS
+    const later = await service.guests.pay(check, {amount_cents: 200}, {key: 'k', scope: 'api', hash: 'h2'})
+    expect(later.replayed).toBe(false)
+    expect(later.body.amount_cents).toBe(200)
+  })
+
   it('pruning forgets expired idempotency keys and keeps the others', async () => {
     const {service, clock} = await serviceForTest()
     await pushes(service, 1)
