@@ -52,6 +52,13 @@ describe('the request log', () => {
     expect(JSON.stringify(logged)).not.toContain(WRITE_KEY)
   })
 
+  it('finds a caller id holding "/" by its percent-encoded form, through the API and the client', async () => {
+    await sim.api('GET', '/v1/locations', {headers: {'x-request-id': 'trace/42+a'}})
+    expect((await entry(encodeURIComponent('trace/42+a'))).id).toBe('trace/42+a')
+    const client = new TablepayClient({url: sim.url, apiKey: WRITE_KEY})
+    expect((await client.getRequest('trace/42+a')).path).toBe('/v1/locations')
+  })
+
   it('records an updated push with what moved, and unchanged and stale pushes with their result', async () => {
     const first = await push(
       'rl2',

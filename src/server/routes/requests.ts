@@ -19,7 +19,8 @@ export function requestRoutes(router: Router, {service}: AppContext): void {
   router.get(
     '/v1/sim/requests/:request_id',
     defineEventHandler((event) => {
-      const id = event.context.params?.request_id ?? ''
+      // a caller's id may hold "/" (X-Request-Id allows it), sent as %2F, which the router leaves encoded in a segment
+      const id = (event.context.params?.request_id ?? '').replace(/%2F/gi, '/')
       const entry = service.requests.get(accountOf(event), id)
       if (!entry) {
         const why = service.requests.enabled
