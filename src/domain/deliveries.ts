@@ -148,7 +148,8 @@ export function recordAttempt(
   // canceled while the attempt was out: the attempt happened, and nothing follows it
   if (delivery.status === 'canceled') return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
   const ok = succeeded(result)
-  const wait = schedule[delivery.attempts.length]
+  // a chaos duplicate is an extra copy, not a try: it moves nothing along the retry schedule
+  const wait = schedule[delivery.attempts.filter((a) => !a.duplicate).length]
   const status = ok ? 'succeeded' : wait === undefined ? 'dead' : 'pending'
   const next = {
     ...delivery,
