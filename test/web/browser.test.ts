@@ -275,14 +275,27 @@ describe('in a real browser', () => {
     await page.locator('#endpoints details.chaos summary').first().click()
     await page.getByLabel(`Duplicate for ${own.url}`).fill('1')
     await page.getByLabel(`Seed for ${own.url}`).fill('7')
-    // a change elsewhere reloads the lists: the open form, what was typed and the secret shown once survive it
+    // a change the table shows rebuilds it: the open form, what was typed and the secret shown once survive it
+    await sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {
+      key,
+      body: {event_types: ['check.created', 'check.updated']},
+    })
     await sim.api('PUT', '/v1/checks/external/w3', {
       key,
       body: checkWith([['a', 1, 100]], {location_id: scratch.locations[0].id}),
     })
-    await page.locator('#events').getByText('check.created').nth(1).waitFor()
+    await page.locator('#endpoints').getByText('check.created, check.updated').waitFor()
     await page.getByText(/New secret \(shown once\): whsec_\w+/).waitFor()
     expect(await page.getByLabel(`Seed for ${own.url}`).inputValue()).toBe('7')
+    // one it does not show (a rotated secret) leaves the field being typed in, and its focus, alone
+    await page.getByLabel(`Seed for ${own.url}`).focus()
+    await sim.api('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, {key, body: {}})
+    await sim.api('PUT', '/v1/checks/external/w4', {
+      key,
+      body: checkWith([['a', 1, 100]], {location_id: scratch.locations[0].id}),
+    })
+    await page.locator('#events').getByText('check.created').nth(2).waitFor()
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Seed for ${own.url}`)
     await page.getByRole('button', {name: `Set chaos for ${own.url}`}).click()
     await page.getByText('Chaos on: duplicate 1, reorder 0s, seed 7').waitFor()
     const chaos = (await sim.api('GET', `/v1/sim/webhook-endpoints/${endpoint.id}/chaos`, {key})).body

@@ -116,17 +116,18 @@ function renderDelivery(delivery) {
 }
 
 /**
- * What the endpoints table shows now: it is rebuilt only when that changes.
- * A rebuild keeps what the reader is in the middle of, by endpoint: the
- * last ping or rotation message (a new secret is shown once), an open
- * chaos form and the values typed into it.
+ * What the endpoints table shows now: it is rebuilt only when that changes,
+ * so a change it does not show (a rotated secret, a new `updated_at`) leaves
+ * the field being typed in, and its focus, alone. A rebuild keeps what the
+ * reader is in the middle of, by endpoint: the last ping or rotation message
+ * (a new secret is shown once), an open chaos form and the values typed into it.
  */
 let endpointsShown = ''
 const endpointNotes = new Map()
 const chaosDrafts = new Map()
 
 function renderEndpoints(endpoints, chaos = new Map()) {
-  const shown = JSON.stringify([writable, endpoints, [...chaos]])
+  const shown = JSON.stringify([writable, endpoints.map((e) => [e.id, e.url, e.status, e.event_types]), [...chaos]])
   if (shown === endpointsShown) return
   endpointsShown = shown
   const rows = endpoints.map((endpoint) => {
