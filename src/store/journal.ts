@@ -272,9 +272,14 @@ export class Journal {
     }
     // Without fsync the write only copies into the page cache, and doing it on the
     // event loop costs less than a thread-pool round trip per batch. With fsync the
-    // wait is the disk's, so it stays off the loop.
+    // wait is the disk's, so it stays off the loop. The string goes to the file as it
+    // is (Node encodes it outside the JS heap); a short write, which a regular file
+    // rarely makes, goes on from the bytes.
+    const fd = this.#handle!.fd
+    const written = writeSync(fd, lines)
+    if (written === Buffer.byteLength(lines)) return
     const bytes = Buffer.from(lines)
-    for (let done = 0; done < bytes.length;) done += writeSync(this.#handle!.fd, bytes, done)
+    for (let done = written; done < bytes.length;) done += writeSync(fd, bytes, done)
   }
 
   async #switchTo(firstSeq: number): Promise<void> {
