@@ -6,7 +6,7 @@ import {
   recordDuplicate,
   requeueDelivery,
 } from '../domain/deliveries.js'
-import {invalidField} from '../domain/errors.js'
+import {ApiError, invalidField} from '../domain/errors.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
@@ -72,8 +72,12 @@ export class Deliveries {
    * const delivery = await service.deliveries.retry(dead)
    */
   retry(delivery: DeliveryRecord): Promise<DeliveryRecord> {
-    const requeued = requeueDelivery(delivery, this.context.clock.now(), this.context.now())
+    const {clock, now} = this.context
     return this.outbox.commit(async (tx) => {
+      // as stored now: an attempt recorded since the route read it must not be written over
+      const latest = await tx.get('deliveries', delivery.id)
+      if (!latest) throw new ApiError('not_found', `No delivery ${delivery.id} in this account.`)
+      const requeued = requeueDelivery(latest, clock.now(), now())
       tx.put('deliveries', requeued.id, requeued)
       return requeued
     })

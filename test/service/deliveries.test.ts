@@ -55,4 +55,20 @@ describe('service.deliveries', () => {
     await service.endpoints.delete((await service.records.get('webhook_endpoints', endpoint.id))!)
     expect(await service.deliveries.target(retried)).toBeUndefined()
   })
+
+  it('a retry keeps an attempt recorded after the route read the delivery', async () => {
+    const {service, endpoint, delivery} = await withDelivery()
+    // the dispatcher records an attempt while the retry request holds the delivery it read before
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
+    const retried = await service.deliveries.retry(delivery)
+    expect([retried.status, retried.attempts.length]).toEqual(['pending', 1])
+    expect((await service.deliveries.get(delivery.id))?.attempts).toHaveLength(1)
+  })
+
+  it('a retry of a delivery deleted since the route read it is a 404 and writes nothing', async () => {
+    const {service, delivery} = await withDelivery()
+    await service.sim.reset('acct_demo')
+    await expect(service.deliveries.retry(delivery)).rejects.toMatchObject({code: 'not_found'})
+    expect(await service.deliveries.get(delivery.id)).toBeUndefined()
+  })
 })
