@@ -80,6 +80,18 @@ describe('405 method_not_allowed', () => {
   })
 })
 
+describe('OPTIONS without --cors', () => {
+  it('changes nothing, so a read key gets the 405 and its Allow, not a 403 for the write scope', async () => {
+    const read = {authorization: 'Bearer tp_test_demo_read'}
+    const answer = await rawRequest(sim.url, 'OPTIONS', '/v1/checks/external/http-1', {headers: read})
+    expect([answer.status, answer.body.error.code, answer.headers.allow]).toEqual([
+      405,
+      'method_not_allowed',
+      'GET, HEAD, PUT',
+    ])
+  })
+})
+
 describe('the status line', () => {
   it('carries the standard reason phrase, on successes and on every kind of error', async () => {
     const answers = [
