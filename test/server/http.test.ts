@@ -284,6 +284,21 @@ describe('CORS', () => {
     })
   })
 
+  it('lets that origin read Retry-After and the rate limit of a 429, to back off', async () => {
+    const limited = await startTestServer({memory: true, serve: {cors: [PAGE], rateLimit: 1, rateLimitClock: () => 0}})
+    try {
+      const get = () => rawRequest(limited.url, 'GET', '/v1/locations', {headers: {...auth, origin: PAGE}})
+      expect((await get()).status).toBe(200)
+      const refused = await get()
+      expect([refused.status, refused.headers['retry-after']]).toEqual([429, '1'])
+      const exposed = String(refused.headers['access-control-expose-headers']).split(', ')
+      expect(exposed).toEqual(expect.arrayContaining(['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining']))
+      expect(exposed).toContain('X-Tablepay-Fault')
+    } finally {
+      await limited.close()
+    }
+  })
+
   it('with --cors *, answers every origin', async () => {
     const any = await startTestServer({memory: true, serve: {cors: ['*']}})
     try {
