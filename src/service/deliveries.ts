@@ -66,7 +66,8 @@ export class Deliveries {
   }
 
   /**
-   * One more attempt now, whatever the delivery's state; its attempts so far are kept.
+   * One more attempt now, whatever the delivery's state, to an endpoint that is still there
+   * and enabled; its attempts so far are kept.
    *
    * @example
    * const delivery = await service.deliveries.retry(dead)
@@ -77,7 +78,8 @@ export class Deliveries {
       // as stored now: an attempt recorded since the route read it must not be written over
       const latest = await tx.get('deliveries', delivery.id)
       if (!latest) throw new ApiError('not_found', `No delivery ${delivery.id} in this account.`)
-      const requeued = requeueDelivery(latest, clock.now(), now())
+      const endpoint = await tx.get('webhook_endpoints', latest.endpoint_id)
+      const requeued = requeueDelivery(latest, endpoint, clock.now(), now())
       tx.put('deliveries', requeued.id, requeued)
       return requeued
     })

@@ -112,6 +112,22 @@ describe('POST /events/{id}/resend', () => {
   })
 })
 
+describe('POST /deliveries/{id}/retry', () => {
+  it('answers 409 endpoint_disabled once the endpoint is deleted, instead of a pending that is never sent', async () => {
+    const {sim, register, receiver, push} = await setup()
+    const endpoint = await register()
+    await push('r9')
+    await receiver.waitFor(1)
+    const [delivery] = (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}`)).body.data
+    expect((await sim.api('POST', `/v1/deliveries/${delivery.id}/retry`)).status).toBe(200)
+    await receiver.waitFor(2)
+    await sim.api('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)
+    const refused = await sim.api('POST', `/v1/deliveries/${delivery.id}/retry`)
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'endpoint_disabled'])
+    expect((await sim.api('GET', `/v1/deliveries/${delivery.id}`)).body.status).toBe('succeeded')
+  })
+})
+
 describe('POST /webhook-endpoints/{id}/recover', () => {
   it('re-sends exactly the subscribed events since the time that had no succeeded delivery, oldest first, and nothing twice', async () => {
     const {sim, register, receiver, push, failWhen} = await setup()

@@ -48,8 +48,10 @@ describe('service.deliveries', () => {
 
   it('has no target once its endpoint is gone, and a retry makes a dead delivery pending again', async () => {
     const {service, endpoint, delivery} = await withDelivery()
-    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
-    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
+    // the endpoint stays enabled: a retry goes only to an enabled endpoint
+    const stays = {...options, disableAfter: 10}
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, stays)
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, stays)
     const retried = await service.deliveries.retry((await service.deliveries.get(delivery.id))!)
     expect([retried.status, retried.attempts.length]).toEqual(['pending', 2])
     await service.endpoints.delete((await service.records.get('webhook_endpoints', endpoint.id))!)
@@ -70,5 +72,17 @@ describe('service.deliveries', () => {
     await service.sim.reset('acct_demo')
     await expect(service.deliveries.retry(delivery)).rejects.toMatchObject({code: 'not_found'})
     expect(await service.deliveries.get(delivery.id)).toBeUndefined()
+  })
+
+  it('a retry to a disabled or deleted endpoint is a 409 endpoint_disabled and changes nothing', async () => {
+    const {service, endpoint, delivery} = await withDelivery()
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
+    const dead = (await service.deliveries.get(delivery.id))!
+    expect((await service.records.get('webhook_endpoints', endpoint.id))?.status).toBe('disabled')
+    await expect(service.deliveries.retry(dead)).rejects.toMatchObject({code: 'endpoint_disabled'})
+    await service.endpoints.delete((await service.records.get('webhook_endpoints', endpoint.id))!)
+    await expect(service.deliveries.retry(dead)).rejects.toMatchObject({code: 'endpoint_disabled'})
+    expect(await service.deliveries.get(delivery.id)).toEqual(dead)
   })
 })
