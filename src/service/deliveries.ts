@@ -95,9 +95,16 @@ export class Deliveries {
     return endpoint && endpoint.status === 'enabled' && event ? {endpoint, event} : undefined
   }
 
-  /** Ends a delivery that has nowhere to go. */
+  /**
+   * Ends a delivery that has nowhere to go, as stored now: one deleted meanwhile (a reset, its
+   * account deleted, which is also why its event was gone) stays deleted, and one retried or
+   * ended meanwhile is left as it is.
+   */
   cancel(delivery: DeliveryRecord, now: string): Promise<void> {
-    return this.outbox.commit(async (tx) => tx.put('deliveries', delivery.id, cancelDelivery(delivery, now)))
+    return this.outbox.commit(async (tx) => {
+      const latest = await tx.get('deliveries', delivery.id)
+      if (latest?.status === 'pending') tx.put('deliveries', latest.id, cancelDelivery(latest, now))
+    })
   }
 
   /**

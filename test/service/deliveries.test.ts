@@ -85,4 +85,12 @@ describe('service.deliveries', () => {
     await expect(service.deliveries.retry(dead)).rejects.toMatchObject({code: 'endpoint_disabled'})
     expect(await service.deliveries.get(delivery.id)).toEqual(dead)
   })
+
+  it('canceling a delivery that a reset deleted meanwhile leaves it deleted', async () => {
+    const {service, delivery} = await withDelivery()
+    // the dispatcher read the delivery, then found its event gone: the reset deleted both
+    await service.sim.reset('acct_demo')
+    await service.deliveries.cancel(delivery, NOW)
+    expect(await service.deliveries.get(delivery.id)).toBeUndefined()
+  })
 })
