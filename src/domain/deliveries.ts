@@ -176,13 +176,29 @@ export const cancelDelivery = (delivery: DeliveryRecord, now: string): DeliveryR
   updated_at: now,
 })
 
-/** A manual retry: due now again, whatever its state, keeping its attempts. */
-export const requeueDelivery = (delivery: DeliveryRecord, dueAt: number, now: string): DeliveryRecord => ({
-  ...delivery,
-  status: 'pending',
-  next_attempt_at: isoTime(dueAt),
-  updated_at: now,
-})
+/**
+ * A manual retry: due now again, whatever its state, keeping its attempts. Its endpoint must
+ * still be there and enabled (`409 endpoint_disabled`): nothing is sent to any other, so a
+ * retry there would answer `pending` for an attempt that is never made.
+ *
+ * @example
+ * const requeued = requeueDelivery(dead, endpoint, clock.now(), now)
+ */
+export function requeueDelivery(
+  delivery: DeliveryRecord,
+  endpoint: WebhookEndpointRecord | undefined,
+  dueAt: number,
+  now: string,
+): DeliveryRecord {
+  if (endpoint?.status !== 'enabled') {
+    const why = endpoint ? 'is disabled' : 'was deleted'
+    throw new ApiError(
+      'endpoint_disabled',
+      `Endpoint ${delivery.endpoint_id} ${why}: nothing is delivered to it. Resend the event to an enabled endpoint with POST /v1/events/${delivery.event_id}/resend.`,
+    )
+  }
+  return {...delivery, status: 'pending', next_attempt_at: isoTime(dueAt), updated_at: now}
+}
 
 /**
  * The chaos duplicate of a delivery whose attempt succeeded: one more attempt, marked

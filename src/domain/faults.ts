@@ -16,7 +16,11 @@ export const FaultInput = z
   .strictObject({
     match: z
       .strictObject({
-        method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'get', 'head', 'post', 'put', 'delete']).optional(),
+        // any case, and every method an API route takes: PATCH /v1/webhook-endpoints/{id} can fail too
+        method: z
+          .string()
+          .regex(/^(get|head|post|put|patch|delete)$/i, 'one of GET, HEAD, POST, PUT, PATCH or DELETE, in any case')
+          .optional(),
         path: Pattern.optional(),
       })
       .optional(),

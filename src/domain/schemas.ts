@@ -200,6 +200,9 @@ export const Feedback = z.object({
 export type Feedback = z.infer<typeof Feedback>
 
 export const EventType = z.enum(EVENT_TYPES)
+
+/** An endpoint's `event_types`: duplicates are dropped (docs/api.md), so a list may name a type more than once. */
+const EventTypes = z.array(EventType).min(1).max(100)
 export type EventType = z.infer<typeof EventType>
 
 export const Event = z.object({
@@ -236,7 +239,7 @@ export const KnownSecretEndpointInput = z.strictObject({
     .regex(/^we_[A-Za-z0-9_]{1,60}$/)
     .optional(),
   url: z.url({protocol: /^https?$/}).max(2048),
-  event_types: z.array(EventType).min(1).max(EVENT_TYPES.length),
+  event_types: EventTypes,
   description: z.string().max(500).optional(),
   secret: WebhookSecret,
 })
@@ -297,7 +300,7 @@ export type Seed = z.infer<typeof Seed>
 /** The body of `POST /webhook-endpoints`. */
 export const WebhookEndpointInput = z.strictObject({
   url: z.url({protocol: /^https?$/}).max(2048),
-  event_types: z.array(EventType).min(1).max(EVENT_TYPES.length),
+  event_types: EventTypes,
   description: z.string().max(500).optional(),
 })
 export type WebhookEndpointInput = z.infer<typeof WebhookEndpointInput>
@@ -405,7 +408,7 @@ export const WebhookEndpointUpdate = z.strictObject({
     .url({protocol: /^https?$/})
     .max(2048)
     .optional(),
-  event_types: z.array(EventType).min(1).max(EVENT_TYPES.length).optional(),
+  event_types: EventTypes.optional(),
   description: z.string().max(500).optional(),
 })
 export type WebhookEndpointUpdate = z.infer<typeof WebhookEndpointUpdate>

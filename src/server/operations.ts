@@ -264,7 +264,9 @@ export const OPERATIONS: Operation[] = [
 
   list('/deliveries', 'listDeliveries', 'Deliveries, newest first', Delivery, DeliveryFilters),
   get('/deliveries/{id}', 'getDelivery', 'A delivery with every attempt', Delivery),
-  change('post', '/deliveries/{id}/retry', 'retryDelivery', 'Queue one more attempt now', Delivery),
+  change('post', '/deliveries/{id}/retry', 'retryDelivery', 'Queue one more attempt now', Delivery, {
+    errors: ['endpoint_disabled'],
+  }),
 
   get('/sim/key', 'getKey', "The caller's API key: its account and scopes", KeyInfo),
   get('/sim/clock', 'getClock', 'The scheduler clock', Clock),

@@ -6,7 +6,7 @@ import {
   recordDuplicate,
   requeueDelivery,
 } from '../domain/deliveries.js'
-import {invalidField} from '../domain/errors.js'
+import {ApiError, invalidField} from '../domain/errors.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
@@ -66,14 +66,20 @@ export class Deliveries {
   }
 
   /**
-   * One more attempt now, whatever the delivery's state; its attempts so far are kept.
+   * One more attempt now, whatever the delivery's state, to an endpoint that is still there
+   * and enabled; its attempts so far are kept.
    *
    * @example
    * const delivery = await service.deliveries.retry(dead)
    */
   retry(delivery: DeliveryRecord): Promise<DeliveryRecord> {
-    const requeued = requeueDelivery(delivery, this.context.clock.now(), this.context.now())
+    const {clock, now} = this.context
     return this.outbox.commit(async (tx) => {
+      // as stored now: an attempt recorded since the route read it must not be written over
+      const latest = await tx.get('deliveries', delivery.id)
+      if (!latest) throw new ApiError('not_found', `No delivery ${delivery.id} in this account.`)
+      const endpoint = await tx.get('webhook_endpoints', latest.endpoint_id)
+      const requeued = requeueDelivery(latest, endpoint, clock.now(), now())
       tx.put('deliveries', requeued.id, requeued)
       return requeued
     })
@@ -89,9 +95,16 @@ export class Deliveries {
     return endpoint && endpoint.status === 'enabled' && event ? {endpoint, event} : undefined
   }
 
-  /** Ends a delivery that has nowhere to go. */
+  /**
+   * Ends a delivery that has nowhere to go, as stored now: one deleted meanwhile (a reset, its
+   * account deleted, which is also why its event was gone) stays deleted, and one retried or
+   * ended meanwhile is left as it is.
+   */
   cancel(delivery: DeliveryRecord, now: string): Promise<void> {
-    return this.outbox.commit(async (tx) => tx.put('deliveries', delivery.id, cancelDelivery(delivery, now)))
+    return this.outbox.commit(async (tx) => {
+      const latest = await tx.get('deliveries', delivery.id)
+      if (latest?.status === 'pending') tx.put('deliveries', latest.id, cancelDelivery(latest, now))
+    })
   }
 
   /**

@@ -213,6 +213,23 @@ describe('bad input gets a clear 4xx and stores nothing', () => {
     await nothingStored()
   })
 
+  it('names an unknown field at its own path, in a body and in a query', async () => {
+    const body = valid() as any
+    body.items[0].colour = 'red'
+    body.extra = true
+    const pushed = await put(body)
+    expectError(pushed, 422, 'validation_failed')
+    expect(pushed.body.error.details).toEqual([
+      {path: 'items.0.colour', message: 'unknown field'},
+      {path: 'extra', message: 'unknown field'},
+    ])
+    const listed = await sim.api('GET', '/v1/checks?colour=red')
+    expectError(listed, 422, 'validation_failed')
+    expect(listed.body.error.details).toEqual([{path: 'colour', message: 'unknown field'}])
+    expect(listed.body.error.message).toBe('Query failed validation: colour: unknown field.')
+    await nothingStored()
+  })
+
   it.each([
     '{"__proto__": {"admin": true}, "table": {"number": "1"}}',
     '{"table": {"number": "1", "__proto__": {"x": 1}}}',

@@ -200,6 +200,19 @@ describe('POST /v1/sim/faults', () => {
     expect((await sim.api('GET', '/v1/checks')).status).toBe(200)
   })
 
+  it('matches a method given in any case, PATCH included', async () => {
+    const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {
+      body: {url: receiver.url, event_types: ['check.created']},
+    })
+    const fault = await addFault({status: 503, match: {method: 'Patch', path: '/v1/webhook-endpoints/*'}})
+    expect(fault.match.method).toBe('PATCH')
+    const path = `/v1/webhook-endpoints/${endpoint.body.id}`
+    expect((await sim.api('GET', path)).status).toBe(200)
+    const patched = await sim.api('PATCH', path, {body: {description: 'faulted'}})
+    expect([patched.status, patched.headers.get('x-tablepay-fault')]).toEqual([503, fault.id])
+    expect((await sim.api('GET', path)).body.description).toBeNull()
+  })
+
   it('never touches /v1/sim/… or another account; the oldest matching fault wins', async () => {
     const first = await addFault({status: 502, times: null})
     await addFault({status: 504, times: null})

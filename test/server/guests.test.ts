@@ -293,6 +293,21 @@ describe('Idempotency-Key', () => {
     expect(await getCheck(check.id)).toMatchObject({amount_paid_cents: 500})
   })
 
+  it('the same route spelled another way (a trailing slash, an encoded letter) is the same request', async () => {
+    const check = await openCheck()
+    const key = {'idempotency-key': 'k-spelled'}
+    const first = await pay(check.id, {amount_cents: 500}, key)
+    for (const path of [`/v1/sim/checks/${check.id}/payments/`, `/%761/sim/checks/${check.id}/payments`]) {
+      const again = await post(path, {amount_cents: 500}, key)
+      expect([again.status, again.text, again.headers.get('idempotent-replayed')], path).toEqual([
+        201,
+        first.text,
+        'true',
+      ])
+    }
+    expect(await getCheck(check.id)).toMatchObject({amount_paid_cents: 500})
+  })
+
   it('keys are per account, a refusal is not stored, and a malformed key is 422', async () => {
     const check = await openCheck()
     const key = {'idempotency-key': 'shared'}

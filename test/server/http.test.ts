@@ -80,6 +80,18 @@ describe('405 method_not_allowed', () => {
   })
 })
 
+describe('OPTIONS without --cors', () => {
+  it('changes nothing, so a read key gets the 405 and its Allow, not a 403 for the write scope', async () => {
+    const read = {authorization: 'Bearer tp_test_demo_read'}
+    const answer = await rawRequest(sim.url, 'OPTIONS', '/v1/checks/external/http-1', {headers: read})
+    expect([answer.status, answer.body.error.code, answer.headers.allow]).toEqual([
+      405,
+      'method_not_allowed',
+      'GET, HEAD, PUT',
+    ])
+  })
+})
+
 describe('the status line', () => {
   it('carries the standard reason phrase, on successes and on every kind of error', async () => {
     const answers = [
@@ -270,6 +282,21 @@ describe('CORS', () => {
       const get = await rawRequest(cors.url, 'GET', '/v1/checks', {headers: {...auth, origin: 'http://evil.example'}})
       expect(get.headers['access-control-allow-origin']).toBeUndefined()
     })
+  })
+
+  it('lets that origin read Retry-After and the rate limit of a 429, to back off', async () => {
+    const limited = await startTestServer({memory: true, serve: {cors: [PAGE], rateLimit: 1, rateLimitClock: () => 0}})
+    try {
+      const get = () => rawRequest(limited.url, 'GET', '/v1/locations', {headers: {...auth, origin: PAGE}})
+      expect((await get()).status).toBe(200)
+      const refused = await get()
+      expect([refused.status, refused.headers['retry-after']]).toEqual([429, '1'])
+      const exposed = String(refused.headers['access-control-expose-headers']).split(', ')
+      expect(exposed).toEqual(expect.arrayContaining(['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining']))
+      expect(exposed).toContain('X-Tablepay-Fault')
+    } finally {
+      await limited.close()
+    }
   })
 
   it('with --cors *, answers every origin', async () => {

@@ -60,6 +60,20 @@ describe('PATCH /webhook-endpoints/{id}', () => {
   })
 })
 
+describe('event_types of an endpoint', () => {
+  it('drops duplicates, however many, on creation and on update', async () => {
+    const {sim, receiver} = await setup()
+    const all = ['check.created', 'check.updated', 'check.closed', 'check.fully_paid', 'payment.succeeded']
+    const listed = [...all, 'payment.refunded', 'claim.created', 'feedback.received', ...all]
+    const created = await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: listed}})
+    expect([created.status, created.body.event_types]).toEqual([201, [...new Set(listed)]])
+    const patched = await sim.api('PATCH', `/v1/webhook-endpoints/${created.body.id}`, {
+      body: {event_types: Array.from({length: 9}, () => 'check.closed')},
+    })
+    expect([patched.status, patched.body.event_types]).toEqual([200, ['check.closed']])
+  })
+})
+
 describe('POST /events/{id}/resend', () => {
   it('makes exactly one new delivery with the same body bytes and event id, attempted now: 201', async () => {
     const {sim, register, receiver, push, eventOf} = await setup()
@@ -109,6 +123,22 @@ describe('POST /events/{id}/resend', () => {
       .toBe('disabled')
     const disabled = await sim.api('POST', `/v1/events/${event.id}/resend`, {body: {endpoint_id: doomed.id}})
     expect([disabled.status, disabled.body.error.code]).toEqual([409, 'endpoint_disabled'])
+  })
+})
+
+describe('POST /deliveries/{id}/retry', () => {
+  it('answers 409 endpoint_disabled once the endpoint is deleted, instead of a pending that is never sent', async () => {
+    const {sim, register, receiver, push} = await setup()
+    const endpoint = await register()
+    await push('r9')
+    await receiver.waitFor(1)
+    const [delivery] = (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}`)).body.data
+    expect((await sim.api('POST', `/v1/deliveries/${delivery.id}/retry`)).status).toBe(200)
+    await receiver.waitFor(2)
+    await sim.api('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)
+    const refused = await sim.api('POST', `/v1/deliveries/${delivery.id}/retry`)
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'endpoint_disabled'])
+    expect((await sim.api('GET', `/v1/deliveries/${delivery.id}`)).body.status).toBe('succeeded')
   })
 })
 

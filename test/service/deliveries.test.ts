@@ -48,11 +48,49 @@ describe('service.deliveries', () => {
 
   it('has no target once its endpoint is gone, and a retry makes a dead delivery pending again', async () => {
     const {service, endpoint, delivery} = await withDelivery()
-    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
-    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
+    // the endpoint stays enabled: a retry goes only to an enabled endpoint
+    const stays = {...options, disableAfter: 10}
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, stays)
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, stays)
     const retried = await service.deliveries.retry((await service.deliveries.get(delivery.id))!)
     expect([retried.status, retried.attempts.length]).toEqual(['pending', 2])
     await service.endpoints.delete((await service.records.get('webhook_endpoints', endpoint.id))!)
     expect(await service.deliveries.target(retried)).toBeUndefined()
+  })
+
+  it('a retry keeps an attempt recorded after the route read the delivery', async () => {
+    const {service, endpoint, delivery} = await withDelivery()
+    // the dispatcher records an attempt while the retry request holds the delivery it read before
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
+    const retried = await service.deliveries.retry(delivery)
+    expect([retried.status, retried.attempts.length]).toEqual(['pending', 1])
+    expect((await service.deliveries.get(delivery.id))?.attempts).toHaveLength(1)
+  })
+
+  it('a retry of a delivery deleted since the route read it is a 404 and writes nothing', async () => {
+    const {service, delivery} = await withDelivery()
+    await service.sim.reset('acct_demo')
+    await expect(service.deliveries.retry(delivery)).rejects.toMatchObject({code: 'not_found'})
+    expect(await service.deliveries.get(delivery.id)).toBeUndefined()
+  })
+
+  it('a retry to a disabled or deleted endpoint is a 409 endpoint_disabled and changes nothing', async () => {
+    const {service, endpoint, delivery} = await withDelivery()
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
+    const dead = (await service.deliveries.get(delivery.id))!
+    expect((await service.records.get('webhook_endpoints', endpoint.id))?.status).toBe('disabled')
+    await expect(service.deliveries.retry(dead)).rejects.toMatchObject({code: 'endpoint_disabled'})
+    await service.endpoints.delete((await service.records.get('webhook_endpoints', endpoint.id))!)
+    await expect(service.deliveries.retry(dead)).rejects.toMatchObject({code: 'endpoint_disabled'})
+    expect(await service.deliveries.get(delivery.id)).toEqual(dead)
+  })
+
+  it('canceling a delivery that a reset deleted meanwhile leaves it deleted', async () => {
+    const {service, delivery} = await withDelivery()
+    // the dispatcher read the delivery, then found its event gone: the reset deleted both
+    await service.sim.reset('acct_demo')
+    await service.deliveries.cancel(delivery, NOW)
+    expect(await service.deliveries.get(delivery.id)).toBeUndefined()
   })
 })

@@ -25,7 +25,10 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
   ]
 
   static override flags = {
-    method: Flags.string({summary: 'Only requests with this method.', options: ['GET', 'POST', 'PUT', 'DELETE']}),
+    method: Flags.string({
+      summary: 'Only requests with this method.',
+      options: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    }),
     path: Flags.string({
       summary: 'Only paths matching this pattern: * one segment, ** the rest (/v1/checks/external/*).',
     }),

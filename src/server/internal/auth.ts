@@ -7,8 +7,9 @@ import {requestHeader} from './headers.js'
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
-/** A GET only reads; anything else changes state and needs `write`. */
-const scopeFor = (method: string): Scope => (method === 'GET' || method === 'HEAD' ? 'read' : 'write')
+/** GET, HEAD and OPTIONS only read; anything else changes state and needs `write`. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
+const scopeFor = (method: string): Scope => (READS.has(method) ? 'read' : 'write')
 
 /**
  * Finds the account behind the bearer key and checks the scope the method

@@ -95,12 +95,18 @@ function notJsonReason(text: string, error: Error): string {
   return error.message
 }
 
-/** zod issues as `details`: a dotted path and a message each. */
+const dotted = (path: readonly PropertyKey[]) => path.map(String).join('.')
+
+/**
+ * zod issues as `details`: a dotted path and a message each. An unknown field is named at its
+ * own path, as `checks lint` names it, not at its parent's (the whole body or query).
+ */
 export function zodDetails(error: z.ZodError): ErrorDetail[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.map(String).join('.') || '(body)',
-    message: issue.message,
-  }))
+  return error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({path: dotted([...issue.path, key]), message: 'unknown field'}))
+      : [{path: dotted(issue.path) || '(body)', message: issue.message}],
+  )
 }
 
 /** A 422 that names the first problem in its message and lists them all in `details`. */

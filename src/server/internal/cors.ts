@@ -1,8 +1,13 @@
 import type {H3Event} from 'h3'
 import {requestHeader} from './headers.js'
 
-/** The answer headers a browser page may read, besides the safelisted ones. */
-const EXPOSED = 'X-Request-Id, X-Tablepay-Push-Result, Idempotent-Replayed, WWW-Authenticate, Allow'
+/**
+ * The answer headers a browser page may read, besides the safelisted ones: a POS page must
+ * see Retry-After and the rate limit to back off from a 429 or 503 (docs/api.md, "Faults and rate limits").
+ */
+const EXPOSED =
+  'X-Request-Id, X-Tablepay-Push-Result, Idempotent-Replayed, WWW-Authenticate, Allow, ' +
+  'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-Tablepay-Fault'
 const METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE'
 
 /**

@@ -1,8 +1,9 @@
 import {createHash} from 'node:crypto'
-import {getRequestPath, type H3Event, setResponseHeader, setResponseStatus} from 'h3'
+import {type H3Event, setResponseHeader, setResponseStatus} from 'h3'
 import {invalidField} from '../../domain/errors.js'
 import type {Answer, IdempotentRequest} from '../../service/index.js'
 import {requestHeader} from './headers.js'
+import {pathOf, withoutTrailingSlash} from './request-path.js'
 
 const KEY = /^[\x21-\x7e]{1,255}$/
 
@@ -14,9 +15,12 @@ function readKey(event: H3Event): string | undefined {
   return key
 }
 
-/** Equal for the same method, path and body: `body` is the validated input, whose keys come in schema order. */
+/**
+ * Equal for the same method, path and body: `body` is the validated input, whose keys come in schema order.
+ * The path is the one routed (decoded once, without a trailing slash): spellings of one route are one request.
+ */
 function requestHash(event: H3Event, body: unknown): string {
-  const path = getRequestPath(event).split('?')[0]
+  const path = withoutTrailingSlash(pathOf(event))
   return createHash('sha256')
     .update(`${event.method} ${path}\n${JSON.stringify(body)}`)
     .digest('hex')
