@@ -27,7 +27,7 @@ describe('deliveries', () => {
   it('a chaos duplicate does not count as a try: a manual retry that fails waits the second step, not the third', () => {
     const succeeded = recordAttempt(delivery, endpoint, ok, options).delivery
     const duplicated = recordDuplicate(succeeded, ok, NOW)
-    const retried = requeueDelivery(duplicated, DUE, NOW)
+    const retried = requeueDelivery(duplicated, endpoint, DUE, NOW)
     const next = recordAttempt(retried, endpoint, failed, options).delivery
     expect(next.attempts.map((a) => a.attempt)).toEqual([1, 2, 3])
     expect(next.next_attempt_at).toBe(new Date(DUE + 300_000).toISOString())
