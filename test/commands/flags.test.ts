@@ -104,6 +104,9 @@ describe('a bad command line exits 2 with and without --json', () => {
     ['an unknown flag', ['checks', 'list', '--bogus']],
     ['a flag value its parser refuses', ['webhooks', 'create', '--forward-to', RECEIVER, '-e', 'check.eaten']],
     ['a bad argument', ['clock', 'advance', '0']],
+    ['a --forward-to that is no URL (webhooks create)', ['webhooks', 'create', '--forward-to', 'localhost:3000']],
+    ['a --forward-to that is no URL (webhooks update)', ['webhooks', 'update', 'we_x', '--forward-to', 'hooks']],
+    ['a --forward-to that is no URL (listen)', ['listen', '--forward-to', '3000/hooks']],
     [
       '--url in receiver check (the receiver is --forward-to)',
       ['receiver', 'check', '--url', RECEIVER, '--secret', 'whsec_x'],
@@ -113,6 +116,15 @@ describe('a bad command line exits 2 with and without --json', () => {
     expect(text.code).toBe(2)
     expect(json.code).toBe(2)
     expect(JSON.parse(json.stdout).error).toMatchObject({code: 'invalid_usage'})
+  })
+
+  it('a --forward-to that is no URL is named, with an example, before any request', async () => {
+    const {code, stderr} = await runCommand(['webhooks', 'create', '--forward-to', 'localhost:3000'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('Parsing --forward-to')
+    expect(stderr).toContain(
+      '"localhost:3000" is not an http(s) URL: give your receiver\'s, e.g. http://localhost:3000/webhooks',
+    )
   })
 
   it('receiver check --url names --forward-to', async () => {
