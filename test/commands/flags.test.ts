@@ -102,6 +102,7 @@ describe('a bad command line exits 2 with and without --json', () => {
   it.each([
     ['a value outside the choices', ['events', 'list', '--event-type', 'check.eaten']],
     ['an unknown flag', ['checks', 'list', '--bogus']],
+    ['an unknown command', ['checks', 'lsit']],
     ['a flag value its parser refuses', ['webhooks', 'create', '--forward-to', RECEIVER, '-e', 'check.eaten']],
     ['a bad argument', ['clock', 'advance', '0']],
     ['a --forward-to that is no URL (webhooks create)', ['webhooks', 'create', '--forward-to', 'localhost:3000']],
@@ -116,6 +117,26 @@ describe('a bad command line exits 2 with and without --json', () => {
     expect(text.code).toBe(2)
     expect(json.code).toBe(2)
     expect(JSON.parse(json.stdout).error).toMatchObject({code: 'invalid_usage'})
+  })
+
+  it('an unknown command is named as typed, with the nearest command and where the list is', async () => {
+    const {code, stdout, stderr} = await runCommand(['chekcs', 'list'])
+    expect(code).toBe(2)
+    expect(stdout).toBe('')
+    expect(stderr).toContain('"tablepay chekcs list" is not a command.')
+    expect(stderr).toContain('Did you mean `tablepay checks list`?')
+    expect(stderr).toContain('`tablepay --help` lists the commands.')
+    const inTopic = await runCommand(['deliveries', 'tial'])
+    expect(inTopic.stderr).toContain('Did you mean `tablepay deliveries tail`?')
+    expect(inTopic.stderr).toContain('`tablepay deliveries --help` lists the commands.')
+    // nothing near: only where the list is
+    const far = await runCommand(['frobnicate', '--json'])
+    expect(far.code).toBe(2)
+    expect(far.stderr).toBe('')
+    expect(JSON.parse(far.stdout).error).toEqual({
+      code: 'invalid_usage',
+      message: '"tablepay frobnicate" is not a command.',
+    })
   })
 
   it('a --forward-to that is no URL is named, with an example, before any request', async () => {
