@@ -1,6 +1,6 @@
 import {type Command as OclifCommand, Flags, type Interfaces} from '@oclif/core'
 import {TablepayClient} from '../client/client.js'
-import {resolveClientConfig} from '../client/config.js'
+import {DEFAULT_URL, isHttpUrl, resolveClientConfig} from '../client/config.js'
 import {Command} from './command.js'
 
 export type CommandFlags<T extends typeof OclifCommand> = Interfaces.InferredFlags<
@@ -20,6 +20,12 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
       summary:
         'Server URL. Default: TABLEPAY_URL, then a running server found on this machine (see README), then http://127.0.0.1:4747.',
       helpGroup: 'CONNECTION',
+      // `127.0.0.1:4747` is a wrong command line (exit 2), not a server that cannot be reached
+      parse: async (text) => {
+        if (!isHttpUrl(text))
+          throw new Error(`"${text}" is not an http(s) URL: give the tablepay server's, e.g. ${DEFAULT_URL}`)
+        return text
+      },
     }),
     'api-key': Flags.string({
       char: 'k',

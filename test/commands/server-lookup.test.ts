@@ -95,4 +95,21 @@ describe('how the CLI finds the server', () => {
     )
     expect(stderr).toContain('missing_api_key')
   })
+
+  it('a server address without http:// is named as such, not as a server that cannot be reached', async () => {
+    const home = await tempDir()
+    const flag = await client(home, ['locations', 'list', '--url', '127.0.0.1:4747', '-k', 'tp_test_x'])
+    expect(flag.code).toBe(2)
+    expect(flag.stderr).toContain('Parsing --url')
+    expect(flag.stderr).toContain(
+      '"127.0.0.1:4747" is not an http(s) URL: give the tablepay server\'s, e.g. http://127.0.0.1:4747',
+    )
+    const env = await client(home, ['locations', 'list', '--json'], {TABLEPAY_URL: '127.0.0.1:4747/v1'})
+    expect(env.code).toBe(1)
+    expect(JSON.parse(env.stdout).error).toEqual({
+      code: 'invalid_url',
+      message:
+        'TABLEPAY_URL "127.0.0.1:4747/v1" is not an http(s) URL: give the tablepay server\'s, e.g. http://127.0.0.1:4747.',
+    })
+  })
 })

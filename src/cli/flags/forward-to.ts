@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {isHttpUrl} from '../../client/config.js'
 
 /**
  * `--forward-to URL`: your webhook receiver, the one name of that flag in
@@ -14,8 +15,7 @@ export const forwardToFlag = Flags.custom<string>({
   helpValue: 'URL',
   parse: async (text) => {
     // `localhost:3000` parses as a URL of scheme `localhost:`: only http and https are a receiver's
-    const url = URL.canParse(text) ? new URL(text) : undefined
-    if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
+    if (!isHttpUrl(text))
       throw new Error(`"${text}" is not an http(s) URL: give your receiver's, e.g. http://localhost:3000/webhooks`)
     return text
   },
