@@ -54,6 +54,11 @@ function nextStepFor(error: TablepayError): string | undefined {
   if (error.code === 'conflict_with_paid_items') {
     return conflictStep(error instanceof TablepayApiError ? (error.details ?? []) : [])
   }
+  // an account of several locations needs one named: the body's field is a flag of `checks push`
+  const location = error instanceof TablepayApiError && error.details?.some((d) => d.path === 'location_id')
+  if (error.code === 'validation_failed' && location) {
+    return 'Name one of the locations: `tablepay checks push ID --location loc_…`, or location_id in the body.'
+  }
   return NEXT_STEP[error.code]
 }
 
