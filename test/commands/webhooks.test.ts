@@ -44,6 +44,10 @@ describe('webhooks create|list|delete|ping', () => {
     const endpoint = await endpointFor(receiver)
     expect(endpoint.event_types).toHaveLength(8)
     expect(endpoint.secret).toMatch(/^whsec_/)
+    // listed as "all", not as 8 types that make the table some 200 columns wide
+    expect((await cli(['webhooks', 'list'])).stdout).toMatch(
+      new RegExp(`${endpoint.id}\\s+enabled\\s+all \\(8\\)\\s+${receiver.url}\n`),
+    )
   })
 
   it('create refuses an unknown event type before calling the server', async () => {
