@@ -129,6 +129,8 @@ describe('a bad command line exits 2 with and without --json', () => {
     const inTopic = await runCommand(['deliveries', 'tial'])
     expect(inTopic.stderr).toContain('Did you mean `tablepay deliveries tail`?')
     expect(inTopic.stderr).toContain('`tablepay deliveries --help` lists the commands.')
+    const help = await runCommand(['help', 'checks'])
+    expect(help.stderr).toContain('`tablepay checks --help` lists the commands.')
     // nothing near: only where the list is
     const far = await runCommand(['frobnicate', '--json'])
     expect(far.code).toBe(2)

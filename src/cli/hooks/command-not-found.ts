@@ -36,7 +36,10 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
   const typed = toConfiguredId(id, config)
   const commands = config.commands.filter((c) => !c.hidden).map((c) => toConfiguredId(c.id, config))
   const nearest = commands.toSorted((a, b) => distance(typed, a) - distance(typed, b))[0]
-  const topic = config.findTopic(id.split(':')[0]!) ? ` ${id.split(':')[0]}` : ''
+  // `tablepay help checks` asks for the help of a topic, as other CLIs take it
+  const words = id.split(':')
+  const named = words[0] === 'help' ? words[1] : words[0]
+  const topic = named && config.findTopic(named) ? ` ${named}` : ''
   const close = nearest !== undefined && distance(typed, nearest) <= Math.max(2, Math.floor(typed.length / 3))
   const suggestions = [
     ...(close ? [`Did you mean \`${config.bin} ${nearest}\`?`] : []),
