@@ -7,6 +7,7 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {parseSignatureHeader, verifySignature} from '../../src/index.js'
 import {ROOT, runCli, runCommand, startCommand} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
+import {stderrAsTerminal} from '../helpers/terminal.js'
 
 const SECRET = 'whsec_test_5f2b9c0e8a7d4b1c'
 const PAYLOAD = 'fixtures/checks/open.json'
@@ -164,10 +165,7 @@ describe('sign --forward-to at a terminal', () => {
     // the receiver answers only once the spinner shows (or at once, for --json)
     const answers: ((status: number) => void)[] = []
     const receiver = await startReceiver(() => new Promise<number>((resolve) => answers.push(resolve)))
-    // a terminal as ora sees one: the worker's stderr is a pipe
-    const terminal = {isTTY: true, columns: 80, cursorTo: () => true, clearLine: () => true, moveCursor: () => true}
-    const saved = Object.fromEntries(Object.keys(terminal).map((name) => [name, Reflect.get(process.stderr, name)]))
-    Object.assign(process.stderr, terminal)
+    const restore = stderrAsTerminal()
     try {
       const args = ['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', receiver.url]
       const run = startCommand(args, {env: {NO_COLOR: ''}})
@@ -185,10 +183,7 @@ describe('sign --forward-to at a terminal', () => {
       expect(quiet.stderr).toBe('')
       expect(JSON.parse(quiet.stdout)).toMatchObject({url: receiver.url, status: 200})
     } finally {
-      for (const [name, value] of Object.entries(saved)) {
-        if (value === undefined) Reflect.deleteProperty(process.stderr, name)
-        else Reflect.set(process.stderr, name, value)
-      }
+      restore()
       await receiver.close()
     }
   })

@@ -37,5 +37,10 @@ export async function withSpinner<T>(
   }
 }
 
-/** Whether `withSpinner` shows anything: only for a person at a terminal. */
-export const spinnerShown = (quiet = false) => !quiet && colorsEnabled(process.stderr)
+/**
+ * Whether `withSpinner` shows anything: only for a person at a terminal. A
+ * terminal of 0 columns (a pty nobody sized, as `script` makes in a pipe)
+ * shows nothing: ora would count its line as filling Infinity rows and
+ * clear them forever.
+ */
+export const spinnerShown = (quiet = false) => !quiet && colorsEnabled(process.stderr) && process.stderr.columns !== 0
