@@ -52,8 +52,7 @@ export async function runLean(argv: readonly string[], root: string): Promise<bo
   if (id === undefined || !Object.hasOwn(COMMANDS, id) || !(await plainSetup())) return false
   const flagSpecs = readManifest(root)?.commands?.[id]?.flags
   const flags = flagSpecs && parseFlags(rest, flagSpecs)
-  // `sign --forward-to` waits for a receiver, seconds maybe, which oclif's path shows with a spinner
-  if (!flags || flags['forward-to'] !== undefined) return false
+  if (!flags) return false
   const json = flags.json === true
   const run = await COMMANDS[id]!()
   try {

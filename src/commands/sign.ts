@@ -2,7 +2,6 @@ import {Flags} from '@oclif/core'
 import {type SignOutput, signDelivery} from '../cli/signing/sign.js'
 import {Command} from '../cli/command.js'
 import {webhookFlags} from '../cli/flags/webhook.js'
-import {withSpinner} from '../cli/views/spinner.js'
 import {SIGNATURE_HEADER} from '../webhooks/signature.js'
 
 // The lean entry (src/cli/lean-entry.ts) runs this command without oclif when it can: keep the logic in signDelivery.
@@ -46,8 +45,6 @@ no redirects followed, 10 s to answer), and prints the answer's status. Any answ
 
   public async run(): Promise<SignOutput> {
     const {flags} = await this.parse(Sign)
-    // a receiver may take up to its timeout to answer --forward-to
-    const showWait = <T>(text: string, work: Promise<T>) => withSpinner(text, work, {quiet: this.jsonEnabled()})
-    return signDelivery(flags, (text) => this.log(text), showWait)
+    return signDelivery(flags, (text) => this.log(text))
   }
 }
