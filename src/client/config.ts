@@ -81,8 +81,8 @@ async function fromRegistry(env: Env, url: string | undefined, tried: string[]):
       ].join('\n'),
     )
   }
-  const found =
-    entries.length === 0 ? 'none registered' : `none of ${entries.length} ${url ? `runs at ${url}` : 'is running'}`
+  // why each one was passed over: a server alive but not answering is not "not running"
+  const found = entries.length === 0 ? 'none registered' : `none usable (${problems.join('; ')})`
   tried.push(`running servers registered in ${dir}: ${found}`)
 }
 
