@@ -1,7 +1,8 @@
 import {type Command as OclifCommand, Flags, type Interfaces} from '@oclif/core'
 import {TablepayClient} from '../client/client.js'
-import {resolveClientConfig} from '../client/config.js'
+import {DEFAULT_URL, isHttpUrl, resolveClientConfig} from '../client/config.js'
 import {Command} from './command.js'
+import {withSpinner} from './views/spinner.js'
 
 export type CommandFlags<T extends typeof OclifCommand> = Interfaces.InferredFlags<
   (typeof ApiCommand)['baseFlags'] & T['flags']
@@ -20,6 +21,12 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
       summary:
         'Server URL. Default: TABLEPAY_URL, then a running server found on this machine (see README), then http://127.0.0.1:4747.',
       helpGroup: 'CONNECTION',
+      // `127.0.0.1:4747` is a wrong command line (exit 2), not a server that cannot be reached
+      parse: async (text) => {
+        if (!isHttpUrl(text))
+          throw new Error(`"${text}" is not an http(s) URL: give the tablepay server's, e.g. ${DEFAULT_URL}`)
+        return text
+      },
     }),
     'api-key': Flags.string({
       char: 'k',
@@ -45,9 +52,17 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
     this.args = args as CommandArgs<T>
     // found now, as that may ask servers whether they run; a failure waits until the command needs the client
     this.#client = await resolveClientConfig({url: this.flags.url, apiKey: this.flags['api-key']}).then(
-      (options) => ({client: new TablepayClient(options)}),
+      (options) => ({client: new TablepayClient({...options, fetch: (input, init) => this.#send(input, init)})}),
       (error: unknown) => ({error}),
     )
+  }
+
+  // a server that takes its time (a fault's --delay, a stopped process) shows a spinner, as every wait does
+  #send(input: string, init: RequestInit): Promise<Response> {
+    return withSpinner('Waiting for the tablepay server', fetch(input, init), {
+      quiet: this.jsonEnabled(),
+      request: true,
+    })
   }
 
   protected get client(): TablepayClient {

@@ -54,6 +54,18 @@ function nextStepFor(error: TablepayError): string | undefined {
   if (error.code === 'conflict_with_paid_items') {
     return conflictStep(error instanceof TablepayApiError ? (error.details ?? []) : [])
   }
+  // an account of several locations needs one named: the body's field is a flag of `checks push`
+  const location = error instanceof TablepayApiError && error.details?.some((d) => d.path === 'location_id')
+  if (error.code === 'validation_failed' && location) {
+    return 'Name one of the locations: `tablepay checks push ID --location loc_…`, or location_id in the body.'
+  }
+  // a claim of an item the check does not have (`trigger claim --item`): its items are on the check
+  const missingItem =
+    error instanceof TablepayApiError ? error.details?.find((d) => /^no item /.test(d.message)) : undefined
+  const check = missingItem && /\bon check (chk_\w+)/.exec(missingItem.message)?.[1]
+  if (error.code === 'validation_failed' && check) {
+    return `See the check's items and their external ids with \`tablepay checks get ${check}\`.`
+  }
   return NEXT_STEP[error.code]
 }
 

@@ -83,12 +83,14 @@ async function plainSetup(): Promise<boolean> {
 
 /**
  * The lean commands' flags as oclif's manifest has them (cut from it at build: scripts/lean-flags.js),
- * only if they match this package and nothing hooks into oclif.
+ * only if they match this package and nothing hooks into a run of them.
  */
 function readManifest(root: string): {commands?: Record<string, {flags: Record<string, ManifestFlag>}>} | undefined {
   try {
     const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-    if (pjson.oclif?.hooks || pjson.oclif?.plugins || pjson.oclif?.theme) return undefined
+    // command_not_found runs only for a command that does not exist: never for verify or sign
+    const hooks = Object.keys(pjson.oclif?.hooks ?? {}).filter((event) => event !== 'command_not_found')
+    if (hooks.length > 0 || pjson.oclif?.plugins || pjson.oclif?.theme) return undefined
     const manifest = JSON.parse(readFileSync(join(root, 'dist', 'cli', 'lean-flags.json'), 'utf8'))
     return manifest.version === pjson.version ? manifest : undefined
   } catch {

@@ -32,6 +32,11 @@ export async function resolveClientConfig(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ClientOptions> {
   const url = normalize(flags.url || env.TABLEPAY_URL)
+  if (url !== undefined && !isHttpUrl(url)) {
+    const source = flags.url ? '--url' : 'TABLEPAY_URL'
+    const message = `${source} "${flags.url || env.TABLEPAY_URL}" is not an http(s) URL: give the tablepay server's, e.g. ${DEFAULT_URL}.`
+    throw new TablepayConfigError('invalid_url', message)
+  }
   const apiKey = flags.apiKey || env.TABLEPAY_API_KEY
   // Files are read only when needed: a stale or broken one must not get in the way of explicit settings.
   if (url && apiKey) return {url, apiKey}
@@ -76,8 +81,8 @@ async function fromRegistry(env: Env, url: string | undefined, tried: string[]):
       ].join('\n'),
     )
   }
-  const found =
-    entries.length === 0 ? 'none registered' : `none of ${entries.length} ${url ? `runs at ${url}` : 'is running'}`
+  // why each one was passed over: a server alive but not answering is not "not running"
+  const found = entries.length === 0 ? 'none registered' : `none usable (${problems.join('; ')})`
   tried.push(`running servers registered in ${dir}: ${found}`)
 }
 
@@ -121,4 +126,16 @@ async function readServerFile(path: string): Promise<ServerFile | undefined> {
     const message = `${path} is not valid JSON: delete it, or pass --url and --api-key.`
     throw new TablepayConfigError('invalid_server_file', message)
   }
+}
+
+/**
+ * Whether `text` is an http or https URL: `127.0.0.1:4747` parses as a URL
+ * of scheme `127.0.0.1:` and is not one.
+ *
+ * @example
+ * isHttpUrl('http://127.0.0.1:4747') // true
+ */
+export function isHttpUrl(text: string): boolean {
+  const url = URL.canParse(text) ? new URL(text) : undefined
+  return url?.protocol === 'http:' || url?.protocol === 'https:'
 }

@@ -12,6 +12,7 @@ import {renderReconnected, renderStreamDropped} from '../cli/views/stream.js'
 import {duration} from '../cli/flags/duration.js'
 import {parseChaosSpec} from '../cli/webhooks/chaos-spec.js'
 import type {ChaosInput} from '../domain/schemas.js'
+import {forwardToFlag} from '../cli/flags/forward-to.js'
 
 type Endpoint = WebhookEndpoint & {secret: string}
 
@@ -36,7 +37,7 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
   ]
 
   static override flags = {
-    'forward-to': Flags.string({summary: 'URL of your receiver.'}),
+    'forward-to': forwardToFlag({summary: 'URL of your receiver.'}),
     'event-type': eventTypesFlag(),
     keep: Flags.boolean({summary: 'Leave the endpoint registered on exit.'}),
     'print-secret': Flags.boolean({summary: "Print the account's listen secret and exit."}),

@@ -84,6 +84,20 @@ describe('describeError', () => {
     )
   })
 
+  it('a push without the location an account of several needs points to --location', () => {
+    const detail = {path: 'location_id', message: 'required: this account has 2 locations: loc_main, loc_terrace'}
+    const error = new TablepayApiError(422, {code: 'validation_failed', message: detail.message, details: [detail]})
+    expect(suggestionsFor(error)).toEqual([
+      'Name one of the locations: `tablepay checks push ID --location loc_…`, or location_id in the body.',
+    ])
+    const other = new TablepayApiError(422, {
+      code: 'validation_failed',
+      message: 'x',
+      details: [{path: 'items', message: 'x'}],
+    })
+    expect(suggestionsFor(other)).toEqual(['Fix the fields listed above and send the request again.'])
+  })
+
   it("names a detail's external id only when its message does not already", () => {
     const text = describeError(
       new TablepayApiError(409, {

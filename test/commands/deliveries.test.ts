@@ -46,9 +46,22 @@ describe('deliveries retry', () => {
     await receiver.close()
   })
 
-  it('--json prints the delivery after the attempt, with "attempted": true', async () => {
+  it('an attempt the receiver refuses exits 1 and says what to do next', async () => {
+    const {receiver, id} = await deliveredOnce('retry-4', 500)
+    const {code, stdout} = await cli(['deliveries', 'retry', id])
+    expect(code).toBe(1)
+    expect(stdout).toMatch(new RegExp(`^${id}  pending`))
+    expect(stdout).toContain(
+      `Attempt #2 failed (500): fix the receiver, then retry again: \`tablepay deliveries retry ${id}\`.`,
+    )
+    await receiver.close()
+  })
+
+  it('--json prints the delivery after the attempt, with "attempted": true (exit 1 when it failed)', async () => {
     const {receiver, id} = await deliveredOnce('retry-2', 500)
-    const delivery = await json(['deliveries', 'retry', id])
+    const {code, stdout} = await cli(['deliveries', 'retry', id, '--json'])
+    expect(code).toBe(1)
+    const delivery = JSON.parse(stdout)
     expect(delivery).toMatchObject({id, status: 'pending', attempted: true})
     expect(delivery.attempts.map((a: {attempt: number; status_code: number}) => [a.attempt, a.status_code])).toEqual([
       [1, 500],

@@ -102,8 +102,12 @@ describe('a bad command line exits 2 with and without --json', () => {
   it.each([
     ['a value outside the choices', ['events', 'list', '--event-type', 'check.eaten']],
     ['an unknown flag', ['checks', 'list', '--bogus']],
+    ['an unknown command', ['checks', 'lsit']],
     ['a flag value its parser refuses', ['webhooks', 'create', '--forward-to', RECEIVER, '-e', 'check.eaten']],
     ['a bad argument', ['clock', 'advance', '0']],
+    ['a --forward-to that is no URL (webhooks create)', ['webhooks', 'create', '--forward-to', 'localhost:3000']],
+    ['a --forward-to that is no URL (webhooks update)', ['webhooks', 'update', 'we_x', '--forward-to', 'hooks']],
+    ['a --forward-to that is no URL (listen)', ['listen', '--forward-to', '3000/hooks']],
     [
       '--url in receiver check (the receiver is --forward-to)',
       ['receiver', 'check', '--url', RECEIVER, '--secret', 'whsec_x'],
@@ -113,6 +117,37 @@ describe('a bad command line exits 2 with and without --json', () => {
     expect(text.code).toBe(2)
     expect(json.code).toBe(2)
     expect(JSON.parse(json.stdout).error).toMatchObject({code: 'invalid_usage'})
+  })
+
+  it('an unknown command is named as typed, with the nearest command and where the list is', async () => {
+    const {code, stdout, stderr} = await runCommand(['chekcs', 'list'])
+    expect(code).toBe(2)
+    expect(stdout).toBe('')
+    expect(stderr).toContain('"tablepay chekcs list" is not a command.')
+    expect(stderr).toContain('Did you mean `tablepay checks list`?')
+    expect(stderr).toContain('`tablepay --help` lists the commands.')
+    const inTopic = await runCommand(['deliveries', 'tial'])
+    expect(inTopic.stderr).toContain('Did you mean `tablepay deliveries tail`?')
+    expect(inTopic.stderr).toContain('`tablepay deliveries --help` lists the commands.')
+    const help = await runCommand(['help', 'checks'])
+    expect(help.stderr).toContain('`tablepay checks --help` lists the commands.')
+    // nothing near: only where the list is
+    const far = await runCommand(['frobnicate', '--json'])
+    expect(far.code).toBe(2)
+    expect(far.stderr).toBe('')
+    expect(JSON.parse(far.stdout).error).toEqual({
+      code: 'invalid_usage',
+      message: '"tablepay frobnicate" is not a command.',
+    })
+  })
+
+  it('a --forward-to that is no URL is named, with an example, before any request', async () => {
+    const {code, stderr} = await runCommand(['webhooks', 'create', '--forward-to', 'localhost:3000'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('Parsing --forward-to')
+    expect(stderr).toContain(
+      '"localhost:3000" is not an http(s) URL: give your receiver\'s, e.g. http://localhost:3000/webhooks',
+    )
   })
 
   it('receiver check --url names --forward-to', async () => {

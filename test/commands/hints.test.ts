@@ -79,4 +79,14 @@ describe('validation_failed', () => {
     expect(stderr).toContain('Code: validation_failed')
     for (const path of ['table', 'items', 'totals']) expect(stderr.split(`${path}: Invalid input`)).toHaveLength(2)
   })
+
+  it('a claim of an item the check does not have points to the check and its items', async () => {
+    const check = await json(['checks', 'push', 'h-claim', '-f', 'fixtures/checks/open.json'])
+    const {code, stderr} = await cli(['trigger', 'claim', '--check', 'h-claim', '--item', 'line-nope'])
+    expect(code).toBe(1)
+    expect(stderr).toContain(`no item "line-nope" on check ${check.id}`)
+    expect(hintOf(stderr)).toContain(
+      `See the check's items and their external ids with \`tablepay checks get ${check.id}\`.`,
+    )
+  })
 })

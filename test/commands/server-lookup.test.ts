@@ -1,5 +1,7 @@
 import {spawnSync} from 'node:child_process'
 import {mkdir, readdir, rm, stat, writeFile} from 'node:fs/promises'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {runCommand, spawnRunning} from '../helpers/cli.js'
@@ -94,5 +96,42 @@ describe('how the CLI finds the server', () => {
       /http:\/\/127\.0\.0\.1:4747: (no server answers|a server answers, but its keys are not known here)/,
     )
     expect(stderr).toContain('missing_api_key')
+  })
+
+  it('a server address without http:// is named as such, not as a server that cannot be reached', async () => {
+    const home = await tempDir()
+    const flag = await client(home, ['locations', 'list', '--url', '127.0.0.1:4747', '-k', 'tp_test_x'])
+    expect(flag.code).toBe(2)
+    expect(flag.stderr).toContain('Parsing --url')
+    expect(flag.stderr).toContain(
+      '"127.0.0.1:4747" is not an http(s) URL: give the tablepay server\'s, e.g. http://127.0.0.1:4747',
+    )
+    const env = await client(home, ['locations', 'list', '--json'], {TABLEPAY_URL: '127.0.0.1:4747/v1'})
+    expect(env.code).toBe(1)
+    expect(JSON.parse(env.stdout).error).toEqual({
+      code: 'invalid_url',
+      message:
+        'TABLEPAY_URL "127.0.0.1:4747/v1" is not an http(s) URL: give the tablepay server\'s, e.g. http://127.0.0.1:4747.',
+    })
+  })
+
+  it('a registered server that is alive but does not answer is named so, not as not running', async () => {
+    const home = await tempDir()
+    // a process that runs (this one) at a URL where nothing answers in time
+    const silent = createServer(() => undefined)
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    cleanup.push(async () => {
+      silent.closeAllConnections()
+      await new Promise((resolve) => silent.close(resolve))
+    })
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`
+    await mkdir(join(home, 'servers'), {recursive: true})
+    const entry = {url, pid: process.pid, api_key: 'tp_test_silent', data_dir: null}
+    await writeFile(join(home, 'servers', `${process.pid}-1.json`), JSON.stringify(entry))
+    const {code, stderr} = await client(home, ['locations', 'list'])
+    expect(code).toBe(1)
+    expect(stderr).toContain(
+      `running servers registered in ${join(home, 'servers')}: none usable (its server (pid ${process.pid}) does not answer at ${url})`,
+    )
   })
 })

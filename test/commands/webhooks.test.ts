@@ -44,6 +44,10 @@ describe('webhooks create|list|delete|ping', () => {
     const endpoint = await endpointFor(receiver)
     expect(endpoint.event_types).toHaveLength(8)
     expect(endpoint.secret).toMatch(/^whsec_/)
+    // listed as "all", not as 8 types that make the table some 200 columns wide
+    expect((await cli(['webhooks', 'list'])).stdout).toMatch(
+      new RegExp(`${endpoint.id}\\s+enabled\\s+all \\(8\\)\\s+${receiver.url}\n`),
+    )
   })
 
   it('create refuses an unknown event type before calling the server', async () => {
@@ -174,7 +178,10 @@ describe('deliveries list|get|retry|tail', () => {
     const {stdout} = await cli(['deliveries', 'get', delivery.id])
     expect(stdout).toMatch(/1\s+\S+ \S+\s+\S+ \S+\s+500\s+\d+\s+receiver answered 500/)
     expect(stdout).toContain('Next attempt at')
-    expect(await json(['deliveries', 'retry', delivery.id])).toMatchObject({id: delivery.id, status: 'pending'})
+    // the receiver refuses the retry too: exit 1, the delivery still printed
+    const retried = await cli(['deliveries', 'retry', delivery.id, '--json'])
+    expect(retried.code).toBe(1)
+    expect(JSON.parse(retried.stdout)).toMatchObject({id: delivery.id, status: 'pending'})
     await failing.waitFor(arrived + 2)
     const attempts = failing.received.filter((r) => r.headers['x-tablepay-event-id'] === delivery.event_id)
     expect(attempts.map((r) => r.headers['x-tablepay-delivery-attempt'])).toEqual(['1', '2'])
@@ -182,7 +189,7 @@ describe('deliveries list|get|retry|tail', () => {
     // a tail started now sees the next attempt only, not the delivery's history again
     const tail = spawnRunning(['deliveries', 'tail', '--endpoint', endpoint.id], server.env)
     await tail.waitForStderr('Waiting for delivery attempts')
-    await json(['deliveries', 'retry', delivery.id])
+    expect((await cli(['deliveries', 'retry', delivery.id, '--json'])).code).toBe(1)
     const lines = (await tail.waitForOutput(' #3 ')).trimEnd().split('\n')
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(

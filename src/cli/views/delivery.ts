@@ -117,3 +117,15 @@ export function renderDeliveryDetail(delivery: Delivery): string {
     delivery.attempts.length > 0 ? renderTable(delivery.attempts, ATTEMPT_COLUMNS) : style.dim('No attempts yet.')
   return [head, next, attempts].filter(Boolean).join('\n')
 }
+
+/**
+ * After `deliveries retry` saw its attempt fail: what the receiver did, and what to do next.
+ *
+ * @example
+ * renderRetryFailed(delivery) // 'Attempt #2 failed (500): fix the receiver, then retry again: …'
+ */
+export function renderRetryFailed(delivery: Delivery): string {
+  const last = delivery.attempts.at(-1)
+  const answer = last ? ` (${answerOf(last)})` : ''
+  return `${style.red(`Attempt #${last?.attempt ?? '?'} failed${answer}`)}: fix the receiver, then retry again: \`tablepay deliveries retry ${delivery.id}\`.`
+}

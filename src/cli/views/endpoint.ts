@@ -1,4 +1,5 @@
 import type {Chaos, Recovery, WebhookEndpoint, WebhookTestResult} from '../../client/client.js'
+import {EVENT_TYPES} from '../../domain/constants.js'
 import {formatDuration} from '../duration.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'
@@ -10,9 +11,12 @@ const COLUMNS: Column<WebhookEndpoint>[] = [
     value: (e) => e.status,
     color: (text, e) => (e.status === 'enabled' ? style.green(text) : style.red(text)),
   },
-  {header: 'EVENTS', value: (e) => e.event_types.join(',')},
+  // every type listed would make the table some 200 columns wide
+  {header: 'EVENTS', value: (e) => (takesEveryType(e) ? `all (${EVENT_TYPES.length})` : e.event_types.join(','))},
   {header: 'URL', value: (e) => e.url},
 ]
+
+const takesEveryType = (e: WebhookEndpoint) => EVENT_TYPES.every((type) => e.event_types.includes(type))
 
 export function renderEndpointList(endpoints: readonly WebhookEndpoint[]): string {
   return renderTable(endpoints, COLUMNS)

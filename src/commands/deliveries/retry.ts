@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import type {Delivery} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {retryAndWait, RETRY_WAIT_MS} from '../../cli/deliveries/retry.js'
-import {renderDeliveryDetail} from '../../cli/views/delivery.js'
+import {renderDeliveryDetail, renderRetryFailed} from '../../cli/views/delivery.js'
 import {withSpinner} from '../../cli/views/spinner.js'
 import {style} from '../../cli/views/style.js'
 
@@ -12,7 +12,7 @@ export default class DeliveriesRetry extends ApiCommand<typeof DeliveriesRetry> 
   static override description = `Queues one more attempt at once, whatever the delivery's state (a dead one too), keeping its attempts so far, \
 then waits up to ${RETRY_WAIT_MS / 1000} s for that attempt and prints the delivery with it. \
 If the attempt does not come in time (or with --no-wait), says it is queued: watch it with \`deliveries tail\`. \
-If the attempt fails, the retry schedule continues from where the delivery was. \
+If the attempt fails, the retry schedule continues from where the delivery was, and the command exits 1, as \`webhooks ping\` does. \
 --json prints the delivery, with "attempted": false when the new attempt was not seen.`
 
   static override examples = [
@@ -38,6 +38,10 @@ If the attempt fails, the retry schedule continues from where the delivery was. 
     if (!attempted) {
       const tail = `tablepay deliveries tail --endpoint ${delivery.endpoint_id}`
       this.log(style.dim(`Attempt queued; \`${tail}\` shows it when it is made.`))
+    } else if (delivery.status !== 'succeeded') {
+      // a failed attempt fails the command, so `deliveries retry ID && …` goes on only once the receiver took it
+      this.log(renderRetryFailed(delivery))
+      process.exitCode = 1
     }
     return {...delivery, attempted}
   }

@@ -4,6 +4,7 @@ import {TablepayApiError} from '../../client/errors.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {renderCreatedEndpoint} from '../../cli/views/endpoint.js'
 import {eventTypesFlag, eventTypesOf} from '../../cli/flags/event-types.js'
+import {forwardToFlag} from '../../cli/flags/forward-to.js'
 
 export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
   static override summary = 'Register a webhook endpoint and print its signing secret.'
@@ -31,7 +32,7 @@ The URL must be https; plain http is accepted for this machine (localhost, 127.0
   static override args = {URL: Args.string({description: 'Where deliveries are POSTed.', hidden: true})}
 
   static override flags = {
-    'forward-to': Flags.string({helpValue: 'URL', summary: "Your receiver's URL: where deliveries are POSTed."}),
+    'forward-to': forwardToFlag({summary: "Your receiver's URL: where deliveries are POSTed."}),
     'event-type': eventTypesFlag(),
     description: Flags.string({summary: 'A note for people reading the endpoint list.'}),
   }

@@ -3,6 +3,7 @@ import type {WebhookEndpoint} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {eventTypesFlag} from '../../cli/flags/event-types.js'
 import {renderEndpoint} from '../../cli/views/endpoint.js'
+import {forwardToFlag} from '../../cli/flags/forward-to.js'
 
 export default class WebhooksUpdate extends ApiCommand<typeof WebhooksUpdate> {
   static override summary = "Change an endpoint's URL, event types or description."
@@ -18,7 +19,7 @@ The secret stays (see \`webhooks rotate-secret\`), and a disabled endpoint stays
   static override args = {ID: Args.string({description: 'Endpoint id (we_…).', required: true})}
 
   static override flags = {
-    'forward-to': Flags.string({helpValue: 'URL', summary: "Your receiver's new URL."}),
+    'forward-to': forwardToFlag({summary: "Your receiver's new URL."}),
     'event-type': eventTypesFlag(),
     description: Flags.string({summary: 'A note for people reading the endpoint list.'}),
   }

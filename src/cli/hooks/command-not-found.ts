@@ -1,0 +1,60 @@
+import {type Hook, toConfiguredId} from '@oclif/core'
+import {CLIError} from '@oclif/core/errors'
+import {errorBody} from '../errors.js'
+
+/**
+ * How many edits apart two command lines are, a swap of two neighbours
+ * counting as one (`lsit` is one from `list`, two from `lint`), to suggest
+ * the command a typo meant.
+ */
+function distance(a: string, b: string): number {
+  const d = Array.from({length: a.length + 1}, (_, i) =>
+    Array.from({length: b.length + 1}, (_, j) => (i === 0 ? j : i)),
+  )
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
+      }
+    }
+  }
+  return d[a.length]![b.length]!
+}
+
+/**
+ * An unknown command (`tablepay checks lsit`) is a wrong command line: it
+ * exits 2 like an unknown flag, names the command as typed (not oclif's
+ * `checks:lsit`), suggests the nearest one and where the list is, and with
+ * --json prints the error body on stdout like every other failure.
+ *
+ * @example
+ * // package.json: "oclif": {"hooks": {"command_not_found": "./dist/cli/hooks/command-not-found.js"}}
+ */
+const hook: Hook<'command_not_found'> = async function ({config, id, argv = []}) {
+  const typed = toConfiguredId(id, config)
+  const commands = config.commands.filter((c) => !c.hidden).map((c) => toConfiguredId(c.id, config))
+  const nearest = commands.toSorted((a, b) => distance(typed, a) - distance(typed, b))[0]
+  // `tablepay help checks` asks for the help of a topic, as other CLIs take it
+  const words = id.split(':')
+  const named = words[0] === 'help' ? words[1] : words[0]
+  const topic = named && config.findTopic(named) ? ` ${named}` : ''
+  const close = nearest !== undefined && distance(typed, nearest) <= Math.max(2, Math.floor(typed.length / 3))
+  const suggestions = [
+    ...(close ? [`Did you mean \`${config.bin} ${nearest}\`?`] : []),
+    `\`${config.bin}${topic} --help\` lists the commands.`,
+  ]
+  const error = new CLIError(`"${config.bin} ${typed}" is not a command.`, {
+    exit: 2,
+    code: 'invalid_usage',
+    suggestions,
+  })
+  if (argv.includes('--json')) {
+    process.stdout.write(`${JSON.stringify(errorBody(error), null, 2)}\n`)
+    Object.assign(error, {skipOclifErrorHandling: true})
+  }
+  throw error
+}
+
+export default hook

@@ -1,0 +1,65 @@
+import {createServer, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {startCommand} from '../helpers/cli.js'
+import {stderrAsTerminal} from '../helpers/terminal.js'
+
+// A tablepay server that answers only when told: a fault's --delay, a stopped process
+const held: ServerResponse[] = []
+const server = createServer((req, res) => {
+  req.resume()
+  held.push(res)
+})
+let env: Record<string, string>
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  // NO_COLOR empty: a person at a terminal, colours on
+  env = {TABLEPAY_URL: url, TABLEPAY_API_KEY: 'tp_test_demo_write', NO_COLOR: ''}
+})
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise((resolve) => server.close(resolve))
+})
+
+const answerHeld = (body: unknown = {object: 'list', data: [], has_more: false, next_cursor: null}) =>
+  held.shift()!.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify(body))
+
+describe('a server that takes more than a second', () => {
+  it('shows a spinner at a terminal while any command waits for its answer', async () => {
+    const restore = stderrAsTerminal()
+    try {
+      const run = startCommand(['locations', 'list'], {env})
+      await run.waitForStderr('Waiting for the tablepay server')
+      answerHeld()
+      const {code, stdout} = await run.done
+      expect(code).toBe(0)
+      expect(stdout).toContain('ID  NAME  TIMEZONE  CURRENCY')
+    } finally {
+      restore()
+    }
+  })
+
+  it("a command that shows its own wait shows only that one, not the request's", async () => {
+    const restore = stderrAsTerminal()
+    try {
+      const run = startCommand(['webhooks', 'ping', 'we_slow'], {env})
+      await run.waitForStderr('Waiting for the receiver')
+      answerHeld({
+        endpoint_id: 'we_slow',
+        event_id: 'evt_slow',
+        succeeded: true,
+        status_code: 200,
+        error: null,
+        response_body: null,
+        duration_ms: 1200,
+      })
+      const {code, stdout, stderr} = await run.done
+      expect(code).toBe(0)
+      expect(stdout).toContain('we_slow answered 200 in 1200 ms')
+      expect(stderr).not.toContain('Waiting for the tablepay server')
+    } finally {
+      restore()
+    }
+  })
+})
