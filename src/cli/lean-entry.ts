@@ -52,7 +52,8 @@ export async function runLean(argv: readonly string[], root: string): Promise<bo
   if (id === undefined || !Object.hasOwn(COMMANDS, id) || !(await plainSetup())) return false
   const flagSpecs = readManifest(root)?.commands?.[id]?.flags
   const flags = flagSpecs && parseFlags(rest, flagSpecs)
-  if (!flags) return false
+  // `sign --forward-to` waits for a receiver, seconds maybe, which oclif's path shows with a spinner
+  if (!flags || flags['forward-to'] !== undefined) return false
   const json = flags.json === true
   const run = await COMMANDS[id]!()
   try {

@@ -45,6 +45,10 @@ no redirects followed, 10 s to answer), and prints the answer's status. Any answ
 
   public async run(): Promise<SignOutput> {
     const {flags} = await this.parse(Sign)
-    return signDelivery(flags, (text) => this.log(text))
+    // a receiver may take up to its timeout to answer --forward-to; the spinner (ora, chalk) loads only then,
+    // so that signing alone starts as fast as verify (docs/benchmarks.md)
+    const showWait = async <T>(text: string, work: Promise<T>) =>
+      (await import('../cli/views/spinner.js')).withSpinner(text, work, {quiet: this.jsonEnabled()})
+    return signDelivery(flags, (text) => this.log(text), showWait)
   }
 }

@@ -5,7 +5,9 @@ import {join} from 'node:path'
 import Stripe from 'stripe'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {parseSignatureHeader, verifySignature} from '../../src/index.js'
-import {ROOT, runCli, runCommand} from '../helpers/cli.js'
+import {ROOT, runCli, runCommand, startCommand} from '../helpers/cli.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {stderrAsTerminal} from '../helpers/terminal.js'
 
 const SECRET = 'whsec_test_5f2b9c0e8a7d4b1c'
 const PAYLOAD = 'fixtures/checks/open.json'
@@ -155,5 +157,34 @@ describe('sign --forward-to', () => {
     expect(code).toBe(1)
     expect(stderr).toContain('ECONNREFUSED')
     expect(stderr).toContain('connection_failed')
+  })
+})
+
+describe('sign --forward-to at a terminal', () => {
+  it('shows a spinner on stderr while the receiver takes more than a second, and none with --json', async () => {
+    // the receiver answers only once the spinner shows (or at once, for --json)
+    const answers: ((status: number) => void)[] = []
+    const receiver = await startReceiver(() => new Promise<number>((resolve) => answers.push(resolve)))
+    const restore = stderrAsTerminal()
+    try {
+      const args = ['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', receiver.url]
+      const run = startCommand(args, {env: {NO_COLOR: ''}})
+      await run.waitForStderr('Waiting for the receiver')
+      answers.shift()!(200)
+      const {code, stdout} = await run.done
+      expect(code).toBe(0)
+      expect(stdout).toContain(`${receiver.url} answered 200 OK`)
+
+      const json = startCommand([...args, '--json'], {env: {NO_COLOR: ''}})
+      await receiver.waitFor(2)
+      answers.shift()!(200)
+      const quiet = await json.done
+      expect(quiet.code).toBe(0)
+      expect(quiet.stderr).toBe('')
+      expect(JSON.parse(quiet.stdout)).toMatchObject({url: receiver.url, status: 200})
+    } finally {
+      restore()
+      await receiver.close()
+    }
   })
 })

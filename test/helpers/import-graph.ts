@@ -3,8 +3,10 @@ import {dirname, join, relative} from 'node:path'
 import {ROOT} from './cli.js'
 
 /**
- * Every module a built file loads, following relative imports: the local
- * files (relative to dist/), and the packages (not followed) by name.
+ * Every module loading a built file loads, following its static imports:
+ * the local files (relative to dist/), and the packages (not followed) by
+ * name. An `import()` is left out: it loads only when the code reaching it
+ * runs (as `sign` loads its spinner only to wait for `--forward-to`).
  *
  * @example
  * importGraph('dist/commands/verify.js').packages // ['@oclif/core']
@@ -19,7 +21,7 @@ export function importGraph(entry: string): {files: string[]; packages: string[]
     const source = readFileSync(file, 'utf8')
       .replace(/\/\*[\s\S]*?\*\//g, '')
       .replace(/^\s*\/\/.*$/gm, '')
-    for (const [, specifier] of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)) {
+    for (const [, specifier] of source.matchAll(/(?:\bfrom\s*|\bimport\s*)['"]([^'"]+)['"]/g)) {
       if (specifier!.startsWith('.')) visit(join(dirname(file), specifier!))
       else if (!specifier!.startsWith('node:'))
         packages.add(

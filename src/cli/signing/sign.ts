@@ -18,15 +18,27 @@ export interface SignOutput {
   status?: number
 }
 
-/** What `tablepay sign` does once its flags are parsed, by oclif or by the lean entry. */
-export async function signDelivery(input: SignInput, log: (text: string) => void): Promise<SignOutput> {
+/** Shows that a wait is under way (a spinner at a terminal), or nothing: the lean entry has no spinner. */
+export type ShowWait = <T>(text: string, work: Promise<T>) => Promise<T>
+
+/**
+ * What `tablepay sign` does once its flags are parsed, by oclif or by the lean entry.
+ *
+ * @example
+ * await signDelivery({secret, payload: 'body.json'}, console.log)
+ */
+export async function signDelivery(
+  input: SignInput,
+  log: (text: string) => void,
+  showWait: ShowWait = (_, work) => work,
+): Promise<SignOutput> {
   const secret = await requireSecret(input.secret)
   const payload = await readRawPayload(input.payload)
   const header = signPayload(payload, secret, input.timestamp)
   log(header)
   const url = input['forward-to']
   if (!url) return {header}
-  const answer = await post(url, payload, header)
+  const answer = await showWait('Waiting for the receiver', post(url, payload, header))
   log(`${url} answered ${answer.status} ${answer.statusText}`.trimEnd())
   return {header, url: url.href, status: answer.status}
 }
