@@ -141,6 +141,13 @@ describe('a bad command line exits 2 with and without --json', () => {
     })
   })
 
+  it('-v prints the version, as --version does', async () => {
+    const short = await runCommand(['-v'])
+    expect(short.code).toBe(0)
+    expect(short.stdout).toMatch(/^tablepay\/\d+\.\d+\.\d+ /)
+    expect(short.stdout).toBe((await runCommand(['--version'])).stdout)
+  })
+
   it('a --forward-to that is no URL is named, with an example, before any request', async () => {
     const {code, stderr} = await runCommand(['webhooks', 'create', '--forward-to', 'localhost:3000'])
     expect(code).toBe(2)
