@@ -5,11 +5,27 @@ import {newId} from './ids.js'
 /** The statuses a fault can answer with. */
 export const FAULT_STATUSES = [429, 500, 502, 503, 504] as const
 
+/** The routes a fault never strikes: the simulator's controls stay reachable, and public routes have no account. */
+const EXEMPT = /^\/v1\/(sim(\/|$)|health\/?$|openapi\.json\/?$)/
+
+/**
+ * Whether a pattern can match a request a fault strikes: one under `/v1/`
+ * (`*` and `**` stand in for any segment) that is not exempt.
+ */
+function canStrike(pattern: string): boolean {
+  const first = pattern.split('/')[1]
+  return (first === 'v1' || first === '*' || first === '**') && !EXEMPT.test(pattern)
+}
+
 const Pattern = z
   .string()
   .min(2)
   .max(500)
   .regex(/^\/\S*$/, 'a path pattern that starts with "/", e.g. /v1/checks/external/*')
+  .refine(
+    canStrike,
+    'matches no request a fault strikes: faults strike API routes under /v1/ but /v1/sim/…, /v1/health and /v1/openapi.json, e.g. /v1/checks/external/*',
+  )
 
 /** The body of `POST /v1/sim/faults` (docs/api.md, "Faults and rate limits"). */
 export const FaultInput = z

@@ -58,6 +58,26 @@ describe('POST /v1/sim/faults', () => {
     }
   })
 
+  it('refuses a path that no fault strikes, naming the routes it does: /v1/ routes but the simulator and public ones', async () => {
+    for (const path of [
+      '/checks/external/*',
+      '/v1/sim/**',
+      '/v1/sim/clock/advance',
+      '/v1/health',
+      '/v1/openapi.json',
+    ]) {
+      const answer = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, match: {path}}})
+      expect(answer.status, path).toBe(422)
+      expect(answer.body.error.details).toEqual([
+        {path: 'match.path', message: expect.stringContaining('faults strike API routes under /v1/')},
+      ])
+    }
+    for (const path of ['/v1/**', '/**', '/*/checks/*', '/v1/simulated/*']) {
+      const answer = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, match: {path}, times: 1}})
+      expect(answer.status, path).toBe(201)
+    }
+  })
+
   it('a status fault answers the error body with Retry-After and X-Tablepay-Fault, and changes nothing', async () => {
     const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {
       body: {url: receiver.url, event_types: ['check.created']},
