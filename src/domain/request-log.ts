@@ -135,6 +135,8 @@ export function renderRequest(trace: RequestTrace): RequestEntry {
   const response = shown(response_body)
   return {
     ...fields,
+    // a refusal may quote what was sent (a malformed secret): its message is redacted like the bodies
+    error: fields.error && {...fields.error, message: redactSecrets(fields.error.message) as string},
     object: 'request',
     request_body: request.body,
     request_body_truncated: request.truncated,

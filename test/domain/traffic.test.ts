@@ -152,6 +152,15 @@ describe('request log entries sent to other instances', () => {
     expect(renderRequest(traceOf(entry))).toEqual(entry)
   })
 
+  it("redacts a whsec_ token in the error's message too, as in the bodies", () => {
+    const refused = {
+      ...trace('{}'),
+      status: 422,
+      error: {code: 'validation_failed', message: 'secret whsec_ab: too short'},
+    }
+    expect(renderRequest(refused).error).toEqual({code: 'validation_failed', message: 'secret [redacted]: too short'})
+  })
+
   it('a larger one has its bodies cut to the start of their text, marked truncated, within the bytes given', () => {
     const entry = renderRequest(trace(JSON.stringify({note: 'é'.repeat(5000)})))
     const cut = boundedEntry(entry, 7000)!
