@@ -58,6 +58,20 @@ function newDelivery(event: EventRecord, endpointId: string, due: string): Deliv
 }
 
 /**
+ * Refuses a delivery to an endpoint that is gone or disabled (`409 endpoint_disabled`): nothing is
+ * sent to it. `instead` says what to do, if anything.
+ */
+function requireEnabled(
+  endpointId: string,
+  endpoint: WebhookEndpointRecord | undefined,
+  instead = '',
+): asserts endpoint is WebhookEndpointRecord {
+  if (endpoint?.status === 'enabled') return
+  const why = endpoint ? 'is disabled' : 'was deleted'
+  throw new ApiError('endpoint_disabled', `Endpoint ${endpointId} ${why}: nothing is delivered to it.${instead}`)
+}
+
+/**
  * A new delivery of `event` to `endpoint`, due at `dueAt` (resend and recover): the endpoint must be
  * enabled and take the event's type. Created now, so lists show it as new.
  *
@@ -70,8 +84,7 @@ export function redeliver(
   dueAt: number,
   now: string,
 ): DeliveryRecord {
-  if (endpoint.status !== 'enabled')
-    throw new ApiError('endpoint_disabled', `Endpoint ${endpoint.id} is disabled: nothing is delivered to it.`)
+  requireEnabled(endpoint.id, endpoint)
   if (!endpoint.event_types.includes(event.type))
     throw new ApiError(
       'event_type_not_subscribed',
@@ -190,13 +203,11 @@ export function requeueDelivery(
   dueAt: number,
   now: string,
 ): DeliveryRecord {
-  if (endpoint?.status !== 'enabled') {
-    const why = endpoint ? 'is disabled' : 'was deleted'
-    throw new ApiError(
-      'endpoint_disabled',
-      `Endpoint ${delivery.endpoint_id} ${why}: nothing is delivered to it. Resend the event to an enabled endpoint with POST /v1/events/${delivery.event_id}/resend.`,
-    )
-  }
+  requireEnabled(
+    delivery.endpoint_id,
+    endpoint,
+    ` Resend the event to an enabled endpoint with POST /v1/events/${delivery.event_id}/resend.`,
+  )
   return {...delivery, status: 'pending', next_attempt_at: isoTime(dueAt), updated_at: now}
 }
 

@@ -200,10 +200,10 @@ export const Feedback = z.object({
 export type Feedback = z.infer<typeof Feedback>
 
 export const EventType = z.enum(EVENT_TYPES)
+export type EventType = z.infer<typeof EventType>
 
 /** An endpoint's `event_types`: duplicates are dropped (docs/api.md), so a list may name a type more than once. */
 const EventTypes = z.array(EventType).min(1).max(100)
-export type EventType = z.infer<typeof EventType>
 
 export const Event = z.object({
   id: z.string(),
