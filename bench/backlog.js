@@ -42,6 +42,23 @@ export async function fanOutRound(serve, receiver, set) {
   return {pushes, drain: DRAIN_COUNT / ((performance.now() - started) / 1000)}
 }
 
+/**
+ * Warms a fresh `serve` up as a server that has run a while: FAN_OUT_PUSHES changing pushes of
+ * `set`, each delivered to one endpoint on `receiver`, which is deleted once they have arrived. A
+ * fresh server's first attempts run before the JIT has compiled the delivery path (the push path's
+ * first runs likewise), and that cost is not what the fan-out figure measures.
+ */
+export async function warmDeliveries(serve, receiver, set) {
+  const endpoint = await api(serve.url, 'POST', '/webhook-endpoints', {
+    url: `${receiver.url}/hooks`,
+    event_types: CHECK_TYPES,
+  })
+  await load(serve.origin, set.changes(), {amount: FAN_OUT_PUSHES})
+  while ((await api(serve.url, 'GET', '/deliveries?status=pending&limit=1')).json.data.length > 0)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  await api(serve.url, 'DELETE', `/webhook-endpoints/${endpoint.json.id}`)
+}
+
 /** A fresh check set for a fan-out server, seeded on it. */
 export async function seedFanOut(serve, count, tag) {
   const set = new CheckSet(`fan-${tag}-`, count)

@@ -12,6 +12,7 @@ import {
   FAN_OUT_PUSHES,
   fanOutRound,
   seedFanOut,
+  warmDeliveries,
 } from './backlog.js'
 import {api, dispatcherRate, fetchRate, firstAttemptLatencies, sampleEventBody} from './deliveries.js'
 import {CheckSet, CONNECTIONS, load, loadGenerator, seed} from './load.js'
@@ -139,7 +140,7 @@ async function measureRounds(runs, pids, afterRound) {
 
 /**
  * Each round, on a fresh server holding 100 checks: FAN_OUT_PUSHES changing
- * pushes to warm it up (not measured), the same without endpoints (the
+ * pushes, each delivered to one endpoint, to warm it up (not measured), the same without endpoints (the
  * baseline), then with FAN_OUT_ENDPOINTS endpoints taking every event, then
  * how fast the backlog drains. Both runs are of one warm process: a fresh
  * server's first pushes run before the JIT has compiled the push path.
@@ -150,13 +151,13 @@ async function measureFanOut(root) {
   try {
     for (let round = 1; round <= FAN_OUT_ROUNDS; round++) {
       progress(
-        `fan-out ${round}/${FAN_OUT_ROUNDS} (${FAN_OUT_PUSHES} pushes to warm up, ${FAN_OUT_PUSHES} without endpoints, then to ${FAN_OUT_ENDPOINTS} endpoints, then ${DRAIN_COUNT} deliveries drained)`,
+        `fan-out ${round}/${FAN_OUT_ROUNDS} (${FAN_OUT_PUSHES} pushes delivered to one endpoint to warm up, ${FAN_OUT_PUSHES} without endpoints, then to ${FAN_OUT_ENDPOINTS} endpoints, then ${DRAIN_COUNT} deliveries drained)`,
       )
       const dir = join(root, `fan-out-${round}`)
       const serve = await startServe(dir)
       try {
         const set = await seedFanOut(serve, FEW_CHECKS, round)
-        await load(serve.origin, set.changes(), {amount: FAN_OUT_PUSHES})
+        await warmDeliveries(serve, receiver, set)
         await quiet([serve.pid])
         const none = await load(serve.origin, set.changes(), {amount: FAN_OUT_PUSHES})
         await quiet([serve.pid])

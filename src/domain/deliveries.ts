@@ -14,6 +14,10 @@ export const DISABLE_AFTER = 10
 /** The attempts of a new delivery. Records never change in place, so all of them share one (frozen) empty list. */
 const NO_ATTEMPTS = Object.freeze([]) as unknown as DeliveryAttempt[]
 
+/** Whether `endpoint` gets a delivery of `event`: enabled, and subscribed to its type. */
+export const wants = (endpoint: WebhookEndpointRecord, event: EventRecord): boolean =>
+  endpoint.status === 'enabled' && endpoint.event_types.includes(event.type)
+
 /**
  * One delivery per enabled endpoint subscribed to the event's type, due at once (docs/api.md,
  * "Webhooks"). An endpoint under chaos gets its delivery stirred (a delay, a duplicate to come),
@@ -29,7 +33,7 @@ export function fanOut(
   // one string for all of them: a push to 100 endpoints formats the time once, a push to none never
   let due: string | undefined
   for (const endpoint of endpoints) {
-    if (endpoint.status !== 'enabled' || !endpoint.event_types.includes(event.type)) continue
+    if (!wants(endpoint, event)) continue
     const delivery = newDelivery(event, endpoint.id, (due ??= isoTime(dueAt)))
     if (endpoint.chaos === undefined) deliveries.push(delivery)
     else {

@@ -82,6 +82,11 @@ export type DeliveryRecord = Delivery & {
 }
 
 /** Server-wide settings that must survive a restart, such as how far the clock was advanced. */
+/**
+ * A value the server keeps beside the records: the clock's offset, and the mark of each event whose
+ * deliveries are still to be written (`fan-out:evt_…`, the scheduler ms they fall due; docs/storage.md,
+ * "Deferred fan-out").
+ */
 export interface SettingRecord {
   id: string
   account_id: ''

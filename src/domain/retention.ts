@@ -26,9 +26,12 @@ export function isPastRetention(event: EventRecord, overflow: number, nowMs: num
   return overflow > 0 || Date.parse(event.created_at) < nowMs - policy.eventMaxAgeMs
 }
 
-/** An event past retention goes with its deliveries, unless one is still pending: it stays until that ends. */
-export const mayDelete = (deliveries: readonly DeliveryRecord[]): boolean =>
-  deliveries.every((delivery) => delivery.status !== 'pending')
+/**
+ * An event past retention goes with its deliveries, unless one is still pending, or they are still
+ * to be written (`fanningOut`): it stays until they end.
+ */
+export const mayDelete = (deliveries: readonly DeliveryRecord[], fanningOut: boolean): boolean =>
+  !fanningOut && deliveries.every((delivery) => delivery.status !== 'pending')
 
 /** When a key first used at `nowMs` (scheduler clock) is forgotten. */
 export const keyExpiry = (nowMs: number, policy: RetentionPolicy): string =>

@@ -143,7 +143,7 @@ export async function createService(store: Store | Storage, baseUrl: string, opt
     unshareRequests()
     unshareFaults()
     shutdown.abort()
-    await Promise.all([dispatcher.close(), pruner.close()])
+    await Promise.all([dispatcher.close(), pruner.close(), service.outbox.close()])
   }
   return {app, service, dispatcher, streams, close}
 }

@@ -38,7 +38,7 @@ export class Checks {
   ): Promise<PushOutcome> {
     const {now, baseUrl} = this.context
     const text = 'text' in pushed ? pushed : undefined
-    const outcome = await this.outbox.commit(async (tx) => {
+    const outcome = await this.outbox.commitBeside(async (tx) => {
       const existing = await tx.checkByExternalId(accountId, externalId)
       if (text && repeatsReplay(existing, text.text)) return noted(notes, existing, unchanged(existing))
       const body = text ? text.parse(text.text) : (pushed as CheckPush)

@@ -26,8 +26,8 @@ export class Deliveries {
    * returns those pending already: the ones a stopped server left, delivered
    * at least once.
    */
-  attach(queue: DeliveryQueue): Promise<DeliveryRecord[]> {
-    this.outbox.attach(queue)
+  async attach(queue: DeliveryQueue): Promise<DeliveryRecord[]> {
+    await this.outbox.attach(queue)
     this.#queue = queue
     const {storage} = this.context
     // the deliveries other instances on the database write, and their attempts (docs/postgres.md)
@@ -101,7 +101,7 @@ export class Deliveries {
    * ended meanwhile is left as it is.
    */
   cancel(delivery: DeliveryRecord, now: string): Promise<void> {
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.commitBeside(async (tx) => {
       const latest = await tx.get('deliveries', delivery.id)
       if (latest?.status === 'pending') tx.put('deliveries', latest.id, cancelDelivery(latest, now))
     })
@@ -119,7 +119,7 @@ export class Deliveries {
     result: AttemptResult,
     options: AttemptOptions,
   ): Promise<void> {
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.commitBeside(async (tx) => {
       const latest = await tx.get('deliveries', id)
       if (!latest) return
       const current = await tx.get('webhook_endpoints', endpoint.id)
@@ -147,7 +147,7 @@ export class Deliveries {
 
   /** Records the duplicate that delivery chaos sent after a success, as one more attempt marked `duplicate: true`. */
   recordDuplicate(id: string, result: AttemptResult, now: string): Promise<void> {
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.commitBeside(async (tx) => {
       const latest = await tx.get('deliveries', id)
       if (latest) tx.put('deliveries', id, recordDuplicate(latest, result, now))
     })

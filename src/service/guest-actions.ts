@@ -51,7 +51,7 @@ export class GuestActions {
     request: IdempotentRequest | undefined,
     act: (tx: UnitOfWork) => Promise<{status: number; body: T}>,
   ) {
-    return this.outbox.commit(async (tx) => once(tx, accountId, request, this.#keys, () => act(tx)))
+    return this.outbox.commitBeside(async (tx) => once(tx, accountId, request, this.#keys, () => act(tx)))
   }
 
   /**

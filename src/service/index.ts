@@ -40,7 +40,7 @@ export function createServiceLayer(context: ServiceContext) {
     context,
     /** The unit of work every change goes through; deliveries it writes reach the dispatcher. */
     outbox,
-    records: new Records(context.storage),
+    records: new Records(context.storage, outbox),
     checks: new Checks(context, outbox),
     guests: new GuestActions(context, outbox),
     endpoints: new Endpoints(context, outbox),

@@ -1,53 +1,133 @@
 import {stirDelivery} from '../domain/chaos.js'
-import {fanOut, redeliver} from '../domain/deliveries.js'
-import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
+import {fanOut, redeliver, wants} from '../domain/deliveries.js'
+import type {DeliveryRecord, EventRecord, SettingRecord, WebhookEndpointRecord} from '../domain/records.js'
+import {Background} from '../webhooks/background.js'
+import {Fifo} from '../webhooks/fifo.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
-import type {UnitOfWork} from './storage.js'
+import type {Change, UnitOfWork} from './storage.js'
+
+/** The setting that marks an event whose deliveries are still to be written: its value is when they fall due. */
+const MARK = 'fan-out:'
+const markOf = (eventId: string): string => MARK + eventId
+
+/** True while the deliveries of event `eventId` are still to be written (retention keeps it meanwhile). */
+export const isFanningOut = async (tx: UnitOfWork, eventId: string): Promise<boolean> =>
+  (await tx.get('settings', markOf(eventId))) !== undefined
+
+/** Deliveries one background unit writes (then ends with its event): a ms or two of work, so requests wait little behind it. */
+const FAN_OUT_BATCH = 256
+/**
+ * While requests keep the server busy, fan-outs write about one delivery per this many ms (2,000 a
+ * second), in units of a few events: the deliveries, and the attempts that follow them, take a small
+ * share of the server then, and all of it once the requests stop.
+ */
+const BUSY_MS_PER_DELIVERY = 0.5
+const BUSY_BATCH = 32
 
 /**
- * Events and their deliveries are written in the unit of work of the change
- * that caused them, so a change is never stored without its webhooks, nor a
- * webhook without its change. Every write of the service goes through
+ * Events and their deliveries: every write of the service goes through
  * `commit`, which tells the delivery queue directly of the deliveries it
  * wrote once they are durable (docs/api.md "Webhooks").
+ *
+ * A change stores its events in its own unit of work, so a change is never
+ * stored without them. On a storage of its own (not PostgreSQL) the
+ * deliveries of those events are written just after, by a unit in the
+ * background, in the order of the events: a push to 100 endpoints then costs
+ * a push, not 100 records (docs/storage.md, "Deferred fan-out"). A mark
+ * (a setting) names each event until its deliveries are written, so a
+ * restart finishes what a crash interrupted. Everything that reads
+ * deliveries or endpoints, or changes what a fan-out reads, waits for the
+ * fan-outs queued before it (`commit`, `flush`); a push, a guest action, an
+ * attempt's record and retention do not (`commitBeside`).
  */
 export class Outbox {
   #queue: DeliveryQueue | undefined
-  readonly #durable: DeliveryQueue = (changes) => this.#queue?.(changes)
-  /** Endpoints a fan-out stirred (delivery chaos); emptied before anything awaits, so one list serves every push. */
+  readonly #durable: DeliveryQueue = (changes) => this.#onDurable(changes)
+  /** Endpoints a fan-out stirred (delivery chaos); emptied before anything awaits, so one list serves every unit. */
   readonly #stirred: WebhookEndpointRecord[] = []
+  /** True when fan-outs run in the background: not on a storage other instances share. */
+  readonly #deferred: boolean
+  /** Ids of the events whose deliveries are still to be written, oldest first. */
+  readonly #waiting = new Fifo<string>()
+  /** Events queued so far, and those whose fan-out has run: `flush` waits until the second reaches the first. */
+  #queued = 0
+  #fanned = 0
+  #running: Promise<number> | undefined
+  #scheduled: NodeJS.Immediate | NodeJS.Timeout | undefined
+  #closed = false
+  /** Whether requests keep the server busy: the app tells it of each (src/webhooks/background.ts). */
+  readonly background = new Background()
 
-  constructor(readonly context: ServiceContext) {}
-
-  /** The one queue told of new and changed deliveries (the dispatcher); it reads what was pending on its own. */
-  attach(queue: DeliveryQueue): void {
-    this.#queue = queue
+  constructor(readonly context: ServiceContext) {
+    this.#deferred = context.storage.shared === undefined
   }
 
-  /** Runs `work` as one unit of work; resolves with its value once durable. */
-  commit<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
+  /**
+   * The one queue told of new and changed deliveries (the dispatcher); it reads what was pending on its
+   * own. Events a stopped server left without their deliveries are queued for their fan-out.
+   */
+  async attach(queue: DeliveryQueue): Promise<void> {
+    this.#queue = queue
+    if (!this.#deferred) return
+    for (const {id} of await this.context.storage.all('settings'))
+      if (id.startsWith(MARK)) this.#enqueue(id.slice(MARK.length))
+    this.#schedule()
+  }
+
+  /** Runs `work` as one unit, after the fan-outs queued before it; resolves with its value once durable. */
+  async commit<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
+    await this.flush()
     return this.context.storage.unit(work, this.#durable)
   }
 
-  /** Writes `events`, and a delivery of each to every endpoint of its account that wants it, due now. */
+  /**
+   * Runs `work` as one unit without waiting for the fan-outs queued before it: for a unit that neither
+   * lists deliveries nor changes endpoints (a push, a guest action, an attempt's record, retention).
+   */
+  commitBeside<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
+    return this.context.storage.unit(work, this.#durable)
+  }
+
+  /** Resolves once the deliveries of every event queued so far are written. */
+  async flush(): Promise<void> {
+    const target = this.#queued
+    while (this.#fanned < target) await this.#run()
+  }
+
+  /** True while some events' deliveries are still to be written. */
+  get behind(): boolean {
+    return this.#fanned < this.#queued
+  }
+
+  /** Stops the background fan-outs; resolves once the one running has ended. The rest wait for the next start. */
+  async close(): Promise<void> {
+    this.#closed = true
+    clearTimeout(this.#scheduled as NodeJS.Timeout)
+    clearImmediate(this.#scheduled as NodeJS.Immediate)
+    await this.#running?.catch(() => {})
+  }
+
+  /**
+   * Writes `events`, with a delivery of each to every endpoint of its account that wants it, due now:
+   * in this unit on a shared storage, else in one just after (marked meanwhile).
+   */
   async publish(tx: UnitOfWork, events: readonly EventRecord[]): Promise<void> {
     if (events.length === 0) return
-    // all events, then all deliveries: the journal writes a run of one collection in its short form
-    for (const event of events) tx.put('events', event.id, event)
-    // the events of one change belong to one account
-    let endpoints = await tx.list('webhook_endpoints', events[0]!.account_id)
     const due = this.context.clock.now()
-    // endpoints under chaos draw once per delivery: a later event of this unit must see the draws before it
-    const stirred = this.#stirred
-    let drawn: Map<string, WebhookEndpointRecord> | undefined
-    for (const event of events) {
-      for (const delivery of fanOut(event, endpoints, due, stirred)) tx.put('deliveries', delivery.id, delivery)
-      if (stirred.length === 0) continue
-      drawn ??= new Map()
-      for (const endpoint of stirred.splice(0)) drawn.set(endpoint.id, endpoint)
-      endpoints = endpoints.map((endpoint) => drawn!.get(endpoint.id) ?? endpoint)
+    // all events, then the rest: the journal writes a run of one collection in its short form
+    for (const event of events) tx.put('events', event.id, event)
+    if (!this.#deferred) {
+      const run = new FanOutRun(tx, this.#stirred)
+      for (const event of events) await run.add(event, due)
+      return run.end()
     }
-    if (drawn) for (const endpoint of drawn.values()) tx.put('webhook_endpoints', endpoint.id, endpoint)
+    // an event no endpoint wants needs no fan-out, now or later
+    const endpoints = await tx.list('webhook_endpoints', events[0]!.account_id)
+    for (const event of events) {
+      if (!endpoints.some((endpoint) => wants(endpoint, event))) continue
+      const mark: SettingRecord = {id: markOf(event.id), account_id: '', value: due}
+      tx.put('settings', mark.id, mark)
+    }
   }
 
   /**
@@ -68,5 +148,104 @@ export class Outbox {
     for (const delivery of deliveries) tx.put('deliveries', delivery.id, delivery)
     if (chaos !== endpoint.chaos) tx.put('webhook_endpoints', endpoint.id, {...endpoint, chaos})
     return deliveries
+  }
+
+  #onDurable(changes: readonly Change[]): void {
+    if (this.#deferred) {
+      const before = this.#queued
+      for (const [collection, id, record] of changes)
+        if (collection === 'settings' && record !== null && id.startsWith(MARK)) this.#enqueue(id.slice(MARK.length))
+      if (this.#queued !== before) this.#schedule()
+    }
+    this.#queue?.(changes)
+  }
+
+  #enqueue(id: string): void {
+    this.#waiting.push(id)
+    this.#queued++
+  }
+
+  /** Runs the next unit of fan-outs on a later turn of the loop; `rest` ms later while requests keep coming. */
+  #schedule(rest = 0): void {
+    if (this.#scheduled || this.#closed || this.#waiting.length === 0) return
+    const step = () => {
+      this.#scheduled = undefined
+      const busy = this.background.busy
+      this.#run(busy ? BUSY_BATCH : FAN_OUT_BATCH).then(
+        (written) => this.#schedule(busy ? written * BUSY_MS_PER_DELIVERY : 0),
+        // a storage that failed fails every unit from now on, and each answer says so: nothing to do here
+        () => {},
+      )
+    }
+    // after the I/O already waiting, so requests that arrived meanwhile go first
+    this.#scheduled = rest > 0 && this.background.busy ? setTimeout(step, rest) : setImmediate(step)
+  }
+
+  /** The next unit of fan-outs, of about `size` deliveries, or the one running; resolves with how many it wrote. */
+  #run(size = FAN_OUT_BATCH): Promise<number> {
+    return (this.#running ??= this.#batch(size).finally(() => (this.#running = undefined)))
+  }
+
+  /** Writes the deliveries of the next events, oldest first, until about `size` are written, in one unit; takes their marks off. */
+  async #batch(size: number): Promise<number> {
+    let taken = 0
+    try {
+      return await this.context.storage.unit(async (tx) => {
+        const run = new FanOutRun(tx, this.#stirred)
+        while (run.written < size && this.#waiting.length > 0) {
+          const id = this.#waiting.shift()!
+          taken++
+          // written already (a change heard twice): nothing to do
+          const mark = await tx.get('settings', markOf(id))
+          if (mark === undefined) continue
+          tx.delete('settings', mark.id)
+          // gone with a reset or its account: nothing to deliver
+          const event = await tx.get('events', id)
+          if (event) await run.add(event, mark.value)
+        }
+        run.end()
+        return run.written
+      }, this.#durable)
+    } finally {
+      this.#fanned += taken
+    }
+  }
+}
+
+/**
+ * The deliveries of the events of one unit of work: each account's endpoints read once, and an
+ * endpoint's chaos draws carried from one event to the next (its own reads do not see its writes).
+ */
+class FanOutRun {
+  readonly #endpoints = new Map<string, WebhookEndpointRecord[]>()
+  readonly #drawn = new Map<string, WebhookEndpointRecord>()
+  written = 0
+
+  constructor(
+    readonly tx: UnitOfWork,
+    /** Endpoints a fan-out stirred (delivery chaos): emptied before anything awaits, so one list serves every unit. */
+    readonly stirred: WebhookEndpointRecord[],
+  ) {}
+
+  /** Writes a delivery of `event`, due at `due` (scheduler ms), to every endpoint of its account that wants it. */
+  async add(event: EventRecord, due: number): Promise<void> {
+    const account = event.account_id
+    const endpoints = this.#endpoints.get(account) ?? (await this.tx.list('webhook_endpoints', account))
+    for (const delivery of fanOut(event, endpoints, due, this.stirred)) {
+      this.tx.put('deliveries', delivery.id, delivery)
+      this.written++
+    }
+    if (this.stirred.length === 0) return void this.#endpoints.set(account, endpoints)
+    // endpoints under chaos draw once per delivery: a later event must see the draws before it
+    for (const endpoint of this.stirred.splice(0)) this.#drawn.set(endpoint.id, endpoint)
+    this.#endpoints.set(
+      account,
+      endpoints.map((endpoint) => this.#drawn.get(endpoint.id) ?? endpoint),
+    )
+  }
+
+  /** Writes the endpoints whose chaos drew. */
+  end(): void {
+    for (const endpoint of this.#drawn.values()) this.tx.put('webhook_endpoints', endpoint.id, endpoint)
   }
 }

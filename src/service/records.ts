@@ -1,13 +1,25 @@
 import type {CollectionName, Collections} from '../domain/records.js'
 import type {SeededAccount} from '../domain/seeded-account.js'
+import type {Outbox} from './outbox.js'
 import type {PageOf, PageQuery, Storage} from './storage.js'
+
+/** What a fan-out writes: a read of these waits for the fan-outs queued before it (service/outbox.ts). */
+const FANNED_OUT: ReadonlySet<CollectionName> = new Set(['deliveries', 'webhook_endpoints'])
 
 /**
  * The read side of the service: what routes show. Reads never lock; they
  * see what was acknowledged (an answer waits until that is durable).
  */
 export class Records {
-  constructor(readonly read: Storage) {}
+  constructor(
+    readonly read: Storage,
+    readonly outbox?: Outbox,
+  ) {}
+
+  /** Resolves once a read of `collection` sees the deliveries of every change acknowledged so far. */
+  #ready(collection: CollectionName): Promise<void> | undefined {
+    return this.outbox?.behind && FANNED_OUT.has(collection) ? this.outbox.flush() : undefined
+  }
 
   /** Resolves once everything acknowledged so far is durable: no answer shows what a crash could take back. */
   settled(): Promise<void> {
@@ -30,25 +42,29 @@ export class Records {
     accountId: string,
     id: string,
   ): Promise<Collections[C] | undefined> {
+    await this.#ready(collection)
     const record = await this.read.get(collection, id)
     return record?.account_id === accountId ? record : undefined
   }
 
-  get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
+  async get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
+    await this.#ready(collection)
     return this.read.get(collection, id)
   }
 
   /** One page of the account's records, newest first; undefined when `startingAfter` is not one of them. */
-  page<C extends CollectionName>(
+  async page<C extends CollectionName>(
     collection: C,
     accountId: string,
     query: PageQuery<C>,
   ): Promise<PageOf<Collections[C]> | undefined> {
+    await this.#ready(collection)
     return this.read.page(collection, accountId, query)
   }
 
   /** Every record of the account in `collection`, oldest first. */
-  allOf<C extends CollectionName>(collection: C, accountId: string): Promise<Collections[C][]> {
+  async allOf<C extends CollectionName>(collection: C, accountId: string): Promise<Collections[C][]> {
+    await this.#ready(collection)
     return this.read.list(collection, accountId)
   }
 

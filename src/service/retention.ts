@@ -1,6 +1,6 @@
 import {DEFAULT_RETENTION, isExpiredKey, isPastRetention, mayDelete, type RetentionPolicy} from '../domain/retention.js'
 import type {ServiceContext} from './context.js'
-import type {Outbox} from './outbox.js'
+import {isFanningOut, type Outbox} from './outbox.js'
 import type {UnitOfWork} from './storage.js'
 
 /** Records one unit of work deletes at most: pruning never holds the requests queued behind it for long. */
@@ -36,7 +36,8 @@ export class Retention {
   async prune(): Promise<Pruned> {
     const pruned: Pruned = {events: 0, deliveries: 0, idempotency_keys: 0}
     for (const account of await this.context.storage.all('accounts')) {
-      await this.outbox.commit(async (tx) => {
+      // keeps every event whose deliveries are still to be written: need not wait for them
+      await this.outbox.commitBeside(async (tx) => {
         await this.#pruneEvents(tx, account.id, pruned)
         await this.#pruneKeys(tx, account.id, pruned)
       })
@@ -53,7 +54,7 @@ export class Retention {
     for (const event of page!.records) {
       if (budget <= 0 || !isPastRetention(event, overflow, nowMs, this.policy)) return
       const deliveries = await tx.list('deliveries', accountId, {event_id: event.id})
-      if (!mayDelete(deliveries)) continue
+      if (!mayDelete(deliveries, await isFanningOut(tx, event.id))) continue
       tx.delete('events', event.id)
       for (const delivery of deliveries) tx.delete('deliveries', delivery.id)
       overflow--

@@ -52,6 +52,8 @@ export interface DeliveryLedger {
 /** The parts of the service the dispatcher uses: the deliveries, and where the clock's offset is saved. */
 export interface DispatcherService {
   deliveries: DeliveryLedger
+  /** While requests keep the server busy, attempts keep to a few at a time (docs/storage.md, "Deferred fan-out"). */
+  outbox: {readonly background: {readonly busy: boolean}}
   sim: {
     saveClockOffset(offset: number): Promise<void>
     /** Other instances may share the clock (one database): they save it, and this one follows. */
@@ -71,6 +73,9 @@ export const LEASE_MARGIN_MS = 30_000
 
 /** How often a due delivery that another live instance holds is claimed again, in ms: in case that one died. */
 export const CLAIM_RECHECK_MS = 1000
+
+/** Attempts in flight at most while requests keep the server busy: webhooks take a small share of it then. */
+const BUSY_CONCURRENCY = 4
 
 /** A pending delivery's place in the queues; a newer commit of the delivery replaces it, and the old one goes stale. */
 interface Entry {
@@ -281,7 +286,8 @@ export class Dispatcher {
   }
 
   #concurrency(): number {
-    return this.options.concurrency ?? 32
+    const concurrency = this.options.concurrency ?? 32
+    return this.service.outbox.background.busy ? Math.min(BUSY_CONCURRENCY, concurrency) : concurrency
   }
 
   /**

@@ -10,6 +10,7 @@ describe('service.endpoints', () => {
       event_types: ['check.created'],
     })
     await service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]]))
+    await service.outbox.flush()
     queued.length = 0
     await service.endpoints.delete(endpoint)
     expect(await service.records.get('webhook_endpoints', endpoint.id)).toBeUndefined()

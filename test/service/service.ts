@@ -46,7 +46,7 @@ export async function serviceForTest({retention}: {retention?: Partial<Retention
   })
   await service.accounts.seed(TEST_SEED, () => TEST_SEED)
   const queued: Change[][] = []
-  service.deliveries.attach((changes) => queued.push([...changes]))
+  await service.deliveries.attach((changes) => queued.push([...changes]))
   return {store, storage, service, queued, clock, wall}
 }
 
