@@ -21,6 +21,8 @@ export async function buildHungBacklog(serve, hung, set) {
   await hung.send({reset: {target: Infinity, hold: true}}, 'reset')
   await api(serve.url, 'POST', '/webhook-endpoints', {url: `${hung.url}/hooks`, event_types: CHECK_TYPES})
   await load(serve.origin, set.changes(), {amount: BACKLOG})
+  // a list of deliveries waits for every fan-out the pushes left to the background: all are owed now
+  await api(serve.url, 'GET', '/deliveries?limit=1')
 }
 
 /**

@@ -14,6 +14,8 @@ const markOf = (eventId: string): string => MARK + eventId
 export const isFanningOut = async (tx: UnitOfWork, eventId: string): Promise<boolean> =>
   (await tx.get('settings', markOf(eventId))) !== undefined
 
+/** A change that makes at most this many deliveries writes them itself: a mark and a later unit would cost more. */
+const INLINE_DELIVERIES = 8
 /** Deliveries one background unit writes (then ends with its event): a ms or two of work, so requests wait little behind it. */
 const FAN_OUT_BATCH = 256
 /**
@@ -30,10 +32,11 @@ const BUSY_BATCH = 32
  * wrote once they are durable (docs/api.md "Webhooks").
  *
  * A change stores its events in its own unit of work, so a change is never
- * stored without them. On a storage of its own (not PostgreSQL) the
- * deliveries of those events are written just after, by a unit in the
- * background, in the order of the events: a push to 100 endpoints then costs
- * a push, not 100 records (docs/storage.md, "Deferred fan-out"). A mark
+ * stored without them, and their deliveries with them when there are a few
+ * (INLINE_DELIVERIES). When there are more, on a storage of its own (not
+ * PostgreSQL), they are written just after, by a unit in the background, in
+ * the order of the events: a push to 100 endpoints then costs a push, not
+ * 100 records (docs/storage.md, "Deferred fan-out"). A mark
  * (a setting) names each event until its deliveries are written, so a
  * restart finishes what a crash interrupted. Everything that reads
  * deliveries or endpoints, or changes what a fan-out reads, waits for the
@@ -52,6 +55,8 @@ export class Outbox {
   /** Events queued so far, and those whose fan-out has run: `flush` waits until the second reaches the first. */
   #queued = 0
   #fanned = 0
+  /** Marks written so far (some perhaps not yet durable, so not yet queued). */
+  #marked = 0
   #running: Promise<number> | undefined
   #scheduled: NodeJS.Immediate | NodeJS.Timeout | undefined
   #closed = false
@@ -70,7 +75,7 @@ export class Outbox {
     this.#queue = queue
     if (!this.#deferred) return
     for (const {id} of await this.context.storage.all('settings'))
-      if (id.startsWith(MARK)) this.#enqueue(id.slice(MARK.length))
+      if (id.startsWith(MARK)) this.#recover(id.slice(MARK.length))
     this.#schedule()
   }
 
@@ -109,24 +114,28 @@ export class Outbox {
 
   /**
    * Writes `events`, with a delivery of each to every endpoint of its account that wants it, due now:
-   * in this unit on a shared storage, else in one just after (marked meanwhile).
+   * in this unit when they are few or the storage is shared, else in one just after (marked meanwhile).
    */
   async publish(tx: UnitOfWork, events: readonly EventRecord[]): Promise<void> {
     if (events.length === 0) return
     const due = this.context.clock.now()
     // all events, then the rest: the journal writes a run of one collection in its short form
     for (const event of events) tx.put('events', event.id, event)
-    if (!this.#deferred) {
-      const run = new FanOutRun(tx, this.#stirred)
+    const account = events[0]!.account_id
+    const endpoints = await tx.list('webhook_endpoints', account)
+    // on a shared storage always here; else a few deliveries, which cost less than their marks, and only
+    // with none marked before them, so in order
+    if (!this.#deferred || (this.#marked === this.#fanned && wanted(events, endpoints) <= INLINE_DELIVERIES)) {
+      const run = new FanOutRun(tx, this.#stirred, [account, endpoints])
       for (const event of events) await run.add(event, due)
       return run.end()
     }
-    // an event no endpoint wants needs no fan-out, now or later
-    const endpoints = await tx.list('webhook_endpoints', events[0]!.account_id)
     for (const event of events) {
+      // an event no endpoint wants needs no fan-out, now or later
       if (!endpoints.some((endpoint) => wants(endpoint, event))) continue
       const mark: SettingRecord = {id: markOf(event.id), account_id: '', value: due}
       tx.put('settings', mark.id, mark)
+      this.#marked++
     }
   }
 
@@ -163,6 +172,12 @@ export class Outbox {
   #enqueue(id: string): void {
     this.#waiting.push(id)
     this.#queued++
+  }
+
+  /** Marks a stopped server left: queued at start, and counted as written. */
+  #recover(id: string): void {
+    this.#enqueue(id)
+    this.#marked++
   }
 
   /** Runs the next unit of fan-outs on a later turn of the loop; `rest` ms later while requests keep coming. */
@@ -212,6 +227,13 @@ export class Outbox {
   }
 }
 
+/** How many deliveries `events` make to `endpoints`. */
+function wanted(events: readonly EventRecord[], endpoints: readonly WebhookEndpointRecord[]): number {
+  let count = 0
+  for (const event of events) for (const endpoint of endpoints) if (wants(endpoint, event)) count++
+  return count
+}
+
 /**
  * The deliveries of the events of one unit of work: each account's endpoints read once, and an
  * endpoint's chaos draws carried from one event to the next (its own reads do not see its writes).
@@ -225,7 +247,11 @@ class FanOutRun {
     readonly tx: UnitOfWork,
     /** Endpoints a fan-out stirred (delivery chaos): emptied before anything awaits, so one list serves every unit. */
     readonly stirred: WebhookEndpointRecord[],
-  ) {}
+    /** An account's endpoints, read already. */
+    known?: [string, WebhookEndpointRecord[]],
+  ) {
+    if (known) this.#endpoints.set(...known)
+  }
 
   /** Writes a delivery of `event`, due at `due` (scheduler ms), to every endpoint of its account that wants it. */
   async add(event: EventRecord, due: number): Promise<void> {

@@ -52,8 +52,8 @@ export interface DeliveryLedger {
 /** The parts of the service the dispatcher uses: the deliveries, and where the clock's offset is saved. */
 export interface DispatcherService {
   deliveries: DeliveryLedger
-  /** While requests keep the server busy, attempts keep to a few at a time (docs/storage.md, "Deferred fan-out"). */
-  outbox: {readonly background: {readonly busy: boolean}}
+  /** While requests keep the server busy, attempts start at a small pace (docs/storage.md, "Deferred fan-out"). */
+  outbox: {readonly background: {mayStart(): boolean; started(): void}}
   sim: {
     saveClockOffset(offset: number): Promise<void>
     /** Other instances may share the clock (one database): they save it, and this one follows. */
@@ -74,8 +74,8 @@ export const LEASE_MARGIN_MS = 30_000
 /** How often a due delivery that another live instance holds is claimed again, in ms: in case that one died. */
 export const CLAIM_RECHECK_MS = 1000
 
-/** Attempts in flight at most while requests keep the server busy: webhooks take a small share of it then. */
-const BUSY_CONCURRENCY = 4
+/** How soon attempts held back while requests keep the server busy are looked at again, in ms. */
+const PACED_RETRY_MS = 1
 
 /** A pending delivery's place in the queues; a newer commit of the delivery replaces it, and the old one goes stale. */
 interface Entry {
@@ -180,6 +180,8 @@ export class Dispatcher {
   /** Due deliveries whose attempt another live instance holds (one database): claimed again now and then. */
   readonly #contested = new Map<string, {entry: Entry; since: number}>()
   #recheck: NodeJS.Timeout | undefined
+  /** Set while attempts wait for their pace (requests keep the server busy). */
+  #paced: NodeJS.Timeout | undefined
   /** Attempts of other instances that this one saw end while it waited for them. */
   #endedElsewhere = 0
   /** Clock offsets saved by other instances, applied one after another in the order they come. */
@@ -286,8 +288,7 @@ export class Dispatcher {
   }
 
   #concurrency(): number {
-    const concurrency = this.options.concurrency ?? 32
-    return this.service.outbox.background.busy ? Math.min(BUSY_CONCURRENCY, concurrency) : concurrency
+    return this.options.concurrency ?? 32
   }
 
   /**
@@ -329,9 +330,17 @@ export class Dispatcher {
 
   /** One attempt per endpoint in turn while there are free slots. */
   #startReady(): void {
+    const {background} = this.service.outbox
     while (this.#inFlight.size < this.#concurrency()) {
-      const lane = this.#rotation.shift()
-      if (!lane) return
+      if (this.#rotation.length === 0) return
+      if (!background.mayStart()) {
+        this.#paced ??= setTimeout(() => {
+          this.#paced = undefined
+          this.#pump()
+        }, PACED_RETRY_MS)
+        return
+      }
+      const lane = this.#rotation.shift()!
       lane.queued = false
       // its share may have shrunk since it was queued: more endpoints have work now
       if (lane.inFlight >= this.#share()) {
@@ -339,7 +348,10 @@ export class Dispatcher {
         continue
       }
       const entry = this.#nextReady(lane)
-      if (entry) this.#start(entry, lane)
+      if (entry) {
+        background.started()
+        this.#start(entry, lane)
+      }
       this.#settle(lane)
       this.#offer(lane)
     }
@@ -648,6 +660,7 @@ export class Dispatcher {
     this.#closed = true
     this.#unfollow?.()
     clearTimeout(this.#recheck)
+    clearTimeout(this.#paced)
     this.#contested.clear()
     this.#wake()
     this.#disarm()
