@@ -50,3 +50,56 @@ it('serve killed with SIGKILL after a push to 12 endpoints restarts with the sam
     await restarted.close()
   }
 })
+
+it('serve killed with SIGKILL while pushes to 12 endpoints leave their deliveries to the background loses none and writes none twice', async () => {
+  const receiver = await startReceiver(() => 'hang')
+  let receiverOpen = true
+  cleanup.push(() => (receiverOpen ? receiver.close() : Promise.resolve()))
+  const dataDir = join(await makeTempDir(), 'data')
+  server = await startCliServer(['--data', dataDir, '--seed', 'fixtures/seed.json'])
+  const base = server.url.replace(/\/v1$/, '')
+  for (let i = 0; i < 12; i++) {
+    const body = {url: receiver.url, event_types: ['check.created']}
+    expect((await call(base, 'POST', '/v1/webhook-endpoints', {body})).status).toBe(201)
+  }
+  // pushes in a row keep the server busy, so the background writes their deliveries well behind them
+  // (docs/storage.md, "Deferred fan-out"): the kill finds marks still to be written
+  const answered: number[] = []
+  for (let batch = 0; batch < 8; batch++) {
+    const pushes = Array.from({length: 20}, (_, i) =>
+      call(base, 'PUT', `/v1/checks/external/k${batch}-${i}`, {body: checkWith([['a', 1, 100]])}),
+    )
+    for (const push of await Promise.all(pushes)) answered.push(push.status)
+  }
+  expect(answered).toEqual(Array(160).fill(201))
+  await server.kill('SIGKILL')
+  server = undefined
+
+  const restarted = await startServer({port: 0, host: '127.0.0.1', dataDir})
+  try {
+    const all = async (path: string) => {
+      const records = []
+      let page = (await call(restarted.url, 'GET', `${path}?limit=100`, {key: WRITE_KEY})).body
+      records.push(...page.data)
+      while (page.has_more) {
+        const after = records.at(-1).id
+        page = (await call(restarted.url, 'GET', `${path}?limit=100&starting_after=${after}`, {key: WRITE_KEY})).body
+        records.push(...page.data)
+      }
+      return records
+    }
+    const events = await all('/v1/events')
+    const deliveries = await all('/v1/deliveries')
+    expect(events).toHaveLength(160)
+    const endpointsOf = new Map<string, string[]>(events.map((e) => [e.id, []]))
+    for (const d of deliveries) endpointsOf.get(d.event_id)!.push(d.endpoint_id)
+    // each event once to each of the 12 endpoints
+    expect([...endpointsOf.values()].map((endpoints) => new Set(endpoints).size)).toEqual(Array(160).fill(12))
+    expect(deliveries).toHaveLength(160 * 12)
+  } finally {
+    // the attempts the restart sends fail at once, instead of waiting out the receiver timeout
+    receiverOpen = false
+    await receiver.close()
+    await restarted.close()
+  }
+})
