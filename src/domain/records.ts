@@ -81,9 +81,8 @@ export type DeliveryRecord = Delivery & {
   chaos_duplicate?: true
 }
 
-/** Server-wide settings that must survive a restart, such as how far the clock was advanced. */
 /**
- * A value the server keeps beside the records: the clock's offset, and the mark of each event whose
+ * A server-wide value that must survive a restart: how far the clock was advanced, and the mark of each event whose
  * deliveries are still to be written (`fan-out:evt_…`, the scheduler ms they fall due; docs/storage.md,
  * "Deferred fan-out").
  */

@@ -76,4 +76,16 @@ describe('service.outbox (docs/storage.md, "Deferred fan-out")', () => {
     const deliveries = await service.records.allOf('deliveries', 'acct_demo')
     expect(deliveries.map((d) => d.endpoint_id)).toEqual(first.map((e) => e.id))
   })
+
+  it('an endpoint under chaos draws once per delivery across the events one fan-out writes', async () => {
+    const {service} = await serviceForTest()
+    const endpoints = await nineEndpoints(service)
+    for (const endpoint of endpoints) await service.endpoints.setChaos(endpoint, {duplicate: 0.5})
+    for (let version = 1; version <= 3; version++)
+      await service.checks.push('acct_demo', 't1', checkWith([['a', version, 500]], {version}))
+    await service.outbox.flush()
+    const stored = await service.records.allOf('webhook_endpoints', 'acct_demo')
+    expect(stored.map((endpoint) => endpoint.chaos?.drawn)).toEqual(Array(9).fill(3))
+    expect((await service.records.allOf('deliveries', 'acct_demo')).length).toBe(27)
+  })
 })
