@@ -15,23 +15,36 @@ afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!()
 })
 
-it('serve killed with SIGKILL after a push to 12 endpoints restarts with the same delivery records', async () => {
-  // a receiver that never answers: no attempt is recorded, so the records stay as the push made them
+/**
+ * `serve` on a fresh data dir with 12 endpoints for `check.created` on a receiver that never
+ * answers: no attempt is recorded, so the records stay as the pushes made them.
+ */
+async function serveWithHungEndpoints() {
   const receiver = await startReceiver(() => 'hang')
-  let receiverOpen = true
-  cleanup.push(() => (receiverOpen ? receiver.close() : Promise.resolve()))
+  let open = true
+  // the attempts a restart sends again then fail at once, instead of waiting out the receiver timeout
+  const closeReceiver = async () => {
+    if (open) await receiver.close()
+    open = false
+  }
+  cleanup.push(closeReceiver)
   const dataDir = join(await makeTempDir(), 'data')
-  server = await startCliServer(['--data', dataDir, '--seed', 'fixtures/seed.json'])
-  const base = server.url.replace(/\/v1$/, '')
+  const serve = await startCliServer(['--data', dataDir, '--seed', 'fixtures/seed.json'])
+  server = serve
+  const base = serve.url.replace(/\/v1$/, '')
   for (let i = 0; i < 12; i++) {
     const body = {url: receiver.url, event_types: ['check.created']}
-    const created = await call(base, 'POST', '/v1/webhook-endpoints', {body})
-    expect(created.status).toBe(201)
+    expect((await call(base, 'POST', '/v1/webhook-endpoints', {body})).status).toBe(201)
   }
+  return {serve, dataDir, base, closeReceiver}
+}
+
+it('serve killed with SIGKILL after a push to 12 endpoints restarts with the same delivery records', async () => {
+  const {serve, dataDir, base, closeReceiver} = await serveWithHungEndpoints()
   expect((await call(base, 'PUT', '/v1/checks/external/fan-out', {body: checkWith([['a', 1, 100]])})).status).toBe(201)
   const before = await call(base, 'GET', '/v1/deliveries?limit=100')
   expect(before.body.data).toHaveLength(12)
-  await server.kill('SIGKILL')
+  await serve.kill('SIGKILL')
   server = undefined
 
   // the push's deliveries were journaled in the short form (docs/storage.md "Files"), not as 12 full records
@@ -44,24 +57,13 @@ it('serve killed with SIGKILL after a push to 12 endpoints restarts with the sam
     const after = await call(restarted.url, 'GET', '/v1/deliveries?limit=100', {key: WRITE_KEY})
     expect(after.body).toEqual(before.body)
   } finally {
-    // the attempts the restart sent again fail at once, instead of waiting out the receiver timeout
-    receiverOpen = false
-    await receiver.close()
+    await closeReceiver()
     await restarted.close()
   }
 })
 
 it('serve killed with SIGKILL while pushes to 12 endpoints leave their deliveries to the background loses none and writes none twice', async () => {
-  const receiver = await startReceiver(() => 'hang')
-  let receiverOpen = true
-  cleanup.push(() => (receiverOpen ? receiver.close() : Promise.resolve()))
-  const dataDir = join(await makeTempDir(), 'data')
-  server = await startCliServer(['--data', dataDir, '--seed', 'fixtures/seed.json'])
-  const base = server.url.replace(/\/v1$/, '')
-  for (let i = 0; i < 12; i++) {
-    const body = {url: receiver.url, event_types: ['check.created']}
-    expect((await call(base, 'POST', '/v1/webhook-endpoints', {body})).status).toBe(201)
-  }
+  const {serve, dataDir, base, closeReceiver} = await serveWithHungEndpoints()
   // pushes in a row keep the server busy, so the background writes their deliveries well behind them
   // (docs/storage.md, "Deferred fan-out"): the kill finds marks still to be written
   const answered: number[] = []
@@ -72,7 +74,7 @@ it('serve killed with SIGKILL while pushes to 12 endpoints leave their deliverie
     for (const push of await Promise.all(pushes)) answered.push(push.status)
   }
   expect(answered).toEqual(Array(160).fill(201))
-  await server.kill('SIGKILL')
+  await serve.kill('SIGKILL')
   server = undefined
 
   const restarted = await startServer({port: 0, host: '127.0.0.1', dataDir})
@@ -97,9 +99,7 @@ it('serve killed with SIGKILL while pushes to 12 endpoints leave their deliverie
     expect([...endpointsOf.values()].map((endpoints) => new Set(endpoints).size)).toEqual(Array(160).fill(12))
     expect(deliveries).toHaveLength(160 * 12)
   } finally {
-    // the attempts the restart sends fail at once, instead of waiting out the receiver timeout
-    receiverOpen = false
-    await receiver.close()
+    await closeReceiver()
     await restarted.close()
   }
 })
