@@ -28,8 +28,8 @@ const BUSY_BATCH = 32
 
 /**
  * Events and their deliveries: every write of the service goes through
- * `commit`, which tells the delivery queue directly of the deliveries it
- * wrote once they are durable (docs/api.md "Webhooks").
+ * `commit` or `commitBeside`, which tell the delivery queue directly of the
+ * deliveries a unit wrote once they are durable (docs/api.md "Webhooks").
  *
  * A change stores its events in its own unit of work, so a change is never
  * stored without them, and their deliveries with them when there are a few
