@@ -224,6 +224,8 @@ describe('POST /v1/sim/faults', () => {
     const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {
       body: {url: receiver.url, event_types: ['check.created']},
     })
+    // a reset keeps endpoints: the pushes of the tests after this one reach it too, signed with its secret
+    receiver.verifyWith(endpoint.body.secret)
     const fault = await addFault({status: 503, match: {method: 'Patch', path: '/v1/webhook-endpoints/*'}})
     expect(fault.match.method).toBe('PATCH')
     const path = `/v1/webhook-endpoints/${endpoint.body.id}`
@@ -231,6 +233,7 @@ describe('POST /v1/sim/faults', () => {
     const patched = await sim.api('PATCH', path, {body: {description: 'faulted'}})
     expect([patched.status, patched.headers.get('x-tablepay-fault')]).toEqual([503, fault.id])
     expect((await sim.api('GET', path)).body.description).toBeNull()
+    await sim.api('DELETE', path)
   })
 
   it('never touches /v1/sim/… or another account; the oldest matching fault wins', async () => {
