@@ -79,7 +79,7 @@ export function createApp(service: Service, options: AppOptions) {
   const app = createH3App({
     async onRequest(event) {
       // background work steps back while requests keep coming (docs/storage.md, "Deferred fan-out")
-      service.outbox.background.noteRequest()
+      service.background.noteRequest()
       assignRequestId(event)
       traffic.start(event, pathOf(event))
       if (records.failure) throw storageUnavailable(records.failure)

@@ -6,6 +6,7 @@ import {Endpoints} from './endpoints.js'
 import {Faults} from './faults.js'
 import {GuestActions} from './guest-actions.js'
 import {Outbox} from './outbox.js'
+import {Background} from '../webhooks/background.js'
 import {RateLimiter} from './rate-limiter.js'
 import {Records} from './records.js'
 import {Retention} from './retention.js'
@@ -30,7 +31,9 @@ export type {PushNotes, RequestTrace} from './request-log.js'
  * const outcome = await service.checks.push('acct_demo', 't12', body)
  */
 export function createServiceLayer(context: ServiceContext) {
-  const outbox = new Outbox(context)
+  // requests tell it they keep coming; fan-outs and attempts step back meanwhile (docs/storage.md)
+  const background = new Background()
+  const outbox = new Outbox(context, background)
   // support tracing and faults: in memory, beside the storage (docs/api.md, "The request log");
   // on PostgreSQL faults are in the database, for every instance (docs/postgres.md)
   const requests = new RequestLog(context.requestLogSize ?? REQUEST_LOG_SIZE)
@@ -41,6 +44,8 @@ export function createServiceLayer(context: ServiceContext) {
     /** The unit of work every change goes through; deliveries it writes reach the dispatcher. */
     outbox,
     records: new Records(context.storage, outbox),
+    /** Whether requests keep the server busy: the app tells it of each, background work asks it. */
+    background,
     checks: new Checks(context, outbox),
     guests: new GuestActions(context, outbox),
     endpoints: new Endpoints(context, outbox),

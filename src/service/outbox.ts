@@ -1,7 +1,7 @@
 import {stirDelivery} from '../domain/chaos.js'
 import {fanOut, redeliver, wants} from '../domain/deliveries.js'
 import type {DeliveryRecord, EventRecord, SettingRecord, WebhookEndpointRecord} from '../domain/records.js'
-import {Background} from '../webhooks/background.js'
+import type {Background} from '../webhooks/background.js'
 import {Fifo} from '../webhooks/fifo.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
 import type {Change, UnitOfWork} from './storage.js'
@@ -60,10 +60,12 @@ export class Outbox {
   #running: Promise<number> | undefined
   #scheduled: NodeJS.Immediate | NodeJS.Timeout | undefined
   #closed = false
-  /** Whether requests keep the server busy: the app tells it of each (src/webhooks/background.ts). */
-  readonly background = new Background()
 
-  constructor(readonly context: ServiceContext) {
+  constructor(
+    readonly context: ServiceContext,
+    /** Whether requests keep the server busy: fan-outs step back meanwhile (src/webhooks/background.ts). */
+    readonly background: Background,
+  ) {
     this.#deferred = context.storage.shared === undefined
   }
 

@@ -13,13 +13,13 @@ const FANNED_OUT: ReadonlySet<CollectionName> = new Set(['deliveries', 'webhook_
 export class Records {
   constructor(
     readonly read: Storage,
-    readonly outbox?: Outbox,
+    readonly outbox: Outbox,
   ) {}
 
   /** `read()`, once a read of `collection` sees the deliveries of every change acknowledged so far. */
   #seeing<T>(collection: CollectionName, read: () => Promise<T>): Promise<T> {
     // a read of anything else, or with nothing behind, costs no extra turn: the push path reads keys and checks
-    return this.outbox?.behind && FANNED_OUT.has(collection) ? this.outbox.flush().then(read) : read()
+    return this.outbox.behind && FANNED_OUT.has(collection) ? this.outbox.flush().then(read) : read()
   }
 
   /** Resolves once everything acknowledged so far is durable: no answer shows what a crash could take back. */

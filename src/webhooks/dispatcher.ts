@@ -53,7 +53,7 @@ export interface DeliveryLedger {
 export interface DispatcherService {
   deliveries: DeliveryLedger
   /** While requests keep the server busy, attempts start at a small pace (docs/storage.md, "Deferred fan-out"). */
-  outbox: {readonly background: {mayStart(): boolean; started(): void}}
+  background: {mayStart(): boolean; started(): void}
   sim: {
     saveClockOffset(offset: number): Promise<void>
     /** Other instances may share the clock (one database): they save it, and this one follows. */
@@ -330,7 +330,7 @@ export class Dispatcher {
 
   /** One attempt per endpoint in turn while there are free slots. */
   #startReady(): void {
-    const {background} = this.service.outbox
+    const {background} = this.service
     while (this.#inFlight.size < this.#concurrency()) {
       if (this.#rotation.length === 0) return
       if (!background.mayStart()) {
