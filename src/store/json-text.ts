@@ -1,8 +1,11 @@
 /** How many values keep their JSON text: well above the requests a server has under way at once. */
-const KEPT = 4096
+export const KEPT = 4096
 
-/** The text of the values serialized last, oldest first (a Map keeps insertion order). */
+/** The text of the values serialized last. */
 const recent = new Map<object, string>()
+/** The same values in a ring, to drop the oldest: deleting a Map's first key each time leaves holes its next iterator walks over. */
+const ring: (object | undefined)[] = new Array<object | undefined>(KEPT).fill(undefined)
+let next = 0
 
 /**
  * `JSON.stringify(value)`, made once for a value that is serialized again
@@ -19,8 +22,11 @@ export function jsonText(value: object): string {
   let text = recent.get(value)
   if (text === undefined) {
     text = JSON.stringify(value)
+    const oldest = ring[next]
+    if (oldest !== undefined) recent.delete(oldest)
+    ring[next] = value
+    next = (next + 1) % KEPT
     recent.set(value, text)
-    if (recent.size > KEPT) recent.delete(recent.keys().next().value!)
   }
   return text
 }

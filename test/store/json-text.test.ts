@@ -2,7 +2,7 @@ import {readdir, readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import type {CheckRecord, EventRecord} from '../../src/domain/records.js'
-import {jsonText, recordJson} from '../../src/store/json-text.js'
+import {jsonText, KEPT, recordJson} from '../../src/store/json-text.js'
 import {put, Store} from '../../src/store/store.js'
 import {makeTempDir} from '../helpers/simulator.js'
 
@@ -35,6 +35,16 @@ describe('json-text', () => {
     const first = jsonText(value)
     value.n = 2 // no value changes once serialized; this shows the text is the one made first
     expect(jsonText(value)).toBe(first)
+  })
+
+  it('keeps the texts of the last KEPT values only, dropping the oldest first', () => {
+    const values = Array.from({length: KEPT + 1}, (_, n) => ({n}))
+    for (const value of values) jsonText(value)
+    values[0]!.n = -1
+    values[1]!.n = -2
+    // the next oldest is still kept; the oldest was dropped, and its text is made again
+    expect(jsonText(values[1]!)).toBe('{"n":1}')
+    expect(jsonText(values[0]!)).toBe('{"n":-1}')
   })
 
   it('writes a journal line that reads back as the records put, byte for byte as before', async () => {
