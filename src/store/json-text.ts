@@ -1,11 +1,10 @@
+import {RecentMap} from './recent-map.js'
+
 /** How many values keep their JSON text: well above the requests a server has under way at once. */
 export const KEPT = 4096
 
 /** The text of the values serialized last. */
-const recent = new Map<object, string>()
-/** The same values in a ring, to drop the oldest: deleting a Map's first key each time leaves holes its next iterator walks over. */
-const ring: (object | undefined)[] = new Array<object | undefined>(KEPT).fill(undefined)
-let next = 0
+const recent = new RecentMap<object, string>(KEPT)
 
 /**
  * `JSON.stringify(value)`, made once for a value that is serialized again
@@ -20,14 +19,7 @@ let next = 0
  */
 export function jsonText(value: object): string {
   let text = recent.get(value)
-  if (text === undefined) {
-    text = JSON.stringify(value)
-    const oldest = ring[next]
-    if (oldest !== undefined) recent.delete(oldest)
-    ring[next] = value
-    next = (next + 1) % KEPT
-    recent.set(value, text)
-  }
+  if (text === undefined) recent.set(value, (text = JSON.stringify(value)))
   return text
 }
 

@@ -1,3 +1,5 @@
+import {RecentMap} from './recent-map.js'
+
 /**
  * An alternate key: a scope (a check's account, or `guest` for guest
  * tokens) and a key unique within it. In two parts, so that a lookup joins
@@ -63,7 +65,7 @@ export class Table<T extends {account_id: string}> {
   readonly #byAlternate = new Map<string, Map<string, Slot<T>>>()
   readonly #groups = new Map<string, string[]>()
   /** Recently deleted ids and their places, oldest first. */
-  readonly #gone = new Map<string, number>()
+  readonly #gone = new RecentMap<string, number>(GONE_KEPT)
   readonly #alternateKeysOf: (record: T) => readonly AlternateKey[]
   /** The field of `TableOptions.groupBy`, if any: a list filtered on it reads the group's ids. */
   readonly groupBy: (keyof T & string) | undefined
@@ -152,7 +154,6 @@ export class Table<T extends {account_id: string}> {
       else ids.splice(ids.indexOf(id), 1)
     }
     this.#gone.set(id, seq)
-    if (this.#gone.size > GONE_KEPT) this.#gone.delete(this.#gone.keys().next().value!)
     const order = this.#byAccount.get(record.account_id)!
     const at = lowerBound(order.seqs, order.head, seq)
     // the oldest (retention) and the newest (a reset, newest first) cost O(1); others are rare
