@@ -294,12 +294,23 @@ describe('lists', () => {
     expect(body.data.map((c: any) => c.external_id)).toEqual(['f-closed'])
   })
 
-  it.each(['limit=0', 'limit=101', 'limit=abc', 'starting_after=chk_nope', 'status=paid', 'colour=red'])(
-    'rejects ?%s with 422',
-    async (query) => {
-      const answer = await sim.api('GET', `/v1/checks?${query}`)
-      expect(answer.status).toBe(422)
-      expect(answer.body.error.code).toBe('validation_failed')
-    },
-  )
+  it.each([
+    'limit=0',
+    'limit=101',
+    'limit=abc',
+    // numbers JavaScript reads but the API's integer is not: hex, exponent, decimal point, sign, spaces
+    'limit=0x10',
+    'limit=1e1',
+    'limit=10.0',
+    'limit=+10',
+    'limit=%2010',
+    'limit=',
+    'starting_after=chk_nope',
+    'status=paid',
+    'colour=red',
+  ])('rejects ?%s with 422', async (query) => {
+    const answer = await sim.api('GET', `/v1/checks?${query}`)
+    expect(answer.status).toBe(422)
+    expect(answer.body.error.code).toBe('validation_failed')
+  })
 })

@@ -6,9 +6,19 @@ import type {Records} from '../../service/records.js'
 import type {Where} from '../../service/storage.js'
 import {validationError} from './body.js'
 
+/**
+ * A query's number as the API document's integer reads it: digits only.
+ * JavaScript's `Number` would also take 0x10, 1e1, 10.0 or ' 10'; those
+ * stay text, which the number schema refuses.
+ */
+const decimal = (value: unknown) => (typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value)
+
 /** Query parameters every list takes. */
 export const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: z.preprocess(
+    decimal,
+    z.number({error: 'expected a whole number in digits'}).int().min(1).max(100).default(20),
+  ),
   starting_after: z.string().min(1).optional(),
 })
 
