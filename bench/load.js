@@ -109,6 +109,30 @@ export class CheckSet {
   }
 }
 
+/** Changing pushes `set` has sent beyond its first version of each check. */
+export const changesSent = (set) => set.versions.reduce((sum, v) => sum + v, 0) - set.count
+
+/** `serve --max-events`'s default: the servers of paired runs are filled past it before their rounds. */
+export const EVENT_BOUND = 100_000
+/** How far past the bound: retention then prunes as the pushes add, as on a server that ran for weeks. */
+const FILL_PAST_BOUND = 10_000
+
+/**
+ * Changing pushes until the server holds more events than `--max-events`
+ * keeps: every seeded check made one event, every changing push one more.
+ * Rounds then measure the steady state of a server that runs for weeks,
+ * retention pruning as pushes add; without it, two servers compared round
+ * by round held different numbers of events in each round, the faster one
+ * more (docs/benchmarks.md, "Method").
+ *
+ * @param {string} origin
+ * @param {CheckSet} set
+ */
+export async function fillPastEventBound(origin, set) {
+  const missing = EVENT_BOUND + FILL_PAST_BOUND - set.count - changesSent(set)
+  if (missing > 0) await load(origin, set.changes(), {amount: missing})
+}
+
 /**
  * @typedef {{rps: number, p99: number, requests: number, outcomes: Record<string, number>, loaderCpuMs: number, seconds: number}} LoadResult
  */

@@ -3,7 +3,7 @@
 // requests per account) and one with `--request-log 0`, paired round by
 // round. The access line is off on both (stdout is not a terminal).
 import {join} from 'node:path'
-import {CheckSet, load, seed} from './load.js'
+import {CheckSet, fillPastEventBound, load, seed} from './load.js'
 import {quiet, startServe} from './processes.js'
 import {median} from './stats.js'
 
@@ -23,6 +23,9 @@ export async function measureRequestLog(root, {rounds, seconds, warmup, progress
     const sets = {on: new CheckSet('log-', REQUEST_LOG_CHECKS), off: new CheckSet('log-', REQUEST_LOG_CHECKS)}
     await seed(on.origin, sets.on)
     await seed(off.origin, sets.off)
+    progress('request log: filling both servers past the event bound')
+    await fillPastEventBound(on.origin, sets.on)
+    await fillPastEventBound(off.origin, sets.off)
     progress(`request log: warming up (${warmup} s each)`)
     await load(on.origin, sets.on.changes(), {duration: warmup})
     await load(off.origin, sets.off.changes(), {duration: warmup})

@@ -15,7 +15,7 @@ import {
   warmDeliveries,
 } from './backlog.js'
 import {api, dispatcherRate, fetchRate, firstAttemptLatencies, sampleEventBody} from './deliveries.js'
-import {CheckSet, CONNECTIONS, load, loadGenerator, seed} from './load.js'
+import {changesSent, CheckSet, CONNECTIONS, EVENT_BOUND, fillPastEventBound, load, loadGenerator, seed} from './load.js'
 import {restarts, sample, soak, SOAK_PUSHES, watchFloor} from './memory.js'
 import {hasJava, startJsonServer, startPrism, startWireMock} from './peers.js'
 import {measurePostgres} from './postgres.js'
@@ -38,10 +38,6 @@ const JVM_WARMUP_SECONDS = 5
 const SHORT_WARMUP_SECONDS = 1
 const WARMUP_SECONDS = 2
 const DELIVERIES = 2000
-/** `serve --max-events`'s default: the servers of the push rounds are filled past it before the rounds. */
-const EVENT_BOUND = 100_000
-/** How far past the bound: retention then prunes as the pushes add, as on a server that ran for weeks. */
-const FILL_PAST_BOUND = 10_000
 const LATENCY_SAMPLES = 40
 const LATENCY_WARMUP = 5
 const STARTUP_RUNS = 5
@@ -412,23 +408,6 @@ function runDetails(results) {
   }
   const {rounds: _, ...rest} = results
   return {...details, ...rest}
-}
-
-/** Changing pushes `set` has sent beyond its first version of each check. */
-const changesSent = (set) => set.versions.reduce((sum, v) => sum + v, 0) - set.count
-
-/**
- * Changing pushes until the server holds more events than `--max-events`
- * keeps: every seeded check made one event, every changing push one more.
- * The rounds then measure the steady state of a server that runs for
- * weeks, retention pruning as pushes add; without it the first rounds ran
- * on fewer events than the last, and the servers of the 10,000- and
- * 100-check figures reached the bound in different rounds
- * (docs/benchmarks.md, "Method").
- */
-async function fillPastEventBound(origin, set) {
-  const missing = EVENT_BOUND + FILL_PAST_BOUND - set.count - changesSent(set)
-  if (missing > 0) await load(origin, set.changes(), {amount: missing})
 }
 
 const GROUPS = [
