@@ -64,7 +64,7 @@ export class Table<T extends {account_id: string}> {
   /** Alternate keys, by scope, to their record's slot (not its id): a lookup by external id reads no id map. */
   readonly #byAlternate = new Map<string, Map<string, Slot<T>>>()
   readonly #groups = new Map<string, string[]>()
-  /** Recently deleted ids and their places, oldest first. */
+  /** The last GONE_KEPT ids deleted, and their places. */
   readonly #gone = new RecentMap<string, number>(GONE_KEPT)
   readonly #alternateKeysOf: (record: T) => readonly AlternateKey[]
   /** The field of `TableOptions.groupBy`, if any: a list filtered on it reads the group's ids. */
