@@ -135,6 +135,8 @@ describe('POST /deliveries/{id}/retry', () => {
     const [delivery] = (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}`)).body.data
     expect((await sim.api('POST', `/v1/deliveries/${delivery.id}/retry`)).status).toBe(200)
     await receiver.waitFor(2)
+    // the receiver has the attempt before the server records its answer (on PostgreSQL, a round trip later)
+    await expect.poll(async () => (await sim.api('GET', `/v1/deliveries/${delivery.id}`)).body.status).toBe('succeeded')
     await sim.api('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)
     const refused = await sim.api('POST', `/v1/deliveries/${delivery.id}/retry`)
     expect([refused.status, refused.body.error.code]).toEqual([409, 'endpoint_disabled'])
