@@ -29,13 +29,14 @@ export class RecentMap<K, V> {
 
   /** Sets `key`; a key already held keeps its place in the ring. */
   set(key: K, value: V): this {
-    if (!this.#map.has(key)) {
-      const oldest = this.#ring[this.#next]
-      if (oldest !== undefined) this.#map.delete(oldest)
-      this.#ring[this.#next] = key
-      this.#next = (this.#next + 1) % this.capacity
-    }
+    const size = this.#map.size
     this.#map.set(key, value)
+    // the map grew only for a new key: one lookup, not a `has` before the `set`
+    if (this.#map.size === size) return this
+    const oldest = this.#ring[this.#next]
+    if (oldest !== undefined) this.#map.delete(oldest)
+    this.#ring[this.#next] = key
+    this.#next = (this.#next + 1) % this.capacity
     return this
   }
 }
