@@ -7,6 +7,7 @@ import type {AppContext} from './context.js'
 import {authenticate} from './internal/auth.js'
 import {CorsPolicy} from './internal/cors.js'
 import {keepLengthOnHead} from './internal/head.js'
+import {nodeListener} from './internal/lane.js'
 import {sendApiError, sendReset, storageUnavailable, toApiError} from './internal/errors.js'
 import {StreamHub} from './internal/event-stream.js'
 import {assignRequestId} from './internal/request-id.js'
@@ -52,14 +53,16 @@ const PUBLIC = new Set(['/v1/health', '/v1/openapi.json'])
 
 /**
  * The whole HTTP API on one h3 app: request ids, auth, one error body, and
- * one routes module per resource.
+ * one routes module per resource. `listener` serves it on node:http, with
+ * the busiest routes taken past the app's loop (internal/lane.ts); `app`
+ * serves it anywhere else (msw's web handler).
  *
  * @example
  * const service = createServiceLayer({storage: new MemoryStorage(store), baseUrl, now: wallClockIso, clock, strictUrls: false})
  * const dispatcher = new Dispatcher(service, clock)
  * await dispatcher.start()
- * const app = createApp(service, {baseUrl, clock, dispatcher})
- * createServer(toNodeListener(app)).listen(4747)
+ * const {listener} = createApp(service, {baseUrl, clock, dispatcher})
+ * createServer(listener).listen(4747)
  */
 export function createApp(service: Service, options: AppOptions) {
   const {records} = service
@@ -120,11 +123,13 @@ export function createApp(service: Service, options: AppOptions) {
   app.use(defineEventHandler((event) => (event.context.preflight ? sendNoContent(event) : undefined)))
   const router = createRouter({preemptive: true})
   registerRoutes(routes.recording(router), context)
-  // the push and the read of a check, the API's busiest routes, are found without the router's lookup (docs/benchmarks.md)
-  app.use(...routes.direct('PUT', '/v1/checks/external/:external_check_id'))
-  app.use(...routes.direct('GET', '/v1/checks/external/:external_check_id'))
   app.use(router)
-  return app
+  // the push and the read of a check, the API's busiest routes, go past the app's loop and the router's lookup
+  const listener = nodeListener(app, [
+    routes.direct('PUT', '/v1/checks/external/:external_check_id'),
+    routes.direct('GET', '/v1/checks/external/:external_check_id'),
+  ])
+  return {app, listener}
 }
 
 /** Every route of the app on `router`; the OpenAPI test reads them from here, so none can go undocumented. */

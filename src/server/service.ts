@@ -93,12 +93,13 @@ export async function seedStore(
 
 /**
  * The API over `store`, answering as `baseUrl`: the scheduler clock (as far
- * advanced as the store remembers), the delivery dispatcher and the h3 app.
- * `close` ends its event streams and waits for attempts in flight.
+ * advanced as the store remembers), the delivery dispatcher, the h3 app and
+ * its node listener. `close` ends its event streams and waits for attempts
+ * in flight.
  *
  * @example
- * const {app, dispatcher} = await createService(store, 'http://127.0.0.1:4747', {})
- * const handle = toWebHandler(app) // Request -> Response, no port
+ * const {app, listener} = await createService(store, 'http://127.0.0.1:4747', {})
+ * createServer(listener).listen(4747) // or, with no port: toWebHandler(app)
  */
 export async function createService(store: Store | Storage, baseUrl: string, options: ServiceOptions) {
   const clock = new SchedulerClock(options.timeScale ?? 1)
@@ -128,7 +129,7 @@ export async function createService(store: Store | Storage, baseUrl: string, opt
   const unshareRequests = shared ? shareRequests(service.requests, shared) : () => {}
   // on PostgreSQL: the faults of every instance, and the others' changes to them
   const unshareFaults = await service.faults.start()
-  const app = createApp(service, {
+  const {app, listener} = createApp(service, {
     baseUrl,
     clock,
     dispatcher,
@@ -145,5 +146,5 @@ export async function createService(store: Store | Storage, baseUrl: string, opt
     shutdown.abort()
     await Promise.all([dispatcher.close(), pruner.close(), service.outbox.close()])
   }
-  return {app, service, dispatcher, streams, close}
+  return {app, listener, service, dispatcher, streams, close}
 }

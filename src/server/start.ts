@@ -1,6 +1,6 @@
 import {rm, writeFile} from 'node:fs/promises'
+import type {RequestListener} from 'node:http'
 import {join, resolve} from 'node:path'
-import {toNodeListener} from 'h3'
 import {displayUrl} from '../shared/database-url.js'
 import {registerServer, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
 import {Store} from '../store/store.js'
@@ -57,11 +57,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const seeded = await seedStore(store, options)
 
     // the app needs its own URL (for guest links), which is known only once listening
-    let handler: ReturnType<typeof toNodeListener> | undefined
+    let handler: RequestListener | undefined
     const listener = await listenOn(options.port, options.host, (req, res) => handler!(req, res))
     const {url} = listener
     const service = await createService(store, url, options)
-    handler = toNodeListener(service.app)
+    handler = service.listener
     const accounts = await service.service.records.accounts()
     const info = describeServer(url, accounts, dataDir)
     if (dataDir) await writeFile(join(dataDir, SERVER_FILE), JSON.stringify(info, null, 2) + '\n', {mode: 0o600})

@@ -1,7 +1,6 @@
 import {once} from 'node:events'
 import {createServer, get, type IncomingMessage} from 'node:http'
 import {type AddressInfo, connect} from 'node:net'
-import {toNodeListener} from 'h3'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {createService, seedStore, type ServiceOptions} from '../../src/server/service.js'
 import {checkWith} from '../helpers/checks.js'
@@ -22,7 +21,7 @@ async function serve(options: ServiceOptions = {}) {
   await once(server, 'listening')
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const service = await createService(store, url, options)
-  server.on('request', toNodeListener(service.app))
+  server.on('request', service.listener)
   cleanup.push(async () => {
     await service.close()
     await new Promise((resolve) => server.close(resolve))

@@ -3,7 +3,6 @@ import {symlink} from 'node:fs/promises'
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
-import {toNodeListener} from 'h3'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {fanOut} from '../../src/domain/deliveries.js'
 import {createEndpoint} from '../../src/domain/endpoints.js'
@@ -38,7 +37,7 @@ async function serveOnFullDisk(prepare?: (store: Store) => Promise<void>) {
   await once(server, 'listening')
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const service = await createService(store, url, {})
-  server.on('request', toNodeListener(service.app))
+  server.on('request', service.listener)
   cleanup.push(async () => {
     await service.close()
     server.close()

@@ -1,4 +1,4 @@
-import type {EventHandler, H3Event, Router} from 'h3'
+import type {EventHandler, Router} from 'h3'
 
 const METHODS = new Set(['get', 'head', 'post', 'put', 'patch', 'delete', 'options', 'connect', 'trace'])
 
@@ -62,37 +62,38 @@ export class RouteTable {
 
   /**
    * The route `method path` (registered already, its one parameter last, as
-   * in `/v1/checks/external/:external_check_id`) as an app layer ahead of the
-   * router: it takes exactly the requests the router would give that route
-   * (one non-empty last segment, no trailing slash), sets the same parameter
-   * and runs the same handler, without the router's lookup (docs/benchmarks.md,
-   * "Where the time goes now"). Anything else goes on to the router.
+   * in `/v1/checks/external/:external_check_id`), to be taken ahead of the
+   * app (internal/lane.ts): `match` gives its parameters for exactly the
+   * requests the router would give that route (one non-empty last segment,
+   * no trailing slash), and undefined for anything else, which goes on to the
+   * app. A URL with a percent escape goes on too: the app decodes paths
+   * before routing, and the lane does not.
    *
    * @example
-   * app.use(...routes.direct('PUT', '/v1/checks/external/:external_check_id'))
+   * const push = routes.direct('PUT', '/v1/checks/external/:external_check_id')
+   * push.match('PUT', '/v1/checks/external/T12') // {external_check_id: 'T12'}
    */
-  direct(method: string, path: string): [EventHandler, {match: (path: string, event?: H3Event) => boolean}] {
+  direct(method: string, path: string): DirectRoute {
     const handler = this.handlers.get(`${method} ${path}`)
     const at = path.lastIndexOf('/:') + 1
     if (!handler || at === 0 || path.slice(0, at).includes(':'))
       throw new Error(`route table: no route ${method} ${path}`)
     const prefix = path.slice(0, at)
     const name = path.slice(at + 1)
-    // the app hands a layer the decoded path with its query
-    const segmentEnd = (requested: string) => {
-      const query = requested.indexOf('?', prefix.length)
-      return query === -1 ? requested.length : query
+    const match = (requested: string | undefined, url: string | undefined) => {
+      if (requested !== method || !url?.startsWith(prefix) || url.includes('%')) return undefined
+      const query = url.indexOf('?', prefix.length)
+      const end = query === -1 ? url.length : query
+      if (end === prefix.length || url.lastIndexOf('/', end - 1) !== prefix.length - 1) return undefined
+      return {[name]: url.slice(prefix.length, end)}
     }
-    const match = (requested: string, event?: H3Event) => {
-      if (event?.method !== method || !requested.startsWith(prefix)) return false
-      const end = segmentEnd(requested)
-      return end > prefix.length && requested.lastIndexOf('/', end - 1) === prefix.length - 1
-    }
-    const direct = (event: H3Event) => {
-      const requested = event.path
-      event.context.params = {[name]: requested.slice(prefix.length, segmentEnd(requested))}
-      return handler(event)
-    }
-    return [direct as EventHandler, {match}]
+    return {match, handler}
   }
+}
+
+/** A route taken ahead of the app: see `RouteTable.direct`. */
+export interface DirectRoute {
+  /** The route's parameters when the request (its method, its URL as sent) is one the route answers. */
+  match(method: string | undefined, url: string | undefined): Record<string, string> | undefined
+  handler: EventHandler
 }
