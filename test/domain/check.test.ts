@@ -1,0 +1,86 @@
+import {describe, expect, it} from 'vitest'
+import {renderCheck} from '../../src/domain/check.js'
+import {applyPush} from '../../src/domain/push.js'
+import type {CheckRecord} from '../../src/domain/records.js'
+import {checkWith} from '../helpers/checks.js'
+
+const pushed = () =>
+  applyPush({
+    accountId: 'acct_a',
+    externalId: 't1',
+    body: checkWith([
+      ['a', 1, 500, 'no ice'],
+      ['b', 2, 250],
+    ]),
+    locations: [
+      {
+        id: 'loc_1',
+        object: 'location',
+        name: 'Main',
+        timezone: 'UTC',
+        currency: 'EUR',
+        created_at: '2026-01-01T00:00:00.000Z',
+        account_id: 'acct_a',
+      },
+    ],
+    now: '2026-01-01T12:00:00.000Z',
+    baseUrl: 'http://x',
+  }).check
+
+/** The resource as the fixed order writes it, part by part, copying nothing. */
+const copied = (record: CheckRecord) =>
+  JSON.stringify({
+    id: record.id,
+    object: 'check',
+    external_id: record.external_id,
+    location_id: record.location_id,
+    table: {number: record.table.number},
+    status: record.status,
+    version: record.version,
+    items: record.items.map((item) => ({
+      external_id: item.external_id,
+      name: item.name,
+      quantity: item.quantity,
+      price_cents: item.price_cents,
+      note: item.note,
+      claimed_quantity: item.claimed_quantity,
+    })),
+    totals: {
+      subtotal_cents: record.totals.subtotal_cents,
+      tax_cents: record.totals.tax_cents,
+      total_cents: record.totals.total_cents,
+    },
+  }).slice(0, -1)
+
+describe('renderCheck', () => {
+  it("shares a pushed record's items, totals and table with the resource instead of copying them", () => {
+    const record = pushed()
+    const resource = renderCheck(record, 'http://x')
+    expect(resource.items).toBe(record.items)
+    expect(resource.totals).toBe(record.totals)
+    expect(resource.table).toBe(record.table)
+    expect(JSON.stringify(resource).startsWith(copied(record))).toBe(true)
+  })
+
+  it('copies a part whose keys differ from the resource, in order or in number, and writes the same bytes', () => {
+    const record = pushed()
+    const [first, second] = record.items
+    const {claimed_quantity, ...firstRest} = first!
+    const {total_cents, ...totalsRest} = record.totals
+    const reordered: CheckRecord = {
+      ...record,
+      // the same keys in another order (as a database's JSON column may give them), and one the resource has not
+      items: [{claimed_quantity, ...firstRest}, {...second!, kitchen_ticket: 'k-7'} as (typeof record.items)[number]],
+      totals: {total_cents, ...totalsRest},
+      table: {...record.table, section: 'terrace'} as CheckRecord['table'],
+    }
+    const resource = renderCheck(reordered, 'http://x')
+    expect(resource.items).not.toBe(reordered.items)
+    expect(resource.totals).not.toBe(reordered.totals)
+    expect(resource.table).not.toBe(reordered.table)
+    const text = JSON.stringify(resource)
+    expect(text.startsWith(copied(record))).toBe(true)
+    expect(text).not.toContain('kitchen_ticket')
+    expect(text).not.toContain('terrace')
+  })
+})
