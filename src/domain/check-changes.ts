@@ -1,3 +1,4 @@
+import {sameTotals} from './money.js'
 import type {CheckRecord} from './records.js'
 
 /** A field that moved: `[old, new]`. */
@@ -19,9 +20,6 @@ export interface CheckChanges {
 }
 
 const ITEM_FIELDS = ['name', 'quantity', 'price_cents', 'note'] as const
-
-const sameTotals = (a: CheckRecord['totals'], b: CheckRecord['totals']) =>
-  a.subtotal_cents === b.subtotal_cents && a.tax_cents === b.tax_cents && a.total_cents === b.total_cents
 
 /**
  * What moved between two versions of a check, as the POS sees it: its

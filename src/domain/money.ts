@@ -10,6 +10,11 @@ type Payable = Pick<Check, 'totals' | 'amount_paid_cents'>
  */
 export const MAX_CENTS = 1_000_000_000_000
 
+/** Whether two checks' totals are the same, amount by amount. */
+export function sameTotals(a: Check['totals'], b: Check['totals']): boolean {
+  return a.subtotal_cents === b.subtotal_cents && a.tax_cents === b.tax_cents && a.total_cents === b.total_cents
+}
+
 /** What is still owed on a check; never negative, even after a total is lowered below what was paid. */
 export function amountDue(check: Payable): number {
   return Math.max(check.totals.total_cents - check.amount_paid_cents, 0)

@@ -4,8 +4,9 @@ import {renderCheck} from './check.js'
 import {ApiError, invalidField} from './errors.js'
 import {checkChangeEvents} from './events.js'
 import {newId, randomToken} from './ids.js'
+import {sameTotals} from './money.js'
 import type {CheckRecord, EventRecord, LocationRecord} from './records.js'
-import type {Check, CheckPush} from './schemas.js'
+import type {Check, CheckItem, CheckPush} from './schemas.js'
 
 export const PUSH_RESULTS = ['created', 'updated', 'unchanged', 'stale'] as const
 export type PushResult = (typeof PUSH_RESULTS)[number]
@@ -93,9 +94,7 @@ function samePushedState(a: PushedState, b: PushedState): boolean {
     a.location_id === b.location_id &&
     a.table.number === b.table.number &&
     a.status === b.status &&
-    a.totals.subtotal_cents === b.totals.subtotal_cents &&
-    a.totals.tax_cents === b.totals.tax_cents &&
-    a.totals.total_cents === b.totals.total_cents &&
+    sameTotals(a.totals, b.totals) &&
     a.items.length === b.items.length &&
     a.items.every((item, i) => item.external_id === b.items[i]!.external_id && sameItem(item, b.items[i]!))
   )
@@ -146,17 +145,29 @@ function decide(input: PushInput): Pick<PushOutcome, 'result' | 'check'> {
   const claimed = existing.items.some((i) => i.claimed_quantity > 0)
     ? new Map(existing.items.map((i) => [i.external_id, i.claimed_quantity]))
     : undefined
+  // what the push left as it was stays the existing record's own (records never change in place): the new
+  // version, and the events that keep it, hold only what changed (docs/benchmarks.md, "Shared parts")
+  const nextItems = items.map((item, i) => keptItem(existing.items[i], item, claimed?.get(item.external_id) ?? 0))
   const check: CheckRecord = {
     ...existing,
     location_id,
-    table: {number: body.table.number},
+    table: existing.table.number === body.table.number ? existing.table : {number: body.table.number},
     status: body.status,
     version,
-    items: items.map((i) => checkItem(i, claimed?.get(i.external_id) ?? 0)),
-    totals: {...body.totals},
+    items:
+      nextItems.every((item, i) => item === existing.items[i]) && nextItems.length === existing.items.length
+        ? existing.items
+        : nextItems,
+    totals: sameTotals(existing.totals, body.totals) ? existing.totals : {...body.totals},
     updated_at: now,
   }
   return {result: 'updated', check}
+}
+
+/** `before` (the stored item at the same place) when the push left it as it was, else the pushed item as stored. */
+function keptItem(before: CheckItem | undefined, item: PushedItem, claimed: number): CheckItem {
+  const kept = before?.external_id === item.external_id && sameItem(before, item) && before.claimed_quantity === claimed
+  return kept ? before : checkItem(item, claimed)
 }
 
 function createCheck(

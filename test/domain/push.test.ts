@@ -203,6 +203,60 @@ describe('item diff by external_id', () => {
   })
 })
 
+describe('what an update leaves as it was', () => {
+  it("stays the stored record's own, in the new version and its event's data; what changed is new", () => {
+    const first = push(
+      checkWith([
+        ['a', 1, 500],
+        ['b', 2, 300, 'no ice'],
+      ]),
+    ).check
+    const claimed = applyClaim(first, {items: [{external_id: 'b', quantity: 1}]}, 'now', 'http://x').check
+    const outcome = push(
+      checkWith([
+        ['a', 3, 500],
+        ['b', 2, 300, 'no ice'],
+      ]),
+      claimed,
+    )
+    const next = outcome.check
+    expect(outcome.result).toBe('updated')
+    expect(next.table).toBe(claimed.table)
+    expect(next.items[1]).toBe(claimed.items[1])
+    expect(next.items[1]!.claimed_quantity).toBe(1)
+    expect(next.items[0]).not.toBe(claimed.items[0])
+    expect(next.items[0]!.quantity).toBe(3)
+    expect(next.totals).not.toBe(claimed.totals)
+    expect(outcome.events[0]!.data.items).toBe(next.items)
+  })
+
+  it('keeps the items and the totals whole when only the status or the table moved', () => {
+    const first = push(checkWith([['a', 1, 500]])).check
+    const moved = push(checkWith([['a', 1, 500]], {table: {number: '7'}, status: 'closed'}), first).check
+    expect(moved.items).toBe(first.items)
+    expect(moved.totals).toBe(first.totals)
+    expect(moved.table).not.toBe(first.table)
+    expect(moved.table.number).toBe('7')
+  })
+
+  it('makes an item new when it moved place, even unchanged, and keeps the JSON as a fresh version would be', () => {
+    const first = push(
+      checkWith([
+        ['a', 1, 500],
+        ['b', 1, 300],
+      ]),
+    ).check
+    const body = checkWith([
+      ['b', 1, 300],
+      ['a', 1, 500],
+    ])
+    const reordered = push(body, first).check
+    expect(reordered.items[0]).not.toBe(first.items[1])
+    const fresh = push(body).check
+    expect(JSON.stringify(reordered.items)).toBe(JSON.stringify(fresh.items))
+  })
+})
+
 describe('the claims rule', () => {
   const claimedCheck = () => {
     const first = push(
