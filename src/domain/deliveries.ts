@@ -142,6 +142,8 @@ export interface AttemptOptions {
   dueAt: number
   schedule: readonly number[]
   disableAfter: number
+  /** The delivery as the attempt claimed it, when known: a retry since then still stands. */
+  claimed?: DeliveryRecord
 }
 
 /**
@@ -153,8 +155,9 @@ export function recordAttempt(
   delivery: DeliveryRecord,
   endpoint: WebhookEndpointRecord,
   result: AttemptResult,
-  {now, dueAt, schedule, disableAfter}: AttemptOptions,
+  options: AttemptOptions,
 ): {delivery: DeliveryRecord; endpoint: WebhookEndpointRecord} {
+  const {now, dueAt, schedule, disableAfter} = options
   const attempt: DeliveryAttempt = {
     attempt: delivery.attempts.length + 1,
     at: now,
@@ -164,6 +167,8 @@ export function recordAttempt(
   const attempts = [...delivery.attempts, attempt]
   // canceled while the attempt was out: the attempt happened, and nothing follows it
   if (delivery.status === 'canceled') return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
+  // retried while the attempt was out: the attempt happened, and the retry's attempt is still to come
+  if (retriedSince(options.claimed, delivery)) return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
   const ok = succeeded(result)
   // a chaos duplicate is an extra copy, not a try: it moves nothing along the retry schedule
   const wait = schedule[delivery.attempts.filter((a) => !a.duplicate).length]
@@ -183,6 +188,16 @@ export function recordAttempt(
     delivery: next,
     endpoint: {...endpoint, consecutive_dead, ...(disable ? {status: 'disabled' as const, updated_at: now} : {})},
   }
+}
+
+/**
+ * Whether `latest` was requeued (a manual retry) since the attempt claimed it
+ * as `claimed`: pending again, and written since with another due time or at
+ * another moment. Nothing else writes a delivery while its attempt is out.
+ */
+function retriedSince(claimed: DeliveryRecord | undefined, latest: DeliveryRecord): boolean {
+  if (!claimed || latest.status !== 'pending' || latest.attempts.length !== claimed.attempts.length) return false
+  return latest.next_attempt_at !== claimed.next_attempt_at || latest.updated_at !== claimed.updated_at
 }
 
 /** A delivery whose endpoint is gone or disabled: nothing more is sent (docs/api.md, "Webhooks"). */

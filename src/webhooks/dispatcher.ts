@@ -468,6 +468,7 @@ export class Dispatcher {
       dueAt,
       schedule: this.options.schedule ?? RETRY_SCHEDULE,
       disableAfter: this.options.disableAfter ?? DISABLE_AFTER,
+      claimed: delivery,
     })
     // delivery chaos drew a duplicate for it (docs/api.md, "Delivery chaos"): the same bytes once more, signed afresh
     if (delivery.chaos_duplicate && succeeded(result)) {

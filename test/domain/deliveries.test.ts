@@ -32,4 +32,23 @@ describe('deliveries', () => {
     expect(next.attempts.map((a) => a.attempt)).toEqual([1, 2, 3])
     expect(next.next_attempt_at).toBe(new Date(DUE + 300_000).toISOString())
   })
+
+  it('an attempt out when its delivery was retried is recorded, and the retry still stands', () => {
+    const later = '2026-01-02T03:04:06.000Z'
+    // retried while the attempt was out: due again at the same scheduler time (a paused clock), written later
+    const retried = requeueDelivery(delivery, endpoint, DUE, later)
+    const recorded = recordAttempt(retried, endpoint, ok, {...options, claimed: delivery}).delivery
+    expect(recorded.attempts.map((a) => a.status_code)).toEqual([200])
+    expect([recorded.status, recorded.next_attempt_at]).toEqual(['pending', NOW])
+    // not retried: the attempt decides
+    expect(recordAttempt(delivery, endpoint, ok, {...options, claimed: delivery}).delivery.status).toBe('succeeded')
+  })
+
+  it('a failed attempt out when its delivery was retried counts nothing against its endpoint', () => {
+    const retried = requeueDelivery(delivery, endpoint, DUE + 1000, NOW)
+    const outcome = recordAttempt(retried, endpoint, failed, {...options, claimed: delivery, disableAfter: 1})
+    expect(outcome.delivery.status).toBe('pending')
+    expect(outcome.delivery.next_attempt_at).toBe(new Date(DUE + 1000).toISOString())
+    expect(outcome.endpoint).toBe(endpoint)
+  })
 })

@@ -144,6 +144,33 @@ describe('POST /deliveries/{id}/retry', () => {
   })
 })
 
+describe('a retry asked while an attempt is out', () => {
+  it('is made once that attempt has ended, whatever it came to', async () => {
+    let release!: () => void
+    const answered = new Promise<number>((resolve) => (release = () => resolve(200)))
+    // the first attempt waits for the test; the retry's is answered at once
+    const receiver = await startReceiver(() => (receiver.received.length === 1 ? answered : 200))
+    const sim = await startTestServer()
+    cleanup.push(
+      () => receiver.close(),
+      () => sim.close(),
+    )
+    const created = await sim.api('POST', '/v1/webhook-endpoints', {
+      body: {url: receiver.url, event_types: ['check.created']},
+    })
+    receiver.verifyWith(created.body.secret)
+    await sim.api('PUT', '/v1/checks/external/out-1', {body: checkWith([['a', 1, 100]])})
+    await receiver.waitFor(1)
+    const [delivery] = (await sim.api('GET', `/v1/deliveries?endpoint_id=${created.body.id}`)).body.data
+    const retried = await sim.api('POST', `/v1/deliveries/${delivery.id}/retry`)
+    expect([retried.status, retried.body.status]).toEqual([200, 'pending'])
+    release()
+    await receiver.waitFor(2)
+    await expect.poll(async () => (await sim.api('GET', `/v1/deliveries/${delivery.id}`)).body.attempts?.length).toBe(2)
+    expect((await sim.api('GET', `/v1/deliveries/${delivery.id}`)).body.status).toBe('succeeded')
+  })
+})
+
 describe('POST /webhook-endpoints/{id}/recover', () => {
   it('re-sends exactly the subscribed events since the time that had no succeeded delivery, oldest first, and nothing twice', async () => {
     const {sim, register, receiver, push, failWhen} = await setup()
