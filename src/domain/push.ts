@@ -155,7 +155,7 @@ function decide(input: PushInput): Pick<PushOutcome, 'result' | 'check'> {
     status: body.status,
     version,
     items:
-      nextItems.every((item, i) => item === existing.items[i]) && nextItems.length === existing.items.length
+      nextItems.length === existing.items.length && nextItems.every((item, i) => item === existing.items[i])
         ? existing.items
         : nextItems,
     totals: sameTotals(existing.totals, body.totals) ? existing.totals : {...body.totals},
