@@ -31,6 +31,8 @@ export interface RequestPage {
  */
 export class RequestLog {
   #byAccount = new Map<string, RequestTrace[]>()
+  /** Ids of each account's entries dropped last (at most `size`): a cursor naming one is past the end, not unknown. */
+  #dropped = new Map<string, string[]>()
   #listeners = new Set<(accountId: string, trace: RequestTrace, remote: boolean) => void>()
   #rendered = new WeakMap<RequestTrace, RequestEntry>()
   #clearListeners = new Set<(accountId: string) => void>()
@@ -53,7 +55,7 @@ export class RequestLog {
     if (!entries) this.#byAccount.set(accountId, (entries = []))
     entries.push(trace)
     // dropped in batches: one splice per `size` requests instead of a shift each
-    if (entries.length >= this.size * 2) entries.splice(0, entries.length - this.size)
+    if (entries.length >= this.size * 2) this.#drop(accountId, entries.splice(0, entries.length - this.size))
     for (const listener of this.#listeners) listener(accountId, trace, remote !== undefined)
   }
 
@@ -64,13 +66,26 @@ export class RequestLog {
     return entry
   }
 
-  /** The account's entries newest first, filtered; `starting_after` is the last id of the previous page. */
-  list(accountId: string, filters: RequestFilters, query: {limit: number; starting_after?: string}): RequestPage {
+  /**
+   * The account's entries newest first, filtered; `starting_after` is the
+   * last id of the previous page. A cursor whose entry the log has dropped
+   * since is past the end: an empty last page. Undefined: a cursor the log
+   * never held (or dropped long ago), which the caller reports.
+   */
+  list(
+    accountId: string,
+    filters: RequestFilters,
+    query: {limit: number; starting_after?: string},
+  ): RequestPage | undefined {
     const entries = this.#kept(accountId)
     let i = entries.length - 1
-    if (query.starting_after !== undefined) {
-      while (i >= 0 && entries[i]!.id !== query.starting_after) i--
-      if (i === -1) return {object: 'list', data: [], has_more: false, next_cursor: null}
+    const after = query.starting_after
+    if (after !== undefined) {
+      while (i >= 0 && entries[i]!.id !== after) i--
+      if (i === -1)
+        return this.#wasKept(accountId, after)
+          ? {object: 'list', data: [], has_more: false, next_cursor: null}
+          : undefined
       i--
     }
     const data: RequestEntry[] = []
@@ -91,6 +106,7 @@ export class RequestLog {
 
   /** Forgets the account's entries (`POST /v1/sim/reset`); `remote`: another instance's reset, told to no listener. */
   clear(accountId: string, remote = false): void {
+    this.#drop(accountId, this.#byAccount.get(accountId) ?? [])
     this.#byAccount.delete(accountId)
     if (!remote) for (const listener of this.#clearListeners) listener(accountId)
   }
@@ -105,6 +121,18 @@ export class RequestLog {
   subscribe(listener: (accountId: string, trace: RequestTrace, remote: boolean) => void): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
+  }
+
+  #drop(accountId: string, traces: RequestTrace[]): void {
+    const ids = [...(this.#dropped.get(accountId) ?? []), ...traces.map((trace) => trace.id)]
+    this.#dropped.set(accountId, ids.slice(-this.size))
+  }
+
+  /** Whether `id` was an entry of the account's log: kept beyond `size` until the next batch drops, or dropped lately. */
+  #wasKept(accountId: string, id: string): boolean {
+    return Boolean(
+      this.#byAccount.get(accountId)?.some((trace) => trace.id === id) || this.#dropped.get(accountId)?.includes(id),
+    )
   }
 
   #kept(accountId: string): RequestTrace[] {

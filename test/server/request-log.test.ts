@@ -284,4 +284,30 @@ describe('serve --request-log', () => {
       await small.close()
     }
   })
+
+  it('ends a walk whose cursor dropped out of the log, and refuses a cursor it never held', async () => {
+    const small = await startTestServer({memory: true, serve: {requestLog: 2}})
+    try {
+      const list = (query: string) => small.api('GET', `/v1/sim/requests${query}`)
+      for (const id of ['r1', 'r2', 'r3', 'r4', 'r5'])
+        await small.api('GET', '/v1/locations', {headers: {'x-request-id': id}})
+      // r1 and r2 are gone: paging on from either is past the end
+      for (const gone of ['r1', 'r2']) {
+        const page = await list(`?starting_after=${gone}`)
+        expect(page.status).toBe(200)
+        expect(page.body).toEqual({object: 'list', data: [], has_more: false, next_cursor: null})
+      }
+      const unknown = await list('?starting_after=never-sent')
+      expect(unknown.status).toBe(422)
+      expect(unknown.body.error).toMatchObject({
+        code: 'validation_failed',
+        details: [{path: 'starting_after', message: expect.stringContaining('next_cursor')}],
+      })
+      // a reset drops the whole log: its cursors end the walk too
+      expect((await small.api('POST', '/v1/sim/reset')).status).toBe(200)
+      expect((await list('?starting_after=r5')).body.data).toEqual([])
+    } finally {
+      await small.close()
+    }
+  })
 })

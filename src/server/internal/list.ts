@@ -74,11 +74,11 @@ export async function paginate<C extends Listed, T>(
     startingAfter: query.starting_after,
     where,
   })
-  if (!page)
-    throw invalidField(
-      'starting_after',
-      `no ${query.starting_after} in this list; pass the next_cursor of the previous page`,
-    )
+  if (!page) throw unknownCursor(query.starting_after!)
   const {records: found, hasMore} = page
   return {object: 'list', data: found.map(render), has_more: hasMore, next_cursor: hasMore ? found.at(-1)!.id : null}
 }
+
+/** A `starting_after` that names nothing the list holds or held lately (docs/api.md, "Lists"). */
+export const unknownCursor = (cursor: string) =>
+  invalidField('starting_after', `no ${cursor} in this list; pass the next_cursor of the previous page`)

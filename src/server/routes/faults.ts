@@ -1,10 +1,10 @@
 import {defineEventHandler, type Router, setResponseStatus} from 'h3'
-import {ApiError, invalidField} from '../../domain/errors.js'
+import {ApiError} from '../../domain/errors.js'
 import {FaultInput} from '../../domain/faults.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 import {readJson} from '../internal/body.js'
-import {readListQuery} from '../internal/list.js'
+import {readListQuery, unknownCursor} from '../internal/list.js'
 
 /** Faults on demand: status answers, delays, resets and lost answers (docs/api.md, "Faults and rate limits"). */
 export function faultRoutes(router: Router, {service, now}: AppContext): void {
@@ -23,12 +23,7 @@ export function faultRoutes(router: Router, {service, now}: AppContext): void {
       const {limit, starting_after} = readListQuery(event)
       const newest = (await service.faults.list(accountOf(event))).reverse()
       const from = starting_after === undefined ? 0 : newest.findIndex((f) => f.id === starting_after) + 1
-      if (from === 0 && starting_after !== undefined) {
-        throw invalidField(
-          'starting_after',
-          `no ${starting_after} in this list; pass the next_cursor of the previous page`,
-        )
-      }
+      if (from === 0 && starting_after !== undefined) throw unknownCursor(starting_after)
       const data = newest.slice(from, from + limit)
       const has_more = newest.length > from + limit
       return {object: 'list', data, has_more, next_cursor: has_more ? data.at(-1)!.id : null}

@@ -3,7 +3,7 @@ import {ApiError} from '../../domain/errors.js'
 import {RequestFilters} from '../../domain/request-log.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
-import {readListQuery} from '../internal/list.js'
+import {readListQuery, unknownCursor} from '../internal/list.js'
 
 /** The request log: what the account's requests were and how they were answered (docs/api.md, "The request log"). */
 export function requestRoutes(router: Router, {service}: AppContext): void {
@@ -12,7 +12,9 @@ export function requestRoutes(router: Router, {service}: AppContext): void {
     defineEventHandler((event) => {
       const query = readListQuery(event, RequestFilters)
       const {limit, starting_after, ...filters} = query
-      return service.requests.list(accountOf(event), filters, {limit, starting_after})
+      const page = service.requests.list(accountOf(event), filters, {limit, starting_after})
+      if (!page) throw unknownCursor(starting_after!)
+      return page
     }),
   )
 
