@@ -84,13 +84,17 @@ export function updateEndpoint(
   strictUrls: boolean,
 ): WebhookEndpointRecord {
   if (input.url !== undefined) checkEndpointUrl(input.url, strictUrls)
-  return {
-    ...endpoint,
-    ...(input.url !== undefined ? {url: input.url} : {}),
-    ...(input.event_types !== undefined ? {event_types: [...new Set(input.event_types)]} : {}),
-    ...(input.description !== undefined ? {description: input.description} : {}),
-    updated_at: now,
-  }
+  const url = input.url ?? endpoint.url
+  const eventTypes = input.event_types === undefined ? endpoint.event_types : [...new Set(input.event_types)]
+  const description = input.description ?? endpoint.description
+  const same =
+    url === endpoint.url &&
+    description === endpoint.description &&
+    eventTypes.length === endpoint.event_types.length &&
+    eventTypes.every((type, i) => type === endpoint.event_types[i])
+  // an update that changes nothing leaves the endpoint as it was, `updated_at` included, as a push does
+  if (same) return endpoint
+  return {...endpoint, url, event_types: eventTypes, description, updated_at: now}
 }
 
 /** The overlap a rotation gives when the caller names none: a day. */

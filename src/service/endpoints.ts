@@ -75,8 +75,9 @@ export class Endpoints {
   update(endpoint: WebhookEndpointRecord, input: WebhookEndpointUpdate): Promise<WebhookEndpointRecord> {
     const {now, strictUrls} = this.context
     return this.outbox.commit(async (tx) => {
-      const updated = updateEndpoint(await latest(tx, endpoint), input, now(), strictUrls)
-      tx.put('webhook_endpoints', updated.id, updated)
+      const current = await latest(tx, endpoint)
+      const updated = updateEndpoint(current, input, now(), strictUrls)
+      if (updated !== current) tx.put('webhook_endpoints', updated.id, updated)
       return updated
     })
   }

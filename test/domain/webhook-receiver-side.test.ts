@@ -3,6 +3,7 @@ import {chaosDraws, startChaos, stirDelivery} from '../../src/domain/chaos.js'
 import {eventsToRecover, fanOut, recordDuplicate, redeliver, renderDelivery} from '../../src/domain/deliveries.js'
 import {createEndpoint, rotateSecret, signingSecrets, updateEndpoint} from '../../src/domain/endpoints.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../../src/domain/records.js'
+import type {WebhookEndpointUpdate} from '../../src/domain/schemas.js'
 import {rejects} from '../helpers/rejects.js'
 
 const NOW = '2026-01-01T12:00:00.000Z'
@@ -54,6 +55,22 @@ describe('updateEndpoint', () => {
     expect(updated).toMatchObject({status: 'disabled', event_types: ['check.closed'], url: disabled.url})
     expect(updated.updated_at).toBe('2026-01-02T00:00:00.000Z')
     rejects(() => updateEndpoint(disabled, {url: 'http://example.com/h'}, NOW, false), 'validation_failed')
+  })
+
+  it('returns the endpoint itself, updated_at and all, for an update that changes nothing', () => {
+    const current = endpoint({event_types: ['check.created', 'check.closed'], description: 'till 2'})
+    const later = '2026-01-02T00:00:00.000Z'
+    const nothingNew: WebhookEndpointUpdate[] = [
+      {},
+      {url: current.url, description: 'till 2'},
+      {event_types: ['check.created', 'check.closed', 'check.created']},
+    ]
+    for (const input of nothingNew) expect(updateEndpoint(current, input, later, false)).toBe(current)
+    // the same types in another order are a change: the endpoint shows them as given
+    expect(updateEndpoint(current, {event_types: ['check.closed', 'check.created']}, later, false)).toMatchObject({
+      event_types: ['check.closed', 'check.created'],
+      updated_at: later,
+    })
   })
 })
 

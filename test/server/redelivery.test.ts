@@ -58,6 +58,18 @@ describe('PATCH /webhook-endpoints/{id}', () => {
     const later = await sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {body: {description: 'again'}})
     expect(later.body).toMatchObject({status: 'disabled', description: 'again'})
   })
+
+  it('writes nothing for an update that changes nothing: the endpoint and its updated_at stay as they were', async () => {
+    const {sim, register} = await setup()
+    const endpoint = await register(['check.created', 'check.closed'])
+    const before = await sim.api('GET', `/v1/webhook-endpoints/${endpoint.id}`)
+    const stored = await sim.stored()
+    for (const body of [{}, {event_types: ['check.created', 'check.closed', 'check.closed'], url: before.body.url}]) {
+      const patched = await sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {body})
+      expect([patched.status, patched.body]).toEqual([200, before.body])
+    }
+    expect(await sim.stored()).toBe(stored)
+  })
 })
 
 describe('event_types of an endpoint', () => {
