@@ -382,7 +382,7 @@ export const Clock = z.object({
   offset_seconds: z.number(),
   time_scale: z.number(),
   attempts: z.int().optional(),
-  advance: ClockAdvanceProgress.nullable().optional(),
+  advance: ClockAdvanceProgress.nullable(),
 })
 export type Clock = z.infer<typeof Clock>
 

@@ -13,12 +13,6 @@ const SHOWN_OUT = 5
  */
 export function clockRoutes(router: Router, {clock, dispatcher, pruner}: AppContext): void {
   const iso = (ms: number) => new Date(ms).toISOString()
-  const render = () => ({
-    object: 'clock',
-    now: iso(clock.now()),
-    offset_seconds: clock.offset / 1000,
-    time_scale: clock.timeScale,
-  })
 
   // what a running advance waits for: `clock advance` shows it while it waits
   const advancing = () => {
@@ -34,12 +28,21 @@ export function clockRoutes(router: Router, {clock, dispatcher, pruner}: AppCont
     }
   }
 
+  // every answer is the same resource, `advance` included: null once no advance runs
+  const render = () => ({
+    object: 'clock',
+    now: iso(clock.now()),
+    offset_seconds: clock.offset / 1000,
+    time_scale: clock.timeScale,
+    advance: advancing(),
+  })
+
   router.get(
     '/v1/sim/clock',
     defineEventHandler(async () => {
       // another instance on the database may have moved the shared clock (docs/postgres.md)
       await dispatcher.syncClock()
-      return {...render(), advance: advancing()}
+      return render()
     }),
   )
 
