@@ -165,10 +165,10 @@ export function recordAttempt(
     ...result,
   }
   const attempts = [...delivery.attempts, attempt]
-  // canceled while the attempt was out: the attempt happened, and nothing follows it
-  if (delivery.status === 'canceled') return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
-  // retried while the attempt was out: the attempt happened, and the retry's attempt is still to come
-  if (retriedSince(options.claimed, delivery)) return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
+  // canceled while the attempt was out (nothing follows it), or retried (the retry's attempt is still to come):
+  // the attempt happened, and it moves nothing else
+  if (delivery.status === 'canceled' || retriedSince(options.claimed, delivery))
+    return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
   const ok = succeeded(result)
   // a chaos duplicate is an extra copy, not a try: it moves nothing along the retry schedule
   const wait = schedule[delivery.attempts.filter((a) => !a.duplicate).length]
