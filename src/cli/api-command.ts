@@ -2,7 +2,11 @@ import {type Command as OclifCommand, Flags, type Interfaces} from '@oclif/core'
 import {TablepayClient} from '../client/client.js'
 import {DEFAULT_URL, isHttpUrl, resolveClientConfig} from '../client/config.js'
 import {Command} from './command.js'
+import {durationOrNone} from './flags/duration.js'
 import {withSpinner} from './views/spinner.js'
+
+/** The answer every command but a few waits for at most, in seconds (`--timeout`). */
+export const DEFAULT_TIMEOUT_S = 30
 
 export type CommandFlags<T extends typeof OclifCommand> = Interfaces.InferredFlags<
   (typeof ApiCommand)['baseFlags'] & T['flags']
@@ -33,7 +37,20 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
       summary: 'API key. Default: TABLEPAY_API_KEY, then the write key of a running server found on this machine.',
       helpGroup: 'CONNECTION',
     }),
+    timeout: durationOrNone({
+      summary:
+        "How long to wait for each of the server's answers, e.g. 30s or 5m; 0 waits as long as it takes. Default: 30s (0 for `clock advance` and `webhooks ping`, which wait for receivers).",
+      helpValue: 'DURATION',
+      helpGroup: 'CONNECTION',
+    }),
   }
+
+  /**
+   * Seconds `--timeout` is when not given: long enough for any answer the server gives at once, so a
+   * script against a stuck server fails instead of waiting for good. A command whose answer waits for
+   * receivers (their timeout is the server's to set) waits as long as that takes.
+   */
+  static timeoutDefault = DEFAULT_TIMEOUT_S
 
   protected flags!: CommandFlags<T>
   protected args!: CommandArgs<T>
@@ -51,8 +68,11 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
     this.flags = flags as CommandFlags<T>
     this.args = args as CommandArgs<T>
     // found now, as that may ask servers whether they run; a failure waits until the command needs the client
+    const timeoutMs = (this.flags.timeout ?? (this.ctor as typeof ApiCommand).timeoutDefault) * 1000
     this.#client = await resolveClientConfig({url: this.flags.url, apiKey: this.flags['api-key']}).then(
-      (options) => ({client: new TablepayClient({...options, fetch: (input, init) => this.#send(input, init)})}),
+      (options) => ({
+        client: new TablepayClient({...options, timeoutMs, fetch: (input, init) => this.#send(input, init)}),
+      }),
       (error: unknown) => ({error}),
     )
   }

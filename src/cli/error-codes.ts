@@ -26,7 +26,8 @@ export const CLI_ERROR_CODES = [
   'connection_failed',
   'receiver_rejected',
   'receiver_timeout',
-  // commands that act on a server
+  // commands that act on a server (the client's codes: no answer, none within --timeout)
+  'server_timeout',
   'nothing_due',
   'endpoint_not_removed',
   'server_start_failed',

@@ -1,5 +1,5 @@
 import {setTimeout as delay} from 'node:timers/promises'
-import {TablepayApiError, TablepayConnectionError} from '../client/errors.js'
+import {TablepayApiError, TablepayConnectionError, TablepayTimeoutError} from '../client/errors.js'
 import {networkReason} from '../shared/network-reason.js'
 
 export interface ReconnectHooks<T> {
@@ -81,9 +81,13 @@ async function reopen<T>(
   }
 }
 
-// A server that is down or restarting; a refused key or a missing route stays refused.
+// A server that is down, restarting or too busy to answer; a refused key or a missing route stays refused.
 function isTransient(error: unknown): boolean {
-  return error instanceof TablepayConnectionError || (error instanceof TablepayApiError && error.status >= 500)
+  return (
+    error instanceof TablepayConnectionError ||
+    error instanceof TablepayTimeoutError ||
+    (error instanceof TablepayApiError && error.status >= 500)
+  )
 }
 
 /** How a live feed asks the server for what it missed while its stream was away. */

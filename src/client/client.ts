@@ -27,7 +27,13 @@ import type {
 import type {PushResult} from '../domain/push.js'
 import type {Fault, FaultInput} from '../domain/faults.js'
 import type {RequestEntry, RequestFilters} from '../domain/request-log.js'
-import {TablepayApiError, TablepayConnectionError, type TablepayErrorBody} from './errors.js'
+import {
+  TablepayApiError,
+  TablepayConnectionError,
+  TablepayError,
+  type TablepayErrorBody,
+  TablepayTimeoutError,
+} from './errors.js'
 import {readServerSentEvents, type RequestStreamMessage, type StreamMessage} from './stream.js'
 
 // the resources and inputs of the API, as the client takes and returns them
@@ -93,6 +99,12 @@ export interface ClientOptions {
   apiKey: string
   /** The fetch to send with (default: the global one, looked up on each call): a test can pass a handler directly. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>
+  /**
+   * How long to wait for each answer, in ms (a stream: for it to open); 0 or
+   * none waits as long as it takes. Past it the request fails with a
+   * `TablepayTimeoutError` (code `server_timeout`).
+   */
+  timeoutMs?: number
 }
 
 type Query = Record<string, string | number | undefined>
@@ -100,7 +112,8 @@ type Query = Record<string, string | number | undefined>
 /**
  * Typed client of the Tablepay API, on the global `fetch`. Every non-2xx
  * answer throws a `TablepayApiError`; no answer at all throws a
- * `TablepayConnectionError`.
+ * `TablepayConnectionError`, an answer later than `timeoutMs` a
+ * `TablepayTimeoutError`.
  *
  * @example
  * const client = new TablepayClient({url: 'http://127.0.0.1:4747', apiKey: 'tp_test_demo_write'})
@@ -110,13 +123,20 @@ export class TablepayClient {
   readonly url: string
   readonly #apiKey: string
   readonly #fetch: NonNullable<ClientOptions['fetch']>
+  readonly timeoutMs: number
 
-  constructor({url, apiKey, fetch: send}: ClientOptions) {
+  constructor({url, apiKey, fetch: send, timeoutMs = 0}: ClientOptions) {
     // serve prints its URL with /v1; accept it as copied
     this.url = url.replace(/\/+$/, '').replace(/\/v1$/, '')
     this.#apiKey = apiKey
     // looked up per call, so a fetch patched later (msw) is the one used
     this.#fetch = send ?? ((input, init) => fetch(input, init))
+    this.timeoutMs = timeoutMs
+  }
+
+  /** The same client (server, fetch, timeout) with another API key: a scratch account's. */
+  withApiKey(apiKey: string): TablepayClient {
+    return new TablepayClient({url: this.url, apiKey, fetch: this.#fetch, timeoutMs: this.timeoutMs})
   }
 
   async listLocations(): Promise<List<Location>> {
@@ -292,17 +312,41 @@ export class TablepayClient {
 
   /** `GET /v1/sim/stream`, answered: the caller reads its messages. */
   async #stream(signal: AbortSignal | undefined): Promise<Response> {
+    // the timeout covers the answer's start only: a stream then stays open for as long as the caller reads
+    const opening = this.timeoutMs > 0 ? new AbortController() : undefined
+    const timer = opening && setTimeout(() => opening.abort(), this.timeoutMs)
+    const either = opening && signal ? AbortSignal.any([signal, opening.signal]) : (opening?.signal ?? signal)
+    try {
+      return await this.#answer(
+        `${this.url}/v1/sim/stream`,
+        {
+          headers: {authorization: `Bearer ${this.#apiKey}`, accept: 'text/event-stream'},
+          signal: either,
+        },
+        opening?.signal,
+      )
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** A 2xx answer's response; else the API's error, or why there was none (`timeout` aborts when it runs out). */
+  async #answer(url: string, init: RequestInit, timeout: AbortSignal | undefined): Promise<Response> {
     let response: Response
     try {
-      response = await this.#fetch(`${this.url}/v1/sim/stream`, {
-        headers: {authorization: `Bearer ${this.#apiKey}`, accept: 'text/event-stream'},
-        signal,
-      })
+      response = await this.#fetch(url, init)
     } catch (error) {
-      throw new TablepayConnectionError(this.url, error)
+      throw this.#unanswered(error, timeout)
     }
-    if (!response.ok) throw await apiError(response)
+    // an error body cut off by the timeout, or by the connection, is no answer either
+    if (!response.ok) throw await apiError(response).catch((error: unknown) => this.#unanswered(error, timeout))
     return response
+  }
+
+  #unanswered(error: unknown, timeout: AbortSignal | undefined): TablepayError {
+    return timeout?.aborted
+      ? new TablepayTimeoutError(this.url, this.timeoutMs)
+      : new TablepayConnectionError(this.url, error)
   }
 
   /** A new empty account with copies of this account's locations, and its key (`POST /sim/accounts`, a simulator control). */
@@ -412,14 +456,15 @@ export class TablepayClient {
     const headers: Record<string, string> = {authorization: `Bearer ${this.#apiKey}`, accept: 'application/json'}
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey
-    let response: Response
-    try {
-      response = await this.#fetch(url, {method, headers, body: body === undefined ? undefined : JSON.stringify(body)})
-    } catch (error) {
-      throw new TablepayConnectionError(this.url, error)
-    }
-    if (!response.ok) throw await apiError(response)
-    return {data: (await response.json()) as T, headers: response.headers, status: response.status}
+    // the whole exchange, body included: a server may stall after its headers too
+    const timeout = this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined
+    const text = body === undefined ? undefined : JSON.stringify(body)
+    const response = await this.#answer(url, {method, headers, body: text, signal: timeout}, timeout)
+    const data = (await response.json().catch((error: unknown) => {
+      // a body that is not JSON stays that error; one the timeout cut off is the timeout's
+      throw timeout?.aborted ? this.#unanswered(error, timeout) : error
+    })) as T
+    return {data, headers: response.headers, status: response.status}
   }
 }
 

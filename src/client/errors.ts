@@ -82,3 +82,24 @@ export class TablepayConfigError extends TablepayError {
     this.name = 'TablepayConfigError'
   }
 }
+
+/**
+ * The server took longer than the client's `timeoutMs` to answer (a stuck or
+ * overloaded server, or a fault's delay): the request may still have been
+ * carried out, as with any answer lost on the way.
+ */
+export class TablepayTimeoutError extends TablepayError {
+  constructor(
+    readonly url: string,
+    readonly timeoutMs: number,
+  ) {
+    super(
+      'server_timeout',
+      `The tablepay server at ${url} did not answer within ${formatMs(timeoutMs)}. ` +
+        'Give it longer with --timeout (0 waits as long as it takes), or see what keeps it busy.',
+    )
+    this.name = 'TablepayTimeoutError'
+  }
+}
+
+const formatMs = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`)

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {followLiveStream} from '../../src/cli/reconnecting-stream.js'
+import {followLiveStream, openReconnectingStream} from '../../src/cli/reconnecting-stream.js'
+import {TablepayApiError, TablepayTimeoutError} from '../../src/client/errors.js'
 
 interface Rec {
   id: string
@@ -57,5 +58,37 @@ describe('followLiveStream', () => {
     expect(seen).toEqual(['a', 'b', 'c', 'd'])
     expect(asked).toEqual([t0 + 10])
     expect(events).toEqual([expect.stringMatching(/^drop: /), 'reconnect: 2'])
+  })
+})
+
+describe('openReconnectingStream', () => {
+  const reopening = async (failure: Error) => {
+    const stop = new AbortController()
+    const opens = [
+      async () => breaking([rec('a', 10)]),
+      // the server, back but too busy to answer in time, or refusing the key
+      async () => Promise.reject(failure),
+      async () => open([rec('b', 20)], stop.signal),
+    ]
+    const records = await openReconnectingStream(async () => opens.shift()!(), {
+      signal: stop.signal,
+      onDrop: () => {},
+      onReconnect: async () => {},
+    })
+    const seen: string[] = []
+    for await (const record of records) {
+      seen.push(record.id)
+      if (record.id === 'b') stop.abort()
+    }
+    return seen
+  }
+
+  it('tries again after an opening that timed out, as after one that found no server', async () => {
+    expect(await reopening(new TablepayTimeoutError('http://127.0.0.1:4747', 30_000))).toEqual(['a', 'b'])
+  })
+
+  it('stops at a refusal that trying again would not change', async () => {
+    const refused = new TablepayApiError(401, {code: 'unauthenticated', message: 'no such key'})
+    await expect(reopening(refused)).rejects.toBe(refused)
   })
 })

@@ -15,6 +15,11 @@ export const duration = Flags.custom<number>({
   parse: async (text) => positiveDuration(text),
 })
 
+/** A flag whose value is a duration in seconds where 0 means none: no limit. */
+export const durationOrNone = Flags.custom<number>({
+  parse: async (text) => parseDuration(text),
+})
+
 /** A flag whose value is a comma-separated list of durations, parsed to seconds. */
 export const durationList = Flags.custom<number[]>({
   parse: async (text) => parseDurationList(text).map((seconds) => positive(seconds, text)),

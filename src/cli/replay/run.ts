@@ -68,7 +68,7 @@ async function run(
   checks: string[],
   order: number[],
 ) {
-  const api = new TablepayClient({url: client.url, apiKey: account.api_keys[0]!.key})
+  const api = client.withApiKey(account.api_keys[0]!.key)
   const copies = new Map(account.locations.map((l) => [l.copy_of, l.id]))
   const originals = new Map(account.locations.map((l) => [l.id, l.copy_of]))
   const outcomes: PushOutcome[] = []

@@ -20,6 +20,9 @@ serve --receiver-timeout says otherwise) for each of its attempts, one after ano
 not wait for it, and the command shows what it waits for. Signatures and created_at keep the real time. The command \
 returns when all of it has run.`
 
+  // its answer waits for the attempts due on the way, each up to the receiver timeout
+  static override timeoutDefault = 0
+
   static override examples = [
     '<%= config.bin %> <%= command.id %> 2h',
     {description: 'Walk the whole retry schedule', command: '<%= config.bin %> <%= command.id %> 36h'},

@@ -10,6 +10,9 @@ export default class WebhooksPing extends ApiCommand<typeof WebhooksPing> {
   static override description = `The server POSTs an envelope of type "ping", signed like every delivery, whatever event types the endpoint has. \
 Exits 1 when the receiver does not accept it (no 2xx within the receiver timeout), so scripts can check a receiver end to end.`
 
+  // its answer waits for the receiver, up to the server's receiver timeout
+  static override timeoutDefault = 0
+
   static override examples = ['<%= config.bin %> <%= command.id %> we_4f0b6k2m9q1x8s7d3a5z']
 
   static override args = {ID: Args.string({description: 'Endpoint id (we_…).', required: true})}

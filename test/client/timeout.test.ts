@@ -1,0 +1,86 @@
+import {createServer, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {afterEach, describe, expect, it} from 'vitest'
+import {TablepayClient} from '../../src/client/client.js'
+import {TablepayTimeoutError} from '../../src/client/errors.js'
+import {checkWith} from '../helpers/checks.js'
+import {startTestServer, WRITE_KEY} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+async function simulator() {
+  const sim = await startTestServer({memory: true})
+  cleanup.push(() => sim.close())
+  return sim
+}
+
+/** A server stuck before its answer (`start` nothing) or in the middle of it. */
+async function stuck(start: (res: ServerResponse) => void = () => {}) {
+  const held: ServerResponse[] = []
+  const server = createServer((req, res) => {
+    req.resume()
+    start(res)
+    held.push(res)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  cleanup.push(async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  })
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+describe('the client timeout (timeoutMs)', () => {
+  it('fails a request the server holds past it with server_timeout, and not one it answers in time', async () => {
+    const sim = await simulator()
+    // a fault holds the next push 1 s: the server is slow, not gone
+    const fault = await sim.api('POST', '/v1/sim/faults', {body: {match: {method: 'PUT'}, delay_ms: 1000}})
+    expect(fault.status).toBe(201)
+    const client = new TablepayClient({url: sim.url, apiKey: WRITE_KEY, timeoutMs: 200})
+
+    const late = await client.pushCheck('slow-1', checkWith([['a', 1, 100]])).catch((error: unknown) => error)
+    expect(late).toBeInstanceOf(TablepayTimeoutError)
+    expect(late).toMatchObject({code: 'server_timeout', timeoutMs: 200})
+    expect((late as Error).message).toContain(`did not answer within 200 ms`)
+
+    // the fault is spent: the same client's next push is answered within the timeout
+    const {result} = await client.pushCheck('slow-2', checkWith([['a', 1, 100]]))
+    expect(result).toBe('created')
+  })
+
+  it('covers the answer body too: headers and then silence is a timeout', async () => {
+    const midAnswer = await stuck((res) => res.writeHead(200, {'content-type': 'application/json'}).write('{"object":'))
+    const client = new TablepayClient({url: midAnswer, apiKey: WRITE_KEY, timeoutMs: 200})
+    await expect(client.listLocations()).rejects.toMatchObject({code: 'server_timeout'})
+  })
+
+  it('waits as long as it takes with none (the default)', async () => {
+    const sim = await simulator()
+    await sim.api('POST', '/v1/sim/faults', {body: {match: {method: 'PUT'}, delay_ms: 300}})
+    const client = new TablepayClient({url: sim.url, apiKey: WRITE_KEY})
+    const {result} = await client.pushCheck('patient-1', checkWith([['a', 1, 100]]))
+    expect(result).toBe('created')
+  })
+
+  it('fails a stream that does not open in time', async () => {
+    const client = new TablepayClient({url: await stuck(), apiKey: WRITE_KEY, timeoutMs: 200})
+    await expect(client.openStream()).rejects.toBeInstanceOf(TablepayTimeoutError)
+  })
+
+  it("bounds a stream's opening only: an open stream outlives it", async () => {
+    const sim = await simulator()
+    const client = new TablepayClient({url: sim.url, apiKey: WRITE_KEY, timeoutMs: 100})
+    const stop = new AbortController()
+    cleanup.push(async () => stop.abort())
+    const messages = await client.openStream({signal: stop.signal})
+    // the push is held 300 ms by a fault, so its event comes well after the 100 ms
+    await sim.api('POST', '/v1/sim/faults', {body: {match: {method: 'PUT'}, delay_ms: 300}})
+    const pushed = sim.api('PUT', '/v1/checks/external/streamed-1', {body: checkWith([['a', 1, 100]])})
+    const first = await messages.next()
+    expect(first).toMatchObject({done: false, value: {type: 'event', data: {type: 'check.created'}}})
+    expect((await pushed).status).toBe(201)
+  })
+})

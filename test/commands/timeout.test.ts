@@ -1,0 +1,64 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import ClockAdvance from '../../src/commands/clock/advance.js'
+import LocationsList from '../../src/commands/locations/list.js'
+import WebhooksPing from '../../src/commands/webhooks/ping.js'
+import {type ApiServer, startApiServer} from '../helpers/api-server.js'
+import {runCommand} from '../helpers/cli.js'
+
+let server: ApiServer
+beforeAll(async () => {
+  server = await startApiServer()
+})
+afterAll(() => server.stop())
+
+const cli = (args: string[]) => runCommand(args, {env: server.env})
+
+/** A fault that holds the next GET of the locations `ms`: a server that is slow to answer, not gone. */
+async function holdNextLocations(ms: number) {
+  const response = await fetch(`${server.url}/sim/faults`, {
+    method: 'POST',
+    headers: {authorization: `Bearer ${server.env.TABLEPAY_API_KEY}`, 'content-type': 'application/json'},
+    body: JSON.stringify({match: {method: 'GET', path: '/v1/locations'}, delay_ms: ms}),
+  })
+  expect(response.status).toBe(201)
+}
+
+describe('--timeout', () => {
+  it('fails a command whose answer takes longer, saying what to do, and exits 1', async () => {
+    await holdNextLocations(2000)
+    const {code, stderr} = await cli(['locations', 'list', '--timeout', '300ms'])
+    expect(code).toBe(1)
+    // oclif wraps the message: read it as one line
+    const said = stderr.replace(/\s*\n[\s›]*/g, ' ')
+    expect(said).toContain(`did not answer within 300 ms`)
+    expect(said).toContain('Give it longer with --timeout')
+  })
+
+  it('reports server_timeout in the error body with --json', async () => {
+    await holdNextLocations(2000)
+    const {code, stdout} = await cli(['locations', 'list', '--timeout', '0.3', '--json'])
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout)).toMatchObject({error: {code: 'server_timeout'}})
+  })
+
+  it('waits for an answer within it, and as long as it takes with 0', async () => {
+    await holdNextLocations(500)
+    const within = await cli(['locations', 'list', '--timeout', '1m', '--json'])
+    expect(within.code).toBe(0)
+    await holdNextLocations(500)
+    const unbounded = await cli(['locations', 'list', '--timeout', '0', '--json'])
+    expect(unbounded.code).toBe(0)
+    expect(JSON.parse(unbounded.stdout)).toMatchObject({object: 'list'})
+  })
+
+  it('is 30 s unless given, and none for the commands whose answers wait for receivers', () => {
+    expect(LocationsList.timeoutDefault).toBe(30)
+    expect([ClockAdvance.timeoutDefault, WebhooksPing.timeoutDefault]).toEqual([0, 0])
+  })
+
+  it('refuses a value that is not a duration as a wrong command line (exit 2)', async () => {
+    const {code, stderr} = await cli(['locations', 'list', '--timeout', 'soon'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('"soon" is not a duration')
+  })
+})
