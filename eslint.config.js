@@ -10,7 +10,7 @@ const LAYERS = {
   // Small I/O helpers every layer may need (why a connection failed, where running servers register).
   shared: [],
   domain: [],
-  store: ['domain'],
+  store: ['domain', 'shared'],
   webhooks: ['domain', 'store', 'shared'],
   service: ['domain', 'store', 'webhooks'],
   // The PostgreSQL store: the storage interface of src/service over node-postgres.

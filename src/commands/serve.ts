@@ -11,6 +11,7 @@ import {Command} from '../cli/command.js'
 import {keepHeapNearLive} from '../cli/heap.js'
 import {startServer} from '../server/start.js'
 import {checkDatabaseUrl} from '../shared/database-url.js'
+import {findFile} from '../shared/package-file.js'
 import {RECEIVER_TIMEOUT_MS} from '../webhooks/send.js'
 
 /** An origin as browsers send it (`scheme://host[:port]`, no path), or `*`. */
@@ -70,7 +71,20 @@ Clients find the URL and a write key on their own: in the same directory, and th
       exclusive: ['memory'],
       parse: async (text) => checkDatabaseUrl(text),
     })(),
-    seed: Flags.file({summary: 'Seed file of accounts, locations and keys to create when missing.', exists: true}),
+    seed: Flags.custom<string>({
+      summary:
+        'Seed file of accounts, locations and keys to create when missing; fixtures/seed.json is the example the package ships.',
+      helpValue: 'FILE',
+      // a relative path that is not here is looked up in the package too (docs/api.md)
+      parse: async (text) => {
+        const found = await findFile(text)
+        if (found === undefined)
+          throw new Error(
+            `No seed file at ${text}: give a file that exists, or fixtures/seed.json for the example seed.`,
+          )
+        return found
+      },
+    })(),
     fsync: Flags.boolean({summary: 'fsync every flush, to survive power loss (slower).'}),
     repair: Flags.boolean({
       summary:

@@ -1,11 +1,10 @@
 import {createHash} from 'node:crypto'
-import {access, readFile} from 'node:fs/promises'
-import {isAbsolute, join} from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {readFile} from 'node:fs/promises'
 import {knownSecretEndpoint} from '../domain/endpoints.js'
 import {randomToken} from '../domain/ids.js'
 import type {Collections} from '../domain/records.js'
 import {Seed} from '../domain/schemas.js'
+import {findFile} from '../shared/package-file.js'
 import type {Change} from './store.js'
 
 /** A record by collection and id, as the seed checks what exists. */
@@ -42,32 +41,12 @@ export function defaultSeed(): Seed {
 export async function readSeedFile(path: string): Promise<Seed> {
   let json: unknown
   try {
-    json = JSON.parse(await readFile(await seedPath(path), 'utf8'))
+    json = JSON.parse(await readFile((await findFile(path)) ?? path, 'utf8'))
   } catch (error) {
     throw new Error(`seed: cannot read ${path}: ${(error as Error).message}`)
   }
   return parseSeed(json, path)
 }
-
-/** The package's own folder: `fixtures/` ships in it. */
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url))
-
-/**
- * `path` as given when it exists; else, for a relative path, the same path in
- * the package, so that `fixtures/seed.json` names the example seed in a
- * project that installed tablepay as well as in its own repo (docs/api.md).
- */
-async function seedPath(path: string): Promise<string> {
-  if (isAbsolute(path) || (await exists(path))) return path
-  const packaged = join(PACKAGE_ROOT, path)
-  return (await exists(packaged)) ? packaged : path
-}
-
-const exists = (path: string) =>
-  access(path).then(
-    () => true,
-    () => false,
-  )
 
 /** Checks a seed given as a value; the error names `source` and the first problem. */
 export function parseSeed(value: unknown, source: string): Seed {

@@ -5,7 +5,16 @@ import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliServer, ROOT, runCli, runCommand, spawnServe, startCliServer, WRITE_KEY} from '../helpers/cli.js'
+import {
+  type CliServer,
+  ROOT,
+  runCli,
+  runCommand,
+  spawnRunning,
+  spawnServe,
+  startCliServer,
+  WRITE_KEY,
+} from '../helpers/cli.js'
 
 describe('serve --json --memory', () => {
   it('prints one ready line with the /v1 URL and the seeded accounts, and exits 0 on SIGTERM', async () => {
@@ -18,6 +27,33 @@ describe('serve --json --memory', () => {
 
     expect(await server.stop()).toBe(0)
     expect(server.stdout().trimEnd().split('\n')).toHaveLength(1)
+  })
+})
+
+describe('serve --seed', () => {
+  it('finds fixtures/seed.json in the package when the directory it runs in has none, as in a project', async () => {
+    const project = await mkdtemp(join(tmpdir(), 'tablepay-project-'))
+    const serve = spawnRunning(
+      ['serve', '--port', '0', '--memory', '--json', '--seed', 'fixtures/seed.json'],
+      {},
+      {
+        cwd: project,
+      },
+    )
+    try {
+      const stdout = await serve.waitForOutput('\n')
+      const ready = JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as CliServer['ready']
+      expect(ready.accounts[0]!.api_keys.map((k) => k.key)).toEqual(['tp_test_demo_write', 'tp_test_demo_read'])
+    } finally {
+      await serve.stop()
+      await rm(project, {recursive: true, force: true})
+    }
+  })
+
+  it('refuses a seed file that is neither here nor in the package as a wrong command line (exit 2)', async () => {
+    const {code, stderr} = await runCli(['serve', '--port', '0', '--memory', '--seed', 'fixtures/no-such-seed.json'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('No seed file at fixtures/no-such-seed.json')
   })
 })
 

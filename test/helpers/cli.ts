@@ -29,6 +29,8 @@ export interface CliOptions {
    * path: what the lean path must match. In this process unless `nodeArgs` are given.
    */
   oclif?: boolean
+  /** The directory it runs in (default: the repository root). */
+  cwd?: string
 }
 
 const OCLIF_ENTRY = join(ROOT, 'test', 'helpers', 'oclif-entry.js')
@@ -52,10 +54,10 @@ function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 function spawnCli(
   args: string[],
   env?: Record<string, string>,
-  {nodeArgs = [], oclif = false}: CliOptions = {},
+  {nodeArgs = [], oclif = false, cwd = ROOT}: CliOptions = {},
 ): ChildProcess {
   return spawn(process.execPath, [...nodeArgs, oclif ? OCLIF_ENTRY : BIN, ...args], {
-    cwd: ROOT,
+    cwd,
     env: cleanEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
   })
@@ -135,8 +137,12 @@ export function spawnServe(args: string[]): CliProcess {
 }
 
 /** Starts a command that keeps running (`serve`, `deliveries tail`, `listen`) and leaves it running. */
-export function spawnRunning(args: string[], env?: Record<string, string>): CliProcess {
-  const child = spawnCli(args, env)
+export function spawnRunning(
+  args: string[],
+  env?: Record<string, string>,
+  how: Pick<CliOptions, 'cwd'> = {},
+): CliProcess {
+  const child = spawnCli(args, env, how)
   const output = {stdout: '', stderr: ''}
   child.stdout!.on('data', (chunk: Buffer) => (output.stdout += chunk))
   child.stderr!.on('data', (chunk: Buffer) => (output.stderr += chunk))
