@@ -183,7 +183,7 @@ export class FaultError extends ApiError {
       status === 429 ? 'rate_limited' : 'simulated_fault',
       status === 429
         ? `Too many requests (simulated by fault ${fault.id}); retry after the Retry-After seconds.`
-        : `Simulated failure ${status} (fault ${fault.id})${fault.after ? ': the request was carried out and saved, only its answer is lost' : ''}; DELETE /v1/sim/faults removes it.`,
+        : `Simulated failure ${status} (fault ${fault.id})${fault.after ? ': the request was carried out (saved, if it succeeded), only its answer is lost' : ''}; DELETE /v1/sim/faults removes it.`,
     )
     ;(this as {status: number}).status = status
   }

@@ -150,6 +150,19 @@ describe('POST /v1/sim/faults', () => {
     await sim.api('DELETE', `/v1/webhook-endpoints/${endpoint.body.id}`)
   })
 
+  it('after: true loses a refusal too, and says nothing was saved only if it succeeded; the retry gets the refusal', async () => {
+    const fault = await addFault({status: 503, after: true, match: {path: '/v1/checks/external/*'}})
+    const refused = {nope: 1}
+    const lost = await push('f-refused', refused)
+    expect([lost.status, lost.headers.get('x-tablepay-fault')]).toEqual([503, fault.id])
+    expect(lost.body.error.message).toContain('carried out (saved, if it succeeded)')
+    const logged = (await sim.api('GET', `/v1/sim/requests/${lost.headers.get('x-request-id')}`)).body
+    expect(logged).toMatchObject({status: 503, push_result: null, fault_id: fault.id})
+    expect((await sim.api('GET', '/v1/checks/external/f-refused')).status).toBe(404)
+    const retried = await push('f-refused', refused)
+    expect([retried.status, retried.body.error.code]).toEqual([422, 'validation_failed'])
+  })
+
   it('times: 3 faults exactly three requests; times: null until deleted', async () => {
     await addFault({status: 500, times: 3})
     const statuses = []

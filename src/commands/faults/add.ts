@@ -9,7 +9,7 @@ export default class FaultsAdd extends ApiCommand<typeof FaultsAdd> {
   static override summary = 'Make the next matching API requests fail, slow down or lose their answer.'
 
   static override description = `A fault answers a status (429, 500, 502, 503, 504, with Retry-After on 429 and 503), holds the answer (--delay), or closes the connection with no answer (--reset). \
-With --after the request is carried out and saved first and only its answer is replaced: the lost answer a POS must recover from by retrying. \
+With --after the request is carried out first (and saved, if it succeeds) and only its answer, success or refusal, is replaced: the lost answer a POS must recover from by retrying. \
 It strikes once unless --times or --always say otherwise; the simulator's own routes (/v1/sim/…) are never faulted. README: "Test your POS against failures".`
 
   static override examples = [
