@@ -16,10 +16,7 @@ const apiWith = (path, method, body) => request(`/v1${path}`, {method, body, hea
 
 const WRITE_HINT = 'Needs a write key: open this page with #key=<write key> (tablepay serve prints both keys).'
 
-/**
- * Asks whether the key may write, without changing anything: a write to a
- * delivery that cannot exist answers 403 to a read key and 404 to a write key.
- */
+/** Asks whether the key may write (`GET /v1/sim/key`), without changing anything. */
 async function canWrite() {
   return (await api('/sim/key')).scopes.includes('write')
 }
