@@ -47,8 +47,12 @@ no redirects followed, 10 s to answer), and prints the answer's status. Any answ
     const {flags} = await this.parse(Sign)
     // a receiver may take up to its timeout to answer --forward-to; the spinner (ora, chalk) loads only then,
     // so that signing alone starts as fast as verify (docs/benchmarks.md)
-    const showWait = async <T>(text: string, work: Promise<T>) =>
-      (await import('../cli/views/spinner.js')).withSpinner(text, work, {quiet: this.jsonEnabled()})
+    const showWait = async <T>(text: string, work: Promise<T>) => {
+      // the request is out already: a receiver that refuses before the spinner's module has loaded
+      // must not be an unhandled rejection (which ends the process with a stack); withSpinner rethrows it
+      work.catch(() => {})
+      return (await import('../cli/views/spinner.js')).withSpinner(text, work, {quiet: this.jsonEnabled()})
+    }
     return signDelivery(flags, (text) => this.log(text), showWait)
   }
 }

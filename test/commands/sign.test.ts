@@ -149,6 +149,17 @@ describe('sign --forward-to', () => {
     expect(received).toHaveLength(1)
   })
 
+  it('in a process of its own, a receiver that refuses at once is an error message, not a crash', async () => {
+    const args = ['sign', '-s', 'whsec_not_the_receivers', '-p', PAYLOAD, '--forward-to', `${url}/hooks`]
+    const refused = await runCli(args)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('receiver_rejected')
+    expect(refused.stderr).not.toMatch(/^\s+at /m)
+    const json = await runCli([...args, '--json'])
+    expect(json.code).toBe(1)
+    expect(JSON.parse(json.stdout).error).toMatchObject({code: 'receiver_rejected'})
+  })
+
   it('exits 1 with connection_failed when nothing listens', async () => {
     const closed = createServer()
     const deadUrl = await listen(closed)
