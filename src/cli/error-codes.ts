@@ -28,6 +28,7 @@ export const CLI_ERROR_CODES = [
   'receiver_timeout',
   // commands that act on a server (the client's codes: no answer, none within --timeout)
   'server_timeout',
+  'unexpected_answer',
   'nothing_due',
   'endpoint_not_removed',
   'server_start_failed',

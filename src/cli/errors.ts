@@ -49,8 +49,12 @@ export function suggestionsFor(error: TablepayError): string[] | undefined {
   return next ? [next] : undefined
 }
 
+// an answer that is not the API's (another service at the URL): the one thing to check
+const CHECK_URL = 'Check --url: it must name the tablepay server (http://127.0.0.1:4747).'
+
 function nextStepFor(error: TablepayError): string | undefined {
   if (error.code === 'not_found') return notFoundStep(error.message)
+  if (error.code === 'unexpected_answer' || /^http_\d+$/.test(error.code)) return CHECK_URL
   if (error.code === 'conflict_with_paid_items') {
     return conflictStep(error instanceof TablepayApiError ? (error.details ?? []) : [])
   }
@@ -84,7 +88,7 @@ function notFoundStep(message: string): string {
   const prefix = /\b(chk|we|dlv|evt|pay|clm|loc)_\w+/.exec(message)?.[1]
   const kind = prefix ?? (/\bexternal id\b/.test(message) ? 'chk' : undefined)
   if (kind) return `${LOOK_UP[kind]} An id of another account is not found either: check --api-key.`
-  if (/no such route/i.test(message)) return 'Check --url: it must name the tablepay server (http://127.0.0.1:4747).'
+  if (/no such route/i.test(message)) return CHECK_URL
   return 'Check the id and --api-key: ids of another account are not found.'
 }
 

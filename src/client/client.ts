@@ -33,6 +33,7 @@ import {
   TablepayError,
   type TablepayErrorBody,
   TablepayTimeoutError,
+  TablepayUnexpectedAnswerError,
 } from './errors.js'
 import {readServerSentEvents, type RequestStreamMessage, type StreamMessage} from './stream.js'
 
@@ -458,12 +459,16 @@ export class TablepayClient {
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey
     // the whole exchange, body included: a server may stall after its headers too
     const timeout = this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined
-    const text = body === undefined ? undefined : JSON.stringify(body)
-    const response = await this.#answer(url, {method, headers, body: text, signal: timeout}, timeout)
-    const data = (await response.json().catch((error: unknown) => {
-      // a body that is not JSON stays that error; one the timeout cut off is the timeout's
-      throw timeout?.aborted ? this.#unanswered(error, timeout) : error
-    })) as T
+    const sent = body === undefined ? undefined : JSON.stringify(body)
+    const response = await this.#answer(url, {method, headers, body: sent, signal: timeout}, timeout)
+    const text = await response.text().catch((error: unknown) => Promise.reject(this.#unanswered(error, timeout)))
+    let data: T
+    try {
+      data = JSON.parse(text) as T
+    } catch {
+      // something else answers at the URL: another service on the port, a proxy's page
+      throw new TablepayUnexpectedAnswerError(this.url, response.status, text)
+    }
     return {data, headers: response.headers, status: response.status}
   }
 }

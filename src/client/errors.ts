@@ -103,3 +103,22 @@ export class TablepayTimeoutError extends TablepayError {
 }
 
 const formatMs = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`)
+
+/**
+ * A success answer that is not the API's JSON: something other than tablepay
+ * answers at the URL (another service on the port, a proxy's page).
+ */
+export class TablepayUnexpectedAnswerError extends TablepayError {
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    body: string,
+  ) {
+    super(
+      'unexpected_answer',
+      `The server at ${url} answered ${status} with something that is not the tablepay API's JSON ` +
+        `(${JSON.stringify(body.slice(0, 60))}${body.length > 60 ? '…' : ''}). Is it the tablepay server?`,
+    )
+    this.name = 'TablepayUnexpectedAnswerError'
+  }
+}

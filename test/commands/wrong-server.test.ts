@@ -1,0 +1,45 @@
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {runCommand, WRITE_KEY} from '../helpers/cli.js'
+
+// Another service on the port --url names: text for every route, a plain 500 for the checks
+const other = createServer((req, res) => {
+  req.resume()
+  if (req.url?.startsWith('/v1/checks')) return res.writeHead(500, {'content-type': 'text/plain'}).end('boom')
+  res.writeHead(200, {'content-type': 'text/plain'}).end('ok')
+})
+let env: Record<string, string>
+beforeAll(async () => {
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+  env = {TABLEPAY_URL: `http://127.0.0.1:${(other.address() as AddressInfo).port}`, TABLEPAY_API_KEY: WRITE_KEY}
+})
+afterAll(() => new Promise((resolve) => other.close(resolve)))
+
+// oclif wraps the message: read it as one line
+const oneLine = (text: string) => text.replace(/\s*\n[\s›]*/g, ' ')
+
+describe('a --url that names another service', () => {
+  it('says its answer is not the API and to check --url, instead of a JSON parse error', async () => {
+    const {code, stderr} = await runCommand(['locations', 'list'], {env})
+    expect(code).toBe(1)
+    const said = oneLine(stderr)
+    expect(said).toContain(`answered 200 with something that is not the tablepay API's JSON ("ok")`)
+    expect(said).toContain('Check --url')
+    expect(said).not.toContain('SyntaxError')
+  })
+
+  it('reports unexpected_answer in the error body with --json', async () => {
+    const {code, stdout} = await runCommand(['locations', 'list', '--json'], {env})
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout)).toMatchObject({error: {code: 'unexpected_answer'}})
+  })
+
+  it('points a plain error page at --url too', async () => {
+    const {code, stderr} = await runCommand(['checks', 'list'], {env})
+    expect(code).toBe(1)
+    const said = oneLine(stderr)
+    expect(said).toContain('HTTP 500')
+    expect(said).toContain('Check --url')
+  })
+})
