@@ -11,7 +11,7 @@ import {style} from '../cli/views/style.js'
 import {renderReconnected, renderStreamDropped} from '../cli/views/stream.js'
 import {duration} from '../cli/flags/duration.js'
 import {parseChaosSpec} from '../cli/webhooks/chaos-spec.js'
-import type {ChaosInput} from '../domain/schemas.js'
+import {type ChaosInput, WebhookSecret} from '../domain/schemas.js'
 import {forwardToFlag} from '../cli/flags/forward-to.js'
 
 type Endpoint = WebhookEndpoint & {secret: string}
@@ -41,11 +41,17 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
     'event-type': eventTypesFlag(),
     keep: Flags.boolean({summary: 'Leave the endpoint registered on exit.'}),
     'print-secret': Flags.boolean({summary: "Print the account's listen secret and exit."}),
-    secret: Flags.string({
+    secret: Flags.custom<string>({
       char: 's',
       helpValue: 'whsec_…',
       summary: "Sign with this secret instead of the account's listen secret (whsec_ and 24-100 characters).",
-    }),
+      // the server's rule for a secret it signs with, checked before anything is registered
+      parse: async (text) => {
+        const checked = WebhookSecret.safeParse(text)
+        if (!checked.success) throw new Error(`The secret ${checked.error.issues[0]!.message}.`)
+        return text
+      },
+    })(),
     since: duration({helpValue: 'DURATION', summary: 'At start, deliver again what the URL missed in this past (2h).'}),
     chaos: Flags.custom<ChaosInput>({
       helpValue: 'duplicate=P,reorder=DURATION,seed=N',

@@ -3,6 +3,9 @@ import {ApiError} from './errors.js'
 import {newId} from './ids.js'
 
 /** The statuses a fault can answer with. */
+/** The longest a fault holds an answer (`delay_ms`). */
+export const MAX_FAULT_DELAY_MS = 60_000
+
 export const FAULT_STATUSES = [429, 500, 502, 503, 504] as const
 
 /** The routes a fault never strikes: the simulator's controls stay reachable, and public routes have no account. */
@@ -42,7 +45,7 @@ export const FaultInput = z
       .optional(),
     status: z.union(FAULT_STATUSES.map((s) => z.literal(s))).optional(),
     retry_after_s: z.int().min(0).max(86_400).optional(),
-    delay_ms: z.int().min(0).max(60_000).optional(),
+    delay_ms: z.int().min(0).max(MAX_FAULT_DELAY_MS).optional(),
     reset: z.boolean().optional(),
     after: z.boolean().optional(),
     times: z.int().min(1).nullable().optional(),

@@ -250,6 +250,14 @@ describe('listen: a secret that stays, recovery and chaos', () => {
     expect(await listen.kill('SIGTERM')).toBe(0)
   })
 
+  it('refuses a --secret the server would refuse as a wrong command line (exit 2), registering nothing', async () => {
+    const {server, receiver} = await setup()
+    const {code, stderr} = await cliFor(server).cli(['listen', '--forward-to', receiver.url, '--secret', 'whsec_short'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('The secret must be whsec_ followed by 24-100')
+    expect((await cliFor(server).json(['webhooks', 'list'])).data).toEqual([])
+  })
+
   it('with --chaos, survives the server restarting under it, keeps forwarding duplicates, and leaves no endpoint after SIGTERM', async () => {
     const {receiver, dir, port, url, env} = await restartable()
     let serve = await serveOn(port, join(dir, 'data'))

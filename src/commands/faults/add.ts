@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 import type {Fault, FaultInput} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
-import {duration} from '../../cli/flags/duration.js'
+import {positiveDuration} from '../../cli/flags/duration.js'
 import {renderFaultAdded} from '../../cli/views/fault.js'
-import {FAULT_STATUSES} from '../../domain/faults.js'
+import {FAULT_STATUSES, MAX_FAULT_DELAY_MS} from '../../domain/faults.js'
 
 export default class FaultsAdd extends ApiCommand<typeof FaultsAdd> {
   static override summary = 'Make the next matching API requests fail, slow down or lose their answer.'
@@ -42,7 +42,15 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
       },
     })(),
     'retry-after': Flags.integer({summary: 'Retry-After seconds on 429 and 503 (default 1).', min: 0}),
-    delay: duration({summary: 'Hold the answer this long (at most 60s), e.g. 12s or 500ms.'}),
+    delay: Flags.custom<number>({
+      summary: 'Hold the answer this long (at most 60s), e.g. 12s or 500ms.',
+      parse: async (text) => {
+        const seconds = positiveDuration(text)
+        if (seconds * 1000 > MAX_FAULT_DELAY_MS)
+          throw new Error(`"${text}" is longer than 60s, the longest a fault holds an answer.`)
+        return seconds
+      },
+    })(),
     reset: Flags.boolean({summary: 'Close the connection with no answer.', exclusive: ['status']}),
     after: Flags.boolean({summary: 'Carry the request out and save it first; only the answer is replaced.'}),
     times: Flags.integer({summary: 'Strike this many requests (default 1).', min: 1, exclusive: ['always']}),
@@ -60,6 +68,11 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
 
   public async run(): Promise<Fault> {
     const {method, path, status, delay, reset, after, times, always, probability, seed} = this.flags
+    if (status === undefined && delay === undefined && !reset)
+      this.error('A fault needs --status, --delay or --reset: say what it does to the requests it strikes.', {
+        exit: 2,
+        code: 'invalid_usage',
+      })
     const input: FaultInput = {
       ...(method || path ? {match: {method: method as 'GET' | undefined, path}} : {}),
       status: status as FaultInput['status'],
