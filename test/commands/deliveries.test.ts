@@ -46,6 +46,39 @@ describe('deliveries retry', () => {
     await receiver.close()
   })
 
+  it('waits for its own attempt, not one that was already out when it was asked', async () => {
+    // the first attempt is held by the receiver until the retry is queued, then refused; the retry's is accepted
+    let release!: (status: number) => void
+    const held = new Promise<number>((resolve) => (release = resolve))
+    const receiver = await startReceiver((request) =>
+      request.headers['x-tablepay-delivery-attempt'] === '1' ? held : 200,
+    )
+    const endpoint = await json(['webhooks', 'create', '--forward-to', receiver.url, '-e', 'check.created'])
+    receiver.verifyWith(endpoint.secret)
+    await json(['checks', 'push', 'retry-out', '-f', 'fixtures/checks/open.json'])
+    await receiver.waitFor(1)
+    const id = ((await json(['deliveries', 'list', '--endpoint', endpoint.id])).data as Delivery[])[0]!.id
+    const retry = cli(['deliveries', 'retry', id])
+    // the retry is queued once the server has answered it: the request log has it then (read over
+    // HTTP: a second command in this process would wait for the first)
+    const retried = async () => {
+      const path = `/v1/deliveries/${id}/retry`
+      const res = await fetch(`${server.url}/sim/requests?path=${encodeURIComponent(path)}`, {
+        headers: {authorization: `Bearer ${server.env.TABLEPAY_API_KEY}`},
+      })
+      return ((await res.json()) as {data: {status: number}[]}).data.filter((r) => r.status === 200).length
+    }
+    await expect.poll(retried).toBe(1)
+    release(500)
+
+    const {code, stdout} = await retry
+    expect(code).toBe(0)
+    expect(stdout).toMatch(new RegExp(`^${id}  succeeded`))
+    expect(stdout).toMatch(/\n1\s+.*\s500\s/)
+    expect(stdout).toMatch(/\n2\s+.*\s200\s/)
+    await receiver.close()
+  })
+
   it('an attempt the receiver refuses exits 1 and says what to do next', async () => {
     const {receiver, id} = await deliveredOnce('retry-4', 500)
     const {code, stdout} = await cli(['deliveries', 'retry', id])

@@ -29,11 +29,21 @@ export async function retryAndWait(client: TablepayClient, id: string, waitMs = 
     const feed = await openAttemptFeed(client, {signal: stop.signal})
     const queued = await client.retryDelivery(id)
     for await (const {delivery} of feed) {
-      if (delivery.id === id && delivery.attempts.length > before) return {delivery, attempted: true}
+      if (delivery.id === id && ownAttempt(delivery, before, queued)) return {delivery, attempted: true}
     }
     return {delivery: queued, attempted: false}
   } finally {
     clearTimeout(timer)
     stop.abort()
   }
+}
+
+/**
+ * Whether `delivery` holds the attempt the retry queued: one past the `before` it had, due when the
+ * retry made it due. An attempt already out when the retry came is recorded first, due earlier: it
+ * is not the retry's (both times are the server's scheduler clock).
+ */
+function ownAttempt(delivery: Delivery, before: number, queued: Delivery): boolean {
+  const due = queued.next_attempt_at === null ? -Infinity : Date.parse(queued.next_attempt_at)
+  return delivery.attempts.slice(before).some((attempt) => Date.parse(attempt.scheduled_at) >= due)
 }
