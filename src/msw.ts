@@ -11,6 +11,7 @@ import type {Seed} from './domain/schemas.js'
 import {createService, seedStore} from './server/service.js'
 import {Store} from './store/store.js'
 import {type SeededAccount, simulatorControls, type SimulatorControls} from './simulator-controls.js'
+import {serverBase} from './shared/server-url.js'
 
 export type {SeededAccount, SimulatorControls}
 export type {Seed}
@@ -42,7 +43,7 @@ export interface TablepayHandlers extends SimulatorControls {
  * const client = new TablepayClient({url: tablepay.url, apiKey: tablepay.apiKey})
  */
 export async function createTablepayHandlers(options: TablepayHandlersOptions = {}): Promise<TablepayHandlers> {
-  const origin = (options.baseUrl ?? DEFAULT_URL).replace(/\/+$/, '').replace(/\/v1$/, '')
+  const origin = serverBase(options.baseUrl ?? DEFAULT_URL)
   const store = await Store.open()
   await seedStore(store, typeof options.seed === 'string' ? {seedFile: options.seed} : {seed: options.seed})
   const server = await createService(store, origin, {})

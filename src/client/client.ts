@@ -35,6 +35,7 @@ import {
   TablepayTimeoutError,
   TablepayUnexpectedAnswerError,
 } from './errors.js'
+import {serverBase} from '../shared/server-url.js'
 import {readServerSentEvents, type RequestStreamMessage, type StreamMessage} from './stream.js'
 
 // the resources and inputs of the API, as the client takes and returns them
@@ -127,8 +128,7 @@ export class TablepayClient {
   readonly timeoutMs: number
 
   constructor({url, apiKey, fetch: send, timeoutMs = 0}: ClientOptions) {
-    // serve prints its URL with /v1; accept it as copied
-    this.url = url.replace(/\/+$/, '').replace(/\/v1$/, '')
+    this.url = serverBase(url)
     this.#apiKey = apiKey
     // looked up per call, so a fetch patched later (msw) is the one used
     this.#fetch = send ?? ((input, init) => fetch(input, init))

@@ -3,6 +3,7 @@ import {join, resolve} from 'node:path'
 import type {ClientOptions} from './client.js'
 import {TablepayConfigError} from './errors.js'
 import {isAlive, registeredServers, registryDir, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
+import {serverBase} from '../shared/server-url.js'
 
 export {SERVER_FILE, type ServerFile}
 
@@ -107,10 +108,8 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-// serve prints its URL with /v1; accept it as copied, and compare URLs in one form
-function normalize(url: string | undefined): string | undefined {
-  return url?.replace(/\/+$/, '').replace(/\/v1$/, '')
-}
+// compare URLs in one form
+const normalize = (url: string | undefined): string | undefined => (url === undefined ? url : serverBase(url))
 
 async function readServerFile(path: string): Promise<ServerFile | undefined> {
   let text: string

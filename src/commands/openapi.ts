@@ -37,7 +37,7 @@ The document is JSON with or without --json. With --output it goes to FILE, and 
     output: Flags.string({char: 'o', helpValue: 'FILE', summary: 'Write the document to FILE instead of printing it.'}),
     'server-url': Flags.url({
       helpValue: 'URL',
-      summary: `The server the document names (its "servers"), without /v1. Default: ${DEFAULT_URL}.`,
+      summary: `The server the document names (its "servers"), with or without /v1. Default: ${DEFAULT_URL}.`,
     }),
   }
 

@@ -3,6 +3,7 @@ import {z} from 'zod'
 import {ERROR_STATUS, type ErrorCode} from '../domain/errors.js'
 import {EVENT_TYPES} from '../domain/schemas.js'
 import {SIGNATURE_HEADER} from '../webhooks/signature.js'
+import {serverBase} from '../shared/server-url.js'
 import {ListQuery} from './internal/list.js'
 import {faultable, NAMED_SCHEMAS, OPERATIONS, type Operation, PATH_PARAMS} from './operations.js'
 
@@ -348,5 +349,5 @@ function build(): Record<string, unknown> {
 export function openApiDocument(serverUrl: string): Record<string, unknown> {
   document ??= build()
   const {openapi, info, ...rest} = document
-  return {openapi, info, servers: [{url: `${serverUrl.replace(/\/+$/, '')}/v1`}], ...rest}
+  return {openapi, info, servers: [{url: `${serverBase(serverUrl)}/v1`}], ...rest}
 }

@@ -14,6 +14,11 @@ test('openapi prints the document, naming the default server or --server-url, wi
   expect(JSON.parse(json.stdout)).toEqual(openApiDocument('http://127.0.0.1:4848'))
 })
 
+test('openapi --server-url takes the URL as serve prints it, with /v1', async () => {
+  const {stdout} = await runCommand(['openapi', '--json', '--server-url', 'http://127.0.0.1:4848/v1'])
+  expect(JSON.parse(stdout).servers).toEqual([{url: 'http://127.0.0.1:4848/v1'}])
+})
+
 test('openapi --output writes the file and says where; a bad path exits 1 saying what to do', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tablepay-openapi-'))
   try {
