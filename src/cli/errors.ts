@@ -19,7 +19,7 @@ const NEXT_STEP: Record<string, string> = {
     'Add the type to the endpoint with `tablepay webhooks update ID -e …`, or resend to an endpoint that takes it.',
   endpoint_disabled: 'A disabled endpoint stays disabled: register a new one with `tablepay webhooks create`.',
   simulated_fault:
-    'A fault you added made this fail: `tablepay faults list` shows it, `tablepay faults clear` removes it.',
+    'A fault you added made this fail: `tablepay faults list` shows the faults left, `tablepay faults clear` removes them.',
   rate_limited: 'Wait the Retry-After seconds, then send the request again.',
   storage_unavailable:
     "Free space on the disk of the server's data dir, restart `tablepay serve`, then send the request again.",

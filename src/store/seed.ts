@@ -39,11 +39,17 @@ export function defaultSeed(): Seed {
 
 /** Reads and checks a `--seed` file; the error names the file and the first problem. */
 export async function readSeedFile(path: string): Promise<Seed> {
-  let json: unknown
+  let text: string
   try {
-    json = JSON.parse(await readFile((await findFile(path)) ?? path, 'utf8'))
+    text = await readFile((await findFile(path)) ?? path, 'utf8')
   } catch (error) {
     throw new Error(`seed: cannot read ${path}: ${(error as Error).message}`)
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    throw new Error(`seed: ${path} is not JSON: ${(error as Error).message}. See fixtures/seed.json.`)
   }
   return parseSeed(json, path)
 }

@@ -116,7 +116,10 @@ export class Store {
   }
 
   async #load(dir: string): Promise<void> {
-    await mkdir(dir, {recursive: true, mode: 0o700})
+    await mkdir(dir, {recursive: true, mode: 0o700}).catch((error: NodeJS.ErrnoException) => {
+      const what = error.code === 'EEXIST' || error.code === 'ENOTDIR' ? 'a file is in the way' : error.message
+      throw new Error(`store: cannot make the data dir ${dir}: ${what}. Give --data a directory you can write.`)
+    })
     // a dir that existed keeps its mode through mkdir: it holds API keys, so it is made private like a new one
     await chmod(dir, 0o700).catch((error: Error) => {
       throw new Error(`store: cannot make ${dir} private (mode 0700): ${error.message}. Use a --data dir you own.`)

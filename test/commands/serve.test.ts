@@ -1,6 +1,6 @@
 import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {mkdtemp, readFile, rm} from 'node:fs/promises'
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -47,6 +47,22 @@ describe('serve --seed', () => {
     } finally {
       await serve.stop()
       await rm(project, {recursive: true, force: true})
+    }
+  })
+
+  it('names a seed file that is not JSON, and a --data path that is a file, and what to do', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tablepay-serve-'))
+    try {
+      const file = join(dir, 'seed.json')
+      await writeFile(file, '{not json')
+      const seed = await runCli(['serve', '--port', '0', '--memory', '--seed', file])
+      expect(seed.code).toBe(1)
+      expect(seed.stderr).toContain(`seed: ${file} is not JSON`)
+      const data = await runCli(['serve', '--port', '0', '--data', file])
+      expect(data.code).toBe(1)
+      expect(data.stderr).toContain(`cannot make the data dir ${file}: a file is in the way`)
+    } finally {
+      await rm(dir, {recursive: true, force: true})
     }
   })
 
