@@ -141,6 +141,18 @@ describe('a bad command line exits 2 with and without --json', () => {
     })
   })
 
+  it('an argument to a command that takes none is named as such, not as an unknown command', async () => {
+    const {code, stderr} = await runCommand(['clock', 'show', 'now'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('Unexpected argument: now. "tablepay clock show" takes none.')
+    const json = await runCommand(['checks', 'list', 'extra', '--json'])
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stdout).error).toEqual({
+      code: 'invalid_usage',
+      message: 'Unexpected argument: extra. "tablepay checks list" takes none.',
+    })
+  })
+
   it('-v prints the version, as --version does', async () => {
     const short = await runCommand(['-v'])
     expect(short.code).toBe(0)

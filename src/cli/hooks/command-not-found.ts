@@ -41,15 +41,22 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
   const named = words[0] === 'help' ? words[1] : words[0]
   const topic = named && config.findTopic(named) ? ` ${named}` : ''
   const close = nearest !== undefined && distance(typed, nearest) <= Math.max(2, Math.floor(typed.length / 3))
-  const suggestions = [
-    ...(close ? [`Did you mean \`${config.bin} ${nearest}\`?`] : []),
-    `\`${config.bin}${topic} --help\` lists the commands.`,
-  ]
-  const error = new CLIError(`"${config.bin} ${typed}" is not a command.`, {
-    exit: 2,
-    code: 'invalid_usage',
-    suggestions,
-  })
+  // `tablepay clock show now`: a command that takes no arguments, given one (oclif read it as part of the id)
+  const command = commands.filter((c) => typed.startsWith(`${c} `)).sort((a, b) => b.length - a.length)[0]
+  const error = command
+    ? new CLIError(`Unexpected argument: ${typed.slice(command.length + 1)}. "${config.bin} ${command}" takes none.`, {
+        exit: 2,
+        code: 'invalid_usage',
+        suggestions: [`See \`${config.bin} ${command} --help\`.`],
+      })
+    : new CLIError(`"${config.bin} ${typed}" is not a command.`, {
+        exit: 2,
+        code: 'invalid_usage',
+        suggestions: [
+          ...(close ? [`Did you mean \`${config.bin} ${nearest}\`?`] : []),
+          `\`${config.bin}${topic} --help\` lists the commands.`,
+        ],
+      })
   if (argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify(errorBody(error), null, 2)}\n`)
     Object.assign(error, {skipOclifErrorHandling: true})
