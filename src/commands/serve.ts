@@ -19,7 +19,7 @@ function corsOrigin(text: string): string {
   if (text === '*') return text
   const url = URL.canParse(text) ? new URL(text) : undefined
   if (!url || url.origin === 'null' || url.pathname !== '/' || url.search || url.hash || url.username) {
-    throw new Error(`--cors: "${text}" is not an origin: give scheme://host[:port], as a browser sends it, or *.`)
+    throw new Error(`"${text}" is not an origin: give scheme://host[:port], as a browser sends it, or *.`)
   }
   return url.origin
 }

@@ -6,8 +6,7 @@ export const requestFilterFlags = {
   status: Flags.string({
     summary: 'Only answers with this status (422) or class (4xx).',
     parse: async (text) => {
-      if (!/^[1-5]([0-9]{2}|xx)$/i.test(text))
-        throw new Error(`--status: "${text}" is not a status (422) or a class (4xx).`)
+      if (!/^[1-5]([0-9]{2}|xx)$/i.test(text)) throw new Error(`"${text}" is not a status (422) or a class (4xx).`)
       return text.toLowerCase()
     },
   }),

@@ -37,7 +37,7 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
       parse: async (text) => {
         const status = Number(text)
         if (!(FAULT_STATUSES as readonly number[]).includes(status))
-          throw new Error(`--status: "${text}" is not one of ${FAULT_STATUSES.join(', ')}.`)
+          throw new Error(`"${text}" is not one of ${FAULT_STATUSES.join(', ')}.`)
         return status
       },
     })(),
@@ -59,7 +59,7 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
       summary: 'Strike each matching request with this probability (0-1).',
       parse: async (text) => {
         const p = Number(text)
-        if (!(p >= 0 && p <= 1)) throw new Error(`--probability: "${text}" is not a number from 0 to 1.`)
+        if (!(p >= 0 && p <= 1)) throw new Error(`"${text}" is not a number from 0 to 1.`)
         return p
       },
     })(),

@@ -34,7 +34,7 @@ Emits payment.succeeded and check.updated, and check.fully_paid when the payment
       char: 'a',
       min: 1,
       helpValue: 'CENTS',
-      summary: 'Amount toward the check, in cents. Default: all that is due.',
+      summary: 'Amount toward the check, in cents. Default: all that is due (then --idempotency-key is refused).',
     }),
     tip: Flags.integer({min: 0, helpValue: 'CENTS', summary: 'Tip on top, in cents.'}),
     claim: Flags.string({summary: 'Id of a claim of this check (clm_…) that the payment is for.'}),
