@@ -12,7 +12,7 @@ import {renderReconnected, renderStreamDropped} from '../cli/views/stream.js'
 import {duration} from '../cli/flags/duration.js'
 import {parseChaosSpec} from '../cli/webhooks/chaos-spec.js'
 import {type ChaosInput, WebhookSecret} from '../domain/schemas.js'
-import {forwardToFlag} from '../cli/flags/forward-to.js'
+import {forwardToFlag, MISSING_FORWARD_TO} from '../cli/flags/forward-to.js'
 
 type Endpoint = WebhookEndpoint & {secret: string}
 
@@ -66,8 +66,7 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
       this.emit({secret}, secret)
       return
     }
-    if (this.flags['forward-to'] === undefined)
-      this.error("Missing the receiver's URL: pass --forward-to URL.", {exit: 2, code: 'invalid_usage'})
+    if (this.flags['forward-to'] === undefined) this.error(...MISSING_FORWARD_TO)
     const stopped = abortOnSignal()
     // ends the stream on any way out, even before its first read
     const done = new AbortController()

@@ -109,6 +109,8 @@ describe('webhooks rotate-secret|update|recover|chaos, events resend', () => {
     expect((await json(['webhooks', 'chaos', endpoint.id, '--duplicate', '1'])).seed).toEqual(expect.any(Number))
     expect((await cli(['webhooks', 'chaos', endpoint.id, '--off'])).stdout).toContain('no delivery chaos')
     expect((await cli(['webhooks', 'chaos', endpoint.id, '--duplicate', '2'])).code).toBe(2)
+    const seedAlone = await cli(['webhooks', 'chaos', endpoint.id, '--seed', '5'])
+    expect([seedAlone.code, seedAlone.stderr.includes('--seed needs --duplicate or --reorder')]).toEqual([2, true])
     await json(['webhooks', 'delete', endpoint.id])
   })
 

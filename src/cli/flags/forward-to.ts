@@ -20,3 +20,9 @@ export const forwardToFlag = Flags.custom<string>({
     return text
   },
 })
+
+/** What a command that needs `--forward-to` says without it: a wrong command line (exit 2). */
+export const MISSING_FORWARD_TO = [
+  "Missing the receiver's URL: pass --forward-to URL.",
+  {exit: 2, code: 'invalid_usage'},
+] as const

@@ -6,6 +6,7 @@ import {style} from '../../cli/views/style.js'
 import {renderTable} from '../../cli/views/table.js'
 import {Command} from '../../cli/command.js'
 import {webhookFlags} from '../../cli/flags/webhook.js'
+import {forwardToFlag, MISSING_FORWARD_TO} from '../../cli/flags/forward-to.js'
 import {requireSecret} from '../../cli/signing/input.js'
 
 interface ReceiverReport {
@@ -38,11 +39,7 @@ No tablepay server is needed. Exits 1 when any case fails.
   ]
 
   static override flags = {
-    'forward-to': Flags.url({
-      helpValue: 'URL',
-      summary: "Your receiver's URL, as you would register it.",
-      required: true,
-    }),
+    'forward-to': forwardToFlag({summary: "Your receiver's URL, as you would register it."}),
     secret: webhookFlags.secret,
     // its name before; --url is the tablepay server everywhere else, so it is refused rather than read as the receiver
     url: Flags.string({
@@ -56,13 +53,15 @@ No tablepay server is needed. Exits 1 when any case fails.
 
   public async run(): Promise<ReceiverReport> {
     const {flags} = await this.parse(ReceiverCheck)
-    const url = flags['forward-to']
+    if (flags['forward-to'] === undefined) this.error(...MISSING_FORWARD_TO)
+    // as the report has always shown it: WHATWG's form (a bare origin gets its slash)
+    const url = new URL(flags['forward-to']).href
     const secret = await requireSecret(flags.secret)
-    const cases = await withSpinner('Sending the cases', runReceiverSuite(url.href, secret), {
+    const cases = await withSpinner('Sending the cases', runReceiverSuite(url, secret), {
       quiet: this.jsonEnabled(),
     })
     if (cases.every((c) => c.status_code === null)) {
-      this.error(`Nothing answered at ${url.href} (${cases[0]!.error}).`, {
+      this.error(`Nothing answered at ${url} (${cases[0]!.error}).`, {
         exit: 1,
         code: 'receiver_unreachable',
         suggestions: ['Start your receiver, then run this again.'],
@@ -80,7 +79,7 @@ No tablepay server is needed. Exits 1 when any case fails.
         {header: 'REASON', value: (c) => c.reason},
       ]),
     )
-    const report = {url: url.href, passed: cases.every((c) => c.passed), cases}
+    const report = {url, passed: cases.every((c) => c.passed), cases}
     const failed = cases.filter((c) => !c.passed)
     if (failed.length > 0) {
       this.fail(

@@ -43,6 +43,8 @@ Without flags it shows the endpoint's chaos; --off ends it.`
   public async run(): Promise<Chaos> {
     const {duplicate, reorder, seed, off} = this.flags
     const id = this.args.ID
+    if (seed !== undefined && duplicate === undefined && reorder === undefined)
+      this.error('--seed needs --duplicate or --reorder: it seeds their draws.', {exit: 2, code: 'invalid_usage'})
     const chaos = off
       ? await this.client.endWebhookChaos(id)
       : duplicate === undefined && reorder === undefined && seed === undefined

@@ -4,7 +4,7 @@ import {TablepayApiError} from '../../client/errors.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {renderCreatedEndpoint} from '../../cli/views/endpoint.js'
 import {eventTypesFlag, eventTypesOf} from '../../cli/flags/event-types.js'
-import {forwardToFlag} from '../../cli/flags/forward-to.js'
+import {forwardToFlag, MISSING_FORWARD_TO} from '../../cli/flags/forward-to.js'
 
 export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
   static override summary = 'Register a webhook endpoint and print its signing secret.'
@@ -67,7 +67,7 @@ The URL must be https; plain http is accepted for this machine (localhost, 127.0
     }
     const url = flag ?? argument
     if (url === undefined) {
-      this.error("Missing the receiver's URL: pass --forward-to URL.", {exit: 2, code: 'invalid_usage'})
+      this.error(...MISSING_FORWARD_TO)
     }
     return url
   }

@@ -168,6 +168,12 @@ describe('receiver check', () => {
     expect(stderr).toContain('Code: receiver_unreachable')
   })
 
+  it('without --forward-to, exits 2 asking for it in the words listen and webhooks create use', async () => {
+    const {code, stderr} = await runCommand(['receiver', 'check', '--secret', 'whsec_any'])
+    expect(code).toBe(2)
+    expect(stderr).toContain("Missing the receiver's URL: pass --forward-to URL.")
+  })
+
   it('without a secret, exits 1 and says where to put one', async () => {
     const {code, stderr} = await runCommand(['receiver', 'check', '--forward-to', 'http://127.0.0.1:9/webhooks'])
     expect(code).toBe(1)
