@@ -5,9 +5,6 @@ import {Command} from './command.js'
 import {durationOrNone} from './flags/duration.js'
 import {withSpinner} from './views/spinner.js'
 
-/** The answer every command but a few waits for at most, in seconds (`--timeout`). */
-export const DEFAULT_TIMEOUT_S = 30
-
 export type CommandFlags<T extends typeof OclifCommand> = Interfaces.InferredFlags<
   (typeof ApiCommand)['baseFlags'] & T['flags']
 >
@@ -50,7 +47,7 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
    * script against a stuck server fails instead of waiting for good. A command whose answer waits for
    * receivers (their timeout is the server's to set) waits as long as that takes.
    */
-  static timeoutDefault = DEFAULT_TIMEOUT_S
+  static timeoutDefault = 30
 
   protected flags!: CommandFlags<T>
   protected args!: CommandArgs<T>
