@@ -54,6 +54,9 @@ const CHECK_URL = 'Check --url: it must name the tablepay server (http://127.0.0
 
 function nextStepFor(error: TablepayError): string | undefined {
   if (error.code === 'not_found') return notFoundStep(error.message)
+  // the server's answer says how long: the hint gives the number, not the header's name
+  const wait = error instanceof TablepayApiError ? error.retryAfterS : undefined
+  if (error.code === 'rate_limited' && wait !== undefined) return `Wait ${wait} s, then send the request again.`
   if (error.code === 'unexpected_answer' || /^http_\d+$/.test(error.code)) return CHECK_URL
   if (error.code === 'conflict_with_paid_items') {
     return conflictStep(error instanceof TablepayApiError ? (error.details ?? []) : [])

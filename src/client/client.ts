@@ -492,8 +492,10 @@ async function apiError(response: Response): Promise<TablepayApiError> {
     code: `http_${response.status}`,
     message: `HTTP ${response.status} ${response.statusText} from ${response.url}: ${text.slice(0, 200)}`,
   }
-  return new TablepayApiError(response.status, {
-    ...error,
-    request_id: error.request_id ?? response.headers.get('x-request-id') ?? undefined,
-  })
+  const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN)
+  return new TablepayApiError(
+    response.status,
+    {...error, request_id: error.request_id ?? response.headers.get('x-request-id') ?? undefined},
+    Number.isFinite(retryAfter) ? retryAfter : undefined,
+  )
 }

@@ -45,6 +45,8 @@ export class TablepayApiError extends TablepayError {
   constructor(
     readonly status: number,
     body: TablepayErrorBody['error'],
+    /** The answer's `Retry-After`, in seconds, when it had one (429, and 503). */
+    readonly retryAfterS?: number,
   ) {
     super(body.code, body.message)
     this.name = 'TablepayApiError'

@@ -90,3 +90,13 @@ describe('validation_failed', () => {
     )
   })
 })
+
+describe('rate_limited', () => {
+  it("gives the answer's Retry-After as the number of seconds to wait", async () => {
+    await json(['faults', 'add', '--path', '/v1/locations', '--status', '429', '--retry-after', '7'])
+    const {code, stderr} = await cli(['locations', 'list'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('Code: rate_limited')
+    expect(hintOf(stderr)).toContain('Wait 7 s, then send the request again.')
+  })
+})
