@@ -2,18 +2,19 @@ import type {Errors} from '@oclif/core'
 import {TablepayApiError, TablepayError, type TablepayErrorBody, type TablepayErrorDetail} from '../client/errors.js'
 import type {CliErrorCode} from './error-codes.js'
 
-// What to try next for each API error code; the server's message says what went wrong.
+// What to try next for each API error code, in the CLI's terms (its flags, its commands): the server's
+// message says what went wrong and, for any client, what to send instead, so a hint adds rather than repeats.
 const NEXT_STEP: Record<string, string> = {
-  unauthenticated: 'Use a key that `tablepay serve` printed, via --api-key or TABLEPAY_API_KEY.',
-  insufficient_scope: "Use the account's write key (`tablepay serve` prints it).",
+  unauthenticated: 'Pass it with --api-key or TABLEPAY_API_KEY.',
+  insufficient_scope: "Pass the account's write key (`tablepay serve` prints it) with --api-key.",
   validation_failed: 'Fix the fields listed above and send the request again.',
   item_unavailable: 'See what is left with `tablepay checks get ID` and claim at most that.',
-  check_not_open: 'Guests can only claim and pay an open check: push it with "status": "open" first.',
+  check_not_open: 'Push the check with "status": "open" first (`tablepay checks push`).',
   amount_exceeds_balance:
     "See what is due with `tablepay checks get ID` (or the payment's refunds) and send at most that.",
-  payment_declined: 'The decline was simulated: send the payment again without --decline.',
-  idempotency_key_reused: 'Use a new --idempotency-key for a new request.',
-  version_conflict: 'Send the change with a higher "version".',
+  payment_declined: 'Send it again without --decline.',
+  idempotency_key_reused: 'Pass a new --idempotency-key.',
+  version_conflict: 'See the stored version with `tablepay checks get ID`.',
   payload_too_large: 'Send at most 1 MiB.',
   event_type_not_subscribed:
     'Add the type to the endpoint with `tablepay webhooks update ID -e …`, or resend to an endpoint that takes it.',

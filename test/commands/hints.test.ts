@@ -100,3 +100,12 @@ describe('rate_limited', () => {
     expect(hintOf(stderr)).toContain('Wait 7 s, then send the request again.')
   })
 })
+
+describe('a hint adds to the server message, in the CLI terms, rather than repeating it', () => {
+  it('an unknown key: the message says where keys come from, the hint how to pass one', async () => {
+    const {code, stderr} = await cli(['locations', 'list', '--api-key', 'tp_test_nope'])
+    expect(code).toBe(1)
+    expect(stderr.split('tablepay serve').length - 1).toBe(1)
+    expect(hintOf(stderr)).toContain('--api-key or TABLEPAY_API_KEY')
+  })
+})
