@@ -1,5 +1,5 @@
 import type {Check, PushResult} from '../../client/client.js'
-import {formatCents, formatQuantity, plural} from './format.js'
+import {formatCents, formatDateTime, formatQuantity, plural} from './format.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'
 
@@ -67,7 +67,7 @@ const CHECK_COLUMNS: Column<Check>[] = [
   {header: 'ITEMS', value: (c) => String(c.items.length), align: 'right'},
   {header: 'TOTAL', value: (c) => formatCents(c.totals.total_cents), align: 'right'},
   {header: 'DUE', value: (c) => formatCents(c.amount_due_cents), align: 'right'},
-  {header: 'UPDATED', value: (c) => c.updated_at},
+  {header: 'UPDATED', value: (c) => formatDateTime(c.updated_at)},
 ]
 
 export function renderCheckList(checks: readonly Check[]): string {

@@ -35,7 +35,10 @@ describe('checks list', () => {
       'DUE',
       'UPDATED',
     ])
-    expect(lines[1]).toMatch(new RegExp(`^${ids.t7}\\s+t7\\s+12\\s+closed\\s+4\\s+98\\.45`))
+    // times as the other lists show them: local, to the second
+    expect(lines[1]).toMatch(
+      new RegExp(`^${ids.t7}\\s+t7\\s+12\\s+closed\\s+4\\s+98\\.45\\s+.*\\s\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$`),
+    )
     expect(lines[2]).toMatch(new RegExp(`^${ids.t12}\\s+t12\\s+12\\s+open\\s+3\\s+78\\.65`))
   })
 
