@@ -11,7 +11,8 @@ import {style} from '../cli/views/style.js'
 import {renderReconnected, renderStreamDropped} from '../cli/views/stream.js'
 import {duration} from '../cli/flags/duration.js'
 import {parseChaosSpec} from '../cli/webhooks/chaos-spec.js'
-import {type ChaosInput, WebhookSecret} from '../domain/schemas.js'
+import type {ChaosInput} from '../domain/schemas.js'
+import {SECRET_FORMAT, SECRET_RULE} from '../domain/endpoints.js'
 import {forwardToFlag, MISSING_FORWARD_TO} from '../cli/flags/forward-to.js'
 
 type Endpoint = WebhookEndpoint & {secret: string}
@@ -47,8 +48,7 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
       summary: "Sign with this secret instead of the account's listen secret (whsec_ and 24-100 characters).",
       // the server's rule for a secret it signs with, checked before anything is registered
       parse: async (text) => {
-        const checked = WebhookSecret.safeParse(text)
-        if (!checked.success) throw new Error(`The secret ${checked.error.issues[0]!.message}.`)
+        if (!SECRET_FORMAT.test(text)) throw new Error(`The secret ${SECRET_RULE}.`)
         return text
       },
     })(),

@@ -54,6 +54,10 @@ export function renderEndpoint(record: WebhookEndpointRecord, withSecret = false
   }
 }
 
+/** A signing secret the caller chooses (docs/api.md, "Webhooks", known secrets): its form, and the rule in words. */
+export const SECRET_FORMAT = /^whsec_[A-Za-z0-9+/=_-]{24,100}$/
+export const SECRET_RULE = 'must be whsec_ followed by 24-100 of A-Z a-z 0-9 + / = _ -'
+
 /** A new signing secret: `whsec_` and 32 random characters. */
 export const newSecret = () => `whsec_${randomToken(32)}`
 

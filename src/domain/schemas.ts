@@ -1,6 +1,7 @@
 import {z} from 'zod'
 import {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES} from './constants.js'
 import {MAX_CENTS} from './money.js'
+import {SECRET_FORMAT, SECRET_RULE} from './endpoints.js'
 
 export {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES}
 
@@ -228,9 +229,7 @@ export const KeyInfo = z.object({
 export type KeyInfo = z.infer<typeof KeyInfo>
 
 /** A signing secret chosen by the caller (a seed, `POST /sim/webhook-endpoints`, `listen --secret`). */
-export const WebhookSecret = z
-  .string()
-  .regex(/^whsec_[A-Za-z0-9+/=_-]{24,100}$/, 'must be whsec_ followed by 24-100 of A-Z a-z 0-9 + / = _ -')
+export const WebhookSecret = z.string().regex(SECRET_FORMAT, SECRET_RULE)
 
 /** An endpoint with a known secret, as a seed lists it and `POST /sim/webhook-endpoints` takes it. */
 export const KnownSecretEndpointInput = z.strictObject({
