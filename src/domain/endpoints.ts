@@ -1,5 +1,6 @@
 import {invalidField} from './errors.js'
 import {newId, randomToken} from './ids.js'
+import {sameInOrder} from './arrays.js'
 import type {WebhookEndpointRecord} from './records.js'
 import type {KnownSecretEndpointInput, WebhookEndpoint, WebhookEndpointInput, WebhookEndpointUpdate} from './schemas.js'
 
@@ -92,10 +93,7 @@ export function updateEndpoint(
   const eventTypes = input.event_types === undefined ? endpoint.event_types : [...new Set(input.event_types)]
   const description = input.description ?? endpoint.description
   const same =
-    url === endpoint.url &&
-    description === endpoint.description &&
-    eventTypes.length === endpoint.event_types.length &&
-    eventTypes.every((type, i) => type === endpoint.event_types[i])
+    url === endpoint.url && description === endpoint.description && sameInOrder(eventTypes, endpoint.event_types)
   // an update that changes nothing leaves the endpoint as it was, `updated_at` included, as a push does
   if (same) return endpoint
   return {...endpoint, url, event_types: eventTypes, description, updated_at: now}

@@ -1,5 +1,6 @@
 import {assertNoClaimConflict} from './claims.js'
 import {checkItem, type PushedItem, sameItem} from './items.js'
+import {sameInOrder} from './arrays.js'
 import {renderCheck} from './check.js'
 import {ApiError, invalidField} from './errors.js'
 import {checkChangeEvents} from './events.js'
@@ -154,10 +155,7 @@ function decide(input: PushInput): Pick<PushOutcome, 'result' | 'check'> {
     table: existing.table.number === body.table.number ? existing.table : {number: body.table.number},
     status: body.status,
     version,
-    items:
-      nextItems.length === existing.items.length && nextItems.every((item, i) => item === existing.items[i])
-        ? existing.items
-        : nextItems,
+    items: sameInOrder(nextItems, existing.items) ? existing.items : nextItems,
     totals: sameTotals(existing.totals, body.totals) ? existing.totals : {...body.totals},
     updated_at: now,
   }
