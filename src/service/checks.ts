@@ -3,7 +3,7 @@ import type {CheckRecord} from '../domain/records.js'
 import type {CheckPush} from '../domain/schemas.js'
 import type {ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
-import {rememberReplay, repeatsReplay} from './push-replays.js'
+import {keptReplay, rememberReplay} from './push-replays.js'
 import type {PushNotes} from './request-log.js'
 
 /** A push as it arrived: its text, and how to read the body from it (only when the text is not a known replay). */
@@ -38,9 +38,14 @@ export class Checks {
   ): Promise<PushOutcome> {
     const {now, baseUrl} = this.context
     const text = 'text' in pushed ? pushed : undefined
+    let replayed: string | undefined
     const outcome = await this.outbox.commitBeside(async (tx) => {
       const existing = await tx.checkByExternalId(accountId, externalId)
-      if (text && repeatsReplay(existing, text.text)) return noted(notes, existing, unchanged(existing))
+      replayed = text && keptReplay(existing, text.text)
+      if (replayed && existing) {
+        if (notes) notes.request_text = replayed
+        return noted(notes, existing, unchanged(existing))
+      }
       const body = text ? text.parse(text.text) : (pushed as CheckPush)
       if (notes && existing) notes.check_id = existing.id
       // a change to a check that keeps its location needs no locations: one read less (docs/postgres.md)
@@ -50,7 +55,8 @@ export class Checks {
       await this.outbox.publish(tx, outcome.events)
       return noted(notes, existing, outcome)
     })
-    if (text && outcome.result === 'unchanged') rememberReplay(outcome.check, text.text)
+    // a replay keeps the text already kept: the one that arrived dies young
+    if (text && !replayed && outcome.result === 'unchanged') rememberReplay(outcome.check, text.text)
     return outcome
   }
 }

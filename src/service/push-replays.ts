@@ -14,9 +14,16 @@ import type {CheckRecord} from '../domain/records.js'
  */
 const replays = new WeakMap<CheckRecord, string>()
 
-/** Whether `text` repeats the push that last left `check` unchanged. */
-export function repeatsReplay(check: CheckRecord | undefined, text: string): check is CheckRecord {
-  return check !== undefined && replays.get(check) === text
+/**
+ * The kept text, when `text` repeats the push that last left `check`
+ * unchanged: the same characters, in a string that has lived long already.
+ * The request log keeps that one instead of the copy that arrived, which
+ * then dies young and is never promoted (docs/benchmarks.md, "What a
+ * replay keeps").
+ */
+export function keptReplay(check: CheckRecord | undefined, text: string): string | undefined {
+  const kept = check && replays.get(check)
+  return kept === text ? kept : undefined
 }
 
 /** Keeps `text` as the push that left `check` unchanged. */

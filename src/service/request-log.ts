@@ -8,8 +8,12 @@ import {
 
 export type {RequestTrace}
 
-/** What a push notes in the trace of its request: the check it acted on and, when it changed it, both versions. */
-export type PushNotes = Pick<RequestTrace, 'check_id' | 'push_result' | 'previous' | 'next'>
+/**
+ * What a push notes in the trace of its request: the check it acted on and,
+ * when it changed it, both versions; for a replay, its text as the service
+ * already keeps it (service/push-replays.ts).
+ */
+export type PushNotes = Pick<RequestTrace, 'check_id' | 'push_result' | 'previous' | 'next'> & {request_text?: string}
 
 export interface RequestPage {
   object: 'list'

@@ -52,6 +52,23 @@ describe('the request log', () => {
     expect(JSON.stringify(logged)).not.toContain(WRITE_KEY)
   })
 
+  it('logs each replay with the body it was sent, also the ones answered from the text kept for the check', async () => {
+    const body = checkWith([['a', 2, 450]], {version: 3})
+    const answers = []
+    for (let i = 0; i < 3; i++) answers.push(await push('rl-replay', body))
+    // the second is parsed and kept as the check's replay, the third is answered from that text (docs/benchmarks.md)
+    expect(answers.map((a) => a.headers.get('x-tablepay-push-result'))).toEqual(['created', 'unchanged', 'unchanged'])
+    const other = checkWith([['b', 1, 100]], {version: 1})
+    await push('rl-other', other)
+    await push('rl-other', other)
+    const replayed = await push('rl-other', other)
+    for (const answer of answers)
+      expect(await entry(requestIdOf(answer))).toMatchObject({request_body: body, query: {}})
+    expect(await entry(requestIdOf(replayed))).toMatchObject({request_body: other, push_result: 'unchanged'})
+    const read = await sim.api('GET', '/v1/checks/external/rl-replay')
+    expect(await entry(requestIdOf(read))).toMatchObject({check_id: answers[0]!.body.id, response_body: read.body})
+  })
+
   it('finds a caller id holding "/" by its percent-encoded form, through the API and the client', async () => {
     await sim.api('GET', '/v1/locations', {headers: {'x-request-id': 'trace/42+a'}})
     expect((await entry(encodeURIComponent('trace/42+a'))).id).toBe('trace/42+a')

@@ -195,13 +195,13 @@ export class Traffic {
       status,
       duration_ms,
       created_at,
-      key_hint: keyHint(keyOf(event)),
+      key_hint: keyHintOf(event),
       idempotency_key: requestHeader(event, 'idempotency-key') ?? null,
       push_result: notes?.push_result ?? null,
       error: error ? {code: error.code, message: error.message} : null,
       check_id: notes?.check_id ?? CHECK_IN_PATH.exec(passage.path)?.[1] ?? null,
       fault_id,
-      request_body: keptBody(event.context.requestText as string | undefined),
+      request_body: keptBody(notes?.request_text ?? (event.context.requestText as string | undefined)),
       response_body: keptBody(text),
       previous: notes?.previous,
       next: notes?.next,
@@ -210,14 +210,23 @@ export class Traffic {
   }
 }
 
-/** The caller's key: the one auth found, else as sent (a refused key is logged too). */
-function keyOf(event: H3Event): string {
+/** The hint of each key found, made once: a trace is kept for a thousand requests (docs/benchmarks.md, "What a replay keeps"). */
+const hints = new WeakMap<{key: string}, string>()
+
+/** The hint of the caller's key: the one auth found, else the key as sent (a refused key is logged too). */
+function keyHintOf(event: H3Event): string {
   const found = event.context.apiKey as {key: string} | undefined
-  return found?.key ?? /^Bearer\s+(\S+)/i.exec(requestHeader(event, 'authorization') ?? '')?.[1] ?? ''
+  if (!found) return keyHint(/^Bearer\s+(\S+)/i.exec(requestHeader(event, 'authorization') ?? '')?.[1] ?? '')
+  let hint = hints.get(found)
+  if (hint === undefined) hints.set(found, (hint = keyHint(found.key)))
+  return hint
 }
 
+/** One object for every request without a query: a trace is kept for a thousand requests, and never changed. */
+const NO_QUERY: Record<string, string> = Object.freeze({})
+
 function queryOf(event: H3Event): Record<string, string> {
-  if (!event.path.includes('?')) return {}
+  if (!event.path.includes('?')) return NO_QUERY
   const query: Record<string, string> = {}
   for (const [name, value] of Object.entries(getQuery(event)))
     query[name] = Array.isArray(value) ? value.join(',') : String(value)
