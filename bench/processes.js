@@ -137,9 +137,15 @@ export function residentMb(pid) {
   return kb / 1024
 }
 
-/** CPU time a process has used so far, in ms (Linux: utime + stime from /proc, in clock ticks of 10 ms). */
-export function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+/**
+ * CPU time a process has used so far, in ms (Linux: utime + stime from
+ * /proc, in clock ticks of 10 ms); with `mainThread`, only its main
+ * thread's, the one that answers requests (V8's helper threads, which
+ * collect garbage beside it, left out).
+ */
+export function cpuMs(pid, mainThread = false) {
+  const file = mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`
+  const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
