@@ -6,6 +6,9 @@ import type {UnitOfWork} from './storage.js'
 /** Records one unit of work deletes at most: pruning never holds the requests queued behind it for long. */
 export const PRUNE_BATCH = 500
 
+/** Events one pass reads at most, past those a pending delivery keeps. */
+const LOOK_AHEAD = PRUNE_BATCH * 2
+
 /** What one pass deleted. */
 export interface Pruned {
   events: number
@@ -48,19 +51,27 @@ export class Retention {
   async #pruneEvents(tx: UnitOfWork, accountId: string, pruned: Pruned): Promise<void> {
     const nowMs = Date.parse(this.context.now())
     let overflow = (await tx.count('events', accountId)) - this.policy.maxEvents
-    // events kept for a pending delivery are passed over; the look ahead is bounded all the same
-    const page = await tx.page('events', accountId, {limit: PRUNE_BATCH * 2, oldestFirst: true})
     let budget = PRUNE_BATCH
-    for (const event of page!.records) {
-      if (budget <= 0 || !isPastRetention(event, overflow, nowMs, this.policy)) return
-      const deliveries = await tx.list('deliveries', accountId, {event_id: event.id})
-      if (!mayDelete(deliveries, await isFanningOut(tx, event.id))) continue
-      tx.delete('events', event.id)
-      for (const delivery of deliveries) tx.delete('deliveries', delivery.id)
-      overflow--
-      budget -= 1 + deliveries.length
-      pruned.events++
-      pruned.deliveries += deliveries.length
+    let startingAfter: string | undefined
+    // a batch is read at a time, so a pass that deletes what it reads reads no more (docs/benchmarks.md,
+    // "Pruning"); events kept for a pending delivery are passed over, and the look-ahead past them is bounded
+    for (let read = 0; read < LOOK_AHEAD;) {
+      const page = (await tx.page('events', accountId, {limit: PRUNE_BATCH, oldestFirst: true, startingAfter}))!
+      for (const event of page.records) {
+        if (budget <= 0 || !isPastRetention(event, overflow, nowMs, this.policy)) return
+        const deliveries = await tx.list('deliveries', accountId, {event_id: event.id})
+        if (!mayDelete(deliveries, await isFanningOut(tx, event.id))) continue
+        tx.delete('events', event.id)
+        for (const delivery of deliveries) tx.delete('deliveries', delivery.id)
+        overflow--
+        budget -= 1 + deliveries.length
+        pruned.events++
+        pruned.deliveries += deliveries.length
+      }
+      // the unit's deletes apply when it ends: the last event read is still there to page from
+      if (!page.hasMore) return
+      read += page.records.length
+      startingAfter = page.records.at(-1)!.id
     }
   }
 

@@ -41,6 +41,34 @@ describe('service.retention', () => {
     expect(keptDeliveries.map((d) => d.event_id)).toEqual(kept.map((e) => e.id))
   })
 
+  it('one pass looks past a whole batch of events kept for their pending deliveries, up to twice a batch', async () => {
+    const {service} = await serviceForTest({retention: {maxEvents: 10}})
+    const endpoint = await service.endpoints.create('acct_demo', {
+      url: 'http://127.0.0.1:9/hooks',
+      event_types: ['check.created', 'check.updated'],
+    })
+    await pushes(service, 1200)
+    // the deliveries of the first 900 events stay pending; those of the 300 after them have ended
+    const ended = {now: new Date().toISOString(), dueAt: 0, schedule: [], disableAfter: 1000}
+    const deliveries = await service.records.allOf('deliveries', 'acct_demo')
+    for (const delivery of deliveries.slice(900)) {
+      await service.deliveries.recordAttempt(
+        delivery.id,
+        endpoint,
+        {status_code: 200, duration_ms: 1, error: null, response_body: 'ok'},
+        ended,
+      )
+    }
+    const events = (await service.records.allOf('events', 'acct_demo')).map((e) => e.id)
+    const pruned = await service.retention.prune()
+    const kept = new Set((await service.records.allOf('events', 'acct_demo')).map((e) => e.id))
+    // the pass reads the first 1,000 events in two batches: the 100 past the pending ones go, the later ones wait
+    expect(pruned).toEqual({events: 100, deliveries: 100, idempotency_keys: 0})
+    expect(events.slice(0, 900).every((id) => kept.has(id))).toBe(true)
+    expect(events.slice(900, 1000).some((id) => kept.has(id))).toBe(false)
+    expect(events.slice(1000).every((id) => kept.has(id))).toBe(true)
+  })
+
   it('forgets events older than the retention time, oldest first, by the wall clock', async () => {
     const {service, wall} = await serviceForTest({retention: {eventMaxAgeMs: 24 * HOUR_MS}})
     await pushes(service, 3)
