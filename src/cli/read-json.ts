@@ -1,9 +1,11 @@
-import {readFile} from 'node:fs/promises'
 import {text} from 'node:stream/consumers'
 import {Errors} from '@oclif/core'
+import {readFound} from '../shared/package-file.js'
 
 /**
- * A JSON object from a file, or from stdin when `file` is absent or `-`.
+ * A JSON object from a file, or from stdin when `file` is absent or `-`. A
+ * relative path found nowhere here is looked up in the package, as the help's
+ * examples (`fixtures/checks/open.json`) name it (shared/package-file.ts).
  * Refuses to wait on an interactive terminal: a forgotten `--file` would
  * otherwise look like a hang.
  *
@@ -21,7 +23,7 @@ export async function readJsonObject(file: string | undefined): Promise<Record<s
   const source = fromStdin ? 'stdin' : file
   let input: string
   try {
-    input = fromStdin ? await text(process.stdin) : await readFile(file, 'utf8')
+    input = fromStdin ? await text(process.stdin) : await readFound(file)
   } catch (error) {
     throw new Errors.CLIError(`Cannot read ${source}: ${(error as Error).message}`, {exit: 1, code: 'unreadable_input'})
   }

@@ -15,7 +15,7 @@ With --forward-to URL it also sends the payload there, as a delivery would (POST
 no redirects followed, 10 s to answer), and prints the answer's status. Any answer but a 2xx exits 1.`
 
   static override examples = [
-    '<%= config.bin %> <%= command.id %> --secret whsec_… --payload fixtures/checks/open.json',
+    '<%= config.bin %> <%= command.id %> --secret whsec_… --payload body.json',
     {
       description: 'Test your receiver with a signed request',
       command:

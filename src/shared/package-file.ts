@@ -1,4 +1,4 @@
-import {access} from 'node:fs/promises'
+import {access, readFile} from 'node:fs/promises'
 import {isAbsolute, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -19,6 +19,17 @@ export async function findFile(path: string): Promise<string | undefined> {
   if (isAbsolute(path)) return undefined
   const packaged = join(PACKAGE_ROOT, path)
   return (await exists(packaged)) ? packaged : undefined
+}
+
+/**
+ * The text of the file `findFile` finds for `path`; a file found nowhere
+ * fails as `readFile(path)` does, naming `path` as given.
+ *
+ * @example
+ * const text = await readFound('fixtures/checks/open.json')
+ */
+export async function readFound(path: string): Promise<string> {
+  return readFile((await findFile(path)) ?? path, 'utf8')
 }
 
 const exists = (path: string) =>

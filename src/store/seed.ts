@@ -1,10 +1,9 @@
 import {createHash} from 'node:crypto'
-import {readFile} from 'node:fs/promises'
 import {knownSecretEndpoint} from '../domain/endpoints.js'
 import {randomToken} from '../domain/ids.js'
 import type {Collections} from '../domain/records.js'
 import {Seed} from '../domain/schemas.js'
-import {findFile} from '../shared/package-file.js'
+import {readFound} from '../shared/package-file.js'
 import type {Change} from './store.js'
 
 /** A record by collection and id, as the seed checks what exists. */
@@ -41,7 +40,7 @@ export function defaultSeed(): Seed {
 export async function readSeedFile(path: string): Promise<Seed> {
   let text: string
   try {
-    text = await readFile((await findFile(path)) ?? path, 'utf8')
+    text = await readFound(path)
   } catch (error) {
     throw new Error(`seed: cannot read ${path}: ${(error as Error).message}`)
   }

@@ -1,4 +1,4 @@
-import {readFile} from 'node:fs/promises'
+import {readFound} from '../../shared/package-file.js'
 import type {z} from 'zod'
 import {CheckPush} from '../../domain/schemas.js'
 import {jsonPath} from '../json-path.js'
@@ -69,7 +69,7 @@ export interface FileReport {
 export async function lintFile(file: string): Promise<FileReport> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    text = await readFound(file)
   } catch (error) {
     return {
       file,

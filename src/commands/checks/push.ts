@@ -18,7 +18,7 @@ Prints what happened (created, updated, unchanged or stale) and the check; --jso
     '<%= config.bin %> <%= command.id %> t12 --file fixtures/checks/open.json',
     {
       description: 'Body from stdin',
-      command: 'cat fixtures/checks/updated.json | <%= config.bin %> <%= command.id %> t12',
+      command: 'cat check.json | <%= config.bin %> <%= command.id %> t12',
     },
     {
       description: 'Account with several locations',

@@ -1,4 +1,4 @@
-import {readFile} from 'node:fs/promises'
+import {readFound} from '../../shared/package-file.js'
 import {randomInt} from 'node:crypto'
 import {Args, Errors, Flags} from '@oclif/core'
 import {ApiCommand} from '../../cli/api-command.js'
@@ -85,7 +85,7 @@ your own checks, events and webhooks are not touched.`
 async function readScenario(file: string): Promise<Scenario> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    text = await readFound(file)
   } catch (error) {
     throw new Errors.CLIError(`Cannot read ${file}: ${(error as Error).message}`, {exit: 1, code: 'unreadable_input'})
   }

@@ -1,8 +1,10 @@
 import {readFileSync} from 'node:fs'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type ApiServer, startApiServer} from '../../helpers/api-server.js'
-import {READ_KEY, ROOT, runCommand} from '../../helpers/cli.js'
+import {READ_KEY, ROOT, runCli, runCommand} from '../../helpers/cli.js'
 
 let server: ApiServer
 beforeAll(async () => {
@@ -14,6 +16,26 @@ const push = (args: string[], input?: string) => runCommand(['checks', 'push', .
 const fixture = (name: string) => readFileSync(join(ROOT, 'fixtures', 'checks', `${name}.json`), 'utf8')
 
 describe('checks push', () => {
+  it("finds the help's fixtures/… in the package when run in a project that has none, as checks lint and replay do", async () => {
+    const project = await mkdtemp(join(tmpdir(), 'tablepay-project-'))
+    try {
+      const run = (args: string[]) => runCli(args, {env: server.env, cwd: project})
+      const pushed = await run(['checks', 'push', 't-pkg', '-f', 'fixtures/checks/open.json', '--json'])
+      expect([pushed.code, JSON.parse(pushed.stdout).external_id]).toEqual([0, 't-pkg'])
+      const linted = await run(['checks', 'lint', 'fixtures/checks/open.json', '--json'])
+      expect([linted.code, JSON.parse(linted.stdout).files[0].valid]).toEqual([0, true])
+      const replayed = await run(['checks', 'replay', 'fixtures/scenarios/dinner-service.json', '--json'])
+      expect(replayed.code).toBe(0)
+      const missing = await run(['checks', 'push', 't-pkg', '-f', 'fixtures/checks/no-such.json'])
+      expect([missing.code, missing.stderr]).toEqual([
+        1,
+        expect.stringContaining('Cannot read fixtures/checks/no-such.json'),
+      ])
+    } finally {
+      await rm(project, {recursive: true, force: true})
+    }
+  })
+
   it('creates a check, then answers unchanged for the same body', async () => {
     const first = await push(['t12', '--file', 'fixtures/checks/open.json'])
     expect(first.code).toBe(0)
