@@ -165,11 +165,14 @@ export function recordAttempt(
     ...result,
   }
   const attempts = [...delivery.attempts, attempt]
-  // canceled while the attempt was out (nothing follows it), or retried (the retry's attempt is still to come):
-  // the attempt happened, and it moves nothing else
-  if (delivery.status === 'canceled' || retriedSince(options.claimed, delivery))
-    return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
+  // retried while the attempt was out (the retry's attempt is still to come): the attempt happened, and it
+  // moves nothing else
+  if (retriedSince(options.claimed, delivery)) return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
   const ok = succeeded(result)
+  // canceled while the attempt was out (its endpoint deleted): the receiver's answer still decides a success,
+  // and nothing follows a failure (docs/api.md, "Webhooks", Endpoints)
+  if (delivery.status === 'canceled')
+    return {delivery: {...delivery, attempts, ...(ok ? {status: 'succeeded' as const} : {}), updated_at: now}, endpoint}
   // a chaos duplicate is an extra copy, not a try: it moves nothing along the retry schedule
   const wait = schedule[delivery.attempts.filter((a) => !a.duplicate).length]
   const status = ok ? 'succeeded' : wait === undefined ? 'dead' : 'pending'

@@ -110,8 +110,8 @@ export class Deliveries {
   /**
    * Records what an attempt to `endpoint` came to, on the delivery and the
    * endpoint as they are now: while the request was out the endpoint may have
-   * been deleted or disabled, the delivery canceled or retried, or deleted
-   * with its account (a reset): then there is nothing left to record.
+   * been deleted (the delivery canceled with it) or disabled, or the delivery
+   * retried; a delivery deleted with its account (a reset) has nothing left to record.
    */
   recordAttempt(
     id: string,
