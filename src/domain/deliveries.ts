@@ -203,6 +203,18 @@ function retriedSince(claimed: DeliveryRecord | undefined, latest: DeliveryRecor
   return latest.next_attempt_at !== claimed.next_attempt_at || latest.updated_at !== claimed.updated_at
 }
 
+/**
+ * Whether the delivery has an attempt made for the time `dueAt` (scheduler ms): a claim for that time
+ * that finds it gone on a database shared by instances was beaten by another instance, not by a cancel.
+ *
+ * @example
+ * const madeElsewhere = attemptMadeAt(latest, Date.parse(queued.next_attempt_at))
+ */
+export function attemptMadeAt(delivery: DeliveryRecord, dueAt: number): boolean {
+  const due = isoTime(dueAt)
+  return delivery.attempts.some((attempt) => !attempt.duplicate && attempt.scheduled_at === due)
+}
+
 /** A delivery whose endpoint is gone or disabled: nothing more is sent (docs/api.md, "Webhooks"). */
 export const cancelDelivery = (delivery: DeliveryRecord, now: string): DeliveryRecord => ({
   ...delivery,

@@ -1,5 +1,11 @@
 import {describe, expect, it} from 'vitest'
-import {cancelDelivery, recordAttempt, recordDuplicate, requeueDelivery} from '../../src/domain/deliveries.js'
+import {
+  attemptMadeAt,
+  cancelDelivery,
+  recordAttempt,
+  recordDuplicate,
+  requeueDelivery,
+} from '../../src/domain/deliveries.js'
 import type {DeliveryRecord, WebhookEndpointRecord} from '../../src/domain/records.js'
 
 const NOW = '2026-01-02T03:04:05.000Z'
@@ -65,5 +71,14 @@ describe('deliveries', () => {
     expect(refused.delivery).toMatchObject({status: 'canceled', next_attempt_at: null, attempts: [{status_code: 500}]})
     // the endpoint is gone: its count of dead deliveries moves nothing
     expect(refused.endpoint).toBe(endpoint)
+  })
+
+  it('an attempt made for a due time is found by that time, and a duplicate is not one', () => {
+    const attempted = recordAttempt(delivery, endpoint, failed, options).delivery
+    expect(attemptMadeAt(attempted, DUE)).toBe(true)
+    expect(attemptMadeAt(attempted, DUE + 60_000)).toBe(false)
+    expect(attemptMadeAt(delivery, DUE)).toBe(false)
+    const duplicated = recordDuplicate(recordAttempt(delivery, endpoint, ok, options).delivery, ok, NOW)
+    expect(attemptMadeAt({...duplicated, attempts: duplicated.attempts.slice(1)}, DUE)).toBe(false)
   })
 })
