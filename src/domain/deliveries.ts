@@ -165,11 +165,14 @@ export function recordAttempt(
     ...result,
   }
   const attempts = [...delivery.attempts, attempt]
-  // canceled while the attempt was out (nothing follows it), or retried (the retry's attempt is still to come):
-  // the attempt happened, and it moves nothing else
-  if (delivery.status === 'canceled' || retriedSince(options.claimed, delivery))
-    return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
+  // retried while the attempt was out (the retry's attempt is still to come): the attempt happened, and it
+  // moves nothing else
+  if (retriedSince(options.claimed, delivery)) return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
   const ok = succeeded(result)
+  // canceled while the attempt was out (its endpoint deleted): the receiver's answer still decides a success,
+  // and nothing follows a failure (docs/api.md, "Webhooks", Endpoints)
+  if (delivery.status === 'canceled')
+    return {delivery: {...delivery, attempts, ...(ok ? {status: 'succeeded' as const} : {}), updated_at: now}, endpoint}
   // a chaos duplicate is an extra copy, not a try: it moves nothing along the retry schedule
   const wait = schedule[delivery.attempts.filter((a) => !a.duplicate).length]
   const status = ok ? 'succeeded' : wait === undefined ? 'dead' : 'pending'
@@ -198,6 +201,18 @@ export function recordAttempt(
 function retriedSince(claimed: DeliveryRecord | undefined, latest: DeliveryRecord): boolean {
   if (!claimed || latest.status !== 'pending' || latest.attempts.length !== claimed.attempts.length) return false
   return latest.next_attempt_at !== claimed.next_attempt_at || latest.updated_at !== claimed.updated_at
+}
+
+/**
+ * Whether the delivery has an attempt made for the time `dueAt` (scheduler ms): a claim for that time
+ * that finds it gone on a database shared by instances was beaten by another instance, not by a cancel.
+ *
+ * @example
+ * const madeElsewhere = attemptMadeAt(latest, Date.parse(queued.next_attempt_at))
+ */
+export function attemptMadeAt(delivery: DeliveryRecord, dueAt: number): boolean {
+  const due = isoTime(dueAt)
+  return delivery.attempts.some((attempt) => !attempt.duplicate && attempt.scheduled_at === due)
 }
 
 /** A delivery whose endpoint is gone or disabled: nothing more is sent (docs/api.md, "Webhooks"). */

@@ -1,4 +1,5 @@
 import {
+  attemptMadeAt,
   type AttemptOptions,
   type AttemptResult,
   cancelDelivery,
@@ -39,21 +40,23 @@ export class Deliveries {
    * The delivery, for its attempt due at `dueAt` (scheduler ms): with other
    * instances on the database, only the one that claims it (a lease of
    * `leaseMs`, which recording the attempt ends) gets it; `'held'` while
-   * another live instance holds it. Alone, it is the delivery as stored.
+   * another live instance holds it, `'made'` once another has made that
+   * attempt. Alone, it is the delivery as stored.
    */
-  claim(id: string, dueAt: number, leaseMs: number): Promise<Claim> {
+  claim(id: string, dueAt: number, leaseMs: number): Promise<Claim | 'made'> {
     const {storage} = this.context
     return storage.shared ? this.#claimShared(id, dueAt, leaseMs) : storage.get('deliveries', id)
   }
 
-  async #claimShared(id: string, dueAt: number, leaseMs: number): Promise<Claim> {
+  async #claimShared(id: string, dueAt: number, leaseMs: number): Promise<Claim | 'made'> {
     const {storage} = this.context
     const claim = await storage.shared!.claim(id, dueAt, leaseMs)
     if (claim !== undefined) return claim
-    // another instance made that attempt and its change has not arrived yet: the queue learns what is due next now
+    // another instance made that attempt, or it was canceled or retried, and the change has not arrived yet:
+    // the queue learns what is due next now
     const latest = await storage.get('deliveries', id)
     if (latest) this.#queue?.([['deliveries', id, latest]])
-    return undefined
+    return latest && attemptMadeAt(latest, dueAt) ? 'made' : undefined
   }
 
   get(id: string): Promise<DeliveryRecord | undefined> {
@@ -110,8 +113,8 @@ export class Deliveries {
   /**
    * Records what an attempt to `endpoint` came to, on the delivery and the
    * endpoint as they are now: while the request was out the endpoint may have
-   * been deleted or disabled, the delivery canceled or retried, or deleted
-   * with its account (a reset): then there is nothing left to record.
+   * been deleted (the delivery canceled with it) or disabled, or the delivery
+   * retried; a delivery deleted with its account (a reset) has nothing left to record.
    */
   recordAttempt(
     id: string,

@@ -32,9 +32,10 @@ export interface DeliveryLedger {
   get(id: string): Promise<DeliveryRecord | undefined>
   /**
    * The delivery, for the attempt due at `dueAt`, once this instance has claimed it for `leaseMs`; `'held'`
-   * while another live instance holds that attempt (several instances on one database).
+   * while another live instance holds that attempt, `'made'` once another instance has made it (several
+   * instances on one database); undefined when nothing is left to attempt (canceled, retried or deleted meanwhile).
    */
-  claim(id: string, dueAt: number, leaseMs: number): Promise<DeliveryRecord | 'held' | undefined>
+  claim(id: string, dueAt: number, leaseMs: number): Promise<DeliveryRecord | 'held' | 'made' | undefined>
   /** Set once a write failed. */
   readonly failure: Error | undefined
   target(delivery: DeliveryRecord): Promise<{endpoint: WebhookEndpointRecord; event: EventRecord} | undefined>
@@ -173,8 +174,8 @@ export class Dispatcher {
   #driven = false
   /** Where the running `advance` goes (scheduler ms), for its progress. */
   #target: number | undefined
-  /** Attempts started so far; `advance` reports the difference. */
-  #started = 0
+  /** Attempts sent so far; `advance` reports the difference. */
+  #sent = 0
   /** Woken when an attempt ends: `advance` waits on it. */
   #ended: (() => void)[] = []
   /** Due deliveries whose attempt another live instance holds (one database): claimed again now and then. */
@@ -397,7 +398,6 @@ export class Dispatcher {
   }
 
   #start(entry: Entry, lane: Lane): void {
-    this.#started++
     lane.inFlight++
     // an attempt sends only after the endpoint's earlier ones have: the reads before a send (a claim on
     // PostgreSQL) may end in any order, and a receiver should see its deliveries in due order
@@ -445,14 +445,18 @@ export class Dispatcher {
   async #attempt(entry: Entry, turn: Promise<void>, sent: () => void): Promise<void> {
     const {deliveries} = this.service
     const dueAt = entry.due
+    // waited for already: its record, once it arrives, is what an advance counts (#onCommit)
+    const contested = this.#contested.size > 0 && this.#contested.has(entry.id)
     // a commit may have ended it since it was queued, one the queues have not heard of yet; or another instance holds it
     const delivery = await deliveries.claim(entry.id, dueAt, this.#leaseMs)
-    // not an attempt (yet): another instance has it out, and an advance counts it when that one's record arrives
-    if (delivery === 'held') this.#started--
+    // another instance has it out, and an advance counts it when that one's record arrives
     if (delivery === 'held') return this.#contest(entry)
     // claimed now, or nothing is left to claim
-    if (this.#contested.size > 0) this.#contested.delete(entry.id)
-    if (delivery?.status !== 'pending') return
+    if (contested) this.#contested.delete(entry.id)
+    // another instance made it before this one could claim it: an advance counts it once, here
+    if (delivery === 'made' && !contested) this.#endedElsewhere++
+    // nothing was sent, so an advance counts nothing (docs/api.md, "Webhooks", the scheduler clock)
+    if (delivery === 'made' || delivery?.status !== 'pending') return
     const target = await deliveries.target(delivery)
     if (!target) return deliveries.cancel(delivery, wallClockIso())
     const {endpoint, event} = target
@@ -460,6 +464,7 @@ export class Dispatcher {
     // in `data` is serialized once for the journal and every endpoint (store/json-text.ts)
     const body = recordJson(renderEvent(event))
     await turn
+    this.#sent++
     const request = this.send(endpoint, event, body, delivery.attempts.length + 1)
     sent()
     const result = await request
@@ -606,7 +611,7 @@ export class Dispatcher {
    */
   async #advanceNow(seconds: number): Promise<number> {
     const target = this.clock.now() + seconds * 1000
-    const startedBefore = this.#started + this.#endedElsewhere
+    const sentBefore = this.#sent + this.#endedElsewhere
     this.#driven = true
     this.#target = target
     this.#disarm()
@@ -630,7 +635,7 @@ export class Dispatcher {
       this.#target = undefined
       this.#pump()
     }
-    return this.#started + this.#endedElsewhere - startedBefore
+    return this.#sent + this.#endedElsewhere - sentBefore
   }
 
   /**

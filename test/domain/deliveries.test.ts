@@ -1,5 +1,11 @@
 import {describe, expect, it} from 'vitest'
-import {recordAttempt, recordDuplicate, requeueDelivery} from '../../src/domain/deliveries.js'
+import {
+  attemptMadeAt,
+  cancelDelivery,
+  recordAttempt,
+  recordDuplicate,
+  requeueDelivery,
+} from '../../src/domain/deliveries.js'
 import type {DeliveryRecord, WebhookEndpointRecord} from '../../src/domain/records.js'
 
 const NOW = '2026-01-02T03:04:05.000Z'
@@ -50,5 +56,29 @@ describe('deliveries', () => {
     expect(outcome.delivery.status).toBe('pending')
     expect(outcome.delivery.next_attempt_at).toBe(new Date(DUE + 1000).toISOString())
     expect(outcome.endpoint).toBe(endpoint)
+  })
+
+  it('an attempt out when its endpoint was deleted is recorded: a 2xx succeeds, a failure leaves it canceled with no retry', () => {
+    const canceled = cancelDelivery(delivery, NOW)
+    const answered = recordAttempt(canceled, endpoint, ok, {...options, claimed: delivery})
+    expect(answered.delivery).toMatchObject({
+      status: 'succeeded',
+      next_attempt_at: null,
+      attempts: [{status_code: 200}],
+    })
+    expect(answered.endpoint).toBe(endpoint)
+    const refused = recordAttempt(canceled, endpoint, failed, {...options, claimed: delivery, disableAfter: 1})
+    expect(refused.delivery).toMatchObject({status: 'canceled', next_attempt_at: null, attempts: [{status_code: 500}]})
+    // the endpoint is gone: its count of dead deliveries moves nothing
+    expect(refused.endpoint).toBe(endpoint)
+  })
+
+  it('an attempt made for a due time is found by that time, and a duplicate is not one', () => {
+    const attempted = recordAttempt(delivery, endpoint, failed, options).delivery
+    expect(attemptMadeAt(attempted, DUE)).toBe(true)
+    expect(attemptMadeAt(attempted, DUE + 60_000)).toBe(false)
+    expect(attemptMadeAt(delivery, DUE)).toBe(false)
+    const duplicated = recordDuplicate(recordAttempt(delivery, endpoint, ok, options).delivery, ok, NOW)
+    expect(attemptMadeAt({...duplicated, attempts: duplicated.attempts.slice(1)}, DUE)).toBe(false)
   })
 })

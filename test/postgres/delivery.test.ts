@@ -1,3 +1,6 @@
+import {once} from 'node:events'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {createService} from '../../src/server/service.js'
@@ -170,5 +173,47 @@ describe('delivery across instances on one database', () => {
     await until(() => b.dispatcher.clock.offset === advanced.offset_seconds * 1000)
     expect((await call(a.url, 'POST', '/v1/sim/clock/reset')).status).toBe(200)
     await until(() => b.dispatcher.clock.offset === 0)
+  })
+
+  it('an attempt the other instance made before the advancing one could claim it counts once in the advance', async () => {
+    const db = await database()
+    const seedFile = await writeSeed(await makeTempDir())
+    const b = await startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile})
+    cleanup.push(() => b.close())
+    // the advancing instance, whose claims can be held before they reach the database
+    const storage = await PgStorage.open({url: db.url})
+    cleanup.push(() => storage.close())
+    const server = createServer()
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const a = await createService(storage, url, {})
+    server.on('request', a.listener)
+    cleanup.push(async () => {
+      await a.close()
+      await new Promise((resolve) => server.close(resolve))
+    })
+    const ledger = a.service.deliveries
+    const claim = ledger.claim.bind(ledger)
+    let hold: ((release: () => void) => void) | undefined
+    ledger.claim = async (...args) => {
+      const reached = hold
+      hold = undefined
+      if (reached) await new Promise<void>((release) => reached(release))
+      return claim(...args)
+    }
+
+    const receiver = await countingReceiver(() => 500)
+    await subscribe(b, receiver.url)
+    await pushChecks([b], 1, 'beaten')
+    await deliveriesUntil(b, 1, (d) => d.attempts.length === 1)
+    const held = new Promise<() => void>((resolve) => (hold = resolve))
+    const advanced = call(url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 120}})
+    const release = await held
+    // b follows the clock and makes the retry while a's claim waits
+    await deliveriesUntil(b, 1, (d) => d.attempts.length === 2)
+    release()
+    expect((await advanced).body.attempts).toBe(1)
+    expect([...receiver.counts().values()]).toEqual([1, 1])
   })
 })

@@ -1,0 +1,163 @@
+import {once} from 'node:events'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {afterEach, describe, expect, it} from 'vitest'
+import {createService, seedStore} from '../../src/server/service.js'
+import {checkWith} from '../helpers/checks.js'
+import {openTestStore} from '../helpers/postgres.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {call, startTestServer, TEST_SEED, type TestServer} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+/** A real server and a receiver that answers each request as `respond` says. */
+async function setup(respond: Parameters<typeof startReceiver>[0], serve?: Parameters<typeof startTestServer>[0]) {
+  const receiver = await startReceiver(respond)
+  const sim: TestServer = await startTestServer(serve)
+  cleanup.push(
+    () => receiver.close(),
+    () => sim.close(),
+  )
+  const register = async () => {
+    const answer = await sim.api('POST', '/v1/webhook-endpoints', {
+      body: {url: receiver.url, event_types: ['check.created']},
+    })
+    expect(answer.status).toBe(201)
+    receiver.verifyWith(answer.body.secret)
+    return answer.body as {id: string}
+  }
+  const push = async (id: string) =>
+    expect((await sim.api('PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', 1, 100]])})).status).toBe(201)
+  const deliveriesOf = async (endpointId: string) =>
+    (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpointId}`)).body.data
+  const advance = async (seconds: number) => {
+    const answer = await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds}})
+    expect(answer.status).toBe(200)
+    return answer.body as {attempts: number}
+  }
+  return {receiver, sim, register, push, deliveriesOf, advance}
+}
+
+describe('an endpoint deleted while an attempt of its is out', () => {
+  it.each([
+    [200, 'succeeded'],
+    [500, 'canceled'],
+  ])(
+    'records the attempt as it came: a %i leaves the delivery %s, and nothing more is sent',
+    async (status, outcome) => {
+      let release!: () => void
+      const answered = new Promise<number>((resolve) => (release = () => resolve(status)))
+      const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => answered)
+      const endpoint = await register()
+      await push(`del-${status}`)
+      // the attempt has reached the receiver, which holds its answer until the endpoint is gone
+      await receiver.waitFor(1)
+      expect((await sim.api('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(200)
+      expect(await deliveriesOf(endpoint.id)).toMatchObject([{status: 'canceled', attempts: [], next_attempt_at: null}])
+      release()
+      // waits for the attempt out, then walks past every retry a failure would have had
+      await advance(40 * 3600)
+      const [delivery] = await deliveriesOf(endpoint.id)
+      expect(delivery).toMatchObject({status: outcome, next_attempt_at: null})
+      expect(delivery.attempts).toMatchObject([{attempt: 1, status_code: status}])
+      expect(receiver.received).toHaveLength(1)
+    },
+  )
+})
+
+/**
+ * The seeded API on a real port, on the run's store (memory or PostgreSQL), whose dispatcher can be
+ * stopped between queuing an attempt and claiming its delivery: `holdNextClaim()` resolves once the
+ * next claim is asked for, with the function that lets it go on.
+ */
+async function serveWithHeldClaims() {
+  const {store, close} = await openTestStore()
+  await seedStore(store, {seed: TEST_SEED})
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const running = await createService(store, url, {})
+  server.on('request', running.listener)
+  cleanup.push(async () => {
+    await running.close()
+    await new Promise((resolve) => server.close(resolve))
+    await close()
+  })
+  // the dispatcher asks the service for each delivery as it starts an attempt (DeliveryLedger in webhooks/dispatcher.ts)
+  const ledger = running.service.deliveries
+  const claim = ledger.claim.bind(ledger)
+  let hold: ((release: () => void) => void) | undefined
+  ledger.claim = async (...args) => {
+    const reached = hold
+    hold = undefined
+    if (reached) await new Promise<void>((release) => reached(release))
+    return claim(...args)
+  }
+  const holdNextClaim = () => new Promise<() => void>((resolve) => (hold = resolve))
+  return {url, api: (method: string, path: string, body?: unknown) => call(url, method, path, {body}), holdNextClaim}
+}
+
+describe('POST /sim/clock/advance counts the attempts it made', () => {
+  it('a delivery whose endpoint was disabled on the way is canceled when it comes due, and is no attempt', async () => {
+    const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => 500, {
+      serve: {disableAfter: 1, retrySchedule: [60]},
+    })
+    const endpoint = await register()
+    await push('dis-1')
+    await receiver.waitFor(1)
+    expect((await advance(30)).attempts).toBe(0)
+    // due 30 s after the first: its retry comes after the first's, which goes dead and disables the endpoint
+    await push('dis-2')
+    await receiver.waitFor(2)
+    expect((await advance(0.001)).attempts).toBe(0)
+    // the first's retry fails, and the endpoint is disabled, before the advance answers
+    expect((await advance(30)).attempts).toBe(1)
+    expect((await advance(60)).attempts).toBe(0)
+    expect(receiver.received).toHaveLength(3)
+    expect((await sim.api('GET', `/v1/webhook-endpoints/${endpoint.id}`)).body.status).toBe('disabled')
+    const statuses = (await deliveriesOf(endpoint.id)).map((d: {status: string; attempts: unknown[]}) => [
+      d.status,
+      d.attempts.length,
+    ])
+    expect(statuses).toEqual([
+      ['canceled', 1],
+      ['dead', 2],
+    ])
+  })
+
+  it.each([
+    ['its endpoint deleted', 'DELETE', 0],
+    ['retried', 'POST', 1],
+  ])(
+    'a delivery %s while the advance claims its retry: the answer counts the attempts sent, not the claim',
+    async (_, method, attempts) => {
+      const receiver = await startReceiver(() => 500)
+      cleanup.push(() => receiver.close())
+      const {api, holdNextClaim} = await serveWithHeldClaims()
+      const created = await api('POST', '/v1/webhook-endpoints', {url: receiver.url, event_types: ['check.created']})
+      receiver.verifyWith(created.body.secret)
+      await api('PUT', '/v1/checks/external/held', checkWith([['a', 1, 100]]))
+      await receiver.waitFor(1)
+      const list = `/v1/deliveries?endpoint_id=${created.body.id}`
+      await expect.poll(async () => (await api('GET', list)).body.data[0].attempts.length).toBe(1)
+      const [delivery] = (await api('GET', list)).body.data
+
+      // the retry falls due on the way: the advance queues it, and its claim waits until the delivery has changed
+      const held = holdNextClaim()
+      const advanced = api('POST', '/v1/sim/clock/advance', {seconds: 120})
+      const release = await held
+      const change =
+        method === 'DELETE'
+          ? await api('DELETE', `/v1/webhook-endpoints/${created.body.id}`)
+          : await api('POST', `/v1/deliveries/${delivery.id}/retry`)
+      expect(change.status).toBe(200)
+      release()
+      expect((await advanced).body.attempts).toBe(attempts)
+      expect(receiver.received).toHaveLength(1 + attempts)
+    },
+  )
+})
