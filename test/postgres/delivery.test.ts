@@ -1,11 +1,9 @@
-import {once} from 'node:events'
-import {createServer} from 'node:http'
-import type {AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {createService} from '../../src/server/service.js'
 import {type RunningServer, type ServeOptions, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
+import {serveWithHeldClaims} from '../helpers/held-claims.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 import {type Received, startReceiver} from '../helpers/receiver.js'
 import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
@@ -183,32 +181,15 @@ describe('delivery across instances on one database', () => {
     // the advancing instance, whose claims can be held before they reach the database
     const storage = await PgStorage.open({url: db.url})
     cleanup.push(() => storage.close())
-    const server = createServer()
-    server.listen(0, '127.0.0.1')
-    await once(server, 'listening')
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    const a = await createService(storage, url, {})
-    server.on('request', a.listener)
-    cleanup.push(async () => {
-      await a.close()
-      await new Promise((resolve) => server.close(resolve))
-    })
-    const ledger = a.service.deliveries
-    const claim = ledger.claim.bind(ledger)
-    let hold: ((release: () => void) => void) | undefined
-    ledger.claim = async (...args) => {
-      const reached = hold
-      hold = undefined
-      if (reached) await new Promise<void>((release) => reached(release))
-      return claim(...args)
-    }
+    const a = await serveWithHeldClaims(storage)
+    cleanup.push(() => a.close())
 
     const receiver = await countingReceiver(() => 500)
     await subscribe(b, receiver.url)
     await pushChecks([b], 1, 'beaten')
     await deliveriesUntil(b, 1, (d) => d.attempts.length === 1)
-    const held = new Promise<() => void>((resolve) => (hold = resolve))
-    const advanced = call(url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 120}})
+    const held = a.holdNextClaim()
+    const advanced = call(a.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 120}})
     const release = await held
     // b follows the clock and makes the retry while a's claim waits
     await deliveriesUntil(b, 1, (d) => d.attempts.length === 2)

@@ -1,9 +1,7 @@
-import {once} from 'node:events'
-import {createServer} from 'node:http'
-import type {AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
-import {createService, seedStore} from '../../src/server/service.js'
+import {seedStore} from '../../src/server/service.js'
 import {checkWith} from '../helpers/checks.js'
+import {serveWithHeldClaims} from '../helpers/held-claims.js'
 import {openTestStore} from '../helpers/postgres.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call, startTestServer, TEST_SEED, type TestServer} from '../helpers/simulator.js'
@@ -68,36 +66,15 @@ describe('an endpoint deleted while an attempt of its is out', () => {
   )
 })
 
-/**
- * The seeded API on a real port, on the run's store (memory or PostgreSQL), whose dispatcher can be
- * stopped between queuing an attempt and claiming its delivery: `holdNextClaim()` resolves once the
- * next claim is asked for, with the function that lets it go on.
- */
-async function serveWithHeldClaims() {
+/** The seeded API on the run's store (memory or PostgreSQL), its claims held on demand (helpers/held-claims.ts). */
+async function serveOnTestStore() {
   const {store, close} = await openTestStore()
   await seedStore(store, {seed: TEST_SEED})
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const running = await createService(store, url, {})
-  server.on('request', running.listener)
+  const {url, holdNextClaim, close: stop} = await serveWithHeldClaims(store)
   cleanup.push(async () => {
-    await running.close()
-    await new Promise((resolve) => server.close(resolve))
+    await stop()
     await close()
   })
-  // the dispatcher asks the service for each delivery as it starts an attempt (DeliveryLedger in webhooks/dispatcher.ts)
-  const ledger = running.service.deliveries
-  const claim = ledger.claim.bind(ledger)
-  let hold: ((release: () => void) => void) | undefined
-  ledger.claim = async (...args) => {
-    const reached = hold
-    hold = undefined
-    if (reached) await new Promise<void>((release) => reached(release))
-    return claim(...args)
-  }
-  const holdNextClaim = () => new Promise<() => void>((resolve) => (hold = resolve))
   return {url, api: (method: string, path: string, body?: unknown) => call(url, method, path, {body}), holdNextClaim}
 }
 
@@ -137,7 +114,7 @@ describe('POST /sim/clock/advance counts the attempts it made', () => {
     async (_, method, attempts) => {
       const receiver = await startReceiver(() => 500)
       cleanup.push(() => receiver.close())
-      const {api, holdNextClaim} = await serveWithHeldClaims()
+      const {api, holdNextClaim} = await serveOnTestStore()
       const created = await api('POST', '/v1/webhook-endpoints', {url: receiver.url, event_types: ['check.created']})
       receiver.verifyWith(created.body.secret)
       await api('PUT', '/v1/checks/external/held', checkWith([['a', 1, 100]]))
