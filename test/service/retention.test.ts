@@ -1,36 +1,43 @@
 import {describe, expect, it} from 'vitest'
-import type {EventRecord} from '../../src/domain/records.js'
+import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../../src/domain/records.js'
 import {total} from '../../src/service/retention.js'
 import {checkWith} from '../helpers/checks.js'
 import {serviceForTest} from './service.js'
 
 const HOUR_MS = 3_600_000
 
+type TestService = Awaited<ReturnType<typeof serviceForTest>>['service']
+
 /** `count` changing pushes to the check `t1`: one event each (check.created, then check.updated). */
-async function pushes(service: Awaited<ReturnType<typeof serviceForTest>>['service'], count: number, from = 1) {
+async function pushes(service: TestService, count: number, from = 1) {
   for (let version = from; version < from + count; version++)
     await service.checks.push('acct_demo', 't1', checkWith([['a', version, 500]], {version}))
+}
+
+/** An endpoint for every check event: each push makes a delivery. */
+const subscribe = (service: TestService) =>
+  service.endpoints.create('acct_demo', {
+    url: 'http://127.0.0.1:9/hooks',
+    event_types: ['check.created', 'check.updated'],
+  })
+
+/** Each of `deliveries` ends with a 200 attempt: their events may go. */
+async function endDeliveries(service: TestService, endpoint: WebhookEndpointRecord, deliveries: DeliveryRecord[]) {
+  const ended = {now: new Date().toISOString(), dueAt: 0, schedule: [], disableAfter: 1000}
+  for (const delivery of deliveries) {
+    const result = {status_code: 200, duration_ms: 1, error: null, response_body: 'ok'}
+    await service.deliveries.recordAttempt(delivery.id, endpoint, result, ended)
+  }
 }
 
 describe('service.retention', () => {
   it('keeps at most --max-events events, the newest, with their deliveries, and never deletes one whose delivery is pending', async () => {
     const {service} = await serviceForTest({retention: {maxEvents: 100}})
-    const endpoint = await service.endpoints.create('acct_demo', {
-      url: 'http://127.0.0.1:9/hooks',
-      event_types: ['check.created', 'check.updated'],
-    })
+    const endpoint = await subscribe(service)
     await pushes(service, 500)
     // every delivery but that of the first event has ended: those events may go, the first must stay
-    const ended = {now: new Date().toISOString(), dueAt: 0, schedule: [], disableAfter: 1000}
     const deliveries = await service.records.allOf('deliveries', 'acct_demo')
-    for (const delivery of deliveries.slice(1)) {
-      await service.deliveries.recordAttempt(
-        delivery.id,
-        endpoint,
-        {status_code: 200, duration_ms: 1, error: null, response_body: 'ok'},
-        ended,
-      )
-    }
+    await endDeliveries(service, endpoint, deliveries.slice(1))
     const newest = (await service.records.allOf('events', 'acct_demo')).slice(-100).map((e) => e.id)
     const first = deliveries[0]!.event_id
     while (total(await service.retention.prune()) > 0);
@@ -43,22 +50,11 @@ describe('service.retention', () => {
 
   it('one pass looks past a whole batch of events kept for their pending deliveries, up to twice a batch', async () => {
     const {service} = await serviceForTest({retention: {maxEvents: 10}})
-    const endpoint = await service.endpoints.create('acct_demo', {
-      url: 'http://127.0.0.1:9/hooks',
-      event_types: ['check.created', 'check.updated'],
-    })
+    const endpoint = await subscribe(service)
     await pushes(service, 1200)
     // the deliveries of the first 900 events stay pending; those of the 300 after them have ended
-    const ended = {now: new Date().toISOString(), dueAt: 0, schedule: [], disableAfter: 1000}
     const deliveries = await service.records.allOf('deliveries', 'acct_demo')
-    for (const delivery of deliveries.slice(900)) {
-      await service.deliveries.recordAttempt(
-        delivery.id,
-        endpoint,
-        {status_code: 200, duration_ms: 1, error: null, response_body: 'ok'},
-        ended,
-      )
-    }
+    await endDeliveries(service, endpoint, deliveries.slice(900))
     const events = (await service.records.allOf('events', 'acct_demo')).map((e) => e.id)
     const pruned = await service.retention.prune()
     const kept = new Set((await service.records.allOf('events', 'acct_demo')).map((e) => e.id))
