@@ -40,12 +40,13 @@ export interface DeliveryLedger {
   readonly failure: Error | undefined
   target(delivery: DeliveryRecord): Promise<{endpoint: WebhookEndpointRecord; event: EventRecord} | undefined>
   cancel(delivery: DeliveryRecord, now: string): Promise<void>
+  /** Resolves with the endpoint as it is once the attempt is recorded: undefined once deleted. */
   recordAttempt(
     id: string,
     endpoint: WebhookEndpointRecord,
     result: AttemptResult,
     options: AttemptOptions,
-  ): Promise<void>
+  ): Promise<WebhookEndpointRecord | undefined>
   /** Records the chaos duplicate sent after a success, as one more attempt marked `duplicate: true`. */
   recordDuplicate(id: string, result: AttemptResult, now: string): Promise<void>
 }
@@ -468,15 +469,16 @@ export class Dispatcher {
     const request = this.send(endpoint, event, body, delivery.attempts.length + 1)
     sent()
     const result = await request
-    await deliveries.recordAttempt(delivery.id, endpoint, result, {
+    const current = await deliveries.recordAttempt(delivery.id, endpoint, result, {
       now: wallClockIso(),
       dueAt,
       schedule: this.options.schedule ?? RETRY_SCHEDULE,
       disableAfter: this.options.disableAfter ?? DISABLE_AFTER,
       claimed: delivery,
     })
-    // delivery chaos drew a duplicate for it (docs/api.md, "Delivery chaos"): the same bytes once more, signed afresh
-    if (delivery.chaos_duplicate && succeeded(result)) {
+    // delivery chaos drew a duplicate for it (docs/api.md, "Delivery chaos"): the same bytes once more, signed
+    // afresh; an endpoint deleted or disabled while the attempt was out is sent nothing more (docs/api.md, "Webhooks")
+    if (delivery.chaos_duplicate && succeeded(result) && current?.status === 'enabled') {
       const again = await this.send(endpoint, event, body, delivery.attempts.length + 2)
       await deliveries.recordDuplicate(delivery.id, again, wallClockIso())
     }
