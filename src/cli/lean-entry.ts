@@ -61,7 +61,8 @@ export async function runLean(argv: readonly string[], root: string): Promise<bo
     if (json && result) console.log(JSON.stringify(result, null, 2))
   } catch (error) {
     if (json) {
-      process.exitCode = 1
+      // as Command's catch on oclif's path: a wrong command line exits 2 with --json too
+      process.exitCode = (error as {oclif?: {exit?: number}}).oclif?.exit ?? 1
       console.log(JSON.stringify(failureJson(error), null, 2))
     } else {
       // prints the error as oclif does, and exits with its code
