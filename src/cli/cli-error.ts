@@ -6,19 +6,24 @@ export interface CliFailureOptions {
   code: CliErrorCode
   suggestions?: string[]
   report?: unknown
+  /** 2 for a wrong command line (nothing was done), as oclif's own usage errors; else 1. */
+  exit?: 1 | 2
 }
 
 /**
- * oclif's CLIError (exit 1), imported only when a command fails: `verify`
+ * oclif's CLIError (exit 1, or `exit`), imported only when a command fails: `verify`
  * and `sign` run without loading @oclif/core (see lean-entry.ts), yet fail
  * with the very error oclif prints.
  *
  * @example
- * throw await cliError('No signing secret: pass --secret whsec_….', {code: 'missing_secret'})
+ * throw await cliError('No signing secret: pass --secret whsec_….', {code: 'missing_secret', exit: 2})
  */
-export async function cliError(message: string, {code, suggestions, report}: CliFailureOptions): Promise<Error> {
+export async function cliError(
+  message: string,
+  {code, suggestions, report, exit = 1}: CliFailureOptions,
+): Promise<Error> {
   const {CLIError} = await import('@oclif/core/errors')
-  return Object.assign(new CLIError(message, {exit: 1, code, suggestions}), report === undefined ? {} : {report})
+  return Object.assign(new CLIError(message, {exit, code, suggestions}), report === undefined ? {} : {report})
 }
 
 /** What --json prints for a failure: the report it carries, else the error body. */

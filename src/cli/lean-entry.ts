@@ -61,7 +61,8 @@ export async function runLean(argv: readonly string[], root: string): Promise<bo
     if (json && result) console.log(JSON.stringify(result, null, 2))
   } catch (error) {
     if (json) {
-      process.exitCode = 1
+      // as Command's catch on oclif's path: a wrong command line exits 2 with --json too
+      process.exitCode = (error as {oclif?: {exit?: number}}).oclif?.exit ?? 1
       console.log(JSON.stringify(failureJson(error), null, 2))
     } else {
       // prints the error as oclif does, and exits with its code
@@ -82,6 +83,8 @@ async function plainSetup(): Promise<boolean> {
   return !existsSync(join(configDir, 'theme.json'))
 }
 
+const TOPIC_FLAGS_HOOK = './dist/cli/hooks/topic-flags.js'
+
 /**
  * The lean commands' flags as oclif's manifest has them (cut from it at build: scripts/lean-flags.js),
  * only if they match this package and nothing hooks into a run of them.
@@ -89,8 +92,11 @@ async function plainSetup(): Promise<boolean> {
 function readManifest(root: string): {commands?: Record<string, {flags: Record<string, ManifestFlag>}>} | undefined {
   try {
     const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-    // command_not_found runs only for a command that does not exist: never for verify or sign
-    const hooks = Object.keys(pjson.oclif?.hooks ?? {}).filter((event) => event !== 'command_not_found')
+    // command_not_found runs only for a command that does not exist, and the init hook of topic-flags.ts
+    // acts only on a topic run with flags: never for verify or sign
+    const hooks = Object.entries(pjson.oclif?.hooks ?? {}).filter(
+      ([event, target]) => event !== 'command_not_found' && !(event === 'init' && target === TOPIC_FLAGS_HOOK),
+    )
     if (hooks.length > 0 || pjson.oclif?.plugins || pjson.oclif?.theme) return undefined
     const manifest = JSON.parse(readFileSync(join(root, 'dist', 'cli', 'lean-flags.json'), 'utf8'))
     return manifest.version === pjson.version ? manifest : undefined

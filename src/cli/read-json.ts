@@ -14,9 +14,10 @@ import {readFound} from '../shared/package-file.js'
  */
 export async function readJsonObject(file: string | undefined): Promise<Record<string, unknown>> {
   const fromStdin = file === undefined || file === '-'
+  // no input is a wrong command line, as a missing required flag is: exit 2 (README, "The CLI")
   if (fromStdin && process.stdin.isTTY) {
     throw new Errors.CLIError('No JSON to read: pass --file FILE, or pipe the JSON on stdin.', {
-      exit: 1,
+      exit: 2,
       code: 'missing_input',
     })
   }
@@ -29,7 +30,7 @@ export async function readJsonObject(file: string | undefined): Promise<Record<s
   }
   if (input.trim() === '') {
     throw new Errors.CLIError(`${source} is empty: pass --file FILE, or pipe the JSON on stdin.`, {
-      exit: 1,
+      exit: 2,
       code: 'missing_input',
     })
   }

@@ -72,20 +72,38 @@ async function fromRegistry(env: Env, url: string | undefined, tried: string[]):
   const problems = await Promise.all(entries.map((server) => whyNotUsable(server, url)))
   const running = entries.filter((_, i) => !problems[i])
   if (running.length === 1) return running[0]
-  if (running.length > 1) {
-    throw new TablepayConfigError(
-      'several_servers',
-      [
-        `${running.length} tablepay servers are running (registered in ${dir}):`,
-        ...running.map((s) => `  - ${s.url} (${s.data_dir ? `data dir ${s.data_dir}` : 'in memory'})`),
-        'Pick one with --url, or with TABLEPAY_DATA=DIR for the one serving DIR.',
-      ].join('\n'),
-    )
-  }
+  if (running.length > 1) throw severalServers(running, dir)
   // why each one was passed over: a server alive but not answering is not "not running"
   const found = entries.length === 0 ? 'none registered' : `none usable (${problems.join('; ')})`
   tried.push(`running servers registered in ${dir}: ${found}`)
 }
+
+/**
+ * Which running servers there are and how to pick one, from what the
+ * registry knows: each one's URL (which `--url` takes, finding the key with
+ * it) and its data dir, if it has one. A server with none may run with
+ * `--memory` or `--database`: the entry does not say which.
+ */
+function severalServers(running: ServerFile[], dir: string): TablepayConfigError {
+  const withDir = running.find((s) => typeof s.data_dir === 'string')
+  return new TablepayConfigError(
+    'several_servers',
+    [
+      `${running.length} tablepay servers are running (registered in ${dir}):`,
+      ...running.map((s) => `  - ${s.url} (pid ${s.pid}, ${whereItKeeps(s.data_dir)})`),
+      `Pick one by its URL with --url or TABLEPAY_URL (its key is in the registry), e.g. --url ${running[0]!.url}`,
+      ...(withDir ? [`or one with a data dir by the dir, e.g. TABLEPAY_DATA=${withDir.data_dir}`] : []),
+    ].join('\n'),
+  )
+}
+
+// null: started without a data dir, which the entry does not tell apart; absent: an earlier version's entry
+const whereItKeeps = (dataDir: string | null | undefined): string =>
+  typeof dataDir === 'string'
+    ? `data dir ${dataDir}`
+    : dataDir === null
+      ? 'started with --memory or --database'
+      : 'data dir not recorded'
 
 /** Undefined when `server` is the one to use: for `url` if given, alive and answering; else why not. */
 async function whyNotUsable(server: ServerFile, url: string | undefined): Promise<string | undefined> {

@@ -12,6 +12,7 @@ import {keepHeapNearLive} from '../cli/heap.js'
 import {startServer} from '../server/start.js'
 import {checkDatabaseUrl} from '../shared/database-url.js'
 import {findFile} from '../shared/package-file.js'
+import {UnusableDirError} from '../shared/make-dir.js'
 import {RECEIVER_TIMEOUT_MS} from '../webhooks/send.js'
 
 /** An origin as browsers send it (`scheme://host[:port]`, no path), or `*`. */
@@ -181,7 +182,10 @@ Clients find the URL and a write key on their own: in the same directory, and th
       accessLog: logLines
         ? (line) => this.emit({object: 'request', id: line.request_id, ...line}, renderRequestLine(line))
         : undefined,
-    }).catch((error: Error) => this.error(error.message, {exit: 1, code: 'server_start_failed'}))
+    }).catch((error: Error) =>
+      // a --data that cannot be made or used is a wrong command line, as a wrong flag is: exit 2 (README, "The CLI")
+      this.error(error.message, {exit: error instanceof UnusableDirError ? 2 : 1, code: 'server_start_failed'}),
+    )
     // this process is the server: its heap is tuned for months of pushes, unlike a test runner that embeds one;
     // only once the data dir is read, which a heap kept near what it holds would collect many times over
     keepHeapNearLive()

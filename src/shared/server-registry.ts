@@ -1,6 +1,7 @@
-import {mkdir, readdir, readFile, rm, writeFile} from 'node:fs/promises'
+import {readdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
+import {makeDir} from './make-dir.js'
 
 /** The file `tablepay serve` writes into its data dir on start, so clients started there need no flags. */
 export const SERVER_FILE = 'server.json'
@@ -40,7 +41,8 @@ export async function registerServer(server: ServerFile, env = process.env): Pro
   const dir = registryDir(env)
   const path = join(dir, `${server.pid}-${new URL(server.url).port}.json`)
   try {
-    await mkdir(dir, {recursive: true, mode: 0o700})
+    // not Node's recursive mkdir, which never settles under /proc (make-dir.ts)
+    await makeDir(dir, 0o700)
     for (const [name, entry] of await readEntries(dir))
       if (!isAlive(entry.pid)) await rm(join(dir, name), {force: true})
     await writeFile(path, JSON.stringify(server, null, 2) + '\n', {mode: 0o600})

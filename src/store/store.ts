@@ -1,4 +1,4 @@
-import {chmod, mkdir, readdir, rm} from 'node:fs/promises'
+import {chmod, readdir, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import type {CollectionName, Collections} from '../domain/records.js'
 import {Chunks, type ChunkSnapshot, type Placed} from './chunks.js'
@@ -6,6 +6,7 @@ import {Damage} from './damage.js'
 import {Documents, type DocumentState} from './documents.js'
 import {type Entry, Journal} from './journal.js'
 import {lockDataDir} from './lock.js'
+import {makeDir, UnusableDirError} from '../shared/make-dir.js'
 import {Table} from './table.js'
 
 /** One record put (or deleted, with `null`) by a change. */
@@ -74,6 +75,24 @@ function tables() {
 }
 type Tables = ReturnType<typeof tables>
 
+/** Why a data dir cannot be made, in words: the errno alone (ENOENT under /proc) would send the user looking for a parent. */
+function unmakeable(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'EEXIST':
+    case 'ENOTDIR':
+      return 'a file is in the way'
+    case 'ENOENT':
+      return 'nothing can be made there (ENOENT)'
+    case 'EACCES':
+    case 'EPERM':
+      return `not allowed (${error.code})`
+    case 'EROFS':
+      return 'the file system is read-only (EROFS)'
+    default:
+      return error.message
+  }
+}
+
 /**
  * All state, in memory, made durable by a journal. `commit` applies a change
  * at once (so the next request sees it) and resolves when it is on disk;
@@ -116,13 +135,18 @@ export class Store {
   }
 
   async #load(dir: string): Promise<void> {
-    await mkdir(dir, {recursive: true, mode: 0o700}).catch((error: NodeJS.ErrnoException) => {
-      const what = error.code === 'EEXIST' || error.code === 'ENOTDIR' ? 'a file is in the way' : error.message
-      throw new Error(`store: cannot make the data dir ${dir}: ${what}. Give --data a directory you can write.`)
+    // not Node's recursive mkdir, which never settles under /proc (make-dir.ts)
+    await makeDir(dir, 0o700).catch((error: NodeJS.ErrnoException) => {
+      throw new UnusableDirError(
+        `store: cannot make the data dir ${dir}: ${unmakeable(error)}. ` +
+          'Give --data a directory you can write, or --memory to keep nothing on disk.',
+      )
     })
     // a dir that existed keeps its mode through mkdir: it holds API keys, so it is made private like a new one
     await chmod(dir, 0o700).catch((error: Error) => {
-      throw new Error(`store: cannot make ${dir} private (mode 0700): ${error.message}. Use a --data dir you own.`)
+      throw new UnusableDirError(
+        `store: cannot make ${dir} private (mode 0700): ${error.message}. Use a --data dir you own, or --memory.`,
+      )
     })
     this.#unlock = await lockDataDir(dir)
     try {

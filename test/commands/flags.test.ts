@@ -141,6 +141,29 @@ describe('a bad command line exits 2 with and without --json', () => {
     })
   })
 
+  it('a topic given flags exits 2 naming its commands; a bare topic or --help still shows its help', async () => {
+    const {code, stdout, stderr} = await runCommand(['checks', '--limit', '3'])
+    expect(code).toBe(2)
+    expect(stdout).toBe('')
+    expect(stderr).toContain(
+      '"tablepay checks" is a group of commands: checks get, checks lint, checks list, checks push, checks replay.',
+    )
+    expect(stderr).toContain('`tablepay checks --help` says what each does.')
+    // a script reads the error body, not help text, as it does for an unknown command
+    const json = await runCommand(['webhooks', '--json'])
+    expect(json.code).toBe(2)
+    expect(json.stderr).toBe('')
+    expect(JSON.parse(json.stdout).error).toEqual({
+      code: 'invalid_usage',
+      message: expect.stringMatching(/^"tablepay webhooks" is a group of commands: webhooks chaos, webhooks create, /),
+    })
+    for (const args of [['checks'], ['checks', '--help']]) {
+      const help = await runCommand(args)
+      expect(help.code).toBe(0)
+      expect(help.stdout).toContain('$ tablepay checks COMMAND')
+    }
+  })
+
   it('an argument to a command that takes none is named as such, not as an unknown command', async () => {
     const {code, stderr} = await runCommand(['clock', 'show', 'now'])
     expect(code).toBe(2)

@@ -4,7 +4,7 @@ import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
 import {
   type CliServer,
   ROOT,
@@ -59,7 +59,7 @@ describe('serve --seed', () => {
       expect(seed.code).toBe(1)
       expect(seed.stderr).toContain(`seed: ${file} is not JSON`)
       const data = await runCli(['serve', '--port', '0', '--data', file])
-      expect(data.code).toBe(1)
+      expect(data.code).toBe(2)
       expect(data.stderr).toContain(`cannot make the data dir ${file}: a file is in the way`)
     } finally {
       await rm(dir, {recursive: true, force: true})
@@ -71,6 +71,54 @@ describe('serve --seed', () => {
     expect(code).toBe(2)
     expect(stderr).toContain('No seed file at fixtures/no-such-seed.json')
   })
+})
+
+describe('serve --data DIR that cannot be made', () => {
+  // Node's recursive mkdir never settles under /proc: the test's own timeout bounds a hang, and the process
+  // is killed when the test ends, whatever its result
+  function spawnKilledAfter(args: string[], env?: Record<string, string>) {
+    const serve = spawnRunning(args, env)
+    onTestFinished(() => void serve.kill('SIGKILL'))
+    return serve
+  }
+
+  async function serveOn(data: string, ...more: string[]) {
+    const serve = spawnKilledAfter(['serve', '--port', '0', '--data', data, ...more])
+    return {code: await serve.exited, stdout: serve.stdout(), stderr: serve.stderr()}
+  }
+
+  it('exits 2 at once for /proc/x, saying to pick another --data or --memory', {timeout: 15_000}, async () => {
+    const {code, stderr} = await serveOn('/proc/x')
+    expect(code).toBe(2)
+    expect(stderr).toContain('cannot make the data dir /proc/x')
+    expect(stderr).toContain('Give --data a directory you can write, or --memory')
+    expect(stderr).toContain('server_start_failed')
+  })
+
+  it('exits 2 for a dir under a regular file, with the JSON error body under --json', {timeout: 15_000}, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tablepay-serve-'))
+    try {
+      const under = join(dir, 'file', 'data')
+      await writeFile(join(dir, 'file'), '')
+      const {code, stdout} = await serveOn(under, '--json')
+      expect(code).toBe(2)
+      expect(JSON.parse(stdout).error).toMatchObject({
+        code: 'server_start_failed',
+        message: expect.stringContaining(`cannot make the data dir ${under}: a file is in the way`),
+      })
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
+  })
+
+  it(
+    'starts when the registry of running servers cannot be made (TABLEPAY_HOME=/proc/x)',
+    {timeout: 15_000},
+    async () => {
+      const serve = spawnKilledAfter(['serve', '--port', '0', '--memory', '--json'], {TABLEPAY_HOME: '/proc/x'})
+      expect(JSON.parse(await serve.waitForOutput('\n'))).toMatchObject({status: 'ready'})
+    },
+  )
 })
 
 describe('serve --data DIR', () => {

@@ -33,6 +33,10 @@ function deadPid(): number {
   return spawnSync(process.execPath, ['-e', '0']).pid
 }
 
+/** The line of `several_servers` that names the server at `url`, whatever its pid. */
+const listed = (url: string, where: string) =>
+  new RegExp(`  - ${url.replaceAll('.', '\\.')} \\(pid \\d+, ${where.replaceAll('.', '\\.')}\\)`)
+
 /** A client run with no --url, --api-key or TABLEPAY_URL/KEY, in the repo (whose TABLEPAY_DATA is an empty dir). */
 const client = (home: string, args: string[], env: Record<string, string> = {}) =>
   runCommand(args, {env: {TABLEPAY_HOME: home, ...env}})
@@ -75,10 +79,26 @@ describe('how the CLI finds the server', () => {
     const {code, stderr} = await client(home, ['locations', 'list'])
     expect(code).toBe(1)
     expect(stderr).toContain(`2 tablepay servers are running (registered in ${join(home, 'servers')})`)
-    expect(stderr).toContain(`${first.url} (in memory)`)
-    expect(stderr).toContain(`${second.url} (in memory)`)
-    expect(stderr).toContain('Pick one with --url')
+    expect(stderr).toMatch(listed(first.url, 'started with --memory or --database'))
+    expect(stderr).toMatch(listed(second.url, 'started with --memory or --database'))
+    expect(stderr).toMatch(/Pick one by its URL with --url or TABLEPAY_URL .*, e\.g\. --url http:\/\/127\.0\.0\.1:\d+/)
+    // no data dir to point at: TABLEPAY_DATA would pick neither
+    expect(stderr).not.toContain('TABLEPAY_DATA')
     expect(stderr).toContain('several_servers')
+  })
+
+  it('with two servers running, one of them on a data dir, names that dir as another way to pick it', async () => {
+    const home = await tempDir()
+    const data = join(await tempDir(), 'data')
+    const [memory, onDisk] = await Promise.all([serve(home, ['--memory']), serve(home, ['--data', data])])
+    const {code, stderr} = await client(home, ['locations', 'list'])
+    expect(code).toBe(1)
+    expect(stderr).toMatch(listed(memory.url, 'started with --memory or --database'))
+    expect(stderr).toMatch(listed(onDisk.url, `data dir ${data}`))
+    expect(stderr).toContain(`or one with a data dir by the dir, e.g. TABLEPAY_DATA=${data}`)
+    // the way the hint gives picks that server
+    const picked = await client(home, ['locations', 'list', '--json'], {TABLEPAY_DATA: data})
+    expect(picked.code).toBe(0)
   })
 
   it('without a key anywhere, lists each place it looked, skipping files of servers that are gone', async () => {

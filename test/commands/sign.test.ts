@@ -50,10 +50,15 @@ describe('sign', () => {
     expect(verifySignature(RAW, header, SECRET).valid).toBe(true)
   })
 
-  it('without a secret, exits 1 and says where to put one', async () => {
-    const {code, stderr} = await runCommand(['sign', '-p', PAYLOAD])
-    expect(code).toBe(1)
-    expect(stderr).toContain('TABLEPAY_WEBHOOK_SECRET')
+  it('without a secret, exits 2 (a wrong command line) and says where to put one, on the lean path too', async () => {
+    for (const {code, stderr} of [await runCommand(['sign', '-p', PAYLOAD]), await runCli(['sign', '-p', PAYLOAD])]) {
+      expect(code).toBe(2)
+      expect(stderr).toContain('TABLEPAY_WEBHOOK_SECRET')
+      expect(stderr).toContain('missing_secret')
+    }
+    const json = await runCli(['sign', '-p', PAYLOAD, '--json'])
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stdout).error.code).toBe('missing_secret')
   })
 })
 

@@ -108,11 +108,25 @@ describe('verify', () => {
     },
   )
 
-  it('without a secret, exits 1 and says where to put one', async () => {
+  it('without a secret, exits 2 (a wrong command line) and says where to put one', async () => {
     const {code, stderr} = await runCommand(['verify', '-H', stripeHeader(), '-p', PAYLOAD])
-    expect(code).toBe(1)
+    expect(code).toBe(2)
     expect(stderr).toContain('TABLEPAY_WEBHOOK_SECRET')
     expect(stderr).toContain('missing_secret')
+  })
+
+  it('without a secret, exits 2 with the error body under --json, on the lean path too', async () => {
+    const args = ['verify', '-H', stripeHeader(), '-p', PAYLOAD, '--json']
+    for (const {code, stdout} of [await runCommand(args), await runCli(args)]) {
+      expect(code).toBe(2)
+      expect(JSON.parse(stdout).error).toMatchObject({
+        code: 'missing_secret',
+        message: expect.stringContaining('--secret'),
+      })
+    }
+    const lean = await runCli(args.slice(0, -1))
+    expect(lean.code).toBe(2)
+    expect(lean.stderr).toContain('missing_secret')
   })
 
   it('points out an empty payload', async () => {

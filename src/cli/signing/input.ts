@@ -9,8 +9,10 @@ import {cliError} from '../cli-error.js'
 /** The secret from the flag or the environment, or a CLI error saying where to get one. */
 export async function requireSecret(secret: string | undefined): Promise<string> {
   if (secret) return secret
+  // a wrong command line, as a missing required flag is: exit 2 (README, "The CLI")
   throw await cliError('No signing secret: pass --secret whsec_… or set TABLEPAY_WEBHOOK_SECRET.', {
     code: 'missing_secret',
+    exit: 2,
     suggestions: ['The secret is in the answer that created the webhook endpoint, and only there.'],
   })
 }
@@ -23,7 +25,10 @@ export async function readRawPayload(file: string | undefined): Promise<Buffer> 
   const fromStdin = file === undefined || file === '-'
   // Waiting on a terminal would look like a hang when --payload was forgotten.
   if (fromStdin && process.stdin.isTTY) {
-    throw await cliError('No payload: pass --payload FILE, or pipe the body on stdin.', {code: 'missing_input'})
+    throw await cliError('No payload: pass --payload FILE, or pipe the body on stdin.', {
+      code: 'missing_input',
+      exit: 2,
+    })
   }
   try {
     return fromStdin ? await readAll(process.stdin) : readFileSync(file)

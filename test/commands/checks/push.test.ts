@@ -135,6 +135,21 @@ describe('checks push', () => {
     expect(JSON.parse(array.stdout).error.code).toBe('invalid_json')
   })
 
+  it('refuses empty input as a wrong command line (exit 2, missing_input): nothing is sent', async () => {
+    const empty = await push(['t12-empty'])
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toContain('stdin is empty: pass --file FILE, or pipe the JSON on stdin.')
+    expect(empty.stderr).toContain('Code: missing_input')
+
+    const json = await push(['t12-empty', '--json'], '  \n')
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stdout).error).toMatchObject({
+      code: 'missing_input',
+      message: expect.stringContaining('empty'),
+    })
+    expect((await runCommand(['checks', 'get', 't12-empty'], {env: server.env})).code).toBe(1)
+  })
+
   it('with a read-only key, names the missing scope', async () => {
     const {code, stderr} = await runCommand(
       ['checks', 'push', 't12-ro', '-f', 'fixtures/checks/open.json', '-k', READ_KEY],

@@ -174,9 +174,10 @@ describe('receiver check', () => {
     expect(stderr).toContain("Missing the receiver's URL: pass --forward-to URL.")
   })
 
-  it('without a secret, exits 1 and says where to put one', async () => {
+  it('without a secret, exits 2 (a wrong command line: nothing was sent) and says where to put one', async () => {
     const {code, stderr} = await runCommand(['receiver', 'check', '--forward-to', 'http://127.0.0.1:9/webhooks'])
-    expect(code).toBe(1)
+    expect(code).toBe(2)
     expect(stderr).toContain('TABLEPAY_WEBHOOK_SECRET')
+    expect(stderr).toContain('Code: missing_secret')
   })
 })
