@@ -1,6 +1,5 @@
 import {type Hook, toConfiguredId} from '@oclif/core'
-import {CLIError} from '@oclif/core/errors'
-import {errorBody} from '../errors.js'
+import {usageError, visibleCommands} from './usage-error.js'
 
 /**
  * How many edits apart two command lines are, a swap of two neighbours
@@ -34,7 +33,7 @@ function distance(a: string, b: string): number {
  */
 const hook: Hook<'command_not_found'> = async function ({config, id, argv = []}) {
   const typed = toConfiguredId(id, config)
-  const commands = config.commands.filter((c) => !c.hidden).map((c) => toConfiguredId(c.id, config))
+  const commands = visibleCommands(config)
   const nearest = commands.toSorted((a, b) => distance(typed, a) - distance(typed, b))[0]
   // `tablepay help checks` asks for the help of a topic, as other CLIs take it
   const words = id.split(':')
@@ -43,25 +42,18 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
   const close = nearest !== undefined && distance(typed, nearest) <= Math.max(2, Math.floor(typed.length / 3))
   // `tablepay clock show now`: a command that takes no arguments, given one (oclif read it as part of the id)
   const command = commands.filter((c) => typed.startsWith(`${c} `)).sort((a, b) => b.length - a.length)[0]
-  const error = command
-    ? new CLIError(`Unexpected argument: ${typed.slice(command.length + 1)}. "${config.bin} ${command}" takes none.`, {
-        exit: 2,
-        code: 'invalid_usage',
-        suggestions: [`See \`${config.bin} ${command} --help\`.`],
-      })
-    : new CLIError(`"${config.bin} ${typed}" is not a command.`, {
-        exit: 2,
-        code: 'invalid_usage',
-        suggestions: [
-          ...(close ? [`Did you mean \`${config.bin} ${nearest}\`?`] : []),
-          `\`${config.bin}${topic} --help\` lists the commands.`,
-        ],
-      })
-  if (argv.includes('--json')) {
-    process.stdout.write(`${JSON.stringify(errorBody(error), null, 2)}\n`)
-    Object.assign(error, {skipOclifErrorHandling: true})
+  if (command) {
+    const message = `Unexpected argument: ${typed.slice(command.length + 1)}. "${config.bin} ${command}" takes none.`
+    throw usageError(message, [`See \`${config.bin} ${command} --help\`.`], argv)
   }
-  throw error
+  throw usageError(
+    `"${config.bin} ${typed}" is not a command.`,
+    [
+      ...(close ? [`Did you mean \`${config.bin} ${nearest}\`?`] : []),
+      `\`${config.bin}${topic} --help\` lists the commands.`,
+    ],
+    argv,
+  )
 }
 
 export default hook
