@@ -26,6 +26,9 @@ export async function cliError(
   return Object.assign(new CLIError(message, {exit, code, suggestions}), report === undefined ? {} : {report})
 }
 
+/** The exit code an error asks for (oclif's `exit`: 2 for a wrong command line), if any. */
+export const exitOf = (error: unknown): number | undefined => (error as {oclif?: {exit?: number}}).oclif?.exit
+
 /** What --json prints for a failure: the report it carries, else the error body. */
 export function failureJson(error: unknown): unknown {
   const report = error !== null && typeof error === 'object' && 'report' in error ? error.report : undefined

@@ -1,6 +1,6 @@
 import {Command as OclifCommand, type Interfaces} from '@oclif/core'
 import {TablepayError} from '../client/errors.js'
-import {failureJson} from './cli-error.js'
+import {exitOf, failureJson} from './cli-error.js'
 import {describeError, suggestionsFor} from './errors.js'
 import type {CliErrorCode} from './error-codes.js'
 
@@ -17,7 +17,7 @@ export abstract class Command extends OclifCommand {
       this.error(describeError(error), {exit: 1, code: error.code, suggestions: suggestionsFor(error)})
     }
     // oclif's catch exits 1 with --json whatever the error says; a bad flag or argument exits 2 either way
-    process.exitCode ??= (error as {oclif?: {exit?: number}}).oclif?.exit
+    process.exitCode ??= exitOf(error)
     return super.catch(error)
   }
 

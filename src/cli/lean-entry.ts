@@ -1,6 +1,6 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {failureJson} from './cli-error.js'
+import {exitOf, failureJson} from './cli-error.js'
 
 // docs/benchmarks.md, "The lean path": importing @oclif/core alone costs about as much as starting
 // Node, so the local tools a CI loop calls run without it when they can.
@@ -62,7 +62,7 @@ export async function runLean(argv: readonly string[], root: string): Promise<bo
   } catch (error) {
     if (json) {
       // as Command's catch on oclif's path: a wrong command line exits 2 with --json too
-      process.exitCode = (error as {oclif?: {exit?: number}}).oclif?.exit ?? 1
+      process.exitCode = exitOf(error) ?? 1
       console.log(JSON.stringify(failureJson(error), null, 2))
     } else {
       // prints the error as oclif does, and exits with its code

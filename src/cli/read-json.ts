@@ -29,10 +29,13 @@ export async function readJsonObject(file: string | undefined): Promise<Record<s
     throw new Errors.CLIError(`Cannot read ${source}: ${(error as Error).message}`, {exit: 1, code: 'unreadable_input'})
   }
   if (input.trim() === '') {
-    throw new Errors.CLIError(`${source} is empty: pass --file FILE, or pipe the JSON on stdin.`, {
-      exit: 2,
-      code: 'missing_input',
-    })
+    // nothing piped is a wrong command line; a file given that is empty is what it holds, as invalid JSON is
+    throw new Errors.CLIError(
+      fromStdin
+        ? 'stdin is empty: pass --file FILE, or pipe the JSON on stdin.'
+        : `${file} is empty: put the JSON body in it.`,
+      {exit: fromStdin ? 2 : 1, code: 'missing_input'},
+    )
   }
   let value: unknown
   try {

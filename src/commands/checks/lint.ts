@@ -22,8 +22,8 @@ Exits 1 when any file has a problem. --json prints {"valid", "files": [{"file", 
   static override examples = [
     '<%= config.bin %> <%= command.id %> fixtures/checks/open.json',
     {
-      description: 'Every fixture; the shell expands the glob',
-      command: '<%= config.bin %> <%= command.id %> fixtures/checks/*.json fixtures/scenarios/*.json',
+      description: 'Every file of a folder of yours; the shell expands the glob',
+      command: '<%= config.bin %> <%= command.id %> checks/*.json scenarios/*.json',
     },
     {description: 'A report for CI', command: '<%= config.bin %> <%= command.id %> payloads/*.json --json > lint.json'},
   ]

@@ -1,5 +1,5 @@
 import {readFileSync} from 'node:fs'
-import {mkdtemp, rm} from 'node:fs/promises'
+import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -135,7 +135,7 @@ describe('checks push', () => {
     expect(JSON.parse(array.stdout).error.code).toBe('invalid_json')
   })
 
-  it('refuses empty input as a wrong command line (exit 2, missing_input): nothing is sent', async () => {
+  it('refuses empty stdin as a wrong command line (exit 2, missing_input), and an empty file with exit 1: nothing is sent', async () => {
     const empty = await push(['t12-empty'])
     expect(empty.code).toBe(2)
     expect(empty.stderr).toContain('stdin is empty: pass --file FILE, or pipe the JSON on stdin.')
@@ -147,6 +147,18 @@ describe('checks push', () => {
       code: 'missing_input',
       message: expect.stringContaining('empty'),
     })
+    // an empty file was given: what it holds is wrong, as invalid JSON is (exit 1)
+    const dir = await mkdtemp(join(tmpdir(), 'tablepay-empty-'))
+    try {
+      await writeFile(join(dir, 'empty.json'), '')
+      const file = await push(['t12-empty', '-f', join(dir, 'empty.json')])
+      expect([file.code, file.stderr]).toEqual([
+        1,
+        expect.stringContaining('empty.json is empty: put the JSON body in it.'),
+      ])
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
     expect((await runCommand(['checks', 'get', 't12-empty'], {env: server.env})).code).toBe(1)
   })
 
