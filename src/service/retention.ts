@@ -53,9 +53,10 @@ export class Retention {
     let overflow = (await tx.count('events', accountId)) - this.policy.maxEvents
     let budget = PRUNE_BATCH
     let startingAfter: string | undefined
+    let read = 0
     // a batch is read at a time, so a pass that deletes what it reads reads no more (docs/benchmarks.md,
     // "Pruning"); events kept for a pending delivery are passed over, and the look-ahead past them is bounded
-    for (let read = 0; read < LOOK_AHEAD;) {
+    while (read < LOOK_AHEAD) {
       const page = (await tx.page('events', accountId, {limit: PRUNE_BATCH, oldestFirst: true, startingAfter}))!
       for (const event of page.records) {
         if (budget <= 0 || !isPastRetention(event, overflow, nowMs, this.policy)) return
@@ -69,7 +70,7 @@ export class Retention {
         pruned.deliveries += deliveries.length
       }
       // the unit's deletes apply when it ends: the last event read is still there to page from
-      if (!page.hasMore) return
+      if (!page.hasMore || budget <= 0) return
       read += page.records.length
       startingAfter = page.records.at(-1)!.id
     }

@@ -65,6 +65,32 @@ describe('service.retention', () => {
     expect(events.slice(1000).every((id) => kept.has(id))).toBe(true)
   })
 
+  it('a pass with nothing pending reads one batch of events: what it deletes, and no more', async () => {
+    const {service, storage} = await serviceForTest({retention: {maxEvents: 10}})
+    await pushes(service, 1200)
+    const read: number[] = []
+    // the storage as the service uses it, each unit's reads of events counted
+    const unit = storage.unit.bind(storage)
+    storage.unit = ((work, durable) =>
+      unit((tx) => {
+        const counted = new Proxy(tx, {
+          get(target, key) {
+            const value: unknown = Reflect.get(target, key, target)
+            if (key !== 'page') return typeof value === 'function' ? value.bind(target) : value
+            return async (...args: Parameters<typeof tx.page>) => {
+              const page = await target.page(...args)
+              if (args[0] === 'events') read.push(page!.records.length)
+              return page
+            }
+          },
+        })
+        return work(counted)
+      }, durable)) as typeof storage.unit
+    expect((await service.retention.prune()).events).toBe(500)
+    // the events of every account read in this pass (the others have none)
+    expect(read.reduce((sum, n) => sum + n, 0)).toBe(500)
+  })
+
   it('forgets events older than the retention time, oldest first, by the wall clock', async () => {
     const {service, wall} = await serviceForTest({retention: {eventMaxAgeMs: 24 * HOUR_MS}})
     await pushes(service, 3)
