@@ -10,7 +10,6 @@ import {requestHeader} from './headers.js'
 // API routes the log leaves out: public ones, the live stream, and the log's own reads
 const UNLOGGED = /^\/v1\/(health|openapi\.json|sim\/stream|sim\/requests(\/.*)?)\/?$/
 const CHECK_IN_PATH = /^\/v1\/(?:sim\/)?checks\/(chk_[A-Za-z0-9]+)/
-const CHECK_ANSWER = /^\{"id":"(chk_[A-Za-z0-9]+)"/
 
 /** Thrown to end a request whose connection a fault destroyed: nothing is answered. */
 class ConnectionReset extends Error {}
@@ -62,7 +61,9 @@ export class Traffic {
     const passage = passageOf(event)
     const {service} = this
     passage.accountId = event.context.accountId as string
-    if (service.requests.enabled && !UNLOGGED.test(passage.path)) passage.notes = {check_id: null, push_result: null}
+    // every field a request may note, from the start: one shape for all notes
+    if (service.requests.enabled && !UNLOGGED.test(passage.path))
+      passage.notes = {check_id: null, push_result: null, request_text: undefined}
     // the simulator's own controls stay reachable whatever is asked of the API
     if (passage.path.startsWith('/v1/sim/')) return
     if (service.limiter) this.#limit(event, service.limiter)
@@ -149,10 +150,9 @@ export class Traffic {
     let text: string | undefined
     let checkId: string | null = null
     const {body} = response
+    // a check's answer, the one sent as text, has noted its check already (check-answer.ts)
     if (typeof body === 'string') {
       text = body
-      // a push has noted its check already
-      if (passage.notes && !passage.notes.check_id) checkId = CHECK_ANSWER.exec(body)?.[1] ?? null
     } else if (body !== null && typeof body === 'object' && passage.notes) {
       // serialized here once, and sent as is: h3 would otherwise do it again
       text = JSON.stringify(body)
