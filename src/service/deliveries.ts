@@ -115,7 +115,7 @@ export class Deliveries {
    * endpoint as they are now: while the request was out the endpoint may have
    * been deleted (the delivery canceled with it) or disabled, or the delivery
    * retried; a delivery deleted with its account (a reset) has nothing left to record.
-   * Resolves with the endpoint as it is then: undefined once deleted.
+   * Resolves with the endpoint as it is then: undefined once deleted (or the delivery with it).
    */
   recordAttempt(
     id: string,
@@ -125,8 +125,8 @@ export class Deliveries {
   ): Promise<WebhookEndpointRecord | undefined> {
     return this.outbox.commitBeside(async (tx) => {
       const latest = await tx.get('deliveries', id)
+      if (!latest) return undefined
       const current = await tx.get('webhook_endpoints', endpoint.id)
-      if (!latest) return current
       const outcome = recordAttempt(latest, current ?? endpoint, result, options)
       tx.put('deliveries', id, outcome.delivery)
       if (current === undefined) return undefined
