@@ -97,13 +97,12 @@ function severalServers(running: ServerFile[], dir: string): TablepayConfigError
   )
 }
 
-// null: started without a data dir, which the entry does not tell apart; absent: an earlier version's entry
-const whereItKeeps = (dataDir: string | null | undefined): string =>
-  typeof dataDir === 'string'
-    ? `data dir ${dataDir}`
-    : dataDir === null
-      ? 'started with --memory or --database'
-      : 'data dir not recorded'
+/** Where a registered server keeps its data, as far as its entry says. */
+function whereItKeeps(dataDir: string | null | undefined): string {
+  if (typeof dataDir === 'string') return `data dir ${dataDir}`
+  // null: started without a data dir, the entry does not say how; absent: an earlier version's entry
+  return dataDir === null ? 'started with --memory or --database' : 'data dir not recorded'
+}
 
 /** Undefined when `server` is the one to use: for `url` if given, alive and answering; else why not. */
 async function whyNotUsable(server: ServerFile, url: string | undefined): Promise<string | undefined> {

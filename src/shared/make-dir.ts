@@ -5,7 +5,7 @@ import {dirname} from 'node:path'
  * `mkdir -p` that always settles. Node's own `mkdir(dir, {recursive: true})`
  * never does where a parent exists yet the child still answers ENOENT: it
  * makes the parent (EEXIST), tries the child again, and loops forever. procfs
- * answers so for any new name (`/proc/x`), as does a dangling symlink. Here a
+ * answers so for any new name (`/proc/x`). Here a
  * child still missing once its parent exists is an error, ENOENT, as `mkdir`
  * without `-p` reports it. A file in the way is EEXIST or ENOTDIR.
  *
