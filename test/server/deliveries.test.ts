@@ -69,6 +69,38 @@ describe('an endpoint deleted while an attempt of its is out', () => {
   )
 })
 
+describe('an endpoint disabled while an attempt of its is out', () => {
+  it('records the attempt that succeeds afterwards, and sends it no chaos duplicate', async () => {
+    // each attempt is held until the test answers it, in the order they arrived
+    const answers: ((status: number) => void)[] = []
+    const {receiver, sim, register, push, deliveriesOf, advance} = await setup(
+      () => new Promise<number>((resolve) => answers.push(resolve)),
+      {serve: {disableAfter: 1, retrySchedule: []}},
+    )
+    const endpoint = await register()
+    const chaos = await sim.api('PUT', `/v1/sim/webhook-endpoints/${endpoint.id}/chaos`, {body: {duplicate: 1}})
+    expect(chaos.status).toBe(200)
+    await push('dis-out-1')
+    await push('dis-out-2')
+    await receiver.waitFor(2)
+    // the first fails with no retry left: its delivery is dead, and the endpoint disabled
+    answers[0]!(500)
+    await expect
+      .poll(async () => (await sim.api('GET', `/v1/webhook-endpoints/${endpoint.id}`)).body.status)
+      .toBe('disabled')
+    answers[1]!(200)
+    // waits for the attempt out to end, a duplicate of it included
+    await advance(1)
+    expect((await deliveriesOf(endpoint.id)).map((d: {status: string}) => d.status).sort()).toEqual([
+      'dead',
+      'succeeded',
+    ])
+    const attempts = (await deliveriesOf(endpoint.id)).flatMap((d: {attempts: unknown[]}) => d.attempts)
+    expect(attempts).toHaveLength(2)
+    expect(receiver.received).toHaveLength(2)
+  })
+})
+
 /** The seeded API on the run's store (memory or PostgreSQL), its claims held on demand (helpers/held-claims.ts). */
 async function serveOnTestStore() {
   const {store, close} = await openTestStore()
