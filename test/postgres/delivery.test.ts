@@ -3,7 +3,7 @@ import {PgStorage} from '../../src/postgres/storage.js'
 import {createService} from '../../src/server/service.js'
 import {type RunningServer, type ServeOptions, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
-import {serveWithHeldClaims} from '../helpers/held-claims.js'
+import {serveStorage} from '../helpers/serve-storage.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 import {type Received, startReceiver} from '../helpers/receiver.js'
 import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
@@ -181,7 +181,7 @@ describe('delivery across instances on one database', () => {
     // the advancing instance, whose claims can be held before they reach the database
     const storage = await PgStorage.open({url: db.url})
     cleanup.push(() => storage.close())
-    const a = await serveWithHeldClaims(storage)
+    const a = await serveStorage(storage)
     cleanup.push(() => a.close())
 
     const receiver = await countingReceiver(() => 500)

@@ -1,7 +1,7 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {seedStore} from '../../src/server/service.js'
 import {checkWith} from '../helpers/checks.js'
-import {serveWithHeldClaims} from '../helpers/held-claims.js'
+import {serveStorage} from '../helpers/serve-storage.js'
 import {openTestStore} from '../helpers/postgres.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call, startTestServer, TEST_SEED, type TestServer} from '../helpers/simulator.js'
@@ -101,11 +101,11 @@ describe('an endpoint disabled while an attempt of its is out', () => {
   })
 })
 
-/** The seeded API on the run's store (memory or PostgreSQL), its claims held on demand (helpers/held-claims.ts). */
+/** The seeded API on the run's store (memory or PostgreSQL), its claims held on demand (helpers/serve-storage.ts). */
 async function serveOnTestStore() {
   const {store, close} = await openTestStore()
   await seedStore(store, {seed: TEST_SEED})
-  const {url, holdNextClaim, close: stop} = await serveWithHeldClaims(store)
+  const {url, holdNextClaim, close: stop} = await serveStorage(store)
   cleanup.push(async () => {
     await stop()
     await close()

@@ -1,9 +1,10 @@
 import {once} from 'node:events'
-import {createServer, get, type IncomingMessage} from 'node:http'
-import {type AddressInfo, connect} from 'node:net'
+import {get, type IncomingMessage} from 'node:http'
+import {connect} from 'node:net'
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {createService, seedStore, type ServiceOptions} from '../../src/server/service.js'
+import {seedStore, type ServiceOptions} from '../../src/server/service.js'
 import {checkWith} from '../helpers/checks.js'
+import {serveStorage} from '../helpers/serve-storage.js'
 import {openTestStore} from '../helpers/postgres.js'
 import {call, TEST_SEED, WRITE_KEY} from '../helpers/simulator.js'
 
@@ -16,15 +17,9 @@ afterEach(async () => {
 async function serve(options: ServiceOptions = {}) {
   const {store, close} = await openTestStore()
   await seedStore(store, {seed: TEST_SEED})
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const service = await createService(store, url, options)
-  server.on('request', service.listener)
+  const {url, running, close: stop} = await serveStorage(store, options)
   cleanup.push(async () => {
-    await service.close()
-    await new Promise((resolve) => server.close(resolve))
+    await stop()
     await close()
   })
   const push = async (externalId: string, version: number) => {
@@ -34,7 +29,7 @@ async function serve(options: ServiceOptions = {}) {
     expect(answer.status).toBeLessThan(300)
     return {check: answer.body, path: new URL(answer.body.guest_url).pathname}
   }
-  return {url, streams: service.streams, push}
+  return {url, streams: running.streams, push}
 }
 
 interface Stream {

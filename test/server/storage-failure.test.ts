@@ -1,16 +1,14 @@
-import {once} from 'node:events'
 import {symlink} from 'node:fs/promises'
-import {createServer} from 'node:http'
-import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {fanOut} from '../../src/domain/deliveries.js'
 import {createEndpoint} from '../../src/domain/endpoints.js'
 import {newEvent} from '../../src/domain/events.js'
-import {createService, seedStore} from '../../src/server/service.js'
+import {seedStore} from '../../src/server/service.js'
 import {put, Store} from '../../src/store/store.js'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
+import {serveStorage} from '../helpers/serve-storage.js'
 import {call, makeTempDir, READ_KEY, TEST_SEED} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -32,17 +30,9 @@ async function serveOnFullDisk(prepare?: (store: Store) => Promise<void>) {
   await seedStore(store, {seed: TEST_SEED})
   await prepare?.(store)
   await fillDisk(store, dir, prepare ? 2 : 1)
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const service = await createService(store, url, {})
-  server.on('request', service.listener)
-  cleanup.push(async () => {
-    await service.close()
-    server.close()
-  })
-  return {url, dispatcher: service.dispatcher}
+  const {url, running, close} = await serveStorage(store)
+  cleanup.push(close)
+  return {url, dispatcher: running.dispatcher}
 }
 
 describe('when the data dir cannot be written', () => {

@@ -1,23 +1,24 @@
 import {once} from 'node:events'
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {createService} from '../../src/server/service.js'
+import {createService, type ServiceOptions} from '../../src/server/service.js'
 
 /**
- * The API over `storage` on a real loopback port, whose dispatcher can be
- * stopped between queuing an attempt and claiming its delivery:
- * `holdNextClaim()` resolves once the next claim is asked for, with the
- * function that lets it go on. `close` stops the server, not the storage.
+ * The API over `storage` (a store or a storage) on a real loopback port, as
+ * `serve` runs it, with the running service at hand. `holdNextClaim()`
+ * stops the dispatcher between queuing its next attempt and claiming the
+ * delivery: it resolves once that claim is asked for, with the function that
+ * lets it go on. `close` stops the server, not the storage.
  *
  * @example
- * const {url, holdNextClaim, close} = await serveWithHeldClaims(store)
+ * const {url, running, holdNextClaim, close} = await serveStorage(store)
  */
-export async function serveWithHeldClaims(storage: Parameters<typeof createService>[0]) {
+export async function serveStorage(storage: Parameters<typeof createService>[0], options: ServiceOptions = {}) {
   const server = createServer()
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const running = await createService(storage, url, {})
+  const running = await createService(storage, url, options)
   server.on('request', running.listener)
   // the dispatcher asks the service for each delivery as it starts an attempt (DeliveryLedger in webhooks/dispatcher.ts)
   const ledger = running.service.deliveries
@@ -31,6 +32,7 @@ export async function serveWithHeldClaims(storage: Parameters<typeof createServi
   }
   return {
     url,
+    running,
     holdNextClaim: () => new Promise<() => void>((resolve) => (hold = resolve)),
     close: async () => {
       await running.close()
