@@ -450,8 +450,14 @@ export class Dispatcher {
     const contested = this.#contested.size > 0 && this.#contested.has(entry.id)
     // a commit may have ended it since it was queued, one the queues have not heard of yet; or another instance holds it
     const delivery = await deliveries.claim(entry.id, dueAt, this.#leaseMs)
-    // another instance has it out, and an advance counts it when that one's record arrives
-    if (delivery === 'held') return this.#contest(entry)
+    if (delivery === 'held') {
+      // another instance has it out, and an advance counts it when that one's record arrives; if it arrived
+      // while this claim was out (the entry is stale now), it counts here, unless this instance waited for it
+      // already (#onCommit counted it then)
+      if (this.#isCurrent(entry)) return this.#contest(entry)
+      if (!contested) this.#endedElsewhere++
+      return
+    }
     // claimed now, or nothing is left to claim
     if (contested) this.#contested.delete(entry.id)
     // another instance made it before this one could claim it: an advance counts it once, here

@@ -8,7 +8,8 @@ import {createService, type ServiceOptions} from '../../src/server/service.js'
  * `serve` runs it, with the running service at hand. `holdNextClaim()`
  * stops the dispatcher between queuing its next attempt and claiming the
  * delivery: it resolves once that claim is asked for, with the function that
- * lets it go on. `close` stops the server, not the storage.
+ * lets it go on; `wrapNextClaim` lets a test hold it before or after it is
+ * made. `close` stops the server, not the storage.
  *
  * @example
  * const {url, running, holdNextClaim, close} = await serveStorage(store)
@@ -22,18 +23,27 @@ export async function serveStorage(storage: Parameters<typeof createService>[0],
   server.on('request', running.listener)
   // the dispatcher asks the service for each delivery as it starts an attempt (DeliveryLedger in webhooks/dispatcher.ts)
   const ledger = running.service.deliveries
+  type Claim = ReturnType<typeof ledger.claim>
   const claim = ledger.claim.bind(ledger)
-  let hold: ((release: () => void) => void) | undefined
-  ledger.claim = async (...args) => {
-    const reached = hold
-    hold = undefined
-    if (reached) await new Promise<void>((release) => reached(release))
-    return claim(...args)
+  let wrap: ((claim: () => Claim) => Claim) | undefined
+  ledger.claim = (...args) => {
+    const around = wrap
+    wrap = undefined
+    return around ? around(() => claim(...args)) : claim(...args)
   }
+  /** The next claim runs inside `around`, which makes it (`claim()`) when it sees fit, and answers for it. */
+  const wrapNextClaim = (around: (claim: () => Claim) => Claim) => (wrap = around)
   return {
     url,
     running,
-    holdNextClaim: () => new Promise<() => void>((resolve) => (hold = resolve)),
+    wrapNextClaim,
+    holdNextClaim: () =>
+      new Promise<() => void>((resolve) =>
+        wrapNextClaim(async (claim) => {
+          await new Promise<void>((release) => resolve(release))
+          return claim()
+        }),
+      ),
     close: async () => {
       await running.close()
       await new Promise((resolve) => server.close(resolve))

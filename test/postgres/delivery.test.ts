@@ -39,7 +39,7 @@ async function twoInstances(options: Partial<ServeOptions> = {}): Promise<[Runni
 }
 
 /** A receiver that counts the attempts it gets of each event, by attempt number. */
-async function countingReceiver(respond: (req: Received) => number = () => 200) {
+async function countingReceiver(respond: (req: Received) => number | Promise<number> = () => 200) {
   const receiver = await startReceiver(respond)
   cleanup.push(() => receiver.close())
   const counts = () => {
@@ -195,6 +195,44 @@ describe('delivery across instances on one database', () => {
     await deliveriesUntil(b, 1, (d) => d.attempts.length === 2)
     release()
     expect((await advanced).body.attempts).toBe(1)
+    expect([...receiver.counts().values()]).toEqual([1, 1])
+  })
+
+  it('an attempt the other instance held when the advancing one claimed it counts once, its record arriving before the claim answers', async () => {
+    const db = await database()
+    const seedFile = await writeSeed(await makeTempDir())
+    const b = await startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile})
+    cleanup.push(() => b.close())
+    const storage = await PgStorage.open({url: db.url})
+    cleanup.push(() => storage.close())
+    const a = await serveStorage(storage)
+    cleanup.push(() => a.close())
+
+    // the first attempt fails at once; the retry is held by the receiver, so its instance holds the lease meanwhile
+    let answerRetry!: () => void
+    const retried = new Promise<number>((resolve) => (answerRetry = () => resolve(500)))
+    const receiver = await countingReceiver((req) =>
+      req.headers['x-tablepay-delivery-attempt'] === '1' ? 500 : retried,
+    )
+    await subscribe(b, receiver.url)
+    await pushChecks([b], 1, 'held')
+    await deliveriesUntil(b, 1, (d) => d.attempts.length === 1)
+    // a's dispatcher hears another instance's changes before this listener, which comes after it
+    let heard!: () => void
+    const retryHeard = new Promise<void>((resolve) => (heard = resolve))
+    storage.subscribe((changes, remote) => {
+      if (remote && changes.some(([, , record]) => (record as Delivery | null)?.attempts.length === 2)) heard()
+    })
+    a.wrapNextClaim(async (claim) => {
+      await receiver.waitFor(2)
+      const answer = await claim()
+      expect(answer).toBe('held')
+      answerRetry()
+      await retryHeard
+      return answer
+    })
+    const advanced = await call(a.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 120}})
+    expect(advanced.body.attempts).toBe(1)
     expect([...receiver.counts().values()]).toEqual([1, 1])
   })
 })
