@@ -60,6 +60,20 @@ const round = (value, digits = 0) => Number(value.toFixed(digits))
  * @param {number} value
  * @param {{baseline?: number, ratio?: number, at_least?: number, at_most?: number, note?: string}} [options]
  */
+/**
+ * A ratio as the table shows it: two decimals, two significant digits below
+ * 0.1 (json-server's ratio is a few ten-thousandths), and three decimals
+ * where two would round a miss onto its target (0.899 is not 0.9).
+ */
+function shownRatio(ratio, at_least, at_most) {
+  if (ratio < 0.1) return Number(ratio.toPrecision(2))
+  const shown = round(ratio, 2)
+  const hidesMiss =
+    (at_least !== undefined && ratio < at_least && shown >= at_least) ||
+    (at_most !== undefined && ratio > at_most && shown <= at_most)
+  return hidesMiss ? round(ratio, 3) : shown
+}
+
 function figure(name, unit, value, {baseline, ratio: pairedRatio, at_least, at_most, note} = {}) {
   const ratio = pairedRatio ?? (baseline === undefined ? undefined : value / baseline)
   const judged = ratio ?? value
@@ -75,8 +89,7 @@ function figure(name, unit, value, {baseline, ratio: pairedRatio, at_least, at_m
     unit,
     value: round(value, 1),
     baseline: baseline === undefined ? undefined : round(baseline, 1),
-    // two significant digits below 0.1: json-server's ratio is a few ten-thousandths
-    ratio: ratio === undefined ? undefined : ratio < 0.1 ? Number(ratio.toPrecision(2)) : round(ratio, 2),
+    ratio: ratio === undefined ? undefined : shownRatio(ratio, at_least, at_most),
     target,
     pass,
     note,
