@@ -120,10 +120,14 @@ export async function createService(store: Store | Storage, baseUrl: string, opt
     keepAliveMs: options.keepAliveMs,
     limits: options.streamLimits,
   })
-  // each logged request goes to the account's live streams too, rendered only when one is open
-  const unfollowRequests = service.requests.subscribe((accountId, trace) =>
-    streams.publish(`account:${accountId}`, () => [{event: 'request', data: service.requests.render(trace)}]),
-  )
+  // each logged request goes to the account's live streams too, rendered only when one is open; the topic's
+  // name is made once per account, not once per request
+  const topics = new Map<string, string>()
+  const unfollowRequests = service.requests.subscribe((accountId, trace) => {
+    let topic = topics.get(accountId)
+    if (topic === undefined) topics.set(accountId, (topic = `account:${accountId}`))
+    streams.publish(topic, () => [{event: 'request', data: service.requests.render(trace)}])
+  })
   // with other instances on the database, each logs the others' requests too (docs/postgres.md)
   const {shared} = service.context.storage
   const unshareRequests = shared ? shareRequests(service.requests, shared) : () => {}

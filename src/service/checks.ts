@@ -65,7 +65,11 @@ const unchanged = (check: CheckRecord): PushOutcome => ({result: 'unchanged', ch
 
 /** `outcome`, once the request log's `notes` know its check and both its versions. */
 function noted(notes: PushNotes | undefined, previous: CheckRecord | undefined, outcome: PushOutcome): PushOutcome {
-  if (notes)
-    Object.assign(notes, {check_id: outcome.check.id, push_result: outcome.result, previous, next: outcome.check})
+  if (notes) {
+    notes.check_id = outcome.check.id
+    notes.push_result = outcome.result
+    notes.previous = previous
+    notes.next = outcome.check
+  }
   return outcome
 }

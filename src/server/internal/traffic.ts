@@ -63,7 +63,7 @@ export class Traffic {
     passage.accountId = event.context.accountId as string
     // every field a request may note, from the start: one shape for all notes
     if (service.requests.enabled && !UNLOGGED.test(passage.path))
-      passage.notes = {check_id: null, push_result: null, request_text: undefined}
+      passage.notes = {check_id: null, push_result: null, previous: undefined, next: undefined, request_text: undefined}
     // the simulator's own controls stay reachable whatever is asked of the API
     if (passage.path.startsWith('/v1/sim/')) return
     if (service.limiter) this.#limit(event, service.limiter)
