@@ -129,7 +129,9 @@ describe('a bad command line exits 2 with and without --json', () => {
     const inTopic = await runCommand(['deliveries', 'tial'])
     expect(inTopic.stderr).toContain('Did you mean `tablepay deliveries tail`?')
     expect(inTopic.stderr).toContain('`tablepay deliveries --help` lists the commands.')
-    const help = await runCommand(['help', 'checks'])
+    const help = await runCommand(['help', 'checks', 'lsit'])
+    expect(help.code).toBe(2)
+    expect(help.stderr).toContain('"tablepay checks lsit" is not a command.')
     expect(help.stderr).toContain('`tablepay checks --help` lists the commands.')
     // nothing near: only where the list is
     const far = await runCommand(['frobnicate', '--json'])
@@ -139,6 +141,15 @@ describe('a bad command line exits 2 with and without --json', () => {
       code: 'invalid_usage',
       message: '"tablepay frobnicate" is not a command.',
     })
+  })
+
+  it('help shows the help of the CLI, a topic or a command, as --help does', async () => {
+    for (const named of [[], ['checks'], ['checks', 'push']]) {
+      const help = await runCommand(['help', ...named])
+      expect(help.code).toBe(0)
+      expect(help.stdout).toBe((await runCommand([...named, '--help'])).stdout)
+    }
+    expect((await runCommand(['help'])).stdout).toContain('$ tablepay [COMMAND]')
   })
 
   it('a topic given flags exits 2 naming its commands; a bare topic or --help still shows its help', async () => {

@@ -1,4 +1,4 @@
-import {type Hook, toConfiguredId} from '@oclif/core'
+import {type Hook, type Interfaces, loadHelpClass, toConfiguredId} from '@oclif/core'
 import {usageError, visibleCommands} from './usage-error.js'
 
 /**
@@ -32,13 +32,18 @@ function distance(a: string, b: string): number {
  * // package.json: "oclif": {"hooks": {"command_not_found": "./dist/cli/hooks/command-not-found.js"}}
  */
 const hook: Hook<'command_not_found'> = async function ({config, id, argv = []}) {
-  const typed = toConfiguredId(id, config)
+  // `tablepay help checks push` asks for `tablepay checks push --help`, as git's and npm's help do
+  const asked = id.split(':')
+  if (asked[0] === 'help') {
+    const subject = asked.slice(1).join(':')
+    if (!subject || config.findCommand(subject) || config.findTopic(subject))
+      return showHelp(config, [subject, ...argv])
+  }
+  const words = asked[0] === 'help' ? asked.slice(1) : asked
+  const typed = toConfiguredId(words.join(':'), config)
   const commands = visibleCommands(config)
   const nearest = commands.toSorted((a, b) => distance(typed, a) - distance(typed, b))[0]
-  // `tablepay help checks` asks for the help of a topic, as other CLIs take it
-  const words = id.split(':')
-  const named = words[0] === 'help' ? words[1] : words[0]
-  const topic = named && config.findTopic(named) ? ` ${named}` : ''
+  const topic = config.findTopic(words[0]!) ? ` ${words[0]}` : ''
   const close = nearest !== undefined && distance(typed, nearest) <= Math.max(2, Math.floor(typed.length / 3))
   // `tablepay clock show now`: a command that takes no arguments, given one (oclif read it as part of the id)
   const command = commands.filter((c) => typed.startsWith(`${c} `)).sort((a, b) => b.length - a.length)[0]
@@ -54,6 +59,12 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
     ],
     argv,
   )
+}
+
+/** oclif's help of what `argv` names (a topic, a command, or the whole CLI), as `--help` shows it. */
+async function showHelp(config: Interfaces.Config, argv: string[]): Promise<void> {
+  const Help = await loadHelpClass(config)
+  await new Help(config, config.pjson.oclif.helpOptions).showHelp(argv)
 }
 
 export default hook
