@@ -51,19 +51,13 @@ const progress = (text) =>
 const round = (value, digits = 0) => Number(value.toFixed(digits))
 
 /**
- * A figure against its target: `at_least`/`at_most` apply to `ratio` when
- * there is a baseline, else to `value`. `ratio` defaults to value / baseline;
- * paired runs pass the median of their per-round ratios instead.
- *
- * @param {string} name
- * @param {string} unit
- * @param {number} value
- * @param {{baseline?: number, ratio?: number, at_least?: number, at_most?: number, note?: string}} [options]
- */
-/**
  * A ratio as the table shows it: two decimals, two significant digits below
  * 0.1 (json-server's ratio is a few ten-thousandths), and three decimals
  * where two would round a miss onto its target (0.899 is not 0.9).
+ *
+ * @param {number} ratio
+ * @param {number | undefined} at_least
+ * @param {number | undefined} at_most
  */
 function shownRatio(ratio, at_least, at_most) {
   if (ratio < 0.1) return Number(ratio.toPrecision(2))
@@ -74,6 +68,16 @@ function shownRatio(ratio, at_least, at_most) {
   return hidesMiss ? round(ratio, 3) : shown
 }
 
+/**
+ * A figure against its target: `at_least`/`at_most` apply to `ratio` when
+ * there is a baseline, else to `value`. `ratio` defaults to value / baseline;
+ * paired runs pass the median of their per-round ratios instead.
+ *
+ * @param {string} name
+ * @param {string} unit
+ * @param {number} value
+ * @param {{baseline?: number, ratio?: number, at_least?: number, at_most?: number, note?: string}} [options]
+ */
 function figure(name, unit, value, {baseline, ratio: pairedRatio, at_least, at_most, note} = {}) {
   const ratio = pairedRatio ?? (baseline === undefined ? undefined : value / baseline)
   const judged = ratio ?? value
