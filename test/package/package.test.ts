@@ -168,3 +168,9 @@ await sim.close()`
     expect(JSON.parse(stdout)).toEqual({apiKey: 'tp_test_demo_write', health: 200})
   }
 })
+
+test("the help's example files (fixtures/checks/…) are found in the package from a user's project", async () => {
+  const bin = join(consumer, 'node_modules', '.bin', 'tablepay')
+  const {stdout} = await run(bin, ['checks', 'lint', 'fixtures/checks/open.json', '--json'], {cwd: consumer})
+  expect(JSON.parse(stdout)).toMatchObject({valid: true, files: [{file: 'fixtures/checks/open.json', valid: true}]})
+})
