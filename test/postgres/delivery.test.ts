@@ -90,6 +90,23 @@ async function deliveriesUntil(server: RunningServer, count: number, done: (d: D
   }
 }
 
+/**
+ * Two instances on one database: `b` as `serve` starts it, and `a`, the one
+ * a test advances, over a storage of its own (`storage`), whose claims the
+ * test can hold before or after they reach the database (helpers/serve-storage.ts).
+ */
+async function advancingAndOther() {
+  const db = await database()
+  const seedFile = await writeSeed(await makeTempDir())
+  const b = await startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile})
+  cleanup.push(() => b.close())
+  const storage = await PgStorage.open({url: db.url})
+  cleanup.push(() => storage.close())
+  const a = await serveStorage(storage)
+  cleanup.push(() => a.close())
+  return {a, b, storage}
+}
+
 describe('delivery across instances on one database', () => {
   it('every delivery is attempted exactly once with both dispatchers running, whichever instance made it', async () => {
     const [a, b] = await twoInstances()
@@ -174,15 +191,7 @@ describe('delivery across instances on one database', () => {
   })
 
   it('an attempt the other instance made before the advancing one could claim it counts once in the advance', async () => {
-    const db = await database()
-    const seedFile = await writeSeed(await makeTempDir())
-    const b = await startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile})
-    cleanup.push(() => b.close())
-    // the advancing instance, whose claims can be held before they reach the database
-    const storage = await PgStorage.open({url: db.url})
-    cleanup.push(() => storage.close())
-    const a = await serveStorage(storage)
-    cleanup.push(() => a.close())
+    const {a, b} = await advancingAndOther()
 
     const receiver = await countingReceiver(() => 500)
     await subscribe(b, receiver.url)
@@ -199,14 +208,7 @@ describe('delivery across instances on one database', () => {
   })
 
   it('an attempt the other instance held when the advancing one claimed it counts once, its record arriving before the claim answers', async () => {
-    const db = await database()
-    const seedFile = await writeSeed(await makeTempDir())
-    const b = await startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile})
-    cleanup.push(() => b.close())
-    const storage = await PgStorage.open({url: db.url})
-    cleanup.push(() => storage.close())
-    const a = await serveStorage(storage)
-    cleanup.push(() => a.close())
+    const {a, b, storage} = await advancingAndOther()
 
     // the first attempt fails at once; the retry is held by the receiver, so its instance holds the lease meanwhile
     let answerRetry!: () => void
