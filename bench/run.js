@@ -479,6 +479,8 @@ async function main() {
   const payload = await readFile(join(ROOT, 'fixtures/checks/open.json'))
   /** @type {(() => Promise<unknown>)[]} */
   const stoppers = []
+  /** @type {(() => Promise<unknown>)[]} */
+  const lateStoppers = []
   const figures = []
   const results = {}
   try {
@@ -536,7 +538,8 @@ async function main() {
     if (needsSmall) {
       small = await startServe(join(root, 'small'))
       const smallServer = small
-      stoppers.push(() => smallServer.stop())
+      // the deliveries' phase sends from it: stopped at the end, with what the later phases start
+      lateStoppers.push(() => smallServer.stop())
       await seed(small.origin, sets.small)
     }
 
@@ -657,6 +660,11 @@ async function main() {
         }),
       )
     }
+    // the push rounds' servers (but the small one), peers and hung receiver are done with: stopped now, so that
+    // their background work (the backlog server's attempts to its hung receiver, WireMock's JVM) weighs on none
+    // of the phases after
+    await stopAll(stoppers)
+    stoppers.push(...lateStoppers.splice(0))
     if (has('fanout')) {
       const fanOut = await measureFanOut(root)
       results.fan_out_rounds = fanOut.map((r) => ({
@@ -823,9 +831,20 @@ async function main() {
     await writeFile(join(ROOT, 'bench', 'results.json'), JSON.stringify(output, null, 2) + '\n')
     progress(`done in ${output.seconds} s; wrote bench/results.json`)
   } finally {
-    for (const stop of stoppers.reverse()) await stop().catch((error) => progress(`stop failed: ${error.message}`))
+    await stopAll(stoppers)
+    await stopAll(lateStoppers)
     await rm(root, {recursive: true, force: true})
   }
+}
+
+/**
+ * Stops what `stoppers` started, the last started first, and forgets it.
+ *
+ * @param {(() => Promise<unknown>)[]} stoppers
+ */
+async function stopAll(stoppers) {
+  for (const stop of stoppers.splice(0).reverse())
+    await stop().catch((error) => progress(`stop failed: ${error.message}`))
 }
 
 await main()
