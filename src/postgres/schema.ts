@@ -50,6 +50,9 @@ function table(collection: CollectionName): string[] {
   ]
 }
 
+/** The sequence each unit draws its commit number from (src/postgres/storage.ts, `#notice`). */
+export const COMMITS = 'tablepay_commits'
+
 /**
  * The schema's versions, each a list of statements run in one transaction
  * under the migration lock; a database remembers the last one it ran
@@ -70,4 +73,6 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   LEASE_MIGRATION,
   // faults shared by every instance (docs/postgres.md, "Faults across instances")
   FAULTS_MIGRATION,
+  // commit numbers, so that each record's changes reach the listeners in commit order (docs/postgres.md)
+  [`CREATE SEQUENCE IF NOT EXISTS ${COMMITS}`],
 ]

@@ -3,10 +3,12 @@ import pg from 'pg'
 import type {CollectionName, Collections} from '../domain/records.js'
 import type {Change, Storage, UnitOfWork} from '../service/storage.js'
 import {displayUrl} from '../shared/database-url.js'
+import {RecentMap} from '../store/recent-map.js'
 import {isRetryable, isUnavailable, unavailable} from './errors.js'
 import {PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
 import {PgReader} from './reader.js'
+import {COMMITS} from './schema.js'
 import {PgUnit} from './unit.js'
 
 /** The channel every instance of one database listens on for the others' changes. */
@@ -22,6 +24,12 @@ const MAX_ATTEMPTS = 20
 
 /** Deleted ids whose places a table remembers, as the memory store does (docs/api.md, "Lists"). */
 const DELETED_KEPT = 10_000
+
+/**
+ * Records whose last commit number an instance remembers, to pass on each one's changes in commit order
+ * (docs/postgres.md, "Changes reach the listeners in commit order").
+ */
+const ORDERED_KEYS = 10_000
 
 /** How often the side tables (deleted places, large changes) are trimmed, in ms. */
 const TRIM_EVERY_MS = 10_000
@@ -82,6 +90,8 @@ export class PgStorage extends PgReader implements Storage {
   readonly #keys = new Map<string, Collections['api_keys']>()
   /** Moves on at each such drop: a read that began before one does not keep what it read. */
   #keysSeen = 0
+  /** The commit number of each record's change passed on last, here or from another instance. */
+  readonly #passedOn = new RecentMap<string, number>(ORDERED_KEYS)
 
   private constructor(
     pool: pg.Pool,
@@ -154,10 +164,11 @@ export class PgStorage extends PgReader implements Storage {
       const tx = new PgUnit(client)
       let value: T
       let changes: Change[]
+      let commit: number | undefined
       try {
         value = await work(tx)
         changes = tx.end()
-        await tx.commit(changes, changes.length > 0 ? this.#notice(changes) : '')
+        commit = await tx.commit(changes, changes.length > 0 ? this.#notice(changes) : '')
       } catch (error) {
         tx.end()
         let broken = isUnavailable(error) ? (error as Error) : undefined
@@ -175,8 +186,11 @@ export class PgStorage extends PgReader implements Storage {
       client.off('error', ignore)
       client.release()
       if (changes.length > 0) {
-        durable?.(changes)
-        this.#publish(changes)
+        const fresh = this.#inOrder(changes, commit)
+        if (fresh.length > 0) {
+          durable?.(fresh)
+          this.#publish(fresh)
+        }
         this.#trimSoon(changes)
       }
       return value
@@ -186,14 +200,45 @@ export class PgStorage extends PgReader implements Storage {
   /**
    * The statement that tells the other instances of this unit's changes when
    * it commits, sent with the COMMIT: inline when they fit in a notification,
-   * else through the `changes` table.
+   * else through the `changes` table. It draws the unit's commit number after
+   * its writes, so of two units that write one record the later draws the
+   * higher, and answers with it as `commit`.
    */
   #notice(changes: readonly Change[]): string {
-    const inline = JSON.stringify({from: this.#instance, changes})
-    if (Buffer.byteLength(inline) <= NOTIFY_BYTES) return `SELECT pg_notify('${CHANNEL}', ${pg.escapeLiteral(inline)})`
-    const [from, large] = [this.#instance, JSON.stringify(changes)].map(pg.escapeLiteral)
+    const json = JSON.stringify(changes)
+    const commit = `nextval('${COMMITS}')`
+    if (Buffer.byteLength(json) <= NOTIFY_BYTES) {
+      // {"from":…,"commit":n,"changes":[…]}, which begins as #ownNotes does
+      const [head, tail] = [`${this.#ownNotes},"commit":`, `,"changes":${json}}`].map(pg.escapeLiteral)
+      return `SELECT pg_notify('${CHANNEL}', ${head} || n || ${tail}), n AS commit FROM ${commit} n`
+    }
+    const [from, large] = [this.#instance, json].map(pg.escapeLiteral)
     return `WITH row AS (INSERT INTO changes (changes) VALUES (${large}) RETURNING seq)
-      SELECT pg_notify('${CHANNEL}', json_build_object('from', ${from}::text, 'seq', seq)::text) FROM row`
+      SELECT pg_notify('${CHANNEL}', json_build_object('from', ${from}::text, 'seq', seq, 'commit', n)::text),
+        n AS commit FROM row, ${commit} n`
+  }
+
+  /**
+   * The changes of the unit numbered `commit` that are newer than those
+   * already passed on for the same records. Two units on one record commit in
+   * turn, but their answers may come back the other way round, and another
+   * instance's notification later than this one's own next change: the older
+   * change is left out, so a listener never ends on it (docs/postgres.md).
+   */
+  #inOrder(changes: readonly Change[], commit: number | undefined): readonly Change[] {
+    // a note from an instance of a version before commit numbers
+    if (commit === undefined) return changes
+    let fresh: Change[] | undefined
+    for (let i = 0; i < changes.length; i++) {
+      const [collection, id] = changes[i]!
+      const key = `${collection}\u0000${id}`
+      // the same number: the record written twice by this unit
+      if ((this.#passedOn.get(key) ?? 0) <= commit) {
+        this.#passedOn.set(key, commit)
+        fresh?.push(changes[i]!)
+      } else fresh ??= changes.slice(0, i)
+    }
+    return fresh ?? changes
   }
 
   override async get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
@@ -265,7 +310,7 @@ export class PgStorage extends PgReader implements Storage {
   async #receive(payload: string): Promise<void> {
     // this instance hears its own notifications too: told apart by their start, they are not parsed
     if (payload.startsWith(this.#ownNotes)) return
-    const note = JSON.parse(payload) as {from: string; changes?: Change[]; seq?: number}
+    const note = JSON.parse(payload) as {from: string; commit?: number; changes?: Change[]; seq?: number}
     if (note.from === this.#instance) return
     let changes = note.changes
     if (changes === undefined) {
@@ -274,7 +319,9 @@ export class PgStorage extends PgReader implements Storage {
       ])
       changes = result.rows[0]?.changes
     }
-    if (changes) this.#publish(changes, true)
+    if (!changes) return
+    const fresh = this.#inOrder(changes, note.commit)
+    if (fresh.length > 0) this.#publish(fresh, true)
   }
 
   /** Trims the side tables now and then, after a unit that deleted or wrote large changes. */

@@ -49,10 +49,15 @@ class UnitSql implements Sql {
    * unit's first; resolves with its last statement's result.
    */
   async simple<R extends pg.QueryResultRow>(sql: string): Promise<pg.QueryResult<R>> {
+    return (await this.results<R>(sql)).at(-1)!
+  }
+
+  /** The same, resolving with the result of each of its statements. */
+  async results<R extends pg.QueryResultRow>(sql: string): Promise<pg.QueryResult<R>[]> {
     const text = this.begun ? sql : `${BEGIN}; ${sql}`
     this.begun = true
     const results = (await this.client.query(text)) as unknown as pg.QueryResult<R> | pg.QueryResult<R>[]
-    return Array.isArray(results) ? results.at(-1)! : results
+    return Array.isArray(results) ? results : [results]
   }
 }
 
@@ -100,12 +105,16 @@ export class PgUnit extends PgReader implements UnitOfWork {
    * `notice` (the statement that tells the other instances) and `COMMIT`, as
    * one simple query: one round trip however many collections it writes. A
    * statement that fails skips the rest, the `COMMIT` with them, and the
-   * transaction is rolled back as after any failure.
+   * transaction is rolled back as after any failure. Resolves with the
+   * `commit` column the notice answers with, if any: the unit's commit
+   * number (src/postgres/storage.ts, `#notice`).
    */
-  async commit(changes: readonly Change[], notice = ''): Promise<void> {
-    if (!this.begun && changes.length === 0) return
+  async commit(changes: readonly Change[], notice = ''): Promise<number | undefined> {
+    if (!this.begun && changes.length === 0) return undefined
     const statements = [...this.#statements(changes), notice, 'COMMIT'].filter((statement) => statement !== '')
-    await this.#sql.simple(statements.join(';\n'))
+    const results = await this.#sql.results<{commit?: string}>(statements.join(';\n'))
+    const commit = notice === '' ? undefined : results.at(-2)?.rows[0]?.commit
+    return commit === undefined ? undefined : Number(commit)
   }
 
   #statements(changes: readonly Change[]): string[] {

@@ -6,9 +6,12 @@ import {createTestDatabase} from './postgres.js'
  * A TCP relay to the run's PostgreSQL on `port`: cutting it is what a lost
  * network does to every connection through it, while the database itself
  * goes on. `tap`, when given, is called for each connection and then sees
- * every chunk its client sends (test/helpers/wire.ts reads them).
+ * every chunk its client sends (test/helpers/wire.ts reads them). Through
+ * the `hold` it is given, a test keeps what the database answers on that
+ * connection from its client until a promise settles: the database has done
+ * the work, and the client has not heard.
  */
-export function relay(port: number, target: URL, tap?: () => (chunk: Buffer) => void) {
+export function relay(port: number, target: URL, tap?: Tap) {
   const sockets = new Set<Socket>()
   let server: Server | undefined
   return {
@@ -20,7 +23,14 @@ export function relay(port: number, target: URL, tap?: () => (chunk: Buffer) => 
           socket.on('close', () => sockets.delete(socket))
           socket.on('error', () => {})
         }
-        if (tap) client.on('data', tap())
+        if (tap)
+          client.on(
+            'data',
+            tap((until) => {
+              upstream.unpipe(client)
+              void until.then(() => upstream.pipe(client))
+            }),
+          )
         client.pipe(upstream).pipe(client)
       })
       await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve))
@@ -34,13 +44,19 @@ export function relay(port: number, target: URL, tap?: () => (chunk: Buffer) => 
 }
 
 /**
+ * Called for each connection of a relay: what it returns sees each chunk the client sends, and `hold(until)`
+ * keeps the database's answers on that connection from the client until `until` settles (`relay`).
+ */
+export type Tap = (hold: (until: Promise<void>) => void) => (chunk: Buffer) => void
+
+/**
  * A new test database (test/helpers/postgres.ts) and an open relay to it:
  * `url` reaches the database through `link`, which the test cuts and opens.
  *
  * @example
  * const {db, link, url} = await databaseBehindRelay()
  */
-export async function databaseBehindRelay(tap?: () => (chunk: Buffer) => void) {
+export async function databaseBehindRelay(tap?: Tap) {
   const db = await createTestDatabase()
   const port = await freePort()
   const link = relay(port, new URL(db.url), tap)

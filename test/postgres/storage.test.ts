@@ -4,12 +4,14 @@ import type {Change} from '../../src/service/storage.js'
 import {migrate} from '../../src/postgres/migrations.js'
 import {MIGRATIONS} from '../../src/postgres/schema.js'
 import {PgStorage} from '../../src/postgres/storage.js'
+import {freePort} from '../helpers/ports.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {relay} from '../helpers/relay.js'
 
 let db: TestDatabase
 const opened: PgStorage[] = []
 
-async function open(options: {deletedKept?: number} = {}): Promise<PgStorage> {
+async function open(options: {deletedKept?: number; url?: string} = {}): Promise<PgStorage> {
   const storage = await PgStorage.open({url: db.url, ...options})
   opened.push(storage)
   return storage
@@ -197,5 +199,89 @@ describe('PgStorage', () => {
     expect(await query('SELECT count(*)::int AS n FROM changes')).toEqual([{n: 1}])
     // an instance hears its own units once, when they commit, not again through the database
     expect(own).toHaveLength(2)
+  })
+
+  describe("a record's changes reach the listeners in commit order", () => {
+    const note = (doc: string) => ({id: 'chk_1', account_id: 'acct_a', note: doc}) as never
+    const notesOf = (changes: readonly Change[]) => changes.map((change) => (change[2] as {note?: string}).note)
+    const stored = async () => (await query<{note: string}>(`SELECT doc->>'note' AS note FROM checks`))[0]?.note
+    /** A unit that reads the record, as every change to one does, and writes it back with `doc`. */
+    const rewrite = (storage: PgStorage, doc: string, durable?: (changes: readonly Change[]) => void) =>
+      storage.unit(async (tx) => {
+        await tx.get('checks', 'chk_1')
+        tx.put('checks', 'chk_1', note(doc))
+      }, durable)
+
+    /**
+     * An instance whose connections go through a relay. The first connection to send what `pick` matches
+     * has its answers held until `release()`: from then on, or from `hold()` when `atOnce` is false.
+     */
+    async function behindRelay(pick: (sent: string) => boolean, atOnce = true) {
+      let release!: () => void
+      const released = new Promise<void>((resolve) => (release = resolve))
+      let held!: () => void
+      const holding = new Promise<void>((resolve) => (held = resolve))
+      let picked: ((until: Promise<void>) => void) | undefined
+      const hold = () => {
+        picked!(released)
+        held()
+      }
+      const port = await freePort()
+      const link = relay(port, new URL(db.url), (holdThis) => (chunk) => {
+        if (picked || !pick(chunk.toString('latin1'))) return
+        picked = holdThis
+        if (atOnce) hold()
+      })
+      await link.open()
+      const url = new URL(db.url)
+      url.port = String(port)
+      return {storage: await open({url: url.toString()}), holding, hold, release, cut: () => link.cut()}
+    }
+
+    it("of one instance, when the first unit's answer comes back after the second's", async () => {
+      await (await open()).unit(async (tx) => tx.put('checks', 'chk_1', note('zero')))
+      const {storage, holding, release, cut} = await behindRelay(
+        (sent) => sent.includes('COMMIT') && sent.includes('"first"'),
+      )
+      try {
+        const heard: (string | undefined)[] = []
+        const durable: (string | undefined)[] = []
+        storage.subscribe((changes) => heard.push(...notesOf(changes)))
+        const first = rewrite(storage, 'first', (changes) => durable.push(...notesOf(changes)))
+        await holding
+        // committed: only its answer is held
+        await expect.poll(stored).toBe('first')
+        await rewrite(storage, 'second', (changes) => durable.push(...notesOf(changes)))
+        release()
+        await first
+        expect(heard).toEqual(['second'])
+        expect(durable).toEqual(['second'])
+      } finally {
+        release()
+        await cut()
+      }
+    })
+
+    it("of two instances, when the other's notification comes after this one's own later change", async () => {
+      const other = await open()
+      await other.unit(async (tx) => tx.put('checks', 'chk_1', note('zero')))
+      const {storage, hold, release, cut} = await behindRelay((sent) => sent.includes('LISTEN'), false)
+      try {
+        hold()
+        const heard: (string | undefined)[] = []
+        storage.subscribe((changes) => heard.push(...notesOf(changes)))
+        // the other instance's change is told through the listening connection, whose answers are held
+        await rewrite(other, 'first')
+        await rewrite(storage, 'second')
+        release()
+        // the other's next change shows that its notifications have come through
+        await other.unit(async (tx) => tx.put('checks', 'chk_2', {...(note('x') as object), id: 'chk_2'} as never))
+        await expect.poll(() => heard.length).toBe(2)
+        expect(heard).toEqual(['second', 'x'])
+      } finally {
+        release()
+        await cut()
+      }
+    })
   })
 })
