@@ -1,6 +1,7 @@
 import {
   type AttemptOptions,
   type AttemptResult,
+  attemptMadeAt,
   DISABLE_AFTER,
   RETRY_SCHEDULE,
   succeeded,
@@ -223,7 +224,7 @@ export class Dispatcher {
       if (this.#contested.size > 0 && this.#contested.delete(id)) {
         this.#endedElsewhere++
         this.#wake()
-      }
+      } else if (this.service.sim.shared) this.#madeElsewhere(id, record as DeliveryRecord | null)
       if (record?.status === 'pending') {
         this.#track(record as DeliveryRecord)
         added = true
@@ -237,6 +238,17 @@ export class Dispatcher {
       this.#stale = 0
     }
     if (added) this.#pump()
+  }
+
+  /**
+   * Another instance made the attempt this one had queued and not yet
+   * started, its slots being taken: an advance counts it here. One started
+   * here is counted by its claim (#attempt), one waited for above.
+   */
+  #madeElsewhere(id: string, record: DeliveryRecord | null): void {
+    const entry = this.#pending.get(id)
+    if (entry === undefined || record === null || this.#inFlight.has(id)) return
+    if (attemptMadeAt(record, entry.due)) this.#endedElsewhere++
   }
 
   #track(delivery: DeliveryRecord): void {

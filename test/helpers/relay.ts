@@ -50,6 +50,33 @@ export function relay(port: number, target: URL, tap?: Tap) {
 export type Tap = (hold: (until: Promise<void>) => void) => (chunk: Buffer) => void
 
 /**
+ * A tap for `relay` that picks the first connection whose client sends what `pick` matches.
+ * `hold()` keeps the database's answers on that connection from its client until `release()`,
+ * at once when `atOnce`; `holding` resolves once they are held.
+ *
+ * @example
+ * const listening = holdOne((sent) => sent.includes('LISTEN'))
+ * const {url} = await databaseBehindRelay(listening.tap)
+ */
+export function holdOne(pick: (sent: string) => boolean, atOnce = false) {
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  let held!: () => void
+  const holding = new Promise<void>((resolve) => (held = resolve))
+  let picked: ((until: Promise<void>) => void) | undefined
+  const hold = () => {
+    picked!(released)
+    held()
+  }
+  const tap: Tap = (holdThis) => (chunk) => {
+    if (picked || !pick(chunk.toString('latin1'))) return
+    picked = holdThis
+    if (atOnce) hold()
+  }
+  return {tap, hold, release, holding}
+}
+
+/**
  * A new test database (test/helpers/postgres.ts) and an open relay to it:
  * `url` reaches the database through `link`, which the test cuts and opens.
  *

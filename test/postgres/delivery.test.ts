@@ -6,7 +6,11 @@ import {checkWith} from '../helpers/checks.js'
 import {serveStorage} from '../helpers/serve-storage.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 import {type Received, startReceiver} from '../helpers/receiver.js'
+import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
+
+/** Attempts one endpoint may have out at once on one instance (the dispatcher's default `perEndpoint`). */
+const PER_ENDPOINT = 8
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -205,6 +209,52 @@ describe('delivery across instances on one database', () => {
     release()
     expect((await advanced).body.attempts).toBe(1)
     expect([...receiver.counts().values()]).toEqual([1, 1])
+  })
+
+  it('an attempt the other instance made while the advancing one had it queued, its slots taken, counts once', async () => {
+    // b hears the database through a relay that holds what its listening connection hears: the clock's moves too
+    const listening = holdOne((sent) => sent.includes('LISTEN'))
+    const {db, link, url} = await databaseBehindRelay(listening.tap)
+    cleanup.push(
+      () => db.drop(),
+      () => link.cut(),
+    )
+    const seedFile = await writeSeed(await makeTempDir())
+    const retrySchedule = [60, 300]
+    const b = await startServer({port: 0, host: '127.0.0.1', database: url, seedFile, retrySchedule})
+    cleanup.push(() => b.close())
+    const storage = await PgStorage.open({url: db.url})
+    cleanup.push(() => storage.close())
+    const a = await serveStorage(storage, {retrySchedule})
+    cleanup.push(() => a.close())
+
+    // first attempts fail at once; of the retries, the first PER_ENDPOINT wait for the test, the rest fail at once
+    let answerRetries!: () => void
+    const retriesAnswered = new Promise<number>((resolve) => (answerRetries = () => resolve(500)))
+    let waiting = 0
+    const receiver = await countingReceiver((req) =>
+      req.headers['x-tablepay-delivery-attempt'] === '2' && waiting++ < PER_ENDPOINT ? retriesAnswered : 500,
+    )
+    await subscribe(b, receiver.url)
+    await pushChecks([b], PER_ENDPOINT + 1, 'queued')
+    await deliveriesUntil(b, PER_ENDPOINT + 1, (d) => d.attempts.length === 1)
+    listening.hold()
+    const advanced = call(a.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 120}})
+    // a has an endpoint's share of its retries out, the last one queued behind them
+    await until(() => waiting === PER_ENDPOINT)
+    // a hears b's record of that last one before its slots come free
+    let heard!: () => void
+    const recordHeard = new Promise<void>((resolve) => (heard = resolve))
+    storage.subscribe((changes, remote) => {
+      if (remote && changes.some(([, , record]) => (record as Delivery | null)?.attempts.length === 2)) heard()
+    })
+    // b hears the clock move, finds a's leases on the others, and makes the last one
+    listening.release()
+    await recordHeard
+    answerRetries()
+    expect((await advanced).body.attempts).toBe(PER_ENDPOINT + 1)
+    expect(receiver.received).toHaveLength(2 * (PER_ENDPOINT + 1))
+    expect([...receiver.counts().values()].every((n) => n === 1)).toBe(true)
   })
 
   it('an attempt the other instance held when the advancing one claimed it counts once, its record arriving before the claim answers', async () => {

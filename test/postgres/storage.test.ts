@@ -6,7 +6,7 @@ import {MIGRATIONS} from '../../src/postgres/schema.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {freePort} from '../helpers/ports.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
-import {relay} from '../helpers/relay.js'
+import {holdOne, relay} from '../helpers/relay.js'
 
 let db: TestDatabase
 const opened: PgStorage[] = []
@@ -212,30 +212,15 @@ describe('PgStorage', () => {
         tx.put('checks', 'chk_1', note(doc))
       }, durable)
 
-    /**
-     * An instance whose connections go through a relay. The first connection to send what `pick` matches
-     * has its answers held until `release()`: from then on, or from `hold()` when `atOnce` is false.
-     */
+    /** An instance whose connections go through a relay, which holds the answers on one of them (`holdOne`). */
     async function behindRelay(pick: (sent: string) => boolean, atOnce = true) {
-      let release!: () => void
-      const released = new Promise<void>((resolve) => (release = resolve))
-      let held!: () => void
-      const holding = new Promise<void>((resolve) => (held = resolve))
-      let picked: ((until: Promise<void>) => void) | undefined
-      const hold = () => {
-        picked!(released)
-        held()
-      }
+      const picked = holdOne(pick, atOnce)
       const port = await freePort()
-      const link = relay(port, new URL(db.url), (holdThis) => (chunk) => {
-        if (picked || !pick(chunk.toString('latin1'))) return
-        picked = holdThis
-        if (atOnce) hold()
-      })
+      const link = relay(port, new URL(db.url), picked.tap)
       await link.open()
       const url = new URL(db.url)
       url.port = String(port)
-      return {storage: await open({url: url.toString()}), holding, hold, release, cut: () => link.cut()}
+      return {...picked, storage: await open({url: url.toString()}), cut: () => link.cut()}
     }
 
     it("of one instance, when the first unit's answer comes back after the second's", async () => {
