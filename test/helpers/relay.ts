@@ -1,6 +1,6 @@
 import {connect, createServer, type Server, type Socket} from 'node:net'
 import {freePort} from './ports.js'
-import {createTestDatabase} from './postgres.js'
+import {createTestDatabase, type TestDatabase} from './postgres.js'
 
 /**
  * A TCP relay to the run's PostgreSQL on `port`: cutting it is what a lost
@@ -77,14 +77,15 @@ export function holdOne(pick: (sent: string) => boolean, atOnce = false) {
 }
 
 /**
- * A new test database (test/helpers/postgres.ts) and an open relay to it:
- * `url` reaches the database through `link`, which the test cuts and opens.
+ * A new test database (test/helpers/postgres.ts), or `db` when given, and an
+ * open relay to it: `url` reaches the database through `link`, which the test
+ * cuts and opens.
  *
  * @example
  * const {db, link, url} = await databaseBehindRelay()
  */
-export async function databaseBehindRelay(tap?: Tap) {
-  const db = await createTestDatabase()
+export async function databaseBehindRelay(tap?: Tap, given?: TestDatabase) {
+  const db = given ?? (await createTestDatabase())
   const port = await freePort()
   const link = relay(port, new URL(db.url), tap)
   await link.open()

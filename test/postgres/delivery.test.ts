@@ -6,7 +6,7 @@ import {checkWith} from '../helpers/checks.js'
 import {serveStorage} from '../helpers/serve-storage.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 import {type Received, startReceiver} from '../helpers/receiver.js'
-import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
+import {databaseBehindRelay, holdOne, type Tap} from '../helpers/relay.js'
 import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
 
 /** Attempts one endpoint may have out at once on one instance (the dispatcher's default `perEndpoint`). */
@@ -98,15 +98,22 @@ async function deliveriesUntil(server: RunningServer, count: number, done: (d: D
  * Two instances on one database: `b` as `serve` starts it, and `a`, the one
  * a test advances, over a storage of its own (`storage`), whose claims the
  * test can hold before or after they reach the database (helpers/serve-storage.ts).
+ * With `bTap`, `b` reaches the database through a relay with that tap (helpers/relay.ts).
  */
-async function advancingAndOther() {
-  const db = await database()
+async function advancingAndOther({retrySchedule, bTap}: {retrySchedule?: number[]; bTap?: Tap} = {}) {
+  const relayed = bTap ? await databaseBehindRelay(bTap) : undefined
+  if (relayed)
+    cleanup.push(
+      () => relayed.db.drop(),
+      () => relayed.link.cut(),
+    )
+  const db = relayed?.db ?? (await database())
   const seedFile = await writeSeed(await makeTempDir())
-  const b = await startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile})
+  const b = await startServer({port: 0, host: '127.0.0.1', database: relayed?.url ?? db.url, seedFile, retrySchedule})
   cleanup.push(() => b.close())
   const storage = await PgStorage.open({url: db.url})
   cleanup.push(() => storage.close())
-  const a = await serveStorage(storage)
+  const a = await serveStorage(storage, {retrySchedule})
   cleanup.push(() => a.close())
   return {a, b, storage}
 }
@@ -214,19 +221,7 @@ describe('delivery across instances on one database', () => {
   it('an attempt the other instance made while the advancing one had it queued, its slots taken, counts once', async () => {
     // b hears the database through a relay that holds what its listening connection hears: the clock's moves too
     const listening = holdOne((sent) => sent.includes('LISTEN'))
-    const {db, link, url} = await databaseBehindRelay(listening.tap)
-    cleanup.push(
-      () => db.drop(),
-      () => link.cut(),
-    )
-    const seedFile = await writeSeed(await makeTempDir())
-    const retrySchedule = [60, 300]
-    const b = await startServer({port: 0, host: '127.0.0.1', database: url, seedFile, retrySchedule})
-    cleanup.push(() => b.close())
-    const storage = await PgStorage.open({url: db.url})
-    cleanup.push(() => storage.close())
-    const a = await serveStorage(storage, {retrySchedule})
-    cleanup.push(() => a.close())
+    const {a, b, storage} = await advancingAndOther({retrySchedule: [60, 300], bTap: listening.tap})
 
     // first attempts fail at once; of the retries, the first PER_ENDPOINT wait for the test, the rest fail at once
     let answerRetries!: () => void

@@ -4,9 +4,8 @@ import type {Change} from '../../src/service/storage.js'
 import {migrate} from '../../src/postgres/migrations.js'
 import {MIGRATIONS} from '../../src/postgres/schema.js'
 import {PgStorage} from '../../src/postgres/storage.js'
-import {freePort} from '../helpers/ports.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
-import {holdOne, relay} from '../helpers/relay.js'
+import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 
 let db: TestDatabase
 const opened: PgStorage[] = []
@@ -215,12 +214,8 @@ describe('PgStorage', () => {
     /** An instance whose connections go through a relay, which holds the answers on one of them (`holdOne`). */
     async function behindRelay(pick: (sent: string) => boolean, atOnce = true) {
       const picked = holdOne(pick, atOnce)
-      const port = await freePort()
-      const link = relay(port, new URL(db.url), picked.tap)
-      await link.open()
-      const url = new URL(db.url)
-      url.port = String(port)
-      return {...picked, storage: await open({url: url.toString()}), cut: () => link.cut()}
+      const {link, url} = await databaseBehindRelay(picked.tap, db)
+      return {...picked, storage: await open({url}), cut: () => link.cut()}
     }
 
     it("of one instance, when the first unit's answer comes back after the second's", async () => {
