@@ -201,7 +201,7 @@ describe('PgStorage', () => {
   })
 
   describe("a record's changes reach the listeners in commit order", () => {
-    const note = (doc: string) => ({id: 'chk_1', account_id: 'acct_a', note: doc}) as never
+    const note = (doc: string, id = 'chk_1') => ({id, account_id: 'acct_a', note: doc}) as never
     const notesOf = (changes: readonly Change[]) => changes.map((change) => (change[2] as {note?: string}).note)
     const stored = async () => (await query<{note: string}>(`SELECT doc->>'note' AS note FROM checks`))[0]?.note
     /** A unit that reads the record, as every change to one does, and writes it back with `doc`. */
@@ -212,7 +212,7 @@ describe('PgStorage', () => {
       }, durable)
 
     /** An instance whose connections go through a relay, which holds the answers on one of them (`holdOne`). */
-    async function behindRelay(pick: (sent: string) => boolean, atOnce = true) {
+    async function behindRelay(pick: (sent: string) => boolean, atOnce = false) {
       const picked = holdOne(pick, atOnce)
       const {link, url} = await databaseBehindRelay(picked.tap, db)
       return {...picked, storage: await open({url}), cut: () => link.cut()}
@@ -222,6 +222,7 @@ describe('PgStorage', () => {
       await (await open()).unit(async (tx) => tx.put('checks', 'chk_1', note('zero')))
       const {storage, holding, release, cut} = await behindRelay(
         (sent) => sent.includes('COMMIT') && sent.includes('"first"'),
+        true,
       )
       try {
         const heard: (string | undefined)[] = []
@@ -242,26 +243,33 @@ describe('PgStorage', () => {
       }
     })
 
-    it("of two instances, when the other's notification comes after this one's own later change", async () => {
-      const other = await open()
-      await other.unit(async (tx) => tx.put('checks', 'chk_1', note('zero')))
-      const {storage, hold, release, cut} = await behindRelay((sent) => sent.includes('LISTEN'), false)
-      try {
-        hold()
-        const heard: (string | undefined)[] = []
-        storage.subscribe((changes) => heard.push(...notesOf(changes)))
-        // the other instance's change is told through the listening connection, whose answers are held
-        await rewrite(other, 'first')
-        await rewrite(storage, 'second')
-        release()
-        // the other's next change shows that its notifications have come through
-        await other.unit(async (tx) => tx.put('checks', 'chk_2', {...(note('x') as object), id: 'chk_2'} as never))
-        await expect.poll(() => heard.length).toBe(2)
-        expect(heard).toEqual(['second', 'x'])
-      } finally {
-        release()
-        await cut()
-      }
-    })
+    // a change too large for one notification goes through the changes table, its commit number with it
+    it.each([
+      ['inline', ''],
+      ['through the changes table', 'x'.repeat(8000)],
+    ])(
+      "of two instances, when the other's notification (%s) comes after this one's own later change",
+      async (_, pad) => {
+        const other = await open()
+        await other.unit(async (tx) => tx.put('checks', 'chk_1', note('zero')))
+        const {storage, hold, release, cut} = await behindRelay((sent) => sent.includes('LISTEN'))
+        try {
+          hold()
+          const heard: (string | undefined)[] = []
+          storage.subscribe((changes) => heard.push(...notesOf(changes)))
+          // the other instance's change is told through the listening connection, whose answers are held
+          await rewrite(other, `first${pad}`)
+          await rewrite(storage, 'second')
+          release()
+          // the other's next change shows that its notifications have come through
+          await other.unit(async (tx) => tx.put('checks', 'chk_2', note('x', 'chk_2')))
+          await expect.poll(() => heard.length).toBe(2)
+          expect(heard).toEqual(['second', 'x'])
+        } finally {
+          release()
+          await cut()
+        }
+      },
+    )
   })
 })
