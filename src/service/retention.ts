@@ -54,10 +54,13 @@ export class Retention {
     let budget = PRUNE_BATCH
     let startingAfter: string | undefined
     let read = 0
-    // a batch is read at a time, so a pass that deletes what it reads reads no more (docs/benchmarks.md,
-    // "Pruning"); events kept for a pending delivery are passed over, and the look-ahead past them is bounded
+    // the first page holds what the count lets go and one more (is it past the age?); each page after it twice
+    // as many, up to a batch. Under steady pushes at the bound a pass deletes a few events: it reads a few, not
+    // a batch (docs/benchmarks.md, "Pruning"). Events kept for a pending delivery are passed over, and the
+    // look-ahead past them is bounded.
+    let limit = Math.min(PRUNE_BATCH, Math.max(overflow, 0) + 1)
     while (read < LOOK_AHEAD) {
-      const page = (await tx.page('events', accountId, {limit: PRUNE_BATCH, oldestFirst: true, startingAfter}))!
+      const page = (await tx.page('events', accountId, {limit, oldestFirst: true, startingAfter}))!
       for (const event of page.records) {
         if (budget <= 0 || !isPastRetention(event, overflow, nowMs, this.policy)) return
         const deliveries = await tx.list('deliveries', accountId, {event_id: event.id})
@@ -73,6 +76,7 @@ export class Retention {
       if (!page.hasMore || budget <= 0) return
       read += page.records.length
       startingAfter = page.records.at(-1)!.id
+      limit = Math.min(PRUNE_BATCH, limit * 2)
     }
   }
 

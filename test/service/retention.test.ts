@@ -30,6 +30,28 @@ async function endDeliveries(service: TestService, endpoint: WebhookEndpointReco
   }
 }
 
+/** The number of events each page of the storage's units reads from now on (what pruning reads, pass by pass). */
+function countEventReads(storage: Awaited<ReturnType<typeof serviceForTest>>['storage']): number[] {
+  const read: number[] = []
+  const unit = storage.unit.bind(storage)
+  storage.unit = ((work, durable) =>
+    unit((tx) => {
+      const counted = new Proxy(tx, {
+        get(target, key) {
+          const value: unknown = Reflect.get(target, key, target)
+          if (key !== 'page') return typeof value === 'function' ? value.bind(target) : value
+          return async (...args: Parameters<typeof tx.page>) => {
+            const page = await target.page(...args)
+            if (args[0] === 'events') read.push(page!.records.length)
+            return page
+          }
+        },
+      })
+      return work(counted)
+    }, durable)) as typeof storage.unit
+  return read
+}
+
 describe('service.retention', () => {
   it('keeps at most --max-events events, the newest, with their deliveries, and never deletes one whose delivery is pending', async () => {
     const {service} = await serviceForTest({retention: {maxEvents: 100}})
@@ -68,27 +90,26 @@ describe('service.retention', () => {
   it('a pass with nothing pending reads one batch of events: what it deletes, and no more', async () => {
     const {service, storage} = await serviceForTest({retention: {maxEvents: 10}})
     await pushes(service, 1200)
-    const read: number[] = []
-    // the storage as the service uses it, each unit's reads of events counted
-    const unit = storage.unit.bind(storage)
-    storage.unit = ((work, durable) =>
-      unit((tx) => {
-        const counted = new Proxy(tx, {
-          get(target, key) {
-            const value: unknown = Reflect.get(target, key, target)
-            if (key !== 'page') return typeof value === 'function' ? value.bind(target) : value
-            return async (...args: Parameters<typeof tx.page>) => {
-              const page = await target.page(...args)
-              if (args[0] === 'events') read.push(page!.records.length)
-              return page
-            }
-          },
-        })
-        return work(counted)
-      }, durable)) as typeof storage.unit
+    const read = countEventReads(storage)
     expect((await service.retention.prune()).events).toBe(500)
     // the events of every account read in this pass (the others have none)
     expect(read.reduce((sum, n) => sum + n, 0)).toBe(500)
+  })
+
+  it('a pass at the bound reads the few events the count lets go and one more, not a batch', async () => {
+    const {service, storage} = await serviceForTest({retention: {maxEvents: 10}})
+    await pushes(service, 100)
+    while (total(await service.retention.prune()) > 0);
+    // steady pushes at the bound: a few events over it between two passes
+    await pushes(service, 5, 101)
+    const read = countEventReads(storage)
+    expect((await service.retention.prune()).events).toBe(5)
+    // the fifth is followed by one that is kept: the pass stops there (the other accounts have no events)
+    expect(read.reduce((sum, n) => sum + n, 0)).toBe(6)
+    const versions = (await service.records.allOf('events', 'acct_demo')).map(
+      (e) => (e.data as {version: number}).version,
+    )
+    expect(versions).toEqual([96, 97, 98, 99, 100, 101, 102, 103, 104, 105])
   })
 
   it('forgets events older than the retention time, oldest first, by the wall clock', async () => {
