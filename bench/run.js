@@ -333,6 +333,11 @@ function pushFigures(rounds, has) {
         note: `the thread that answers requests, as a CPU profile sees it; the target is judged on all threads, above; bare node:http: ${round(mainCpuUs('baseline'))} µs`,
       }),
       figure('server CPU per request, bare node:http PUT', 'µs', cpuUs('baseline')),
+      figure('lean durable push (reference), changing pushes', 'req/s', rate('lean'), {
+        ...ratio('lean', 'baseline'),
+        note: `bench/lean-push-server.js: a push's essential work without tablepay's machinery; ${round(cpuUs('lean'))} µs of CPU per push`,
+      }),
+      figure('tablepay changing pushes vs the lean reference', 'req/s', rate('changing'), ratio('changing', 'lean')),
       figure(
         'load generator CPU per request, bare server runs',
         'µs',
@@ -408,6 +413,8 @@ function runDetails(results) {
       changing: perRound('changing', 'baseline'),
       replays: perRound('replays', 'baseline'),
       changing_10000_vs_100: perRound('changing', 'few'),
+      lean: perRound('lean', 'baseline'),
+      changing_vs_lean: perRound('changing', 'lean'),
       backlog_vs_changing: perRound('backlog', 'changing'),
       get: perRound('GET', 'baseline GET'),
       wiremock_put: perRound('WireMock PUT', 'baseline'),
@@ -499,6 +506,7 @@ async function main() {
       big: new CheckSet('chk-', CHECKS),
       baseline: new CheckSet('chk-', CHECKS),
       small: new CheckSet('few-', FEW_CHECKS),
+      lean: new CheckSet('chk-', CHECKS),
       wiremock: new CheckSet('chk-', CHECKS),
       prism: new CheckSet('chk-', CHECKS),
       jsonServer: new CheckSet('chk-', CHECKS),
@@ -570,6 +578,21 @@ async function main() {
       if (has('push'))
         runs.push({name: 'replays', url: big.origin, pid: big.pid, stream: sets.big.replays(), seconds: put, cpu: true})
       runs.push({name: 'changing', url: big.origin, pid: big.pid, stream: sets.big.changes(), seconds: put, cpu: true})
+      if (has('push')) {
+        // the reference: what a lean durable push reaches in Node, filled past the event bound as tablepay is
+        const lean = await startHelper('lean-push-server.js')
+        stoppers.push(() => lean.stop())
+        await seed(lean.url, sets.lean)
+        await fillPastEventBound(lean.url, sets.lean)
+        runs.push({
+          name: 'lean',
+          url: lean.url,
+          pid: lean.child.pid,
+          stream: sets.lean.changes(),
+          seconds: put,
+          cpu: true,
+        })
+      }
       if (has('push') && small) {
         pids.push(small.pid)
         // as long as the run it is compared with: at the event bound a full collection comes every 2 s or so,
