@@ -7,19 +7,11 @@
  * records.
  */
 
-/** One change as the journal holds it: a record put (or deleted, with `null`) under an id. */
-export type JournalChange = [collection: string, id: string, record: unknown]
+import {type Fields, isFields, portable} from './json-values.js'
+import type {JournalChange} from './journal-changes.js'
 
 /** Fewer puts in a row than this (one collection, the same fields in the same order) are written as they are. */
 const MIN_RUN = 4
-
-type Fields = Record<string, unknown>
-
-/** A value JSON writes the same in an object and in an array (`undefined` is dropped from one, `null` in the other). */
-const portable = (value: unknown) => value !== undefined && typeof value !== 'function' && typeof value !== 'symbol'
-
-const isFields = (value: unknown): value is Fields =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Whether `record` has exactly `keys`, in that order, each with a portable value. */
 function sameShape(record: unknown, keys: readonly string[]): record is Fields {
@@ -71,9 +63,9 @@ function encodeRun(
   return [changes[from]![0], template, varying, rows]
 }
 
-/** The changes as the journal writes them: runs of alike records as one item each, the rest as they are. */
-export function encodeChanges(changes: readonly JournalChange[]): unknown[] {
-  if (changes.length < MIN_RUN) return changes as unknown[]
+/** The changes with each run of alike records as one item, the rest as they are. */
+export function encodeRuns(changes: readonly JournalChange[]): readonly unknown[] {
+  if (changes.length < MIN_RUN) return changes
   const encoded: unknown[] = []
   for (let i = 0; i < changes.length;) {
     const [, id, record] = changes[i]!
@@ -87,10 +79,9 @@ export function encodeChanges(changes: readonly JournalChange[]): unknown[] {
   return encoded
 }
 
-const isChange = (c: unknown): c is JournalChange =>
-  Array.isArray(c) && c.length === 3 && typeof c[0] === 'string' && typeof c[1] === 'string' && typeof c[2] === 'object'
+type Run = [collection: string, template: Fields, varying: string[], rows: unknown[][]]
 
-function isRun(c: unknown): c is [string, Fields, string[], unknown[][]] {
+export function isRun(c: unknown): c is Run {
   if (!Array.isArray(c) || c.length !== 4 || typeof c[0] !== 'string' || !isFields(c[1])) return false
   const [, template, varying, rows] = c as [string, Fields, unknown, unknown]
   if (!Array.isArray(varying) || varying.length === 0) return false
@@ -99,29 +90,14 @@ function isRun(c: unknown): c is [string, Fields, string[], unknown[][]] {
   return Array.isArray(rows) && rows.every(fits)
 }
 
-/**
- * The changes a journal line holds, runs expanded into the records they
- * were written from (same fields, same order), or `undefined` when an item
- * is neither a change nor a run.
- */
-export function decodeChanges(items: unknown): JournalChange[] | undefined {
-  if (!Array.isArray(items)) return undefined
-  if (items.every(isChange)) return items
-  const changes: JournalChange[] = []
-  for (const item of items) {
-    if (isChange(item)) {
-      changes.push(item)
-      continue
-    }
-    if (!isRun(item)) return undefined
-    const [collection, template, varying, rows] = item
-    const keys = Object.keys(template)
-    const at = keys.map((key) => varying.indexOf(key))
-    // fromEntries, not assignment: a "__proto__" field stays a field
-    for (const row of rows) {
-      const record = Object.fromEntries(keys.map((key, k) => [key, at[k]! >= 0 ? row[at[k]!] : template[key]]))
-      changes.push([collection, row[0] as string, record])
-    }
-  }
-  return changes
+/** The puts a run was written from: the same records, with the same fields in the same order. */
+export function decodeRun([collection, template, varying, rows]: Run): JournalChange[] {
+  const keys = Object.keys(template)
+  const at = keys.map((key) => varying.indexOf(key))
+  // fromEntries, not assignment: a "__proto__" field stays a field
+  return rows.map((row) => [
+    collection,
+    row[0] as string,
+    Object.fromEntries(keys.map((key, k) => [key, at[k]! >= 0 ? row[at[k]!] : template[key]])),
+  ])
 }

@@ -3,7 +3,7 @@ import {writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
 import type {Damage} from './damage.js'
-import {decodeChanges, encodeChanges, type JournalChange} from './journal-runs.js'
+import {decodeChanges, encodeChanges, type JournalChange} from './journal-changes.js'
 import {recordJson} from './json-text.js'
 import {readLines} from './lines.js'
 

@@ -3,7 +3,9 @@ import {join} from 'node:path'
 import {crc32} from 'node:zlib'
 import {afterEach, describe, expect, it} from 'vitest'
 import {fanOut} from '../../src/domain/deliveries.js'
-import type {EventRecord, WebhookEndpointRecord} from '../../src/domain/records.js'
+import {applyPush} from '../../src/domain/push.js'
+import type {CheckRecord, EventRecord, WebhookEndpointRecord} from '../../src/domain/records.js'
+import type {CheckPush} from '../../src/domain/schemas.js'
 import {put, Store} from '../../src/store/store.js'
 import {makeTempDir} from '../helpers/simulator.js'
 
@@ -125,5 +127,93 @@ describe('the journal short form for alike records', () => {
     await appendFile(segment, line.slice(0, line.length / 2))
     const recovered = await openStore(copy)
     expect(recovered.tables.deliveries.size).toBe(10)
+  })
+})
+
+/** What a push of `body` commits, made by the real push rule: its check, then its events. */
+function checkPush(body: CheckPush, existing?: CheckRecord) {
+  const outcome = applyPush({
+    accountId: 'acct_1',
+    externalId: 't1',
+    body,
+    locations: [{id: 'loc_1', object: 'location', name: 'Main', account_id: 'acct_1'} as never],
+    existing,
+    now: '2026-01-01T12:00:00.000Z',
+    baseUrl: 'http://x',
+  })
+  const changes = [put('checks', outcome.check.id, outcome.check), ...outcome.events.map((e) => put('events', e.id, e))]
+  return {check: outcome.check, changes}
+}
+
+const body: CheckPush = {
+  table: {number: '4'},
+  status: 'open',
+  items: [{external_id: 'l1', name: 'Soup', quantity: 2, price_cents: 700, note: 'no salt'}],
+  totals: {subtotal_cents: 1400, tax_cents: 140, total_cents: 1540},
+} as CheckPush
+
+describe("the journal short form for a record that repeats an event's data", () => {
+  it("writes a push's check as a copy of its event's resource; a reopen after a kill restores the same record", async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    const created = checkPush(body)
+    const updated = checkPush({...body, version: 2, status: 'closed'} as CheckPush, created.check)
+    await store.commit(created.changes)
+    await store.commit(updated.changes)
+    const copy = await killedCopy(dir)
+    await store.close()
+    const lines = (await readFile(await segmentOf(copy), 'utf8')).trim().split('\n')
+    const pushes = [created, updated]
+    for (const [i, line] of lines.entries()) {
+      // the check's own fields, and the names of those an event's resource gives it: its items are written by its events alone
+      expect(line).toMatch(new RegExp(`\\["checks","${created.check.id}",\\d,\\["id","object",`))
+      expect(line).toContain(`["guest_token","${created.check.guest_token}"]`)
+      expect(line.split('"Soup"')).toHaveLength(pushes[i]!.changes.length)
+    }
+    const recovered = await openStore(copy)
+    // the same record, field for field and in the same field order
+    expect(JSON.stringify(recovered.tables.checks.get(created.check.id))).toBe(JSON.stringify(updated.check))
+    expect(recovered.tables.events.size).toBe(updated.changes.length - 1 + created.changes.length - 1)
+  })
+
+  it('writes a field that is not the very value of the data as its own, and one sharing too little plainly', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    const {check, changes} = checkPush(body)
+    // equal JSON, but another array: only the very same value may come from the data
+    const apart = {...check, items: structuredClone(check.items)}
+    const [event] = changes.slice(1)
+    const other = {id: 'chk_other', account_id: 'acct_1', object: 'check', note: 'mostly its own'}
+    const otherEvent = {...(event![2] as EventRecord), id: 'evt_other', data: {id: 'chk_other', object: 'check'}}
+    await store.commit([
+      put('checks', check.id, apart),
+      event!,
+      put('checks', other.id, other as never),
+      put('events', otherEvent.id, otherEvent),
+    ])
+    const copy = await killedCopy(dir)
+    await store.close()
+    const line = await readFile(await segmentOf(copy), 'utf8')
+    expect(line).toContain(`"version",["items",[{"external_id":"l1","name":"Soup"`)
+    expect(line).toContain(`["checks","chk_other",{"id":"chk_other",`)
+    const recovered = await openStore(copy)
+    expect(JSON.stringify(recovered.tables.checks.get(check.id))).toBe(JSON.stringify(apart))
+    expect(JSON.stringify(recovered.tables.checks.get(other.id))).toBe(JSON.stringify(other))
+  })
+
+  it('a copy with a valid checksum whose source is not a put with data is refused', async () => {
+    const dir = await makeTempDir()
+    const check = `["checks","chk_1",1,["id",["account_id","acct_1"]]]`
+    const other = `["checks","chk_2",{"id":"chk_2","account_id":"acct_1"}]`
+    await writeFile(join(dir, 'journal.000000000001.ndjson'), checksummed(`{"seq":1,"changes":[${check},${other}]`))
+    await expect(Store.open({dir})).rejects.toThrow(/line 1 is corrupt: it is not a journal entry/)
+  })
+
+  it('a copy naming a field its source lacks is refused', async () => {
+    const dir = await makeTempDir()
+    const check = `["checks","chk_1",1,["id","table",["account_id","acct_1"]]]`
+    const event = `["events","evt_1",{"id":"evt_1","account_id":"acct_1","data":{"id":"chk_1"}}]`
+    await writeFile(join(dir, 'journal.000000000001.ndjson'), checksummed(`{"seq":1,"changes":[${check},${event}]`))
+    await expect(Store.open({dir})).rejects.toThrow(/line 1 is corrupt: it is not a journal entry/)
   })
 })
