@@ -214,8 +214,13 @@ export class Chunks {
    * files, to delete once the manifest is durable. A kill before the
    * manifest's rename leaves the old manifest and old files: the new files
    * are orphans, and the journal, not yet dropped, holds their changes.
+   * `bytesOf` gives the JSON of the records the journal holds already.
    */
-  async write(seq: number, {chunks}: ChunkSnapshot): Promise<string[]> {
+  async write(
+    seq: number,
+    {chunks}: ChunkSnapshot,
+    bytesOf?: (record: unknown) => Buffer | undefined,
+  ): Promise<string[]> {
     const listed = new Map(this.#listed)
     const replaced: string[] = []
     const written: string[] = []
@@ -230,7 +235,7 @@ export class Chunks {
         const version = (this.#versions.get(chunk) ?? 0) + 1
         this.#versions.set(chunk, version)
         const file = this.fileOf(chunk, version)
-        const {count, crc, bytes} = await this.documents.writeChunk(file, {seq, records})
+        const {count, crc, bytes} = await this.documents.writeChunk(file, {seq, records}, bytesOf)
         written.push(file)
         listed.set(chunk, {chunk, version, size: this.size, count, crc, bytes})
       }

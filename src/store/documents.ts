@@ -207,7 +207,12 @@ class RecordsFile implements Adapter<Document<unknown>> {
     return {seq: reader.fields.seq ?? 0, records: reader.records}
   }
 
-  async write({seq, records}: Document<unknown>): Promise<void> {
+  /**
+   * Writes the document; `bytesOf` may give a record's JSON as bytes already
+   * made (its span in the journal, journal-spans.ts), which go to the file
+   * as they are instead of serializing the record again.
+   */
+  async write({seq, records}: Document<unknown>, bytesOf?: (record: unknown) => Buffer | undefined): Promise<void> {
     const temp = join(dirname(this.path), `.${basename(this.path)}.tmp`)
     let bytes = 0
     let crc = 0
@@ -216,18 +221,37 @@ class RecordsFile implements Adapter<Document<unknown>> {
       const write = async (text: string) => {
         bytes += (await handle.write(text)).bytesWritten
       }
+      // text, then bytes given, in order: one write for the slice
+      const writeParts = async (parts: (string | Buffer)[]) => {
+        const buffers = parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part))
+        bytes += (await handle.writev(buffers)).bytesWritten
+      }
       try {
         await write(`{\n  "seq": ${seq},\n  "records": [\n`)
         for (let i = 0; i < records.length; i += SLICE) {
           // each record's JSON once: the checksum goes on line by line (the CRC of the lines joined),
           // instead of joining the slice a second time for it
+          const parts: (string | Buffer)[] = []
           let text = i === 0 ? INDENT : `,\n${INDENT}`
           for (let j = i; j < Math.min(i + SLICE, records.length); j++) {
+            if (j > i) text += `,\n${INDENT}`
+            const given = bytesOf?.(records[j])
+            if (given) {
+              crc = crc32(given, crc)
+              parts.push(text, given)
+              text = ''
+              continue
+            }
             const line = JSON.stringify(records[j])
             crc = crc32(line, crc)
-            text += j === i ? line : `,\n${INDENT}${line}`
+            text += line
           }
-          await write(text)
+          if (parts.length === 0) {
+            await write(text)
+          } else {
+            parts.push(text)
+            await writeParts(parts)
+          }
         }
         await write(`${records.length === 0 ? '' : '\n'}  ],\n  "count": ${records.length},\n  "crc": ${crc}\n}\n`)
         if (this.fsync) await handle.sync()
@@ -304,10 +328,17 @@ export class Documents {
     return {...(doc as Document<T>), count, crc, bytes, state, path}
   }
 
-  /** Writes a chunk (temp file + rename, like a document); resolves with what its manifest entry records. */
-  async writeChunk(file: string, doc: Document<unknown>): Promise<Written> {
+  /**
+   * Writes a chunk (temp file + rename, like a document), with the records'
+   * JSON `bytesOf` gives as it is; resolves with what its manifest entry records.
+   */
+  async writeChunk(
+    file: string,
+    doc: Document<unknown>,
+    bytesOf?: (record: unknown) => Buffer | undefined,
+  ): Promise<Written> {
     const adapter = new RecordsFile(join(this.dir, file), this.fsync, undefined)
-    await adapter.write(doc)
+    await adapter.write(doc, bytesOf)
     return {count: adapter.count, crc: adapter.crc, bytes: adapter.bytes}
   }
 

@@ -5,6 +5,7 @@ import {crc32} from 'node:zlib'
 import type {Damage} from './damage.js'
 import {decodeChanges, encodeChanges, type JournalChange} from './journal-changes.js'
 import {recordJson} from './json-text.js'
+import type {Span} from './journal-spans.js'
 import {readLines} from './lines.js'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
@@ -31,25 +32,56 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 type Waiter = {resolve: () => void; reject: (error: unknown) => void}
 
+/** A line to write, its length in bytes, and the spans of the records it splices: they learn their file and offset once it is written. */
+interface Placed {
+  line: string
+  bytes: number
+  spans: Span[]
+}
+
 /** Each line ends with the CRC-32 of what comes before it: `{"seq":N,"changes":[…],"crc":C}`. */
 const CRC = ',"crc":'
 const DIGITS = /^\d{1,10}$/
 
+/** Learns where each record a line splices lies in the changes' JSON (bytes), and how many bytes that JSON has. */
+interface Splices {
+  found(collection: string, record: object, offset: number, length: number): void
+  bytes: number
+}
+
 /**
  * The JSON of a line's changes, as `JSON.stringify(changes)` writes it. A put
  * of a record with `data` (an event) splices in the text of its resource,
- * which the push's answer then reuses (store/json-text.ts).
+ * which the push's answer then reuses (store/json-text.ts); `splices`, when
+ * given, learns where each such record lies (journal-spans.ts).
  */
-function changesJson(changes: readonly unknown[]): string {
+function changesJson(changes: readonly unknown[], splices?: Splices): string {
   let text = '['
+  // bytes so far, counted only for `splices`: the text may hold characters of more than one byte
+  let bytes = 1
   for (const change of changes) {
-    if (text.length > 1) text += ','
-    const [collection, id, record] = change as unknown[]
-    const spliced = (change as unknown[]).length === 3 && typeof (record as {data?: unknown} | null)?.data === 'object'
-    text += spliced
-      ? `[${JSON.stringify(collection)},${JSON.stringify(id)},${recordJson(record!)}]`
-      : JSON.stringify(change)
+    if (text.length > 1) {
+      text += ','
+      bytes++
+    }
+    const [collection, id, record] = change as [string, string, object]
+    if ((change as unknown[]).length !== 3 || typeof (record as {data?: unknown} | null)?.data !== 'object') {
+      const json = JSON.stringify(change)
+      text += json
+      if (splices) bytes += Buffer.byteLength(json)
+      continue
+    }
+    const head = `[${JSON.stringify(collection)},${JSON.stringify(id)},`
+    const json = recordJson(record)
+    text += `${head}${json}]`
+    if (splices) {
+      bytes += Buffer.byteLength(head)
+      const length = Buffer.byteLength(json)
+      splices.found(collection, record, bytes, length)
+      bytes += length + 1
+    }
   }
+  if (splices) splices.bytes = bytes + 1
   return `${text}]`
 }
 
@@ -93,12 +125,15 @@ function parseLine(
 export class Journal {
   #handle: FileHandle | undefined
   /** Lines waiting to be written, and segment cuts (a number: the next segment's first seq), in order. */
-  #queue: (string | number)[] = []
+  #queue: (string | Placed | number)[] = []
   #waiting: Waiter[] = []
   #writing: Promise<void> | undefined
   #inFlight: Promise<void> | undefined
   #bytes = 0
   #segmentBytes = 0
+  /** The segment appends go to, and its size in bytes: where the next line starts. */
+  #path: string | undefined
+  #position = 0
   #failure: Error | undefined
 
   private constructor(
@@ -177,13 +212,31 @@ export class Journal {
     return this.#bytes
   }
 
-  /** Resolves once the entry is on disk, together with whatever else was waiting. */
-  append(entry: Entry): Promise<void> {
-    const body = `{"seq":${entry.seq},"changes":${changesJson(encodeChanges(entry.changes))}`
+  /**
+   * Resolves once the entry is on disk, together with whatever else was
+   * waiting. `located`, when given, is handed a span for each record whose
+   * JSON the line splices (an event), which learns its file and offset once
+   * the line is written (journal-spans.ts).
+   */
+  append(entry: Entry, located?: (collection: string, record: object, span: Span) => void): Promise<void> {
+    const head = `{"seq":${entry.seq},"changes":`
+    const spans: Span[] = []
+    const splices: Splices | undefined = located && {
+      found(collection, record, offset, length) {
+        // the head is ASCII: as many bytes as characters
+        const span = {offset: head.length + offset, length}
+        spans.push(span)
+        located(collection, record, span)
+      },
+      bytes: 0,
+    }
+    const body = `${head}${changesJson(encodeChanges(entry.changes), splices)}`
     const line = `${body}${CRC}${crc32(body)}}\n`
     this.#bytes += line.length
     this.#segmentBytes += line.length
-    const written = this.#enqueue(line)
+    // what follows the changes is ASCII too
+    const placed = spans.length > 0 && {line, spans, bytes: head.length + splices!.bytes + line.length - body.length}
+    const written = this.#enqueue(placed || line)
     // a full segment is closed even between compactions, so no one file grows without bound
     if (this.#segmentBytes > this.segmentMax) {
       this.#segmentBytes = 0
@@ -200,7 +253,7 @@ export class Journal {
     return this.#enqueue(firstSeq)
   }
 
-  #enqueue(item: string | number): Promise<void> {
+  #enqueue(item: string | Placed | number): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure)
     this.#queue.push(item)
     const done = new Promise<void>((resolve, reject) => this.#waiting.push({resolve, reject}))
@@ -248,27 +301,49 @@ export class Journal {
     this.#writing = undefined
   }
 
-  /** Writes the lines in order, switching segment at each cut. */
-  async #writeBatch(queue: (string | number)[]): Promise<void> {
+  /** Writes the lines in order, switching segment at each cut; the spans of a line learn where it went once it is written. */
+  async #writeBatch(queue: (string | Placed | number)[]): Promise<void> {
+    // a line's bytes are counted only when a line with spans follows it in the same write
+    let lastPlaced = -1
+    for (const [i, item] of queue.entries()) if (typeof item === 'object') lastPlaced = i
     let lines = ''
-    for (const item of queue) {
-      if (typeof item === 'string') {
-        lines += item
-        continue
+    let bytes = 0
+    let placed: Span[] = []
+    const write = async () => {
+      const written = await this.#write(lines)
+      for (const span of placed) {
+        span.file = this.#path
+        span.offset += this.#position
       }
-      await this.#write(lines)
+      this.#position += written
       lines = ''
-      await this.#switchTo(item)
+      bytes = 0
+      placed = []
     }
-    await this.#write(lines)
+    for (const [i, item] of queue.entries()) {
+      if (typeof item === 'number') {
+        await write()
+        await this.#switchTo(item)
+      } else if (typeof item === 'string') {
+        lines += item
+        if (i < lastPlaced) bytes += Buffer.byteLength(item)
+      } else {
+        for (const span of item.spans) span.offset += bytes
+        placed.push(...item.spans)
+        lines += item.line
+        bytes += item.bytes
+      }
+    }
+    await write()
   }
 
-  async #write(lines: string): Promise<void> {
-    if (lines === '') return
+  /** Writes `lines` at the end of the segment; resolves with the bytes written. */
+  async #write(lines: string): Promise<number> {
+    if (lines === '') return 0
     if (this.fsync) {
-      await this.#handle!.write(lines)
+      const {bytesWritten} = await this.#handle!.write(lines)
       await this.#handle!.datasync()
-      return
+      return bytesWritten
     }
     // Without fsync the write only copies into the page cache, and doing it on the
     // event loop costs less than a thread-pool round trip per batch. With fsync the
@@ -277,14 +352,19 @@ export class Journal {
     // rarely makes, goes on from the bytes.
     const fd = this.#handle!.fd
     const written = writeSync(fd, lines)
-    if (written === Buffer.byteLength(lines)) return
+    const length = Buffer.byteLength(lines)
+    if (written === length) return length
     const bytes = Buffer.from(lines)
     for (let done = written; done < bytes.length;) done += writeSync(fd, bytes, done)
+    return length
   }
 
   async #switchTo(firstSeq: number): Promise<void> {
     await this.#handle?.close()
-    this.#handle = await open(join(this.dir, segmentName(firstSeq)), 'a', 0o600)
+    this.#path = join(this.dir, segmentName(firstSeq))
+    this.#handle = await open(this.#path, 'a', 0o600)
+    // a segment the start cut to may hold lines already: appends go after them
+    this.#position = (await this.#handle.stat()).size
   }
 
   /**

@@ -5,6 +5,7 @@ import {Chunks, type ChunkSnapshot, type Placed} from './chunks.js'
 import {Damage} from './damage.js'
 import {Documents, type DocumentState} from './documents.js'
 import {type Entry, Journal} from './journal.js'
+import {type Span, SpanReader} from './journal-spans.js'
 import {lockDataDir} from './lock.js'
 import {makeDir, UnusableDirError} from '../shared/make-dir.js'
 import {Table} from './table.js'
@@ -111,6 +112,16 @@ export class Store {
   #documents: Documents | undefined
   #unlock: (() => Promise<void>) | undefined
   #listeners: ((changes: Change[]) => void)[] = []
+  /**
+   * Where the journal holds the JSON of the chunked records put since the
+   * last compaction took its records: that compaction copies those bytes
+   * into the chunks (docs/storage.md, "Chunks"). Weak, so that a record
+   * retention deletes meanwhile is not kept for it.
+   */
+  #spans = new WeakMap<object, Span>()
+  readonly #located = (collection: string, record: object, span: Span): void => {
+    if (this.#chunks.has(collection as CollectionName)) this.#spans.set(record, span)
+  }
 
   private constructor(readonly options: StoreOptions) {}
 
@@ -297,7 +308,7 @@ export class Store {
       notify()
       return Promise.resolve()
     }
-    const written = this.#journal.append({seq: ++this.#seq, changes} satisfies Entry)
+    const written = this.#journal.append({seq: ++this.#seq, changes} satisfies Entry, this.#located)
     if (this.#journal.bytes > this.#compactAt()) this.#compactInBackground()
     return written.then(notify)
   }
@@ -350,11 +361,15 @@ export class Store {
     const taken: {chunks: Chunks; snapshot: ChunkSnapshot}[] = []
     for (const [name, chunks] of this.#chunks)
       if (chunks.pending) taken.push({chunks, snapshot: chunks.take(this.tables[name] as Placed<unknown>)})
+    // the records taken were put before the cut: their spans lie in the segments this compaction drops once done
+    const spans = new SpanReader(this.#spans)
+    this.#spans = new WeakMap()
+    const bytesOf = (record: unknown) => spans.bytesOf(record)
     const cut = this.#journal.cut(seq + 1)
     const replaced: {chunks: Chunks; files: string[]}[] = []
     try {
       for (const {name, records} of snapshot) await this.#documents.write(name, {seq, records})
-      for (const {chunks, snapshot} of taken) replaced.push({chunks, files: await chunks.write(seq, snapshot)})
+      for (const {chunks, snapshot} of taken) replaced.push({chunks, files: await chunks.write(seq, snapshot, bytesOf)})
       await this.#documents.syncDir()
       await cut
     } catch (error) {
@@ -362,6 +377,8 @@ export class Store {
       for (const {name} of snapshot) this.#dirty.add(name)
       for (const {chunks, snapshot} of taken) chunks.restore(snapshot)
       throw error
+    } finally {
+      spans.close()
     }
     await this.#journal.dropSegmentsBefore(seq + 1)
     for (const {chunks, files} of replaced) await chunks.remove(files)
