@@ -38,6 +38,7 @@ export class SpanReader {
   readonly #fds = new Map<string, number>()
   #file: string | undefined
   #start = 0
+  #buffer: Buffer = Buffer.alloc(0)
   #window: Buffer = Buffer.alloc(0)
 
   constructor(readonly spans: WeakMap<object, Span>) {}
@@ -53,7 +54,9 @@ export class SpanReader {
     const at = span.offset - this.#start
     const bytes = this.#window.subarray(at, at + span.length)
     // the record's JSON begins with its id and ends its object: anything else means the span is wrong, and serializing is safe
-    return bytes[bytes.length - 1] === CLOSE_BRACE && startsWithId(bytes, record) ? bytes : undefined
+    if (bytes[bytes.length - 1] !== CLOSE_BRACE || !startsWithId(bytes, record)) return undefined
+    // a copy (small ones share Node's pool): the window is read over by the next one
+    return Buffer.from(bytes)
   }
 
   /** Whether the window holds `span`, reading a new one from its start when it does not. */
@@ -63,8 +66,10 @@ export class SpanReader {
     try {
       let fd = this.#fds.get(file)
       if (fd === undefined) this.#fds.set(file, (fd = openSync(file, 'r')))
-      // a new buffer each time: the bytes handed out before stay as they were until written
-      const buffer = Buffer.allocUnsafe(Math.max(WINDOW, span.length))
+      // one buffer for every window, unless a span is larger: a compaction reads tens of MB through it
+      const size = Math.max(WINDOW, span.length)
+      if (this.#buffer.length < size) this.#buffer = Buffer.allocUnsafe(size)
+      const buffer = this.#buffer
       const read = readSync(fd, buffer, 0, buffer.length, span.offset)
       this.#file = file
       this.#start = span.offset

@@ -357,6 +357,24 @@ describe("a compaction copies the journal's bytes of the events it writes into c
     })
   }
 
+  it('copies events that fill more than the 1 MiB the journal is read by at once, each as it was', async () => {
+    const dir = await makeTempDir()
+    const store = await openStore(dir)
+    // 300 KB each: a few to a window, and the compaction's slice of records crosses windows
+    const events = range(0, 12).map((i) => ({...spelled(i), data: {id: `chk_${i}`, note: `${i}`.repeat(300_000)}}))
+    for (const e of events) await store.commit([put('events', e.id, e)])
+    const stringify = vi.spyOn(JSON, 'stringify')
+    try {
+      await store.compact()
+      expect(stringify.mock.calls.filter(([value]) => events.includes(value as EventRecord))).toEqual([])
+    } finally {
+      stringify.mockRestore()
+    }
+    await closeLast()
+    const reopened = await openStore(dir)
+    expect(eventIds(reopened).map((id) => reopened.tables.events.get(id))).toEqual(events)
+  })
+
   it('serializes the events a start read from the journal, which holds no span for them, to the same bytes', async () => {
     const dir = await makeTempDir()
     const store = await openStore(dir)
