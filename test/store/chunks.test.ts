@@ -361,7 +361,10 @@ describe("a compaction copies the journal's bytes of the events it writes into c
     const dir = await makeTempDir()
     const store = await openStore(dir)
     // 300 KB each: a few to a window, and the compaction's slice of records crosses windows
-    const events = range(0, 12).map((i) => ({...spelled(i), data: {id: `chk_${i}`, note: `${i}`.repeat(300_000)}}))
+    const events = range(0, 12).map((i): EventRecord => ({
+      ...spelled(i),
+      data: {id: `chk_${i}`, note: `${i}`.repeat(300_000)},
+    }))
     for (const e of events) await store.commit([put('events', e.id, e)])
     const stringify = vi.spyOn(JSON, 'stringify')
     try {
