@@ -33,7 +33,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 type Waiter = {resolve: () => void; reject: (error: unknown) => void}
 
 /** A line to write, its length in bytes, and the spans of the records it splices: they learn their file and offset once it is written. */
-interface Placed {
+interface PendingLine {
   line: string
   bytes: number
   spans: Span[]
@@ -125,7 +125,7 @@ function parseLine(
 export class Journal {
   #handle: FileHandle | undefined
   /** Lines waiting to be written, and segment cuts (a number: the next segment's first seq), in order. */
-  #queue: (string | Placed | number)[] = []
+  #queue: (string | PendingLine | number)[] = []
   #waiting: Waiter[] = []
   #writing: Promise<void> | undefined
   #inFlight: Promise<void> | undefined
@@ -253,7 +253,7 @@ export class Journal {
     return this.#enqueue(firstSeq)
   }
 
-  #enqueue(item: string | Placed | number): Promise<void> {
+  #enqueue(item: string | PendingLine | number): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure)
     this.#queue.push(item)
     const done = new Promise<void>((resolve, reject) => this.#waiting.push({resolve, reject}))
@@ -302,7 +302,7 @@ export class Journal {
   }
 
   /** Writes the lines in order, switching segment at each cut; the spans of a line learn where it went once it is written. */
-  async #writeBatch(queue: (string | Placed | number)[]): Promise<void> {
+  async #writeBatch(queue: (string | PendingLine | number)[]): Promise<void> {
     // a line's bytes are counted only when a line with spans follows it in the same write
     let lastPlaced = -1
     for (const [i, item] of queue.entries()) if (typeof item === 'object') lastPlaced = i
