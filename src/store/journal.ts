@@ -308,9 +308,11 @@ export class Journal {
     for (const [i, item] of queue.entries()) if (typeof item === 'object') lastPlaced = i
     let lines = ''
     let bytes = 0
+    // whether `bytes` counts all of `lines`: the write then need not count them again
+    let counted = true
     let placed: Span[] = []
     const write = async () => {
-      const written = await this.#write(lines)
+      const written = await this.#write(lines, counted ? bytes : undefined)
       for (const span of placed) {
         span.file = this.#path
         span.offset += this.#position
@@ -318,6 +320,7 @@ export class Journal {
       this.#position += written
       lines = ''
       bytes = 0
+      counted = true
       placed = []
     }
     for (const [i, item] of queue.entries()) {
@@ -327,6 +330,7 @@ export class Journal {
       } else if (typeof item === 'string') {
         lines += item
         if (i < lastPlaced) bytes += Buffer.byteLength(item)
+        else counted = false
       } else {
         for (const span of item.spans) span.offset += bytes
         placed.push(...item.spans)
@@ -337,8 +341,8 @@ export class Journal {
     await write()
   }
 
-  /** Writes `lines` at the end of the segment; resolves with the bytes written. */
-  async #write(lines: string): Promise<number> {
+  /** Writes `lines` (`length` bytes, when counted already) at the end of the segment; resolves with the bytes written. */
+  async #write(lines: string, length = Buffer.byteLength(lines)): Promise<number> {
     if (lines === '') return 0
     if (this.fsync) {
       const {bytesWritten} = await this.#handle!.write(lines)
@@ -352,11 +356,10 @@ export class Journal {
     // rarely makes, goes on from the bytes.
     const fd = this.#handle!.fd
     const written = writeSync(fd, lines)
-    const length = Buffer.byteLength(lines)
     if (written === length) return length
     const bytes = Buffer.from(lines)
     for (let done = written; done < bytes.length;) done += writeSync(fd, bytes, done)
-    return length
+    return bytes.length
   }
 
   async #switchTo(firstSeq: number): Promise<void> {
