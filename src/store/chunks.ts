@@ -1,6 +1,6 @@
 import {readdir, rm} from 'node:fs/promises'
 import {join} from 'node:path'
-import type {Damage} from './damage.js'
+import {Damage} from './damage.js'
 import type {Documents, DocumentState} from './documents.js'
 
 /**
@@ -109,11 +109,13 @@ export class Chunks {
    * layout (the records themselves) is handed over whole, as chunk
    * `undefined`. A listed chunk that is missing, or that does not hold what
    * the manifest says, is damage; chunk files the manifest does not list are
-   * not (`removeOrphans` deletes them once the start goes on).
+   * not (`removeOrphans` deletes them once the start goes on). `onDemand`
+   * keeps the records of a chunk the manifest vouches for as text (unread.ts).
    */
   async read(
     damage: Damage,
     load: (chunk: number | undefined, records: unknown[]) => void,
+    onDemand = false,
   ): Promise<{seq: number; state: DocumentState}> {
     const manifest = await this.documents.read<unknown>(this.name, damage)
     const path = join(this.documents.dir, `${this.name}.json`)
@@ -138,7 +140,7 @@ export class Chunks {
     if (records.length > 0) load(undefined, records)
     for (const entry of valid.length > 0 ? valid : adopted) {
       const file = this.fileOf(entry.chunk, entry.version)
-      const chunk = await this.documents.readChunk<unknown>(file, damage)
+      const chunk = await this.#readChunk(file, entry, damage, onDemand)
       const chunkPath = join(this.documents.dir, file)
       if (!chunk) {
         damage.found(chunkPath, `is missing: ${this.name}.json lists it, with ${entry.count} records`)
@@ -164,6 +166,27 @@ export class Chunks {
     this.#orphans = (await readdir(this.documents.dir)).filter((f) => this.#files.test(f) && !listedFiles.has(f))
     const state = records.length > 0 || adopted.length > 0 ? 'legacy' : manifest.state
     return {seq: manifest.seq, state}
+  }
+
+  /**
+   * A chunk's file, read. With `onDemand` its records stay text when the
+   * manifest vouches for its bytes (their count and checksum as written)
+   * and nothing else in it is wrong; otherwise it is read again, parsed,
+   * and what is wrong goes to `damage` as without `onDemand`.
+   */
+  async #readChunk(file: string, entry: ChunkEntry, damage: Damage, onDemand: boolean) {
+    if (onDemand && entry.count >= 0) {
+      const found = new Damage(damage.dir, true)
+      const chunk = await this.documents.readChunk<unknown>(file, found, true)
+      const vouched =
+        chunk?.state === 'current' &&
+        found.dropped.length === 0 &&
+        chunk.count === entry.count &&
+        chunk.crc === entry.crc &&
+        chunk.count <= entry.size
+      if (!chunk || vouched) return chunk
+    }
+    return this.documents.readChunk<unknown>(file, damage)
   }
 
   /** The newest file of each chunk in the dir. */

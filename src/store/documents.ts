@@ -4,6 +4,7 @@ import {crc32} from 'node:zlib'
 import {type Adapter, Low} from 'lowdb'
 import type {Damage} from './damage.js'
 import {readLines} from './lines.js'
+import {Unread} from './unread.js'
 
 /** The readable JSON document of one collection, and the journal seq it includes. */
 export interface Document<T> {
@@ -74,7 +75,11 @@ class DocumentReader {
   #crc = 0
   #problems: {line: number; problem: string; text: string}[] = []
 
-  constructor(readonly path: string) {}
+  /** `onDemand`: records the store writes as events do stay text (unread.ts), for a chunk whose bytes its manifest vouches for. */
+  constructor(
+    readonly path: string,
+    readonly onDemand = false,
+  ) {}
 
   /** The CRC-32 of the records read, one after the other as on their lines. */
   get crc(): number {
@@ -116,8 +121,8 @@ class DocumentReader {
     const comma = indented && text.endsWith(',') ? 1 : 0
     const json = indented ? text.slice(INDENT.length, text.length - comma) : text
     try {
-      const record: unknown = JSON.parse(json)
-      if (!isRecord(record)) throw new Error('not a record')
+      const record: unknown = (this.onDemand && Unread.of(json)) || JSON.parse(json)
+      if (!(record instanceof Unread) && !isRecord(record)) throw new Error('not a record')
       this.records.push(record)
       // the indent and the comma are one byte a character: the record's bytes lie between them
       const from = indented ? INDENT.length : 0
@@ -187,10 +192,11 @@ class RecordsFile implements Adapter<Document<unknown>> {
     readonly path: string,
     readonly fsync: boolean,
     readonly damage: Damage | undefined,
+    readonly onDemand = false,
   ) {}
 
   async read(): Promise<Document<unknown> | null> {
-    const reader = new DocumentReader(this.path)
+    const reader = new DocumentReader(this.path, this.onDemand)
     let lines = 0
     try {
       const tail = await readLines(this.path, (line, number, bytes) => reader.line(line, (lines = number), bytes))
@@ -242,7 +248,9 @@ class RecordsFile implements Adapter<Document<unknown>> {
               text = ''
               continue
             }
-            const line = JSON.stringify(records[j])
+            const record = records[j]
+            // a record still as read (unread.ts) is its own JSON
+            const line = record instanceof Unread ? record.text : JSON.stringify(record)
             crc = crc32(line, crc)
             text += line
           }
@@ -316,16 +324,19 @@ export class Documents {
   /**
    * Reads a chunk of a chunked collection, `<dir>/<file>`, without keeping
    * it among the collections' documents; `null` when there is no such file.
+   * `onDemand` keeps the records the store writes as events do as text
+   * (unread.ts): only for bytes the caller can vouch for once read.
    */
   async readChunk<T>(
     file: string,
     damage: Damage,
-  ): Promise<(Document<T> & Written & {state: DocumentState; path: string}) | null> {
-    const adapter = new RecordsFile(join(this.dir, file), this.fsync, damage)
+    onDemand = false,
+  ): Promise<(Document<T | Unread> & Written & {state: DocumentState; path: string}) | null> {
+    const adapter = new RecordsFile(join(this.dir, file), this.fsync, damage, onDemand)
     const doc = await adapter.read()
     if (!doc) return null
     const {count, crc, bytes, state, path} = adapter
-    return {...(doc as Document<T>), count, crc, bytes, state, path}
+    return {...(doc as Document<T | Unread>), count, crc, bytes, state, path}
   }
 
   /**

@@ -9,6 +9,7 @@ import {type Span, SpanReader} from './journal-spans.js'
 import {lockDataDir} from './lock.js'
 import {makeDir, UnusableDirError} from '../shared/make-dir.js'
 import {Table} from './table.js'
+import {Unread} from './unread.js'
 
 /** One record put (or deleted, with `null`) by a change. */
 export type Change = {[C in CollectionName]: [collection: C, id: string, record: Collections[C] | null]}[CollectionName]
@@ -67,7 +68,8 @@ function tables() {
     payments: new Table<Collections['payments']>((r) => r.id),
     feedback: new Table<Collections['feedback']>((r) => r.id),
     idempotency_keys: new Table<Collections['idempotency_keys']>((r) => r.id),
-    events: new Table<Collections['events']>((r) => r.id),
+    // most events are never read again after a start: they stay text until asked for (unread.ts)
+    events: new Table<Collections['events']>((r) => r.id, {readOnDemand: true}),
     webhook_endpoints: new Table<Collections['webhook_endpoints']>((r) => r.id),
     // retention deletes an event with its deliveries, and keeps one whose delivery is pending
     deliveries: new Table<Collections['deliveries']>((r) => r.id, {groupBy: 'event_id'}),
@@ -185,11 +187,18 @@ export class Store {
       const chunks = chunked.get(name)
       const doc =
         chunks !== undefined
-          ? await chunks.read(damage, (chunk, records) => {
-              // a chunk's records get back places in its range, so that each stays in its chunk's file
-              if (chunk !== undefined) table.placeAfter(chunk * chunks.size - 1)
-              for (const record of records) table.put(record as never)
-            })
+          ? await chunks.read(
+              damage,
+              (chunk, records) => {
+                // a chunk's records get back places in its range, so that each stays in its chunk's file
+                if (chunk !== undefined) table.placeAfter(chunk * chunks.size - 1)
+                for (const record of records) {
+                  if (record instanceof Unread) table.putUnread(record)
+                  else table.put(record as never)
+                }
+              },
+              table.readOnDemand,
+            )
           : await this.#documents.read<never>(name, damage).then((read) => {
               for (const record of read.records) table.put(record)
               return read

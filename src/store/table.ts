@@ -1,4 +1,5 @@
 import {RecentMap} from './recent-map.js'
+import {Unread} from './unread.js'
 
 /**
  * An alternate key: a scope (a check's account, or `guest` for guest
@@ -17,11 +18,14 @@ const NO_IDS: readonly string[] = []
 /** How many deleted ids a table remembers the place of, so a list cursor naming one still pages on. */
 const GONE_KEPT = 10_000
 
-/** A record and its place in the order records were first stored. */
+/** A record (or its text, until asked for: unread.ts) and its place in the order records were first stored. */
 interface Slot<T> {
-  record: T
+  record: T | Unread
   seq: number
 }
+
+const accountOf = (record: {account_id: string} | Unread) =>
+  record instanceof Unread ? record.accountId : record.account_id
 
 /**
  * One account's ids in the order first stored, with their places (`seqs`,
@@ -39,6 +43,11 @@ export interface TableOptions<T> {
   alternateKeysOf?: (record: T) => readonly AlternateKey[]
   /** A field records are grouped by, to find a group's ids at once (a delivery's `event_id`). */
   groupBy?: keyof T & string
+  /**
+   * Records read from disk may stay text until asked for (`putUnread`):
+   * only for a table keyed by `id`, without alternate keys or groups.
+   */
+  readOnDemand?: boolean
 }
 
 /** The first index in `seqs[from…]` whose value is at least `seq`. */
@@ -69,6 +78,7 @@ export class Table<T extends {account_id: string}> {
   readonly #alternateKeysOf: (record: T) => readonly AlternateKey[]
   /** The field of `TableOptions.groupBy`, if any: a list filtered on it reads the group's ids. */
   readonly groupBy: (keyof T & string) | undefined
+  readonly readOnDemand: boolean
   #seq = 0
 
   /**
@@ -80,16 +90,29 @@ export class Table<T extends {account_id: string}> {
     readonly keyOf: (record: T) => string,
     options: TableOptions<T> = {},
   ) {
+    if (options.readOnDemand && (options.alternateKeysOf || options.groupBy)) {
+      throw new Error('a table read on demand has no alternate keys or groups: they would need every record read')
+    }
     this.#alternateKeysOf = options.alternateKeysOf ?? (() => NO_KEYS)
     this.groupBy = options.groupBy
+    this.readOnDemand = options.readOnDemand === true
   }
 
   getByAlternate(scope: string, key: string): T | undefined {
-    return this.#byAlternate.get(scope)?.get(key)?.record
+    const slot = this.#byAlternate.get(scope)?.get(key)
+    return slot && this.#read(slot)
   }
 
   get(id: string): T | undefined {
-    return this.#byId.get(id)?.record
+    const slot = this.#byId.get(id)
+    return slot && this.#read(slot)
+  }
+
+  /** The slot's record, parsed now if it was still text (and kept parsed). */
+  #read(slot: Slot<T>): T {
+    const {record} = slot
+    if (!(record instanceof Unread)) return record
+    return (slot.record = record.read() as T)
   }
 
   get size(): number {
@@ -113,16 +136,7 @@ export class Table<T extends {account_id: string}> {
       slot.record = record
       return slot.seq
     }
-    const seq = ++this.#seq
-    const placed = {record, seq}
-    this.#byId.set(id, placed)
-    const order = this.#byAccount.get(record.account_id)
-    if (order) {
-      order.ids.push(id)
-      order.seqs.push(seq)
-    } else {
-      this.#byAccount.set(record.account_id, {ids: [id], seqs: [seq], head: 0})
-    }
+    const placed = this.#place(id, record.account_id, record)
     for (const [scope, key] of this.#alternateKeysOf(record)) {
       const keys = this.#byAlternate.get(scope)
       if (keys) keys.set(key, placed)
@@ -134,7 +148,33 @@ export class Table<T extends {account_id: string}> {
       if (ids) ids.push(id)
       else this.#groups.set(group, [id])
     }
-    return seq
+    return placed.seq
+  }
+
+  /** Stores a record read from disk as text (a table `readOnDemand`), as `put` stores it parsed; returns its place. */
+  putUnread(unread: Unread): number {
+    if (!this.readOnDemand) throw new Error('this table reads every record at once')
+    const slot = this.#byId.get(unread.id)
+    if (slot) {
+      slot.record = unread
+      return slot.seq
+    }
+    return this.#place(unread.id, unread.accountId, unread).seq
+  }
+
+  /** A new slot for `id`, at the next place, last in its account's order. */
+  #place(id: string, accountId: string, record: T | Unread): Slot<T> {
+    const seq = ++this.#seq
+    const placed = {record, seq}
+    this.#byId.set(id, placed)
+    const order = this.#byAccount.get(accountId)
+    if (order) {
+      order.ids.push(id)
+      order.seqs.push(seq)
+    } else {
+      this.#byAccount.set(accountId, {ids: [id], seqs: [seq], head: 0})
+    }
+    return placed
   }
 
   /** Deletes the record; returns the place it had, or undefined when there was none. */
@@ -143,18 +183,11 @@ export class Table<T extends {account_id: string}> {
     if (!slot) return undefined
     const {record, seq} = slot
     this.#byId.delete(id)
-    for (const [scope, key] of this.#alternateKeysOf(record)) {
-      const keys = this.#byAlternate.get(scope)
-      if (keys?.delete(key) && keys.size === 0) this.#byAlternate.delete(scope)
-    }
-    if (this.groupBy) {
-      const group = String(record[this.groupBy])
-      const ids = this.#groups.get(group)!
-      if (ids.length === 1) this.#groups.delete(group)
-      else ids.splice(ids.indexOf(id), 1)
-    }
+    // a record still text has no keys or group (`readOnDemand`)
+    if (!(record instanceof Unread)) this.#unindex(id, record)
     this.#gone.set(id, seq)
-    const order = this.#byAccount.get(record.account_id)!
+    const accountId = accountOf(record)
+    const order = this.#byAccount.get(accountId)!
     const at = lowerBound(order.seqs, order.head, seq)
     // the oldest (retention) and the newest (a reset, newest first) cost O(1); others are rare
     if (at === order.ids.length - 1) {
@@ -172,8 +205,22 @@ export class Table<T extends {account_id: string}> {
       order.ids.splice(at, 1)
       order.seqs.splice(at, 1)
     }
-    if (order.head === order.ids.length) this.#byAccount.delete(record.account_id)
+    if (order.head === order.ids.length) this.#byAccount.delete(accountId)
     return seq
+  }
+
+  /** Drops the record's alternate keys and its id from its group. */
+  #unindex(id: string, record: T): void {
+    for (const [scope, key] of this.#alternateKeysOf(record)) {
+      const keys = this.#byAlternate.get(scope)
+      if (keys?.delete(key) && keys.size === 0) this.#byAlternate.delete(scope)
+    }
+    if (this.groupBy) {
+      const group = String(record[this.groupBy])
+      const ids = this.#groups.get(group)!
+      if (ids.length === 1) this.#groups.delete(group)
+      else ids.splice(ids.indexOf(id), 1)
+    }
   }
 
   /** How many records the account has. */
@@ -193,7 +240,7 @@ export class Table<T extends {account_id: string}> {
     const order = this.#byAccount.get(accountId)
     if (!order) return
     const {ids} = order
-    for (let i = order.head; i < ids.length; i++) if (visit(this.#byId.get(ids[i]!)!.record) === false) return
+    for (let i = order.head; i < ids.length; i++) if (visit(this.#read(this.#byId.get(ids[i]!)!)) === false) return
   }
 
   /**
@@ -211,7 +258,7 @@ export class Table<T extends {account_id: string}> {
       start = oldestFirst ? (order?.head ?? 0) : (order?.ids.length ?? 0) - 1
     } else {
       const slot = this.#byId.get(after)
-      const seq = slot && slot.record.account_id === accountId ? slot.seq : this.#gone.get(after)
+      const seq = slot && accountOf(slot.record) === accountId ? slot.seq : this.#gone.get(after)
       if (seq === undefined) return undefined
       if (!order) return []
       const at = lowerBound(order.seqs, order.head, seq)
@@ -227,7 +274,7 @@ export class Table<T extends {account_id: string}> {
     for (let i = start; i >= order.head && i < order.ids.length; i += step) {
       const id = order.ids[i]
       const slot = id === undefined ? undefined : this.#byId.get(id)
-      if (slot) yield slot.record
+      if (slot) yield this.#read(slot)
     }
   }
 
@@ -240,13 +287,16 @@ export class Table<T extends {account_id: string}> {
     return this.#records()
   }
 
-  /** Calls `visit` with every record and its place, in the order of their places. */
-  forEachPlaced(visit: (record: T, seq: number) => void): void {
+  /**
+   * Calls `visit` with every record and its place, in the order of their
+   * places; a record still text is handed over as such: a compaction copies it.
+   */
+  forEachPlaced(visit: (record: T | Unread, seq: number) => void): void {
     // a Map keeps insertion order, and places are given in insertion order, ascending
     for (const slot of this.#byId.values()) visit(slot.record, slot.seq)
   }
 
   *#records(): Generator<T> {
-    for (const slot of this.#byId.values()) yield slot.record
+    for (const slot of this.#byId.values()) yield this.#read(slot)
   }
 }

@@ -3,6 +3,7 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import type {DeliveryRecord, EventRecord} from '../../src/domain/records.js'
 import {type Change, put, Store} from '../../src/store/store.js'
+import {Unread} from '../../src/store/unread.js'
 import {makeTempDir} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -418,5 +419,116 @@ describe("a compaction copies the journal's bytes of the events it writes into c
     // the same chunks, record for record; only the seq in the header may differ
     const records = (texts: string[]) => texts.map((text) => text.split('\n').slice(2).join('\n'))
     expect(records(serialized)).toEqual(records(copied))
+  })
+})
+
+describe('events a start reads stay text until asked for', () => {
+  /** How many events `Unread.read` parses while `act` runs. */
+  async function parsedDuring(act: () => Promise<unknown> | unknown): Promise<number> {
+    const read = vi.spyOn(Unread.prototype, 'read')
+    try {
+      await act()
+      return read.mock.calls.length
+    } finally {
+      read.mockRestore()
+    }
+  }
+
+  it('parses none at the start, then each one once, when asked for, into the event that was stored', async () => {
+    const dir = await makeTempDir()
+    await addEvents(await openStore(dir), range(0, 25))
+    await closeLast()
+    let store: Store | undefined
+    expect(await parsedDuring(async () => (store = await openStore(dir)))).toBe(0)
+    const events = store!.tables.events
+    expect(await parsedDuring(() => events.get(event(3).id))).toBe(1)
+    expect(await parsedDuring(() => events.get(event(3).id))).toBe(0)
+    expect(events.get(event(3).id)).toEqual(event(3))
+    // a page walked from a cursor parses the events it yields, and no others
+    const firstTwo = () => {
+      const walked = events.walk('acct_1', {after: event(10).id, oldestFirst: true})![Symbol.iterator]()
+      return [walked.next().value, walked.next().value]
+    }
+    expect(await parsedDuring(firstTwo)).toBe(2)
+    expect(firstTwo()).toEqual([event(11), event(12)])
+    expect([...events.walk('acct_1', {after: event(20).id})!]).toEqual(
+      range(0, 20)
+        .reverse()
+        .map((i) => event(i)),
+    )
+  })
+
+  it('deletes one unread, and a compaction writes the unread events of its chunk as they were, serializing none', async () => {
+    const dir = await makeTempDir()
+    await addEvents(await openStore(dir), range(0, 25))
+    await closeLast()
+    const before = await readFile(join(dir, (await chunkFiles(dir))[0]!), 'utf8')
+    const store = await openStore(dir)
+    const stringify = vi.spyOn(JSON, 'stringify')
+    try {
+      expect(await parsedDuring(() => deleteEvents(store, [4]))).toBe(0)
+      await store.compact()
+      expect(stringify.mock.calls.filter(([value]) => (value as {object?: string})?.object === 'event')).toEqual([])
+    } finally {
+      stringify.mockRestore()
+    }
+    const after = await readFile(join(dir, (await chunkFiles(dir))[0]!), 'utf8')
+    const recordsOf = (text: string) => text.split('\n').filter((line) => line.startsWith('    '))
+    expect(recordsOf(after).map((line) => line.replace(/,$/, ''))).toEqual(
+      recordsOf(before)
+        .filter((line) => !line.includes(event(4).id))
+        .map((line) => line.replace(/,$/, '')),
+    )
+    expect(eventIds(store)).toEqual(
+      range(0, 25)
+        .filter((i) => i !== 4)
+        .map((i) => event(i).id),
+    )
+    await closeLast()
+    const reopened = await openStore(dir)
+    expect(eventIds(reopened).map((id) => reopened.tables.events.get(id))).toEqual(
+      range(0, 25)
+        .filter((i) => i !== 4)
+        .map((i) => event(i)),
+    )
+  })
+
+  it('parses the events of a chunk its manifest does not vouch for at the start, so --repair drops what does not read', async () => {
+    const dir = await makeTempDir()
+    await addEvents(await openStore(dir), range(0, 25))
+    await closeLast()
+    const path = join(dir, (await chunkFiles(dir))[1]!)
+    // still JSON, but not the bytes the manifest's checksum was taken of, and a record cut short
+    const text = await readFile(path, 'utf8')
+    await writeFile(
+      path,
+      text.replace('"chk_12"', '"chk_1200"').replace(`{"id":"${event(15).id}"`, `{"id":"${event(15).id}`),
+    )
+    let store: Store | undefined
+    expect(await parsedDuring(async () => (store = await openStore(dir, {repair: true})))).toBe(0)
+    expect(eventIds(store!)).toEqual(
+      range(0, 25)
+        .filter((i) => i !== 15)
+        .map((i) => event(i).id),
+    )
+    // parsed at the start: nothing left to parse, and the edit read as it is now
+    expect(await parsedDuring(() => store!.tables.events.get(event(12).id))).toBe(0)
+    expect(store!.tables.events.get(event(12).id)).toEqual({...event(12), data: {object: 'check', id: 'chk_1200'}})
+  })
+
+  it('parses at the start an event its text does not name the id and account of, first and last', async () => {
+    const dir = await makeTempDir()
+    const store = await openStore(dir)
+    const {account_id, ...rest} = event(1)
+    const accountFirst = {account_id, ...rest} as EventRecord
+    const quoted = {...event(2), id: 'evt_"2"'}
+    await store.commit([event(0), accountFirst, quoted].map((e) => put('events', e.id, e)))
+    await closeLast()
+    let reopened: Store | undefined
+    expect(await parsedDuring(async () => (reopened = await openStore(dir)))).toBe(0)
+    const events = reopened!.tables.events
+    expect(await parsedDuring(() => [events.get(accountFirst.id), events.get(quoted.id)])).toBe(0)
+    expect([events.get(accountFirst.id), events.get(quoted.id)]).toEqual([accountFirst, quoted])
+    expect(await parsedDuring(() => events.get(event(0).id))).toBe(1)
   })
 })
