@@ -90,12 +90,16 @@ export function isCopy(item: unknown): item is Copy {
 export function decodeCopy([, , source, fields]: Copy, items: readonly unknown[]): Fields | undefined {
   const data = dataOf(items[source])
   if (!data) return undefined
-  const entries: [string, unknown][] = []
+  const record: Fields = {}
   for (const field of fields) {
-    if (typeof field !== 'string') entries.push(field)
-    else if (Object.hasOwn(data, field)) entries.push([field, data[field]])
-    else return undefined
+    const own = typeof field !== 'string'
+    const key = own ? field[0] : field
+    if (!own && !Object.hasOwn(data, key)) return undefined
+    const value = own ? field[1] : data[key]
+    // defined, not assigned: a "__proto__" field stays a field
+    if (key === '__proto__')
+      Object.defineProperty(record, key, {value, enumerable: true, writable: true, configurable: true})
+    else record[key] = value
   }
-  // fromEntries, not assignment: a "__proto__" field stays a field
-  return Object.fromEntries(entries)
+  return record
 }

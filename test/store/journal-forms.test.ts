@@ -201,6 +201,22 @@ describe("the journal short form for a record that repeats an event's data", () 
     expect(JSON.stringify(recovered.tables.checks.get(other.id))).toBe(JSON.stringify(other))
   })
 
+  it('replays a copy\'s "__proto__" field, its own or the data\'s, as a field, not as the prototype', async () => {
+    const dir = await makeTempDir()
+    const check = `["checks","chk_1",1,["id",["__proto__",{"bad":1}],["account_id","acct_1"]]]`
+    const shared = `["checks","chk_2",3,["id","__proto__",["account_id","acct_1"]]]`
+    const event = (id: string) =>
+      `["events","evt_${id}",{"id":"evt_${id}","account_id":"acct_1","data":{"id":"chk_${id}","__proto__":{"bad":2}}}]`
+    const line = `{"seq":1,"changes":[${check},${event('1')},${shared},${event('2')}]`
+    await writeFile(join(dir, 'journal.000000000001.ndjson'), checksummed(line))
+    const store = await openStore(dir)
+    const replayed = [store.tables.checks.get('chk_1'), store.tables.checks.get('chk_2')]
+    expect(JSON.stringify(replayed)).toBe(
+      '[{"id":"chk_1","__proto__":{"bad":1},"account_id":"acct_1"},{"id":"chk_2","__proto__":{"bad":2},"account_id":"acct_1"}]',
+    )
+    for (const record of replayed) expect(Object.getPrototypeOf(record)).toBe(Object.prototype)
+  })
+
   it('a copy with a valid checksum whose source is not a put with data is refused', async () => {
     const dir = await makeTempDir()
     const check = `["checks","chk_1",1,["id",["account_id","acct_1"]]]`
