@@ -32,6 +32,10 @@ const SLICE = 500
 const WHOLE_READ_MAX = 64 * 1024 * 1024
 
 const INDENT = '    '
+const INDENT_BYTES = Buffer.from(INDENT)
+const COMMA = 0x2c
+/** The longest line that may end the records (`  ],`). */
+const END_LINE_MAX = 4
 
 type Field = 'seq' | 'count' | 'crc'
 
@@ -86,11 +90,12 @@ class DocumentReader {
     return this.#crc
   }
 
-  /** `bytes`, when given, are the line's UTF-8 as read: the checksum goes over them. */
-  line(text: string, number: number, bytes?: Buffer): void {
+  /** One line's bytes, as read: a record's checksum goes over them, and only what must be is decoded. */
+  line(bytes: Buffer, number: number): void {
     if (this.#broken) return
     const expected = LAYOUT[this.#at]
-    if (expected === null) return this.#record(text, number, bytes)
+    if (expected === null) return this.#record(bytes, number)
+    const text = bytes.toString()
     if (this.#at === RECORDS - 1 && LEGACY_EMPTY.test(text)) {
       this.state = 'legacy'
       this.#at = CLOSE
@@ -107,28 +112,32 @@ class DocumentReader {
     this.#at++
   }
 
-  #record(text: string, number: number, bytes?: Buffer): void {
-    if (LEGACY_END.test(text)) {
-      this.state = 'legacy'
-      this.#at = CLOSE
-      return
+  #record(bytes: Buffer, number: number): void {
+    // the lines that end the records are short: only such a line is decoded to be matched
+    if (bytes.length <= END_LINE_MAX) {
+      const text = bytes.toString()
+      if (LEGACY_END.test(text)) {
+        this.state = 'legacy'
+        this.#at = CLOSE
+        return
+      }
+      if (LAYOUT[RECORDS_END]![0].test(text)) {
+        this.#at = RECORDS_END + 1
+        return
+      }
     }
-    if (LAYOUT[RECORDS_END]![0].test(text)) {
-      this.#at = RECORDS_END + 1
-      return
-    }
-    const indented = text.startsWith(INDENT)
-    const comma = indented && text.endsWith(',') ? 1 : 0
-    const json = indented ? text.slice(INDENT.length, text.length - comma) : text
+    // the indent and the comma are one byte a character: the record's bytes lie between them
+    const indented =
+      bytes.length >= INDENT.length && bytes.compare(INDENT_BYTES, 0, INDENT.length, 0, INDENT.length) === 0
+    const comma = indented && bytes[bytes.length - 1] === COMMA ? 1 : 0
+    const json = bytes.subarray(indented ? INDENT.length : 0, bytes.length - comma)
     try {
-      const record: unknown = (this.onDemand && Unread.of(json)) || JSON.parse(json)
+      const record: unknown = (this.onDemand && Unread.of(json)) || JSON.parse(json.toString())
       if (!(record instanceof Unread) && !isRecord(record)) throw new Error('not a record')
       this.records.push(record)
-      // the indent and the comma are one byte a character: the record's bytes lie between them
-      const from = indented ? INDENT.length : 0
-      this.#crc = crc32(bytes ? bytes.subarray(from, bytes.length - comma) : json, this.#crc)
+      this.#crc = crc32(json, this.#crc)
     } catch (error) {
-      this.#problems.push({line: number, problem: `is corrupt: ${(error as Error).message}`, text})
+      this.#problems.push({line: number, problem: `is corrupt: ${(error as Error).message}`, text: bytes.toString()})
     }
   }
 
@@ -199,8 +208,8 @@ class RecordsFile implements Adapter<Document<unknown>> {
     const reader = new DocumentReader(this.path, this.onDemand)
     let lines = 0
     try {
-      const tail = await readLines(this.path, (line, number, bytes) => reader.line(line, (lines = number), bytes))
-      if (tail) reader.line(tail.text, ++lines)
+      const tail = await readLines(this.path, (bytes, number) => reader.line(bytes, (lines = number)))
+      if (tail) reader.line(Buffer.from(tail.text), ++lines)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
       throw error
@@ -241,16 +250,16 @@ class RecordsFile implements Adapter<Document<unknown>> {
           let text = i === 0 ? INDENT : `,\n${INDENT}`
           for (let j = i; j < Math.min(i + SLICE, records.length); j++) {
             if (j > i) text += `,\n${INDENT}`
-            const given = bytesOf?.(records[j])
+            const record = records[j]
+            // a record still as read (unread.ts) is its own JSON
+            const given = record instanceof Unread ? record.bytes : bytesOf?.(record)
             if (given) {
               crc = crc32(given, crc)
               parts.push(text, given)
               text = ''
               continue
             }
-            const record = records[j]
-            // a record still as read (unread.ts) is its own JSON
-            const line = record instanceof Unread ? record.text : JSON.stringify(record)
+            const line = JSON.stringify(record)
             crc = crc32(line, crc)
             text += line
           }

@@ -166,8 +166,9 @@ export class Journal {
     for (const [i, name] of names.entries()) {
       const path = join(dir, name)
       let lines = 0
-      const tail = await readLines(path, (line, number, bytes) => {
+      const tail = await readLines(path, (bytes, number) => {
         lines = number
+        const line = bytes.toString()
         const parsed = parseLine(line, !checksummed, bytes)
         if (typeof parsed === 'string') {
           damage.found(path, `is corrupt: ${parsed}`, number, line)

@@ -8,19 +8,20 @@ export interface Tail {
 }
 
 /**
- * Calls `onLine` with each newline-terminated line of the file, in order,
- * without ever holding the whole file: a data dir may be larger than the
- * longest string V8 can make (docs/storage.md). Returns the unterminated tail,
- * if any. A missing file rejects with ENOENT. `bytes` are the line as read
- * (valid only during the call): a checksum over them needs no second UTF-8
- * encoding of the text.
+ * Calls `onLine` with the bytes of each newline-terminated line of the file,
+ * in order, without ever holding the whole file: a data dir may be larger
+ * than the longest string V8 can make (docs/storage.md). Returns the
+ * unterminated tail, if any. A missing file rejects with ENOENT. The bytes
+ * are the caller's to decode, or to keep: they lie in the buffer the file
+ * was read into, which nothing reuses (a start keeps events so,
+ * store/unread.ts).
  *
  * @example
- * const tail = await readLines('journal.ndjson', (line, number) => console.log(number, line))
+ * const tail = await readLines('journal.ndjson', (bytes, number) => console.log(number, bytes.toString()))
  */
 export async function readLines(
   path: string,
-  onLine: (line: string, number: number, bytes: Buffer) => void,
+  onLine: (bytes: Buffer, number: number) => void,
 ): Promise<Tail | undefined> {
   let pending: Buffer[] = []
   let offset = 0
@@ -32,7 +33,7 @@ export async function readLines(
       const bytes = pending.length === 0 ? rest : Buffer.concat([...pending, rest])
       pending = []
       offset += bytes.length + 1
-      onLine(bytes.toString(), ++number, bytes)
+      onLine(bytes, ++number)
       start = end + 1
     }
     if (start < chunk.length) pending.push(chunk.subarray(start))

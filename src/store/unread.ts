@@ -1,49 +1,68 @@
-const ID_START = '{"id":"'
-const ACCOUNT_START = ',"account_id":"'
-const END = '"}'
+const ID_START = Buffer.from('{"id":"')
+const ACCOUNT_START = Buffer.from(',"account_id":"')
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const CLOSE_BRACE = 0x7d
 
-/** The text between `from` and `to` when it is a JSON string's plain content (no quote, no escape), else undefined. */
-function plain(text: string, from: number, to: number): string | undefined {
-  if (from > to) return undefined
-  const value = text.slice(from, to)
-  return value.includes('"') || value.includes('\\') ? undefined : value
+/** Whether `bytes` hold `marker` at `at`. */
+function holds(bytes: Buffer, marker: Buffer, at: number): boolean {
+  if (at < 0 || at + marker.length > bytes.length) return false
+  for (let i = 0; i < marker.length; i++) if (bytes[at + i] !== marker[i]) return false
+  return true
 }
 
 /**
- * A record read from a chunk as its JSON text, parsed only when something
+ * Where the content of a JSON string lies, scanning from `start` (its first
+ * byte, or going back, its last) to its quote; undefined when it has an escape.
+ */
+function plainString(bytes: Buffer, start: number, step: 1 | -1): {from: number; to: number} | undefined {
+  for (let i = start; i >= 0 && i < bytes.length; i += step) {
+    const byte = bytes[i]
+    if (byte === BACKSLASH) return undefined
+    if (byte === QUOTE) return step === 1 ? {from: start, to: i} : {from: i + 1, to: start + 1}
+  }
+  return undefined
+}
+
+/**
+ * A record read from a chunk as its JSON bytes, parsed only when something
  * asks for it (docs/storage.md, "Read on demand"). A start reads the
  * 100,000 events a data dir may keep, and parsing them was most of a
  * restart's time, while most are never read again before retention drops
- * them. The text is kept only where the chunk's manifest vouches for its
- * bytes: parsing it cannot fail.
+ * them. The bytes are kept as read, outside V8's heap, which its
+ * collections do not copy; only where the chunk's manifest vouches for
+ * them: parsing them cannot fail.
  *
  * @example
- * const unread = Unread.of('{"id":"evt_1","object":"event","account_id":"acct_demo"}')
+ * const unread = Unread.of(Buffer.from('{"id":"evt_1","object":"event","account_id":"acct_demo"}'))
  * unread?.id // 'evt_1'
  * unread?.read() // the record
  */
 export class Unread {
   private constructor(
-    readonly text: string,
+    readonly bytes: Buffer,
     readonly id: string,
     readonly accountId: string,
   ) {}
 
   /**
-   * The text as an unread record when its `id` is its first field and its
+   * The bytes as an unread record when its `id` is its first field and its
    * `account_id` its last, as the store writes an event; else undefined,
-   * and the caller parses it.
+   * and the caller parses them.
    */
-  static of(text: string): Unread | undefined {
-    if (!text.startsWith(ID_START) || !text.endsWith(END)) return undefined
-    const at = text.lastIndexOf(ACCOUNT_START)
-    const id = plain(text, ID_START.length, text.indexOf('"', ID_START.length))
-    const accountId = at === -1 ? undefined : plain(text, at + ACCOUNT_START.length, text.length - END.length)
-    return id && accountId ? new Unread(text, id, accountId) : undefined
+  static of(bytes: Buffer): Unread | undefined {
+    // byte by byte, not through Buffer's methods: a start calls this for every event, and each method call cost more than the scan
+    const last = bytes.length - 1
+    if (bytes[last] !== CLOSE_BRACE || bytes[last - 1] !== QUOTE || !holds(bytes, ID_START, 0)) return undefined
+    const id = plainString(bytes, ID_START.length, 1)
+    const account = plainString(bytes, last - 2, -1)
+    if (!id || !account || id.to === id.from || account.to === account.from) return undefined
+    if (!holds(bytes, ACCOUNT_START, account.from - ACCOUNT_START.length)) return undefined
+    return new Unread(bytes, bytes.toString('utf8', id.from, id.to), bytes.toString('utf8', account.from, account.to))
   }
 
   read(): unknown {
-    return JSON.parse(this.text)
+    return JSON.parse(this.bytes.toString())
   }
 
   /** Serialized as the record it stands for, should anything serialize it. */
