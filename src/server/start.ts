@@ -66,6 +66,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const info = describeServer(url, accounts, dataDir)
     if (dataDir) await writeFile(join(dataDir, SERVER_FILE), JSON.stringify(info, null, 2) + '\n', {mode: 0o600})
     const unregister = options.register ? await registerServer(info) : undefined
+    // only now: begun earlier, it would take turns with the rest of the start
+    if (store instanceof Store) store.compactReplayed()
 
     return {
       url,

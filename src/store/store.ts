@@ -109,6 +109,8 @@ export class Store {
   /** The chunks of each chunked collection on disk, and which changed; only with a data dir. */
   #chunks = new Map<CollectionName, Chunks>()
   #compacting: Promise<void> | undefined
+  /** The start replayed a journal that no compaction has written to the documents yet (`compactReplayed`). */
+  #replayPending = false
   #compactions = 0
   #journal: Journal | undefined
   #documents: Documents | undefined
@@ -258,8 +260,22 @@ export class Store {
       else this.#dirty.add(name)
     }
     if (rewrite) await this.compact()
-    // what the journal changed is written while the server answers: a crash meanwhile replays it again (docs/storage.md)
-    else if (replayed > 0 || this.#dirty.size > 0 || this.#chunksPending()) this.#compactInBackground()
+    // what the journal changed is written once the server answers (`compactReplayed`)
+    else this.#replayPending = replayed > 0 || this.#dirty.size > 0 || this.#chunksPending()
+  }
+
+  /**
+   * Compacts, in the background, what the start replayed from the journal.
+   * The server calls it once it answers: begun inside `open`, this
+   * compaction took turns with the rest of the start and held back its
+   * first answer by a fifth of a second at the event bound. Until it is
+   * done the journal keeps what it replayed, so a crash meanwhile replays it
+   * again (docs/storage.md, "Chunks"); a clean stop compacts in any case.
+   */
+  compactReplayed(): void {
+    if (!this.#replayPending) return
+    this.#replayPending = false
+    this.#compactInBackground()
   }
 
   #chunksPending(): boolean {

@@ -1,6 +1,6 @@
 import {readdir, readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
-import {afterEach, expect, it} from 'vitest'
+import {afterEach, expect, it, vi} from 'vitest'
 import {startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {type CliServer, runCli, startCliServer} from '../helpers/cli.js'
@@ -50,6 +50,28 @@ it('a serve killed with SIGKILL in the middle of concurrent pushes loses no push
       expect([id, answer.status]).toEqual([id, 200])
       expect(answer.body.version).toBeGreaterThanOrEqual(version)
     }
+  } finally {
+    await restarted.close()
+  }
+})
+
+it('after a kill, a restarted server compacts the journal it replayed once it answers', async () => {
+  const dataDir = join(await makeTempDir(), 'data')
+  server = await startCliServer(['--data', dataDir, '--seed', 'fixtures/seed.json'])
+  const base = server.url.replace(/\/v1$/, '')
+  expect((await call(base, 'PUT', '/v1/checks/external/replayed', {body: checkWith([['a', 1, 100]])})).status).toBe(201)
+  await server.kill('SIGKILL')
+  server = undefined
+  const journal = async () => (await readdir(dataDir)).filter((f) => f.startsWith('journal.'))
+  expect(await journal()).toHaveLength(1)
+  const restarted = await startServer({port: 0, host: '127.0.0.1', dataDir})
+  try {
+    // the segment it replayed goes once a compaction holds it; only the one the start cut to stays
+    await vi.waitFor(async () => expect(await journal()).toHaveLength(1))
+    const [segment] = await journal()
+    expect(await readFile(join(dataDir, segment!), 'utf8')).toBe('')
+    const checks = await readFile(join(dataDir, 'checks.json'), 'utf8')
+    expect(checks).toContain('"external_id":"replayed"')
   } finally {
     await restarted.close()
   }
