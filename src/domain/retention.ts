@@ -19,11 +19,12 @@ export const DEFAULT_RETENTION: RetentionPolicy = {
 }
 
 /**
- * Whether the oldest events of an account are past what is kept: beyond
- * the count (`overflow` more than the maximum) or the age.
+ * Whether an event is older than what is kept. The oldest events of an
+ * account go when they are past it, or while the account holds more than
+ * `maxEvents`, whatever their age.
  */
-export function isPastRetention(event: EventRecord, overflow: number, nowMs: number, policy: RetentionPolicy): boolean {
-  return overflow > 0 || Date.parse(event.created_at) < nowMs - policy.eventMaxAgeMs
+export function isPastAge(event: EventRecord, nowMs: number, policy: RetentionPolicy): boolean {
+  return Date.parse(event.created_at) < nowMs - policy.eventMaxAgeMs
 }
 
 /**

@@ -122,8 +122,28 @@ export class PgReader implements Reader {
   async page<C extends CollectionName>(
     collection: C,
     accountId: string,
-    {limit, startingAfter, where, oldestFirst = false}: PageQuery<C>,
+    query: PageQuery<C>,
   ): Promise<PageOf<Collections[C]> | undefined> {
+    const rows = await this.#pageRows<{doc: Collections[C]}>('doc', collection, accountId, query)
+    return rows && {records: rows.records.map((row) => row.doc), hasMore: rows.hasMore}
+  }
+
+  async pageIds(
+    collection: CollectionName,
+    accountId: string,
+    query: Omit<PageQuery<CollectionName>, 'where'>,
+  ): Promise<PageOf<string> | undefined> {
+    const rows = await this.#pageRows<{id: string}>('id', collection, accountId, query)
+    return rows && {records: rows.records.map((row) => row.id), hasMore: rows.hasMore}
+  }
+
+  /** The rows of one page, with `column` of each: the records (`doc`) or their ids. */
+  async #pageRows<R extends pg.QueryResultRow>(
+    column: 'doc' | 'id',
+    collection: CollectionName,
+    accountId: string,
+    {limit, startingAfter, where, oldestFirst = false}: PageQuery<CollectionName>,
+  ): Promise<PageOf<R> | undefined> {
     const values: unknown[] = [text(accountId)]
     let after = ''
     if (startingAfter !== undefined) {
@@ -139,14 +159,13 @@ export class PgReader implements Reader {
     }
     const filter = filters(collection, where as Row, values)
     values.push(limit + 1)
-    const result = await this.sql.query<{doc: Collections[C]}>(
-      `SELECT doc FROM ${collection} WHERE account_id = $1${after}${filter}
+    const result = await this.sql.query<R>(
+      `SELECT ${column} FROM ${collection} WHERE account_id = $1${after}${filter}
        ORDER BY seq ${oldestFirst ? 'ASC' : 'DESC'} LIMIT $${values.length}`,
       values,
     )
-    const records = docs(result)
-    const hasMore = records.length > limit
-    return {records: hasMore ? records.slice(0, limit) : records, hasMore}
+    const hasMore = result.rows.length > limit
+    return {records: hasMore ? result.rows.slice(0, limit) : result.rows, hasMore}
   }
 
   async all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]> {

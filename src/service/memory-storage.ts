@@ -54,18 +54,16 @@ class MemoryReader implements Reader {
     {limit, startingAfter, where, oldestFirst}: PageQuery<C>,
   ): Promise<PageOf<Collections[C]> | undefined> {
     const walk = this.table(collection).walk(accountId, {after: startingAfter, oldestFirst})
-    if (!walk) return Promise.resolve(undefined)
-    const records: Collections[C][] = []
-    let hasMore = false
-    for (const record of walk) {
-      if (!matches(record, where as Row)) continue
-      if (records.length === limit) {
-        hasMore = true
-        break
-      }
-      records.push(record)
-    }
-    return Promise.resolve({records, hasMore})
+    return Promise.resolve(walk && firstPage(walk, limit, (record) => matches(record, where as Row)))
+  }
+
+  pageIds(
+    collection: CollectionName,
+    accountId: string,
+    {limit, startingAfter, oldestFirst}: Omit<PageQuery<CollectionName>, 'where'>,
+  ): Promise<PageOf<string> | undefined> {
+    const walk = this.table(collection).walkIds(accountId, {after: startingAfter, oldestFirst})
+    return Promise.resolve(walk && firstPage(walk, limit))
   }
 
   count(collection: CollectionName, accountId: string): Promise<number> {
@@ -77,6 +75,21 @@ class MemoryReader implements Reader {
     for (const record of this.table(collection).all()) if (matches(record, where as Row)) records.push(record)
     return Promise.resolve(records)
   }
+}
+
+/** The first `limit` items of `walk` that `keep` keeps, and whether there are more. */
+function firstPage<R>(walk: Iterable<R>, limit: number, keep: (item: R) => boolean = () => true): PageOf<R> {
+  const records: R[] = []
+  let hasMore = false
+  for (const item of walk) {
+    if (!keep(item)) continue
+    if (records.length === limit) {
+      hasMore = true
+      break
+    }
+    records.push(item)
+  }
+  return {records, hasMore}
 }
 
 /** One unit of work: it collects its writes, which the storage applies when the unit ends. */

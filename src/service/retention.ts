@@ -1,4 +1,4 @@
-import {DEFAULT_RETENTION, isExpiredKey, isPastRetention, mayDelete, type RetentionPolicy} from '../domain/retention.js'
+import {DEFAULT_RETENTION, isExpiredKey, isPastAge, mayDelete, type RetentionPolicy} from '../domain/retention.js'
 import type {ServiceContext} from './context.js'
 import {isFanningOut, type Outbox} from './outbox.js'
 import type {UnitOfWork} from './storage.js'
@@ -60,12 +60,14 @@ export class Retention {
     // look-ahead past them is bounded.
     let limit = Math.min(PRUNE_BATCH, Math.max(overflow, 0) + 1)
     while (read < LOOK_AHEAD) {
-      const page = (await tx.page('events', accountId, {limit, oldestFirst: true, startingAfter}))!
-      for (const event of page.records) {
-        if (budget <= 0 || !isPastRetention(event, overflow, nowMs, this.policy)) return
-        const deliveries = await tx.list('deliveries', accountId, {event_id: event.id})
-        if (!mayDelete(deliveries, await isFanningOut(tx, event.id))) continue
-        tx.delete('events', event.id)
+      // ids only: past the count an event's age does not matter, so it is not read (an event a start left unparsed stays so)
+      const page = (await tx.pageIds('events', accountId, {limit, oldestFirst: true, startingAfter}))!
+      for (const id of page.records) {
+        if (budget <= 0) return
+        if (overflow <= 0 && !isPastAge((await tx.get('events', id))!, nowMs, this.policy)) return
+        const deliveries = await tx.list('deliveries', accountId, {event_id: id})
+        if (!mayDelete(deliveries, await isFanningOut(tx, id))) continue
+        tx.delete('events', id)
         for (const delivery of deliveries) tx.delete('deliveries', delivery.id)
         overflow--
         budget -= 1 + deliveries.length
@@ -75,7 +77,7 @@ export class Retention {
       // the unit's deletes apply when it ends: the last event read is still there to page from
       if (!page.hasMore || budget <= 0) return
       read += page.records.length
-      startingAfter = page.records.at(-1)!.id
+      startingAfter = page.records.at(-1)!
       limit = Math.min(PRUNE_BATCH, limit * 2)
     }
   }

@@ -42,6 +42,17 @@ export interface Reader {
     accountId: string,
     query: PageQuery<C>,
   ): Promise<PageOf<Collections[C]> | undefined>
+  /**
+   * The ids of one page of the account's records, as `page` pages them
+   * (without `where`): for a caller that needs no more, such as retention
+   * deleting the oldest, which then reads no event kept unparsed
+   * (store/unread.ts).
+   */
+  pageIds(
+    collection: CollectionName,
+    accountId: string,
+    query: Omit<PageQuery<CollectionName>, 'where'>,
+  ): Promise<PageOf<string> | undefined>
   /** Every record in `collection` that matches `where`, whatever its account, oldest first. */
   all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]>
   /** How many records the account has in `collection`. */

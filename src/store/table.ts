@@ -50,6 +50,12 @@ export interface TableOptions<T> {
   readOnDemand?: boolean
 }
 
+/** Where a walk of an account's records starts (after `after`, which may have been deleted recently), and which way it goes. */
+export interface WalkOptions {
+  after?: string
+  oldestFirst?: boolean
+}
+
 /** The first index in `seqs[from…]` whose value is at least `seq`. */
 function lowerBound(seqs: number[], from: number, seq: number): number {
   let low = from
@@ -248,10 +254,20 @@ export class Table<T extends {account_id: string}> {
    * `after` names, which may have been deleted recently; undefined when
    * `after` names no record of this table the table remembers.
    */
-  walk(
+  walk(accountId: string, options: WalkOptions): Iterable<T> | undefined {
+    return this.#walk(accountId, options, (slot) => this.#read(slot))
+  }
+
+  /** The ids `walk` would give the records of: a caller that needs no more reads no record (one still text stays so). */
+  walkIds(accountId: string, options: WalkOptions): Iterable<string> | undefined {
+    return this.#walk(accountId, options, (_slot, id) => id)
+  }
+
+  #walk<R>(
     accountId: string,
-    {after, oldestFirst = false}: {after?: string; oldestFirst?: boolean},
-  ): Iterable<T> | undefined {
+    {after, oldestFirst = false}: WalkOptions,
+    yielded: (slot: Slot<T>, id: string) => R,
+  ): Iterable<R> | undefined {
     const order = this.#byAccount.get(accountId)
     let start: number
     if (after === undefined) {
@@ -266,15 +282,15 @@ export class Table<T extends {account_id: string}> {
       start = oldestFirst ? (exact ? at + 1 : at) : at - 1
     }
     if (!order) return []
-    return this.#from(order, start, oldestFirst ? 1 : -1)
+    return this.#from(order, start, oldestFirst ? 1 : -1, yielded)
   }
 
-  *#from(order: Order, start: number, step: 1 | -1): Generator<T> {
+  *#from<R>(order: Order, start: number, step: 1 | -1, yielded: (slot: Slot<T>, id: string) => R): Generator<R> {
     // read at once by the caller: nothing is deleted between two steps
     for (let i = start; i >= order.head && i < order.ids.length; i += step) {
       const id = order.ids[i]
       const slot = id === undefined ? undefined : this.#byId.get(id)
-      if (slot) yield this.#read(slot)
+      if (slot) yield yielded(slot, id!)
     }
   }
 

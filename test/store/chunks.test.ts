@@ -451,6 +451,13 @@ describe('events a start reads stay text until asked for', () => {
     }
     expect(await parsedDuring(firstTwo)).toBe(2)
     expect(firstTwo()).toEqual([event(11), event(12)])
+    // ids alone, as retention deleting the oldest walks them, parse nothing
+    expect(await parsedDuring(() => [...events.walkIds('acct_1', {oldestFirst: true})!])).toBe(0)
+    expect([...events.walkIds('acct_1', {after: event(20).id})!]).toEqual(
+      range(0, 20)
+        .reverse()
+        .map((i) => event(i).id),
+    )
     expect([...events.walk('acct_1', {after: event(20).id})!]).toEqual(
       range(0, 20)
         .reverse()
