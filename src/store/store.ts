@@ -27,7 +27,7 @@ export interface StoreOptions {
   repair?: boolean
   /** Places per chunk of the events document in a new data dir (10,000; docs/storage.md, "Chunks"). */
   chunkSize?: number
-  /** The most journal bytes the chunks alone let grow before a compaction (64 MiB). */
+  /** The most journal bytes the chunks alone let grow before a compaction (32 MiB). */
   chunkedJournalBytes?: number
 }
 
@@ -43,7 +43,7 @@ const CHUNKED: readonly CollectionName[] = ['events', 'deliveries']
 const COMPACT_RATIO = 2
 
 /** The most journal the chunks alone let grow before a compaction (`chunkedJournalBytes`). */
-const CHUNKED_JOURNAL_MAX = 64 * 1024 * 1024
+const CHUNKED_JOURNAL_MAX = 32 * 1024 * 1024
 
 /** A change that stores `record` under `id`. */
 export const put = <C extends CollectionName>(collection: C, id: string, record: Collections[C]): Change =>
