@@ -110,7 +110,7 @@ export class Chunks {
    * `undefined`. A listed chunk that is missing, or that does not hold what
    * the manifest says, is damage; chunk files the manifest does not list are
    * not (`removeOrphans` deletes them once the start goes on). `onDemand`
-   * keeps the records of a chunk the manifest vouches for as text (unread.ts).
+   * keeps the records of a chunk the manifest vouches for unparsed, as the bytes read (unread.ts).
    */
   async read(
     damage: Damage,
@@ -169,7 +169,7 @@ export class Chunks {
   }
 
   /**
-   * A chunk's file, read. With `onDemand` its records stay text when the
+   * A chunk's file, read. With `onDemand` its records stay unparsed when the
    * manifest vouches for its bytes (their count and checksum as written)
    * and nothing else in it is wrong; otherwise it is read again, parsed,
    * and what is wrong goes to `damage` as without `onDemand`.

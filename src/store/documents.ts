@@ -79,7 +79,7 @@ class DocumentReader {
   #crc = 0
   #problems: {line: number; problem: string; text: string}[] = []
 
-  /** `onDemand`: records the store writes as events do stay text (unread.ts), for a chunk whose bytes its manifest vouches for. */
+  /** `onDemand`: records the store writes as events do stay unparsed (unread.ts), for a chunk whose bytes its manifest vouches for. */
   constructor(
     readonly path: string,
     readonly onDemand = false,
@@ -333,7 +333,7 @@ export class Documents {
   /**
    * Reads a chunk of a chunked collection, `<dir>/<file>`, without keeping
    * it among the collections' documents; `null` when there is no such file.
-   * `onDemand` keeps the records the store writes as events do as text
+   * `onDemand` keeps the records the store writes as events do unparsed
    * (unread.ts): only for bytes the caller can vouch for once read.
    */
   async readChunk<T>(

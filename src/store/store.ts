@@ -68,7 +68,7 @@ function tables() {
     payments: new Table<Collections['payments']>((r) => r.id),
     feedback: new Table<Collections['feedback']>((r) => r.id),
     idempotency_keys: new Table<Collections['idempotency_keys']>((r) => r.id),
-    // most events are never read again after a start: they stay text until asked for (unread.ts)
+    // most events are never read again after a start: they stay unparsed until asked for (unread.ts)
     events: new Table<Collections['events']>((r) => r.id, {readOnDemand: true}),
     webhook_endpoints: new Table<Collections['webhook_endpoints']>((r) => r.id),
     // retention deletes an event with its deliveries, and keeps one whose delivery is pending

@@ -44,7 +44,7 @@ export interface TableOptions<T> {
   /** A field records are grouped by, to find a group's ids at once (a delivery's `event_id`). */
   groupBy?: keyof T & string
   /**
-   * Records read from disk may stay text until asked for (`putUnread`):
+   * Records read from disk may stay unparsed until asked for (`putUnread`):
    * only for a table keyed by `id`, without alternate keys or groups.
    */
   readOnDemand?: boolean
@@ -114,7 +114,7 @@ export class Table<T extends {account_id: string}> {
     return slot && this.#read(slot)
   }
 
-  /** The slot's record, parsed now if it was still text (and kept parsed). */
+  /** The slot's record, parsed now if it was still unparsed (and kept parsed). */
   #read(slot: Slot<T>): T {
     const {record} = slot
     if (!(record instanceof Unread)) return record
@@ -157,7 +157,7 @@ export class Table<T extends {account_id: string}> {
     return placed.seq
   }
 
-  /** Stores a record read from disk as text (a table `readOnDemand`), as `put` stores it parsed; returns its place. */
+  /** Stores a record read from disk unparsed (a table `readOnDemand`), as `put` stores it parsed; returns its place. */
   putUnread(unread: Unread): number {
     if (!this.readOnDemand) throw new Error('this table reads every record at once')
     const slot = this.#byId.get(unread.id)
@@ -189,7 +189,7 @@ export class Table<T extends {account_id: string}> {
     if (!slot) return undefined
     const {record, seq} = slot
     this.#byId.delete(id)
-    // a record still text has no keys or group (`readOnDemand`)
+    // a record still unparsed has no keys or group (`readOnDemand`)
     if (!(record instanceof Unread)) this.#unindex(id, record)
     this.#gone.set(id, seq)
     const accountId = accountOf(record)
@@ -258,7 +258,7 @@ export class Table<T extends {account_id: string}> {
     return this.#walk(accountId, options, (slot) => this.#read(slot))
   }
 
-  /** The ids `walk` would give the records of: a caller that needs no more reads no record (one still text stays so). */
+  /** The ids `walk` would give the records of: a caller that needs no more reads no record (one still unparsed stays so). */
   walkIds(accountId: string, options: WalkOptions): Iterable<string> | undefined {
     return this.#walk(accountId, options, (_slot, id) => id)
   }
@@ -305,7 +305,7 @@ export class Table<T extends {account_id: string}> {
 
   /**
    * Calls `visit` with every record and its place, in the order of their
-   * places; a record still text is handed over as such: a compaction copies it.
+   * places; a record still unparsed is handed over as such: a compaction copies it.
    */
   forEachPlaced(visit: (record: T | Unread, seq: number) => void): void {
     // a Map keeps insertion order, and places are given in insertion order, ascending
