@@ -13,7 +13,7 @@
 import {type Fields, isFields, portable} from './json-values.js'
 
 /** `[collection, id, source, fields]`. */
-type Copy = [collection: string, id: string, source: number, fields: (string | [string, unknown])[]]
+export type Copy = [collection: string, id: string, source: number, fields: (string | [string, unknown])[]]
 
 /** The `data` of a plain put `[collection, id, record]`, when its record has one that is an object. */
 function dataOf(item: unknown): Fields | undefined {

@@ -6,6 +6,7 @@ import type {Damage} from './damage.js'
 import {decodeChanges, encodeChanges, type JournalChange} from './journal-changes.js'
 import {recordJson} from './json-text.js'
 import type {Span} from './journal-spans.js'
+import {type PushLine, readPushLine} from './journal-pushes.js'
 import {readLines} from './lines.js'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
@@ -19,6 +20,8 @@ export interface Replay {
   afterSeq: number
   damage: Damage
   onEntry: (entry: Entry, file: string, line: number) => void
+  /** When given, a push's line goes here unparsed instead of to `onEntry` (journal-pushes.ts). */
+  onPush?: (push: PushLine, file: string, line: number) => void
 }
 
 const SEGMENT = /^journal\.(\d+)\.ndjson$/
@@ -41,6 +44,8 @@ interface PendingLine {
 
 /** Each line ends with the CRC-32 of what comes before it: `{"seq":N,"changes":[…],"crc":C}`. */
 const CRC = ',"crc":'
+const CRC_BYTES = Buffer.from(CRC)
+const CLOSE_BRACE = 0x7d
 const DIGITS = /^\d{1,10}$/
 
 /** Learns where each record a line splices lies in the changes' JSON (bytes), and how many bytes that JSON has. */
@@ -85,34 +90,35 @@ function changesJson(changes: readonly unknown[], splices?: Splices): string {
   return `${text}]`
 }
 
+/** A line read: its entry, or, when asked for, a push's line left unparsed (journal-pushes.ts). */
+type ReadLine = {seq: number; checksummed: boolean} & ({entry: Entry; push?: never} | {push: PushLine; entry?: never})
+
 /**
- * An entry from a journal line, or what is wrong with it. Lines without a
+ * A journal line's bytes read, or what is wrong with them. Lines without a
  * checksum, written before lines had one, are taken as they are, but only
- * before the first line that has one (docs/storage.md).
+ * before the first line that has one (docs/storage.md). `pushes`: a push's
+ * line, once its checksum holds, is left unparsed.
  */
-function parseLine(
-  line: string,
-  legacyAllowed: boolean,
-  bytes?: Buffer,
-): {entry: Entry; checksummed: boolean} | string {
-  const at = line.lastIndexOf(CRC)
-  const digits = at === -1 ? '' : line.slice(at + CRC.length, -1)
-  const checksummed = line.endsWith('}') && DIGITS.test(digits)
-  // over the bytes as read when there are any: what follows the checksum's marker is ASCII, so it ends as many bytes before the end
-  const body = bytes ? bytes.subarray(0, bytes.length - (line.length - at)) : line.slice(0, at)
-  if (checksummed && crc32(body) !== Number(digits)) {
+function parseLine(bytes: Buffer, legacyAllowed: boolean, pushes: boolean): ReadLine | string {
+  // the checksum's field is ASCII: found and read in the bytes
+  const at = bytes.lastIndexOf(CRC_BYTES)
+  const digits = at === -1 ? '' : bytes.toString('latin1', at + CRC.length, bytes.length - 1)
+  const checksummed = bytes[bytes.length - 1] === CLOSE_BRACE && DIGITS.test(digits)
+  if (checksummed && crc32(bytes.subarray(0, at)) !== Number(digits)) {
     return 'its checksum does not match (the line was changed or garbled)'
   }
   if (!checksummed && !legacyAllowed) return 'it has no checksum, while lines before it have one'
+  const push = checksummed && pushes ? readPushLine(bytes, at) : undefined
+  if (push) return {seq: push.seq, push, checksummed}
   let parsed: {seq?: unknown; changes?: unknown} | null
   try {
-    parsed = JSON.parse(line) as typeof parsed
+    parsed = JSON.parse(bytes.toString()) as typeof parsed
   } catch (error) {
     return (error as Error).message
   }
   const changes = decodeChanges(parsed?.changes)
   if (!Number.isInteger(parsed?.seq) || !changes) return 'it is not a journal entry'
-  return {entry: {seq: parsed!.seq as number, changes}, checksummed}
+  return {seq: parsed!.seq as number, entry: {seq: parsed!.seq as number, changes}, checksummed}
 }
 
 /**
@@ -152,7 +158,7 @@ export class Journal {
   static async open(
     dir: string,
     fsync: boolean,
-    {afterSeq, damage, onEntry}: Replay,
+    {afterSeq, damage, onEntry, onPush}: Replay,
     segmentMax = SEGMENT_MAX,
   ): Promise<{journal: Journal; replayed: number}> {
     const journal = new Journal(dir, fsync, segmentMax)
@@ -168,25 +174,25 @@ export class Journal {
       let lines = 0
       const tail = await readLines(path, (bytes, number) => {
         lines = number
-        const line = bytes.toString()
-        const parsed = parseLine(line, !checksummed, bytes)
+        const parsed = parseLine(bytes, !checksummed, onPush !== undefined)
         if (typeof parsed === 'string') {
-          damage.found(path, `is corrupt: ${parsed}`, number, line)
+          damage.found(path, `is corrupt: ${parsed}`, number, bytes.toString())
           // under --repair: the gap this leaves is not news
           dropped = true
           return
         }
-        const {entry} = parsed
+        const {seq} = parsed
         checksummed ||= parsed.checksummed
-        if (!dropped && (last === undefined ? entry.seq > afterSeq + 1 : entry.seq !== last + 1)) {
+        if (!dropped && (last === undefined ? seq > afterSeq + 1 : seq !== last + 1)) {
           const expected = (last ?? afterSeq) + 1
-          const problem = `is corrupt: it has seq ${entry.seq} where ${expected} was expected`
+          const problem = `is corrupt: it has seq ${seq} where ${expected} was expected`
           damage.found(path, `${problem} (a line is missing or moved)`, number)
         }
-        last = entry.seq
+        last = seq
         dropped = false
         replayed++
-        onEntry(entry, path, number)
+        if (parsed.push) onPush!(parsed.push, path, number)
+        else onEntry(parsed.entry, path, number)
       })
       if (!tail) continue
       if (sizes.slice(i + 1).some((size) => size > 0)) {

@@ -8,6 +8,7 @@ import {type Entry, Journal} from './journal.js'
 import {type Span, SpanReader} from './journal-spans.js'
 import {lockDataDir} from './lock.js'
 import {makeDir, UnusableDirError} from '../shared/make-dir.js'
+import {buildCheck, ReplayedChecks} from './replayed-checks.js'
 import {Table} from './table.js'
 import {Unread} from './unread.js'
 
@@ -218,6 +219,13 @@ export class Store {
           damage.found(join(dir, `${name}.json`), 'is missing, while the other documents are there')
       }
     }
+    const after = (collection: CollectionName) => docSeq.get(collection) ?? 0
+    // a push's check is built once, from its last line in the journal (journal-pushes.ts)
+    const checks = new ReplayedChecks()
+    const applyCheck = (id: string, record: object | undefined, file: string, line: number) => {
+      if (record) this.#apply(['checks', id, record as Collections['checks']])
+      else damage.found(file, 'is corrupt: it is not a journal entry', line)
+    }
     const {journal, replayed} = await Journal.open(
       dir,
       Boolean(this.options.fsync),
@@ -228,15 +236,27 @@ export class Store {
           for (const change of entry.changes as Change[]) {
             if (!Object.hasOwn(this.tables, change[0])) {
               damage.found(file, `is corrupt: it changes an unknown collection "${change[0]}"`, line)
-            } else if (entry.seq > (docSeq.get(change[0]) ?? 0)) {
+            } else if (entry.seq > after(change[0])) {
+              if (change[0] === 'checks') checks.replaced(change[1])
               this.#apply(change)
             }
           }
           this.#seq = Math.max(this.#seq, entry.seq)
         },
+        onPush: (push, file, line) => {
+          if (push.seq > after('events')) this.#apply(['events', push.event.id, push.event as never])
+          const id = push.check[1]
+          if (push.seq > after('checks')) {
+            // a check new to the table takes its place in its account now; a later version waits
+            if (this.tables.checks.get(id)) checks.hold(push, file, line)
+            else applyCheck(id, buildCheck(push), file, line)
+          }
+          this.#seq = Math.max(this.#seq, push.seq)
+        },
       },
       this.options.segmentBytes,
     )
+    for (const {id, record, file, line} of checks.built()) applyCheck(id, record, file, line)
     this.#journal = journal
     // the temp file of a compaction that was killed; the document it was replacing is whole
     for (const name of await readdir(dir)) if (/^\..+\.json\.tmp$/.test(name)) await rm(join(dir, name), {force: true})
@@ -293,8 +313,13 @@ export class Store {
     const table = this.tables[collection] as unknown as Table<{account_id: string}>
     const chunks = this.#chunks.get(collection)
     if (chunks) {
-      // the record's place says which chunk changed
-      const seq = record === null ? table.delete(id) : table.put(record as {account_id: string})
+      // the record's place says which chunk changed; an event a push's line holds unparsed stays so
+      const seq =
+        record === null
+          ? table.delete(id)
+          : record instanceof Unread
+            ? table.putUnread(record)
+            : table.put(record as {account_id: string})
       if (seq !== undefined) chunks.touch(seq)
       return
     }

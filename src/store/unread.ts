@@ -1,15 +1,10 @@
+import {holds} from './bytes.js'
+
 const ID_START = Buffer.from('{"id":"')
 const ACCOUNT_START = Buffer.from(',"account_id":"')
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 const CLOSE_BRACE = 0x7d
-
-/** Whether `bytes` hold `marker` at `at`. */
-function holds(bytes: Buffer, marker: Buffer, at: number): boolean {
-  if (at < 0 || at + marker.length > bytes.length) return false
-  for (let i = 0; i < marker.length; i++) if (bytes[at + i] !== marker[i]) return false
-  return true
-}
 
 /**
  * Where the content of a JSON string lies, scanning from `start` (its first

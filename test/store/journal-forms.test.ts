@@ -1,12 +1,13 @@
 import {appendFile, cp, readdir, readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
-import {afterEach, describe, expect, it} from 'vitest'
+import {afterEach, describe, expect, it, vi} from 'vitest'
 import {fanOut} from '../../src/domain/deliveries.js'
 import {applyPush} from '../../src/domain/push.js'
 import type {CheckRecord, EventRecord, WebhookEndpointRecord} from '../../src/domain/records.js'
 import type {CheckPush} from '../../src/domain/schemas.js'
-import {put, Store} from '../../src/store/store.js'
+import {type Change, put, Store} from '../../src/store/store.js'
+import {Unread} from '../../src/store/unread.js'
 import {makeTempDir} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -229,6 +230,82 @@ describe("the journal short form for a record that repeats an event's data", () 
     const dir = await makeTempDir()
     const check = `["checks","chk_1",1,["id","table",["account_id","acct_1"]]]`
     const event = `["events","evt_1",{"id":"evt_1","account_id":"acct_1","data":{"id":"chk_1"}}]`
+    await writeFile(join(dir, 'journal.000000000001.ndjson'), checksummed(`{"seq":1,"changes":[${check},${event}]`))
+    await expect(Store.open({dir})).rejects.toThrow(/line 1 is corrupt: it is not a journal entry/)
+  })
+})
+
+describe("a start after a kill reads a push's line without parsing its event", () => {
+  /** A push of `externalId` at `version`, after `existing`: its changes, as the service commits them. */
+  function pushOf(externalId: string, version: number, existing?: CheckRecord) {
+    const outcome = applyPush({
+      accountId: 'acct_1',
+      externalId,
+      body: {...body, version, items: [{...body.items[0]!, quantity: version}]} as CheckPush,
+      locations: [{id: 'loc_1', object: 'location', name: 'Main', account_id: 'acct_1'} as never],
+      existing,
+      now: `2026-01-01T12:00:0${version}.000Z`,
+      baseUrl: 'http://x',
+    })
+    const changes = [
+      put('checks', outcome.check.id, outcome.check),
+      ...outcome.events.map((e) => put('events', e.id, e)),
+    ]
+    return {check: outcome.check, changes}
+  }
+
+  /** Every check and event `store` holds, in its account's order, as JSON: what a replay must restore exactly. */
+  const contents = (store: Store) =>
+    (['checks', 'events'] as const).map((name) => {
+      const table = store.tables[name]
+      return table.idsOf('acct_1').map((id) => JSON.stringify(table.get(id)))
+    })
+
+  it('builds each check once, from its last line, and restores every check and event as they were, in order', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    let [a, b, d] = [pushOf('a', 1), pushOf('b', 1), pushOf('d', 1)]
+    for (const push of [a, b, d]) await store.commit(push.changes)
+    await store.compact()
+    // after the compaction, in the journal only: new versions, a check created, a whole record, deletes
+    const lines: Change[][] = []
+    for (const version of [2, 3]) {
+      a = pushOf('a', version, a.check)
+      lines.push(a.changes)
+    }
+    b = pushOf('b', 2, b.check)
+    lines.push(b.changes)
+    let c = pushOf('c', 1)
+    lines.push(c.changes)
+    c = pushOf('c', 2, c.check)
+    lines.push(c.changes)
+    d = pushOf('d', 2, d.check)
+    lines.push(d.changes)
+    // a claim's whole record of b, and d deleted (a reset), after their pushes; an event deleted (retention)
+    lines.push([put('checks', b.check.id, {...b.check, amount_paid_cents: 100})])
+    lines.push([['checks', d.check.id, null]])
+    lines.push([['events', a.changes[1]![1], null]])
+    for (const changes of lines) await store.commit(changes)
+    const copy = await killedCopy(dir)
+    const read = vi.spyOn(Unread.prototype, 'read')
+    let recovered: Store
+    try {
+      recovered = await openStore(copy)
+      // a's last line and c's two (the first takes c's place in its account); b's and d's were replaced later
+      expect(read).toHaveBeenCalledTimes(3)
+    } finally {
+      read.mockRestore()
+    }
+    expect(contents(recovered)).toEqual(contents(store))
+    expect(recovered.tables.checks.get(d.check.id)).toBeUndefined()
+    expect(JSON.stringify(recovered.tables.checks.get(a.check.id))).toBe(JSON.stringify(a.check))
+    await store.close()
+  })
+
+  it("a push's line whose copy does not fit its event refuses the start, naming the line, as any line does", async () => {
+    const dir = await makeTempDir()
+    const check = `["checks","chk_1",1,["id","table",["account_id","acct_1"]]]`
+    const event = `["events","evt_1",{"id":"evt_1","data":{"id":"chk_1"},"account_id":"acct_1"}]`
     await writeFile(join(dir, 'journal.000000000001.ndjson'), checksummed(`{"seq":1,"changes":[${check},${event}]`))
     await expect(Store.open({dir})).rejects.toThrow(/line 1 is corrupt: it is not a journal entry/)
   })

@@ -1,0 +1,91 @@
+import {holds} from './bytes.js'
+import {type Copy, isCopy} from './journal-copies.js'
+import {Unread} from './unread.js'
+
+/**
+ * A push's journal line as a start reads it: its check as a copy of its
+ * event's data, and its event unparsed (unread.ts). A restart after a kill
+ * replays tens of thousands of them, each a third check and two thirds
+ * event, and most checks change again later in the same journal: only the
+ * last version of each is built, from its event's data, once the whole
+ * journal is read (docs/storage.md, "Read on demand").
+ */
+export interface PushLine {
+  seq: number
+  /** `[collection, id, source, fields]` (journal-copies.ts), its source the event. */
+  check: Copy
+  event: Unread
+}
+
+const SEQ_START = Buffer.from('{"seq":')
+const CHANGES_START = Buffer.from(',"changes":[["checks",')
+const EVENT_START = Buffer.from('],["events","')
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const COMMA = 0x2c
+const CLOSE_BRACKET = 0x5d
+const OPEN_BRACKET = 0x5b
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
+const DIGIT_0 = 0x30
+const DIGIT_9 = 0x39
+
+/**
+ * The line as a push's when its body (`bytes` before `bodyEnd`, where its
+ * checksum's field begins) is what the journal writes for one:
+ * `{"seq":N,"changes":[["checks",ID,1,FIELDS],["events",EVT,EVENT]]`, with
+ * EVENT an event whose id is EVT. Anything else is undefined, and parsed
+ * as any line is. The checksum was checked first: the bytes are the
+ * writer's, so what is found here is what it wrote.
+ */
+export function readPushLine(bytes: Buffer, bodyEnd: number): PushLine | undefined {
+  if (!holds(bytes, SEQ_START, 0)) return undefined
+  let at = SEQ_START.length
+  let seq = 0
+  for (; at < bodyEnd && bytes[at]! >= DIGIT_0 && bytes[at]! <= DIGIT_9; at++) seq = seq * 10 + bytes[at]! - DIGIT_0
+  if (at === SEQ_START.length || !holds(bytes, CHANGES_START, at)) return undefined
+  // the check's item ends where the event's begins: that marker cannot occur inside a JSON string, whose quotes are escaped
+  const checkStart = at + CHANGES_START.length - '["checks",'.length
+  const eventItem = bytes.indexOf(EVENT_START, checkStart)
+  if (eventItem === -1 || eventItem >= bodyEnd) return undefined
+  let check: unknown
+  try {
+    check = JSON.parse(bytes.toString('utf8', checkStart, eventItem + 1))
+  } catch {
+    // the marker lay inside the copy's fields (one of its own named "events"): the whole line is parsed instead
+    return undefined
+  }
+  if (!isCopy(check) || check[0] !== 'checks' || check[2] !== 1) return undefined
+  const idStart = eventItem + EVENT_START.length
+  let idEnd = idStart
+  while (idEnd < bodyEnd && bytes[idEnd] !== QUOTE && bytes[idEnd] !== BACKSLASH) idEnd++
+  if (bytes[idEnd] !== QUOTE || bytes[idEnd + 1] !== COMMA) return undefined
+  // the body ends with the event's item and the changes, `]]`: no other item follows the event
+  if (bytes[bodyEnd - 1] !== CLOSE_BRACKET || bytes[bodyEnd - 2] !== CLOSE_BRACKET) return undefined
+  if (objectEnd(bytes, idEnd + 2, bodyEnd) !== bodyEnd - 2) return undefined
+  const event = Unread.of(bytes.subarray(idEnd + 2, bodyEnd - 2))
+  if (!event || event.id !== bytes.toString('utf8', idStart, idEnd)) return undefined
+  return {seq, check, event}
+}
+
+/**
+ * Where the JSON object that begins at `start` ends (the index after its
+ * closing brace), by its brackets outside strings; -1 when none does before
+ * `limit`.
+ */
+function objectEnd(bytes: Buffer, start: number, limit: number): number {
+  if (bytes[start] !== OPEN_BRACE) return -1
+  let depth = 0
+  for (let i = start; i < limit; i++) {
+    const byte = bytes[i]
+    if (byte === QUOTE) {
+      // a string: to its closing quote, over escapes
+      for (i++; i < limit && bytes[i] !== QUOTE; i++) if (bytes[i] === BACKSLASH) i++
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      depth++
+    } else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --depth === 0) {
+      return i + 1
+    }
+  }
+  return -1
+}
