@@ -1,6 +1,8 @@
 // Memory and restart after many changing pushes: samples taken while the
 // push rounds run, the restart on the data dir they leave, and the soak
 // that makes all 1,000,000. Method: docs/benchmarks.md "Memory and restart".
+import {readdirSync, statSync} from 'node:fs'
+import {join} from 'node:path'
 import {CheckSet, load, seed} from './load.js'
 import {dirMb, residentMb, startServe} from './processes.js'
 
@@ -63,6 +65,33 @@ export async function restarts(serve, dir) {
   }
 }
 
+/** Journal bytes a kill leaves at most: the store compacts past 32 MiB of it (docs/storage.md, "Chunks"). */
+const JOURNAL_CAP_MB = 32
+/** Pushes a fill sends at once: about 2.5 MB of journal, less than the window below the cap it aims for. */
+const FILL_STEP = 2000
+
+/** MB of journal in `dir`: what a restart after a kill replays. */
+export function journalMb(dir) {
+  let bytes = 0
+  for (const name of readdirSync(dir)) if (name.startsWith('journal.')) bytes += statSync(join(dir, name)).size
+  return bytes / 2 ** 20
+}
+
+/**
+ * Pushes to `serve` until its journal is within a few MB of the size that
+ * sets off a compaction: the kill that follows leaves the most a restart
+ * can have to replay, not what a fixed count of pushes happens to leave
+ * (docs/benchmarks.md, "Memory and restart"). Resolves with the journal's MB.
+ */
+async function fillJournal(serve, dir, set) {
+  for (let steps = 0; steps < 100; steps++) {
+    const mb = journalMb(dir)
+    if (mb >= JOURNAL_CAP_MB - 3 && mb < JOURNAL_CAP_MB) return mb
+    await load(serve.origin, set.changes(), {amount: FILL_STEP})
+  }
+  return journalMb(dir)
+}
+
 /**
  * The soak: a fresh server on `dir` with `checks` checks, SOAK_PUSHES
  * changing pushes in segments of SOAK_SEGMENT (wrk, 50 connections),
@@ -89,9 +118,10 @@ export async function soak(dir, checks, progress) {
       const last = samples[samples.length - 1]
       progress(`soak: ${pushes} changing pushes, ${Math.round(run.rps)}/s, ${Math.round(last.rss_mb)} MB resident`)
     }
+    const journal = await fillJournal(serve, dir, set)
     const {kill, stop, server} = await restarts(serve, dir)
     serve = server
-    return {samples, segments, kill, stop}
+    return {samples, segments, kill: {...kill, journal_mb: journal}, stop}
   } catch (error) {
     return {samples, segments, error: error.message.split('\n').slice(0, 3).join(' ')}
   } finally {

@@ -813,7 +813,10 @@ async function main() {
       }
       if (soaked.kill) {
         figures.push(
-          figure(`restart after SIGKILL at ${last.pushes} pushes (soak)`, 'ms', soaked.kill.ms, {at_most: 2000}),
+          figure(`restart after SIGKILL at ${last.pushes} pushes (soak)`, 'ms', soaked.kill.ms, {
+            at_most: 2000,
+            note: `${round(soaked.kill.journal_mb)} MB of journal to replay, filled to near its compaction`,
+          }),
           figure(`restart after a clean stop at ${last.pushes} pushes (soak)`, 'ms', soaked.stop.ms, {at_most: 2000}),
         )
       }
