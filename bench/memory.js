@@ -1,8 +1,6 @@
 // Memory and restart after many changing pushes: samples taken while the
 // push rounds run, the restart on the data dir they leave, and the soak
 // that makes all 1,000,000. Method: docs/benchmarks.md "Memory and restart".
-import {readdirSync, statSync} from 'node:fs'
-import {join} from 'node:path'
 import {CheckSet, load, seed} from './load.js'
 import {dirMb, residentMb, startServe} from './processes.js'
 
@@ -71,11 +69,7 @@ const JOURNAL_CAP_MB = 32
 const FILL_STEP = 2000
 
 /** MB of journal in `dir`: what a restart after a kill replays. */
-export function journalMb(dir) {
-  let bytes = 0
-  for (const name of readdirSync(dir)) if (name.startsWith('journal.')) bytes += statSync(join(dir, name)).size
-  return bytes / 2 ** 20
-}
+const journalMb = (dir) => dirMb(dir, (name) => name.startsWith('journal.'))
 
 /**
  * Pushes to `serve` until its journal is within a few MB of the size that

@@ -183,11 +183,17 @@ export function timeRun(args, input) {
   )
 }
 
-/** Bytes of the files under `dir` (a data dir), in MB. */
-export function dirMb(dir) {
+/**
+ * Bytes of the files under `dir` (a data dir), in MB; with `named`, of
+ * those whose name it takes only (the journal's segments, say).
+ *
+ * @param {string} dir
+ * @param {(name: string) => boolean} [named]
+ */
+export function dirMb(dir, named = () => true) {
   let bytes = 0
   for (const entry of readdirSync(dir, {withFileTypes: true, recursive: true})) {
-    if (entry.isFile()) bytes += statSync(join(entry.parentPath ?? entry.path, entry.name)).size
+    if (entry.isFile() && named(entry.name)) bytes += statSync(join(entry.parentPath ?? entry.path, entry.name)).size
   }
   return bytes / 2 ** 20
 }

@@ -1,6 +1,40 @@
-/** Whether `bytes` hold `marker` at `at`: byte by byte, which costs less than a Buffer method's call for a few bytes. */
+/**
+ * Reading JSON the store wrote from its bytes, without decoding or parsing
+ * them: a start scans every event's line this way (unread.ts,
+ * journal-pushes.ts). Byte by byte, which costs less than a Buffer
+ * method's call for the few bytes each look takes.
+ */
+
+/** The bytes of JSON's punctuation. */
+export const JSON_BYTE = {
+  quote: 0x22,
+  comma: 0x2c,
+  backslash: 0x5c,
+  openBracket: 0x5b,
+  closeBracket: 0x5d,
+  openBrace: 0x7b,
+  closeBrace: 0x7d,
+  digit0: 0x30,
+  digit9: 0x39,
+} as const
+
+/** Whether `bytes` hold `marker` at `at`. */
 export function holds(bytes: Buffer, marker: Buffer, at: number): boolean {
   if (at < 0 || at + marker.length > bytes.length) return false
   for (let i = 0; i < marker.length; i++) if (bytes[at + i] !== marker[i]) return false
   return true
+}
+
+/**
+ * Where the content of a JSON string lies, scanning from `start` (its first
+ * byte, or going back, its last) to its quote; undefined when it has an
+ * escape, or no quote ends it.
+ */
+export function plainString(bytes: Buffer, start: number, step: 1 | -1): {from: number; to: number} | undefined {
+  for (let i = start; i >= 0 && i < bytes.length; i += step) {
+    const byte = bytes[i]
+    if (byte === JSON_BYTE.backslash) return undefined
+    if (byte === JSON_BYTE.quote) return step === 1 ? {from: start, to: i} : {from: i + 1, to: start + 1}
+  }
+  return undefined
 }

@@ -5,6 +5,7 @@ import {type Adapter, Low} from 'lowdb'
 import type {Damage} from './damage.js'
 import {readLines} from './lines.js'
 import {Unread} from './unread.js'
+import {JSON_BYTE} from './bytes.js'
 
 /** The readable JSON document of one collection, and the journal seq it includes. */
 export interface Document<T> {
@@ -33,7 +34,6 @@ const WHOLE_READ_MAX = 64 * 1024 * 1024
 
 const INDENT = '    '
 const INDENT_BYTES = Buffer.from(INDENT)
-const COMMA = 0x2c
 /** The longest line that may end the records (`  ],`). */
 const END_LINE_MAX = 4
 
@@ -129,7 +129,7 @@ class DocumentReader {
     // the indent and the comma are one byte a character: the record's bytes lie between them
     const indented =
       bytes.length >= INDENT.length && bytes.compare(INDENT_BYTES, 0, INDENT.length, 0, INDENT.length) === 0
-    const comma = indented && bytes[bytes.length - 1] === COMMA ? 1 : 0
+    const comma = indented && bytes[bytes.length - 1] === JSON_BYTE.comma ? 1 : 0
     const json = bytes.subarray(indented ? INDENT.length : 0, bytes.length - comma)
     try {
       const record: unknown = (this.onDemand && Unread.of(json)) || JSON.parse(json.toString())

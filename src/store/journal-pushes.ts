@@ -1,4 +1,4 @@
-import {holds} from './bytes.js'
+import {holds, JSON_BYTE, plainString} from './bytes.js'
 import {type Copy, isCopy} from './journal-copies.js'
 import {Unread} from './unread.js'
 
@@ -20,15 +20,6 @@ export interface PushLine {
 const SEQ_START = Buffer.from('{"seq":')
 const CHANGES_START = Buffer.from(',"changes":[["checks",')
 const EVENT_START = Buffer.from('],["events","')
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const COMMA = 0x2c
-const CLOSE_BRACKET = 0x5d
-const OPEN_BRACKET = 0x5b
-const OPEN_BRACE = 0x7b
-const CLOSE_BRACE = 0x7d
-const DIGIT_0 = 0x30
-const DIGIT_9 = 0x39
 
 /**
  * The line as a push's when its body (`bytes` before `bodyEnd`, where its
@@ -42,7 +33,8 @@ export function readPushLine(bytes: Buffer, bodyEnd: number): PushLine | undefin
   if (!holds(bytes, SEQ_START, 0)) return undefined
   let at = SEQ_START.length
   let seq = 0
-  for (; at < bodyEnd && bytes[at]! >= DIGIT_0 && bytes[at]! <= DIGIT_9; at++) seq = seq * 10 + bytes[at]! - DIGIT_0
+  for (; at < bodyEnd && bytes[at]! >= JSON_BYTE.digit0 && bytes[at]! <= JSON_BYTE.digit9; at++)
+    seq = seq * 10 + bytes[at]! - JSON_BYTE.digit0
   if (at === SEQ_START.length || !holds(bytes, CHANGES_START, at)) return undefined
   // the check's item ends where the event's begins: that marker cannot occur inside a JSON string, whose quotes are escaped
   const checkStart = at + CHANGES_START.length - '["checks",'.length
@@ -57,11 +49,11 @@ export function readPushLine(bytes: Buffer, bodyEnd: number): PushLine | undefin
   }
   if (!isCopy(check) || check[0] !== 'checks' || check[2] !== 1) return undefined
   const idStart = eventItem + EVENT_START.length
-  let idEnd = idStart
-  while (idEnd < bodyEnd && bytes[idEnd] !== QUOTE && bytes[idEnd] !== BACKSLASH) idEnd++
-  if (bytes[idEnd] !== QUOTE || bytes[idEnd + 1] !== COMMA) return undefined
+  const id = plainString(bytes, idStart, 1)
+  if (!id || bytes[id.to + 1] !== JSON_BYTE.comma) return undefined
+  const idEnd = id.to
   // the body ends with the event's item and the changes, `]]`: no other item follows the event
-  if (bytes[bodyEnd - 1] !== CLOSE_BRACKET || bytes[bodyEnd - 2] !== CLOSE_BRACKET) return undefined
+  if (bytes[bodyEnd - 1] !== JSON_BYTE.closeBracket || bytes[bodyEnd - 2] !== JSON_BYTE.closeBracket) return undefined
   if (objectEnd(bytes, idEnd + 2, bodyEnd) !== bodyEnd - 2) return undefined
   const event = Unread.of(bytes.subarray(idEnd + 2, bodyEnd - 2))
   if (!event || event.id !== bytes.toString('utf8', idStart, idEnd)) return undefined
@@ -74,16 +66,16 @@ export function readPushLine(bytes: Buffer, bodyEnd: number): PushLine | undefin
  * `limit`.
  */
 function objectEnd(bytes: Buffer, start: number, limit: number): number {
-  if (bytes[start] !== OPEN_BRACE) return -1
+  if (bytes[start] !== JSON_BYTE.openBrace) return -1
   let depth = 0
   for (let i = start; i < limit; i++) {
     const byte = bytes[i]
-    if (byte === QUOTE) {
+    if (byte === JSON_BYTE.quote) {
       // a string: to its closing quote, over escapes
-      for (i++; i < limit && bytes[i] !== QUOTE; i++) if (bytes[i] === BACKSLASH) i++
-    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      for (i++; i < limit && bytes[i] !== JSON_BYTE.quote; i++) if (bytes[i] === JSON_BYTE.backslash) i++
+    } else if (byte === JSON_BYTE.openBrace || byte === JSON_BYTE.openBracket) {
       depth++
-    } else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --depth === 0) {
+    } else if ((byte === JSON_BYTE.closeBrace || byte === JSON_BYTE.closeBracket) && --depth === 0) {
       return i + 1
     }
   }

@@ -1,4 +1,5 @@
 import {closeSync, openSync, readSync} from 'node:fs'
+import {JSON_BYTE} from './bytes.js'
 
 /**
  * Where a record's JSON lies in the journal. A push's event is serialized
@@ -18,8 +19,6 @@ export interface Span {
 
 /** Bytes read at once: a compaction copies spans in about the order the journal wrote them. */
 const WINDOW = 1024 * 1024
-
-const CLOSE_BRACE = 0x7d
 
 /** Whether `bytes` begin as the JSON of `record` does when its first field is its id (an event's is). */
 function startsWithId(bytes: Buffer, record: unknown): boolean {
@@ -54,7 +53,7 @@ export class SpanReader {
     const at = span.offset - this.#start
     const bytes = this.#window.subarray(at, at + span.length)
     // the record's JSON begins with its id and ends its object: anything else means the span is wrong, and serializing is safe
-    if (bytes[bytes.length - 1] !== CLOSE_BRACE || !startsWithId(bytes, record)) return undefined
+    if (bytes[bytes.length - 1] !== JSON_BYTE.closeBrace || !startsWithId(bytes, record)) return undefined
     // a copy (small ones share Node's pool): the window is read over by the next one
     return Buffer.from(bytes)
   }

@@ -8,6 +8,7 @@ import {recordJson} from './json-text.js'
 import type {Span} from './journal-spans.js'
 import {type PushLine, readPushLine} from './journal-pushes.js'
 import {readLines} from './lines.js'
+import {JSON_BYTE} from './bytes.js'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
 export interface Entry {
@@ -45,7 +46,6 @@ interface PendingLine {
 /** Each line ends with the CRC-32 of what comes before it: `{"seq":N,"changes":[…],"crc":C}`. */
 const CRC = ',"crc":'
 const CRC_BYTES = Buffer.from(CRC)
-const CLOSE_BRACE = 0x7d
 const DIGITS = /^\d{1,10}$/
 
 /** Learns where each record a line splices lies in the changes' JSON (bytes), and how many bytes that JSON has. */
@@ -103,7 +103,7 @@ function parseLine(bytes: Buffer, legacyAllowed: boolean, pushes: boolean): Read
   // the checksum's field is ASCII: found and read in the bytes
   const at = bytes.lastIndexOf(CRC_BYTES)
   const digits = at === -1 ? '' : bytes.toString('latin1', at + CRC.length, bytes.length - 1)
-  const checksummed = bytes[bytes.length - 1] === CLOSE_BRACE && DIGITS.test(digits)
+  const checksummed = bytes[bytes.length - 1] === JSON_BYTE.closeBrace && DIGITS.test(digits)
   if (checksummed && crc32(bytes.subarray(0, at)) !== Number(digits)) {
     return 'its checksum does not match (the line was changed or garbled)'
   }

@@ -1,24 +1,7 @@
-import {holds} from './bytes.js'
+import {holds, JSON_BYTE, plainString} from './bytes.js'
 
 const ID_START = Buffer.from('{"id":"')
 const ACCOUNT_START = Buffer.from(',"account_id":"')
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const CLOSE_BRACE = 0x7d
-
-/**
- * Where the content of a JSON string lies, scanning from `start` (its first
- * byte, or going back, its last) to its quote; undefined when it has an escape.
- */
-function plainString(bytes: Buffer, start: number, step: 1 | -1): {from: number; to: number} | undefined {
-  for (let i = start; i >= 0 && i < bytes.length; i += step) {
-    const byte = bytes[i]
-    if (byte === BACKSLASH) return undefined
-    if (byte === QUOTE) return step === 1 ? {from: start, to: i} : {from: i + 1, to: start + 1}
-  }
-  return undefined
-}
-
 /**
  * A record read from a chunk as its JSON bytes, parsed only when something
  * asks for it (docs/storage.md, "Read on demand"). A start reads the
@@ -48,7 +31,8 @@ export class Unread {
   static of(bytes: Buffer): Unread | undefined {
     // byte by byte, not through Buffer's methods: a start calls this for every event, and each method call cost more than the scan
     const last = bytes.length - 1
-    if (bytes[last] !== CLOSE_BRACE || bytes[last - 1] !== QUOTE || !holds(bytes, ID_START, 0)) return undefined
+    if (bytes[last] !== JSON_BYTE.closeBrace || bytes[last - 1] !== JSON_BYTE.quote || !holds(bytes, ID_START, 0))
+      return undefined
     const id = plainString(bytes, ID_START.length, 1)
     const account = plainString(bytes, last - 2, -1)
     if (!id || !account || id.to === id.from || account.to === account.from) return undefined
