@@ -277,6 +277,9 @@ describe("a start after a kill reads a push's line without parsing its event", (
     lines.push(b.changes)
     let c = pushOf('c', 1)
     lines.push(c.changes)
+    // a check put whole after c was created in a push's line: c keeps the place before it
+    const f = pushOf('f', 1)
+    lines.push([put('checks', f.check.id, f.check)])
     c = pushOf('c', 2, c.check)
     lines.push(c.changes)
     d = pushOf('d', 2, d.check)
