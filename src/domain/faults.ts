@@ -1,4 +1,4 @@
-import {z} from 'zod'
+import * as z from 'zod'
 import {ApiError} from './errors.js'
 import {newId} from './ids.js'
 

@@ -1,4 +1,4 @@
-import {z} from 'zod'
+import * as z from 'zod'
 import {type CheckChanges, checkChanges} from './check-changes.js'
 import type {PushResult} from './push.js'
 import type {CheckRecord} from './records.js'

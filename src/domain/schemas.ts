@@ -1,4 +1,4 @@
-import {z} from 'zod'
+import * as z from 'zod'
 import {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES} from './constants.js'
 import {MAX_CENTS} from './money.js'
 import {SECRET_FORMAT, SECRET_RULE} from './endpoints.js'

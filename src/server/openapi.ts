@@ -1,5 +1,5 @@
 import {readFileSync} from 'node:fs'
-import {z} from 'zod'
+import * as z from 'zod'
 import {ERROR_STATUS, type ErrorCode} from '../domain/errors.js'
 import {EVENT_TYPES} from '../domain/schemas.js'
 import {SIGNATURE_HEADER} from '../webhooks/signature.js'

@@ -1,4 +1,4 @@
-import {z} from 'zod'
+import * as z from 'zod'
 import type {ErrorCode} from '../domain/errors.js'
 import {PUSH_RESULTS} from '../domain/push.js'
 import {

@@ -1,6 +1,6 @@
-import {rm} from 'node:fs/promises'
+import {readFile, rm} from 'node:fs/promises'
 import {describe, expect, it} from 'vitest'
-import {spawnServe, startCliServer} from '../helpers/cli.js'
+import {spawnServe, startCliServer, WRITE_KEY} from '../helpers/cli.js'
 import {makeTempDir, writeSeed} from '../helpers/simulator.js'
 
 describe('serve and the dashboard link', () => {
@@ -12,6 +12,28 @@ describe('serve and the dashboard link', () => {
       const page = await fetch(server.ready.dashboard_url)
       expect(page.status).toBe(200)
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    } finally {
+      await server.stop()
+    }
+  })
+
+  // the built serve command is one bundled file whose QR code module is a chunk of its own (scripts/serve-bundle.js)
+  it('the built server serves the table page, its files and its QR code', async () => {
+    const server = await startCliServer()
+    try {
+      const pushed = await fetch(`${server.url}/checks/external/t12`, {
+        method: 'PUT',
+        headers: {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json'},
+        body: await readFile('fixtures/checks/open.json', 'utf8'),
+      })
+      const {guest_url: guestUrl} = (await pushed.json()) as {guest_url: string}
+      const page = await fetch(guestUrl)
+      expect(await page.text()).toContain('/assets/guest.js')
+      const script = await fetch(new URL('/assets/guest.js', guestUrl))
+      expect([script.status, script.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8'])
+      const qr = await fetch(`${guestUrl}/qr.svg`)
+      expect([qr.status, qr.headers.get('content-type')]).toEqual([200, 'image/svg+xml'])
+      expect(await qr.text()).toMatch(/^<svg /)
     } finally {
       await server.stop()
     }

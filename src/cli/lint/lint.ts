@@ -1,5 +1,5 @@
 import {readFound} from '../../shared/package-file.js'
-import type {z} from 'zod'
+import type * as z from 'zod'
 import {CheckPush} from '../../domain/schemas.js'
 import {jsonPath} from '../json-path.js'
 import {looksLikeScenario, Scenario} from '../replay/scenario.js'

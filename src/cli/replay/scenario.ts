@@ -1,4 +1,4 @@
-import {z} from 'zod'
+import * as z from 'zod'
 import {CheckPush, ExternalCheckId} from '../../domain/schemas.js'
 
 /**

@@ -1,6 +1,6 @@
 import type {IncomingMessage} from 'node:http'
 import type {H3Event} from 'h3'
-import type {z} from 'zod'
+import type * as z from 'zod'
 import {ApiError, type ErrorDetail} from '../../domain/errors.js'
 import {decodeBody, requestCodings} from './content-encoding.js'
 import {grantContinue, holdsBody} from './expect-continue.js'

@@ -1,5 +1,5 @@
 import {getQuery, type H3Event} from 'h3'
-import {z} from 'zod'
+import * as z from 'zod'
 import {invalidField} from '../../domain/errors.js'
 import type {Collections} from '../../domain/records.js'
 import type {Records} from '../../service/records.js'

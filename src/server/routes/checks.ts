@@ -1,5 +1,5 @@
 import {defineEventHandler, type H3Event, type Router, setResponseHeader, setResponseStatus} from 'h3'
-import {z} from 'zod'
+import * as z from 'zod'
 import {renderCheck} from '../../domain/check.js'
 import {acceptCheckPush, acceptExternalId} from '../../domain/check-push-fast.js'
 import {ApiError} from '../../domain/errors.js'

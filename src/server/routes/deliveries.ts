@@ -1,5 +1,5 @@
 import {defineEventHandler, type Router} from 'h3'
-import {z} from 'zod'
+import * as z from 'zod'
 import {renderDelivery} from '../../domain/deliveries.js'
 import {DELIVERY_STATUSES} from '../../domain/schemas.js'
 import type {AppContext} from '../context.js'

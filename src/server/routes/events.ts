@@ -1,5 +1,5 @@
 import {defineEventHandler, type Router, setResponseStatus} from 'h3'
-import {z} from 'zod'
+import * as z from 'zod'
 import {renderDelivery} from '../../domain/deliveries.js'
 import {renderEvent} from '../../domain/events.js'
 import {EventType, ResendInput} from '../../domain/schemas.js'
