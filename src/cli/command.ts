@@ -3,6 +3,7 @@ import {TablepayError} from '../client/errors.js'
 import {exitOf, failureJson} from './cli-error.js'
 import {describeError, suggestionsFor} from './errors.js'
 import type {CliErrorCode} from './error-codes.js'
+import {outputFor} from './output.js'
 
 /**
  * What every tablepay command shares, servers and clients alike: `--json`
@@ -21,14 +22,9 @@ export abstract class Command extends OclifCommand {
     return super.catch(error)
   }
 
-  /**
-   * One record of a command that keeps printing (`serve`, `deliveries
-   * tail`, `listen`): a JSON line with --json, so scripts read each record as
-   * it comes, else the human text.
-   */
+  /** One record of a command that keeps printing (`serve`, `deliveries tail`, `listen`): see output.ts. */
   protected emit(json: unknown, text: string): void {
-    if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(json)}\n`)
-    else this.log(text)
+    outputFor(this.jsonEnabled()).emit(json, text)
   }
 
   // Set by `fail`: with --json a failed check prints its report, not an error body.
@@ -44,13 +40,9 @@ export abstract class Command extends OclifCommand {
     this.error(message, {exit: 1, ...options})
   }
 
-  /**
-   * A status line for the person watching a long-running command, on
-   * stderr even with --json: stdout stays pure records, and a script may
-   * wait for the line.
-   */
+  /** A status line for the person watching a long-running command, on stderr even with --json: see output.ts. */
   protected notice(text: string): void {
-    process.stderr.write(`${text}\n`)
+    outputFor(this.jsonEnabled()).notice(text)
   }
 
   protected override toErrorJson(error: unknown): unknown {

@@ -1,6 +1,8 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {exitOf, failureJson} from './cli-error.js'
+import {PORT_RANGE} from './flags/port.js'
+import {outputFor} from './output.js'
 
 // docs/benchmarks.md, "The lean path": importing @oclif/core alone costs about as much as starting
 // Node, so the local tools a CI loop calls run without it when they can.
@@ -18,28 +20,60 @@ interface ManifestFlag {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Run = (flags: any, log: (text: string) => void) => Promise<unknown>
 
-/** The commands that can run without oclif, each loading only its own logic. */
-const COMMANDS: Record<string, () => Promise<Run>> = {
-  verify: async () => (await import('./signing/verify.js')).verifyDelivery,
-  sign: async () => (await import('./signing/sign.js')).signDelivery,
+interface LeanCommand {
+  /** Loads the command's own logic, and only that. */
+  load: (root: string) => Promise<Run>
+  /**
+   * How the text of each option flag the lean path takes becomes its value (booleans need none);
+   * `undefined` for a value oclif would refuse, or find otherwise. Any other option flag, given
+   * or set in the environment, gives way to oclif.
+   */
+  options: Record<string, (text: string) => unknown>
 }
 
 const wholeNumber = (text: string) =>
   /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined
 
-/** Values oclif turns into something else than a string (integer and url flags). `undefined`: a value oclif would refuse. */
-const PARSE: Record<string, (text: string) => unknown> = {
-  tolerance: wholeNumber,
-  timestamp: wholeNumber,
-  'forward-to': (text) => (URL.canParse(text) ? new URL(text) : undefined),
+/**
+ * The commands that can run without oclif, with the option flags each takes so. `sign --forward-to`
+ * is not one: it waits for a receiver, seconds maybe, which oclif's path shows with a spinner.
+ */
+const COMMANDS: Record<string, LeanCommand> = {
+  verify: {
+    load: async () => (await import('./signing/verify.js')).verifyDelivery,
+    options: {secret: String, header: String, payload: String, tolerance: wholeNumber},
+  },
+  sign: {
+    load: async () => (await import('./signing/sign.js')).signDelivery,
+    options: {secret: String, payload: String, timestamp: wholeNumber},
+  },
+  // serve's run and the server, bundled into dist/serve/run.js at build (scripts/serve-bundle.js): an ES module
+  serve: {
+    load: async (root) => {
+      const {pathToFileURL} = await import('node:url')
+      const {serve} = await import(pathToFileURL(join(root, 'dist', 'serve', 'run.js')).href)
+      return (flags) => serve(flags, outputFor(flags.json === true))
+    },
+    options: {
+      port: (text) => {
+        const port = wholeNumber(text)
+        return port !== undefined && port <= PORT_RANGE.max ? port : undefined
+      },
+      host: String,
+      data: String,
+      // a seed file that is not where given, oclif looks up in the package (shared/package-file.ts)
+      seed: (text) => (existsSync(text) ? text : undefined),
+    },
+  },
 }
 
 /**
- * Runs `verify` or `sign` as oclif would, without loading oclif. Returns
- * false, having done nothing, for anything it does not handle exactly as
- * oclif does (help, an unknown, repeated or invalid flag, a theme, debug
- * output, plugins): the caller then hands the command line to oclif. A
- * failure is reported by oclif's own error handler, loaded then.
+ * Runs `verify`, `sign` or `serve` as oclif would, without loading oclif.
+ * Returns false, having done nothing, for anything it does not handle
+ * exactly as oclif does (help, an unknown, repeated or invalid flag, a flag
+ * it does not take, a theme, debug output, plugins): the caller then hands
+ * the command line to oclif. A failure is reported by oclif's own error
+ * handler, loaded then.
  *
  * `root` is the package's folder. bin/run.js runs this module bundled into
  * one CommonJS file (scripts/lean-entry.js), where `import.meta` is not.
@@ -50,12 +84,16 @@ const PARSE: Record<string, (text: string) => unknown> = {
 export async function runLean(argv: readonly string[], root: string): Promise<boolean> {
   const [id, ...rest] = argv
   if (id === undefined || !Object.hasOwn(COMMANDS, id) || !(await plainSetup())) return false
+  const command = COMMANDS[id]!
   const flagSpecs = readManifest(root)?.commands?.[id]?.flags
-  const flags = flagSpecs && parseFlags(rest, flagSpecs)
-  // `sign --forward-to` waits for a receiver, seconds maybe, which oclif's path shows with a spinner
-  if (!flags || flags['forward-to'] !== undefined) return false
+  const flags = flagSpecs && parseFlags(rest, flagSpecs, command.options)
+  if (!flags) return false
   const json = flags.json === true
-  const run = await COMMANDS[id]!()
+  // as oclif's Command module does when loaded: a reader that went away (`| head`) ends no command, nor a server
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error
+  })
+  const run = await command.load(root)
   try {
     const result = await run(flags, (text) => json || console.log(text))
     if (json && result) console.log(JSON.stringify(result, null, 2))
@@ -108,9 +146,16 @@ function readManifest(root: string): {commands?: Record<string, {flags: Record<s
 /**
  * The flags as oclif would parse them, or undefined when the command line
  * holds anything but `--name value`, `--name=value`, `-c value` and known
- * booleans, each at most once, with values oclif would accept.
+ * booleans, each at most once, with values oclif would accept, or when an
+ * option flag not in `options` is given or set in the environment.
  */
-function parseFlags(argv: readonly string[], specs: Record<string, ManifestFlag>): Record<string, unknown> | undefined {
+function parseFlags(
+  argv: readonly string[],
+  specs: Record<string, ManifestFlag>,
+  options: LeanCommand['options'],
+): Record<string, unknown> | undefined {
+  const valueOf = (spec: ManifestFlag, text: string) =>
+    Object.hasOwn(options, spec.name) ? options[spec.name]!(text) : undefined
   const specList = Object.values(specs)
   const values: Record<string, unknown> = {}
   for (let i = 0; i < argv.length; i++) {
@@ -127,7 +172,7 @@ function parseFlags(argv: readonly string[], specs: Record<string, ManifestFlag>
     // a value that looks like a flag is oclif's to judge
     if (text === undefined || text === '' || (long?.[2] === undefined && text.startsWith('-') && text !== '-'))
       return undefined
-    const value = (PARSE[spec.name] ?? String)(text)
+    const value = valueOf(spec, text)
     if (value === undefined) return undefined
     values[spec.name] = value
   }
@@ -136,7 +181,7 @@ function parseFlags(argv: readonly string[], specs: Record<string, ManifestFlag>
     const fromEnv = spec.env ? process.env[spec.env] : undefined
     if (fromEnv) {
       if (spec.type === 'boolean') return undefined
-      values[spec.name] = (PARSE[spec.name] ?? String)(fromEnv)
+      values[spec.name] = valueOf(spec, fromEnv)
       if (values[spec.name] === undefined) return undefined
     } else if (spec.default !== undefined) values[spec.name] = spec.default
   }

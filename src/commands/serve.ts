@@ -1,18 +1,14 @@
-import {resolve} from 'node:path'
 import {Flags} from '@oclif/core'
 import {DISABLE_AFTER} from '../domain/deliveries.js'
 import {DEFAULT_RETENTION} from '../domain/retention.js'
 import {duration, durationList, positive} from '../cli/flags/duration.js'
-import {readyJson, renderBanner} from '../cli/views/serve-banner.js'
-import {renderRequestLine} from '../cli/views/request.js'
+import {PORT_RANGE} from '../cli/flags/port.js'
 import {REQUEST_LOG_SIZE} from '../domain/request-log.js'
-import {untilSignalled} from '../cli/shutdown.js'
 import {Command} from '../cli/command.js'
-import {keepHeapNearLive} from '../cli/heap.js'
-import {startServer} from '../server/start.js'
+import {outputFor} from '../cli/output.js'
+import {serve} from '../serve/run.js'
 import {checkDatabaseUrl} from '../shared/database-url.js'
 import {findFile} from '../shared/package-file.js'
-import {UnusableDirError} from '../shared/make-dir.js'
 import {RECEIVER_TIMEOUT_MS} from '../webhooks/send.js'
 
 /** An origin as browsers send it (`scheme://host[:port]`, no path), or `*`. */
@@ -59,8 +55,7 @@ Clients find the URL and a write key on their own: in the same directory, and th
     port: Flags.integer({
       summary: 'Port to listen on; 0 picks a free one. A port in use is an error (exit 1), never another port.',
       default: 4747,
-      min: 0,
-      max: 65_535,
+      ...PORT_RANGE,
     }),
     host: Flags.string({summary: 'Interface to listen on.', default: '127.0.0.1'}),
     data: Flags.string({char: 'd', summary: 'Data directory.', default: './.tablepay', env: 'TABLEPAY_DATA'}),
@@ -157,44 +152,6 @@ Clients find the URL and a write key on their own: in the same directory, and th
         exit: 2,
         code: 'invalid_usage',
       })
-    const logLines = flags.log ?? Boolean(process.stdout.isTTY)
-    const server = await startServer({
-      port: flags.port,
-      host: flags.host,
-      dataDir: flags.memory || flags.database ? undefined : resolve(flags.data),
-      database: flags.database,
-      seedFile: flags.seed,
-      fsync: flags.fsync,
-      repair: flags.repair,
-      retrySchedule: flags['retry-schedule'],
-      timeScale: flags['time-scale'],
-      disableAfter: flags['disable-after'],
-      receiverTimeoutMs: flags['receiver-timeout'] * 1000,
-      strictUrls: flags['strict-urls'],
-      retention: {
-        eventMaxAgeMs: (flags['event-retention'] ?? DEFAULT_RETENTION.eventMaxAgeMs / 1000) * 1000,
-        maxEvents: flags['max-events'],
-      },
-      register: true,
-      cors: flags.cors,
-      requestLog: flags['request-log'],
-      rateLimit: flags['rate-limit'],
-      accessLog: logLines
-        ? (line) => this.emit({object: 'request', id: line.request_id, ...line}, renderRequestLine(line))
-        : undefined,
-    }).catch((error: Error) =>
-      // a --data that cannot be made or used is a wrong command line, as a wrong flag is: exit 2 (README, "The CLI")
-      this.error(error.message, {exit: error instanceof UnusableDirError ? 2 : 1, code: 'server_start_failed'}),
-    )
-    // this process is the server: its heap is tuned for months of pushes, unlike a test runner that embeds one;
-    // only once the data dir is read, which a heap kept near what it holds would collect many times over
-    keepHeapNearLive()
-    // listen for signals before announcing readiness: a supervisor may stop us the moment it reads the ready line
-    const signalled = untilSignalled()
-    this.emit(readyJson(server), renderBanner(server))
-
-    await signalled
-    this.notice('Stopping tablepay…')
-    await server.close()
+    await serve(flags, outputFor(this.jsonEnabled()))
   }
 }

@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {signPayload} from '../../src/index.js'
-import {type CliOptions, type CliResult, ROOT, runCli} from '../helpers/cli.js'
+import {type CliOptions, type CliProcess, type CliResult, ROOT, runCli, spawnRunning} from '../helpers/cli.js'
 
 const SECRET = 'whsec_test_lean_5f2b9c0e'
 const PAYLOAD = 'fixtures/checks/open.json'
@@ -54,12 +54,48 @@ const cases: Case[] = [
   ['sign --help', ['sign', '--help']],
   ['sign, --forward-to not a URL', ['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', 'nowhere']],
   ['sign, --post (the old name of --forward-to) not a URL', ['sign', '-s', SECRET, '-p', PAYLOAD, '--post', 'nowhere']],
+  ['serve, --data under a regular file', ['serve', '--port', '0', '--data', 'package.json/data']],
+  ['serve, --data under a regular file, --json', ['serve', '--port', '0', '--data', 'package.json/data', '--json']],
+  ['serve, a seed file that is not JSON', ['serve', '--port', '0', '--memory', '--seed', 'README.md']],
+  ['serve, a seed file that is nowhere', ['serve', '--port', '0', '--memory', '--seed', 'fixtures/nowhere.json']],
+  ['serve, a port out of range', ['serve', '--port', '65536', '--memory']],
+  ['serve, a flag the lean path does not take, wrong', ['serve', '--port', '0', '--memory', '--cors', 'nowhere']],
+  ['serve --help', ['serve', '--help']],
 ]
 
-describe('bin/run.js lean path for verify and sign', () => {
+describe('bin/run.js lean path for verify, sign and serve', () => {
   it.each(cases)('%s: the same output and exit code as oclif', async (_, args, options = {}) => {
     const [lean, oclif] = await Promise.all([runCli(args, options), runCli(args, {...options, oclif: true})])
     expect(steady(lean)).toEqual(steady(oclif))
+  })
+
+  it.each([[[]], [['--json']]])(
+    'serve %j: the same ready output, and the same stop on SIGTERM, as oclif',
+    async (json) => {
+      const args = ['serve', '--port', '0', '--memory', '--seed', 'fixtures/seed.json', ...json]
+      const [lean, oclif] = [spawnRunning(args), spawnRunning(args, {}, {oclif: true})]
+      await Promise.all([lean.waitForOutput('\n'), oclif.waitForOutput('\n')])
+      const codes = await Promise.all([lean.stop(), oclif.stop()])
+      // the ports differ; everything else must match byte for byte
+      const steadyServe = (run: CliProcess, code: number | null) => ({
+        code,
+        stdout: run.stdout().replaceAll(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT'),
+        stderr: run.stderr(),
+      })
+      expect(steadyServe(lean, codes[0])).toEqual(steadyServe(oclif, codes[1]))
+      expect(codes[0]).toBe(0)
+    },
+  )
+
+  it('serve --log keeps serving when the reader of its output goes away, as through oclif (`| head -1`)', async () => {
+    const serve = spawnRunning(['serve', '--port', '0', '--memory', '--seed', 'fixtures/seed.json', '--log', '--json'])
+    const {url} = JSON.parse(await serve.waitForOutput('\n')) as {url: string}
+    serve.closeStdout()
+    // each request's access line now meets a closed pipe
+    const answers = []
+    for (let i = 0; i < 5; i++) answers.push((await fetch(`${url}/health`)).status)
+    expect(answers).toEqual([200, 200, 200, 200, 200])
+    expect(await serve.stop()).toBe(0)
   })
 })
 
@@ -141,6 +177,27 @@ Module._load = function (request, parent, isMain) {
     expect(packagesIn(modules)).toContain('@oclif/core')
     expect(packagesIn(modules)).not.toContain('h3')
     expect(packagesIn(modules)).not.toContain('lowdb')
+  })
+
+  it('serve loads no package, and of its own files only its bundle: no oclif, no module per source file', async () => {
+    const log = join(dir, 'serve.log')
+    const args = ['serve', '--port', '0', '--memory', '--seed', 'fixtures/seed.json', '--json']
+    const serve = spawnRunning(args, {MODULE_LOG: log}, {nodeArgs: ['--import', pathToFileURL(hooks).href]})
+    await serve.waitForOutput('\n')
+    expect(await serve.stop()).toBe(0)
+    const modules = (await readFile(log, 'utf8')).split('\n').filter(Boolean)
+    expect(packagesIn(modules)).toEqual([])
+    const root = pathToFileURL(join(ROOT, '/')).href
+    // the bundle's chunks (scripts/serve-bundle.js) carry a hash in their names
+    const files = modules.flatMap((url) =>
+      url.startsWith(root) ? url.slice(root.length).replace(/-\w+\.js$/, '-HASH.js') : [],
+    )
+    expect([...new Set(files)].sort()).toEqual([
+      'bin/run.js',
+      'dist/chunks/chunk-HASH.js',
+      'dist/cli/lean-entry.cjs',
+      'dist/serve/run.js',
+    ])
   })
 
   it('verify --help goes through oclif, still without h3 or lowdb', async () => {

@@ -129,6 +129,8 @@ export interface CliProcess {
   kill(signal: NodeJS.Signals): Promise<number | null>
   /** Resolves with the exit code when the process ends on its own. */
   exited: Promise<number | null>
+  /** Stops reading its stdout, as `| head` does once it has its lines: its next writes fail with EPIPE. */
+  closeStdout(): void
 }
 
 /** Starts `tablepay serve --port 0 ARGS` and leaves it running. */
@@ -140,7 +142,7 @@ export function spawnServe(args: string[]): CliProcess {
 export function spawnRunning(
   args: string[],
   env?: Record<string, string>,
-  how: Pick<CliOptions, 'cwd'> = {},
+  how: Pick<CliOptions, 'cwd' | 'oclif' | 'nodeArgs'> = {},
 ): CliProcess {
   const child = spawnCli(args, env, how)
   const output = {stdout: '', stderr: ''}
@@ -176,6 +178,7 @@ export function spawnRunning(
     stop: () => kill('SIGTERM'),
     kill,
     exited,
+    closeStdout: () => child.stdout!.destroy(),
   }
 }
 

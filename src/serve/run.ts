@@ -1,0 +1,91 @@
+import {resolve} from 'node:path'
+import {cliError} from '../cli/cli-error.js'
+import {keepHeapNearLive} from '../cli/heap.js'
+import type {Output} from '../cli/output.js'
+import {untilSignalled} from '../cli/shutdown.js'
+import {renderRequestLine} from '../cli/views/request.js'
+import {readyJson, renderBanner} from '../cli/views/serve-banner.js'
+import {DEFAULT_RETENTION} from '../domain/retention.js'
+import {startServer} from '../server/start.js'
+import {UnusableDirError} from '../shared/make-dir.js'
+
+/** The flags of `serve` once parsed (commands/serve.ts says what each means). */
+export interface ServeFlags {
+  port: number
+  host: string
+  data: string
+  memory?: boolean
+  database?: string
+  seed?: string
+  fsync?: boolean
+  repair?: boolean
+  'retry-schedule'?: number[]
+  'time-scale'?: number
+  'disable-after': number
+  /** Seconds. */
+  'receiver-timeout': number
+  cors?: string[]
+  log?: boolean
+  'request-log': number
+  'rate-limit'?: number
+  'strict-urls'?: boolean
+  /** Seconds. */
+  'event-retention'?: number
+  'max-events': number
+}
+
+/**
+ * What `tablepay serve` does once its flags are parsed, by oclif
+ * (commands/serve.ts) or by the lean path, which runs it without loading
+ * oclif (cli/lean-entry.ts; docs/benchmarks.md, "Start-up of serve"):
+ * starts the server, prints that it is ready, and stops it cleanly on
+ * SIGINT or SIGTERM. A server that cannot start is a CLI error: exit 2 for a
+ * --data that cannot be made or used (a wrong command line, as a wrong flag
+ * is), else 1.
+ *
+ * @example
+ * await serve({port: 0, host: '127.0.0.1', data: '.tablepay', ...}, outputFor(true))
+ */
+export async function serve(flags: ServeFlags, out: Output): Promise<void> {
+  const logLines = flags.log ?? Boolean(process.stdout.isTTY)
+  const server = await startServer({
+    port: flags.port,
+    host: flags.host,
+    dataDir: flags.memory || flags.database ? undefined : resolve(flags.data),
+    database: flags.database,
+    seedFile: flags.seed,
+    fsync: flags.fsync,
+    repair: flags.repair,
+    retrySchedule: flags['retry-schedule'],
+    timeScale: flags['time-scale'],
+    disableAfter: flags['disable-after'],
+    receiverTimeoutMs: flags['receiver-timeout'] * 1000,
+    strictUrls: flags['strict-urls'],
+    retention: {
+      eventMaxAgeMs: (flags['event-retention'] ?? DEFAULT_RETENTION.eventMaxAgeMs / 1000) * 1000,
+      maxEvents: flags['max-events'],
+    },
+    register: true,
+    cors: flags.cors,
+    requestLog: flags['request-log'],
+    rateLimit: flags['rate-limit'],
+    accessLog: logLines
+      ? (line) => out.emit({object: 'request', id: line.request_id, ...line}, renderRequestLine(line))
+      : undefined,
+  }).catch(async (error: Error) => {
+    throw await cliError(error.message, {
+      code: 'server_start_failed',
+      exit: error instanceof UnusableDirError ? 2 : 1,
+    })
+  })
+  // this process is the server: its heap is tuned for months of pushes, unlike a test runner that embeds one;
+  // only once the data dir is read, which a heap kept near what it holds would collect many times over
+  keepHeapNearLive()
+  // listen for signals before announcing readiness: a supervisor may stop us the moment it reads the ready line
+  const signalled = untilSignalled()
+  out.emit(readyJson(server), renderBanner(server))
+
+  await signalled
+  out.notice('Stopping tablepay…')
+  await server.close()
+}
