@@ -10,7 +10,12 @@ import {buildSync} from 'esbuild'
 
 const LEAN = ['verify', 'sign', 'serve']
 const manifest = JSON.parse(readFileSync('oclif.manifest.json', 'utf8'))
-const commands = Object.fromEntries(LEAN.map((id) => [id, {flags: manifest.commands[id].flags}]))
+// only what the lean entry reads of a flag (ManifestFlag): no help texts
+const KEPT = ['name', 'type', 'char', 'aliases', 'env', 'default']
+const slim = (flag) => Object.fromEntries(KEPT.filter((key) => key in flag).map((key) => [key, flag[key]]))
+const flagsOf = (id) =>
+  Object.fromEntries(Object.entries(manifest.commands[id].flags).map(([name, f]) => [name, slim(f)]))
+const commands = Object.fromEntries(LEAN.map((id) => [id, {flags: flagsOf(id)}]))
 writeFileSync('dist/cli/lean-flags.json', JSON.stringify({version: manifest.version, commands}))
 
 const {metafile} = buildSync({
