@@ -20,6 +20,8 @@ export interface PushLine {
 const SEQ_START = Buffer.from('{"seq":')
 const CHANGES_START = Buffer.from(',"changes":[["checks",')
 const EVENT_START = Buffer.from('],["events","')
+const EVENT_END = Buffer.from('}]]')
+const NEXT_ITEM = Buffer.from('],["')
 
 /**
  * The line as a push's when its body (`bytes` before `bodyEnd`, where its
@@ -52,32 +54,14 @@ export function readPushLine(bytes: Buffer, bodyEnd: number): PushLine | undefin
   const id = plainString(bytes, idStart, 1)
   if (!id || bytes[id.to + 1] !== JSON_BYTE.comma) return undefined
   const idEnd = id.to
-  // the body ends with the event's item and the changes, `]]`: no other item follows the event
-  if (bytes[bodyEnd - 1] !== JSON_BYTE.closeBracket || bytes[bodyEnd - 2] !== JSON_BYTE.closeBracket) return undefined
-  if (objectEnd(bytes, idEnd + 2, bodyEnd) !== bodyEnd - 2) return undefined
-  const event = Unread.of(bytes.subarray(idEnd + 2, bodyEnd - 2))
+  // the body ends with the event's object, its item and the changes, `}]]`, and no other item follows the event's:
+  // another would begin with NEXT_ITEM, which no check resource holds (no array of arrays) and no JSON string can
+  const eventStart = idEnd + 2
+  if (bytes[eventStart] !== JSON_BYTE.openBrace || !holds(bytes, EVENT_END, bodyEnd - EVENT_END.length))
+    return undefined
+  const next = bytes.indexOf(NEXT_ITEM, eventStart)
+  if (next !== -1 && next < bodyEnd) return undefined
+  const event = Unread.of(bytes.subarray(eventStart, bodyEnd - 2))
   if (!event || event.id !== bytes.toString('utf8', idStart, idEnd)) return undefined
   return {seq, check, event}
-}
-
-/**
- * Where the JSON object that begins at `start` ends (the index after its
- * closing brace), by its brackets outside strings; -1 when none does before
- * `limit`.
- */
-function objectEnd(bytes: Buffer, start: number, limit: number): number {
-  if (bytes[start] !== JSON_BYTE.openBrace) return -1
-  let depth = 0
-  for (let i = start; i < limit; i++) {
-    const byte = bytes[i]
-    if (byte === JSON_BYTE.quote) {
-      // a string: to its closing quote, over escapes
-      for (i++; i < limit && bytes[i] !== JSON_BYTE.quote; i++) if (bytes[i] === JSON_BYTE.backslash) i++
-    } else if (byte === JSON_BYTE.openBrace || byte === JSON_BYTE.openBracket) {
-      depth++
-    } else if ((byte === JSON_BYTE.closeBrace || byte === JSON_BYTE.closeBracket) && --depth === 0) {
-      return i + 1
-    }
-  }
-  return -1
 }

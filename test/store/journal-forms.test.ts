@@ -305,6 +305,23 @@ describe("a start after a kill reads a push's line without parsing its event", (
     await store.close()
   })
 
+  it("a push's line with deliveries after its event is read whole: each delivery is replayed", async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    const push = pushOf('a', 1)
+    const made = push.changes[1]![2] as EventRecord
+    const endpoints = [1, 2].map((i) => ({...endpoint(i), event_types: [made.type]}))
+    const deliveries = fanOut(made, endpoints, Date.parse('2026-01-01T12:00:05.000Z'))
+    expect(deliveries).toHaveLength(2)
+    await store.commit([...push.changes, ...deliveries.map((d) => put('deliveries', d.id, d))])
+    const copy = await killedCopy(dir)
+    await store.close()
+    const recovered = await openStore(copy)
+    const replayed = recovered.tables.deliveries.idsOf('acct_1').map((id) => recovered.tables.deliveries.get(id))
+    expect(JSON.stringify(replayed)).toBe(JSON.stringify(deliveries))
+    expect(contents(recovered)).toEqual(contents(store))
+  })
+
   it("a push's line whose copy does not fit its event refuses the start, naming the line, as any line does", async () => {
     const dir = await makeTempDir()
     const check = `["checks","chk_1",1,["id","table",["account_id","acct_1"]]]`
