@@ -4,14 +4,14 @@
  * `--ignore-scripts`: `prepare` (clean, then build) runs on a real `npm pack`
  * or publish, and would here delete `dist/` under the other tests' feet.
  */
-import {execFile} from 'node:child_process'
+import {execFile, spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join, posix} from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, beforeAll, expect, test} from 'vitest'
-import {ROOT} from '../helpers/cli.js'
+import {ROOT, WRITE_KEY} from '../helpers/cli.js'
 
 const run = promisify(execFile)
 const npm = (args: string[], cwd: string) => run('npm', args, {cwd, maxBuffer: 64 * 1024 * 1024})
@@ -166,6 +166,42 @@ await sim.close()`
     await writeFile(join(consumer, 'start.mjs'), script)
     const {stdout} = await run(process.execPath, ['start.mjs'], {cwd: consumer})
     expect(JSON.parse(stdout)).toEqual({apiKey: 'tp_test_demo_write', health: 200})
+  }
+})
+
+// serve is bundled at build (scripts/serve-bundle.js): its run, its oclif command and their chunks must all ship
+test.each([
+  ['the lean path', []],
+  ['oclif (--cors)', ['--cors', '*']],
+])("`tablepay serve` from a user's project, through %s, serves the API and the table page", async (_, extra) => {
+  const bin = join(consumer, 'node_modules', '.bin', 'tablepay')
+  // the seed where the README gives it: the lean path takes a seed file only where given
+  const seed = 'node_modules/tablepay/fixtures/seed.json'
+  const args = ['serve', '--port', '0', '--memory', '--seed', seed, '--json', ...extra]
+  const serve = spawn(bin, args, {
+    cwd: consumer,
+    env: {...process.env, TABLEPAY_HOME: dir},
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const exited = new Promise((resolve) => serve.on('close', resolve))
+  try {
+    let stdout = ''
+    const line = await new Promise<string>((resolve, reject) => {
+      serve.stdout.on('data', (chunk) => (stdout += chunk) && stdout.includes('\n') && resolve(stdout.split('\n')[0]!))
+      void exited.then((code) => reject(new Error(`serve exited ${code} before its ready line`)))
+    })
+    const {url, dashboard_url: dashboard} = JSON.parse(line) as {url: string; dashboard_url: string}
+    const pushed = await fetch(`${url}/checks/external/t12`, {
+      method: 'PUT',
+      headers: {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json'},
+      body: await readFile(installed('fixtures/checks/open.json'), 'utf8'),
+    })
+    const {guest_url: guestUrl} = (await pushed.json()) as {guest_url: string}
+    const answers = await Promise.all([dashboard, guestUrl, `${guestUrl}/qr.svg`].map((page) => fetch(page)))
+    expect([pushed.status, ...answers.map((answer) => answer.status)]).toEqual([201, 200, 200, 200])
+  } finally {
+    serve.kill('SIGTERM')
+    await exited
   }
 })
 
