@@ -44,7 +44,8 @@ const PURE = {
 // zod's package index exports every locale: a named import keeps them all in the serve command's bundle,
 // a namespace import lets the bundler keep only what is used (docs/benchmarks.md, "Start-up of serve").
 const ZOD = {
-  selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
+  selector:
+    "ImportDeclaration[source.value=/^zod/] > :matches(ImportSpecifier[imported.name='z'], ImportDefaultSpecifier)",
   message: "Import zod as a namespace, `import * as z from 'zod'`: it keeps zod's locales out of the serve bundle.",
 }
 

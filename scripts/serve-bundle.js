@@ -17,11 +17,10 @@
 // Modules that find files from import.meta.url work from any folder one
 // under dist/, as the entries and chunks are (tested by
 // test/web/serve-dashboard.test.ts).
-import {readFileSync, rmSync} from 'node:fs'
+import {readdirSync, readFileSync, rmSync} from 'node:fs'
+import {join} from 'node:path'
 import {buildSync} from 'esbuild'
 
-// the chunks' names carry a hash: a build must not leave the last one's beside them
-rmSync('dist/chunks', {recursive: true, force: true})
 const {metafile} = buildSync({
   entryPoints: {'commands/serve': 'dist/commands/serve.js', 'serve/run': 'dist/serve/run.js'},
   outdir: 'dist',
@@ -38,6 +37,12 @@ const {metafile} = buildSync({
   metafile: true,
   logLevel: 'warning',
 })
+// the chunks' names carry a hash: the last build's must not stay beside them (only after this build, which may
+// read them: its inputs are bundles already when it runs again without tsc before it)
+const outputs = new Set(Object.keys(metafile.outputs))
+for (const name of readdirSync('dist/chunks')) {
+  if (!outputs.has(join('dist/chunks', name))) rmSync(join('dist/chunks', name))
+}
 for (const file of Object.keys(metafile.outputs).filter((name) => name.endsWith('.js'))) {
   // esbuild's stand-in for a CommonJS require, which throws in an ES module when it runs
   if (readFileSync(file, 'utf8').includes('__require('))

@@ -169,9 +169,8 @@ function parseFlags(
       continue
     }
     const text = long?.[2] ?? argv[++i]
-    // a value that looks like a flag is oclif's to judge
-    if (text === undefined || text === '' || (long?.[2] === undefined && text.startsWith('-') && text !== '-'))
-      return undefined
+    // a value that looks like a flag is oclif's to judge, after `=` too: it refuses `--data=--json`
+    if (text === undefined || text === '' || (text.startsWith('-') && text !== '-')) return undefined
     const value = valueOf(spec, text)
     if (value === undefined) return undefined
     values[spec.name] = value

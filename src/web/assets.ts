@@ -2,7 +2,8 @@ import {readFile} from 'node:fs/promises'
 import {type H3Event, send, setResponseHeaders} from 'h3'
 
 // Plain files, no build step: `npm run build` copies public/ next to this module in dist. The path
-// works from dist/commands/ too, where the serve command's bundle holds this module (scripts/serve-bundle.js).
+// works from any folder one under dist/ too, as from dist/chunks/, where serve's bundle holds this module
+// (scripts/serve-bundle.js).
 const PUBLIC = new URL('../web/public/', import.meta.url)
 
 const TYPES = {

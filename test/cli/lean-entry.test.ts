@@ -61,6 +61,13 @@ const cases: Case[] = [
   ['serve, a port out of range', ['serve', '--port', '65536', '--memory']],
   ['serve, a flag the lean path does not take, wrong', ['serve', '--port', '0', '--memory', '--cors', 'nowhere']],
   ['serve --help', ['serve', '--help']],
+  ['serve, a value after = that is a flag', ['serve', '--port', '0', '--memory', '--data=--json']],
+  // a flag the lean path does not take, set in the environment: oclif refuses the URL, as it would on the command line
+  [
+    'serve, a database URL from the environment',
+    ['serve', '--port', '0'],
+    {env: {TABLEPAY_DATABASE_URL: 'mysql://db/x'}},
+  ],
 ]
 
 describe('bin/run.js lean path for verify, sign and serve', () => {
@@ -87,16 +94,23 @@ describe('bin/run.js lean path for verify, sign and serve', () => {
     },
   )
 
-  it('serve --log keeps serving when the reader of its output goes away, as through oclif (`| head -1`)', async () => {
-    const serve = spawnRunning(['serve', '--port', '0', '--memory', '--seed', 'fixtures/seed.json', '--log', '--json'])
-    const {url} = JSON.parse(await serve.waitForOutput('\n')) as {url: string}
-    serve.closeStdout()
-    // each request's access line now meets a closed pipe
-    const answers = []
-    for (let i = 0; i < 5; i++) answers.push((await fetch(`${url}/health`)).status)
-    expect(answers).toEqual([200, 200, 200, 200, 200])
-    expect(await serve.stop()).toBe(0)
-  })
+  it.each([
+    ['the lean path', false],
+    ['oclif', true],
+  ])(
+    'serve --log keeps serving when the reader of its output goes away (`| head -1`), through %s',
+    async (_, oclif) => {
+      const args = ['serve', '--port', '0', '--memory', '--seed', 'fixtures/seed.json', '--log', '--json']
+      const serve = spawnRunning(args, {}, {oclif})
+      const {url} = JSON.parse(await serve.waitForOutput('\n')) as {url: string}
+      serve.closeStdout()
+      // each request's access line now meets a closed pipe
+      const answers = []
+      for (let i = 0; i < 5; i++) answers.push((await fetch(`${url}/health`)).status)
+      expect(answers).toEqual([200, 200, 200, 200, 200])
+      expect(await serve.stop()).toBe(0)
+    },
+  )
 })
 
 describe('what bin/run.js loads', () => {

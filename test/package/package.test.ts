@@ -178,9 +178,11 @@ test.each([
   // the seed where the README gives it: the lean path takes a seed file only where given
   const seed = 'node_modules/tablepay/fixtures/seed.json'
   const args = ['serve', '--port', '0', '--memory', '--seed', seed, '--json', ...extra]
+  // a user's plain setup: no tablepay settings, debug output or colour theme, any of which sends serve through oclif
+  const plain = Object.entries(process.env).filter(([name]) => !/^(TABLEPAY_|DEBUG$)/.test(name))
   const serve = spawn(bin, args, {
     cwd: consumer,
-    env: {...process.env, TABLEPAY_HOME: dir},
+    env: {...Object.fromEntries(plain), HOME: dir, TABLEPAY_HOME: dir},
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const exited = new Promise((resolve) => serve.on('close', resolve))

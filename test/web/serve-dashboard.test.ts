@@ -17,7 +17,8 @@ describe('serve and the dashboard link', () => {
     }
   })
 
-  // the built serve command is one bundled file whose QR code module is a chunk of its own (scripts/serve-bundle.js)
+  // the built serve is a bundle (scripts/serve-bundle.js): its pages' files are found from its own place, and the
+  // QR code's package stays outside it, imported on demand
   it('the built server serves the table page, its files and its QR code', async () => {
     const server = await startCliServer()
     try {
