@@ -10,7 +10,6 @@ import {lockDataDir} from './lock.js'
 import {makeDir, UnusableDirError} from '../shared/make-dir.js'
 import {buildCheck, ReplayedChecks} from './replayed-checks.js'
 import {Table} from './table.js'
-import {Unread} from './unread.js'
 
 /** One record put (or deleted, with `null`) by a change. */
 export type Change = {[C in CollectionName]: [collection: C, id: string, record: Collections[C] | null]}[CollectionName]
@@ -195,10 +194,7 @@ export class Store {
               (chunk, records) => {
                 // a chunk's records get back places in its range, so that each stays in its chunk's file
                 if (chunk !== undefined) table.placeAfter(chunk * chunks.size - 1)
-                for (const record of records) {
-                  if (record instanceof Unread) table.putUnread(record)
-                  else table.put(record as never)
-                }
+                for (const record of records) table.put(record as never)
               },
               table.readOnDemand,
             )
@@ -314,12 +310,7 @@ export class Store {
     const chunks = this.#chunks.get(collection)
     if (chunks) {
       // the record's place says which chunk changed; an event a push's line holds unparsed stays so
-      const seq =
-        record === null
-          ? table.delete(id)
-          : record instanceof Unread
-            ? table.putUnread(record)
-            : table.put(record as {account_id: string})
+      const seq = record === null ? table.delete(id) : table.put(record as {account_id: string})
       if (seq !== undefined) chunks.touch(seq)
       return
     }

@@ -134,8 +134,9 @@ export class Table<T extends {account_id: string}> {
     if (seq > this.#seq) this.#seq = seq
   }
 
-  /** Stores the record (a new version of the one with its id keeps that one's place); returns its place. */
-  put(record: T): number {
+  /** Stores the record (a new version of the one with its id keeps that one's place), parsed or, in a table `readOnDemand`, still unread; returns its place. */
+  put(record: T | Unread): number {
+    if (record instanceof Unread) return this.#putUnread(record)
     const id = this.keyOf(record)
     const slot = this.#byId.get(id)
     if (slot) {
@@ -158,7 +159,7 @@ export class Table<T extends {account_id: string}> {
   }
 
   /** Stores a record read from disk unparsed (a table `readOnDemand`), as `put` stores it parsed; returns its place. */
-  putUnread(unread: Unread): number {
+  #putUnread(unread: Unread): number {
     if (!this.readOnDemand) throw new Error('this table reads every record at once')
     const slot = this.#byId.get(unread.id)
     if (slot) {

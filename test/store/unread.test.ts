@@ -32,12 +32,12 @@ describe('Unread', () => {
   it('is kept only by a table read on demand, which has no alternate keys or groups', () => {
     type Row = {id: string; account_id: string; code: string}
     const unread = Unread.of(Buffer.from('{"id":"r1","code":"x","account_id":"a"}'))!
-    expect(() => new Table<Row>((r) => r.id).putUnread(unread)).toThrow('this table reads every record at once')
+    expect(() => new Table<Row>((r) => r.id).put(unread)).toThrow('this table reads every record at once')
     expect(() => new Table<Row>((r) => r.id, {readOnDemand: true, groupBy: 'code'})).toThrow(
       'no alternate keys or groups',
     )
     const rows = new Table<Row>((r) => r.id, {readOnDemand: true})
-    rows.putUnread(unread)
+    rows.put(unread)
     expect(rows.idsOf('a')).toEqual(['r1'])
     expect(rows.delete('r1')).toBe(1)
     expect([rows.size, rows.count('a')]).toEqual([0, 0])
