@@ -2,6 +2,18 @@ import {holds, JSON_BYTE, plainString} from './bytes.js'
 
 const ID_START = Buffer.from('{"id":"')
 const ACCOUNT_START = Buffer.from(',"account_id":"')
+
+/** The account id last found, and its bytes: a data dir's events name a few accounts, so most find the same string. */
+let lastAccount = {bytes: Buffer.alloc(0), text: ''}
+
+/** The account id in `bytes[from, to)`, as the string the previous event's was when their bytes are the same. */
+function accountIn(bytes: Buffer, from: number, to: number): string {
+  const {bytes: last, text} = lastAccount
+  if (last.length === to - from && holds(bytes, last, from)) return text
+  lastAccount = {bytes: Buffer.from(bytes.subarray(from, to)), text: bytes.toString('utf8', from, to)}
+  return lastAccount.text
+}
+
 /**
  * A record read from a chunk as its JSON bytes, parsed only when something
  * asks for it (docs/storage.md, "Read on demand"). A start reads the
@@ -9,7 +21,9 @@ const ACCOUNT_START = Buffer.from(',"account_id":"')
  * restart's time, while most are never read again before retention drops
  * them. The bytes are kept as read, outside V8's heap, which its
  * collections do not copy; only where the chunk's manifest vouches for
- * them: parsing them cannot fail.
+ * them: parsing them cannot fail. An unread record holds the memory they
+ * were read into and where they lie in it, not a Buffer of its own: each
+ * Buffer is an object on V8's heap, which a start's collections copy too.
  *
  * @example
  * const unread = Unread.of(Buffer.from('{"id":"evt_1","object":"event","account_id":"acct_demo"}'))
@@ -18,7 +32,9 @@ const ACCOUNT_START = Buffer.from(',"account_id":"')
  */
 export class Unread {
   private constructor(
-    readonly bytes: Buffer,
+    readonly memory: ArrayBufferLike,
+    readonly offset: number,
+    readonly length: number,
     readonly id: string,
     readonly accountId: string,
   ) {}
@@ -37,7 +53,18 @@ export class Unread {
     const account = plainString(bytes, last - 2, -1)
     if (!id || !account || id.to === id.from || account.to === account.from) return undefined
     if (!holds(bytes, ACCOUNT_START, account.from - ACCOUNT_START.length)) return undefined
-    return new Unread(bytes, bytes.toString('utf8', id.from, id.to), bytes.toString('utf8', account.from, account.to))
+    return new Unread(
+      bytes.buffer,
+      bytes.byteOffset,
+      bytes.length,
+      bytes.toString('utf8', id.from, id.to),
+      accountIn(bytes, account.from, account.to),
+    )
+  }
+
+  /** The record's JSON, as read. */
+  get bytes(): Buffer {
+    return Buffer.from(this.memory, this.offset, this.length)
   }
 
   read(): unknown {

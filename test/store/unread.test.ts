@@ -16,6 +16,25 @@ describe('Unread', () => {
     expect(JSON.stringify([unread])).toBe(JSON.stringify([record]))
   })
 
+  it('keeps where its bytes lie in what was read, and tells accounts apart that follow one another', () => {
+    const lines = [
+      '{"id":"evt_1","account_id":"acct_1"}',
+      '{"id":"evt_2","account_id":"acct_1"}',
+      '{"id":"evt_3","account_id":"acct_2"}',
+    ]
+    // one buffer, as a chunk is read: each record a part of it
+    const read = Buffer.from(lines.join('\n'))
+    let at = 0
+    const unread = lines.map((line) => {
+      const bytes = read.subarray(at, (at += Buffer.byteLength(line)))
+      at++
+      return Unread.of(bytes)!
+    })
+    expect(unread.map((u) => u.bytes.toString())).toEqual(lines)
+    expect(unread.map((u) => u.accountId)).toEqual(['acct_1', 'acct_1', 'acct_2'])
+    expect(unread.map((u) => (u.read() as {id: string}).id)).toEqual(['evt_1', 'evt_2', 'evt_3'])
+  })
+
   it('leaves to parsing a text whose id or account is not plain, or is not first or last', () => {
     const texts = [
       {id: 'evt_"1"', account_id: 'acct_1'},
