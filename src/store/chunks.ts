@@ -177,7 +177,7 @@ export class Chunks {
   async #readChunk(file: string, entry: ChunkEntry, damage: Damage, onDemand: boolean) {
     if (onDemand && entry.count >= 0) {
       const found = new Damage(damage.dir, true)
-      const chunk = await this.documents.readChunk<unknown>(file, found, true)
+      const chunk = await this.documents.readChunk<unknown>(file, found, 'unread')
       const vouched =
         chunk?.state === 'current' &&
         found.dropped.length === 0 &&

@@ -7,6 +7,15 @@ import {readLines} from './lines.js'
 import {Unread} from './unread.js'
 import {JSON_BYTE} from './bytes.js'
 
+/**
+ * How a document's records are kept as read: `parsed`; `unread`, records
+ * written as the store writes events stay unparsed (unread.ts); `bytes`,
+ * every record's JSON as its bytes, for the caller to parse (a start defers
+ * the checks it may not need, replayed-checks.ts). Only for bytes the caller
+ * can vouch for once read: a damaged document is read again, parsed.
+ */
+export type Keep = 'parsed' | 'unread' | 'bytes'
+
 /** The readable JSON document of one collection, and the journal seq it includes. */
 export interface Document<T> {
   seq: number
@@ -79,10 +88,9 @@ class DocumentReader {
   #crc = 0
   #problems: {line: number; problem: string; text: string}[] = []
 
-  /** `onDemand`: records the store writes as events do stay unparsed (unread.ts), for a chunk whose bytes its manifest vouches for. */
   constructor(
     readonly path: string,
-    readonly onDemand = false,
+    readonly keep: Keep = 'parsed',
   ) {}
 
   /** The CRC-32 of the records read, one after the other as on their lines. */
@@ -132,8 +140,9 @@ class DocumentReader {
     const comma = indented && bytes[bytes.length - 1] === JSON_BYTE.comma ? 1 : 0
     const json = bytes.subarray(indented ? INDENT.length : 0, bytes.length - comma)
     try {
-      const record: unknown = (this.onDemand && Unread.of(json)) || JSON.parse(json.toString())
-      if (!(record instanceof Unread) && !isRecord(record)) throw new Error('not a record')
+      const record: unknown =
+        this.keep === 'bytes' ? json : (this.keep === 'unread' && Unread.of(json)) || JSON.parse(json.toString())
+      if (record !== json && !(record instanceof Unread) && !isRecord(record)) throw new Error('not a record')
       this.records.push(record)
       this.#crc = crc32(json, this.#crc)
     } catch (error) {
@@ -201,11 +210,11 @@ class RecordsFile implements Adapter<Document<unknown>> {
     readonly path: string,
     readonly fsync: boolean,
     readonly damage: Damage | undefined,
-    readonly onDemand = false,
+    readonly keep: Keep = 'parsed',
   ) {}
 
   async read(): Promise<Document<unknown> | null> {
-    const reader = new DocumentReader(this.path, this.onDemand)
+    const reader = new DocumentReader(this.path, this.keep)
     let lines = 0
     try {
       const tail = await readLines(this.path, (bytes, number) => reader.line(bytes, (lines = number)))
@@ -305,9 +314,9 @@ export class Documents {
     return total
   }
 
-  /** Reads a document; what is wrong with it goes to `damage`. */
-  async read<T>(name: string, damage?: Damage): Promise<Document<T> & {state: DocumentState}> {
-    const file = new RecordsFile(join(this.dir, `${name}.json`), this.fsync, damage)
+  /** Reads a document, its records kept as `keep` says; what is wrong with it goes to `damage`. */
+  async read<T>(name: string, damage?: Damage, keep?: Keep): Promise<Document<T> & {state: DocumentState}> {
+    const file = new RecordsFile(join(this.dir, `${name}.json`), this.fsync, damage, keep)
     const db = new Low<Document<unknown>>(file, {seq: 0, records: []})
     await db.read()
     this.#dbs.set(name, db)
@@ -333,15 +342,14 @@ export class Documents {
   /**
    * Reads a chunk of a chunked collection, `<dir>/<file>`, without keeping
    * it among the collections' documents; `null` when there is no such file.
-   * `onDemand` keeps the records the store writes as events do unparsed
-   * (unread.ts): only for bytes the caller can vouch for once read.
+   * Its records are kept as `keep` says.
    */
   async readChunk<T>(
     file: string,
     damage: Damage,
-    onDemand = false,
+    keep?: Keep,
   ): Promise<(Document<T | Unread> & Written & {state: DocumentState; path: string}) | null> {
-    const adapter = new RecordsFile(join(this.dir, file), this.fsync, damage, onDemand)
+    const adapter = new RecordsFile(join(this.dir, file), this.fsync, damage, keep)
     const doc = await adapter.read()
     if (!doc) return null
     const {count, crc, bytes, state, path} = adapter

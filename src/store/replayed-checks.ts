@@ -1,6 +1,10 @@
+import {join} from 'node:path'
+import {Damage} from './damage.js'
+import type {Documents} from './documents.js'
 import {decodeCopy} from './journal-copies.js'
 import type {PushLine} from './journal-pushes.js'
-import type {Fields} from './json-values.js'
+import {type Fields, isFields} from './json-values.js'
+import {holds, plainString} from './bytes.js'
 
 /** A push's line whose check waits for the end of the replay, and where it was read. */
 interface Held {
@@ -9,18 +13,77 @@ interface Held {
   line: number
 }
 
+/** A record of the checks document as its bytes, and the id they begin with. */
+interface Documented {
+  id: string
+  bytes: Buffer
+  /** Its place in the document, for damage: the records begin on line 4. */
+  line: number
+}
+
+/** A check to store, in order: one of the document's (`line` in `file`) or one a push's line built (`fromJournal`). */
+export interface Settled {
+  id: string
+  record: Fields | undefined
+  fromJournal: boolean
+  file: string
+  line: number
+}
+
+const ID_START = Buffer.from('{"id":"')
+/** The line of a document's first record: after `{`, `"seq"` and `"records": [`. */
+const FIRST_RECORD_LINE = 4
+
+/** The id a record's bytes begin with, when it is a plain string. */
+function idOf(bytes: Buffer): string | undefined {
+  if (!holds(bytes, ID_START, 0)) return undefined
+  const id = plainString(bytes, ID_START.length, 1)
+  return id && id.to > id.from ? bytes.toString('utf8', id.from, id.to) : undefined
+}
+
 /**
- * The checks of the push lines a start replays, held as their lines until
- * the whole journal is read: a check changes many times in one journal,
- * and only its last version is built, from its event's data
- * (journal-pushes.ts).
+ * The checks a start reads, held until the journal is replayed: a check
+ * changes many times in one journal, and only its last version is built,
+ * from its event's data (journal-pushes.ts). A check the journal changes
+ * by a push's line is not parsed from the document either: until the
+ * journal changes a check otherwise (a whole record, a deletion) the
+ * document's checks stay as their bytes (`defer`), and every push's check
+ * is held, so that each check is parsed or built once, in the order the
+ * table would have stored them (docs/storage.md, "Read on demand").
  *
  * @example
- * checks.hold(push, file, line) // for each push line of a check the documents have
- * for (const {id, record} of checks.built()) table.put(record)
+ * checks.defer(documented, damage) // the checks document's records, as bytes
+ * checks.hold(push, file, line) // for each push line
+ * for (const {id, record} of checks.settle()) table.put(record)
  */
 export class ReplayedChecks {
   readonly #latest = new Map<string, Held>()
+  /** The document's checks, in order, while they wait (`defer`). */
+  #documented: Documented[] = []
+  #path = ''
+
+  /** Whether checks wait for `settle`: then the table holds none yet, and every push's check is held. */
+  get deferring(): boolean {
+    return this.#documented.length > 0
+  }
+
+  /**
+   * The checks document's records as their bytes (a whole document, its
+   * bytes vouched for by its trailer), to be parsed at `settle` unless a
+   * push's line replaces them; false, keeping none, when one does not begin
+   * with a plain id, and the caller stores them parsed.
+   */
+  defer(records: readonly Buffer[], path: string): boolean {
+    const documented: Documented[] = []
+    for (const [index, bytes] of records.entries()) {
+      const id = idOf(bytes)
+      if (id === undefined) return false
+      documented.push({id, bytes, line: FIRST_RECORD_LINE + index})
+    }
+    this.#documented = documented
+    this.#path = path
+    return true
+  }
 
   /** Holds the line's check as the latest version of it. */
   hold(push: PushLine, file: string, line: number): void {
@@ -32,14 +95,54 @@ export class ReplayedChecks {
     this.#latest.delete(id)
   }
 
-  /** Each check held, built; its record is undefined when its copy does not fit its event (damage). */
-  *built(): Generator<{id: string; record: Fields | undefined; file: string; line: number}> {
-    for (const [id, {push, file, line}] of this.#latest) yield {id, record: buildCheck(push), file, line}
+  /**
+   * The checks to store now, in order: the document's that waited, each
+   * built from its last push's line or parsed, then each held check, built.
+   * A record is undefined when its line does not read (damage).
+   */
+  *settle(): Generator<Settled> {
+    const documented = this.#documented
+    this.#documented = []
+    for (const {id, bytes, line} of documented) {
+      const held = this.#latest.get(id)
+      if (held) {
+        this.#latest.delete(id)
+        yield {id, record: buildCheck(held.push), fromJournal: true, file: held.file, line: held.line}
+      } else {
+        yield {id, record: parseRecord(bytes), fromJournal: false, file: this.#path, line}
+      }
+    }
+    for (const [id, {push, file, line}] of this.#latest)
+      yield {id, record: buildCheck(push), fromJournal: true, file, line}
     this.#latest.clear()
+  }
+}
+
+function parseRecord(bytes: Buffer): Fields | undefined {
+  try {
+    const record: unknown = JSON.parse(bytes.toString())
+    return isFields(record) ? record : undefined
+  } catch {
+    return undefined
   }
 }
 
 /** The check a push's line holds, built from its event's data; undefined when its copy does not fit that event. */
 export function buildCheck({check, event}: PushLine): Fields | undefined {
   return decodeCopy(check, [check, ['events', event.id, event.read()]])
+}
+
+/**
+ * Reads the checks document for `checks` to defer, when it is whole; else
+ * as any document, parsed, its damage reported. Returns the document with
+ * its records parsed, or none when they wait in `checks`.
+ */
+export async function readChecks(documents: Documents, damage: Damage, checks: ReplayedChecks) {
+  const found = new Damage(damage.dir, true)
+  const doc = await documents.read<Buffer>('checks', found, 'bytes')
+  const path = join(documents.dir, 'checks.json')
+  if (doc.state === 'current' && found.dropped.length === 0 && checks.defer(doc.records, path)) {
+    return {...doc, records: []}
+  }
+  return documents.read<Fields>('checks', damage)
 }

@@ -8,7 +8,7 @@ import {type Entry, Journal} from './journal.js'
 import {type Span, SpanReader} from './journal-spans.js'
 import {lockDataDir} from './lock.js'
 import {makeDir, UnusableDirError} from '../shared/make-dir.js'
-import {buildCheck, ReplayedChecks} from './replayed-checks.js'
+import {buildCheck, readChecks, ReplayedChecks} from './replayed-checks.js'
 import {Table} from './table.js'
 
 /** One record put (or deleted, with `null`) by a change. */
@@ -184,24 +184,31 @@ export class Store {
     const docSeq = new Map<string, number>()
     const states = new Map<CollectionName, DocumentState>()
     const chunked = new Map(CHUNKED.map((name) => [name, new Chunks(name, this.#documents!, this.options.chunkSize)]))
+    // a push's check is built once, from its last line in the journal, and a check it changes is not parsed (replayed-checks.ts)
+    const checks = new ReplayedChecks()
     for (const name of Object.keys(this.tables) as CollectionName[]) {
       const table = this.tables[name] as unknown as Table<never>
       const chunks = chunked.get(name)
       const doc =
-        chunks !== undefined
-          ? await chunks.read(
-              damage,
-              (chunk, records) => {
-                // a chunk's records get back places in its range, so that each stays in its chunk's file
-                if (chunk !== undefined) table.placeAfter(chunk * chunks.size - 1)
-                for (const record of records) table.put(record as never)
-              },
-              table.readOnDemand,
-            )
-          : await this.#documents.read<never>(name, damage).then((read) => {
-              for (const record of read.records) table.put(record)
+        name === 'checks'
+          ? await readChecks(this.#documents, damage, checks).then((read) => {
+              for (const record of read.records) table.put(record as never)
               return read
             })
+          : chunks !== undefined
+            ? await chunks.read(
+                damage,
+                (chunk, records) => {
+                  // a chunk's records get back places in its range, so that each stays in its chunk's file
+                  if (chunk !== undefined) table.placeAfter(chunk * chunks.size - 1)
+                  for (const record of records) table.put(record as never)
+                },
+                table.readOnDemand,
+              )
+            : await this.#documents.read<never>(name, damage).then((read) => {
+                for (const record of read.records) table.put(record)
+                return read
+              })
       docSeq.set(name, doc.seq)
       states.set(name, doc.state)
       this.#seq = Math.max(this.#seq, doc.seq)
@@ -216,11 +223,16 @@ export class Store {
       }
     }
     const after = (collection: CollectionName) => docSeq.get(collection) ?? 0
-    // a push's check is built once, from its last line in the journal (journal-pushes.ts)
-    const checks = new ReplayedChecks()
     const applyCheck = (id: string, record: object | undefined, file: string, line: number) => {
       if (record) this.#apply(['checks', id, record as Collections['checks']])
       else damage.found(file, 'is corrupt: it is not a journal entry', line)
+    }
+    const settle = () => {
+      for (const {id, record, fromJournal, file, line} of checks.settle()) {
+        if (fromJournal) applyCheck(id, record, file, line)
+        else if (record) this.tables.checks.put(record as Collections['checks'])
+        else damage.found(file, 'is corrupt: a record does not read', line)
+      }
     }
     const {journal, replayed} = await Journal.open(
       dir,
@@ -233,7 +245,11 @@ export class Store {
             if (!Object.hasOwn(this.tables, change[0])) {
               damage.found(file, `is corrupt: it changes an unknown collection "${change[0]}"`, line)
             } else if (entry.seq > after(change[0])) {
-              if (change[0] === 'checks') checks.replaced(change[1])
+              if (change[0] === 'checks') {
+                // a check changed whole: the table must hold every check before it, in order
+                if (checks.deferring) settle()
+                checks.replaced(change[1])
+              }
               this.#apply(change)
             }
           }
@@ -244,7 +260,7 @@ export class Store {
           const id = push.check[1]
           if (push.seq > after('checks')) {
             // a check new to the table takes its place in its account now; a later version waits
-            if (this.tables.checks.get(id)) checks.hold(push, file, line)
+            if (checks.deferring || this.tables.checks.get(id)) checks.hold(push, file, line)
             else applyCheck(id, buildCheck(push), file, line)
           }
           this.#seq = Math.max(this.#seq, push.seq)
@@ -252,7 +268,7 @@ export class Store {
       },
       this.options.segmentBytes,
     )
-    for (const {id, record, file, line} of checks.built()) applyCheck(id, record, file, line)
+    settle()
     this.#journal = journal
     // the temp file of a compaction that was killed; the document it was replacing is whole
     for (const name of await readdir(dir)) if (/^\..+\.json\.tmp$/.test(name)) await rm(join(dir, name), {force: true})

@@ -294,14 +294,44 @@ describe("a start after a kill reads a push's line without parsing its event", (
     let recovered: Store
     try {
       recovered = await openStore(copy)
-      // a's last line and c's two (the first takes c's place in its account); b's and d's were replaced later
-      expect(read).toHaveBeenCalledTimes(3)
+      // f put whole has every check stored first: a's, b's and c's lines so far, one each; then c's second;
+      // d's second line and b's were replaced later
+      expect(read).toHaveBeenCalledTimes(4)
     } finally {
       read.mockRestore()
     }
     expect(contents(recovered)).toEqual(contents(store))
     expect(recovered.tables.checks.get(d.check.id)).toBeUndefined()
     expect(JSON.stringify(recovered.tables.checks.get(a.check.id))).toBe(JSON.stringify(a.check))
+    await store.close()
+  })
+
+  it("parses no check of the document that a push's line changes, and keeps every check's place", async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    const b = pushOf('b', 1)
+    let [a, c] = [pushOf('a', 1), pushOf('c', 1)]
+    for (const push of [a, b, c]) await store.commit(push.changes)
+    await store.compact()
+    // after the compaction, pushes only: a and c changed, e created and changed; b is only in the document
+    a = pushOf('a', 2, a.check)
+    let e = pushOf('e', 1)
+    c = pushOf('c', 2, c.check)
+    e = pushOf('e', 2, e.check)
+    for (const push of [a, e, c, e]) await store.commit(push.changes)
+    const copy = await killedCopy(dir)
+    const parse = vi.spyOn(JSON, 'parse')
+    let recovered: Store
+    try {
+      recovered = await openStore(copy)
+      const checksParsed = parse.mock.calls.filter(([text]) => String(text).startsWith('{"id":"chk_'))
+      expect(checksParsed.map(([text]) => JSON.stringify(JSON.parse(String(text)).external_id))).toEqual(['"b"'])
+    } finally {
+      parse.mockRestore()
+    }
+    expect(contents(recovered)).toEqual(contents(store))
+    expect(recovered.tables.checks.idsOf('acct_1')).toEqual([a, b, c, e].map((push) => push.check.id))
+    expect(JSON.stringify(recovered.tables.checks.get(e.check.id))).toBe(JSON.stringify(e.check))
     await store.close()
   })
 
