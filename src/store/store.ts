@@ -190,25 +190,24 @@ export class Store {
       const table = this.tables[name] as unknown as Table<never>
       const chunks = chunked.get(name)
       const doc =
-        name === 'checks'
-          ? await readChecks(this.#documents, damage, checks).then((read) => {
+        chunks !== undefined
+          ? await chunks.read(
+              damage,
+              (chunk, records) => {
+                // a chunk's records get back places in its range, so that each stays in its chunk's file
+                if (chunk !== undefined) table.placeAfter(chunk * chunks.size - 1)
+                for (const record of records) table.put(record as never)
+              },
+              table.readOnDemand,
+            )
+          : await (
+              name === 'checks'
+                ? readChecks(this.#documents, damage, checks)
+                : this.#documents.read<never>(name, damage)
+            ).then((read) => {
               for (const record of read.records) table.put(record as never)
               return read
             })
-          : chunks !== undefined
-            ? await chunks.read(
-                damage,
-                (chunk, records) => {
-                  // a chunk's records get back places in its range, so that each stays in its chunk's file
-                  if (chunk !== undefined) table.placeAfter(chunk * chunks.size - 1)
-                  for (const record of records) table.put(record as never)
-                },
-                table.readOnDemand,
-              )
-            : await this.#documents.read<never>(name, damage).then((read) => {
-                for (const record of read.records) table.put(record)
-                return read
-              })
       docSeq.set(name, doc.seq)
       states.set(name, doc.state)
       this.#seq = Math.max(this.#seq, doc.seq)
