@@ -6,12 +6,6 @@ import {UnitWrites} from './unit-writes.js'
 
 type Row = Record<string, unknown>
 
-function matches(record: unknown, where: Row | undefined): boolean {
-  if (where === undefined) return true
-  for (const key in where) if (where[key] !== undefined && (record as Row)[key] !== where[key]) return false
-  return true
-}
-
 /** The reads of the in-memory store, as the storage interface has them. */
 class MemoryReader implements Reader {
   constructor(readonly store: Store) {}
@@ -34,17 +28,11 @@ class MemoryReader implements Reader {
 
   list<C extends CollectionName>(collection: C, accountId: string, where?: Where<C>): Promise<Collections[C][]> {
     const table = this.table(collection)
-    const records: Collections[C][] = []
     // a filter on the table's group (a delivery's event) reads the group, not the account's millions of records
     const group = table.groupBy === undefined ? undefined : (where as Row | undefined)?.[table.groupBy]
-    if (typeof group === 'string') {
-      for (const id of table.groupIds(group)) {
-        const record = table.get(id)!
-        if (record.account_id === accountId && matches(record, where as Row)) records.push(record)
-      }
-    } else {
-      table.forEachOf(accountId, (record) => void (matches(record, where as Row) && records.push(record)))
-    }
+    if (typeof group === 'string') return Promise.resolve([...table.inGroup(group, {...where, account_id: accountId})])
+    const records: Collections[C][] = []
+    table.forEachOf(accountId, (record) => void records.push(record), where)
     return Promise.resolve(records)
   }
 
@@ -53,8 +41,8 @@ class MemoryReader implements Reader {
     accountId: string,
     {limit, startingAfter, where, oldestFirst}: PageQuery<C>,
   ): Promise<PageOf<Collections[C]> | undefined> {
-    const walk = this.table(collection).walk(accountId, {after: startingAfter, oldestFirst})
-    return Promise.resolve(walk && firstPage(walk, limit, (record) => matches(record, where as Row)))
+    const walk = this.table(collection).walk(accountId, {after: startingAfter, oldestFirst}, where)
+    return Promise.resolve(walk && firstPage(walk, limit))
   }
 
   pageIds(
@@ -71,18 +59,15 @@ class MemoryReader implements Reader {
   }
 
   all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]> {
-    const records: Collections[C][] = []
-    for (const record of this.table(collection).all()) if (matches(record, where as Row)) records.push(record)
-    return Promise.resolve(records)
+    return Promise.resolve([...this.table(collection).all(where)])
   }
 }
 
-/** The first `limit` items of `walk` that `keep` keeps, and whether there are more. */
-function firstPage<R>(walk: Iterable<R>, limit: number, keep: (item: R) => boolean = () => true): PageOf<R> {
+/** The first `limit` items of `walk`, and whether there are more. */
+function firstPage<R>(walk: Iterable<R>, limit: number): PageOf<R> {
   const records: R[] = []
   let hasMore = false
   for (const item of walk) {
-    if (!keep(item)) continue
     if (records.length === limit) {
       hasMore = true
       break

@@ -109,13 +109,14 @@ export class Chunks {
    * layout (the records themselves) is handed over whole, as chunk
    * `undefined`. A listed chunk that is missing, or that does not hold what
    * the manifest says, is damage; chunk files the manifest does not list are
-   * not (`removeOrphans` deletes them once the start goes on). `onDemand`
-   * keeps the records of a chunk the manifest vouches for unparsed, as the bytes read (unread.ts).
+   * not (`removeOrphans` deletes them once the start goes on). `unread`
+   * keeps the records of a chunk the manifest vouches for unparsed, as the
+   * bytes read, knowing those fields (unread.ts).
    */
   async read(
     damage: Damage,
     load: (chunk: number | undefined, records: unknown[]) => void,
-    onDemand = false,
+    unread?: readonly string[],
   ): Promise<{seq: number; state: DocumentState}> {
     const manifest = await this.documents.read<unknown>(this.name, damage)
     const path = join(this.documents.dir, `${this.name}.json`)
@@ -140,7 +141,7 @@ export class Chunks {
     if (records.length > 0) load(undefined, records)
     for (const entry of valid.length > 0 ? valid : adopted) {
       const file = this.fileOf(entry.chunk, entry.version)
-      const chunk = await this.#readChunk(file, entry, damage, onDemand)
+      const chunk = await this.#readChunk(file, entry, damage, unread)
       const chunkPath = join(this.documents.dir, file)
       if (!chunk) {
         damage.found(chunkPath, `is missing: ${this.name}.json lists it, with ${entry.count} records`)
@@ -169,15 +170,15 @@ export class Chunks {
   }
 
   /**
-   * A chunk's file, read. With `onDemand` its records stay unparsed when the
+   * A chunk's file, read. With `unread` its records stay unparsed when the
    * manifest vouches for its bytes (their count and checksum as written)
    * and nothing else in it is wrong; otherwise it is read again, parsed,
-   * and what is wrong goes to `damage` as without `onDemand`.
+   * and what is wrong goes to `damage` as without `unread`.
    */
-  async #readChunk(file: string, entry: ChunkEntry, damage: Damage, onDemand: boolean) {
-    if (onDemand && entry.count >= 0) {
+  async #readChunk(file: string, entry: ChunkEntry, damage: Damage, unread: readonly string[] | undefined) {
+    if (unread && entry.count >= 0) {
       const found = new Damage(damage.dir, true)
-      const chunk = await this.documents.readChunk<unknown>(file, found, 'unread')
+      const chunk = await this.documents.readChunk<unknown>(file, found, {unread})
       const vouched =
         chunk?.state === 'current' &&
         found.dropped.length === 0 &&

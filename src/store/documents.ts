@@ -8,13 +8,14 @@ import {Unread} from './unread.js'
 import {JSON_BYTE} from './bytes.js'
 
 /**
- * How a document's records are kept as read: `parsed`; `unread`, records
- * written as the store writes events stay unparsed (unread.ts); `bytes`,
+ * How a document's records are kept as read: `parsed`; `{unread: fields}`,
+ * records written as the store writes events and deliveries stay unparsed,
+ * knowing `fields` (unread.ts); `bytes`,
  * every record's JSON as its bytes, for the caller to parse (a start defers
  * the checks it may not need, replayed-checks.ts). Only for bytes the caller
  * can vouch for once read: a damaged document is read again, parsed.
  */
-export type Keep = 'parsed' | 'unread' | 'bytes'
+export type Keep = 'parsed' | 'bytes' | {unread: readonly string[]}
 
 /** The readable JSON document of one collection, and the journal seq it includes. */
 export interface Document<T> {
@@ -140,8 +141,11 @@ class DocumentReader {
     const comma = indented && bytes[bytes.length - 1] === JSON_BYTE.comma ? 1 : 0
     const json = bytes.subarray(indented ? INDENT.length : 0, bytes.length - comma)
     try {
+      const {keep} = this
       const record: unknown =
-        this.keep === 'bytes' ? json : (this.keep === 'unread' && Unread.of(json)) || JSON.parse(json.toString())
+        keep === 'bytes'
+          ? json
+          : (typeof keep === 'object' && Unread.of(json, keep.unread)) || JSON.parse(json.toString())
       if (record !== json && !(record instanceof Unread) && !isRecord(record)) throw new Error('not a record')
       this.records.push(record)
       this.#crc = crc32(json, this.#crc)

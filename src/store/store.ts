@@ -71,8 +71,13 @@ function tables() {
     // most events are never read again after a start: they stay unparsed until asked for (unread.ts)
     events: new Table<Collections['events']>((r) => r.id, {readOnDemand: true}),
     webhook_endpoints: new Table<Collections['webhook_endpoints']>((r) => r.id),
-    // retention deletes an event with its deliveries, and keeps one whose delivery is pending
-    deliveries: new Table<Collections['deliveries']>((r) => r.id, {groupBy: 'event_id'}),
+    // retention deletes an event with its deliveries, and keeps one whose delivery is pending; a delivery
+    // stays unparsed, as an event does, knowing what groups and filters it (a start looks for the pending ones)
+    deliveries: new Table<Collections['deliveries']>((r) => r.id, {
+      groupBy: 'event_id',
+      readOnDemand: true,
+      unreadFields: ['endpoint_id', 'event_id', 'status'],
+    }),
     settings: new Table<Collections['settings']>((r) => r.id),
   }
 }
@@ -198,7 +203,7 @@ export class Store {
                 if (chunk !== undefined) table.placeAfter(chunk * chunks.size - 1)
                 for (const record of records) table.put(record as never)
               },
-              table.readOnDemand,
+              table.readOnDemand ? table.unreadFields : undefined,
             )
           : await (
               name === 'checks'

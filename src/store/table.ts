@@ -12,6 +12,9 @@ export type AlternateKey = readonly [scope: string, key: string]
 /** The alternate keys of a table without any: one list for all its records, not a new one per put. */
 const NO_KEYS: readonly AlternateKey[] = []
 
+/** Fields and the values a record must have to be listed (`undefined`: any). */
+export type Where = Readonly<Record<string, unknown>>
+
 /** The ids of a group without records. */
 const NO_IDS: readonly string[] = []
 
@@ -44,10 +47,17 @@ export interface TableOptions<T> {
   /** A field records are grouped by, to find a group's ids at once (a delivery's `event_id`). */
   groupBy?: keyof T & string
   /**
-   * Records read from disk may stay unparsed until asked for (`putUnread`):
-   * only for a table keyed by `id`, without alternate keys or groups.
+   * Records read from disk may stay unparsed until asked for (`put` of an
+   * Unread): only for a table keyed by `id`, without alternate keys, and
+   * grouped (if at all) by one of `unreadFields`.
    */
   readOnDemand?: boolean
+  /**
+   * The fields besides id and account that a record kept unread tells from
+   * its bytes (unread.ts): its group, and what filters ask (a delivery's
+   * endpoint and status), so that neither reads it.
+   */
+  unreadFields?: readonly string[]
 }
 
 /** Where a walk of an account's records starts (after `after`, which may have been deleted recently), and which way it goes. */
@@ -78,13 +88,15 @@ export class Table<T extends {account_id: string}> {
   readonly #byAccount = new Map<string, Order>()
   /** Alternate keys, by scope, to their record's slot (not its id): a lookup by external id reads no id map. */
   readonly #byAlternate = new Map<string, Map<string, Slot<T>>>()
-  readonly #groups = new Map<string, string[]>()
+  /** Each group's ids: the only one as itself, as most groups hold one (an event delivered to one endpoint), else a list. */
+  readonly #groups = new Map<string, string | string[]>()
   /** The last GONE_KEPT ids deleted, and their places. */
   readonly #gone = new RecentMap<string, number>(GONE_KEPT)
   readonly #alternateKeysOf: (record: T) => readonly AlternateKey[]
   /** The field of `TableOptions.groupBy`, if any: a list filtered on it reads the group's ids. */
   readonly groupBy: (keyof T & string) | undefined
   readonly readOnDemand: boolean
+  readonly unreadFields: readonly string[]
   #seq = 0
 
   /**
@@ -96,8 +108,14 @@ export class Table<T extends {account_id: string}> {
     readonly keyOf: (record: T) => string,
     options: TableOptions<T> = {},
   ) {
-    if (options.readOnDemand && (options.alternateKeysOf || options.groupBy)) {
-      throw new Error('a table read on demand has no alternate keys or groups: they would need every record read')
+    this.unreadFields = options.unreadFields ?? []
+    if (
+      options.readOnDemand &&
+      (options.alternateKeysOf || (options.groupBy && !this.unreadFields.includes(options.groupBy)))
+    ) {
+      throw new Error(
+        'a table read on demand has no alternate keys, and groups only by a field its unread records know: they would need every record read',
+      )
     }
     this.#alternateKeysOf = options.alternateKeysOf ?? (() => NO_KEYS)
     this.groupBy = options.groupBy
@@ -112,6 +130,29 @@ export class Table<T extends {account_id: string}> {
   get(id: string): T | undefined {
     const slot = this.#byId.get(id)
     return slot && this.#read(slot)
+  }
+
+  /**
+   * Whether the slot's record has each value `where` gives (one undefined
+   * matches anything); a record still unparsed is read only when the fields
+   * it knows do not tell.
+   */
+  #matches(slot: Slot<T>, where: Where | undefined): boolean {
+    if (where === undefined) return true
+    const {record} = slot
+    if (record instanceof Unread) {
+      let told = true
+      for (const key in where) {
+        if (where[key] === undefined) continue
+        const value = record.field(key)
+        if (value === undefined) told = false
+        else if (value !== where[key]) return false
+      }
+      if (told) return true
+    }
+    const read = this.#read(slot) as Record<string, unknown>
+    for (const key in where) if (where[key] !== undefined && read[key] !== where[key]) return false
+    return true
   }
 
   /** The slot's record, parsed now if it was still unparsed (and kept parsed). */
@@ -149,13 +190,23 @@ export class Table<T extends {account_id: string}> {
       if (keys) keys.set(key, placed)
       else this.#byAlternate.set(scope, new Map([[key, placed]]))
     }
-    if (this.groupBy) {
-      const group = String(record[this.groupBy])
-      const ids = this.#groups.get(group)
-      if (ids) ids.push(id)
-      else this.#groups.set(group, [id])
-    }
+    this.#group(id, record)
     return placed.seq
+  }
+
+  /** The group of a record (`groupBy`), from the field an unread one knows. */
+  #groupOf(record: T | Unread): string {
+    return record instanceof Unread ? record.field(this.groupBy!)! : String(record[this.groupBy!])
+  }
+
+  /** Adds a new record's id to its group. */
+  #group(id: string, record: T | Unread): void {
+    if (!this.groupBy) return
+    const group = this.#groupOf(record)
+    const ids = this.#groups.get(group)
+    if (ids === undefined) this.#groups.set(group, id)
+    else if (typeof ids === 'string') this.#groups.set(group, [ids, id])
+    else ids.push(id)
   }
 
   /** Stores a record read from disk unparsed (a table `readOnDemand`), as `put` stores it parsed; returns its place. */
@@ -166,7 +217,9 @@ export class Table<T extends {account_id: string}> {
       slot.record = unread
       return slot.seq
     }
-    return this.#place(unread.id, unread.accountId, unread).seq
+    const placed = this.#place(unread.id, unread.accountId, unread)
+    this.#group(unread.id, unread)
+    return placed.seq
   }
 
   /** A new slot for `id`, at the next place, last in its account's order. */
@@ -190,8 +243,7 @@ export class Table<T extends {account_id: string}> {
     if (!slot) return undefined
     const {record, seq} = slot
     this.#byId.delete(id)
-    // a record still unparsed has no keys or group (`readOnDemand`)
-    if (!(record instanceof Unread)) this.#unindex(id, record)
+    this.#unindex(id, record)
     this.#gone.set(id, seq)
     const accountId = accountOf(record)
     const order = this.#byAccount.get(accountId)!
@@ -216,16 +268,19 @@ export class Table<T extends {account_id: string}> {
     return seq
   }
 
-  /** Drops the record's alternate keys and its id from its group. */
-  #unindex(id: string, record: T): void {
-    for (const [scope, key] of this.#alternateKeysOf(record)) {
-      const keys = this.#byAlternate.get(scope)
-      if (keys?.delete(key) && keys.size === 0) this.#byAlternate.delete(scope)
+  /** Drops the record's alternate keys (a record still unparsed has none: `readOnDemand`) and its id from its group. */
+  #unindex(id: string, record: T | Unread): void {
+    if (!(record instanceof Unread)) {
+      for (const [scope, key] of this.#alternateKeysOf(record)) {
+        const keys = this.#byAlternate.get(scope)
+        if (keys?.delete(key) && keys.size === 0) this.#byAlternate.delete(scope)
+      }
     }
     if (this.groupBy) {
-      const group = String(record[this.groupBy])
+      const group = this.#groupOf(record)
       const ids = this.#groups.get(group)!
-      if (ids.length === 1) this.#groups.delete(group)
+      if (typeof ids === 'string') this.#groups.delete(group)
+      else if (ids.length === 2) this.#groups.set(group, ids[0] === id ? ids[1]! : ids[0]!)
       else ids.splice(ids.indexOf(id), 1)
     }
   }
@@ -242,12 +297,15 @@ export class Table<T extends {account_id: string}> {
     return order ? (order.ids.slice(order.head) as string[]) : []
   }
 
-  /** Calls `visit` with each of the account's records, oldest first, until it returns false. */
-  forEachOf(accountId: string, visit: (record: T) => boolean | void): void {
+  /** Calls `visit` with each of the account's records that match `where`, oldest first, until it returns false. */
+  forEachOf(accountId: string, visit: (record: T) => boolean | void, where?: Where): void {
     const order = this.#byAccount.get(accountId)
     if (!order) return
     const {ids} = order
-    for (let i = order.head; i < ids.length; i++) if (visit(this.#read(this.#byId.get(ids[i]!)!)) === false) return
+    for (let i = order.head; i < ids.length; i++) {
+      const slot = this.#byId.get(ids[i]!)!
+      if (this.#matches(slot, where) && visit(this.#read(slot)) === false) return
+    }
   }
 
   /**
@@ -255,8 +313,14 @@ export class Table<T extends {account_id: string}> {
    * `after` names, which may have been deleted recently; undefined when
    * `after` names no record of this table the table remembers.
    */
-  walk(accountId: string, options: WalkOptions): Iterable<T> | undefined {
-    return this.#walk(accountId, options, (slot) => this.#read(slot))
+  walk(accountId: string, options: WalkOptions, where?: Where): Iterable<T> | undefined {
+    const walk = this.#walk(accountId, options, (slot) => slot)
+    return walk && this.#reading(walk, where)
+  }
+
+  /** The records of the slots that match `where`. */
+  *#reading(slots: Iterable<Slot<T>>, where: Where | undefined): Generator<T> {
+    for (const slot of slots) if (this.#matches(slot, where)) yield this.#read(slot)
   }
 
   /** The ids `walk` would give the records of: a caller that needs no more reads no record (one still unparsed stays so). */
@@ -297,11 +361,21 @@ export class Table<T extends {account_id: string}> {
 
   /** The ids of the records in `group`, oldest first (live: do not modify). */
   groupIds(group: string): readonly string[] {
-    return this.#groups.get(group) ?? NO_IDS
+    const ids = this.#groups.get(group)
+    return ids === undefined ? NO_IDS : typeof ids === 'string' ? [ids] : ids
   }
 
-  all(): Generator<T> {
-    return this.#records()
+  /** The records in `group` that match `where`, oldest first. */
+  inGroup(group: string, where?: Where): Generator<T> {
+    return this.#reading(
+      this.groupIds(group).map((id) => this.#byId.get(id)!),
+      where,
+    )
+  }
+
+  /** Every record that matches `where`, in the order of their places. */
+  all(where?: Where): Generator<T> {
+    return this.#reading(this.#byId.values(), where)
   }
 
   /**
@@ -311,9 +385,5 @@ export class Table<T extends {account_id: string}> {
   forEachPlaced(visit: (record: T | Unread, seq: number) => void): void {
     // a Map keeps insertion order, and places are given in insertion order, ascending
     for (const slot of this.#byId.values()) visit(slot.record, slot.seq)
-  }
-
-  *#records(): Generator<T> {
-    for (const slot of this.#byId.values()) yield this.#read(slot)
   }
 }

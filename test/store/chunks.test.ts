@@ -296,6 +296,30 @@ describe('deliveries in chunks', () => {
     expect(again.tables.deliveries.get(delivery(21).id)?.status).toBe('pending')
   })
 
+  it("a restart keeps deliveries unparsed: the pending ones are found, and an event's, without parsing the others", async () => {
+    const dir = await makeTempDir()
+    const store = await openStore(dir)
+    const status = (i: number) => (i % 10 === 3 ? 'pending' : i % 10 === 7 ? 'failed' : 'succeeded')
+    await store.commit(range(0, 25).map((i) => put('deliveries', delivery(i).id, delivery(i, status(i)))))
+    await closeLast()
+    const read = vi.spyOn(Unread.prototype, 'read')
+    try {
+      const again = await openStore(dir)
+      const deliveries = again.tables.deliveries
+      expect(read).not.toHaveBeenCalled()
+      expect([...deliveries.all({status: 'pending'})].map((d) => d.id)).toEqual([3, 13, 23].map((i) => delivery(i).id))
+      expect(read).toHaveBeenCalledTimes(3)
+      // retention finds an event's deliveries by their group, and deletes them unparsed
+      expect(deliveries.groupIds(event(7).id)).toEqual([delivery(7).id])
+      deliveries.delete(delivery(7).id)
+      expect(deliveries.groupIds(event(7).id)).toEqual([])
+      expect(read).toHaveBeenCalledTimes(3)
+      expect(deliveries.get(delivery(17).id)).toEqual(delivery(17, 'failed'))
+    } finally {
+      read.mockRestore()
+    }
+  })
+
   it('a deliveries.json of the earlier layout, one document of all of them, is read and rewritten as chunks', async () => {
     const dir = await makeTempDir()
     const lines = range(0, 23).map((i) => `    ${JSON.stringify(delivery(i))}`)

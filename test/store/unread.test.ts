@@ -1,4 +1,4 @@
-import {describe, expect, it} from 'vitest'
+import {describe, expect, it, vi} from 'vitest'
 import {Table} from '../../src/store/table.js'
 import {Unread} from '../../src/store/unread.js'
 
@@ -48,17 +48,65 @@ describe('Unread', () => {
     expect(texts.map((text) => Unread.of(Buffer.from(text)))).toEqual(texts.map(() => undefined))
   })
 
-  it('is kept only by a table read on demand, which has no alternate keys or groups', () => {
+  it('knows the fields asked for among its first plain strings, and is not made when one is not there', () => {
+    const text =
+      '{"id":"dlv_1","object":"delivery","event_id":"evt_1","status":"pending","attempts":[],"note":"x","account_id":"a"}'
+    const unread = Unread.of(Buffer.from(text), ['status', 'event_id'])!
+    expect(['id', 'account_id', 'event_id', 'status', 'object'].map((f) => unread.field(f))).toEqual([
+      'dlv_1',
+      'a',
+      'evt_1',
+      'pending',
+      undefined,
+    ])
+    // after a value that is not a plain string, no field is looked at: a nested one could not be told apart
+    expect(Unread.of(Buffer.from(text), ['note'])).toBeUndefined()
+    expect(Unread.of(Buffer.from(text.replace('"evt_1"', '"evt_\\"1"')), ['event_id'])).toBeUndefined()
+    expect(Unread.of(Buffer.from(text), ['endpoint_id'])).toBeUndefined()
+  })
+
+  it('is kept only by a table read on demand, which has no alternate keys or groups its records do not know', () => {
     type Row = {id: string; account_id: string; code: string}
     const unread = Unread.of(Buffer.from('{"id":"r1","code":"x","account_id":"a"}'))!
     expect(() => new Table<Row>((r) => r.id).put(unread)).toThrow('this table reads every record at once')
     expect(() => new Table<Row>((r) => r.id, {readOnDemand: true, groupBy: 'code'})).toThrow(
-      'no alternate keys or groups',
+      'groups only by a field its unread records know',
     )
     const rows = new Table<Row>((r) => r.id, {readOnDemand: true})
     rows.put(unread)
     expect(rows.idsOf('a')).toEqual(['r1'])
     expect(rows.delete('r1')).toBe(1)
     expect([rows.size, rows.count('a')]).toEqual([0, 0])
+  })
+
+  it('is grouped and matched by the fields it knows without being read, and read when they do not tell', () => {
+    type Row = {id: string; account_id: string; event_id: string; status: string; n: number}
+    const rows = new Table<Row>((r) => r.id, {
+      readOnDemand: true,
+      groupBy: 'event_id',
+      unreadFields: ['event_id', 'status'],
+    })
+    const row = (i: number, event: string, status: string) =>
+      `{"id":"r${i}","event_id":"${event}","status":"${status}","n":${i},"account_id":"a"}`
+    for (const [i, event, status] of [
+      [1, 'e1', 'done'],
+      [2, 'e1', 'pending'],
+      [3, 'e2', 'done'],
+    ] as const)
+      rows.put(Unread.of(Buffer.from(row(i, event, status)), rows.unreadFields)!)
+    const read = vi.spyOn(Unread.prototype, 'read')
+    try {
+      expect([...rows.all({status: 'pending'})].map((r) => r.id)).toEqual(['r2'])
+      expect(read).toHaveBeenCalledTimes(1)
+      expect([...rows.inGroup('e1', {account_id: 'a', status: 'done'})].map((r) => r.id)).toEqual(['r1'])
+      expect(read).toHaveBeenCalledTimes(2)
+      // a field the unread record does not know: each is read to be matched
+      expect([...rows.all({n: 3})].map((r) => r.id)).toEqual(['r3'])
+      expect(read).toHaveBeenCalledTimes(3)
+    } finally {
+      read.mockRestore()
+    }
+    rows.delete('r1')
+    expect(rows.groupIds('e1')).toEqual(['r2'])
   })
 })
