@@ -299,7 +299,7 @@ describe('deliveries in chunks', () => {
   it("a restart keeps deliveries unparsed: the pending ones are found, and an event's, without parsing the others", async () => {
     const dir = await makeTempDir()
     const store = await openStore(dir)
-    const status = (i: number) => (i % 10 === 3 ? 'pending' : i % 10 === 7 ? 'failed' : 'succeeded')
+    const status = (i: number) => (i % 10 === 3 ? 'pending' : i % 10 === 7 ? 'dead' : 'succeeded')
     await store.commit(range(0, 25).map((i) => put('deliveries', delivery(i).id, delivery(i, status(i)))))
     await closeLast()
     const read = vi.spyOn(Unread.prototype, 'read')
@@ -314,7 +314,7 @@ describe('deliveries in chunks', () => {
       deliveries.delete(delivery(7).id)
       expect(deliveries.groupIds(event(7).id)).toEqual([])
       expect(read).toHaveBeenCalledTimes(3)
-      expect(deliveries.get(delivery(17).id)).toEqual(delivery(17, 'failed'))
+      expect(deliveries.get(delivery(17).id)).toEqual(delivery(17, 'dead'))
     } finally {
       read.mockRestore()
     }
