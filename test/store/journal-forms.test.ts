@@ -254,6 +254,15 @@ describe("a start after a kill reads a push's line without parsing its event", (
     return {check: outcome.check, changes}
   }
 
+  /** Opens a store on `dir` while `spy` watches, and the calls it saw. */
+  async function openWatched(dir: string, spy: {mock: {calls: unknown[][]}; mockRestore(): void}) {
+    try {
+      return {store: await openStore(dir), calls: [...spy.mock.calls]}
+    } finally {
+      spy.mockRestore()
+    }
+  }
+
   /** Every check and event `store` holds, in its account's order, as JSON: what a replay must restore exactly. */
   const contents = (store: Store) =>
     (['checks', 'events'] as const).map((name) => {
@@ -290,16 +299,10 @@ describe("a start after a kill reads a push's line without parsing its event", (
     lines.push([['events', a.changes[1]![1], null]])
     for (const changes of lines) await store.commit(changes)
     const copy = await killedCopy(dir)
-    const read = vi.spyOn(Unread.prototype, 'read')
-    let recovered: Store
-    try {
-      recovered = await openStore(copy)
-      // f put whole has every check stored first: a's, b's and c's lines so far, one each; then c's second;
-      // d's second line and b's were replaced later
-      expect(read).toHaveBeenCalledTimes(4)
-    } finally {
-      read.mockRestore()
-    }
+    const {store: recovered, calls} = await openWatched(copy, vi.spyOn(Unread.prototype, 'read'))
+    // f put whole has every check stored first: a's, b's and c's lines so far, one each; then c's second;
+    // d's second line and b's were replaced later
+    expect(calls).toHaveLength(4)
     expect(contents(recovered)).toEqual(contents(store))
     expect(recovered.tables.checks.get(d.check.id)).toBeUndefined()
     expect(JSON.stringify(recovered.tables.checks.get(a.check.id))).toBe(JSON.stringify(a.check))
@@ -320,15 +323,9 @@ describe("a start after a kill reads a push's line without parsing its event", (
     e = pushOf('e', 2, e.check)
     for (const push of [a, e, c, e]) await store.commit(push.changes)
     const copy = await killedCopy(dir)
-    const parse = vi.spyOn(JSON, 'parse')
-    let recovered: Store
-    try {
-      recovered = await openStore(copy)
-      const checksParsed = parse.mock.calls.filter(([text]) => String(text).startsWith('{"id":"chk_'))
-      expect(checksParsed.map(([text]) => JSON.stringify(JSON.parse(String(text)).external_id))).toEqual(['"b"'])
-    } finally {
-      parse.mockRestore()
-    }
+    const {store: recovered, calls} = await openWatched(copy, vi.spyOn(JSON, 'parse'))
+    const checksParsed = calls.filter(([text]) => String(text).startsWith('{"id":"chk_'))
+    expect(checksParsed.map(([text]) => JSON.stringify(JSON.parse(String(text)).external_id))).toEqual(['"b"'])
     expect(contents(recovered)).toEqual(contents(store))
     expect(recovered.tables.checks.idsOf('acct_1')).toEqual([a, b, c, e].map((push) => push.check.id))
     expect(JSON.stringify(recovered.tables.checks.get(e.check.id))).toBe(JSON.stringify(e.check))
