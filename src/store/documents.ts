@@ -325,7 +325,10 @@ export class Documents {
     await db.read()
     this.#dbs.set(name, db)
     this.#files.set(name, file)
-    return {...(db.data as Document<T>), state: file.state}
+    const read = {...(db.data as Document<T>), state: file.state}
+    // the records as bytes are the caller's: kept here too, they would hold the buffers they were read into
+    if (keep === 'bytes') db.data = {...db.data!, records: []}
+    return read
   }
 
   /**

@@ -58,8 +58,15 @@ function idOf(bytes: Buffer): string | undefined {
  */
 export class ReplayedChecks {
   readonly #latest = new Map<string, Held>()
-  /** The document's checks, in order, while they wait (`defer`). */
+  /** The document's checks, in order, while they wait (`defer`), and their ids. */
   #documented: Documented[] = []
+  #documentedIds = new Set<string>()
+  /**
+   * The first version of each check the journal created while checks wait,
+   * built from its first line as the table would have stored it: a later
+   * line that does not build falls back to it, as to a document's version.
+   */
+  #first = new Map<string, {push: PushLine; record: Fields}>()
   #path = ''
 
   /** Whether checks wait for `settle`: then the table holds none yet, and every push's check is held. */
@@ -81,7 +88,24 @@ export class ReplayedChecks {
       documented.push({id, bytes, line: FIRST_RECORD_LINE + index})
     }
     this.#documented = documented
+    this.#documentedIds = new Set(documented.map((d) => d.id))
     this.#path = path
+    return true
+  }
+
+  /**
+   * Holds the line's check while checks wait (`deferring`). A check new to
+   * the replay is built from its first line at once, as it would be stored
+   * then; false when that line does not build (damage), and nothing is held.
+   */
+  holdDeferred(push: PushLine, file: string, line: number): boolean {
+    const id = push.check[1]
+    if (!this.#documentedIds.has(id) && !this.#first.has(id)) {
+      const record = buildCheck(push)
+      if (!record) return false
+      this.#first.set(id, {push, record})
+    }
+    this.hold(push, file, line)
     return true
   }
 
@@ -98,22 +122,31 @@ export class ReplayedChecks {
   /**
    * The checks to store now, in order: the document's that waited, each
    * built from its last push's line or parsed, then each held check, built.
-   * A record is undefined when its line does not read (damage).
+   * A record is undefined when its line does not read (damage); the version
+   * before it follows then (the document's, or a new check's first line's),
+   * as the table held it before that line.
    */
   *settle(): Generator<Settled> {
     const documented = this.#documented
+    const first = this.#first
     this.#documented = []
+    this.#documentedIds = new Set()
+    this.#first = new Map()
     for (const {id, bytes, line} of documented) {
       const held = this.#latest.get(id)
+      const record = held && buildCheck(held.push)
       if (held) {
         this.#latest.delete(id)
-        yield {id, record: buildCheck(held.push), fromJournal: true, file: held.file, line: held.line}
-      } else {
-        yield {id, record: parseRecord(bytes), fromJournal: false, file: this.#path, line}
+        yield {id, record, fromJournal: true, file: held.file, line: held.line}
       }
+      if (!record) yield {id, record: parseRecord(bytes), fromJournal: false, file: this.#path, line}
     }
-    for (const [id, {push, file, line}] of this.#latest)
-      yield {id, record: buildCheck(push), fromJournal: true, file, line}
+    for (const [id, {push, file, line}] of this.#latest) {
+      const before = first.get(id)
+      const record = before?.push === push ? before.record : buildCheck(push)
+      yield {id, record, fromJournal: true, file, line}
+      if (!record && before) yield {id, record: before.record, fromJournal: true, file, line}
+    }
     this.#latest.clear()
   }
 }

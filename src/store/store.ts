@@ -264,7 +264,10 @@ export class Store {
           const id = push.check[1]
           if (push.seq > after('checks')) {
             // a check new to the table takes its place in its account now; a later version waits
-            if (checks.deferring || this.tables.checks.get(id)) checks.hold(push, file, line)
+            if (checks.deferring) {
+              if (!checks.holdDeferred(push, file, line))
+                damage.found(file, 'is corrupt: it is not a journal entry', line)
+            } else if (this.tables.checks.get(id)) checks.hold(push, file, line)
             else applyCheck(id, buildCheck(push), file, line)
           }
           this.#seq = Math.max(this.#seq, push.seq)

@@ -332,6 +332,48 @@ describe("a start after a kill reads a push's line without parsing its event", (
     await store.close()
   })
 
+  /** Rewrites the journal line `index` (negative: from the end) so its check's copy names a field its event lacks, its checksum valid. */
+  async function breakCopy(dir: string, index: number) {
+    const segment = await segmentOf(dir)
+    const lines = (await readFile(segment, 'utf8')).trim().split('\n')
+    const at = index < 0 ? lines.length + index : index
+    const body = lines[at]!.slice(0, lines[at]!.lastIndexOf(',"crc":'))
+    lines[at] = checksummed(body.replace(/(\["checks","chk_\w+",1,\[)/, '$1"missing",')).trimEnd()
+    await writeFile(segment, lines.join('\n') + '\n')
+    return at + 1
+  }
+
+  it("a document check whose last push's line does not build keeps its document version under --repair", async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    const [a, b] = [pushOf('a', 1), pushOf('b', 1)]
+    for (const push of [a, b]) await store.commit(push.changes)
+    await store.compact()
+    await store.commit(pushOf('a', 2, a.check).changes)
+    const copy = await killedCopy(dir)
+    await store.close()
+    const line = await breakCopy(copy, -1)
+    await expect(Store.open({dir: copy})).rejects.toThrow(`line ${line} is corrupt: it is not a journal entry`)
+    const repaired = await Store.open({dir: copy, repair: true})
+    cleanup.push(() => repaired.close())
+    expect(repaired.tables.checks.idsOf('acct_1')).toEqual([a.check.id, b.check.id])
+    expect(JSON.stringify(repaired.tables.checks.get(a.check.id))).toBe(JSON.stringify(a.check))
+  })
+
+  it('a check new to the journal whose first line does not build refuses the start, though a later line builds', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    await store.commit(pushOf('b', 1).changes)
+    await store.compact()
+    const c = pushOf('c', 1)
+    await store.commit(c.changes)
+    await store.commit(pushOf('c', 2, c.check).changes)
+    const copy = await killedCopy(dir)
+    await store.close()
+    const line = await breakCopy(copy, -2)
+    await expect(Store.open({dir: copy})).rejects.toThrow(`line ${line} is corrupt: it is not a journal entry`)
+  })
+
   it('a checks document whose records do not begin with their id is parsed whole, as before', async () => {
     const dir = await makeTempDir()
     const store = await Store.open({dir})
