@@ -25,6 +25,15 @@ export function holds(bytes: Buffer, marker: Buffer, at: number): boolean {
   return true
 }
 
+const ID_START = Buffer.from('{"id":"')
+
+/** Where the id of a record the store wrote lies: its first field, a plain string, not empty; else undefined. */
+export function leadingId(bytes: Buffer): {from: number; to: number} | undefined {
+  if (!holds(bytes, ID_START, 0)) return undefined
+  const id = plainString(bytes, ID_START.length, 1)
+  return id && id.to > id.from ? id : undefined
+}
+
 /**
  * Where the content of a JSON string lies, scanning from `start` (its first
  * byte, or going back, its last) to its quote; undefined when it has an

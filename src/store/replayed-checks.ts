@@ -4,7 +4,7 @@ import type {Documents} from './documents.js'
 import {decodeCopy} from './journal-copies.js'
 import type {PushLine} from './journal-pushes.js'
 import {type Fields, isFields} from './json-values.js'
-import {holds, plainString} from './bytes.js'
+import {leadingId} from './bytes.js'
 
 /** A push's line whose check waits for the end of the replay, and where it was read. */
 interface Held {
@@ -30,15 +30,13 @@ export interface Settled {
   line: number
 }
 
-const ID_START = Buffer.from('{"id":"')
 /** The line of a document's first record: after `{`, `"seq"` and `"records": [`. */
 const FIRST_RECORD_LINE = 4
 
 /** The id a record's bytes begin with, when it is a plain string. */
 function idOf(bytes: Buffer): string | undefined {
-  if (!holds(bytes, ID_START, 0)) return undefined
-  const id = plainString(bytes, ID_START.length, 1)
-  return id && id.to > id.from ? bytes.toString('utf8', id.from, id.to) : undefined
+  const id = leadingId(bytes)
+  return id && bytes.toString('utf8', id.from, id.to)
 }
 
 /**
@@ -52,7 +50,7 @@ function idOf(bytes: Buffer): string | undefined {
  * table would have stored them (docs/storage.md, "Read on demand").
  *
  * @example
- * checks.defer(documented, damage) // the checks document's records, as bytes
+ * checks.defer(records, path) // the checks document's records, as bytes
  * checks.hold(push, file, line) // for each push line
  * for (const {id, record} of checks.settle()) table.put(record)
  */

@@ -1,6 +1,5 @@
-import {holds, JSON_BYTE, plainString} from './bytes.js'
+import {holds, JSON_BYTE, leadingId, plainString} from './bytes.js'
 
-const ID_START = Buffer.from('{"id":"')
 const ACCOUNT_START = Buffer.from(',"account_id":"')
 const COLON = 0x3a
 
@@ -120,11 +119,10 @@ export class Unread {
   static of(bytes: Buffer, fields: readonly string[] = []): Unread | undefined {
     // byte by byte, not through Buffer's methods: a start calls this for every event, and each method call cost more than the scan
     const last = bytes.length - 1
-    if (bytes[last] !== JSON_BYTE.closeBrace || bytes[last - 1] !== JSON_BYTE.quote || !holds(bytes, ID_START, 0))
-      return undefined
-    const id = plainString(bytes, ID_START.length, 1)
+    if (bytes[last] !== JSON_BYTE.closeBrace || bytes[last - 1] !== JSON_BYTE.quote) return undefined
+    const id = leadingId(bytes)
     const account = plainString(bytes, last - 2, -1)
-    if (!id || !account || id.to === id.from || account.to === account.from) return undefined
+    if (!id || !account || account.to === account.from) return undefined
     if (!holds(bytes, ACCOUNT_START, account.from - ACCOUNT_START.length)) return undefined
     const known = fields.length === 0 ? NONE : leadingFields(bytes, id.to + 1, fields)
     if (!known) return undefined
