@@ -23,7 +23,10 @@ describe('Unread', () => {
       '{"id":"evt_3","account_id":"acct_2"}',
     ]
     // one buffer, as a chunk is read: each record a part of it
-    const read = Buffer.from(lines.join('\n'))
+    const text = lines.join('\n')
+    // memory of its own, as a file is read into (a small Buffer.from shares Node's pool with any copy)
+    const read = Buffer.alloc(Buffer.byteLength(text))
+    read.write(text)
     let at = 0
     const unread = lines.map((line) => {
       const bytes = read.subarray(at, (at += Buffer.byteLength(line)))
@@ -31,6 +34,8 @@ describe('Unread', () => {
       return Unread.of(bytes)!
     })
     expect(unread.map((u) => u.bytes.toString())).toEqual(lines)
+    // the memory read, not a copy of the record's bytes: nothing per record for a start's collections to move
+    expect(unread.map((u) => u.memory === read.buffer)).toEqual([true, true, true])
     expect(unread.map((u) => u.accountId)).toEqual(['acct_1', 'acct_1', 'acct_2'])
     expect(unread.map((u) => (u.read() as {id: string}).id)).toEqual(['evt_1', 'evt_2', 'evt_3'])
   })
