@@ -6,7 +6,7 @@ import type {Damage} from './damage.js'
 import {decodeChanges, encodeChanges, type JournalChange} from './journal-changes.js'
 import {recordJson} from './json-text.js'
 import type {Span} from './journal-spans.js'
-import {type PushLine, readPushLine} from './journal-pushes.js'
+import {type PushLine, readDeliveriesLine, readPushLine} from './journal-pushes.js'
 import {readLines} from './lines.js'
 import {JSON_BYTE} from './bytes.js'
 
@@ -21,7 +21,11 @@ export interface Replay {
   afterSeq: number
   damage: Damage
   onEntry: (entry: Entry, file: string, line: number) => void
-  /** When given, a push's line goes here unparsed instead of to `onEntry` (journal-pushes.ts). */
+  /**
+   * When given, a push's line goes here unparsed instead of to `onEntry`,
+   * and an attempt's line goes to `onEntry` with its deliveries unparsed
+   * (unread.ts), as the store's tables take them (journal-pushes.ts).
+   */
   onPush?: (push: PushLine, file: string, line: number) => void
 }
 
@@ -97,7 +101,7 @@ type ReadLine = {seq: number; checksummed: boolean} & ({entry: Entry; push?: nev
  * A journal line's bytes read, or what is wrong with them. Lines without a
  * checksum, written before lines had one, are taken as they are, but only
  * before the first line that has one (docs/storage.md). `pushes`: a push's
- * line, once its checksum holds, is left unparsed.
+ * line, or an attempt's, once its checksum holds, is left unparsed.
  */
 function parseLine(bytes: Buffer, legacyAllowed: boolean, pushes: boolean): ReadLine | string {
   // the checksum's field is ASCII: found and read in the bytes
@@ -108,8 +112,16 @@ function parseLine(bytes: Buffer, legacyAllowed: boolean, pushes: boolean): Read
     return 'its checksum does not match (the line was changed or garbled)'
   }
   if (!checksummed && !legacyAllowed) return 'it has no checksum, while lines before it have one'
-  const push = checksummed && pushes ? readPushLine(bytes, at) : undefined
-  if (push) return {seq: push.seq, push, checksummed}
+  if (checksummed && pushes) {
+    const push = readPushLine(bytes, at)
+    if (push) return {seq: push.seq, push, checksummed}
+    // an attempt's line: its deliveries go to the table as they are, unparsed
+    const attempt = readDeliveriesLine(bytes, at)
+    if (attempt) {
+      const changes = attempt.deliveries.map((d): JournalChange => ['deliveries', d.id, d])
+      return {seq: attempt.seq, entry: {seq: attempt.seq, changes}, checksummed}
+    }
+  }
   let parsed: {seq?: unknown; changes?: unknown} | null
   try {
     parsed = JSON.parse(bytes.toString()) as typeof parsed

@@ -10,6 +10,7 @@ import {lockDataDir} from './lock.js'
 import {makeDir, UnusableDirError} from '../shared/make-dir.js'
 import {buildCheck, readChecks, ReplayedChecks} from './replayed-checks.js'
 import {Table} from './table.js'
+import {DELIVERY_FIELDS} from './journal-pushes.js'
 
 /** One record put (or deleted, with `null`) by a change. */
 export type Change = {[C in CollectionName]: [collection: C, id: string, record: Collections[C] | null]}[CollectionName]
@@ -76,7 +77,7 @@ function tables() {
     deliveries: new Table<Collections['deliveries']>((r) => r.id, {
       groupBy: 'event_id',
       readOnDemand: true,
-      unreadFields: ['endpoint_id', 'event_id', 'status'],
+      unreadFields: DELIVERY_FIELDS,
     }),
     settings: new Table<Collections['settings']>((r) => r.id),
   }
@@ -261,6 +262,8 @@ export class Store {
         },
         onPush: (push, file, line) => {
           if (push.seq > after('events')) this.#apply(['events', push.event.id, push.event as never])
+          if (push.seq > after('deliveries'))
+            for (const delivery of push.deliveries) this.#apply(['deliveries', delivery.id, delivery as never])
           const id = push.check[1]
           if (push.seq > after('checks')) {
             // a check new to the table takes its place in its account now; a later version waits

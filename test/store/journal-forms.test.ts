@@ -392,21 +392,83 @@ describe("a start after a kill reads a push's line without parsing its event", (
     await store.close()
   })
 
-  it("a push's line with deliveries after its event is read whole: each delivery is replayed", async () => {
+  /** A push of `externalId` after `existing` with a delivery of its event to each of `endpoints` endpoints, as the service commits it. */
+  function pushWithDeliveries(externalId: string, version: number, endpoints: number, existing?: CheckRecord) {
+    const push = pushOf(externalId, version, existing)
+    const made = push.changes[1]![2] as EventRecord
+    const to = Array.from({length: endpoints}, (_, i) => ({...endpoint(i), event_types: [made.type]}))
+    const deliveries = fanOut(made, to, Date.parse('2026-01-01T12:00:05.000Z'))
+    return {...push, deliveries, changes: [...push.changes, ...deliveries.map((d) => put('deliveries', d.id, d))]}
+  }
+
+  /** The deliveries `store` holds, in order, as JSON. */
+  const deliveriesOf = (store: Store) =>
+    JSON.stringify(store.tables.deliveries.idsOf('acct_1').map((id) => store.tables.deliveries.get(id)))
+
+  it("a push's line with deliveries after its event is read without parsing: they stay unread, and the checks still wait", async () => {
     const dir = await makeTempDir()
     const store = await Store.open({dir})
-    const push = pushOf('a', 1)
-    const made = push.changes[1]![2] as EventRecord
-    const endpoints = [1, 2].map((i) => ({...endpoint(i), event_types: [made.type]}))
-    const deliveries = fanOut(made, endpoints, Date.parse('2026-01-01T12:00:05.000Z'))
-    expect(deliveries).toHaveLength(2)
-    await store.commit([...push.changes, ...deliveries.map((d) => put('deliveries', d.id, d))])
+    const [a, b] = [pushWithDeliveries('a', 1, 2), pushWithDeliveries('b', 1, 2)]
+    for (const push of [a, b]) await store.commit(push.changes)
+    await store.compact()
+    const a2 = pushWithDeliveries('a', 2, 2, a.check)
+    expect(a2.deliveries).toHaveLength(2)
+    await store.commit(a2.changes)
+    // an attempt's line: the delivery alone, as the worker records it
+    const [first] = a2.deliveries
+    await store.commit([put('deliveries', first!.id, {...first!, status: 'succeeded', next_attempt_at: null})])
     const copy = await killedCopy(dir)
-    await store.close()
-    const recovered = await openStore(copy)
-    const replayed = recovered.tables.deliveries.idsOf('acct_1').map((id) => recovered.tables.deliveries.get(id))
-    expect(JSON.stringify(replayed)).toBe(JSON.stringify(deliveries))
+    const {store: recovered, calls} = await openWatched(copy, vi.spyOn(JSON, 'parse'))
+    const parsed = (prefix: string) => calls.filter(([text]) => String(text).startsWith(prefix)).length
+    // no line parsed whole, no delivery parsed, and of the document's checks only b's, which no line changes
+    expect([parsed('{"seq":'), parsed('{"id":"dlv_'), parsed('{"id":"chk_')]).toEqual([0, 0, 1])
+    // each knows its event and status unparsed: grouped by its event, and only the pending ones parsed to be listed
+    const pending = [...store.tables.deliveries.all({status: 'pending'})].map((d) => d.id)
+    expect(pending).toHaveLength(5)
+    const read = vi.spyOn(Unread.prototype, 'read')
+    try {
+      expect(recovered.tables.deliveries.groupIds(first!.event_id)).toEqual(a2.deliveries.map((d) => d.id))
+      expect([...recovered.tables.deliveries.all({status: 'pending'})].map((d) => d.id)).toEqual(pending)
+      expect(read).toHaveBeenCalledTimes(pending.length)
+    } finally {
+      read.mockRestore()
+    }
+    expect(deliveriesOf(recovered)).toBe(deliveriesOf(store))
     expect(contents(recovered)).toEqual(contents(store))
+    await store.close()
+  })
+
+  it("an attempt's line whose delivery does not tell its status first is parsed whole, and replays the same record", async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    const push = pushWithDeliveries('a', 1, 1)
+    await store.commit(push.changes)
+    const {status, ...rest} = push.deliveries[0]!
+    // its status after its attempts: not among the plain strings that lead it
+    await store.commit([
+      put('deliveries', rest.id, {...rest, attempts: [], status: 'dead'} as (typeof push.deliveries)[0]),
+    ])
+    const copy = await killedCopy(dir)
+    const {store: recovered, calls} = await openWatched(copy, vi.spyOn(JSON, 'parse'))
+    expect(status).toBe('pending')
+    expect(calls.filter(([text]) => String(text).startsWith('{"seq":'))).toHaveLength(1)
+    expect(deliveriesOf(recovered)).toBe(deliveriesOf(store))
+    expect([...recovered.tables.deliveries.all({status: 'dead'})]).toHaveLength(1)
+    await store.close()
+  })
+
+  it("a push's line whose deliveries are written as a run is parsed whole, and replays the same records", async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    const push = pushWithDeliveries('a', 1, 5)
+    await store.commit(push.changes)
+    const copy = await killedCopy(dir)
+    const {store: recovered, calls} = await openWatched(copy, vi.spyOn(JSON, 'parse'))
+    expect(calls.filter(([text]) => String(text).startsWith('{"seq":'))).toHaveLength(1)
+    expect(deliveriesOf(recovered)).toBe(deliveriesOf(store))
+    expect(recovered.tables.deliveries.size).toBe(5)
+    expect(contents(recovered)).toEqual(contents(store))
+    await store.close()
   })
 
   it("a push's line whose copy does not fit its event refuses the start, naming the line, as any line does", async () => {
