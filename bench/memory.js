@@ -1,12 +1,18 @@
 // Memory and restart after many changing pushes: samples taken while the
 // push rounds run, the restart on the data dir they leave, and the soak
 // that makes all 1,000,000. Method: docs/benchmarks.md "Memory and restart".
+import {api} from './deliveries.js'
 import {CheckSet, load, seed} from './load.js'
 import {dirMb, residentMb, startServe} from './processes.js'
 
 // BENCH_SOAK_PUSHES: a shorter soak, to try the soak itself
 export const SOAK_PUSHES = Number(process.env.BENCH_SOAK_PUSHES) || 1_000_000
 export const SOAK_SEGMENT = 100_000
+// the soak with a webhook endpoint: past the event bound twice, so that retention drops events with their deliveries
+export const ENDPOINT_SOAK_PUSHES = Number(process.env.BENCH_ENDPOINT_SOAK_PUSHES) || 250_000
+const ENDPOINT_SOAK_SEGMENT = 50_000
+/** How long an endpoint soak waits for a segment's deliveries to be made. */
+const DRAIN_MS = 300_000
 
 /**
  * @typedef {{pushes: number, rss_mb: number, floor_mb: number, disk_mb: number}} Sample
@@ -87,14 +93,39 @@ async function fillJournal(serve, dir, set) {
 }
 
 /**
+ * Waits until `serve` has no pending delivery: what the pushes so far sent
+ * its endpoint has been delivered, so each sample sees the deliveries as
+ * they stay, not a backlog.
+ */
+async function drained(serve) {
+  const until = performance.now() + DRAIN_MS
+  while ((await api(serve.url, 'GET', '/deliveries?status=pending&limit=1')).json.data.length > 0) {
+    if (performance.now() > until) throw new Error(`deliveries still pending after ${DRAIN_MS / 1000} s`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+/**
  * The soak: a fresh server on `dir` with `checks` checks, SOAK_PUSHES
  * changing pushes in segments of SOAK_SEGMENT (wrk, 50 connections),
  * memory and disk after each; then both restarts. A failure (a push
  * answered non-2xx, a server that does not come back) ends the soak and is
  * reported with what was measured until then.
+ *
+ * With `endpoint` (a receiver's URL), the server has one webhook endpoint
+ * taking every check event: ENDPOINT_SOAK_PUSHES pushes, each segment's
+ * deliveries made before the next, a delivery kept beside each event
+ * (docs/benchmarks.md, "Memory and restart").
+ *
+ * @param {string} dir
+ * @param {number} checks
+ * @param {(line: string) => void} progress
+ * @param {{endpoint?: string}} [options]
  */
-export async function soak(dir, checks, progress) {
+export async function soak(dir, checks, progress, {endpoint} = {}) {
   const set = new CheckSet('soak-', checks)
+  const [total, segment] = endpoint ? [ENDPOINT_SOAK_PUSHES, ENDPOINT_SOAK_SEGMENT] : [SOAK_PUSHES, SOAK_SEGMENT]
+  const label = endpoint ? 'soak with an endpoint' : 'soak'
   let serve = await startServe(dir)
   const floor = watchFloor(serve.pid)
   const samples = []
@@ -102,15 +133,21 @@ export async function soak(dir, checks, progress) {
   let pushes = 0
   try {
     await seed(serve.origin, set)
+    if (endpoint)
+      await api(serve.url, 'POST', '/webhook-endpoints', {
+        url: endpoint,
+        event_types: ['check.created', 'check.updated'],
+      })
     samples.push(sample(serve, dir, 0, residentMb(serve.pid)))
-    while (pushes < SOAK_PUSHES) {
-      const amount = Math.min(SOAK_SEGMENT, SOAK_PUSHES - pushes)
+    while (pushes < total) {
+      const amount = Math.min(segment, total - pushes)
       const run = await load(serve.origin, set.changes(), {amount})
       pushes += run.outcomes.updated ?? 0
+      if (endpoint) await drained(serve)
       segments.push({rps: Math.round(run.rps), p99_ms: run.p99})
       samples.push(sample(serve, dir, pushes, floor.take()))
       const last = samples[samples.length - 1]
-      progress(`soak: ${pushes} changing pushes, ${Math.round(run.rps)}/s, ${Math.round(last.rss_mb)} MB resident`)
+      progress(`${label}: ${pushes} changing pushes, ${Math.round(run.rps)}/s, ${Math.round(last.rss_mb)} MB resident`)
     }
     const journal = await fillJournal(serve, dir, set)
     const {kill, stop, server} = await restarts(serve, dir)
