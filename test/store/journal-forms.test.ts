@@ -401,6 +401,10 @@ describe("a start after a kill reads a push's line without parsing its event", (
     return {...push, deliveries, changes: [...push.changes, ...deliveries.map((d) => put('deliveries', d.id, d))]}
   }
 
+  /** How many of the texts JSON.parse was called with begin with `prefix`: `{"seq":` counts the lines parsed whole. */
+  const parsedWith = (calls: unknown[][], prefix: string) =>
+    calls.filter(([text]) => String(text).startsWith(prefix)).length
+
   /** The deliveries `store` holds, in order, as JSON. */
   const deliveriesOf = (store: Store) =>
     JSON.stringify(store.tables.deliveries.idsOf('acct_1').map((id) => store.tables.deliveries.get(id)))
@@ -419,9 +423,9 @@ describe("a start after a kill reads a push's line without parsing its event", (
     await store.commit([put('deliveries', first!.id, {...first!, status: 'succeeded', next_attempt_at: null})])
     const copy = await killedCopy(dir)
     const {store: recovered, calls} = await openWatched(copy, vi.spyOn(JSON, 'parse'))
-    const parsed = (prefix: string) => calls.filter(([text]) => String(text).startsWith(prefix)).length
     // no line parsed whole, no delivery parsed, and of the document's checks only b's, which no line changes
-    expect([parsed('{"seq":'), parsed('{"id":"dlv_'), parsed('{"id":"chk_')]).toEqual([0, 0, 1])
+    const parsed = ['{"seq":', '{"id":"dlv_', '{"id":"chk_'].map((prefix) => parsedWith(calls, prefix))
+    expect(parsed).toEqual([0, 0, 1])
     // each knows its event and status unparsed: grouped by its event, and only the pending ones parsed to be listed
     const pending = [...store.tables.deliveries.all({status: 'pending'})].map((d) => d.id)
     expect(pending).toHaveLength(5)
@@ -451,7 +455,7 @@ describe("a start after a kill reads a push's line without parsing its event", (
     const copy = await killedCopy(dir)
     const {store: recovered, calls} = await openWatched(copy, vi.spyOn(JSON, 'parse'))
     expect(status).toBe('pending')
-    expect(calls.filter(([text]) => String(text).startsWith('{"seq":'))).toHaveLength(1)
+    expect(parsedWith(calls, '{"seq":')).toBe(1)
     expect(deliveriesOf(recovered)).toBe(deliveriesOf(store))
     expect([...recovered.tables.deliveries.all({status: 'dead'})]).toHaveLength(1)
     await store.close()
@@ -464,7 +468,7 @@ describe("a start after a kill reads a push's line without parsing its event", (
     await store.commit(push.changes)
     const copy = await killedCopy(dir)
     const {store: recovered, calls} = await openWatched(copy, vi.spyOn(JSON, 'parse'))
-    expect(calls.filter(([text]) => String(text).startsWith('{"seq":'))).toHaveLength(1)
+    expect(parsedWith(calls, '{"seq":')).toBe(1)
     expect(deliveriesOf(recovered)).toBe(deliveriesOf(store))
     expect(recovered.tables.deliveries.size).toBe(5)
     expect(contents(recovered)).toEqual(contents(store))
