@@ -1,3 +1,4 @@
+import {appended} from './arrays.js'
 import {renderCheck} from './check.js'
 import {ApiError, type ErrorDetail, invalidField} from './errors.js'
 import {checkChangeEvents, newEvent} from './events.js'
@@ -124,7 +125,7 @@ export function applyRefund(
     ...payment,
     amount_refunded_cents: refunded,
     status: refunded === payment.amount_cents + payment.tip_cents ? 'refunded' : 'partially_refunded',
-    refunds: [...payment.refunds, {amount_cents: amount, created_at: now}],
+    refunds: appended(payment.refunds, {amount_cents: amount, created_at: now}),
     updated_at: now,
   }
   const back = refundedFromBill(nextPayment) - refundedFromBill(payment)

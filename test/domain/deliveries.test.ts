@@ -30,6 +30,16 @@ const delivery = {
 const endpoint = {status: 'enabled', consecutive_dead: 0} as WebhookEndpointRecord
 
 describe('deliveries', () => {
+  it('an attempt keeps the fields of the JSON sent deliveries have always had, in that order; a duplicate adds its mark last', () => {
+    const attempted = recordAttempt(delivery, endpoint, ok, options).delivery
+    const fields = ['attempt', 'at', 'scheduled_at', 'status_code', 'error', 'response_body', 'duration_ms']
+    expect(Object.keys(attempted.attempts[0]!)).toEqual(fields)
+    expect(attempted.attempts[0]).toEqual({attempt: 1, at: NOW, scheduled_at: NOW, ...ok})
+    const duplicated = recordDuplicate(attempted, ok, NOW)
+    expect(Object.keys(duplicated.attempts[1]!)).toEqual([...fields, 'duplicate'])
+    expect(delivery.attempts).toEqual([])
+  })
+
   it('a chaos duplicate does not count as a try: a manual retry that fails waits the second step, not the third', () => {
     const succeeded = recordAttempt(delivery, endpoint, ok, options).delivery
     const duplicated = recordDuplicate(succeeded, ok, NOW)
