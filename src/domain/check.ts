@@ -2,8 +2,32 @@ import {amountDue, paymentStatus} from './money.js'
 import type {CheckRecord} from './records.js'
 import type {Check} from './schemas.js'
 
-/** The table page of a check: the link behind its QR code. */
-export const guestUrl = (baseUrl: string, token: string) => `${baseUrl}/t/${token}`
+/** Guest URLs kept at most: about one per check a server holds; past it they are all forgotten at once. */
+const GUEST_URLS_KEPT = 100_000
+/** The server URL the kept guest URLs are made from, and those URLs by guest token. */
+let keptFor: string | undefined
+let kept = new Map<string, string>()
+
+/**
+ * The table page of a check: the link behind its QR code. Made once per
+ * check: every version of a check is rendered with it, and each event keeps
+ * its rendering for as long as retention keeps the event, so a new string
+ * each time was 100,000 copies (8 MB) at the event bound
+ * (docs/benchmarks.md, "Memory with a webhook endpoint"). A process serves
+ * one URL; one that renders for several in turn (tests) makes them anew.
+ *
+ * @example
+ * guestUrl('http://127.0.0.1:4747', 'gt_abc') // 'http://127.0.0.1:4747/t/gt_abc', the same string every time
+ */
+export function guestUrl(baseUrl: string, token: string): string {
+  if (baseUrl !== keptFor || kept.size >= GUEST_URLS_KEPT) {
+    keptFor = baseUrl
+    kept = new Map()
+  }
+  let url = kept.get(token)
+  if (url === undefined) kept.set(token, (url = `${baseUrl}/t/${token}`))
+  return url
+}
 
 /**
  * The public check resource of a record. Keys come in one fixed order, so the

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {renderCheck} from '../../src/domain/check.js'
+import {guestUrl, renderCheck} from '../../src/domain/check.js'
 import {applyPush} from '../../src/domain/push.js'
 import type {CheckRecord} from '../../src/domain/records.js'
 import {checkWith} from '../helpers/checks.js'
@@ -54,5 +54,16 @@ describe('renderCheck', () => {
     expect(resource.table).not.toBe(reordered.table)
     // the same bytes as the record whose parts are shared
     expect(JSON.stringify(resource)).toBe(JSON.stringify(renderCheck(record, 'http://x')))
+  })
+})
+
+describe('guestUrl', () => {
+  it("is the table page of the token on the server's URL, whichever server rendered before", () => {
+    expect(guestUrl('http://127.0.0.1:4747', 'gt_a')).toBe('http://127.0.0.1:4747/t/gt_a')
+    expect(guestUrl('http://127.0.0.1:4747', 'gt_b')).toBe('http://127.0.0.1:4747/t/gt_b')
+    // the URLs kept for one server are not another's, nor are the first server's lost to the second's
+    expect(guestUrl('http://localhost:5000', 'gt_a')).toBe('http://localhost:5000/t/gt_a')
+    expect(guestUrl('http://127.0.0.1:4747', 'gt_a')).toBe('http://127.0.0.1:4747/t/gt_a')
+    expect(renderCheck(pushed(), 'http://y').guest_url).toMatch(/^http:\/\/y\/t\/gt_/)
   })
 })
