@@ -61,7 +61,7 @@ describe('guestUrl', () => {
   it("is the table page of the token on the server's URL, whichever server rendered before", () => {
     expect(guestUrl('http://127.0.0.1:4747', 'gt_a')).toBe('http://127.0.0.1:4747/t/gt_a')
     expect(guestUrl('http://127.0.0.1:4747', 'gt_b')).toBe('http://127.0.0.1:4747/t/gt_b')
-    // the URLs kept for one server are not another's, nor are the first server's lost to the second's
+    // a URL kept for one server is never answered for another, in either order
     expect(guestUrl('http://localhost:5000', 'gt_a')).toBe('http://localhost:5000/t/gt_a')
     expect(guestUrl('http://127.0.0.1:4747', 'gt_a')).toBe('http://127.0.0.1:4747/t/gt_a')
     expect(renderCheck(pushed(), 'http://y').guest_url).toMatch(/^http:\/\/y\/t\/gt_/)
