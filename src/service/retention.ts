@@ -61,10 +61,18 @@ export class Retention {
     let limit = Math.min(PRUNE_BATCH, Math.max(overflow, 0) + 1)
     while (read < LOOK_AHEAD) {
       // ids only: past the count an event's age does not matter, so it is not read (an event a start left unparsed stays so)
-      const page = (await tx.pageIds('events', accountId, {limit, oldestFirst: true, startingAfter}))!
+      const page = await tx.pageIds('events', accountId, {limit, oldestFirst: true, startingAfter})
+      // none: the event paged from is gone, deleted by another instance's pass over this account (PostgreSQL),
+      // which goes on with it; this pass ends with what it did
+      if (!page) return
       for (const id of page.records) {
         if (budget <= 0) return
-        if (overflow <= 0 && !isPastAge((await tx.get('events', id))!, nowMs, this.policy)) return
+        if (overflow <= 0) {
+          // gone: another instance's pass deleted it since the page was read (PostgreSQL)
+          const event = await tx.get('events', id)
+          if (!event) continue
+          if (!isPastAge(event, nowMs, this.policy)) return
+        }
         const deliveries = await tx.list('deliveries', accountId, {event_id: id})
         if (!mayDelete(deliveries, await isFanningOut(tx, id))) continue
         tx.delete('events', id)

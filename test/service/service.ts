@@ -12,19 +12,19 @@ export const NOW = '2026-01-02T03:04:05.000Z'
 
 /**
  * The storage a service test runs on: the in-memory store, or in the
- * `postgres` project of vitest.config.ts a fresh database, closed and dropped
+ * `postgres` project of vitest.config.ts a fresh database (at `databaseUrl`), closed and dropped
  * when the test ends.
  */
 async function storageForTest() {
   const store = await Store.open()
-  if (!onPostgres) return {store, storage: new MemoryStorage(store)}
+  if (!onPostgres) return {store, storage: new MemoryStorage(store), databaseUrl: undefined}
   const db = await createTestDatabase()
   const storage = await PgStorage.open({url: db.url})
   onTestFinished(async () => {
     await storage.close()
     await db.drop()
   })
-  return {store, storage}
+  return {store, storage, databaseUrl: db.url}
 }
 
 /**
@@ -33,7 +33,7 @@ async function storageForTest() {
  * clock sit at NOW until a test moves them.
  */
 export async function serviceForTest({retention}: {retention?: Partial<RetentionPolicy>} = {}) {
-  const {store, storage} = await storageForTest()
+  const {store, storage, databaseUrl} = await storageForTest()
   const wall = {ms: Date.parse(NOW)}
   const clock = new SchedulerClock(1, 0, () => wall.ms)
   const service = createServiceLayer({
@@ -47,7 +47,7 @@ export async function serviceForTest({retention}: {retention?: Partial<Retention
   await service.accounts.seed(TEST_SEED, () => TEST_SEED)
   const queued: Change[][] = []
   await service.deliveries.attach((changes) => queued.push([...changes]))
-  return {store, storage, service, queued, clock, wall}
+  return {store, storage, databaseUrl, service, queued, clock, wall}
 }
 
 /** The collections a change list touches, in order, with repeats folded: ['checks', 'events', 'deliveries']. */
