@@ -24,7 +24,8 @@ describe('retention on PostgreSQL', () => {
     const pass = service.retention.prune()
     let settled = false
     void pass.finally(() => (settled = true)).catch(() => {})
-    const waiting = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+    const waiting =
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
     while (!settled && (await other.query<{n: number}>(waiting)).rows[0]!.n === 0);
     await other.query('COMMIT')
 
