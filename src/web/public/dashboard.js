@@ -262,11 +262,28 @@ function renderRequest(entry) {
   return el('li', {}, details)
 }
 
-async function refreshRequests() {
-  const status = $('request-status').value
-  const page = await api(`/sim/requests?limit=50${status ? `&status=${status}` : ''}`)
-  $('requests').replaceChildren(...(page.data.length ? page.data.map(renderRequest) : [el('li', {class: 'hint'}, 'No requests yet.')]))
+/**
+ * Loads with `load`, then shows what it loaded with `show` unless a later
+ * call has started since: answers can arrive out of order, and an older one
+ * must not replace a newer one.
+ */
+function latestShown(load, show) {
+  let started = 0
+  return async () => {
+    const call = ++started
+    const loaded = await load()
+    if (call === started) show(loaded)
+  }
 }
+
+const refreshRequests = latestShown(
+  () => {
+    const status = $('request-status').value
+    return api(`/sim/requests?limit=50${status ? `&status=${status}` : ''}`)
+  },
+  (page) =>
+    $('requests').replaceChildren(...(page.data.length ? page.data.map(renderRequest) : [el('li', {class: 'hint'}, 'No requests yet.')])),
+)
 
 let requestsTimer = null
 function scheduleRequests() {
@@ -276,18 +293,36 @@ function scheduleRequests() {
 
 $('request-status').addEventListener('change', () => refreshRequests().catch(showError))
 
+const refreshLists = latestShown(
+  async () => {
+    const [checks, events, deliveries, endpoints] = await Promise.all([
+      api('/checks?limit=100'),
+      api('/events?limit=50'),
+      api('/deliveries?limit=50'),
+      api('/webhook-endpoints?limit=100'),
+    ])
+    return {checks, events, deliveries, endpoints, chaos: await chaosOf(endpoints.data)}
+  },
+  ({checks, events, deliveries, endpoints, chaos}) => {
+    renderChecks(checks.data)
+    $('events').replaceChildren(...events.data.map(renderEvent))
+    $('deliveries').replaceChildren(...deliveries.data.map(renderDelivery))
+    renderEndpoints(endpoints.data, chaos)
+  },
+)
+
+/** Reloads under way: the board is busy until the last one ends (assistive technology waits for it, and so can a test). */
+let refreshing = 0
+
 async function refresh() {
-  const [checks, events, deliveries, endpoints] = await Promise.all([
-    api('/checks?limit=100'),
-    api('/events?limit=50'),
-    api('/deliveries?limit=50'),
-    api('/webhook-endpoints?limit=100'),
-  ])
-  renderChecks(checks.data)
-  $('events').replaceChildren(...events.data.map(renderEvent))
-  $('deliveries').replaceChildren(...deliveries.data.map(renderDelivery))
-  renderEndpoints(endpoints.data, await chaosOf(endpoints.data))
-  await refreshRequests()
+  refreshing++
+  $('board').setAttribute('aria-busy', 'true')
+  try {
+    await refreshLists()
+    await refreshRequests()
+  } finally {
+    if (--refreshing === 0) $('board').removeAttribute('aria-busy')
+  }
   for (const hint of document.querySelectorAll('.write-hint')) {
     hint.textContent = WRITE_HINT
     hint.hidden = writable

@@ -9,6 +9,9 @@ const claimsKey = `tablepay:claims:${base}`
 const paymentsKey = `tablepay:payments:${base}`
 
 let check = null
+/** The live stream, once open, and how many bills it has sent: see reload(). */
+let stream = null
+let streamed = 0
 let money = currency(null)
 /** What the amount is: `claimed`, `due` or `other` (typed by the guest). Null: the default. */
 let payFor = null
@@ -46,6 +49,8 @@ function guestMessage(error, special = {}) {
 /** Runs a guest action with its button disabled; a refusal is shown in words for guests, then the bill reloaded. */
 async function act(button, action, special) {
   button.disabled = true
+  // until the action and the bill it reloads are done (assistive technology waits for it, and so can a test)
+  $('bill').setAttribute('aria-busy', 'true')
   try {
     await action()
   } catch (error) {
@@ -53,6 +58,7 @@ async function act(button, action, special) {
     await reload().catch(() => {})
   } finally {
     button.disabled = false
+    $('bill').removeAttribute('aria-busy')
   }
 }
 
@@ -253,8 +259,15 @@ async function sendFeedback(event) {
   })
 }
 
+/**
+ * The bill as the server has it now. While the stream is open, an answer
+ * that a stream message overtook on its way is dropped: it may be older than
+ * that message, and the stream sends every change after it anyway.
+ */
 async function reload() {
-  render(await request(`${base}/check`))
+  const before = streamed
+  const next = await request(`${base}/check`)
+  if (streamed === before || stream?.readyState !== EventSource.OPEN) render(next)
 }
 
 function closeTable(text) {
@@ -265,14 +278,17 @@ function closeTable(text) {
 
 // POS pushes, and other guests' claims and payments, arrive here; the first message is the current state.
 function follow() {
-  const stream = new EventSource(`${base}/stream`)
+  stream = new EventSource(`${base}/stream`)
   stream.addEventListener('open', () => ($('live').textContent = 'Live: updates as the restaurant changes the bill.'))
   stream.addEventListener('error', () => {
     // a refused stream (too many open pages) is not retried by the browser
     const closed = stream.readyState === EventSource.CLOSED
     $('live').textContent = closed ? 'Live updates stopped: reload the page to see the latest.' : 'Reconnecting…'
   })
-  stream.addEventListener('check', (message) => render(JSON.parse(message.data)))
+  stream.addEventListener('check', (message) => {
+    streamed++
+    render(JSON.parse(message.data))
+  })
   stream.addEventListener('gone', () => {
     stream.close()
     closeTable('The restaurant has removed this bill. Please ask the staff for help.')
