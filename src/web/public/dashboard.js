@@ -1,4 +1,4 @@
-import {$, clock, el, money, request} from './dom.js'
+import {$, busyWhile, clock, el, money, request} from './dom.js'
 
 // the key comes from the URL fragment (#key=…), which browsers never send to the server
 const keyFromHash = () => new URLSearchParams(location.hash.slice(1)).get('key')
@@ -311,18 +311,11 @@ const refreshLists = latestShown(
   },
 )
 
-/** Reloads under way: the board is busy until the last one ends (assistive technology waits for it, and so can a test). */
-let refreshing = 0
-
 async function refresh() {
-  refreshing++
-  $('board').setAttribute('aria-busy', 'true')
-  try {
+  await busyWhile($('board'), async () => {
     await refreshLists()
     await refreshRequests()
-  } finally {
-    if (--refreshing === 0) $('board').removeAttribute('aria-busy')
-  }
+  })
   for (const hint of document.querySelectorAll('.write-hint')) {
     hint.textContent = WRITE_HINT
     hint.hidden = writable

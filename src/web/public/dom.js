@@ -47,6 +47,26 @@ export function currency(code) {
   }
 }
 
+const busyCounts = new WeakMap()
+
+/**
+ * Runs `work` with `element` marked `aria-busy` until the last of the works
+ * that overlap on it ends: assistive technology waits for it to announce
+ * the result, and so can a test.
+ * @example await busyWhile($('bill'), () => reload())
+ */
+export async function busyWhile(element, work) {
+  busyCounts.set(element, (busyCounts.get(element) ?? 0) + 1)
+  element.setAttribute('aria-busy', 'true')
+  try {
+    return await work()
+  } finally {
+    const left = busyCounts.get(element) - 1
+    busyCounts.set(element, left)
+    if (left === 0) element.removeAttribute('aria-busy')
+  }
+}
+
 /** A time of day, local, to the second. */
 export const clock = (iso) => new Date(iso).toLocaleTimeString('en-GB')
 

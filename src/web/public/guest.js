@@ -1,4 +1,4 @@
-import {$, currency, el, idempotencyKey, request} from './dom.js'
+import {$, busyWhile, currency, el, idempotencyKey, request} from './dom.js'
 
 // The page lives at /t/{token}; its API is under the same path, so the token is the only credential.
 const base = location.pathname.replace(/\/+$/, '')
@@ -46,20 +46,22 @@ function guestMessage(error, special = {}) {
   return messages[error.code] ?? 'Something went wrong on our side. Please try again.'
 }
 
-/** Runs a guest action with its button disabled; a refusal is shown in words for guests, then the bill reloaded. */
+/**
+ * Runs a guest action with its button disabled and the bill busy; a refusal is shown in words for guests, then the
+ * bill reloaded.
+ */
 async function act(button, action, special) {
   button.disabled = true
-  // until the action and the bill it reloads are done (assistive technology waits for it, and so can a test)
-  $('bill').setAttribute('aria-busy', 'true')
-  try {
-    await action()
-  } catch (error) {
-    notify(guestMessage(error, special), 'error')
-    await reload().catch(() => {})
-  } finally {
-    button.disabled = false
-    $('bill').removeAttribute('aria-busy')
-  }
+  await busyWhile($('bill'), async () => {
+    try {
+      await action()
+    } catch (error) {
+      notify(guestMessage(error, special), 'error')
+      await reload().catch(() => {})
+    } finally {
+      button.disabled = false
+    }
+  })
 }
 
 const post = (path, body) => request(`${base}${path}`, {method: 'POST', body, headers: {'idempotency-key': idempotencyKey()}})
