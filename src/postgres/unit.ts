@@ -141,7 +141,7 @@ export class PgUnit extends PgReader implements UnitOfWork {
 }
 
 /** Deletes `ids` from `collection`, keeping their places for list cursors (docs/api.md, "Lists"). */
-function deleteStatement(collection: CollectionName, ids: readonly string[]): string {
+export function deleteStatement(collection: CollectionName, ids: readonly string[]): string {
   return `WITH gone AS (DELETE FROM ${collection} WHERE id = ANY(${literal(ids.map(text))}::text[]) RETURNING id, seq)
     INSERT INTO deleted (collection, id, seq) SELECT ${literal(collection)}, id, seq FROM gone
     ON CONFLICT (collection, id) DO UPDATE SET seq = excluded.seq`

@@ -1,35 +1,50 @@
 import pg from 'pg'
 import {describe, expect, it, onTestFinished} from 'vitest'
+import {deleteStatement} from '../../src/postgres/unit.js'
 import {total} from '../../src/service/retention.js'
 import {checkWith} from '../helpers/checks.js'
 import {serviceForTest} from '../service/service.js'
 
 const DAY_MS = 86_400_000
 
+/**
+ * Three events past their age, and a pass over them that meets the oldest
+ * deleted by another instance with `sql`: the other instance's transaction
+ * has deleted it but not committed when the pass pages past it, and commits
+ * while the pass waits for the row's lock. Resolves with the pass's result.
+ */
+async function passMeetingAnotherDelete(sql: (id: string) => string) {
+  const {service, databaseUrl, wall} = await serviceForTest()
+  for (let version = 1; version <= 3; version++)
+    await service.checks.push('acct_demo', 't1', checkWith([['a', version, 500]], {version}))
+  const [oldest] = await service.records.allOf('events', 'acct_demo')
+  wall.ms += 31 * DAY_MS
+
+  const other = new pg.Client({connectionString: databaseUrl})
+  await other.connect()
+  onTestFinished(() => other.end())
+  await other.query('BEGIN')
+  await other.query(sql(oldest!.id))
+  const pass = service.retention.prune()
+  let settled = false
+  void pass.finally(() => (settled = true)).catch(() => {})
+  const waiting =
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+  while (!settled && (await other.query<{n: number}>(waiting)).rows[0]!.n === 0);
+  await other.query('COMMIT')
+  return {service, pruned: await pass}
+}
+
 describe('retention on PostgreSQL', () => {
-  it("a pass that finds an event deleted by another instance's pass ends without an error, and the next pass prunes the rest", async () => {
-    const {service, databaseUrl, wall} = await serviceForTest()
-    for (let version = 1; version <= 3; version++)
-      await service.checks.push('acct_demo', 't1', checkWith([['a', version, 500]], {version}))
-    const [oldest] = await service.records.allOf('events', 'acct_demo')
-    wall.ms += 31 * DAY_MS
+  it("a pass passes over an event another instance's pass deleted while it waited, and prunes the rest", async () => {
+    // deleted as a unit of work deletes: its place is kept for cursors
+    const {service, pruned} = await passMeetingAnotherDelete((id) => deleteStatement('events', [id]))
+    expect(pruned.events).toBe(2)
+    expect(await service.records.allOf('events', 'acct_demo')).toEqual([])
+  })
 
-    // another instance's pass deletes the oldest event and has not committed: this pass pages past its
-    // uncommitted delete, then waits for the row's lock
-    const other = new pg.Client({connectionString: databaseUrl})
-    await other.connect()
-    onTestFinished(() => other.end())
-    await other.query('BEGIN')
-    await other.query('DELETE FROM events WHERE id = $1', [oldest!.id])
-    const pass = service.retention.prune()
-    let settled = false
-    void pass.finally(() => (settled = true)).catch(() => {})
-    const waiting =
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
-    while (!settled && (await other.query<{n: number}>(waiting)).rows[0]!.n === 0);
-    await other.query('COMMIT')
-
-    await pass
+  it('a pass whose cursor event is gone with its place ends without an error, and the next pass prunes the rest', async () => {
+    const {service} = await passMeetingAnotherDelete((id) => `DELETE FROM events WHERE id = '${id}'`)
     while (total(await service.retention.prune()) > 0);
     expect(await service.records.allOf('events', 'acct_demo')).toEqual([])
   })
