@@ -62,8 +62,8 @@ export class Retention {
     while (read < LOOK_AHEAD) {
       // ids only: past the count an event's age does not matter, so it is not read (an event a start left unparsed stays so)
       const page = await tx.pageIds('events', accountId, {limit, oldestFirst: true, startingAfter})
-      // none: the event paged from is gone, deleted by another instance's pass over this account (PostgreSQL),
-      // which goes on with it; this pass ends with what it did
+      // none: the event paged from was deleted by another instance's pass and its kept place trimmed since
+      // (docs/postgres.md); this pass ends with what it did, and the next starts from the oldest again
       if (!page) return
       for (const id of page.records) {
         if (budget <= 0) return
