@@ -53,6 +53,22 @@ describe('webhook delivery', () => {
     })
   })
 
+  it('a URL with user:password@ sends them, decoded, as Basic authorization; without, no Authorization header', async () => {
+    const {receiver, sim, register} = await setup()
+    const url = new URL(receiver.url)
+    url.username = 'pos'
+    url.password = 's:cret' // written %3A in the URL
+    receiver.verifyWith((await register(['check.created'], url.href)).secret)
+    await register(['check.updated'])
+    await sim.api('PUT', '/v1/checks/external/w1', {body: checkWith([['a', 1, 100]], {version: 1})})
+    await sim.api('PUT', '/v1/checks/external/w1', {body: checkWith([['a', 2, 100]], {version: 2})})
+    await receiver.waitFor(2)
+    const authorization = (type: string) =>
+      receiver.received.find((r) => r.headers['x-tablepay-event-type'] === type)!.headers.authorization
+    expect(authorization('check.created')).toBe(`Basic ${Buffer.from('pos:s:cret').toString('base64')}`)
+    expect(authorization('check.updated')).toBeUndefined()
+  })
+
   it('a receiver answering 500 gets exactly 7 attempts on the schedule, then the delivery is dead', async () => {
     const {receiver, sim, register, advance} = await setup(() => 500)
     await register()
