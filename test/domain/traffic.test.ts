@@ -12,6 +12,7 @@ import {
   traceOf,
 } from '../../src/domain/request-log.js'
 import {checkRecord} from '../helpers/checks.js'
+import {requestTrace} from '../helpers/request-log.js'
 
 describe('checkChanges', () => {
   const item = (external_id: string, price_cents: number, note: string | null = null) => ({
@@ -127,23 +128,18 @@ describe('the token bucket', () => {
 })
 
 describe('request log entries sent to other instances', () => {
-  const trace = (body: string): RequestTrace => ({
-    id: 'req_1',
-    method: 'PUT',
-    path: '/v1/checks/external/t1',
-    query: {},
-    status: 201,
-    duration_ms: 3,
-    created_at: '2026-01-01T00:00:00.000Z',
-    key_hint: 'tp_test_…rite',
-    idempotency_key: null,
-    push_result: 'created',
-    error: null,
-    check_id: 'chk_1',
-    fault_id: null,
-    request_body: body,
-    response_body: '{"ok":true}',
-  })
+  const trace = (body: string): RequestTrace =>
+    requestTrace({
+      id: 'req_1',
+      method: 'PUT',
+      path: '/v1/checks/external/t1',
+      status: 201,
+      duration_ms: 3,
+      push_result: 'created',
+      check_id: 'chk_1',
+      request_body: body,
+      response_body: '{"ok":true}',
+    })
   const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
 
   it('an entry that fits goes as it is, and a trace made of it renders it again', () => {
