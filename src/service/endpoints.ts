@@ -17,6 +17,7 @@ import type {
   WebhookEndpointInput,
   WebhookEndpointUpdate,
 } from '../domain/schemas.js'
+import {actingAccount} from './accounts.js'
 import type {Reader} from './storage.js'
 import type {ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
@@ -38,6 +39,7 @@ export class Endpoints {
   create(accountId: string, input: WebhookEndpointInput): Promise<WebhookEndpointRecord> {
     const endpoint = createEndpoint(accountId, input, this.context.now(), this.context.strictUrls)
     return this.outbox.commit(async (tx) => {
+      await actingAccount(tx, accountId)
       tx.put('webhook_endpoints', endpoint.id, endpoint)
       return endpoint
     })
@@ -65,6 +67,7 @@ export class Endpoints {
   createWithSecret(accountId: string, input: KnownSecretEndpointInput): Promise<WebhookEndpointRecord> {
     const endpoint = knownSecretEndpoint(accountId, input, this.context.now(), this.context.strictUrls)
     return this.outbox.commit(async (tx) => {
+      await actingAccount(tx, accountId)
       if (await tx.get('webhook_endpoints', endpoint.id)) throw invalidField('id', `${endpoint.id} is taken`)
       tx.put('webhook_endpoints', endpoint.id, endpoint)
       return endpoint
@@ -142,7 +145,7 @@ export class Endpoints {
   listenSecret(accountId: string): Promise<string> {
     const secret = newSecret()
     return this.outbox.commit(async (tx) => {
-      const account = (await tx.get('accounts', accountId))!
+      const account = await actingAccount(tx, accountId)
       if (account.listen_secret) return account.listen_secret
       tx.put('accounts', account.id, {...account, listen_secret: secret})
       return secret

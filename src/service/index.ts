@@ -50,7 +50,7 @@ export function createServiceLayer(context: ServiceContext) {
     guests: new GuestActions(context, outbox),
     endpoints: new Endpoints(context, outbox),
     deliveries: new Deliveries(context, outbox),
-    accounts: new Accounts(context, outbox),
+    accounts: new Accounts(context, outbox, {requests, faults}),
     sim: new Sim(context, outbox, {requests, faults}),
     retention: new Retention(context, outbox, context.retention),
     /** What each account's requests were: the request log. */

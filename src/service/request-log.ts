@@ -39,7 +39,7 @@ export class RequestLog {
   #dropped = new Map<string, string[]>()
   #listeners = new Set<(accountId: string, trace: RequestTrace, remote: boolean) => void>()
   #rendered = new WeakMap<RequestTrace, RequestEntry>()
-  #clearListeners = new Set<(accountId: string) => void>()
+  #clearListeners = new Set<(accountId: string, forgotten: boolean) => void>()
 
   /** `size` 0 keeps nothing. */
   constructor(readonly size: number) {}
@@ -112,11 +112,21 @@ export class RequestLog {
   clear(accountId: string, remote = false): void {
     this.#drop(accountId, this.#byAccount.get(accountId) ?? [])
     this.#byAccount.delete(accountId)
-    if (!remote) for (const listener of this.#clearListeners) listener(accountId)
+    if (!remote) for (const listener of this.#clearListeners) listener(accountId, false)
   }
 
-  /** Calls `listener` with each account whose entries `clear` forgot here. */
-  onClear(listener: (accountId: string) => void): () => void {
+  /**
+   * Forgets a deleted account altogether, the ids kept for its cursors too: no key can ask for them again,
+   * and a server that runs for months keeps nothing of the scratch accounts it has seen come and go.
+   */
+  forget(accountId: string, remote = false): void {
+    this.#byAccount.delete(accountId)
+    this.#dropped.delete(accountId)
+    if (!remote) for (const listener of this.#clearListeners) listener(accountId, true)
+  }
+
+  /** Calls `listener` with each account whose entries `clear`, or `forget` (`forgotten`), dropped here. */
+  onClear(listener: (accountId: string, forgotten: boolean) => void): () => void {
     this.#clearListeners.add(listener)
     return () => this.#clearListeners.delete(listener)
   }

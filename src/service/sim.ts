@@ -8,13 +8,18 @@ import type {RequestLog} from './request-log.js'
 /** What a reset clears; keys and locations stay so the caller's configuration keeps working. */
 const RESET: CollectionName[] = ['checks', 'claims', 'payments', 'feedback', 'idempotency_keys', 'events', 'deliveries']
 
+/** What the service keeps beside the storage (faults in the database on PostgreSQL): a reset, or an account's deletion, clears them too. */
+export interface Traffic {
+  requests: RequestLog
+  faults: Faults
+}
+
 /** Simulator controls that the real service does not have: reset, and the scheduler clock's saved offset. */
 export class Sim {
   constructor(
     readonly context: ServiceContext,
     readonly outbox: Outbox,
-    /** Kept beside the storage (faults in the database on PostgreSQL); a reset clears them too. */
-    readonly traffic: {requests: RequestLog; faults: Faults},
+    readonly traffic: Traffic,
   ) {}
 
   /**

@@ -1,7 +1,8 @@
 import {describe, expect, it} from 'vitest'
 import {checkWith} from '../helpers/checks.js'
+import {requestTrace} from '../helpers/request-log.js'
 import {TEST_SEED} from '../helpers/simulator.js'
-import {serviceForTest} from './service.js'
+import {NOW, serviceForTest} from './service.js'
 
 describe('service.accounts and service.sim', () => {
   it('seeding again adds nothing', async () => {
@@ -20,6 +21,43 @@ describe('service.accounts and service.sim', () => {
       await service.records.get('accounts', nested.id),
       await service.records.allOf('checks', nested.id),
     ]).toEqual([undefined, []])
+  })
+
+  it('deleting a scratch account forgets what is kept beside the storage: its request log, cursors included, and its faults', async () => {
+    const {service} = await serviceForTest()
+    const scratch = await service.accounts.createScratch('acct_demo')
+    const nested = await service.accounts.createScratch(scratch.id)
+    for (const account of [scratch.id, nested.id, 'acct_demo']) {
+      service.requests.record(account, requestTrace({id: `req_${account}`}))
+      await service.faults.add(account, {status: 503}, NOW)
+    }
+    await service.accounts.deleteScratch('acct_demo', scratch.id)
+    for (const account of [scratch.id, nested.id]) {
+      // a cursor the log never held: not even the ids of its entries are kept
+      expect(service.requests.list(account, {}, {limit: 10, starting_after: `req_${account}`})).toBeUndefined()
+      expect(await service.faults.list(account)).toEqual([])
+    }
+    expect(service.requests.list('acct_demo', {}, {limit: 10})!.data.map((entry) => entry.id)).toEqual([
+      'req_acct_demo',
+    ])
+    expect(await service.faults.list('acct_demo')).toHaveLength(1)
+  })
+
+  it('a change for an account deleted after its key was found is refused as the key now is, and writes nothing', async () => {
+    const {service, storage} = await serviceForTest()
+    const scratch = await service.accounts.createScratch('acct_demo')
+    await service.accounts.deleteScratch('acct_demo', scratch.id)
+    const endpoint = {url: 'http://127.0.0.1:9/hooks', event_types: ['check.created' as const]}
+    const refused = expect.objectContaining({code: 'unauthenticated'})
+    await expect(service.accounts.createScratch(scratch.id)).rejects.toEqual(refused)
+    await expect(service.endpoints.listenSecret(scratch.id)).rejects.toEqual(refused)
+    await expect(service.endpoints.create(scratch.id, endpoint)).rejects.toEqual(refused)
+    const secret = `whsec_${'a'.repeat(32)}`
+    await expect(service.endpoints.createWithSecret(scratch.id, {...endpoint, secret})).rejects.toEqual(refused)
+    const left = await Promise.all(
+      (['accounts', 'webhook_endpoints'] as const).map((collection) => storage.all(collection)),
+    )
+    expect(left.flat().filter((record) => JSON.stringify(record).includes(scratch.id))).toEqual([])
   })
 
   it('only the account that made a scratch account may delete it', async () => {

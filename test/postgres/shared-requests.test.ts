@@ -1,0 +1,59 @@
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {PgStorage} from '../../src/postgres/storage.js'
+import {RequestLog} from '../../src/service/request-log.js'
+import {shareRequests} from '../../src/service/shared-requests.js'
+import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {requestTrace} from '../helpers/request-log.js'
+
+let db: TestDatabase
+const stops: (() => unknown)[] = []
+
+beforeEach(async () => {
+  db = await createTestDatabase()
+})
+
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop()
+  await db.drop()
+})
+
+/** One instance's request log, shared through its own connection to the database. */
+async function instance() {
+  const storage = await PgStorage.open({url: db.url})
+  const requests = new RequestLog(100)
+  stops.push(() => storage.close(), shareRequests(requests, storage.shared!))
+  return requests
+}
+
+/** Records `id` on `from` and resolves once `to` has it: every note `from` sent before it has been heard too. */
+function recordAndHear(from: RequestLog, to: RequestLog, accountId: string, id: string): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = to.subscribe((_, heard) => {
+      if (heard.id !== id) return
+      stop()
+      resolve()
+    })
+    from.record(accountId, requestTrace({id}))
+  })
+}
+
+describe('the request log across instances', () => {
+  it("an account forgotten on one instance (deleted) is forgotten on the other, cursors included; a reset keeps the other's cursors", async () => {
+    const [a, b] = await Promise.all([instance(), instance()])
+    await recordAndHear(a, b, 'acct_gone', 'req_1')
+    await recordAndHear(a, b, 'acct_reset', 'req_2')
+    expect(b.list('acct_gone', {}, {limit: 10})!.data.map((entry) => entry.id)).toEqual(['req_1'])
+
+    a.forget('acct_gone')
+    a.clear('acct_reset')
+    await recordAndHear(a, b, 'acct_other', 'req_3')
+    expect(b.list('acct_gone', {}, {limit: 10, starting_after: 'req_1'})).toBeUndefined()
+    // a reset's cursor is past the end, not unknown
+    expect(b.list('acct_reset', {}, {limit: 10, starting_after: 'req_2'})).toEqual({
+      object: 'list',
+      data: [],
+      has_more: false,
+      next_cursor: null,
+    })
+  })
+})
