@@ -54,7 +54,7 @@ export async function serviceForTest({retention}: {retention?: Partial<Retention
 export const collectionsOf = (changes: readonly Change[]) =>
   changes.map(([collection]) => collection).filter((name, i, all) => name !== all[i - 1])
 
-/** The service over a fresh, empty in-memory store on a real-time scheduler clock: for dispatcher tests. */
+/** The service over a fresh in-memory store with the test seed, on a real-time scheduler clock: for dispatcher tests. */
 export async function realTimeService() {
   const store = await Store.open()
   const clock = new SchedulerClock()
@@ -65,5 +65,6 @@ export async function realTimeService() {
     clock,
     strictUrls: false,
   })
+  await service.accounts.seed(TEST_SEED, () => TEST_SEED)
   return {store, clock, service}
 }
