@@ -11,6 +11,7 @@ import {type Bucket, takeToken, type TokenTake} from '../domain/rate-limit.js'
  */
 export class RateLimiter {
   #buckets = new Map<string, Bucket>()
+  #sweptAt = 0
 
   constructor(
     readonly perSecond: number,
@@ -18,8 +19,27 @@ export class RateLimiter {
   ) {}
 
   take(key: string): TokenTake {
-    const taken = takeToken(this.#buckets.get(key), this.perSecond, this.now())
+    const now = this.now()
+    if (now - this.#sweptAt >= REFILL_MS) this.#sweep(now)
+    const taken = takeToken(this.#buckets.get(key), this.perSecond, now)
     this.#buckets.set(key, taken.bucket)
     return taken
   }
+
+  /** How many keys have a bucket. */
+  get size(): number {
+    return this.#buckets.size
+  }
+
+  /**
+   * Forgets the buckets untouched for a second: they are full again, as a new key's is, so nothing changes,
+   * and the keys that stop coming (a deleted scratch account's) leave nothing behind. At most once a second.
+   */
+  #sweep(now: number): void {
+    for (const [key, bucket] of this.#buckets) if (now - bucket.at >= REFILL_MS) this.#buckets.delete(key)
+    this.#sweptAt = now
+  }
 }
+
+/** A bucket refills its whole burst (N tokens at N a second) within this long. */
+const REFILL_MS = 1000
