@@ -26,8 +26,8 @@ interface ClearNote {
  * requests too, as they come: each request this one logs goes to the others
  * as a note (bodies cut to fit one, docs/postgres.md), and theirs are logged
  * here, so `GET /v1/sim/requests` and `/v1/sim/stream` show every
- * instance's. Resets and deleted accounts go along too. Best effort: a note lost with a
- * connection is not sent again.
+ * instance's. Resets and deleted accounts go along too. Best effort: a note
+ * lost with a connection is not sent again.
  *
  * @example
  * const stop = shareRequests(requests, storage.shared)
