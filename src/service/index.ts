@@ -38,6 +38,8 @@ export function createServiceLayer(context: ServiceContext) {
   // on PostgreSQL faults are in the database, for every instance (docs/postgres.md)
   const requests = new RequestLog(context.requestLogSize ?? REQUEST_LOG_SIZE)
   const faults = new Faults(context.storage.shared)
+  // a reset and an account's deletion clear them too
+  const traffic = {requests, faults}
   const {rateLimit} = context
   return {
     context,
@@ -50,8 +52,8 @@ export function createServiceLayer(context: ServiceContext) {
     guests: new GuestActions(context, outbox),
     endpoints: new Endpoints(context, outbox),
     deliveries: new Deliveries(context, outbox),
-    accounts: new Accounts(context, outbox, {requests, faults}),
-    sim: new Sim(context, outbox, {requests, faults}),
+    accounts: new Accounts(context, outbox, traffic),
+    sim: new Sim(context, outbox, traffic),
     retention: new Retention(context, outbox, context.retention),
     /** What each account's requests were: the request log. */
     requests,
