@@ -77,6 +77,22 @@ export class PgUnit extends PgReader implements UnitOfWork {
     return this.#sql.begun
   }
 
+  /**
+   * A transaction-scoped advisory lock on the id, then the read, in one round trip: at READ COMMITTED each
+   * statement of the query sees what committed before it began, so the read after the wait sees what the
+   * unit that held the lock made. A row lock could not do it: there is no row yet to lock.
+   */
+  async getExclusive<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
+    const key = literal(`${collection}:${text(id)}`)
+    const results = await this.#sql.results<{doc: Collections[C]}>(
+      `SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0));
+       SELECT doc FROM ${collection} WHERE id = ${literal(text(id))} FOR UPDATE`,
+    )
+    const doc = results.at(-1)!.rows[0]?.doc
+    if (doc === undefined) this.absent.add(`${collection}\u0000${id}`)
+    return doc
+  }
+
   put<C extends CollectionName>(collection: C, id: string, record: Collections[C]): void {
     this.#writes.put(collection, id, record)
   }

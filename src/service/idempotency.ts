@@ -30,7 +30,9 @@ export interface Answer<T> {
  * with it so that a retry of the same request gets it again. The same key
  * with another request is refused. Only successes are stored: a refusal
  * changed nothing, so retrying it runs again. A key `forgotten` (past its
- * time) is as good as new (docs/api.md, Idempotency-Key).
+ * time) is as good as new (docs/api.md, Idempotency-Key). The key is read
+ * exclusively, before `decide` reads anything: copies sent at once wait for
+ * the first and replay its answer, instead of deciding on what it changed.
  */
 export async function once<T>(
   tx: UnitOfWork,
@@ -42,7 +44,7 @@ export async function once<T>(
   if (request === undefined) return {...(await decide()), replayed: false}
   const {key, scope, hash} = request
   const id = `${accountId}\u0000${scope}\u0000${key}`
-  const stored = await tx.get('idempotency_keys', id)
+  const stored = await tx.getExclusive('idempotency_keys', id)
   if (stored && !keys.forgotten(stored)) {
     if (stored.request_hash !== hash) {
       throw new ApiError(

@@ -81,6 +81,11 @@ function firstPage<R>(walk: Iterable<R>, limit: number): PageOf<R> {
 class MemoryUnit extends MemoryReader implements UnitOfWork {
   readonly #writes = new UnitWrites()
 
+  /** Units run one at a time here: no other unit can make the record before this one ends. */
+  getExclusive<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
+    return this.get(collection, id)
+  }
+
   put<C extends CollectionName>(collection: C, id: string, record: Collections[C]): void {
     this.#writes.put(collection, id, record)
   }

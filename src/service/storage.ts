@@ -65,6 +65,12 @@ export interface Reader {
  * it ends: its own reads do not see its writes.
  */
 export interface UnitOfWork extends Reader {
+  /**
+   * `get`, but first waiting for every other unit that read the same id this way to end, even when no such
+   * record exists yet: two units that may both create it (one `Idempotency-Key` sent twice at once) take turns,
+   * and the second finds what the first made.
+   */
+  getExclusive<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined>
   put<C extends CollectionName>(collection: C, id: string, record: Collections[C]): void
   delete(collection: CollectionName, id: string): void
   /** Deletes every record of the account in `collection`; resolves with how many. */

@@ -284,6 +284,36 @@ describe('Idempotency-Key', () => {
     expect((await sim.api('GET', `/v1/checks/${check.id}/feedback`)).body.data).toHaveLength(1)
   })
 
+  it('twenty concurrent copies of a keyed payment of the whole amount due: one 201, nineteen replays of it', async () => {
+    const check = await openCheck()
+    const copy = {
+      path: `/v1/sim/checks/${check.id}/payments`,
+      body: {amount_cents: check.totals.total_cents},
+      headers: {'idempotency-key': 'pay-all-once'},
+    }
+    const answers = await interleaved(Array.from({length: 20}, () => copy))
+    const first = answers.find((answer) => answer.headers.get('idempotent-replayed') === null)!
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({length: 20}, () => 201))
+    expect(answers.filter((answer) => answer.headers.get('idempotent-replayed') === 'true')).toHaveLength(19)
+    expect(new Set(answers.map((answer) => answer.text))).toEqual(new Set([first.text]))
+    expect(await ofType('payment.succeeded')).toHaveLength(1)
+    expect(await getCheck(check.id)).toMatchObject({amount_paid_cents: check.totals.total_cents})
+  })
+
+  it('twenty concurrent copies of a keyed claim of the last unit: one 201, nineteen replays of it', async () => {
+    const check = await openCheck()
+    const copy = {
+      path: `/v1/sim/checks/${check.id}/claims`,
+      body: {items: [{external_id: 'steak', quantity: 1}]},
+      headers: {'idempotency-key': 'claim-once'},
+    }
+    const answers = await interleaved(Array.from({length: 20}, () => copy))
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({length: 20}, () => 201))
+    expect(answers.filter((answer) => answer.headers.get('idempotent-replayed') === 'true')).toHaveLength(19)
+    expect(new Set(answers.map((answer) => answer.text)).size).toBe(1)
+    expect(await ofType('claim.created')).toHaveLength(1)
+  })
+
   it('same key with another body or path is 422 idempotency_key_reused and changes nothing', async () => {
     const check = await openCheck()
     const key = {'idempotency-key': 'k-reused'}
