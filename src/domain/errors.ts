@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   // a fault of POST /v1/sim/faults: answered at the fault's status (500, 502, 503 or 504), this is the default
   simulated_fault: 503,
   storage_unavailable: 503,
+  starting: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS

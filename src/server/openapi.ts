@@ -38,6 +38,7 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
   internal_error: 'a bug in the simulator; never expected, please report it with the request id',
   storage_unavailable:
     'the data dir could not be written (a full disk); every request answers this until `tablepay serve` is restarted',
+  starting: 'the server is still starting; send the request again after `Retry-After` seconds',
 }
 
 /** The error codes a route can answer with: those of its shape, then its own. */
@@ -141,11 +142,11 @@ const SHARED_ERRORS = {
   NotFound: ['not_found'],
   MethodNotAllowed: ['method_not_allowed'],
   InternalError: ['internal_error'],
-  StorageUnavailable: ['storage_unavailable'],
+  Unavailable: ['storage_unavailable', 'starting'],
 } satisfies Record<string, ErrorCode[]>
 
-/** Any route can fail these ways: a bug, or a data dir that could no longer be written. */
-const ALWAYS: ErrorCode[] = ['internal_error', 'storage_unavailable']
+/** Any route can fail these ways: a bug, a data dir that could no longer be written, a server still starting. */
+const ALWAYS: ErrorCode[] = ['internal_error', 'storage_unavailable', 'starting']
 
 const REPLAYED = {
   description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`',

@@ -4,7 +4,8 @@ import {join, resolve} from 'node:path'
 import {displayUrl} from '../shared/database-url.js'
 import {registerServer, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
 import {Store} from '../store/store.js'
-import {listenOn} from './listen.js'
+import {answerStarting} from './internal/starting.js'
+import {type Listener, listenOn} from './listen.js'
 import {createService, type SeededAccount, seedStore, type ServiceOptions} from './service.js'
 
 export type {SeededAccount}
@@ -53,13 +54,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const store = database
     ? await (await import('../postgres/storage.js')).PgStorage.open({url: database})
     : await Store.open({dir: dataDir, fsync: options.fsync, repair: options.repair})
+  let listener: Listener | undefined
   try {
     const seeded = await seedStore(store, options)
 
-    // the app needs its own URL (for guest links), which is known only once listening
-    let handler: RequestListener | undefined
-    const listener = await listenOn(options.port, options.host, (req, res) => handler!(req, res))
-    const {url} = listener
+    // the app needs its own URL (for guest links), which is known only once listening: until it is made,
+    // a request is answered 503 starting rather than reaching an app that does not exist yet
+    let handler: RequestListener = answerStarting
+    const listening = (listener = await listenOn(options.port, options.host, (req, res) => handler(req, res)))
+    const {url} = listening
     const service = await createService(store, url, options)
     handler = service.listener
     const accounts = await service.service.records.accounts()
@@ -77,7 +80,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       seeded,
       async close() {
         const stopping = service.close()
-        await listener.close()
+        await listening.close()
         await stopping
         if (dataDir) await rm(join(dataDir, SERVER_FILE), {force: true})
         await unregister?.()
@@ -85,6 +88,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       },
     }
   } catch (error) {
+    // a start that failed after listening leaves no port open behind it (an in-process start, `exec`)
+    await listener?.close()
     await store.close()
     throw error
   }

@@ -4,10 +4,14 @@ import {requestHeader} from './headers.js'
 
 const CALLER_ID = /^[A-Za-z0-9._:/+=-]{1,200}$/
 
+/** The caller's `X-Request-Id` when it is well formed, otherwise a new one. */
+export function requestIdFor(given: string | undefined): string {
+  return given && CALLER_ID.test(given) ? given : newId('req')
+}
+
 /** Echoes a well-formed caller `X-Request-Id`, otherwise makes one; every answer carries it. */
 export function assignRequestId(event: H3Event): void {
-  const given = requestHeader(event, 'x-request-id')
-  const id = given && CALLER_ID.test(given) ? given : newId('req')
+  const id = requestIdFor(requestHeader(event, 'x-request-id'))
   event.context.requestId = id
   setResponseHeader(event, 'x-request-id', id)
 }
