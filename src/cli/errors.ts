@@ -23,6 +23,7 @@ const NEXT_STEP: Record<string, string> = {
     'A fault you added made this fail: `tablepay faults list` shows the faults left, `tablepay faults clear` removes them.',
   rate_limited: 'Wait the Retry-After seconds, then send the request again.',
   starting: 'Wait a second and send it again: the server is still starting.',
+  limit_reached: 'Delete some of them first (`tablepay faults clear`, `tablepay webhooks delete ID`).',
   storage_unavailable:
     "Free space on the disk of the server's data dir, restart `tablepay serve`, then send the request again.",
 }

@@ -42,7 +42,7 @@ Clients find the URL and a write key on their own: in the same directory, and th
       command: '<%= config.bin %> <%= command.id %> --data /tmp/tablepay --fsync',
     },
     {
-      description: 'Print one line per request, and refuse more than 5 requests a second per key',
+      description: 'Print one line per request, and refuse more than 5 requests a second per account',
       command: '<%= config.bin %> <%= command.id %> --log --rate-limit 5',
     },
     {
@@ -124,7 +124,7 @@ Clients find the URL and a write key on their own: in the same directory, and th
       helpGroup: 'TRACING',
     }),
     'rate-limit': Flags.integer({
-      summary: 'Allow N requests a second per API key (burst N); more answer 429 with Retry-After. Off by default.',
+      summary: 'Allow N requests a second per account (burst N); more answer 429 with Retry-After. Off by default.',
       min: 1,
       helpGroup: 'TRACING',
     }),

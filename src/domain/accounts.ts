@@ -13,15 +13,17 @@ export interface ScratchAccountRecords {
 /**
  * A new, empty account with copies of `parent`'s locations (under new ids:
  * location ids are global) and one read+write key, so a tool can run
- * something in isolation and compare (`checks replay`).
+ * something in isolation and compare (`checks replay`). Its key counts
+ * against the rate limit of `limitedAs`, the account at the top of its line.
  *
  * @example
- * const {account, locations, key} = scratchAccount(parent, parentLocations, now)
+ * const {account, locations, key} = scratchAccount(parent, parentLocations, now, 'acct_demo')
  */
 export function scratchAccount(
   parent: AccountRecord,
   parentLocations: readonly LocationRecord[],
   now: string,
+  limitedAs: string,
 ): ScratchAccountRecords {
   const id = newId('acct')
   return {
@@ -30,7 +32,13 @@ export function scratchAccount(
       record: {...location, id: newId('loc'), created_at: now, account_id: id},
       copy_of: location.id,
     })),
-    key: {key: `tp_test_${randomToken(24)}`, account_id: id, scopes: ['read', 'write'], created_at: now},
+    key: {
+      key: `tp_test_${randomToken(24)}`,
+      account_id: id,
+      scopes: ['read', 'write'],
+      created_at: now,
+      limited_as: limitedAs,
+    },
   }
 }
 

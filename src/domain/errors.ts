@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   amount_exceeds_balance: 422,
   idempotency_key_reused: 422,
   event_type_not_subscribed: 422,
+  limit_reached: 422,
   rate_limited: 429,
   internal_error: 500,
   // a fault of POST /v1/sim/faults: answered at the fault's status (500, 502, 503 or 504), this is the default

@@ -22,6 +22,11 @@ export interface ApiKeyRecord {
   account_id: string
   scopes: Scope[]
   created_at: string
+  /**
+   * Set on a scratch account's key: the account whose `serve --rate-limit` it counts against, the first
+   * account up its `scratch_of` line that is not a scratch account, so making accounts does not lift the limit.
+   */
+  limited_as?: string
 }
 
 export type LocationRecord = Location & {account_id: string}

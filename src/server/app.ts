@@ -96,6 +96,7 @@ export function createApp(service: Service, options: AppOptions) {
       if (origin !== undefined && cors.apply(event, origin, isPublic)) event.context.preflight = true
       else if (api && !isPublic) {
         await authenticate(event, records)
+        service.accounts.noteUse(event.context.accountId as string)
         await traffic.admit(event)
       }
     },

@@ -39,6 +39,7 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
   storage_unavailable:
     'the data dir could not be written (a full disk); every request answers this until `tablepay serve` is restarted',
   starting: 'the server is still starting; send the request again after `Retry-After` seconds',
+  limit_reached: 'the account has as many of these as it may (`details` names the limit); delete some first',
 }
 
 /** The error codes a route can answer with: those of its shape, then its own. */

@@ -243,6 +243,7 @@ export const OPERATIONS: Operation[] = [
     {
       body: WebhookEndpointInput,
       status: [201],
+      errors: ['limit_reached'],
     },
   ),
   list('/webhook-endpoints', 'listWebhookEndpoints', 'Registered endpoints', WebhookEndpoint),
@@ -358,7 +359,7 @@ export const OPERATIONS: Operation[] = [
     'createWebhookEndpointWithSecret',
     'Register an endpoint with a secret of your choosing (CI knows it in advance)',
     WebhookEndpointWithSecret,
-    {body: KnownSecretEndpointInput, status: [201]},
+    {body: KnownSecretEndpointInput, status: [201], errors: ['limit_reached']},
   ),
   change(
     'post',
@@ -400,6 +401,7 @@ export const OPERATIONS: Operation[] = [
     {
       body: FaultInput,
       status: [201],
+      errors: ['limit_reached'],
     },
   ),
   list('/sim/faults', 'listFaults', 'The faults still to strike, newest first', Fault),

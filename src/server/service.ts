@@ -12,6 +12,7 @@ import {Dispatcher} from '../webhooks/dispatcher.js'
 import {createApp} from './app.js'
 import {StreamHub} from './internal/event-stream.js'
 import type {AccessLine} from '../domain/request-log.js'
+import type {Limits} from '../domain/limits.js'
 
 /** What shapes the service whatever carries it: a port (`serve`, `startSimulator`) or msw. */
 export interface ServiceOptions {
@@ -39,10 +40,12 @@ export interface ServiceOptions {
   retention?: Partial<RetentionPolicy>
   /** Requests the log keeps per account (`--request-log N`, default 1000); 0 turns it off. */
   requestLog?: number
-  /** Requests a second per API key (`--rate-limit N`); off when undefined. */
+  /** Requests a second per account (`--rate-limit N`); off when undefined. */
   rateLimit?: number
   /** The rate limiter's clock, in ms (default Date.now): tests move their own instead of waiting. */
   rateLimitClock?: () => number
+  /** The bounds of what callers make freely (default `LIMITS`, docs/api.md "Limits"), lower for tests. */
+  limits?: Partial<Limits>
   /** Called with each answered API request: the access line of `serve --log`. */
   accessLog?: (line: AccessLine) => void
 }
@@ -64,7 +67,8 @@ function serviceOver(
     requestLog,
     rateLimit,
     rateLimitClock,
-  }: Pick<ServiceOptions, 'strictUrls' | 'retention' | 'requestLog' | 'rateLimit' | 'rateLimitClock'> = {},
+    limits,
+  }: Pick<ServiceOptions, 'strictUrls' | 'retention' | 'requestLog' | 'rateLimit' | 'rateLimitClock' | 'limits'> = {},
 ): Service {
   return createServiceLayer({
     storage: storageOf(store),
@@ -75,6 +79,7 @@ function serviceOver(
     retention: {...DEFAULT_RETENTION, ...retention},
     requestLogSize: requestLog,
     rateLimit: rateLimit ? {perSecond: rateLimit, now: rateLimitClock} : undefined,
+    limits,
   })
 }
 

@@ -1,12 +1,13 @@
 import {renderScratchAccount, scratchAccount} from '../domain/accounts.js'
 import {ApiError} from '../domain/errors.js'
+import {LIMITS} from '../domain/limits.js'
 import type {AccountRecord, CollectionName} from '../domain/records.js'
 import type {ScratchAccount, Seed} from '../domain/schemas.js'
 import {seedChanges} from '../store/seed.js'
 import type {ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
 import type {Traffic} from './sim.js'
-import type {Reader} from './storage.js'
+import type {Reader, UnitOfWork} from './storage.js'
 
 /** Every collection, in the store's order: deleting an account clears them all. */
 const COLLECTIONS: readonly CollectionName[] = [
@@ -42,6 +43,12 @@ export async function actingAccount(tx: Reader, accountId: string): Promise<Acco
 
 /** Accounts, their locations and keys: the seed, and the scratch accounts of `checks replay`. */
 export class Accounts {
+  /**
+   * The accounts this instance has seen requests of, least recently first (a use moves one to the end): what
+   * decides which scratch account goes when a server holds as many as it may.
+   */
+  readonly #used = new Set<string>()
+
   constructor(
     readonly context: ServiceContext,
     readonly outbox: Outbox,
@@ -59,22 +66,35 @@ export class Accounts {
     })
   }
 
+  /** Notes a request of the account, to tell which scratch account has gone unused longest. */
+  noteUse(accountId: string): void {
+    this.#used.delete(accountId)
+    this.#used.add(accountId)
+  }
+
   /**
    * A fresh account that resolves the same locations as `parentId`, with a write key: 201 and the account.
+   * A server holds at most `LIMITS.scratch_accounts` of them: past it, the one unused longest goes, with all
+   * it holds, in the same unit of work.
    *
    * @example
    * const scratch = await service.accounts.createScratch('acct_demo')
    */
-  createScratch(parentId: string): Promise<ScratchAccount> {
+  async createScratch(parentId: string): Promise<ScratchAccount> {
     const {now} = this.context
-    return this.outbox.commit(async (tx) => {
+    const {made, evicted} = await this.outbox.commit(async (tx) => {
       const parent = await actingAccount(tx, parentId)
-      const scratch = scratchAccount(parent, await tx.list('locations', parent.id), now())
+      const accounts = await tx.all('accounts')
+      const line = lineOf(parent, accounts)
+      const scratch = scratchAccount(parent, await tx.list('locations', parent.id), now(), line.at(-1)!.id)
+      const evicted = await this.#makeRoom(tx, accounts, line)
       tx.put('accounts', scratch.account.id, scratch.account)
       for (const {record} of scratch.locations) tx.put('locations', record.id, record)
       tx.put('api_keys', scratch.key.key, scratch.key)
-      return renderScratchAccount(scratch)
+      return {made: renderScratchAccount(scratch), evicted}
     })
+    await this.#forget(evicted)
+    return made
   }
 
   /**
@@ -87,15 +107,55 @@ export class Accounts {
     const doomed = await this.outbox.commit(async (tx) => {
       if ((await tx.get('accounts', id))?.scratch_of !== parentId)
         throw new ApiError('not_found', `No scratch account ${id} made by this account.`)
-      const doomed = [id]
-      for (let i = 0; i < doomed.length; i++)
-        doomed.push(...(await tx.all('accounts', {scratch_of: doomed[i]})).map((a) => a.id))
-      for (const account of doomed) for (const name of COLLECTIONS) await tx.deleteAll(name, account)
-      return doomed
+      return deleteWithScratch(tx, id)
     })
-    for (const account of doomed) {
+    await this.#forget(doomed)
+  }
+
+  /**
+   * When the server holds as many scratch accounts as it may, deletes the one unused longest, with the
+   * scratch accounts it made, and resolves with what went: first the oldest this instance has seen no request
+   * of, else the one whose last request is the oldest; never one of `line` (the caller and the accounts above
+   * it).
+   */
+  async #makeRoom(tx: UnitOfWork, accounts: readonly AccountRecord[], line: readonly AccountRecord[]) {
+    // accounts deleted through another instance: forgotten here too
+    const alive = new Set(accounts.map((account) => account.id))
+    for (const id of this.#used) if (!alive.has(id)) this.#used.delete(id)
+    const scratch = accounts.filter((account) => account.scratch_of !== undefined)
+    if (scratch.length < (this.context.limits?.scratch_accounts ?? LIMITS.scratch_accounts)) return []
+    const spared = new Set(line.map((account) => account.id))
+    // oldest first, as the storage lists them
+    const candidates = scratch.filter((account) => !spared.has(account.id)).map((account) => account.id)
+    const eligible = new Set(candidates)
+    const unused = candidates.find((id) => !this.#used.has(id)) ?? [...this.#used].find((id) => eligible.has(id))
+    return unused === undefined ? [] : deleteWithScratch(tx, unused)
+  }
+
+  /** The request logs, faults and use of accounts that were deleted: kept beside the storage, they go after it. */
+  async #forget(accounts: readonly string[]): Promise<void> {
+    for (const account of accounts) {
+      this.#used.delete(account)
       this.traffic.requests.forget(account)
       await this.traffic.faults.clear(account)
     }
   }
+}
+
+/** `account` and the accounts above it, up its `scratch_of` line: the last is not a scratch account. */
+function lineOf(account: AccountRecord, accounts: readonly AccountRecord[]): AccountRecord[] {
+  const byId = new Map(accounts.map((a) => [a.id, a]))
+  const line = [account]
+  for (let up = byId.get(account.scratch_of ?? ''); up && !line.includes(up); up = byId.get(up.scratch_of ?? ''))
+    line.push(up)
+  return line
+}
+
+/** Deletes account `id` and the scratch accounts it made, all they hold included; resolves with their ids. */
+async function deleteWithScratch(tx: UnitOfWork, id: string): Promise<string[]> {
+  const doomed = [id]
+  for (let i = 0; i < doomed.length; i++)
+    doomed.push(...(await tx.all('accounts', {scratch_of: doomed[i]})).map((a) => a.id))
+  for (const account of doomed) for (const name of COLLECTIONS) await tx.deleteAll(name, account)
+  return doomed
 }

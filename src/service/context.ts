@@ -1,3 +1,4 @@
+import type {Limits} from '../domain/limits.js'
 import type {RetentionPolicy} from '../domain/retention.js'
 import type {SchedulerClock} from '../webhooks/clock.js'
 import type {Change, Storage} from './storage.js'
@@ -17,7 +18,9 @@ export interface ServiceContext {
   retention?: RetentionPolicy
   /** Requests the log keeps per account (`serve --request-log N`, default 1000); 0 turns it off. */
   requestLogSize?: number
-  /** Requests a second per API key (`serve --rate-limit N`), and the limiter's clock in ms (tests move their own). */
+  /** The bounds of what callers make freely (default `LIMITS`): tests and embedders may lower them. */
+  limits?: Partial<Limits>
+  /** Requests a second per account (`serve --rate-limit N`), and the limiter's clock in ms (tests move their own). */
   rateLimit?: {perSecond: number; now?: () => number}
 }
 

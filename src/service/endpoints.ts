@@ -10,6 +10,7 @@ import {
   updateEndpoint,
 } from '../domain/endpoints.js'
 import {ApiError, invalidField} from '../domain/errors.js'
+import {checkLimit, LIMITS} from '../domain/limits.js'
 import type {WebhookEndpointRecord} from '../domain/records.js'
 import type {
   ChaosInput,
@@ -22,12 +23,25 @@ import type {Reader} from './storage.js'
 import type {ServiceContext} from './context.js'
 import type {Outbox} from './outbox.js'
 
+/**
+ * Within a unit that adds an endpoint: the account still exists and has room for one more. Reading the
+ * account locks it (on PostgreSQL), so two additions of one account count in turn.
+ */
+async function admitEndpoint(tx: Reader, accountId: string, limit: number): Promise<void> {
+  await actingAccount(tx, accountId)
+  checkLimit('webhook_endpoints', await tx.count('webhook_endpoints', accountId), limit)
+}
+
 /** Webhook endpoints: where an account's events are delivered. */
 export class Endpoints {
+  readonly #limit: number
+
   constructor(
     readonly context: ServiceContext,
     readonly outbox: Outbox,
-  ) {}
+  ) {
+    this.#limit = context.limits?.webhook_endpoints ?? LIMITS.webhook_endpoints
+  }
 
   /**
    * Registers an endpoint with a new signing secret.
@@ -39,7 +53,7 @@ export class Endpoints {
   create(accountId: string, input: WebhookEndpointInput): Promise<WebhookEndpointRecord> {
     const endpoint = createEndpoint(accountId, input, this.context.now(), this.context.strictUrls)
     return this.outbox.commit(async (tx) => {
-      await actingAccount(tx, accountId)
+      await admitEndpoint(tx, accountId, this.#limit)
       tx.put('webhook_endpoints', endpoint.id, endpoint)
       return endpoint
     })
@@ -67,7 +81,7 @@ export class Endpoints {
   createWithSecret(accountId: string, input: KnownSecretEndpointInput): Promise<WebhookEndpointRecord> {
     const endpoint = knownSecretEndpoint(accountId, input, this.context.now(), this.context.strictUrls)
     return this.outbox.commit(async (tx) => {
-      await actingAccount(tx, accountId)
+      await admitEndpoint(tx, accountId, this.#limit)
       if (await tx.get('webhook_endpoints', endpoint.id)) throw invalidField('id', `${endpoint.id} is taken`)
       tx.put('webhook_endpoints', endpoint.id, endpoint)
       return endpoint

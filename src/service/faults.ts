@@ -8,6 +8,7 @@ import {
   nextRandom,
   renderFault,
 } from '../domain/faults.js'
+import {checkLimit, LIMITS} from '../domain/limits.js'
 import type {SharedStorage, StoredFault} from './storage.js'
 
 /** The topic of the notes that keep each instance's copy of the faults current. */
@@ -40,7 +41,10 @@ export class Faults {
   /** On PostgreSQL: the faults as last heard, oldest first, each with its place in the database's order. */
   #copy = new Map<string, StoredFault[]>()
 
-  constructor(private readonly shared?: SharedStorage) {}
+  constructor(
+    private readonly shared?: SharedStorage,
+    private readonly limit: number = LIMITS.faults,
+  ) {}
 
   /** On PostgreSQL: loads the faults and follows the other instances' changes to them; resolves with a stop. */
   async start(): Promise<() => void> {
@@ -56,8 +60,11 @@ export class Faults {
     }
   }
 
+  /** Adds a fault; past the account's limit (100: `LIMITS`), 422 `limit_reached`. */
   async add(accountId: string, input: FaultInput, now: string): Promise<Fault> {
     const fault = createFault(input, accountId, now)
+    const held = this.shared ? (await this.shared.faults.all(accountId)).length : this.#count(accountId)
+    checkLimit('faults', held, this.limit)
     if (this.shared) {
       const stored = await this.shared.faults.add(fault)
       this.#heard({account_id: accountId, added: stored}, true)
@@ -66,6 +73,10 @@ export class Faults {
     const faults = this.#byAccount.get(accountId) ?? []
     this.#byAccount.set(accountId, [...faults, fault])
     return renderFault(fault)
+  }
+
+  #count(accountId: string): number {
+    return this.#byAccount.get(accountId)?.length ?? 0
   }
 
   /** The account's faults, oldest first. */
@@ -94,7 +105,7 @@ export class Faults {
       this.#heard({account_id: accountId, cleared: true}, true)
       return count
     }
-    const count = this.#byAccount.get(accountId)?.length ?? 0
+    const count = this.#count(accountId)
     this.#byAccount.delete(accountId)
     return count
   }

@@ -37,7 +37,7 @@ export function createServiceLayer(context: ServiceContext) {
   // support tracing and faults: in memory, beside the storage (docs/api.md, "The request log");
   // on PostgreSQL faults are in the database, for every instance (docs/postgres.md)
   const requests = new RequestLog(context.requestLogSize ?? REQUEST_LOG_SIZE)
-  const faults = new Faults(context.storage.shared)
+  const faults = new Faults(context.storage.shared, context.limits?.faults)
   // a reset and an account's deletion clear them too
   const traffic = {requests, faults}
   const {rateLimit} = context
@@ -59,7 +59,7 @@ export function createServiceLayer(context: ServiceContext) {
     requests,
     /** The faults each account asked for (`POST /v1/sim/faults`). */
     faults,
-    /** The per-key rate limit of `serve --rate-limit`, when on. */
+    /** The per-account rate limit of `serve --rate-limit`, when on. */
     limiter: rateLimit ? new RateLimiter(rateLimit.perSecond, rateLimit.now) : undefined,
   }
 }

@@ -1,7 +1,7 @@
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {OTHER_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
+import {OTHER_KEY, READ_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
 
 let sim: TestServer
 let receiver: Awaited<ReturnType<typeof startReceiver>>
@@ -300,10 +300,20 @@ describe('serve --rate-limit', () => {
     expect((await limited.api('GET', '/v1/locations')).status).toBe(200)
   })
 
-  it('counts per API key, and never limits /v1/sim/… or /v1/health', async () => {
+  it("counts per account: the account's other keys and its scratch accounts' keys share its bucket", async () => {
+    const scratch = await limited.api('POST', '/v1/sim/accounts')
+    const nested = await limited.api('POST', '/v1/sim/accounts', {key: scratch.body.api_keys[0].key})
+    for (let i = 0; i < 5; i++) await limited.api('GET', '/v1/locations')
+    expect((await limited.api('GET', '/v1/locations', {key: READ_KEY})).status).toBe(429)
+    expect((await limited.api('GET', '/v1/locations', {key: scratch.body.api_keys[0].key})).status).toBe(429)
+    expect((await limited.api('GET', '/v1/locations', {key: nested.body.api_keys[0].key})).status).toBe(429)
+    expect((await limited.api('GET', '/v1/locations', {key: OTHER_KEY})).status).toBe(200)
+    await limited.api('DELETE', `/v1/sim/accounts/${scratch.body.id}`)
+  })
+
+  it('never limits /v1/sim/… or /v1/health', async () => {
     for (let i = 0; i < 5; i++) await limited.api('GET', '/v1/locations')
     expect((await limited.api('GET', '/v1/locations')).status).toBe(429)
-    expect((await limited.api('GET', '/v1/locations', {key: OTHER_KEY})).status).toBe(200)
     expect((await limited.api('GET', '/v1/sim/clock')).status).toBe(200)
     expect((await limited.api('GET', '/v1/health', {key: null})).status).toBe(200)
   })

@@ -42,6 +42,8 @@ export async function authenticate(event: H3Event, records: Records): Promise<vo
   }
   event.context.accountId = record.account_id
   event.context.apiKey = record
+  // a scratch account's requests count against the rate limit of the account that made its line
+  event.context.limitedAs = record.limited_as ?? record.account_id
 }
 
 /** The caller's API key record; set by `authenticate`. */

@@ -66,7 +66,7 @@ export class Traffic {
       passage.notes = {check_id: null, push_result: null, previous: undefined, next: undefined, request_text: undefined}
     // the simulator's own controls stay reachable whatever is asked of the API
     if (passage.path.startsWith('/v1/sim/')) return
-    if (service.limiter) this.#limit(event, service.limiter)
+    if (service.limiter) this.#limit(event, service.limiter, event.context.limitedAs as string)
     const fault = service.faults.take(passage.accountId, event.method, passage.path)
     // on PostgreSQL a fault that matches is struck in the database first (docs/postgres.md)
     if (fault instanceof Promise) return fault.then((taken) => this.#admitFault(event, passage, taken))
@@ -113,16 +113,16 @@ export class Traffic {
     return answer
   }
 
-  #limit(event: H3Event, limiter: NonNullable<Service['limiter']>): void {
-    const key = /^Bearer\s+(\S+)/i.exec(requestHeader(event, 'authorization') ?? '')?.[1] ?? ''
-    const taken = limiter.take(key)
+  /** The account's bucket, not the key's, a scratch account's being its maker's: minting keys does not lift it. */
+  #limit(event: H3Event, limiter: NonNullable<Service['limiter']>, accountId: string): void {
+    const taken = limiter.take(accountId)
     setResponseHeader(event, 'x-ratelimit-limit', String(limiter.perSecond))
     setResponseHeader(event, 'x-ratelimit-remaining', String(taken.remaining))
     if (taken.allowed) return
     event.node.res.setHeader('retry-after', String(taken.retryAfterS))
     throw new ApiError(
       'rate_limited',
-      `Too many requests with this API key: at most ${limiter.perSecond} a second (serve --rate-limit). Retry after the Retry-After seconds.`,
+      `Too many requests for this account: at most ${limiter.perSecond} a second (serve --rate-limit). Retry after the Retry-After seconds.`,
     )
   }
 
