@@ -38,13 +38,41 @@ function urlOf(host: string, port: number): string {
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`
 }
 
+/** How long a connection may keep the server waiting, in ms (docs/api.md, "HTTP details": Connections). */
+export interface ConnectionTimeouts {
+  /** For a whole request head, from the connection's first byte (or its opening): 408 and closed past it. */
+  headersMs: number
+  /** For a whole request, body included: past it, 408 and closed. Above the longest fault delay (60 s) plus 60 s. */
+  requestMs: number
+  /** For the next request on a kept-alive connection. */
+  idleMs: number
+}
+
+export const CONNECTION_TIMEOUTS: ConnectionTimeouts = {headersMs: 60_000, requestMs: 120_000, idleMs: 5_000}
+
 /**
  * Serves `handle` on exactly `port` (0: a free one) of `host`, or fails
  * naming the port. Requests sent with `Expect: 100-continue` reach `handle`
- * too, holding back their body until the app asks for it.
+ * too, holding back their body until the app asks for it. A client that
+ * sends too slowly, or nothing, is closed (`timeouts`), so idle and
+ * slowloris connections cannot pile up.
  */
-export async function listenOn(port: number, host: string, handle: RequestListener): Promise<Listener> {
-  const server = createServer(handle)
+export async function listenOn(
+  port: number,
+  host: string,
+  handle: RequestListener,
+  timeouts: ConnectionTimeouts = CONNECTION_TIMEOUTS,
+): Promise<Listener> {
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.idleMs,
+      // how often Node looks for requests past their time (30 s by default): within a second of it
+      connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
+    },
+    handle,
+  )
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     holdBody(req, res)
     handle(req, res)

@@ -1,6 +1,7 @@
-import {createServer, type Server} from 'node:http'
+import {createServer, type RequestListener, type Server} from 'node:http'
 import {connect} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {type Listener, listenOn} from '../../src/server/listen.js'
 import {startServer} from '../../src/server/start.js'
 import {startSimulator} from '../../src/testing.js'
 
@@ -68,5 +69,61 @@ describe('close()', () => {
     const server = await startServer({port: 0, host: '127.0.0.1'})
     await server.close()
     await expect(server.close()).resolves.toBeUndefined()
+  })
+})
+
+describe('connections that keep the server waiting (docs/api.md, "HTTP details")', () => {
+  const timeouts = {headersMs: 300, requestMs: 600, idleMs: 200}
+  let listener: Listener
+  let port: number
+  beforeAll(async () => {
+    const echo: RequestListener = (req, res) => void req.resume().on('end', () => res.end('ok'))
+    listener = await listenOn(0, '127.0.0.1', echo, timeouts)
+    port = Number(new URL(listener.url).port)
+  })
+  afterAll(() => listener.close())
+
+  /**
+   * Opens a connection, sends `opening`, then `drip` every 50 ms if given (a client that sends too slowly);
+   * resolves with what came back once the server closed it, and when.
+   */
+  const closedAfter = (opening: string, drip?: string) =>
+    new Promise<{answer: string; ms: number}>((resolve) => {
+      const started = performance.now()
+      const socket = connect(port, '127.0.0.1')
+      let answer = ''
+      const dripping = drip === undefined ? undefined : setInterval(() => socket.write(drip), 50)
+      socket.on('data', (chunk) => (answer += chunk))
+      socket.on('error', () => {})
+      socket.on('close', () => {
+        clearInterval(dripping)
+        resolve({answer, ms: performance.now() - started})
+      })
+      if (opening !== '') socket.write(opening)
+    })
+
+  it('one that sends nothing is answered 408 and closed once the head is overdue', async () => {
+    const {answer, ms} = await closedAfter('')
+    expect(answer).toMatch(/^HTTP\/1.1 408 /)
+    expect(ms).toBeGreaterThanOrEqual(timeouts.headersMs)
+  })
+
+  it('one that sends its head a line at a time (slowloris) is answered 408 and closed', async () => {
+    const {answer, ms} = await closedAfter('GET /v1/health HTTP/1.1\r\n', 'X-A: b\r\n')
+    expect(answer).toMatch(/^HTTP\/1.1 408 /)
+    expect(ms).toBeGreaterThanOrEqual(timeouts.headersMs)
+  })
+
+  it('one that sends its body a byte at a time is answered 408 and closed once the request is overdue', async () => {
+    const {answer, ms} = await closedAfter('POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n', 'a')
+    expect(answer).toMatch(/^HTTP\/1.1 408 /)
+    expect(ms).toBeGreaterThanOrEqual(timeouts.requestMs)
+  })
+
+  it('a kept-alive connection that sends no next request is closed', async () => {
+    const {answer, ms} = await closedAfter('GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+    expect(answer).toMatch(/^HTTP\/1.1 200 [^]*\r\n\r\nok$/)
+    // within its idle time, and the request's, of the answer: not Node's 5 s default
+    expect(ms).toBeLessThan(timeouts.requestMs + timeouts.idleMs + 1000)
   })
 })
