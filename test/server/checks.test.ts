@@ -308,6 +308,10 @@ describe('lists', () => {
     'starting_after=chk_nope',
     'status=paid',
     'colour=red',
+    // names an object has: refused as any unknown parameter, not dropped
+    '__proto__=1',
+    'constructor=1',
+    'hasOwnProperty=1',
   ])('rejects ?%s with 422', async (query) => {
     const answer = await sim.api('GET', `/v1/checks?${query}`)
     expect(answer.status).toBe(422)

@@ -1,4 +1,4 @@
-import {getQuery, type H3Event} from 'h3'
+import type {H3Event} from 'h3'
 import * as z from 'zod'
 import {invalidField} from '../../domain/errors.js'
 import type {Collections} from '../../domain/records.js'
@@ -36,12 +36,27 @@ function querySchema(filters: z.ZodObject): z.ZodType {
   return schema
 }
 
+/**
+ * The URL's query parameters, a repeated one as a list. Every name is kept as
+ * given: h3's `getQuery` drops `__proto__` and `constructor`, which the strict
+ * schema must see to refuse them as it refuses any unknown parameter.
+ */
+function queryOf(event: H3Event): Record<string, string | string[]> {
+  const query = new Map<string, string | string[]>()
+  for (const [name, value] of new URLSearchParams(event.path.split('?')[1] ?? '')) {
+    const before = query.get(name)
+    query.set(name, before === undefined ? value : [before, value].flat())
+  }
+  // own properties, `__proto__` included: fromEntries defines them rather than assigning
+  return Object.fromEntries(query)
+}
+
 /** The list query plus a resource's own filters, from the URL; a 422 on anything unparsable. */
 export function readListQuery<S extends z.ZodObject>(
   event: H3Event,
   filters: S = NO_FILTERS as unknown as S,
 ): z.output<typeof ListQuery> & z.output<S> {
-  const result = querySchema(filters).safeParse(getQuery(event))
+  const result = querySchema(filters).safeParse(queryOf(event))
   if (!result.success) throw validationError('Query', result.error)
   return result.data as z.output<typeof ListQuery> & z.output<S>
 }
