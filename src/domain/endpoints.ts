@@ -75,8 +75,18 @@ export function knownSecretEndpoint(
   now: string,
   strictUrls: boolean,
 ): WebhookEndpointRecord {
-  return {...createEndpoint(accountId, input, now, strictUrls), ...(id ? {id} : {}), secret}
+  const endpoint = {...createEndpoint(accountId, input, now, strictUrls), secret}
+  return id ? {...endpoint, id, stored_as: chosenEndpointKey(accountId, id)} : endpoint
 }
+
+/** Where the account's endpoint with the id `id` is kept when the caller chose that id (`stored_as`). */
+export const chosenEndpointKey = (accountId: string, id: string): string => `${accountId}/${id}`
+
+/**
+ * The key the endpoint is kept under: its id, unless its id was chosen by the caller (docs/api.md,
+ * "Webhooks": ids are the account's own).
+ */
+export const endpointKey = (endpoint: WebhookEndpointRecord): string => endpoint.stored_as ?? endpoint.id
 
 /**
  * `PATCH /webhook-endpoints/{id}`: the fields given, under the rules of creation. A disabled

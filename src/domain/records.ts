@@ -70,6 +70,11 @@ export type WebhookEndpointRecord = WebhookEndpoint & {
   previous_secret_expires_at?: string
   /** Delivery chaos (`PUT /sim/webhook-endpoints/{id}/chaos`): absent when off, which costs deliveries nothing. */
   chaos?: EndpointChaos
+  /**
+   * Where an endpoint whose id the caller chose is kept: `{account_id}/{id}`, so that id is the account's own
+   * and another account may choose it too (`endpointKey`). Absent on an endpoint whose id the server made.
+   */
+  stored_as?: string
 }
 
 /** Duplicates and a reorder window for one endpoint; `drawn` counts its deliveries so far, so a seed repeats. */

@@ -276,21 +276,24 @@ export const Seed = z.strictObject({
     .superRefine((accounts, ctx) => {
       // an id listed twice would silently change owner: the later account would take it
       const seen = new Map<string, string>()
-      const claim = (id: string, path: (string | number)[]) => {
-        const first = seen.get(id)
+      const claim = (id: string, path: (string | number)[], within = '') => {
+        const first = seen.get(within + id)
         if (first)
           ctx.addIssue({
             code: 'custom',
             path,
             message: `"${id}" is already listed at ${first}; each account, location and key appears once`,
           })
-        else seen.set(id, ['accounts', ...path].join('.'))
+        else seen.set(within + id, ['accounts', ...path].join('.'))
       }
       accounts.forEach((account, a) => {
         claim(account.id, [a, 'id'])
         account.locations.forEach((location, l) => claim(location.id, [a, 'locations', l, 'id']))
         account.api_keys.forEach(({key}, k) => claim(key, [a, 'api_keys', k, 'key']))
-        account.webhook_endpoints?.forEach(({id}, w) => id && claim(id, [a, 'webhook_endpoints', w, 'id']))
+        // an endpoint's id is its account's own: two accounts may both choose one
+        account.webhook_endpoints?.forEach(
+          ({id}, w) => id && claim(id, [a, 'webhook_endpoints', w, 'id'], `${account.id}/`),
+        )
       })
     }),
 })

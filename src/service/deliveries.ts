@@ -7,9 +7,11 @@ import {
   recordDuplicate,
   requeueDelivery,
 } from '../domain/deliveries.js'
+import {endpointKey} from '../domain/endpoints.js'
 import {ApiError, invalidField} from '../domain/errors.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
+import {endpointOf} from './endpoints.js'
 import type {Outbox} from './outbox.js'
 import type {Claim} from './storage.js'
 
@@ -81,7 +83,7 @@ export class Deliveries {
       // as stored now: an attempt recorded since the route read it must not be written over
       const latest = await tx.get('deliveries', delivery.id)
       if (!latest) throw new ApiError('not_found', `No delivery ${delivery.id} in this account.`)
-      const endpoint = await tx.get('webhook_endpoints', latest.endpoint_id)
+      const endpoint = await endpointOf(tx, latest.account_id, latest.endpoint_id)
       const requeued = requeueDelivery(latest, endpoint, clock.now(), now())
       tx.put('deliveries', requeued.id, requeued)
       return requeued
@@ -92,7 +94,7 @@ export class Deliveries {
   async target(delivery: DeliveryRecord): Promise<{endpoint: WebhookEndpointRecord; event: EventRecord} | undefined> {
     const {storage} = this.context
     const [endpoint, event] = await Promise.all([
-      storage.get('webhook_endpoints', delivery.endpoint_id),
+      endpointOf(storage, delivery.account_id, delivery.endpoint_id),
       storage.get('events', delivery.event_id),
     ])
     return endpoint && endpoint.status === 'enabled' && event ? {endpoint, event} : undefined
@@ -126,11 +128,11 @@ export class Deliveries {
     return this.outbox.commitBeside(async (tx) => {
       const latest = await tx.get('deliveries', id)
       if (!latest) return undefined
-      const current = await tx.get('webhook_endpoints', endpoint.id)
+      const current = await tx.get('webhook_endpoints', endpointKey(endpoint))
       const outcome = recordAttempt(latest, current ?? endpoint, result, options)
       tx.put('deliveries', id, outcome.delivery)
       if (current === undefined) return undefined
-      if (outcome.endpoint !== current) tx.put('webhook_endpoints', current.id, outcome.endpoint)
+      if (outcome.endpoint !== current) tx.put('webhook_endpoints', endpointKey(current), outcome.endpoint)
       return outcome.endpoint
     })
   }
@@ -143,9 +145,8 @@ export class Deliveries {
    */
   resend(event: EventRecord, endpointId: string): Promise<DeliveryRecord> {
     return this.outbox.commit(async (tx) => {
-      const endpoint = await tx.get('webhook_endpoints', endpointId)
-      if (endpoint?.account_id !== event.account_id)
-        throw invalidField('endpoint_id', `no webhook endpoint ${endpointId} in this account`)
+      const endpoint = await endpointOf(tx, event.account_id, endpointId)
+      if (!endpoint) throw invalidField('endpoint_id', `no webhook endpoint ${endpointId} in this account`)
       return this.outbox.redeliver(tx, endpoint, [event])[0]!
     })
   }

@@ -2,8 +2,10 @@ import {randomInt} from 'node:crypto'
 import {startChaos} from '../domain/chaos.js'
 import {cancelDelivery, eventsToRecover} from '../domain/deliveries.js'
 import {
+  chosenEndpointKey,
   createEndpoint,
   DEFAULT_SECRET_OVERLAP_S,
+  endpointKey,
   knownSecretEndpoint,
   newSecret,
   rotateSecret,
@@ -54,7 +56,7 @@ export class Endpoints {
     const endpoint = createEndpoint(accountId, input, this.context.now(), this.context.strictUrls)
     return this.outbox.commit(async (tx) => {
       await admitEndpoint(tx, accountId, this.#limit)
-      tx.put('webhook_endpoints', endpoint.id, endpoint)
+      tx.put('webhook_endpoints', endpointKey(endpoint), endpoint)
       return endpoint
     })
   }
@@ -64,7 +66,7 @@ export class Endpoints {
     const now = this.context.now()
     return this.outbox.commit(async (tx) => {
       const pending = await tx.list('deliveries', endpoint.account_id, {endpoint_id: endpoint.id, status: 'pending'})
-      tx.delete('webhook_endpoints', endpoint.id)
+      tx.delete('webhook_endpoints', endpointKey(endpoint))
       for (const delivery of pending) tx.put('deliveries', delivery.id, cancelDelivery(delivery, now))
     })
   }
@@ -82,8 +84,8 @@ export class Endpoints {
     const endpoint = knownSecretEndpoint(accountId, input, this.context.now(), this.context.strictUrls)
     return this.outbox.commit(async (tx) => {
       await admitEndpoint(tx, accountId, this.#limit)
-      if (await tx.get('webhook_endpoints', endpoint.id)) throw invalidField('id', `${endpoint.id} is taken`)
-      tx.put('webhook_endpoints', endpoint.id, endpoint)
+      if (await endpointOf(tx, accountId, endpoint.id)) throw invalidField('id', `${endpoint.id} is taken`)
+      tx.put('webhook_endpoints', endpointKey(endpoint), endpoint)
       return endpoint
     })
   }
@@ -94,7 +96,7 @@ export class Endpoints {
     return this.outbox.commit(async (tx) => {
       const current = await latest(tx, endpoint)
       const updated = updateEndpoint(current, input, now(), strictUrls)
-      if (updated !== current) tx.put('webhook_endpoints', updated.id, updated)
+      if (updated !== current) tx.put('webhook_endpoints', endpointKey(updated), updated)
       return updated
     })
   }
@@ -112,7 +114,7 @@ export class Endpoints {
     const {now, clock} = this.context
     return this.outbox.commit(async (tx) => {
       const rotated = rotateSecret(await latest(tx, endpoint), expireAfterS, clock.now(), now())
-      tx.put('webhook_endpoints', rotated.id, rotated)
+      tx.put('webhook_endpoints', endpointKey(rotated), rotated)
       return rotated
     })
   }
@@ -138,7 +140,7 @@ export class Endpoints {
     const chaos = startChaos(input, () => randomInt(2 ** 32))
     return this.outbox.commit(async (tx) => {
       const updated = {...(await latest(tx, endpoint)), chaos}
-      tx.put('webhook_endpoints', updated.id, updated)
+      tx.put('webhook_endpoints', endpointKey(updated), updated)
       return updated
     })
   }
@@ -147,7 +149,7 @@ export class Endpoints {
   endChaos(endpoint: WebhookEndpointRecord): Promise<WebhookEndpointRecord> {
     return this.outbox.commit(async (tx) => {
       const {chaos: _, ...calm} = await latest(tx, endpoint)
-      tx.put('webhook_endpoints', calm.id, calm)
+      tx.put('webhook_endpoints', endpointKey(calm), calm)
       return calm
     })
   }
@@ -167,9 +169,27 @@ export class Endpoints {
   }
 }
 
+/**
+ * The account's endpoint `id`, wherever it is kept (`endpointKey`): under its id, or, when the caller chose
+ * that id, under the account's key for it. Another account's endpoint is as absent as a missing one.
+ *
+ * @example
+ * const endpoint = await endpointOf(tx, 'acct_demo', 'we_ci_receiver')
+ */
+export async function endpointOf(
+  reader: Reader,
+  accountId: string,
+  id: string,
+): Promise<WebhookEndpointRecord | undefined> {
+  const kept = await reader.get('webhook_endpoints', id)
+  if (kept?.account_id === accountId && kept.stored_as === undefined) return kept
+  const chosen = await reader.get('webhook_endpoints', chosenEndpointKey(accountId, id))
+  return chosen?.account_id === accountId ? chosen : undefined
+}
+
 /** The endpoint as stored now: one deleted since the route found it is gone. */
 async function latest(tx: Reader, endpoint: WebhookEndpointRecord): Promise<WebhookEndpointRecord> {
-  const current = await tx.get('webhook_endpoints', endpoint.id)
+  const current = await tx.get('webhook_endpoints', endpointKey(endpoint))
   if (!current) throw new ApiError('not_found', `No webhook endpoint ${endpoint.id} in this account.`)
   return current
 }

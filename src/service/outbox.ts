@@ -1,5 +1,6 @@
 import {stirDelivery} from '../domain/chaos.js'
 import {fanOut, redeliver, wants} from '../domain/deliveries.js'
+import {endpointKey} from '../domain/endpoints.js'
 import type {DeliveryRecord, EventRecord, SettingRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {Background} from '../webhooks/background.js'
 import {Fifo} from '../webhooks/fifo.js'
@@ -157,7 +158,7 @@ export class Outbox {
       return stir.delivery
     })
     for (const delivery of deliveries) tx.put('deliveries', delivery.id, delivery)
-    if (chaos !== endpoint.chaos) tx.put('webhook_endpoints', endpoint.id, {...endpoint, chaos})
+    if (chaos !== endpoint.chaos) tx.put('webhook_endpoints', endpointKey(endpoint), {...endpoint, chaos})
     return deliveries
   }
 
@@ -274,6 +275,6 @@ class FanOutRun {
 
   /** Writes the endpoints whose chaos drew. */
   end(): void {
-    for (const endpoint of this.#drawn.values()) this.tx.put('webhook_endpoints', endpoint.id, endpoint)
+    for (const endpoint of this.#drawn.values()) this.tx.put('webhook_endpoints', endpointKey(endpoint), endpoint)
   }
 }

@@ -1,5 +1,6 @@
 import type {CollectionName, Collections} from '../domain/records.js'
 import type {SeededAccount} from '../domain/seeded-account.js'
+import {endpointOf} from './endpoints.js'
 import type {Outbox} from './outbox.js'
 import type {PageOf, PageQuery, Storage} from './storage.js'
 
@@ -45,6 +46,11 @@ export class Records {
   ): Promise<Collections[C] | undefined> {
     const record = await this.#seeing(collection, () => this.read.get(collection, id))
     return record?.account_id === accountId ? record : undefined
+  }
+
+  /** The account's webhook endpoint `id`, wherever it is kept (`endpointOf`). */
+  endpoint(accountId: string, id: string): Promise<Collections['webhook_endpoints'] | undefined> {
+    return this.#seeing('webhook_endpoints', () => endpointOf(this.read, accountId, id))
   }
 
   get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {

@@ -1,5 +1,6 @@
 import {chmod, readdir, rm} from 'node:fs/promises'
 import {join} from 'node:path'
+import {endpointKey} from '../domain/endpoints.js'
 import type {CollectionName, Collections} from '../domain/records.js'
 import {Chunks, type ChunkSnapshot, type Placed} from './chunks.js'
 import {Damage} from './damage.js'
@@ -71,7 +72,7 @@ function tables() {
     idempotency_keys: new Table<Collections['idempotency_keys']>((r) => r.id),
     // most events are never read again after a start: they stay unparsed until asked for (unread.ts)
     events: new Table<Collections['events']>((r) => r.id, {readOnDemand: true}),
-    webhook_endpoints: new Table<Collections['webhook_endpoints']>((r) => r.id),
+    webhook_endpoints: new Table<Collections['webhook_endpoints']>(endpointKey),
     // retention deletes an event with its deliveries, and keeps one whose delivery is pending; a delivery
     // stays unparsed, as an event does, knowing what groups and filters it (a start looks for the pending ones)
     deliveries: new Table<Collections['deliveries']>((r) => r.id, {

@@ -58,8 +58,8 @@ export interface TestServer {
   stored(): Promise<string>
   /** Stops the server; the data dir stays for a restart. */
   stop(): Promise<void>
-  /** Starts again on the same data dir. */
-  restart(): Promise<void>
+  /** Starts again on the same data dir, with `serve` options added to the first start's. */
+  restart(serve?: Partial<ServeOptions>): Promise<void>
   /** Stops the server and removes the data dir. */
   close(): Promise<void>
 }
@@ -117,7 +117,8 @@ export async function startTestServer(
   const seedFile = await writeSeed(root)
   const database = onPostgres ? await createTestDatabase() : undefined
   const store = database ? {database: database.url} : {dataDir: options.memory ? undefined : dataDir}
-  const start = () => startServer({port: 0, host: '127.0.0.1', ...store, seedFile, ...options.serve})
+  const start = (more?: Partial<ServeOptions>) =>
+    startServer({port: 0, host: '127.0.0.1', ...store, seedFile, ...options.serve, ...more})
   let server = await start()
   const handle: TestServer = {
     get url() {
@@ -130,8 +131,8 @@ export async function startTestServer(
     api: (method, path, opts) => call(server.url, method, path, opts),
     stored: () => (database ? storedIn(database.url) : journalOf(dataDir)),
     stop: () => server.close(),
-    async restart() {
-      server = await start()
+    async restart(serve) {
+      server = await start(serve)
     },
     async close() {
       await server.close()

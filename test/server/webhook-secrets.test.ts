@@ -6,7 +6,7 @@ import type {Seed} from '../../src/domain/schemas.js'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {onPostgres} from '../helpers/postgres.js'
-import {startTestServer, TEST_SEED, type TestServer} from '../helpers/simulator.js'
+import {OTHER_KEY, startTestServer, TEST_SEED, type TestServer} from '../helpers/simulator.js'
 
 const stripe = new Stripe('sk_test_unused')
 const SEEDED_SECRET = 'whsec_ci_only_declared_in_the_seed_0123'
@@ -110,6 +110,51 @@ describe('known secrets', () => {
     expect(again.body.error.details[0].path).toBe('id')
     const bad = await sim.api('POST', '/v1/sim/webhook-endpoints', {body: {...body, id: undefined, secret: 'nope'}})
     expect(bad.status).toBe(422)
+  })
+
+  it("a chosen id is the account's own: another account may choose it too, and neither sees the other's", async () => {
+    const {receiver, sim, push} = await setup()
+    const theirs = {id: 'we_ci_receiver', url: 'http://127.0.0.1:9/theirs', event_types: ['check.created']}
+    const taken = await sim.api('POST', '/v1/sim/webhook-endpoints', {
+      key: OTHER_KEY,
+      body: {...theirs, secret: `whsec_${'o'.repeat(30)}`},
+    })
+    expect(taken.status).toBe(201)
+    const ours = {id: 'we_ci_receiver', url: receiver.url, event_types: ['check.created'], secret: SEEDED_SECRET}
+    expect((await sim.api('POST', '/v1/sim/webhook-endpoints', {body: ours})).status).toBe(201)
+    expect((await sim.api('GET', '/v1/webhook-endpoints/we_ci_receiver')).body.url).toBe(receiver.url)
+    const listed = await sim.api('GET', '/v1/webhook-endpoints?starting_after=we_ci_receiver', {key: OTHER_KEY})
+    expect(listed.status).toBe(200)
+    // the delivery goes to this account's endpoint, signed with its secret
+    await push()
+    await receiver.waitFor(1)
+    expect(stripeAccepts(receiver.received[0]!, SEEDED_SECRET)).toBe(true)
+    const [delivery] = (await sim.api('GET', '/v1/deliveries')).body.data
+    expect(delivery).toMatchObject({endpoint_id: 'we_ci_receiver'})
+    const resent = await sim.api('POST', `/v1/events/${delivery.event_id}/resend`, {
+      body: {endpoint_id: 'we_ci_receiver'},
+    })
+    expect(resent.status).toBe(201)
+    // deleting one leaves the other
+    expect((await sim.api('DELETE', '/v1/webhook-endpoints/we_ci_receiver')).status).toBe(200)
+    expect((await sim.api('GET', '/v1/webhook-endpoints/we_ci_receiver')).status).toBe(404)
+    const still = await sim.api('GET', '/v1/webhook-endpoints/we_ci_receiver', {key: OTHER_KEY})
+    expect(still.body).toMatchObject({id: 'we_ci_receiver', url: theirs.url})
+  })
+
+  it("a seed's chosen id starts, though another account chose the same id first", async () => {
+    const {sim} = await setup()
+    const theirs = {id: 'we_ci_receiver', url: 'http://127.0.0.1:9/theirs', event_types: ['check.created']}
+    const body = {...theirs, secret: `whsec_${'o'.repeat(30)}`}
+    expect((await sim.api('POST', '/v1/sim/webhook-endpoints', {key: OTHER_KEY, body})).status).toBe(201)
+    await sim.stop()
+    const [demo, ...others] = TEST_SEED.accounts
+    const seeded = {id: 'we_ci_receiver', url: 'http://127.0.0.1:9/ours', event_types: ['check.created' as const]}
+    const seed: Seed = {accounts: [{...demo!, webhook_endpoints: [{...seeded, secret: SEEDED_SECRET}]}, ...others]}
+    await sim.restart({seed})
+    expect((await sim.api('GET', '/v1/webhook-endpoints/we_ci_receiver')).body.url).toBe(seeded.url)
+    const still = await sim.api('GET', '/v1/webhook-endpoints/we_ci_receiver', {key: OTHER_KEY})
+    expect(still.body.url).toBe(theirs.url)
   })
 
   it('the listen secret is made once per account and kept across restarts', async () => {

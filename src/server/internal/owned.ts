@@ -1,6 +1,6 @@
 import type {H3Event} from 'h3'
 import {ApiError} from '../../domain/errors.js'
-import type {CheckRecord, CollectionName, Collections} from '../../domain/records.js'
+import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} from '../../domain/records.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from './auth.js'
 import {paginate, readListQuery} from './list.js'
@@ -18,7 +18,16 @@ export async function findOwned<C extends CollectionName>(
   noun: string,
   id = event.context.params?.id ?? '',
 ): Promise<Collections[C]> {
-  const record = await service.records.owned(collection, accountOf(event), id)
+  return found(await service.records.owned(collection, accountOf(event), id), noun, id)
+}
+
+/** The webhook endpoint `:id` of the URL, in the caller's account, wherever it is kept (`endpointOf`). */
+export async function findEndpoint({service}: AppContext, event: H3Event): Promise<WebhookEndpointRecord> {
+  const id = event.context.params?.id ?? ''
+  return found(await service.records.endpoint(accountOf(event), id), 'webhook endpoint', id)
+}
+
+function found<T>(record: T | undefined, noun: string, id: string): T {
   if (!record) throw new ApiError('not_found', `No ${noun} ${id} in this account.`)
   return record
 }

@@ -5,7 +5,7 @@ import {ChaosInput, KnownSecretEndpointInput} from '../../domain/schemas.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 import {readJson} from '../internal/body.js'
-import {findOwned} from '../internal/owned.js'
+import {findEndpoint} from '../internal/owned.js'
 
 /**
  * Simulator controls of the receiver side (docs/api.md, "Webhooks"): endpoints with a known
@@ -13,8 +13,7 @@ import {findOwned} from '../internal/owned.js'
  */
 export function simWebhookRoutes(router: Router, app: AppContext): void {
   const {service} = app
-  const find = (event: Parameters<typeof accountOf>[0]) =>
-    findOwned(app, 'webhook_endpoints', event, 'webhook endpoint')
+  const find = (event: Parameters<typeof accountOf>[0]) => findEndpoint(app, event)
 
   // the caller chose the secret, so showing it again tells nothing new
   router.post(

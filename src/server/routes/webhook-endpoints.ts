@@ -1,18 +1,17 @@
 import {defineEventHandler, type Router, setResponseStatus} from 'h3'
 import {succeeded} from '../../domain/deliveries.js'
-import {renderEndpoint} from '../../domain/endpoints.js'
+import {endpointKey, renderEndpoint} from '../../domain/endpoints.js'
 import {newId} from '../../domain/ids.js'
 import {RecoverInput, RotateSecretInput, WebhookEndpointInput, WebhookEndpointUpdate} from '../../domain/schemas.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 import {readJson} from '../internal/body.js'
 import {paginate, readListQuery} from '../internal/list.js'
-import {findOwned} from '../internal/owned.js'
+import {findEndpoint} from '../internal/owned.js'
 
 export function webhookEndpointRoutes(router: Router, app: AppContext): void {
   const {service} = app
-  const find = (event: Parameters<typeof accountOf>[0]) =>
-    findOwned(app, 'webhook_endpoints', event, 'webhook endpoint')
+  const find = (event: Parameters<typeof accountOf>[0]) => findEndpoint(app, event)
 
   router.post(
     '/v1/webhook-endpoints',
@@ -26,11 +25,13 @@ export function webhookEndpointRoutes(router: Router, app: AppContext): void {
 
   router.get(
     '/v1/webhook-endpoints',
-    defineEventHandler((event) => {
+    defineEventHandler(async (event) => {
       const query = readListQuery(event)
-      return paginate(service.records, 'webhook_endpoints', accountOf(event), query, undefined, (e) =>
-        renderEndpoint(e),
-      )
+      const accountId = accountOf(event)
+      // a cursor is an endpoint's id; the list pages by where each is kept
+      const after = query.starting_after && (await service.records.endpoint(accountId, query.starting_after))
+      const cursor = after ? {...query, starting_after: endpointKey(after)} : query
+      return paginate(service.records, 'webhook_endpoints', accountId, cursor, undefined, (e) => renderEndpoint(e))
     }),
   )
 
