@@ -1,4 +1,4 @@
-import {chmod, readdir, rm} from 'node:fs/promises'
+import {readdir, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import {endpointKey} from '../domain/endpoints.js'
 import type {CollectionName, Collections} from '../domain/records.js'
@@ -8,7 +8,7 @@ import {Documents, type DocumentState} from './documents.js'
 import {type Entry, Journal} from './journal.js'
 import {type Span, SpanReader} from './journal-spans.js'
 import {lockDataDir} from './lock.js'
-import {makeDir, UnusableDirError} from '../shared/make-dir.js'
+import {makeDataDir} from './data-dir.js'
 import {buildCheck, readChecks, ReplayedChecks} from './replayed-checks.js'
 import {Table} from './table.js'
 import {DELIVERY_FIELDS} from './journal-pushes.js'
@@ -85,24 +85,6 @@ function tables() {
 }
 type Tables = ReturnType<typeof tables>
 
-/** Why a data dir cannot be made, in words: the errno alone (ENOENT under /proc) would send the user looking for a parent. */
-function unmakeable(error: NodeJS.ErrnoException): string {
-  switch (error.code) {
-    case 'EEXIST':
-    case 'ENOTDIR':
-      return 'a file is in the way'
-    case 'ENOENT':
-      return 'nothing can be made there (ENOENT)'
-    case 'EACCES':
-    case 'EPERM':
-      return `not allowed (${error.code})`
-    case 'EROFS':
-      return 'the file system is read-only (EROFS)'
-    default:
-      return error.message
-  }
-}
-
 /**
  * All state, in memory, made durable by a journal. `commit` applies a change
  * at once (so the next request sees it) and resolves when it is on disk;
@@ -157,19 +139,7 @@ export class Store {
   }
 
   async #load(dir: string): Promise<void> {
-    // not Node's recursive mkdir, which never settles under /proc (make-dir.ts)
-    await makeDir(dir, 0o700).catch((error: NodeJS.ErrnoException) => {
-      throw new UnusableDirError(
-        `store: cannot make the data dir ${dir}: ${unmakeable(error)}. ` +
-          'Give --data a directory you can write, or --memory to keep nothing on disk.',
-      )
-    })
-    // a dir that existed keeps its mode through mkdir: it holds API keys, so it is made private like a new one
-    await chmod(dir, 0o700).catch((error: Error) => {
-      throw new UnusableDirError(
-        `store: cannot make ${dir} private (mode 0700): ${error.message}. Use a --data dir you own, or --memory.`,
-      )
-    })
+    await makeDataDir(dir)
     this.#unlock = await lockDataDir(dir)
     try {
       await this.#read(dir)
