@@ -23,6 +23,9 @@ export interface AccessLine {
 /** Entries each account keeps by default (`serve --request-log N`). */
 export const REQUEST_LOG_SIZE = 1000
 
+/** What the whole log, every account together, holds at most, in approximate bytes: the oldest entries go first. */
+export const REQUEST_LOG_BYTES = 64 * 1024 * 1024
+
 const REDACTED = '[redacted]'
 const SECRET_TEXT = /("secret"\s*:\s*)"(?:[^"\\]|\\.)*"?/g
 const SECRET_TOKEN = /whsec_[A-Za-z0-9_-]*/g
@@ -92,6 +95,15 @@ export function redactSecrets(value: unknown): unknown {
 const redactText = (text: string) => text.replace(SECRET_TEXT, `$1"${REDACTED}"`).replace(SECRET_TOKEN, REDACTED)
 
 /**
+ * The first `chars` characters of `text` as a string of their own. A slice of
+ * a long string is a view into it in V8 (a sliced string) and keeps all of it
+ * alive: the start of a 1 MB body would keep the megabyte.
+ */
+function cutCopy(text: string, chars: number): string {
+  return new TextDecoder().decode(new TextEncoder().encode(text.slice(0, chars)))
+}
+
+/**
  * A body as the log shows it: the parsed JSON (or the text, when it is not
  * JSON), secrets redacted, cut to BODY_CAP characters of its JSON (then the
  * text of its start, with `truncated`).
@@ -108,17 +120,116 @@ export function logBody(text: string | undefined): LoggedBody {
     const plain = redactText(text)
     return plain.length <= BODY_CAP
       ? {body: plain, truncated: false}
-      : {body: plain.slice(0, BODY_CAP), truncated: true}
+      : {body: cutCopy(plain, BODY_CAP), truncated: true}
   }
   if (text.length <= BODY_CAP) return {body: value, truncated: false}
   const json = JSON.stringify(value)
   if (json.length <= BODY_CAP) return {body: value, truncated: false}
-  return {body: json.slice(0, BODY_CAP), truncated: true}
+  return {body: cutCopy(json, BODY_CAP), truncated: true}
 }
 
-/** What a trace keeps of a body: the text while it is short, else only what the log will show of it (bounded memory). */
-export const keptBody = (text: string | undefined): string | LoggedBody | undefined =>
-  text !== undefined && text.length > BODY_CAP ? logBody(text) : text
+/**
+ * What a trace keeps of a body: the text while it is short; past BODY_CAP
+ * only what the log will show of it, as text of its own (never the request's
+ * string, nor a slice of it): the redacted JSON when it fits, else the cut
+ * copy. So an entry holds at most 64 KiB of each body, whatever arrived.
+ *
+ * @example
+ * keptBody('x'.repeat(1_000_000)) // {body: 'xxx…' (65,536 characters), truncated: true}
+ */
+export function keptBody(text: string | undefined): string | LoggedBody | undefined {
+  if (text === undefined || text.length <= BODY_CAP) return text
+  const shown = logBody(text)
+  if (typeof shown.body === 'string')
+    return shown.truncated ? shown : {body: cutCopy(shown.body, BODY_CAP), truncated: false}
+  // parsed again when read: a string is what the log can count, where parsed JSON may cost ten times its text
+  return JSON.stringify(shown.body)
+}
+
+/**
+ * What a trace keeps of an error's message: a refusal may quote what was sent
+ * (a key of a megabyte), so past BODY_CAP it is cut, as a body is, to text of its own.
+ *
+ * @example
+ * keptMessage('Unrecognized key: "kkkk…"') // the message, at most 65,536 characters and '…'
+ */
+export const keptMessage = (message: string): string =>
+  message.length <= BODY_CAP ? message : `${cutCopy(message, BODY_CAP)}…`
+
+// Approximate sizes in V8, in bytes, from the heap's growth per entry on Node 20 (64-bit): what the request
+// log's bound counts. A trace with its node in the log, its id and its time; a check version, and each of its
+// items besides its name and note; a rendered entry's object, without its bodies.
+const TRACE_BYTES = 500
+const CHECK_BYTES = 450
+const ITEM_BYTES = 150
+const ENTRY_BYTES = 800
+
+const textBytes = (body: string | LoggedBody | undefined): number =>
+  body === undefined ? 0 : typeof body === 'string' ? body.length : typeof body.body === 'string' ? body.body.length : 0
+
+function checkBytes(check: CheckRecord | undefined): number {
+  if (!check) return 0
+  let bytes = CHECK_BYTES
+  for (const item of check.items) bytes += ITEM_BYTES + item.name.length + (item.note?.length ?? 0)
+  return bytes
+}
+
+/**
+ * What a trace holds in memory, roughly, in bytes: its texts (bodies as
+ * kept, the path, the query, the message) and the check versions of a push.
+ * Its rendered entry, once it is read, is counted apart (`renderedBytes`).
+ * Cheap: it runs for every logged request.
+ *
+ * @example
+ * traceBytes(trace) // 510 for a GET of /v1/checks with no body
+ */
+export function traceBytes(trace: RequestTrace): number {
+  let bytes = TRACE_BYTES + trace.path.length + textBytes(trace.request_body) + textBytes(trace.response_body)
+  if (trace.idempotency_key !== null) bytes += trace.idempotency_key.length
+  if (trace.error) bytes += trace.error.message.length
+  for (const name in trace.query) bytes += 32 + name.length + trace.query[name]!.length
+  return bytes + checkBytes(trace.previous) + checkBytes(trace.next)
+}
+
+/**
+ * What a rendered entry adds to its trace in memory, roughly, in bytes: its
+ * object, the parsed bodies (a string body is the trace's own text) and
+ * `changes`. Parsed JSON may take ten times its text (`[[],[],…]`), so it is
+ * counted node by node.
+ *
+ * @example
+ * renderedBytes(renderRequest(trace)) // 824 for an entry with no bodies
+ */
+export function renderedBytes(entry: RequestEntry): number {
+  let bytes = ENTRY_BYTES + approxBytes(entry.changes)
+  if (typeof entry.request_body !== 'string') bytes += approxBytes(entry.request_body)
+  if (typeof entry.response_body !== 'string') bytes += approxBytes(entry.response_body)
+  return bytes
+}
+
+/** A JSON value's size in V8, roughly, in bytes; walked without recursion, as a body may nest 30,000 deep. */
+function approxBytes(value: unknown): number {
+  let bytes = 0
+  const pending = [value]
+  while (pending.length > 0) {
+    const item = pending.pop()
+    if (typeof item === 'string') {
+      bytes += 16 + item.length
+    } else if (Array.isArray(item)) {
+      bytes += 32 + 8 * item.length
+      for (const inner of item) pending.push(inner)
+    } else if (item !== null && typeof item === 'object') {
+      bytes += 32
+      for (const [key, inner] of Object.entries(item)) {
+        bytes += 24 + key.length
+        pending.push(inner)
+      }
+    } else {
+      bytes += 8
+    }
+  }
+  return bytes
+}
 
 const shown = (body: string | LoggedBody | undefined): LoggedBody => (typeof body === 'object' ? body : logBody(body))
 

@@ -1,9 +1,12 @@
 import {
+  renderedBytes,
   renderRequest,
+  REQUEST_LOG_BYTES,
   type RequestEntry,
   type RequestFilters,
   requestMatches,
   type RequestTrace,
+  traceBytes,
 } from '../domain/request-log.js'
 
 export type {RequestTrace}
@@ -22,11 +25,29 @@ export interface RequestPage {
   next_cursor: string | null
 }
 
+/** One entry as the log holds it: the trace and what it costs, until it is dropped. */
+interface Kept {
+  /** Undefined once dropped: the node may stay a while in the queues, what it held does not. */
+  trace: RequestTrace | undefined
+  accountId: string
+  /** Approximate bytes: the trace's, then its rendered entry's too once read. */
+  bytes: number
+  rendered: RequestEntry | undefined
+}
+
+/** An account's entries, oldest first; those before `head` are dropped (the array is cut in batches). */
+interface AccountLog {
+  kept: Kept[]
+  head: number
+}
+
 /**
  * The request log (docs/api.md, "The request log"): the last `size`
- * requests of each account, in memory only, newest last. Rendering (bodies
- * parsed and redacted, `changes`) waits until an entry is read, so that
- * recording costs a push next to nothing.
+ * requests of each account, in memory only, newest last, and at most
+ * `maxBytes` (approximately) for every account together, the oldest entry
+ * of all going first. Rendering (bodies parsed and redacted, `changes`)
+ * waits until an entry is read, so that recording costs a push next to
+ * nothing; the rendered entry is kept, and counted, with its trace.
  *
  * @example
  * const log = new RequestLog(1000)
@@ -34,40 +55,67 @@ export interface RequestPage {
  * log.list('acct_demo', {status: '4xx'}, {limit: 20}).data
  */
 export class RequestLog {
-  #byAccount = new Map<string, RequestTrace[]>()
+  #byAccount = new Map<string, AccountLog>()
+  /** Every kept entry in the order recorded, for the bound in bytes; dropped nodes are skipped, and swept out. */
+  #queue: Kept[] = []
+  #queueHead = 0
+  #live = 0
+  #bytes = 0
+  #nodes = new WeakMap<RequestTrace, Kept>()
   /** Ids of each account's entries dropped last (at most `size`): a cursor naming one is past the end, not unknown. */
   #dropped = new Map<string, string[]>()
   #listeners = new Set<(accountId: string, trace: RequestTrace, remote: boolean) => void>()
-  #rendered = new WeakMap<RequestTrace, RequestEntry>()
   #clearListeners = new Set<(accountId: string, forgotten: boolean) => void>()
+  readonly maxBytes: number
 
-  /** `size` 0 keeps nothing. */
-  constructor(readonly size: number) {}
+  /** `size` 0 keeps nothing; `maxBytes` bounds every account's entries together (default 64 MiB). */
+  constructor(
+    readonly size: number,
+    {maxBytes = REQUEST_LOG_BYTES}: {maxBytes?: number} = {},
+  ) {
+    this.maxBytes = maxBytes
+  }
 
   get enabled(): boolean {
     return this.size > 0
   }
 
+  /** Approximate bytes the log holds now, every account together. */
+  get bytes(): number {
+    return this.#bytes
+  }
+
   /**
-   * Keeps `trace` as the account's newest entry, dropping the oldest beyond `size`, and tells the listeners.
+   * Keeps `trace` as the account's newest entry, dropping the account's oldest beyond `size` and the oldest of
+   * all beyond `maxBytes`, and tells the listeners.
    * `remote` is the entry of a request another instance on the database answered, as it rendered it.
    */
   record(accountId: string, trace: RequestTrace, remote?: RequestEntry): void {
     if (!this.enabled) return
-    if (remote) this.#rendered.set(trace, remote)
-    let entries = this.#byAccount.get(accountId)
-    if (!entries) this.#byAccount.set(accountId, (entries = []))
-    entries.push(trace)
-    // dropped in batches: one splice per `size` requests instead of a shift each
-    if (entries.length >= this.size * 2) this.#drop(accountId, entries.splice(0, entries.length - this.size))
+    const kept: Kept = {
+      trace,
+      accountId,
+      bytes: traceBytes(trace) + (remote ? renderedBytes(remote) : 0),
+      rendered: remote,
+    }
+    let log = this.#byAccount.get(accountId)
+    if (!log) this.#byAccount.set(accountId, (log = {kept: [], head: 0}))
+    log.kept.push(kept)
+    this.#queue.push(kept)
+    this.#nodes.set(trace, kept)
+    this.#live++
+    this.#bytes += kept.bytes
+    if (log.kept.length - log.head > this.size) this.#dropOldest(log)
+    this.#bound()
+    this.#sweep(log)
     for (const listener of this.#listeners) listener(accountId, trace, remote !== undefined)
   }
 
-  /** The entry as the API shows it, rendered once. */
+  /** The entry as the API shows it, rendered once while the log keeps it. */
   render(trace: RequestTrace): RequestEntry {
-    let entry = this.#rendered.get(trace)
-    if (!entry) this.#rendered.set(trace, (entry = renderRequest(trace)))
-    return entry
+    const kept = this.#nodes.get(trace)
+    // an entry dropped since is rendered for whoever still holds it, and kept by nobody
+    return kept?.trace ? this.#render(kept, kept.trace) : renderRequest(trace)
   }
 
   /**
@@ -81,37 +129,45 @@ export class RequestLog {
     filters: RequestFilters,
     query: {limit: number; starting_after?: string},
   ): RequestPage | undefined {
-    const entries = this.#kept(accountId)
-    let i = entries.length - 1
+    const log = this.#byAccount.get(accountId) ?? {kept: [], head: 0}
+    // rendering may drop the oldest entries (the bound in bytes): `log.head` is read again at each step
+    let i = log.kept.length - 1
     const after = query.starting_after
     if (after !== undefined) {
-      while (i >= 0 && entries[i]!.id !== after) i--
-      if (i === -1)
+      while (i >= log.head && log.kept[i]!.trace?.id !== after) i--
+      if (i < log.head)
         return this.#wasKept(accountId, after)
           ? {object: 'list', data: [], has_more: false, next_cursor: null}
           : undefined
       i--
     }
     const data: RequestEntry[] = []
-    for (; i >= 0 && data.length < query.limit; i--) {
-      if (requestMatches(entries[i]!, filters)) data.push(this.render(entries[i]!))
+    for (; i >= log.head && data.length < query.limit; i--) {
+      const kept = log.kept[i]!
+      if (kept.trace && requestMatches(kept.trace, filters)) data.push(this.#render(kept, kept.trace))
     }
     let has_more = false
-    for (; i >= 0 && !has_more; i--) has_more = requestMatches(entries[i]!, filters)
+    for (; i >= log.head && !has_more; i--) {
+      const trace = log.kept[i]!.trace
+      has_more = trace !== undefined && requestMatches(trace, filters)
+    }
     return {object: 'list', data, has_more, next_cursor: has_more ? data[data.length - 1]!.id : null}
   }
 
   /** The account's newest entry with this request id. */
   get(accountId: string, id: string): RequestEntry | undefined {
-    const entries = this.#kept(accountId)
-    for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.id === id) return this.render(entries[i]!)
+    const log = this.#byAccount.get(accountId)
+    if (!log) return undefined
+    for (let i = log.kept.length - 1; i >= log.head; i--) {
+      const kept = log.kept[i]!
+      if (kept.trace?.id === id) return this.#render(kept, kept.trace)
+    }
     return undefined
   }
 
   /** Forgets the account's entries (`POST /v1/sim/reset`); `remote`: another instance's reset, told to no listener. */
   clear(accountId: string, remote = false): void {
-    this.#drop(accountId, this.#byAccount.get(accountId) ?? [])
-    this.#byAccount.delete(accountId)
+    this.#dropAll(accountId)
     if (!remote) for (const listener of this.#clearListeners) listener(accountId, false)
   }
 
@@ -120,7 +176,7 @@ export class RequestLog {
    * and a server that runs for months keeps nothing of the scratch accounts it has seen come and go.
    */
   forget(accountId: string, remote = false): void {
-    this.#byAccount.delete(accountId)
+    this.#dropAll(accountId)
     this.#dropped.delete(accountId)
     if (!remote) for (const listener of this.#clearListeners) listener(accountId, true)
   }
@@ -137,20 +193,75 @@ export class RequestLog {
     return () => this.#listeners.delete(listener)
   }
 
-  #drop(accountId: string, traces: RequestTrace[]): void {
-    const ids = [...(this.#dropped.get(accountId) ?? []), ...traces.map((trace) => trace.id)]
-    this.#dropped.set(accountId, ids.slice(-this.size))
+  #render(kept: Kept, trace: RequestTrace): RequestEntry {
+    if (kept.rendered) return kept.rendered
+    const entry = (kept.rendered = renderRequest(trace))
+    // parsed bodies may weigh more than their text: counted as soon as they are kept
+    const bytes = renderedBytes(entry)
+    kept.bytes += bytes
+    this.#bytes += bytes
+    this.#bound()
+    return entry
   }
 
-  /** Whether `id` was an entry of the account's log: kept beyond `size` until the next batch drops, or dropped lately. */
+  /** Drops the oldest entries of all while the log holds more than `maxBytes`; the newest stays, whatever it weighs. */
+  #bound(): void {
+    while (this.#bytes > this.maxBytes && this.#live > 1) {
+      const kept = this.#queue[this.#queueHead]!
+      this.#queueHead++
+      if (!kept.trace) continue
+      // the oldest entry of all is the oldest its account holds
+      this.#dropOldest(this.#byAccount.get(kept.accountId)!)
+    }
+  }
+
+  #dropOldest(log: AccountLog): void {
+    const kept = log.kept[log.head]!
+    log.head++
+    this.#release(kept)
+  }
+
+  #dropAll(accountId: string): void {
+    const log = this.#byAccount.get(accountId)
+    if (!log) return
+    for (let i = log.head; i < log.kept.length; i++) this.#release(log.kept[i]!)
+    this.#byAccount.delete(accountId)
+  }
+
+  #release(kept: Kept): void {
+    const {trace} = kept
+    if (!trace) return
+    let ids = this.#dropped.get(kept.accountId)
+    if (!ids) this.#dropped.set(kept.accountId, (ids = []))
+    ids.push(trace.id)
+    // cut in batches: one splice per `size` drops instead of a shift each
+    if (ids.length >= this.size * 2) ids.splice(0, ids.length - this.size)
+    kept.trace = undefined
+    kept.rendered = undefined
+    this.#live--
+    this.#bytes -= kept.bytes
+  }
+
+  /**
+   * Cuts the dropped nodes out of the account's array and the queue, in batches (each cut removes at least
+   * as many nodes as it leaves, so it costs a record O(1) on average). The queue keeps the nodes an account
+   * dropped beyond `size` until the oldest of all goes: it is swept once they outnumber the kept ones.
+   */
+  #sweep(log: AccountLog): void {
+    if (log.head >= 64 && log.head * 2 >= log.kept.length) {
+      log.kept.splice(0, log.head)
+      log.head = 0
+    }
+    const queued = this.#queue.length - this.#queueHead
+    if (queued >= 1024 && queued >= 2 * this.#live) {
+      this.#queue = this.#queue.slice(this.#queueHead).filter((kept) => kept.trace !== undefined)
+      this.#queueHead = 0
+    }
+  }
+
+  /** Whether `id` was an entry of the account's log: still kept, or dropped lately. */
   #wasKept(accountId: string, id: string): boolean {
-    return Boolean(
-      this.#byAccount.get(accountId)?.some((trace) => trace.id === id) || this.#dropped.get(accountId)?.includes(id),
-    )
-  }
-
-  #kept(accountId: string): RequestTrace[] {
-    const entries = this.#byAccount.get(accountId) ?? []
-    return entries.length > this.size ? entries.slice(entries.length - this.size) : entries
+    const log = this.#byAccount.get(accountId)
+    return Boolean(log?.kept.some((kept) => kept.trace?.id === id) || this.#dropped.get(accountId)?.includes(id))
   }
 }

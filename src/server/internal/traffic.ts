@@ -3,7 +3,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {getQuery, type H3Event, setResponseHeader} from 'h3'
 import {ApiError} from '../../domain/errors.js'
 import {type Fault, FaultError} from '../../domain/faults.js'
-import {type AccessLine, keptBody, keyHint} from '../../domain/request-log.js'
+import {type AccessLine, keptBody, keptMessage, keyHint} from '../../domain/request-log.js'
 import type {PushNotes, RequestTrace, Service} from '../../service/index.js'
 import {requestHeader} from './headers.js'
 
@@ -187,6 +187,7 @@ export class Traffic {
     }
     const accountId = passage.accountId ?? (event.context.keyAccountId as string | undefined)
     if (!accountId || !service.requests.enabled || UNLOGGED.test(passage.path)) return
+    const updated = notes?.push_result === 'updated'
     const trace: RequestTrace = {
       id,
       method: event.method,
@@ -198,13 +199,14 @@ export class Traffic {
       key_hint: keyHintOf(event),
       idempotency_key: requestHeader(event, 'idempotency-key') ?? null,
       push_result: notes?.push_result ?? null,
-      error: error ? {code: error.code, message: error.message} : null,
+      error: error ? {code: error.code, message: keptMessage(error.message)} : null,
       check_id: notes?.check_id ?? CHECK_IN_PATH.exec(passage.path)?.[1] ?? null,
       fault_id,
       request_body: keptBody(notes?.request_text ?? (event.context.requestText as string | undefined)),
       response_body: keptBody(text),
-      previous: notes?.previous,
-      next: notes?.next,
+      // only an update shows what moved (its `changes`): any other push keeps no version of the check
+      previous: updated ? notes.previous : undefined,
+      next: updated ? notes.next : undefined,
     }
     service.requests.record(accountId, trace)
   }
