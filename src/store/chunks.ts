@@ -131,9 +131,11 @@ export class Chunks {
     if (new Set(valid.map((e) => e.size)).size > 1) damage.found(path, 'is corrupt: its chunks differ in size')
     if (new Set(valid.map((e) => e.chunk)).size < valid.length) damage.found(path, 'is corrupt: it lists a chunk twice')
     let adopted: ChunkEntry[] = []
-    if (manifest.state === 'missing' && found.size > 0) {
+    // a manifest swapped for another document is damage already, and read as missing
+    if ((manifest.state === 'missing' || manifest.state === 'foreign') && found.size > 0) {
       const names = [...found.values()].map(({file}) => file)
-      damage.found(path, `is missing, while files of its chunks are there (${names.slice(0, 3).join(', ')}…)`)
+      if (manifest.state === 'missing')
+        damage.found(path, `is missing, while files of its chunks are there (${names.slice(0, 3).join(', ')}…)`)
       // --repair: the newest file of each chunk, checked by its own trailer
       adopted = [...found].map(([chunk, {version}]) => ({chunk, version, size: this.size, count: -1, crc: -1}))
     }
@@ -147,6 +149,8 @@ export class Chunks {
         damage.found(chunkPath, `is missing: ${this.name}.json lists it, with ${entry.count} records`)
         continue
       }
+      // another collection's chunk: reported as such (documents.ts), and none of its records kept
+      if (chunk.state === 'foreign') continue
       if (chunk.state !== 'current') {
         damage.found(chunkPath, 'is corrupt: it is not laid out as the store writes its chunks')
       } else if (chunk.count > entry.size) {
@@ -178,7 +182,7 @@ export class Chunks {
   async #readChunk(file: string, entry: ChunkEntry, damage: Damage, unread: readonly string[] | undefined) {
     if (unread && entry.count >= 0) {
       const found = new Damage(damage.dir, true)
-      const chunk = await this.documents.readChunk<unknown>(file, found, {unread})
+      const chunk = await this.documents.readApart<unknown>(file, found, {unread}, this.name)
       const vouched =
         chunk?.state === 'current' &&
         found.dropped.length === 0 &&
@@ -187,7 +191,7 @@ export class Chunks {
         chunk.count <= entry.size
       if (!chunk || vouched) return chunk
     }
-    return this.documents.readChunk<unknown>(file, damage)
+    return this.documents.readApart<unknown>(file, damage, 'parsed', this.name)
   }
 
   /** The newest file of each chunk in the dir. */
@@ -259,7 +263,7 @@ export class Chunks {
         const version = (this.#versions.get(chunk) ?? 0) + 1
         this.#versions.set(chunk, version)
         const file = this.fileOf(chunk, version)
-        const {count, crc, bytes} = await this.documents.writeChunk(file, {seq, records}, bytesOf)
+        const {count, crc, bytes} = await this.documents.writeApart(file, {seq, records}, bytesOf, this.name)
         written.push(file)
         listed.set(chunk, {chunk, version, size: this.size, count, crc, bytes})
       }

@@ -34,6 +34,13 @@ const RECORDS = LAYOUT.indexOf(null)
 const RECORDS_END = RECORDS + 1
 const CLOSE = LAYOUT.length - 1
 
+/**
+ * The line after the records that names the collection, in documents
+ * written since a start checks that each is the collection its name says;
+ * a document without it is of an earlier version (docs/storage.md).
+ */
+const COLLECTION = /^ {2}"collection": "([a-z_]+)",$/
+
 /** The end of the records in a legacy document, and the legacy empty document's records line. */
 const LEGACY_END = /^ {2}\]$/
 const LEGACY_EMPTY = /^ {2}"records": \[\]$/
@@ -42,18 +49,21 @@ const isRecord = (value: unknown) => typeof value === 'object' && value !== null
 
 /**
  * Reads a document one line at a time: one record a line between a header
- * and a trailer that gives their count and checksum. Whatever does not fit
- * is damage (reported to `damage`), unless the file is a small JSON document
- * laid out some other way.
+ * and a trailer that names the collection (since documents carry it) and
+ * gives their count and checksum. Whatever does not fit is damage (reported
+ * to `damage`), unless the file is a small JSON document laid out some
+ * other way.
  *
  * @example
  * const reader = new DocumentReader(path)
  * const tail = await readLines(path, (bytes, number) => reader.line(bytes, number))
- * await reader.end(lines, damage) // then reader.records and reader.fields.seq
+ * await reader.end(lines, damage) // then reader.records, reader.fields.seq, reader.collection
  */
 export class DocumentReader {
   readonly records: unknown[] = []
   readonly fields: Partial<Record<Field, number>> = {}
+  /** The collection the document names, if it names one. */
+  collection: string | undefined
   state: DocumentState = 'current'
   /** The index in LAYOUT of the line expected next. */
   #at = 0
@@ -77,6 +87,13 @@ export class DocumentReader {
     const expected = LAYOUT[this.#at]
     if (expected === null) return this.#record(bytes, number)
     const text = bytes.toString()
+    if (this.#at === RECORDS_END + 1 && this.collection === undefined) {
+      const named = COLLECTION.exec(text)
+      if (named) {
+        this.collection = named[1]
+        return
+      }
+    }
     if (this.#at === RECORDS - 1 && LEGACY_EMPTY.test(text)) {
       this.state = 'legacy'
       this.#at = CLOSE
@@ -158,6 +175,8 @@ export class DocumentReader {
     if (!isRecord(doc) || !Number.isInteger(doc!.seq) || !Array.isArray(doc!.records)) return false
     if (!doc!.records.every(isRecord)) return false
     this.fields.seq = doc!.seq!
+    const {collection} = doc as {collection?: unknown}
+    if (typeof collection === 'string') this.collection = collection
     this.records.length = 0
     for (const record of doc!.records!) this.records.push(record)
     this.state = 'legacy'

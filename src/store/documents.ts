@@ -25,9 +25,23 @@ export interface Document<T> {
 
 /**
  * How a document was found: `legacy` ones (written before documents carried
- * a count and a checksum, or laid out by hand) are rewritten at start.
+ * a count and a checksum, or laid out by hand) are rewritten at start;
+ * `foreign` ones name another collection than their file's (a document
+ * swapped for another), and --repair reads them as missing.
  */
-export type DocumentState = 'missing' | 'legacy' | 'current'
+export type DocumentState = 'missing' | 'legacy' | 'current' | 'foreign'
+
+/** What a document on disk holds, as read or last written: the documents' index lists it (document-index.ts). */
+export interface Measured {
+  name: string
+  path: string
+  seq: number
+  count: number
+  crc: number
+  state: DocumentState
+  /** Whether the start found damage in it (under --repair): then it is not compared with the index. */
+  damaged: boolean
+}
 
 /** What a document holds, by its trailer's measures: a chunked collection's manifest lists them (docs/storage.md). */
 export interface Written {
@@ -52,15 +66,20 @@ class RecordsFile implements Adapter<Document<unknown>> {
   /** Size of the file as last read or written, for the compaction trigger. */
   bytes = 0
   state: DocumentState = 'missing'
-  /** The number of records and their CRC-32, as last read (computed, not the trailer's) or written. */
+  /** The seq, the number of records and their CRC-32, as last read (computed, not the trailer's) or written. */
+  seq = 0
   count = 0
   crc = 0
+  /** Whether reading it found damage (under --repair). */
+  damaged = false
 
+  /** `collection`: the name the document gives when written, and must give, if it gives one, when read. */
   constructor(
     readonly path: string,
     readonly fsync: boolean,
     readonly damage: Damage | undefined,
     readonly keep: Keep = 'parsed',
+    readonly collection?: string,
   ) {}
 
   async read(): Promise<Document<unknown> | null> {
@@ -73,12 +92,23 @@ class RecordsFile implements Adapter<Document<unknown>> {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
       throw error
     }
+    const found = this.damage?.dropped.length ?? 0
     if (this.damage) await reader.end(lines, this.damage)
-    this.state = reader.state
     this.bytes = (await stat(this.path)).size
+    if (this.damage && this.collection && reader.collection && reader.collection !== this.collection) {
+      const problem = `holds the ${reader.collection} collection, not ${this.collection} (it was swapped for another document)`
+      this.damage.found(this.path, problem)
+      // --repair: its records are another collection's, so it is read as a document that is not there
+      this.state = 'foreign'
+      this.damaged = true
+      return null
+    }
+    this.state = reader.state
+    this.damaged = (this.damage?.dropped.length ?? 0) > found
+    this.seq = reader.fields.seq ?? 0
     this.count = reader.records.length
     this.crc = reader.crc
-    return {seq: reader.fields.seq ?? 0, records: reader.records}
+    return {seq: this.seq, records: reader.records}
   }
 
   /**
@@ -129,7 +159,10 @@ class RecordsFile implements Adapter<Document<unknown>> {
             await writeParts(parts)
           }
         }
-        await write(`${records.length === 0 ? '' : '\n'}  ],\n  "count": ${records.length},\n  "crc": ${crc}\n}\n`)
+        const named = this.collection ? `  "collection": "${this.collection}",\n` : ''
+        await write(
+          `${records.length === 0 ? '' : '\n'}  ],\n${named}  "count": ${records.length},\n  "crc": ${crc}\n}\n`,
+        )
         if (this.fsync) await handle.sync()
       } finally {
         await handle.close()
@@ -142,6 +175,8 @@ class RecordsFile implements Adapter<Document<unknown>> {
     }
     this.bytes = bytes
     this.state = 'current'
+    this.damaged = false
+    this.seq = seq
     this.count = records.length
     this.crc = crc
   }
@@ -166,7 +201,7 @@ export class Documents {
 
   /** Reads a document, its records kept as `keep` says; what is wrong with it goes to `damage`. */
   async read<T>(name: string, damage?: Damage, keep?: Keep): Promise<Document<T> & {state: DocumentState}> {
-    const file = new RecordsFile(join(this.dir, `${name}.json`), this.fsync, damage, keep)
+    const file = new RecordsFile(join(this.dir, `${name}.json`), this.fsync, damage, keep, name)
     const db = new Low<Document<unknown>>(file, {seq: 0, records: []})
     await db.read()
     this.#dbs.set(name, db)
@@ -192,33 +227,46 @@ export class Documents {
     await db.write()
   }
 
-  /**
-   * Reads a chunk of a chunked collection, `<dir>/<file>`, without keeping
-   * it among the collections' documents; `null` when there is no such file.
-   * Its records are kept as `keep` says.
-   */
-  async readChunk<T>(
-    file: string,
-    damage: Damage,
-    keep?: Keep,
-  ): Promise<(Document<T | Unread> & Written & {state: DocumentState; path: string}) | null> {
-    const adapter = new RecordsFile(join(this.dir, file), this.fsync, damage, keep)
-    const doc = await adapter.read()
-    if (!doc) return null
-    const {count, crc, bytes, state, path} = adapter
-    return {...(doc as Document<T | Unread>), count, crc, bytes, state, path}
+  /** What each document read or written holds: the documents' index lists it (document-index.ts). */
+  measured(): Measured[] {
+    return [...this.#files].map(([name, file]) => {
+      const {path, seq, count, crc, state, damaged} = file
+      return {name, path, seq, count, crc, state, damaged}
+    })
   }
 
   /**
-   * Writes a chunk (temp file + rename, like a document), with the records'
-   * JSON `bytesOf` gives as it is; resolves with what its manifest entry records.
+   * Reads a document kept apart from the collections' own, `<dir>/<file>`: a
+   * chunk of a chunked collection, or the documents' index; `null` when
+   * there is no such file. Its records are kept as `keep` says; a document
+   * that names another collection than `collection` is damage, and read
+   * empty (`foreign`).
    */
-  async writeChunk(
+  async readApart<T>(
+    file: string,
+    damage: Damage,
+    keep?: Keep,
+    collection?: string,
+  ): Promise<(Document<T | Unread> & Written & {state: DocumentState; path: string}) | null> {
+    const adapter = new RecordsFile(join(this.dir, file), this.fsync, damage, keep, collection)
+    const doc = await adapter.read()
+    if (!doc && adapter.state !== 'foreign') return null
+    const {count, crc, bytes, state, path} = adapter
+    return {...((doc ?? {seq: 0, records: []}) as Document<T | Unread>), count, crc, bytes, state, path}
+  }
+
+  /**
+   * Writes a document kept apart (temp file + rename, like a collection's),
+   * naming `collection` if given, with the records' JSON `bytesOf` gives as
+   * it is; resolves with what a chunk's manifest entry records.
+   */
+  async writeApart(
     file: string,
     doc: Document<unknown>,
     bytesOf?: (record: unknown) => Buffer | undefined,
+    collection?: string,
   ): Promise<Written> {
-    const adapter = new RecordsFile(join(this.dir, file), this.fsync, undefined)
+    const adapter = new RecordsFile(join(this.dir, file), this.fsync, undefined, 'parsed', collection)
     await adapter.write(doc, bytesOf)
     return {count: adapter.count, crc: adapter.crc, bytes: adapter.bytes}
   }

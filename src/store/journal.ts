@@ -412,6 +412,18 @@ export class Journal {
 }
 
 /**
+ * The seq the journal of `dir` begins at, as its first segment's name
+ * gives it (a segment may be empty); undefined when it has none.
+ *
+ * @example
+ * await journalStart('/srv/tablepay') // 1043: journal.000000001043.ndjson is the first segment
+ */
+export async function journalStart(dir: string): Promise<number | undefined> {
+  const [first] = (await readdir(dir)).filter((name) => SEGMENT.test(name)).sort()
+  return first === undefined ? undefined : Number(SEGMENT.exec(first)![1])
+}
+
+/**
  * The server's line when a journal write fails: what happened and what to do. A failure of the
  * disk (an errno) needs no stack trace; anything else keeps it, for a bug report.
  */

@@ -5,10 +5,11 @@ import type {CollectionName, Collections} from '../domain/records.js'
 import {Chunks, type ChunkSnapshot, type Placed} from './chunks.js'
 import {Damage} from './damage.js'
 import {Documents, type DocumentState} from './documents.js'
-import {type Entry, Journal} from './journal.js'
+import {type Entry, Journal, journalStart} from './journal.js'
 import {type Span, SpanReader} from './journal-spans.js'
 import {lockDataDir} from './lock.js'
 import {makeDataDir} from './data-dir.js'
+import {checkIndex, indexStale, readIndex, writeIndex} from './document-index.js'
 import {buildCheck, readChecks, ReplayedChecks} from './replayed-checks.js'
 import {Table} from './table.js'
 import {DELIVERY_FIELDS} from './journal-pushes.js'
@@ -198,6 +199,9 @@ export class Store {
           damage.found(join(dir, `${name}.json`), 'is missing, while the other documents are there')
       }
     }
+    // each document is the one written last, and the journal follows them (document-index.ts)
+    const index = await readIndex(this.#documents, damage)
+    if (index) checkIndex(index, this.#documents.measured(), await journalStart(dir), damage)
     const after = (collection: CollectionName) => docSeq.get(collection) ?? 0
     const applyCheck = (id: string, record: object | undefined, file: string, line: number) => {
       if (record) this.#apply(['checks', id, record as Collections['checks']])
@@ -272,9 +276,11 @@ export class Store {
       if (chunks) chunks.rewriteAll()
       else this.#dirty.add(name)
     }
-    if (rewrite) await this.compact()
+    if (rewrite) return this.compact()
+    // a data dir of an earlier version, or a compaction killed before it wrote the index: it lists the documents as read
+    if (indexStale(index, this.#documents.measured())) await writeIndex(this.#documents, this.#seq)
     // what the journal changed is written once the server answers (`compactReplayed`)
-    else this.#replayPending = replayed > 0 || this.#dirty.size > 0 || this.#chunksPending()
+    this.#replayPending = replayed > 0 || this.#dirty.size > 0 || this.#chunksPending()
   }
 
   /**
@@ -408,6 +414,8 @@ export class Store {
     try {
       for (const {name, records} of snapshot) await this.#documents.write(name, {seq, records})
       for (const {chunks, snapshot} of taken) replaced.push({chunks, files: await chunks.write(seq, snapshot, bytesOf)})
+      // last: a start compares each document with it, and the journal, dropped next, with its seq
+      await writeIndex(this.#documents, seq)
       await this.#documents.syncDir()
       await cut
     } catch (error) {
