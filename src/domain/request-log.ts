@@ -26,9 +26,12 @@ export const REQUEST_LOG_SIZE = 1000
 /** What the whole log, every account together, holds at most, in approximate bytes: the oldest entries go first. */
 export const REQUEST_LOG_BYTES = 64 * 1024 * 1024
 
-const REDACTED = '[redacted]'
+/** What a secret is replaced by, wherever it appears in an entry or the access line (docs/api.md, "The request log"). */
+export const REDACTED = '[redacted]'
 const SECRET_TEXT = /("secret"\s*:\s*)"(?:[^"\\]|\\.)*"?/g
-const SECRET_TOKEN = /whsec_[A-Za-z0-9_-]*/g
+// a signing secret (its characters as SECRET_FORMAT of endpoints.ts allows them) or an API key; `+` after
+// tp_test_ so that a key hint (`tp_test_…rite`) is left as it is
+const SECRET_TOKEN = /whsec_[A-Za-z0-9+/=_-]*|tp_test_[A-Za-z0-9_-]+/g
 
 /** One request as the server saw it, before its bodies are rendered: what the log keeps. */
 export interface RequestTrace {
@@ -82,17 +85,31 @@ export const RequestEntry = z.object({
 })
 export type RequestEntry = Omit<z.infer<typeof RequestEntry>, 'changes'> & {changes: CheckChanges | null}
 
-/** `secret` values (and any `whsec_…` token) replaced, at any depth. */
+/**
+ * `text` with every `whsec_…` secret and `tp_test_…` key replaced by `[redacted]`: what the log keeps of a
+ * path, a query, an Idempotency-Key, and what the access line prints.
+ *
+ * @example
+ * redactTokens('/v1/x/whsec_abc?k=tp_test_demo_write') // '/v1/x/[redacted]?k=[redacted]'
+ */
+export const redactTokens = (text: string): string =>
+  text.includes('whsec_') || text.includes('tp_test_') ? text.replace(SECRET_TOKEN, REDACTED) : text
+
+/** `secret` values, and any `whsec_…` or `tp_test_…` token in a value or a key, replaced, at any depth. */
 export function redactSecrets(value: unknown): unknown {
-  if (typeof value === 'string') return value.includes('whsec_') ? value.replace(SECRET_TOKEN, REDACTED) : value
+  if (typeof value === 'string') return redactTokens(value)
   if (Array.isArray(value)) return value.map(redactSecrets)
   if (value === null || typeof value !== 'object') return value
-  const out: Record<string, unknown> = {}
-  for (const [key, inner] of Object.entries(value)) out[key] = key === 'secret' ? REDACTED : redactSecrets(inner)
-  return out
+  // fromEntries defines each key as data: a body's "__proto__" stays a field instead of becoming the prototype
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      redactTokens(key),
+      key === 'secret' ? REDACTED : redactSecrets(inner),
+    ]),
+  )
 }
 
-const redactText = (text: string) => text.replace(SECRET_TEXT, `$1"${REDACTED}"`).replace(SECRET_TOKEN, REDACTED)
+const redactText = (text: string) => redactTokens(text.replace(SECRET_TEXT, `$1"${REDACTED}"`))
 
 /**
  * The first `chars` characters of `text` as a string of their own. A slice of

@@ -3,7 +3,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {getQuery, type H3Event, setResponseHeader} from 'h3'
 import {ApiError} from '../../domain/errors.js'
 import {type Fault, FaultError} from '../../domain/faults.js'
-import {type AccessLine, keptBody, keptMessage, keyHint} from '../../domain/request-log.js'
+import {type AccessLine, keptBody, keptMessage, keyHint, REDACTED, redactTokens} from '../../domain/request-log.js'
 import type {PushNotes, RequestTrace, Service} from '../../service/index.js'
 import {requestHeader} from './headers.js'
 
@@ -172,11 +172,14 @@ export class Traffic {
     const id = event.context.requestId as string
     const notes = passage.notes
     const fault_id = passage.struck ? (passage.fault?.id ?? null) : null
+    // a secret or a key sent in the path is shown to nobody: neither in the access line nor to the log's readers,
+    // whose `path` filter would otherwise find it out character by character
+    const path = redactTokens(passage.path)
     if (options.access && passage.path.startsWith('/v1/')) {
       options.access({
         created_at,
         method: event.method,
-        path: passage.path,
+        path,
         status,
         push_result: notes?.push_result ?? null,
         error_code: error?.code ?? null,
@@ -187,17 +190,18 @@ export class Traffic {
     }
     const accountId = passage.accountId ?? (event.context.keyAccountId as string | undefined)
     if (!accountId || !service.requests.enabled || UNLOGGED.test(passage.path)) return
+    const idempotencyKey = requestHeader(event, 'idempotency-key')
     const updated = notes?.push_result === 'updated'
     const trace: RequestTrace = {
       id,
       method: event.method,
-      path: passage.path,
+      path,
       query: queryOf(event),
       status,
       duration_ms,
       created_at,
       key_hint: keyHintOf(event),
-      idempotency_key: requestHeader(event, 'idempotency-key') ?? null,
+      idempotency_key: idempotencyKey === undefined ? null : redactTokens(idempotencyKey),
       push_result: notes?.push_result ?? null,
       error: error ? {code: error.code, message: keptMessage(error.message)} : null,
       check_id: notes?.check_id ?? CHECK_IN_PATH.exec(passage.path)?.[1] ?? null,
@@ -227,11 +231,13 @@ function keyHintOf(event: H3Event): string {
 /** One object for every request without a query: a trace is kept for a thousand requests, and never changed. */
 const NO_QUERY: Record<string, string> = Object.freeze({})
 
+/** The query as the log keeps it: secrets and keys redacted in names and values, a `secret` whatever it is, as in a body. */
 function queryOf(event: H3Event): Record<string, string> {
   if (!event.path.includes('?')) return NO_QUERY
   const query: Record<string, string> = {}
   for (const [name, value] of Object.entries(getQuery(event)))
-    query[name] = Array.isArray(value) ? value.join(',') : String(value)
+    query[redactTokens(name)] =
+      name === 'secret' ? REDACTED : redactTokens(Array.isArray(value) ? value.join(',') : String(value))
   return query
 }
 
