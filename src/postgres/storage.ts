@@ -131,7 +131,12 @@ export class PgStorage extends PgReader implements Storage {
     })
     const storage = new PgStorage(pool, url, connectTimeoutMs, deletedKept)
     // an idle connection the server closed: the pool drops it and connects anew when next needed
-    pool.on('error', () => {})
+    pool.on('error', ignore)
+    // a lost connection fails the statement under way, which its caller hears, and is an 'error' event too, which
+    // unheard ends the process. The pool hears it only while the client is idle, and the bytes that bring a new
+    // client's ready message may bring a shutdown's error right behind it, before the caller it is handed to can
+    // listen: so each client listens from when the pool made it to its end
+    pool.on('connect', (client) => client.on('error', ignore))
     try {
       await migrate(pool)
       await storage.#startListening()
@@ -159,8 +164,6 @@ export class PgStorage extends PgReader implements Storage {
       } catch (error) {
         throw this.#fail(error)
       }
-      // a connection lost between the unit's statements fails its next one; unheard, it would end the process
-      client.on('error', ignore)
       const tx = new PgUnit(client)
       let value: T
       let changes: Change[]
@@ -173,7 +176,6 @@ export class PgStorage extends PgReader implements Storage {
         tx.end()
         let broken = isUnavailable(error) ? (error as Error) : undefined
         if (!broken && tx.begun) await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
-        client.off('error', ignore)
         client.release(broken)
         if (broken) throw this.#fail(broken)
         if (isRetryable(error) && attempt < MAX_ATTEMPTS) {
@@ -183,7 +185,6 @@ export class PgStorage extends PgReader implements Storage {
         }
         throw error
       }
-      client.off('error', ignore)
       client.release()
       if (changes.length > 0) {
         const fresh = this.#inOrder(changes, commit)
