@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import type {FaultRecord} from '../domain/faults.js'
 import type {SharedFaults, StoredFault} from '../service/storage.js'
-import {isUnavailable, unavailable} from './errors.js'
+import type {Sql} from './reader.js'
 
 /**
  * The schema version that adds faults (docs/postgres.md, "Faults across
@@ -28,19 +28,18 @@ const stored = ({doc, seq, remaining}: Row): StoredFault => ({fault: {...doc, re
 /**
  * The faults table. Each strike is one conditional UPDATE, so a fault of
  * `times: N` strikes N requests in all, whichever instances they reach.
+ * Statements run on the storage's `sql`: a database out of reach fails the
+ * storage, and the request is answered 503 `storage_unavailable`, as any other.
  *
  * @example
- * const faults = new PgFaults(pool)
+ * const faults = new PgFaults(sql)
  * await faults.strike('flt_…') // {remaining: 0}, or undefined when another instance took the last one
  */
 export class PgFaults implements SharedFaults {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly sql: Sql) {}
 
-  /** A database out of reach answers 503 `storage_unavailable`, as the storage does. */
   #query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
-    return this.pool.query<R>(text, values).catch((error: unknown) => {
-      throw isUnavailable(error) ? unavailable(error) : error
-    })
+    return this.sql.query<R>(text, values)
   }
 
   async all(accountId?: string): Promise<StoredFault[]> {
@@ -87,7 +86,7 @@ export class PgFaults implements SharedFaults {
     )
     const struck = rows[0]
     // the used-up row goes after: its strike is counted already, and no read shows it
-    if (struck?.remaining === 0) void this.pool.query('DELETE FROM faults WHERE id = $1', [id]).catch(() => {})
+    if (struck?.remaining === 0) void this.sql.query('DELETE FROM faults WHERE id = $1', [id]).catch(() => {})
     return struck
   }
 }

@@ -3,6 +3,7 @@ import pg from 'pg'
 import type {Claim, SharedStorage} from '../service/storage.js'
 import {clearFaultsWhenAlone, PgFaults} from './faults.js'
 import {claimDelivery, LIFE_LOCK} from './leases.js'
+import type {Sql} from './reader.js'
 
 /** The channel of the notes instances send each other besides changes (the request log). */
 const NOTES = 'tablepay_notes'
@@ -22,10 +23,11 @@ type Listener = (note: unknown) => void
  * This instance among the others on one database: a session of its own that
  * holds an advisory lock for the instance's life (so the others can tell it
  * is alive, and take over its leases once it is not) and listens for their
- * notes; the claims of deliveries (`leases.ts`).
+ * notes; the claims of deliveries (`leases.ts`). Its statements run on the
+ * storage's `sql`, so a database out of reach fails the storage.
  *
  * @example
- * const instance = await PgInstance.open(url, pool)
+ * const instance = await PgInstance.open(url, sql)
  * const claim = await instance.claim('dlv_…', dueAt, 40_000)
  */
 export class PgInstance implements SharedStorage {
@@ -44,13 +46,13 @@ export class PgInstance implements SharedStorage {
 
   private constructor(
     private readonly url: string,
-    private readonly pool: pg.Pool,
+    private readonly sql: Sql,
   ) {
-    this.faults = new PgFaults(pool)
+    this.faults = new PgFaults(sql)
   }
 
-  static async open(url: string, pool: pg.Pool): Promise<PgInstance> {
-    const instance = new PgInstance(url, pool)
+  static async open(url: string, sql: Sql): Promise<PgInstance> {
+    const instance = new PgInstance(url, sql)
     await instance.#connect(true)
     return instance
   }
@@ -95,7 +97,7 @@ export class PgInstance implements SharedStorage {
   }
 
   claim(id: string, dueAt: number, leaseMs: number): Promise<Claim> {
-    return claimDelivery(this.pool, id, dueAt, this.owner, leaseMs)
+    return claimDelivery(this.sql, id, dueAt, this.owner, leaseMs)
   }
 
   broadcast(topic: string, note: unknown): void {
@@ -115,7 +117,7 @@ export class PgInstance implements SharedStorage {
       const payloads = this.#outbox
       this.#outbox = []
       // a note is best effort, as a live stream is: a lost one is not worth failing a request for
-      await this.pool
+      await this.sql
         .query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS n(payload, i) ORDER BY i', [
           NOTES,
           payloads,

@@ -1,6 +1,6 @@
-import type pg from 'pg'
 import type {DeliveryRecord} from '../domain/records.js'
 import type {Claim} from '../service/storage.js'
+import type {Sql} from './reader.js'
 
 /**
  * The first key of the session advisory lock each instance holds for its
@@ -50,26 +50,27 @@ const FREE = `CASE
  * the other, which waits on the row, then finds it leased. The delivery,
  * when `owner` won; `'held'` when another live instance holds it for that
  * attempt; undefined when it is no longer pending with that attempt due.
+ * `sql` is the storage's, so a database out of reach fails the storage.
  *
  * @example
- * const claim = await claimDelivery(pool, 'dlv_…', Date.parse(delivery.next_attempt_at), 1234, 40_000)
+ * const claim = await claimDelivery(sql, 'dlv_…', Date.parse(delivery.next_attempt_at), 1234, 40_000)
  */
 export async function claimDelivery(
-  pool: pg.Pool,
+  sql: Sql,
   id: string,
   dueAt: number,
   owner: number,
   leaseMs: number,
 ): Promise<Claim> {
   const due = new Date(dueAt).toISOString()
-  const claimed = await pool.query<{doc: DeliveryRecord}>(
+  const claimed = await sql.query<{doc: DeliveryRecord}>(
     `UPDATE deliveries SET lease_owner = $3, lease_until = clock_timestamp() + make_interval(secs => $4)
      WHERE id = $1 AND ${DUE} AND ${FREE} RETURNING doc`,
     [id, due, owner, leaseMs / 1000],
   )
   if (claimed.rows.length > 0) return claimed.rows[0]!.doc
   // a new statement, so a new snapshot: the claim that won while this one waited on the row is seen
-  const held = await pool.query(`SELECT 1 FROM deliveries WHERE id = $1 AND ${DUE} AND lease_owner IS NOT NULL`, [
+  const held = await sql.query(`SELECT 1 FROM deliveries WHERE id = $1 AND ${DUE} AND lease_owner IS NOT NULL`, [
     id,
     due,
   ])

@@ -7,7 +7,7 @@ import {RecentMap} from '../store/recent-map.js'
 import {isRetryable, isUnavailable, unavailable} from './errors.js'
 import {PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
-import {PgReader} from './reader.js'
+import {PgReader, type Sql} from './reader.js'
 import {COMMITS} from './schema.js'
 import {PgUnit} from './unit.js'
 
@@ -100,19 +100,20 @@ export class PgStorage extends PgReader implements Storage {
     private readonly deletedKept: number,
   ) {
     const self: {storage?: PgStorage} = {}
-    // a read outside a unit that finds the database gone makes the storage fail, as a unit does
-    super(
-      {
-        query: <R extends pg.QueryResultRow>(text: string, values?: unknown[]) =>
-          pool.query<R>(text, values).catch((error: unknown) => {
-            throw isUnavailable(error) ? self.storage!.#fail(error) : error
-          }),
-      },
-      false,
-    )
+    super({query: (text, values) => self.storage!.#query(text, values)} as Sql, false)
     self.storage = this
     this.#pool = pool
     this.#url = url
+  }
+
+  /**
+   * A statement outside a unit (a read, a claim, a fault's strike, a note): the database out of reach makes
+   * the storage fail, as in a unit, so that the request is answered 503 `storage_unavailable`.
+   */
+  #query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    return this.#pool.query<R>(text, values).catch((error: unknown) => {
+      throw isUnavailable(error) ? this.#fail(error) : error
+    })
   }
 
   /** Connects, migrates the schema (once, under an advisory lock) and listens for the other instances' changes. */
@@ -140,7 +141,7 @@ export class PgStorage extends PgReader implements Storage {
     try {
       await migrate(pool)
       await storage.#startListening()
-      storage.shared = await PgInstance.open(url, pool)
+      storage.shared = await PgInstance.open(url, {query: (text, values) => storage.#query(text, values)} as Sql)
     } catch (error) {
       await storage.close()
       if (!isUnavailable(error)) throw error
@@ -315,9 +316,7 @@ export class PgStorage extends PgReader implements Storage {
     if (note.from === this.#instance) return
     let changes = note.changes
     if (changes === undefined) {
-      const result = await this.#pool.query<{changes: Change[]}>('SELECT changes FROM changes WHERE seq = $1', [
-        note.seq,
-      ])
+      const result = await this.#query<{changes: Change[]}>('SELECT changes FROM changes WHERE seq = $1', [note.seq])
       changes = result.rows[0]?.changes
     }
     if (!changes) return
@@ -330,16 +329,15 @@ export class PgStorage extends PgReader implements Storage {
     const now = Date.now()
     if (now - this.#lastTrim < TRIM_EVERY_MS || !changes.some((change) => change[2] === null)) return
     this.#lastTrim = now
-    void this.#pool
-      .query(
-        `DELETE FROM deleted d USING (
+    void this.#query(
+      `DELETE FROM deleted d USING (
            SELECT collection, seq FROM (
              SELECT collection, seq, row_number() OVER (PARTITION BY collection ORDER BY seq DESC) AS n FROM deleted
            ) ranked WHERE n = $1
          ) cut WHERE d.collection = cut.collection AND d.seq < cut.seq`,
-        [this.deletedKept],
-      )
-      .then(() => this.#pool.query(`DELETE FROM changes WHERE at < now() - interval '5 minutes'`))
+      [this.deletedKept],
+    )
+      .then(() => this.#query(`DELETE FROM changes WHERE at < now() - interval '5 minutes'`))
       .catch(() => {})
   }
 

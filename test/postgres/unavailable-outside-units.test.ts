@@ -1,0 +1,109 @@
+import {connect, createServer, type Server, type Socket} from 'node:net'
+import {afterEach, expect, it} from 'vitest'
+import {PgStorage} from '../../src/postgres/storage.js'
+import {startServer} from '../../src/server/start.js'
+import {freePort} from '../helpers/ports.js'
+import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {databaseBehindRelay} from '../helpers/relay.js'
+import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+/**
+ * A relay to `db` that can refuse new connections while it keeps the listening sessions open, as a database
+ * whose new connections fail does to an instance that had them: the instance still hears the others' changes
+ * (so it keeps the API keys it read), and every statement the pool sends needs a new connection.
+ */
+async function relayKeepingListeners(db: TestDatabase) {
+  const target = new URL(db.url)
+  const port = await freePort()
+  const links = new Map<Socket, {upstream: Socket; sent: string}>()
+  let server: Server | undefined
+  const open = async () => {
+    server = createServer((client) => {
+      const upstream = connect(Number(target.port), target.hostname)
+      const link = {upstream, sent: ''}
+      links.set(client, link)
+      for (const socket of [client, upstream]) {
+        socket.on('error', () => {})
+        socket.on('close', () => links.delete(client))
+      }
+      client.on('data', (chunk: Buffer) => (link.sent += chunk.toString('latin1')))
+      client.pipe(upstream).pipe(client)
+    })
+    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve))
+  }
+  await open()
+  const url = new URL(db.url)
+  url.port = String(port)
+  return {
+    url: url.toString(),
+    open,
+    /**
+     * Refuses new connections, and drops those open but the ones that sent LISTEN; `closed` resolves once
+     * those have ended too.
+     */
+    refuseNew() {
+      const closed = new Promise<void>((resolve) => server!.close(() => resolve()))
+      for (const [client, {upstream, sent}] of links)
+        if (!sent.includes('LISTEN')) for (const socket of [client, upstream]) socket.destroy()
+      return {closed}
+    },
+    async close() {
+      server?.close()
+      for (const [client, {upstream}] of links) for (const socket of [client, upstream]) socket.destroy()
+    },
+  }
+}
+
+it('a request a fault matches, when the database takes no new connection, is answered 503 storage_unavailable, and the instance heals', async () => {
+  const db = await createTestDatabase()
+  cleanup.push(() => db.drop())
+  const link = await relayKeepingListeners(db)
+  cleanup.push(() => link.close())
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    database: link.url,
+    seedFile: await writeSeed(await makeTempDir()),
+    // no request log: its notes to the other instances would be statements of their own
+    requestLog: 0,
+  })
+  cleanup.push(() => server.close())
+  // its strike is counted in the database, whichever instance the request reaches (docs/postgres.md)
+  const fault = await call(server.url, 'POST', '/v1/sim/faults', {
+    body: {match: {method: 'GET', path: '/v1/locations'}, delay_ms: 1, times: null},
+  })
+  expect(fault.status).toBe(201)
+  const struck = await call(server.url, 'GET', '/v1/locations')
+  expect(struck.status).toBe(200)
+  expect(struck.headers.get('x-tablepay-fault')).toBe(fault.body.id)
+
+  link.refuseNew()
+  const refused = await call(server.url, 'GET', '/v1/locations')
+  expect(refused.status, refused.text).toBe(503)
+  expect(refused.body.error).toMatchObject({code: 'storage_unavailable'})
+
+  await link.open()
+  await expect.poll(async () => (await call(server.url, 'GET', '/v1/locations')).status, {timeout: 10_000}).toBe(200)
+})
+
+it('a delivery claim that finds the database gone makes the storage fail, as a unit does, until it is back', async () => {
+  const {db, link, url} = await databaseBehindRelay()
+  cleanup.push(() => db.drop())
+  cleanup.push(() => link.cut().catch(() => {}))
+  const storage = await PgStorage.open({url})
+  cleanup.push(() => storage.close())
+
+  await link.cut()
+  await expect(storage.shared!.claim('dlv_any', Date.now(), 40_000)).rejects.toMatchObject({
+    name: 'DatabaseUnavailable',
+  })
+  expect(storage.failure?.name).toBe('DatabaseUnavailable')
+
+  await link.open()
+  await expect.poll(() => storage.failure, {timeout: 10_000}).toBeUndefined()
+})
