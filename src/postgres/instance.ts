@@ -96,6 +96,14 @@ export class PgInstance implements SharedStorage {
     this.#reconnect = setTimeout(again, RECONNECT_MS).unref()
   }
 
+  /**
+   * Ends the session while the database cannot be reached, so that a smart shutdown, which waits for every
+   * session to end, can finish; it connects again as after any loss, once the database lets it.
+   */
+  letGo(): void {
+    void this.#session?.end().catch(() => {})
+  }
+
   claim(id: string, dueAt: number, leaseMs: number): Promise<Claim> {
     return claimDelivery(this.sql, id, dueAt, this.owner, leaseMs)
   }

@@ -40,6 +40,12 @@ const CONNECT_TIMEOUT_MS = 10_000
 /** How often an unreachable database is tried again, in ms. */
 const PROBE_EVERY_MS = 1000
 
+/**
+ * How often a reachable database is asked for a new connection, in ms: a smart shutdown refuses new ones
+ * and waits for the open ones to end, which nothing else would tell (docs/postgres.md).
+ */
+const WATCH_EVERY_MS = 5000
+
 export interface PgStorageOptions {
   /** `postgres://user:password@host:port/database` */
   url: string
@@ -69,13 +75,22 @@ export class PgStorage extends PgReader implements Storage {
   readonly #instance = randomUUID()
   /** How this instance's inline notifications begin (`#notify`). */
   readonly #ownNotes = JSON.stringify({from: this.#instance}).slice(0, -1)
-  readonly #pool: pg.Pool
+  /** Replaced by a new one whenever the storage fails (`#letGo`). */
+  #pool: pg.Pool
+  /** Pools let go of that have not begun to end: some of their clients are still out. */
+  readonly #letGone = new Set<pg.Pool>()
+  /** Pools ending: `close` waits for them. */
+  readonly #ends = new Set<Promise<void>>()
   readonly #url: string
+  readonly #poolSize: number
   #listeners: ((changes: readonly Change[], remote?: boolean) => void)[] = []
   /** This instance among the others: delivery claims, notes (docs/postgres.md, "Delivery across instances"). */
   shared: PgInstance | undefined
   #failure: Error | undefined
   #probe: NodeJS.Timeout | undefined
+  #watch: NodeJS.Timeout | undefined
+  /** A probe or watch connection is being opened: the next waits for its turn. */
+  #trying = false
   #listen: pg.Client | undefined
   #relisten: NodeJS.Timeout | undefined
   /** Notifications are read one after the other, so the other instances' changes reach listeners in commit order. */
@@ -94,16 +109,35 @@ export class PgStorage extends PgReader implements Storage {
   readonly #passedOn = new RecentMap<string, number>(ORDERED_KEYS)
 
   private constructor(
-    pool: pg.Pool,
     url: string,
+    poolSize: number,
     private readonly connectTimeoutMs: number,
     private readonly deletedKept: number,
   ) {
     const self: {storage?: PgStorage} = {}
     super({query: (text, values) => self.storage!.#query(text, values)} as Sql, false)
     self.storage = this
-    this.#pool = pool
     this.#url = url
+    this.#poolSize = poolSize
+    this.#pool = this.#newPool()
+  }
+
+  #newPool(): pg.Pool {
+    // a database behind a dead network answers nothing: give up on connecting after a while, and notice dead peers
+    const pool = new pg.Pool({
+      connectionString: this.#url,
+      max: this.#poolSize,
+      connectionTimeoutMillis: this.connectTimeoutMs,
+      keepAlive: true,
+    })
+    // an idle connection the server closed: the pool drops it and connects anew when next needed
+    pool.on('error', ignore)
+    // a lost connection fails the statement under way, which its caller hears, and is an 'error' event too, which
+    // unheard ends the process. The pool hears it only while the client is idle, and the bytes that bring a new
+    // client's ready message may bring a shutdown's error right behind it, before the caller it is handed to can
+    // listen: so each client listens from when the pool made it to its end
+    pool.on('connect', (client) => client.on('error', ignore))
+    return pool
   }
 
   /**
@@ -123,25 +157,12 @@ export class PgStorage extends PgReader implements Storage {
     connectTimeoutMs = CONNECT_TIMEOUT_MS,
     deletedKept = DELETED_KEPT,
   }: PgStorageOptions): Promise<PgStorage> {
-    // a database behind a dead network answers nothing: give up on connecting after a while, and notice dead peers
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: poolSize,
-      connectionTimeoutMillis: connectTimeoutMs,
-      keepAlive: true,
-    })
-    const storage = new PgStorage(pool, url, connectTimeoutMs, deletedKept)
-    // an idle connection the server closed: the pool drops it and connects anew when next needed
-    pool.on('error', ignore)
-    // a lost connection fails the statement under way, which its caller hears, and is an 'error' event too, which
-    // unheard ends the process. The pool hears it only while the client is idle, and the bytes that bring a new
-    // client's ready message may bring a shutdown's error right behind it, before the caller it is handed to can
-    // listen: so each client listens from when the pool made it to its end
-    pool.on('connect', (client) => client.on('error', ignore))
+    const storage = new PgStorage(url, poolSize, connectTimeoutMs, deletedKept)
     try {
-      await migrate(pool)
+      await migrate(storage.#pool)
       await storage.#startListening()
       storage.shared = await PgInstance.open(url, {query: (text, values) => storage.#query(text, values)} as Sql)
+      storage.#watch = setInterval(() => void storage.#tryConnecting(), WATCH_EVERY_MS).unref()
     } catch (error) {
       await storage.close()
       if (!isUnavailable(error)) throw error
@@ -164,6 +185,11 @@ export class PgStorage extends PgReader implements Storage {
         client = await this.#pool.connect()
       } catch (error) {
         throw this.#fail(error)
+      }
+      // handed a client of a pool let go of since: the unit would be answered 503 whatever it did
+      if (this.#failure) {
+        client.release()
+        throw this.#failure
       }
       const tx = new PgUnit(client)
       let value: T
@@ -341,22 +367,70 @@ export class PgStorage extends PgReader implements Storage {
       .catch(() => {})
   }
 
-  /** The database could not be reached: answers are 503 until a probe reaches it again. */
+  /**
+   * The database could not be reached: answers are 503 until a probe reaches it again. Meanwhile the
+   * instance holds no connection to it: a smart shutdown waits for every session to end, and then can.
+   */
   #fail(error: unknown): Error {
     const failure = unavailable(error)
-    if (this.#closed) return failure
-    this.#failure ??= failure
-    this.#probe ??= setInterval(() => {
-      this.#pool.query('SELECT 1').then(
-        () => {
-          clearInterval(this.#probe)
-          this.#probe = undefined
-          this.#failure = undefined
-        },
-        () => {},
-      )
-    }, PROBE_EVERY_MS).unref()
+    if (this.#closed || this.#failure) return failure
+    this.#failure = failure
+    this.#letGo()
+    this.#probe = setInterval(() => void this.#tryConnecting(), PROBE_EVERY_MS).unref()
     return failure
+  }
+
+  /**
+   * Ends every connection: the listening one and the instance's session now, the pool's once all of its
+   * clients are back (an ending pool hands none to the units that wait for one, which would wait out the
+   * connect timeout); a new pool serves from here.
+   */
+  #letGo(): void {
+    const pool = this.#pool
+    this.#pool = this.#newPool()
+    this.#letGone.add(pool)
+    const endOnceBack = () =>
+      setImmediate(() => {
+        if (!pool.ending && pool.waitingCount === 0 && pool.idleCount === pool.totalCount) this.#end(pool)
+      })
+    pool.on('release', endOnceBack).on('remove', endOnceBack)
+    endOnceBack()
+    void this.#listen?.end().catch(ignore)
+    this.shared?.letGo()
+  }
+
+  #end(pool: pg.Pool): void {
+    this.#letGone.delete(pool)
+    const ended = pool.end().catch(ignore)
+    this.#ends.add(ended)
+    void ended.then(() => this.#ends.delete(ended))
+  }
+
+  /**
+   * Opens a new connection, and closes it: one that opens heals a failure; one refused because the database
+   * is unreachable, starting or shutting down makes the storage fail. A new one, not one of the pool's: a
+   * smart shutdown lets the open ones go on, and refuses new ones only.
+   */
+  async #tryConnecting(): Promise<void> {
+    if (this.#trying || this.#closed) return
+    this.#trying = true
+    // a failure that began while this connection opened is not healed by it: it may have been opened just before
+    const failed = this.#failure
+    const client = new pg.Client({connectionString: this.#url, connectionTimeoutMillis: this.connectTimeoutMs})
+    client.on('error', ignore)
+    try {
+      await client.connect()
+      if (failed && this.#failure === failed && !this.#closed) {
+        clearInterval(this.#probe)
+        this.#probe = undefined
+        this.#failure = undefined
+      }
+    } catch (error) {
+      if (isUnavailable(error)) this.#fail(error)
+    } finally {
+      await client.end().catch(ignore)
+      this.#trying = false
+    }
   }
 
   settled(): Promise<void> {
@@ -377,12 +451,14 @@ export class PgStorage extends PgReader implements Storage {
     if (this.#closed) return
     this.#closed = true
     clearInterval(this.#probe)
+    clearInterval(this.#watch)
     clearTimeout(this.#relisten)
     const listen = this.#listen
     this.#listen = undefined
     await listen?.end().catch(() => {})
     await this.#remote
     await this.shared?.close()
-    await this.#pool.end()
+    for (const pool of [this.#pool, ...this.#letGone]) this.#end(pool)
+    await Promise.all(this.#ends)
   }
 }

@@ -82,10 +82,12 @@ it('a request a fault matches, when the database takes no new connection, is ans
   expect(struck.status).toBe(200)
   expect(struck.headers.get('x-tablepay-fault')).toBe(fault.body.id)
 
-  link.refuseNew()
+  const {closed} = link.refuseNew()
   const refused = await call(server.url, 'GET', '/v1/locations')
   expect(refused.status, refused.text).toBe(503)
   expect(refused.body.error).toMatchObject({code: 'storage_unavailable'})
+  // and the instance lets go of the connections it still had, as a smart shutdown waits for it to
+  await closed
 
   await link.open()
   await expect.poll(async () => (await call(server.url, 'GET', '/v1/locations')).status, {timeout: 10_000}).toBe(200)
