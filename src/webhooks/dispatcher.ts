@@ -220,9 +220,12 @@ export class Dispatcher {
     let added = false
     for (const [collection, id, record] of changes) {
       if (collection !== 'deliveries') continue
-      // another instance's attempt that this one waited for has ended
-      if (this.#contested.size > 0 && this.#contested.delete(id)) {
-        this.#endedElsewhere++
+      const waited = this.#contested.size > 0 ? this.#contested.get(id) : undefined
+      // another instance that held the attempt this one waited for has written the delivery: an advance counts the
+      // attempt if that is its record, not when it canceled the delivery unsent (its endpoint disabled or deleted)
+      if (waited) {
+        this.#contested.delete(id)
+        if (record && attemptMadeAt(record as DeliveryRecord, waited.entry.due)) this.#endedElsewhere++
         this.#wake()
       } else if (this.service.sim.shared) this.#madeElsewhere(id, record as DeliveryRecord | null)
       if (record?.status === 'pending') {
@@ -249,6 +252,12 @@ export class Dispatcher {
     const entry = this.#pending.get(id)
     if (entry === undefined || record === null || this.#inFlight.has(id)) return
     if (attemptMadeAt(record, entry.due)) this.#endedElsewhere++
+  }
+
+  /** Whether the delivery, as stored now, has had its attempt due at `dueAt` made. */
+  async #madeAt(id: string, dueAt: number): Promise<boolean> {
+    const latest = await this.service.deliveries.get(id)
+    return latest !== undefined && attemptMadeAt(latest, dueAt)
   }
 
   #track(delivery: DeliveryRecord): void {
@@ -463,11 +472,12 @@ export class Dispatcher {
     // a commit may have ended it since it was queued, one the queues have not heard of yet; or another instance holds it
     const delivery = await deliveries.claim(entry.id, dueAt, this.#leaseMs)
     if (delivery === 'held') {
-      // another instance has it out, and an advance counts it when that one's record arrives; if it arrived
-      // while this claim was out (the entry is stale now), it counts here, unless this instance waited for it
-      // already (#onCommit counted it then)
+      // another instance has it out, and an advance counts it when that one's record arrives; if the delivery was
+      // written while this claim was out (the entry is stale now), it counts here when the delivery shows the
+      // attempt (it may have been canceled unsent instead), unless this instance waited for it already (#onCommit
+      // counted it then)
       if (this.#isCurrent(entry)) return this.#contest(entry)
-      if (!contested) this.#endedElsewhere++
+      if (!contested && (await this.#madeAt(entry.id, dueAt))) this.#endedElsewhere++
       return
     }
     // claimed now, or nothing is left to claim
