@@ -7,7 +7,16 @@ const RETRYABLE = new Set([
 ])
 
 /** Node's codes for a connection that could not be made or was lost. */
-const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN'])
+const NETWORK = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+])
 
 const codeOf = (error: unknown): string | undefined =>
   typeof error === 'object' && error !== null ? (error as {code?: unknown}).code?.toString() : undefined
@@ -20,12 +29,13 @@ export function isRetryable(error: unknown): boolean {
 
 /**
  * Whether `error` says the database cannot be reached (rather than refusing
- * one statement): a lost or refused connection, a server shutting down or
- * starting up.
+ * one statement): a lost or refused connection, a server shutting down,
+ * crashed or starting up (57P01–57P03), the database dropped (57P04), a
+ * session ended for idling (57P05).
  */
 export function isUnavailable(error: unknown): boolean {
   const code = codeOf(error)
-  if (code !== undefined && (NETWORK.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code))) return true
+  if (code !== undefined && (NETWORK.has(code) || code.startsWith('08') || /^57P0[1-5]$/.test(code))) return true
   const message = error instanceof Error ? error.message : ''
   return /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect/i.test(message)
 }

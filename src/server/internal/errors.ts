@@ -20,6 +20,8 @@ export function storageUnavailable(failure: Error): ApiError {
 /** Any thrown value as the API error it stands for; what is not ours becomes a 500. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error
+  // a unit that failed on a database gone away, answered after the storage healed: still a 503, never a 500
+  if (error instanceof Error && error.name === 'DatabaseUnavailable') return storageUnavailable(error)
   if (error instanceof H3Error) {
     if (error.cause instanceof ApiError) return error.cause
     if (error.statusCode === 404)
