@@ -1,5 +1,6 @@
 import type {Check, PushResult} from '../../client/client.js'
 import {formatCents, formatDateTime, formatQuantity, plural} from './format.js'
+import {printable} from './printable.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'
 
@@ -18,18 +19,20 @@ const RESULT_COLOR: Record<PushResult, (text: string) => string> = {
 
 /** What a push did, in a word, then why it matters when that is not obvious. */
 export function renderPushResult(result: PushResult, check: Check, sentVersion?: number): string {
-  const line = `${RESULT_COLOR[result](result)} ${check.id} (external id ${check.external_id})`
+  const line = `${RESULT_COLOR[result](result)} ${printable(`${check.id} (external id ${check.external_id})`)}`
   if (result !== 'stale') return line
   return `${line}\n${style.yellow(`The server holds version ${check.version}; version ${sentVersion} is older and changed nothing.`)}`
 }
 
-/** Three lines that identify a check and say where it stands. */
+/** Three lines that identify a check and say where it stands; what the POS sent is shown printable. */
 export function renderCheckSummary(check: Check): string {
+  const table = style.bold(printable(`Table ${check.table.number}`))
   return [
-    `${style.bold(`Table ${check.table.number}`)}  ${STATUS_COLOR[check.status](check.status)}  ${plural(check.items.length, 'item')}  ` +
+    `${table}  ${STATUS_COLOR[check.status](check.status)}  ${plural(check.items.length, 'item')}  ` +
       `total ${formatCents(check.totals.total_cents)}  due ${formatCents(check.amount_due_cents)} (${check.payment_status.replace('_', ' ')})`,
-    `Check ${check.id}  external id ${check.external_id}  location ${check.location_id}  version ${check.version ?? '-'}`,
-    `Guest page ${style.underline(check.guest_url)}`,
+    printable(`Check ${check.id}  external id ${check.external_id}  location ${check.location_id}  `) +
+      `version ${check.version ?? '-'}`,
+    `Guest page ${style.underline(printable(check.guest_url))}`,
   ].join('\n')
 }
 

@@ -4,6 +4,7 @@ import {formatDateTime, formatTime} from './format.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'
 import type {DeliveryAttempt} from '../../domain/schemas.js'
+import {printable} from './printable.js'
 
 const STATUS_COLOR: Record<Delivery['status'], (text: string) => string> = {
   pending: style.yellow,
@@ -19,7 +20,7 @@ function answerOf(attempt: DeliveryAttempt): string {
   return attempt.status_code === null ? 'no answer' : String(attempt.status_code)
 }
 
-/** The first line of a failed attempt's answer body, quoted and cut to 120 characters: what the receiver said. */
+/** What the receiver said: the first line of a failed attempt's answer, quoted, cut to 120 characters, printable. */
 export function answerFirstLine(attempt: DeliveryAttempt): string {
   if (attemptOk(attempt)) return ''
   const line = attempt.response_body
@@ -27,7 +28,7 @@ export function answerFirstLine(attempt: DeliveryAttempt): string {
     .map((l) => l.trim())
     .find(Boolean)
   if (!line) return ''
-  return JSON.stringify(line.length > 120 ? `${line.slice(0, 120)}…` : line)
+  return printable(JSON.stringify(line.length > 120 ? `${line.slice(0, 120)}…` : line))
 }
 
 /**
@@ -56,13 +57,16 @@ export function renderAttemptLine(delivery: Delivery, attempt: DeliveryAttempt):
   const ok = attemptOk(attempt)
   const answer = ok ? style.green(answerOf(attempt)) : style.red(answerOf(attempt))
   const said = answerFirstLine(attempt)
+  const error = printable(attempt.error ?? '')
   const tail = ok
     ? ''
-    : `  ${style.red(attempt.error ?? '')}${said ? `  ${said}` : ''}  ${style.dim(`→ ${outlook(delivery, attempt)}`)}`
+    : `  ${style.red(error)}${said ? `  ${said}` : ''}  ${style.dim(`→ ${outlook(delivery, attempt)}`)}`
   const duplicate = attempt.duplicate ? style.yellow('  duplicate') : ''
+  const where = `${printable(delivery.event_type).padEnd(17)}  ${printable(delivery.endpoint_id)}`
+  const which = style.dim(`#${attempt.attempt} ${printable(delivery.id)}`)
   return (
-    `${style.dim(formatTime(attempt.at))}  ${delivery.event_type.padEnd(17)}  ${delivery.endpoint_id}  ${answer.padEnd(3)}  ` +
-    `${String(attempt.duration_ms).padStart(4)} ms  ${style.dim(`#${attempt.attempt} ${delivery.id}`)}${duplicate}${tail}`
+    `${style.dim(formatTime(attempt.at))}  ${where}  ${answer.padEnd(3)}  ` +
+    `${String(attempt.duration_ms).padStart(4)} ms  ${which}${duplicate}${tail}`
   )
 }
 
@@ -104,7 +108,10 @@ const ATTEMPT_COLUMNS: Column<DeliveryAttempt>[] = [
 
 /** A delivery with every attempt, as `deliveries get` and `deliveries retry` show it. */
 export function renderDeliveryDetail(delivery: Delivery): string {
-  const head = `${style.bold(delivery.id)}  ${STATUS_COLOR[delivery.status](delivery.status)}  ${delivery.event_type} ${style.dim(delivery.event_id)} → ${delivery.endpoint_id}`
+  const status = STATUS_COLOR[delivery.status](delivery.status)
+  const event = style.dim(printable(delivery.event_id))
+  const about = `${printable(delivery.event_type)} ${event} → ${printable(delivery.endpoint_id)}`
+  const head = `${style.bold(printable(delivery.id))}  ${status}  ${about}`
   const last = delivery.attempts.at(-1)
   const after =
     last && delivery.next_attempt_at
@@ -127,5 +134,6 @@ export function renderDeliveryDetail(delivery: Delivery): string {
 export function renderRetryFailed(delivery: Delivery): string {
   const last = delivery.attempts.at(-1)
   const answer = last ? ` (${answerOf(last)})` : ''
-  return `${style.red(`Attempt #${last?.attempt ?? '?'} failed${answer}`)}: fix the receiver, then retry again: \`tablepay deliveries retry ${delivery.id}\`.`
+  const retry = `tablepay deliveries retry ${printable(delivery.id)}`
+  return `${style.red(`Attempt #${last?.attempt ?? '?'} failed${answer}`)}: fix the receiver, then retry again: \`${retry}\`.`
 }

@@ -3,6 +3,7 @@ import {EVENT_TYPES} from '../../domain/constants.js'
 import {formatDuration} from '../duration.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'
+import {printable} from './printable.js'
 
 const COLUMNS: Column<WebhookEndpoint>[] = [
   {header: 'ID', value: (e) => e.id},
@@ -25,9 +26,9 @@ export function renderEndpointList(endpoints: readonly WebhookEndpoint[]): strin
 /** A new endpoint, with the secret that is shown this once and never again. */
 export function renderCreatedEndpoint(endpoint: WebhookEndpoint & {secret: string}): string {
   return [
-    `${style.green('created')} ${endpoint.id} → ${endpoint.url}`,
-    `Events: ${endpoint.event_types.join(', ')}`,
-    `Signing secret: ${style.bold(endpoint.secret)}`,
+    `${style.green('created')} ${printable(`${endpoint.id} → ${endpoint.url}`)}`,
+    printable(`Events: ${endpoint.event_types.join(', ')}`),
+    `Signing secret: ${style.bold(printable(endpoint.secret))}`,
     style.yellow('This is the only time the secret is shown: keep it now (the receiver verifies signatures with it).'),
   ].join('\n')
 }
@@ -35,14 +36,17 @@ export function renderCreatedEndpoint(endpoint: WebhookEndpoint & {secret: strin
 /** How the receiver answered a ping, and what to look at when it did not accept it. */
 export function renderTestResult(result: WebhookTestResult): string {
   const answer = result.status_code === null ? 'no answer' : `answered ${result.status_code}`
+  const endpoint = printable(result.endpoint_id)
   if (result.succeeded)
-    return `${style.green('ok')} ${result.endpoint_id} ${answer} in ${result.duration_ms} ms (ping ${result.event_id})`
-  const body = result.response_body ? `\nIts answer: ${result.response_body.slice(0, 300)}` : ''
+    return `${style.green('ok')} ${endpoint} ${answer} in ${result.duration_ms} ms (ping ${printable(result.event_id)})`
+  // the receiver's answer, whatever it holds, cannot act on the terminal
+  const body = result.response_body ? `\nIts answer: ${printable(result.response_body.slice(0, 300))}` : ''
   const refused =
     result.error === 'ECONNREFUSED'
       ? "\nNothing listens at the endpoint's URL (`tablepay webhooks list` shows it): start your receiver, then ping again."
       : ''
-  return `${style.red('failed')} ${result.endpoint_id} ${answer} after ${result.duration_ms} ms: ${result.error}${body}${refused}`
+  const error = printable(result.error ?? '')
+  return `${style.red('failed')} ${endpoint} ${answer} after ${result.duration_ms} ms: ${error}${body}${refused}`
 }
 
 // The receiver side: rotation, updates, recovery and chaos.
@@ -54,8 +58,8 @@ export function renderRotatedEndpoint(endpoint: WebhookEndpoint & {secret: strin
       ? `The old secret signs beside it for ${formatDuration(overlapSeconds)} more on the scheduler clock: deploy the new one to your receiver before then.`
       : 'The old secret no longer signs.'
   return [
-    `${style.green('rotated')} ${endpoint.id} → ${endpoint.url}`,
-    `New signing secret: ${style.bold(endpoint.secret)}`,
+    `${style.green('rotated')} ${printable(`${endpoint.id} → ${endpoint.url}`)}`,
+    `New signing secret: ${style.bold(printable(endpoint.secret))}`,
     overlap,
     style.yellow('This is the only time the new secret is shown: keep it now.'),
   ].join('\n')
@@ -65,24 +69,25 @@ export function renderRotatedEndpoint(endpoint: WebhookEndpoint & {secret: strin
 export function renderEndpoint(endpoint: WebhookEndpoint): string {
   const status = endpoint.status === 'enabled' ? style.green(endpoint.status) : style.red(endpoint.status)
   return [
-    `${style.bold(endpoint.id)}  ${status} → ${endpoint.url}`,
-    `Events: ${endpoint.event_types.join(', ')}`,
-    ...(endpoint.description ? [`Description: ${endpoint.description}`] : []),
+    `${style.bold(printable(endpoint.id))}  ${status} → ${printable(endpoint.url)}`,
+    printable(`Events: ${endpoint.event_types.join(', ')}`),
+    ...(endpoint.description ? [printable(`Description: ${endpoint.description}`)] : []),
   ].join('\n')
 }
 
 export function renderRecovery(recovery: Recovery): string {
   const what = recovery.event_count === 1 ? '1 event' : `${recovery.event_count} events`
-  return `${style.green('queued')} ${what} since ${recovery.since} for ${recovery.endpoint_id}, oldest first.`
+  const since = printable(`${recovery.since} for ${recovery.endpoint_id}`)
+  return `${style.green('queued')} ${what} since ${since}, oldest first.`
 }
 
 /** An endpoint's delivery chaos, with the seed that repeats it. */
 export function renderChaos(chaos: Chaos): string {
-  if (!chaos.enabled) return `${chaos.endpoint_id}: no delivery chaos.`
+  if (!chaos.enabled) return `${printable(chaos.endpoint_id)}: no delivery chaos.`
   const parts = [
     `duplicate ${chaos.duplicate}`,
     `reorder window ${formatDuration(chaos.reorder_window_s)}`,
     `seed ${chaos.seed} (--seed ${chaos.seed} repeats it)`,
   ]
-  return `${chaos.endpoint_id}: ${style.yellow('delivery chaos')}: ${parts.join(', ')}.`
+  return `${printable(chaos.endpoint_id)}: ${style.yellow('delivery chaos')}: ${parts.join(', ')}.`
 }

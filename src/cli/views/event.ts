@@ -2,6 +2,7 @@ import type {Event} from '../../client/client.js'
 import {formatDateTime} from './format.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'
+import {printable, printableLines} from './printable.js'
 
 const COLUMNS: Column<Event>[] = [
   {header: 'ID', value: (e) => e.id},
@@ -14,7 +15,8 @@ export function renderEventList(events: readonly Event[]): string {
   return renderTable(events, COLUMNS)
 }
 
-/** The envelope's head, then its data as indented JSON (what a receiver gets). */
+/** The envelope's head, then its data as indented JSON (what a receiver gets), printable. */
 export function renderEventDetail(event: Event): string {
-  return `${style.bold(event.type)}  ${event.id}  ${formatDateTime(event.created_at)}\n${JSON.stringify(event.data, null, 2)}`
+  const head = `${style.bold(printable(event.type))}  ${printable(event.id)}  ${formatDateTime(event.created_at)}`
+  return `${head}\n${printableLines(JSON.stringify(event.data, null, 2))}`
 }

@@ -1,5 +1,6 @@
 import type {Fault} from '../../client/client.js'
 import {renderTable} from './table.js'
+import {printable} from './printable.js'
 
 /** What a fault does, in a few words: `503 (Retry-After 1s) after 12000 ms, after the change`. */
 export function describeFault(fault: Fault): string {
@@ -28,4 +29,4 @@ export function renderFaultList(faults: Fault[]): string {
 
 /** `faults add`: the fault and what it will do. */
 export const renderFaultAdded = (fault: Fault): string =>
-  `Added ${fault.id}: ${matchOf(fault)} → ${describeFault(fault)} (${timesOf(fault)}).`
+  printable(`Added ${fault.id}: ${matchOf(fault)} → ${describeFault(fault)} (${timesOf(fault)}).`)

@@ -2,6 +2,7 @@ import type {Claim, Feedback, Payment} from '../../client/client.js'
 import {formatCents, formatDateTime, formatQuantity} from './format.js'
 import {style} from './style.js'
 import {renderTable} from './table.js'
+import {printable} from './printable.js'
 
 const PAYMENT_COLOR: Record<Payment['status'], (text: string) => string> = {
   succeeded: style.green,
@@ -9,7 +10,7 @@ const PAYMENT_COLOR: Record<Payment['status'], (text: string) => string> = {
   refunded: style.dim,
 }
 
-/** Labelled values, one per line, labels padded to one width. */
+/** Labelled values, one per line, labels padded to one width; a value may be styled: the caller makes it printable. */
 function renderFields(rows: [label: string, value: string][]): string {
   const width = Math.max(...rows.map(([label]) => label.length))
   return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n')
@@ -17,7 +18,7 @@ function renderFields(rows: [label: string, value: string][]): string {
 
 /** The first line of every guest resource: what it is, its id, its check. */
 const heading = (noun: string, id: string, checkId: string, status?: string) =>
-  `${style.bold(noun)} ${id}${status ? `  ${status}` : ''}  ${style.dim(`check ${checkId}`)}`
+  `${style.bold(noun)} ${printable(id)}${status ? `  ${status}` : ''}  ${style.dim(printable(`check ${checkId}`))}`
 
 export function describeClaim(claim: Claim): string {
   const items = renderTable(claim.items, [
@@ -45,7 +46,7 @@ export function describePayment(payment: Payment): string {
       'Refund',
       `${money(r.amount_cents)} at ${formatDateTime(r.created_at)}`,
     ]),
-    ...(payment.claim_id ? [['Claim', payment.claim_id] as [string, string]] : []),
+    ...(payment.claim_id ? [['Claim', printable(payment.claim_id)] as [string, string]] : []),
   ]
   const status = PAYMENT_COLOR[payment.status](payment.status.replace('_', ' '))
   return `${heading('Payment', payment.id, payment.check_id, status)}\n${renderFields(rows)}`
@@ -55,7 +56,7 @@ export function describeFeedback(feedback: Feedback): string {
   const stars = '★'.repeat(feedback.rating) + style.dim('☆'.repeat(5 - feedback.rating))
   const rows: [string, string][] = [
     ['Rating', `${feedback.rating}/5 ${stars}`],
-    ...(feedback.comment ? [['Comment', feedback.comment] as [string, string]] : []),
+    ...(feedback.comment ? [['Comment', printable(feedback.comment)] as [string, string]] : []),
   ]
   return `${heading('Feedback', feedback.id, feedback.check_id)}\n${renderFields(rows)}`
 }

@@ -1,4 +1,5 @@
 import type {Check} from '../../client/client.js'
+import {printable} from './printable.js'
 import {style} from './style.js'
 
 /**
@@ -17,5 +18,5 @@ export async function renderGuestQr(check: Pick<Check, 'guest_url'>): Promise<st
     style.level > 0
       ? await qrcode.toString(check.guest_url, {type: 'terminal', small: true})
       : await qrcode.toString(check.guest_url, {type: 'utf8'})
-  return `${code}\nScan to open the table page: ${check.guest_url}`
+  return `${code}\nScan to open the table page: ${printable(check.guest_url)}`
 }

@@ -1,6 +1,7 @@
 import type {RequestEntry} from '../../client/client.js'
 import type {AccessLine} from '../../domain/request-log.js'
 import {formatTime} from './format.js'
+import {printable, printableLines} from './printable.js'
 import {style} from './style.js'
 
 /** What one request line shows: the access line of `serve` and each line of `logs tail` and `logs list`. */
@@ -11,7 +12,8 @@ const statusColor = (status: number | null) =>
 
 /**
  * One request in one line: `10:03:27 PUT /v1/checks/external/t12 201 created 3 ms req_…`,
- * then the error code or the fault when there is one.
+ * then the error code or the fault when there is one. What the caller sent
+ * (the path above all) is shown printable: it cannot act on the terminal.
  *
  * @example
  * renderRequestLine(fieldsOf(entry))
@@ -21,13 +23,13 @@ export function renderRequestLine(line: RequestLineFields): string {
   const outcome = line.push_result ?? line.error_code
   const parts = [
     style.dim(formatTime(line.created_at)),
-    line.method,
-    line.path,
+    printable(line.method),
+    printable(line.path),
     statusColor(line.status)(status),
-    ...(outcome ? [outcome] : []),
+    ...(outcome ? [printable(outcome)] : []),
     `${Math.round(line.duration_ms)} ms`,
-    style.dim(line.request_id),
-    ...(line.fault_id ? [style.magenta(`fault ${line.fault_id}`)] : []),
+    style.dim(printable(line.request_id)),
+    ...(line.fault_id ? [style.magenta(`fault ${printable(line.fault_id)}`)] : []),
   ]
   return parts.join(' ')
 }
@@ -45,27 +47,30 @@ export const fieldsOf = (entry: RequestEntry): RequestLineFields => ({
   fault_id: entry.fault_id,
 })
 
-const json = (value: unknown) => JSON.stringify(value, null, 2)
+/** A value as indented JSON, printable: JSON escapes C0 in its strings, not DEL and C1. */
+const json = (value: unknown) => printableLines(JSON.stringify(value, null, 2))
 
-/** `logs get`: the request, the answer and what a push moved, for a person to read. */
+/** `logs get`: the request, the answer and what a push moved, for a person to read; all it shows is printable. */
 export function renderRequestDetail(entry: RequestEntry): string {
   const query = new URLSearchParams(entry.query).toString()
+  const key = printable(entry.key_hint)
   const lines = [
     renderRequestLine(fieldsOf(entry)),
     '',
     style.bold('Request'),
-    `${entry.method} ${entry.path}${query ? `?${query}` : ''}`,
-    `key ${entry.key_hint}${entry.idempotency_key ? `  Idempotency-Key: ${entry.idempotency_key}` : ''}`,
+    printable(`${entry.method} ${entry.path}${query ? `?${query}` : ''}`),
+    `key ${key}${entry.idempotency_key ? `  Idempotency-Key: ${printable(entry.idempotency_key)}` : ''}`,
     entry.request_body === null ? style.dim('(no body)') : json(entry.request_body),
     ...(entry.request_body_truncated ? [style.dim('(cut at 64 KiB)')] : []),
     '',
     style.bold(`Answer ${entry.status ?? '(none: the connection was reset)'}`),
-    ...(entry.error ? [style.red(`${entry.error.code}: ${entry.error.message}`)] : []),
+    ...(entry.error ? [style.red(printable(`${entry.error.code}: ${entry.error.message}`))] : []),
     entry.response_body === null ? style.dim('(no body)') : json(entry.response_body),
     ...(entry.response_body_truncated ? [style.dim('(cut at 64 KiB)')] : []),
   ]
-  if (entry.check_id) lines.push('', `check ${entry.check_id}${entry.push_result ? ` (${entry.push_result})` : ''}`)
-  if (entry.fault_id) lines.push(style.magenta(`fault ${entry.fault_id} answered this request`))
+  if (entry.check_id)
+    lines.push('', printable(`check ${entry.check_id}${entry.push_result ? ` (${entry.push_result})` : ''}`))
+  if (entry.fault_id) lines.push(style.magenta(`fault ${printable(entry.fault_id)} answered this request`))
   if (entry.changes) lines.push('', style.bold('Changes'), ...renderChanges(entry.changes))
   return lines.join('\n')
 }
@@ -75,15 +80,15 @@ function renderChanges(changes: NonNullable<RequestEntry['changes']>): string[] 
   const {items, ...fields} = changes
   for (const [name, moved] of Object.entries(fields)) {
     const [from, to] = moved as [unknown, unknown]
-    out.push(`  ${name}: ${JSON.stringify(from)} → ${JSON.stringify(to)}`)
+    out.push(printable(`  ${name}: ${JSON.stringify(from)} → ${JSON.stringify(to)}`))
   }
-  for (const id of items.added) out.push(style.green(`  + item ${id}`))
-  for (const id of items.removed) out.push(style.red(`  - item ${id}`))
+  for (const id of items.added) out.push(style.green(printable(`  + item ${id}`)))
+  for (const id of items.removed) out.push(style.red(printable(`  - item ${id}`)))
   for (const {external_id, fields: moved} of items.changed) {
     const what = Object.entries(moved).map(
       ([name, [from, to]]) => `${name} ${JSON.stringify(from)} → ${JSON.stringify(to)}`,
     )
-    out.push(`  ~ item ${external_id}: ${what.join(', ')}`)
+    out.push(printable(`  ~ item ${external_id}: ${what.join(', ')}`))
   }
   return out.length > 0 ? out : ['  (nothing the POS owns moved)']
 }

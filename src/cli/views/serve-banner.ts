@@ -1,5 +1,6 @@
 import type {SeededAccount} from '../../domain/seeded-account.js'
 import {style} from './style.js'
+import {printable} from './printable.js'
 
 /** What the banner shows of a running server: plain data, which `serve` passes from the server it started. */
 export interface ServerSummary {
@@ -51,9 +52,10 @@ function renderAccount(account: SeededAccount): string {
     ...account.locations.map((l) => ['location', `${l.id}  ${l.name}`]),
     ...account.api_keys.map((k) => [keyLabel(k), k.key]),
   ]
+  // the names come from a seed file, which is data too
   return [
-    `${style.bold(account.name)}  ${style.dim(account.id)}`,
-    ...rows.map(([label, value]) => `  ${label!.padEnd(10)} ${value}`),
+    `${style.bold(printable(account.name))}  ${style.dim(printable(account.id))}`,
+    ...rows.map(([label, value]) => `  ${label!.padEnd(10)} ${printable(value!)}`),
   ].join('\n')
 }
 

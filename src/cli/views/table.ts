@@ -1,3 +1,4 @@
+import {printable} from './printable.js'
 import {style} from './style.js'
 
 export interface Column<T> {
@@ -11,13 +12,14 @@ export interface Column<T> {
 
 /**
  * Plain columns separated by two spaces, with a header row; no borders, so
- * the output stays greppable and copy-pastable.
+ * the output stays greppable and copy-pastable. Every cell is printable
+ * (a record's text cannot act on the terminal), and measured as shown.
  *
  * @example
  * renderTable(locations, [{header: 'ID', value: (l) => l.id}, {header: 'NAME', value: (l) => l.name}])
  */
 export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]): string {
-  const cells = rows.map((row) => columns.map((column) => column.value(row)))
+  const cells = rows.map((row) => columns.map((column) => printable(column.value(row))))
   const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((line) => line[i]!.length)))
   const pad = (text: string, i: number) => {
     if (i === columns.length - 1 && columns[i]!.align !== 'right') return text
