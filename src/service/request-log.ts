@@ -61,7 +61,6 @@ export class RequestLog {
   #queueHead = 0
   #live = 0
   #bytes = 0
-  #nodes = new WeakMap<RequestTrace, Kept>()
   /** Ids of each account's entries dropped last (at most `size`): a cursor naming one is past the end, not unknown. */
   #dropped = new Map<string, string[]>()
   #listeners = new Set<(accountId: string, trace: RequestTrace, remote: boolean) => void>()
@@ -102,7 +101,6 @@ export class RequestLog {
     if (!log) this.#byAccount.set(accountId, (log = {kept: [], head: 0}))
     log.kept.push(kept)
     this.#queue.push(kept)
-    this.#nodes.set(trace, kept)
     this.#live++
     this.#bytes += kept.bytes
     if (log.kept.length - log.head > this.size) this.#dropOldest(log)
@@ -111,11 +109,17 @@ export class RequestLog {
     for (const listener of this.#listeners) listener(accountId, trace, remote !== undefined)
   }
 
-  /** The entry as the API shows it, rendered once while the log keeps it. */
+  /**
+   * The entry as the API shows it, rendered once while the log keeps it. The listeners render the entry being
+   * recorded, the newest of all: it is looked for among the newest few (a map from every trace to its node
+   * would cost each request more than the rest of its recording). Any other is rendered for the caller alone.
+   */
   render(trace: RequestTrace): RequestEntry {
-    const kept = this.#nodes.get(trace)
-    // an entry dropped since is rendered for whoever still holds it, and kept by nobody
-    return kept?.trace ? this.#render(kept, kept.trace) : renderRequest(trace)
+    const queue = this.#queue
+    for (let i = queue.length - 1; i >= Math.max(this.#queueHead, queue.length - 8); i--) {
+      if (queue[i]!.trace === trace) return this.#render(queue[i]!, trace)
+    }
+    return renderRequest(trace)
   }
 
   /**
