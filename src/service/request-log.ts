@@ -35,7 +35,10 @@ interface Kept {
   rendered: RequestEntry | undefined
 }
 
-/** An account's entries, oldest first; those before `head` are dropped (the array is cut in batches). */
+/**
+ * An account's entries, oldest first; those before `head` are dropped. The array is cut in batches, into a new
+ * one: a list that walks it while its renders drop entries (the bound in bytes) walks the old one undisturbed.
+ */
 interface AccountLog {
   kept: Kept[]
   head: number
@@ -105,7 +108,7 @@ export class RequestLog {
     this.#bytes += kept.bytes
     if (log.kept.length - log.head > this.size) this.#dropOldest(log)
     this.#bound()
-    this.#sweep(log)
+    this.#sweep()
     for (const listener of this.#listeners) listener(accountId, trace, remote !== undefined)
   }
 
@@ -133,26 +136,26 @@ export class RequestLog {
     filters: RequestFilters,
     query: {limit: number; starting_after?: string},
   ): RequestPage | undefined {
-    const log = this.#byAccount.get(accountId) ?? {kept: [], head: 0}
-    // rendering may drop the oldest entries (the bound in bytes): `log.head` is read again at each step
-    let i = log.kept.length - 1
+    const {kept, head} = this.#byAccount.get(accountId) ?? {kept: [], head: 0}
+    // rendering may drop the oldest entries (the bound in bytes): a dropped one has no trace, and is passed
+    let i = kept.length - 1
     const after = query.starting_after
     if (after !== undefined) {
-      while (i >= log.head && log.kept[i]!.trace?.id !== after) i--
-      if (i < log.head)
+      while (i >= head && kept[i]!.trace?.id !== after) i--
+      if (i < head)
         return this.#wasKept(accountId, after)
           ? {object: 'list', data: [], has_more: false, next_cursor: null}
           : undefined
       i--
     }
     const data: RequestEntry[] = []
-    for (; i >= log.head && data.length < query.limit; i--) {
-      const kept = log.kept[i]!
-      if (kept.trace && requestMatches(kept.trace, filters)) data.push(this.#render(kept, kept.trace))
+    for (; i >= head && data.length < query.limit; i--) {
+      const {trace} = kept[i]!
+      if (trace && requestMatches(trace, filters)) data.push(this.#render(kept[i]!, trace))
     }
     let has_more = false
-    for (; i >= log.head && !has_more; i--) {
-      const trace = log.kept[i]!.trace
+    for (; i >= head && !has_more; i--) {
+      const {trace} = kept[i]!
       has_more = trace !== undefined && requestMatches(trace, filters)
     }
     return {object: 'list', data, has_more, next_cursor: has_more ? data[data.length - 1]!.id : null}
@@ -160,11 +163,10 @@ export class RequestLog {
 
   /** The account's newest entry with this request id. */
   get(accountId: string, id: string): RequestEntry | undefined {
-    const log = this.#byAccount.get(accountId)
-    if (!log) return undefined
-    for (let i = log.kept.length - 1; i >= log.head; i--) {
-      const kept = log.kept[i]!
-      if (kept.trace?.id === id) return this.#render(kept, kept.trace)
+    const {kept, head} = this.#byAccount.get(accountId) ?? {kept: [], head: 0}
+    for (let i = kept.length - 1; i >= head; i--) {
+      const {trace} = kept[i]!
+      if (trace?.id === id) return this.#render(kept[i]!, trace)
     }
     return undefined
   }
@@ -223,6 +225,11 @@ export class RequestLog {
     const kept = log.kept[log.head]!
     log.head++
     this.#release(kept)
+    // each cut removes at least as many nodes as it keeps: O(1) a drop on average
+    if (log.head >= 64 && log.head * 2 >= log.kept.length) {
+      log.kept = log.kept.slice(log.head)
+      log.head = 0
+    }
   }
 
   #dropAll(accountId: string): void {
@@ -247,18 +254,17 @@ export class RequestLog {
   }
 
   /**
-   * Cuts the dropped nodes out of the account's array and the queue, in batches (each cut removes at least
-   * as many nodes as it leaves, so it costs a record O(1) on average). The queue keeps the nodes an account
-   * dropped beyond `size` until the oldest of all goes: it is swept once they outnumber the kept ones.
+   * Cuts the dropped nodes out of the queue, in batches (each cut removes at least as many nodes as it keeps, so
+   * it costs a record O(1) on average): those the bound dropped from its head, and those an account dropped for
+   * its count, which wait behind an older entry that is still kept.
    */
-  #sweep(log: AccountLog): void {
-    if (log.head >= 64 && log.head * 2 >= log.kept.length) {
-      log.kept.splice(0, log.head)
-      log.head = 0
-    }
+  #sweep(): void {
     const queued = this.#queue.length - this.#queueHead
     if (queued >= 1024 && queued >= 2 * this.#live) {
       this.#queue = this.#queue.slice(this.#queueHead).filter((kept) => kept.trace !== undefined)
+      this.#queueHead = 0
+    } else if (this.#queueHead >= 1024 && this.#queueHead * 2 >= this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#queueHead)
       this.#queueHead = 0
     }
   }

@@ -1,9 +1,19 @@
+import {getHeapStatistics, setFlagsFromString} from 'node:v8'
+import {runInNewContext} from 'node:vm'
 import {describe, expect, it} from 'vitest'
 import {BODY_CAP, type RequestTrace} from '../../src/domain/request-log.js'
 import {RequestLog} from '../../src/service/request-log.js'
 import {requestTrace} from '../helpers/request-log.js'
 
 const KiB = 1024
+
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc') as () => void
+const liveHeap = () => {
+  gc()
+  gc()
+  return getHeapStatistics().used_heap_size
+}
 const ACCOUNTS = ['acct_a', 'acct_b', 'acct_c']
 
 /** The ids an account's log shows, newest first. */
@@ -87,5 +97,19 @@ describe('the request log bound in bytes, every account together', () => {
     log.clear('acct_a')
     log.forget('acct_b')
     expect(log.bytes).toBe(0)
+  })
+
+  it('holds nothing of what it dropped over a long run at its bound, on one account or taking turns', () => {
+    const log = new RequestLog(1000, {maxBytes: 256 * KiB})
+    const trace = requestTrace({id: 'req_same', request_body: 'x'.repeat(10 * KiB)})
+    const run = (count: number) => {
+      for (let i = 0; i < count; i++) log.record(i % 50 === 0 ? 'acct_b' : 'acct_a', trace)
+    }
+    run(20_000)
+    const before = liveHeap()
+    run(300_000)
+    // 300,000 records leave as much as 20,000 did: no node, no slot of what went
+    expect(liveHeap() - before).toBeLessThan(1024 * KiB)
+    expect(log.bytes).toBeLessThanOrEqual(256 * KiB)
   })
 })
