@@ -1,7 +1,6 @@
 import {open, rename, rm, stat, writeFile} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
 import {crc32} from 'node:zlib'
-import {type Adapter, Low} from 'lowdb'
 import type {Damage} from './damage.js'
 import {readLines} from './lines.js'
 import {Unread} from './unread.js'
@@ -54,15 +53,15 @@ export interface Written {
 const SLICE = 500
 
 /**
- * A lowdb adapter for one collection's document: one record per line, so
+ * One collection's document: one record per line, so
  * the file stays readable and diffable, and is read a line at a time, so no
- * size makes it unreadable (docs/storage.md). Like lowdb's JSONFile the
+ * size makes it unreadable (docs/storage.md). The
  * write is atomic (temp file + rename); unlike it, the JSON is made and
  * written a slice of records at a time, so rewriting a large collection
  * never stalls the server's requests for long. Private (0600): the data dir
  * holds API keys.
  */
-class RecordsFile implements Adapter<Document<unknown>> {
+class RecordsFile {
   /** Size of the file as last read or written, for the compaction trigger. */
   bytes = 0
   state: DocumentState = 'missing'
@@ -182,9 +181,8 @@ class RecordsFile implements Adapter<Document<unknown>> {
   }
 }
 
-/** One lowdb database per collection, `<dir>/<name>.json`. */
+/** One document per collection, `<dir>/<name>.json`. */
 export class Documents {
-  readonly #dbs = new Map<string, Low<Document<unknown>>>()
   readonly #files = new Map<string, RecordsFile>()
 
   constructor(
@@ -202,14 +200,10 @@ export class Documents {
   /** Reads a document, its records kept as `keep` says; what is wrong with it goes to `damage`. */
   async read<T>(name: string, damage?: Damage, keep?: Keep): Promise<Document<T> & {state: DocumentState}> {
     const file = new RecordsFile(join(this.dir, `${name}.json`), this.fsync, damage, keep, name)
-    const db = new Low<Document<unknown>>(file, {seq: 0, records: []})
-    await db.read()
-    this.#dbs.set(name, db)
+    const read = ((await file.read()) ?? {seq: 0, records: []}) as Document<T>
     this.#files.set(name, file)
-    const read = {...(db.data as Document<T>), state: file.state}
-    // the records as bytes are the caller's: kept here too, they would hold the buffers they were read into
-    if (keep === 'bytes') db.data = {...db.data!, records: []}
-    return read
+    // the records are the caller's: nothing here keeps them (as bytes, they would hold the buffers they were read into)
+    return {...read, state: file.state}
   }
 
   /**
@@ -222,9 +216,7 @@ export class Documents {
   }
 
   async write(name: string, doc: Document<unknown>): Promise<void> {
-    const db = this.#dbs.get(name)!
-    db.data = doc
-    await db.write()
+    await this.#files.get(name)!.write(doc)
   }
 
   /** What each document read or written holds: the documents' index lists it (document-index.ts). */
