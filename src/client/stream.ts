@@ -1,3 +1,4 @@
+import {createParser} from 'eventsource-parser'
 import type {RequestEntry} from '../domain/request-log.js'
 import type {Delivery, Event} from '../domain/schemas.js'
 
@@ -8,13 +9,17 @@ export type StreamMessage = {type: 'event'; data: Event} | {type: 'delivery'; da
 export type RequestStreamMessage = StreamMessage | {type: 'request'; data: RequestEntry}
 
 /**
- * Parses the server-sent event stream of `response` (the subset the server
- * writes: `event:` and `data:` lines, a blank line ending each message).
- * Ends quietly when the body ends or `signal` aborts.
+ * Parses the server-sent event stream of `response` (eventsource-parser: LF,
+ * CR or CRLF line ends, a BOM, comments, `id:` and multi-line `data:`), and
+ * yields the messages of `types` whose data is JSON. Ends quietly when the
+ * body ends or `signal` aborts.
  *
  * The body is locked at once, before the caller awaits anything else: undici
  * cancels the body of a Response that is garbage-collected while its body is
  * neither locked nor read, which ended `listen` streams at random.
+ *
+ * @example
+ * for await (const message of readServerSentEvents(await fetch(url), signal)) console.log(message.type)
  */
 export function readServerSentEvents(response: Response, signal?: AbortSignal): AsyncGenerator<StreamMessage>
 export function readServerSentEvents(
@@ -33,23 +38,43 @@ export function readServerSentEvents(
 /** The messages a stream yields unless asked for more: `request` messages are for `logs tail`. */
 const STREAM_TYPES = ['event', 'delivery']
 
+/**
+ * The most characters one message may hold while it arrives: a check comes from a push body of at most 1 MiB,
+ * so its events are far below this; a stream that never ends a message stops here instead of filling memory.
+ */
+export const MAX_MESSAGE_CHARS = 16 * 2 ** 20
+
 async function* parseStream(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   signal: AbortSignal | undefined,
   types: readonly string[],
 ) {
+  // TextDecoder drops a leading BOM, as the EventSource standard asks
   const decoder = new TextDecoder()
-  let buffer = ''
+  let parsed: RequestStreamMessage[] = []
+  let failure: Error | undefined
+  const parser = createParser({
+    maxBufferSize: MAX_MESSAGE_CHARS,
+    onEvent: ({event = 'message', data}) => {
+      if (types.includes(event) && data !== '')
+        parsed.push({type: event, data: JSON.parse(data)} as RequestStreamMessage)
+    },
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') failure ??= new Error(`stream: ${error.message}`)
+    },
+  })
+  let text = ''
   try {
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-      buffer += decoder.decode(chunk.value, {stream: true})
-      let end: number
-      while ((end = buffer.indexOf('\n\n')) !== -1) {
-        const message = parseMessage(buffer.slice(0, end), types)
-        buffer = buffer.slice(end + 2)
-        if (message) yield message
-      }
+      parser.feed((text = decoder.decode(chunk.value, {stream: true})))
+      if (failure) throw failure
+      const messages = parsed
+      parsed = []
+      yield* messages
     }
+    // a CR may be the first half of a CRLF, so the parser holds a line that ends in one; at the end it cannot be
+    if (text.endsWith('\r')) parser.feed('\n')
+    yield* parsed
   } catch (error) {
     // an abort is how the caller stops listening; a server that stops ends the stream
     if (signal?.aborted || (error as Error).name === 'AbortError') return
@@ -58,15 +83,4 @@ async function* parseStream(
     // a caller that stops early closes the connection
     reader.cancel().catch(() => {})
   }
-}
-
-function parseMessage(block: string, types: readonly string[]): RequestStreamMessage | undefined {
-  let type = 'message'
-  const data: string[] = []
-  for (const line of block.split('\n')) {
-    if (line.startsWith('event:')) type = line.slice(6).trim()
-    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''))
-  }
-  if (!types.includes(type) || data.length === 0) return undefined
-  return {type, data: JSON.parse(data.join('\n'))} as RequestStreamMessage
 }
