@@ -99,6 +99,13 @@ function inUse(dir: string, {pid, path}: {pid: number; path: string}): Error {
   )
 }
 
+/**
+ * Runs between a lock's content and its name, once this process has looked at the dir and chosen the generation
+ * to create. A test holds two starters here to decide which creates first (test/store/lock-race.test.ts); a
+ * server never sets it.
+ */
+export const lockSeam = {beforeCreate: async (_path: string): Promise<void> => {}}
+
 /** Creates `path` holding `text`, or fails with EEXIST: the content comes first, so no one reads a lock half made. */
 async function createWith(path: string, text: string): Promise<void> {
   const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
@@ -109,6 +116,7 @@ async function createWith(path: string, text: string): Promise<void> {
     await handle.close()
   }
   try {
+    await lockSeam.beforeCreate(path)
     await link(temp, path)
   } finally {
     await rm(temp, {force: true})

@@ -1,24 +1,30 @@
-// A process that takes a data dir's lock when told to, at a given instant:
-// two of these race for one dir as two `serve` started together would.
-import {lockDataDir} from '../../dist/store/lock.js'
+// A process that takes a data dir's lock when told to, as a `serve` would: it stops between the look at the
+// dir and the creation of its lock (lockSeam) until told to go on, so the test decides which of two creates first.
+import {lockDataDir, lockSeam} from '../../dist/store/lock.js'
 
-const now = () => performance.timeOrigin + performance.now()
 let release
+let goOn
+
+lockSeam.beforeCreate = (path) =>
+  new Promise((resolve) => {
+    goOn = resolve
+    process.send({type: 'seam', path})
+  })
 
 process.on('message', async (message) => {
   if (message.type === 'lock') {
-    // spin rather than sleep: both racers must leave the mark within microseconds of each other
-    while (now() < message.at);
     try {
       release = await lockDataDir(message.dir)
-      process.send({ok: true})
+      process.send({type: 'answer', ok: true})
     } catch (error) {
-      process.send({ok: false, message: error.message})
+      process.send({type: 'answer', ok: false, message: error.message})
     }
+  } else if (message.type === 'go') {
+    goOn()
   } else if (message.type === 'release') {
     await release?.()
     release = undefined
-    process.send({ok: true})
+    process.send({type: 'released'})
   }
 })
-process.send({ready: true})
+process.send({type: 'ready'})
