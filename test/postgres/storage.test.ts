@@ -162,13 +162,17 @@ describe('PgStorage', () => {
   it('two instances creating one record at once: one inserts it, the other runs again and finds it', async () => {
     const [a, b] = await Promise.all([open(), open()])
     const runs = {a: 0, b: 0}
+    // both have read "absent" before either writes: each first read waits for the other's; a run again passes
+    let readAbsent = 0
+    let bothRead!: () => void
+    const barrier = new Promise<void>((resolve) => (bothRead = resolve))
     const create = (storage: PgStorage, name: 'a' | 'b') =>
       storage.unit(async (tx) => {
         runs[name]++
         const found = await tx.get('idempotency_keys', 'acct_a\u0000api\u0000once')
         if (found) return `replayed ${found.key}`
-        // both have read "absent" before either writes
-        await new Promise((resolve) => setTimeout(resolve, 50))
+        if (++readAbsent === 2) bothRead()
+        await barrier
         tx.put('idempotency_keys', 'acct_a\u0000api\u0000once', {id: 'once', account_id: 'acct_a', key: name} as never)
         return `made ${name}`
       })
