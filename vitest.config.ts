@@ -29,6 +29,8 @@ export default defineConfig({
     // commands run in process (test/helpers/run-command.ts) print through
     // console: it must write to process.stdout, where the run captures it
     disableConsoleIntercept: true,
+    // builds dist/ when src/ is newer: what spawned and in-process commands run (test/helpers/build-setup.ts)
+    globalSetup: ['test/helpers/build-setup.ts'],
     projects: [
       {extends: true, test: {name: 'memory', include: ['test/**/*.test.ts'], exclude: ['test/postgres/**']}},
       {

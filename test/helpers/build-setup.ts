@@ -1,0 +1,42 @@
+/**
+ * vitest globalSetup: runs `npm run build` when a file dist/ is made from is newer than dist/. Spawned
+ * commands (bin/run.js), commands run in process (run-command.ts), the lock's racers and the packed tarball
+ * all run dist/: `npm test` builds first, and so must `npx vitest run <file>`, or it tests stale code.
+ * Up to date, it costs a look at some 300 files' times.
+ */
+import {execFile} from 'node:child_process'
+import {readdirSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+import {promisify} from 'node:util'
+import {ROOT} from './cli.js'
+
+/** What `npm run build` reads (package.json: oclif's manifest; scripts: the lean entry and serve's bundle). */
+const INPUTS = ['src', 'scripts/lean-entry.js', 'scripts/serve-bundle.js', 'package.json', 'tsconfig.json']
+/** What it writes, a file of each step: tsc's first, then the manifest, the lean entry and the bundle. */
+const OUTPUTS = ['dist/index.js', 'oclif.manifest.json', 'dist/cli/lean-entry.cjs', 'dist/serve/run.js']
+
+function newest(path: string): number {
+  const stat = statSync(path)
+  if (!stat.isDirectory()) return stat.mtimeMs
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))))
+}
+
+function oldest(paths: string[]): number {
+  try {
+    return Math.min(...paths.map((path) => statSync(path).mtimeMs))
+  } catch {
+    // an output missing: never built, or a build that failed half way
+    return 0
+  }
+}
+
+export default async function setup(): Promise<void> {
+  const at = (path: string) => join(ROOT, path)
+  if (Math.max(...INPUTS.map((path) => newest(at(path)))) < oldest(OUTPUTS.map(at))) return
+  try {
+    await promisify(execFile)('npm', ['run', '-s', 'build'], {cwd: ROOT, maxBuffer: 16 * 1024 * 1024})
+  } catch (error) {
+    const {stdout, stderr} = error as {stdout: string; stderr: string}
+    throw new Error(`npm run build failed, so dist/ would be stale:\n${stdout}${stderr}`)
+  }
+}
