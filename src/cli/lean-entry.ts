@@ -1,5 +1,6 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {parseArgs} from 'node:util'
 import {exitOf, failureJson} from './cli-error.js'
 import {PORT_RANGE} from './flags/port.js'
 import {outputFor} from './output.js'
@@ -156,26 +157,23 @@ function parseFlags(
 ): Record<string, unknown> | undefined {
   const valueOf = (spec: ManifestFlag, text: string) =>
     Object.hasOwn(options, spec.name) ? options[spec.name]!(text) : undefined
-  const specList = Object.values(specs)
+  const tokens = tokenize(argv, specs)
+  if (!tokens) return undefined
   const values: Record<string, unknown> = {}
-  for (let i = 0; i < argv.length; i++) {
-    const long = /^--([a-z][a-z-]*)(?:=(.+))?$/s.exec(argv[i]!)
-    const short = /^-([A-Za-z])$/.exec(argv[i]!)
-    const spec = long ? specNamed(specs, long[1]!) : short ? specList.find((s) => s.char === short[1]) : undefined
-    if (!spec || Object.hasOwn(values, spec.name)) return undefined
+  for (const {spec, text} of tokens) {
+    if (Object.hasOwn(values, spec.name)) return undefined
     if (spec.type === 'boolean') {
-      if (long?.[2] !== undefined || spec.env) return undefined
+      if (spec.env) return undefined
       values[spec.name] = true
       continue
     }
-    const text = long?.[2] ?? argv[++i]
     // a value that looks like a flag is oclif's to judge, after `=` too: it refuses `--data=--json`
     if (text === undefined || text === '' || (text.startsWith('-') && text !== '-')) return undefined
     const value = valueOf(spec, text)
     if (value === undefined) return undefined
     values[spec.name] = value
   }
-  for (const spec of specList) {
+  for (const spec of Object.values(specs)) {
     if (Object.hasOwn(values, spec.name)) continue
     const fromEnv = spec.env ? process.env[spec.env] : undefined
     if (fromEnv) {
@@ -187,7 +185,35 @@ function parseFlags(
   return values
 }
 
-/** The flag called `name`, by its name or one of its aliases (`--post` for `--forward-to`). */
-function specNamed(specs: Record<string, ManifestFlag>, name: string): ManifestFlag | undefined {
-  return Object.hasOwn(specs, name) ? specs[name] : Object.values(specs).find((s) => s.aliases?.includes(name))
+/**
+ * Each flag of the command line with its spec and its text (none for a boolean), by `node:util`'s `parseArgs`
+ * (already loaded with Node); undefined for anything else: an argument, `--`, an unknown flag, a boolean given
+ * a value, an option flag without one, and short flags run together (`-jv`) or glued to their value (`-sx`).
+ */
+function tokenize(
+  argv: readonly string[],
+  specs: Record<string, ManifestFlag>,
+): {spec: ManifestFlag; text?: string}[] | undefined {
+  const named = new Map<string, ManifestFlag>()
+  const config: Record<string, {type: 'boolean' | 'string'; short?: string}> = {}
+  for (const spec of Object.values(specs)) {
+    for (const name of [spec.name, ...(spec.aliases ?? [])]) {
+      named.set(name, spec)
+      config[name] = {type: spec.type === 'boolean' ? 'boolean' : 'string'}
+    }
+    if (spec.char) config[spec.name]!.short = spec.char
+  }
+  let tokens
+  try {
+    tokens = parseArgs({args: [...argv], options: config, strict: true, tokens: true}).tokens
+  } catch {
+    return undefined
+  }
+  const flags = []
+  for (const token of tokens) {
+    if (token.kind !== 'option') return undefined
+    if (token.rawName.length === 2 && argv[token.index] !== token.rawName) return undefined
+    flags.push({spec: named.get(token.name)!, text: token.value})
+  }
+  return flags
 }
