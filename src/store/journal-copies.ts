@@ -16,7 +16,7 @@ import {type Fields, isFields, portable} from './json-values.js'
 export type Copy = [collection: string, id: string, source: number, fields: (string | [string, unknown])[]]
 
 /** The `data` of a plain put `[collection, id, record]`, when its record has one that is an object. */
-function dataOf(item: unknown): Fields | undefined {
+export function dataOf(item: unknown): Fields | undefined {
   if (!Array.isArray(item) || item.length !== 3 || !isFields(item[2])) return undefined
   const data = (item[2] as Fields).data
   return isFields(data) ? data : undefined
@@ -73,23 +73,26 @@ export function encodeCopies(items: readonly unknown[]): readonly unknown[] {
   return encoded ?? items
 }
 
+/** Whether `body` is a copy's `[source, fields]`. */
+export function isCopyBody(body: unknown): body is [source: number, fields: Copy[3]] {
+  if (!Array.isArray(body) || body.length !== 2 || !Number.isInteger(body[0]) || !Array.isArray(body[1])) return false
+  const fits = (field: unknown) =>
+    typeof field === 'string' || (Array.isArray(field) && field.length === 2 && typeof field[0] === 'string')
+  return (body[1] as unknown[]).every(fits)
+}
+
 export function isCopy(item: unknown): item is Copy {
   if (!Array.isArray(item) || item.length !== 4) return false
   const [collection, id, source, fields] = item as unknown[]
-  if (typeof collection !== 'string' || typeof id !== 'string' || !Number.isInteger(source)) return false
-  const fits = (field: unknown) =>
-    typeof field === 'string' || (Array.isArray(field) && field.length === 2 && typeof field[0] === 'string')
-  return Array.isArray(fields) && fields.every(fits)
+  return typeof collection === 'string' && typeof id === 'string' && isCopyBody([source, fields])
 }
 
 /**
  * The record a copy was written from, field for field and in the same
- * order, or undefined when its source is not a put with `data` in `items`,
- * or lacks a field the copy takes from it.
+ * order, or undefined when `data`, its source's, lacks a field the copy
+ * takes from it.
  */
-export function decodeCopy([, , source, fields]: Copy, items: readonly unknown[]): Fields | undefined {
-  const data = dataOf(items[source])
-  if (!data) return undefined
+export function decodeCopy(fields: Copy[3], data: Fields): Fields | undefined {
   const record: Fields = {}
   for (const field of fields) {
     const own = typeof field !== 'string'

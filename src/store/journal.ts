@@ -1,14 +1,12 @@
 import {type FileHandle, open, readdir, rm, stat, truncate} from 'node:fs/promises'
 import {writeSync} from 'node:fs'
 import {join} from 'node:path'
-import {crc32} from 'node:zlib'
 import type {Damage} from './damage.js'
-import {decodeChanges, encodeChanges, type JournalChange} from './journal-changes.js'
-import {recordJson} from './json-text.js'
+import {encodeChanges, type JournalChange} from './journal-changes.js'
+import {type Frame, readLine, writeLine} from './journal-frames.js'
+import {readLegacyLine} from './journal-legacy.js'
 import type {Span} from './journal-spans.js'
-import {type PushLine, readDeliveriesLine, readPushLine} from './journal-pushes.js'
 import {readLines} from './lines.js'
-import {JSON_BYTE} from './bytes.js'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
 export interface Entry {
@@ -16,17 +14,11 @@ export interface Entry {
   changes: JournalChange[]
 }
 
-/** How `Journal.open` hands over what it reads: entries after `afterSeq` (what the documents hold) are expected. */
+/** How `Journal.open` hands over what it reads: lines after `afterSeq` (what the documents hold) are expected. */
 export interface Replay {
   afterSeq: number
   damage: Damage
-  onEntry: (entry: Entry, file: string, line: number) => void
-  /**
-   * When given, a push's line goes here unparsed instead of to `onEntry`,
-   * and an attempt's line goes to `onEntry` with its deliveries unparsed
-   * (unread.ts), as the store's tables take them (journal-pushes.ts).
-   */
-  onPush?: (push: PushLine, file: string, line: number) => void
+  onLine: (seq: number, frames: Frame[], file: string, line: number) => void
 }
 
 const SEGMENT = /^journal\.(\d+)\.ndjson$/
@@ -40,98 +32,15 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 type Waiter = {resolve: () => void; reject: (error: unknown) => void}
 
-/** A line to write, its length in bytes, and the spans of the records it splices: they learn their file and offset once it is written. */
+/** A line to write, its length in bytes, and the spans of the records it puts: they learn their file and offset once it is written. */
 interface PendingLine {
   line: string
   bytes: number
   spans: Span[]
 }
 
-/** Each line ends with the CRC-32 of what comes before it: `{"seq":N,"changes":[…],"crc":C}`. */
-const CRC = ',"crc":'
-const CRC_BYTES = Buffer.from(CRC)
-const DIGITS = /^\d{1,10}$/
-
-/** Learns where each record a line splices lies in the changes' JSON (bytes), and how many bytes that JSON has. */
-interface Splices {
-  found(collection: string, record: object, offset: number, length: number): void
-  bytes: number
-}
-
-/**
- * The JSON of a line's changes, as `JSON.stringify(changes)` writes it. A put
- * of a record with `data` (an event) splices in the text of its resource,
- * which the push's answer then reuses (store/json-text.ts); `splices`, when
- * given, learns where each such record lies (journal-spans.ts).
- */
-function changesJson(changes: readonly unknown[], splices?: Splices): string {
-  let text = '['
-  // bytes so far, counted only for `splices`: the text may hold characters of more than one byte
-  let bytes = 1
-  for (const change of changes) {
-    if (text.length > 1) {
-      text += ','
-      bytes++
-    }
-    const [collection, id, record] = change as [string, string, object]
-    if ((change as unknown[]).length !== 3 || typeof (record as {data?: unknown} | null)?.data !== 'object') {
-      const json = JSON.stringify(change)
-      text += json
-      if (splices) bytes += Buffer.byteLength(json)
-      continue
-    }
-    const head = `[${JSON.stringify(collection)},${JSON.stringify(id)},`
-    const json = recordJson(record)
-    text += `${head}${json}]`
-    if (splices) {
-      bytes += Buffer.byteLength(head)
-      const length = Buffer.byteLength(json)
-      splices.found(collection, record, bytes, length)
-      bytes += length + 1
-    }
-  }
-  if (splices) splices.bytes = bytes + 1
-  return `${text}]`
-}
-
-/** A line read: its entry, or, when asked for, a push's line left unparsed (journal-pushes.ts). */
-type ReadLine = {seq: number; checksummed: boolean} & ({entry: Entry; push?: never} | {push: PushLine; entry?: never})
-
-/**
- * A journal line's bytes read, or what is wrong with them. Lines without a
- * checksum, written before lines had one, are taken as they are, but only
- * before the first line that has one (docs/storage.md). `pushes`: a push's
- * line, or an attempt's, once its checksum holds, is left unparsed.
- */
-function parseLine(bytes: Buffer, legacyAllowed: boolean, pushes: boolean): ReadLine | string {
-  // the checksum's field is ASCII: found and read in the bytes
-  const at = bytes.lastIndexOf(CRC_BYTES)
-  const digits = at === -1 ? '' : bytes.toString('latin1', at + CRC.length, bytes.length - 1)
-  const checksummed = bytes[bytes.length - 1] === JSON_BYTE.closeBrace && DIGITS.test(digits)
-  if (checksummed && crc32(bytes.subarray(0, at)) !== Number(digits)) {
-    return 'its checksum does not match (the line was changed or garbled)'
-  }
-  if (!checksummed && !legacyAllowed) return 'it has no checksum, while lines before it have one'
-  if (checksummed && pushes) {
-    const push = readPushLine(bytes, at)
-    if (push) return {seq: push.seq, push, checksummed}
-    // an attempt's line: its deliveries go to the table as they are, unparsed
-    const attempt = readDeliveriesLine(bytes, at)
-    if (attempt) {
-      const changes = attempt.deliveries.map((d): JournalChange => ['deliveries', d.id, d])
-      return {seq: attempt.seq, entry: {seq: attempt.seq, changes}, checksummed}
-    }
-  }
-  let parsed: {seq?: unknown; changes?: unknown} | null
-  try {
-    parsed = JSON.parse(bytes.toString()) as typeof parsed
-  } catch (error) {
-    return (error as Error).message
-  }
-  const changes = decodeChanges(parsed?.changes)
-  if (!Number.isInteger(parsed?.seq) || !changes) return 'it is not a journal entry'
-  return {seq: parsed!.seq as number, entry: {seq: parsed!.seq as number, changes}, checksummed}
-}
+/** A line of an earlier version begins its JSON object; a framed one, its checksum's digits (journal-frames.ts). */
+const LEGACY_START = 0x7b
 
 /**
  * The append-only log that makes each change durable. Appends made in the
@@ -143,7 +52,7 @@ function parseLine(bytes: Buffer, legacyAllowed: boolean, pushes: boolean): Read
 export class Journal {
   #handle: FileHandle | undefined
   /** Lines waiting to be written, and segment cuts (a number: the next segment's first seq), in order. */
-  #queue: (string | PendingLine | number)[] = []
+  #queue: (PendingLine | number)[] = []
   #waiting: Waiter[] = []
   #writing: Promise<void> | undefined
   #inFlight: Promise<void> | undefined
@@ -161,8 +70,9 @@ export class Journal {
   ) {}
 
   /**
-   * Reads every segment a line at a time and hands each entry to
-   * `onEntry`. Only a torn last line (a crash mid-write: no newline, at the
+   * Reads every segment a line at a time and hands each line's frames to
+   * `onLine`; `legacy` says whether a line was of an earlier version (the
+   * start then migrates the data dir). Only a torn last line (a crash mid-write: no newline, at the
    * very end of the journal) is dropped, from disk too, so that the next
    * append starts on a fresh line; any other damage goes to `damage`. Call
    * `cut` before appending.
@@ -170,15 +80,16 @@ export class Journal {
   static async open(
     dir: string,
     fsync: boolean,
-    {afterSeq, damage, onEntry, onPush}: Replay,
+    {afterSeq, damage, onLine}: Replay,
     segmentMax = SEGMENT_MAX,
-  ): Promise<{journal: Journal; replayed: number}> {
+  ): Promise<{journal: Journal; replayed: number; legacy: boolean}> {
     const journal = new Journal(dir, fsync, segmentMax)
     const names = await journal.#segments()
     const sizes = await Promise.all(names.map(async (name) => (await stat(join(dir, name))).size))
     const torn: {path: string; offset: number}[] = []
     let last: number | undefined
     let checksummed = false
+    let legacy = false
     let dropped = false
     let replayed = 0
     for (const [i, name] of names.entries()) {
@@ -186,7 +97,9 @@ export class Journal {
       let lines = 0
       const tail = await readLines(path, (bytes, number) => {
         lines = number
-        const parsed = parseLine(bytes, !checksummed, onPush !== undefined)
+        const isLegacy = bytes[0] === LEGACY_START
+        legacy ||= isLegacy
+        const parsed = isLegacy ? readLegacyLine(bytes, !checksummed) : readLine(bytes)
         if (typeof parsed === 'string') {
           damage.found(path, `is corrupt: ${parsed}`, number, bytes.toString())
           // under --repair: the gap this leaves is not news
@@ -194,7 +107,8 @@ export class Journal {
           return
         }
         const {seq} = parsed
-        checksummed ||= parsed.checksummed
+        // every framed line has a checksum; an earlier one may not (journal-legacy.ts)
+        checksummed ||= 'checksummed' in parsed ? (parsed.checksummed as boolean) : true
         if (!dropped && (last === undefined ? seq > afterSeq + 1 : seq !== last + 1)) {
           const expected = (last ?? afterSeq) + 1
           const problem = `is corrupt: it has seq ${seq} where ${expected} was expected`
@@ -203,8 +117,7 @@ export class Journal {
         last = seq
         dropped = false
         replayed++
-        if (parsed.push) onPush!(parsed.push, path, number)
-        else onEntry(parsed.entry, path, number)
+        onLine(seq, parsed.frames, path, number)
       })
       if (!tail) continue
       if (sizes.slice(i + 1).some((size) => size > 0)) {
@@ -213,7 +126,7 @@ export class Journal {
       torn.push({path, offset: tail.offset})
     }
     for (const {path, offset} of torn) await truncate(path, offset)
-    return {journal, replayed}
+    return {journal, replayed, legacy}
   }
 
   /**
@@ -233,29 +146,21 @@ export class Journal {
 
   /**
    * Resolves once the entry is on disk, together with whatever else was
-   * waiting. `located`, when given, is handed a span for each record whose
-   * JSON the line splices (an event), which learns its file and offset once
-   * the line is written (journal-spans.ts).
+   * waiting. `located`, when given, is handed a span for each record the
+   * line puts whole, which learns its file and offset once the line is
+   * written (journal-spans.ts).
    */
   append(entry: Entry, located?: (collection: string, record: object, span: Span) => void): Promise<void> {
-    const head = `{"seq":${entry.seq},"changes":`
+    const {line, bytes, placed} = writeLine(entry.seq, encodeChanges(entry.changes))
     const spans: Span[] = []
-    const splices: Splices | undefined = located && {
-      found(collection, record, offset, length) {
-        // the head is ASCII: as many bytes as characters
-        const span = {offset: head.length + offset, length}
-        spans.push(span)
-        located(collection, record, span)
-      },
-      bytes: 0,
+    for (const {collection, record, offset, length} of placed) {
+      const span = {offset, length}
+      spans.push(span)
+      located?.(collection, record, span)
     }
-    const body = `${head}${changesJson(encodeChanges(entry.changes), splices)}`
-    const line = `${body}${CRC}${crc32(body)}}\n`
     this.#bytes += line.length
     this.#segmentBytes += line.length
-    // what follows the changes is ASCII too
-    const placed = spans.length > 0 && {line, spans, bytes: head.length + splices!.bytes + line.length - body.length}
-    const written = this.#enqueue(placed || line)
+    const written = this.#enqueue({line, bytes, spans})
     // a full segment is closed even between compactions, so no one file grows without bound
     if (this.#segmentBytes > this.segmentMax) {
       this.#segmentBytes = 0
@@ -272,7 +177,7 @@ export class Journal {
     return this.#enqueue(firstSeq)
   }
 
-  #enqueue(item: string | PendingLine | number): Promise<void> {
+  #enqueue(item: PendingLine | number): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure)
     this.#queue.push(item)
     const done = new Promise<void>((resolve, reject) => this.#waiting.push({resolve, reject}))
@@ -321,17 +226,12 @@ export class Journal {
   }
 
   /** Writes the lines in order, switching segment at each cut; the spans of a line learn where it went once it is written. */
-  async #writeBatch(queue: (string | PendingLine | number)[]): Promise<void> {
-    // a line's bytes are counted only when a line with spans follows it in the same write
-    let lastPlaced = -1
-    for (const [i, item] of queue.entries()) if (typeof item === 'object') lastPlaced = i
+  async #writeBatch(queue: (PendingLine | number)[]): Promise<void> {
     let lines = ''
     let bytes = 0
-    // whether `bytes` counts all of `lines`: the write then need not count them again
-    let counted = true
     let placed: Span[] = []
     const write = async () => {
-      const written = await this.#write(lines, counted ? bytes : undefined)
+      const written = await this.#write(lines, bytes)
       for (const span of placed) {
         span.file = this.#path
         span.offset += this.#position
@@ -339,29 +239,24 @@ export class Journal {
       this.#position += written
       lines = ''
       bytes = 0
-      counted = true
       placed = []
     }
-    for (const [i, item] of queue.entries()) {
+    for (const item of queue) {
       if (typeof item === 'number') {
         await write()
         await this.#switchTo(item)
-      } else if (typeof item === 'string') {
-        lines += item
-        if (i < lastPlaced) bytes += Buffer.byteLength(item)
-        else counted = false
-      } else {
-        for (const span of item.spans) span.offset += bytes
-        placed.push(...item.spans)
-        lines += item.line
-        bytes += item.bytes
+        continue
       }
+      for (const span of item.spans) span.offset += bytes
+      placed.push(...item.spans)
+      lines += item.line
+      bytes += item.bytes
     }
     await write()
   }
 
-  /** Writes `lines` (`length` bytes, when counted already) at the end of the segment; resolves with the bytes written. */
-  async #write(lines: string, length = Buffer.byteLength(lines)): Promise<number> {
+  /** Writes `lines` (`length` bytes) at the end of the segment; resolves with the bytes written. */
+  async #write(lines: string, length: number): Promise<number> {
     if (lines === '') return 0
     if (this.fsync) {
       const {bytesWritten} = await this.#handle!.write(lines)

@@ -1,14 +1,21 @@
 import {join} from 'node:path'
 import {Damage} from './damage.js'
 import type {Documents} from './documents.js'
-import {decodeCopy} from './journal-copies.js'
-import type {PushLine} from './journal-pushes.js'
+import {type Copy, decodeCopy} from './journal-copies.js'
 import {type Fields, isFields} from './json-values.js'
 import {leadingId} from './bytes.js'
+import {Unread} from './unread.js'
 
-/** A push's line whose check waits for the end of the replay, and where it was read. */
+/** A push's check as its line holds it: a copy of its event's data (journal-copies.ts), the event still unread. */
+export interface PushedCheck {
+  id: string
+  fields: Copy[3]
+  event: Unread | Fields
+}
+
+/** A push's check that waits for the end of the replay, and where it was read. */
 interface Held {
-  push: PushLine
+  push: PushedCheck
   file: string
   line: number
 }
@@ -42,7 +49,7 @@ function idOf(bytes: Buffer): string | undefined {
 /**
  * The checks a start reads, held until the journal is replayed: a check
  * changes many times in one journal, and only its last version is built,
- * from its event's data (journal-pushes.ts). A check the journal changes
+ * from its event's data (replayer.ts). A check the journal changes
  * by a push's line is not parsed from the document either: until the
  * journal changes a check otherwise (a whole record, a deletion) the
  * document's checks stay as their bytes (`defer`), and every push's check
@@ -64,7 +71,7 @@ export class ReplayedChecks {
    * built from its first line as the table would have stored it: a later
    * line that does not build falls back to it, as to a document's version.
    */
-  #first = new Map<string, {push: PushLine; record: Fields}>()
+  #first = new Map<string, {push: PushedCheck; record: Fields}>()
   #path = ''
 
   /** Whether checks wait for `settle`: then the table holds none yet, and every push's check is held. */
@@ -96,8 +103,8 @@ export class ReplayedChecks {
    * the replay is built from its first line at once, as it would be stored
    * then; false when that line does not build (damage), and nothing is held.
    */
-  holdDeferred(push: PushLine, file: string, line: number): boolean {
-    const id = push.check[1]
+  holdDeferred(push: PushedCheck, file: string, line: number): boolean {
+    const id = push.id
     if (!this.#documentedIds.has(id) && !this.#first.has(id)) {
       const record = buildCheck(push)
       if (!record) return false
@@ -108,8 +115,8 @@ export class ReplayedChecks {
   }
 
   /** Holds the line's check as the latest version of it. */
-  hold(push: PushLine, file: string, line: number): void {
-    this.#latest.set(push.check[1], {push, file, line})
+  hold(push: PushedCheck, file: string, line: number): void {
+    this.#latest.set(push.id, {push, file, line})
   }
 
   /** A later change of the check in the journal (a whole record, or its deletion) replaces what is held. */
@@ -158,9 +165,10 @@ function parseRecord(bytes: Buffer): Fields | undefined {
   }
 }
 
-/** The check a push's line holds, built from its event's data; undefined when its copy does not fit that event. */
-export function buildCheck({check, event}: PushLine): Fields | undefined {
-  return decodeCopy(check, [check, ['events', event.id, event.read()]])
+/** The check a push's line holds (or any copy), built from its event's data; undefined when its copy does not fit that event. */
+export function buildCheck({fields, event}: PushedCheck): Fields | undefined {
+  const record = event instanceof Unread ? (event.read() as Fields) : event
+  return isFields(record.data) ? decodeCopy(fields, record.data) : undefined
 }
 
 /**

@@ -10,9 +10,9 @@ import {type Span, SpanReader} from './journal-spans.js'
 import {lockDataDir} from './lock.js'
 import {makeDataDir} from './data-dir.js'
 import {checkIndex, indexStale, readIndex, writeIndex} from './document-index.js'
-import {buildCheck, readChecks, ReplayedChecks} from './replayed-checks.js'
+import {readChecks, ReplayedChecks} from './replayed-checks.js'
+import {Replayer} from './replayer.js'
 import {Table} from './table.js'
-import {DELIVERY_FIELDS} from './journal-pushes.js'
 
 /** One record put (or deleted, with `null`) by a change. */
 export type Change = {[C in CollectionName]: [collection: C, id: string, record: Collections[C] | null]}[CollectionName]
@@ -52,6 +52,9 @@ const CHUNKED_JOURNAL_MAX = 32 * 1024 * 1024
 export const put = <C extends CollectionName>(collection: C, id: string, record: Collections[C]): Change =>
   [collection, id, record] as Change
 
+/** The fields an unread delivery knows (unread.ts): its event, which groups it, and what filters ask, its endpoint and status. */
+const DELIVERY_FIELDS: readonly string[] = ['endpoint_id', 'event_id', 'status']
+
 /** The scope of the alternate keys that find a check by the token of its guest link; an account id never is it. */
 export const GUEST_SCOPE = 'guest'
 
@@ -89,7 +92,7 @@ type Tables = ReturnType<typeof tables>
 /**
  * All state, in memory, made durable by a journal. `commit` applies a change
  * at once (so the next request sees it) and resolves when it is on disk;
- * the documents are rewritten from memory now and then (compaction), and
+ * lowdb documents are rewritten from memory now and then (compaction), and
  * start-up reads them and replays the journal written since.
  */
 export class Store {
@@ -202,58 +205,26 @@ export class Store {
     // each document is the one written last, and the journal follows them (document-index.ts)
     const index = await readIndex(this.#documents, damage)
     if (index) checkIndex(index, this.#documents.measured(), await journalStart(dir), damage)
-    const after = (collection: CollectionName) => docSeq.get(collection) ?? 0
-    const applyCheck = (id: string, record: object | undefined, file: string, line: number) => {
-      if (record) this.#apply(['checks', id, record as Collections['checks']])
-      else damage.found(file, 'is corrupt: it is not a journal entry', line)
-    }
-    const settle = () => {
-      for (const {id, record, fromJournal, file, line} of checks.settle()) {
-        if (fromJournal) applyCheck(id, record, file, line)
-        else if (record) this.tables.checks.put(record as Collections['checks'])
-        else damage.found(file, 'is corrupt: a record does not read', line)
-      }
-    }
-    const {journal, replayed} = await Journal.open(
+    const replayer = new Replayer(
+      {tables: this.tables as never, apply: (...change) => this.#apply(change as Change)},
+      damage,
+      docSeq,
+      checks,
+    )
+    const {journal, replayed, legacy} = await Journal.open(
       dir,
       Boolean(this.options.fsync),
       {
         afterSeq: this.#seq,
         damage,
-        onEntry: (entry, file, line) => {
-          for (const change of entry.changes as Change[]) {
-            if (!Object.hasOwn(this.tables, change[0])) {
-              damage.found(file, `is corrupt: it changes an unknown collection "${change[0]}"`, line)
-            } else if (entry.seq > after(change[0])) {
-              if (change[0] === 'checks') {
-                // a check changed whole: the table must hold every check before it, in order
-                if (checks.deferring) settle()
-                checks.replaced(change[1])
-              }
-              this.#apply(change)
-            }
-          }
-          this.#seq = Math.max(this.#seq, entry.seq)
-        },
-        onPush: (push, file, line) => {
-          if (push.seq > after('events')) this.#apply(['events', push.event.id, push.event as never])
-          if (push.seq > after('deliveries'))
-            for (const delivery of push.deliveries) this.#apply(['deliveries', delivery.id, delivery as never])
-          const id = push.check[1]
-          if (push.seq > after('checks')) {
-            // a check new to the table takes its place in its account now; a later version waits
-            if (checks.deferring) {
-              if (!checks.holdDeferred(push, file, line))
-                damage.found(file, 'is corrupt: it is not a journal entry', line)
-            } else if (this.tables.checks.get(id)) checks.hold(push, file, line)
-            else applyCheck(id, buildCheck(push), file, line)
-          }
-          this.#seq = Math.max(this.#seq, push.seq)
+        onLine: (seq, frames, file, line) => {
+          replayer.line(seq, frames, file, line)
+          this.#seq = Math.max(this.#seq, seq)
         },
       },
       this.options.segmentBytes,
     )
-    settle()
+    replayer.finish()
     this.#journal = journal
     // the temp file of a compaction that was killed; the document it was replacing is whole
     for (const name of await readdir(dir)) if (/^\..+\.json\.tmp$/.test(name)) await rm(join(dir, name), {force: true})
@@ -266,11 +237,12 @@ export class Store {
         `[tablepay] store: --repair dropped ${damage.dropped.length} damaged part(s) of ${dir}; they are saved in ${report}`,
       )
     }
-    // documents missing or in an older layout, and all of them after a repair, are rewritten before the start ends
+    // documents missing or in an older layout, and all of them after a repair or over a journal of an earlier
+    // version (which they then hold, so that its segments are dropped), are rewritten before the start ends
     let rewrite = false
     for (const [name, state] of states) {
       if (state === 'missing') await this.#documents.create(name)
-      if (state === 'current' && !report) continue
+      if (state === 'current' && !report && !legacy) continue
       rewrite = true
       const chunks = chunked.get(name)
       if (chunks) chunks.rewriteAll()

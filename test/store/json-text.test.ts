@@ -56,11 +56,8 @@ describe('json-text', () => {
     await store.commit([put('checks', check.id, check), put('events', event.id, event), ['events', 'evt_0', null]])
     const journal = (await readdir(dir)).find((name) => name.startsWith('journal.'))!
     const line = (await readFile(join(dir, journal), 'utf8')).trim()
-    const changes = [
-      ['checks', 'chk_2', check],
-      ['events', 'evt_1', event],
-      ['events', 'evt_0', null],
-    ]
-    expect(line.startsWith(`{"seq":1,"changes":${JSON.stringify(changes)},"crc":`)).toBe(true)
+    const puts = [JSON.stringify(check), JSON.stringify(event)]
+    const frames = `put checks 7:"chk_2" ${puts[0]!.length}:${puts[0]} put events 7:"evt_1" ${Buffer.byteLength(puts[1]!)}:${puts[1]}`
+    expect(line.endsWith(` 1 ${frames} del events 7:"evt_0" 0:`)).toBe(true)
   })
 })

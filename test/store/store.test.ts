@@ -74,21 +74,16 @@ describe('Store', () => {
     expect(again.tables.checks.get('chk_29')).toEqual(record(29))
   })
 
-  it('writes each journal line as the JSON of its entry with the CRC-32 of what precedes it, and a record the same in the documents', async () => {
+  it('writes each journal line as framed entries with the CRC-32 of what follows it, and a record the same in the documents', async () => {
     const dir = await makeTempDir()
     const store = await openStore(dir)
     const tricky = {...record(1), table: {number: 'quote " backslash \\ newline \n é 🍝'}}
     await store.commit([put('checks', tricky.id, tricky), ['checks', 'chk_gone', null]])
     const [segment] = await segments(dir)
     const line = (await readFile(join(dir, segment!), 'utf8')).trimEnd()
-    const body = JSON.stringify({
-      seq: 1,
-      changes: [
-        ['checks', tricky.id, tricky],
-        ['checks', 'chk_gone', null],
-      ],
-    }).slice(0, -1)
-    expect(line).toBe(`${body},"crc":${crc32(body)}}`)
+    const json = JSON.stringify(tricky)
+    const rest = `1 put checks 7:"chk_1" ${Buffer.byteLength(json)}:${json} del checks 10:"chk_gone" 0:`
+    expect(line).toBe(`${crc32(rest)} ${rest}`)
     await store.compact()
     expect((await readFile(join(dir, 'checks.json'), 'utf8')).split('\n')).toContain(`    ${JSON.stringify(tricky)}`)
   })
