@@ -1,8 +1,11 @@
 /**
- * Reading JSON the store wrote from its bytes, without decoding or parsing
- * them: a start scans every event's line this way (unread.ts,
- * journal-pushes.ts). Byte by byte, which costs less than a Buffer
- * method's call for the few bytes each look takes.
+ * Reading a record the store wrote from its bytes, without decoding or
+ * parsing it: a start looks at every event and delivery this way, for its
+ * id, account and the fields its table groups by (unread.ts), and at each
+ * check of the checks document for its id (replayed-checks.ts). Byte by
+ * byte, which costs less than a Buffer method's call for the few bytes
+ * each look takes. A record's bounds are never looked for here: the
+ * chunk's lines and the journal's frames give them.
  */
 
 /** The bytes of JSON's punctuation. */

@@ -53,7 +53,7 @@ const DIGITS = /^\d{1,15}$/
  *
  * @example
  * writeLine(7, [{kind: 'del', collection: 'checks', id: 'chk_1', body: ''}]).line
- * // '2316476468 7 del checks 7:"chk_1" 0:\n'
+ * // '597000249 7 del checks 7:"chk_1" 0:\n'
  */
 export function writeLine(seq: number, frames: readonly FrameText[]): {line: string; bytes: number; placed: Placed[]} {
   let text = String(seq)
@@ -108,7 +108,7 @@ class Cursor {
  * before anything else is read.
  *
  * @example
- * readLine(Buffer.from('2316476468 7 del checks 7:"chk_1" 0:')) // {seq: 7, frames: [{kind: 'del', …}]}
+ * readLine(Buffer.from('597000249 7 del checks 7:"chk_1" 0:')) // {seq: 7, frames: [{kind: 'del', …}]}
  */
 export function readLine(bytes: Buffer): {seq: number; frames: Frame[]} | string {
   const space = bytes.indexOf(SPACE)

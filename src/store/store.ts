@@ -92,7 +92,7 @@ type Tables = ReturnType<typeof tables>
 /**
  * All state, in memory, made durable by a journal. `commit` applies a change
  * at once (so the next request sees it) and resolves when it is on disk;
- * lowdb documents are rewritten from memory now and then (compaction), and
+ * the documents are rewritten from memory now and then (compaction), and
  * start-up reads them and replays the journal written since.
  */
 export class Store {

@@ -82,8 +82,10 @@ function leadingFields(bytes: Buffer, at: number, fields: readonly string[]): Re
  * A record read from a chunk as its JSON bytes, parsed only when something
  * asks for it (docs/storage.md, "Read on demand"). A start reads the
  * 100,000 events a data dir may keep, and parsing them was most of a
- * restart's time, while most are never read again before retention drops
- * them. The bytes are kept as read, outside V8's heap, which its
+ * restart's time (940 ms of a profiled 2.2 s), while most are never read
+ * again before retention drops them: kept as bytes, a restart after a
+ * clean stop took 1.56–1.65 s instead of 1.75–1.93 s (docs/benchmarks.md,
+ * "Read on demand"). The bytes are kept as read, outside V8's heap, which its
  * collections do not copy; only where the chunk's manifest vouches for
  * them: parsing them cannot fail. An unread record holds the memory they
  * were read into and where they lie in it, not a Buffer of its own: each
