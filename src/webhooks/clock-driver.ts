@@ -1,0 +1,209 @@
+import type {AttemptCounter} from './attempt-counter.js'
+import type {SchedulerClock} from './clock.js'
+
+/** Where the clock's offset is saved, and whether other instances share it (`service.sim`). */
+export interface ClockStore {
+  saveClockOffset(offset: number): Promise<void>
+  /** Other instances may share the clock (one database): they save it, and this one follows. */
+  readonly shared: boolean
+  clockOffset(): Promise<number>
+  /** Calls `listener` with each offset another instance saves. */
+  followClock(listener: (offset: number) => void): () => void
+}
+
+/** What the clock drives: the dispatcher's queues and the attempts out. */
+export interface DrivenWork {
+  /** Starts what is due on the clock now, then asks for the timer (`arm`). */
+  run(): void
+  /** The earliest due time not yet reached (scheduler ms). */
+  nextDue(): number | undefined
+  /** Due work waits only for a free slot: the next attempt to end frees one. */
+  waitingForSlot(): boolean
+  /** Attempts are out, here or held by another instance. */
+  out(): boolean
+  /** Resolves when the next attempt ends. */
+  attemptEnds(): Promise<void>
+  /** Closed, or the storage failed: nothing more runs. */
+  stopped(): boolean
+}
+
+/**
+ * Runs the dispatcher's work on the scheduler clock: one timer, set for the
+ * earliest due time; `clock advance`, which moves the clock from one due
+ * time to the next and runs what falls due on each; `clock reset`; and, with
+ * other instances on the database, the clock they save, which this one
+ * follows (docs/postgres.md, "The scheduler clock across instances").
+ *
+ * @example
+ * const driver = new ClockDriver(clock, service.sim, work, attempts)
+ * driver.start()
+ * const made = await driver.advance(3600)
+ */
+export class ClockDriver {
+  #timer: NodeJS.Timeout | undefined
+  /** Scheduler time the timer fires at (Infinity: none set). */
+  #timerAt = Infinity
+  /** The last `advance` or `reset` asked for: they run one after another. */
+  #advancing: Promise<unknown> = Promise.resolve()
+  /** True while `advance` drives the clock, so no real-time timer moves it too. */
+  #driven = false
+  /** Where the running `advance` goes (scheduler ms), for its progress. */
+  #target: number | undefined
+  /** Clock offsets saved by other instances, applied one after another in the order they come. */
+  #following: Promise<void> = Promise.resolve()
+  #unfollow: (() => void) | undefined
+  #closed = false
+
+  constructor(
+    readonly clock: SchedulerClock,
+    readonly store: ClockStore,
+    readonly work: DrivenWork,
+    readonly attempts: AttemptCounter,
+  ) {}
+
+  /** Follows the offsets other instances save. */
+  start(): void {
+    this.#unfollow = this.store.followClock((offset) => void this.#follow(() => offset))
+  }
+
+  /** Where the running advance goes (scheduler ms); undefined when none runs. */
+  get target(): number | undefined {
+    return this.#target
+  }
+
+  /**
+   * Sets the timer for the earliest due time, unless one set already fires by
+   * then. While `advance` drives the clock it sets none: advance decides when
+   * the clock moves.
+   */
+  arm(): void {
+    if (this.#driven) return
+    const next = this.work.nextDue() ?? Infinity
+    if (this.#timer !== undefined && this.#timerAt <= next) return
+    this.#disarm()
+    if (next === Infinity) return
+    this.#timerAt = next
+    const fire = () => {
+      this.#timer = undefined
+      this.#timerAt = Infinity
+      this.work.run()
+    }
+    this.#timer = setTimeout(fire, Math.min(this.clock.realDelayUntil(next), 2 ** 31 - 1)).unref()
+  }
+
+  #disarm(): void {
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+    this.#timerAt = Infinity
+  }
+
+  /**
+   * Moves the clock to the offset `read` gives, back too: another instance
+   * advanced or reset the shared clock. Then runs what is due on it.
+   */
+  #follow(read: () => number | Promise<number>): Promise<void> {
+    const run = this.#following.then(async () => {
+      const offset = await read()
+      if (this.#closed || offset === this.clock.offset) return
+      if (offset < this.clock.offset) this.clock.reset()
+      this.clock.moveToOffset(offset)
+      // the timer was set for the clock as it was
+      if (!this.#driven) this.#disarm()
+      this.work.run()
+    })
+    this.#following = run.catch(() => undefined)
+    return run
+  }
+
+  /**
+   * With other instances on the database, brings the clock to the offset
+   * last saved by any of them before it is read (`GET /sim/clock`); alone,
+   * this instance's clock is the only one.
+   */
+  syncClock(): Promise<void> {
+    return this.store.shared ? this.#follow(() => this.store.clockOffset()) : Promise.resolve()
+  }
+
+  /**
+   * Moves the clock forward by `seconds`, stopping at each due time on the
+   * way so that every attempt, and every retry it schedules, runs at the
+   * time it was due. Resolves, with the number of attempts made, when all
+   * of it has run.
+   */
+  advance(seconds: number): Promise<number> {
+    // from the shared clock as last saved: another instance may have moved it (docs/postgres.md)
+    return this.#queue(async () => {
+      await this.syncClock()
+      return this.#advanceNow(seconds)
+    })
+  }
+
+  /** Puts the clock back on the wall clock; pending deliveries keep their due times (docs/api.md "Webhooks"). */
+  reset(): Promise<void> {
+    return this.#queue(async () => {
+      await this.store.saveClockOffset(0)
+      this.clock.reset()
+      this.#disarm()
+      this.work.run()
+    })
+  }
+
+  // one clock change at a time: an advance starts from where the one before left the clock
+  #queue<T>(change: () => Promise<T>): Promise<T> {
+    const run = this.#advancing.then(change)
+    this.#advancing = run.catch(() => undefined)
+    return run
+  }
+
+  /**
+   * The clock moves to the next due time as soon as every attempt due so far
+   * has started: an attempt out to a slow receiver holds up only its own
+   * delivery's retries, not the other endpoints'. It ends when nothing due
+   * by the target is left to start or out.
+   */
+  async #advanceNow(seconds: number): Promise<number> {
+    const {work} = this
+    const target = this.clock.now() + seconds * 1000
+    const before = this.attempts.total
+    this.#driven = true
+    this.#target = target
+    this.#disarm()
+    try {
+      for (;;) {
+        if (work.stopped()) break
+        work.run()
+        if (work.waitingForSlot()) await work.attemptEnds()
+        else {
+          const next = work.nextDue()
+          if (next !== undefined && next <= target) await this.#moveClock(next)
+          // attempts out here, or held by another instance, end before the advance does
+          else if (work.out()) await work.attemptEnds()
+          else break
+        }
+      }
+      if (!work.stopped()) await this.#moveClock(target)
+    } finally {
+      this.#driven = false
+      this.#target = undefined
+      work.run()
+    }
+    return this.attempts.total - before
+  }
+
+  /**
+   * Moves the clock to `at`, saving the offset first: after a crash, the
+   * retries scheduled on the moved clock are not in its future.
+   */
+  async #moveClock(at: number): Promise<void> {
+    const offset = this.clock.offsetFor(at)
+    await this.store.saveClockOffset(offset)
+    this.clock.moveToOffset(offset)
+  }
+
+  /** Stops following other instances and drops the timer. */
+  close(): void {
+    this.#closed = true
+    this.#unfollow?.()
+    this.#disarm()
+  }
+}

@@ -1,0 +1,56 @@
+import type {AttemptOptions, AttemptResult} from '../domain/deliveries.js'
+import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
+import type {Change} from '../store/store.js'
+import type {ClockStore} from './clock-driver.js'
+import type {SchedulerOptions} from './scheduler.js'
+
+// what the dispatcher needs of the service it sits below (ARCHITECTURE.md, "The layers"), which fills it
+
+/** The dispatcher's settings: the retry rules, the receiver timeout and the fair shares (scheduler.ts). */
+export interface DispatcherOptions extends SchedulerOptions {
+  schedule?: readonly number[]
+  disableAfter?: number
+  timeoutMs?: number
+}
+
+/** What the dispatcher asks of the service (`service.deliveries`): it never reads or writes the storage itself. */
+export interface DeliveryLedger {
+  /** Makes `queue` the one told of every delivery written, once durable; returns those pending now. */
+  attach(queue: (changes: readonly Change[]) => void): Promise<DeliveryRecord[]>
+  get(id: string): Promise<DeliveryRecord | undefined>
+  /**
+   * The delivery, for the attempt due at `dueAt`, once this instance has claimed it for `leaseMs`; `'held'`
+   * while another live instance holds that attempt, `'made'` once another instance has made it (several
+   * instances on one database); undefined when nothing is left to attempt (canceled, retried or deleted meanwhile).
+   */
+  claim(id: string, dueAt: number, leaseMs: number): Promise<DeliveryRecord | 'held' | 'made' | undefined>
+  /** Set once a write failed. */
+  readonly failure: Error | undefined
+  target(delivery: DeliveryRecord): Promise<{endpoint: WebhookEndpointRecord; event: EventRecord} | undefined>
+  cancel(delivery: DeliveryRecord, now: string): Promise<void>
+  /** Resolves with the endpoint as it is once the attempt is recorded: undefined once deleted. */
+  recordAttempt(
+    id: string,
+    endpoint: WebhookEndpointRecord,
+    result: AttemptResult,
+    options: AttemptOptions,
+  ): Promise<WebhookEndpointRecord | undefined>
+  /** Records the chaos duplicate sent after a success, as one more attempt marked `duplicate: true`. */
+  recordDuplicate(id: string, result: AttemptResult, now: string): Promise<void>
+}
+
+/** The parts of the service the dispatcher uses: the deliveries, and where the clock's offset is saved. */
+export interface DispatcherService {
+  deliveries: DeliveryLedger
+  /** While requests keep the server busy, attempts start at a small pace (docs/storage.md, "Deferred fan-out"). */
+  background: {mayStart(): boolean; started(): void}
+  sim: ClockStore
+}
+
+/** An attempt out, as `GET /sim/clock` shows what an advance waits for. */
+export interface AttemptOut {
+  endpointId: string
+  deliveryId: string
+  /** Wall clock, ms. */
+  since: number
+}
