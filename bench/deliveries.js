@@ -5,7 +5,7 @@ import {signPayload} from '../dist/index.js'
 import {CheckSet, seed} from './load.js'
 import {WRITE_KEY} from './processes.js'
 
-/** What the dispatcher allows in flight to one endpoint (src/webhooks/dispatcher.ts). */
+/** What the dispatcher allows in flight to one endpoint (src/webhooks/scheduler.ts). */
 export const PER_ENDPOINT = 8
 
 /** One API call with the write key; throws on an answer that is not 2xx. */

@@ -21,7 +21,7 @@ export async function serveStorage(storage: Parameters<typeof createService>[0],
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const running = await createService(storage, url, options)
   server.on('request', running.listener)
-  // the dispatcher asks the service for each delivery as it starts an attempt (DeliveryLedger in webhooks/dispatcher.ts)
+  // the dispatcher asks the service for each delivery as it starts an attempt (DeliveryLedger in webhooks/dispatcher-service.ts)
   const ledger = running.service.deliveries
   type Claim = ReturnType<typeof ledger.claim>
   const claim = ledger.claim.bind(ledger)
