@@ -3,8 +3,9 @@ import type {Service} from '../service/index.js'
 import type {SchedulerClock} from '../webhooks/clock.js'
 import type {Dispatcher} from '../webhooks/dispatcher.js'
 import type {Pruner} from '../service/retention.js'
+import {ROUTES, type RouteId} from '../domain/routes.js'
 import type {AppContext} from './context.js'
-import {authenticate} from './internal/auth.js'
+import {accountOf, authenticate} from './internal/auth.js'
 import {CorsPolicy} from './internal/cors.js'
 import {keepLengthOnHead} from './internal/head.js'
 import {nodeListener} from './internal/lane.js'
@@ -14,24 +15,9 @@ import {assignRequestId} from './internal/request-id.js'
 import {pathOf, routedPath, withoutTrailingSlash} from './internal/request-path.js'
 import {RouteTable} from './internal/route-table.js'
 import {Traffic, type TrafficOptions} from './internal/traffic.js'
-import {accountRoutes} from './routes/accounts.js'
-import {checkRoutes} from './routes/checks.js'
-import {claimRoutes} from './routes/claims.js'
-import {clockRoutes} from './routes/clock.js'
-import {deliveryRoutes} from './routes/deliveries.js'
-import {eventRoutes} from './routes/events.js'
-import {faultRoutes} from './routes/faults.js'
-import {feedbackRoutes} from './routes/feedback.js'
+import {OPERATIONS} from './operations.js'
 import {guestRoutes} from './routes/guest.js'
-import {locationRoutes} from './routes/locations.js'
-import {openApiRoutes} from './routes/openapi.js'
-import {paymentRoutes} from './routes/payments.js'
-import {requestRoutes} from './routes/requests.js'
-import {simRoutes} from './routes/sim.js'
-import {simWebhookRoutes} from './routes/sim-webhooks.js'
-import {streamRoutes} from './routes/stream.js'
 import {webRoutes} from './routes/web.js'
-import {webhookEndpointRoutes} from './routes/webhook-endpoints.js'
 
 export interface AppOptions {
   /** The URL the server is reached at, for links in resources (`guest_url`). */
@@ -48,8 +34,11 @@ export interface AppOptions {
   traffic?: TrafficOptions
 }
 
-// the API description is public too: tools fetch it without a key, and it holds no data
-const PUBLIC = new Set(['/v1/health', '/v1/openapi.json'])
+/** `/checks/{id}` as the router writes it: `/v1/checks/:id`. */
+const routerPath = (path: string) => `/v1${path.replace(/\{(\w+)\}/g, ':$1')}`
+
+// readiness and the API's description need no key: tools fetch them before they have one, and they hold no data
+const PUBLIC = new Set(OPERATIONS.filter((op) => op.scope === null).map((op) => routerPath(op.path)))
 
 /**
  * The whole HTTP API on one h3 app: request ids, auth, one error body, and
@@ -96,7 +85,7 @@ export function createApp(service: Service, options: AppOptions) {
       if (origin !== undefined && cors.apply(event, origin, isPublic)) event.context.preflight = true
       else if (api && !isPublic) {
         await authenticate(event, records)
-        service.accounts.noteUse(event.context.accountId as string)
+        service.accounts.noteUse(accountOf(event))
         await traffic.admit(event)
       }
     },
@@ -126,38 +115,25 @@ export function createApp(service: Service, options: AppOptions) {
   registerRoutes(routes.recording(router), context)
   app.use(router)
   // the push and the read of a check, the API's busiest routes, go past the app's loop and the router's lookup
-  const listener = nodeListener(app, [
-    routes.direct('PUT', '/v1/checks/external/:external_check_id'),
-    routes.direct('GET', '/v1/checks/external/:external_check_id'),
-  ])
+  const lane = (id: RouteId) => routes.direct(ROUTES[id].method, routerPath(ROUTES[id].path))
+  const listener = nodeListener(app, [lane('pushCheck'), lane('getCheckByExternalId')])
   return {app, listener}
 }
 
-/** Every route of the app on `router`; the OpenAPI test reads them from here, so none can go undocumented. */
+/**
+ * Every route of the app on `router`: each operation of the API, then the
+ * table pages and the dashboard, which are not part of it.
+ *
+ * @example
+ * registerRoutes(createRouter(), context) // GET /v1/checks/:id, … GET /t/:token, … GET /
+ */
 export function registerRoutes(router: Router, context: AppContext): void {
-  router.get(
-    '/v1/health',
-    defineEventHandler(() => ({status: 'ok'})),
-  )
-  const routes = [
-    locationRoutes,
-    checkRoutes,
-    claimRoutes,
-    paymentRoutes,
-    feedbackRoutes,
-    eventRoutes,
-    webhookEndpointRoutes,
-    deliveryRoutes,
-    clockRoutes,
-    streamRoutes,
-    simRoutes,
-    accountRoutes,
-    openApiRoutes,
-    guestRoutes,
-    webRoutes,
-    simWebhookRoutes,
-    requestRoutes,
-    faultRoutes,
-  ]
-  for (const register of routes) register(router, context)
+  for (const op of OPERATIONS) {
+    router[op.method](
+      routerPath(op.path),
+      defineEventHandler((event) => op.handler(event, context)),
+    )
+  }
+  guestRoutes(router, context)
+  webRoutes(router)
 }

@@ -5,7 +5,8 @@ import {EVENT_TYPES} from '../domain/schemas.js'
 import {SIGNATURE_HEADER} from '../webhooks/signature.js'
 import {serverBase} from '../shared/server-url.js'
 import {ListQuery} from './internal/list.js'
-import {faultable, NAMED_SCHEMAS, OPERATIONS, type Operation, PATH_PARAMS} from './operations.js'
+import {faultable, OPERATIONS, type Operation} from './operations.js'
+import {NAMED_SCHEMAS, PATH_PARAMS} from './schemas.js'
 
 type JsonSchema = Record<string, unknown>
 type Io = 'input' | 'output'

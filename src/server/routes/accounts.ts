@@ -1,7 +1,7 @@
-import {defineEventHandler, type Router, setResponseStatus} from 'h3'
-import type {ScratchAccount} from '../../domain/schemas.js'
-import type {AppContext} from '../context.js'
+import {setResponseStatus} from 'h3'
+import {Deleted, ScratchAccount} from '../../domain/schemas.js'
 import {accountOf} from '../internal/auth.js'
+import type {OperationSpec} from '../operations.js'
 
 /**
  * Scratch accounts, a simulator control: there is no account API, but a tool
@@ -9,22 +9,26 @@ import {accountOf} from '../internal/auth.js'
  * accounts that resolve the same locations. Only the account that made one
  * may delete it.
  */
-export function accountRoutes(router: Router, {service}: AppContext): void {
-  router.post(
-    '/v1/sim/accounts',
-    defineEventHandler(async (event): Promise<ScratchAccount> => {
+export const accountOperations: OperationSpec[] = [
+  {
+    id: 'createScratchAccount',
+    summary: "Create an empty account with copies of the caller's locations and one write key",
+    response: ScratchAccount,
+    status: [201],
+    async handler(event, {service}): Promise<ScratchAccount> {
       const scratch = await service.accounts.createScratch(accountOf(event))
       setResponseStatus(event, 201)
       return scratch
-    }),
-  )
-
-  router.delete(
-    '/v1/sim/accounts/:id',
-    defineEventHandler(async (event) => {
+    },
+  },
+  {
+    id: 'deleteScratchAccount',
+    summary: 'Delete a scratch account this account made, with everything in it',
+    response: Deleted,
+    async handler(event, {service}) {
       const id = event.context.params?.id ?? ''
       await service.accounts.deleteScratch(accountOf(event), id)
       return {id, object: 'account', deleted: true}
-    }),
-  )
-}
+    },
+  },
+]

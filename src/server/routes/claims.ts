@@ -1,24 +1,32 @@
-import {defineEventHandler, type Router} from 'h3'
 import {renderClaim} from '../../domain/claims.js'
-import type {AppContext} from '../context.js'
+import {Claim, ClaimInput} from '../../domain/schemas.js'
 import {claim} from '../guest-actions.js'
-import {findOwned} from '../internal/owned.js'
-import {findCheck, listOfCheck} from '../internal/owned.js'
+import {findCheck, findOwned, listOfCheck} from '../internal/owned.js'
+import type {OperationSpec} from '../operations.js'
 
 /** Guests claiming items (simulated: on the real service this happens on the table page). */
-export function claimRoutes(router: Router, app: AppContext): void {
-  router.post(
-    '/v1/sim/checks/:id/claims',
-    defineEventHandler(async (event) => claim(app, event, await findCheck(app, event))),
-  )
-
-  router.get(
-    '/v1/checks/:id/claims',
-    defineEventHandler((event) => listOfCheck(app, event, 'claims', renderClaim)),
-  )
-
-  router.get(
-    '/v1/claims/:id',
-    defineEventHandler(async (event) => renderClaim(await findOwned(app, 'claims', event, 'claim'))),
-  )
-}
+export const claimOperations: OperationSpec[] = [
+  {
+    id: 'simulateClaim',
+    summary: 'Simulate a guest claiming items',
+    body: ClaimInput,
+    response: Claim,
+    status: [201],
+    idempotent: true,
+    errors: ['check_not_open', 'item_unavailable'],
+    handler: async (event, app) => claim(app, event, await findCheck(app, event)),
+  },
+  {
+    id: 'listCheckClaims',
+    summary: "The check's claims",
+    response: Claim,
+    list: true,
+    handler: (event, app) => listOfCheck(app, event, 'claims', renderClaim),
+  },
+  {
+    id: 'getClaim',
+    summary: 'A claim',
+    response: Claim,
+    handler: async (event, app) => renderClaim(await findOwned(app, 'claims', event, 'claim')),
+  },
+]

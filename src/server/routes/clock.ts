@@ -1,67 +1,72 @@
-import {defineEventHandler, type Router} from 'h3'
-import {ClockAdvance} from '../../domain/schemas.js'
+import {Clock, ClockAdvance} from '../../domain/schemas.js'
 import type {AppContext} from '../context.js'
 import {readJson} from '../internal/body.js'
+import type {OperationSpec} from '../operations.js'
 
 /** The attempts out a running advance shows, oldest first: enough to name who it waits for. */
 const SHOWN_OUT = 5
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** What a running advance waits for: `clock advance` shows it while it waits. */
+function advancing({dispatcher}: AppContext) {
+  const progress = dispatcher.progress
+  if (!progress) return null
+  return {
+    to: iso(progress.target),
+    receiver_timeout_ms: dispatcher.timeoutMs,
+    attempts_out: progress.out.length,
+    waiting_for: progress.out
+      .slice(0, SHOWN_OUT)
+      .map((out) => ({endpoint_id: out.endpointId, delivery_id: out.deliveryId, since: iso(out.since)})),
+  }
+}
+
+// every answer is the same resource, `advance` included: null once no advance runs
+const render = (app: AppContext) => ({
+  object: 'clock',
+  now: iso(app.clock.now()),
+  offset_seconds: app.clock.offset / 1000,
+  time_scale: app.clock.timeScale,
+  advance: advancing(app),
+})
 
 /**
  * The scheduler clock: read it, move it forward and run everything that
  * falls due, or put it back on the wall clock. The dispatcher saves the
  * offset as it moves, so a restart keeps it (docs/api.md "Webhooks", the scheduler clock).
  */
-export function clockRoutes(router: Router, {clock, dispatcher, pruner}: AppContext): void {
-  const iso = (ms: number) => new Date(ms).toISOString()
-
-  // what a running advance waits for: `clock advance` shows it while it waits
-  const advancing = () => {
-    const progress = dispatcher.progress
-    if (!progress) return null
-    return {
-      to: iso(progress.target),
-      receiver_timeout_ms: dispatcher.timeoutMs,
-      attempts_out: progress.out.length,
-      waiting_for: progress.out
-        .slice(0, SHOWN_OUT)
-        .map((out) => ({endpoint_id: out.endpointId, delivery_id: out.deliveryId, since: iso(out.since)})),
-    }
-  }
-
-  // every answer is the same resource, `advance` included: null once no advance runs
-  const render = () => ({
-    object: 'clock',
-    now: iso(clock.now()),
-    offset_seconds: clock.offset / 1000,
-    time_scale: clock.timeScale,
-    advance: advancing(),
-  })
-
-  router.get(
-    '/v1/sim/clock',
-    defineEventHandler(async () => {
+export const clockOperations: OperationSpec[] = [
+  {
+    id: 'getClock',
+    summary: 'The scheduler clock',
+    response: Clock,
+    async handler(_, app) {
       // another instance on the database may have moved the shared clock (docs/postgres.md)
-      await dispatcher.syncClock()
-      return render()
-    }),
-  )
-
-  router.post(
-    '/v1/sim/clock/advance',
-    defineEventHandler(async (event) => {
+      await app.dispatcher.syncClock()
+      return render(app)
+    },
+  },
+  {
+    id: 'advanceClock',
+    summary: 'Move the scheduler clock forward, running every attempt that falls due',
+    body: ClockAdvance,
+    response: Clock,
+    async handler(event, app) {
       const {seconds} = await readJson(event, ClockAdvance)
-      const attempts = await dispatcher.advance(seconds)
+      const attempts = await app.dispatcher.advance(seconds)
       // time passing forgets what is past retention: an advance answers once that has caught up
-      await pruner?.catchUp()
-      return {...render(), attempts}
-    }),
-  )
-
-  router.post(
-    '/v1/sim/clock/reset',
-    defineEventHandler(async () => {
-      await dispatcher.reset()
-      return render()
-    }),
-  )
-}
+      await app.pruner?.catchUp()
+      return {...render(app), attempts}
+    },
+  },
+  {
+    id: 'resetClock',
+    summary: 'Put the scheduler clock back on real time; pending deliveries keep their due times',
+    response: Clock,
+    async handler(_, app) {
+      await app.dispatcher.reset()
+      return render(app)
+    },
+  },
+]

@@ -1,24 +1,31 @@
-import {defineEventHandler, type Router} from 'h3'
 import {renderFeedback} from '../../domain/feedback.js'
-import type {AppContext} from '../context.js'
+import {Feedback, FeedbackInput} from '../../domain/schemas.js'
 import {leaveFeedback} from '../guest-actions.js'
-import {findOwned} from '../internal/owned.js'
-import {findCheck, listOfCheck} from '../internal/owned.js'
+import {findCheck, findOwned, listOfCheck} from '../internal/owned.js'
+import type {OperationSpec} from '../operations.js'
 
 /** Guests rating their visit (simulated: on the real service this happens on the table page). */
-export function feedbackRoutes(router: Router, app: AppContext): void {
-  router.post(
-    '/v1/sim/checks/:id/feedback',
-    defineEventHandler(async (event) => leaveFeedback(app, event, await findCheck(app, event))),
-  )
-
-  router.get(
-    '/v1/checks/:id/feedback',
-    defineEventHandler((event) => listOfCheck(app, event, 'feedback', renderFeedback)),
-  )
-
-  router.get(
-    '/v1/feedback/:id',
-    defineEventHandler(async (event) => renderFeedback(await findOwned(app, 'feedback', event, 'feedback'))),
-  )
-}
+export const feedbackOperations: OperationSpec[] = [
+  {
+    id: 'simulateFeedback',
+    summary: 'Simulate a guest leaving feedback',
+    body: FeedbackInput,
+    response: Feedback,
+    status: [201],
+    idempotent: true,
+    handler: async (event, app) => leaveFeedback(app, event, await findCheck(app, event)),
+  },
+  {
+    id: 'listCheckFeedback',
+    summary: "The check's feedback",
+    response: Feedback,
+    list: true,
+    handler: (event, app) => listOfCheck(app, event, 'feedback', renderFeedback),
+  },
+  {
+    id: 'getFeedback',
+    summary: 'A feedback',
+    response: Feedback,
+    handler: async (event, app) => renderFeedback(await findOwned(app, 'feedback', event, 'feedback')),
+  },
+]

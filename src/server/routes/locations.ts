@@ -1,15 +1,18 @@
-import {defineEventHandler, type Router} from 'h3'
 import {renderLocation} from '../../domain/locations.js'
-import type {AppContext} from '../context.js'
+import {Location} from '../../domain/schemas.js'
 import {accountOf} from '../internal/auth.js'
 import {paginate, readListQuery} from '../internal/list.js'
+import type {OperationSpec} from '../operations.js'
 
-export function locationRoutes(router: Router, {service}: AppContext): void {
-  router.get(
-    '/v1/locations',
-    defineEventHandler((event) => {
+export const locationOperations: OperationSpec[] = [
+  {
+    id: 'listLocations',
+    summary: "The account's locations",
+    response: Location,
+    list: true,
+    handler(event, {service}) {
       const query = readListQuery(event)
       return paginate(service.records, 'locations', accountOf(event), query, undefined, renderLocation)
-    }),
-  )
-}
+    },
+  },
+]

@@ -1,18 +1,22 @@
-import {defineEventHandler, type Router} from 'h3'
+import * as z from 'zod'
 import {renderDelivery} from '../../domain/deliveries.js'
 import {renderEvent} from '../../domain/events.js'
-import type {AppContext} from '../context.js'
 import {accountOf} from '../internal/auth.js'
 import type {StreamMessageOut} from '../internal/event-stream.js'
+import type {OperationSpec} from '../operations.js'
 
 /** Server-sent events of the caller's new events (`event: event`) and delivery changes (`event: delivery`). */
-export function streamRoutes(router: Router, app: AppContext): void {
-  router.get(
-    '/v1/sim/stream',
-    defineEventHandler((event) => {
+export const streamOperations: OperationSpec[] = [
+  {
+    id: 'streamEvents',
+    summary: 'Server-sent events: `event` for each new event, `delivery` for each delivery change',
+    response: z.string(),
+    contentType: 'text/event-stream',
+    errors: ['rate_limited'],
+    handler(event, {streams}) {
       const accountId = accountOf(event)
       // one topic per account: its dashboards and tails share each rendering
-      return app.streams.open(event, {
+      return streams.open(event, {
         key: `account:${accountId}`,
         select: (changes) => {
           const messages: StreamMessageOut[] = []
@@ -24,6 +28,6 @@ export function streamRoutes(router: Router, app: AppContext): void {
           return messages
         },
       })
-    }),
-  )
-}
+    },
+  },
+]

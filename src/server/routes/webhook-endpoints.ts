@@ -1,59 +1,76 @@
-import {defineEventHandler, type Router, setResponseStatus} from 'h3'
+import {setResponseStatus} from 'h3'
 import {succeeded} from '../../domain/deliveries.js'
 import {endpointKey, renderEndpoint} from '../../domain/endpoints.js'
 import {newId} from '../../domain/ids.js'
-import {RecoverInput, RotateSecretInput, WebhookEndpointInput, WebhookEndpointUpdate} from '../../domain/schemas.js'
-import type {AppContext} from '../context.js'
+import {
+  Deleted,
+  RecoverInput,
+  Recovery,
+  RotateSecretInput,
+  WebhookEndpoint,
+  WebhookEndpointInput,
+  WebhookEndpointUpdate,
+  WebhookTestResult,
+} from '../../domain/schemas.js'
 import {accountOf} from '../internal/auth.js'
 import {readJson} from '../internal/body.js'
 import {paginate, readListQuery} from '../internal/list.js'
 import {findEndpoint} from '../internal/owned.js'
+import type {OperationSpec} from '../operations.js'
+import {WebhookEndpointWithSecret} from '../schemas.js'
 
-export function webhookEndpointRoutes(router: Router, app: AppContext): void {
-  const {service} = app
-  const find = (event: Parameters<typeof accountOf>[0]) => findEndpoint(app, event)
-
-  router.post(
-    '/v1/webhook-endpoints',
-    defineEventHandler(async (event) => {
+export const webhookEndpointOperations: OperationSpec[] = [
+  {
+    id: 'createWebhookEndpoint',
+    summary: 'Register an endpoint; the answer is the only one with its secret',
+    body: WebhookEndpointInput,
+    response: WebhookEndpointWithSecret,
+    status: [201],
+    errors: ['limit_reached'],
+    async handler(event, {service}) {
       const input = await readJson(event, WebhookEndpointInput)
       const endpoint = await service.endpoints.create(accountOf(event), input)
       setResponseStatus(event, 201)
       return renderEndpoint(endpoint, true)
-    }),
-  )
-
-  router.get(
-    '/v1/webhook-endpoints',
-    defineEventHandler(async (event) => {
+    },
+  },
+  {
+    id: 'listWebhookEndpoints',
+    summary: 'Registered endpoints',
+    response: WebhookEndpoint,
+    list: true,
+    async handler(event, {service}) {
       const query = readListQuery(event)
       const accountId = accountOf(event)
       // a cursor is an endpoint's id; the list pages by where each is kept
       const after = query.starting_after && (await service.records.endpoint(accountId, query.starting_after))
       const cursor = after ? {...query, starting_after: endpointKey(after)} : query
       return paginate(service.records, 'webhook_endpoints', accountId, cursor, undefined, (e) => renderEndpoint(e))
-    }),
-  )
-
-  router.get(
-    '/v1/webhook-endpoints/:id',
-    defineEventHandler(async (event) => renderEndpoint(await find(event))),
-  )
-
-  router.delete(
-    '/v1/webhook-endpoints/:id',
-    defineEventHandler(async (event) => {
-      const endpoint = await find(event)
-      await service.endpoints.delete(endpoint)
+    },
+  },
+  {
+    id: 'getWebhookEndpoint',
+    summary: 'An endpoint',
+    response: WebhookEndpoint,
+    handler: async (event, app) => renderEndpoint(await findEndpoint(app, event)),
+  },
+  {
+    id: 'deleteWebhookEndpoint',
+    summary: 'Delete an endpoint; its pending deliveries are canceled',
+    response: Deleted,
+    async handler(event, app) {
+      const endpoint = await findEndpoint(app, event)
+      await app.service.endpoints.delete(endpoint)
       return {id: endpoint.id, object: 'webhook_endpoint', deleted: true}
-    }),
-  )
-
+    },
+  },
   // a signed ping, sent at once whatever the endpoint's event types, so a receiver can be checked end to end
-  router.post(
-    '/v1/webhook-endpoints/:id/test',
-    defineEventHandler(async (event) => {
-      const endpoint = await find(event)
+  {
+    id: 'testWebhookEndpoint',
+    summary: 'Send a signed ping now and report the answer',
+    response: WebhookTestResult,
+    async handler(event, app) {
+      const endpoint = await findEndpoint(app, event)
       const ping = {
         id: newId('evt'),
         object: 'event',
@@ -70,36 +87,45 @@ export function webhookEndpointRoutes(router: Router, app: AppContext): void {
         succeeded: succeeded(result),
         ...result,
       }
-    }),
-  )
-
+    },
+  },
   // updates, rotation and recovery (docs/api.md, "Webhooks")
-  router.patch(
-    '/v1/webhook-endpoints/:id',
-    defineEventHandler(async (event) => {
-      const endpoint = await find(event)
-      return renderEndpoint(await service.endpoints.update(endpoint, await readJson(event, WebhookEndpointUpdate)))
-    }),
-  )
-
+  {
+    id: 'updateWebhookEndpoint',
+    summary: 'Change the URL, event types or description',
+    body: WebhookEndpointUpdate,
+    response: WebhookEndpoint,
+    async handler(event, app) {
+      const endpoint = await findEndpoint(app, event)
+      return renderEndpoint(await app.service.endpoints.update(endpoint, await readJson(event, WebhookEndpointUpdate)))
+    },
+  },
   // the new secret is in this answer and nowhere else; the old one signs beside it until it expires
-  router.post(
-    '/v1/webhook-endpoints/:id/rotate-secret',
-    defineEventHandler(async (event) => {
-      const endpoint = await find(event)
+  {
+    id: 'rotateWebhookSecret',
+    summary: 'A new secret, in this answer only; the old one signs beside it until it expires (scheduler clock)',
+    body: RotateSecretInput,
+    response: WebhookEndpointWithSecret,
+    async handler(event, app) {
+      const endpoint = await findEndpoint(app, event)
       const {expire_after_s} = await readJson(event, RotateSecretInput)
-      return renderEndpoint(await service.endpoints.rotateSecret(endpoint, expire_after_s), true)
-    }),
-  )
-
-  router.post(
-    '/v1/webhook-endpoints/:id/recover',
-    defineEventHandler(async (event) => {
-      const endpoint = await find(event)
+      return renderEndpoint(await app.service.endpoints.rotateSecret(endpoint, expire_after_s), true)
+    },
+  },
+  {
+    id: 'recoverWebhookEndpoint',
+    summary:
+      'Deliver again, oldest first, the subscribed events since a time that no delivery to the endpoint succeeded for',
+    body: RecoverInput,
+    response: Recovery,
+    status: [202],
+    errors: ['endpoint_disabled'],
+    async handler(event, app) {
+      const endpoint = await findEndpoint(app, event)
       const {since} = await readJson(event, RecoverInput)
-      const count = await service.endpoints.recover(endpoint, since)
+      const count = await app.service.endpoints.recover(endpoint, since)
       setResponseStatus(event, 202)
       return {object: 'recovery', endpoint_id: endpoint.id, since, event_count: count}
-    }),
-  )
-}
+    },
+  },
+]

@@ -1,0 +1,102 @@
+import type {Scope} from './schemas.js'
+
+/** How one operation of the API is reached: its method, its path under /v1 and the key scope it needs. */
+export interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  /** Under /v1, with OpenAPI's `{param}`: `/checks/{id}`. */
+  path: string
+  /** Null for a public route. */
+  scope: Scope | null
+}
+
+/**
+ * Every operation of the API by its id (the document's `operationId`), in
+ * the document's order. The server declares each one's schemas and handler
+ * (`src/server/operations.ts`), and the client calls it by id, so a method
+ * and a path are written here only. Kept free of zod: the client loads it
+ * at every command's start.
+ */
+export const ROUTES = {
+  getHealth: {method: 'GET', path: '/health', scope: null},
+  getOpenApi: {method: 'GET', path: '/openapi.json', scope: null},
+  listLocations: {method: 'GET', path: '/locations', scope: 'read'},
+
+  pushCheck: {method: 'PUT', path: '/checks/external/{external_check_id}', scope: 'write'},
+  listChecks: {method: 'GET', path: '/checks', scope: 'read'},
+  getCheck: {method: 'GET', path: '/checks/{id}', scope: 'read'},
+  getCheckByExternalId: {method: 'GET', path: '/checks/external/{external_check_id}', scope: 'read'},
+  listCheckClaims: {method: 'GET', path: '/checks/{id}/claims', scope: 'read'},
+  listCheckPayments: {method: 'GET', path: '/checks/{id}/payments', scope: 'read'},
+  listCheckFeedback: {method: 'GET', path: '/checks/{id}/feedback', scope: 'read'},
+  getClaim: {method: 'GET', path: '/claims/{id}', scope: 'read'},
+  getPayment: {method: 'GET', path: '/payments/{id}', scope: 'read'},
+  getFeedback: {method: 'GET', path: '/feedback/{id}', scope: 'read'},
+
+  simulateClaim: {method: 'POST', path: '/sim/checks/{id}/claims', scope: 'write'},
+  simulatePayment: {method: 'POST', path: '/sim/checks/{id}/payments', scope: 'write'},
+  simulateRefund: {method: 'POST', path: '/sim/payments/{id}/refund', scope: 'write'},
+  simulateFeedback: {method: 'POST', path: '/sim/checks/{id}/feedback', scope: 'write'},
+
+  listEvents: {method: 'GET', path: '/events', scope: 'read'},
+  getEvent: {method: 'GET', path: '/events/{id}', scope: 'read'},
+
+  createWebhookEndpoint: {method: 'POST', path: '/webhook-endpoints', scope: 'write'},
+  listWebhookEndpoints: {method: 'GET', path: '/webhook-endpoints', scope: 'read'},
+  getWebhookEndpoint: {method: 'GET', path: '/webhook-endpoints/{id}', scope: 'read'},
+  deleteWebhookEndpoint: {method: 'DELETE', path: '/webhook-endpoints/{id}', scope: 'write'},
+  testWebhookEndpoint: {method: 'POST', path: '/webhook-endpoints/{id}/test', scope: 'write'},
+
+  listDeliveries: {method: 'GET', path: '/deliveries', scope: 'read'},
+  getDelivery: {method: 'GET', path: '/deliveries/{id}', scope: 'read'},
+  retryDelivery: {method: 'POST', path: '/deliveries/{id}/retry', scope: 'write'},
+
+  getKey: {method: 'GET', path: '/sim/key', scope: 'read'},
+  getClock: {method: 'GET', path: '/sim/clock', scope: 'read'},
+  advanceClock: {method: 'POST', path: '/sim/clock/advance', scope: 'write'},
+  resetClock: {method: 'POST', path: '/sim/clock/reset', scope: 'write'},
+  streamEvents: {method: 'GET', path: '/sim/stream', scope: 'read'},
+  resetAccount: {method: 'POST', path: '/sim/reset', scope: 'write'},
+  createScratchAccount: {method: 'POST', path: '/sim/accounts', scope: 'write'},
+  deleteScratchAccount: {method: 'DELETE', path: '/sim/accounts/{id}', scope: 'write'},
+
+  // the receiver side (docs/api.md, "Webhooks"): updates, rotation, recovery, resend, known secrets and chaos
+  updateWebhookEndpoint: {method: 'PATCH', path: '/webhook-endpoints/{id}', scope: 'write'},
+  rotateWebhookSecret: {method: 'POST', path: '/webhook-endpoints/{id}/rotate-secret', scope: 'write'},
+  recoverWebhookEndpoint: {method: 'POST', path: '/webhook-endpoints/{id}/recover', scope: 'write'},
+  resendEvent: {method: 'POST', path: '/events/{id}/resend', scope: 'write'},
+  createWebhookEndpointWithSecret: {method: 'POST', path: '/sim/webhook-endpoints', scope: 'write'},
+  getListenSecret: {method: 'POST', path: '/sim/listen-secret', scope: 'write'},
+  getWebhookChaos: {method: 'GET', path: '/sim/webhook-endpoints/{id}/chaos', scope: 'read'},
+  setWebhookChaos: {method: 'PUT', path: '/sim/webhook-endpoints/{id}/chaos', scope: 'write'},
+  endWebhookChaos: {method: 'DELETE', path: '/sim/webhook-endpoints/{id}/chaos', scope: 'write'},
+
+  // support tracing and faults (docs/api.md, "The request log", "Faults and rate limits")
+  listRequests: {method: 'GET', path: '/sim/requests', scope: 'read'},
+  getRequest: {method: 'GET', path: '/sim/requests/{request_id}', scope: 'read'},
+  createFault: {method: 'POST', path: '/sim/faults', scope: 'write'},
+  listFaults: {method: 'GET', path: '/sim/faults', scope: 'read'},
+  clearFaults: {method: 'DELETE', path: '/sim/faults', scope: 'write'},
+  deleteFault: {method: 'DELETE', path: '/sim/faults/{id}', scope: 'write'},
+} as const satisfies Record<string, Route>
+
+export type RouteId = keyof typeof ROUTES
+
+/** The names of a path's parameters: `'/checks/{id}/claims'` → `'id'`. */
+export type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | PathParams<Rest>
+  : never
+
+/** The values a route's path needs, by name. */
+export type ParamsOf<Id extends RouteId> = Record<PathParams<(typeof ROUTES)[Id]['path']>, string>
+
+/**
+ * The path of route `id` with its parameters filled in, each encoded as a
+ * URL segment.
+ *
+ * @example
+ * routePath('getCheck', {id: 'chk_1'}) // '/checks/chk_1'
+ */
+export function routePath<Id extends RouteId>(id: Id, params: ParamsOf<Id>): string {
+  const values = params as Record<string, string>
+  return ROUTES[id].path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name]!))
+}
