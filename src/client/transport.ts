@@ -1,0 +1,138 @@
+import {type ParamsOf, ROUTES, type RouteId, routePath} from '../domain/routes.js'
+import {
+  TablepayApiError,
+  TablepayConnectionError,
+  TablepayError,
+  type TablepayErrorBody,
+  TablepayTimeoutError,
+  TablepayUnexpectedAnswerError,
+} from './errors.js'
+
+type Query = Record<string, string | number | undefined>
+
+/** What a call sends besides its path: the query, the JSON body, an `Idempotency-Key`. */
+export interface Sent {
+  query?: Query
+  body?: unknown
+  idempotencyKey?: string
+}
+
+/** A 2xx answer: its body parsed, its headers and status. */
+export interface Answered<T> {
+  data: T
+  headers: Headers
+  status: number
+}
+
+type Fetch = (input: string, init: RequestInit) => Promise<Response>
+
+/**
+ * The HTTP exchange under `TablepayClient`: an operation of the API sent by
+ * its route id (`ROUTES`, src/domain/routes.ts) with the key, and its
+ * answer read. A non-2xx answer throws a `TablepayApiError`; no answer, a
+ * `TablepayConnectionError`; none within `timeoutMs` (0: no limit), a
+ * `TablepayTimeoutError`.
+ *
+ * @example
+ * const transport = new Transport('http://127.0.0.1:4747', 'tp_test_demo_read', fetch, 0)
+ * const {data} = await transport.send('getCheck', {id: 'chk_1'})
+ */
+export class Transport {
+  constructor(
+    private readonly url: string,
+    private readonly apiKey: string,
+    private readonly fetch: Fetch,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Operation `id`, with the values `params` of its path's parameters, answered. */
+  async send<Id extends RouteId, T>(
+    id: Id,
+    params: ParamsOf<Id>,
+    {query, body, idempotencyKey}: Sent = {},
+  ): Promise<Answered<T>> {
+    const url = `${this.url}/v1${routePath(id, params)}${queryString(query)}`
+    const headers: Record<string, string> = {authorization: `Bearer ${this.apiKey}`, accept: 'application/json'}
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey
+    // the whole exchange, body included: a server may stall after its headers too
+    const timeout = this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined
+    const sent = body === undefined ? undefined : JSON.stringify(body)
+    const response = await this.#answer(url, {method: ROUTES[id].method, headers, body: sent, signal: timeout}, timeout)
+    const text = await response.text().catch((error: unknown) => Promise.reject(this.#unanswered(error, timeout)))
+    let data: T
+    try {
+      data = JSON.parse(text) as T
+    } catch {
+      // something else answers at the URL: another service on the port, a proxy's page
+      throw new TablepayUnexpectedAnswerError(this.url, response.status, text)
+    }
+    return {data, headers: response.headers, status: response.status}
+  }
+
+  /** `GET /v1/sim/stream`, answered: the caller reads its messages. */
+  async stream(signal: AbortSignal | undefined): Promise<Response> {
+    // the timeout covers the answer's start only: a stream then stays open for as long as the caller reads
+    const opening = this.timeoutMs > 0 ? new AbortController() : undefined
+    const timer = opening && setTimeout(() => opening.abort(), this.timeoutMs)
+    const either = opening && signal ? AbortSignal.any([signal, opening.signal]) : (opening?.signal ?? signal)
+    try {
+      return await this.#answer(
+        `${this.url}/v1${routePath('streamEvents', {})}`,
+        {
+          headers: {authorization: `Bearer ${this.apiKey}`, accept: 'text/event-stream'},
+          signal: either,
+        },
+        opening?.signal,
+      )
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** A 2xx answer's response; else the API's error, or why there was none (`timeout` aborts when it runs out). */
+  async #answer(url: string, init: RequestInit, timeout: AbortSignal | undefined): Promise<Response> {
+    let response: Response
+    try {
+      response = await this.fetch(url, init)
+    } catch (error) {
+      throw this.#unanswered(error, timeout)
+    }
+    // an error body cut off by the timeout, or by the connection, is no answer either
+    if (!response.ok) throw await apiError(response).catch((error: unknown) => this.#unanswered(error, timeout))
+    return response
+  }
+
+  #unanswered(error: unknown, timeout: AbortSignal | undefined): TablepayError {
+    return timeout?.aborted
+      ? new TablepayTimeoutError(this.url, this.timeoutMs)
+      : new TablepayConnectionError(this.url, error)
+  }
+}
+
+function queryString(query: Query = {}): string {
+  const params = new URLSearchParams()
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value))
+  const text = params.toString()
+  return text ? `?${text}` : ''
+}
+
+// Something other than tablepay may answer (a proxy, another service on the
+// port): its body is not ours, so fall back to the HTTP status.
+async function apiError(response: Response): Promise<TablepayApiError> {
+  const text = await response.text()
+  let body: Partial<TablepayErrorBody> = {}
+  try {
+    body = JSON.parse(text) as TablepayErrorBody
+  } catch {}
+  const error = body.error ?? {
+    code: `http_${response.status}`,
+    message: `HTTP ${response.status} ${response.statusText} from ${response.url}: ${text.slice(0, 200)}`,
+  }
+  const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN)
+  return new TablepayApiError(
+    response.status,
+    {...error, request_id: error.request_id ?? response.headers.get('x-request-id') ?? undefined},
+    Number.isFinite(retryAfter) ? retryAfter : undefined,
+  )
+}
