@@ -23,7 +23,7 @@ export type {Claim as ClaimResource, Feedback as FeedbackResource, Payment as Pa
  * A guest claims units of the check's items: 201 and the claim.
  *
  * @example
- * router.post('/v1/sim/checks/:id/claims', defineEventHandler((event) => claim(app, event, findCheck(app, event))))
+ * const simulateClaim = {id: 'simulateClaim', …, handler: async (event, app) => claim(app, event, await findCheck(app, event))}
  */
 export async function claim({service}: AppContext, event: H3Event, check: CheckRecord): Promise<Claim> {
   const input = await readJson(event, ClaimInput)

@@ -4,9 +4,10 @@ import type {OperationSpec} from '../operations.js'
 
 /**
  * The OpenAPI 3.1 document, public like `/health`: tools fetch it without a
- * key, and it holds no data. It describes this operation too, so the
- * document's module and the list of operations import each other; neither
- * reads the other until a request.
+ * key, and it holds no data. The document describes this operation too, so
+ * its module (../openapi.ts) and the list of operations import each other:
+ * it reads the list only when first asked for the document, once both have
+ * loaded.
  */
 export const openApiOperations: OperationSpec[] = [
   {
