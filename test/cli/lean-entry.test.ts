@@ -70,7 +70,8 @@ const cases: Case[] = [
   ],
 ]
 
-describe('bin/run.js lean path for verify, sign and serve', () => {
+// each case spawns a process and mostly waits on it: cases run side by side, oclif's in-process runs taking turns
+describe.concurrent('bin/run.js lean path for verify, sign and serve', () => {
   it.each(cases)('%s: the same output and exit code as oclif', async (_, args, options = {}) => {
     const [lean, oclif] = await Promise.all([runCli(args, options), runCli(args, {...options, oclif: true})])
     expect(steady(lean)).toEqual(steady(oclif))
@@ -113,7 +114,7 @@ describe('bin/run.js lean path for verify, sign and serve', () => {
   )
 })
 
-describe('what bin/run.js loads', () => {
+describe.concurrent('what bin/run.js loads', () => {
   let dir: string
   let hooks: string
 
