@@ -65,8 +65,8 @@ function spawnCli(
 
 /**
  * Runs a command in this process through oclif, as bin/run.js does, with
- * the environment runCli gives (`npm run build` first: commands load from
- * dist/). What most command tests use: about 1 s faster a call than runCli.
+ * the environment runCli gives (from dist/, which build-setup.ts builds
+ * when stale). What most command tests use: about 1 s faster a call than runCli.
  * Not for commands that end the process or wait for a signal.
  *
  * @example
@@ -92,7 +92,7 @@ export function startCommand(args: string[], {env}: Pick<CliOptions, 'env'> = {}
 }
 
 /**
- * Runs the built CLI (`npm run build` first) as a user would, to completion,
+ * Runs the built CLI (dist/, as build-setup.ts keeps it) as a user would, to completion,
  * in a process of its own: for what only the real binary shows (the lean
  * path, start-up, exit on a signal).
  *
