@@ -86,8 +86,11 @@ export class Bench {
     jsonServer: new CheckSet('chk-', CHECKS),
     backlog: new CheckSet('chk-', CHECKS),
   }
-  /** What the group running now started: stopped when it ends. */
-  /** @type {Stoppers} */
+  /**
+   * What the group running now started: stopped when it ends.
+   *
+   * @type {Stoppers}
+   */
   stoppers = []
   /** @type {Map<string, Promise<{value: any, stop?: () => Promise<unknown>}>>} */
   #started = new Map()

@@ -93,5 +93,10 @@ export function roundStats(rounds) {
     loaderCpuUs: (name) => median(rounds[name].map((r) => (r.loaderCpuMs * 1000) / r.requests)),
     /** A figure's options: the base run's rate as baseline, the paired ratio, and `options`. */
     ratio: (name, base, options) => ({baseline: rate(base), ratio: paired(name, base), ...options}),
+    /** The same for the p99: the base run's as baseline, the median of the per-round ratios of the p99s. */
+    p99Ratio: (name, base) => ({
+      baseline: median(rounds[base].map((r) => r.p99)),
+      ratio: median(rounds[name].map((r, i) => r.p99 / rounds[base][i].p99)),
+    }),
   }
 }

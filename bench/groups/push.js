@@ -34,7 +34,7 @@ export default {
   },
   async run(bench) {
     const rounds = await bench.need('rounds')
-    const {rate, p99, cpuUs, mainCpuUs, loaderCpuUs, ratio} = roundStats(rounds)
+    const {rate, p99, cpuUs, mainCpuUs, loaderCpuUs, ratio, p99Ratio} = roundStats(rounds)
     const {rssMb} = await bench.need('seeded')
     bench.figures.push(
       figure(`resident memory with ${CHECKS} checks`, 'MB', rssMb, {at_most: 250}),
@@ -42,9 +42,9 @@ export default {
         `changing pushes, ${CHECKS} checks, ${CONNECTIONS} connections`,
         'req/s',
         rate('changing'),
-        ratio('changing', 'baseline', {at_least: 0.6}),
+        ratio('changing', 'baseline'),
       ),
-      figure('changing pushes p99 latency', 'ms', p99('changing'), {at_most: 10}),
+      figure('changing pushes p99 latency', 'ms', p99('changing')),
       figure(
         `identical replays, ${CHECKS} checks`,
         'req/s',
@@ -58,18 +58,27 @@ export default {
         ratio('changing', 'few', {at_least: 0.9}),
       ),
       figure('server CPU per changing push', 'µs', cpuUs('changing'), {
-        at_most: 60,
         note: `bare node:http: ${round(cpuUs('baseline'))} µs per PUT; all of the process's threads, compactions included`,
       }),
       figure('server main-thread CPU per changing push', 'µs', mainCpuUs('changing'), {
-        note: `the thread that answers requests, as a CPU profile sees it; the target is judged on all threads, above; bare node:http: ${round(mainCpuUs('baseline'))} µs`,
+        note: `the thread that answers requests, as a CPU profile sees it; bare node:http: ${round(mainCpuUs('baseline'))} µs`,
       }),
       figure('server CPU per request, bare node:http PUT', 'µs', cpuUs('baseline')),
       figure('lean durable push (reference), changing pushes', 'req/s', rate('lean'), {
         ...ratio('lean', 'baseline'),
         note: `bench/lean-push-server.js: a push's essential work without tablepay's machinery; ${round(cpuUs('lean'))} µs of CPU per push`,
       }),
-      figure('tablepay changing pushes vs the lean reference', 'req/s', rate('changing'), ratio('changing', 'lean')),
+      // the push's targets: what tablepay's machinery costs beyond a push's essential work (docs/benchmarks.md, "Targets")
+      figure(
+        'tablepay changing pushes vs the lean reference',
+        'req/s',
+        rate('changing'),
+        ratio('changing', 'lean', {at_least: 0.7}),
+      ),
+      figure('tablepay changing pushes p99 vs the lean reference', 'ms', p99('changing'), {
+        ...p99Ratio('changing', 'lean'),
+        at_most: 2,
+      }),
       figure('load generator CPU per request, bare server runs', 'µs', loaderCpuUs('baseline'), {
         note: 'what the load generator takes from the cores it shares with the server',
       }),
