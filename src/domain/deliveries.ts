@@ -19,18 +19,27 @@ const NO_ATTEMPTS = Object.freeze([]) as unknown as DeliveryAttempt[]
 export const wants = (endpoint: WebhookEndpointRecord, event: EventRecord): boolean =>
   endpoint.status === 'enabled' && endpoint.event_types.includes(event.type)
 
+/** What a fan-out made: the deliveries, and each endpoint under chaos that drew for its own, one draw further. */
+export interface FanOut {
+  deliveries: DeliveryRecord[]
+  /** Endpoints to write back: an endpoint's next delivery draws where this one left off. */
+  stirred: readonly WebhookEndpointRecord[]
+}
+
+/** Stirred by no fan-out: shared, so a fan-out to calm endpoints makes no array for it. */
+const CALM: readonly WebhookEndpointRecord[] = Object.freeze([])
+
 /**
  * One delivery per enabled endpoint subscribed to the event's type, due at once (docs/api.md,
  * "Webhooks"). An endpoint under chaos gets its delivery stirred (a delay, a duplicate to come),
- * and its chaos one draw further goes to `stirred`, for the caller to write.
+ * and comes back in `stirred` with its chaos one draw further, for the caller to write.
+ *
+ * @example
+ * const {deliveries, stirred} = fanOut(event, endpoints, clock.now())
  */
-export function fanOut(
-  event: EventRecord,
-  endpoints: Iterable<WebhookEndpointRecord>,
-  dueAt: number,
-  stirred?: WebhookEndpointRecord[],
-): DeliveryRecord[] {
+export function fanOut(event: EventRecord, endpoints: Iterable<WebhookEndpointRecord>, dueAt: number): FanOut {
   const deliveries: DeliveryRecord[] = []
+  let stirred: WebhookEndpointRecord[] | undefined
   // one string for all of them: a push to 100 endpoints formats the time once, a push to none never
   let due: string | undefined
   for (const endpoint of endpoints) {
@@ -40,10 +49,11 @@ export function fanOut(
     else {
       const stir = stirDelivery(delivery, endpoint.chaos, dueAt)
       deliveries.push(stir.delivery)
-      stirred?.push({...endpoint, chaos: stir.chaos})
+      stirred ??= []
+      stirred.push({...endpoint, chaos: stir.chaos})
     }
   }
-  return deliveries
+  return {deliveries, stirred: stirred ?? CALM}
 }
 
 function newDelivery(event: EventRecord, endpointId: string, due: string): DeliveryRecord {

@@ -47,8 +47,6 @@ const BUSY_BATCH = 32
 export class Outbox {
   #queue: DeliveryQueue | undefined
   readonly #durable: DeliveryQueue = (changes) => this.#onDurable(changes)
-  /** Endpoints a fan-out stirred (delivery chaos); emptied before anything awaits, so one list serves every unit. */
-  readonly #stirred: WebhookEndpointRecord[] = []
   /** True when fan-outs run in the background: not on a storage other instances share. */
   readonly #deferred: boolean
   /** Ids of the events whose deliveries are still to be written, oldest first. */
@@ -129,7 +127,7 @@ export class Outbox {
     // on a shared storage always here; else a few deliveries, which cost less than their marks, and only
     // with none marked before them, so in order
     if (!this.#deferred || (this.#marked === this.#fanned && wanted(events, endpoints) <= INLINE_DELIVERIES)) {
-      const run = new FanOutRun(tx, this.#stirred, [account, endpoints])
+      const run = new FanOutRun(tx, [account, endpoints])
       for (const event of events) await run.add(event, due)
       return run.end()
     }
@@ -209,7 +207,7 @@ export class Outbox {
     let taken = 0
     try {
       return await this.context.storage.unit(async (tx) => {
-        const run = new FanOutRun(tx, this.#stirred)
+        const run = new FanOutRun(tx)
         while (run.written < size && this.#waiting.length > 0) {
           const id = this.#waiting.shift()!
           taken++
@@ -248,8 +246,6 @@ class FanOutRun {
 
   constructor(
     readonly tx: UnitOfWork,
-    /** Endpoints a fan-out stirred (delivery chaos): emptied before anything awaits, so one list serves every unit. */
-    readonly stirred: WebhookEndpointRecord[],
     /** An account's endpoints, read already. */
     known?: [string, WebhookEndpointRecord[]],
   ) {
@@ -260,13 +256,12 @@ class FanOutRun {
   async add(event: EventRecord, due: number): Promise<void> {
     const account = event.account_id
     const endpoints = this.#endpoints.get(account) ?? (await this.tx.list('webhook_endpoints', account))
-    for (const delivery of fanOut(event, endpoints, due, this.stirred)) {
-      this.tx.put('deliveries', delivery.id, delivery)
-      this.written++
-    }
-    if (this.stirred.length === 0) return void this.#endpoints.set(account, endpoints)
+    const {deliveries, stirred} = fanOut(event, endpoints, due)
+    for (const delivery of deliveries) this.tx.put('deliveries', delivery.id, delivery)
+    this.written += deliveries.length
+    if (stirred.length === 0) return void this.#endpoints.set(account, endpoints)
     // endpoints under chaos draw once per delivery: a later event must see the draws before it
-    for (const endpoint of this.stirred.splice(0)) this.#drawn.set(endpoint.id, endpoint)
+    for (const endpoint of stirred) this.#drawn.set(endpoint.id, endpoint)
     this.#endpoints.set(
       account,
       endpoints.map((endpoint) => this.#drawn.get(endpoint.id) ?? endpoint),

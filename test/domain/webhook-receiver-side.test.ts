@@ -83,7 +83,7 @@ describe('chaos', () => {
 
   it('delays each delivery within the window and marks duplicates with the probability given, counting draws', () => {
     const chaos = startChaos({duplicate: 1, reorder_window_s: 10, seed: 1}, () => 0)
-    const [delivery] = fanOut(event('evt_1', 0), [endpoint()], T0)
+    const [delivery] = fanOut(event('evt_1', 0), [endpoint()], T0).deliveries
     const stirred = stirDelivery(delivery!, chaos, T0)
     const wait = Date.parse(stirred.delivery.next_attempt_at!) - T0
     expect(wait).toBeGreaterThanOrEqual(0)
@@ -99,16 +99,19 @@ describe('chaos', () => {
   })
 
   it('fan-out stirs only endpoints under chaos, and hands back their chaos one draw further', () => {
-    const stirred: WebhookEndpointRecord[] = []
     const wild = endpoint({chaos: startChaos({reorder_window_s: 100, seed: 3}, () => 0)})
-    const [calm, chaotic] = fanOut(event('evt_1', 0), [endpoint(), wild], T0, stirred)
+    const {deliveries, stirred} = fanOut(event('evt_1', 0), [endpoint(), wild], T0)
+    const [calm, chaotic] = deliveries
     expect(calm!.next_attempt_at).toBe(NOW)
     expect(chaotic!.next_attempt_at).not.toBe(NOW)
     expect(stirred).toEqual([{...wild, chaos: {...wild.chaos, drawn: 1}}])
   })
 
   it('a duplicate is one more attempt marked duplicate: true, which changes nothing else and is not drawn again', () => {
-    const delivery: DeliveryRecord = {...fanOut(event('evt_1', 0), [endpoint()], T0)[0]!, chaos_duplicate: true}
+    const delivery: DeliveryRecord = {
+      ...fanOut(event('evt_1', 0), [endpoint()], T0).deliveries[0]!,
+      chaos_duplicate: true,
+    }
     const result = {status_code: 200, duration_ms: 3, error: null, response_body: 'ok'}
     const twice = recordDuplicate({...delivery, status: 'succeeded'}, result, NOW)
     expect(twice.status).toBe('succeeded')
@@ -139,7 +142,7 @@ describe('redeliver and eventsToRecover', () => {
       event('never', 4),
     ]
     const delivery = (eventId: string, status: DeliveryRecord['status'], endpointId = target.id) => ({
-      ...fanOut(event(eventId, 0), [target], T0)[0]!,
+      ...fanOut(event(eventId, 0), [target], T0).deliveries[0]!,
       endpoint_id: endpointId,
       status,
     })

@@ -88,7 +88,7 @@ describe('when the data dir cannot be written', () => {
       const now = new Date().toISOString()
       const endpoint = createEndpoint('acct_demo', {url: receiver.url, event_types: ['check.created']}, now, false)
       const event = newEvent('acct_demo', 'check.created', {object: 'check'}, now)
-      const deliveries = fanOut(event, [endpoint], Date.now() + 60_000)
+      const {deliveries} = fanOut(event, [endpoint], Date.now() + 60_000)
       await store.commit([
         put('webhook_endpoints', endpoint.id, endpoint),
         put('events', event.id, event),

@@ -34,7 +34,7 @@ const endpoint = (i: number) =>
 /** What a push to `count` endpoints commits: its event and a delivery to each endpoint, made by the real fan-out. */
 function pushChanges(count: number) {
   const endpoints = Array.from({length: count}, (_, i) => endpoint(i))
-  const deliveries = fanOut(event, endpoints, Date.parse('2026-01-01T00:00:05.000Z'))
+  const {deliveries} = fanOut(event, endpoints, Date.parse('2026-01-01T00:00:05.000Z'))
   return {deliveries, changes: [put('events', event.id, event), ...deliveries.map((d) => put('deliveries', d.id, d))]}
 }
 
@@ -403,7 +403,7 @@ describe("a start after a kill reads a push's line without parsing its event", (
     const push = pushOf(externalId, version, existing)
     const made = push.changes[1]![2] as EventRecord
     const to = Array.from({length: endpoints}, (_, i) => ({...endpoint(i), event_types: [made.type]}))
-    const deliveries = fanOut(made, to, Date.parse('2026-01-01T12:00:05.000Z'))
+    const {deliveries} = fanOut(made, to, Date.parse('2026-01-01T12:00:05.000Z'))
     return {...push, deliveries, changes: [...push.changes, ...deliveries.map((d) => put('deliveries', d.id, d))]}
   }
 

@@ -52,7 +52,7 @@ async function backlog(dueAt: (now: number) => number, timeoutMs = 60_000) {
   )
   const target = endpoint('we_hung', hung.url)
   const evt = event('evt_backlog')
-  const deliveries = Array.from({length: BACKLOG}, () => fanOut(evt, [target], dueAt(clock.now()))[0]!)
+  const deliveries = Array.from({length: BACKLOG}, () => fanOut(evt, [target], dueAt(clock.now())).deliveries[0]!)
   await commit((tx) => {
     tx.put('webhook_endpoints', target.id, target)
     tx.put('events', evt.id, evt)
@@ -61,7 +61,7 @@ async function backlog(dueAt: (now: number) => number, timeoutMs = 60_000) {
   /** Commits one more delivery due now for `to`, and says how many entries the dispatcher touched for it. */
   const commitOne = async (to: WebhookEndpointRecord) => {
     const before = dispatcher.visits
-    const [delivery] = fanOut(evt, [to], clock.now())
+    const [delivery] = fanOut(evt, [to], clock.now()).deliveries
     await commit((tx) => tx.put('deliveries', delivery!.id, delivery!))
     return dispatcher.visits - before
   }

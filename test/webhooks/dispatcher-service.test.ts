@@ -25,7 +25,7 @@ it('the dispatcher sends what the service tells it of, and holds no subscription
   const endpoint = await service.endpoints.create('acct_demo', {url: receiver.url, event_types: ['check.created']})
   const event = newEvent('acct_demo', 'check.created', {object: 'check'}, wallClockIso())
   // written past the service: nobody tells the dispatcher, so it is not sent
-  const [unseen] = fanOut(event, [endpoint], clock.now())
+  const [unseen] = fanOut(event, [endpoint], clock.now()).deliveries
   await store.commit([put('events', event.id, event), put('deliveries', unseen!.id, unseen!)])
   await service.outbox.commit((tx) => service.outbox.publish(tx, [{...event, id: `${event.id}_2`}]))
   await receiver.waitFor(1)
