@@ -91,15 +91,24 @@ export type DeliveryRecord = Delivery & {
   chaos_duplicate?: true
 }
 
-/**
- * A server-wide value that must survive a restart: how far the clock was advanced, and the mark of each event whose
- * deliveries are still to be written (`fan-out:evt_…`, the scheduler ms they fall due; docs/storage.md,
- * "Deferred fan-out").
- */
+/** A server-wide value that must survive a restart: how far the clock was advanced. */
 export interface SettingRecord {
   id: string
   account_id: ''
   value: number
+}
+
+/**
+ * The mark of an event whose deliveries are still to be written (docs/storage.md, "Deferred fan-out"): stored
+ * with the event, taken off by the unit that writes its deliveries, so a start finishes what a stop left.
+ */
+export interface FanOutRecord {
+  /** The event's id. */
+  id: string
+  /** Server-wide, as the outbox that writes and reads marks is: an account's deletion leaves them to it. */
+  account_id: ''
+  /** Scheduler clock, ms: when the deliveries fall due (when the event was made). */
+  due: number
 }
 
 /** Every collection the store holds, by name. */
@@ -116,5 +125,6 @@ export interface Collections {
   webhook_endpoints: WebhookEndpointRecord
   deliveries: DeliveryRecord
   settings: SettingRecord
+  fan_outs: FanOutRecord
 }
 export type CollectionName = keyof Collections

@@ -22,9 +22,13 @@ export const COLUMNS: {readonly [C in CollectionName]: readonly string[]} = {
   webhook_endpoints: [],
   deliveries: ['event_id', 'endpoint_id', 'status'],
   settings: [],
+  fan_outs: [],
 }
 
 export const COLLECTIONS = Object.keys(COLUMNS) as CollectionName[]
+
+/** Collections each made by a migration of its own, after the first version's. */
+const ADDED: readonly CollectionName[] = ['fan_outs']
 
 /** Further indexes, beyond the primary key and `(account_id, seq)`. */
 const INDEXES: {readonly [C in CollectionName]?: readonly string[]} = {
@@ -60,7 +64,7 @@ export const COMMITS = 'tablepay_commits'
  */
 export const MIGRATIONS: readonly (readonly string[])[] = [
   [
-    ...COLLECTIONS.flatMap(table),
+    ...COLLECTIONS.filter((name) => !ADDED.includes(name)).flatMap(table),
     // the places of deleted records, so a list cursor naming one still pages on (docs/api.md, "Lists")
     'CREATE TABLE IF NOT EXISTS deleted (collection text NOT NULL, id text NOT NULL, seq bigint NOT NULL, ' +
       'PRIMARY KEY (collection, id))',
@@ -75,4 +79,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   FAULTS_MIGRATION,
   // commit numbers, so that each record's changes reach the listeners in commit order (docs/postgres.md)
   [`CREATE SEQUENCE IF NOT EXISTS ${COMMITS}`],
+  // fan-out marks in a collection of their own, no longer settings; on PostgreSQL a change writes its
+  // deliveries itself, so no database holds a mark to move (docs/storage.md, "Deferred fan-out")
+  table('fan_outs'),
 ]

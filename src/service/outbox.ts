@@ -1,19 +1,16 @@
 import {stirDelivery} from '../domain/chaos.js'
 import {fanOut, redeliver, wants} from '../domain/deliveries.js'
 import {endpointKey} from '../domain/endpoints.js'
-import type {DeliveryRecord, EventRecord, SettingRecord, WebhookEndpointRecord} from '../domain/records.js'
+import type {DeliveryRecord, EventRecord, FanOutRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {Background} from '../webhooks/background.js'
 import {Fifo} from '../webhooks/fifo.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
+import {moveLegacyMarks} from './legacy-marks.js'
 import type {Change, UnitOfWork} from './storage.js'
-
-/** The setting that marks an event whose deliveries are still to be written: its value is when they fall due. */
-const MARK = 'fan-out:'
-const markOf = (eventId: string): string => MARK + eventId
 
 /** True while the deliveries of event `eventId` are still to be written (retention keeps it meanwhile). */
 export const isFanningOut = async (tx: UnitOfWork, eventId: string): Promise<boolean> =>
-  (await tx.get('settings', markOf(eventId))) !== undefined
+  (await tx.get('fan_outs', eventId)) !== undefined
 
 /** A change that makes at most this many deliveries writes them itself: a mark and a later unit would cost more. */
 const INLINE_DELIVERIES = 8
@@ -38,7 +35,7 @@ const BUSY_BATCH = 32
  * PostgreSQL), they are written just after, by a unit in the background, in
  * the order of the events: a push to 100 endpoints then costs a push, not
  * 100 records (docs/storage.md, "Deferred fan-out"). A mark
- * (a setting) names each event until its deliveries are written, so a
+ * (`fan_outs`) names each event until its deliveries are written, so a
  * restart finishes what a crash interrupted. Everything that reads
  * deliveries or endpoints, or changes what a fan-out reads, waits for the
  * fan-outs queued before it (`commit`, `flush`); a push, a guest action, an
@@ -75,8 +72,9 @@ export class Outbox {
   async attach(queue: DeliveryQueue): Promise<void> {
     this.#queue = queue
     if (!this.#deferred) return
-    for (const {id} of await this.context.storage.all('settings'))
-      if (id.startsWith(MARK)) this.#recover(id.slice(MARK.length))
+    const {storage} = this.context
+    await moveLegacyMarks(storage)
+    for (const {id} of await storage.all('fan_outs')) this.#recover(id)
     this.#schedule()
   }
 
@@ -134,8 +132,8 @@ export class Outbox {
     for (const event of events) {
       // an event no endpoint wants needs no fan-out, now or later
       if (!endpoints.some((endpoint) => wants(endpoint, event))) continue
-      const mark: SettingRecord = {id: markOf(event.id), account_id: '', value: due}
-      tx.put('settings', mark.id, mark)
+      const mark: FanOutRecord = {id: event.id, account_id: '', due}
+      tx.put('fan_outs', mark.id, mark)
       this.#marked++
     }
   }
@@ -164,7 +162,7 @@ export class Outbox {
     if (this.#deferred) {
       const before = this.#queued
       for (const [collection, id, record] of changes)
-        if (collection === 'settings' && record !== null && id.startsWith(MARK)) this.#enqueue(id.slice(MARK.length))
+        if (collection === 'fan_outs' && record !== null) this.#enqueue(id)
       if (this.#queued !== before) this.#schedule()
     }
     this.#queue?.(changes)
@@ -212,12 +210,12 @@ export class Outbox {
           const id = this.#waiting.shift()!
           taken++
           // written already (a change heard twice): nothing to do
-          const mark = await tx.get('settings', markOf(id))
+          const mark = await tx.get('fan_outs', id)
           if (mark === undefined) continue
-          tx.delete('settings', mark.id)
+          tx.delete('fan_outs', id)
           // gone with a reset or its account: nothing to deliver
           const event = await tx.get('events', id)
-          if (event) await run.add(event, mark.value)
+          if (event) await run.add(event, mark.due)
         }
         run.end()
         return run.written

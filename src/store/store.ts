@@ -42,6 +42,9 @@ export interface StoreOptions {
  */
 const CHUNKED: readonly CollectionName[] = ['events', 'deliveries']
 
+/** Collections newer than the store's format: a data dir written before one has no document for it, nor an index entry. */
+const NEWER: ReadonlySet<CollectionName> = new Set(['fan_outs'])
+
 /** Journal bytes per document byte that set off a compaction. */
 const COMPACT_RATIO = 2
 
@@ -85,6 +88,7 @@ function tables() {
       unreadFields: DELIVERY_FIELDS,
     }),
     settings: new Table<Collections['settings']>((r) => r.id),
+    fan_outs: new Table<Collections['fan_outs']>((r) => r.id),
   }
 }
 type Tables = ReturnType<typeof tables>
@@ -194,16 +198,16 @@ export class Store {
       this.#seq = Math.max(this.#seq, doc.seq)
     }
     this.#chunks = chunked
-    // a start creates every missing document before it writes one with a checksum:
-    // once one has it, a missing one was lost
+    // each document is the one written last, and the journal follows them (document-index.ts)
+    const index = await readIndex(this.#documents, damage)
+    // a start creates every missing document before it writes one with a checksum: once one has it, a
+    // missing one was lost, but for a collection newer than the data dir, which its index does not list
     if ([...states.values()].includes('current')) {
       for (const [name, state] of states) {
-        if (state === 'missing')
+        if (state === 'missing' && !(NEWER.has(name) && !index?.listed.has(name)))
           damage.found(join(dir, `${name}.json`), 'is missing, while the other documents are there')
       }
     }
-    // each document is the one written last, and the journal follows them (document-index.ts)
-    const index = await readIndex(this.#documents, damage)
     if (index) checkIndex(index, this.#documents.measured(), await journalStart(dir), damage)
     const replayer = new Replayer(
       {tables: this.tables as never, apply: (...change) => this.#apply(change as Change)},

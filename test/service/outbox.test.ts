@@ -37,7 +37,7 @@ describe('service.outbox (docs/storage.md, "Deferred fan-out")', () => {
     expect((await restarted.records.allOf('events', 'acct_demo'))[0]!.data).toMatchObject({id: pushed.check.id})
     // once: the queue hears of it from the unit that wrote it, and no mark is left to write it again
     expect(told).toEqual(onPostgres ? [] : deliveries.map((d) => d.id))
-    expect((await storage.all('settings')).filter((s) => s.id.startsWith('fan-out:'))).toEqual([])
+    expect(await storage.all('fan_outs')).toEqual([])
   })
 
   it('retention keeps an event whose deliveries are still to be written', async () => {
@@ -62,8 +62,8 @@ describe('service.outbox (docs/storage.md, "Deferred fan-out")', () => {
       onPostgres
         ? [['checks', 'events', 'deliveries']]
         : [
-            ['checks', 'events', 'settings'],
-            ['settings', 'deliveries'],
+            ['checks', 'events', 'fan_outs'],
+            ['fan_outs', 'deliveries'],
           ],
     )
   })
