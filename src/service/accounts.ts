@@ -5,7 +5,7 @@ import type {AccountRecord, CollectionName} from '../domain/records.js'
 import type {ScratchAccount, Seed} from '../domain/schemas.js'
 import {seedChanges} from '../store/seed.js'
 import type {ServiceContext} from './context.js'
-import type {Outbox} from './outbox.js'
+import type {Outbox, UnitReads} from './outbox.js'
 import type {Traffic} from './sim.js'
 import type {Reader, UnitOfWork} from './storage.js'
 
@@ -24,6 +24,9 @@ const COLLECTIONS: readonly CollectionName[] = [
   'deliveries',
   'settings',
 ]
+
+/** What a unit that may delete an account reads: all it holds, deliveries and endpoints included. */
+const DELETES: UnitReads = {reads: COLLECTIONS}
 
 /**
  * The account a request acts for, read in the unit of work of its change. Its key was found when the
@@ -57,7 +60,7 @@ export class Accounts {
 
   /** Adds what `seed` has and the storage lacks; resolves true when it added anything. */
   seed(seed: Seed | undefined, fallback: () => Seed): Promise<boolean> {
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.unit({reads: ['accounts', 'locations', 'api_keys']}, async (tx) => {
       const parsed = seed ?? ((await tx.all('accounts')).length === 0 ? fallback() : undefined)
       const lookup = <C extends CollectionName>(collection: C, id: string) => tx.get(collection, id)
       const changes = parsed ? await seedChanges(lookup, parsed, new Date().toISOString()) : []
@@ -82,7 +85,7 @@ export class Accounts {
    */
   async createScratch(parentId: string): Promise<ScratchAccount> {
     const {now} = this.context
-    const {made, evicted} = await this.outbox.commit(async (tx) => {
+    const {made, evicted} = await this.outbox.unit(DELETES, async (tx) => {
       const parent = await actingAccount(tx, parentId)
       const accounts = await tx.all('accounts')
       const line = lineOf(parent, accounts)
@@ -104,7 +107,7 @@ export class Accounts {
    * Their request logs and faults, kept beside the storage, go after it.
    */
   async deleteScratch(parentId: string, id: string): Promise<void> {
-    const doomed = await this.outbox.commit(async (tx) => {
+    const doomed = await this.outbox.unit(DELETES, async (tx) => {
       if ((await tx.get('accounts', id))?.scratch_of !== parentId)
         throw new ApiError('not_found', `No scratch account ${id} made by this account.`)
       return deleteWithScratch(tx, id)

@@ -2,7 +2,7 @@ import {applyPush, type PushOutcome, pushReadsLocations} from '../domain/push.js
 import type {CheckRecord} from '../domain/records.js'
 import type {CheckPush} from '../domain/schemas.js'
 import type {ServiceContext} from './context.js'
-import type {Outbox} from './outbox.js'
+import type {Outbox, UnitReads} from './outbox.js'
 import {keptReplay, rememberReplay} from './push-replays.js'
 import type {PushNotes} from './request-log.js'
 
@@ -39,7 +39,7 @@ export class Checks {
     const {now, baseUrl} = this.context
     const text = 'text' in pushed ? pushed : undefined
     let replayed: string | undefined
-    const outcome = await this.outbox.commitBeside(async (tx) => {
+    const outcome = await this.outbox.unit(PUSH_READS, async (tx) => {
       const existing = await tx.checkByExternalId(accountId, externalId)
       replayed = text && keptReplay(existing, text.text)
       if (replayed && existing) {
@@ -60,6 +60,9 @@ export class Checks {
     return outcome
   }
 }
+
+/** What a push reads (its events' endpoints are `publish`'s): nothing a fan-out writes, so it waits for none. */
+const PUSH_READS: UnitReads = {reads: ['checks', 'locations']}
 
 const unchanged = (check: CheckRecord): PushOutcome => ({result: 'unchanged', check, events: []})
 

@@ -12,8 +12,16 @@ import {ApiError, invalidField} from '../domain/errors.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
 import {endpointOf} from './endpoints.js'
-import type {Outbox} from './outbox.js'
+import type {Outbox, UnitReads} from './outbox.js'
 import type {Claim} from './storage.js'
+
+/**
+ * What the dispatcher's records of a delivery read: the delivery it holds, and its endpoint's count of dead
+ * deliveries. A fan-out adds deliveries and draws endpoints' chaos, neither of which they decide on, so they
+ * wait for none: an attempt is never recorded behind a backlog of fan-outs. (An endpoint one disables is
+ * disabled for the fan-outs still to run too: they write it nothing, as their attempts would send nothing.)
+ */
+const HELD: UnitReads = {reads: []}
 
 /** Deliveries of events to endpoints, for the API (retry) and the dispatcher (what to send, what came of it). */
 export class Deliveries {
@@ -79,7 +87,7 @@ export class Deliveries {
    */
   retry(delivery: DeliveryRecord): Promise<DeliveryRecord> {
     const {clock, now} = this.context
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.unit({reads: ['webhook_endpoints']}, async (tx) => {
       // as stored now: an attempt recorded since the route read it must not be written over
       const latest = await tx.get('deliveries', delivery.id)
       if (!latest) throw new ApiError('not_found', `No delivery ${delivery.id} in this account.`)
@@ -106,7 +114,7 @@ export class Deliveries {
    * ended meanwhile is left as it is.
    */
   cancel(delivery: DeliveryRecord, now: string): Promise<void> {
-    return this.outbox.commitBeside(async (tx) => {
+    return this.outbox.unit(HELD, async (tx) => {
       const latest = await tx.get('deliveries', delivery.id)
       if (latest?.status === 'pending') tx.put('deliveries', latest.id, cancelDelivery(latest, now))
     })
@@ -125,7 +133,7 @@ export class Deliveries {
     result: AttemptResult,
     options: AttemptOptions,
   ): Promise<WebhookEndpointRecord | undefined> {
-    return this.outbox.commitBeside(async (tx) => {
+    return this.outbox.unit(HELD, async (tx) => {
       const latest = await tx.get('deliveries', id)
       if (!latest) return undefined
       const current = await tx.get('webhook_endpoints', endpointKey(endpoint))
@@ -144,7 +152,7 @@ export class Deliveries {
    * const delivery = await service.deliveries.resend(event, 'we_…')
    */
   resend(event: EventRecord, endpointId: string): Promise<DeliveryRecord> {
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.unit({reads: ['webhook_endpoints']}, async (tx) => {
       const endpoint = await endpointOf(tx, event.account_id, endpointId)
       if (!endpoint) throw invalidField('endpoint_id', `no webhook endpoint ${endpointId} in this account`)
       return this.outbox.redeliver(tx, endpoint, [event])[0]!
@@ -153,7 +161,7 @@ export class Deliveries {
 
   /** Records the duplicate that delivery chaos sent after a success, as one more attempt marked `duplicate: true`. */
   recordDuplicate(id: string, result: AttemptResult, now: string): Promise<void> {
-    return this.outbox.commitBeside(async (tx) => {
+    return this.outbox.unit(HELD, async (tx) => {
       const latest = await tx.get('deliveries', id)
       if (latest) tx.put('deliveries', id, recordDuplicate(latest, result, now))
     })

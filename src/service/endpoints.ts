@@ -54,7 +54,7 @@ export class Endpoints {
    */
   create(accountId: string, input: WebhookEndpointInput): Promise<WebhookEndpointRecord> {
     const endpoint = createEndpoint(accountId, input, this.context.now(), this.context.strictUrls)
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.unit({reads: ['accounts', 'webhook_endpoints']}, async (tx) => {
       await admitEndpoint(tx, accountId, this.#limit)
       tx.put('webhook_endpoints', endpointKey(endpoint), endpoint)
       return endpoint
@@ -64,7 +64,7 @@ export class Endpoints {
   /** Deletes the endpoint; nothing more goes to it, so its pending deliveries end with it, in the same unit of work. */
   delete(endpoint: WebhookEndpointRecord): Promise<void> {
     const now = this.context.now()
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.unit({reads: ['webhook_endpoints', 'deliveries']}, async (tx) => {
       const pending = await tx.list('deliveries', endpoint.account_id, {endpoint_id: endpoint.id, status: 'pending'})
       tx.delete('webhook_endpoints', endpointKey(endpoint))
       for (const delivery of pending) tx.put('deliveries', delivery.id, cancelDelivery(delivery, now))
@@ -82,7 +82,7 @@ export class Endpoints {
    */
   createWithSecret(accountId: string, input: KnownSecretEndpointInput): Promise<WebhookEndpointRecord> {
     const endpoint = knownSecretEndpoint(accountId, input, this.context.now(), this.context.strictUrls)
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.unit({reads: ['accounts', 'webhook_endpoints']}, async (tx) => {
       await admitEndpoint(tx, accountId, this.#limit)
       if (await endpointOf(tx, accountId, endpoint.id)) throw invalidField('id', `${endpoint.id} is taken`)
       tx.put('webhook_endpoints', endpointKey(endpoint), endpoint)
@@ -93,7 +93,7 @@ export class Endpoints {
   /** Changes the URL, event types or description; the rules of creation apply. */
   update(endpoint: WebhookEndpointRecord, input: WebhookEndpointUpdate): Promise<WebhookEndpointRecord> {
     const {now, strictUrls} = this.context
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.unit({reads: ['webhook_endpoints']}, async (tx) => {
       const current = await latest(tx, endpoint)
       const updated = updateEndpoint(current, input, now(), strictUrls)
       if (updated !== current) tx.put('webhook_endpoints', endpointKey(updated), updated)
@@ -112,7 +112,7 @@ export class Endpoints {
     expireAfterS = DEFAULT_SECRET_OVERLAP_S,
   ): Promise<WebhookEndpointRecord> {
     const {now, clock} = this.context
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.unit({reads: ['webhook_endpoints']}, async (tx) => {
       const rotated = rotateSecret(await latest(tx, endpoint), expireAfterS, clock.now(), now())
       tx.put('webhook_endpoints', endpointKey(rotated), rotated)
       return rotated
@@ -124,7 +124,7 @@ export class Endpoints {
    * delivery to it has succeeded for; resolves with how many.
    */
   recover(endpoint: WebhookEndpointRecord, since: string): Promise<number> {
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.unit({reads: ['webhook_endpoints', 'events', 'deliveries']}, async (tx) => {
       const current = await latest(tx, endpoint)
       const account = current.account_id
       const events = await tx.list('events', account)
@@ -138,7 +138,7 @@ export class Endpoints {
   /** Starts (or restarts, drawing from the first again) delivery chaos on the endpoint. */
   setChaos(endpoint: WebhookEndpointRecord, input: ChaosInput): Promise<WebhookEndpointRecord> {
     const chaos = startChaos(input, () => randomInt(2 ** 32))
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.unit({reads: ['webhook_endpoints']}, async (tx) => {
       const updated = {...(await latest(tx, endpoint)), chaos}
       tx.put('webhook_endpoints', endpointKey(updated), updated)
       return updated
@@ -147,7 +147,7 @@ export class Endpoints {
 
   /** Ends delivery chaos; deliveries already delayed keep their due times. */
   endChaos(endpoint: WebhookEndpointRecord): Promise<WebhookEndpointRecord> {
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.unit({reads: ['webhook_endpoints']}, async (tx) => {
       const {chaos: _, ...calm} = await latest(tx, endpoint)
       tx.put('webhook_endpoints', endpointKey(calm), calm)
       return calm
@@ -160,7 +160,7 @@ export class Endpoints {
    */
   listenSecret(accountId: string): Promise<string> {
     const secret = newSecret()
-    return this.outbox.commit(async (tx) => {
+    return this.outbox.unit({reads: ['accounts']}, async (tx) => {
       const account = await actingAccount(tx, accountId)
       if (account.listen_secret) return account.listen_secret
       tx.put('accounts', account.id, {...account, listen_secret: secret})

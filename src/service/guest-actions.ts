@@ -7,7 +7,7 @@ import {DEFAULT_RETENTION, isExpiredKey, keyExpiry} from '../domain/retention.js
 import type {Claim, ClaimInput, Feedback, FeedbackInput, Payment, PaymentInput, RefundInput} from '../domain/schemas.js'
 import type {ServiceContext} from './context.js'
 import {type Answer, type IdempotentRequest, type KeyClock, once} from './idempotency.js'
-import type {Outbox} from './outbox.js'
+import type {Outbox, UnitReads} from './outbox.js'
 import type {Reader, UnitOfWork} from './storage.js'
 
 /**
@@ -24,6 +24,9 @@ async function current<C extends CollectionName>(
   if (!record) throw new ApiError('not_found', `No ${noun} ${id} in this account.`)
   return record
 }
+
+/** What a guest action reads (its events' endpoints are `publish`'s): nothing a fan-out writes, so it waits for none. */
+const GUEST_READS: UnitReads = {reads: ['idempotency_keys', 'checks', 'claims', 'payments']}
 
 /**
  * What guests do, from the simulator's /v1/sim routes or the table page:
@@ -51,7 +54,7 @@ export class GuestActions {
     request: IdempotentRequest | undefined,
     act: (tx: UnitOfWork) => Promise<{status: number; body: T}>,
   ) {
-    return this.outbox.commitBeside(async (tx) => once(tx, accountId, request, this.#keys, () => act(tx)))
+    return this.outbox.unit(GUEST_READS, async (tx) => once(tx, accountId, request, this.#keys, () => act(tx)))
   }
 
   /**

@@ -1,7 +1,13 @@
 import {stirDelivery} from '../domain/chaos.js'
 import {fanOut, redeliver, wants} from '../domain/deliveries.js'
 import {endpointKey} from '../domain/endpoints.js'
-import type {DeliveryRecord, EventRecord, FanOutRecord, WebhookEndpointRecord} from '../domain/records.js'
+import type {
+  CollectionName,
+  DeliveryRecord,
+  EventRecord,
+  FanOutRecord,
+  WebhookEndpointRecord,
+} from '../domain/records.js'
 import type {Background} from '../webhooks/background.js'
 import {Fifo} from '../webhooks/fifo.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
@@ -11,6 +17,20 @@ import type {Change, UnitOfWork} from './storage.js'
 /** True while the deliveries of event `eventId` are still to be written (retention keeps it meanwhile). */
 export const isFanningOut = async (tx: UnitOfWork, eventId: string): Promise<boolean> =>
   (await tx.get('fan_outs', eventId)) !== undefined
+
+/** What a fan-out writes: new deliveries, and the chaos that endpoints draw for them. */
+const FANNED_OUT: ReadonlySet<CollectionName> = new Set(['deliveries', 'webhook_endpoints'])
+
+/** What a unit of work reads, by which the outbox tells whether it waits for the fan-outs queued before it. */
+export interface UnitReads {
+  /**
+   * The collections the unit reads, as the changes acknowledged before it left them: one that reads what a
+   * fan-out writes (FANNED_OUT) runs once the fan-outs queued before it are written. Not counted: a delivery
+   * the caller holds (a fan-out adds deliveries, and changes none), and the endpoints `publish` reads (it
+   * keeps its events after those marked before them itself).
+   */
+  reads: readonly CollectionName[]
+}
 
 /** A change that makes at most this many deliveries writes them itself: a mark and a later unit would cost more. */
 const INLINE_DELIVERIES = 8
@@ -25,21 +45,20 @@ const BUSY_MS_PER_DELIVERY = 0.5
 const BUSY_BATCH = 32
 
 /**
- * Events and their deliveries: every write of the service goes through
- * `commit` or `commitBeside`, which tell the delivery queue directly of the
- * deliveries a unit wrote once they are durable (docs/api.md "Webhooks").
+ * Events and their deliveries: every write of the service is a `unit` of
+ * the outbox, which tells the delivery queue directly of the deliveries a
+ * unit wrote once they are durable (docs/api.md "Webhooks").
  *
  * A change stores its events in its own unit of work, so a change is never
  * stored without them, and their deliveries with them when there are a few
  * (INLINE_DELIVERIES). When there are more, on a storage of its own (not
  * PostgreSQL), they are written just after, by a unit in the background, in
  * the order of the events: a push to 100 endpoints then costs a push, not
- * 100 records (docs/storage.md, "Deferred fan-out"). A mark
- * (`fan_outs`) names each event until its deliveries are written, so a
- * restart finishes what a crash interrupted. Everything that reads
- * deliveries or endpoints, or changes what a fan-out reads, waits for the
- * fan-outs queued before it (`commit`, `flush`); a push, a guest action, an
- * attempt's record and retention do not (`commitBeside`).
+ * 100 records (docs/storage.md, "Deferred fan-out"). A mark (`fan_outs`)
+ * names each event until its deliveries are written, so a restart finishes
+ * what a crash interrupted. A unit that reads deliveries or endpoints waits
+ * for the fan-outs queued before it (`UnitReads`), and so does a read of
+ * them outside units (`after`).
  */
 export class Outbox {
   #queue: DeliveryQueue | undefined
@@ -48,11 +67,13 @@ export class Outbox {
   readonly #deferred: boolean
   /** Ids of the events whose deliveries are still to be written, oldest first. */
   readonly #waiting = new Fifo<string>()
-  /** Events queued so far, and those whose fan-out has run: `flush` waits until the second reaches the first. */
-  #queued = 0
-  #fanned = 0
-  /** Marks written so far (some perhaps not yet durable, so not yet queued). */
+  // Three counts of marks, since a mark passes three points: written in a unit, durable, fanned out.
+  /** Marks written, durable or not: `publish` writes deliveries itself only once every one is fanned out, so in order. */
   #marked = 0
+  /** Marks durable, so queued: `flush` waits for these only, the marks of changes acknowledged (a unit may yet fail). */
+  #queued = 0
+  /** Marks whose fan-out has run: behind while fewer than those queued. */
+  #fanned = 0
   #running: Promise<number> | undefined
   #scheduled: NodeJS.Immediate | NodeJS.Timeout | undefined
   #closed = false
@@ -78,29 +99,33 @@ export class Outbox {
     this.#schedule()
   }
 
-  /** Runs `work` as one unit, after the fan-outs queued before it; resolves with its value once durable. */
-  async commit<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
-    await this.flush()
-    return this.context.storage.unit(work, this.#durable)
+  /**
+   * Runs `work` as one unit of work and resolves with its value once durable; one that `reads` what a
+   * fan-out writes runs once the fan-outs queued before it are written.
+   *
+   * @example
+   * const endpoint = await outbox.unit({reads: ['webhook_endpoints']}, (tx) => tx.get('webhook_endpoints', id))
+   */
+  unit<T>({reads}: UnitReads, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
+    return this.after(reads, () => this.context.storage.unit(work, this.#durable))
   }
 
   /**
-   * Runs `work` as one unit without waiting for the fan-outs queued before it: for a unit that neither
-   * lists deliveries nor changes endpoints (a push, a guest action, an attempt's record, retention).
+   * `run()`, once a read of `reads` sees the deliveries of every change acknowledged so far: at once when
+   * none of them is what a fan-out writes, or no fan-out is queued.
+   *
+   * @example
+   * const deliveries = await outbox.after(['deliveries'], () => storage.list('deliveries', accountId))
    */
-  commitBeside<T>(work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
-    return this.context.storage.unit(work, this.#durable)
+  after<T>(reads: readonly CollectionName[], run: () => Promise<T>): Promise<T> {
+    // no extra turn for a read of anything else, or with nothing behind: the push path reads keys and checks
+    return this.#fanned < this.#queued && reads.some((name) => FANNED_OUT.has(name)) ? this.flush().then(run) : run()
   }
 
   /** Resolves once the deliveries of every event queued so far are written. */
   async flush(): Promise<void> {
     const target = this.#queued
     while (this.#fanned < target) await this.#run()
-  }
-
-  /** True while some events' deliveries are still to be written. */
-  get behind(): boolean {
-    return this.#fanned < this.#queued
   }
 
   /** Stops the background fan-outs; resolves once the one running has ended. The rest wait for the next start. */

@@ -4,9 +4,6 @@ import {endpointOf} from './endpoints.js'
 import type {Outbox} from './outbox.js'
 import type {PageOf, PageQuery, Storage} from './storage.js'
 
-/** What a fan-out writes: a read of these waits for the fan-outs queued before it (service/outbox.ts). */
-const FANNED_OUT: ReadonlySet<CollectionName> = new Set(['deliveries', 'webhook_endpoints'])
-
 /**
  * The read side of the service: what routes show. Reads never lock; they
  * see what was acknowledged (an answer waits until that is durable).
@@ -19,8 +16,7 @@ export class Records {
 
   /** `read()`, once a read of `collection` sees the deliveries of every change acknowledged so far. */
   #seeing<T>(collection: CollectionName, read: () => Promise<T>): Promise<T> {
-    // a read of anything else, or with nothing behind, costs no extra turn: the push path reads keys and checks
-    return this.outbox.behind && FANNED_OUT.has(collection) ? this.outbox.flush().then(read) : read()
+    return this.outbox.after([collection], read)
   }
 
   /** Resolves once everything acknowledged so far is durable: no answer shows what a crash could take back. */

@@ -39,8 +39,8 @@ export class Retention {
   async prune(): Promise<Pruned> {
     const pruned: Pruned = {events: 0, deliveries: 0, idempotency_keys: 0}
     for (const account of await this.context.storage.all('accounts')) {
-      // keeps every event whose deliveries are still to be written: need not wait for them
-      await this.outbox.commitBeside(async (tx) => {
+      // and the deliveries only of events no fan-out is left for (a marked one is kept): it need not wait
+      await this.outbox.unit({reads: ['events', 'fan_outs', 'idempotency_keys']}, async (tx) => {
         await this.#pruneEvents(tx, account.id, pruned)
         await this.#pruneKeys(tx, account.id, pruned)
       })

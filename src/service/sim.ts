@@ -29,7 +29,7 @@ export class Sim {
    * const deleted = await service.sim.reset('acct_demo') // {checks: 3, claims: 1, …}
    */
   async reset(accountId: string): Promise<Record<string, number>> {
-    const deleted = await this.outbox.commit(async (tx) => {
+    const deleted = await this.outbox.unit({reads: RESET}, async (tx) => {
       const deleted: Record<string, number> = {}
       for (const name of RESET) deleted[name] = await tx.deleteAll(name, accountId)
       return deleted
@@ -62,7 +62,8 @@ export class Sim {
 
   /** Saves the clock's offset before the clock moves: after a crash, retries scheduled on it are not in its future. */
   saveClockOffset(offset: number): Promise<void> {
-    return this.outbox.commit(async (tx) =>
+    // as the advance that follows reads the deliveries: every one due by its end
+    return this.outbox.unit({reads: ['deliveries']}, async (tx) =>
       tx.put('settings', CLOCK_SETTING, {id: CLOCK_SETTING, account_id: '', value: offset}),
     )
   }

@@ -43,7 +43,7 @@ async function backlog(dueAt: (now: number) => number, timeoutMs = 60_000) {
   const {store, clock, service} = await realTimeService()
   const dispatcher = new Dispatcher(service, clock, {timeoutMs})
   await dispatcher.start()
-  const commit = (work: (tx: UnitOfWork) => void) => service.outbox.commit(async (tx) => work(tx))
+  const commit = (work: (tx: UnitOfWork) => void) => service.outbox.unit({reads: []}, async (tx) => work(tx))
   // the receiver goes first: closing it ends the attempts out, which the dispatcher waits for
   cleanup.push(
     () => store.close(),

@@ -27,7 +27,7 @@ it('the dispatcher sends what the service tells it of, and holds no subscription
   // written past the service: nobody tells the dispatcher, so it is not sent
   const [unseen] = fanOut(event, [endpoint], clock.now()).deliveries
   await store.commit([put('events', event.id, event), put('deliveries', unseen!.id, unseen!)])
-  await service.outbox.commit((tx) => service.outbox.publish(tx, [{...event, id: `${event.id}_2`}]))
+  await service.outbox.unit({reads: []}, (tx) => service.outbox.publish(tx, [{...event, id: `${event.id}_2`}]))
   await receiver.waitFor(1)
   await dispatcher.idle()
   expect(receiver.received.map((r) => JSON.parse(r.body).id)).toEqual([`${event.id}_2`])
@@ -63,7 +63,7 @@ it("an endpoint's deliveries are sent in due order even when the reads before ea
     ...newEvent('acct_demo', 'check.created', {object: 'check'}, wallClockIso()),
     id: `evt_order_${n}`,
   }))
-  await service.outbox.commit((tx) => service.outbox.publish(tx, events))
+  await service.outbox.unit({reads: []}, (tx) => service.outbox.publish(tx, events))
   await expect.poll(() => held.length).toBe(5)
   for (const release of held.reverse()) {
     release()
