@@ -46,8 +46,10 @@ export async function authenticate(event: H3Event, records: Records): Promise<vo
   event.context.limitedAs = record.limited_as ?? record.account_id
 }
 
+// a route runs only once `authenticate` let its request through: what it set is there
+
 /** The caller's API key record; set by `authenticate`. */
-export const apiKeyOf = (event: H3Event): ApiKeyRecord => event.context.apiKey as ApiKeyRecord
+export const apiKeyOf = (event: H3Event): ApiKeyRecord => event.context.apiKey!
 
 /** The account the request acts for; set by `authenticate`. */
-export const accountOf = (event: H3Event): string => event.context.accountId as string
+export const accountOf = (event: H3Event): string => event.context.accountId!

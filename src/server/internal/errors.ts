@@ -44,7 +44,7 @@ export async function sendApiError(event: H3Event, error: ApiError): Promise<voi
     error: {
       code: error.code,
       message: error.message,
-      request_id: event.context.requestId as string,
+      request_id: event.context.requestId,
       ...(error.details ? {details: error.details} : {}),
     },
   }

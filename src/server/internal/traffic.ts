@@ -3,8 +3,10 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {getQuery, type H3Event, setResponseHeader} from 'h3'
 import {ApiError} from '../../domain/errors.js'
 import {type Fault, FaultError} from '../../domain/faults.js'
+import type {ApiKeyRecord} from '../../domain/records.js'
 import {type AccessLine, keptBody, keptMessage, keyHint, REDACTED, redactTokens} from '../../domain/request-log.js'
 import type {PushNotes, RequestTrace, Service} from '../../service/index.js'
+import {accountOf} from './auth.js'
 import {requestHeader} from './headers.js'
 
 // API routes the log leaves out: public ones, the live stream, and the log's own reads
@@ -14,7 +16,8 @@ const CHECK_IN_PATH = /^\/v1\/(?:sim\/)?checks\/(chk_[A-Za-z0-9]+)/
 /** Thrown to end a request whose connection a fault destroyed: nothing is answered. */
 class ConnectionReset extends Error {}
 
-interface Passage {
+/** What the app keeps of an API request on its way: `event.context.passage`. */
+export interface Passage {
   started: number
   path: string
   accountId?: string
@@ -26,10 +29,8 @@ interface Passage {
   struck?: boolean
 }
 
-const passageOf = (event: H3Event): Passage => event.context.passage as Passage
-
 /** What a logged push notes for the request log; undefined when the request is not logged. */
-export const notesOf = (event: H3Event): PushNotes | undefined => passageOf(event)?.notes
+export const notesOf = (event: H3Event): PushNotes | undefined => event.context.passage?.notes
 
 export interface TrafficOptions {
   /** Called once per answered API request: the access line. */
@@ -43,7 +44,7 @@ export interface TrafficOptions {
  * log once answered. The app's hooks call it; no route handler knows of it.
  *
  * @example
- * onRequest: (event) => { traffic.start(event); authenticate(event, records); return traffic.admit(event) }
+ * onRequest: async (event) => { traffic.start(event, path); await authenticate(event, records); await traffic.admit(event) }
  */
 export class Traffic {
   constructor(
@@ -57,37 +58,34 @@ export class Traffic {
   }
 
   /** After auth: the key's rate limit, then a fault that strikes before the request runs. */
-  admit(event: H3Event): Promise<void> | void {
-    const passage = passageOf(event)
+  async admit(event: H3Event): Promise<void> {
+    // `start` ran first, and auth found the account
+    const passage = event.context.passage!
     const {service} = this
-    passage.accountId = event.context.accountId as string
+    const accountId = accountOf(event)
+    passage.accountId = accountId
     // every field a request may note, from the start: one shape for all notes
     if (service.requests.enabled && !UNLOGGED.test(passage.path))
       passage.notes = {check_id: null, push_result: null, previous: undefined, next: undefined, request_text: undefined}
     // the simulator's own controls stay reachable whatever is asked of the API
     if (passage.path.startsWith('/v1/sim/')) return
-    if (service.limiter) this.#limit(event, service.limiter, event.context.limitedAs as string)
-    const fault = service.faults.take(passage.accountId, event.method, passage.path)
-    // on PostgreSQL a fault that matches is struck in the database first (docs/postgres.md)
-    if (fault instanceof Promise) return fault.then((taken) => this.#admitFault(event, passage, taken))
-    return this.#admitFault(event, passage, fault)
-  }
-
-  #admitFault(event: H3Event, passage: Passage, fault: Fault | undefined): Promise<void> | void {
+    if (service.limiter) this.#limit(event, service.limiter, event.context.limitedAs!)
+    const taken = service.faults.take(accountId, event.method, passage.path)
+    // on PostgreSQL a fault that matches is struck in the database first (docs/postgres.md); in memory, no
+    // fault is the usual answer, and it is known at once: awaiting it would cost every request a turn
+    const fault = taken instanceof Promise ? await taken : taken
     if (!fault) return
     passage.fault = fault
     setResponseHeader(event, 'x-tablepay-fault', fault.id)
-    if (!fault.after) return this.#strike(event, passage, fault)
+    if (!fault.after) await this.#strike(event, passage, fault)
   }
 
   /** A success answer, once durable: a fault `after` replaces it, else it is logged. */
-  answered(event: H3Event, response: {body?: unknown}): Promise<void> | void {
-    const passage = passageOf(event)
+  async answered(event: H3Event, response: {body?: unknown}): Promise<void> {
+    const passage = event.context.passage
     if (!passage) return
-    const {fault} = passage
-    if (fault && !passage.struck)
-      return this.#strike(event, passage, fault).then(() => this.#logSuccess(event, response))
-    this.#logSuccess(event, response)
+    if (passage.fault && !passage.struck) await this.#strike(event, passage, passage.fault)
+    this.#logSuccess(event, passage, response)
   }
 
   /**
@@ -95,7 +93,7 @@ export class Traffic {
    * sends nothing (null). What it resolves with is what is sent, and logged.
    */
   async failed(event: H3Event, error: ApiError, cause: unknown): Promise<ApiError | null> {
-    const passage = passageOf(event)
+    const passage = event.context.passage
     if (!passage) return error
     let answer = error
     if (!(cause instanceof ConnectionReset) && passage.fault && !passage.struck) {
@@ -145,8 +143,7 @@ export class Traffic {
     }
   }
 
-  #logSuccess(event: H3Event, response: {body?: unknown}): void {
-    const passage = passageOf(event)
+  #logSuccess(event: H3Event, passage: Passage, response: {body?: unknown}): void {
     let text: string | undefined
     let checkId: string | null = null
     const {body} = response
@@ -169,7 +166,7 @@ export class Traffic {
     const {service, options} = this
     const duration_ms = Math.round((performance.now() - passage.started) * 100) / 100
     const created_at = service.context.now()
-    const id = event.context.requestId as string
+    const id = event.context.requestId
     const notes = passage.notes
     const fault_id = passage.struck ? (passage.fault?.id ?? null) : null
     // a secret or a key sent in the path is shown to nobody: neither in the access line nor to the log's readers,
@@ -188,7 +185,7 @@ export class Traffic {
         fault_id,
       })
     }
-    const accountId = passage.accountId ?? (event.context.keyAccountId as string | undefined)
+    const accountId = passage.accountId ?? event.context.keyAccountId
     if (!accountId || !service.requests.enabled || UNLOGGED.test(passage.path)) return
     const idempotencyKey = requestHeader(event, 'idempotency-key')
     const updated = notes?.push_result === 'updated'
@@ -206,7 +203,7 @@ export class Traffic {
       error: error ? {code: error.code, message: keptMessage(error.message)} : null,
       check_id: notes?.check_id ?? CHECK_IN_PATH.exec(passage.path)?.[1] ?? null,
       fault_id,
-      request_body: keptBody(notes?.request_text ?? (event.context.requestText as string | undefined)),
+      request_body: keptBody(notes?.request_text ?? event.context.requestText),
       response_body: keptBody(text),
       // only an update shows what moved (its `changes`): any other push keeps no version of the check
       previous: updated ? notes.previous : undefined,
@@ -217,11 +214,11 @@ export class Traffic {
 }
 
 /** The hint of each key found, made once: a trace is kept for a thousand requests (docs/benchmarks.md, "What a replay keeps"). */
-const hints = new WeakMap<{key: string}, string>()
+const hints = new WeakMap<ApiKeyRecord, string>()
 
 /** The hint of the caller's key: the one auth found, else the key as sent (a refused key is logged too). */
 function keyHintOf(event: H3Event): string {
-  const found = event.context.apiKey as {key: string} | undefined
+  const found = event.context.apiKey
   if (!found) return keyHint(/^Bearer\s+(\S+)/i.exec(requestHeader(event, 'authorization') ?? '')?.[1] ?? '')
   let hint = hints.get(found)
   if (hint === undefined) hints.set(found, (hint = keyHint(found.key)))
@@ -247,7 +244,7 @@ const errorText = (event: H3Event, error: ApiError) =>
     error: {
       code: error.code,
       message: error.message,
-      request_id: event.context.requestId as string,
+      request_id: event.context.requestId,
       ...(error.details ? {details: error.details} : {}),
     },
   })
