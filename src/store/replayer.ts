@@ -54,8 +54,8 @@ export class Replayer {
   #file = ''
   #line = 0
   #frames: readonly Frame[] = []
-  /** The records of the line's puts, read once: a copy reads its source's. */
-  #records = new Map<number, Fields | Unread | undefined>()
+  /** The records of the line's puts, read once (null: not yet): a copy reads its source's. */
+  #records: (Fields | Unread | undefined | null)[] = []
 
   constructor(
     readonly target: ReplayTarget,
@@ -69,9 +69,10 @@ export class Replayer {
     this.#file = file
     this.#line = line
     this.#frames = frames
-    this.#records.clear()
+    this.#records = frames.map(() => null)
     const steps: Step[] = []
-    for (const [i, frame] of frames.entries()) {
+    for (let i = 0; i < frames.length; i++) {
+      const frame = frames[i]!
       if (!Object.hasOwn(this.target.tables, frame.collection)) {
         this.damage.found(file, `is corrupt: it changes an unknown collection "${frame.collection}"`, line)
         continue
@@ -79,9 +80,10 @@ export class Replayer {
       if (seq <= (this.docSeqs.get(frame.collection) ?? 0)) continue
       const replayed = this[frame.kind](frame, i)
       if (!replayed) return this.#corrupt()
-      steps.push(...replayed)
+      for (let j = 0; j < replayed.length; j++) steps.push(replayed[j]!)
     }
-    for (const step of steps) {
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!
       if (Array.isArray(step)) this.#put(step)
       else this.#pushed(step)
     }
@@ -128,12 +130,13 @@ export class Replayer {
   }
 
   #record(index: number): Fields | Unread | undefined {
-    if (!this.#records.has(index)) {
+    let record = this.#records[index]
+    if (record === null) {
       const frame = this.#frames[index]!
       const table = Object.hasOwn(this.target.tables, frame.collection) && this.target.tables[frame.collection]
-      this.#records.set(index, table ? recordOf(table, frame) : undefined)
+      this.#records[index] = record = table ? recordOf(table, frame) : undefined
     }
-    return this.#records.get(index)
+    return record
   }
 
   #put([collection, id, record]: Put): void {

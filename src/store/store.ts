@@ -210,7 +210,10 @@ export class Store {
     }
     if (index) checkIndex(index, this.#documents.measured(), await journalStart(dir), damage)
     const replayer = new Replayer(
-      {tables: this.tables as never, apply: (...change) => this.#apply(change as Change)},
+      {
+        tables: this.tables as never,
+        apply: (collection, id, record) => this.#apply([collection, id, record] as Change),
+      },
       damage,
       docSeq,
       checks,
