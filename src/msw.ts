@@ -7,7 +7,7 @@
 import {toWebHandler} from 'h3'
 import {http, type HttpHandler, HttpResponse} from 'msw'
 import {DEFAULT_URL} from './client/config.js'
-import type {Seed} from './domain/schemas.js'
+import type {Seed} from './domain/seed-schema.js'
 import {createService, seedStore} from './server/service.js'
 import {Store} from './store/store.js'
 import {type SeededAccount, simulatorControls, type SimulatorControls} from './simulator-controls.js'

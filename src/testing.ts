@@ -5,7 +5,7 @@
 import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import type {Seed} from './domain/schemas.js'
+import type {Seed} from './domain/seed-schema.js'
 import {startServer} from './server/start.js'
 import {type SeededAccount, simulatorControls, type SimulatorControls} from './simulator-controls.js'
 

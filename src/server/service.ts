@@ -1,4 +1,4 @@
-import type {Seed} from '../domain/schemas.js'
+import type {Seed} from '../domain/seed-schema.js'
 import type {SeededAccount} from '../domain/seeded-account.js'
 import {DEFAULT_RETENTION, type RetentionPolicy} from '../domain/retention.js'
 import {createServiceLayer, type Service, type Storage} from '../service/index.js'

@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto'
 import {endpointKey, knownSecretEndpoint} from '../domain/endpoints.js'
 import {randomToken} from '../domain/ids.js'
 import type {Collections} from '../domain/records.js'
-import {Seed} from '../domain/schemas.js'
+import {Seed} from '../domain/seed-schema.js'
 import {readFound} from '../shared/package-file.js'
 import type {Change} from './store.js'
 

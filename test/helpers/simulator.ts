@@ -1,7 +1,7 @@
 import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import type {Seed} from '../../src/domain/schemas.js'
+import type {Seed} from '../../src/domain/seed-schema.js'
 import {type RunningServer, type ServeOptions, startServer} from '../../src/server/start.js'
 import {readdir, readFile} from 'node:fs/promises'
 import {createTestDatabase, onPostgres, storedIn} from './postgres.js'
