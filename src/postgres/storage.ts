@@ -3,7 +3,7 @@ import pg from 'pg'
 import type {CollectionName, Collections} from '../domain/records.js'
 import type {Change, Storage, UnitOfWork} from '../service/storage.js'
 import {displayUrl} from '../shared/database-url.js'
-import {RecentMap} from '../store/recent-map.js'
+import {CommitOrder} from './commit-order.js'
 import {isRetryable, isUnavailable, unavailable} from './errors.js'
 import {PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
@@ -24,12 +24,6 @@ const MAX_ATTEMPTS = 20
 
 /** Deleted ids whose places a table remembers, as the memory store does (docs/api.md, "Lists"). */
 const DELETED_KEPT = 10_000
-
-/**
- * Records whose last commit number an instance remembers, to pass on each one's changes in commit order
- * (docs/postgres.md, "Changes reach the listeners in commit order").
- */
-const ORDERED_KEYS = 10_000
 
 /** How often the side tables (deleted places, large changes) are trimmed, in ms. */
 const TRIM_EVERY_MS = 10_000
@@ -105,8 +99,8 @@ export class PgStorage extends PgReader implements Storage {
   readonly #keys = new Map<string, Collections['api_keys']>()
   /** Moves on at each such drop: a read that began before one does not keep what it read. */
   #keysSeen = 0
-  /** The commit number of each record's change passed on last, here or from another instance. */
-  readonly #passedOn = new RecentMap<string, number>(ORDERED_KEYS)
+  /** Each record's change passed on last, here or from another instance: changes reach listeners in commit order. */
+  readonly #order = new CommitOrder()
 
   private constructor(
     url: string,
@@ -214,7 +208,7 @@ export class PgStorage extends PgReader implements Storage {
       }
       client.release()
       if (changes.length > 0) {
-        const fresh = this.#inOrder(changes, commit)
+        const fresh = this.#order.fresh(changes, commit)
         if (fresh.length > 0) {
           durable?.(fresh)
           this.#publish(fresh)
@@ -244,29 +238,6 @@ export class PgStorage extends PgReader implements Storage {
     return `WITH row AS (INSERT INTO changes (changes) VALUES (${large}) RETURNING seq)
       SELECT pg_notify('${CHANNEL}', json_build_object('from', ${from}::text, 'seq', seq, 'commit', n)::text),
         n AS commit FROM row, ${commit} n`
-  }
-
-  /**
-   * The changes of the unit numbered `commit` that are newer than those
-   * already passed on for the same records. Two units on one record commit in
-   * turn, but their answers may come back the other way round, and another
-   * instance's notification later than this one's own next change: the older
-   * change is left out, so a listener never ends on it (docs/postgres.md).
-   */
-  #inOrder(changes: readonly Change[], commit: number | undefined): readonly Change[] {
-    // a note from an instance of a version before commit numbers
-    if (commit === undefined) return changes
-    let fresh: Change[] | undefined
-    for (let i = 0; i < changes.length; i++) {
-      const [collection, id] = changes[i]!
-      const key = `${collection}\u0000${id}`
-      // the same number: the record written twice by this unit
-      if ((this.#passedOn.get(key) ?? 0) <= commit) {
-        this.#passedOn.set(key, commit)
-        fresh?.push(changes[i]!)
-      } else fresh ??= changes.slice(0, i)
-    }
-    return fresh ?? changes
   }
 
   override async get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
@@ -346,7 +317,7 @@ export class PgStorage extends PgReader implements Storage {
       changes = result.rows[0]?.changes
     }
     if (!changes) return
-    const fresh = this.#inOrder(changes, note.commit)
+    const fresh = this.#order.fresh(changes, note.commit)
     if (fresh.length > 0) this.#publish(fresh, true)
   }
 
