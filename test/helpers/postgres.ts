@@ -8,9 +8,11 @@ import {Store} from '../../src/store/store.js'
 /** Whether this run's server helpers start on PostgreSQL (the `postgres` project of vitest.config.ts). */
 export const onPostgres = process.env.TABLEPAY_TEST_STORE === 'postgres'
 
-/** Runs `sql` on the run's PostgreSQL, as its admin. */
-export async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({connectionString: inject('postgresUrl')})
+/** Runs `sql` on the run's PostgreSQL, as its admin, in `database` (its `postgres` database by default). */
+export async function adminQuery(sql: string, database?: string): Promise<void> {
+  const url = new URL(inject('postgresUrl'))
+  if (database) url.pathname = `/${database}`
+  const client = new pg.Client({connectionString: url.toString()})
   await client.connect()
   try {
     await client.query(sql)
@@ -27,7 +29,34 @@ export interface TestDatabase {
 }
 
 /**
- * A new, empty database on the run's PostgreSQL (test/helpers/postgres-setup.ts), for one test server:
+ * Emptied databases this worker may hand out again. CREATE DATABASE and
+ * DROP DATABASE copy and delete a whole catalog, ~145 ms of the database's
+ * CPU for each of the ~180 test servers of a run; emptying one takes ~20 ms.
+ */
+const emptied: string[] = []
+
+const newName = () => `tablepay_${randomBytes(6).toString('hex')}`
+
+/**
+ * Closes what is still connected to `name`, renames it (whatever still holds
+ * its old URL never reaches the next test) and empties it, for the next
+ * `createTestDatabase`. A database something reconnects to is dropped instead.
+ */
+async function release(name: string): Promise<void> {
+  await adminQuery(`SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = '${name}'`)
+  const renamed = newName()
+  try {
+    await adminQuery(`ALTER DATABASE ${name} RENAME TO ${renamed}`)
+  } catch {
+    await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    return
+  }
+  await adminQuery('DROP SCHEMA public CASCADE; CREATE SCHEMA public', renamed)
+  emptied.push(renamed)
+}
+
+/**
+ * An empty database on the run's PostgreSQL (test/helpers/postgres-setup.ts), for one test server:
  * tests never see each other's records, whatever order they run in.
  *
  * @example
@@ -35,11 +64,15 @@ export interface TestDatabase {
  * const server = await startServer({port: 0, host: '127.0.0.1', database: db.url})
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const name = `tablepay_${randomBytes(6).toString('hex')}`
-  await adminQuery(`CREATE DATABASE ${name}`)
+  let name = emptied.pop()
+  if (!name) {
+    name = newName()
+    await adminQuery(`CREATE DATABASE ${name}`)
+  }
   const url = new URL(inject('postgresUrl'))
   url.pathname = `/${name}`
-  return {url: url.toString(), drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)}
+  let released: Promise<void> | undefined
+  return {url: url.toString(), drop: () => (released ??= release(name))}
 }
 
 /**
