@@ -39,6 +39,13 @@ export interface RunningServer {
 }
 
 /**
+ * Runs once the port is open and before the app is made: the window in which every request is answered
+ * `503 starting`. A test holds a start here to send requests into that window (test/server/starting.test.ts);
+ * a server never sets it.
+ */
+export const startSeam = {afterListening: async (): Promise<void> => {}}
+
+/**
  * Opens the store, seeds it, and serves the API: the whole of `tablepay
  * serve`, usable in process too.
  *
@@ -63,6 +70,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     let handler: RequestListener = answerStarting
     const listening = (listener = await listenOn(options.port, options.host, (req, res) => handler(req, res)))
     const {url} = listening
+    await startSeam.afterListening()
     const service = await createService(store, url, options)
     handler = service.listener
     const accounts = await service.service.records.accounts()
