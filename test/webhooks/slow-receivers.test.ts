@@ -62,7 +62,7 @@ describe('slow receivers', () => {
   })
 
   it("an advance runs a healthy endpoint's whole retry schedule while a hung one's first attempt is still out, and ends after the hung one's last", async () => {
-    const {sim, receiver, register, push, deliveriesOf} = await setup(1500)
+    const {sim, receiver, register, push, deliveriesOf} = await setup(600)
     const arrivals: string[] = []
     const hung = await receiver(({headers}) => {
       arrivals.push(`hung#${headers['x-tablepay-delivery-attempt']}`)
