@@ -9,7 +9,10 @@ const {runLean} = require('../dist/cli/lean-entry.cjs')
 const root = join(__dirname, '..')
 runLean(process.argv.slice(2), root).then(async (handled) => {
   if (handled) return
-  const {execute} = await import('@oclif/core')
+  const {execute, settings} = await import('@oclif/core')
+  // the package ships compiled JavaScript: with NODE_ENV test or development (jest, vitest) oclif would
+  // otherwise load TypeScript, ~0.5 s, to look for sources that are not there (docs/benchmarks.md, "The lean path")
+  settings.enableAutoTranspile = false
   // the package's root, not this folder: its package.json only makes this file CommonJS
   await execute({dir: root})
 })
