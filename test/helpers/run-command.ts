@@ -21,6 +21,8 @@ let loading: Promise<Oclif> | undefined
 function oclif(): Promise<Oclif> {
   loading ??= (async () => {
     const [core, handle] = await Promise.all([import('@oclif/core'), import('@oclif/core/handle')])
+    // as bin/run.js: never look for TypeScript sources
+    core.settings.enableAutoTranspile = false
     return {run: core.run, handle}
   })()
   return loading
