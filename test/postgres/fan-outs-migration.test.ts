@@ -7,7 +7,7 @@ import {CLOCK_SETTING} from '../../src/webhooks/clock.js'
 import {createTestDatabase} from '../helpers/postgres.js'
 
 it('a database of the schema before fan-out marks had their table gets it, and keeps what it holds', async () => {
-  const db = await createTestDatabase()
+  const db = await createTestDatabase({empty: true})
   const client = new pg.Client({connectionString: db.url})
   await client.connect()
   let storage: PgStorage | undefined

@@ -8,7 +8,8 @@ let db: TestDatabase
 const running: {stop(): Promise<unknown>}[] = []
 
 beforeEach(async () => {
-  db = await createTestDatabase()
+  // a new database, as a user's first `serve --database` finds it: the server makes its schema
+  db = await createTestDatabase({empty: true})
 })
 
 afterEach(async () => {

@@ -30,7 +30,7 @@ const event = (id: string, account = 'acct_a') =>
   ({id, account_id: account, object: 'event', type: 'check.created', created_at: '2026-01-01T00:00:00.000Z'}) as never
 
 beforeEach(async () => {
-  db = await createTestDatabase()
+  db = await createTestDatabase({empty: true})
 })
 
 afterEach(async () => {
