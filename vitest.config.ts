@@ -1,5 +1,6 @@
 import {availableParallelism} from 'node:os'
 import {defineConfig} from 'vitest/config'
+import {ProjectSequencer} from './test/helpers/sequencer.js'
 
 /**
  * The HTTP suite runs twice: on the memory store with its journal, and on
@@ -33,6 +34,8 @@ export default defineConfig({
     // commands run in process (test/helpers/run-command.ts) print through
     // console: it must write to process.stdout, where the run captures it
     disableConsoleIntercept: true,
+    // shuffles within each project, not across them (test/helpers/sequencer.ts)
+    sequence: {sequencer: ProjectSequencer},
     // builds dist/ when src/ is newer: what spawned and in-process commands run (test/helpers/build-setup.ts)
     globalSetup: ['test/helpers/build-setup.ts'],
     projects: [
