@@ -10,12 +10,18 @@ export interface RetentionPolicy {
   maxEvents: number
   /** An `Idempotency-Key` is forgotten this long after its first use (ms, scheduler clock). */
   idempotencyKeyTtlMs: number
+  /**
+   * Records one unit of work deletes at most, so pruning never holds the requests queued behind it for long;
+   * a pass reads at most twice as many events past those a pending delivery keeps.
+   */
+  pruneBatch: number
 }
 
 export const DEFAULT_RETENTION: RetentionPolicy = {
   eventMaxAgeMs: 30 * DAY_MS,
   maxEvents: 100_000,
   idempotencyKeyTtlMs: DAY_MS,
+  pruneBatch: 500,
 }
 
 /**

@@ -3,12 +3,6 @@ import type {ServiceContext} from './context.js'
 import {isFanningOut, type Outbox} from './outbox.js'
 import type {UnitOfWork} from './storage.js'
 
-/** Records one unit of work deletes at most: pruning never holds the requests queued behind it for long. */
-export const PRUNE_BATCH = 500
-
-/** Events one pass reads at most, past those a pending delivery keeps. */
-const LOOK_AHEAD = PRUNE_BATCH * 2
-
 /** What one pass deleted. */
 export interface Pruned {
   events: number
@@ -30,7 +24,7 @@ export class Retention {
 
   /**
    * One unit of work per account with something to forget, each deleting at
-   * most PRUNE_BATCH records; resolves with what went. Call again until it
+   * most the policy's `pruneBatch` records; resolves with what went. Call again until it
    * deletes nothing to catch up.
    *
    * @example
@@ -51,15 +45,16 @@ export class Retention {
   async #pruneEvents(tx: UnitOfWork, accountId: string, pruned: Pruned): Promise<void> {
     const nowMs = Date.parse(this.context.now())
     let overflow = (await tx.count('events', accountId)) - this.policy.maxEvents
-    let budget = PRUNE_BATCH
+    const {pruneBatch} = this.policy
+    let budget = pruneBatch
     let startingAfter: string | undefined
     let read = 0
     // the first page holds what the count lets go and one more (is it past the age?); each page after it twice
     // as many, up to a batch. Under steady pushes at the bound a pass deletes a few events: it reads a few, not
     // a batch (docs/benchmarks.md, "Pruning"). Events kept for a pending delivery are passed over, and the
     // look-ahead past them is bounded.
-    let limit = Math.min(PRUNE_BATCH, Math.max(overflow, 0) + 1)
-    while (read < LOOK_AHEAD) {
+    let limit = Math.min(pruneBatch, Math.max(overflow, 0) + 1)
+    while (read < pruneBatch * 2) {
       // ids only: past the count an event's age does not matter, so it is not read (an event a start left unparsed stays so)
       const page = await tx.pageIds('events', accountId, {limit, oldestFirst: true, startingAfter})
       // none: the event paged from was deleted by another instance's pass and its kept place trimmed since
@@ -86,14 +81,14 @@ export class Retention {
       if (!page.hasMore || budget <= 0) return
       read += page.records.length
       startingAfter = page.records.at(-1)!
-      limit = Math.min(PRUNE_BATCH, limit * 2)
+      limit = Math.min(pruneBatch, limit * 2)
     }
   }
 
   async #pruneKeys(tx: UnitOfWork, accountId: string, pruned: Pruned): Promise<void> {
     const clockMs = this.context.clock.now()
     const wallMs = Date.parse(this.context.now())
-    const page = await tx.page('idempotency_keys', accountId, {limit: PRUNE_BATCH, oldestFirst: true})
+    const page = await tx.page('idempotency_keys', accountId, {limit: this.policy.pruneBatch, oldestFirst: true})
     for (const key of page!.records) {
       if (!isExpiredKey(key, clockMs, wallMs, this.policy)) return
       tx.delete('idempotency_keys', key.id)

@@ -63,46 +63,47 @@ const sum = (numbers: number[]) => numbers.reduce((a, b) => a + b, 0)
 
 describe('service.retention', () => {
   it('keeps at most --max-events events, the newest, with their deliveries, and never deletes one whose delivery is pending', async () => {
-    const {service} = await serviceForTest({retention: {maxEvents: 100}})
+    const {service} = await serviceForTest({retention: {maxEvents: 50, pruneBatch: 50}})
     const endpoint = await subscribe(service)
-    await pushes(service, 500)
+    await pushes(service, 200)
     // every delivery but that of the first event has ended: those events may go, the first must stay
     const deliveries = await service.records.allOf('deliveries', 'acct_demo')
     await endDeliveries(service, endpoint, deliveries.slice(1))
-    const newest = (await service.records.allOf('events', 'acct_demo')).slice(-100).map((e) => e.id)
+    const newest = (await service.records.allOf('events', 'acct_demo')).slice(-50).map((e) => e.id)
     const first = deliveries[0]!.event_id
     while (total(await service.retention.prune()) > 0);
     const kept = await service.records.allOf('events', 'acct_demo')
     const keptDeliveries = await service.records.allOf('deliveries', 'acct_demo')
-    // the pending one counts: the account holds 100 events
+    // the pending one counts: the account holds 50 events
     expect(kept.map((e) => e.id)).toEqual([first, ...newest.slice(1)])
     expect(keptDeliveries.map((d) => d.event_id)).toEqual(kept.map((e) => e.id))
   })
 
+  // batches of 50, not the 500 a server prunes: the same walk over a tenth of the pushes
   it('one pass looks past a whole batch of events kept for their pending deliveries, up to twice a batch', async () => {
-    const {service} = await serviceForTest({retention: {maxEvents: 10}})
+    const {service} = await serviceForTest({retention: {maxEvents: 10, pruneBatch: 50}})
     const endpoint = await subscribe(service)
-    await pushes(service, 1200)
-    // the deliveries of the first 900 events stay pending; those of the 300 after them have ended
+    await pushes(service, 120)
+    // the deliveries of the first 90 events stay pending; those of the 30 after them have ended
     const deliveries = await service.records.allOf('deliveries', 'acct_demo')
-    await endDeliveries(service, endpoint, deliveries.slice(900))
+    await endDeliveries(service, endpoint, deliveries.slice(90))
     const events = (await service.records.allOf('events', 'acct_demo')).map((e) => e.id)
     const pruned = await service.retention.prune()
     const kept = new Set((await service.records.allOf('events', 'acct_demo')).map((e) => e.id))
-    // the pass reads the first 1,000 events in two batches: the 100 past the pending ones go, the later ones wait
-    expect(pruned).toEqual({events: 100, deliveries: 100, idempotency_keys: 0})
-    expect(events.slice(0, 900).every((id) => kept.has(id))).toBe(true)
-    expect(events.slice(900, 1000).some((id) => kept.has(id))).toBe(false)
-    expect(events.slice(1000).every((id) => kept.has(id))).toBe(true)
+    // the pass reads the first 100 events in two batches: the 10 past the pending ones go, the later ones wait
+    expect(pruned).toEqual({events: 10, deliveries: 10, idempotency_keys: 0})
+    expect(events.slice(0, 90).every((id) => kept.has(id))).toBe(true)
+    expect(events.slice(90, 100).some((id) => kept.has(id))).toBe(false)
+    expect(events.slice(100).every((id) => kept.has(id))).toBe(true)
   })
 
   it('a pass with nothing pending reads one batch of events: what it deletes, and no more', async () => {
-    const {service, storage} = await serviceForTest({retention: {maxEvents: 10}})
-    await pushes(service, 1200)
+    const {service, storage} = await serviceForTest({retention: {maxEvents: 10, pruneBatch: 50}})
+    await pushes(service, 120)
     const read = countEventReads(storage)
-    expect((await service.retention.prune()).events).toBe(500)
+    expect((await service.retention.prune()).events).toBe(50)
     // the events of every account walked in this pass (the others have none), and none read: past the count age does not matter
-    expect([sum(read.walked), read.records]).toEqual([500, 0])
+    expect([sum(read.walked), read.records]).toEqual([50, 0])
   })
 
   it('a pass at the bound reads the few events the count lets go and one more, not a batch', async () => {
