@@ -12,8 +12,11 @@ import {ROOT} from './cli.js'
 
 /** What `npm run build` reads (package.json: oclif's manifest; scripts: the lean entry and serve's bundle). */
 const INPUTS = ['src', 'scripts/lean-entry.js', 'scripts/serve-bundle.js', 'package.json', 'tsconfig.json']
-/** What it writes, a file of each step: tsc's first, then the manifest, the lean entry and the bundle. */
-const OUTPUTS = ['dist/index.js', 'oclif.manifest.json', 'dist/cli/lean-entry.cjs', 'dist/serve/run.js']
+/**
+ * What it writes, a file of each step that each build rewrites: tsc's build info (tsc leaves an output whose
+ * source did not change as it was), then the manifest, the lean entry and the bundle.
+ */
+const OUTPUTS = ['dist/.tsbuildinfo', 'oclif.manifest.json', 'dist/cli/lean-entry.cjs', 'dist/serve/run.js']
 
 function newest(path: string): number {
   const stat = statSync(path)
