@@ -34,14 +34,14 @@ const push = (base: string, external: string, version: number) =>
 const advance = (base: string) => call(base, 'POST', '/v1/sim/clock/advance', {body: {seconds: 1}})
 
 describe('retention over HTTP', () => {
-  it('--max-events 100: after 500 changing pushes and an advance, the account lists the newest 100 events', async () => {
+  it('--max-events 100: after 250 changing pushes and an advance, the account lists the newest 100 events', async () => {
     const running = await startServer({port: 0, host: '127.0.0.1', seed: TEST_SEED, retention: {maxEvents: 100}})
     cleanup.push(() => running.close())
-    for (let version = 1; version <= 500; version++)
+    for (let version = 1; version <= 250; version++)
       expect((await push(running.url, 't1', version)).status).toBeLessThan(300)
     expect((await advance(running.url)).status).toBe(200)
     const events = await allEvents(running.url)
-    expect(events.map((e) => e.data.version)).toEqual(Array.from({length: 100}, (_, i) => 500 - i))
+    expect(events.map((e) => e.data.version)).toEqual(Array.from({length: 100}, (_, i) => 250 - i))
   })
 
   it('a SIGKILL during pushes and pruning loses nothing acknowledged; the restart prunes on to the newest 100', async () => {
@@ -51,15 +51,15 @@ describe('retention over HTTP', () => {
     const base = server.url.replace(/\/v1$/, '')
     const acknowledged = new Map<string, number>()
     let killed: Promise<unknown> | undefined
-    // 10 checks pushed side by side, each to a higher version in turn; once lane 0 has pushed 150 versions,
+    // 10 checks pushed side by side, each to a higher version in turn; once lane 0 has pushed 60 versions,
     // an advance sets pruning of the events past the maximum going, and 20 versions later the server is killed
     await Promise.all(
       Array.from({length: 10}, async (_, lane) => {
-        for (let version = 1; version <= 200 && !killed; version++) {
+        for (let version = 1; version <= 100 && !killed; version++) {
           const answer = await push(base, `t${lane}`, version).catch(() => undefined)
           if (answer && answer.status < 300) acknowledged.set(`t${lane}`, version)
-          if (lane === 0 && version === 150) void advance(base).catch(() => undefined)
-          if (lane === 0 && version === 170) killed = running.kill('SIGKILL')
+          if (lane === 0 && version === 60) void advance(base).catch(() => undefined)
+          if (lane === 0 && version === 80) killed = running.kill('SIGKILL')
         }
       }),
     )
