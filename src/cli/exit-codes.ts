@@ -14,7 +14,7 @@ export type ExitCodes = Readonly<Record<string, string>>
  */
 export const EXIT_CODES: ExitCodes = {
   0: 'Done.',
-  1: 'It failed: the message says why, with a code (error.code with --json).',
+  1: 'It failed: the message says why.',
   // oclif's own usage errors exit 2 too (package.json, oclif.exitCodes)
   2: 'A wrong command line (an unknown command or flag, a bad value, missing input): nothing was done.',
 }
