@@ -1,6 +1,6 @@
 /**
  * What each exit code of a command means, as its --help lists them under EXIT CODES: code → meaning.
- * A code is a number, or a text for several (`exec` exits with its COMMAND's: `'3-255'`).
+ * A code is a number, or a range (`'3-255'`) for a command that exits with another process's code.
  */
 export type ExitCodes = Readonly<Record<string, string>>
 
@@ -41,6 +41,7 @@ export const UNTIL_STOPPED_EXIT_CODES: ExitCodes = {0: 'Stopped by Ctrl+C or SIG
  * exitCodesOf({exitCodes: {1: 'The signature is not valid.'}}) // [['0', 'Done.'], ['1', 'The signature…'], ['2', …]]
  */
 export function exitCodesOf(command: {exitCodes?: ExitCodes}): [code: string, meaning: string][] {
+  // a range sorts by its first code
   const first = ([code]: [string, string]) => Number.parseInt(code, 10)
   return Object.entries({...EXIT_CODES, ...command.exitCodes}).sort((a, b) => first(a) - first(b))
 }
