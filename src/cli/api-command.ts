@@ -2,6 +2,7 @@ import {type Command as OclifCommand, Flags, type Interfaces} from '@oclif/core'
 import {TablepayClient} from '../client/client.js'
 import {DEFAULT_URL, isHttpUrl, resolveClientConfig} from '../client/config.js'
 import {Command} from './command.js'
+import {API_EXIT_CODES} from './exit-codes.js'
 import {durationOrNone} from './flags/duration.js'
 import {withSpinner} from './views/spinner.js'
 
@@ -17,6 +18,8 @@ export type CommandArgs<T extends typeof OclifCommand> = Interfaces.InferredArgs
  * only when the command uses it).
  */
 export abstract class ApiCommand<T extends typeof OclifCommand> extends Command {
+  static override exitCodes = API_EXIT_CODES
+
   static override baseFlags = {
     url: Flags.string({
       summary:

@@ -3,6 +3,7 @@ import {TablepayError} from '../client/errors.js'
 import {exitOf, failureJson} from './cli-error.js'
 import {describeError, suggestionsFor} from './errors.js'
 import type {CliErrorCode} from './error-codes.js'
+import type {ExitCodes} from './exit-codes.js'
 import {outputFor} from './output.js'
 
 /**
@@ -11,6 +12,9 @@ import {outputFor} from './output.js'
  */
 export abstract class Command extends OclifCommand {
   static override enableJsonFlag = true
+
+  /** Where the command's exit codes differ from everyone's (exit-codes.ts): its --help lists them. */
+  declare static exitCodes?: ExitCodes
 
   protected override async catch(error: Interfaces.CommandError): Promise<unknown> {
     // With --json, toErrorJson prints the error body; without, a client error becomes a CLI error with its code and a next step.

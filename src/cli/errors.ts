@@ -110,15 +110,21 @@ function conflictStep(details: TablepayErrorDetail[]): string {
   return `Push the check again and ${steps.join('; and ') || 'keep what guests claimed and paid'}${refund}.`
 }
 
+/** The API's error body, and what to try next when the CLI itself refused and knows (`Did you mean …?`). */
+export interface CliErrorBody extends TablepayErrorBody {
+  error: TablepayErrorBody['error'] & {suggestions?: string[]}
+}
+
 /**
  * Any failure in the API's error body shape, so `--json` callers parse one
  * format whether the server or the CLI refused.
  */
-export function errorBody(error: unknown): TablepayErrorBody {
+export function errorBody(error: unknown): CliErrorBody {
   if (error instanceof TablepayError) return error.toJSON()
-  const {code, message, oclif} = error as Partial<Errors.CLIError>
+  const {code, message, oclif, suggestions} = error as Partial<Errors.CLIError>
   // oclif's parser errors carry `parse`, a flag's own parse error only the usage exit code: a wrong command line
   const usage = (error !== null && typeof error === 'object' && 'parse' in error) || oclif?.exit === 2
   const fallback: CliErrorCode = usage ? 'invalid_usage' : 'cli_error'
-  return {error: {code: code ?? fallback, message: message ?? String(error)}}
+  const next = suggestions?.length ? {suggestions} : {}
+  return {error: {code: code ?? fallback, message: message ?? String(error), ...next}}
 }

@@ -124,11 +124,18 @@ async function plainSetup(): Promise<boolean> {
 
 const TOPIC_FLAGS_HOOK = './dist/cli/hooks/topic-flags.js'
 
+interface LeanManifest {
+  version?: string
+  commands?: Record<string, {flags: Record<string, ManifestFlag>}>
+  /** The plugins the build found hooking nothing a run of these commands calls (scripts/lean-entry.js). */
+  plugins?: string[]
+}
+
 /**
- * The lean commands' flags as oclif's manifest has them (cut from it at build: scripts/lean-flags.js),
+ * The lean commands' flags as oclif's manifest has them (cut from it at build: scripts/lean-entry.js),
  * only if they match this package and nothing hooks into a run of them.
  */
-function readManifest(root: string): {commands?: Record<string, {flags: Record<string, ManifestFlag>}>} | undefined {
+function readManifest(root: string): LeanManifest | undefined {
   try {
     const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
     // command_not_found runs only for a command that does not exist, and the init hook of topic-flags.ts
@@ -136,8 +143,10 @@ function readManifest(root: string): {commands?: Record<string, {flags: Record<s
     const hooks = Object.entries(pjson.oclif?.hooks ?? {}).filter(
       ([event, target]) => event !== 'command_not_found' && !(event === 'init' && target === TOPIC_FLAGS_HOOK),
     )
-    if (hooks.length > 0 || pjson.oclif?.plugins || pjson.oclif?.theme) return undefined
-    const manifest = JSON.parse(readFileSync(join(root, 'dist', 'cli', 'lean-flags.json'), 'utf8'))
+    if (hooks.length > 0 || pjson.oclif?.theme) return undefined
+    const manifest: LeanManifest = JSON.parse(readFileSync(join(root, 'dist', 'cli', 'lean-flags.json'), 'utf8'))
+    const plugins: string[] = pjson.oclif?.plugins ?? []
+    if (!plugins.every((name) => manifest.plugins?.includes(name))) return undefined
     return manifest.version === pjson.version ? manifest : undefined
   } catch {
     return undefined

@@ -6,6 +6,7 @@ import {ApiCommand} from '../cli/api-command.js'
 import {attemptJson, renderAttemptLine} from '../cli/views/delivery.js'
 import {eventTypesFlag, eventTypesOf} from '../cli/flags/event-types.js'
 import {followLiveStream} from '../cli/reconnecting-stream.js'
+import {SECOND_SIGNAL_EXIT_CODES} from '../cli/exit-codes.js'
 import {abortOnSignal} from '../cli/shutdown.js'
 import {style} from '../cli/views/style.js'
 import {renderReconnected, renderStreamDropped} from '../cli/views/stream.js'
@@ -27,6 +28,12 @@ Every run against the same server data and account signs with the same secret, w
 --since recovers what the endpoint would have missed; --chaos duplicates and reorders its deliveries (see \`webhooks chaos\`). \
 When the stream drops it reconnects (a line on stderr says so), goes on with the same endpoint, and first prints the attempts made to it meanwhile. \
 On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep.`
+
+  static override exitCodes = {
+    0: 'Stopped by Ctrl+C or SIGTERM, the endpoint deleted; or --print-secret printed the secret.',
+    1: 'The server refused a request, or the endpoint could not be deleted on exit (endpoint_not_removed): the message says which.',
+    ...SECOND_SIGNAL_EXIT_CODES,
+  }
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks',

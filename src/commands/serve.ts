@@ -5,6 +5,7 @@ import {duration, durationList, positive} from '../cli/flags/duration.js'
 import {PORT_RANGE} from '../cli/flags/port.js'
 import {REQUEST_LOG_SIZE} from '../domain/request-log.js'
 import {Command} from '../cli/command.js'
+import {UNTIL_STOPPED_EXIT_CODES} from '../cli/exit-codes.js'
 import {outputFor} from '../cli/output.js'
 import {serve} from '../serve/run.js'
 import {checkDatabaseUrl} from '../shared/database-url.js'
@@ -30,6 +31,12 @@ On first start it creates an account with locations and API keys, and prints the
 It is ready when it prints its URL; with --json it prints one JSON line {"status": "ready", "url", "dashboard_url", "data_dir", "database", "accounts"} and nothing else. \
 With --database (or TABLEPAY_DATABASE_URL) the records live in PostgreSQL instead, shared by every instance started on the same URL (README: A sandbox for the whole team). \
 Clients find the URL and a write key on their own: in the same directory, and through the per-user registry of running servers from any other (README: How the CLI finds the server). Ctrl+C (SIGINT) or SIGTERM stops it cleanly.`
+
+  static override exitCodes = {
+    ...UNTIL_STOPPED_EXIT_CODES,
+    1: 'It could not start (server_start_failed): the port is in use, the data dir is damaged or held by another server, the database cannot be reached…: the message says why.',
+    2: 'A wrong command line, or a --data that cannot be made or used: nothing was done.',
+  }
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',

@@ -12,7 +12,11 @@ export default class Sign extends Command {
 The payload is signed byte for byte as read.
 
 With --forward-to URL it also sends the payload there, as a delivery would (POST, Content-Type: application/json, the signature header, \
-no redirects followed, 10 s to answer), and prints the answer's status. Any answer but a 2xx exits 1.`
+no redirects followed, 10 s to answer), and prints the answer's status.`
+
+  static override exitCodes = {
+    1: "--forward-to's receiver answered other than 2xx, not within 10 s, or could not be reached; or the payload cannot be read.",
+  }
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --secret whsec_… --payload body.json',

@@ -10,11 +10,13 @@ export default class Verify extends Command {
 
   static override description = `Checks that the ${SIGNATURE_HEADER} header value signs the payload with the endpoint's secret, \
 and that its timestamp is within --tolerance seconds of now, in the past or the future. \
-The payload must be the body exactly as received: a re-serialized or pretty-printed body no longer matches.
+The payload must be the body exactly as received: a re-serialized or pretty-printed body no longer matches. \
+--json prints {"valid": true, "timestamp"} or {"valid": false, "reason", "message"}.`
 
-Exits 0 when the signature is valid. Otherwise exits 1 with one reason code: \
-malformed_header, no_signature, signature_mismatch or timestamp_outside_tolerance; \
---json prints {"valid": false, "reason", "message"} and still exits 1.`
+  static override exitCodes = {
+    0: 'The signature is valid.',
+    1: 'It is not, for one reason code: malformed_header, no_signature, signature_mismatch or timestamp_outside_tolerance. Or the payload cannot be read.',
+  }
 
   static override examples = [
     {

@@ -222,12 +222,14 @@ Module._load = function (request, parent, isMain) {
     ])
   })
 
-  it('verify --help goes through oclif, still without h3, and without TypeScript under NODE_ENV=test', async () => {
+  it('verify --help goes through oclif, still without h3, the completion plugin, or TypeScript under NODE_ENV=test', async () => {
     // oclif looks for a command's TypeScript source when NODE_ENV is test or development, as jest sets it
     const {code, modules} = await loaded('verify-help', ['verify', '--help'], {NODE_ENV: 'test'})
     expect(code).toBe(0)
     expect(packagesIn(modules)).toContain('@oclif/core')
     expect(packagesIn(modules)).not.toContain('h3')
     expect(packagesIn(modules)).not.toContain('typescript')
+    // oclif reads the plugin's manifest at start, and imports its code only to run its commands
+    expect(packagesIn(modules)).not.toContain('@oclif/plugin-autocomplete')
   })
 })

@@ -140,7 +140,28 @@ describe('a bad command line exits 2 with and without --json', () => {
     expect(JSON.parse(far.stdout).error).toEqual({
       code: 'invalid_usage',
       message: '"tablepay frobnicate" is not a command.',
+      suggestions: ['`tablepay --help` lists the commands.'],
     })
+  })
+
+  it('with --json, an unknown command or group keeps its hint: the nearest command, or group, and where the list is', async () => {
+    const [group, command] = await Promise.all([
+      runCommand(['chekcs', '--json']),
+      runCommand(['checks', 'lsit', '--json']),
+    ])
+    expect([group.code, command.code]).toEqual([2, 2])
+    expect(JSON.parse(group.stdout).error).toEqual({
+      code: 'invalid_usage',
+      message: '"tablepay chekcs" is not a command.',
+      suggestions: ['Did you mean `tablepay checks`?', '`tablepay --help` lists the commands.'],
+    })
+    expect(JSON.parse(command.stdout).error).toEqual({
+      code: 'invalid_usage',
+      message: '"tablepay checks lsit" is not a command.',
+      suggestions: ['Did you mean `tablepay checks list`?', '`tablepay checks --help` lists the commands.'],
+    })
+    // the same hints as without --json
+    expect((await runCommand(['chekcs'])).stderr).toContain('Did you mean `tablepay checks`?')
   })
 
   it('help shows the help of the CLI, a topic or a command, as --help does', async () => {
@@ -167,6 +188,7 @@ describe('a bad command line exits 2 with and without --json', () => {
     expect(JSON.parse(json.stdout).error).toEqual({
       code: 'invalid_usage',
       message: expect.stringMatching(/^"tablepay webhooks" is a group of commands: webhooks chaos, webhooks create, /),
+      suggestions: ['Run one of them; `tablepay webhooks --help` says what each does.'],
     })
     for (const args of [['checks'], ['checks', '--help']]) {
       const help = await runCommand(args)
@@ -184,6 +206,7 @@ describe('a bad command line exits 2 with and without --json', () => {
     expect(JSON.parse(json.stdout).error).toEqual({
       code: 'invalid_usage',
       message: 'Unexpected argument: extra. "tablepay checks list" takes none.',
+      suggestions: ['See `tablepay checks list --help`.'],
     })
   })
 

@@ -150,6 +150,7 @@ describe('sign --forward-to', () => {
     expect(JSON.parse(stdout).error).toEqual({
       code: 'receiver_rejected',
       message: expect.stringContaining('answered 308 Permanent Redirect (redirect to /hooks)'),
+      suggestions: ['Deliveries do not follow redirects: post to the final URL.'],
     })
     expect(received).toHaveLength(1)
   })

@@ -212,3 +212,11 @@ test("the help's example files (fixtures/checks/…) are found in the package fr
   const {stdout} = await run(bin, ['checks', 'lint', 'fixtures/checks/open.json', '--json'], {cwd: consumer})
   expect(JSON.parse(stdout)).toMatchObject({valid: true, files: [{file: 'fixtures/checks/open.json', valid: true}]})
 })
+
+test("`tablepay autocomplete bash` from a user's project prints the setup steps", async () => {
+  const bin = join(consumer, 'node_modules', '.bin', 'tablepay')
+  // the plugin writes its completion functions under the cache dir
+  const env = {...process.env, XDG_CACHE_HOME: join(dir, 'cache')}
+  const {stdout} = await run(bin, ['autocomplete', 'bash'], {cwd: consumer, env})
+  expect(stdout).toContain('printf "$(tablepay autocomplete script bash)" >> ~/.bashrc')
+})

@@ -42,7 +42,9 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
   const words = asked[0] === 'help' ? asked.slice(1) : asked
   const typed = toConfiguredId(words.join(':'), config)
   const commands = visibleCommands(config)
-  const nearest = commands.toSorted((a, b) => distance(typed, a) - distance(typed, b))[0]
+  // a topic too: `tablepay chekcs` meant `tablepay checks`
+  const topics = config.topics.filter((t) => !t.hidden).map((t) => toConfiguredId(t.name, config))
+  const nearest = [...commands, ...topics].toSorted((a, b) => distance(typed, a) - distance(typed, b))[0]
   const topic = config.findTopic(words[0]!) ? ` ${words[0]}` : ''
   const close = nearest !== undefined && distance(typed, nearest) <= Math.max(2, Math.floor(typed.length / 3))
   // `tablepay clock show now`: a command that takes no arguments, given one (oclif read it as part of the id)

@@ -17,7 +17,9 @@ whose every push body is checked. The schema is the server's own, so a file that
 what only the server knows (whether location_id is one of your locations, the version stored) is not checked. No server is needed.
 
 Prints every problem as FILE: PATH: MESSAGE, where PATH is a jq path (\`jq '.items[0].price_cents' FILE\` shows the value). \
-Exits 1 when any file has a problem. --json prints {"valid", "files": [{"file", "kind", "valid", "problems": [{"path", "message"}]}]} either way.`
+--json prints {"valid", "files": [{"file", "kind", "valid", "problems": [{"path", "message"}]}]}, valid or not.`
+
+  static override exitCodes = {0: 'Every file is valid.', 1: 'A file has a problem, or cannot be read.'}
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> fixtures/checks/open.json',

@@ -5,6 +5,7 @@ import {ApiCommand} from '../../cli/api-command.js'
 import {checkJson} from '../../cli/lint/lint.js'
 import {replayScenario, type ReplayReport} from '../../cli/replay/run.js'
 import {renderReplay} from '../../cli/replay/view.js'
+import {SECOND_SIGNAL_EXIT_CODES} from '../../cli/exit-codes.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
 import {Scenario} from '../../cli/replay/scenario.js'
 import {withSpinner} from '../../cli/views/spinner.js'
@@ -18,9 +19,14 @@ They are pushed in that order into one fresh scratch account, then in a shuffled
 and the checks both runs end with are compared, field by field.
 
 With right versions (raised on every change) the order does not matter: both runs end in the same state. \
-Exits 1 when they differ, when a push is refused, or when a push is stale in the order it was made (a later change with a lower version). \
 The scratch accounts copy your account's locations and are deleted at the end (--keep leaves them, to look at with their keys); \
 your own checks, events and webhooks are not touched.`
+
+  static override exitCodes = {
+    0: 'Both runs ended in the same state, with no push refused or stale.',
+    1: 'The runs differ, or a push was refused or stale (a later change with a lower version in the order made); or another failure (the server, the scenario, Ctrl+C), as the message says.',
+    ...SECOND_SIGNAL_EXIT_CODES,
+  }
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> fixtures/scenarios/dinner-service.json',

@@ -12,8 +12,13 @@ export default class DeliveriesRetry extends ApiCommand<typeof DeliveriesRetry> 
   static override description = `Queues one more attempt at once, whatever the delivery's state (a dead one too), keeping its attempts so far, \
 then waits up to ${RETRY_WAIT_MS / 1000} s for that attempt and prints the delivery with it. \
 If the attempt does not come in time (or with --no-wait), says it is queued: watch it with \`deliveries tail\`. \
-If the attempt fails, the retry schedule continues from where the delivery was, and the command exits 1, as \`webhooks ping\` does. \
+If the attempt fails, the retry schedule continues from where the delivery was. \
 --json prints the delivery, with "attempted": false when the new attempt was not seen.`
+
+  static override exitCodes = {
+    0: 'The receiver took the attempt, or (--no-wait, or none seen in time) it is queued.',
+    1: 'The receiver did not take the attempt, or the server refused the request: the message says which.',
+  }
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> dlv_4f0b6k2m9q1x8s7d3a5z',

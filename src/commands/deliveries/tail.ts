@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {followAttempts} from '../../cli/deliveries/attempt-feed.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {attemptJson, renderAttemptLine} from '../../cli/views/delivery.js'
+import {UNTIL_STOPPED_EXIT_CODES} from '../../cli/exit-codes.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
 import {renderReconnected, renderStreamDropped} from '../../cli/views/stream.js'
 import {style} from '../../cli/views/style.js'
@@ -13,6 +14,8 @@ export default class DeliveriesTail extends ApiCommand<typeof DeliveriesTail> {
 With --json, one JSON object per line. Runs until Ctrl+C. \
 When the stream drops (the server restarts, the connection breaks) it reconnects, with a line on stderr, \
 and first prints the attempts made meanwhile to deliveries created since or still pending.`
+
+  static override exitCodes = {...super.exitCodes, ...UNTIL_STOPPED_EXIT_CODES}
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',

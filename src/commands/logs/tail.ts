@@ -1,6 +1,7 @@
 import {ApiCommand} from '../../cli/api-command.js'
 import {requestFilterFlags, requestFilters} from '../../cli/flags/requests.js'
 import {followRequests} from '../../cli/logs/request-feed.js'
+import {UNTIL_STOPPED_EXIT_CODES} from '../../cli/exit-codes.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
 import {fieldsOf, renderRequestLine} from '../../cli/views/request.js'
 import {renderReconnected, renderStreamDropped} from '../../cli/views/stream.js'
@@ -13,6 +14,8 @@ export default class LogsTail extends ApiCommand<typeof LogsTail> {
 With --json, one JSON object per line: the whole request log entry, bodies included. Runs until Ctrl+C. \
 When the stream drops (the server restarts, the connection breaks) it reconnects, with a line on stderr, \
 and first prints the requests logged meanwhile that the request log still holds (a restart empties it).`
+
+  static override exitCodes = {...super.exitCodes, ...UNTIL_STOPPED_EXIT_CODES}
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',

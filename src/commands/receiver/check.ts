@@ -25,9 +25,11 @@ and an older check.updated after a newer one. It must refuse (any non-2xx answer
 another secret, no signature header, a malformed one, and a signature made ${SKEW_SECONDS} s in the past or in the future.
 
 Only answers are observable: how the receiver compares signatures (in constant time or not) and what it stores cannot be checked from outside. \
-No tablepay server is needed. Exits 1 when any case fails.
+No tablepay server is needed.
 
 --forward-to names your receiver, as in \`listen\` and \`sign\`; --url, in every other command the tablepay server, is refused here.`
+
+  static override exitCodes = {0: 'Every case passed.', 1: 'A case failed, or the receiver could not be reached.'}
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks --secret whsec_…',

@@ -7,8 +7,13 @@ import {withSpinner} from '../../cli/views/spinner.js'
 export default class WebhooksPing extends ApiCommand<typeof WebhooksPing> {
   static override summary = 'Send a signed ping to an endpoint now and show how it answered.'
 
-  static override description = `The server POSTs an envelope of type "ping", signed like every delivery, whatever event types the endpoint has. \
-Exits 1 when the receiver does not accept it (no 2xx within the receiver timeout), so scripts can check a receiver end to end.`
+  static override description = `The server POSTs an envelope of type "ping", signed like every delivery, whatever event types the endpoint has, \
+so scripts can check a receiver end to end.`
+
+  static override exitCodes = {
+    0: 'The receiver answered 2xx.',
+    1: 'It did not (not within the receiver timeout), or the server refused the request: the message says which.',
+  }
 
   // its answer waits for the receiver, up to the server's receiver timeout
   static override timeoutDefault = 0
