@@ -10,13 +10,27 @@ import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {ROOT} from './cli.js'
 
-/** What `npm run build` reads (package.json: oclif's manifest; scripts: the lean entry and serve's bundle). */
-const INPUTS = ['src', 'scripts/lean-entry.js', 'scripts/serve-bundle.js', 'package.json', 'tsconfig.json']
+/** What `npm run build` reads (package.json: oclif's manifest; scripts: the lean entry and the bundles). */
+const INPUTS = [
+  'src',
+  'scripts/lean-entry.js',
+  'scripts/serve-bundle.js',
+  'scripts/cjs-bundle.js',
+  'scripts/declarations.js',
+  'package.json',
+  'tsconfig.json',
+]
 /**
  * What it writes, a file of each step that each build rewrites: tsc's build info (tsc leaves an output whose
- * source did not change as it was), then the manifest, the lean entry and the bundle.
+ * source did not change as it was), then the manifest, the lean entry, serve's bundle and the CommonJS build.
  */
-const OUTPUTS = ['dist/.tsbuildinfo', 'oclif.manifest.json', 'dist/cli/lean-entry.cjs', 'dist/serve/run.js']
+const OUTPUTS = [
+  'dist/.tsbuildinfo',
+  'oclif.manifest.json',
+  'dist/cli/lean-entry.cjs',
+  'dist/serve/run.js',
+  'dist/cjs/testing.js',
+]
 
 function newest(path: string): number {
   const stat = statSync(path)

@@ -6,11 +6,12 @@
  */
 import {execFile, spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readFile, rename, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join, posix} from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, beforeAll, expect, test} from 'vitest'
+import {declarationsReached} from '../../scripts/declarations.js'
 import {ROOT, WRITE_KEY} from '../helpers/cli.js'
 
 const run = promisify(execFile)
@@ -18,15 +19,37 @@ const npm = (args: string[], cwd: string) => run('npm', args, {cwd, maxBuffer: 6
 const versionOf = async (name: string) =>
   (JSON.parse(await readFile(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {version: string}).version
 
+const INSTALL_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts']
+const JEST = 'jest@29.7.0'
+
+/**
+ * The folder of jest's own install, kept in the temp dir from one run to the next (installing it cost 5 s of
+ * CPU and 14 s), named for its version: it runs against the consumer project from there, as a global jest does.
+ */
+async function cachedJest(): Promise<string> {
+  const path = join(tmpdir(), 'tablepay-test-cache', JEST)
+  if (existsSync(path)) return path
+  // installed aside and renamed, so a run beside this one never sees half an install
+  const temp = `${path}.${process.pid}.tmp`
+  await mkdir(temp, {recursive: true})
+  await writeFile(join(temp, 'package.json'), '{"private": true}')
+  await npm(['install', JEST, ...INSTALL_FLAGS], temp)
+  // a run beside this one that renamed its install first keeps it
+  await rename(temp, path).catch(() => rm(temp, {recursive: true, force: true}))
+  return path
+}
+
 let dir: string
 /** The fresh project the tarball is installed into. */
 let consumer: string
 /** Paths inside the tarball. */
 let files: string[]
+/** jest's folder (cachedJest). */
+let jest: string
 const installed = (path: string) => join(consumer, 'node_modules', 'tablepay', path)
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'tablepay-package-'))
+/** Packs the package and installs the tarball into the fresh project. */
+async function installTarball(): Promise<void> {
   const {stdout} = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT)
   const [packed] = JSON.parse(stdout) as [{filename: string; files: {path: string}[]}]
   files = packed.files.map((file) => file.path)
@@ -35,8 +58,13 @@ beforeAll(async () => {
   await writeFile(join(consumer, 'package.json'), JSON.stringify({name: 'consumer', private: true, type: 'module'}))
   // what a user adds next to it: msw (an optional peer) and node's types; npm's cache serves them when it can
   const peers = [`msw@${await versionOf('msw')}`, `@types/node@${await versionOf('@types/node')}`]
-  const flags = ['--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts']
-  await npm(['install', join(dir, packed.filename), ...peers, ...flags], consumer)
+  await npm(['install', join(dir, packed.filename), ...peers, ...INSTALL_FLAGS], consumer)
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tablepay-package-'))
+  const [jestDir] = await Promise.all([cachedJest(), installTarball()])
+  jest = jestDir
 }, 180_000)
 
 afterAll(async () => {
@@ -101,14 +129,16 @@ const MSW_USE = `const handlers: HttpHandler[] = (await createTablepayHandlers()
   console.log(handlers.length)`
 
 /**
- * Runs this repository's tsc over `source` in the consumer project: strict,
- * no skipLibCheck. skipDefaultLibCheck only skips TypeScript's own lib files.
+ * Runs this repository's tsc over `source` in the consumer project, as an ES module (`name.ts`, the project
+ * being `"type": "module"`) and as CommonJS (`name.cts`) in one program: strict, no skipLibCheck.
+ * skipDefaultLibCheck only skips TypeScript's own lib files.
  */
-async function typeCheck(name: string, source: string, lib: string[]) {
-  await writeFile(join(consumer, `${name}.ts`), source)
-  const modules = {module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022'}
+async function typeCheck(name: string, source: string, {lib, module}: {lib: string[]; module: string}) {
+  const sources = [`${name}.ts`, `${name}.cts`]
+  for (const file of sources) await writeFile(join(consumer, file), source)
+  const modules = {module, moduleResolution: module, target: 'ES2022'}
   const compilerOptions = {strict: true, noEmit: true, skipDefaultLibCheck: true, ...modules, lib, types: ['node']}
-  await writeFile(join(consumer, `tsconfig.${name}.json`), JSON.stringify({compilerOptions, files: [`${name}.ts`]}))
+  await writeFile(join(consumer, `tsconfig.${name}.json`), JSON.stringify({compilerOptions, files: sources}))
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
   return run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], {cwd: consumer}).then(
     () => '',
@@ -116,38 +146,54 @@ async function typeCheck(name: string, source: string, lib: string[]) {
   )
 }
 
-test("the public types compile under tsc --strict without skipLibCheck, in node and with msw's DOM", async () => {
+test("the public types compile from ES modules and CommonJS under tsc --strict without skipLibCheck, in node and with msw's DOM", async () => {
   // msw's own types need the DOM lib; a node-only user of the other entries has none
   const withMsw = CONSUMER.replace('MSW_IMPORT', MSW_IMPORT).replace('MSW_USE', MSW_USE)
   const nodeOnly = CONSUMER.replace('MSW_IMPORT\n', '').replace('  MSW_USE\n', '')
-  const checks = [typeCheck('all', withMsw, ['ES2023', 'DOM']), typeCheck('node', nodeOnly, ['ES2023'])]
+  // node16, where CommonJS may not require an ES module, without msw: msw 2's own CommonJS declarations
+  // import an ES module's (rettime's), which fails there for any user of msw's types
+  const checks = [
+    typeCheck('all', withMsw, {lib: ['ES2023', 'DOM'], module: 'NodeNext'}),
+    typeCheck('node', nodeOnly, {lib: ['ES2023'], module: 'Node16'}),
+  ]
   expect(await Promise.all(checks)).toEqual(['', ''])
 }, 120_000)
 
-/** `import|export … from 'x'` statements (not those a doc comment shows), and `import('x')`. */
-const IMPORTS = /^(?:import|export)\b[^;]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(['"]([^'"]+)['"]\)/gm
-
-test("the declarations of the four entry points reach no h3 type: only their own, zod's and msw's", async () => {
-  type Exports = {exports: Record<string, {types?: string}>}
+test("the declarations of the four entry points, in both formats, reach no h3 type: only their own, zod's and msw's", async () => {
+  type Exports = {exports: Record<string, string | Record<'import' | 'require', {types: string}>>}
   const pkg = JSON.parse(await readFile(installed('package.json'), 'utf8')) as Exports
-  const entries = Object.values(pkg.exports).flatMap((entry) => (entry.types ? [posix.normalize(entry.types)] : []))
-  expect(entries).toHaveLength(4)
-  const seen = new Set<string>()
-  const outside = new Set<string>()
-  const queue = [...entries]
-  while (queue.length > 0) {
-    const file = queue.pop()!
-    if (seen.has(file)) continue
-    seen.add(file)
-    const text = await readFile(installed(file), 'utf8')
-    for (const [, statement, inline] of text.matchAll(IMPORTS)) {
-      const specifier = (statement ?? inline)!
-      if (!specifier.startsWith('.')) outside.add(specifier)
-      else queue.push(posix.join(posix.dirname(file), specifier.replace(/\.js$/, '.d.ts')))
-    }
-  }
-  expect([...outside].sort()).toEqual(['msw', 'zod'])
+  const entries = Object.values(pkg.exports).flatMap((entry) =>
+    typeof entry === 'string' ? [] : [entry.import.types, entry.require.types],
+  )
+  expect(entries).toHaveLength(8)
+  expect(declarationsReached(installed(''), entries).packages).toEqual(['msw', 'zod'])
 })
+
+test("jest 29 with its default config runs a CommonJS test of the simulator, whose errors are the client's classes", async () => {
+  // a project of its own: jest takes the .js files of a "type": "module" project for ES modules
+  const project = join(consumer, 'jest-project')
+  await mkdir(project)
+  await writeFile(join(project, 'package.json'), JSON.stringify({name: 'jest-project', private: true}))
+  const spec = `const {startSimulator} = require('tablepay/testing')
+const {TablepayClient, TablepayApiError} = require('tablepay/client')
+
+test('the simulator answers', async () => {
+  const sim = await startSimulator()
+  try {
+    const client = new TablepayClient({url: sim.url, apiKey: sim.apiKey})
+    expect((await client.listLocations()).data.length).toBeGreaterThan(0)
+    await expect(sim.faults.clear('flt_missing')).rejects.toBeInstanceOf(TablepayApiError)
+  } finally {
+    await sim.close()
+  }
+})
+`
+  await writeFile(join(project, 'simulator.test.js'), spec)
+  // its cache in the project, which the test removes, rather than in the temp dir
+  const args = [join(jest, 'node_modules', 'jest', 'bin', 'jest.js'), '--cacheDirectory', join(project, '.jest')]
+  const {stderr} = await run(process.execPath, args, {cwd: project})
+  expect(stderr).toMatch(/Tests: +1 passed, 1 total/)
+}, 60_000)
 
 test("the seed path the README shows, and the short fixtures/seed.json, work in a user's project", async () => {
   const readme = await readFile(installed('README.md'), 'utf8')
