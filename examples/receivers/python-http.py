@@ -83,6 +83,14 @@ def receiver(secret: str, inbox: Inbox):
             # Answer at once (within 10 s), then do slow work elsewhere: a late answer is a failed delivery.
             self.answer(200, "ok" if inbox.receive(event) else "duplicate")
 
+        def refuse(self):
+            self.send_response(405)
+            self.send_header("Allow", "POST")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_GET = do_HEAD = do_PUT = do_PATCH = do_DELETE = refuse
+
         def answer(self, status: int, text: str):
             self.send_response(status)
             self.send_header("Content-Type", "text/plain")

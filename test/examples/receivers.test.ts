@@ -77,6 +77,11 @@ describe.each(Object.keys(RECEIVERS))('examples/receivers/%s', (file) => {
     expect(await deliver(url, event)).toEqual([200, 'duplicate'])
     expect(await deliver(url, '{"id": "evt_')).toEqual([400, 'invalid_json'])
   })
+
+  it('answers anything but a POST 405, Allow: POST', async () => {
+    const response = await fetch(url)
+    expect([response.status, response.headers.get('allow')]).toEqual([405, 'POST'])
+  })
 })
 
 /** The README's block of `language` under "Verify in any language", split at blank lines. */
