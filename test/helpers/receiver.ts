@@ -1,3 +1,4 @@
+import {spawn} from 'node:child_process'
 import {createServer, type IncomingHttpHeaders} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import Stripe from 'stripe'
@@ -55,6 +56,40 @@ export async function startReceiver(respond: (req: Received) => number | 'hang' 
         throw new Error(
           `${failed.length} of ${received.length} deliveries failed Stripe's constructEvent, e.g. ${failed[0]!.headers['x-tablepay-signature']}`,
         )
+    },
+  }
+}
+
+/**
+ * Starts a receiver program as a user would (`PORT=0 TABLEPAY_WEBHOOK_SECRET=… command args…`). `url`
+ * resolves with the URL it prints (`listening on URL`), and rejects if it exits first.
+ */
+export function spawnReceiver(command: string, args: string[], secret: string) {
+  const child = spawn(command, args, {
+    env: {...process.env, PORT: '0', TABLEPAY_WEBHOOK_SECRET: secret},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+  const url = new Promise<string>((resolve, reject) => {
+    let stdout = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk
+      const url = /listening on (\S+)/.exec(stdout)?.[1]
+      if (url) resolve(url)
+    })
+    child.on('error', reject)
+    child.on('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited (${code}): ${stderr}`)))
+  })
+  // rejects for whoever awaits it; a receiver stopped before it listened is no error of its own
+  url.catch(() => {})
+  const exited = new Promise((resolve) => child.on('exit', resolve))
+  return {
+    url,
+    /** Kills the receiver; resolves once it has exited. */
+    stop() {
+      child.kill()
+      return exited
     },
   }
 }

@@ -83,6 +83,12 @@ test('the tarball has the LICENSE package.json names, docs/, a repository, a hom
   expect(files).not.toContain('bin/dev.js')
 })
 
+test('examples/ ships its sources, not what running them leaves (.class files, __pycache__)', () => {
+  expect(files).toContain('examples/receivers/python-http.py')
+  expect(files).toContain('examples/receivers/Receiver.java')
+  expect(files.filter((path) => path.startsWith('examples/') && !/\.(mjs|py|java)$/.test(path))).toEqual([])
+})
+
 test('every docs/ page the shipped files point to ships too', async () => {
   const texts = files.filter((path) => /\.(js|md|json)$/.test(path) && !path.endsWith('.map'))
   const named = new Map<string, string>()

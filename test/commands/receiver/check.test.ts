@@ -1,10 +1,9 @@
-import {type ChildProcess, spawn} from 'node:child_process'
 import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {Check} from '../../../src/domain/schemas.js'
 import {ROOT, runCommand} from '../../helpers/cli.js'
-import {startReceiver} from '../../helpers/receiver.js'
+import {spawnReceiver, startReceiver} from '../../helpers/receiver.js'
 
 const SECRET = 'whsec_test_receiver_check_1234'
 const ALL_CASES = [
@@ -23,29 +22,16 @@ const ALL_CASES = [
 ]
 const REJECTED = ALL_CASES.slice(6)
 
-const running: ChildProcess[] = []
+const running: {stop(): void}[] = []
 afterEach(() => {
-  for (const child of running.splice(0)) child.kill()
+  for (const receiver of running.splice(0)) receiver.stop()
 })
 
 /** Starts a receiver script as a user would (`PORT=0 node file`) and resolves with the URL it prints. */
 function startScript(file: string): Promise<string> {
-  const child = spawn(process.execPath, [join(ROOT, file)], {
-    env: {...process.env, PORT: '0', TABLEPAY_WEBHOOK_SECRET: SECRET},
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  running.push(child)
-  let stderr = ''
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk))
-  return new Promise((resolve, reject) => {
-    let stdout = ''
-    child.stdout!.on('data', (chunk: Buffer) => {
-      stdout += chunk
-      const url = /listening on (\S+)/.exec(stdout)?.[1]
-      if (url) resolve(url)
-    })
-    child.on('exit', (code) => reject(new Error(`${file} exited (${code}): ${stderr}`)))
-  })
+  const receiver = spawnReceiver(process.execPath, [join(ROOT, file)], SECRET)
+  running.push(receiver)
+  return receiver.url
 }
 
 const check = (url: string, args: string[] = []) =>
