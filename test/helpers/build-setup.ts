@@ -10,8 +10,15 @@ import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {ROOT} from './cli.js'
 
-/** What `npm run build` reads (package.json: oclif's manifest; scripts: the lean entry and serve's bundle). */
-const INPUTS = ['src', 'scripts/lean-entry.js', 'scripts/serve-bundle.js', 'package.json', 'tsconfig.json']
+/** What `npm run build` reads (package.json: oclif's manifest; scripts: what makes it, the lean entry and serve's bundle). */
+const INPUTS = [
+  'src',
+  'scripts/oclif-manifest.js',
+  'scripts/lean-entry.js',
+  'scripts/serve-bundle.js',
+  'package.json',
+  'tsconfig.json',
+]
 /**
  * What it writes, a file of each step that each build rewrites: tsc's build info (tsc leaves an output whose
  * source did not change as it was), then the manifest, the lean entry and the bundle.
