@@ -165,6 +165,7 @@ export async function load(url, stream, options) {
  * @returns {Promise<LoadResult>}
  */
 async function autocannonRun(url, stream, {duration, amount, connections = CONNECTIONS, timeout = 10}) {
+  // typed by @types/autocannon, a dev dependency, so the bench type-checks where bench/.peers is not installed
   /** @type {typeof import('autocannon')} */
   const autocannon = (await importPeer('autocannon')).default
   /** @type {Record<string, number>} */
