@@ -1,7 +1,7 @@
 // Check requests under load: the bodies, the streams that send them, and the
 // run of a stream with wrk (bench/wrk.js) or, without wrk, autocannon.
 // Method: docs/benchmarks.md "The load".
-import autocannon from 'autocannon'
+import {importPeer} from './peer-modules.js'
 import {WRITE_KEY} from './processes.js'
 import {runWrk, wrkAvailable} from './wrk.js'
 
@@ -165,6 +165,9 @@ export async function load(url, stream, options) {
  * @returns {Promise<LoadResult>}
  */
 async function autocannonRun(url, stream, {duration, amount, connections = CONNECTIONS, timeout = 10}) {
+  // typed by @types/autocannon, a dev dependency, so the bench type-checks where bench/.peers is not installed
+  /** @type {typeof import('autocannon')} */
+  const autocannon = (await importPeer('autocannon')).default
   /** @type {Record<string, number>} */
   const outcomes = {}
   const started = performance.now()

@@ -3,18 +3,19 @@
 // stateless stub on the JVM), Prism's mock server on tablepay's own OpenAPI
 // document (stateless, validates requests against it) and json-server v1
 // (stateful, writes its whole JSON file). What each does less:
-// docs/benchmarks.md "Peers".
+// docs/benchmarks.md "Peers". Prism comes with the project, whose tests use
+// it; WireMock and json-server from bench/.peers (bench/peer-modules.js).
 import {execFile, spawn} from 'node:child_process'
 import {readdirSync} from 'node:fs'
 import {writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {checkBody} from './load.js'
+import {peerPath} from './peer-modules.js'
 import {ROOT, track, WRITE_KEY} from './processes.js'
 import {freePort} from '../scripts/free-port.js'
 
 const run = promisify(execFile)
-const MODULES = join(ROOT, 'node_modules')
 /** Prism serves the document's paths without its server's /v1. */
 export const PRISM_BASE = '/checks/external/'
 /** json-server has no route for tablepay's paths: its checks live at /checks/:id. */
@@ -70,14 +71,16 @@ export async function hasJava() {
  * WireMock standalone (the jar the `wiremock` package ships), with two
  * stubs that answer `check` (tablepay's rendered answer for a check) to
  * every PUT and GET of a check. Request journal and logging off: a stub
- * kept for load keeps no history.
+ * kept for load keeps no history. Its root dir (mappings/, __files/) is
+ * under `dir`: by default WireMock makes them in the working directory.
  */
-export async function startWireMock(check) {
-  const dir = join(MODULES, 'wiremock', 'build')
-  const jar = readdirSync(dir).find((f) => /^wiremock-standalone-.*\.jar$/.test(f))
-  if (!jar) throw new Error(`no WireMock jar in ${dir}`)
+export async function startWireMock(dir, check) {
+  const build = await peerPath('wiremock', 'build')
+  const jar = readdirSync(build).find((f) => /^wiremock-standalone-.*\.jar$/.test(f))
+  if (!jar) throw new Error(`no WireMock jar in ${build}`)
   const port = await freePort()
-  const args = ['-jar', join(dir, jar), '--port', String(port), '--bind-address', '127.0.0.1']
+  const args = ['-jar', join(build, jar), '--root-dir', join(dir, 'wiremock'), '--port', String(port)]
+  args.push('--bind-address', '127.0.0.1')
   args.push('--no-request-journal', '--disable-request-logging', '--disable-banner')
   const peer = await startPeer('WireMock', 'java', args, {
     ready: `http://127.0.0.1:${port}/__admin/health`,
@@ -110,7 +113,7 @@ export async function startPrism(dir) {
   })
   await writeFile(document, stdout)
   const port = await freePort()
-  const cli = join(MODULES, '@stoplight', 'prism-cli', 'dist', 'index.js')
+  const cli = join(ROOT, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js')
   const args = [cli, 'mock', document, '--port', String(port), '--host', '127.0.0.1', '--verboseLevel', 'warn']
   return startPeer('Prism', process.execPath, args, {
     ready: `http://127.0.0.1:${port}${PRISM_BASE}chk-0`,
@@ -128,7 +131,7 @@ export async function startJsonServer(dir, prefix, count) {
   const checks = Array.from({length: count}, (_, i) => ({id: `${prefix}${i}`, ...JSON.parse(checkBody(i, 1))}))
   await writeFile(file, JSON.stringify({checks}, null, 2))
   const port = await freePort()
-  const bin = join(MODULES, 'json-server', 'lib', 'bin.js')
+  const bin = await peerPath('json-server', 'lib', 'bin.js')
   return startPeer('json-server', process.execPath, [bin, file, '--port', String(port), '--host', '127.0.0.1'], {
     ready: `http://127.0.0.1:${port}${JSON_SERVER_BASE}${prefix}0`,
     base: JSON_SERVER_BASE,

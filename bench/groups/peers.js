@@ -41,7 +41,9 @@ async function peerRuns(bench, rounds) {
   await mkdir(dir, {recursive: true})
   results.peers_skipped = {}
   const starts = {
-    WireMock: (await hasJava()) ? startWireMock(check) : Promise.reject(new Error('no Java runtime (java -version)')),
+    WireMock: (await hasJava())
+      ? startWireMock(dir, check)
+      : Promise.reject(new Error('no Java runtime (java -version)')),
     Prism: startPrism(dir),
     'json-server': startJsonServer(dir, sets.jsonServer.prefix, CHECKS),
   }

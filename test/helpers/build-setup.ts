@@ -10,9 +10,10 @@ import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {ROOT} from './cli.js'
 
-/** What `npm run build` reads (package.json: oclif's manifest; scripts: the lean entry and the bundles). */
+/** What `npm run build` reads (package.json: oclif's manifest; scripts: what makes it, the lean entry and the bundles). */
 const INPUTS = [
   'src',
+  'scripts/oclif-manifest.js',
   'scripts/lean-entry.js',
   'scripts/serve-bundle.js',
   'scripts/cjs-bundle.js',

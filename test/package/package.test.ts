@@ -1,7 +1,7 @@
 /**
  * The package as a user gets it: `npm pack`, installed into a fresh project,
  * type-checked and run there. It packs the `dist/` that `pretest` built, with
- * `--ignore-scripts`: `prepare` (clean, then build) runs on a real `npm pack`
+ * `--ignore-scripts`: `prepack` (clean, then build) runs on a real `npm pack`
  * or publish, and would here delete `dist/` under the other tests' feet.
  */
 import {execFile, spawn} from 'node:child_process'
@@ -87,6 +87,12 @@ test('examples/ ships its sources, not what running them leaves (.class files, _
   expect(files).toContain('examples/receivers/python-http.py')
   expect(files).toContain('examples/receivers/Receiver.java')
   expect(files.filter((path) => path.startsWith('examples/') && !/\.(mjs|py|java)$/.test(path))).toEqual([])
+})
+
+test('the package has no script npm runs when it installs it, which npm 11 would ask the user to allow', async () => {
+  const {scripts = {}} = JSON.parse(await readFile(installed('package.json'), 'utf8')) as {scripts?: object}
+  const atInstall = ['preinstall', 'install', 'postinstall', 'prepare']
+  expect(Object.keys(scripts).filter((name) => atInstall.includes(name))).toEqual([])
 })
 
 test('every docs/ page the shipped files point to ships too', async () => {

@@ -1,0 +1,9 @@
+// oclif.manifest.json as `oclif manifest` writes it, from @oclif/core alone: the
+// oclif CLI package, and the AWS SDK it brings, is not installed for one file.
+import {writeFileSync} from 'node:fs'
+import {Plugin} from '@oclif/core'
+
+const options = {root: process.cwd(), type: 'core', ignoreManifest: true, errorOnManifestCreate: true}
+const plugin = new Plugin({...options, respectNoCacheDefault: true})
+await plugin.load()
+writeFileSync('oclif.manifest.json', JSON.stringify(plugin.manifest, null, 2))
