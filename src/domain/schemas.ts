@@ -123,6 +123,12 @@ export type FeedbackInput = z.infer<typeof FeedbackInput>
 
 const Timestamp = z.iso.datetime()
 
+/**
+ * A date-time as an input takes it: RFC 3339 with `Z` or any offset (`+01:00`, as Python's
+ * `isoformat()` writes), read as the instant it names and kept in UTC as every timestamp is.
+ */
+const TimestampInput = z.iso.datetime({offset: true}).transform((text) => new Date(text).toISOString())
+
 export const Location = z.object({
   id: z.string(),
   object: z.literal('location'),
@@ -367,7 +373,7 @@ export const RotateSecretInput = z.strictObject({expire_after_s: z.int().min(0).
 export const ResendInput = z.strictObject({endpoint_id: z.string().min(1).max(100)})
 
 /** The body of `POST /webhook-endpoints/{id}/recover`: events created at or after `since` (wall clock). */
-export const RecoverInput = z.strictObject({since: Timestamp})
+export const RecoverInput = z.strictObject({since: TimestampInput})
 
 /** The answer of a recovery: how many events were queued again. */
 export const Recovery = z.object({
