@@ -116,6 +116,21 @@ test('every /v1 route registered on the router is in the document, with HEAD bes
   expect(inDocument.sort()).toEqual(registered.sort())
 })
 
+test('every GET has its HEAD operation: the same statuses and headers, and no body', () => {
+  const resolved = (answer: Response) =>
+    answer.$ref ? doc.components.responses[answer.$ref.split('/').pop()!]! : answer
+  const gets = Object.entries(doc.paths).filter(([, item]) => item.get)
+  expect(gets.length).toBeGreaterThan(20)
+  for (const [path, {get, head}] of gets) {
+    expect(head, path).toBeDefined()
+    expect(Object.keys(head!.responses), path).toEqual(Object.keys(get!.responses))
+    for (const [status, answer] of Object.entries(head!.responses)) {
+      expect(resolved(answer).content, `${path} ${status}`).toBeUndefined()
+      expect(resolved(answer).headers, `${path} ${status}`).toEqual(resolved(get!.responses[status]!).headers)
+    }
+  }
+})
+
 test('every error code of the API is in the document, with what it means', () => {
   const documentedCodes = new Set(
     [...JSON.stringify(doc).matchAll(/"code":\{"enum":\[([^\]]*)\]/g)].flatMap(
