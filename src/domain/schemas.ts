@@ -123,11 +123,21 @@ export type FeedbackInput = z.infer<typeof FeedbackInput>
 
 const Timestamp = z.iso.datetime()
 
+const Rfc3339 = z.iso.datetime({offset: true})
+
 /**
- * A date-time as an input takes it: RFC 3339 with `Z` or any offset (`+01:00`, as Python's
- * `isoformat()` writes), read as the instant it names and kept in UTC as every timestamp is.
+ * A date-time as an input takes it, as `format: date-time` says: RFC 3339, with `Z` or any offset
+ * (`+01:00`, as Python's `isoformat()` writes), `T` and `Z` in either case; read as the instant it
+ * names and kept in UTC as every timestamp is.
  */
-const TimestampInput = z.iso.datetime({offset: true}).transform((text) => new Date(text).toISOString())
+const TimestampInput = z
+  .string()
+  .refine(
+    (text) => Rfc3339.safeParse(text.toUpperCase()).success,
+    'must be an RFC 3339 date-time, e.g. 2026-11-25T00:00:00+01:00',
+  )
+  .meta({format: 'date-time'})
+  .transform((text) => new Date(text.toUpperCase()).toISOString())
 
 export const Location = z.object({
   id: z.string(),

@@ -231,5 +231,14 @@ describe('POST /webhook-endpoints/{id}/recover', () => {
     await expect.poll(async () => (await sim.api('GET', succeeded)).body.data.length).toBe(4)
     const again = await recover(atOffset(since, -180))
     expect(again.body).toEqual({object: 'recovery', endpoint_id: endpoint.id, since, event_count: 0})
+    // RFC 3339 lets T and Z be lower case
+    expect((await recover(since.toLowerCase())).body).toEqual(again.body)
+    // a time without its offset names no instant
+    const local = await recover(since.slice(0, -1))
+    expect([local.status, local.body.error.code, local.body.error.details]).toEqual([
+      422,
+      'validation_failed',
+      [{path: 'since', message: 'must be an RFC 3339 date-time, e.g. 2026-11-25T00:00:00+01:00'}],
+    ])
   })
 })
