@@ -115,5 +115,8 @@ function withRoutes(tags: typeof TAGS): Operation[] {
 /** Every operation of the API: the router registers them, the document describes them. */
 export const OPERATIONS: Operation[] = withRoutes(TAGS)
 
+/** `/checks/{id}/claims` → `['id']`. */
+export const pathParams = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
+
 /** Whether a fault or the rate limit can answer for this operation: API routes, never the simulator's own. */
 export const faultable = (op: Operation): boolean => op.scope !== null && !op.path.startsWith('/sim/')
