@@ -26,7 +26,9 @@ test('openapi --output writes the file and says where; a bad path exits 1 saying
   try {
     const file = join(dir, 'openapi.json')
     const written = await runCommand(['openapi', '--output', file, '--json'])
-    expect(JSON.parse(written.stdout)).toEqual({output: file, operations: OPERATIONS.length})
+    // each route, and HEAD beside each GET
+    const operations = OPERATIONS.length + OPERATIONS.filter((op) => op.method === 'get').length
+    expect(JSON.parse(written.stdout)).toEqual({output: file, operations})
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(openApiDocument('http://127.0.0.1:4747'))
     const refused = await runCommand(['openapi', '--output', join(dir, 'missing', 'openapi.json')])
     expect(refused.code).toBe(1)
