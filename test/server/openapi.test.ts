@@ -116,6 +116,10 @@ test('every /v1 route registered on the router is in the document, with HEAD bes
   expect(inDocument.sort()).toEqual(registered.sort())
 })
 
+test('the document stays under 250 KB pretty-printed: error answers, headers and parameters are shared', () => {
+  expect(Buffer.byteLength(JSON.stringify(doc, null, 2))).toBeLessThanOrEqual(250_000)
+})
+
 test('every GET has its HEAD operation: the same statuses and headers, and no body', () => {
   const resolved = (answer: Response) =>
     answer.$ref ? doc.components.responses[answer.$ref.split('/').pop()!]! : answer
