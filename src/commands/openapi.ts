@@ -2,7 +2,6 @@ import {writeFile} from 'node:fs/promises'
 import {Flags} from '@oclif/core'
 import {DEFAULT_URL} from '../client/config.js'
 import {Command} from '../cli/command.js'
-import {OPERATIONS} from '../server/operations.js'
 import {openApiDocument} from '../server/openapi.js'
 
 interface Written {
@@ -29,7 +28,8 @@ The document is JSON with or without --json. With --output it goes to FILE, and 
     },
     {
       description: 'Every operation id',
-      command: "<%= config.bin %> <%= command.id %> | jq -r '.paths[][].operationId'",
+      // a path's shared parameters sit beside its operations, as an array
+      command: "<%= config.bin %> <%= command.id %> | jq -r '.paths[][] | objects | .operationId'",
     },
   ]
 
@@ -60,7 +60,14 @@ The document is JSON with or without --json. With --output it goes to FILE, and 
         ],
       })
     }
-    this.log(`Wrote the OpenAPI 3.1 document (${OPERATIONS.length} operations) to ${flags.output}.`)
-    return {output: flags.output, operations: OPERATIONS.length}
+    const operations = operationCount(document)
+    this.log(`Wrote the OpenAPI 3.1 document (${operations} operations) to ${flags.output}.`)
+    return {output: flags.output, operations}
   }
 }
+
+/** The operations under the document's paths, HEAD ones included; a path's shared `parameters` is none. */
+const operationCount = (document: Record<string, unknown>) =>
+  Object.values(document.paths as Record<string, Record<string, unknown>>)
+    .flatMap((item) => Object.values(item))
+    .filter((value) => !Array.isArray(value)).length

@@ -39,6 +39,8 @@ export const FaultInput = z
         method: z
           .string()
           .regex(/^(get|head|post|put|patch|delete)$/i, 'one of GET, HEAD, POST, PUT, PATCH or DELETE, in any case')
+          // the document has no pattern for it, which could not say "in any case"
+          .describe('GET, HEAD, POST, PUT, PATCH or DELETE, in any case')
           .optional(),
         path: Pattern.optional(),
       })

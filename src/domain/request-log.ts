@@ -281,7 +281,11 @@ const STATUS_FILTER = /^[1-5]([0-9]{2}|xx)$/i
 
 /** The filters of `GET /v1/sim/requests` and `tablepay logs`, besides the list query. */
 export const RequestFilters = z.object({
-  status: z.string().regex(STATUS_FILTER, 'a status (422) or a class (4xx)').optional(),
+  status: z
+    .string()
+    .regex(STATUS_FILTER, 'a status (422) or a class (4xx)')
+    .describe('A status (`422`) or a class (`4xx`, any case)')
+    .optional(),
   method: z.string().min(1).max(10).optional(),
   path: z.string().min(1).max(2000).optional(),
   check_id: z.string().min(1).optional(),

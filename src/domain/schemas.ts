@@ -123,6 +123,22 @@ export type FeedbackInput = z.infer<typeof FeedbackInput>
 
 const Timestamp = z.iso.datetime()
 
+const Rfc3339 = z.iso.datetime({offset: true})
+
+/**
+ * A date-time as an input takes it, as `format: date-time` says: RFC 3339, with `Z` or any offset
+ * (`+01:00`, as Python's `isoformat()` writes), `T` and `Z` in either case; read as the instant it
+ * names and kept in UTC as every timestamp is.
+ */
+const TimestampInput = z
+  .string()
+  .refine(
+    (text) => Rfc3339.safeParse(text.toUpperCase()).success,
+    'must be an RFC 3339 date-time, e.g. 2026-11-25T00:00:00+01:00',
+  )
+  .meta({format: 'date-time'})
+  .transform((text) => new Date(text.toUpperCase()).toISOString())
+
 export const Location = z.object({
   id: z.string(),
   object: z.literal('location'),
@@ -367,7 +383,7 @@ export const RotateSecretInput = z.strictObject({expire_after_s: z.int().min(0).
 export const ResendInput = z.strictObject({endpoint_id: z.string().min(1).max(100)})
 
 /** The body of `POST /webhook-endpoints/{id}/recover`: events created at or after `since` (wall clock). */
-export const RecoverInput = z.strictObject({since: Timestamp})
+export const RecoverInput = z.strictObject({since: TimestampInput})
 
 /** The answer of a recovery: how many events were queued again. */
 export const Recovery = z.object({

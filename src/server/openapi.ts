@@ -1,75 +1,54 @@
 import {readFileSync} from 'node:fs'
 import * as z from 'zod'
-import {ERROR_STATUS, type ErrorCode} from '../domain/errors.js'
 import {EVENT_TYPES} from '../domain/schemas.js'
 import {SIGNATURE_HEADER} from '../webhooks/signature.js'
 import {serverBase} from '../shared/server-url.js'
 import {ListQuery} from './internal/list.js'
-import {faultable, OPERATIONS, type Operation} from './operations.js'
+import {
+  ERROR_MEANINGS,
+  errorAnswerName,
+  ErrorBody,
+  errorComponents,
+  errorsByStatus,
+  FAULT_HEADERS,
+  header,
+  HEADERS,
+  pascal,
+} from './openapi-errors.js'
+import {faultable, OPERATIONS, type Operation, pathParams, TAGS} from './operations.js'
 import {NAMED_SCHEMAS, PATH_PARAMS} from './schemas.js'
 
 type JsonSchema = Record<string, unknown>
 type Io = 'input' | 'output'
 type Named = keyof typeof NAMED_SCHEMAS
 
-/** What each error code means, for the descriptions of error answers; a test checks every code has one. */
-export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
-  invalid_json: 'the body is not JSON',
-  unauthenticated: 'no `Authorization: Bearer …`, or an unknown key',
-  insufficient_scope: 'the key lacks the scope the route needs',
-  not_found: "no such resource in this account (another account's resources too), or no such route",
-  method_not_allowed: 'the route does not take this method',
-  payment_declined: 'the simulated card declined (`simulate: "decline"`); nothing changed',
-  conflict_with_paid_items: 'the push would take away claimed items; `details` names them',
-  version_conflict: 'same `version` as stored, different content',
-  item_unavailable: 'a claim for more than is left',
-  check_not_open: 'the check is closed or voided',
-  payload_too_large: 'body over 1 MiB',
-  unsupported_media_type: 'not `Content-Type: application/json`',
-  unsupported_content_encoding: 'a `Content-Encoding` other than gzip, deflate or br',
-  validation_failed: 'the body, a query or a path parameter breaks the schema; `details` lists `{path, message}`',
-  amount_exceeds_balance: 'more than is due (payment) or left to refund (refund)',
-  idempotency_key_reused: 'this `Idempotency-Key` came with another request',
-  event_type_not_subscribed: 'the endpoint does not take the event type',
-  endpoint_disabled: 'the endpoint is disabled: nothing is delivered to it',
-  rate_limited:
-    'too many live streams open at once from this address (`/sim/stream`), or of this check (the table page); over `serve --rate-limit` (with `Retry-After`); or a fault of `POST /sim/faults` with status 429',
-  simulated_fault:
-    'a fault of `POST /sim/faults` asked for this answer (`X-Tablepay-Fault` names it); nothing changed unless it was made with `after: true`',
-  internal_error: 'a bug in the simulator; never expected, please report it with the request id',
-  storage_unavailable:
-    'the data dir could not be written (a full disk); every request answers this until `tablepay serve` is restarted',
-  starting: 'the server is still starting; send the request again after `Retry-After` seconds',
-  limit_reached: 'the account has as many of these as it may (`details` names the limit); delete some first',
+/** The regexes a zod string is checked with (a format such as `z.iso.datetime()` is its own first check). */
+const regexesOf = (schema: z.core.$ZodType): RegExp[] =>
+  [schema, ...(schema._zod.def.checks ?? [])]
+    .map((check) => (check._zod.def as {pattern?: unknown}).pattern)
+    .filter((pattern): pattern is RegExp => pattern instanceof RegExp)
+
+/**
+ * Keeps a schema from saying less than the server accepts (docs/api.md, "The
+ * OpenAPI document"). A JSON Schema pattern has no flags, so a regex with `i`,
+ * `m` or `s` gives no pattern (`match.method` takes `GET` and `get`); a
+ * date-time is `format: date-time` alone, which takes any RFC 3339 offset,
+ * not zod's pattern of it.
+ */
+function sayNoLess({zodSchema, jsonSchema}: {zodSchema: z.core.$ZodType; jsonSchema: JsonSchema}): void {
+  if (jsonSchema.format === 'date-time') delete jsonSchema.pattern
+  const flagged = new Set(regexesOf(zodSchema).flatMap((regex) => (/[ims]/.test(regex.flags) ? [regex.source] : [])))
+  if (flagged.size === 0) return
+  if (flagged.has(jsonSchema.pattern as string)) delete jsonSchema.pattern
+  const all = jsonSchema.allOf as JsonSchema[] | undefined
+  const kept = all?.filter((part) => !flagged.has(part.pattern as string))
+  if (kept?.length) jsonSchema.allOf = kept
+  else delete jsonSchema.allOf
 }
 
-/** The error codes a route can answer with: those of its shape, then its own. */
-export function errorCodesOf(op: Operation): ErrorCode[] {
-  const codes: ErrorCode[] = []
-  if (op.scope) codes.push('unauthenticated')
-  if (op.scope === 'write') codes.push('insufficient_scope')
-  const params = pathParams(op.path)
-  if (params.length > 0) codes.push('not_found')
-  if (params.some((name) => name in PATH_PARAMS)) codes.push('validation_failed')
-  if (op.body)
-    codes.push(
-      'invalid_json',
-      'payload_too_large',
-      'unsupported_media_type',
-      'unsupported_content_encoding',
-      'validation_failed',
-    )
-  if (op.list) codes.push('validation_failed')
-  if (op.idempotent) codes.push('validation_failed', 'idempotency_key_reused')
-  return [...new Set([...codes, ...(op.errors ?? [])])]
-}
-
-/** `/checks/{id}/claims` → `['id']`. */
-export const pathParams = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
-
+const options = (io: Io) => ({io, target: 'draft-2020-12', override: sayNoLess}) as const
 const strip = ({$schema, $id, ...schema}: JsonSchema): JsonSchema => schema
-const inline = (schema: z.ZodType, io: Io): JsonSchema =>
-  strip(z.toJSONSchema(schema, {io, target: 'draft-2020-12'}) as JsonSchema)
+const inline = (schema: z.ZodType, io: Io): JsonSchema => strip(z.toJSONSchema(schema, options(io)) as JsonSchema)
 const ref = (name: string) => ({$ref: `#/components/schemas/${name}`})
 const nameOf = (schema: z.ZodType): Named | undefined =>
   (Object.keys(NAMED_SCHEMAS) as Named[]).find((name) => NAMED_SCHEMAS[name] === schema)
@@ -97,8 +76,7 @@ function componentSchemas(): Record<string, JsonSchema> {
   const schemas: Record<string, JsonSchema> = {}
   for (const io of ['input', 'output'] as const) {
     const {schemas: converted} = z.toJSONSchema(registries[io], {
-      io,
-      target: 'draft-2020-12',
+      ...options(io),
       uri: (id) => `#/components/schemas/${id}`,
     })
     for (const [id, schema] of Object.entries(converted)) schemas[id] = strip(schema as JsonSchema)
@@ -112,122 +90,65 @@ function successSchema(op: Operation): JsonSchema {
   return inline(op.list ? listOf(op.response) : op.response, 'output')
 }
 
-const ErrorDetail = z.object({path: z.string(), message: z.string(), external_id: z.string().optional()})
-const errorBody = (codes: [ErrorCode, ...ErrorCode[]]) =>
-  z.object({
-    error: z.object({
-      code: z.enum(codes),
-      message: z.string(),
-      request_id: z.string(),
-      details: z.array(ErrorDetail).optional(),
-    }),
-  })
-
-const REQUEST_ID = {$ref: '#/components/headers/RequestId'}
-
-function errorResponse(codes: ErrorCode[]) {
-  const headers: Record<string, unknown> = {'X-Request-Id': REQUEST_ID}
-  if (codes.includes('unauthenticated'))
-    headers['WWW-Authenticate'] = {schema: {type: 'string'}, description: 'Always `Bearer realm="tablepay"`'}
-  if (codes.includes('method_not_allowed'))
-    headers.Allow = {schema: {type: 'string'}, description: 'The methods the path takes, e.g. `GET, HEAD`'}
-  Object.assign(headers, faultHeaders(codes))
-  return {
-    description: codes.map((code) => `\`${code}\`: ${ERROR_MEANINGS[code] ?? code}`).join('; '),
-    headers,
-    content: {'application/json': {schema: inline(errorBody(codes as [ErrorCode, ...ErrorCode[]]), 'output')}},
-  }
-}
-
-/** Error answers every route shares, by name under `#/components/responses`. */
-const SHARED_ERRORS = {
-  NotFound: ['not_found'],
-  MethodNotAllowed: ['method_not_allowed'],
-  InternalError: ['internal_error'],
-  Unavailable: ['storage_unavailable', 'starting'],
-} satisfies Record<string, ErrorCode[]>
-
-/** Any route can fail these ways: a bug, a data dir that could no longer be written, a server still starting. */
-const ALWAYS: ErrorCode[] = ['internal_error', 'storage_unavailable', 'starting']
-
-const REPLAYED = {
-  description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`',
-  schema: {type: 'string', enum: ['true']},
-}
-
-/** The shared answer for exactly these codes, else one written for them. */
-function errorAnswer(codes: ErrorCode[]) {
-  const shared = Object.entries(SHARED_ERRORS).find(([, sharedCodes]) => sharedCodes.join() === codes.join())
-  return shared ? {$ref: `#/components/responses/${shared[0]}`} : errorResponse(codes)
-}
-
-function responses(op: Operation) {
+/** An operation's answers; `head` for its answers to HEAD, which are a GET's without their bodies. */
+function responses(op: Operation, head: boolean) {
   const answers: Record<string, unknown> = {}
   for (const status of op.status ?? [200]) {
-    const headers: Record<string, unknown> = {'X-Request-Id': REQUEST_ID}
+    const headers: Record<string, unknown> = {'X-Request-Id': header('RequestId')}
     for (const [name, {description, schema}] of Object.entries(op.headers ?? {}))
       headers[name] = {description, schema: inline(schema, 'output')}
-    if (op.idempotent) headers['Idempotent-Replayed'] = REPLAYED
-    if (faultable(op)) Object.assign(headers, successFaultHeaders())
+    if (op.idempotent) headers['Idempotent-Replayed'] = header('IdempotentReplayed')
+    if (faultable(op)) Object.assign(headers, FAULT_HEADERS, {'Server-Timing': header('ServerTiming')})
     const contentType = op.contentType ?? 'application/json'
-    answers[String(status)] = {description: op.summary, headers, content: {[contentType]: {schema: successSchema(op)}}}
+    const content = head ? {} : {content: {[contentType]: {schema: successSchema(op)}}}
+    answers[String(status)] = {description: op.summary, headers, ...content}
   }
-  const byStatus = new Map<number, ErrorCode[]>()
-  for (const code of [...errorCodesOf(op), ...ALWAYS]) {
-    byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code])
-  }
-  if (faultable(op)) addFaultAnswers(byStatus)
-  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) answers[String(status)] = errorAnswer(codes)
+  for (const [status, codes] of errorsByStatus(op))
+    answers[String(status)] = {$ref: `#/components/responses/${errorAnswerName(codes, head)}`}
   return answers
 }
 
-// --- faults and the rate limit (docs/api.md, "Faults and rate limits")
-
-/** What a fault of `POST /sim/faults` or `serve --rate-limit` can answer on an API route, besides its own answers. */
-function addFaultAnswers(byStatus: Map<number, ErrorCode[]>): void {
-  const add = (status: number, code: ErrorCode) => {
-    const codes = byStatus.get(status) ?? []
-    if (!codes.includes(code)) byStatus.set(status, [...codes, code])
-  }
-  add(429, 'rate_limited')
-  for (const status of [500, 502, 503, 504]) add(status, 'simulated_fault')
+const REQUEST_ID_PARAMETER = {
+  name: 'X-Request-Id',
+  in: 'header',
+  required: false,
+  description: 'Echoed when it is 1–200 characters of `A-Z a-z 0-9 . _ : / + = -`; otherwise the server makes one.',
+  schema: {type: 'string'},
 }
 
-/** The headers of an answer a fault or the rate limit gave. */
-function faultHeaders(codes: ErrorCode[]): Record<string, unknown> {
-  if (!codes.includes('simulated_fault') && !codes.includes('rate_limited')) return {}
-  const text = (description: string) => ({description, schema: {type: 'string'}})
-  return {
-    'Retry-After': {
-      description: 'Seconds to wait before sending again: on 429, and on a 503 fault',
-      schema: {type: 'string', pattern: '^[0-9]+$'},
-    },
-    'X-Tablepay-Fault': text('The id of the fault (`flt_…`) that gave this answer'),
-    'X-RateLimit-Limit': text('Requests a second this API key may make (`serve --rate-limit`)'),
-    'X-RateLimit-Remaining': text('Requests left in the current second'),
-  }
+const queryParameters = (query: z.ZodObject) =>
+  Object.entries((inline(query, 'input') as {properties: Record<string, JsonSchema>}).properties).map(
+    ([name, schema]) => ({name, in: 'query', required: false, schema}),
+  )
+
+/**
+ * The parameters operations share, under `#/components/parameters`: the
+ * request id, every path parameter and a list's `limit` and `starting_after`.
+ */
+function sharedParameters(): Record<string, unknown> {
+  const names = new Set(OPERATIONS.flatMap((op) => pathParams(op.path)))
+  const path = [...names].map((name) => {
+    const schema = inline(PATH_PARAMS[name] ?? z.string(), 'input')
+    return [`Path${pascal(name)}`, {name, in: 'path', required: true, schema}]
+  })
+  const query = queryParameters(ListQuery).map((param) => [`Query${pascal(param.name)}`, param])
+  return {RequestId: REQUEST_ID_PARAMETER, ...Object.fromEntries([...path, ...query])}
 }
 
-/** What a success answer of an API route may carry: the rate limit's counts, and a fault that only delayed it. */
-function successFaultHeaders(): Record<string, unknown> {
-  const {'Retry-After': _, ...headers} = faultHeaders(['simulated_fault']) as Record<string, unknown>
-  return {
-    ...headers,
-    'Server-Timing': {
-      description: 'With a delay fault: `fault;dur=<ms>`, how long the answer was held',
-      schema: {type: 'string'},
-    },
-  }
-}
+const parameterRef = (key: string) => ({$ref: `#/components/parameters/${key}`})
 
+/** What every operation of a path takes: `X-Request-Id` and the path's parameters. */
+const pathParameters = (path: string) => [
+  parameterRef('RequestId'),
+  ...pathParams(path).map((name) => parameterRef(`Path${pascal(name)}`)),
+]
+
+/** What the operation takes besides its path's parameters. */
 function parameters(op: Operation) {
-  const params: unknown[] = [{$ref: '#/components/parameters/RequestId'}]
-  for (const name of pathParams(op.path))
-    params.push({name, in: 'path', required: true, schema: inline(PATH_PARAMS[name] ?? z.string(), 'input')})
+  const params: unknown[] = []
   if (op.list) {
-    const query = inline(ListQuery.extend(op.filters?.shape ?? {}), 'input') as {properties: Record<string, JsonSchema>}
-    for (const [name, schema] of Object.entries(query.properties))
-      params.push({name, in: 'query', required: false, schema})
+    for (const name of Object.keys(ListQuery.shape)) params.push(parameterRef(`Query${pascal(name)}`))
+    if (op.filters) params.push(...queryParameters(op.filters))
   }
   if (op.idempotent) {
     params.push({
@@ -241,16 +162,42 @@ function parameters(op: Operation) {
   return params
 }
 
-function operation(op: Operation) {
+/**
+ * A body that `{}` satisfies is optional: a request without one is read as
+ * `{}` (`readJson` in server/internal/body.ts).
+ */
+const optionalBody = (body: z.ZodType) => body.safeParse({}).success
+
+/** What the operation needs and answers beyond its summary, in words. */
+function description(op: Operation, head: boolean): string {
+  const lines = [head ? `The answer of \`GET ${op.path}\`: the same status and headers, no body.` : `${op.summary}.`]
+  lines.push(op.scope ? `Needs a key with the \`${op.scope}\` scope.` : 'Needs no key.')
+  if (op.body && optionalBody(op.body)) lines.push('Every field of the body is optional: no body at all is `{}`.')
+  if (op.idempotent) lines.push('Takes `Idempotency-Key`.')
+  const own = (op.errors ?? []).map((code) => `\`${code}\` (${ERROR_MEANINGS[code] ?? code})`)
+  if (own.length > 0) lines.push(`Refusals of its own: ${own.join('; ')}.`)
+  return lines.join(' ')
+}
+
+function operation(op: Operation, head = false) {
+  const params = parameters(op)
   return {
-    operationId: op.id,
-    summary: op.summary,
-    security: op.scope ? [{bearer: [op.scope]}] : [],
-    parameters: parameters(op),
-    ...(op.body ? {requestBody: {required: true, content: {'application/json': {schema: bodySchema(op.body)}}}} : {}),
-    responses: responses(op),
+    operationId: head ? `${op.id}Head` : op.id,
+    summary: head ? `${op.summary} (headers only)` : op.summary,
+    description: description(op, head),
+    tags: [op.tag],
+    // the document's `security` asks every operation for a key; the description names its scope
+    ...(op.scope ? {} : {security: []}),
+    ...(params.length > 0 ? {parameters: params} : {}),
+    ...(op.body && !head ? {requestBody: requestBody(op.body)} : {}),
+    responses: responses(op, head),
   }
 }
+
+const requestBody = (body: z.ZodType) => ({
+  required: !optionalBody(body),
+  content: {'application/json': {schema: bodySchema(body)}},
+})
 
 function bodySchema(body: z.ZodType): JsonSchema {
   const name = nameOf(body)
@@ -259,7 +206,7 @@ function bodySchema(body: z.ZodType): JsonSchema {
 
 const DESCRIPTION = `The Tablepay pay-at-table API, as the local simulator serves it.
 
-Every call but \`GET /health\` and \`GET /openapi.json\` needs \`Authorization: Bearer <key>\`; GETs need the \`read\` scope, everything else \`write\` (the scope names are listed in each operation's security requirement). Every answer carries \`X-Request-Id\`; every error answers \`{"error": {code, message, request_id, details?}}\`. An unknown route answers 404 \`not_found\` and a known path with another method 405 \`method_not_allowed\`: no operation can describe those, so their answers are \`#/components/responses/NotFound\` and \`MethodNotAllowed\` (with \`Allow\`). Every GET operation answers HEAD too: the same status and headers, no body. A request body may be sent with \`Content-Encoding: gzip\`, \`deflate\` or \`br\` (the 1 MiB limit applies once decoded; another coding is 415 \`unsupported_content_encoding\`), and with \`Expect: 100-continue\`, answered only once auth and the size check pass. \`/health\` and \`/openapi.json\` send \`Access-Control-Allow-Origin: *\`; the rest answers browsers only from the origins of \`serve --cors\`. \`/checks/external/…\` always means the POS id: check ids start with \`chk_\`, so no check is ever named \`external\`. Lists are newest first; pass \`next_cursor\` as \`starting_after\` for the next page.`
+Every call but \`GET /health\` and \`GET /openapi.json\` needs \`Authorization: Bearer <key>\`; GETs need the \`read\` scope, everything else \`write\` (each operation's description names its scope). Every answer carries \`X-Request-Id\`; every error answers \`{"error": {code, message, request_id, details?}}\`. An unknown route answers 404 \`not_found\` and a known path with another method 405 \`method_not_allowed\`: no operation can describe those, so their answers are \`#/components/responses/NotFound\` and \`MethodNotAllowed\` (with \`Allow\`). Every GET has its HEAD operation (\`…Head\`): the same status and headers, no body. A body whose fields are all optional may be left out, which is \`{}\`. A date-time takes any RFC 3339 offset. A request body may be sent with \`Content-Encoding: gzip\`, \`deflate\` or \`br\` (the 1 MiB limit applies once decoded; another coding is 415 \`unsupported_content_encoding\`), and with \`Expect: 100-continue\`, answered only once auth and the size check pass. \`/health\` and \`/openapi.json\` send \`Access-Control-Allow-Origin: *\`; the rest answers browsers only from the origins of \`serve --cors\`. \`/checks/external/…\` always means the POS id: check ids start with \`chk_\`, so no check is ever named \`external\`. Lists are newest first; pass \`next_cursor\` as \`starting_after\` for the next page.`
 
 const DELIVERY_SUMMARY =
   'A delivery: one event envelope, POSTed to each enabled endpoint subscribed to its type; answer 2xx within 10 s'
@@ -271,7 +218,7 @@ const SIGNATURE_FORMAT = '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw bod
  * A POST the server makes to a receiver. It carries no API key: the
  * receiver checks the signature instead (docs/api.md), hence `security: []`.
  */
-const header = (name: string, schema: JsonSchema, description?: string) => ({
+const deliveryHeader = (name: string, schema: JsonSchema, description?: string) => ({
   name,
   in: 'header',
   required: true,
@@ -286,10 +233,10 @@ function delivery(operationId: string, schema: Named, types: readonly string[], 
       summary,
       security: [],
       parameters: [
-        header(SIGNATURE_HEADER, {type: 'string'}, SIGNATURE_FORMAT),
-        header('X-Tablepay-Event-Id', {type: 'string'}),
-        header('X-Tablepay-Event-Type', {type: 'string', enum: [...types]}),
-        header('X-Tablepay-Delivery-Attempt', {type: 'string', pattern: '^[1-9][0-9]*$'}),
+        deliveryHeader(SIGNATURE_HEADER, {type: 'string'}, SIGNATURE_FORMAT),
+        deliveryHeader('X-Tablepay-Event-Id', {type: 'string'}),
+        deliveryHeader('X-Tablepay-Event-Type', {type: 'string', enum: [...types]}),
+        deliveryHeader('X-Tablepay-Delivery-Attempt', {type: 'string', pattern: '^[1-9][0-9]*$'}),
       ],
       requestBody: {required: true, content: {'application/json': {schema: ref(schema)}}},
       responses: {'2XX': {description: 'Received. Anything else, or no answer within 10 s, is a failed attempt.'}},
@@ -301,8 +248,13 @@ let document: Record<string, unknown> | undefined
 
 function build(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {}
-  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operation(op)
-  type Package = {version: string; license: string}
+  for (const op of OPERATIONS) {
+    const path = (paths[op.path] ??= {parameters: pathParameters(op.path)})
+    path[op.method] = operation(op)
+    // the server answers HEAD on every GET route (server/internal/route-table.ts)
+    if (op.method === 'get') path.head = operation(op, true)
+  }
+  type Package = {version: string; license: string; bugs: string}
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as Package
   return {
     openapi: '3.1.0',
@@ -311,14 +263,18 @@ function build(): Record<string, unknown> {
       version: pkg.version,
       description: DESCRIPTION,
       license: {name: pkg.license, identifier: pkg.license},
+      contact: {name: 'Issues', url: pkg.bugs},
     },
+    // an http scheme has no scopes to list (spectral's oas3-operation-security-defined)
+    security: [{bearer: []}],
+    tags: TAGS.map(({name, description}) => ({name, description})),
     paths,
     webhooks: {
       event: delivery('receiveEvent', 'Event', EVENT_TYPES, DELIVERY_SUMMARY),
       ping: delivery('receivePing', 'PingEvent', ['ping'], PING_SUMMARY),
     },
     components: {
-      schemas: componentSchemas(),
+      schemas: {...componentSchemas(), Error: inline(ErrorBody, 'output')},
       securitySchemes: {
         bearer: {
           type: 'http',
@@ -326,18 +282,9 @@ function build(): Record<string, unknown> {
           description: 'An API key, `tp_test_…`, with scopes `read` or `read` and `write`.',
         },
       },
-      parameters: {
-        RequestId: {
-          name: 'X-Request-Id',
-          in: 'header',
-          required: false,
-          description:
-            'Echoed when it is 1–200 characters of `A-Z a-z 0-9 . _ : / + = -`; otherwise the server makes one.',
-          schema: {type: 'string'},
-        },
-      },
-      headers: {RequestId: {description: 'Identifies the request for support tracing', schema: {type: 'string'}}},
-      responses: Object.fromEntries(Object.entries(SHARED_ERRORS).map(([name, codes]) => [name, errorResponse(codes)])),
+      parameters: sharedParameters(),
+      headers: HEADERS,
+      responses: errorComponents(),
     },
   }
 }

@@ -56,37 +56,53 @@ export interface OperationSpec {
 
 /** An operation with its route: what the router and the document are made from. */
 export interface Operation extends OperationSpec {
+  /** Its group in the document: the tag of its routes file (`TAGS`). */
+  tag: string
   method: Lowercase<Route['method']>
   path: string
   scope: Route['scope']
 }
 
-const DECLARED: OperationSpec[] = [
-  ...healthOperations,
-  ...openApiOperations,
-  ...locationOperations,
-  ...checkOperations,
-  ...claimOperations,
-  ...paymentOperations,
-  ...feedbackOperations,
-  ...eventOperations,
-  ...webhookEndpointOperations,
-  ...deliveryOperations,
-  ...simOperations,
-  ...clockOperations,
-  ...streamOperations,
-  ...accountOperations,
-  ...simWebhookOperations,
-  ...requestOperations,
-  ...faultOperations,
+/**
+ * Each routes file's operations under the tag the document groups them by
+ * (`tags`), with what the tag holds, in the document's order of tags.
+ */
+export const TAGS: {name: string; description: string; operations: OperationSpec[]}[] = [
+  {name: 'Health', description: 'Whether the server is ready', operations: healthOperations},
+  {name: 'Document', description: 'This OpenAPI document', operations: openApiOperations},
+  {name: 'Locations', description: "The account's locations", operations: locationOperations},
+  {name: 'Checks', description: 'Checks as the POS pushes them', operations: checkOperations},
+  {name: 'Claims', description: 'Items guests claim at the table', operations: claimOperations},
+  {name: 'Payments', description: 'What guests pay, and refunds', operations: paymentOperations},
+  {name: 'Feedback', description: 'What guests say', operations: feedbackOperations},
+  {name: 'Events', description: 'What changed, as webhooks deliver it', operations: eventOperations},
+  {name: 'Webhook endpoints', description: 'Where events are delivered', operations: webhookEndpointOperations},
+  {
+    name: 'Deliveries',
+    description: 'Each event sent to each endpoint, with its attempts',
+    operations: deliveryOperations,
+  },
+  {name: 'Simulator', description: "The caller's key, and a reset of the account", operations: simOperations},
+  {name: 'Clock', description: 'The scheduler clock that retries run on', operations: clockOperations},
+  {name: 'Stream', description: 'New events and deliveries as they happen', operations: streamOperations},
+  {name: 'Scratch accounts', description: 'Accounts made and dropped by tests', operations: accountOperations},
+  {
+    name: 'Receiver testing',
+    description: 'Known secrets and delivery chaos, for testing a webhook receiver',
+    operations: simWebhookOperations,
+  },
+  {name: 'Request log', description: "The account's requests, for support tracing", operations: requestOperations},
+  {name: 'Faults', description: 'Failures, delays and lost answers on purpose', operations: faultOperations},
 ]
 
 /** Each route with the one operation that declares it, in the routes' order; a route declared twice or never is a bug. */
-function withRoutes(declared: OperationSpec[]): Operation[] {
-  const byId = new Map<RouteId, OperationSpec>()
-  for (const spec of declared) {
-    if (byId.has(spec.id)) throw new Error(`operations: ${spec.id} is declared twice`)
-    byId.set(spec.id, spec)
+function withRoutes(tags: typeof TAGS): Operation[] {
+  const byId = new Map<RouteId, OperationSpec & {tag: string}>()
+  for (const {name, operations} of tags) {
+    for (const spec of operations) {
+      if (byId.has(spec.id)) throw new Error(`operations: ${spec.id} is declared twice`)
+      byId.set(spec.id, {...spec, tag: name})
+    }
   }
   return (Object.keys(ROUTES) as RouteId[]).map((id) => {
     const spec = byId.get(id)
@@ -97,7 +113,10 @@ function withRoutes(declared: OperationSpec[]): Operation[] {
 }
 
 /** Every operation of the API: the router registers them, the document describes them. */
-export const OPERATIONS: Operation[] = withRoutes(DECLARED)
+export const OPERATIONS: Operation[] = withRoutes(TAGS)
+
+/** `/checks/{id}/claims` → `['id']`. */
+export const pathParams = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
 
 /** Whether a fault or the rate limit can answer for this operation: API routes, never the simulator's own. */
 export const faultable = (op: Operation): boolean => op.scope !== null && !op.path.startsWith('/sim/')

@@ -61,6 +61,42 @@ describe('HEAD', () => {
   })
 })
 
+describe('a body whose fields are all optional', () => {
+  it('may be left out, with or without a Content-Type, and is then read as {}', async () => {
+    const subscription = {url: 'http://127.0.0.1:9/optional-bodies', event_types: ['feedback.received']}
+    const created = (await sim.api('POST', '/v1/webhook-endpoints', {body: subscription})).body
+    const endpoint = `/v1/webhook-endpoints/${created.id}`
+    try {
+      const rotated = await sim.api('POST', `${endpoint}/rotate-secret`)
+      expect(rotated.status, rotated.text).toBe(200)
+      expect(rotated.body.secret).toMatch(/^whsec_/)
+      expect(rotated.body.secret).not.toBe(created.secret)
+      const patched = await sim.api('PATCH', endpoint, {headers: {'content-type': 'application/json'}})
+      expect([patched.status, patched.body.url, patched.body.event_types]).toEqual([
+        200,
+        subscription.url,
+        ['feedback.received'],
+      ])
+      const chaos = `/v1/sim/webhook-endpoints/${created.id}/chaos`
+      const bare = await sim.api('PUT', chaos)
+      // the seed is drawn when none is given
+      const asEmpty = (await sim.api('PUT', chaos, {body: {}})).body
+      expect([bare.status, bare.body]).toEqual([200, {...asEmpty, seed: bare.body.seed}])
+      const payment = (await sim.api('POST', `/v1/sim/checks/${checkId}/payments`, {body: {amount_cents: 100}})).body
+      const refunded = await sim.api('POST', `/v1/sim/payments/${payment.id}/refund`)
+      expect([refunded.status, refunded.body.amount_refunded_cents]).toEqual([200, 100])
+
+      // a body that is sent is still JSON, and a body that is required is still required
+      const typed = await sim.api('PATCH', endpoint, {body: '{}', headers: {'content-type': 'text/plain'}})
+      expect([typed.status, typed.body.error.code]).toEqual([415, 'unsupported_media_type'])
+      const required = await sim.api('POST', '/v1/webhook-endpoints')
+      expect([required.status, required.body.error.code]).toEqual([415, 'unsupported_media_type'])
+    } finally {
+      await sim.api('DELETE', endpoint)
+    }
+  })
+})
+
 describe('405 method_not_allowed', () => {
   it('carries Allow with exactly the methods of the route, on every /v1 route', async () => {
     const byPath = new Map<string, Set<string>>()

@@ -73,13 +73,18 @@ afterAll(async () => {
 /** Prism's own error answers name its error catalogue; the server's never do. */
 const prismError = (body: unknown) => JSON.stringify(body ?? null).match(/stoplight\.io\/prism\/errors#\w+/)?.[0]
 
-test('Prism finds nothing wrong with a push, a 422, a 404, a ping, typed events and a replayed payment', async () => {
-  const answers: [string, number, unknown][] = []
-  const send = async (method: string, path: string, options: Parameters<typeof call>[3] = {}) => {
+/** Sends through the validating proxy, noting each request's status and any error of Prism's in `answers`. */
+const sender =
+  (answers: [string, number, unknown][]) =>
+  async (method: string, path: string, options: Parameters<typeof call>[3] = {}) => {
     const answer = await call(prism.url, method, path, options)
     answers.push([`${method} ${path}`, answer.status, prismError(answer.body)])
     return answer
   }
+
+test('Prism finds nothing wrong with a push, a 422, a 404, a ping, typed events and a replayed payment', async () => {
+  const answers: [string, number, unknown][] = []
+  const send = sender(answers)
 
   const opened = {body: checkWith([['l1', 2, 450]], {location_id: 'loc_main'})}
   const created = await send('PUT', '/checks/external/prism-1', opened)
@@ -113,6 +118,55 @@ test('Prism finds nothing wrong with a push, a 422, a 404, a ping, typed events 
     [expect.stringMatching(/^POST \/sim\/checks\/chk_\w+\/payments$/), 201, undefined],
     ['GET /events', 200, undefined],
   ])
+}, 30_000)
+
+test('Prism lets through what the server takes: a method in capitals, a date-time at an offset, no optional body, HEAD', async () => {
+  const answers: [string, number, unknown][] = []
+  const send = sender(answers)
+  let since: unknown
+  const fault = await send('POST', '/sim/faults', {body: {match: {method: 'GET', path: '/v1/prism-none'}, status: 503}})
+  await send('DELETE', `/sim/faults/${fault.body.id}`)
+  const receiver = await startReceiver()
+  try {
+    const endpoint = (
+      await send('POST', '/webhook-endpoints', {body: {url: receiver.url, event_types: ['check.closed']}})
+    ).body
+    since = (
+      await send('POST', `/webhook-endpoints/${endpoint.id}/recover`, {
+        body: {since: '2026-11-25T00:00:00+01:00'},
+      })
+    ).body.since
+    // no body and no Content-Type: every field of these bodies is optional
+    await send('POST', `/webhook-endpoints/${endpoint.id}/rotate-secret`)
+    await send('PATCH', `/webhook-endpoints/${endpoint.id}`)
+    await send('PUT', `/sim/webhook-endpoints/${endpoint.id}/chaos`)
+    await send('DELETE', `/webhook-endpoints/${endpoint.id}`)
+  } finally {
+    await receiver.close()
+  }
+  // Prism checks a HEAD against its operation and forwards it (an unknown operation it answers 405 itself);
+  // it then fails to read the answer, parsing the empty body its JSON Content-Type announces (prism-http
+  // 5.12's parseResponseBody), so what shows the request passed is the server's log of it
+  for (const path of ['/locations', '/checks/chk_nope']) await call(prism.url, 'HEAD', path)
+  const heads = (await server.api('GET', '/v1/sim/requests?method=HEAD')).body.data
+
+  expect({answers, since, heads: heads.map((r: {path: string; status: number}) => [r.path, r.status])}).toEqual({
+    answers: [
+      ['POST /sim/faults', 201, undefined],
+      [expect.stringMatching(/^DELETE \/sim\/faults\/flt_\w+$/), 200, undefined],
+      ['POST /webhook-endpoints', 201, undefined],
+      [expect.stringMatching(/^POST \/webhook-endpoints\/we_\w+\/recover$/), 202, undefined],
+      [expect.stringMatching(/^POST \/webhook-endpoints\/we_\w+\/rotate-secret$/), 200, undefined],
+      [expect.stringMatching(/^PATCH \/webhook-endpoints\/we_\w+$/), 200, undefined],
+      [expect.stringMatching(/^PUT \/sim\/webhook-endpoints\/we_\w+\/chaos$/), 200, undefined],
+      [expect.stringMatching(/^DELETE \/webhook-endpoints\/we_\w+$/), 200, undefined],
+    ],
+    since: '2026-11-24T23:00:00.000Z',
+    heads: [
+      ['/v1/checks/chk_nope', 404],
+      ['/v1/locations', 200],
+    ],
+  })
 }, 30_000)
 
 test('Prism refuses an answer that breaks the document, so a clean run means something', async () => {

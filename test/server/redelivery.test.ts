@@ -183,6 +183,13 @@ describe('a retry asked while an attempt is out', () => {
   })
 })
 
+/** The instant `iso` names, written at `minutes` east of UTC as RFC 3339 allows: `…T05:30:00.001+05:30`. */
+function atOffset(iso: string, minutes: number): string {
+  const wall = new Date(Date.parse(iso) + minutes * 60_000).toISOString().slice(0, -1)
+  const hhmm = new Date(Math.abs(minutes) * 60_000).toISOString().slice(11, 16)
+  return `${wall}${minutes < 0 ? '-' : '+'}${hhmm}`
+}
+
 describe('POST /webhook-endpoints/{id}/recover', () => {
   it('re-sends exactly the subscribed events since the time that had no succeeded delivery, oldest first, and nothing twice', async () => {
     const {sim, register, receiver, push, failWhen} = await setup()
@@ -203,7 +210,9 @@ describe('POST /webhook-endpoints/{id}/recover', () => {
     }
     failWhen(() => false)
 
-    const recovery = await sim.api('POST', `/v1/webhook-endpoints/${endpoint.id}/recover`, {body: {since}})
+    // `since` at any RFC 3339 offset names the same instant, to the millisecond; the answer gives it in UTC
+    const recover = (at: string) => sim.api('POST', `/v1/webhook-endpoints/${endpoint.id}/recover`, {body: {since: at}})
+    const recovery = await recover(atOffset(since, 330))
     expect(recovery.status).toBe(202)
     expect(recovery.body).toEqual({object: 'recovery', endpoint_id: endpoint.id, since, event_count: 3})
     await receiver.waitFor(expected + 3)
@@ -220,7 +229,16 @@ describe('POST /webhook-endpoints/{id}/recover', () => {
     // the three recovered, and ok-2's first
     const succeeded = `/v1/deliveries?endpoint_id=${endpoint.id}&status=succeeded`
     await expect.poll(async () => (await sim.api('GET', succeeded)).body.data.length).toBe(4)
-    const again = await sim.api('POST', `/v1/webhook-endpoints/${endpoint.id}/recover`, {body: {since}})
-    expect(again.body.event_count).toBe(0)
+    const again = await recover(atOffset(since, -180))
+    expect(again.body).toEqual({object: 'recovery', endpoint_id: endpoint.id, since, event_count: 0})
+    // RFC 3339 lets T and Z be lower case
+    expect((await recover(since.toLowerCase())).body).toEqual(again.body)
+    // a time without its offset names no instant
+    const local = await recover(since.slice(0, -1))
+    expect([local.status, local.body.error.code, local.body.error.details]).toEqual([
+      422,
+      'validation_failed',
+      [{path: 'since', message: 'must be an RFC 3339 date-time, e.g. 2026-11-25T00:00:00+01:00'}],
+    ])
   })
 })

@@ -99,6 +99,17 @@ describe('tablepay/msw with setupServer and the typed client', () => {
     await client.deleteWebhookEndpoint(endpoint.id)
   })
 
+  test('a body whose fields are all optional may be left out, as over HTTP', async () => {
+    const endpoint = await client.createWebhookEndpoint({url: RECEIVER, event_types: ['feedback.received']})
+    const rotated = await fetch(`${tablepay.url}/webhook-endpoints/${endpoint.id}/rotate-secret`, {
+      method: 'POST',
+      headers: {authorization: `Bearer ${tablepay.apiKey}`},
+    })
+    expect(rotated.status).toBe(200)
+    expect(((await rotated.json()) as {secret: string}).secret).not.toBe(endpoint.secret)
+    await client.deleteWebhookEndpoint(endpoint.id)
+  })
+
   test('reset() and clock.advance() act on the same in-memory state', async () => {
     await client.pushCheck('msw-5', checkWith([], {location_id: 'loc_main'}))
     await tablepay.reset()

@@ -124,6 +124,8 @@ export function validationError(what: string, error: z.ZodError): ApiError {
 /**
  * The JSON body, checked against `schema`: 415 for another content type, 413
  * above 1 MiB, 400 for malformed JSON, 422 with every problem for the rest.
+ * A request without a body is `{}` to a schema that takes `{}` (a body whose
+ * fields are all optional is optional, docs/api.md), whatever its content type.
  * `accept`, when given, is a faster check of the same schema that returns its
  * output for a plainly valid body, and `undefined` to leave the rest to zod.
  */
@@ -132,7 +134,19 @@ export async function readJson<S extends z.ZodType>(
   schema: S,
   accept?: (value: unknown) => z.output<S> | undefined,
 ): Promise<z.output<S>> {
+  if (bodyless(event)) {
+    const empty = schema.safeParse({})
+    if (empty.success) return empty.data
+  }
   return parseJson(await readJsonText(event), schema, accept)
+}
+
+/** Whether the request has no body: no length or a length of 0, and not chunked; a web request (msw), no stream. */
+function bodyless(event: H3Event): boolean {
+  const web = event.web?.request
+  if (web) return web.body === null
+  const length = requestHeader(event, 'content-length')
+  return requestHeader(event, 'transfer-encoding') === undefined && (length === undefined || length === '0')
 }
 
 /**
