@@ -39,7 +39,11 @@ export default defineConfig({
     // builds dist/ when src/ is newer: what spawned and in-process commands run (test/helpers/build-setup.ts)
     globalSetup: ['test/helpers/build-setup.ts'],
     projects: [
-      {extends: true, test: {name: 'memory', include: ['test/**/*.test.ts'], exclude: ['test/postgres/**']}},
+      {
+        extends: true,
+        // test/node_modules: what the tests drive (test/package.json), whose packages ship tests of their own
+        test: {name: 'memory', include: ['test/**/*.test.ts'], exclude: ['test/postgres/**', 'test/node_modules/**']},
+      },
       {
         extends: true,
         test: {

@@ -113,7 +113,7 @@ export async function startPrism(dir) {
   })
   await writeFile(document, stdout)
   const port = await freePort()
-  const cli = join(ROOT, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js')
+  const cli = await peerPath('@stoplight/prism-cli', 'dist', 'index.js')
   const args = [cli, 'mock', document, '--port', String(port), '--host', '127.0.0.1', '--verboseLevel', 'warn']
   return startPeer('Prism', process.execPath, args, {
     ready: `http://127.0.0.1:${port}${PRISM_BASE}chk-0`,

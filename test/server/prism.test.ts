@@ -26,7 +26,7 @@ async function startPrism(document: object, upstream: string): Promise<Prism> {
   await writeFile(file, JSON.stringify(document))
   const port = await freePort()
   const args = ['proxy', '--errors', file, upstream, '--host', '127.0.0.1', '--port', String(port)]
-  const bin = join(ROOT, 'node_modules', '.bin', 'prism')
+  const bin = join(ROOT, 'test', 'node_modules', '.bin', 'prism')
   const child: ChildProcess = spawn(bin, args, {stdio: ['ignore', 'pipe', 'pipe']})
   let output = ''
   await new Promise<void>((resolve, reject) => {
