@@ -1,6 +1,7 @@
 import {rm, writeFile} from 'node:fs/promises'
 import type {RequestListener} from 'node:http'
 import {join, resolve} from 'node:path'
+import {firstKeys} from '../domain/seeded-account.js'
 import {displayUrl} from '../shared/database-url.js'
 import {registerServer, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
 import {Store} from '../store/store.js'
@@ -105,12 +106,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
 /** What clients learn about this server from its `server.json` and its registry entry. */
 function describeServer(url: string, accounts: SeededAccount[], dataDir: string | undefined): ServerFile {
-  const keys = accounts[0]?.api_keys ?? []
+  const {write, read} = firstKeys(accounts)
   return {
     url,
     pid: process.pid,
-    api_key: keys.find((k) => k.scopes.includes('write'))?.key,
-    read_key: keys.find((k) => !k.scopes.includes('write'))?.key,
+    api_key: write,
+    read_key: read,
     data_dir: dataDir ?? null,
   }
 }
