@@ -9,7 +9,7 @@ import {DEFAULT_RETENTION} from '../domain/retention.js'
 import {type RunningServer, startServer} from '../server/start.js'
 import {UnusableDirError} from '../shared/make-dir.js'
 
-/** The flags of `serve` once parsed (cli/flags/serve.ts says what each means). */
+/** The flags of `serve` once parsed (cli/flags/serve.ts says what each means), which `exec` takes too. */
 export interface ServeFlags {
   port: number
   host: string
@@ -37,7 +37,7 @@ export interface ServeFlags {
 
 /**
  * Starts the server `flags` describe, its access lines (`--log`) going to
- * `out`. A server that cannot start is a
+ * `out`: the start of `serve` and of `exec`. A server that cannot start is a
  * CLI error: exit 2 for a --data that cannot be made or used (a wrong
  * command line, as a wrong flag is), else 1.
  *

@@ -19,7 +19,7 @@ function corsOrigin(text: string): string {
   return url.origin
 }
 
-/** --port, with its default. */
+/** --port, whose default is serve's well-known port and exec's free one. */
 const port = (fallback: number) =>
   Flags.integer({
     summary: 'Port to listen on; 0 picks a free one. A port in use is an error (exit 1), never another port.',
@@ -27,14 +27,14 @@ const port = (fallback: number) =>
     ...PORT_RANGE,
   })
 
-/** --data, with its default. */
+/** --data, which only `serve` keeps by default. */
 const data = Flags.custom<string>({char: 'd', summary: 'Data directory.'})
 
-/** --log, with its summary and default. */
+/** --log, on stdout or stderr as the command prints. */
 const log = (summary: string, fallback?: boolean) =>
   Flags.boolean({summary, default: fallback, allowNo: true, helpGroup: 'TRACING'})
 
-/** The flags of `serve` (serve/run.ts says what each becomes). */
+/** The flags of `serve`, which `exec` takes too: the server both start (serve/run.ts says what each becomes). */
 export const serveFlags = {
   port: port(4747),
   host: Flags.string({summary: 'Interface to listen on.', default: '127.0.0.1'}),
@@ -116,6 +116,17 @@ export const serveFlags = {
     min: 1,
     helpGroup: 'RETENTION',
   }),
+}
+
+/**
+ * The flags of `exec`: serve's, but its server is a throwaway one (a free port, and in memory unless
+ * --data or --database says otherwise) whose output stays off COMMAND's unless asked for.
+ */
+export const execFlags = {
+  ...serveFlags,
+  port: port(0),
+  data: data({summary: 'Data directory; without it (or --database) everything stays in memory.'}),
+  log: log('Print one access line per API request, on stderr.', false),
 }
 
 /**
