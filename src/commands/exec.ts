@@ -1,7 +1,6 @@
 import {Command} from '../cli/command.js'
 import {cliError} from '../cli/cli-error.js'
 import {checkStoreFlags, execFlags} from '../cli/flags/serve.js'
-import {outputFor} from '../cli/output.js'
 import {exec} from '../serve/exec.js'
 
 export default class Exec extends Command {
@@ -43,6 +42,6 @@ COMMAND's stdout is its own; the server writes on stderr. Exits with COMMAND's e
       })
     const {flags, raw} = await this.parse(Exec, this.argv.slice(0, split))
     await checkStoreFlags(flags, raw)
-    process.exitCode = await exec(flags, command, outputFor(false))
+    process.exitCode = await exec(flags, command)
   }
 }

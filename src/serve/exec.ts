@@ -1,7 +1,7 @@
 import {spawn} from 'node:child_process'
 import {constants} from 'node:os'
 import {cliError} from '../cli/cli-error.js'
-import type {Output} from '../cli/output.js'
+import {outputFor} from '../cli/output.js'
 import {dashboardUrl} from '../cli/views/serve-banner.js'
 import {firstKeys} from '../domain/seeded-account.js'
 import type {RunningServer} from '../server/start.js'
@@ -38,9 +38,11 @@ export function commandEnv(server: RunningServer): Record<string, string> {
  * stopped all the same.
  *
  * @example
- * process.exitCode = await exec({...flags, port: 0}, ['npm', 'test'], outputFor(false))
+ * process.exitCode = await exec({...flags, port: 0}, ['npm', 'test'])
  */
-export async function exec(flags: ServeFlags, command: readonly string[], out: Output): Promise<number> {
+export async function exec(flags: ServeFlags, command: readonly string[]): Promise<number> {
+  // stdout is the command's: the server's lines (--log) go to stderr
+  const out = outputFor(false, process.stderr)
   const server = await startServing(flags, out)
   try {
     out.notice(`tablepay is listening on ${server.url}/v1 until ${command[0]} exits`)

@@ -89,12 +89,14 @@ describe('exec -- COMMAND', () => {
     expect(await refused(url)).toBe(true)
   })
 
-  it('exits 0 and 1 as COMMAND does, without a webhook secret when the seed gives none', async () => {
+  it('exits 0 and 1 as COMMAND does, without a webhook secret when the seed gives none, its --log on stderr', async () => {
     const secretless = 'process.exit(process.env.TABLEPAY_WEBHOOK_SECRET === undefined ? 0 : 9)'
     const ok = await runCommand(['exec', '--seed', 'fixtures/seed.json', '--', 'node', '-e', secretless])
     expect(ok.code).toBe(0)
-    const failed = await runCommand(['exec', '--', 'node', '-e', 'process.exit(1)'])
+    const request = "fetch(process.env.TABLEPAY_URL + '/locations').then(() => process.exit(1))"
+    const failed = await runCommand(['exec', '--log', '--', 'node', '-e', request])
     expect(failed.code).toBe(1)
+    expect(failed.stderr).toContain('GET /v1/locations 401')
     expect(failed.stdout).toBe('')
     expect(await refused(noticedUrl(failed.stderr))).toBe(true)
   })
