@@ -21,9 +21,9 @@ const LAYERS = {
   // The client speaks HTTP to the server; it shares the domain's types, not the server's code.
   client: ['domain', 'shared'],
   cli: ['domain', 'client', 'webhooks', 'shared'],
-  // `serve`'s run, shared by its oclif command and the lean path of bin/run.js, which loads it without oclif.
+  // `serve`'s run, shared by its oclif command and the lean path of bin/run.js, which loads it without oclif; `exec`'s.
   serve: ['domain', 'cli', 'server', 'shared'],
-  // `serve` and `openapi` start and describe the server; every other command goes through the client.
+  // `serve`, `exec` and `openapi` start and describe the server; every other command goes through the client.
   commands: ['domain', 'client', 'cli', 'webhooks', 'server', 'serve', 'shared'],
 }
 

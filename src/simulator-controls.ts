@@ -8,7 +8,7 @@ import {
   type RequestFilters,
   TablepayClient,
 } from './client/client.js'
-import type {SeededAccount} from './domain/seeded-account.js'
+import {firstKeys, type SeededAccount} from './domain/seeded-account.js'
 
 export type {SeededAccount}
 export type {Fault, FaultInput, RequestEntry, RequestFilters}
@@ -59,8 +59,7 @@ export function simulatorControls(
   accounts: SeededAccount[],
   fetch?: ClientOptions['fetch'],
 ): SimulatorControls {
-  const keys = accounts[0]?.api_keys ?? []
-  const apiKey = keys.find((k) => k.scopes.includes('write'))?.key
+  const {write: apiKey, read: readKey} = firstKeys(accounts)
   if (!apiKey)
     throw new Error(
       'tablepay: the first account of the seed has no write key; give it one with scopes ["read", "write"].',
@@ -69,7 +68,7 @@ export function simulatorControls(
   return {
     url,
     apiKey,
-    readKey: keys.find((k) => !k.scopes.includes('write'))?.key,
+    readKey,
     accounts,
     clock: {advance: (seconds) => client.advanceClock(seconds), reset: () => client.resetClock()},
     async reset() {

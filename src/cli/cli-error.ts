@@ -6,8 +6,11 @@ export interface CliFailureOptions {
   code: CliErrorCode
   suggestions?: string[]
   report?: unknown
-  /** 2 for a wrong command line (nothing was done), as oclif's own usage errors; else 1. */
-  exit?: 1 | 2
+  /**
+   * 2 for a wrong command line (nothing was done), as oclif's own usage errors; 127 and 126 for a
+   * command `exec` cannot find or cannot run, as shells; else 1.
+   */
+  exit?: 1 | 2 | 126 | 127
 }
 
 /**

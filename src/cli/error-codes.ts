@@ -32,6 +32,8 @@ export const CLI_ERROR_CODES = [
   'nothing_due',
   'endpoint_not_removed',
   'server_start_failed',
+  // exec: a COMMAND that could not be started
+  'command_not_started',
 ] as const
 
 /** A code the CLI reports: one of the list, or why `verify` refused a signature (its reason is its code). */

@@ -12,15 +12,16 @@ export interface Output {
 }
 
 /**
- * The output of a run with (`json`) or without --json.
+ * The output of a run with (`json`) or without --json, its records on
+ * `records`: stdout, but for `exec`, whose stdout is its command's.
  *
  * @example
  * outputFor(false).emit({status: 'ready'}, 'Ready.') // prints "Ready."
  */
-export function outputFor(json: boolean): Output {
+export function outputFor(json: boolean, records: NodeJS.WriteStream = process.stdout): Output {
   return {
-    // console.log prints a string as oclif's `log` does (util.format of one string is the string)
-    emit: (record, text) => (json ? process.stdout.write(`${JSON.stringify(record)}\n`) : console.log(text)),
+    // a string and a newline, as oclif's `log` prints it
+    emit: (record, text) => records.write(`${json ? JSON.stringify(record) : text}\n`),
     notice: (text) => process.stderr.write(`${text}\n`),
   }
 }

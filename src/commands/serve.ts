@@ -1,26 +1,8 @@
-import {Flags} from '@oclif/core'
-import {DISABLE_AFTER} from '../domain/deliveries.js'
-import {DEFAULT_RETENTION} from '../domain/retention.js'
-import {duration, durationList, positive} from '../cli/flags/duration.js'
-import {PORT_RANGE} from '../cli/flags/port.js'
-import {REQUEST_LOG_SIZE} from '../domain/request-log.js'
 import {Command} from '../cli/command.js'
 import {UNTIL_STOPPED_EXIT_CODES} from '../cli/exit-codes.js'
+import {checkStoreFlags, serveFlags} from '../cli/flags/serve.js'
 import {outputFor} from '../cli/output.js'
 import {serve} from '../serve/run.js'
-import {checkDatabaseUrl} from '../shared/database-url.js'
-import {findFile} from '../shared/package-file.js'
-import {RECEIVER_TIMEOUT_MS} from '../webhooks/send.js'
-
-/** An origin as browsers send it (`scheme://host[:port]`, no path), or `*`. */
-function corsOrigin(text: string): string {
-  if (text === '*') return text
-  const url = URL.canParse(text) ? new URL(text) : undefined
-  if (!url || url.origin === 'null' || url.pathname !== '/' || url.search || url.hash || url.username) {
-    throw new Error(`"${text}" is not an origin: give scheme://host[:port], as a browser sends it, or *.`)
-  }
-  return url.origin
-}
 
 export default class Serve extends Command {
   static override summary = 'Run the Tablepay API simulator.'
@@ -58,107 +40,11 @@ Clients find the URL and a write key on their own: in the same directory, and th
     },
   ]
 
-  static override flags = {
-    port: Flags.integer({
-      summary: 'Port to listen on; 0 picks a free one. A port in use is an error (exit 1), never another port.',
-      default: 4747,
-      ...PORT_RANGE,
-    }),
-    host: Flags.string({summary: 'Interface to listen on.', default: '127.0.0.1'}),
-    data: Flags.string({char: 'd', summary: 'Data directory.', default: './.tablepay', env: 'TABLEPAY_DATA'}),
-    memory: Flags.boolean({summary: 'Keep everything in memory (ignores --data); nothing survives a stop.'}),
-    database: Flags.custom<string>({
-      summary: 'Keep the records in this PostgreSQL database (postgres://…), shared by every instance on it.',
-      helpValue: 'URL',
-      env: 'TABLEPAY_DATABASE_URL',
-      exclusive: ['memory'],
-      parse: async (text) => checkDatabaseUrl(text),
-    })(),
-    seed: Flags.custom<string>({
-      summary:
-        'Seed file of accounts, locations and keys to create when missing; fixtures/seed.json is the example the package ships.',
-      helpValue: 'FILE',
-      // a relative path that is not here is looked up in the package too (docs/api.md)
-      parse: async (text) => {
-        const found = await findFile(text)
-        if (found === undefined)
-          throw new Error(
-            `No seed file at ${text}: give a file that exists, or fixtures/seed.json for the example seed.`,
-          )
-        return found
-      },
-    })(),
-    fsync: Flags.boolean({summary: 'fsync every flush, to survive power loss (slower).'}),
-    repair: Flags.boolean({
-      summary:
-        'Start on a damaged data dir with what is intact; what is dropped is saved to a repair-….ndjson file in it (docs/storage.md).',
-    }),
-    'retry-schedule': durationList({
-      summary:
-        'Waits between delivery attempts, e.g. 1s,2s,5s. Default: 1m,5m,30m,2h,8h,24h, as the real service retries.',
-      helpGroup: 'WEBHOOKS',
-    }),
-    'time-scale': Flags.custom<number>({
-      summary: 'Run the scheduler clock N times faster than real time (60: a minute per second).',
-      helpGroup: 'WEBHOOKS',
-      parse: async (text) => positive(Number(text), text),
-    })(),
-    'disable-after': Flags.integer({
-      summary: 'Dead deliveries in a row that disable an endpoint.',
-      default: DISABLE_AFTER,
-      min: 1,
-      helpGroup: 'WEBHOOKS',
-    }),
-    'receiver-timeout': duration({
-      summary: 'How long a receiver has to answer, e.g. 10s or 500ms.',
-      default: RECEIVER_TIMEOUT_MS / 1000,
-      helpGroup: 'WEBHOOKS',
-    }),
-    cors: Flags.custom<string[]>({
-      summary: 'Browser pages of these origins may call the API: ORIGIN[,ORIGIN…], or * for any.',
-      helpValue: 'ORIGINS',
-      parse: async (text) => text.split(',').map((o) => corsOrigin(o.trim())),
-    })(),
-    log: Flags.boolean({
-      summary: 'Print one access line per API request (JSON lines with --json). Default: on when stdout is a terminal.',
-      allowNo: true,
-      helpGroup: 'TRACING',
-    }),
-    'request-log': Flags.integer({
-      summary: 'Requests the request log keeps per account (GET /v1/sim/requests, `tablepay logs`); 0 turns it off.',
-      default: REQUEST_LOG_SIZE,
-      min: 0,
-      helpGroup: 'TRACING',
-    }),
-    'rate-limit': Flags.integer({
-      summary: 'Allow N requests a second per account (burst N); more answer 429 with Retry-After. Off by default.',
-      min: 1,
-      helpGroup: 'TRACING',
-    }),
-    'strict-urls': Flags.boolean({
-      summary: 'Refuse plain-http endpoint URLs, even on this machine, as the real service does (https only).',
-      helpGroup: 'WEBHOOKS',
-    }),
-    'event-retention': duration({
-      summary: 'How long events are kept, e.g. 7d or 12h; older ones go with their finished deliveries. Default: 30d.',
-      helpGroup: 'RETENTION',
-    }),
-    'max-events': Flags.integer({
-      summary: 'Most events kept per account; the oldest go first.',
-      default: DEFAULT_RETENTION.maxEvents,
-      min: 1,
-      helpGroup: 'RETENTION',
-    }),
-  }
+  static override flags = serveFlags
 
   public async run(): Promise<void> {
     const {flags, raw} = await this.parse(Serve)
-    // --data on the command line conflicts; TABLEPAY_DATA in the environment (a default for data dirs) does not
-    if (flags.database !== undefined && raw.some((token) => token.type === 'flag' && token.flag === 'data'))
-      this.error('--data cannot also be provided when using --database: the records live in the database.', {
-        exit: 2,
-        code: 'invalid_usage',
-      })
+    await checkStoreFlags(flags, raw)
     await serve(flags, outputFor(this.jsonEnabled()))
   }
 }

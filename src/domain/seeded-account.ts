@@ -10,3 +10,19 @@ export interface SeededAccount {
   locations: {id: string; name: string}[]
   api_keys: {key: string; scopes: ('read' | 'write')[]}[]
 }
+
+/**
+ * The keys a server hands out for its first account: its first key with the
+ * write scope, and its first read-only one (`server.json`, the dashboard's
+ * link, `exec`'s environment, `tablepay/testing`).
+ *
+ * @example
+ * const {write, read} = firstKeys(server.accounts) // {write: 'tp_test_demo_write', read: 'tp_test_demo_read'}
+ */
+export function firstKeys(accounts: readonly SeededAccount[]): {write?: string; read?: string} {
+  const keys = accounts[0]?.api_keys ?? []
+  return {
+    write: keys.find((k) => k.scopes.includes('write'))?.key,
+    read: keys.find((k) => !k.scopes.includes('write'))?.key,
+  }
+}

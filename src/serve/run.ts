@@ -6,14 +6,15 @@ import {untilSignalled} from '../cli/shutdown.js'
 import {renderRequestLine} from '../cli/views/request.js'
 import {readyJson, renderBanner} from '../cli/views/serve-banner.js'
 import {DEFAULT_RETENTION} from '../domain/retention.js'
-import {startServer} from '../server/start.js'
+import {type RunningServer, startServer} from '../server/start.js'
 import {UnusableDirError} from '../shared/make-dir.js'
 
-/** The flags of `serve` once parsed (commands/serve.ts says what each means). */
+/** The flags of `serve` once parsed (cli/flags/serve.ts says what each means), which `exec` takes too. */
 export interface ServeFlags {
   port: number
   host: string
-  data: string
+  /** Without it, with --memory or with --database, nothing is kept on disk. */
+  data?: string
   memory?: boolean
   database?: string
   seed?: string
@@ -35,23 +36,20 @@ export interface ServeFlags {
 }
 
 /**
- * What `tablepay serve` does once its flags are parsed, by oclif
- * (commands/serve.ts) or by the lean path, which runs it without loading
- * oclif (cli/lean-entry.ts; docs/benchmarks.md, "Start-up of serve"):
- * starts the server, prints that it is ready, and stops it cleanly on
- * SIGINT or SIGTERM. A server that cannot start is a CLI error: exit 2 for a
- * --data that cannot be made or used (a wrong command line, as a wrong flag
- * is), else 1.
+ * Starts the server `flags` describe, its access lines (`--log`) going to
+ * `out`: the start of `serve` and of `exec`. A server that cannot start is a
+ * CLI error: exit 2 for a --data that cannot be made or used (a wrong
+ * command line, as a wrong flag is), else 1.
  *
  * @example
- * await serve({port: 0, host: '127.0.0.1', data: '.tablepay', ...}, outputFor(true))
+ * const server = await startServing({port: 0, host: '127.0.0.1', ...}, outputFor(false))
  */
-export async function serve(flags: ServeFlags, out: Output): Promise<void> {
+export async function startServing(flags: ServeFlags, out: Output): Promise<RunningServer> {
   const logLines = flags.log ?? Boolean(process.stdout.isTTY)
-  const server = await startServer({
+  return startServer({
     port: flags.port,
     host: flags.host,
-    dataDir: flags.memory || flags.database ? undefined : resolve(flags.data),
+    dataDir: flags.memory || flags.database || flags.data === undefined ? undefined : resolve(flags.data),
     database: flags.database,
     seedFile: flags.seed,
     fsync: flags.fsync,
@@ -78,6 +76,20 @@ export async function serve(flags: ServeFlags, out: Output): Promise<void> {
       exit: error instanceof UnusableDirError ? 2 : 1,
     })
   })
+}
+
+/**
+ * What `tablepay serve` does once its flags are parsed, by oclif
+ * (commands/serve.ts) or by the lean path, which runs it without loading
+ * oclif (cli/lean-entry.ts; docs/benchmarks.md, "Start-up of serve"):
+ * starts the server, prints that it is ready, and stops it cleanly on
+ * SIGINT or SIGTERM.
+ *
+ * @example
+ * await serve({port: 0, host: '127.0.0.1', data: '.tablepay', ...}, outputFor(true))
+ */
+export async function serve(flags: ServeFlags, out: Output): Promise<void> {
+  const server = await startServing(flags, out)
   // this process is the server: its heap is tuned for months of pushes, unlike a test runner that embeds one;
   // only once the data dir is read, which a heap kept near what it holds would collect many times over
   keepHeapNearLive()

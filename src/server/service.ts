@@ -85,15 +85,16 @@ function serviceOver(
 
 /**
  * Adds the seed to `store`: the one given, else the default one when the
- * store is empty. Resolves true when it added anything.
+ * store is empty. Resolves with the seed given, checked, and whether it
+ * added anything.
  */
 export async function seedStore(
   store: Store | Storage,
   {seed, seedFile}: Pick<ServiceOptions, 'seed' | 'seedFile'>,
-): Promise<boolean> {
+): Promise<{seed?: Seed; added: boolean}> {
   let parsed = seed === undefined ? undefined : parseSeed(seed, 'the seed option')
   if (!parsed && seedFile) parsed = await readSeedFile(seedFile)
-  return serviceOver(store, '', new SchedulerClock()).accounts.seed(parsed, defaultSeed)
+  return {seed: parsed, added: await serviceOver(store, '', new SchedulerClock()).accounts.seed(parsed, defaultSeed)}
 }
 
 /**

@@ -1,6 +1,8 @@
 import {rm, writeFile} from 'node:fs/promises'
 import type {RequestListener} from 'node:http'
 import {join, resolve} from 'node:path'
+import type {Seed} from '../domain/seed-schema.js'
+import {firstKeys} from '../domain/seeded-account.js'
 import {displayUrl} from '../shared/database-url.js'
 import {registerServer, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
 import {Store} from '../store/store.js'
@@ -35,6 +37,8 @@ export interface RunningServer {
   accounts: SeededAccount[]
   /** True when this start created accounts or keys (first start, or --seed added some). */
   seeded: boolean
+  /** The seed given (`seed`, or read from `seedFile`), checked; undefined when none was. */
+  seed?: Seed
   close(): Promise<void>
 }
 
@@ -63,7 +67,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     : await Store.open({dir: dataDir, fsync: options.fsync, repair: options.repair})
   let listener: Listener | undefined
   try {
-    const seeded = await seedStore(store, options)
+    const {seed, added: seeded} = await seedStore(store, options)
 
     // the app needs its own URL (for guest links), which is known only once listening: until it is made,
     // a request is answered 503 starting rather than reaching an app that does not exist yet
@@ -86,6 +90,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       database: database === undefined ? undefined : displayUrl(database),
       accounts,
       seeded,
+      seed,
       async close() {
         const stopping = service.close()
         await listening.close()
@@ -105,12 +110,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
 /** What clients learn about this server from its `server.json` and its registry entry. */
 function describeServer(url: string, accounts: SeededAccount[], dataDir: string | undefined): ServerFile {
-  const keys = accounts[0]?.api_keys ?? []
+  const {write, read} = firstKeys(accounts)
   return {
     url,
     pid: process.pid,
-    api_key: keys.find((k) => k.scopes.includes('write'))?.key,
-    read_key: keys.find((k) => !k.scopes.includes('write'))?.key,
+    api_key: write,
+    read_key: read,
     data_dir: dataDir ?? null,
   }
 }

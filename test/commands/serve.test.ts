@@ -1,13 +1,11 @@
-import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
 import {
   type CliServer,
-  ROOT,
   runCli,
   runCommand,
   spawnRunning,
@@ -207,50 +205,6 @@ describe('serve --port N on a port another program holds', () => {
     const {error} = JSON.parse(stdout)
     expect(error).toMatchObject({code: 'server_start_failed', message: expect.stringContaining(`port ${held.port}`)})
     expect(stdout).not.toContain('ready')
-  })
-})
-
-describe("the README's CI recipe", () => {
-  /** The recipe's shell lines, run from a temp dir on `port`, with `npm test` replaced by a marker (and the server stopped after it). */
-  async function runRecipe(port: number): Promise<{code: number | null; output: string}> {
-    const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
-    const section = readme.slice(readme.indexOf('## Use in CI'))
-    const recipe = /```sh\n([\s\S]*?)```/.exec(section)![1]!
-    expect(recipe).toContain('--port 4747')
-    const script = recipe
-      .replaceAll('npx tablepay', `node ${join(ROOT, 'bin', 'run.js')}`)
-      .replace(/--seed \S+/, `--seed ${join(ROOT, 'fixtures', 'seed.json')}`)
-      .replaceAll('4747', String(port))
-      .replace('npm test', 'echo TESTS RAN; kill $!')
-    const dir = await mkdtemp(join(tmpdir(), 'tablepay-ci-'))
-    const child = spawn('sh', ['-c', script], {cwd: dir, stdio: ['ignore', 'pipe', 'pipe']})
-    let output = ''
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk))
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk))
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
-    await rm(dir, {recursive: true, force: true})
-    return {code, output}
-  }
-
-  it('fails loudly, without running the tests, when another program holds the port', async () => {
-    const held = await holdPort()
-    try {
-      const {code, output} = await runRecipe(held.port)
-      expect(code).not.toBe(0)
-      expect(output).not.toContain('TESTS RAN')
-      expect(output).toContain(`port ${held.port}`)
-    } finally {
-      held.server.close()
-    }
-  })
-
-  it('runs the tests once the server on that port is ready', async () => {
-    const held = await holdPort()
-    // a port that was free a moment ago: the recipe must take exactly it
-    await new Promise<void>((resolve) => held.server.close(() => resolve()))
-    const {code, output} = await runRecipe(held.port)
-    expect(output).toContain('TESTS RAN')
-    expect(code).toBe(0)
   })
 })
 

@@ -1,4 +1,4 @@
-import type {SeededAccount} from '../../domain/seeded-account.js'
+import {firstKeys, type SeededAccount} from '../../domain/seeded-account.js'
 import {style} from './style.js'
 import {printable} from './printable.js'
 
@@ -27,8 +27,8 @@ function storeLine(server: ServerSummary): string {
  * dashboardUrl(server) // 'http://127.0.0.1:4747/#key=tp_test_demo_read'
  */
 export function dashboardUrl(server: ServerSummary): string {
-  const key = server.accounts[0]?.api_keys.find((k) => !k.scopes.includes('write'))
-  return key ? `${server.url}/#key=${key.key}` : `${server.url}/`
+  const {read} = firstKeys(server.accounts)
+  return read ? `${server.url}/#key=${read}` : `${server.url}/`
 }
 
 /** The one line `serve --json` prints when it accepts requests: CI waits for it and takes the URL and keys from it. */

@@ -1,0 +1,93 @@
+import {spawn} from 'node:child_process'
+import {constants} from 'node:os'
+import {cliError} from '../cli/cli-error.js'
+import {outputFor} from '../cli/output.js'
+import {dashboardUrl} from '../cli/views/serve-banner.js'
+import {firstKeys} from '../domain/seeded-account.js'
+import type {RunningServer} from '../server/start.js'
+import {type ServeFlags, startServing} from './run.js'
+
+/**
+ * What COMMAND learns of the server (README, "Use in CI"): where it is, the
+ * first account's keys and dashboard link, and the secret of the first
+ * webhook endpoint the seed gives that account, when it gives one.
+ *
+ * @example
+ * commandEnv(server) // {TABLEPAY_URL: 'http://127.0.0.1:41234/v1', TABLEPAY_API_KEY: 'tp_test_demo_write', …}
+ */
+export function commandEnv(server: RunningServer): Record<string, string> {
+  const {write, read} = firstKeys(server.accounts)
+  const account = server.seed?.accounts.find((a) => a.id === server.accounts[0]?.id)
+  const secret = account?.webhook_endpoints?.[0]?.secret
+  const env = {
+    TABLEPAY_URL: `${server.url}/v1`,
+    TABLEPAY_API_KEY: write,
+    TABLEPAY_READ_KEY: read,
+    TABLEPAY_DASHBOARD_URL: dashboardUrl(server),
+    TABLEPAY_WEBHOOK_SECRET: secret,
+  }
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined))
+}
+
+/**
+ * What `tablepay exec` does once its flags are parsed: starts the server in
+ * this process, runs `command` with commandEnv's variables, stops the
+ * server, and resolves with the command's exit code (128 + the signal's
+ * number when a signal ended it). A command that cannot be started is a CLI
+ * error (exit 127 when it is not found, else 126, as shells), the server
+ * stopped all the same.
+ *
+ * @example
+ * process.exitCode = await exec({...flags, port: 0}, ['npm', 'test'])
+ */
+export async function exec(flags: ServeFlags, command: readonly string[]): Promise<number> {
+  // stdout is the command's: the server's lines (--log) go to stderr
+  const out = outputFor(false, process.stderr)
+  const server = await startServing(flags, out)
+  try {
+    out.notice(`tablepay is listening on ${server.url}/v1 until ${command[0]} exits`)
+    return await run(command, {...process.env, ...commandEnv(server)})
+  } finally {
+    await server.close()
+  }
+}
+
+/**
+ * Runs `command` with this process's stdin, stdout and stderr, and resolves
+ * with its exit code. SIGINT and SIGTERM sent to this process while it runs
+ * go to it, and this process waits for it to end, so the server it calls
+ * stops only after it. Once it has ended, a signal ends this process as it
+ * would any: the port closes with it. (SIGKILL cannot be passed on.)
+ */
+function run([file, ...args]: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file!, args, {stdio: 'inherit', env})
+    const forward = (signal: NodeJS.Signals) => child.kill(signal)
+    process.on('SIGINT', forward).on('SIGTERM', forward)
+    const done = () => process.off('SIGINT', forward).off('SIGTERM', forward)
+    child.on('exit', (code, signal) => {
+      done()
+      resolve(code ?? 128 + constants.signals[signal!])
+    })
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      // after a start, 'error' is a signal that could not be sent; 'exit' still comes
+      if (child.pid !== undefined) return
+      done()
+      void notStarted(file!, error).then(reject)
+    })
+  })
+}
+
+async function notStarted(file: string, error: NodeJS.ErrnoException): Promise<Error> {
+  const notFound = error.code === 'ENOENT'
+  const why = notFound ? 'not found on the PATH nor at that path' : error.message
+  return cliError(`Cannot run "${file}": ${why}.`, {
+    code: 'command_not_started',
+    exit: notFound ? 127 : 126,
+    suggestions: [
+      notFound
+        ? 'Check its name, or give its path; a shell command goes through a shell: -- sh -c "…".'
+        : 'Check that it is a program you may run (chmod +x).',
+    ],
+  })
+}

@@ -1,0 +1,158 @@
+import {spawn} from 'node:child_process'
+import {existsSync} from 'node:fs'
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {createServer} from 'node:http'
+import {type AddressInfo, connect} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {describe, expect, it, onTestFinished} from 'vitest'
+import {READ_KEY, ROOT, runCli, runCommand, spawnRunning, WRITE_KEY} from '../helpers/cli.js'
+
+const SECRET = 'whsec_exec_test_secret_0123456789'
+
+/** A temp dir with seed.json: fixtures/seed.json with a webhook endpoint whose secret is known. */
+async function seedDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tablepay-exec-'))
+  onTestFinished(() => rm(dir, {recursive: true, force: true}))
+  const seed = JSON.parse(await readFile(join(ROOT, 'fixtures', 'seed.json'), 'utf8'))
+  seed.accounts[0].webhook_endpoints = [
+    {url: 'http://127.0.0.1:9/webhooks', event_types: ['check.created'], secret: SECRET},
+  ]
+  await writeFile(join(dir, 'seed.json'), JSON.stringify(seed))
+  return dir
+}
+
+/** Runs `script` with sh in `cwd`, as a CI step runs its lines; servers register in `cwd`, not the user's home. */
+function runShell(script: string, cwd: string): Promise<{code: number | null; stdout: string; stderr: string}> {
+  const child = spawn('sh', ['-c', script], {cwd, env: {...process.env, NO_COLOR: '1', TABLEPAY_HOME: cwd}})
+  const output = {stdout: '', stderr: ''}
+  child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk))
+  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk))
+  return new Promise((resolve) => child.on('close', (code) => resolve({code, ...output})))
+}
+
+/** True once nothing accepts connections on the port of `url`. */
+function refused(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1')
+    socket.once('connect', () => resolve(socket.destroy() && false))
+    socket.once('error', () => resolve(true))
+  })
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The URL exec's notice on stderr names. */
+const noticedUrl = (stderr: string) => /listening on (\S+)/.exec(stderr)![1]!
+
+describe('exec -- COMMAND', () => {
+  it("runs the README's CI recipe: COMMAND gets the URL, keys and webhook secret, keeps its stdout, and sets the exit code", async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+    const recipe = /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Use in CI')))![1]!
+    expect(recipe).toContain('tablepay exec')
+    // `npm test` asks the server for the locations, prints what it was given, and exits 3
+    const dir = await seedDir()
+    await writeFile(
+      join(dir, 'test.cjs'),
+      `const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('TABLEPAY_')))
+      fetch(env.TABLEPAY_URL + '/locations', {headers: {authorization: 'Bearer ' + env.TABLEPAY_API_KEY}}).then((res) => {
+        console.log(JSON.stringify({pid: process.pid, status: res.status, env}))
+        process.exitCode = 3
+      })`,
+    )
+    const script = recipe
+      .replaceAll('npx tablepay', `node ${join(ROOT, 'bin', 'run.js')}`)
+      .replace(/--seed \S+/, `--seed ${join(dir, 'seed.json')}`)
+      .replace('npm test', 'node test.cjs')
+    const {code, stdout, stderr} = await runShell(script, dir)
+
+    expect(code).toBe(3)
+    const seen = JSON.parse(stdout) as {pid: number; status: number; env: Record<string, string>}
+    expect(seen.status).toBe(200)
+    const url = seen.env.TABLEPAY_URL!
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
+    expect(seen.env).toMatchObject({
+      TABLEPAY_API_KEY: WRITE_KEY,
+      TABLEPAY_READ_KEY: READ_KEY,
+      TABLEPAY_DASHBOARD_URL: `${url.replace(/\/v1$/, '')}/#key=${READ_KEY}`,
+      TABLEPAY_WEBHOOK_SECRET: SECRET,
+    })
+    expect(stderr).toContain(`listening on ${url}`)
+    expect(alive(seen.pid)).toBe(false)
+    expect(await refused(url)).toBe(true)
+  })
+
+  it('exits 0 and 1 as COMMAND does, without a webhook secret when the seed gives none, its --log on stderr', async () => {
+    const secretless = 'process.exit(process.env.TABLEPAY_WEBHOOK_SECRET === undefined ? 0 : 9)'
+    const ok = await runCommand(['exec', '--seed', 'fixtures/seed.json', '--', 'node', '-e', secretless])
+    expect(ok.code).toBe(0)
+    const request = "fetch(process.env.TABLEPAY_URL + '/locations').then(() => process.exit(1))"
+    const failed = await runCommand(['exec', '--log', '--', 'node', '-e', request])
+    expect(failed.code).toBe(1)
+    expect(failed.stderr).toContain('GET /v1/locations 401')
+    expect(failed.stdout).toBe('')
+    expect(await refused(noticedUrl(failed.stderr))).toBe(true)
+  })
+
+  it('exits 128 + the signal number when a signal kills COMMAND, and leaves nothing behind', async () => {
+    const script = `console.log(process.pid + ' ' + process.env.TABLEPAY_URL); process.kill(process.pid, 'SIGKILL')`
+    const {code, stdout} = await runCli(['exec', '--', 'node', '-e', script])
+    expect(code).toBe(128 + 9)
+    const [pid, url] = stdout.trim().split(' ')
+    expect(alive(Number(pid))).toBe(false)
+    expect(await refused(url!)).toBe(true)
+  })
+
+  it('passes SIGTERM to COMMAND, keeps serving until COMMAND ends, and exits as it did', async () => {
+    // COMMAND asks the server for its health once told to stop, then exits 7
+    const script = `
+      process.on('SIGTERM', async () => {
+        console.log('stopping ' + (await fetch(process.env.TABLEPAY_URL + '/health')).status)
+        process.exit(7)
+      })
+      console.log('running ' + process.pid + ' ' + process.env.TABLEPAY_URL)
+      setInterval(() => {}, 1000)`
+    const exec = spawnRunning(['exec', '--', 'node', '-e', script])
+    const [, pid, url] = (await exec.waitForOutput('\n')).trim().split(' ')
+    // an exec that did not wait for COMMAND leaves it running, holding the output open
+    onTestFinished(() => void (alive(Number(pid)) && process.kill(Number(pid), 'SIGKILL')))
+
+    expect(await exec.kill('SIGTERM')).toBe(7)
+    expect(exec.stdout()).toContain('stopping 200')
+    expect(alive(Number(pid))).toBe(false)
+    expect(await refused(url!)).toBe(true)
+  }, 15_000)
+
+  it('fails loudly, without running COMMAND, when another program holds --port', async () => {
+    const held = createServer()
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve))
+    onTestFinished(() => new Promise<void>((resolve) => held.close(() => resolve())))
+    const {port} = held.address() as AddressInfo
+    const dir = await seedDir()
+    const {code, stderr} = await runCommand(['exec', '--port', String(port), '--', 'touch', join(dir, 'ran')])
+    expect(code).toBe(1)
+    expect(stderr).toContain(`Cannot listen on port ${port} on 127.0.0.1: it is in use`)
+    expect(existsSync(join(dir, 'ran'))).toBe(false)
+  })
+
+  it('names a COMMAND it cannot find, exits 127, and stops the server', async () => {
+    const {code, stderr} = await runCommand(['exec', '--', 'tablepay-no-such-command', '--flag'])
+    expect(code).toBe(127)
+    expect(stderr).toContain('Cannot run "tablepay-no-such-command": not found')
+    expect(await refused(noticedUrl(stderr))).toBe(true)
+  })
+
+  it('refuses a command line without -- COMMAND as a wrong command line (exit 2), starting nothing', async () => {
+    const {code, stderr} = await runCommand(['exec', '--seed', 'fixtures/seed.json', 'npm', 'test'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('Give the command to run after --')
+    expect(stderr).not.toContain('listening')
+  })
+})
