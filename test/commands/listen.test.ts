@@ -6,7 +6,8 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {verifySignature} from '../../src/webhooks/signature.js'
 import {checkWith} from '../helpers/checks.js'
 import {startApiServer} from '../helpers/api-server.js'
-import {type CliProcess, cliFor, spawnRunning, WRITE_KEY} from '../helpers/cli.js'
+import {startServer} from '../../src/server/start.js'
+import {type CliProcess, cliFor, ROOT, spawnRunning, WRITE_KEY} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call} from '../helpers/simulator.js'
 
@@ -57,7 +58,6 @@ async function linesWith(listen: CliProcess, text: string, n: number) {
 
 const attemptLines = (listen: CliProcess, n: number) => linesWith(listen, '"attempt"', n)
 
-/** `serve` on a fixed port and data dir, so a restart comes back where it was. */
 /** A receiver, a temp dir and a free port for `serve` to restart on, and the settings of a client of it. */
 async function restartable() {
   const [receiver, dir, port] = await Promise.all([
@@ -73,20 +73,12 @@ async function restartable() {
   return {receiver, dir, port, url, env: {TABLEPAY_URL: url, TABLEPAY_API_KEY: WRITE_KEY}}
 }
 
-async function serveOn(port: number, dataDir: string) {
-  const serve = spawnRunning([
-    'serve',
-    '--json',
-    '--port',
-    String(port),
-    '--data',
-    dataDir,
-    '--seed',
-    'fixtures/seed.json',
-  ])
-  await serve.waitForOutput('"ready"')
-  return serve
-}
+/**
+ * The simulator on a fixed port (and data dir, if given), so a restart comes back where it was; in this
+ * process: what is tested is `listen` across the restart, not `serve` (test/commands/serve.test.ts).
+ */
+const serveOn = (port: number, dataDir?: string) =>
+  startServer({port, host: '127.0.0.1', dataDir, seedFile: join(ROOT, 'fixtures', 'seed.json')})
 
 describe('listen --forward-to', () => {
   it('registers an endpoint, prints its secret and each attempt, and removes the endpoint on Ctrl+C', async () => {
@@ -145,14 +137,14 @@ describe('listen --forward-to', () => {
   it('reconnects when the server restarts on its data dir, and goes on forwarding with the same endpoint', async () => {
     const {receiver, dir, port, url, env} = await restartable()
     let serve = await serveOn(port, join(dir, 'data'))
-    cleanup.push(() => serve.stop())
+    cleanup.push(() => serve.close())
     const push = pushTo(url)
     const {listen, ready} = await startListen(env, ['--forward-to', receiver.url])
     receiver.verifyWith(ready.secret)
     await push('r1')
     await attemptLines(listen, 1)
 
-    expect(await serve.stop()).toBe(0)
+    await serve.close()
     await listen.waitForStderr('Stream dropped (the server closed it); reconnecting…')
     serve = await serveOn(port, join(dir, 'data'))
     await listen.waitForStderr('Reconnected.')
@@ -168,18 +160,15 @@ describe('listen --forward-to', () => {
   it('registers a new endpoint when the server it reconnected to lost the old one', async () => {
     const [receiver, port] = await Promise.all([startReceiver(), freePort()])
     cleanup.push(() => receiver.close())
-    const memory = () =>
-      spawnRunning(['serve', '--json', '--port', String(port), '--memory', '--seed', 'fixtures/seed.json'])
-    let serve = memory()
-    cleanup.push(() => serve.stop())
-    await serve.waitForOutput('"ready"')
+    let serve = await serveOn(port)
+    cleanup.push(() => serve.close())
     const {listen, ready} = await startListen({TABLEPAY_URL: `http://127.0.0.1:${port}`, TABLEPAY_API_KEY: WRITE_KEY}, [
       '--forward-to',
       receiver.url,
     ])
 
-    await serve.stop()
-    serve = memory()
+    await serve.close()
+    serve = await serveOn(port)
     await listen.waitForStderr(`Endpoint ${ready.endpoint_id} is gone from the server: registering a new one.`)
     const [, again] = await linesWith(listen, '"status":"ready"', 2)
     expect(again).toMatchObject({status: 'ready', url: receiver.url})
@@ -261,12 +250,12 @@ describe('listen: a secret that stays, recovery and chaos', () => {
   it('with --chaos, survives the server restarting under it, keeps forwarding duplicates, and leaves no endpoint after SIGTERM', async () => {
     const {receiver, dir, port, url, env} = await restartable()
     let serve = await serveOn(port, join(dir, 'data'))
-    cleanup.push(() => serve.stop())
+    cleanup.push(() => serve.close())
     const {listen, ready} = await startListen(env, ['--forward-to', receiver.url, '--chaos', 'duplicate=1,seed=3'])
     receiver.verifyWith(ready.secret)
     expect(await cliFor({env}).json(['webhooks', 'chaos', ready.endpoint_id])).toMatchObject({duplicate: 1, seed: 3})
 
-    expect(await serve.stop()).toBe(0)
+    await serve.close()
     await listen.waitForStderr('reconnecting…')
     serve = await serveOn(port, join(dir, 'data'))
     await listen.waitForStderr('Reconnected.')
