@@ -4,15 +4,7 @@ import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
-import {
-  type CliServer,
-  runCli,
-  runCommand,
-  spawnRunning,
-  spawnServe,
-  startCliServer,
-  WRITE_KEY,
-} from '../helpers/cli.js'
+import {type CliServer, runCommand, spawnRunning, spawnServe, startCliServer, WRITE_KEY} from '../helpers/cli.js'
 
 describe('serve --json --memory', () => {
   it('prints one ready line with the /v1 URL and the seeded accounts, and exits 0 on SIGTERM', async () => {
@@ -53,10 +45,10 @@ describe('serve --seed', () => {
     try {
       const file = join(dir, 'seed.json')
       await writeFile(file, '{not json')
-      const seed = await runCli(['serve', '--port', '0', '--memory', '--seed', file])
+      const seed = await runCommand(['serve', '--port', '0', '--memory', '--seed', file])
       expect(seed.code).toBe(1)
       expect(seed.stderr).toContain(`seed: ${file} is not JSON`)
-      const data = await runCli(['serve', '--port', '0', '--data', file])
+      const data = await runCommand(['serve', '--port', '0', '--data', file])
       expect(data.code).toBe(2)
       expect(data.stderr).toContain(`cannot make the data dir ${file}: a file is in the way`)
     } finally {
@@ -65,7 +57,14 @@ describe('serve --seed', () => {
   })
 
   it('refuses a seed file that is neither here nor in the package as a wrong command line (exit 2)', async () => {
-    const {code, stderr} = await runCli(['serve', '--port', '0', '--memory', '--seed', 'fixtures/no-such-seed.json'])
+    const {code, stderr} = await runCommand([
+      'serve',
+      '--port',
+      '0',
+      '--memory',
+      '--seed',
+      'fixtures/no-such-seed.json',
+    ])
     expect(code).toBe(2)
     expect(stderr).toContain('No seed file at fixtures/no-such-seed.json')
   })
@@ -134,14 +133,14 @@ describe('serve --data DIR', () => {
   })
 
   it('refuses a second server on the same dir with a clear message and a non-zero exit', async () => {
-    const second = await runCli(['serve', '--port', '0', '--data', dir])
+    const second = await runCommand(['serve', '--port', '0', '--data', dir])
     expect(second.code).not.toBe(0)
     expect(second.stderr).toContain('in use by another tablepay server')
     expect(second.stderr).toContain('server_start_failed')
   })
 
   it('with --json, the refusal is a JSON error body', async () => {
-    const second = await runCli(['serve', '--port', '0', '--data', dir, '--json'])
+    const second = await runCommand(['serve', '--port', '0', '--data', dir, '--json'])
     expect(second.code).toBe(1)
     expect(JSON.parse(second.stdout).error).toMatchObject({
       code: 'server_start_failed',
@@ -191,7 +190,7 @@ describe('serve --port N on a port another program holds', () => {
   afterAll(() => new Promise<void>((resolve) => held.server.close(() => resolve())))
 
   it('exits 1 naming the port and suggesting --port 0, instead of moving to another port', async () => {
-    const {code, stdout, stderr} = await runCli(['serve', '--port', String(held.port), '--memory'])
+    const {code, stdout, stderr} = await runCommand(['serve', '--port', String(held.port), '--memory'])
     expect(code).toBe(1)
     expect(stdout).not.toContain('listening')
     expect(stderr).toContain(`port ${held.port} on 127.0.0.1`)
@@ -200,7 +199,7 @@ describe('serve --port N on a port another program holds', () => {
   })
 
   it('with --json, prints the refusal as a JSON error body and no ready line', async () => {
-    const {code, stdout} = await runCli(['serve', '--port', String(held.port), '--memory', '--json'])
+    const {code, stdout} = await runCommand(['serve', '--port', String(held.port), '--memory', '--json'])
     expect(code).toBe(1)
     const {error} = JSON.parse(stdout)
     expect(error).toMatchObject({code: 'server_start_failed', message: expect.stringContaining(`port ${held.port}`)})
@@ -235,7 +234,7 @@ describe('serve --cors', () => {
   })
 
   it('refuses what is not an origin, naming it', async () => {
-    const {code, stderr} = await runCli(['serve', '--port', '0', '--memory', '--cors', 'http://localhost:5173/app'])
+    const {code, stderr} = await runCommand(['serve', '--port', '0', '--memory', '--cors', 'http://localhost:5173/app'])
     expect(code).not.toBe(0)
     expect(stderr).toContain('"http://localhost:5173/app" is not an origin')
   })
