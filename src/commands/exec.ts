@@ -10,7 +10,8 @@ export default class Exec extends Command {
 any flag of \`serve\`), runs COMMAND with TABLEPAY_URL (…/v1), TABLEPAY_API_KEY, TABLEPAY_READ_KEY, TABLEPAY_DASHBOARD_URL \
 and, when the seed gives the first account a webhook endpoint, its TABLEPAY_WEBHOOK_SECRET, then stops the server. \
 Nothing outlives it: SIGINT and SIGTERM go to COMMAND, which the server outlasts. \
-COMMAND's stdout is its own; the server writes on stderr. It exits with COMMAND's exit code.`
+COMMAND's stdout is its own; the server writes on stderr. Only COMMAND is told where the server is: \
+it is not in the registry other shells' commands look in. It exits with COMMAND's exit code.`
 
   static override exitCodes = {
     0: 'COMMAND exited 0.',

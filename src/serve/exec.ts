@@ -43,7 +43,7 @@ export function commandEnv(server: RunningServer): Record<string, string> {
 export async function exec(flags: ServeFlags, command: readonly string[]): Promise<number> {
   // stdout is the command's: the server's lines (--log) go to stderr
   const out = outputFor(false, process.stderr)
-  const server = await startServing(flags, out)
+  const server = await startServing(flags, out, {register: false})
   try {
     out.notice(`tablepay is listening on ${server.url}/v1 until ${command[0]} exits`)
     return await run(command, {...process.env, ...commandEnv(server)})
@@ -62,7 +62,9 @@ export async function exec(flags: ServeFlags, command: readonly string[]): Promi
 function run([file, ...args]: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(file!, args, {stdio: 'inherit', env})
-    const forward = (signal: NodeJS.Signals) => child.kill(signal)
+    // Ctrl+C in a terminal reaches the command already, as one of its foreground group: a second SIGINT would
+    // make it quit without cleaning up (as tablepay's own commands, vitest or npm do)
+    const forward = (signal: NodeJS.Signals) => (signal === 'SIGINT' && process.stdin.isTTY) || child.kill(signal)
     process.on('SIGINT', forward).on('SIGTERM', forward)
     const done = () => process.off('SIGINT', forward).off('SIGTERM', forward)
     child.on('exit', (code, signal) => {

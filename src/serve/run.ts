@@ -37,14 +37,19 @@ export interface ServeFlags {
 
 /**
  * Starts the server `flags` describe, its access lines (`--log`) going to
- * `out`: the start of `serve` and of `exec`. A server that cannot start is a
+ * `out`: the start of `serve` and of `exec`, which does not `register` its server
+ * (its command gets the URL and keys; clients elsewhere must not find it beside a `serve`). A server that cannot start is a
  * CLI error: exit 2 for a --data that cannot be made or used (a wrong
  * command line, as a wrong flag is), else 1.
  *
  * @example
  * const server = await startServing({port: 0, host: '127.0.0.1', ...}, outputFor(false))
  */
-export async function startServing(flags: ServeFlags, out: Output): Promise<RunningServer> {
+export async function startServing(
+  flags: ServeFlags,
+  out: Output,
+  {register = true}: {register?: boolean} = {},
+): Promise<RunningServer> {
   const logLines = flags.log ?? Boolean(process.stdout.isTTY)
   return startServer({
     port: flags.port,
@@ -63,7 +68,7 @@ export async function startServing(flags: ServeFlags, out: Output): Promise<Runn
       eventMaxAgeMs: (flags['event-retention'] ?? DEFAULT_RETENTION.eventMaxAgeMs / 1000) * 1000,
       maxEvents: flags['max-events'],
     },
-    register: true,
+    register,
     cors: flags.cors,
     requestLog: flags['request-log'],
     rateLimit: flags['rate-limit'],

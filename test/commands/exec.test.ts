@@ -63,7 +63,9 @@ describe('exec -- COMMAND', () => {
       join(dir, 'test.cjs'),
       `const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('TABLEPAY_')))
       fetch(env.TABLEPAY_URL + '/locations', {headers: {authorization: 'Bearer ' + env.TABLEPAY_API_KEY}}).then((res) => {
-        console.log(JSON.stringify({pid: process.pid, status: res.status, env}))
+        const servers = env.TABLEPAY_HOME + '/servers'
+        const registered = require('node:fs').existsSync(servers) ? require('node:fs').readdirSync(servers) : []
+        console.log(JSON.stringify({pid: process.pid, status: res.status, env, registered}))
         process.exitCode = 3
       })`,
     )
@@ -74,8 +76,10 @@ describe('exec -- COMMAND', () => {
     const {code, stdout, stderr} = await runShell(script, dir)
 
     expect(code).toBe(3)
-    const seen = JSON.parse(stdout) as {pid: number; status: number; env: Record<string, string>}
+    const seen = JSON.parse(stdout) as {pid: number; status: number; env: Record<string, string>; registered: string[]}
     expect(seen.status).toBe(200)
+    // a throwaway server: clients elsewhere never find it in the per-user registry
+    expect(seen.registered).toEqual([])
     const url = seen.env.TABLEPAY_URL!
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
     expect(seen.env).toMatchObject({

@@ -35,18 +35,23 @@ const log = (summary: string, fallback?: boolean) =>
   Flags.boolean({summary, default: fallback, allowNo: true, helpGroup: 'TRACING'})
 
 /** The flags of `serve`, which `exec` takes too: the server both start (serve/run.ts says what each becomes). */
+/** --database, with `env` as its default (serve's), or without one (exec's: a throwaway store unless asked). */
+function database(env?: string) {
+  return Flags.custom<string>({
+    summary: 'Keep the records in this PostgreSQL database (postgres://…), shared by every instance on it.',
+    helpValue: 'URL',
+    env,
+    exclusive: ['memory'],
+    parse: async (text) => checkDatabaseUrl(text),
+  })()
+}
+
 export const serveFlags = {
   port: port(4747),
   host: Flags.string({summary: 'Interface to listen on.', default: '127.0.0.1'}),
   data: data({default: './.tablepay', env: 'TABLEPAY_DATA'}),
   memory: Flags.boolean({summary: 'Keep everything in memory (ignores --data); nothing survives a stop.'}),
-  database: Flags.custom<string>({
-    summary: 'Keep the records in this PostgreSQL database (postgres://…), shared by every instance on it.',
-    helpValue: 'URL',
-    env: 'TABLEPAY_DATABASE_URL',
-    exclusive: ['memory'],
-    parse: async (text) => checkDatabaseUrl(text),
-  })(),
+  database: database('TABLEPAY_DATABASE_URL'),
   seed: Flags.custom<string>({
     summary:
       'Seed file of accounts, locations and keys to create when missing; fixtures/seed.json is the example the package ships.',
@@ -126,6 +131,8 @@ export const execFlags = {
   ...serveFlags,
   port: port(0),
   data: data({summary: 'Data directory; without it (or --database) everything stays in memory.'}),
+  // not TABLEPAY_DATABASE_URL: a CI job that sets it for other reasons still gets a store of its own
+  database: database(),
   log: log('Print one access line per API request, on stderr.', false),
 }
 
