@@ -23,16 +23,11 @@ const INPUTS = [
   'tsconfig.json',
 ]
 /**
- * What it writes, a file of each step that each build rewrites: tsc's build info (tsc leaves an output whose
- * source did not change as it was), then the manifest, the lean entry, serve's bundle and the CommonJS build.
+ * What it writes, a file of each step after tsc that every build rewrites (tsc leaves its outputs, and its
+ * build info, as they were when their sources did not change): the manifest, the lean entry, serve's bundle
+ * and the CommonJS build. A build that failed half way leaves the later ones older than its inputs.
  */
-const OUTPUTS = [
-  'dist/.tsbuildinfo',
-  'oclif.manifest.json',
-  'dist/cli/lean-entry.cjs',
-  'dist/serve/run.js',
-  'dist/cjs/testing.js',
-]
+const OUTPUTS = ['oclif.manifest.json', 'dist/cli/lean-entry.cjs', 'dist/serve/run.js', 'dist/cjs/testing.js']
 
 function newest(path: string): number {
   const stat = statSync(path)

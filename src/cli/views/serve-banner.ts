@@ -62,7 +62,7 @@ function renderAccount(account: SeededAccount): string {
 /** What a person needs to start calling the API: where it is, where data goes, the keys, and a request to copy. */
 export function renderBanner(server: ServerSummary): string {
   const api = `${server.url}/v1`
-  const key = server.accounts[0]?.api_keys.find((k) => k.scopes.includes('write')) ?? server.accounts[0]?.api_keys[0]
+  const keys = firstKeys(server.accounts)
   return [
     `${style.green('tablepay')} is listening on ${style.bold(api)}`,
     `Dashboard: ${style.underline(dashboardUrl(server))}`,
@@ -70,7 +70,7 @@ export function renderBanner(server: ServerSummary): string {
     '',
     ...server.accounts.map((account) => `${renderAccount(account)}\n`),
     'Try it:',
-    `  curl -H "Authorization: Bearer ${key?.key ?? '<API_KEY>'}" ${api}/locations`,
+    `  curl -H "Authorization: Bearer ${keys.write ?? keys.read ?? '<API_KEY>'}" ${api}/locations`,
     '',
     style.dim('Press Ctrl+C to stop.'),
   ].join('\n')
