@@ -153,6 +153,26 @@ describe('exec -- COMMAND', () => {
     expect(await refused(noticedUrl(stderr))).toBe(true)
   })
 
+  it('exits 126 for a COMMAND that is there but cannot be run, saying to make it executable', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tablepay-exec-'))
+    onTestFinished(() => rm(dir, {recursive: true, force: true}))
+    const script = join(dir, 'not-executable.sh')
+    await writeFile(script, '#!/bin/sh\nexit 0\n', {mode: 0o644})
+    const {code, stderr} = await runCommand(['exec', '--', script])
+    expect(code).toBe(126)
+    expect(stderr).toContain(`Cannot run "${script}"`)
+    expect(stderr).toContain('chmod +x')
+    expect(await refused(noticedUrl(stderr))).toBe(true)
+  })
+
+  it('refuses --data beside --database as a wrong command line (exit 2), starting nothing', async () => {
+    const database = 'postgres://nobody@127.0.0.1:9/none'
+    const {code, stderr} = await runCommand(['exec', '--data', 'here', '--database', database, '--', 'node', '-e', '0'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('--data cannot also be provided when using --database')
+    expect(stderr).not.toContain('listening')
+  })
+
   it('refuses a command line without -- COMMAND as a wrong command line (exit 2), starting nothing', async () => {
     const {code, stderr} = await runCommand(['exec', '--seed', 'fixtures/seed.json', 'npm', 'test'])
     expect(code).toBe(2)
