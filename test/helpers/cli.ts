@@ -16,6 +16,8 @@ export interface CliResult {
   code: number | null
   stdout: string
   stderr: string
+  /** Which path ran the command, when it ran in this process: bin/run.js's lean one, or oclif. */
+  path?: 'lean' | 'oclif'
 }
 
 export interface CliOptions {
@@ -31,6 +33,8 @@ export interface CliOptions {
   oclif?: boolean
   /** The directory it runs in (default: the repository root). */
   cwd?: string
+  /** Run bin/run.js's lean path (then oclif, if it gives way) in this process, unless `nodeArgs` are given. */
+  lean?: boolean
 }
 
 const OCLIF_ENTRY = join(ROOT, 'test', 'helpers', 'oclif-entry.js')
@@ -101,6 +105,7 @@ export function startCommand(args: string[], {env}: Pick<CliOptions, 'env'> = {}
  */
 export function runCli(args: string[], {env, input, ...how}: CliOptions = {}): Promise<CliResult> {
   if (how.oclif && !how.nodeArgs) return runCommand(args, {env, input})
+  if (how.lean && !how.nodeArgs) return runInProcess(ROOT, args, cleanEnv(env), input, {lean: true})
   const child = spawnCli(args, env, how)
   const out: Buffer[] = []
   const err: Buffer[] = []

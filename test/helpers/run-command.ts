@@ -1,3 +1,5 @@
+import {createRequire} from 'node:module'
+import {join} from 'node:path'
 import {Readable} from 'node:stream'
 // oclif reads the terminal width once, when it is first loaded (hence the
 // imports below, after this line): unwrapped error messages, as the spawned
@@ -8,6 +10,8 @@ export interface CommandResult {
   code: number | null
   stdout: string
   stderr: string
+  /** Which path ran the command: bin/run.js's lean one, or oclif. */
+  path?: 'lean' | 'oclif'
 }
 
 interface Oclif {
@@ -28,6 +32,11 @@ function oclif(): Promise<Oclif> {
   return loading
 }
 
+/** bin/run.js's lean entry, as built (dist/cli/lean-entry.cjs, CommonJS), loaded once per worker. */
+function leanEntry(root: string): {runLean(argv: readonly string[], root: string): Promise<boolean>} {
+  return createRequire(import.meta.url)(join(root, 'dist', 'cli', 'lean-entry.cjs')) as ReturnType<typeof leanEntry>
+}
+
 // One command at a time: stdout, stderr, stdin, argv and the environment are the process's own.
 let queue: Promise<unknown> = Promise.resolve()
 
@@ -39,8 +48,14 @@ let queue: Promise<unknown> = Promise.resolve()
  * @example
  * const {code, stdout} = await runInProcess(ROOT, ['checks', 'list', '--json'], {TABLEPAY_URL: url}, '')
  */
-export function runInProcess(root: string, args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<CommandResult> {
-  const result = queue.then(() => runAlone(root, args, env, input))
+export function runInProcess(
+  root: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input = '',
+  {lean = false} = {},
+): Promise<CommandResult> {
+  const result = queue.then(() => runAlone(root, args, env, input, undefined, undefined, lean))
   queue = result.catch(() => undefined)
   return result
 }
@@ -125,6 +140,7 @@ async function runAlone(
   input: string,
   onWrite?: OnWrite,
   onStarted?: (interrupt: () => void) => void,
+  lean = false,
 ): Promise<CommandResult> {
   const {run, handle} = await oclif()
   const saved = {env: {...process.env}, argv: process.argv, stdin: Object.getOwnPropertyDescriptor(process, 'stdin')!}
@@ -142,25 +158,32 @@ async function runAlone(
     options?.code === 'UnparsedCommand' || emitWarning.call(process, warning, options)) as typeof emitWarning
   // the command's own signal handlers: Ctrl+C reaches only them, and none is left behind
   const before = {SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM')}
+  // the lean path's own: one a run, as the binary adds it once
+  const stdoutErrors = process.stdout.listeners('error')
   const added = (name: 'SIGINT' | 'SIGTERM') => process.listeners(name).filter((l) => !before[name].includes(l))
   let running = true
+  let path: CommandResult['path'] = 'oclif'
   onStarted?.(() => {
     if (running) for (const listener of added('SIGINT')) listener('SIGINT')
   })
   try {
     const output = await captureOutput(async () => {
       try {
-        // a Config of its own, read from package.json and oclif.manifest.json as bin/run.js
-        // reads it (commands found by id): one shared between runs loses commands after a help screen
-        await run(args, {root})
+        // as bin/run.js: the lean path first, when asked, oclif when it gives way. A Config of its own, read
+        // from package.json and oclif.manifest.json as bin/run.js reads it (commands found by id): one shared
+        // between runs loses commands after a help screen
+        if (lean && (await leanEntry(root).runLean(args, root))) path = 'lean'
+        else await run(args, {root})
       } catch (error) {
         await handle.handle(error as Error)
       }
     }, onWrite)
-    return {code: code ?? Number(process.exitCode ?? 0), ...output}
+    return {code: code ?? Number(process.exitCode ?? 0), ...output, path}
   } finally {
     running = false
     for (const name of ['SIGINT', 'SIGTERM'] as const) for (const listener of added(name)) process.off(name, listener)
+    for (const listener of process.stdout.listeners('error'))
+      if (!stdoutErrors.includes(listener)) process.stdout.off('error', listener as (error: Error) => void)
     handle.Exit.exit = exit
     process.emitWarning = emitWarning
     process.exitCode = undefined
