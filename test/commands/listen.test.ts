@@ -7,7 +7,7 @@ import {verifySignature} from '../../src/webhooks/signature.js'
 import {checkWith} from '../helpers/checks.js'
 import {startApiServer} from '../helpers/api-server.js'
 import {startServer} from '../../src/server/start.js'
-import {type CliProcess, cliFor, ROOT, spawnRunning, WRITE_KEY} from '../helpers/cli.js'
+import {type CliProcess, cliFor, ROOT, spawnRunning, startCommand, WRITE_KEY} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call} from '../helpers/simulator.js'
 
@@ -36,16 +36,30 @@ function pushTo(url: string) {
   }
 }
 
-/** Starts `listen` and resolves with its parsed --json ready line. */
+/** What a running `listen` prints, in this process or in one of its own. */
+type Output = Pick<CliProcess, 'stdout' | 'waitForOutput'>
+
+const readyLine = async (listen: Output) => JSON.parse((await listen.waitForOutput('\n')).split('\n')[0]!)
+
+/**
+ * Starts `listen --json` in this process and resolves with its parsed ready line: Ctrl+C is `interrupt()`.
+ * Only what a real signal shows spawns the binary (spawnListen).
+ */
 async function startListen(env: Record<string, string>, args: string[]) {
+  const listen = startCommand(['listen', '--json', ...args], {env})
+  cleanup.push(() => listen.interrupt())
+  return {listen, ready: await readyLine(listen)}
+}
+
+/** startListen, in a process of its own, for a test of what a signal sent to it does. */
+async function spawnListen(env: Record<string, string>, args: string[]) {
   const listen = spawnRunning(['listen', '--json', ...args], env)
   cleanup.push(async () => listen.kill('SIGKILL'))
-  const ready = JSON.parse((await listen.waitForOutput('\n')).split('\n')[0]!)
-  return {listen, ready}
+  return {listen, ready: await readyLine(listen)}
 }
 
 /** Resolves with the JSON lines of `listen --json` that contain `text`, once there are `n`. */
-async function linesWith(listen: CliProcess, text: string, n: number) {
+async function linesWith(listen: Output, text: string, n: number) {
   const lines = () =>
     listen
       .stdout()
@@ -56,7 +70,7 @@ async function linesWith(listen: CliProcess, text: string, n: number) {
   return lines().map((line) => JSON.parse(line))
 }
 
-const attemptLines = (listen: CliProcess, n: number) => linesWith(listen, '"attempt"', n)
+const attemptLines = (listen: Output, n: number) => linesWith(listen, '"attempt"', n)
 
 /** A receiver, a temp dir and a free port for `serve` to restart on, and the settings of a client of it. */
 async function restartable() {
@@ -83,7 +97,7 @@ const serveOn = (port: number, dataDir?: string) =>
 describe('listen --forward-to', () => {
   it('registers an endpoint, prints its secret and each attempt, and removes the endpoint on Ctrl+C', async () => {
     const {server, receiver, json, push} = await setup()
-    const {listen, ready} = await startListen(server.env, ['--forward-to', receiver.url])
+    const {listen, ready} = await spawnListen(server.env, ['--forward-to', receiver.url])
     receiver.verifyWith(ready.secret)
     expect(ready).toMatchObject({status: 'ready', url: receiver.url, secret: expect.stringMatching(/^whsec_/)})
     expect(ready.event_types).toHaveLength(8)
@@ -104,7 +118,7 @@ describe('listen --forward-to', () => {
 
   it('removes its endpoint on SIGTERM too', async () => {
     const {server, receiver, json} = await setup()
-    const {listen, ready} = await startListen(server.env, ['--forward-to', receiver.url])
+    const {listen, ready} = await spawnListen(server.env, ['--forward-to', receiver.url])
     expect(await listen.kill('SIGTERM')).toBe(0)
     expect(listen.stderr()).toContain(`Removed endpoint ${ready.endpoint_id}`)
     expect((await json(['webhooks', 'list'])).data).toEqual([])
@@ -112,7 +126,9 @@ describe('listen --forward-to', () => {
 
   it('with --keep leaves the endpoint registered, and prints a readable line per attempt', async () => {
     const {server, receiver, json, push} = await setup()
-    const listen = spawnRunning(['listen', '--forward-to', receiver.url, '-e', 'check.created', '--keep'], server.env)
+    const listen = startCommand(['listen', '--forward-to', receiver.url, '-e', 'check.created', '--keep'], {
+      env: server.env,
+    })
     const banner = await listen.waitForOutput('Ctrl+C to stop.')
     receiver.verifyWith(banner.match(/Signing secret: (whsec_\w+)/)![1]!)
     expect(banner).toMatch(
@@ -120,14 +136,14 @@ describe('listen --forward-to', () => {
     )
     await push('l2')
     expect(await listen.waitForOutput(' ms  #1 ')).toMatch(/check\.created\s+we_\w+ {2}200\s+\d+ ms {2}#1 dlv_\w+/)
-    expect(await listen.kill('SIGINT')).toBe(0)
+    expect((await listen.interrupt()).code).toBe(0)
     expect((await json(['webhooks', 'list'])).data).toHaveLength(1)
   })
 
   it("prints the first line of a failed attempt's answer: what the receiver said", async () => {
     const {server, receiver, push} = await setup(() => 500)
-    const listen = spawnRunning(['listen', '--forward-to', receiver.url, '-e', 'check.created'], server.env)
-    cleanup.push(async () => listen.kill('SIGKILL'))
+    const listen = startCommand(['listen', '--forward-to', receiver.url, '-e', 'check.created'], {env: server.env})
+    cleanup.push(() => listen.interrupt())
     await listen.waitForOutput('Ctrl+C to stop')
     await push('l5')
     // the receiver answers 500 with the body "ok"
@@ -153,7 +169,7 @@ describe('listen --forward-to', () => {
     expect(second).toMatchObject({endpoint_id: ready.endpoint_id, event_type: 'check.created', status_code: 200})
     expect(JSON.parse(receiver.received[1]!.body).data.id).toBe(check.id)
 
-    expect(await listen.kill('SIGINT')).toBe(0)
+    expect((await listen.interrupt()).code).toBe(0)
     expect((await cliFor({env}).json(['webhooks', 'list'])).data).toEqual([])
   })
 
@@ -177,13 +193,13 @@ describe('listen --forward-to', () => {
     await pushTo(`http://127.0.0.1:${port}`)('n1')
     const [line] = await attemptLines(listen, 1)
     expect(line).toMatchObject({endpoint_id: again.endpoint_id, status_code: 200})
-    expect(await listen.kill('SIGINT')).toBe(0)
+    expect((await listen.interrupt()).code).toBe(0)
     expect(listen.stderr()).toContain(`Removed endpoint ${again.endpoint_id}`)
   })
 
   it('keeps trying while the server is down, and on Ctrl+C exits 1 naming the endpoint it could not remove', async () => {
     const {server, receiver} = await setup()
-    const {listen, ready} = await startListen(server.env, ['--forward-to', receiver.url])
+    const {listen, ready} = await spawnListen(server.env, ['--forward-to', receiver.url])
     await server.stop()
     await listen.waitForStderr('reconnecting…')
     expect(await listen.kill('SIGINT')).toBe(1)
@@ -203,7 +219,7 @@ describe('listen: a secret that stays, recovery and chaos', () => {
     receiver.verifyWith(first.ready.secret)
     await push('same-1')
     await attemptLines(first.listen, 1)
-    expect(await first.listen.kill('SIGTERM')).toBe(0)
+    expect((await first.listen.interrupt()).code).toBe(0)
 
     const second = await startListen(server.env, ['--forward-to', receiver.url])
     expect(second.ready.secret).toBe(first.ready.secret)
@@ -211,7 +227,7 @@ describe('listen: a secret that stays, recovery and chaos', () => {
     await push('same-2')
     await attemptLines(second.listen, 1)
     expect(receiver.received).toHaveLength(2)
-    expect(await second.listen.kill('SIGTERM')).toBe(0)
+    expect((await second.listen.interrupt()).code).toBe(0)
 
     const printed = await cli(['listen', '--print-secret'])
     expect([printed.code, printed.stdout.trim()]).toEqual([0, first.ready.secret])
@@ -236,7 +252,7 @@ describe('listen: a secret that stays, recovery and chaos', () => {
     const [line] = await attemptLines(listen, 1)
     expect(line).toMatchObject({event_type: 'check.created', status_code: 200})
     expect(JSON.parse(receiver.received[0]!.body).data.id).toBe(check.id)
-    expect(await listen.kill('SIGTERM')).toBe(0)
+    expect((await listen.interrupt()).code).toBe(0)
   })
 
   it('refuses a --secret the server would refuse as a wrong command line (exit 2), registering nothing', async () => {
@@ -247,13 +263,15 @@ describe('listen: a secret that stays, recovery and chaos', () => {
     expect((await cliFor(server).json(['webhooks', 'list'])).data).toEqual([])
   })
 
-  it('with --chaos, survives the server restarting under it, keeps forwarding duplicates, and leaves no endpoint after SIGTERM', async () => {
+  it('with --chaos, survives the server restarting under it, keeps forwarding duplicates, and leaves no endpoint after Ctrl+C', async () => {
     const {receiver, dir, port, url, env} = await restartable()
     let serve = await serveOn(port, join(dir, 'data'))
     cleanup.push(() => serve.close())
     const {listen, ready} = await startListen(env, ['--forward-to', receiver.url, '--chaos', 'duplicate=1,seed=3'])
     receiver.verifyWith(ready.secret)
-    expect(await cliFor({env}).json(['webhooks', 'chaos', ready.endpoint_id])).toMatchObject({duplicate: 1, seed: 3})
+    // over HTTP: an in-process command waits for listen to end
+    const chaos = await call(url, 'GET', `/v1/sim/webhook-endpoints/${ready.endpoint_id}/chaos`)
+    expect(chaos.body).toMatchObject({duplicate: 1, seed: 3})
 
     await serve.close()
     await listen.waitForStderr('reconnecting…')
@@ -266,7 +284,7 @@ describe('listen: a secret that stays, recovery and chaos', () => {
     await receiver.waitFor(2)
     expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body)
 
-    expect(await listen.kill('SIGTERM')).toBe(0)
+    expect((await listen.interrupt()).code).toBe(0)
     expect((await cliFor({env}).json(['webhooks', 'list'])).data).toEqual([])
   })
 })
