@@ -1,5 +1,6 @@
 import {afterEach, describe, expect, it} from 'vitest'
-import {cliFor, runCli, startCliServer} from '../helpers/cli.js'
+import {startServeFlags} from '../helpers/api-server.js'
+import {cliFor, runCommand} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -8,10 +9,7 @@ afterEach(async () => {
 })
 
 async function setup(respond?: Parameters<typeof startReceiver>[0], serveArgs: string[] = []) {
-  const [server, receiver] = await Promise.all([
-    startCliServer(['--memory', '--seed', 'fixtures/seed.json', ...serveArgs]),
-    startReceiver(respond),
-  ])
+  const [server, receiver] = await Promise.all([startServeFlags(serveArgs), startReceiver(respond)])
   cleanup.push(
     () => server.stop(),
     () => receiver.close(),
@@ -98,7 +96,7 @@ describe('serve webhook flags', () => {
   })
 
   it('refuses a schedule it cannot read, naming the flag', async () => {
-    const {code, stderr} = await runCli(['serve', '--memory', '--port', '0', '--retry-schedule', '1s,soon'])
+    const {code, stderr} = await runCommand(['serve', '--memory', '--port', '0', '--retry-schedule', '1s,soon'])
     expect(code).toBe(2)
     expect(stderr).toContain('Parsing --retry-schedule')
     expect(stderr).toContain('"soon" is not a duration')

@@ -4,7 +4,8 @@ import {startServer} from '../../src/server/start.js'
 import {advanceProgress} from '../../src/cli/views/clock.js'
 import {renderAttemptLine} from '../../src/cli/views/delivery.js'
 import {checkWith} from '../helpers/checks.js'
-import {cliFor, type CliServer, spawnServe, startCliServer} from '../helpers/cli.js'
+import {startServeFlags} from '../helpers/api-server.js'
+import {cliFor, type CliServer, spawnServe} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call, makeTempDir, WRITE_KEY} from '../helpers/simulator.js'
 
@@ -13,11 +14,8 @@ afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!()
 })
 
-async function setup(
-  respond?: Parameters<typeof startReceiver>[0],
-  serveArgs = ['--memory', '--seed', 'fixtures/seed.json'],
-) {
-  const [server, receiver] = await Promise.all([startCliServer(serveArgs), startReceiver(respond)])
+async function setup(respond?: Parameters<typeof startReceiver>[0]) {
+  const [server, receiver] = await Promise.all([startServeFlags([]), startReceiver(respond)])
   cleanup.push(
     () => server.stop(),
     () => receiver.close(),

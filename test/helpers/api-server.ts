@@ -1,5 +1,9 @@
 import {join} from 'node:path'
-import {startServer} from '../../src/server/start.js'
+import {Parser} from '@oclif/core'
+import {serveFlags} from '../../src/cli/flags/serve.js'
+import {outputFor} from '../../src/cli/output.js'
+import {type ServeFlags, startServing} from '../../src/serve/run.js'
+import {type RunningServer, startServer} from '../../src/server/start.js'
 import {ROOT, WRITE_KEY} from './cli.js'
 import {createTestDatabase, onPostgres} from './postgres.js'
 
@@ -26,10 +30,29 @@ export async function startApiServer(): Promise<ApiServer> {
   const database = onPostgres ? await createTestDatabase() : undefined
   const seedFile = join(ROOT, 'fixtures', 'seed.json')
   const server = await startServer({port: 0, host: '127.0.0.1', seedFile, database: database?.url})
+  return apiServer(server, async () => database?.drop())
+}
+
+/**
+ * `tablepay serve --port 0 --memory --seed fixtures/seed.json ARGS`, in this process: ARGS parsed by
+ * oclif's parser with serve's own flags, and started by the function the command starts them with
+ * (startServing). For what a serve flag makes the API do; what `serve` prints, and how it stops, is
+ * test/commands/serve.test.ts's.
+ *
+ * @example
+ * const server = await startServeFlags(['--retry-schedule', '1s,2s'])
+ */
+export async function startServeFlags(args: string[]): Promise<ApiServer> {
+  const argv = ['--port', '0', '--memory', '--seed', 'fixtures/seed.json', ...args]
+  const {flags} = await Parser.parse(argv, {flags: serveFlags, strict: true})
+  return apiServer(await startServing(flags as ServeFlags, outputFor(false), {register: false}))
+}
+
+function apiServer(server: RunningServer, after?: () => Promise<unknown>): ApiServer {
   const url = `${server.url}/v1`
   const stop = async () => {
     await server.close()
-    await database?.drop()
+    await after?.()
   }
   return {url, env: {TABLEPAY_URL: url, TABLEPAY_API_KEY: WRITE_KEY}, stop}
 }
