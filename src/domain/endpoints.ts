@@ -1,3 +1,4 @@
+import {EVENT_TYPES} from './constants.js'
 import {invalidField} from './errors.js'
 import {newId, randomToken} from './ids.js'
 import {sameInOrder} from './arrays.js'
@@ -29,7 +30,8 @@ export function createEndpoint(
     id: newId('we'),
     object: 'webhook_endpoint',
     url: input.url,
-    event_types: [...new Set(input.event_types)],
+    // every type when left out, as `webhooks create` and `listen` register (docs/api.md, "Webhooks")
+    event_types: [...new Set(input.event_types ?? EVENT_TYPES)],
     description: input.description ?? null,
     status: 'enabled',
     created_at: now,

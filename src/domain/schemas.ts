@@ -254,7 +254,7 @@ export const KnownSecretEndpointInput = z.strictObject({
     .regex(/^we_[A-Za-z0-9_]{1,60}$/)
     .optional(),
   url: z.url({protocol: /^https?$/}).max(2048),
-  event_types: EventTypes,
+  event_types: EventTypes.optional(),
   description: z.string().max(500).optional(),
   secret: WebhookSecret,
 })
@@ -263,7 +263,7 @@ export type KnownSecretEndpointInput = z.infer<typeof KnownSecretEndpointInput>
 /** The body of `POST /webhook-endpoints`. */
 export const WebhookEndpointInput = z.strictObject({
   url: z.url({protocol: /^https?$/}).max(2048),
-  event_types: EventTypes,
+  event_types: EventTypes.optional(),
   description: z.string().max(500).optional(),
 })
 export type WebhookEndpointInput = z.infer<typeof WebhookEndpointInput>

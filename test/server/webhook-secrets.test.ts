@@ -2,6 +2,7 @@ import {readdir, readFile, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import Stripe from 'stripe'
 import {afterEach, describe, expect, it} from 'vitest'
+import {EVENT_TYPES} from '../../src/domain/constants.js'
 import type {Seed} from '../../src/domain/seed-schema.js'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
@@ -94,6 +95,12 @@ describe('known secrets', () => {
         },
       }),
     ).rejects.toThrow(/accounts\.0\.webhook_endpoints\.0\.secret/)
+  })
+
+  it('a seeded endpoint without event_types takes every type, as one the API registers without them', async () => {
+    const {sim} = await setup([{url: '', secret: SEEDED_SECRET}])
+    const [seeded] = (await sim.api('GET', '/v1/webhook-endpoints')).body.data
+    expect(seeded.event_types).toEqual([...EVENT_TYPES])
   })
 
   it('POST /sim/webhook-endpoints registers an endpoint with the chosen secret; a taken id is 422', async () => {
