@@ -17,7 +17,7 @@ Clients find the URL and a write key on their own: in the same directory, and th
   static override exitCodes = {
     ...UNTIL_STOPPED_EXIT_CODES,
     1: 'It could not start (server_start_failed): the port is in use, the data dir is damaged or held by another server, the database cannot be reached…: the message says why.',
-    2: 'A wrong command line, or a --data that cannot be made or used: nothing was done.',
+    2: 'A wrong command line, a --data that cannot be made or used, or a --seed that is not a seed: nothing was done.',
   }
 
   static override examples = [

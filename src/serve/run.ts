@@ -7,7 +7,7 @@ import {renderRequestLine} from '../cli/views/request.js'
 import {readyJson, renderBanner} from '../cli/views/serve-banner.js'
 import {DEFAULT_RETENTION} from '../domain/retention.js'
 import {type RunningServer, startServer} from '../server/start.js'
-import {UnusableDirError} from '../shared/make-dir.js'
+import {UnusableInputError} from '../shared/unusable-input.js'
 
 /** The flags of `serve` once parsed (cli/flags/serve.ts says what each means), which `exec` takes too. */
 export interface ServeFlags {
@@ -39,7 +39,7 @@ export interface ServeFlags {
  * Starts the server `flags` describe, its access lines (`--log`) going to
  * `out`: the start of `serve` and of `exec`, which does not `register` its server
  * (its command gets the URL and keys; clients elsewhere must not find it beside a `serve`). A server that cannot start is a
- * CLI error: exit 2 for a --data that cannot be made or used (a wrong
+ * CLI error: exit 2 for a --data or --seed that cannot be used (a wrong
  * command line, as a wrong flag is), else 1.
  *
  * @example
@@ -78,7 +78,7 @@ export async function startServing(
   }).catch(async (error: Error) => {
     throw await cliError(error.message, {
       code: 'server_start_failed',
-      exit: error instanceof UnusableDirError ? 2 : 1,
+      exit: error instanceof UnusableInputError ? 2 : 1,
     })
   })
 }

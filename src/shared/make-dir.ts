@@ -41,13 +41,3 @@ const isDirectory = (path: string): Promise<boolean> =>
     (stats) => stats.isDirectory(),
     () => false,
   )
-
-/**
- * A directory someone named (`serve --data`) that cannot be made or used
- * there: the place was the wrong choice, so `serve` reports it as a wrong
- * command line (exit 2) rather than a failed start.
- *
- * @example
- * throw new UnusableDirError('store: cannot make the data dir /proc/x: …')
- */
-export class UnusableDirError extends Error {}

@@ -1,5 +1,6 @@
 import {chmod} from 'node:fs/promises'
-import {makeDir, UnusableDirError} from '../shared/make-dir.js'
+import {makeDir} from '../shared/make-dir.js'
+import {UnusableInputError} from '../shared/unusable-input.js'
 
 /** Why a data dir cannot be made, in words: the errno alone (ENOENT under /proc) would send the user looking for a parent. */
 function unmakeable(error: NodeJS.ErrnoException): string {
@@ -21,7 +22,7 @@ function unmakeable(error: NodeJS.ErrnoException): string {
 
 /**
  * Makes the data dir, or takes the one there, private (mode 0700): it
- * holds API keys. A dir that cannot be either is an `UnusableDirError`
+ * holds API keys. A dir that cannot be either is an `UnusableInputError`
  * that names it and the reason (docs/storage.md, "Files").
  *
  * @example
@@ -30,14 +31,14 @@ function unmakeable(error: NodeJS.ErrnoException): string {
 export async function makeDataDir(dir: string): Promise<void> {
   // not Node's recursive mkdir, which never settles under /proc (make-dir.ts)
   await makeDir(dir, 0o700).catch((error: NodeJS.ErrnoException) => {
-    throw new UnusableDirError(
+    throw new UnusableInputError(
       `store: cannot make the data dir ${dir}: ${unmakeable(error)}. ` +
         'Give --data a directory you can write, or --memory to keep nothing on disk.',
     )
   })
   // a dir that existed keeps its mode through mkdir: it holds API keys, so it is made private like a new one
   await chmod(dir, 0o700).catch((error: Error) => {
-    throw new UnusableDirError(
+    throw new UnusableInputError(
       `store: cannot make ${dir} private (mode 0700): ${error.message}. Use a --data dir you own, or --memory.`,
     )
   })

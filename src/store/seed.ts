@@ -4,6 +4,7 @@ import {randomToken} from '../domain/ids.js'
 import type {Collections} from '../domain/records.js'
 import {Seed} from '../domain/seed-schema.js'
 import {readFound} from '../shared/package-file.js'
+import {UnusableInputError} from '../shared/unusable-input.js'
 import type {Change} from './store.js'
 
 /** A record by collection and id, as the seed checks what exists. */
@@ -42,13 +43,13 @@ export async function readSeedFile(path: string): Promise<Seed> {
   try {
     text = await readFound(path)
   } catch (error) {
-    throw new Error(`seed: cannot read ${path}: ${(error as Error).message}`)
+    throw new UnusableInputError(`seed: cannot read ${path}: ${(error as Error).message}`)
   }
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch (error) {
-    throw new Error(`seed: ${path} is not JSON: ${(error as Error).message}. See fixtures/seed.json.`)
+    throw new UnusableInputError(`seed: ${path} is not JSON: ${(error as Error).message}. See fixtures/seed.json.`)
   }
   return parseSeed(json, path)
 }
@@ -58,7 +59,7 @@ export function parseSeed(value: unknown, source: string): Seed {
   const result = Seed.safeParse(value)
   if (!result.success) {
     const issue = result.error.issues[0]!
-    throw new Error(
+    throw new UnusableInputError(
       `seed: ${source} is not a valid seed: ${issue.path.join('.') || '(root)'}: ${issue.message}. See fixtures/seed.json.`,
     )
   }
@@ -68,7 +69,7 @@ export function parseSeed(value: unknown, source: string): Seed {
 /** Seeding never moves a location or a key from the account that has it in the data dir to another. */
 function assertOwner(what: string, id: string, owner: string, seeded: string): void {
   if (owner === seeded) return
-  throw new Error(
+  throw new UnusableInputError(
     `seed: ${what} ${id} belongs to ${owner} in this data dir, not ${seeded}; fix the seed file, or start with another --data directory.`,
   )
 }

@@ -40,14 +40,21 @@ describe('serve --seed', () => {
     }
   })
 
-  it('names a seed file that is not JSON, and a --data path that is a file, and what to do', async () => {
+  it('names a seed file that is not JSON, one that is not a seed, and a --data path that is a file, and what to do (exit 2)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tablepay-serve-'))
     try {
       const file = join(dir, 'seed.json')
       await writeFile(file, '{not json')
       const seed = await runCommand(['serve', '--port', '0', '--memory', '--seed', file])
-      expect(seed.code).toBe(1)
+      expect(seed.code).toBe(2)
       expect(seed.stderr).toContain(`seed: ${file} is not JSON`)
+      await writeFile(file, JSON.stringify({accounts: [{id: 'acct_x', name: 'X', locations: [], api_keys: []}]}))
+      const invalid = await runCommand(['serve', '--port', '0', '--memory', '--seed', file])
+      expect(invalid.code).toBe(2)
+      expect(invalid.stderr).toContain(`seed: ${file} is not a valid seed: accounts.0.locations:`)
+      expect(invalid.stderr).toContain('See fixtures/seed.json.')
+      // a line, not a stack: a stack is what a bug prints
+      expect(invalid.stderr).not.toMatch(/\n\s+at /)
       const data = await runCommand(['serve', '--port', '0', '--data', file])
       expect(data.code).toBe(2)
       expect(data.stderr).toContain(`cannot make the data dir ${file}: a file is in the way`)
