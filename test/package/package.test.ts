@@ -6,7 +6,7 @@
  */
 import {execFile, spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {mkdir, mkdtemp, readFile, rename, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join, posix} from 'node:path'
 import {promisify} from 'node:util'
@@ -229,6 +229,24 @@ await sim.close()`
     expect(JSON.parse(stdout)).toEqual({apiKey: 'tp_test_demo_write', health: 200})
   }
 })
+
+test('every code block of the README\'s "In your tests" runs as written, with vitest, in a user\'s project', async () => {
+  const readme = await readFile(installed('README.md'), 'utf8')
+  const start = readme.indexOf('\n## In your tests\n')
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1))
+  const blocks = [...section.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map(([, lang, code]) => ({lang, code: code!}))
+  expect(blocks.map(({lang}) => lang)).toEqual(['ts', 'ts'])
+  // the user's vitest: this repository's, linked into the project
+  await symlink(join(ROOT, 'node_modules', 'vitest'), join(consumer, 'node_modules', 'vitest'), 'dir')
+  const files = blocks.map((_, i) => `readme-${i + 1}.test.ts`)
+  for (const [i, {code}] of blocks.entries()) await writeFile(join(consumer, files[i]!), code)
+  // a run of its own, not a part of this one, in plain text
+  const own = Object.entries(process.env).filter(([name]) => !/^(VITEST|TABLEPAY_|FORCE_COLOR)/.test(name))
+  const env = {...Object.fromEntries(own), NO_COLOR: '1'}
+  const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs')
+  const {stdout} = await run(process.execPath, [vitest, 'run', ...files], {cwd: consumer, env})
+  expect(stdout).toMatch(/Tests +2 passed \(2\)/)
+}, 60_000)
 
 // serve is bundled at build (scripts/serve-bundle.js): its run, its oclif command and their chunks must all ship
 test.each([
