@@ -1,4 +1,4 @@
-import {createApp as createH3App, createRouter, defineEventHandler, type Router, sendNoContent} from 'h3'
+import {createApp as createH3App, createRouter, defineEventHandler, type H3Event, type Router, sendNoContent} from 'h3'
 import type {Service} from '../service/index.js'
 import type {SchedulerClock} from '../webhooks/clock.js'
 import type {Dispatcher} from '../webhooks/dispatcher.js'
@@ -12,6 +12,7 @@ import {nodeListener} from './internal/lane.js'
 import {sendApiError, sendReset, storageUnavailable, toApiError} from './internal/errors.js'
 import {StreamHub} from './internal/event-stream.js'
 import {assignRequestId} from './internal/request-id.js'
+import {refuseQuery} from './internal/query.js'
 import {pathOf, routedPath, withoutTrailingSlash} from './internal/request-path.js'
 import {RouteTable} from './internal/route-table.js'
 import {Traffic, type TrafficOptions} from './internal/traffic.js'
@@ -129,10 +130,14 @@ export function createApp(service: Service, options: AppOptions) {
  */
 export function registerRoutes(router: Router, context: AppContext): void {
   for (const op of OPERATIONS) {
-    router[op.method](
-      routerPath(op.path),
-      defineEventHandler((event) => op.handler(event, context)),
-    )
+    // a list reads its own query, strictly; every other route takes none
+    const handler = op.list
+      ? (event: H3Event) => op.handler(event, context)
+      : (event: H3Event) => {
+          refuseQuery(event)
+          return op.handler(event, context)
+        }
+    router[op.method](routerPath(op.path), defineEventHandler(handler))
   }
   guestRoutes(router, context)
   webRoutes(router)

@@ -1,7 +1,6 @@
 import * as z from 'zod'
 import {ERROR_STATUS, type ErrorCode} from '../domain/errors.js'
 import {faultable, OPERATIONS, type Operation, pathParams} from './operations.js'
-import {PATH_PARAMS} from './schemas.js'
 
 // The document's error answers (docs/api.md, "The OpenAPI document"): what each code means, which
 // codes each operation answers by status, and the answers and headers they share as components.
@@ -39,22 +38,14 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
 
 /** The error codes a route can answer with: those of its shape, then its own. */
 export function errorCodesOf(op: Operation): ErrorCode[] {
-  const codes: ErrorCode[] = []
+  // every route refuses a query parameter it does not take (internal/query.ts)
+  const codes: ErrorCode[] = ['validation_failed']
   if (op.scope) codes.push('unauthenticated')
   if (op.scope === 'write') codes.push('insufficient_scope')
   const params = pathParams(op.path)
   if (params.length > 0) codes.push('not_found')
-  if (params.some((name) => name in PATH_PARAMS)) codes.push('validation_failed')
-  if (op.body)
-    codes.push(
-      'invalid_json',
-      'payload_too_large',
-      'unsupported_media_type',
-      'unsupported_content_encoding',
-      'validation_failed',
-    )
-  if (op.list) codes.push('validation_failed')
-  if (op.idempotent) codes.push('validation_failed', 'idempotency_key_reused')
+  if (op.body) codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type', 'unsupported_content_encoding')
+  if (op.idempotent) codes.push('idempotency_key_reused')
   return [...new Set([...codes, ...(op.errors ?? [])])]
 }
 

@@ -116,6 +116,21 @@ describe('405 method_not_allowed', () => {
   })
 })
 
+describe('query parameters', () => {
+  it('every /v1 route refuses one it does not take with 422 naming it, before it acts, as a list does', async () => {
+    const lists = ['/v1/checks', '/v1/webhook-endpoints', '/v1/sim/faults', '/v1/events']
+    const counts = () =>
+      Promise.all(lists.map(async (list) => (await sim.api('GET', `${list}?limit=100`)).body.data.length))
+    const before = await counts()
+    for (const {method, path} of routes.filter((r) => r.path.startsWith('/v1/'))) {
+      const answer = await rawRequest(sim.url, method, `${concrete(path)}?foo=1`, {headers: asJson, body: '{}'})
+      expect([answer.status, answer.body.error?.code], `${method} ${path}`).toEqual([422, 'validation_failed'])
+      expect(answer.body.error.details, `${method} ${path}`).toEqual([{path: 'foo', message: expect.any(String)}])
+    }
+    expect(await counts()).toEqual(before)
+  })
+})
+
 describe('OPTIONS without --cors', () => {
   it('changes nothing, so a read key gets the 405 and its Allow, not a 403 for the write scope', async () => {
     const read = {authorization: 'Bearer tp_test_demo_read'}

@@ -5,6 +5,7 @@ import type {Collections} from '../../domain/records.js'
 import type {Records} from '../../service/records.js'
 import type {Where} from '../../service/storage.js'
 import {validationError} from './body.js'
+import {queryOf} from './query.js'
 
 /**
  * A query's number as the API document's integer reads it: digits only.
@@ -34,21 +35,6 @@ function querySchema(filters: z.ZodObject): z.ZodType {
     querySchemas.set(filters, schema)
   }
   return schema
-}
-
-/**
- * The URL's query parameters, a repeated one as a list. Every name is kept as
- * given: h3's `getQuery` drops `__proto__` and `constructor`, which the strict
- * schema must see to refuse them as it refuses any unknown parameter.
- */
-function queryOf(event: H3Event): Record<string, string | string[]> {
-  const query = new Map<string, string | string[]>()
-  for (const [name, value] of new URLSearchParams(event.path.split('?')[1] ?? '')) {
-    const before = query.get(name)
-    query.set(name, before === undefined ? value : [before, value].flat())
-  }
-  // own properties, `__proto__` included: fromEntries defines them rather than assigning
-  return Object.fromEntries(query)
 }
 
 /** The list query plus a resource's own filters, from the URL; a 422 on anything unparsable. */
