@@ -81,7 +81,7 @@ function nextStepFor(error: TablepayError): string | undefined {
 
 // Where to look up each kind of id; the server's message names the id it did not find.
 const LOOK_UP: Record<string, string> = {
-  chk: "See the account's checks with `tablepay checks list`; `tablepay checks get` takes a chk_ id or a POS id.",
+  chk: "See the account's checks with `tablepay checks list`; a command that takes a check takes its chk_ id or its POS id.",
   we: 'See the webhook endpoints with `tablepay webhooks list`: a deleted endpoint is gone for good.',
   dlv: "See the deliveries with `tablepay deliveries list` (--endpoint we_… for one endpoint's).",
   evt: 'See the events with `tablepay events list` (--event-type to narrow it).',
@@ -92,8 +92,13 @@ const LOOK_UP: Record<string, string> = {
 
 function notFoundStep(message: string): string {
   const prefix = /\b(chk|we|dlv|evt|pay|clm|loc)_\w+/.exec(message)?.[1]
-  const kind = prefix ?? (/\bexternal id\b/.test(message) ? 'chk' : undefined)
-  if (kind) return `${LOOK_UP[kind]} An id of another account is not found either: check --api-key.`
+  // a POS id names a check only once a push of it was accepted: the refused ones are in the request log
+  const external = /\bexternal id (\S+) in this account/.exec(message)?.[1]
+  const refused = external
+    ? ` Pushes of ${external} that were refused: \`tablepay logs list --path /v1/checks/external/${external}\`.`
+    : ''
+  const kind = prefix ?? (external ? 'chk' : undefined)
+  if (kind) return `${LOOK_UP[kind]}${refused} An id of another account is not found either: check --api-key.`
   if (/no such route/i.test(message)) return CHECK_URL
   return 'Check the id and --api-key: ids of another account are not found.'
 }

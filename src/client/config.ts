@@ -1,5 +1,5 @@
 import {readFile} from 'node:fs/promises'
-import {join, resolve} from 'node:path'
+import {dirname, join, resolve} from 'node:path'
 import type {ClientOptions} from './client.js'
 import {TablepayConfigError} from './errors.js'
 import {isAlive, registeredServers, registryDir, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
@@ -12,18 +12,16 @@ export const DEFAULT_URL = 'http://127.0.0.1:4747'
 /** How long a server found in a file has to answer `/v1/health` before it counts as stopped. */
 const HEALTH_TIMEOUT_MS = 1000
 
-/** The data dir clients look in: `TABLEPAY_DATA`, else `./.tablepay`. */
-export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.TABLEPAY_DATA || '.tablepay')
-}
-
 /**
  * Where the client connects and with which key: flags first, then
  * `TABLEPAY_URL`/`TABLEPAY_API_KEY`, then the `server.json` of a running
- * server in the data dir (`TABLEPAY_DATA`, else `./.tablepay`), then the one
- * running server in the per-user registry, then the default URL. A server
- * counts when its process is alive and it answers. Without a key anywhere
- * the error lists what was tried. See README, "How the CLI finds the server".
+ * server in a data dir (`TABLEPAY_DATA`, else the `.tablepay` of `cwd` or of
+ * the nearest directory above it that has one), then the per-user registry's
+ * running server: the only one, else the one started from `cwd` or from the
+ * nearest directory above it; then the default URL. A server counts when its
+ * process is alive and it answers. Several servers left to choose from, or no
+ * key anywhere, is an error that says what it found. See README, "How the CLI
+ * finds the server".
  *
  * @example
  * const client = new TablepayClient(await resolveClientConfig({url: flags.url, apiKey: flags['api-key']}))
@@ -31,6 +29,7 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
 export async function resolveClientConfig(
   flags: Partial<ClientOptions> = {},
   env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
 ): Promise<ClientOptions> {
   const url = normalize(flags.url || env.TABLEPAY_URL)
   if (url !== undefined && !isHttpUrl(url)) {
@@ -42,7 +41,7 @@ export async function resolveClientConfig(
   // Files are read only when needed: a stale or broken one must not get in the way of explicit settings.
   if (url && apiKey) return {url, apiKey}
   const tried: string[] = []
-  const server = (await fromDataDir(env, url, tried)) ?? (await fromRegistry(env, url, tried))
+  const server = (await fromDataDir(env, cwd, url, tried)) ?? (await fromRegistry(env, cwd, url, tried))
   if (apiKey || server?.api_key) return {url: url || server?.url || DEFAULT_URL, apiKey: apiKey || server!.api_key!}
   tried.push(await probeDescription(url || DEFAULT_URL))
   throw new TablepayConfigError(
@@ -58,50 +57,98 @@ export async function resolveClientConfig(
 
 type Env = NodeJS.ProcessEnv
 
-async function fromDataDir(env: Env, url: string | undefined, tried: string[]): Promise<ServerFile | undefined> {
-  const path = join(dataDir(env), SERVER_FILE)
-  const server = await readServerFile(path)
-  const problem = !server ? 'not found' : await whyNotUsable(server, url)
-  if (!problem) return server
-  tried.push(`${path}: ${problem}`)
+/** `dir` and each directory above it, nearest first. */
+function* upFrom(dir: string): Generator<string> {
+  for (let at = dir, up = dirname(at); ; at = up, up = dirname(at)) {
+    yield at
+    if (up === at) return
+  }
 }
 
-async function fromRegistry(env: Env, url: string | undefined, tried: string[]): Promise<ServerFile | undefined> {
+async function fromDataDir(
+  env: Env,
+  cwd: string,
+  url: string | undefined,
+  tried: string[],
+): Promise<ServerFile | undefined> {
+  const given = env.TABLEPAY_DATA ? resolve(cwd, env.TABLEPAY_DATA) : undefined
+  const dirs = given ? [given] : [...upFrom(cwd)].map((dir) => join(dir, '.tablepay'))
+  const problems: string[] = []
+  for (const path of dirs.map((dir) => join(dir, SERVER_FILE))) {
+    const server = await readServerFile(path)
+    const problem = server && (await whyNotUsable(server, url))
+    if (server && !problem) return server
+    if (problem) problems.push(`${path}: ${problem}`)
+  }
+  const where = given ? join(given, SERVER_FILE) : `.tablepay/${SERVER_FILE} in ${cwd} and above`
+  tried.push(...(problems.length > 0 ? problems : [`${where}: not found`]))
+}
+
+async function fromRegistry(
+  env: Env,
+  cwd: string,
+  url: string | undefined,
+  tried: string[],
+): Promise<ServerFile | undefined> {
   const dir = registryDir(env)
   const entries = await registeredServers(env)
   const problems = await Promise.all(entries.map((server) => whyNotUsable(server, url)))
   const running = entries.filter((_, i) => !problems[i])
   if (running.length === 1) return running[0]
-  if (running.length > 1) throw severalServers(running, dir)
+  const nearest = startedNearest(running, cwd)
+  if (nearest.length === 1) return nearest[0]
+  if (running.length > 1) throw severalServers(nearest.length > 0 ? nearest : running, dir, cwd)
   // why each one was passed over: a server alive but not answering is not "not running"
   const found = entries.length === 0 ? 'none registered' : `none usable (${problems.join('; ')})`
   tried.push(`running servers registered in ${dir}: ${found}`)
 }
 
+/** The servers started from `cwd`, else from the nearest directory above it that any was started from. */
+function startedNearest(servers: ServerFile[], cwd: string): ServerFile[] {
+  for (const dir of upFrom(cwd)) {
+    const here = servers.filter((server) => server.cwd === dir)
+    if (here.length > 0) return here
+  }
+  return []
+}
+
 /**
- * Which running servers there are and how to pick one, from what the
+ * Which servers are left to choose from and how to choose, from what the
  * registry knows: each one's URL (which `--url` takes, finding the key with
- * it) and its data dir, if it has one. A server with none may run with
- * `--memory` or `--database`: the entry does not say which.
+ * it), where and when it was started, and its data dir, if it has one. A
+ * server with none may run with `--memory` or `--database`: the entry does
+ * not say which.
  */
-function severalServers(running: ServerFile[], dir: string): TablepayConfigError {
-  const withDir = running.find((s) => typeof s.data_dir === 'string')
+function severalServers(candidates: ServerFile[], registry: string, cwd: string): TablepayConfigError {
+  const from = candidates[0]!.cwd
+  // all started from one directory (cwd's or one above it), or none from there
+  const tied = from !== undefined && candidates.every((s) => s.cwd === from)
+  const withDir = candidates.find((s) => typeof s.data_dir === 'string')
   return new TablepayConfigError(
     'several_servers',
     [
-      `${running.length} tablepay servers are running (registered in ${dir}):`,
-      ...running.map((s) => `  - ${s.url} (pid ${s.pid}, ${whereItKeeps(s.data_dir)})`),
-      `Pick one by its URL with --url or TABLEPAY_URL (its key is in the registry), e.g. --url ${running[0]!.url}`,
+      tied
+        ? `${candidates.length} running tablepay servers were started from ${from} (registered in ${registry}):`
+        : `${candidates.length} tablepay servers are running, none started from ${cwd} or above (registered in ${registry}):`,
+      ...candidates.map((s) => `  - ${s.url} (pid ${s.pid}, ${whenAndWhere(s)}, ${whereItKeeps(s.data_dir)})`),
+      `Choose one by its URL with --url or TABLEPAY_URL (its key is in the registry), e.g. --url ${candidates[0]!.url}`,
       ...(withDir ? [`or one with a data dir by the dir, e.g. TABLEPAY_DATA=${withDir.data_dir}`] : []),
+      ...(tied ? [] : ['or run the command in the directory a server was started from, or below it.']),
     ].join('\n'),
   )
+}
+
+/** Where and when a registered server was started, as far as its entry says (an earlier version's says neither). */
+function whenAndWhere({cwd, started_at}: ServerFile): string {
+  const where = cwd === undefined ? 'from a directory not recorded' : `from ${cwd}`
+  return started_at ? `started ${where} at ${started_at}` : `started ${where}`
 }
 
 /** Where a registered server keeps its data, as far as its entry says. */
 function whereItKeeps(dataDir: string | null | undefined): string {
   if (typeof dataDir === 'string') return `data dir ${dataDir}`
   // null: started without a data dir, the entry does not say how; absent: an earlier version's entry
-  return dataDir === null ? 'started with --memory or --database' : 'data dir not recorded'
+  return dataDir === null ? 'with --memory or --database' : 'data dir not recorded'
 }
 
 /** Undefined when `server` is the one to use: for `url` if given, alive and answering; else why not. */
@@ -128,14 +175,10 @@ async function answers(url: string): Promise<boolean> {
 // compare URLs in one form
 const normalize = (url: string | undefined): string | undefined => (url === undefined ? url : serverBase(url))
 
+/** The server file at `path`; undefined when there is none, or it cannot be read (another user's). */
 async function readServerFile(path: string): Promise<ServerFile | undefined> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
-  }
+  const text = await readFile(path, 'utf8').catch(() => undefined)
+  if (text === undefined) return undefined
   try {
     return JSON.parse(text) as ServerFile
   } catch {

@@ -11,8 +11,10 @@ export default class Sign extends Command {
   static override description = `Prints the ${SIGNATURE_HEADER} header value for the payload: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<payload>">. \
 The payload is signed byte for byte as read.
 
-With --forward-to URL it also sends the payload there, as a delivery would (POST, Content-Type: application/json, the signature header, \
-no redirects followed, 10 s to answer), and prints the answer's status.`
+With --forward-to URL it also sends the payload there as the first attempt of its delivery, and prints the answer's status: \
+a POST with every header a delivery carries (Content-Type: application/json, User-Agent, the signature, \
+X-Tablepay-Event-Id and X-Tablepay-Event-Type from the payload's id and type, X-Tablepay-Delivery-Attempt: 1), \
+no redirects followed, 10 s to answer.`
 
   static override exitCodes = {
     1: "--forward-to's receiver answered other than 2xx, not within 10 s, or could not be reached; or the payload cannot be read.",
@@ -43,7 +45,7 @@ no redirects followed, 10 s to answer), and prints the answer's status.`
     'forward-to': Flags.url({
       aliases: ['post'],
       helpValue: 'URL',
-      summary: "Also POST the signed payload to your receiver at URL and print the answer's status.",
+      summary: "Also POST the signed payload to your receiver at URL, as a delivery, and print the answer's status.",
     }),
   }
 
@@ -57,6 +59,6 @@ no redirects followed, 10 s to answer), and prints the answer's status.`
       work.catch(() => {})
       return (await import('../cli/views/spinner.js')).withSpinner(text, work, {quiet: this.jsonEnabled()})
     }
-    return signDelivery(flags, (text) => this.log(text), showWait)
+    return signDelivery(flags, (text) => this.log(text), {showWait, notice: (text) => this.notice(text)})
   }
 }

@@ -117,5 +117,7 @@ function describeServer(url: string, accounts: SeededAccount[], dataDir: string 
     api_key: write,
     read_key: read,
     data_dir: dataDir ?? null,
+    cwd: process.cwd(),
+    started_at: new Date().toISOString(),
   }
 }

@@ -15,6 +15,10 @@ export interface ServerFile {
   read_key?: string
   /** The data dir it serves; null with --memory. Absent from older files. */
   data_dir?: string | null
+  /** The directory it was started from: clients there, or below it, prefer it to other servers. Absent from older files. */
+  cwd?: string
+  /** When it started (ISO 8601), to tell servers apart. Absent from older files. */
+  started_at?: string
 }
 
 /**

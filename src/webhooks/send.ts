@@ -2,7 +2,7 @@ import http from 'node:http'
 import https from 'node:https'
 import type {AttemptResult} from '../domain/deliveries.js'
 import {networkReason} from '../shared/network-reason.js'
-import {SIGNATURE_HEADER, signPayload} from './signature.js'
+import {type RawPayload, SIGNATURE_HEADER, signPayload} from './signature.js'
 
 /** The receiver has 10 seconds to answer (docs/api.md, "Webhooks"). */
 export const RECEIVER_TIMEOUT_MS = 10_000
@@ -11,24 +11,28 @@ export const RECEIVER_TIMEOUT_MS = 10_000
 const RESPONSE_LIMIT = 4096
 
 /**
- * The headers of a delivery attempt (docs/api.md, "Webhooks"): the signature, made
- * now (one `v1` per secret given), and the event id, type and attempt number. `timestamp` (unix seconds)
- * is for tests and conformance checks that need a signature from another time.
+ * Every header of a delivery attempt but its length (docs/api.md, "Webhooks"): the body's type, the
+ * sender, the signature, made now (one `v1` per secret given), and the event id, type and attempt
+ * number. The one place they are made: the dispatcher, `receiver check` and `sign --forward-to` send
+ * these. `event` is undefined only for `sign --forward-to` of a body that is not an event, which has
+ * no id or type to name. `timestamp` (unix seconds) is for tests and conformance checks that need a
+ * signature from another time.
  *
  * @example
  * await postDelivery(url, body, deliveryHeaders(body, secret, {id: 'evt_1', type: 'check.created'}, 1))
  */
 export function deliveryHeaders(
-  body: string,
+  body: RawPayload,
   secret: string | readonly string[],
-  event: {id: string; type: string},
+  event: {id: string; type: string} | undefined,
   attempt: number,
   timestamp?: number,
 ): Record<string, string> {
   return {
+    'content-type': 'application/json',
+    'user-agent': 'tablepay-webhooks/1',
     [SIGNATURE_HEADER]: signPayload(body, secret, timestamp),
-    'X-Tablepay-Event-Id': event.id,
-    'X-Tablepay-Event-Type': event.type,
+    ...(event && {'X-Tablepay-Event-Id': event.id, 'X-Tablepay-Event-Type': event.type}),
     'X-Tablepay-Delivery-Attempt': String(attempt),
   }
 }
@@ -40,7 +44,7 @@ export function deliveryHeaders(
 const AGENTS = {'http:': new http.Agent({keepAlive: true}), 'https:': new https.Agent({keepAlive: true})}
 
 /**
- * POSTs one signed body and reports what happened. Never throws: a refused
+ * POSTs one signed body with the `headers` of `deliveryHeaders` and reports what happened. Never throws: a refused
  * connection, a reset, a timeout or a redirect is a failed attempt with its
  * reason in `error`. The timeout covers the answer's body too; of the body,
  * the first 4 KiB are kept and the rest is never read: the connection is
@@ -79,12 +83,7 @@ export function postDelivery(
       request = (target.protocol === 'https:' ? https : http).request(target, {
         method: 'POST',
         agent: AGENTS[target.protocol as keyof typeof AGENTS],
-        headers: {
-          'content-type': 'application/json',
-          'content-length': payload.length,
-          'user-agent': 'tablepay-webhooks/1',
-          ...headers,
-        },
+        headers: {'content-length': payload.length, ...headers},
       })
     } catch (error) {
       // a scheme other than http(s), or a header value that cannot be sent

@@ -68,6 +68,22 @@ describe('one name for one thing (README "Flags")', () => {
       expect(flag).toMatchObject({name: 'event-type', char: 'e', aliases: ['events', 'type']})
     }
   })
+
+  it('a check is --check (-c) everywhere, read by the one definition that takes a chk_ id or a POS id', async () => {
+    const {checkFlag} = await import('../../src/cli/check-ref.js')
+    const {parse} = checkFlag()
+    const checks = commands.flatMap(([id, flags]) =>
+      flags.filter((f) => f.name === 'check').map((f) => [id, f] as const),
+    )
+    expect(checks.map(([id]) => id).sort()).toEqual([
+      'logs list',
+      'logs tail',
+      'trigger claim',
+      'trigger feedback',
+      'trigger payment',
+    ])
+    for (const [, flag] of checks) expect(flag).toMatchObject({char: 'c', parse})
+  })
 })
 
 describe('old names still work', () => {

@@ -1,10 +1,12 @@
 import {spawnSync} from 'node:child_process'
-import {mkdir, readdir, rm, stat, writeFile} from 'node:fs/promises'
+import {realpathSync} from 'node:fs'
+import {mkdir, readdir, realpath, rm, stat, writeFile} from 'node:fs/promises'
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {runCommand, spawnRunning} from '../helpers/cli.js'
+import {checkWith} from '../helpers/checks.js'
+import {ROOT as REPO, runCommand, spawnRunning, WRITE_KEY} from '../helpers/cli.js'
 import {makeTempDir} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -12,17 +14,26 @@ afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!()
 })
 
+/** A new empty dir, as the processes started in it name it (getcwd: symbolic links resolved). */
 async function tempDir() {
-  const dir = await makeTempDir()
+  const dir = await realpath(await makeTempDir())
   cleanup.push(() => rm(dir, {recursive: true, force: true}))
   return dir
 }
 
-/** `tablepay serve ARGS` on a free port, registering in the registry under `home`; resolves on its ready line. */
-async function serve(home: string, args: string[]) {
-  const server = spawnRunning(['serve', '--json', '--port', '0', '--seed', 'fixtures/seed.json', ...args], {
-    TABLEPAY_HOME: home,
-  })
+/** `dir`, made with the directories it is under. */
+async function madeDir(dir: string) {
+  await mkdir(dir, {recursive: true})
+  return dir
+}
+
+/**
+ * `tablepay serve ARGS` on a free port, started from `cwd` (the repository, unless given), registering in
+ * the registry under `home`; resolves on its ready line.
+ */
+async function serve(home: string, args: string[], cwd?: string) {
+  const argv = ['serve', '--json', '--port', '0', '--seed', 'fixtures/seed.json', ...args]
+  const server = spawnRunning(argv, {TABLEPAY_HOME: home}, {cwd})
   cleanup.push(() => server.stop())
   const ready = JSON.parse((await server.waitForOutput('\n')).split('\n')[0]!)
   return {...server, url: (ready.url as string).replace(/\/v1$/, '')}
@@ -33,13 +44,38 @@ function deadPid(): number {
   return spawnSync(process.execPath, ['-e', '0']).pid
 }
 
-/** The line of `several_servers` that names the server at `url`, whatever its pid. */
-const listed = (url: string, where: string) =>
-  new RegExp(`  - ${url.replaceAll('.', '\\.')} \\(pid \\d+, ${where.replaceAll('.', '\\.')}\\)`)
+// where the repository's servers and clients run, as they name it
+const ROOT = realpathSync(REPO)
+const ISO_TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z'
 
-/** A client run with no --url, --api-key or TABLEPAY_URL/KEY, in the repo (whose TABLEPAY_DATA is an empty dir). */
-const client = (home: string, args: string[], env: Record<string, string> = {}) =>
-  runCommand(args, {env: {TABLEPAY_HOME: home, ...env}})
+/** The line of `several_servers` that names the server at `url` started from `cwd`, whatever its pid and start time. */
+const listed = (url: string, cwd: string, keeps: string) =>
+  new RegExp(`  - ${literal(url)} \\(pid \\d+, started from ${literal(cwd)} at ${ISO_TIME}, ${literal(keeps)}\\)`)
+const literal = (text: string) => text.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * A client run with no --url, --api-key or TABLEPAY_URL/KEY, in the repo (whose TABLEPAY_DATA is an empty dir),
+ * or in `cwd` (with no TABLEPAY_DATA, so it looks for a .tablepay there and above).
+ */
+const client = (home: string, args: string[], env: Record<string, string> = {}, cwd?: string) =>
+  runCommand(args, {env: {TABLEPAY_HOME: home, ...(cwd ? {TABLEPAY_DATA: ''} : {}), ...env}, cwd})
+
+/** Pushes a check named `name` to `server`: which server a client found shows in its `checks list`. */
+async function mark(server: {url: string}, name: string) {
+  const response = await fetch(`${server.url}/v1/checks/external/${name}`, {
+    method: 'PUT',
+    headers: {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json'},
+    body: JSON.stringify(checkWith([['a', 1, 100]])),
+  })
+  expect(response.status).toBe(201)
+}
+
+/** The server a client run in `cwd` talks to, by the check `mark` pushed to it. */
+async function foundFrom(home: string, cwd: string) {
+  const {code, stdout, stderr} = await client(home, ['checks', 'list', '--json'], {}, cwd)
+  expect(code, stderr).toBe(0)
+  return (JSON.parse(stdout).data as {external_id: string}[]).map((c) => c.external_id)
+}
 
 describe('how the CLI finds the server', () => {
   it('finds a server started with --data elsewhere through the per-user registry, and its entry goes when it stops', async () => {
@@ -73,18 +109,63 @@ describe('how the CLI finds the server', () => {
     expect(JSON.parse(stdout).data[0]).toMatchObject({id: 'loc_main'})
   })
 
-  it('with two servers running, names both and how to pick one', async () => {
+  it('with two servers started from the current directory, names each with where and when it started, and how to choose', async () => {
     const home = await tempDir()
-    const [first, second] = await Promise.all([serve(home, ['--memory']), serve(home, ['--memory'])])
-    const {code, stderr} = await client(home, ['locations', 'list'])
+    const here = await tempDir()
+    const [first, second] = await Promise.all([serve(home, ['--memory'], here), serve(home, ['--memory'], here)])
+    const {code, stderr} = await client(home, ['locations', 'list'], {}, here)
     expect(code).toBe(1)
-    expect(stderr).toContain(`2 tablepay servers are running (registered in ${join(home, 'servers')})`)
-    expect(stderr).toMatch(listed(first.url, 'started with --memory or --database'))
-    expect(stderr).toMatch(listed(second.url, 'started with --memory or --database'))
-    expect(stderr).toMatch(/Pick one by its URL with --url or TABLEPAY_URL .*, e\.g\. --url http:\/\/127\.0\.0\.1:\d+/)
-    // no data dir to point at: TABLEPAY_DATA would pick neither
+    expect(stderr).toContain(
+      `2 running tablepay servers were started from ${here} (registered in ${join(home, 'servers')}):`,
+    )
+    expect(stderr).toMatch(listed(first.url, here, 'with --memory or --database'))
+    expect(stderr).toMatch(listed(second.url, here, 'with --memory or --database'))
+    expect(stderr).toMatch(
+      /Choose one by its URL with --url or TABLEPAY_URL .*, e\.g\. --url http:\/\/127\.0\.0\.1:\d+/,
+    )
+    // no data dir to point at: TABLEPAY_DATA would pick neither; and both were started here
     expect(stderr).not.toContain('TABLEPAY_DATA')
+    expect(stderr).not.toContain('run the command in the directory')
     expect(stderr).toContain('several_servers')
+    // the way the hint gives picks that server
+    const picked = await client(home, ['locations', 'list', '--url', second.url], {}, here)
+    expect(picked.code).toBe(0)
+  })
+
+  it('prefers the server started from the current directory, or the nearest directory above it, to the others running', async () => {
+    const home = await tempDir()
+    const root = await tempDir()
+    const [a, b, elsewhere] = await Promise.all([
+      madeDir(join(root, 'a')),
+      madeDir(join(root, 'b')),
+      madeDir(join(root, 'c')),
+    ])
+    const [onA, onB] = await Promise.all([serve(home, ['--memory'], a), serve(home, ['--memory'], b)])
+    await Promise.all([mark(onA, 'on-a'), mark(onB, 'on-b')])
+
+    expect(await foundFrom(home, a)).toEqual(['on-a'])
+    expect(await foundFrom(home, await madeDir(join(b, 'deep', 'er')))).toEqual(['on-b'])
+    // started from neither: each candidate with where and when it started, and the ways to choose
+    const {code, stderr} = await client(home, ['locations', 'list'], {}, elsewhere)
+    expect(code).toBe(1)
+    expect(stderr).toContain(`2 tablepay servers are running, none started from ${elsewhere} or above`)
+    expect(stderr).toMatch(listed(onA.url, a, 'with --memory or --database'))
+    expect(stderr).toMatch(listed(onB.url, b, 'with --memory or --database'))
+    expect(stderr).toContain('Choose one by its URL with --url or TABLEPAY_URL')
+    expect(stderr).toContain('or run the command in the directory a server was started from, or below it.')
+    expect(stderr).toContain('several_servers')
+  })
+
+  it('takes the .tablepay data dir of a directory above the current one before the server started from it', async () => {
+    const home = await tempDir()
+    const project = await tempDir()
+    const below = await madeDir(join(project, 'src', 'deep'))
+    const [onData, startedHere] = await Promise.all([
+      serve(home, ['--data', join(project, '.tablepay')], await tempDir()),
+      serve(home, ['--memory'], below),
+    ])
+    await Promise.all([mark(onData, 'on-data'), mark(startedHere, 'started-here')])
+    expect(await foundFrom(home, below)).toEqual(['on-data'])
   })
 
   it('with two servers running, one of them on a data dir, names that dir as another way to pick it', async () => {
@@ -93,8 +174,8 @@ describe('how the CLI finds the server', () => {
     const [memory, onDisk] = await Promise.all([serve(home, ['--memory']), serve(home, ['--data', data])])
     const {code, stderr} = await client(home, ['locations', 'list'])
     expect(code).toBe(1)
-    expect(stderr).toMatch(listed(memory.url, 'started with --memory or --database'))
-    expect(stderr).toMatch(listed(onDisk.url, `data dir ${data}`))
+    expect(stderr).toMatch(listed(memory.url, ROOT, 'with --memory or --database'))
+    expect(stderr).toMatch(listed(onDisk.url, ROOT, `data dir ${data}`))
     expect(stderr).toContain(`or one with a data dir by the dir, e.g. TABLEPAY_DATA=${data}`)
     // the way the hint gives picks that server
     const picked = await client(home, ['locations', 'list', '--json'], {TABLEPAY_DATA: data})

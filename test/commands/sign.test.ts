@@ -1,12 +1,16 @@
 import {readFileSync} from 'node:fs'
+import {rm, writeFile} from 'node:fs/promises'
 import {createServer, type IncomingHttpHeaders, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import Stripe from 'stripe'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {parseSignatureHeader, verifySignature} from '../../src/index.js'
-import {ROOT, runCli, runCommand, startCommand} from '../helpers/cli.js'
+import {startApiServer} from '../helpers/api-server.js'
+import {checkWith} from '../helpers/checks.js'
+import {ROOT, runCli, runCommand, startCommand, WRITE_KEY} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
+import {makeTempDir} from '../helpers/simulator.js'
 import {stderrAsTerminal} from '../helpers/terminal.js'
 
 const SECRET = 'whsec_test_5f2b9c0e8a7d4b1c'
@@ -98,6 +102,19 @@ describe('sign --forward-to', () => {
     expect(stdout.split('\n')[0]).toBe(received[0]!.headers['x-tablepay-signature'])
   })
 
+  it('a payload that is not an event goes without the event headers, and stderr says so', async () => {
+    const {code, stderr} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/hooks`])
+    expect(code).toBe(0)
+    expect(stderr).toContain('The payload is not an event')
+    expect(stderr).toContain('`tablepay events get ID --json`')
+    expect(received[0]!.headers).toMatchObject({
+      'user-agent': 'tablepay-webhooks/1',
+      'x-tablepay-delivery-attempt': '1',
+    })
+    expect(received[0]!.headers).not.toHaveProperty('x-tablepay-event-id')
+    expect(received[0]!.headers).not.toHaveProperty('x-tablepay-event-type')
+  })
+
   it('--post, the old name of --forward-to, still sends', async () => {
     const {code, stdout} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--post', `${url}/hooks`])
     expect(code).toBe(0)
@@ -177,14 +194,63 @@ describe('sign --forward-to', () => {
   })
 })
 
+describe('sign --forward-to, beside a real delivery', () => {
+  it('sends every header a delivery of the same event carries, the event id and type from the payload', async () => {
+    const server = await startApiServer()
+    const receiver = await startReceiver()
+    const dir = await makeTempDir()
+    try {
+      const api = (method: string, path: string, body: unknown) =>
+        fetch(`${server.url}${path}`, {
+          method,
+          headers: {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json'},
+          body: JSON.stringify(body),
+        })
+      const created = await api('POST', '/webhook-endpoints', {url: receiver.url, event_types: ['check.created']})
+      const {secret} = (await created.json()) as {secret: string}
+      receiver.verifyWith(secret)
+      expect((await api('PUT', '/checks/external/sign-forward-1', checkWith([['a', 1, 100]]))).status).toBe(201)
+      await receiver.waitFor(1)
+      const delivery = receiver.received[0]!
+      const event = JSON.parse(delivery.body) as {id: string; type: string}
+
+      const file = join(dir, 'event.json')
+      await writeFile(file, delivery.body)
+      const {code, stderr} = await runCommand(['sign', '-s', secret, '-p', file, '--forward-to', receiver.url])
+      expect([code, stderr]).toEqual([0, ''])
+      const forwarded = receiver.received[1]!
+      expect(forwarded.body).toBe(delivery.body)
+      // the real delivery's headers, all of them, the same but for the signature (its time is its own)
+      const {'x-tablepay-signature': _, ...sent} = delivery.headers
+      expect(forwarded.headers).toMatchObject(sent)
+      expect(forwarded.headers).toMatchObject({
+        'content-type': 'application/json',
+        'user-agent': 'tablepay-webhooks/1',
+        'x-tablepay-event-id': event.id,
+        'x-tablepay-event-type': 'check.created',
+        'x-tablepay-delivery-attempt': '1',
+      })
+    } finally {
+      // close() checks every request against the endpoint's secret with Stripe's constructEvent
+      await receiver.close()
+      await server.stop()
+      await rm(dir, {recursive: true, force: true})
+    }
+  })
+})
+
 describe('sign --forward-to at a terminal', () => {
   it('shows a spinner on stderr while the receiver takes more than a second, and none with --json', async () => {
     // the receiver answers only once the spinner shows (or at once, for --json)
     const answers: ((status: number) => void)[] = []
     const receiver = await startReceiver(() => new Promise<number>((resolve) => answers.push(resolve)))
+    // an event: a payload that is not one adds a notice on stderr
+    const dir = await makeTempDir()
+    const event = join(dir, 'event.json')
+    await writeFile(event, JSON.stringify({id: 'evt_sign_spinner', object: 'event', type: 'check.created', data: {}}))
     const restore = stderrAsTerminal()
     try {
-      const args = ['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', receiver.url]
+      const args = ['sign', '-s', SECRET, '-p', event, '--forward-to', receiver.url]
       const run = startCommand(args, {env: {NO_COLOR: ''}})
       await run.waitForStderr('Waiting for the receiver')
       answers.shift()!(200)
@@ -202,6 +268,7 @@ describe('sign --forward-to at a terminal', () => {
     } finally {
       restore()
       await receiver.close()
+      await rm(dir, {recursive: true, force: true})
     }
   })
 })

@@ -76,8 +76,11 @@ function spawnCli(
  * @example
  * const {code, stdout} = await runCommand(['locations', 'list', '--json'], {env: server.env})
  */
-export function runCommand(args: string[], {env, input}: Pick<CliOptions, 'env' | 'input'> = {}): Promise<CliResult> {
-  return runInProcess(ROOT, args, cleanEnv(env), input)
+export function runCommand(
+  args: string[],
+  {env, input, cwd}: Pick<CliOptions, 'env' | 'input' | 'cwd'> = {},
+): Promise<CliResult> {
+  return runInProcess(ROOT, args, cleanEnv(env), input, {cwd})
 }
 
 /**

@@ -53,11 +53,17 @@ export function runInProcess(
   args: string[],
   env: NodeJS.ProcessEnv,
   input = '',
-  {lean = false} = {},
+  how: RunHow = {},
 ): Promise<CommandResult> {
-  const result = queue.then(() => runAlone(root, args, env, input, undefined, undefined, lean))
+  const result = queue.then(() => runAlone(root, args, env, input, undefined, undefined, how))
   queue = result.catch(() => undefined)
   return result
+}
+
+/** bin/run.js's lean path first (`lean`), and the directory the command runs in (`cwd`: the process's, else). */
+interface RunHow {
+  lean?: boolean
+  cwd?: string
 }
 
 /** What a command writes, as it writes it. */
@@ -140,10 +146,17 @@ async function runAlone(
   input: string,
   onWrite?: OnWrite,
   onStarted?: (interrupt: () => void) => void,
-  lean = false,
+  {lean = false, cwd}: RunHow = {},
 ): Promise<CommandResult> {
   const {run, handle} = await oclif()
-  const saved = {env: {...process.env}, argv: process.argv, stdin: Object.getOwnPropertyDescriptor(process, 'stdin')!}
+  const saved = {
+    env: {...process.env},
+    argv: process.argv,
+    stdin: Object.getOwnPropertyDescriptor(process, 'stdin')!,
+    cwd: process.cwd(),
+  }
+  // vitest's workers are processes (its `forks` pool), whose directory may change
+  if (cwd) process.chdir(cwd)
   const exit = handle.Exit.exit
   let code: number | undefined
   replaceEnv(env)
@@ -189,6 +202,7 @@ async function runAlone(
     process.exitCode = undefined
     Object.defineProperty(process, 'stdin', saved.stdin)
     process.argv = saved.argv
+    process.chdir(saved.cwd)
     replaceEnv(saved.env)
   }
 }

@@ -8,13 +8,6 @@ export const guestFlags = {
   }),
 }
 
-/** `--check`: the check the guest acts on. */
-export const checkFlag = Flags.string({
-  char: 'c',
-  summary: 'Check id (chk_…) or the POS id it was pushed under.',
-  required: true,
-})
-
 /** One `--item`: `EXTERNAL_ID` (one unit) or `EXTERNAL_ID:QUANTITY`. */
 export const itemFlag = Flags.custom<{external_id: string; quantity: number}>({
   char: 'i',

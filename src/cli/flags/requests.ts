@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
-import type {RequestFilters} from '../../client/client.js'
+import type {RequestFilters, TablepayClient} from '../../client/client.js'
+import {CHECK_NAMES, checkFlag, type CheckRef} from '../check-ref.js'
 
 /** The filters `logs tail` and `logs list` share, as `GET /v1/sim/requests` takes them. */
 export const requestFilterFlags = {
@@ -15,10 +16,20 @@ export const requestFilterFlags = {
     parse: async (t) => t.toUpperCase(),
   }),
   path: Flags.string({summary: 'Only requests whose path starts with this (/v1/checks).'}),
+  check: checkFlag({summary: `Only requests about this check: ${CHECK_NAMES}.`}),
 }
 
-/** The flags' values as the API's filters. */
-export function requestFilters(flags: {status?: string; method?: string; path?: string}): RequestFilters {
-  const {status, method, path} = flags
-  return {status, method, path}
+/**
+ * The flags' values as the API's filters: `--check` as the check's id, which the log records
+ * (a POS id unknown to the account is the API's 404, not a filter that matches nothing).
+ *
+ * @example
+ * await requestFilters(client, {status: '4xx', check: new CheckRef('t12')})
+ */
+export async function requestFilters(
+  client: TablepayClient,
+  flags: {status?: string; method?: string; path?: string; check?: CheckRef},
+): Promise<RequestFilters> {
+  const {status, method, path, check} = flags
+  return {status, method, path, check_id: await check?.id(client)}
 }

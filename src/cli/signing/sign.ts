@@ -1,6 +1,6 @@
 import {networkReason} from '../../shared/network-reason.js'
-// --forward-to holds the receiver to the same limit as a delivery (docs/api.md, "Webhooks")
-import {RECEIVER_TIMEOUT_MS} from '../../webhooks/send.js'
+// --forward-to sends what a delivery sends, and holds the receiver to the same limit (docs/api.md, "Webhooks")
+import {deliveryHeaders, RECEIVER_TIMEOUT_MS} from '../../webhooks/send.js'
 import {SIGNATURE_HEADER, signPayload} from '../../webhooks/signature.js'
 import {cliError} from '../cli-error.js'
 import {readRawPayload, requireSecret} from './input.js'
@@ -21,6 +21,12 @@ export interface SignOutput {
 /** Shows that a wait is under way (a spinner at a terminal), or nothing: the lean entry has no spinner. */
 export type ShowWait = <T>(text: string, work: Promise<T>) => Promise<T>
 
+/** How `signDelivery` shows a wait, and a line for the person at the terminal (stderr). */
+export interface SignHooks {
+  showWait?: ShowWait
+  notice?: (text: string) => void
+}
+
 /**
  * What `tablepay sign` does once its flags are parsed, by oclif or by the lean entry.
  *
@@ -30,27 +36,52 @@ export type ShowWait = <T>(text: string, work: Promise<T>) => Promise<T>
 export async function signDelivery(
   input: SignInput,
   log: (text: string) => void,
-  showWait: ShowWait = (_, work) => work,
+  {showWait = (_, work) => work, notice = (text) => process.stderr.write(`${text}\n`)}: SignHooks = {},
 ): Promise<SignOutput> {
   const secret = await requireSecret(input.secret)
   const payload = await readRawPayload(input.payload)
-  const header = signPayload(payload, secret, input.timestamp)
-  log(header)
   const url = input['forward-to']
-  if (!url) return {header}
-  const answer = await showWait('Waiting for the receiver', post(url, payload, header))
+  if (!url) {
+    const header = signPayload(payload, secret, input.timestamp)
+    log(header)
+    return {header}
+  }
+  // the first attempt of a delivery of the event the payload is
+  const event = eventOf(payload)
+  if (!event) notice(NOT_AN_EVENT)
+  const headers = deliveryHeaders(payload, secret, event, 1, input.timestamp)
+  const header = headers[SIGNATURE_HEADER]!
+  log(header)
+  const answer = await showWait('Waiting for the receiver', post(url, payload, headers))
   log(`${url} answered ${answer.status} ${answer.statusText}`.trimEnd())
   return {header, url: url.href, status: answer.status}
 }
 
+const NOT_AN_EVENT =
+  'The payload is not an event (a JSON object with a string "id" and "type"): sent without the ' +
+  'X-Tablepay-Event-Id and X-Tablepay-Event-Type headers every delivery carries. ' +
+  '`tablepay events get ID --json` prints an event to send.'
+
+/** The id and type of the event `payload` is, which a delivery's headers repeat; undefined for anything else. */
+function eventOf(payload: Buffer): {id: string; type: string} | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(payload.toString('utf8'))
+  } catch {
+    return undefined
+  }
+  const {id, type} = (value ?? {}) as {id?: unknown; type?: unknown}
+  return typeof id === 'string' && typeof type === 'string' ? {id, type} : undefined
+}
+
 /** Sends a signed payload as a delivery does; anything but a 2xx is a CLI error that says why. */
-async function post(url: URL, payload: Buffer, header: string): Promise<Response> {
+async function post(url: URL, payload: Buffer, headers: Record<string, string>): Promise<Response> {
   let answer: Response
   try {
     answer = await fetch(url, {
       method: 'POST',
       body: payload,
-      headers: {'Content-Type': 'application/json', [SIGNATURE_HEADER]: header},
+      headers,
       // A delivery that gets a redirect has failed, so --forward-to shows the receiver the same.
       redirect: 'manual',
       signal: AbortSignal.timeout(RECEIVER_TIMEOUT_MS),

@@ -1,7 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import type {Check} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
-import {fetchCheck} from '../../cli/check-ref.js'
+import {checkArg} from '../../cli/check-ref.js'
 import {renderCheckItems, renderCheckSummary, renderTotals} from '../../cli/views/check.js'
 import {qrFlag} from '../../cli/flags/qr.js'
 import {renderGuestQr} from '../../cli/views/qr.js'
@@ -23,7 +23,7 @@ An ID that does not start with chk_ is taken as the POS id; --external forces th
   ]
 
   static override args = {
-    ID: Args.string({description: 'Check id (chk_…) or POS check id.', required: true}),
+    ID: checkArg({required: true}),
   }
 
   static override flags = {
@@ -32,7 +32,7 @@ An ID that does not start with chk_ is taken as the POS id; --external forces th
   }
 
   public async run(): Promise<Check> {
-    const check = await fetchCheck(this.client, this.args.ID, this.flags.external)
+    const check = await this.args.ID.fetch(this.client, {external: this.flags.external})
     this.log(`${renderCheckSummary(check)}\n\n${renderCheckItems(check)}\n\n${renderTotals(check)}`)
     if (this.flags.qr) this.log(await renderGuestQr(check))
     return check

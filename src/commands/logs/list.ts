@@ -20,22 +20,20 @@ kept in memory. \`logs get\` shows one with both bodies and what it changed.`
     },
     {
       description: 'Everything about one check',
-      command: '<%= config.bin %> <%= command.id %> --check chk_4f0b6k2m9q1x8s7d3a5z',
+      command: '<%= config.bin %> <%= command.id %> --check t12',
     },
   ]
 
   static override flags = {
     ...pageFlags('requests'),
     ...requestFilterFlags,
-    check: Flags.string({summary: 'Only requests about this check (chk_…).'}),
     'error-code': Flags.string({summary: 'Only requests refused with this error code (validation_failed).'}),
   }
 
   public async run(): Promise<List<RequestEntry>> {
     const page = await this.client.listRequests({
       ...pageParams(this.flags),
-      ...requestFilters(this.flags),
-      check_id: this.flags.check,
+      ...(await requestFilters(this.client, this.flags)),
       error_code: this.flags['error-code'],
     })
     this.log(renderPage(page, (rows) => rows.map((e) => renderRequestLine(fieldsOf(e))).join('\n'), 'requests'))

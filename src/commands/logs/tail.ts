@@ -20,13 +20,14 @@ and first prints the requests logged meanwhile that the request log still holds 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {description: 'Only refusals of pushes', command: '<%= config.bin %> <%= command.id %> --status 4xx --method PUT'},
+    {description: 'Everything about one check', command: '<%= config.bin %> <%= command.id %> --check t12'},
     {description: 'As JSON lines, for a script', command: '<%= config.bin %> <%= command.id %> --json'},
   ]
 
   static override flags = requestFilterFlags
 
   public async run(): Promise<void> {
-    const entries = await followRequests(this.client, requestFilters(this.flags), {
+    const entries = await followRequests(this.client, await requestFilters(this.client, this.flags), {
       signal: abortOnSignal(),
       onDrop: (reason) => this.notice(renderStreamDropped(reason)),
       onReconnect: (count) => this.notice(renderReconnected({count, noun: 'request'})),

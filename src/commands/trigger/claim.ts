@@ -1,7 +1,7 @@
 import type {Claim} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
-import {checkIdOf} from '../../cli/check-ref.js'
-import {checkFlag, guestFlags, itemFlag} from '../../cli/flags/guest.js'
+import {checkFlag} from '../../cli/check-ref.js'
+import {guestFlags, itemFlag} from '../../cli/flags/guest.js'
 import {describeClaim} from '../../cli/views/guest.js'
 
 export default class TriggerClaim extends ApiCommand<typeof TriggerClaim> {
@@ -25,13 +25,13 @@ Emits claim.created and check.updated.`
   ]
 
   static override flags = {
-    check: checkFlag,
+    check: checkFlag({required: true}),
     item: itemFlag(),
     ...guestFlags,
   }
 
   public async run(): Promise<Claim> {
-    const checkId = await checkIdOf(this.client, this.flags.check)
+    const checkId = await this.flags.check.id(this.client)
     const claim = await this.client.claim(
       checkId,
       {items: this.flags.item},

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import type {Feedback} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
-import {checkIdOf} from '../../cli/check-ref.js'
-import {checkFlag, guestFlags} from '../../cli/flags/guest.js'
+import {checkFlag} from '../../cli/check-ref.js'
+import {guestFlags} from '../../cli/flags/guest.js'
 import {describeFeedback} from '../../cli/views/guest.js'
 
 export default class TriggerFeedback extends ApiCommand<typeof TriggerFeedback> {
@@ -20,7 +20,7 @@ Emits feedback.received.`
   ]
 
   static override flags = {
-    check: checkFlag,
+    check: checkFlag({required: true}),
     rating: Flags.integer({char: 'r', min: 1, max: 5, summary: 'From 1 (bad) to 5 (excellent).', required: true}),
     comment: Flags.string({char: 'm', summary: 'What the guest wrote, at most 2,000 characters.'}),
     ...guestFlags,
@@ -28,7 +28,7 @@ Emits feedback.received.`
 
   public async run(): Promise<Feedback> {
     const {rating, comment} = this.flags
-    const checkId = await checkIdOf(this.client, this.flags.check)
+    const checkId = await this.flags.check.id(this.client)
     const feedback = await this.client.feedback(
       checkId,
       {rating, comment},

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import type {Payment} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
-import {checkIdOf, fetchCheck} from '../../cli/check-ref.js'
-import {checkFlag, guestFlags} from '../../cli/flags/guest.js'
+import {checkFlag} from '../../cli/check-ref.js'
+import {guestFlags} from '../../cli/flags/guest.js'
 import {describePayment} from '../../cli/views/guest.js'
 
 export default class TriggerPayment extends ApiCommand<typeof TriggerPayment> {
@@ -29,7 +29,7 @@ Emits payment.succeeded and check.updated, and check.fully_paid when the payment
   ]
 
   static override flags = {
-    check: checkFlag,
+    check: checkFlag({required: true}),
     amount: Flags.integer({
       char: 'a',
       min: 1,
@@ -52,8 +52,8 @@ Emits payment.succeeded and check.updated, and check.fully_paid when the payment
       )
     }
     // without --amount the check is read for what is due, and that read gives its id too
-    const due = amount === undefined ? await fetchCheck(this.client, this.flags.check) : undefined
-    const checkId = due?.id ?? (await checkIdOf(this.client, this.flags.check))
+    const due = amount === undefined ? await this.flags.check.fetch(this.client) : undefined
+    const checkId = due?.id ?? (await this.flags.check.id(this.client))
     const amountCents = amount ?? due!.amount_due_cents
     if (amountCents === 0) {
       this.error(`Nothing is due on check ${checkId}: it is paid.`, {
