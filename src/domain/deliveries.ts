@@ -109,8 +109,10 @@ export function redeliver(
 }
 
 /**
- * Recovery (docs/api.md, "Webhooks"): the events of `events` (oldest first) created at or after
- * `since`, of a type the endpoint takes, that no delivery to it has succeeded for; each once, oldest first.
+ * Recovery (docs/api.md, "Webhooks"): the events of `events` (oldest first) created at or after `since`,
+ * and not before the endpoint, that have a delivery to it (`deliveries`: the endpoint's) and no succeeded
+ * one, of a type it still takes; each once, oldest first. An event the endpoint never had a delivery of
+ * is not its to recover.
  *
  * @example
  * const missed = eventsToRecover(events, deliveries, endpoint, '2026-11-22T10:00:00.000Z')
@@ -121,17 +123,19 @@ export function eventsToRecover(
   endpoint: WebhookEndpointRecord,
   since: string,
 ): EventRecord[] {
-  const done = new Set<string>()
-  for (const d of deliveries) if (d.endpoint_id === endpoint.id && d.status === 'succeeded') done.add(d.event_id)
-  const from = Date.parse(since)
+  // event id → whether a delivery of it to the endpoint succeeded
+  const had = new Map<string, boolean>()
+  for (const d of deliveries)
+    if (d.endpoint_id === endpoint.id) had.set(d.event_id, had.get(d.event_id) === true || d.status === 'succeeded')
+  const from = Math.max(Date.parse(since), Date.parse(endpoint.created_at))
   const missed: EventRecord[] = []
-  const seen = new Set<string>()
-  for (const event of events) {
-    if (Date.parse(event.created_at) < from || done.has(event.id) || seen.has(event.id)) continue
-    if (!endpoint.event_types.includes(event.type)) continue
-    seen.add(event.id)
-    missed.push(event)
-  }
+  for (const event of events)
+    if (
+      had.get(event.id) === false &&
+      Date.parse(event.created_at) >= from &&
+      endpoint.event_types.includes(event.type)
+    )
+      missed.push(event)
   return missed
 }
 

@@ -132,14 +132,16 @@ describe('redeliver and eventsToRecover', () => {
     expect(redeliver(event('e', 0), endpoint(), T0, NOW)).toMatchObject({event_id: 'e', status: 'pending'})
   })
 
-  it('recovers the subscribed events since the time with no succeeded delivery, each once, oldest first', () => {
+  it('recovers the events since the time and the endpoint that have a delivery to it and no succeeded one, each once, oldest first', () => {
     const target = endpoint()
     const events = [
-      event('old', -10),
+      event('before_endpoint', -10),
       event('done', 1),
       event('failed', 2),
-      event('other_type', 3, 'payment.succeeded'),
-      event('never', 4),
+      event('waiting', 3),
+      event('type_dropped', 4, 'payment.succeeded'),
+      event('elsewhere', 5),
+      event('never', 6),
     ]
     const delivery = (eventId: string, status: DeliveryRecord['status'], endpointId = target.id) => ({
       ...fanOut(event(eventId, 0), [target], T0).deliveries[0]!,
@@ -147,12 +149,17 @@ describe('redeliver and eventsToRecover', () => {
       status,
     })
     const deliveries = [
+      delivery('before_endpoint', 'dead'),
+      delivery('done', 'pending'),
       delivery('done', 'succeeded'),
       delivery('failed', 'dead'),
       delivery('failed', 'dead'),
-      delivery('never', 'succeeded', 'we_other'),
+      delivery('waiting', 'pending'),
+      delivery('type_dropped', 'dead'),
+      delivery('elsewhere', 'dead', 'we_other'),
     ]
-    const missed = eventsToRecover(events, deliveries, target, NOW)
-    expect(missed.map((e) => e.id)).toEqual(['failed', 'never'])
+    const since = new Date(T0 - 3_600_000).toISOString()
+    expect(eventsToRecover(events, deliveries, target, since).map((e) => e.id)).toEqual(['failed', 'waiting'])
+    expect(eventsToRecover(events, deliveries, target, events[3]!.created_at).map((e) => e.id)).toEqual(['waiting'])
   })
 })

@@ -242,3 +242,35 @@ describe('POST /webhook-endpoints/{id}/recover', () => {
     ])
   })
 })
+
+describe('recovery takes only what the endpoint had and missed', () => {
+  it('skips events from before the endpoint and events with a succeeded delivery to it, and re-sends a failed one', async () => {
+    const {sim, register, receiver, push, failWhen} = await setup()
+    // before the endpoint: an event another endpoint took
+    const elsewhere = await register()
+    const early = await push('skip-early')
+    await receiver.waitFor(1)
+    await sim.api('DELETE', `/v1/webhook-endpoints/${elsewhere.id}`)
+    const endpoint = await register()
+    await push('skip-ok')
+    failWhen((body) => body.includes('"skip-failed"'))
+    const failed = await push('skip-failed')
+    await receiver.waitFor(3)
+    const statuses = async () =>
+      (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}`)).body.data.map(
+        (d: {attempts: unknown[]; status: string}) => `${d.status} ${d.attempts.length}`,
+      )
+    // the failed one waits for its retry; the other succeeded
+    await expect.poll(statuses).toEqual(['pending 1', 'succeeded 1'])
+    failWhen(() => false)
+
+    const since = new Date(Date.parse(early.created_at) - 1000).toISOString()
+    const recovery = await sim.api('POST', `/v1/webhook-endpoints/${endpoint.id}/recover`, {body: {since}})
+    expect([recovery.status, recovery.body]).toEqual([
+      202,
+      {object: 'recovery', endpoint_id: endpoint.id, since, event_count: 1},
+    ])
+    await receiver.waitFor(4)
+    expect(JSON.parse(receiver.received[3]!.body).data.id).toBe(failed.id)
+  })
+})
