@@ -124,12 +124,26 @@ describe('chaos', () => {
 describe('redeliver and eventsToRecover', () => {
   it('resends only to an enabled endpoint that takes the type', () => {
     const refusal = rejects(
-      () => redeliver(event('e', 0, 'payment.succeeded'), endpoint(), T0, NOW),
+      () => redeliver([event('e', 0, 'payment.succeeded')], endpoint(), T0, NOW),
       'event_type_not_subscribed',
     )
     expect(refusal.status).toBe(422)
-    rejects(() => redeliver(event('e', 0), endpoint({status: 'disabled'}), T0, NOW), 'endpoint_disabled')
-    expect(redeliver(event('e', 0), endpoint(), T0, NOW)).toMatchObject({event_id: 'e', status: 'pending'})
+    rejects(() => redeliver([event('e', 0)], endpoint({status: 'disabled'}), T0, NOW), 'endpoint_disabled')
+    expect(redeliver([event('e', 0)], endpoint(), T0, NOW).deliveries).toMatchObject([
+      {event_id: 'e', status: 'pending'},
+    ])
+  })
+
+  it('counts the deliveries it makes on the endpoint; a later delivery knows the count it was made at', () => {
+    const first = redeliver([event('a', 0), event('b', 1)], endpoint(), T0, NOW)
+    expect(first.endpoint.redeliveries).toBe(2)
+    expect(first.deliveries.map((d) => d.endpoint_redeliveries)).toEqual([undefined, undefined])
+    const second = redeliver([event('a', 0)], first.endpoint, T0, NOW)
+    expect([second.endpoint.redeliveries, second.deliveries[0]!.endpoint_redeliveries]).toEqual([3, 2])
+    const [later] = fanOut(event('c', 2), [second.endpoint], T0).deliveries
+    expect(later!.endpoint_redeliveries).toBe(3)
+    // as written by the store: its account last, where a start finds it without parsing it
+    expect(Object.keys(later!).at(-1)).toBe('account_id')
   })
 
   it('recovers the events since the time and the endpoint that have a delivery to it and no succeeded one, each once, oldest first', () => {
