@@ -12,6 +12,7 @@ import {style} from '../cli/views/style.js'
 import {renderReconnected, renderStreamDropped} from '../cli/views/stream.js'
 import {duration} from '../cli/flags/duration.js'
 import {parseChaosSpec} from '../cli/webhooks/chaos-spec.js'
+import {resendSince} from '../cli/webhooks/resend-since.js'
 import type {ChaosInput} from '../domain/schemas.js'
 import {SECRET_FORMAT, SECRET_RULE} from '../domain/endpoints.js'
 import {forwardToFlag, MISSING_FORWARD_TO} from '../cli/flags/forward-to.js'
@@ -25,7 +26,7 @@ export default class Listen extends ApiCommand<typeof Listen> {
 one line each (--json: a ready line with the endpoint and secret, then one JSON line per attempt). \
 Every run against the same server data and account signs with the same secret, which the server keeps for the account \
 (--print-secret prints it and exits; --secret uses another), so your receiver keeps verifying across runs. \
---since recovers what the endpoint would have missed; --chaos duplicates and reorders its deliveries (see \`webhooks chaos\`). \
+--since sends it again the events of that past of its types, each as a resend; --chaos duplicates and reorders its deliveries (see \`webhooks chaos\`). \
 When the stream drops it reconnects (a line on stderr says so), goes on with the same endpoint, and first prints the attempts made to it meanwhile. \
 On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep.`
 
@@ -59,7 +60,10 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
         return text
       },
     })(),
-    since: duration({helpValue: 'DURATION', summary: 'At start, deliver again what the URL missed in this past (2h).'}),
+    since: duration({
+      helpValue: 'DURATION',
+      summary: 'At start, send again the events of this past (2h) of its types.',
+    }),
     chaos: Flags.custom<ChaosInput>({
       helpValue: 'duplicate=P,reorder=DURATION,seed=N',
       summary: 'Duplicate and reorder deliveries to the endpoint.',
@@ -130,8 +134,8 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
     if (flags.chaos) await this.client.setWebhookChaos(endpoint.id, flags.chaos)
     if (flags.since !== undefined) {
       const since = new Date(Date.now() - flags.since * 1000).toISOString()
-      const {event_count} = await this.client.recoverWebhookEndpoint(endpoint.id, since)
-      this.notice(`Delivering again ${event_count} event${event_count === 1 ? '' : 's'} since ${since}.`)
+      const count = await resendSince(this.client, endpoint, since)
+      this.notice(`Delivering again ${count} event${count === 1 ? '' : 's'} since ${since}.`)
     }
     this.emit(
       {

@@ -15,5 +15,8 @@ export const EVENT_TYPES = [
   'feedback.received',
 ] as const
 
-/** `canceled`: its endpoint was disabled or deleted before the delivery could succeed. */
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'dead', 'canceled'] as const
+/**
+ * `canceled`: its endpoint was disabled or deleted before the delivery could succeed. `superseded`: another
+ * delivery of its event to its endpoint succeeded first (docs/api.md, "Webhooks", A success ends the retries).
+ */
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'dead', 'canceled', 'superseded'] as const

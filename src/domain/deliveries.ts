@@ -44,7 +44,7 @@ export function fanOut(event: EventRecord, endpoints: Iterable<WebhookEndpointRe
   let due: string | undefined
   for (const endpoint of endpoints) {
     if (!wants(endpoint, event)) continue
-    const delivery = newDelivery(event, endpoint.id, (due ??= isoTime(dueAt)))
+    const delivery = newDelivery(event, endpoint, (due ??= isoTime(dueAt)))
     if (endpoint.chaos === undefined) deliveries.push(delivery)
     else {
       const stir = stirDelivery(delivery, endpoint.chaos, dueAt)
@@ -56,11 +56,11 @@ export function fanOut(event: EventRecord, endpoints: Iterable<WebhookEndpointRe
   return {deliveries, stirred: stirred ?? CALM}
 }
 
-function newDelivery(event: EventRecord, endpointId: string, due: string): DeliveryRecord {
-  return {
+function newDelivery(event: EventRecord, endpoint: WebhookEndpointRecord, due: string): DeliveryRecord {
+  const delivery: DeliveryRecord = {
     id: newId('dlv'),
     object: 'delivery',
-    endpoint_id: endpointId,
+    endpoint_id: endpoint.id,
     event_id: event.id,
     event_type: event.type,
     status: 'pending',
@@ -70,6 +70,10 @@ function newDelivery(event: EventRecord, endpointId: string, due: string): Deliv
     updated_at: event.created_at,
     account_id: event.account_id,
   }
+  if (endpoint.redeliveries === undefined) return delivery
+  // `account_id` stays last, where a start finds it without parsing the record (store/unread.ts)
+  const {account_id, ...rest} = delivery
+  return {...rest, endpoint_redeliveries: endpoint.redeliveries, account_id}
 }
 
 /**
@@ -87,30 +91,44 @@ function requireEnabled(
 }
 
 /**
- * A new delivery of `event` to `endpoint`, due at `dueAt` (resend and recover): the endpoint must be
- * enabled and take the event's type. Created now, so lists show it as new.
+ * New deliveries of `events` to `endpoint`, due at `dueAt`, in their order (resend and recover): the
+ * endpoint must be enabled and take each event's type. Created now, so lists show them as new. Under
+ * chaos each draws as any new delivery does. The endpoint comes back with its `redeliveries` counted
+ * and its chaos drawn, for the caller to write.
  *
  * @example
- * const delivery = redeliver(event, endpoint, clock.now(), now)
+ * const {deliveries, endpoint: counted} = redeliver([event], endpoint, clock.now(), now)
  */
 export function redeliver(
-  event: EventRecord,
+  events: readonly EventRecord[],
   endpoint: WebhookEndpointRecord,
   dueAt: number,
   now: string,
-): DeliveryRecord {
+): {deliveries: DeliveryRecord[]; endpoint: WebhookEndpointRecord} {
   requireEnabled(endpoint.id, endpoint)
-  if (!endpoint.event_types.includes(event.type))
-    throw new ApiError(
-      'event_type_not_subscribed',
-      `Endpoint ${endpoint.id} does not take ${event.type} events; add the type with PATCH /v1/webhook-endpoints/${endpoint.id}.`,
-    )
-  return {...newDelivery(event, endpoint.id, isoTime(dueAt)), created_at: now, updated_at: now}
+  const due = isoTime(dueAt)
+  let chaos = endpoint.chaos
+  const deliveries = events.map((event) => {
+    if (!endpoint.event_types.includes(event.type))
+      throw new ApiError(
+        'event_type_not_subscribed',
+        `Endpoint ${endpoint.id} does not take ${event.type} events; add the type with PATCH /v1/webhook-endpoints/${endpoint.id}.`,
+      )
+    const delivery = {...newDelivery(event, endpoint, due), created_at: now, updated_at: now}
+    if (chaos === undefined) return delivery
+    const stir = stirDelivery(delivery, chaos, dueAt)
+    chaos = stir.chaos
+    return stir.delivery
+  })
+  const redeliveries = (endpoint.redeliveries ?? 0) + deliveries.length
+  return {deliveries, endpoint: {...endpoint, ...(chaos === undefined ? {} : {chaos}), redeliveries}}
 }
 
 /**
- * Recovery (docs/api.md, "Webhooks"): the events of `events` (oldest first) created at or after
- * `since`, of a type the endpoint takes, that no delivery to it has succeeded for; each once, oldest first.
+ * Recovery (docs/api.md, "Webhooks"): the events of `events` (oldest first) created at or after `since`,
+ * and not before the endpoint, that have a delivery to it (`deliveries`: the endpoint's) and no succeeded
+ * one, of a type it still takes; each once, oldest first. An event the endpoint never had a delivery of
+ * is not its to recover.
  *
  * @example
  * const missed = eventsToRecover(events, deliveries, endpoint, '2026-11-22T10:00:00.000Z')
@@ -121,18 +139,40 @@ export function eventsToRecover(
   endpoint: WebhookEndpointRecord,
   since: string,
 ): EventRecord[] {
-  const done = new Set<string>()
-  for (const d of deliveries) if (d.endpoint_id === endpoint.id && d.status === 'succeeded') done.add(d.event_id)
-  const from = Date.parse(since)
+  // event id → whether a delivery of it to the endpoint succeeded
+  const had = new Map<string, boolean>()
+  for (const d of deliveries)
+    if (d.endpoint_id === endpoint.id) had.set(d.event_id, had.get(d.event_id) === true || d.status === 'succeeded')
+  const from = Math.max(Date.parse(since), Date.parse(endpoint.created_at))
   const missed: EventRecord[] = []
-  const seen = new Set<string>()
-  for (const event of events) {
-    if (Date.parse(event.created_at) < from || done.has(event.id) || seen.has(event.id)) continue
-    if (!endpoint.event_types.includes(event.type)) continue
-    seen.add(event.id)
-    missed.push(event)
-  }
+  for (const event of events)
+    if (
+      had.get(event.id) === false &&
+      Date.parse(event.created_at) >= from &&
+      endpoint.event_types.includes(event.type)
+    )
+      missed.push(event)
   return missed
+}
+
+/**
+ * Whether other deliveries of the delivery's event to `endpoint` may be pending: a resend or recovery to
+ * the endpoint was made since this delivery was, or this is one. Only then does its success look for
+ * them to supersede, so the success of a delivery the endpoint got once reads nothing more.
+ */
+export const mayHaveRedeliveries = (delivery: DeliveryRecord, endpoint: WebhookEndpointRecord): boolean =>
+  (delivery.endpoint_redeliveries ?? 0) !== (endpoint.redeliveries ?? 0)
+
+/**
+ * A pending delivery that makes no more attempts: `by`, another delivery of its event to its endpoint,
+ * succeeded (docs/api.md, "Webhooks", A success ends the retries).
+ *
+ * @example
+ * const ended = supersede(original, resent.id, now)
+ */
+export function supersede({account_id, ...delivery}: DeliveryRecord, by: string, now: string): DeliveryRecord {
+  // `account_id` stays last, where a start finds it without parsing the record (store/unread.ts)
+  return {...delivery, status: 'superseded', next_attempt_at: null, updated_at: now, superseded_by: by, account_id}
 }
 
 /** What one HTTP attempt came to. Success is a 2xx within the timeout, nothing else. */
@@ -200,6 +240,8 @@ export function recordAttempt(
   // and nothing follows a failure (docs/api.md, "Webhooks", Endpoints)
   if (delivery.status === 'canceled')
     return {delivery: {...delivery, attempts, ...(ok ? {status: 'succeeded' as const} : {}), updated_at: now}, endpoint}
+  // superseded while the attempt was out (another delivery of its event succeeded): recorded, and nothing follows
+  if (delivery.status === 'superseded') return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
   // a chaos duplicate is an extra copy, not a try: it moves nothing along the retry schedule
   const wait = schedule[delivery.attempts.filter((a) => !a.duplicate).length]
   const status = ok ? 'succeeded' : wait === undefined ? 'dead' : 'pending'
@@ -259,7 +301,7 @@ export const cancelDelivery = (delivery: DeliveryRecord, now: string): DeliveryR
  * const requeued = requeueDelivery(dead, endpoint, clock.now(), now)
  */
 export function requeueDelivery(
-  delivery: DeliveryRecord,
+  {superseded_by: _, ...delivery}: DeliveryRecord,
   endpoint: WebhookEndpointRecord | undefined,
   dueAt: number,
   now: string,
@@ -287,6 +329,11 @@ export function recordDuplicate(
 }
 
 /** The public delivery resource. */
-export function renderDelivery({account_id: _, chaos_duplicate: __, ...delivery}: DeliveryRecord) {
+export function renderDelivery({
+  account_id: _,
+  chaos_duplicate: __,
+  endpoint_redeliveries: ___,
+  ...delivery
+}: DeliveryRecord) {
   return delivery
 }

@@ -75,6 +75,11 @@ export type WebhookEndpointRecord = WebhookEndpoint & {
    * and another account may choose it too (`endpointKey`). Absent on an endpoint whose id the server made.
    */
   stored_as?: string
+  /**
+   * Deliveries that resend and recovery have made to it so far: a success looks for other deliveries of its
+   * event to supersede only when this moved since its own delivery was made (`mayHaveRedeliveries`).
+   */
+  redeliveries?: number
 }
 
 /** Duplicates and a reorder window for one endpoint; `drawn` counts its deliveries so far, so a seed repeats. */
@@ -89,6 +94,8 @@ export type DeliveryRecord = Delivery & {
   account_id: string
   /** Chaos drew a duplicate for it: once an attempt succeeds, the same delivery is sent once more. */
   chaos_duplicate?: true
+  /** Its endpoint's `redeliveries` when it was made; absent while that was none. */
+  endpoint_redeliveries?: number
 }
 
 /** A server-wide value that must survive a restart: how far the clock was advanced. */

@@ -303,10 +303,12 @@ export const Delivery = z.object({
   event_type: z.string(),
   status: z.enum(DELIVERY_STATUSES),
   attempts: z.array(DeliveryAttempt),
-  /** Scheduler time (see the clock) of the next attempt; null once succeeded, dead or canceled. */
+  /** Scheduler time (see the clock) of the next attempt; null once it has ended. */
   next_attempt_at: Timestamp.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
+  /** On a `superseded` delivery only: the delivery of the same event to the same endpoint that succeeded. */
+  superseded_by: z.string().optional(),
 })
 export type Delivery = z.infer<typeof Delivery>
 

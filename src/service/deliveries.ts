@@ -3,9 +3,11 @@ import {
   type AttemptOptions,
   type AttemptResult,
   cancelDelivery,
+  mayHaveRedeliveries,
   recordAttempt,
   recordDuplicate,
   requeueDelivery,
+  supersede,
 } from '../domain/deliveries.js'
 import {endpointKey} from '../domain/endpoints.js'
 import {ApiError, invalidField} from '../domain/errors.js'
@@ -13,13 +15,15 @@ import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain
 import type {DeliveryQueue, ServiceContext} from './context.js'
 import {endpointOf} from './endpoints.js'
 import type {Outbox, UnitReads} from './outbox.js'
-import type {Claim} from './storage.js'
+import type {Claim, UnitOfWork} from './storage.js'
 
 /**
- * What the dispatcher's records of a delivery read: the delivery it holds, and its endpoint's count of dead
- * deliveries. A fan-out adds deliveries and draws endpoints' chaos, neither of which they decide on, so they
- * wait for none: an attempt is never recorded behind a backlog of fan-outs. (An endpoint one disables is
- * disabled for the fan-outs still to run too: they write it nothing, as their attempts would send nothing.)
+ * What the dispatcher's records of a delivery read: the delivery it holds, its endpoint's count of dead
+ * deliveries and, after a resend or recovery, the other deliveries of its event to the endpoint. A fan-out
+ * adds deliveries and draws endpoints' chaos, none of which they decide on (those other deliveries are
+ * written by resend and recovery, which run after the fan-outs before them), so they wait for none: an
+ * attempt is never recorded behind a backlog of fan-outs. (An endpoint one disables is disabled for the
+ * fan-outs still to run too: they write it nothing, as their attempts would send nothing.)
  */
 const HELD: UnitReads = {reads: []}
 
@@ -124,7 +128,9 @@ export class Deliveries {
    * Records what an attempt to `endpoint` came to, on the delivery and the
    * endpoint as they are now: while the request was out the endpoint may have
    * been deleted (the delivery canceled with it) or disabled, or the delivery
-   * retried; a delivery deleted with its account (a reset) has nothing left to record.
+   * retried; a delivery deleted with its account (a reset) has nothing left to record. A success
+   * supersedes the endpoint's other deliveries of the event still pending (docs/api.md, "Webhooks",
+   * A success ends the retries).
    * Resolves with the endpoint as it is then: undefined once deleted (or the delivery with it).
    */
   recordAttempt(
@@ -141,6 +147,8 @@ export class Deliveries {
       tx.put('deliveries', id, outcome.delivery)
       if (current === undefined) return undefined
       if (outcome.endpoint !== current) tx.put('webhook_endpoints', endpointKey(current), outcome.endpoint)
+      const succeeded = outcome.delivery.status === 'succeeded' && latest.status === 'pending'
+      if (succeeded && mayHaveRedeliveries(latest, current)) await supersedeOthers(tx, latest, options.now)
       return outcome.endpoint
     })
   }
@@ -166,4 +174,11 @@ export class Deliveries {
       if (latest) tx.put('deliveries', id, recordDuplicate(latest, result, now))
     })
   }
+}
+
+/** Ends the pending deliveries of `succeeded`'s event to its endpoint, other than itself: superseded by it. */
+async function supersedeOthers(tx: UnitOfWork, succeeded: DeliveryRecord, now: string): Promise<void> {
+  const {account_id, event_id, endpoint_id} = succeeded
+  for (const other of await tx.list('deliveries', account_id, {event_id, endpoint_id, status: 'pending'}))
+    if (other.id !== succeeded.id) tx.put('deliveries', other.id, supersede(other, succeeded.id, now))
 }

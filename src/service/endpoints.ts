@@ -120,15 +120,15 @@ export class Endpoints {
   }
 
   /**
-   * Sends again, oldest first, every event since `since` of a type the endpoint takes that no
-   * delivery to it has succeeded for; resolves with how many.
+   * Sends again, oldest first, every event since `since` (and since the endpoint was made) that has a
+   * delivery to it and no succeeded one; resolves with how many.
    */
   recover(endpoint: WebhookEndpointRecord, since: string): Promise<number> {
     return this.outbox.unit({reads: ['webhook_endpoints', 'events', 'deliveries']}, async (tx) => {
       const current = await latest(tx, endpoint)
       const account = current.account_id
       const events = await tx.list('events', account)
-      const deliveries = await tx.list('deliveries', account, {endpoint_id: current.id, status: 'succeeded'})
+      const deliveries = await tx.list('deliveries', account, {endpoint_id: current.id})
       if (current.status !== 'enabled')
         throw new ApiError('endpoint_disabled', `Endpoint ${current.id} is disabled: nothing is delivered to it.`)
       return this.outbox.redeliver(tx, current, eventsToRecover(events, deliveries, current, since)).length

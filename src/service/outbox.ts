@@ -1,4 +1,3 @@
-import {stirDelivery} from '../domain/chaos.js'
 import {fanOut, redeliver, wants} from '../domain/deliveries.js'
 import {endpointKey} from '../domain/endpoints.js'
 import type {
@@ -165,22 +164,14 @@ export class Outbox {
 
   /**
    * Writes one new delivery of each of `events` to `endpoint`, due now, in their order (resend,
-   * recover); an endpoint under chaos stirs them as it does any new delivery.
+   * recover), and the endpoint that counts them (and draws their chaos).
    */
   redeliver(tx: UnitOfWork, endpoint: WebhookEndpointRecord, events: readonly EventRecord[]): DeliveryRecord[] {
-    const dueAt = this.context.clock.now()
-    const now = this.context.now()
-    let chaos = endpoint.chaos
-    const deliveries = events.map((event) => {
-      const delivery = redeliver(event, endpoint, dueAt, now)
-      if (chaos === undefined) return delivery
-      const stir = stirDelivery(delivery, chaos, dueAt)
-      chaos = stir.chaos
-      return stir.delivery
-    })
-    for (const delivery of deliveries) tx.put('deliveries', delivery.id, delivery)
-    if (chaos !== endpoint.chaos) tx.put('webhook_endpoints', endpointKey(endpoint), {...endpoint, chaos})
-    return deliveries
+    const made = redeliver(events, endpoint, this.context.clock.now(), this.context.now())
+    if (made.deliveries.length === 0) return made.deliveries
+    for (const delivery of made.deliveries) tx.put('deliveries', delivery.id, delivery)
+    tx.put('webhook_endpoints', endpointKey(endpoint), made.endpoint)
+    return made.deliveries
   }
 
   #onDurable(changes: readonly Change[]): void {

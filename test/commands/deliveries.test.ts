@@ -115,6 +115,33 @@ describe('deliveries retry', () => {
   })
 })
 
+describe('a superseded delivery', () => {
+  it('deliveries get and list show it with the delivery that succeeded in its place', async () => {
+    let answer = 500
+    const receiver = await startReceiver(() => answer)
+    const endpoint = await json(['webhooks', 'create', '--forward-to', receiver.url, '-e', 'check.created'])
+    receiver.verifyWith(endpoint.secret)
+    await json(['checks', 'push', 'superseded-1', '-f', 'fixtures/checks/open.json'])
+    const original = ((await json(['deliveries', 'list', '--endpoint', endpoint.id])).data as Delivery[])[0]!
+    await expect.poll(async () => (await getDelivery(original.id)).attempts.length).toBe(1)
+    answer = 200
+    const resent = await json(['events', 'resend', original.event_id, '--endpoint', endpoint.id])
+    expect(resent.status).toBe('succeeded')
+
+    const shown = await cli(['deliveries', 'get', original.id])
+    expect(shown.stdout).toMatch(new RegExp(`^${original.id}  superseded by ${resent.id}  check\\.created`))
+    expect(shown.stdout).not.toContain('Next attempt')
+    expect(await json(['deliveries', 'get', original.id])).toMatchObject({
+      status: 'superseded',
+      superseded_by: resent.id,
+    })
+    const listed = await cli(['deliveries', 'list', '--endpoint', endpoint.id, '--status', 'superseded'])
+    expect(listed.stdout).toMatch(new RegExp(`${original.id} .* superseded by ${resent.id} `))
+    await json(['webhooks', 'delete', endpoint.id])
+    await receiver.close()
+  })
+})
+
 describe('deliveries tail --endpoint', () => {
   it('exits 1 with not_found for an endpoint that does not exist, instead of waiting', async () => {
     const {code, stderr} = await cli(['deliveries', 'tail', '--endpoint', 'we_nope'])

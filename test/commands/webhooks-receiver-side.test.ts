@@ -78,6 +78,31 @@ describe('webhooks rotate-secret|update|recover|chaos, events resend', () => {
     await json(['webhooks', 'delete', payments.id])
   })
 
+  it('events resend waits for the first attempt and prints how the receiver answered; a refused one exits 1', async () => {
+    const endpoint = await endpointFor(receiver)
+    const check = await push('resend-wait')
+    const event = (await json(['events', 'list', '-e', 'check.created'])).data.find(
+      (e: {data: {id: string}}) => e.data.id === check.id,
+    )
+    const shown = await cli(['events', 'resend', event.id, '--endpoint', endpoint.id])
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toMatch(/^dlv_\w+ {2}succeeded {2}check\.created/)
+    expect(shown.stdout).toMatch(/\n\s*1 .* 200 /)
+    expect(shown.stdout).not.toContain('No attempts yet')
+    const resent = await json(['events', 'resend', event.id, '--endpoint', endpoint.id])
+    expect(resent).toMatchObject({status: 'succeeded', attempted: true, attempts: [{attempt: 1, status_code: 200}]})
+
+    const down = await endpointFor(refusing)
+    const refused = await cli(['events', 'resend', event.id, '--endpoint', down.id])
+    expect(refused.code).toBe(1)
+    expect(refused.stdout).toContain('Attempt #1 failed (500)')
+    const refusedJson = await cliFor(server).cli(['events', 'resend', event.id, '--endpoint', down.id, '--json'])
+    expect(refusedJson.code).toBe(1)
+    expect(JSON.parse(refusedJson.stdout)).toMatchObject({status: 'pending', attempts: [{status_code: 500}]})
+    await json(['webhooks', 'delete', endpoint.id])
+    await json(['webhooks', 'delete', down.id])
+  })
+
   it('recover --since sends again what failed, and says how many', async () => {
     const endpoint = await endpointFor(refusing)
     const before = refusing.received.length

@@ -2,9 +2,12 @@ import {describe, expect, it} from 'vitest'
 import {
   attemptMadeAt,
   cancelDelivery,
+  mayHaveRedeliveries,
   recordAttempt,
   recordDuplicate,
+  renderDelivery,
   requeueDelivery,
+  supersede,
 } from '../../src/domain/deliveries.js'
 import type {DeliveryRecord, WebhookEndpointRecord} from '../../src/domain/records.js'
 
@@ -90,5 +93,38 @@ describe('deliveries', () => {
     expect(attemptMadeAt(delivery, DUE)).toBe(false)
     const duplicated = recordDuplicate(recordAttempt(delivery, endpoint, ok, options).delivery, ok, NOW)
     expect(attemptMadeAt({...duplicated, attempts: duplicated.attempts.slice(1)}, DUE)).toBe(false)
+  })
+})
+
+describe('superseded deliveries', () => {
+  it('a superseded delivery names the one that succeeded, waits for nothing, and keeps its account last', () => {
+    const superseded = supersede(delivery, 'dlv_2', NOW)
+    expect(superseded).toMatchObject({status: 'superseded', superseded_by: 'dlv_2', next_attempt_at: null})
+    expect(Object.keys(superseded).at(-1)).toBe('account_id')
+    expect(renderDelivery(superseded)).toMatchObject({status: 'superseded', superseded_by: 'dlv_2'})
+  })
+
+  it('an attempt out when its delivery was superseded is recorded, whatever it came to, and nothing follows it', () => {
+    const superseded = supersede(delivery, 'dlv_2', NOW)
+    for (const result of [ok, failed]) {
+      const outcome = recordAttempt(superseded, endpoint, result, {...options, claimed: delivery, disableAfter: 1})
+      expect(outcome.delivery).toMatchObject({status: 'superseded', superseded_by: 'dlv_2', next_attempt_at: null})
+      expect(outcome.delivery.attempts).toHaveLength(1)
+      expect(outcome.endpoint).toBe(endpoint)
+    }
+  })
+
+  it('a retry of a superseded delivery makes it pending again, superseded by nothing', () => {
+    const retried = requeueDelivery(supersede(delivery, 'dlv_2', NOW), endpoint, DUE, NOW)
+    expect(retried.status).toBe('pending')
+    expect(retried).not.toHaveProperty('superseded_by')
+  })
+
+  it('others of its event may be pending only once a resend or recovery to the endpoint came after it, or it is one', () => {
+    expect(mayHaveRedeliveries(delivery, endpoint)).toBe(false)
+    expect(mayHaveRedeliveries(delivery, {...endpoint, redeliveries: 1})).toBe(true)
+    expect(mayHaveRedeliveries({...delivery, endpoint_redeliveries: 1}, {...endpoint, redeliveries: 1})).toBe(false)
+    expect(mayHaveRedeliveries({...delivery, endpoint_redeliveries: 1}, {...endpoint, redeliveries: 3})).toBe(true)
+    expect(renderDelivery({...delivery, endpoint_redeliveries: 1})).not.toHaveProperty('endpoint_redeliveries')
   })
 })

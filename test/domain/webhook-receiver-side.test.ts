@@ -124,22 +124,38 @@ describe('chaos', () => {
 describe('redeliver and eventsToRecover', () => {
   it('resends only to an enabled endpoint that takes the type', () => {
     const refusal = rejects(
-      () => redeliver(event('e', 0, 'payment.succeeded'), endpoint(), T0, NOW),
+      () => redeliver([event('e', 0, 'payment.succeeded')], endpoint(), T0, NOW),
       'event_type_not_subscribed',
     )
     expect(refusal.status).toBe(422)
-    rejects(() => redeliver(event('e', 0), endpoint({status: 'disabled'}), T0, NOW), 'endpoint_disabled')
-    expect(redeliver(event('e', 0), endpoint(), T0, NOW)).toMatchObject({event_id: 'e', status: 'pending'})
+    rejects(() => redeliver([event('e', 0)], endpoint({status: 'disabled'}), T0, NOW), 'endpoint_disabled')
+    expect(redeliver([event('e', 0)], endpoint(), T0, NOW).deliveries).toMatchObject([
+      {event_id: 'e', status: 'pending'},
+    ])
   })
 
-  it('recovers the subscribed events since the time with no succeeded delivery, each once, oldest first', () => {
+  it('counts the deliveries it makes on the endpoint; a later delivery knows the count it was made at', () => {
+    const first = redeliver([event('a', 0), event('b', 1)], endpoint(), T0, NOW)
+    expect(first.endpoint.redeliveries).toBe(2)
+    expect(first.deliveries.map((d) => d.endpoint_redeliveries)).toEqual([undefined, undefined])
+    const second = redeliver([event('a', 0)], first.endpoint, T0, NOW)
+    expect([second.endpoint.redeliveries, second.deliveries[0]!.endpoint_redeliveries]).toEqual([3, 2])
+    const [later] = fanOut(event('c', 2), [second.endpoint], T0).deliveries
+    expect(later!.endpoint_redeliveries).toBe(3)
+    // as written by the store: its account last, where a start finds it without parsing it
+    expect(Object.keys(later!).at(-1)).toBe('account_id')
+  })
+
+  it('recovers the events since the time and the endpoint that have a delivery to it and no succeeded one, each once, oldest first', () => {
     const target = endpoint()
     const events = [
-      event('old', -10),
+      event('before_endpoint', -10),
       event('done', 1),
       event('failed', 2),
-      event('other_type', 3, 'payment.succeeded'),
-      event('never', 4),
+      event('waiting', 3),
+      event('type_dropped', 4, 'payment.succeeded'),
+      event('elsewhere', 5),
+      event('never', 6),
     ]
     const delivery = (eventId: string, status: DeliveryRecord['status'], endpointId = target.id) => ({
       ...fanOut(event(eventId, 0), [target], T0).deliveries[0]!,
@@ -147,12 +163,17 @@ describe('redeliver and eventsToRecover', () => {
       status,
     })
     const deliveries = [
+      delivery('before_endpoint', 'dead'),
+      delivery('done', 'pending'),
       delivery('done', 'succeeded'),
       delivery('failed', 'dead'),
       delivery('failed', 'dead'),
-      delivery('never', 'succeeded', 'we_other'),
+      delivery('waiting', 'pending'),
+      delivery('type_dropped', 'dead'),
+      delivery('elsewhere', 'dead', 'we_other'),
     ]
-    const missed = eventsToRecover(events, deliveries, target, NOW)
-    expect(missed.map((e) => e.id)).toEqual(['failed', 'never'])
+    const since = new Date(T0 - 3_600_000).toISOString()
+    expect(eventsToRecover(events, deliveries, target, since).map((e) => e.id)).toEqual(['failed', 'waiting'])
+    expect(eventsToRecover(events, deliveries, target, events[3]!.created_at).map((e) => e.id)).toEqual(['waiting'])
   })
 })

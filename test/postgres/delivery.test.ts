@@ -1,13 +1,13 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {PgStorage} from '../../src/postgres/storage.js'
-import {createService} from '../../src/server/service.js'
+import {createService, seedStore} from '../../src/server/service.js'
 import {type RunningServer, type ServeOptions, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {serveStorage} from '../helpers/serve-storage.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 import {type Received, startReceiver} from '../helpers/receiver.js'
 import {databaseBehindRelay, holdOne, type Tap} from '../helpers/relay.js'
-import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
+import {call, makeTempDir, TEST_SEED, writeSeed} from '../helpers/simulator.js'
 
 /** Attempts one endpoint may have out at once on one instance (the dispatcher's default `perEndpoint`). */
 const PER_ENDPOINT = 8
@@ -57,7 +57,7 @@ async function countingReceiver(respond: (req: Received) => number | Promise<num
   return {...receiver, counts}
 }
 
-async function subscribe(server: RunningServer, url: string): Promise<string> {
+async function subscribe(server: Pick<RunningServer, 'url'>, url: string): Promise<string> {
   const answer = await call(server.url, 'POST', '/v1/webhook-endpoints', {
     body: {url, event_types: ['check.created']},
   })
@@ -66,7 +66,7 @@ async function subscribe(server: RunningServer, url: string): Promise<string> {
 }
 
 /** `count` new checks, pushed through the instances in turn: one check.created each. */
-async function pushChecks(servers: RunningServer[], count: number, prefix: string): Promise<void> {
+async function pushChecks(servers: Pick<RunningServer, 'url'>[], count: number, prefix: string): Promise<void> {
   const answers = await Promise.all(
     Array.from({length: count}, (_, i) =>
       call(servers[i % servers.length]!.url, 'PUT', `/v1/checks/external/${prefix}${i}`, {
@@ -79,7 +79,7 @@ async function pushChecks(servers: RunningServer[], count: number, prefix: strin
 
 type Delivery = {id: string; status: string; attempts: unknown[]; next_attempt_at: string | null}
 
-async function deliveries(server: RunningServer): Promise<Delivery[]> {
+async function deliveries(server: Pick<RunningServer, 'url'>): Promise<Delivery[]> {
   return (await call(server.url, 'GET', '/v1/deliveries?limit=100')).body.data as Delivery[]
 }
 
@@ -281,5 +281,54 @@ describe('delivery across instances on one database', () => {
     const advanced = await call(a.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 120}})
     expect(advanced.body.attempts).toBe(1)
     expect([...receiver.counts().values()]).toEqual([1, 1])
+  })
+
+  it('a success recorded by one instance supersedes the delivery the other has out: that attempt is recorded, and none follows', async () => {
+    const db = await database()
+    const storage = await PgStorage.open({url: db.url})
+    cleanup.push(() => storage.close())
+    await seedStore(storage, {seed: TEST_SEED})
+    // the original's first attempt waits for the test, then fails; the resend's is answered at once
+    let answerFirst!: () => void
+    const firstAnswered = new Promise<number>((resolve) => (answerFirst = () => resolve(500)))
+    let requests = 0
+    const receiver = await countingReceiver(() => (++requests === 1 ? firstAnswered : 200))
+    // a alone when the original is made: it holds that attempt
+    const a = await serveStorage(storage)
+    cleanup.push(() => a.close())
+    await subscribe(a, receiver.url)
+    await pushChecks([a], 1, 'superseded')
+    await receiver.waitFor(1)
+    const [original] = await deliveries(a)
+    const b = await startServer({port: 0, host: '127.0.0.1', database: db.url})
+    cleanup.push(() => b.close())
+    // a claims nothing more until the resend has succeeded: b makes its attempt
+    let resendDone!: () => void
+    const done = new Promise<void>((resolve) => (resendDone = resolve))
+    const ledger = a.running.service.deliveries
+    const claim = ledger.claim.bind(ledger)
+    ledger.claim = async (...args) => (args[0] === original!.id ? claim(...args) : done.then(() => claim(...args)))
+
+    const event = (await call(b.url, 'GET', '/v1/events')).body.data[0]
+    const resent = await call(b.url, 'POST', `/v1/events/${event.id}/resend`, {
+      body: {endpoint_id: (await call(b.url, 'GET', '/v1/webhook-endpoints')).body.data[0].id},
+    })
+    expect(resent.status).toBe(201)
+    const get = async (id: string) => (await call(a.url, 'GET', `/v1/deliveries/${id}`)).body
+    await until(() => receiver.received.length === 2)
+    await expect.poll(async () => (await get(resent.body.id)).status).toBe('succeeded')
+    resendDone()
+    expect(await get(original!.id)).toMatchObject({status: 'superseded', superseded_by: resent.body.id, attempts: []})
+
+    answerFirst()
+    await expect.poll(async () => (await get(original!.id)).attempts.length).toBe(1)
+    expect(await get(original!.id)).toMatchObject({
+      status: 'superseded',
+      superseded_by: resent.body.id,
+      next_attempt_at: null,
+      attempts: [{status_code: 500}],
+    })
+    expect((await call(b.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 3600}})).body.attempts).toBe(0)
+    expect(receiver.received).toHaveLength(2)
   })
 })

@@ -242,3 +242,106 @@ describe('POST /webhook-endpoints/{id}/recover', () => {
     ])
   })
 })
+
+describe('recovery takes only what the endpoint had and missed', () => {
+  it('skips events from before the endpoint and events with a succeeded delivery to it, and re-sends a failed one', async () => {
+    const {sim, register, receiver, push, failWhen} = await setup()
+    // before the endpoint: an event another endpoint took
+    const elsewhere = await register()
+    const early = await push('skip-early')
+    await receiver.waitFor(1)
+    await sim.api('DELETE', `/v1/webhook-endpoints/${elsewhere.id}`)
+    const endpoint = await register()
+    await push('skip-ok')
+    failWhen((body) => body.includes('"skip-failed"'))
+    const failed = await push('skip-failed')
+    await receiver.waitFor(3)
+    const statuses = async () =>
+      (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}`)).body.data.map(
+        (d: {attempts: unknown[]; status: string}) => `${d.status} ${d.attempts.length}`,
+      )
+    // the failed one waits for its retry; the other succeeded
+    await expect.poll(statuses).toEqual(['pending 1', 'succeeded 1'])
+    failWhen(() => false)
+
+    const since = new Date(Date.parse(early.created_at) - 1000).toISOString()
+    const recovery = await sim.api('POST', `/v1/webhook-endpoints/${endpoint.id}/recover`, {body: {since}})
+    expect([recovery.status, recovery.body]).toEqual([
+      202,
+      {object: 'recovery', endpoint_id: endpoint.id, since, event_count: 1},
+    ])
+    await receiver.waitFor(4)
+    expect(JSON.parse(receiver.received[3]!.body).data.id).toBe(failed.id)
+  })
+})
+
+describe('a success ends the other deliveries of its event to that endpoint', () => {
+  it('a resend that succeeds while the original waits for its retry makes it superseded; past its retry no attempt is made', async () => {
+    const {sim, register, receiver, push, eventOf, failWhen} = await setup()
+    const endpoint = await register()
+    failWhen(() => true)
+    const check = await push('sup-1')
+    await receiver.waitFor(1)
+    const get = async (id: string) => (await sim.api('GET', `/v1/deliveries/${id}`)).body
+    const [original] = (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}`)).body.data
+    await expect.poll(async () => (await get(original.id)).attempts.length).toBe(1)
+    expect((await get(original.id)).status).toBe('pending')
+
+    failWhen(() => false)
+    const resent = await sim.api('POST', `/v1/events/${(await eventOf(check.id)).id}/resend`, {
+      body: {endpoint_id: endpoint.id},
+    })
+    expect(resent.status).toBe(201)
+    await expect.poll(async () => (await get(resent.body.id)).status).toBe('succeeded')
+    expect(await get(original.id)).toMatchObject({
+      status: 'superseded',
+      superseded_by: resent.body.id,
+      next_attempt_at: null,
+      attempts: [{status_code: 500}],
+    })
+
+    const advanced = await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 3600}})
+    expect([advanced.status, advanced.body.attempts]).toEqual([200, 0])
+    expect(receiver.received).toHaveLength(2)
+    expect((await get(original.id)).attempts).toHaveLength(1)
+    const superseded = await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}&status=superseded`)
+    expect(superseded.body.data.map((d: {id: string}) => d.id)).toEqual([original.id])
+  })
+
+  it('an attempt out when its delivery is superseded is recorded when it ends, and no retry follows', async () => {
+    let answerFirst!: () => void
+    const first = new Promise<number>((resolve) => (answerFirst = () => resolve(500)))
+    // the original's first attempt waits for the test and then fails; the resend's is answered at once
+    const receiver = await startReceiver(() => (receiver.received.length === 1 ? first : 200))
+    const sim = await startTestServer()
+    cleanup.push(
+      () => receiver.close(),
+      () => sim.close(),
+    )
+    const created = await sim.api('POST', '/v1/webhook-endpoints', {
+      body: {url: receiver.url, event_types: ['check.created']},
+    })
+    receiver.verifyWith(created.body.secret)
+    await sim.api('PUT', '/v1/checks/external/sup-out', {body: checkWith([['a', 1, 100]])})
+    await receiver.waitFor(1)
+    const [original] = (await sim.api('GET', `/v1/deliveries?endpoint_id=${created.body.id}`)).body.data
+    const resent = await sim.api('POST', `/v1/events/${original.event_id}/resend`, {
+      body: {endpoint_id: created.body.id},
+    })
+    const get = async (id: string) => (await sim.api('GET', `/v1/deliveries/${id}`)).body
+    await expect.poll(async () => (await get(resent.body.id)).status).toBe('succeeded')
+    expect(await get(original.id)).toMatchObject({status: 'superseded', superseded_by: resent.body.id})
+
+    answerFirst()
+    await expect.poll(async () => (await get(original.id)).attempts.length).toBe(1)
+    expect(await get(original.id)).toMatchObject({
+      status: 'superseded',
+      superseded_by: resent.body.id,
+      next_attempt_at: null,
+      attempts: [{status_code: 500}],
+    })
+    const advanced = await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 3600}})
+    expect(advanced.body.attempts).toBe(0)
+    expect(receiver.received).toHaveLength(2)
+  })
+})

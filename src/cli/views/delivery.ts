@@ -11,7 +11,11 @@ const STATUS_COLOR: Record<Delivery['status'], (text: string) => string> = {
   succeeded: style.green,
   dead: style.red,
   canceled: style.dim,
+  superseded: style.dim,
 }
+
+/** Its status, and for a superseded one the delivery that succeeded in its place. */
+const statusOf = (d: Delivery) => (d.superseded_by ? `${d.status} by ${printable(d.superseded_by)}` : d.status)
 
 const attemptOk = (a: DeliveryAttempt) => a.error === null
 
@@ -87,7 +91,7 @@ const LIST_COLUMNS: Column<Delivery>[] = [
   {header: 'ID', value: (d) => d.id},
   {header: 'EVENT TYPE', value: (d) => d.event_type},
   {header: 'ENDPOINT', value: (d) => d.endpoint_id},
-  {header: 'STATUS', value: (d) => d.status, color: (text, d) => STATUS_COLOR[d.status](text)},
+  {header: 'STATUS', value: statusOf, color: (text, d) => STATUS_COLOR[d.status](text)},
   {header: 'ATTEMPTS', value: (d) => String(d.attempts.length), align: 'right'},
   {header: 'LAST ANSWER', value: (d) => (d.attempts.length > 0 ? answerOf(d.attempts.at(-1)!) : '-')},
   {header: 'NEXT ATTEMPT', value: (d) => (d.next_attempt_at ? formatDateTime(d.next_attempt_at) : '-')},
@@ -108,7 +112,7 @@ const ATTEMPT_COLUMNS: Column<DeliveryAttempt>[] = [
 
 /** A delivery with every attempt, as `deliveries get` and `deliveries retry` show it. */
 export function renderDeliveryDetail(delivery: Delivery): string {
-  const status = STATUS_COLOR[delivery.status](delivery.status)
+  const status = STATUS_COLOR[delivery.status](statusOf(delivery))
   const event = style.dim(printable(delivery.event_id))
   const about = `${printable(delivery.event_type)} ${event} → ${printable(delivery.endpoint_id)}`
   const head = `${style.bold(printable(delivery.id))}  ${status}  ${about}`

@@ -10,7 +10,8 @@ export default class DeliveriesList extends ApiCommand<typeof DeliveriesList> {
   static override summary = 'List webhook deliveries, newest first.'
 
   static override description = `One delivery per event and endpoint, with its status: pending (waiting for its next attempt), \
-succeeded, dead (every retry failed) or canceled (its endpoint was deleted or disabled). \`deliveries get\` shows every attempt.`
+succeeded, dead (every retry failed), canceled (its endpoint was deleted or disabled) \
+or superseded (another delivery of its event to its endpoint succeeded: a resend's, a recovery's). \`deliveries get\` shows every attempt.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',

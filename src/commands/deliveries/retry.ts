@@ -1,16 +1,14 @@
 import {Args, Flags} from '@oclif/core'
 import type {Delivery} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
-import {retryAndWait, RETRY_WAIT_MS} from '../../cli/deliveries/retry.js'
-import {renderDeliveryDetail, renderRetryFailed} from '../../cli/views/delivery.js'
+import {ATTEMPT_WAIT_MS, reportAttempt, retryAndWait} from '../../cli/deliveries/queued-attempt.js'
 import {withSpinner} from '../../cli/views/spinner.js'
-import {style} from '../../cli/views/style.js'
 
 export default class DeliveriesRetry extends ApiCommand<typeof DeliveriesRetry> {
   static override summary = 'Send a delivery again now and show how the receiver answered.'
 
   static override description = `Queues one more attempt at once, whatever the delivery's state (a dead one too), keeping its attempts so far, \
-then waits up to ${RETRY_WAIT_MS / 1000} s for that attempt and prints the delivery with it. \
+then waits up to ${ATTEMPT_WAIT_MS / 1000} s for that attempt and prints the delivery with it. \
 If the attempt does not come in time (or with --no-wait), says it is queued: watch it with \`deliveries tail\`. \
 If the attempt fails, the retry schedule continues from where the delivery was. \
 --json prints the delivery, with "attempted": false when the new attempt was not seen.`
@@ -37,17 +35,7 @@ If the attempt fails, the retry schedule continues from where the delivery was. 
   public async run(): Promise<Delivery & {attempted: boolean}> {
     const {wait} = this.flags
     const retried = retryAndWait(this.client, this.args.ID, wait ? undefined : 0)
-    const quiet = this.jsonEnabled() || !wait
-    const {delivery, attempted} = await withSpinner('Waiting for the attempt', retried, {quiet})
-    this.log(renderDeliveryDetail(delivery))
-    if (!attempted) {
-      const tail = `tablepay deliveries tail --endpoint ${delivery.endpoint_id}`
-      this.log(style.dim(`Attempt queued; \`${tail}\` shows it when it is made.`))
-    } else if (delivery.status !== 'succeeded') {
-      // a failed attempt fails the command, so `deliveries retry ID && …` goes on only once the receiver took it
-      this.log(renderRetryFailed(delivery))
-      process.exitCode = 1
-    }
-    return {...delivery, attempted}
+    const outcome = await withSpinner('Waiting for the attempt', retried, {quiet: this.jsonEnabled() || !wait})
+    return reportAttempt(outcome, (text) => this.log(text))
   }
 }

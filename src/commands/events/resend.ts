@@ -1,13 +1,21 @@
 import {Args, Flags} from '@oclif/core'
 import type {Delivery} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
-import {renderDeliveryDetail} from '../../cli/views/delivery.js'
+import {ATTEMPT_WAIT_MS, reportAttempt, resendAndWait} from '../../cli/deliveries/queued-attempt.js'
+import {withSpinner} from '../../cli/views/spinner.js'
 
 export default class EventsResend extends ApiCommand<typeof EventsResend> {
-  static override summary = 'Send an event again to one endpoint, now.'
+  static override summary = 'Send an event again to one endpoint, now, and show how the receiver answered.'
 
   static override description = `A new delivery of the event, with the same body bytes and event id, attempted at once. \
-The endpoint must be enabled and take the event's type.`
+The endpoint must be enabled and take the event's type. Waits up to ${ATTEMPT_WAIT_MS / 1000} s for the attempt and prints the delivery with it; \
+if the attempt does not come in time (or with --no-wait), says it is queued. Once it succeeds, the endpoint's other deliveries of the event \
+still waiting for a retry are superseded. --json prints the delivery, with "attempted": false when its attempt was not seen.`
+
+  static override exitCodes = {
+    0: 'The receiver took the attempt, or (--no-wait, or none seen in time) it is queued.',
+    1: 'The receiver did not take the attempt, or the server refused the request: the message says which.',
+  }
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> evt_4f0b6k2m9q1x8s7d3a5z --endpoint we_4f0b6k2m9q1x8s7d3a5z',
@@ -17,11 +25,13 @@ The endpoint must be enabled and take the event's type.`
 
   static override flags = {
     endpoint: Flags.string({helpValue: 'ID', summary: 'Endpoint to send it to (we_…).', required: true}),
+    wait: Flags.boolean({summary: 'Wait for the attempt and print its result.', default: true, allowNo: true}),
   }
 
-  public async run(): Promise<Delivery> {
-    const delivery = await this.client.resendEvent(this.args.ID, this.flags.endpoint)
-    this.log(renderDeliveryDetail(delivery))
-    return delivery
+  public async run(): Promise<Delivery & {attempted: boolean}> {
+    const {endpoint, wait} = this.flags
+    const resent = resendAndWait(this.client, this.args.ID, endpoint, wait ? undefined : 0)
+    const outcome = await withSpinner('Waiting for the attempt', resent, {quiet: this.jsonEnabled() || !wait})
+    return reportAttempt(outcome, (text) => this.log(text))
   }
 }

@@ -1,0 +1,104 @@
+import type {Delivery, TablepayClient} from '../../client/client.js'
+// a receiver has this long to answer the attempt (docs/api.md "Webhooks")
+import {RECEIVER_TIMEOUT_MS} from '../../webhooks/send.js'
+import {renderDeliveryDetail, renderRetryFailed} from '../views/delivery.js'
+import {style} from '../views/style.js'
+import {openAttemptFeed} from './attempt-feed.js'
+
+/** How long `deliveries retry` and `events resend` wait for their attempt: the receiver's time to answer, and some for the scheduler. */
+export const ATTEMPT_WAIT_MS = RECEIVER_TIMEOUT_MS + 5_000
+
+export interface AttemptOutcome {
+  /** The delivery after its new attempt, or as queued when the attempt did not come in time. */
+  delivery: Delivery
+  attempted: boolean
+}
+
+/**
+ * Queues one more attempt of delivery `id`, then waits for it (`queueAndWait`).
+ *
+ * @example
+ * const {delivery, attempted} = await retryAndWait(client, 'dlv_4f0b6k2m9q1x8s7d3a5z')
+ */
+export async function retryAndWait(
+  client: TablepayClient,
+  id: string,
+  waitMs = ATTEMPT_WAIT_MS,
+): Promise<AttemptOutcome> {
+  if (waitMs <= 0) return {delivery: await client.retryDelivery(id), attempted: false}
+  // its attempts before the retry: the server may run the new one before it answers
+  const before = (await client.getDelivery(id)).attempts.length
+  return queueAndWait(client, () => client.retryDelivery(id), before, waitMs)
+}
+
+/**
+ * Resends event `eventId` to endpoint `endpointId`, then waits for the new delivery's first attempt (`queueAndWait`).
+ *
+ * @example
+ * const {delivery, attempted} = await resendAndWait(client, 'evt_4f0b6k2m9q1x8s7d3a5z', 'we_4f0b6k2m9q1x8s7d3a5z')
+ */
+export function resendAndWait(
+  client: TablepayClient,
+  eventId: string,
+  endpointId: string,
+  waitMs = ATTEMPT_WAIT_MS,
+): Promise<AttemptOutcome> {
+  return queueAndWait(client, () => client.resendEvent(eventId, endpointId), 0, waitMs)
+}
+
+/**
+ * Runs `queue`, which makes an attempt of a delivery due, then waits for that attempt on the live feed
+ * (opened first, so the attempt cannot slip by) for at most `waitMs`. `before`: the attempts the
+ * delivery had already.
+ */
+async function queueAndWait(
+  client: TablepayClient,
+  queue: () => Promise<Delivery>,
+  before: number,
+  waitMs: number,
+): Promise<AttemptOutcome> {
+  if (waitMs <= 0) return {delivery: await queue(), attempted: false}
+  const stop = new AbortController()
+  const timer = setTimeout(() => stop.abort(), waitMs)
+  try {
+    const feed = await openAttemptFeed(client, {signal: stop.signal})
+    const queued = await queue()
+    for await (const {delivery} of feed) {
+      if (delivery.id === queued.id && ownAttempt(delivery, before, queued)) return {delivery, attempted: true}
+    }
+    return {delivery: queued, attempted: false}
+  } finally {
+    clearTimeout(timer)
+    stop.abort()
+  }
+}
+
+/**
+ * Whether `delivery` holds the attempt that was queued: one past the `before` it had, due when the
+ * queuing made it due. An attempt already out when a retry came is recorded first, due earlier: it
+ * is not the retry's (both times are the server's scheduler clock).
+ */
+function ownAttempt(delivery: Delivery, before: number, queued: Delivery): boolean {
+  const due = queued.next_attempt_at === null ? -Infinity : Date.parse(queued.next_attempt_at)
+  return delivery.attempts.slice(before).some((attempt) => Date.parse(attempt.scheduled_at) >= due)
+}
+
+/**
+ * What `deliveries retry` and `events resend` show of their attempt: the delivery with it, or that it
+ * is queued; a failed attempt sets exit code 1, so `… && next` goes on only once the receiver took it.
+ * Resolves with the `--json` output: the delivery, with `attempted`.
+ *
+ * @example
+ * return reportAttempt(await resendAndWait(client, eventId, endpointId), (text) => this.log(text))
+ */
+export function reportAttempt({delivery, attempted}: AttemptOutcome, log: (text: string) => void) {
+  log(renderDeliveryDetail(delivery))
+  if (!attempted) {
+    const tail = `tablepay deliveries tail --endpoint ${delivery.endpoint_id}`
+    log(style.dim(`Attempt queued; \`${tail}\` shows it when it is made.`))
+  } else if (delivery.status !== 'succeeded') {
+    log(renderRetryFailed(delivery))
+    process.exitCode = 1
+  }
+  return {...delivery, attempted}
+}
