@@ -26,7 +26,7 @@ and first prints the requests logged meanwhile that the request log still holds 
   static override flags = requestFilterFlags
 
   public async run(): Promise<void> {
-    const entries = await followRequests(this.client, requestFilters(this.flags), {
+    const entries = await followRequests(this.tailClient, requestFilters(this.flags), {
       signal: abortOnSignal(),
       onDrop: (reason) => this.notice(renderStreamDropped(reason)),
       onReconnect: (count) => this.notice(renderReconnected({count, noun: 'request'})),
