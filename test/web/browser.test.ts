@@ -411,6 +411,41 @@ describe('in a real browser', () => {
     await reader.close()
   })
 
+  it('a dashboard page load and its live reloads add nothing to the request log; the POS’s requests still appear', async () => {
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    const own = await startReceiver()
+    cleanup.push(() => own.close())
+    const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {
+      key,
+      body: {url: own.url, event_types: ['check.created']},
+    })
+    const pushTable = (number: string) =>
+      sim.api('PUT', `/v1/checks/external/log${number}`, {
+        key,
+        body: checkWith([['tea', 1, 300]], {table: {number}, location_id: scratch.locations[0].id}),
+      })
+    const tableRow = (number: string) => page.locator('#checks td[data-label="Table"]', {hasText: number})
+    const first = await pushTable('51')
+    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
+    await page.goto(`${sim.url}/#key=${key}`)
+    await tableRow('51').waitFor()
+    await page.getByText('● Live').waitFor()
+
+    // the push reloads every list of the page, and its Requests panel shows the push
+    const second = await pushTable('52')
+    await tableRow('52').waitFor()
+    await page.locator(`#requests details[data-request="${second.headers.get('x-request-id')}"]`).waitFor()
+    await page.close()
+    const logged = (await sim.api('GET', '/v1/sim/requests', {key})).body.data
+    expect(logged.map((entry: {method: string; path: string}) => `${entry.method} ${entry.path}`)).toEqual([
+      'PUT /v1/checks/external/log52',
+      'PUT /v1/checks/external/log51',
+      'POST /v1/webhook-endpoints',
+    ])
+    expect([endpoint, first, second].map((answer) => answer.status)).toEqual([201, 201, 201])
+  })
+
   it('an account without endpoints is told to run tablepay listen, not to POST', async () => {
     const key = (await sim.api('POST', '/v1/sim/accounts')).body.api_keys[0].key
     const page = await browser.newPage()

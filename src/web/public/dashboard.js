@@ -9,10 +9,16 @@ let writable = false
 let following = null
 let refreshTimer = null
 
-const api = (path, method = 'GET') => request(`/v1${path}`, {method, headers: {authorization: `Bearer ${key}`}})
+/**
+ * The key, and on the reads that draw the page a mark that keeps them out of the request log, which shows the
+ * user's traffic; what a click changes is logged (docs/api.md, "The request log").
+ */
+const headersFor = (method) => ({authorization: `Bearer ${key}`, ...(method === 'GET' && {'x-tablepay-client': 'dashboard'})})
+
+const api = (path, method = 'GET') => request(`/v1${path}`, {method, headers: headersFor(method)})
 
 /** A call that sends a JSON body (resend, rotate, chaos). */
-const apiWith = (path, method, body) => request(`/v1${path}`, {method, body, headers: {authorization: `Bearer ${key}`}})
+const apiWith = (path, method, body) => request(`/v1${path}`, {method, body, headers: headersFor(method)})
 
 const WRITE_HINT = 'Needs a write key: open this page with #key=<write key> (tablepay serve prints both keys).'
 
@@ -331,7 +337,7 @@ function scheduleRefresh() {
 
 /** Server-sent events over fetch: EventSource cannot send the Authorization header. */
 async function follow(signal) {
-  const response = await fetch('/v1/sim/stream', {headers: {authorization: `Bearer ${key}`, accept: 'text/event-stream'}, signal})
+  const response = await fetch('/v1/sim/stream', {headers: {...headersFor('GET'), accept: 'text/event-stream'}, signal})
   if (!response.ok) throw Object.assign(new Error((await response.json()).error.message), {status: response.status})
   $('live').textContent = '● Live'
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
@@ -346,7 +352,7 @@ async function follow(signal) {
       const block = buffer.slice(0, end)
       buffer = buffer.slice(end + 2)
       if (/^event: (event|delivery)$/m.test(block)) scheduleRefresh()
-      // only the panel: reloading the rest would log requests of its own, and so on
+      // only the panel: what a request changed comes as an event or a delivery of its own
       else if (/^event: request$/m.test(block)) scheduleRequests()
     }
   }
