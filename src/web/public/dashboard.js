@@ -63,26 +63,40 @@ function table(id, headers, rows, empty) {
   $(id).replaceChildren(head, body)
 }
 
+/** A check's QR code, large enough to scan from the screen: on demand, so that each check stays one line. */
+function showQr(check) {
+  $('qr-title').textContent = `Table ${check.table.number}`
+  $('qr-image').src = `${new URL(check.guest_url).pathname}/qr.svg`
+  $('qr-image').alt = `QR code of table ${check.table.number}`
+  $('qr-link').href = check.guest_url
+  $('qr-link').textContent = check.guest_url
+  $('qr').showModal()
+}
+
+$('qr-close').addEventListener('click', () => $('qr').close())
+// a click on the backdrop closes it too: such a click is the dialog's own, outside its box
+$('qr').addEventListener('click', (event) => {
+  const box = $('qr').getBoundingClientRect()
+  const inside = event.clientX >= box.left && event.clientX <= box.right && event.clientY >= box.top && event.clientY <= box.bottom
+  if (event.target === $('qr') && !inside) $('qr').close()
+})
+
 function renderChecks(checks) {
   const rows = checks.map((check) => {
-    const page = new URL(check.guest_url).pathname
+    const qr = el('button', {type: 'button', class: 'secondary small', 'aria-label': `Show the QR code of table ${check.table.number}`}, 'QR')
+    qr.addEventListener('click', () => showQr(check))
+    // `bare` cells speak for themselves: a phone's card shows them without their column's name
     return el(
       'tr',
       {},
-      el('td', {}, el('strong', {}, check.table.number), el('br'), el('small', {}, check.external_id)),
-      el('td', {}, el('span', {class: 'badge', 'data-status': check.status}, check.status)),
-      el('td', {}, el('span', {class: 'badge', 'data-status': check.payment_status}, check.payment_status.replace('_', ' '))),
+      el('td', {}, el('strong', {}, check.table.number), ' ', el('small', {class: 'ext', title: check.external_id}, check.external_id)),
+      el('td', {class: 'bare'}, el('span', {class: 'badge', 'data-status': check.status}, check.status)),
+      el('td', {class: 'bare'}, el('span', {class: 'badge', 'data-status': check.payment_status}, check.payment_status.replace('_', ' '))),
       el('td', {class: 'num'}, money(check.totals.total_cents)),
       el('td', {class: 'num'}, money(check.amount_due_cents)),
       el('td', {class: 'num'}, `${check.items.reduce((n, i) => n + i.claimed_quantity, 0)} / ${check.items.reduce((n, i) => n + i.quantity, 0)}`),
       el('td', {}, clock(check.updated_at)),
-      el(
-        'td',
-        {},
-        el('a', {href: `${page}/qr.svg`, target: '_blank'}, el('img', {class: 'qr', src: `${page}/qr.svg`, alt: `QR code of table ${check.table.number}`, width: 72, height: 72})),
-        el('br'),
-        el('a', {href: check.guest_url, target: '_blank'}, 'Table page'),
-      ),
+      el('td', {class: 'bare'}, qr, ' ', el('a', {href: check.guest_url, target: '_blank'}, 'Table page')),
     )
   })
   table('checks', ['Table', 'Status', 'Payment', 'Total', 'Due', 'Claimed', 'Updated', 'Guest page'], rows, el('span', {}, 'No checks yet: push one with ', el('code', {}, 'tablepay checks push'), '.'))
@@ -153,8 +167,8 @@ function renderEndpoints(endpoints, chaos = new Map()) {
       {},
       el('td', {}, endpoint.url, el('br'), el('small', {}, endpoint.id)),
       el('td', {}, el('span', {class: 'badge', 'data-status': endpoint.status}, endpoint.status)),
-      el('td', {}, endpoint.event_types.join(', ')),
-      el('td', {}, ping, ' ', rotateButton(endpoint, note), el('br'), result, chaosControls(endpoint, chaos.get(endpoint.id))),
+      el('td', {class: 'types', title: endpoint.event_types.join(', ')}, endpoint.event_types.join(', ')),
+      el('td', {class: 'row-actions'}, ping, rotateButton(endpoint, note), chaosControls(endpoint, chaos.get(endpoint.id)), result),
     )
   })
   table('endpoints', ['URL', 'Status', 'Events', 'Actions'], rows, el('span', {}, 'No endpoints yet. Forward events to your app with ', el('code', {}, 'tablepay listen --forward-to http://localhost:3000/webhooks'), '.'))
