@@ -1,6 +1,7 @@
 import {type Command as OclifCommand, Flags, type Interfaces} from '@oclif/core'
 import {TablepayClient} from '../client/client.js'
 import {DEFAULT_URL, isHttpUrl, resolveClientConfig} from '../client/config.js'
+import {CLIENT_HEADER} from '../domain/constants.js'
 import {Command} from './command.js'
 import {API_EXIT_CODES} from './exit-codes.js'
 import {durationOrNone} from './flags/duration.js'
@@ -54,7 +55,7 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
 
   protected flags!: CommandFlags<T>
   protected args!: CommandArgs<T>
-  #client?: {client: TablepayClient} | {error: unknown}
+  #clients?: {client: TablepayClient; tailClient: TablepayClient} | {error: unknown}
 
   public override async init(): Promise<void> {
     await super.init()
@@ -69,10 +70,12 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
     this.args = args as CommandArgs<T>
     // found now, as that may ask servers whether they run; a failure waits until the command needs the client
     const timeoutMs = (this.flags.timeout ?? (this.ctor as typeof ApiCommand).timeoutDefault) * 1000
-    this.#client = await resolveClientConfig({url: this.flags.url, apiKey: this.flags['api-key']}).then(
-      (options) => ({
-        client: new TablepayClient({...options, timeoutMs, fetch: (input, init) => this.#send(input, init)}),
-      }),
+    this.#clients = await resolveClientConfig({url: this.flags.url, apiKey: this.flags['api-key']}).then(
+      (options) => {
+        const client = (headers?: Record<string, string>) =>
+          new TablepayClient({...options, timeoutMs, headers, fetch: (input, init) => this.#send(input, init)})
+        return {client: client(), tailClient: client({[CLIENT_HEADER]: 'cli-tail'})}
+      },
       (error: unknown) => ({error}),
     )
   }
@@ -86,7 +89,19 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
   }
 
   protected get client(): TablepayClient {
-    if ('error' in this.#client!) throw this.#client.error
-    return this.#client!.client
+    return this.#found().client
+  }
+
+  /**
+   * The client of what a tail reads to draw itself (its stream, what it catches up on): its requests say so
+   * (`X-Tablepay-Client: cli-tail`), and the request log leaves them out (docs/api.md, "The request log").
+   */
+  protected get tailClient(): TablepayClient {
+    return this.#found().tailClient
+  }
+
+  #found() {
+    if ('error' in this.#clients!) throw this.#clients.error
+    return this.#clients!
   }
 }

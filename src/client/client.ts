@@ -103,6 +103,11 @@ export interface ClientOptions {
    * `TablepayTimeoutError` (code `server_timeout`).
    */
   timeoutMs?: number
+  /**
+   * Headers sent with every request, besides the key: `{'x-tablepay-client': 'cli-tail'}` keeps the requests
+   * out of the request log, as the CLI's tails do (docs/api.md, "The request log").
+   */
+  headers?: Record<string, string>
 }
 
 /**
@@ -117,21 +122,23 @@ export interface ClientOptions {
  */
 export class TablepayClient {
   readonly url: string
-  readonly #fetch: NonNullable<ClientOptions['fetch']>
   readonly timeoutMs: number
+  readonly #options: ClientOptions
   readonly #transport: Transport
 
-  constructor({url, apiKey, fetch: send, timeoutMs = 0}: ClientOptions) {
+  constructor(options: ClientOptions) {
+    const {url, apiKey, fetch: send, timeoutMs = 0, headers} = options
     this.url = serverBase(url)
     // looked up per call, so a fetch patched later (msw) is the one used
-    this.#fetch = send ?? ((input, init) => fetch(input, init))
+    const sender = send ?? ((input, init) => fetch(input, init))
     this.timeoutMs = timeoutMs
-    this.#transport = new Transport(this.url, apiKey, this.#fetch, timeoutMs)
+    this.#options = options
+    this.#transport = new Transport(this.url, apiKey, sender, timeoutMs, headers)
   }
 
-  /** The same client (server, fetch, timeout) with another API key: a scratch account's. */
+  /** The same client (server, fetch, timeout, headers) with another API key: a scratch account's. */
   withApiKey(apiKey: string): TablepayClient {
-    return new TablepayClient({url: this.url, apiKey, fetch: this.#fetch, timeoutMs: this.timeoutMs})
+    return new TablepayClient({...this.#options, apiKey})
   }
 
   /** Answers once the server is up (`GET /health`, no key needed). */

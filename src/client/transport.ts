@@ -43,6 +43,8 @@ export class Transport {
     private readonly apiKey: string,
     private readonly fetch: Fetch,
     private readonly timeoutMs: number,
+    /** Sent with every request, besides the key (`ClientOptions.headers`). */
+    private readonly headers: Readonly<Record<string, string>> = {},
   ) {}
 
   /** Operation `id`, with the values `params` of its path's parameters, answered. */
@@ -52,7 +54,11 @@ export class Transport {
     {query, body, idempotencyKey}: Sent = {},
   ): Promise<Answered<T>> {
     const url = `${this.url}/v1${routePath(id, params)}${queryString(query)}`
-    const headers: Record<string, string> = {authorization: `Bearer ${this.apiKey}`, accept: 'application/json'}
+    const headers: Record<string, string> = {
+      ...this.headers,
+      authorization: `Bearer ${this.apiKey}`,
+      accept: 'application/json',
+    }
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey
     // the whole exchange, body included: a server may stall after its headers too
@@ -80,7 +86,7 @@ export class Transport {
       return await this.#answer(
         `${this.url}/v1${routePath('streamEvents', {})}`,
         {
-          headers: {authorization: `Bearer ${this.apiKey}`, accept: 'text/event-stream'},
+          headers: {...this.headers, authorization: `Bearer ${this.apiKey}`, accept: 'text/event-stream'},
           signal: either,
         },
         opening?.signal,

@@ -89,8 +89,8 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
       // after a drop, the endpoint is looked at first (a server that lost its data needs a new one), then the
       // attempts made to it meanwhile are printed
       const messages = await followLiveStream(
-        async (opened) => newAttempts(await this.client.openStream({signal: opened})),
-        attemptCatchUp(this.client, async () => (endpoint = await this.#reconnected(endpoint!)).id),
+        async (opened) => newAttempts(await this.tailClient.openStream({signal: opened})),
+        attemptCatchUp(this.tailClient, async () => (endpoint = await this.#reconnected(endpoint!)).id),
         {
           signal,
           onDrop: (reason) => this.notice(renderStreamDropped(reason)),
@@ -157,7 +157,7 @@ On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep
   // A server restarted on its data dir still has the endpoint; one that lost its data needs a new one.
   async #reconnected(endpoint: Endpoint): Promise<Endpoint> {
     try {
-      await this.client.getWebhookEndpoint(endpoint.id)
+      await this.tailClient.getWebhookEndpoint(endpoint.id)
       return endpoint
     } catch (error) {
       if (!(error instanceof TablepayApiError && error.status === 404)) throw error

@@ -20,3 +20,11 @@ export const EVENT_TYPES = [
  * delivery of its event to its endpoint succeeded first (docs/api.md, "Webhooks", A success ends the retries).
  */
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'dead', 'canceled', 'superseded'] as const
+
+/**
+ * What the simulator's own clients send in `X-Tablepay-Client` on the requests they make to draw themselves: the
+ * dashboard, and the CLI's tails (`logs tail`, `deliveries tail`, `listen`). The request log and `serve`'s access
+ * line leave those out, so both show the user's traffic only (docs/api.md, "The request log").
+ */
+export const CLIENT_HEADER = 'x-tablepay-client'
+export const OWN_CLIENTS = ['dashboard', 'cli-tail'] as const

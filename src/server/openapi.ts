@@ -1,5 +1,6 @@
 import {readFileSync} from 'node:fs'
 import * as z from 'zod'
+import {OWN_CLIENTS} from '../domain/constants.js'
 import {EVENT_TYPES} from '../domain/schemas.js'
 import {SIGNATURE_HEADER} from '../webhooks/signature.js'
 import {serverBase} from '../shared/server-url.js'
@@ -116,6 +117,15 @@ const REQUEST_ID_PARAMETER = {
   schema: {type: 'string'},
 }
 
+const CLIENT_PARAMETER = {
+  name: 'X-Tablepay-Client',
+  in: 'header',
+  required: false,
+  description:
+    "Sent by the dashboard (`dashboard`) and the CLI's tails (`cli-tail`) on the requests they make to draw themselves: such a request is left out of the request log and of `serve`'s access line. Any other value changes nothing.",
+  schema: {type: 'string', examples: [...OWN_CLIENTS]},
+}
+
 const queryParameters = (query: z.ZodObject) =>
   Object.entries((inline(query, 'input') as {properties: Record<string, JsonSchema>}).properties).map(
     ([name, schema]) => ({name, in: 'query', required: false, schema}),
@@ -123,7 +133,8 @@ const queryParameters = (query: z.ZodObject) =>
 
 /**
  * The parameters operations share, under `#/components/parameters`: the
- * request id, every path parameter and a list's `limit` and `starting_after`.
+ * request id, the client header, every path parameter and a list's `limit`
+ * and `starting_after`.
  */
 function sharedParameters(): Record<string, unknown> {
   const names = new Set(OPERATIONS.flatMap((op) => pathParams(op.path)))
@@ -132,14 +143,15 @@ function sharedParameters(): Record<string, unknown> {
     return [`Path${pascal(name)}`, {name, in: 'path', required: true, schema}]
   })
   const query = queryParameters(ListQuery).map((param) => [`Query${pascal(param.name)}`, param])
-  return {RequestId: REQUEST_ID_PARAMETER, ...Object.fromEntries([...path, ...query])}
+  return {RequestId: REQUEST_ID_PARAMETER, Client: CLIENT_PARAMETER, ...Object.fromEntries([...path, ...query])}
 }
 
 const parameterRef = (key: string) => ({$ref: `#/components/parameters/${key}`})
 
-/** What every operation of a path takes: `X-Request-Id` and the path's parameters. */
+/** What every operation of a path takes: `X-Request-Id`, `X-Tablepay-Client` and the path's parameters. */
 const pathParameters = (path: string) => [
   parameterRef('RequestId'),
+  parameterRef('Client'),
   ...pathParams(path).map((name) => parameterRef(`Path${pascal(name)}`)),
 ]
 

@@ -14,6 +14,7 @@ const TYPES = {
   'guest.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
 } as const
 
 export type Asset = keyof typeof TYPES

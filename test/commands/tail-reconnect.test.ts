@@ -44,7 +44,7 @@ async function endpointOn(server: TestServer) {
   })
   expect(answer.status).toBe(201)
   receiver.verifyWith(answer.body.secret)
-  return {receiver}
+  return {receiver, endpointId: answer.body.id as string}
 }
 
 /** Starts a tail in this process and waits for its first status line. */
@@ -69,6 +69,12 @@ async function pushCreated(server: TestServer, receiver: Awaited<ReturnType<type
 async function requestLogged(messages: AsyncGenerator<RequestStreamMessage>, id: string) {
   for await (const message of messages) if (message.type === 'request' && message.data.id === id) return
   throw new Error(`the stream ended before request ${id}`)
+}
+
+/** What the request log holds, oldest first: `METHOD path` each. */
+async function loggedRequests(server: TestServer) {
+  const {data} = (await server.api('GET', '/v1/sim/requests?limit=100')).body
+  return data.map((entry: {method: string; path: string}) => `${entry.method} ${entry.path}`).reverse()
 }
 
 /** The JSON lines of a tail's stdout: each line must parse. */
@@ -215,6 +221,53 @@ describe('listen across drops', () => {
     ).toEqual([
       [endpointId, missed],
       [endpointId, live],
+    ])
+  })
+})
+
+describe('what the tails read to draw themselves', () => {
+  it('deliveries tail --endpoint logs nothing: neither its look at the endpoint nor its catch-up after a drop', async () => {
+    const {server, link, env, receiver, endpointId} = await behindRelay()
+    const args = ['deliveries', 'tail', '--json', '--endpoint', endpointId]
+    const tail = await startTail(args, env, 'Waiting for delivery attempts')
+    await link.cut()
+    await tail.waitForStderr('Stream dropped (')
+    await pushCreated(server, receiver, 'while-cut')
+    await link.open()
+    await tail.waitForStderr('Reconnected; 1 attempt made meanwhile follows.')
+    expect((await tail.interrupt()).code).toBe(0)
+    expect(await loggedRequests(server)).toEqual(['POST /v1/webhook-endpoints', 'PUT /v1/checks/external/while-cut'])
+  })
+
+  it('listen logs what it changes, its endpoint made and removed, and nothing of its stream or its catch-up', async () => {
+    const {server, link, env} = await behindRelay()
+    const target = await startReceiver()
+    cleanup.push(() => target.close())
+    const args = ['listen', '--forward-to', target.url, '--event-type', 'check.created', '--json']
+    const listen = startCommand(args, {env})
+    cleanup.push(() => listen.interrupt())
+    await listen.waitForOutput('"status":"ready"')
+    const {endpoint_id: endpointId} = jsonLines(listen)[0]
+    await link.cut()
+    await listen.waitForStderr('Stream dropped (')
+
+    // the attempt is recorded while listen is away: a stream straight to the server shows when
+    const stop = new AbortController()
+    cleanup.push(async () => stop.abort())
+    const direct = new TablepayClient({url: server.url, apiKey: WRITE_KEY})
+    const recorded = newAttempts(await direct.openStream({signal: stop.signal}), endpointId)
+    const pushed = await server.api('PUT', '/v1/checks/external/while-cut', {body: checkWith([['a', 1, 100]])})
+    expect(pushed.status).toBe(201)
+    await recorded.next()
+    await link.open()
+    await listen.waitForStderr('Reconnected; 1 attempt made meanwhile follows.')
+    expect((await listen.interrupt()).code).toBe(0)
+    expect(await loggedRequests(server)).toEqual([
+      'POST /v1/webhook-endpoints',
+      'POST /v1/sim/listen-secret',
+      'POST /v1/sim/webhook-endpoints',
+      'PUT /v1/checks/external/while-cut',
+      `DELETE /v1/webhook-endpoints/${endpointId}`,
     ])
   })
 })

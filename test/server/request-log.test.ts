@@ -1,11 +1,13 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
+import type {AccessLine} from '../../src/domain/request-log.js'
 import {checkWith} from '../helpers/checks.js'
 import {OTHER_KEY, startTestServer, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
 
 let sim: TestServer
+const access: AccessLine[] = []
 beforeAll(async () => {
-  sim = await startTestServer({memory: true})
+  sim = await startTestServer({memory: true, serve: {accessLog: (line) => access.push(line)}})
 })
 afterAll(() => sim.close())
 beforeEach(async () => {
@@ -267,6 +269,21 @@ describe('the request log', () => {
     await push('rl8', checkWith([['a', 1, 100]]))
     expect((await sim.api('POST', '/v1/sim/reset')).status).toBe(200)
     expect(await paths()).toEqual(['/v1/sim/reset'])
+  })
+
+  it('leaves out requests marked X-Tablepay-Client: dashboard or cli-tail, in the log and the access line; another value is logged', async () => {
+    const from = access.length
+    const pushed = await push('rl-own', checkWith([['a', 1, 100]]))
+    for (const client of ['dashboard', 'cli-tail']) {
+      const headers = {'x-tablepay-client': client}
+      expect((await sim.api('GET', '/v1/checks?limit=5', {headers})).status).toBe(200)
+      expect((await sim.api('GET', `/v1/checks/${pushed.body.id}`, {headers})).status).toBe(200)
+      expect((await sim.api('GET', '/v1/checks/external/rl-nothing', {headers})).status).toBe(404)
+    }
+    const other = await sim.api('GET', '/v1/locations', {headers: {'x-tablepay-client': 'my-script'}})
+    expect(access.slice(from).map((line) => line.request_id)).toEqual([requestIdOf(pushed), requestIdOf(other)])
+    const logged = (await sim.api('GET', '/v1/sim/requests')).body.data.map((e: {path: string}) => e.path)
+    expect(logged).toEqual(['/v1/locations', '/v1/checks/external/rl-own', '/v1/sim/reset'])
   })
 
   it('sends a request message on /v1/sim/stream for each logged request', async () => {

@@ -3,6 +3,7 @@ import {mkdir} from 'node:fs/promises'
 import {join} from 'node:path'
 import {type Browser, chromium, type Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {EVENT_TYPES} from '../../src/domain/constants.js'
 import {checkWith} from '../helpers/checks.js'
 import {ROOT} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
@@ -50,6 +51,59 @@ const push = (body: ReturnType<typeof checkWith>) => sim.api('PUT', '/v1/checks/
 /** The page is no wider than the screen: nothing to scroll sideways. */
 const sideways = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+
+/**
+ * What a reader of the page would call broken, as lists (empty when nothing is): text that wraps where it should
+ * not (a badge, a button, a choice, a column's name), an option left alone on a row of its own below a row of
+ * several, and table rows (those `rows` selects) taller than `maxRow` px.
+ */
+const layoutFaults = (page: Page, {rows, maxRow}: {rows: string; maxRow: number}) =>
+  page.evaluate(
+    ({rows, maxRow}) => {
+      const visible = (element: PageElement) => element.getClientRects().length > 0
+      // the lines it runs over: its boxes of text (and of a radio button) that overlap from top to bottom share one
+      const lines = (element: PageElement) => {
+        const range = document.createRange()
+        range.selectNodeContents(element)
+        let count = 0
+        let bottom = -Infinity
+        for (const box of [...range.getClientRects()].sort((a, b) => a.top - b.top)) {
+          const next = box.top >= bottom - 1
+          if (next) count++
+          bottom = next ? box.bottom : Math.max(bottom, box.bottom)
+        }
+        return count
+      }
+      const text = (element: PageElement) => element.textContent!.trim()
+      const wrapped = [...document.querySelectorAll('.badge, button, .choices label, th')]
+        .filter((element) => visible(element) && lines(element) > 1)
+        .map(text)
+      const alone = [...document.querySelectorAll('.choices, .badges')].flatMap((group) => {
+        const byTop = new Map<number, string[]>()
+        for (const item of group.querySelectorAll(':scope > :not(legend)')) {
+          const top = Math.round(item.getBoundingClientRect().top)
+          byTop.set(top, [...(byTop.get(top) ?? []), text(item)])
+        }
+        const lined = [...byTop.values()]
+        return lined.length > 1 && lined.at(-1)!.length === 1 && lined.some((line) => line.length > 1)
+          ? lined.at(-1)!
+          : []
+      })
+      const tall = [...document.querySelectorAll(rows)]
+        .filter((row) => row.getBoundingClientRect().height > maxRow)
+        .map((row) => `${Math.round(row.getBoundingClientRect().height)} px: ${text(row).slice(0, 40)}`)
+      return {wrapped, alone, tall}
+    },
+    {rows, maxRow},
+  )
+
+/** The answer to what a browser asks for the page's icon: the one it links, else /favicon.ico. */
+async function iconOf(page: Page) {
+  const link = page.locator('link[rel~="icon"]')
+  const linked = (await link.count()) > 0 ? await link.getAttribute('href') : null
+  const answer = await page.request.get(new URL(linked ?? '/favicon.ico', page.url()).href)
+  return {status: answer.status(), type: answer.headers()['content-type']}
+}
 
 describe('in a real browser', () => {
   it('a guest claims, pays what they claimed then the rest, and leaves feedback on the table page, which follows the POS live', async () => {
@@ -194,7 +248,7 @@ describe('in a real browser', () => {
     await page.close()
   })
 
-  it('the dashboard, opened with the read key in its link, lists the checks with their QR code and updates live', async () => {
+  it('the dashboard, opened with the read key in its link, lists the checks, opens a QR code on demand and updates live', async () => {
     // its own endpoint, check, payment and feedback: the test needs no other test before it
     const own = await startReceiver()
     cleanup.push(() => own.close())
@@ -220,7 +274,8 @@ describe('in a real browser', () => {
         .getByRole('button', {name: `Retry delivery ${delivery.id}`, includeHidden: true})
         .waitFor({state: 'attached'})
     }
-    const qr = page.getByRole('img', {name: 'QR code of table 13'})
+    await page.getByRole('button', {name: 'Show the QR code of table 13'}).click()
+    const qr = page.getByRole('dialog').getByRole('img', {name: 'QR code of table 13'})
     await qr.waitFor()
     // decode() waits for the image to load, and fails for a broken one
     expect(
@@ -231,10 +286,13 @@ describe('in a real browser', () => {
         ),
       ),
     ).toBe(true)
+    await page.screenshot({path: join(OUTPUT, 'dashboard-qr.png')})
+    await page.getByRole('dialog').getByRole('button', {name: 'Close'}).click()
+    await page.getByRole('dialog').waitFor({state: 'hidden'})
     await page.getByText('● Live').waitFor()
 
     await sim.api('PUT', '/v1/checks/external/t14', {body: checkWith([['tea', 1, 300]], {table: {number: '14'}})})
-    await page.getByRole('img', {name: 'QR code of table 14'}).waitFor()
+    await page.getByRole('button', {name: 'Show the QR code of table 14'}).waitFor()
     await page.screenshot({path: join(OUTPUT, 'dashboard.png'), fullPage: true})
     await page.close()
   })
@@ -247,7 +305,7 @@ describe('in a real browser', () => {
         key,
         body: checkWith([['tea', 1, 300]], {table: {number}, location_id: scratch.locations[0].id}),
       })
-    const qrOf = (number: string) => page.getByRole('img', {name: `QR code of table ${number}`})
+    const qrOf = (number: string) => page.getByRole('button', {name: `Show the QR code of table ${number}`})
     await pushTable('41')
     const page = await browser.newPage({viewport: {width: 1280, height: 900}})
     await page.goto(`${sim.url}/#key=${key}`)
@@ -285,16 +343,17 @@ describe('in a real browser', () => {
     await page.close()
   })
 
-  it('the dashboard fits a phone: no sideways scroll, each check a card with its QR code; actions are disabled under a read key', async () => {
+  it('the dashboard fits a phone: no sideways scroll, a QR code opens within the screen; actions are disabled under a read key', async () => {
     await sim.api('PUT', '/v1/checks/external/t40', {body: checkWith([['tea', 1, 300]], {table: {number: '40'}})})
     const page = await browser.newPage({viewport: PHONE, isMobile: true})
     await page.goto(`${sim.url}/#key=${READ_KEY}`)
-    const qr = page.getByRole('img', {name: 'QR code of table 40'})
-    await qr.waitFor()
     await page.getByText('● Live').waitFor()
     expect(await sideways(page)).toBe(0)
-    const box = (await qr.boundingBox())!
+    await page.getByRole('button', {name: 'Show the QR code of table 40'}).click()
+    const box = (await page.getByRole('dialog').getByRole('img', {name: 'QR code of table 40'}).boundingBox())!
+    expect(box.x).toBeGreaterThanOrEqual(0)
     expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width)
+    await page.keyboard.press('Escape')
     for (const button of await page.getByRole('button', {name: /^(Ping|Retry delivery) /}).all())
       expect(await button.isDisabled()).toBe(true)
     await page.locator('#board').getByText('Needs a write key').first().waitFor()
@@ -409,6 +468,94 @@ describe('in a real browser', () => {
       expect(await button.getAttribute('title')).toContain('Needs a write key')
     }
     await reader.close()
+  })
+
+  it('the dashboard and the table page fit 1366 and 390 px wide: no sideways scroll, rows of at most 56 px (a check on a phone: a card of 3 lines), nothing wrapped that should not be, an icon', async () => {
+    // an account of its own: the screenshots show this test's checks, in every state a badge shows
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    const own = await startReceiver()
+    cleanup.push(() => own.close())
+    // every event type, as `listen` subscribes
+    await sim.api('POST', '/v1/webhook-endpoints', {key, body: {url: `${own.url}/tablepay`, event_types: EVENT_TYPES}})
+    const pushTable = async (externalId: string, number: string, more: Parameters<typeof checkWith>[1] = {}) => {
+      const body = checkWith(lines, {table: {number}, location_id: scratch.locations[0].id, ...more})
+      const answer = await sim.api('PUT', `/v1/checks/external/${externalId}`, {key, body})
+      expect(answer.status).toBeLessThan(300)
+      return answer.body
+    }
+    const pay = (check: {id: string}, amount_cents: number) =>
+      sim.api('POST', `/v1/sim/checks/${check.id}/payments`, {key, body: {amount_cents}})
+    const open = await pushTable('fit-1', '1')
+    const partly = await pushTable('pos-2026-11-25-main-room-table-2-check-88412', '2')
+    expect((await pay(partly, 1000)).status).toBe(201)
+    const paid = await pushTable('fit-3', '3', {version: 1})
+    expect((await pay(paid, paid.amount_due_cents)).status).toBe(201)
+    await pushTable('fit-3', '3', {version: 2, status: 'closed'})
+
+    for (const viewport of [{width: 1366, height: 900}, PHONE]) {
+      const phone = viewport === PHONE
+      // a phone has no table rows: a check there is a card of three lines (its QR button's, a badge's and a
+      // text's: 110 px here; a fourth would make it 130)
+      const rows = phone ? {rows: '#checks tbody tr', maxRow: 120} : {rows: 'tbody tr', maxRow: 56}
+      const page = await browser.newPage({viewport, isMobile: phone, locale: 'en-US'})
+      await page.goto(`${sim.url}/#key=${key}`)
+      await page.locator('#endpoints .badge', {hasText: 'enabled'}).waitFor()
+      await page.locator('#checks .badge', {hasText: 'partially paid'}).waitFor()
+      await page.getByText('● Live').waitFor()
+      await page.screenshot({path: join(OUTPUT, `dashboard-${viewport.width}.png`), fullPage: true})
+      expect(await sideways(page)).toBe(0)
+      expect(await layoutFaults(page, rows)).toEqual({wrapped: [], alone: [], tall: []})
+      expect(await iconOf(page)).toEqual({status: 200, type: 'image/svg+xml'})
+
+      await page.goto(open.guest_url)
+      await page.getByText('Live:').waitFor()
+      await page.screenshot({path: join(OUTPUT, `table-page-${viewport.width}.png`), fullPage: true})
+      expect(await sideways(page)).toBe(0)
+      expect(await layoutFaults(page, rows)).toEqual({wrapped: [], alone: [], tall: []})
+      expect(await iconOf(page)).toEqual({status: 200, type: 'image/svg+xml'})
+      await page.goto(`${sim.url}/t/gt_${'0'.repeat(32)}`)
+      expect(await iconOf(page)).toEqual({status: 200, type: 'image/svg+xml'})
+      await page.close()
+    }
+    // what a browser asks for on a page that links no icon: an answer of the API shown as JSON
+    const favicon = await fetch(`${sim.url}/favicon.ico`)
+    expect([favicon.status, favicon.headers.get('content-type')]).toEqual([200, 'image/svg+xml'])
+  })
+
+  it('a dashboard page load and its live reloads add nothing to the request log; the POS’s requests still appear', async () => {
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    const own = await startReceiver()
+    cleanup.push(() => own.close())
+    const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {
+      key,
+      body: {url: own.url, event_types: ['check.created']},
+    })
+    const pushTable = (number: string) =>
+      sim.api('PUT', `/v1/checks/external/log${number}`, {
+        key,
+        body: checkWith([['tea', 1, 300]], {table: {number}, location_id: scratch.locations[0].id}),
+      })
+    const tableRow = (number: string) => page.locator('#checks td[data-label="Table"]', {hasText: number})
+    const first = await pushTable('51')
+    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
+    await page.goto(`${sim.url}/#key=${key}`)
+    await tableRow('51').waitFor()
+    await page.getByText('● Live').waitFor()
+
+    // the push reloads every list of the page, and its Requests panel shows the push
+    const second = await pushTable('52')
+    await tableRow('52').waitFor()
+    await page.locator(`#requests details[data-request="${second.headers.get('x-request-id')}"]`).waitFor()
+    await page.close()
+    const logged = (await sim.api('GET', '/v1/sim/requests', {key})).body.data
+    expect(logged.map((entry: {method: string; path: string}) => `${entry.method} ${entry.path}`)).toEqual([
+      'PUT /v1/checks/external/log52',
+      'PUT /v1/checks/external/log51',
+      'POST /v1/webhook-endpoints',
+    ])
+    expect([endpoint, first, second].map((answer) => answer.status)).toEqual([201, 201, 201])
   })
 
   it('an account without endpoints is told to run tablepay listen, not to POST', async () => {

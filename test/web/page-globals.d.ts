@@ -1,8 +1,21 @@
 // What the browser tests read inside page.evaluate(), which runs in Chromium, not Node.
 // Declared here, not with the DOM lib: its fetch and stream types clash with Node's, which src/ uses.
+interface PageBox {
+  top: number
+  bottom: number
+  height: number
+}
+interface PageElement {
+  textContent: string | null
+  getClientRects(): ArrayLike<PageBox>
+  getBoundingClientRect(): PageBox
+  querySelectorAll(selectors: string): Iterable<PageElement>
+}
 declare const document: {
   documentElement: {scrollWidth: number; clientWidth: number}
   activeElement: {getAttribute(name: string): string | null} | null
+  querySelectorAll(selectors: string): Iterable<PageElement>
+  createRange(): {selectNodeContents(node: PageElement): void; getClientRects(): Iterable<PageBox>}
 }
 declare const window: Record<string, unknown>
 interface HTMLImageElement {

@@ -31,8 +31,8 @@ and first prints the attempts made meanwhile to deliveries created since or stil
 
   public async run(): Promise<void> {
     // an endpoint that does not exist would only ever show nothing: say so (not_found) instead of waiting
-    if (this.flags.endpoint) await this.client.getWebhookEndpoint(this.flags.endpoint)
-    const feed = await followAttempts(this.client, {
+    if (this.flags.endpoint) await this.tailClient.getWebhookEndpoint(this.flags.endpoint)
+    const feed = await followAttempts(this.tailClient, {
       signal: abortOnSignal(),
       endpointId: this.flags.endpoint,
       onDrop: (reason) => this.notice(renderStreamDropped(reason)),

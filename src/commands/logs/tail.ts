@@ -27,7 +27,7 @@ and first prints the requests logged meanwhile that the request log still holds 
   static override flags = requestFilterFlags
 
   public async run(): Promise<void> {
-    const entries = await followRequests(this.client, await requestFilters(this.client, this.flags), {
+    const entries = await followRequests(this.tailClient, await requestFilters(this.tailClient, this.flags), {
       signal: abortOnSignal(),
       onDrop: (reason) => this.notice(renderStreamDropped(reason)),
       onReconnect: (count) => this.notice(renderReconnected({count, noun: 'request'})),

@@ -1,6 +1,7 @@
 import {performance} from 'node:perf_hooks'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {getQuery, type H3Event, setResponseHeader} from 'h3'
+import {CLIENT_HEADER, OWN_CLIENTS} from '../../domain/constants.js'
 import {ApiError} from '../../domain/errors.js'
 import {type Fault, FaultError} from '../../domain/faults.js'
 import type {ApiKeyRecord} from '../../domain/records.js'
@@ -12,6 +13,7 @@ import {requestHeader} from './headers.js'
 // API routes the log leaves out: public ones, the live stream, and the log's own reads
 const UNLOGGED = /^\/v1\/(health|openapi\.json|sim\/stream|sim\/requests(\/.*)?)\/?$/
 const CHECK_IN_PATH = /^\/v1\/(?:sim\/)?checks\/(chk_[A-Za-z0-9]+)/
+const OWN = new Set<string | undefined>(OWN_CLIENTS)
 
 /** Thrown to end a request whose connection a fault destroyed: nothing is answered. */
 class ConnectionReset extends Error {}
@@ -20,6 +22,8 @@ class ConnectionReset extends Error {}
 export interface Passage {
   started: number
   path: string
+  /** The dashboard or a CLI tail drawing itself (`X-Tablepay-Client`): neither logged nor printed. */
+  own: boolean
   accountId?: string
   key?: string
   /** What the push learns, when the request is logged (the route hands it to the service). */
@@ -54,7 +58,8 @@ export class Traffic {
 
   /** First thing of every request: when it started, and the path it is for. */
   start(event: H3Event, path: string): void {
-    event.context.passage = {started: performance.now(), path} satisfies Passage
+    const own = OWN.has(requestHeader(event, CLIENT_HEADER))
+    event.context.passage = {started: performance.now(), path, own} satisfies Passage
   }
 
   /** After auth: the key's rate limit, then a fault that strikes before the request runs. */
@@ -65,7 +70,7 @@ export class Traffic {
     const accountId = accountOf(event)
     passage.accountId = accountId
     // every field a request may note, from the start: one shape for all notes
-    if (service.requests.enabled && !UNLOGGED.test(passage.path))
+    if (service.requests.enabled && !passage.own && !UNLOGGED.test(passage.path))
       passage.notes = {check_id: null, push_result: null, previous: undefined, next: undefined, request_text: undefined}
     // the simulator's own controls stay reachable whatever is asked of the API
     if (passage.path.startsWith('/v1/sim/')) return
@@ -163,6 +168,8 @@ export class Traffic {
   }
 
   #log(event: H3Event, passage: Passage, status: number | null, text: string | undefined, error: ApiError | null) {
+    // the user's traffic only: the dashboard's reloads would bury it, in the log and on serve's terminal alike
+    if (passage.own) return
     const {service, options} = this
     const duration_ms = Math.round((performance.now() - passage.started) * 100) / 100
     const created_at = service.context.now()

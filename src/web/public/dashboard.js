@@ -9,10 +9,16 @@ let writable = false
 let following = null
 let refreshTimer = null
 
-const api = (path, method = 'GET') => request(`/v1${path}`, {method, headers: {authorization: `Bearer ${key}`}})
+/**
+ * The key, and on the reads that draw the page a mark that keeps them out of the request log, which shows the
+ * user's traffic; what a click changes is logged (docs/api.md, "The request log").
+ */
+const headersFor = (method) => ({authorization: `Bearer ${key}`, ...(method === 'GET' && {'x-tablepay-client': 'dashboard'})})
+
+const api = (path, method = 'GET') => request(`/v1${path}`, {method, headers: headersFor(method)})
 
 /** A call that sends a JSON body (resend, rotate, chaos). */
-const apiWith = (path, method, body) => request(`/v1${path}`, {method, body, headers: {authorization: `Bearer ${key}`}})
+const apiWith = (path, method, body) => request(`/v1${path}`, {method, body, headers: headersFor(method)})
 
 const WRITE_HINT = 'Needs a write key: open this page with #key=<write key> (tablepay serve prints both keys).'
 
@@ -57,26 +63,40 @@ function table(id, headers, rows, empty) {
   $(id).replaceChildren(head, body)
 }
 
+/** A check's QR code, large enough to scan from the screen: on demand, so that each check stays one line. */
+function showQr(check) {
+  $('qr-title').textContent = `Table ${check.table.number}`
+  $('qr-image').src = `${new URL(check.guest_url).pathname}/qr.svg`
+  $('qr-image').alt = `QR code of table ${check.table.number}`
+  $('qr-link').href = check.guest_url
+  $('qr-link').textContent = check.guest_url
+  $('qr').showModal()
+}
+
+$('qr-close').addEventListener('click', () => $('qr').close())
+// a click on the backdrop closes it too: such a click is the dialog's own, outside its box
+$('qr').addEventListener('click', (event) => {
+  const box = $('qr').getBoundingClientRect()
+  const inside = event.clientX >= box.left && event.clientX <= box.right && event.clientY >= box.top && event.clientY <= box.bottom
+  if (event.target === $('qr') && !inside) $('qr').close()
+})
+
 function renderChecks(checks) {
   const rows = checks.map((check) => {
-    const page = new URL(check.guest_url).pathname
+    const qr = el('button', {type: 'button', class: 'secondary small', 'aria-label': `Show the QR code of table ${check.table.number}`}, 'QR')
+    qr.addEventListener('click', () => showQr(check))
+    // `bare` cells speak for themselves: a phone's card shows them without their column's name
     return el(
       'tr',
       {},
-      el('td', {}, el('strong', {}, check.table.number), el('br'), el('small', {}, check.external_id)),
-      el('td', {}, el('span', {class: 'badge', 'data-status': check.status}, check.status)),
-      el('td', {}, el('span', {class: 'badge', 'data-status': check.payment_status}, check.payment_status.replace('_', ' '))),
+      el('td', {}, el('strong', {}, check.table.number), ' ', el('small', {class: 'ext', title: check.external_id}, check.external_id)),
+      el('td', {class: 'bare'}, el('span', {class: 'badge', 'data-status': check.status}, check.status)),
+      el('td', {class: 'bare'}, el('span', {class: 'badge', 'data-status': check.payment_status}, check.payment_status.replace('_', ' '))),
       el('td', {class: 'num'}, money(check.totals.total_cents)),
       el('td', {class: 'num'}, money(check.amount_due_cents)),
       el('td', {class: 'num'}, `${check.items.reduce((n, i) => n + i.claimed_quantity, 0)} / ${check.items.reduce((n, i) => n + i.quantity, 0)}`),
       el('td', {}, clock(check.updated_at)),
-      el(
-        'td',
-        {},
-        el('a', {href: `${page}/qr.svg`, target: '_blank'}, el('img', {class: 'qr', src: `${page}/qr.svg`, alt: `QR code of table ${check.table.number}`, width: 72, height: 72})),
-        el('br'),
-        el('a', {href: check.guest_url, target: '_blank'}, 'Table page'),
-      ),
+      el('td', {class: 'bare'}, qr, ' ', el('a', {href: check.guest_url, target: '_blank'}, 'Table page')),
     )
   })
   table('checks', ['Table', 'Status', 'Payment', 'Total', 'Due', 'Claimed', 'Updated', 'Guest page'], rows, el('span', {}, 'No checks yet: push one with ', el('code', {}, 'tablepay checks push'), '.'))
@@ -147,8 +167,8 @@ function renderEndpoints(endpoints, chaos = new Map()) {
       {},
       el('td', {}, endpoint.url, el('br'), el('small', {}, endpoint.id)),
       el('td', {}, el('span', {class: 'badge', 'data-status': endpoint.status}, endpoint.status)),
-      el('td', {}, endpoint.event_types.join(', ')),
-      el('td', {}, ping, ' ', rotateButton(endpoint, note), el('br'), result, chaosControls(endpoint, chaos.get(endpoint.id))),
+      el('td', {class: 'types', title: endpoint.event_types.join(', ')}, endpoint.event_types.join(', ')),
+      el('td', {class: 'row-actions'}, ping, rotateButton(endpoint, note), chaosControls(endpoint, chaos.get(endpoint.id)), result),
     )
   })
   table('endpoints', ['URL', 'Status', 'Events', 'Actions'], rows, el('span', {}, 'No endpoints yet. Forward events to your app with ', el('code', {}, 'tablepay listen --forward-to http://localhost:3000/webhooks'), '.'))
@@ -331,7 +351,7 @@ function scheduleRefresh() {
 
 /** Server-sent events over fetch: EventSource cannot send the Authorization header. */
 async function follow(signal) {
-  const response = await fetch('/v1/sim/stream', {headers: {authorization: `Bearer ${key}`, accept: 'text/event-stream'}, signal})
+  const response = await fetch('/v1/sim/stream', {headers: {...headersFor('GET'), accept: 'text/event-stream'}, signal})
   if (!response.ok) throw Object.assign(new Error((await response.json()).error.message), {status: response.status})
   $('live').textContent = '● Live'
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
@@ -346,7 +366,7 @@ async function follow(signal) {
       const block = buffer.slice(0, end)
       buffer = buffer.slice(end + 2)
       if (/^event: (event|delivery)$/m.test(block)) scheduleRefresh()
-      // only the panel: reloading the rest would log requests of its own, and so on
+      // only the panel: what a request changed comes as an event or a delivery of its own
       else if (/^event: request$/m.test(block)) scheduleRequests()
     }
   }
