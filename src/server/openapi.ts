@@ -1,3 +1,4 @@
+import {STATUS_CODES} from 'node:http'
 import {readFileSync} from 'node:fs'
 import * as z from 'zod'
 import {OWN_CLIENTS} from '../domain/constants.js'
@@ -102,7 +103,8 @@ function responses(op: Operation, head: boolean) {
     if (faultable(op)) Object.assign(headers, FAULT_HEADERS, {'Server-Timing': header('ServerTiming')})
     const contentType = op.contentType ?? 'application/json'
     const content = head ? {} : {content: {[contentType]: {schema: successSchema(op)}}}
-    answers[String(status)] = {description: op.summary, headers, ...content}
+    // the reason phrase: the operation's summary says what it answers, once
+    answers[String(status)] = {description: STATUS_CODES[status], headers, ...content}
   }
   for (const [status, codes] of errorsByStatus(op))
     answers[String(status)] = {$ref: `#/components/responses/${errorAnswerName(codes, head)}`}
