@@ -93,8 +93,9 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
   }
 
   /**
-   * The client of what a tail reads to draw itself (its stream, what it catches up on): its requests say so
-   * (`X-Tablepay-Client: cli-tail`), and the request log leaves them out (docs/api.md, "The request log").
+   * The client of what a command reads to draw itself (a tail's stream and what it catches up on, the check
+   * a `--check` filter names): its requests say so (`X-Tablepay-Client: cli-tail`), and the request log
+   * leaves them out (docs/api.md, "The request log").
    */
   protected get tailClient(): TablepayClient {
     return this.#found().tailClient

@@ -63,6 +63,9 @@ describe('a check named by its chk_ id or its POS id', () => {
     expect(byPosId.data).toEqual(byId.data)
     const pushes = await json(['logs', 'list', '--check', 'ref-logs-1', '--method', 'PUT'])
     expect(pushes.data.map((e: {check_id: string}) => e.check_id)).toEqual([check.id])
+    // finding the check by its POS id is the CLI's own read: the log shows the user's traffic only
+    const reads = await json(['logs', 'list', '--path', '/v1/checks/external/ref-logs-1', '--method', 'GET'])
+    expect(reads.data).toEqual([])
   })
 
   it('logs list --check with a POS id no check was pushed under is an error, not an empty list', async () => {

@@ -33,7 +33,8 @@ kept in memory. \`logs get\` shows one with both bodies and what it changed.`
   public async run(): Promise<List<RequestEntry>> {
     const page = await this.client.listRequests({
       ...pageParams(this.flags),
-      ...(await requestFilters(this.client, this.flags)),
+      // finding the check --check names is the CLI's own read, not the user's traffic
+      ...(await requestFilters(this.tailClient, this.flags)),
       error_code: this.flags['error-code'],
     })
     this.log(renderPage(page, (rows) => rows.map((e) => renderRequestLine(fieldsOf(e))).join('\n'), 'requests'))
