@@ -156,24 +156,33 @@ describe('POST /deliveries/{id}/retry', () => {
   })
 })
 
+/**
+ * A check pushed to an endpoint whose first attempt is out: the receiver holds it until `answerFirst()`,
+ * then answers `status`; every later attempt is answered 200 at once.
+ */
+async function withFirstAttemptOut(status: number, externalId: string) {
+  let answerFirst!: () => void
+  const first = new Promise<number>((resolve) => (answerFirst = () => resolve(status)))
+  const receiver = await startReceiver(() => (receiver.received.length === 1 ? first : 200))
+  const sim = await startTestServer()
+  cleanup.push(
+    () => receiver.close(),
+    () => sim.close(),
+  )
+  const {body: endpoint} = await sim.api('POST', '/v1/webhook-endpoints', {
+    body: {url: receiver.url, event_types: ['check.created']},
+  })
+  receiver.verifyWith(endpoint.secret)
+  await sim.api('PUT', `/v1/checks/external/${externalId}`, {body: checkWith([['a', 1, 100]])})
+  await receiver.waitFor(1)
+  const [delivery] = (await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}`)).body.data
+  return {sim, receiver, endpoint, delivery, answerFirst}
+}
+
 describe('a retry asked while an attempt is out', () => {
   it('is made once that attempt has ended, whatever it came to', async () => {
-    let release!: () => void
-    const answered = new Promise<number>((resolve) => (release = () => resolve(200)))
     // the first attempt waits for the test; the retry's is answered at once
-    const receiver = await startReceiver(() => (receiver.received.length === 1 ? answered : 200))
-    const sim = await startTestServer()
-    cleanup.push(
-      () => receiver.close(),
-      () => sim.close(),
-    )
-    const created = await sim.api('POST', '/v1/webhook-endpoints', {
-      body: {url: receiver.url, event_types: ['check.created']},
-    })
-    receiver.verifyWith(created.body.secret)
-    await sim.api('PUT', '/v1/checks/external/out-1', {body: checkWith([['a', 1, 100]])})
-    await receiver.waitFor(1)
-    const [delivery] = (await sim.api('GET', `/v1/deliveries?endpoint_id=${created.body.id}`)).body.data
+    const {sim, receiver, delivery, answerFirst: release} = await withFirstAttemptOut(200, 'out-1')
     const retried = await sim.api('POST', `/v1/deliveries/${delivery.id}/retry`)
     expect([retried.status, retried.body.status]).toEqual([200, 'pending'])
     release()
@@ -309,24 +318,10 @@ describe('a success ends the other deliveries of its event to that endpoint', ()
   })
 
   it('an attempt out when its delivery is superseded is recorded when it ends, and no retry follows', async () => {
-    let answerFirst!: () => void
-    const first = new Promise<number>((resolve) => (answerFirst = () => resolve(500)))
     // the original's first attempt waits for the test and then fails; the resend's is answered at once
-    const receiver = await startReceiver(() => (receiver.received.length === 1 ? first : 200))
-    const sim = await startTestServer()
-    cleanup.push(
-      () => receiver.close(),
-      () => sim.close(),
-    )
-    const created = await sim.api('POST', '/v1/webhook-endpoints', {
-      body: {url: receiver.url, event_types: ['check.created']},
-    })
-    receiver.verifyWith(created.body.secret)
-    await sim.api('PUT', '/v1/checks/external/sup-out', {body: checkWith([['a', 1, 100]])})
-    await receiver.waitFor(1)
-    const [original] = (await sim.api('GET', `/v1/deliveries?endpoint_id=${created.body.id}`)).body.data
+    const {sim, receiver, endpoint, delivery: original, answerFirst} = await withFirstAttemptOut(500, 'sup-out')
     const resent = await sim.api('POST', `/v1/events/${original.event_id}/resend`, {
-      body: {endpoint_id: created.body.id},
+      body: {endpoint_id: endpoint.id},
     })
     const get = async (id: string) => (await sim.api('GET', `/v1/deliveries/${id}`)).body
     await expect.poll(async () => (await get(resent.body.id)).status).toBe('succeeded')
