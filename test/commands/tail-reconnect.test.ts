@@ -184,24 +184,31 @@ describe('logs tail across drops', () => {
   })
 })
 
+/**
+ * `listen --json` behind a relay whose link is then cut, and the attempts to its endpoint as a stream
+ * straight to the server records them: so a test knows when one was made while listen was away.
+ */
+async function listenCutOff() {
+  const {server, link, env} = await behindRelay()
+  const target = await startReceiver()
+  cleanup.push(() => target.close())
+  const args = ['listen', '--forward-to', target.url, '--event-type', 'check.created', '--json']
+  const listen = startCommand(args, {env})
+  cleanup.push(() => listen.interrupt())
+  await listen.waitForOutput('"status":"ready"')
+  const {endpoint_id: endpointId} = jsonLines(listen)[0]
+  await link.cut()
+  await listen.waitForStderr('Stream dropped (')
+  const stop = new AbortController()
+  cleanup.push(async () => stop.abort())
+  const direct = new TablepayClient({url: server.url, apiKey: WRITE_KEY})
+  const recorded = newAttempts(await direct.openStream({signal: stop.signal}), endpointId)
+  return {server, link, listen, endpointId, recorded}
+}
+
 describe('listen across drops', () => {
   it('prints the attempts made to its endpoint while its connection was cut, once, then goes on live', async () => {
-    const {server, link, env} = await behindRelay()
-    const target = await startReceiver()
-    cleanup.push(() => target.close())
-    const args = ['listen', '--forward-to', target.url, '--event-type', 'check.created', '--json']
-    const listen = startCommand(args, {env})
-    cleanup.push(() => listen.interrupt())
-    await listen.waitForOutput('"status":"ready"')
-    const {endpoint_id: endpointId} = jsonLines(listen)[0]
-    await link.cut()
-    await listen.waitForStderr('Stream dropped (')
-
-    // the attempt to listen's endpoint is recorded while it is away: a stream straight to the server shows when
-    const stop = new AbortController()
-    cleanup.push(async () => stop.abort())
-    const direct = new TablepayClient({url: server.url, apiKey: WRITE_KEY})
-    const recorded = newAttempts(await direct.openStream({signal: stop.signal}), endpointId)
+    const {server, link, listen, endpointId, recorded} = await listenCutOff()
     const push = (id: string) => server.api('PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', 1, 100]])})
     expect((await push('while-cut')).status).toBe(201)
     const missed = (await recorded.next()).value!.delivery.event_id
@@ -240,22 +247,7 @@ describe('what the tails read to draw themselves', () => {
   })
 
   it('listen logs what it changes, its endpoint made and removed, and nothing of its stream or its catch-up', async () => {
-    const {server, link, env} = await behindRelay()
-    const target = await startReceiver()
-    cleanup.push(() => target.close())
-    const args = ['listen', '--forward-to', target.url, '--event-type', 'check.created', '--json']
-    const listen = startCommand(args, {env})
-    cleanup.push(() => listen.interrupt())
-    await listen.waitForOutput('"status":"ready"')
-    const {endpoint_id: endpointId} = jsonLines(listen)[0]
-    await link.cut()
-    await listen.waitForStderr('Stream dropped (')
-
-    // the attempt is recorded while listen is away: a stream straight to the server shows when
-    const stop = new AbortController()
-    cleanup.push(async () => stop.abort())
-    const direct = new TablepayClient({url: server.url, apiKey: WRITE_KEY})
-    const recorded = newAttempts(await direct.openStream({signal: stop.signal}), endpointId)
+    const {server, link, listen, endpointId, recorded} = await listenCutOff()
     const pushed = await server.api('PUT', '/v1/checks/external/while-cut', {body: checkWith([['a', 1, 100]])})
     expect(pushed.status).toBe(201)
     await recorded.next()
