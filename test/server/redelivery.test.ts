@@ -284,6 +284,24 @@ describe('recovery takes only what the endpoint had and missed', () => {
   })
 })
 
+/**
+ * `id` is superseded by `by`, with its one failed attempt and no next one; an hour on the clock makes no
+ * attempt, so the receiver has had the two attempts only.
+ */
+async function expectSupersededForGood(sim: TestServer, receiver: {received: unknown[]}, id: string, by: string) {
+  const get = async () => (await sim.api('GET', `/v1/deliveries/${id}`)).body
+  expect(await get()).toMatchObject({
+    status: 'superseded',
+    superseded_by: by,
+    next_attempt_at: null,
+    attempts: [{status_code: 500}],
+  })
+  const advanced = await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 3600}})
+  expect([advanced.status, advanced.body.attempts]).toEqual([200, 0])
+  expect(receiver.received).toHaveLength(2)
+  expect((await get()).attempts).toHaveLength(1)
+}
+
 describe('a success ends the other deliveries of its event to that endpoint', () => {
   it('a resend that succeeds while the original waits for its retry makes it superseded; past its retry no attempt is made', async () => {
     const {sim, register, receiver, push, eventOf, failWhen} = await setup()
@@ -302,17 +320,7 @@ describe('a success ends the other deliveries of its event to that endpoint', ()
     })
     expect(resent.status).toBe(201)
     await expect.poll(async () => (await get(resent.body.id)).status).toBe('succeeded')
-    expect(await get(original.id)).toMatchObject({
-      status: 'superseded',
-      superseded_by: resent.body.id,
-      next_attempt_at: null,
-      attempts: [{status_code: 500}],
-    })
-
-    const advanced = await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 3600}})
-    expect([advanced.status, advanced.body.attempts]).toEqual([200, 0])
-    expect(receiver.received).toHaveLength(2)
-    expect((await get(original.id)).attempts).toHaveLength(1)
+    await expectSupersededForGood(sim, receiver, original.id, resent.body.id)
     const superseded = await sim.api('GET', `/v1/deliveries?endpoint_id=${endpoint.id}&status=superseded`)
     expect(superseded.body.data.map((d: {id: string}) => d.id)).toEqual([original.id])
   })
@@ -329,14 +337,6 @@ describe('a success ends the other deliveries of its event to that endpoint', ()
 
     answerFirst()
     await expect.poll(async () => (await get(original.id)).attempts.length).toBe(1)
-    expect(await get(original.id)).toMatchObject({
-      status: 'superseded',
-      superseded_by: resent.body.id,
-      next_attempt_at: null,
-      attempts: [{status_code: 500}],
-    })
-    const advanced = await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 3600}})
-    expect(advanced.body.attempts).toBe(0)
-    expect(receiver.received).toHaveLength(2)
+    await expectSupersededForGood(sim, receiver, original.id, resent.body.id)
   })
 })
