@@ -130,13 +130,11 @@ export function createApp(service: Service, options: AppOptions) {
  */
 export function registerRoutes(router: Router, context: AppContext): void {
   for (const op of OPERATIONS) {
-    // a list reads its own query, strictly; every other route takes none
-    const handler = op.list
-      ? (event: H3Event) => op.handler(event, context)
-      : (event: H3Event) => {
-          refuseQuery(event)
-          return op.handler(event, context)
-        }
+    const handler = (event: H3Event) => {
+      // a list reads its own query, strictly; every other route takes none
+      if (!op.list) refuseQuery(event)
+      return op.handler(event, context)
+    }
     router[op.method](routerPath(op.path), defineEventHandler(handler))
   }
   guestRoutes(router, context)
