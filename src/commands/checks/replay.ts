@@ -14,7 +14,7 @@ export default class ChecksReplay extends ApiCommand<typeof ChecksReplay> {
   static override summary = 'Prove that your versions converge: replay pushes in order, then shuffled, and compare.'
 
   static override description = `SCENARIO is a JSON file {"description"?, "pushes": [{"external_id", "body"}]}: the pushes your POS made, \
-in the order it made them, for one or more checks (fixtures/scenarios/ has examples). \
+in the order it made them, for one or more checks (fixtures/replays/ has examples). \
 They are pushed in that order into one fresh scratch account, then in a shuffled order (--seed; --duplicates sends some twice) into another, \
 and the checks both runs end with are compared, field by field.
 
@@ -29,14 +29,14 @@ your own checks, events and webhooks are not touched.`
   }
 
   static override examples = [
-    '<%= config.bin %> <%= command.id %> fixtures/scenarios/dinner-service.json',
+    '<%= config.bin %> <%= command.id %> fixtures/replays/dinner-service.json',
     {
       description: 'The same shuffle again, with some pushes sent twice',
-      command: '<%= config.bin %> <%= command.id %> fixtures/scenarios/dinner-service.json --seed 42 --duplicates',
+      command: '<%= config.bin %> <%= command.id %> fixtures/replays/dinner-service.json --seed 42 --duplicates',
     },
     {
       description: 'A POS whose versions are wrong: the runs differ',
-      command: '<%= config.bin %> <%= command.id %> fixtures/scenarios/version-per-line-count.json --seed 3',
+      command: '<%= config.bin %> <%= command.id %> fixtures/replays/version-per-line-count.json --seed 3',
     },
   ]
 
@@ -102,7 +102,7 @@ async function readScenario(file: string): Promise<Scenario> {
     exit: 1,
     code: 'invalid_scenario',
     suggestions: [
-      'A scenario is {"pushes": [{"external_id": "t12", "body": {…a check push…}}]}; see fixtures/scenarios/.',
+      'A scenario is {"pushes": [{"external_id": "t12", "body": {…a check push…}}]}; see fixtures/replays/.',
     ],
   })
 }

@@ -46,14 +46,14 @@ describe('checks lint', () => {
       'fixtures/checks/open.json',
       'fixtures/checks/updated.json',
       'fixtures/checks/closed.json',
-      'fixtures/scenarios/dinner-service.json',
+      'fixtures/replays/dinner-service.json',
     ])
     expect(code).toBe(0)
     expect(stdout.trim().split('\n')).toEqual([
       'fixtures/checks/open.json: ok',
       'fixtures/checks/updated.json: ok',
       'fixtures/checks/closed.json: ok',
-      'fixtures/scenarios/dinner-service.json: ok',
+      'fixtures/replays/dinner-service.json: ok',
     ])
   })
 
@@ -99,11 +99,11 @@ describe('checks lint', () => {
     expect(report.files[0].problems).toContainEqual({path: '.items[2].colour', message: 'unknown field'})
     expect(report.files[1]).toEqual({file: 'fixtures/checks/open.json', kind: 'push', valid: true, problems: []})
 
-    const passed = await runCommand(['checks', 'lint', 'fixtures/scenarios/dinner-service.json', '--json'])
+    const passed = await runCommand(['checks', 'lint', 'fixtures/replays/dinner-service.json', '--json'])
     expect(passed.code).toBe(0)
     expect(JSON.parse(passed.stdout)).toEqual({
       valid: true,
-      files: [{file: 'fixtures/scenarios/dinner-service.json', kind: 'scenario', valid: true, problems: []}],
+      files: [{file: 'fixtures/replays/dinner-service.json', kind: 'scenario', valid: true, problems: []}],
     })
   })
 

@@ -24,7 +24,7 @@ describe('checks push', () => {
       expect([pushed.code, JSON.parse(pushed.stdout).external_id]).toEqual([0, 't-pkg'])
       const linted = await run(['checks', 'lint', 'fixtures/checks/open.json', '--json'])
       expect([linted.code, JSON.parse(linted.stdout).files[0].valid]).toEqual([0, true])
-      const replayed = await run(['checks', 'replay', 'fixtures/scenarios/dinner-service.json', '--json'])
+      const replayed = await run(['checks', 'replay', 'fixtures/replays/dinner-service.json', '--json'])
       expect(replayed.code).toBe(0)
       const missing = await run(['checks', 'push', 't-pkg', '-f', 'fixtures/checks/no-such.json'])
       expect([missing.code, missing.stderr]).toEqual([

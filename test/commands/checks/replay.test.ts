@@ -15,8 +15,8 @@ beforeAll(async () => {
 afterAll(() => server.stop())
 
 const replay = (args: string[]) => runCommand(['checks', 'replay', ...args], {env: server.env})
-const DINNER = 'fixtures/scenarios/dinner-service.json'
-const WRONG = 'fixtures/scenarios/version-per-line-count.json'
+const DINNER = 'fixtures/replays/dinner-service.json'
+const WRONG = 'fixtures/replays/version-per-line-count.json'
 const pushesOf = (file: string) => JSON.parse(readFileSync(join(ROOT, file), 'utf8')).pushes.length as number
 
 /** The first seed whose shuffled order puts push `a` (1-based) before push `b`, or after it. */
@@ -65,7 +65,7 @@ describe('checks replay', () => {
   })
 
   it('epoch-millisecond versions and a resent state converge too', async () => {
-    const {code, stdout} = await replay(['fixtures/scenarios/bar-tab-epoch-versions.json', '--duplicates', '--json'])
+    const {code, stdout} = await replay(['fixtures/replays/bar-tab-epoch-versions.json', '--duplicates', '--json'])
     expect(code).toBe(0)
     expect(JSON.parse(stdout).ok).toBe(true)
   })
