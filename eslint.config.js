@@ -20,17 +20,19 @@ const LAYERS = {
   server: ['domain', 'store', 'webhooks', 'service', 'web', 'shared', 'postgres'],
   // The client speaks HTTP to the server; it shares the domain's types, not the server's code.
   client: ['domain', 'shared'],
-  cli: ['domain', 'client', 'webhooks', 'shared'],
+  // Scenario runs: what `scenario run` and `sim.runScenario` share, through the client like a user's script.
+  scenarios: ['domain', 'client', 'webhooks', 'shared'],
+  cli: ['domain', 'client', 'webhooks', 'scenarios', 'shared'],
   // `serve`'s run, shared by its oclif command and the lean path of bin/run.js, which loads it without oclif; `exec`'s.
   serve: ['domain', 'cli', 'server', 'shared'],
   // `serve`, `exec` and `openapi` start and describe the server; every other command goes through the client.
-  commands: ['domain', 'client', 'cli', 'webhooks', 'server', 'serve', 'shared'],
+  commands: ['domain', 'client', 'cli', 'webhooks', 'scenarios', 'server', 'serve', 'shared'],
 }
 
 /** The files at the top of `src/`: the package's entry points, above every layer but the CLI. */
 const ENTRIES = {
   files: ['src/index.ts', 'src/testing.ts', 'src/msw.ts', 'src/simulator-controls.ts'],
-  allowed: ['domain', 'store', 'webhooks', 'service', 'server', 'client', 'shared'],
+  allowed: ['domain', 'store', 'webhooks', 'service', 'server', 'client', 'scenarios', 'shared'],
 }
 
 const FOLDERS = Object.keys(LAYERS)

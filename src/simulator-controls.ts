@@ -9,9 +9,12 @@ import {
   TablepayClient,
 } from './client/client.js'
 import {firstKeys, type SeededAccount} from './domain/seeded-account.js'
+import {ScenarioFailedError} from './scenarios/errors.js'
+import {loadScenario, validScenario} from './scenarios/files.js'
+import {runScenario, type ScenarioReport} from './scenarios/run.js'
 
 export type {SeededAccount}
-export type {Fault, FaultInput, RequestEntry, RequestFilters}
+export type {Fault, FaultInput, RequestEntry, RequestFilters, ScenarioReport}
 
 /** What a test needs of a running simulator, wherever it runs (a port, or msw). */
 export interface SimulatorControls {
@@ -44,6 +47,14 @@ export interface SimulatorControls {
     /** Removes one fault, or all of them. */
     clear(id?: string): Promise<void>
   }
+  /**
+   * Runs a scenario (docs/scenarios.md) against the first account: a file,
+   * the name of a shipped one (`split-bill`), or the scenario itself.
+   * Resolves with the report when every step held; rejects with a
+   * `ScenarioFailedError` (its `report`) when one did not, and with an
+   * `InvalidScenarioError` naming each bad step and field before anything is sent.
+   */
+  runScenario(scenario: string | object, options?: {forwardTo?: string}): Promise<ScenarioReport>
 }
 
 /**
@@ -81,6 +92,13 @@ export function simulatorControls(
       async clear(id) {
         await client.clearFaults(id)
       },
+    },
+    async runScenario(scenario, options = {}) {
+      const valid =
+        typeof scenario === 'string' ? (await loadScenario(scenario)).scenario : validScenario(scenario, 'The scenario')
+      const report = await runScenario(client, valid, options)
+      if (!report.ok) throw new ScenarioFailedError(report)
+      return report
     },
   }
 }

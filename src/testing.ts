@@ -10,6 +10,8 @@ import {startServer} from './server/start.js'
 import {type SeededAccount, simulatorControls, type SimulatorControls} from './simulator-controls.js'
 
 export type {SeededAccount, SimulatorControls}
+export type {ScenarioReport, StepReport} from './scenarios/run.js'
+export {InvalidScenarioError, ScenarioFailedError} from './scenarios/errors.js'
 export type {Seed}
 
 export interface SimulatorOptions {

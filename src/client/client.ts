@@ -84,6 +84,13 @@ export interface ListParams {
   starting_after?: string
 }
 
+/** An answer of `request`: its status, headers and body (parsed JSON, else text, null when empty). */
+export interface RawAnswer {
+  status: number
+  headers: Headers
+  data: unknown
+}
+
 export interface PushAnswer {
   check: Check
   result: PushResult
@@ -399,6 +406,25 @@ export class TablepayClient {
   /** Removes one fault (`DELETE /sim/faults/{id}`). */
   async deleteFault(id: string): Promise<Deleted> {
     return this.#call('deleteFault', {id})
+  }
+
+  /**
+   * Any API call, by method and path under /v1 (query included), answered
+   * whatever its status: for scripts that judge the answer themselves, as
+   * `scenario run`'s `request` and `expect` steps do. `body` is sent as
+   * JSON; the answer's `data` is its parsed JSON (its text when it is not
+   * JSON). Throws only when no answer comes (`TablepayConnectionError`,
+   * `TablepayTimeoutError`).
+   *
+   * @example
+   * const {status, data} = await client.request('GET', '/checks/external/t12')
+   */
+  async request(
+    method: string,
+    path: string,
+    options: {body?: unknown; headers?: Record<string, string>; idempotencyKey?: string} = {},
+  ): Promise<RawAnswer> {
+    return this.#transport.request(method, path, options)
   }
 
   /** The answer's body of operation `id`, with the values `params` of its path's parameters. */

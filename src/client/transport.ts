@@ -54,17 +54,9 @@ export class Transport {
     {query, body, idempotencyKey}: Sent = {},
   ): Promise<Answered<T>> {
     const url = `${this.url}/v1${routePath(id, params)}${queryString(query)}`
-    const headers: Record<string, string> = {
-      ...this.headers,
-      authorization: `Bearer ${this.apiKey}`,
-      accept: 'application/json',
-    }
-    if (body !== undefined) headers['content-type'] = 'application/json'
-    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey
     // the whole exchange, body included: a server may stall after its headers too
     const timeout = this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined
-    const sent = body === undefined ? undefined : JSON.stringify(body)
-    const response = await this.#answer(url, {method: ROUTES[id].method, headers, body: sent, signal: timeout}, timeout)
+    const response = await this.#answer(url, this.#init(ROUTES[id].method, {body, idempotencyKey}, timeout), timeout)
     const text = await response.text().catch((error: unknown) => Promise.reject(this.#unanswered(error, timeout)))
     let data: T
     try {
@@ -74,6 +66,47 @@ export class Transport {
       throw new TablepayUnexpectedAnswerError(this.url, response.status, text)
     }
     return {data, headers: response.headers, status: response.status}
+  }
+
+  /**
+   * Any request under `/v1` (`path` with its query), answered whatever its
+   * status: the body parsed when it is JSON, else its text (null when empty).
+   * Throws only when there is no answer.
+   */
+  async request(
+    method: string,
+    path: string,
+    sent: Sent & {headers?: Record<string, string>} = {},
+  ): Promise<Answered<unknown>> {
+    const timeout = this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined
+    try {
+      const response = await this.fetch(`${this.url}/v1${path}`, this.#init(method, sent, timeout))
+      const text = await response.text()
+      let data: unknown = text === '' ? null : text
+      try {
+        data = JSON.parse(text)
+      } catch {}
+      return {data, headers: response.headers, status: response.status}
+    } catch (error) {
+      throw this.#unanswered(error, timeout)
+    }
+  }
+
+  /** A request's init: the key, JSON in and out, an `Idempotency-Key`, headers of the caller's over the client's. */
+  #init(
+    method: string,
+    {body, idempotencyKey, headers: extra}: Sent & {headers?: Record<string, string>},
+    signal: AbortSignal | undefined,
+  ): RequestInit {
+    const headers: Record<string, string> = {
+      ...this.headers,
+      authorization: `Bearer ${this.apiKey}`,
+      accept: 'application/json',
+    }
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey
+    Object.assign(headers, extra)
+    return {method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal}
   }
 
   /** `GET /v1/sim/stream`, answered: the caller reads its messages. */

@@ -3,7 +3,7 @@ import {isAbsolute, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 /** The package's own folder: `fixtures/` ships in it. */
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url))
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 /**
  * `path` as given when it exists; else, for a relative path, the same path in

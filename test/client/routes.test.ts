@@ -64,6 +64,7 @@ const CALLS: Record<Method, (client: TablepayClient) => Promise<unknown>> = {
   listFaults: (client) => client.listFaults(),
   clearFaults: (client) => Promise.all([client.clearFaults(), client.clearFaults('flt_1')]),
   deleteFault: (client) => client.deleteFault('flt_1'),
+  request: (client) => client.request('POST', '/sim/checks/chk_1/claims', {body: {items: []}}),
 }
 
 /** `/checks/{id}` as a RegExp of the paths it takes. */

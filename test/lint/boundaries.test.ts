@@ -63,6 +63,14 @@ describe('import boundaries', () => {
     )
   })
 
+  test('a scenario run goes through the client, like a user script: not the server, the service or the CLI', async () => {
+    expect(await refused('src/scenarios/run.ts', ['../client/client.js', '../domain/scenario.js'])).toEqual([])
+    expect(
+      await refused('src/scenarios/run.ts', ['../server/app.js', '../service/index.js', '../cli/command.js']),
+    ).toHaveLength(3)
+    expect(await refused('src/simulator-controls.ts', ['./scenarios/run.js'])).toEqual([])
+  })
+
   test('the entry points never load the CLI', async () => {
     expect(await refused('src/testing.ts', ['./cli/command.js', './commands/serve.js'])).toHaveLength(2)
   })

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {parseDuration, parseDurationList} from '../duration.js'
+import {parseDuration, parseDurationList} from '../../domain/duration.js'
 
 /** A number that must be above zero; flag parsers throw so oclif reports the flag by name. */
 export function positive(value: number, text: string): number {

@@ -1,6 +1,7 @@
 import {type PushResult, TablepayClient} from '../../client/client.js'
 import {TablepayApiError, TablepayError} from '../../client/errors.js'
 import type {ScratchAccount} from '../../domain/schemas.js'
+import {rejectOnAbort} from '../../shared/reject-on-abort.js'
 import {comparableCheck, type ComparableCheck, type Difference, diffStates, shuffledOrder} from './replay.js'
 import type {Scenario} from './scenario.js'
 
@@ -48,16 +49,6 @@ export interface ReplayOptions {
   keep: boolean
   /** Aborting stops the replay; its scratch accounts are still deleted (unless `keep`). */
   signal?: AbortSignal
-}
-
-/** Rejects when `signal` aborts: raced against the work so Ctrl+C still cleans up. */
-function interrupted(signal: AbortSignal | undefined): Promise<never> {
-  return new Promise((_, reject) => {
-    const stop = () =>
-      reject(new TablepayError('interrupted', 'The replay was interrupted; its scratch accounts were removed.'))
-    if (signal?.aborted) stop()
-    signal?.addEventListener('abort', stop, {once: true})
-  })
 }
 
 /** One run in a scratch account: every push of `order`, one after another, then each check's final state. */
@@ -126,8 +117,10 @@ export async function replayScenario(
   const checks = [...new Set(scenario.pushes.map((p) => p.external_id))]
   const accounts: ScratchAccount[] = []
   try {
-    const stopped = interrupted(signal)
-    stopped.catch(() => {}) // a Ctrl+C after the replay ended is nobody's error
+    const stopped = rejectOnAbort(
+      signal,
+      () => new TablepayError('interrupted', 'The replay was interrupted; its scratch accounts were removed.'),
+    )
     for (let i = 0; i < 2; i++) accounts.push(await Promise.race([client.createScratchAccount(), stopped]))
     const [ordered, shuffled] = await Promise.race([
       Promise.all([

@@ -1,5 +1,5 @@
 import type {Clock} from '../../client/client.js'
-import {formatDuration} from '../duration.js'
+import {formatDuration} from '../../domain/duration.js'
 import {formatDateTime, plural} from './format.js'
 
 /** `2h30m ahead of real time`, or `on real time`: how far advances have moved the clock. */

@@ -1,5 +1,5 @@
 import type {Delivery} from '../../client/client.js'
-import {formatDuration} from '../duration.js'
+import {formatDuration} from '../../domain/duration.js'
 import {formatDateTime, formatTime} from './format.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'

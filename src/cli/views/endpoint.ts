@@ -1,6 +1,6 @@
 import type {Chaos, Recovery, WebhookEndpoint, WebhookTestResult} from '../../client/client.js'
 import {EVENT_TYPES} from '../../domain/constants.js'
-import {formatDuration} from '../duration.js'
+import {formatDuration} from '../../domain/duration.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'
 import {printable} from './printable.js'

@@ -1,5 +1,5 @@
 import type {ChaosInput} from '../../domain/schemas.js'
-import {parseDuration} from '../duration.js'
+import {parseDuration} from '../../domain/duration.js'
 
 /** A probability from 0 to 1, or an error that quotes `text`. */
 export function parseProbability(text: string): number {

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import type {WebhookEndpoint} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
-import {parseDuration} from '../../cli/duration.js'
+import {parseDuration} from '../../domain/duration.js'
 import {renderRotatedEndpoint} from '../../cli/views/endpoint.js'
 
 const DAY = 86_400

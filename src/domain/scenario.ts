@@ -1,0 +1,224 @@
+import * as z from 'zod'
+import {EVENT_TYPES} from './constants.js'
+import {parseDuration} from './duration.js'
+import {BUILTIN_REFERENCES, referencesIn, STEP_ID, stringsIn} from './scenario-references.js'
+
+/**
+ * A scenario file (docs/scenarios.md): steps that drive both sides of an
+ * integration (the POS's pushes, the guest's claims and payments, the clock,
+ * faults) and expectations about what happened. Every step has exactly one
+ * kind key; `id` names its answer for later references, `status` the HTTP
+ * status its request must get (default: any 2xx).
+ */
+export const STEP_KINDS = [
+  'push',
+  'claim',
+  'pay',
+  'refund',
+  'feedback',
+  'advance',
+  'fault',
+  'webhook_endpoint',
+  'request',
+  'expect',
+  'expect_event',
+  'snapshot',
+  'restore',
+] as const
+export type StepKind = (typeof STEP_KINDS)[number]
+
+const Text = z.string().min(1)
+const Path = z.string().regex(/^\//, 'must be a path under /v1 that starts with /, e.g. /checks/${open.id}')
+const Method = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+const Headers = z.record(z.string(), z.string())
+const Key = {idempotency_key: Text.optional()}
+const Duration = z.union([
+  z.number().positive(),
+  z.string().refine(
+    (text) => {
+      try {
+        return parseDuration(text) > 0
+      } catch {
+        return false
+      }
+    },
+    {message: 'must be a duration such as 500ms, 5s, 2h or 1h30m'},
+  ),
+])
+// a part of an answer to find in it: a bare value would be an equality, which `status` or a field says better
+const Subset = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())], {
+  error: 'must be a JSON object or array: the part of the answer it must contain',
+})
+
+/** What each kind takes. A kind whose object carries a body keeps the fields it does not name for that body. */
+export const STEP_INPUTS = {
+  push: z.looseObject({external_id: Text}),
+  claim: z.looseObject({check: Text, ...Key}),
+  pay: z.looseObject({check: Text, ...Key}),
+  refund: z.looseObject({payment: Text, ...Key}),
+  feedback: z.looseObject({check: Text, ...Key}),
+  advance: Duration,
+  fault: z.record(z.string(), z.unknown()),
+  webhook_endpoint: z.looseObject({url: Text}),
+  request: z.strictObject({
+    method: Method,
+    path: Path,
+    body: z.unknown().optional(),
+    headers: Headers.optional(),
+    ...Key,
+  }),
+  expect: z.strictObject({get: Path, status: z.int().min(100).max(599).optional(), json: Subset.optional()}),
+  expect_event: z.strictObject({
+    type: z.enum(EVENT_TYPES),
+    json: z
+      .record(z.string(), z.unknown(), {error: 'must be a JSON object: the part of the event it must contain'})
+      .optional(),
+    within: Duration.optional(),
+    delivered: z.boolean().optional(),
+  }),
+  snapshot: Text,
+  restore: Text,
+} satisfies Record<StepKind, z.ZodType>
+
+export type StepInput<K extends StepKind> = z.infer<(typeof STEP_INPUTS)[K]>
+
+/** One step, as validated: its kind and what the kind takes. */
+export type ScenarioStep = {
+  [K in StepKind]: {kind: K; input: StepInput<K>; id?: string; status?: number | null}
+}[StepKind]
+
+export interface Scenario {
+  name: string
+  description?: string
+  steps: ScenarioStep[]
+}
+
+const Header = z.strictObject({
+  tablepay_scenario: z.literal(1, {error: 'must be 1, the version of the scenario format'}),
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be 1-64 characters of a-z 0-9 and -'),
+  description: z.string().max(1000).optional(),
+  steps: z.array(z.unknown()).min(1).max(1000),
+})
+
+const StepCommon = z.object({
+  id: z.string().regex(STEP_ID, 'must start with a letter or _ and hold letters, digits, _ and -').optional(),
+  // null: the request gets no answer at all (a fault with reset: true)
+  status: z.int().min(100).max(599).nullable().optional(),
+})
+
+/** One thing wrong with a scenario: the step (1-based, and its id) and the jq path inside the file. */
+export interface ScenarioProblem {
+  step?: number
+  id?: string
+  path: string
+  message: string
+}
+
+export type ScenarioCheck = {valid: true; scenario: Scenario} | {valid: false; problems: ScenarioProblem[]}
+
+const jq = (path: PropertyKey[]) =>
+  path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('') || '.'
+
+/**
+ * The scenario in `value`, or every problem with it: an unknown step kind,
+ * a field a kind does not take, a reference to a step that does not exist or
+ * comes later, a `json` that is no object or array. Nothing needs a server:
+ * a run starts only from a valid scenario, so a bad file sends nothing.
+ *
+ * @example
+ * const checked = checkScenario(JSON.parse(text))
+ * if (!checked.valid) console.log(checked.problems[0]) // {step: 2, id: 'c1', path: '.steps[1].claim.check', message: …}
+ */
+export function checkScenario(value: unknown): ScenarioCheck {
+  const header = Header.safeParse(value)
+  if (!header.success)
+    return {valid: false, problems: header.error.issues.map((i) => ({path: jq(i.path), message: i.message}))}
+  const problems: ScenarioProblem[] = []
+  const steps: ScenarioStep[] = []
+  const seen = new Map<string, number>()
+  const ids = new Map<string, number>()
+  header.data.steps.forEach((raw, index) => {
+    const object =
+      raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {}
+    const id = typeof object.id === 'string' ? object.id : undefined
+    if (id !== undefined && !ids.has(id)) ids.set(id, index)
+  })
+  header.data.steps.forEach((raw, index) => {
+    const at = (path: PropertyKey[], message: string, id?: string) =>
+      problems.push({step: index + 1, ...(id === undefined ? {} : {id}), path: jq(['steps', index, ...path]), message})
+    const parsed = parseStep(raw, at)
+    if (!parsed) return
+    if (parsed.id !== undefined) {
+      if (seen.has(parsed.id))
+        at(['id'], `step ${seen.get(parsed.id)! + 1} has the id "${parsed.id}" already`, parsed.id)
+      else if ((BUILTIN_REFERENCES as readonly string[]).includes(parsed.id))
+        at(['id'], `"${parsed.id}" is a reference of its own (\${${parsed.id}}): name the step otherwise`, parsed.id)
+      seen.set(parsed.id, index)
+    }
+    for (const {path, text} of stringsIn(parsed.input)) {
+      for (const reference of referencesIn(text)) {
+        const where = [parsed.kind, ...path]
+        if ('malformed' in reference) {
+          at(
+            where,
+            `${reference.text} is not a reference: write \${run}, \${location}, \${receiver} or \${step.field}`,
+            parsed.id,
+          )
+          continue
+        }
+        if ((BUILTIN_REFERENCES as readonly string[]).includes(reference.name)) continue
+        const target = ids.get(reference.name)
+        if (target === undefined)
+          at(where, `${reference.text} refers to step "${reference.name}", which no step has`, parsed.id)
+        else if (target >= index)
+          at(
+            where,
+            `${reference.text} refers to step "${reference.name}" (step ${target + 1}), which has not run yet here`,
+            parsed.id,
+          )
+      }
+    }
+    steps.push(parsed)
+  })
+  if (problems.length > 0) return {valid: false, problems}
+  const {name, description} = header.data
+  return {valid: true, scenario: {name, ...(description === undefined ? {} : {description}), steps}}
+}
+
+/** One step's kind and input, or undefined after saying what is wrong with it. */
+function parseStep(
+  raw: unknown,
+  at: (path: PropertyKey[], message: string, id?: string) => void,
+): ScenarioStep | undefined {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    at([], 'a step is an object with one kind: {"push": {…}}, {"expect": {…}}, …')
+    return undefined
+  }
+  const {id, status, ...rest} = raw as Record<string, unknown>
+  const common = StepCommon.safeParse({id, status})
+  const named = typeof id === 'string' ? id : undefined
+  if (!common.success) for (const issue of common.error.issues) at(issue.path, issue.message, named)
+  const kinds = Object.keys(rest)
+  const known = kinds.filter((key): key is StepKind => (STEP_KINDS as readonly string[]).includes(key))
+  for (const key of kinds.filter((key) => !known.includes(key as StepKind)))
+    at([key], `unknown step kind "${key}": one of ${STEP_KINDS.join(', ')}`, named)
+  if (known.length !== 1) {
+    if (kinds.length === 0 || known.length > 1) at([], `a step has exactly one kind, not ${known.length}`, named)
+    return undefined
+  }
+  const kind = known[0]!
+  if (status !== undefined && (kind === 'expect' || kind === 'expect_event'))
+    at(
+      ['status'],
+      `an ${kind} step has no status of its own${kind === 'expect' ? ': put it inside "expect"' : ''}`,
+      named,
+    )
+  const input = STEP_INPUTS[kind].safeParse(rest[kind])
+  if (!input.success) for (const issue of input.error.issues) at([kind, ...issue.path], issue.message, named)
+  if (!common.success || !input.success || kinds.length !== 1) return undefined
+  return {kind, input: input.data, ...common.data} as ScenarioStep
+}
+
+/** The seconds of a duration as a scenario writes it: a number of seconds, or text such as `2h`. */
+export const durationSeconds = (value: number | string): number =>
+  typeof value === 'number' ? value : parseDuration(value)

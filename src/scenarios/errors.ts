@@ -1,0 +1,45 @@
+import {TablepayError} from '../client/errors.js'
+import type {ScenarioProblem} from '../domain/scenario.js'
+import type {ScenarioReport} from './run.js'
+
+/** A scenario that cannot run: not found, not JSON, or not valid; `problems` name each step and field. Nothing was sent. */
+export class InvalidScenarioError extends TablepayError {
+  constructor(
+    message: string,
+    readonly problems: ScenarioProblem[] = [],
+  ) {
+    super('invalid_scenario', message)
+    this.name = 'InvalidScenarioError'
+  }
+}
+
+/** A problem as a line: `step 3 (c1) .steps[2].claim.check: …`. */
+export const describeProblem = ({step, id, path, message}: ScenarioProblem) =>
+  `${step === undefined ? '' : `step ${step}${id === undefined ? '' : ` (${id})`} `}${path}: ${message}`
+
+/** A run in which a step did not hold: `report` has every step, the message those that failed. */
+export class ScenarioFailedError extends TablepayError {
+  constructor(readonly report: ScenarioReport) {
+    const failed = report.steps.filter((s) => !s.ok && !s.skipped)
+    const lines = failed.map(
+      (s) => `  step ${s.step}${s.id === undefined ? '' : ` (${s.id})`} ${s.title}: ${whatDiffered(s)}`,
+    )
+    super('scenario_failed', `Scenario ${report.scenario} failed (run ${report.run}):\n${lines.join('\n')}`)
+    this.name = 'ScenarioFailedError'
+  }
+}
+
+const show = (value: unknown) => (value === undefined ? '(nothing)' : JSON.stringify(value))
+
+/**
+ * What a failed step got that it should not have, in one line: `status:
+ * expected 200, got 409; .status: expected "open", got "closed"`, then why.
+ *
+ * @example
+ * whatDiffered({differences: [{path: '.status', expected: 'open', got: 'closed'}], …})
+ */
+export function whatDiffered({differences, error}: ScenarioReport['steps'][number]): string {
+  const parts = differences.map((d) => `${d.path}: expected ${show(d.expected)}, got ${show(d.got)}`)
+  if (error) parts.push(error)
+  return parts.join('; ')
+}

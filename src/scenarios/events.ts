@@ -1,0 +1,81 @@
+import {setTimeout as sleep} from 'node:timers/promises'
+import type {Event, TablepayClient} from '../client/client.js'
+import {type SubsetDifference, subsetDifferences} from '../domain/json-subset.js'
+import {durationSeconds, type StepInput} from '../domain/scenario.js'
+
+const DEFAULT_WITHIN_S = 5
+const POLL_MS = 100
+// a run's own events are the newest; past this many the oldest of them are not looked at
+const MAX_PAGES = 10
+
+/** The newest event before the run: the run's events are those after it. */
+export async function eventsBaseline(client: TablepayClient): Promise<string | undefined> {
+  return (await client.listEvents({limit: 1})).data[0]?.id
+}
+
+/** The events made since `before`, newest first (all the account's when `before` is gone: a reset, a restore). */
+async function eventsSince(client: TablepayClient, before: string | undefined): Promise<Event[]> {
+  const events: Event[] = []
+  let after: string | undefined
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const list = await client.listEvents({limit: 100, ...(after ? {starting_after: after} : {})})
+    for (const event of list.data) {
+      if (event.id === before) return events
+      events.push(event)
+    }
+    if (!list.has_more || !list.next_cursor) break
+    after = list.next_cursor
+  }
+  return events
+}
+
+/** Whether a delivery of the event succeeded: a receiver acknowledged it with a 2xx. */
+async function delivered(client: TablepayClient, event: Event): Promise<boolean> {
+  return (await client.listDeliveries({event_id: event.id, status: 'succeeded', limit: 1})).data.length > 0
+}
+
+export interface EventOutcome {
+  title: string
+  ok: boolean
+  differences: SubsetDifference[]
+  error?: string
+  /** The event found (the oldest that matches): the step's answer. */
+  event?: Event
+}
+
+/**
+ * Waits, on the real clock, until an event of the run matches the step: its
+ * type, its `json` subset and, with `delivered`, a succeeded delivery. Reads
+ * the events list every 100 ms until `within` (default 5 s) has passed.
+ *
+ * @example
+ * await awaitEvent(client, {type: 'payment.succeeded', within: '5s'}, before) // {ok: true, event, …}
+ */
+export async function awaitEvent(
+  client: TablepayClient,
+  {type, json, within, delivered: mustBeDelivered}: StepInput<'expect_event'>,
+  before: string | undefined,
+): Promise<EventOutcome> {
+  const seconds = within === undefined ? DEFAULT_WITHIN_S : durationSeconds(within)
+  const title = `${type}${mustBeDelivered ? ' delivered' : ''} within ${typeof within === 'string' ? within : `${seconds}s`}`
+  const deadline = performance.now() + seconds * 1000
+  const expected = {type, ...json}
+  let newest: Event | undefined
+  let undelivered: Event | undefined
+  for (;;) {
+    const ofType = (await eventsSince(client, before)).filter((event) => event.type === type).reverse()
+    newest = ofType.at(-1)
+    const matching = ofType.filter((event) => subsetDifferences(expected, event).length === 0)
+    for (const event of matching) {
+      if (!mustBeDelivered || (await delivered(client, event))) return {title, ok: true, differences: [], event}
+      undelivered = event
+    }
+    if (performance.now() >= deadline) break
+    await sleep(POLL_MS)
+  }
+  if (undelivered)
+    return {title, ok: false, differences: [], error: `${undelivered.id} matches, but no receiver acknowledged it`}
+  const differences = newest ? subsetDifferences(expected, newest) : [{path: '.', expected}]
+  const error = newest ? `no ${type} event of this run matches; the newest differs` : `no ${type} event in this run`
+  return {title, ok: false, differences, error}
+}

@@ -1,0 +1,61 @@
+import {readdir, readFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {checkScenario, type Scenario} from '../domain/scenario.js'
+import {findFile, PACKAGE_ROOT} from '../shared/package-file.js'
+import {describeProblem, InvalidScenarioError} from './errors.js'
+
+/** Where the shipped scenarios are, in the package: `scenario run NAME` finds `NAME.json` there. */
+const SHIPPED = join(PACKAGE_ROOT, 'fixtures', 'scenarios')
+
+/**
+ * The scenario in `value` as validated, or an `InvalidScenarioError` that
+ * lists every problem. `source` names it in the message.
+ *
+ * @example
+ * const scenario = validScenario(JSON.parse(text), 'split-bill.json')
+ */
+export function validScenario(value: unknown, source: string): Scenario {
+  const checked = checkScenario(value)
+  if (checked.valid) return checked.scenario
+  const lines = checked.problems.map((p) => `  ${describeProblem(p)}`).join('\n')
+  throw new InvalidScenarioError(`${source} is not a valid scenario:\n${lines}`, checked.problems)
+}
+
+/**
+ * The scenario a user names: a file path (relative paths are also looked up
+ * in the package), else the name of a shipped one (`split-bill`).
+ *
+ * @example
+ * const {scenario, file} = await loadScenario('split-bill')
+ */
+export async function loadScenario(fileOrName: string): Promise<{scenario: Scenario; file: string}> {
+  const file = (await findFile(fileOrName)) ?? (await shippedFile(fileOrName))
+  if (file === undefined) {
+    const names = (await listShipped()).map((s) => s.name).join(', ')
+    throw new InvalidScenarioError(`No scenario file ${fileOrName}, nor a shipped scenario of that name (${names}).`)
+  }
+  const text = await readFile(file, 'utf8')
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw new InvalidScenarioError(`${fileOrName} is not valid JSON: ${(error as Error).message}`)
+  }
+  return {scenario: validScenario(value, fileOrName), file}
+}
+
+async function shippedFile(name: string): Promise<string | undefined> {
+  return /^[a-z0-9][a-z0-9-]*$/.test(name) ? findFile(join(SHIPPED, `${name}.json`)) : undefined
+}
+
+/** The shipped scenarios, by name, with what each shows. */
+export async function listShipped(): Promise<{name: string; description: string; steps: number; file: string}[]> {
+  const files = (await readdir(SHIPPED)).filter((f) => f.endsWith('.json')).sort()
+  return Promise.all(
+    files.map(async (f) => {
+      const file = join(SHIPPED, f)
+      const scenario = validScenario(JSON.parse(await readFile(file, 'utf8')), f)
+      return {name: scenario.name, description: scenario.description ?? '', steps: scenario.steps.length, file}
+    }),
+  )
+}

@@ -1,0 +1,209 @@
+import {randomBytes} from 'node:crypto'
+import type {RawAnswer, TablepayClient} from '../client/client.js'
+import {TablepayError} from '../client/errors.js'
+import {type SubsetDifference, subsetDifferences} from '../domain/json-subset.js'
+import type {Scenario, ScenarioStep, StepKind} from '../domain/scenario.js'
+import {
+  fieldOf,
+  type Reference,
+  referencesIn,
+  resolveReferences,
+  stringsIn,
+  UnresolvedReferenceError,
+} from '../domain/scenario-references.js'
+import {rejectOnAbort} from '../shared/reject-on-abort.js'
+import {awaitEvent, eventsBaseline} from './events.js'
+import {startScenarioReceiver, type ScenarioReceiver} from './receiver.js'
+import {stepRequest} from './requests.js'
+
+/** How one step went. */
+export interface StepReport {
+  /** 1-based, as the file's order. */
+  step: number
+  id?: string
+  kind: StepKind
+  /** What it did, in a few words: `PUT /checks/external/t7-k3x9`, `payment.succeeded within 5s`. */
+  title: string
+  ok: boolean
+  /** Not run: an action before it failed, and what follows builds on it. */
+  skipped?: true
+  /** The HTTP status its request got; null when it got no answer. */
+  status?: number | null
+  /** Where what it got differs from what was expected (the status at path `status`). */
+  differences: SubsetDifference[]
+  /** Why it failed, in words, when a difference does not say it all. */
+  error?: string
+}
+
+export interface ScenarioReport {
+  scenario: string
+  /** `${run}`: the suffix of this run. */
+  run: string
+  ok: boolean
+  passed: number
+  failed: number
+  skipped: number
+  steps: StepReport[]
+  /** The temporary endpoint of `forwardTo`, removed at the end. */
+  forwarded_to?: {url: string; endpoint_id: string}
+}
+
+export interface RunOptions {
+  /** A receiver of yours: a temporary endpoint (the account's listen secret) gets the run's webhooks. */
+  forwardTo?: string
+  /** Aborting stops the run after cleaning up (the temporary endpoint, the run's receiver). */
+  signal?: AbortSignal
+  /** Told of each step as it ends, for a live view. */
+  onStep?: (step: StepReport) => void
+}
+
+/** What a run holds while its steps go: the references' values and where things are. */
+interface RunState {
+  client: TablepayClient
+  run: string
+  location?: string
+  receiver?: ScenarioReceiver
+  answers: Map<string, unknown>
+  eventsBefore?: string
+}
+
+// the action kinds: a failed one stops the run, since what follows builds on its answer
+const CHECKS = new Set<StepKind>(['expect', 'expect_event'])
+
+/**
+ * Runs a validated scenario against the server `client` talks to, step by
+ * step, and reports each. An expectation that fails is reported and the run
+ * goes on; an action that fails (an unexpected status, no answer, a
+ * reference its answers lack) ends it, the steps after it skipped.
+ *
+ * @example
+ * const report = await runScenario(client, scenario, {onStep: (s) => console.log(s.ok ? '✓' : '✗', s.title)})
+ * report.ok // every step held
+ */
+export async function runScenario(
+  client: TablepayClient,
+  scenario: Scenario,
+  {forwardTo, signal, onStep}: RunOptions = {},
+): Promise<ScenarioReport> {
+  const used = new Set(scenario.steps.flatMap((step) => namesIn(step.input)))
+  const state: RunState = {client, run: randomBytes(4).toString('hex'), answers: new Map()}
+  let forwarded: ScenarioReport['forwarded_to']
+  const stopped = rejectOnAbort(signal, () => new TablepayError('interrupted', 'The scenario run was interrupted.'))
+  try {
+    if (used.has('location')) state.location = (await client.listLocations()).data[0]?.id
+    if (used.has('receiver')) state.receiver = await startScenarioReceiver()
+    if (scenario.steps.some((step) => step.kind === 'expect_event')) state.eventsBefore = await eventsBaseline(client)
+    if (forwardTo !== undefined) {
+      const {secret} = await client.getListenSecret()
+      const description = `tablepay scenario run ${scenario.name}`
+      const endpoint = await client.createWebhookEndpointWithSecret({url: forwardTo, secret, description})
+      forwarded = {url: forwardTo, endpoint_id: endpoint.id}
+    }
+    const steps: StepReport[] = []
+    let failedAction = false
+    for (const [index, step] of scenario.steps.entries()) {
+      const report = failedAction ? skipped(index, step) : await Promise.race([runStep(state, index, step), stopped])
+      if (!report.ok && !report.skipped && !CHECKS.has(step.kind)) failedAction = true
+      steps.push(report)
+      onStep?.(report)
+    }
+    const count = (test: (s: StepReport) => boolean) => steps.filter(test).length
+    const failed = count((s) => !s.ok && !s.skipped)
+    const skippedCount = count((s) => s.skipped === true)
+    return {
+      scenario: scenario.name,
+      run: state.run,
+      ok: failed === 0 && skippedCount === 0,
+      passed: count((s) => s.ok),
+      failed,
+      skipped: skippedCount,
+      steps,
+      ...(forwarded ? {forwarded_to: forwarded} : {}),
+    }
+  } finally {
+    // every way out removes what the run made for itself: an endpoint left behind keeps receiving every event
+    if (forwarded) await client.deleteWebhookEndpoint(forwarded.endpoint_id)
+    await state.receiver?.close()
+  }
+}
+
+/** The builtin references a step's input uses. */
+const namesIn = (input: unknown) =>
+  stringsIn(input).flatMap(({text}) => referencesIn(text).flatMap((r) => ('name' in r ? [r.name] : [])))
+
+function skipped(index: number, step: ScenarioStep): StepReport {
+  return {step: index + 1, ...idOf(step), kind: step.kind, title: step.kind, ok: false, skipped: true, differences: []}
+}
+
+const idOf = (step: ScenarioStep) => (step.id === undefined ? {} : {id: step.id})
+
+async function runStep(state: RunState, index: number, step: ScenarioStep): Promise<StepReport> {
+  const base = {step: index + 1, ...idOf(step), kind: step.kind}
+  let resolved: ScenarioStep
+  try {
+    resolved = {...step, input: resolveReferences(step.input, (ref) => valueOf(state, ref))} as ScenarioStep
+  } catch (error) {
+    if (!(error instanceof UnresolvedReferenceError)) throw error
+    return {...base, title: step.kind, ok: false, differences: [], error: error.message}
+  }
+  if (resolved.kind === 'expect_event') {
+    const {event, ...outcome} = await awaitEvent(state.client, resolved.input, state.eventsBefore)
+    if (event && step.id !== undefined) state.answers.set(step.id, event)
+    return {...base, ...outcome}
+  }
+  const request = stepRequest(resolved)!
+  const title =
+    resolved.kind === 'advance' ? `advance ${resolved.input}` : `${step.kind} ${request.method} ${request.path}`
+  let answer: RawAnswer | undefined
+  try {
+    answer = await state.client.request(request.method, request.path, request)
+  } catch (error) {
+    if (!(error instanceof TablepayError)) throw error
+    const lost = step.status === null
+    return {
+      ...base,
+      title,
+      ok: lost,
+      status: null,
+      differences: lost ? [] : [statusDifference(step, null)],
+      error: error.message,
+    }
+  }
+  if (step.id !== undefined) state.answers.set(step.id, answer.data)
+  if (resolved.kind === 'webhook_endpoint') trustSecretOf(state, answer.data)
+  const expected = resolved.kind === 'expect' ? resolved.input.status : step.status
+  const statusHolds = expected === undefined ? isSuccess(answer.status) : answer.status === expected
+  const differences = [
+    ...(statusHolds ? [] : [statusDifference({status: expected}, answer.status)]),
+    ...(resolved.kind === 'expect' && resolved.input.json !== undefined
+      ? subsetDifferences(resolved.input.json, answer.data)
+      : []),
+  ]
+  const refused = !isSuccess(answer.status) && !statusHolds ? errorOf(answer.data) : undefined
+  return {...base, title, ok: differences.length === 0, status: answer.status, differences, ...refused}
+}
+
+const isSuccess = (status: number) => status >= 200 && status < 300
+
+function statusDifference({status}: {status?: number | null}, got: number | null): SubsetDifference {
+  return {path: 'status', expected: status ?? '2xx', got}
+}
+
+/** The API's error, as a step's `error`. */
+function errorOf(data: unknown): {error: string} | undefined {
+  const error = fieldOf(data, ['error']) as {code?: string; message?: string} | undefined
+  return error?.code ? {error: `${error.code}: ${error.message ?? ''}`} : undefined
+}
+
+/** An endpoint the scenario made: the run's receiver accepts what its secret signs. */
+function trustSecretOf(state: RunState, data: unknown): void {
+  const secret = fieldOf(data, ['secret'])
+  if (typeof secret === 'string') state.receiver?.trust(secret)
+}
+
+function valueOf(state: RunState, {name, field}: Reference): unknown {
+  if (name === 'run') return state.run
+  if (name === 'location') return state.location
+  if (name === 'receiver') return state.receiver?.url
+  return state.answers.has(name) ? fieldOf(state.answers.get(name), field) : undefined
+}
