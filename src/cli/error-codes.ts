@@ -16,9 +16,10 @@ export const CLI_ERROR_CODES = [
   'invalid_scenario',
   'validation_failed',
   'output_failed',
-  // reports that say no: checks lint, checks replay, receiver check
+  // reports that say no: checks lint, checks replay, scenario run, receiver check
   'lint_failed',
   'replay_failed',
+  'scenario_failed',
   'receiver_nonconformant',
   'receiver_unreachable',
   // sign --forward-to

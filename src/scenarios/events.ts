@@ -57,7 +57,7 @@ export async function awaitEvent(
   before: string | undefined,
 ): Promise<EventOutcome> {
   const seconds = within === undefined ? DEFAULT_WITHIN_S : durationSeconds(within)
-  const title = `${type}${mustBeDelivered ? ' delivered' : ''} within ${typeof within === 'string' ? within : `${seconds}s`}`
+  const title = `expect_event ${type}${mustBeDelivered ? ' delivered' : ''} within ${typeof within === 'string' ? within : `${seconds}s`}`
   const deadline = performance.now() + seconds * 1000
   const expected = {type, ...json}
   let newest: Event | undefined

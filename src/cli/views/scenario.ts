@@ -1,0 +1,38 @@
+import {whatDiffered} from '../../scenarios/errors.js'
+import type {ScenarioReport, StepReport} from '../../scenarios/run.js'
+import {plural} from './format.js'
+import {style} from './style.js'
+
+// a failed step's got values can be whole checks: a line shows their start
+const MAX_DIFF = 300
+
+/**
+ * One step as `scenario run` prints it: ✓ or ✗, its number and id, what it
+ * did and the status it got; under a ✗, what differed (expected vs got).
+ *
+ * @example
+ * renderStepLine(step) // '✓ 1 (open) push PUT /checks/external/t7-k3x9 → 201'
+ */
+export function renderStepLine(step: StepReport): string {
+  const name = `${step.step}${step.id === undefined ? '' : ` (${step.id})`}`
+
+  if (step.skipped) return style.dim(`- ${name} ${step.title}: skipped, a step before it failed`)
+  const got = step.status === undefined ? '' : ` → ${step.status ?? 'no answer'}`
+  const line = `${step.ok ? style.green('✓') : style.red('✗')} ${name} ${step.title}${got}`
+  if (step.ok) return line
+  const differed = whatDiffered(step)
+  return `${line}\n    ${style.red(differed.length > MAX_DIFF ? `${differed.slice(0, MAX_DIFF)}…` : differed)}`
+}
+
+/** The last lines: how many steps held, and the endpoint a --forward-to made (and removed). */
+export function renderScenarioSummary(report: ScenarioReport): string {
+  const counts = [`${report.passed} passed`, `${report.failed} failed`]
+  if (report.skipped > 0) counts.push(`${report.skipped} skipped`)
+  const verdict = `${report.scenario} (run ${report.run}): ${plural(report.steps.length, 'step')}, ${counts.join(', ')}.`
+  const lines = [report.ok ? style.green(verdict) : style.red(verdict)]
+  if (report.forwarded_to)
+    lines.push(
+      `Webhooks went to ${report.forwarded_to.url} through endpoint ${report.forwarded_to.endpoint_id} (removed), signed with the account's listen secret (tablepay listen --print-secret).`,
+    )
+  return lines.join('\n')
+}

@@ -1,0 +1,24 @@
+import {Command} from '../../cli/command.js'
+import {renderTable} from '../../cli/views/table.js'
+import {listShipped} from '../../scenarios/files.js'
+
+export default class ScenarioList extends Command {
+  static override summary = 'List the shipped scenarios that `scenario run NAME` runs.'
+
+  static override description = `Each is a file of fixtures/scenarios/ in the package, a starting point for your own (docs/scenarios.md). \
+No server is needed.`
+
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
+
+  public async run(): Promise<{name: string; description: string; steps: number; file: string}[]> {
+    const shipped = await listShipped()
+    this.log(
+      renderTable(shipped, [
+        {header: 'NAME', value: (s) => s.name},
+        {header: 'STEPS', value: (s) => String(s.steps), align: 'right'},
+        {header: 'DESCRIPTION', value: (s) => s.description},
+      ]),
+    )
+    return shipped
+  }
+}

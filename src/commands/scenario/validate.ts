@@ -1,0 +1,36 @@
+import {Args} from '@oclif/core'
+import {Command} from '../../cli/command.js'
+import {plural} from '../../cli/views/format.js'
+import {style} from '../../cli/views/style.js'
+import {readScenarioArg} from '../../cli/scenario-input.js'
+
+export default class ScenarioValidate extends Command {
+  static override summary = 'Check a scenario file without running it.'
+
+  static override description = `Validates the whole file as \`scenario run\` does before its first request: the step kinds, \
+what each takes, every \${…} reference (to a step before it) and every JSON subset. A bad file names each step (number and id) \
+and field, and exits 2. No server is needed; what only the server decides (a push body's fields) is left to it.`
+
+  static override exitCodes = {
+    0: 'The scenario is valid.',
+    2: 'The scenario is not found, not JSON or not valid: the message names each step and field.',
+  }
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> test/dinner.json',
+    '<%= config.bin %> <%= command.id %> split-bill --json',
+  ]
+
+  static override args = {
+    SCENARIO: Args.string({description: 'A scenario file, or the name of a shipped scenario.', required: true}),
+  }
+
+  public async run(): Promise<{valid: true; name: string; steps: number; file: string}> {
+    const {args} = await this.parse(ScenarioValidate)
+    const {scenario, file} = await readScenarioArg(args.SCENARIO)
+    this.log(
+      `${args.SCENARIO}: ${style.green('valid')}, scenario ${scenario.name} of ${plural(scenario.steps.length, 'step')}`,
+    )
+    return {valid: true, name: scenario.name, steps: scenario.steps.length, file}
+  }
+}
