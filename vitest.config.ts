@@ -49,7 +49,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          include: ['test/server/**/*.test.ts', 'test/service/*.test.ts', 'test/postgres/**/*.test.ts'],
+          include: [
+            'test/server/**/*.test.ts',
+            'test/service/*.test.ts',
+            'test/postgres/**/*.test.ts',
+            'test/scenarios/*.test.ts',
+          ],
           exclude: [...MEMORY_ONLY, 'test/service/memory-storage.test.ts'],
           env: {TABLEPAY_TEST_STORE: 'postgres'},
           globalSetup: ['test/helpers/postgres-setup.ts'],

@@ -95,7 +95,9 @@ export function simulatorControls(
     },
     async runScenario(scenario, options = {}) {
       const valid =
-        typeof scenario === 'string' ? (await loadScenario(scenario)).scenario : validScenario(scenario, 'The scenario')
+        typeof scenario === 'string'
+          ? (await loadScenario(scenario)).scenario
+          : validScenario(scenario, 'The scenario given')
       const report = await runScenario(client, valid, options)
       if (!report.ok) throw new ScenarioFailedError(report)
       return report

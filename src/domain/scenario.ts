@@ -138,23 +138,21 @@ export function checkScenario(value: unknown): ScenarioCheck {
   const seen = new Map<string, number>()
   const ids = new Map<string, number>()
   header.data.steps.forEach((raw, index) => {
-    const object =
-      raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {}
-    const id = typeof object.id === 'string' ? object.id : undefined
+    const id = idOf(raw)
     if (id !== undefined && !ids.has(id)) ids.set(id, index)
   })
   header.data.steps.forEach((raw, index) => {
     const at = (path: PropertyKey[], message: string, id?: string) =>
       problems.push({step: index + 1, ...(id === undefined ? {} : {id}), path: jq(['steps', index, ...path]), message})
+    const id = idOf(raw)
+    if (id !== undefined) {
+      if (seen.has(id)) at(['id'], `step ${seen.get(id)! + 1} has the id "${id}" already`, id)
+      else if ((BUILTIN_REFERENCES as readonly string[]).includes(id))
+        at(['id'], `"${id}" is a reference of its own (\${${id}}): name the step otherwise`, id)
+      seen.set(id, index)
+    }
     const parsed = parseStep(raw, at)
     if (!parsed) return
-    if (parsed.id !== undefined) {
-      if (seen.has(parsed.id))
-        at(['id'], `step ${seen.get(parsed.id)! + 1} has the id "${parsed.id}" already`, parsed.id)
-      else if ((BUILTIN_REFERENCES as readonly string[]).includes(parsed.id))
-        at(['id'], `"${parsed.id}" is a reference of its own (\${${parsed.id}}): name the step otherwise`, parsed.id)
-      seen.set(parsed.id, index)
-    }
     for (const {path, text} of stringsIn(parsed.input)) {
       for (const reference of referencesIn(text)) {
         const where = [parsed.kind, ...path]
@@ -183,6 +181,12 @@ export function checkScenario(value: unknown): ScenarioCheck {
   if (problems.length > 0) return {valid: false, problems}
   const {name, description} = header.data
   return {valid: true, scenario: {name, ...(description === undefined ? {} : {description}), steps}}
+}
+
+/** A step's `id` as written, when it is a string. */
+const idOf = (raw: unknown) => {
+  const id = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>).id : undefined
+  return typeof id === 'string' ? id : undefined
 }
 
 /** One step's kind and input, or undefined after saying what is wrong with it. */

@@ -1,6 +1,7 @@
 import {readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
+import {InvalidScenarioError, ScenarioFailedError} from '../../src/scenarios/errors.js'
 import {simulatorControls, type SimulatorControls} from '../../src/simulator-controls.js'
 import {ROOT} from '../helpers/cli.js'
 import {startTestServer, type TestServer} from '../helpers/simulator.js'
@@ -34,5 +35,59 @@ describe('the shipped scenarios', () => {
     expect(report.steps.filter((step) => !step.ok)).toEqual([])
     expect(report).toMatchObject({scenario: name, ok: true, failed: 0, skipped: 0})
     expect(report.passed).toBe(report.steps.length)
+  })
+})
+
+const OPEN = {
+  id: 'open',
+  push: {
+    external_id: 'r-${run}',
+    location_id: '${location}',
+    table: {number: '2'},
+    status: 'open',
+    items: [{external_id: 'l1', name: 'Tea', quantity: 1, price_cents: 300}],
+    totals: {subtotal_cents: 300, tax_cents: 0, total_cents: 300},
+  },
+}
+const scenarioOf = (steps: unknown[]) => ({tablepay_scenario: 1, name: 'inline', steps})
+
+describe('sim.runScenario', () => {
+  test('takes the scenario as an object and resolves with the report, the answers referenced by later steps', async () => {
+    const report = await sim.runScenario(
+      scenarioOf([
+        OPEN,
+        {id: 'paid', pay: {check: '${open.id}', amount_cents: '${open.amount_due_cents}'}},
+        {expect: {get: '/payments/${paid.id}', json: {amount_cents: 300, check_id: '${open.id}'}}},
+      ]),
+    )
+    expect(report).toMatchObject({scenario: 'inline', ok: true, passed: 3})
+  })
+
+  test('rejects with the report when an expectation fails, the ✗ step saying what differed', async () => {
+    const error = await sim
+      .runScenario(scenarioOf([OPEN, {expect: {get: '/checks/${open.id}', json: {status: 'closed'}}}]))
+      .catch((error: unknown) => error)
+    expect(error).toBeInstanceOf(ScenarioFailedError)
+    const {report} = error as ScenarioFailedError
+    expect(report).toMatchObject({ok: false, passed: 1, failed: 1})
+    expect(report.steps[1]).toMatchObject({
+      ok: false,
+      differences: [{path: '.status', expected: 'closed', got: 'open'}],
+    })
+    expect((error as Error).message).toContain('step 2 expect GET /checks/')
+    expect((error as Error).message).toContain('.status: expected "closed", got "open"')
+  })
+
+  test('rejects an invalid scenario naming the step and field, with nothing changed on the server', async () => {
+    const before = await server.stored()
+    const error = await sim
+      .runScenario(scenarioOf([OPEN, {id: 'c1', claim: {check: '${ghost.id}', items: []}}, {tango: {}}]))
+      .catch((error: unknown) => error)
+    expect(error).toBeInstanceOf(InvalidScenarioError)
+    expect((error as InvalidScenarioError).problems).toEqual([
+      {step: 2, id: 'c1', path: '.steps[1].claim.check', message: expect.stringContaining('${ghost.id}')},
+      {step: 3, path: '.steps[2].tango', message: expect.stringContaining('unknown step kind "tango"')},
+    ])
+    expect(await server.stored()).toBe(before)
   })
 })

@@ -1,0 +1,226 @@
+import {mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {type ApiServer, startApiServer} from '../helpers/api-server.js'
+import {runCommand, startCommand} from '../helpers/cli.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {call} from '../helpers/simulator.js'
+
+let server: ApiServer
+let dir: string
+beforeAll(async () => {
+  ;[server, dir] = await Promise.all([startApiServer(), mkdtemp(join(tmpdir(), 'tablepay-scenario-'))])
+})
+afterAll(async () => {
+  await server.stop()
+  await rm(dir, {recursive: true, force: true})
+})
+
+const scenario = (args: string[]) => runCommand(['scenario', ...args], {env: server.env})
+const api = (method: string, path: string, body?: unknown) =>
+  // not logged: what the test reads leaves the request log to the command's requests
+  call(server.url.replace(/\/v1$/, ''), method, `/v1${path}`, {body, headers: {'x-tablepay-client': 'cli-tail'}})
+
+/** A scenario file in the test's dir, named after `name`. */
+async function file(name: string, steps: unknown[]): Promise<string> {
+  const path = join(dir, `${name}.json`)
+  await writeFile(path, JSON.stringify({tablepay_scenario: 1, name, steps}))
+  return path
+}
+
+const OPEN = {
+  id: 'open',
+  push: {
+    external_id: 't1-${run}',
+    location_id: '${location}',
+    version: 1,
+    table: {number: '1'},
+    status: 'open',
+    items: [{external_id: 'l1', name: 'Soup', quantity: 1, price_cents: 900}],
+    totals: {subtotal_cents: 900, tax_cents: 0, total_cents: 900},
+  },
+}
+
+const requestCount = async () => (await api('GET', '/sim/requests?limit=100')).body.data.length as number
+const endpointUrls = async () =>
+  (await api('GET', '/webhook-endpoints?limit=100')).body.data.map((e: {url: string}) => e.url) as string[]
+
+describe('scenario run', () => {
+  it('runs a shipped scenario by name: one ✓ line per step, a summary, exit 0', async () => {
+    const {code, stdout} = await scenario(['run', 'split-bill'])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^✓ 1 \(open\) push PUT \/checks\/external\/t7-[0-9a-f]{8} → 201$/m)
+    expect(stdout).toMatch(/^✓ 8 expect_event check\.fully_paid within 5s$/m)
+    expect(stdout).toMatch(/^split-bill \(run [0-9a-f]{8}\): 8 steps, 8 passed, 0 failed\.$/m)
+  })
+
+  it('a failed expectation is a ✗ with expected vs got, the run goes on, exit 1', async () => {
+    const path = await file('wrong', [
+      OPEN,
+      {expect: {get: '/checks/${open.id}', status: 200, json: {status: 'closed', amount_due_cents: 900}}},
+      {expect: {get: '/checks/${open.id}', json: {status: 'open'}}},
+    ])
+    const {code, stdout, stderr} = await scenario(['run', path])
+    expect(code).toBe(1)
+    expect(stdout).toMatch(/^✗ 2 expect GET \/checks\/chk_\w+ → 200\n {4}\.status: expected "closed", got "open"$/m)
+    expect(stdout).toMatch(/^✓ 3 expect GET/m)
+    expect(stdout).toContain('3 steps, 2 passed, 1 failed.')
+    expect(stderr).toContain('Scenario wrong: 1 of 3 steps did not hold.')
+    expect(stderr).toContain('Code: scenario_failed')
+  })
+
+  it('an action answered otherwise than expected ends the run: the steps after it are skipped', async () => {
+    const path = await file('refused', [
+      OPEN,
+      {claim: {check: '${open.id}', items: [{external_id: 'nope', quantity: 1}]}},
+      {expect: {get: '/checks/${open.id}'}},
+    ])
+    const {code, stdout} = await scenario(['run', path])
+    expect(code).toBe(1)
+    expect(stdout).toMatch(/^✗ 2 claim POST .* → 422\n {4}status: expected "2xx", got 422; validation_failed: /m)
+    expect(stdout).toMatch(/^- 3 expect: skipped, a step before it failed$/m)
+  })
+
+  it('--json prints one report object, with what differed, whichever the outcome', async () => {
+    const path = await file('report', [OPEN, {expect: {get: '/checks/${open.id}', status: 404}}])
+    const {code, stdout} = await scenario(['run', path, '--json'])
+    expect(code).toBe(1)
+    const report = JSON.parse(stdout)
+    expect(report).toMatchObject({scenario: 'report', ok: false, passed: 1, failed: 1, skipped: 0})
+    expect(report.run).toMatch(/^[0-9a-f]{8}$/)
+    expect(report.steps[0]).toMatchObject({step: 1, id: 'open', kind: 'push', ok: true, status: 201})
+    expect(report.steps[1]).toMatchObject({
+      step: 2,
+      kind: 'expect',
+      ok: false,
+      status: 200,
+      differences: [{path: 'status', expected: 404, got: 200}],
+    })
+  })
+
+  describe('a bad file exits 2 naming the step and field, and sends nothing', () => {
+    it.each([
+      [
+        'an unknown step kind',
+        [OPEN, {id: 'odd', dance: {}}],
+        'step 2 (odd) .steps[1].dance: unknown step kind "dance"',
+      ],
+      [
+        'a reference to no step',
+        [OPEN, {id: 'c1', claim: {check: '${nobody.id}', items: []}}],
+        'step 2 (c1) .steps[1].claim.check: ${nobody.id} refers to step "nobody", which no step has',
+      ],
+      [
+        'a reference to a later step',
+        [{pay: {check: '${open.id}', amount_cents: 100}}, OPEN],
+        'step 1 .steps[0].pay.check: ${open.id} refers to step "open" (step 2), which has not run yet here',
+      ],
+      [
+        'a JSON subset that is no object or array',
+        [OPEN, {expect: {get: '/checks/${open.id}', json: 'open'}}],
+        'step 2 .steps[1].expect.json: must be a JSON object or array',
+      ],
+    ])('%s', async (_, steps, named) => {
+      const path = await file('bad', steps)
+      const before = await requestCount()
+      const {code, stderr} = await scenario(['run', path])
+      expect(code).toBe(2)
+      expect(stderr).toContain(named)
+      expect(stderr).toContain('Code: invalid_scenario')
+      expect(await requestCount()).toBe(before)
+    })
+
+    it('with --json, the problems', async () => {
+      const path = await file('bad-json', [OPEN, {id: 'odd', dance: {}}])
+      const {code, stdout} = await scenario(['run', path, '--json'])
+      expect(code).toBe(2)
+      expect(JSON.parse(stdout)).toEqual({
+        valid: false,
+        problems: [
+          {step: 2, id: 'odd', path: '.steps[1].dance', message: expect.stringContaining('unknown step kind')},
+        ],
+      })
+    })
+  })
+
+  it('--forward-to: the receiver gets the run’s webhooks, signed with the listen secret; the endpoint is gone after', async () => {
+    const receiver = await startReceiver()
+    try {
+      receiver.verifyWith((await api('POST', '/sim/listen-secret')).body.secret)
+      const path = await file('forwarded', [
+        OPEN,
+        {expect_event: {type: 'check.created', json: {data: {id: '${open.id}'}}, delivered: true, within: '10s'}},
+      ])
+      const {code, stdout} = await scenario(['run', path, '--forward-to', receiver.url])
+      expect(code).toBe(0)
+      expect(stdout).toMatch(/^✓ 2 expect_event check\.created delivered within 10s$/m)
+      expect(stdout).toMatch(new RegExp(`Webhooks went to ${receiver.url} through endpoint we_\\w+ \\(removed\\)`))
+      const created = receiver.received.map((r) => JSON.parse(r.body)).filter((e) => e.type === 'check.created')
+      expect(created.length).toBeGreaterThan(0)
+      expect(await endpointUrls()).not.toContain(receiver.url)
+    } finally {
+      await receiver.close() // throws unless every delivery passed Stripe's constructEvent
+    }
+  })
+
+  it('--forward-to: the endpoint is removed when a step fails, and on Ctrl+C', async () => {
+    const receiver = await startReceiver()
+    try {
+      const failing = await file('fails', [OPEN, {expect: {get: '/checks/${open.id}', status: 404}}])
+      expect((await scenario(['run', failing, '--forward-to', receiver.url])).code).toBe(1)
+      expect(await endpointUrls()).not.toContain(receiver.url)
+
+      const waiting = await file('waits', [OPEN, {expect_event: {type: 'feedback.received', within: '60s'}}])
+      const run = startCommand(['scenario', 'run', waiting, '--forward-to', receiver.url], {env: server.env})
+      await run.waitForOutput('✓ 1 (open)')
+      expect(await endpointUrls()).toContain(receiver.url)
+      const {code} = await run.interrupt()
+      expect(code).toBe(1)
+      expect(run.stderr()).toContain('The scenario run was interrupted.')
+      expect(await endpointUrls()).not.toContain(receiver.url)
+    } finally {
+      await receiver.close()
+    }
+  })
+})
+
+describe('scenario list and validate', () => {
+  it('list shows the shipped scenarios; --json gives each with its steps and file', async () => {
+    const {code, stdout} = await scenario(['list'])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^NAME +STEPS +DESCRIPTION$/m)
+    expect(stdout).toMatch(/^split-bill +8 +Two guests/m)
+    const listed = JSON.parse((await scenario(['list', '--json'])).stdout)
+    expect(listed.map((s: {name: string}) => s.name)).toEqual([
+      'claim-then-pos-void',
+      'lost-answer',
+      'pay-in-full-with-tip',
+      'receiver-down-2h',
+      'refund',
+      'split-bill',
+    ])
+    expect(listed[0].file).toMatch(/fixtures[/\\]scenarios[/\\]claim-then-pos-void\.json$/)
+  })
+
+  it('validate says a good file is valid (exit 0) and names each problem of a bad one (exit 2), sending nothing', async () => {
+    const good = await scenario(['validate', await file('good', [OPEN])])
+    expect(good.code).toBe(0)
+    expect(good.stdout).toContain('valid, scenario good of 1 step')
+    const before = await requestCount()
+    const bad = await scenario(['validate', await file('bad2', [{id: 'run', push: {}}, {expect_event: {type: 'x'}}])])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('step 1 (run) .steps[0].id: "run" is a reference of its own')
+    expect(bad.stderr).toContain('step 1 (run) .steps[0].push.external_id')
+    expect(bad.stderr).toContain('step 2 .steps[1].expect_event.type')
+    expect(await requestCount()).toBe(before)
+  })
+
+  it('a file that is not JSON exits 2', async () => {
+    const path = join(dir, 'broken.json')
+    await writeFile(path, '{"steps": [')
+    const {code, stderr} = await scenario(['validate', path])
+    expect(code).toBe(2)
+    expect(stderr).toContain('is not valid JSON')
+  })
+})
