@@ -292,6 +292,15 @@ test("the help's example files (fixtures/checks/…) are found in the package fr
   expect(JSON.parse(stdout)).toMatchObject({valid: true, files: [{file: 'fixtures/checks/open.json', valid: true}]})
 })
 
+test("the shipped scenarios ship: `scenario list` and `scenario validate NAME` find them from a user's project", async () => {
+  const bin = join(consumer, 'node_modules', '.bin', 'tablepay')
+  const listed = JSON.parse((await run(bin, ['scenario', 'list', '--json'], {cwd: consumer})).stdout)
+  expect(listed.map((s: {name: string}) => s.name)).toContain('split-bill')
+  expect(listed[0].file).toContain(join('node_modules', 'tablepay', 'fixtures', 'scenarios'))
+  const {stdout} = await run(bin, ['scenario', 'validate', 'split-bill', '--json'], {cwd: consumer})
+  expect(JSON.parse(stdout)).toMatchObject({valid: true, name: 'split-bill'})
+})
+
 test("`tablepay autocomplete bash` from a user's project prints the setup steps", async () => {
   const bin = join(consumer, 'node_modules', '.bin', 'tablepay')
   // the plugin writes its completion functions under the cache dir

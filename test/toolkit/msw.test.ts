@@ -110,6 +110,11 @@ describe('tablepay/msw with setupServer and the typed client', () => {
     await client.deleteWebhookEndpoint(endpoint.id)
   })
 
+  test('runScenario() runs a shipped scenario by name against the handlers', async () => {
+    const report = await tablepay.runScenario('refund')
+    expect(report).toMatchObject({scenario: 'refund', ok: true, failed: 0, skipped: 0})
+  })
+
   test('reset() and clock.advance() act on the same in-memory state', async () => {
     await client.pushCheck('msw-5', checkWith([], {location_id: 'loc_main'}))
     await tablepay.reset()

@@ -35,6 +35,11 @@ describe('startSimulator', () => {
     expect(refused).toMatchObject({status: 403, code: 'insufficient_scope'})
   })
 
+  test('runScenario() runs a shipped scenario by name, its ${receiver} acknowledging the deliveries', async () => {
+    const report = await sim.runScenario('receiver-down-2h')
+    expect(report).toMatchObject({scenario: 'receiver-down-2h', ok: true, failed: 0, skipped: 0})
+  })
+
   test('requests() returns the request log; faults.add() makes the next push fail and clear() removes faults', async () => {
     await sim.faults.add({status: 429, retry_after_s: 2, match: {method: 'PUT'}})
     const limited = await client.pushCheck('testing-fault', checkWith([], {location_id: 'loc_main'})).catch((e) => e)

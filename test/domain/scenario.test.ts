@@ -1,0 +1,114 @@
+import {describe, expect, test} from 'vitest'
+import {subsetDifferences} from '../../src/domain/json-subset.js'
+import {checkScenario} from '../../src/domain/scenario.js'
+import {resolveReferences, UnresolvedReferenceError} from '../../src/domain/scenario-references.js'
+
+const values: Record<string, unknown> = {run: 'k3x9', open: {id: 'chk_1', total: 1200, items: [{id: 'l1'}]}}
+const lookup = ({name, field}: {name: string; field: string[]}) =>
+  field.reduce<unknown>((here, key) => (here as Record<string, unknown> | undefined)?.[key], values[name])
+
+describe('references', () => {
+  test('a whole-string reference keeps its type; inside a string it is written as text', () => {
+    expect(
+      resolveReferences({amount: '${open.total}', id: 't7-${run}', line: '${open.items.0.id}', n: 3}, lookup),
+    ).toEqual({amount: 1200, id: 't7-k3x9', line: 'l1', n: 3})
+    expect(resolveReferences(['${open.total} cents'], lookup)).toEqual(['1200 cents'])
+  })
+
+  test('a value with $ is put in as it is', () => {
+    expect(resolveReferences('a ${x} b', () => '$& $1')).toBe('a $& $1 b')
+  })
+
+  test('a field the answer lacks is an error naming the reference', () => {
+    expect(() => resolveReferences('${open.nope}', lookup)).toThrow(UnresolvedReferenceError)
+    expect(() => resolveReferences('${open.nope}', lookup)).toThrow('${open.nope} has no value in this run')
+  })
+})
+
+describe('JSON subsets', () => {
+  test('an object holds when each of its keys holds; extra keys in the answer do not matter', () => {
+    expect(subsetDifferences({a: 1, b: {c: 'x'}}, {a: 1, b: {c: 'x', d: 2}, e: 3})).toEqual([])
+    expect(subsetDifferences({a: 1, b: {c: 'x'}}, {a: 2, b: {}})).toEqual([
+      {path: '.a', expected: 1, got: 2},
+      {path: '.b.c', expected: 'x'},
+    ])
+  })
+
+  test('an array holds when each element holds in its own element, in order', () => {
+    const got = [{n: 1}, {n: 2}, {n: 2}, {n: 3}]
+    expect(subsetDifferences([{n: 1}, {n: 3}], got)).toEqual([])
+    expect(subsetDifferences([{n: 2}, {n: 2}], got)).toEqual([])
+    expect(subsetDifferences([{n: 2}, {n: 2}, {n: 2}], got)).toEqual([{path: '[2]', expected: {n: 2}, got: {n: 2}}])
+    expect(subsetDifferences([{n: 3}, {n: 1}], got)).toEqual([{path: '[1]', expected: {n: 1}, got: {n: 2}}])
+  })
+
+  test('other values are equal or differ, types included', () => {
+    expect(subsetDifferences({a: '1'}, {a: 1})).toEqual([{path: '.a', expected: '1', got: 1}])
+    expect(subsetDifferences({a: null}, {a: null})).toEqual([])
+  })
+})
+
+const scenario = (steps: unknown[]) => ({tablepay_scenario: 1, name: 'x', steps})
+
+describe('checkScenario', () => {
+  test('a valid scenario keeps each step with its kind, id and status', () => {
+    const checked = checkScenario(
+      scenario([
+        {id: 'open', push: {external_id: 't-${run}'}, status: 201},
+        {advance: '2h'},
+        {expect: {get: '/checks/${open.id}', json: {status: 'open'}}},
+      ]),
+    )
+    expect(checked).toEqual({
+      valid: true,
+      scenario: {
+        name: 'x',
+        steps: [
+          {kind: 'push', id: 'open', status: 201, input: {external_id: 't-${run}'}},
+          {kind: 'advance', input: '2h'},
+          {kind: 'expect', input: {get: '/checks/${open.id}', json: {status: 'open'}}},
+        ],
+      },
+    })
+  })
+
+  test('names each problem by step, id and jq path', () => {
+    const checked = checkScenario(
+      scenario([
+        {id: 'a', push: {external_id: 'x'}, pay: {check: 'y'}},
+        {id: 'a', claim: {check: '${a.id', items: []}},
+        {expect: {get: 'checks'}, status: 200},
+        {request: {method: 'GET', path: '/x', bogus: 1}},
+        {restore: '${b.name}'},
+        {id: 'b', snapshot: 'before'},
+        {fault: {status: 503}, status: 'lost'},
+      ]),
+    )
+    expect(checked.valid).toBe(false)
+    const problems = (checked as {problems: {step: number; path: string; message: string}[]}).problems
+    expect(problems.map(({step, path}) => `${step} ${path}`)).toEqual([
+      '1 .steps[0]',
+      '2 .steps[1].id',
+      '3 .steps[2].status',
+      '3 .steps[2].expect.get',
+      '4 .steps[3].request',
+      '5 .steps[4].restore',
+      '7 .steps[6].status',
+    ])
+    expect(problems[0]!.message).toBe('a step has exactly one kind, not 2')
+    expect(problems[1]!.message).toBe('step 1 has the id "a" already')
+    expect(problems[5]!.message).toContain('(step 6), which has not run yet here')
+  })
+
+  test('a reference that cannot be read is named', () => {
+    const checked = checkScenario(scenario([{push: {external_id: 'x-${run!}'}}]))
+    expect(checked).toMatchObject({valid: false, problems: [{step: 1, path: '.steps[0].push.external_id'}]})
+  })
+
+  test('the file itself: version, name and steps', () => {
+    expect(checkScenario({tablepay_scenario: 2, name: 'Bad Name', steps: []})).toMatchObject({
+      valid: false,
+      problems: [{path: '.tablepay_scenario'}, {path: '.name'}, {path: '.steps'}],
+    })
+  })
+})
