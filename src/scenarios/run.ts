@@ -186,7 +186,7 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
 const isSuccess = (status: number) => status >= 200 && status < 300
 
 function statusDifference({status}: {status?: number | null}, got: number | null): SubsetDifference {
-  return {path: 'status', expected: status ?? '2xx', got}
+  return {path: 'status', expected: status === undefined ? '2xx' : status, got}
 }
 
 /** The API's error, as a step's `error`. */

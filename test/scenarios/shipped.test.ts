@@ -78,6 +78,20 @@ describe('sim.runScenario', () => {
     expect((error as Error).message).toContain('.status: expected "closed", got "open"')
   })
 
+  test('status null expects no answer at all: a fault that resets the connection holds it, an answer fails it', async () => {
+    const reset = {fault: {match: {method: 'PUT', path: '/v1/checks/external/r-${run}'}, reset: true, after: true}}
+    const lost = await sim.runScenario(
+      scenarioOf([reset, {...OPEN, status: null}, {expect: {get: '/checks/external/r-${run}', json: {version: null}}}]),
+    )
+    expect(lost.steps[1]).toMatchObject({ok: true, status: null})
+    const error = await sim.runScenario(scenarioOf([{...OPEN, status: null}])).catch((error: unknown) => error)
+    expect((error as ScenarioFailedError).report.steps[0]).toMatchObject({
+      ok: false,
+      status: 201,
+      differences: [{path: 'status', expected: null, got: 201}],
+    })
+  })
+
   test('rejects an invalid scenario naming the step and field, with nothing changed on the server', async () => {
     const before = await server.stored()
     const error = await sim
