@@ -55,6 +55,7 @@ export async function awaitEvent(
   client: TablepayClient,
   {type, json, within, delivered: mustBeDelivered}: StepInput<'expect_event'>,
   before: string | undefined,
+  signal?: AbortSignal,
 ): Promise<EventOutcome> {
   const seconds = within === undefined ? DEFAULT_WITHIN_S : durationSeconds(within)
   const title = `expect_event ${type}${mustBeDelivered ? ' delivered' : ''} within ${typeof within === 'string' ? within : `${seconds}s`}`
@@ -71,7 +72,8 @@ export async function awaitEvent(
       undelivered = event
     }
     if (performance.now() >= deadline) break
-    await sleep(POLL_MS)
+    // an aborted run stops reading: the wait rejects, and the run's own abort says why
+    await sleep(POLL_MS, undefined, {signal})
   }
   if (undelivered)
     return {title, ok: false, differences: [], error: `${undelivered.id} matches, but no receiver acknowledged it`}

@@ -65,6 +65,7 @@ interface RunState {
   receiver?: ScenarioReceiver
   answers: Map<string, unknown>
   eventsBefore?: string
+  signal?: AbortSignal
 }
 
 // the action kinds: a failed one stops the run, since what follows builds on its answer
@@ -86,7 +87,7 @@ export async function runScenario(
   {forwardTo, signal, onStep}: RunOptions = {},
 ): Promise<ScenarioReport> {
   const used = new Set(scenario.steps.flatMap((step) => namesIn(step.input)))
-  const state: RunState = {client, run: randomBytes(4).toString('hex'), answers: new Map()}
+  const state: RunState = {client, run: randomBytes(4).toString('hex'), answers: new Map(), signal}
   let forwarded: ScenarioReport['forwarded_to']
   const stopped = rejectOnAbort(signal, () => new TablepayError('interrupted', 'The scenario run was interrupted.'))
   try {
@@ -147,7 +148,7 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
     return {...base, title: step.kind, ok: false, differences: [], error: error.message}
   }
   if (resolved.kind === 'expect_event') {
-    const {event, ...outcome} = await awaitEvent(state.client, resolved.input, state.eventsBefore)
+    const {event, ...outcome} = await awaitEvent(state.client, resolved.input, state.eventsBefore, state.signal)
     if (event && step.id !== undefined) state.answers.set(step.id, event)
     return {...base, ...outcome}
   }

@@ -56,7 +56,14 @@ describe('one name for one thing (README "Flags")', () => {
 
   it("the receiver's URL is --forward-to in every command that takes one", () => {
     const withReceiver = commands.filter(([, flags]) => flags.some((f) => f.name === 'forward-to')).map(([id]) => id)
-    expect(withReceiver.sort()).toEqual(['listen', 'receiver check', 'sign', 'webhooks create', 'webhooks update'])
+    expect(withReceiver.sort()).toEqual([
+      'listen',
+      'receiver check',
+      'scenario run',
+      'sign',
+      'webhooks create',
+      'webhooks update',
+    ])
   })
 
   it('the event-type filter is --event-type (-e) everywhere, --events and --type its hidden old names', () => {
