@@ -123,8 +123,8 @@ export async function runScenario(
     }
   } finally {
     // every way out removes what the run made for itself: an endpoint left behind keeps receiving every event
-    if (forwarded) await client.deleteWebhookEndpoint(forwarded.endpoint_id)
     await state.receiver?.close()
+    if (forwarded) await client.deleteWebhookEndpoint(forwarded.endpoint_id)
   }
 }
 
