@@ -58,7 +58,7 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   idempotency_keys: strings('key', 'request_hash', 'created_at').extend({status: z.int()}),
   events: strings('type', 'created_at').extend({data: z.record(z.string(), z.unknown())}),
   webhook_endpoints: strings('url', 'secret', 'status', 'created_at').extend({
-    enabled_events: z.array(z.string()),
+    event_types: z.array(z.string()),
     consecutive_dead: z.int().min(0),
   }),
   deliveries: strings('event_id', 'endpoint_id', 'status', 'created_at').extend({

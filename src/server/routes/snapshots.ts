@@ -40,7 +40,9 @@ export const snapshotOperations: OperationSpec[] = [
     list: true,
     async handler(event, {service}) {
       const query = readListQuery(event)
-      const newest = (await service.snapshots.list(accountOf(event))).reverse().map(renderSnapshot)
+      // a name saved again is new: newest by when each was saved
+      const saved = (await service.snapshots.list(accountOf(event))).reverse()
+      const newest = saved.sort((a, b) => b.created_at.localeCompare(a.created_at)).map(renderSnapshot)
       return pageOf(newest, query, (snapshot) => snapshot.name)
     },
   },
