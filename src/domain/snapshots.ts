@@ -67,6 +67,21 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   }),
 }
 
+/**
+ * Each collection's records as the store keeps them: the fields of each kind a store needs are checked
+ * (RECORD_SCHEMAS), where each issue names its record; the document shows them as objects with an id.
+ */
+const Records = z
+  .partialRecord(z.enum(STORED_COLLECTIONS), z.array(Stored))
+  .superRefine((records, context) => {
+    for (const name of STORED_COLLECTIONS) {
+      const result = z.array(RECORD_SCHEMAS[name]).safeParse(records[name] ?? [])
+      for (const issue of result.error?.issues ?? [])
+        context.addIssue({code: 'custom', message: issue.message, path: [name, ...issue.path]})
+    }
+  })
+  .describe("The account's records by collection, as `export` gives them")
+
 /** An exported snapshot (`GET /sim/snapshots/{name}/export`), and the body of `POST /sim/snapshots/import`. */
 export const SnapshotDocument = z.strictObject({
   tablepay_snapshot: z.literal(SNAPSHOT_FORMAT, {
@@ -76,11 +91,7 @@ export const SnapshotDocument = z.strictObject({
   account: z.string().min(1),
   created_at: z.iso.datetime(),
   clock_offset_ms: z.int().min(0).optional(),
-  records: z.strictObject(
-    Object.fromEntries(STORED_COLLECTIONS.map((c) => [c, z.array(RECORD_SCHEMAS[c]).optional()])) as {
-      [C in SnapshotCollection]: z.ZodOptional<z.ZodArray<z.ZodType>>
-    },
-  ),
+  records: Records,
 })
 export type SnapshotDocument = z.infer<typeof SnapshotDocument>
 
@@ -109,7 +120,8 @@ export function renderSnapshot({name, created_at, counts}: SnapshotRecord): Snap
 /** The snapshot as one self-contained document, the one `import` takes back. */
 export function exportSnapshot(snapshot: SnapshotRecord): SnapshotDocument {
   const {name, account_id, created_at, clock_offset_ms, records} = snapshot
-  return {tablepay_snapshot: SNAPSHOT_FORMAT, name, account: account_id, created_at, clock_offset_ms, records}
+  const exported = records as unknown as SnapshotDocument['records']
+  return {tablepay_snapshot: SNAPSHOT_FORMAT, name, account: account_id, created_at, clock_offset_ms, records: exported}
 }
 
 /**

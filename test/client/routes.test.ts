@@ -64,6 +64,14 @@ const CALLS: Record<Method, (client: TablepayClient) => Promise<unknown>> = {
   listFaults: (client) => client.listFaults(),
   clearFaults: (client) => Promise.all([client.clearFaults(), client.clearFaults('flt_1')]),
   deleteFault: (client) => client.deleteFault('flt_1'),
+  saveSnapshot: (client) => client.saveSnapshot('base'),
+  listSnapshots: (client) => client.listSnapshots(),
+  getSnapshot: (client) => client.getSnapshot('base'),
+  deleteSnapshot: (client) => client.deleteSnapshot('base'),
+  restoreSnapshot: (client) => client.restoreSnapshot('base'),
+  exportSnapshot: (client) => client.exportSnapshot('base'),
+  importSnapshot: (client) =>
+    client.importSnapshot({tablepay_snapshot: 1, name: 'base', account: 'acct_1', created_at: '', records: {}}),
 }
 
 /** `/checks/{id}` as a RegExp of the paths it takes. */

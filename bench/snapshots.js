@@ -1,0 +1,107 @@
+// Snapshots: how long a save and a restore of an account with 1,000 checks
+// and their events take, on the journal store and on PostgreSQL, and whether
+// pushes go as fast with snapshots saved. Method: docs/benchmarks.md "Snapshots".
+import {mkdir} from 'node:fs/promises'
+import {join} from 'node:path'
+import {startEmbeddedPostgres} from '../scripts/embedded-postgres.js'
+import {CheckSet, load, seed} from './load.js'
+import {importPeer} from './peer-modules.js'
+import {createDatabase} from './postgres.js'
+import {quiet, startServe, WRITE_KEY} from './processes.js'
+import {median} from './stats.js'
+
+/** The account's size: checks, each pushed twice (created, then changed), so two events each. */
+export const SNAPSHOT_CHECKS = 1000
+/** Snapshots saved before the pushes measured beside them. */
+const SAVED = 10
+
+/** One request's time to its answer, in ms; its status must be `expected`. */
+async function timed(origin, method, path, body, expected) {
+  const started = performance.now()
+  const answer = await fetch(`${origin}/v1${path}`, {
+    method,
+    headers: {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json'},
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  await answer.arrayBuffer()
+  const ms = performance.now() - started
+  if (answer.status !== expected) throw new Error(`snapshots: ${method} ${path} answered ${answer.status}`)
+  return ms
+}
+
+/**
+ * `rounds` saves and restores on `origin`: each round saves the account, deletes its checks and events
+ * (`POST /sim/reset`), and restores it, so every restore writes the whole account back.
+ */
+async function saveAndRestore(origin, rounds) {
+  const saves = []
+  const restores = []
+  for (let i = 0; i < rounds; i++) {
+    saves.push(await timed(origin, 'POST', '/sim/snapshots', {name: 'bench'}, 201))
+    await timed(origin, 'POST', '/sim/reset', undefined, 200)
+    restores.push(await timed(origin, 'POST', '/sim/snapshots/bench/restore', undefined, 200))
+  }
+  return {save: median(saves), restore: median(restores)}
+}
+
+/**
+ * Starts a journal server and a PostgreSQL one, each with SNAPSHOT_CHECKS
+ * checks changed once, and measures `rounds` saves and restores on each;
+ * then, on the journal server, changing pushes without snapshots and with
+ * SAVED of them, in alternating `seconds`-second runs.
+ *
+ * @param {string} root
+ * @param {{rounds: number, seconds: number, warmup: number, progress: (text: string) => void}} options
+ */
+export async function measureSnapshots(root, {rounds, seconds, warmup, progress}) {
+  progress('starting PostgreSQL (embedded-postgres) for the snapshots')
+  const postgres = await startEmbeddedPostgres({load: () => importPeer('embedded-postgres')})
+  /** @type {(() => Promise<unknown>)[]} */
+  const stoppers = [() => postgres.stop()]
+  try {
+    const database = await createDatabase(postgres.url, 'tablepay_snapshots')
+    const home = join(root, 'snapshots-postgres')
+    await mkdir(home, {recursive: true})
+    const journal = await startServe(join(root, 'snapshots-journal'))
+    stoppers.push(() => journal.stop())
+    const pg = await startServe(home, [], {database})
+    stoppers.push(() => pg.stop())
+    progress(`seeding ${SNAPSHOT_CHECKS} checks, changed once, on each store`)
+    for (const server of [journal, pg]) {
+      const set = new CheckSet('snap-', SNAPSHOT_CHECKS)
+      await seed(server.origin, set)
+      await load(server.origin, set.changes(), {amount: SNAPSHOT_CHECKS})
+    }
+    progress(`snapshots: ${rounds} saves and restores on each store`)
+    await quiet([journal.pid, pg.pid])
+    const onJournal = await saveAndRestore(journal.origin, rounds)
+    await quiet([journal.pid, pg.pid])
+    const onPostgres = await saveAndRestore(pg.origin, rounds)
+
+    progress(`pushes without snapshots and with ${SAVED}, ${rounds} rounds of ${seconds} s each`)
+    const pushes = new CheckSet('push-', SNAPSHOT_CHECKS)
+    await seed(journal.origin, pushes)
+    await load(journal.origin, pushes.changes(), {duration: warmup})
+    // the snapshots hold the pushed checks too: what a push may not have to walk
+    const withSnapshots = async () => {
+      for (let i = 0; i < SAVED; i++) await timed(journal.origin, 'POST', '/sim/snapshots', {name: `s${i}`}, 201)
+    }
+    const dropSnapshots = async () => {
+      for (let i = 0; i < SAVED; i++) await timed(journal.origin, 'DELETE', `/sim/snapshots/s${i}`, undefined, 200)
+    }
+    await timed(journal.origin, 'DELETE', '/sim/snapshots/bench', undefined, 200)
+    const ratios = []
+    for (let round = 0; round < rounds; round++) {
+      await quiet([journal.pid])
+      const none = await load(journal.origin, pushes.changes(), {duration: seconds})
+      await withSnapshots()
+      await quiet([journal.pid])
+      const saved = await load(journal.origin, pushes.changes(), {duration: seconds})
+      await dropSnapshots()
+      ratios.push(saved.rps / none.rps)
+    }
+    return {journal: onJournal, postgres: onPostgres, pushRatio: median(ratios), pushRatios: ratios}
+  } finally {
+    for (const stop of stoppers.reverse()) await stop().catch(() => undefined)
+  }
+}
