@@ -185,6 +185,7 @@ type Changes = readonly (readonly [collection: string, id: string, record: unkno
 export function isRestore(changes: Changes, accountId?: string): boolean {
   const mark = accountId === undefined ? undefined : restoreSetting(accountId)
   return changes.some(
-    ([collection, id]) => collection === 'settings' && (mark === undefined ? id.startsWith(RESTORE_SETTING) : id === mark),
+    ([collection, id]) =>
+      collection === 'settings' && (mark === undefined ? id.startsWith(RESTORE_SETTING) : id === mark),
   )
 }

@@ -26,7 +26,10 @@ describe('tablepay snapshots', () => {
     const {cli, json} = await setup()
     await push(json, 't1')
     const saved = await cli(['snapshots', 'save', 'lunch'])
-    expect([saved.code, saved.stdout]).toEqual([0, expect.stringMatching(/^Saved lunch \(1 check, 1 event, 0 deliveries, 0 webhook endpoints, saved .+\)\.\n$/)])
+    expect([saved.code, saved.stdout]).toEqual([
+      0,
+      expect.stringMatching(/^Saved lunch \(1 check, 1 event, 0 deliveries, 0 webhook endpoints, saved .+\)\.\n$/),
+    ])
     await push(json, 't2')
     const listed = await cli(['snapshots', 'list'])
     expect(listed.stdout).toMatch(/NAME +SAVED +HOLDS\nlunch +\S.* +1 check, 1 event/)
@@ -106,7 +109,13 @@ describe('serve --import', () => {
       oclif: {exit: 2},
       message: expect.stringContaining('is not an exported snapshot: tablepay_snapshot'),
     })
-    const other = {tablepay_snapshot: 1, name: 'x', account: 'acct_nobody', created_at: new Date().toISOString(), records: {}}
+    const other = {
+      tablepay_snapshot: 1,
+      name: 'x',
+      account: 'acct_nobody',
+      created_at: new Date().toISOString(),
+      records: {},
+    }
     await writeFile(file, JSON.stringify(other))
     await expect(startServeFlags(['--import', file])).rejects.toMatchObject({
       oclif: {exit: 2},
@@ -127,8 +136,8 @@ describe('sim.snapshots of tablepay/testing', () => {
     for (const id of ['t2', 't3']) {
       expect((await fetch(`${sim.url}/checks/external/${id}`, {method: 'PUT', headers, body})).status).toBe(201)
       expect(await sim.snapshots.restore('base')).toMatchObject({name: 'base'})
-      const checks = await (await fetch(`${sim.url}/checks`, {headers})).json()
-      expect(checks.data.map((c: {external_id: string}) => c.external_id)).toEqual(['t1'])
+      const checks = (await (await fetch(`${sim.url}/checks`, {headers})).json()) as {data: {external_id: string}[]}
+      expect(checks.data.map((c) => c.external_id)).toEqual(['t1'])
     }
   })
 })

@@ -43,7 +43,15 @@ async function killableServer() {
 async function pushMany(api: (method: string, path: string, body?: unknown) => Promise<{status: number}>) {
   for (let from = 0; from < CHECKS; from += 50) {
     const pushes = Array.from({length: 50}, (_, i) =>
-      api('PUT', `/v1/checks/external/k${from + i}`, checkWith([['a', 1, 100], ['b', 2, 250], ['c', 1, 990]])),
+      api(
+        'PUT',
+        `/v1/checks/external/k${from + i}`,
+        checkWith([
+          ['a', 1, 100],
+          ['b', 2, 250],
+          ['c', 1, 990],
+        ]),
+      ),
     )
     for (const answer of await Promise.all(pushes)) expect(answer.status).toBe(201)
   }

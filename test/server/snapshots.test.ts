@@ -21,8 +21,9 @@ async function setup(serve: Parameters<typeof startTestServer>[0] = {}) {
     () => receiver.close(),
     () => sim.close(),
   )
-  const endpoint = (await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: EVENT_TYPES}}))
-    .body as {id: string; secret: string}
+  const endpoint = (
+    await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: EVENT_TYPES}})
+  ).body as {id: string; secret: string}
   receiver.verifyWith(endpoint.secret)
   const push = async (id: string, key?: string) => {
     const body = {...checkWith([['a', 2, 1000]]), ...(key === OTHER_KEY ? {location_id: 'loc_other_a'} : {})}
@@ -174,7 +175,10 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
     await sim.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 2, 1000]], {version: 2})})
     const account = await openStream(`${sim.url}/v1/sim/stream`, {authorization: 'Bearer tp_test_demo_write'})
     const page = await openStream(`${check.guest_url}/stream`)
-    cleanup.push(async () => account.close(), async () => page.close())
+    cleanup.push(
+      async () => account.close(),
+      async () => page.close(),
+    )
     await page.until((text) => text.includes('"version":2,'))
     await restore('one')
     await account.until((text) => text.includes('event: reset'))
@@ -244,7 +248,7 @@ describe('snapshots: list, get, delete, export and import', () => {
     expect((await sim.api('GET', '/v1/sim/snapshots/a')).status).toBe(404)
   })
 
-  it('exports a document that import takes back under its name, ids kept, into the caller\'s account', async () => {
+  it("exports a document that import takes back under its name, ids kept, into the caller's account", async () => {
     const {sim, push, settled, save, restore} = await setup()
     const check = await push('t1')
     await settled()
@@ -298,10 +302,31 @@ describe('snapshots: bad input', () => {
       ['POST', '/v1/sim/snapshots/a.b/restore', undefined, 422, 'validation_failed', 'name'],
       ['GET', '/v1/sim/snapshots/missing/export', undefined, 404, 'not_found'],
       ['GET', '/v1/sim/snapshots/_x/export', undefined, 422, 'validation_failed', 'name'],
-      ['POST', '/v1/sim/snapshots/import', {...document, tablepay_snapshot: 2}, 422, 'validation_failed', 'tablepay_snapshot'],
+      [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {...document, tablepay_snapshot: 2},
+        422,
+        'validation_failed',
+        'tablepay_snapshot',
+      ],
       ['POST', '/v1/sim/snapshots/import', {...document, name: 'No'}, 422, 'validation_failed', 'name'],
-      ['POST', '/v1/sim/snapshots/import', {...document, records: {checks: [{}]}}, 422, 'validation_failed', 'records.checks.0.id'],
-      ['POST', '/v1/sim/snapshots/import', {...document, records: {tables: []}}, 422, 'validation_failed', 'records.tables'],
+      [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {...document, records: {checks: [{}]}},
+        422,
+        'validation_failed',
+        'records.checks.0.id',
+      ],
+      [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {...document, records: {tables: []}},
+        422,
+        'validation_failed',
+        'records.tables',
+      ],
       ['POST', '/v1/sim/snapshots/import', [], 422, 'validation_failed', '(body)'],
     ]
     for (const [method, path, body, status, code, field] of refused) {
@@ -309,7 +334,11 @@ describe('snapshots: bad input', () => {
       const what = `${method} ${path} ${JSON.stringify(body)?.slice(0, 60)}`
       expect([answer.status, answer.body.error.code], what).toEqual([status, code])
       expect(answer.body.error).toMatchObject({message: expect.any(String), request_id: expect.any(String)})
-      if (field) expect(answer.body.error.details.map((d: {path: string}) => d.path), what).toContain(field)
+      if (field)
+        expect(
+          answer.body.error.details.map((d: {path: string}) => d.path),
+          what,
+        ).toContain(field)
     }
     // a read key reads, and writes nothing
     expect((await sim.api('GET', '/v1/sim/snapshots/good', {key: READ_KEY})).status).toBe(200)

@@ -10,7 +10,7 @@ export default class SnapshotsImport extends ApiCommand<typeof SnapshotsImport> 
   static override summary = "Store an exported snapshot in the account, under the document's name."
 
   static override description =
-    "Ids are kept; a document of another account is imported into this one. A snapshot of that name is replaced. Restore it with `tablepay snapshots restore NAME`."
+    'Ids are kept; a document of another account is imported into this one. A snapshot of that name is replaced. Restore it with `tablepay snapshots restore NAME`.'
 
   static override exitCodes = {...API_EXIT_CODES, ...SNAPSHOT_EXIT_CODES}
 

@@ -8,7 +8,7 @@ export default class SnapshotsRestore extends ApiCommand<typeof SnapshotsRestore
   static override summary = 'Make the account exactly what a snapshot saved.'
 
   static override description =
-    "Every record made since is gone, and the scheduler clock is back where it was (for the whole server). Deliveries pending then are pending again; attempts out now are not recorded. The request log and faults stay, and live streams get a reset."
+    'Every record made since is gone, and the scheduler clock is back where it was (for the whole server). Deliveries pending then are pending again; attempts out now are not recorded. The request log and faults stay, and live streams get a reset.'
 
   static override exitCodes = {...API_EXIT_CODES, ...SNAPSHOT_EXIT_CODES}
 

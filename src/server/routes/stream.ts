@@ -13,7 +13,8 @@ import type {OperationSpec} from '../operations.js'
 export const streamOperations: OperationSpec[] = [
   {
     id: 'streamEvents',
-    summary: 'Server-sent events: `event` for each new event, `delivery` for each delivery change, `reset` on a restore',
+    summary:
+      'Server-sent events: `event` for each new event, `delivery` for each delivery change, `reset` on a restore',
     response: z.string(),
     contentType: 'text/event-stream',
     errors: ['rate_limited'],
