@@ -44,11 +44,21 @@ async function saveAndRestore(origin, rounds) {
   return {save: median(saves), restore: median(restores)}
 }
 
+/** A journal server with SNAPSHOT_CHECKS checks, each changed once (two events each). */
+async function startFilled(dir) {
+  const server = await startServe(dir)
+  const set = new CheckSet('snap-', SNAPSHOT_CHECKS)
+  await seed(server.origin, set)
+  await load(server.origin, set.changes(), {amount: SNAPSHOT_CHECKS})
+  return server
+}
+
 /**
  * Starts a journal server and a PostgreSQL one, each with SNAPSHOT_CHECKS
  * checks changed once, and measures `rounds` saves and restores on each;
- * then, on the journal server, changing pushes without snapshots and with
- * SAVED of them, in alternating `seconds`-second runs.
+ * then changing pushes on the journal server, with SAVED snapshots of that
+ * account kept, against a journal server filled alike with none, in
+ * alternating `seconds`-second runs.
  *
  * @param {string} root
  * @param {{rounds: number, seconds: number, warmup: number, progress: (text: string) => void}} options
@@ -62,42 +72,37 @@ export async function measureSnapshots(root, {rounds, seconds, warmup, progress}
     const database = await createDatabase(postgres.url, 'tablepay_snapshots')
     const home = join(root, 'snapshots-postgres')
     await mkdir(home, {recursive: true})
-    const journal = await startServe(join(root, 'snapshots-journal'))
+    progress(`seeding ${SNAPSHOT_CHECKS} checks, changed once, on each store`)
+    const journal = await startFilled(join(root, 'snapshots-journal'))
     stoppers.push(() => journal.stop())
     const pg = await startServe(home, [], {database})
     stoppers.push(() => pg.stop())
-    progress(`seeding ${SNAPSHOT_CHECKS} checks, changed once, on each store`)
-    for (const server of [journal, pg]) {
-      const set = new CheckSet('snap-', SNAPSHOT_CHECKS)
-      await seed(server.origin, set)
-      await load(server.origin, set.changes(), {amount: SNAPSHOT_CHECKS})
-    }
+    const set = new CheckSet('snap-', SNAPSHOT_CHECKS)
+    await seed(pg.origin, set)
+    await load(pg.origin, set.changes(), {amount: SNAPSHOT_CHECKS})
     progress(`snapshots: ${rounds} saves and restores on each store`)
     await quiet([journal.pid, pg.pid])
     const onJournal = await saveAndRestore(journal.origin, rounds)
     await quiet([journal.pid, pg.pid])
     const onPostgres = await saveAndRestore(pg.origin, rounds)
 
-    progress(`pushes without snapshots and with ${SAVED}, ${rounds} rounds of ${seconds} s each`)
-    const pushes = new CheckSet('push-', SNAPSHOT_CHECKS)
-    await seed(journal.origin, pushes)
-    await load(journal.origin, pushes.changes(), {duration: warmup})
-    // the snapshots hold the pushed checks too: what a push may not have to walk
-    const withSnapshots = async () => {
-      for (let i = 0; i < SAVED; i++) await timed(journal.origin, 'POST', '/sim/snapshots', {name: `s${i}`}, 201)
+    progress(`pushes with ${SAVED} snapshots kept and with none, ${rounds} rounds of ${seconds} s each`)
+    for (let i = 0; i < SAVED; i++) await timed(journal.origin, 'POST', '/sim/snapshots', {name: `s${i}`}, 201)
+    const plain = await startFilled(join(root, 'snapshots-none'))
+    stoppers.push(() => plain.stop())
+    const pushes = {saved: new CheckSet('push-', SNAPSHOT_CHECKS), none: new CheckSet('push-', SNAPSHOT_CHECKS)}
+    const warm = async (/** @type {string} */ origin, /** @type {CheckSet} */ pushed) => {
+      await seed(origin, pushed)
+      await load(origin, pushed.changes(), {duration: warmup})
     }
-    const dropSnapshots = async () => {
-      for (let i = 0; i < SAVED; i++) await timed(journal.origin, 'DELETE', `/sim/snapshots/s${i}`, undefined, 200)
-    }
-    await timed(journal.origin, 'DELETE', '/sim/snapshots/bench', undefined, 200)
+    await warm(journal.origin, pushes.saved)
+    await warm(plain.origin, pushes.none)
     const ratios = []
     for (let round = 0; round < rounds; round++) {
-      await quiet([journal.pid])
-      const none = await load(journal.origin, pushes.changes(), {duration: seconds})
-      await withSnapshots()
-      await quiet([journal.pid])
-      const saved = await load(journal.origin, pushes.changes(), {duration: seconds})
-      await dropSnapshots()
+      await quiet([journal.pid, plain.pid])
+      const none = await load(plain.origin, pushes.none.changes(), {duration: seconds})
+      await quiet([journal.pid, plain.pid])
+      const saved = await load(journal.origin, pushes.saved.changes(), {duration: seconds})
       ratios.push(saved.rps / none.rps)
     }
     return {journal: onJournal, postgres: onPostgres, pushRatio: median(ratios), pushRatios: ratios}

@@ -217,13 +217,8 @@ export class Dispatcher {
     return this.#driver.advance(seconds)
   }
 
-  /**
-   * Runs `restore` (a snapshot's, docs/api.md "Snapshots") between clock changes: no advance moves the clock
-   * while it puts the clock and the deliveries back. What it writes reaches the queues as any commit does.
-   */
-  restore<T>(restore: () => Promise<T>): Promise<T> {
-    return this.#driver.alone(restore)
-  }
+  /** Runs a snapshot's `restore` between clock changes: no advance moves the clock under it (docs/api.md). */
+  restore = <T>(restore: () => Promise<T>): Promise<T> => this.#driver.alone(restore)
 
   /** Puts the clock back on the wall clock; pending deliveries keep their due times (docs/api.md "Webhooks"). */
   reset(): Promise<void> {
