@@ -1,6 +1,9 @@
-// Snapshots: how long a save and a restore of an account with 1,000 checks
-// and their events take, on the journal store and on PostgreSQL, and whether
-// pushes go as fast with snapshots saved. Method: docs/benchmarks.md "Snapshots".
+// Snapshots (targets: docs/benchmarks.md): an account of 1,000 checks, each
+// changed once (2,000 events), on a journal server and on `serve --database`
+// (its own embedded PostgreSQL); 5 rounds of a save, a `POST /sim/reset` and
+// a restore, which so writes the whole account back, each figure the median
+// answer time. Then two journal servers filled alike, one keeping 10
+// snapshots of its account, take alternating rounds of changing pushes.
 import {mkdir} from 'node:fs/promises'
 import {join} from 'node:path'
 import {startEmbeddedPostgres} from '../scripts/embedded-postgres.js'
