@@ -131,6 +131,8 @@ export interface SnapshotRecord {
   clock_offset_ms: number
   counts: Record<string, number>
   records: SnapshotRecords
+  /** The account an imported document was exported from, when another: its ids may be that account's too. */
+  imported_from?: string
   account_id: string
 }
 

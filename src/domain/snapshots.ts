@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import {endpointKey} from './endpoints.js'
-import {ApiError} from './errors.js'
+import {ApiError, invalidField} from './errors.js'
 import type {Collections, DeliveryRecord, SnapshotRecord} from './records.js'
 
 /** The format version of an exported snapshot (`tablepay_snapshot`). */
@@ -98,6 +98,13 @@ export type SnapshotDocument = z.infer<typeof SnapshotDocument>
 /** Where an account's snapshot is kept: its name is the account's own. */
 export const snapshotKey = (accountId: string, name: string): string => `${accountId}/${name}`
 
+/** A restore that would take records another account of this server holds under the same ids. */
+export const heldElsewhere = (name: string, collection: string, id: string, holder: string): ApiError =>
+  invalidField(
+    'name',
+    `snapshot ${name} was exported from another account, and its ${collection} ${id} is account ${holder}'s on this server: restore it on another server, or import it into ${holder}`,
+  )
+
 export const noSnapshot = (name: string): ApiError =>
   new ApiError('not_found', `No snapshot ${name} in this account; list them with GET /v1/sim/snapshots.`)
 
@@ -143,6 +150,7 @@ export function importedSnapshot(document: SnapshotDocument, accountId: string):
     clock_offset_ms: document.clock_offset_ms ?? 0,
     counts: snapshotCounts(records),
     records,
+    ...(from === accountId ? {} : {imported_from: from}),
     account_id: accountId,
   }
 }

@@ -1,5 +1,6 @@
 import type {SettingRecord, SnapshotRecord} from '../domain/records.js'
 import {
+  heldElsewhere,
   importedSnapshot,
   noSnapshot,
   restoredDelivery,
@@ -14,11 +15,23 @@ import {
 import {CLOCK_SETTING} from '../webhooks/clock.js'
 import type {ServiceContext} from './context.js'
 import type {Outbox, UnitReads} from './outbox.js'
+import type {UnitOfWork} from './storage.js'
 
 /** What a save and a restore read: every record of the account they hold, deliveries and endpoints included. */
 const ACCOUNT: UnitReads = {reads: [...STORED_COLLECTIONS, 'snapshots', 'settings']}
 
 const setting = (id: string, value: number): SettingRecord => ({id, account_id: '', value})
+
+/** Throws when a record of `snapshot` is stored under an id another account's record has. */
+async function refuseHeldElsewhere(tx: UnitOfWork, accountId: string, snapshot: SnapshotRecord): Promise<void> {
+  for (const collection of STORED_COLLECTIONS) {
+    for (const record of snapshot.records[collection]) {
+      const id = storedId(collection, record)
+      const held = await tx.get(collection, id)
+      if (held && held.account_id !== accountId) throw heldElsewhere(snapshot.name, collection, id, held.account_id)
+    }
+  }
+}
 
 /**
  * Saved states of an account (docs/api.md, "Snapshots"). A snapshot is one
@@ -98,6 +111,8 @@ export class Snapshots {
     return this.outbox.unit(ACCOUNT, async (tx) => {
       const snapshot = await tx.get('snapshots', snapshotKey(accountId, name))
       if (!snapshot) throw noSnapshot(name)
+      // another account's export keeps its ids: none may take a record that account still holds here
+      if (snapshot.imported_from !== undefined) await refuseHeldElsewhere(tx, accountId, snapshot)
       const mark = restoreSetting(accountId)
       const restore = ((await tx.get('settings', mark))?.value ?? 0) + 1
       tx.put('settings', mark, setting(mark, restore))

@@ -2,7 +2,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {EVENT_TYPES} from '../../src/domain/constants.js'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {OTHER_KEY, READ_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
+import {OTHER_KEY, READ_KEY, startTestServer, TEST_SEED, type TestServer} from '../helpers/simulator.js'
 import {openStream} from '../helpers/sse.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -258,7 +258,7 @@ describe('snapshots: list, get, delete, export and import', () => {
     expect(document.records.checks.map((c: {id: string}) => c.id)).toEqual([check.id])
 
     // on another server, into another account: the same ids, now that account's
-    const elsewhere = await startTestServer()
+    const elsewhere = await startTestServer({serve: {seed: {accounts: [TEST_SEED.accounts[1]!]}}})
     cleanup.push(() => elsewhere.close())
     const imported = await elsewhere.api('POST', '/v1/sim/snapshots/import', {
       body: {...document, name: 'from-demo'},
@@ -269,7 +269,20 @@ describe('snapshots: list, get, delete, export and import', () => {
     expect((await elsewhere.api('POST', '/v1/sim/snapshots/from-demo/restore', {key: OTHER_KEY})).status).toBe(200)
     const theirs = await elsewhere.api('GET', `/v1/checks/${check.id}`, {key: OTHER_KEY})
     expect(theirs.body).toMatchObject({id: check.id, external_id: 't1'})
-    expect((await elsewhere.api('GET', `/v1/checks/${check.id}`)).status).toBe(404)
+
+    // here, into another account while this one holds those ids: refused, nothing moves
+    const foreign = await sim.api('POST', '/v1/sim/snapshots/import', {body: document, key: OTHER_KEY})
+    expect(foreign.status).toBe(201)
+    const stored = await sim.stored()
+    const refused = await sim.api('POST', '/v1/sim/snapshots/exported/restore', {key: OTHER_KEY})
+    expect([refused.status, refused.body.error.code, refused.body.error.details[0].path]).toEqual([
+      422,
+      'validation_failed',
+      'name',
+    ])
+    expect(refused.body.error.message).toContain('acct_demo')
+    expect(await sim.stored()).toBe(stored)
+    expect((await sim.api('GET', `/v1/checks/${check.id}`)).status).toBe(200)
 
     // here, an import replaces the snapshot of its name
     await sim.api('DELETE', '/v1/sim/snapshots/exported')
