@@ -155,9 +155,13 @@ export function importedSnapshot(document: SnapshotDocument, accountId: string):
   }
 }
 
+/** Events and deliveries have `account_id` last, where a start finds it without parsing them (store/unread.ts). */
+const ACCOUNT_LAST: ReadonlySet<SnapshotCollection> = new Set(['events', 'deliveries'])
+
 function moved(name: SnapshotCollection, record: Record<string, unknown>, from: string, to: string) {
-  // `{...record, account_id}` keeps the field where it was: events and deliveries keep it last (store/unread.ts)
-  const into: Record<string, unknown> = {...record, account_id: to}
+  const {account_id: _, ...rest} = record
+  // elsewhere the field stays where the record had it
+  const into: Record<string, unknown> = ACCOUNT_LAST.has(name) ? {...rest, account_id: to} : {...record, account_id: to}
   if (from === to) return into
   if (name === 'idempotency_keys' && typeof record.id === 'string' && record.id.startsWith(`${from}\u0000`))
     into.id = `${to}${record.id.slice(from.length)}`
