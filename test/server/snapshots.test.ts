@@ -104,6 +104,7 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
     receiver.verifyWith(second.body.secret)
     await settled()
     const logged = (await sim.api('GET', '/v1/sim/requests?limit=100')).body.data.length
+    const fault = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, match: {path: '/v1/nothing/*'}}})
 
     expect(await restore('base')).toEqual(saved)
     for (const gone of [
@@ -126,8 +127,9 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
     await save('after')
     const after = await exported('after')
     expect(after.records).toEqual(before.records)
-    // the request log is not part of a snapshot: it kept what came before the restore
+    // the request log and faults are not part of a snapshot: they kept what came before the restore
     expect((await sim.api('GET', '/v1/sim/requests?limit=100')).body.data.length).toBeGreaterThan(logged)
+    expect((await sim.api('GET', '/v1/sim/faults')).body.data.map((f: {id: string}) => f.id)).toEqual([fault.body.id])
   })
 
   it('attempts the deliveries pending at the save on the restored clock, and records no attempt that was out', async () => {
