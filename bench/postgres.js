@@ -79,7 +79,7 @@ export async function measurePostgres(root, {checks, rounds, seconds, warmup, pr
 }
 
 /** Creates `name` on the PostgreSQL at `adminUrl`, and returns its URL. */
-async function createDatabase(adminUrl, name) {
+export async function createDatabase(adminUrl, name) {
   const client = new pg.Client({connectionString: adminUrl})
   await client.connect()
   try {

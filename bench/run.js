@@ -16,6 +16,7 @@ import peers from './groups/peers.js'
 import postgres from './groups/postgres.js'
 import push from './groups/push.js'
 import requestLog from './groups/request-log.js'
+import snapshots from './groups/snapshots.js'
 import soak from './groups/soak.js'
 import startup from './groups/startup.js'
 import {CONNECTIONS, loadGenerator} from './load.js'
@@ -30,7 +31,7 @@ import * as settings from './settings.js'
  *
  * @type {import('./context.js').Group[]}
  */
-const GROUPS = [startup, push, backlog, get, peers, memory, fanout, requestLog, deliveries, postgres, soak]
+const GROUPS = [startup, push, backlog, get, peers, memory, fanout, requestLog, deliveries, postgres, snapshots, soak]
 
 /**
  * The groups to measure: every group, or `--only a,b`. The soak is in the

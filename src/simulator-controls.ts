@@ -6,6 +6,7 @@ import {
   type ListParams,
   type RequestEntry,
   type RequestFilters,
+  type Snapshot,
   TablepayClient,
 } from './client/client.js'
 import {firstKeys, type SeededAccount} from './domain/seeded-account.js'
@@ -14,7 +15,7 @@ import {loadScenario, validScenario} from './scenarios/files.js'
 import {runScenario, type ScenarioReport} from './scenarios/run.js'
 
 export type {SeededAccount}
-export type {Fault, FaultInput, RequestEntry, RequestFilters, ScenarioReport}
+export type {Fault, FaultInput, RequestEntry, RequestFilters, ScenarioReport, Snapshot}
 
 /** What a test needs of a running simulator, wherever it runs (a port, or msw). */
 export interface SimulatorControls {
@@ -40,6 +41,12 @@ export interface SimulatorControls {
    * test sent. Filters as `GET /v1/sim/requests` takes them.
    */
   requests(filters?: RequestFilters & ListParams): Promise<RequestEntry[]>
+  snapshots: {
+    /** Saves the first account's records and the clock's offset as `name` (replacing one of that name). */
+    save(name: string): Promise<Snapshot>
+    /** Makes the first account exactly what `name` saved: a known state before each test, in milliseconds. */
+    restore(name: string): Promise<Snapshot>
+  }
   faults: {
     /** Makes the next matching requests of the first account fail, slow down or lose their answer. */
     add(fault: FaultInput): Promise<Fault>
@@ -85,6 +92,7 @@ export function simulatorControls(
     async reset() {
       await client.reset()
     },
+    snapshots: {save: (name) => client.saveSnapshot(name), restore: (name) => client.restoreSnapshot(name)},
     requests: async (filters = {}) => (await client.listRequests({limit: 100, ...filters})).data,
     faults: {
       add: (fault) => client.addFault(fault),

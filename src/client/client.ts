@@ -29,6 +29,7 @@ import type {PushResult} from '../domain/push.js'
 import type {ParamsOf, RouteId} from '../domain/routes.js'
 import type {Fault, FaultInput} from '../domain/faults.js'
 import type {RequestEntry, RequestFilters} from '../domain/request-log.js'
+import type {Snapshot, SnapshotDocument} from '../domain/snapshots.js'
 import {serverBase} from '../shared/server-url.js'
 import {readServerSentEvents, type RequestStreamMessage, type StreamMessage} from './stream.js'
 import {type Sent, Transport} from './transport.js'
@@ -61,6 +62,7 @@ export type {
   WebhookTestResult,
 }
 export type {Fault, FaultInput, RequestEntry, RequestFilters, RequestStreamMessage, StreamMessage}
+export type {Snapshot, SnapshotDocument}
 
 /** Options of the guest-side POSTs: an `Idempotency-Key`, so a retried call acts once. */
 export interface GuestOptions {
@@ -425,6 +427,41 @@ export class TablepayClient {
     options: {body?: unknown; headers?: Record<string, string>; idempotencyKey?: string} = {},
   ): Promise<RawAnswer> {
     return this.#transport.request(method, path, options)
+  }
+
+  // --- snapshots: saved states of the account (docs/api.md, "Snapshots")
+
+  /** Saves the account's records and the clock's offset as `name`, replacing a snapshot of that name. */
+  async saveSnapshot(name: string): Promise<Snapshot> {
+    return this.#call('saveSnapshot', {}, {body: {name}})
+  }
+
+  /** The account's snapshots, newest first. */
+  async listSnapshots(params: ListParams = {}): Promise<List<Snapshot>> {
+    return this.#call('listSnapshots', {}, {query: {...params}})
+  }
+
+  async getSnapshot(name: string): Promise<Snapshot> {
+    return this.#call('getSnapshot', {name})
+  }
+
+  async deleteSnapshot(name: string): Promise<Deleted> {
+    return this.#call('deleteSnapshot', {name})
+  }
+
+  /** Makes the account exactly what snapshot `name` saved; the request log and faults stay. */
+  async restoreSnapshot(name: string): Promise<Snapshot> {
+    return this.#call('restoreSnapshot', {name})
+  }
+
+  /** The snapshot as one self-contained document, which `importSnapshot` takes back. */
+  async exportSnapshot(name: string): Promise<SnapshotDocument> {
+    return this.#call('exportSnapshot', {name})
+  }
+
+  /** Stores an exported snapshot in this account, under the document's `name`. */
+  async importSnapshot(document: SnapshotDocument): Promise<Snapshot> {
+    return this.#call('importSnapshot', {}, {body: document})
   }
 
   /** The answer's body of operation `id`, with the values `params` of its path's parameters. */

@@ -35,6 +35,10 @@ Clients find the URL and a write key on their own: in the same directory, and th
       command: '<%= config.bin %> <%= command.id %> --log --rate-limit 5',
     },
     {
+      description: 'Start in memory with an exported snapshot restored (`tablepay snapshots export`)',
+      command: '<%= config.bin %> <%= command.id %> --memory --seed fixtures/seed.json --import lunch-rush.json',
+    },
+    {
       description: 'Demo the retry schedule in seconds instead of hours',
       command: '<%= config.bin %> <%= command.id %> --retry-schedule 2s,5s,10s --disable-after 3',
     },

@@ -333,6 +333,7 @@ export function renderDelivery({
   account_id: _,
   chaos_duplicate: __,
   endpoint_redeliveries: ___,
+  restore: ____,
   ...delivery
 }: DeliveryRecord) {
   return delivery

@@ -1,3 +1,4 @@
+import type {SnapshotRecords} from './snapshots.js'
 import type {Check, Claim, Delivery, Event, Feedback, Location, Payment, Scope, WebhookEndpoint} from './schemas.js'
 
 /**
@@ -96,6 +97,8 @@ export type DeliveryRecord = Delivery & {
   chaos_duplicate?: true
   /** Its endpoint's `redeliveries` when it was made; absent while that was none. */
   endpoint_redeliveries?: number
+  /** The account's restore that wrote it (`restoredDelivery`): an attempt out before that restore is not recorded. */
+  restore?: number
 }
 
 /** A server-wide value that must survive a restart: how far the clock was advanced. */
@@ -118,6 +121,21 @@ export interface FanOutRecord {
   due: number
 }
 
+/** A saved state of one account (docs/api.md, "Snapshots"): its records, in the form an export shows them. */
+export interface SnapshotRecord {
+  /** `{account_id}/{name}`: a name is the account's own. */
+  id: string
+  name: string
+  created_at: string
+  /** The scheduler clock's offset when it was saved, in ms: a restore puts the clock back there. */
+  clock_offset_ms: number
+  counts: Record<string, number>
+  records: SnapshotRecords
+  /** The account an imported document was exported from, when another: its ids may be that account's too. */
+  imported_from?: string
+  account_id: string
+}
+
 /** Every collection the store holds, by name. */
 export interface Collections {
   accounts: AccountRecord
@@ -133,5 +151,6 @@ export interface Collections {
   deliveries: DeliveryRecord
   settings: SettingRecord
   fan_outs: FanOutRecord
+  snapshots: SnapshotRecord
 }
 export type CollectionName = keyof Collections

@@ -59,6 +59,15 @@ export const ROUTES = {
   createScratchAccount: {method: 'POST', path: '/sim/accounts', scope: 'write'},
   deleteScratchAccount: {method: 'DELETE', path: '/sim/accounts/{id}', scope: 'write'},
 
+  // saved states of an account (docs/api.md, "Snapshots")
+  saveSnapshot: {method: 'POST', path: '/sim/snapshots', scope: 'write'},
+  listSnapshots: {method: 'GET', path: '/sim/snapshots', scope: 'read'},
+  getSnapshot: {method: 'GET', path: '/sim/snapshots/{name}', scope: 'read'},
+  deleteSnapshot: {method: 'DELETE', path: '/sim/snapshots/{name}', scope: 'write'},
+  restoreSnapshot: {method: 'POST', path: '/sim/snapshots/{name}/restore', scope: 'write'},
+  exportSnapshot: {method: 'GET', path: '/sim/snapshots/{name}/export', scope: 'read'},
+  importSnapshot: {method: 'POST', path: '/sim/snapshots/import', scope: 'write'},
+
   // the receiver side (docs/api.md, "Webhooks"): updates, rotation, recovery, resend, known secrets and chaos
   updateWebhookEndpoint: {method: 'PATCH', path: '/webhook-endpoints/{id}', scope: 'write'},
   rotateWebhookSecret: {method: 'POST', path: '/webhook-endpoints/{id}/rotate-secret', scope: 'write'},

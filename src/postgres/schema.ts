@@ -23,12 +23,13 @@ export const COLUMNS: {readonly [C in CollectionName]: readonly string[]} = {
   deliveries: ['event_id', 'endpoint_id', 'status'],
   settings: [],
   fan_outs: [],
+  snapshots: [],
 }
 
 export const COLLECTIONS = Object.keys(COLUMNS) as CollectionName[]
 
 /** Collections each made by a migration of its own, after the first version's. */
-const ADDED: readonly CollectionName[] = ['fan_outs']
+const ADDED: readonly CollectionName[] = ['fan_outs', 'snapshots']
 
 /** Further indexes, beyond the primary key and `(account_id, seq)`. */
 const INDEXES: {readonly [C in CollectionName]?: readonly string[]} = {
@@ -82,4 +83,6 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   // fan-out marks in a collection of their own, no longer settings; on PostgreSQL a change writes its
   // deliveries itself, so no database holds a mark to move (docs/storage.md, "Deferred fan-out")
   table('fan_outs'),
+  // each account's saved states, one record per snapshot (docs/api.md, "Snapshots")
+  table('snapshots'),
 ]

@@ -19,9 +19,6 @@ function guest(input: Record<string, unknown>, named: string) {
   return {body, ...(idempotency_key === undefined ? {} : {idempotencyKey: text(idempotency_key)})}
 }
 
-// the snapshot routes' ids are saveSnapshot and restoreSnapshot (docs/api.md, "Snapshots")
-const SNAPSHOTS = '/sim/snapshots'
-
 /**
  * The API call of a step whose references are resolved; undefined for an
  * `expect_event`, which reads the events until one appears instead.
@@ -72,9 +69,9 @@ export function stepRequest(step: ScenarioStep): StepRequest | undefined {
     case 'expect':
       return {method: 'GET', path: step.input.get}
     case 'snapshot':
-      return {method: 'POST', path: SNAPSHOTS, body: {name: step.input}}
+      return {method: 'POST', path: routePath('saveSnapshot', {}), body: {name: step.input}}
     case 'restore':
-      return {method: 'POST', path: `${SNAPSHOTS}/${encodeURIComponent(step.input)}/restore`}
+      return {method: 'POST', path: routePath('restoreSnapshot', {name: step.input})}
     case 'expect_event':
       return undefined
   }

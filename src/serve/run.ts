@@ -18,6 +18,8 @@ export interface ServeFlags {
   memory?: boolean
   database?: string
   seed?: string
+  /** Exported snapshots to restore at start. */
+  import?: string[]
   fsync?: boolean
   repair?: boolean
   'retry-schedule'?: number[]
@@ -57,6 +59,7 @@ export async function startServing(
     dataDir: flags.memory || flags.database || flags.data === undefined ? undefined : resolve(flags.data),
     database: flags.database,
     seedFile: flags.seed,
+    imports: flags.import,
     fsync: flags.fsync,
     repair: flags.repair,
     retrySchedule: flags['retry-schedule'],

@@ -17,6 +17,7 @@ import {
   HEADERS,
   pascal,
 } from './openapi-errors.js'
+import {SharedAnswers} from './openapi-answers.js'
 import {faultable, OPERATIONS, type Operation, pathParams, TAGS} from './operations.js'
 import {NAMED_SCHEMAS, PATH_PARAMS} from './schemas.js'
 
@@ -70,11 +71,8 @@ function componentSchemas(): Record<string, JsonSchema> {
     const schema = NAMED_SCHEMAS[name]
     registries[bodies.has(schema) ? 'input' : 'output'].add(schema, {id: name})
   }
-  const listed = new Set(OPERATIONS.filter((op) => op.list).map((op) => op.response))
-  for (const item of listed) {
-    const name = nameOf(item)
-    if (name) registries.output.add(listOf(item), {id: `${name}List`})
-  }
+  // every list has one shape: `List`, which each `<name>List` narrows to its items
+  registries.output.add(listOf(z.unknown()), {id: 'List'})
   const schemas: Record<string, JsonSchema> = {}
   for (const io of ['input', 'output'] as const) {
     const {schemas: converted} = z.toJSONSchema(registries[io], {
@@ -83,6 +81,9 @@ function componentSchemas(): Record<string, JsonSchema> {
     })
     for (const [id, schema] of Object.entries(converted)) schemas[id] = strip(schema as JsonSchema)
   }
+  const listed = new Set(OPERATIONS.filter((op) => op.list).map((op) => nameOf(op.response)))
+  for (const name of listed)
+    if (name) schemas[`${name}List`] = {allOf: [ref('List'), {properties: {data: {items: ref(name)}}}]}
   return schemas
 }
 
@@ -92,8 +93,15 @@ function successSchema(op: Operation): JsonSchema {
   return inline(op.list ? listOf(op.response) : op.response, 'output')
 }
 
+/** The name a success answer is shared under: what it holds, its status when not 200, `Sim` without fault headers. */
+function answerName(op: Operation, status: number, head: boolean): string {
+  const name = nameOf(op.response)
+  const holds = head ? 'Headers' : name ? `${name}${op.list ? 'List' : ''}` : pascal(op.id)
+  return `${holds}${status === 200 ? '' : status}${faultable(op) ? '' : 'Sim'}Answer`
+}
+
 /** An operation's answers; `head` for its answers to HEAD, which are a GET's without their bodies. */
-function responses(op: Operation, head: boolean) {
+function responses(op: Operation, head: boolean, shared: SharedAnswers) {
   const answers: Record<string, unknown> = {}
   for (const status of op.status ?? [200]) {
     const headers: Record<string, unknown> = {'X-Request-Id': header('RequestId')}
@@ -104,7 +112,10 @@ function responses(op: Operation, head: boolean) {
     const contentType = op.contentType ?? 'application/json'
     const content = head ? {} : {content: {[contentType]: {schema: successSchema(op)}}}
     // the reason phrase: the operation's summary says what it answers, once
-    answers[String(status)] = {description: STATUS_CODES[status], headers, ...content}
+    answers[String(status)] = shared.use(
+      {description: STATUS_CODES[status], headers, ...content},
+      answerName(op, status, head),
+    )
   }
   for (const [status, codes] of errorsByStatus(op))
     answers[String(status)] = {$ref: `#/components/responses/${errorAnswerName(codes, head)}`}
@@ -184,16 +195,17 @@ const optionalBody = (body: z.ZodType) => body.safeParse({}).success
 
 /** What the operation needs and answers beyond its summary, in words. */
 function description(op: Operation, head: boolean): string {
-  const lines = [head ? `The answer of \`GET ${op.path}\`: the same status and headers, no body.` : `${op.summary}.`]
+  const lines = [head ? `\`GET ${op.path}\` without its body.` : `${op.summary}.`]
   lines.push(op.scope ? `Needs a key with the \`${op.scope}\` scope.` : 'Needs no key.')
   if (op.body && optionalBody(op.body)) lines.push('Every field of the body is optional: no body at all is `{}`.')
   if (op.idempotent) lines.push('Takes `Idempotency-Key`.')
-  const own = (op.errors ?? []).map((code) => `\`${code}\` (${ERROR_MEANINGS[code] ?? code})`)
+  // a HEAD's refusals are its GET's, said there
+  const own = head ? [] : (op.errors ?? []).map((code) => `\`${code}\` (${ERROR_MEANINGS[code] ?? code})`)
   if (own.length > 0) lines.push(`Refusals of its own: ${own.join('; ')}.`)
   return lines.join(' ')
 }
 
-function operation(op: Operation, head = false) {
+function operation(op: Operation, shared: SharedAnswers, head = false) {
   const params = parameters(op)
   return {
     operationId: head ? `${op.id}Head` : op.id,
@@ -204,7 +216,7 @@ function operation(op: Operation, head = false) {
     ...(op.scope ? {} : {security: []}),
     ...(params.length > 0 ? {parameters: params} : {}),
     ...(op.body && !head ? {requestBody: requestBody(op.body)} : {}),
-    responses: responses(op, head),
+    responses: responses(op, head, shared),
   }
 }
 
@@ -262,12 +274,14 @@ let document: Record<string, unknown> | undefined
 
 function build(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {}
+  const shared = new SharedAnswers()
   for (const op of OPERATIONS) {
     const path = (paths[op.path] ??= {parameters: pathParameters(op.path)})
-    path[op.method] = operation(op)
+    path[op.method] = operation(op, shared)
     // the server answers HEAD on every GET route (server/internal/route-table.ts)
-    if (op.method === 'get') path.head = operation(op, true)
+    if (op.method === 'get') path.head = operation(op, shared, true)
   }
+  const answers = shared.components()
   type Package = {version: string; license: string; bugs: string}
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as Package
   return {
@@ -298,7 +312,7 @@ function build(): Record<string, unknown> {
       },
       parameters: sharedParameters(),
       headers: HEADERS,
-      responses: errorComponents(),
+      responses: {...errorComponents(), ...answers},
     },
   }
 }

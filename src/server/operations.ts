@@ -18,6 +18,7 @@ import {paymentOperations} from './routes/payments.js'
 import {requestOperations} from './routes/requests.js'
 import {simOperations} from './routes/sim.js'
 import {simWebhookOperations} from './routes/sim-webhooks.js'
+import {snapshotOperations} from './routes/snapshots.js'
 import {streamOperations} from './routes/stream.js'
 import {webhookEndpointOperations} from './routes/webhook-endpoints.js'
 
@@ -86,6 +87,7 @@ export const TAGS: {name: string; description: string; operations: OperationSpec
   {name: 'Clock', description: 'The scheduler clock that retries run on', operations: clockOperations},
   {name: 'Stream', description: 'New events and deliveries as they happen', operations: streamOperations},
   {name: 'Scratch accounts', description: 'Accounts made and dropped by tests', operations: accountOperations},
+  {name: 'Snapshots', description: 'Saved states of an account, restored at once', operations: snapshotOperations},
   {
     name: 'Receiver testing',
     description: 'Known secrets and delivery chaos, for testing a webhook receiver',

@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import {Fault, FaultInput} from '../domain/faults.js'
 import {RequestEntry} from '../domain/request-log.js'
+import {Snapshot, SnapshotDocument, SnapshotInput, SnapshotName} from '../domain/snapshots.js'
 import {
   Chaos,
   ChaosInput,
@@ -91,7 +92,10 @@ export const NAMED_SCHEMAS = {
   RequestLogEntry: RequestEntry,
   FaultInput,
   Fault,
+  SnapshotInput,
+  Snapshot,
+  SnapshotDocument,
 } satisfies Record<string, z.ZodType>
 
 /** Path parameters whose values are checked (a 422 when they do not fit); any other is a plain string. */
-export const PATH_PARAMS: Record<string, z.ZodType> = {external_check_id: ExternalCheckId}
+export const PATH_PARAMS: Record<string, z.ZodType> = {external_check_id: ExternalCheckId, name: SnapshotName}

@@ -10,6 +10,7 @@ import {Store} from '../store/store.js'
 import {SchedulerClock, wallClockIso} from '../webhooks/clock.js'
 import {Dispatcher} from '../webhooks/dispatcher.js'
 import {createApp} from './app.js'
+import {importAtStart} from './snapshot-imports.js'
 import {StreamHub} from './internal/event-stream.js'
 import type {AccessLine} from '../domain/request-log.js'
 import type {Limits} from '../domain/limits.js'
@@ -48,6 +49,8 @@ export interface ServiceOptions {
   limits?: Partial<Limits>
   /** Called with each answered API request: the access line of `serve --log`. */
   accessLog?: (line: AccessLine) => void
+  /** Exported snapshots to store and restore into their accounts at start (`serve --import`). */
+  imports?: readonly string[]
 }
 
 export type {SeededAccount}
@@ -117,6 +120,7 @@ export async function createService(store: Store | Storage, baseUrl: string, opt
     timeoutMs: options.receiverTimeoutMs,
   })
   await dispatcher.start()
+  if (options.imports?.length) await importAtStart(service, dispatcher, options.imports)
   const pruner = new Pruner(service.retention)
   pruner.start()
   const shutdown = new AbortController()

@@ -24,6 +24,7 @@ const COLLECTIONS: readonly CollectionName[] = [
   'webhook_endpoints',
   'deliveries',
   'settings',
+  'snapshots',
 ]
 
 /** What a unit that may delete an account reads: all it holds, deliveries and endpoints included. */

@@ -11,6 +11,7 @@ import {
 } from '../domain/deliveries.js'
 import {endpointKey} from '../domain/endpoints.js'
 import {ApiError, invalidField} from '../domain/errors.js'
+import {abandonedBy} from '../domain/snapshots.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
 import {endpointOf} from './endpoints.js'
@@ -120,7 +121,8 @@ export class Deliveries {
   cancel(delivery: DeliveryRecord, now: string): Promise<void> {
     return this.outbox.unit(HELD, async (tx) => {
       const latest = await tx.get('deliveries', delivery.id)
-      if (latest?.status === 'pending') tx.put('deliveries', latest.id, cancelDelivery(latest, now))
+      if (latest?.status === 'pending' && !abandonedBy(delivery, latest))
+        tx.put('deliveries', latest.id, cancelDelivery(latest, now))
     })
   }
 
@@ -128,7 +130,8 @@ export class Deliveries {
    * Records what an attempt to `endpoint` came to, on the delivery and the
    * endpoint as they are now: while the request was out the endpoint may have
    * been deleted (the delivery canceled with it) or disabled, or the delivery
-   * retried; a delivery deleted with its account (a reset) has nothing left to record. A success
+   * retried; a delivery deleted with its account (a reset) has nothing left to record, nor one a restore
+   * wrote since (docs/api.md, "Snapshots"). A success
    * supersedes the endpoint's other deliveries of the event still pending (docs/api.md, "Webhooks",
    * A success ends the retries).
    * Resolves with the endpoint as it is then: undefined once deleted (or the delivery with it).
@@ -141,7 +144,8 @@ export class Deliveries {
   ): Promise<WebhookEndpointRecord | undefined> {
     return this.outbox.unit(HELD, async (tx) => {
       const latest = await tx.get('deliveries', id)
-      if (!latest) return undefined
+      // a restore since the attempt began put the delivery back as it was saved: the attempt is abandoned
+      if (!latest || abandonedBy(options.claimed, latest)) return undefined
       const current = await tx.get('webhook_endpoints', endpointKey(endpoint))
       const outcome = recordAttempt(latest, current ?? endpoint, result, options)
       tx.put('deliveries', id, outcome.delivery)

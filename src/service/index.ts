@@ -12,6 +12,7 @@ import {Records} from './records.js'
 import {Retention} from './retention.js'
 import {RequestLog} from './request-log.js'
 import {Sim} from './sim.js'
+import {Snapshots} from './snapshots.js'
 import {REQUEST_LOG_SIZE} from '../domain/request-log.js'
 
 export type {DeliveryQueue, ServiceContext} from './context.js'
@@ -54,6 +55,8 @@ export function createServiceLayer(context: ServiceContext) {
     deliveries: new Deliveries(context, outbox),
     accounts: new Accounts(context, outbox, traffic),
     sim: new Sim(context, outbox, traffic),
+    /** Saved states of an account, and their restore (docs/api.md, "Snapshots"). */
+    snapshots: new Snapshots(context, outbox),
     retention: new Retention(context, outbox, context.retention),
     /** What each account's requests were: the request log. */
     requests,

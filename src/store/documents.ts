@@ -51,6 +51,8 @@ export interface Written {
 
 /** Records serialized between two turns of the event loop when a document is written. */
 const SLICE = 500
+/** A slice's text is written once it passes this many characters, however few records it holds. */
+const PART_CHARS = 16 * 1024 * 1024
 
 /**
  * One collection's document: one record per line, so
@@ -150,6 +152,13 @@ class RecordsFile {
             const line = JSON.stringify(record)
             crc = crc32(line, crc)
             text += line
+            // a slice of large records (snapshots) would make a string past what V8 holds, and hold the
+            // event loop for all of them: written as it goes, letting requests in between
+            if (text.length > PART_CHARS) {
+              parts.push(text)
+              await writeParts(parts.splice(0))
+              text = ''
+            }
           }
           if (parts.length === 0) {
             await write(text)

@@ -43,7 +43,7 @@ export interface StoreOptions {
 const CHUNKED: readonly CollectionName[] = ['events', 'deliveries']
 
 /** Collections newer than the store's format: a data dir written before one has no document for it, nor an index entry. */
-const NEWER: ReadonlySet<CollectionName> = new Set(['fan_outs'])
+const NEWER: ReadonlySet<CollectionName> = new Set(['fan_outs', 'snapshots'])
 
 /** Journal bytes per document byte that set off a compaction. */
 const COMPACT_RATIO = 2
@@ -89,6 +89,7 @@ function tables() {
     }),
     settings: new Table<Collections['settings']>((r) => r.id),
     fan_outs: new Table<Collections['fan_outs']>((r) => r.id),
+    snapshots: new Table<Collections['snapshots']>((r) => r.id),
   }
 }
 type Tables = ReturnType<typeof tables>

@@ -148,6 +148,25 @@ export class ClockDriver {
     })
   }
 
+  /**
+   * Puts the clock at `offset` at once, back too: the offset a restore wrote (docs/api.md, "Snapshots").
+   * True when it moved; the caller runs what is due then. An advance moves the clock itself, saving each
+   * offset before it moves there: meanwhile this does nothing (a restore waits for the advance, `alone`).
+   */
+  jump(offset: number): boolean {
+    if (this.#driven || offset === this.clock.offset) return false
+    if (offset < this.clock.offset) this.clock.reset()
+    this.clock.moveToOffset(offset)
+    // the timer was set for the clock as it was
+    this.#disarm()
+    return true
+  }
+
+  /** Runs `change` once the advances and resets asked for before it have ended; none starts until it ends. */
+  alone<T>(change: () => Promise<T>): Promise<T> {
+    return this.#queue(change)
+  }
+
   // one clock change at a time: an advance starts from where the one before left the clock
   #queue<T>(change: () => Promise<T>): Promise<T> {
     const run = this.#advancing.then(change)

@@ -7,7 +7,7 @@ import type {Change} from '../store/store.js'
 import {AttemptCounter} from './attempt-counter.js'
 import {attemptFailure} from './attempt-failure.js'
 import {ClockDriver} from './clock-driver.js'
-import {dueMs, type SchedulerClock, wallClockIso} from './clock.js'
+import {CLOCK_SETTING, dueMs, type SchedulerClock, wallClockIso} from './clock.js'
 import {ContestedClaims, LEASE_MARGIN_MS} from './contested-claims.js'
 import type {AttemptOut, DispatcherOptions, DispatcherService} from './dispatcher-service.js'
 import {type Entry, Scheduler} from './scheduler.js'
@@ -82,6 +82,8 @@ export class Dispatcher {
     if (this.#closed) return
     let added = false
     for (const [collection, id, record] of changes) {
+      // a restore sets the clock's offset in the unit that puts its deliveries back: due on the restored clock
+      if (collection === 'settings' && id === CLOCK_SETTING && record && this.#driver.jump(record.value)) added = true
       if (collection !== 'deliveries') continue
       this.#claims?.heard(id, record as DeliveryRecord | null)
       if (record?.status === 'pending') {
@@ -214,6 +216,9 @@ export class Dispatcher {
   advance(seconds: number): Promise<number> {
     return this.#driver.advance(seconds)
   }
+
+  /** Runs a snapshot's `restore` between clock changes: no advance moves the clock under it (docs/api.md). */
+  restore = <T>(restore: () => Promise<T>): Promise<T> => this.#driver.alone(restore)
 
   /** Puts the clock back on the wall clock; pending deliveries keep their due times (docs/api.md "Webhooks"). */
   reset(): Promise<void> {

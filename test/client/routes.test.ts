@@ -65,6 +65,14 @@ const CALLS: Record<Method, (client: TablepayClient) => Promise<unknown>> = {
   clearFaults: (client) => Promise.all([client.clearFaults(), client.clearFaults('flt_1')]),
   deleteFault: (client) => client.deleteFault('flt_1'),
   request: (client) => client.request('POST', '/sim/checks/chk_1/claims', {body: {items: []}}),
+  saveSnapshot: (client) => client.saveSnapshot('base'),
+  listSnapshots: (client) => client.listSnapshots(),
+  getSnapshot: (client) => client.getSnapshot('base'),
+  deleteSnapshot: (client) => client.deleteSnapshot('base'),
+  restoreSnapshot: (client) => client.restoreSnapshot('base'),
+  exportSnapshot: (client) => client.exportSnapshot('base'),
+  importSnapshot: (client) =>
+    client.importSnapshot({tablepay_snapshot: 1, name: 'base', account: 'acct_1', created_at: '', records: {}}),
 }
 
 /** `/checks/{id}` as a RegExp of the paths it takes. */

@@ -1,5 +1,3 @@
-import {once} from 'node:events'
-import {get, type IncomingMessage} from 'node:http'
 import {connect} from 'node:net'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {seedStore, type ServiceOptions} from '../../src/server/service.js'
@@ -7,6 +5,7 @@ import {checkWith} from '../helpers/checks.js'
 import {serveStorage} from '../helpers/serve-storage.js'
 import {openTestStore} from '../helpers/postgres.js'
 import {call, TEST_SEED, WRITE_KEY} from '../helpers/simulator.js'
+import {openStream as openSse, type Stream} from '../helpers/sse.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -32,33 +31,10 @@ async function serve(options: ServiceOptions = {}) {
   return {url, streams: running.streams, push}
 }
 
-interface Stream {
-  status: number
-  /** Every byte received so far. */
-  text: string
-  /** Resolves once the received text satisfies `done`. */
-  until(done: (text: string) => boolean): Promise<string>
-  close(): void
-}
-
-/** A server-sent event stream over its own connection, or the refusal in `text`. */
+/** A server-sent event stream over its own connection, closed after the test. */
 async function openStream(url: string, headers: Record<string, string> = {}): Promise<Stream> {
-  const req = get(url, {agent: false, headers})
-  const [res] = (await once(req, 'response')) as [IncomingMessage]
-  const stream: Stream = {
-    status: res.statusCode!,
-    text: '',
-    until: (done) =>
-      new Promise((resolve, reject) => {
-        const check = () => done(stream.text) && resolve(stream.text)
-        res.on('data', check).on('end', () => reject(new Error(`stream ended: ${stream.text}`)))
-        check()
-      }),
-    close: () => req.destroy(),
-  }
-  res.setEncoding('utf8').on('data', (chunk: string) => (stream.text += chunk))
-  if (stream.status !== 200) await once(res, 'end')
-  cleanup.push(async () => req.destroy())
+  const stream = await openSse(url, headers)
+  cleanup.push(async () => stream.close())
   return stream
 }
 

@@ -225,6 +225,17 @@ describe('real answers match the document', () => {
     await api('POST', '/v1/sim/faults', {body: {status: 500, match: {path: '/v1/nothing'}}})
     await api('DELETE', '/v1/sim/faults')
 
+    // snapshots: every route, and their refusals
+    await api('POST', '/v1/sim/snapshots', {body: {name: 'openapi'}})
+    await api('GET', '/v1/sim/snapshots')
+    await api('GET', '/v1/sim/snapshots/openapi')
+    const exported = (await api('GET', '/v1/sim/snapshots/openapi/export')).body
+    expect((await api('POST', '/v1/sim/snapshots/import', {body: {...exported, name: 'imported'}})).status).toBe(201)
+    await api('POST', '/v1/sim/snapshots/imported/restore')
+    await api('DELETE', '/v1/sim/snapshots/imported')
+    expect((await api('GET', '/v1/sim/snapshots/Bad')).status).toBe(422)
+    expect((await api('POST', '/v1/sim/snapshots/missing/restore')).status).toBe(404)
+
     const scratch = (await api('POST', '/v1/sim/accounts')).body
     await api('DELETE', `/v1/sim/accounts/${scratch.id}`)
     await api('POST', '/v1/sim/reset')

@@ -120,6 +120,31 @@ test('Prism finds nothing wrong with a push, a 422, a 404, a ping, typed events 
   ])
 }, 30_000)
 
+test('Prism finds nothing wrong with the snapshot routes: save, list, get, export, import, restore, delete', async () => {
+  const answers: [string, number, unknown][] = []
+  const send = sender(answers)
+  await send('PUT', '/checks/external/prism-snap', {body: checkWith([['l1', 1, 300]], {location_id: 'loc_main'})})
+  await send('POST', '/sim/snapshots', {body: {name: 'prism'}})
+  await send('GET', '/sim/snapshots')
+  await send('GET', '/sim/snapshots/prism')
+  const exported = (await send('GET', '/sim/snapshots/prism/export')).body
+  await send('POST', '/sim/snapshots/import', {body: {...exported, name: 'prism-copy'}})
+  await send('POST', '/sim/snapshots/prism-copy/restore')
+  await send('DELETE', '/sim/snapshots/prism-copy')
+  await send('GET', '/sim/snapshots/prism-copy')
+  expect(answers.map(([, status, error]) => [status, error])).toEqual([
+    [201, undefined],
+    [201, undefined],
+    [200, undefined],
+    [200, undefined],
+    [200, undefined],
+    [201, undefined],
+    [200, undefined],
+    [200, undefined],
+    [404, undefined],
+  ])
+}, 30_000)
+
 test('Prism lets through what the server takes: a method in capitals, a date-time at an offset, no optional body, HEAD', async () => {
   const answers: [string, number, unknown][] = []
   const send = sender(answers)

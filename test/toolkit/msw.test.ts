@@ -124,6 +124,15 @@ describe('tablepay/msw with setupServer and the typed client', () => {
     expect(Date.parse(after.now) - Date.parse(before.now)).toBeGreaterThanOrEqual(3600_000)
   })
 
+  test('snapshots.save() and .restore() put the same in-memory state back', async () => {
+    await tablepay.reset()
+    await client.pushCheck('msw-6', checkWith([], {location_id: 'loc_main'}))
+    expect(await tablepay.snapshots.save('msw')).toMatchObject({name: 'msw', counts: {checks: 1}})
+    await client.pushCheck('msw-7', checkWith([], {location_id: 'loc_main'}))
+    await tablepay.snapshots.restore('msw')
+    expect((await client.listChecks()).data.map((check) => check.external_id)).toEqual(['msw-6'])
+  })
+
   test('requests() shows what the code under test sent; faults.add() loses an answer or the connection', async () => {
     await tablepay.reset()
     const body = checkWith([['l1', 1, 300]], {location_id: 'loc_main', version: 1})

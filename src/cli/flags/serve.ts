@@ -64,6 +64,17 @@ export const serveFlags = {
       return found
     },
   })(),
+  import: Flags.custom<string>({
+    summary:
+      'Start with these exported snapshots (`tablepay snapshots export NAME -o FILE`) restored, each into the account it names.',
+    helpValue: 'FILE',
+    multiple: true,
+    parse: async (text) => {
+      const found = await findFile(text)
+      if (found === undefined) throw new Error(`No snapshot file at ${text}: give a file \`snapshots export\` wrote.`)
+      return found
+    },
+  })(),
   fsync: Flags.boolean({summary: 'fsync every flush, to survive power loss (slower).'}),
   repair: Flags.boolean({
     summary:

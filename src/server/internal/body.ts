@@ -7,24 +7,32 @@ import {grantContinue, holdsBody} from './expect-continue.js'
 import {requestHeader} from './headers.js'
 
 export const BODY_LIMIT = 1024 * 1024
-/** Past this much we stop reading and cut the connection instead of draining it. */
-const DRAIN_LIMIT = 16 * BODY_LIMIT
+/** Past this many times the limit we stop reading and cut the connection instead of draining it. */
+const DRAIN_FACTOR = 16
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i
 const PRINTABLE = /^[\x20-\x7e]{1,200}$/
 
-const tooLarge = () => new ApiError('payload_too_large', `Request body is larger than ${BODY_LIMIT} bytes (1 MiB).`)
+const mib = (bytes: number) => `${bytes / (1024 * 1024)} MiB`
+const tooLarge = (limit: number) => () =>
+  new ApiError('payload_too_large', `Request body is larger than ${limit} bytes (${mib(limit)}).`)
 
-/** Gathers a body's chunks, keeping at most BODY_LIMIT bytes and giving up past DRAIN_LIMIT. */
+/** Gathers a body's chunks, keeping at most `limit` bytes and giving up past 16 times that (the drain limit). */
 class Chunks {
   readonly list: Uint8Array[] = []
   size = 0
 
-  /** False once the body is past DRAIN_LIMIT: stop reading. */
+  constructor(readonly limit: number) {}
+
+  get drainLimit(): number {
+    return DRAIN_FACTOR * this.limit
+  }
+
+  /** False once the body is past the drain limit: stop reading. */
   add(chunk: Uint8Array): boolean {
     this.size += chunk.length
-    if (this.size <= BODY_LIMIT) this.list.push(chunk)
-    return this.size <= DRAIN_LIMIT
+    if (this.size <= this.limit) this.list.push(chunk)
+    return this.size <= this.drainLimit
   }
 }
 
@@ -66,22 +74,22 @@ async function readWebBody(body: AsyncIterable<Uint8Array>, chunks: Chunks): Pro
  * rather than a reset; a client that holds its body back until told to send
  * it (`Expect: 100-continue`) gets the 413 without sending it.
  */
-async function readLimited(event: H3Event): Promise<Buffer> {
+async function readLimited(event: H3Event, limit: number): Promise<Buffer> {
   const codings = requestCodings(event)
   const declared = Number(requestHeader(event, 'content-length') ?? 0)
-  if (declared > DRAIN_LIMIT || (declared > BODY_LIMIT && holdsBody(event))) {
+  const chunks = new Chunks(limit)
+  if (declared > chunks.drainLimit || (declared > limit && holdsBody(event))) {
     event.node.res.setHeader('connection', 'close')
-    throw tooLarge()
+    throw tooLarge(limit)()
   }
   grantContinue(event)
-  const chunks = new Chunks()
   const web = event.web?.request?.body
   await (web ? readWebBody(web as unknown as AsyncIterable<Uint8Array>, chunks) : readNodeBody(event.node.req, chunks))
-  if (chunks.size > DRAIN_LIMIT) event.node.res.setHeader('connection', 'close')
-  if (chunks.size > BODY_LIMIT) throw tooLarge()
+  if (chunks.size > chunks.drainLimit) event.node.res.setHeader('connection', 'close')
+  if (chunks.size > limit) throw tooLarge(limit)()
   const only = chunks.list[0]
   const raw = chunks.list.length === 1 && Buffer.isBuffer(only) ? only : Buffer.concat(chunks.list)
-  return codings ? decodeBody(raw, codings, BODY_LIMIT, tooLarge) : raw
+  return codings ? decodeBody(raw, codings, limit, tooLarge(limit)) : raw
 }
 
 // control characters, and what invalid UTF-8 decodes to: a body that holds them is not text to quote
@@ -133,12 +141,13 @@ export async function readJson<S extends z.ZodType>(
   event: H3Event,
   schema: S,
   accept?: (value: unknown) => z.output<S> | undefined,
+  limit = BODY_LIMIT,
 ): Promise<z.output<S>> {
   if (bodyless(event)) {
     const empty = schema.safeParse({})
     if (empty.success) return empty.data
   }
-  return parseJson(await readJsonText(event), schema, accept)
+  return parseJson(await readJsonText(event, limit), schema, accept)
 }
 
 /** Whether the request has no body: no length or a length of 0, and not chunked; a web request (msw), no stream. */
@@ -154,14 +163,14 @@ function bodyless(event: H3Event): boolean {
  * content type, 413 above 1 MiB): for a route that may answer from the
  * bytes alone (a replayed push, server/internal/push-replays.ts).
  */
-export async function readJsonText(event: H3Event): Promise<string> {
+export async function readJsonText(event: H3Event, limit = BODY_LIMIT): Promise<string> {
   const type = requestHeader(event, 'content-type') ?? ''
   if (!JSON_TYPE.test(type)) {
     // a header can hold any bytes: it is quoted back only when it is plain text
     const got = PRINTABLE.test(type) ? ` (got "${type}")` : ''
     throw new ApiError('unsupported_media_type', `Send the body as JSON with "Content-Type: application/json"${got}.`)
   }
-  const text = (await readLimited(event)).toString('utf8')
+  const text = (await readLimited(event, limit)).toString('utf8')
   // the request log shows what was sent (docs/api.md, "The request log")
   event.context.requestText = text
   return text

@@ -83,3 +83,16 @@ export async function paginate<C extends Listed, T>(
 /** A `starting_after` that names nothing the list holds or held lately (docs/api.md, "Lists"). */
 export const unknownCursor = (cursor: string) =>
   invalidField('starting_after', `no ${cursor} in this list; pass the next_cursor of the previous page`)
+
+/** One page of `items` (all of the list, newest first), as `paginate` pages records: `keyOf` is the cursor. */
+export function pageOf<T>(
+  items: readonly T[],
+  {limit, starting_after}: {limit: number; starting_after?: string},
+  keyOf: (item: T) => string,
+): Page<T> {
+  const from = starting_after === undefined ? 0 : items.findIndex((item) => keyOf(item) === starting_after) + 1
+  if (from === 0 && starting_after !== undefined) throw unknownCursor(starting_after)
+  const data = items.slice(from, from + limit)
+  const has_more = items.length > from + limit
+  return {object: 'list', data, has_more, next_cursor: has_more ? keyOf(data.at(-1)!) : null}
+}

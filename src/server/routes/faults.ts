@@ -4,7 +4,7 @@ import {Fault, FaultInput} from '../../domain/faults.js'
 import {Deleted} from '../../domain/schemas.js'
 import {accountOf} from '../internal/auth.js'
 import {readJson} from '../internal/body.js'
-import {readListQuery, unknownCursor} from '../internal/list.js'
+import {pageOf, readListQuery} from '../internal/list.js'
 import type {OperationSpec} from '../operations.js'
 import {FaultsCleared} from '../schemas.js'
 
@@ -29,13 +29,8 @@ export const faultOperations: OperationSpec[] = [
     response: Fault,
     list: true,
     async handler(event, {service}) {
-      const {limit, starting_after} = readListQuery(event)
       const newest = (await service.faults.list(accountOf(event))).reverse()
-      const from = starting_after === undefined ? 0 : newest.findIndex((f) => f.id === starting_after) + 1
-      if (from === 0 && starting_after !== undefined) throw unknownCursor(starting_after)
-      const data = newest.slice(from, from + limit)
-      const has_more = newest.length > from + limit
-      return {object: 'list', data, has_more, next_cursor: has_more ? data.at(-1)!.id : null}
+      return pageOf(newest, readListQuery(event), (fault) => fault.id)
     },
   },
   {

@@ -3,6 +3,7 @@ import {guestUrl, renderCheck} from '../../domain/check.js'
 import {ApiError} from '../../domain/errors.js'
 import {renderLocation} from '../../domain/locations.js'
 import type {CheckRecord} from '../../domain/records.js'
+import {isRestore} from '../../domain/snapshots.js'
 import {sendAsset} from '../../web/assets.js'
 import {qrSvg} from '../../web/qr.js'
 import type {AppContext} from '../context.js'
@@ -85,6 +86,8 @@ export function guestRoutes(router: Router, app: AppContext): void {
             if (collection !== 'checks' || changed !== id) continue
             messages.push(record ? checkMessage(record) : {event: 'gone', data: {id}})
           }
+          // a restore deletes the check and puts back the saved one, if any: `reset`, then the check as restored
+          if (messages.length > 0 && isRestore(changes)) return [{event: 'reset', data: {id}}, messages.at(-1)!]
           return messages
         },
       })

@@ -1,15 +1,20 @@
 import * as z from 'zod'
 import {renderDelivery} from '../../domain/deliveries.js'
 import {renderEvent} from '../../domain/events.js'
+import {isRestore} from '../../domain/snapshots.js'
 import {accountOf} from '../internal/auth.js'
 import type {StreamMessageOut} from '../internal/event-stream.js'
 import type {OperationSpec} from '../operations.js'
 
-/** Server-sent events of the caller's new events (`event: event`) and delivery changes (`event: delivery`). */
+/**
+ * Server-sent events of the caller's new events (`event: event`) and delivery changes (`event: delivery`);
+ * `reset` when a snapshot's restore rewrote the account.
+ */
 export const streamOperations: OperationSpec[] = [
   {
     id: 'streamEvents',
-    summary: 'Server-sent events: `event` for each new event, `delivery` for each delivery change',
+    summary:
+      'Server-sent events: `event` for each new event, `delivery` for each delivery change, `reset` on a restore',
     response: z.string(),
     contentType: 'text/event-stream',
     errors: ['rate_limited'],
@@ -19,6 +24,8 @@ export const streamOperations: OperationSpec[] = [
       return streams.open(event, {
         key: `account:${accountId}`,
         select: (changes) => {
+          // a restore rewrites the account at once: one message says to read it again (docs/api.md, "Snapshots")
+          if (isRestore(changes, accountId)) return [{event: 'reset', data: {object: 'reset', account_id: accountId}}]
           const messages: StreamMessageOut[] = []
           for (const [collection, , record] of changes) {
             if (!record || record.account_id !== accountId) continue

@@ -1,0 +1,42 @@
+import {Args, Errors} from '@oclif/core'
+import {TablepayApiError} from '../../client/errors.js'
+import {SNAPSHOT_NAME} from '../../domain/snapshots.js'
+import {describeError} from '../errors.js'
+
+/** The NAME argument of the snapshot commands (`snapshotName` checks it). */
+export const snapshotNameArg = Args.string({
+  description: 'Snapshot name: 1-64 characters of a-z 0-9 _ -, starting with a letter or digit.',
+  required: true,
+})
+
+/** `name`, checked here: a bad one is a wrong command line (exit 2), sent nowhere. */
+export function snapshotName(name: string): string {
+  if (!SNAPSHOT_NAME.test(name))
+    throw new Errors.CLIError(
+      `"${name}" is not a snapshot name: use 1-64 characters of a-z 0-9 _ -, starting with a letter or digit.`,
+      {exit: 2, code: 'invalid_usage', suggestions: ['Name it like lunch-rush or ci_base.']},
+    )
+  return name
+}
+
+/**
+ * `call`, with the server's refusal of what was given (an unknown name, a document it cannot take)
+ * as a wrong command line: exit 2, nothing was done (README, "The CLI").
+ */
+export async function asInput<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call
+  } catch (error) {
+    if (!(error instanceof TablepayApiError) || (error.status !== 404 && error.status !== 422)) throw error
+    const suggestions =
+      error.status === 404
+        ? ['See the names with `tablepay snapshots list`.']
+        : ['Export a snapshot with `tablepay snapshots export NAME -o FILE` and import that file.']
+    throw new Errors.CLIError(describeError(error), {exit: 2, code: error.code, suggestions})
+  }
+}
+
+/** The exit codes of the snapshot commands, where they differ from every API command's. */
+export const SNAPSHOT_EXIT_CODES = {
+  2: 'A wrong command line, or a name or document the server refused (no such snapshot, another format): nothing was done.',
+}

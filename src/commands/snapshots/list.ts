@@ -1,0 +1,16 @@
+import type {List, Snapshot} from '../../client/client.js'
+import {ApiCommand} from '../../cli/api-command.js'
+import {renderPage} from '../../cli/views/page.js'
+import {renderSnapshotList} from '../../cli/views/snapshot.js'
+
+export default class SnapshotsList extends ApiCommand<typeof SnapshotsList> {
+  static override summary = "List the account's snapshots, newest first."
+
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
+
+  public async run(): Promise<List<Snapshot>> {
+    const page = await this.client.listSnapshots({limit: 100})
+    this.log(renderPage(page, renderSnapshotList, 'snapshots'))
+    return page
+  }
+}

@@ -1,0 +1,203 @@
+import * as z from 'zod'
+import {endpointKey} from './endpoints.js'
+import {ApiError, invalidField} from './errors.js'
+import type {Collections, DeliveryRecord, SnapshotRecord} from './records.js'
+
+/** The format version of an exported snapshot (`tablepay_snapshot`). */
+export const SNAPSHOT_FORMAT = 1
+
+/** What a snapshot holds of an account, in the order a restore writes them (docs/api.md, "Snapshots"). */
+export const SNAPSHOT_COLLECTIONS = [
+  'locations',
+  'checks',
+  'claims',
+  'payments',
+  'refunds',
+  'feedback',
+  'idempotency_keys',
+  'events',
+  'webhook_endpoints',
+  'deliveries',
+] as const
+export type SnapshotCollection = Exclude<(typeof SNAPSHOT_COLLECTIONS)[number], 'refunds'>
+
+/** The collections a snapshot stores: refunds are part of their payment's record, so they are counted, not stored. */
+export const STORED_COLLECTIONS = SNAPSHOT_COLLECTIONS.filter((c) => c !== 'refunds') as SnapshotCollection[]
+
+export type SnapshotRecords = {[C in SnapshotCollection]: Collections[C][]}
+
+export const SNAPSHOT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/
+
+export const SnapshotName = z
+  .string()
+  .regex(SNAPSHOT_NAME, 'must be 1-64 characters of a-z 0-9 _ -, starting with a letter or digit')
+
+/** The body of `POST /sim/snapshots`. */
+export const SnapshotInput = z.strictObject({name: SnapshotName})
+
+/** A snapshot as the API shows it: its name, when it was saved and how many records of each kind it holds. */
+export const Snapshot = z.object({
+  object: z.literal('snapshot'),
+  name: z.string(),
+  created_at: z.iso.datetime(),
+  counts: z.record(z.string(), z.int().min(0)),
+})
+export type Snapshot = z.infer<typeof Snapshot>
+
+/** A record as an export holds it: an object with its id (the rest is the store's own, checked by kind below). */
+const Stored = z.looseObject({id: z.string().min(1)})
+const strings = (...keys: string[]) => Stored.extend(Object.fromEntries(keys.map((k) => [k, z.string()])))
+
+/** The fields each kind of record needs for the store to index it and the API to show it. */
+const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
+  locations: strings('name'),
+  checks: strings('external_id', 'guest_token', 'location_id', 'status', 'created_at'),
+  claims: strings('check_id', 'created_at'),
+  payments: strings('check_id', 'created_at').extend({refunds: z.array(z.unknown())}),
+  feedback: strings('check_id', 'created_at'),
+  idempotency_keys: strings('key', 'request_hash', 'created_at').extend({status: z.int()}),
+  events: strings('type', 'created_at').extend({data: z.record(z.string(), z.unknown())}),
+  webhook_endpoints: strings('url', 'secret', 'status', 'created_at').extend({
+    event_types: z.array(z.string()),
+    consecutive_dead: z.int().min(0),
+  }),
+  deliveries: strings('event_id', 'endpoint_id', 'status', 'created_at').extend({
+    attempts: z.array(z.unknown()),
+    next_attempt_at: z.string().nullable(),
+  }),
+}
+
+/**
+ * Each collection's records as the store keeps them: the fields of each kind a store needs are checked
+ * (RECORD_SCHEMAS), where each issue names its record; the document shows them as objects with an id.
+ */
+const Records = z
+  .partialRecord(z.enum(STORED_COLLECTIONS), z.array(Stored))
+  .superRefine((records, context) => {
+    for (const name of STORED_COLLECTIONS) {
+      const result = z.array(RECORD_SCHEMAS[name]).safeParse(records[name] ?? [])
+      for (const issue of result.error?.issues ?? [])
+        context.addIssue({code: 'custom', message: issue.message, path: [name, ...issue.path]})
+    }
+  })
+  .describe("The account's records by collection, as `export` gives them")
+
+/** An exported snapshot (`GET /sim/snapshots/{name}/export`), and the body of `POST /sim/snapshots/import`. */
+export const SnapshotDocument = z.strictObject({
+  tablepay_snapshot: z.literal(SNAPSHOT_FORMAT, {
+    error: `must be ${SNAPSHOT_FORMAT}: this server reads snapshots of format ${SNAPSHOT_FORMAT}`,
+  }),
+  name: SnapshotName,
+  account: z.string().min(1),
+  created_at: z.iso.datetime(),
+  clock_offset_ms: z.int().min(0).optional(),
+  records: Records,
+})
+export type SnapshotDocument = z.infer<typeof SnapshotDocument>
+
+/** Where an account's snapshot is kept: its name is the account's own. */
+export const snapshotKey = (accountId: string, name: string): string => `${accountId}/${name}`
+
+/** A restore that would take records another account of this server holds under the same ids. */
+export const heldElsewhere = (name: string, collection: string, id: string, holder: string): ApiError =>
+  invalidField(
+    'name',
+    `snapshot ${name} was exported from another account, and its ${collection} ${id} is account ${holder}'s on this server: restore it on another server, or import it into ${holder}`,
+  )
+
+export const noSnapshot = (name: string): ApiError =>
+  new ApiError('not_found', `No snapshot ${name} in this account; list them with GET /v1/sim/snapshots.`)
+
+/** How many records of each kind the snapshot holds; refunds are counted in their payments. */
+export function snapshotCounts(records: SnapshotRecords): Record<string, number> {
+  const counts: Record<string, number> = {}
+  for (const name of SNAPSHOT_COLLECTIONS) {
+    counts[name] =
+      name === 'refunds'
+        ? records.payments.reduce((sum, payment) => sum + payment.refunds.length, 0)
+        : records[name].length
+  }
+  return counts
+}
+
+export function renderSnapshot({name, created_at, counts}: SnapshotRecord): Snapshot {
+  return {object: 'snapshot', name, created_at, counts}
+}
+
+/** The snapshot as one self-contained document, the one `import` takes back. */
+export function exportSnapshot(snapshot: SnapshotRecord): SnapshotDocument {
+  const {name, account_id, created_at, clock_offset_ms, records} = snapshot
+  const exported = records as unknown as SnapshotDocument['records']
+  return {tablepay_snapshot: SNAPSHOT_FORMAT, name, account: account_id, created_at, clock_offset_ms, records: exported}
+}
+
+/**
+ * The record `import` stores for `document` in account `accountId`: the
+ * document's ids are kept; a document of another account has its records
+ * moved into this one (their account, and the keys that name it).
+ */
+export function importedSnapshot(document: SnapshotDocument, accountId: string): SnapshotRecord {
+  const from = document.account
+  const records = {} as SnapshotRecords
+  for (const name of STORED_COLLECTIONS) {
+    const list = (document.records[name] ?? []) as Record<string, unknown>[]
+    records[name] = list.map((record) => moved(name, record, from, accountId)) as never
+  }
+  return {
+    id: snapshotKey(accountId, document.name),
+    name: document.name,
+    created_at: document.created_at,
+    clock_offset_ms: document.clock_offset_ms ?? 0,
+    counts: snapshotCounts(records),
+    records,
+    ...(from === accountId ? {} : {imported_from: from}),
+    account_id: accountId,
+  }
+}
+
+/** Events and deliveries have `account_id` last, where a start finds it without parsing them (store/unread.ts). */
+const ACCOUNT_LAST: ReadonlySet<SnapshotCollection> = new Set(['events', 'deliveries'])
+
+function moved(name: SnapshotCollection, record: Record<string, unknown>, from: string, to: string) {
+  const {account_id: _, ...rest} = record
+  // elsewhere the field stays where the record had it
+  const into: Record<string, unknown> = ACCOUNT_LAST.has(name) ? {...rest, account_id: to} : {...record, account_id: to}
+  if (from === to) return into
+  if (name === 'idempotency_keys' && typeof record.id === 'string' && record.id.startsWith(`${from}\u0000`))
+    into.id = `${to}${record.id.slice(from.length)}`
+  if (name === 'webhook_endpoints' && record.stored_as !== undefined) into.stored_as = `${to}/${String(record.id)}`
+  return into
+}
+
+/** The id each record is stored under. */
+export const storedId = (name: SnapshotCollection, record: Collections[SnapshotCollection]): string =>
+  name === 'webhook_endpoints' ? endpointKey(record as Collections['webhook_endpoints']) : record.id
+
+/**
+ * A delivery as a restore writes it, marked with the restore: an attempt that was out when the
+ * restore ran finds its delivery marked otherwise, and is not recorded (`abandonedBy`).
+ */
+export function restoredDelivery({account_id, ...delivery}: DeliveryRecord, restore: number): DeliveryRecord {
+  // `account_id` stays last, where a start finds it without parsing the record (store/unread.ts)
+  return {...delivery, restore, account_id}
+}
+
+/** True when a restore ran since the attempt claimed `claimed`: what the attempt came to is not recorded. */
+export const abandonedBy = (claimed: DeliveryRecord | undefined, latest: DeliveryRecord): boolean =>
+  claimed !== undefined && claimed.restore !== latest.restore
+
+/** The settings record a restore of the account writes: its count of restores, and the mark live streams read. */
+export const RESTORE_SETTING = 'restores:'
+export const restoreSetting = (accountId: string): string => `${RESTORE_SETTING}${accountId}`
+
+/** A unit's changes, as the live streams get them. */
+type Changes = readonly (readonly [collection: string, id: string, record: unknown])[]
+
+/** Whether `changes` are a restore's: of the account given, or of any account. */
+export function isRestore(changes: Changes, accountId?: string): boolean {
+  const mark = accountId === undefined ? undefined : restoreSetting(accountId)
+  return changes.some(
+    ([collection, id]) =>
+      collection === 'settings' && (mark === undefined ? id.startsWith(RESTORE_SETTING) : id === mark),
+  )
+}

@@ -1,0 +1,43 @@
+import {SnapshotDocument} from '../domain/snapshots.js'
+import type {Service} from '../service/index.js'
+import {readFound} from '../shared/package-file.js'
+import {UnusableInputError} from '../shared/unusable-input.js'
+import type {Dispatcher} from '../webhooks/dispatcher.js'
+
+/** The exported snapshot in `file`, checked; an unusable file is a wrong command line (exit 2). */
+async function readSnapshotFile(file: string): Promise<SnapshotDocument> {
+  const what = `serve --import: ${file}`
+  let json: unknown
+  try {
+    json = JSON.parse(await readFound(file))
+  } catch (error) {
+    throw new UnusableInputError(`${what} cannot be read as JSON: ${(error as Error).message}`)
+  }
+  const result = SnapshotDocument.safeParse(json)
+  if (!result.success) {
+    const issue = result.error.issues[0]!
+    throw new UnusableInputError(
+      `${what} is not an exported snapshot: ${issue.path.join('.') || '(root)'}: ${issue.message}. Make one with \`tablepay snapshots export NAME -o FILE\`.`,
+    )
+  }
+  return result.data
+}
+
+/**
+ * `serve --import FILE…`: each exported snapshot stored in the account it
+ * names and restored there, in the order given (docs/api.md, "Snapshots").
+ * Every file is read and checked before any is imported.
+ */
+export async function importAtStart(service: Service, dispatcher: Dispatcher, files: readonly string[]): Promise<void> {
+  const documents = await Promise.all(files.map(readSnapshotFile))
+  for (const [i, document] of documents.entries()) {
+    if (!(await service.records.get('accounts', document.account)))
+      throw new UnusableInputError(
+        `serve --import: ${files[i]} is a snapshot of account ${document.account}, which this server does not have: add it with --seed, or import the file into an account with \`tablepay snapshots import\`.`,
+      )
+  }
+  for (const document of documents) {
+    await service.snapshots.import(document.account, document)
+    await dispatcher.restore(() => service.snapshots.restore(document.account, document.name))
+  }
+}

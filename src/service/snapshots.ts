@@ -1,0 +1,130 @@
+import type {SettingRecord, SnapshotRecord} from '../domain/records.js'
+import {
+  heldElsewhere,
+  importedSnapshot,
+  noSnapshot,
+  restoredDelivery,
+  restoreSetting,
+  type SnapshotDocument,
+  snapshotCounts,
+  snapshotKey,
+  type SnapshotRecords,
+  STORED_COLLECTIONS,
+  storedId,
+} from '../domain/snapshots.js'
+import {CLOCK_SETTING} from '../webhooks/clock.js'
+import type {ServiceContext} from './context.js'
+import type {Outbox, UnitReads} from './outbox.js'
+import type {UnitOfWork} from './storage.js'
+
+/** What a save and a restore read: every record of the account they hold, deliveries and endpoints included. */
+const ACCOUNT: UnitReads = {reads: [...STORED_COLLECTIONS, 'snapshots', 'settings']}
+
+const setting = (id: string, value: number): SettingRecord => ({id, account_id: '', value})
+
+/** Throws when a record of `snapshot` is stored under an id another account's record has. */
+async function refuseHeldElsewhere(tx: UnitOfWork, accountId: string, snapshot: SnapshotRecord): Promise<void> {
+  for (const collection of STORED_COLLECTIONS) {
+    for (const record of snapshot.records[collection]) {
+      const id = storedId(collection, record)
+      const held = await tx.get(collection, id)
+      if (held && held.account_id !== accountId) throw heldElsewhere(snapshot.name, collection, id, held.account_id)
+    }
+  }
+}
+
+/**
+ * Saved states of an account (docs/api.md, "Snapshots"). A snapshot is one
+ * record holding the account's records, so a save is one unit of work and
+ * a restore another: each is one journal entry or one transaction, and a
+ * crash leaves the state before or after it, never a mix.
+ */
+export class Snapshots {
+  constructor(
+    readonly context: ServiceContext,
+    readonly outbox: Outbox,
+  ) {}
+
+  /**
+   * Saves the account's records and the scheduler clock's offset as `name`, replacing a snapshot of that name.
+   *
+   * @example
+   * const snapshot = await service.snapshots.save('acct_demo', 'lunch-rush')
+   */
+  save(accountId: string, name: string): Promise<SnapshotRecord> {
+    return this.outbox.unit(ACCOUNT, async (tx) => {
+      const records = {} as SnapshotRecords
+      for (const collection of STORED_COLLECTIONS) records[collection] = (await tx.list(collection, accountId)) as never
+      const snapshot: SnapshotRecord = {
+        id: snapshotKey(accountId, name),
+        name,
+        created_at: this.context.now(),
+        clock_offset_ms: (await tx.get('settings', CLOCK_SETTING))?.value ?? 0,
+        counts: snapshotCounts(records),
+        records,
+        account_id: accountId,
+      }
+      tx.put('snapshots', snapshot.id, snapshot)
+      return snapshot
+    })
+  }
+
+  /** The account's snapshots, oldest first. */
+  list(accountId: string): Promise<SnapshotRecord[]> {
+    return this.context.storage.list('snapshots', accountId)
+  }
+
+  /** The account's snapshot `name`, or a 404. */
+  async get(accountId: string, name: string): Promise<SnapshotRecord> {
+    const snapshot = await this.context.storage.get('snapshots', snapshotKey(accountId, name))
+    if (!snapshot) throw noSnapshot(name)
+    return snapshot
+  }
+
+  /** Deletes the account's snapshot `name`, or answers a 404. */
+  remove(accountId: string, name: string): Promise<void> {
+    return this.outbox.unit({reads: ['snapshots']}, async (tx) => {
+      const id = snapshotKey(accountId, name)
+      if (!(await tx.get('snapshots', id))) throw noSnapshot(name)
+      tx.delete('snapshots', id)
+    })
+  }
+
+  /** Stores an exported snapshot in the account, under the document's name (replacing one of that name). */
+  import(accountId: string, document: SnapshotDocument): Promise<SnapshotRecord> {
+    const snapshot = importedSnapshot(document, accountId)
+    return this.outbox.unit({reads: ['snapshots']}, async (tx) => {
+      tx.put('snapshots', snapshot.id, snapshot)
+      return snapshot
+    })
+  }
+
+  /**
+   * Makes the account exactly what snapshot `name` saved, in one unit of
+   * work: every record of the account in a snapshot's collections deleted,
+   * the saved ones put back, the clock's offset set. Its deliveries carry the
+   * restore's number, by which an attempt out meanwhile is abandoned; the
+   * account's restore count is written first, the mark the live streams
+   * answer with `reset`. The dispatcher learns the rest from the changes.
+   */
+  restore(accountId: string, name: string): Promise<SnapshotRecord> {
+    return this.outbox.unit(ACCOUNT, async (tx) => {
+      const snapshot = await tx.get('snapshots', snapshotKey(accountId, name))
+      if (!snapshot) throw noSnapshot(name)
+      // another account's export keeps its ids: none may take a record that account still holds here
+      if (snapshot.imported_from !== undefined) await refuseHeldElsewhere(tx, accountId, snapshot)
+      const mark = restoreSetting(accountId)
+      const restore = ((await tx.get('settings', mark))?.value ?? 0) + 1
+      tx.put('settings', mark, setting(mark, restore))
+      for (const collection of STORED_COLLECTIONS) await tx.deleteAll(collection, accountId)
+      for (const collection of STORED_COLLECTIONS) {
+        for (const record of snapshot.records[collection]) {
+          const stored = collection === 'deliveries' ? restoredDelivery(record as never, restore) : record
+          tx.put(collection, storedId(collection, record), stored as never)
+        }
+      }
+      tx.put('settings', CLOCK_SETTING, setting(CLOCK_SETTING, snapshot.clock_offset_ms))
+      return snapshot
+    })
+  }
+}

@@ -1,0 +1,143 @@
+import {readFile, writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {startServeFlags} from '../helpers/api-server.js'
+import {cliFor} from '../helpers/cli.js'
+import {makeTempDir} from '../helpers/simulator.js'
+import {startSimulator} from '../../src/testing.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+async function setup(args: string[] = []) {
+  const server = await startServeFlags(args)
+  cleanup.push(() => server.stop())
+  const dir = await makeTempDir()
+  return {server, dir, ...cliFor(server)}
+}
+
+const push = (json: (args: string[]) => Promise<any>, id: string) =>
+  json(['checks', 'push', id, '-f', 'fixtures/checks/open.json'])
+
+describe('tablepay snapshots', () => {
+  it('save, list, restore and delete a snapshot, in words and in --json', async () => {
+    const {cli, json} = await setup()
+    await push(json, 't1')
+    const saved = await cli(['snapshots', 'save', 'lunch'])
+    expect([saved.code, saved.stdout]).toEqual([
+      0,
+      expect.stringMatching(/^Saved lunch \(1 check, 1 event, 0 deliveries, 0 webhook endpoints, saved .+\)\.\n$/),
+    ])
+    await push(json, 't2')
+    const listed = await cli(['snapshots', 'list'])
+    expect(listed.stdout).toMatch(/NAME +SAVED +HOLDS\nlunch +\S.* +1 check, 1 event/)
+    expect((await json(['snapshots', 'list'])).data.map((s: {name: string}) => s.name)).toEqual(['lunch'])
+
+    const restored = await json(['snapshots', 'restore', 'lunch'])
+    expect(restored).toMatchObject({object: 'snapshot', name: 'lunch', counts: {checks: 1}})
+    expect((await json(['checks', 'list'])).data.map((c: {external_id: string}) => c.external_id)).toEqual(['t1'])
+
+    expect((await cli(['snapshots', 'delete', 'lunch'])).stdout).toBe('Deleted snapshot lunch.\n')
+    expect((await cli(['snapshots', 'list'])).stdout).toBe('No snapshots.\n')
+  })
+
+  it('export writes the document to a file or stdout, and import takes it back', async () => {
+    const {cli, json, dir} = await setup()
+    await push(json, 't1')
+    await json(['snapshots', 'save', 'one'])
+    const file = join(dir, 'one.json')
+    expect((await cli(['snapshots', 'export', 'one', '-o', file])).stdout).toBe(`Wrote snapshot one to ${file}.\n`)
+    const document = JSON.parse(await readFile(file, 'utf8'))
+    expect(document).toMatchObject({tablepay_snapshot: 1, name: 'one', account: 'acct_demo'})
+    expect(JSON.parse((await cli(['snapshots', 'export', 'one'])).stdout)).toEqual(document)
+
+    await writeFile(file, JSON.stringify({...document, name: 'two'}))
+    expect((await cli(['snapshots', 'import', file])).stdout).toMatch(/^Imported two \(1 check, 1 event/)
+    await push(json, 't2')
+    await json(['snapshots', 'restore', 'two'])
+    expect((await json(['checks', 'list'])).data).toHaveLength(1)
+  })
+
+  it('exits 2 with a hint for a malformed or unknown name and a file that is no snapshot, and changes nothing', async () => {
+    const {cli, json, dir} = await setup()
+    await json(['snapshots', 'save', 'kept'])
+    const bad = await cli(['snapshots', 'save', 'Not A Name'])
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('"Not A Name" is not a snapshot name')])
+    const unknown = await cli(['snapshots', 'restore', 'missing'])
+    expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringContaining('No snapshot missing in this account')])
+    expect(unknown.stderr).toContain('tablepay snapshots list')
+    expect((await cli(['snapshots', 'delete', 'missing', '--json'])).code).toBe(2)
+    expect((await cli(['snapshots', 'export', 'missing'])).code).toBe(2)
+
+    const file = join(dir, 'v2.json')
+    const {stdout} = await cli(['snapshots', 'export', 'kept'])
+    await writeFile(file, JSON.stringify({...JSON.parse(stdout), tablepay_snapshot: 2, name: 'v2'}))
+    const refused = await cli(['snapshots', 'import', file, '--json'])
+    expect(refused.code).toBe(2)
+    expect(JSON.parse(refused.stdout).error).toMatchObject({code: 'validation_failed'})
+    expect(JSON.parse(refused.stdout).error.message).toContain('tablepay_snapshot')
+    await writeFile(file, 'not json')
+    expect((await cli(['snapshots', 'import', file])).code).toBe(2)
+    expect((await json(['snapshots', 'list'])).data.map((s: {name: string}) => s.name)).toEqual(['kept'])
+  })
+})
+
+describe('serve --import', () => {
+  it('starts with each exported snapshot stored and restored into its account', async () => {
+    const first = await setup()
+    await push(first.json, 't1')
+    await push(first.json, 't2')
+    await first.json(['snapshots', 'save', 'two-tables'])
+    const file = join(first.dir, 'two-tables.json')
+    await first.cli(['snapshots', 'export', 'two-tables', '-o', file])
+
+    const second = await setup(['--import', file])
+    expect((await second.json(['checks', 'list'])).data.map((c: {external_id: string}) => c.external_id)).toEqual([
+      't2',
+      't1',
+    ])
+    expect((await second.json(['snapshots', 'list'])).data.map((s: {name: string}) => s.name)).toEqual(['two-tables'])
+  })
+
+  it('refuses to start on a file that is no snapshot, or one of an account the server does not have', async () => {
+    const dir = await makeTempDir()
+    const file = join(dir, 'bad.json')
+    await writeFile(file, JSON.stringify({tablepay_snapshot: 2}))
+    await expect(startServeFlags(['--import', file])).rejects.toMatchObject({
+      oclif: {exit: 2},
+      message: expect.stringContaining('is not an exported snapshot: tablepay_snapshot'),
+    })
+    const other = {
+      tablepay_snapshot: 1,
+      name: 'x',
+      account: 'acct_nobody',
+      created_at: new Date().toISOString(),
+      records: {},
+    }
+    await writeFile(file, JSON.stringify(other))
+    await expect(startServeFlags(['--import', file])).rejects.toMatchObject({
+      oclif: {exit: 2},
+      message: expect.stringContaining('account acct_nobody, which this server does not have'),
+    })
+  })
+})
+
+describe('sim.snapshots of tablepay/testing', () => {
+  it('saves a known state once and restores it before each test', async () => {
+    const sim = await startSimulator()
+    cleanup.push(() => sim.close())
+    const headers = {authorization: `Bearer ${sim.apiKey}`, 'content-type': 'application/json'}
+    const check = JSON.parse(await readFile('fixtures/checks/open.json', 'utf8'))
+    const body = JSON.stringify({...check, location_id: sim.accounts[0]!.locations[0]!.id})
+    expect((await fetch(`${sim.url}/checks/external/t1`, {method: 'PUT', headers, body})).status).toBe(201)
+    expect(await sim.snapshots.save('base')).toMatchObject({name: 'base', counts: {checks: 1}})
+    for (const id of ['t2', 't3']) {
+      expect((await fetch(`${sim.url}/checks/external/${id}`, {method: 'PUT', headers, body})).status).toBe(201)
+      expect(await sim.snapshots.restore('base')).toMatchObject({name: 'base'})
+      const checks = (await (await fetch(`${sim.url}/checks`, {headers})).json()) as {data: {external_id: string}[]}
+      expect(checks.data.map((c) => c.external_id)).toEqual(['t1'])
+    }
+  })
+})

@@ -1,0 +1,31 @@
+import {once} from 'node:events'
+import {get, type IncomingMessage} from 'node:http'
+
+export interface Stream {
+  status: number
+  /** Every byte received so far. */
+  text: string
+  /** Resolves once the received text satisfies `done`. */
+  until(done: (text: string) => boolean): Promise<string>
+  close(): void
+}
+
+/** A server-sent event stream over its own connection, or the refusal in `text`; `close` it when done. */
+export async function openStream(url: string, headers: Record<string, string> = {}): Promise<Stream> {
+  const req = get(url, {agent: false, headers})
+  const [res] = (await once(req, 'response')) as [IncomingMessage]
+  const stream: Stream = {
+    status: res.statusCode!,
+    text: '',
+    until: (done) =>
+      new Promise((resolve, reject) => {
+        const check = () => done(stream.text) && resolve(stream.text)
+        res.on('data', check).on('end', () => reject(new Error(`stream ended: ${stream.text}`)))
+        check()
+      }),
+    close: () => req.destroy(),
+  }
+  res.setEncoding('utf8').on('data', (chunk: string) => (stream.text += chunk))
+  if (stream.status !== 200) await once(res, 'end')
+  return stream
+}

@@ -1,0 +1,364 @@
+import {afterEach, describe, expect, it} from 'vitest'
+import {EVENT_TYPES} from '../../src/domain/constants.js'
+import {checkWith} from '../helpers/checks.js'
+import {startReceiver} from '../helpers/receiver.js'
+import {OTHER_KEY, READ_KEY, startTestServer, TEST_SEED, type TestServer} from '../helpers/simulator.js'
+import {openStream} from '../helpers/sse.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+type Respond = Parameters<typeof startReceiver>[0] & {}
+
+/** A server with an endpoint at a receiver that answers as `respond` says (200 until told otherwise). */
+async function setup(serve: Parameters<typeof startTestServer>[0] = {}) {
+  let respond: Respond = () => 200
+  const receiver = await startReceiver((request) => respond(request))
+  const sim: TestServer = await startTestServer(serve)
+  cleanup.push(
+    () => receiver.close(),
+    () => sim.close(),
+  )
+  const endpoint = (
+    await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: EVENT_TYPES}})
+  ).body as {id: string; secret: string}
+  receiver.verifyWith(endpoint.secret)
+  const push = async (id: string, key?: string) => {
+    const body = {...checkWith([['a', 2, 1000]]), ...(key === OTHER_KEY ? {location_id: 'loc_other_a'} : {})}
+    const answer = await sim.api('PUT', `/v1/checks/external/${id}`, {body, key})
+    expect(answer.status).toBe(201)
+    return answer.body as {id: string; guest_url: string}
+  }
+  /** A check with a claim, a payment partly refunded, feedback, and a guest POST under an Idempotency-Key. */
+  const dinner = async (id: string) => {
+    const check = await push(id)
+    const claim = await sim.api('POST', `/v1/sim/checks/${check.id}/claims`, {
+      body: {items: [{external_id: 'a', quantity: 1}]},
+      headers: {'idempotency-key': `claim-${id}`},
+    })
+    const payment = await sim.api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 500}})
+    const refund = await sim.api('POST', `/v1/sim/payments/${payment.body.id}/refund`, {body: {amount_cents: 100}})
+    const feedback = await sim.api('POST', `/v1/sim/checks/${check.id}/feedback`, {body: {rating: 5}})
+    expect([claim.status, payment.status, refund.status, feedback.status]).toEqual([201, 201, 200, 201])
+    return {check, claim: claim.body, payment: payment.body, feedback: feedback.body}
+  }
+  const deliveries = async () => (await sim.api('GET', '/v1/deliveries?limit=100')).body.data as any[]
+  /** Every delivery made so far has ended: what the account holds no longer moves. */
+  const settled = () =>
+    expect.poll(async () => (await deliveries()).filter((d) => d.status === 'pending'), {timeout: 10_000}).toEqual([])
+  const save = async (name: string, key?: string) => {
+    const saved = await sim.api('POST', '/v1/sim/snapshots', {body: {name}, key})
+    expect(saved.status).toBe(201)
+    return saved.body
+  }
+  const restore = async (name: string, key?: string) => {
+    const restored = await sim.api('POST', `/v1/sim/snapshots/${name}/restore`, {key})
+    expect(restored.status).toBe(200)
+    return restored.body
+  }
+  /** The snapshot's records, as its export shows them; deliveries without the restore's mark. */
+  const exported = async (name: string, key?: string) => {
+    const {body} = await sim.api('GET', `/v1/sim/snapshots/${name}/export`, {key})
+    body.records.deliveries = body.records.deliveries.map(({restore: _, ...delivery}: any) => delivery)
+    return body
+  }
+  const clockOffset = async () => (await sim.api('GET', '/v1/sim/clock')).body.offset_seconds as number
+  return {
+    sim,
+    receiver,
+    endpoint,
+    push,
+    dinner,
+    deliveries,
+    settled,
+    save,
+    restore,
+    exported,
+    clockOffset,
+    respondWith: (next: Respond) => (respond = next),
+  }
+}
+
+describe('POST /v1/sim/snapshots/{name}/restore', () => {
+  it('brings back every record saved and leaves none made after the save, in every collection', async () => {
+    const {sim, receiver, dinner, settled, save, restore, exported} = await setup()
+    const first = await dinner('t1')
+    await settled()
+    const t1 = (await sim.api('GET', `/v1/checks/${first.check.id}`)).body
+    const saved = await save('base')
+    expect(saved).toMatchObject({
+      object: 'snapshot',
+      name: 'base',
+      counts: {locations: 1, checks: 1, claims: 1, payments: 1, refunds: 1, feedback: 1, webhook_endpoints: 1},
+    })
+    expect(saved.counts.events).toBeGreaterThan(4)
+    expect(saved.counts.deliveries).toBe(saved.counts.events)
+    const before = await exported('base')
+
+    // one more of everything, and changes to what was saved
+    const later = await dinner('t2')
+    await sim.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 2, 1000]], {version: 2, status: 'closed'})})
+    const second = await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: EVENT_TYPES}})
+    receiver.verifyWith(second.body.secret)
+    await settled()
+    const logged = (await sim.api('GET', '/v1/sim/requests?limit=100')).body.data.length
+    const fault = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, match: {path: '/v1/nothing/*'}}})
+
+    expect(await restore('base')).toEqual(saved)
+    for (const gone of [
+      `/v1/checks/${later.check.id}`,
+      `/v1/claims/${later.claim.id}`,
+      `/v1/payments/${later.payment.id}`,
+      `/v1/feedback/${later.feedback.id}`,
+      `/v1/webhook-endpoints/${second.body.id}`,
+    ])
+      expect((await sim.api('GET', gone)).status, gone).toBe(404)
+    expect((await sim.api('GET', `/v1/checks/${first.check.id}`)).body).toEqual(t1)
+    // the idempotency key made after the save is gone: the same key with another body is a new claim
+    const again = await sim.api('POST', `/v1/sim/checks/${first.check.id}/claims`, {
+      body: {items: [{external_id: 'a', quantity: 1}]},
+      headers: {'idempotency-key': 'claim-t2'},
+    })
+    expect(again.status).toBe(201)
+    await restore('base')
+    // and every collection holds exactly what was saved: saved again, the two exports match
+    await save('after')
+    const after = await exported('after')
+    expect(after.records).toEqual(before.records)
+    // the request log and faults are not part of a snapshot: they kept what came before the restore
+    expect((await sim.api('GET', '/v1/sim/requests?limit=100')).body.data.length).toBeGreaterThan(logged)
+    expect((await sim.api('GET', '/v1/sim/faults')).body.data.map((f: {id: string}) => f.id)).toEqual([fault.body.id])
+  })
+
+  it('attempts the deliveries pending at the save on the restored clock, and records no attempt that was out', async () => {
+    const {sim, receiver, push, deliveries, save, restore, clockOffset, respondWith} = await setup()
+    respondWith(() => 500)
+    await push('t1')
+    await receiver.waitFor(1)
+    await expect.poll(async () => (await deliveries())[0]?.attempts.length).toBe(1)
+    await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 30}})
+    const [pending] = await deliveries()
+    expect(pending).toMatchObject({status: 'pending'})
+    const offset = await clockOffset()
+    await save('failing')
+
+    // later: the retry fails again, an hour passes, then a retry by hand is out when the restore runs
+    await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 3600}})
+    expect((await deliveries())[0].attempts.length).toBeGreaterThan(1)
+    let release!: (status: number) => void
+    respondWith(() => new Promise<number>((resolve) => (release = resolve)))
+    const sent = receiver.received.length
+    await sim.api('POST', `/v1/deliveries/${pending.id}/retry`)
+    await receiver.waitFor(sent + 1)
+    await restore('failing')
+    expect(await clockOffset()).toBe(offset)
+    release(200)
+    // an advance ends once the attempts out have ended and been recorded, or not
+    await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 1}})
+    const [restored] = await deliveries()
+    expect(restored).toEqual({...pending})
+
+    // due a minute after the first attempt, on the restored clock: 29 s more
+    respondWith(() => 200)
+    await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 27}})
+    expect((await deliveries())[0].attempts.length).toBe(1)
+    await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 3}})
+    const [delivered] = await deliveries()
+    expect(delivered).toMatchObject({status: 'succeeded', attempts: [{status_code: 500}, {status_code: 200}]})
+  })
+
+  it('sends the live streams a reset: the account stream, and a table page its check as restored', async () => {
+    const {sim, push, settled, save, restore} = await setup()
+    const check = await push('t1')
+    await settled()
+    await save('one')
+    await sim.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 2, 1000]], {version: 2})})
+    const account = await openStream(`${sim.url}/v1/sim/stream`, {authorization: 'Bearer tp_test_demo_write'})
+    const page = await openStream(`${check.guest_url}/stream`)
+    cleanup.push(
+      async () => account.close(),
+      async () => page.close(),
+    )
+    await page.until((text) => text.includes('"version":2,'))
+    await restore('one')
+    await account.until((text) => text.includes('event: reset'))
+    expect(account.text).toContain('event: reset\ndata: {"object":"reset","account_id":"acct_demo"}\n\n')
+    // nothing of the restore's records one by one
+    expect(account.text).not.toContain('event: event')
+    const text = await page.until((text) => text.includes('event: reset'))
+    const after = text.slice(text.indexOf('event: reset'))
+    expect(after).toMatch(new RegExp(`^event: reset\ndata: \\{"id":"${check.id}"\\}\n\nevent: check\ndata: \\{`))
+    expect(after).not.toContain('"version":2,')
+  })
+
+  it("restores one account's records only: another account's, and its snapshots, stay as they are", async () => {
+    const {sim, push, settled, save, restore} = await setup()
+    await push('t1')
+    await settled()
+    await save('shared-name')
+    const theirs = await push('o1', OTHER_KEY)
+    await save('shared-name', OTHER_KEY)
+    await push('o2', OTHER_KEY)
+    await push('t2')
+    await restore('shared-name')
+    const listed = (await sim.api('GET', '/v1/checks', {key: OTHER_KEY})).body.data
+    expect(listed.map((c: {external_id: string}) => c.external_id)).toEqual(['o2', 'o1'])
+    expect((await sim.api('GET', `/v1/checks/${theirs.id}`, {key: OTHER_KEY})).status).toBe(200)
+    expect((await sim.api('GET', '/v1/sim/snapshots/shared-name', {key: OTHER_KEY})).body.counts.checks).toBe(1)
+    await restore('shared-name', OTHER_KEY)
+    expect((await sim.api('GET', '/v1/checks', {key: OTHER_KEY})).body.data).toHaveLength(1)
+    expect((await sim.api('GET', '/v1/checks')).body.data).toHaveLength(1)
+  })
+
+  it('finds snapshots again after a restart, and restores them then', async () => {
+    const {sim, push, settled, save, restore} = await setup()
+    await push('t1')
+    await settled()
+    const saved = await save('kept')
+    await push('t2')
+    await sim.stop()
+    await sim.restart()
+    expect((await sim.api('GET', '/v1/sim/snapshots')).body).toEqual({
+      object: 'list',
+      data: [saved],
+      has_more: false,
+      next_cursor: null,
+    })
+    await restore('kept')
+    expect((await sim.api('GET', '/v1/checks')).body.data.map((c: {external_id: string}) => c.external_id)).toEqual([
+      't1',
+    ])
+  })
+})
+
+describe('snapshots: list, get, delete, export and import', () => {
+  it('lists newest first in pages, replaces a name saved again, and deletes', async () => {
+    const {sim, push, save} = await setup()
+    await save('a')
+    await save('b')
+    await push('t1')
+    const replaced = await save('a')
+    const page = await sim.api('GET', '/v1/sim/snapshots?limit=1')
+    expect(page.body).toEqual({object: 'list', data: [replaced], has_more: true, next_cursor: 'a'})
+    const next = await sim.api('GET', '/v1/sim/snapshots?limit=1&starting_after=a')
+    expect(next.body.data.map((s: {name: string}) => s.name)).toEqual(['b'])
+    expect((await sim.api('GET', '/v1/sim/snapshots/a')).body.counts.checks).toBe(1)
+    const deleted = await sim.api('DELETE', '/v1/sim/snapshots/a')
+    expect(deleted.body).toEqual({id: 'a', object: 'snapshot', deleted: true})
+    expect((await sim.api('GET', '/v1/sim/snapshots/a')).status).toBe(404)
+  })
+
+  it("exports a document that import takes back under its name, ids kept, into the caller's account", async () => {
+    const {sim, push, settled, save, restore} = await setup()
+    const check = await push('t1')
+    await settled()
+    await save('exported')
+    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/exported/export')
+    expect(document).toMatchObject({tablepay_snapshot: 1, name: 'exported', account: 'acct_demo', clock_offset_ms: 0})
+    expect(document.records.checks.map((c: {id: string}) => c.id)).toEqual([check.id])
+
+    // on another server, into another account: the same ids, now that account's
+    const elsewhere = await startTestServer({serve: {seed: {accounts: [TEST_SEED.accounts[1]!]}}})
+    cleanup.push(() => elsewhere.close())
+    const imported = await elsewhere.api('POST', '/v1/sim/snapshots/import', {
+      body: {...document, name: 'from-demo'},
+      key: OTHER_KEY,
+    })
+    expect([imported.status, imported.body.error]).toEqual([201, undefined])
+    expect(imported.body).toMatchObject({object: 'snapshot', name: 'from-demo', counts: {checks: 1}})
+    expect((await elsewhere.api('POST', '/v1/sim/snapshots/from-demo/restore', {key: OTHER_KEY})).status).toBe(200)
+    const theirs = await elsewhere.api('GET', `/v1/checks/${check.id}`, {key: OTHER_KEY})
+    expect(theirs.body).toMatchObject({id: check.id, external_id: 't1'})
+
+    // here, into another account while this one holds those ids: refused, nothing moves
+    const foreign = await sim.api('POST', '/v1/sim/snapshots/import', {body: document, key: OTHER_KEY})
+    expect(foreign.status).toBe(201)
+    const stored = await sim.stored()
+    const refused = await sim.api('POST', '/v1/sim/snapshots/exported/restore', {key: OTHER_KEY})
+    expect([refused.status, refused.body.error.code, refused.body.error.details[0].path]).toEqual([
+      422,
+      'validation_failed',
+      'name',
+    ])
+    expect(refused.body.error.message).toContain('acct_demo')
+    expect(await sim.stored()).toBe(stored)
+    expect((await sim.api('GET', `/v1/checks/${check.id}`)).status).toBe(200)
+
+    // here, an import replaces the snapshot of its name
+    await sim.api('DELETE', '/v1/sim/snapshots/exported')
+    expect((await sim.api('POST', '/v1/sim/snapshots/import', {body: document})).status).toBe(201)
+    await push('t2')
+    await restore('exported')
+    expect((await sim.api('GET', '/v1/checks')).body.data).toHaveLength(1)
+  })
+})
+
+describe('snapshots: bad input', () => {
+  it('answers each route 4xx with the error body and a code naming the field or name, and changes nothing', async () => {
+    const {sim, push, save} = await setup()
+    await push('t1')
+    await save('good')
+    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/good/export')
+    const stored = await sim.stored()
+    const refused: [string, string, unknown, number, string, string?][] = [
+      ['POST', '/v1/sim/snapshots', {}, 422, 'validation_failed', 'name'],
+      ['POST', '/v1/sim/snapshots', {name: 'Bad Name'}, 422, 'validation_failed', 'name'],
+      ['POST', '/v1/sim/snapshots', {name: 'x'.repeat(65)}, 422, 'validation_failed', 'name'],
+      ['POST', '/v1/sim/snapshots', {name: 'ok', extra: 1}, 422, 'validation_failed', 'extra'],
+      ['POST', '/v1/sim/snapshots', '{"name":', 400, 'invalid_json'],
+      ['GET', '/v1/sim/snapshots?starting_after=nope', undefined, 422, 'validation_failed', 'starting_after'],
+      ['GET', '/v1/sim/snapshots/missing', undefined, 404, 'not_found'],
+      ['GET', '/v1/sim/snapshots/-bad', undefined, 422, 'validation_failed', 'name'],
+      ['DELETE', '/v1/sim/snapshots/missing', undefined, 404, 'not_found'],
+      ['DELETE', '/v1/sim/snapshots/UPPER', undefined, 422, 'validation_failed', 'name'],
+      ['POST', '/v1/sim/snapshots/missing/restore', undefined, 404, 'not_found'],
+      ['POST', '/v1/sim/snapshots/a.b/restore', undefined, 422, 'validation_failed', 'name'],
+      ['GET', '/v1/sim/snapshots/missing/export', undefined, 404, 'not_found'],
+      ['GET', '/v1/sim/snapshots/_x/export', undefined, 422, 'validation_failed', 'name'],
+      [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {...document, tablepay_snapshot: 2},
+        422,
+        'validation_failed',
+        'tablepay_snapshot',
+      ],
+      ['POST', '/v1/sim/snapshots/import', {...document, name: 'No'}, 422, 'validation_failed', 'name'],
+      [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {...document, records: {checks: [{}]}},
+        422,
+        'validation_failed',
+        'records.checks.0.id',
+      ],
+      [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {...document, records: {tables: []}},
+        422,
+        'validation_failed',
+        'records.tables',
+      ],
+      ['POST', '/v1/sim/snapshots/import', [], 422, 'validation_failed', '(body)'],
+    ]
+    for (const [method, path, body, status, code, field] of refused) {
+      const answer = await sim.api(method, path, {body})
+      const what = `${method} ${path} ${JSON.stringify(body)?.slice(0, 60)}`
+      expect([answer.status, answer.body.error.code], what).toEqual([status, code])
+      expect(answer.body.error).toMatchObject({message: expect.any(String), request_id: expect.any(String)})
+      if (field)
+        expect(
+          answer.body.error.details.map((d: {path: string}) => d.path),
+          what,
+        ).toContain(field)
+    }
+    // a read key reads, and writes nothing
+    expect((await sim.api('GET', '/v1/sim/snapshots/good', {key: READ_KEY})).status).toBe(200)
+    const forbidden = await sim.api('POST', '/v1/sim/snapshots/good/restore', {key: READ_KEY})
+    expect([forbidden.status, forbidden.body.error.code]).toEqual([403, 'insufficient_scope'])
+    expect(await sim.stored()).toBe(stored)
+  })
+})
