@@ -63,6 +63,20 @@ describe('sim.runScenario', () => {
     expect(report).toMatchObject({scenario: 'inline', ok: true, passed: 3})
   })
 
+  test('saves a snapshot and restores it: the check pushed between is gone', async () => {
+    const report = await sim.runScenario(
+      scenarioOf([
+        {id: 'saved', snapshot: 'scenario-base'},
+        OPEN,
+        {id: 'back', restore: 'scenario-base'},
+        {expect: {get: '/checks/${open.id}', status: 404}},
+        {expect: {get: '/sim/snapshots/${back.name}', json: {name: '${saved.name}'}}},
+      ]),
+    )
+    expect(report).toMatchObject({ok: true, passed: 5})
+    await expect(sim.runScenario(scenarioOf([{restore: 'scenario-missing'}]))).rejects.toThrow('scenario-missing')
+  })
+
   test('rejects with the report when an expectation fails, the ✗ step saying what differed', async () => {
     const error = await sim
       .runScenario(scenarioOf([OPEN, {expect: {get: '/checks/${open.id}', json: {status: 'closed'}}}]))
