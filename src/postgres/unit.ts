@@ -3,7 +3,7 @@ import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} fr
 import type {Change, UnitOfWork, Where} from '../service/storage.js'
 import {UnitWrites} from '../service/unit-writes.js'
 import {named, prepared, PreparedOn} from './prepared.js'
-import {PgReader, type Sql, text, untext} from './reader.js'
+import {ENDPOINTS, type LockedEndpoints, lockedEndpoints, PgReader, type Sql, text, untext} from './reader.js'
 import {COLUMNS} from './schema.js'
 
 type Row = Record<string, unknown>
@@ -78,15 +78,6 @@ const CHECK_BY_EXTERNAL_ID = prepared(
   'SELECT doc FROM checks WHERE account_id = $1::text AND external_id = $2::text FOR UPDATE',
 )
 
-/** An account's endpoints, locked: see `PgUnit.checkByExternalId`. */
-const ENDPOINTS = prepared(
-  'tp_endpoints',
-  `WITH calm AS (SELECT seq, doc FROM webhook_endpoints WHERE account_id = $1::text AND (doc->>'chaos') IS NULL FOR SHARE),
-     stirred AS (SELECT seq, doc FROM webhook_endpoints WHERE account_id = $1 AND (doc->>'chaos') IS NOT NULL FOR UPDATE)
-   SELECT json_agg(doc ORDER BY seq) AS docs, (SELECT count(*)::integer FROM webhook_endpoints WHERE account_id = $1) AS n
-   FROM (SELECT * FROM calm UNION ALL SELECT * FROM stirred) locked`,
-)
-
 /** One unit of work: one transaction; its writes are collected and sent together with its COMMIT. */
 export class PgUnit extends PgReader implements UnitOfWork {
   readonly #writes = new UnitWrites()
@@ -121,23 +112,17 @@ export class PgUnit extends PgReader implements UnitOfWork {
   /**
    * A check by its caller's id (a push), and with it, in the same round trip, the account's webhook
    * endpoints, which the push lists if it changes the check: a changing push waits for the database twice
-   * (docs/postgres.md, "The round trips of a push"). Endpoints under chaos are locked `FOR UPDATE`, since
-   * a fan-out writes their draws back; the others `FOR SHARE`: pushes of one account do not take turns on
-   * them. One changed meanwhile from calm to chaos or back is in neither list: the count of the account's
-   * endpoints, read in the same statement, tells, and the unit runs again.
+   * (docs/postgres.md, "The round trips of a push"), locked as `list` locks them.
    */
   override async checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
     if (this.begun) return super.checkByExternalId(accountId, externalId)
     const [check, listed] = (
-      await this.#sql.results<{doc: unknown; docs: WebhookEndpointRecord[] | null; n: number}>(
+      await this.#sql.results<{doc: unknown} & LockedEndpoints>(
         `${this.#sql.execute(CHECK_BY_EXTERNAL_ID, [text(accountId), text(externalId)])};
          ${this.#sql.execute(ENDPOINTS, [text(accountId)])}`,
       )
     ).slice(-2)
-    const {docs, n} = listed!.rows[0]!
-    const records = docs ?? []
-    if (records.length !== n) throw Object.assign(new Error('postgres: endpoints changed while read'), {code: '40001'})
-    this.#endpoints = {accountId, records}
+    this.#endpoints = {accountId, records: lockedEndpoints(listed!)}
     return check!.rows[0]?.doc as CheckRecord | undefined
   }
 

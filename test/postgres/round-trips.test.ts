@@ -132,3 +132,28 @@ it('values sent as literals come back as they were: quotes, backslashes, NUL, a 
   await storage.unit(async (tx) => tx.delete('events', id))
   expect(await storage.get('events', id)).toBeUndefined()
 })
+
+it('pushes of one account do not take turns on its endpoints: one goes on while another holds them', async () => {
+  const {storage} = await storageOnWire()
+  const endpoint = {id: 'we_1', account_id: 'acct_a', object: 'webhook_endpoint', url: 'http://127.0.0.1:9/'}
+  await storage.unit(async (tx) => tx.put('webhook_endpoints', 'we_1', endpoint as never))
+  const push = (externalId: string, hold?: {read: () => void; held: Promise<void>}) =>
+    storage.unit(async (tx) => {
+      await tx.checkByExternalId('acct_a', externalId)
+      const endpoints = await tx.list('webhook_endpoints', 'acct_a')
+      hold?.read()
+      await hold?.held
+      tx.put('events', `evt_${externalId}`, {id: `evt_${externalId}`, account_id: 'acct_a'} as never)
+      return endpoints
+    })
+  let release!: () => void
+  let read!: () => void
+  const locked = new Promise<void>((resolve) => (read = resolve))
+  const first = push('x1', {read, held: new Promise<void>((resolve) => (release = resolve))})
+  await locked
+  // the first holds its lock on the endpoint until released; the second reads, writes and commits meanwhile
+  expect(await push('x2')).toEqual([endpoint])
+  expect(await storage.get('events', 'evt_x1')).toBeUndefined()
+  release()
+  expect(await first).toEqual([endpoint])
+})
