@@ -20,10 +20,8 @@ import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
-import {id, render, valid} from './lean-push.js'
+import {id, putCheck, render} from './lean-push.js'
 
-const KEYS = new Map([['Bearer tp_test_demo_write', 'acct_demo']])
-const BASE = '/v1/checks/external/'
 const EVENTS_KEPT = 100_000
 const LOG_KEPT = 1000
 
@@ -66,24 +64,9 @@ function append(line, answer) {
   if (lines.length === 1) setImmediate(flush)
 }
 
-const server = createServer((req, res) => {
-  const started = performance.now()
-  const requestId = id('req_')
-  const account = KEYS.get(req.headers.authorization)
-  if (req.method !== 'PUT' || !req.url.startsWith(BASE) || account === undefined) {
-    res.writeHead(req.method === 'PUT' ? 401 : 405).end()
-    return
-  }
-  const externalId = req.url.slice(BASE.length)
-  const chunks = []
-  req.on('data', (chunk) => chunks.push(chunk))
-  req.on('end', () => {
-    const text = Buffer.concat(chunks).toString('utf8')
-    const body = JSON.parse(text)
-    if (!valid(body)) {
-      res.writeHead(422).end()
-      return
-    }
+const server = createServer(
+  putCheck((res, {account, externalId, path, text, body, started}) => {
+    const requestId = id('req_')
     const old = checks.get(`${account}/${externalId}`)
     const now = new Date().toISOString()
     const answer = (status, result, check) => {
@@ -97,7 +80,7 @@ const server = createServer((req, res) => {
       log[logCount++ % LOG_KEPT] = {
         id: requestId,
         method: 'PUT',
-        path: req.url,
+        path,
         status,
         duration_ms: performance.now() - started,
         created_at: now,
@@ -118,8 +101,8 @@ const server = createServer((req, res) => {
     checks.set(`${account}/${externalId}`, check)
     const line = `{"check":${check.text},"event":${event}`
     append(`${line},"crc":${crc32(line)}}\n`, () => answer(old ? 200 : 201, old ? 'updated' : 'created', check))
-  })
-})
+  }),
+)
 
 server.listen(0, '127.0.0.1', () =>
   process.send({port: /** @type {import('node:net').AddressInfo} */ (server.address()).port}),

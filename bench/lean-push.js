@@ -2,6 +2,8 @@
 // bench/pg-push-server.js): the body checked, the check rendered, ids drawn.
 import {randomBytes} from 'node:crypto'
 
+const KEYS = new Map([['Bearer tp_test_demo_write', 'acct_demo']])
+const BASE = '/v1/checks/external/'
 const CHECK_FIELDS = new Set(['version', 'location_id', 'table', 'status', 'items', 'totals'])
 const STATUSES = new Set(['open', 'closed', 'voided'])
 
@@ -48,5 +50,39 @@ export function render(externalId, body, old, now) {
     guest_url: `http://127.0.0.1/t/${externalId}`,
     created_at: old?.record.created_at ?? now,
     updated_at: now,
+  }
+}
+
+/**
+ * @typedef {{account: string, externalId: string, path: string, text: string, body: any, started: number}} Push
+ */
+
+/**
+ * A request listener for a check's PUT: the key looked up, the body read,
+ * parsed and checked; `push` answers the rest.
+ *
+ * @param {(res: import('node:http').ServerResponse, push: Push) => void} push
+ * @returns {import('node:http').RequestListener}
+ */
+export function putCheck(push) {
+  return (req, res) => {
+    const started = performance.now()
+    const account = KEYS.get(req.headers.authorization)
+    if (req.method !== 'PUT' || !req.url?.startsWith(BASE) || account === undefined) {
+      res.writeHead(req.method === 'PUT' ? 401 : 405).end()
+      return
+    }
+    const path = req.url
+    const chunks = []
+    req.on('data', (chunk) => chunks.push(chunk))
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8')
+      const body = JSON.parse(text)
+      if (!valid(body)) {
+        res.writeHead(422).end()
+        return
+      }
+      push(res, {account, externalId: path.slice(BASE.length), path, text, body, started})
+    })
   }
 }

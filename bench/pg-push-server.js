@@ -14,10 +14,8 @@
 // is the push's time.
 import {createServer} from 'node:http'
 import pg from 'pg'
-import {id, render, valid} from './lean-push.js'
+import {id, putCheck, render} from './lean-push.js'
 
-const KEYS = new Map([['Bearer tp_test_demo_write', 'acct_demo']])
-const BASE = '/v1/checks/external/'
 const pool = new pg.Pool({connectionString: process.argv[2], max: 10})
 
 const SCHEMA = `
@@ -47,21 +45,8 @@ const READ = {
   text: 'SELECT doc FROM reference_checks WHERE account_id = $1 AND external_id = $2',
 }
 
-const server = createServer((req, res) => {
-  const account = KEYS.get(req.headers.authorization)
-  if (req.method !== 'PUT' || !req.url.startsWith(BASE) || account === undefined) {
-    res.writeHead(req.method === 'PUT' ? 401 : 405).end()
-    return
-  }
-  const externalId = req.url.slice(BASE.length)
-  const chunks = []
-  req.on('data', (chunk) => chunks.push(chunk))
-  req.on('end', async () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
-    if (!valid(body)) {
-      res.writeHead(422).end()
-      return
-    }
+const server = createServer(
+  putCheck(async (res, {account, externalId, body}) => {
     const now = new Date().toISOString()
     const text = JSON.stringify({...render(externalId, body, undefined, now), id: `chk_${externalId}`})
     try {
@@ -76,8 +61,8 @@ const server = createServer((req, res) => {
     } catch (error) {
       res.writeHead(500).end(String(error))
     }
-  })
-})
+  }),
+)
 
 await pool.query(SCHEMA)
 server.listen(0, '127.0.0.1', () =>
