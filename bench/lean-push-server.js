@@ -15,17 +15,13 @@
 // is written over from its start past 64 MiB, as if a compaction had
 // dropped it), claims and payments, deliveries and the dispatcher, the live
 // streams, faults and rate limits, error bodies, h3.
-import {randomBytes} from 'node:crypto'
 import {openSync, unlinkSync, write} from 'node:fs'
 import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
+import {id, putCheck, render} from './lean-push.js'
 
-const KEYS = new Map([['Bearer tp_test_demo_write', 'acct_demo']])
-const BASE = '/v1/checks/external/'
-const CHECK_FIELDS = new Set(['version', 'location_id', 'table', 'status', 'items', 'totals'])
-const STATUSES = new Set(['open', 'closed', 'voided'])
 const EVENTS_KEPT = 100_000
 const LOG_KEPT = 1000
 
@@ -68,70 +64,9 @@ function append(line, answer) {
   if (lines.length === 1) setImmediate(flush)
 }
 
-const id = (prefix) => prefix + randomBytes(12).toString('base64url')
-const isCount = (n) => Number.isInteger(n) && n >= 0
-
-function valid(body) {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false
-  for (const key in body) if (!CHECK_FIELDS.has(key)) return false
-  if (typeof body.table?.number !== 'string' || !STATUSES.has(body.status) || !Array.isArray(body.items)) return false
-  if (body.version !== undefined && !(Number.isInteger(body.version) && body.version >= 1)) return false
-  const seen = new Set()
-  for (const item of body.items) {
-    if (typeof item?.external_id !== 'string' || seen.has(item.external_id) || typeof item.name !== 'string')
-      return false
-    if (!(typeof item.quantity === 'number' && item.quantity > 0) || !isCount(item.price_cents)) return false
-    seen.add(item.external_id)
-  }
-  const {subtotal_cents, tax_cents, total_cents} = body.totals ?? {}
-  return isCount(subtotal_cents) && isCount(tax_cents) && total_cents === subtotal_cents + tax_cents
-}
-
-function render(externalId, body, old, now) {
-  return {
-    id: old?.record.id ?? id('chk_'),
-    object: 'check',
-    external_id: externalId,
-    location_id: 'loc_main',
-    table: body.table,
-    status: body.status,
-    version: body.version,
-    items: body.items.map((i) => ({
-      external_id: i.external_id,
-      name: i.name,
-      quantity: i.quantity,
-      price_cents: i.price_cents,
-      note: i.note ?? null,
-      claimed_quantity: 0,
-    })),
-    totals: body.totals,
-    amount_paid_cents: 0,
-    amount_due_cents: body.totals.total_cents,
-    payment_status: 'unpaid',
-    guest_url: `http://127.0.0.1/t/${externalId}`,
-    created_at: old?.record.created_at ?? now,
-    updated_at: now,
-  }
-}
-
-const server = createServer((req, res) => {
-  const started = performance.now()
-  const requestId = id('req_')
-  const account = KEYS.get(req.headers.authorization)
-  if (req.method !== 'PUT' || !req.url.startsWith(BASE) || account === undefined) {
-    res.writeHead(req.method === 'PUT' ? 401 : 405).end()
-    return
-  }
-  const externalId = req.url.slice(BASE.length)
-  const chunks = []
-  req.on('data', (chunk) => chunks.push(chunk))
-  req.on('end', () => {
-    const text = Buffer.concat(chunks).toString('utf8')
-    const body = JSON.parse(text)
-    if (!valid(body)) {
-      res.writeHead(422).end()
-      return
-    }
+const server = createServer(
+  putCheck((res, {account, externalId, path, text, body, started}) => {
+    const requestId = id('req_')
     const old = checks.get(`${account}/${externalId}`)
     const now = new Date().toISOString()
     const answer = (status, result, check) => {
@@ -145,7 +80,7 @@ const server = createServer((req, res) => {
       log[logCount++ % LOG_KEPT] = {
         id: requestId,
         method: 'PUT',
-        path: req.url,
+        path,
         status,
         duration_ms: performance.now() - started,
         created_at: now,
@@ -166,8 +101,8 @@ const server = createServer((req, res) => {
     checks.set(`${account}/${externalId}`, check)
     const line = `{"check":${check.text},"event":${event}`
     append(`${line},"crc":${crc32(line)}}\n`, () => answer(old ? 200 : 201, old ? 'updated' : 'created', check))
-  })
-})
+  }),
+)
 
 server.listen(0, '127.0.0.1', () =>
   process.send({port: /** @type {import('node:net').AddressInfo} */ (server.address()).port}),

@@ -94,10 +94,10 @@ export async function startServe(dataDir, extraArgs = [], {database} = {}) {
   }
 }
 
-/** Forks a bench helper (baseline-server.js, receiver.js) and resolves once it reports its port. */
-export async function startHelper(file) {
+/** Forks a bench helper (baseline-server.js, receiver.js) with `args` and resolves once it reports its port. */
+export async function startHelper(file, args = []) {
   const child = track(
-    fork(fileURLToPath(new URL(file, import.meta.url)), {stdio: ['ignore', 'inherit', 'inherit', 'ipc']}),
+    fork(fileURLToPath(new URL(file, import.meta.url)), args, {stdio: ['ignore', 'inherit', 'inherit', 'ipc']}),
   )
   const {port} = await nextMessage(child, 'port')
   return {

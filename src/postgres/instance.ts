@@ -33,6 +33,8 @@ type Listener = (note: unknown) => void
 export class PgInstance implements SharedStorage {
   /** The second key of this instance's life lock; leases it takes carry it. */
   readonly owner = randomInt(1, 2 ** 31 - 1)
+  /** How this instance's notes begin (`broadcast`). */
+  readonly #ownNotes = `{"from":${this.owner},`
   readonly #listeners = new Map<string, Set<Listener>>()
   readonly #reconnectListeners = new Set<() => void>()
   /** The faults of every instance (docs/postgres.md, "Faults across instances"). */
@@ -148,6 +150,8 @@ export class PgInstance implements SharedStorage {
   }
 
   #receive(payload: string): void {
+    // this instance hears its own notes too: told apart by their start, they are not parsed (a request each)
+    if (payload.startsWith(this.#ownNotes)) return
     const {from, topic, note} = JSON.parse(payload) as {from: number; topic: string; note: unknown}
     if (from === this.owner) return
     for (const listener of this.#listeners.get(topic) ?? []) {

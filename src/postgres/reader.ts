@@ -1,6 +1,7 @@
 import type pg from 'pg'
-import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
+import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} from '../domain/records.js'
 import type {PageOf, PageQuery, Reader, Where} from '../service/storage.js'
+import {prepared} from './prepared.js'
 import {COLUMNS} from './schema.js'
 
 type Row = Record<string, unknown>
@@ -12,9 +13,36 @@ const FIELD = /^[a-z_]+$/
  * chaos on the endpoints it lists, retention deletes the deliveries it
  * lists. Their lists are locked FOR UPDATE from the start: two units that
  * both held a shared lock and then both wanted it alone would deadlock, over
- * and over under load (docs/postgres.md).
+ * and over under load (docs/postgres.md). An account's endpoints listed
+ * whole are locked as `ENDPOINTS` locks them.
  */
 const WRITTEN_BACK = new Set<CollectionName>(['webhook_endpoints', 'deliveries'])
+
+/**
+ * An account's endpoints, locked for a unit: those under chaos `FOR UPDATE`, since a fan-out writes their
+ * draws back; the others `FOR SHARE`, since it does not: units that fan out to one account do not take
+ * turns on them, and none changes while they do. Every unit locks them in this order. An endpoint that
+ * moved between calm and chaos while they were locked is in neither list: the count read in the same
+ * statement tells (`lockedEndpoints`).
+ */
+const ENDPOINTS_SQL = `WITH calm AS (SELECT seq, doc FROM webhook_endpoints WHERE account_id = $1::text AND (doc->>'chaos') IS NULL FOR SHARE),
+     stirred AS (SELECT seq, doc FROM webhook_endpoints WHERE account_id = $1 AND (doc->>'chaos') IS NOT NULL FOR UPDATE)
+   SELECT json_agg(doc ORDER BY seq) AS docs, (SELECT count(*)::integer FROM webhook_endpoints WHERE account_id = $1) AS n
+   FROM (SELECT * FROM calm UNION ALL SELECT * FROM stirred) locked`
+export const ENDPOINTS = prepared('tp_endpoints', ENDPOINTS_SQL)
+
+export interface LockedEndpoints {
+  docs: WebhookEndpointRecord[] | null
+  n: number
+}
+
+/** The endpoints `ENDPOINTS` read, oldest first; a serialization failure, which runs the unit again, if one was missed. */
+export function lockedEndpoints(result: pg.QueryResult<LockedEndpoints>): WebhookEndpointRecord[] {
+  const {docs, n} = result.rows[0]!
+  const records = docs ?? []
+  if (records.length !== n) throw Object.assign(new Error('postgres: endpoints changed while read'), {code: '40001'})
+  return records
+}
 
 /**
  * Text as a text column keeps it: PostgreSQL's text holds no NUL, which ids
@@ -109,6 +137,10 @@ export class PgReader implements Reader {
   }
 
   async list<C extends CollectionName>(collection: C, accountId: string, where?: Where<C>): Promise<Collections[C][]> {
+    if (this.locked && collection === 'webhook_endpoints' && where === undefined) {
+      const result = await this.sql.query<LockedEndpoints>(ENDPOINTS_SQL, [text(accountId)])
+      return lockedEndpoints(result) as Collections[C][]
+    }
     const values: unknown[] = [text(accountId)]
     const filter = filters(collection, where as Row, values)
     const lock = this.locked ? (WRITTEN_BACK.has(collection) ? ' FOR UPDATE' : ' FOR SHARE') : ''

@@ -7,6 +7,7 @@ import {CommitOrder} from './commit-order.js'
 import {isRetryable, isUnavailable, unavailable} from './errors.js'
 import {PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
+import {named, prepared} from './prepared.js'
 import {PgReader, type Sql} from './reader.js'
 import {COMMITS} from './schema.js'
 import {PgUnit} from './unit.js'
@@ -15,6 +16,12 @@ import {PgUnit} from './unit.js'
 const CHANNEL = 'tablepay_changes'
 
 const ignore = () => {}
+
+/** A unit's notice, when its changes fit in a notification (`#notice`). */
+const NOTICE = prepared(
+  'tp_notice',
+  `SELECT pg_notify('${CHANNEL}', $1::text || n || $2::text), n AS commit FROM nextval('${COMMITS}') n`,
+)
 
 /** A notification's payload is at most 8000 bytes: larger changes go through the `changes` table. */
 const NOTIFY_BYTES = 7000
@@ -139,7 +146,7 @@ export class PgStorage extends PgReader implements Storage {
    * the storage fail, as in a unit, so that the request is answered 503 `storage_unavailable`.
    */
   #query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
-    return this.#pool.query<R>(text, values).catch((error: unknown) => {
+    return this.#pool.query<R>(named(text, values)).catch((error: unknown) => {
       throw isUnavailable(error) ? this.#fail(error) : error
     })
   }
@@ -192,12 +199,12 @@ export class PgStorage extends PgReader implements Storage {
       try {
         value = await work(tx)
         changes = tx.end()
-        commit = await tx.commit(changes, changes.length > 0 ? this.#notice(changes) : '')
+        commit = await tx.commit(changes, changes.length > 0 ? this.#notice(changes, tx) : '')
       } catch (error) {
         tx.end()
         let broken = isUnavailable(error) ? (error as Error) : undefined
         if (!broken && tx.begun) await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
-        client.release(broken)
+        client.release(broken ?? tx.spoiled)
         if (broken) throw this.#fail(broken)
         if (isRetryable(error) && attempt < MAX_ATTEMPTS) {
           // a short random wait lets the unit that won go first
@@ -226,13 +233,12 @@ export class PgStorage extends PgReader implements Storage {
    * its writes, so of two units that write one record the later draws the
    * higher, and answers with it as `commit`.
    */
-  #notice(changes: readonly Change[]): string {
+  #notice(changes: readonly Change[], tx: PgUnit): string {
     const json = JSON.stringify(changes)
     const commit = `nextval('${COMMITS}')`
     if (Buffer.byteLength(json) <= NOTIFY_BYTES) {
       // {"from":…,"commit":n,"changes":[…]}, which begins as #ownNotes does
-      const [head, tail] = [`${this.#ownNotes},"commit":`, `,"changes":${json}}`].map(pg.escapeLiteral)
-      return `SELECT pg_notify('${CHANNEL}', ${head} || n || ${tail}), n AS commit FROM ${commit} n`
+      return tx.execute(NOTICE, [`${this.#ownNotes},"commit":`, `,"changes":${json}}`])
     }
     const [from, large] = [this.#instance, json].map(pg.escapeLiteral)
     return `WITH row AS (INSERT INTO changes (changes) VALUES (${large}) RETURNING seq)

@@ -1,8 +1,9 @@
 import pg from 'pg'
-import type {CollectionName, Collections} from '../domain/records.js'
-import type {Change, UnitOfWork} from '../service/storage.js'
+import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} from '../domain/records.js'
+import type {Change, UnitOfWork, Where} from '../service/storage.js'
 import {UnitWrites} from '../service/unit-writes.js'
-import {PgReader, type Sql, text, untext} from './reader.js'
+import {named, prepared, PreparedOn} from './prepared.js'
+import {ENDPOINTS, type LockedEndpoints, lockedEndpoints, PgReader, type Sql, text, untext} from './reader.js'
 import {COLUMNS} from './schema.js'
 
 type Row = Record<string, unknown>
@@ -15,7 +16,7 @@ type Row = Record<string, unknown>
 const BEGIN = "BEGIN; SET LOCAL lock_timeout = '5s'"
 
 /** A value as an SQL literal: text, a number, NULL, or an array of them (`$1::text[]` becomes `ARRAY[…]::text[]`). */
-function literal(value: unknown): string {
+export function literal(value: unknown): string {
   if (value === null || value === undefined) return 'NULL'
   if (typeof value === 'string') return pg.escapeLiteral(value)
   if (typeof value === 'number' && Number.isFinite(value)) return String(value)
@@ -36,12 +37,20 @@ function inline(sql: string, values: readonly unknown[] = []): string {
  */
 class UnitSql implements Sql {
   begun = false
+  readonly prepared: PreparedOn
 
-  constructor(readonly client: pg.PoolClient) {}
+  constructor(readonly client: pg.PoolClient) {
+    this.prepared = new PreparedOn(client)
+  }
 
   query<R extends pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
-    if (this.begun) return this.client.query<R>(sql, values)
+    if (this.begun) return this.client.query<R>(named(sql, values))
     return this.simple<R>(values === undefined || values.length === 0 ? sql : inline(sql, values))
+  }
+
+  /** `EXECUTE` of the prepared statement `name` with `values`, to send in a simple query (`results`). */
+  execute(name: string, values: readonly unknown[]): string {
+    return this.prepared.execute(name, values, literal)
   }
 
   /**
@@ -56,10 +65,18 @@ class UnitSql implements Sql {
   async results<R extends pg.QueryResultRow>(sql: string): Promise<pg.QueryResult<R>[]> {
     const text = this.begun ? sql : `${BEGIN}; ${sql}`
     this.begun = true
-    const results = (await this.client.query(text)) as unknown as pg.QueryResult<R> | pg.QueryResult<R>[]
+    const results = await this.prepared.send(
+      text,
+      (text) => this.client.query(text) as unknown as Promise<pg.QueryResult<R> | pg.QueryResult<R>[]>,
+    )
     return Array.isArray(results) ? results : [results]
   }
 }
+
+const CHECK_BY_EXTERNAL_ID = prepared(
+  'tp_check_by_external_id',
+  'SELECT doc FROM checks WHERE account_id = $1::text AND external_id = $2::text FOR UPDATE',
+)
 
 /** One unit of work: one transaction; its writes are collected and sent together with its COMMIT. */
 export class PgUnit extends PgReader implements UnitOfWork {
@@ -72,6 +89,16 @@ export class PgUnit extends PgReader implements UnitOfWork {
     this.#sql = sql
   }
 
+  /** `EXECUTE` of a prepared statement (`prepared`), for the notice `commit` sends. */
+  execute(name: string, values: readonly unknown[]): string {
+    return this.#sql.execute(name, values)
+  }
+
+  /** A query that prepared statements failed: the connection is released as broken (src/postgres/prepared.ts). */
+  get spoiled(): boolean {
+    return this.#sql.prepared.spoiled
+  }
+
   /** Whether the transaction was opened: a unit that sent nothing has nothing to commit or roll back. */
   get begun(): boolean {
     return this.#sql.begun
@@ -82,6 +109,37 @@ export class PgUnit extends PgReader implements UnitOfWork {
    * statement of the query sees what committed before it began, so the read after the wait sees what the
    * unit that held the lock made. A row lock could not do it: there is no row yet to lock.
    */
+  /**
+   * A check by its caller's id (a push), and with it, in the same round trip, the account's webhook
+   * endpoints, which the push lists if it changes the check: a changing push waits for the database twice
+   * (docs/postgres.md, "The round trips of a push"), locked as `list` locks them.
+   */
+  override async checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
+    if (this.begun) return super.checkByExternalId(accountId, externalId)
+    const [check, listed] = (
+      await this.#sql.results<{doc: unknown} & LockedEndpoints>(
+        `${this.#sql.execute(CHECK_BY_EXTERNAL_ID, [text(accountId), text(externalId)])};
+         ${this.#sql.execute(ENDPOINTS, [text(accountId)])}`,
+      )
+    ).slice(-2)
+    this.#endpoints = {accountId, records: lockedEndpoints(listed!)}
+    return check!.rows[0]?.doc as CheckRecord | undefined
+  }
+
+  /** The account's endpoints read with the unit's check (`checkByExternalId`), until listed. */
+  #endpoints: {accountId: string; records: WebhookEndpointRecord[]} | undefined
+
+  override async list<C extends CollectionName>(
+    collection: C,
+    accountId: string,
+    where?: Where<C>,
+  ): Promise<Collections[C][]> {
+    const known = this.#endpoints
+    if (collection !== 'webhook_endpoints' || where !== undefined || known?.accountId !== accountId)
+      return super.list(collection, accountId, where)
+    return known.records as Collections[C][]
+  }
+
   async getExclusive<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
     const key = literal(`${collection}:${text(id)}`)
     const results = await this.#sql.results<{doc: Collections[C]}>(
@@ -149,8 +207,8 @@ export class PgUnit extends PgReader implements UnitOfWork {
     const statements: string[] = []
     for (const [collection, {deletes, inserts, upserts}] of byCollection) {
       if (deletes.length > 0) statements.push(deleteStatement(collection, deletes))
-      if (inserts.length > 0) statements.push(insertStatement(collection, inserts, false))
-      if (upserts.length > 0) statements.push(insertStatement(collection, upserts, true))
+      if (inserts.length > 0) statements.push(insertStatement(this.#sql, collection, inserts, false))
+      if (upserts.length > 0) statements.push(insertStatement(this.#sql, collection, upserts, true))
     }
     return statements
   }
@@ -165,11 +223,18 @@ export function deleteStatement(collection: CollectionName, ids: readonly string
 
 /**
  * One statement for all the puts of a collection, in their order (a new
- * record's place follows it). A record the unit found absent is inserted
- * plainly: if another unit made it meanwhile, the unique key refuses it and
- * the unit runs again, seeing it (an `Idempotency-Key` sent twice at once).
+ * record's place follows it): one record's through the connection's
+ * prepared statement, several as literal rows. A record the unit found
+ * absent is inserted plainly: if another unit made it meanwhile, the unique
+ * key refuses it and the unit runs again, seeing it (an `Idempotency-Key`
+ * sent twice at once).
  */
-function insertStatement(collection: CollectionName, changes: readonly Change[], upsert: boolean): string {
+function insertStatement(
+  sql: UnitSql,
+  collection: CollectionName,
+  changes: readonly Change[],
+  upsert: boolean,
+): string {
   const columns = COLUMNS[collection]
   const rows = changes.map(([, id, record]) => {
     const row = record as Row
@@ -178,13 +243,17 @@ function insertStatement(collection: CollectionName, changes: readonly Change[],
       const value = row[column]
       values.push(value === undefined || value === null ? null : text(String(value)))
     }
-    return `(${values.map(literal).join(', ')})`
+    return values
   })
   const names = ['id', 'account_id', 'doc', ...columns]
   const set = names
     .slice(1)
     .map((name) => `${name} = excluded.${name}`)
     .join(', ')
-  const conflict = upsert ? ` ON CONFLICT (id) DO UPDATE SET ${set}` : ''
-  return `INSERT INTO ${collection} (${names.join(', ')}) VALUES ${rows.join(', ')}${conflict}`
+  const insert = (values: string) =>
+    `INSERT INTO ${collection} (${names.join(', ')}) VALUES ${values}${upsert ? ` ON CONFLICT (id) DO UPDATE SET ${set}` : ''}`
+  if (rows.length > 1) return insert(rows.map((values) => `(${values.map(literal).join(', ')})`).join(', '))
+  const placeholders = names.map((name, i) => `$${i + 1}::${name === 'doc' ? 'json' : 'text'}`)
+  const name = prepared(`tp_${upsert ? 'put' : 'add'}_${collection}`, insert(`(${placeholders.join(', ')})`))
+  return sql.execute(name, rows[0]!)
 }

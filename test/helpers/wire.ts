@@ -63,7 +63,7 @@ function cString(body: Buffer, from: number): string {
 
 /**
  * The transactions among `trips`: on each connection, the round trips from
- * one that opens a transaction (`BEGIN`) to the one that ends it (`COMMIT`,
+ * one that opens a transaction (`BEGIN`, after the `PREPARE`s it may carry) to the one that ends it (`COMMIT`,
  * `ROLLBACK`), in order.
  */
 export function transactions(trips: readonly RoundTrip[]): RoundTrip[][] {
@@ -71,7 +71,7 @@ export function transactions(trips: readonly RoundTrip[]): RoundTrip[][] {
   const done: RoundTrip[][] = []
   for (const trip of trips) {
     const text = trip.sql.join('; ')
-    if (/^\s*BEGIN\b/i.test(text)) open.set(trip.connection, [])
+    if (/(^|;)\s*BEGIN\b/i.test(text)) open.set(trip.connection, [])
     const current = open.get(trip.connection)
     if (!current) continue
     current.push(trip)

@@ -38,11 +38,14 @@ async function storageOnWire(): Promise<{storage: PgStorage; trips: RoundTrip[]}
 
 const sqlOf = (tx: RoundTrip[]) => tx.map((trip) => trip.sql.join('; '))
 
+/** What a round trip runs, without the `PREPARE`s a connection's first use of a statement adds before it. */
+const executed = (sql: string) => sql.replace(/^PREPARE [^;]*;\n/gm, '')
+
 /** The transactions sent from round trip `from` on that write events: a push's that changed its check. */
 const changing = (trips: RoundTrip[], from: number) =>
-  transactions(trips.slice(from)).filter((tx) => sqlOf(tx).some((sql) => /INSERT INTO events\b/.test(sql)))
+  transactions(trips.slice(from)).filter((tx) => sqlOf(tx).some((sql) => /EXECUTE tp_\w+_events\(/.test(sql)))
 
-it('a changing push is 3 round trips: BEGIN with the check, the endpoints, the writes with COMMIT', async () => {
+it('a changing push is 2 round trips: BEGIN with the check and the endpoints, the writes with COMMIT', async () => {
   const {server, trips} = await serverOnWire()
   const receiver = await startReceiver()
   cleanup.push(() => receiver.close())
@@ -53,11 +56,12 @@ it('a changing push is 3 round trips: BEGIN with the check, the endpoints, the w
   const push = (quantity: number, extra = {}) =>
     call(server.url, 'PUT', '/v1/checks/external/rt1', {body: checkWith([['steak', quantity, 1000]], extra)})
 
-  // a new check reads the account's locations too: 4
+  // a new check reads the account's locations too: 3; so does a move to another location (none here)
   for (const [quantity, extra, status, most] of [
-    [1, {}, 201, 4],
-    [2, {}, 200, 3],
-    [3, {location_id: 'loc_main'}, 200, 3],
+    [1, {}, 201, 3],
+    [2, {}, 200, 2],
+    [3, {location_id: 'loc_main'}, 200, 2],
+    [4, {}, 200, 2],
   ] as const) {
     const from = trips.length
     expect((await push(quantity, extra)).status).toBe(status)
@@ -65,21 +69,39 @@ it('a changing push is 3 round trips: BEGIN with the check, the endpoints, the w
     expect(more).toEqual([])
     const sent = sqlOf(tx!)
     expect(sent.length, sent.join('\n')).toBeLessThanOrEqual(most)
-    // the lock on the check opens the transaction; the writes, their notice and the COMMIT close it
-    expect(sent[0]).toMatch(/^BEGIN\b[\s\S]*FROM checks WHERE [\s\S]*FOR UPDATE$/)
-    expect(sent.at(-1)).toMatch(
-      /^INSERT INTO checks[\s\S]*INSERT INTO events[\s\S]*INSERT INTO deliveries[\s\S]*pg_notify[\s\S]*COMMIT$/,
+    // the lock on the check and the endpoints open the transaction; the writes, their notice and COMMIT close it
+    expect(executed(sent[0]!)).toMatch(
+      /^BEGIN\b[\s\S]*EXECUTE tp_check_by_external_id\([\s\S]*EXECUTE tp_endpoints\(\S+\)$/,
+    )
+    expect(executed(sent.at(-1)!)).toMatch(
+      /^EXECUTE tp_put_checks\([\s\S]*EXECUTE tp_\w+_events\([\s\S]*EXECUTE tp_\w+_deliveries\([\s\S]*EXECUTE tp_notice\([\s\S]*COMMIT$/,
     )
     if (status === 200) expect(sent.join('\n')).not.toMatch(/FROM locations/)
   }
-  await receiver.waitFor(3)
+  await receiver.waitFor(4)
 
   // a push that changes nothing: its read, then COMMIT
   const from = trips.length
-  const replay = await push(3, {location_id: 'loc_main'})
+  const replay = await push(4)
   expect([replay.status, replay.headers.get('x-tablepay-push-result')]).toEqual([200, 'unchanged'])
-  const units = transactions(trips.slice(from)).filter((tx) => / FROM checks WHERE /.test(sqlOf(tx)[0]!))
-  expect(units.map(sqlOf)).toEqual([[expect.stringMatching(/^BEGIN\b/), 'COMMIT']])
+  const units = transactions(trips.slice(from)).filter((tx) => /tp_check_by_external_id/.test(sqlOf(tx)[0]!))
+  expect(units.map(sqlOf)).toEqual([[expect.stringMatching(/\bBEGIN\b/), 'COMMIT']])
+})
+
+it('the statements of a push are prepared once per connection, each by the first query that runs it', async () => {
+  const {storage, trips} = await storageOnWire()
+  const put = (id: string) =>
+    storage.unit(async (tx) => {
+      await tx.checkByExternalId('acct_a', id)
+      tx.put('events', `evt_${id}`, {id: `evt_${id}`, account_id: 'acct_a', object: 'event'} as never)
+    })
+  await put('x1')
+  const from = trips.length
+  await put('x2')
+  const sent = trips.slice(from).flatMap((trip) => trip.sql)
+  expect(sent).toHaveLength(2)
+  expect(sent.join('\n')).not.toMatch(/PREPARE/)
+  expect(await storage.get('events', 'evt_x2')).toEqual({id: 'evt_x2', account_id: 'acct_a', object: 'event'})
 })
 
 it('a unit that reads and writes nothing sends nothing; one that only writes is one round trip', async () => {
@@ -91,7 +113,9 @@ it('a unit that reads and writes nothing sends nothing; one that only writes is 
   from = trips.length
   const record = {id: 'evt_1', account_id: 'acct_a', object: 'event', type: 'check.created'}
   await storage.unit(async (tx) => tx.put('events', 'evt_1', record as never))
-  expect(sqlOf(trips.slice(from))).toEqual([expect.stringMatching(/^BEGIN\b[\s\S]*INSERT INTO events[\s\S]*COMMIT$/)])
+  expect(sqlOf(trips.slice(from)).map(executed)).toEqual([
+    expect.stringMatching(/^BEGIN\b[\s\S]*EXECUTE tp_put_events\([\s\S]*COMMIT$/),
+  ])
   expect(await storage.get('events', 'evt_1')).toEqual(record)
 })
 
@@ -107,4 +131,29 @@ it('values sent as literals come back as they were: quotes, backslashes, NUL, a 
   expect(JSON.stringify(listed)).toBe(JSON.stringify([record]))
   await storage.unit(async (tx) => tx.delete('events', id))
   expect(await storage.get('events', id)).toBeUndefined()
+})
+
+it('pushes of one account do not take turns on its endpoints: one goes on while another holds them', async () => {
+  const {storage} = await storageOnWire()
+  const endpoint = {id: 'we_1', account_id: 'acct_a', object: 'webhook_endpoint', url: 'http://127.0.0.1:9/'}
+  await storage.unit(async (tx) => tx.put('webhook_endpoints', 'we_1', endpoint as never))
+  const push = (externalId: string, hold?: {read: () => void; held: Promise<void>}) =>
+    storage.unit(async (tx) => {
+      await tx.checkByExternalId('acct_a', externalId)
+      const endpoints = await tx.list('webhook_endpoints', 'acct_a')
+      hold?.read()
+      await hold?.held
+      tx.put('events', `evt_${externalId}`, {id: `evt_${externalId}`, account_id: 'acct_a'} as never)
+      return endpoints
+    })
+  let release!: () => void
+  let read!: () => void
+  const locked = new Promise<void>((resolve) => (read = resolve))
+  const first = push('x1', {read, held: new Promise<void>((resolve) => (release = resolve))})
+  await locked
+  // the first holds its lock on the endpoint until released; the second reads, writes and commits meanwhile
+  expect(await push('x2')).toEqual([endpoint])
+  expect(await storage.get('events', 'evt_x1')).toBeUndefined()
+  release()
+  expect(await first).toEqual([endpoint])
 })
