@@ -34,35 +34,7 @@ import {serverBase} from '../shared/server-url.js'
 import {readServerSentEvents, type RequestStreamMessage, type StreamMessage} from './stream.js'
 import {type Sent, Transport} from './transport.js'
 
-// the resources and inputs of the API, as the client takes and returns them
-export type {
-  Chaos,
-  ChaosInput,
-  Check,
-  CheckPush,
-  Claim,
-  ClaimInput,
-  Clock,
-  Deleted,
-  Delivery,
-  Event,
-  Feedback,
-  FeedbackInput,
-  KeyInfo,
-  KnownSecretEndpointInput,
-  ListenSecret,
-  Location,
-  Payment,
-  PaymentInput,
-  Recovery,
-  RefundInput,
-  WebhookEndpoint,
-  WebhookEndpointInput,
-  WebhookEndpointUpdate,
-  WebhookTestResult,
-}
-export type {Fault, FaultInput, RequestEntry, RequestFilters, RequestStreamMessage, StreamMessage}
-export type {Snapshot, SnapshotDocument}
+export type * from './resources.js'
 
 /** Options of the guest-side POSTs: an `Idempotency-Key`, so a retried call acts once. */
 export interface GuestOptions {

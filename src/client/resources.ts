@@ -1,0 +1,32 @@
+// The resources and inputs of the API, as the client takes and returns them: the domain's types, which
+// the client shares with the server (ARCHITECTURE.md, "The client never imports the server").
+export type {
+  Chaos,
+  ChaosInput,
+  Check,
+  CheckPush,
+  Claim,
+  ClaimInput,
+  Clock,
+  Deleted,
+  Delivery,
+  Event,
+  Feedback,
+  FeedbackInput,
+  KeyInfo,
+  KnownSecretEndpointInput,
+  ListenSecret,
+  Location,
+  Payment,
+  PaymentInput,
+  Recovery,
+  RefundInput,
+  WebhookEndpoint,
+  WebhookEndpointInput,
+  WebhookEndpointUpdate,
+  WebhookTestResult,
+} from '../domain/schemas.js'
+export type {Fault, FaultInput} from '../domain/faults.js'
+export type {RequestEntry, RequestFilters} from '../domain/request-log.js'
+export type {Snapshot, SnapshotDocument} from '../domain/snapshots.js'
+export type {RequestStreamMessage, StreamMessage} from './stream.js'
