@@ -297,6 +297,29 @@ describe('in a real browser', () => {
     await page.close()
   })
 
+  it('the dashboard shows the restored state when a snapshot is restored', async () => {
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    const pushTable = (number: string) =>
+      sim.api('PUT', `/v1/checks/external/r${number}`, {
+        key,
+        body: checkWith([['tea', 1, 300]], {table: {number}, location_id: scratch.locations[0].id}),
+      })
+    const qrOf = (number: string) => page.getByRole('button', {name: `Show the QR code of table ${number}`})
+    await pushTable('51')
+    expect((await sim.api('POST', '/v1/sim/snapshots', {key, body: {name: 'one-table'}})).status).toBe(201)
+    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
+    await page.goto(`${sim.url}/#key=${key}`)
+    await page.getByText('● Live').waitFor()
+    await pushTable('52')
+    await qrOf('52').waitFor()
+    // the restore's only message on the stream is `reset`
+    expect((await sim.api('POST', '/v1/sim/snapshots/one-table/restore', {key})).status).toBe(200)
+    await qrOf('52').waitFor({state: 'detached'})
+    await qrOf('51').waitFor()
+    await page.close()
+  })
+
   it('the dashboard keeps the newest lists when an older reload is answered after a newer one', async () => {
     const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
     const key = scratch.api_keys[0].key

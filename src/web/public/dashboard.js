@@ -356,7 +356,8 @@ async function follow(signal) {
   $('live').textContent = '● Live'
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
   let buffer = ''
-  // each message (a new event, a delivery attempt) only says that something changed: the lists are reloaded
+  // each message (a new event, a delivery attempt, a restore's reset) only says that something changed: the
+  // lists are reloaded
   for (;;) {
     const {value, done} = await reader.read()
     if (done) break
@@ -365,7 +366,7 @@ async function follow(signal) {
     while ((end = buffer.indexOf('\n\n')) !== -1) {
       const block = buffer.slice(0, end)
       buffer = buffer.slice(end + 2)
-      if (/^event: (event|delivery)$/m.test(block)) scheduleRefresh()
+      if (/^event: (event|delivery|reset)$/m.test(block)) scheduleRefresh()
       // only the panel: what a request changed comes as an event or a delivery of its own
       else if (/^event: request$/m.test(block)) scheduleRequests()
     }
