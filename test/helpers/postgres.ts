@@ -111,14 +111,16 @@ async function release(name: string): Promise<void> {
   spare[kept ? 'migrated' : 'empty'].push(renamed)
 }
 
-/** Deletes every row but the schema's version, and starts every sequence again. */
+/**
+ * Deletes every row but the schema's version, and starts every sequence again: setval to its start, not yet
+ * called, is what ALTER SEQUENCE RESTART leaves, without giving each sequence a new file (a third of a release's
+ * CPU in the database).
+ */
 const EMPTY_ROWS = `DO $$ DECLARE name text; BEGIN
   FOR name IN SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'tablepay_schema' LOOP
     EXECUTE format('DELETE FROM %I', name);
   END LOOP;
-  FOR name IN SELECT sequencename FROM pg_sequences WHERE schemaname = 'public' LOOP
-    EXECUTE format('ALTER SEQUENCE %I RESTART', name);
-  END LOOP;
+  PERFORM setval(format('%I', sequencename), start_value, false) FROM pg_sequences WHERE schemaname = 'public';
 END $$`
 
 /**
