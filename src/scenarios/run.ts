@@ -1,6 +1,6 @@
 import {randomBytes} from 'node:crypto'
 import type {RawAnswer, TablepayClient} from '../client/client.js'
-import {TablepayError} from '../client/errors.js'
+import {TablepayApiError, TablepayError} from '../client/errors.js'
 import {type SubsetDifference, subsetDifferences} from '../domain/json-subset.js'
 import type {Scenario, ScenarioStep, StepKind} from '../domain/scenario.js'
 import {
@@ -46,6 +46,15 @@ export interface ScenarioReport {
   steps: StepReport[]
   /** The temporary endpoint of `forwardTo`, removed at the end. */
   forwarded_to?: {url: string; endpoint_id: string}
+  /** Endpoints the run made for itself and could not remove, with why: delete them (docs/scenarios.md, "Running"). */
+  left_behind?: LeftBehind[]
+}
+
+/** An endpoint the run made for itself that is still there. */
+export interface LeftBehind {
+  endpoint_id: string
+  url: string
+  error: string
 }
 
 export interface RunOptions {
@@ -90,6 +99,8 @@ export async function runScenario(
   const state: RunState = {client, run: randomBytes(4).toString('hex'), answers: new Map(), signal}
   let forwarded: ScenarioReport['forwarded_to']
   const stopped = rejectOnAbort(signal, () => new TablepayError('interrupted', 'The scenario run was interrupted.'))
+  const steps: StepReport[] = []
+  let leftBehind: LeftBehind[]
   try {
     if (used.has('location')) state.location = (await client.listLocations()).data[0]?.id
     if (used.has('receiver')) state.receiver = await startScenarioReceiver()
@@ -100,7 +111,6 @@ export async function runScenario(
       const endpoint = await client.createWebhookEndpointWithSecret({url: forwardTo, secret, description})
       forwarded = {url: forwardTo, endpoint_id: endpoint.id}
     }
-    const steps: StepReport[] = []
     let failedAction = false
     for (const [index, step] of scenario.steps.entries()) {
       const report = failedAction ? skipped(index, step) : await Promise.race([runStep(state, index, step), stopped])
@@ -108,24 +118,46 @@ export async function runScenario(
       steps.push(report)
       onStep?.(report)
     }
-    const count = (test: (s: StepReport) => boolean) => steps.filter(test).length
-    const failed = count((s) => !s.ok && !s.skipped)
-    const skippedCount = count((s) => s.skipped === true)
-    return {
-      scenario: scenario.name,
-      run: state.run,
-      ok: failed === 0 && skippedCount === 0,
-      passed: count((s) => s.ok),
-      failed,
-      skipped: skippedCount,
-      steps,
-      ...(forwarded ? {forwarded_to: forwarded} : {}),
-    }
   } finally {
     // every way out removes what the run made for itself: an endpoint left behind keeps receiving every event
-    await state.receiver?.close()
-    if (forwarded) await client.deleteWebhookEndpoint(forwarded.endpoint_id)
+    leftBehind = await cleanUp(state, forwarded ? [{id: forwarded.endpoint_id, url: forwarded.url}] : [])
   }
+  const count = (test: (s: StepReport) => boolean) => steps.filter(test).length
+  const failed = count((s) => !s.ok && !s.skipped)
+  const skippedCount = count((s) => s.skipped === true)
+  return {
+    scenario: scenario.name,
+    run: state.run,
+    ok: failed === 0 && skippedCount === 0,
+    passed: count((s) => s.ok),
+    failed,
+    skipped: skippedCount,
+    steps,
+    ...(forwarded ? {forwarded_to: forwarded} : {}),
+    ...(leftBehind.length > 0 ? {left_behind: leftBehind} : {}),
+  }
+}
+
+/**
+ * Closes the run's receiver and deletes `endpoints`, each whatever becomes
+ * of the others, so a failure loses neither the rest nor the report: the
+ * endpoints still there. One already gone (a `restore`, a step's DELETE) is
+ * what was wanted.
+ */
+async function cleanUp(state: RunState, endpoints: {id: string; url: string}[]): Promise<LeftBehind[]> {
+  const [, ...deleted] = await Promise.allSettled([
+    // a receiver that fails to close holds a loopback port until the process ends: nothing to report
+    state.receiver?.close(),
+    ...endpoints.map(({id}) => state.client.deleteWebhookEndpoint(id)),
+  ])
+  return endpoints.flatMap(({id, url}, i) => {
+    const outcome = deleted[i]!
+    if (outcome.status === 'fulfilled') return []
+    const {reason} = outcome
+    if (reason instanceof TablepayApiError && reason.status === 404) return []
+    const error = reason instanceof TablepayError ? `${reason.code}: ${reason.message}` : String(reason)
+    return [{endpoint_id: id, url, error}]
+  })
 }
 
 /** The builtin references a step's input uses. */

@@ -183,6 +183,24 @@ describe('scenario run', () => {
       await receiver.close()
     }
   })
+  it('--forward-to: an endpoint it cannot remove is named with what to do, the report kept', async () => {
+    const receiver = await startReceiver()
+    try {
+      const path = await file('stuck', [
+        {fault: {match: {method: 'DELETE', path: '/v1/webhook-endpoints/*'}, status: 500}},
+      ])
+      const {code, stdout} = await scenario(['run', path, '--forward-to', receiver.url])
+      expect(code).toBe(0)
+      const id = /through endpoint (we_\w+) \(not removed\)/.exec(stdout)?.[1]
+      expect(stdout).toContain(`Endpoint ${id} (${receiver.url}) could not be removed (simulated_fault: `)
+      expect(stdout).toContain(`delete it with tablepay webhooks delete ${id}.`)
+      await api('DELETE', '/sim/faults')
+      expect((await api('DELETE', `/webhook-endpoints/${id}`)).status).toBe(200)
+    } finally {
+      await api('DELETE', '/sim/faults')
+      await receiver.close()
+    }
+  })
 })
 
 describe('scenario list and validate', () => {

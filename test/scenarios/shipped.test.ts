@@ -4,6 +4,7 @@ import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {InvalidScenarioError, ScenarioFailedError} from '../../src/scenarios/errors.js'
 import {simulatorControls, type SimulatorControls} from '../../src/simulator-controls.js'
 import {ROOT} from '../helpers/cli.js'
+import {startReceiver} from '../helpers/receiver.js'
 import {startTestServer, type TestServer} from '../helpers/simulator.js'
 
 // run on the memory store with its journal and on PostgreSQL (vitest.config.ts): one server for the file,
@@ -117,5 +118,40 @@ describe('sim.runScenario', () => {
       {step: 3, path: '.steps[2].tango', message: expect.stringContaining('unknown step kind "tango"')},
     ])
     expect(await server.stored()).toBe(before)
+  })
+})
+
+describe('what a run made for itself', () => {
+  const endpoints = async () =>
+    (await server.api('GET', '/v1/webhook-endpoints?limit=100')).body.data as {id: string; url: string}[]
+
+  test('a restore that removed the forwardTo endpoint: the report comes back, the endpoint is gone', async () => {
+    const receiver = await startReceiver()
+    try {
+      await sim.snapshots.save('before-forward')
+      const report = await sim.runScenario(scenarioOf([{restore: 'before-forward'}]), {forwardTo: receiver.url})
+      expect(report).toMatchObject({ok: true, forwarded_to: {url: receiver.url}})
+      expect(report.left_behind).toBeUndefined()
+      expect((await endpoints()).map((e) => e.url)).not.toContain(receiver.url)
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  test('an endpoint it cannot remove is reported as left behind, in the report', async () => {
+    const receiver = await startReceiver()
+    try {
+      const refuse = {fault: {match: {method: 'DELETE', path: '/v1/webhook-endpoints/*'}, status: 500}}
+      const report = await sim.runScenario(scenarioOf([refuse]), {forwardTo: receiver.url})
+      const id = report.forwarded_to!.endpoint_id
+      expect(report).toMatchObject({ok: true, left_behind: [{endpoint_id: id, url: receiver.url}]})
+      expect(report.left_behind![0]!.error).toMatch(/^simulated_fault: /)
+      expect((await endpoints()).map((e) => e.id)).toContain(id)
+      await sim.faults.clear()
+      expect((await server.api('DELETE', `/v1/webhook-endpoints/${id}`)).status).toBe(200)
+    } finally {
+      await sim.faults.clear()
+      await receiver.close()
+    }
   })
 })

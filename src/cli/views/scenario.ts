@@ -24,15 +24,25 @@ export function renderStepLine(step: StepReport): string {
   return `${line}\n    ${style.red(differed.length > MAX_DIFF ? `${differed.slice(0, MAX_DIFF)}…` : differed)}`
 }
 
-/** The last lines: how many steps held, and the endpoint a --forward-to made (and removed). */
+/** The last lines: how many steps held, the endpoint a --forward-to made (and removed), and any it could not remove. */
 export function renderScenarioSummary(report: ScenarioReport): string {
   const counts = [`${report.passed} passed`, `${report.failed} failed`]
   if (report.skipped > 0) counts.push(`${report.skipped} skipped`)
   const verdict = `${report.scenario} (run ${report.run}): ${plural(report.steps.length, 'step')}, ${counts.join(', ')}.`
   const lines = [report.ok ? style.green(verdict) : style.red(verdict)]
-  if (report.forwarded_to)
+  const leftBehind = report.left_behind ?? []
+  if (report.forwarded_to) {
+    const {url, endpoint_id} = report.forwarded_to
+    const removed = leftBehind.some((e) => e.endpoint_id === endpoint_id) ? 'not removed' : 'removed'
     lines.push(
-      `Webhooks went to ${report.forwarded_to.url} through endpoint ${report.forwarded_to.endpoint_id} (removed), signed with the account's listen secret (tablepay listen --print-secret).`,
+      `Webhooks went to ${url} through endpoint ${endpoint_id} (${removed}), signed with the account's listen secret (tablepay listen --print-secret).`,
+    )
+  }
+  for (const {endpoint_id, url, error} of leftBehind)
+    lines.push(
+      style.red(
+        `Endpoint ${endpoint_id} (${url}) could not be removed (${error}): delete it with tablepay webhooks delete ${endpoint_id}.`,
+      ),
     )
   return lines.join('\n')
 }
