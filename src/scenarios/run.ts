@@ -72,6 +72,8 @@ interface RunState {
   run: string
   location?: string
   receiver?: ScenarioReceiver
+  /** The endpoints steps made on the receiver: they would outlive it, retrying every later event. */
+  onReceiver: {id: string; url: string}[]
   answers: Map<string, unknown>
   eventsBefore?: string
   signal?: AbortSignal
@@ -96,7 +98,7 @@ export async function runScenario(
   {forwardTo, signal, onStep}: RunOptions = {},
 ): Promise<ScenarioReport> {
   const used = new Set(scenario.steps.flatMap((step) => namesIn(step.input)))
-  const state: RunState = {client, run: randomBytes(4).toString('hex'), answers: new Map(), signal}
+  const state: RunState = {client, run: randomBytes(4).toString('hex'), onReceiver: [], answers: new Map(), signal}
   let forwarded: ScenarioReport['forwarded_to']
   const stopped = rejectOnAbort(signal, () => new TablepayError('interrupted', 'The scenario run was interrupted.'))
   const steps: StepReport[] = []
@@ -120,7 +122,9 @@ export async function runScenario(
     }
   } finally {
     // every way out removes what the run made for itself: an endpoint left behind keeps receiving every event
-    leftBehind = await cleanUp(state, forwarded ? [{id: forwarded.endpoint_id, url: forwarded.url}] : [])
+    // (the steps that would delete the receiver's endpoints do not run after a failed action)
+    const forwardedTo = forwarded ? [{id: forwarded.endpoint_id, url: forwarded.url}] : []
+    leftBehind = await cleanUp(state, [...forwardedTo, ...state.onReceiver])
   }
   const count = (test: (s: StepReport) => boolean) => steps.filter(test).length
   const failed = count((s) => !s.ok && !s.skipped)
@@ -203,7 +207,7 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
     }
   }
   if (step.id !== undefined) state.answers.set(step.id, answer.data)
-  if (resolved.kind === 'webhook_endpoint') trustSecretOf(state, answer.data)
+  if (resolved.kind === 'webhook_endpoint') madeEndpoint(state, resolved.input.url, answer.data)
   const expected = resolved.kind === 'expect' ? resolved.input.status : step.status
   const statusHolds = expected === undefined ? isSuccess(answer.status) : answer.status === expected
   const differences = [
@@ -228,10 +232,14 @@ function errorOf(data: unknown): {error: string} | undefined {
   return error?.code ? {error: `${error.code}: ${error.message ?? ''}`} : undefined
 }
 
-/** An endpoint the scenario made: the run's receiver accepts what its secret signs. */
-function trustSecretOf(state: RunState, data: unknown): void {
+/** An endpoint the scenario made: the run's receiver accepts what its secret signs, and one on it goes with it. */
+function madeEndpoint(state: RunState, url: unknown, data: unknown): void {
   const secret = fieldOf(data, ['secret'])
   if (typeof secret === 'string') state.receiver?.trust(secret)
+  const id = fieldOf(data, ['id'])
+  const receiver = state.receiver?.url
+  if (typeof id !== 'string' || typeof url !== 'string' || receiver === undefined) return
+  if (url === receiver || url.startsWith(`${receiver}/`)) state.onReceiver.push({id, url})
 }
 
 function valueOf(state: RunState, {name, field}: Reference): unknown {

@@ -154,4 +154,21 @@ describe('what a run made for itself', () => {
       await receiver.close()
     }
   })
+
+  test('the endpoints steps made on ${receiver} go with it, also when a failed action skips the DELETE', async () => {
+    const error = await sim
+      .runScenario(
+        scenarioOf([
+          {id: 'hook', webhook_endpoint: {url: '${receiver}/503', description: 'stray-${run}'}},
+          {claim: {check: 'chk_missing', items: []}},
+          {request: {method: 'DELETE', path: '/webhook-endpoints/${hook.id}'}},
+        ]),
+      )
+      .catch((error: unknown) => error)
+    const {report} = error as ScenarioFailedError
+    expect(report).toMatchObject({passed: 1, failed: 1, skipped: 1})
+    expect(report.left_behind).toBeUndefined()
+    const descriptions = (await endpoints()).map((e) => (e as {description?: string}).description)
+    expect(descriptions).not.toContain(`stray-${report.run}`)
+  })
 })
