@@ -164,7 +164,12 @@ export function checkScenario(value: unknown): ScenarioCheck {
           )
           continue
         }
-        if ((BUILTIN_REFERENCES as readonly string[]).includes(reference.name)) continue
+        if ((BUILTIN_REFERENCES as readonly string[]).includes(reference.name)) {
+          // a field of one would be ignored at run time: `${receiver}/503` is text after the reference, not a field
+          if (reference.field.length > 0)
+            at(where, `${reference.text}: \${${reference.name}} has no fields, write it alone`, parsed.id)
+          continue
+        }
         const target = ids.get(reference.name)
         if (target === undefined)
           at(where, `${reference.text} refers to step "${reference.name}", which no step has`, parsed.id)

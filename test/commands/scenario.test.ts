@@ -117,6 +117,11 @@ describe('scenario run', () => {
         'step 1 .steps[0].pay.check: ${open.id} refers to step "open" (step 2), which has not run yet here',
       ],
       [
+        'a field of a built-in reference',
+        [{...OPEN, push: {...OPEN.push, location_id: '${location.id}'}}],
+        'step 1 (open) .steps[0].push.location_id: ${location.id}: ${location} has no fields, write it alone',
+      ],
+      [
         'a JSON subset that is no object or array',
         [OPEN, {expect: {get: '/checks/${open.id}', json: 'open'}}],
         'step 2 .steps[1].expect.json: must be a JSON object or array',

@@ -105,6 +105,32 @@ describe('checkScenario', () => {
     expect(checked).toMatchObject({valid: false, problems: [{step: 1, path: '.steps[0].push.external_id'}]})
   })
 
+  test('a built-in reference has no fields; text after it is no field', () => {
+    const checked = checkScenario(
+      scenario([
+        {push: {external_id: 'x-${run.x}', location_id: '${location.id}'}},
+        {webhook_endpoint: {url: '${receiver.foo}'}},
+        {webhook_endpoint: {url: '${receiver}/503'}},
+      ]),
+    )
+    expect(checked).toEqual({
+      valid: false,
+      problems: [
+        {step: 1, path: '.steps[0].push.external_id', message: '${run.x}: ${run} has no fields, write it alone'},
+        {
+          step: 1,
+          path: '.steps[0].push.location_id',
+          message: '${location.id}: ${location} has no fields, write it alone',
+        },
+        {
+          step: 2,
+          path: '.steps[1].webhook_endpoint.url',
+          message: '${receiver.foo}: ${receiver} has no fields, write it alone',
+        },
+      ],
+    })
+  })
+
   test('the file itself: version, name and steps', () => {
     expect(checkScenario({tablepay_scenario: 2, name: 'Bad Name', steps: []})).toMatchObject({
       valid: false,
