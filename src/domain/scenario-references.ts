@@ -35,6 +35,15 @@ export function referencesIn(text: string): (Reference | {text: string; malforme
   })
 }
 
+/**
+ * `text` with each reference replaced by `placeholder`: what a rule on the
+ * resolved text can judge before the run, when the values are not known yet.
+ *
+ * @example
+ * withReferencesAs('lunch-${run}', 'x') // 'lunch-x'
+ */
+export const withReferencesAs = (text: string, placeholder: string): string => text.replace(REFERENCE, placeholder)
+
 /** Every string in a JSON value with its path (object keys and array indexes): where references can be. */
 export function stringsIn(value: unknown, path: (string | number)[] = []): {path: (string | number)[]; text: string}[] {
   if (typeof value === 'string') return [{path, text: value}]

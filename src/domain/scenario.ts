@@ -1,7 +1,9 @@
 import * as z from 'zod'
 import {EVENT_TYPES} from './constants.js'
-import {parseDuration} from './duration.js'
-import {BUILTIN_REFERENCES, referencesIn, STEP_ID, stringsIn} from './scenario-references.js'
+import {formatDuration, parseDuration} from './duration.js'
+import {BUILTIN_REFERENCES, referencesIn, STEP_ID, stringsIn, withReferencesAs} from './scenario-references.js'
+import {ClockAdvance} from './schemas.js'
+import {SnapshotName} from './snapshots.js'
 
 /**
  * A scenario file (docs/scenarios.md): steps that drive both sides of an
@@ -32,19 +34,28 @@ const Path = z.string().regex(/^\//, 'must be a path under /v1 that starts with 
 const Method = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
 const Headers = z.record(z.string(), z.string())
 const Key = {idempotency_key: Text.optional()}
+/** The seconds of a duration as written, NaN when it is none (the checks of a union run on what failed it too). */
+const secondsOf = (value: unknown) => {
+  try {
+    return durationSeconds(value as number | string)
+  } catch {
+    return Number.NaN
+  }
+}
 const Duration = z.union([
   z.number().positive(),
-  z.string().refine(
-    (text) => {
-      try {
-        return parseDuration(text) > 0
-      } catch {
-        return false
-      }
-    },
-    {message: 'must be a duration such as 500ms, 5s, 2h or 1h30m'},
-  ),
+  z.string().refine((text) => secondsOf(text) > 0, {message: 'must be a duration such as 500ms, 5s, 2h or 1h30m'}),
 ])
+// the most the clock route advances at once
+const MAX_ADVANCE_S = ClockAdvance.shape.seconds.maxValue!
+const Advance = Duration.refine((duration) => !(secondsOf(duration) > MAX_ADVANCE_S), {
+  message: `must be at most ${formatDuration(MAX_ADVANCE_S)}, the most POST /sim/clock/advance takes`,
+})
+// a name the snapshot routes take once the references are put in; each counts as a letter, its value unknown yet
+const SnapshotStepName = z.string().superRefine((name, context) => {
+  for (const {message} of SnapshotName.safeParse(withReferencesAs(name, 'x')).error?.issues ?? [])
+    context.addIssue({code: 'custom', message})
+})
 // a part of an answer to find in it: a bare value would be an equality, which `status` or a field says better
 const Subset = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())], {
   error: 'must be a JSON object or array: the part of the answer it must contain',
@@ -57,7 +68,7 @@ export const STEP_INPUTS = {
   pay: z.looseObject({check: Text, ...Key}),
   refund: z.looseObject({payment: Text, ...Key}),
   feedback: z.looseObject({check: Text, ...Key}),
-  advance: Duration,
+  advance: Advance,
   fault: z.record(z.string(), z.unknown()),
   webhook_endpoint: z.looseObject({url: Text}),
   request: z.strictObject({
@@ -76,8 +87,8 @@ export const STEP_INPUTS = {
     within: Duration.optional(),
     delivered: z.boolean().optional(),
   }),
-  snapshot: Text,
-  restore: Text,
+  snapshot: SnapshotStepName,
+  restore: SnapshotStepName,
 } satisfies Record<StepKind, z.ZodType>
 
 export type StepInput<K extends StepKind> = z.infer<(typeof STEP_INPUTS)[K]>

@@ -122,6 +122,11 @@ describe('scenario run', () => {
         'step 1 (open) .steps[0].push.location_id: ${location.id}: ${location} has no fields, write it alone',
       ],
       [
+        'a snapshot name the snapshot routes refuse',
+        [OPEN, {restore: 'Lunch Rush'}],
+        'step 2 .steps[1].restore: must be 1-64 characters of a-z 0-9 _ -',
+      ],
+      [
         'a JSON subset that is no object or array',
         [OPEN, {expect: {get: '/checks/${open.id}', json: 'open'}}],
         'step 2 .steps[1].expect.json: must be a JSON object or array',

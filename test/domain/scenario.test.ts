@@ -131,6 +131,33 @@ describe('checkScenario', () => {
     })
   })
 
+  test('a snapshot or restore name is one the snapshot routes take, references counted as letters', () => {
+    const names = ['lunch-${run}', '${run}', 'Lunch Rush', 'x ${run}', '', 'a'.repeat(65)]
+    const checked = checkScenario(scenario(names.map((name, i) => (i % 2 ? {restore: name} : {snapshot: name}))))
+    const message = 'must be 1-64 characters of a-z 0-9 _ -, starting with a letter or digit'
+    expect(checked).toEqual({
+      valid: false,
+      problems: [
+        {step: 3, path: '.steps[2].snapshot', message},
+        {step: 4, path: '.steps[3].restore', message},
+        {step: 5, path: '.steps[4].snapshot', message},
+        {step: 6, path: '.steps[5].restore', message},
+      ],
+    })
+  })
+
+  test('an advance is at most what the clock route advances at once (3650 days)', () => {
+    const checked = checkScenario(scenario([{advance: '3650d'}, {advance: '3650d1s'}, {advance: 3650 * 86_400 + 1}]))
+    const message = 'must be at most 3650d, the most POST /sim/clock/advance takes'
+    expect(checked).toEqual({
+      valid: false,
+      problems: [
+        {step: 2, path: '.steps[1].advance', message},
+        {step: 3, path: '.steps[2].advance', message},
+      ],
+    })
+  })
+
   test('the file itself: version, name and steps', () => {
     expect(checkScenario({tablepay_scenario: 2, name: 'Bad Name', steps: []})).toMatchObject({
       valid: false,
