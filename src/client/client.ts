@@ -137,8 +137,9 @@ export class TablepayClient {
     return this.#call('getKey', {})
   }
 
-  async listLocations(): Promise<List<Location>> {
-    return this.#call('listLocations', {})
+  /** The account's locations, newest first. */
+  async listLocations(params: ListParams = {}): Promise<List<Location>> {
+    return this.#call('listLocations', {}, {query: {...params}})
   }
 
   /** Sends the complete current state of the check whose POS id is `externalId`. */

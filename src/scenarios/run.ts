@@ -104,7 +104,7 @@ export async function runScenario(
   const steps: StepReport[] = []
   let leftBehind: LeftBehind[]
   try {
-    if (used.has('location')) state.location = (await client.listLocations()).data[0]?.id
+    if (used.has('location')) state.location = await firstLocation(client)
     if (used.has('receiver')) state.receiver = await startScenarioReceiver()
     if (scenario.steps.some((step) => step.kind === 'expect_event')) state.eventsBefore = await eventsBaseline(client)
     if (forwardTo !== undefined) {
@@ -162,6 +162,14 @@ async function cleanUp(state: RunState, endpoints: {id: string; url: string}[]):
     const error = reason instanceof TablepayError ? `${reason.code}: ${reason.message}` : String(reason)
     return [{endpoint_id: id, url, error}]
   })
+}
+
+/** `${location}`: the account's first location, the oldest, which a list (newest first) gives last. */
+async function firstLocation(client: TablepayClient): Promise<string | undefined> {
+  let page = await client.listLocations({limit: 100})
+  while (page.has_more && page.next_cursor)
+    page = await client.listLocations({limit: 100, starting_after: page.next_cursor})
+  return page.data.at(-1)?.id
 }
 
 /** The builtin references a step's input uses. */

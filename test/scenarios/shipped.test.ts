@@ -3,9 +3,12 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {InvalidScenarioError, ScenarioFailedError} from '../../src/scenarios/errors.js'
 import {simulatorControls, type SimulatorControls} from '../../src/simulator-controls.js'
+import {TablepayClient} from '../../src/client/client.js'
+import {validScenario} from '../../src/scenarios/files.js'
+import {runScenario} from '../../src/scenarios/run.js'
 import {ROOT} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {startTestServer, type TestServer} from '../helpers/simulator.js'
+import {OTHER_KEY, startTestServer, TEST_SEED, type TestServer} from '../helpers/simulator.js'
 
 // run on the memory store with its journal and on PostgreSQL (vitest.config.ts): one server for the file,
 // every run's ${run} keeps its checks apart
@@ -119,6 +122,15 @@ describe('sim.runScenario', () => {
     ])
     expect(await server.stored()).toBe(before)
   })
+})
+
+test('${location} is the account’s first location, the oldest of two', async () => {
+  const [first, second] = TEST_SEED.accounts[1]!.locations!
+  const other = new TablepayClient({url: `${server.url}/v1`, apiKey: OTHER_KEY})
+  expect((await other.listLocations()).data.map((l) => l.id)).toEqual([second!.id, first!.id])
+  const expected = {expect: {get: '/checks/${open.id}', json: {location_id: first!.id}}}
+  const report = await runScenario(other, validScenario(scenarioOf([OPEN, expected]), 'The scenario given'))
+  expect(report.steps.filter((step) => !step.ok)).toEqual([])
 })
 
 describe('what a run made for itself', () => {
