@@ -11,8 +11,7 @@ import {
 } from './client/client.js'
 import {firstKeys, type SeededAccount} from './domain/seeded-account.js'
 import {ScenarioFailedError} from './scenarios/errors.js'
-import {loadScenario, validScenario} from './scenarios/files.js'
-import {runScenario, type ScenarioReport} from './scenarios/run.js'
+import type {ScenarioReport} from './scenarios/run.js'
 
 export type {SeededAccount}
 export type {Fault, FaultInput, RequestEntry, RequestFilters, ScenarioReport, Snapshot}
@@ -102,6 +101,11 @@ export function simulatorControls(
       },
     },
     async runScenario(scenario, options = {}) {
+      // loaded on first use: a test that runs no scenario needs neither the run, its receiver (node:http) nor its files
+      const [{loadScenario, validScenario}, {runScenario}] = await Promise.all([
+        import('./scenarios/files.js'),
+        import('./scenarios/run.js'),
+      ])
       const valid =
         typeof scenario === 'string'
           ? (await loadScenario(scenario)).scenario

@@ -7,6 +7,7 @@ import {TablepayClient} from '../../src/client/client.js'
 import {validScenario} from '../../src/scenarios/files.js'
 import {runScenario} from '../../src/scenarios/run.js'
 import {ROOT} from '../helpers/cli.js'
+import {importGraph} from '../helpers/import-graph.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {OTHER_KEY, startTestServer, TEST_SEED, type TestServer} from '../helpers/simulator.js'
 
@@ -183,4 +184,10 @@ describe('what a run made for itself', () => {
     const descriptions = (await endpoints()).map((e) => (e as {description?: string}).description)
     expect(descriptions).not.toContain(`stray-${report.run}`)
   })
+})
+
+test.each(['dist/testing.js', 'dist/msw.js'])('%s loads the scenario run only when a test runs one', (entry) => {
+  const {files} = importGraph(entry)
+  expect(files).toContain('simulator-controls.js')
+  expect(files.filter((file) => /^scenarios\/(?!errors\.js$)|^domain\/scenario/.test(file))).toEqual([])
 })
