@@ -204,6 +204,43 @@ describe('PgStorage', () => {
     expect(own).toHaveLength(2)
   })
 
+  it('writes a large unit with its values bound, and tells the other instance its records by key, read back whole', async () => {
+    const [a, b] = await Promise.all([open(), open()])
+    const heard: (readonly Change[])[] = []
+    b.subscribe((changes) => heard.push(changes))
+    await a.unit(async (tx) => tx.put('events', 'evt_gone', event('evt_gone')))
+    await expect.poll(() => heard.length).toBe(1)
+    // a snapshot's size: more than LARGE_BYTES (src/postgres/bulk.ts) of records
+    const padded = (id: string) => ({...(event(id) as object), note: `"é\\\u0000${'x'.repeat(400)}`}) as never
+    const keyId = 'acct_a\u0000api\u0000k\\1'
+    const ids = Array.from({length: 200}, (_, i) => `evt_big_${i}`)
+    await a.unit(async (tx) => {
+      await tx.get('events', 'evt_gone')
+      tx.delete('events', 'evt_gone')
+      for (const id of ids) tx.put('events', id, padded(id))
+      tx.put('idempotency_keys', keyId, {id: keyId, account_id: 'acct_a', key: keyId} as never)
+      tx.put('events', ids[0]!, padded(ids[0]!))
+    })
+    await expect.poll(() => heard.length).toBe(2)
+    const told = heard[1]!
+    expect(told.map(([collection, id, record]) => [collection, id, record === null])).toEqual([
+      ['events', 'evt_gone', true],
+      ...ids.map((id) => ['events', id, false]),
+      ['idempotency_keys', keyId, false],
+      ['events', ids[0], false],
+    ])
+    expect(JSON.stringify(told[1]![2])).toBe(JSON.stringify(padded(ids[0]!)))
+    expect((told.at(-2)![2] as {id: string}).id).toBe(keyId)
+    // each record byte for byte, in the places it was first written in
+    const listed = await a.list('events', 'acct_a')
+    expect(listed.map((record) => record.id)).toEqual(ids)
+    expect(JSON.stringify(listed[7])).toBe(JSON.stringify(padded(ids[7]!)))
+    expect((await a.get('idempotency_keys', keyId))?.id).toBe(keyId)
+    // the changes table holds the keys, not a copy of the records
+    const [row] = await query<{n: number}>('SELECT length(changes::text)::int AS n FROM changes')
+    expect(row!.n).toBeLessThan(20_000)
+  })
+
   describe("a record's changes reach the listeners in commit order", () => {
     const note = (doc: string, id = 'chk_1') => ({id, account_id: 'acct_a', note: doc}) as never
     const notesOf = (changes: readonly Change[]) => changes.map((change) => (change[2] as {note?: string}).note)
