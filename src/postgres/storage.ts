@@ -5,7 +5,7 @@ import type {Change, Storage, UnitOfWork} from '../service/storage.js'
 import {displayUrl} from '../shared/database-url.js'
 import {CommitOrder} from './commit-order.js'
 import {isRetryable, isUnavailable, unavailable} from './errors.js'
-import {PgInstance} from './instance.js'
+import {NOTES, PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
 import {named} from './prepared.js'
 import {CHANNEL, notice, readBack, type RecordKeys} from './notice.js'
@@ -257,20 +257,24 @@ export class PgStorage extends PgReader implements Storage {
     }
     client.on('error', lost)
     client.on('end', lost)
-    client.on('notification', (message) => {
-      if (message.channel !== CHANNEL || message.payload === undefined) return
-      const payload = message.payload
-      this.#remote = this.#remote.then(() => this.#receive(payload)).catch(() => {})
+    client.on('notification', ({channel, payload}) => {
+      if (payload === undefined) return
+      if (channel === NOTES) this.shared?.receive(payload)
+      if (channel === CHANNEL) this.#remote = this.#remote.then(() => this.#receive(payload)).catch(() => {})
     })
     try {
       await client.connect()
-      await client.query(`LISTEN ${CHANNEL}`)
+      // one listening connection for both channels: each notification wakes every listening connection
+      await client.query(`LISTEN ${CHANNEL}; LISTEN ${NOTES}`)
     } catch (error) {
       await client.end().catch(() => {})
       throw error
     }
     if (this.#closed) await client.end()
-    else this.#listen = client
+    else {
+      this.#listen = client
+      this.shared?.heardAgain()
+    }
   }
 
   /** Listens again in a moment, until it can: the other instances' changes made meanwhile reach no live stream. */

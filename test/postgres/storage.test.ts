@@ -4,6 +4,7 @@ import type {Change} from '../../src/service/storage.js'
 import {migrate} from '../../src/postgres/migrations.js'
 import {MIGRATIONS} from '../../src/postgres/schema.js'
 import {PgStorage} from '../../src/postgres/storage.js'
+import {literal} from '../../src/postgres/unit.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 
@@ -61,6 +62,28 @@ describe('PgStorage', () => {
     const deleted = await storage.unit(async (tx) => tx.deleteAll('idempotency_keys', 'acct_a'))
     expect(deleted).toBe(3)
     expect(await storage.count('idempotency_keys', 'acct_a')).toBe(0)
+  })
+
+  it('writes text into SQL as pg.escapeLiteral does, and reads it back as it was', async () => {
+    const texts = ['plain', "it's", 'back\\slash', "both ' and \\ and ''", 'é \u{1f600}', '', "\\'"]
+    const client = new pg.Client({connectionString: db.url})
+    await client.connect()
+    try {
+      for (const value of texts) {
+        expect(literal(value)).toBe(pg.escapeLiteral(value))
+        expect((await client.query(`SELECT ${literal(value)} AS v`)).rows[0].v).toBe(value)
+      }
+    } finally {
+      await client.end()
+    }
+  })
+
+  it('listens on one connection per instance, for changes and notes alike', async () => {
+    await open()
+    const listening = await query<{n: number}>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
+    )
+    expect(listening).toEqual([{n: 1}])
   })
 
   it('writes nothing of a unit that throws, and a unit does not see its own writes', async () => {
