@@ -44,7 +44,7 @@ async function saveAndRestore(origin, rounds) {
     await timed(origin, 'POST', '/sim/reset', undefined, 200)
     restores.push(await timed(origin, 'POST', '/sim/snapshots/bench/restore', undefined, 200))
   }
-  return {save: median(saves), restore: median(restores)}
+  return {save: median(saves), restore: median(restores), rounds: {saves, restores}}
 }
 
 /** A journal server with SNAPSHOT_CHECKS checks, each changed once (two events each). */

@@ -10,9 +10,14 @@ export default {
   async run(bench) {
     const options = {rounds: PUSH_RUNS, seconds: RUN_SECONDS, warmup: WARMUP_SECONDS, progress}
     const measured = await measureSnapshots(bench.root, options)
+    const rounds = ({rounds}) => ({
+      saves: rounds.saves.map((ms) => round(ms, 1)),
+      restores: rounds.restores.map((ms) => round(ms, 1)),
+    })
     bench.results.snapshots = {
-      journal_ms: measured.journal,
-      postgres_ms: measured.postgres,
+      journal_ms: {save: measured.journal.save, restore: measured.journal.restore},
+      postgres_ms: {save: measured.postgres.save, restore: measured.postgres.restore},
+      rounds_ms: {journal: rounds(measured.journal), postgres: rounds(measured.postgres)},
       push_ratios: measured.pushRatios.map((r) => round(r, 2)),
     }
     const account = `${SNAPSHOT_CHECKS} checks, ${2 * SNAPSHOT_CHECKS} events`

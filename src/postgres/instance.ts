@@ -6,7 +6,7 @@ import {claimDelivery, LIFE_LOCK} from './leases.js'
 import type {Sql} from './reader.js'
 
 /** The channel of the notes instances send each other besides changes (the request log). */
-const NOTES = 'tablepay_notes'
+export const NOTES = 'tablepay_notes'
 
 /** A notification's payload is under 8000 bytes: a larger note is not sent. */
 const PAYLOAD_BYTES = 7900
@@ -22,9 +22,10 @@ type Listener = (note: unknown) => void
 /**
  * This instance among the others on one database: a session of its own that
  * holds an advisory lock for the instance's life (so the others can tell it
- * is alive, and take over its leases once it is not) and listens for their
- * notes; the claims of deliveries (`leases.ts`). Its statements run on the
- * storage's `sql`, so a database out of reach fails the storage.
+ * is alive, and take over its leases once it is not); their notes, which the
+ * storage's listening connection hears (`receive`); the claims of
+ * deliveries (`leases.ts`). Its statements run on the storage's `sql`, so a
+ * database out of reach fails the storage.
  *
  * @example
  * const instance = await PgInstance.open(url, sql)
@@ -63,9 +64,6 @@ export class PgInstance implements SharedStorage {
     const session = new pg.Client({connectionString: this.url})
     session.on('error', () => this.#lost(session))
     session.on('end', () => this.#lost(session))
-    session.on('notification', (message) => {
-      if (message.channel === NOTES && message.payload !== undefined) this.#receive(message.payload)
-    })
     await session.connect()
     try {
       if (starting) {
@@ -77,13 +75,11 @@ export class PgInstance implements SharedStorage {
       while (!(await session.query('SELECT pg_try_advisory_lock($1, $2) AS ok', [LIFE_LOCK, this.owner])).rows[0].ok)
         await new Promise((resolve) => setTimeout(resolve, 100))
       if (starting) await session.query('SELECT pg_advisory_unlock($1)', [START_LOCK])
-      await session.query(`LISTEN ${NOTES}`)
     } catch (error) {
       await session.end().catch(() => {})
       throw error
     }
     this.#session = session
-    if (!starting) for (const listener of this.#reconnectListeners) listener()
   }
 
   /** The session was lost (so was the life lock, and the leases with it): connect again in a moment. */
@@ -127,11 +123,12 @@ export class PgInstance implements SharedStorage {
       const payloads = this.#outbox
       this.#outbox = []
       // a note is best effort, as a live stream is: a lost one is not worth failing a request for
+      // as one JSON array: node-postgres escapes a text[] parameter's elements one by one, a request's note each
       await this.sql
-        .query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS n(payload, i) ORDER BY i', [
-          NOTES,
-          payloads,
-        ])
+        .query(
+          'SELECT pg_notify($1, payload) FROM json_array_elements_text($2::json) WITH ORDINALITY AS n(payload, i) ORDER BY i',
+          [NOTES, JSON.stringify(payloads)],
+        )
         .catch(() => {})
     }
     this.#sending = false
@@ -149,7 +146,13 @@ export class PgInstance implements SharedStorage {
     return () => this.#reconnectListeners.delete(listener)
   }
 
-  #receive(payload: string): void {
+  /** The storage's listening connection is back: the notes sent while it was away were missed. */
+  heardAgain(): void {
+    for (const listener of this.#reconnectListeners) listener()
+  }
+
+  /** A note on the `NOTES` channel, which the storage's listening connection heard. */
+  receive(payload: string): void {
     // this instance hears its own notes too: told apart by their start, they are not parsed (a request each)
     if (payload.startsWith(this.#ownNotes)) return
     const {from, topic, note} = JSON.parse(payload) as {from: number; topic: string; note: unknown}

@@ -5,26 +5,14 @@ import type {Change, Storage, UnitOfWork} from '../service/storage.js'
 import {displayUrl} from '../shared/database-url.js'
 import {CommitOrder} from './commit-order.js'
 import {isRetryable, isUnavailable, unavailable} from './errors.js'
-import {PgInstance} from './instance.js'
+import {NOTES, PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
-import {named, prepared} from './prepared.js'
+import {named} from './prepared.js'
+import {CHANNEL, notice, readBack, type RecordKeys} from './notice.js'
 import {PgReader, type Sql} from './reader.js'
-import {COMMITS} from './schema.js'
 import {PgUnit} from './unit.js'
 
-/** The channel every instance of one database listens on for the others' changes. */
-const CHANNEL = 'tablepay_changes'
-
 const ignore = () => {}
-
-/** A unit's notice, when its changes fit in a notification (`#notice`). */
-const NOTICE = prepared(
-  'tp_notice',
-  `SELECT pg_notify('${CHANNEL}', $1::text || n || $2::text), n AS commit FROM nextval('${COMMITS}') n`,
-)
-
-/** A notification's payload is at most 8000 bytes: larger changes go through the `changes` table. */
-const NOTIFY_BYTES = 7000
 
 /** Times a unit runs again after a serialization failure, a deadlock, a lost race on a unique key or a long lock wait. */
 const MAX_ATTEMPTS = 20
@@ -74,8 +62,10 @@ export interface PgStorageOptions {
 export class PgStorage extends PgReader implements Storage {
   /** This instance, to tell its own notifications from the others'. */
   readonly #instance = randomUUID()
-  /** How this instance's inline notifications begin (`#notify`). */
+  /** How this instance's inline notifications begin (src/postgres/notice.ts). */
   readonly #ownNotes = JSON.stringify({from: this.#instance}).slice(0, -1)
+  /** The statement that tells the other instances of a unit's changes (src/postgres/notice.ts). */
+  readonly #notice = notice(this.#instance, this.#ownNotes)
   /** Replaced by a new one whenever the storage fails (`#letGo`). */
   #pool: pg.Pool
   /** Pools let go of that have not begun to end: some of their clients are still out. */
@@ -199,7 +189,7 @@ export class PgStorage extends PgReader implements Storage {
       try {
         value = await work(tx)
         changes = tx.end()
-        commit = await tx.commit(changes, changes.length > 0 ? this.#notice(changes, tx) : '')
+        commit = await tx.commit(changes, changes.length > 0 ? this.#notice : undefined)
       } catch (error) {
         tx.end()
         let broken = isUnavailable(error) ? (error as Error) : undefined
@@ -224,26 +214,6 @@ export class PgStorage extends PgReader implements Storage {
       }
       return value
     }
-  }
-
-  /**
-   * The statement that tells the other instances of this unit's changes when
-   * it commits, sent with the COMMIT: inline when they fit in a notification,
-   * else through the `changes` table. It draws the unit's commit number after
-   * its writes, so of two units that write one record the later draws the
-   * higher, and answers with it as `commit`.
-   */
-  #notice(changes: readonly Change[], tx: PgUnit): string {
-    const json = JSON.stringify(changes)
-    const commit = `nextval('${COMMITS}')`
-    if (Buffer.byteLength(json) <= NOTIFY_BYTES) {
-      // {"from":…,"commit":n,"changes":[…]}, which begins as #ownNotes does
-      return tx.execute(NOTICE, [`${this.#ownNotes},"commit":`, `,"changes":${json}}`])
-    }
-    const [from, large] = [this.#instance, json].map(pg.escapeLiteral)
-    return `WITH row AS (INSERT INTO changes (changes) VALUES (${large}) RETURNING seq)
-      SELECT pg_notify('${CHANNEL}', json_build_object('from', ${from}::text, 'seq', seq, 'commit', n)::text),
-        n AS commit FROM row, ${commit} n`
   }
 
   override async get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
@@ -287,20 +257,24 @@ export class PgStorage extends PgReader implements Storage {
     }
     client.on('error', lost)
     client.on('end', lost)
-    client.on('notification', (message) => {
-      if (message.channel !== CHANNEL || message.payload === undefined) return
-      const payload = message.payload
-      this.#remote = this.#remote.then(() => this.#receive(payload)).catch(() => {})
+    client.on('notification', ({channel, payload}) => {
+      if (payload === undefined) return
+      if (channel === NOTES) this.shared?.receive(payload)
+      if (channel === CHANNEL) this.#remote = this.#remote.then(() => this.#receive(payload)).catch(() => {})
     })
     try {
       await client.connect()
-      await client.query(`LISTEN ${CHANNEL}`)
+      // one listening connection for both channels: each notification wakes every listening connection
+      await client.query(`LISTEN ${CHANNEL}; LISTEN ${NOTES}`)
     } catch (error) {
       await client.end().catch(() => {})
       throw error
     }
     if (this.#closed) await client.end()
-    else this.#listen = client
+    else {
+      this.#listen = client
+      this.shared?.heardAgain()
+    }
   }
 
   /** Listens again in a moment, until it can: the other instances' changes made meanwhile reach no live stream. */
@@ -315,12 +289,21 @@ export class PgStorage extends PgReader implements Storage {
   async #receive(payload: string): Promise<void> {
     // this instance hears its own notifications too: told apart by their start, they are not parsed
     if (payload.startsWith(this.#ownNotes)) return
-    const note = JSON.parse(payload) as {from: string; commit?: number; changes?: Change[]; seq?: number}
+    const note = JSON.parse(payload) as {
+      from: string
+      commit?: number
+      changes?: Change[]
+      seq?: number
+      keys?: boolean
+    }
     if (note.from === this.#instance) return
     let changes = note.changes
     if (changes === undefined) {
-      const result = await this.#query<{changes: Change[]}>('SELECT changes FROM changes WHERE seq = $1', [note.seq])
-      changes = result.rows[0]?.changes
+      const result = await this.#query<{changes: Change[] | RecordKeys}>('SELECT changes FROM changes WHERE seq = $1', [
+        note.seq,
+      ])
+      const told = result.rows[0]?.changes
+      changes = told && note.keys ? await readBack(told as RecordKeys, this.sql) : (told as Change[] | undefined)
     }
     if (!changes) return
     const fresh = this.#order.fresh(changes, note.commit)

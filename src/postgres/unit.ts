@@ -1,7 +1,8 @@
-import pg from 'pg'
+import type pg from 'pg'
 import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} from '../domain/records.js'
 import type {Change, UnitOfWork, Where} from '../service/storage.js'
 import {UnitWrites} from '../service/unit-writes.js'
+import {boundDelete, boundInsert, LARGE_BYTES, onConflict, RecordTexts} from './bulk.js'
 import {named, prepared, PreparedOn} from './prepared.js'
 import {ENDPOINTS, type LockedEndpoints, lockedEndpoints, PgReader, type Sql, text, untext} from './reader.js'
 import {COLUMNS} from './schema.js'
@@ -15,10 +16,20 @@ type Row = Record<string, unknown>
  */
 const BEGIN = "BEGIN; SET LOCAL lock_timeout = '5s'"
 
+/**
+ * Text as an SQL literal, as `pg.escapeLiteral` writes it (quotes doubled; with a backslash, ` E'…'` and
+ * backslashes doubled), by native replaces: its loop of one concatenation per character made a push's
+ * record into thousands of strings for the garbage collector (docs/postgres.md, "Speed").
+ */
+function escapeLiteral(value: string): string {
+  const quoted = value.includes("'") ? value.replaceAll("'", "''") : value
+  return value.includes('\\') ? ` E'${quoted.replaceAll('\\', '\\\\')}'` : `'${quoted}'`
+}
+
 /** A value as an SQL literal: text, a number, NULL, or an array of them (`$1::text[]` becomes `ARRAY[…]::text[]`). */
 export function literal(value: unknown): string {
   if (value === null || value === undefined) return 'NULL'
-  if (typeof value === 'string') return pg.escapeLiteral(value)
+  if (typeof value === 'string') return escapeLiteral(value)
   if (typeof value === 'number' && Number.isFinite(value)) return String(value)
   if (Array.isArray(value)) return `ARRAY[${value.map(literal).join(', ')}]`
   throw new Error(`postgres: no literal for ${typeof value}`)
@@ -46,6 +57,11 @@ class UnitSql implements Sql {
   query<R extends pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.begun) return this.client.query<R>(named(sql, values))
     return this.simple<R>(values === undefined || values.length === 0 ? sql : inline(sql, values))
+  }
+
+  /** Begins the transaction, if no statement has yet. */
+  async begin(): Promise<void> {
+    if (!this.begun) await this.results('SELECT 1')
   }
 
   /** `EXECUTE` of the prepared statement `name` with `values`, to send in a simple query (`results`). */
@@ -176,23 +192,41 @@ export class PgUnit extends PgReader implements UnitOfWork {
 
   /**
    * Commits the unit: `changes` (each collection's in one statement), then
-   * `notice` (the statement that tells the other instances) and `COMMIT`, as
+   * `notice`'s statement (which tells the other instances) and `COMMIT`, as
    * one simple query: one round trip however many collections it writes. A
    * statement that fails skips the rest, the `COMMIT` with them, and the
-   * transaction is rolled back as after any failure. Resolves with the
-   * `commit` column the notice answers with, if any: the unit's commit
-   * number (src/postgres/storage.ts, `#notice`).
+   * transaction is rolled back as after any failure. A large unit's
+   * statements go one by one, their values bound (src/postgres/bulk.ts).
+   * Resolves with the `commit` column the notice answers with: the unit's
+   * commit number (src/postgres/notice.ts).
    */
-  async commit(changes: readonly Change[], notice = ''): Promise<number | undefined> {
+  async commit(changes: readonly Change[], notice?: Notice): Promise<number | undefined> {
     if (!this.begun && changes.length === 0) return undefined
-    const statements = [...this.#statements(changes), notice, 'COMMIT'].filter((statement) => statement !== '')
-    const results = await this.#sql.results<{commit?: string}>(statements.join(';\n'))
-    const commit = notice === '' ? undefined : results.at(-2)?.rows[0]?.commit
-    return commit === undefined ? undefined : Number(commit)
+    const texts = new RecordTexts()
+    const writes = this.#writesOf(changes, texts)
+    if (texts.length > LARGE_BYTES) return this.#commitLarge(changes, writes, texts, notice)
+    const statements = writes.map((write) => this.#statement(write, texts))
+    if (notice) statements.push(notice.inline(texts.changes(changes), this))
+    const results = await this.#sql.results<{commit?: string}>([...statements, 'COMMIT'].join(';\n'))
+    return commitOf(notice && results.at(-2))
   }
 
-  #statements(changes: readonly Change[]): string[] {
-    // the last write of each record wins; records keep the order they were first written in (their places)
+  async #commitLarge(
+    changes: readonly Change[],
+    writes: readonly Write[],
+    texts: RecordTexts,
+    notice: Notice | undefined,
+  ): Promise<number | undefined> {
+    await this.#sql.begin()
+    for (const write of writes) await this.#sql.query(...bound(write, texts))
+    const told = notice && (await this.#sql.query<{commit?: string}>(...notice.bound(changes)))
+    await this.#sql.query('COMMIT')
+    return commitOf(told)
+  }
+
+  /** Each collection's deletes, inserts and upserts, the last write of each record winning. */
+  #writesOf(changes: readonly Change[], texts: RecordTexts): Write[] {
+    // records keep the order they were first written in (their places)
     const last = new Map<string, Change>()
     for (const change of changes) last.set(`${change[0]}\u0000${change[1]}`, change)
     const byCollection = new Map<CollectionName, {deletes: string[]; inserts: Change[]; upserts: Change[]}>()
@@ -201,17 +235,52 @@ export class PgUnit extends PgReader implements UnitOfWork {
       let writes = byCollection.get(collection)
       if (!writes) byCollection.set(collection, (writes = {deletes: [], inserts: [], upserts: []}))
       if (record === null) writes.deletes.push(id)
-      else if (this.absent.has(key)) writes.inserts.push(change)
-      else writes.upserts.push(change)
+      else {
+        texts.of(record)
+        if (this.absent.has(key)) writes.inserts.push(change)
+        else writes.upserts.push(change)
+      }
     }
-    const statements: string[] = []
+    const writes: Write[] = []
     for (const [collection, {deletes, inserts, upserts}] of byCollection) {
-      if (deletes.length > 0) statements.push(deleteStatement(collection, deletes))
-      if (inserts.length > 0) statements.push(insertStatement(this.#sql, collection, inserts, false))
-      if (upserts.length > 0) statements.push(insertStatement(this.#sql, collection, upserts, true))
+      if (deletes.length > 0) writes.push({collection, ids: deletes})
+      if (inserts.length > 0) writes.push({collection, puts: inserts, upsert: false})
+      if (upserts.length > 0) writes.push({collection, puts: upserts, upsert: true})
     }
-    return statements
+    return writes
   }
+
+  #statement(write: Write, texts: RecordTexts): string {
+    if ('ids' in write) return deleteStatement(write.collection, write.ids)
+    return insertStatement(this.#sql, write.collection, write.puts, write.upsert, texts)
+  }
+}
+
+/** One statement's writes: a collection's deletes, or its inserts or upserts. */
+type Write = {collection: CollectionName; ids: string[]} | {collection: CollectionName; puts: Change[]; upsert: boolean}
+
+/** A write as a statement with its values bound. */
+function bound(write: Write, texts: RecordTexts): [string, unknown[]] {
+  const {text, values} =
+    'ids' in write
+      ? boundDelete(write.collection, write.ids)
+      : boundInsert(write.collection, write.puts, texts, write.upsert)
+  return [text, values ?? []]
+}
+
+const commitOf = (result: pg.QueryResult<{commit?: string}> | undefined): number | undefined => {
+  const commit = result?.rows[0]?.commit
+  return commit === undefined ? undefined : Number(commit)
+}
+
+/**
+ * The statement that tells the other instances of a unit's changes, and answers with the unit's commit
+ * number as `commit` (src/postgres/notice.ts): for the simple query of a unit's COMMIT, given the changes'
+ * JSON; or with its values bound, for a large unit.
+ */
+export interface Notice {
+  inline(json: string, unit: PgUnit): string
+  bound(changes: readonly Change[]): [string, unknown[]]
 }
 
 /** Deletes `ids` from `collection`, keeping their places for list cursors (docs/api.md, "Lists"). */
@@ -234,11 +303,12 @@ function insertStatement(
   collection: CollectionName,
   changes: readonly Change[],
   upsert: boolean,
+  texts: RecordTexts,
 ): string {
   const columns = COLUMNS[collection]
   const rows = changes.map(([, id, record]) => {
     const row = record as Row
-    const values: (string | null)[] = [text(id), text(row.account_id as string), JSON.stringify(row)]
+    const values: (string | null)[] = [text(id), text(row.account_id as string), texts.of(row)]
     for (const column of columns) {
       const value = row[column]
       values.push(value === undefined || value === null ? null : text(String(value)))
@@ -246,12 +316,8 @@ function insertStatement(
     return values
   })
   const names = ['id', 'account_id', 'doc', ...columns]
-  const set = names
-    .slice(1)
-    .map((name) => `${name} = excluded.${name}`)
-    .join(', ')
   const insert = (values: string) =>
-    `INSERT INTO ${collection} (${names.join(', ')}) VALUES ${values}${upsert ? ` ON CONFLICT (id) DO UPDATE SET ${set}` : ''}`
+    `INSERT INTO ${collection} (${names.join(', ')}) VALUES ${values}${upsert ? onConflict(names) : ''}`
   if (rows.length > 1) return insert(rows.map((values) => `(${values.map(literal).join(', ')})`).join(', '))
   const placeholders = names.map((name, i) => `$${i + 1}::${name === 'doc' ? 'json' : 'text'}`)
   const name = prepared(`tp_${upsert ? 'put' : 'add'}_${collection}`, insert(`(${placeholders.join(', ')})`))

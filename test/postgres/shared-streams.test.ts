@@ -6,6 +6,7 @@ import {checkWith} from '../helpers/checks.js'
 import {useTwoInstances} from '../helpers/two-instances.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call, WRITE_KEY} from '../helpers/simulator.js'
+import {openStream} from '../helpers/sse.js'
 
 // two instances of one sandbox: what is done through a shows on b's live stream and in its request log
 let a: RunningServer
@@ -81,6 +82,39 @@ describe('live streams and the request log across instances', () => {
     for (;;) {
       const left = (await call(b.url, 'GET', '/v1/sim/requests?path=/v1/checks/external/s2')).body.data
       if (left.length === 0) break
+    }
+  })
+
+  it("a restore through a of a large account sends b's streams a reset, and a table page its check as restored", async () => {
+    // past LARGE_BYTES (src/postgres/bulk.ts): b reads the restored records back by their keys
+    const lines = Array.from(
+      {length: 20},
+      (_, i) => [`dish-${i}`, 1, 100, 'x'.repeat(60)] as [string, number, number, string],
+    )
+    const checks = []
+    for (let i = 0; i < 40; i++) {
+      const pushed = await call(a.url, 'PUT', `/v1/checks/external/big${i}`, {body: checkWith(lines)})
+      expect(pushed.status).toBe(201)
+      checks.push(pushed.body)
+    }
+    expect((await call(a.url, 'POST', '/v1/sim/snapshots', {body: {name: 'large'}})).status).toBe(201)
+    const check = checks[3]
+    const changed = await call(a.url, 'PUT', '/v1/checks/external/big3', {body: checkWith(lines, {version: 2})})
+    expect(changed.body.version).toBe(2)
+    const account = await openStream(`${b.url}/v1/sim/stream`, {authorization: `Bearer ${WRITE_KEY}`})
+    const page = await openStream(`${b.url}${new URL(check.guest_url).pathname}/stream`)
+    try {
+      await page.until((text) => text.includes('"version":2,'))
+      expect((await call(a.url, 'POST', '/v1/sim/snapshots/large/restore')).status).toBe(200)
+      await account.until((text) => text.includes('event: reset'))
+      expect(account.text).toContain('event: reset\ndata: {"object":"reset","account_id":"acct_demo"}\n\n')
+      const text = await page.until((text) => text.includes('event: reset'))
+      const after = text.slice(text.indexOf('event: reset'))
+      expect(after).toMatch(new RegExp(`^event: reset\ndata: \\{"id":"${check.id}"\\}\n\nevent: check\ndata: \\{`))
+      expect(after).not.toContain('"version":2,')
+    } finally {
+      account.close()
+      page.close()
     }
   })
 

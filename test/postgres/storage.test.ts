@@ -4,6 +4,7 @@ import type {Change} from '../../src/service/storage.js'
 import {migrate} from '../../src/postgres/migrations.js'
 import {MIGRATIONS} from '../../src/postgres/schema.js'
 import {PgStorage} from '../../src/postgres/storage.js'
+import {literal} from '../../src/postgres/unit.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 
@@ -61,6 +62,28 @@ describe('PgStorage', () => {
     const deleted = await storage.unit(async (tx) => tx.deleteAll('idempotency_keys', 'acct_a'))
     expect(deleted).toBe(3)
     expect(await storage.count('idempotency_keys', 'acct_a')).toBe(0)
+  })
+
+  it('writes text into SQL as pg.escapeLiteral does, and reads it back as it was', async () => {
+    const texts = ['plain', "it's", 'back\\slash', "both ' and \\ and ''", 'é \u{1f600}', '', "\\'"]
+    const client = new pg.Client({connectionString: db.url})
+    await client.connect()
+    try {
+      for (const value of texts) {
+        expect(literal(value)).toBe(pg.escapeLiteral(value))
+        expect((await client.query(`SELECT ${literal(value)} AS v`)).rows[0].v).toBe(value)
+      }
+    } finally {
+      await client.end()
+    }
+  })
+
+  it('listens on one connection per instance, for changes and notes alike', async () => {
+    await open()
+    const listening = await query<{n: number}>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
+    )
+    expect(listening).toEqual([{n: 1}])
   })
 
   it('writes nothing of a unit that throws, and a unit does not see its own writes', async () => {
@@ -202,6 +225,43 @@ describe('PgStorage', () => {
     expect(await query('SELECT count(*)::int AS n FROM changes')).toEqual([{n: 1}])
     // an instance hears its own units once, when they commit, not again through the database
     expect(own).toHaveLength(2)
+  })
+
+  it('writes a large unit with its values bound, and tells the other instance its records by key, read back whole', async () => {
+    const [a, b] = await Promise.all([open(), open()])
+    const heard: (readonly Change[])[] = []
+    b.subscribe((changes) => heard.push(changes))
+    await a.unit(async (tx) => tx.put('events', 'evt_gone', event('evt_gone')))
+    await expect.poll(() => heard.length).toBe(1)
+    // a snapshot's size: more than LARGE_BYTES (src/postgres/bulk.ts) of records
+    const padded = (id: string) => ({...(event(id) as object), note: `"é\\\u0000${'x'.repeat(400)}`}) as never
+    const keyId = 'acct_a\u0000api\u0000k\\1'
+    const ids = Array.from({length: 200}, (_, i) => `evt_big_${i}`)
+    await a.unit(async (tx) => {
+      await tx.get('events', 'evt_gone')
+      tx.delete('events', 'evt_gone')
+      for (const id of ids) tx.put('events', id, padded(id))
+      tx.put('idempotency_keys', keyId, {id: keyId, account_id: 'acct_a', key: keyId} as never)
+      tx.put('events', ids[0]!, padded(ids[0]!))
+    })
+    await expect.poll(() => heard.length).toBe(2)
+    const told = heard[1]!
+    expect(told.map(([collection, id, record]) => [collection, id, record === null])).toEqual([
+      ['events', 'evt_gone', true],
+      ...ids.map((id) => ['events', id, false]),
+      ['idempotency_keys', keyId, false],
+      ['events', ids[0], false],
+    ])
+    expect(JSON.stringify(told[1]![2])).toBe(JSON.stringify(padded(ids[0]!)))
+    expect((told.at(-2)![2] as {id: string}).id).toBe(keyId)
+    // each record byte for byte, in the places it was first written in
+    const listed = await a.list('events', 'acct_a')
+    expect(listed.map((record) => record.id)).toEqual(ids)
+    expect(JSON.stringify(listed[7])).toBe(JSON.stringify(padded(ids[7]!)))
+    expect((await a.get('idempotency_keys', keyId))?.id).toBe(keyId)
+    // the changes table holds the keys, not a copy of the records
+    const [row] = await query<{n: number}>('SELECT length(changes::text)::int AS n FROM changes')
+    expect(row!.n).toBeLessThan(20_000)
   })
 
   describe("a record's changes reach the listeners in commit order", () => {

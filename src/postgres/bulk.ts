@@ -1,0 +1,90 @@
+import type pg from 'pg'
+import type {CollectionName} from '../domain/records.js'
+import type {Change} from '../service/storage.js'
+import {text} from './reader.js'
+import {COLUMNS} from './schema.js'
+
+/**
+ * A unit whose records' JSON passes this many bytes is large (a snapshot's
+ * save or restore): its writes go as statements of the extended protocol,
+ * their values bound as parameters, one round trip each, instead of literals
+ * in one simple query. Escaping megabytes of JSON into SQL text, and
+ * PostgreSQL parsing it back, cost far more than the round trips
+ * (docs/postgres.md, "Large units").
+ */
+export const LARGE_BYTES = 64 * 1024
+
+/** The JSON of each record a unit writes, made once for its statements and its notice. */
+export class RecordTexts {
+  readonly #texts = new Map<unknown, string>()
+  /** The JSON's length so far, in characters. */
+  length = 0
+
+  of(record: unknown): string {
+    let json = this.#texts.get(record)
+    if (json === undefined) {
+      this.#texts.set(record, (json = JSON.stringify(record)))
+      this.length += json.length
+    }
+    return json
+  }
+
+  /** `JSON.stringify(changes)`, made of the records' JSON already made. */
+  changes(changes: readonly Change[]): string {
+    const items = changes.map(
+      ([collection, id, record]) =>
+        `[${JSON.stringify(collection)},${JSON.stringify(id)},${record === null ? 'null' : this.of(record)}]`,
+    )
+    return `[${items.join(',')}]`
+  }
+}
+
+/** Deletes `ids`, their values bound; as `deleteStatement` (src/postgres/unit.ts) does. */
+export function boundDelete(collection: CollectionName, ids: readonly string[]): pg.QueryConfig {
+  return {
+    text: `WITH gone AS (DELETE FROM ${collection} WHERE id = ANY($1::text[]) RETURNING id, seq)
+      INSERT INTO deleted (collection, id, seq) SELECT $2::text, id, seq FROM gone
+      ON CONFLICT (collection, id) DO UPDATE SET seq = excluded.seq`,
+    values: [ids.map(text), collection],
+  }
+}
+
+/**
+ * One statement for all the puts of a collection, in their order, their values bound: the records as one
+ * JSON array, which `json_array_elements` splits keeping each record's text, the other columns as arrays.
+ */
+export function boundInsert(
+  collection: CollectionName,
+  changes: readonly Change[],
+  texts: RecordTexts,
+  upsert: boolean,
+): pg.QueryConfig {
+  const columns = COLUMNS[collection]
+  const names = ['id', 'account_id', 'doc', ...columns]
+  const values: unknown[] = [
+    changes.map(([, id]) => text(id)),
+    changes.map(([, , record]) => text((record as {account_id: string}).account_id)),
+    `[${changes.map(([, , record]) => texts.of(record)).join(',')}]`,
+    ...columns.map((column) =>
+      changes.map(([, , record]) => {
+        const value = (record as Record<string, unknown>)[column]
+        return value === undefined || value === null ? null : text(String(value))
+      }),
+    ),
+  ]
+  const sources = names.map((name, i) =>
+    name === 'doc' ? `json_array_elements($${i + 1}::json)` : `unnest($${i + 1}::text[])`,
+  )
+  return {
+    text: `INSERT INTO ${collection} (${names.join(', ')}) SELECT ${names.join(', ')}
+      FROM ROWS FROM (${sources.join(', ')}) WITH ORDINALITY AS r(${names.join(', ')}, n) ORDER BY n
+      ${upsert ? onConflict(names) : ''}`,
+    values,
+  }
+}
+
+/** What an upsert of the columns `names` (`id` first) sets when the record is there already. */
+export function onConflict(names: readonly string[]): string {
+  const set = names.slice(1).map((name) => `${name} = excluded.${name}`)
+  return ` ON CONFLICT (id) DO UPDATE SET ${set.join(', ')}`
+}
