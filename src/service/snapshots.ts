@@ -1,4 +1,4 @@
-import type {SettingRecord, SnapshotRecord} from '../domain/records.js'
+import {settingRecord, type SnapshotRecord} from '../domain/records.js'
 import {
   heldElsewhere,
   importedSnapshot,
@@ -19,8 +19,6 @@ import type {UnitOfWork} from './storage.js'
 
 /** What a save and a restore read: every record of the account they hold, deliveries and endpoints included. */
 const ACCOUNT: UnitReads = {reads: [...STORED_COLLECTIONS, 'snapshots', 'settings']}
-
-const setting = (id: string, value: number): SettingRecord => ({id, account_id: '', value})
 
 /** Throws when a record of `snapshot` is stored under an id another account's record has. */
 async function refuseHeldElsewhere(tx: UnitOfWork, accountId: string, snapshot: SnapshotRecord): Promise<void> {
@@ -115,7 +113,7 @@ export class Snapshots {
       if (snapshot.imported_from !== undefined) await refuseHeldElsewhere(tx, accountId, snapshot)
       const mark = restoreSetting(accountId)
       const restore = ((await tx.get('settings', mark))?.value ?? 0) + 1
-      tx.put('settings', mark, setting(mark, restore))
+      tx.put('settings', mark, settingRecord(mark, restore))
       for (const collection of STORED_COLLECTIONS) await tx.deleteAll(collection, accountId)
       for (const collection of STORED_COLLECTIONS) {
         for (const record of snapshot.records[collection]) {
@@ -123,7 +121,7 @@ export class Snapshots {
           tx.put(collection, storedId(collection, record), stored as never)
         }
       }
-      tx.put('settings', CLOCK_SETTING, setting(CLOCK_SETTING, snapshot.clock_offset_ms))
+      tx.put('settings', CLOCK_SETTING, settingRecord(CLOCK_SETTING, snapshot.clock_offset_ms))
       return snapshot
     })
   }
