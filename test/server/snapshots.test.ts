@@ -2,7 +2,8 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {EVENT_TYPES} from '../../src/domain/constants.js'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {OTHER_KEY, READ_KEY, startTestServer, TEST_SEED, type TestServer} from '../helpers/simulator.js'
+import {rawRequest} from '../helpers/raw-http.js'
+import {OTHER_KEY, READ_KEY, startTestServer, TEST_SEED, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
 import {openStream} from '../helpers/sse.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -360,5 +361,21 @@ describe('snapshots: bad input', () => {
     const forbidden = await sim.api('POST', '/v1/sim/snapshots/good/restore', {key: READ_KEY})
     expect([forbidden.status, forbidden.body.error.code]).toEqual([403, 'insufficient_scope'])
     expect(await sim.stored()).toBe(stored)
+  })
+
+  it('refuses an import announced far past its limit at once, without reading the body', async () => {
+    const {sim} = await setup()
+    // 64 MiB past the import's 256 MiB: within 16 times the limit, so once read and dropped, never sent here
+    const headers = {
+      authorization: `Bearer ${WRITE_KEY}`,
+      'content-type': 'application/json',
+      'content-length': String(320 * 1024 * 1024),
+    }
+    const answer = await rawRequest(sim.url, 'POST', '/v1/sim/snapshots/import', {headers})
+    expect([answer.status, answer.body.error.code, answer.headers.connection]).toEqual([
+      413,
+      'payload_too_large',
+      'close',
+    ])
   })
 })
