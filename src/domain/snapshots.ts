@@ -102,7 +102,7 @@ export const snapshotKey = (accountId: string, name: string): string => `${accou
 export const heldElsewhere = (name: string, collection: string, id: string, holder: string): ApiError =>
   invalidField(
     'name',
-    `snapshot ${name} was exported from another account, and its ${collection} ${id} is account ${holder}'s on this server: restore it on another server, or import it into ${holder}`,
+    `snapshot ${name} holds ${collection} ${id}, which is account ${holder}'s on this server (an export keeps its ids): restore it on another server, or import it into ${holder}`,
   )
 
 export const noSnapshot = (name: string): ApiError =>

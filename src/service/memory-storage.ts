@@ -1,7 +1,7 @@
 import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
 import {type Change, GUEST_SCOPE, type Store} from '../store/store.js'
 import type {Table} from '../store/table.js'
-import type {PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from './storage.js'
+import type {Holder, PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from './storage.js'
 import {UnitWrites} from './unit-writes.js'
 
 type Row = Record<string, unknown>
@@ -60,6 +60,15 @@ class MemoryReader implements Reader {
 
   all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]> {
     return Promise.resolve([...this.table(collection).all(where)])
+  }
+
+  heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]> {
+    const held: Holder[] = []
+    for (const id of ids) {
+      const record = this.table(collection).get(id)
+      if (record && record.account_id !== accountId) held.push({id, account_id: record.account_id})
+    }
+    return Promise.resolve(held)
   }
 }
 

@@ -20,14 +20,15 @@ import type {UnitOfWork} from './storage.js'
 /** What a save and a restore read: every record of the account they hold, deliveries and endpoints included. */
 const ACCOUNT: UnitReads = {reads: [...STORED_COLLECTIONS, 'snapshots', 'settings']}
 
-/** Throws when a record of `snapshot` is stored under an id another account's record has. */
+/**
+ * Throws when a record of `snapshot` is stored under an id another account's record has: an import keeps its
+ * ids, and a snapshot saved after restoring one holds them too. One read per collection.
+ */
 async function refuseHeldElsewhere(tx: UnitOfWork, accountId: string, snapshot: SnapshotRecord): Promise<void> {
   for (const collection of STORED_COLLECTIONS) {
-    for (const record of snapshot.records[collection]) {
-      const id = storedId(collection, record)
-      const held = await tx.get(collection, id)
-      if (held && held.account_id !== accountId) throw heldElsewhere(snapshot.name, collection, id, held.account_id)
-    }
+    const ids = snapshot.records[collection].map((record) => storedId(collection, record))
+    const [held] = await tx.heldElsewhere(collection, ids, accountId)
+    if (held) throw heldElsewhere(snapshot.name, collection, held.id, held.account_id)
   }
 }
 
@@ -109,8 +110,8 @@ export class Snapshots {
     return this.outbox.unit(ACCOUNT, async (tx) => {
       const snapshot = await tx.get('snapshots', snapshotKey(accountId, name))
       if (!snapshot) throw noSnapshot(name)
-      // another account's export keeps its ids: none may take a record that account still holds here
-      if (snapshot.imported_from !== undefined) await refuseHeldElsewhere(tx, accountId, snapshot)
+      // none may take a record another account holds here (an export keeps its ids)
+      await refuseHeldElsewhere(tx, accountId, snapshot)
       const mark = restoreSetting(accountId)
       const restore = ((await tx.get('settings', mark))?.value ?? 0) + 1
       tx.put('settings', mark, settingRecord(mark, restore))

@@ -57,6 +57,14 @@ export interface Reader {
   all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]>
   /** How many records the account has in `collection`. */
   count(collection: CollectionName, accountId: string): Promise<number>
+  /** Which of `ids` another account than `accountId` holds in `collection`, and whose each is; nothing is locked. */
+  heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]>
+}
+
+/** A record's id and the account that holds it (`heldElsewhere`). */
+export interface Holder {
+  id: string
+  account_id: string
 }
 
 /**

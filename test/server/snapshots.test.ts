@@ -296,6 +296,39 @@ describe('snapshots: list, get, delete, export and import', () => {
   })
 })
 
+describe('snapshots: ids another account holds', () => {
+  it("refuses to restore a snapshot saved after an import while the ids are the exporter's again", async () => {
+    const {sim, push, settled, save, restore} = await setup()
+    await save('blank')
+    await save('blank', OTHER_KEY)
+    const check = await push('t1')
+    await settled()
+    await save('full')
+    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/full/export')
+    // the exporter lets go of its check's id (its location and endpoint, made before, it keeps: the import
+    // leaves them out); the other account takes it with the import, and saves it as its own
+    await restore('blank')
+    const imported = {...document, records: {checks: document.records.checks}}
+    expect((await sim.api('POST', '/v1/sim/snapshots/import', {body: imported, key: OTHER_KEY})).status).toBe(201)
+    await restore('full', OTHER_KEY)
+    await save('mine', OTHER_KEY)
+    await restore('blank', OTHER_KEY)
+    await restore('full')
+
+    const stored = await sim.stored()
+    const refused = await sim.api('POST', '/v1/sim/snapshots/mine/restore', {key: OTHER_KEY})
+    expect([refused.status, refused.body.error.code, refused.body.error.details[0].path]).toEqual([
+      422,
+      'validation_failed',
+      'name',
+    ])
+    expect(refused.body.error.message).toContain('acct_demo')
+    expect(await sim.stored()).toBe(stored)
+    expect((await sim.api('GET', `/v1/checks/${check.id}`)).body).toMatchObject({id: check.id, external_id: 't1'})
+    expect((await sim.api('GET', '/v1/checks', {key: OTHER_KEY})).body.data).toEqual([])
+  })
+})
+
 describe('snapshots: bad input', () => {
   it('answers each route 4xx with the error body and a code naming the field or name, and changes nothing', async () => {
     const {sim, push, save} = await setup()
