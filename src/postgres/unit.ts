@@ -192,16 +192,23 @@ export class PgUnit extends PgReader implements UnitOfWork {
   }
 
   #statements(changes: readonly Change[]): string[] {
-    // the last write of each record wins; records keep the order they were first written in (their places)
+    // the last write of each record wins; records keep the order they were first written in (their places),
+    // but one deleted and then put is deleted and put anew, at its put's place (a restore's order)
     const last = new Map<string, Change>()
-    for (const change of changes) last.set(`${change[0]}\u0000${change[1]}`, change)
+    const renewed = new Set<string>()
+    for (const change of changes) {
+      const key = `${change[0]}\u0000${change[1]}`
+      if (change[2] !== null && last.get(key)?.[2] === null && last.delete(key)) renewed.add(key)
+      last.set(key, change)
+    }
     const byCollection = new Map<CollectionName, {deletes: string[]; inserts: Change[]; upserts: Change[]}>()
     for (const [key, change] of last) {
       const [collection, id, record] = change
       let writes = byCollection.get(collection)
       if (!writes) byCollection.set(collection, (writes = {deletes: [], inserts: [], upserts: []}))
-      if (record === null) writes.deletes.push(id)
-      else if (this.absent.has(key)) writes.inserts.push(change)
+      if (record === null || renewed.has(key)) writes.deletes.push(id)
+      if (record === null) continue
+      if (this.absent.has(key)) writes.inserts.push(change)
       else writes.upserts.push(change)
     }
     const statements: string[] = []

@@ -213,6 +213,19 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
     expect((await sim.api('GET', '/v1/checks')).body.data).toHaveLength(1)
   })
 
+  it('lists the records in the order they had at the save, one deleted since among them', async () => {
+    const {sim, receiver, save, restore} = await setup()
+    for (const path of ['/b', '/c'])
+      expect((await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url + path}})).status).toBe(201)
+    const listed = async () => (await sim.api('GET', '/v1/webhook-endpoints')).body.data.map((e: {id: string}) => e.id)
+    const saved = await listed()
+    expect(saved).toHaveLength(3)
+    await save('three')
+    expect((await sim.api('DELETE', `/v1/webhook-endpoints/${saved[1]}`)).status).toBe(200)
+    await restore('three')
+    expect(await listed()).toEqual(saved)
+  })
+
   it('finds snapshots again after a restart, and restores them then', async () => {
     const {sim, push, settled, save, restore} = await setup()
     await push('t1')
