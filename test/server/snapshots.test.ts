@@ -348,6 +348,7 @@ describe('snapshots: bad input', () => {
     await push('t1')
     await save('good')
     const {body: document} = await sim.api('GET', '/v1/sim/snapshots/good/export')
+    const check = document.records.checks[0]
     const stored = await sim.stored()
     const refused: [string, string, unknown, number, string, string?][] = [
       ['POST', '/v1/sim/snapshots', {}, 422, 'validation_failed', 'name'],
@@ -390,6 +391,23 @@ describe('snapshots: bad input', () => {
         'records.tables',
       ],
       ['POST', '/v1/sim/snapshots/import', [], 422, 'validation_failed', '(body)'],
+      // a check the API could not show: imported, every read of it would fail
+      ...(['table', 'items', 'totals'] as const).map((field): [string, string, unknown, number, string, string] => [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {...document, records: {...document.records, checks: [{...check, [field]: undefined}]}},
+        422,
+        'validation_failed',
+        `records.checks.0.${field}`,
+      ]),
+      [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {...document, records: {...document.records, checks: [check, check]}},
+        422,
+        'validation_failed',
+        'records.checks.1.id',
+      ],
     ]
     for (const [method, path, body, status, code, field] of refused) {
       const answer = await sim.api(method, path, {body})
