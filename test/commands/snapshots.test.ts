@@ -5,6 +5,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {startServeFlags} from '../helpers/api-server.js'
 import {cliFor} from '../helpers/cli.js'
 import {makeTempDir} from '../helpers/simulator.js'
+import {startSeam, startServer} from '../../src/server/start.js'
 import {startSimulator} from '../../src/testing.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -140,6 +141,17 @@ describe('serve --import', () => {
       oclif: {exit: 2},
       message: expect.stringContaining('account acct_nobody, which this server does not have'),
     })
+  })
+
+  it('reads and checks every file before the port opens: a refused start began nothing', async () => {
+    const file = join(await makeTempDir(), 'stranger.json')
+    const document = {tablepay_snapshot: 1, name: 'x', account: 'acct_nobody', created_at: new Date().toISOString()}
+    await writeFile(file, JSON.stringify({...document, records: {}}))
+    let listened = false
+    startSeam.afterListening = async () => void (listened = true)
+    cleanup.push(async () => (startSeam.afterListening = async () => {}))
+    await expect(startServer({port: 0, host: '127.0.0.1', imports: [file]})).rejects.toThrow('acct_nobody')
+    expect(listened).toBe(false)
   })
 })
 
