@@ -37,6 +37,8 @@ function inline(sql: string, values: readonly unknown[] = []): string {
  */
 class UnitSql implements Sql {
   begun = false
+  /** What the transaction's first query runs right after BEGIN: the account's shared lock (`PgUnit.#writesTo`). */
+  lead = ''
   readonly prepared: PreparedOn
 
   constructor(readonly client: pg.PoolClient) {
@@ -63,7 +65,7 @@ class UnitSql implements Sql {
 
   /** The same, resolving with the result of each of its statements. */
   async results<R extends pg.QueryResultRow>(sql: string): Promise<pg.QueryResult<R>[]> {
-    const text = this.begun ? sql : `${BEGIN}; ${sql}`
+    const text = this.begun ? sql : `${BEGIN}; ${this.lead}${sql}`
     this.begun = true
     const results = await this.prepared.send(
       text,
@@ -72,6 +74,9 @@ class UnitSql implements Sql {
     return Array.isArray(results) ? results : [results]
   }
 }
+
+/** The advisory lock of an account's records: shared by the units that write them, alone for a save or restore. */
+const accountLock = (accountId: string) => `hashtextextended(${literal(`account-records:${text(accountId)}`)}, 0)`
 
 const CHECK_BY_EXTERNAL_ID = prepared(
   'tp_check_by_external_id',
@@ -116,6 +121,7 @@ export class PgUnit extends PgReader implements UnitOfWork {
    */
   override async checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
     if (this.begun) return super.checkByExternalId(accountId, externalId)
+    this.#writesTo(accountId)
     const [check, listed] = (
       await this.#sql.results<{doc: unknown} & LockedEndpoints>(
         `${this.#sql.execute(CHECK_BY_EXTERNAL_ID, [text(accountId), text(externalId)])};
@@ -135,9 +141,23 @@ export class PgUnit extends PgReader implements UnitOfWork {
     where?: Where<C>,
   ): Promise<Collections[C][]> {
     const known = this.#endpoints
+    this.#writesTo(accountId)
     if (collection !== 'webhook_endpoints' || where !== undefined || known?.accountId !== accountId)
       return super.list(collection, accountId, where)
     return known.records as Collections[C][]
+  }
+
+  /**
+   * A unit whose first statement names its account takes the account's lock, shared, with it: a save or
+   * restore of the account waits for it, and it for them (docs/postgres.md, "Snapshots"). Taken later, once
+   * the unit holds row locks a restore waits for, it could deadlock with one.
+   */
+  #writesTo(accountId: string): void {
+    if (!this.begun) this.#sql.lead = `SELECT pg_advisory_xact_lock_shared(${accountLock(accountId)}); `
+  }
+
+  async lockAccount(accountId: string): Promise<void> {
+    await this.#sql.results(`SELECT pg_advisory_xact_lock(${accountLock(accountId)})`)
   }
 
   async getExclusive<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {

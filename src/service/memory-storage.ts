@@ -95,6 +95,11 @@ class MemoryUnit extends MemoryReader implements UnitOfWork {
     return this.get(collection, id)
   }
 
+  /** Units run one at a time here: none writes the account meanwhile. */
+  lockAccount(): Promise<void> {
+    return Promise.resolve()
+  }
+
   put<C extends CollectionName>(collection: C, id: string, record: Collections[C]): void {
     this.#writes.put(collection, id, record)
   }

@@ -52,6 +52,8 @@ export class Snapshots {
    */
   save(accountId: string, name: string): Promise<SnapshotRecord> {
     return this.outbox.unit(ACCOUNT, async (tx) => {
+      // every list read at one moment: no change to the account lands between two of them
+      await tx.lockAccount(accountId)
       const records = {} as SnapshotRecords
       for (const collection of STORED_COLLECTIONS) records[collection] = (await tx.list(collection, accountId)) as never
       const snapshot: SnapshotRecord = {
@@ -108,6 +110,8 @@ export class Snapshots {
    */
   restore(accountId: string, name: string): Promise<SnapshotRecord> {
     return this.outbox.unit(ACCOUNT, async (tx) => {
+      // no record of the account made meanwhile outlives the restore
+      await tx.lockAccount(accountId)
       const snapshot = await tx.get('snapshots', snapshotKey(accountId, name))
       if (!snapshot) throw noSnapshot(name)
       // none may take a record another account holds here (an export keeps its ids)

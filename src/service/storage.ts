@@ -83,6 +83,11 @@ export interface UnitOfWork extends Reader {
   delete(collection: CollectionName, id: string): void
   /** Deletes every record of the account in `collection`; resolves with how many. */
   deleteAll(collection: CollectionName, accountId: string): Promise<number>
+  /**
+   * Waits until no other unit writes the account's records, and keeps them from it until this one ends: a
+   * snapshot's save and restore, before any other read (docs/postgres.md, "Snapshots").
+   */
+  lockAccount(accountId: string): Promise<void>
 }
 
 /**

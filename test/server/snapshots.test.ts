@@ -226,6 +226,32 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
     expect(await listed()).toEqual(saved)
   })
 
+  it('keeps each push that runs during a save or a restore whole or gone, never half', async () => {
+    const {sim, push, save, restore} = await setup()
+    await push('base')
+    await save('base')
+    const created = (events: {type: string; data: {id: string}}[]) =>
+      events.filter((e) => e.type === 'check.created').map((e) => e.data.id)
+    for (let round = 0; round < 3; round++) {
+      const pushes = (from: number) =>
+        Array.from({length: 15}, (_, i) =>
+          sim.api('PUT', `/v1/checks/external/r${round}-${from + i}`, {body: checkWith([['a', 2, 1000]])}),
+        )
+      const first = pushes(0)
+      const middle = [save('mid'), restore('base')]
+      const answers = await Promise.all([...first, ...pushes(15)])
+      await Promise.all(middle)
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201))
+      // the account now: the saved check, and the pushes that came after the restore, each with its event
+      const checks = (await sim.api('GET', '/v1/checks?limit=100')).body.data.map((c: {id: string}) => c.id)
+      const events = (await sim.api('GET', '/v1/events?limit=100&type=check.created')).body.data
+      expect(created(events).sort()).toEqual([...checks].sort())
+      // the save: each check with its event, each event with its check
+      const {records} = (await sim.api('GET', '/v1/sim/snapshots/mid/export')).body
+      expect(created(records.events).sort()).toEqual(records.checks.map((c: {id: string}) => c.id).sort())
+    }
+  })
+
   it('finds snapshots again after a restart, and restores them then', async () => {
     const {sim, push, settled, save, restore} = await setup()
     await push('t1')
