@@ -51,7 +51,7 @@ export class Snapshots {
    * const snapshot = await service.snapshots.save('acct_demo', 'lunch-rush')
    */
   save(accountId: string, name: string): Promise<SnapshotRecord> {
-    return this.outbox.unit(ACCOUNT, async (tx) => {
+    return this.outbox.unitFannedOut(ACCOUNT, async (tx) => {
       // every list read at one moment: no change to the account lands between two of them
       await tx.lockAccount(accountId)
       const records = {} as SnapshotRecords

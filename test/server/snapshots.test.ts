@@ -252,6 +252,26 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
     }
   })
 
+  it('saves each event with its deliveries, even those of a push to many endpoints just before', async () => {
+    const {sim, push, save, restore, deliveries} = await setup()
+    const others = await startReceiver(() => 200)
+    cleanup.push(() => others.close())
+    // past 8 deliveries a push leaves them to a fan-out after it, where the store writes it on its own
+    for (let i = 0; i < 9; i++)
+      expect((await sim.api('POST', '/v1/webhook-endpoints', {body: {url: `${others.url}/${i}`}})).status).toBe(201)
+    // the save comes while the later pushes are stored, and their fan-outs not all written
+    const pushes = Array.from({length: 8}, (_, i) => push(`t${i}`))
+    await Promise.all([pushes[0]!.then(() => save('fanned')), ...pushes])
+    const {records} = (await sim.api('GET', '/v1/sim/snapshots/fanned/export')).body
+    expect(records.events.length).toBeGreaterThan(0)
+    for (const event of records.events)
+      expect(records.deliveries.filter((d: {event_id: string}) => d.event_id === event.id)).toHaveLength(10)
+    await push('t-after')
+    await restore('fanned')
+    const restored = await deliveries()
+    for (const event of records.events) expect(restored.filter((d) => d.event_id === event.id)).toHaveLength(10)
+  })
+
   it('finds snapshots again after a restart, and restores them then', async () => {
     const {sim, push, settled, save, restore} = await setup()
     await push('t1')
