@@ -59,6 +59,18 @@ async function setup(serve: Parameters<typeof startTestServer>[0] = {}) {
     expect(restored.status).toBe(200)
     return restored.body
   }
+  /** A restore refused since account `holder` has one of the snapshot's ids: 422 naming `name`, nothing changed. */
+  const refusedRestore = async (name: string, key: string, holder: string) => {
+    const stored = await sim.stored()
+    const refused = await sim.api('POST', `/v1/sim/snapshots/${name}/restore`, {key})
+    expect([refused.status, refused.body.error.code, refused.body.error.details[0].path]).toEqual([
+      422,
+      'validation_failed',
+      'name',
+    ])
+    expect(refused.body.error.message).toContain(holder)
+    expect(await sim.stored()).toBe(stored)
+  }
   /** The snapshot's records, as its export shows them; deliveries without the restore's mark. */
   const exported = async (name: string, key?: string) => {
     const {body} = await sim.api('GET', `/v1/sim/snapshots/${name}/export`, {key})
@@ -76,6 +88,7 @@ async function setup(serve: Parameters<typeof startTestServer>[0] = {}) {
     settled,
     save,
     restore,
+    refusedRestore,
     exported,
     clockOffset,
     respondWith: (next: Respond) => (respond = next),
@@ -311,7 +324,7 @@ describe('snapshots: list, get, delete, export and import', () => {
   })
 
   it("exports a document that import takes back under its name, ids kept, into the caller's account", async () => {
-    const {sim, push, settled, save, restore} = await setup()
+    const {sim, push, settled, save, restore, refusedRestore} = await setup()
     const check = await push('t1')
     await settled()
     await save('exported')
@@ -335,15 +348,7 @@ describe('snapshots: list, get, delete, export and import', () => {
     // here, into another account while this one holds those ids: refused, nothing moves
     const foreign = await sim.api('POST', '/v1/sim/snapshots/import', {body: document, key: OTHER_KEY})
     expect(foreign.status).toBe(201)
-    const stored = await sim.stored()
-    const refused = await sim.api('POST', '/v1/sim/snapshots/exported/restore', {key: OTHER_KEY})
-    expect([refused.status, refused.body.error.code, refused.body.error.details[0].path]).toEqual([
-      422,
-      'validation_failed',
-      'name',
-    ])
-    expect(refused.body.error.message).toContain('acct_demo')
-    expect(await sim.stored()).toBe(stored)
+    await refusedRestore('exported', OTHER_KEY, 'acct_demo')
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).status).toBe(200)
 
     // here, an import replaces the snapshot of its name
@@ -357,7 +362,7 @@ describe('snapshots: list, get, delete, export and import', () => {
 
 describe('snapshots: ids another account holds', () => {
   it("refuses to restore a snapshot saved after an import while the ids are the exporter's again", async () => {
-    const {sim, push, settled, save, restore} = await setup()
+    const {sim, push, settled, save, restore, refusedRestore} = await setup()
     await save('blank')
     await save('blank', OTHER_KEY)
     const check = await push('t1')
@@ -374,15 +379,7 @@ describe('snapshots: ids another account holds', () => {
     await restore('blank', OTHER_KEY)
     await restore('full')
 
-    const stored = await sim.stored()
-    const refused = await sim.api('POST', '/v1/sim/snapshots/mine/restore', {key: OTHER_KEY})
-    expect([refused.status, refused.body.error.code, refused.body.error.details[0].path]).toEqual([
-      422,
-      'validation_failed',
-      'name',
-    ])
-    expect(refused.body.error.message).toContain('acct_demo')
-    expect(await sim.stored()).toBe(stored)
+    await refusedRestore('mine', OTHER_KEY, 'acct_demo')
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).body).toMatchObject({id: check.id, external_id: 't1'})
     expect((await sim.api('GET', '/v1/checks', {key: OTHER_KEY})).body.data).toEqual([])
   })
@@ -390,8 +387,10 @@ describe('snapshots: ids another account holds', () => {
 
 describe('snapshots: bad input', () => {
   it('answers each route 4xx with the error body and a code naming the field or name, and changes nothing', async () => {
-    const {sim, push, save} = await setup()
+    const {sim, push, settled, save} = await setup()
     await push('t1')
+    // its delivery ended: nothing changes the store during the test but what it sends
+    await settled()
     await save('good')
     const {body: document} = await sim.api('GET', '/v1/sim/snapshots/good/export')
     const check = document.records.checks[0]
