@@ -108,6 +108,9 @@ export interface SettingRecord {
   value: number
 }
 
+/** The settings record `id` holding `value`. */
+export const settingRecord = (id: string, value: number): SettingRecord => ({id, account_id: '', value})
+
 /**
  * The mark of an event whose deliveries are still to be written (docs/storage.md, "Deferred fan-out"): stored
  * with the event, taken off by the unit that writes its deliveries, so a start finishes what a stop left.

@@ -2,6 +2,7 @@ import * as z from 'zod'
 import {endpointKey} from './endpoints.js'
 import {ApiError, invalidField} from './errors.js'
 import type {Collections, DeliveryRecord, SnapshotRecord} from './records.js'
+import {Check, Claim, Delivery, Event, Feedback, Location, Payment, WebhookEndpoint} from './schemas.js'
 
 /** The format version of an exported snapshot (`tablepay_snapshot`). */
 export const SNAPSHOT_FORMAT = 1
@@ -46,30 +47,32 @@ export type Snapshot = z.infer<typeof Snapshot>
 
 /** A record as an export holds it: an object with its id (the rest is the store's own, checked by kind below). */
 const Stored = z.looseObject({id: z.string().min(1)})
-const strings = (...keys: string[]) => Stored.extend(Object.fromEntries(keys.map((k) => [k, z.string()])))
 
-/** The fields each kind of record needs for the store to index it and the API to show it. */
+/**
+ * Each kind of record as the store keeps it and the API shows it: the API's own schema, plus what the store
+ * keeps beside it. A record that lacked a field would be imported and then answer every read of it with a 500.
+ */
 const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
-  locations: strings('name'),
-  checks: strings('external_id', 'guest_token', 'location_id', 'status', 'created_at'),
-  claims: strings('check_id', 'created_at'),
-  payments: strings('check_id', 'created_at').extend({refunds: z.array(z.unknown())}),
-  feedback: strings('check_id', 'created_at'),
-  idempotency_keys: strings('key', 'request_hash', 'created_at').extend({status: z.int()}),
-  events: strings('type', 'created_at').extend({data: z.record(z.string(), z.unknown())}),
-  webhook_endpoints: strings('url', 'secret', 'status', 'created_at').extend({
-    event_types: z.array(z.string()),
-    consecutive_dead: z.int().min(0),
+  locations: Location,
+  checks: Check.omit({guest_url: true, amount_due_cents: true, payment_status: true}).extend({guest_token: z.string()}),
+  claims: Claim,
+  payments: Payment,
+  feedback: Feedback,
+  idempotency_keys: z.looseObject({
+    id: z.string(),
+    key: z.string(),
+    request_hash: z.string(),
+    status: z.int(),
+    created_at: z.string(),
   }),
-  deliveries: strings('event_id', 'endpoint_id', 'status', 'created_at').extend({
-    attempts: z.array(z.unknown()),
-    next_attempt_at: z.string().nullable(),
-  }),
+  events: Event,
+  webhook_endpoints: WebhookEndpoint.extend({secret: z.string(), consecutive_dead: z.int().min(0)}),
+  deliveries: Delivery,
 }
 
 /**
- * Each collection's records as the store keeps them: the fields of each kind a store needs are checked
- * (RECORD_SCHEMAS), where each issue names its record; the document shows them as objects with an id.
+ * Each collection's records as the store keeps them: each kind checked by its schema (RECORD_SCHEMAS), where
+ * each issue names its record, and no id twice in a collection; the document shows them as objects with an id.
  */
 const Records = z
   .partialRecord(z.enum(STORED_COLLECTIONS), z.array(Stored))
@@ -78,6 +81,12 @@ const Records = z
       const result = z.array(RECORD_SCHEMAS[name]).safeParse(records[name] ?? [])
       for (const issue of result.error?.issues ?? [])
         context.addIssue({code: 'custom', message: issue.message, path: [name, ...issue.path]})
+      const seen = new Set<string>()
+      for (const [i, {id}] of (records[name] ?? []).entries()) {
+        if (seen.has(id))
+          context.addIssue({code: 'custom', message: `${name} ${id} is there twice`, path: [name, i, 'id']})
+        seen.add(id)
+      }
     }
   })
   .describe("The account's records by collection, as `export` gives them")
@@ -102,7 +111,7 @@ export const snapshotKey = (accountId: string, name: string): string => `${accou
 export const heldElsewhere = (name: string, collection: string, id: string, holder: string): ApiError =>
   invalidField(
     'name',
-    `snapshot ${name} was exported from another account, and its ${collection} ${id} is account ${holder}'s on this server: restore it on another server, or import it into ${holder}`,
+    `snapshot ${name} holds ${collection} ${id}, which is account ${holder}'s on this server (an export keeps its ids): restore it on another server, or import it into ${holder}`,
   )
 
 export const noSnapshot = (name: string): ApiError =>

@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} from '../domain/records.js'
-import type {PageOf, PageQuery, Reader, Where} from '../service/storage.js'
+import type {Holder, PageOf, PageQuery, Reader, Where} from '../service/storage.js'
 import {prepared} from './prepared.js'
 import {COLUMNS} from './schema.js'
 
@@ -216,5 +216,15 @@ export class PgReader implements Reader {
       [text(accountId)],
     )
     return result.rows[0]!.n
+  }
+
+  /** Not locked: the rows are another account's, which this unit does not change (a restore refuses them). */
+  async heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]> {
+    if (ids.length === 0) return []
+    const result = await this.sql.query<Holder>(
+      `SELECT id, account_id FROM ${collection} WHERE id = ANY($1::text[]) AND account_id <> $2::text`,
+      [ids.map(text), text(accountId)],
+    )
+    return result.rows.map((row) => ({id: untext(row.id), account_id: untext(row.account_id)}))
   }
 }

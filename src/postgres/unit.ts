@@ -48,6 +48,8 @@ function inline(sql: string, values: readonly unknown[] = []): string {
  */
 class UnitSql implements Sql {
   begun = false
+  /** What the transaction's first query runs right after BEGIN: the account's shared lock (`PgUnit.#writesTo`). */
+  lead = ''
   readonly prepared: PreparedOn
 
   constructor(readonly client: pg.PoolClient) {
@@ -79,7 +81,7 @@ class UnitSql implements Sql {
 
   /** The same, resolving with the result of each of its statements. */
   async results<R extends pg.QueryResultRow>(sql: string): Promise<pg.QueryResult<R>[]> {
-    const text = this.begun ? sql : `${BEGIN}; ${sql}`
+    const text = this.begun ? sql : `${BEGIN}; ${this.lead}${sql}`
     this.begun = true
     const results = await this.prepared.send(
       text,
@@ -88,6 +90,9 @@ class UnitSql implements Sql {
     return Array.isArray(results) ? results : [results]
   }
 }
+
+/** The advisory lock of an account's records: shared by the units that write them, alone for a save or restore. */
+const accountLock = (accountId: string) => `hashtextextended(${literal(`account-records:${text(accountId)}`)}, 0)`
 
 const CHECK_BY_EXTERNAL_ID = prepared(
   'tp_check_by_external_id',
@@ -132,6 +137,7 @@ export class PgUnit extends PgReader implements UnitOfWork {
    */
   override async checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
     if (this.begun) return super.checkByExternalId(accountId, externalId)
+    this.#writesTo(accountId)
     const [check, listed] = (
       await this.#sql.results<{doc: unknown} & LockedEndpoints>(
         `${this.#sql.execute(CHECK_BY_EXTERNAL_ID, [text(accountId), text(externalId)])};
@@ -151,9 +157,23 @@ export class PgUnit extends PgReader implements UnitOfWork {
     where?: Where<C>,
   ): Promise<Collections[C][]> {
     const known = this.#endpoints
+    this.#writesTo(accountId)
     if (collection !== 'webhook_endpoints' || where !== undefined || known?.accountId !== accountId)
       return super.list(collection, accountId, where)
     return known.records as Collections[C][]
+  }
+
+  /**
+   * A unit whose first statement names its account takes the account's lock, shared, with it: a save or
+   * restore of the account waits for it, and it for them (docs/postgres.md, "Snapshots"). Taken later, once
+   * the unit holds row locks a restore waits for, it could deadlock with one.
+   */
+  #writesTo(accountId: string): void {
+    if (!this.begun) this.#sql.lead = `SELECT pg_advisory_xact_lock_shared(${accountLock(accountId)}); `
+  }
+
+  async lockAccount(accountId: string): Promise<void> {
+    await this.#sql.results(`SELECT pg_advisory_xact_lock(${accountLock(accountId)})`)
   }
 
   async getExclusive<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
@@ -226,20 +246,25 @@ export class PgUnit extends PgReader implements UnitOfWork {
 
   /** Each collection's deletes, inserts and upserts, the last write of each record winning. */
   #writesOf(changes: readonly Change[], texts: RecordTexts): Write[] {
-    // records keep the order they were first written in (their places)
+    // records keep the order they were first written in (their places), but one deleted and then put is
+    // deleted and put anew, at its put's place (a restore's order)
     const last = new Map<string, Change>()
-    for (const change of changes) last.set(`${change[0]}\u0000${change[1]}`, change)
+    const renewed = new Set<string>()
+    for (const change of changes) {
+      const key = `${change[0]}\u0000${change[1]}`
+      if (change[2] !== null && last.get(key)?.[2] === null && last.delete(key)) renewed.add(key)
+      last.set(key, change)
+    }
     const byCollection = new Map<CollectionName, {deletes: string[]; inserts: Change[]; upserts: Change[]}>()
     for (const [key, change] of last) {
       const [collection, id, record] = change
       let writes = byCollection.get(collection)
       if (!writes) byCollection.set(collection, (writes = {deletes: [], inserts: [], upserts: []}))
-      if (record === null) writes.deletes.push(id)
-      else {
-        texts.of(record)
-        if (this.absent.has(key)) writes.inserts.push(change)
-        else writes.upserts.push(change)
-      }
+      if (record === null || renewed.has(key)) writes.deletes.push(id)
+      if (record === null) continue
+      texts.of(record)
+      if (this.absent.has(key)) writes.inserts.push(change)
+      else writes.upserts.push(change)
     }
     const writes: Write[] = []
     for (const [collection, {deletes, inserts, upserts}] of byCollection) {

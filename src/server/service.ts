@@ -11,6 +11,7 @@ import {SchedulerClock, wallClockIso} from '../webhooks/clock.js'
 import {Dispatcher} from '../webhooks/dispatcher.js'
 import {createApp} from './app.js'
 import {importAtStart} from './snapshot-imports.js'
+import type {SnapshotDocument} from '../domain/snapshots.js'
 import {StreamHub} from './internal/event-stream.js'
 import type {AccessLine} from '../domain/request-log.js'
 import type {Limits} from '../domain/limits.js'
@@ -49,15 +50,14 @@ export interface ServiceOptions {
   limits?: Partial<Limits>
   /** Called with each answered API request: the access line of `serve --log`. */
   accessLog?: (line: AccessLine) => void
-  /** Exported snapshots to store and restore into their accounts at start (`serve --import`). */
-  imports?: readonly string[]
 }
 
 export type {SeededAccount}
 export type {AccessLine}
 
 /** The in-memory store (with its journal, if any) behind the storage interface, or a storage as it is (PostgreSQL). */
-const storageOf = (store: Store | Storage): Storage => (store instanceof Store ? new MemoryStorage(store) : store)
+export const storageOf = (store: Store | Storage): Storage =>
+  store instanceof Store ? new MemoryStorage(store) : store
 
 /** The service layer over `store`, for the server at `baseUrl`. */
 function serviceOver(
@@ -110,7 +110,13 @@ export async function seedStore(
  * const {app, listener} = await createService(store, 'http://127.0.0.1:4747', {})
  * createServer(listener).listen(4747) // or, with no port: toWebHandler(app)
  */
-export async function createService(store: Store | Storage, baseUrl: string, options: ServiceOptions) {
+export async function createService(
+  store: Store | Storage,
+  baseUrl: string,
+  options: ServiceOptions,
+  /** Exported snapshots to store and restore into their accounts (`serve --import`), read already (`readImports`). */
+  imports: readonly SnapshotDocument[] = [],
+) {
   const clock = new SchedulerClock(options.timeScale ?? 1)
   const service = serviceOver(store, baseUrl, clock, options)
   clock.moveToOffset(await service.sim.clockOffset())
@@ -120,7 +126,13 @@ export async function createService(store: Store | Storage, baseUrl: string, opt
     timeoutMs: options.receiverTimeoutMs,
   })
   await dispatcher.start()
-  if (options.imports?.length) await importAtStart(service, dispatcher, options.imports)
+  try {
+    await importAtStart(service, dispatcher, imports)
+  } catch (error) {
+    // a start that failed leaves nothing running behind it
+    await Promise.all([dispatcher.close(), service.outbox.close()])
+    throw error
+  }
   const pruner = new Pruner(service.retention)
   pruner.start()
   const shutdown = new AbortController()

@@ -1,5 +1,6 @@
 import {SnapshotDocument} from '../domain/snapshots.js'
 import type {Service} from '../service/index.js'
+import type {Reader} from '../service/storage.js'
 import {readFound} from '../shared/package-file.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
 import type {Dispatcher} from '../webhooks/dispatcher.js'
@@ -24,18 +25,26 @@ async function readSnapshotFile(file: string): Promise<SnapshotDocument> {
 }
 
 /**
- * `serve --import FILE…`: each exported snapshot stored in the account it
- * names and restored there, in the order given (docs/api.md, "Snapshots").
- * Every file is read and checked before any is imported.
+ * The exported snapshots of `serve --import FILE…`, read and checked, each naming an account the storage has:
+ * all of it before the server listens, so an unusable file leaves nothing begun (exit 2).
  */
-export async function importAtStart(service: Service, dispatcher: Dispatcher, files: readonly string[]): Promise<void> {
+export async function readImports(reader: Reader, files: readonly string[]): Promise<SnapshotDocument[]> {
   const documents = await Promise.all(files.map(readSnapshotFile))
   for (const [i, document] of documents.entries()) {
-    if (!(await service.records.get('accounts', document.account)))
+    if (!(await reader.get('accounts', document.account)))
       throw new UnusableInputError(
         `serve --import: ${files[i]} is a snapshot of account ${document.account}, which this server does not have: add it with --seed, or import the file into an account with \`tablepay snapshots import\`.`,
       )
   }
+  return documents
+}
+
+/** Each of `documents` stored in the account it names and restored there, in their order (docs/api.md, "Snapshots"). */
+export async function importAtStart(
+  service: Service,
+  dispatcher: Dispatcher,
+  documents: readonly SnapshotDocument[],
+): Promise<void> {
   for (const document of documents) {
     await service.snapshots.import(document.account, document)
     await dispatcher.restore(() => service.snapshots.restore(document.account, document.name))

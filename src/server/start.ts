@@ -8,7 +8,8 @@ import {registerServer, SERVER_FILE, type ServerFile} from '../shared/server-reg
 import {Store} from '../store/store.js'
 import {answerStarting} from './internal/starting.js'
 import {type Listener, listenOn} from './listen.js'
-import {createService, type SeededAccount, seedStore, type ServiceOptions} from './service.js'
+import {readImports} from './snapshot-imports.js'
+import {createService, type SeededAccount, seedStore, type ServiceOptions, storageOf} from './service.js'
 
 export type {SeededAccount}
 
@@ -25,6 +26,8 @@ export interface ServeOptions extends ServiceOptions {
   repair?: boolean
   /** Add it to the per-user registry of running servers, so clients in any directory find it (`tablepay serve` does). */
   register?: boolean
+  /** Exported snapshots to store and restore into their accounts at start (`serve --import`). */
+  imports?: readonly string[]
 }
 
 export interface RunningServer {
@@ -66,8 +69,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ? await (await import('../postgres/storage.js')).PgStorage.open({url: database})
     : await Store.open({dir: dataDir, fsync: options.fsync, repair: options.repair})
   let listener: Listener | undefined
+  let service: Awaited<ReturnType<typeof createService>> | undefined
   try {
     const {seed, added: seeded} = await seedStore(store, options)
+    // read and checked before the port opens: an unusable file leaves nothing begun
+    const imports = await readImports(storageOf(store), options.imports ?? [])
 
     // the app needs its own URL (for guest links), which is known only once listening: until it is made,
     // a request is answered 503 starting rather than reaching an app that does not exist yet
@@ -75,9 +81,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const listening = (listener = await listenOn(options.port, options.host, (req, res) => handler(req, res)))
     const {url} = listening
     await startSeam.afterListening()
-    const service = await createService(store, url, options)
-    handler = service.listener
-    const accounts = await service.service.records.accounts()
+    const running = (service = await createService(store, url, options, imports))
+    handler = running.listener
+    const accounts = await running.service.records.accounts()
     const info = describeServer(url, accounts, dataDir)
     if (dataDir) await writeFile(join(dataDir, SERVER_FILE), JSON.stringify(info, null, 2) + '\n', {mode: 0o600})
     const unregister = options.register ? await registerServer(info) : undefined
@@ -92,7 +98,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       seeded,
       seed,
       async close() {
-        const stopping = service.close()
+        const stopping = running.close()
         await listening.close()
         await stopping
         if (dataDir) await rm(join(dataDir, SERVER_FILE), {force: true})
@@ -101,7 +107,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       },
     }
   } catch (error) {
-    // a start that failed after listening leaves no port open behind it (an in-process start, `exec`)
+    // a start that failed after listening leaves no port open and nothing running behind it (an in-process start, `exec`)
+    await service?.close()
     await listener?.close()
     await store.close()
     throw error

@@ -1,7 +1,7 @@
 import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
 import {type Change, GUEST_SCOPE, type Store} from '../store/store.js'
 import type {Table} from '../store/table.js'
-import type {PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from './storage.js'
+import type {Holder, PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from './storage.js'
 import {UnitWrites} from './unit-writes.js'
 
 type Row = Record<string, unknown>
@@ -61,6 +61,15 @@ class MemoryReader implements Reader {
   all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]> {
     return Promise.resolve([...this.table(collection).all(where)])
   }
+
+  heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]> {
+    const held: Holder[] = []
+    for (const id of ids) {
+      const record = this.table(collection).get(id)
+      if (record && record.account_id !== accountId) held.push({id, account_id: record.account_id})
+    }
+    return Promise.resolve(held)
+  }
 }
 
 /** The first `limit` items of `walk`, and whether there are more. */
@@ -84,6 +93,11 @@ class MemoryUnit extends MemoryReader implements UnitOfWork {
   /** Units run one at a time here: no other unit can make the record before this one ends. */
   getExclusive<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
     return this.get(collection, id)
+  }
+
+  /** Units run one at a time here: none writes the account meanwhile. */
+  lockAccount(): Promise<void> {
+    return Promise.resolve()
   }
 
   put<C extends CollectionName>(collection: C, id: string, record: Collections[C]): void {

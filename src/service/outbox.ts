@@ -121,6 +121,25 @@ export class Outbox {
     return this.#fanned < this.#queued && reads.some((name) => FANNED_OUT.has(name)) ? this.flush().then(run) : run()
   }
 
+  /**
+   * `unit`, run when no event has its deliveries still to write: a save of the account then holds each of its
+   * events with its deliveries (the marks, `fan_outs`, are not saved). A unit that finds marks left ends
+   * having written nothing, waits for their fan-outs, and runs again.
+   */
+  async unitFannedOut<T>(reads: UnitReads, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
+    for (;;) {
+      const done = await this.unit(reads, async (tx) => {
+        if (this.#deferred && (await tx.all('fan_outs')).length > 0) return undefined
+        return {value: await work(tx)}
+      })
+      if (done) return done.value
+      // the marks durable, so queued, then written out; marks not yet heard of: their writes end first
+      await this.context.storage.settled()
+      await this.flush()
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+
   /** Resolves once the deliveries of every event queued so far are written. */
   async flush(): Promise<void> {
     const target = this.#queued

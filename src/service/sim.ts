@@ -1,4 +1,4 @@
-import type {CollectionName, SettingRecord} from '../domain/records.js'
+import {type CollectionName, type SettingRecord, settingRecord} from '../domain/records.js'
 import {CLOCK_SETTING} from '../webhooks/clock.js'
 import type {ServiceContext} from './context.js'
 import type {Faults} from './faults.js'
@@ -64,7 +64,7 @@ export class Sim {
   saveClockOffset(offset: number): Promise<void> {
     // as the advance that follows reads the deliveries: every one due by its end
     return this.outbox.unit({reads: ['deliveries']}, async (tx) =>
-      tx.put('settings', CLOCK_SETTING, {id: CLOCK_SETTING, account_id: '', value: offset}),
+      tx.put('settings', CLOCK_SETTING, settingRecord(CLOCK_SETTING, offset)),
     )
   }
 }

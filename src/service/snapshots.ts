@@ -1,4 +1,4 @@
-import type {SettingRecord, SnapshotRecord} from '../domain/records.js'
+import {settingRecord, type SnapshotRecord} from '../domain/records.js'
 import {
   heldElsewhere,
   importedSnapshot,
@@ -20,16 +20,15 @@ import type {UnitOfWork} from './storage.js'
 /** What a save and a restore read: every record of the account they hold, deliveries and endpoints included. */
 const ACCOUNT: UnitReads = {reads: [...STORED_COLLECTIONS, 'snapshots', 'settings']}
 
-const setting = (id: string, value: number): SettingRecord => ({id, account_id: '', value})
-
-/** Throws when a record of `snapshot` is stored under an id another account's record has. */
+/**
+ * Throws when a record of `snapshot` is stored under an id another account's record has: an import keeps its
+ * ids, and a snapshot saved after restoring one holds them too. One read per collection.
+ */
 async function refuseHeldElsewhere(tx: UnitOfWork, accountId: string, snapshot: SnapshotRecord): Promise<void> {
   for (const collection of STORED_COLLECTIONS) {
-    for (const record of snapshot.records[collection]) {
-      const id = storedId(collection, record)
-      const held = await tx.get(collection, id)
-      if (held && held.account_id !== accountId) throw heldElsewhere(snapshot.name, collection, id, held.account_id)
-    }
+    const ids = snapshot.records[collection].map((record) => storedId(collection, record))
+    const [held] = await tx.heldElsewhere(collection, ids, accountId)
+    if (held) throw heldElsewhere(snapshot.name, collection, held.id, held.account_id)
   }
 }
 
@@ -52,7 +51,9 @@ export class Snapshots {
    * const snapshot = await service.snapshots.save('acct_demo', 'lunch-rush')
    */
   save(accountId: string, name: string): Promise<SnapshotRecord> {
-    return this.outbox.unit(ACCOUNT, async (tx) => {
+    return this.outbox.unitFannedOut(ACCOUNT, async (tx) => {
+      // every list read at one moment: no change to the account lands between two of them
+      await tx.lockAccount(accountId)
       const records = {} as SnapshotRecords
       for (const collection of STORED_COLLECTIONS) records[collection] = (await tx.list(collection, accountId)) as never
       const snapshot: SnapshotRecord = {
@@ -109,13 +110,15 @@ export class Snapshots {
    */
   restore(accountId: string, name: string): Promise<SnapshotRecord> {
     return this.outbox.unit(ACCOUNT, async (tx) => {
+      // no record of the account made meanwhile outlives the restore
+      await tx.lockAccount(accountId)
       const snapshot = await tx.get('snapshots', snapshotKey(accountId, name))
       if (!snapshot) throw noSnapshot(name)
-      // another account's export keeps its ids: none may take a record that account still holds here
-      if (snapshot.imported_from !== undefined) await refuseHeldElsewhere(tx, accountId, snapshot)
+      // none may take a record another account holds here (an export keeps its ids)
+      await refuseHeldElsewhere(tx, accountId, snapshot)
       const mark = restoreSetting(accountId)
       const restore = ((await tx.get('settings', mark))?.value ?? 0) + 1
-      tx.put('settings', mark, setting(mark, restore))
+      tx.put('settings', mark, settingRecord(mark, restore))
       for (const collection of STORED_COLLECTIONS) await tx.deleteAll(collection, accountId)
       for (const collection of STORED_COLLECTIONS) {
         for (const record of snapshot.records[collection]) {
@@ -123,7 +126,7 @@ export class Snapshots {
           tx.put(collection, storedId(collection, record), stored as never)
         }
       }
-      tx.put('settings', CLOCK_SETTING, setting(CLOCK_SETTING, snapshot.clock_offset_ms))
+      tx.put('settings', CLOCK_SETTING, settingRecord(CLOCK_SETTING, snapshot.clock_offset_ms))
       return snapshot
     })
   }

@@ -57,6 +57,14 @@ export interface Reader {
   all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]>
   /** How many records the account has in `collection`. */
   count(collection: CollectionName, accountId: string): Promise<number>
+  /** Which of `ids` another account than `accountId` holds in `collection`, and whose each is; nothing is locked. */
+  heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]>
+}
+
+/** A record's id and the account that holds it (`heldElsewhere`). */
+export interface Holder {
+  id: string
+  account_id: string
 }
 
 /**
@@ -75,6 +83,11 @@ export interface UnitOfWork extends Reader {
   delete(collection: CollectionName, id: string): void
   /** Deletes every record of the account in `collection`; resolves with how many. */
   deleteAll(collection: CollectionName, accountId: string): Promise<number>
+  /**
+   * Waits until no other unit writes the account's records, and keeps them from it until this one ends: a
+   * snapshot's save and restore, before any other read (docs/postgres.md, "Snapshots").
+   */
+  lockAccount(accountId: string): Promise<void>
 }
 
 /**

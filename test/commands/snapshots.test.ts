@@ -1,9 +1,11 @@
 import {readFile, writeFile} from 'node:fs/promises'
+import {createServer} from 'node:http'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {startServeFlags} from '../helpers/api-server.js'
 import {cliFor} from '../helpers/cli.js'
 import {makeTempDir} from '../helpers/simulator.js'
+import {startSeam, startServer} from '../../src/server/start.js'
 import {startSimulator} from '../../src/testing.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -82,6 +84,24 @@ describe('tablepay snapshots', () => {
     expect((await cli(['snapshots', 'import', file])).code).toBe(2)
     expect((await json(['snapshots', 'list'])).data.map((s: {name: string}) => s.name)).toEqual(['kept'])
   })
+
+  it('save exits 2 when the server refuses the name, as the other snapshot commands do', async () => {
+    // a server whose names are stricter than this CLI's: its 422 is a wrong command line, nothing was saved
+    const refusing = createServer((_req, res) => {
+      res.writeHead(422, {'content-type': 'application/json'})
+      res.end(
+        JSON.stringify({
+          error: {type: 'invalid_request_error', code: 'validation_failed', message: 'name: taken', param: 'name'},
+        }),
+      )
+    })
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve))
+    cleanup.push(() => new Promise((resolve) => refusing.close(resolve)))
+    const url = `http://127.0.0.1:${(refusing.address() as {port: number}).port}`
+    const {cli} = cliFor({env: {TABLEPAY_URL: url, TABLEPAY_API_KEY: 'tp_test_demo_write'}})
+    const refused = await cli(['snapshots', 'save', 'kept'])
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('name: taken')])
+  })
 })
 
 describe('serve --import', () => {
@@ -121,6 +141,17 @@ describe('serve --import', () => {
       oclif: {exit: 2},
       message: expect.stringContaining('account acct_nobody, which this server does not have'),
     })
+  })
+
+  it('reads and checks every file before the port opens: a refused start began nothing', async () => {
+    const file = join(await makeTempDir(), 'stranger.json')
+    const document = {tablepay_snapshot: 1, name: 'x', account: 'acct_nobody', created_at: new Date().toISOString()}
+    await writeFile(file, JSON.stringify({...document, records: {}}))
+    let listened = false
+    startSeam.afterListening = async () => void (listened = true)
+    cleanup.push(async () => (startSeam.afterListening = async () => {}))
+    await expect(startServer({port: 0, host: '127.0.0.1', imports: [file]})).rejects.toThrow('acct_nobody')
+    expect(listened).toBe(false)
   })
 })
 

@@ -2,7 +2,8 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {EVENT_TYPES} from '../../src/domain/constants.js'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {OTHER_KEY, READ_KEY, startTestServer, TEST_SEED, type TestServer} from '../helpers/simulator.js'
+import {rawRequest} from '../helpers/raw-http.js'
+import {OTHER_KEY, READ_KEY, startTestServer, TEST_SEED, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
 import {openStream} from '../helpers/sse.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -58,6 +59,18 @@ async function setup(serve: Parameters<typeof startTestServer>[0] = {}) {
     expect(restored.status).toBe(200)
     return restored.body
   }
+  /** A restore refused since account `holder` has one of the snapshot's ids: 422 naming `name`, nothing changed. */
+  const refusedRestore = async (name: string, key: string, holder: string) => {
+    const stored = await sim.stored()
+    const refused = await sim.api('POST', `/v1/sim/snapshots/${name}/restore`, {key})
+    expect([refused.status, refused.body.error.code, refused.body.error.details[0].path]).toEqual([
+      422,
+      'validation_failed',
+      'name',
+    ])
+    expect(refused.body.error.message).toContain(holder)
+    expect(await sim.stored()).toBe(stored)
+  }
   /** The snapshot's records, as its export shows them; deliveries without the restore's mark. */
   const exported = async (name: string, key?: string) => {
     const {body} = await sim.api('GET', `/v1/sim/snapshots/${name}/export`, {key})
@@ -75,6 +88,7 @@ async function setup(serve: Parameters<typeof startTestServer>[0] = {}) {
     settled,
     save,
     restore,
+    refusedRestore,
     exported,
     clockOffset,
     respondWith: (next: Respond) => (respond = next),
@@ -212,6 +226,65 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
     expect((await sim.api('GET', '/v1/checks')).body.data).toHaveLength(1)
   })
 
+  it('lists the records in the order they had at the save, one deleted since among them', async () => {
+    const {sim, receiver, save, restore} = await setup()
+    for (const path of ['/b', '/c'])
+      expect((await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url + path}})).status).toBe(201)
+    const listed = async () => (await sim.api('GET', '/v1/webhook-endpoints')).body.data.map((e: {id: string}) => e.id)
+    const saved = await listed()
+    expect(saved).toHaveLength(3)
+    await save('three')
+    expect((await sim.api('DELETE', `/v1/webhook-endpoints/${saved[1]}`)).status).toBe(200)
+    await restore('three')
+    expect(await listed()).toEqual(saved)
+  })
+
+  it('keeps each push that runs during a save or a restore whole or gone, never half', async () => {
+    const {sim, push, save, restore} = await setup()
+    await push('base')
+    await save('base')
+    const created = (events: {type: string; data: {id: string}}[]) =>
+      events.filter((e) => e.type === 'check.created').map((e) => e.data.id)
+    for (let round = 0; round < 3; round++) {
+      const pushes = (from: number) =>
+        Array.from({length: 15}, (_, i) =>
+          sim.api('PUT', `/v1/checks/external/r${round}-${from + i}`, {body: checkWith([['a', 2, 1000]])}),
+        )
+      const first = pushes(0)
+      const middle = [save('mid'), restore('base')]
+      const answers = await Promise.all([...first, ...pushes(15)])
+      await Promise.all(middle)
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201))
+      // the account now: the saved check, and the pushes that came after the restore, each with its event
+      const checks = (await sim.api('GET', '/v1/checks?limit=100')).body.data.map((c: {id: string}) => c.id)
+      const events = (await sim.api('GET', '/v1/events?limit=100&type=check.created')).body.data
+      expect(created(events).sort()).toEqual([...checks].sort())
+      // the save: each check with its event, each event with its check
+      const {records} = (await sim.api('GET', '/v1/sim/snapshots/mid/export')).body
+      expect(created(records.events).sort()).toEqual(records.checks.map((c: {id: string}) => c.id).sort())
+    }
+  })
+
+  it('saves each event with its deliveries, even those of a push to many endpoints just before', async () => {
+    const {sim, push, save, restore, deliveries} = await setup()
+    const others = await startReceiver(() => 200)
+    cleanup.push(() => others.close())
+    // past 8 deliveries a push leaves them to a fan-out after it, where the store writes it on its own
+    for (let i = 0; i < 9; i++)
+      expect((await sim.api('POST', '/v1/webhook-endpoints', {body: {url: `${others.url}/${i}`}})).status).toBe(201)
+    // the save comes while the later pushes are stored, and their fan-outs not all written
+    const pushes = Array.from({length: 8}, (_, i) => push(`t${i}`))
+    await Promise.all([pushes[0]!.then(() => save('fanned')), ...pushes])
+    const {records} = (await sim.api('GET', '/v1/sim/snapshots/fanned/export')).body
+    expect(records.events.length).toBeGreaterThan(0)
+    for (const event of records.events)
+      expect(records.deliveries.filter((d: {event_id: string}) => d.event_id === event.id)).toHaveLength(10)
+    await push('t-after')
+    await restore('fanned')
+    const restored = await deliveries()
+    for (const event of records.events) expect(restored.filter((d) => d.event_id === event.id)).toHaveLength(10)
+  })
+
   it('finds snapshots again after a restart, and restores them then', async () => {
     const {sim, push, settled, save, restore} = await setup()
     await push('t1')
@@ -251,7 +324,7 @@ describe('snapshots: list, get, delete, export and import', () => {
   })
 
   it("exports a document that import takes back under its name, ids kept, into the caller's account", async () => {
-    const {sim, push, settled, save, restore} = await setup()
+    const {sim, push, settled, save, restore, refusedRestore} = await setup()
     const check = await push('t1')
     await settled()
     await save('exported')
@@ -275,15 +348,7 @@ describe('snapshots: list, get, delete, export and import', () => {
     // here, into another account while this one holds those ids: refused, nothing moves
     const foreign = await sim.api('POST', '/v1/sim/snapshots/import', {body: document, key: OTHER_KEY})
     expect(foreign.status).toBe(201)
-    const stored = await sim.stored()
-    const refused = await sim.api('POST', '/v1/sim/snapshots/exported/restore', {key: OTHER_KEY})
-    expect([refused.status, refused.body.error.code, refused.body.error.details[0].path]).toEqual([
-      422,
-      'validation_failed',
-      'name',
-    ])
-    expect(refused.body.error.message).toContain('acct_demo')
-    expect(await sim.stored()).toBe(stored)
+    await refusedRestore('exported', OTHER_KEY, 'acct_demo')
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).status).toBe(200)
 
     // here, an import replaces the snapshot of its name
@@ -295,12 +360,40 @@ describe('snapshots: list, get, delete, export and import', () => {
   })
 })
 
+describe('snapshots: ids another account holds', () => {
+  it("refuses to restore a snapshot saved after an import while the ids are the exporter's again", async () => {
+    const {sim, push, settled, save, restore, refusedRestore} = await setup()
+    await save('blank')
+    await save('blank', OTHER_KEY)
+    const check = await push('t1')
+    await settled()
+    await save('full')
+    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/full/export')
+    // the exporter lets go of its check's id (its location and endpoint, made before, it keeps: the import
+    // leaves them out); the other account takes it with the import, and saves it as its own
+    await restore('blank')
+    const imported = {...document, records: {checks: document.records.checks}}
+    expect((await sim.api('POST', '/v1/sim/snapshots/import', {body: imported, key: OTHER_KEY})).status).toBe(201)
+    await restore('full', OTHER_KEY)
+    await save('mine', OTHER_KEY)
+    await restore('blank', OTHER_KEY)
+    await restore('full')
+
+    await refusedRestore('mine', OTHER_KEY, 'acct_demo')
+    expect((await sim.api('GET', `/v1/checks/${check.id}`)).body).toMatchObject({id: check.id, external_id: 't1'})
+    expect((await sim.api('GET', '/v1/checks', {key: OTHER_KEY})).body.data).toEqual([])
+  })
+})
+
 describe('snapshots: bad input', () => {
   it('answers each route 4xx with the error body and a code naming the field or name, and changes nothing', async () => {
-    const {sim, push, save} = await setup()
+    const {sim, push, settled, save} = await setup()
     await push('t1')
+    // its delivery ended: nothing changes the store during the test but what it sends
+    await settled()
     await save('good')
     const {body: document} = await sim.api('GET', '/v1/sim/snapshots/good/export')
+    const check = document.records.checks[0]
     const stored = await sim.stored()
     const refused: [string, string, unknown, number, string, string?][] = [
       ['POST', '/v1/sim/snapshots', {}, 422, 'validation_failed', 'name'],
@@ -343,6 +436,23 @@ describe('snapshots: bad input', () => {
         'records.tables',
       ],
       ['POST', '/v1/sim/snapshots/import', [], 422, 'validation_failed', '(body)'],
+      // a check the API could not show: imported, every read of it would fail
+      ...(['table', 'items', 'totals'] as const).map((field): [string, string, unknown, number, string, string] => [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {...document, records: {...document.records, checks: [{...check, [field]: undefined}]}},
+        422,
+        'validation_failed',
+        `records.checks.0.${field}`,
+      ]),
+      [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {...document, records: {...document.records, checks: [check, check]}},
+        422,
+        'validation_failed',
+        'records.checks.1.id',
+      ],
     ]
     for (const [method, path, body, status, code, field] of refused) {
       const answer = await sim.api(method, path, {body})
@@ -360,5 +470,21 @@ describe('snapshots: bad input', () => {
     const forbidden = await sim.api('POST', '/v1/sim/snapshots/good/restore', {key: READ_KEY})
     expect([forbidden.status, forbidden.body.error.code]).toEqual([403, 'insufficient_scope'])
     expect(await sim.stored()).toBe(stored)
+  })
+
+  it('refuses an import announced far past its limit at once, without reading the body', async () => {
+    const {sim} = await setup()
+    // 64 MiB past the import's 256 MiB: within 16 times the limit, so once read and dropped, never sent here
+    const headers = {
+      authorization: `Bearer ${WRITE_KEY}`,
+      'content-type': 'application/json',
+      'content-length': String(320 * 1024 * 1024),
+    }
+    const answer = await rawRequest(sim.url, 'POST', '/v1/sim/snapshots/import', {headers})
+    expect([answer.status, answer.body.error.code, answer.headers.connection]).toEqual([
+      413,
+      'payload_too_large',
+      'close',
+    ])
   })
 })

@@ -7,8 +7,11 @@ import {grantContinue, holdsBody} from './expect-continue.js'
 import {requestHeader} from './headers.js'
 
 export const BODY_LIMIT = 1024 * 1024
-/** Past this many times the limit we stop reading and cut the connection instead of draining it. */
-const DRAIN_FACTOR = 16
+/**
+ * Bytes past its limit an oversized body is read and dropped; past them we stop reading and cut the
+ * connection. The same for every route: a larger limit (an import's) must not make the drain larger too.
+ */
+const DRAIN_EXTRA = 15 * BODY_LIMIT
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i
 const PRINTABLE = /^[\x20-\x7e]{1,200}$/
@@ -17,7 +20,7 @@ const mib = (bytes: number) => `${bytes / (1024 * 1024)} MiB`
 const tooLarge = (limit: number) => () =>
   new ApiError('payload_too_large', `Request body is larger than ${limit} bytes (${mib(limit)}).`)
 
-/** Gathers a body's chunks, keeping at most `limit` bytes and giving up past 16 times that (the drain limit). */
+/** Gathers a body's chunks, keeping at most `limit` bytes and giving up 15 MiB past it (the drain limit). */
 class Chunks {
   readonly list: Uint8Array[] = []
   size = 0
@@ -25,7 +28,7 @@ class Chunks {
   constructor(readonly limit: number) {}
 
   get drainLimit(): number {
-    return DRAIN_FACTOR * this.limit
+    return this.limit + DRAIN_EXTRA
   }
 
   /** False once the body is past the drain limit: stop reading. */

@@ -1,4 +1,5 @@
 import {type H3Event, setResponseStatus} from 'h3'
+import type {SnapshotRecord} from '../../domain/records.js'
 import {Deleted} from '../../domain/schemas.js'
 import {
   exportSnapshot,
@@ -15,6 +16,9 @@ import type {OperationSpec} from '../operations.js'
 
 /** An export of a busy account is larger than the API's 1 MiB: an import takes up to this much. */
 export const SNAPSHOT_BODY_LIMIT = 256 * 1024 * 1024
+
+const byNewest = (a: SnapshotRecord, b: SnapshotRecord) =>
+  b.created_at.localeCompare(a.created_at) || a.name.localeCompare(b.name)
 
 const nameOf = (event: H3Event) => readParam(event, 'name', SnapshotName)
 
@@ -40,9 +44,9 @@ export const snapshotOperations: OperationSpec[] = [
     list: true,
     async handler(event, {service}) {
       const query = readListQuery(event)
-      // a name saved again is new: newest by when each was saved
-      const saved = (await service.snapshots.list(accountOf(event))).reverse()
-      const newest = saved.sort((a, b) => b.created_at.localeCompare(a.created_at)).map(renderSnapshot)
+      // a name saved again is new: newest by when each was saved, names in order within one millisecond
+      const saved = await service.snapshots.list(accountOf(event))
+      const newest = saved.sort(byNewest).map(renderSnapshot)
       return pageOf(newest, query, (snapshot) => snapshot.name)
     },
   },
