@@ -11,48 +11,52 @@ export const CHANNEL = 'tablepay_changes'
 /** A notification's payload is at most 8000 bytes: larger changes go through the `changes` table. */
 const NOTIFY_BYTES = 7000
 
-/** A unit's notice, when its changes fit in a notification: `$1`, the commit number, `$2`. */
+/** A unit's notice, when its keys fit in a notification: `$1`, the commit number, `$2`. */
 const INLINE = prepared(
   'tp_notice',
   `SELECT pg_notify('${CHANNEL}', $1::text || n || $2::text), n AS commit FROM nextval('${COMMITS}') n`,
 )
 
-/**
- * A unit's notice through the `changes` table: `$1`, its changes (or a large unit's keys, `$3`: `RecordKeys`);
- * `$2`, the instance.
- */
+/** A unit's notice through the `changes` table, when its keys do not fit in one: `$1`, its keys; `$2`, the instance. */
 const THROUGH_TABLE_SQL = `WITH row AS (INSERT INTO changes (changes) VALUES ($1::json) RETURNING seq)
-  SELECT pg_notify('${CHANNEL}', json_build_object('from', $2::text, 'seq', seq, 'commit', n, 'keys', $3::boolean)::text),
+  SELECT pg_notify('${CHANNEL}', json_build_object('from', $2::text, 'seq', seq, 'commit', n, 'keys', true)::text),
     n AS commit FROM row, nextval('${COMMITS}') n`
-const THROUGH_TABLE = prepared('tp_large_notice', THROUGH_TABLE_SQL)
+const THROUGH_TABLE = prepared('tp_keys_notice', THROUGH_TABLE_SQL)
 
 /**
- * A large unit's changes as the other instances are told of them: each
- * record's collection, id, and whether it was written (`1`) or deleted
- * (`0`), in order. They read the records written back from the tables
- * (`readBack`): a snapshot's save or restore writes megabytes, which a copy
- * in `changes` would double (docs/postgres.md, "Large units").
+ * A unit's changes as the other instances are told of them: each record's
+ * collection, id, and whether it was written (`1`) or deleted (`0`), in
+ * order. An instance reads back the written records it needs (`readBack`).
  */
 export type RecordKeys = [collection: CollectionName, id: string, written: 0 | 1][]
 
+/** Each change's collection, id and whether it was written: what every notice tells (`RecordKeys`). */
+export function keysOf(changes: readonly Change[]): RecordKeys {
+  return changes.map(([collection, id, record]) => [collection, id, record === null ? 0 : 1])
+}
+
 /**
- * How an instance tells the others of a unit's changes when it commits: inline
- * when they fit in a notification, else through the `changes` table. The
- * statement draws the unit's commit number after its writes, so of two units
- * that write one record the later draws the higher, and answers with it as
- * `commit`. `ownNotes` is how the instance's inline notifications begin.
+ * How an instance tells the others of a unit's `changes` when it commits:
+ * their keys only (`RecordKeys`), inline when they fit in a notification,
+ * else through the `changes` table. A notification's size and count cost
+ * PostgreSQL more than the rest of a push's commit: an instance that needs a
+ * record reads it back (`readBack`, docs/postgres.md "Changes reach the
+ * listeners in commit order"). The statement draws the unit's commit number
+ * after its writes, so of two units that write one record the later draws
+ * the higher, and answers with it as `commit`. `ownNotes` is how the
+ * instance's inline notifications begin.
  */
-export function notice(instance: string, ownNotes: string): Notice {
+export function notice(instance: string, ownNotes: string, changes: readonly Change[]): Notice {
+  const keys = JSON.stringify(keysOf(changes))
   return {
-    inline(json, unit) {
-      // {"from":…,"commit":n,"changes":[…]}, which begins as ownNotes does
-      if (Buffer.byteLength(json) <= NOTIFY_BYTES)
-        return unit.execute(INLINE, [`${ownNotes},"commit":`, `,"changes":${json}}`])
-      return unit.execute(THROUGH_TABLE, [json, instance, 'false'])
+    inline(_json, unit) {
+      // {"from":…,"commit":n,"changed":[…]}, which begins as ownNotes does
+      if (Buffer.byteLength(keys) <= NOTIFY_BYTES)
+        return unit.execute(INLINE, [`${ownNotes},"commit":`, `,"changed":${keys}}`])
+      return unit.execute(THROUGH_TABLE, [keys, instance])
     },
-    bound(changes) {
-      const keys: RecordKeys = changes.map(([collection, id, record]) => [collection, id, record === null ? 0 : 1])
-      return [THROUGH_TABLE_SQL, [JSON.stringify(keys), instance, true]]
+    bound() {
+      return [THROUGH_TABLE_SQL, [keys, instance]]
     },
   }
 }

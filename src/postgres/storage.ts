@@ -59,13 +59,17 @@ export interface PgStorageOptions {
  * const service = createServiceLayer({storage, baseUrl, now: wallClockIso, clock, strictUrls: false})
  * await storage.close()
  */
+/** A `subscribe`r, and the collections whose other instances' records it needs (all without `only`). */
+interface Listener {
+  listener: (changes: readonly Change[], remote?: boolean) => void
+  only?: readonly CollectionName[]
+}
+
 export class PgStorage extends PgReader implements Storage {
   /** This instance, to tell its own notifications from the others'. */
   readonly #instance = randomUUID()
   /** How this instance's inline notifications begin (src/postgres/notice.ts). */
   readonly #ownNotes = JSON.stringify({from: this.#instance}).slice(0, -1)
-  /** The statement that tells the other instances of a unit's changes (src/postgres/notice.ts). */
-  readonly #notice = notice(this.#instance, this.#ownNotes)
   /** Replaced by a new one whenever the storage fails (`#letGo`). */
   #pool: pg.Pool
   /** Pools let go of that have not begun to end: some of their clients are still out. */
@@ -74,7 +78,7 @@ export class PgStorage extends PgReader implements Storage {
   readonly #ends = new Set<Promise<void>>()
   readonly #url: string
   readonly #poolSize: number
-  #listeners: ((changes: readonly Change[], remote?: boolean) => void)[] = []
+  #listeners: Listener[] = []
   /** This instance among the others: delivery claims, notes (docs/postgres.md, "Delivery across instances"). */
   shared: PgInstance | undefined
   #failure: Error | undefined
@@ -189,7 +193,10 @@ export class PgStorage extends PgReader implements Storage {
       try {
         value = await work(tx)
         changes = tx.end()
-        commit = await tx.commit(changes, changes.length > 0 ? this.#notice : undefined)
+        commit = await tx.commit(
+          changes,
+          changes.length > 0 ? notice(this.#instance, this.#ownNotes, changes) : undefined,
+        )
       } catch (error) {
         tx.end()
         let broken = isUnavailable(error) ? (error as Error) : undefined
@@ -232,7 +239,7 @@ export class PgStorage extends PgReader implements Storage {
       this.#keys.delete(id)
       this.#keysSeen++
     }
-    for (const listener of this.#listeners) {
+    for (const {listener} of this.#listeners) {
       try {
         listener(changes, remote)
       } catch (error) {
@@ -292,22 +299,43 @@ export class PgStorage extends PgReader implements Storage {
     const note = JSON.parse(payload) as {
       from: string
       commit?: number
-      changes?: Change[]
+      changed?: RecordKeys
       seq?: number
       keys?: boolean
+      changes?: Change[]
     }
     if (note.from === this.#instance) return
-    let changes = note.changes
-    if (changes === undefined) {
-      const result = await this.#query<{changes: Change[] | RecordKeys}>('SELECT changes FROM changes WHERE seq = $1', [
-        note.seq,
-      ])
-      const told = result.rows[0]?.changes
-      changes = told && note.keys ? await readBack(told as RecordKeys, this.sql) : (told as Change[] | undefined)
+    // an instance of an earlier version sends the records themselves
+    let keys = note.changed
+    if (keys === undefined && note.seq !== undefined) {
+      const result = await this.#query<{changes: RecordKeys}>('SELECT changes FROM changes WHERE seq = $1', [note.seq])
+      if (note.keys) keys = result.rows[0]?.changes
+      else note.changes = result.rows[0]?.changes as Change[] | undefined
     }
-    if (!changes) return
-    const fresh = this.#order.fresh(changes, note.commit)
+    // an instance of an earlier version sends the records themselves
+    if (note.changes) {
+      const fresh = this.#order.fresh(note.changes, note.commit)
+      if (fresh.length > 0) this.#publish(fresh, true)
+    }
+    if (!keys) return
+    const wanted = this.#wanted()
+    const needed = wanted ? keys.filter(([collection]) => wanted.has(collection)) : keys
+    if (needed.length === 0) return
+    const fresh = this.#order.fresh(await readBack(needed, this.sql), note.commit)
     if (fresh.length > 0) this.#publish(fresh, true)
+  }
+
+  /**
+   * The collections whose records the listeners need of the other instances' changes; undefined for all of
+   * them, while a live stream follows (docs/postgres.md, "Changes reach the listeners in commit order").
+   */
+  #wanted(): Set<CollectionName> | undefined {
+    const wanted = new Set<CollectionName>(['api_keys'])
+    for (const {only} of this.#listeners) {
+      if (!only) return undefined
+      for (const collection of only) wanted.add(collection)
+    }
+    return wanted
   }
 
   /** Trims the side tables now and then, after a unit that deleted or wrote large changes. */
@@ -402,9 +430,10 @@ export class PgStorage extends PgReader implements Storage {
     return this.#failure
   }
 
-  subscribe(listener: (changes: readonly Change[], remote?: boolean) => void): () => void {
-    this.#listeners.push(listener)
-    return () => (this.#listeners = this.#listeners.filter((l) => l !== listener))
+  subscribe(listener: Listener['listener'], only?: readonly CollectionName[]): () => void {
+    const entry: Listener = {listener, only}
+    this.#listeners.push(entry)
+    return () => (this.#listeners = this.#listeners.filter((l) => l !== entry))
   }
 
   async close(): Promise<void> {

@@ -47,7 +47,7 @@ export class Deliveries {
     this.#queue = queue
     const {storage} = this.context
     // the deliveries other instances on the database write, and their attempts (docs/postgres.md)
-    if (storage.shared) storage.subscribe((changes, remote) => remote && queue(changes))
+    if (storage.shared) storage.subscribe((changes, remote) => remote && queue(changes), ['deliveries', 'settings'])
     return storage.all('deliveries', {status: 'pending'})
   }
 

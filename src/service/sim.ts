@@ -53,11 +53,14 @@ export class Sim {
   followClock(listener: (offset: number) => void): () => void {
     const {storage} = this.context
     if (!storage.shared) return () => {}
-    return storage.subscribe((changes, remote) => {
-      if (!remote) return
-      for (const [collection, id, record] of changes)
-        if (collection === 'settings' && id === CLOCK_SETTING) listener((record as SettingRecord | null)?.value ?? 0)
-    })
+    return storage.subscribe(
+      (changes, remote) => {
+        if (!remote) return
+        for (const [collection, id, record] of changes)
+          if (collection === 'settings' && id === CLOCK_SETTING) listener((record as SettingRecord | null)?.value ?? 0)
+      },
+      ['settings'],
+    )
   }
 
   /** Saves the clock's offset before the clock moves: after a crash, retries scheduled on it are not in its future. */

@@ -115,9 +115,13 @@ export interface Storage extends Reader {
   readonly failure: Error | undefined
   /**
    * Calls `listener` with each unit's changes once durable: the live streams follow it. `remote` is true for
-   * the changes of another instance sharing the storage (PostgreSQL).
+   * the changes of another instance sharing the storage (PostgreSQL). `only`: the collections whose remote
+   * changes the listener needs; the others' records are then not read back for it (docs/postgres.md).
    */
-  subscribe(listener: (changes: readonly Change[], remote?: boolean) => void): () => void
+  subscribe(
+    listener: (changes: readonly Change[], remote?: boolean) => void,
+    only?: readonly CollectionName[],
+  ): () => void
   /** What the instances on one database share beyond records; absent when this instance is the only one. */
   readonly shared?: SharedStorage
 }

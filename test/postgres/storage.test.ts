@@ -207,13 +207,14 @@ describe('PgStorage', () => {
     expect(runs.a + runs.b).toBe(3)
   })
 
-  it("tells each instance's listeners of the other's units, small ones inline and large ones through the changes table", async () => {
+  it("tells each instance's listeners of the other's units, small ones inline and many keys through the changes table", async () => {
     const [a, b] = await Promise.all([open(), open()])
     const heard: (readonly Change[])[] = []
     const own: (readonly Change[])[] = []
     b.subscribe((changes) => heard.push(changes))
     a.subscribe((changes) => own.push(changes))
-    const large = Array.from({length: 200}, (_, i) => `evt_large_${i}`)
+    // their keys alone pass a notification's 7,000 bytes (src/postgres/notice.ts)
+    const large = Array.from({length: 300}, (_, i) => `evt_large_${i}`)
     await a.unit(async (tx) => tx.put('events', 'evt_small', event('evt_small')))
     await a.unit(async (tx) => {
       for (const id of large) tx.put('events', id, event(id))
@@ -225,6 +226,25 @@ describe('PgStorage', () => {
     expect(await query('SELECT count(*)::int AS n FROM changes')).toEqual([{n: 1}])
     // an instance hears its own units once, when they commit, not again through the database
     expect(own).toHaveLength(2)
+  })
+
+  it("reads back another instance's records only for the collections its listeners need", async () => {
+    const [a, b] = await Promise.all([open(), open()])
+    const heard: (readonly Change[])[] = []
+    const unsubscribe = b.subscribe((changes) => heard.push(changes), ['settings'])
+    const setting = {id: 'clock', account_id: '', value: 5}
+    await a.unit(async (tx) => {
+      tx.put('events', 'evt_unread', event('evt_unread'))
+      tx.put('settings', 'clock', setting as never)
+    })
+    await expect.poll(() => heard.length).toBe(1)
+    expect(heard[0]).toEqual([['settings', 'clock', setting]])
+    // a listener for every collection (a live stream) makes the instance read back the rest too
+    unsubscribe()
+    b.subscribe((changes) => heard.push(changes))
+    await a.unit(async (tx) => tx.put('events', 'evt_read', event('evt_read')))
+    await expect.poll(() => heard.length).toBe(2)
+    expect(heard[1]).toEqual([['events', 'evt_read', event('evt_read')]])
   })
 
   it('writes a large unit with its values bound, and tells the other instance its records by key, read back whole', async () => {
