@@ -30,6 +30,19 @@ const THROUGH_TABLE = prepared('tp_keys_notice', THROUGH_TABLE_SQL)
  */
 export type RecordKeys = [collection: CollectionName, id: string, written: 0 | 1][]
 
+/**
+ * A notification as it comes: the keys inline (`changed`) or in the `changes` table (`seq`, with `keys`);
+ * an instance of an earlier version sends the records themselves (`changes`, inline or at `seq`).
+ */
+export interface Note {
+  from: string
+  commit?: number
+  changed?: RecordKeys
+  seq?: number
+  keys?: boolean
+  changes?: Change[]
+}
+
 /** Each change's collection, id and whether it was written: what every notice tells (`RecordKeys`). */
 export function keysOf(changes: readonly Change[]): RecordKeys {
   return changes.map(([collection, id, record]) => [collection, id, record === null ? 0 : 1])

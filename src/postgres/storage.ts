@@ -8,7 +8,7 @@ import {isRetryable, isUnavailable, unavailable} from './errors.js'
 import {NOTES, PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
 import {named} from './prepared.js'
-import {CHANNEL, notice, readBack, type RecordKeys} from './notice.js'
+import {CHANNEL, type Note, notice, readBack, type RecordKeys} from './notice.js'
 import {PgReader, type Sql} from './reader.js'
 import {PgUnit} from './unit.js'
 
@@ -296,16 +296,8 @@ export class PgStorage extends PgReader implements Storage {
   async #receive(payload: string): Promise<void> {
     // this instance hears its own notifications too: told apart by their start, they are not parsed
     if (payload.startsWith(this.#ownNotes)) return
-    const note = JSON.parse(payload) as {
-      from: string
-      commit?: number
-      changed?: RecordKeys
-      seq?: number
-      keys?: boolean
-      changes?: Change[]
-    }
+    const note = JSON.parse(payload) as Note
     if (note.from === this.#instance) return
-    // an instance of an earlier version sends the records themselves
     let keys = note.changed
     if (keys === undefined && note.seq !== undefined) {
       const result = await this.#query<{changes: RecordKeys}>('SELECT changes FROM changes WHERE seq = $1', [note.seq])
