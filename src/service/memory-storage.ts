@@ -1,7 +1,7 @@
 import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
 import {type Change, GUEST_SCOPE, type Store} from '../store/store.js'
 import type {Table} from '../store/table.js'
-import type {Holder, PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from './storage.js'
+import type {Holder, PageOf, PageQuery, Reader, RecordsOf, Storage, UnitOfWork, Where} from './storage.js'
 import {UnitWrites} from './unit-writes.js'
 
 type Row = Record<string, unknown>
@@ -60,6 +60,12 @@ class MemoryReader implements Reader {
 
   all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]> {
     return Promise.resolve([...this.table(collection).all(where)])
+  }
+
+  async accountRecords<C extends CollectionName>(accountId: string, collections: readonly C[]): Promise<RecordsOf<C>> {
+    const records = {} as RecordsOf<C>
+    for (const collection of collections) records[collection] = await this.list(collection, accountId)
+    return records
   }
 
   heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]> {

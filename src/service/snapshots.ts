@@ -52,10 +52,8 @@ export class Snapshots {
    */
   save(accountId: string, name: string): Promise<SnapshotRecord> {
     return this.outbox.unitFannedOut(ACCOUNT, async (tx) => {
-      // every list read at one moment: no change to the account lands between two of them
-      await tx.lockAccount(accountId)
-      const records = {} as SnapshotRecords
-      for (const collection of STORED_COLLECTIONS) records[collection] = (await tx.list(collection, accountId)) as never
+      // every collection read at one moment: no change to the account lands between two of them
+      const records = (await tx.accountRecords(accountId, STORED_COLLECTIONS)) as SnapshotRecords
       const snapshot: SnapshotRecord = {
         id: snapshotKey(accountId, name),
         name,

@@ -57,9 +57,17 @@ export interface Reader {
   all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]>
   /** How many records the account has in `collection`. */
   count(collection: CollectionName, accountId: string): Promise<number>
+  /**
+   * The account's records in each of `collections`, oldest first, read at one moment (one statement on
+   * PostgreSQL, so no change lands between two collections); nothing is locked: for a snapshot's save.
+   */
+  accountRecords<C extends CollectionName>(accountId: string, collections: readonly C[]): Promise<RecordsOf<C>>
   /** Which of `ids` another account than `accountId` holds in `collection`, and whose each is; nothing is locked. */
   heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]>
 }
+
+/** Each collection's records (`accountRecords`). */
+export type RecordsOf<C extends CollectionName> = {[K in C]: Collections[K][]}
 
 /** A record's id and the account that holds it (`heldElsewhere`). */
 export interface Holder {
