@@ -402,7 +402,7 @@ export class TablepayClient {
     return this.#transport.request(method, path, options)
   }
 
-  // --- snapshots: saved states of the account (docs/api.md, "Snapshots")
+  // --- snapshots: saved states of the account (docs/snapshots.md)
 
   /** Saves the account's records and the clock's offset as `name`, replacing a snapshot of that name. */
   async saveSnapshot(name: string): Promise<Snapshot> {

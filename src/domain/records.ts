@@ -124,7 +124,7 @@ export interface FanOutRecord {
   due: number
 }
 
-/** A saved state of one account (docs/api.md, "Snapshots"): its records, in the form an export shows them. */
+/** A saved state of one account (docs/snapshots.md): its records, in the form an export shows them. */
 export interface SnapshotRecord {
   /** `{account_id}/{name}`: a name is the account's own. */
   id: string

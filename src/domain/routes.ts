@@ -59,7 +59,7 @@ export const ROUTES = {
   createScratchAccount: {method: 'POST', path: '/sim/accounts', scope: 'write'},
   deleteScratchAccount: {method: 'DELETE', path: '/sim/accounts/{id}', scope: 'write'},
 
-  // saved states of an account (docs/api.md, "Snapshots")
+  // saved states of an account (docs/snapshots.md)
   saveSnapshot: {method: 'POST', path: '/sim/snapshots', scope: 'write'},
   listSnapshots: {method: 'GET', path: '/sim/snapshots', scope: 'read'},
   getSnapshot: {method: 'GET', path: '/sim/snapshots/{name}', scope: 'read'},

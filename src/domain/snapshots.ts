@@ -7,7 +7,7 @@ import {Check, Claim, Delivery, Event, Feedback, Location, Payment, WebhookEndpo
 /** The format version of an exported snapshot (`tablepay_snapshot`). */
 export const SNAPSHOT_FORMAT = 1
 
-/** What a snapshot holds of an account, in the order a restore writes them (docs/api.md, "Snapshots"). */
+/** What a snapshot holds of an account, in the order a restore writes them (docs/snapshots.md). */
 export const SNAPSHOT_COLLECTIONS = [
   'locations',
   'checks',

@@ -83,6 +83,6 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   // fan-out marks in a collection of their own, no longer settings; on PostgreSQL a change writes its
   // deliveries itself, so no database holds a mark to move (docs/storage.md, "Deferred fan-out")
   table('fan_outs'),
-  // each account's saved states, one record per snapshot (docs/api.md, "Snapshots")
+  // each account's saved states, one record per snapshot (docs/snapshots.md)
   table('snapshots'),
 ]

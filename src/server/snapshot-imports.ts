@@ -39,7 +39,7 @@ export async function readImports(reader: Reader, files: readonly string[]): Pro
   return documents
 }
 
-/** Each of `documents` stored in the account it names and restored there, in their order (docs/api.md, "Snapshots"). */
+/** Each of `documents` stored in the account it names and restored there, in their order (docs/snapshots.md). */
 export async function importAtStart(
   service: Service,
   dispatcher: Dispatcher,

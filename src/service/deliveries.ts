@@ -131,7 +131,7 @@ export class Deliveries {
    * endpoint as they are now: while the request was out the endpoint may have
    * been deleted (the delivery canceled with it) or disabled, or the delivery
    * retried; a delivery deleted with its account (a reset) has nothing left to record, nor one a restore
-   * wrote since (docs/api.md, "Snapshots"). A success
+   * wrote since (docs/snapshots.md). A success
    * supersedes the endpoint's other deliveries of the event still pending (docs/api.md, "Webhooks",
    * A success ends the retries).
    * Resolves with the endpoint as it is then: undefined once deleted (or the delivery with it).

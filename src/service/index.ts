@@ -55,7 +55,7 @@ export function createServiceLayer(context: ServiceContext) {
     deliveries: new Deliveries(context, outbox),
     accounts: new Accounts(context, outbox, traffic),
     sim: new Sim(context, outbox, traffic),
-    /** Saved states of an account, and their restore (docs/api.md, "Snapshots"). */
+    /** Saved states of an account, and their restore (docs/snapshots.md). */
     snapshots: new Snapshots(context, outbox),
     retention: new Retention(context, outbox, context.retention),
     /** What each account's requests were: the request log. */

@@ -33,7 +33,7 @@ async function refuseHeldElsewhere(tx: UnitOfWork, accountId: string, snapshot: 
 }
 
 /**
- * Saved states of an account (docs/api.md, "Snapshots"). A snapshot is one
+ * Saved states of an account (docs/snapshots.md). A snapshot is one
  * record holding the account's records, so a save is one unit of work and
  * a restore another: each is one journal entry or one transaction, and a
  * crash leaves the state before or after it, never a mix.

@@ -93,7 +93,7 @@ export interface UnitOfWork extends Reader {
   deleteAll(collection: CollectionName, accountId: string): Promise<number>
   /**
    * Waits until no other unit writes the account's records, and keeps them from it until this one ends: a
-   * snapshot's save and restore, before any other read (docs/postgres.md, "Snapshots").
+   * snapshot's restore, before any other read (docs/postgres.md, "Snapshots").
    */
   lockAccount(accountId: string): Promise<void>
 }

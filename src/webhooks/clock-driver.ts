@@ -149,7 +149,7 @@ export class ClockDriver {
   }
 
   /**
-   * Puts the clock at `offset` at once, back too: the offset a restore wrote (docs/api.md, "Snapshots").
+   * Puts the clock at `offset` at once, back too: the offset a restore wrote (docs/snapshots.md).
    * True when it moved; the caller runs what is due then. An advance moves the clock itself, saving each
    * offset before it moves there: meanwhile this does nothing (a restore waits for the advance, `alone`).
    */

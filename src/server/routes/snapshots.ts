@@ -22,7 +22,7 @@ const byNewest = (a: SnapshotRecord, b: SnapshotRecord) =>
 
 const nameOf = (event: H3Event) => readParam(event, 'name', SnapshotName)
 
-/** Saved states of an account, restored in one unit of work (docs/api.md, "Snapshots"). */
+/** Saved states of an account, restored in one unit of work (docs/snapshots.md). */
 export const snapshotOperations: OperationSpec[] = [
   {
     id: 'saveSnapshot',

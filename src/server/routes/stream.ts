@@ -24,7 +24,7 @@ export const streamOperations: OperationSpec[] = [
       return streams.open(event, {
         key: `account:${accountId}`,
         select: (changes) => {
-          // a restore rewrites the account at once: one message says to read it again (docs/api.md, "Snapshots")
+          // a restore rewrites the account at once: one message says to read it again (docs/snapshots.md)
           if (isRestore(changes, accountId)) return [{event: 'reset', data: {object: 'reset', account_id: accountId}}]
           const messages: StreamMessageOut[] = []
           for (const [collection, , record] of changes) {
