@@ -1,7 +1,7 @@
-import {writeFile} from 'node:fs/promises'
 import {Flags} from '@oclif/core'
 import {DEFAULT_URL} from '../client/config.js'
 import {Command} from '../cli/command.js'
+import {outputFlag, writeOutput} from '../cli/flags/output-file.js'
 import {openApiDocument} from '../server/openapi.js'
 
 interface Written {
@@ -34,7 +34,7 @@ The document is JSON with or without --json. With --output it goes to FILE, and 
   ]
 
   static override flags = {
-    output: Flags.string({char: 'o', helpValue: 'FILE', summary: 'Write the document to FILE instead of printing it.'}),
+    output: outputFlag,
     'server-url': Flags.url({
       helpValue: 'URL',
       summary: `The server the document names (its "servers"), with or without /v1. Default: ${DEFAULT_URL}.`,
@@ -49,17 +49,7 @@ The document is JSON with or without --json. With --output it goes to FILE, and 
       this.log(text.trimEnd())
       return document
     }
-    try {
-      await writeFile(flags.output, text)
-    } catch (error) {
-      this.error(`Cannot write ${flags.output}: ${(error as Error).message}`, {
-        exit: 1,
-        code: 'output_failed',
-        suggestions: [
-          'Write to a directory that exists and that you can write to, or leave out --output to print the document.',
-        ],
-      })
-    }
+    await writeOutput(flags.output, text)
     const operations = operationCount(document)
     this.log(`Wrote the OpenAPI 3.1 document (${operations} operations) to ${flags.output}.`)
     return {output: flags.output, operations}

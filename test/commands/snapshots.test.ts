@@ -54,6 +54,8 @@ describe('tablepay snapshots', () => {
     const document = JSON.parse(await readFile(file, 'utf8'))
     expect(document).toMatchObject({tablepay_snapshot: 1, name: 'one', account: 'acct_demo'})
     expect(JSON.parse((await cli(['snapshots', 'export', 'one'])).stdout)).toEqual(document)
+    const refused = await cli(['snapshots', 'export', 'one', '-o', join(dir, 'missing', 'one.json')])
+    expect(refused).toMatchObject({code: 1, stderr: expect.stringContaining('Write to a directory that exists')})
 
     await writeFile(file, JSON.stringify({...document, name: 'two'}))
     expect((await cli(['snapshots', 'import', file])).stdout).toMatch(/^Imported two \(1 check, 1 event/)

@@ -1,8 +1,7 @@
-import {writeFile} from 'node:fs/promises'
-import {Flags} from '@oclif/core'
 import type {SnapshotDocument} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {API_EXIT_CODES} from '../../cli/exit-codes.js'
+import {outputFlag, writeOutput} from '../../cli/flags/output-file.js'
 import {asInput, SNAPSHOT_EXIT_CODES, snapshotName, snapshotNameArg} from '../../cli/snapshots/input.js'
 import {printable} from '../../cli/views/printable.js'
 
@@ -22,7 +21,7 @@ export default class SnapshotsExport extends ApiCommand<typeof SnapshotsExport> 
   static override args = {NAME: snapshotNameArg}
 
   static override flags = {
-    output: Flags.string({char: 'o', helpValue: 'FILE', summary: 'Write the document to FILE instead of printing it.'}),
+    output: outputFlag,
   }
 
   public async run(): Promise<SnapshotDocument | {output: string; name: string}> {
@@ -33,15 +32,7 @@ export default class SnapshotsExport extends ApiCommand<typeof SnapshotsExport> 
       if (!this.jsonEnabled()) this.log(JSON.stringify(document, null, 2))
       return document
     }
-    try {
-      await writeFile(output, `${JSON.stringify(document)}\n`)
-    } catch (error) {
-      this.error(`Cannot write ${output}: ${(error as Error).message}`, {
-        exit: 1,
-        code: 'output_failed',
-        suggestions: ['Write to a directory that exists and that you can write to, or leave out --output to print it.'],
-      })
-    }
+    await writeOutput(output, `${JSON.stringify(document)}\n`)
     this.log(printable(`Wrote snapshot ${document.name} to ${output}.`))
     return {output, name: document.name}
   }

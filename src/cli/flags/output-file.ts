@@ -1,0 +1,22 @@
+import {writeFile} from 'node:fs/promises'
+import {Errors, Flags} from '@oclif/core'
+
+/** `--output FILE`: a command's document written to FILE instead of printed (`openapi`, `snapshots export`). */
+export const outputFlag = Flags.string({
+  char: 'o',
+  helpValue: 'FILE',
+  summary: 'Write the document to FILE instead of printing it.',
+})
+
+/** Writes `text` to `file`, or ends the command with `output_failed` (exit 1), saying what to do instead. */
+export async function writeOutput(file: string, text: string): Promise<void> {
+  try {
+    await writeFile(file, text)
+  } catch (error) {
+    throw new Errors.CLIError(`Cannot write ${file}: ${(error as Error).message}`, {
+      exit: 1,
+      code: 'output_failed',
+      suggestions: ['Write to a directory that exists and that you can write to, or leave out --output to print it.'],
+    })
+  }
+}
