@@ -31,13 +31,14 @@ export function isRetryable(error: unknown): boolean {
  * Whether `error` says the database cannot be reached (rather than refusing
  * one statement): a lost or refused connection, a server shutting down,
  * crashed or starting up (57P01–57P03), the database dropped (57P04), a
- * session ended for idling (57P05).
+ * session ended for idling (57P05), a connection not open within the connect
+ * timeout.
  */
 export function isUnavailable(error: unknown): boolean {
   const code = codeOf(error)
   if (code !== undefined && (NETWORK.has(code) || code.startsWith('08') || /^57P0[1-5]$/.test(code))) return true
   const message = error instanceof Error ? error.message : ''
-  return /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect/i.test(message)
+  return /Connection terminated|connection error|not queryable|timeout expired/i.test(message)
 }
 
 /**

@@ -118,12 +118,19 @@ export class PgStorage extends PgReader implements Storage {
   }
 
   #newPool(): pg.Pool {
-    // a database behind a dead network answers nothing: give up on connecting after a while, and notice dead peers
+    // a database behind a dead network answers nothing: give up on opening a connection after a while, and notice
+    // dead peers. The timeout is the client's, not the pool's: the pool's would also end a unit's wait for a busy
+    // pool's next free client, and under load make a reachable database count as unreachable
+    const connectionTimeoutMillis = this.connectTimeoutMs
     const pool = new pg.Pool({
       connectionString: this.#url,
       max: this.#poolSize,
-      connectionTimeoutMillis: this.connectTimeoutMs,
       keepAlive: true,
+      Client: class extends pg.Client {
+        constructor(config?: pg.ClientConfig) {
+          super({...config, connectionTimeoutMillis})
+        }
+      },
     })
     // an idle connection the server closed: the pool drops it and connects anew when next needed
     pool.on('error', ignore)

@@ -3,7 +3,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import type {Change} from '../../src/service/storage.js'
 import {migrate} from '../../src/postgres/migrations.js'
 import {MIGRATIONS} from '../../src/postgres/schema.js'
-import {PgStorage} from '../../src/postgres/storage.js'
+import {PgStorage, type PgStorageOptions} from '../../src/postgres/storage.js'
 import {literal} from '../../src/postgres/unit.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
@@ -11,7 +11,7 @@ import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 let db: TestDatabase
 const opened: PgStorage[] = []
 
-async function open(options: {deletedKept?: number; url?: string} = {}): Promise<PgStorage> {
+async function open(options: Partial<PgStorageOptions> = {}): Promise<PgStorage> {
   const storage = await PgStorage.open({url: db.url, ...options})
   opened.push(storage)
   return storage
@@ -96,6 +96,23 @@ describe('PgStorage', () => {
       }),
     ).rejects.toThrow('refused')
     expect(await storage.get('events', 'evt_1')).toBeUndefined()
+  })
+
+  it('a unit waits for a busy pool past the connect timeout: a database slow to free a connection is not unreachable', async () => {
+    const storage = await open({poolSize: 1, connectTimeoutMs: 100})
+    let free!: () => void
+    const busy = storage.unit(async (tx) => {
+      await tx.get('events', 'evt_0')
+      await new Promise<void>((resolve) => (free = resolve))
+      tx.put('events', 'evt_1', event('evt_1'))
+    })
+    const waiting = storage.unit(async (tx) => tx.put('events', 'evt_2', event('evt_2')))
+    // the pool's one connection stays busy for three connect timeouts
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    free()
+    await Promise.all([busy, waiting])
+    expect(storage.failure).toBeUndefined()
+    expect(await storage.count('events', 'acct_a')).toBe(2)
   })
 
   it('a listener of durable changes that throws fails its unit after the commit, and the next unit runs', async () => {
