@@ -10,6 +10,7 @@ import {migrate} from './migrations.js'
 import {named} from './prepared.js'
 import {CHANNEL, type Note, notice, readBack, type RecordKeys} from './notice.js'
 import {PgReader, type Sql} from './reader.js'
+import {newPool} from './pool.js'
 import {PgUnit} from './unit.js'
 
 const ignore = () => {}
@@ -114,32 +115,7 @@ export class PgStorage extends PgReader implements Storage {
     self.storage = this
     this.#url = url
     this.#poolSize = poolSize
-    this.#pool = this.#newPool()
-  }
-
-  #newPool(): pg.Pool {
-    // a database behind a dead network answers nothing: give up on opening a connection after a while, and notice
-    // dead peers. The timeout is the client's, not the pool's: the pool's would also end a unit's wait for a busy
-    // pool's next free client, and under load make a reachable database count as unreachable
-    const connectionTimeoutMillis = this.connectTimeoutMs
-    const pool = new pg.Pool({
-      connectionString: this.#url,
-      max: this.#poolSize,
-      keepAlive: true,
-      Client: class extends pg.Client {
-        constructor(config?: pg.ClientConfig) {
-          super({...config, connectionTimeoutMillis})
-        }
-      },
-    })
-    // an idle connection the server closed: the pool drops it and connects anew when next needed
-    pool.on('error', ignore)
-    // a lost connection fails the statement under way, which its caller hears, and is an 'error' event too, which
-    // unheard ends the process. The pool hears it only while the client is idle, and the bytes that bring a new
-    // client's ready message may bring a shutdown's error right behind it, before the caller it is handed to can
-    // listen: so each client listens from when the pool made it to its end
-    pool.on('connect', (client) => client.on('error', ignore))
-    return pool
+    this.#pool = newPool(this.#url, this.#poolSize, this.connectTimeoutMs)
   }
 
   /**
@@ -374,7 +350,7 @@ export class PgStorage extends PgReader implements Storage {
    */
   #letGo(): void {
     const pool = this.#pool
-    this.#pool = this.#newPool()
+    this.#pool = newPool(this.#url, this.#poolSize, this.connectTimeoutMs)
     this.#letGone.add(pool)
     const endOnceBack = () =>
       setImmediate(() => {

@@ -1,0 +1,30 @@
+import pg from 'pg'
+
+const ignore = () => {}
+
+/**
+ * A pool of `size` connections to `url`. A database behind a dead network answers nothing: opening a
+ * connection gives up after `connectTimeoutMs`, and keepalives notice dead peers. The timeout is the
+ * client's, not the pool's: the pool's would also end a wait for a busy pool's next free client, and under
+ * load make a reachable database count as unreachable (docs/postgres.md, "Connections").
+ */
+export function newPool(url: string, size: number, connectTimeoutMs: number): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: size,
+    keepAlive: true,
+    Client: class extends pg.Client {
+      constructor(config?: pg.ClientConfig) {
+        super({...config, connectionTimeoutMillis: connectTimeoutMs})
+      }
+    },
+  })
+  // an idle connection the server closed: the pool drops it and connects anew when next needed
+  pool.on('error', ignore)
+  // a lost connection fails the statement under way, which its caller hears, and is an 'error' event too, which
+  // unheard ends the process. The pool hears it only while the client is idle, and the bytes that bring a new
+  // client's ready message may bring a shutdown's error right behind it, before the caller it is handed to can
+  // listen: so each client listens from when the pool made it to its end
+  pool.on('connect', (client) => client.on('error', ignore))
+  return pool
+}
