@@ -39,6 +39,8 @@ export default defineConfig({
     sequence: {sequencer: ProjectSequencer},
     // builds dist/ when src/ is newer: what spawned and in-process commands run (test/helpers/build-setup.ts)
     globalSetup: ['test/helpers/build-setup.ts'],
+    // each file's temp dirs go once it ends: a run leaves nothing in the temp dir but its caches
+    setupFiles: ['test/helpers/temp-dirs-setup.ts'],
     projects: [
       {
         extends: true,

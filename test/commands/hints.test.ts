@@ -1,9 +1,9 @@
-import {mkdtemp, readFile, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type ApiServer, startApiServer} from '../helpers/api-server.js'
 import {cliFor, ROOT, runCommand} from '../helpers/cli.js'
+import {makeTempDir} from '../helpers/simulator.js'
 
 let server: ApiServer
 beforeAll(async () => {
@@ -39,7 +39,7 @@ describe('conflict_with_paid_items', () => {
   /** fixtures/checks/open.json, one version up, changed by `change`, in a file of its own. */
   const pushBody = async (name: string, change: (body: Record<string, any>) => object) => {
     const body = JSON.parse(await readFile(join(ROOT, 'fixtures/checks/open.json'), 'utf8'))
-    const file = join(await mkdtemp(join(tmpdir(), 'tablepay-hints-')), `${name}.json`)
+    const file = join(await makeTempDir('tablepay-hints-'), `${name}.json`)
     await writeFile(file, JSON.stringify(change({...body, version: (body.version ?? 1) + 1})))
     return file
   }

@@ -1,9 +1,9 @@
 import {type ChildProcess, spawn} from 'node:child_process'
-import {mkdtempSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {type RunningCommand, runInProcess, startInProcess} from './run-command.js'
+import {makeTempDirSync} from './temp-dirs.js'
 
 /** The repository root: the CLI runs from here, so `fixtures/…` paths work as in the docs. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -48,7 +48,8 @@ let homes = 0
 
 /** The environment of a user with no tablepay settings and no colours, plus `env`. */
 function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
-  emptyDataDir ??= mkdtempSync(join(tmpdir(), 'tablepay-cli-'))
+  // a test file's temp dirs go when it ends (test/helpers/temp-dirs.ts): the next file makes its own
+  if (!emptyDataDir || !existsSync(emptyDataDir)) emptyDataDir = makeTempDirSync('tablepay-cli-')
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('TABLEPAY_')))
   // OCLIF_COLUMNS: oclif wraps error messages at 80 columns; unwrapped, assertions can match whole sentences
   const home = join(emptyDataDir, `home-${++homes}`)

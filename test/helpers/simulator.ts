@@ -1,11 +1,13 @@
-import {mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {rm, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import type {Seed} from '../../src/domain/seed-schema.js'
 import {type RunningServer, type ServeOptions, startServer} from '../../src/server/start.js'
 import {readdir, readFile} from 'node:fs/promises'
 import {createTestDatabase, onPostgres, storedIn} from './postgres.js'
 import {rawRequest} from './raw-http.js'
+import {makeTempDir} from './temp-dirs.js'
+
+export {makeTempDir} from './temp-dirs.js'
 
 /** Two restaurants, so tests can check that one never sees the other. */
 export const TEST_SEED: Seed = {
@@ -63,10 +65,6 @@ export interface TestServer {
   restart(serve?: Partial<ServeOptions>): Promise<void>
   /** Stops the server and removes the data dir. */
   close(): Promise<void>
-}
-
-export async function makeTempDir(prefix = 'tablepay-test-'): Promise<string> {
-  return mkdtemp(join(tmpdir(), prefix))
 }
 
 export async function writeSeed(dir: string, seed: Seed = TEST_SEED): Promise<string> {

@@ -1,6 +1,6 @@
 /**
  * The package as a user gets it: `npm pack`, installed into a fresh project,
- * type-checked and run there. It packs the `dist/` that `pretest` built, with
+ * type-checked and run there. It packs the `dist/` that the run built (test/helpers/build-setup.ts), with
  * `--ignore-scripts`: `prepack` (clean, then build) runs on a real `npm pack`
  * or publish, and would here delete `dist/` under the other tests' feet.
  */
