@@ -13,6 +13,9 @@ export function newPool(url: string, size: number, connectTimeoutMs: number): pg
     connectionString: url,
     max: size,
     keepAlive: true,
+    // probes a connection 10 s after it last heard anything (the system's default waits 2 hours): a statement
+    // whose database went silent fails, rather than holding its request and those waiting for its connection
+    keepAliveInitialDelayMillis: 10_000,
     Client: class extends pg.Client {
       constructor(config?: pg.ClientConfig) {
         super({...config, connectionTimeoutMillis: connectTimeoutMs})
