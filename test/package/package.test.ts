@@ -201,15 +201,10 @@ async function typesCache(): Promise<string> {
 /** Puts the kept build info in the project, dated long ago: tsc -b builds again, from it, and never skips. */
 async function restoreBuildInfo(cache: string, infos: string[]): Promise<void> {
   for (const info of infos) {
-    const target = join(consumer, info)
-    if (
-      !(await copyFile(join(cache, info), target).then(
-        () => true,
-        () => false,
-      ))
-    )
-      continue
-    await utimes(target, 0, 0)
+    const kept = join(cache, info)
+    if (!existsSync(kept)) continue
+    await copyFile(kept, join(consumer, info))
+    await utimes(join(consumer, info), 0, 0)
   }
 }
 
