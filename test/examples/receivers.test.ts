@@ -84,26 +84,24 @@ describe.each(Object.keys(RECEIVERS))('examples/receivers/%s', (file) => {
   })
 })
 
-/** The block of `language` in docs/signatures.md, split at blank lines. */
-function documentedBlocks(language: string): string[] {
-  const page = readFileSync(join(ROOT, 'docs', 'signatures.md'), 'utf8')
-  const code = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(page)?.[1]
-  if (code === undefined) throw new Error(`docs/signatures.md shows no ${language}`)
+/** The README's block of `language` under "Verify in any language", split at blank lines. */
+function readmeBlocks(language: string): string[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const section = readme.slice(readme.indexOf('### Verify in any language'))
+  const code = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(section)?.[1]
+  if (code === undefined) throw new Error(`README.md shows no ${language} under "Verify in any language"`)
   return code.trim().split(/\n\s*\n/)
 }
 
 it.each([
   ['python', 'python-http.py'],
   ['java', 'Receiver.java'],
-])(
-  "docs/signatures.md's %s verifier is the code of examples/receivers/%s, block for block and in order",
-  (language, file) => {
-    const source = readFileSync(example(file), 'utf8')
-    let from = 0
-    for (const block of documentedBlocks(language)) {
-      const at = source.indexOf(`\n${block}\n`, from - 1)
-      expect(at, `not in ${file} after its character ${from}:\n${block}`).toBeGreaterThanOrEqual(0)
-      from = at + block.length + 2
-    }
-  },
-)
+])("README's %s verifier is the code of examples/receivers/%s, block for block and in order", (language, file) => {
+  const source = readFileSync(example(file), 'utf8')
+  let from = 0
+  for (const block of readmeBlocks(language)) {
+    const at = source.indexOf(`\n${block}\n`, from - 1)
+    expect(at, `not in ${file} after its character ${from}:\n${block}`).toBeGreaterThanOrEqual(0)
+    from = at + block.length + 2
+  }
+})
