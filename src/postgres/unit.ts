@@ -48,7 +48,7 @@ function inline(sql: string, values: readonly unknown[] = []): string {
  */
 class UnitSql implements Sql {
   begun = false
-  /** What the transaction's first query runs right after BEGIN: the account's shared lock (`PgUnit.#writesTo`). */
+  /** What the transaction's first query runs right after BEGIN: the account's shared lock (`writesTo`). */
   lead = ''
   readonly prepared: PreparedOn
 
@@ -137,7 +137,7 @@ export class PgUnit extends PgReader implements UnitOfWork {
    */
   override async checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
     if (this.begun) return super.checkByExternalId(accountId, externalId)
-    this.#writesTo(accountId)
+    this.writesTo(accountId)
     const [check, listed] = (
       await this.#sql.results<{doc: unknown} & LockedEndpoints>(
         `${this.#sql.execute(CHECK_BY_EXTERNAL_ID, [text(accountId), text(externalId)])};
@@ -157,19 +157,21 @@ export class PgUnit extends PgReader implements UnitOfWork {
     where?: Where<C>,
   ): Promise<Collections[C][]> {
     const known = this.#endpoints
-    this.#writesTo(accountId)
+    this.writesTo(accountId)
     if (collection !== 'webhook_endpoints' || where !== undefined || known?.accountId !== accountId)
       return super.list(collection, accountId, where)
     return known.records as Collections[C][]
   }
 
   /**
-   * A unit whose first statement names its account takes the account's lock, shared, with it: a save or
-   * restore of the account waits for it, and it for them (docs/postgres.md, "Snapshots"). Taken later, once
-   * the unit holds row locks a restore waits for, it could deadlock with one.
+   * A unit whose first statement names its account, or that said which it writes, takes the account's lock,
+   * shared, with that statement: a save or restore of the account waits for it, and it for them
+   * (docs/postgres.md, "Snapshots"). Taken later, once the unit holds row locks a restore waits for, it could
+   * deadlock with one.
    */
-  #writesTo(accountId: string): void {
-    if (!this.begun) this.#sql.lead = `SELECT pg_advisory_xact_lock_shared(${accountLock(accountId)}); `
+  writesTo(accountId: string): void {
+    if (!this.begun && !this.#sql.lead)
+      this.#sql.lead = `SELECT pg_advisory_xact_lock_shared(${accountLock(accountId)}); `
   }
 
   async lockAccount(accountId: string): Promise<void> {

@@ -92,7 +92,7 @@ export class Deliveries {
    */
   retry(delivery: DeliveryRecord): Promise<DeliveryRecord> {
     const {clock, now} = this.context
-    return this.outbox.unit({reads: ['webhook_endpoints']}, async (tx) => {
+    return this.outbox.unit({reads: ['webhook_endpoints'], account: delivery.account_id}, async (tx) => {
       // as stored now: an attempt recorded since the route read it must not be written over
       const latest = await tx.get('deliveries', delivery.id)
       if (!latest) throw new ApiError('not_found', `No delivery ${delivery.id} in this account.`)
@@ -164,7 +164,7 @@ export class Deliveries {
    * const delivery = await service.deliveries.resend(event, 'we_…')
    */
   resend(event: EventRecord, endpointId: string): Promise<DeliveryRecord> {
-    return this.outbox.unit({reads: ['webhook_endpoints']}, async (tx) => {
+    return this.outbox.unit({reads: ['webhook_endpoints'], account: event.account_id}, async (tx) => {
       const endpoint = await endpointOf(tx, event.account_id, endpointId)
       if (!endpoint) throw invalidField('endpoint_id', `no webhook endpoint ${endpointId} in this account`)
       return this.outbox.redeliver(tx, endpoint, [event])[0]!

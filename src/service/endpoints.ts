@@ -93,7 +93,7 @@ export class Endpoints {
   /** Changes the URL, event types or description; the rules of creation apply. */
   update(endpoint: WebhookEndpointRecord, input: WebhookEndpointUpdate): Promise<WebhookEndpointRecord> {
     const {now, strictUrls} = this.context
-    return this.outbox.unit({reads: ['webhook_endpoints']}, async (tx) => {
+    return this.outbox.unit({reads: ['webhook_endpoints'], account: endpoint.account_id}, async (tx) => {
       const current = await latest(tx, endpoint)
       const updated = updateEndpoint(current, input, now(), strictUrls)
       if (updated !== current) tx.put('webhook_endpoints', endpointKey(updated), updated)
@@ -112,7 +112,7 @@ export class Endpoints {
     expireAfterS = DEFAULT_SECRET_OVERLAP_S,
   ): Promise<WebhookEndpointRecord> {
     const {now, clock} = this.context
-    return this.outbox.unit({reads: ['webhook_endpoints']}, async (tx) => {
+    return this.outbox.unit({reads: ['webhook_endpoints'], account: endpoint.account_id}, async (tx) => {
       const rotated = rotateSecret(await latest(tx, endpoint), expireAfterS, clock.now(), now())
       tx.put('webhook_endpoints', endpointKey(rotated), rotated)
       return rotated
@@ -124,21 +124,24 @@ export class Endpoints {
    * delivery to it and no succeeded one; resolves with how many.
    */
   recover(endpoint: WebhookEndpointRecord, since: string): Promise<number> {
-    return this.outbox.unit({reads: ['webhook_endpoints', 'events', 'deliveries']}, async (tx) => {
-      const current = await latest(tx, endpoint)
-      const account = current.account_id
-      const events = await tx.list('events', account)
-      const deliveries = await tx.list('deliveries', account, {endpoint_id: current.id})
-      if (current.status !== 'enabled')
-        throw new ApiError('endpoint_disabled', `Endpoint ${current.id} is disabled: nothing is delivered to it.`)
-      return this.outbox.redeliver(tx, current, eventsToRecover(events, deliveries, current, since)).length
-    })
+    return this.outbox.unit(
+      {reads: ['webhook_endpoints', 'events', 'deliveries'], account: endpoint.account_id},
+      async (tx) => {
+        const current = await latest(tx, endpoint)
+        const account = current.account_id
+        const events = await tx.list('events', account)
+        const deliveries = await tx.list('deliveries', account, {endpoint_id: current.id})
+        if (current.status !== 'enabled')
+          throw new ApiError('endpoint_disabled', `Endpoint ${current.id} is disabled: nothing is delivered to it.`)
+        return this.outbox.redeliver(tx, current, eventsToRecover(events, deliveries, current, since)).length
+      },
+    )
   }
 
   /** Starts (or restarts, drawing from the first again) delivery chaos on the endpoint. */
   setChaos(endpoint: WebhookEndpointRecord, input: ChaosInput): Promise<WebhookEndpointRecord> {
     const chaos = startChaos(input, () => randomInt(2 ** 32))
-    return this.outbox.unit({reads: ['webhook_endpoints']}, async (tx) => {
+    return this.outbox.unit({reads: ['webhook_endpoints'], account: endpoint.account_id}, async (tx) => {
       const updated = {...(await latest(tx, endpoint)), chaos}
       tx.put('webhook_endpoints', endpointKey(updated), updated)
       return updated
@@ -147,7 +150,7 @@ export class Endpoints {
 
   /** Ends delivery chaos; deliveries already delayed keep their due times. */
   endChaos(endpoint: WebhookEndpointRecord): Promise<WebhookEndpointRecord> {
-    return this.outbox.unit({reads: ['webhook_endpoints']}, async (tx) => {
+    return this.outbox.unit({reads: ['webhook_endpoints'], account: endpoint.account_id}, async (tx) => {
       const {chaos: _, ...calm} = await latest(tx, endpoint)
       tx.put('webhook_endpoints', endpointKey(calm), calm)
       return calm

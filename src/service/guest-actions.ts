@@ -54,7 +54,8 @@ export class GuestActions {
     request: IdempotentRequest | undefined,
     act: (tx: UnitOfWork) => Promise<{status: number; body: T}>,
   ) {
-    return this.outbox.unit(GUEST_READS, async (tx) => once(tx, accountId, request, this.#keys, () => act(tx)))
+    const reads = {...GUEST_READS, account: accountId}
+    return this.outbox.unit(reads, async (tx) => once(tx, accountId, request, this.#keys, () => act(tx)))
   }
 
   /**

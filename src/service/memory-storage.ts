@@ -106,6 +106,9 @@ class MemoryUnit extends MemoryReader implements UnitOfWork {
     return Promise.resolve()
   }
 
+  // one unit at a time: a restore runs before or after any other
+  writesTo(): void {}
+
   put<C extends CollectionName>(collection: C, id: string, record: Collections[C]): void {
     this.#writes.put(collection, id, record)
   }

@@ -29,6 +29,8 @@ export interface UnitReads {
    * keeps its events after those marked before them itself).
    */
   reads: readonly CollectionName[]
+  /** The account whose records the unit writes, when it begins by reading another's key (`UnitOfWork.writesTo`). */
+  account?: string
 }
 
 /** A change that makes at most this many deliveries writes them itself: a mark and a later unit would cost more. */
@@ -105,8 +107,9 @@ export class Outbox {
    * @example
    * const endpoint = await outbox.unit({reads: ['webhook_endpoints']}, (tx) => tx.get('webhook_endpoints', id))
    */
-  unit<T>({reads}: UnitReads, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
-    return this.after(reads, () => this.context.storage.unit(work, this.#durable))
+  unit<T>({reads, account}: UnitReads, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
+    const declared = account === undefined ? work : (tx: UnitOfWork) => (tx.writesTo(account), work(tx))
+    return this.after(reads, () => this.context.storage.unit(declared, this.#durable))
   }
 
   /**

@@ -96,6 +96,12 @@ export interface UnitOfWork extends Reader {
    * snapshot's restore, before any other read (docs/postgres.md, "Snapshots").
    */
   lockAccount(accountId: string): Promise<void>
+  /**
+   * Says, before the unit reads anything, that it writes the account's records: a restore of the account
+   * then runs wholly before it or after it (docs/postgres.md, "Snapshots"). A unit that begins by naming
+   * the account (a push) need not.
+   */
+  writesTo(accountId: string): void
 }
 
 /**

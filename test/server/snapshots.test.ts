@@ -265,6 +265,24 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
     }
   })
 
+  it('answers each claim that runs during a restore as before it or after it: never a 404 for the check both hold', async () => {
+    const {sim, push, save, restore} = await setup()
+    const check = await push('claimed')
+    await save('claimed')
+    for (let round = 0; round < 3; round++) {
+      const claims = Array.from({length: 10}, (_, i) =>
+        sim.api('POST', `/v1/sim/checks/${check.id}/claims`, {
+          body: {items: [{external_id: 'a', quantity: 1}]},
+          headers: {'idempotency-key': `r${round}-${i}`},
+        }),
+      )
+      const [answers] = await Promise.all([Promise.all(claims), restore('claimed')])
+      // the check holds 2: the claims after the restore take them, or are refused for want of any left
+      expect(answers.filter((answer) => answer.status === 404 || answer.status >= 500).map((a) => a.body)).toEqual([])
+      expect(answers.filter((answer) => answer.status === 201).length).toBeGreaterThan(0)
+    }
+  })
+
   it('saves each event with its deliveries, even those of a push to many endpoints just before', async () => {
     const {sim, push, save, restore, deliveries} = await setup()
     const others = await startReceiver(() => 200)
