@@ -38,9 +38,8 @@ export default defineConfig({
     // shuffles within each project, not across them (test/helpers/sequencer.ts)
     sequence: {sequencer: ProjectSequencer},
     // builds dist/ when src/ is newer: what spawned and in-process commands run (test/helpers/build-setup.ts)
-    globalSetup: ['test/helpers/build-setup.ts'],
-    // each file's temp dirs go once it ends: a run leaves nothing in the temp dir but its caches
-    setupFiles: ['test/helpers/temp-dirs-setup.ts'],
+    // and removes the temp dirs the tests made, once the run ends: a run leaves nothing in the temp dir but its caches
+    globalSetup: ['test/helpers/build-setup.ts', 'test/helpers/temp-dirs-setup.ts'],
     projects: [
       {
         extends: true,

@@ -1,5 +1,4 @@
 import {type ChildProcess, spawn} from 'node:child_process'
-import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {type RunningCommand, runInProcess, startInProcess} from './run-command.js'
@@ -48,8 +47,7 @@ let homes = 0
 
 /** The environment of a user with no tablepay settings and no colours, plus `env`. */
 function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
-  // a test file's temp dirs go when it ends (test/helpers/temp-dirs.ts): the next file makes its own
-  if (!emptyDataDir || !existsSync(emptyDataDir)) emptyDataDir = makeTempDirSync('tablepay-cli-')
+  emptyDataDir ??= makeTempDirSync('tablepay-cli-')
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('TABLEPAY_')))
   // OCLIF_COLUMNS: oclif wraps error messages at 80 columns; unwrapped, assertions can match whole sentences
   const home = join(emptyDataDir, `home-${++homes}`)
