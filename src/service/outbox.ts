@@ -108,7 +108,10 @@ export class Outbox {
    * const endpoint = await outbox.unit({reads: ['webhook_endpoints']}, (tx) => tx.get('webhook_endpoints', id))
    */
   unit<T>({reads, account}: UnitReads, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
-    const declared = account === undefined ? work : (tx: UnitOfWork) => (tx.writesTo(account), work(tx))
+    const declared = (tx: UnitOfWork) => {
+      if (account !== undefined) tx.writesTo(account)
+      return work(tx)
+    }
     return this.after(reads, () => this.context.storage.unit(declared, this.#durable))
   }
 
