@@ -1,13 +1,12 @@
-import {rm, writeFile} from 'node:fs/promises'
+import {readdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import type {Seed} from '../../src/domain/seed-schema.js'
 import {type RunningServer, type ServeOptions, startServer} from '../../src/server/start.js'
-import {readdir, readFile} from 'node:fs/promises'
 import {createTestDatabase, onPostgres, storedIn} from './postgres.js'
 import {rawRequest} from './raw-http.js'
 import {makeTempDir} from './temp-dirs.js'
 
-export {makeTempDir} from './temp-dirs.js'
+export {makeTempDir}
 
 /** Two restaurants, so tests can check that one never sees the other. */
 export const TEST_SEED: Seed = {

@@ -265,8 +265,8 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
     }
   })
 
-  it('answers each claim that runs during a restore as before it or after it: never a 404 for the check both hold', async () => {
-    const {sim, push, save, restore} = await setup()
+  it('answers each claim and endpoint change that runs during a restore as before it or after it: never a 404 for what both hold', async () => {
+    const {sim, endpoint, push, save, restore} = await setup()
     const check = await push('claimed')
     await save('claimed')
     for (let round = 0; round < 3; round++) {
@@ -276,10 +276,14 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
           headers: {'idempotency-key': `r${round}-${i}`},
         }),
       )
-      const [answers] = await Promise.all([Promise.all(claims), restore('claimed')])
+      const changes = Array.from({length: 10}, (_, i) =>
+        sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {body: {description: `r${round}-${i}`}}),
+      )
+      const [answers, changed] = await Promise.all([Promise.all(claims), Promise.all(changes), restore('claimed')])
       // the check holds 2: the claims after the restore take them, or are refused for want of any left
       expect(answers.filter((answer) => answer.status === 404 || answer.status >= 500).map((a) => a.body)).toEqual([])
       expect(answers.filter((answer) => answer.status === 201).length).toBeGreaterThan(0)
+      expect(changed.map((answer) => answer.status)).toEqual(changes.map(() => 200))
     }
   })
 
