@@ -269,7 +269,7 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
     const {sim, endpoint, push, save, restore} = await setup()
     const check = await push('claimed')
     await save('claimed')
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < 5; round++) {
       const claims = Array.from({length: 10}, (_, i) =>
         sim.api('POST', `/v1/sim/checks/${check.id}/claims`, {
           body: {items: [{external_id: 'a', quantity: 1}]},
@@ -280,9 +280,9 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
         sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {body: {description: `r${round}-${i}`}}),
       )
       const [answers, changed] = await Promise.all([Promise.all(claims), Promise.all(changes), restore('claimed')])
-      // the check holds 2: the claims after the restore take them, or are refused for want of any left
+      // a claim takes one of the check's 2, or is refused for want of any left (as the restore or the claims
+      // before it leave them), but always finds the check
       expect(answers.filter((answer) => answer.status === 404 || answer.status >= 500).map((a) => a.body)).toEqual([])
-      expect(answers.filter((answer) => answer.status === 201).length).toBeGreaterThan(0)
       expect(changed.map((answer) => answer.status)).toEqual(changes.map(() => 200))
     }
   })
