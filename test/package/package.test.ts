@@ -5,8 +5,21 @@
  * or publish, and would here delete `dist/` under the other tests' feet.
  */
 import {execFile, spawn} from 'node:child_process'
+import {createHash} from 'node:crypto'
 import {existsSync} from 'node:fs'
-import {copyFile, mkdir, mkdtemp, readFile, rename, rm, symlink, utimes, writeFile} from 'node:fs/promises'
+import {
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join, posix} from 'node:path'
 import {promisify} from 'node:util'
@@ -23,17 +36,17 @@ const INSTALL_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline', '--ignore-
 const JEST = 'jest@29.7.0'
 
 /**
- * The folder of jest's own install, kept in the temp dir from one run to the next (installing it cost 5 s of
- * CPU and 14 s), named for its version: it runs against the consumer project from there, as a global jest does.
+ * A folder where npm installed `packages`, kept in the temp dir from one run to the next under `name`:
+ * an install cost the run seconds of CPU, most of it writing the same few thousand files again.
  */
-async function cachedJest(): Promise<string> {
-  const path = join(tmpdir(), 'tablepay-test-cache', JEST)
+async function cachedInstall(name: string, packages: string[]): Promise<string> {
+  const path = join(tmpdir(), 'tablepay-test-cache', name)
   if (existsSync(path)) return path
   // installed aside and renamed, so a run beside this one never sees half an install
   const temp = `${path}.${process.pid}.tmp`
   await mkdir(temp, {recursive: true})
   await writeFile(join(temp, 'package.json'), '{"private": true}')
-  await npm(['install', JEST, ...INSTALL_FLAGS], temp)
+  await npm(['install', ...packages, ...INSTALL_FLAGS], temp)
   // a run beside this one that renamed its install first keeps it
   await rename(temp, path).catch(() => rm(temp, {recursive: true, force: true}))
   return path
@@ -44,26 +57,45 @@ let dir: string
 let consumer: string
 /** Paths inside the tarball. */
 let files: string[]
-/** jest's folder (cachedJest). */
+/** jest's folder: it runs against the consumer project from there, as a global jest does. */
 let jest: string
 const installed = (path: string) => join(consumer, 'node_modules', 'tablepay', path)
 
-/** Packs the package and installs the tarball into the fresh project. */
+/**
+ * Packs the package and installs the tarball into the fresh project, with what a user adds next to it: msw
+ * (an optional peer) and node's types. The tree npm makes of the tarball's dependencies and those is kept
+ * (cachedInstall), named for what it is made from: the tarball's dependencies and the peers' versions. The
+ * project links npm's tree, its bin links included, and gets the package itself from this run's tarball, as
+ * npm extracts it.
+ */
 async function installTarball(): Promise<void> {
   const {stdout} = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT)
   const [packed] = JSON.parse(stdout) as [{filename: string; files: {path: string}[]}]
   files = packed.files.map((file) => file.path)
-  consumer = join(dir, 'consumer')
-  await mkdir(consumer)
-  await writeFile(join(consumer, 'package.json'), JSON.stringify({name: 'consumer', private: true, type: 'module'}))
-  // what a user adds next to it: msw (an optional peer) and node's types; npm's cache serves them when it can
+  const tarball = join(dir, packed.filename)
   const peers = [`msw@${await versionOf('msw')}`, `@types/node@${await versionOf('@types/node')}`]
-  await npm(['install', join(dir, packed.filename), ...peers, ...INSTALL_FLAGS], consumer)
+  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>
+  const from = ['dependencies', 'optionalDependencies', 'peerDependencies', 'peerDependenciesMeta'].map((k) => pkg[k])
+  const hash = createHash('sha256')
+    .update(JSON.stringify([from, peers]))
+    .digest('hex')
+    .slice(0, 16)
+  const tree = join(await cachedInstall(`consumer-${hash}`, [tarball, ...peers]), 'node_modules')
+  consumer = join(dir, 'consumer')
+  await mkdir(join(consumer, 'node_modules', '.bin'), {recursive: true})
+  await writeFile(join(consumer, 'package.json'), JSON.stringify({name: 'consumer', private: true, type: 'module'}))
+  for (const name of await readdir(tree))
+    if (name !== 'tablepay' && name !== '.bin') await symlink(join(tree, name), join(consumer, 'node_modules', name))
+  // npm's links are relative (../tablepay/bin/run.js): here they reach this project's packages
+  for (const name of await readdir(join(tree, '.bin')))
+    await symlink(await readlink(join(tree, '.bin', name)), join(consumer, 'node_modules', '.bin', name))
+  await mkdir(installed(''))
+  await run('tar', ['-xzf', tarball, '--strip-components=1', '-C', installed('')])
 }
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tablepay-package-'))
-  const [jestDir] = await Promise.all([cachedJest(), installTarball()])
+  const [jestDir] = await Promise.all([cachedInstall(JEST, [JEST]), installTarball()])
   jest = jestDir
 }, 180_000)
 
