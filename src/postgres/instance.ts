@@ -106,11 +106,12 @@ export class PgInstance implements SharedStorage {
     return claimDelivery(this.sql, id, dueAt, this.owner, leaseMs)
   }
 
-  broadcast(topic: string, note: unknown): void {
+  broadcast(topic: string, note: unknown): boolean {
     const payload = JSON.stringify({from: this.owner, topic, note})
-    if (Buffer.byteLength(payload) > PAYLOAD_BYTES) return
+    if (Buffer.byteLength(payload) > PAYLOAD_BYTES) return false
     this.#outbox.push(payload)
     if (this.#outbox.length === 1 && !this.#sending) setImmediate(() => void this.#flush())
+    return true
   }
 
   /**
@@ -123,11 +124,12 @@ export class PgInstance implements SharedStorage {
       const payloads = this.#outbox
       this.#outbox = []
       // a note is best effort, as a live stream is: a lost one is not worth failing a request for
-      // as one JSON array: node-postgres escapes a text[] parameter's elements one by one, a request's note each
+      // one text, a line each: JSON has no raw line break, and node-postgres escapes a text[] parameter's
+      // elements one by one (a JSON array of them escaped each note's JSON again)
       await this.sql
         .query(
-          'SELECT pg_notify($1, payload) FROM json_array_elements_text($2::json) WITH ORDINALITY AS n(payload, i) ORDER BY i',
-          [NOTES, JSON.stringify(payloads)],
+          "SELECT pg_notify($1, payload) FROM unnest(string_to_array($2::text, E'\\n')) WITH ORDINALITY AS n(payload, i) ORDER BY i",
+          [NOTES, payloads.join('\n')],
         )
         .catch(() => {})
     }

@@ -90,16 +90,12 @@ export class RequestLog {
   /**
    * Keeps `trace` as the account's newest entry, dropping the account's oldest beyond `size` and the oldest of
    * all beyond `maxBytes`, and tells the listeners.
-   * `remote` is the entry of a request another instance on the database answered, as it rendered it.
+   * `remote`: a request another instance on the database answered, with its entry when that instance rendered it.
    */
-  record(accountId: string, trace: RequestTrace, remote?: RequestEntry): void {
+  record(accountId: string, trace: RequestTrace, remote?: {entry?: RequestEntry}): void {
     if (!this.enabled) return
-    const kept: Kept = {
-      trace,
-      accountId,
-      bytes: traceBytes(trace) + (remote ? renderedBytes(remote) : 0),
-      rendered: remote,
-    }
+    const rendered = remote?.entry
+    const kept: Kept = {trace, accountId, bytes: traceBytes(trace) + (rendered ? renderedBytes(rendered) : 0), rendered}
     let log = this.#byAccount.get(accountId)
     if (!log) this.#byAccount.set(accountId, (log = {kept: [], head: 0}))
     log.kept.push(kept)

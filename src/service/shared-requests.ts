@@ -1,9 +1,10 @@
-import {boundedEntry, type RequestEntry, traceOf} from '../domain/request-log.js'
+import {boundedEntry, type RequestEntry, type RequestTrace, traceOf} from '../domain/request-log.js'
 import type {RequestLog} from './request-log.js'
 import type {SharedStorage} from './storage.js'
 
-/** The topic of the notes that carry request log entries between instances. */
-const TOPIC = 'request'
+/** The topics of the notes that carry requests between instances: their traces, or entries cut to fit a note. */
+const TRACE = 'request_trace'
+const ENTRY = 'request'
 
 /** The topic of the notes that say an account's log was cleared (a reset), or forgotten (the account deleted). */
 const CLEARED = 'requests_cleared'
@@ -11,7 +12,12 @@ const CLEARED = 'requests_cleared'
 /** A note's entry stays under this many bytes of JSON: a notification holds at most 8000. */
 const ENTRY_BYTES = 7000
 
-interface RequestNote {
+interface TraceNote {
+  account_id: string
+  trace: RequestTrace
+}
+
+interface EntryNote {
   account_id: string
   entry: RequestEntry
 }
@@ -24,7 +30,7 @@ interface ClearNote {
 /**
  * Makes the request log of each instance on one database hold the others'
  * requests too, as they come: each request this one logs goes to the others
- * as a note (bodies cut to fit one, docs/postgres.md), and theirs are logged
+ * as a note (its trace, or its entry cut to fit one: docs/postgres.md), and theirs are logged
  * here, so `GET /v1/sim/requests` and `/v1/sim/stream` show every
  * instance's. Resets and deleted accounts go along too. Best effort: a note
  * lost with a connection is not sent again.
@@ -35,12 +41,19 @@ interface ClearNote {
 export function shareRequests(requests: RequestLog, shared: SharedStorage): () => void {
   const unfollow = requests.subscribe((accountId, trace, remote) => {
     if (remote) return
+    // the trace, which each instance renders when it is read, as its own: rendering it here cost a push on
+    // PostgreSQL a third of its CPU (docs/postgres.md, "The request log across instances")
+    if (shared.broadcast(TRACE, {account_id: accountId, trace} satisfies TraceNote)) return
     const entry = boundedEntry(requests.render(trace), ENTRY_BYTES)
-    if (entry) shared.broadcast(TOPIC, {account_id: accountId, entry} satisfies RequestNote)
+    if (entry) shared.broadcast(ENTRY, {account_id: accountId, entry} satisfies EntryNote)
   })
-  const unlisten = shared.listen(TOPIC, (note) => {
-    const {account_id, entry} = note as RequestNote
-    requests.record(account_id, traceOf(entry), entry)
+  const unlistenTraces = shared.listen(TRACE, (note) => {
+    const {account_id, trace} = note as TraceNote
+    requests.record(account_id, trace, {})
+  })
+  const unlistenEntries = shared.listen(ENTRY, (note) => {
+    const {account_id, entry} = note as EntryNote
+    requests.record(account_id, traceOf(entry), {entry})
   })
   const unclear = requests.onClear((accountId, forgotten) =>
     shared.broadcast(CLEARED, {account_id: accountId, ...(forgotten ? {forgotten} : {})} satisfies ClearNote),
@@ -51,6 +64,6 @@ export function shareRequests(requests: RequestLog, shared: SharedStorage): () =
     else requests.clear(account_id, true)
   })
   return () => {
-    for (const stop of [unfollow, unlisten, unclear, unlistenClear]) stop()
+    for (const stop of [unfollow, unlistenTraces, unlistenEntries, unclear, unlistenClear]) stop()
   }
 }

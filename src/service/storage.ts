@@ -155,8 +155,11 @@ export interface SharedStorage {
    * the lease; so does the end of this instance's session.
    */
   claim(id: string, dueAt: number, leaseMs: number): Promise<Claim>
-  /** Sends `note` to the other instances' `listen` on `topic`, best effort: one past 7,900 bytes of JSON is not sent. */
-  broadcast(topic: string, note: unknown): void
+  /**
+   * Sends `note` to the other instances' `listen` on `topic`, best effort; false when it is past 7,900 bytes of
+   * JSON, and not sent.
+   */
+  broadcast(topic: string, note: unknown): boolean
   /** Calls `listener` with each note another instance broadcast on `topic`. */
   listen(topic: string, listener: (note: unknown) => void): () => void
   /** Calls `listener` each time this instance hears notes again after its session was lost (those sent meanwhile are). */

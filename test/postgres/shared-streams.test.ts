@@ -118,6 +118,24 @@ describe('live streams and the request log across instances', () => {
     }
   })
 
+  it("b renders a's requests as a does: a push's changes, and the secrets redacted", async () => {
+    const push = (version: number) =>
+      call(a.url, 'PUT', '/v1/checks/external/s4', {body: checkWith([['steak', version, 1000]], {version})})
+    expect((await push(1)).status).toBe(201)
+    const updated = await push(2)
+    const endpoint = await call(a.url, 'POST', '/v1/webhook-endpoints', {body: {url: 'http://127.0.0.1:9/hooks'}})
+    expect(endpoint.status).toBe(201)
+    for (const answer of [updated, endpoint]) {
+      const id = answer.headers.get('x-request-id')!
+      const onA = (await call(a.url, 'GET', `/v1/sim/requests/${id}`)).body
+      expect(await requestOnB(id)).toEqual(onA)
+    }
+    const onB = await requestOnB(updated.headers.get('x-request-id')!)
+    expect(onB).toMatchObject({push_result: 'updated', changes: {items: {changed: [{external_id: 'steak'}]}}})
+    const created = JSON.stringify(await requestOnB(endpoint.headers.get('x-request-id')!))
+    expect(created).not.toContain(endpoint.body.secret)
+  })
+
   it('a request too large for a notification reaches b with its bodies cut, marked truncated', async () => {
     const lines = Array.from(
       {length: 120},

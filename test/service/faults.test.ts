@@ -35,6 +35,7 @@ function database() {
       claim: async () => undefined,
       broadcast: (topic, note) => {
         for (const [other, topics] of listeners) if (other !== faults) topics.get(topic)?.(note)
+        return true
       },
       listen: (topic, listener) => {
         listeners.get(faults!)!.set(topic, listener)
