@@ -3,6 +3,7 @@ import pg from 'pg'
 import type {Claim, SharedStorage} from '../service/storage.js'
 import {clearFaultsWhenAlone, PgFaults} from './faults.js'
 import {claimDelivery, LIFE_LOCK} from './leases.js'
+import {Presence} from './presence.js'
 import type {Sql} from './reader.js'
 
 /** The channel of the notes instances send each other besides changes (the request log). */
@@ -40,9 +41,13 @@ export class PgInstance implements SharedStorage {
   readonly #reconnectListeners = new Set<() => void>()
   /** The faults of every instance (docs/postgres.md, "Faults across instances"). */
   readonly faults: PgFaults
+  /** Which others are alive to hear this one's notes. */
+  readonly #presence: Presence
   /** Notes not sent yet: those of one event-loop turn go together, after the ones before them. */
   #outbox: string[] = []
   #sending = false
+  /** Resolves once the notes sent so far have gone. */
+  #sent: Promise<void> = Promise.resolve()
   #session: pg.Client | undefined
   #reconnect: NodeJS.Timeout | undefined
   #closed = false
@@ -52,12 +57,21 @@ export class PgInstance implements SharedStorage {
     private readonly sql: Sql,
   ) {
     this.faults = new PgFaults(sql)
+    this.#presence = new Presence(this.owner, sql, (topic, note) => this.#send(topic, note))
   }
 
   static async open(url: string, sql: Sql): Promise<PgInstance> {
     const instance = new PgInstance(url, sql)
     await instance.#connect(true)
     return instance
+  }
+
+  /**
+   * Tells the other instances this one is here, once the storage hears its notes (`receive`): resolves once
+   * each of those alive sends its notes here too (src/postgres/presence.ts).
+   */
+  join(): Promise<void> {
+    return this.#presence.join(true)
   }
 
   async #connect(starting = false): Promise<void> {
@@ -80,6 +94,8 @@ export class PgInstance implements SharedStorage {
       throw error
     }
     this.#session = session
+    // back after a loss, in which the others may have found it gone
+    if (!starting) void this.#presence.join(false).catch(() => {})
   }
 
   /** The session was lost (so was the life lock, and the leases with it): connect again in a moment. */
@@ -107,10 +123,16 @@ export class PgInstance implements SharedStorage {
   }
 
   broadcast(topic: string, note: unknown): boolean {
+    // alone, a note would reach nobody: a request's cost a push a sixth of its CPU
+    return this.#presence.alone || this.#send(topic, note)
+  }
+
+  #send(topic: string, note: unknown): boolean {
     const payload = JSON.stringify({from: this.owner, topic, note})
     if (Buffer.byteLength(payload) > PAYLOAD_BYTES) return false
     this.#outbox.push(payload)
-    if (this.#outbox.length === 1 && !this.#sending) setImmediate(() => void this.#flush())
+    if (this.#outbox.length === 1 && !this.#sending)
+      this.#sent = new Promise((resolve) => setImmediate(resolve)).then(() => this.#flush())
     return true
   }
 
@@ -150,6 +172,7 @@ export class PgInstance implements SharedStorage {
 
   /** The storage's listening connection is back: the notes sent while it was away were missed. */
   heardAgain(): void {
+    void this.#presence.join(false).catch(() => {})
     for (const listener of this.#reconnectListeners) listener()
   }
 
@@ -158,7 +181,7 @@ export class PgInstance implements SharedStorage {
     // this instance hears its own notes too: told apart by their start, they are not parsed (a request each)
     if (payload.startsWith(this.#ownNotes)) return
     const {from, topic, note} = JSON.parse(payload) as {from: number; topic: string; note: unknown}
-    if (from === this.owner) return
+    if (from === this.owner || this.#presence.heard(from, topic, note)) return
     for (const listener of this.#listeners.get(topic) ?? []) {
       try {
         listener(note)
@@ -169,6 +192,9 @@ export class PgInstance implements SharedStorage {
   }
 
   async close(): Promise<void> {
+    this.#presence.leave()
+    // the others stop sending it notes now, not at their next look at who is alive; a database away does not hold the stop
+    await Promise.race([this.#sent, new Promise((resolve) => setTimeout(resolve, 1000).unref())])
     this.#closed = true
     clearTimeout(this.#reconnect)
     const session = this.#session

@@ -140,6 +140,7 @@ export class PgStorage extends PgReader implements Storage {
       await migrate(storage.#pool)
       await storage.#startListening()
       storage.shared = await PgInstance.open(url, {query: (text, values) => storage.#query(text, values)} as Sql)
+      await storage.shared.join()
       storage.#watch = setInterval(() => void storage.#tryConnecting(), WATCH_EVERY_MS).unref()
     } catch (error) {
       await storage.close()

@@ -1,3 +1,4 @@
+import pg from 'pg'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {RequestLog} from '../../src/service/request-log.js'
@@ -25,6 +26,17 @@ async function instance() {
   return requests
 }
 
+/** The notes sent on the database, as a client that listens for them (not an instance) hears them. */
+async function notesHeard() {
+  const client = new pg.Client({connectionString: db.url})
+  await client.connect()
+  stops.push(() => client.end())
+  const notes: {topic: string; note: {trace?: {id: string}}}[] = []
+  client.on('notification', ({payload}) => notes.push(JSON.parse(payload!)))
+  await client.query('LISTEN tablepay_notes')
+  return notes
+}
+
 /** Records `id` on `from` and resolves once `to` has it: every note `from` sent before it has been heard too. */
 function recordAndHear(from: RequestLog, to: RequestLog, accountId: string, id: string): Promise<void> {
   return new Promise((resolve) => {
@@ -38,6 +50,23 @@ function recordAndHear(from: RequestLog, to: RequestLog, accountId: string, id: 
 }
 
 describe('the request log across instances', () => {
+  it('an instance alone sends no notes; one that starts hears every request made after its start', async () => {
+    const notes = await notesHeard()
+    const a = await instance()
+    a.record('acct_a', requestTrace({id: 'req_alone'}))
+    const b = await instance()
+    // b's start waited for a's answer: a sends it every request from now on
+    await recordAndHear(a, b, 'acct_a', 'req_heard')
+    await expect.poll(() => notes.map(({note}) => note.trace?.id).filter(Boolean)).toEqual(['req_heard'])
+    expect(notes.map(({topic}) => topic)).toEqual([
+      'instance_hello',
+      'instance_hello',
+      'instance_welcome',
+      'request_trace',
+    ])
+    expect(b.list('acct_a', {}, {limit: 10})!.data.map((entry) => entry.id)).toEqual(['req_heard'])
+  })
+
   it("an account forgotten on one instance (deleted) is forgotten on the other, cursors included; a reset keeps the other's cursors", async () => {
     const [a, b] = await Promise.all([instance(), instance()])
     await recordAndHear(a, b, 'acct_gone', 'req_1')

@@ -1,0 +1,97 @@
+import {LIFE_LOCK} from './leases.js'
+import type {Sql} from './reader.js'
+
+/** The topics of the notes of presence, which every instance sends whether or not it is alone. */
+export const HELLO = 'instance_hello'
+const WELCOME = 'instance_welcome'
+const BYE = 'instance_bye'
+
+/** How long a starting instance waits for the answers of those alive before it goes on without them, in ms. */
+const WELCOME_MS = 2000
+
+/** How often an instance looks at which others hold their life locks, in ms: one gone stops costing it notes. */
+const LOOK_EVERY_MS = 10_000
+
+/** The owners of the life locks held on this database (src/postgres/leases.ts), but `$2`'s. */
+const ALIVE = `SELECT objid::text AS owner FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+  AND classid = $1 AND objid <> $2::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+
+/**
+ * Which other instances are alive on the database, for the notes: one
+ * alone sends none (docs/postgres.md, "The request log across instances").
+ * A starting instance reads which others hold their life locks, tells them
+ * it is here (`hello`), and waits until each has answered that it now sends
+ * it its notes (`welcome`); one that stops says so (`bye`). Every
+ * LOOK_EVERY_MS it reads the life locks again, so one that died stops
+ * costing the others. `send` sends a note, alone or not.
+ *
+ * @example
+ * const presence = new Presence(owner, sql, (topic, note) => outbox.push({topic, note}))
+ * await presence.join()
+ */
+export class Presence {
+  readonly #others = new Set<number>()
+  /** Notes of presence heard so far: a look at the life locks that began before one does not undo what it told. */
+  #heard = 0
+  /** The instances a starting one waits to hear `welcome` from, and what ends the wait. */
+  #waiting: {owners: Set<number>; done: () => void} | undefined
+  readonly #looking: NodeJS.Timeout
+
+  constructor(
+    private readonly owner: number,
+    private readonly sql: Sql,
+    private readonly send: (topic: string, note: object) => void,
+  ) {
+    this.#looking = setInterval(() => void this.#look().catch(() => {}), LOOK_EVERY_MS).unref()
+  }
+
+  /** Whether no other instance is known alive: this one's notes would reach nobody. */
+  get alone(): boolean {
+    return this.#others.size === 0
+  }
+
+  /** Tells the others this instance is here; with `wait`, resolves once those alive answered, or after WELCOME_MS. */
+  async join(wait: boolean): Promise<void> {
+    const alive = await this.#look()
+    const answered = new Promise<void>((done) => (this.#waiting = {owners: new Set(alive), done}))
+    if (alive.length === 0) this.#waiting!.done()
+    this.send(HELLO, {})
+    if (wait) await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, WELCOME_MS).unref())])
+    this.#waiting = undefined
+  }
+
+  /** A note from the instance `from`: true when it was one of presence, which no other listener hears. */
+  heard(from: number, topic: string, note: unknown): boolean {
+    if (topic === BYE) {
+      this.#heard++
+      this.#others.delete(from)
+      return true
+    }
+    this.#heard++
+    this.#others.add(from)
+    if (topic === HELLO) this.send(WELCOME, {to: from})
+    else if (topic === WELCOME && (note as {to?: number}).to === this.owner) {
+      const waiting = this.#waiting
+      waiting?.owners.delete(from)
+      if (waiting?.owners.size === 0) waiting.done()
+    }
+    return topic === HELLO || topic === WELCOME
+  }
+
+  /** Tells the others this instance stops. */
+  leave(): void {
+    clearInterval(this.#looking)
+    this.send(BYE, {})
+  }
+
+  /** Reads which others hold their life locks, and takes them as those alive; resolves with their owners. */
+  async #look(): Promise<number[]> {
+    const heard = this.#heard
+    const {rows} = await this.sql.query<{owner: string}>(ALIVE, [LIFE_LOCK, this.owner])
+    const owners = rows.map((row) => Number(row.owner))
+    if (heard !== this.#heard) return owners
+    this.#others.clear()
+    for (const owner of owners) this.#others.add(owner)
+    return owners
+  }
+}
