@@ -13,21 +13,24 @@ import {DELIVERIES, RUNS, SHORT_SECONDS} from './settings.js'
 
 /**
  * @typedef {import('./load.js').LoadResult & {cpuUs: number}} Run
- * @typedef {{reference: Run, journal: Run, one: Run, two: Run[], replays: Run[], gets: Run[]}} PostgresRound
+ * @typedef {{reference: Run, journal: Run, one: Run, replays: Run[], gets: Run[], beside: Run[], two: Run[]}} PostgresRound
  * @typedef {{postgres: number, journal: number}} DeliveryRun
  */
 
 /**
  * Starts a PostgreSQL, the one-statement reference (bench/pg-push-server.js)
- * on a database of its own, a journal server and two `serve --database`
- * instances on one database, each store holding `checks` checks (the
- * database half from each instance's set). Measures deliveries to a
- * loopback receiver, the journal server against one instance (RUNS runs of
- * DELIVERIES each, before the second instance starts), then `rounds` rounds
- * of `seconds`-second runs of changing pushes (the reference, the journal
- * server, one instance alone, both at once, each under the load one had
- * alone), and of identical replays and GETs (journal, one instance). Stops
- * all of it before it resolves.
+ * on a database of its own, a journal server and a `serve --database`
+ * instance, each store holding `checks` checks (the database half from the
+ * instance's set). Measures deliveries to a loopback receiver, the journal
+ * server against the instance (RUNS runs of DELIVERIES each), then `rounds`
+ * rounds of `seconds`-second runs of changing pushes (the reference, the
+ * journal server, the instance alone on its database) and of identical
+ * replays and GETs (journal, the instance). Then it starts a second
+ * instance on the database, with the other half, and measures `rounds`
+ * rounds of changing pushes through the reference again, through the first
+ * instance beside the second, idle (`beside`: both), and through both at
+ * once, each under the load one had alone. Stops all of it before it
+ * resolves.
  *
  * @param {string} root
  * @param {{checks: number, rounds: number, seconds: number, warmup: number, progress: (text: string) => void}} options
@@ -59,19 +62,15 @@ export async function measurePostgres(root, {checks, rounds, seconds, warmup, pr
     await seed(journal.origin, sets.journal)
     await seed(a.origin, sets.a)
     const deliveries = await measureDeliveries(journal, a, progress)
-    const b = await startServe(home, [], {database})
-    stoppers.push(() => b.stop())
-    await seed(b.origin, sets.b)
-    progress(`warming up the four servers (${warmup} s each)`)
+    progress(`warming up the three servers (${warmup} s each)`)
     /** @type {[string, CheckSet][]} */
     const warmups = [
       [reference.url, sets.reference],
       [journal.origin, sets.journal],
       [a.origin, sets.a],
-      [b.origin, sets.b],
     ]
     for (const [url, set] of warmups) await load(url, set.changes(), {duration: warmup})
-    const pids = [reference.child.pid, journal.pid, a.pid, b.pid]
+    const pids = [reference.child.pid, journal.pid, a.pid]
     /** A run of `stream` against the server at `url`, with the CPU time its process `pid` took per request. */
     const run = async (url, pid, stream, duration = seconds) => {
       await quiet(pids)
@@ -79,18 +78,12 @@ export async function measurePostgres(root, {checks, rounds, seconds, warmup, pr
       const result = await load(url, stream, {duration})
       return {...result, cpuUs: ((cpuMs(pid) - before) * 1000) / result.requests}
     }
-    /** @type {PostgresRound[]} */
-    const results = []
+    const alone = []
     for (let round = 1; round <= rounds; round++) {
-      progress(`PostgreSQL round ${round}/${rounds}: reference, journal, one instance, two instances, replays, GETs`)
+      progress(`PostgreSQL round ${round}/${rounds}: reference, journal, one instance, replays, GETs`)
       const referenceRun = await run(reference.url, reference.child.pid, sets.reference.changes())
       const journalRun = await run(journal.origin, journal.pid, sets.journal.changes())
       const one = await run(a.origin, a.pid, sets.a.changes())
-      await quiet(pids)
-      const two = await Promise.all([
-        load(a.origin, sets.a.changes(), {duration: seconds}),
-        load(b.origin, sets.b.changes(), {duration: seconds}),
-      ])
       const replays = [
         await run(journal.origin, journal.pid, sets.journal.replays(), SHORT_SECONDS),
         await run(a.origin, a.pid, sets.a.replays(), SHORT_SECONDS),
@@ -99,7 +92,28 @@ export async function measurePostgres(root, {checks, rounds, seconds, warmup, pr
         await run(journal.origin, journal.pid, sets.journal.gets(), SHORT_SECONDS),
         await run(a.origin, a.pid, sets.a.gets(), SHORT_SECONDS),
       ]
-      results.push({reference: referenceRun, journal: journalRun, one, two: two.map(withoutCpu), replays, gets})
+      alone.push({reference: referenceRun, journal: journalRun, one, replays, gets})
+    }
+    progress('starting a second instance on the database')
+    const b = await startServe(home, [], {database})
+    stoppers.push(() => b.stop())
+    await seed(b.origin, sets.b)
+    await load(b.origin, sets.b.changes(), {duration: warmup})
+    pids.push(b.pid)
+    /** @type {PostgresRound[]} */
+    const results = []
+    for (let round = 1; round <= rounds; round++) {
+      progress(`PostgreSQL round ${round}/${rounds}: reference, one instance beside another, two instances`)
+      const beside = [
+        await run(reference.url, reference.child.pid, sets.reference.changes()),
+        await run(a.origin, a.pid, sets.a.changes()),
+      ]
+      await quiet(pids)
+      const two = await Promise.all([
+        load(a.origin, sets.a.changes(), {duration: seconds}),
+        load(b.origin, sets.b.changes(), {duration: seconds}),
+      ])
+      results.push({...alone[round - 1], beside, two: two.map(withoutCpu)})
     }
     return {rounds: results, deliveries}
   } finally {

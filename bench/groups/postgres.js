@@ -23,17 +23,31 @@ export default {
       changing_vs_journal: (r) => r.one.rps / r.journal.rps,
       replays_vs_journal: (r) => r.replays[1].rps / r.replays[0].rps,
       gets_vs_journal: (r) => r.gets[1].rps / r.gets[0].rps,
-      two_vs_one: (r) => both(r) / r.one.rps,
+      beside_vs_reference: (r) => r.beside[1].rps / r.beside[0].rps,
+      beside_cpu_vs_reference: (r) => r.beside[1].cpuUs / r.beside[0].cpuUs,
+      two_vs_one: (r) => both(r) / r.beside[1].rps,
     }
     bench.results.postgres_rounds = rounds.map((r) => ({
       reference_rps: round(r.reference.rps),
       journal_rps: round(r.journal.rps),
       one_instance_rps: round(r.one.rps),
+      beside_another_rps: {reference: round(r.beside[0].rps), one: round(r.beside[1].rps)},
       two_instances_rps: r.two.map((run) => round(run.rps)),
       replays_rps: {journal: round(r.replays[0].rps), one: round(r.replays[1].rps)},
       gets_rps: {journal: round(r.gets[0].rps), one: round(r.gets[1].rps)},
-      cpu_us: {reference: round(r.reference.cpuUs), journal: round(r.journal.cpuUs), one: round(r.one.cpuUs)},
-      p99_ms: {reference: r.reference.p99, journal: r.journal.p99, one: r.one.p99, two: r.two.map((run) => run.p99)},
+      cpu_us: {
+        reference: round(r.reference.cpuUs),
+        journal: round(r.journal.cpuUs),
+        one: round(r.one.cpuUs),
+        beside: {reference: round(r.beside[0].cpuUs), one: round(r.beside[1].cpuUs)},
+      },
+      p99_ms: {
+        reference: r.reference.p99,
+        journal: r.journal.p99,
+        one: r.one.p99,
+        beside: r.beside[1].p99,
+        two: r.two.map((run) => run.p99),
+      },
     }))
     bench.results.postgres_paired_ratios = Object.fromEntries(
       Object.entries(ratios).map(([name, ratio]) => [name, each(rounds, ratio)]),
@@ -121,10 +135,29 @@ export default {
           at_least: 0.8,
         },
       ),
+      figure(
+        'changing pushes, PostgreSQL, one instance beside another, idle',
+        'req/s',
+        of((r) => r.beside[1].rps),
+        {
+          baseline: of((r) => r.beside[0].rps),
+          ratio: of(ratios.beside_vs_reference),
+          note: 'baseline: the one-statement reference, same rounds; the instance sends the other its request log notes',
+        },
+      ),
+      figure(
+        '  server CPU per changing push, beside another',
+        'µs',
+        of((r) => r.beside[1].cpuUs),
+        {
+          baseline: of((r) => r.beside[0].cpuUs),
+          ratio: of(ratios.beside_cpu_vs_reference),
+        },
+      ),
       figure('changing pushes, PostgreSQL, two instances at once', 'req/s', of(both), {
-        baseline: of((r) => r.one.rps),
+        baseline: of((r) => r.beside[1].rps),
         ratio: of(ratios.two_vs_one),
-        note: `baseline: one instance; each of the two under the load one had alone, on ${os.cpus().length} cores shared with PostgreSQL`,
+        note: `baseline: one instance beside the other; each of the two under the load one had, on ${os.cpus().length} cores shared with PostgreSQL`,
       }),
       figure(
         '  p99, PostgreSQL, two instances',
