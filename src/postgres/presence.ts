@@ -31,19 +31,17 @@ const ALIVE = `SELECT objid::text AS owner FROM pg_locks WHERE locktype = 'advis
  */
 export class Presence {
   readonly #others = new Set<number>()
-  /** Notes of presence heard so far: a look at the life locks that began before one does not undo what it told. */
+  /** Notes of presence heard so far: a look at the life locks that began before one does not undo what it said. */
   #heard = 0
   /** The instances a starting one waits to hear `welcome` from, and what ends the wait. */
   #waiting: {owners: Set<number>; done: () => void} | undefined
-  readonly #looking: NodeJS.Timeout
+  #looking: NodeJS.Timeout | undefined
 
   constructor(
     private readonly owner: number,
     private readonly sql: Sql,
     private readonly send: (topic: string, note: object) => void,
-  ) {
-    this.#looking = setInterval(() => void this.#look().catch(() => {}), LOOK_EVERY_MS).unref()
-  }
+  ) {}
 
   /** Whether no other instance is known alive: this one's notes would reach nobody. */
   get alone(): boolean {
@@ -52,6 +50,7 @@ export class Presence {
 
   /** Tells the others this instance is here; with `wait`, resolves once those alive answered, or after WELCOME_MS. */
   async join(wait: boolean): Promise<void> {
+    this.#looking ??= setInterval(() => void this.#look().catch(() => {}), LOOK_EVERY_MS).unref()
     const alive = await this.#look()
     const answered = new Promise<void>((done) => (this.#waiting = {owners: new Set(alive), done}))
     if (alive.length === 0) this.#waiting!.done()
@@ -62,20 +61,21 @@ export class Presence {
 
   /** A note from the instance `from`: true when it was one of presence, which no other listener hears. */
   heard(from: number, topic: string, note: unknown): boolean {
+    const presence = topic === HELLO || topic === WELCOME || topic === BYE
+    if (presence) this.#heard++
     if (topic === BYE) {
-      this.#heard++
       this.#others.delete(from)
       return true
     }
-    this.#heard++
+    // any note says its sender is alive: an instance of an earlier version says no hello
     this.#others.add(from)
     if (topic === HELLO) this.send(WELCOME, {to: from})
-    else if (topic === WELCOME && (note as {to?: number}).to === this.owner) {
+    if (topic === WELCOME && (note as {to?: number}).to === this.owner) {
       const waiting = this.#waiting
       waiting?.owners.delete(from)
       if (waiting?.owners.size === 0) waiting.done()
     }
-    return topic === HELLO || topic === WELCOME
+    return presence
   }
 
   /** Tells the others this instance stops. */
