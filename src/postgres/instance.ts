@@ -70,8 +70,10 @@ export class PgInstance implements SharedStorage {
    * Tells the other instances this one is here, once the storage hears its notes (`receive`): resolves once
    * each of those alive sends its notes here too (src/postgres/presence.ts).
    */
-  join(): Promise<void> {
-    return this.#presence.join(true)
+  async join(): Promise<void> {
+    await this.#presence.join(true)
+    // its hello on the wire before the storage serves: nothing of the start is left to cross the first units
+    await this.#sent
   }
 
   async #connect(starting = false): Promise<void> {
