@@ -2,7 +2,7 @@ import {LIFE_LOCK} from './leases.js'
 import type {Sql} from './reader.js'
 
 /** The topics of the notes of presence, which every instance sends whether or not it is alone. */
-export const HELLO = 'instance_hello'
+const HELLO = 'instance_hello'
 const WELCOME = 'instance_welcome'
 const BYE = 'instance_bye'
 
@@ -27,7 +27,7 @@ const ALIVE = `SELECT objid::text AS owner FROM pg_locks WHERE locktype = 'advis
  *
  * @example
  * const presence = new Presence(owner, sql, (topic, note) => outbox.push({topic, note}))
- * await presence.join()
+ * await presence.join(true)
  */
 export class Presence {
   readonly #others = new Set<number>()
