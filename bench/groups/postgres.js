@@ -17,16 +17,19 @@ export default {
     const options = {checks: CHECKS, rounds: PUSH_RUNS, seconds: RUN_SECONDS, warmup: WARMUP_SECONDS, progress}
     const {rounds, deliveries} = await measurePostgres(bench.root, options)
     const both = (r) => r.two[0].rps + r.two[1].rps
-    const ratios = {
-      changing_vs_reference: (r) => r.one.rps / r.reference.rps,
-      cpu_vs_reference: (r) => r.one.cpuUs / r.reference.cpuUs,
-      changing_vs_journal: (r) => r.one.rps / r.journal.rps,
-      replays_vs_journal: (r) => r.replays[1].rps / r.replays[0].rps,
-      gets_vs_journal: (r) => r.gets[1].rps / r.gets[0].rps,
-      beside_vs_reference: (r) => r.beside[1].rps / r.beside[0].rps,
-      beside_cpu_vs_reference: (r) => r.beside[1].cpuUs / r.beside[0].cpuUs,
-      two_vs_one: (r) => both(r) / r.beside[1].rps,
+    /** Each paired figure's value and the baseline it is divided by, in the same round. */
+    const pairs = {
+      changing_vs_reference: [(r) => r.one.rps, (r) => r.reference.rps],
+      cpu_vs_reference: [(r) => r.one.cpuUs, (r) => r.reference.cpuUs],
+      changing_vs_journal: [(r) => r.one.rps, (r) => r.journal.rps],
+      replays_vs_journal: [(r) => r.replays[1].rps, (r) => r.replays[0].rps],
+      gets_vs_journal: [(r) => r.gets[1].rps, (r) => r.gets[0].rps],
+      beside_vs_reference: [(r) => r.beside[1].rps, (r) => r.beside[0].rps],
+      beside_cpu_vs_reference: [(r) => r.beside[1].cpuUs, (r) => r.beside[0].cpuUs],
+      two_vs_one: [both, (r) => r.beside[1].rps],
     }
+    /** @param {keyof typeof pairs} name */
+    const ratio = (name) => (r) => pairs[name][0](r) / pairs[name][1](r)
     bench.results.postgres_rounds = rounds.map((r) => ({
       reference_rps: round(r.reference.rps),
       journal_rps: round(r.journal.rps),
@@ -50,36 +53,28 @@ export default {
       },
     }))
     bench.results.postgres_paired_ratios = Object.fromEntries(
-      Object.entries(ratios).map(([name, ratio]) => [name, each(rounds, ratio)]),
+      Object.keys(pairs).map((name) => [name, each(rounds, ratio(/** @type {keyof typeof pairs} */ (name)))]),
     )
     bench.results.postgres_deliveries = deliveries.map((d) => ({
       journal: round(d.journal),
       postgres: round(d.postgres),
     }))
     const of = (value) => median(rounds.map(value))
+    /**
+     * The figure of a pair: its value, its baseline and their ratio, each the median of the rounds.
+     * @param {string} label @param {string} unit @param {keyof typeof pairs} name @param {object} [more]
+     */
+    const paired = (label, unit, name, more = {}) =>
+      figure(label, unit, of(pairs[name][0]), {baseline: of(pairs[name][1]), ratio: of(ratio(name)), ...more})
     bench.figures.push(
-      figure(
-        `changing pushes, PostgreSQL, one instance, ${CHECKS} checks`,
-        'req/s',
-        of((r) => r.one.rps),
-        {
-          baseline: of((r) => r.reference.rps),
-          ratio: of(ratios.changing_vs_reference),
-          at_least: 0.6,
-          note: 'baseline: one SQL statement per push (bench/pg-push-server.js), same database, same rounds',
-        },
-      ),
-      figure(
-        '  server CPU per changing push, PostgreSQL',
-        'µs',
-        of((r) => r.one.cpuUs),
-        {
-          baseline: of((r) => r.reference.cpuUs),
-          ratio: of(ratios.cpu_vs_reference),
-          at_most: 2.5,
-          note: "baseline: the one-statement reference's; the database's own CPU is in neither",
-        },
-      ),
+      paired(`changing pushes, PostgreSQL, one instance, ${CHECKS} checks`, 'req/s', 'changing_vs_reference', {
+        at_least: 0.6,
+        note: 'baseline: one SQL statement per push (bench/pg-push-server.js), same database, same rounds',
+      }),
+      paired('  server CPU per changing push, PostgreSQL', 'µs', 'cpu_vs_reference', {
+        at_most: 2.5,
+        note: "baseline: the one-statement reference's; the database's own CPU is in neither",
+      }),
       figure(
         '  p99, PostgreSQL, one instance',
         'ms',
@@ -95,36 +90,11 @@ export default {
           )} ms`,
         },
       ),
-      figure(
-        '  changing pushes, PostgreSQL / journal',
-        'req/s',
-        of((r) => r.one.rps),
-        {
-          baseline: of((r) => r.journal.rps),
-          ratio: of(ratios.changing_vs_journal),
-          note: 'no target: the journal store does no round trip',
-        },
-      ),
-      figure(
-        'identical replays, PostgreSQL / journal',
-        'req/s',
-        of((r) => r.replays[1].rps),
-        {
-          baseline: of((r) => r.replays[0].rps),
-          ratio: of(ratios.replays_vs_journal),
-          at_least: 0.5,
-        },
-      ),
-      figure(
-        'GETs, PostgreSQL / journal',
-        'req/s',
-        of((r) => r.gets[1].rps),
-        {
-          baseline: of((r) => r.gets[0].rps),
-          ratio: of(ratios.gets_vs_journal),
-          at_least: 0.5,
-        },
-      ),
+      paired('  changing pushes, PostgreSQL / journal', 'req/s', 'changing_vs_journal', {
+        note: 'no target: the journal store does no round trip',
+      }),
+      paired('identical replays, PostgreSQL / journal', 'req/s', 'replays_vs_journal', {at_least: 0.5}),
+      paired('GETs, PostgreSQL / journal', 'req/s', 'gets_vs_journal', {at_least: 0.5}),
       figure(
         'deliveries to a loopback receiver, PostgreSQL / journal',
         'per s',
@@ -135,28 +105,11 @@ export default {
           at_least: 0.8,
         },
       ),
-      figure(
-        'changing pushes, PostgreSQL, one instance beside another, idle',
-        'req/s',
-        of((r) => r.beside[1].rps),
-        {
-          baseline: of((r) => r.beside[0].rps),
-          ratio: of(ratios.beside_vs_reference),
-          note: 'baseline: the one-statement reference, same rounds; the instance sends the other its request log notes',
-        },
-      ),
-      figure(
-        '  server CPU per changing push, beside another',
-        'µs',
-        of((r) => r.beside[1].cpuUs),
-        {
-          baseline: of((r) => r.beside[0].cpuUs),
-          ratio: of(ratios.beside_cpu_vs_reference),
-        },
-      ),
-      figure('changing pushes, PostgreSQL, two instances at once', 'req/s', of(both), {
-        baseline: of((r) => r.beside[1].rps),
-        ratio: of(ratios.two_vs_one),
+      paired('changing pushes, PostgreSQL, one instance beside another, idle', 'req/s', 'beside_vs_reference', {
+        note: 'baseline: the one-statement reference, same rounds; the instance sends the other its request log notes',
+      }),
+      paired('  server CPU per changing push, beside another', 'µs', 'beside_cpu_vs_reference'),
+      paired('changing pushes, PostgreSQL, two instances at once', 'req/s', 'two_vs_one', {
         note: `baseline: one instance beside the other; each of the two under the load one had, on ${os.cpus().length} cores shared with PostgreSQL`,
       }),
       figure(
