@@ -22,3 +22,9 @@ export async function makeTempDir(prefix = 'tablepay-test-'): Promise<string> {
 export function makeTempDirSync(prefix: string): string {
   return made(mkdtempSync(join(tmpdir(), prefix)))
 }
+
+/**
+ * `name` in the dir of what test runs keep from one to the next (`$TMPDIR/tablepay-test-cache`, CONTRIBUTING.md
+ * "Tests"): name it for what it is made from, so a change makes a new one.
+ */
+export const testCache = (name: string): string => join(tmpdir(), 'tablepay-test-cache', name)

@@ -7,25 +7,13 @@
 import {execFile, spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {existsSync} from 'node:fs'
-import {
-  copyFile,
-  mkdir,
-  mkdtemp,
-  readdir,
-  readFile,
-  readlink,
-  rename,
-  rm,
-  symlink,
-  utimes,
-  writeFile,
-} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {copyFile, mkdir, readdir, readFile, readlink, rename, rm, symlink, utimes, writeFile} from 'node:fs/promises'
 import {join, posix} from 'node:path'
 import {promisify} from 'node:util'
-import {afterAll, beforeAll, expect, test} from 'vitest'
+import {beforeAll, expect, test} from 'vitest'
 import {declarationsReached} from '../../scripts/declarations.js'
 import {ROOT, WRITE_KEY} from '../helpers/cli.js'
+import {makeTempDir, testCache} from '../helpers/temp-dirs.js'
 
 const run = promisify(execFile)
 const npm = (args: string[], cwd: string) => run('npm', args, {cwd, maxBuffer: 64 * 1024 * 1024})
@@ -40,7 +28,7 @@ const JEST = 'jest@29.7.0'
  * an install cost the run seconds of CPU, most of it writing the same few thousand files again.
  */
 async function cachedInstall(name: string, packages: string[]): Promise<string> {
-  const path = join(tmpdir(), 'tablepay-test-cache', name)
+  const path = testCache(name)
   if (existsSync(path)) return path
   // installed aside and renamed, so a run beside this one never sees half an install
   const temp = `${path}.${process.pid}.tmp`
@@ -94,14 +82,10 @@ async function installTarball(): Promise<void> {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'tablepay-package-'))
+  dir = await makeTempDir('tablepay-package-')
   const [jestDir] = await Promise.all([cachedInstall(JEST, [JEST]), installTarball()])
   jest = jestDir
 }, 180_000)
-
-afterAll(async () => {
-  if (dir) await rm(dir, {recursive: true, force: true})
-})
 
 test('the tarball has the LICENSE package.json names, docs/, a repository, a homepage, no bin/dev.js', async () => {
   expect(files).toContain('LICENSE')
@@ -225,7 +209,7 @@ test("the public types compile from ES modules and CommonJS under tsc --strict w
  */
 async function typesCache(): Promise<string> {
   const {version} = JSON.parse(await readFile(join(ROOT, 'node_modules', 'typescript', 'package.json'), 'utf8'))
-  const path = join(tmpdir(), 'tablepay-test-cache', `tsc-${version as string}`)
+  const path = testCache(`tsc-${version as string}`)
   await mkdir(path, {recursive: true})
   return path
 }

@@ -1,7 +1,6 @@
 import {createHash} from 'node:crypto'
 import {existsSync} from 'node:fs'
 import {copyFile, link, mkdir, open, readdir, rename, rm, stat} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
 import {afterEach, expect, it} from 'vitest'
@@ -9,6 +8,7 @@ import type {EventRecord} from '../../src/domain/records.js'
 import {startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {call, makeTempDir, READ_KEY, TEST_SEED, WRITE_KEY, writeSeed} from '../helpers/simulator.js'
+import {testCache} from '../helpers/temp-dirs.js'
 
 const EVENTS = 100_000
 /** V8's longest string, in UTF-16 units: a file read whole as one string fails past it. */
@@ -52,7 +52,7 @@ async function writeEvents(path: string, seq: number): Promise<void> {
  */
 async function cachedEvents(): Promise<string> {
   const key = createHash('sha256').update(`${writeEvents} ${EVENTS} ${PAD.length}`).digest('hex').slice(0, 16)
-  const dir = join(tmpdir(), 'tablepay-test-cache')
+  const dir = testCache('')
   const path = join(dir, `large-events-${key}.json`)
   if (existsSync(path)) return path
   await mkdir(dir, {recursive: true})
