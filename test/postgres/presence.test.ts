@@ -1,0 +1,81 @@
+import pg from 'pg'
+import {afterEach, beforeEach, expect, it} from 'vitest'
+import {LIFE_LOCK} from '../../src/postgres/leases.js'
+import {Presence} from '../../src/postgres/presence.js'
+import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+
+let db: TestDatabase
+let pool: pg.Pool
+const OWNER = 101
+const OTHER = 202
+
+beforeEach(async () => {
+  db = await createTestDatabase()
+  pool = new pg.Pool({connectionString: db.url, max: 2})
+})
+
+afterEach(async () => {
+  await pool.end()
+  await db.drop()
+})
+
+/** A presence on the test database, and the notes it sends, as `[topic, note]`. */
+function presence() {
+  const sent: [string, object][] = []
+  return {presence: new Presence(OWNER, pool, (topic, note) => sent.push([topic, note])), sent}
+}
+
+it('an instance is alone until another says hello, which it welcomes, and alone again once that one says bye', async () => {
+  const {presence: own, sent} = presence()
+  await own.join(true)
+  expect(own.alone).toBe(true)
+  expect(sent).toEqual([['instance_hello', {}]])
+
+  expect(own.heard(OTHER, 'instance_hello', {})).toBe(true)
+  expect(own.alone).toBe(false)
+  expect(sent.at(-1)).toEqual(['instance_welcome', {to: OTHER}])
+
+  expect(own.heard(OTHER, 'instance_bye', {})).toBe(true)
+  expect(own.alone).toBe(true)
+  own.leave()
+  expect(sent.at(-1)).toEqual(['instance_bye', {}])
+})
+
+it('a look at the life locks drops an instance heard from that holds none, and keeps one that holds its lock', async () => {
+  const {presence: own} = presence()
+  await own.join(true)
+  // a request's note says its sender is alive, and is passed on to the other listeners
+  expect(own.heard(OTHER, 'request_trace', {})).toBe(false)
+  expect(own.alone).toBe(false)
+  await own.join(false)
+  expect(own.alone).toBe(true)
+
+  const other = new pg.Client({connectionString: db.url})
+  await other.connect()
+  try {
+    await other.query('SELECT pg_advisory_lock($1, $2)', [LIFE_LOCK, OTHER])
+    await own.join(false)
+    expect(own.alone).toBe(false)
+  } finally {
+    await other.end()
+  }
+  own.leave()
+})
+
+it('a starting instance waits for the welcome of each one alive, and no longer', async () => {
+  const other = new pg.Client({connectionString: db.url})
+  await other.connect()
+  try {
+    await other.query('SELECT pg_advisory_lock($1, $2)', [LIFE_LOCK, OTHER])
+    const {presence: own} = presence()
+    let joined = false
+    const joining = own.join(true).then(() => (joined = true))
+    await expect.poll(() => own.alone).toBe(false)
+    expect(joined).toBe(false)
+    own.heard(OTHER, 'instance_welcome', {to: OWNER})
+    await joining
+    own.leave()
+  } finally {
+    await other.end()
+  }
+})
