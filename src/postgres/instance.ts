@@ -124,6 +124,16 @@ export class PgInstance implements SharedStorage {
     return claimDelivery(this.sql, id, dueAt, this.owner, leaseMs)
   }
 
+  /** Presence's stretch of time surely alone (src/postgres/presence.ts): what the storage's check cache is kept for. */
+  get aloneStretch(): number | undefined {
+    return this.#presence.aloneStretch
+  }
+
+  /** Another instance may be alive unheard of: the storage's listening connection was lost, or heard one's change. */
+  doubt(): void {
+    this.#presence.doubt()
+  }
+
   broadcast(topic: string, note: unknown): boolean {
     // alone, a note would reach nobody: a request's cost a push a sixth of its CPU
     return this.#presence.alone || this.#send(topic, note)

@@ -23,7 +23,9 @@ const ALIVE = `SELECT objid::text AS owner FROM pg_locks WHERE locktype = 'advis
  * it is here (`hello`), and waits until each has answered that it now sends
  * it its notes (`welcome`); one that stops says so (`bye`). Every
  * LOOK_EVERY_MS it reads the life locks again, so one that died stops
- * costing the others. `send` sends a note, alone or not.
+ * costing the others. `send` sends a note, alone or not. `aloneStretch`
+ * says whether it is surely alone, for the checks the storage keeps
+ * (docs/postgres.md, "Reads while alone").
  *
  * @example
  * const presence = new Presence(owner, sql, (topic, note) => outbox.push({topic, note}))
@@ -33,6 +35,11 @@ export class Presence {
   readonly #others = new Set<number>()
   /** Notes of presence heard so far: a look at the life locks that began before one does not undo what it said. */
   #heard = 0
+  /** Whether a look at the life locks ended since the last `doubt`: a hello may have been missed before it. */
+  #sure = false
+  #doubts = 0
+  /** Moves on whenever who is alive may have changed: each stretch of time alone has a number of its own. */
+  #stretch = 0
   /** The instances a starting one waits to hear `welcome` from, and what ends the wait. */
   #waiting: {owners: Set<number>; done: () => void} | undefined
   #looking: NodeJS.Timeout | undefined
@@ -46,6 +53,21 @@ export class Presence {
   /** Whether no other instance is known alive: this one's notes would reach nobody. */
   get alone(): boolean {
     return this.#others.size === 0
+  }
+
+  /**
+   * The number of the stretch of time in which this instance has surely been alone, undefined while it is not,
+   * or may not be: what a cache kept while alone holds is true only in the stretch it was kept in.
+   */
+  get aloneStretch(): number | undefined {
+    return this.#sure && this.#others.size === 0 ? this.#stretch : undefined
+  }
+
+  /** Another instance may be alive unheard of (a hello missed, a change of one heard): not sure until the next look. */
+  doubt(): void {
+    this.#sure = false
+    this.#doubts++
+    this.#stretch++
   }
 
   /** Tells the others this instance is here; with `wait`, resolves once those alive answered, or after WELCOME_MS. */
@@ -64,11 +86,14 @@ export class Presence {
     const presence = topic === HELLO || topic === WELCOME || topic === BYE
     if (presence) this.#heard++
     if (topic === BYE) {
-      this.#others.delete(from)
+      if (this.#others.delete(from)) this.#stretch++
       return true
     }
     // any note says its sender is alive: an instance of an earlier version says no hello
-    this.#others.add(from)
+    if (!this.#others.has(from)) {
+      this.#others.add(from)
+      this.#stretch++
+    }
     if (topic === HELLO) this.send(WELCOME, {to: from})
     if (topic === WELCOME && (note as {to?: number}).to === this.owner) {
       const waiting = this.#waiting
@@ -86,12 +111,19 @@ export class Presence {
 
   /** Reads which others hold their life locks, and takes them as those alive; resolves with their owners. */
   async #look(): Promise<number[]> {
-    const heard = this.#heard
+    const [heard, doubts] = [this.#heard, this.#doubts]
     const {rows} = await this.sql.query<{owner: string}>(ALIVE, [LIFE_LOCK, this.owner])
     const owners = rows.map((row) => Number(row.owner))
+    if (doubts === this.#doubts && !this.#sure) {
+      this.#sure = true
+      this.#stretch++
+    }
     if (heard !== this.#heard) return owners
-    this.#others.clear()
-    for (const owner of owners) this.#others.add(owner)
+    if (owners.length !== this.#others.size || owners.some((owner) => !this.#others.has(owner))) {
+      this.#others.clear()
+      for (const owner of owners) this.#others.add(owner)
+      this.#stretch++
+    }
     return owners
   }
 }

@@ -1,8 +1,9 @@
 import {randomUUID} from 'node:crypto'
 import pg from 'pg'
-import type {CollectionName, Collections} from '../domain/records.js'
+import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
 import type {Change, Storage, UnitOfWork} from '../service/storage.js'
 import {displayUrl} from '../shared/database-url.js'
+import {byExternalId, byGuestToken, byId, CheckCache} from './check-cache.js'
 import {CommitOrder} from './commit-order.js'
 import {isRetryable, isUnavailable, unavailable} from './errors.js'
 import {NOTES, PgInstance} from './instance.js'
@@ -103,6 +104,8 @@ export class PgStorage extends PgReader implements Storage {
   #keysSeen = 0
   /** Each record's change passed on last, here or from another instance: changes reach listeners in commit order. */
   readonly #order = new CommitOrder()
+  /** Checks read outside a unit, while this instance is surely alone, hears the others and reaches its database. */
+  readonly #checks = new CheckCache(() => (this.#failure || !this.#listen ? undefined : this.shared?.aloneStretch))
 
   private constructor(
     url: string,
@@ -170,9 +173,9 @@ export class PgStorage extends PgReader implements Storage {
         client.release()
         throw this.#failure
       }
-      const tx = new PgUnit(client)
+      const tx = new PgUnit(client, this.#checks)
       let value: T
-      let changes: Change[]
+      let changes: Change[] = []
       let commit: number | undefined
       try {
         value = await work(tx)
@@ -183,6 +186,8 @@ export class PgStorage extends PgReader implements Storage {
         )
       } catch (error) {
         tx.end()
+        // a COMMIT whose answer was lost may have committed
+        this.#checks.forget(changes)
         let broken = isUnavailable(error) ? (error as Error) : undefined
         if (!broken && tx.begun) await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
         client.release(broken ?? tx.spoiled)
@@ -196,6 +201,7 @@ export class PgStorage extends PgReader implements Storage {
       }
       client.release()
       if (changes.length > 0) {
+        this.#checks.forget(changes)
         const fresh = this.#order.fresh(changes, commit)
         if (fresh.length > 0) {
           durable?.(fresh)
@@ -207,7 +213,17 @@ export class PgStorage extends PgReader implements Storage {
     }
   }
 
+  override checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
+    return this.#checks.read(byExternalId(accountId, externalId), () => super.checkByExternalId(accountId, externalId))
+  }
+
+  override checkByGuestToken(token: string): Promise<CheckRecord | undefined> {
+    return this.#checks.read(byGuestToken(token), () => super.checkByGuestToken(token))
+  }
+
   override async get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
+    if (collection === 'checks')
+      return this.#checks.read(byId(id), () => super.get('checks', id)) as Promise<Collections[C]>
     if (collection !== 'api_keys') return super.get(collection, id)
     const known = this.#keys.get(id)
     if (known) return known as Collections[C]
@@ -243,6 +259,7 @@ export class PgStorage extends PgReader implements Storage {
       this.#listen = undefined
       this.#keys.clear()
       this.#keysSeen++
+      this.shared?.doubt()
       void client.end().catch(() => {})
       this.#listenLater()
     }
@@ -282,6 +299,8 @@ export class PgStorage extends PgReader implements Storage {
     if (payload.startsWith(this.#ownNotes)) return
     const note = JSON.parse(payload) as Note
     if (note.from === this.#instance) return
+    // an instance that said no hello (an earlier version's, or one that started while this one's session was lost)
+    this.shared?.doubt()
     let keys = note.changed
     if (keys === undefined && note.seq !== undefined) {
       const result = await this.#query<{changes: RecordKeys}>('SELECT changes FROM changes WHERE seq = $1', [note.seq])

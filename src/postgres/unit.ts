@@ -3,6 +3,7 @@ import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} fr
 import type {Change, UnitOfWork, Where} from '../service/storage.js'
 import {UnitWrites} from '../service/unit-writes.js'
 import {boundDelete, boundInsert, LARGE_BYTES, onConflict, RecordTexts} from './bulk.js'
+import {byExternalId, type CheckCache} from './check-cache.js'
 import {named, prepared, PreparedOn} from './prepared.js'
 import {ENDPOINTS, type LockedEndpoints, lockedEndpoints, PgReader, type Sql, text, untext} from './reader.js'
 import {COLUMNS} from './schema.js'
@@ -50,6 +51,8 @@ class UnitSql implements Sql {
   begun = false
   /** What the transaction's first query runs right after BEGIN: the account's shared lock (`writesTo`). */
   lead = ''
+  /** A read put off until the unit sends anything (`PgUnit.checkByExternalId`): it goes first, alone. */
+  before: (() => Promise<unknown>) | undefined
   readonly prepared: PreparedOn
 
   constructor(readonly client: pg.PoolClient) {
@@ -81,6 +84,9 @@ class UnitSql implements Sql {
 
   /** The same, resolving with the result of each of its statements. */
   async results<R extends pg.QueryResultRow>(sql: string): Promise<pg.QueryResult<R>[]> {
+    const before = this.before
+    this.before = undefined
+    await before?.()
     const text = this.begun ? sql : `${BEGIN}; ${this.lead}${sql}`
     this.begun = true
     const results = await this.prepared.send(
@@ -104,7 +110,11 @@ export class PgUnit extends PgReader implements UnitOfWork {
   readonly #writes = new UnitWrites()
   readonly #sql: UnitSql
 
-  constructor(client: pg.PoolClient) {
+  /** `checks`: the storage's, while this instance is alone (src/postgres/check-cache.ts). */
+  constructor(
+    client: pg.PoolClient,
+    private readonly checks?: CheckCache,
+  ) {
     const sql = new UnitSql(client)
     super(sql, true)
     this.#sql = sql
@@ -126,18 +136,27 @@ export class PgUnit extends PgReader implements UnitOfWork {
   }
 
   /**
-   * A transaction-scoped advisory lock on the id, then the read, in one round trip: at READ COMMITTED each
-   * statement of the query sees what committed before it began, so the read after the wait sees what the
-   * unit that held the lock made. A row lock could not do it: there is no row yet to lock.
-   */
-  /**
    * A check by its caller's id (a push), and with it, in the same round trip, the account's webhook
    * endpoints, which the push lists if it changes the check: a changing push waits for the database twice
-   * (docs/postgres.md, "The round trips of a push"), locked as `list` locks them.
+   * (docs/postgres.md, "The round trips of a push"), locked as `list` locks them. While this instance is
+   * alone, a check it keeps is given at once, and locked and read only if the unit goes on to send
+   * anything: a push that changes nothing sends nothing ("Reads while alone").
    */
   override async checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
     if (this.begun) return super.checkByExternalId(accountId, externalId)
     this.writesTo(accountId)
+    const lookup = byExternalId(accountId, externalId)
+    const kept = this.checks?.kept(lookup)
+    if (kept) this.#sql.before = () => this.#lockCheck(accountId, externalId, kept)
+    return (
+      kept ??
+      this.checks?.keep(lookup, () => this.#lockCheck(accountId, externalId)) ??
+      this.#lockCheck(accountId, externalId)
+    )
+  }
+
+  /** Locks and reads the check and the endpoints; a check given from the cache (`kept`) must be as it was, or the unit runs again. */
+  async #lockCheck(accountId: string, externalId: string, kept?: CheckRecord): Promise<CheckRecord | undefined> {
     const [check, listed] = (
       await this.#sql.results<{doc: unknown} & LockedEndpoints>(
         `${this.#sql.execute(CHECK_BY_EXTERNAL_ID, [text(accountId), text(externalId)])};
@@ -145,7 +164,12 @@ export class PgUnit extends PgReader implements UnitOfWork {
       )
     ).slice(-2)
     this.#endpoints = {accountId, records: lockedEndpoints(listed!)}
-    return check!.rows[0]?.doc as CheckRecord | undefined
+    const found = check!.rows[0]?.doc as CheckRecord | undefined
+    if (kept && JSON.stringify(found) !== JSON.stringify(kept)) {
+      this.checks!.forget([['checks', kept.id, null]])
+      throw Object.assign(new Error('postgres: a kept check changed'), {code: '40001'})
+    }
+    return found
   }
 
   /** The account's endpoints read with the unit's check (`checkByExternalId`), until listed. */

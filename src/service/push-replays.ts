@@ -9,8 +9,9 @@ import type {CheckRecord} from '../domain/records.js'
  * never deleted). Such a push is answered without parsing its body
  * (docs/benchmarks.md, "Replays"). Only replays are kept, not every
  * changing push: most versions are replaced before anyone re-sends them,
- * and keeping each would cost every push. A store that reads a new object
- * each time (PostgreSQL) never matches, and parses as before.
+ * and keeping each would cost every push. PostgreSQL reads a new object
+ * each time, except while an instance is alone and keeps the checks it read
+ * (src/postgres/check-cache.ts): otherwise it never matches, and parses.
  */
 const replays = new WeakMap<CheckRecord, string>()
 

@@ -81,3 +81,34 @@ it('a starting instance waits for the welcome of each one alive, and no longer',
     await other.end()
   }
 })
+
+it('a stretch of time surely alone begins with a look, and ends at a hello, a doubt, or a look that finds another', async () => {
+  const {presence: own} = presence()
+  expect(own.aloneStretch).toBeUndefined()
+  await own.join(true)
+  const first = own.aloneStretch
+  expect(first).toBeDefined()
+  // a look that finds the same: the same stretch
+  await own.join(false)
+  expect(own.aloneStretch).toBe(first)
+
+  own.heard(OTHER, 'instance_hello', {})
+  expect(own.aloneStretch).toBeUndefined()
+  own.heard(OTHER, 'instance_bye', {})
+  const second = own.aloneStretch
+  expect(second).toBeDefined()
+  expect(second).not.toBe(first)
+
+  // a doubt (a hello that may have been missed) holds until the next look, which makes a new stretch
+  own.doubt()
+  expect(own.aloneStretch).toBeUndefined()
+  await own.join(false)
+  expect([undefined, first, second]).not.toContain(own.aloneStretch)
+
+  // a look that began before a doubt does not end it
+  const looking = own.join(false)
+  own.doubt()
+  await looking
+  expect(own.aloneStretch).toBeUndefined()
+  own.leave()
+})

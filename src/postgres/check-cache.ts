@@ -1,0 +1,105 @@
+import type {CheckRecord} from '../domain/records.js'
+import type {Change} from '../service/storage.js'
+
+/** Checks kept at most: the one kept longest goes first. */
+const KEPT = 10_000
+
+/**
+ * Checks read outside a unit (a GET, the guest page), kept while this
+ * instance is surely alone on its database: then only its own units change
+ * them, and each unit drops the checks it wrote as it commits (`forget`).
+ * Kept in one stretch of time alone, a check is not given out in another
+ * (src/postgres/presence.ts): another instance's hello, a change heard from
+ * one, a lost listening connection or a failed database ends the stretch
+ * (docs/postgres.md, "Reads while alone"). Records are never changed in
+ * place, as in the memory store, so the kept one is given out as it is.
+ *
+ * @example
+ * const cache = new CheckCache(() => instance.aloneStretch)
+ * const check = await cache.read(byExternalId('acct_demo', 'A1'), () => reader.checkByExternalId('acct_demo', 'A1'))
+ */
+/** How a check is looked up: a key of its own, and what a check found that way must match. */
+export interface Lookup {
+  key: string
+  matches(check: CheckRecord): boolean
+}
+
+export const byId = (id: string): Lookup => ({key: `i${id}`, matches: (check) => check.id === id})
+
+export const byExternalId = (accountId: string, externalId: string): Lookup => ({
+  key: `e${accountId}\u0000${externalId}`,
+  matches: (check) => check.account_id === accountId && check.external_id === externalId,
+})
+
+export const byGuestToken = (token: string): Lookup => ({
+  key: `g${token}`,
+  matches: (check) => check.guest_token === token,
+})
+
+export class CheckCache {
+  /** The kept checks, by id, oldest first. */
+  readonly #checks = new Map<string, CheckRecord>()
+  /** The id of the check each lookup found, by the lookup's key. */
+  readonly #ids = new Map<string, string>()
+  /** Moves on at each drop: a read that began before one keeps nothing. */
+  #dropped = 0
+  #stretch: number | undefined
+
+  /** `stretch` names the stretch of time this instance has surely been alone in; undefined when it is not. */
+  constructor(private readonly stretch: () => number | undefined) {}
+
+  /** The check kept for `lookup`, if any and this instance is surely alone. */
+  kept(lookup: Lookup): CheckRecord | undefined {
+    if (this.#alone() === undefined) return undefined
+    const id = this.#ids.get(lookup.key)
+    const kept = id === undefined ? undefined : this.#checks.get(id)
+    return kept && lookup.matches(kept) ? kept : undefined
+  }
+
+  /** The check kept for `lookup`, else what `read` finds (`keep`). */
+  async read(lookup: Lookup, read: () => Promise<CheckRecord | undefined>): Promise<CheckRecord | undefined> {
+    return this.kept(lookup) ?? this.keep(lookup, read)
+  }
+
+  /** What `read` finds, kept when this instance was alone throughout and no check was dropped meanwhile. */
+  async keep(lookup: Lookup, read: () => Promise<CheckRecord | undefined>): Promise<CheckRecord | undefined> {
+    const stretch = this.#alone()
+    const dropped = this.#dropped
+    const found = await read()
+    if (found && stretch !== undefined && stretch === this.#alone() && dropped === this.#dropped) {
+      this.#checks.delete(found.id)
+      this.#checks.set(found.id, found)
+      this.#ids.set(lookup.key, found.id)
+      if (this.#checks.size > KEPT) this.#checks.delete(this.#checks.keys().next().value!)
+      // a lookup whose check went is a miss, and is found again: the lookups are let go of with the checks
+      if (this.#ids.size > 3 * KEPT) this.#ids.clear()
+    }
+    return found
+  }
+
+  /** The stretch of time alone this instance is in, if it is; the checks kept in an earlier one are dropped. */
+  #alone(): number | undefined {
+    const stretch = this.stretch()
+    if (stretch !== this.#stretch) {
+      this.clear()
+      this.#stretch = stretch
+    }
+    return stretch
+  }
+
+  /** Drops the checks among a unit's `changes`, before its answer. */
+  forget(changes: readonly Change[]): void {
+    for (const [collection, id] of changes) {
+      if (collection !== 'checks') continue
+      this.#checks.delete(id)
+      this.#dropped++
+    }
+  }
+
+  /** Drops every check kept. */
+  clear(): void {
+    this.#checks.clear()
+    this.#ids.clear()
+    this.#dropped++
+  }
+}

@@ -1,0 +1,153 @@
+import pg from 'pg'
+import {afterEach, describe, expect, it} from 'vitest'
+import type {CheckRecord} from '../../src/domain/records.js'
+import {byExternalId, byGuestToken, CheckCache} from '../../src/postgres/check-cache.js'
+import {type RunningServer, startServer} from '../../src/server/start.js'
+import {checkWith} from '../helpers/checks.js'
+import {databaseBehindRelay} from '../helpers/relay.js'
+import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
+import {type RoundTrip, roundTrips} from '../helpers/wire.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+const check = (id: string, externalId: string, token = `tok_${id}`) =>
+  ({id, account_id: 'acct_a', external_id: externalId, guest_token: token}) as CheckRecord
+
+describe('CheckCache', () => {
+  it('gives a kept check only in the stretch of time alone it was kept in, and by the lookups that found it', async () => {
+    let stretch: number | undefined = 1
+    const cache = new CheckCache(() => stretch)
+    const a = check('chk_1', 'A1')
+    expect(await cache.read(byExternalId('acct_a', 'A1'), async () => a)).toBe(a)
+    expect(cache.kept(byExternalId('acct_a', 'A1'))).toBe(a)
+    expect(cache.kept(byExternalId('acct_b', 'A1'))).toBeUndefined()
+    expect(cache.kept(byGuestToken('tok_chk_1'))).toBeUndefined()
+    stretch = undefined
+    expect(cache.kept(byExternalId('acct_a', 'A1'))).toBeUndefined()
+    expect(await cache.read(byExternalId('acct_a', 'A1'), async () => a)).toBe(a)
+    stretch = 2
+    expect(cache.kept(byExternalId('acct_a', 'A1'))).toBeUndefined()
+  })
+
+  it('keeps nothing a read found while a unit committed a check, or while the stretch ended', async () => {
+    let stretch: number | undefined = 1
+    const cache = new CheckCache(() => stretch)
+    const old = check('chk_1', 'A1')
+    let answer!: (found: CheckRecord) => void
+    const reading = cache.keep(byExternalId('acct_a', 'A1'), () => new Promise((resolve) => (answer = resolve)))
+    cache.forget([['checks', 'chk_2', null]])
+    answer(old)
+    expect(await reading).toBe(old)
+    expect(cache.kept(byExternalId('acct_a', 'A1'))).toBeUndefined()
+
+    const ending = cache.keep(byExternalId('acct_a', 'A1'), () => new Promise((resolve) => (answer = resolve)))
+    stretch = 2
+    answer(old)
+    await ending
+    expect(cache.kept(byExternalId('acct_a', 'A1'))).toBeUndefined()
+
+    await cache.keep(byExternalId('acct_a', 'A1'), async () => old)
+    cache.forget([['events', 'chk_1', null]])
+    expect(cache.kept(byExternalId('acct_a', 'A1'))).toBe(old)
+    cache.forget([['checks', 'chk_1', check('chk_1', 'A1')]])
+    expect(cache.kept(byExternalId('acct_a', 'A1'))).toBeUndefined()
+  })
+
+  it('a check found by another lookup since is given only if it still matches', async () => {
+    const cache = new CheckCache(() => 1)
+    await cache.keep(byGuestToken('tok_old'), async () => check('chk_1', 'A1', 'tok_old'))
+    await cache.keep(byExternalId('acct_a', 'A1'), async () => check('chk_1', 'A1', 'tok_new'))
+    expect(cache.kept(byGuestToken('tok_old'))).toBeUndefined()
+    expect(cache.kept(byGuestToken('tok_new'))).toBeUndefined()
+    expect(cache.kept(byExternalId('acct_a', 'A1'))?.guest_token).toBe('tok_new')
+  })
+})
+
+/** A server on a database behind a relay that reads its round trips off the wire. */
+async function serverOnWire(): Promise<{server: RunningServer; trips: RoundTrip[]; url: string; admin: string}> {
+  const wire = roundTrips()
+  const {db, link, url} = await databaseBehindRelay(wire.tap)
+  cleanup.push(() => db.drop())
+  cleanup.push(() => link.cut().catch(() => {}))
+  const server = await startServer({port: 0, host: '127.0.0.1', database: url, seedFile: await seedFile()})
+  cleanup.push(() => server.close())
+  return {server, trips: wire.trips, url, admin: db.url}
+}
+
+const seedFile = async () => writeSeed(await makeTempDir())
+
+const push = (server: RunningServer, quantity: number, id = 'cc1') =>
+  call(server.url, 'PUT', `/v1/checks/external/${id}`, {body: checkWith([['steak', quantity, 1000]])})
+
+const quantityOn = async (server: RunningServer, id = 'cc1') =>
+  (await call(server.url, 'GET', `/v1/checks/external/${id}`)).body.items?.[0]?.quantity
+
+/** The round trips `work` sends, once the server is quiet again. */
+async function sentBy(trips: RoundTrip[], work: () => Promise<unknown>): Promise<number> {
+  const from = trips.length
+  await work()
+  return trips.length - from
+}
+
+describe('an instance alone on its database', () => {
+  it('answers a GET or a replay of a check it read without the database, and reads a check it changed anew', async () => {
+    const {server, trips} = await serverOnWire()
+    expect((await push(server, 1)).status).toBe(201)
+    expect(await quantityOn(server)).toBe(1)
+    expect(await sentBy(trips, () => quantityOn(server))).toBe(0)
+    const replay = await push(server, 1)
+    expect([replay.status, replay.headers.get('x-tablepay-push-result')]).toEqual([200, 'unchanged'])
+    expect(await sentBy(trips, () => push(server, 1))).toBe(0)
+
+    expect((await push(server, 2)).headers.get('x-tablepay-push-result')).toBe('updated')
+    expect(await sentBy(trips, () => quantityOn(server).then((quantity) => expect(quantity).toBe(2)))).toBe(1)
+  })
+
+  it('keeps nothing while its listening connection is lost, in which it might miss another instance starting, and keeps again once it listens', async () => {
+    const {server, trips, admin} = await serverOnWire()
+    expect((await push(server, 1)).status).toBe(201)
+    await quantityOn(server)
+    expect(await sentBy(trips, () => quantityOn(server))).toBe(0)
+    const database = new pg.Client({connectionString: admin})
+    await database.connect()
+    cleanup.push(() => database.end())
+    await database.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
+    )
+    // once the instance hears of the loss, each GET goes to the database, until it listens again and has looked
+    await expect.poll(() => sentBy(trips, () => quantityOn(server)), {timeout: 10_000}).toBeGreaterThan(0)
+    await expect.poll(() => sentBy(trips, () => quantityOn(server)), {timeout: 10_000}).toBe(0)
+    const listening = await database.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
+    )
+    expect(listening.rows[0].n).toBe(1)
+  })
+})
+
+describe('two instances', () => {
+  it("a check one kept while alone is read anew once another starts: each sees the other's change at once", async () => {
+    const {server: a, admin} = await serverOnWire()
+    expect((await push(a, 1)).status).toBe(201)
+    expect(await quantityOn(a)).toBe(1)
+    expect((await push(a, 1)).headers.get('x-tablepay-push-result')).toBe('unchanged')
+
+    const b = await startServer({port: 0, host: '127.0.0.1', database: admin, seedFile: await seedFile()})
+    let bOpen = true
+    cleanup.push(() => (bOpen ? b.close() : Promise.resolve()))
+    expect((await push(b, 2)).headers.get('x-tablepay-push-result')).toBe('updated')
+    expect(await quantityOn(a)).toBe(2)
+    // a replay of what a kept is a change again
+    expect((await push(a, 1)).headers.get('x-tablepay-push-result')).toBe('updated')
+    expect(await quantityOn(b)).toBe(1)
+
+    // alone again once b stops: what b changed last is what a reads
+    expect((await push(b, 3)).headers.get('x-tablepay-push-result')).toBe('updated')
+    await b.close()
+    bOpen = false
+    expect(await quantityOn(a)).toBe(3)
+    expect(await quantityOn(a)).toBe(3)
+  })
+})
