@@ -82,11 +82,16 @@ class UnitSql implements Sql {
     return (await this.results<R>(sql)).at(-1)!
   }
 
-  /** The same, resolving with the result of each of its statements. */
-  async results<R extends pg.QueryResultRow>(sql: string): Promise<pg.QueryResult<R>[]> {
+  /** Sends the read put off (`before`), if any. */
+  async settle(): Promise<void> {
     const before = this.before
     this.before = undefined
     await before?.()
+  }
+
+  /** The same, resolving with the result of each of its statements. */
+  async results<R extends pg.QueryResultRow>(sql: string): Promise<pg.QueryResult<R>[]> {
+    await this.settle()
     const text = this.begun ? sql : `${BEGIN}; ${this.lead}${sql}`
     this.begun = true
     const results = await this.prepared.send(
@@ -180,6 +185,8 @@ export class PgUnit extends PgReader implements UnitOfWork {
     accountId: string,
     where?: Where<C>,
   ): Promise<Collections[C][]> {
+    // a kept check's lock and read, put off until now, bring the endpoints too
+    await this.#sql.settle()
     const known = this.#endpoints
     this.writesTo(accountId)
     if (collection !== 'webhook_endpoints' || where !== undefined || known?.accountId !== accountId)
@@ -202,6 +209,11 @@ export class PgUnit extends PgReader implements UnitOfWork {
     await this.#sql.results(`SELECT pg_advisory_xact_lock(${accountLock(accountId)})`)
   }
 
+  /**
+   * A transaction-scoped advisory lock on the id, then the read, in one round trip: at READ COMMITTED each
+   * statement of the query sees what committed before it began, so the read after the wait sees what the
+   * unit that held the lock made. A row lock could not do it: there is no row yet to lock.
+   */
   async getExclusive<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
     const key = literal(`${collection}:${text(id)}`)
     const results = await this.#sql.results<{doc: Collections[C]}>(

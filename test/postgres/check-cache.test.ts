@@ -2,8 +2,10 @@ import pg from 'pg'
 import {afterEach, describe, expect, it} from 'vitest'
 import type {CheckRecord} from '../../src/domain/records.js'
 import {byExternalId, byGuestToken, CheckCache} from '../../src/postgres/check-cache.js'
+import {PgStorage} from '../../src/postgres/storage.js'
 import {type RunningServer, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
+import {createTestDatabase} from '../helpers/postgres.js'
 import {databaseBehindRelay} from '../helpers/relay.js'
 import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
 import {type RoundTrip, roundTrips} from '../helpers/wire.js'
@@ -102,7 +104,11 @@ describe('an instance alone on its database', () => {
     expect([replay.status, replay.headers.get('x-tablepay-push-result')]).toEqual([200, 'unchanged'])
     expect(await sentBy(trips, () => push(server, 1))).toBe(0)
 
-    expect((await push(server, 2)).headers.get('x-tablepay-push-result')).toBe('updated')
+    // a change to a kept check waits for the database twice, as any changing push: its lock and read, then COMMIT
+    const changed = await sentBy(trips, async () =>
+      expect((await push(server, 2)).headers.get('x-tablepay-push-result')).toBe('updated'),
+    )
+    expect(changed).toBe(2)
     expect(await sentBy(trips, () => quantityOn(server).then((quantity) => expect(quantity).toBe(2)))).toBe(1)
   })
 
@@ -125,6 +131,32 @@ describe('an instance alone on its database', () => {
     )
     expect(listening.rows[0].n).toBe(1)
   })
+})
+
+it('two units of one instance that both read a kept check and write it lose neither write: the second runs again', async () => {
+  const db = await createTestDatabase()
+  cleanup.push(() => db.drop())
+  const storage = await PgStorage.open({url: db.url})
+  cleanup.push(() => storage.close())
+  const record = {...check('chk_1', 'A1'), status: 'open', location_id: 'loc_1', count: 0}
+  await storage.unit(async (tx) => tx.put('checks', 'chk_1', record as never))
+  expect(await storage.checkByExternalId('acct_a', 'A1')).toEqual(record)
+  expect(await storage.checkByExternalId('acct_a', 'A1')).toBe(await storage.checkByExternalId('acct_a', 'A1'))
+
+  let runs = 0
+  let bothRead!: () => void
+  const both = new Promise<void>((resolve) => (bothRead = resolve))
+  const increment = () =>
+    storage.unit(async (tx) => {
+      const kept = (await tx.checkByExternalId('acct_a', 'A1')) as unknown as typeof record
+      // each has read the kept check before either writes
+      if (++runs === 2) bothRead()
+      await both
+      tx.put('checks', 'chk_1', {...kept, count: kept.count + 1} as never)
+    })
+  await Promise.all([increment(), increment()])
+  expect(runs).toBe(3)
+  expect(((await storage.get('checks', 'chk_1')) as unknown as typeof record).count).toBe(2)
 })
 
 describe('two instances', () => {
