@@ -4,20 +4,6 @@ import type {Change} from '../service/storage.js'
 /** Checks kept at most: the one kept longest goes first. */
 const KEPT = 10_000
 
-/**
- * Checks read outside a unit (a GET, the guest page), kept while this
- * instance is surely alone on its database: then only its own units change
- * them, and each unit drops the checks it wrote as it commits (`forget`).
- * Kept in one stretch of time alone, a check is not given out in another
- * (src/postgres/presence.ts): another instance's hello, a change heard from
- * one, a lost listening connection or a failed database ends the stretch
- * (docs/postgres.md, "Reads while alone"). Records are never changed in
- * place, as in the memory store, so the kept one is given out as it is.
- *
- * @example
- * const cache = new CheckCache(() => instance.aloneStretch)
- * const check = await cache.read(byExternalId('acct_demo', 'A1'), () => reader.checkByExternalId('acct_demo', 'A1'))
- */
 /** How a check is looked up: a key of its own, and what a check found that way must match. */
 export interface Lookup {
   key: string
@@ -36,6 +22,22 @@ export const byGuestToken = (token: string): Lookup => ({
   matches: (check) => check.guest_token === token,
 })
 
+/**
+ * Checks read (a GET, the guest page, a push) or written, kept while this
+ * instance is surely alone on its database: then only its own units change
+ * them, and each unit drops the checks it wrote as it commits (`forget`),
+ * then keeps the versions it committed (`remember`), so a replay or a GET
+ * right after a change asks nothing.
+ * Kept in one stretch of time alone, a check is not given out in another
+ * (src/postgres/presence.ts): another instance's hello, a change heard from
+ * one, a lost listening connection or a failed database ends the stretch
+ * (docs/postgres.md, "Reads while alone"). Records are never changed in
+ * place, as in the memory store, so the kept one is given out as it is.
+ *
+ * @example
+ * const cache = new CheckCache(() => instance.aloneStretch)
+ * const check = await cache.read(byExternalId('acct_demo', 'A1'), () => reader.checkByExternalId('acct_demo', 'A1'))
+ */
 export class CheckCache {
   /** The kept checks, by id, oldest first. */
   readonly #checks = new Map<string, CheckRecord>()
@@ -66,15 +68,43 @@ export class CheckCache {
     const stretch = this.#alone()
     const dropped = this.#dropped
     const found = await read()
-    if (found && stretch !== undefined && stretch === this.#alone() && dropped === this.#dropped) {
-      this.#checks.delete(found.id)
-      this.#checks.set(found.id, found)
-      this.#ids.set(lookup.key, found.id)
-      if (this.#checks.size > KEPT) this.#checks.delete(this.#checks.keys().next().value!)
-      // a lookup whose check went is a miss, and is found again: the lookups are let go of with the checks
-      if (this.#ids.size > 3 * KEPT) this.#ids.clear()
-    }
+    if (found && stretch !== undefined && stretch === this.#alone() && dropped === this.#dropped)
+      this.#put(found, [lookup.key])
     return found
+  }
+
+  /** The stretch of time alone this instance is in now, for `remember`: undefined when it is not alone. */
+  mark(): number | undefined {
+    return this.#alone()
+  }
+
+  /**
+   * Keeps the checks a unit wrote, once it committed, when this instance has been alone since `mark` (taken
+   * as the unit began): nobody else wrote them meanwhile, so what the unit wrote is what the database holds.
+   * `changes` are those not overtaken by a later commit (src/postgres/commit-order.ts); the unit's
+   * `forget` came first.
+   */
+  remember(changes: readonly Change[], mark: number | undefined): void {
+    if (mark === undefined || mark !== this.#alone()) return
+    for (const [collection, , record] of changes) {
+      if (collection !== 'checks' || record === null) continue
+      const check = record as CheckRecord
+      this.#put(
+        check,
+        [byId(check.id), byExternalId(check.account_id, check.external_id), byGuestToken(check.guest_token)].map(
+          (l) => l.key,
+        ),
+      )
+    }
+  }
+
+  #put(check: CheckRecord, keys: readonly string[]): void {
+    this.#checks.delete(check.id)
+    this.#checks.set(check.id, check)
+    for (const key of keys) this.#ids.set(key, check.id)
+    if (this.#checks.size > KEPT) this.#checks.delete(this.#checks.keys().next().value!)
+    // a lookup whose check went is a miss, and is found again: the lookups are let go of with the checks
+    if (this.#ids.size > 3 * KEPT) this.#ids.clear()
   }
 
   /** The stretch of time alone this instance is in, if it is; the checks kept in an earlier one are dropped. */

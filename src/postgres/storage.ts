@@ -174,6 +174,7 @@ export class PgStorage extends PgReader implements Storage {
         throw this.#failure
       }
       const tx = new PgUnit(client, this.#checks)
+      const alone = this.#checks.mark()
       let value: T
       let changes: Change[] = []
       let commit: number | undefined
@@ -203,6 +204,7 @@ export class PgStorage extends PgReader implements Storage {
       if (changes.length > 0) {
         this.#checks.forget(changes)
         const fresh = this.#order.fresh(changes, commit)
+        if (commit !== undefined) this.#checks.remember(fresh, alone)
         if (fresh.length > 0) {
           durable?.(fresh)
           this.#publish(fresh)

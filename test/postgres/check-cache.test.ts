@@ -58,6 +58,31 @@ describe('CheckCache', () => {
     expect(cache.kept(byExternalId('acct_a', 'A1'))).toBeUndefined()
   })
 
+  it('keeps the checks a unit committed, by each of their lookups, only when alone since the unit began', () => {
+    let stretch: number | undefined = 1
+    const cache = new CheckCache(() => stretch)
+    const a = check('chk_1', 'A1')
+    cache.remember(
+      [
+        ['checks', 'chk_1', a],
+        ['events', 'evt_1', {} as never],
+        ['checks', 'chk_2', null],
+      ],
+      cache.mark(),
+    )
+    expect(cache.kept(byExternalId('acct_a', 'A1'))).toBe(a)
+    expect(cache.kept(byGuestToken('tok_chk_1'))).toBe(a)
+
+    const mark = cache.mark()
+    stretch = 2
+    cache.remember([['checks', 'chk_3', check('chk_3', 'A3')]], mark)
+    expect(cache.kept(byExternalId('acct_a', 'A3'))).toBeUndefined()
+    stretch = undefined
+    cache.remember([['checks', 'chk_3', check('chk_3', 'A3')]], cache.mark())
+    stretch = 3
+    expect(cache.kept(byExternalId('acct_a', 'A3'))).toBeUndefined()
+  })
+
   it('a check found by another lookup since is given only if it still matches', async () => {
     const cache = new CheckCache(() => 1)
     await cache.keep(byGuestToken('tok_old'), async () => check('chk_1', 'A1', 'tok_old'))
@@ -95,7 +120,7 @@ async function sentBy(trips: RoundTrip[], work: () => Promise<unknown>): Promise
 }
 
 describe('an instance alone on its database', () => {
-  it('answers a GET or a replay of a check it read without the database, and reads a check it changed anew', async () => {
+  it('answers a GET or a replay of a check it read or changed without the database', async () => {
     const {server, trips} = await serverOnWire()
     expect((await push(server, 1)).status).toBe(201)
     expect(await quantityOn(server)).toBe(1)
@@ -109,7 +134,12 @@ describe('an instance alone on its database', () => {
       expect((await push(server, 2)).headers.get('x-tablepay-push-result')).toBe('updated'),
     )
     expect(changed).toBe(2)
-    expect(await sentBy(trips, () => quantityOn(server).then((quantity) => expect(quantity).toBe(2)))).toBe(1)
+    // what it committed is kept: a GET or a replay right after the change asks nothing
+    expect(await sentBy(trips, () => quantityOn(server).then((quantity) => expect(quantity).toBe(2)))).toBe(0)
+    const replayed = await sentBy(trips, async () =>
+      expect((await push(server, 2)).headers.get('x-tablepay-push-result')).toBe('unchanged'),
+    )
+    expect(replayed).toBe(0)
   })
 
   it('keeps nothing while its listening connection is lost, in which it might miss another instance starting, and keeps again once it listens', async () => {
