@@ -230,9 +230,18 @@ describe('delivery across instances on one database', () => {
     const receiver = await countingReceiver((req) =>
       req.headers['x-tablepay-delivery-attempt'] === '2' && waiting++ < PER_ENDPOINT ? retriesAnswered : 500,
     )
+    // a has heard of every first attempt, whichever instance made it, and settled its claims of them: what the
+    // advance counts begins after
+    const firstsHeard = new Set<string>()
+    storage.subscribe((changes) => {
+      for (const [collection, id, record] of changes)
+        if (collection === 'deliveries' && (record as Delivery | null)?.attempts.length === 1) firstsHeard.add(id)
+    })
     await subscribe(b, receiver.url)
     await pushChecks([b], PER_ENDPOINT + 1, 'queued')
     await deliveriesUntil(b, PER_ENDPOINT + 1, (d) => d.attempts.length === 1)
+    await until(() => firstsHeard.size === PER_ENDPOINT + 1)
+    await a.running.dispatcher.idle()
     listening.hold()
     const advanced = call(a.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 120}})
     // a has an endpoint's share of its retries out, the last one queued behind them
