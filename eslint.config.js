@@ -7,12 +7,12 @@ import tseslint from 'typescript-eslint'
 
 /** The layers, lowest first, and the other `src/` folders each may import. */
 const LAYERS = {
-  // Small I/O helpers every layer may need (why a connection failed, where running servers register).
+  // Small helpers every layer may need (why a connection failed, where running servers register, calls run in batches).
   shared: [],
   domain: [],
   store: ['domain', 'shared'],
   webhooks: ['domain', 'store', 'shared'],
-  service: ['domain', 'store', 'webhooks'],
+  service: ['domain', 'store', 'webhooks', 'shared'],
   // The PostgreSQL store: the storage interface of src/service over node-postgres.
   postgres: ['domain', 'store', 'service', 'shared'],
   // The pages and the module that serves their files; only the server serves them.

@@ -122,6 +122,25 @@ export class PgReader implements Reader {
     return result.rows[0]?.doc
   }
 
+  async getMany<C extends CollectionName>(
+    collection: C,
+    ids: readonly string[],
+  ): Promise<(Collections[C] | undefined)[]> {
+    if (ids.length === 1) return [await this.get(collection, ids[0]!)]
+    // locked in the order of their ids: two units that lock some of the same never wait for each other in a circle
+    const lock = this.locked ? ' ORDER BY id FOR UPDATE' : ''
+    const result = await this.sql.query<{id: string; doc: Collections[C]}>(
+      `SELECT id, doc FROM ${collection} WHERE id = ANY($1::text[])${lock}`,
+      [ids.map(text)],
+    )
+    const found = new Map(result.rows.map((row) => [untext(row.id), row.doc]))
+    return ids.map((id) => {
+      const doc = found.get(id)
+      if (doc === undefined && this.locked) this.absent.add(`${collection}\u0000${id}`)
+      return doc
+    })
+  }
+
   async #check(where: string, values: unknown[]): Promise<CheckRecord | undefined> {
     const lock = this.locked ? ' FOR UPDATE' : ''
     const result = await this.sql.query<{doc: CheckRecord}>(`SELECT doc FROM checks WHERE ${where}${lock}`, values)

@@ -10,6 +10,7 @@ import {
   supersede,
 } from '../domain/deliveries.js'
 import {endpointKey} from '../domain/endpoints.js'
+import {Batches} from '../shared/batches.js'
 import {ApiError, invalidField} from '../domain/errors.js'
 import {abandonedBy} from '../domain/snapshots.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
@@ -142,20 +143,26 @@ export class Deliveries {
     result: AttemptResult,
     options: AttemptOptions,
   ): Promise<WebhookEndpointRecord | undefined> {
-    return this.outbox.unit(HELD, async (tx) => {
-      const latest = await tx.get('deliveries', id)
-      // a restore since the attempt began put the delivery back as it was saved: the attempt is abandoned
-      if (!latest || abandonedBy(options.claimed, latest)) return undefined
-      const current = await tx.get('webhook_endpoints', endpointKey(endpoint))
-      const outcome = recordAttempt(latest, current ?? endpoint, result, options)
-      tx.put('deliveries', id, outcome.delivery)
-      if (current === undefined) return undefined
-      if (outcome.endpoint !== current) tx.put('webhook_endpoints', endpointKey(current), outcome.endpoint)
-      const succeeded = outcome.delivery.status === 'succeeded' && latest.status === 'pending'
-      if (succeeded && mayHaveRedeliveries(latest, current)) await supersedeOthers(tx, latest, options.now)
-      return outcome.endpoint
-    })
+    return this.#records.add({id, endpoint, result, options})
   }
+
+  /**
+   * The attempts that ended while the last ones were being recorded, recorded together in one unit: it reads
+   * their deliveries and endpoints in one read each (docs/storage.md, "Attempts recorded together").
+   */
+  readonly #records = new Batches((attempts: readonly AttemptRecord[]) =>
+    this.outbox.unit(HELD, async (tx) => {
+      const ids = attempts.map((attempt) => attempt.id)
+      const keys = [...new Set(attempts.map((attempt) => endpointKey(attempt.endpoint)))]
+      const [deliveries, endpoints] = [
+        byId(ids, await tx.getMany('deliveries', ids)),
+        byId(keys, await tx.getMany('webhook_endpoints', keys)),
+      ]
+      const outcomes: (WebhookEndpointRecord | undefined)[] = []
+      for (const attempt of attempts) outcomes.push(await record(tx, attempt, deliveries, endpoints))
+      return outcomes
+    }),
+  )
 
   /**
    * A new delivery of `event` to the account's endpoint `endpointId`, due now: the same body bytes and event id.
@@ -180,9 +187,59 @@ export class Deliveries {
   }
 }
 
-/** Ends the pending deliveries of `succeeded`'s event to its endpoint, other than itself: superseded by it. */
-async function supersedeOthers(tx: UnitOfWork, succeeded: DeliveryRecord, now: string): Promise<void> {
+/** An attempt's outcome to record: `recordAttempt`'s arguments. */
+interface AttemptRecord {
+  id: string
+  endpoint: WebhookEndpointRecord
+  result: AttemptResult
+  options: AttemptOptions
+}
+
+const byId = <T>(ids: readonly string[], records: readonly (T | undefined)[]) =>
+  new Map(ids.map((id, i) => [id, records[i]]))
+
+/**
+ * Records one attempt on its delivery and endpoint as `tx` read them, and keeps each as written, for the
+ * attempts recorded after it in the same unit (two failures to one endpoint count two).
+ */
+async function record(
+  tx: UnitOfWork,
+  {id, endpoint, result, options}: AttemptRecord,
+  deliveries: Map<string, DeliveryRecord | undefined>,
+  endpoints: Map<string, WebhookEndpointRecord | undefined>,
+): Promise<WebhookEndpointRecord | undefined> {
+  const latest = deliveries.get(id)
+  // a restore since the attempt began put the delivery back as it was saved: the attempt is abandoned
+  if (!latest || abandonedBy(options.claimed, latest)) return undefined
+  const key = endpointKey(endpoint)
+  const current = endpoints.get(key)
+  const outcome = recordAttempt(latest, current ?? endpoint, result, options)
+  tx.put('deliveries', id, outcome.delivery)
+  deliveries.set(id, outcome.delivery)
+  if (current === undefined) return undefined
+  if (outcome.endpoint !== current) tx.put('webhook_endpoints', key, outcome.endpoint)
+  endpoints.set(key, outcome.endpoint)
+  const succeeded = outcome.delivery.status === 'succeeded' && latest.status === 'pending'
+  if (succeeded && mayHaveRedeliveries(latest, current)) await supersedeOthers(tx, latest, options.now, deliveries)
+  return outcome.endpoint
+}
+
+/**
+ * Ends the pending deliveries of `succeeded`'s event to its endpoint, other than itself: superseded by it.
+ * `recorded`: the deliveries of the unit as it wrote them so far.
+ */
+async function supersedeOthers(
+  tx: UnitOfWork,
+  succeeded: DeliveryRecord,
+  now: string,
+  recorded: Map<string, DeliveryRecord | undefined>,
+): Promise<void> {
   const {account_id, event_id, endpoint_id} = succeeded
-  for (const other of await tx.list('deliveries', account_id, {event_id, endpoint_id, status: 'pending'}))
-    if (other.id !== succeeded.id) tx.put('deliveries', other.id, supersede(other, succeeded.id, now))
+  for (const listed of await tx.list('deliveries', account_id, {event_id, endpoint_id, status: 'pending'})) {
+    const other = recorded.get(listed.id) ?? listed
+    if (other.id === succeeded.id || other.status !== 'pending') continue
+    const superseded = supersede(other, succeeded.id, now)
+    tx.put('deliveries', other.id, superseded)
+    if (recorded.has(other.id)) recorded.set(other.id, superseded)
+  }
 }

@@ -18,6 +18,11 @@ class MemoryReader implements Reader {
     return Promise.resolve(this.table(collection).get(id))
   }
 
+  getMany<C extends CollectionName>(collection: C, ids: readonly string[]): Promise<(Collections[C] | undefined)[]> {
+    const table = this.table(collection)
+    return Promise.resolve(ids.map((id) => table.get(id)))
+  }
+
   checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
     return Promise.resolve(this.store.tables.checks.getByAlternate(accountId, externalId))
   }

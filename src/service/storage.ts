@@ -30,6 +30,8 @@ export interface PageOf<T> {
  */
 export interface Reader {
   get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined>
+  /** The records of `ids`, each in its place (undefined where there is none): one statement on PostgreSQL. */
+  getMany<C extends CollectionName>(collection: C, ids: readonly string[]): Promise<(Collections[C] | undefined)[]>
   /** A check by the id its caller gave it, within one account. */
   checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined>
   /** A check by the token of its guest link. */

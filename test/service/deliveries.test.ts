@@ -39,6 +39,24 @@ describe('service.deliveries', () => {
     ])
   })
 
+  it('attempts that end together are recorded in one unit, each on the endpoint as the one before left it', async () => {
+    const {service, endpoint, delivery, queued} = await withDelivery()
+    await service.checks.push('acct_demo', 't2', checkWith([['b', 1, 500]]))
+    const [, second] = await service.records.allOf('deliveries', 'acct_demo')
+    const twoDead = {...options, disableAfter: 2}
+    for (const id of [delivery.id, second!.id]) await service.deliveries.recordAttempt(id, endpoint, failed, twoDead)
+    queued.length = 0
+    // both go dead: the endpoint is disabled only if the second counts on the endpoint the first left
+    await Promise.all(
+      [delivery.id, second!.id].map((id) => service.deliveries.recordAttempt(id, endpoint, failed, twoDead)),
+    )
+    expect((await service.records.get('webhook_endpoints', endpoint.id))?.status).toBe('disabled')
+    expect(queued).toHaveLength(1)
+    const written = queued[0]!.filter(([collection]) => collection === 'deliveries').map(([, id]) => id)
+    expect(new Set(written)).toEqual(new Set([delivery.id, second!.id]))
+    for (const id of written) expect((await service.deliveries.get(id))?.status).toBe('dead')
+  })
+
   it('an attempt whose delivery was deleted meanwhile records nothing', async () => {
     const {service, endpoint, delivery} = await withDelivery()
     await service.sim.reset('acct_demo')
