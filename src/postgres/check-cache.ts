@@ -43,6 +43,8 @@ export class CheckCache {
   readonly #checks = new Map<string, CheckRecord>()
   /** The id of the check each lookup found, by the lookup's key. */
   readonly #ids = new Map<string, string>()
+  /** Each kept check's JSON text (`textOf`). */
+  readonly #texts = new WeakMap<CheckRecord, string>()
   /** Moves on at each drop: a read that began before one keeps nothing. */
   #dropped = 0
   #stretch: number | undefined
@@ -84,11 +86,12 @@ export class CheckCache {
    * `changes` are those not overtaken by a later commit (src/postgres/commit-order.ts); the unit's
    * `forget` came first.
    */
-  remember(changes: readonly Change[], mark: number | undefined): void {
+  remember(changes: readonly Change[], mark: number | undefined, texts?: {of(record: unknown): string}): void {
     if (mark === undefined || mark !== this.#alone()) return
     for (const [collection, , record] of changes) {
       if (collection !== 'checks' || record === null) continue
       const check = record as CheckRecord
+      if (texts) this.#texts.set(check, texts.of(check))
       this.#put(
         check,
         [byId(check.id), byExternalId(check.account_id, check.external_id), byGuestToken(check.guest_token)].map(
@@ -96,6 +99,13 @@ export class CheckCache {
         ),
       )
     }
+  }
+
+  /** The JSON text of a kept check, as the database holds it when this instance wrote it. */
+  textOf(check: CheckRecord): string {
+    let text = this.#texts.get(check)
+    if (text === undefined) this.#texts.set(check, (text = JSON.stringify(check)))
+    return text
   }
 
   #put(check: CheckRecord, keys: readonly string[]): void {

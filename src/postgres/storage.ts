@@ -204,7 +204,7 @@ export class PgStorage extends PgReader implements Storage {
       if (changes.length > 0) {
         this.#checks.forget(changes)
         const fresh = this.#order.fresh(changes, commit)
-        if (commit !== undefined) this.#checks.remember(fresh, alone)
+        if (commit !== undefined) this.#checks.remember(fresh, alone, tx.texts)
         if (fresh.length > 0) {
           durable?.(fresh)
           this.#publish(fresh)

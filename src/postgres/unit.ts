@@ -110,6 +110,12 @@ const CHECK_BY_EXTERNAL_ID = prepared(
   'SELECT doc FROM checks WHERE account_id = $1::text AND external_id = $2::text FOR UPDATE',
 )
 
+/** A kept check's lock and its stored text, which is the text the check was written as when this instance wrote it. */
+const CHECK_TEXT_BY_EXTERNAL_ID = prepared(
+  'tp_check_text_by_external_id',
+  'SELECT doc::text AS text FROM checks WHERE account_id = $1::text AND external_id = $2::text FOR UPDATE',
+)
+
 /** One unit of work: one transaction; its writes are collected and sent together with its COMMIT. */
 export class PgUnit extends PgReader implements UnitOfWork {
   readonly #writes = new UnitWrites()
@@ -162,19 +168,21 @@ export class PgUnit extends PgReader implements UnitOfWork {
 
   /** Locks and reads the check and the endpoints; a check given from the cache (`kept`) must be as it was, or the unit runs again. */
   async #lockCheck(accountId: string, externalId: string, kept?: CheckRecord): Promise<CheckRecord | undefined> {
+    // a kept check is compared as text, and not parsed: the same text is the same check (docs/postgres.md)
+    const read = kept ? CHECK_TEXT_BY_EXTERNAL_ID : CHECK_BY_EXTERNAL_ID
     const [check, listed] = (
-      await this.#sql.results<{doc: unknown} & LockedEndpoints>(
-        `${this.#sql.execute(CHECK_BY_EXTERNAL_ID, [text(accountId), text(externalId)])};
+      await this.#sql.results<{doc?: CheckRecord; text?: string} & LockedEndpoints>(
+        `${this.#sql.execute(read, [text(accountId), text(externalId)])};
          ${this.#sql.execute(ENDPOINTS, [text(accountId)])}`,
       )
     ).slice(-2)
     this.#endpoints = {accountId, records: lockedEndpoints(listed!)}
-    const found = check!.rows[0]?.doc as CheckRecord | undefined
-    if (kept && JSON.stringify(found) !== JSON.stringify(kept)) {
+    if (!kept) return check!.rows[0]?.doc
+    if (check!.rows[0]?.text !== this.checks!.textOf(kept)) {
       this.checks!.forget([['checks', kept.id, null]])
       throw Object.assign(new Error('postgres: a kept check changed'), {code: '40001'})
     }
-    return found
+    return kept
   }
 
   /** The account's endpoints read with the unit's check (`checkByExternalId`), until listed. */
@@ -243,6 +251,9 @@ export class PgUnit extends PgReader implements UnitOfWork {
     return result.rows.length
   }
 
+  /** The text each record was written as, once `commit` has made them. */
+  texts: RecordTexts | undefined
+
   /** Ends the unit: returns its writes (none the second time), and refuses any more. */
   end(): Change[] {
     return this.#writes.end()
@@ -260,7 +271,7 @@ export class PgUnit extends PgReader implements UnitOfWork {
    */
   async commit(changes: readonly Change[], notice?: Notice): Promise<number | undefined> {
     if (!this.begun && changes.length === 0) return undefined
-    const texts = new RecordTexts()
+    const texts = (this.texts = new RecordTexts())
     const writes = this.#writesOf(changes, texts)
     if (texts.length > LARGE_BYTES) return this.#commitLarge(changes, writes, texts, notice)
     const statements = writes.map((write) => this.#statement(write, texts))
