@@ -21,12 +21,17 @@ async function databaseOnWire(): Promise<{url: string; trips: RoundTrip[]}> {
   return {url, trips: wire.trips}
 }
 
-async function serverOnWire(): Promise<{server: RunningServer; trips: RoundTrip[]; url: string}> {
-  const {url, trips} = await databaseOnWire()
+/** A server on the database at `url`, stopped after the test. */
+async function serverOn(url: string): Promise<RunningServer> {
   const seedFile = await writeSeed(await makeTempDir())
   const server = await startServer({port: 0, host: '127.0.0.1', database: url, seedFile})
   cleanup.push(() => server.close())
-  return {server, trips, url}
+  return server
+}
+
+async function serverOnWire(): Promise<{server: RunningServer; trips: RoundTrip[]; url: string}> {
+  const {url, trips} = await databaseOnWire()
+  return {server: await serverOn(url), trips, url}
 }
 
 async function storageOnWire(): Promise<{storage: PgStorage; trips: RoundTrip[]}> {
@@ -94,13 +99,7 @@ it('a changing push is 2 round trips: BEGIN with the check and the endpoints, th
   }
   expect(await replayUnits()).toEqual([])
   await server.close()
-  server = await startServer({
-    port: 0,
-    host: '127.0.0.1',
-    database: url,
-    seedFile: await writeSeed(await makeTempDir()),
-  })
-  cleanup.push(() => server.close())
+  server = await serverOn(url)
   expect(await replayUnits()).toEqual([[expect.stringMatching(/\bBEGIN\b/), 'COMMIT']])
 })
 
