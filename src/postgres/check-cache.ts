@@ -1,4 +1,4 @@
-import type {CheckRecord} from '../domain/records.js'
+import type {CheckRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {Change} from '../service/storage.js'
 
 /** Checks kept at most: the one kept longest goes first. */
@@ -33,6 +33,8 @@ export const byGuestToken = (token: string): Lookup => ({
  * one, a lost listening connection or a failed database ends the stretch
  * (docs/postgres.md, "Reads while alone"). Records are never changed in
  * place, as in the memory store, so the kept one is given out as it is.
+ * Accounts read to have no webhook endpoints are kept the same way
+ * (`bare`): a push to one asks for no endpoints, which it would lock.
  *
  * @example
  * const cache = new CheckCache(() => instance.aloneStretch)
@@ -47,6 +49,10 @@ export class CheckCache {
   readonly #texts = new WeakMap<CheckRecord, string>()
   /** Moves on at each drop: a read that began before one keeps nothing. */
   #dropped = 0
+  /** Accounts read to have no webhook endpoints (`keepBare`). */
+  readonly #bare = new Set<string>()
+  /** Moves on at each endpoint written or deleted: a read of endpoints that began before one keeps nothing. */
+  #endpointsWritten = 0
   #stretch: number | undefined
 
   /** `stretch` names the stretch of time this instance has surely been alone in; undefined when it is not. */
@@ -101,6 +107,25 @@ export class CheckCache {
     }
   }
 
+  /** Whether the account is kept as having no webhook endpoints, and this instance is surely alone. */
+  bare(accountId: string): boolean {
+    return this.#alone() !== undefined && this.#bare.has(accountId)
+  }
+
+  /** What `keepBare` needs, taken before the account's endpoints are read. */
+  endpointsMark(): [stretch: number | undefined, written: number] {
+    return [this.#alone(), this.#endpointsWritten]
+  }
+
+  /**
+   * Keeps the account as having no webhook endpoints when a read that began at `mark` found none, this
+   * instance was alone throughout and no endpoint was written meanwhile.
+   */
+  keepBare(accountId: string, [stretch, written]: [number | undefined, number]): void {
+    if (stretch !== undefined && stretch === this.#alone() && written === this.#endpointsWritten)
+      this.#bare.add(accountId)
+  }
+
   /** The JSON text of a kept check, as the database holds it when this instance wrote it. */
   textOf(check: CheckRecord): string {
     let text = this.#texts.get(check)
@@ -127,19 +152,27 @@ export class CheckCache {
     return stretch
   }
 
-  /** Drops the checks among a unit's `changes`, before its answer. */
+  /** Drops the checks among a unit's `changes`, and the accounts whose endpoints it wrote, before its answer. */
   forget(changes: readonly Change[]): void {
-    for (const [collection, id] of changes) {
+    for (const [collection, id, record] of changes) {
+      if (collection === 'webhook_endpoints') {
+        this.#endpointsWritten++
+        // a deletion does not say its account
+        if (record) this.#bare.delete((record as WebhookEndpointRecord).account_id)
+        else this.#bare.clear()
+      }
       if (collection !== 'checks') continue
       this.#checks.delete(id)
       this.#dropped++
     }
   }
 
-  /** Drops every check kept. */
+  /** Drops every check and account kept. */
   clear(): void {
     this.#checks.clear()
     this.#ids.clear()
+    this.#bare.clear()
     this.#dropped++
+    this.#endpointsWritten++
   }
 }

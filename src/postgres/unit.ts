@@ -166,19 +166,26 @@ export class PgUnit extends PgReader implements UnitOfWork {
     )
   }
 
-  /** Locks and reads the check and the endpoints; a check given from the cache (`kept`) must be as it was, or the unit runs again. */
+  /**
+   * Locks and reads the check and the endpoints (none for an account kept as having none: "Reads while
+   * alone"); a check given from the cache (`kept`) must be as it was, or the unit runs again.
+   */
   async #lockCheck(accountId: string, externalId: string, kept?: CheckRecord): Promise<CheckRecord | undefined> {
     // a kept check is compared as text, and not parsed: the same text is the same check (docs/postgres.md)
     const read = kept ? CHECK_TEXT_BY_EXTERNAL_ID : CHECK_BY_EXTERNAL_ID
-    const [check, listed] = (
-      await this.#sql.results<{doc?: CheckRecord; text?: string} & LockedEndpoints>(
-        `${this.#sql.execute(read, [text(accountId), text(externalId)])};
-         ${this.#sql.execute(ENDPOINTS, [text(accountId)])}`,
-      )
-    ).slice(-2)
-    this.#endpoints = {accountId, records: lockedEndpoints(listed!)}
-    if (!kept) return check!.rows[0]?.doc
-    if (check!.rows[0]?.text !== this.checks!.textOf(kept)) {
+    const bare = this.checks?.bare(accountId)
+    const mark = this.checks?.endpointsMark()
+    const statements = [this.#sql.execute(read, [text(accountId), text(externalId)])]
+    if (!bare) statements.push(this.#sql.execute(ENDPOINTS, [text(accountId)]))
+    const results = await this.#sql.results<{doc?: CheckRecord; text?: string} & LockedEndpoints>(
+      statements.join(';\n'),
+    )
+    const check = results.at(-statements.length)!
+    const records = bare ? [] : lockedEndpoints(results.at(-1)!)
+    this.#endpoints = {accountId, records}
+    if (!bare && records.length === 0 && mark) this.checks!.keepBare(accountId, mark)
+    if (!kept) return check.rows[0]?.doc
+    if (check.rows[0]?.text !== this.checks!.textOf(kept)) {
       this.checks!.forget([['checks', kept.id, null]])
       throw Object.assign(new Error('postgres: a kept check changed'), {code: '40001'})
     }

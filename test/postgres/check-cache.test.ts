@@ -83,6 +83,39 @@ describe('CheckCache', () => {
     expect(cache.kept(byExternalId('acct_a', 'A3'))).toBeUndefined()
   })
 
+  it('keeps an account as having no webhook endpoints only when alone since the read began and no endpoint was written meanwhile', () => {
+    let stretch: number | undefined = 1
+    const cache = new CheckCache(() => stretch)
+    const endpoint = (accountId: string) => ({id: 'we_1', account_id: accountId}) as never
+    cache.keepBare('acct_a', cache.endpointsMark())
+    expect(cache.bare('acct_a')).toBe(true)
+    expect(cache.bare('acct_b')).toBe(false)
+
+    const written = cache.endpointsMark()
+    cache.forget([['webhook_endpoints', 'we_1', endpoint('acct_b')]])
+    cache.keepBare('acct_b', written)
+    expect(cache.bare('acct_b')).toBe(false)
+    // another account's endpoint drops only its own account; a deletion, which names none, drops them all
+    expect(cache.bare('acct_a')).toBe(true)
+    cache.forget([['webhook_endpoints', 'we_1', endpoint('acct_a')]])
+    expect(cache.bare('acct_a')).toBe(false)
+    cache.keepBare('acct_a', cache.endpointsMark())
+    cache.keepBare('acct_b', cache.endpointsMark())
+    cache.forget([['webhook_endpoints', 'we_1', null]])
+    expect([cache.bare('acct_a'), cache.bare('acct_b')]).toEqual([false, false])
+
+    cache.keepBare('acct_a', cache.endpointsMark())
+    stretch = undefined
+    expect(cache.bare('acct_a')).toBe(false)
+    cache.keepBare('acct_a', cache.endpointsMark())
+    stretch = 2
+    expect(cache.bare('acct_a')).toBe(false)
+    const mark = cache.endpointsMark()
+    stretch = 3
+    cache.keepBare('acct_a', mark)
+    expect(cache.bare('acct_a')).toBe(false)
+  })
+
   it('a check found by another lookup since is given only if it still matches', async () => {
     const cache = new CheckCache(() => 1)
     await cache.keep(byGuestToken('tok_old'), async () => check('chk_1', 'A1', 'tok_old'))
@@ -140,6 +173,25 @@ describe('an instance alone on its database', () => {
       expect((await push(server, 2)).headers.get('x-tablepay-push-result')).toBe('unchanged'),
     )
     expect(replayed).toBe(0)
+  })
+
+  it('reads no webhook endpoints for a push to an account it read has none, until one is made there', async () => {
+    const {server, trips} = await serverOnWire()
+    const endpointsRead = async (quantity: number) => {
+      const from = trips.length
+      expect((await push(server, quantity)).status).toBeLessThan(300)
+      return trips.slice(from).some((trip) => trip.sql.some((sql) => sql.includes('tp_endpoints(')))
+    }
+    expect(await endpointsRead(1)).toBe(true)
+    expect(await endpointsRead(2)).toBe(false)
+    const made = await call(server.url, 'POST', '/v1/webhook-endpoints', {
+      body: {url: 'http://127.0.0.1:9/hooks', event_types: ['check.updated']},
+    })
+    expect(made.status).toBe(201)
+    expect(await endpointsRead(3)).toBe(true)
+    const deliveries = await call(server.url, 'GET', `/v1/deliveries?endpoint_id=${made.body.id}`)
+    expect(deliveries.body.data).toHaveLength(1)
+    expect(await endpointsRead(4)).toBe(true)
   })
 
   it('keeps nothing while its listening connection is lost, in which it might miss another instance starting, and keeps again once it listens', async () => {
