@@ -1,3 +1,5 @@
+import {displayUrl} from '../shared/database-url.js'
+
 /** SQLSTATEs after which a unit runs again: it lost a race that running again settles. */
 const RETRYABLE = new Set([
   '40001', // serialization_failure
@@ -20,6 +22,9 @@ const NETWORK = new Set([
 
 const codeOf = (error: unknown): string | undefined =>
   typeof error === 'object' && error !== null ? (error as {code?: unknown}).code?.toString() : undefined
+
+/** What an error says went wrong: its code, else its message. */
+const reasonOf = (error: unknown): string => codeOf(error) ?? (error instanceof Error ? error.message : String(error))
 
 /** Whether running the unit again may succeed where this attempt failed. */
 export function isRetryable(error: unknown): boolean {
@@ -49,12 +54,21 @@ export class DatabaseUnavailable extends Error {
   readonly code: string
 
   constructor(cause: unknown) {
-    const reason = codeOf(cause) ?? (cause instanceof Error ? cause.message : String(cause))
+    const reason = reasonOf(cause)
     super(`postgres: the database cannot be reached (${reason})`, {cause})
     this.name = 'DatabaseUnavailable'
     this.code = reason
   }
 }
+
+/** What a start that cannot reach the database at `url` fails with, and what to look at. */
+export const cannotConnect = (url: string, cause: unknown): Error =>
+  new Error(
+    `postgres: cannot connect to ${displayUrl(url)} (${reasonOf(cause)}); is the database up and the URL right?`,
+    {
+      cause,
+    },
+  )
 
 /** `error` as the storage's failure. */
 export const unavailable = (error: unknown): Error =>

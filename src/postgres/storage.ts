@@ -2,10 +2,9 @@ import {randomUUID} from 'node:crypto'
 import pg from 'pg'
 import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
 import type {Change, Storage, UnitOfWork} from '../service/storage.js'
-import {displayUrl} from '../shared/database-url.js'
 import {byExternalId, byGuestToken, byId, CheckCache} from './check-cache.js'
 import {CommitOrder} from './commit-order.js'
-import {isRetryable, isUnavailable, unavailable} from './errors.js'
+import {cannotConnect, isRetryable, isUnavailable, unavailable} from './errors.js'
 import {NOTES, PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
 import {named} from './prepared.js'
@@ -147,14 +146,7 @@ export class PgStorage extends PgReader implements Storage {
       storage.#watch = setInterval(() => void storage.#tryConnecting(), WATCH_EVERY_MS).unref()
     } catch (error) {
       await storage.close()
-      if (!isUnavailable(error)) throw error
-      const reason = (error as {code?: string}).code ?? (error as Error).message
-      throw new Error(
-        `postgres: cannot connect to ${displayUrl(url)} (${reason}); is the database up and the URL right?`,
-        {
-          cause: error,
-        },
-      )
+      throw isUnavailable(error) ? cannotConnect(url, error) : error
     }
     return storage
   }
