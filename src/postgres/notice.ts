@@ -17,6 +17,12 @@ const INLINE = prepared(
   `SELECT pg_notify('${CHANNEL}', $1::text || n || $2::text), n AS commit FROM nextval('${COMMITS}') n`,
 )
 
+/** A unit's commit number alone, for an instance surely alone: its notification would reach nobody. */
+const COMMIT_NUMBER = prepared('tp_commit_number', `SELECT nextval('${COMMITS}') AS commit`)
+
+/** A notification sent after its unit committed: `$1`, the payload. */
+const LATE = `SELECT pg_notify('${CHANNEL}', $1::text)`
+
 /** A unit's notice through the `changes` table, when its keys do not fit in one: `$1`, its keys; `$2`, the instance. */
 const THROUGH_TABLE_SQL = `WITH row AS (INSERT INTO changes (changes) VALUES ($1::json) RETURNING seq)
   SELECT pg_notify('${CHANNEL}', json_build_object('from', $2::text, 'seq', seq, 'commit', n, 'keys', true)::text),
@@ -57,19 +63,28 @@ export function keysOf(changes: readonly Change[]): RecordKeys {
  * listeners in commit order"). The statement draws the unit's commit number
  * after its writes, so of two units that write one record the later draws
  * the higher, and answers with it as `commit`. `ownNotes` is how the
- * instance's inline notifications begin.
+ * instance's inline notifications begin. An instance surely `alone` draws
+ * the number and notifies nobody; if another may have started by the time
+ * the unit committed, it sends the notification then (`late`).
  */
-export function notice(instance: string, ownNotes: string, changes: readonly Change[]): Notice {
+export function notice(instance: string, ownNotes: string, changes: readonly Change[], alone = false): Notice {
   const keys = JSON.stringify(keysOf(changes))
+  const fits = Buffer.byteLength(keys) <= NOTIFY_BYTES
+  // whether the unit's statement notified nobody: a large unit's (`bound`) always notifies
+  let silent = false
   return {
     inline(_json, unit) {
+      silent = fits && alone
+      if (silent) return unit.execute(COMMIT_NUMBER, [])
       // {"from":…,"commit":n,"changed":[…]}, which begins as ownNotes does
-      if (Buffer.byteLength(keys) <= NOTIFY_BYTES)
-        return unit.execute(INLINE, [`${ownNotes},"commit":`, `,"changed":${keys}}`])
+      if (fits) return unit.execute(INLINE, [`${ownNotes},"commit":`, `,"changed":${keys}}`])
       return unit.execute(THROUGH_TABLE, [keys, instance])
     },
     bound() {
       return [THROUGH_TABLE_SQL, [keys, instance]]
+    },
+    late(commit) {
+      return silent ? [LATE, [`${ownNotes},"commit":${commit},"changed":${keys}}`]] : undefined
     },
   }
 }

@@ -50,7 +50,7 @@ export class PreparedOn {
   /** `EXECUTE name(…)`, the values as `literal` writes them; the next query prepares it first if need be. */
   execute(name: string, values: readonly unknown[], literal: (value: unknown) => string): string {
     if (!this.#done.has(name) && !this.#pending.includes(name)) this.#pending.push(name)
-    return `EXECUTE ${name}(${values.map(literal).join(', ')})`
+    return values.length === 0 ? `EXECUTE ${name}` : `EXECUTE ${name}(${values.map(literal).join(', ')})`
   }
 
   /** `sql`, after the `PREPARE`s it needs; `run` sends it. */

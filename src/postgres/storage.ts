@@ -11,7 +11,7 @@ import {named} from './prepared.js'
 import {CHANNEL, type Note, notice, readBack, type RecordKeys} from './notice.js'
 import {PgReader, type Sql} from './reader.js'
 import {newPool} from './pool.js'
-import {PgUnit} from './unit.js'
+import {type Notice, PgUnit} from './unit.js'
 
 const ignore = () => {}
 
@@ -170,13 +170,15 @@ export class PgStorage extends PgReader implements Storage {
       let value: T
       let changes: Change[] = []
       let commit: number | undefined
+      let told: Notice | undefined
+      // surely alone as it commits, the unit notifies nobody (src/postgres/notice.ts)
+      let quiet: number | undefined
       try {
         value = await work(tx)
         changes = tx.end()
-        commit = await tx.commit(
-          changes,
-          changes.length > 0 ? notice(this.#instance, this.#ownNotes, changes) : undefined,
-        )
+        quiet = this.#checks.mark()
+        told = changes.length > 0 ? notice(this.#instance, this.#ownNotes, changes, quiet !== undefined) : undefined
+        commit = await tx.commit(changes, told)
       } catch (error) {
         tx.end()
         // a COMMIT whose answer was lost may have committed
@@ -193,6 +195,9 @@ export class PgStorage extends PgReader implements Storage {
         throw error
       }
       client.release()
+      // committed without notifying, alone, while another instance may have started: it hears the change now
+      const late = commit !== undefined && quiet !== this.#checks.mark() ? told?.late(commit) : undefined
+      if (late) this.#query(...late).catch(() => {})
       if (changes.length > 0) {
         this.#checks.forget(changes)
         const fresh = this.#order.fresh(changes, commit)

@@ -362,6 +362,8 @@ const commitOf = (result: pg.QueryResult<{commit?: string}> | undefined): number
 export interface Notice {
   inline(json: string, unit: PgUnit): string
   bound(changes: readonly Change[]): [string, unknown[]]
+  /** The notification to send once the unit committed as `commit`, if its inline statement sent none. */
+  late(commit: number): [string, unknown[]] | undefined
 }
 
 /** Deletes `ids` from `collection`, keeping their places for list cursors (docs/api.md, "Lists"). */

@@ -76,12 +76,12 @@ it('a changing push is 2 round trips: BEGIN with the check and the endpoints, th
     const sent = sqlOf(tx!)
     expect(sent.length, sent.join('\n')).toBeLessThanOrEqual(most)
     // the lock on the check (its text, when the instance keeps it) and the endpoints open the transaction; the
-    // writes, their notice and COMMIT close it
+    // writes, their notice (alone, the commit number only: src/postgres/notice.ts) and COMMIT close it
     expect(executed(sent[0]!)).toMatch(
       /^BEGIN\b[\s\S]*EXECUTE tp_check_(text_)?by_external_id\([\s\S]*EXECUTE tp_endpoints\(\S+\)$/,
     )
     expect(executed(sent.at(-1)!)).toMatch(
-      /^EXECUTE tp_put_checks\([\s\S]*EXECUTE tp_\w+_events\([\s\S]*EXECUTE tp_\w+_deliveries\([\s\S]*EXECUTE tp_notice\([\s\S]*COMMIT$/,
+      /^EXECUTE tp_put_checks\([\s\S]*EXECUTE tp_\w+_events\([\s\S]*EXECUTE tp_\w+_deliveries\([\s\S]*EXECUTE tp_commit_number;\nCOMMIT$/,
     )
     if (status === 200) expect(sent.join('\n')).not.toMatch(/FROM locations/)
   }

@@ -245,6 +245,34 @@ describe('PgStorage', () => {
     expect(own).toHaveLength(2)
   })
 
+  it('alone, commits without notifying; a unit committing as another instance starts is told to it once it has', async () => {
+    const a = await open()
+    const setting = (value: number) => ({id: 'k', account_id: '', value}) as never
+    await a.unit(async (tx) => tx.put('settings', 'k', setting(1)))
+    const holder = new pg.Client({connectionString: db.url})
+    await holder.connect()
+    try {
+      // the row held, so that the unit's one query, built while a is alone, waits in the database
+      await holder.query("BEGIN; SELECT 1 FROM settings WHERE id = 'k' FOR UPDATE")
+      const writing = a.unit(async (tx) => tx.put('settings', 'k', setting(2)))
+      await expect
+        .poll(async () => (await query("SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock'")).length)
+        .toBe(1)
+      const [waiting] = await query<{query: string}>(
+        "SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+      )
+      expect(waiting!.query).toMatch(/EXECUTE tp_commit_number;\s*COMMIT$/)
+      const b = await open()
+      const heard: (readonly Change[])[] = []
+      b.subscribe((changes) => heard.push(changes))
+      await holder.query('COMMIT')
+      await writing
+      await expect.poll(() => heard).toEqual([[['settings', 'k', setting(2)]]])
+    } finally {
+      await holder.end()
+    }
+  })
+
   it("reads back another instance's records only for the collections its listeners need", async () => {
     const [a, b] = await Promise.all([open(), open()])
     const heard: (readonly Change[])[] = []
