@@ -255,13 +255,14 @@ describe('PgStorage', () => {
       // the row held, so that the unit's one query, built while a is alone, waits in the database
       await holder.query("BEGIN; SELECT 1 FROM settings WHERE id = 'k' FOR UPDATE")
       const writing = a.unit(async (tx) => tx.put('settings', 'k', setting(2)))
-      await expect
-        .poll(async () => (await query("SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock'")).length)
-        .toBe(1)
-      const [waiting] = await query<{query: string}>(
-        "SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
-      )
-      expect(waiting!.query).toMatch(/EXECUTE tp_commit_number;\s*COMMIT$/)
+      // the unit's query, waiting on the row in this test's database
+      const waiting = () =>
+        query<{query: string}>(
+          "SELECT query FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+      await expect.poll(async () => (await waiting()).length).toBe(1)
+      const [unit] = await waiting()
+      expect(unit!.query).toMatch(/EXECUTE tp_commit_number;\s*COMMIT$/)
       const b = await open()
       const heard: (readonly Change[])[] = []
       b.subscribe((changes) => heard.push(changes))
