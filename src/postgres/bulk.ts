@@ -28,15 +28,6 @@ export class RecordTexts {
     }
     return json
   }
-
-  /** `JSON.stringify(changes)`, made of the records' JSON already made. */
-  changes(changes: readonly Change[]): string {
-    const items = changes.map(
-      ([collection, id, record]) =>
-        `[${JSON.stringify(collection)},${JSON.stringify(id)},${record === null ? 'null' : this.of(record)}]`,
-    )
-    return `[${items.join(',')}]`
-  }
 }
 
 /** Deletes `ids`, their values bound; as `deleteStatement` (src/postgres/unit.ts) does. */

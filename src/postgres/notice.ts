@@ -73,7 +73,7 @@ export function notice(instance: string, ownNotes: string, changes: readonly Cha
   // whether the unit's statement notified nobody: a large unit's (`bound`) always notifies
   let silent = false
   return {
-    inline(_json, unit) {
+    inline(unit) {
       silent = fits && alone
       if (silent) return unit.execute(COMMIT_NUMBER, [])
       // {"from":…,"commit":n,"changed":[…]}, which begins as ownNotes does

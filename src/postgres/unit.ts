@@ -280,22 +280,21 @@ export class PgUnit extends PgReader implements UnitOfWork {
     if (!this.begun && changes.length === 0) return undefined
     const texts = (this.texts = new RecordTexts())
     const writes = this.#writesOf(changes, texts)
-    if (texts.length > LARGE_BYTES) return this.#commitLarge(changes, writes, texts, notice)
+    if (texts.length > LARGE_BYTES) return this.#commitLarge(writes, texts, notice)
     const statements = writes.map((write) => this.#statement(write, texts))
-    if (notice) statements.push(notice.inline(texts.changes(changes), this))
+    if (notice) statements.push(notice.inline(this))
     const results = await this.#sql.results<{commit?: string}>([...statements, 'COMMIT'].join(';\n'))
     return commitOf(notice && results.at(-2))
   }
 
   async #commitLarge(
-    changes: readonly Change[],
     writes: readonly Write[],
     texts: RecordTexts,
     notice: Notice | undefined,
   ): Promise<number | undefined> {
     await this.#sql.begin()
     for (const write of writes) await this.#sql.query(...bound(write, texts))
-    const told = notice && (await this.#sql.query<{commit?: string}>(...notice.bound(changes)))
+    const told = notice && (await this.#sql.query<{commit?: string}>(...notice.bound()))
     await this.#sql.query('COMMIT')
     return commitOf(told)
   }
@@ -356,12 +355,12 @@ const commitOf = (result: pg.QueryResult<{commit?: string}> | undefined): number
 
 /**
  * The statement that tells the other instances of a unit's changes, and answers with the unit's commit
- * number as `commit` (src/postgres/notice.ts): for the simple query of a unit's COMMIT, given the changes'
- * JSON; or with its values bound, for a large unit.
+ * number as `commit` (src/postgres/notice.ts): for the simple query of a unit's COMMIT; or with its values
+ * bound, for a large unit.
  */
 export interface Notice {
-  inline(json: string, unit: PgUnit): string
-  bound(changes: readonly Change[]): [string, unknown[]]
+  inline(unit: PgUnit): string
+  bound(): [string, unknown[]]
   /** The notification to send once the unit committed as `commit`, if its inline statement sent none. */
   late(commit: number): [string, unknown[]] | undefined
 }
