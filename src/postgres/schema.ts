@@ -85,4 +85,15 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   table('fan_outs'),
   // each account's saved states, one record per snapshot (docs/snapshots.md)
   table('snapshots'),
+  // a kept check's lock and comparison, sent with a unit's writes (src/postgres/unit.ts, `KEPT_CHECK`)
+  [
+    `CREATE OR REPLACE FUNCTION tablepay_kept_check(acct text, ext text, kept text) RETURNS void LANGUAGE plpgsql AS $$
+     DECLARE stored text;
+     BEGIN
+       SELECT doc::text INTO stored FROM checks WHERE account_id = acct AND external_id = ext FOR UPDATE;
+       IF stored IS DISTINCT FROM kept THEN
+         RAISE EXCEPTION 'tablepay: a kept check changed' USING ERRCODE = 'serialization_failure';
+       END IF;
+     END $$`,
+  ],
 ]

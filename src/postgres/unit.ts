@@ -49,7 +49,7 @@ function inline(sql: string, values: readonly unknown[] = []): string {
  */
 class UnitSql implements Sql {
   begun = false
-  /** What the transaction's first query runs right after BEGIN: the account's shared lock (`writesTo`). */
+  /** What the transaction's first query runs right after BEGIN: the account's shared lock (`writesTo`), a kept check's lock. */
   lead = ''
   /** A read put off until the unit sends anything (`PgUnit.checkByExternalId`): it goes first, alone. */
   before: (() => Promise<unknown>) | undefined
@@ -116,6 +116,12 @@ const CHECK_TEXT_BY_EXTERNAL_ID = prepared(
   'SELECT doc::text AS text FROM checks WHERE account_id = $1::text AND external_id = $2::text FOR UPDATE',
 )
 
+/**
+ * A kept check's lock and comparison in the database, for the unit's first query: a check changed since it
+ * was kept fails the unit as a serialization failure, and it runs again (docs/postgres.md, "Reads while alone").
+ */
+const KEPT_CHECK = prepared('tp_kept_check', 'SELECT tablepay_kept_check($1::text, $2::text, $3::text)')
+
 /** One unit of work: one transaction; its writes are collected and sent together with its COMMIT. */
 export class PgUnit extends PgReader implements UnitOfWork {
   readonly #writes = new UnitWrites()
@@ -158,6 +164,13 @@ export class PgUnit extends PgReader implements UnitOfWork {
     this.writesTo(accountId)
     const lookup = byExternalId(accountId, externalId)
     const kept = this.checks?.kept(lookup)
+    if (kept && this.checks!.bare(accountId)) {
+      // nothing to read with it: its lock and comparison go with the unit's first query, its writes if any
+      this.#endpoints = {accountId, records: []}
+      this.#sql.lead += `${this.#sql.execute(KEPT_CHECK, [text(accountId), text(externalId), this.checks!.textOf(kept)])}; `
+      this.given.push(['checks', kept.id, null])
+      return kept
+    }
     if (kept) this.#sql.before = () => this.#lockCheck(accountId, externalId, kept)
     return (
       kept ??
@@ -191,6 +204,9 @@ export class PgUnit extends PgReader implements UnitOfWork {
     }
     return kept
   }
+
+  /** The kept checks given to the unit unread (`checkByExternalId`): a unit that fails drops them. */
+  readonly given: Change[] = []
 
   /** The account's endpoints read with the unit's check (`checkByExternalId`), until listed. */
   #endpoints: {accountId: string; records: WebhookEndpointRecord[]} | undefined

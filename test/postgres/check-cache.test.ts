@@ -162,11 +162,13 @@ describe('an instance alone on its database', () => {
     expect([replay.status, replay.headers.get('x-tablepay-push-result')]).toEqual([200, 'unchanged'])
     expect(await sentBy(trips, () => push(server, 1))).toBe(0)
 
-    // a change to a kept check waits for the database twice, as any changing push: its lock and read, then COMMIT
-    const changed = await sentBy(trips, async () =>
-      expect((await push(server, 2)).headers.get('x-tablepay-push-result')).toBe('updated'),
-    )
-    expect(changed).toBe(2)
+    // a change to a kept check of an account without endpoints waits for the database once: the check's lock and
+    // comparison, in the database, with the writes and COMMIT
+    const from = trips.length
+    expect((await push(server, 2)).headers.get('x-tablepay-push-result')).toBe('updated')
+    expect(trips.slice(from).map((trip) => trip.sql.join(';'))).toEqual([
+      expect.stringMatching(/\bBEGIN\b[\s\S]*EXECUTE tp_kept_check\([\s\S]*EXECUTE tp_put_checks\([\s\S]*COMMIT$/),
+    ])
     // what it committed is kept: a GET or a replay right after the change asks nothing
     expect(await sentBy(trips, () => quantityOn(server).then((quantity) => expect(quantity).toBe(2)))).toBe(0)
     const replayed = await sentBy(trips, async () =>
@@ -194,6 +196,22 @@ describe('an instance alone on its database', () => {
     expect(await endpointsRead(4)).toBe(true)
   })
 
+  it('a push to a check changed in the database since it was kept runs again on the stored one', async () => {
+    const {server, admin} = await serverOnWire()
+    expect((await push(server, 1)).status).toBe(201)
+    expect((await push(server, 2)).headers.get('x-tablepay-push-result')).toBe('updated')
+    const database = new pg.Client({connectionString: admin})
+    await database.connect()
+    cleanup.push(() => database.end())
+    // by hand, behind the instance's back: the kept check is no longer the stored one
+    await database.query(`UPDATE checks SET doc = (doc::jsonb || '{"version": 7}')::json WHERE external_id = 'cc1'`)
+    const stale = await call(server.url, 'PUT', '/v1/checks/external/cc1', {
+      body: checkWith([['steak', 3, 1000]], {version: 5}),
+    })
+    expect([stale.status, stale.headers.get('x-tablepay-push-result')]).toEqual([200, 'stale'])
+    expect(await quantityOn(server)).toBe(2)
+  })
+
   it('keeps nothing while its listening connection is lost, in which it might miss another instance starting, and keeps again once it listens', async () => {
     const {server, trips, admin} = await serverOnWire()
     expect((await push(server, 1)).status).toBe(201)
@@ -215,30 +233,68 @@ describe('an instance alone on its database', () => {
   })
 })
 
-it('two units of one instance that both read a kept check and write it lose neither write: the second runs again', async () => {
-  const db = await createTestDatabase()
-  cleanup.push(() => db.drop())
-  const storage = await PgStorage.open({url: db.url})
-  cleanup.push(() => storage.close())
-  const record = {...check('chk_1', 'A1'), status: 'open', location_id: 'loc_1', count: 0}
-  await storage.unit(async (tx) => tx.put('checks', 'chk_1', record as never))
-  expect(await storage.checkByExternalId('acct_a', 'A1')).toEqual(record)
-  expect(await storage.checkByExternalId('acct_a', 'A1')).toBe(await storage.checkByExternalId('acct_a', 'A1'))
-
+/** Two units of `storage` that read the kept check A1, both before either writes, and each adds one to its count. */
+async function incrementTogether(storage: PgStorage): Promise<number> {
   let runs = 0
   let bothRead!: () => void
   const both = new Promise<void>((resolve) => (bothRead = resolve))
   const increment = () =>
     storage.unit(async (tx) => {
-      const kept = (await tx.checkByExternalId('acct_a', 'A1')) as unknown as typeof record
+      const kept = (await tx.checkByExternalId('acct_a', 'A1')) as unknown as {count: number}
       // each has read the kept check before either writes
       if (++runs === 2) bothRead()
       await both
       tx.put('checks', 'chk_1', {...kept, count: kept.count + 1} as never)
     })
   await Promise.all([increment(), increment()])
-  expect(runs).toBe(3)
-  expect(((await storage.get('checks', 'chk_1')) as unknown as typeof record).count).toBe(2)
+  return runs
+}
+
+describe('two units of one instance that both read a kept check and write it lose neither write: the second runs again', () => {
+  const record = {...check('chk_1', 'A1'), status: 'open', location_id: 'loc_1', count: 0}
+  let url = ''
+  const opened = async () => {
+    const db = await createTestDatabase()
+    cleanup.push(() => db.drop())
+    url = db.url
+    const storage = await PgStorage.open({url})
+    cleanup.push(() => storage.close())
+    return storage
+  }
+  const countOf = async (storage: PgStorage) =>
+    ((await storage.get('checks', 'chk_1')) as unknown as typeof record).count
+
+  it('read in the unit, as a push reads its check', async () => {
+    const storage = await opened()
+    await storage.unit(async (tx) => tx.put('checks', 'chk_1', record as never))
+    expect(await storage.checkByExternalId('acct_a', 'A1')).toEqual(record)
+    expect(await storage.checkByExternalId('acct_a', 'A1')).toBe(await storage.checkByExternalId('acct_a', 'A1'))
+    expect(await incrementTogether(storage)).toBe(3)
+    expect(await countOf(storage)).toBe(2)
+  })
+
+  it('of an account without endpoints, compared in the database with the writes', async () => {
+    const storage = await opened()
+    // a push's read of a check not there yet reads the account's endpoints: none, kept so
+    await storage.unit(async (tx) => {
+      expect(await tx.checkByExternalId('acct_a', 'A1')).toBeUndefined()
+      tx.put('checks', 'chk_1', record as never)
+    })
+    expect(await incrementTogether(storage)).toBe(3)
+    expect(await countOf(storage)).toBe(2)
+
+    // changed by hand since it was kept: a unit whose first query is a read runs again on the stored check
+    const database = new pg.Client({connectionString: url})
+    await database.connect()
+    cleanup.push(() => database.end())
+    await database.query(`UPDATE checks SET doc = (doc::jsonb || '{"count": 5}')::json WHERE id = 'chk_1'`)
+    const seen: number[] = []
+    await storage.unit(async (tx) => {
+      seen.push(((await tx.checkByExternalId('acct_a', 'A1')) as unknown as typeof record).count)
+      await tx.list('locations', 'acct_a')
+    })
+    expect(seen).toEqual([2, 5])
+  })
 })
 
 describe('two instances', () => {
