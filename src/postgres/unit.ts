@@ -157,7 +157,8 @@ export class PgUnit extends PgReader implements UnitOfWork {
    * endpoints, which the push lists if it changes the check: a changing push waits for the database twice
    * (docs/postgres.md, "The round trips of a push"), locked as `list` locks them. While this instance is
    * alone, a check it keeps is given at once, and locked and read only if the unit goes on to send
-   * anything: a push that changes nothing sends nothing ("Reads while alone").
+   * anything: a push that changes nothing sends nothing ("Reads while alone"); of an account without
+   * endpoints, it is locked and compared in the database with the unit's first query (`KEPT_CHECK`).
    */
   override async checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
     if (this.begun) return super.checkByExternalId(accountId, externalId)
