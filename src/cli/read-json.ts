@@ -14,7 +14,7 @@ import {readFound} from '../shared/package-file.js'
  */
 export async function readJsonObject(file: string | undefined): Promise<Record<string, unknown>> {
   const fromStdin = file === undefined || file === '-'
-  // no input is a wrong command line, as a missing required flag is: exit 2 (README, "The CLI")
+  // no input is a wrong command line, as a missing required flag is: exit 2 (docs/cli.md, "Flags and exit codes")
   if (fromStdin && process.stdin.isTTY) {
     throw new Errors.CLIError('No JSON to read: pass --file FILE, or pipe the JSON on stdin.', {
       exit: 2,

@@ -20,8 +20,8 @@ const HEALTH_TIMEOUT_MS = 1000
  * running server: the only one, else the one started from `cwd` or from the
  * nearest directory above it; then the default URL. A server counts when its
  * process is alive and it answers. Several servers left to choose from, or no
- * key anywhere, is an error that says what it found. See README, "How the CLI
- * finds the server".
+ * key anywhere, is an error that says what it found. See docs/cli.md, "How the
+ * CLI finds the server".
  *
  * @example
  * const client = new TablepayClient(await resolveClientConfig({url: flags.url, apiKey: flags['api-key']}))

@@ -24,7 +24,7 @@ export interface ServerFile {
 /**
  * The per-user registry of running servers: `$TABLEPAY_HOME/servers`
  * (default `~/.tablepay/servers`), one file per server, so a client started
- * in any directory finds one (see README, "How the CLI finds the server").
+ * in any directory finds one (docs/cli.md, "How the CLI finds the server").
  */
 export function registryDir(env = process.env): string {
   return join(env.TABLEPAY_HOME || join(homedir(), '.tablepay'), 'servers')

@@ -9,7 +9,7 @@ import {cliError} from '../cli-error.js'
 /** The secret from the flag or the environment, or a CLI error saying where to get one. */
 export async function requireSecret(secret: string | undefined): Promise<string> {
   if (secret) return secret
-  // a wrong command line, as a missing required flag is: exit 2 (README, "The CLI")
+  // a wrong command line, as a missing required flag is: exit 2 (docs/cli.md, "Flags and exit codes")
   throw await cliError('No signing secret: pass --secret whsec_… or set TABLEPAY_WEBHOOK_SECRET.', {
     code: 'missing_secret',
     exit: 2,

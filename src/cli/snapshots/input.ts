@@ -21,7 +21,7 @@ export function snapshotName(name: string): string {
 
 /**
  * `call`, with the server's refusal of what was given (an unknown name, a document it cannot take)
- * as a wrong command line: exit 2, nothing was done (README, "The CLI").
+ * as a wrong command line: exit 2, nothing was done (docs/cli.md, "Flags and exit codes").
  */
 export async function asInput<T>(call: Promise<T>): Promise<T> {
   try {
