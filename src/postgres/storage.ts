@@ -181,7 +181,7 @@ export class PgStorage extends PgReader implements Storage {
         commit = await tx.commit(changes, told)
       } catch (error) {
         tx.end()
-        // a COMMIT whose answer was lost may have committed; a kept check given unread may have changed
+        // a COMMIT whose answer was lost may have committed; a kept check given to the unit may have changed
         this.#checks.forget([...changes, ...tx.given])
         let broken = isUnavailable(error) ? (error as Error) : undefined
         if (!broken && tx.begun) await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))

@@ -165,11 +165,11 @@ export class PgUnit extends PgReader implements UnitOfWork {
     this.writesTo(accountId)
     const lookup = byExternalId(accountId, externalId)
     const kept = this.checks?.kept(lookup)
+    if (kept) this.given.push(['checks', kept.id, null])
     if (kept && this.checks!.bare(accountId)) {
       // nothing to read with it: its lock and comparison go with the unit's first query, its writes if any
       this.#endpoints = {accountId, records: []}
       this.#sql.lead += `${this.#sql.execute(KEPT_CHECK, [text(accountId), text(externalId), this.checks!.textOf(kept)])}; `
-      this.given.push(['checks', kept.id, null])
       return kept
     }
     if (kept) this.#sql.before = () => this.#lockCheck(accountId, externalId, kept)
@@ -199,14 +199,13 @@ export class PgUnit extends PgReader implements UnitOfWork {
     this.#endpoints = {accountId, records}
     if (!bare && records.length === 0 && mark) this.checks!.keepBare(accountId, mark)
     if (!kept) return check.rows[0]?.doc
-    if (check.rows[0]?.text !== this.checks!.textOf(kept)) {
-      this.checks!.forget([['checks', kept.id, null]])
+    // the unit runs again, and drops the kept check first (`given`)
+    if (check.rows[0]?.text !== this.checks!.textOf(kept))
       throw Object.assign(new Error('postgres: a kept check changed'), {code: '40001'})
-    }
     return kept
   }
 
-  /** The kept checks given to the unit unread (`checkByExternalId`): a unit that fails drops them. */
+  /** The kept checks given to the unit (`checkByExternalId`): a unit that fails, one of them changed perhaps, drops them. */
   readonly given: Change[] = []
 
   /** The account's endpoints read with the unit's check (`checkByExternalId`), until listed. */

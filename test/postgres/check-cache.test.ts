@@ -263,14 +263,32 @@ describe('two units of one instance that both read a kept check and write it los
   }
   const countOf = async (storage: PgStorage) =>
     ((await storage.get('checks', 'chk_1')) as unknown as typeof record).count
+  /** The counts a unit that reads A1, then the locations, sees of it, after its count is set to 5 by hand. */
+  const seenAfterHandEdit = async (storage: PgStorage) => {
+    const database = new pg.Client({connectionString: url})
+    await database.connect()
+    cleanup.push(() => database.end())
+    await database.query(`UPDATE checks SET doc = (doc::jsonb || '{"count": 5}')::json WHERE id = 'chk_1'`)
+    const seen: number[] = []
+    await storage.unit(async (tx) => {
+      seen.push(((await tx.checkByExternalId('acct_a', 'A1')) as unknown as typeof record).count)
+      await tx.list('locations', 'acct_a')
+    })
+    return seen
+  }
 
-  it('read in the unit, as a push reads its check', async () => {
+  it('read in the unit, as a push reads its check, with the endpoints of its account', async () => {
     const storage = await opened()
-    await storage.unit(async (tx) => tx.put('checks', 'chk_1', record as never))
+    await storage.unit(async (tx) => {
+      tx.put('checks', 'chk_1', record as never)
+      tx.put('webhook_endpoints', 'we_1', {id: 'we_1', account_id: 'acct_a', status: 'enabled'} as never)
+    })
     expect(await storage.checkByExternalId('acct_a', 'A1')).toEqual(record)
     expect(await storage.checkByExternalId('acct_a', 'A1')).toBe(await storage.checkByExternalId('acct_a', 'A1'))
     expect(await incrementTogether(storage)).toBe(3)
     expect(await countOf(storage)).toBe(2)
+    // changed by hand since it was kept: the unit runs again on the stored check
+    expect(await seenAfterHandEdit(storage)).toEqual([2, 5])
   })
 
   it('of an account without endpoints, compared in the database with the writes', async () => {
@@ -284,16 +302,7 @@ describe('two units of one instance that both read a kept check and write it los
     expect(await countOf(storage)).toBe(2)
 
     // changed by hand since it was kept: a unit whose first query is a read runs again on the stored check
-    const database = new pg.Client({connectionString: url})
-    await database.connect()
-    cleanup.push(() => database.end())
-    await database.query(`UPDATE checks SET doc = (doc::jsonb || '{"count": 5}')::json WHERE id = 'chk_1'`)
-    const seen: number[] = []
-    await storage.unit(async (tx) => {
-      seen.push(((await tx.checkByExternalId('acct_a', 'A1')) as unknown as typeof record).count)
-      await tx.list('locations', 'acct_a')
-    })
-    expect(seen).toEqual([2, 5])
+    expect(await seenAfterHandEdit(storage)).toEqual([2, 5])
   })
 })
 
