@@ -1,4 +1,4 @@
-import type {DeliveryRecord} from '../domain/records.js'
+import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {Claim} from '../service/storage.js'
 import type {Sql} from './reader.js'
 
@@ -45,11 +45,21 @@ const FREE = `CASE
   END`
 
 /**
+ * What an attempt sends and to where, read with its claim: the account's endpoint with the delivery's
+ * `endpoint_id` (kept under its id, or under the account's key for an id the caller chose: `endpointOf`'s
+ * rule, src/service/endpoints.ts), and the event.
+ */
+const TARGET = `(SELECT w.doc FROM webhook_endpoints w WHERE w.account_id = d.account_id AND w.doc->>'id' = d.endpoint_id
+    LIMIT 1) AS endpoint,
+  (SELECT e.doc FROM events e WHERE e.id = d.event_id) AS event`
+
+/**
  * Claims the delivery `id` for its attempt due at `dueAt` (scheduler ms):
  * one conditional UPDATE, so of two instances asking at once one wins and
  * the other, which waits on the row, then finds it leased. The delivery,
- * when `owner` won; `'held'` when another live instance holds it for that
- * attempt; undefined when it is no longer pending with that attempt due.
+ * with its endpoint and event in the same round trip, when `owner` won;
+ * `'held'` when another live instance holds it for that attempt; undefined
+ * when it is no longer pending with that attempt due.
  * `sql` is the storage's, so a database out of reach fails the storage.
  *
  * @example
@@ -63,12 +73,17 @@ export async function claimDelivery(
   leaseMs: number,
 ): Promise<Claim> {
   const due = new Date(dueAt).toISOString()
-  const claimed = await sql.query<{doc: DeliveryRecord}>(
-    `UPDATE deliveries SET lease_owner = $3, lease_until = clock_timestamp() + make_interval(secs => $4)
-     WHERE id = $1 AND ${DUE} AND ${FREE} RETURNING doc`,
+  const claimed = await sql.query<{
+    doc: DeliveryRecord
+    endpoint: WebhookEndpointRecord | null
+    event: EventRecord | null
+  }>(
+    `UPDATE deliveries d SET lease_owner = $3, lease_until = clock_timestamp() + make_interval(secs => $4)
+     WHERE id = $1 AND ${DUE} AND ${FREE} RETURNING doc, ${TARGET}`,
     [id, due, owner, leaseMs / 1000],
   )
-  if (claimed.rows.length > 0) return claimed.rows[0]!.doc
+  const row = claimed.rows[0]
+  if (row) return {delivery: row.doc, endpoint: row.endpoint ?? undefined, event: row.event ?? undefined}
   // a new statement, so a new snapshot: the claim that won while this one waited on the row is seen
   const held = await sql.query(`SELECT 1 FROM deliveries WHERE id = $1 AND ${DUE} AND lease_owner IS NOT NULL`, [
     id,

@@ -17,7 +17,8 @@ import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain
 import type {DeliveryQueue, ServiceContext} from './context.js'
 import {endpointOf} from './endpoints.js'
 import type {Outbox, UnitReads} from './outbox.js'
-import type {Claim, UnitOfWork} from './storage.js'
+import type {ClaimedDelivery, UnitOfWork} from './storage.js'
+import type {Attempt} from '../webhooks/dispatcher-service.js'
 
 /**
  * What the dispatcher's records of a delivery read: the delivery it holds, its endpoint's count of dead
@@ -53,20 +54,31 @@ export class Deliveries {
   }
 
   /**
-   * The delivery, for its attempt due at `dueAt` (scheduler ms): with other
-   * instances on the database, only the one that claims it (a lease of
-   * `leaseMs`, which recording the attempt ends) gets it; `'held'` while
-   * another live instance holds it, `'made'` once another has made that
-   * attempt. Alone, it is the delivery as stored.
+   * The pending delivery and what its attempt due at `dueAt` (scheduler ms) sends to where: with other
+   * instances on the database, only the one that claims it (a lease of `leaseMs`, which recording the
+   * attempt ends) gets it; `'held'` while another live instance holds it, `'made'` once another has made
+   * that attempt. Alone, it is the delivery as stored.
    */
-  claim(id: string, dueAt: number, leaseMs: number): Promise<Claim | 'made'> {
-    const {storage} = this.context
-    return storage.shared ? this.#claimShared(id, dueAt, leaseMs) : storage.get('deliveries', id)
+  claim(id: string, dueAt: number, leaseMs: number): Promise<Attempt | 'held' | 'made' | undefined> {
+    return this.context.storage.shared ? this.#claimShared(id, dueAt, leaseMs) : this.#claimAlone(id)
   }
 
-  async #claimShared(id: string, dueAt: number, leaseMs: number): Promise<Claim | 'made'> {
+  async #claimAlone(id: string): Promise<Attempt | undefined> {
     const {storage} = this.context
+    const delivery = await storage.get('deliveries', id)
+    if (delivery?.status !== 'pending') return undefined
+    const [endpoint, event] = await Promise.all([
+      endpointOf(storage, delivery.account_id, delivery.endpoint_id),
+      storage.get('events', delivery.event_id),
+    ])
+    return attemptOf({delivery, endpoint, event})
+  }
+
+  async #claimShared(id: string, dueAt: number, leaseMs: number): Promise<Attempt | 'held' | 'made' | undefined> {
+    const {storage} = this.context
+    // the claim reads the endpoint and the event with it: one round trip (docs/postgres.md, "Delivery across instances")
     const claim = await storage.shared!.claim(id, dueAt, leaseMs)
+    if (typeof claim === 'object') return attemptOf(claim)
     if (claim !== undefined) return claim
     // another instance made that attempt, or it was canceled or retried, and the change has not arrived yet:
     // the queue learns what is due next now
@@ -102,16 +114,6 @@ export class Deliveries {
       tx.put('deliveries', requeued.id, requeued)
       return requeued
     })
-  }
-
-  /** What an attempt sends and to where: undefined when the endpoint is gone or disabled, or the event gone. */
-  async target(delivery: DeliveryRecord): Promise<{endpoint: WebhookEndpointRecord; event: EventRecord} | undefined> {
-    const {storage} = this.context
-    const [endpoint, event] = await Promise.all([
-      endpointOf(storage, delivery.account_id, delivery.endpoint_id),
-      storage.get('events', delivery.event_id),
-    ])
-    return endpoint && endpoint.status === 'enabled' && event ? {endpoint, event} : undefined
   }
 
   /**
@@ -194,6 +196,12 @@ interface AttemptRecord {
   result: AttemptResult
   options: AttemptOptions
 }
+
+/** The attempt a delivery makes: none when its endpoint is gone or disabled, or its event gone. */
+const attemptOf = ({delivery, endpoint, event}: ClaimedDelivery): Attempt => ({
+  delivery,
+  target: endpoint?.status === 'enabled' && event ? {endpoint, event} : undefined,
+})
 
 const byId = <T>(ids: readonly string[], records: readonly (T | undefined)[]) =>
   new Map(ids.map((id, i) => [id, records[i]]))

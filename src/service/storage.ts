@@ -1,4 +1,11 @@
-import type {CheckRecord, CollectionName, Collections, DeliveryRecord} from '../domain/records.js'
+import type {
+  CheckRecord,
+  CollectionName,
+  Collections,
+  DeliveryRecord,
+  EventRecord,
+  WebhookEndpointRecord,
+} from '../domain/records.js'
 import type {FaultRecord} from '../domain/faults.js'
 import type {Change} from '../store/store.js'
 
@@ -142,8 +149,19 @@ export interface Storage extends Reader {
   readonly shared?: SharedStorage
 }
 
-/** A claim's outcome: the delivery to attempt, `'held'` by another live instance, or undefined (not due at that time). */
-export type Claim = DeliveryRecord | 'held' | undefined
+/**
+ * A claim's outcome: the delivery to attempt, with what its attempt sends to where as the claim read them
+ * (the account's endpoint with the delivery's `endpoint_id` and the event, undefined once gone); `'held'` by
+ * another live instance; or undefined (not due at that time).
+ */
+export type Claim = ClaimedDelivery | 'held' | undefined
+
+/** A delivery claimed for an attempt, and its endpoint and event as the claim read them. */
+export interface ClaimedDelivery {
+  delivery: DeliveryRecord
+  endpoint: WebhookEndpointRecord | undefined
+  event: EventRecord | undefined
+}
 
 /**
  * What several instances on one database need besides the records
@@ -153,8 +171,8 @@ export type Claim = DeliveryRecord | 'held' | undefined
 export interface SharedStorage {
   /**
    * Claims the delivery for its attempt due at `dueAt` (scheduler ms), with a lease of `leaseMs` (wall clock):
-   * resolves with the delivery when this instance is to make the attempt. The next write of the delivery ends
-   * the lease; so does the end of this instance's session.
+   * resolves with the delivery, its endpoint and its event, read with the claim, when this instance is to make
+   * the attempt. The next write of the delivery ends the lease; so does the end of this instance's session.
    */
   claim(id: string, dueAt: number, leaseMs: number): Promise<Claim>
   /**

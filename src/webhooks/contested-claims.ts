@@ -1,7 +1,7 @@
 import {attemptMadeAt} from '../domain/deliveries.js'
 import type {DeliveryRecord} from '../domain/records.js'
 import type {AttemptCounter} from './attempt-counter.js'
-import type {AttemptOut, DeliveryLedger} from './dispatcher-service.js'
+import type {Attempt, AttemptOut, DeliveryLedger} from './dispatcher-service.js'
 import type {Entry, Scheduler} from './scheduler.js'
 
 /**
@@ -30,7 +30,7 @@ export interface ClaimsHost {
  *
  * @example
  * const claims = new ContestedClaims(scheduler, service.deliveries, attempts, {run, wake})
- * const delivery = await claims.claim(entry, 40_000) // undefined: held, made or ended elsewhere
+ * const attempt = await claims.claim(entry, 40_000) // undefined: held, made or ended elsewhere
  */
 export class ContestedClaims {
   /** Due deliveries whose attempt another live instance holds: claimed again now and then. */
@@ -77,11 +77,11 @@ export class ContestedClaims {
   }
 
   /**
-   * The delivery for the attempt `entry` is queued for, once this instance
-   * has claimed it; undefined when another instance holds it (it is parked)
-   * or made it, or nothing is left to attempt.
+   * The attempt `entry` is queued for, once this instance has claimed it;
+   * undefined when another instance holds it (it is parked) or made it, or
+   * nothing is left to attempt.
    */
-  async claim(entry: Entry, leaseMs: number): Promise<DeliveryRecord | undefined> {
+  async claim(entry: Entry, leaseMs: number): Promise<Attempt | undefined> {
     const {id, due} = entry
     // waited for already: its record, once it arrives, is what an advance counts (heard)
     const contested = this.#contested.size > 0 && this.#contested.has(id)

@@ -13,20 +13,26 @@ export interface DispatcherOptions extends SchedulerOptions {
   timeoutMs?: number
 }
 
+/** A delivery to attempt, and what the attempt sends to where: none when its endpoint is gone or disabled, or its event gone. */
+export interface Attempt {
+  delivery: DeliveryRecord
+  target: {endpoint: WebhookEndpointRecord; event: EventRecord} | undefined
+}
+
 /** What the dispatcher asks of the service (`service.deliveries`): it never reads or writes the storage itself. */
 export interface DeliveryLedger {
   /** Makes `queue` the one told of every delivery written, once durable; returns those pending now. */
   attach(queue: (changes: readonly Change[]) => void): Promise<DeliveryRecord[]>
   get(id: string): Promise<DeliveryRecord | undefined>
   /**
-   * The delivery, for the attempt due at `dueAt`, once this instance has claimed it for `leaseMs`; `'held'`
-   * while another live instance holds that attempt, `'made'` once another instance has made it (several
-   * instances on one database); undefined when nothing is left to attempt (canceled, retried or deleted meanwhile).
+   * The pending delivery and its target, for the attempt due at `dueAt`, once this instance has claimed it for
+   * `leaseMs`; `'held'` while another live instance holds that attempt, `'made'` once another instance has made
+   * it (several instances on one database); undefined when nothing is left to attempt (canceled, retried or
+   * deleted meanwhile).
    */
-  claim(id: string, dueAt: number, leaseMs: number): Promise<DeliveryRecord | 'held' | 'made' | undefined>
+  claim(id: string, dueAt: number, leaseMs: number): Promise<Attempt | 'held' | 'made' | undefined>
   /** Set once a write failed. */
   readonly failure: Error | undefined
-  target(delivery: DeliveryRecord): Promise<{endpoint: WebhookEndpointRecord; event: EventRecord} | undefined>
   cancel(delivery: DeliveryRecord, now: string): Promise<void>
   /** Resolves with the endpoint as it is once the attempt is recorded: undefined once deleted. */
   recordAttempt(

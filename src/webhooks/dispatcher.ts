@@ -157,12 +157,12 @@ export class Dispatcher {
     // a commit may have ended it since it was queued, one the queues have not heard of yet; with other instances,
     // one of them may hold or have made it, which contested-claims.ts settles
     const leaseMs = this.timeoutMs + LEASE_MARGIN_MS
-    const delivery = this.#claims
+    const attempt = this.#claims
       ? await this.#claims.claim(entry, leaseMs)
       : await deliveries.claim(entry.id, entry.due, leaseMs)
     // nothing was sent, so an advance counts nothing (docs/api.md, "Webhooks", the scheduler clock)
-    if (typeof delivery !== 'object' || delivery.status !== 'pending') return
-    const target = await deliveries.target(delivery)
+    if (typeof attempt !== 'object') return
+    const {delivery, target} = attempt
     if (!target) return deliveries.cancel(delivery, wallClockIso())
     const {endpoint, event} = target
     // event records never change, so the body is the same bytes on every attempt; the resource

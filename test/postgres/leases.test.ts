@@ -74,19 +74,20 @@ describe('delivery leases', () => {
     const a = await open()
     const record = delivery(DUE)
     await write(a, record)
-    expect(JSON.stringify(await a.shared!.claim('dlv_1', DUE, 60_000))).toBe(JSON.stringify(record))
+    const claim = await a.shared!.claim('dlv_1', DUE, 60_000)
+    expect(typeof claim === 'object' && JSON.stringify(claim.delivery)).toBe(JSON.stringify(record))
     expect(JSON.stringify(await a.get('deliveries', 'dlv_1'))).toBe(JSON.stringify(record))
   })
 
   it('recording the attempt ends the lease: the old due time is claimed by nobody, the next one by anyone', async () => {
     const [a, b] = await Promise.all([open(), open()])
     await write(a, delivery(DUE))
-    expect(await a.shared!.claim('dlv_1', DUE, 60_000)).toMatchObject({id: 'dlv_1'})
+    expect(await a.shared!.claim('dlv_1', DUE, 60_000)).toMatchObject({delivery: {id: 'dlv_1'}})
     expect(await b.shared!.claim('dlv_1', DUE, 60_000)).toBe('held')
     await write(a, delivery(LATER))
     expect(await b.shared!.claim('dlv_1', DUE, 60_000)).toBeUndefined()
     expect(await b.shared!.claim('dlv_1', LATER, 60_000)).toMatchObject({
-      next_attempt_at: new Date(LATER).toISOString(),
+      delivery: {next_attempt_at: new Date(LATER).toISOString()},
     })
     await write(b, delivery(null, 'succeeded'))
     expect(await a.shared!.claim('dlv_1', LATER, 60_000)).toBeUndefined()
@@ -95,17 +96,17 @@ describe('delivery leases', () => {
   it('an instance whose session ends loses its leases at once: another claims the attempt it held', async () => {
     const [a, b] = await Promise.all([open(), open()])
     await write(a, delivery(DUE))
-    expect(await a.shared!.claim('dlv_1', DUE, 3_600_000)).toMatchObject({id: 'dlv_1'})
+    expect(await a.shared!.claim('dlv_1', DUE, 3_600_000)).toMatchObject({delivery: {id: 'dlv_1'}})
     expect(await b.shared!.claim('dlv_1', DUE, 3_600_000)).toBe('held')
     await a.close()
-    expect(await claimUntil(b, (claim) => typeof claim === 'object')).toMatchObject({id: 'dlv_1'})
+    expect(await claimUntil(b, (claim) => typeof claim === 'object')).toMatchObject({delivery: {id: 'dlv_1'}})
   })
 
   it('a lease that ran out is free while its owner lives; one that has not is not', async () => {
     const [a, b] = await Promise.all([open(), open()])
     await write(a, delivery(DUE))
-    expect(await a.shared!.claim('dlv_1', DUE, 50)).toMatchObject({id: 'dlv_1'})
-    expect(await claimUntil(b, (claim) => claim !== 'held')).toMatchObject({id: 'dlv_1'})
+    expect(await a.shared!.claim('dlv_1', DUE, 50)).toMatchObject({delivery: {id: 'dlv_1'}})
+    expect(await claimUntil(b, (claim) => claim !== 'held')).toMatchObject({delivery: {id: 'dlv_1'}})
     // b's own lease is an hour: a, alive, cannot take it
     expect(await a.shared!.claim('dlv_1', DUE, 3_600_000)).toBe('held')
   })

@@ -3,6 +3,7 @@ import type {DeliveryRecord} from '../../src/domain/records.js'
 import {isoTime} from '../../src/domain/timestamps.js'
 import {AttemptCounter} from '../../src/webhooks/attempt-counter.js'
 import {CLAIM_RECHECK_MS, ContestedClaims} from '../../src/webhooks/contested-claims.js'
+import type {Attempt} from '../../src/webhooks/dispatcher-service.js'
 import {Scheduler} from '../../src/webhooks/scheduler.js'
 
 afterEach(() => {
@@ -20,7 +21,7 @@ const written = (attempted: boolean): DeliveryRecord =>
     attempts: attempted ? [{scheduled_at: isoTime(DUE)}] : [],
   }) as unknown as DeliveryRecord
 
-type Claim = DeliveryRecord | 'held' | 'made' | undefined
+type Claim = Attempt | 'held' | 'made' | undefined
 
 /** Contested claims over a real scheduler holding `dlv_1`, due now, and a ledger whose claim answers `claims` in turn. */
 function setup(...claims: Claim[]) {
@@ -47,10 +48,10 @@ function setup(...claims: Claim[]) {
 }
 
 describe('ContestedClaims', () => {
-  it('hands over the delivery this instance claimed, with the lease asked for', async () => {
-    const delivery = written(false)
-    const {claim, ledger, attempts, contested} = setup(delivery)
-    expect(await claim()).toBe(delivery)
+  it('hands over the attempt this instance claimed, with the lease asked for', async () => {
+    const attempt = {delivery: written(false), target: undefined}
+    const {claim, ledger, attempts, contested} = setup(attempt)
+    expect(await claim()).toBe(attempt)
     expect(ledger.claim).toHaveBeenCalledWith('dlv_1', DUE, 40_000)
     expect(attempts.total).toBe(0)
     expect(contested.size).toBe(0)
