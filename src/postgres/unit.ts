@@ -6,6 +6,7 @@ import {boundDelete, boundInsert, LARGE_BYTES, onConflict, RecordTexts} from './
 import {byExternalId, type CheckCache} from './check-cache.js'
 import {named, prepared, PreparedOn} from './prepared.js'
 import {ENDPOINTS, type LockedEndpoints, lockedEndpoints, PgReader, type Sql, text, untext} from './reader.js'
+import {inline, literal} from './literal.js'
 import {COLUMNS} from './schema.js'
 
 type Row = Record<string, unknown>
@@ -16,30 +17,6 @@ type Row = Record<string, unknown>
  * a convoy of units on one row that would otherwise hold requests for long.
  */
 const BEGIN = "BEGIN; SET LOCAL lock_timeout = '5s'"
-
-/**
- * Text as an SQL literal, as `pg.escapeLiteral` writes it (quotes doubled; with a backslash, ` E'…'` and
- * backslashes doubled), by native replaces: its loop of one concatenation per character made a push's
- * record into thousands of strings for the garbage collector (docs/postgres.md, "Speed").
- */
-function escapeLiteral(value: string): string {
-  const quoted = value.includes("'") ? value.replaceAll("'", "''") : value
-  return value.includes('\\') ? ` E'${quoted.replaceAll('\\', '\\\\')}'` : `'${quoted}'`
-}
-
-/** A value as an SQL literal: text, a number, NULL, or an array of them (`$1::text[]` becomes `ARRAY[…]::text[]`). */
-export function literal(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL'
-  if (typeof value === 'string') return escapeLiteral(value)
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value)
-  if (Array.isArray(value)) return `ARRAY[${value.map(literal).join(', ')}]`
-  throw new Error(`postgres: no literal for ${typeof value}`)
-}
-
-/** `sql` with its `$n` placeholders replaced by `values` as literals, to send as (part of) a simple query. */
-function inline(sql: string, values: readonly unknown[] = []): string {
-  return sql.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1]))
-}
 
 /**
  * A unit's connection. The transaction begins with the unit's first

@@ -4,7 +4,7 @@ import type {Change} from '../../src/service/storage.js'
 import {migrate} from '../../src/postgres/migrations.js'
 import {MIGRATIONS} from '../../src/postgres/schema.js'
 import {PgStorage, type PgStorageOptions} from '../../src/postgres/storage.js'
-import {literal} from '../../src/postgres/unit.js'
+import {literal} from '../../src/postgres/literal.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 
