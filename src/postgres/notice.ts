@@ -70,17 +70,20 @@ export function keysOf(changes: readonly Change[]): RecordKeys {
 export function notice(instance: string, ownNotes: string, changes: readonly Change[], alone = false): Notice {
   const keys = JSON.stringify(keysOf(changes))
   const fits = Buffer.byteLength(keys) <= NOTIFY_BYTES
-  // whether the unit's statement notified nobody: a large unit's (`bound`) always notifies
-  let silent = false
+  // whether the unit's statement notifies nobody: a large unit's (`bound`) always notifies
+  let silent = fits && alone
   return {
+    get silent() {
+      return silent
+    },
     inline(unit) {
-      silent = fits && alone
       if (silent) return unit.execute(COMMIT_NUMBER, [])
       // {"from":…,"commit":n,"changed":[…]}, which begins as ownNotes does
       if (fits) return unit.execute(INLINE, [`${ownNotes},"commit":`, `,"changed":${keys}}`])
       return unit.execute(THROUGH_TABLE, [keys, instance])
     },
     bound() {
+      silent = false
       return [THROUGH_TABLE_SQL, [keys, instance]]
     },
     late(commit) {

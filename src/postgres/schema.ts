@@ -96,4 +96,22 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
        END IF;
      END $$`,
   ],
+  // a kept check's push whole, for an instance alone: one statement (src/postgres/unit.ts, `KEPT_PUSH`)
+  [
+    `CREATE OR REPLACE FUNCTION tablepay_kept_push(acct text, ext text, kept text, chk text[], evts text[][])
+     RETURNS bigint LANGUAGE plpgsql AS $$
+     BEGIN
+       PERFORM pg_advisory_xact_lock_shared(hashtextextended('account-records:' || acct, 0));
+       PERFORM tablepay_kept_check(acct, ext, kept);
+       INSERT INTO checks (id, account_id, doc, external_id, guest_token, status, location_id)
+         VALUES (chk[1], chk[2], chk[3]::json, chk[4], chk[5], chk[6], chk[7])
+         ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, doc = excluded.doc,
+           external_id = excluded.external_id, guest_token = excluded.guest_token, status = excluded.status,
+           location_id = excluded.location_id;
+       INSERT INTO events (id, account_id, doc, type)
+         SELECT evts[i][1], evts[i][2], evts[i][3]::json, evts[i][4] FROM generate_subscripts(evts, 1) AS i ORDER BY i
+         ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, doc = excluded.doc, type = excluded.type;
+       RETURN nextval('tablepay_commits');
+     END $$`,
+  ],
 ]

@@ -99,6 +99,15 @@ const CHECK_TEXT_BY_EXTERNAL_ID = prepared(
  */
 const KEPT_CHECK = prepared('tp_kept_check', 'SELECT tablepay_kept_check($1::text, $2::text, $3::text)')
 
+/**
+ * A kept check's push whole, for an instance surely alone: the account's lock, the check's comparison
+ * (`KEPT_CHECK`), the check's and its events' writes and the commit number, in one statement.
+ */
+const KEPT_PUSH = prepared(
+  'tp_kept_push',
+  'SELECT tablepay_kept_push($1::text, $2::text, $3::text, $4::text[], $5::text[][]) AS commit',
+)
+
 /** One unit of work: one transaction; its writes are collected and sent together with its COMMIT. */
 export class PgUnit extends PgReader implements UnitOfWork {
   readonly #writes = new UnitWrites()
@@ -135,7 +144,8 @@ export class PgUnit extends PgReader implements UnitOfWork {
    * (docs/postgres.md, "The round trips of a push"), locked as `list` locks them. While this instance is
    * alone, a check it keeps is given at once, and locked and read only if the unit goes on to send
    * anything: a push that changes nothing sends nothing ("Reads while alone"); of an account without
-   * endpoints, it is locked and compared in the database with the unit's first query (`KEPT_CHECK`).
+   * endpoints, it is locked and compared in the database with the unit's first query (`KEPT_CHECK`), or
+   * by the one statement of its push (`KEPT_PUSH`).
    */
   override async checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
     if (this.begun) return super.checkByExternalId(accountId, externalId)
@@ -146,6 +156,7 @@ export class PgUnit extends PgReader implements UnitOfWork {
     if (kept && this.checks!.bare(accountId)) {
       // nothing to read with it: its lock and comparison go with the unit's first query, its writes if any
       this.#endpoints = {accountId, records: []}
+      this.#kept = {accountId, externalId, check: kept}
       this.#sql.lead += `${this.#sql.execute(KEPT_CHECK, [text(accountId), text(externalId), this.checks!.textOf(kept)])}; `
       return kept
     }
@@ -181,6 +192,9 @@ export class PgUnit extends PgReader implements UnitOfWork {
       throw Object.assign(new Error('postgres: a kept check changed'), {code: '40001'})
     return kept
   }
+
+  /** A kept check of an account without endpoints, given to the unit before it sent anything (`KEPT_PUSH`). */
+  #kept: {accountId: string; externalId: string; check: CheckRecord} | undefined
 
   /** The kept checks given to the unit (`checkByExternalId`): a unit that fails, one of them changed perhaps, drops them. */
   readonly given: Change[] = []
@@ -267,15 +281,17 @@ export class PgUnit extends PgReader implements UnitOfWork {
    * transaction is rolled back as after any failure. A large unit's
    * statements go one by one, their values bound (src/postgres/bulk.ts).
    * Resolves with the `commit` column the notice answers with: the unit's
-   * commit number (src/postgres/notice.ts).
+   * commit number (src/postgres/notice.ts). A kept check's push, alone, is
+   * one statement (`#keptPush`).
    */
   async commit(changes: readonly Change[], notice?: Notice): Promise<number | undefined> {
     if (!this.begun && changes.length === 0) return undefined
     const texts = (this.texts = new RecordTexts())
     const writes = this.#writesOf(changes, texts)
     if (texts.length > LARGE_BYTES) return this.#commitLarge(writes, texts, notice)
-    const statements = writes.map((write) => this.#statement(write, texts))
-    if (notice) statements.push(notice.inline(this))
+    const push = this.#keptPush(writes, texts, notice)
+    const statements = push ? [push] : writes.map((write) => this.#statement(write, texts))
+    if (notice && !push) statements.push(notice.inline(this))
     const results = await this.#sql.results<{commit?: string}>([...statements, 'COMMIT'].join(';\n'))
     return commitOf(notice && results.at(-2))
   }
@@ -290,6 +306,28 @@ export class PgUnit extends PgReader implements UnitOfWork {
     const told = notice && (await this.#sql.query<{commit?: string}>(...notice.bound()))
     await this.#sql.query('COMMIT')
     return commitOf(told)
+  }
+
+  /**
+   * The unit as one `KEPT_PUSH`, when it is a kept check's push (its check and its events written, nothing
+   * else) that notifies nobody and has sent nothing yet; the lead it replaces is not sent.
+   */
+  #keptPush(writes: readonly Write[], texts: RecordTexts, notice: Notice | undefined): string | undefined {
+    const kept = this.#kept
+    if (!kept || this.begun || !notice?.silent) return undefined
+    const [check, events, ...more] = writes
+    const [checks, eventPuts] = [upserts(check, 'checks'), upserts(events, 'events')]
+    if (more.length > 0 || checks?.length !== 1 || checks[0]![1] !== kept.check.id) return undefined
+    if (events && !eventPuts) return undefined
+    this.#sql.lead = ''
+    const row = (change: Change) => rowValues(change, texts)
+    return this.execute(KEPT_PUSH, [
+      text(kept.accountId),
+      text(kept.externalId),
+      this.checks!.textOf(kept.check),
+      row(checks[0]!),
+      eventPuts?.map(row) ?? null,
+    ])
   }
 
   /** Each collection's deletes, inserts and upserts, the last write of each record winning. */
@@ -332,6 +370,10 @@ export class PgUnit extends PgReader implements UnitOfWork {
 /** One statement's writes: a collection's deletes, or its inserts or upserts. */
 type Write = {collection: CollectionName; ids: string[]} | {collection: CollectionName; puts: Change[]; upsert: boolean}
 
+/** The puts of `write` when it upserts records of `collection`. */
+const upserts = (write: Write | undefined, collection: CollectionName): Change[] | undefined =>
+  write && 'puts' in write && write.upsert && write.collection === collection ? write.puts : undefined
+
 /** A write as a statement with its values bound. */
 function bound(write: Write, texts: RecordTexts): [string, unknown[]] {
   const {text, values} =
@@ -352,6 +394,8 @@ const commitOf = (result: pg.QueryResult<{commit?: string}> | undefined): number
  * bound, for a large unit.
  */
 export interface Notice {
+  /** Whether the unit's statement notifies nobody (an instance surely alone): it only draws the commit number. */
+  readonly silent: boolean
   inline(unit: PgUnit): string
   bound(): [string, unknown[]]
   /** The notification to send once the unit committed as `commit`, if its inline statement sent none. */
@@ -363,6 +407,17 @@ export function deleteStatement(collection: CollectionName, ids: readonly string
   return `WITH gone AS (DELETE FROM ${collection} WHERE id = ANY(${literal(ids.map(text))}::text[]) RETURNING id, seq)
     INSERT INTO deleted (collection, id, seq) SELECT ${literal(collection)}, id, seq FROM gone
     ON CONFLICT (collection, id) DO UPDATE SET seq = excluded.seq`
+}
+
+/** A record's row as its table's columns: `id`, `account_id`, `doc`, then its collection's `COLUMNS`. */
+function rowValues([collection, id, record]: Change, texts: RecordTexts): (string | null)[] {
+  const row = record as Row
+  const values: (string | null)[] = [text(id), text(row.account_id as string), texts.of(row)]
+  for (const column of COLUMNS[collection]) {
+    const value = row[column]
+    values.push(value === undefined || value === null ? null : text(String(value)))
+  }
+  return values
 }
 
 /**
@@ -380,17 +435,8 @@ function insertStatement(
   upsert: boolean,
   texts: RecordTexts,
 ): string {
-  const columns = COLUMNS[collection]
-  const rows = changes.map(([, id, record]) => {
-    const row = record as Row
-    const values: (string | null)[] = [text(id), text(row.account_id as string), texts.of(row)]
-    for (const column of columns) {
-      const value = row[column]
-      values.push(value === undefined || value === null ? null : text(String(value)))
-    }
-    return values
-  })
-  const names = ['id', 'account_id', 'doc', ...columns]
+  const rows = changes.map((change) => rowValues(change, texts))
+  const names = ['id', 'account_id', 'doc', ...COLUMNS[collection]]
   const insert = (values: string) =>
     `INSERT INTO ${collection} (${names.join(', ')}) VALUES ${values}${upsert ? onConflict(names) : ''}`
   if (rows.length > 1) return insert(rows.map((values) => `(${values.map(literal).join(', ')})`).join(', '))
