@@ -134,11 +134,20 @@ describe('delivery across instances on one database', () => {
   })
 
   it('a clock advance on one instance runs each retry once, on neither instance again', async () => {
-    const [a, b] = await twoInstances({retrySchedule: [60, 120, 180]})
+    const {a, b, storage} = await advancingAndOther({retrySchedule: [60, 120, 180]})
+    // a has heard of every first attempt, whichever instance made it, and settled its claims of them: what the
+    // advance counts begins after
+    const firstsHeard = new Set<string>()
+    storage.subscribe((changes) => {
+      for (const [collection, id, record] of changes)
+        if (collection === 'deliveries' && (record as Delivery | null)?.attempts.length === 1) firstsHeard.add(id)
+    })
     const receiver = await countingReceiver(() => 500)
     await subscribe(b, receiver.url)
     await pushChecks([a, b], 8, 'retry')
-    await deliveriesUntil(a, 8, (d) => d.attempts.length === 1)
+    await deliveriesUntil(b, 8, (d) => d.attempts.length === 1)
+    await until(() => firstsHeard.size === 8)
+    await a.running.dispatcher.idle()
     const advanced = await call(a.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 3600}})
     expect(advanced.status).toBe(200)
     // the three retries of each, whichever instance made them
