@@ -50,19 +50,12 @@ export function boundInsert(
   texts: RecordTexts,
   upsert: boolean,
 ): pg.QueryConfig {
-  const columns = COLUMNS[collection]
-  const names = ['id', 'account_id', 'doc', ...columns]
-  const values: unknown[] = [
-    changes.map(([, id]) => text(id)),
-    changes.map(([, , record]) => text((record as {account_id: string}).account_id)),
-    `[${changes.map(([, , record]) => texts.of(record)).join(',')}]`,
-    ...columns.map((column) =>
-      changes.map(([, , record]) => {
-        const value = (record as Record<string, unknown>)[column]
-        return value === undefined || value === null ? null : text(String(value))
-      }),
-    ),
-  ]
+  const names = ['id', 'account_id', 'doc', ...COLUMNS[collection]]
+  const rows = changes.map((change) => rowValues(change, texts))
+  const values = names.map((name, i) => {
+    const column = rows.map((row) => row[i])
+    return name === 'doc' ? `[${column.join(',')}]` : column
+  })
   const sources = names.map((name, i) =>
     name === 'doc' ? `json_array_elements($${i + 1}::json)` : `unnest($${i + 1}::text[])`,
   )
@@ -72,6 +65,17 @@ export function boundInsert(
       ${upsert ? onConflict(names) : ''}`,
     values,
   }
+}
+
+/** A record's row as its table's columns: `id`, `account_id`, `doc`, then its collection's `COLUMNS`. */
+export function rowValues([collection, id, record]: Change, texts: RecordTexts): (string | null)[] {
+  const row = record as Record<string, unknown>
+  const values: (string | null)[] = [text(id), text(row.account_id as string), texts.of(row)]
+  for (const column of COLUMNS[collection]) {
+    const value = row[column]
+    values.push(value === undefined || value === null ? null : text(String(value)))
+  }
+  return values
 }
 
 /** What an upsert of the columns `names` (`id` first) sets when the record is there already. */

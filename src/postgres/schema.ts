@@ -97,7 +97,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
      END $$`,
   ],
   // a kept check's push whole, for an instance alone: one statement (src/postgres/unit.ts, `KEPT_PUSH`); its
-  // rows are the tables' columns in this version's order, as `rowValues` there lists them
+  // rows are the tables' columns in this version's order, as `rowValues` (src/postgres/bulk.ts) lists them
   [
     `CREATE OR REPLACE FUNCTION tablepay_kept_push(acct text, ext text, kept text, chk text[], evts text[][])
      RETURNS bigint LANGUAGE plpgsql AS $$

@@ -2,14 +2,12 @@ import type pg from 'pg'
 import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} from '../domain/records.js'
 import type {Change, UnitOfWork, Where} from '../service/storage.js'
 import {UnitWrites} from '../service/unit-writes.js'
-import {boundDelete, boundInsert, LARGE_BYTES, onConflict, RecordTexts} from './bulk.js'
+import {boundDelete, boundInsert, LARGE_BYTES, onConflict, RecordTexts, rowValues} from './bulk.js'
 import {byExternalId, type CheckCache} from './check-cache.js'
 import {named, prepared, PreparedOn} from './prepared.js'
 import {ENDPOINTS, type LockedEndpoints, lockedEndpoints, PgReader, type Sql, text, untext} from './reader.js'
 import {inline, literal} from './literal.js'
 import {COLUMNS} from './schema.js'
-
-type Row = Record<string, unknown>
 
 /**
  * How each unit's transaction begins. A lock waited for longer than its
@@ -407,17 +405,6 @@ export function deleteStatement(collection: CollectionName, ids: readonly string
   return `WITH gone AS (DELETE FROM ${collection} WHERE id = ANY(${literal(ids.map(text))}::text[]) RETURNING id, seq)
     INSERT INTO deleted (collection, id, seq) SELECT ${literal(collection)}, id, seq FROM gone
     ON CONFLICT (collection, id) DO UPDATE SET seq = excluded.seq`
-}
-
-/** A record's row as its table's columns: `id`, `account_id`, `doc`, then its collection's `COLUMNS`. */
-function rowValues([collection, id, record]: Change, texts: RecordTexts): (string | null)[] {
-  const row = record as Row
-  const values: (string | null)[] = [text(id), text(row.account_id as string), texts.of(row)]
-  for (const column of COLUMNS[collection]) {
-    const value = row[column]
-    values.push(value === undefined || value === null ? null : text(String(value)))
-  }
-  return values
 }
 
 /**

@@ -14,11 +14,11 @@ import {Batches} from '../shared/batches.js'
 import {ApiError, invalidField} from '../domain/errors.js'
 import {abandonedBy} from '../domain/snapshots.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
+import type {Attempt} from '../webhooks/dispatcher-service.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
 import {endpointOf} from './endpoints.js'
 import type {Outbox, UnitReads} from './outbox.js'
 import type {ClaimedDelivery, UnitOfWork} from './storage.js'
-import type {Attempt} from '../webhooks/dispatcher-service.js'
 
 /**
  * What the dispatcher's records of a delivery read: the delivery it holds, its endpoint's count of dead
