@@ -36,7 +36,31 @@ class UnitSql implements Sql {
 
   query<R extends pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.begun) return this.client.query<R>(named(sql, values))
-    return this.simple<R>(values === undefined || values.length === 0 ? sql : inline(sql, values))
+    return this.#together<R>(values === undefined || values.length === 0 ? sql : inline(sql, values))
+  }
+
+  /** The statements asked for in one turn before the transaction began (`#together`), and their callers. */
+  #asked: {sql: string; answer: (result: Promise<pg.QueryResult>) => void}[] | undefined
+
+  /**
+   * Sends the unit's first statement with those asked for in the same turn, all in the query that begins
+   * the transaction: reads a unit starts together cost one round trip (docs/postgres.md, "The round trips of a
+   * push"). Each statement is one (a read): its result is its own.
+   */
+  #together<R extends pg.QueryResultRow>(sql: string): Promise<pg.QueryResult<R>> {
+    if (this.#asked === undefined) {
+      this.#asked = []
+      queueMicrotask(() => this.#sendAsked())
+    }
+    const asked = this.#asked
+    return new Promise((answer) => asked.push({sql, answer: answer as (result: Promise<pg.QueryResult>) => void}))
+  }
+
+  #sendAsked(): void {
+    const asked = this.#asked!
+    this.#asked = undefined
+    const sent = this.results(asked.map(({sql}) => sql).join('; '))
+    asked.forEach(({answer}, i) => answer(sent.then((results) => results.at(i - asked.length)!)))
   }
 
   /** Begins the transaction, if no statement has yet. */
@@ -47,14 +71,6 @@ class UnitSql implements Sql {
   /** `EXECUTE` of the prepared statement `name` with `values`, to send in a simple query (`results`). */
   execute(name: string, values: readonly unknown[]): string {
     return this.prepared.execute(name, values, literal)
-  }
-
-  /**
-   * Sends `sql` (its values written in as literals) as one simple query, after BEGIN if it is the
-   * unit's first; resolves with its last statement's result.
-   */
-  async simple<R extends pg.QueryResultRow>(sql: string): Promise<pg.QueryResult<R>> {
-    return (await this.results<R>(sql)).at(-1)!
   }
 
   /** Sends the read put off (`before`), if any. */

@@ -156,10 +156,11 @@ export class Deliveries {
     this.outbox.unit(HELD, async (tx) => {
       const ids = attempts.map((attempt) => attempt.id)
       const keys = [...new Set(attempts.map((attempt) => endpointKey(attempt.endpoint)))]
-      const [deliveries, endpoints] = [
-        byId(ids, await tx.getMany('deliveries', ids)),
-        byId(keys, await tx.getMany('webhook_endpoints', keys)),
-      ]
+      // asked together: on PostgreSQL one round trip (docs/postgres.md, "The round trips of a push")
+      const [deliveries, endpoints] = await Promise.all([
+        tx.getMany('deliveries', ids).then((records) => byId(ids, records)),
+        tx.getMany('webhook_endpoints', keys).then((records) => byId(keys, records)),
+      ])
       const outcomes: (WebhookEndpointRecord | undefined)[] = []
       for (const attempt of attempts) outcomes.push(await record(tx, attempt, deliveries, endpoints))
       return outcomes

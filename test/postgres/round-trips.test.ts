@@ -172,3 +172,24 @@ it('pushes of one account do not take turns on its endpoints: one goes on while 
   release()
   expect(await first).toEqual([endpoint])
 })
+
+it('reads a unit asks for together go with its BEGIN in one round trip, each answered its own', async () => {
+  const {storage, trips} = await storageOnWire()
+  const event = (id: string) => ({id, account_id: 'acct_a', object: 'event'})
+  await storage.unit(async (tx) =>
+    ['evt_1', 'evt_2', 'evt_3'].forEach((id) => tx.put('events', id, event(id) as never)),
+  )
+  const from = trips.length
+  const read = await storage.unit((tx) =>
+    Promise.all([
+      tx.get('events', 'evt_2'),
+      tx.getMany('events', ['evt_3', 'evt_0', 'evt_1']),
+      tx.get('events', 'evt_0'),
+    ]),
+  )
+  expect(read).toEqual([event('evt_2'), [event('evt_3'), undefined, event('evt_1')], undefined])
+  expect(sqlOf(trips.slice(from)).map(executed)).toEqual([
+    expect.stringMatching(/^BEGIN\b[^\n]*FROM events WHERE id = 'evt_2'[^\n]*ANY\(ARRAY\[[^\n]*WHERE id = 'evt_0'/),
+    'COMMIT',
+  ])
+})
