@@ -32,8 +32,12 @@ export const LEASE_MIGRATION: readonly string[] = [
     'FOR EACH ROW EXECUTE FUNCTION tablepay_delivery_written()',
 ]
 
-/** The delivery is pending with this attempt due: a claim for an older due time finds it gone. */
-const DUE = `status = 'pending' AND (doc->>'next_attempt_at')::timestamptz = $2::timestamptz`
+/**
+ * The delivery is pending with the attempt due that was asked of it: a claim for an older due time finds it gone.
+ * `$1` holds the ids asked, `$2` their due times, in the same order.
+ */
+const DUE = `status = 'pending'
+  AND (doc->>'next_attempt_at')::timestamptz = ($2::timestamptz[])[array_position($1::text[], id)]`
 
 /** The lease is free: none, this instance's own, run out, or its owner's session is gone. */
 const FREE = `CASE
@@ -53,41 +57,58 @@ const TARGET = `(SELECT w.doc FROM webhook_endpoints w WHERE w.account_id = d.ac
     LIMIT 1) AS endpoint,
   (SELECT e.doc FROM events e WHERE e.id = d.event_id) AS event`
 
+/** A claim asked for: the delivery, its attempt's due time (scheduler ms) and the lease (ms). */
+export interface AskedClaim {
+  id: string
+  dueAt: number
+  leaseMs: number
+}
+
 /**
- * Claims the delivery `id` for its attempt due at `dueAt` (scheduler ms):
- * one conditional UPDATE, so of two instances asking at once one wins and
- * the other, which waits on the row, then finds it leased. The delivery,
- * with its endpoint and event in the same round trip, when `owner` won;
- * `'held'` when another live instance holds it for that attempt; undefined
- * when it is no longer pending with that attempt due.
- * `sql` is the storage's, so a database out of reach fails the storage.
+ * Claims each delivery asked for its attempt due at `dueAt`, with one
+ * conditional UPDATE for all of them, which locks them in the order of their
+ * ids: so of two instances asking at once one wins each, and the other,
+ * which waits on the row, then finds it leased. Each answer, in the order
+ * asked: the delivery, with its endpoint and event read in the same round
+ * trip, when `owner` won; `'held'` when another live instance holds it for
+ * that attempt; undefined when it is no longer pending with that attempt due
+ * (a delivery asked twice gets both answers, as its own lease lets it claim
+ * again). `sql` is the storage's, so a database out of reach fails the storage.
  *
  * @example
- * const claim = await claimDelivery(sql, 'dlv_…', Date.parse(delivery.next_attempt_at), 1234, 40_000)
+ * const [claim] = await claimDeliveries(sql, [{id: 'dlv_…', dueAt, leaseMs: 40_000}], 1234)
  */
-export async function claimDelivery(
-  sql: Sql,
-  id: string,
-  dueAt: number,
-  owner: number,
-  leaseMs: number,
-): Promise<Claim> {
-  const due = new Date(dueAt).toISOString()
+export async function claimDeliveries(sql: Sql, asked: readonly AskedClaim[], owner: number): Promise<Claim[]> {
+  const ids = asked.map(({id}) => id)
+  const dues = asked.map(({dueAt}) => new Date(dueAt).toISOString())
   const claimed = await sql.query<{
+    id: string
     doc: DeliveryRecord
     endpoint: WebhookEndpointRecord | null
     event: EventRecord | null
   }>(
-    `UPDATE deliveries d SET lease_owner = $3, lease_until = clock_timestamp() + make_interval(secs => $4)
-     WHERE id = $1 AND ${DUE} AND ${FREE} RETURNING doc, ${TARGET}`,
-    [id, due, owner, leaseMs / 1000],
+    `UPDATE deliveries d SET lease_owner = $3,
+       lease_until = clock_timestamp() + make_interval(secs => ($4::float8[])[array_position($1::text[], id)])
+     WHERE id = ANY($1::text[]) AND ${DUE} AND ${FREE} RETURNING id, doc, ${TARGET}`,
+    [ids, dues, owner, asked.map(({leaseMs}) => leaseMs / 1000)],
   )
-  const row = claimed.rows[0]
-  if (row) return {delivery: row.doc, endpoint: row.endpoint ?? undefined, event: row.event ?? undefined}
+  const won = new Map(claimed.rows.map((row) => [row.id, row]))
+  const lost = asked.filter(({id}) => !won.has(id))
   // a new statement, so a new snapshot: the claim that won while this one waited on the row is seen
-  const held = await sql.query(`SELECT 1 FROM deliveries WHERE id = $1 AND ${DUE} AND lease_owner IS NOT NULL`, [
-    id,
-    due,
-  ])
-  return held.rows.length > 0 ? 'held' : undefined
+  const held =
+    lost.length === 0
+      ? new Set<string>()
+      : new Set(
+          (
+            await sql.query<{id: string}>(
+              `SELECT id FROM deliveries WHERE id = ANY($1::text[]) AND ${DUE} AND lease_owner IS NOT NULL`,
+              [lost.map(({id}) => id), lost.map(({dueAt}) => new Date(dueAt).toISOString())],
+            )
+          ).rows.map((row) => row.id),
+        )
+  return asked.map(({id}) => {
+    const row = won.get(id)
+    if (row) return {delivery: row.doc, endpoint: row.endpoint ?? undefined, event: row.event ?? undefined}
+    return held.has(id) ? 'held' : undefined
+  })
 }

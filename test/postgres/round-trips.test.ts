@@ -193,3 +193,42 @@ it('reads a unit asks for together go with its BEGIN in one round trip, each ans
     'COMMIT',
   ])
 })
+
+it('claims asked in one turn are one UPDATE, each answered its own: won, held by another instance, not due', async () => {
+  const wire = roundTrips()
+  const {db, link, url} = await databaseBehindRelay(wire.tap)
+  cleanup.push(() => db.drop())
+  cleanup.push(() => link.cut().catch(() => {}))
+  const [a, b] = await Promise.all([PgStorage.open({url}), PgStorage.open({url: db.url})])
+  cleanup.push(
+    () => a.close(),
+    () => b.close(),
+  )
+  const due = Date.parse('2026-01-01T00:00:00.000Z')
+  const delivery = (id: string, next: number) => ({
+    id,
+    object: 'delivery',
+    account_id: 'acct_a',
+    endpoint_id: 'we_1',
+    event_id: 'evt_1',
+    status: 'pending',
+    attempts: [],
+    next_attempt_at: new Date(next).toISOString(),
+  })
+  await a.unit(async (tx) => {
+    for (const [id, next] of [
+      ['dlv_1', due],
+      ['dlv_2', due],
+      ['dlv_3', due + 60_000],
+    ] as const)
+      tx.put('deliveries', id, delivery(id, next) as never)
+  })
+  expect(await b.shared!.claim('dlv_2', due, 60_000)).toMatchObject({delivery: {id: 'dlv_2'}})
+  const from = wire.trips.length
+  const claims = await Promise.all(['dlv_1', 'dlv_2', 'dlv_3'].map((id) => a.shared!.claim(id, due, 60_000)))
+  expect(claims).toEqual([expect.objectContaining({delivery: delivery('dlv_1', due)}), 'held', undefined])
+  // the UPDATE of all three, then the look at the two it did not win
+  const sent = sqlOf(wire.trips.slice(from))
+  expect(sent.filter((sql) => /^UPDATE deliveries\b/.test(sql))).toHaveLength(1)
+  expect(sent).toHaveLength(2)
+})
