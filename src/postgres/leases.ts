@@ -1,5 +1,6 @@
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
 import type {Claim} from '../service/storage.js'
+import {isRetryable} from './errors.js'
 import type {Sql} from './reader.js'
 
 /**
@@ -66,9 +67,9 @@ export interface AskedClaim {
 
 /**
  * Claims each delivery asked for its attempt due at `dueAt`, with one
- * conditional UPDATE for all of them, which locks them in the order of their
- * ids: so of two instances asking at once one wins each, and the other,
- * which waits on the row, then finds it leased. Each answer, in the order
+ * conditional UPDATE for all of them: of two instances asking at once one
+ * wins each, and the other, which waits on the row, then finds it leased;
+ * one that deadlocked asks again (`CLAIM_TRIES`). Each answer, in the order
  * asked: the delivery, with its endpoint and event read in the same round
  * trip, when `owner` won; `'held'` when another live instance holds it for
  * that attempt; undefined when it is no longer pending with that attempt due
@@ -79,6 +80,22 @@ export interface AskedClaim {
  * const [claim] = await claimDeliveries(sql, [{id: 'dlv_…', dueAt, leaseMs: 40_000}], 1234)
  */
 export async function claimDeliveries(sql: Sql, asked: readonly AskedClaim[], owner: number): Promise<Claim[]> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await claimOnce(sql, asked, owner)
+    } catch (error) {
+      if (tries >= CLAIM_TRIES || !isRetryable(error)) throw error
+    }
+  }
+}
+
+/**
+ * Times claims asked together are made again after a deadlock: the UPDATE locks each row it wins until it
+ * ends, so it may hold one that a unit superseding deliveries waits for while it waits for another.
+ */
+const CLAIM_TRIES = 5
+
+async function claimOnce(sql: Sql, asked: readonly AskedClaim[], owner: number): Promise<Claim[]> {
   const ids = asked.map(({id}) => id)
   const dues = asked.map(({dueAt}) => new Date(dueAt).toISOString())
   const claimed = await sql.query<{

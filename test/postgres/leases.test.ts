@@ -1,3 +1,4 @@
+import pg from 'pg'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import type {DeliveryRecord} from '../../src/domain/records.js'
 import {PgStorage} from '../../src/postgres/storage.js'
@@ -109,5 +110,36 @@ describe('delivery leases', () => {
     expect(await claimUntil(b, (claim) => claim !== 'held')).toMatchObject({delivery: {id: 'dlv_1'}})
     // b's own lease is an hour: a, alive, cannot take it
     expect(await a.shared!.claim('dlv_1', DUE, 3_600_000)).toBe('held')
+  })
+
+  it('claims asked together that deadlock with another transaction are made again, and won', async () => {
+    const a = await open()
+    await write(a, delivery(DUE))
+    await write(a, {...delivery(DUE), id: 'dlv_2'})
+    const other = new pg.Client({connectionString: db.url})
+    await other.connect()
+    try {
+      await other.query('BEGIN')
+      await other.query("SELECT 1 FROM deliveries WHERE id = 'dlv_2' FOR UPDATE")
+      // the claims win dlv_1, then wait for dlv_2; the other transaction then waits for dlv_1: a deadlock,
+      // which PostgreSQL ends by failing the claims' UPDATE
+      const claims = Promise.all(['dlv_1', 'dlv_2'].map((id) => a.shared!.claim(id, DUE, 60_000)))
+      const waiting = async () =>
+        (
+          await other.query(
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE%'",
+          )
+        ).rowCount === 1
+      for (const deadline = Date.now() + 10_000; !(await waiting());)
+        if (Date.now() > deadline) throw new Error('the claims never waited for dlv_2')
+      await other.query("SELECT 1 FROM deliveries WHERE id = 'dlv_1' FOR UPDATE")
+      await other.query('COMMIT')
+      expect(await claims).toEqual([
+        expect.objectContaining({delivery: expect.objectContaining({id: 'dlv_1'})}),
+        expect.objectContaining({delivery: expect.objectContaining({id: 'dlv_2'})}),
+      ])
+    } finally {
+      await other.end()
+    }
   })
 })
