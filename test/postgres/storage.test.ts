@@ -99,7 +99,8 @@ describe('PgStorage', () => {
   })
 
   it('a unit waits for a busy pool past the connect timeout: a database slow to free a connection is not unreachable', async () => {
-    const storage = await open({poolSize: 1, connectTimeoutMs: 100})
+    // long enough for the open's own connections on a busy machine
+    const storage = await open({poolSize: 1, connectTimeoutMs: 300})
     let free!: () => void
     const busy = storage.unit(async (tx) => {
       await tx.get('events', 'evt_0')
@@ -108,7 +109,7 @@ describe('PgStorage', () => {
     })
     const waiting = storage.unit(async (tx) => tx.put('events', 'evt_2', event('evt_2')))
     // the pool's one connection stays busy for three connect timeouts
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await new Promise((resolve) => setTimeout(resolve, 900))
     free()
     await Promise.all([busy, waiting])
     expect(storage.failure).toBeUndefined()
