@@ -21,15 +21,20 @@ const WRITTEN_BACK = new Set<CollectionName>(['webhook_endpoints', 'deliveries']
 /**
  * An account's endpoints, locked for a unit: those under chaos `FOR UPDATE`, since a fan-out writes their
  * draws back; the others `FOR SHARE`, since it does not: units that fan out to one account do not take
- * turns on them, and none changes while they do. Every unit locks them in this order. An endpoint that
+ * turns on them, and none changes while they do. Every unit locks them in this order, the calm ones then
+ * those under chaos, each in the order of their ids (`LOCK_ORDER`): a record of attempts, which locks
+ * some of them, deadlocked with a push that took them in another. An endpoint that
  * moved between calm and chaos while they were locked is in neither list: the count read in the same
  * statement tells (`lockedEndpoints`).
  */
-const ENDPOINTS_SQL = `WITH calm AS (SELECT seq, doc FROM webhook_endpoints WHERE account_id = $1::text AND (doc->>'chaos') IS NULL FOR SHARE),
-     stirred AS (SELECT seq, doc FROM webhook_endpoints WHERE account_id = $1 AND (doc->>'chaos') IS NOT NULL FOR UPDATE)
+const ENDPOINTS_SQL = `WITH calm AS (SELECT seq, doc FROM webhook_endpoints WHERE account_id = $1::text AND (doc->>'chaos') IS NULL ORDER BY id FOR SHARE),
+     stirred AS (SELECT seq, doc FROM webhook_endpoints WHERE account_id = $1 AND (doc->>'chaos') IS NOT NULL ORDER BY id FOR UPDATE)
    SELECT json_agg(doc ORDER BY seq) AS docs, (SELECT count(*)::integer FROM webhook_endpoints WHERE account_id = $1) AS n
    FROM (SELECT * FROM calm UNION ALL SELECT * FROM stirred) locked`
 export const ENDPOINTS = prepared('tp_endpoints', ENDPOINTS_SQL)
+
+/** The order a unit locks records of a collection in, where it is not their ids': as `ENDPOINTS` locks them. */
+const LOCK_ORDER: {readonly [C in CollectionName]?: string} = {webhook_endpoints: "(doc->>'chaos') IS NOT NULL, id"}
 
 export interface LockedEndpoints {
   docs: WebhookEndpointRecord[] | null
@@ -127,8 +132,8 @@ export class PgReader implements Reader {
     ids: readonly string[],
   ): Promise<(Collections[C] | undefined)[]> {
     if (ids.length === 1) return [await this.get(collection, ids[0]!)]
-    // locked in the order of their ids: two units that lock some of the same never wait for each other in a circle
-    const lock = this.locked ? ' ORDER BY id FOR UPDATE' : ''
+    // locked in one order: two units that lock some of the same never wait for each other in a circle
+    const lock = this.locked ? ` ORDER BY ${LOCK_ORDER[collection] ?? 'id'} FOR UPDATE` : ''
     const result = await this.sql.query<{id: string; doc: Collections[C]}>(
       `SELECT id, doc FROM ${collection} WHERE id = ANY($1::text[])${lock}`,
       [ids.map(text)],

@@ -1,3 +1,4 @@
+import pg from 'pg'
 import {afterEach, expect, it} from 'vitest'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {type RunningServer, startServer} from '../../src/server/start.js'
@@ -171,6 +172,37 @@ it('pushes of one account do not take turns on its endpoints: one goes on while 
   expect(await storage.get('events', 'evt_x1')).toBeUndefined()
   release()
   expect(await first).toEqual([endpoint])
+})
+
+it("a unit locks an account's endpoints in the order of their ids, as a record of attempts does, not as they were made", async () => {
+  const {url} = await databaseOnWire()
+  const storage = await PgStorage.open({url})
+  cleanup.push(() => storage.close())
+  const endpoint = (id: string) => ({id, account_id: 'acct_a', object: 'webhook_endpoint', chaos: {duplicate: 0.5}})
+  for (const id of ['we_b', 'we_a'])
+    await storage.unit(async (tx) => tx.put('webhook_endpoints', id, endpoint(id) as never))
+  const other = new pg.Client({connectionString: url})
+  await other.connect()
+  cleanup.push(() => other.end())
+  await other.query('BEGIN')
+  await other.query("SELECT 1 FROM webhook_endpoints WHERE id = 'we_b' FOR UPDATE")
+  const listed = storage.unit((tx) => tx.list('webhook_endpoints', 'acct_a'))
+  const waiting = async () =>
+    (
+      await other.query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+      )
+    ).rowCount === 1
+  for (const deadline = Date.now() + 10_000; !(await waiting());)
+    if (Date.now() > deadline) throw new Error('the unit never waited for we_b')
+  // it waits for we_b holding we_a: taken first
+  await expect(
+    other.query("SELECT 1 FROM webhook_endpoints WHERE id = 'we_a' FOR UPDATE NOWAIT"),
+  ).rejects.toMatchObject({
+    code: '55P03',
+  })
+  await other.query('ROLLBACK')
+  expect((await listed).map((record) => record.id)).toEqual(['we_b', 'we_a'])
 })
 
 it('reads a unit asks for together go with its BEGIN in one round trip, each answered its own', async () => {
