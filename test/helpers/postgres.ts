@@ -185,3 +185,10 @@ export async function openTestStore(): Promise<{store: Store | PgStorage; close(
     },
   }
 }
+
+/** Resolves once a session on `client`'s database waits for a lock (the statement under test); throws after 10 s. */
+export async function untilLockWaited(client: pg.Client, what: string): Promise<void> {
+  const waiting = "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+  for (const deadline = Date.now() + 10_000; (await client.query(waiting)).rowCount === 0;)
+    if (Date.now() > deadline) throw new Error(`${what} never waited for a lock`)
+}

@@ -2,7 +2,7 @@ import pg from 'pg'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import type {DeliveryRecord} from '../../src/domain/records.js'
 import {PgStorage} from '../../src/postgres/storage.js'
-import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {createTestDatabase, type TestDatabase, untilLockWaited} from '../helpers/postgres.js'
 
 let db: TestDatabase
 const opened: PgStorage[] = []
@@ -124,14 +124,7 @@ describe('delivery leases', () => {
       // the claims win dlv_1, then wait for dlv_2; the other transaction then waits for dlv_1: a deadlock,
       // which PostgreSQL ends by failing the claims' UPDATE
       const claims = Promise.all(['dlv_1', 'dlv_2'].map((id) => a.shared!.claim(id, DUE, 60_000)))
-      const waiting = async () =>
-        (
-          await other.query(
-            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE%'",
-          )
-        ).rowCount === 1
-      for (const deadline = Date.now() + 10_000; !(await waiting());)
-        if (Date.now() > deadline) throw new Error('the claims never waited for dlv_2')
+      await untilLockWaited(other, 'the claims')
       await other.query("SELECT 1 FROM deliveries WHERE id = 'dlv_1' FOR UPDATE")
       await other.query('COMMIT')
       expect(await claims).toEqual([

@@ -4,6 +4,7 @@ import {PgStorage} from '../../src/postgres/storage.js'
 import {type RunningServer, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
+import {untilLockWaited} from '../helpers/postgres.js'
 import {databaseBehindRelay} from '../helpers/relay.js'
 import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
 import {type RoundTrip, roundTrips, transactions} from '../helpers/wire.js'
@@ -187,14 +188,7 @@ it("a unit locks an account's endpoints in the order of their ids, as a record o
   await other.query('BEGIN')
   await other.query("SELECT 1 FROM webhook_endpoints WHERE id = 'we_b' FOR UPDATE")
   const listed = storage.unit((tx) => tx.list('webhook_endpoints', 'acct_a'))
-  const waiting = async () =>
-    (
-      await other.query(
-        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-      )
-    ).rowCount === 1
-  for (const deadline = Date.now() + 10_000; !(await waiting());)
-    if (Date.now() > deadline) throw new Error('the unit never waited for we_b')
+  await untilLockWaited(other, 'the unit')
   // it waits for we_b holding we_a: taken first
   await expect(
     other.query("SELECT 1 FROM webhook_endpoints WHERE id = 'we_a' FOR UPDATE NOWAIT"),
