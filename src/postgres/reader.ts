@@ -13,8 +13,9 @@ const FIELD = /^[a-z_]+$/
  * chaos on the endpoints it lists, retention deletes the deliveries it
  * lists. Their lists are locked FOR UPDATE from the start: two units that
  * both held a shared lock and then both wanted it alone would deadlock, over
- * and over under load (docs/postgres.md). An account's endpoints listed
- * whole are locked as `ENDPOINTS` locks them.
+ * and over under load (docs/postgres.md). They are locked in the order
+ * `getMany` locks them in, whatever order they are listed in. An account's
+ * endpoints listed whole are locked as `ENDPOINTS` locks them.
  */
 const WRITTEN_BACK = new Set<CollectionName>(['webhook_endpoints', 'deliveries'])
 
@@ -167,11 +168,14 @@ export class PgReader implements Reader {
     }
     const values: unknown[] = [text(accountId)]
     const filter = filters(collection, where as Row, values)
-    const lock = this.locked ? (WRITTEN_BACK.has(collection) ? ' FOR UPDATE' : ' FOR SHARE') : ''
-    const result = await this.sql.query<{doc: Collections[C]}>(
-      `SELECT doc FROM ${collection} WHERE account_id = $1${filter} ORDER BY seq${lock}`,
-      values,
-    )
+    const from = `FROM ${collection} WHERE account_id = $1${filter}`
+    // those a unit writes back are locked in the order every unit locks them in (getMany), and listed oldest first
+    const sql = !this.locked
+      ? `SELECT doc ${from} ORDER BY seq`
+      : WRITTEN_BACK.has(collection)
+        ? `SELECT doc FROM (SELECT seq, doc ${from} ORDER BY ${LOCK_ORDER[collection] ?? 'id'} FOR UPDATE) locked ORDER BY seq`
+        : `SELECT doc ${from} ORDER BY seq FOR SHARE`
+    const result = await this.sql.query<{doc: Collections[C]}>(sql, values)
     return docs(result).filter((record) => matches(record, where as Row))
   }
 

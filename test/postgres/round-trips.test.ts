@@ -1,6 +1,7 @@
 import pg from 'pg'
 import {afterEach, expect, it} from 'vitest'
 import {PgStorage} from '../../src/postgres/storage.js'
+import type {UnitOfWork} from '../../src/service/storage.js'
 import {type RunningServer, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
@@ -175,28 +176,40 @@ it('pushes of one account do not take turns on its endpoints: one goes on while 
   expect(await first).toEqual([endpoint])
 })
 
-it("a unit locks an account's endpoints in the order of their ids, as a record of attempts does, not as they were made", async () => {
+/** Two records of `collection` made `we_b`/`dlv_b` first: their lock order, and their list order, differ. */
+async function lockedAsListed(
+  collection: 'webhook_endpoints' | 'deliveries',
+  list: (tx: UnitOfWork) => Promise<{id: string}[]>,
+) {
   const {url} = await databaseOnWire()
   const storage = await PgStorage.open({url})
   cleanup.push(() => storage.close())
-  const endpoint = (id: string) => ({id, account_id: 'acct_a', object: 'webhook_endpoint', chaos: {duplicate: 0.5}})
-  for (const id of ['we_b', 'we_a'])
-    await storage.unit(async (tx) => tx.put('webhook_endpoints', id, endpoint(id) as never))
+  const [first, second] = collection === 'deliveries' ? ['dlv_b', 'dlv_a'] : ['we_b', 'we_a']
+  const record = (id: string) => ({id, account_id: 'acct_a', event_id: 'evt_1', chaos: {duplicate: 0.5}})
+  for (const id of [first, second]) await storage.unit(async (tx) => tx.put(collection, id, record(id) as never))
   const other = new pg.Client({connectionString: url})
   await other.connect()
   cleanup.push(() => other.end())
   await other.query('BEGIN')
-  await other.query("SELECT 1 FROM webhook_endpoints WHERE id = 'we_b' FOR UPDATE")
-  const listed = storage.unit((tx) => tx.list('webhook_endpoints', 'acct_a'))
+  await other.query(`SELECT 1 FROM ${collection} WHERE id = '${first}' FOR UPDATE`)
+  const listed = storage.unit(list)
   await untilLockWaited(other, 'the unit')
-  // it waits for we_b holding we_a: taken first
+  // it waits for the first made holding the second: taken first
   await expect(
-    other.query("SELECT 1 FROM webhook_endpoints WHERE id = 'we_a' FOR UPDATE NOWAIT"),
+    other.query(`SELECT 1 FROM ${collection} WHERE id = '${second}' FOR UPDATE NOWAIT`),
   ).rejects.toMatchObject({
     code: '55P03',
   })
   await other.query('ROLLBACK')
-  expect((await listed).map((record) => record.id)).toEqual(['we_b', 'we_a'])
+  expect((await listed).map((listedRecord) => listedRecord.id)).toEqual([first, second])
+}
+
+it("a unit locks an account's endpoints in the order of their ids, as a record of attempts does, and lists them as made", async () => {
+  await lockedAsListed('webhook_endpoints', (tx) => tx.list('webhook_endpoints', 'acct_a'))
+})
+
+it('a unit locks the deliveries it lists in the order of their ids, as it reads them by id, and lists them as made', async () => {
+  await lockedAsListed('deliveries', (tx) => tx.list('deliveries', 'acct_a', {event_id: 'evt_1'}))
 })
 
 it('reads a unit asks for together go with its BEGIN in one round trip, each answered its own', async () => {
