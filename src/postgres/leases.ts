@@ -96,8 +96,6 @@ export async function claimDeliveries(sql: Sql, asked: readonly AskedClaim[], ow
 const CLAIM_TRIES = 5
 
 async function claimOnce(sql: Sql, asked: readonly AskedClaim[], owner: number): Promise<Claim[]> {
-  const ids = asked.map(({id}) => id)
-  const dues = asked.map(({dueAt}) => new Date(dueAt).toISOString())
   const claimed = await sql.query<{
     id: string
     doc: DeliveryRecord
@@ -107,25 +105,32 @@ async function claimOnce(sql: Sql, asked: readonly AskedClaim[], owner: number):
     `UPDATE deliveries d SET lease_owner = $3,
        lease_until = clock_timestamp() + make_interval(secs => ($4::float8[])[array_position($1::text[], id)])
      WHERE id = ANY($1::text[]) AND ${DUE} AND ${FREE} RETURNING id, doc, ${TARGET}`,
-    [ids, dues, owner, asked.map(({leaseMs}) => leaseMs / 1000)],
+    [asked.map(({id}) => id), asked.map(dueOf), owner, asked.map(({leaseMs}) => leaseMs / 1000)],
   )
   const won = new Map(claimed.rows.map((row) => [row.id, row]))
-  const lost = asked.filter(({id}) => !won.has(id))
-  // a new statement, so a new snapshot: the claim that won while this one waited on the row is seen
-  const held =
-    lost.length === 0
-      ? new Set<string>()
-      : new Set(
-          (
-            await sql.query<{id: string}>(
-              `SELECT id FROM deliveries WHERE id = ANY($1::text[]) AND ${DUE} AND lease_owner IS NOT NULL`,
-              [lost.map(({id}) => id), lost.map(({dueAt}) => new Date(dueAt).toISOString())],
-            )
-          ).rows.map((row) => row.id),
-        )
+  const held = await heldAmong(
+    sql,
+    asked.filter(({id}) => !won.has(id)),
+  )
   return asked.map(({id}) => {
     const row = won.get(id)
     if (row) return {delivery: row.doc, endpoint: row.endpoint ?? undefined, event: row.event ?? undefined}
     return held.has(id) ? 'held' : undefined
   })
 }
+
+/**
+ * The ids of the claims `lost` whose attempt another live instance holds. A new statement, so a new snapshot:
+ * the claim that won while the UPDATE waited on the row is seen.
+ */
+async function heldAmong(sql: Sql, lost: readonly AskedClaim[]): Promise<Set<string>> {
+  if (lost.length === 0) return new Set()
+  const {rows} = await sql.query<{id: string}>(
+    `SELECT id FROM deliveries WHERE id = ANY($1::text[]) AND ${DUE} AND lease_owner IS NOT NULL`,
+    [lost.map(({id}) => id), lost.map(dueOf)],
+  )
+  return new Set(rows.map((row) => row.id))
+}
+
+/** A claim's due time as the database compares it with the delivery's `next_attempt_at`. */
+const dueOf = ({dueAt}: AskedClaim) => new Date(dueAt).toISOString()
