@@ -176,40 +176,75 @@ it('pushes of one account do not take turns on its endpoints: one goes on while 
   expect(await first).toEqual([endpoint])
 })
 
-/** Two records of `collection` made `we_b`/`dlv_b` first: their lock order, and their list order, differ. */
-async function lockedAsListed(
+/**
+ * Makes `records` of `collection` in this order, holds `held` in another transaction while a unit runs `read`,
+ * and answers which of the others the unit had locked once it waited for `held`, and what it read.
+ */
+async function lockedBeforeWaiting<T>(
   collection: 'webhook_endpoints' | 'deliveries',
-  list: (tx: UnitOfWork) => Promise<{id: string}[]>,
-) {
+  records: {id: string; chaos?: object}[],
+  held: string,
+  read: (tx: UnitOfWork) => Promise<T>,
+): Promise<{locked: string[]; read: T}> {
   const {url} = await databaseOnWire()
   const storage = await PgStorage.open({url})
   cleanup.push(() => storage.close())
-  const [first, second] = collection === 'deliveries' ? ['dlv_b', 'dlv_a'] : ['we_b', 'we_a']
-  const record = (id: string) => ({id, account_id: 'acct_a', event_id: 'evt_1', chaos: {duplicate: 0.5}})
-  for (const id of [first, second]) await storage.unit(async (tx) => tx.put(collection, id, record(id) as never))
+  for (const record of records)
+    await storage.unit(async (tx) =>
+      tx.put(collection, record.id, {account_id: 'acct_a', event_id: 'evt_1', ...record} as never),
+    )
   const other = new pg.Client({connectionString: url})
   await other.connect()
   cleanup.push(() => other.end())
   await other.query('BEGIN')
-  await other.query(`SELECT 1 FROM ${collection} WHERE id = '${first}' FOR UPDATE`)
-  const listed = storage.unit(list)
+  await other.query(`SELECT 1 FROM ${collection} WHERE id = '${held}' FOR UPDATE`)
+  const reading = storage.unit(read)
   await untilLockWaited(other, 'the unit')
-  // it waits for the first made holding the second: taken first
-  await expect(
-    other.query(`SELECT 1 FROM ${collection} WHERE id = '${second}' FOR UPDATE NOWAIT`),
-  ).rejects.toMatchObject({
-    code: '55P03',
-  })
+  const locked: string[] = []
+  for (const {id} of records.filter((record) => record.id !== held)) {
+    await other.query('SAVEPOINT probe')
+    const refused = await other.query(`SELECT 1 FROM ${collection} WHERE id = '${id}' FOR UPDATE NOWAIT`).then(
+      () => false,
+      (error: {code?: string}) => error.code === '55P03',
+    )
+    await other.query(refused ? 'ROLLBACK TO SAVEPOINT probe' : 'RELEASE SAVEPOINT probe')
+    if (refused) locked.push(id)
+  }
   await other.query('ROLLBACK')
-  expect((await listed).map((listedRecord) => listedRecord.id)).toEqual([first, second])
+  return {locked, read: await reading}
 }
 
+const ids = (records: readonly ({id: string} | undefined)[]) => records.map((record) => record?.id)
+const chaos = {duplicate: 0.5}
+
 it("a unit locks an account's endpoints in the order of their ids, as a record of attempts does, and lists them as made", async () => {
-  await lockedAsListed('webhook_endpoints', (tx) => tx.list('webhook_endpoints', 'acct_a'))
+  const made = [
+    {id: 'we_b', chaos},
+    {id: 'we_a', chaos},
+  ]
+  const {locked, read} = await lockedBeforeWaiting('webhook_endpoints', made, 'we_b', (tx) =>
+    tx.list('webhook_endpoints', 'acct_a'),
+  )
+  expect(locked).toEqual(['we_a'])
+  expect(ids(read)).toEqual(['we_b', 'we_a'])
+})
+
+it('a record of attempts locks the calm endpoints it reads before those under chaos, as a push does', async () => {
+  const made = [{id: 'we_a', chaos}, {id: 'we_b'}]
+  const {locked, read} = await lockedBeforeWaiting('webhook_endpoints', made, 'we_b', (tx) =>
+    tx.getMany('webhook_endpoints', ['we_a', 'we_b']),
+  )
+  // it waits for the calm one, holding none under chaos
+  expect(locked).toEqual([])
+  expect(ids(read)).toEqual(['we_a', 'we_b'])
 })
 
 it('a unit locks the deliveries it lists in the order of their ids, as it reads them by id, and lists them as made', async () => {
-  await lockedAsListed('deliveries', (tx) => tx.list('deliveries', 'acct_a', {event_id: 'evt_1'}))
+  const {locked, read} = await lockedBeforeWaiting('deliveries', [{id: 'dlv_b'}, {id: 'dlv_a'}], 'dlv_b', (tx) =>
+    tx.list('deliveries', 'acct_a', {event_id: 'evt_1'}),
+  )
+  expect(locked).toEqual(['dlv_a'])
+  expect(ids(read)).toEqual(['dlv_b', 'dlv_a'])
 })
 
 it('reads a unit asks for together go with its BEGIN in one round trip, each answered its own', async () => {
