@@ -148,9 +148,7 @@ export class Dispatcher {
     this.#inFlight.set(id, {run, out: {endpointId, deliveryId: id, since: Date.now()}})
   }
 
-  #wake(): void {
-    for (const wake of this.#ended.splice(0)) wake()
-  }
+  #wake = (): void => this.#ended.splice(0).forEach((wake) => wake())
 
   async #attempt(entry: Entry, turn: Promise<void>, sent: () => void): Promise<void> {
     const {deliveries} = this.service
@@ -173,6 +171,8 @@ export class Dispatcher {
     const request = this.send(endpoint, event, body, delivery.attempts.length + 1)
     sent()
     const result = await request
+    // the answer frees the endpoint's place before the record; a duplicate drawn by chaos keeps it (docs/api.md)
+    if (!delivery.chaos_duplicate && this.#scheduler.answered(entry.id)) this.#pump()
     const current = await deliveries.recordAttempt(delivery.id, endpoint, result, {
       now: wallClockIso(),
       dueAt: entry.due,
@@ -234,8 +234,7 @@ export class Dispatcher {
   get progress(): {target: number; out: AttemptOut[]} | undefined {
     const target = this.#driver.target
     if (target === undefined) return undefined
-    const out = [...this.#inFlight.values()].map(({out}) => out)
-    if (this.#claims) out.push(...this.#claims.held())
+    const out = [...this.#inFlight.values()].map(({out}) => out).concat(this.#claims?.held() ?? [])
     return {target, out: out.sort((a, b) => a.since - b.since)}
   }
 

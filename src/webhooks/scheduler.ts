@@ -2,9 +2,12 @@ import {DueHeap} from './due-heap.js'
 import {Fifo} from './fifo.js'
 
 export interface SchedulerOptions {
-  /** Attempts in flight at once, overall (default 32). */
+  /** Attempts in flight at once, overall, from their start to their record (default 32). */
   concurrency?: number
-  /** At most this many per endpoint (default 8), and never more than its fair share of `concurrency`. */
+  /**
+   * Attempts waiting on one endpoint's answer at once: at most this many (default 8), and never more than its
+   * fair share of `concurrency`.
+   */
   perEndpoint?: number
 }
 
@@ -19,10 +22,11 @@ export interface Entry {
   held: boolean
 }
 
-/** One endpoint's due deliveries, in due order, and its attempts out. */
+/** One endpoint's due deliveries, in due order, and its attempts waiting on its receiver. */
 interface Lane {
   endpointId: string
   ready: Fifo<Entry>
+  /** Its attempts still waiting for their answer: what its places count. */
   inFlight: number
   /** In the rotation now. */
   queued: boolean
@@ -56,8 +60,8 @@ export class Scheduler {
   readonly #rotation = new Fifo<Lane>()
   /** Endpoints with due work that have their fair share of slots: back in turn when an attempt of theirs ends. */
   readonly #overShare = new Set<Lane>()
-  /** Deliveries with an attempt out, and their endpoint's lane. */
-  readonly #out = new Map<string, Lane>()
+  /** Deliveries with an attempt out, and their endpoint's lane until the attempt has its answer (`answered`). */
+  readonly #out = new Map<string, Lane | undefined>()
   #busyLanes = 0
   /** Entries replaced or dropped since the heap was last swept. */
   #stale = 0
@@ -168,17 +172,33 @@ export class Scheduler {
     return entry
   }
 
-  /** The attempt of `id` ended: its slot is free, and a retry recorded meanwhile waits its turn now. */
+  /**
+   * The attempt of `id` has its answer: its endpoint's place is free for the next attempt, while this one
+   * stays out, holding one of the `concurrency` places, until `finish` (its record). Whether a place was freed.
+   */
+  answered(id: string): boolean {
+    const lane = this.#out.get(id)
+    if (!lane) return false
+    this.#out.set(id, undefined)
+    this.#leave(lane)
+    return true
+  }
+
+  /** The attempt of `id` ended: its places are free, and a retry recorded meanwhile waits its turn now. */
   finish(id: string): void {
     const lane = this.#out.get(id)
-    if (!lane) return
-    this.#out.delete(id)
-    lane.inFlight--
+    if (!this.#out.delete(id)) return
     const next = this.#pending.get(id)
     if (next?.held) {
       next.held = false
       this.#waiting.push(next)
     }
+    if (lane) this.#leave(lane)
+  }
+
+  /** One of the endpoint's attempts gave its place back. */
+  #leave(lane: Lane): void {
+    lane.inFlight--
     this.#settle(lane)
     this.#offer(lane)
   }

@@ -12,6 +12,20 @@ afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!()
 })
 
+type Ledger = Awaited<ReturnType<typeof realTimeService>>['service']['deliveries']
+
+/** The service's deliveries, whose `method` waits for `wait` before it runs. */
+function before(ledger: Ledger, method: 'claim' | 'recordAttempt', wait: () => Promise<void>): Ledger {
+  return new Proxy(ledger, {
+    get(target, name) {
+      const value = Reflect.get(target, name, target)
+      if (typeof value !== 'function') return value
+      const bound = value.bind(target)
+      return name === method ? async (...args: unknown[]) => (await wait(), bound(...args)) : bound
+    },
+  })
+}
+
 it('the dispatcher sends what the service tells it of, and holds no subscription to the store', async () => {
   const receiver = await startReceiver()
   const {store, clock, service} = await realTimeService()
@@ -39,17 +53,8 @@ it("an endpoint's deliveries are sent in due order even when the reads before ea
   const {store, clock, service} = await realTimeService()
   // the claims of the first five attempts end last first, as claims on PostgreSQL may
   const held: (() => void)[] = []
-  const ledger = new Proxy(service.deliveries, {
-    get(target, name) {
-      if (name !== 'claim') {
-        const value = Reflect.get(target, name, target)
-        return typeof value === 'function' ? value.bind(target) : value
-      }
-      return async (...args: Parameters<typeof target.claim>) => {
-        if (held.length < 5) await new Promise<void>((resolve) => held.push(resolve))
-        return target.claim(...args)
-      }
-    },
+  const ledger = before(service.deliveries, 'claim', async () => {
+    if (held.length < 5) await new Promise<void>((resolve) => held.push(resolve))
   })
   const dispatcher = new Dispatcher({...service, deliveries: ledger}, clock)
   await dispatcher.start()
@@ -73,4 +78,36 @@ it("an endpoint's deliveries are sent in due order even when the reads before ea
   await receiver.waitFor(5)
   await dispatcher.idle()
   expect(receiver.received.map((r) => JSON.parse(r.body).id)).toEqual(events.map((event) => event.id))
+})
+
+it("an endpoint's place frees when its receiver answers: attempts go on while the first ones wait to be recorded", async () => {
+  const receiver = await startReceiver()
+  const {store, clock, service} = await realTimeService()
+  // no attempt is recorded until every one of them has reached the receiver
+  let recordsGo!: () => void
+  const records = new Promise<void>((resolve) => (recordsGo = resolve))
+  const dispatcher = new Dispatcher(
+    {...service, deliveries: before(service.deliveries, 'recordAttempt', () => records)},
+    clock,
+  )
+  await dispatcher.start()
+  cleanup.push(
+    () => store.close(),
+    () => dispatcher.close(),
+    () => receiver.close(),
+    async () => recordsGo(),
+  )
+  await service.endpoints.create('acct_demo', {url: receiver.url, event_types: ['check.created']})
+  const events = Array.from({length: 12}, () =>
+    newEvent('acct_demo', 'check.created', {object: 'check'}, wallClockIso()),
+  )
+  await service.outbox.unit({reads: []}, (tx) => service.outbox.publish(tx, events))
+  // with its 8 places held until each record, the endpoint would be sent 8 and no more
+  await receiver.waitFor(12)
+  recordsGo()
+  await dispatcher.idle()
+  const deliveries = [...store.tables.deliveries.all()]
+  expect(deliveries.map((delivery) => [delivery.status, delivery.attempts.length])).toEqual(
+    Array(12).fill(['succeeded', 1]),
+  )
 })

@@ -123,6 +123,28 @@ describe('Scheduler: fair shares (docs/api.md, "Slow receivers and backlogs")', 
     expect(startAll(scheduler)).toHaveLength(1)
   })
 
+  it("an answer frees its endpoint's place, the attempt still out and holding an overall one until it is finished", () => {
+    const scheduler = withDue(['a'], 20, {concurrency: 16})
+    expect(startAll(scheduler)).toHaveLength(8)
+    expect(scheduler.answered('a-0')).toBe(true)
+    expect(scheduler.answered('a-0')).toBe(false)
+    // the endpoint's place is free, but the attempt is still out: a newer commit of it waits for its end
+    expect(scheduler.isOut('a-0')).toBe(true)
+    expect(startAll(scheduler)).toEqual(['a-8'])
+    for (let n = 1; n < 8; n++) scheduler.answered(`a-${n}`)
+    expect(startAll(scheduler)).toHaveLength(7)
+    // all 16 overall places are taken, though the endpoint has only 7 attempts waiting on its receiver
+    scheduler.answered('a-8')
+    expect(startAll(scheduler)).toEqual([])
+    scheduler.finish('a-0')
+    expect(scheduler.isOut('a-0')).toBe(false)
+    expect(startAll(scheduler)).toEqual(['a-16'])
+    // an attempt finished before its answer (it failed) frees both of its places
+    scheduler.finish('a-9')
+    expect(startAll(scheduler)).toEqual(['a-17'])
+    expect(scheduler.out).toBe(16)
+  })
+
   it('follows the options given: concurrency and per endpoint', () => {
     expect(startAll(withDue(['a'], 10, {perEndpoint: 3}))).toHaveLength(3)
     expect(startAll(withDue(['a', 'b'], 10, {concurrency: 6}))).toHaveLength(4)
