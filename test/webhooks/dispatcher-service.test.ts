@@ -111,3 +111,26 @@ it("an endpoint's place frees when its receiver answers: attempts go on while th
     Array(12).fill(['succeeded', 1]),
   )
 })
+
+it("a duplicate drawn by chaos keeps its endpoint's place until it is sent: never more than 8 requests open", async () => {
+  // the first attempts are answered at once, the duplicates never
+  const receiver = await startReceiver(({headers}) => (headers['x-tablepay-delivery-attempt'] === '1' ? 200 : 'hang'))
+  const {store, clock, service} = await realTimeService()
+  const dispatcher = new Dispatcher(service, clock)
+  await dispatcher.start()
+  cleanup.push(
+    () => store.close(),
+    () => dispatcher.close(),
+    () => receiver.close(),
+  )
+  const endpoint = await service.endpoints.create('acct_demo', {url: receiver.url, event_types: ['check.created']})
+  await service.endpoints.setChaos(endpoint, {duplicate: 1, seed: 1})
+  const events = Array.from({length: 12}, () =>
+    newEvent('acct_demo', 'check.created', {object: 'check'}, wallClockIso()),
+  )
+  await service.outbox.unit({reads: []}, (tx) => service.outbox.publish(tx, events))
+  // 8 first attempts and their 8 duplicates, which hold the endpoint's places: no ninth first attempt
+  await receiver.waitFor(16)
+  const attempts = receiver.received.map((request) => request.headers['x-tablepay-delivery-attempt'])
+  expect(attempts.filter((attempt) => attempt === '1')).toHaveLength(8)
+})
