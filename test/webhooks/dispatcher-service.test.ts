@@ -26,10 +26,17 @@ function before(ledger: Ledger, method: 'claim' | 'recordAttempt', wait: () => P
   })
 }
 
-it('the dispatcher sends what the service tells it of, and holds no subscription to the store', async () => {
-  const receiver = await startReceiver()
+/**
+ * A receiver answering as `respond` does, the service on a fresh store, a dispatcher started on it (its
+ * deliveries as `ledger` wraps them) and an endpoint of acct_demo to the receiver, all closed after the test.
+ */
+async function dispatching(
+  options: {respond?: Parameters<typeof startReceiver>[0]; ledger?: (deliveries: Ledger) => Ledger} = {},
+) {
+  const receiver = await startReceiver(options.respond)
   const {store, clock, service} = await realTimeService()
-  const dispatcher = new Dispatcher(service, clock)
+  const deliveries = options.ledger?.(service.deliveries) ?? service.deliveries
+  const dispatcher = new Dispatcher({...service, deliveries}, clock)
   await dispatcher.start()
   cleanup.push(
     () => store.close(),
@@ -37,6 +44,19 @@ it('the dispatcher sends what the service tells it of, and holds no subscription
     () => receiver.close(),
   )
   const endpoint = await service.endpoints.create('acct_demo', {url: receiver.url, event_types: ['check.created']})
+  return {receiver, store, clock, service, dispatcher, endpoint}
+}
+
+/** `count` new check.created events of acct_demo, published in one unit. */
+async function publish(service: Awaited<ReturnType<typeof realTimeService>>['service'], count: number) {
+  const events = Array.from({length: count}, () =>
+    newEvent('acct_demo', 'check.created', {object: 'check'}, wallClockIso()),
+  )
+  await service.outbox.unit({reads: []}, (tx) => service.outbox.publish(tx, events))
+}
+
+it('the dispatcher sends what the service tells it of, and holds no subscription to the store', async () => {
+  const {receiver, store, clock, service, dispatcher, endpoint} = await dispatching()
   const event = newEvent('acct_demo', 'check.created', {object: 'check'}, wallClockIso())
   // written past the service: nobody tells the dispatcher, so it is not sent
   const [unseen] = fanOut(event, [endpoint], clock.now()).deliveries
@@ -49,21 +69,14 @@ it('the dispatcher sends what the service tells it of, and holds no subscription
 })
 
 it("an endpoint's deliveries are sent in due order even when the reads before each send end out of order", async () => {
-  const receiver = await startReceiver()
-  const {store, clock, service} = await realTimeService()
   // the claims of the first five attempts end last first, as claims on PostgreSQL may
   const held: (() => void)[] = []
-  const ledger = before(service.deliveries, 'claim', async () => {
-    if (held.length < 5) await new Promise<void>((resolve) => held.push(resolve))
+  const {receiver, service, dispatcher} = await dispatching({
+    ledger: (deliveries) =>
+      before(deliveries, 'claim', async () => {
+        if (held.length < 5) await new Promise<void>((resolve) => held.push(resolve))
+      }),
   })
-  const dispatcher = new Dispatcher({...service, deliveries: ledger}, clock)
-  await dispatcher.start()
-  cleanup.push(
-    () => store.close(),
-    () => dispatcher.close(),
-    () => receiver.close(),
-  )
-  await service.endpoints.create('acct_demo', {url: receiver.url, event_types: ['check.created']})
   const events = [1, 2, 3, 4, 5].map((n) => ({
     ...newEvent('acct_demo', 'check.created', {object: 'check'}, wallClockIso()),
     id: `evt_order_${n}`,
@@ -81,27 +94,15 @@ it("an endpoint's deliveries are sent in due order even when the reads before ea
 })
 
 it("an endpoint's place frees when its receiver answers: attempts go on while the first ones wait to be recorded", async () => {
-  const receiver = await startReceiver()
-  const {store, clock, service} = await realTimeService()
   // no attempt is recorded until every one of them has reached the receiver
   let recordsGo!: () => void
   const records = new Promise<void>((resolve) => (recordsGo = resolve))
-  const dispatcher = new Dispatcher(
-    {...service, deliveries: before(service.deliveries, 'recordAttempt', () => records)},
-    clock,
-  )
-  await dispatcher.start()
-  cleanup.push(
-    () => store.close(),
-    () => dispatcher.close(),
-    () => receiver.close(),
-    async () => recordsGo(),
-  )
-  await service.endpoints.create('acct_demo', {url: receiver.url, event_types: ['check.created']})
-  const events = Array.from({length: 12}, () =>
-    newEvent('acct_demo', 'check.created', {object: 'check'}, wallClockIso()),
-  )
-  await service.outbox.unit({reads: []}, (tx) => service.outbox.publish(tx, events))
+  const {receiver, store, service, dispatcher} = await dispatching({
+    ledger: (deliveries) => before(deliveries, 'recordAttempt', () => records),
+  })
+  // let go before the dispatcher closes, should the attempts never all arrive
+  cleanup.push(async () => recordsGo())
+  await publish(service, 12)
   // with its 8 places held until each record, the endpoint would be sent 8 and no more
   await receiver.waitFor(12)
   recordsGo()
@@ -114,21 +115,11 @@ it("an endpoint's place frees when its receiver answers: attempts go on while th
 
 it("a duplicate drawn by chaos keeps its endpoint's place until it is sent: never more than 8 requests open", async () => {
   // the first attempts are answered at once, the duplicates never
-  const receiver = await startReceiver(({headers}) => (headers['x-tablepay-delivery-attempt'] === '1' ? 200 : 'hang'))
-  const {store, clock, service} = await realTimeService()
-  const dispatcher = new Dispatcher(service, clock)
-  await dispatcher.start()
-  cleanup.push(
-    () => store.close(),
-    () => dispatcher.close(),
-    () => receiver.close(),
-  )
-  const endpoint = await service.endpoints.create('acct_demo', {url: receiver.url, event_types: ['check.created']})
+  const {receiver, service, endpoint} = await dispatching({
+    respond: ({headers}) => (headers['x-tablepay-delivery-attempt'] === '1' ? 200 : 'hang'),
+  })
   await service.endpoints.setChaos(endpoint, {duplicate: 1, seed: 1})
-  const events = Array.from({length: 12}, () =>
-    newEvent('acct_demo', 'check.created', {object: 'check'}, wallClockIso()),
-  )
-  await service.outbox.unit({reads: []}, (tx) => service.outbox.publish(tx, events))
+  await publish(service, 12)
   // 8 first attempts and their 8 duplicates, which hold the endpoint's places: no ninth first attempt
   await receiver.waitFor(16)
   const attempts = receiver.received.map((request) => request.headers['x-tablepay-delivery-attempt'])
