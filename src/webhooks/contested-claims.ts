@@ -5,11 +5,13 @@ import type {Attempt, AttemptOut, DeliveryLedger} from './dispatcher-service.js'
 import type {Entry, Scheduler} from './scheduler.js'
 
 /**
- * A claim's lease outlasts the attempt it covers: the receiver timeout, then
- * this long to record what came of it. It runs on the database's wall clock,
- * which `clock advance` does not move (docs/postgres.md).
+ * A claim's lease, in ms, outlasts the attempt it covers: a wait for a place
+ * at its endpoint (at most two receiver timeouts: the request before it,
+ * then that one's chaos duplicate), its own request, then 30 s to record
+ * what came of it. It runs on the database's wall clock, which `clock
+ * advance` does not move (docs/postgres.md, "Delivery across instances").
  */
-export const LEASE_MARGIN_MS = 30_000
+export const leaseMs = (timeoutMs: number): number => 3 * timeoutMs + 30_000
 
 /** How often a due delivery that another live instance holds is claimed again, in ms: in case that one died. */
 export const CLAIM_RECHECK_MS = 1000

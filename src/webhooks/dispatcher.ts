@@ -8,10 +8,10 @@ import {AttemptCounter} from './attempt-counter.js'
 import {attemptFailure} from './attempt-failure.js'
 import {ClockDriver} from './clock-driver.js'
 import {CLOCK_SETTING, dueMs, type SchedulerClock, wallClockIso} from './clock.js'
-import {ContestedClaims, LEASE_MARGIN_MS} from './contested-claims.js'
+import {ContestedClaims, leaseMs} from './contested-claims.js'
 import type {AttemptOut, DispatcherOptions, DispatcherService} from './dispatcher-service.js'
-import {type Entry, Scheduler} from './scheduler.js'
-import {SendOrder} from './send-order.js'
+import {type Entry, PER_ENDPOINT, Scheduler} from './scheduler.js'
+import {SendOrder, type Turn} from './send-order.js'
 import {deliveryHeaders, postDelivery, RECEIVER_TIMEOUT_MS} from './send.js'
 
 /** How soon attempts held back while requests keep the server busy are looked at again, in ms. */
@@ -38,7 +38,7 @@ export class Dispatcher {
   /** Only with other instances on the database. */
   readonly #claims: ContestedClaims | undefined
   readonly #inFlight = new Map<string, {run: Promise<void>; out: AttemptOut}>()
-  readonly #order = new SendOrder()
+  readonly #order: SendOrder
   /** Woken when an attempt ends: `advance` waits on it. */
   #ended: (() => void)[] = []
   /** Set while attempts wait for their pace (requests keep the server busy). */
@@ -50,7 +50,10 @@ export class Dispatcher {
     readonly clock: SchedulerClock,
     readonly options: DispatcherOptions = {},
   ) {
-    const scheduler = (this.#scheduler = new Scheduler(options))
+    this.#order = new SendOrder(options.perEndpoint ?? PER_ENDPOINT)
+    // a claim on PostgreSQL is a round trip: an endpoint's next attempts make theirs while its places are taken
+    const ahead = options.ahead ?? (service.sim.shared ? this.#order.places : 0)
+    const scheduler = (this.#scheduler = new Scheduler({...options, ahead}))
     const work = {
       run: () => this.#pump(),
       wake: () => this.#wake(),
@@ -130,8 +133,8 @@ export class Dispatcher {
 
   #start(entry: Entry): void {
     const {id, endpointId} = entry
-    const {turn, sent} = this.#order.next(endpointId)
-    const run = this.#attempt(entry, turn, sent)
+    const turn = this.#order.next(endpointId)
+    const run = this.#attempt(entry, turn)
       .catch((error) => {
         console.error(attemptFailure(id, error as Error, this.service.deliveries.failure))
         // on a database that was lost for a moment, the attempt is claimed (its own lease) and made again
@@ -139,7 +142,7 @@ export class Dispatcher {
       })
       .finally(() => {
         // one that ended without sending lets the next one go
-        sent()
+        turn.done()
         this.#inFlight.delete(id)
         this.#scheduler.finish(id)
         this.#pump()
@@ -150,14 +153,12 @@ export class Dispatcher {
 
   #wake = (): void => this.#ended.splice(0).forEach((wake) => wake())
 
-  async #attempt(entry: Entry, turn: Promise<void>, sent: () => void): Promise<void> {
+  async #attempt(entry: Entry, turn: Turn): Promise<void> {
     const {deliveries} = this.service
     // a commit may have ended it since it was queued, one the queues have not heard of yet; with other instances,
     // one of them may hold or have made it, which contested-claims.ts settles
-    const leaseMs = this.timeoutMs + LEASE_MARGIN_MS
-    const attempt = this.#claims
-      ? await this.#claims.claim(entry, leaseMs)
-      : await deliveries.claim(entry.id, entry.due, leaseMs)
+    const lease = leaseMs(this.timeoutMs)
+    const attempt = await (this.#claims?.claim(entry, lease) ?? deliveries.claim(entry.id, entry.due, lease))
     // nothing was sent, so an advance counts nothing (docs/api.md, "Webhooks", the scheduler clock)
     if (typeof attempt !== 'object') return
     const {delivery, target} = attempt
@@ -166,13 +167,16 @@ export class Dispatcher {
     // event records never change, so the body is the same bytes on every attempt; the resource
     // in `data` is serialized once for the journal and every endpoint (store/json-text.ts)
     const body = recordJson(renderEvent(event))
-    await turn
+    await turn.ready
     this.#attempts.count()
     const request = this.send(endpoint, event, body, delivery.attempts.length + 1)
-    sent()
+    turn.sent()
     const result = await request
     // the answer frees the endpoint's place before the record; a duplicate drawn by chaos keeps it (docs/api.md)
-    if (!delivery.chaos_duplicate && this.#scheduler.answered(entry.id)) this.#pump()
+    if (!delivery.chaos_duplicate) {
+      turn.done()
+      if (this.#scheduler.answered(entry.id)) this.#pump()
+    }
     const current = await deliveries.recordAttempt(delivery.id, endpoint, result, {
       now: wallClockIso(),
       dueAt: entry.due,
@@ -221,14 +225,10 @@ export class Dispatcher {
   restore = <T>(restore: () => Promise<T>): Promise<T> => this.#driver.alone(restore)
 
   /** Puts the clock back on the wall clock; pending deliveries keep their due times (docs/api.md "Webhooks"). */
-  reset(): Promise<void> {
-    return this.#driver.reset()
-  }
+  reset = (): Promise<void> => this.#driver.reset()
 
   /** With other instances on the database, brings the clock to the offset last saved by any of them. */
-  syncClock(): Promise<void> {
-    return this.#driver.syncClock()
-  }
+  syncClock = (): Promise<void> => this.#driver.syncClock()
 
   /** What a running advance is at: its target and the attempts it waits for, here or elsewhere, oldest first. */
   get progress(): {target: number; out: AttemptOut[]} | undefined {

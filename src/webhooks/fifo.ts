@@ -11,6 +11,11 @@ export class Fifo<T> {
     this.#items.push(item)
   }
 
+  /** The first item, left in place. */
+  peek(): T | undefined {
+    return this.#items[this.#head]
+  }
+
   shift(): T | undefined {
     if (this.#head >= this.#items.length) return undefined
     const item = this.#items[this.#head]

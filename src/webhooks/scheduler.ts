@@ -9,7 +9,16 @@ export interface SchedulerOptions {
    * fair share of `concurrency`.
    */
   perEndpoint?: number
+  /**
+   * Attempts one endpoint may start beyond `perEndpoint`, within its fair share (default 0): they make their
+   * reads before a send (a claim on PostgreSQL) while the others wait on its receiver, and send as its places
+   * free (send-order.ts).
+   */
+  ahead?: number
 }
+
+/** The default of `perEndpoint`. */
+export const PER_ENDPOINT = 8
 
 /** A pending delivery's place in the queues; a newer commit of the delivery replaces it, and the old one goes stale. */
 export interface Entry {
@@ -26,7 +35,7 @@ export interface Entry {
 interface Lane {
   endpointId: string
   ready: Fifo<Entry>
-  /** Its attempts still waiting for their answer: what its places count. */
+  /** Its attempts started and still waiting for their answer: what its share counts. */
   inFlight: number
   /** In the rotation now. */
   queued: boolean
@@ -69,11 +78,12 @@ export class Scheduler {
   /** Entries moved or skipped by the queues, besides the heap's own `visits`. */
   #visits = 0
   readonly #concurrency: number
-  readonly #perEndpoint: number
+  /** What one endpoint may hold at most: its places and the attempts ahead of them. */
+  readonly #mostPerEndpoint: number
 
   constructor(options: SchedulerOptions = {}) {
     this.#concurrency = options.concurrency ?? 32
-    this.#perEndpoint = options.perEndpoint ?? 8
+    this.#mostPerEndpoint = (options.perEndpoint ?? PER_ENDPOINT) + (options.ahead ?? 0)
   }
 
   /** Entries the queues have touched so far: a test reads it to pin that the work does not grow with the backlog. */
@@ -233,7 +243,7 @@ export class Scheduler {
    * comes next; within the per-endpoint limit.
    */
   #share(): number {
-    return Math.min(this.#perEndpoint, Math.max(1, Math.ceil(this.#concurrency / (this.#busyLanes + 1))))
+    return Math.min(this.#mostPerEndpoint, Math.max(1, Math.ceil(this.#concurrency / (this.#busyLanes + 1))))
   }
 
   /** Puts an endpoint with due work in the rotation, or aside while it holds its share. */

@@ -1,30 +1,82 @@
+import {Fifo} from './fifo.js'
+
+/** One attempt's turn with its endpoint: it may send once `ready` resolves. */
+export interface Turn {
+  /** Resolves when the endpoint's attempts started before this one have sent or given up, and a place is free. */
+  ready: Promise<void>
+  /** Its request went out: the next attempt's turn may come. */
+  sent(): void
+  /** Its answer came, or it gave up: its place, if it held one, is free. Calling it again is harmless. */
+  done(): void
+}
+
+interface Ticket {
+  go: () => void
+  /** Still in the order: it has neither sent nor given up. */
+  queued: boolean
+  /** Holds one of the endpoint's places, from its turn to its answer. */
+  holds: boolean
+}
+
+interface Line {
+  tickets: Fifo<Ticket>
+  /** Places held. */
+  open: number
+}
+
 /**
- * An endpoint's attempts send their requests in the order they started:
- * the reads before a send (a claim on PostgreSQL) may end in any order,
- * and a receiver should see its deliveries in due order. Each attempt waits
- * for the one started before it to send, or to give up without sending.
+ * An endpoint's attempts send their requests in the order they started,
+ * and at most `places` of them wait on its receiver at once. The reads
+ * before a send (a claim on PostgreSQL) may end in any order, and run
+ * ahead of the places (scheduler.ts, `ahead`); a receiver sees its
+ * deliveries in due order, and never more than `places` requests open.
  *
  * @example
- * const order = new SendOrder()
- * const {turn, sent} = order.next('we_1')
- * await turn // the endpoint's attempt before this one has sent
- * sent() // after this attempt's request went out, or it gave up
+ * const order = new SendOrder(8)
+ * const turn = order.next('we_1')
+ * await turn.ready // the attempts started before it have sent, and a place is free
+ * turn.sent() // its request went out
+ * turn.done() // its answer came: the place is free
  */
 export class SendOrder {
-  /** Per endpoint with an attempt that has not sent yet: resolves once the one started last has. */
-  readonly #last = new Map<string, Promise<void>>()
+  readonly #lines = new Map<string, Line>()
 
-  /** The next attempt to `endpointId`: `turn` resolves when it may send, and it calls `sent` once it has. */
-  next(endpointId: string): {turn: Promise<void>; sent: () => void} {
-    const turn = this.#last.get(endpointId) ?? Promise.resolve()
-    let resolve!: () => void
-    const mine = new Promise<void>((r) => (resolve = r))
-    this.#last.set(endpointId, mine)
+  constructor(readonly places = Number.POSITIVE_INFINITY) {}
+
+  /** The next attempt to `endpointId`: it waits for `ready`, then calls `sent` once its request is out and `done` at its answer. */
+  next(endpointId: string): Turn {
+    let line = this.#lines.get(endpointId)
+    if (!line) this.#lines.set(endpointId, (line = {tickets: new Fifo(), open: 0}))
+    const at = line
+    let go!: () => void
+    const ready = new Promise<void>((resolve) => (go = resolve))
+    const ticket: Ticket = {go, queued: true, holds: false}
+    at.tickets.push(ticket)
+    this.#pass(endpointId, at)
     const sent = () => {
-      resolve()
-      // the last one to send leaves nothing behind: the endpoint's next attempt goes at once
-      if (this.#last.get(endpointId) === mine) this.#last.delete(endpointId)
+      ticket.queued = false
+      this.#pass(endpointId, at)
     }
-    return {turn, sent}
+    const done = () => {
+      if (ticket.holds) at.open--
+      ticket.holds = false
+      sent()
+    }
+    return {ready, sent, done}
+  }
+
+  /** The first attempt still in the order gets its turn once a place is free; an endpoint with nothing left is forgotten. */
+  #pass(endpointId: string, line: Line): void {
+    let head = line.tickets.peek()
+    while (head && !head.queued) {
+      line.tickets.shift()
+      head = line.tickets.peek()
+    }
+    if (head && !head.holds && line.open < this.places) {
+      head.holds = true
+      line.open++
+      head.go()
+    }
+    if (!head && line.open === 0 && this.#lines.get(endpointId) === line) this.#lines.delete(endpointId)
   }
 }

@@ -1,3 +1,4 @@
+import pg from 'pg'
 import {afterEach, describe, expect, it} from 'vitest'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {createService, seedStore} from '../../src/server/service.js'
@@ -11,6 +12,8 @@ import {call, makeTempDir, TEST_SEED, writeSeed} from '../helpers/simulator.js'
 
 /** Attempts one endpoint may have out at once on one instance (the dispatcher's default `perEndpoint`). */
 const PER_ENDPOINT = 8
+/** Attempts one endpoint may have claimed at once on one instance: its places, and as many ahead of them. */
+const CLAIMED = 2 * PER_ENDPOINT
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -233,6 +236,7 @@ describe('delivery across instances on one database', () => {
     const {a, b, storage} = await advancingAndOther({retrySchedule: [60, 300], bTap: listening.tap})
 
     // first attempts fail at once; of the retries, the first PER_ENDPOINT wait for the test, the rest fail at once
+    // (those claimed ahead send once the first ones have their answers)
     let answerRetries!: () => void
     const retriesAnswered = new Promise<number>((resolve) => (answerRetries = () => resolve(500)))
     let waiting = 0
@@ -247,13 +251,13 @@ describe('delivery across instances on one database', () => {
         if (collection === 'deliveries' && (record as Delivery | null)?.attempts.length === 1) firstsHeard.add(id)
     })
     await subscribe(b, receiver.url)
-    await pushChecks([b], PER_ENDPOINT + 1, 'queued')
-    await deliveriesUntil(b, PER_ENDPOINT + 1, (d) => d.attempts.length === 1)
-    await until(() => firstsHeard.size === PER_ENDPOINT + 1)
+    await pushChecks([b], CLAIMED + 1, 'queued')
+    await deliveriesUntil(b, CLAIMED + 1, (d) => d.attempts.length === 1)
+    await until(() => firstsHeard.size === CLAIMED + 1)
     await a.running.dispatcher.idle()
     listening.hold()
     const advanced = call(a.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 120}})
-    // a has an endpoint's share of its retries out, the last one queued behind them
+    // a has an endpoint's share of its retries out or claimed ahead, the last one queued behind them
     await until(() => waiting === PER_ENDPOINT)
     // a hears b's record of that last one before its slots come free
     let heard!: () => void
@@ -265,8 +269,8 @@ describe('delivery across instances on one database', () => {
     listening.release()
     await recordHeard
     answerRetries()
-    expect((await advanced).body.attempts).toBe(PER_ENDPOINT + 1)
-    expect(receiver.received).toHaveLength(2 * (PER_ENDPOINT + 1))
+    expect((await advanced).body.attempts).toBe(CLAIMED + 1)
+    expect(receiver.received).toHaveLength(2 * (CLAIMED + 1))
     expect([...receiver.counts().values()].every((n) => n === 1)).toBe(true)
   })
 
@@ -348,5 +352,37 @@ describe('delivery across instances on one database', () => {
     })
     expect((await call(b.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 3600}})).body.attempts).toBe(0)
     expect(receiver.received).toHaveLength(2)
+  })
+})
+
+describe('delivery from one instance', () => {
+  it("an endpoint's next attempts are claimed while its places wait on its receiver: 8 requests open, 16 leases", async () => {
+    const db = await database()
+    const server = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      database: db.url,
+      seedFile: await writeSeed(await makeTempDir()),
+    })
+    cleanup.push(() => server.close())
+    // the receiver holds every answer until told
+    let answersGo!: () => void
+    const answers = new Promise<number>((resolve) => (answersGo = () => resolve(200)))
+    const receiver = await countingReceiver(() => answers)
+    cleanup.push(async () => answersGo())
+    await subscribe(server, receiver.url)
+    await pushChecks([server], 20, 'ahead')
+    await receiver.waitFor(PER_ENDPOINT)
+    const client = new pg.Client({connectionString: db.url})
+    await client.connect()
+    cleanup.push(() => client.end())
+    const leased = async () =>
+      (await client.query('SELECT count(*)::int AS n FROM deliveries WHERE lease_owner IS NOT NULL')).rows[0].n
+    await expect.poll(leased).toBe(CLAIMED)
+    expect(receiver.received).toHaveLength(PER_ENDPOINT)
+    answersGo()
+    await deliveriesUntil(server, 20, (d) => d.status === 'succeeded')
+    expect(receiver.received).toHaveLength(20)
+    expect([...receiver.counts().values()].every((n) => n === 1)).toBe(true)
   })
 })

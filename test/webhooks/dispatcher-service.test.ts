@@ -4,6 +4,7 @@ import {newEvent} from '../../src/domain/events.js'
 import {put} from '../../src/store/store.js'
 import {wallClockIso} from '../../src/webhooks/clock.js'
 import {Dispatcher} from '../../src/webhooks/dispatcher.js'
+import type {DispatcherOptions} from '../../src/webhooks/dispatcher-service.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {realTimeService} from '../service/service.js'
 
@@ -14,29 +15,44 @@ afterEach(async () => {
 
 type Ledger = Awaited<ReturnType<typeof realTimeService>>['service']['deliveries']
 
-/** The service's deliveries, whose `method` waits for `wait` before it runs. */
-function before(ledger: Ledger, method: 'claim' | 'recordAttempt', wait: () => Promise<void>): Ledger {
+/** The service's deliveries, whose `method` waits for `before` before it runs and calls `after` once it has. */
+function around(
+  ledger: Ledger,
+  method: 'claim' | 'recordAttempt',
+  {before = async () => {}, after = () => {}}: {before?: () => Promise<void>; after?: () => void},
+): Ledger {
   return new Proxy(ledger, {
     get(target, name) {
       const value = Reflect.get(target, name, target)
       if (typeof value !== 'function') return value
       const bound = value.bind(target)
-      return name === method ? async (...args: unknown[]) => (await wait(), bound(...args)) : bound
+      if (name !== method) return bound
+      return async (...args: unknown[]) => {
+        await before()
+        const result = await bound(...args)
+        after()
+        return result
+      }
     },
   })
 }
 
 /**
- * A receiver answering as `respond` does, the service on a fresh store, a dispatcher started on it (its
- * deliveries as `ledger` wraps them) and an endpoint of acct_demo to the receiver, all closed after the test.
+ * A receiver answering as `respond` does, the service on a fresh store, a dispatcher started on it with
+ * `settings` (its deliveries as `ledger` wraps them) and an endpoint of acct_demo to the receiver, all closed
+ * after the test.
  */
 async function dispatching(
-  options: {respond?: Parameters<typeof startReceiver>[0]; ledger?: (deliveries: Ledger) => Ledger} = {},
+  options: {
+    respond?: Parameters<typeof startReceiver>[0]
+    ledger?: (deliveries: Ledger) => Ledger
+    settings?: DispatcherOptions
+  } = {},
 ) {
   const receiver = await startReceiver(options.respond)
   const {store, clock, service} = await realTimeService()
   const deliveries = options.ledger?.(service.deliveries) ?? service.deliveries
-  const dispatcher = new Dispatcher({...service, deliveries}, clock)
+  const dispatcher = new Dispatcher({...service, deliveries}, clock, options.settings)
   await dispatcher.start()
   cleanup.push(
     () => store.close(),
@@ -73,8 +89,10 @@ it("an endpoint's deliveries are sent in due order even when the reads before ea
   const held: (() => void)[] = []
   const {receiver, service, dispatcher} = await dispatching({
     ledger: (deliveries) =>
-      before(deliveries, 'claim', async () => {
-        if (held.length < 5) await new Promise<void>((resolve) => held.push(resolve))
+      around(deliveries, 'claim', {
+        before: async () => {
+          if (held.length < 5) await new Promise<void>((resolve) => held.push(resolve))
+        },
       }),
   })
   const events = [1, 2, 3, 4, 5].map((n) => ({
@@ -98,7 +116,7 @@ it("an endpoint's place frees when its receiver answers: attempts go on while th
   let recordsGo!: () => void
   const records = new Promise<void>((resolve) => (recordsGo = resolve))
   const {receiver, store, service, dispatcher} = await dispatching({
-    ledger: (deliveries) => before(deliveries, 'recordAttempt', () => records),
+    ledger: (deliveries) => around(deliveries, 'recordAttempt', {before: () => records}),
   })
   // let go before the dispatcher closes, should the attempts never all arrive
   cleanup.push(async () => recordsGo())
@@ -124,4 +142,36 @@ it("a duplicate drawn by chaos keeps its endpoint's place until it is sent: neve
   await receiver.waitFor(16)
   const attempts = receiver.received.map((request) => request.headers['x-tablepay-delivery-attempt'])
   expect(attempts.filter((attempt) => attempt === '1')).toHaveLength(8)
+})
+
+it("attempts ahead claim while an endpoint's 8 places wait on its receiver, and send in due order as places free", async () => {
+  // the receiver holds every answer until told
+  let answersGo!: () => void
+  const answers = new Promise<void>((resolve) => (answersGo = resolve))
+  let claimed = 0
+  const {store, service, dispatcher} = await dispatching({
+    settings: {ahead: 8},
+    respond: () => answers.then(() => 200),
+    ledger: (deliveries) => around(deliveries, 'claim', {after: () => claimed++}),
+  })
+  cleanup.push(async () => answersGo())
+  // the requests the dispatcher has open, counted as it sends them and as their answers come
+  const sent: string[] = []
+  let open = 0
+  let mostOpen = 0
+  const send = dispatcher.send.bind(dispatcher)
+  dispatcher.send = (endpoint, event, body, attempt) => {
+    sent.push(event.id)
+    mostOpen = Math.max(mostOpen, ++open)
+    return send(endpoint, event, body, attempt).finally(() => open--)
+  }
+  await publish(service, 20)
+  // 8 more claimed while the first 8 wait, their share being 16 of the 32; each went on to send if it could
+  await expect.poll(() => claimed).toBe(16)
+  expect([sent.length, mostOpen]).toEqual([8, 8])
+  answersGo()
+  await expect.poll(() => sent.length).toBe(20)
+  await dispatcher.idle()
+  expect(mostOpen).toBe(8)
+  expect(sent).toEqual([...store.tables.events.all()].map((event) => event.id))
 })
