@@ -155,8 +155,7 @@ export class Dispatcher {
 
   async #attempt(entry: Entry, turn: Turn): Promise<void> {
     const {deliveries} = this.service
-    // a commit may have ended it since it was queued, one the queues have not heard of yet; with other instances,
-    // one of them may hold or have made it, which contested-claims.ts settles
+    // a commit the queues have not heard of may have ended it; with other instances, contested-claims.ts settles it
     const lease = leaseMs(this.timeoutMs)
     const attempt = await (this.#claims?.claim(entry, lease) ?? deliveries.claim(entry.id, entry.due, lease))
     // nothing was sent, so an advance counts nothing (docs/api.md, "Webhooks", the scheduler clock)
@@ -168,6 +167,8 @@ export class Dispatcher {
     // in `data` is serialized once for the journal and every endpoint (store/json-text.ts)
     const body = recordJson(renderEvent(event))
     await turn.ready
+    // a server stopping sends nothing more: the attempt is made again at its next start (docs/api.md, "Webhooks")
+    if (this.#closed) return
     this.#attempts.count()
     const request = this.send(endpoint, event, body, delivery.attempts.length + 1)
     turn.sent()

@@ -144,34 +144,52 @@ it("a duplicate drawn by chaos keeps its endpoint's place until it is sent: neve
   expect(attempts.filter((attempt) => attempt === '1')).toHaveLength(8)
 })
 
-it("attempts ahead claim while an endpoint's 8 places wait on its receiver, and send in due order as places free", async () => {
-  // the receiver holds every answer until told
+/**
+ * 20 deliveries to an endpoint whose receiver holds every answer until `answersGo`, sent by a dispatcher
+ * whose attempts claim 8 ahead of the endpoint's places: once `claimed` is 16, each claim has gone on to
+ * send if it could. `sent` lists the events as the dispatcher sends them; `mostOpen` is the most requests
+ * it had open at once.
+ */
+async function aheadOfHeldAnswers() {
   let answersGo!: () => void
   const answers = new Promise<void>((resolve) => (answersGo = resolve))
-  let claimed = 0
-  const {store, service, dispatcher} = await dispatching({
+  const counts = {claimed: 0, open: 0, mostOpen: 0}
+  const started = await dispatching({
     settings: {ahead: 8},
     respond: () => answers.then(() => 200),
-    ledger: (deliveries) => around(deliveries, 'claim', {after: () => claimed++}),
+    ledger: (deliveries) => around(deliveries, 'claim', {after: () => counts.claimed++}),
   })
   cleanup.push(async () => answersGo())
-  // the requests the dispatcher has open, counted as it sends them and as their answers come
+  const {dispatcher} = started
   const sent: string[] = []
-  let open = 0
-  let mostOpen = 0
   const send = dispatcher.send.bind(dispatcher)
   dispatcher.send = (endpoint, event, body, attempt) => {
     sent.push(event.id)
-    mostOpen = Math.max(mostOpen, ++open)
-    return send(endpoint, event, body, attempt).finally(() => open--)
+    counts.mostOpen = Math.max(counts.mostOpen, ++counts.open)
+    return send(endpoint, event, body, attempt).finally(() => counts.open--)
   }
-  await publish(service, 20)
-  // 8 more claimed while the first 8 wait, their share being 16 of the 32; each went on to send if it could
-  await expect.poll(() => claimed).toBe(16)
-  expect([sent.length, mostOpen]).toEqual([8, 8])
+  await publish(started.service, 20)
+  // 8 more claimed while the first 8 wait, their share being 16 of the 32
+  await expect.poll(() => counts.claimed).toBe(16)
+  return {...started, answersGo, counts, sent}
+}
+
+it("attempts ahead claim while an endpoint's 8 places wait on its receiver, and send in due order as places free", async () => {
+  const {store, dispatcher, answersGo, counts, sent} = await aheadOfHeldAnswers()
+  expect([sent.length, counts.mostOpen]).toEqual([8, 8])
   answersGo()
   await expect.poll(() => sent.length).toBe(20)
   await dispatcher.idle()
-  expect(mostOpen).toBe(8)
+  expect(counts.mostOpen).toBe(8)
   expect(sent).toEqual([...store.tables.events.all()].map((event) => event.id))
+})
+
+it('a dispatcher closing sends none of the attempts that wait for a place: they stay pending, for the next start', async () => {
+  const {store, dispatcher, answersGo, sent} = await aheadOfHeldAnswers()
+  const closed = dispatcher.close()
+  answersGo()
+  await closed
+  expect(sent).toHaveLength(8)
+  const statuses = [...store.tables.deliveries.all()].map((delivery) => delivery.status)
+  expect(statuses.filter((status) => status === 'pending')).toHaveLength(12)
 })
