@@ -167,8 +167,8 @@ export class Dispatcher {
     // in `data` is serialized once for the journal and every endpoint (store/json-text.ts)
     const body = recordJson(renderEvent(event))
     await turn.ready
-    // a server stopping sends nothing more: the attempt is made again at its next start (docs/api.md, "Webhooks")
-    if (this.#closed) return
+    // it may have waited long: a stopping server sends no more, and a delivery written since has an attempt of its own
+    if (this.#closed || !this.#scheduler.isCurrent(entry)) return
     this.#attempts.count()
     const request = this.send(endpoint, event, body, delivery.attempts.length + 1)
     turn.sent()

@@ -193,3 +193,15 @@ it('a dispatcher closing sends none of the attempts that wait for a place: they 
   const statuses = [...store.tables.deliveries.all()].map((delivery) => delivery.status)
   expect(statuses.filter((status) => status === 'pending')).toHaveLength(12)
 })
+
+it('an attempt that waited for a place sends nothing once its delivery was written again: the newer write is sent once', async () => {
+  const {store, service, dispatcher, answersGo, sent} = await aheadOfHeldAnswers()
+  // the last delivery claimed, waiting for a place, is retried meanwhile
+  const waiting = [...store.tables.deliveries.all()][15]!
+  await service.deliveries.retry(waiting)
+  answersGo()
+  await expect.poll(() => sent.length).toBe(20)
+  await dispatcher.idle()
+  expect(sent.filter((id) => id === waiting.event_id)).toHaveLength(1)
+  expect((await service.deliveries.get(waiting.id))?.attempts).toHaveLength(1)
+})
