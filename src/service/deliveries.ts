@@ -91,6 +91,10 @@ export class Deliveries {
     return this.context.storage.get('deliveries', id)
   }
 
+  endpoint(delivery: DeliveryRecord): Promise<WebhookEndpointRecord | undefined> {
+    return endpointOf(this.context.storage, delivery.account_id, delivery.endpoint_id)
+  }
+
   /** Set once a write failed: no attempt could be recorded from then on. */
   get failure(): Error | undefined {
     return this.context.storage.failure

@@ -11,6 +11,11 @@ export interface DispatcherOptions extends SchedulerOptions {
   schedule?: readonly number[]
   disableAfter?: number
   timeoutMs?: number
+  /**
+   * How long an attempt may wait for its endpoint's place and still send to the endpoint as its claim read it;
+   * past that it reads the endpoint again (default 50 ms).
+   */
+  freshMs?: number
 }
 
 /** A delivery to attempt, and what the attempt sends to where: none when its endpoint is gone or disabled, or its event gone. */
@@ -24,6 +29,8 @@ export interface DeliveryLedger {
   /** Makes `queue` the one told of every delivery written, once durable; returns those pending now. */
   attach(queue: (changes: readonly Change[]) => void): Promise<DeliveryRecord[]>
   get(id: string): Promise<DeliveryRecord | undefined>
+  /** The delivery's endpoint as stored now: undefined once deleted. */
+  endpoint(delivery: DeliveryRecord): Promise<WebhookEndpointRecord | undefined>
   /**
    * The pending delivery and its target, for the attempt due at `dueAt`, once this instance has claimed it for
    * `leaseMs`; `'held'` while another live instance holds that attempt, `'made'` once another instance has made

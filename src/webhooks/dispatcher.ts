@@ -1,7 +1,6 @@
 import {type AttemptResult, DISABLE_AFTER, RETRY_SCHEDULE, succeeded} from '../domain/deliveries.js'
-import {signingSecrets} from '../domain/endpoints.js'
 import {renderEvent} from '../domain/events.js'
-import type {DeliveryRecord, WebhookEndpointRecord} from '../domain/records.js'
+import type {DeliveryRecord} from '../domain/records.js'
 import {recordJson} from '../store/json-text.js'
 import type {Change} from '../store/store.js'
 import {AttemptCounter} from './attempt-counter.js'
@@ -12,7 +11,11 @@ import {ContestedClaims, leaseMs} from './contested-claims.js'
 import type {AttemptOut, DispatcherOptions, DispatcherService} from './dispatcher-service.js'
 import {type Entry, PER_ENDPOINT, Scheduler} from './scheduler.js'
 import {SendOrder, type Turn} from './send-order.js'
-import {deliveryHeaders, postDelivery, RECEIVER_TIMEOUT_MS} from './send.js'
+import {RECEIVER_TIMEOUT_MS} from './send.js'
+import {type SendingEndpoint, sendAttempt} from './send-attempt.js'
+
+/** The default of `freshMs` (dispatcher-service.ts). */
+const FRESH_MS = 50
 
 /** How soon attempts held back while requests keep the server busy are looked at again, in ms. */
 const PACED_RETRY_MS = 1
@@ -97,9 +100,8 @@ export class Dispatcher {
     if (added) this.#pump()
   }
 
-  #track({id, endpoint_id, next_attempt_at}: DeliveryRecord): void {
+  #track = ({id, endpoint_id, next_attempt_at}: DeliveryRecord): void =>
     this.#scheduler.track(id, endpoint_id, dueMs(next_attempt_at!))
-  }
 
   /** Starts what is due now and there is room for, then sets the timer for the next due time. */
   #pump(): void {
@@ -162,15 +164,18 @@ export class Dispatcher {
     if (typeof attempt !== 'object') return
     const {delivery, target} = attempt
     if (!target) return deliveries.cancel(delivery, wallClockIso())
-    const {endpoint, event} = target
-    // event records never change, so the body is the same bytes on every attempt; the resource
-    // in `data` is serialized once for the journal and every endpoint (store/json-text.ts)
-    const body = recordJson(renderEvent(event))
+    const claimed = performance.now()
+    // the same bytes on every attempt: events never change, and `data` is serialized once for all (store/json-text.ts)
+    const body = recordJson(renderEvent(target.event))
     await turn.ready
     // it may have waited long: a stopping server sends no more, and a delivery written since has an attempt of its own
     if (this.#closed || !this.#scheduler.isCurrent(entry)) return
+    // after a long wait, its endpoint as it is now: a new URL or secret, or disabled (docs/api.md, "Fair shares")
+    const fresh = performance.now() - claimed < (this.options.freshMs ?? FRESH_MS)
+    const endpoint = fresh ? target.endpoint : await deliveries.endpoint(delivery)
+    if (endpoint?.status !== 'enabled') return deliveries.cancel(delivery, wallClockIso())
     this.#attempts.count()
-    const request = this.send(endpoint, event, body, delivery.attempts.length + 1)
+    const request = this.send(endpoint, target.event, body, delivery.attempts.length + 1)
     turn.sent()
     const result = await request
     // the answer frees the endpoint's place before the record; a duplicate drawn by chaos keeps it (docs/api.md)
@@ -188,24 +193,19 @@ export class Dispatcher {
     // delivery chaos drew a duplicate for it (docs/api.md, "Delivery chaos"): the same bytes once more, signed
     // afresh; an endpoint deleted or disabled while the attempt was out is sent nothing more (docs/api.md, "Webhooks")
     if (delivery.chaos_duplicate && succeeded(result) && current?.status === 'enabled') {
-      const again = await this.send(endpoint, event, body, delivery.attempts.length + 2)
+      const again = await this.send(endpoint, target.event, body, delivery.attempts.length + 2)
       await deliveries.recordDuplicate(delivery.id, again, wallClockIso())
     }
   }
 
-  /**
-   * One signed POST to an endpoint within the receiver timeout: a queued attempt, or the ping sent
-   * outside the queue. During a rotation's overlap it carries a `v1` for each secret.
-   */
+  /** One signed POST within the receiver timeout (send.ts): a queued attempt, or the ping sent outside the queue. */
   send(
-    endpoint: Pick<WebhookEndpointRecord, 'url' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
+    endpoint: SendingEndpoint,
     event: {id: string; type: string},
     body: string,
     attempt: number,
   ): Promise<AttemptResult> {
-    const secrets =
-      endpoint.previous_secret === undefined ? endpoint.secret : signingSecrets(endpoint, this.clock.now())
-    return postDelivery(endpoint.url, body, deliveryHeaders(body, secrets, event, attempt), this.timeoutMs)
+    return sendAttempt(endpoint, event, body, attempt, this.clock.now(), this.timeoutMs)
   }
 
   get timeoutMs(): number {

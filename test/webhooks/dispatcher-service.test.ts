@@ -150,12 +150,12 @@ it("a duplicate drawn by chaos keeps its endpoint's place until it is sent: neve
  * send if it could. `sent` lists the events as the dispatcher sends them; `mostOpen` is the most requests
  * it had open at once.
  */
-async function aheadOfHeldAnswers() {
+async function aheadOfHeldAnswers(settings: DispatcherOptions = {}) {
   let answersGo!: () => void
   const answers = new Promise<void>((resolve) => (answersGo = resolve))
   const counts = {claimed: 0, open: 0, mostOpen: 0}
   const started = await dispatching({
-    settings: {ahead: 8},
+    settings: {ahead: 8, ...settings},
     respond: () => answers.then(() => 200),
     ledger: (deliveries) => around(deliveries, 'claim', {after: () => counts.claimed++}),
   })
@@ -170,7 +170,7 @@ async function aheadOfHeldAnswers() {
   }
   await publish(started.service, 20)
   // 8 more claimed while the first 8 wait, their share being 16 of the 32
-  await expect.poll(() => counts.claimed).toBe(16)
+  await expect.poll(() => counts.claimed, {timeout: 10_000}).toBe(16)
   return {...started, answersGo, counts, sent}
 }
 
@@ -178,7 +178,7 @@ it("attempts ahead claim while an endpoint's 8 places wait on its receiver, and 
   const {store, dispatcher, answersGo, counts, sent} = await aheadOfHeldAnswers()
   expect([sent.length, counts.mostOpen]).toEqual([8, 8])
   answersGo()
-  await expect.poll(() => sent.length).toBe(20)
+  await expect.poll(() => sent.length, {timeout: 10_000}).toBe(20)
   await dispatcher.idle()
   expect(counts.mostOpen).toBe(8)
   expect(sent).toEqual([...store.tables.events.all()].map((event) => event.id))
@@ -200,8 +200,20 @@ it('an attempt that waited for a place sends nothing once its delivery was writt
   const waiting = [...store.tables.deliveries.all()][15]!
   await service.deliveries.retry(waiting)
   answersGo()
-  await expect.poll(() => sent.length).toBe(20)
+  await expect.poll(() => sent.length, {timeout: 10_000}).toBe(20)
   await dispatcher.idle()
   expect(sent.filter((id) => id === waiting.event_id)).toHaveLength(1)
   expect((await service.deliveries.get(waiting.id))?.attempts).toHaveLength(1)
+})
+
+it('an attempt that waited long for a place sends to its endpoint as it is then: a URL changed meanwhile', async () => {
+  // every wait is long: each attempt reads its endpoint again before it sends
+  const {service, endpoint, receiver, answersGo} = await aheadOfHeldAnswers({freshMs: 0})
+  const moved = await startReceiver()
+  cleanup.push(() => moved.close())
+  await service.endpoints.update(endpoint, {url: moved.url})
+  answersGo()
+  await expect.poll(() => receiver.received.length + moved.received.length, {timeout: 10_000}).toBe(20)
+  // the 8 sent before the change, at the old URL; the 8 claimed then and the 4 claimed after, at the new one
+  expect([receiver.received.length, moved.received.length]).toEqual([8, 12])
 })
