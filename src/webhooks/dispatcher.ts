@@ -198,7 +198,7 @@ export class Dispatcher {
     }
   }
 
-  /** One signed POST within the receiver timeout (send.ts): a queued attempt, or the ping sent outside the queue. */
+  /** One signed POST within the receiver timeout (send-attempt.ts): a queued attempt, or the ping outside the queue. */
   send(
     endpoint: SendingEndpoint,
     event: {id: string; type: string},
