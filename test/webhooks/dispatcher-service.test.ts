@@ -122,7 +122,7 @@ it("an endpoint's place frees when its receiver answers: attempts go on while th
   cleanup.push(async () => recordsGo())
   await publish(service, 12)
   // with its 8 places held until each record, the endpoint would be sent 8 and no more
-  await receiver.waitFor(12)
+  await expect.poll(() => receiver.received.length, {timeout: 10_000}).toBe(12)
   recordsGo()
   await dispatcher.idle()
   const deliveries = [...store.tables.deliveries.all()]
