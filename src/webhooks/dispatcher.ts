@@ -100,8 +100,8 @@ export class Dispatcher {
     if (added) this.#pump()
   }
 
-  #track = ({id, endpoint_id, next_attempt_at}: DeliveryRecord): void =>
-    this.#scheduler.track(id, endpoint_id, dueMs(next_attempt_at!))
+  #track = ({id, endpoint_id, next_attempt_at, account_id}: DeliveryRecord): void =>
+    this.#scheduler.track(id, endpoint_id, dueMs(next_attempt_at!), account_id)
 
   /** Starts what is due now and there is room for, then sets the timer for the next due time. */
   #pump(): void {
@@ -135,7 +135,7 @@ export class Dispatcher {
 
   #start(entry: Entry): void {
     const {id, endpointId} = entry
-    const turn = this.#order.next(endpointId)
+    const turn = this.#order.next(entry.lane)
     const run = this.#attempt(entry, turn)
       .catch((error) => {
         console.error(attemptFailure(id, error as Error, this.service.deliveries.failure))

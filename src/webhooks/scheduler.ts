@@ -24,6 +24,8 @@ export const PER_ENDPOINT = 8
 export interface Entry {
   id: string
   endpointId: string
+  /** Its endpoint's queue: the endpoint's id within its account, as ids a caller chose may be another account's too. */
+  lane: string
   /** Scheduler time, ms. */
   due: number
   seq: number
@@ -33,7 +35,7 @@ export interface Entry {
 
 /** One endpoint's due deliveries, in due order, and its attempts waiting on its receiver. */
 interface Lane {
-  endpointId: string
+  key: string
   ready: Fifo<Entry>
   /** Its attempts started and still waiting for their answer: what its share counts. */
   inFlight: number
@@ -54,7 +56,7 @@ interface Lane {
  *
  * @example
  * const scheduler = new Scheduler({concurrency: 32})
- * scheduler.track('dlv_1', 'we_1', Date.now())
+ * scheduler.track('dlv_1', 'we_1', Date.now(), 'acct_demo')
  * scheduler.release(Date.now())
  * const entry = scheduler.next() // dlv_1's entry, now out
  * scheduler.finish('dlv_1')
@@ -91,10 +93,13 @@ export class Scheduler {
     return this.#visits + this.#waiting.visits
   }
 
-  /** A delivery pending, due at `due` (scheduler ms): new, or written again (its entry before goes stale). */
-  track(id: string, endpointId: string, due: number): void {
+  /**
+   * A delivery pending to the account's endpoint, due at `due` (scheduler ms): new, or written again (its
+   * entry before goes stale).
+   */
+  track(id: string, endpointId: string, due: number, accountId = ''): void {
     const held = this.#out.has(id)
-    const entry: Entry = {id, endpointId, due, seq: this.#seq++, held}
+    const entry: Entry = {id, endpointId, lane: `${accountId}/${endpointId}`, due, seq: this.#seq++, held}
     // one lookup in a map of every pending delivery: set, then see whether it grew
     const size = this.#pending.size
     this.#pending.set(id, entry)
@@ -222,17 +227,17 @@ export class Scheduler {
   }
 
   #ready(entry: Entry): void {
-    const lane = this.#lane(entry.endpointId)
+    const lane = this.#lane(entry.lane)
     lane.ready.push(entry)
     this.#settle(lane)
     this.#offer(lane)
   }
 
-  #lane(endpointId: string): Lane {
-    let lane = this.#lanes.get(endpointId)
+  #lane(key: string): Lane {
+    let lane = this.#lanes.get(key)
     if (!lane) {
-      lane = {endpointId, ready: new Fifo(), inFlight: 0, queued: false, busy: false}
-      this.#lanes.set(endpointId, lane)
+      lane = {key, ready: new Fifo(), inFlight: 0, queued: false, busy: false}
+      this.#lanes.set(key, lane)
     }
     return lane
   }
@@ -266,7 +271,7 @@ export class Scheduler {
     lane.busy = busy
     this.#busyLanes += busy ? 1 : -1
     if (busy) return
-    if (!lane.queued) this.#lanes.delete(lane.endpointId)
+    if (!lane.queued) this.#lanes.delete(lane.key)
     // the share grows only at a few counts (32 among 40 endpoints is 1 each, as among 31)
     if (this.#overShare.size === 0 || this.#share() === share) return
     const waiting = [...this.#overShare]

@@ -43,19 +43,19 @@ export class SendOrder {
 
   constructor(readonly places = Number.POSITIVE_INFINITY) {}
 
-  /** The next attempt to `endpointId`: it waits for `ready`, then calls `sent` once its request is out and `done` at its answer. */
-  next(endpointId: string): Turn {
-    let line = this.#lines.get(endpointId)
-    if (!line) this.#lines.set(endpointId, (line = {tickets: new Fifo(), open: 0}))
+  /** The next attempt to the endpoint `lane` names (scheduler.ts, `Entry`): `ready`, then `sent`, then `done`. */
+  next(lane: string): Turn {
+    let line = this.#lines.get(lane)
+    if (!line) this.#lines.set(lane, (line = {tickets: new Fifo(), open: 0}))
     const at = line
     let go!: () => void
     const ready = new Promise<void>((resolve) => (go = resolve))
     const ticket: Ticket = {go, queued: true, holds: false}
     at.tickets.push(ticket)
-    this.#pass(endpointId, at)
+    this.#pass(lane, at)
     const sent = () => {
       ticket.queued = false
-      this.#pass(endpointId, at)
+      this.#pass(lane, at)
     }
     const done = () => {
       if (ticket.holds) at.open--
@@ -65,8 +65,8 @@ export class SendOrder {
     return {ready, sent, done}
   }
 
-  /** The first attempt still in the order gets its turn once a place is free; an endpoint with nothing left is forgotten. */
-  #pass(endpointId: string, line: Line): void {
+  /** The first attempt still in the order gets its turn once a place is free; an empty line is forgotten. */
+  #pass(lane: string, line: Line): void {
     let head = line.tickets.peek()
     while (head && !head.queued) {
       line.tickets.shift()
@@ -77,6 +77,6 @@ export class SendOrder {
       line.open++
       head.go()
     }
-    if (!head && line.open === 0 && this.#lines.get(endpointId) === line) this.#lines.delete(endpointId)
+    if (!head && line.open === 0 && this.#lines.get(lane) === line) this.#lines.delete(lane)
   }
 }

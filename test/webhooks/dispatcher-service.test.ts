@@ -217,3 +217,18 @@ it('an attempt that waited long for a place sends to its endpoint as it is then:
   // the 8 sent before the change, at the old URL; the 8 claimed then and the 4 claimed after, at the new one
   expect([receiver.received.length, moved.received.length]).toEqual([8, 12])
 })
+
+it("another account's endpoint of the same id does not wait behind this one's receiver, which never answers", async () => {
+  const {receiver, service} = await dispatching({respond: () => 'hang'})
+  const other = await startReceiver()
+  cleanup.push(() => other.close())
+  const known = {event_types: ['check.created' as const], secret: 'whsec_same_id_in_two_accounts_0001'}
+  await service.endpoints.createWithSecret('acct_demo', {...known, id: 'we_same', url: receiver.url})
+  await service.endpoints.createWithSecret('acct_other', {...known, id: 'we_same', url: other.url})
+  // acct_demo's deliveries fill its endpoints' places and wait; acct_other's one is made at once
+  await publish(service, 12)
+  await receiver.waitFor(8)
+  const event = newEvent('acct_other', 'check.created', {object: 'check'}, wallClockIso())
+  await service.outbox.unit({reads: []}, (tx) => service.outbox.publish(tx, [event]))
+  await expect.poll(() => other.received.length, {timeout: 5_000}).toBe(1)
+})

@@ -80,6 +80,14 @@ describe('Scheduler: fair shares (docs/api.md, "Slow receivers and backlogs")', 
     expect(startAll(withDue(endpoints, 20))).toHaveLength(32)
   })
 
+  it("two accounts' endpoints of one id are two endpoints: each has its own 8", () => {
+    const scheduler = new Scheduler()
+    for (let n = 0; n < 20; n++)
+      for (const account of ['acct_a', 'acct_b']) scheduler.track(`${account}-${n}`, 'we_same', 0, account)
+    scheduler.release(0)
+    expect(countBy(startAll(scheduler))).toEqual({acct_a: 8, acct_b: 8})
+  })
+
   it('endpoints with due work take the free slots in turn', () => {
     expect(startAll(withDue(['a', 'b'], 2)).slice(0, 4)).toEqual(['a-0', 'b-0', 'a-1', 'b-1'])
   })
