@@ -67,10 +67,7 @@ export class Deliveries {
     const {storage} = this.context
     const delivery = await storage.get('deliveries', id)
     if (delivery?.status !== 'pending') return undefined
-    const [endpoint, event] = await Promise.all([
-      endpointOf(storage, delivery.account_id, delivery.endpoint_id),
-      storage.get('events', delivery.event_id),
-    ])
+    const [endpoint, event] = await Promise.all([this.endpoint(delivery), storage.get('events', delivery.event_id)])
     return attemptOf({delivery, endpoint, event})
   }
 

@@ -5,8 +5,8 @@ export interface SchedulerOptions {
   /** Attempts in flight at once, overall, from their start to their record (default 32). */
   concurrency?: number
   /**
-   * Attempts waiting on one endpoint's answer at once: at most this many (default 8), and never more than its
-   * fair share of `concurrency`.
+   * An endpoint's places: attempts waiting on its answer at once (default 8; send-order.ts holds its requests
+   * to them), within its fair share of `concurrency`.
    */
   perEndpoint?: number
   /**
