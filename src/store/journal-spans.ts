@@ -34,8 +34,7 @@ function startsWithId(bytes: Buffer, record: unknown): boolean {
  * holds: the document writer asks for one record after another. At the
  * event bound, where a compaction writes about 50,000 new events, copying
  * their bytes took compaction from 10–16 µs of each push's main thread to
- * 4–5 µs (docs/benchmarks.md, "The check as a copy, and events copied from
- * the journal").
+ * 4–5 µs (docs/benchmarks.md, "Compaction's share").
  */
 export class SpanReader {
   readonly #fds = new Map<string, number>()
