@@ -284,6 +284,20 @@ export function attemptMadeAt(delivery: DeliveryRecord, dueAt: number): boolean 
   return delivery.attempts.some((attempt) => !attempt.duplicate && attempt.scheduled_at === due)
 }
 
+/**
+ * How many attempts the delivery has had made for the times from `dueAt` (scheduler ms) on, duplicates
+ * left out: what another instance made of it since the attempt this one knew to be due, in one record
+ * when that instance made several before this one heard of the first.
+ *
+ * @example
+ * const made = attemptsMadeSince(latest, Date.parse(queued.next_attempt_at))
+ */
+export function attemptsMadeSince(delivery: DeliveryRecord, dueAt: number): number {
+  let made = 0
+  for (const attempt of delivery.attempts) if (!attempt.duplicate && Date.parse(attempt.scheduled_at) >= dueAt) made++
+  return made
+}
+
 /** A delivery whose endpoint is gone or disabled: nothing more is sent (docs/api.md, "Webhooks"). */
 export const cancelDelivery = (delivery: DeliveryRecord, now: string): DeliveryRecord => ({
   ...delivery,

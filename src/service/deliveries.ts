@@ -78,7 +78,7 @@ export class Deliveries {
     if (typeof claim === 'object') return attemptOf(claim)
     if (claim !== undefined) return claim
     // another instance made that attempt, or it was canceled or retried, and the change has not arrived yet:
-    // the queue learns what is due next now
+    // the queue learns what is due next now, and an advance counts the attempts it shows (contested-claims.ts)
     const latest = await storage.get('deliveries', id)
     if (latest) this.#queue?.([['deliveries', id, latest]])
     return latest && attemptMadeAt(latest, dueAt) ? 'made' : undefined

@@ -18,8 +18,8 @@ export class AttemptCounter {
     return this.#total
   }
 
-  /** One more attempt made. */
-  count(): void {
-    this.#total++
+  /** `made` more attempts made. */
+  count(made = 1): void {
+    this.#total += made
   }
 }

@@ -1,4 +1,4 @@
-import {attemptMadeAt} from '../domain/deliveries.js'
+import {attemptsMadeSince} from '../domain/deliveries.js'
 import type {DeliveryRecord} from '../domain/records.js'
 import type {AttemptCounter} from './attempt-counter.js'
 import type {Attempt, AttemptOut, DeliveryLedger} from './dispatcher-service.js'
@@ -28,7 +28,9 @@ export interface ClaimsHost {
  * holds is parked and claimed again every CLAIM_RECHECK_MS until that
  * one's record of it arrives, that instance is gone or its lease ran out
  * (docs/postgres.md, "Delivery across instances"). It also counts, once,
- * the attempts other instances made of deliveries this one had queued.
+ * the attempts other instances made of deliveries this one had queued,
+ * claimed or waited for: each record heard counts those made since the
+ * attempt this instance knew to be due, and the queues then learn the next.
  *
  * @example
  * const claims = new ContestedClaims(scheduler, service.deliveries, attempts, {run, wake})
@@ -37,12 +39,14 @@ export interface ClaimsHost {
 export class ContestedClaims {
   /** Due deliveries whose attempt another live instance holds: claimed again now and then. */
   readonly #contested = new Map<string, {entry: Entry; since: number}>()
+  /** Deliveries whose claim is out: a record heard meanwhile is another instance's (or none's) to count. */
+  readonly #claiming = new Set<string>()
   #recheck: NodeJS.Timeout | undefined
   #closed = false
 
   constructor(
     readonly scheduler: Scheduler,
-    readonly ledger: Pick<DeliveryLedger, 'claim' | 'get' | 'failure'>,
+    readonly ledger: Pick<DeliveryLedger, 'claim' | 'failure'>,
     readonly attempts: AttemptCounter,
     readonly host: ClaimsHost,
   ) {}
@@ -56,26 +60,29 @@ export class ContestedClaims {
    * A commit wrote delivery `id` (null: deleted), before the queues learn of
    * it. If another instance held the attempt this one waited for, an advance
    * counts it when this is its record, not when that instance canceled the
-   * delivery unsent (its endpoint disabled or deleted).
+   * delivery unsent (its endpoint disabled or deleted); and every attempt
+   * the record shows since, made before this instance heard of the first.
    */
   heard(id: string, record: DeliveryRecord | null): void {
     const waited = this.#contested.size > 0 ? this.#contested.get(id) : undefined
     if (waited) {
       this.#contested.delete(id)
-      if (record && attemptMadeAt(record, waited.entry.due)) this.attempts.count()
+      if (record) this.attempts.count(attemptsMadeSince(record, waited.entry.due))
       this.host.wake()
     } else this.#madeElsewhere(id, record)
   }
 
   /**
-   * Another instance made the attempt this one had queued and not yet
-   * started, its slots being taken: an advance counts it here. One started
-   * here is counted by its claim, one waited for by `heard`.
+   * Another instance made the attempts the record shows since the one this
+   * instance had queued, or was claiming: an advance counts them here. One
+   * sent here is counted as it is sent, so while its attempt is out after
+   * its claim, the record is this instance's own.
    */
   #madeElsewhere(id: string, record: DeliveryRecord | null): void {
     const entry = this.scheduler.entry(id)
-    if (entry === undefined || record === null || this.scheduler.isOut(id)) return
-    if (attemptMadeAt(record, entry.due)) this.attempts.count()
+    if (entry === undefined || record === null) return
+    if (this.scheduler.isOut(id) && !this.#claiming.has(id)) return
+    this.attempts.count(attemptsMadeSince(record, entry.due))
   }
 
   /**
@@ -85,32 +92,19 @@ export class ContestedClaims {
    */
   async claim(entry: Entry, leaseMs: number): Promise<Attempt | undefined> {
     const {id, due} = entry
-    // waited for already: its record, once it arrives, is what an advance counts (heard)
-    const contested = this.#contested.size > 0 && this.#contested.has(id)
-    const claim = await this.ledger.claim(id, due, leaseMs)
+    // a record of the delivery heard while the claim is out is counted then (heard): one that shows this attempt
+    // made elsewhere too, the latest that the ledger passes on with 'made' among them
+    this.#claiming.add(id)
+    const claim = await this.ledger.claim(id, due, leaseMs).finally(() => this.#claiming.delete(id))
+    // another instance has it out: an advance counts it when that one's record arrives, unless the delivery was
+    // written while this claim was out (the entry is stale now: that record was counted as it was heard)
     if (claim === 'held') {
-      // another instance has it out, and an advance counts it when that one's record arrives; if the delivery was
-      // written while this claim was out (the entry is stale now), it counts here when the delivery shows the
-      // attempt (it may have been canceled unsent instead), unless this instance waited for it already (heard
-      // counted it then)
       if (this.scheduler.isCurrent(entry)) this.contest(entry)
-      else if (!contested && (await this.#madeAt(id, due))) this.attempts.count()
       return undefined
     }
-    // claimed now, or nothing is left to claim
-    if (contested) this.#contested.delete(id)
-    // another instance made it before this one could claim it: an advance counts it once, here
-    if (claim === 'made') {
-      if (!contested) this.attempts.count()
-      return undefined
-    }
-    return claim
-  }
-
-  /** Whether the delivery, as stored now, has had its attempt due at `dueAt` made. */
-  async #madeAt(id: string, dueAt: number): Promise<boolean> {
-    const latest = await this.ledger.get(id)
-    return latest !== undefined && attemptMadeAt(latest, dueAt)
+    // claimed now, made elsewhere, or nothing is left to claim
+    this.#contested.delete(id)
+    return claim === 'made' ? undefined : claim
   }
 
   /**

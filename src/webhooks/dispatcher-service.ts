@@ -28,14 +28,14 @@ export interface Attempt {
 export interface DeliveryLedger {
   /** Makes `queue` the one told of every delivery written, once durable; returns those pending now. */
   attach(queue: (changes: readonly Change[]) => void): Promise<DeliveryRecord[]>
-  get(id: string): Promise<DeliveryRecord | undefined>
   /** The delivery's endpoint as stored now: undefined once deleted. */
   endpoint(delivery: DeliveryRecord): Promise<WebhookEndpointRecord | undefined>
   /**
    * The pending delivery and its target, for the attempt due at `dueAt`, once this instance has claimed it for
    * `leaseMs`; `'held'` while another live instance holds that attempt, `'made'` once another instance has made
-   * it (several instances on one database); undefined when nothing is left to attempt (canceled, retried or
-   * deleted meanwhile).
+   * it (several instances on one database), the delivery as stored then having been passed to the queue first
+   * (an advance counts what it shows: contested-claims.ts); undefined when nothing is left to attempt
+   * (canceled, retried or deleted meanwhile).
    */
   claim(id: string, dueAt: number, leaseMs: number): Promise<Attempt | 'held' | 'made' | undefined>
   /** Set once a write failed. */

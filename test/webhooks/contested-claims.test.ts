@@ -13,27 +13,47 @@ afterEach(() => {
 const DUE = Date.parse('2026-11-25T00:00:00.000Z')
 
 /** The delivery as another instance wrote it: with the attempt due at `due` made, or canceled unsent. */
-const written = (attempted: boolean): DeliveryRecord =>
+const written = (attempted: boolean): DeliveryRecord => (attempted ? madeAt(DUE) : canceled)
+
+/** The delivery with attempts made for each of `dues`, the next due a minute after the last. */
+const madeAt = (...dues: number[]): DeliveryRecord =>
   ({
     id: 'dlv_1',
     endpoint_id: 'we_1',
-    status: attempted ? 'pending' : 'canceled',
-    attempts: attempted ? [{scheduled_at: isoTime(DUE)}] : [],
+    status: 'pending',
+    next_attempt_at: isoTime(dues.at(-1)! + 60_000),
+    attempts: dues.map((due) => ({scheduled_at: isoTime(due)})),
   }) as unknown as DeliveryRecord
+
+const canceled = {id: 'dlv_1', endpoint_id: 'we_1', status: 'canceled', attempts: []} as unknown as DeliveryRecord
 
 type Claim = Attempt | 'held' | 'made' | undefined
 
-/** Contested claims over a real scheduler holding `dlv_1`, due now, and a ledger whose claim answers `claims` in turn. */
+/**
+ * Contested claims over a real scheduler holding `dlv_1`, due now, and a ledger whose claim answers `claims` in
+ * turn. `hear` is a commit of the delivery reaching the dispatcher: contested claims first, then the queues. The
+ * ledger's claim passes `stored` on as the service's does (`meanwhile`: a commit heard while the claim is out),
+ * and before it answers `'made'`, the delivery as stored then.
+ */
 function setup(...claims: Claim[]) {
   const scheduler = new Scheduler()
   scheduler.track('dlv_1', 'we_1', DUE)
   scheduler.release(DUE)
   const entry = scheduler.next()!
+  const hear = (record: DeliveryRecord) => {
+    contested.heard(record.id, record)
+    if (record.status === 'pending') scheduler.track(record.id, 'we_1', Date.parse(record.next_attempt_at!))
+    else scheduler.drop(record.id)
+  }
   const ledger = {
     failure: undefined as Error | undefined,
     stored: undefined as DeliveryRecord | undefined,
-    claim: vi.fn(async () => claims.shift()),
-    get: async () => ledger.stored,
+    meanwhile: false,
+    claim: vi.fn(async () => {
+      const answer = claims.shift()
+      if (ledger.stored && (answer === 'made' || ledger.meanwhile)) hear(ledger.stored)
+      return answer
+    }),
   }
   const host = {run: vi.fn(), wake: vi.fn()}
   const attempts = new AttemptCounter()
@@ -44,7 +64,7 @@ function setup(...claims: Claim[]) {
     scheduler.finish(entry.id)
     return result
   }
-  return {scheduler, entry, ledger, host, attempts, contested, claim}
+  return {scheduler, entry, ledger, host, attempts, contested, claim, hear}
 }
 
 describe('ContestedClaims', () => {
@@ -58,9 +78,42 @@ describe('ContestedClaims', () => {
   })
 
   it('an attempt another instance made before this one could claim it is counted once, and not made here', async () => {
-    const {claim, attempts} = setup('made')
+    const {claim, attempts, ledger, hear} = setup('made')
+    ledger.stored = madeAt(DUE)
     expect(await claim()).toBeUndefined()
     expect(attempts.total).toBe(1)
+    // that instance's own commit of it, heard later, counts nothing more
+    hear(madeAt(DUE))
+    expect(attempts.total).toBe(1)
+  })
+
+  it('attempts another instance made one after another before this one heard of the first each count once', async () => {
+    const {claim, attempts, ledger, hear} = setup('made')
+    // the delivery as stored when this claim found it gone: two attempts made since the one queued here
+    ledger.stored = madeAt(DUE, DUE + 60_000)
+    await claim()
+    expect(attempts.total).toBe(2)
+    // the notices of both commits arrive later, each read back as the delivery is then: nothing more
+    hear(madeAt(DUE, DUE + 60_000))
+    hear(madeAt(DUE, DUE + 60_000))
+    expect(attempts.total).toBe(2)
+  })
+
+  it('a record that shows several attempts since the one waited for counts each', async () => {
+    const {claim, attempts, contested} = setup('held')
+    await claim()
+    contested.heard('dlv_1', madeAt(DUE, DUE + 60_000, DUE + 180_000))
+    expect(attempts.total).toBe(3)
+  })
+
+  it('the record of an attempt this instance claimed and sent is not counted again', async () => {
+    const attempt = {delivery: written(false), target: undefined}
+    const {entry, attempts, contested, scheduler} = setup(attempt)
+    expect(await contested.claim(entry, 40_000)).toBe(attempt)
+    // out, as the dispatcher keeps it until its record is made: the record heard is its own (counted as sent)
+    contested.heard('dlv_1', madeAt(DUE))
+    expect(attempts.total).toBe(0)
+    scheduler.finish(entry.id)
   })
 
   it("one another instance holds is parked, and counted when that instance's record of the attempt arrives", async () => {
@@ -114,7 +167,7 @@ describe('ContestedClaims', () => {
     const scheduler = new Scheduler()
     scheduler.track('dlv_1', 'we_1', DUE)
     const attempts = new AttemptCounter()
-    const ledger = {failure: undefined, claim: async () => undefined, get: async () => undefined}
+    const ledger = {failure: undefined, claim: async () => undefined}
     const contested = new ContestedClaims(scheduler, ledger, attempts, {run() {}, wake() {}})
     contested.heard('dlv_1', written(true))
     expect(attempts.total).toBe(1)
@@ -124,17 +177,23 @@ describe('ContestedClaims', () => {
     expect(attempts.total).toBe(1)
   })
 
-  it('held while the delivery was written again: counted only if the write shows the attempt', async () => {
-    const {scheduler, entry, ledger, attempts, contested} = setup('held', 'held')
+  it('held while the delivery was written again: counted as that write is heard, if it shows the attempt', async () => {
+    const {entry, ledger, attempts, contested} = setup('held')
     // the entry goes stale while the claim is out: a newer commit of the delivery replaced it
-    scheduler.track('dlv_1', 'we_1', DUE + 60_000)
     ledger.stored = written(true)
+    ledger.meanwhile = true
     expect(await contested.claim(entry, 40_000)).toBeUndefined()
     expect(contested.size).toBe(0)
     expect(attempts.total).toBe(1)
+  })
+
+  it('held while the delivery was canceled unsent: no attempt', async () => {
+    const {entry, ledger, attempts, contested} = setup('held')
     ledger.stored = written(false)
-    await contested.claim(entry, 40_000)
-    expect(attempts.total).toBe(1)
+    ledger.meanwhile = true
+    expect(await contested.claim(entry, 40_000)).toBeUndefined()
+    expect(contested.size).toBe(0)
+    expect(attempts.total).toBe(0)
   })
 
   it('parks nothing once closed', async () => {
