@@ -293,8 +293,10 @@ export function attemptMadeAt(delivery: DeliveryRecord, dueAt: number): boolean 
  * const made = attemptsMadeSince(latest, Date.parse(queued.next_attempt_at))
  */
 export function attemptsMadeSince(delivery: DeliveryRecord, dueAt: number): number {
+  // times as isoTime writes them: fixed width, so their order is the text's
+  const due = isoTime(dueAt)
   let made = 0
-  for (const attempt of delivery.attempts) if (!attempt.duplicate && Date.parse(attempt.scheduled_at) >= dueAt) made++
+  for (const attempt of delivery.attempts) if (!attempt.duplicate && attempt.scheduled_at >= due) made++
   return made
 }
 

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {
   attemptMadeAt,
+  attemptsMadeSince,
   cancelDelivery,
   mayHaveRedeliveries,
   recordAttempt,
@@ -93,6 +94,17 @@ describe('deliveries', () => {
     expect(attemptMadeAt(delivery, DUE)).toBe(false)
     const duplicated = recordDuplicate(recordAttempt(delivery, endpoint, ok, options).delivery, ok, NOW)
     expect(attemptMadeAt({...duplicated, attempts: duplicated.attempts.slice(1)}, DUE)).toBe(false)
+  })
+
+  it('the attempts made since a due time are counted, that one included, duplicates left out', () => {
+    const first = recordAttempt(delivery, endpoint, failed, options).delivery
+    const dueNext = Date.parse(first.next_attempt_at!)
+    const second = recordAttempt(first, endpoint, failed, {...options, dueAt: dueNext, claimed: first}).delivery
+    expect(attemptsMadeSince(second, DUE)).toBe(2)
+    expect(attemptsMadeSince(second, DUE + 1)).toBe(1)
+    expect(attemptsMadeSince(second, dueNext + 1)).toBe(0)
+    const duplicated = recordDuplicate(recordAttempt(delivery, endpoint, ok, options).delivery, ok, NOW)
+    expect(attemptsMadeSince(duplicated, DUE)).toBe(1)
   })
 })
 
