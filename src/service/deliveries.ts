@@ -84,10 +84,6 @@ export class Deliveries {
     return latest && attemptMadeAt(latest, dueAt) ? 'made' : undefined
   }
 
-  get(id: string): Promise<DeliveryRecord | undefined> {
-    return this.context.storage.get('deliveries', id)
-  }
-
   endpoint(delivery: DeliveryRecord): Promise<WebhookEndpointRecord | undefined> {
     return endpointOf(this.context.storage, delivery.account_id, delivery.endpoint_id)
   }

@@ -23,15 +23,15 @@ describe('service.deliveries', () => {
   })
 
   it('a failed attempt schedules the retry; the last failure disables the endpoint in the same unit', async () => {
-    const {service, endpoint, delivery, queued} = await withDelivery()
+    const {service, storage, endpoint, delivery, queued} = await withDelivery()
     queued.length = 0
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
-    expect(await service.deliveries.get(delivery.id)).toMatchObject({
+    expect(await storage.get('deliveries', delivery.id)).toMatchObject({
       status: 'pending',
       next_attempt_at: '2026-01-02T03:05:05.000Z',
     })
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
-    expect((await service.deliveries.get(delivery.id))?.status).toBe('dead')
+    expect((await storage.get('deliveries', delivery.id))?.status).toBe('dead')
     expect((await service.records.get('webhook_endpoints', endpoint.id))?.status).toBe('disabled')
     expect(queued.map((changes) => changes.map(([collection]) => collection))).toEqual([
       ['deliveries'],
@@ -40,7 +40,7 @@ describe('service.deliveries', () => {
   })
 
   it('attempts that end together are recorded in one unit, each on the endpoint as the one before left it', async () => {
-    const {service, endpoint, delivery, queued} = await withDelivery()
+    const {service, storage, endpoint, delivery, queued} = await withDelivery()
     await service.checks.push('acct_demo', 't2', checkWith([['b', 1, 500]]))
     const [, second] = await service.records.allOf('deliveries', 'acct_demo')
     const twoDead = {...options, disableAfter: 2}
@@ -54,23 +54,23 @@ describe('service.deliveries', () => {
     expect(queued).toHaveLength(1)
     const written = queued[0]!.filter(([collection]) => collection === 'deliveries').map(([, id]) => id)
     expect(new Set(written)).toEqual(new Set([delivery.id, second!.id]))
-    for (const id of written) expect((await service.deliveries.get(id))?.status).toBe('dead')
+    for (const id of written) expect((await storage.get('deliveries', id))?.status).toBe('dead')
   })
 
   it('an attempt whose delivery was deleted meanwhile records nothing', async () => {
-    const {service, endpoint, delivery} = await withDelivery()
+    const {service, storage, endpoint, delivery} = await withDelivery()
     await service.sim.reset('acct_demo')
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
-    expect(await service.deliveries.get(delivery.id)).toBeUndefined()
+    expect(await storage.get('deliveries', delivery.id)).toBeUndefined()
   })
 
   it('a retry makes a dead delivery pending again', async () => {
-    const {service, endpoint, delivery} = await withDelivery()
+    const {service, storage, endpoint, delivery} = await withDelivery()
     // the endpoint stays enabled: a retry goes only to an enabled endpoint
     const stays = {...options, disableAfter: 10}
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, stays)
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, stays)
-    const retried = await service.deliveries.retry((await service.deliveries.get(delivery.id))!)
+    const retried = await service.deliveries.retry((await storage.get('deliveries', delivery.id))!)
     expect([retried.status, retried.attempts.length]).toEqual(['pending', 2])
   })
 
@@ -88,38 +88,38 @@ describe('service.deliveries', () => {
   })
 
   it('a retry keeps an attempt recorded after the route read the delivery', async () => {
-    const {service, endpoint, delivery} = await withDelivery()
+    const {service, storage, endpoint, delivery} = await withDelivery()
     // the dispatcher records an attempt while the retry request holds the delivery it read before
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
     const retried = await service.deliveries.retry(delivery)
     expect([retried.status, retried.attempts.length]).toEqual(['pending', 1])
-    expect((await service.deliveries.get(delivery.id))?.attempts).toHaveLength(1)
+    expect((await storage.get('deliveries', delivery.id))?.attempts).toHaveLength(1)
   })
 
   it('a retry of a delivery deleted since the route read it is a 404 and writes nothing', async () => {
-    const {service, delivery} = await withDelivery()
+    const {service, storage, delivery} = await withDelivery()
     await service.sim.reset('acct_demo')
     await expect(service.deliveries.retry(delivery)).rejects.toMatchObject({code: 'not_found'})
-    expect(await service.deliveries.get(delivery.id)).toBeUndefined()
+    expect(await storage.get('deliveries', delivery.id)).toBeUndefined()
   })
 
   it('a retry to a disabled or deleted endpoint is a 409 endpoint_disabled and changes nothing', async () => {
-    const {service, endpoint, delivery} = await withDelivery()
+    const {service, storage, endpoint, delivery} = await withDelivery()
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
     await service.deliveries.recordAttempt(delivery.id, endpoint, failed, options)
-    const dead = (await service.deliveries.get(delivery.id))!
+    const dead = (await storage.get('deliveries', delivery.id))!
     expect((await service.records.get('webhook_endpoints', endpoint.id))?.status).toBe('disabled')
     await expect(service.deliveries.retry(dead)).rejects.toMatchObject({code: 'endpoint_disabled'})
     await service.endpoints.delete((await service.records.get('webhook_endpoints', endpoint.id))!)
     await expect(service.deliveries.retry(dead)).rejects.toMatchObject({code: 'endpoint_disabled'})
-    expect(await service.deliveries.get(delivery.id)).toEqual(dead)
+    expect(await storage.get('deliveries', delivery.id)).toEqual(dead)
   })
 
   it('canceling a delivery that a reset deleted meanwhile leaves it deleted', async () => {
-    const {service, delivery} = await withDelivery()
+    const {service, storage, delivery} = await withDelivery()
     // the dispatcher read the delivery, then found its event gone: the reset deleted both
     await service.sim.reset('acct_demo')
     await service.deliveries.cancel(delivery, NOW)
-    expect(await service.deliveries.get(delivery.id)).toBeUndefined()
+    expect(await storage.get('deliveries', delivery.id)).toBeUndefined()
   })
 })

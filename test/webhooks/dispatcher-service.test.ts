@@ -81,7 +81,7 @@ it('the dispatcher sends what the service tells it of, and holds no subscription
   await receiver.waitFor(1)
   await dispatcher.idle()
   expect(receiver.received.map((r) => JSON.parse(r.body).id)).toEqual([`${event.id}_2`])
-  expect((await service.deliveries.get(unseen!.id))?.status).toBe('pending')
+  expect(store.tables.deliveries.get(unseen!.id)?.status).toBe('pending')
 })
 
 it("an endpoint's deliveries are sent in due order even when the reads before each send end out of order", async () => {
@@ -203,7 +203,7 @@ it('an attempt that waited for a place sends nothing once its delivery was writt
   await expect.poll(() => sent.length, {timeout: 10_000}).toBe(20)
   await dispatcher.idle()
   expect(sent.filter((id) => id === waiting.event_id)).toHaveLength(1)
-  expect((await service.deliveries.get(waiting.id))?.attempts).toHaveLength(1)
+  expect(store.tables.deliveries.get(waiting.id)?.attempts).toHaveLength(1)
 })
 
 it('an attempt that waited long for a place sends to its endpoint as it is then: a URL changed meanwhile', async () => {
