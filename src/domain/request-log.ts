@@ -54,6 +54,8 @@ export interface RequestTrace {
   /** The check before and after a push that changed it: `changes` is computed from them when read. */
   previous?: CheckRecord
   next?: CheckRecord
+  /** Those `changes` already computed: how another instance's note carries them (`sharedTrace`). */
+  changes?: CheckChanges
 }
 
 export interface LoggedBody {
@@ -205,7 +207,20 @@ export function traceBytes(trace: RequestTrace): number {
   if (trace.idempotency_key !== null) bytes += trace.idempotency_key.length
   if (trace.error) bytes += trace.error.message.length
   for (const name in trace.query) bytes += 32 + name.length + trace.query[name]!.length
-  return bytes + checkBytes(trace.previous) + checkBytes(trace.next)
+  return bytes + checkBytes(trace.previous) + checkBytes(trace.next) + (trace.changes ? approxBytes(trace.changes) : 0)
+}
+
+/**
+ * The trace as a note to the other instances carries it: a push's `changes`
+ * rather than the check before and after, which were half a push's note
+ * (docs/postgres.md, "The request log across instances").
+ *
+ * @example
+ * shared.broadcast('request_trace', {account_id, trace: sharedTrace(trace)})
+ */
+export function sharedTrace(trace: RequestTrace): RequestTrace {
+  const {previous, next, ...rest} = trace
+  return previous && next && trace.push_result === 'updated' ? {...rest, changes: checkChanges(previous, next)} : rest
 }
 
 /**
@@ -258,7 +273,7 @@ const shown = (body: string | LoggedBody | undefined): LoggedBody => (typeof bod
  * const entry = renderRequest(trace) // {id: 'req_…', object: 'request', status: 201, …}
  */
 export function renderRequest(trace: RequestTrace): RequestEntry {
-  const {previous, next, request_body, response_body, ...fields} = trace
+  const {previous, next, changes, request_body, response_body, ...fields} = trace
   const request = shown(request_body)
   const response = shown(response_body)
   return {
@@ -270,7 +285,7 @@ export function renderRequest(trace: RequestTrace): RequestEntry {
     request_body_truncated: request.truncated,
     response_body: response.body,
     response_body_truncated: response.truncated,
-    changes: previous && next && trace.push_result === 'updated' ? checkChanges(previous, next) : null,
+    changes: changes ?? (previous && next && trace.push_result === 'updated' ? checkChanges(previous, next) : null),
   }
 }
 

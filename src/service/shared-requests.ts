@@ -1,4 +1,4 @@
-import {boundedEntry, type RequestEntry, type RequestTrace, traceOf} from '../domain/request-log.js'
+import {boundedEntry, type RequestEntry, type RequestTrace, sharedTrace, traceOf} from '../domain/request-log.js'
 import type {RequestLog} from './request-log.js'
 import type {SharedStorage} from './storage.js'
 
@@ -43,7 +43,7 @@ export function shareRequests(requests: RequestLog, shared: SharedStorage): () =
     if (remote) return
     // the trace, which each instance renders when it is read, as its own: rendering it here cost a push on
     // PostgreSQL a third of its CPU (docs/postgres.md, "The request log across instances")
-    if (shared.broadcast(TRACE, {account_id: accountId, trace} satisfies TraceNote)) return
+    if (shared.broadcast(TRACE, {account_id: accountId, trace: sharedTrace(trace)} satisfies TraceNote)) return
     const entry = boundedEntry(requests.render(trace), ENTRY_BYTES)
     if (entry) shared.broadcast(ENTRY, {account_id: accountId, entry} satisfies EntryNote)
   })

@@ -1,10 +1,13 @@
 import pg from 'pg'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {PgStorage} from '../../src/postgres/storage.js'
+import type {RequestTrace} from '../../src/domain/request-log.js'
 import {RequestLog} from '../../src/service/request-log.js'
 import {shareRequests} from '../../src/service/shared-requests.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {checkWith} from '../helpers/checks.js'
 import {requestTrace} from '../helpers/request-log.js'
+import {serviceForTest} from '../service/service.js'
 
 let db: TestDatabase
 const stops: (() => unknown)[] = []
@@ -31,21 +34,27 @@ async function notesHeard() {
   const client = new pg.Client({connectionString: db.url})
   await client.connect()
   stops.push(() => client.end())
-  const notes: {topic: string; note: {trace?: {id: string}}}[] = []
+  const notes: {topic: string; note: {trace?: {id: string} & Record<string, unknown>}}[] = []
   client.on('notification', ({payload}) => notes.push(JSON.parse(payload!)))
   await client.query('LISTEN tablepay_notes')
   return notes
 }
 
 /** Records `id` on `from` and resolves once `to` has it: every note `from` sent before it has been heard too. */
-function recordAndHear(from: RequestLog, to: RequestLog, accountId: string, id: string): Promise<void> {
+function recordAndHear(
+  from: RequestLog,
+  to: RequestLog,
+  accountId: string,
+  id: string,
+  fields: Partial<RequestTrace> = {},
+): Promise<void> {
   return new Promise((resolve) => {
     const stop = to.subscribe((_, heard) => {
       if (heard.id !== id) return
       stop()
       resolve()
     })
-    from.record(accountId, requestTrace({id}))
+    from.record(accountId, requestTrace({id, ...fields}))
   })
 }
 
@@ -65,6 +74,26 @@ describe('the request log across instances', () => {
       'request_trace',
     ])
     expect(b.list('acct_a', {}, {limit: 10})!.data.map((entry) => entry.id)).toEqual(['req_heard'])
+  })
+
+  it('a push that updated a check goes as its changes, not the check before and after, and shows as it does here', async () => {
+    const {service, storage} = await serviceForTest()
+    await service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]]))
+    const previous = await storage.checkByExternalId('acct_demo', 't1')
+    await service.checks.push('acct_demo', 't1', checkWith([['a', 2, 500]], {version: 2}))
+    const next = await storage.checkByExternalId('acct_demo', 't1')
+    const notes = await notesHeard()
+    const [a, b] = await Promise.all([instance(), instance()])
+    await recordAndHear(a, b, 'acct_a', 'req_updated', {method: 'PUT', push_result: 'updated', previous, next})
+    // the listening client may hear the note after b
+    const heard = () => notes.find(({note}) => note.trace?.id === 'req_updated')?.note.trace
+    await expect.poll(heard).toBeDefined()
+    const sent = heard()!
+    expect(Object.keys(sent)).not.toContain('previous')
+    expect(Object.keys(sent)).not.toContain('next')
+    const here = a.get('acct_a', 'req_updated')!
+    expect(here.changes).toMatchObject({items: {changed: [{external_id: 'a', fields: {quantity: [1, 2]}}]}})
+    expect(b.get('acct_a', 'req_updated')).toEqual(here)
   })
 
   it("an account forgotten on one instance (deleted) is forgotten on the other, cursors included; a reset keeps the other's cursors", async () => {
