@@ -273,18 +273,6 @@ function retriedSince(claimed: DeliveryRecord | undefined, latest: DeliveryRecor
 }
 
 /**
- * Whether the delivery has an attempt made for the time `dueAt` (scheduler ms): a claim for that time
- * that finds it gone on a database shared by instances was beaten by another instance, not by a cancel.
- *
- * @example
- * const madeElsewhere = attemptMadeAt(latest, Date.parse(queued.next_attempt_at))
- */
-export function attemptMadeAt(delivery: DeliveryRecord, dueAt: number): boolean {
-  const due = isoTime(dueAt)
-  return delivery.attempts.some((attempt) => !attempt.duplicate && attempt.scheduled_at === due)
-}
-
-/**
  * How many attempts the delivery has had made for the times from `dueAt` (scheduler ms) on, duplicates
  * left out: what another instance made of it since the attempt this one knew to be due, in one record
  * when that instance made several before this one heard of the first.

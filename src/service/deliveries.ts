@@ -1,5 +1,4 @@
 import {
-  attemptMadeAt,
   type AttemptOptions,
   type AttemptResult,
   cancelDelivery,
@@ -56,10 +55,9 @@ export class Deliveries {
   /**
    * The pending delivery and what its attempt due at `dueAt` (scheduler ms) sends to where: with other
    * instances on the database, only the one that claims it (a lease of `leaseMs`, which recording the
-   * attempt ends) gets it; `'held'` while another live instance holds it, `'made'` once another has made
-   * that attempt. Alone, it is the delivery as stored.
+   * attempt ends) gets it; `'held'` while another live instance holds it. Alone, it is the delivery as stored.
    */
-  claim(id: string, dueAt: number, leaseMs: number): Promise<Attempt | 'held' | 'made' | undefined> {
+  claim(id: string, dueAt: number, leaseMs: number): Promise<Attempt | 'held' | undefined> {
     return this.context.storage.shared ? this.#claimShared(id, dueAt, leaseMs) : this.#claimAlone(id)
   }
 
@@ -71,7 +69,7 @@ export class Deliveries {
     return attemptOf({delivery, endpoint, event})
   }
 
-  async #claimShared(id: string, dueAt: number, leaseMs: number): Promise<Attempt | 'held' | 'made' | undefined> {
+  async #claimShared(id: string, dueAt: number, leaseMs: number): Promise<Attempt | 'held' | undefined> {
     const {storage} = this.context
     // the claim reads the endpoint and the event with it: one round trip (docs/postgres.md, "Delivery across instances")
     const claim = await storage.shared!.claim(id, dueAt, leaseMs)
@@ -81,7 +79,7 @@ export class Deliveries {
     // the queue learns what is due next now, and an advance counts the attempts it shows (contested-claims.ts)
     const latest = await storage.get('deliveries', id)
     if (latest) this.#queue?.([['deliveries', id, latest]])
-    return latest && attemptMadeAt(latest, dueAt) ? 'made' : undefined
+    return undefined
   }
 
   endpoint(delivery: DeliveryRecord): Promise<WebhookEndpointRecord | undefined> {

@@ -93,7 +93,7 @@ export class ContestedClaims {
   async claim(entry: Entry, leaseMs: number): Promise<Attempt | undefined> {
     const {id, due} = entry
     // a record of the delivery heard while the claim is out is counted then (heard): one that shows this attempt
-    // made elsewhere too, the latest that the ledger passes on with 'made' among them
+    // made elsewhere too, as the latest that the ledger passes on when it finds the attempt gone
     this.#claiming.add(id)
     const claim = await this.ledger.claim(id, due, leaseMs).finally(() => this.#claiming.delete(id))
     // another instance has it out: an advance counts it when that one's record arrives, unless the delivery was
@@ -102,9 +102,9 @@ export class ContestedClaims {
       if (this.scheduler.isCurrent(entry)) this.contest(entry)
       return undefined
     }
-    // claimed now, made elsewhere, or nothing is left to claim
+    // claimed now, or nothing is left to claim here
     this.#contested.delete(id)
-    return claim === 'made' ? undefined : claim
+    return claim
   }
 
   /**

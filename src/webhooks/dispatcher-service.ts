@@ -32,12 +32,12 @@ export interface DeliveryLedger {
   endpoint(delivery: DeliveryRecord): Promise<WebhookEndpointRecord | undefined>
   /**
    * The pending delivery and its target, for the attempt due at `dueAt`, once this instance has claimed it for
-   * `leaseMs`; `'held'` while another live instance holds that attempt, `'made'` once another instance has made
-   * it (several instances on one database), the delivery as stored then having been passed to the queue first
-   * (an advance counts what it shows: contested-claims.ts); undefined when nothing is left to attempt
-   * (canceled, retried or deleted meanwhile).
+   * `leaseMs`; `'held'` while another live instance holds that attempt (several instances on one database);
+   * undefined when nothing is left to attempt: made by another instance, canceled, retried or deleted
+   * meanwhile. With other instances, the delivery as stored then is passed to the queue first (an advance
+   * counts the attempts it shows: contested-claims.ts).
    */
-  claim(id: string, dueAt: number, leaseMs: number): Promise<Attempt | 'held' | 'made' | undefined>
+  claim(id: string, dueAt: number, leaseMs: number): Promise<Attempt | 'held' | undefined>
   /** Set once a write failed. */
   readonly failure: Error | undefined
   cancel(delivery: DeliveryRecord, now: string): Promise<void>

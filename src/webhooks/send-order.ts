@@ -41,7 +41,7 @@ interface Line {
 export class SendOrder {
   readonly #lines = new Map<string, Line>()
 
-  constructor(readonly places = Number.POSITIVE_INFINITY) {}
+  constructor(readonly places: number) {}
 
   /** The next attempt to the endpoint `lane` names (scheduler.ts, `Entry`): `ready`, then `sent`, then `done`. */
   next(lane: string): Turn {

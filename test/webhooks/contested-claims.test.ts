@@ -27,13 +27,13 @@ const madeAt = (...dues: number[]): DeliveryRecord =>
 
 const canceled = {id: 'dlv_1', endpoint_id: 'we_1', status: 'canceled', attempts: []} as unknown as DeliveryRecord
 
-type Claim = Attempt | 'held' | 'made' | undefined
+type Claim = Attempt | 'held' | undefined
 
 /**
  * Contested claims over a real scheduler holding `dlv_1`, due now, and a ledger whose claim answers `claims` in
- * turn. `hear` is a commit of the delivery reaching the dispatcher: contested claims first, then the queues. The
- * ledger's claim passes `stored` on as the service's does (`meanwhile`: a commit heard while the claim is out),
- * and before it answers `'made'`, the delivery as stored then.
+ * turn. `hear` is a commit of the delivery reaching the dispatcher: contested claims first, then the queues.
+ * While its claim is out, the ledger passes `stored` on, if set: a commit heard meanwhile, or the delivery as
+ * the service reads it when it finds the attempt gone.
  */
 function setup(...claims: Claim[]) {
   const scheduler = new Scheduler()
@@ -48,10 +48,9 @@ function setup(...claims: Claim[]) {
   const ledger = {
     failure: undefined as Error | undefined,
     stored: undefined as DeliveryRecord | undefined,
-    meanwhile: false,
     claim: vi.fn(async () => {
       const answer = claims.shift()
-      if (ledger.stored && (answer === 'made' || ledger.meanwhile)) hear(ledger.stored)
+      if (ledger.stored) hear(ledger.stored)
       return answer
     }),
   }
@@ -78,7 +77,7 @@ describe('ContestedClaims', () => {
   })
 
   it('an attempt another instance made before this one could claim it is counted once, and not made here', async () => {
-    const {claim, attempts, ledger, hear} = setup('made')
+    const {claim, attempts, ledger, hear} = setup(undefined)
     ledger.stored = madeAt(DUE)
     expect(await claim()).toBeUndefined()
     expect(attempts.total).toBe(1)
@@ -88,7 +87,7 @@ describe('ContestedClaims', () => {
   })
 
   it('attempts another instance made one after another before this one heard of the first each count once', async () => {
-    const {claim, attempts, ledger, hear} = setup('made')
+    const {claim, attempts, ledger, hear} = setup(undefined)
     // the delivery as stored when this claim found it gone: two attempts made since the one queued here
     ledger.stored = madeAt(DUE, DUE + 60_000)
     await claim()
@@ -181,7 +180,6 @@ describe('ContestedClaims', () => {
     const {entry, ledger, attempts, contested} = setup('held')
     // the entry goes stale while the claim is out: a newer commit of the delivery replaced it
     ledger.stored = written(true)
-    ledger.meanwhile = true
     expect(await contested.claim(entry, 40_000)).toBeUndefined()
     expect(contested.size).toBe(0)
     expect(attempts.total).toBe(1)
@@ -190,7 +188,6 @@ describe('ContestedClaims', () => {
   it('held while the delivery was canceled unsent: no attempt', async () => {
     const {entry, ledger, attempts, contested} = setup('held')
     ledger.stored = written(false)
-    ledger.meanwhile = true
     expect(await contested.claim(entry, 40_000)).toBeUndefined()
     expect(contested.size).toBe(0)
     expect(attempts.total).toBe(0)

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {SendOrder} from '../../src/webhooks/send-order.js'
+import {PER_ENDPOINT} from '../../src/webhooks/scheduler.js'
 
 /** Whether `promise` has settled once the microtasks queued so far have run. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
@@ -11,7 +12,7 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 
 describe('SendOrder', () => {
   it("an endpoint's attempt sends only once the one started before it has", async () => {
-    const order = new SendOrder()
+    const order = new SendOrder(PER_ENDPOINT)
     const first = order.next('we_a')
     const second = order.next('we_a')
     const third = order.next('we_a')
@@ -25,7 +26,7 @@ describe('SendOrder', () => {
   })
 
   it('endpoints do not wait for each other, and one that gave up lets the next go as one that sent does', async () => {
-    const order = new SendOrder()
+    const order = new SendOrder(PER_ENDPOINT)
     const a = order.next('we_a')
     const next = order.next('we_a')
     expect(await settled(order.next('we_b').ready)).toBe(true)
@@ -35,7 +36,7 @@ describe('SendOrder', () => {
   })
 
   it('one that gave up before its turn does not let the ones after it pass the one before it', async () => {
-    const order = new SendOrder()
+    const order = new SendOrder(PER_ENDPOINT)
     const first = order.next('we_a')
     const second = order.next('we_a')
     const third = order.next('we_a')
