@@ -96,8 +96,8 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
        END IF;
      END $$`,
   ],
-  // a kept check's push whole, for an instance alone: one statement (src/postgres/unit.ts, `KEPT_PUSH`); its
-  // rows are the tables' columns in this version's order, as `rowValues` (src/postgres/bulk.ts) lists them
+  // a kept check's push whole, as instances before src/postgres/kept-push.ts sent it: still there for those
+  // an upgrade has not reached yet; its rows are the tables' columns in this version's order
   [
     `CREATE OR REPLACE FUNCTION tablepay_kept_push(acct text, ext text, kept text, chk text[], evts text[][])
      RETURNS bigint LANGUAGE plpgsql AS $$

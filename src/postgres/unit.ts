@@ -6,6 +6,7 @@ import {boundDelete, boundInsert, LARGE_BYTES, onConflict, RecordTexts, rowValue
 import {byExternalId, type CheckCache} from './check-cache.js'
 import {named, prepared, PreparedOn} from './prepared.js'
 import {ENDPOINTS, type LockedEndpoints, lockedEndpoints, PgReader, type Sql, text, untext} from './reader.js'
+import {keptPush, type KeptPush} from './kept-push.js'
 import {inline, literal} from './literal.js'
 import {COLUMNS} from './schema.js'
 
@@ -113,15 +114,6 @@ const CHECK_TEXT_BY_EXTERNAL_ID = prepared(
  */
 const KEPT_CHECK = prepared('tp_kept_check', 'SELECT tablepay_kept_check($1::text, $2::text, $3::text)')
 
-/**
- * A kept check's push whole, for an instance surely alone: the account's lock, the check's comparison
- * (`KEPT_CHECK`), the check's and its events' writes and the commit number, in one statement.
- */
-const KEPT_PUSH = prepared(
-  'tp_kept_push',
-  'SELECT tablepay_kept_push($1::text, $2::text, $3::text, $4::text[], $5::text[][]) AS commit',
-)
-
 /** One unit of work: one transaction; its writes are collected and sent together with its COMMIT. */
 export class PgUnit extends PgReader implements UnitOfWork {
   readonly #writes = new UnitWrites()
@@ -159,7 +151,7 @@ export class PgUnit extends PgReader implements UnitOfWork {
    * alone, a check it keeps is given at once, and locked and read only if the unit goes on to send
    * anything: a push that changes nothing sends nothing ("Reads while alone"); of an account without
    * endpoints, it is locked and compared in the database with the unit's first query (`KEPT_CHECK`), or
-   * by the one statement of its push (`KEPT_PUSH`).
+   * by the one statement of its push (src/postgres/kept-push.ts).
    */
   override async checkByExternalId(accountId: string, externalId: string): Promise<CheckRecord | undefined> {
     if (this.begun) return super.checkByExternalId(accountId, externalId)
@@ -170,7 +162,7 @@ export class PgUnit extends PgReader implements UnitOfWork {
     if (kept && this.checks!.bare(accountId)) {
       // nothing to read with it: its lock and comparison go with the unit's first query, its writes if any
       this.#endpoints = {accountId, records: []}
-      this.#kept = {accountId, externalId, check: kept}
+      this.#kept = {accountId, check: kept}
       this.#sql.lead += `${this.#sql.execute(KEPT_CHECK, [text(accountId), text(externalId), this.checks!.textOf(kept)])}; `
       return kept
     }
@@ -202,13 +194,12 @@ export class PgUnit extends PgReader implements UnitOfWork {
     if (!bare && records.length === 0 && mark) this.checks!.keepBare(accountId, mark)
     if (!kept) return check.rows[0]?.doc
     // the unit runs again, and drops the kept check first (`given`)
-    if (check.rows[0]?.text !== this.checks!.textOf(kept))
-      throw Object.assign(new Error('postgres: a kept check changed'), {code: '40001'})
+    if (check.rows[0]?.text !== this.checks!.textOf(kept)) throw keptChanged()
     return kept
   }
 
-  /** A kept check of an account without endpoints, given to the unit before it sent anything (`KEPT_PUSH`). */
-  #kept: {accountId: string; externalId: string; check: CheckRecord} | undefined
+  /** A kept check of an account without endpoints, given to the unit before it sent anything (`#keptPush`). */
+  #kept: {accountId: string; check: CheckRecord} | undefined
 
   /** The kept checks given to the unit (`checkByExternalId`): a unit that fails, one of them changed perhaps, drops them. */
   readonly given: Change[] = []
@@ -296,7 +287,7 @@ export class PgUnit extends PgReader implements UnitOfWork {
    * statements go one by one, their values bound (src/postgres/bulk.ts).
    * Resolves with the `commit` column the notice answers with: the unit's
    * commit number (src/postgres/notice.ts). A kept check's push, alone, is
-   * one statement (`#keptPush`).
+   * one statement, its own transaction (`#keptPush`).
    */
   async commit(changes: readonly Change[], notice?: Notice): Promise<number | undefined> {
     if (!this.begun && changes.length === 0) return undefined
@@ -304,8 +295,13 @@ export class PgUnit extends PgReader implements UnitOfWork {
     const writes = this.#writesOf(changes, texts)
     if (texts.length > LARGE_BYTES) return this.#commitLarge(writes, texts, notice)
     const push = this.#keptPush(writes, texts, notice)
-    const statements = push ? [push] : writes.map((write) => this.#statement(write, texts))
-    if (notice && !push) statements.push(notice.inline(this))
+    if (push) {
+      const {rows} = await this.#sql.client.query<{commit: string}>(keptPush(push))
+      if (rows.length === 0) throw keptChanged()
+      return Number(rows[0]!.commit)
+    }
+    const statements = writes.map((write) => this.#statement(write, texts))
+    if (notice) statements.push(notice.inline(this))
     const results = await this.#sql.results<{commit?: string}>([...statements, 'COMMIT'].join(';\n'))
     return commitOf(notice && results.at(-2))
   }
@@ -323,25 +319,23 @@ export class PgUnit extends PgReader implements UnitOfWork {
   }
 
   /**
-   * The unit as one `KEPT_PUSH`, when it is a kept check's push (its check and its events written, nothing
-   * else) that notifies nobody and has sent nothing yet; the lead it replaces is not sent.
+   * The unit as one kept push (src/postgres/kept-push.ts), when it is a kept check's push (its check and its
+   * events written, nothing else) that notifies nobody and has sent nothing yet.
    */
-  #keptPush(writes: readonly Write[], texts: RecordTexts, notice: Notice | undefined): string | undefined {
+  #keptPush(writes: readonly Write[], texts: RecordTexts, notice: Notice | undefined): KeptPush | undefined {
     const kept = this.#kept
     if (!kept || this.begun || !notice?.silent) return undefined
     const [check, events, ...more] = writes
     const [checks, eventPuts] = [upserts(check, 'checks'), upserts(events, 'events')]
     if (more.length > 0 || checks?.length !== 1 || checks[0]![1] !== kept.check.id) return undefined
     if (events && !eventPuts) return undefined
-    this.#sql.lead = ''
     const row = (change: Change) => rowValues(change, texts)
-    return this.execute(KEPT_PUSH, [
-      text(kept.accountId),
-      text(kept.externalId),
-      this.checks!.textOf(kept.check),
-      row(checks[0]!),
-      eventPuts?.map(row) ?? null,
-    ])
+    return {
+      accountId: text(kept.accountId),
+      kept: this.checks!.textOf(kept.check),
+      check: row(checks[0]!),
+      events: eventPuts?.map(row) ?? [],
+    }
   }
 
   /** Each collection's deletes, inserts and upserts, the last write of each record winning. */
@@ -396,6 +390,9 @@ function bound(write: Write, texts: RecordTexts): [string, unknown[]] {
       : boundInsert(write.collection, write.puts, texts, write.upsert)
   return [text, values ?? []]
 }
+
+/** A kept check found changed in the database: the unit runs again, the kept check dropped (`given`). */
+const keptChanged = () => Object.assign(new Error('postgres: a kept check changed'), {code: '40001'})
 
 const commitOf = (result: pg.QueryResult<{commit?: string}> | undefined): number | undefined => {
   const commit = result?.rows[0]?.commit

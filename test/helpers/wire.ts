@@ -7,6 +7,8 @@ export interface RoundTrip {
   connection: number
   /** The SQL it carried: the simple query's text, or each Parse's statement. */
   sql: string[]
+  /** The named statements its Binds ran (extended protocol), which a connection parses once. */
+  named: string[]
 }
 
 /**
@@ -28,6 +30,7 @@ export function roundTrips() {
     let pending = Buffer.alloc(0)
     let started = false
     let parsed: string[] = []
+    let named: string[] = []
     return (chunk: Buffer) => {
       pending = Buffer.concat([pending, chunk])
       for (;;) {
@@ -45,11 +48,13 @@ export function roundTrips() {
         const type = String.fromCharCode(pending[0]!)
         const body = pending.subarray(5, 1 + length)
         pending = pending.subarray(1 + length)
-        if (type === 'Q') trips.push({connection, sql: [cString(body, 0)]})
+        if (type === 'Q') trips.push({connection, sql: [cString(body, 0)], named: []})
         else if (type === 'P') parsed.push(cString(body, body.indexOf(0) + 1))
+        else if (type === 'B') named.push(cString(body, body.indexOf(0) + 1))
         else if (type === 'S') {
-          trips.push({connection, sql: parsed})
+          trips.push({connection, sql: parsed, named: named.filter(Boolean)})
           parsed = []
+          named = []
         }
       }
     }
