@@ -216,7 +216,7 @@ export function traceBytes(trace: RequestTrace): number {
  * (docs/postgres.md, "The request log across instances").
  *
  * @example
- * shared.broadcast('request_trace', {account_id, trace: sharedTrace(trace)})
+ * shared.broadcast('request_trace', () => ({account_id, trace: sharedTrace(trace)}))
  */
 export function sharedTrace(trace: RequestTrace): RequestTrace {
   const {previous, next, ...rest} = trace

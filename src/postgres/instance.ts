@@ -138,9 +138,9 @@ export class PgInstance implements SharedStorage {
     this.#presence.doubt()
   }
 
-  broadcast(topic: string, note: unknown): boolean {
+  broadcast(topic: string, note: () => unknown): boolean {
     // alone, a note would reach nobody: a request's cost a push a sixth of its CPU
-    return this.#presence.alone || this.#send(topic, note)
+    return this.#presence.alone || this.#send(topic, note())
   }
 
   #send(topic: string, note: unknown): boolean {

@@ -190,6 +190,6 @@ export class Faults {
       left = [...faults, note.added].sort((a, b) => a.seq - b.seq)
     if (left.length > 0) this.#copy.set(note.account_id, left)
     else this.#copy.delete(note.account_id)
-    if (own) this.shared!.broadcast(TOPIC, note)
+    if (own) this.shared!.broadcast(TOPIC, () => note)
   }
 }

@@ -43,9 +43,9 @@ export function shareRequests(requests: RequestLog, shared: SharedStorage): () =
     if (remote) return
     // the trace, which each instance renders when it is read, as its own: rendering it here cost a push on
     // PostgreSQL a third of its CPU (docs/postgres.md, "The request log across instances")
-    if (shared.broadcast(TRACE, {account_id: accountId, trace: sharedTrace(trace)} satisfies TraceNote)) return
+    if (shared.broadcast(TRACE, () => ({account_id: accountId, trace: sharedTrace(trace)}) satisfies TraceNote)) return
     const entry = boundedEntry(requests.render(trace), ENTRY_BYTES)
-    if (entry) shared.broadcast(ENTRY, {account_id: accountId, entry} satisfies EntryNote)
+    if (entry) shared.broadcast(ENTRY, () => ({account_id: accountId, entry}) satisfies EntryNote)
   })
   const unlistenTraces = shared.listen(TRACE, (note) => {
     const {account_id, trace} = note as TraceNote
@@ -56,7 +56,7 @@ export function shareRequests(requests: RequestLog, shared: SharedStorage): () =
     requests.record(account_id, traceOf(entry), {entry})
   })
   const unclear = requests.onClear((accountId, forgotten) =>
-    shared.broadcast(CLEARED, {account_id: accountId, ...(forgotten ? {forgotten} : {})} satisfies ClearNote),
+    shared.broadcast(CLEARED, () => ({account_id: accountId, ...(forgotten ? {forgotten} : {})}) satisfies ClearNote),
   )
   const unlistenClear = shared.listen(CLEARED, (note) => {
     const {account_id, forgotten} = note as ClearNote

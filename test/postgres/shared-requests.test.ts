@@ -76,6 +76,18 @@ describe('the request log across instances', () => {
     expect(b.list('acct_a', {}, {limit: 10})!.data.map((entry) => entry.id)).toEqual(['req_heard'])
   })
 
+  it("an instance alone does not even make a note (a push's would cost its changes), and makes each once another starts", async () => {
+    const storage = await PgStorage.open({url: db.url})
+    stops.push(() => storage.close())
+    let made = 0
+    const note = () => (made++, {})
+    expect(storage.shared!.broadcast('test_note', note)).toBe(true)
+    expect(made).toBe(0)
+    const other = await PgStorage.open({url: db.url})
+    stops.push(() => other.close())
+    await expect.poll(() => storage.shared!.broadcast('test_note', note) && made).toBeGreaterThan(0)
+  })
+
   it('a push that updated a check goes as its changes, not the check before and after, and shows as it does here', async () => {
     const {service, storage} = await serviceForTest()
     await service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]]))

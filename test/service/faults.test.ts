@@ -34,7 +34,7 @@ function database() {
     const shared: SharedStorage = {
       claim: async () => undefined,
       broadcast: (topic, note) => {
-        for (const [other, topics] of listeners) if (other !== faults) topics.get(topic)?.(note)
+        for (const [other, topics] of listeners) if (other !== faults) topics.get(topic)?.(note())
         return true
       },
       listen: (topic, listener) => {
