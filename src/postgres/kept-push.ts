@@ -22,8 +22,9 @@ const texts = new Map<number, string>()
  * takes the account's lock, shared, before the check's row lock; writes the
  * check only where its stored text is the kept one; its events only if it
  * did; and answers the commit number, with no row when the check changed
- * since it was kept. As a PL/pgSQL function of the same steps, run in a
- * transaction of its own, it took PostgreSQL a third more CPU per push.
+ * since it was kept. As a PL/pgSQL function of the same steps, called
+ * between `BEGIN` and `COMMIT` with its values as literals, it took
+ * PostgreSQL about 1.7 × the CPU per push (docs/postgres.md, "Speed").
  */
 export function keptPush({accountId, kept, check, events}: KeptPush): pg.QueryConfig {
   let text = texts.get(events.length)
