@@ -220,7 +220,13 @@ export function traceBytes(trace: RequestTrace): number {
  */
 export function sharedTrace(trace: RequestTrace): RequestTrace {
   const {previous, next, ...rest} = trace
-  return previous && next && trace.push_result === 'updated' ? {...rest, changes: checkChanges(previous, next)} : rest
+  const changes = changesOf(trace)
+  return changes ? {...rest, changes} : rest
+}
+
+/** What a push that updated its check changed: as a note carried it, or from the check before and after. */
+function changesOf({changes, previous, next, push_result}: RequestTrace): CheckChanges | null {
+  return changes ?? (previous && next && push_result === 'updated' ? checkChanges(previous, next) : null)
 }
 
 /**
@@ -285,7 +291,7 @@ export function renderRequest(trace: RequestTrace): RequestEntry {
     request_body_truncated: request.truncated,
     response_body: response.body,
     response_body_truncated: response.truncated,
-    changes: changes ?? (previous && next && trace.push_result === 'updated' ? checkChanges(previous, next) : null),
+    changes: changesOf(trace),
   }
 }
 
