@@ -10,7 +10,7 @@ import {migrate} from './migrations.js'
 import {named} from './prepared.js'
 import {CHANNEL, type Note, notice, readBack, type RecordKeys} from './notice.js'
 import {PgReader, type Sql} from './reader.js'
-import {newPool} from './pool.js'
+import {newPool, POOL_SIZE} from './pool.js'
 import {type Notice, PgUnit} from './unit.js'
 
 const ignore = () => {}
@@ -39,7 +39,7 @@ const WATCH_EVERY_MS = 5000
 export interface PgStorageOptions {
   /** `postgres://user:password@host:port/database` */
   url: string
-  /** Connections in the pool (default 10). */
+  /** Connections in the pool (default 6: `POOL_SIZE`). */
   poolSize?: number
   /** How long opening a connection may take before the database counts as unreachable (default 10 s). */
   connectTimeoutMs?: number
@@ -133,7 +133,7 @@ export class PgStorage extends PgReader implements Storage {
   /** Connects, migrates the schema (once, under an advisory lock) and listens for the other instances' changes. */
   static async open({
     url,
-    poolSize = 10,
+    poolSize = POOL_SIZE,
     connectTimeoutMs = CONNECT_TIMEOUT_MS,
     deletedKept = DELETED_KEPT,
   }: PgStorageOptions): Promise<PgStorage> {

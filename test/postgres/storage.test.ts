@@ -86,6 +86,33 @@ describe('PgStorage', () => {
     expect(listening).toEqual([{n: 1}])
   })
 
+  it('opens at most 8 connections however many units are asked at once, as docs/postgres.md sizes max_connections', async () => {
+    await (await open()).close()
+    // a role's CONNECTION LIMIT binds its sessions (a superuser's would not): a ninth connection is refused
+    const role = `tp_limited_${process.pid}`
+    await query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 8`)
+    try {
+      await query(
+        `GRANT ALL ON SCHEMA public TO ${role}; GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`,
+      )
+      const url = new URL(db.url)
+      url.username = role
+      const storage = await open({url: url.toString()})
+      // asked at once, they make the pool open every connection it may
+      const ids = Array.from({length: 20}, (_, i) => `evt_${i}`)
+      await Promise.all(ids.map((id) => storage.unit(async (tx) => tx.put('events', id, event(id)))))
+      expect(await storage.count('events', 'acct_a')).toBe(20)
+      const [sessions] = await query<{n: number}>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = '${role}'`,
+      )
+      // its pool of 6, its listening connection and its session
+      expect(sessions).toEqual({n: 8})
+    } finally {
+      await Promise.all(opened.splice(0).map((storage) => storage.close()))
+      await query(`DROP OWNED BY ${role}; DROP ROLE ${role}`)
+    }
+  })
+
   it('writes nothing of a unit that throws, and a unit does not see its own writes', async () => {
     const storage = await open()
     await expect(
