@@ -4,7 +4,7 @@ import {migrate} from '../../src/postgres/migrations.js'
 import {MIGRATIONS} from '../../src/postgres/schema.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {CLOCK_SETTING} from '../../src/webhooks/clock.js'
-import {createTestDatabase} from '../helpers/postgres.js'
+import {createTestDatabase, testPool} from '../helpers/postgres.js'
 
 it('a database of the schema before fan-out marks had their table gets it, and keeps what it holds', async () => {
   const db = await createTestDatabase({empty: true})
@@ -35,7 +35,7 @@ it('a database of the schema before fan-out marks had their table gets it, and k
     const mark = {id: 'evt_1', account_id: '' as const, due: 5000}
     await storage.unit(async (tx) => tx.put('fan_outs', mark.id, mark))
     expect(await storage.all('fan_outs')).toEqual([mark])
-    const pool = new pg.Pool({connectionString: db.url, max: 1})
+    const pool = testPool(db.url)
     try {
       expect(await migrate(pool)).toBe(0)
     } finally {

@@ -2,7 +2,7 @@ import pg from 'pg'
 import {afterEach, beforeEach, expect, it} from 'vitest'
 import {LIFE_LOCK} from '../../src/postgres/leases.js'
 import {Presence} from '../../src/postgres/presence.js'
-import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {createTestDatabase, testPool, type TestDatabase} from '../helpers/postgres.js'
 
 let db: TestDatabase
 let pool: pg.Pool
@@ -11,9 +11,7 @@ const OTHER = 202
 
 beforeEach(async () => {
   db = await createTestDatabase()
-  pool = new pg.Pool({connectionString: db.url, max: 2})
-  // a connection still ending when the database is dropped hears itself terminated: nothing to report then
-  pool.on('error', () => {})
+  pool = testPool(db.url, 2)
 })
 
 afterEach(async () => {

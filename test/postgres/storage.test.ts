@@ -5,7 +5,7 @@ import {migrate} from '../../src/postgres/migrations.js'
 import {MIGRATIONS} from '../../src/postgres/schema.js'
 import {PgStorage, type PgStorageOptions} from '../../src/postgres/storage.js'
 import {literal} from '../../src/postgres/literal.js'
-import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {createTestDatabase, testPool, type TestDatabase} from '../helpers/postgres.js'
 import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 
 let db: TestDatabase
@@ -217,7 +217,7 @@ describe('PgStorage', () => {
   it('migrates once however many instances start together, and refuses a schema newer than it knows', async () => {
     await Promise.all([open(), open(), open()])
     expect(await query('SELECT version FROM tablepay_schema')).toEqual([{version: MIGRATIONS.length}])
-    const pool = new pg.Pool({connectionString: db.url})
+    const pool = testPool(db.url)
     try {
       expect(await migrate(pool)).toBe(0)
       await pool.query('UPDATE tablepay_schema SET version = version + 1')
