@@ -1,6 +1,8 @@
 import pg from 'pg'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import type {DeliveryRecord} from '../../src/domain/records.js'
+import {claimDeliveries} from '../../src/postgres/leases.js'
+import type {Sql} from '../../src/postgres/reader.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {createTestDatabase, type TestDatabase, untilLockWaited} from '../helpers/postgres.js'
 
@@ -133,6 +135,55 @@ describe('delivery leases', () => {
       ])
     } finally {
       await other.end()
+    }
+  })
+
+  it('a claim finds each delivery asked by its id, whatever the backlog of other pending deliveries', async () => {
+    await open()
+    const client = new pg.Client({connectionString: db.url})
+    await client.connect()
+    try {
+      // 20,000 deliveries, all done when the planner last counted them; then a quarter of them pending: a backlog
+      const record = (status: string) =>
+        `json_build_object('id', 'dlv_' || i, 'status', '${status}', 'next_attempt_at', '${new Date(DUE).toISOString()}')`
+      await client.query(
+        `INSERT INTO deliveries (id, account_id, doc, event_id, endpoint_id, status)
+         SELECT 'dlv_' || i, 'acct_a', ${record('succeeded')}, 'evt_' || i, 'we_1', 'succeeded'
+         FROM generate_series(1, 20000) i`,
+      )
+      await client.query('ANALYZE deliveries')
+      await client.query(
+        `UPDATE deliveries SET status = 'pending', doc = ${record('pending')}
+         FROM generate_series(4, 20000, 4) i WHERE id = 'dlv_' || i`,
+      )
+      const plans: string[] = []
+      const sql: Sql = {
+        async query(text, values) {
+          // the plan made for these values, and the one made for any values, which a named statement may keep
+          for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+            await client.query(`SET plan_cache_mode = ${mode}`)
+            const {rows} = await client.query(`EXPLAIN (FORMAT JSON) ${text}`, values)
+            plans.push(JSON.stringify(rows[0]))
+          }
+          await client.query('RESET plan_cache_mode')
+          return client.query(text, values)
+        },
+      }
+      // dlv_8 and dlv_12 pending, dlv_5 done: the claim, then the look at which of those lost are held
+      const asked = ['dlv_8', 'dlv_5', 'dlv_12'].map((id) => ({id, dueAt: DUE, leaseMs: 60_000}))
+      const claims = await claimDeliveries(sql, asked, 1)
+      expect(claims.map((claim) => (typeof claim === 'object' ? claim.delivery.id : claim))).toEqual([
+        'dlv_8',
+        undefined,
+        'dlv_12',
+      ])
+      expect(plans).toHaveLength(4)
+      for (const plan of plans) {
+        expect(plan).toContain('deliveries_pkey')
+        expect(plan).not.toContain('deliveries_pending')
+      }
+    } finally {
+      await client.end()
     }
   })
 })
