@@ -105,6 +105,16 @@ describe('delivery leases', () => {
     expect(await claimUntil(b, (claim) => typeof claim === 'object')).toMatchObject({delivery: {id: 'dlv_1'}})
   })
 
+  it('a delivery asked twice in one batch of claims gets both answers: its own lease lets it claim again', async () => {
+    const a = await open()
+    await write(a, delivery(DUE))
+    const claims = await Promise.all([1, 2].map(() => a.shared!.claim('dlv_1', DUE, 60_000)))
+    expect(claims).toEqual([
+      expect.objectContaining({delivery: expect.objectContaining({id: 'dlv_1'})}),
+      expect.objectContaining({delivery: expect.objectContaining({id: 'dlv_1'})}),
+    ])
+  })
+
   it('a lease that ran out is free while its owner lives; one that has not is not', async () => {
     const [a, b] = await Promise.all([open(), open()])
     await write(a, delivery(DUE))
