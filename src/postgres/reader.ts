@@ -70,7 +70,11 @@ export function untext(value: string): string {
 
 function matches(record: unknown, where: Row | undefined): boolean {
   if (where === undefined) return true
-  for (const key in where) if (where[key] !== undefined && (record as Row)[key] !== where[key]) return false
+  for (const key in where) {
+    const value = where[key]
+    const field = (record as Row)[key]
+    if (value !== undefined && (Array.isArray(value) ? !value.includes(field) : field !== value)) return false
+  }
   return true
 }
 
@@ -82,8 +86,12 @@ function filters(collection: CollectionName, where: Row | undefined, values: unk
     if (value === undefined) continue
     if (!FIELD.test(field)) throw new Error(`postgres: cannot filter on "${field}"`)
     if (COLUMNS[collection].includes(field)) {
-      values.push(text(String(value)))
-      sql += ` AND ${field} = $${values.length}`
+      values.push(Array.isArray(value) ? value.map((one) => text(String(one))) : text(String(value)))
+      sql += Array.isArray(value)
+        ? ` AND ${field} = ANY($${values.length}::text[])`
+        : ` AND ${field} = $${values.length}`
+    } else if (Array.isArray(value)) {
+      throw new Error(`postgres: a list of values filters only a column, not "${field}"`)
     } else if (typeof value === 'string') {
       values.push(value)
       sql += ` AND doc->>'${field}' = $${values.length}`

@@ -36,6 +36,16 @@ class MemoryReader implements Reader {
     // a filter on the table's group (a delivery's event) reads the group, not the account's millions of records
     const group = table.groupBy === undefined ? undefined : (where as Row | undefined)?.[table.groupBy]
     if (typeof group === 'string') return Promise.resolve([...table.inGroup(group, {...where, account_id: accountId})])
+    if (Array.isArray(group)) {
+      const inGroups = (group as string[]).flatMap((one) => [
+        ...table.inGroup(one, {...where, [table.groupBy!]: one, account_id: accountId}),
+      ])
+      return Promise.resolve(inGroups)
+    }
+    if (where && Object.values(where).some(Array.isArray))
+      throw new Error(
+        `store: a list of values filters only ${collection}'s group, not ${Object.keys(where).join(', ')}`,
+      )
     const records: Collections[C][] = []
     table.forEachOf(accountId, (record) => void records.push(record), where)
     return Promise.resolve(records)

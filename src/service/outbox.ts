@@ -13,9 +13,9 @@ import type {DeliveryQueue, ServiceContext} from './context.js'
 import {moveLegacyMarks} from './legacy-marks.js'
 import type {Change, UnitOfWork} from './storage.js'
 
-/** True while the deliveries of event `eventId` are still to be written (retention keeps it meanwhile). */
-export const isFanningOut = async (tx: UnitOfWork, eventId: string): Promise<boolean> =>
-  (await tx.get('fan_outs', eventId)) !== undefined
+/** Those of `eventIds` whose deliveries are still to be written (retention keeps them meanwhile). */
+export const fanningOut = async (tx: UnitOfWork, eventIds: readonly string[]): Promise<Set<string>> =>
+  new Set((await tx.getMany('fan_outs', eventIds)).flatMap((mark, i) => (mark ? [eventIds[i]!] : [])))
 
 /** What a fan-out writes: new deliveries, and the chaos that endpoints draw for them. */
 const FANNED_OUT: ReadonlySet<CollectionName> = new Set(['deliveries', 'webhook_endpoints'])

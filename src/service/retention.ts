@@ -1,13 +1,21 @@
 import {DEFAULT_RETENTION, isExpiredKey, isPastAge, mayDelete, type RetentionPolicy} from '../domain/retention.js'
 import type {ServiceContext} from './context.js'
-import {isFanningOut, type Outbox} from './outbox.js'
+import {fanningOut, type Outbox} from './outbox.js'
 import type {UnitOfWork} from './storage.js'
+
+/**
+ * Events whose deliveries and fan-out marks a pass reads at once: few enough that an account whose events
+ * each have many deliveries (one per endpoint) reads little more than its budget lets it delete.
+ */
+const SLICE = 32
 
 /** What one pass deleted. */
 export interface Pruned {
   events: number
   deliveries: number
   idempotency_keys: number
+  /** It stopped at its budget (or its look-ahead) with an account's records maybe still past retention. */
+  more: boolean
 }
 
 /**
@@ -31,18 +39,20 @@ export class Retention {
    * while (total(await service.retention.prune()) > 0);
    */
   async prune(): Promise<Pruned> {
-    const pruned: Pruned = {events: 0, deliveries: 0, idempotency_keys: 0}
+    const pruned: Pruned = {events: 0, deliveries: 0, idempotency_keys: 0, more: false}
     for (const account of await this.context.storage.all('accounts')) {
       // and the deliveries only of events no fan-out is left for (a marked one is kept): it need not wait
       await this.outbox.unit({reads: ['events', 'fan_outs', 'idempotency_keys']}, async (tx) => {
-        await this.#pruneEvents(tx, account.id, pruned)
-        await this.#pruneKeys(tx, account.id, pruned)
+        const events = await this.#pruneEvents(tx, account.id, pruned)
+        const keys = await this.#pruneKeys(tx, account.id, pruned)
+        pruned.more ||= events || keys
       })
     }
     return pruned
   }
 
-  async #pruneEvents(tx: UnitOfWork, accountId: string, pruned: Pruned): Promise<void> {
+  /** Whether it stopped before it could tell that none of the account's events is past retention. */
+  async #pruneEvents(tx: UnitOfWork, accountId: string, pruned: Pruned): Promise<boolean> {
     const nowMs = Date.parse(this.context.now())
     let overflow = (await tx.count('events', accountId)) - this.policy.maxEvents
     const {pruneBatch} = this.policy
@@ -59,41 +69,53 @@ export class Retention {
       const page = await tx.pageIds('events', accountId, {limit, oldestFirst: true, startingAfter})
       // none: the event paged from was deleted by another instance's pass and its kept place trimmed since
       // (docs/postgres.md); this pass ends with what it did, and the next starts from the oldest again
-      if (!page) return
-      for (const id of page.records) {
-        if (budget <= 0) return
-        if (overflow <= 0) {
-          // gone: another instance's pass deleted it since the page was read (PostgreSQL)
-          const event = await tx.get('events', id)
-          if (!event) continue
-          if (!isPastAge(event, nowMs, this.policy)) return
+      if (!page) return true
+      for (let at = 0; at < page.records.length; at += SLICE) {
+        // a slice's deliveries and fan-out marks in one read each: on PostgreSQL a read per event was two round
+        // trips, which at the bound cost more than the pushes (docs/postgres.md, "Retention at the bound")
+        const slice = page.records.slice(at, at + SLICE)
+        const [listed, fanning] = await Promise.all([
+          tx.list('deliveries', accountId, {event_id: slice}),
+          fanningOut(tx, slice),
+        ])
+        for (const id of slice) {
+          if (budget <= 0) return true
+          if (overflow <= 0) {
+            // gone: another instance's pass deleted it since the page was read (PostgreSQL)
+            const event = await tx.get('events', id)
+            if (!event) continue
+            if (!isPastAge(event, nowMs, this.policy)) return false
+          }
+          const deliveries = listed.filter((delivery) => delivery.event_id === id)
+          if (!mayDelete(deliveries, fanning.has(id))) continue
+          tx.delete('events', id)
+          for (const delivery of deliveries) tx.delete('deliveries', delivery.id)
+          overflow--
+          budget -= 1 + deliveries.length
+          pruned.events++
+          pruned.deliveries += deliveries.length
         }
-        const deliveries = await tx.list('deliveries', accountId, {event_id: id})
-        if (!mayDelete(deliveries, await isFanningOut(tx, id))) continue
-        tx.delete('events', id)
-        for (const delivery of deliveries) tx.delete('deliveries', delivery.id)
-        overflow--
-        budget -= 1 + deliveries.length
-        pruned.events++
-        pruned.deliveries += deliveries.length
       }
       // the unit's deletes apply when it ends: the last event read is still there to page from
-      if (!page.hasMore || budget <= 0) return
+      if (!page.hasMore || budget <= 0) return page.hasMore
       read += page.records.length
       startingAfter = page.records.at(-1)!
       limit = Math.min(pruneBatch, limit * 2)
     }
+    return true
   }
 
-  async #pruneKeys(tx: UnitOfWork, accountId: string, pruned: Pruned): Promise<void> {
+  /** Whether a whole batch of keys went, so that more may be past their time. */
+  async #pruneKeys(tx: UnitOfWork, accountId: string, pruned: Pruned): Promise<boolean> {
     const clockMs = this.context.clock.now()
     const wallMs = Date.parse(this.context.now())
     const page = await tx.page('idempotency_keys', accountId, {limit: this.policy.pruneBatch, oldestFirst: true})
     for (const key of page!.records) {
-      if (!isExpiredKey(key, clockMs, wallMs, this.policy)) return
+      if (!isExpiredKey(key, clockMs, wallMs, this.policy)) return false
       tx.delete('idempotency_keys', key.id)
       pruned.idempotency_keys++
     }
+    return page!.hasMore
   }
 }
 
@@ -102,7 +124,11 @@ export const total = (pruned: Pruned): number => pruned.events + pruned.deliveri
 
 /**
  * Runs `retention` in the background: every `intervalMs`, passes back to
- * back (yielding to requests between them) until one deletes nothing.
+ * back (yielding to requests between them) while one stops at its budget.
+ * One that did not left nothing past retention as it counted: under steady
+ * pushes at the bound the next pass waits for the next tick, as each counts
+ * the account's events, which on PostgreSQL reads them all (docs/postgres.md,
+ * "Retention at the bound").
  *
  * @example
  * const pruner = new Pruner(service.retention)
@@ -122,12 +148,12 @@ export class Pruner {
     this.#timer = setInterval(() => void this.catchUp(), this.intervalMs).unref()
   }
 
-  /** Resolves once a pass has found nothing left to delete (or the storage has failed: nothing can be deleted then). */
+  /** Resolves once a pass has left nothing past retention (or the storage has failed: nothing can be deleted then). */
   catchUp(): Promise<void> {
     this.#chain = this.#chain.then(async () => {
       while (!this.retention.context.storage.failure) {
         try {
-          if (total(await this.retention.prune()) === 0) return
+          if (!(await this.retention.prune()).more) return
         } catch (error) {
           if (!this.retention.context.storage.failure) console.error('[tablepay] retention', error)
           return

@@ -11,8 +11,14 @@ import type {Change} from '../store/store.js'
 
 export type {Change}
 
-/** Fields a record must equal to be listed; a field given as undefined does not filter. */
-export type Where<C extends CollectionName> = {[K in keyof Collections[C]]?: Collections[C][K]}
+/**
+ * Fields a record must have to be listed: the values given (an undefined one does not filter) (an undefined one matches anything). A list of values
+ * matches any of them: on a table's group (a delivery's `event_id`), or on PostgreSQL a column, so that
+ * retention reads the deliveries of several events at once.
+ */
+export type Where<C extends CollectionName> = {
+  [K in keyof Collections[C]]?: Collections[C][K] | readonly Collections[C][K][]
+}
 
 /**
  * One page of a list, newest first (or oldest first): up to `limit` records

@@ -4,6 +4,7 @@ import {PgStorage} from '../../src/postgres/storage.js'
 import type {UnitOfWork} from '../../src/service/storage.js'
 import {type RunningServer, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
+import {serviceOver} from '../service/service.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {untilLockWaited} from '../helpers/postgres.js'
 import {databaseBehindRelay} from '../helpers/relay.js'
@@ -305,4 +306,17 @@ it('claims asked in one turn are one UPDATE, each answered its own: won, held by
   const sent = sqlOf(wire.trips.slice(from))
   expect(sent.filter((sql) => /^UPDATE deliveries\b/.test(sql))).toHaveLength(1)
   expect(sent).toHaveLength(2)
+})
+
+it("a retention pass reads its events' deliveries and fan-out marks 32 events at a time, not one by one", async () => {
+  const {storage, trips} = await storageOnWire()
+  const {service} = await serviceOver(storage, {maxEvents: 10})
+  for (let version = 1; version <= 75; version++)
+    await service.checks.push('acct_demo', 't1', checkWith([['a', version, 500]], {version}))
+  const from = trips.length
+  expect((await service.retention.prune()).events).toBe(65)
+  // the accounts; acct_demo's BEGIN with the count; the page of 66 ids; its slices of 32, 32 and 2, two reads each; the
+  // 66th event's age; the keys' page; the deletes; then the kept places' and changes' trims, and acct_other's
+  // four. A read per event, let alone two, would be 65 more.
+  expect(trips.length - from).toBeLessThanOrEqual(18)
 })

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../../src/domain/records.js'
-import {total} from '../../src/service/retention.js'
+import {Pruner, type Pruned, total} from '../../src/service/retention.js'
 import {checkWith} from '../helpers/checks.js'
 import {serviceForTest} from './service.js'
 
@@ -90,8 +90,9 @@ describe('service.retention', () => {
     const events = (await service.records.allOf('events', 'acct_demo')).map((e) => e.id)
     const pruned = await service.retention.prune()
     const kept = new Set((await service.records.allOf('events', 'acct_demo')).map((e) => e.id))
-    // the pass reads the first 100 events in two batches: the 10 past the pending ones go, the later ones wait
-    expect(pruned).toEqual({events: 10, deliveries: 10, idempotency_keys: 0})
+    // the pass reads the first 100 events in two batches: the 10 past the pending ones go, the later ones wait,
+    // and it says more may be past retention
+    expect(pruned).toEqual({events: 10, deliveries: 10, idempotency_keys: 0, more: true})
     expect(events.slice(0, 90).every((id) => kept.has(id))).toBe(true)
     expect(events.slice(90, 100).some((id) => kept.has(id))).toBe(false)
     expect(events.slice(100).every((id) => kept.has(id))).toBe(true)
@@ -120,6 +121,25 @@ describe('service.retention', () => {
       (e) => (e.data as {version: number}).version,
     )
     expect(versions).toEqual([96, 97, 98, 99, 100, 101, 102, 103, 104, 105])
+  })
+
+  it('a catch-up runs passes back to back while one stops at its budget, and ends with the first that did not', async () => {
+    const {service} = await serviceForTest({retention: {maxEvents: 10, pruneBatch: 4}})
+    await pushes(service, 20)
+    const passes: Pruned[] = []
+    const prune = service.retention.prune.bind(service.retention)
+    service.retention.prune = async () => {
+      passes.push(await prune())
+      return passes.at(-1)!
+    }
+    await new Pruner(service.retention).catchUp()
+    // 10 past the bound, 4 a pass; the third leaves none past it, so no fourth pass comes to find nothing
+    expect(passes.map(({events, more}) => [events, more])).toEqual([
+      [4, true],
+      [4, true],
+      [2, false],
+    ])
+    expect(await service.records.allOf('events', 'acct_demo')).toHaveLength(10)
   })
 
   it('forgets events older than the retention time, oldest first, by the wall clock', async () => {

@@ -4,6 +4,7 @@ import {MemoryStorage} from '../../src/service/memory-storage.js'
 import {Store} from '../../src/store/store.js'
 import {onTestFinished} from 'vitest'
 import {PgStorage} from '../../src/postgres/storage.js'
+import type {Storage} from '../../src/service/storage.js'
 import {SchedulerClock, wallClockIso} from '../../src/webhooks/clock.js'
 import {createTestDatabase, onPostgres} from '../helpers/postgres.js'
 import {TEST_SEED} from '../helpers/simulator.js'
@@ -34,6 +35,11 @@ async function storageForTest() {
  */
 export async function serviceForTest({retention}: {retention?: Partial<RetentionPolicy>} = {}) {
   const {store, storage, databaseUrl} = await storageForTest()
+  return {store, storage, databaseUrl, ...(await serviceOver(storage, retention))}
+}
+
+/** The service over `storage` with the test seed, as `serviceForTest` makes it. */
+export async function serviceOver(storage: Storage, retention?: Partial<RetentionPolicy>) {
   const wall = {ms: Date.parse(NOW)}
   const clock = new SchedulerClock(1, 0, () => wall.ms)
   const service = createServiceLayer({
@@ -47,7 +53,7 @@ export async function serviceForTest({retention}: {retention?: Partial<Retention
   await service.accounts.seed(TEST_SEED, () => TEST_SEED)
   const queued: Change[][] = []
   await service.deliveries.attach((changes) => queued.push([...changes]))
-  return {store, storage, databaseUrl, service, queued, clock, wall}
+  return {service, queued, clock, wall}
 }
 
 /** The collections a change list touches, in order, with repeats folded: ['checks', 'events', 'deliveries']. */
