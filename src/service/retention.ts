@@ -124,8 +124,9 @@ export const total = (pruned: Pruned): number => pruned.events + pruned.deliveri
 
 /**
  * Runs `retention` in the background: every `intervalMs`, passes back to
- * back (yielding to requests between them) while one stops at its budget.
- * One that did not left nothing past retention as it counted: under steady
+ * back (yielding to requests between them) while one deletes and stops at
+ * its budget. One that did not left nothing past retention as it counted, or
+ * nothing it may delete yet (events kept for pending deliveries): under steady
  * pushes at the bound the next pass waits for the next tick, as each counts
  * the account's events, which on PostgreSQL reads them all (docs/postgres.md,
  * "Retention at the bound").
@@ -153,7 +154,9 @@ export class Pruner {
     this.#chain = this.#chain.then(async () => {
       while (!this.retention.context.storage.failure) {
         try {
-          if (!(await this.retention.prune()).more) return
+          const pruned = await this.retention.prune()
+          // none deleted: what is left is kept, for deliveries still pending, until a later tick
+          if (!pruned.more || total(pruned) === 0) return
         } catch (error) {
           if (!this.retention.context.storage.failure) console.error('[tablepay] retention', error)
           return

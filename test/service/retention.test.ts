@@ -142,6 +142,21 @@ describe('service.retention', () => {
     expect(await service.records.allOf('events', 'acct_demo')).toHaveLength(10)
   })
 
+  it('a catch-up ends with a pass that deletes nothing, though its look-ahead met only events kept for pending deliveries', async () => {
+    const {service} = await serviceForTest({retention: {maxEvents: 10, pruneBatch: 4}})
+    await subscribe(service)
+    await pushes(service, 20)
+    const passes: Pruned[] = []
+    const prune = service.retention.prune.bind(service.retention)
+    service.retention.prune = async () => {
+      passes.push(await prune())
+      return passes.at(-1)!
+    }
+    await new Pruner(service.retention).catchUp()
+    // every event waits for its delivery: the pass looks at twice a batch, deletes none, and the next tick tries again
+    expect(passes).toEqual([{events: 0, deliveries: 0, idempotency_keys: 0, more: true}])
+  })
+
   it('forgets events older than the retention time, oldest first, by the wall clock', async () => {
     const {service, wall} = await serviceForTest({retention: {eventMaxAgeMs: 24 * HOUR_MS}})
     await pushes(service, 3)
