@@ -14,6 +14,18 @@ async function pushes(service: TestService, count: number, from = 1) {
     await service.checks.push('acct_demo', 't1', checkWith([['a', version, 500]], {version}))
 }
 
+/** What each pass of one catch-up of `service`'s retention pruned, in order. */
+async function catchUpPasses(service: TestService): Promise<Pruned[]> {
+  const passes: Pruned[] = []
+  const prune = service.retention.prune.bind(service.retention)
+  service.retention.prune = async () => {
+    passes.push(await prune())
+    return passes.at(-1)!
+  }
+  await new Pruner(service.retention).catchUp()
+  return passes
+}
+
 /** An endpoint for every check event: each push makes a delivery. */
 const subscribe = (service: TestService) =>
   service.endpoints.create('acct_demo', {
@@ -126,13 +138,7 @@ describe('service.retention', () => {
   it('a catch-up runs passes back to back while one stops at its budget, and ends with the first that did not', async () => {
     const {service} = await serviceForTest({retention: {maxEvents: 10, pruneBatch: 4}})
     await pushes(service, 20)
-    const passes: Pruned[] = []
-    const prune = service.retention.prune.bind(service.retention)
-    service.retention.prune = async () => {
-      passes.push(await prune())
-      return passes.at(-1)!
-    }
-    await new Pruner(service.retention).catchUp()
+    const passes = await catchUpPasses(service)
     // 10 past the bound, 4 a pass; the third leaves none past it, so no fourth pass comes to find nothing
     expect(passes.map(({events, more}) => [events, more])).toEqual([
       [4, true],
@@ -146,13 +152,7 @@ describe('service.retention', () => {
     const {service} = await serviceForTest({retention: {maxEvents: 10, pruneBatch: 4}})
     await subscribe(service)
     await pushes(service, 20)
-    const passes: Pruned[] = []
-    const prune = service.retention.prune.bind(service.retention)
-    service.retention.prune = async () => {
-      passes.push(await prune())
-      return passes.at(-1)!
-    }
-    await new Pruner(service.retention).catchUp()
+    const passes = await catchUpPasses(service)
     // every event waits for its delivery: the pass looks at twice a batch, deletes none, and the next tick tries again
     expect(passes).toEqual([{events: 0, deliveries: 0, idempotency_keys: 0, more: true}])
   })
