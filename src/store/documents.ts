@@ -1,10 +1,10 @@
 import {open, rename, rm, stat, writeFile} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
-import {crc32} from 'node:zlib'
 import type {Damage} from './damage.js'
 import {readLines} from './lines.js'
 import {Unread} from './unread.js'
 import {DocumentReader, INDENT} from './document-reader.js'
+import {FileOut} from './file-out.js'
 
 /**
  * How a document's records are kept as read: `parsed`; `{unread: fields}`,
@@ -54,8 +54,10 @@ export interface Written {
  * made changing pushes to 10,000 checks 5–12 % faster (docs/benchmarks.md, "Compaction's share").
  */
 const SLICE = 100
-/** A slice's text is written once it passes this many characters, however few records it holds. */
-const PART_CHARS = 16 * 1024 * 1024
+/** What goes between two records. */
+const BETWEEN = `,\n${INDENT}`
+/** A slice's bytes are written once they pass this many, however few records it holds. */
+const PART_BYTES = 16 * 1024 * 1024
 
 /**
  * One collection's document: one record per line, so
@@ -126,54 +128,26 @@ class RecordsFile {
     let crc = 0
     try {
       const handle = await open(temp, 'w', 0o600)
-      const write = async (text: string) => {
-        bytes += (await handle.write(text)).bytesWritten
-      }
-      // text, then bytes given, in order: one write for the slice
-      const writeParts = async (parts: (string | Buffer)[]) => {
-        const buffers = parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part))
-        bytes += (await handle.writev(buffers)).bytesWritten
-      }
       try {
-        await write(`{\n  "seq": ${seq},\n  "records": [\n`)
+        const out = new FileOut(handle)
+        out.add(`{\n  "seq": ${seq},\n  "records": [\n`)
         for (let i = 0; i < records.length; i += SLICE) {
-          // each record's JSON once: the checksum goes on line by line (the CRC of the lines joined),
-          // instead of joining the slice a second time for it
-          const parts: (string | Buffer)[] = []
-          let text = i === 0 ? INDENT : `,\n${INDENT}`
           for (let j = i; j < Math.min(i + SLICE, records.length); j++) {
-            if (j > i) text += `,\n${INDENT}`
+            out.add(j > 0 ? BETWEEN : INDENT)
             const record = records[j]
-            // a record still as read (unread.ts) is its own JSON
-            const given = record instanceof Unread ? record.bytes : bytesOf?.(record)
-            if (given) {
-              crc = crc32(given, crc)
-              parts.push(text, given)
-              text = ''
-              continue
-            }
-            const line = JSON.stringify(record)
-            crc = crc32(line, crc)
-            text += line
-            // a slice of large records (snapshots) would make a string past what V8 holds, and hold the
-            // event loop for all of them: written as it goes, letting requests in between
-            if (text.length > PART_CHARS) {
-              parts.push(text)
-              await writeParts(parts.splice(0))
-              text = ''
-            }
+            // a record still as read (unread.ts) is its own JSON; the checksum is the CRC of the records' JSON joined
+            out.add((record instanceof Unread ? record.bytes : bytesOf?.(record)) ?? JSON.stringify(record), true)
+            // a slice of large records (snapshots) is written as it goes, letting requests in between
+            if (out.pending > PART_BYTES) await out.flush()
           }
-          if (parts.length === 0) {
-            await write(text)
-          } else {
-            parts.push(text)
-            await writeParts(parts)
-          }
+          await out.flush()
         }
         const named = this.collection ? `  "collection": "${this.collection}",\n` : ''
-        await write(
-          `${records.length === 0 ? '' : '\n'}  ],\n${named}  "count": ${records.length},\n  "crc": ${crc}\n}\n`,
+        out.add(
+          `${records.length === 0 ? '' : '\n'}  ],\n${named}  "count": ${records.length},\n  "crc": ${out.crc}\n}\n`,
         )
+        await out.flush()
+        ;({bytes, crc} = out)
         if (this.fsync) await handle.sync()
       } finally {
         await handle.close()

@@ -48,7 +48,8 @@ export class SpanReader {
   /**
    * The JSON of `record` as its journal line holds it, or undefined when the
    * journal holds none for it (a record read at start, a line never
-   * written, a segment gone): the caller serializes it then.
+   * written, a segment gone): the caller serializes it then. The bytes are
+   * the reader's window, good until the next call: the caller copies them.
    */
   bytesOf(record: unknown): Buffer | undefined {
     const span = this.spans.get(record as object)
@@ -57,8 +58,7 @@ export class SpanReader {
     const bytes = this.#window.subarray(at, at + span.length)
     // the record's JSON begins with its id and ends its object: anything else means the span is wrong, and serializing is safe
     if (bytes[bytes.length - 1] !== JSON_BYTE.closeBrace || !startsWithId(bytes, record)) return undefined
-    // a copy (small ones share Node's pool): the window is read over by the next one
-    return Buffer.from(bytes)
+    return bytes
   }
 
   /** Whether the window holds `span`, reading a new one from its start when it does not. */
