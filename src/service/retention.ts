@@ -2,12 +2,20 @@ import {DEFAULT_RETENTION, isExpiredKey, isPastAge, mayDelete, type RetentionPol
 import type {ServiceContext} from './context.js'
 import {fanningOut, type Outbox} from './outbox.js'
 import type {UnitOfWork} from './storage.js'
+import type {DeliveryRecord} from '../domain/records.js'
 
 /**
  * Events whose deliveries and fan-out marks a pass reads at once: few enough that an account whose events
  * each have many deliveries (one per endpoint) reads little more than its budget lets it delete.
  */
 const SLICE = 32
+
+/** Where a pass over an account's events stands: how far over the count kept, and what it may still delete. */
+interface Pass {
+  overflow: number
+  budget: number
+  nowMs: number
+}
 
 /** What one pass deleted. */
 export interface Pruned {
@@ -53,17 +61,16 @@ export class Retention {
 
   /** Whether it stopped before it could tell that none of the account's events is past retention. */
   async #pruneEvents(tx: UnitOfWork, accountId: string, pruned: Pruned): Promise<boolean> {
-    const nowMs = Date.parse(this.context.now())
-    let overflow = (await tx.count('events', accountId)) - this.policy.maxEvents
     const {pruneBatch} = this.policy
-    let budget = pruneBatch
+    const overflow = (await tx.count('events', accountId)) - this.policy.maxEvents
+    const pass: Pass = {overflow, budget: pruneBatch, nowMs: Date.parse(this.context.now())}
     let startingAfter: string | undefined
     let read = 0
     // the first page holds what the count lets go and one more (is it past the age?); each page after it twice
     // as many, up to a batch. Under steady pushes at the bound a pass deletes a few events: it reads a few, not
     // a batch (docs/benchmarks.md, "Pruning"). Events kept for a pending delivery are passed over, and the
     // look-ahead past them is bounded.
-    let limit = Math.min(pruneBatch, Math.max(overflow, 0) + 1)
+    let limit = Math.min(pruneBatch, Math.max(pass.overflow, 0) + 1)
     while (read < pruneBatch * 2) {
       // ids only: past the count an event's age does not matter, so it is not read (an event a start left unparsed stays so)
       const page = await tx.pageIds('events', accountId, {limit, oldestFirst: true, startingAfter})
@@ -71,38 +78,53 @@ export class Retention {
       // (docs/postgres.md); this pass ends with what it did, and the next starts from the oldest again
       if (!page) return true
       for (let at = 0; at < page.records.length; at += SLICE) {
-        // a slice's deliveries and fan-out marks in one read each: on PostgreSQL a read per event was two round
-        // trips, which at the bound cost more than the pushes (docs/postgres.md, "Retention at the bound")
-        const slice = page.records.slice(at, at + SLICE)
-        const [listed, fanning] = await Promise.all([
-          tx.list('deliveries', accountId, {event_id: slice}),
-          fanningOut(tx, slice),
-        ])
-        for (const id of slice) {
-          if (budget <= 0) return true
-          if (overflow <= 0) {
-            // gone: another instance's pass deleted it since the page was read (PostgreSQL)
-            const event = await tx.get('events', id)
-            if (!event) continue
-            if (!isPastAge(event, nowMs, this.policy)) return false
-          }
-          const deliveries = listed.filter((delivery) => delivery.event_id === id)
-          if (!mayDelete(deliveries, fanning.has(id))) continue
-          tx.delete('events', id)
-          for (const delivery of deliveries) tx.delete('deliveries', delivery.id)
-          overflow--
-          budget -= 1 + deliveries.length
-          pruned.events++
-          pruned.deliveries += deliveries.length
-        }
+        const ended = await this.#pruneSlice(tx, accountId, page.records.slice(at, at + SLICE), pass, pruned)
+        if (ended !== undefined) return ended
       }
       // the unit's deletes apply when it ends: the last event read is still there to page from
-      if (!page.hasMore || budget <= 0) return page.hasMore
+      if (!page.hasMore || pass.budget <= 0) return page.hasMore
       read += page.records.length
       startingAfter = page.records.at(-1)!
       limit = Math.min(pruneBatch, limit * 2)
     }
     return true
+  }
+
+  /**
+   * Deletes those of `slice`, oldest first, that may go, with their deliveries; undefined while the pass goes
+   * on, else whether it ended at its budget (true) or at an event not past its age (false).
+   */
+  async #pruneSlice(
+    tx: UnitOfWork,
+    accountId: string,
+    slice: string[],
+    pass: Pass,
+    pruned: Pruned,
+  ): Promise<boolean | undefined> {
+    // the slice's deliveries and fan-out marks in one read each, once an event may go: on PostgreSQL a read per
+    // event was two round trips, which at the bound cost more than the pushes (docs/postgres.md, "Retention at
+    // the bound")
+    let marks: Promise<[DeliveryRecord[], Set<string>]> | undefined
+    for (const id of slice) {
+      if (pass.budget <= 0) return true
+      if (pass.overflow <= 0) {
+        // gone: another instance's pass deleted it since the page was read (PostgreSQL)
+        const event = await tx.get('events', id)
+        if (!event) continue
+        if (!isPastAge(event, pass.nowMs, this.policy)) return false
+      }
+      marks ??= Promise.all([tx.list('deliveries', accountId, {event_id: slice}), fanningOut(tx, slice)])
+      const [listed, fanning] = await marks
+      const deliveries = listed.filter((delivery) => delivery.event_id === id)
+      if (!mayDelete(deliveries, fanning.has(id))) continue
+      tx.delete('events', id)
+      for (const delivery of deliveries) tx.delete('deliveries', delivery.id)
+      pass.overflow--
+      pass.budget -= 1 + deliveries.length
+      pruned.events++
+      pruned.deliveries += deliveries.length
+    }
+    return undefined
   }
 
   /** Whether a whole batch of keys went, so that more may be past their time. */

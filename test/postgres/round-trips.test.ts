@@ -320,3 +320,16 @@ it("a retention pass reads its events' deliveries and fan-out marks 32 events at
   // four. A read per event, let alone two, would be 65 more.
   expect(trips.length - from).toBeLessThanOrEqual(18)
 })
+
+it('a retention pass below the bound whose oldest event is not past its age reads no deliveries or fan-out marks', async () => {
+  const {storage, trips} = await storageOnWire()
+  const {service} = await serviceOver(storage, {maxEvents: 100})
+  for (let version = 1; version <= 3; version++)
+    await service.checks.push('acct_demo', 't1', checkWith([['a', version, 500]], {version}))
+  const from = trips.length
+  expect(await service.retention.prune()).toMatchObject({events: 0, deliveries: 0, more: false})
+  const sent = trips.slice(from).flatMap((trip) => trip.sql.map(executed))
+  // the oldest event's age ends the pass: what its deliveries would have said does not matter
+  expect(sent.some((sql) => /events/.test(sql))).toBe(true)
+  expect(sent.filter((sql) => /deliveries|fan_outs/.test(sql))).toEqual([])
+})
