@@ -1,8 +1,8 @@
+import type {DeliveryRecord} from '../domain/records.js'
 import {DEFAULT_RETENTION, isExpiredKey, isPastAge, mayDelete, type RetentionPolicy} from '../domain/retention.js'
 import type {ServiceContext} from './context.js'
 import {fanningOut, type Outbox} from './outbox.js'
 import type {UnitOfWork} from './storage.js'
-import type {DeliveryRecord} from '../domain/records.js'
 
 /**
  * Events whose deliveries and fan-out marks a pass reads at once: few enough that an account whose events
@@ -70,7 +70,7 @@ export class Retention {
     // as many, up to a batch. Under steady pushes at the bound a pass deletes a few events: it reads a few, not
     // a batch (docs/benchmarks.md, "Pruning"). Events kept for a pending delivery are passed over, and the
     // look-ahead past them is bounded.
-    let limit = Math.min(pruneBatch, Math.max(pass.overflow, 0) + 1)
+    let limit = Math.min(pruneBatch, Math.max(overflow, 0) + 1)
     while (read < pruneBatch * 2) {
       // ids only: past the count an event's age does not matter, so it is not read (an event a start left unparsed stays so)
       const page = await tx.pageIds('events', accountId, {limit, oldestFirst: true, startingAfter})

@@ -147,7 +147,8 @@ class RecordsFile {
           `${records.length === 0 ? '' : '\n'}  ],\n${named}  "count": ${records.length},\n  "crc": ${out.crc}\n}\n`,
         )
         await out.flush()
-        ;({bytes, crc} = out)
+        bytes = out.bytes
+        crc = out.crc
         if (this.fsync) await handle.sync()
       } finally {
         await handle.close()
