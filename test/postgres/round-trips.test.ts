@@ -308,12 +308,17 @@ it('claims asked in one turn are one UPDATE, each answered its own: won, held by
   expect(sent).toHaveLength(2)
 })
 
-it("a retention pass reads its events' deliveries and fan-out marks 32 events at a time, not one by one", async () => {
+/** A service on the wire keeping `maxEvents` events, after `versions` pushes of one check (an event each). */
+async function retentionOnWire(maxEvents: number, versions: number) {
   const {storage, trips} = await storageOnWire()
-  const {service} = await serviceOver(storage, {maxEvents: 10})
-  for (let version = 1; version <= 75; version++)
+  const {service} = await serviceOver(storage, {maxEvents})
+  for (let version = 1; version <= versions; version++)
     await service.checks.push('acct_demo', 't1', checkWith([['a', version, 500]], {version}))
-  const from = trips.length
+  return {service, trips, from: trips.length}
+}
+
+it("a retention pass reads its events' deliveries and fan-out marks 32 events at a time, not one by one", async () => {
+  const {service, trips, from} = await retentionOnWire(10, 75)
   expect((await service.retention.prune()).events).toBe(65)
   // the accounts; acct_demo's BEGIN with the count; the page of 66 ids; its slices of 32, 32 and 2, two reads each; the
   // 66th event's age; the keys' page; the deletes; then the kept places' and changes' trims, and acct_other's
@@ -322,11 +327,7 @@ it("a retention pass reads its events' deliveries and fan-out marks 32 events at
 })
 
 it('a retention pass below the bound whose oldest event is not past its age reads no deliveries or fan-out marks', async () => {
-  const {storage, trips} = await storageOnWire()
-  const {service} = await serviceOver(storage, {maxEvents: 100})
-  for (let version = 1; version <= 3; version++)
-    await service.checks.push('acct_demo', 't1', checkWith([['a', version, 500]], {version}))
-  const from = trips.length
+  const {service, trips, from} = await retentionOnWire(100, 3)
   expect(await service.retention.prune()).toMatchObject({events: 0, deliveries: 0, more: false})
   const sent = trips.slice(from).flatMap((trip) => trip.sql.map(executed))
   // the oldest event's age ends the pass: what its deliveries would have said does not matter
