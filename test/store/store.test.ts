@@ -150,6 +150,26 @@ describe('Store', () => {
     expect([...again.tables.checks.all()]).toEqual(records)
   })
 
+  it('writes records that pass 16 MiB within one slice in parts, whole and checksummed, and reads them back', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    // four checks of about 7 MB of notes each, many-byte characters among them: the slice is written once its
+    // third passes 16 MiB, and the fourth after it
+    const records = Array.from({length: 4}, (_, i) => ({...record(i), note: `${i}é`.repeat(2.4 * 1024 * 1024)}))
+    await store.commit(records.map((r) => put('checks', r.id, r)))
+    await store.close()
+    const text = await readFile(join(dir, 'checks.json'), 'utf8')
+    expect(JSON.parse(text)).toEqual({
+      seq: 1,
+      records,
+      collection: 'checks',
+      count: 4,
+      crc: crc32(records.map((r) => JSON.stringify(r)).join('')),
+    })
+    const again = await openStore(dir)
+    expect([...again.tables.checks.all()]).toEqual(records)
+  })
+
   it('goes on in a new journal segment once one is full, and replays them all after a kill', async () => {
     const dir = await makeTempDir()
     const store = await Store.open({dir, segmentBytes: 2000})
