@@ -41,7 +41,7 @@ describe('FileOut', () => {
     expect(out.pending).toBe(0)
   })
 
-  it('grows past its first megabyte, and writes a text longer than it whole, multibyte characters and all', async () => {
+  it('grows past the buffer it began with, and writes a text longer than it whole, multibyte characters and all', async () => {
     const small = 'x'.repeat(700 * 1024)
     // over a megabyte of characters, each three bytes of UTF-8
     const long = '€'.repeat(1.5 * 1024 * 1024)
