@@ -131,10 +131,13 @@ describe('Store', () => {
     expect(journal + step).toBeGreaterThan(2 * documents)
   })
 
-  it('writes a collection larger than one write slice whole, one record per line, and reads it back', async () => {
+  /**
+   * Commits `records` as checks, stops, and checks the document written (one record per line, its count and
+   * the CRC-32 of the records' JSON) and the records a reopen reads back; resolves with the document's text.
+   */
+  async function writtenAndReadBack(records: ReturnType<typeof record>[]): Promise<string> {
     const dir = await makeTempDir()
     const store = await Store.open({dir})
-    const records = Array.from({length: 1234}, (_, i) => record(i))
     await store.commit(records.map((r) => put('checks', r.id, r)))
     await store.close()
     const text = await readFile(join(dir, 'checks.json'), 'utf8')
@@ -142,32 +145,25 @@ describe('Store', () => {
       seq: 1,
       records,
       collection: 'checks',
-      count: 1234,
+      count: records.length,
       crc: crc32(records.map((r) => JSON.stringify(r)).join('')),
     })
-    expect(text.split('\n').filter((line) => line.includes('"object":"check"'))).toHaveLength(1234)
     const again = await openStore(dir)
     expect([...again.tables.checks.all()]).toEqual(records)
+    return text
+  }
+
+  it('writes a collection larger than one write slice whole, one record per line, and reads it back', async () => {
+    const text = await writtenAndReadBack(Array.from({length: 1234}, (_, i) => record(i)))
+    expect(text.split('\n').filter((line) => line.includes('"object":"check"'))).toHaveLength(1234)
   })
 
   it('writes records that pass 16 MiB within one slice in parts, whole and checksummed, and reads them back', async () => {
-    const dir = await makeTempDir()
-    const store = await Store.open({dir})
     // four checks of about 7 MB of notes each, many-byte characters among them: the slice is written once its
     // third passes 16 MiB, and the fourth after it
-    const records = Array.from({length: 4}, (_, i) => ({...record(i), note: `${i}é`.repeat(2.4 * 1024 * 1024)}))
-    await store.commit(records.map((r) => put('checks', r.id, r)))
-    await store.close()
-    const text = await readFile(join(dir, 'checks.json'), 'utf8')
-    expect(JSON.parse(text)).toEqual({
-      seq: 1,
-      records,
-      collection: 'checks',
-      count: 4,
-      crc: crc32(records.map((r) => JSON.stringify(r)).join('')),
-    })
-    const again = await openStore(dir)
-    expect([...again.tables.checks.all()]).toEqual(records)
+    await writtenAndReadBack(
+      Array.from({length: 4}, (_, i) => ({...record(i), note: `${i}é`.repeat(2.4 * 1024 * 1024)})),
+    )
   })
 
   it('goes on in a new journal segment once one is full, and replays them all after a kill', async () => {
