@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import type {CollectionName} from '../domain/records.js'
 import type {Change} from '../service/storage.js'
+import {literal} from './literal.js'
 import {text} from './reader.js'
 import {COLUMNS} from './schema.js'
 
@@ -30,7 +31,14 @@ export class RecordTexts {
   }
 }
 
-/** Deletes `ids`, their values bound; as `deleteStatement` (src/postgres/unit.ts) does. */
+/** Deletes `ids` from `collection`, keeping their places for list cursors (docs/api.md, "Lists"). */
+export function deleteStatement(collection: CollectionName, ids: readonly string[]): string {
+  return `WITH gone AS (DELETE FROM ${collection} WHERE id = ANY(${literal(ids.map(text))}::text[]) RETURNING id, seq)
+    INSERT INTO deleted (collection, id, seq) SELECT ${literal(collection)}, id, seq FROM gone
+    ON CONFLICT (collection, id) DO UPDATE SET seq = excluded.seq`
+}
+
+/** Deletes `ids`, their values bound, as `deleteStatement` does: for a large unit. */
 export function boundDelete(collection: CollectionName, ids: readonly string[]): pg.QueryConfig {
   return {
     text: `WITH gone AS (DELETE FROM ${collection} WHERE id = ANY($1::text[]) RETURNING id, seq)

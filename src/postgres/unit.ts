@@ -2,7 +2,7 @@ import type pg from 'pg'
 import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} from '../domain/records.js'
 import type {Change, UnitOfWork, Where} from '../service/storage.js'
 import {UnitWrites} from '../service/unit-writes.js'
-import {boundDelete, boundInsert, LARGE_BYTES, onConflict, RecordTexts, rowValues} from './bulk.js'
+import {boundDelete, boundInsert, deleteStatement, LARGE_BYTES, onConflict, RecordTexts, rowValues} from './bulk.js'
 import {byExternalId, type CheckCache} from './check-cache.js'
 import {named, prepared, PreparedOn} from './prepared.js'
 import {ENDPOINTS, type LockedEndpoints, lockedEndpoints, PgReader, type Sql, text, untext} from './reader.js'
@@ -411,13 +411,6 @@ export interface Notice {
   bound(): [string, unknown[]]
   /** The notification to send once the unit committed as `commit`, if its inline statement sent none. */
   late(commit: number): [string, unknown[]] | undefined
-}
-
-/** Deletes `ids` from `collection`, keeping their places for list cursors (docs/api.md, "Lists"). */
-export function deleteStatement(collection: CollectionName, ids: readonly string[]): string {
-  return `WITH gone AS (DELETE FROM ${collection} WHERE id = ANY(${literal(ids.map(text))}::text[]) RETURNING id, seq)
-    INSERT INTO deleted (collection, id, seq) SELECT ${literal(collection)}, id, seq FROM gone
-    ON CONFLICT (collection, id) DO UPDATE SET seq = excluded.seq`
 }
 
 /**

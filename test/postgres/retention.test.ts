@@ -1,6 +1,6 @@
 import pg from 'pg'
 import {describe, expect, it, onTestFinished} from 'vitest'
-import {deleteStatement} from '../../src/postgres/unit.js'
+import {deleteStatement} from '../../src/postgres/bulk.js'
 import {total} from '../../src/service/retention.js'
 import {checkWith} from '../helpers/checks.js'
 import {serviceForTest} from '../service/service.js'
