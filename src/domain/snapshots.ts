@@ -129,7 +129,23 @@ export function snapshotCounts(records: SnapshotRecords): Record<string, number>
   return counts
 }
 
-export function renderSnapshot({name, created_at, counts}: SnapshotRecord): Snapshot {
+/** A snapshot's fields before its records are read: a save's. */
+export type SnapshotHead = Omit<SnapshotRecord, 'counts' | 'records' | 'imported_from'>
+
+/** A saved snapshot as its save answers it: the records stay where they were written. */
+export type SavedSnapshot = Omit<SnapshotRecord, 'records'>
+
+/**
+ * The snapshot of `records` with `head`'s fields, its counts made: in the
+ * order of its fields, which the JSON of a save on PostgreSQL follows byte for
+ * byte (src/postgres/snapshot-save.ts).
+ */
+export function snapshotRecord(head: SnapshotHead, records: SnapshotRecords): SnapshotRecord {
+  const {id, name, created_at, clock_offset_ms, account_id} = head
+  return {id, name, created_at, clock_offset_ms, counts: snapshotCounts(records), records, account_id}
+}
+
+export function renderSnapshot({name, created_at, counts}: SavedSnapshot): Snapshot {
   return {object: 'snapshot', name, created_at, counts}
 }
 

@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} from '../domain/records.js'
-import type {Holder, PageOf, PageQuery, Reader, RecordsOf, Where} from '../service/storage.js'
+import type {Holder, PageOf, PageQuery, Reader, Where} from '../service/storage.js'
 import {prepared} from './prepared.js'
 import {COLUMNS} from './schema.js'
 
@@ -255,19 +255,6 @@ export class PgReader implements Reader {
   }
 
   /** Not locked: the rows are another account's, which this unit does not change (a restore refuses them). */
-  async accountRecords<C extends CollectionName>(accountId: string, collections: readonly C[]): Promise<RecordsOf<C>> {
-    const parts = collections.map(
-      (collection, n) => `SELECT ${n} AS c, seq, doc FROM ${collection} WHERE account_id = $1`,
-    )
-    const result = await this.sql.query<{c: number; doc: never}>(
-      `SELECT c, doc FROM (${parts.join(' UNION ALL ')}) AS records ORDER BY c, seq`,
-      [text(accountId)],
-    )
-    const records = Object.fromEntries(collections.map((collection) => [collection, []])) as unknown as RecordsOf<C>
-    for (const row of result.rows) (records[collections[row.c]!] as never[]).push(row.doc)
-    return records
-  }
-
   async heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]> {
     if (ids.length === 0) return []
     const result = await this.sql.query<Holder>(

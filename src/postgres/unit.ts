@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} from '../domain/records.js'
+import type {SavedSnapshot, SnapshotHead} from '../domain/snapshots.js'
 import type {Change, UnitOfWork, Where} from '../service/storage.js'
 import {UnitWrites} from '../service/unit-writes.js'
 import {boundDelete, boundInsert, deleteStatement, LARGE_BYTES, onConflict, RecordTexts, rowValues} from './bulk.js'
@@ -9,6 +10,7 @@ import {ENDPOINTS, type LockedEndpoints, lockedEndpoints, PgReader, type Sql, te
 import {keptPush, type KeptPush} from './kept-push.js'
 import {inline, literal} from './literal.js'
 import {COLUMNS} from './schema.js'
+import {saveSnapshot} from './snapshot-save.js'
 
 /**
  * How each unit's transaction begins. A lock waited for longer than its
@@ -258,6 +260,10 @@ export class PgUnit extends PgReader implements UnitOfWork {
 
   delete(collection: CollectionName, id: string): void {
     this.#writes.delete(collection, id)
+  }
+
+  saveSnapshot(head: SnapshotHead): Promise<SavedSnapshot> {
+    return saveSnapshot(this.sql, head)
   }
 
   async deleteAll(collection: CollectionName, accountId: string): Promise<number> {

@@ -1,7 +1,14 @@
-import type {CheckRecord, CollectionName, Collections} from '../domain/records.js'
+import type {CheckRecord, CollectionName, Collections, SnapshotRecord} from '../domain/records.js'
+import {
+  type SnapshotCollection,
+  type SnapshotHead,
+  snapshotRecord,
+  type SnapshotRecords,
+  STORED_COLLECTIONS,
+} from '../domain/snapshots.js'
 import {type Change, GUEST_SCOPE, type Store} from '../store/store.js'
 import type {Table} from '../store/table.js'
-import type {Holder, PageOf, PageQuery, Reader, RecordsOf, Storage, UnitOfWork, Where} from './storage.js'
+import type {Holder, PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from './storage.js'
 import {UnitWrites} from './unit-writes.js'
 
 type Row = Record<string, unknown>
@@ -77,12 +84,6 @@ class MemoryReader implements Reader {
     return Promise.resolve([...this.table(collection).all(where)])
   }
 
-  async accountRecords<C extends CollectionName>(accountId: string, collections: readonly C[]): Promise<RecordsOf<C>> {
-    const records = {} as RecordsOf<C>
-    for (const collection of collections) records[collection] = await this.list(collection, accountId)
-    return records
-  }
-
   heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]> {
     const held: Holder[] = []
     for (const id of ids) {
@@ -130,6 +131,15 @@ class MemoryUnit extends MemoryReader implements UnitOfWork {
 
   delete(collection: CollectionName, id: string): void {
     this.#writes.delete(collection, id)
+  }
+
+  // one unit at a time: every collection is read at one moment
+  async saveSnapshot(head: SnapshotHead): Promise<SnapshotRecord> {
+    const records = {} as Record<SnapshotCollection, unknown[]>
+    for (const collection of STORED_COLLECTIONS) records[collection] = await this.list(collection, head.account_id)
+    const snapshot = snapshotRecord(head, records as SnapshotRecords)
+    this.put('snapshots', snapshot.id, snapshot)
+    return snapshot
   }
 
   deleteAll(collection: CollectionName, accountId: string): Promise<number> {

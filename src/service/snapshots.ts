@@ -5,10 +5,9 @@ import {
   noSnapshot,
   restoredDelivery,
   restoreSetting,
+  type SavedSnapshot,
   type SnapshotDocument,
-  snapshotCounts,
   snapshotKey,
-  type SnapshotRecords,
   STORED_COLLECTIONS,
   storedId,
 } from '../domain/snapshots.js'
@@ -50,22 +49,16 @@ export class Snapshots {
    * @example
    * const snapshot = await service.snapshots.save('acct_demo', 'lunch-rush')
    */
-  save(accountId: string, name: string): Promise<SnapshotRecord> {
-    return this.outbox.unitFannedOut(ACCOUNT, async (tx) => {
-      // every collection read at one moment: no change to the account lands between two of them
-      const records = (await tx.accountRecords(accountId, STORED_COLLECTIONS)) as SnapshotRecords
-      const snapshot: SnapshotRecord = {
+  save(accountId: string, name: string): Promise<SavedSnapshot> {
+    return this.outbox.unitFannedOut(ACCOUNT, async (tx) =>
+      tx.saveSnapshot({
         id: snapshotKey(accountId, name),
         name,
         created_at: this.context.now(),
         clock_offset_ms: (await tx.get('settings', CLOCK_SETTING))?.value ?? 0,
-        counts: snapshotCounts(records),
-        records,
         account_id: accountId,
-      }
-      tx.put('snapshots', snapshot.id, snapshot)
-      return snapshot
-    })
+      }),
+    )
   }
 
   /** The account's snapshots, oldest first. */

@@ -7,6 +7,7 @@ import type {
   WebhookEndpointRecord,
 } from '../domain/records.js'
 import type {FaultRecord} from '../domain/faults.js'
+import type {SavedSnapshot, SnapshotHead} from '../domain/snapshots.js'
 import type {Change} from '../store/store.js'
 
 export type {Change}
@@ -72,17 +73,9 @@ export interface Reader {
   all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]>
   /** How many records the account has in `collection`. */
   count(collection: CollectionName, accountId: string): Promise<number>
-  /**
-   * The account's records in each of `collections`, oldest first, read at one moment (one statement on
-   * PostgreSQL, so no change lands between two collections); nothing is locked: for a snapshot's save.
-   */
-  accountRecords<C extends CollectionName>(accountId: string, collections: readonly C[]): Promise<RecordsOf<C>>
   /** Which of `ids` another account than `accountId` holds in `collection`, and whose each is; nothing is locked. */
   heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]>
 }
-
-/** Each collection's records (`accountRecords`). */
-export type RecordsOf<C extends CollectionName> = {[K in C]: Collections[K][]}
 
 /** A record's id and the account that holds it (`heldElsewhere`). */
 export interface Holder {
@@ -104,6 +97,13 @@ export interface UnitOfWork extends Reader {
   getExclusive<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined>
   put<C extends CollectionName>(collection: C, id: string, record: Collections[C]): void
   delete(collection: CollectionName, id: string): void
+  /**
+   * Puts the snapshot `head` with the account's records of every collection a snapshot holds, oldest
+   * first, read at one moment (no change lands between two collections; nothing is locked), and resolves
+   * with it, its counts made (`snapshotRecord`). On PostgreSQL one statement copies them, so they never
+   * travel to the server and back (src/postgres/snapshot-save.ts), and the records are not given back.
+   */
+  saveSnapshot(head: SnapshotHead): Promise<SavedSnapshot>
   /** Deletes every record of the account in `collection`; resolves with how many. */
   deleteAll(collection: CollectionName, accountId: string): Promise<number>
   /**

@@ -5,6 +5,7 @@ import {migrate} from '../../src/postgres/migrations.js'
 import {MIGRATIONS} from '../../src/postgres/schema.js'
 import {PgStorage, type PgStorageOptions} from '../../src/postgres/storage.js'
 import {literal} from '../../src/postgres/literal.js'
+import {snapshotRecord, STORED_COLLECTIONS} from '../../src/domain/snapshots.js'
 import {createTestDatabase, testPool, type TestDatabase} from '../helpers/postgres.js'
 import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 
@@ -356,6 +357,40 @@ describe('PgStorage', () => {
     // the changes table holds the keys, not a copy of the records
     const [row] = await query<{n: number}>('SELECT length(changes::text)::int AS n FROM changes')
     expect(row!.n).toBeLessThan(20_000)
+  })
+
+  it("saves a snapshot byte for byte as snapshotRecord makes it of the account's records, refunds counted, replacing one of its name", async () => {
+    const storage = await open()
+    const head = (at: string) => ({
+      id: 'acct_a/lunch',
+      name: 'lunch',
+      created_at: at,
+      clock_offset_ms: 7,
+      account_id: 'acct_a',
+    })
+    const payment = (id: string, refunds: number, account = 'acct_a') =>
+      ({id, account_id: account, refunds: Array.from({length: refunds}, (_, i) => ({id: `re_${i}`}))}) as never
+    const keyId = 'acct_a\u0000api\u0000k\\1'
+    await storage.unit(async (tx) => {
+      tx.put('checks', 'chk_2', {id: 'chk_2', account_id: 'acct_a', note: 'é "quoted" \\ \u0000'} as never)
+      tx.put('checks', 'chk_1', {id: 'chk_1', account_id: 'acct_a', zeta: 1, alpha: [1, null]} as never)
+      tx.put('checks', 'chk_b', {id: 'chk_b', account_id: 'acct_b'} as never)
+      tx.put('payments', 'pay_1', payment('pay_1', 2))
+      tx.put('payments', 'pay_2', payment('pay_2', 1))
+      tx.put('payments', 'pay_b', payment('pay_b', 4, 'acct_b'))
+      tx.put('events', 'evt_1', event('evt_1'))
+      tx.put('idempotency_keys', keyId, {id: keyId, account_id: 'acct_a', key: keyId} as never)
+    })
+    await storage.unit((tx) => tx.saveSnapshot(head('2026-01-01T00:00:00.000Z')))
+    const saved = await storage.unit((tx) => tx.saveSnapshot(head('2026-01-02T00:00:00.000Z')))
+    const records = Object.fromEntries(
+      await Promise.all(STORED_COLLECTIONS.map(async (name) => [name, await storage.list(name, 'acct_a')])),
+    )
+    const expected = snapshotRecord(head('2026-01-02T00:00:00.000Z'), records as never)
+    expect(expected.counts).toMatchObject({checks: 2, payments: 2, refunds: 3, events: 1, idempotency_keys: 1})
+    expect(saved).toEqual({...head('2026-01-02T00:00:00.000Z'), counts: expected.counts})
+    const rows = await query<{text: string}>('SELECT doc::text AS text FROM snapshots')
+    expect(rows.map((row) => row.text)).toEqual([JSON.stringify(expected)])
   })
 
   describe("a record's changes reach the listeners in commit order", () => {
