@@ -138,7 +138,7 @@ export type SavedSnapshot = Omit<SnapshotRecord, 'records'>
 /**
  * The snapshot of `records` with `head`'s fields, its counts made: in the
  * order of its fields, which the JSON of a save on PostgreSQL follows byte for
- * byte (src/postgres/snapshot-save.ts).
+ * byte (src/postgres/snapshots.ts).
  */
 export function snapshotRecord(head: SnapshotHead, records: SnapshotRecords): SnapshotRecord {
   const {id, name, created_at, clock_offset_ms, account_id} = head

@@ -4,6 +4,7 @@ import type {Change} from '../service/storage.js'
 import {literal} from './literal.js'
 import {text} from './reader.js'
 import {COLUMNS} from './schema.js'
+import {snapshotHead} from './snapshots.js'
 
 /**
  * A unit whose records' JSON passes this many bytes is large (a snapshot's
@@ -80,8 +81,9 @@ export function rowValues([collection, id, record]: Change, texts: RecordTexts):
   const row = record as Record<string, unknown>
   const values: (string | null)[] = [text(id), text(row.account_id as string), texts.of(row)]
   for (const column of COLUMNS[collection]) {
-    const value = row[column]
-    values.push(value === undefined || value === null ? null : text(String(value)))
+    // a snapshot's head is JSON, stored as it is; a field's value is escaped as ids are
+    if (collection === 'snapshots') values.push(snapshotHead(values[2]!))
+    else values.push(row[column] === undefined || row[column] === null ? null : text(String(row[column])))
   }
   return values
 }

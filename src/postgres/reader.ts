@@ -1,8 +1,10 @@
 import type pg from 'pg'
 import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} from '../domain/records.js'
+import type {SavedSnapshot} from '../domain/snapshots.js'
 import type {Holder, PageOf, PageQuery, Reader, Where} from '../service/storage.js'
 import {prepared} from './prepared.js'
 import {COLUMNS} from './schema.js'
+import {savedSnapshots} from './snapshots.js'
 
 type Row = Record<string, unknown>
 
@@ -252,6 +254,10 @@ export class PgReader implements Reader {
       [text(accountId)],
     )
     return result.rows[0]!.n
+  }
+
+  snapshots(accountId: string): Promise<SavedSnapshot[]> {
+    return savedSnapshots(this.sql, accountId)
   }
 
   /** Not locked: the rows are another account's, which this unit does not change (a restore refuses them). */

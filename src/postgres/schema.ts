@@ -23,7 +23,8 @@ export const COLUMNS: {readonly [C in CollectionName]: readonly string[]} = {
   deliveries: ['event_id', 'endpoint_id', 'status'],
   settings: [],
   fan_outs: [],
-  snapshots: [],
+  // made from the record's text, not copied from a field: its fields before its records (`snapshotHead`)
+  snapshots: ['head'],
 }
 
 export const COLLECTIONS = Object.keys(COLUMNS) as CollectionName[]
@@ -45,11 +46,12 @@ const INDEXES: {readonly [C in CollectionName]?: readonly string[]} = {
   ],
 }
 
-function table(collection: CollectionName): string[] {
-  const columns = COLUMNS[collection].map((column) => `, ${column} text`).join('')
+/** The statements that make a collection's table, with `columns` beyond the four every table has. */
+function table(collection: CollectionName, columns = COLUMNS[collection]): string[] {
+  const more = columns.map((column) => `, ${column} text`).join('')
   return [
     `CREATE TABLE IF NOT EXISTS ${collection} (id text PRIMARY KEY, account_id text NOT NULL, ` +
-      `seq bigserial NOT NULL, doc json NOT NULL${columns})`,
+      `seq bigserial NOT NULL, doc json NOT NULL${more})`,
     `CREATE INDEX IF NOT EXISTS ${collection}_account_seq ON ${collection} (account_id, seq)`,
     ...(INDEXES[collection] ?? []),
   ]
@@ -65,7 +67,7 @@ export const COMMITS = 'tablepay_commits'
  */
 export const MIGRATIONS: readonly (readonly string[])[] = [
   [
-    ...COLLECTIONS.filter((name) => !ADDED.includes(name)).flatMap(table),
+    ...COLLECTIONS.filter((name) => !ADDED.includes(name)).flatMap((name) => table(name)),
     // the places of deleted records, so a list cursor naming one still pages on (docs/api.md, "Lists")
     'CREATE TABLE IF NOT EXISTS deleted (collection text NOT NULL, id text NOT NULL, seq bigint NOT NULL, ' +
       'PRIMARY KEY (collection, id))',
@@ -84,7 +86,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   // deliveries itself, so no database holds a mark to move (docs/storage.md, "Deferred fan-out")
   table('fan_outs'),
   // each account's saved states, one record per snapshot (docs/snapshots.md)
-  table('snapshots'),
+  table('snapshots', []),
   // a kept check's lock and comparison, sent with a unit's writes (src/postgres/unit.ts, `KEPT_CHECK`)
   [
     `CREATE OR REPLACE FUNCTION tablepay_kept_check(acct text, ext text, kept text) RETURNS void LANGUAGE plpgsql AS $$
@@ -114,5 +116,10 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
          ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, doc = excluded.doc, type = excluded.type;
        RETURN nextval('tablepay_commits');
      END $$`,
+  ],
+  // each snapshot's fields before its records, which a list reads instead of its megabytes (src/postgres/snapshots.ts)
+  [
+    'ALTER TABLE snapshots ADD COLUMN IF NOT EXISTS head text',
+    `UPDATE snapshots SET head = left(doc::text, strpos(doc::text, ',"records":') - 1) WHERE head IS NULL`,
   ],
 ]

@@ -10,7 +10,7 @@ import {ENDPOINTS, type LockedEndpoints, lockedEndpoints, PgReader, type Sql, te
 import {keptPush, type KeptPush} from './kept-push.js'
 import {inline, literal} from './literal.js'
 import {COLUMNS} from './schema.js'
-import {saveSnapshot} from './snapshot-save.js'
+import {saveSnapshot} from './snapshots.js'
 
 /**
  * How each unit's transaction begins. A lock waited for longer than its

@@ -84,6 +84,10 @@ class MemoryReader implements Reader {
     return Promise.resolve([...this.table(collection).all(where)])
   }
 
+  snapshots(accountId: string): Promise<SnapshotRecord[]> {
+    return this.list('snapshots', accountId)
+  }
+
   heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]> {
     const held: Holder[] = []
     for (const id of ids) {

@@ -61,9 +61,9 @@ export class Snapshots {
     )
   }
 
-  /** The account's snapshots, oldest first. */
-  list(accountId: string): Promise<SnapshotRecord[]> {
-    return this.context.storage.list('snapshots', accountId)
+  /** The account's snapshots, oldest first, without their records. */
+  list(accountId: string): Promise<SavedSnapshot[]> {
+    return this.context.storage.snapshots(accountId)
   }
 
   /** The account's snapshot `name`, or a 404. */

@@ -73,6 +73,11 @@ export interface Reader {
   all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]>
   /** How many records the account has in `collection`. */
   count(collection: CollectionName, accountId: string): Promise<number>
+  /**
+   * The account's snapshots, oldest first, without their records: on PostgreSQL read from the first few KB of
+   * each, so that listing many large snapshots parses no records (src/postgres/snapshots.ts).
+   */
+  snapshots(accountId: string): Promise<SavedSnapshot[]>
   /** Which of `ids` another account than `accountId` holds in `collection`, and whose each is; nothing is locked. */
   heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]>
 }
@@ -101,7 +106,7 @@ export interface UnitOfWork extends Reader {
    * Puts the snapshot `head` with the account's records of every collection a snapshot holds, oldest
    * first, read at one moment (no change lands between two collections; nothing is locked), and resolves
    * with it, its counts made (`snapshotRecord`). On PostgreSQL one statement copies them, so they never
-   * travel to the server and back (src/postgres/snapshot-save.ts), and the records are not given back.
+   * travel to the server and back (src/postgres/snapshots.ts), and the records are not given back.
    */
   saveSnapshot(head: SnapshotHead): Promise<SavedSnapshot>
   /** Deletes every record of the account in `collection`; resolves with how many. */

@@ -393,6 +393,37 @@ describe('PgStorage', () => {
     expect(rows.map((row) => row.text)).toEqual([JSON.stringify(expected)])
   })
 
+  it("lists snapshots without their records, from the head each write stores: a save's, an import's, an older version's", async () => {
+    const before = MIGRATIONS.findIndex((statements) =>
+      statements.some((s) => s.includes('ADD COLUMN IF NOT EXISTS head')),
+    )
+    await query('CREATE TABLE tablepay_schema (version integer NOT NULL)')
+    await query('INSERT INTO tablepay_schema (version) VALUES ($1)', [before])
+    for (const statement of MIGRATIONS.slice(0, before).flat()) await query(statement)
+    const records = {...Object.fromEntries(STORED_COLLECTIONS.map((name) => [name, []])), checks: [{id: 'chk_1'}]}
+    const head = (name: string) => ({
+      id: `acct_a/${name}`,
+      name,
+      created_at: '2026-01-01T00:00:00.000Z',
+      clock_offset_ms: 0,
+      account_id: 'acct_a',
+    })
+    const older = snapshotRecord(head('older'), records as never)
+    await query("INSERT INTO snapshots (id, account_id, doc) VALUES ($1, 'acct_a', $2)", [
+      older.id,
+      JSON.stringify(older),
+    ])
+
+    const storage = await open()
+    const saved = await storage.unit((tx) => tx.saveSnapshot(head('newer')))
+    // an import puts the record whole; its name needs JSON's escapes
+    const imported = snapshotRecord(head('imp\\"orted'), records as never)
+    await storage.unit(async (tx) => tx.put('snapshots', imported.id, imported))
+    const summary = ({records: _, ...rest}: typeof older) => rest
+    expect(await storage.snapshots('acct_a')).toEqual([summary(older), saved, summary(imported)])
+    expect(await storage.snapshots('acct_b')).toEqual([])
+  })
+
   describe("a record's changes reach the listeners in commit order", () => {
     const note = (doc: string, id = 'chk_1') => ({id, account_id: 'acct_a', note: doc}) as never
     const notesOf = (changes: readonly Change[]) => changes.map((change) => (change[2] as {note?: string}).note)

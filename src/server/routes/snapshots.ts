@@ -1,9 +1,9 @@
 import {type H3Event, setResponseStatus} from 'h3'
-import type {SnapshotRecord} from '../../domain/records.js'
 import {Deleted} from '../../domain/schemas.js'
 import {
   exportSnapshot,
   renderSnapshot,
+  type SavedSnapshot,
   Snapshot,
   SnapshotDocument,
   SnapshotInput,
@@ -17,7 +17,7 @@ import type {OperationSpec} from '../operations.js'
 /** An export of a busy account is larger than the API's 1 MiB: an import takes up to this much. */
 export const SNAPSHOT_BODY_LIMIT = 256 * 1024 * 1024
 
-const byNewest = (a: SnapshotRecord, b: SnapshotRecord) =>
+const byNewest = (a: SavedSnapshot, b: SavedSnapshot) =>
   b.created_at.localeCompare(a.created_at) || a.name.localeCompare(b.name)
 
 const nameOf = (event: H3Event) => readParam(event, 'name', SnapshotName)
