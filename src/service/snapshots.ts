@@ -66,7 +66,14 @@ export class Snapshots {
     return this.context.storage.snapshots(accountId)
   }
 
-  /** The account's snapshot `name`, or a 404. */
+  /** The account's snapshot `name` without its records, as `list` reads them, or a 404. */
+  async saved(accountId: string, name: string): Promise<SavedSnapshot> {
+    const snapshot = (await this.list(accountId)).find((saved) => saved.name === name)
+    if (!snapshot) throw noSnapshot(name)
+    return snapshot
+  }
+
+  /** The account's snapshot `name` whole, or a 404. */
   async get(accountId: string, name: string): Promise<SnapshotRecord> {
     const snapshot = await this.context.storage.get('snapshots', snapshotKey(accountId, name))
     if (!snapshot) throw noSnapshot(name)

@@ -55,7 +55,7 @@ export const snapshotOperations: OperationSpec[] = [
     summary: 'A snapshot: when it was saved and what it holds',
     response: Snapshot,
     errors: ['not_found'],
-    handler: async (event, {service}) => renderSnapshot(await service.snapshots.get(accountOf(event), nameOf(event))),
+    handler: async (event, {service}) => renderSnapshot(await service.snapshots.saved(accountOf(event), nameOf(event))),
   },
   {
     id: 'deleteSnapshot',
