@@ -1,7 +1,7 @@
 import {readdir, rm} from 'node:fs/promises'
 import {join} from 'node:path'
-import {Damage} from './damage.js'
-import type {Documents, DocumentState} from './documents.js'
+import type {Damage} from './damage.js'
+import {type Documents, type DocumentState, type Keep, readVouched} from './documents.js'
 
 /**
  * One chunk as the manifest lists it: chunk `chunk` holds the records whose
@@ -180,18 +180,11 @@ export class Chunks {
    * and what is wrong goes to `damage` as without `unread`.
    */
   async #readChunk(file: string, entry: ChunkEntry, damage: Damage, unread: readonly string[] | undefined) {
-    if (unread && entry.count >= 0) {
-      const found = new Damage(damage.dir, true)
-      const chunk = await this.documents.readApart<unknown>(file, found, {unread}, this.name)
-      const vouched =
-        chunk?.state === 'current' &&
-        found.dropped.length === 0 &&
-        chunk.count === entry.count &&
-        chunk.crc === entry.crc &&
-        chunk.count <= entry.size
-      if (!chunk || vouched) return chunk
-    }
-    return this.documents.readApart<unknown>(file, damage, 'parsed', this.name)
+    const read = (found: Damage, keep: Keep) => this.documents.readApart<unknown>(file, found, keep, this.name)
+    if (!unread || entry.count < 0) return read(damage, 'parsed')
+    const listed = (chunk: {count: number; crc: number}) =>
+      chunk.count === entry.count && chunk.crc === entry.crc && chunk.count <= entry.size
+    return readVouched(damage, unread, read, listed)
   }
 
   /** The newest file of each chunk in the dir. */

@@ -1,6 +1,6 @@
 import {open, rename, rm, stat, writeFile} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
-import type {Damage} from './damage.js'
+import {Damage} from './damage.js'
 import {readLines} from './lines.js'
 import {Unread} from './unread.js'
 import {DocumentReader, INDENT} from './document-reader.js'
@@ -184,13 +184,20 @@ export class Documents {
     return total
   }
 
-  /** Reads a document, its records kept as `keep` says; what is wrong with it goes to `damage`. */
+  /**
+   * Reads a document, its records kept as `keep` says (unread only where its bytes are vouched for:
+   * `readVouched`); what is wrong with it goes to `damage`.
+   */
   async read<T>(name: string, damage?: Damage, keep?: Keep): Promise<Document<T> & {state: DocumentState}> {
-    const file = new RecordsFile(join(this.dir, `${name}.json`), this.fsync, damage, keep, name)
-    const read = ((await file.read()) ?? {seq: 0, records: []}) as Document<T>
-    this.#files.set(name, file)
-    // the records are the caller's: nothing here keeps them (as bytes, they would hold the buffers they were read into)
-    return {...read, state: file.state}
+    const once = async (found: Damage | undefined, as: Keep | undefined) => {
+      const file = new RecordsFile(join(this.dir, `${name}.json`), this.fsync, found, as, name)
+      const read = ((await file.read()) ?? {seq: 0, records: []}) as Document<T>
+      this.#files.set(name, file)
+      // the records are the caller's: nothing here keeps them (as bytes, they would hold the buffers they were read into)
+      return {...read, state: file.state}
+    }
+    if (!damage || typeof keep !== 'object') return once(damage, keep)
+    return (await readVouched(damage, keep.unread, once))!
   }
 
   /**
@@ -260,4 +267,23 @@ export class Documents {
       await handle.close()
     }
   }
+}
+
+/**
+ * Reads a document with its records unread (unread.ts), knowing `fields`, only where its bytes are vouched
+ * for: laid out as the store writes, nothing in it wrong, and whatever `vouches` says besides (a chunk's count
+ * and checksum as its manifest lists them); else reads it again, parsed, what is wrong going to `damage`
+ * (docs/storage.md, "Read on demand"). A line that does not parse could otherwise stay unread, and fail
+ * whatever reads it later.
+ */
+export async function readVouched<D extends {state: DocumentState}>(
+  damage: Damage,
+  fields: readonly string[],
+  read: (damage: Damage, keep: Keep) => Promise<D | null>,
+  vouches: (doc: D) => boolean = () => true,
+): Promise<D | null> {
+  const found = new Damage(damage.dir, true)
+  const doc = await read(found, {unread: fields})
+  if (!doc || (doc.state === 'current' && found.dropped.length === 0 && vouches(doc))) return doc
+  return read(damage, 'parsed')
 }
