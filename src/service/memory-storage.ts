@@ -1,5 +1,6 @@
 import type {CheckRecord, CollectionName, Collections, SnapshotRecord} from '../domain/records.js'
 import {
+  type SavedSnapshot,
   type SnapshotCollection,
   type SnapshotHead,
   snapshotRecord,
@@ -8,6 +9,7 @@ import {
 } from '../domain/snapshots.js'
 import {type Change, GUEST_SCOPE, type Store} from '../store/store.js'
 import type {Table} from '../store/table.js'
+import {Unread} from '../store/unread.js'
 import type {Holder, PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from './storage.js'
 import {UnitWrites} from './unit-writes.js'
 
@@ -84,8 +86,17 @@ class MemoryReader implements Reader {
     return Promise.resolve([...this.table(collection).all(where)])
   }
 
-  snapshots(accountId: string): Promise<SnapshotRecord[]> {
-    return this.list('snapshots', accountId)
+  // a snapshot still unread (store/unread.ts) stays so: only its fields before its records are read
+  snapshots(accountId: string): Promise<SavedSnapshot[]> {
+    const table = this.table('snapshots')
+    const ids = [...(table.walkIds(accountId, {oldestFirst: true}) ?? [])]
+    return Promise.resolve(
+      ids.map((id) => {
+        const stored = table.stored(id)!
+        if (!(stored instanceof Unread)) return stored
+        return {...(stored.before('records') as Omit<SavedSnapshot, 'account_id'>), account_id: stored.accountId}
+      }),
+    )
   }
 
   heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]> {

@@ -89,7 +89,8 @@ function tables() {
     }),
     settings: new Table<Collections['settings']>((r) => r.id),
     fan_outs: new Table<Collections['fan_outs']>((r) => r.id),
-    snapshots: new Table<Collections['snapshots']>((r) => r.id),
+    // a snapshot holds megabytes of records: read when restored or exported, not at a start (docs/storage.md)
+    snapshots: new Table<Collections['snapshots']>((r) => r.id, {readOnDemand: true}),
   }
 }
 type Tables = ReturnType<typeof tables>
@@ -189,7 +190,11 @@ export class Store {
           : await (
               name === 'checks'
                 ? readChecks(this.#documents, damage, checks)
-                : this.#documents.read<never>(name, damage)
+                : this.#documents.read<never>(
+                    name,
+                    damage,
+                    table.readOnDemand ? {unread: table.unreadFields} : undefined,
+                  )
             ).then((read) => {
               for (const record of read.records) table.put(record as never)
               return read

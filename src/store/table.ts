@@ -132,6 +132,11 @@ export class Table<T extends {account_id: string}> {
     return slot && this.#read(slot)
   }
 
+  /** The record `id` as stored: parsed, or still unread in a table `readOnDemand`, which this leaves so. */
+  stored(id: string): T | Unread | undefined {
+    return this.#byId.get(id)?.record
+  }
+
   /**
    * Whether the slot's record has each value `where` gives (one undefined
    * matches anything); a record still unparsed is read only when the fields

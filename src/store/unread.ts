@@ -154,6 +154,16 @@ export class Unread {
     return JSON.parse(this.bytes.toString())
   }
 
+  /**
+   * The record's fields before the first `"key":` its JSON holds (all of them without one), parsed: a
+   * snapshot's before its records, which a list shows while the megabytes after stay unread.
+   */
+  before(key: string): Record<string, unknown> {
+    const bytes = this.bytes
+    const at = bytes.indexOf(`,"${key}":`)
+    return JSON.parse(`${bytes.toString('utf8', 0, at < 0 ? bytes.length - 1 : at)}}`) as Record<string, unknown>
+  }
+
   /** Serialized as the record it stands for, should anything serialize it. */
   toJSON(): unknown {
     return this.read()

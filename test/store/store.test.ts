@@ -4,7 +4,10 @@ import {join} from 'node:path'
 import {crc32} from 'node:zlib'
 import {afterEach, describe, expect, it} from 'vitest'
 import {startServer} from '../../src/server/start.js'
+import {snapshotRecord, STORED_COLLECTIONS} from '../../src/domain/snapshots.js'
+import {MemoryStorage} from '../../src/service/memory-storage.js'
 import {put, Store} from '../../src/store/store.js'
+import {Unread} from '../../src/store/unread.js'
 import {checkRecord, checkWith} from '../helpers/checks.js'
 import {call, makeTempDir, startTestServer, type TestServer, writeSeed} from '../helpers/simulator.js'
 
@@ -15,7 +18,7 @@ afterEach(async () => {
 
 const record = checkRecord
 
-async function openStore(dir: string, options: {compactAfterBytes?: number} = {}) {
+async function openStore(dir: string, options: {compactAfterBytes?: number; repair?: boolean} = {}) {
   const store = await Store.open({dir, ...options})
   cleanup.push(() => store.close())
   return store
@@ -38,6 +41,71 @@ describe('Store', () => {
     // the start's own compaction runs in the background
     await again.compact()
     expect(await segments(dir)).toHaveLength(1)
+  })
+
+  it('keeps snapshots unread at a start, from their document or the journal: a list reads their heads, a restore the one', async () => {
+    const records = {
+      ...Object.fromEntries(STORED_COLLECTIONS.map((name) => [name, []])),
+      checks: [record(1), record(2)],
+    }
+    const head = (name: string) => ({
+      id: `acct_1/${name}`,
+      name,
+      created_at: '2026-01-01T00:00:00.000Z',
+      clock_offset_ms: 0,
+      account_id: 'acct_1',
+    })
+    const [compacted, journaled] = [
+      snapshotRecord(head('compacted'), records as never),
+      snapshotRecord(head('journaled'), records as never),
+    ]
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    await store.commit([put('snapshots', compacted.id, compacted)])
+    await store.compact()
+    await store.commit([put('snapshots', journaled.id, journaled)])
+    // what a kill leaves: the first in its document, the second in the journal only
+    const copy = await makeTempDir()
+    for (const f of (await readdir(dir)).filter((name) => !name.endsWith('.lock'))) {
+      await writeFile(join(copy, f), await readFile(join(dir, f)))
+    }
+    await store.close()
+    const again = await openStore(copy)
+    const {snapshots} = again.tables
+    const unread = () => [compacted.id, journaled.id].map((id) => snapshots.stored(id) instanceof Unread)
+    expect(unread()).toEqual([true, true])
+    const summary = ({records: _, ...rest}: typeof compacted) => rest
+    expect(await new MemoryStorage(again).snapshots('acct_1')).toEqual([summary(compacted), summary(journaled)])
+    expect(unread()).toEqual([true, true])
+    expect(snapshots.get(journaled.id)).toEqual(journaled)
+    expect(unread()).toEqual([true, false])
+  })
+
+  it('under --repair, drops a snapshot whose line no longer parses, though its id and account still read, and keeps the rest unread', async () => {
+    const records = {...Object.fromEntries(STORED_COLLECTIONS.map((name) => [name, []])), checks: [record(1)]}
+    const head = (name: string) => ({
+      id: `acct_1/${name}`,
+      name,
+      created_at: '2026-01-01T00:00:00.000Z',
+      clock_offset_ms: 0,
+      account_id: 'acct_1',
+    })
+    const [kept, broken] = [
+      snapshotRecord(head('kept'), records as never),
+      snapshotRecord(head('broken'), records as never),
+    ]
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    await store.commit([put('snapshots', kept.id, kept), put('snapshots', broken.id, broken)])
+    await store.close()
+    const path = join(dir, 'snapshots.json')
+    const lines = (await readFile(path, 'utf8')).split('\n')
+    const at = lines.findIndex((line) => line.includes('"acct_1/broken"'))
+    lines[at] = lines[at]!.replace('"records":{', '"records":[')
+    await writeFile(path, lines.join('\n'))
+    await expect(Store.open({dir})).rejects.toThrow(`store: ${path} line ${at + 1} is corrupt`)
+    const repaired = await openStore(dir, {repair: true})
+    expect([...repaired.tables.snapshots.all()].map((snapshot) => snapshot.id)).toEqual([kept.id])
   })
 
   it('a start that replayed a journal is ready before that journal is compacted, which follows when the server asks', async () => {

@@ -16,6 +16,19 @@ describe('Unread', () => {
     expect(JSON.stringify([unread])).toBe(JSON.stringify([record]))
   })
 
+  it("gives a record's fields before a key's first occurrence, parsed, and all of them without one", () => {
+    const record = {
+      id: 'a/lunch',
+      name: 'lun\\"ch',
+      counts: {checks: 2},
+      records: {checks: [{id: 'x'}]},
+      account_id: 'a',
+    }
+    const unread = Unread.of(Buffer.from(JSON.stringify(record)))!
+    expect(unread.before('records')).toEqual({id: 'a/lunch', name: 'lun\\"ch', counts: {checks: 2}})
+    expect(unread.before('absent')).toEqual(record)
+  })
+
   it('keeps where its bytes lie in what was read, and tells accounts apart that follow one another', () => {
     const lines = [
       '{"id":"evt_1","account_id":"acct_1"}',
