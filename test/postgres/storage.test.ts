@@ -7,6 +7,7 @@ import {PgStorage, type PgStorageOptions} from '../../src/postgres/storage.js'
 import {literal} from '../../src/postgres/literal.js'
 import {snapshotRecord, STORED_COLLECTIONS} from '../../src/domain/snapshots.js'
 import {createTestDatabase, testPool, type TestDatabase} from '../helpers/postgres.js'
+import {snapshotHead, snapshotOf, withoutRecords} from '../helpers/snapshots.js'
 import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 
 let db: TestDatabase
@@ -361,13 +362,7 @@ describe('PgStorage', () => {
 
   it("saves a snapshot byte for byte as snapshotRecord makes it of the account's records, refunds counted, replacing one of its name", async () => {
     const storage = await open()
-    const head = (at: string) => ({
-      id: 'acct_a/lunch',
-      name: 'lunch',
-      created_at: at,
-      clock_offset_ms: 7,
-      account_id: 'acct_a',
-    })
+    const head = (at: string) => snapshotHead('lunch', 'acct_a', {created_at: at, clock_offset_ms: 7})
     const payment = (id: string, refunds: number, account = 'acct_a') =>
       ({id, account_id: account, refunds: Array.from({length: refunds}, (_, i) => ({id: `re_${i}`}))}) as never
     const keyId = 'acct_a\u0000api\u0000k\\1'
@@ -400,27 +395,18 @@ describe('PgStorage', () => {
     await query('CREATE TABLE tablepay_schema (version integer NOT NULL)')
     await query('INSERT INTO tablepay_schema (version) VALUES ($1)', [before])
     for (const statement of MIGRATIONS.slice(0, before).flat()) await query(statement)
-    const records = {...Object.fromEntries(STORED_COLLECTIONS.map((name) => [name, []])), checks: [{id: 'chk_1'}]}
-    const head = (name: string) => ({
-      id: `acct_a/${name}`,
-      name,
-      created_at: '2026-01-01T00:00:00.000Z',
-      clock_offset_ms: 0,
-      account_id: 'acct_a',
-    })
-    const older = snapshotRecord(head('older'), records as never)
+    const older = snapshotOf('older', 'acct_a', [{id: 'chk_1'}])
     await query("INSERT INTO snapshots (id, account_id, doc) VALUES ($1, 'acct_a', $2)", [
       older.id,
       JSON.stringify(older),
     ])
 
     const storage = await open()
-    const saved = await storage.unit((tx) => tx.saveSnapshot(head('newer')))
+    const saved = await storage.unit((tx) => tx.saveSnapshot(snapshotHead('newer', 'acct_a')))
     // an import puts the record whole; its name needs JSON's escapes
-    const imported = snapshotRecord(head('imp\\"orted'), records as never)
+    const imported = snapshotOf('imp\\"orted', 'acct_a', [])
     await storage.unit(async (tx) => tx.put('snapshots', imported.id, imported))
-    const summary = ({records: _, ...rest}: typeof older) => rest
-    expect(await storage.snapshots('acct_a')).toEqual([summary(older), saved, summary(imported)])
+    expect(await storage.snapshots('acct_a')).toEqual([withoutRecords(older), saved, withoutRecords(imported)])
     expect(await storage.snapshots('acct_b')).toEqual([])
   })
 

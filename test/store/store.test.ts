@@ -4,11 +4,11 @@ import {join} from 'node:path'
 import {crc32} from 'node:zlib'
 import {afterEach, describe, expect, it} from 'vitest'
 import {startServer} from '../../src/server/start.js'
-import {snapshotRecord, STORED_COLLECTIONS} from '../../src/domain/snapshots.js'
 import {MemoryStorage} from '../../src/service/memory-storage.js'
 import {put, Store} from '../../src/store/store.js'
 import {Unread} from '../../src/store/unread.js'
 import {checkRecord, checkWith} from '../helpers/checks.js'
+import {snapshotOf, withoutRecords} from '../helpers/snapshots.js'
 import {call, makeTempDir, startTestServer, type TestServer, writeSeed} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -44,20 +44,9 @@ describe('Store', () => {
   })
 
   it('keeps snapshots unread at a start, from their document or the journal: a list reads their heads, a restore the one', async () => {
-    const records = {
-      ...Object.fromEntries(STORED_COLLECTIONS.map((name) => [name, []])),
-      checks: [record(1), record(2)],
-    }
-    const head = (name: string) => ({
-      id: `acct_1/${name}`,
-      name,
-      created_at: '2026-01-01T00:00:00.000Z',
-      clock_offset_ms: 0,
-      account_id: 'acct_1',
-    })
     const [compacted, journaled] = [
-      snapshotRecord(head('compacted'), records as never),
-      snapshotRecord(head('journaled'), records as never),
+      snapshotOf('compacted', 'acct_1', [record(1)]),
+      snapshotOf('journaled', 'acct_1', []),
     ]
     const dir = await makeTempDir()
     const store = await Store.open({dir})
@@ -74,26 +63,15 @@ describe('Store', () => {
     const {snapshots} = again.tables
     const unread = () => [compacted.id, journaled.id].map((id) => snapshots.stored(id) instanceof Unread)
     expect(unread()).toEqual([true, true])
-    const summary = ({records: _, ...rest}: typeof compacted) => rest
-    expect(await new MemoryStorage(again).snapshots('acct_1')).toEqual([summary(compacted), summary(journaled)])
+    const listed = await new MemoryStorage(again).snapshots('acct_1')
+    expect(listed).toEqual([withoutRecords(compacted), withoutRecords(journaled)])
     expect(unread()).toEqual([true, true])
     expect(snapshots.get(journaled.id)).toEqual(journaled)
     expect(unread()).toEqual([true, false])
   })
 
   it('under --repair, drops a snapshot whose line no longer parses, though its id and account still read, and keeps the rest unread', async () => {
-    const records = {...Object.fromEntries(STORED_COLLECTIONS.map((name) => [name, []])), checks: [record(1)]}
-    const head = (name: string) => ({
-      id: `acct_1/${name}`,
-      name,
-      created_at: '2026-01-01T00:00:00.000Z',
-      clock_offset_ms: 0,
-      account_id: 'acct_1',
-    })
-    const [kept, broken] = [
-      snapshotRecord(head('kept'), records as never),
-      snapshotRecord(head('broken'), records as never),
-    ]
+    const [kept, broken] = [snapshotOf('kept', 'acct_1', [record(1)]), snapshotOf('broken', 'acct_1', [record(2)])]
     const dir = await makeTempDir()
     const store = await Store.open({dir})
     await store.commit([put('snapshots', kept.id, kept), put('snapshots', broken.id, broken)])
