@@ -95,6 +95,13 @@ function tables() {
 }
 type Tables = ReturnType<typeof tables>
 
+/** A table's records in the order of their places, those still unread as such: a compaction copies their bytes. */
+function stored(table: Placed<unknown>): unknown[] {
+  const records: unknown[] = []
+  table.forEachPlaced((record) => records.push(record))
+  return records
+}
+
 /**
  * All state, in memory, made durable by a journal. `commit` applies a change
  * at once (so the next request sees it) and resolves when it is on disk;
@@ -385,7 +392,7 @@ export class Store {
     if (this.#dirty.size === 0 && !this.#chunksPending()) return
     const seq = this.#seq
     // records are never mutated in place, so copying the arrays is a consistent snapshot
-    const snapshot = [...this.#dirty].map((name) => ({name, records: [...this.tables[name].all()]}))
+    const snapshot = [...this.#dirty].map((name) => ({name, records: stored(this.tables[name])}))
     this.#dirty.clear()
     const taken: {chunks: Chunks; snapshot: ChunkSnapshot}[] = []
     for (const [name, chunks] of this.#chunks)

@@ -68,6 +68,18 @@ describe('Store', () => {
     expect(unread()).toEqual([true, true])
     expect(snapshots.get(journaled.id)).toEqual(journaled)
     expect(unread()).toEqual([true, false])
+    // a compaction that rewrites the snapshots copies an unread one's bytes, and leaves it unread
+    const third = snapshotOf('third', 'acct_1', [])
+    await again.commit([put('snapshots', third.id, third)])
+    await again.compact()
+    expect(unread()).toEqual([true, false])
+    await cleanup.pop()!()
+    const last = await openStore(copy)
+    expect([compacted, journaled, third].map((snapshot) => last.tables.snapshots.get(snapshot.id))).toEqual([
+      compacted,
+      journaled,
+      third,
+    ])
   })
 
   it('under --repair, drops a snapshot whose line no longer parses, though its id and account still read, and keeps the rest unread', async () => {
