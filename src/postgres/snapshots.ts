@@ -11,6 +11,9 @@ import {type Sql, text} from './reader.js'
 
 const PAYMENTS = STORED_COLLECTIONS.indexOf('payments')
 
+/** The key that follows a snapshot's counts: the fields before it are all a list shows. */
+const RECORDS_KEY = ',"records":'
+
 const NO_RECORDS = Object.fromEntries(STORED_COLLECTIONS.map((name) => [name, []])) as unknown as SnapshotRecords
 
 /**
@@ -43,7 +46,7 @@ const RECORDS = STORED_COLLECTIONS.flatMap((name, c) => [literal(`${c === 0 ? '{
 const SAVE = `WITH made AS (SELECT concat(${COUNTS.join(', ')}, '}') AS counts,
     concat(${RECORDS.join(', ')}, ']}') AS records FROM ${EACH}),
   saved AS (INSERT INTO snapshots (id, account_id, doc, head)
-    SELECT $2::text, $1::text, concat($3::text, counts, ',"records":', records, $4::text)::json, $3::text || counts
+    SELECT $2::text, $1::text, concat($3::text, counts, ${literal(RECORDS_KEY)}, records, $4::text)::json, $3::text || counts
     FROM made ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, doc = excluded.doc, head = excluded.head
     RETURNING 1)
   SELECT counts FROM made, saved`
@@ -65,9 +68,6 @@ export async function saveSnapshot(sql: Sql, head: SnapshotHead): Promise<SavedS
   const {id, name, created_at, clock_offset_ms, account_id} = head
   return {id, name, created_at, clock_offset_ms, counts: JSON.parse(rows[0]!.counts) as never, account_id}
 }
-
-/** The key that follows a snapshot's counts: the fields before it are all a list shows. */
-const RECORDS_KEY = ',"records":'
 
 /** A snapshot's `head` column, made from its record's JSON as each write stores it: the fields before its records. */
 export const snapshotHead = (json: string): string => json.slice(0, json.indexOf(RECORDS_KEY))
