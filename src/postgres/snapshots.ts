@@ -6,6 +6,7 @@ import {
   type SnapshotRecords,
   STORED_COLLECTIONS,
 } from '../domain/snapshots.js'
+import type {SnapshotRecord} from '../domain/records.js'
 import {literal} from './literal.js'
 import {type Sql, text} from './reader.js'
 
@@ -78,7 +79,8 @@ export const snapshotHead = (json: string): string => json.slice(0, json.indexOf
  * 1,000 checks took 67–71 ms of the database's, and reading them parsed 280–370 ms (docs/postgres.md,
  * "Snapshots"); a generated column made that cut at every save, 30 ms more each.
  */
-const HEADS = 'SELECT head FROM snapshots WHERE account_id = $1::text ORDER BY seq'
+const HEADS = `SELECT head, CASE WHEN head IS NULL THEN doc END AS doc FROM snapshots WHERE account_id = $1::text
+  ORDER BY seq`
 
 /**
  * The account's snapshots without their records (`Reader.snapshots`): the fields before them.
@@ -87,6 +89,11 @@ const HEADS = 'SELECT head FROM snapshots WHERE account_id = $1::text ORDER BY s
  * const saved = await savedSnapshots(pool, 'acct_demo')
  */
 export async function savedSnapshots(sql: Sql, accountId: string): Promise<SavedSnapshot[]> {
-  const {rows} = await sql.query<{head: string}>(HEADS, [text(accountId)])
-  return rows.map(({head}) => ({...(JSON.parse(`${head}}`) as SavedSnapshot), account_id: accountId}))
+  const {rows} = await sql.query<{head: string | null; doc: SnapshotRecord | null}>(HEADS, [text(accountId)])
+  return rows.map(({head, doc}) => {
+    if (head !== null) return {...(JSON.parse(`${head}}`) as SavedSnapshot), account_id: accountId}
+    // saved since the migration by an instance of an earlier version, which writes no head: read whole
+    const {records: _, ...saved} = doc!
+    return saved
+  })
 }
