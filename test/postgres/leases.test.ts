@@ -2,6 +2,7 @@ import pg from 'pg'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import type {DeliveryRecord} from '../../src/domain/records.js'
 import {claimDeliveries} from '../../src/postgres/leases.js'
+import {named} from '../../src/postgres/prepared.js'
 import type {Sql} from '../../src/postgres/reader.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {createTestDatabase, type TestDatabase, untilLockWaited} from '../helpers/postgres.js'
@@ -192,6 +193,35 @@ describe('delivery leases', () => {
         expect(plan).toContain('deliveries_pkey')
         expect(plan).not.toContain('deliveries_pending')
       }
+    } finally {
+      await client.end()
+    }
+  })
+
+  it('a connection plans the claim once: whatever the number asked, its later calls run the plan made for any', async () => {
+    const a = await open()
+    for (const id of ['dlv_1', 'dlv_2', 'dlv_3']) await write(a, {...delivery(DUE), id})
+    const client = new pg.Client({connectionString: db.url})
+    await client.connect()
+    try {
+      // a named statement, as the storage sends the claim
+      const sql: Sql = {query: (text, values) => client.query(named(text, values))}
+      for (let call = 0; call < 12; call++) {
+        const asked = ['dlv_1', 'dlv_2', 'dlv_3'].slice(0, 1 + (call % 3))
+        await claimDeliveries(
+          sql,
+          asked.map((id) => ({id, dueAt: DUE, leaseMs: 60_000})),
+          1,
+        )
+      }
+      const {rows} = await client.query<{generic_plans: string; custom_plans: string}>(
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE 'UPDATE deliveries%'",
+      )
+      // PostgreSQL plans a named statement's first five calls for their values, then keeps a plan for any
+      // values if it costs no more: planning each claim anew took it more than running it (docs/postgres.md)
+      expect(rows).toHaveLength(1)
+      expect(Number(rows[0]!.custom_plans)).toBeLessThanOrEqual(5)
+      expect(Number(rows[0]!.generic_plans)).toBeGreaterThanOrEqual(7)
     } finally {
       await client.end()
     }
