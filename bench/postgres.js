@@ -9,7 +9,7 @@ import {dispatcherRate} from './deliveries.js'
 import {importPeer} from './peer-modules.js'
 import {CheckSet, load, seed} from './load.js'
 import {cpuMs, quiet, startHelper, startServe} from './processes.js'
-import {DELIVERIES, RUNS, SHORT_SECONDS} from './settings.js'
+import {DELIVERIES, DELIVERY_RUNS, SHORT_SECONDS} from './settings.js'
 
 /**
  * @typedef {import('./load.js').LoadResult & {cpuUs: number}} Run
@@ -22,7 +22,7 @@ import {DELIVERIES, RUNS, SHORT_SECONDS} from './settings.js'
  * on a database of its own, a journal server and a `serve --database`
  * instance, each store holding `checks` checks (the database half from the
  * instance's set). Measures deliveries to a loopback receiver, the journal
- * server against the instance (RUNS runs of DELIVERIES each), then `rounds`
+ * server against the instance (DELIVERY_RUNS runs of DELIVERIES each), then `rounds`
  * rounds of `seconds`-second runs of changing pushes (the reference, the
  * journal server, the instance alone on its database) and of identical
  * replays and GETs (journal, the instance). Then it starts a second
@@ -131,8 +131,8 @@ async function measureDeliveries(journal, instance, progress) {
     await dispatcherRate(instance, receiver, DELIVERIES, 'warm-postgres')
     /** @type {DeliveryRun[]} */
     const runs = []
-    for (let i = 1; i <= RUNS; i++) {
-      progress(`deliveries ${i}/${RUNS}: journal, PostgreSQL (${DELIVERIES} each)`)
+    for (let i = 1; i <= DELIVERY_RUNS; i++) {
+      progress(`deliveries ${i}/${DELIVERY_RUNS}: journal, PostgreSQL (${DELIVERIES} each)`)
       await quiet([journal.pid, instance.pid])
       const journalRate = await dispatcherRate(journal, receiver, DELIVERIES, `journal-${i}`)
       await quiet([journal.pid, instance.pid])
