@@ -218,7 +218,7 @@ describe('delivery leases', () => {
         "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE 'UPDATE deliveries%'",
       )
       // PostgreSQL plans a named statement's first five calls for their values, then keeps a plan for any
-      // values if it costs no more: planning each claim anew took it more than running it (docs/postgres.md)
+      // values if it costs no more: planning each claim anew took it about as long as running it (docs/postgres.md)
       expect(rows).toHaveLength(1)
       expect(Number(rows[0]!.custom_plans)).toBeLessThanOrEqual(5)
       expect(Number(rows[0]!.generic_plans)).toBeGreaterThanOrEqual(7)
