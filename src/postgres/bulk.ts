@@ -2,7 +2,7 @@ import type pg from 'pg'
 import type {CollectionName} from '../domain/records.js'
 import type {Change} from '../service/storage.js'
 import {literal} from './literal.js'
-import {text} from './reader.js'
+import {text} from './text.js'
 import {COLUMNS} from './schema.js'
 import {snapshotHead} from './snapshots.js'
 

@@ -1,7 +1,8 @@
 import type {CollectionName} from '../domain/records.js'
 import type {Change} from '../service/storage.js'
 import {prepared} from './prepared.js'
-import {type Sql, text, untext} from './reader.js'
+import type {Sql} from './reader.js'
+import {text, untext} from './text.js'
 import {COMMITS} from './schema.js'
 import type {Notice} from './unit.js'
 

@@ -8,7 +8,8 @@ import {
 } from '../domain/snapshots.js'
 import type {SnapshotRecord} from '../domain/records.js'
 import {literal} from './literal.js'
-import {type Sql, text} from './reader.js'
+import type {Sql} from './reader.js'
+import {text} from './text.js'
 
 const PAYMENTS = STORED_COLLECTIONS.indexOf('payments')
 
