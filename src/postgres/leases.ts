@@ -2,6 +2,7 @@ import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain
 import type {Claim} from '../service/storage.js'
 import {isRetryable} from './errors.js'
 import type {Sql} from './reader.js'
+import {text, untext} from './text.js'
 
 /**
  * The first key of the session advisory lock each instance holds for its
@@ -114,7 +115,7 @@ async function claimOnce(sql: Sql, asked: readonly AskedClaim[], owner: number):
      FROM ${ASKED} WHERE d.id = a.id AND ${DUE} AND ${FREE} RETURNING d.id, d.doc, ${TARGET}`,
     [asJson(asked), owner],
   )
-  const won = new Map(claimed.rows.map((row) => [row.id, row]))
+  const won = new Map(claimed.rows.map((row) => [untext(row.id), row]))
   const held = await heldAmong(
     sql,
     asked.filter(({id}) => !won.has(id)),
@@ -136,9 +137,14 @@ async function heldAmong(sql: Sql, lost: readonly AskedClaim[]): Promise<Set<str
     `SELECT d.id FROM deliveries d JOIN ${ASKED} ON d.id = a.id WHERE ${DUE} AND d.lease_owner IS NOT NULL`,
     [asJson(lost)],
   )
-  return new Set(rows.map((row) => row.id))
+  return new Set(rows.map((row) => untext(row.id)))
 }
 
-/** `ASKED`'s parameter: the ids, the due times as `next_attempt_at` is compared with them, the leases. */
+/**
+ * `ASKED`'s parameter: the ids as the table keeps them (`text`: an imported delivery's may hold a backslash),
+ * the due times as `next_attempt_at` is compared with them, the leases.
+ */
 const asJson = (asked: readonly AskedClaim[]): string =>
-  JSON.stringify(asked.map(({id, dueAt, leaseMs}) => ({id, due: new Date(dueAt).toISOString(), secs: leaseMs / 1000})))
+  JSON.stringify(
+    asked.map(({id, dueAt, leaseMs}) => ({id: text(id), due: new Date(dueAt).toISOString(), secs: leaseMs / 1000})),
+  )

@@ -198,6 +198,17 @@ describe('delivery leases', () => {
     }
   })
 
+  it('claims a delivery whose id holds a backslash, as an imported one may, with the others asked', async () => {
+    const a = await open()
+    const ids = ['dlv_1', 'dlv_back\\slash', 'dlv_\\0']
+    for (const id of ids) await write(a, {...delivery(DUE), id})
+    const claims = await Promise.all(ids.map((id) => a.shared!.claim(id, DUE, 60_000)))
+    expect(claims.map((claim) => (typeof claim === 'object' ? claim.delivery.id : claim))).toEqual(ids)
+    // claimed: another instance finds each held
+    const b = await open()
+    expect(await Promise.all(ids.map((id) => b.shared!.claim(id, DUE, 60_000)))).toEqual(['held', 'held', 'held'])
+  })
+
   it('a connection plans the claim once: whatever the number asked, its later calls run the plan made for any', async () => {
     const a = await open()
     for (const id of ['dlv_1', 'dlv_2', 'dlv_3']) await write(a, {...delivery(DUE), id})
