@@ -132,6 +132,9 @@ describe('delivery leases', () => {
     const other = new pg.Client({connectionString: db.url})
     await other.connect()
     try {
+      // PostgreSQL fails the waiter that looks for a deadlock first: on a busy machine the claims' look, due a
+      // second after their wait began, may run after this one's, unless this one looks much later
+      await other.query("SET deadlock_timeout = '10s'")
       await other.query('BEGIN')
       await other.query("SELECT 1 FROM deliveries WHERE id = 'dlv_2' FOR UPDATE")
       // the claims win dlv_1, then wait for dlv_2; the other transaction then waits for dlv_1: a deadlock,
