@@ -2,6 +2,7 @@ import * as z from 'zod'
 import {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES} from './constants.js'
 import {MAX_CENTS} from './money.js'
 import {SECRET_FORMAT, SECRET_RULE} from './endpoints.js'
+import {NUL_RULE, noNul} from './nul.js'
 
 export {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES}
 
@@ -244,6 +245,13 @@ export const KeyInfo = z.object({
 })
 export type KeyInfo = z.infer<typeof KeyInfo>
 
+/** An endpoint's URL and description, as every body that sets them takes them: no NUL (nul.ts). */
+const EndpointUrl = z
+  .url({protocol: /^https?$/})
+  .max(2048)
+  .refine(noNul, NUL_RULE)
+const EndpointDescription = z.string().max(500).refine(noNul, NUL_RULE)
+
 /** A signing secret chosen by the caller (a seed, `POST /sim/webhook-endpoints`, `listen --secret`). */
 export const WebhookSecret = z.string().regex(SECRET_FORMAT, SECRET_RULE)
 
@@ -253,18 +261,18 @@ export const KnownSecretEndpointInput = z.strictObject({
     .string()
     .regex(/^we_[A-Za-z0-9_]{1,60}$/)
     .optional(),
-  url: z.url({protocol: /^https?$/}).max(2048),
+  url: EndpointUrl,
   event_types: EventTypes.optional(),
-  description: z.string().max(500).optional(),
+  description: EndpointDescription.optional(),
   secret: WebhookSecret,
 })
 export type KnownSecretEndpointInput = z.infer<typeof KnownSecretEndpointInput>
 
 /** The body of `POST /webhook-endpoints`. */
 export const WebhookEndpointInput = z.strictObject({
-  url: z.url({protocol: /^https?$/}).max(2048),
+  url: EndpointUrl,
   event_types: EventTypes.optional(),
-  description: z.string().max(500).optional(),
+  description: EndpointDescription.optional(),
 })
 export type WebhookEndpointInput = z.infer<typeof WebhookEndpointInput>
 
@@ -369,12 +377,9 @@ export type ScratchAccount = z.infer<typeof ScratchAccount>
 
 /** The body of `PATCH /webhook-endpoints/{id}`: what changes; the rules of creation apply. */
 export const WebhookEndpointUpdate = z.strictObject({
-  url: z
-    .url({protocol: /^https?$/})
-    .max(2048)
-    .optional(),
+  url: EndpointUrl.optional(),
   event_types: EventTypes.optional(),
-  description: z.string().max(500).optional(),
+  description: EndpointDescription.optional(),
 })
 export type WebhookEndpointUpdate = z.infer<typeof WebhookEndpointUpdate>
 

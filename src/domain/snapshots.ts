@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import {endpointKey} from './endpoints.js'
 import {ApiError, invalidField} from './errors.js'
+import {NUL_RULE, nulAt} from './nul.js'
 import type {Collections, DeliveryRecord, SnapshotRecord} from './records.js'
 import {Check, Claim, Delivery, Event, Feedback, Location, Payment, WebhookEndpoint} from './schemas.js'
 
@@ -70,6 +71,9 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   deliveries: Delivery,
 }
 
+/** The kinds of record that may not hold a NUL (nul.ts). */
+const NUL_FREE: ReadonlySet<SnapshotCollection> = new Set(['webhook_endpoints', 'deliveries'])
+
 /**
  * Each collection's records as the store keeps them: each kind checked by its schema (RECORD_SCHEMAS), where
  * each issue names its record, and no id twice in a collection; the document shows them as objects with an id.
@@ -81,6 +85,11 @@ const Records = z
       const result = z.array(RECORD_SCHEMAS[name]).safeParse(records[name] ?? [])
       for (const issue of result.error?.issues ?? [])
         context.addIssue({code: 'custom', message: issue.message, path: [name, ...issue.path]})
+      if (NUL_FREE.has(name))
+        for (const [i, record] of (records[name] ?? []).entries()) {
+          const at = nulAt(record)
+          if (at) context.addIssue({code: 'custom', message: NUL_RULE, path: [name, i, ...at]})
+        }
       const seen = new Set<string>()
       for (const [i, {id}] of (records[name] ?? []).entries()) {
         if (seen.has(id))

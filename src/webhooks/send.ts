@@ -112,7 +112,9 @@ function answer(response: http.IncomingMessage, text: string): Omit<AttemptResul
   const refused = redirected
     ? `redirect to ${response.headers.location ?? '(no location)'} is not followed`
     : `receiver answered ${status}`
-  return {status_code: status, error: ok ? null : refused, response_body: text}
+  // a NUL byte is kept as U+FFFD, as a byte that is not UTF-8 is: PostgreSQL's JSON functions refuse a record
+  // that holds one anywhere, and its next attempt's claim reads the delivery's record (docs/api.md, "Webhooks")
+  return {status_code: status, error: ok ? null : refused, response_body: text.replaceAll('\0', '\uFFFD')}
 }
 
 /**

@@ -143,6 +143,22 @@ describe('serve --import', () => {
       oclif: {exit: 2},
       message: expect.stringContaining('account acct_nobody, which this server does not have'),
     })
+    // a string no record may hold, however valid the rest
+    const at = other.created_at
+    const endpoint = {
+      id: 'we_1',
+      object: 'webhook_endpoint',
+      url: 'http://127.0.0.1:9/',
+      event_types: ['check.created'],
+    }
+    const stored = {description: 'a\u0000b', status: 'enabled', secret: 'whsec_1', consecutive_dead: 0}
+    const records = {webhook_endpoints: [{...endpoint, ...stored, created_at: at, updated_at: at}]}
+    const odd = {...other, account: 'acct_demo', records}
+    await writeFile(file, JSON.stringify(odd))
+    await expect(startServeFlags(['--import', file])).rejects.toMatchObject({
+      oclif: {exit: 2},
+      message: expect.stringContaining('records.webhook_endpoints.0.description: must not contain the NUL character'),
+    })
   })
 
   it('reads and checks every file before the port opens: a refused start began nothing', async () => {
