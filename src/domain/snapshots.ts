@@ -76,7 +76,8 @@ const NUL_FREE: ReadonlySet<SnapshotCollection> = new Set(['webhook_endpoints', 
 
 /**
  * Each collection's records as the store keeps them: each kind checked by its schema (RECORD_SCHEMAS), where
- * each issue names its record, and no id twice in a collection; the document shows them as objects with an id.
+ * each issue names its record, no id twice in a collection, and no NUL in the kinds PostgreSQL queries (nul.ts);
+ * the document shows them as objects with an id.
  */
 const Records = z
   .partialRecord(z.enum(STORED_COLLECTIONS), z.array(Stored))
@@ -85,16 +86,13 @@ const Records = z
       const result = z.array(RECORD_SCHEMAS[name]).safeParse(records[name] ?? [])
       for (const issue of result.error?.issues ?? [])
         context.addIssue({code: 'custom', message: issue.message, path: [name, ...issue.path]})
-      if (NUL_FREE.has(name))
-        for (const [i, record] of (records[name] ?? []).entries()) {
-          const at = nulAt(record)
-          if (at) context.addIssue({code: 'custom', message: NUL_RULE, path: [name, i, ...at]})
-        }
       const seen = new Set<string>()
-      for (const [i, {id}] of (records[name] ?? []).entries()) {
-        if (seen.has(id))
-          context.addIssue({code: 'custom', message: `${name} ${id} is there twice`, path: [name, i, 'id']})
-        seen.add(id)
+      for (const [i, record] of (records[name] ?? []).entries()) {
+        if (seen.has(record.id))
+          context.addIssue({code: 'custom', message: `${name} ${record.id} is there twice`, path: [name, i, 'id']})
+        seen.add(record.id)
+        const nul = NUL_FREE.has(name) ? nulAt(record) : undefined
+        if (nul) context.addIssue({code: 'custom', message: NUL_RULE, path: [name, i, ...nul]})
       }
     }
   })

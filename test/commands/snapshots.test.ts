@@ -143,7 +143,7 @@ describe('serve --import', () => {
       oclif: {exit: 2},
       message: expect.stringContaining('account acct_nobody, which this server does not have'),
     })
-    // a string no record may hold, however valid the rest
+    // an endpoint holding a NUL, which PostgreSQL cannot query, however valid the rest
     const at = other.created_at
     const endpoint = {
       id: 'we_1',
