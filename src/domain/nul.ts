@@ -1,7 +1,7 @@
 /**
- * What a webhook endpoint's or a delivery's record may not hold: PostgreSQL's JSON functions refuse a
- * record with a NUL anywhere in it, and the claims and the units that fan out query those two kinds of
- * record with them (docs/api.md, "HTTP details").
+ * What a webhook endpoint's, a delivery's or a payment's record may not hold: PostgreSQL's JSON functions
+ * refuse a record with a NUL anywhere in it, and the claims and the units that fan out query the first two
+ * kinds of record with them, a snapshot's save the payments' refunds (docs/api.md, "HTTP details").
  */
 export const NUL_RULE = 'must not contain the NUL character (\\u0000)'
 

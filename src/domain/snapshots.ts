@@ -72,7 +72,7 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
 }
 
 /** The kinds of record that may not hold a NUL (nul.ts). */
-const NUL_FREE: ReadonlySet<SnapshotCollection> = new Set(['webhook_endpoints', 'deliveries'])
+const NUL_FREE: ReadonlySet<SnapshotCollection> = new Set(['payments', 'webhook_endpoints', 'deliveries'])
 
 /**
  * Each collection's records as the store keeps them: each kind checked by its schema (RECORD_SCHEMAS), where

@@ -76,18 +76,21 @@ describe('the NUL character, which PostgreSQL cannot query in a record', () => {
     for (const attempt of delivery.attempts) expect(attempt.response_body).toBe('a\uFFFDb')
   })
 
-  it('an imported snapshot whose endpoint or delivery holds one is refused with 422 naming it', async () => {
+  it('an imported snapshot whose endpoint, delivery or payment holds one is refused with 422 naming it', async () => {
     const sim = await server()
     await sim.api('POST', '/v1/webhook-endpoints', {body: {url: 'http://127.0.0.1:9/hooks'}})
-    await sim.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 100]])})
+    const check = (await sim.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 100]])})).body
+    await sim.api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 50}})
     await sim.api('POST', '/v1/sim/snapshots', {body: {name: 'with-endpoint'}})
     const exported = (await sim.api('GET', '/v1/sim/snapshots/with-endpoint/export')).body
     exported.records.webhook_endpoints[0].description = 'a\u0000b'
     exported.records.deliveries[0].event_type = 'check.\u0000'
+    exported.records.payments[0].claim_id = 'clm_\u0000'
     const imported = await sim.api('POST', '/v1/sim/snapshots/import', {body: {...exported, name: 'odd'}})
     expect([imported.status, imported.body.error.details]).toEqual([
       422,
       [
+        {path: 'records.payments.0.claim_id', message: NUL_REFUSED},
         {path: 'records.webhook_endpoints.0.description', message: NUL_REFUSED},
         {path: 'records.deliveries.0.event_type', message: NUL_REFUSED},
       ],
