@@ -2,7 +2,7 @@ import * as z from 'zod'
 import {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES} from './constants.js'
 import {MAX_CENTS} from './money.js'
 import {SECRET_FORMAT, SECRET_RULE} from './endpoints.js'
-import {NUL_RULE, noNul} from './nul.js'
+import {QUERYABLE_RULE, queryable} from './queryable-text.js'
 
 export {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES}
 
@@ -245,12 +245,12 @@ export const KeyInfo = z.object({
 })
 export type KeyInfo = z.infer<typeof KeyInfo>
 
-/** An endpoint's URL and description, as every body that sets them takes them: no NUL (nul.ts). */
+/** An endpoint's URL and description, as every body that sets them takes them: text PostgreSQL can query. */
 const EndpointUrl = z
   .url({protocol: /^https?$/})
   .max(2048)
-  .refine(noNul, NUL_RULE)
-const EndpointDescription = z.string().max(500).refine(noNul, NUL_RULE)
+  .refine(queryable, QUERYABLE_RULE)
+const EndpointDescription = z.string().max(500).refine(queryable, QUERYABLE_RULE)
 
 /** A signing secret chosen by the caller (a seed, `POST /sim/webhook-endpoints`, `listen --secret`). */
 export const WebhookSecret = z.string().regex(SECRET_FORMAT, SECRET_RULE)

@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import {endpointKey} from './endpoints.js'
 import {ApiError, invalidField} from './errors.js'
-import {NUL_RULE, nulAt} from './nul.js'
+import {QUERYABLE_RULE, unqueryableAt} from './queryable-text.js'
 import type {Collections, DeliveryRecord, SnapshotRecord} from './records.js'
 import {Check, Claim, Delivery, Event, Feedback, Location, Payment, WebhookEndpoint} from './schemas.js'
 
@@ -71,13 +71,13 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   deliveries: Delivery,
 }
 
-/** The kinds of record that may not hold a NUL (nul.ts). */
-const NUL_FREE: ReadonlySet<SnapshotCollection> = new Set(['payments', 'webhook_endpoints', 'deliveries'])
+/** The kinds of record that hold only text PostgreSQL can query (queryable-text.ts). */
+const QUERYABLE: ReadonlySet<SnapshotCollection> = new Set(['payments', 'webhook_endpoints', 'deliveries'])
 
 /**
  * Each collection's records as the store keeps them: each kind checked by its schema (RECORD_SCHEMAS), where
- * each issue names its record, no id twice in a collection, and no NUL in the kinds PostgreSQL queries (nul.ts);
- * the document shows them as objects with an id.
+ * each issue names its record, no id twice in a collection, and only text PostgreSQL can query in the kinds it
+ * queries (queryable-text.ts); the document shows them as objects with an id.
  */
 const Records = z
   .partialRecord(z.enum(STORED_COLLECTIONS), z.array(Stored))
@@ -91,8 +91,8 @@ const Records = z
         if (seen.has(record.id))
           context.addIssue({code: 'custom', message: `${name} ${record.id} is there twice`, path: [name, i, 'id']})
         seen.add(record.id)
-        const nul = NUL_FREE.has(name) ? nulAt(record) : undefined
-        if (nul) context.addIssue({code: 'custom', message: NUL_RULE, path: [name, i, ...nul]})
+        const unqueryable = QUERYABLE.has(name) ? unqueryableAt(record) : undefined
+        if (unqueryable) context.addIssue({code: 'custom', message: QUERYABLE_RULE, path: [name, i, ...unqueryable]})
       }
     }
   })

@@ -16,42 +16,45 @@ async function server() {
   return sim
 }
 
-const NUL_REFUSED = 'must not contain the NUL character (\\u0000)'
+const REFUSED = 'must not contain the NUL character (\\u0000) or an unpaired surrogate (\\ud800-\\udfff)'
 
-describe('the NUL character, which PostgreSQL cannot query in a record', () => {
-  it("an endpoint's url or description holding one is refused with 422 naming it, wherever they are set", async () => {
+describe('a NUL or an unpaired surrogate, which PostgreSQL cannot query in a record', () => {
+  it("an endpoint's url or description holding either is refused with 422 naming it, wherever they are set", async () => {
     const sim = await server()
     const refused = async (method: string, path: string, body: object, field: string) => {
       const answer = await sim.api(method, path, {body})
       expect([answer.status, answer.body.error.code, answer.body.error.details]).toEqual([
         422,
         'validation_failed',
-        [{path: field, message: NUL_REFUSED}],
+        [{path: field, message: REFUSED}],
       ])
     }
     const url = 'http://127.0.0.1:9/hooks'
     await refused('POST', '/v1/webhook-endpoints', {url, description: 'a\u0000b'}, 'description')
     await refused('POST', '/v1/webhook-endpoints', {url: `${url}?q=\u0000`}, 'url')
+    await refused('POST', '/v1/webhook-endpoints', {url, description: 'a\ud800b'}, 'description')
+    await refused('POST', '/v1/webhook-endpoints', {url: `${url}?q=\udc00`}, 'url')
     const secret = `whsec_${'a'.repeat(32)}`
     await refused('POST', '/v1/sim/webhook-endpoints', {url, secret, description: '\u0000'}, 'description')
     const endpoint = (await sim.api('POST', '/v1/webhook-endpoints', {body: {url}})).body
     await refused('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {description: 'a\u0000b'}, 'description')
+    await refused('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {description: '\udfff\ud800'}, 'description')
     expect((await sim.api('GET', `/v1/webhook-endpoints/${endpoint.id}`)).body.description).toBeNull()
   })
 
-  it("a check's strings may hold one: its events reach the receiver and it reads back as pushed", async () => {
+  it("a check's strings may hold either: its events reach the receiver and it reads back as pushed", async () => {
     const sim = await server()
     const receiver = await startReceiver()
     cleanup.push(() => receiver.close())
     await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url, event_types: ['check.created']}})
     const check = checkWith([['a', 1, 100]])
     const pushed = await sim.api('PUT', '/v1/checks/external/t1', {
-      body: {...check, items: [{...check.items[0]!, name: 'x\u0000y'}]},
+      body: {...check, items: [{...check.items[0]!, name: 'x\u0000y\ud800'}]},
     })
     expect(pushed.status).toBe(201)
     await receiver.waitFor(1)
-    expect(JSON.parse(receiver.received[0]!.body).data.items[0].name).toBe('x\u0000y')
-    expect((await sim.api('GET', `/v1/checks/${pushed.body.id}`)).body.items[0].name).toBe('x\u0000y')
+    expect(JSON.parse(receiver.received[0]!.body).data.items[0].name).toBe('x\u0000y\ud800')
+    expect((await sim.api('GET', `/v1/checks/${pushed.body.id}`)).body.items[0].name).toBe('x\u0000y\ud800')
   })
 
   it("a receiver's answer holding NUL bytes is kept with U+FFFD, and the delivery's retries are made", async () => {
@@ -76,7 +79,7 @@ describe('the NUL character, which PostgreSQL cannot query in a record', () => {
     for (const attempt of delivery.attempts) expect(attempt.response_body).toBe('a\uFFFDb')
   })
 
-  it('an imported snapshot whose endpoint, delivery or payment holds one is refused with 422 naming it', async () => {
+  it('an imported snapshot whose endpoint, delivery or payment holds either is refused with 422 naming it', async () => {
     const sim = await server()
     await sim.api('POST', '/v1/webhook-endpoints', {body: {url: 'http://127.0.0.1:9/hooks'}})
     const check = (await sim.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 100]])})).body
@@ -85,14 +88,14 @@ describe('the NUL character, which PostgreSQL cannot query in a record', () => {
     const exported = (await sim.api('GET', '/v1/sim/snapshots/with-endpoint/export')).body
     exported.records.webhook_endpoints[0].description = 'a\u0000b'
     exported.records.deliveries[0].event_type = 'check.\u0000'
-    exported.records.payments[0].claim_id = 'clm_\u0000'
+    exported.records.payments[0].claim_id = 'clm_\udc00'
     const imported = await sim.api('POST', '/v1/sim/snapshots/import', {body: {...exported, name: 'odd'}})
     expect([imported.status, imported.body.error.details]).toEqual([
       422,
       [
-        {path: 'records.payments.0.claim_id', message: NUL_REFUSED},
-        {path: 'records.webhook_endpoints.0.description', message: NUL_REFUSED},
-        {path: 'records.deliveries.0.event_type', message: NUL_REFUSED},
+        {path: 'records.payments.0.claim_id', message: REFUSED},
+        {path: 'records.webhook_endpoints.0.description', message: REFUSED},
+        {path: 'records.deliveries.0.event_type', message: REFUSED},
       ],
     ])
     expect((await sim.api('GET', '/v1/sim/snapshots')).body.data.map((s: {name: string}) => s.name)).toEqual([
