@@ -4,6 +4,9 @@ import {MIGRATIONS} from './schema.js'
 /** The advisory lock every instance takes to migrate: the first one migrates, the others wait and find nothing to do. */
 const MIGRATION_LOCK = 0x7461626c6570
 
+/** The encodings that keep every character a record may hold: UTF8, and SQL_ASCII, which keeps the bytes it is sent. */
+const ENCODINGS = ['UTF8', 'SQL_ASCII']
+
 /**
  * Brings the database's schema up to this version's, once, under an
  * advisory lock: instances started together migrate one after the other,
@@ -15,6 +18,14 @@ const MIGRATION_LOCK = 0x7461626c6570
 export async function migrate(pool: pg.Pool): Promise<number> {
   const client = await pool.connect()
   try {
+    // a push with a character the database cannot hold would answer 500, not the start
+    const {rows: shown} = await client.query<{server_encoding: string}>('SHOW server_encoding')
+    const encoding = shown[0]!.server_encoding
+    if (!ENCODINGS.includes(encoding))
+      throw new Error(
+        `postgres: the database's encoding is ${encoding}, which cannot hold every character a check may carry; ` +
+          `point tablepay at a UTF8 database (createdb --encoding UTF8 --template template0 NAME)`,
+      )
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
     try {
       await client.query('CREATE TABLE IF NOT EXISTS tablepay_schema (version integer NOT NULL)')

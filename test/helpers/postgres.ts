@@ -137,13 +137,19 @@ END $$`
  * A database of its own on the run's PostgreSQL (test/helpers/postgres-setup.ts), for one test server:
  * tests never see each other's records, whatever order they run in. It holds this version's schema, as
  * a server's first start leaves it, and no rows; `{empty: true}` gives one without even the schema, for
- * a test of the migration itself.
+ * a test of the migration itself, and `{encoding}` an empty one of that encoding.
  *
  * @example
  * const db = await createTestDatabase()
  * const server = await startServer({port: 0, host: '127.0.0.1', database: db.url})
  */
-export async function createTestDatabase({empty = false} = {}): Promise<TestDatabase> {
+export async function createTestDatabase({empty = false, encoding = ''} = {}): Promise<TestDatabase> {
+  if (encoding) {
+    // never handed out again: the next test would meet its encoding
+    const name = newName()
+    await adminQuery(`CREATE DATABASE ${name} ENCODING '${encoding}' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`)
+    return {url: urlOf(name), drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)}
+  }
   const name = spare[empty ? 'empty' : 'migrated'].pop() ?? (await createDatabase(empty))
   let released: Promise<void> | undefined
   return {url: urlOf(name), drop: () => (released ??= release(name))}

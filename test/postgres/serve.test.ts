@@ -83,6 +83,37 @@ describe('serve --database', () => {
     )
     expect(refused.stderr).not.toContain(password())
   })
+
+  it('fails to start (exit 1) on a database whose encoding cannot hold every character, saying what to use', async () => {
+    const latin1 = await createTestDatabase({encoding: 'LATIN1'})
+    try {
+      const refused = await runCommand(['serve', '--port', '0', '--database', latin1.url])
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain("the database's encoding is LATIN1, which cannot hold every character")
+      expect(refused.stderr).toContain('createdb --encoding UTF8 --template template0 NAME')
+    } finally {
+      await latin1.drop()
+    }
+  })
+
+  it('starts on a SQL_ASCII database, which keeps the bytes it is sent: a check reads back as pushed', async () => {
+    const ascii = await createTestDatabase({encoding: 'SQL_ASCII'})
+    try {
+      const server = await serve(['--database', ascii.url, '--seed', 'fixtures/seed.json'])
+      const client = new TablepayClient({url: server.url, apiKey: 'tp_test_demo_write'})
+      const table = {number: 'café 😀'}
+      await client.pushCheck('t1', {
+        table,
+        status: 'open',
+        items: [],
+        totals: {subtotal_cents: 0, tax_cents: 0, total_cents: 0},
+      })
+      expect((await client.getCheckByExternalId('t1')).table).toEqual(table)
+    } finally {
+      await Promise.all(running.splice(0).map((server) => server.stop()))
+      await ascii.drop()
+    }
+  })
 })
 
 describe('tablepay/testing', () => {
