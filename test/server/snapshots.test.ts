@@ -415,7 +415,7 @@ describe('snapshots: bad input', () => {
     await settled()
     await save('good')
     const {body: document} = await sim.api('GET', '/v1/sim/snapshots/good/export')
-    const check = document.records.checks[0]
+    const [check, delivery] = [document.records.checks[0], document.records.deliveries[0]]
     const stored = await sim.stored()
     const refused: [string, string, unknown, number, string, string?][] = [
       ['POST', '/v1/sim/snapshots', {}, 422, 'validation_failed', 'name'],
@@ -474,6 +474,18 @@ describe('snapshots: bad input', () => {
         422,
         'validation_failed',
         'records.checks.1.id',
+      ],
+      // a time PostgreSQL cannot read, there being no year 0: the delivery's claim would fail at every try
+      [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {
+          ...document,
+          records: {...document.records, deliveries: [{...delivery, next_attempt_at: '0000-01-01T00:00:00Z'}]},
+        },
+        422,
+        'validation_failed',
+        'records.deliveries.0.next_attempt_at',
       ],
     ]
     for (const [method, path, body, status, code, field] of refused) {
