@@ -1,6 +1,7 @@
 import {createHash} from 'node:crypto'
 import type {DeliveryRecord, EndpointChaos, WebhookEndpointRecord} from './records.js'
 import type {Chaos, ChaosInput} from './schemas.js'
+import {isoTime} from './timestamps.js'
 
 /**
  * Two numbers in [0, 1) for the `n`th delivery of an endpoint under `seed`: the same seed and the
@@ -41,7 +42,7 @@ export function stirDelivery(
   return {
     delivery: {
       ...delivery,
-      ...(waitMs > 0 ? {next_attempt_at: new Date(dueAt + waitMs).toISOString()} : {}),
+      ...(waitMs > 0 ? {next_attempt_at: isoTime(dueAt + waitMs)} : {}),
       ...(duplicate < chaos.duplicate ? {chaos_duplicate: true as const} : {}),
     },
     chaos: {...chaos, drawn: chaos.drawn + 1},

@@ -4,6 +4,7 @@ import {newId, randomToken} from './ids.js'
 import {sameInOrder} from './arrays.js'
 import type {WebhookEndpointRecord} from './records.js'
 import type {KnownSecretEndpointInput, WebhookEndpoint, WebhookEndpointInput, WebhookEndpointUpdate} from './schemas.js'
+import {isoTime} from './timestamps.js'
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i
 
@@ -132,7 +133,7 @@ export function rotateSecret(
     ...endpoint,
     secret: newSecret(),
     previous_secret: endpoint.secret,
-    previous_secret_expires_at: new Date(clockNow + expireAfterS * 1000).toISOString(),
+    previous_secret_expires_at: isoTime(clockNow + expireAfterS * 1000),
     updated_at: now,
   }
 }

@@ -1,4 +1,5 @@
 import type {DeliveryRecord, EventRecord, IdempotencyRecord} from './records.js'
+import {isoTime} from './timestamps.js'
 
 const DAY_MS = 86_400_000
 
@@ -41,8 +42,7 @@ export const mayDelete = (deliveries: readonly DeliveryRecord[], fanningOut: boo
   !fanningOut && deliveries.every((delivery) => delivery.status !== 'pending')
 
 /** When a key first used at `nowMs` (scheduler clock) is forgotten. */
-export const keyExpiry = (nowMs: number, policy: RetentionPolicy): string =>
-  new Date(nowMs + policy.idempotencyKeyTtlMs).toISOString()
+export const keyExpiry = (nowMs: number, policy: RetentionPolicy): string => isoTime(nowMs + policy.idempotencyKeyTtlMs)
 
 /**
  * Whether a stored `Idempotency-Key` is forgotten: a day after its first use on the scheduler clock

@@ -1,8 +1,14 @@
+/**
+ * The last time a timestamp names: past it, ISO 8601 needs a year of more than four digits, which PostgreSQL's
+ * timestamptz does not read. A scheduler clock advanced or sped up past it reads as it (docs/api.md, "Webhooks").
+ */
+export const LAST_TIME = Date.parse('9999-12-31T23:59:59.999Z')
+
 let lastMs = NaN
 let lastIso = ''
 
 /**
- * `ms` as an ISO timestamp (`2026-11-22T19:10:58.000Z`). Formatting a Date is
+ * `ms` as an ISO timestamp (`2026-11-22T19:10:58.000Z`), LAST_TIME for any later. Formatting a Date is
  * a measurable share of a push, and a busy server formats the same
  * millisecond many times (a push's `created_at`, its deliveries' due time):
  * the last one is kept.
@@ -13,7 +19,7 @@ let lastIso = ''
 export function isoTime(ms: number): string {
   if (ms !== lastMs) {
     lastMs = ms
-    lastIso = new Date(ms).toISOString()
+    lastIso = new Date(Math.min(ms, LAST_TIME)).toISOString()
   }
   return lastIso
 }

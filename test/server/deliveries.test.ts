@@ -113,6 +113,26 @@ async function serveOnTestStore() {
   return {url, api: (method: string, path: string, body?: unknown) => call(url, method, path, {body}), holdNextClaim}
 }
 
+describe('the scheduler clock at the end of year 9999', () => {
+  it('stops there: a snapshot restored with an offset far past it leaves the clock, pushes and deliveries working', async () => {
+    const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => 500)
+    const endpoint = await register()
+    await sim.api('POST', '/v1/sim/snapshots', {body: {name: 'now'}})
+    const document = (await sim.api('GET', '/v1/sim/snapshots/now/export')).body
+    const far = {...document, name: 'far', clock_offset_ms: 9e15}
+    expect((await sim.api('POST', '/v1/sim/snapshots/import', {body: far})).status).toBe(201)
+    expect((await sim.api('POST', '/v1/sim/snapshots/far/restore')).status).toBe(200)
+    const clock = await sim.api('GET', '/v1/sim/clock')
+    expect([clock.status, clock.body.now]).toEqual([200, '9999-12-31T23:59:59.999Z'])
+    await push('t-last')
+    await receiver.waitFor(1)
+    // every retry falls due at the last time too: the advance makes them all, and the delivery goes dead
+    expect((await advance(3600)).attempts).toBe(6)
+    expect(receiver.received).toHaveLength(7)
+    expect(await deliveriesOf(endpoint.id)).toMatchObject([{status: 'dead', next_attempt_at: null}])
+  })
+})
+
 describe('POST /sim/clock/advance counts the attempts it made', () => {
   it('a delivery whose endpoint was disabled on the way is canceled when it comes due, and is no attempt', async () => {
     const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => 500, {

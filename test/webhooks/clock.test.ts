@@ -1,5 +1,6 @@
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {wallClockIso} from '../../src/webhooks/clock.js'
+import {isoTime} from '../../src/domain/timestamps.js'
+import {SchedulerClock, wallClockIso} from '../../src/webhooks/clock.js'
 
 afterEach(() => {
   vi.useRealTimers()
@@ -15,5 +16,19 @@ describe('wallClockIso', () => {
     expect(wallClockIso()).toBe('2026-11-22T10:00:00.001Z')
     vi.setSystemTime(new Date('2027-01-01T00:00:00.000Z'))
     expect(wallClockIso()).toBe('2027-01-01T00:00:00.000Z')
+  })
+})
+
+describe('isoTime', () => {
+  it('writes no time past the end of year 9999: a scheduler clock advanced or sped up past it reads as that time', () => {
+    const wall = {now: Date.parse('2026-11-22T10:00:00.000Z')}
+    const last = '9999-12-31T23:59:59.999Z'
+    const advanced = new SchedulerClock(1, 9e15, () => wall.now)
+    expect(isoTime(advanced.now())).toBe(last)
+    const fast = new SchedulerClock(1e9, 0, () => wall.now)
+    wall.now += 1_000_000
+    expect(isoTime(fast.now())).toBe(last)
+    expect(isoTime(fast.now() + 60_000)).toBe(last)
+    expect(isoTime(Date.parse(last) - 1)).toBe('9999-12-31T23:59:59.998Z')
   })
 })

@@ -1,12 +1,11 @@
 import {Clock, ClockAdvance} from '../../domain/schemas.js'
+import {isoTime as iso} from '../../domain/timestamps.js'
 import type {AppContext} from '../context.js'
 import {readJson} from '../internal/body.js'
 import type {OperationSpec} from '../operations.js'
 
 /** The attempts out a running advance shows, oldest first: enough to name who it waits for. */
 const SHOWN_OUT = 5
-
-const iso = (ms: number) => new Date(ms).toISOString()
 
 /** What a running advance waits for: `clock advance` shows it while it waits. */
 function advancing({dispatcher}: AppContext) {
