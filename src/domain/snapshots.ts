@@ -46,8 +46,14 @@ export const Snapshot = z.object({
 })
 export type Snapshot = z.infer<typeof Snapshot>
 
+/**
+ * A text PostgreSQL keeps in an index: an id, a check's external id or guest token, a delivery's event. Past
+ * about 2.7 kB an index refuses it, and a restore would answer 500; tablepay's own are under 350 characters.
+ */
+const Indexed = z.string().max(512)
+
 /** A record as an export holds it: an object with its id (the rest is the store's own, checked by kind below). */
-const Stored = z.looseObject({id: z.string().min(1)})
+const Stored = z.looseObject({id: Indexed.min(1)})
 
 /**
  * Each kind of record as the store keeps it and the API shows it: the API's own schema, plus what the store
@@ -55,7 +61,10 @@ const Stored = z.looseObject({id: z.string().min(1)})
  */
 const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   locations: Location,
-  checks: Check.omit({guest_url: true, amount_due_cents: true, payment_status: true}).extend({guest_token: z.string()}),
+  checks: Check.omit({guest_url: true, amount_due_cents: true, payment_status: true}).extend({
+    external_id: Indexed,
+    guest_token: Indexed,
+  }),
   claims: Claim,
   payments: Payment,
   feedback: Feedback,
@@ -68,7 +77,7 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   }),
   events: Event,
   webhook_endpoints: WebhookEndpoint.extend({secret: z.string(), consecutive_dead: z.int().min(0)}),
-  deliveries: Delivery,
+  deliveries: Delivery.extend({event_id: Indexed}),
 }
 
 /** The kinds of record that hold only text PostgreSQL can query (queryable-text.ts). */

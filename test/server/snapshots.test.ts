@@ -475,6 +475,15 @@ describe('snapshots: bad input', () => {
         'validation_failed',
         'records.checks.1.id',
       ],
+      // an id longer than PostgreSQL's indexes hold (about 2.7 kB, of text that does not compress)
+      [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {...document, records: {...document.records, checks: [{...check, id: `chk_${'x'.repeat(509)}`}]}},
+        422,
+        'validation_failed',
+        'records.checks.0.id',
+      ],
       // a time PostgreSQL cannot read, there being no year 0: the delivery's claim would fail at every try
       [
         'POST',
