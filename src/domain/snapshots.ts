@@ -52,6 +52,15 @@ export type Snapshot = z.infer<typeof Snapshot>
  */
 const Indexed = z.string().max(512)
 
+/** How deep a record may nest: tablepay's own nest five levels, and PostgreSQL's `json` refuses a few thousand. */
+const MAX_DEPTH = 32
+
+/** Whether `value` nests objects or arrays more than `levels` deep. */
+const deeperThan = (value: unknown, levels: number): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  (levels === 0 || Object.values(value).some((item) => deeperThan(item, levels - 1)))
+
 /** A record as an export holds it: an object with its id (the rest is the store's own, checked by kind below). */
 const Stored = z.looseObject({id: Indexed.min(1)})
 
@@ -85,8 +94,8 @@ const QUERYABLE: ReadonlySet<SnapshotCollection> = new Set(['payments', 'webhook
 
 /**
  * Each collection's records as the store keeps them: each kind checked by its schema (RECORD_SCHEMAS), where
- * each issue names its record, no id twice in a collection, and only text PostgreSQL can query in the kinds it
- * queries (queryable-text.ts); the document shows them as objects with an id.
+ * each issue names its record, no id twice in a collection, no record nested past MAX_DEPTH, and only text
+ * PostgreSQL can query in the kinds it queries (queryable-text.ts); the document shows them as objects with an id.
  */
 const Records = z
   .partialRecord(z.enum(STORED_COLLECTIONS), z.array(Stored))
@@ -100,6 +109,8 @@ const Records = z
         if (seen.has(record.id))
           context.addIssue({code: 'custom', message: `${name} ${record.id} is there twice`, path: [name, i, 'id']})
         seen.add(record.id)
+        if (deeperThan(record, MAX_DEPTH))
+          context.addIssue({code: 'custom', message: `nests deeper than ${MAX_DEPTH} levels`, path: [name, i]})
         const unqueryable = QUERYABLE.has(name) ? unqueryableAt(record) : undefined
         if (unqueryable) context.addIssue({code: 'custom', message: QUERYABLE_RULE, path: [name, i, ...unqueryable]})
       }

@@ -484,6 +484,18 @@ describe('snapshots: bad input', () => {
         'validation_failed',
         'records.checks.0.id',
       ],
+      // nested past what PostgreSQL's json reads (a few thousand levels): 33 are refused
+      [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {
+          ...document,
+          records: {...document.records, checks: [{...check, deep: JSON.parse(`${'['.repeat(32)}${']'.repeat(32)}`)}]},
+        },
+        422,
+        'validation_failed',
+        'records.checks.0',
+      ],
       // a time PostgreSQL cannot read, there being no year 0: the delivery's claim would fail at every try
       [
         'POST',
