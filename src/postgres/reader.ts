@@ -113,12 +113,23 @@ export class PgReader implements Reader {
   protected readonly absent = new Set<string>()
 
   async get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
+    return (await this.#byId<{doc: Collections[C]}>('doc', collection, id))?.doc
+  }
+
+  async has(collection: CollectionName, id: string): Promise<boolean> {
+    return (await this.#byId('1', collection, id)) !== undefined
+  }
+
+  /** `what` of the record `id`, locked in a unit; one found absent there is noted (`absent`). */
+  async #byId<R extends pg.QueryResultRow>(
+    what: string,
+    collection: CollectionName,
+    id: string,
+  ): Promise<R | undefined> {
     const lock = this.locked ? ' FOR UPDATE' : ''
-    const result = await this.sql.query<{doc: Collections[C]}>(`SELECT doc FROM ${collection} WHERE id = $1${lock}`, [
-      text(id),
-    ])
+    const result = await this.sql.query<R>(`SELECT ${what} FROM ${collection} WHERE id = $1${lock}`, [text(id)])
     if (result.rows.length === 0 && this.locked) this.absent.add(`${collection}\u0000${id}`)
-    return result.rows[0]?.doc
+    return result.rows[0]
   }
 
   async getMany<C extends CollectionName>(

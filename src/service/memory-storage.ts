@@ -27,6 +27,10 @@ class MemoryReader implements Reader {
     return Promise.resolve(this.table(collection).get(id))
   }
 
+  has(collection: CollectionName, id: string): Promise<boolean> {
+    return Promise.resolve(this.table(collection).stored(id) !== undefined)
+  }
+
   getMany<C extends CollectionName>(collection: C, ids: readonly string[]): Promise<(Collections[C] | undefined)[]> {
     const table = this.table(collection)
     return Promise.resolve(ids.map((id) => table.get(id)))

@@ -84,7 +84,7 @@ export class Snapshots {
   remove(accountId: string, name: string): Promise<void> {
     return this.outbox.unit({reads: ['snapshots']}, async (tx) => {
       const id = snapshotKey(accountId, name)
-      if (!(await tx.get('snapshots', id))) throw noSnapshot(name)
+      if (!(await tx.has('snapshots', id))) throw noSnapshot(name)
       tx.delete('snapshots', id)
     })
   }

@@ -44,6 +44,8 @@ export interface PageOf<T> {
  */
 export interface Reader {
   get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined>
+  /** Whether a record is stored under `id`, without reading it (a snapshot's megabytes); a unit locks it as `get` does. */
+  has(collection: CollectionName, id: string): Promise<boolean>
   /** The records of `ids`, each in its place (undefined where there is none): one statement on PostgreSQL. */
   getMany<C extends CollectionName>(collection: C, ids: readonly string[]): Promise<(Collections[C] | undefined)[]>
   /** A check by the id its caller gave it, within one account. */

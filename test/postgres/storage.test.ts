@@ -6,7 +6,7 @@ import {MIGRATIONS} from '../../src/postgres/schema.js'
 import {PgStorage, type PgStorageOptions} from '../../src/postgres/storage.js'
 import {literal} from '../../src/postgres/literal.js'
 import {snapshotRecord, STORED_COLLECTIONS} from '../../src/domain/snapshots.js'
-import {createTestDatabase, testPool, type TestDatabase} from '../helpers/postgres.js'
+import {createTestDatabase, testPool, type TestDatabase, untilLockWaited} from '../helpers/postgres.js'
 import {snapshotHead, snapshotOf, withoutRecords} from '../helpers/snapshots.js'
 import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 
@@ -64,6 +64,36 @@ describe('PgStorage', () => {
     const deleted = await storage.unit(async (tx) => tx.deleteAll('idempotency_keys', 'acct_a'))
     expect(deleted).toBe(3)
     expect(await storage.count('idempotency_keys', 'acct_a')).toBe(0)
+  })
+
+  it('says whether a record is stored by its id, and in a unit locks it as get does until the unit ends', async () => {
+    const storage = await open()
+    await storage.unit(async (tx) => tx.put('checks', 'chk_1', {id: 'chk_1', account_id: 'acct_a'} as never))
+    expect([await storage.has('checks', 'chk_1'), await storage.has('checks', 'chk_2')]).toEqual([true, false])
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let locked!: () => void
+    const holding = new Promise<void>((resolve) => (locked = resolve))
+    const order: string[] = []
+    const first = storage.unit(async (tx) => {
+      expect(await tx.has('checks', 'chk_1')).toBe(true)
+      locked()
+      await held
+      order.push('first ends')
+    })
+    await holding
+    const second = storage.unit(async (tx) => tx.delete('checks', 'chk_1')).then(() => order.push('deleted'))
+    const watcher = new pg.Client({connectionString: db.url})
+    await watcher.connect()
+    try {
+      await untilLockWaited(watcher, 'the delete')
+    } finally {
+      await watcher.end()
+    }
+    release()
+    await Promise.all([first, second])
+    expect(order).toEqual(['first ends', 'deleted'])
+    expect(await storage.has('checks', 'chk_1')).toBe(false)
   })
 
   it('writes text into SQL as pg.escapeLiteral does, and reads it back as it was', async () => {
