@@ -70,6 +70,33 @@ export const cannotConnect = (url: string, cause: unknown): Error =>
     },
   )
 
+/** What to do when the database refuses a start, by SQLSTATE: `user` and `database` as the URL names them. */
+const REFUSALS: Record<string, (user: string, database: string) => string> = {
+  '3D000': (_, database) => `create it (createdb ${database}), or fix the URL`,
+  '28P01': () => 'check the user and password in the URL',
+  '28000': () => "check the user in the URL, and that the server's pg_hba.conf lets it in",
+  '42501': (user) => tables(user),
+  '3F000': (user) => tables(user),
+}
+
+/** What a user who may not make tables in the schema (or use it: no schema to create in) needs. */
+const tables = (user: string) =>
+  `tablepay makes its tables at start: GRANT USAGE, CREATE ON SCHEMA public TO ${user}, or use a database ${user} owns`
+
+/**
+ * What a start the database at `url` refused fails with: what it said, and what to do when that is known (a
+ * database missing, a login refused, no right to make tables); `cause` as it was otherwise.
+ */
+export function startRefused(url: string, cause: unknown): unknown {
+  const refusal = REFUSALS[codeOf(cause) ?? '']
+  if (!refusal || !URL.canParse(url)) return cause
+  const {username, pathname} = new URL(url)
+  const user = decodeURIComponent(username) || 'its user'
+  const database = decodeURIComponent(pathname.slice(1)) || user
+  const said = cause instanceof Error ? cause.message : String(cause)
+  return new Error(`postgres: ${said} at ${displayUrl(url)}; ${refusal(user, database)}`, {cause})
+}
+
 /** `error` as the storage's failure. */
 export const unavailable = (error: unknown): Error =>
   error instanceof DatabaseUnavailable ? error : new DatabaseUnavailable(error)

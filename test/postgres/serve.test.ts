@@ -1,3 +1,4 @@
+import pg from 'pg'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
 import {startSimulator} from '../../src/testing.js'
@@ -82,6 +83,38 @@ describe('serve --database', () => {
       `cannot connect to postgres://127.0.0.1:1${new URL(db.url).pathname} (ECONNREFUSED)`,
     )
     expect(refused.stderr).not.toContain(password())
+  })
+
+  it('fails to start (exit 1) on a database that does not exist, saying to create it', async () => {
+    const url = new URL(db.url)
+    url.pathname = '/tablepay_missing'
+    const refused = await runCommand(['serve', '--port', '0', '--database', url.toString()])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr.replace(/\s*›\s*/g, ' ')).toContain(
+      `postgres: database "tablepay_missing" does not exist at ${shown(url.toString())}; create it (createdb tablepay_missing)`,
+    )
+  })
+
+  it('fails to start (exit 1) when its user may not make tables, saying what to grant', async () => {
+    const admin = new pg.Client({connectionString: db.url})
+    await admin.connect()
+    const user = `tp_limited_${process.pid}`
+    await admin.query(`CREATE ROLE ${user} LOGIN`)
+    try {
+      const url = new URL(db.url)
+      url.username = user
+      url.password = ''
+      const refused = await runCommand(['serve', '--port', '0', '--database', url.toString()])
+      expect(refused.code).toBe(1)
+      // "permission denied for schema public", or without even its use "no schema has been selected to create in"
+      expect(refused.stderr.replace(/\s*›\s*/g, ' ')).toContain(
+        ` at ${shown(db.url)}; tablepay makes its tables at start: ` +
+          `GRANT USAGE, CREATE ON SCHEMA public TO ${user}, or use a database ${user} owns`,
+      )
+    } finally {
+      await admin.query(`DROP ROLE ${user}`)
+      await admin.end()
+    }
   })
 
   it('fails to start (exit 1) on a database whose encoding cannot hold every character, saying what to use', async () => {
