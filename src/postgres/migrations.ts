@@ -10,7 +10,9 @@ const ENCODINGS = ['UTF8', 'SQL_ASCII']
 /**
  * Brings the database's schema up to this version's, once, under an
  * advisory lock: instances started together migrate one after the other,
- * and each version runs in one transaction (docs/postgres.md).
+ * and each version runs in one transaction (docs/postgres.md). A database
+ * whose encoding cannot hold every character (`ENCODINGS`), or whose schema
+ * is newer than this version's, is refused.
  *
  * @example
  * await migrate(pool) // resolves with the number of versions it ran
@@ -18,7 +20,7 @@ const ENCODINGS = ['UTF8', 'SQL_ASCII']
 export async function migrate(pool: pg.Pool): Promise<number> {
   const client = await pool.connect()
   try {
-    // a push with a character the database cannot hold would answer 500, not the start
+    // else a push with a character the database cannot hold would answer 500
     const {rows: shown} = await client.query<{server_encoding: string}>('SHOW server_encoding')
     const encoding = shown[0]!.server_encoding
     if (!ENCODINGS.includes(encoding))
