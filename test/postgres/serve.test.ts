@@ -95,6 +95,17 @@ describe('serve --database', () => {
     )
   })
 
+  it('fails to start (exit 1) when the database refuses its user, saying what to check', async () => {
+    const url = new URL(db.url)
+    url.username = 'tablepay_nobody'
+    const refused = await runCommand(['serve', '--port', '0', '--database', url.toString()])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr.replace(/\s*›\s*/g, ' ')).toContain(
+      `role "tablepay_nobody" does not exist at ${shown(db.url)}; check the user in the URL`,
+    )
+    expect(refused.stderr).not.toContain(password())
+  })
+
   it('fails to start (exit 1) when its user may not make tables, saying what to grant', async () => {
     const admin = new pg.Client({connectionString: db.url})
     await admin.connect()
