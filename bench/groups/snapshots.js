@@ -13,10 +13,11 @@ export default {
     const rounds = ({rounds}) => ({
       saves: rounds.saves.map((ms) => round(ms, 1)),
       restores: rounds.restores.map((ms) => round(ms, 1)),
+      again: rounds.again.map((ms) => round(ms, 1)),
     })
     bench.results.snapshots = {
       journal_ms: {save: measured.journal.save, restore: measured.journal.restore},
-      postgres_ms: {save: measured.postgres.save, restore: measured.postgres.restore},
+      postgres_ms: {save: measured.postgres.save, restore: measured.postgres.restore, again: measured.postgres.again},
       rounds_ms: {journal: rounds(measured.journal), postgres: rounds(measured.postgres)},
       push_ratios: measured.pushRatios.map((r) => round(r, 2)),
     }
@@ -27,6 +28,9 @@ export default {
       figure('snapshot save, journal', 'ms', measured.journal.save, {at_most: 100}),
       figure(`snapshot restore, PostgreSQL, ${account}`, 'ms', measured.postgres.restore, {at_most: 250, note}),
       figure('snapshot save, PostgreSQL', 'ms', measured.postgres.save, {at_most: 100}),
+      figure('  restore again over the records it put back, PostgreSQL', 'ms', measured.postgres.again, {
+        note: 'a suite that restores before each test',
+      }),
       figure('changing pushes with 10 snapshots kept / none, journal', 'ratio', measured.pushRatio, {
         at_least: 0.9,
         note: 'two servers filled alike, one keeping 10 snapshots of its account; alternating rounds',

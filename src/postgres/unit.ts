@@ -356,20 +356,21 @@ export class PgUnit extends PgReader implements UnitOfWork {
       if (change[2] !== null && last.get(key)?.[2] === null && last.delete(key)) renewed.add(key)
       last.set(key, change)
     }
-    const byCollection = new Map<CollectionName, {deletes: string[]; inserts: Change[]; upserts: Change[]}>()
+    const byCollection = new Map<CollectionName, CollectionWrites>()
     for (const [key, change] of last) {
       const [collection, id, record] = change
       let writes = byCollection.get(collection)
-      if (!writes) byCollection.set(collection, (writes = {deletes: [], inserts: [], upserts: []}))
-      if (record === null || renewed.has(key)) writes.deletes.push(id)
+      if (!writes) byCollection.set(collection, (writes = {deletes: [], renewals: [], inserts: [], upserts: []}))
+      if (record === null || renewed.has(key)) (record === null ? writes.deletes : writes.renewals).push(id)
       if (record === null) continue
       texts.of(record)
       if (this.absent.has(key)) writes.inserts.push(change)
       else writes.upserts.push(change)
     }
     const writes: Write[] = []
-    for (const [collection, {deletes, inserts, upserts}] of byCollection) {
-      if (deletes.length > 0) writes.push({collection, ids: deletes})
+    for (const [collection, {deletes, renewals, inserts, upserts}] of byCollection) {
+      if (deletes.length > 0) writes.push({collection, ids: deletes, places: true})
+      if (renewals.length > 0) writes.push({collection, ids: renewals, places: false})
       if (inserts.length > 0) writes.push({collection, puts: inserts, upsert: false})
       if (upserts.length > 0) writes.push({collection, puts: upserts, upsert: true})
     }
@@ -377,13 +378,18 @@ export class PgUnit extends PgReader implements UnitOfWork {
   }
 
   #statement(write: Write, texts: RecordTexts): string {
-    if ('ids' in write) return deleteStatement(write.collection, write.ids)
+    if ('ids' in write) return deleteStatement(write.collection, write.ids, write.places)
     return insertStatement(this.#sql, write.collection, write.puts, write.upsert, texts)
   }
 }
 
-/** One statement's writes: a collection's deletes, or its inserts or upserts. */
-type Write = {collection: CollectionName; ids: string[]} | {collection: CollectionName; puts: Change[]; upsert: boolean}
+/** A collection's writes in a unit: records put back after their delete (`renewals`) keep no deleted place. */
+type CollectionWrites = {deletes: string[]; renewals: string[]; inserts: Change[]; upserts: Change[]}
+
+/** One statement's writes: a collection's deletes (keeping their places, or not: `deleteStatement`), inserts or upserts. */
+type Write =
+  | {collection: CollectionName; ids: string[]; places: boolean}
+  | {collection: CollectionName; puts: Change[]; upsert: boolean}
 
 /** The puts of `write` when it upserts records of `collection`. */
 const upserts = (write: Write | undefined, collection: CollectionName): Change[] | undefined =>
@@ -393,7 +399,7 @@ const upserts = (write: Write | undefined, collection: CollectionName): Change[]
 function bound(write: Write, texts: RecordTexts): [string, unknown[]] {
   const {text, values} =
     'ids' in write
-      ? boundDelete(write.collection, write.ids)
+      ? boundDelete(write.collection, write.ids, write.places)
       : boundInsert(write.collection, write.puts, texts, write.upsert)
   return [text, values ?? []]
 }
@@ -421,12 +427,10 @@ export interface Notice {
 }
 
 /**
- * One statement for all the puts of a collection, in their order (a new
- * record's place follows it): one record's through the connection's
- * prepared statement, several as literal rows. A record the unit found
- * absent is inserted plainly: if another unit made it meanwhile, the unique
- * key refuses it and the unit runs again, seeing it (an `Idempotency-Key`
- * sent twice at once).
+ * One statement for all the puts of a collection, in their order (a new record's place follows it): one record's
+ * through the connection's prepared statement, several as literal rows. A record the unit found absent is inserted
+ * plainly: if another unit made it meanwhile, the unique key refuses it and the unit runs again, seeing it (an
+ * `Idempotency-Key` sent twice at once).
  */
 function insertStatement(
   sql: UnitSql,

@@ -188,6 +188,28 @@ describe('PgStorage', () => {
     expect(await storage.count('events', 'acct_a')).toBe(2)
   })
 
+  it('keeps the place of a record deleted, not of one a unit deletes and puts back, which moves to its new place', async () => {
+    const storage = await open()
+    await storage.unit(async (tx) => {
+      for (let i = 1; i <= 3; i++) tx.put('events', `evt_${i}`, event(`evt_${i}`))
+    })
+    // a restore's unit: every record deleted, and all but one put back in another order
+    await storage.unit(async (tx) => {
+      await tx.deleteAll('events', 'acct_a')
+      tx.put('events', 'evt_3', event('evt_3'))
+      tx.put('events', 'evt_1', event('evt_1'))
+    })
+    expect((await storage.list('events', 'acct_a')).map((e) => e.id)).toEqual(['evt_3', 'evt_1'])
+    expect(await query('SELECT id FROM deleted ORDER BY id')).toEqual([{id: 'evt_2'}])
+    // a cursor naming the one put back pages on from its new place, one naming the deleted from its old
+    expect(
+      (await storage.page('events', 'acct_a', {limit: 5, startingAfter: 'evt_1'}))!.records.map((e) => e.id),
+    ).toEqual(['evt_3'])
+    expect(
+      (await storage.page('events', 'acct_a', {limit: 5, startingAfter: 'evt_2'}))!.records.map((e) => e.id),
+    ).toEqual([])
+  })
+
   it('lists oldest first and pages newest first, on past a cursor whose record was deleted since', async () => {
     const storage = await open()
     await storage.unit(async (tx) => {
