@@ -28,6 +28,13 @@ async function serve(args: string[], env?: Record<string, string>): Promise<CliS
   return {...process, url: ready.url, ready, env: {}}
 }
 
+/** What `serve --database url` printed as it refused to start (exit 1), oclif's wrapping of its lines undone. */
+async function refusedStart(url: string): Promise<string> {
+  const refused = await runCommand(['serve', '--port', '0', '--database', url])
+  expect(refused.code).toBe(1)
+  return refused.stderr.replace(/\s*›\s*/g, ' ')
+}
+
 /** The password in the database's URL, which nothing may print. */
 const password = () => decodeURIComponent(new URL(db.url).password)
 
@@ -88,9 +95,7 @@ describe('serve --database', () => {
   it('fails to start (exit 1) on a database that does not exist, saying to create it', async () => {
     const url = new URL(db.url)
     url.pathname = '/tablepay_missing'
-    const refused = await runCommand(['serve', '--port', '0', '--database', url.toString()])
-    expect(refused.code).toBe(1)
-    expect(refused.stderr.replace(/\s*›\s*/g, ' ')).toContain(
+    expect(await refusedStart(url.toString())).toContain(
       `postgres: database "tablepay_missing" does not exist at ${shown(url.toString())}; create it (createdb tablepay_missing)`,
     )
   })
@@ -98,12 +103,9 @@ describe('serve --database', () => {
   it('fails to start (exit 1) when the database refuses its user, saying what to check', async () => {
     const url = new URL(db.url)
     url.username = 'tablepay_nobody'
-    const refused = await runCommand(['serve', '--port', '0', '--database', url.toString()])
-    expect(refused.code).toBe(1)
-    expect(refused.stderr.replace(/\s*›\s*/g, ' ')).toContain(
-      `role "tablepay_nobody" does not exist at ${shown(db.url)}; check the user in the URL`,
-    )
-    expect(refused.stderr).not.toContain(password())
+    const said = await refusedStart(url.toString())
+    expect(said).toContain(`role "tablepay_nobody" does not exist at ${shown(db.url)}; check the user in the URL`)
+    expect(said).not.toContain(password())
   })
 
   it('fails to start (exit 1) when its user may not make tables, saying what to grant', async () => {
@@ -115,10 +117,8 @@ describe('serve --database', () => {
       const url = new URL(db.url)
       url.username = user
       url.password = ''
-      const refused = await runCommand(['serve', '--port', '0', '--database', url.toString()])
-      expect(refused.code).toBe(1)
       // "permission denied for schema public", or without even its use "no schema has been selected to create in"
-      expect(refused.stderr.replace(/\s*›\s*/g, ' ')).toContain(
+      expect(await refusedStart(url.toString())).toContain(
         ` at ${shown(db.url)}; tablepay makes its tables at start: ` +
           `GRANT USAGE, CREATE ON SCHEMA public TO ${user}, or use a database ${user} owns`,
       )
@@ -131,10 +131,9 @@ describe('serve --database', () => {
   it('fails to start (exit 1) on a database whose encoding cannot hold every character, saying what to use', async () => {
     const latin1 = await createTestDatabase({encoding: 'LATIN1'})
     try {
-      const refused = await runCommand(['serve', '--port', '0', '--database', latin1.url])
-      expect(refused.code).toBe(1)
-      expect(refused.stderr).toContain("the database's encoding is LATIN1, which cannot hold every character")
-      expect(refused.stderr).toContain('createdb --encoding UTF8 --template template0 NAME')
+      const said = await refusedStart(latin1.url)
+      expect(said).toContain("the database's encoding is LATIN1, which cannot hold every character")
+      expect(said).toContain('createdb --encoding UTF8 --template template0 NAME')
     } finally {
       await latin1.drop()
     }
