@@ -1,4 +1,5 @@
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
+import {isoTime} from '../domain/timestamps.js'
 import type {Claim} from '../service/storage.js'
 import {isRetryable} from './errors.js'
 import type {Sql} from './reader.js'
@@ -142,9 +143,7 @@ async function heldAmong(sql: Sql, lost: readonly AskedClaim[]): Promise<Set<str
 
 /**
  * `ASKED`'s parameter: the ids as the table keeps them (`text`: an imported delivery's may hold a backslash),
- * the due times as `next_attempt_at` is compared with them, the leases.
+ * the due times as `next_attempt_at` is written (`isoTime`), the leases.
  */
 const asJson = (asked: readonly AskedClaim[]): string =>
-  JSON.stringify(
-    asked.map(({id, dueAt, leaseMs}) => ({id: text(id), due: new Date(dueAt).toISOString(), secs: leaseMs / 1000})),
-  )
+  JSON.stringify(asked.map(({id, dueAt, leaseMs}) => ({id: text(id), due: isoTime(dueAt), secs: leaseMs / 1000})))
