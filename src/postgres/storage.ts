@@ -7,6 +7,7 @@ import {CommitOrder} from './commit-order.js'
 import {cannotConnect, isRetryable, isUnavailable, startRefused, unavailable} from './errors.js'
 import {NOTES, PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
+import {refuseSharedSessions} from './pooler.js'
 import {named} from './prepared.js'
 import {CHANNEL, type Note, notice, readBack, type RecordKeys} from './notice.js'
 import {PgReader, type Sql} from './reader.js'
@@ -130,7 +131,7 @@ export class PgStorage extends PgReader implements Storage {
     })
   }
 
-  /** Connects, migrates the schema (once, under an advisory lock) and listens for the other instances' changes. */
+  /** Connects, listens for the others' changes, refuses a pooler that lends sessions away, migrates the schema. */
   static async open({
     url,
     poolSize = POOL_SIZE,
@@ -139,8 +140,8 @@ export class PgStorage extends PgReader implements Storage {
   }: PgStorageOptions): Promise<PgStorage> {
     const storage = new PgStorage(url, poolSize, connectTimeoutMs, deletedKept)
     try {
+      await storage.#startListening(true)
       await migrate(storage.#pool)
-      await storage.#startListening()
       storage.shared = await PgInstance.open(url, {query: (text, values) => storage.#query(text, values)} as Sql)
       await storage.shared.join()
       storage.#watch = setInterval(() => void storage.#tryConnecting(), WATCH_EVERY_MS).unref()
@@ -247,7 +248,8 @@ export class PgStorage extends PgReader implements Storage {
     }
   }
 
-  async #startListening(): Promise<void> {
+  /** Opens the listening connection; at `start`, first refuses a pooler that would lend its session away. */
+  async #startListening(start = false): Promise<void> {
     const client = new pg.Client({
       connectionString: this.#url,
       connectionTimeoutMillis: this.connectTimeoutMs,
@@ -271,6 +273,7 @@ export class PgStorage extends PgReader implements Storage {
     })
     try {
       await client.connect()
+      if (start) await refuseSharedSessions(client, this.#pool)
       // one listening connection for both channels: each notification wakes every listening connection
       await client.query(`LISTEN ${CHANNEL}; LISTEN ${NOTES}`)
     } catch (error) {
