@@ -77,6 +77,9 @@ const REFUSALS: Record<string, (user: string, database: string) => string> = {
   '28000': () => "check the user in the URL, and that the server's pg_hba.conf lets it in",
   '42501': (user) => tables(user),
   '3F000': (user) => tables(user),
+  '53300': () =>
+    "each instance holds 8 connections: raise the server's max_connections or the role's CONNECTION LIMIT, " +
+    'or stop an instance (docs/postgres.md, "Connections")',
 }
 
 /** What a user who may not make tables in the schema (or use it: no schema to create in) needs. */

@@ -128,6 +128,28 @@ describe('serve --database', () => {
     }
   })
 
+  it('fails to start (exit 1) when the database lets it too few connections, saying what to raise', async () => {
+    const admin = new pg.Client({connectionString: db.url})
+    await admin.connect()
+    const user = `tp_few_${process.pid}`
+    const database = new URL(db.url).pathname.slice(1)
+    // one connection: a start holds several (its listening connection, its pool's, its session)
+    await admin.query(`CREATE ROLE ${user} LOGIN CONNECTION LIMIT 1`)
+    await admin.query(`ALTER DATABASE ${database} OWNER TO ${user}`)
+    try {
+      const url = new URL(db.url)
+      url.username = user
+      url.password = ''
+      const said = await refusedStart(url.toString())
+      expect(said).toContain(`too many connections for role "${user}" at ${shown(db.url)}`)
+      expect(said).toContain("raise the server's max_connections or the role's CONNECTION LIMIT, or stop an instance")
+    } finally {
+      await admin.query(`ALTER DATABASE ${database} OWNER TO CURRENT_USER`)
+      await admin.query(`DROP ROLE ${user}`)
+      await admin.end()
+    }
+  })
+
   it('fails to start (exit 1) on a database whose encoding cannot hold every character, saying what to use', async () => {
     const latin1 = await createTestDatabase({encoding: 'LATIN1'})
     try {
