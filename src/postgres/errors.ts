@@ -20,6 +20,13 @@ const NETWORK = new Set([
   'EAI_AGAIN',
 ])
 
+/**
+ * SQLSTATEs of a database that takes no writes: read only (a standby, `default_transaction_read_only`), out of
+ * a resource (disk, memory, a limit such as `temp_file_limit`). Not 53300, too many connections: only opening
+ * one meets it, and an instance whose pool holds its connections still works (docs/postgres.md, "Connections").
+ */
+const UNWRITABLE = new Set(['25006', '53000', '53100', '53200', '53400'])
+
 const codeOf = (error: unknown): string | undefined =>
   typeof error === 'object' && error !== null ? (error as {code?: unknown}).code?.toString() : undefined
 
@@ -33,15 +40,18 @@ export function isRetryable(error: unknown): boolean {
 }
 
 /**
- * Whether `error` says the database cannot be reached (rather than refusing
- * one statement): a lost or refused connection, a server shutting down,
- * crashed or starting up (57P01–57P03), the database dropped (57P04), a
- * session ended for idling (57P05), a connection not open within the connect
- * timeout.
+ * Whether `error` says the database cannot be reached or written (rather
+ * than refusing one statement): a lost or refused connection, a server
+ * shutting down, crashed or starting up (57P01–57P03), the database dropped
+ * (57P04), a session ended for idling (57P05), a connection not open within
+ * the connect timeout; a database that takes no writes (`UNWRITABLE`) or
+ * fails its own I/O (class 58), as a data dir whose disk fails
+ * (docs/postgres.md, "When the database cannot be reached").
  */
 export function isUnavailable(error: unknown): boolean {
   const code = codeOf(error)
-  if (code !== undefined && (NETWORK.has(code) || code.startsWith('08') || /^57P0[1-5]$/.test(code))) return true
+  if (code !== undefined && (NETWORK.has(code) || UNWRITABLE.has(code) || /^(08|58)|^57P0[1-5]$/.test(code)))
+    return true
   const message = error instanceof Error ? error.message : ''
   return /Connection terminated|connection error|not queryable|timeout expired/i.test(message)
 }
@@ -61,15 +71,6 @@ export class DatabaseUnavailable extends Error {
   }
 }
 
-/** What a start that cannot reach the database at `url` fails with, and what to look at. */
-export const cannotConnect = (url: string, cause: unknown): Error =>
-  new Error(
-    `postgres: cannot connect to ${displayUrl(url)} (${reasonOf(cause)}); is the database up and the URL right?`,
-    {
-      cause,
-    },
-  )
-
 /** What to do when the database refuses a start, by SQLSTATE: `user` and `database` as the URL names them. */
 const REFUSALS: Record<string, (user: string, database: string) => string> = {
   '3D000': (_, database) => `create it (createdb ${database}), or fix the URL`,
@@ -77,6 +78,7 @@ const REFUSALS: Record<string, (user: string, database: string) => string> = {
   '28000': () => "check the user in the URL, and that the server's pg_hba.conf lets it in",
   '42501': (user) => tables(user),
   '3F000': (user) => tables(user),
+  '25006': () => 'point tablepay at a database that takes writes: the primary, not a standby',
   '53300': () =>
     "each instance holds 8 connections: raise the server's max_connections or the role's CONNECTION LIMIT, " +
     'or stop an instance (docs/postgres.md, "Connections")',
@@ -87,17 +89,27 @@ const tables = (user: string) =>
   `tablepay makes its tables at start: GRANT USAGE, CREATE ON SCHEMA public TO ${user}, or use a database ${user} owns`
 
 /**
- * What a start the database at `url` refused fails with: what it said, and what to do when that is known (a
- * database missing, a login refused, no right to make tables); `cause` as it was otherwise.
+ * What a start that failed on the database at `url` fails with: what the database said, and what to do when
+ * that is known (a database missing, a login refused, no right to make tables, no writes, no connection left);
+ * for another database out of reach, that it cannot connect; `cause` as it was otherwise.
  */
-export function startRefused(url: string, cause: unknown): unknown {
+export function startFailure(url: string, cause: unknown): unknown {
   const refusal = REFUSALS[codeOf(cause) ?? '']
-  if (!refusal || !URL.canParse(url)) return cause
-  const {username, pathname} = new URL(url)
-  const user = decodeURIComponent(username) || 'its user'
-  const database = decodeURIComponent(pathname.slice(1)) || user
-  const said = cause instanceof Error ? cause.message : String(cause)
-  return new Error(`postgres: ${said} at ${displayUrl(url)}; ${refusal(user, database)}`, {cause})
+  if (refusal && URL.canParse(url)) {
+    const {username, pathname} = new URL(url)
+    const user = decodeURIComponent(username) || 'its user'
+    const database = decodeURIComponent(pathname.slice(1)) || user
+    const said = cause instanceof Error ? cause.message : String(cause)
+    return new Error(`postgres: ${said} at ${displayUrl(url)}; ${refusal(user, database)}`, {cause})
+  }
+  if (!isUnavailable(cause)) return cause
+  const reason = reasonOf(cause)
+  return new Error(
+    `postgres: cannot connect to ${displayUrl(url)} (${reason}); is the database up and the URL right?`,
+    {
+      cause,
+    },
+  )
 }
 
 /** `error` as the storage's failure. */

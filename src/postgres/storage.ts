@@ -4,7 +4,7 @@ import type {CheckRecord, CollectionName, Collections} from '../domain/records.j
 import type {Change, Storage, UnitOfWork} from '../service/storage.js'
 import {byExternalId, byGuestToken, byId, CheckCache} from './check-cache.js'
 import {CommitOrder} from './commit-order.js'
-import {cannotConnect, isRetryable, isUnavailable, startRefused, unavailable} from './errors.js'
+import {isRetryable, isUnavailable, startFailure, unavailable} from './errors.js'
 import {NOTES, PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
 import {refuseSharedSessions} from './pooler.js'
@@ -147,7 +147,7 @@ export class PgStorage extends PgReader implements Storage {
       storage.#watch = setInterval(() => void storage.#tryConnecting(), WATCH_EVERY_MS).unref()
     } catch (error) {
       await storage.close()
-      throw isUnavailable(error) ? cannotConnect(url, error) : startRefused(url, error)
+      throw startFailure(url, error)
     }
     return storage
   }

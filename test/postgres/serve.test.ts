@@ -150,6 +150,22 @@ describe('serve --database', () => {
     }
   })
 
+  it('fails to start (exit 1) on a database that takes no writes, saying to use the primary', async () => {
+    const admin = new pg.Client({connectionString: db.url})
+    await admin.connect()
+    const database = new URL(db.url).pathname.slice(1)
+    // as a standby's sessions are
+    await admin.query(`ALTER DATABASE ${database} SET default_transaction_read_only = on`)
+    try {
+      const said = await refusedStart(db.url)
+      expect(said).toContain(`in a read-only transaction at ${shown(db.url)}`)
+      expect(said).toContain('point tablepay at a database that takes writes: the primary, not a standby')
+    } finally {
+      await admin.query(`ALTER DATABASE ${database} RESET default_transaction_read_only`)
+      await admin.end()
+    }
+  })
+
   it('fails to start (exit 1) on a database whose encoding cannot hold every character, saying what to use', async () => {
     const latin1 = await createTestDatabase({encoding: 'LATIN1'})
     try {

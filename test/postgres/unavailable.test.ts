@@ -1,4 +1,5 @@
 import {createServer, type Socket} from 'node:net'
+import pg from 'pg'
 import {afterEach, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
 import type {StreamMessage} from '../../src/client/stream.js'
@@ -31,11 +32,50 @@ it('a lost database answers 503 storage_unavailable, and the server answers agai
   const refused = await push('t2')
   expect(refused.status).toBe(503)
   expect(refused.body.error).toMatchObject({code: 'storage_unavailable'})
-  expect(refused.body.error.message).toContain('cannot reach its database')
+  expect(refused.body.error.message).toContain('cannot reach or write its database')
   // a read too: nothing is answered from a database the server cannot see
   expect((await call(server.url, 'GET', '/v1/checks/external/t1')).status).toBe(503)
 
   await link.open()
+  await expect.poll(async () => (await push('t2')).status, {timeout: 10_000, interval: 200}).toBe(201)
+  expect((await call(server.url, 'GET', '/v1/checks/external/t1')).status).toBe(200)
+})
+
+it('a database that turns read-only answers writes 503 storage_unavailable, never 500, and takes them again once writable', async () => {
+  const {db, link, url} = await databaseBehindRelay()
+  cleanup.push(() => db.drop())
+  const admin = new pg.Client({connectionString: db.url})
+  await admin.connect()
+  const database = new URL(db.url).pathname.slice(1)
+  cleanup.push(async () => {
+    await admin.query(`ALTER DATABASE ${database} RESET default_transaction_read_only`)
+    await admin.end()
+  })
+  cleanup.push(() => link.cut().catch(() => {}))
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    database: url,
+    seedFile: await writeSeed(await makeTempDir()),
+  })
+  cleanup.push(() => server.close())
+  const push = (id: string) => call(server.url, 'PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', 1, 100]])})
+  expect((await push('t1')).status).toBe(201)
+
+  // the sessions it opens from here on take no writes, as a standby's: its own end with the link
+  await admin.query(`ALTER DATABASE ${database} SET default_transaction_read_only = on`)
+  await link.cut()
+  await link.open()
+  const answers: number[] = []
+  const refusedForWrites = async () => {
+    const answer = await push('t2')
+    answers.push(answer.status)
+    return answer.status === 503 && String(answer.body.error.message).includes('(25006)')
+  }
+  await expect.poll(refusedForWrites, {timeout: 10_000, interval: 200}).toBe(true)
+  expect(answers.every((status) => status === 503)).toBe(true)
+
+  await admin.query(`ALTER DATABASE ${database} RESET default_transaction_read_only`)
   await expect.poll(async () => (await push('t2')).status, {timeout: 10_000, interval: 200}).toBe(201)
   expect((await call(server.url, 'GET', '/v1/checks/external/t1')).status).toBe(200)
 })
