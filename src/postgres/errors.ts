@@ -21,11 +21,12 @@ const NETWORK = new Set([
 ])
 
 /**
- * SQLSTATEs of a database that takes no writes: read only (a standby, `default_transaction_read_only`), out of
- * a resource (disk, memory, a limit such as `temp_file_limit`). Not 53300, too many connections: only opening
- * one meets it, and an instance whose pool holds its connections still works (docs/postgres.md, "Connections").
+ * SQLSTATEs of a database that refuses statements for reasons of its own: it takes no writes (25006: a standby,
+ * `default_transaction_read_only`), is out of a resource (disk, memory, a limit such as `temp_file_limit`; not
+ * 53300, too many connections: only opening one meets it, and a pool that holds its connections still works),
+ * or cancelled the statement (57014: `statement_timeout`, `pg_cancel_backend`).
  */
-const UNWRITABLE = new Set(['25006', '53000', '53100', '53200', '53400'])
+const REFUSED = new Set(['25006', '53000', '53100', '53200', '53400', '57014'])
 
 const codeOf = (error: unknown): string | undefined =>
   typeof error === 'object' && error !== null ? (error as {code?: unknown}).code?.toString() : undefined
@@ -40,18 +41,18 @@ export function isRetryable(error: unknown): boolean {
 }
 
 /**
- * Whether `error` says the database cannot be reached or written (rather
- * than refusing one statement): a lost or refused connection, a server
- * shutting down, crashed or starting up (57P01–57P03), the database dropped
- * (57P04), a session ended for idling (57P05), a connection not open within
- * the connect timeout; a database that takes no writes (`UNWRITABLE`) or
- * fails its own I/O (class 58), as a data dir whose disk fails
- * (docs/postgres.md, "When the database cannot be reached").
+ * Whether `error` says the database cannot be reached or used (rather
+ * than refusing one statement as the API's rules would): a lost or refused
+ * connection, a server shutting down, crashed or starting up (57P01–57P03),
+ * the database dropped (57P04), a session ended for idling (57P05), a
+ * connection not open within the connect timeout; a database that refuses
+ * statements for reasons of its own (`REFUSED`) or fails its own I/O (class
+ * 58), as a data dir whose disk fails (docs/postgres.md, "When the database
+ * cannot be reached").
  */
 export function isUnavailable(error: unknown): boolean {
   const code = codeOf(error)
-  if (code !== undefined && (NETWORK.has(code) || UNWRITABLE.has(code) || /^(08|58)|^57P0[1-5]$/.test(code)))
-    return true
+  if (code !== undefined && (NETWORK.has(code) || REFUSED.has(code) || /^(08|58)|^57P0[1-5]$/.test(code))) return true
   const message = error instanceof Error ? error.message : ''
   return /Connection terminated|connection error|not queryable|timeout expired/i.test(message)
 }

@@ -32,7 +32,7 @@ it('a lost database answers 503 storage_unavailable, and the server answers agai
   const refused = await push('t2')
   expect(refused.status).toBe(503)
   expect(refused.body.error).toMatchObject({code: 'storage_unavailable'})
-  expect(refused.body.error.message).toContain('cannot reach or write its database')
+  expect(refused.body.error.message).toContain('cannot use its database')
   // a read too: nothing is answered from a database the server cannot see
   expect((await call(server.url, 'GET', '/v1/checks/external/t1')).status).toBe(503)
 
@@ -41,14 +41,21 @@ it('a lost database answers 503 storage_unavailable, and the server answers agai
   expect((await call(server.url, 'GET', '/v1/checks/external/t1')).status).toBe(200)
 })
 
-it('a database that turns read-only answers writes 503 storage_unavailable, never 500, and takes them again once writable', async () => {
+/**
+ * A server alone on a new database behind a relay, and that database's URL past the relay (`direct`): `setting` (a
+ * setting of the database's, as `statement_timeout = '1s'`) holds for the server's sessions once its own
+ * end with the link and it connects again (the setting is reset before the database is dropped).
+ * `push(id, quantity)` pushes a check.
+ */
+async function serverOnSetting(setting: string) {
   const {db, link, url} = await databaseBehindRelay()
   cleanup.push(() => db.drop())
   const admin = new pg.Client({connectionString: db.url})
   await admin.connect()
   const database = new URL(db.url).pathname.slice(1)
+  const name = setting.split(' ')[0]
   cleanup.push(async () => {
-    await admin.query(`ALTER DATABASE ${database} RESET default_transaction_read_only`)
+    await admin.query(`ALTER DATABASE ${database} RESET ${name}`)
     await admin.end()
   })
   cleanup.push(() => link.cut().catch(() => {}))
@@ -59,25 +66,61 @@ it('a database that turns read-only answers writes 503 storage_unavailable, neve
     seedFile: await writeSeed(await makeTempDir()),
   })
   cleanup.push(() => server.close())
-  const push = (id: string) => call(server.url, 'PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', 1, 100]])})
-  expect((await push('t1')).status).toBe(201)
-
-  // the sessions it opens from here on take no writes, as a standby's: its own end with the link
-  await admin.query(`ALTER DATABASE ${database} SET default_transaction_read_only = on`)
-  await link.cut()
-  await link.open()
-  const answers: number[] = []
-  const refusedForWrites = async () => {
-    const answer = await push('t2')
-    answers.push(answer.status)
-    return answer.status === 503 && String(answer.body.error.message).includes('(25006)')
+  const push = (id: string, quantity = 1) =>
+    call(server.url, 'PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', quantity, 100]])})
+  return {
+    server,
+    direct: db.url,
+    push,
+    async set(): Promise<void> {
+      await admin.query(`ALTER DATABASE ${database} SET ${setting}`)
+      await link.cut()
+      await link.open()
+    },
+    reset: () => admin.query(`ALTER DATABASE ${database} RESET ${name}`),
   }
-  await expect.poll(refusedForWrites, {timeout: 10_000, interval: 200}).toBe(true)
-  expect(answers.every((status) => status === 503)).toBe(true)
+}
 
-  await admin.query(`ALTER DATABASE ${database} RESET default_transaction_read_only`)
+/** Pushes with `push` until one answers 503 for the SQLSTATE `code`; resolves with every status answered. */
+async function refusedFor(code: string, push: () => ReturnType<typeof call>): Promise<number[]> {
+  const answers: number[] = []
+  const refused = async () => {
+    const answer = await push()
+    answers.push(answer.status)
+    return answer.status === 503 && String(answer.body.error.message).includes(`(${code})`)
+  }
+  await expect.poll(refused, {timeout: 10_000, interval: 200}).toBe(true)
+  return answers
+}
+
+it('a database that turns read-only answers writes 503 storage_unavailable, never 500, and takes them again once writable', async () => {
+  const {server, push, set, reset} = await serverOnSetting('default_transaction_read_only = on')
+  expect((await push('t1')).status).toBe(201)
+  // as a standby's sessions
+  await set()
+  expect(await refusedFor('25006', () => push('t2'))).toSatisfy((answers: number[]) => answers.every((s) => s === 503))
+  await reset()
   await expect.poll(async () => (await push('t2')).status, {timeout: 10_000, interval: 200}).toBe(201)
   expect((await call(server.url, 'GET', '/v1/checks/external/t1')).status).toBe(200)
+})
+
+it("a statement the database's statement_timeout cancels answers 503 storage_unavailable, never 500", async () => {
+  const {direct, push, set, reset} = await serverOnSetting("statement_timeout = '200ms'")
+  expect((await push('t1')).status).toBe(201)
+  await set()
+  // a lock held past the timeout: the push that waits for it is cancelled
+  const holder = new pg.Client({connectionString: direct})
+  await holder.connect()
+  cleanup.push(() => holder.end())
+  await holder.query(
+    "SET statement_timeout = 0; BEGIN; SELECT 1 FROM checks WHERE doc->>'external_id' = 't1' FOR UPDATE",
+  )
+  expect(await refusedFor('57014', () => push('t1', 2))).toSatisfy((answers: number[]) =>
+    answers.every((s) => s === 503),
+  )
+  await holder.query('COMMIT')
+  await reset()
+  await expect.poll(async () => (await push('t1', 2)).status, {timeout: 10_000, interval: 200}).toBe(200)
 })
 
 it("once the database is back, the live stream hears the other instances' changes again", async () => {
