@@ -3,12 +3,10 @@ import pg from 'pg'
 import type {Claim, SharedStorage} from '../service/storage.js'
 import {clearFaultsWhenAlone, PgFaults} from './faults.js'
 import {Batches} from '../shared/batches.js'
-import {type AskedClaim, claimDeliveries, LIFE_LOCK} from './leases.js'
+import {type AskedClaim, claimDeliveries} from './leases.js'
 import {Presence} from './presence.js'
 import type {Sql} from './reader.js'
-
-/** The channel of the notes instances send each other besides changes (the request log). */
-export const NOTES = 'tablepay_notes'
+import type {Scope} from './scope.js'
 
 /** A notification's payload is under 8000 bytes: a larger note is not sent. */
 const PAYLOAD_BYTES = 7900
@@ -22,15 +20,16 @@ const RECONNECT_MS = 1000
 type Listener = (note: unknown) => void
 
 /**
- * This instance among the others on one database: a session of its own that
- * holds an advisory lock for the instance's life (so the others can tell it
- * is alive, and take over its leases once it is not); their notes, which the
- * storage's listening connection hears (`receive`); the claims of
- * deliveries (`leases.ts`). Its statements run on the storage's `sql`, so a
- * database out of reach fails the storage.
+ * This instance among the others of its sandbox (`scope`): a session of its
+ * own that holds an advisory lock for the instance's life, its scope's
+ * `lifeLock` and its `owner` (so the others can tell it is alive, and take
+ * over its leases once it is not); their notes, on the scope's `notes`
+ * channel, which the storage's listening connection hears (`receive`); the
+ * claims of deliveries (`leases.ts`). Its statements run on the storage's
+ * `sql`, so a database out of reach fails the storage.
  *
  * @example
- * const instance = await PgInstance.open(url, sql)
+ * const instance = await PgInstance.open(url, sql, scopeOf('public'))
  * const claim = await instance.claim('dlv_…', dueAt, 40_000)
  */
 export class PgInstance implements SharedStorage {
@@ -56,13 +55,14 @@ export class PgInstance implements SharedStorage {
   private constructor(
     private readonly url: string,
     private readonly sql: Sql,
+    private readonly scope: Scope,
   ) {
     this.faults = new PgFaults(sql)
-    this.#presence = new Presence(this.owner, sql, (topic, note) => this.#send(topic, note))
+    this.#presence = new Presence(this.owner, scope.lifeLock, sql, (topic, note) => this.#send(topic, note))
   }
 
-  static async open(url: string, sql: Sql): Promise<PgInstance> {
-    const instance = new PgInstance(url, sql)
+  static async open(url: string, sql: Sql, scope: Scope): Promise<PgInstance> {
+    const instance = new PgInstance(url, sql, scope)
     await instance.#connect(true)
     return instance
   }
@@ -86,10 +86,11 @@ export class PgInstance implements SharedStorage {
       if (starting) {
         // one instance at a time: of two starting together, the second sees the first alive
         await session.query('SELECT pg_advisory_lock($1)', [START_LOCK])
-        await clearFaultsWhenAlone(session, LIFE_LOCK, this.owner)
+        await clearFaultsWhenAlone(session, this.scope.lifeLock, this.owner)
       }
       // a session of this instance's that the server has not yet seen end may still hold the lock for a moment
-      while (!(await session.query('SELECT pg_try_advisory_lock($1, $2) AS ok', [LIFE_LOCK, this.owner])).rows[0].ok)
+      const lifeLock = [this.scope.lifeLock, this.owner]
+      while (!(await session.query('SELECT pg_try_advisory_lock($1, $2) AS ok', lifeLock)).rows[0].ok)
         await new Promise((resolve) => setTimeout(resolve, 100))
       if (starting) await session.query('SELECT pg_advisory_unlock($1)', [START_LOCK])
     } catch (error) {
@@ -126,7 +127,9 @@ export class PgInstance implements SharedStorage {
   }
 
   /** The claims asked while the last ones were out, made together: one round trip (docs/postgres.md, "Speed"). */
-  readonly #claims = new Batches((asked: readonly AskedClaim[]) => claimDeliveries(this.sql, asked, this.owner))
+  readonly #claims = new Batches((asked: readonly AskedClaim[]) =>
+    claimDeliveries(this.sql, asked, this.owner, this.scope.lifeLock),
+  )
 
   /** Presence's stretch of time surely alone (src/postgres/presence.ts): what the storage's check cache is kept for. */
   get aloneStretch(): number | undefined {
@@ -167,7 +170,7 @@ export class PgInstance implements SharedStorage {
       await this.sql
         .query(
           "SELECT pg_notify($1, payload) FROM unnest(string_to_array($2::text, E'\\n')) WITH ORDINALITY AS n(payload, i) ORDER BY i",
-          [NOTES, payloads.join('\n')],
+          [this.scope.notes, payloads.join('\n')],
         )
         .catch(() => {})
     }
@@ -192,7 +195,7 @@ export class PgInstance implements SharedStorage {
     for (const listener of this.#reconnectListeners) listener()
   }
 
-  /** A note on the `NOTES` channel, which the storage's listening connection heard. */
+  /** A note on the scope's `notes` channel, which the storage's listening connection heard. */
   receive(payload: string): void {
     // this instance hears its own notes too: told apart by their start, they are not parsed (a request each)
     if (payload.startsWith(this.#ownNotes)) return

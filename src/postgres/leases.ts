@@ -6,13 +6,6 @@ import type {Sql} from './reader.js'
 import {text, untext} from './text.js'
 
 /**
- * The first key of the session advisory lock each instance holds for its
- * life (the second is its owner number): an instance whose lock is gone is
- * gone, and its leases with it (docs/postgres.md, "Delivery across instances").
- */
-export const LIFE_LOCK = 0x7470
-
-/**
  * The schema version that adds leases: two real columns on `deliveries`
  * (never in the record's document, so answers stay byte for byte the data
  * dir's), and a trigger that ends the lease whenever the delivery itself is
@@ -50,12 +43,12 @@ const ASKED = 'json_to_recordset($1::json) AS a(id text, due timestamptz, secs f
  */
 const DUE = `d.doc->>'status' = 'pending' AND (d.doc->>'next_attempt_at')::timestamptz = a.due`
 
-/** The lease is free: none, this instance's own, run out, or its owner's session is gone. */
+/** The lease is free: none, this instance's own, run out, or its owner's session is gone: `$3` its life locks' first key. */
 const FREE = `CASE
   WHEN lease_owner IS NULL OR lease_owner = $2 THEN true
   WHEN lease_until < clock_timestamp() THEN true
   ELSE NOT EXISTS (
-    SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = ${LIFE_LOCK}
+    SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $3
       AND objid = lease_owner::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))
   END`
 
@@ -84,15 +77,21 @@ export interface AskedClaim {
  * trip, when `owner` won; `'held'` when another live instance holds it for
  * that attempt; undefined when it is no longer pending with that attempt due
  * (a delivery asked twice gets both answers, as its own lease lets it claim
- * again). `sql` is the storage's, so a database out of reach fails the storage.
+ * again). `owner` and `lifeLock` are the keys of the instance's life lock
+ * (instance.ts). `sql` is the storage's, so a database out of reach fails the storage.
  *
  * @example
- * const [claim] = await claimDeliveries(sql, [{id: 'dlv_…', dueAt, leaseMs: 40_000}], 1234)
+ * const [claim] = await claimDeliveries(sql, [{id: 'dlv_…', dueAt, leaseMs: 40_000}], 1234, scope.lifeLock)
  */
-export async function claimDeliveries(sql: Sql, asked: readonly AskedClaim[], owner: number): Promise<Claim[]> {
+export async function claimDeliveries(
+  sql: Sql,
+  asked: readonly AskedClaim[],
+  owner: number,
+  lifeLock: number,
+): Promise<Claim[]> {
   for (let tries = 1; ; tries++) {
     try {
-      return await claimOnce(sql, asked, owner)
+      return await claimOnce(sql, asked, owner, lifeLock)
     } catch (error) {
       if (tries >= CLAIM_TRIES || !isRetryable(error)) throw error
     }
@@ -105,7 +104,7 @@ export async function claimDeliveries(sql: Sql, asked: readonly AskedClaim[], ow
  */
 const CLAIM_TRIES = 5
 
-async function claimOnce(sql: Sql, asked: readonly AskedClaim[], owner: number): Promise<Claim[]> {
+async function claimOnce(sql: Sql, asked: readonly AskedClaim[], owner: number, lifeLock: number): Promise<Claim[]> {
   const claimed = await sql.query<{
     id: string
     doc: DeliveryRecord
@@ -114,7 +113,7 @@ async function claimOnce(sql: Sql, asked: readonly AskedClaim[], owner: number):
   }>(
     `UPDATE deliveries d SET lease_owner = $2, lease_until = clock_timestamp() + make_interval(secs => a.secs)
      FROM ${ASKED} WHERE d.id = a.id AND ${DUE} AND ${FREE} RETURNING d.id, d.doc, ${TARGET}`,
-    [asJson(asked), owner],
+    [asJson(asked), owner, lifeLock],
   )
   const won = new Map(claimed.rows.map((row) => [untext(row.id), row]))
   const held = await heldAmong(

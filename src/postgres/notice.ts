@@ -6,29 +6,46 @@ import {text, untext} from './text.js'
 import {COMMITS} from './schema.js'
 import type {Notice} from './unit.js'
 
-/** The channel every instance of one database listens on for the others' changes. */
-export const CHANNEL = 'tablepay_changes'
-
 /** A notification's payload is at most 8000 bytes: larger changes go through the `changes` table. */
 const NOTIFY_BYTES = 7000
 
-/** A unit's notice, when its keys fit in a notification: `$1`, the commit number, `$2`. */
+/** A unit's notice on the channel `$3`, when its keys fit in a notification: `$1`, the commit number, `$2`. */
 const INLINE = prepared(
   'tp_notice',
-  `SELECT pg_notify('${CHANNEL}', $1::text || n || $2::text), n AS commit FROM nextval('${COMMITS}') n`,
+  `SELECT pg_notify($3, $1::text || n || $2::text), n AS commit FROM nextval('${COMMITS}') n`,
 )
 
 /** A unit's commit number alone, for an instance surely alone: its notification would reach nobody. */
 const COMMIT_NUMBER = prepared('tp_commit_number', `SELECT nextval('${COMMITS}') AS commit`)
 
-/** A notification sent after its unit committed: `$1`, the payload. */
-const LATE = `SELECT pg_notify('${CHANNEL}', $1::text)`
+/** A notification sent after its unit committed: `$1`, the payload, on the channel `$2`. */
+const LATE = `SELECT pg_notify($2, $1::text)`
 
-/** A unit's notice through the `changes` table, when its keys do not fit in one: `$1`, its keys; `$2`, the instance. */
+/**
+ * A unit's notice through the `changes` table, when its keys do not fit in one: `$1`, its keys; `$2`, the
+ * instance; `$3`, the channel.
+ */
 const THROUGH_TABLE_SQL = `WITH row AS (INSERT INTO changes (changes) VALUES ($1::json) RETURNING seq)
-  SELECT pg_notify('${CHANNEL}', json_build_object('from', $2::text, 'seq', seq, 'commit', n, 'keys', true)::text),
+  SELECT pg_notify($3, json_build_object('from', $2::text, 'seq', seq, 'commit', n, 'keys', true)::text),
     n AS commit FROM row, nextval('${COMMITS}') n`
 const THROUGH_TABLE = prepared('tp_keys_notice', THROUGH_TABLE_SQL)
+
+/**
+ * An instance as its notices tell it: its id, how its inline notifications begin (`{"from":"…"`, which it
+ * tells from the others' without parsing them), and its sandbox's channel (scope.ts), once it started.
+ */
+export interface Teller {
+  instance: string
+  ownNotes: string
+  channel: string
+}
+
+/** The teller of the instance `instance`, before it has a channel. */
+export const teller = (instance: string): Teller => ({
+  instance,
+  ownNotes: JSON.stringify({from: instance}).slice(0, -1),
+  channel: '',
+})
 
 /**
  * A unit's changes as the other instances are told of them: each record's
@@ -56,19 +73,19 @@ export function keysOf(changes: readonly Change[]): RecordKeys {
 }
 
 /**
- * How an instance tells the others of a unit's `changes` when it commits:
- * their keys only (`RecordKeys`), inline when they fit in a notification,
- * else through the `changes` table. A notification's size and count cost
- * PostgreSQL more than the rest of a push's commit: an instance that needs a
- * record reads it back (`readBack`, docs/postgres.md "Changes reach the
- * listeners in commit order"). The statement draws the unit's commit number
- * after its writes, so of two units that write one record the later draws
- * the higher, and answers with it as `commit`. `ownNotes` is how the
- * instance's inline notifications begin. An instance surely `alone` draws
- * the number and notifies nobody; if another may have started by the time
- * the unit committed, it sends the notification then (`late`).
+ * How an instance (`Teller`) tells the others of a unit's `changes` when it
+ * commits: their keys only (`RecordKeys`), on its sandbox's channel, inline
+ * when they fit in a notification, else through the `changes` table. A
+ * notification's size and count cost PostgreSQL more than the rest of a
+ * push's commit: an instance that needs a record reads it back (`readBack`,
+ * docs/postgres.md "Changes reach the listeners in commit order"). The
+ * statement draws the unit's commit number after its writes, so of two
+ * units that write one record the later draws the higher, and answers with
+ * it as `commit`. An instance surely `alone` draws the number and notifies
+ * nobody; if another may have started by the time the unit committed, it
+ * sends the notification then (`late`).
  */
-export function notice(instance: string, ownNotes: string, changes: readonly Change[], alone = false): Notice {
+export function notice({instance, ownNotes, channel}: Teller, changes: readonly Change[], alone = false): Notice {
   const keys = JSON.stringify(keysOf(changes))
   const fits = Buffer.byteLength(keys) <= NOTIFY_BYTES
   // whether the unit's statement notifies nobody: a large unit's (`bound`) always notifies
@@ -80,15 +97,15 @@ export function notice(instance: string, ownNotes: string, changes: readonly Cha
     inline(unit) {
       if (silent) return unit.execute(COMMIT_NUMBER, [])
       // {"from":…,"commit":n,"changed":[…]}, which begins as ownNotes does
-      if (fits) return unit.execute(INLINE, [`${ownNotes},"commit":`, `,"changed":${keys}}`])
-      return unit.execute(THROUGH_TABLE, [keys, instance])
+      if (fits) return unit.execute(INLINE, [`${ownNotes},"commit":`, `,"changed":${keys}}`, channel])
+      return unit.execute(THROUGH_TABLE, [keys, instance, channel])
     },
     bound() {
       silent = false
-      return [THROUGH_TABLE_SQL, [keys, instance]]
+      return [THROUGH_TABLE_SQL, [keys, instance, channel]]
     },
     late(commit) {
-      return silent ? [LATE, [`${ownNotes},"commit":${commit},"changed":${keys}}`]] : undefined
+      return silent ? [LATE, [`${ownNotes},"commit":${commit},"changed":${keys}}`, channel]] : undefined
     },
   }
 }

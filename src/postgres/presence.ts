@@ -1,4 +1,3 @@
-import {LIFE_LOCK} from './leases.js'
 import type {Sql} from './reader.js'
 
 /** The topics of the notes of presence, which every instance sends whether or not it is alone. */
@@ -12,7 +11,7 @@ const WELCOME_MS = 2000
 /** How often an instance looks at which others hold their life locks, in ms: one gone stops costing it notes. */
 const LOOK_EVERY_MS = 10_000
 
-/** The owners of the life locks held on this database (src/postgres/leases.ts), but `$2`'s. */
+/** The owners of the life locks of first key `$1` held on this database (src/postgres/instance.ts), but `$2`'s. */
 const ALIVE = `SELECT objid::text AS owner FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
   AND classid = $1 AND objid <> $2::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
 
@@ -28,7 +27,7 @@ const ALIVE = `SELECT objid::text AS owner FROM pg_locks WHERE locktype = 'advis
  * (docs/postgres.md, "Reads while alone").
  *
  * @example
- * const presence = new Presence(owner, sql, (topic, note) => outbox.push({topic, note}))
+ * const presence = new Presence(owner, scope.lifeLock, sql, (topic, note) => outbox.push({topic, note}))
  * await presence.join(true)
  */
 export class Presence {
@@ -46,6 +45,7 @@ export class Presence {
 
   constructor(
     private readonly owner: number,
+    private readonly lifeLock: number,
     private readonly sql: Sql,
     private readonly send: (topic: string, note: object) => void,
   ) {}
@@ -112,7 +112,7 @@ export class Presence {
   /** Reads which others hold their life locks, and takes them as those alive; resolves with their owners. */
   async #look(): Promise<number[]> {
     const [heard, doubts] = [this.#heard, this.#doubts]
-    const {rows} = await this.sql.query<{owner: string}>(ALIVE, [LIFE_LOCK, this.owner])
+    const {rows} = await this.sql.query<{owner: string}>(ALIVE, [this.lifeLock, this.owner])
     const owners = rows.map((row) => Number(row.owner))
     if (doubts === this.#doubts && !this.#sure) {
       this.#sure = true

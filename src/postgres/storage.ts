@@ -5,13 +5,15 @@ import type {Change, Storage, UnitOfWork} from '../service/storage.js'
 import {byExternalId, byGuestToken, byId, CheckCache} from './check-cache.js'
 import {CommitOrder} from './commit-order.js'
 import {isRetryable, isUnavailable, startFailure, unavailable} from './errors.js'
-import {NOTES, PgInstance} from './instance.js'
+import {PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
 import {refuseSharedSessions} from './pooler.js'
 import {named} from './prepared.js'
-import {CHANNEL, type Note, notice, readBack, type RecordKeys} from './notice.js'
+import {type Note, notice, readBack, type RecordKeys, teller} from './notice.js'
 import {PgReader, type Sql} from './reader.js'
 import {newPool, POOL_SIZE} from './pool.js'
+import {type Scope, scopeOfSession} from './scope.js'
+import {trimSideTables} from './side-tables.js'
 import {type Notice, PgUnit} from './unit.js'
 
 const ignore = () => {}
@@ -68,10 +70,10 @@ interface Listener {
 }
 
 export class PgStorage extends PgReader implements Storage {
-  /** This instance, to tell its own notifications from the others'. */
-  readonly #instance = randomUUID()
-  /** How this instance's inline notifications begin (src/postgres/notice.ts). */
-  readonly #ownNotes = JSON.stringify({from: this.#instance}).slice(0, -1)
+  /** This instance as its notices tell it (src/postgres/notice.ts): to tell its own notifications from the others'. */
+  readonly #teller = teller(randomUUID())
+  /** Its sandbox's channels and life locks (src/postgres/scope.ts), read as it starts. */
+  #scope!: Scope
   /** Replaced by a new one whenever the storage fails (`#letGo`). */
   #pool: pg.Pool
   /** Pools let go of that have not begun to end: some of their clients are still out. */
@@ -142,7 +144,7 @@ export class PgStorage extends PgReader implements Storage {
     try {
       await storage.#startListening(true)
       await migrate(storage.#pool)
-      storage.shared = await PgInstance.open(url, {query: (text, values) => storage.#query(text, values)} as Sql)
+      storage.shared = await PgInstance.open(url, storage.sql, storage.#scope)
       await storage.shared.join()
       storage.#watch = setInterval(() => void storage.#tryConnecting(), WATCH_EVERY_MS).unref()
     } catch (error) {
@@ -178,7 +180,7 @@ export class PgStorage extends PgReader implements Storage {
         value = await work(tx)
         changes = tx.end()
         quiet = this.#checks.mark()
-        told = changes.length > 0 ? notice(this.#instance, this.#ownNotes, changes, quiet !== undefined) : undefined
+        told = changes.length > 0 ? notice(this.#teller, changes, quiet !== undefined) : undefined
         commit = await tx.commit(changes, told)
       } catch (error) {
         tx.end()
@@ -268,14 +270,19 @@ export class PgStorage extends PgReader implements Storage {
     client.on('end', lost)
     client.on('notification', ({channel, payload}) => {
       if (payload === undefined) return
-      if (channel === NOTES) this.shared?.receive(payload)
-      if (channel === CHANNEL) this.#remote = this.#remote.then(() => this.#receive(payload)).catch(() => {})
+      if (channel === this.#scope.notes) this.shared?.receive(payload)
+      if (channel === this.#scope.changes)
+        this.#remote = this.#remote.then(() => this.#receive(payload)).catch(() => {})
     })
     try {
       await client.connect()
-      if (start) await refuseSharedSessions(client, this.#pool)
+      if (start) {
+        this.#scope = await scopeOfSession(client)
+        this.#teller.channel = this.#scope.changes
+        await refuseSharedSessions(client, this.#pool)
+      }
       // one listening connection for both channels: each notification wakes every listening connection
-      await client.query(`LISTEN ${CHANNEL}; LISTEN ${NOTES}`)
+      await client.query(`LISTEN ${this.#scope.changes}; LISTEN ${this.#scope.notes}`)
     } catch (error) {
       await client.end().catch(() => {})
       throw error
@@ -298,9 +305,9 @@ export class PgStorage extends PgReader implements Storage {
 
   async #receive(payload: string): Promise<void> {
     // this instance hears its own notifications too: told apart by their start, they are not parsed
-    if (payload.startsWith(this.#ownNotes)) return
+    if (payload.startsWith(this.#teller.ownNotes)) return
     const note = JSON.parse(payload) as Note
-    if (note.from === this.#instance) return
+    if (note.from === this.#teller.instance) return
     // an instance that said no hello (an earlier version's, or one that started while this one's session was lost)
     this.shared?.doubt()
     let keys = note.changed
@@ -340,16 +347,7 @@ export class PgStorage extends PgReader implements Storage {
     const now = Date.now()
     if (now - this.#lastTrim < TRIM_EVERY_MS || !changes.some((change) => change[2] === null)) return
     this.#lastTrim = now
-    void this.#query(
-      `DELETE FROM deleted d USING (
-           SELECT collection, seq FROM (
-             SELECT collection, seq, row_number() OVER (PARTITION BY collection ORDER BY seq DESC) AS n FROM deleted
-           ) ranked WHERE n = $1
-         ) cut WHERE d.collection = cut.collection AND d.seq < cut.seq`,
-      [this.deletedKept],
-    )
-      .then(() => this.#query(`DELETE FROM changes WHERE at < now() - interval '5 minutes'`))
-      .catch(() => {})
+    trimSideTables(this.sql, this.deletedKept).catch(ignore)
   }
 
   /**

@@ -4,11 +4,14 @@ import type {DeliveryRecord} from '../../src/domain/records.js'
 import {claimDeliveries} from '../../src/postgres/leases.js'
 import {named} from '../../src/postgres/prepared.js'
 import type {Sql} from '../../src/postgres/reader.js'
+import {scopeOf} from '../../src/postgres/scope.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {createTestDatabase, type TestDatabase, untilLockWaited} from '../helpers/postgres.js'
 
 let db: TestDatabase
 const opened: PgStorage[] = []
+/** The first key of the life locks of instances on `public`, the test databases' schema. */
+const {lifeLock: LIFE_LOCK} = scopeOf('public')
 
 async function open(): Promise<PgStorage> {
   const storage = await PgStorage.open({url: db.url})
@@ -185,7 +188,7 @@ describe('delivery leases', () => {
       }
       // dlv_8 and dlv_12 pending, dlv_5 done: the claim, then the look at which of those lost are held
       const asked = ['dlv_8', 'dlv_5', 'dlv_12'].map((id) => ({id, dueAt: DUE, leaseMs: 60_000}))
-      const claims = await claimDeliveries(sql, asked, 1)
+      const claims = await claimDeliveries(sql, asked, 1, LIFE_LOCK)
       expect(claims.map((claim) => (typeof claim === 'object' ? claim.delivery.id : claim))).toEqual([
         'dlv_8',
         undefined,
@@ -226,6 +229,7 @@ describe('delivery leases', () => {
           sql,
           asked.map((id) => ({id, dueAt: DUE, leaseMs: 60_000})),
           1,
+          LIFE_LOCK,
         )
       }
       const {rows} = await client.query<{generic_plans: string; custom_plans: string}>(

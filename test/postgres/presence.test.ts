@@ -1,13 +1,14 @@
 import pg from 'pg'
 import {afterEach, beforeEach, expect, it} from 'vitest'
-import {LIFE_LOCK} from '../../src/postgres/leases.js'
 import {Presence} from '../../src/postgres/presence.js'
+import {scopeOf} from '../../src/postgres/scope.js'
 import {createTestDatabase, testPool, type TestDatabase} from '../helpers/postgres.js'
 
 let db: TestDatabase
 let pool: pg.Pool
 const OWNER = 101
 const OTHER = 202
+const {lifeLock: LIFE_LOCK} = scopeOf('public')
 
 beforeEach(async () => {
   db = await createTestDatabase()
@@ -22,7 +23,7 @@ afterEach(async () => {
 /** A presence on the test database, and the notes it sends, as `[topic, note]`. */
 function presence() {
   const sent: [string, object][] = []
-  return {presence: new Presence(OWNER, pool, (topic, note) => sent.push([topic, note])), sent}
+  return {presence: new Presence(OWNER, LIFE_LOCK, pool, (topic, note) => sent.push([topic, note])), sent}
 }
 
 it('an instance is alone until another says hello, which it welcomes, and alone again once that one says bye', async () => {
