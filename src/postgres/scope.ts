@@ -3,7 +3,7 @@ import type pg from 'pg'
 
 /**
  * What keeps one sandbox's instances to themselves: the channels they notify
- * each other on, and the first key of their life locks (`leases.ts`).
+ * each other on, and the first key of their life locks (`instance.ts`).
  * Notifications and advisory locks belong to the whole database, while a
  * sandbox's tables are those of its schema: sandboxes in two schemas of one
  * database (`?options=-c search_path=…`) hear only their own

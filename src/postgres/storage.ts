@@ -250,7 +250,7 @@ export class PgStorage extends PgReader implements Storage {
     }
   }
 
-  /** Opens the listening connection; at `start`, first refuses a pooler that would lend its session away. */
+  /** Opens the listening connection; at `start`, first reads the sandbox's scope and refuses a pooler (pooler.ts). */
   async #startListening(start = false): Promise<void> {
     const client = new pg.Client({
       connectionString: this.#url,
