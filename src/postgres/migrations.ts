@@ -4,6 +4,18 @@ import {MIGRATIONS} from './schema.js'
 /** The advisory lock every instance takes to migrate: the first one migrates, the others wait and find nothing to do. */
 const MIGRATION_LOCK = 0x7461626c6570
 
+/** The tables the migrations make. */
+const TABLES = MIGRATIONS.flat().flatMap((statement) => /^CREATE TABLE IF NOT EXISTS (\w+)/.exec(statement)?.[1] ?? [])
+
+/**
+ * Of the tables `$1`, those already in the schema tablepay makes its own in, while it has made none there
+ * (no `tablepay_schema`): something else made them, and `CREATE TABLE IF NOT EXISTS` would take them for its own.
+ */
+const TAKEN = `SELECT string_agg(name, ', ' ORDER BY name) AS taken FROM unnest($1::text[]) AS name
+  WHERE CASE WHEN current_schema() IS NULL THEN false
+    ELSE to_regclass(format('%I.tablepay_schema', current_schema())) IS NULL
+      AND to_regclass(format('%I.%I', current_schema(), name)) IS NOT NULL END`
+
 /** The encodings that keep every character a record may hold: UTF8, and SQL_ASCII, which keeps the bytes it is sent. */
 const ENCODINGS = ['UTF8', 'SQL_ASCII']
 
@@ -11,8 +23,9 @@ const ENCODINGS = ['UTF8', 'SQL_ASCII']
  * Brings the database's schema up to this version's, once, under an
  * advisory lock: instances started together migrate one after the other,
  * and each version runs in one transaction (docs/postgres.md). A database
- * whose encoding cannot hold every character (`ENCODINGS`), or whose schema
- * is newer than this version's, is refused.
+ * whose encoding cannot hold every character (`ENCODINGS`), whose schema
+ * holds tables of tablepay's names that it did not make (`TAKEN`), or whose
+ * tablepay schema is newer than this version's, is refused.
  *
  * @example
  * await migrate(pool) // resolves with the number of versions it ran
@@ -30,6 +43,13 @@ export async function migrate(pool: pg.Pool): Promise<number> {
       )
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
     try {
+      const {rows: taken} = await client.query<{taken: string | null}>(TAKEN, [TABLES])
+      if (taken[0]!.taken !== null)
+        throw new Error(
+          `postgres: the schema already holds tables of tablepay's names that it did not make (${taken[0]!.taken}); ` +
+            'give tablepay a database of its own, or a schema (CREATE SCHEMA tablepay, then ' +
+            '?options=-c%20search_path%3Dtablepay on the URL)',
+        )
       await client.query('CREATE TABLE IF NOT EXISTS tablepay_schema (version integer NOT NULL)')
       const {rows} = await client.query<{version: number}>('SELECT version FROM tablepay_schema')
       if (rows.length === 0) await client.query('INSERT INTO tablepay_schema (version) VALUES (0)')

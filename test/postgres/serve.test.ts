@@ -166,6 +166,26 @@ describe('serve --database', () => {
     }
   })
 
+  it('fails to start (exit 1) on a schema holding tables of its names that it did not make, and makes none there', async () => {
+    const admin = new pg.Client({connectionString: db.url})
+    await admin.connect()
+    try {
+      // another application's tables, in the schema tablepay would make its own in
+      await admin.query('CREATE TABLE events (id serial PRIMARY KEY, name text); CREATE TABLE accounts (id int)')
+      const said = await refusedStart(db.url)
+      expect(said).toContain(
+        "the schema already holds tables of tablepay's names that it did not make (accounts, events)",
+      )
+      expect(said).toContain('give tablepay a database of its own, or a schema')
+      const {rows} = await admin.query(
+        "SELECT to_regclass('checks') AS checks, to_regclass('tablepay_schema') AS version",
+      )
+      expect(rows).toEqual([{checks: null, version: null}])
+    } finally {
+      await admin.end()
+    }
+  })
+
   it('fails to start (exit 1) on a database whose encoding cannot hold every character, saying what to use', async () => {
     const latin1 = await createTestDatabase({encoding: 'LATIN1'})
     try {
