@@ -1,12 +1,11 @@
 import pg from 'pg'
 import {afterEach, expect, it} from 'vitest'
-import {TablepayClient} from '../../src/client/client.js'
-import type {StreamMessage} from '../../src/client/stream.js'
 import {scopeOf} from '../../src/postgres/scope.js'
 import {type RunningServer, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {createTestDatabase} from '../helpers/postgres.js'
 import {call, makeTempDir, WRITE_KEY, writeSeed} from '../helpers/simulator.js'
+import {openStream} from '../helpers/sse.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -67,19 +66,9 @@ it("two instances on one schema other than public are one sandbox: one's push re
   const {
     servers: [first, second],
   } = await serversOnSchemas(['team_a'], ['team_a', 'team_a'])
-  const stop = new AbortController()
-  const messages = await new TablepayClient({url: `${second!.url}/v1`, apiKey: WRITE_KEY}).openStream({
-    signal: stop.signal,
-  })
-  const seen: StreamMessage[] = []
-  const reading = (async () => {
-    for await (const message of messages) seen.push(message)
-  })().catch(() => {})
-  cleanup.push(async () => {
-    stop.abort()
-    await reading
-  })
+  const stream = await openStream(`${second!.url}/v1/sim/stream`, {authorization: `Bearer ${WRITE_KEY}`})
+  cleanup.push(async () => stream.close())
   expect((await push(first!, 't1')).status).toBe(201)
-  await expect.poll(() => seen.some((message) => message.type === 'event'), {timeout: 10_000}).toBe(true)
+  await stream.until((text) => text.includes('"type":"check.created"'))
   expect((await call(second!.url, 'GET', '/v1/checks/external/t1')).status).toBe(200)
 })
