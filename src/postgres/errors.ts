@@ -28,6 +28,13 @@ const NETWORK = new Set([
  */
 const REFUSED = new Set(['25006', '53000', '53100', '53200', '53400', '57014'])
 
+/**
+ * SQLSTATEs of a statement that finds tablepay's tables, functions or schema gone (42P01, 42883, 3F000):
+ * something dropped them while the instance ran, as a schema dropped and made again to reset a sandbox. Only a
+ * start makes them again.
+ */
+const GONE = new Set(['42P01', '42883', '3F000'])
+
 const codeOf = (error: unknown): string | undefined =>
   typeof error === 'object' && error !== null ? (error as {code?: unknown}).code?.toString() : undefined
 
@@ -47,12 +54,12 @@ export function isRetryable(error: unknown): boolean {
  * the database dropped (57P04), a session ended for idling (57P05), a
  * connection not open within the connect timeout; a database that refuses
  * statements for reasons of its own (`REFUSED`) or fails its own I/O (class
- * 58), as a data dir whose disk fails (docs/postgres.md, "When the database
- * cannot be reached").
+ * 58), as a data dir whose disk fails, or whose tablepay tables are gone
+ * (`GONE`) (docs/postgres.md, "When the database cannot be reached").
  */
 export function isUnavailable(error: unknown): boolean {
-  const code = codeOf(error)
-  if (code !== undefined && (NETWORK.has(code) || REFUSED.has(code) || /^(08|58)|^57P0[1-5]$/.test(code))) return true
+  const code = codeOf(error) ?? ''
+  if (NETWORK.has(code) || REFUSED.has(code) || GONE.has(code) || /^(08|58)|^57P0[1-5]$/.test(code)) return true
   const message = error instanceof Error ? error.message : ''
   return /Connection terminated|connection error|not queryable|timeout expired/i.test(message)
 }
@@ -63,12 +70,15 @@ export function isUnavailable(error: unknown): boolean {
  */
 export class DatabaseUnavailable extends Error {
   readonly code: string
+  /** Whether tablepay's tables are gone from the database (`GONE`): only a start makes them again. */
+  readonly gone: boolean
 
   constructor(cause: unknown) {
     const reason = reasonOf(cause)
     super(`postgres: the database cannot be reached (${reason})`, {cause})
     this.name = 'DatabaseUnavailable'
     this.code = reason
+    this.gone = GONE.has(reason)
   }
 }
 

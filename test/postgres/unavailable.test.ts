@@ -42,12 +42,12 @@ it('a lost database answers 503 storage_unavailable, and the server answers agai
 })
 
 /**
- * A server alone on a new database behind a relay, and that database's URL past the relay (`direct`): `setting` (a
- * setting of the database's, as `statement_timeout = '1s'`) holds for the server's sessions once its own
- * end with the link and it connects again (the setting is reset before the database is dropped).
+ * A server alone on a new database behind a relay, and that database's URL past the relay (`direct`). With
+ * `setting` (a setting of the database's, as `statement_timeout = '1s'`), `set` makes it hold for the server's
+ * sessions (its own end with the link and it connects again) and `reset` ends it, as the end of the test does.
  * `push(id, quantity)` pushes a check.
  */
-async function serverOnSetting(setting: string) {
+async function serverBehindRelay(setting = '') {
   const {db, link, url} = await databaseBehindRelay()
   cleanup.push(() => db.drop())
   const admin = new pg.Client({connectionString: db.url})
@@ -55,7 +55,7 @@ async function serverOnSetting(setting: string) {
   const database = new URL(db.url).pathname.slice(1)
   const name = setting.split(' ')[0]
   cleanup.push(async () => {
-    await admin.query(`ALTER DATABASE ${database} RESET ${name}`)
+    if (name) await admin.query(`ALTER DATABASE ${database} RESET ${name}`)
     await admin.end()
   })
   cleanup.push(() => link.cut().catch(() => {}))
@@ -94,7 +94,7 @@ async function refusedFor(code: string, push: () => ReturnType<typeof call>): Pr
 }
 
 it('a database that turns read-only answers writes 503 storage_unavailable, never 500, and takes them again once writable', async () => {
-  const {server, push, set, reset} = await serverOnSetting('default_transaction_read_only = on')
+  const {server, push, set, reset} = await serverBehindRelay('default_transaction_read_only = on')
   expect((await push('t1')).status).toBe(201)
   // as a standby's sessions
   await set()
@@ -105,7 +105,7 @@ it('a database that turns read-only answers writes 503 storage_unavailable, neve
 })
 
 it("a statement the database's statement_timeout cancels answers 503 storage_unavailable, never 500", async () => {
-  const {direct, push, set, reset} = await serverOnSetting("statement_timeout = '200ms'")
+  const {direct, push, set, reset} = await serverBehindRelay("statement_timeout = '200ms'")
   expect((await push('t1')).status).toBe(201)
   await set()
   // a lock held past the timeout: the push that waits for it is cancelled
@@ -121,6 +121,21 @@ it("a statement the database's statement_timeout cancels answers 503 storage_una
   await holder.query('COMMIT')
   await reset()
   await expect.poll(async () => (await push('t1', 2)).status, {timeout: 10_000, interval: 200}).toBe(200)
+})
+
+it('tables dropped while it runs answer 503 storage_unavailable, never 500, saying to start it again', async () => {
+  const {direct, push} = await serverBehindRelay()
+  expect((await push('t1')).status).toBe(201)
+  // a teammate resets the sandbox under it
+  const admin = new pg.Client({connectionString: direct})
+  await admin.connect()
+  await admin.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public')
+  await admin.end()
+  const answer = await push('t2')
+  expect(answer.status).toBe(503)
+  expect(answer.body.error).toMatchObject({code: 'storage_unavailable'})
+  expect(answer.body.error.message).toContain("tablepay's tables are gone from its database (42P01)")
+  expect(answer.body.error.message).toContain('Start `tablepay serve` again')
 })
 
 it("once the database is back, the live stream hears the other instances' changes again", async () => {

@@ -5,7 +5,13 @@ import {ApiError} from '../../domain/errors.js'
 /** The answer to every request once the data dir could not be written (see `Store.failure`). */
 export function storageUnavailable(failure: Error): ApiError {
   const reason = (failure as NodeJS.ErrnoException).code ?? failure.message
-  // PostgreSQL (`serve --database`): unlike a failed disk, this heals once the database is back (docs/postgres.md)
+  // PostgreSQL (`serve --database`): its tables dropped while it ran, which only a start makes again
+  if ((failure as {gone?: boolean}).gone)
+    return new ApiError(
+      'storage_unavailable',
+      `tablepay's tables are gone from its database (${reason}): something dropped them while it ran. Start \`tablepay serve\` again to make them anew, with its --seed; until then every request is answered with this error.`,
+    )
+  // PostgreSQL: unlike a failed disk, this heals once the database is back (docs/postgres.md)
   if (failure.name === 'DatabaseUnavailable')
     return new ApiError(
       'storage_unavailable',
