@@ -99,6 +99,12 @@ async function journalOf(dataDir: string): Promise<string> {
   return texts.join('')
 }
 
+/** A real server on a free loopback port, seeded with TEST_SEED, on the database at `url`; `close` it. */
+export async function startServerOn(url: string, more: Partial<ServeOptions> = {}): Promise<RunningServer> {
+  const seedFile = await writeSeed(await makeTempDir())
+  return startServer({port: 0, host: '127.0.0.1', database: url, seedFile, ...more})
+}
+
 /**
  * A real server on a free loopback port with a temp data dir, seeded with
  * TEST_SEED; in the `postgres` project of vitest.config.ts, on a database of

@@ -8,7 +8,7 @@ import {serveStorage} from '../helpers/serve-storage.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 import {type Received, startReceiver} from '../helpers/receiver.js'
 import {databaseBehindRelay, holdOne, type Tap} from '../helpers/relay.js'
-import {call, makeTempDir, TEST_SEED, writeSeed} from '../helpers/simulator.js'
+import {call, makeTempDir, startServerOn, TEST_SEED, writeSeed} from '../helpers/simulator.js'
 
 /** Attempts one endpoint may have out at once on one instance (the dispatcher's default `perEndpoint`). */
 const PER_ENDPOINT = 8
@@ -358,12 +358,7 @@ describe('delivery across instances on one database', () => {
 describe('delivery from one instance', () => {
   it("an endpoint's next attempts are claimed while its places wait on its receiver: 8 requests open, 16 leases", async () => {
     const db = await database()
-    const server = await startServer({
-      port: 0,
-      host: '127.0.0.1',
-      database: db.url,
-      seedFile: await writeSeed(await makeTempDir()),
-    })
+    const server = await startServerOn(db.url)
     cleanup.push(() => server.close())
     // the receiver holds every answer until told
     let answersGo!: () => void

@@ -1,10 +1,10 @@
 import pg from 'pg'
 import {afterEach, expect, it} from 'vitest'
 import {scopeOf} from '../../src/postgres/scope.js'
-import {type RunningServer, startServer} from '../../src/server/start.js'
+import type {RunningServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {createTestDatabase} from '../helpers/postgres.js'
-import {call, makeTempDir, WRITE_KEY, writeSeed} from '../helpers/simulator.js'
+import {call, startServerOn, WRITE_KEY} from '../helpers/simulator.js'
 import {openStream} from '../helpers/sse.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -28,12 +28,11 @@ async function serversOnSchemas(schemas: string[], servers: string[]) {
     await admin.query(`DROP SCHEMA ${schemas.join(', ')} CASCADE`)
     await admin.end()
   })
-  const seedFile = await writeSeed(await makeTempDir())
   const started = await Promise.all(
     servers.map((schema) => {
       const url = new URL(db.url)
       url.searchParams.set('options', `-c search_path=${schema}`)
-      return startServer({port: 0, host: '127.0.0.1', database: url.toString(), seedFile})
+      return startServerOn(url.toString())
     }),
   )
   cleanup.push(...started.map((server) => () => server.close()))

@@ -5,7 +5,7 @@ import {startCliServer} from '../helpers/cli.js'
 import {createTestDatabase} from '../helpers/postgres.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {databaseBehindRelay} from '../helpers/relay.js'
-import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
+import {call, startServerOn} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -72,12 +72,7 @@ it('an attempt whose record was lost with the database is made again once the da
   let requests = 0
   const receiver = await startReceiver(() => (requests++ === 0 ? first : 200))
   cleanup.push(() => receiver.close())
-  const server = await startServer({
-    port: 0,
-    host: '127.0.0.1',
-    database: url,
-    seedFile: await writeSeed(await makeTempDir()),
-  })
+  const server = await startServerOn(url)
   cleanup.push(() => server.close())
   const created = await call(server.url, 'POST', '/v1/webhook-endpoints', {
     body: {url: receiver.url, event_types: ['check.created']},

@@ -1,11 +1,10 @@
 import {connect, createServer, type Server, type Socket} from 'node:net'
 import {afterEach, expect, it} from 'vitest'
 import {PgStorage} from '../../src/postgres/storage.js'
-import {startServer} from '../../src/server/start.js'
 import {freePort} from '../helpers/ports.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 import {databaseBehindRelay} from '../helpers/relay.js'
-import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
+import {call, startServerOn} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -64,11 +63,7 @@ it('a request a fault matches, when the database takes no new connection, is ans
   cleanup.push(() => db.drop())
   const link = await relayKeepingListeners(db)
   cleanup.push(() => link.close())
-  const server = await startServer({
-    port: 0,
-    host: '127.0.0.1',
-    database: link.url,
-    seedFile: await writeSeed(await makeTempDir()),
+  const server = await startServerOn(link.url, {
     // no request log: its notes to the other instances would be statements of their own
     requestLog: 0,
   })

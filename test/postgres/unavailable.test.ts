@@ -7,7 +7,7 @@ import {PgStorage} from '../../src/postgres/storage.js'
 import {type RunningServer, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {databaseBehindRelay} from '../helpers/relay.js'
-import {call, makeTempDir, WRITE_KEY, writeSeed} from '../helpers/simulator.js'
+import {call, makeTempDir, startServerOn, WRITE_KEY, writeSeed} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -18,12 +18,7 @@ it('a lost database answers 503 storage_unavailable, and the server answers agai
   const {db, link, url} = await databaseBehindRelay()
   cleanup.push(() => db.drop())
   cleanup.push(() => link.cut().catch(() => {}))
-  const server: RunningServer = await startServer({
-    port: 0,
-    host: '127.0.0.1',
-    database: url,
-    seedFile: await writeSeed(await makeTempDir()),
-  })
+  const server: RunningServer = await startServerOn(url)
   cleanup.push(() => server.close())
   const push = (id: string) => call(server.url, 'PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', 1, 100]])})
   expect((await push('t1')).status).toBe(201)
@@ -59,12 +54,7 @@ async function serverBehindRelay(setting = '') {
     await admin.end()
   })
   cleanup.push(() => link.cut().catch(() => {}))
-  const server = await startServer({
-    port: 0,
-    host: '127.0.0.1',
-    database: url,
-    seedFile: await writeSeed(await makeTempDir()),
-  })
+  const server = await startServerOn(url)
   cleanup.push(() => server.close())
   const push = (id: string, quantity = 1) =>
     call(server.url, 'PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', quantity, 100]])})
