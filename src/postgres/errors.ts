@@ -65,7 +65,7 @@ export function isUnavailable(error: unknown): boolean {
 }
 
 /**
- * The failure the storage reports while the database cannot be reached: the
+ * The failure the storage reports while the database cannot be reached or used: the
  * server answers 503 `storage_unavailable` with it (docs/postgres.md).
  */
 export class DatabaseUnavailable extends Error {
@@ -75,7 +75,7 @@ export class DatabaseUnavailable extends Error {
 
   constructor(cause: unknown) {
     const reason = reasonOf(cause)
-    super(`postgres: the database cannot be reached (${reason})`, {cause})
+    super(`postgres: the database cannot be reached or used (${reason})`, {cause})
     this.name = 'DatabaseUnavailable'
     this.code = reason
     this.gone = GONE.has(reason)
@@ -120,8 +120,8 @@ const tables = (user: string) =>
 /**
  * What a start that failed on the database at `url` fails with: what the database said, and what to do when
  * that is known (a database missing, a login refused, no right to make tables, no writes, no connection left,
- * SSL asked of a server without it, a certificate not trusted);
- * for another database out of reach, that it cannot connect; `cause` as it was otherwise.
+ * SSL asked of a server without it, a certificate not trusted); for another database out of reach, that it
+ * cannot connect; `cause` as it was otherwise.
  */
 export function startFailure(url: string, cause: unknown): unknown {
   const refusal = REFUSALS[codeOf(cause) ?? (cause instanceof Error ? cause.message : '')]
@@ -133,13 +133,8 @@ export function startFailure(url: string, cause: unknown): unknown {
     return new Error(`postgres: ${said} at ${displayUrl(url)}; ${refusal(user, database)}`, {cause})
   }
   if (!isUnavailable(cause)) return cause
-  const reason = reasonOf(cause)
-  return new Error(
-    `postgres: cannot connect to ${displayUrl(url)} (${reason}); is the database up and the URL right?`,
-    {
-      cause,
-    },
-  )
+  const said = `cannot connect to ${displayUrl(url)} (${reasonOf(cause)}); is the database up and the URL right?`
+  return new Error(`postgres: ${said}`, {cause})
 }
 
 /** `error` as the storage's failure. */

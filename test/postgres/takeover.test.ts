@@ -90,7 +90,7 @@ it('an attempt whose record was lost with the database is made again once the da
   await expect.poll(deliveryLine, {timeout: 10_000}).toBeDefined()
   // the server's line says what becomes of the delivery, without a stack trace
   expect(deliveryLine()).toMatch(
-    /^\[tablepay\] delivery dlv_\w+: its attempt could not be recorded \(postgres: the database cannot be reached \(.+\)\)\. It stays pending and is attempted again once the storage works: at once when a database is back, .*\.$/,
+    /^\[tablepay\] delivery dlv_\w+: its attempt could not be recorded \(postgres: the database cannot be reached or used \(.+\)\)\. It stays pending and is attempted again once the storage works: at once when a database is back, .*\.$/,
   )
   await link.open()
   // at least once: the attempt is made again, and this time recorded
