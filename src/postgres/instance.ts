@@ -4,6 +4,7 @@ import type {Claim, SharedStorage} from '../service/storage.js'
 import {clearFaultsWhenAlone, PgFaults} from './faults.js'
 import {Batches} from '../shared/batches.js'
 import {type AskedClaim, claimDeliveries} from './leases.js'
+import {connecting} from './pool.js'
 import {Presence} from './presence.js'
 import type {Sql} from './reader.js'
 import type {Scope} from './scope.js'
@@ -78,7 +79,7 @@ export class PgInstance implements SharedStorage {
   }
 
   async #connect(starting = false): Promise<void> {
-    const session = new pg.Client({connectionString: this.url})
+    const session = new pg.Client(connecting(this.url))
     session.on('error', () => this.#lost(session))
     session.on('end', () => this.#lost(session))
     await session.connect()

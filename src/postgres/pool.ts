@@ -11,6 +11,16 @@ const ignore = () => {}
 export const POOL_SIZE = 6
 
 /**
+ * What each connection of an instance opens with: `url`, and `tablepay` as its application name unless the URL
+ * or PGAPPNAME names one, so that those sharing the database see whose sessions these are (`pg_stat_activity`).
+ */
+export const connecting = (url: string, connectTimeoutMs?: number): pg.ClientConfig => ({
+  connectionString: url,
+  fallback_application_name: 'tablepay',
+  connectionTimeoutMillis: connectTimeoutMs,
+})
+
+/**
  * A pool of `size` connections to `url`. A database behind a dead network answers nothing: opening a
  * connection gives up after `connectTimeoutMs`, and keepalives notice dead peers. The timeout is the
  * client's, not the pool's: the pool's would also end a wait for a busy pool's next free client, and under
@@ -18,7 +28,7 @@ export const POOL_SIZE = 6
  */
 export function newPool(url: string, size: number, connectTimeoutMs: number): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: url,
+    ...connecting(url),
     max: size,
     keepAlive: true,
     // probes a connection 10 s after it last heard anything (the system's default waits 2 hours): a statement

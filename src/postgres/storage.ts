@@ -11,7 +11,7 @@ import {refuseSharedSessions} from './pooler.js'
 import {named} from './prepared.js'
 import {type Note, notice, readBack, type RecordKeys, teller} from './notice.js'
 import {PgReader, type Sql} from './reader.js'
-import {newPool, POOL_SIZE} from './pool.js'
+import {connecting, newPool, POOL_SIZE} from './pool.js'
 import {type Scope, scopeOfSession} from './scope.js'
 import {trimSideTables} from './side-tables.js'
 import {type Notice, PgUnit} from './unit.js'
@@ -252,11 +252,7 @@ export class PgStorage extends PgReader implements Storage {
 
   /** Opens the listening connection; at `start`, first reads the sandbox's scope and refuses a pooler (pooler.ts). */
   async #startListening(start = false): Promise<void> {
-    const client = new pg.Client({
-      connectionString: this.#url,
-      connectionTimeoutMillis: this.connectTimeoutMs,
-      keepAlive: true,
-    })
+    const client = new pg.Client({...connecting(this.#url, this.connectTimeoutMs), keepAlive: true})
     const lost = () => {
       if (this.#listen !== client) return
       this.#listen = undefined
@@ -399,7 +395,7 @@ export class PgStorage extends PgReader implements Storage {
     this.#trying = true
     // a failure that began while this connection opened is not healed by it: it may have been opened just before
     const failed = this.#failure
-    const client = new pg.Client({connectionString: this.#url, connectionTimeoutMillis: this.connectTimeoutMs})
+    const client = new pg.Client(connecting(this.#url, this.connectTimeoutMs))
     client.on('error', ignore)
     try {
       await client.connect()

@@ -118,6 +118,18 @@ describe('PgStorage', () => {
     expect(listening).toEqual([{n: 1}])
   })
 
+  it("names its sessions tablepay in pg_stat_activity, unless the URL's application_name names them", async () => {
+    const named = new URL(db.url)
+    named.searchParams.set('application_name', 'team-a')
+    // each with its pool's sessions, its listening connection and its own
+    await Promise.all([open(), open({url: named.toString()})])
+    const names = await query<{name: string}>(
+      `SELECT DISTINCT application_name AS name FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() ORDER BY name`,
+    )
+    expect(names).toEqual([{name: 'tablepay'}, {name: 'team-a'}])
+  })
+
   it('opens at most 8 connections however many units are asked at once, as docs/postgres.md sizes max_connections', async () => {
     await (await open()).close()
     // a role's CONNECTION LIMIT binds its sessions (a superuser's would not): a ninth connection is refused
