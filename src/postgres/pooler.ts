@@ -13,7 +13,7 @@ const ECHO_MS = 5000
  * `transaction` and `statement` modes, most hosted databases' "pooled" port):
  * each instance keeps sessions for its life (advisory locks, a listening
  * connection, prepared statements), which such a pooler hands to other
- * clients, and requests then answered 500. The sign it shows at once: a
+ * clients, failing their requests. The sign it shows at once: a
  * notification sent from the pool never reaches `listening`, whose session
  * was lent away once its LISTEN ended (docs/postgres.md, "Flags").
  *
