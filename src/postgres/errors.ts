@@ -87,14 +87,17 @@ const NO_SSL = 'The server does not support SSL connections'
 
 /**
  * What to do when the database refuses a start, by SQLSTATE, or before it answers by Node's TLS error code or
- * node-postgres's message (`NO_SSL`): `user` and `database` as the URL names them.
+ * node-postgres's message (`NO_SSL`): `user`, `database` and `schema` (its search path's first) as the URL
+ * names them.
  */
-const REFUSALS: Record<string, (user: string, database: string) => string> = {
+const REFUSALS: Record<string, (user: string, database: string, schema: string) => string> = {
   '3D000': (_, database) => `create it (createdb ${database}), or fix the URL`,
   '28P01': () => 'check the user and password in the URL',
   '28000': () => "check the user in the URL, and that the server's pg_hba.conf lets it in",
-  '42501': (user) => tables(user),
-  '3F000': (user) => tables(user),
+  '42501': (user, _, schema) => tables(user, schema),
+  // no schema of the search path exists, or may be used
+  '3F000': (user, _, schema) =>
+    schema === 'public' ? tables(user, schema) : `CREATE SCHEMA ${schema} if it is missing; ${tables(user, schema)}`,
   '25006': () => 'point tablepay at a database that takes writes: the primary, not a standby',
   '53300': () =>
     "each instance holds 8 connections: raise the server's max_connections or the role's CONNECTION LIMIT, " +
@@ -114,8 +117,9 @@ const untrusted =
   '(sslrootcert=/path/to/ca.pem), or, for a sandbox on a network you trust, use sslmode=no-verify'
 
 /** What a user who may not make tables in the schema (or use it: no schema to create in) needs. */
-const tables = (user: string) =>
-  `tablepay makes its tables at start: GRANT USAGE, CREATE ON SCHEMA public TO ${user}, or use a database ${user} owns`
+const tables = (user: string, schema: string) =>
+  `tablepay makes its tables at start: GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${user}, ` +
+  `or use a database ${user} owns`
 
 /**
  * What a start that failed on the database at `url` fails with: what the database said, and what to do when
@@ -126,11 +130,13 @@ const tables = (user: string) =>
 export function startFailure(url: string, cause: unknown): unknown {
   const refusal = REFUSALS[codeOf(cause) ?? (cause instanceof Error ? cause.message : '')]
   if (refusal && URL.canParse(url)) {
-    const {username, pathname} = new URL(url)
+    const {username, pathname, searchParams} = new URL(url)
     const user = decodeURIComponent(username) || 'its user'
     const database = decodeURIComponent(pathname.slice(1)) || user
+    // `?options=-c search_path=team_a,public` (docs/postgres.md, "Flags")
+    const schema = /search_path=([^\s,]+)/.exec(searchParams.get('options') ?? '')?.[1] ?? 'public'
     const said = cause instanceof Error ? cause.message : String(cause)
-    return new Error(`postgres: ${said} at ${displayUrl(url)}; ${refusal(user, database)}`, {cause})
+    return new Error(`postgres: ${said} at ${displayUrl(url)}; ${refusal(user, database, schema)}`, {cause})
   }
   if (!isUnavailable(cause)) return cause
   const said = `cannot connect to ${displayUrl(url)} (${reasonOf(cause)}); is the database up and the URL right?`

@@ -3,6 +3,7 @@ import {afterEach, expect, it} from 'vitest'
 import {scopeOf} from '../../src/postgres/scope.js'
 import type {RunningServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
+import {runCommand} from '../helpers/cli.js'
 import {createTestDatabase} from '../helpers/postgres.js'
 import {call, startServerOn, WRITE_KEY} from '../helpers/simulator.js'
 import {openStream} from '../helpers/sse.js'
@@ -70,4 +71,16 @@ it("two instances on one schema other than public are one sandbox: one's push re
   expect((await push(first!, 't1')).status).toBe(201)
   await stream.until((text) => text.includes('"type":"check.created"'))
   expect((await call(second!.url, 'GET', '/v1/checks/external/t1')).status).toBe(200)
+})
+
+it('a start on a schema the URL names that does not exist fails (exit 1), saying to make it', async () => {
+  const db = await createTestDatabase({empty: true})
+  cleanup.push(() => db.drop())
+  const url = new URL(db.url)
+  url.searchParams.set('options', '-c search_path=team_x')
+  const refused = await runCommand(['serve', '--port', '0', '--database', url.toString()])
+  expect(refused.code).toBe(1)
+  expect(refused.stderr.replace(/\s*›\s*/g, ' ')).toContain(
+    'CREATE SCHEMA team_x if it is missing; tablepay makes its tables at start: GRANT USAGE, CREATE ON SCHEMA team_x TO postgres',
+  )
 })
