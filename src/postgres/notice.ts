@@ -31,20 +31,18 @@ const THROUGH_TABLE_SQL = `WITH row AS (INSERT INTO changes (changes) VALUES ($1
 const THROUGH_TABLE = prepared('tp_keys_notice', THROUGH_TABLE_SQL)
 
 /**
- * An instance as its notices tell it: its id, how its inline notifications begin (`{"from":"…"`, which it
- * tells from the others' without parsing them), and its sandbox's channel (scope.ts), once it started.
+ * An instance as its notices tell it: its id, and how its inline notifications begin (`{"from":"…"`, which it
+ * tells from the others' without parsing them).
  */
 export interface Teller {
   instance: string
   ownNotes: string
-  channel: string
 }
 
-/** The teller of the instance `instance`, before it has a channel. */
+/** The teller of the instance `instance`. */
 export const teller = (instance: string): Teller => ({
   instance,
   ownNotes: JSON.stringify({from: instance}).slice(0, -1),
-  channel: '',
 })
 
 /**
@@ -74,7 +72,7 @@ export function keysOf(changes: readonly Change[]): RecordKeys {
 
 /**
  * How an instance (`Teller`) tells the others of a unit's `changes` when it
- * commits: their keys only (`RecordKeys`), on its sandbox's channel, inline
+ * commits: their keys only (`RecordKeys`), on its sandbox's `channel` (scope.ts), inline
  * when they fit in a notification, else through the `changes` table. A
  * notification's size and count cost PostgreSQL more than the rest of a
  * push's commit: an instance that needs a record reads it back (`readBack`,
@@ -85,7 +83,12 @@ export function keysOf(changes: readonly Change[]): RecordKeys {
  * nobody; if another may have started by the time the unit committed, it
  * sends the notification then (`late`).
  */
-export function notice({instance, ownNotes, channel}: Teller, changes: readonly Change[], alone = false): Notice {
+export function notice(
+  {instance, ownNotes}: Teller,
+  channel: string,
+  changes: readonly Change[],
+  alone = false,
+): Notice {
   const keys = JSON.stringify(keysOf(changes))
   const fits = Buffer.byteLength(keys) <= NOTIFY_BYTES
   // whether the unit's statement notifies nobody: a large unit's (`bound`) always notifies

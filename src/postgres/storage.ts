@@ -180,7 +180,7 @@ export class PgStorage extends PgReader implements Storage {
         value = await work(tx)
         changes = tx.end()
         quiet = this.#checks.mark()
-        told = changes.length > 0 ? notice(this.#teller, changes, quiet !== undefined) : undefined
+        told = changes.length > 0 ? notice(this.#teller, this.#scope.changes, changes, quiet !== undefined) : undefined
         commit = await tx.commit(changes, told)
       } catch (error) {
         tx.end()
@@ -274,7 +274,6 @@ export class PgStorage extends PgReader implements Storage {
       await client.connect()
       if (start) {
         this.#scope = await scopeOfSession(client)
-        this.#teller.channel = this.#scope.changes
         await refuseSharedSessions(client, this.#pool)
       }
       // one listening connection for both channels: each notification wakes every listening connection
