@@ -1,5 +1,5 @@
 import type {Ora} from 'ora'
-import {colorsEnabled} from './style.js'
+import {colorsEnabled} from './colors.js'
 
 /** A wait shorter than this shows nothing: a spinner that flashes is noise. */
 const SHOW_AFTER_MS = 1000

@@ -1,0 +1,13 @@
+/**
+ * Colours only for a person at a terminal: never in pipes, files or CI logs, never with NO_COLOR (no-color.org).
+ * A module of its own, without chalk: `verify`, `sign` and `serve` ask it at start and load no colours.
+ *
+ * @example
+ * colorsEnabled(process.stderr) // false in a pipe
+ */
+export function colorsEnabled(
+  stream: {isTTY?: boolean} = process.stdout,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
+  return Boolean(stream.isTTY) && !env.NO_COLOR
+}
