@@ -1,3 +1,5 @@
+import {withSpinner} from './views/spinner.js'
+
 /**
  * How a command that keeps printing (`serve`, `deliveries tail`, `listen`)
  * prints: each record as one JSON line with --json, so scripts read each as
@@ -9,6 +11,8 @@
 export interface Output {
   emit(json: unknown, text: string): void
   notice(text: string): void
+  /** `work`, with a spinner saying `text` on stderr while it lasts over a second: for a person only (views/spinner.ts). */
+  wait<T>(text: string, work: Promise<T>): Promise<T>
 }
 
 /**
@@ -23,5 +27,6 @@ export function outputFor(json: boolean, records: NodeJS.WriteStream = process.s
     // a string and a newline, as oclif's `log` prints it
     emit: (record, text) => records.write(`${json ? JSON.stringify(record) : text}\n`),
     notice: (text) => process.stderr.write(`${text}\n`),
+    wait: (text, work) => withSpinner(text, work, {quiet: json}),
   }
 }

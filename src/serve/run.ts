@@ -7,6 +7,7 @@ import {renderRequestLine} from '../cli/views/request.js'
 import {readyJson, renderBanner} from '../cli/views/serve-banner.js'
 import {DEFAULT_RETENTION} from '../domain/retention.js'
 import {type RunningServer, startServer} from '../server/start.js'
+import {displayUrl} from '../shared/database-url.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
 
 /** The flags of `serve` once parsed (cli/flags/serve.ts says what each means), which `exec` takes too. */
@@ -53,7 +54,7 @@ export async function startServing(
   {register = true}: {register?: boolean} = {},
 ): Promise<RunningServer> {
   const logLines = flags.log ?? Boolean(process.stdout.isTTY)
-  return startServer({
+  const starting = startServer({
     port: flags.port,
     host: flags.host,
     dataDir: flags.memory || flags.database || flags.data === undefined ? undefined : resolve(flags.data),
@@ -78,12 +79,21 @@ export async function startServing(
     accessLog: logLines
       ? (line) => out.emit({object: 'request', id: line.request_id, ...line}, renderRequestLine(line))
       : undefined,
-  }).catch(async (error: Error) => {
+  })
+  // a database behind a firewall takes its connect timeout to refuse, and a long journal seconds to read
+  return out.wait(startingText(flags), starting).catch(async (error: Error) => {
     throw await cliError(error.message, {
       code: 'server_start_failed',
       exit: error instanceof UnusableInputError ? 2 : 1,
     })
   })
+}
+
+/** What a start that takes its time says it waits for. */
+function startingText(flags: ServeFlags): string {
+  if (flags.database) return `Starting tablepay on ${displayUrl(flags.database)}`
+  if (flags.memory || flags.data === undefined) return 'Starting tablepay'
+  return `Starting tablepay: reading ${flags.data}`
 }
 
 /**

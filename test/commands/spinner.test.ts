@@ -1,5 +1,5 @@
 import {createServer, type ServerResponse} from 'node:http'
-import type {AddressInfo} from 'node:net'
+import {type AddressInfo, createServer as createTcpServer, type Socket} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startCommand} from '../helpers/cli.js'
 import {stderrAsTerminal} from '../helpers/terminal.js'
@@ -60,6 +60,34 @@ describe('a server that takes more than a second', () => {
       expect(stderr).not.toContain('Waiting for the tablepay server')
     } finally {
       restore()
+    }
+  })
+})
+
+describe("serve's start that takes more than a second", () => {
+  it('shows a spinner at a terminal naming the database without its password, then the refusal', async () => {
+    // a PostgreSQL that takes connections and never answers, as one behind a stuck proxy: the start waits
+    const sockets: Socket[] = []
+    const postgres = createTcpServer((socket) => void sockets.push(socket))
+    await new Promise<void>((resolve) => postgres.listen(0, '127.0.0.1', resolve))
+    const port = (postgres.address() as AddressInfo).port
+    const restore = stderrAsTerminal()
+    try {
+      const run = startCommand(
+        ['serve', '--port', '0', '--database', `postgres://team:s3cret@127.0.0.1:${port}/sandbox`],
+        {
+          env: {NO_COLOR: ''},
+        },
+      )
+      await run.waitForStderr(`Starting tablepay on postgres://127.0.0.1:${port}/sandbox`)
+      for (const socket of sockets) socket.destroy()
+      const {code, stderr} = await run.done
+      expect(code).toBe(1)
+      expect(stderr).toContain(`cannot connect to postgres://127.0.0.1:${port}/sandbox`)
+      expect(stderr).not.toContain('s3cret')
+    } finally {
+      restore()
+      await new Promise((resolve) => postgres.close(resolve))
     }
   })
 })
