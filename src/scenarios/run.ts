@@ -64,6 +64,8 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Told of each step as it ends, for a live view. */
   onStep?: (step: StepReport) => void
+  /** Shown each step while it runs (an event awaited, an advance's retries): the CLI's spinner. */
+  wait?: <T>(text: string, work: Promise<T>) => Promise<T>
 }
 
 /** What a run holds while its steps go: the references' values and where things are. */
@@ -95,7 +97,7 @@ const CHECKS = new Set<StepKind>(['expect', 'expect_event'])
 export async function runScenario(
   client: TablepayClient,
   scenario: Scenario,
-  {forwardTo, signal, onStep}: RunOptions = {},
+  {forwardTo, signal, onStep, wait = (_text, work) => work}: RunOptions = {},
 ): Promise<ScenarioReport> {
   const used = new Set(scenario.steps.flatMap((step) => namesIn(step.input)))
   const state: RunState = {client, run: randomBytes(4).toString('hex'), onReceiver: [], answers: new Map(), signal}
@@ -115,7 +117,9 @@ export async function runScenario(
     }
     let failedAction = false
     for (const [index, step] of scenario.steps.entries()) {
-      const report = failedAction ? skipped(index, step) : await Promise.race([runStep(state, index, step), stopped])
+      const report = failedAction
+        ? skipped(index, step)
+        : await wait(stepText(index, step), Promise.race([runStep(state, index, step), stopped]))
       if (!report.ok && !report.skipped && !CHECKS.has(step.kind)) failedAction = true
       steps.push(report)
       onStep?.(report)
@@ -181,6 +185,10 @@ function skipped(index: number, step: ScenarioStep): StepReport {
 }
 
 const idOf = (step: ScenarioStep) => (step.id === undefined ? {} : {id: step.id})
+
+/** A step under way, as a wait names it: `Step 7 (paid): expect_event`. */
+const stepText = (index: number, step: ScenarioStep) =>
+  `Step ${index + 1}${step.id === undefined ? '' : ` (${step.id})`}: ${step.kind}`
 
 async function runStep(state: RunState, index: number, step: ScenarioStep): Promise<StepReport> {
   const base = {step: index + 1, ...idOf(step), kind: step.kind}

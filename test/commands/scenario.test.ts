@@ -6,6 +6,7 @@ import {type ApiServer, startApiServer} from '../helpers/api-server.js'
 import {ROOT, runCommand, startCommand} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call} from '../helpers/simulator.js'
+import {stderrAsTerminal} from '../helpers/terminal.js'
 
 let server: ApiServer
 let dir: string
@@ -193,6 +194,21 @@ describe('scenario run', () => {
       await receiver.close()
     }
   })
+  it('shows a spinner at a terminal while a step waits, gone once Ctrl+C ends the run', async () => {
+    const waiting = await file('spins', [OPEN, {id: 'fed', expect_event: {type: 'feedback.received', within: '60s'}}])
+    const restore = stderrAsTerminal()
+    try {
+      // NO_COLOR empty: a person at a terminal, colours on
+      const run = startCommand(['scenario', 'run', waiting], {env: {...server.env, NO_COLOR: ''}})
+      await run.waitForStderr('Step 2 (fed): expect_event')
+      const {code} = await run.interrupt()
+      expect(code).toBe(1)
+      expect(run.stderr()).toContain('The scenario run was interrupted.')
+    } finally {
+      restore()
+    }
+  })
+
   it('--forward-to: an endpoint it cannot remove is named with what to do, the report kept', async () => {
     const receiver = await startReceiver()
     try {

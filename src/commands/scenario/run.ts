@@ -5,6 +5,7 @@ import {forwardToFlag} from '../../cli/flags/forward-to.js'
 import {readScenarioArg} from '../../cli/scenario-input.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
 import {renderScenarioSummary, renderStepLine} from '../../cli/views/scenario.js'
+import {withSpinner} from '../../cli/views/spinner.js'
 import {runScenario, type ScenarioReport} from '../../scenarios/run.js'
 
 export default class ScenarioRun extends ApiCommand<typeof ScenarioRun> {
@@ -53,6 +54,7 @@ The whole file is validated first: a bad one names the step and field, and nothi
       forwardTo: this.flags['forward-to'],
       signal: abortOnSignal(),
       onStep: json ? undefined : (step) => this.log(renderStepLine(step)),
+      wait: (text, work) => withSpinner(text, work, {quiet: json}),
     })
     this.log(renderScenarioSummary(report))
     if (!report.ok)
