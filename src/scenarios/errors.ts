@@ -13,17 +13,23 @@ export class InvalidScenarioError extends TablepayError {
   }
 }
 
+/**
+ * A step as reports name it: its number, and its id if it has one.
+ *
+ * @example
+ * stepName(3, 'c1') // '3 (c1)'
+ */
+export const stepName = (step: number, id?: string) => `${step}${id === undefined ? '' : ` (${id})`}`
+
 /** A problem as a line: `step 3 (c1) .steps[2].claim.check: …`. */
 export const describeProblem = ({step, id, path, message}: ScenarioProblem) =>
-  `${step === undefined ? '' : `step ${step}${id === undefined ? '' : ` (${id})`} `}${path}: ${message}`
+  `${step === undefined ? '' : `step ${stepName(step, id)} `}${path}: ${message}`
 
 /** A run in which a step did not hold: `report` has every step, the message those that failed. */
 export class ScenarioFailedError extends TablepayError {
   constructor(readonly report: ScenarioReport) {
     const failed = report.steps.filter((s) => !s.ok && !s.skipped)
-    const lines = failed.map(
-      (s) => `  step ${s.step}${s.id === undefined ? '' : ` (${s.id})`} ${s.title}: ${whatDiffered(s)}`,
-    )
+    const lines = failed.map((s) => `  step ${stepName(s.step, s.id)} ${s.title}: ${whatDiffered(s)}`)
     super('scenario_failed', `Scenario ${report.scenario} failed (run ${report.run}):\n${lines.join('\n')}`)
     this.name = 'ScenarioFailedError'
   }

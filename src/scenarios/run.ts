@@ -12,6 +12,7 @@ import {
   UnresolvedReferenceError,
 } from '../domain/scenario-references.js'
 import {rejectOnAbort} from '../shared/reject-on-abort.js'
+import {stepName} from './errors.js'
 import {awaitEvent, eventsBaseline} from './events.js'
 import {startScenarioReceiver, type ScenarioReceiver} from './receiver.js'
 import {stepRequest} from './requests.js'
@@ -64,7 +65,7 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Told of each step as it ends, for a live view. */
   onStep?: (step: StepReport) => void
-  /** Shown each step while it runs (an event awaited, an advance's retries): the CLI's spinner. */
+  /** Wraps each step's run, named `Step 7 (paid): expect_event`: the CLI shows a spinner on one that lasts. */
   wait?: <T>(text: string, work: Promise<T>) => Promise<T>
 }
 
@@ -187,8 +188,7 @@ function skipped(index: number, step: ScenarioStep): StepReport {
 const idOf = (step: ScenarioStep) => (step.id === undefined ? {} : {id: step.id})
 
 /** A step under way, as a wait names it: `Step 7 (paid): expect_event`. */
-const stepText = (index: number, step: ScenarioStep) =>
-  `Step ${index + 1}${step.id === undefined ? '' : ` (${step.id})`}: ${step.kind}`
+const stepText = (index: number, step: ScenarioStep) => `Step ${stepName(index + 1, step.id)}: ${step.kind}`
 
 async function runStep(state: RunState, index: number, step: ScenarioStep): Promise<StepReport> {
   const base = {step: index + 1, ...idOf(step), kind: step.kind}

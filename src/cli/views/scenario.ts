@@ -1,4 +1,4 @@
-import {whatDiffered} from '../../scenarios/errors.js'
+import {stepName, whatDiffered} from '../../scenarios/errors.js'
 import type {ScenarioReport, StepReport} from '../../scenarios/run.js'
 import {plural} from './format.js'
 import {style} from './style.js'
@@ -14,7 +14,7 @@ const MAX_DIFF = 300
  * renderStepLine(step) // '✓ 1 (open) push PUT /checks/external/t7-k3x9 → 201'
  */
 export function renderStepLine(step: StepReport): string {
-  const name = `${step.step}${step.id === undefined ? '' : ` (${step.id})`}`
+  const name = stepName(step.step, step.id)
 
   if (step.skipped) return style.dim(`- ${name} ${step.title}: skipped, a step before it failed`)
   const got = step.status === undefined ? '' : ` → ${step.status ?? 'no answer'}`

@@ -2,10 +2,10 @@ import {Args} from '@oclif/core'
 import {ApiCommand} from '../../cli/api-command.js'
 import {SECOND_SIGNAL_EXIT_CODES} from '../../cli/exit-codes.js'
 import {forwardToFlag} from '../../cli/flags/forward-to.js'
+import {outputFor} from '../../cli/output.js'
 import {readScenarioArg} from '../../cli/scenario-input.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
 import {renderScenarioSummary, renderStepLine} from '../../cli/views/scenario.js'
-import {withSpinner} from '../../cli/views/spinner.js'
 import {runScenario, type ScenarioReport} from '../../scenarios/run.js'
 
 export default class ScenarioRun extends ApiCommand<typeof ScenarioRun> {
@@ -54,7 +54,7 @@ The whole file is validated first: a bad one names the step and field, and nothi
       forwardTo: this.flags['forward-to'],
       signal: abortOnSignal(),
       onStep: json ? undefined : (step) => this.log(renderStepLine(step)),
-      wait: (text, work) => withSpinner(text, work, {quiet: json}),
+      wait: outputFor(json).wait,
     })
     this.log(renderScenarioSummary(report))
     if (!report.ok)
