@@ -54,10 +54,11 @@ export async function startServing(
   {register = true}: {register?: boolean} = {},
 ): Promise<RunningServer> {
   const logLines = flags.log ?? Boolean(process.stdout.isTTY)
+  const dataDir = flags.memory || flags.database || flags.data === undefined ? undefined : resolve(flags.data)
   const starting = startServer({
     port: flags.port,
     host: flags.host,
-    dataDir: flags.memory || flags.database || flags.data === undefined ? undefined : resolve(flags.data),
+    dataDir,
     database: flags.database,
     seedFile: flags.seed,
     imports: flags.import,
@@ -81,7 +82,7 @@ export async function startServing(
       : undefined,
   })
   // a database behind a firewall takes its connect timeout to refuse, and a long journal seconds to read
-  return out.wait(startingText(flags), starting).catch(async (error: Error) => {
+  return out.wait(startingText(flags.database, dataDir), starting).catch(async (error: Error) => {
     throw await cliError(error.message, {
       code: 'server_start_failed',
       exit: error instanceof UnusableInputError ? 2 : 1,
@@ -90,10 +91,9 @@ export async function startServing(
 }
 
 /** What a start that takes its time says it waits for. */
-function startingText(flags: ServeFlags): string {
-  if (flags.database) return `Starting tablepay on ${displayUrl(flags.database)}`
-  if (flags.memory || flags.data === undefined) return 'Starting tablepay'
-  return `Starting tablepay: reading ${flags.data}`
+function startingText(database: string | undefined, dataDir: string | undefined): string {
+  if (database) return `Starting tablepay on ${displayUrl(database)}`
+  return dataDir ? `Starting tablepay: reading ${dataDir}` : 'Starting tablepay'
 }
 
 /**
