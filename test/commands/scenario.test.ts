@@ -203,7 +203,10 @@ describe('scenario run', () => {
       await run.waitForStderr('Step 2 (fed): expect_event')
       const {code} = await run.interrupt()
       expect(code).toBe(1)
-      expect(run.stderr()).toContain('The scenario run was interrupted.')
+      const stderr = run.stderr()
+      expect(stderr).toContain('The scenario run was interrupted.')
+      // a spinner that stops shows the cursor again (ora hides it while it spins)
+      expect(stderr.lastIndexOf('\u001B[?25h')).toBeGreaterThan(stderr.lastIndexOf('Step 2 (fed): expect_event'))
     } finally {
       restore()
     }

@@ -67,8 +67,8 @@ describe('a server that takes more than a second', () => {
 describe("serve's start that takes more than a second", () => {
   it('shows a spinner at a terminal naming the database without its password, then the refusal', async () => {
     // a PostgreSQL that takes connections and never answers, as one behind a stuck proxy: the start waits
-    const sockets: Socket[] = []
-    const postgres = createTcpServer((socket) => void sockets.push(socket))
+    const sockets = new Set<Socket>()
+    const postgres = createTcpServer((socket) => void sockets.add(socket))
     await new Promise<void>((resolve) => postgres.listen(0, '127.0.0.1', resolve))
     const port = (postgres.address() as AddressInfo).port
     const restore = stderrAsTerminal()
@@ -87,6 +87,8 @@ describe("serve's start that takes more than a second", () => {
       expect(stderr).not.toContain('s3cret')
     } finally {
       restore()
+      // after a failed wait the start still waits on them: ended, it fails, and the in-process runner is free
+      for (const socket of sockets) socket.destroy()
       await new Promise((resolve) => postgres.close(resolve))
     }
   })
