@@ -21,11 +21,11 @@ import {DELIVERIES, DELIVERY_RUNS, SHORT_SECONDS} from './settings.js'
  * Starts a PostgreSQL, the one-statement reference (bench/pg-push-server.js)
  * on a database of its own, a journal server and a `serve --database`
  * instance, each store holding `checks` checks (the database half from the
- * instance's set). Measures deliveries to a loopback receiver, the journal
- * server against the instance (DELIVERY_RUNS runs of DELIVERIES each), then `rounds`
- * rounds of `seconds`-second runs of changing pushes (the reference, the
- * journal server, the instance alone on its database) and of identical
- * replays and GETs (journal, the instance). Then it starts a second
+ * instance's set). Measures `rounds` rounds of `seconds`-second runs of
+ * changing pushes (the reference, the journal server, the instance alone on
+ * its database) and of identical replays and GETs (journal, the instance),
+ * then deliveries to a loopback receiver, the journal server against the
+ * instance (DELIVERY_RUNS runs of DELIVERIES each). Then it starts a second
  * instance on the database, with the other half, and measures `rounds`
  * rounds of changing pushes through the reference again, through the first
  * instance beside the second, idle (`beside`: both), and through both at
