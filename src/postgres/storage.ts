@@ -4,14 +4,14 @@ import type {CheckRecord, CollectionName, Collections} from '../domain/records.j
 import type {Change, Storage, UnitOfWork} from '../service/storage.js'
 import {byExternalId, byGuestToken, byId, CheckCache} from './check-cache.js'
 import {CommitOrder} from './commit-order.js'
-import {isRetryable, isUnavailable, startFailure, unavailable} from './errors.js'
+import {Connections} from './connections.js'
+import {isRetryable, isUnavailable, startFailure} from './errors.js'
 import {PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
 import {refuseSharedSessions} from './pooler.js'
-import {named} from './prepared.js'
 import {type Note, notice, readBack, type RecordKeys, teller} from './notice.js'
 import {PgReader, type Sql} from './reader.js'
-import {connecting, newPool, POOL_SIZE} from './pool.js'
+import {connecting, POOL_SIZE} from './pool.js'
 import {type Scope, scopeOfSession} from './scope.js'
 import {trimSideTables} from './side-tables.js'
 import {type Notice, PgUnit} from './unit.js'
@@ -30,14 +30,8 @@ const TRIM_EVERY_MS = 10_000
 /** How long a connection may take to open before the database counts as unreachable, in ms. */
 const CONNECT_TIMEOUT_MS = 10_000
 
-/** How often an unreachable database is tried again, in ms. */
-const PROBE_EVERY_MS = 1000
-
-/**
- * How often a reachable database is asked for a new connection, in ms: a smart shutdown refuses new ones
- * and waits for the open ones to end, which nothing else would tell (docs/postgres.md).
- */
-const WATCH_EVERY_MS = 5000
+/** How often a lost listening connection is opened again, in ms. */
+const LISTEN_AGAIN_MS = 1000
 
 export interface PgStorageOptions {
   /** `postgres://user:password@host:port/database` */
@@ -48,6 +42,12 @@ export interface PgStorageOptions {
   connectTimeoutMs?: number
   /** Deleted ids whose places each collection remembers for list cursors (default 10,000). */
   deletedKept?: number
+}
+
+/** A `subscribe`r, and the collections whose other instances' records it needs (all without `only`). */
+interface Listener {
+  listener: (changes: readonly Change[], remote?: boolean) => void
+  only?: readonly CollectionName[]
 }
 
 /**
@@ -63,33 +63,17 @@ export interface PgStorageOptions {
  * const service = createServiceLayer({storage, baseUrl, now: wallClockIso, clock, strictUrls: false})
  * await storage.close()
  */
-/** A `subscribe`r, and the collections whose other instances' records it needs (all without `only`). */
-interface Listener {
-  listener: (changes: readonly Change[], remote?: boolean) => void
-  only?: readonly CollectionName[]
-}
-
 export class PgStorage extends PgReader implements Storage {
   /** This instance as its notices tell it (src/postgres/notice.ts): to tell its own notifications from the others'. */
   readonly #teller = teller(randomUUID())
   /** Its sandbox's channels and life locks (src/postgres/scope.ts), read as it starts. */
   #scope!: Scope
-  /** Replaced by a new one whenever the storage fails (`#letGo`). */
-  #pool: pg.Pool
-  /** Pools let go of that have not begun to end: some of their clients are still out. */
-  readonly #letGone = new Set<pg.Pool>()
-  /** Pools ending: `close` waits for them. */
-  readonly #ends = new Set<Promise<void>>()
+  /** The pool, and the failure and healing when the database cannot be reached (connections.ts). */
+  readonly #connections: Connections
   readonly #url: string
-  readonly #poolSize: number
   #listeners: Listener[] = []
   /** This instance among the others: delivery claims, notes (docs/postgres.md, "Delivery across instances"). */
   shared: PgInstance | undefined
-  #failure: Error | undefined
-  #probe: NodeJS.Timeout | undefined
-  #watch: NodeJS.Timeout | undefined
-  /** A probe or watch connection is being opened: the next waits for its turn. */
-  #trying = false
   #listen: pg.Client | undefined
   #relisten: NodeJS.Timeout | undefined
   /** Notifications are read one after the other, so the other instances' changes reach listeners in commit order. */
@@ -107,7 +91,7 @@ export class PgStorage extends PgReader implements Storage {
   /** Each record's change passed on last, here or from another instance: changes reach listeners in commit order. */
   readonly #order = new CommitOrder()
   /** Checks read outside a unit, while this instance is surely alone, hears the others and reaches its database. */
-  readonly #checks = new CheckCache(() => (this.#failure || !this.#listen ? undefined : this.shared?.aloneStretch))
+  readonly #checks = new CheckCache(() => (this.failure || !this.#listen ? undefined : this.shared?.aloneStretch))
 
   private constructor(
     url: string,
@@ -116,20 +100,12 @@ export class PgStorage extends PgReader implements Storage {
     private readonly deletedKept: number,
   ) {
     const self: {storage?: PgStorage} = {}
-    super({query: (text, values) => self.storage!.#query(text, values)} as Sql, false)
+    super({query: (text, values) => self.storage!.#connections.query(text, values)} as Sql, false)
     self.storage = this
     this.#url = url
-    this.#poolSize = poolSize
-    this.#pool = newPool(this.#url, this.#poolSize, this.connectTimeoutMs)
-  }
-
-  /**
-   * A statement outside a unit (a read, a claim, a fault's strike, a note): the database out of reach makes
-   * the storage fail, as in a unit, so that the request is answered 503 `storage_unavailable`.
-   */
-  #query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
-    return this.#pool.query<R>(named(text, values)).catch((error: unknown) => {
-      throw isUnavailable(error) ? this.#fail(error) : error
+    this.#connections = new Connections(url, poolSize, connectTimeoutMs, () => {
+      void this.#listen?.end().catch(ignore)
+      this.shared?.letGo()
     })
   }
 
@@ -143,10 +119,10 @@ export class PgStorage extends PgReader implements Storage {
     const storage = new PgStorage(url, poolSize, connectTimeoutMs, deletedKept)
     try {
       await storage.#startListening(true)
-      await migrate(storage.#pool)
+      await migrate(storage.#connections.pool)
       storage.shared = await PgInstance.open(url, storage.sql, storage.#scope)
       await storage.shared.join()
-      storage.#watch = setInterval(() => void storage.#tryConnecting(), WATCH_EVERY_MS).unref()
+      storage.#connections.watch()
     } catch (error) {
       await storage.close()
       throw startFailure(url, error)
@@ -156,18 +132,7 @@ export class PgStorage extends PgReader implements Storage {
 
   async unit<T>(work: (tx: UnitOfWork) => Promise<T>, durable?: (changes: readonly Change[]) => void): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      if (this.#failure) throw this.#failure
-      let client: pg.PoolClient
-      try {
-        client = await this.#pool.connect()
-      } catch (error) {
-        throw this.#fail(error)
-      }
-      // handed a client of a pool let go of since: the unit would be answered 503 whatever it did
-      if (this.#failure) {
-        client.release()
-        throw this.#failure
-      }
+      const client = await this.#connections.client()
       const tx = new PgUnit(client, this.#checks)
       const alone = this.#checks.mark()
       let value: T
@@ -189,7 +154,7 @@ export class PgStorage extends PgReader implements Storage {
         let broken = isUnavailable(error) ? (error as Error) : undefined
         if (!broken && tx.begun) await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
         client.release(broken ?? tx.spoiled)
-        if (broken) throw this.#fail(broken)
+        if (broken) throw this.#connections.fail(broken)
         if (isRetryable(error) && attempt < MAX_ATTEMPTS) {
           // a short random wait lets the unit that won go first
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt))
@@ -200,7 +165,7 @@ export class PgStorage extends PgReader implements Storage {
       client.release()
       // committed without notifying, alone, while another instance may have started: it hears the change now
       const late = commit !== undefined && quiet !== this.#checks.mark() ? told?.late(commit) : undefined
-      if (late) this.#query(...late).catch(() => {})
+      if (late) this.#connections.query(...late).catch(ignore)
       if (changes.length > 0) {
         this.#checks.forget(changes)
         const fresh = this.#order.fresh(changes, commit)
@@ -274,7 +239,7 @@ export class PgStorage extends PgReader implements Storage {
       await client.connect()
       if (start) {
         this.#scope = await scopeOfSession(client)
-        await refuseSharedSessions(client, this.#pool)
+        await refuseSharedSessions(client, this.#connections.pool)
       }
       // one listening connection for both channels: each notification wakes every listening connection
       await client.query(`LISTEN ${this.#scope.changes}; LISTEN ${this.#scope.notes}`)
@@ -295,7 +260,7 @@ export class PgStorage extends PgReader implements Storage {
     this.#relisten = setTimeout(() => {
       this.#relisten = undefined
       this.#startListening().catch(() => this.#listenLater())
-    }, PROBE_EVERY_MS).unref()
+    }, LISTEN_AGAIN_MS).unref()
   }
 
   async #receive(payload: string): Promise<void> {
@@ -307,7 +272,10 @@ export class PgStorage extends PgReader implements Storage {
     this.shared?.doubt()
     let keys = note.changed
     if (keys === undefined && note.seq !== undefined) {
-      const result = await this.#query<{changes: RecordKeys}>('SELECT changes FROM changes WHERE seq = $1', [note.seq])
+      const result = await this.#connections.query<{changes: RecordKeys}>(
+        'SELECT changes FROM changes WHERE seq = $1',
+        [note.seq],
+      )
       if (note.keys) keys = result.rows[0]?.changes
       else note.changes = result.rows[0]?.changes as Change[] | undefined
     }
@@ -345,79 +313,13 @@ export class PgStorage extends PgReader implements Storage {
     trimSideTables(this.sql, this.deletedKept).catch(ignore)
   }
 
-  /**
-   * The database could not be reached: answers are 503 until a probe reaches it again. Meanwhile the
-   * instance holds no connection to it: a smart shutdown waits for every session to end, and then can.
-   */
-  #fail(error: unknown): Error {
-    const failure = unavailable(error)
-    if (this.#closed || this.#failure) return failure
-    this.#failure = failure
-    this.#letGo()
-    this.#probe = setInterval(() => void this.#tryConnecting(), PROBE_EVERY_MS).unref()
-    return failure
-  }
-
-  /**
-   * Ends every connection: the listening one and the instance's session now, the pool's once all of its
-   * clients are back (an ending pool hands none to the units that wait for one, which would wait out the
-   * connect timeout); a new pool serves from here.
-   */
-  #letGo(): void {
-    const pool = this.#pool
-    this.#pool = newPool(this.#url, this.#poolSize, this.connectTimeoutMs)
-    this.#letGone.add(pool)
-    const endOnceBack = () =>
-      setImmediate(() => {
-        if (!pool.ending && pool.waitingCount === 0 && pool.idleCount === pool.totalCount) this.#end(pool)
-      })
-    pool.on('release', endOnceBack).on('remove', endOnceBack)
-    endOnceBack()
-    void this.#listen?.end().catch(ignore)
-    this.shared?.letGo()
-  }
-
-  #end(pool: pg.Pool): void {
-    this.#letGone.delete(pool)
-    const ended = pool.end().catch(ignore)
-    this.#ends.add(ended)
-    void ended.then(() => this.#ends.delete(ended))
-  }
-
-  /**
-   * Opens a new connection, and closes it: one that opens heals a failure; one refused because the database
-   * is unreachable, starting or shutting down makes the storage fail. A new one, not one of the pool's: a
-   * smart shutdown lets the open ones go on, and refuses new ones only.
-   */
-  async #tryConnecting(): Promise<void> {
-    if (this.#trying || this.#closed) return
-    this.#trying = true
-    // a failure that began while this connection opened is not healed by it: it may have been opened just before
-    const failed = this.#failure
-    const client = new pg.Client(connecting(this.#url, this.connectTimeoutMs))
-    client.on('error', ignore)
-    try {
-      await client.connect()
-      if (failed && this.#failure === failed && !this.#closed) {
-        clearInterval(this.#probe)
-        this.#probe = undefined
-        this.#failure = undefined
-      }
-    } catch (error) {
-      if (isUnavailable(error)) this.#fail(error)
-    } finally {
-      await client.end().catch(ignore)
-      this.#trying = false
-    }
-  }
-
   settled(): Promise<void> {
     // a unit resolves only once its COMMIT has: what was acknowledged is durable already
-    return this.#failure ? Promise.reject(this.#failure) : Promise.resolve()
+    return this.failure ? Promise.reject(this.failure) : Promise.resolve()
   }
 
   get failure(): Error | undefined {
-    return this.#failure
+    return this.#connections.failure
   }
 
   subscribe(listener: Listener['listener'], only?: readonly CollectionName[]): () => void {
@@ -429,15 +331,13 @@ export class PgStorage extends PgReader implements Storage {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    clearInterval(this.#probe)
-    clearInterval(this.#watch)
+    this.#connections.stop()
     clearTimeout(this.#relisten)
     const listen = this.#listen
     this.#listen = undefined
     await listen?.end().catch(() => {})
     await this.#remote
     await this.shared?.close()
-    for (const pool of [this.#pool, ...this.#letGone]) this.#end(pool)
-    await Promise.all(this.#ends)
+    await this.#connections.close()
   }
 }
