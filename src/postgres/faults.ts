@@ -2,6 +2,7 @@ import type pg from 'pg'
 import type {FaultRecord} from '../domain/faults.js'
 import type {SharedFaults, StoredFault} from '../service/storage.js'
 import type {Sql} from './reader.js'
+import {text} from './text.js'
 
 /**
  * The schema version that adds faults (docs/postgres.md, "Faults across
@@ -59,8 +60,9 @@ export class PgFaults implements SharedFaults {
   }
 
   async remove(accountId: string, id: string): Promise<boolean> {
+    // the id is the caller's, from the path: it may hold a NUL, which a text parameter cannot
     const {rows} = await this.#query(`DELETE FROM faults WHERE id = $1 AND account_id = $2 RETURNING ${LEFT} AS left`, [
-      id,
+      text(id),
       accountId,
     ])
     return rows[0]?.left === true

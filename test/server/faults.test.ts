@@ -178,6 +178,15 @@ describe('POST /v1/sim/faults', () => {
     expect((await sim.api('DELETE', `/v1/sim/faults/${forever.id}`)).status).toBe(404)
   })
 
+  it('answers 404 not_found to a DELETE of an id no fault has, NUL and backslash included, and deletes nothing', async () => {
+    const kept = await addFault({status: 503, times: null, match: {path: '/v1/nowhere'}})
+    for (const id of ['flt_missing', 'a%00b', '%00', 'a%5Cb']) {
+      const answer = await sim.api('DELETE', `/v1/sim/faults/${id}`)
+      expect([answer.status, answer.body.error.code], id).toEqual([404, 'not_found'])
+    }
+    expect((await list('/v1/sim/faults')).map((fault: {id: string}) => fault.id)).toEqual([kept.id])
+  })
+
   it('probability with a seed faults the same requests on every run', async () => {
     const run = async () => {
       await sim.api('DELETE', '/v1/sim/faults')
