@@ -123,7 +123,7 @@ export const FeedbackInput = z.strictObject({
 export type FeedbackInput = z.infer<typeof FeedbackInput>
 
 /** A stored instant. Year 0000, which ISO 8601 allows, is none PostgreSQL reads: a delivery due then could not be claimed. */
-const Timestamp = z.iso.datetime().refine((text) => !text.startsWith('0000'), 'must be in year 0001 or later')
+export const Timestamp = z.iso.datetime().refine((text) => !text.startsWith('0000'), 'must be in year 0001 or later')
 
 const Rfc3339 = z.iso.datetime({offset: true})
 

@@ -1,9 +1,21 @@
 import * as z from 'zod'
-import {endpointKey} from './endpoints.js'
+import {endpointKey, SECRET_FORMAT, SECRET_RULE} from './endpoints.js'
 import {ApiError, invalidField} from './errors.js'
 import {QUERYABLE_RULE, unqueryableAt} from './queryable-text.js'
 import type {Collections, DeliveryRecord, SnapshotRecord} from './records.js'
-import {Check, Claim, Delivery, Event, Feedback, Location, Payment, WebhookEndpoint} from './schemas.js'
+import {
+  ChaosInput,
+  Check,
+  Claim,
+  Delivery,
+  Event,
+  type EventType,
+  Feedback,
+  Location,
+  Payment,
+  Timestamp,
+  WebhookEndpoint,
+} from './schemas.js'
 
 /** The format version of an exported snapshot (`tablepay_snapshot`). */
 export const SNAPSHOT_FORMAT = 1
@@ -64,9 +76,31 @@ const deeperThan = (value: unknown, levels: number): boolean =>
 /** A record as an export holds it: an object with its id (the rest is the store's own, checked by kind below). */
 const Stored = z.looseObject({id: Indexed.min(1)})
 
+/** The resource each type of event holds in `data`: what its GET answered when the event was made. */
+const EVENT_DATA: Record<EventType, z.ZodType> = {
+  'check.created': Check,
+  'check.updated': Check,
+  'check.closed': Check,
+  'check.fully_paid': Check,
+  'payment.succeeded': Payment,
+  'payment.refunded': Payment,
+  'claim.created': Claim,
+  'feedback.received': Feedback,
+}
+
+/** An event whose `data` is the resource its type names. */
+const StoredEvent = Event.superRefine((event, context) => {
+  for (const issue of EVENT_DATA[event.type].safeParse(event.data).error?.issues ?? [])
+    context.addIssue({code: 'custom', message: issue.message, path: ['data', ...issue.path]})
+})
+
+/** A signing secret as the server makes and takes them: an empty or odd one could sign nothing. */
+const Secret = z.string().regex(SECRET_FORMAT, SECRET_RULE)
+
 /**
  * Each kind of record as the store keeps it and the API shows it: the API's own schema, plus what the store
- * keeps beside it. A record that lacked a field would be imported and then answer every read of it with a 500.
+ * keeps beside it. A record that lacked a field would be imported and then answer every read of it with a 500;
+ * an idempotency key's answer is replayed as it is, so it is one of the answers a key is kept for.
  */
 const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   locations: Location,
@@ -81,21 +115,37 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
     id: z.string(),
     key: z.string(),
     request_hash: z.string(),
-    status: z.int(),
-    created_at: z.string(),
+    status: z.int().min(200).max(299),
+    body: z.union([Claim, Payment, Feedback]),
+    created_at: Timestamp,
+    expires_at: Timestamp.optional(),
   }),
-  events: Event,
-  webhook_endpoints: WebhookEndpoint.extend({secret: z.string(), consecutive_dead: z.int().min(0)}),
+  events: StoredEvent,
+  webhook_endpoints: WebhookEndpoint.extend({
+    secret: Secret,
+    consecutive_dead: z.int().min(0),
+    previous_secret: Secret.optional(),
+    previous_secret_expires_at: Timestamp.optional(),
+    chaos: ChaosInput.required()
+      .extend({drawn: z.int().min(0)})
+      .optional(),
+    stored_as: z.string().optional(),
+    redeliveries: z.int().min(0).optional(),
+  }),
   deliveries: Delivery.extend({event_id: Indexed}),
 }
 
 /** The kinds of record that hold only text PostgreSQL can query (queryable-text.ts). */
 const QUERYABLE: ReadonlySet<SnapshotCollection> = new Set(['payments', 'webhook_endpoints', 'deliveries'])
 
+/** The fields besides `id` that no two records of a collection share: a check's keys, which its reads find it by. */
+const UNIQUE: Partial<Record<SnapshotCollection, readonly string[]>> = {checks: ['external_id', 'guest_token']}
+
 /**
  * Each collection's records as the store keeps them: each kind checked by its schema (RECORD_SCHEMAS), where
- * each issue names its record, no id twice in a collection, no record nested past MAX_DEPTH, and only text
- * PostgreSQL can query in the kinds it queries (queryable-text.ts); the document shows them as objects with an id.
+ * each issue names its record, no id (nor a check's external id or guest token) twice in a collection, no
+ * record nested past MAX_DEPTH, and only text PostgreSQL can query in the kinds it queries (queryable-text.ts);
+ * the document shows them as objects with an id.
  */
 const Records = z
   .partialRecord(z.enum(STORED_COLLECTIONS), z.array(Stored))
@@ -104,11 +154,17 @@ const Records = z
       const result = z.array(RECORD_SCHEMAS[name]).safeParse(records[name] ?? [])
       for (const issue of result.error?.issues ?? [])
         context.addIssue({code: 'custom', message: issue.message, path: [name, ...issue.path]})
-      const seen = new Set<string>()
+      const seen = new Map<string, Set<unknown>>()
       for (const [i, record] of (records[name] ?? []).entries()) {
-        if (seen.has(record.id))
-          context.addIssue({code: 'custom', message: `${name} ${record.id} is there twice`, path: [name, i, 'id']})
-        seen.add(record.id)
+        for (const field of ['id', ...(UNIQUE[name] ?? [])]) {
+          const values = seen.get(field) ?? seen.set(field, new Set()).get(field)!
+          const value = (record as Record<string, unknown>)[field]
+          if (values.has(value)) {
+            const message = `${name} ${field === 'id' ? '' : `${field} `}${String(value)} is there twice`
+            context.addIssue({code: 'custom', message, path: [name, i, field]})
+          }
+          values.add(value)
+        }
         if (deeperThan(record, MAX_DEPTH))
           context.addIssue({code: 'custom', message: `nests deeper than ${MAX_DEPTH} levels`, path: [name, i]})
         const unqueryable = QUERYABLE.has(name) ? unqueryableAt(record) : undefined
@@ -139,6 +195,16 @@ export const heldElsewhere = (name: string, collection: string, id: string, hold
   invalidField(
     'name',
     `snapshot ${name} holds ${collection} ${id}, which is account ${holder}'s on this server (an export keeps its ids): restore it on another server, or import it into ${holder}`,
+  )
+
+/**
+ * A restore that would give a check the guest token of another account's check. The holder is not named: a
+ * table link is the guest's, not the caller's to learn of.
+ */
+export const tokenHeldElsewhere = (name: string, token: string): ApiError =>
+  invalidField(
+    'name',
+    `snapshot ${name} holds a check with guest token ${token}, which another account's check has on this server (an export keeps its tokens): restore it on another server`,
   )
 
 export const noSnapshot = (name: string): ApiError =>

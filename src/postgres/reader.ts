@@ -263,4 +263,13 @@ export class PgReader implements Reader {
     )
     return result.rows.map((row) => ({id: untext(row.id), account_id: untext(row.account_id)}))
   }
+
+  async guestTokensElsewhere(tokens: readonly string[], accountId: string): Promise<string[]> {
+    if (tokens.length === 0) return []
+    const result = await this.sql.query<{guest_token: string}>(
+      'SELECT guest_token FROM checks WHERE guest_token = ANY($1::text[]) AND account_id <> $2::text',
+      [tokens.map(text), text(accountId)],
+    )
+    return result.rows.map((row) => untext(row.guest_token))
+  }
 }

@@ -111,6 +111,16 @@ class MemoryReader implements Reader {
     }
     return Promise.resolve(held)
   }
+
+  guestTokensElsewhere(tokens: readonly string[], accountId: string): Promise<string[]> {
+    const checks = this.store.tables.checks
+    return Promise.resolve(
+      tokens.filter((token) => {
+        const check = checks.getByAlternate(GUEST_SCOPE, token)
+        return check !== undefined && check.account_id !== accountId
+      }),
+    )
+  }
 }
 
 /** The first `limit` items of `walk`, and whether there are more. */

@@ -10,6 +10,7 @@ import {
   snapshotKey,
   STORED_COLLECTIONS,
   storedId,
+  tokenHeldElsewhere,
 } from '../domain/snapshots.js'
 import {CLOCK_SETTING} from '../webhooks/clock.js'
 import type {ServiceContext} from './context.js'
@@ -20,8 +21,9 @@ import type {UnitOfWork} from './storage.js'
 const ACCOUNT: UnitReads = {reads: [...STORED_COLLECTIONS, 'snapshots', 'settings']}
 
 /**
- * Throws when a record of `snapshot` is stored under an id another account's record has: an import keeps its
- * ids, and a snapshot saved after restoring one holds them too. One read per collection.
+ * Throws when a record of `snapshot` is stored under an id another account's record has, or a check of it has
+ * another account's check's guest token: an import keeps its ids and tokens, and a snapshot saved after
+ * restoring one holds them too. One read per collection, and one of the tokens.
  */
 async function refuseHeldElsewhere(tx: UnitOfWork, accountId: string, snapshot: SnapshotRecord): Promise<void> {
   for (const collection of STORED_COLLECTIONS) {
@@ -29,6 +31,10 @@ async function refuseHeldElsewhere(tx: UnitOfWork, accountId: string, snapshot: 
     const [held] = await tx.heldElsewhere(collection, ids, accountId)
     if (held) throw heldElsewhere(snapshot.name, collection, held.id, held.account_id)
   }
+  // a check's guest token is the server's: its table link opens that check, whichever account's it is
+  const tokens = snapshot.records.checks.map((check) => check.guest_token)
+  const [token] = await tx.guestTokensElsewhere(tokens, accountId)
+  if (token !== undefined) throw tokenHeldElsewhere(snapshot.name, token)
 }
 
 /**

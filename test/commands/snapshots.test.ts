@@ -151,7 +151,7 @@ describe('serve --import', () => {
       url: 'http://127.0.0.1:9/',
       event_types: ['check.created'],
     }
-    const stored = {description: 'a\u0000b', status: 'enabled', secret: 'whsec_1', consecutive_dead: 0}
+    const stored = {description: 'a\u0000b', status: 'enabled', secret: `whsec_${'1'.repeat(32)}`, consecutive_dead: 0}
     const records = {webhook_endpoints: [{...endpoint, ...stored, created_at: at, updated_at: at}]}
     const odd = {...other, account: 'acct_demo', records}
     await writeFile(file, JSON.stringify(odd))

@@ -59,8 +59,11 @@ async function setup(serve: Parameters<typeof startTestServer>[0] = {}) {
     expect(restored.status).toBe(200)
     return restored.body
   }
-  /** A restore refused since account `holder` has one of the snapshot's ids: 422 naming `name`, nothing changed. */
-  const refusedRestore = async (name: string, key: string, holder: string) => {
+  /**
+   * A restore refused since another account has one of the snapshot's ids or guest tokens: 422 naming `name`,
+   * its message saying `says` (the holder, or the token), nothing changed; resolves with the message.
+   */
+  const refusedRestore = async (name: string, key: string, says: string): Promise<string> => {
     const stored = await sim.stored()
     const refused = await sim.api('POST', `/v1/sim/snapshots/${name}/restore`, {key})
     expect([refused.status, refused.body.error.code, refused.body.error.details[0].path]).toEqual([
@@ -68,8 +71,9 @@ async function setup(serve: Parameters<typeof startTestServer>[0] = {}) {
       'validation_failed',
       'name',
     ])
-    expect(refused.body.error.message).toContain(holder)
+    expect(refused.body.error.message).toContain(says)
     expect(await sim.stored()).toBe(stored)
+    return refused.body.error.message
   }
   /** The snapshot's records, as its export shows them; deliveries without the restore's mark. */
   const exported = async (name: string, key?: string) => {
@@ -405,17 +409,60 @@ describe('snapshots: ids another account holds', () => {
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).body).toMatchObject({id: check.id, external_id: 't1'})
     expect((await sim.api('GET', '/v1/checks', {key: OTHER_KEY})).body.data).toEqual([])
   })
+
+  it("refuses to restore a check given another account's guest token, naming the token and not the account", async () => {
+    const {sim, push, settled, save, refusedRestore} = await setup()
+    const theirs = await push('theirs', OTHER_KEY)
+    const token = new URL(theirs.guest_url).pathname.split('/').at(-1)!
+    await push('mine')
+    await settled()
+    await save('mine')
+    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/mine/export')
+    const [check] = document.records.checks
+    const stolen = {
+      ...document,
+      name: 'stolen',
+      records: {...document.records, checks: [{...check, guest_token: token}]},
+    }
+    expect((await sim.api('POST', '/v1/sim/snapshots/import', {body: stolen})).status).toBe(201)
+
+    const message = await refusedRestore('stolen', WRITE_KEY, token)
+    expect(message).not.toContain('acct_other')
+    // the table link still opens the check of the account that made it
+    expect((await sim.api('GET', `/t/${token}/check`)).body).toMatchObject({id: theirs.id})
+  })
 })
 
 describe('snapshots: bad input', () => {
   it('answers each route 4xx with the error body and a code naming the field or name, and changes nothing', async () => {
-    const {sim, push, settled, save} = await setup()
-    await push('t1')
+    const {sim, dinner, settled, save} = await setup()
+    // a check with a claim under an Idempotency-Key: the document holds each kind of record
+    await dinner('t1')
     // its delivery ended: nothing changes the store during the test but what it sends
     await settled()
     await save('good')
     const {body: document} = await sim.api('GET', '/v1/sim/snapshots/good/export')
-    const [check, delivery] = [document.records.checks[0], document.records.deliveries[0]]
+    const {checks, deliveries, events, idempotency_keys, webhook_endpoints} = document.records
+    const [check, delivery, event, key, endpoint] = [
+      checks[0],
+      deliveries[0],
+      events[0],
+      idempotency_keys[0],
+      webhook_endpoints[0],
+    ]
+    /** The document with `record` as the only one of `collection`: refused, naming `field` of it. */
+    const withOnly = (
+      collection: string,
+      record: object,
+      field: string,
+    ): [string, string, unknown, number, string, string] => [
+      'POST',
+      '/v1/sim/snapshots/import',
+      {...document, records: {...document.records, [collection]: [record]}},
+      422,
+      'validation_failed',
+      `records.${collection}.0.${field}`,
+    ]
     const stored = await sim.stored()
     const refused: [string, string, unknown, number, string, string?][] = [
       ['POST', '/v1/sim/snapshots', {}, 422, 'validation_failed', 'name'],
@@ -475,6 +522,36 @@ describe('snapshots: bad input', () => {
         'validation_failed',
         'records.checks.1.id',
       ],
+      // a check's keys, which its reads find it by, twice
+      [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {...document, records: {...document.records, checks: [check, {...check, id: 'chk_copy', guest_token: 'copy'}]}},
+        422,
+        'validation_failed',
+        'records.checks.1.external_id',
+      ],
+      [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {...document, records: {...document.records, checks: [check, {...check, id: 'chk_copy', external_id: 'copy'}]}},
+        422,
+        'validation_failed',
+        'records.checks.1.guest_token',
+      ],
+      // what the store keeps beside the API's fields: a secret that signs, a rotation's end, chaos's draws
+      withOnly('webhook_endpoints', {...endpoint, secret: ''}, 'secret'),
+      withOnly('webhook_endpoints', {...endpoint, previous_secret: 5}, 'previous_secret'),
+      withOnly('webhook_endpoints', {...endpoint, previous_secret_expires_at: 'x'}, 'previous_secret_expires_at'),
+      withOnly(
+        'webhook_endpoints',
+        {...endpoint, chaos: {duplicate: 0.5, reorder_window_s: 0, seed: '', drawn: 0}},
+        'chaos.seed',
+      ),
+      // an event's data is the resource its type names; a key's answer is replayed as it is
+      withOnly('events', {...event, data: {...event.data, status: null}}, 'data.status'),
+      withOnly('idempotency_keys', {...key, body: null}, 'body'),
+      withOnly('idempotency_keys', {...key, status: 500}, 'status'),
       // an id longer than PostgreSQL's indexes hold (about 2.7 kB, of text that does not compress)
       [
         'POST',
