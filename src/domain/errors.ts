@@ -8,11 +8,14 @@ export interface ErrorDetail {
 /** Every error code the API answers with, and its HTTP status. */
 export const ERROR_STATUS = {
   invalid_json: 400,
+  // what Node's HTTP parser refuses or waits for too long, before any route (server/internal/client-errors.ts)
+  malformed_request: 400,
   unauthenticated: 401,
   payment_declined: 402,
   insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict_with_paid_items: 409,
   version_conflict: 409,
   item_unavailable: 409,
@@ -21,12 +24,14 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   unsupported_content_encoding: 415,
+  expectation_failed: 417,
   validation_failed: 422,
   amount_exceeds_balance: 422,
   idempotency_key_reused: 422,
   event_type_not_subscribed: 422,
   limit_reached: 422,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
   // a fault of POST /v1/sim/faults: answered at the fault's status (500, 502, 503 or 504), this is the default
   simulated_fault: 503,

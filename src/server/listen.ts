@@ -1,5 +1,6 @@
 import {createServer, type IncomingMessage, type RequestListener, type ServerResponse} from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
+import {answerClientError, refuseExpectation} from './internal/client-errors.js'
 import {holdBody} from './internal/expect-continue.js'
 
 export interface Listener {
@@ -55,7 +56,8 @@ export const CONNECTION_TIMEOUTS: ConnectionTimeouts = {headersMs: 60_000, reque
  * naming the port. Requests sent with `Expect: 100-continue` reach `handle`
  * too, holding back their body until the app asks for it. A client that
  * sends too slowly, or nothing, is closed (`timeouts`), so idle and
- * slowloris connections cannot pile up.
+ * slowloris connections cannot pile up. What Node's parser refuses is
+ * answered with the error body (internal/client-errors.ts).
  */
 export async function listenOn(
   port: number,
@@ -77,6 +79,9 @@ export async function listenOn(
     holdBody(req, res)
     handle(req, res)
   })
+  // what Node's parser refuses, or waits for too long, gets the error body as every answer does
+  server.on('clientError', answerClientError)
+  server.on('checkExpectation', refuseExpectation)
   const sockets = new Set<Socket>()
   server.on('connection', (socket: Socket) => {
     sockets.add(socket)

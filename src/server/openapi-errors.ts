@@ -34,6 +34,11 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
     'the data dir could not be written (a full disk); every request answers this until `tablepay serve` is restarted',
   starting: 'the server is still starting; send the request again after `Retry-After` seconds',
   limit_reached: 'the account has as many of these as it may (`details` names the limit); delete some first',
+  malformed_request:
+    "Node's HTTP parser cannot read the request (a control character in a header, two `Content-Length`s)",
+  request_timeout: 'no whole request head within 60 s, or no whole request within 120 s',
+  expectation_failed: 'an `Expect` other than `100-continue`',
+  headers_too_large: 'a request head over 16 KiB',
 }
 
 /** The error codes a route can answer with: those of its shape, then its own. */
@@ -61,8 +66,10 @@ export const ErrorBody = z.object({
   }),
 })
 
+/** The error body with its codes narrowed: beside `$ref`, as OpenAPI 3.1's schemas allow, which keeps the document small. */
 const errorSchema = (codes: ErrorCode[]) => ({
-  allOf: [{$ref: '#/components/schemas/Error'}, {properties: {error: {properties: {code: {enum: codes}}}}}],
+  $ref: '#/components/schemas/Error',
+  properties: {error: {properties: {code: {enum: codes}}}},
 })
 
 const text = (description: string) => ({description, schema: {type: 'string'}})
@@ -123,8 +130,18 @@ export const pascal = (name: string) => name.replace(/(?:^|_)(\w)/g, (_, letter:
 export const errorAnswerName = (codes: ErrorCode[], head: boolean) =>
   codes.map(pascal).join('Or') + (head ? 'Head' : '')
 
-/** Answers with no operation: an unknown route (404) and a method the path does not take (405). */
-const UNROUTED: ErrorCode[][] = [['not_found'], ['method_not_allowed']]
+/**
+ * Answers with no operation: an unknown route (404), a method the path does not take (405), and what Node's
+ * HTTP parser answers before any route (server/internal/client-errors.ts).
+ */
+const UNROUTED: ErrorCode[][] = [
+  ['not_found'],
+  ['method_not_allowed'],
+  ['malformed_request'],
+  ['request_timeout'],
+  ['expectation_failed'],
+  ['headers_too_large'],
+]
 
 /** Any route can fail these ways: a bug, a data dir that could no longer be written, a server still starting. */
 const ALWAYS: ErrorCode[] = ['internal_error', 'storage_unavailable', 'starting']

@@ -102,22 +102,57 @@ describe('connections that keep the server waiting (docs/api.md, "HTTP details")
       if (opening !== '') socket.write(opening)
     })
 
+  /** An answer that Node's parser caused: its status, the error body's code and the request id in both. */
+  const refusal = (answer: string) => {
+    const [head, body] = answer.split('\r\n\r\n')
+    const id = /\r\nX-Request-Id: (req_\w+)\r\n/i.exec(head!)?.[1]
+    const {error} = JSON.parse(body!) as {error: {code: string; request_id: string; message: string}}
+    expect(error.request_id).toBe(id)
+    expect(error.message).toEqual(expect.any(String))
+    return [Number(head!.split(' ')[1]), error.code]
+  }
+
   it('one that sends nothing is answered 408 and closed once the head is overdue', async () => {
     const {answer, ms} = await closedAfter('')
-    expect(answer).toMatch(/^HTTP\/1.1 408 /)
+    expect(refusal(answer)).toEqual([408, 'request_timeout'])
     expect(ms).toBeGreaterThanOrEqual(timeouts.headersMs)
   })
 
   it('one that sends its head a line at a time (slowloris) is answered 408 and closed', async () => {
     const {answer, ms} = await closedAfter('GET /v1/health HTTP/1.1\r\n', 'X-A: b\r\n')
-    expect(answer).toMatch(/^HTTP\/1.1 408 /)
+    expect(refusal(answer)).toEqual([408, 'request_timeout'])
     expect(ms).toBeGreaterThanOrEqual(timeouts.headersMs)
   })
 
   it('one that sends its body a byte at a time is answered 408 and closed once the request is overdue', async () => {
     const {answer, ms} = await closedAfter('POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n', 'a')
-    expect(answer).toMatch(/^HTTP\/1.1 408 /)
+    expect(refusal(answer)).toEqual([408, 'request_timeout'])
     expect(ms).toBeGreaterThanOrEqual(timeouts.requestMs)
+  })
+
+  it('what Node cannot read is answered with the error body and a request id, and closed', async () => {
+    const answers = await Promise.all([
+      closedAfter(`${'A'.repeat(5000)} / HTTP/1.1\r\nHost: x\r\n\r\n`),
+      closedAfter('GET / HTTP/1.1\r\nHost: x\r\nX-Request-Id: a\u0001b\r\n\r\n'),
+      closedAfter('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab'),
+      closedAfter(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`),
+    ])
+    expect(answers.map(({answer}) => refusal(answer))).toEqual([
+      [400, 'malformed_request'],
+      [400, 'malformed_request'],
+      [400, 'malformed_request'],
+      [431, 'headers_too_large'],
+    ])
+  })
+
+  it('an Expect other than 100-continue is answered 417 with the error body, echoing the request id', async () => {
+    const {answer} = await closedAfter(
+      'POST / HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nX-Request-Id: mine\r\nContent-Length: 2\r\n\r\n{}',
+    )
+    const [head, body] = answer.split('\r\n\r\n')
+    expect(head).toMatch(/^HTTP\/1.1 417 Expectation Failed\r\n/)
+    expect(head).toMatch(/\r\nx-request-id: mine\r\n/i)
+    expect(JSON.parse(body!).error).toMatchObject({code: 'expectation_failed', request_id: 'mine'})
   })
 
   it('a kept-alive connection that sends no next request is closed', async () => {

@@ -44,16 +44,19 @@ export function toApiError(error: unknown): ApiError {
   )
 }
 
-/** The one place that writes an error answer: `{"error": {code, message, request_id, details?}}`. */
+/** Every error answer's body: `{"error": {code, message, request_id, details?}}`. */
+export const errorBody = (error: ApiError, requestId: string) => ({
+  error: {
+    code: error.code,
+    message: error.message,
+    request_id: requestId,
+    ...(error.details ? {details: error.details} : {}),
+  },
+})
+
+/** The one place that writes an error answer of a route, its body `errorBody`'s. */
 export async function sendApiError(event: H3Event, error: ApiError): Promise<void> {
-  const body = {
-    error: {
-      code: error.code,
-      message: error.message,
-      request_id: event.context.requestId,
-      ...(error.details ? {details: error.details} : {}),
-    },
-  }
+  const body = errorBody(error, event.context.requestId)
   // the standard reason phrase: h3 would keep the made-up one of its own errors ("Method GET is not allowed…")
   setResponseStatus(event, error.status, STATUS_CODES[error.status])
   setResponseHeader(event, 'content-type', 'application/json')

@@ -1,0 +1,61 @@
+import {STATUS_CODES, type IncomingMessage, type ServerResponse} from 'node:http'
+import type {Socket} from 'node:net'
+import {ApiError} from '../../domain/errors.js'
+import {errorBody} from './errors.js'
+import {requestIdFor} from './request-id.js'
+
+/** What Node's HTTP parser refused, or waited for too long, as the API's error (docs/api.md, "HTTP details"). */
+function clientError(error: NodeJS.ErrnoException): ApiError {
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return new ApiError('headers_too_large', 'The request head is over 16 KiB: send fewer or shorter headers.')
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new ApiError(
+      'request_timeout',
+      'The request did not arrive whole in time (docs/api.md, "HTTP details", Connections), so its connection is closed: send it again.',
+    )
+  return new ApiError(
+    'malformed_request',
+    `The request is not HTTP/1.1 that the server can read (${error.code ?? error.message}): check its request line, its headers (printable text only) and the framing of its body (Content-Length or chunked).`,
+  )
+}
+
+/**
+ * For Node's `clientError` event: answers a connection whose request Node
+ * could not read with the error body and an `X-Request-Id`, as every other
+ * answer, then closes it. As Node's own answer, it is sent only on a
+ * connection that has been sent nothing yet.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code !== 'ECONNRESET' && socket.writable && socket.bytesWritten === 0) {
+    const answer = clientError(error)
+    const id = requestIdFor(undefined)
+    const body = JSON.stringify(errorBody(answer, id))
+    socket.write(
+      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy()
+}
+
+/**
+ * For Node's `checkExpectation` event: an `Expect` other than `100-continue`
+ * is answered 417 with the error body, and its connection closed, as the
+ * body it may send next is no request.
+ */
+export function refuseExpectation(req: IncomingMessage, res: ServerResponse): void {
+  const id = requestIdFor(req.headers['x-request-id'] as string | undefined)
+  const error = new ApiError(
+    'expectation_failed',
+    `Expect: ${JSON.stringify(req.headers.expect)} is not one the server meets: send the request without it, or with Expect: 100-continue.`,
+  )
+  const body = JSON.stringify(errorBody(error, id))
+  res.shouldKeepAlive = false
+  res
+    .writeHead(error.status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': id,
+    })
+    .end(body)
+}
