@@ -2,6 +2,7 @@ import {createServer, type IncomingMessage, type RequestListener, type ServerRes
 import type {AddressInfo, Socket} from 'node:net'
 import {answerClientError, refuseExpectation} from './internal/client-errors.js'
 import {holdBody} from './internal/expect-continue.js'
+import {originForm} from './internal/request-path.js'
 
 export interface Listener {
   /** `http://HOST:PORT`, no trailing slash: the address actually listened on. */
@@ -57,7 +58,8 @@ export const CONNECTION_TIMEOUTS: ConnectionTimeouts = {headersMs: 60_000, reque
  * too, holding back their body until the app asks for it. A client that
  * sends too slowly, or nothing, is closed (`timeouts`), so idle and
  * slowloris connections cannot pile up. What Node's parser refuses is
- * answered with the error body (internal/client-errors.ts).
+ * answered with the error body (internal/client-errors.ts); a request
+ * target in absolute form reaches `handle` in origin form.
  */
 export async function listenOn(
   port: number,
@@ -65,6 +67,10 @@ export async function listenOn(
   handle: RequestListener,
   timeouts: ConnectionTimeouts = CONNECTION_TIMEOUTS,
 ): Promise<Listener> {
+  const serve: RequestListener = (req, res) => {
+    if (req.url?.[0] !== '/') req.url = originForm(req.url ?? '')
+    handle(req, res)
+  }
   const server = createServer(
     {
       headersTimeout: timeouts.headersMs,
@@ -73,11 +79,11 @@ export async function listenOn(
       // how often Node looks for requests past their time (30 s by default): within a second of it
       connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
     },
-    handle,
+    serve,
   )
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     holdBody(req, res)
-    handle(req, res)
+    serve(req, res)
   })
   // what Node's parser refuses, or waits for too long, gets the error body as every answer does
   server.on('clientError', answerClientError)

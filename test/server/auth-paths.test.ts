@@ -98,6 +98,26 @@ describe('a /v1 route however its path is written', () => {
     expect(encoded.body.object).toBe('clock')
   })
 
+  it('takes a request target in absolute form as its path: the same auth, routing and refusals', async () => {
+    const auth = {headers: {authorization: `Bearer ${WRITE_KEY}`}}
+    const plain = await rawRequest(sim.url, 'GET', '/v1/locations', auth)
+    const answers = await Promise.all([
+      rawRequest(sim.url, 'GET', 'http://tablepay.test/v1/health'),
+      rawRequest(sim.url, 'GET', 'http://tablepay.test:4747/v1/locations'),
+      rawRequest(sim.url, 'GET', 'HTTP://tablepay.test/%761/locations'),
+      rawRequest(sim.url, 'GET', 'https://tablepay.test/v1/locations?limit=1', auth),
+      rawRequest(sim.url, 'GET', 'http://tablepay.test/v1/../v1/locations', auth),
+    ])
+    expect(answers.map(({status, body}) => [status, body.error?.code ?? body.object ?? body.status])).toEqual([
+      [200, 'ok'],
+      [401, 'unauthenticated'],
+      [401, 'unauthenticated'],
+      [200, 'list'],
+      [404, 'not_found'],
+    ])
+    expect(answers[3]!.body.data).toEqual(plain.body.data.slice(0, 1))
+  })
+
   it('keeps the public routes public with a trailing slash, and every other route private', async () => {
     for (const path of ['/v1/health', '/v1/health/', '/%761/health', '/v1/openapi.json/']) {
       expect((await rawRequest(sim.url, 'GET', path)).status, path).toBe(200)

@@ -3,6 +3,26 @@ import {ApiError} from '../../domain/errors.js'
 
 const DOT_SEGMENT = /\/\.\.?(\/|$)/
 
+/** A request target's scheme and authority, in absolute form (`http://host:4747`). */
+const SCHEME_AND_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i
+
+/**
+ * A request target in absolute form (`GET http://host/v1/checks`), which an
+ * HTTP/1.1 server must accept (RFC 9112, 3.2.2), as the origin form the
+ * router and auth read: its scheme and authority cut off, its path's bytes
+ * kept as sent, so that `/%761/…` and dot segments meet the same rules. Any
+ * other target is returned as it is.
+ *
+ * @example
+ * originForm('http://127.0.0.1:4747/v1/health') // '/v1/health'
+ */
+export function originForm(target: string): string {
+  const absolute = target.startsWith('/') ? null : SCHEME_AND_AUTHORITY.exec(target)
+  if (!absolute) return target
+  const rest = target.slice(absolute[0].length)
+  return rest.startsWith('/') ? rest : `/${rest}`
+}
+
 /**
  * The path the router matches, without the query. h3 percent-decodes the
  * request's path once before routing (`/%761/sim` is `/v1/sim` to the
