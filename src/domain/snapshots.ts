@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import {endpointKey, SECRET_FORMAT, SECRET_RULE} from './endpoints.js'
+import {endpointKey} from './endpoints.js'
 import {ApiError, invalidField} from './errors.js'
 import {QUERYABLE_RULE, unqueryableAt} from './queryable-text.js'
 import type {Collections, DeliveryRecord, SnapshotRecord} from './records.js'
@@ -15,6 +15,7 @@ import {
   Payment,
   Timestamp,
   WebhookEndpoint,
+  WebhookSecret,
 } from './schemas.js'
 
 /** The format version of an exported snapshot (`tablepay_snapshot`). */
@@ -94,9 +95,6 @@ const StoredEvent = Event.superRefine((event, context) => {
     context.addIssue({code: 'custom', message: issue.message, path: ['data', ...issue.path]})
 })
 
-/** A signing secret as the server makes and takes them: an empty or odd one could sign nothing. */
-const Secret = z.string().regex(SECRET_FORMAT, SECRET_RULE)
-
 /**
  * Each kind of record as the store keeps it and the API shows it: the API's own schema, plus what the store
  * keeps beside it. A record that lacked a field would be imported and then answer every read of it with a 500;
@@ -122,9 +120,10 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   }),
   events: StoredEvent,
   webhook_endpoints: WebhookEndpoint.extend({
-    secret: Secret,
+    // as the server makes and takes them: an empty or odd one signs nothing
+    secret: WebhookSecret,
     consecutive_dead: z.int().min(0),
-    previous_secret: Secret.optional(),
+    previous_secret: WebhookSecret.optional(),
     previous_secret_expires_at: Timestamp.optional(),
     chaos: ChaosInput.required()
       .extend({drawn: z.int().min(0)})

@@ -19,6 +19,17 @@ function clientError(error: NodeJS.ErrnoException): ApiError {
   )
 }
 
+/** An error answer's body and headers, as both answers here send them. */
+function answerOf(error: ApiError, requestId: string) {
+  const body = JSON.stringify(errorBody(error, requestId))
+  const headers = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': requestId,
+  }
+  return {body, headers}
+}
+
 /**
  * For Node's `clientError` event: answers a connection whose request Node
  * could not read with the error body and an `X-Request-Id`, as every other
@@ -27,13 +38,10 @@ function clientError(error: NodeJS.ErrnoException): ApiError {
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code !== 'ECONNRESET' && socket.writable && socket.bytesWritten === 0) {
-    const answer = clientError(error)
-    const id = requestIdFor(undefined)
-    const body = JSON.stringify(errorBody(answer, id))
-    socket.write(
-      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
-    )
+    const refusal = clientError(error)
+    const {body, headers} = answerOf(refusal, requestIdFor(undefined))
+    const head = Object.entries({...headers, connection: 'close'}).map(([name, value]) => `${name}: ${value}\r\n`)
+    socket.write(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${head.join('')}\r\n${body}`)
   }
   socket.destroy()
 }
@@ -49,13 +57,7 @@ export function refuseExpectation(req: IncomingMessage, res: ServerResponse): vo
     'expectation_failed',
     `Expect: ${JSON.stringify(req.headers.expect)} is not one the server meets: send the request without it, or with Expect: 100-continue.`,
   )
-  const body = JSON.stringify(errorBody(error, id))
+  const {body, headers} = answerOf(error, id)
   res.shouldKeepAlive = false
-  res
-    .writeHead(error.status, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-      'x-request-id': id,
-    })
-    .end(body)
+  res.writeHead(error.status, headers).end(body)
 }
