@@ -141,6 +141,34 @@ const QUERYABLE: ReadonlySet<SnapshotCollection> = new Set(['payments', 'webhook
 const UNIQUE: Partial<Record<SnapshotCollection, readonly string[]>> = {checks: ['external_id', 'guest_token']}
 
 /**
+ * Each record of `name` whose id, or another field no two may share (UNIQUE), an earlier record has too:
+ * its place, the field, and `what` it holds twice ("checks external_id t7").
+ */
+function* repeats(name: SnapshotCollection, records: readonly object[]) {
+  const seen = new Map<string, Set<unknown>>()
+  for (const [index, record] of records.entries()) {
+    for (const field of ['id', ...(UNIQUE[name] ?? [])]) {
+      const values = seen.get(field) ?? seen.set(field, new Set()).get(field)!
+      const value = (record as Record<string, unknown>)[field]
+      if (values.has(value)) yield {index, field, what: `${name} ${field === 'id' ? '' : `${field} `}${String(value)}`}
+      values.add(value)
+    }
+  }
+}
+
+/**
+ * The first record a stored snapshot holds twice, as `repeats` says it. An import refuses such a document; a
+ * snapshot imported before it did may still hold one, and its restore would break the store's own keys.
+ */
+export function repeatedRecord(snapshot: SnapshotRecord): string | undefined {
+  for (const name of STORED_COLLECTIONS) {
+    const [first] = repeats(name, snapshot.records[name])
+    if (first) return first.what
+  }
+  return undefined
+}
+
+/**
  * Each collection's records as the store keeps them: each kind checked by its schema (RECORD_SCHEMAS), where
  * each issue names its record, no id (nor a check's external id or guest token) twice in a collection, no
  * record nested past MAX_DEPTH, and only text PostgreSQL can query in the kinds it queries (queryable-text.ts);
@@ -153,17 +181,9 @@ const Records = z
       const result = z.array(RECORD_SCHEMAS[name]).safeParse(records[name] ?? [])
       for (const issue of result.error?.issues ?? [])
         context.addIssue({code: 'custom', message: issue.message, path: [name, ...issue.path]})
-      const seen = new Map<string, Set<unknown>>()
+      for (const {index, field, what} of repeats(name, records[name] ?? []))
+        context.addIssue({code: 'custom', message: `${what} is there twice`, path: [name, index, field]})
       for (const [i, record] of (records[name] ?? []).entries()) {
-        for (const field of ['id', ...(UNIQUE[name] ?? [])]) {
-          const values = seen.get(field) ?? seen.set(field, new Set()).get(field)!
-          const value = (record as Record<string, unknown>)[field]
-          if (values.has(value)) {
-            const message = `${name} ${field === 'id' ? '' : `${field} `}${String(value)} is there twice`
-            context.addIssue({code: 'custom', message, path: [name, i, field]})
-          }
-          values.add(value)
-        }
         if (deeperThan(record, MAX_DEPTH))
           context.addIssue({code: 'custom', message: `nests deeper than ${MAX_DEPTH} levels`, path: [name, i]})
         const unqueryable = QUERYABLE.has(name) ? unqueryableAt(record) : undefined
@@ -204,6 +224,13 @@ export const tokenHeldElsewhere = (name: string, token: string): ApiError =>
   invalidField(
     'name',
     `snapshot ${name} holds a check with guest token ${token}, which another account's check has on this server (an export keeps its tokens): restore it on another server`,
+  )
+
+/** A restore of a snapshot holding a record twice (`repeatedRecord`): only an older import can. */
+export const holdsTwice = (name: string, repeated: string): ApiError =>
+  invalidField(
+    'name',
+    `snapshot ${name} holds ${repeated} twice, which no account can hold: export it, keep one of the two, and import it again`,
   )
 
 export const noSnapshot = (name: string): ApiError =>

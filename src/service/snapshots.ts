@@ -1,8 +1,10 @@
 import {settingRecord, type SnapshotRecord} from '../domain/records.js'
 import {
   heldElsewhere,
+  holdsTwice,
   importedSnapshot,
   noSnapshot,
+  repeatedRecord,
   restoredDelivery,
   restoreSetting,
   type SavedSnapshot,
@@ -118,6 +120,8 @@ export class Snapshots {
       await tx.lockAccount(accountId)
       const snapshot = await tx.get('snapshots', snapshotKey(accountId, name))
       if (!snapshot) throw noSnapshot(name)
+      const repeated = repeatedRecord(snapshot)
+      if (repeated) throw holdsTwice(name, repeated)
       // none may take a record another account holds here (an export keeps its ids)
       await refuseHeldElsewhere(tx, accountId, snapshot)
       const mark = restoreSetting(accountId)

@@ -45,6 +45,8 @@ export interface Answer {
 export interface TestServer {
   url: string
   dataDir: string
+  /** The database the server keeps its records in, in the `postgres` project: a test may open it itself. */
+  database?: string
   server: RunningServer
   /** One API call; `body` is sent as JSON unless it is a string. */
   api(
@@ -126,6 +128,7 @@ export async function startTestServer(
       return server.url
     },
     dataDir,
+    database: database?.url,
     get server() {
       return server
     },

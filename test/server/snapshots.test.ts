@@ -1,5 +1,8 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {EVENT_TYPES} from '../../src/domain/constants.js'
+import {PgStorage} from '../../src/postgres/storage.js'
+import {storageOf} from '../../src/server/service.js'
+import {Store} from '../../src/store/store.js'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {rawRequest} from '../helpers/raw-http.js'
@@ -430,6 +433,39 @@ describe('snapshots: ids another account holds', () => {
     expect(message).not.toContain('acct_other')
     // the table link still opens the check of the account that made it
     expect((await sim.api('GET', `/t/${token}/check`)).body).toMatchObject({id: theirs.id})
+  })
+})
+
+describe('snapshots: one imported before import checked its records', () => {
+  it('refuses to restore a check held twice, naming the field, and changes nothing', async () => {
+    const {sim, push, settled, save, refusedRestore} = await setup()
+    await push('dupA')
+    await push('dupB')
+    await settled()
+    const twins = ['external_id', 'guest_token', 'id'] as const
+    for (const field of twins) await save(`twin-${field.replace('_', '-')}`)
+    // what an import took before it checked keys: the store itself, edited while the server is stopped
+    await sim.stop()
+    const store = sim.database ? await PgStorage.open({url: sim.database}) : await Store.open({dir: sim.dataDir})
+    await storageOf(store).unit(async (tx) => {
+      for (const field of twins) {
+        const key = `acct_demo/twin-${field.replace('_', '-')}`
+        const snapshot = (await tx.get('snapshots', key))!
+        const [first, second] = snapshot.records.checks
+        Object.assign(second!, {[field]: first![field]})
+        tx.put('snapshots', key, snapshot)
+      }
+    })
+    await store.close()
+    await sim.restart()
+
+    for (const field of twins) {
+      const value = field === 'id' ? 'checks chk_' : `checks ${field} `
+      const message = await refusedRestore(`twin-${field.replace('_', '-')}`, WRITE_KEY, value)
+      expect(message).toMatch(/twice.*import it again/)
+    }
+    const {body} = await sim.api('GET', '/v1/checks')
+    expect(body.data.map((check: {external_id: string}) => check.external_id).sort()).toEqual(['dupA', 'dupB'])
   })
 })
 
