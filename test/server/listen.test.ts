@@ -136,13 +136,29 @@ describe('connections that keep the server waiting (docs/api.md, "HTTP details")
       closedAfter('GET / HTTP/1.1\r\nHost: x\r\nX-Request-Id: a\u0001b\r\n\r\n'),
       closedAfter('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab'),
       closedAfter(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`),
+      // a body Node cannot read, while its request is being answered: refused at once
+      closedAfter('POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'),
     ])
     expect(answers.map(({answer}) => refusal(answer))).toEqual([
       [400, 'malformed_request'],
       [400, 'malformed_request'],
       [400, 'malformed_request'],
       [431, 'headers_too_large'],
+      [400, 'malformed_request'],
     ])
+  })
+
+  it('the requests before one Node cannot read are answered first, in order, then the refusal', async () => {
+    const ok = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'
+    const unreadable = 'GET / HTTP/1.1\r\nHost: x\r\nX-A: a\u0001b\r\n\r\n'
+    // two pipelined in one packet, the unreadable one parsed while the first is still being answered
+    const answered = async (opening: string, drip?: string) => {
+      const answers = (await closedAfter(opening, drip)).answer.split(/(?=HTTP\/1\.1 \d{3} )/)
+      return answers.map((answer) => (answer.endsWith('ok') ? 'ok' : refusal(answer)))
+    }
+    expect(await answered(ok + ok + unreadable)).toEqual(['ok', 'ok', [400, 'malformed_request']])
+    // and on a kept-alive connection, sent after an answer came back whole
+    expect(await answered(ok, unreadable)).toEqual(['ok', [400, 'malformed_request']])
   })
 
   it('an Expect other than 100-continue is answered 417 with the error body, echoing the request id', async () => {

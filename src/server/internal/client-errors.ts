@@ -30,14 +30,25 @@ function answerOf(error: ApiError, requestId: string) {
   return {body, headers}
 }
 
+/** The answer a connection is sending, if any: Node's own field, which it reads for the same purpose. */
+const answerOn = (socket: Socket): ServerResponse | undefined =>
+  (socket as Socket & {_httpMessage?: ServerResponse | null})._httpMessage ?? undefined
+
 /**
  * For Node's `clientError` event: answers a connection whose request Node
  * could not read with the error body and an `X-Request-Id`, as every other
- * answer, then closes it. As Node's own answer, it is sent only on a
- * connection that has been sent nothing yet.
+ * answer, then closes it. The requests the client sent before it (pipelined)
+ * are answered first, in order, as HTTP/1.1 has it; a refusal that would
+ * land inside an answer already begun is not sent.
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code !== 'ECONNRESET' && socket.writable && socket.bytesWritten === 0) {
+  const answer = answerOn(socket)
+  // a whole request before this one, still being answered: the refusal follows its answer (and the next's)
+  if (answer?.req.complete && error.code !== 'ECONNRESET') {
+    answer.once('finish', () => answerClientError(error, socket))
+    return
+  }
+  if (error.code !== 'ECONNRESET' && socket.writable && !answer?.headersSent) {
     const refusal = clientError(error)
     const {body, headers} = answerOf(refusal, requestIdFor(undefined))
     const head = Object.entries({...headers, connection: 'close'}).map(([name, value]) => `${name}: ${value}\r\n`)
