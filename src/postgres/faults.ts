@@ -51,12 +51,14 @@ export class PgFaults implements SharedFaults {
     return rows.map(stored)
   }
 
-  async add(fault: FaultRecord): Promise<StoredFault> {
+  async add(fault: FaultRecord): Promise<StoredFault | undefined> {
+    // the account's row, shared: a deletion of it under way ends first, and then leaves no row to add to
     const {rows} = await this.#query<Row>(
-      'INSERT INTO faults (id, account_id, doc, remaining) VALUES ($1, $2, $3, $4) RETURNING doc, seq, remaining',
+      'INSERT INTO faults (id, account_id, doc, remaining) SELECT $1, $2, $3, $4 ' +
+        'WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $2 FOR SHARE) RETURNING doc, seq, remaining',
       [fault.id, fault.account_id, JSON.stringify(fault), fault.remaining],
     )
-    return stored(rows[0]!)
+    return rows[0] && stored(rows[0])
   }
 
   async remove(accountId: string, id: string): Promise<boolean> {

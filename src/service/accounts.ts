@@ -38,13 +38,16 @@ const DELETES: UnitReads = {reads: COLLECTIONS}
  */
 export async function actingAccount(tx: Reader, accountId: string): Promise<AccountRecord> {
   const account = await tx.get('accounts', accountId)
-  if (!account)
-    throw new ApiError(
-      'unauthenticated',
-      'This API key stopped working: its account was deleted while the request ran. Use a key of an account that exists.',
-    )
+  if (!account) throw accountGone()
   return account
 }
+
+/** The refusal of a request whose account was deleted while it ran: its key no longer works either. */
+export const accountGone = (): ApiError =>
+  new ApiError(
+    'unauthenticated',
+    'This API key stopped working: its account was deleted while the request ran. Use a key of an account that exists.',
+  )
 
 /** Accounts, their locations and keys: the seed, and the scratch accounts of `checks replay`. */
 export class Accounts {
@@ -156,11 +159,17 @@ function lineOf(account: AccountRecord, accounts: readonly AccountRecord[]): Acc
   return line
 }
 
-/** Deletes account `id` and the scratch accounts it made, all they hold included; resolves with their ids. */
+/**
+ * Deletes account `id` and the scratch accounts it made, all they hold included; resolves with their ids. Each
+ * is held as a restore holds it: a unit that writes into one meanwhile runs wholly after, and finds it gone.
+ */
 async function deleteWithScratch(tx: UnitOfWork, id: string): Promise<string[]> {
   const doomed = [id]
   for (let i = 0; i < doomed.length; i++)
     doomed.push(...(await tx.all('accounts', {scratch_of: doomed[i]})).map((a) => a.id))
-  for (const account of doomed) for (const name of COLLECTIONS) await tx.deleteAll(name, account)
+  for (const account of doomed) {
+    await tx.lockAccount(account)
+    for (const name of COLLECTIONS) await tx.deleteAll(name, account)
+  }
   return doomed
 }

@@ -9,6 +9,7 @@ import {
   renderFault,
 } from '../domain/faults.js'
 import {checkLimit, LIMITS} from '../domain/limits.js'
+import {accountGone} from './accounts.js'
 import type {SharedStorage, StoredFault} from './storage.js'
 
 /** The topic of the notes that keep each instance's copy of the faults current. */
@@ -41,9 +42,11 @@ export class Faults {
   /** On PostgreSQL: the faults as last heard, oldest first, each with its place in the database's order. */
   #copy = new Map<string, StoredFault[]>()
 
+  /** `exists` says whether an account is still there: a scratch account may go while a request adds a fault. */
   constructor(
     private readonly shared?: SharedStorage,
     private readonly limit: number = LIMITS.faults,
+    private readonly exists: (accountId: string) => Promise<boolean> = async () => true,
   ) {}
 
   /** On PostgreSQL: loads the faults and follows the other instances' changes to them; resolves with a stop. */
@@ -67,9 +70,12 @@ export class Faults {
     checkLimit('faults', held, this.limit)
     if (this.shared) {
       const stored = await this.shared.faults.add(fault)
+      if (!stored) throw accountGone()
       this.#heard({account_id: accountId, added: stored}, true)
       return renderFault(stored.fault)
     }
+    // nothing runs between the look and the add: a deletion after it clears what was added
+    if (!(await this.exists(accountId))) throw accountGone()
     const faults = this.#byAccount.get(accountId) ?? []
     this.#byAccount.set(accountId, [...faults, fault])
     return renderFault(fault)

@@ -38,7 +38,7 @@ export function createServiceLayer(context: ServiceContext) {
   // support tracing and faults: in memory, beside the storage (docs/api.md, "The request log");
   // on PostgreSQL faults are in the database, for every instance (docs/postgres.md)
   const requests = new RequestLog(context.requestLogSize ?? REQUEST_LOG_SIZE)
-  const faults = new Faults(context.storage.shared, context.limits?.faults)
+  const faults = new Faults(context.storage.shared, context.limits?.faults, (id) => context.storage.has('accounts', id))
   // a reset and an account's deletion clear them too
   const traffic = {requests, faults}
   const {rateLimit} = context

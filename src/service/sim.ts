@@ -24,12 +24,15 @@ export class Sim {
 
   /**
    * Deletes the account's checks and all that followed from them, in one unit of work; says how many of each.
+   * It holds the account as a restore does: a push meanwhile comes wholly before it or after it, never a check
+   * whose events it deleted (docs/postgres.md, "Snapshots").
    *
    * @example
    * const deleted = await service.sim.reset('acct_demo') // {checks: 3, claims: 1, …}
    */
   async reset(accountId: string): Promise<Record<string, number>> {
     const deleted = await this.outbox.unit({reads: RESET}, async (tx) => {
+      await tx.lockAccount(accountId)
       const deleted: Record<string, number> = {}
       for (const name of RESET) deleted[name] = await tx.deleteAll(name, accountId)
       return deleted

@@ -15,6 +15,7 @@ import {
   tokenHeldElsewhere,
 } from '../domain/snapshots.js'
 import {CLOCK_SETTING} from '../webhooks/clock.js'
+import {actingAccount} from './accounts.js'
 import type {ServiceContext} from './context.js'
 import type {Outbox, UnitReads} from './outbox.js'
 import type {UnitOfWork} from './storage.js'
@@ -58,15 +59,17 @@ export class Snapshots {
    * const snapshot = await service.snapshots.save('acct_demo', 'lunch-rush')
    */
   save(accountId: string, name: string): Promise<SavedSnapshot> {
-    return this.outbox.unitFannedOut(ACCOUNT, async (tx) =>
-      tx.saveSnapshot({
+    return this.outbox.unitFannedOut({...ACCOUNT, account: accountId}, async (tx) => {
+      // a scratch account deleted while the request ran keeps no snapshot
+      await actingAccount(tx, accountId)
+      return tx.saveSnapshot({
         id: snapshotKey(accountId, name),
         name,
         created_at: this.context.now(),
         clock_offset_ms: (await tx.get('settings', CLOCK_SETTING))?.value ?? 0,
         account_id: accountId,
-      }),
-    )
+      })
+    })
   }
 
   /** The account's snapshots, oldest first, without their records. */
@@ -100,7 +103,8 @@ export class Snapshots {
   /** Stores an exported snapshot in the account, under the document's name (replacing one of that name). */
   import(accountId: string, document: SnapshotDocument): Promise<SnapshotRecord> {
     const snapshot = importedSnapshot(document, accountId)
-    return this.outbox.unit({reads: ['snapshots']}, async (tx) => {
+    return this.outbox.unit({reads: ['snapshots'], account: accountId}, async (tx) => {
+      await actingAccount(tx, accountId)
       tx.put('snapshots', snapshot.id, snapshot)
       return snapshot
     })

@@ -218,7 +218,8 @@ export interface StoredFault {
 export interface SharedFaults {
   /** Every fault with strikes left, oldest first; `accountId`: only that account's. */
   all(accountId?: string): Promise<StoredFault[]>
-  add(fault: FaultRecord): Promise<StoredFault>
+  /** Adds the fault; resolves with undefined, adding nothing, when its account is gone. */
+  add(fault: FaultRecord): Promise<StoredFault | undefined>
   /** False when the account has no fault `id` with strikes left. */
   remove(accountId: string, id: string): Promise<boolean>
   /** Removes every fault of the account; resolves with how many had strikes left. */

@@ -1,3 +1,4 @@
+import {request} from 'node:http'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {checkWith} from '../helpers/checks.js'
 import {OTHER_KEY, READ_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
@@ -69,6 +70,42 @@ describe('scratch accounts (POST /v1/sim/accounts)', () => {
     )
     expect((await server.api('DELETE', '/v1/sim/accounts/acct_demo')).status).toBe(404)
     expect((await server.api('GET', '/v1/locations')).status).toBe(200)
+  })
+
+  it('a change whose key was checked before its account was deleted is refused 401, as its key now is', async () => {
+    /**
+     * Sends `body` to `path` with the scratch account's key once `between` ran: the request is past its key's
+     * check (the server asked for the body, `100 Continue`) before the account goes. Resolves with the status.
+     */
+    const after = (key: string, path: string, body: unknown, between: () => Promise<void>) =>
+      new Promise<number>((resolve, reject) => {
+        const text = JSON.stringify(body)
+        const headers = {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+          expect: '100-continue',
+        }
+        const sent = request(`${server.url}${path}`, {method: 'POST', headers})
+        sent.on('continue', () => void between().then(() => sent.end(text), reject))
+        sent.on('response', (answer) => resolve(answer.resume().statusCode!))
+        sent.on('error', reject)
+      })
+    const changes: [string, unknown][] = [
+      ['/v1/sim/snapshots', {name: 'late'}],
+      ['/v1/sim/faults', {status: 500}],
+      [
+        '/v1/sim/snapshots/import',
+        {tablepay_snapshot: 1, name: 'late', account: 'acct_x', created_at: new Date().toISOString(), records: {}},
+      ],
+    ]
+    for (const [path, body] of changes) {
+      const scratch = (await server.api('POST', '/v1/sim/accounts')).body
+      const deleteIt = async () => {
+        expect((await server.api('DELETE', `/v1/sim/accounts/${scratch.id}`)).status).toBe(200)
+      }
+      expect([path, await after(scratch.api_keys[0].key, path, body, deleteIt)]).toEqual([path, 401])
+    }
   })
 
   it('deleting a scratch account deletes the scratch accounts it made, whose keys then stop working', async () => {

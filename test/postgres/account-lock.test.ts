@@ -1,0 +1,92 @@
+import pg from 'pg'
+import {afterEach, expect, it} from 'vitest'
+import type {RunningServer} from '../../src/server/start.js'
+import {checkWith} from '../helpers/checks.js'
+import {createTestDatabase} from '../helpers/postgres.js'
+import {call, startServerOn} from '../helpers/simulator.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+/** A server on a database of its own, a session that holds rows (`client`) and one that watches (`watcher`). */
+async function setup(): Promise<{server: RunningServer; client: pg.Client; watcher: pg.Client}> {
+  const db = await createTestDatabase()
+  const server = await startServerOn(db.url)
+  const [client, watcher] = [new pg.Client({connectionString: db.url}), new pg.Client({connectionString: db.url})]
+  await Promise.all([client.connect(), watcher.connect()])
+  cleanup.push(
+    () => db.drop(),
+    () => server.close(),
+    () => client.end(),
+    () => watcher.end(),
+  )
+  return {server, client, watcher}
+}
+
+/**
+ * Resolves once `sessions` sessions on `client`'s database wait for a lock, or `done` settled first. A session in
+ * a transaction sees the activity as it was at its first look, so `client` is not one that holds a lock.
+ */
+async function untilWaiting(client: pg.Client, sessions: number, done: Promise<unknown>): Promise<void> {
+  let settled = false
+  void done.finally(() => (settled = true))
+  const waiting =
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+  for (const deadline = Date.now() + 10_000; !settled;) {
+    if ((await client.query<{n: number}>(waiting)).rows[0]!.n >= sessions) return
+    if (Date.now() > deadline) throw new Error(`fewer than ${sessions} sessions ever waited for a lock`)
+  }
+}
+
+it('a push during a reset comes wholly before it or after it: never a check without its events', async () => {
+  const {server, client, watcher} = await setup()
+  const push = (id: string) => call(server.url, 'PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', 1, 100]])})
+  const before = await push('before')
+  const feedback = await call(server.url, 'POST', `/v1/sim/checks/${before.body.id}/feedback`, {body: {rating: 5}})
+  expect(feedback.status).toBe(201)
+  // another session holds the feedback's row: the reset waits there, past the checks, before the events
+  await client.query('BEGIN')
+  await client.query('SELECT 1 FROM feedback FOR UPDATE')
+  const reset = call(server.url, 'POST', '/v1/sim/reset')
+  await untilWaiting(watcher, 1, reset)
+  const during = push('during')
+  // the push waits for the reset, or (what must not be) commits while the reset is half done
+  await untilWaiting(watcher, 2, during)
+  await client.query('COMMIT')
+  expect([(await reset).status, (await during).status]).toEqual([200, 201])
+
+  const {body: checks} = await call(server.url, 'GET', '/v1/checks')
+  const {body: events} = await call(server.url, 'GET', '/v1/events?type=check.created')
+  expect(checks.data.map((check: {external_id: string}) => check.external_id)).toEqual(['during'])
+  expect(events.data.map((event: {data: {external_id: string}}) => event.data.external_id)).toEqual(['during'])
+})
+
+it('a snapshot or a fault added during a scratch account deletion is refused, and leaves no row behind', async () => {
+  const {server, client, watcher} = await setup()
+  const parent = (await call(server.url, 'POST', '/v1/sim/accounts')).body
+  const key = parent.api_keys[0].key
+  const child = (await call(server.url, 'POST', '/v1/sim/accounts', {key})).body
+  // another session holds the child's keys: the deletion waits there, the parent's records already deleted
+  await client.query('BEGIN')
+  await client.query('SELECT 1 FROM api_keys WHERE account_id = $1 FOR UPDATE', [child.id])
+  const deletion = call(server.url, 'DELETE', `/v1/sim/accounts/${parent.id}`)
+  await untilWaiting(watcher, 1, deletion)
+  const late = Promise.all([
+    call(server.url, 'POST', '/v1/sim/snapshots', {key, body: {name: 'late'}}),
+    call(server.url, 'POST', '/v1/sim/faults', {key, body: {status: 500}}),
+  ])
+  // both wait for the deletion, or (what must not be) write into an account half deleted
+  await untilWaiting(watcher, 3, late)
+  await client.query('COMMIT')
+  expect((await deletion).status).toBe(200)
+  expect((await late).map((answer) => answer.status)).toEqual([401, 401])
+
+  const left = await client.query(
+    'SELECT (SELECT count(*) FROM snapshots WHERE account_id = ANY($1))::int AS snapshots, ' +
+      '(SELECT count(*) FROM faults WHERE account_id = ANY($1))::int AS faults',
+    [[parent.id, child.id]],
+  )
+  expect(left.rows).toEqual([{snapshots: 0, faults: 0}])
+})
