@@ -59,7 +59,9 @@ export const CONNECTION_TIMEOUTS: ConnectionTimeouts = {headersMs: 60_000, reque
  * sends too slowly, or nothing, is closed (`timeouts`), so idle and
  * slowloris connections cannot pile up. What Node's parser refuses is
  * answered with the error body (internal/client-errors.ts); a request
- * target in absolute form reaches `handle` in origin form.
+ * target in absolute form reaches `handle` in origin form. Requests
+ * pipelined on one connection reach `handle` one after the other, each once
+ * the one before it is answered.
  */
 export async function listenOn(
   port: number,
@@ -69,7 +71,10 @@ export async function listenOn(
 ): Promise<Listener> {
   const serve: RequestListener = (req, res) => {
     if (req.url?.[0] !== '/') req.url = originForm(req.url ?? '')
-    handle(req, res)
+    // pipelined behind another, it runs once that one is answered: Node would run both at once, and a GET
+    // sent after a push must see it, pushes without `version` apply in the order sent (RFC 9112, 9.3.2)
+    if (res.socket === null) res.once('socket', () => handle(req, res))
+    else handle(req, res)
   }
   const server = createServer(
     {

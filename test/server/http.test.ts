@@ -1,4 +1,5 @@
 import {request, STATUS_CODES} from 'node:http'
+import {connect} from 'node:net'
 import {brotliCompressSync, deflateSync, gzipSync} from 'node:zlib'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {checkWith} from '../helpers/checks.js'
@@ -58,6 +59,32 @@ describe('HEAD', () => {
       expect(head.headers.get('content-type')).toMatch(/^text\/event-stream/)
     }
     expect((await fetch(`${sim.url}/v1/health`)).status).toBe(200)
+  })
+})
+
+describe('requests pipelined on one connection', () => {
+  it('run one after the other, in the order sent: a GET sees the push before it, pushes apply in order', async () => {
+    const {port} = new URL(sim.url)
+    const push = (price: number) => {
+      const body = JSON.stringify(checkWith([['a', 1, price]]))
+      return `PUT /v1/checks/external/piped HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${WRITE_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    }
+    const get = `GET /v1/checks/external/piped HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${WRITE_KEY}\r\nConnection: close\r\n\r\n`
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1')
+      let text = ''
+      socket.on('data', (chunk) => (text += chunk))
+      socket.on('close', () => resolve(text))
+      socket.write(push(100) + push(200) + push(300) + get)
+    })
+    const answers = answer.split(/(?=HTTP\/1\.1 \d{3} )/)
+    expect(answers.map((one) => /X-Tablepay-Push-Result: (\w+)/i.exec(one)?.[1] ?? one.split(' ')[1])).toEqual([
+      'created',
+      'updated',
+      'updated',
+      '200',
+    ])
+    expect(JSON.parse(answers[3]!.split('\r\n\r\n')[1]!).items[0].price_cents).toBe(300)
   })
 })
 
