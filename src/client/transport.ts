@@ -26,6 +26,31 @@ export interface Answered<T> {
 
 type Fetch = (input: string, init: RequestInit) => Promise<Response>
 
+/** The rejections of the exchanges under way (`settling`). */
+const underWay = new Set<(error: Error) => void>()
+let watching = false
+
+/**
+ * `exchange`, failed as a reset connection if the process has nothing else left to do while it is under way.
+ * Node 20's fetch can leave a call unsettled for ever when the server resets the connection as the request is
+ * sent; a CLI command would then end with exit code 0 and no word. Once nothing else keeps the process alive
+ * (`beforeExit`), no answer can come.
+ */
+function settling<T>(exchange: Promise<T>): Promise<T> {
+  if (!watching) process.on('beforeExit', failUnderWay)
+  watching = true
+  return new Promise<T>((resolve, reject) => {
+    underWay.add(reject)
+    exchange.then(resolve, reject).finally(() => underWay.delete(reject))
+  })
+}
+
+function failUnderWay(): void {
+  const ended = new Error('the connection ended without an answer')
+  for (const reject of underWay) reject(ended)
+  underWay.clear()
+}
+
 /**
  * The HTTP exchange under `TablepayClient`: an operation of the API sent by
  * its route id (`ROUTES`, src/domain/routes.ts) with the key, and its
@@ -38,14 +63,18 @@ type Fetch = (input: string, init: RequestInit) => Promise<Response>
  * const {data} = await transport.send('getCheck', {id: 'chk_1'})
  */
 export class Transport {
+  readonly #fetch: Fetch
+
   constructor(
     private readonly url: string,
     private readonly apiKey: string,
-    private readonly fetch: Fetch,
+    fetch: Fetch,
     private readonly timeoutMs: number,
     /** Sent with every request, besides the key (`ClientOptions.headers`). */
     private readonly headers: Readonly<Record<string, string>> = {},
-  ) {}
+  ) {
+    this.#fetch = (input, init) => settling(fetch(input, init))
+  }
 
   /** Operation `id`, with the values `params` of its path's parameters, answered. */
   async send<Id extends RouteId, T>(
@@ -80,7 +109,7 @@ export class Transport {
   ): Promise<Answered<unknown>> {
     const timeout = this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined
     try {
-      const response = await this.fetch(`${this.url}/v1${path}`, this.#init(method, sent, timeout))
+      const response = await this.#fetch(`${this.url}/v1${path}`, this.#init(method, sent, timeout))
       const text = await response.text()
       let data: unknown = text === '' ? null : text
       try {
@@ -133,7 +162,7 @@ export class Transport {
   async #answer(url: string, init: RequestInit, timeout: AbortSignal | undefined): Promise<Response> {
     let response: Response
     try {
-      response = await this.fetch(url, init)
+      response = await this.#fetch(url, init)
     } catch (error) {
       throw this.#unanswered(error, timeout)
     }
