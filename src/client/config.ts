@@ -2,7 +2,8 @@ import {readFile} from 'node:fs/promises'
 import {dirname, join, resolve} from 'node:path'
 import type {ClientOptions} from './client.js'
 import {TablepayConfigError} from './errors.js'
-import {isAlive, registeredServers, registryDir, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
+import {isAlive} from '../shared/process-alive.js'
+import {registeredServers, registryDir, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
 import {serverBase} from '../shared/server-url.js'
 
 export {SERVER_FILE, type ServerFile}

@@ -2,6 +2,7 @@ import {readdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 import {makeDir} from './make-dir.js'
+import {isAlive} from './process-alive.js'
 
 /** The file `tablepay serve` writes into its data dir on start, so clients started there need no flags. */
 export const SERVER_FILE = 'server.json'
@@ -59,16 +60,6 @@ export async function registerServer(server: ServerFile, env = process.env): Pro
 /** Every readable entry of the registry; a server killed without cleaning up leaves one whose pid is gone. */
 export async function registeredServers(env = process.env): Promise<ServerFile[]> {
   return (await readEntries(registryDir(env))).map(([, entry]) => entry)
-}
-
-/** Whether process `pid` runs (EPERM: it does, as another user's). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 async function readEntries(dir: string): Promise<[name: string, entry: ServerFile][]> {

@@ -1,6 +1,7 @@
 import {link, open, readdir, readFile, rm} from 'node:fs/promises'
 import {uptime} from 'node:os'
 import {join} from 'node:path'
+import {isAlive, processStat} from '../shared/process-alive.js'
 
 /**
  * A server holds a data dir by creating `server.<generation>.lock`. A lock
@@ -27,25 +28,8 @@ interface LockFile {
 const held = new Set<string>()
 const locking = new Set<string>()
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 /** When the process started, from /proc (field 22 of its stat); undefined where there is no /proc. */
-async function processStart(pid: number): Promise<string | undefined> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
-  } catch {
-    return undefined
-  }
-}
+const processStart = (pid: number): string | undefined => processStat(pid)?.[19]
 
 async function readLock(path: string): Promise<LockFile | undefined> {
   try {
@@ -63,7 +47,7 @@ async function isHeld(path: string, lock: LockFile | undefined): Promise<boolean
   // our own pid in a lock we do not hold is a previous run's: containers restart with the same pid
   if (lock.pid === process.pid) return held.has(path)
   if (!isAlive(lock.pid)) return false
-  const start = await processStart(lock.pid)
+  const start = processStart(lock.pid)
   if (start !== undefined && lock.proc_start !== undefined) return start === lock.proc_start
   // no /proc, or a legacy lock: a lock from before the last boot is a dead server's
   return Date.parse(lock.started_at) > Date.now() - uptime() * 1000
@@ -132,7 +116,7 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   if (locking.has(dir)) throw inUse(dir, {pid: process.pid, path: join(dir, 'server.*.lock')})
   locking.add(dir)
   try {
-    const proc_start = await processStart(process.pid)
+    const proc_start = processStart(process.pid)
     const content = JSON.stringify({pid: process.pid, started_at: new Date().toISOString(), proc_start})
     for (let attempt = 0; attempt < 10; attempt++) {
       // one look decides both: the generation to create is the one after the lock found dead
