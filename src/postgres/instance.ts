@@ -132,6 +132,25 @@ export class PgInstance implements SharedStorage {
     claimDeliveries(this.sql, asked, this.owner, this.scope.lifeLock),
   )
 
+  /**
+   * Runs `change` holding the sandbox's clock lock on this instance's session (docs/postgres.md, "The scheduler
+   * clock across instances"). Without a session, or with one lost while it waits, without the lock: the session
+   * comes back by itself, and the clock is a simulator's, not worth failing the advance for.
+   */
+  async clockTurn<T>(change: () => Promise<T>): Promise<T> {
+    const session = this.#session
+    const key = [`tablepay-clock:${this.scope.changes}`]
+    const locked = await session?.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', key).then(
+      () => true,
+      () => false,
+    )
+    try {
+      return await change()
+    } finally {
+      if (locked) await session!.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', key).catch(() => {})
+    }
+  }
+
   /** Presence's stretch of time surely alone (src/postgres/presence.ts): what the storage's check cache is kept for. */
   get aloneStretch(): number | undefined {
     return this.#presence.aloneStretch

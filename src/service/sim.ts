@@ -66,6 +66,14 @@ export class Sim {
     )
   }
 
+  /**
+   * Runs `change` (an advance, a reset) while no other instance on the database changes the clock: two advances
+   * through two instances add up (docs/postgres.md, "The scheduler clock across instances"). Alone, at once.
+   */
+  clockTurn<T>(change: () => Promise<T>): Promise<T> {
+    return this.context.storage.shared?.clockTurn(change) ?? change()
+  }
+
   /** Saves the clock's offset before the clock moves: after a crash, retries scheduled on it are not in its future. */
   saveClockOffset(offset: number): Promise<void> {
     // as the advance that follows reads the deliveries: every one due by its end

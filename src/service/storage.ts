@@ -202,6 +202,8 @@ export interface SharedStorage {
   onReconnect(listener: () => void): () => void
   /** The faults of every instance, in the database (docs/postgres.md, "Faults across instances"). */
   readonly faults: SharedFaults
+  /** Runs `change` holding the clock's lock: another instance's clock change runs wholly before or after it. */
+  clockTurn<T>(change: () => Promise<T>): Promise<T>
 }
 
 /** A fault as the database keeps it: the record, and its place in creation order. */

@@ -9,6 +9,8 @@ export interface ClockStore {
   clockOffset(): Promise<number>
   /** Calls `listener` with each offset another instance saves. */
   followClock(listener: (offset: number) => void): () => void
+  /** Runs `change` while no other instance changes the clock: wholly before it or after it. */
+  clockTurn<T>(change: () => Promise<T>): Promise<T>
 }
 
 /** What the clock drives: the dispatcher's queues and the attempts out. */
@@ -131,21 +133,25 @@ export class ClockDriver {
    * of it has run.
    */
   advance(seconds: number): Promise<number> {
-    // from the shared clock as last saved: another instance may have moved it (docs/postgres.md)
-    return this.#queue(async () => {
-      await this.syncClock()
-      return this.#advanceNow(seconds)
-    })
+    // from the shared clock as last saved, and in turn with the other instances' advances (docs/postgres.md)
+    return this.#queue(() =>
+      this.store.clockTurn(async () => {
+        await this.syncClock()
+        return this.#advanceNow(seconds)
+      }),
+    )
   }
 
   /** Puts the clock back on the wall clock; pending deliveries keep their due times (docs/api.md "Webhooks"). */
   reset(): Promise<void> {
-    return this.#queue(async () => {
-      await this.store.saveClockOffset(0)
-      this.clock.reset()
-      this.#disarm()
-      this.work.run()
-    })
+    return this.#queue(() =>
+      this.store.clockTurn(async () => {
+        await this.store.saveClockOffset(0)
+        this.clock.reset()
+        this.#disarm()
+        this.work.run()
+      }),
+    )
   }
 
   /**

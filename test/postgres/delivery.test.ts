@@ -197,6 +197,18 @@ describe('delivery across instances on one database', () => {
     expect(await clock(b)).toMatchObject({offset_seconds: 0})
   })
 
+  it("advances through both instances at once add up, on both instances' clocks", async () => {
+    const [a, b] = await twoInstances()
+    const advances = Array.from({length: 12}, (_, i) =>
+      call((i % 2 === 0 ? a : b).url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 100}}),
+    )
+    expect((await Promise.all(advances)).map((answer) => answer.status)).toEqual(Array(12).fill(200))
+    for (const server of [a, b]) {
+      const {body: clock} = await call(server.url, 'GET', '/v1/sim/clock')
+      expect(Math.round(clock.offset_seconds)).toBe(1200)
+    }
+  })
+
   it('an instance follows the clock another one saves, with no request of its own', async () => {
     const db = await database()
     const seedFile = await writeSeed(await makeTempDir())

@@ -42,6 +42,7 @@ function database() {
         return () => {}
       },
       onReconnect: () => () => {},
+      clockTurn: (change) => change(),
       faults: table,
     }
     faults = new Faults(shared)

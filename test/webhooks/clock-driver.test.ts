@@ -26,6 +26,7 @@ function setup({shared = false, hold = false} = {}) {
       followers.push(listener)
       return () => (followers = followers.filter((f) => f !== listener))
     },
+    clockTurn: (change) => change(),
   }
   const attempts = new AttemptCounter()
   const state = {due: [] as number[], ranAt: [] as number[], out: 0, ends: [] as (() => void)[], runs: 0}
@@ -154,6 +155,7 @@ describe('ClockDriver: the timer', () => {
       saveClockOffset: async () => {},
       clockOffset: async () => 0,
       followClock: () => () => {},
+      clockTurn: (change) => change(),
     }
     const driver = new ClockDriver(clock, store, work, new AttemptCounter())
     driver.arm()
