@@ -1,4 +1,4 @@
-import {type ParamsOf, ROUTES, type RouteId, routePath} from '../domain/routes.js'
+import {type ParamsOf, type Route, ROUTES, type RouteId, routePath} from '../domain/routes.js'
 import {
   TablepayApiError,
   TablepayConnectionError,
@@ -94,6 +94,7 @@ export class Transport {
       // something else answers at the URL: another service on the port, a proxy's page
       throw new TablepayUnexpectedAnswerError(this.url, response.status, text)
     }
+    if (!isAnswerOf(id, data)) throw new TablepayUnexpectedAnswerError(this.url, response.status, text)
     return {data, headers: response.headers, status: response.status}
   }
 
@@ -176,6 +177,18 @@ export class Transport {
       ? new TablepayTimeoutError(this.url, this.timeoutMs)
       : new TablepayConnectionError(this.url, error)
   }
+}
+
+/**
+ * Whether `data` looks like route `id`'s answer: an object holding the field its answers hold (`Route.answers`),
+ * and a list's items in an array. JSON of another shape (`null`, `{"data": 5}`) would reach a command's output as
+ * nonsense, or as an error of its own code.
+ */
+function isAnswerOf(id: RouteId, data: unknown): boolean {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return false
+  const route: Route = ROUTES[id]
+  if (!((route.answers ?? 'object') in data)) return false
+  return (data as {object?: unknown}).object !== 'list' || Array.isArray((data as {data?: unknown}).data)
 }
 
 function queryString(query: Query = {}): string {

@@ -7,6 +7,11 @@ export interface Route {
   path: string
   /** Null for a public route. */
   scope: Scope | null
+  /**
+   * The field every 2xx answer of it holds, by which the client tells the API's answer from another's: `object`
+   * ("check", "list"…) unless named here.
+   */
+  answers?: string
 }
 
 /**
@@ -17,8 +22,8 @@ export interface Route {
  * at every command's start.
  */
 export const ROUTES = {
-  getHealth: {method: 'GET', path: '/health', scope: null},
-  getOpenApi: {method: 'GET', path: '/openapi.json', scope: null},
+  getHealth: {method: 'GET', path: '/health', scope: null, answers: 'status'},
+  getOpenApi: {method: 'GET', path: '/openapi.json', scope: null, answers: 'openapi'},
   listLocations: {method: 'GET', path: '/locations', scope: 'read'},
 
   pushCheck: {method: 'PUT', path: '/checks/external/{external_check_id}', scope: 'write'},
@@ -65,7 +70,7 @@ export const ROUTES = {
   getSnapshot: {method: 'GET', path: '/sim/snapshots/{name}', scope: 'read'},
   deleteSnapshot: {method: 'DELETE', path: '/sim/snapshots/{name}', scope: 'write'},
   restoreSnapshot: {method: 'POST', path: '/sim/snapshots/{name}/restore', scope: 'write'},
-  exportSnapshot: {method: 'GET', path: '/sim/snapshots/{name}/export', scope: 'read'},
+  exportSnapshot: {method: 'GET', path: '/sim/snapshots/{name}/export', scope: 'read', answers: 'tablepay_snapshot'},
   importSnapshot: {method: 'POST', path: '/sim/snapshots/import', scope: 'write'},
 
   // the receiver side (docs/api.md, "Webhooks"): updates, rotation, recovery, resend, known secrets and chaos

@@ -46,6 +46,7 @@ describe('a server that takes more than a second', () => {
       const run = startCommand(['webhooks', 'ping', 'we_slow'], {env})
       await run.waitForStderr('Waiting for the receiver')
       answerHeld({
+        object: 'webhook_test',
         endpoint_id: 'we_slow',
         event_id: 'evt_slow',
         succeeded: true,

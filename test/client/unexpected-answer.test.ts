@@ -1,0 +1,30 @@
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {afterEach, describe, expect, it} from 'vitest'
+import {TablepayClient} from '../../src/client/client.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+describe('an answer that is JSON but not the API', () => {
+  it('fails the call with unexpected_answer, whatever shape it has, instead of handing it on', async () => {
+    const shapes = ['null', '5', '[]', '{"data":5}', '{"object":"list","data":5}', '{"status":"ok"}']
+    let shape = ''
+    const server = createServer((req, res) => {
+      req.resume()
+      res.writeHead(200, {'content-type': 'application/json'}).end(shape)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    cleanup.push(() => new Promise((resolve) => server.close(resolve)))
+    const client = new TablepayClient({url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k'})
+    for (shape of shapes) {
+      for (const call of [() => client.listChecks(), () => client.getClock(), () => client.advanceClock(3600)])
+        await expect(call()).rejects.toMatchObject({code: 'unexpected_answer'})
+    }
+    // the routes whose answers hold no `object` are told by their own field
+    shape = '{"status":"ok"}'
+    await expect(client.getHealth()).resolves.toEqual({status: 'ok'})
+  })
+})
