@@ -1,6 +1,7 @@
 import {createParser} from 'eventsource-parser'
 import type {RequestEntry} from '../domain/request-log.js'
 import type {Delivery, Event} from '../domain/schemas.js'
+import {TablepayUnexpectedAnswerError} from './errors.js'
 
 /** One message of `GET /sim/stream`: a new event, or a delivery that was created or attempted. */
 export type StreamMessage = {type: 'event'; data: Event} | {type: 'delivery'; data: Delivery}
@@ -11,8 +12,10 @@ export type RequestStreamMessage = StreamMessage | {type: 'request'; data: Reque
 /**
  * Parses the server-sent event stream of `response` (eventsource-parser: LF,
  * CR or CRLF line ends, a BOM, comments, `id:` and multi-line `data:`), and
- * yields the messages of `types` whose data is JSON. Ends quietly when the
- * body ends or `signal` aborts.
+ * yields the messages of `types`. Ends quietly when the body ends or
+ * `signal` aborts; a message of those types whose data is not one of the
+ * API's objects (JSON with an `object`) fails it with `unexpected_answer`:
+ * another server answers at the URL.
  *
  * The body is locked at once, before the caller awaits anything else: undici
  * cancels the body of a Response that is garbage-collected while its body is
@@ -32,7 +35,20 @@ export function readServerSentEvents(
   signal?: AbortSignal,
   types: readonly string[] = STREAM_TYPES,
 ): AsyncGenerator<RequestStreamMessage> {
-  return parseStream(response.body!.getReader(), signal, types)
+  const origin = URL.canParse(response.url) ? new URL(response.url).origin : 'the stream'
+  return parseStream(response.body!.getReader(), signal, types, origin)
+}
+
+/** The object a message's `data` holds, when it is one of the API's (it says its `object`). */
+function apiObject(data: string): unknown {
+  try {
+    const value: unknown = JSON.parse(data)
+    return typeof value === 'object' && value !== null && typeof (value as {object?: unknown}).object === 'string'
+      ? value
+      : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The messages a stream yields unless asked for more: `request` messages are for `logs tail`. */
@@ -48,6 +64,7 @@ async function* parseStream(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   signal: AbortSignal | undefined,
   types: readonly string[],
+  origin: string,
 ) {
   // TextDecoder drops a leading BOM, as the EventSource standard asks
   const decoder = new TextDecoder()
@@ -56,8 +73,10 @@ async function* parseStream(
   const parser = createParser({
     maxBufferSize: MAX_MESSAGE_CHARS,
     onEvent: ({event = 'message', data}) => {
-      if (types.includes(event) && data !== '')
-        parsed.push({type: event, data: JSON.parse(data)} as RequestStreamMessage)
+      if (!types.includes(event) || data === '') return
+      const value = apiObject(data)
+      if (value === undefined) failure ??= new TablepayUnexpectedAnswerError(origin, 200, data)
+      else parsed.push({type: event, data: value} as RequestStreamMessage)
     },
     onError: (error) => {
       if (error.type === 'max-buffer-size-exceeded') failure ??= new Error(`stream: ${error.message}`)

@@ -22,8 +22,8 @@ async function messagesOf(chunks: (string | Uint8Array)[], types?: string[]) {
   return read
 }
 
-const event = {id: 'evt_1', type: 'check.created', note: 'café ☕'}
-const delivery = {id: 'dlv_1', status: 'pending'}
+const event = {id: 'evt_1', object: 'event', type: 'check.created', note: 'café ☕'}
+const delivery = {id: 'dlv_1', object: 'delivery', status: 'pending'}
 
 describe('readServerSentEvents', () => {
   it('reads messages whose lines end in LF, CRLF or CR alike', async () => {
@@ -67,12 +67,20 @@ describe('readServerSentEvents', () => {
 
   it('yields only the types asked for, and no message without data', async () => {
     const text =
-      `event: request\ndata: {"id":"req_1"}\n\n` +
+      `event: request\ndata: {"id":"req_1","object":"request"}\n\n` +
       `data: {"unnamed":true}\n\n` +
       `event: event\n\n` +
       `event: event\ndata: ${JSON.stringify(event)}\n\n`
     expect(await messagesOf([text])).toEqual([{type: 'event', data: event}])
-    expect(await messagesOf([text], ['request'])).toEqual([{type: 'request', data: {id: 'req_1'}}])
+    expect(await messagesOf([text], ['request'])).toEqual([{type: 'request', data: {id: 'req_1', object: 'request'}}])
+  })
+
+  it("fails with unexpected_answer on a message of a type asked for whose data is not one of the API's objects", async () => {
+    const good = `event: event\ndata: ${JSON.stringify(event)}\n\n`
+    for (const data of ['{not json', 'null', '5', '[]', '{"id":"evt_1"}'])
+      await expect(messagesOf([good, `event: event\ndata: ${data}\n\n`]), data).rejects.toMatchObject({
+        code: 'unexpected_answer',
+      })
   })
 
   it('gives up on a message that grows past the bound instead of holding it all', async () => {
