@@ -29,6 +29,7 @@ export interface ServeFlags {
   /** Seconds. */
   'receiver-timeout': number
   cors?: string[]
+  'public-url'?: string
   log?: boolean
   'request-log': number
   'rate-limit'?: number
@@ -75,6 +76,7 @@ export async function startServing(
     },
     register,
     cors: flags.cors,
+    publicUrl: flags['public-url'],
     requestLog: flags['request-log'],
     rateLimit: flags['rate-limit'],
     accessLog: logLines

@@ -28,6 +28,11 @@ export interface ServeOptions extends ServiceOptions {
   register?: boolean
   /** Exported snapshots to store and restore into their accounts at start (`serve --import`). */
   imports?: readonly string[]
+  /**
+   * The URL clients reach the server at, when it is not the one it listens on (a proxy, a load balancer in front
+   * of several instances): links in resources (`guest_url`) are made from it (`serve --public-url`).
+   */
+  publicUrl?: string
 }
 
 export interface RunningServer {
@@ -81,7 +86,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const listening = (listener = await listenOn(options.port, options.host, (req, res) => handler(req, res)))
     const {url} = listening
     await startSeam.afterListening()
-    const running = (service = await createService(store, url, options, imports))
+    const running = (service = await createService(store, options.publicUrl ?? url, options, imports))
     handler = running.listener
     const accounts = await running.service.records.accounts()
     const info = describeServer(url, accounts, dataDir)

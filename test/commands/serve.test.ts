@@ -246,3 +246,36 @@ describe('serve --cors', () => {
     expect(stderr).toContain('"http://localhost:5173/app" is not an origin')
   })
 })
+
+describe('serve --public-url', () => {
+  it('makes guest links from the URL given, without its trailing slash', async () => {
+    const server = await startCliServer([
+      '--memory',
+      '--seed',
+      'fixtures/seed.json',
+      '--public-url',
+      'https://lb.example/',
+    ])
+    try {
+      const pushed = await fetch(`${server.url}/checks/external/pub-1`, {
+        method: 'PUT',
+        headers: {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json'},
+        body: JSON.stringify({
+          table: {number: '1'},
+          status: 'open',
+          items: [],
+          totals: {subtotal_cents: 0, tax_cents: 0, total_cents: 0},
+        }),
+      })
+      expect(((await pushed.json()) as {guest_url: string}).guest_url).toMatch(/^https:\/\/lb\.example\/t\//)
+    } finally {
+      await server.stop()
+    }
+  })
+
+  it('refuses what is not an http(s) URL, naming it (exit 2)', async () => {
+    const {code, stderr} = await runCommand(['serve', '--port', '0', '--memory', '--public-url', 'ftp://lb.example'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('"ftp://lb.example" is not a URL clients can reach the server at')
+  })
+})

@@ -318,3 +318,19 @@ describe('lists', () => {
     expect(answer.body.error.code).toBe('validation_failed')
   })
 })
+
+describe('serve --public-url', () => {
+  it('makes guest_url, in answers and in events, from the URL clients reach the server at', async () => {
+    const sim = await startTestServer({serve: {publicUrl: 'https://sandbox.example/tp'}})
+    try {
+      const pushed = await sim.api('PUT', '/v1/checks/external/pub-1', {body: checkWith([['a', 1, 100]])})
+      expect(pushed.body.guest_url).toMatch(/^https:\/\/sandbox\.example\/tp\/t\/[\w-]+$/)
+      const {body: events} = await sim.api('GET', '/v1/events?type=check.created')
+      expect(events.data.map((event: {data: {guest_url: string}}) => event.data.guest_url)).toEqual([
+        pushed.body.guest_url,
+      ])
+    } finally {
+      await sim.close()
+    }
+  })
+})

@@ -19,6 +19,15 @@ function corsOrigin(text: string): string {
   return url.origin
 }
 
+/** A URL a client reaches the server at: http(s), no query or fragment; without its trailing slash. */
+function publicUrl(text: string): string {
+  const url = URL.canParse(text) ? new URL(text) : undefined
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username) {
+    throw new Error(`"${text}" is not a URL clients can reach the server at: give http(s)://host[:port][/path].`)
+  }
+  return url.href.replace(/\/+$/, '')
+}
+
 /** --port, whose default is serve's well-known port and exec's free one. */
 const port = (fallback: number) =>
   Flags.integer({
@@ -105,6 +114,12 @@ export const serveFlags = {
     summary: 'Browser pages of these origins may call the API: ORIGIN[,ORIGIN…], or * for any.',
     helpValue: 'ORIGINS',
     parse: async (text) => text.split(',').map((o) => corsOrigin(o.trim())),
+  })(),
+  'public-url': Flags.custom<string>({
+    summary:
+      'The URL clients reach this server at, behind a proxy or load balancer: guest_url links are made from it. Give every instance of one sandbox the same.',
+    helpValue: 'URL',
+    parse: async (text) => publicUrl(text),
   })(),
   log: log('Print one access line per API request (JSON lines with --json). Default: on when stdout is a terminal.'),
   'request-log': Flags.integer({
