@@ -110,6 +110,14 @@ const formatMs = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms
  * A success answer that is not the API's JSON: something other than tablepay
  * answers at the URL (another service on the port, a proxy's page).
  */
+/**
+ * Whether `value` is one of the API's objects: a JSON object holding `field`, which every answer of a route
+ * holds (`object`: "check", "list"…, unless its route names another, src/domain/routes.ts). Anything else
+ * answered at the URL is a `TablepayUnexpectedAnswerError`.
+ */
+export const isApiObject = (value: unknown, field = 'object'): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && field in value
+
 export class TablepayUnexpectedAnswerError extends TablepayError {
   constructor(
     readonly url: string,

@@ -1,7 +1,7 @@
 import {createParser} from 'eventsource-parser'
 import type {RequestEntry} from '../domain/request-log.js'
 import type {Delivery, Event} from '../domain/schemas.js'
-import {TablepayUnexpectedAnswerError} from './errors.js'
+import {isApiObject, TablepayUnexpectedAnswerError} from './errors.js'
 
 /** One message of `GET /sim/stream`: a new event, or a delivery that was created or attempted. */
 export type StreamMessage = {type: 'event'; data: Event} | {type: 'delivery'; data: Delivery}
@@ -39,13 +39,11 @@ export function readServerSentEvents(
   return parseStream(response.body!.getReader(), signal, types, origin)
 }
 
-/** The object a message's `data` holds, when it is one of the API's (it says its `object`). */
+/** The object a message's `data` holds, when it is one of the API's (`isApiObject`). */
 function apiObject(data: string): unknown {
   try {
     const value: unknown = JSON.parse(data)
-    return typeof value === 'object' && value !== null && typeof (value as {object?: unknown}).object === 'string'
-      ? value
-      : undefined
+    return isApiObject(value) ? value : undefined
   } catch {
     return undefined
   }

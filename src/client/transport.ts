@@ -2,6 +2,7 @@ import {type ParamsOf, type Route, ROUTES, type RouteId, routePath} from '../dom
 import {
   TablepayApiError,
   TablepayConnectionError,
+  isApiObject,
   TablepayError,
   type TablepayErrorBody,
   TablepayTimeoutError,
@@ -185,10 +186,8 @@ export class Transport {
  * nonsense, or as an error of its own code.
  */
 function isAnswerOf(id: RouteId, data: unknown): boolean {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return false
   const route: Route = ROUTES[id]
-  if (!((route.answers ?? 'object') in data)) return false
-  return (data as {object?: unknown}).object !== 'list' || Array.isArray((data as {data?: unknown}).data)
+  return isApiObject(data, route.answers) && (data.object !== 'list' || Array.isArray(data.data))
 }
 
 function queryString(query: Query = {}): string {

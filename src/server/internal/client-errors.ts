@@ -42,13 +42,11 @@ const answerOn = (socket: Socket): ServerResponse | undefined =>
  * land inside an answer already begun is not sent.
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET') return void socket.destroy()
   const answer = answerOn(socket)
   // a whole request before this one, still being answered: the refusal follows its answer (and the next's)
-  if (answer?.req.complete && error.code !== 'ECONNRESET') {
-    answer.once('finish', () => answerClientError(error, socket))
-    return
-  }
-  if (error.code !== 'ECONNRESET' && socket.writable && !answer?.headersSent) {
+  if (answer?.req.complete) return void answer.once('finish', () => answerClientError(error, socket))
+  if (socket.writable && !answer?.headersSent) {
     const refusal = clientError(error)
     const {body, headers} = answerOf(refusal, requestIdFor(undefined))
     const head = Object.entries({...headers, connection: 'close'}).map(([name, value]) => `${name}: ${value}\r\n`)
