@@ -126,8 +126,10 @@ describe('the scheduler clock at the end of year 9999', () => {
     expect([clock.status, clock.body.now]).toEqual([200, '9999-12-31T23:59:59.999Z'])
     await push('t-last')
     await receiver.waitFor(1)
-    // every retry falls due at the last time too: the advance makes them all, and the delivery goes dead
-    expect((await advance(3600)).attempts).toBe(6)
+    // every retry falls due at the last time too, already past: each runs as soon as the attempt before it is
+    // recorded, with or without the advance, which ends once all six have; the delivery then is dead
+    const {attempts} = await advance(3600)
+    expect(attempts).toBeLessThanOrEqual(6)
     expect(receiver.received).toHaveLength(7)
     expect(await deliveriesOf(endpoint.id)).toMatchObject([{status: 'dead', next_attempt_at: null}])
   })
