@@ -254,14 +254,22 @@ export class PgReader implements Reader {
     return savedSnapshots(this.sql, accountId)
   }
 
-  /** Not locked: the rows are another account's, which this unit does not change (a restore refuses them). */
+  /**
+   * Not locked: the rows are another account's, which this unit does not change (a restore refuses them). In a
+   * unit, an id no account holds is noted absent (`absent`): a restore inserts it instead of upserting it, and
+   * an `ON CONFLICT` cost PostgreSQL about 15 % of each insert (docs/postgres.md, "Snapshots").
+   */
   async heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]> {
     if (ids.length === 0) return []
-    const result = await this.sql.query<Holder>(
-      `SELECT id, account_id FROM ${collection} WHERE id = ANY($1::text[]) AND account_id <> $2::text`,
-      [ids.map(text), text(accountId)],
-    )
-    return result.rows.map((row) => ({id: untext(row.id), account_id: untext(row.account_id)}))
+    const result = await this.sql.query<Holder>(`SELECT id, account_id FROM ${collection} WHERE id = ANY($1::text[])`, [
+      ids.map(text),
+    ])
+    const holders = result.rows.map((row) => ({id: untext(row.id), account_id: untext(row.account_id)}))
+    if (this.locked) {
+      const held = new Set(holders.map(({id}) => id))
+      for (const id of ids) if (!held.has(id)) this.absent.add(`${collection}\u0000${id}`)
+    }
+    return holders.filter((holder) => holder.account_id !== accountId)
   }
 
   async guestTokensElsewhere(tokens: readonly string[], accountId: string): Promise<string[]> {

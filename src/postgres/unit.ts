@@ -281,7 +281,8 @@ export class PgUnit extends PgReader implements UnitOfWork {
       if (record === null || renewed.has(key)) (record === null ? writes.deletes : writes.renewals).push(id)
       if (record === null) continue
       texts.of(record)
-      if (this.absent.has(key)) writes.inserts.push(change)
+      // found absent, or deleted before in this unit: nothing holds its id when it is written
+      if (this.absent.has(key) || renewed.has(key)) writes.inserts.push(change)
       else writes.upserts.push(change)
     }
     const writes: Write[] = []

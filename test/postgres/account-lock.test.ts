@@ -11,7 +11,7 @@ afterEach(async () => {
 })
 
 /** A server on a database of its own, a session that holds rows (`client`) and one that watches (`watcher`). */
-async function setup(): Promise<{server: RunningServer; client: pg.Client; watcher: pg.Client}> {
+async function setup(): Promise<{server: RunningServer; client: pg.Client; watcher: pg.Client; url: string}> {
   const db = await createTestDatabase()
   const server = await startServerOn(db.url)
   const [client, watcher] = [new pg.Client({connectionString: db.url}), new pg.Client({connectionString: db.url})]
@@ -22,7 +22,7 @@ async function setup(): Promise<{server: RunningServer; client: pg.Client; watch
     () => client.end(),
     () => watcher.end(),
   )
-  return {server, client, watcher}
+  return {server, client, watcher, url: db.url}
 }
 
 /**
@@ -89,4 +89,38 @@ it('a snapshot or a fault added during a scratch account deletion is refused, an
     [[parent.id, child.id]],
   )
   expect(left.rows).toEqual([{snapshots: 0, faults: 0}])
+})
+
+it('a restore never takes a record another account made while it ran: it is refused, and the other keeps it', async () => {
+  const {server, client, watcher, url} = await setup()
+  const second = await startServerOn(url)
+  cleanup.push(() => second.close())
+  const other = (await call(server.url, 'POST', '/v1/sim/accounts')).body
+  const key = other.api_keys[0].key
+  const check = (await call(server.url, 'PUT', '/v1/checks/external/shared', {body: checkWith([['a', 1, 100]])})).body
+  expect((await call(server.url, 'POST', '/v1/sim/snapshots', {body: {name: 'mine'}})).status).toBe(201)
+  const {body: mine} = await call(server.url, 'GET', '/v1/sim/snapshots/mine/export')
+  expect((await call(server.url, 'POST', '/v1/sim/reset')).status).toBe(200)
+  // the other account's snapshot holds the same check (an export keeps its ids), at its own location
+  expect((await call(server.url, 'POST', '/v1/sim/snapshots', {key, body: {name: 'theirs'}})).status).toBe(201)
+  const {body: theirs} = await call(server.url, 'GET', '/v1/sim/snapshots/theirs/export', {key})
+  const location = theirs.records.locations[0].id
+  theirs.records.checks = [{...mine.records.checks[0], location_id: location}]
+  expect((await call(server.url, 'POST', '/v1/sim/snapshots/import', {key, body: theirs})).status).toBe(201)
+
+  // another session holds this account's locations: the restore waits there, having found the check's id free
+  await client.query('BEGIN')
+  await client.query('SELECT 1 FROM locations WHERE account_id = $1 FOR UPDATE', ['acct_demo'])
+  const restore = call(server.url, 'POST', '/v1/sim/snapshots/mine/restore')
+  await untilWaiting(watcher, 1, restore)
+  // through another instance: restores through one take turns
+  expect((await call(second.url, 'POST', '/v1/sim/snapshots/theirs/restore', {key})).status).toBe(200)
+  await client.query('COMMIT')
+
+  // the restore finds the id taken when it writes (not writing over the other account's check)
+  const refused = await restore
+  expect(refused.status).toBe(422)
+  expect(refused.body.error.message).toContain(check.id)
+  expect((await call(server.url, 'GET', `/v1/checks/${check.id}`, {key})).body).toMatchObject({location_id: location})
+  expect((await call(server.url, 'GET', `/v1/checks/${check.id}`)).status).toBe(404)
 })
