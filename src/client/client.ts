@@ -389,7 +389,8 @@ export class TablepayClient {
    * `scenario run`'s `request` and `expect` steps do. `body` is sent as
    * JSON; the answer's `data` is its parsed JSON (its text when it is not
    * JSON). Throws only when no answer comes (`TablepayConnectionError`,
-   * `TablepayTimeoutError`).
+   * `TablepayTimeoutError`), or when it is an event stream, which never
+   * ends (`TablepayEventStreamError`: read one with `stream()`).
    *
    * @example
    * const {status, data} = await client.request('GET', '/checks/external/t12')

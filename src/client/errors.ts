@@ -132,3 +132,18 @@ export class TablepayUnexpectedAnswerError extends TablepayError {
     this.name = 'TablepayUnexpectedAnswerError'
   }
 }
+
+/** A request answered with an event stream, which never ends: it is read as a stream (`stream()`), not as one answer. */
+export class TablepayEventStreamError extends TablepayError {
+  constructor(
+    readonly url: string,
+    request: string,
+  ) {
+    super(
+      'unexpected_answer',
+      `${request} at ${url} answers an event stream, which never ends: read it with \`tablepay listen\` ` +
+        '(`client.stream()`), not as one answer.',
+    )
+    this.name = 'TablepayEventStreamError'
+  }
+}

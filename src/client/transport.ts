@@ -2,6 +2,7 @@ import {type ParamsOf, type Route, ROUTES, type RouteId, routePath} from '../dom
 import {
   TablepayApiError,
   TablepayConnectionError,
+  TablepayEventStreamError,
   isApiObject,
   TablepayError,
   type TablepayErrorBody,
@@ -102,7 +103,7 @@ export class Transport {
   /**
    * Any request under `/v1` (`path` with its query), answered whatever its
    * status: the body parsed when it is JSON, else its text (null when empty).
-   * Throws only when there is no answer.
+   * Throws only when there is no answer, or when it is an event stream (`TablepayEventStreamError`).
    */
   async request(
     method: string,
@@ -110,17 +111,19 @@ export class Transport {
     sent: Sent & {headers?: Record<string, string>} = {},
   ): Promise<Answered<unknown>> {
     const timeout = this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined
-    try {
-      const response = await this.#fetch(`${this.url}/v1${path}`, this.#init(method, sent, timeout))
-      const text = await response.text()
-      let data: unknown = text === '' ? null : text
-      try {
-        data = JSON.parse(text)
-      } catch {}
-      return {data, headers: response.headers, status: response.status}
-    } catch (error) {
-      throw this.#unanswered(error, timeout)
+    const unanswered = (error: unknown) => Promise.reject(this.#unanswered(error, timeout))
+    const response = await this.#fetch(`${this.url}/v1${path}`, this.#init(method, sent, timeout)).catch(unanswered)
+    // an event stream never ends: waiting for all of its text would wait for ever
+    if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      await response.body?.cancel()
+      throw new TablepayEventStreamError(this.url, `${method} ${path}`)
     }
+    const text = await response.text().catch(unanswered)
+    let data: unknown = text === '' ? null : text
+    try {
+      data = JSON.parse(text)
+    } catch {}
+    return {data, headers: response.headers, status: response.status}
   }
 
   /** A request's init: the key, JSON in and out, an `Idempotency-Key`, headers of the caller's over the client's. */

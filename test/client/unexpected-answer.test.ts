@@ -2,6 +2,8 @@ import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
+import {TablepayEventStreamError} from '../../src/client/errors.js'
+import {startTestServer, WRITE_KEY} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -26,5 +28,19 @@ describe('an answer that is JSON but not the API', () => {
     // the routes whose answers hold no `object` are told by their own field
     shape = '{"status":"ok"}'
     await expect(client.getHealth()).resolves.toEqual({status: 'ok'})
+  })
+})
+
+describe('an event stream asked for as one answer', () => {
+  it('fails the request at once with unexpected_answer, naming the stream, instead of waiting for its end', async () => {
+    const sim = await startTestServer({memory: true})
+    cleanup.push(() => sim.close())
+    const client = new TablepayClient({url: sim.url, apiKey: WRITE_KEY})
+    const failed = client.request('GET', '/sim/stream')
+    await expect(failed).rejects.toBeInstanceOf(TablepayEventStreamError)
+    await expect(failed).rejects.toMatchObject({
+      code: 'unexpected_answer',
+      message: expect.stringContaining('GET /sim/stream at'),
+    })
   })
 })
