@@ -28,11 +28,15 @@ export interface Reference {
  * referencesIn('t7-${run}') // [{text: '${run}', name: 'run', field: []}]
  */
 export function referencesIn(text: string): (Reference | {text: string; malformed: true})[] {
-  return [...text.matchAll(REFERENCE)].map(([whole, inner]) => {
+  const found: (Reference | {text: string; malformed: true})[] = [...text.matchAll(REFERENCE)].map(([whole, inner]) => {
     const parts = PARTS.exec(inner!)
     if (!parts) return {text: whole, malformed: true as const}
     return {text: whole, name: parts[1]!, field: parts[2] ? parts[2].slice(1).split('.') : []}
   })
+  // one never closed (`${open.id`) would be sent as it is written
+  const rest = text.replace(REFERENCE, '')
+  if (rest.includes('${')) found.push({text: rest.slice(rest.indexOf('${')), malformed: true})
+  return found
 }
 
 /**
@@ -43,6 +47,22 @@ export function referencesIn(text: string): (Reference | {text: string; malforme
  * withReferencesAs('lunch-${run}', 'x') // 'lunch-x'
  */
 export const withReferencesAs = (text: string, placeholder: string): string => text.replace(REFERENCE, placeholder)
+
+/**
+ * The path (object keys and array indexes) to a value nested deeper than `depth` levels in `value`, or
+ * undefined when none is. Read without recursion, so a value of any depth is judged: the functions here
+ * that recurse are given values no deeper than a scenario's limit.
+ */
+export function pathPast(value: unknown, depth: number): (string | number)[] | undefined {
+  const stack: {value: unknown; path: (string | number)[]}[] = [{value, path: []}]
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.value === null || typeof next.value !== 'object') continue
+    if (next.path.length >= depth) return next.path
+    for (const [key, item] of Object.entries(next.value))
+      stack.push({value: item, path: [...next.path, Array.isArray(next.value) ? Number(key) : key]})
+  }
+  return undefined
+}
 
 /** Every string in a JSON value with its path (object keys and array indexes): where references can be. */
 export function stringsIn(value: unknown, path: (string | number)[] = []): {path: (string | number)[]; text: string}[] {
@@ -57,7 +77,8 @@ export function stringsIn(value: unknown, path: (string | number)[] = []): {path
 export function fieldOf(value: unknown, field: string[]): unknown {
   let here = value
   for (const key of field) {
-    if (here === null || typeof here !== 'object') return undefined
+    // its own fields only: `${open.constructor}` names none
+    if (here === null || typeof here !== 'object' || !Object.hasOwn(here, key)) return undefined
     here = (here as Record<string, unknown>)[key]
   }
   return here

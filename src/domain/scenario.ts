@@ -1,7 +1,14 @@
 import * as z from 'zod'
 import {EVENT_TYPES} from './constants.js'
 import {formatDuration, parseDuration} from './duration.js'
-import {BUILTIN_REFERENCES, referencesIn, STEP_ID, stringsIn, withReferencesAs} from './scenario-references.js'
+import {
+  BUILTIN_REFERENCES,
+  pathPast,
+  referencesIn,
+  STEP_ID,
+  stringsIn,
+  withReferencesAs,
+} from './scenario-references.js'
 import {ClockAdvance} from './schemas.js'
 import {SnapshotName} from './snapshots.js'
 
@@ -32,7 +39,25 @@ export type StepKind = (typeof STEP_KINDS)[number]
 const Text = z.string().min(1)
 const Path = z.string().regex(/^\//, 'must be a path under /v1 that starts with /, e.g. /checks/${open.id}')
 const Method = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
-const Headers = z.record(z.string(), z.string())
+// what `fetch` sends: a token as the name, a value without line breaks or characters past U+00FF (RFC 9110 §5)
+const Headers = z
+  .record(
+    z.string(),
+    z.string().refine((value) => /^[\t\x20-\x7e\x80-\xff]*$/.test(withReferencesAs(value, 'x')), {
+      message: 'must be a header value: no line breaks or control characters, and none past U+00FF',
+    }),
+  )
+  .superRefine((headers, context) => {
+    for (const name of Object.keys(headers))
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+        context.addIssue({
+          code: 'custom',
+          path: [name],
+          message: "must be a header name: letters, digits and !#$%&'*+.^_`|~-",
+        })
+  })
+/** How deep a step's JSON nests at most: no answer or body of the API nests a tenth as deep. */
+export const MAX_NESTING = 64
 const Key = {idempotency_key: Text.optional()}
 /** The seconds of a duration as written, NaN when it is none (the checks of a union run on what failed it too). */
 const secondsOf = (value: unknown) => {
@@ -233,6 +258,11 @@ function parseStep(
       `an ${kind} step has no status of its own${kind === 'expect' ? ': put it inside "expect"' : ''}`,
       named,
     )
+  const deep = pathPast(rest[kind], MAX_NESTING)
+  if (deep) {
+    at([kind, ...deep], `nests deeper than ${MAX_NESTING} levels, which no body or answer of the API does`, named)
+    return undefined
+  }
   const input = STEP_INPUTS[kind].safeParse(rest[kind])
   if (!input.success) for (const issue of input.error.issues) at([kind, ...issue.path], issue.message, named)
   if (!common.success || !input.success || kinds.length !== 1) return undefined

@@ -34,7 +34,10 @@ export async function loadScenario(fileOrName: string): Promise<{scenario: Scena
     const names = (await listShipped()).map((s) => s.name).join(', ')
     throw new InvalidScenarioError(`No scenario file ${fileOrName}, nor a shipped scenario of that name (${names}).`)
   }
-  const text = await readFile(file, 'utf8')
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    const why = error.code === 'EISDIR' ? 'a directory, not a file' : (error.code ?? error.message)
+    throw new InvalidScenarioError(`${fileOrName} cannot be read as a scenario: ${why}.`)
+  })
   let value: unknown
   try {
     value = JSON.parse(text)

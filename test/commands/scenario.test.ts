@@ -258,6 +258,14 @@ describe('scenario list and validate', () => {
     expect(await requestCount()).toBe(before)
   })
 
+  it('a directory named as the scenario exits 2, saying so', async () => {
+    for (const command of ['validate', 'run']) {
+      const {code, stderr} = await scenario([command, dir])
+      expect(code).toBe(2)
+      expect(stderr).toContain('cannot be read as a scenario: a directory, not a file')
+    }
+  })
+
   it('a file that is not JSON exits 2', async () => {
     const path = join(dir, 'broken.json')
     await writeFile(path, '{"steps": [')

@@ -1,7 +1,7 @@
 import {describe, expect, test} from 'vitest'
 import {subsetDifferences} from '../../src/domain/json-subset.js'
 import {checkScenario} from '../../src/domain/scenario.js'
-import {resolveReferences, UnresolvedReferenceError} from '../../src/domain/scenario-references.js'
+import {fieldOf, resolveReferences, UnresolvedReferenceError} from '../../src/domain/scenario-references.js'
 
 const values: Record<string, unknown> = {run: 'k3x9', open: {id: 'chk_1', total: 1200, items: [{id: 'l1'}]}}
 const lookup = ({name, field}: {name: string; field: string[]}) =>
@@ -17,6 +17,12 @@ describe('references', () => {
 
   test('a value with $ is put in as it is', () => {
     expect(resolveReferences('a ${x} b', () => '$& $1')).toBe('a $& $1 b')
+  })
+
+  test("a field is one of the answer's own: an object's built-in properties are none", () => {
+    expect(fieldOf({id: 'chk_1', items: [{id: 'l1'}]}, ['items', '0', 'id'])).toBe('l1')
+    for (const field of [['constructor'], ['toString'], ['items', 'map'], ['__proto__']])
+      expect(fieldOf({id: 'chk_1', items: []}, field)).toBeUndefined()
   })
 
   test('a field the answer lacks is an error naming the reference', () => {
@@ -89,6 +95,7 @@ describe('checkScenario', () => {
     expect(problems.map(({step, path}) => `${step} ${path}`)).toEqual([
       '1 .steps[0]',
       '2 .steps[1].id',
+      '2 .steps[1].claim.check',
       '3 .steps[2].status',
       '3 .steps[2].expect.get',
       '4 .steps[3].request',
@@ -97,7 +104,33 @@ describe('checkScenario', () => {
     ])
     expect(problems[0]!.message).toBe('a step has exactly one kind, not 2')
     expect(problems[1]!.message).toBe('step 1 has the id "a" already')
-    expect(problems[5]!.message).toContain('(step 6), which has not run yet here')
+    expect(problems[2]!.message).toBe(
+      '${a.id is not a reference: write ${run}, ${location}, ${receiver} or ${step.field}',
+    )
+    expect(problems[6]!.message).toContain('(step 6), which has not run yet here')
+  })
+
+  test('a step nested deeper than 64 levels is a problem naming where, however deep it goes', () => {
+    let body: unknown = 'x'
+    for (let i = 0; i < 5000; i++) body = {a: body}
+    const checked = checkScenario(scenario([{request: {method: 'POST', path: '/x', body}}]))
+    expect(checked.valid).toBe(false)
+    const [problem] = (checked as {problems: {step: number; path: string; message: string}[]}).problems
+    expect(problem!.path).toBe(`.steps[0].request.body${'.a'.repeat(63)}`)
+    expect(problem!.message).toBe('nests deeper than 64 levels, which no body or answer of the API does')
+  })
+
+  test('a header is a name fetch can send with a value it can send', () => {
+    const checked = checkScenario(
+      scenario([
+        {request: {method: 'GET', path: '/x', headers: {'x-ok': 'caf\u00e9 ${run}', 'x-bad': 'a\r\nb', 'a b': 'v'}}},
+      ]),
+    )
+    expect(checked.valid).toBe(false)
+    const problems = (checked as {problems: {path: string; message: string}[]}).problems
+    expect(problems.map(({path}) => path)).toEqual(['.steps[0].request.headers.x-bad', '.steps[0].request.headers.a b'])
+    expect(problems[0]!.message).toContain('must be a header value')
+    expect(problems[1]!.message).toContain('must be a header name')
   })
 
   test('a reference that cannot be read is named', () => {
