@@ -47,6 +47,8 @@ export class Dispatcher {
   /** Set while attempts wait for their pace (requests keep the server busy). */
   #paced: NodeJS.Timeout | undefined
   #closed = false
+  /** Aborted by `close`: an attempt out is let go unrecorded, and made again at the next start (docs/api.md). */
+  readonly #stopping = new AbortController()
 
   constructor(
     readonly service: DispatcherService,
@@ -178,6 +180,7 @@ export class Dispatcher {
     const request = this.send(endpoint, target.event, body, delivery.attempts.length + 1)
     turn.sent()
     const result = await request
+    if (this.#closed) return
     // the answer frees the endpoint's place before the record; a duplicate drawn by chaos keeps it (docs/api.md)
     if (!delivery.chaos_duplicate) {
       turn.done()
@@ -194,18 +197,13 @@ export class Dispatcher {
     // afresh; an endpoint deleted or disabled while the attempt was out is sent nothing more (docs/api.md, "Webhooks")
     if (delivery.chaos_duplicate && succeeded(result) && current?.status === 'enabled') {
       const again = await this.send(endpoint, target.event, body, delivery.attempts.length + 2)
-      await deliveries.recordDuplicate(delivery.id, again, wallClockIso())
+      if (!this.#closed) await deliveries.recordDuplicate(delivery.id, again, wallClockIso())
     }
   }
 
-  /** One signed POST within the receiver timeout (send-attempt.ts): a queued attempt, or the ping outside the queue. */
-  send(
-    endpoint: SendingEndpoint,
-    event: {id: string; type: string},
-    body: string,
-    attempt: number,
-  ): Promise<AttemptResult> {
-    return sendAttempt(endpoint, event, body, attempt, this.clock.now(), this.timeoutMs)
+  /** Attempt `n`, one signed POST within the receiver timeout (send-attempt.ts): a queued one, or the ping. */
+  send(endpoint: SendingEndpoint, event: {id: string; type: string}, body: string, n: number): Promise<AttemptResult> {
+    return sendAttempt(endpoint, event, body, n, this.clock.now(), this.timeoutMs, this.#stopping.signal)
   }
 
   get timeoutMs(): number {
@@ -241,6 +239,7 @@ export class Dispatcher {
 
   async close(): Promise<void> {
     this.#closed = true
+    this.#stopping.abort()
     this.#driver.close()
     this.#claims?.close()
     clearTimeout(this.#paced)

@@ -12,7 +12,7 @@ export type SendingEndpoint = Pick<
 >
 
 /**
- * One attempt: `body` POSTed to the endpoint within `timeoutMs`, signed now with its secret and, during a
+ * One attempt: `body` POSTed to the endpoint within `timeoutMs` (or until `signal` aborts), signed now with its secret and, during a
  * rotation's overlap on the scheduler clock (`clockNow`), its previous one too (docs/api.md, "Rotation").
  *
  * @example
@@ -25,7 +25,8 @@ export function sendAttempt(
   attempt: number,
   clockNow: number,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<AttemptResult> {
   const secrets = endpoint.previous_secret === undefined ? endpoint.secret : signingSecrets(endpoint, clockNow)
-  return postDelivery(endpoint.url, body, deliveryHeaders(body, secrets, event, attempt), timeoutMs)
+  return postDelivery(endpoint.url, body, deliveryHeaders(body, secrets, event, attempt), timeoutMs, signal)
 }

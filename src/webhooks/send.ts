@@ -46,7 +46,7 @@ const AGENTS = {'http:': new http.Agent({keepAlive: true}), 'https:': new https.
 /**
  * POSTs one signed body with the `headers` of `deliveryHeaders` and reports what happened. Never throws: a refused
  * connection, a reset, a timeout or a redirect is a failed attempt with its
- * reason in `error`. The timeout covers the answer's body too; of the body,
+ * reason in `error`, as is one `signal` aborts. The timeout covers the answer's body too; of the body,
  * the first 4 KiB are kept and the rest is never read: the connection is
  * dropped, so a huge or endless answer costs 4 KiB (docs/api.md "Webhooks").
  *
@@ -58,16 +58,19 @@ export function postDelivery(
   body: string,
   headers: Record<string, string>,
   timeoutMs = RECEIVER_TIMEOUT_MS,
+  signal?: AbortSignal,
 ): Promise<AttemptResult> {
   const started = performance.now()
   const duration = () => Math.round(performance.now() - started)
   return new Promise((resolve) => {
     let timer: NodeJS.Timeout | undefined
     let finished = false
+    let stopped: (() => void) | undefined
     const finish = (result: Omit<AttemptResult, 'duration_ms'>) => {
       if (finished) return
       finished = true
       clearTimeout(timer)
+      if (stopped) signal?.removeEventListener('abort', stopped)
       resolve({...result, duration_ms: duration()})
     }
     const fail = (error: string) => finish({status_code: null, error, response_body: null})
@@ -89,10 +92,11 @@ export function postDelivery(
       // a scheme other than http(s), or a header value that cannot be sent
       return fail(networkReason({cause: error}))
     }
-    timer = setTimeout(() => {
-      fail(`no answer within ${timeoutMs} ms`)
+    const giveUp = (why: string) => {
+      fail(why)
       request.destroy()
-    }, timeoutMs)
+    }
+    timer = setTimeout(() => giveUp(`no answer within ${timeoutMs} ms`), timeoutMs)
     // a socket error wrapped as fetch wraps it, so the reason reads the same (ECONNREFUSED, ECONNRESET…)
     request.on('error', (error) => fail(networkReason({cause: error})))
     request.on('response', (response) => {
@@ -101,6 +105,10 @@ export function postDelivery(
         (error: unknown) => fail(networkReason({cause: error})),
       )
     })
+    // a server that stops lets its attempts go (src/webhooks/dispatcher.ts, `close`)
+    if (signal?.aborted) return giveUp('the server stopped')
+    stopped = () => giveUp('the server stopped')
+    signal?.addEventListener('abort', stopped, {once: true})
     request.end(payload)
   })
 }

@@ -195,3 +195,25 @@ describe('POST /sim/clock/advance counts the attempts it made', () => {
     },
   )
 })
+
+describe('a stop with an attempt out', () => {
+  it('does not wait for its answer, records nothing of it, and makes it again at the next start', async () => {
+    let hang = true
+    // an hour to answer: a stop that waited for the answer would not end within the test's time
+    const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => (hang ? 'hang' : 200), {
+      serve: {receiverTimeoutMs: 3_600_000},
+    })
+    const endpoint = await register()
+    await push('s1')
+    await receiver.waitFor(1)
+    await sim.stop()
+    hang = false
+    await sim.restart()
+    await receiver.waitFor(2)
+    await advance(0.001) // waits for the attempt in flight to be recorded
+    const [delivery] = await deliveriesOf(endpoint.id)
+    expect(delivery).toMatchObject({status: 'succeeded'})
+    expect(delivery.attempts.map((a: {status_code: number}) => a.status_code)).toEqual([200])
+    expect(receiver.received.map((r) => r.headers['x-tablepay-delivery-attempt'])).toEqual(['1', '1'])
+  })
+})

@@ -184,14 +184,17 @@ it("attempts ahead claim while an endpoint's 8 places wait on its receiver, and 
   expect(sent).toEqual([...store.tables.events.all()].map((event) => event.id))
 })
 
-it('a dispatcher closing sends none of the attempts that wait for a place: they stay pending, for the next start', async () => {
+it('a dispatcher closing sends none of the attempts that wait for a place, and lets those out go: all stay pending', async () => {
   const {store, dispatcher, answersGo, sent} = await aheadOfHeldAnswers()
   const closed = dispatcher.close()
   answersGo()
   await closed
   expect(sent).toHaveLength(8)
-  const statuses = [...store.tables.deliveries.all()].map((delivery) => delivery.status)
-  expect(statuses.filter((status) => status === 'pending')).toHaveLength(12)
+  // the 8 out are not recorded, answered or not: each is made again at the next start (docs/api.md, "Webhooks")
+  const deliveries = [...store.tables.deliveries.all()]
+  expect(deliveries.map(({status, attempts}) => [status, attempts.length])).toEqual(
+    deliveries.map(() => ['pending', 0]),
+  )
 })
 
 it('an attempt that waited for a place sends nothing once its delivery was written again: the newer write is sent once', async () => {
