@@ -9,7 +9,7 @@ import {accountOf, authenticate} from './internal/auth.js'
 import {CorsPolicy} from './internal/cors.js'
 import {keepLengthOnHead} from './internal/head.js'
 import {nodeListener} from './internal/lane.js'
-import {sendApiError, sendReset, storageUnavailable, toApiError} from './internal/errors.js'
+import {noRoute, sendApiError, sendReset, storageUnavailable, toApiError} from './internal/errors.js'
 import {StreamHub} from './internal/event-stream.js'
 import {assignRequestId} from './internal/request-id.js'
 import {refuseQuery} from './internal/query.js'
@@ -114,6 +114,14 @@ export function createApp(service: Service, options: AppOptions) {
   app.use(defineEventHandler((event) => (event.context.preflight ? sendNoContent(event) : undefined)))
   const router = createRouter({preemptive: true})
   registerRoutes(routes.recording(router), context)
+  // h3's 404 names the path in a status message, and warns on stderr when it holds a character a status line cannot:
+  // a path no route takes is refused here when it holds one, or any client could fill the server's log
+  app.use(
+    defineEventHandler((event) => {
+      const path = event.path.split('?')[0]!
+      if (/[^\t\x20-\x7e]/.test(path) && routes.allowFor(path) === '') throw noRoute()
+    }),
+  )
   app.use(router)
   // the push and the read of a check, the API's busiest routes, go past the app's loop and the router's lookup
   const lane = (id: RouteId) => routes.direct(ROUTES[id].method, routerPath(ROUTES[id].path))

@@ -18,6 +18,20 @@ describe('serve --json --memory', () => {
     expect(await server.stop()).toBe(0)
     expect(server.stdout().trimEnd().split('\n')).toHaveLength(1)
   })
+  it('answers a path no route takes 404 whatever characters it holds, writing nothing of it to stderr', async () => {
+    const server = await startCliServer()
+    const origin = new URL(server.url).origin
+    for (const path of ['/%C3%BC', '/v1/%C3%BCx', '/v1/sim/%01', '/t/x/%E2%9C%93']) {
+      const answer = await fetch(`${origin}${path}`, {headers: {authorization: `Bearer ${WRITE_KEY}`}})
+      expect([path, answer.status, ((await answer.json()) as {error: {code: string}}).error.code]).toEqual([
+        path,
+        404,
+        'not_found',
+      ])
+    }
+    expect(await server.stop()).toBe(0)
+    expect(server.stderr()).toBe('Stopping tablepay…\n')
+  })
 })
 
 describe('serve --seed', () => {

@@ -23,6 +23,10 @@ export function storageUnavailable(failure: Error): ApiError {
   )
 }
 
+/** What a request that no route takes is answered. */
+export const noRoute = (): ApiError =>
+  new ApiError('not_found', 'No such route. The API lives under /v1; see the README for its routes.')
+
 /** Any thrown value as the API error it stands for; what is not ours becomes a 500. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error
@@ -30,8 +34,7 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof Error && error.name === 'DatabaseUnavailable') return storageUnavailable(error)
   if (error instanceof H3Error) {
     if (error.cause instanceof ApiError) return error.cause
-    if (error.statusCode === 404)
-      return new ApiError('not_found', 'No such route. The API lives under /v1; see the README for its routes.')
+    if (error.statusCode === 404) return noRoute()
     if (error.statusCode === 405)
       return new ApiError(
         'method_not_allowed',
