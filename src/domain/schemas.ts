@@ -246,11 +246,23 @@ export const KeyInfo = z.object({
 })
 export type KeyInfo = z.infer<typeof KeyInfo>
 
-/** An endpoint's URL and description, as every body that sets them takes them: text PostgreSQL can query. */
-const EndpointUrl = z
+/**
+ * An endpoint's URL and description, as every body that sets them takes them (and a snapshot's import): text
+ * PostgreSQL can query, and a user and password that decode, which an attempt sends as Basic authorization.
+ */
+export const EndpointUrl = z
   .url({protocol: /^https?$/})
   .max(2048)
   .refine(queryable, QUERYABLE_RULE)
+  .refine(userInfoDecodes, 'must hold a user and password whose %-escapes decode (they are sent decoded)')
+function userInfoDecodes(url: string): boolean {
+  try {
+    const {username, password} = new URL(url)
+    return [username, password].every((part) => decodeURIComponent(part) !== undefined)
+  } catch {
+    return false
+  }
+}
 const EndpointDescription = z.string().max(500).refine(queryable, QUERYABLE_RULE)
 
 /** A signing secret chosen by the caller (a seed, `POST /sim/webhook-endpoints`, `listen --secret`). */

@@ -8,6 +8,7 @@ import {
   Check,
   Claim,
   Delivery,
+  EndpointUrl,
   Event,
   type EventType,
   Feedback,
@@ -120,6 +121,8 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   }),
   events: StoredEvent,
   webhook_endpoints: WebhookEndpoint.extend({
+    // as the routes take it: another scheme, or no URL at all, fails every attempt
+    url: EndpointUrl,
     // as the server makes and takes them: an empty or odd one signs nothing
     secret: WebhookSecret,
     consecutive_dead: z.int().min(0),

@@ -577,6 +577,10 @@ describe('snapshots: bad input', () => {
       ],
       // what the store keeps beside the API's fields: a secret that signs, a rotation's end, chaos's draws
       withOnly('webhook_endpoints', {...endpoint, secret: ''}, 'secret'),
+      // a URL every attempt would fail on: none, another scheme, a user or password that does not decode
+      withOnly('webhook_endpoints', {...endpoint, url: 'not a url'}, 'url'),
+      withOnly('webhook_endpoints', {...endpoint, url: 'ftp://127.0.0.1/hooks'}, 'url'),
+      withOnly('webhook_endpoints', {...endpoint, url: 'http://a:%zz@127.0.0.1/hooks'}, 'url'),
       withOnly('webhook_endpoints', {...endpoint, previous_secret: 5}, 'previous_secret'),
       withOnly('webhook_endpoints', {...endpoint, previous_secret_expires_at: 'x'}, 'previous_secret_expires_at'),
       withOnly(

@@ -20,6 +20,24 @@ describe('POST /webhook-endpoints', () => {
     expect([known.status, known.body.event_types]).toEqual([201, [...EVENT_TYPES]])
   })
 
+  it('refuses a URL whose user or password does not decode, which every attempt would fail on, wherever it is set', async () => {
+    const url = 'http://user:%zz@127.0.0.1:9/hooks'
+    const secret = 'whsec_user_info_that_cannot_be_decoded_01'
+    const endpoint = (await sim.api('POST', '/v1/webhook-endpoints', {body: {url: 'http://u:p%20w@127.0.0.1:9/ok'}}))
+      .body
+    for (const [method, path, body] of [
+      ['POST', '/v1/webhook-endpoints', {url}],
+      ['POST', '/v1/sim/webhook-endpoints', {url, secret}],
+      ['PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {url}],
+    ] as const) {
+      const refused = await sim.api(method, path, {body})
+      expect([refused.status, refused.body.error.details]).toEqual([
+        422,
+        [{path: 'url', message: 'must hold a user and password whose %-escapes decode (they are sent decoded)'}],
+      ])
+    }
+  })
+
   it('refuses an empty event_types on that field, registering nothing', async () => {
     const before = (await sim.api('GET', '/v1/webhook-endpoints?limit=100')).body.data.length
     const refused = await sim.api('POST', '/v1/webhook-endpoints', {
