@@ -1,4 +1,4 @@
-import {type AttemptResult, DISABLE_AFTER, RETRY_SCHEDULE, succeeded} from '../domain/deliveries.js'
+import {DISABLE_AFTER, RETRY_SCHEDULE, succeeded} from '../domain/deliveries.js'
 import {renderEvent} from '../domain/events.js'
 import type {DeliveryRecord} from '../domain/records.js'
 import {recordJson} from '../store/json-text.js'
@@ -6,12 +6,13 @@ import type {Change} from '../store/store.js'
 import {AttemptCounter} from './attempt-counter.js'
 import {attemptFailure} from './attempt-failure.js'
 import {ClockDriver} from './clock-driver.js'
+import {type Flight, Flights} from './flights.js'
 import {CLOCK_SETTING, dueMs, type SchedulerClock, wallClockIso} from './clock.js'
 import {ContestedClaims, leaseMs} from './contested-claims.js'
 import type {AttemptOut, DispatcherOptions, DispatcherService} from './dispatcher-service.js'
 import {type Entry, PER_ENDPOINT, Scheduler} from './scheduler.js'
 import {SendOrder, type Turn} from './send-order.js'
-import {RECEIVER_TIMEOUT_MS} from './send.js'
+import {type Cancelable, RECEIVER_TIMEOUT_MS} from './send.js'
 import {type SendingEndpoint, sendAttempt} from './send-attempt.js'
 
 /** The default of `freshMs` (dispatcher-service.ts). */
@@ -40,15 +41,13 @@ export class Dispatcher {
   readonly #driver: ClockDriver
   /** Only with other instances on the database. */
   readonly #claims: ContestedClaims | undefined
-  readonly #inFlight = new Map<string, {run: Promise<void>; out: AttemptOut}>()
+  readonly #flights = new Flights()
   readonly #order: SendOrder
   /** Woken when an attempt ends: `advance` waits on it. */
   #ended: (() => void)[] = []
   /** Set while attempts wait for their pace (requests keep the server busy). */
   #paced: NodeJS.Timeout | undefined
   #closed = false
-  /** Aborted by `close`: an attempt out is let go unrecorded, and made again at the next start (docs/api.md). */
-  readonly #stopping = new AbortController()
 
   constructor(
     readonly service: DispatcherService,
@@ -64,7 +63,7 @@ export class Dispatcher {
       wake: () => this.#wake(),
       nextDue: () => scheduler.nextDue(),
       waitingForSlot: () => scheduler.waitingForSlot,
-      out: () => this.#inFlight.size > 0 || (this.#claims?.size ?? 0) > 0,
+      out: () => this.#flights.size > 0 || (this.#claims?.size ?? 0) > 0,
       attemptEnds: () => new Promise<void>((resolve) => this.#ended.push(resolve)),
       stopped: () => this.#closed || this.service.deliveries.failure !== undefined,
     }
@@ -94,6 +93,7 @@ export class Dispatcher {
       if (collection === 'settings' && id === CLOCK_SETTING && record && this.#driver.jump(record.value)) added = true
       if (collection !== 'deliveries') continue
       this.#claims?.heard(id, record as DeliveryRecord | null)
+      this.#flights.heard(id, record as DeliveryRecord | null)
       if (record?.status === 'pending') {
         this.#track(record as DeliveryRecord)
         added = true
@@ -138,7 +138,8 @@ export class Dispatcher {
   #start(entry: Entry): void {
     const {id, endpointId} = entry
     const turn = this.#order.next(entry.lane)
-    const run = this.#attempt(entry, turn)
+    const flight = this.#flights.open(id, endpointId)
+    flight.run = this.#attempt(entry, turn, flight)
       .catch((error) => {
         console.error(attemptFailure(id, error as Error, this.service.deliveries.failure))
         // on a database that was lost for a moment, the attempt is claimed (its own lease) and made again
@@ -147,17 +148,16 @@ export class Dispatcher {
       .finally(() => {
         // one that ended without sending lets the next one go
         turn.done()
-        this.#inFlight.delete(id)
+        this.#flights.close(id)
         this.#scheduler.finish(id)
         this.#pump()
         this.#wake()
       })
-    this.#inFlight.set(id, {run, out: {endpointId, deliveryId: id, since: Date.now()}})
   }
 
   #wake = (): void => this.#ended.splice(0).forEach((wake) => wake())
 
-  async #attempt(entry: Entry, turn: Turn): Promise<void> {
+  async #attempt(entry: Entry, turn: Turn, flight: Flight): Promise<void> {
     const {deliveries} = this.service
     // a commit the queues have not heard of may have ended it; with other instances, contested-claims.ts settles it
     const lease = leaseMs(this.timeoutMs)
@@ -165,6 +165,7 @@ export class Dispatcher {
     // nothing was sent, so an advance counts nothing (docs/api.md, "Webhooks", the scheduler clock)
     if (typeof attempt !== 'object') return
     const {delivery, target} = attempt
+    flight.claimed = delivery
     if (!target) return deliveries.cancel(delivery, wallClockIso())
     const claimed = performance.now()
     // the same bytes on every attempt: events never change, and `data` is serialized once for all (store/json-text.ts)
@@ -177,10 +178,10 @@ export class Dispatcher {
     const endpoint = fresh ? target.endpoint : await deliveries.endpoint(delivery)
     if (endpoint?.status !== 'enabled') return deliveries.cancel(delivery, wallClockIso())
     this.#attempts.count()
-    const request = this.send(endpoint, target.event, body, delivery.attempts.length + 1)
+    const request = this.send(endpoint, target.event, body, delivery.attempts.length + 1, flight)
     turn.sent()
     const result = await request
-    if (this.#closed) return
+    if (flight.letGo) return
     // the answer frees the endpoint's place before the record; a duplicate drawn by chaos keeps it (docs/api.md)
     if (!delivery.chaos_duplicate) {
       turn.done()
@@ -196,14 +197,14 @@ export class Dispatcher {
     // delivery chaos drew a duplicate for it (docs/api.md, "Delivery chaos"): the same bytes once more, signed
     // afresh; an endpoint deleted or disabled while the attempt was out is sent nothing more (docs/api.md, "Webhooks")
     if (delivery.chaos_duplicate && succeeded(result) && current?.status === 'enabled') {
-      const again = await this.send(endpoint, target.event, body, delivery.attempts.length + 2)
-      if (!this.#closed) await deliveries.recordDuplicate(delivery.id, again, wallClockIso())
+      const again = await this.send(endpoint, target.event, body, delivery.attempts.length + 2, flight)
+      if (!flight.letGo) await deliveries.recordDuplicate(delivery.id, again, wallClockIso())
     }
   }
 
   /** Attempt `n`, one signed POST within the receiver timeout (send-attempt.ts): a queued one, or the ping. */
-  send(endpoint: SendingEndpoint, event: {id: string; type: string}, body: string, n: number): Promise<AttemptResult> {
-    return sendAttempt(endpoint, event, body, n, this.clock.now(), this.timeoutMs, this.#stopping.signal)
+  send(endpoint: SendingEndpoint, event: {id: string; type: string}, body: string, n: number, held?: Cancelable) {
+    return sendAttempt(endpoint, event, body, n, this.clock.now(), this.timeoutMs, held)
   }
 
   get timeoutMs(): number {
@@ -211,9 +212,7 @@ export class Dispatcher {
   }
 
   /** Resolves when no attempt is in flight. */
-  async idle(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight.values()].map(({run}) => run))
-  }
+  idle = (): Promise<void> => this.#flights.idle()
 
   /** Moves the clock forward by `seconds`, running everything due on the way; resolves with the attempts made. */
   advance(seconds: number): Promise<number> {
@@ -233,13 +232,14 @@ export class Dispatcher {
   get progress(): {target: number; out: AttemptOut[]} | undefined {
     const target = this.#driver.target
     if (target === undefined) return undefined
-    const out = [...this.#inFlight.values()].map(({out}) => out).concat(this.#claims?.held() ?? [])
+    const out = this.#flights.outs().concat(this.#claims?.held() ?? [])
     return {target, out: out.sort((a, b) => a.since - b.since)}
   }
 
+  /** Lets the attempts out go unrecorded, made again at the next start (docs/api.md, "Webhooks"). */
   async close(): Promise<void> {
     this.#closed = true
-    this.#stopping.abort()
+    this.#flights.stopAll()
     this.#driver.close()
     this.#claims?.close()
     clearTimeout(this.#paced)

@@ -1,7 +1,7 @@
 import type {AttemptResult} from '../domain/deliveries.js'
 import {signingSecrets} from '../domain/endpoints.js'
 import type {WebhookEndpointRecord} from '../domain/records.js'
-import {deliveryHeaders, postDelivery} from './send.js'
+import {type Cancelable, deliveryHeaders, postDelivery} from './send.js'
 
 // apart from send.ts, which `verify` and `sign` load on their lean path (docs/benchmarks.md, "Start-up")
 
@@ -12,7 +12,7 @@ export type SendingEndpoint = Pick<
 >
 
 /**
- * One attempt: `body` POSTed to the endpoint within `timeoutMs` (or until `signal` aborts), signed now with its secret and, during a
+ * One attempt: `body` POSTed to the endpoint within `timeoutMs` (or until `held` cancels it), signed now with its secret and, during a
  * rotation's overlap on the scheduler clock (`clockNow`), its previous one too (docs/api.md, "Rotation").
  *
  * @example
@@ -25,8 +25,8 @@ export function sendAttempt(
   attempt: number,
   clockNow: number,
   timeoutMs: number,
-  signal?: AbortSignal,
+  held?: Cancelable,
 ): Promise<AttemptResult> {
   const secrets = endpoint.previous_secret === undefined ? endpoint.secret : signingSecrets(endpoint, clockNow)
-  return postDelivery(endpoint.url, body, deliveryHeaders(body, secrets, event, attempt), timeoutMs, signal)
+  return postDelivery(endpoint.url, body, deliveryHeaders(body, secrets, event, attempt), timeoutMs, held)
 }

@@ -196,8 +196,8 @@ describe('POST /sim/clock/advance counts the attempts it made', () => {
   )
 })
 
-describe('a stop with an attempt out', () => {
-  it('does not wait for its answer, records nothing of it, and makes it again at the next start', async () => {
+describe('an attempt out', () => {
+  it('is let go by a stop, unrecorded, without waiting for its answer, and made again at the next start', async () => {
     let hang = true
     // an hour to answer: a stop that waited for the answer would not end within the test's time
     const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => (hang ? 'hang' : 200), {
@@ -215,5 +215,23 @@ describe('a stop with an attempt out', () => {
     expect(delivery).toMatchObject({status: 'succeeded'})
     expect(delivery.attempts.map((a: {status_code: number}) => a.status_code)).toEqual([200])
     expect(receiver.received.map((r) => r.headers['x-tablepay-delivery-attempt'])).toEqual(['1', '1'])
+  })
+
+  it('is let go by a restore that abandons it: the delivery restored goes at once, not once that answer comes', async () => {
+    let hang = true
+    const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => (hang ? 'hang' : 200), {
+      serve: {receiverTimeoutMs: 3_600_000},
+    })
+    const endpoint = await register()
+    await push('r1')
+    await receiver.waitFor(1)
+    expect((await sim.api('POST', '/v1/sim/snapshots', {body: {name: 'out'}})).status).toBe(201)
+    hang = false
+    expect((await sim.api('POST', '/v1/sim/snapshots/out/restore')).status).toBe(200)
+    await receiver.waitFor(2)
+    await advance(0.001) // waits for the attempt in flight to be recorded
+    const [delivery] = await deliveriesOf(endpoint.id)
+    expect(delivery).toMatchObject({status: 'succeeded'})
+    expect(delivery.attempts.map((a: {status_code: number}) => a.status_code)).toEqual([200])
   })
 })
