@@ -197,41 +197,40 @@ describe('POST /sim/clock/advance counts the attempts it made', () => {
 })
 
 describe('an attempt out', () => {
-  it('is let go by a stop, unrecorded, without waiting for its answer, and made again at the next start', async () => {
+  /**
+   * A server whose receiver holds the first attempt of check `id`'s delivery unanswered, with an hour to
+   * answer: whatever waited for that answer would not end within the test's time. `answer` makes the receiver
+   * answer 200 from then on; `madeOnceMore` waits for the next attempt and says what the delivery came to.
+   */
+  async function attemptOut(id: string) {
     let hang = true
-    // an hour to answer: a stop that waited for the answer would not end within the test's time
-    const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => (hang ? 'hang' : 200), {
-      serve: {receiverTimeoutMs: 3_600_000},
-    })
-    const endpoint = await register()
-    await push('s1')
-    await receiver.waitFor(1)
+    const server = await setup(() => (hang ? 'hang' : 200), {serve: {receiverTimeoutMs: 3_600_000}})
+    const endpoint = await server.register()
+    await server.push(id)
+    await server.receiver.waitFor(1)
+    const madeOnceMore = async () => {
+      await server.receiver.waitFor(2)
+      await server.advance(0.001) // waits for the attempt in flight to be recorded
+      const [delivery] = await server.deliveriesOf(endpoint.id)
+      return [delivery.status, delivery.attempts.map((a: {status_code: number}) => a.status_code)]
+    }
+    return {...server, answer: () => (hang = false), madeOnceMore}
+  }
+
+  it('is let go by a stop, unrecorded, without waiting for its answer, and made again at the next start', async () => {
+    const {sim, receiver, answer, madeOnceMore} = await attemptOut('s1')
     await sim.stop()
-    hang = false
+    answer()
     await sim.restart()
-    await receiver.waitFor(2)
-    await advance(0.001) // waits for the attempt in flight to be recorded
-    const [delivery] = await deliveriesOf(endpoint.id)
-    expect(delivery).toMatchObject({status: 'succeeded'})
-    expect(delivery.attempts.map((a: {status_code: number}) => a.status_code)).toEqual([200])
+    expect(await madeOnceMore()).toEqual(['succeeded', [200]])
     expect(receiver.received.map((r) => r.headers['x-tablepay-delivery-attempt'])).toEqual(['1', '1'])
   })
 
   it('is let go by a restore that abandons it: the delivery restored goes at once, not once that answer comes', async () => {
-    let hang = true
-    const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => (hang ? 'hang' : 200), {
-      serve: {receiverTimeoutMs: 3_600_000},
-    })
-    const endpoint = await register()
-    await push('r1')
-    await receiver.waitFor(1)
+    const {sim, answer, madeOnceMore} = await attemptOut('r1')
     expect((await sim.api('POST', '/v1/sim/snapshots', {body: {name: 'out'}})).status).toBe(201)
-    hang = false
+    answer()
     expect((await sim.api('POST', '/v1/sim/snapshots/out/restore')).status).toBe(200)
-    await receiver.waitFor(2)
-    await advance(0.001) // waits for the attempt in flight to be recorded
-    const [delivery] = await deliveriesOf(endpoint.id)
-    expect(delivery).toMatchObject({status: 'succeeded'})
-    expect(delivery.attempts.map((a: {status_code: number}) => a.status_code)).toEqual([200])
+    expect(await madeOnceMore()).toEqual(['succeeded', [200]])
   })
 })
