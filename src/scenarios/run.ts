@@ -223,7 +223,9 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
     }
   }
   if (step.id !== undefined) state.answers.set(step.id, answer.data)
-  if (resolved.kind === 'webhook_endpoint') madeEndpoint(state, resolved.input.url, answer.data)
+  // a `request` may make one on the receiver, or move one there, as a `webhook_endpoint` step does
+  if (isSuccess(answer.status) && fieldOf(answer.data, ['object']) === 'webhook_endpoint')
+    madeEndpoint(state, answer.data)
   const expected = resolved.kind === 'expect' ? resolved.input.status : step.status
   const statusHolds = expected === undefined ? isSuccess(answer.status) : answer.status === expected
   const differences = [
@@ -248,13 +250,16 @@ function errorOf(data: unknown): {error: string} | undefined {
   return error?.code ? {error: `${error.code}: ${error.message ?? ''}`} : undefined
 }
 
-/** An endpoint the scenario made: the run's receiver accepts what its secret signs, and one on it goes with it. */
-function madeEndpoint(state: RunState, url: unknown, data: unknown): void {
-  const secret = fieldOf(data, ['secret'])
+/**
+ * An endpoint a step answered with (made, changed or read): the run's receiver accepts what its secret signs,
+ * and one on the receiver goes with it, whichever step put it there.
+ */
+function madeEndpoint(state: RunState, data: unknown): void {
+  const [id, url, secret] = ['id', 'url', 'secret'].map((field) => fieldOf(data, [field]))
   if (typeof secret === 'string') state.receiver?.trust(secret)
-  const id = fieldOf(data, ['id'])
   const receiver = state.receiver?.url
   if (typeof id !== 'string' || typeof url !== 'string' || receiver === undefined) return
+  if (state.onReceiver.some((endpoint) => endpoint.id === id)) return
   if (url === receiver || url.startsWith(`${receiver}/`)) state.onReceiver.push({id, url})
 }
 

@@ -184,6 +184,25 @@ describe('what a run made for itself', () => {
     const descriptions = (await endpoints()).map((e) => (e as {description?: string}).description)
     expect(descriptions).not.toContain(`stray-${report.run}`)
   })
+
+  test('an endpoint a request step made on ${receiver}, or moved there, goes with it too', async () => {
+    const report = await sim.runScenario(
+      scenarioOf([
+        {
+          request: {
+            method: 'POST',
+            path: '/webhook-endpoints',
+            body: {url: '${receiver}/made', description: 'made-${run}'},
+          },
+        },
+        {id: 'elsewhere', request: {method: 'POST', path: '/webhook-endpoints', body: {url: 'http://127.0.0.1:9/x'}}},
+        {request: {method: 'PATCH', path: '/webhook-endpoints/${elsewhere.id}', body: {url: '${receiver}/moved'}}},
+      ]),
+    )
+    expect(report.left_behind).toBeUndefined()
+    const left = (await endpoints()).map((e) => (e as {url: string}).url)
+    expect(left.filter((url) => url.endsWith('/made') || url.endsWith('/moved'))).toEqual([])
+  })
 })
 
 test.each(['dist/testing.js', 'dist/msw.js'])('%s loads the scenario run only when a test runs one', (entry) => {
