@@ -105,7 +105,7 @@ export function createApp(service: Service, options: AppOptions) {
       if (!apiError) return sendReset(event)
       if (apiError.code === 'internal_error') console.error('[tablepay]', event.context.requestId, error.cause ?? error)
       if (apiError.code === 'method_not_allowed') {
-        event.node.res.setHeader('allow', routes.allowFor(event.path.split('?')[0]!))
+        event.node.res.setHeader('allow', routes.allowFor(pathOf(event)))
       }
       await sendApiError(event, apiError)
     },
@@ -118,7 +118,7 @@ export function createApp(service: Service, options: AppOptions) {
   // a path no route takes is refused here when it holds one, or any client could fill the server's log
   app.use(
     defineEventHandler((event) => {
-      const path = event.path.split('?')[0]!
+      const path = pathOf(event)
       if (/[^\t\x20-\x7e]/.test(path) && routes.allowFor(path) === '') throw noRoute()
     }),
   )

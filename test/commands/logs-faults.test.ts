@@ -1,10 +1,10 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliProcess, type CliServer, cliFor, spawnRunning, startCliServer} from '../helpers/cli.js'
+import {cliFor, type CliProcess, type CliServer, IN_MEMORY, spawnRunning, startCliServer} from '../helpers/cli.js'
 import {checkWith} from '../helpers/checks.js'
 
 let server: CliServer
 beforeAll(async () => {
-  server = await startCliServer(['--memory', '--seed', 'fixtures/seed.json', '--log', '--rate-limit', '1000'])
+  server = await startCliServer([...IN_MEMORY, '--log', '--rate-limit', '1000'])
 })
 afterAll(() => server.stop())
 
@@ -144,16 +144,7 @@ describe('faults add, list and clear', () => {
 
 describe('serve --request-log 0 --no-log --rate-limit 1', () => {
   it('logs nothing, prints no access line, and limits each key to 1 request a second', async () => {
-    const quiet = await startCliServer([
-      '--memory',
-      '--seed',
-      'fixtures/seed.json',
-      '--request-log',
-      '0',
-      '--no-log',
-      '--rate-limit',
-      '1',
-    ])
+    const quiet = await startCliServer([...IN_MEMORY, '--request-log', '0', '--no-log', '--rate-limit', '1'])
     try {
       const headers = {authorization: `Bearer ${quiet.env.TABLEPAY_API_KEY}`}
       const first = await fetch(`${quiet.url}/locations`, {headers})

@@ -4,7 +4,15 @@ import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
-import {type CliServer, runCommand, spawnRunning, spawnServe, startCliServer, WRITE_KEY} from '../helpers/cli.js'
+import {
+  type CliServer,
+  IN_MEMORY,
+  runCommand,
+  spawnRunning,
+  spawnServe,
+  startCliServer,
+  WRITE_KEY,
+} from '../helpers/cli.js'
 
 describe('serve --json --memory', () => {
   it('prints one ready line with the /v1 URL and the seeded accounts, and exits 0 on SIGTERM', async () => {
@@ -230,13 +238,7 @@ describe('serve --port N on a port another program holds', () => {
 
 describe('serve --cors', () => {
   it('lets pages of the origins given call the API, and no others', async () => {
-    const server = await startCliServer([
-      '--memory',
-      '--seed',
-      'fixtures/seed.json',
-      '--cors',
-      'http://localhost:5173, https://pos.example',
-    ])
+    const server = await startCliServer([...IN_MEMORY, '--cors', 'http://localhost:5173, https://pos.example'])
     try {
       const asked = (origin: string) =>
         fetch(`${server.url}/locations`, {
@@ -263,13 +265,7 @@ describe('serve --cors', () => {
 
 describe('serve --public-url', () => {
   it('makes guest links from the URL given, without its trailing slash', async () => {
-    const server = await startCliServer([
-      '--memory',
-      '--seed',
-      'fixtures/seed.json',
-      '--public-url',
-      'https://lb.example/',
-    ])
+    const server = await startCliServer([...IN_MEMORY, '--public-url', 'https://lb.example/'])
     try {
       const pushed = await fetch(`${server.url}/checks/external/pub-1`, {
         method: 'PUT',

@@ -203,13 +203,14 @@ export interface CliServer extends CliProcess {
   env: Record<string, string>
 }
 
+/** `serve`'s store and seed in most tests: in memory, seeded with fixtures/seed.json. */
+export const IN_MEMORY: readonly string[] = ['--memory', '--seed', 'fixtures/seed.json']
+
 /**
- * Starts `tablepay serve --port 0 --json` (in memory, seeded with
- * fixtures/seed.json unless `args` say otherwise) and resolves on its ready line.
+ * Starts `tablepay serve --port 0 --json` (`IN_MEMORY` unless `args` say
+ * otherwise) and resolves on its ready line.
  */
-export async function startCliServer(
-  args: string[] = ['--memory', '--seed', 'fixtures/seed.json'],
-): Promise<CliServer> {
+export async function startCliServer(args: readonly string[] = IN_MEMORY): Promise<CliServer> {
   const serve = spawnServe(['--json', ...args])
   const stdout = await serve.waitForOutput('\n')
   const ready = JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as CliServer['ready']

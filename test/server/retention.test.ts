@@ -2,7 +2,7 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
-import {type CliServer, runCli, startCliServer} from '../helpers/cli.js'
+import {type CliServer, IN_MEMORY, runCli, startCliServer} from '../helpers/cli.js'
 import {call, makeTempDir, TEST_SEED, WRITE_KEY} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -88,15 +88,7 @@ describe('retention over HTTP', () => {
   })
 
   it('serve --max-events and --event-retention reach the server; a retention it cannot read exits 2 saying how to write one', async () => {
-    server = await startCliServer([
-      '--memory',
-      '--seed',
-      'fixtures/seed.json',
-      '--max-events',
-      '3',
-      '--event-retention',
-      '7d',
-    ])
+    server = await startCliServer([...IN_MEMORY, '--max-events', '3', '--event-retention', '7d'])
     const base = server.url.replace(/\/v1$/, '')
     for (let version = 1; version <= 6; version++) expect((await push(base, 't1', version)).status).toBeLessThan(300)
     expect((await advance(base)).status).toBe(200)
