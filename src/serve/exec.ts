@@ -1,4 +1,5 @@
 import {spawn} from 'node:child_process'
+import {readFileSync} from 'node:fs'
 import {constants} from 'node:os'
 import {cliError} from '../cli/cli-error.js'
 import {outputFor} from '../cli/output.js'
@@ -64,7 +65,7 @@ function run([file, ...args]: readonly string[], env: NodeJS.ProcessEnv): Promis
     const child = spawn(file!, args, {stdio: 'inherit', env})
     // Ctrl+C in a terminal reaches the command already, as one of its foreground group: a second SIGINT would
     // make it quit without cleaning up (as tablepay's own commands, vitest or npm do)
-    const forward = (signal: NodeJS.Signals) => (signal === 'SIGINT' && process.stdin.isTTY) || child.kill(signal)
+    const forward = (signal: NodeJS.Signals) => (signal === 'SIGINT' && inTerminalForeground()) || child.kill(signal)
     process.on('SIGINT', forward).on('SIGTERM', forward)
     const done = () => process.off('SIGINT', forward).off('SIGTERM', forward)
     child.on('exit', (code, signal) => {
@@ -78,6 +79,22 @@ function run([file, ...args]: readonly string[], env: NodeJS.ProcessEnv): Promis
       void notStarted(file!, error).then(reject)
     })
   })
+}
+
+/**
+ * Whether this process is in its terminal's foreground process group, where Ctrl+C reaches every process of
+ * the group. Linux says so in /proc (its group against the terminal's foreground group, -1 without a
+ * terminal); elsewhere, stdin being a terminal stands for it.
+ */
+function inTerminalForeground(): boolean {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8')
+    // after "pid (comm) ": state ppid pgrp session tty_nr tpgid
+    const [, , group, , , foreground] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return group === foreground
+  } catch {
+    return process.stdin.isTTY === true
+  }
 }
 
 async function notStarted(file: string, error: NodeJS.ErrnoException): Promise<Error> {

@@ -134,6 +134,46 @@ describe('exec -- COMMAND', () => {
     expect(await refused(url!)).toBe(true)
   }, 15_000)
 
+  // Ctrl+C reaches every process of the terminal's foreground group, COMMAND with exec: a SIGINT passed on
+  // as well would be a second Ctrl+C, after which tablepay's own commands, vitest or npm quit without cleaning up
+  for (const stdin of ['the terminal', '/dev/null'])
+    it(`leaves Ctrl+C in a terminal to reach COMMAND once, with stdin ${stdin}`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'tablepay-exec-'))
+      onTestFinished(() => rm(dir, {recursive: true, force: true}))
+      // COMMAND counts its SIGINTs, and says how many when exec passes SIGTERM on
+      const command = join(dir, 'count-sigints.js')
+      await writeFile(
+        command,
+        `let sigints = 0
+        process.on('SIGINT', () => console.log('sigint ' + ++sigints))
+        process.on('SIGTERM', () => (console.log('sigints: ' + sigints), process.exit(0)))
+        console.log('ready ' + process.ppid)
+        setInterval(() => {}, 1000)`,
+      )
+      const redirect = stdin === '/dev/null' ? ' < /dev/null' : ''
+      const line = `exec '${process.execPath}' '${join(ROOT, 'bin', 'run.js')}' exec -- '${process.execPath}' '${command}'${redirect}`
+      // script(1) runs it on a terminal of its own, in the foreground; what is written to script's stdin is typed
+      const terminal = spawn('script', ['-qfec', line, '/dev/null'], {env: {...process.env, TABLEPAY_HOME: dir}})
+      let output = ''
+      terminal.stdout.on('data', (chunk: Buffer) => (output += chunk))
+      const printed = (pattern: RegExp) =>
+        new Promise<RegExpMatchArray>((resolve) => {
+          const check = () => output.match(pattern) && resolve(output.match(pattern)!)
+          terminal.stdout.on('data', check)
+          check()
+        })
+      const closed = new Promise((resolve) => terminal.on('close', resolve))
+      onTestFinished(() => void terminal.kill('SIGKILL'))
+
+      const [, execPid] = await printed(/ready (\d+)/)
+      terminal.stdin.write('\x03')
+      await printed(/sigint 1/)
+      // a SIGINT exec passed on reaches COMMAND before the SIGTERM exec passes on after it
+      process.kill(Number(execPid), 'SIGTERM')
+      expect(await closed).toBe(0)
+      expect(output).toContain('sigints: 1')
+    })
+
   it('fails loudly, without running COMMAND, when another program holds --port', async () => {
     const held = createServer()
     await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve))
