@@ -303,7 +303,7 @@ export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>
 
 export const DeliveryAttempt = z.object({
   attempt: z.int(),
-  /** Wall-clock time the attempt was made. */
+  /** Wall-clock time the attempt ended (its answer or failure); it was sent `duration_ms` before. */
   at: Timestamp,
   /** Scheduler time it was due at: with the clock advanced, this shows the retry schedule. */
   scheduled_at: Timestamp,
