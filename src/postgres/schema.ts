@@ -1,6 +1,6 @@
 import type {CollectionName} from '../domain/records.js'
 import {FAULTS_MIGRATION} from './faults.js'
-import {LEASE_MIGRATION} from './leases.js'
+import {LEASE_ENDS_MIGRATION, LEASE_MIGRATION} from './leases.js'
 
 /**
  * The columns a collection's table has besides `id`, `account_id`, `seq`
@@ -122,4 +122,6 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     'ALTER TABLE snapshots ADD COLUMN IF NOT EXISTS head text',
     `UPDATE snapshots SET head = left(doc::text, strpos(doc::text, ',"records":') - 1) WHERE head IS NULL`,
   ],
+  // a retry leaves the lease of an attempt out (src/postgres/leases.ts)
+  LEASE_ENDS_MIGRATION,
 ]

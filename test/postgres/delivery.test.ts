@@ -317,6 +317,50 @@ describe('delivery across instances on one database', () => {
     expect([...receiver.counts().values()]).toEqual([1, 1])
   })
 
+  it('a retry asked while one instance has an attempt out waits for its record on the other instance too', async () => {
+    const db = await database()
+    const open = async () => {
+      const storage = await PgStorage.open({url: db.url})
+      cleanup.push(() => storage.close())
+      return storage
+    }
+    const storage = await open()
+    await seedStore(storage, {seed: TEST_SEED})
+    // the first attempt waits for the test; every later one is answered at once
+    let answerFirst!: () => void
+    const firstAnswered = new Promise<number>((resolve) => (answerFirst = () => resolve(200)))
+    const receiver = await countingReceiver(() => (receiver.received.length === 1 ? firstAnswered : 200))
+    // a alone when the delivery is made: it holds the first attempt
+    const a = await serveStorage(storage)
+    cleanup.push(() => a.close())
+    await subscribe(a, receiver.url)
+    await pushChecks([a], 1, 'retried')
+    await receiver.waitFor(1)
+    const [delivery] = await deliveries(a)
+    const b = await serveStorage(await open())
+    cleanup.push(() => b.close())
+    // what b's claims of that delivery answer
+    const ledger = b.running.service.deliveries
+    const claim = ledger.claim.bind(ledger)
+    const claims: {dueAt: number; answer: Awaited<ReturnType<typeof claim>>}[] = []
+    ledger.claim = async (id, dueAt, leaseMs) => {
+      const answer = await claim(id, dueAt, leaseMs)
+      if (id === delivery!.id) claims.push({dueAt, answer})
+      return answer
+    }
+
+    const retried = await call(b.url, 'POST', `/v1/deliveries/${delivery!.id}/retry`)
+    expect(retried.status).toBe(200)
+    const retryDue = Date.parse(retried.body.next_attempt_at)
+    await expect.poll(() => claims.some((made) => made.dueAt === retryDue)).toBe(true)
+    expect(claims.find((made) => made.dueAt === retryDue)!.answer).toBe('held')
+
+    answerFirst()
+    await expect.poll(async () => (await deliveries(a))[0]!.attempts.length).toBe(2)
+    expect((await deliveries(a))[0]).toMatchObject({status: 'succeeded'})
+    expect(receiver.received.map(({headers}) => headers['x-tablepay-delivery-attempt'])).toEqual(['1', '2'])
+  })
+
   it('a success recorded by one instance supersedes the delivery the other has out: that attempt is recorded, and none follows', async () => {
     const db = await database()
     const storage = await PgStorage.open({url: db.url})

@@ -31,7 +31,7 @@ afterEach(async () => {
 const DUE = Date.parse('2026-01-01T00:00:00.000Z')
 const LATER = DUE + 60_000
 
-const delivery = (next: number | null, status = 'pending') =>
+const delivery = (next: number | null, status = 'pending', attempts = 0) =>
   ({
     id: 'dlv_1',
     object: 'delivery',
@@ -40,7 +40,7 @@ const delivery = (next: number | null, status = 'pending') =>
     event_id: 'evt_1',
     event_type: 'check.created',
     status,
-    attempts: [],
+    attempts: Array.from({length: attempts}, (_, i) => ({attempt: i + 1, status_code: 500})),
     next_attempt_at: next === null ? null : new Date(next).toISOString(),
     created_at: '2026-01-01T00:00:00.000Z',
     updated_at: '2026-01-01T00:00:00.000Z',
@@ -72,8 +72,8 @@ describe('delivery leases', () => {
       const winners = new Set(instances.filter((_, i) => typeof claims[i] === 'object'))
       expect(winners.size).toBe(1)
       expect(claims.filter((claim) => claim === 'held').length).toBeGreaterThanOrEqual(1)
-      // writing the delivery (its attempt recorded) ends the lease: the next round starts free
-      await write(a, {...delivery(DUE), updated_at: `2026-01-01T00:00:0${round % 10}.000Z`})
+      // recording its attempt ends the lease: the next round starts free
+      await write(a, delivery(DUE, 'pending', round + 1))
     }
   })
 
@@ -91,13 +91,24 @@ describe('delivery leases', () => {
     await write(a, delivery(DUE))
     expect(await a.shared!.claim('dlv_1', DUE, 60_000)).toMatchObject({delivery: {id: 'dlv_1'}})
     expect(await b.shared!.claim('dlv_1', DUE, 60_000)).toBe('held')
-    await write(a, delivery(LATER))
+    await write(a, delivery(LATER, 'pending', 1))
     expect(await b.shared!.claim('dlv_1', DUE, 60_000)).toBeUndefined()
     expect(await b.shared!.claim('dlv_1', LATER, 60_000)).toMatchObject({
       delivery: {next_attempt_at: new Date(LATER).toISOString()},
     })
     await write(b, delivery(null, 'succeeded'))
     expect(await a.shared!.claim('dlv_1', LATER, 60_000)).toBeUndefined()
+  })
+
+  it("a retry's write leaves the lease of the attempt out; that attempt's record ends it", async () => {
+    const [a, b] = await Promise.all([open(), open()])
+    await write(a, delivery(DUE))
+    expect(await a.shared!.claim('dlv_1', DUE, 60_000)).toMatchObject({delivery: {id: 'dlv_1'}})
+    // the retry: due at once, no attempt recorded
+    await write(b, delivery(LATER))
+    expect(await b.shared!.claim('dlv_1', LATER, 60_000)).toBe('held')
+    await write(a, delivery(LATER, 'pending', 1))
+    expect(await b.shared!.claim('dlv_1', LATER, 60_000)).toMatchObject({delivery: {attempts: [{attempt: 1}]}})
   })
 
   it('an instance whose session ends loses its leases at once: another claims the attempt it held', async () => {
