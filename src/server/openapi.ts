@@ -126,7 +126,9 @@ const REQUEST_ID_PARAMETER = {
   name: 'X-Request-Id',
   in: 'header',
   required: false,
-  description: 'Echoed when it is 1–200 characters of `A-Z a-z 0-9 . _ : / + = -`; otherwise the server makes one.',
+  description:
+    'Echoed when it is 1–200 characters of `A-Z a-z 0-9 . _ : / + = -` holding no `whsec_…` secret or ' +
+    '`tp_test_…` key; otherwise the server makes one.',
   schema: {type: 'string'},
 }
 

@@ -47,6 +47,18 @@ describe('secrets and keys in the request log and the access line', () => {
     for (const line of access) expect(renderRequestLine(line)).not.toMatch(LEAK)
   })
 
+  it('does not take an X-Request-Id that holds a secret or a key: the answer and its entry get an id of their own', async () => {
+    for (const given of [`trace-${SECRET.replace(/[+/=]/g, '')}`, `rq-${WRITE_KEY}`]) {
+      const answer = await sim.api('GET', '/v1/checks/external/nope', {headers: {'x-request-id': given}})
+      const id = answer.headers.get('x-request-id')!
+      expect(id).toMatch(/^req_/)
+      expect(answer.body.error.request_id).toBe(id)
+      expect((await entry(answer)).id).toBe(id)
+    }
+    expect(JSON.stringify((await sim.api('GET', '/v1/sim/requests?limit=100', {key: READ_KEY})).body)).not.toMatch(LEAK)
+    expect(JSON.stringify(access)).not.toMatch(LEAK)
+  })
+
   it('redacts them in both bodies, in values and field names, JSON or not, and in the error message', async () => {
     const refused = await sim.api('PUT', '/v1/checks/external/red-1', {
       body: {...checkWith([['a', 1, 100, `pay with ${SECRET}`]]), [`${WRITE_KEY}`]: SECRET},
