@@ -102,7 +102,7 @@ describe('webhook delivery', () => {
     expect(new Set(receiver.received.map((r) => r.body)).size).toBe(1)
   })
 
-  it('with --disable-after 2, two dead deliveries disable the endpoint and nothing more is sent', async () => {
+  it('with --disable-after 2, two dead deliveries disable the endpoint and no delivery is sent; a ping still is', async () => {
     const {receiver, sim, register, advance} = await setup(() => 500, {serve: {disableAfter: 2}})
     const endpoint = await register(['check.created'])
     await sim.api('PUT', '/v1/checks/external/d1', {body: checkWith([['a', 1, 100]])})
@@ -115,6 +115,10 @@ describe('webhook delivery', () => {
     await sim.api('PUT', '/v1/checks/external/d3', {body: checkWith([['a', 1, 100]])})
     await advance(40 * 3600)
     expect(receiver.received.length).toBe(sent)
+    // the ping is no delivery: it checks the receiver whatever the endpoint's status (docs/api.md, "The ping")
+    const ping = await sim.api('POST', `/v1/webhook-endpoints/${endpoint.id}/test`)
+    expect(ping.body).toMatchObject({object: 'webhook_test', succeeded: false, status_code: 500})
+    expect(receiver.received.length).toBe(sent + 1)
   })
 
   it('a receiver that never answers fails after the timeout, and a 301 is a failure', async () => {
