@@ -98,6 +98,21 @@ describe('a /v1 route however its path is written', () => {
     expect(encoded.body.object).toBe('clock')
   })
 
+  it('takes a "?" sent as %3F for a character of the path, not the start of the query: no route has one', async () => {
+    const auth = {headers: {authorization: `Bearer ${WRITE_KEY}`}}
+    const answers = await Promise.all(
+      ['/v1/checks%3Flimit=1', '/v1/checks%3flimit=1?limit=2', '/v1/checks/external/a%3Fb'].map((path) =>
+        rawRequest(sim.url, 'GET', path, auth),
+      ),
+    )
+    expect(answers.map(({status, body}) => [status, body.error?.code])).toEqual([
+      [404, 'not_found'],
+      [404, 'not_found'],
+      [404, 'not_found'],
+    ])
+    expect(answers[0]!.body.error.message).toContain('%3F')
+  })
+
   it('takes a request target in absolute form as its path: the same auth, routing and refusals', async () => {
     const auth = {headers: {authorization: `Bearer ${WRITE_KEY}`}}
     const plain = await rawRequest(sim.url, 'GET', '/v1/locations', auth)

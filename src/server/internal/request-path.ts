@@ -28,13 +28,16 @@ export function originForm(target: string): string {
  * request's path once before routing (`/%761/sim` is `/v1/sim` to the
  * router), so auth is decided on this very string, never on the raw URL. A
  * `.` or `..` segment (sent as is or encoded) is refused rather than resolved:
- * no route has one, and the router would not resolve it either.
+ * no route has one, and the router would not resolve it either. So is a `?`
+ * sent as `%3F`, which the router would take for the query's start
+ * (`/v1/checks%3Flimit=1` as a list of one).
  */
 export function routedPath(event: H3Event): string {
   const bare = pathOf(event)
   if (bare.includes('/.') && DOT_SEGMENT.test(bare)) {
     throw new ApiError('not_found', 'No such route: a path may not contain "." or ".." segments.')
   }
+  if (bare.includes('?')) throw new ApiError('not_found', 'No such route: a path may not contain "?" (%3F).')
   return bare
 }
 
@@ -42,9 +45,14 @@ export function routedPath(event: H3Event): string {
 export const withoutTrailingSlash = (path: string): string =>
   path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
 
-/** The request's path without its query, copied only when there is one (every request reads it). */
+/**
+ * The request's path without its query, copied only when there is one (every request reads it). The query
+ * starts at the first `?` sent as is: h3 decodes the path before it, a `%3F` too.
+ */
 export function pathOf(event: H3Event): string {
   const path = event.path
-  const query = path.indexOf('?')
-  return query === -1 ? path : path.slice(0, query)
+  if (!path.includes('?')) return path
+  const sent = event.node.req.originalUrl ?? event.node.req.url ?? path
+  const query = sent.indexOf('?')
+  return query === -1 ? path : path.slice(0, path.length - (sent.length - query))
 }
