@@ -1,5 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Args, Errors, Flags} from '@oclif/core'
 import type {Check, TablepayClient} from '../client/client.js'
+import {TablepayApiError} from '../client/errors.js'
+import {acceptExternalId} from '../domain/check-push-fast.js'
 
 /**
  * A check as users name it on the command line: its `chk_…` id, or else the
@@ -11,24 +13,30 @@ export class CheckRef {
   constructor(readonly text: string) {}
 
   /**
-   * The check id: a `chk_…` id as is (no request), anything else looked up
-   * as the POS id (an unknown one is the API's 404, with the hint of cli/errors.ts).
+   * The check id (an unknown check is the API's 404, with the hint of cli/errors.ts).
    *
    * @example
    * await new CheckRef('t12').id(client) // 'chk_4f0b6k2m9q1x8s7d3a5z'
    */
   async id(client: TablepayClient): Promise<string> {
-    return this.#isId() ? this.text : (await client.getCheckByExternalId(this.text)).id
+    return (await this.fetch(client)).id
   }
 
   /**
-   * The check itself; `external` reads the text as a POS id whatever it looks like.
+   * The check itself: the one with this `chk_…` id, or else the one pushed under this POS id (a POS may name
+   * its checks `chk_…` too); `external` reads the text as a POS id whatever it looks like.
    *
    * @example
    * await new CheckRef('t12').fetch(client) // the check pushed as t12
    */
-  fetch(client: TablepayClient, {external = false} = {}): Promise<Check> {
-    return external || !this.#isId() ? client.getCheckByExternalId(this.text) : client.getCheck(this.text)
+  async fetch(client: TablepayClient, {external = false} = {}): Promise<Check> {
+    if (external || !this.#isId()) return client.getCheckByExternalId(this.text)
+    try {
+      return await client.getCheck(this.text)
+    } catch (error) {
+      if (!(error instanceof TablepayApiError && error.status === 404)) throw error
+      return client.getCheckByExternalId(this.text).catch(() => Promise.reject(error))
+    }
   }
 
   #isId = () => this.text.startsWith('chk_')
@@ -37,7 +45,15 @@ export class CheckRef {
 /** What every command's help says a check may be. */
 export const CHECK_NAMES = 'its id (chk_…) or the POS id it was pushed under'
 
-const parse = async (text: string) => new CheckRef(text)
+// a check the API cannot name in a path is a wrong command line, not a request for the server to refuse
+const parse = async (text: string) => {
+  if (acceptExternalId(text) === undefined) {
+    const message = `"${text}" is not ${CHECK_NAMES}: a POS id is 1-64 characters of A-Z a-z 0-9 . _ : ~ @ + = -.`
+    // an argument's parse error is not the parser's own, so it says its exit code itself
+    throw new Errors.CLIError(message, {exit: 2})
+  }
+  return new CheckRef(text)
+}
 
 /**
  * `--check` (`-c`), the same in every command that takes one; `summary` says what the command does with it.

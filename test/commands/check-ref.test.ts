@@ -53,6 +53,18 @@ describe('a check named by its chk_ id or its POS id', () => {
     expectUnknownPosId(await cli(args('ref-never-pushed')), 'ref-never-pushed')
   })
 
+  it.each(commands)('%s finds a check by a POS id that looks like a check id (chk_…)', async (name, args) => {
+    const check = await push(`chk_pos-${name.replace(' ', '-')}`)
+    const answer = await json(args(`chk_pos-${name.replace(' ', '-')}`))
+    expect(answer.object === 'check' ? answer.id : answer.check_id).toBe(check.id)
+  })
+
+  it.each(commands)('%s refuses a CHECK no path can name as a wrong command line (exit 2)', async (_, args) => {
+    const {code, stderr} = await cli(args('a?b'))
+    expect(code).toBe(2)
+    expect(stderr).toContain('"a?b" is not its id (chk_…) or the POS id it was pushed under')
+  })
+
   it('logs list --check takes the POS id: the requests about that check, not "No requests."', async () => {
     const check = await push('ref-logs-1')
     await push('ref-logs-other')
