@@ -24,14 +24,21 @@ export const API_EXIT_CODES: ExitCodes = {
   1: 'The server refused the request, was not found, or did not answer within --timeout: the message and its code say which.',
 }
 
-/** A command that stops cleanly on Ctrl+C or SIGTERM (shutdown.ts) ends at once on a second one, as a shell reports a kill. */
+/**
+ * A command that stops cleanly on Ctrl+C, SIGTERM or SIGHUP (shutdown.ts) ends at once on a second one, as a
+ * shell reports a kill.
+ */
 export const SECOND_SIGNAL_EXIT_CODES: ExitCodes = {
+  129: 'A second SIGHUP while stopping: it ended at once.',
   130: 'A second Ctrl+C while stopping: it ended at once.',
   143: 'A second SIGTERM while stopping: it ended at once.',
 }
 
 /** The codes of a command that runs until stopped. */
-export const UNTIL_STOPPED_EXIT_CODES: ExitCodes = {0: 'Stopped by Ctrl+C or SIGTERM.', ...SECOND_SIGNAL_EXIT_CODES}
+export const UNTIL_STOPPED_EXIT_CODES: ExitCodes = {
+  0: 'Stopped by Ctrl+C, SIGTERM or SIGHUP (its terminal closed).',
+  ...SECOND_SIGNAL_EXIT_CODES,
+}
 
 /**
  * A command's exit codes and their meanings, lowest first: the shared ones with

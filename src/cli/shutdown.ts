@@ -1,20 +1,29 @@
+import {constants} from 'node:os'
+
 /**
- * Resolves on the first SIGINT or SIGTERM, so a long-running command can
- * clean up and exit 0. A second signal exits at once: a stuck shutdown must
- * never leave the terminal hanging.
+ * What stops a long-running command: Ctrl+C, SIGTERM, and SIGHUP, which a closed terminal or a dropped SSH
+ * session sends (what the command made, such as `listen`'s endpoint, must not outlive it either).
+ */
+const STOPPING: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
+
+/**
+ * Resolves on the first SIGINT, SIGTERM or SIGHUP, so a long-running command can
+ * clean up and exit 0. A second signal exits at once (128 + its number): a stuck
+ * shutdown must never leave the terminal hanging.
  */
 export function untilSignalled(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
-      process.once('SIGINT', () => process.exit(130)).once('SIGTERM', () => process.exit(143))
+      for (const stopping of STOPPING) {
+        process.off(stopping, onSignal).once(stopping, () => process.exit(128 + constants.signals[stopping]))
+      }
       resolve(signal)
     }
-    process.on('SIGINT', onSignal).on('SIGTERM', onSignal)
+    for (const stopping of STOPPING) process.on(stopping, onSignal)
   })
 }
 
-/** A signal that aborts on the first SIGINT or SIGTERM: a streaming command stops reading and cleans up. */
+/** A signal that aborts on the first SIGINT, SIGTERM or SIGHUP: a streaming command stops reading and cleans up. */
 export function abortOnSignal(): AbortSignal {
   const stop = new AbortController()
   void untilSignalled().then(() => stop.abort())

@@ -28,10 +28,10 @@ Every run against the same server data and account signs with the same secret, w
 (--print-secret prints it and exits; --secret uses another), so your receiver keeps verifying across runs. \
 --since sends it again the events of that past of its types, each as a resend; --chaos duplicates and reorders its deliveries (see \`webhooks chaos\`). \
 When the stream drops it reconnects (a line on stderr says so), goes on with the same endpoint, and first prints the attempts made to it meanwhile. \
-On every exit (Ctrl+C, SIGTERM, an error) the endpoint is deleted, unless --keep.`
+On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoint is deleted, unless --keep.`
 
   static override exitCodes = {
-    0: 'Stopped by Ctrl+C or SIGTERM, the endpoint deleted; or --print-secret printed the secret.',
+    0: 'Stopped by Ctrl+C, SIGTERM or SIGHUP, the endpoint deleted; or --print-secret printed the secret.',
     1: 'The server refused a request, or the endpoint could not be deleted on exit (endpoint_not_removed): the message says which.',
     ...SECOND_SIGNAL_EXIT_CODES,
   }

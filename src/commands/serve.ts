@@ -12,7 +12,7 @@ On first start it creates an account with locations and API keys, and prints the
 
 It is ready when it prints its URL; with --json it prints one JSON line {"status": "ready", "url", "dashboard_url", "data_dir", "database", "accounts"} and nothing else. \
 With --database (or TABLEPAY_DATABASE_URL) the records live in PostgreSQL instead, shared by every instance started on the same URL (README: A sandbox for the whole team). \
-Clients find the URL and a write key on their own: in the same directory, and through the per-user registry of running servers from any other (README: How the CLI finds the server). Ctrl+C (SIGINT) or SIGTERM stops it cleanly.`
+Clients find the URL and a write key on their own: in the same directory, and through the per-user registry of running servers from any other (README: How the CLI finds the server). Ctrl+C (SIGINT), SIGTERM or SIGHUP (its terminal closed) stops it cleanly.`
 
   static override exitCodes = {
     ...UNTIL_STOPPED_EXIT_CODES,

@@ -103,7 +103,7 @@ function startingText(database: string | undefined, dataDir: string | undefined)
  * (commands/serve.ts) or by the lean path, which runs it without loading
  * oclif (cli/lean-entry.ts; docs/benchmarks.md, "Start-up of serve"):
  * starts the server, prints that it is ready, and stops it cleanly on
- * SIGINT or SIGTERM.
+ * SIGINT, SIGTERM or SIGHUP (cli/shutdown.ts).
  *
  * @example
  * await serve({port: 0, host: '127.0.0.1', data: '.tablepay', ...}, outputFor(true))

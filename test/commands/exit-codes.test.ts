@@ -39,8 +39,8 @@ describe('EXIT CODES in every help', () => {
   })
 
   it("a command's own codes come with the ones all share: serve and the tails end at once on a second signal", async () => {
-    expect(await exitCodesShown('serve')).toEqual(['0', '1', '2', '130', '143'])
-    expect(await exitCodesShown('deliveries tail')).toEqual(['0', '1', '2', '130', '143'])
+    expect(await exitCodesShown('serve')).toEqual(['0', '1', '2', '129', '130', '143'])
+    expect(await exitCodesShown('deliveries tail')).toEqual(['0', '1', '2', '129', '130', '143'])
     expect(await exitCodesShown('locations list')).toEqual(['0', '1', '2'])
   })
 })

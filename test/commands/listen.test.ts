@@ -116,10 +116,11 @@ describe('listen --forward-to', () => {
     expect((await json(['webhooks', 'list'])).data).toEqual([])
   })
 
-  it('removes its endpoint on SIGTERM too', async () => {
+  // SIGHUP: its terminal closed, or its SSH session dropped
+  it.each(['SIGTERM', 'SIGHUP'] as const)('removes its endpoint on %s too', async (signal) => {
     const {server, receiver, json} = await setup()
     const {listen, ready} = await spawnListen(server.env, ['--forward-to', receiver.url])
-    expect(await listen.kill('SIGTERM')).toBe(0)
+    expect(await listen.kill(signal)).toBe(0)
     expect(listen.stderr()).toContain(`Removed endpoint ${ready.endpoint_id}`)
     expect((await json(['webhooks', 'list'])).data).toEqual([])
   })
