@@ -100,6 +100,15 @@ describe('the codes help shows are the ones the command exits with', () => {
     })
   })
 
+  it('checks push: 0 pushed, 1 a body it cannot read, 2 a bad flag', async () => {
+    const {cli} = cliFor(server)
+    await expectExits('checks push', {
+      0: () => cli(['checks', 'push', 'exit-codes', '-f', 'fixtures/checks/open.json']),
+      1: () => cli(['checks', 'push', 'exit-codes', '-f', join(dir, 'nothere.json')]),
+      2: () => cli(['checks', 'push', 'exit-codes', '--bogus']),
+    })
+  })
+
   it('locations list, as every command that calls the server: 0 done, 1 no server answers, 2 a bad flag', async () => {
     const {cli} = cliFor(server)
     const nowhere = {TABLEPAY_URL: `http://127.0.0.1:${await freePort()}`, TABLEPAY_API_KEY: 'tp_test_x'}

@@ -30,6 +30,12 @@ Prints what happened (created, updated, unchanged or stale) and the check; --jso
     },
   ]
 
+  static override exitCodes = {
+    1:
+      'The server refused the request, was not found, or did not answer within --timeout; or the body could not be ' +
+      'read or is not a JSON object (unreadable_input, invalid_json): the message and its code say which.',
+  }
+
   static override args = {
     EXTERNAL_ID: Args.string({description: "Your POS's id of the check.", required: true}),
   }
