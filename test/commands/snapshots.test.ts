@@ -1,4 +1,4 @@
-import {readFile, writeFile} from 'node:fs/promises'
+import {readFile, stat, writeFile} from 'node:fs/promises'
 import {createServer} from 'node:http'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -53,6 +53,8 @@ describe('tablepay snapshots', () => {
     expect((await cli(['snapshots', 'export', 'one', '-o', file])).stdout).toBe(`Wrote snapshot one to ${file}.\n`)
     const document = JSON.parse(await readFile(file, 'utf8'))
     expect(document).toMatchObject({tablepay_snapshot: 1, name: 'one', account: 'acct_demo'})
+    // it holds the endpoints' secrets: readable by its owner only, as the data dir
+    expect((await stat(file)).mode & 0o777).toBe(0o600)
     expect(JSON.parse((await cli(['snapshots', 'export', 'one'])).stdout)).toEqual(document)
     const refused = await cli(['snapshots', 'export', 'one', '-o', join(dir, 'missing', 'one.json')])
     expect(refused).toMatchObject({code: 1, stderr: expect.stringContaining('Write to a directory that exists')})

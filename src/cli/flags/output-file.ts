@@ -8,10 +8,13 @@ export const outputFlag = Flags.string({
   summary: 'Write the document to FILE instead of printing it.',
 })
 
-/** Writes `text` to `file`, or ends the command with `output_failed` (exit 1), saying what to do instead. */
-export async function writeOutput(file: string, text: string): Promise<void> {
+/**
+ * Writes `text` to `file`, or ends the command with `output_failed` (exit 1), saying what to do instead. A
+ * `secret` document (a snapshot holds webhook secrets) is made readable by its owner only, as the data dir is.
+ */
+export async function writeOutput(file: string, text: string, {secret = false} = {}): Promise<void> {
   try {
-    await writeFile(file, text)
+    await writeFile(file, text, secret ? {mode: 0o600} : {})
   } catch (error) {
     throw new Errors.CLIError(`Cannot write ${file}: ${(error as Error).message}`, {
       exit: 1,

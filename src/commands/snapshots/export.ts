@@ -32,7 +32,7 @@ export default class SnapshotsExport extends ApiCommand<typeof SnapshotsExport> 
       if (!this.jsonEnabled()) this.log(JSON.stringify(document, null, 2))
       return document
     }
-    await writeOutput(output, `${JSON.stringify(document)}\n`)
+    await writeOutput(output, `${JSON.stringify(document)}\n`, {secret: true})
     this.log(printable(`Wrote snapshot ${document.name} to ${output}.`))
     return {output, name: document.name}
   }
