@@ -66,15 +66,22 @@ export class TablepayConnectionError extends TablepayError {
     cause: unknown,
   ) {
     const reason = networkReason(cause)
-    super(
-      'connection_failed',
-      reason === 'ECONNREFUSED'
-        ? `No tablepay server at ${url}. Start one with \`tablepay serve\` or pass --url.`
-        : `Could not reach the tablepay server at ${url} (${reason}). Check --url.`,
-    )
+    super('connection_failed', connectionFailure(url, reason))
     this.name = 'TablepayConnectionError'
     this.cause = cause
   }
+}
+
+/** What went wrong with the connection, and what to do next. */
+function connectionFailure(url: string, reason: string): string {
+  if (reason === 'ECONNREFUSED') return `No tablepay server at ${url}. Start one with \`tablepay serve\` or pass --url.`
+  // the server took the request and closed the connection: what a fault's lost answer does (docs/api.md, "Faults")
+  if (reason === 'UND_ERR_SOCKET' || reason === 'ECONNRESET')
+    return (
+      `The server at ${url} closed the connection without an answer (${reason}): the request may or may not have ` +
+      'been carried out. A fault made with `tablepay faults add --reset` does this: see `tablepay faults list`.'
+    )
+  return `Could not reach the tablepay server at ${url} (${reason}). Check --url.`
 }
 
 /** The client cannot be configured: typically no API key anywhere. */
