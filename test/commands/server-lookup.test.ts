@@ -156,6 +156,16 @@ describe('how the CLI finds the server', () => {
     expect(stderr).toContain('several_servers')
   })
 
+  it('with two servers started from one other directory, says none was started from here', async () => {
+    const home = await tempDir()
+    const [there, elsewhere] = await Promise.all([tempDir(), tempDir()])
+    await Promise.all([serve(home, ['--memory'], there), serve(home, ['--memory'], there)])
+    const {code, stderr} = await client(home, ['locations', 'list'], {}, elsewhere)
+    expect(code).toBe(1)
+    expect(stderr).toContain(`2 tablepay servers are running, none started from ${elsewhere} or above`)
+    expect(stderr).toContain('or run the command in the directory a server was started from, or below it.')
+  })
+
   it('takes the .tablepay data dir of a directory above the current one before the server started from it', async () => {
     const home = await tempDir()
     const project = await tempDir()
