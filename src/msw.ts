@@ -32,7 +32,7 @@ export interface TablepayHandlers extends SimulatorControls {
 
 /**
  * Handlers for every request to `baseUrl`. Webhook deliveries are real
- * signed `fetch` calls made in the same process, so msw sees them too:
+ * signed requests (`node:http`) made in the same process, so msw sees them too:
  * handle the endpoint URL you register to receive them (unhandled, they
  * follow your `onUnhandledRequest` setting).
  *
