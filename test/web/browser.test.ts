@@ -239,6 +239,55 @@ describe('in a real browser', () => {
     await page.close()
   })
 
+  it('the table page forgets claims a restore took away, offers a claim again once its payment is refunded, shows a refund made elsewhere, and stands down once the bill is removed', async () => {
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    const body = checkWith(
+      [
+        ['soup', 1, 800],
+        ['tea', 1, 300],
+      ],
+      {table: {number: '40'}, location_id: scratch.locations[0].id},
+    )
+    const created = await sim.api('PUT', '/v1/checks/external/t40', {key, body})
+    expect((await sim.api('POST', '/v1/sim/snapshots', {key, body: {name: 'no-claims'}})).status).toBe(201)
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+    await page.goto(created.body.guest_url)
+    await page.getByText('Live:').waitFor()
+    const whatIClaimed = page.getByLabel('What I claimed')
+    await page.getByRole('button', {name: 'Claim Item soup'}).click()
+    await whatIClaimed.waitFor()
+
+    // the restore took the claim away: paying it would be refused
+    expect((await sim.api('POST', '/v1/sim/snapshots/no-claims/restore', {key})).status).toBe(200)
+    await whatIClaimed.waitFor({state: 'hidden'})
+
+    // paid, then refunded on the page, a claim is unpaid again
+    await page.getByRole('button', {name: 'Claim Item soup'}).click()
+    await whatIClaimed.waitFor()
+    await page.getByRole('button', {name: /^Pay /}).click()
+    await page.getByText(/^Paid .* Thank you!$/).waitFor()
+    await whatIClaimed.waitFor({state: 'hidden'})
+    await page.getByRole('button', {name: /^Refund /}).click()
+    await page.getByText('Payment refunded.').waitFor()
+    await whatIClaimed.waitFor()
+
+    // a refund made through the API shows in the tab's payments, whose Refund button then stands down
+    await page.getByLabel('Everything due').check()
+    await page.getByRole('button', {name: /^Pay /}).click()
+    await page.getByText(/^Paid .* Thank you!$/).waitFor()
+    const [, paid] = (await sim.api('GET', `/v1/checks/${created.body.id}/payments`, {key})).body.data.reverse()
+    expect((await sim.api('POST', `/v1/sim/payments/${paid.id}/refund`, {key, body: {}})).status).toBe(200)
+    await expect.poll(() => page.locator('#payments li', {hasText: '· refunded ('}).count()).toBe(2)
+    expect(await page.locator('#payments button:not([disabled])').count()).toBe(0)
+
+    // the bill removed, nothing on the page acts on it any more
+    expect((await sim.api('POST', '/v1/sim/reset', {key})).status).toBe(200)
+    await page.getByText('The restaurant has removed this bill').waitFor()
+    expect(await page.locator('button:not([disabled])').count()).toBe(0)
+    await page.close()
+  })
+
   it('a bad or expired table link opens a page that says what to do, not an error body', async () => {
     const page = await browser.newPage({viewport: PHONE, isMobile: true})
     const answer = await page.goto(`${sim.url}/t/gt_${'0'.repeat(32)}`)
@@ -317,6 +366,73 @@ describe('in a real browser', () => {
     expect((await sim.api('POST', '/v1/sim/snapshots/one-table/restore', {key})).status).toBe(200)
     await qrOf('52').waitFor({state: 'detached'})
     await qrOf('51').waitFor()
+    await page.close()
+  })
+
+  it('the dashboard reloads once its stream is back: what changed while it was away shows', async () => {
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
+    await page.goto(`${sim.url}/#key=${key}`)
+    await page.getByText('● Live').waitFor()
+    // the stream drops, as on a network blip, and stays away while the POS pushes
+    await page.route('**/v1/sim/stream', (route) => route.abort('connectionreset'))
+    await page.evaluate(() => window.stop())
+    await page.getByText('Reconnecting…').waitFor()
+    const body = checkWith([['tea', 1, 300]], {table: {number: '61'}, location_id: scratch.locations[0].id})
+    expect((await sim.api('PUT', '/v1/checks/external/blip', {key, body})).status).toBe(201)
+    await page.unroute('**/v1/sim/stream')
+    await page.getByText('● Live').waitFor()
+    await page.getByRole('button', {name: 'Show the QR code of table 61'}).waitFor()
+    await page.close()
+  })
+
+  it("the dashboard's live reloads keep open details and the focus, an action's error until the next action, and claims summed to the thousandth", async () => {
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    const own = await startReceiver()
+    cleanup.push(() => own.close())
+    const endpoint = (
+      await sim.api('POST', '/v1/webhook-endpoints', {key, body: {url: own.url, event_types: ['check.created']}})
+    ).body
+    const pushTable = (number: string) =>
+      sim.api('PUT', `/v1/checks/external/live${number}`, {
+        key,
+        body: checkWith([['soup', 1, 800]], {table: {number}, location_id: scratch.locations[0].id}),
+      })
+    const tableShown = (number: string) =>
+      page.getByRole('button', {name: `Show the QR code of table ${number}`}).waitFor()
+    const check = (await pushTable('71')).body
+    await own.waitFor(1)
+    for (const quantity of [0.1, 0.2])
+      await sim.api('POST', `/v1/sim/checks/${check.id}/claims`, {
+        key,
+        body: {items: [{external_id: 'soup', quantity}]},
+      })
+    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
+    await page.goto(`${sim.url}/#key=${key}`)
+    await page.getByText('● Live').waitFor()
+    await page.locator('#checks td[data-label="Claimed"]', {hasText: '0.3 / 1'}).waitFor()
+
+    const delivery = (await sim.api('GET', '/v1/deliveries', {key})).body.data[0]
+    await page.locator('#deliveries summary').first().click()
+    const retry = page.getByRole('button', {name: `Retry delivery ${delivery.id}`})
+    await retry.focus()
+    await pushTable('72')
+    await tableShown('72')
+    expect(await page.locator('#deliveries details[open]').count()).toBe(1)
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+      `Retry delivery ${delivery.id}`,
+    )
+
+    // its endpoint gone, the retry is refused: the reason stays through the next live reload
+    expect((await sim.api('DELETE', `/v1/webhook-endpoints/${endpoint.id}`, {key})).status).toBe(200)
+    await retry.click()
+    const notice = page.locator('#notice', {hasText: 'was deleted'})
+    await notice.waitFor()
+    await pushTable('73')
+    await tableShown('73')
+    expect(await notice.isVisible()).toBe(true)
     await page.close()
   })
 
@@ -515,6 +631,8 @@ describe('in a real browser', () => {
     const paid = await pushTable('fit-3', '3', {version: 1})
     expect((await pay(paid, paid.amount_due_cents)).status).toBe(201)
     await pushTable('fit-3', '3', {version: 2, status: 'closed'})
+    // a table's number is at most 32 characters, of no spaces
+    const long = await pushTable('fit-4', 'TERRACE_LEFT_BOOTH_NUMBER_000012')
 
     for (const viewport of [{width: 1366, height: 900}, PHONE]) {
       const phone = viewport === PHONE
@@ -537,6 +655,9 @@ describe('in a real browser', () => {
       expect(await sideways(page)).toBe(0)
       expect(await layoutFaults(page, rows)).toEqual({wrapped: [], alone: [], tall: []})
       expect(await iconOf(page)).toEqual({status: 200, type: 'image/svg+xml'})
+      await page.goto(long.guest_url)
+      await page.getByText('Live:').waitFor()
+      expect(await sideways(page)).toBe(0)
       await page.goto(`${sim.url}/t/gt_${'0'.repeat(32)}`)
       expect(await iconOf(page)).toEqual({status: 200, type: 'image/svg+xml'})
       await page.close()

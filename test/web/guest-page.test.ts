@@ -135,9 +135,24 @@ describe('a guest token', () => {
     const refund = await guest('POST', `${mine.page}/payments/${payment.body.id}/refund`, {})
     expect(refund.status).toBe(404)
     expect(refund.body.error.code).toBe('not_found')
+    expect((await guest('GET', `${mine.page}/payments/${payment.body.id}`)).status).toBe(404)
     expect((await sim.api('GET', `/v1/payments/${payment.body.id}`, {key: OTHER_KEY})).body.amount_refunded_cents).toBe(
       0,
     )
+  })
+})
+
+describe('a payment under /t/{token}', () => {
+  it('answers as GET /v1/payments/{id} does, a refund made elsewhere included, and is never cached', async () => {
+    const {check, page} = await pushCheck('t12')
+    const payment = (await guest('POST', `${page}/payments`, {amount_cents: 1000})).body
+    await sim.api('POST', `/v1/sim/payments/${payment.id}/refund`, {body: {amount_cents: 400}})
+    const read = await guest('GET', `${page}/payments/${payment.id}`)
+    expect(read.status).toBe(200)
+    expect(read.headers.get('cache-control')).toBe('no-store')
+    expect(read.body).toEqual((await sim.api('GET', `/v1/payments/${payment.id}`)).body)
+    expect(read.body).toMatchObject({check_id: check.id, amount_refunded_cents: 400})
+    expect((await guest('GET', `${page}/payments/pay_nope`)).status).toBe(404)
   })
 })
 

@@ -17,7 +17,7 @@ declare const document: {
   querySelectorAll(selectors: string): Iterable<PageElement>
   createRange(): {selectNodeContents(node: PageElement): void; getClientRects(): Iterable<PageBox>}
 }
-declare const window: Record<string, unknown>
+declare const window: Record<string, unknown> & {stop(): void}
 interface HTMLImageElement {
   decode(): Promise<void>
   naturalWidth: number

@@ -2,7 +2,8 @@ import {defineEventHandler, getRequestHeader, type H3Event, type Router, setResp
 import {guestUrl, renderCheck} from '../../domain/check.js'
 import {ApiError} from '../../domain/errors.js'
 import {renderLocation} from '../../domain/locations.js'
-import type {CheckRecord} from '../../domain/records.js'
+import {renderPayment} from '../../domain/payments.js'
+import type {CheckRecord, PaymentRecord} from '../../domain/records.js'
 import {isRestore} from '../../domain/snapshots.js'
 import {sendAsset} from '../../web/assets.js'
 import {qrSvg} from '../../web/qr.js'
@@ -24,6 +25,15 @@ async function checkOfLink({service}: AppContext, event: H3Event): Promise<Check
   // the link is the credential: idempotency keys sent with it live apart from the API key's
   event.context.guestCheckId = check.id
   return check
+}
+
+/** A payment of the check a guest link opens: another check's payment does not exist there. */
+async function paymentOfLink(app: AppContext, event: H3Event): Promise<PaymentRecord> {
+  const check = await checkOfLink(app, event)
+  const id = event.context.params?.id ?? ''
+  const payment = await app.service.records.get('payments', id)
+  if (!payment || payment.check_id !== check.id) throw new ApiError('not_found', `No payment ${id} on this check.`)
+  return payment
 }
 
 /** Whether the request comes from a browser loading a page, rather than from a program. */
@@ -112,16 +122,18 @@ export function guestRoutes(router: Router, app: AppContext): void {
     defineEventHandler(async (event) => pay(app, event, await checkOfLink(app, event))),
   )
 
+  // the page's list of this tab's payments, kept as they are: a refund may come from elsewhere
+  router.get(
+    '/t/:token/payments/:id',
+    defineEventHandler(async (event) => {
+      setResponseHeader(event, 'cache-control', 'no-store')
+      return renderPayment(await paymentOfLink(app, event))
+    }),
+  )
+
   router.post(
     '/t/:token/payments/:id/refund',
-    defineEventHandler(async (event) => {
-      const check = await checkOfLink(app, event)
-      const id = event.context.params?.id ?? ''
-      const payment = await service.records.get('payments', id)
-      // the link opens one check: another check's payment does not exist here
-      if (!payment || payment.check_id !== check.id) throw new ApiError('not_found', `No payment ${id} on this check.`)
-      return refund(app, event, payment)
-    }),
+    defineEventHandler(async (event) => refund(app, event, await paymentOfLink(app, event))),
   )
 
   router.post(

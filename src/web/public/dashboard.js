@@ -33,10 +33,13 @@ function actionButton(label, name, run) {
   const button = el('button', props, label)
   button.addEventListener('click', async () => {
     button.disabled = true
+    $('notice').hidden = true
+    delete $('notice').dataset.action
     try {
       await run()
     } catch (error) {
       showError(error)
+      $('notice').dataset.action = 'failed'
     } finally {
       button.disabled = false
     }
@@ -81,6 +84,9 @@ $('qr').addEventListener('click', (event) => {
   if (event.target === $('qr') && !inside) $('qr').close()
 })
 
+/** The items' quantities added up, to the thousandth a quantity has at most: 0.1 + 0.2 is 0.3. */
+const sumOf = (items, field) => Math.round(items.reduce((n, item) => n + item[field], 0) * 1000) / 1000
+
 function renderChecks(checks) {
   const rows = checks.map((check) => {
     const qr = el('button', {type: 'button', class: 'secondary small', 'aria-label': `Show the QR code of table ${check.table.number}`}, 'QR')
@@ -89,12 +95,12 @@ function renderChecks(checks) {
     return el(
       'tr',
       {},
-      el('td', {}, el('strong', {}, check.table.number), ' ', el('small', {class: 'ext', title: check.external_id}, check.external_id)),
+      el('td', {}, el('strong', {class: 'table-number', title: check.table.number}, check.table.number), ' ', el('small', {class: 'ext', title: check.external_id}, check.external_id)),
       el('td', {class: 'bare'}, el('span', {class: 'badge', 'data-status': check.status}, check.status)),
       el('td', {class: 'bare'}, el('span', {class: 'badge', 'data-status': check.payment_status}, check.payment_status.replace('_', ' '))),
       el('td', {class: 'num'}, money(check.totals.total_cents)),
       el('td', {class: 'num'}, money(check.amount_due_cents)),
-      el('td', {class: 'num'}, `${check.items.reduce((n, i) => n + i.claimed_quantity, 0)} / ${check.items.reduce((n, i) => n + i.quantity, 0)}`),
+      el('td', {class: 'num'}, `${sumOf(check.items, 'claimed_quantity')} / ${sumOf(check.items, 'quantity')}`),
       el('td', {}, clock(check.updated_at)),
       el('td', {class: 'bare'}, qr, ' ', el('a', {href: check.guest_url, target: '_blank'}, 'Table page')),
     )
@@ -102,11 +108,21 @@ function renderChecks(checks) {
   table('checks', ['Table', 'Status', 'Payment', 'Total', 'Due', 'Claimed', 'Updated', 'Guest page'], rows, el('span', {}, 'No checks yet: push one with ', el('code', {}, 'tablepay checks push'), '.'))
 }
 
+/** Events, deliveries and requests whose details are open, by id: a rebuild keeps them open. */
+const openDetails = new Set()
+
+/** `details` for the record `id`, open if it was before a rebuild, and noted as it opens and closes. */
+function keptOpen(id, ...children) {
+  const details = el('details', {open: openDetails.has(id)}, ...children)
+  details.addEventListener('toggle', () => (details.open ? openDetails.add(id) : openDetails.delete(id)))
+  return details
+}
+
 function renderEvent(event) {
   return el(
     'li',
     {},
-    el('details', {}, el('summary', {}, el('time', {datetime: event.created_at}, clock(event.created_at)), ' ', el('strong', {}, event.type), ' ', el('small', {}, String(event.data?.id ?? ''))), el('pre', {}, JSON.stringify(event.data, null, 2))),
+    keptOpen(event.id, el('summary', {}, el('time', {datetime: event.created_at}, clock(event.created_at)), ' ', el('strong', {}, event.type), ' ', el('small', {}, String(event.data?.id ?? ''))), el('pre', {}, JSON.stringify(event.data, null, 2))),
   )
 }
 
@@ -122,9 +138,8 @@ function renderDelivery(delivery) {
   return el(
     'li',
     {},
-    el(
-      'details',
-      {},
+    keptOpen(
+      delivery.id,
       el('summary', {}, el('span', {class: 'badge', 'data-status': delivery.status}, delivery.status), ' ', el('strong', {}, delivery.event_type), ' ', el('small', {}, `${delivery.endpoint_id} · ${delivery.attempts.length} attempt(s)${next}`)),
       attempts.length ? el('ol', {class: 'attempts'}, attempts) : el('p', {class: 'hint'}, 'Not attempted yet.'),
       el('p', {class: 'actions'}, retry, ' ', resendButton(delivery)),
@@ -247,9 +262,6 @@ async function chaosOf(endpoints) {
 
 // --- the Requests panel (docs/api.md, "The request log")
 
-/** Requests whose details are open: a reload keeps them open. */
-const openRequests = new Set()
-
 function requestPart(title, value) {
   return [el('p', {class: 'request-part'}, title), el('pre', {}, value === null ? '(none)' : typeof value === 'string' ? value : JSON.stringify(value, null, 2))]
 }
@@ -257,9 +269,8 @@ function requestPart(title, value) {
 function renderRequest(entry) {
   const outcome = entry.push_result ?? entry.error?.code ?? ''
   const status = entry.status === null ? 'reset' : String(entry.status)
-  const details = el(
-    'details',
-    {open: openRequests.has(entry.id), 'data-request': entry.id},
+  const details = keptOpen(
+    entry.id,
     el(
       'summary',
       {},
@@ -278,7 +289,7 @@ function renderRequest(entry) {
     requestPart(`Answer ${status}${entry.response_body_truncated ? ' (cut at 64 KiB)' : ''}`, entry.response_body),
     entry.changes ? requestPart('Changes', entry.changes) : null,
   )
-  details.addEventListener('toggle', () => (details.open ? openRequests.add(entry.id) : openRequests.delete(entry.id)))
+  details.dataset.request = entry.id
   return el('li', {}, details)
 }
 
@@ -323,13 +334,21 @@ const refreshLists = latestShown(
     ])
     return {checks, events, deliveries, endpoints, chaos: await chaosOf(endpoints.data)}
   },
-  ({checks, events, deliveries, endpoints, chaos}) => {
-    renderChecks(checks.data)
-    $('events').replaceChildren(...events.data.map(renderEvent))
-    $('deliveries').replaceChildren(...deliveries.data.map(renderDelivery))
-    renderEndpoints(endpoints.data, chaos)
-  },
+  ({checks, events, deliveries, endpoints, chaos}) =>
+    keepingFocus(() => {
+      renderChecks(checks.data)
+      $('events').replaceChildren(...events.data.map(renderEvent))
+      $('deliveries').replaceChildren(...deliveries.data.map(renderDelivery))
+      renderEndpoints(endpoints.data, chaos)
+    }),
 )
+
+/** Runs `rebuild`; a control it rebuilt while it had the focus gets it back (found by its label). */
+function keepingFocus(rebuild) {
+  const label = document.activeElement?.getAttribute('aria-label')
+  rebuild()
+  if (label && document.activeElement === document.body) document.querySelector(`[aria-label="${CSS.escape(label)}"]`)?.focus()
+}
 
 async function refresh() {
   await busyWhile($('board'), async () => {
@@ -340,7 +359,8 @@ async function refresh() {
     hint.textContent = WRITE_HINT
     hint.hidden = writable
   }
-  $('notice').hidden = true
+  // what a reload failed with is over once one works; why an action failed stays until the next action
+  if (!$('notice').dataset.action) $('notice').hidden = true
 }
 
 // a burst of events (a push, its deliveries, their attempts) makes one reload
@@ -354,6 +374,8 @@ async function follow(signal) {
   const response = await fetch('/v1/sim/stream', {headers: {...headersFor('GET'), accept: 'text/event-stream'}, signal})
   if (!response.ok) throw Object.assign(new Error((await response.json()).error.message), {status: response.status})
   $('live').textContent = '● Live'
+  // what changed before the stream opened (a drop, a restart, the first load) is in no message: reload once
+  scheduleRefresh()
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
   let buffer = ''
   // each message (a new event, a delivery attempt, a restore's reset) only says that something changed: the
@@ -394,6 +416,7 @@ function connect() {
 
 async function open() {
   key = keyFromHash()
+  delete $('notice').dataset.action
   $('key-form').hidden = Boolean(key)
   $('board').hidden = !key
   if (!key) {

@@ -89,6 +89,7 @@ export async function request(url, {method = 'GET', body, headers = {}} = {}) {
     const error = new Error(data?.error?.message ?? `The server answered ${response.status}.`)
     error.status = response.status
     error.code = data?.error?.code
+    error.details = data?.error?.details
     throw error
   }
   return data

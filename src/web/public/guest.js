@@ -189,10 +189,46 @@ function render(next) {
   $('nothing-due').textContent = check.status === 'open' ? 'Nothing left to pay.' : `This bill is ${check.status}.`
   renderAmount()
   renderPayments()
+  // a refund made elsewhere changes the check too: the tab's payments follow, then show it
+  if (stored(paymentsKey).length)
+    refreshPayments().then(() => {
+      renderAmount()
+      renderPayments()
+    }, () => {})
 }
 
 function keepPayment(payment) {
   store(paymentsKey, [...stored(paymentsKey).filter((p) => p.id !== payment.id), payment])
+}
+
+/** Drops this tab's claims with the given ids (all of them without), and what it paid with them. */
+function forgetClaims(ids) {
+  const gone = (id) => !ids || ids.includes(id)
+  store(claimsKey, stored(claimsKey).filter((claim) => !gone(claim.id)))
+  if (!ids) store(paymentsKey, [])
+  payFor = null
+}
+
+/** A claim whose payment was refunded in full is unpaid again: the page offers it once more. */
+function unpaid(payment) {
+  if (!payment.claim_id || payment.status !== 'refunded') return
+  store(claimsKey, stored(claimsKey).map((c) => (c.id === payment.claim_id ? {...c, paid: false} : c)))
+}
+
+/**
+ * This tab's payments as the server has them now: a refund may have been made elsewhere (the dashboard, the
+ * API). One the check no longer has (a restore) is dropped.
+ */
+async function refreshPayments() {
+  for (const payment of stored(paymentsKey)) {
+    const now = await request(`${base}/payments/${encodeURIComponent(payment.id)}`).catch((error) =>
+      error.code === 'not_found' ? null : payment,
+    )
+    if (now) {
+      keepPayment(now)
+      unpaid(now)
+    } else store(paymentsKey, stored(paymentsKey).filter((p) => p.id !== payment.id))
+  }
 }
 
 function renderPayments() {
@@ -207,7 +243,9 @@ function renderPayments() {
         act(
           refund,
           async () => {
-            keepPayment(await post(`/payments/${encodeURIComponent(payment.id)}/refund`, {}))
+            const refunded = await post(`/payments/${encodeURIComponent(payment.id)}/refund`, {})
+            keepPayment(refunded)
+            unpaid(refunded)
             notify('Payment refunded.')
             await reload()
           },
@@ -235,7 +273,12 @@ async function pay(event) {
       const body = {amount_cents: amount, tip_cents: tipCents(amount)}
       if (claim) body.claim_id = claim.id
       if ($('decline').checked) body.simulate = 'decline'
-      const payment = await post('/payments', body)
+      const payment = await post('/payments', body).catch((error) => {
+        // a claim the bill no longer has (a restore, a reset): forget it, so the page stops offering it
+        if (!claim || !error.details?.some((detail) => detail.path === 'claim_id')) throw error
+        forgetClaims([claim.id])
+        throw Object.assign(error, {code: 'claim_gone'})
+      })
       keepPayment(payment)
       if (claim) store(claimsKey, stored(claimsKey).map((c) => (c.id === claim.id ? {...c, paid: true} : c)))
       charged += payment.amount_cents + payment.tip_cents
@@ -243,7 +286,7 @@ async function pay(event) {
     payFor = null
     notify(`Paid ${money.format(charged)}. Thank you!`)
     await reload()
-  })
+  }, {claim_gone: 'What you claimed is no longer on this bill. Choose what to pay again.'})
 }
 
 async function sendFeedback(event) {
@@ -276,6 +319,7 @@ function closeTable(text) {
   $('live').textContent = ''
   notify(text, 'error')
   for (const form of document.querySelectorAll('form')) form.hidden = true
+  for (const button of document.querySelectorAll('button')) button.disabled = true
 }
 
 // POS pushes, and other guests' claims and payments, arrive here; the first message is the current state.
@@ -291,6 +335,8 @@ function follow() {
     streamed++
     render(JSON.parse(message.data))
   })
+  // a snapshot restored: the bill is as it was saved, and this tab's claims and payments may not be on it
+  stream.addEventListener('reset', () => forgetClaims())
   stream.addEventListener('gone', () => {
     stream.close()
     closeTable('The restaurant has removed this bill. Please ask the staff for help.')
