@@ -97,6 +97,18 @@ const layoutFaults = (page: Page, {rows, maxRow}: {rows: string; maxRow: number}
     {rows, maxRow},
   )
 
+/** A scratch account of the test's own, with an endpoint for `check.created` on a receiver of its own. */
+async function scratchWithEndpoint() {
+  const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+  const key = scratch.api_keys[0].key as string
+  const own = await startReceiver()
+  cleanup.push(() => own.close())
+  const endpoint = (
+    await sim.api('POST', '/v1/webhook-endpoints', {key, body: {url: own.url, event_types: ['check.created']}})
+  ).body
+  return {scratch, key, own, endpoint}
+}
+
 /** The answer to what a browser asks for the page's icon: the one it links, else /favicon.ico. */
 async function iconOf(page: Page) {
   const link = page.locator('link[rel~="icon"]')
@@ -388,13 +400,7 @@ describe('in a real browser', () => {
   })
 
   it("the dashboard's live reloads keep open details and the focus, an action's error until the next action, and claims summed to the thousandth", async () => {
-    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
-    const key = scratch.api_keys[0].key
-    const own = await startReceiver()
-    cleanup.push(() => own.close())
-    const endpoint = (
-      await sim.api('POST', '/v1/webhook-endpoints', {key, body: {url: own.url, event_types: ['check.created']}})
-    ).body
+    const {scratch, key, own, endpoint} = await scratchWithEndpoint()
     const pushTable = (number: string) =>
       sim.api('PUT', `/v1/checks/external/live${number}`, {
         key,
@@ -535,13 +541,7 @@ describe('in a real browser', () => {
   })
 
   it('the dashboard resends a delivery, rotates a secret and sets chaos with a write key; under a read key they are disabled with the reason', async () => {
-    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
-    const key = scratch.api_keys[0].key
-    const own = await startReceiver()
-    cleanup.push(() => own.close())
-    const endpoint = (
-      await sim.api('POST', '/v1/webhook-endpoints', {key, body: {url: own.url, event_types: ['check.created']}})
-    ).body
+    const {scratch, key, own, endpoint} = await scratchWithEndpoint()
     own.verifyWith(endpoint.secret)
     await sim.api('PUT', '/v1/checks/external/w2', {
       key,
