@@ -68,7 +68,7 @@ const post = (path, body) => request(`${base}${path}`, {method: 'POST', body, he
 
 const left = (item) => Math.round((item.quantity - item.claimed_quantity) * 1000) / 1000
 
-/** A claim's part of the bill: its items, and the same share of the tax (docs/api.md, "The table page"). */
+/** A claim's part of the bill: its items, and the same share of the tax (docs/pages.md, "The table page"). */
 function claimShare(claim) {
   const prices = new Map(check.items.map((item) => [item.external_id, item.price_cents]))
   const line = ({external_id, quantity}) => Math.round(quantity * (prices.get(external_id) ?? 0))
