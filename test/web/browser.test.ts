@@ -283,15 +283,22 @@ describe('in a real browser', () => {
     await page.getByRole('button', {name: /^Refund /}).click()
     await page.getByText('Payment refunded.').waitFor()
     await whatIClaimed.waitFor()
+    // and paid again (what it claimed, the default once more), it is paid: not offered a third time
+    await page.getByRole('button', {name: /^Pay /}).click()
+    await page.getByText(/^Paid .* Thank you!$/).waitFor()
+    await page.locator('#payments li', {hasText: '€8.80 · succeeded'}).waitFor()
+    await whatIClaimed.waitFor({state: 'hidden'})
 
     // a refund made through the API shows in the tab's payments, whose Refund button then stands down
     await page.getByLabel('Everything due').check()
     await page.getByRole('button', {name: /^Pay /}).click()
     await page.getByText(/^Paid .* Thank you!$/).waitFor()
-    const [, paid] = (await sim.api('GET', `/v1/checks/${created.body.id}/payments`, {key})).body.data.reverse()
+    const [paid] = (await sim.api('GET', `/v1/checks/${created.body.id}/payments`, {key})).body.data
     expect((await sim.api('POST', `/v1/sim/payments/${paid.id}/refund`, {key, body: {}})).status).toBe(200)
     await expect.poll(() => page.locator('#payments li', {hasText: '· refunded ('}).count()).toBe(2)
-    expect(await page.locator('#payments button:not([disabled])').count()).toBe(0)
+    expect(
+      await page.locator('#payments li', {hasText: '· refunded ('}).locator('button:not([disabled])').count(),
+    ).toBe(0)
 
     // the bill removed, nothing on the page acts on it any more
     expect((await sim.api('POST', '/v1/sim/reset', {key})).status).toBe(200)

@@ -15,6 +15,9 @@ let streamed = 0
 let money = currency(null)
 /** What the amount is: `claimed`, `due` or `other` (typed by the guest). Null: the default. */
 let payFor = null
+/** What the check had been paid when this tab last read its payments, and that reading, one at a time. */
+let paidSeen = null
+let refreshing = Promise.resolve()
 
 const stored = (key) => JSON.parse(sessionStorage.getItem(key) ?? '[]')
 const store = (key, records) => sessionStorage.setItem(key, JSON.stringify(records))
@@ -77,7 +80,11 @@ function claimShare(claim) {
   return {items, tax: subtotal > 0 ? Math.round((tax * items) / subtotal) : 0}
 }
 
-const unpaidClaims = () => stored(claimsKey).filter((claim) => !claim.paid)
+/** This tab's claims that none of its payments holds: none made yet, or each refunded in full. */
+function unpaidClaims() {
+  const payments = stored(paymentsKey)
+  return stored(claimsKey).filter((claim) => !payments.some((p) => p.claim_id === claim.id && p.status !== 'refunded'))
+}
 
 /** One payment per unpaid claim of this tab, each naming its claim; none pays more than is due. */
 function claimPayments() {
@@ -102,7 +109,7 @@ function renderItem(item) {
     act(claim, async () => {
       const quantity = Math.min(1, available)
       const made = await post('/claims', {items: [{external_id: item.external_id, quantity}]})
-      store(claimsKey, [...stored(claimsKey), {id: made.id, items: made.items, paid: false}])
+      store(claimsKey, [...stored(claimsKey), {id: made.id, items: made.items}])
       payFor = null
       notify(`You claimed ${quantity} × ${item.name}.`)
       await reload()
@@ -189,12 +196,14 @@ function render(next) {
   $('nothing-due').textContent = check.status === 'open' ? 'Nothing left to pay.' : `This bill is ${check.status}.`
   renderAmount()
   renderPayments()
-  // a refund made elsewhere changes the check too: the tab's payments follow, then show it
-  if (stored(paymentsKey).length)
-    refreshPayments().then(() => {
+  // a refund made elsewhere changes what the check has been paid: the tab's payments follow, then show it
+  if (stored(paymentsKey).length && check.amount_paid_cents !== paidSeen) {
+    paidSeen = check.amount_paid_cents
+    refreshing = refreshing.then(refreshPayments).then(() => {
       renderAmount()
       renderPayments()
     }, () => {})
+  }
 }
 
 function keepPayment(payment) {
@@ -209,12 +218,6 @@ function forgetClaims(ids) {
   payFor = null
 }
 
-/** A claim whose payment was refunded in full is unpaid again: the page offers it once more. */
-function unpaid(payment) {
-  if (!payment.claim_id || payment.status !== 'refunded') return
-  store(claimsKey, stored(claimsKey).map((c) => (c.id === payment.claim_id ? {...c, paid: false} : c)))
-}
-
 /**
  * This tab's payments as the server has them now: a refund may have been made elsewhere (the dashboard, the
  * API). One the check no longer has (a restore) is dropped.
@@ -224,10 +227,8 @@ async function refreshPayments() {
     const now = await request(`${base}/payments/${encodeURIComponent(payment.id)}`).catch((error) =>
       error.code === 'not_found' ? null : payment,
     )
-    if (now) {
-      keepPayment(now)
-      unpaid(now)
-    } else store(paymentsKey, stored(paymentsKey).filter((p) => p.id !== payment.id))
+    if (now) keepPayment(now)
+    else store(paymentsKey, stored(paymentsKey).filter((p) => p.id !== payment.id))
   }
 }
 
@@ -243,9 +244,9 @@ function renderPayments() {
         act(
           refund,
           async () => {
-            const refunded = await post(`/payments/${encodeURIComponent(payment.id)}/refund`, {})
-            keepPayment(refunded)
-            unpaid(refunded)
+            keepPayment(await post(`/payments/${encodeURIComponent(payment.id)}/refund`, {}))
+            // a claim it paid may be unpaid again: the default is what this tab claimed once more
+            payFor = null
             notify('Payment refunded.')
             await reload()
           },
@@ -280,7 +281,6 @@ async function pay(event) {
         throw Object.assign(error, {code: 'claim_gone'})
       })
       keepPayment(payment)
-      if (claim) store(claimsKey, stored(claimsKey).map((c) => (c.id === claim.id ? {...c, paid: true} : c)))
       charged += payment.amount_cents + payment.tip_cents
     }
     payFor = null
