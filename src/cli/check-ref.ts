@@ -13,13 +13,19 @@ export class CheckRef {
   constructor(readonly text: string) {}
 
   /**
-   * The check id (an unknown check is the API's 404, with the hint of cli/errors.ts).
+   * The check id: a POS id's check's (an unknown one is the API's 404, with the hint of cli/errors.ts); a
+   * `chk_…` one as is, unless no check has it and a POS id does. A check gone since (a restore) keeps its id:
+   * the request log still finds its requests, and an action on it is the API's own 404.
    *
    * @example
    * await new CheckRef('t12').id(client) // 'chk_4f0b6k2m9q1x8s7d3a5z'
    */
   async id(client: TablepayClient): Promise<string> {
-    return (await this.fetch(client)).id
+    if (!this.#isId()) return (await client.getCheckByExternalId(this.text)).id
+    const found = await this.fetch(client).catch((error: unknown) =>
+      isNotFound(error) ? undefined : Promise.reject(error),
+    )
+    return found?.id ?? this.text
   }
 
   /**
@@ -34,13 +40,15 @@ export class CheckRef {
     try {
       return await client.getCheck(this.text)
     } catch (error) {
-      if (!(error instanceof TablepayApiError && error.status === 404)) throw error
+      if (!isNotFound(error)) throw error
       return client.getCheckByExternalId(this.text).catch(() => Promise.reject(error))
     }
   }
 
   #isId = () => this.text.startsWith('chk_')
 }
+
+const isNotFound = (error: unknown) => error instanceof TablepayApiError && error.status === 404
 
 /** What every command's help says a check may be. */
 export const CHECK_NAMES = 'its id (chk_…) or the POS id it was pushed under'

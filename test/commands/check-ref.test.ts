@@ -80,6 +80,15 @@ describe('a check named by its chk_ id or its POS id', () => {
     expect(reads.data).toEqual([])
   })
 
+  it('logs list --check takes the chk_ id of a check a restore took away: its requests are still in the log', async () => {
+    await json(['snapshots', 'save', 'ref-before'])
+    const check = await push('ref-logs-gone')
+    await json(['trigger', 'feedback', '-c', check.id, '--rating', '3'])
+    await json(['snapshots', 'restore', 'ref-before'])
+    const logged = await json(['logs', 'list', '--check', check.id, '--method', 'POST'])
+    expect(logged.data.map((e: {path: string}) => e.path)).toEqual([`/v1/sim/checks/${check.id}/feedback`])
+  })
+
   it('logs list --check with a POS id no check was pushed under is an error, not an empty list', async () => {
     expectUnknownPosId(await cli(['logs', 'list', '--check', 'ref-logs-never']), 'ref-logs-never')
     const {code, stdout} = await cli(['logs', 'list', '--check', 'ref-logs-never', '--json'])
