@@ -1,4 +1,4 @@
-import {readFile, stat, writeFile} from 'node:fs/promises'
+import {chmod, readFile, stat, writeFile} from 'node:fs/promises'
 import {createServer} from 'node:http'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -53,7 +53,10 @@ describe('tablepay snapshots', () => {
     expect((await cli(['snapshots', 'export', 'one', '-o', file])).stdout).toBe(`Wrote snapshot one to ${file}.\n`)
     const document = JSON.parse(await readFile(file, 'utf8'))
     expect(document).toMatchObject({tablepay_snapshot: 1, name: 'one', account: 'acct_demo'})
-    // it holds the endpoints' secrets: readable by its owner only, as the data dir
+    // it holds the endpoints' secrets: readable by its owner only, as the data dir, a file written over too
+    expect((await stat(file)).mode & 0o777).toBe(0o600)
+    await chmod(file, 0o644)
+    await cli(['snapshots', 'export', 'one', '-o', file])
     expect((await stat(file)).mode & 0o777).toBe(0o600)
     expect(JSON.parse((await cli(['snapshots', 'export', 'one'])).stdout)).toEqual(document)
     const refused = await cli(['snapshots', 'export', 'one', '-o', join(dir, 'missing', 'one.json')])

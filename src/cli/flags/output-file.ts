@@ -1,4 +1,4 @@
-import {writeFile} from 'node:fs/promises'
+import {chmod, writeFile} from 'node:fs/promises'
 import {Errors, Flags} from '@oclif/core'
 
 /** `--output FILE`: a command's document written to FILE instead of printed (`openapi`, `snapshots export`). */
@@ -14,6 +14,9 @@ export const outputFlag = Flags.string({
  */
 export async function writeOutput(file: string, text: string, {secret = false} = {}): Promise<void> {
   try {
+    // writeFile's mode is a new file's only: one written over is made private before the secrets go in
+    if (secret)
+      await chmod(file, 0o600).catch((error: NodeJS.ErrnoException) => error.code === 'ENOENT' || Promise.reject(error))
     await writeFile(file, text, secret ? {mode: 0o600} : {})
   } catch (error) {
     throw new Errors.CLIError(`Cannot write ${file}: ${(error as Error).message}`, {
