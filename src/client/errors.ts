@@ -75,11 +75,13 @@ export class TablepayConnectionError extends TablepayError {
 /** What went wrong with the connection, and what to do next. */
 function connectionFailure(url: string, reason: string): string {
   if (reason === 'ECONNREFUSED') return `No tablepay server at ${url}. Start one with \`tablepay serve\` or pass --url.`
-  // the server took the request and closed the connection: what a fault's lost answer does (docs/api.md, "Faults")
+  // the connection closed with the request sent: a tablepay fault's lost answer does that (docs/api.md, "Faults"),
+  // and so does a program that is no tablepay server
   if (reason === 'UND_ERR_SOCKET' || reason === 'ECONNRESET')
     return (
       `The server at ${url} closed the connection without an answer (${reason}): the request may or may not have ` +
-      'been carried out. A fault made with `tablepay faults add --reset` does this: see `tablepay faults list`.'
+      'been carried out. On a tablepay server, a fault made with `tablepay faults add --reset` does this (see ' +
+      '`tablepay faults list`); else check --url.'
     )
   return `Could not reach the tablepay server at ${url} (${reason}). Check --url.`
 }
