@@ -53,9 +53,12 @@ export async function exec(flags: ServeFlags, command: readonly string[]): Promi
   }
 }
 
+/** The signals COMMAND gets when this process does (shutdown.ts: what stops a long-running command). */
+const PASSED_ON: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
+
 /**
  * Runs `command` with this process's stdin, stdout and stderr, and resolves
- * with its exit code. SIGINT and SIGTERM sent to this process while it runs
+ * with its exit code. SIGINT, SIGTERM and SIGHUP sent to this process while it runs
  * go to it, and this process waits for it to end, so the server it calls
  * stops only after it. Once it has ended, a signal ends this process as it
  * would any: the port closes with it. (SIGKILL cannot be passed on.)
@@ -63,11 +66,12 @@ export async function exec(flags: ServeFlags, command: readonly string[]): Promi
 function run([file, ...args]: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(file!, args, {stdio: 'inherit', env})
-    // Ctrl+C in a terminal reaches the command already, as one of its foreground group: a second SIGINT would
-    // make it quit without cleaning up (as tablepay's own commands, vitest or npm do)
-    const forward = (signal: NodeJS.Signals) => (signal === 'SIGINT' && inTerminalForeground()) || child.kill(signal)
-    process.on('SIGINT', forward).on('SIGTERM', forward)
-    const done = () => process.off('SIGINT', forward).off('SIGTERM', forward)
+    // Ctrl+C in a terminal, or the terminal closing (SIGHUP), reaches the command already, as one of its
+    // foreground group: a second SIGINT would make it quit without cleaning up (as tablepay's own commands,
+    // vitest or npm do)
+    const forward = (signal: NodeJS.Signals) => (signal !== 'SIGTERM' && inTerminalForeground()) || child.kill(signal)
+    for (const signal of PASSED_ON) process.on(signal, forward)
+    const done = () => PASSED_ON.forEach((signal) => process.off(signal, forward))
     child.on('exit', (code, signal) => {
       done()
       resolve(code ?? 128 + constants.signals[signal!])

@@ -114,25 +114,30 @@ describe('exec -- COMMAND', () => {
     expect(await refused(url!)).toBe(true)
   })
 
-  it('passes SIGTERM to COMMAND, keeps serving until COMMAND ends, and exits as it did', async () => {
-    // COMMAND asks the server for its health once told to stop, then exits 7
-    const script = `
-      process.on('SIGTERM', async () => {
+  // SIGHUP: a supervisor's, or a closed terminal's when exec is not in its foreground
+  it.each(['SIGTERM', 'SIGHUP'] as const)(
+    'passes %s to COMMAND, keeps serving until COMMAND ends, and exits as it did',
+    async (signal) => {
+      // COMMAND asks the server for its health once told to stop, then exits 7
+      const script = `
+      process.on('${signal}', async () => {
         console.log('stopping ' + (await fetch(process.env.TABLEPAY_URL + '/health')).status)
         process.exit(7)
       })
       console.log('running ' + process.pid + ' ' + process.env.TABLEPAY_URL)
       setInterval(() => {}, 1000)`
-    const exec = spawnRunning(['exec', '--', 'node', '-e', script])
-    const [, pid, url] = (await exec.waitForOutput('\n')).trim().split(' ')
-    // an exec that did not wait for COMMAND leaves it running, holding the output open
-    onTestFinished(() => void (alive(Number(pid)) && process.kill(Number(pid), 'SIGKILL')))
+      const exec = spawnRunning(['exec', '--', 'node', '-e', script])
+      const [, pid, url] = (await exec.waitForOutput('\n')).trim().split(' ')
+      // an exec that did not wait for COMMAND leaves it running, holding the output open
+      onTestFinished(() => void (alive(Number(pid)) && process.kill(Number(pid), 'SIGKILL')))
 
-    expect(await exec.kill('SIGTERM')).toBe(7)
-    expect(exec.stdout()).toContain('stopping 200')
-    expect(alive(Number(pid))).toBe(false)
-    expect(await refused(url!)).toBe(true)
-  }, 15_000)
+      expect(await exec.kill(signal)).toBe(7)
+      expect(exec.stdout()).toContain('stopping 200')
+      expect(alive(Number(pid))).toBe(false)
+      expect(await refused(url!)).toBe(true)
+    },
+    15_000,
+  )
 
   // Ctrl+C reaches every process of the terminal's foreground group, COMMAND with exec: a SIGINT passed on
   // as well would be a second Ctrl+C, after which tablepay's own commands, vitest or npm quit without cleaning up
