@@ -98,7 +98,7 @@ async function fromRegistry(
   if (running.length === 1) return running[0]
   const nearest = startedNearest(running, cwd)
   if (nearest.length === 1) return nearest[0]
-  if (running.length > 1) throw severalServers(nearest.length > 0 ? nearest : running, dir, cwd, nearest.length > 0)
+  if (running.length > 1) throw severalServers(nearest, running, dir, cwd)
   // why each one was passed over: a server alive but not answering is not "not running"
   const found = entries.length === 0 ? 'none registered' : `none usable (${problems.join('; ')})`
   tried.push(`running servers registered in ${dir}: ${found}`)
@@ -120,8 +120,15 @@ function startedNearest(servers: ServerFile[], cwd: string): ServerFile[] {
  * server with none may run with `--memory` or `--database`: the entry does
  * not say which.
  */
-function severalServers(candidates: ServerFile[], registry: string, cwd: string, tied: boolean): TablepayConfigError {
-  // tied: all started from one directory, cwd's or the nearest one above it that any was; else none from there
+function severalServers(
+  nearest: ServerFile[],
+  running: ServerFile[],
+  registry: string,
+  cwd: string,
+): TablepayConfigError {
+  // tied: the ones started from cwd, or from the nearest directory above it that any was; else all of them
+  const tied = nearest.length > 0
+  const candidates = tied ? nearest : running
   const from = candidates[0]!.cwd
   const withDir = candidates.find((s) => typeof s.data_dir === 'string')
   return new TablepayConfigError(
