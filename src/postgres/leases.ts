@@ -22,15 +22,18 @@ export const LEASE_MIGRATION: readonly string[] = [
 ]
 
 /**
- * The schema version after which only a write that records an attempt or ends the delivery ends its lease.
- * A retry asked while an attempt is out leaves that attempt's lease, so no instance makes the retry's attempt
- * until that one is recorded, as on a data dir (docs/postgres.md, "Delivery across instances"). Only a write
- * that leaves a leased delivery pending parses its document (about 10 µs a row); others read columns only.
+ * The schema version after which only a write that records an attempt ends the delivery's lease. A retry, a
+ * cancel or a supersede while an attempt is out leaves that attempt's lease, so no instance makes the retry's
+ * attempt until that one is recorded, as on a data dir (docs/postgres.md, "Delivery across instances"). A
+ * record that makes the delivery succeeded or dead says so in the `status` column; only a write that keeps
+ * the status parses the documents to compare their attempts (about 10 µs a row).
  */
 export const LEASE_ENDS_MIGRATION: readonly string[] = [
   leaseEnds(
-    `OLD.lease_owner IS NOT NULL AND (NEW.status IS DISTINCT FROM 'pending' ` +
-      `OR json_array_length(NEW.doc->'attempts') <> json_array_length(OLD.doc->'attempts'))`,
+    `OLD.lease_owner IS NOT NULL AND (` +
+      `(NEW.status IS DISTINCT FROM OLD.status AND NEW.status IN ('succeeded', 'dead')) OR ` +
+      `(NEW.status IS NOT DISTINCT FROM OLD.status ` +
+      `AND json_array_length(NEW.doc->'attempts') <> json_array_length(OLD.doc->'attempts')))`,
   ),
 ]
 

@@ -111,6 +111,21 @@ describe('delivery leases', () => {
     expect(await b.shared!.claim('dlv_1', LATER, 60_000)).toMatchObject({delivery: {attempts: [{attempt: 1}]}})
   })
 
+  it('a supersede or a cancel leaves the lease of the attempt out too: a retry after it waits for its record', async () => {
+    const [a, b] = await Promise.all([open(), open()])
+    for (const ended of ['superseded', 'canceled']) {
+      // a new delivery's first attempt, out on a
+      await write(a, delivery(DUE))
+      expect(await a.shared!.claim('dlv_1', DUE, 60_000)).toMatchObject({delivery: {id: 'dlv_1'}})
+      await write(b, delivery(null, ended))
+      // the retry: pending again, due at once, its attempt still out
+      await write(b, delivery(LATER))
+      expect(await b.shared!.claim('dlv_1', LATER, 60_000)).toBe('held')
+      await write(a, delivery(LATER, 'pending', 1))
+      expect(await b.shared!.claim('dlv_1', LATER, 60_000)).toMatchObject({delivery: {attempts: [{attempt: 1}]}})
+    }
+  })
+
   it('an instance whose session ends loses its leases at once: another claims the attempt it held', async () => {
     const [a, b] = await Promise.all([open(), open()])
     await write(a, delivery(DUE))
