@@ -240,8 +240,10 @@ export function recordAttempt(
   // and nothing follows a failure (docs/api.md, "Webhooks", Endpoints)
   if (delivery.status === 'canceled')
     return {delivery: {...delivery, attempts, ...(ok ? {status: 'succeeded' as const} : {}), updated_at: now}, endpoint}
-  // superseded while the attempt was out (another delivery of its event succeeded): recorded, and nothing follows
-  if (delivery.status === 'superseded') return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
+  // superseded while the attempt was out (another delivery of its event succeeded), or succeeded (another
+  // instance's attempt of it, after a takeover): recorded, and nothing follows
+  if (delivery.status === 'superseded' || delivery.status === 'succeeded')
+    return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
   // a chaos duplicate is an extra copy, not a try: it moves nothing along the retry schedule
   const wait = schedule[delivery.attempts.filter((a) => !a.duplicate).length]
   const status = ok ? 'succeeded' : wait === undefined ? 'dead' : 'pending'

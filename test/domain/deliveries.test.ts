@@ -117,6 +117,17 @@ describe('superseded deliveries', () => {
     }
   })
 
+  it('an attempt that ends after another made its delivery succeed is recorded, and nothing follows it', () => {
+    // another instance's attempt succeeded while this one was out (a takeover, docs/postgres.md)
+    const done = recordAttempt(delivery, endpoint, ok, options).delivery
+    for (const result of [ok, failed]) {
+      const outcome = recordAttempt(done, endpoint, result, {...options, claimed: delivery, disableAfter: 1})
+      expect(outcome.delivery).toMatchObject({status: 'succeeded', next_attempt_at: null})
+      expect(outcome.delivery.attempts).toHaveLength(2)
+      expect(outcome.endpoint).toBe(endpoint)
+    }
+  })
+
   it('a retry of a superseded delivery makes it pending again, superseded by nothing', () => {
     const retried = requeueDelivery(supersede(delivery, 'dlv_2', NOW), endpoint, DUE, NOW)
     expect(retried.status).toBe('pending')
