@@ -121,6 +121,28 @@ async function advancingAndOther({retrySchedule, bTap}: {retrySchedule?: number[
   return {a, b, storage}
 }
 
+/**
+ * An instance `a` over a storage of its own (its claims at hand: helpers/serve-storage.ts), alone on a new
+ * database when it makes a delivery of one check.created: the receiver holds its first attempt until
+ * `answerFirst()`, then answers `status`; every later attempt is answered 200 at once.
+ */
+async function firstAttemptHeld(status: number) {
+  const db = await database()
+  const storage = await PgStorage.open({url: db.url})
+  cleanup.push(() => storage.close())
+  await seedStore(storage, {seed: TEST_SEED})
+  let answerFirst!: () => void
+  const firstAnswered = new Promise<number>((resolve) => (answerFirst = () => resolve(status)))
+  const receiver = await countingReceiver(() => (receiver.received.length === 1 ? firstAnswered : 200))
+  const a = await serveStorage(storage)
+  cleanup.push(() => a.close())
+  await subscribe(a, receiver.url)
+  await pushChecks([a], 1, 'held')
+  await receiver.waitFor(1)
+  const [delivery] = await deliveries(a)
+  return {db, receiver, answerFirst, a, delivery: delivery!}
+}
+
 describe('delivery across instances on one database', () => {
   it('every delivery is attempted exactly once with both dispatchers running, whichever instance made it', async () => {
     const [a, b] = await twoInstances()
@@ -318,26 +340,10 @@ describe('delivery across instances on one database', () => {
   })
 
   it('a retry asked while one instance has an attempt out waits for its record on the other instance too', async () => {
-    const db = await database()
-    const open = async () => {
-      const storage = await PgStorage.open({url: db.url})
-      cleanup.push(() => storage.close())
-      return storage
-    }
-    const storage = await open()
-    await seedStore(storage, {seed: TEST_SEED})
-    // the first attempt waits for the test; every later one is answered at once
-    let answerFirst!: () => void
-    const firstAnswered = new Promise<number>((resolve) => (answerFirst = () => resolve(200)))
-    const receiver = await countingReceiver(() => (receiver.received.length === 1 ? firstAnswered : 200))
-    // a alone when the delivery is made: it holds the first attempt
-    const a = await serveStorage(storage)
-    cleanup.push(() => a.close())
-    await subscribe(a, receiver.url)
-    await pushChecks([a], 1, 'retried')
-    await receiver.waitFor(1)
-    const [delivery] = await deliveries(a)
-    const b = await serveStorage(await open())
+    const {db, receiver, answerFirst, a, delivery} = await firstAttemptHeld(200)
+    const storage = await PgStorage.open({url: db.url})
+    cleanup.push(() => storage.close())
+    const b = await serveStorage(storage)
     cleanup.push(() => b.close())
     // what b's claims of that delivery answer
     const ledger = b.running.service.deliveries
@@ -345,11 +351,11 @@ describe('delivery across instances on one database', () => {
     const claims: {dueAt: number; answer: Awaited<ReturnType<typeof claim>>}[] = []
     ledger.claim = async (id, dueAt, leaseMs) => {
       const answer = await claim(id, dueAt, leaseMs)
-      if (id === delivery!.id) claims.push({dueAt, answer})
+      if (id === delivery.id) claims.push({dueAt, answer})
       return answer
     }
 
-    const retried = await call(b.url, 'POST', `/v1/deliveries/${delivery!.id}/retry`)
+    const retried = await call(b.url, 'POST', `/v1/deliveries/${delivery.id}/retry`)
     expect(retried.status).toBe(200)
     const retryDue = Date.parse(retried.body.next_attempt_at)
     await expect.poll(() => claims.some((made) => made.dueAt === retryDue)).toBe(true)
@@ -362,22 +368,8 @@ describe('delivery across instances on one database', () => {
   })
 
   it('a success recorded by one instance supersedes the delivery the other has out: that attempt is recorded, and none follows', async () => {
-    const db = await database()
-    const storage = await PgStorage.open({url: db.url})
-    cleanup.push(() => storage.close())
-    await seedStore(storage, {seed: TEST_SEED})
-    // the original's first attempt waits for the test, then fails; the resend's is answered at once
-    let answerFirst!: () => void
-    const firstAnswered = new Promise<number>((resolve) => (answerFirst = () => resolve(500)))
-    let requests = 0
-    const receiver = await countingReceiver(() => (++requests === 1 ? firstAnswered : 200))
-    // a alone when the original is made: it holds that attempt
-    const a = await serveStorage(storage)
-    cleanup.push(() => a.close())
-    await subscribe(a, receiver.url)
-    await pushChecks([a], 1, 'superseded')
-    await receiver.waitFor(1)
-    const [original] = await deliveries(a)
+    // the original's first attempt fails once the test lets it; the resend's is answered at once
+    const {db, receiver, answerFirst, a, delivery: original} = await firstAttemptHeld(500)
     const b = await startServer({port: 0, host: '127.0.0.1', database: db.url})
     cleanup.push(() => b.close())
     // a claims nothing more until the resend has succeeded: b makes its attempt
@@ -385,7 +377,7 @@ describe('delivery across instances on one database', () => {
     const done = new Promise<void>((resolve) => (resendDone = resolve))
     const ledger = a.running.service.deliveries
     const claim = ledger.claim.bind(ledger)
-    ledger.claim = async (...args) => (args[0] === original!.id ? claim(...args) : done.then(() => claim(...args)))
+    ledger.claim = async (...args) => (args[0] === original.id ? claim(...args) : done.then(() => claim(...args)))
 
     const event = (await call(b.url, 'GET', '/v1/events')).body.data[0]
     const resent = await call(b.url, 'POST', `/v1/events/${event.id}/resend`, {
@@ -396,11 +388,11 @@ describe('delivery across instances on one database', () => {
     await until(() => receiver.received.length === 2)
     await expect.poll(async () => (await get(resent.body.id)).status).toBe('succeeded')
     resendDone()
-    expect(await get(original!.id)).toMatchObject({status: 'superseded', superseded_by: resent.body.id, attempts: []})
+    expect(await get(original.id)).toMatchObject({status: 'superseded', superseded_by: resent.body.id, attempts: []})
 
     answerFirst()
-    await expect.poll(async () => (await get(original!.id)).attempts.length).toBe(1)
-    expect(await get(original!.id)).toMatchObject({
+    await expect.poll(async () => (await get(original.id)).attempts.length).toBe(1)
+    expect(await get(original.id)).toMatchObject({
       status: 'superseded',
       superseded_by: resent.body.id,
       next_attempt_at: null,
