@@ -4,7 +4,7 @@ import {constants} from 'node:os'
  * What stops a long-running command: Ctrl+C, SIGTERM, and SIGHUP, which a closed terminal or a dropped SSH
  * session sends (what the command made, such as `listen`'s endpoint, must not outlive it either).
  */
-const STOPPING: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
+export const STOPPING: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
 
 /**
  * Resolves on the first SIGINT, SIGTERM or SIGHUP, so a long-running command can

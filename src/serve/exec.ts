@@ -3,6 +3,7 @@ import {readFileSync} from 'node:fs'
 import {constants} from 'node:os'
 import {cliError} from '../cli/cli-error.js'
 import {outputFor} from '../cli/output.js'
+import {STOPPING} from '../cli/shutdown.js'
 import {dashboardUrl} from '../cli/views/serve-banner.js'
 import {firstKeys} from '../domain/seeded-account.js'
 import type {RunningServer} from '../server/start.js'
@@ -53,9 +54,6 @@ export async function exec(flags: ServeFlags, command: readonly string[]): Promi
   }
 }
 
-/** The signals COMMAND gets when this process does (shutdown.ts: what stops a long-running command). */
-const PASSED_ON: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
-
 /**
  * Runs `command` with this process's stdin, stdout and stderr, and resolves
  * with its exit code. SIGINT, SIGTERM and SIGHUP sent to this process while it runs
@@ -70,8 +68,9 @@ function run([file, ...args]: readonly string[], env: NodeJS.ProcessEnv): Promis
     // foreground group: a second SIGINT would make it quit without cleaning up (as tablepay's own commands,
     // vitest or npm do)
     const forward = (signal: NodeJS.Signals) => (signal !== 'SIGTERM' && inTerminalForeground()) || child.kill(signal)
-    for (const signal of PASSED_ON) process.on(signal, forward)
-    const done = () => PASSED_ON.forEach((signal) => process.off(signal, forward))
+    // what stops a long-running command stops COMMAND
+    for (const signal of STOPPING) process.on(signal, forward)
+    const done = () => STOPPING.forEach((signal) => process.off(signal, forward))
     child.on('exit', (code, signal) => {
       done()
       resolve(code ?? 128 + constants.signals[signal!])
