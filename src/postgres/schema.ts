@@ -122,6 +122,6 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     'ALTER TABLE snapshots ADD COLUMN IF NOT EXISTS head text',
     `UPDATE snapshots SET head = left(doc::text, strpos(doc::text, ',"records":') - 1) WHERE head IS NULL`,
   ],
-  // a retry leaves the lease of an attempt out (src/postgres/leases.ts)
+  // only the record of an attempt ends its lease: a retry, a cancel or a supersede leaves it (src/postgres/leases.ts)
   LEASE_ENDS_MIGRATION,
 ]
