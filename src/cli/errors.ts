@@ -126,10 +126,12 @@ export interface CliErrorBody extends TablepayErrorBody {
  */
 export function errorBody(error: unknown): CliErrorBody {
   if (error instanceof TablepayError) return error.toJSON()
-  const {code, message, oclif, suggestions} = error as Partial<Errors.CLIError>
+  const {code, message, oclif, suggestions, refusal} = error as Partial<Errors.CLIError & {refusal: unknown}>
+  const next = suggestions?.length ? {suggestions} : {}
+  // the CLI's reading of the server's refusal (a snapshot it does not have is a wrong command line): the server's body
+  if (refusal instanceof TablepayError) return {error: {...refusal.toJSON().error, ...next}}
   // oclif's parser errors carry `parse`, a flag's own parse error only the usage exit code: a wrong command line
   const usage = (error !== null && typeof error === 'object' && 'parse' in error) || oclif?.exit === 2
   const fallback: CliErrorCode = usage ? 'invalid_usage' : 'cli_error'
-  const next = suggestions?.length ? {suggestions} : {}
   return {error: {code: code ?? fallback, message: message ?? String(error), ...next}}
 }

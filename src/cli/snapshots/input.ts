@@ -32,7 +32,11 @@ export async function asInput<T>(call: Promise<T>): Promise<T> {
       error.status === 404
         ? ['See the names with `tablepay snapshots list`.']
         : ['Export a snapshot with `tablepay snapshots export NAME -o FILE` and import that file.']
-    throw new Errors.CLIError(describeError(error), {exit: 2, code: error.code, suggestions})
+    // with --json the API's own body is printed, request id and details included (errors.ts, errorBody); not as
+    // `cause`, which oclif prints again under the message
+    throw Object.assign(new Errors.CLIError(describeError(error), {exit: 2, code: error.code, suggestions}), {
+      refusal: error,
+    })
   }
 }
 
