@@ -317,6 +317,16 @@ describe('lists', () => {
     expect(answer.status).toBe(422)
     expect(answer.body.error.code).toBe('validation_failed')
   })
+
+  it.each([
+    ['limit=0', 'must be 1 to 100'],
+    ['limit=101', 'must be 1 to 100'],
+    ['limit=9007199254740993', 'must be 1 to 100'],
+    ['limit=1e1', 'expected a whole number in digits'],
+  ])('says what is wrong with ?%s', async (query, message) => {
+    const answer = await sim.api('GET', `/v1/checks?${query}`)
+    expect(answer.body.error.details).toEqual([{path: 'limit', message}])
+  })
 })
 
 describe('serve --public-url', () => {

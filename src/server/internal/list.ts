@@ -18,7 +18,13 @@ const decimal = (value: unknown) => (typeof value === 'string' && /^[0-9]+$/.tes
 export const ListQuery = z.object({
   limit: z.preprocess(
     decimal,
-    z.number({error: 'expected a whole number in digits'}).int().min(1).max(100).default(20),
+    z
+      .number({error: 'expected a whole number in digits'})
+      // only digits reach it as a number: one too long for a safe integer is out of range too
+      .int({error: 'must be 1 to 100', abort: true})
+      .min(1, 'must be 1 to 100')
+      .max(100, 'must be 1 to 100')
+      .default(20),
   ),
   starting_after: z.string().min(1).optional(),
 })
