@@ -134,7 +134,11 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
     stored_as: z.string().optional(),
     redeliveries: z.int().min(0).optional(),
   }),
-  deliveries: Delivery.extend({event_id: Indexed}),
+  // a pending delivery without a due time would be due never, and set every queue's timer to NaN
+  deliveries: Delivery.extend({event_id: Indexed}).refine(
+    (delivery) => (delivery.status === 'pending') === (delivery.next_attempt_at !== null),
+    {path: ['next_attempt_at'], message: 'must be a time while the delivery is pending, and null once it has ended'},
+  ),
 }
 
 /** The kinds of record that hold only text PostgreSQL can query (queryable-text.ts). */

@@ -625,6 +625,9 @@ describe('snapshots: bad input', () => {
         'validation_failed',
         'records.deliveries.0.next_attempt_at',
       ],
+      // pending and due never: no queue could order it
+      withOnly('deliveries', {...delivery, status: 'pending', next_attempt_at: null}, 'next_attempt_at'),
+      withOnly('deliveries', {...delivery, next_attempt_at: delivery.created_at}, 'next_attempt_at'),
     ]
     for (const [method, path, body, status, code, field] of refused) {
       const answer = await sim.api(method, path, {body})
