@@ -64,27 +64,42 @@ export class Connections {
    * A statement outside a unit (a read, a claim, a fault's strike, a note): the database out of reach fails
    * the connections, as in a unit, so that the request is answered 503 `storage_unavailable`.
    */
-  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
-    return this.#pool.query<R>(named(text, values)).catch((error: unknown) => {
+  async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    const client = await this.#connect()
+    try {
+      const result = await client.query<R>(named(text, values))
+      client.release()
+      return result
+    } catch (error) {
+      // as the pool's own query does: a client that failed a statement is not handed out again
+      client.release(error as Error)
       throw isUnavailable(error) ? this.fail(error) : error
-    })
+    }
   }
 
   /** A client for a unit; the failure, if there is one now or once it is handed out. */
   async client(): Promise<pg.PoolClient> {
     if (this.#failure) throw this.#failure
-    let client: pg.PoolClient
-    try {
-      client = await this.#pool.connect()
-    } catch (error) {
-      throw this.fail(error)
-    }
+    const client = await this.#connect()
     // handed a client of a pool let go of since: the unit would be answered 503 whatever it did
     if (this.#failure) {
       client.release()
       throw this.#failure
     }
     return client
+  }
+
+  /**
+   * One of the pool's connections. Any failure to open one fails the connections, a full server's too
+   * (`53300`, too many clients): PostgreSQL refuses the new connection, the request that needed it answers
+   * 503, and the instance heals once one opens (docs/postgres.md, "Connections").
+   */
+  async #connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.#pool.connect()
+    } catch (error) {
+      throw this.fail(error)
+    }
   }
 
   /** From now on, asks for a new connection every WATCH_EVERY_MS: once the instance has started. */

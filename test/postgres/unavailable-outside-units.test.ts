@@ -1,8 +1,9 @@
 import {connect, createServer, type Server, type Socket} from 'node:net'
+import pg from 'pg'
 import {afterEach, expect, it} from 'vitest'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {freePort} from '../helpers/ports.js'
-import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {createTestDatabase, type TestDatabase, testPool} from '../helpers/postgres.js'
 import {databaseBehindRelay} from '../helpers/relay.js'
 import {call, startServerOn} from '../helpers/simulator.js'
 
@@ -102,5 +103,49 @@ it('a delivery claim that finds the database gone makes the storage fail, as a u
   expect(storage.failure?.name).toBe('DatabaseUnavailable')
 
   await link.open()
+  await expect.poll(() => storage.failure, {timeout: 10_000}).toBeUndefined()
+})
+
+it('a statement outside a unit that finds the server full (too many clients) makes the storage fail, as a unit does, until a connection opens', async () => {
+  const db = await createTestDatabase()
+  cleanup.push(() => db.drop())
+  const admin = testPool(db.url)
+  cleanup.push(() => admin.end())
+  // a role's CONNECTION LIMIT binds its sessions as max_connections binds everyone's: past it, 53300
+  const role = `tp_full_${process.pid}`
+  await admin.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 8`)
+  cleanup.push(() => admin.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`))
+  await admin.query(
+    `GRANT ALL ON SCHEMA public TO ${role}; GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`,
+  )
+  const url = new URL(db.url)
+  url.username = role
+  const storage = await PgStorage.open({url: url.toString()})
+  cleanup.push(() => storage.close())
+  // the role's other connections taken by someone else: the pool can open no more
+  const others: pg.Client[] = []
+  cleanup.push(() => Promise.all(others.map((client) => client.end())))
+  for (;;) {
+    const client = new pg.Client({connectionString: url.toString()})
+    client.on('error', () => {})
+    const refused = await client.connect().then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    if (refused) {
+      expect(refused).toMatchObject({code: '53300'})
+      break
+    }
+    others.push(client)
+  }
+
+  // asked at once, the reads need more connections than the pool has open
+  const reads = await Promise.allSettled(Array.from({length: 12}, (_, i) => storage.get('events', `evt_${i}`)))
+  const failed = reads.flatMap((read) => (read.status === 'rejected' ? [read.reason] : []))
+  expect(failed.length).toBeGreaterThan(0)
+  for (const reason of failed) expect(reason).toMatchObject({name: 'DatabaseUnavailable', code: '53300'})
+  expect(storage.failure?.name).toBe('DatabaseUnavailable')
+
+  await Promise.all(others.splice(0).map((client) => client.end()))
   await expect.poll(() => storage.failure, {timeout: 10_000}).toBeUndefined()
 })
