@@ -25,6 +25,11 @@ const Pattern = z
   .min(2)
   .max(500)
   .regex(/^\/\S*$/, 'a path pattern that starts with "/", e.g. /v1/checks/external/*')
+  // `**` stands for the rest of the path: segments after it would never be compared
+  .refine((pattern) => !pattern.replace(/\/+$/, '').split('/').slice(0, -1).includes('**'), {
+    message: '"**" is the rest of the path: it can only be the last segment, e.g. /v1/checks/**',
+    abort: true,
+  })
   .refine(
     canStrike,
     'matches no request a fault strikes: faults strike API routes under /v1/ but /v1/sim/…, /v1/health and /v1/openapi.json, e.g. /v1/checks/external/*',
@@ -50,7 +55,13 @@ export const FaultInput = z
     delay_ms: z.int().min(0).max(MAX_FAULT_DELAY_MS).optional(),
     reset: z.boolean().optional(),
     after: z.boolean().optional(),
-    times: z.int().min(1).nullable().optional(),
+    // as PostgreSQL's integer keeps what is left: 2,147,483,647 (`null` strikes until deleted)
+    times: z
+      .int()
+      .min(1)
+      .max(2 ** 31 - 1)
+      .nullable()
+      .optional(),
     probability: z.number().min(0).max(1).optional(),
     seed: z
       .int()

@@ -72,7 +72,15 @@ describe('POST /v1/sim/faults', () => {
         {path: 'match.path', message: expect.stringContaining('faults strike API routes under /v1/')},
       ])
     }
-    for (const path of ['/v1/**', '/**', '/*/checks/*', '/v1/simulated/*']) {
+    // `**` is the rest of the path: a segment after it would match anything
+    for (const path of ['/v1/**/claims', '/**/checks', '/v1/**/**']) {
+      const answer = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, match: {path}}})
+      expect(answer.status, path).toBe(422)
+      expect(answer.body.error.details).toEqual([
+        {path: 'match.path', message: expect.stringContaining('it can only be the last segment')},
+      ])
+    }
+    for (const path of ['/v1/**', '/v1/**/', '/**', '/*/checks/*', '/v1/simulated/*']) {
       const answer = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, match: {path}, times: 1}})
       expect(answer.status, path).toBe(201)
     }
@@ -176,6 +184,12 @@ describe('POST /v1/sim/faults', () => {
     expect((await sim.api('DELETE', `/v1/sim/faults/${forever.id}`)).status).toBe(200)
     expect((await sim.api('GET', '/v1/locations')).status).toBe(200)
     expect((await sim.api('DELETE', `/v1/sim/faults/${forever.id}`)).status).toBe(404)
+
+    // the most either store counts down, and one more
+    const most = await addFault({status: 503, times: 2 ** 31 - 1, match: {path: '/v1/nowhere'}})
+    expect(most).toMatchObject({times: 2 ** 31 - 1, remaining: 2 ** 31 - 1})
+    const over = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, times: 2 ** 31}})
+    expect([over.status, over.body.error.details?.[0]?.path]).toEqual([422, 'times'])
   })
 
   it('answers 404 not_found to a DELETE of an id no fault has, NUL and backslash included, and deletes nothing', async () => {

@@ -53,7 +53,12 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
     })(),
     reset: Flags.boolean({summary: 'Close the connection with no answer.', exclusive: ['status']}),
     after: Flags.boolean({summary: 'Carry the request out and save it first; only the answer is replaced.'}),
-    times: Flags.integer({summary: 'Strike this many requests (default 1).', min: 1, exclusive: ['always']}),
+    times: Flags.integer({
+      summary: 'Strike this many requests (default 1; at most 2147483647).',
+      min: 1,
+      max: 2 ** 31 - 1,
+      exclusive: ['always'],
+    }),
     always: Flags.boolean({summary: 'Strike until removed (`faults clear`).'}),
     probability: Flags.custom<number>({
       summary: 'Strike each matching request with this probability (0-1).',
