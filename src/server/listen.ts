@@ -1,6 +1,6 @@
 import {createServer, type IncomingMessage, type RequestListener, type ServerResponse} from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
-import {answerClientError, refuseExpectation} from './internal/client-errors.js'
+import {answerClientError, refusedForHost, refuseExpectation} from './internal/client-errors.js'
 import {holdBody} from './internal/expect-continue.js'
 import {originForm} from './internal/request-path.js'
 
@@ -70,6 +70,7 @@ export async function listenOn(
   timeouts: ConnectionTimeouts = CONNECTION_TIMEOUTS,
 ): Promise<Listener> {
   const serve: RequestListener = (req, res) => {
+    if (refusedForHost(req, res)) return
     if (req.url?.[0] !== '/') req.url = originForm(req.url ?? '')
     // pipelined behind another, it runs once that one is answered: Node would run both at once, and a GET
     // sent after a push must see it, pushes without `version` apply in the order sent (RFC 9112, 9.3.2)
@@ -83,6 +84,8 @@ export async function listenOn(
       keepAliveTimeout: timeouts.idleMs,
       // how often Node looks for requests past their time (30 s by default): within a second of it
       connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
+      // refused with the error body instead (refusedForHost)
+      requireHostHeader: false,
     },
     serve,
   )

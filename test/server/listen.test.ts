@@ -161,6 +161,17 @@ describe('connections that keep the server waiting (docs/api.md, "HTTP details")
     expect(await answered(ok, unreadable)).toEqual(['ok', [400, 'malformed_request']])
   })
 
+  it('an HTTP/1.1 request without Host, or one with two, is answered 400 with the error body and a request id; HTTP/1.0 needs none', async () => {
+    const {answer} = await closedAfter('GET / HTTP/1.1\r\n\r\n')
+    expect(refusal(answer)).toEqual([400, 'malformed_request'])
+    expect(JSON.parse(answer.split('\r\n\r\n')[1]!).error.message).toContain('needs a Host header')
+    expect((await closedAfter('GET / HTTP/1.0\r\n\r\n')).answer).toMatch(/ok$/)
+    // two, in any version: which one names the server?
+    const two = await closedAfter('GET / HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n')
+    expect(refusal(two.answer)).toEqual([400, 'malformed_request'])
+    expect(JSON.parse(two.answer.split('\r\n\r\n')[1]!).error.message).toContain('more than one Host')
+  })
+
   it('an Expect other than 100-continue is answered 417 with the error body, echoing the request id', async () => {
     const {answer} = await closedAfter(
       'POST / HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nX-Request-Id: mine\r\nContent-Length: 2\r\n\r\n{}',

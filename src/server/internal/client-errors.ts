@@ -55,18 +55,48 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   socket.destroy()
 }
 
+/** Answers `error` with the error body and the request's id, and closes the connection: what follows is not read. */
+function refuse(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
+  const {body, headers} = answerOf(error, requestIdFor(req.headers['x-request-id'] as string | undefined))
+  res.shouldKeepAlive = false
+  res.writeHead(error.status, headers).end(body)
+}
+
 /**
  * For Node's `checkExpectation` event: an `Expect` other than `100-continue`
  * is answered 417 with the error body, and its connection closed, as the
  * body it may send next is no request.
  */
 export function refuseExpectation(req: IncomingMessage, res: ServerResponse): void {
-  const id = requestIdFor(req.headers['x-request-id'] as string | undefined)
-  const error = new ApiError(
-    'expectation_failed',
-    `Expect: ${JSON.stringify(req.headers.expect)} is not one the server meets: send the request without it, or with Expect: 100-continue.`,
+  refuse(
+    req,
+    res,
+    new ApiError(
+      'expectation_failed',
+      `Expect: ${JSON.stringify(req.headers.expect)} is not one the server meets: send the request without it, or with Expect: 100-continue.`,
+    ),
   )
-  const {body, headers} = answerOf(error, id)
-  res.shouldKeepAlive = false
-  res.writeHead(error.status, headers).end(body)
+}
+
+/** How many `Host` lines the request has (Node keeps the first one in `headers`). */
+function hostLines(raw: readonly string[]): number {
+  let lines = 0
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') lines++
+  return lines
+}
+
+/**
+ * An HTTP/1.1 request without `Host`, or any with more than one, is answered 400 with the error body, as RFC
+ * 9112 (3.2) asks: Node's own refusal (`requireHostHeader`, turned off in listen.ts) is a bare 400, with no
+ * body and no `X-Request-Id`, and it lets two through. Returns whether it refused.
+ */
+export function refusedForHost(req: IncomingMessage, res: ServerResponse): boolean {
+  const lines = hostLines(req.rawHeaders)
+  if (lines === 1 || (lines === 0 && req.httpVersion !== '1.1')) return false
+  const message =
+    lines === 0
+      ? 'An HTTP/1.1 request needs a Host header: send one, e.g. Host: 127.0.0.1:4747.'
+      : 'The request has more than one Host header: send one.'
+  refuse(req, res, new ApiError('malformed_request', message))
+  return true
 }
