@@ -5,6 +5,7 @@ import {applyPayment, applyRefund, renderPayment} from '../domain/payments.js'
 import type {CollectionName, Collections} from '../domain/records.js'
 import {DEFAULT_RETENTION, isExpiredKey, keyExpiry} from '../domain/retention.js'
 import type {Claim, ClaimInput, Feedback, FeedbackInput, Payment, PaymentInput, RefundInput} from '../domain/schemas.js'
+import {actingAccount} from './accounts.js'
 import type {ServiceContext} from './context.js'
 import {type Answer, type IdempotentRequest, type KeyClock, once} from './idempotency.js'
 import type {Outbox, UnitReads} from './outbox.js'
@@ -55,7 +56,15 @@ export class GuestActions {
     act: (tx: UnitOfWork) => Promise<{status: number; body: T}>,
   ) {
     const reads = {...GUEST_READS, account: accountId}
-    return this.outbox.unit(reads, async (tx) => once(tx, accountId, request, this.#keys, () => act(tx)))
+    return this.outbox.unit(reads, async (tx) => {
+      try {
+        return await once(tx, accountId, request, this.#keys, () => act(tx))
+      } catch (error) {
+        // what it acts on went with its account, deleted while the request ran: refused as its key now is
+        if (error instanceof ApiError && error.code === 'not_found') await actingAccount(tx, accountId)
+        throw error
+      }
+    })
   }
 
   /**

@@ -48,4 +48,20 @@ describe('service.guests', () => {
     )
     expect(await service.records.allOf('feedback', 'acct_demo')).toEqual([])
   })
+
+  it('an action on a check whose account was deleted since it was found is refused as the key now is: 401', async () => {
+    const {service} = await serviceForTest()
+    const scratch = await service.accounts.createScratch('acct_demo')
+    const {check} = await service.checks.push(scratch.id, 't1', {
+      ...checkWith([['a', 2, 500]]),
+      location_id: scratch.locations[0]!.id,
+    })
+    await service.accounts.deleteScratch('acct_demo', scratch.id)
+    for (const act of [
+      () => service.guests.claim(check, {items: [{external_id: 'a', quantity: 1}]}),
+      () => service.guests.pay(check, {amount_cents: 100}),
+      () => service.guests.leaveFeedback(check, {rating: 5}),
+    ])
+      await expect(act()).rejects.toMatchObject({code: 'unauthenticated', status: 401})
+  })
 })

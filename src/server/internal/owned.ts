@@ -1,6 +1,8 @@
 import type {H3Event} from 'h3'
 import {ApiError} from '../../domain/errors.js'
 import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} from '../../domain/records.js'
+import {accountGone} from '../../service/accounts.js'
+import type {Service} from '../../service/index.js'
 import type {AppContext} from '../context.js'
 import {accountOf} from './auth.js'
 import {paginate, readListQuery} from './list.js'
@@ -18,18 +20,23 @@ export async function findOwned<C extends CollectionName>(
   noun: string,
   id = event.context.params?.id ?? '',
 ): Promise<Collections[C]> {
-  return found(await service.records.owned(collection, accountOf(event), id), noun, id)
+  return found(service, event, await service.records.owned(collection, accountOf(event), id), noun, id)
 }
 
 /** The webhook endpoint `:id` of the URL, in the caller's account, wherever it is kept (`endpointOf`). */
 export async function findEndpoint({service}: AppContext, event: H3Event): Promise<WebhookEndpointRecord> {
   const id = event.context.params?.id ?? ''
-  return found(await service.records.endpoint(accountOf(event), id), 'webhook endpoint', id)
+  return found(service, event, await service.records.endpoint(accountOf(event), id), 'webhook endpoint', id)
 }
 
-function found<T>(record: T | undefined, noun: string, id: string): T {
-  if (!record) throw new ApiError('not_found', `No ${noun} ${id} in this account.`)
-  return record
+/**
+ * `record`, or a 404; but a 401 when the caller's account is gone: a scratch account deleted since the request
+ * arrived took the record with it, and its key now fails (docs/api.md, "Scratch accounts").
+ */
+async function found<T>(service: Service, event: H3Event, record: T | undefined, noun: string, id: string) {
+  if (record) return record
+  if (!(await service.records.get('accounts', accountOf(event)))) throw accountGone()
+  throw new ApiError('not_found', `No ${noun} ${id} in this account.`)
 }
 
 /** The check `:id` of the URL, in the caller's account. */
