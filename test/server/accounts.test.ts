@@ -42,6 +42,25 @@ describe('scratch accounts (POST /v1/sim/accounts)', () => {
     expect((await server.api('GET', '/v1/checks/external/mine')).body.items[0].external_id).toBe('a')
   })
 
+  it('refuses a read whose account is deleted while it runs as its key now is, 401: a lookup, a list', async () => {
+    const scratch = (await server.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    const body = checkWith([['a', 1, 100]], {location_id: scratch.locations[0].id})
+    const check = (await server.api('PUT', '/v1/checks/external/t1', {key, body})).body
+    const paths = ['/v1/checks/external/t1', `/v1/checks/${check.id}`, '/v1/checks', '/v1/events']
+    // each read held after its key was read (a fault's delay), while the account is deleted
+    const fault = {delay_ms: 1500, match: {method: 'GET'}, times: paths.length}
+    expect((await server.api('POST', '/v1/sim/faults', {key, body: fault})).status).toBe(201)
+    const held = paths.map((path) => server.api('GET', path, {key}))
+    // a fault is gone once it has struck as many times as it may
+    await expect.poll(async () => (await server.api('GET', '/v1/sim/faults', {key})).body.data).toEqual([])
+    expect((await server.api('DELETE', `/v1/sim/accounts/${scratch.id}`)).status).toBe(200)
+    const answers = await Promise.all(held)
+    expect(answers.map((answer) => [answer.status, answer.body.error?.code])).toEqual(
+      paths.map(() => [401, 'unauthenticated']),
+    )
+  })
+
   it('needs the write scope', async () => {
     const answer = await server.api('POST', '/v1/sim/accounts', {key: READ_KEY})
     expect(answer.status).toBe(403)

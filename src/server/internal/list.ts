@@ -4,6 +4,7 @@ import {invalidField} from '../../domain/errors.js'
 import type {Collections} from '../../domain/records.js'
 import type {Records} from '../../service/records.js'
 import type {Where} from '../../service/storage.js'
+import {refuseIfAccountGone} from './auth.js'
 import {validationError} from './body.js'
 import {queryOf} from './query.js'
 
@@ -81,6 +82,7 @@ export async function paginate<C extends Listed, T>(
     startingAfter: query.starting_after,
     where,
   })
+  if (!page?.records.length) await refuseIfAccountGone(records, accountId)
   if (!page) throw unknownCursor(query.starting_after!)
   const {records: found, hasMore} = page
   return {object: 'list', data: found.map(render), has_more: hasMore, next_cursor: hasMore ? found.at(-1)!.id : null}

@@ -5,7 +5,7 @@ import {acceptCheckPush, acceptExternalId} from '../../domain/check-push-fast.js
 import {ApiError} from '../../domain/errors.js'
 import {PUSH_RESULTS} from '../../domain/push.js'
 import {Check, CheckPush, CheckStatus, ExternalCheckId} from '../../domain/schemas.js'
-import {accountOf} from '../internal/auth.js'
+import {accountOf, refuseIfAccountGone} from '../internal/auth.js'
 import {parseJson, readJsonText, readParam} from '../internal/body.js'
 import {checkAnswer} from '../internal/check-answer.js'
 import {paginate, readListQuery} from '../internal/list.js'
@@ -65,7 +65,10 @@ export const checkOperations: OperationSpec[] = [
     async handler(event, {service, baseUrl}) {
       const externalId = externalIdOf(event)
       const check = await service.records.checkByExternalId(accountOf(event), externalId)
-      if (!check) throw new ApiError('not_found', `No check with external id ${externalId} in this account.`)
+      if (!check) {
+        await refuseIfAccountGone(service.records, accountOf(event))
+        throw new ApiError('not_found', `No check with external id ${externalId} in this account.`)
+      }
       return checkAnswer(event, check, baseUrl)
     },
   },
