@@ -8,6 +8,7 @@ import {readyJson, renderBanner} from '../cli/views/serve-banner.js'
 import {DEFAULT_RETENTION} from '../domain/retention.js'
 import {type RunningServer, startServer} from '../server/start.js'
 import {displayUrl} from '../shared/database-url.js'
+import {diskFailure} from '../shared/disk-failure.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
 
 /** The flags of `serve` once parsed (cli/flags/serve.ts says what each means), which `exec` takes too. */
@@ -85,7 +86,8 @@ export async function startServing(
   })
   // a database behind a firewall takes its connect timeout to refuse, and a long journal seconds to read
   return out.wait(startingText(flags.database, dataDir), starting).catch(async (error: Error) => {
-    throw await cliError(error.message, {
+    const failed = dataDir && diskFailure('starting on', dataDir, error)
+    throw await cliError(failed ? `${failed} Everything it saved is kept: then start again.` : error.message, {
       code: 'server_start_failed',
       exit: error instanceof UnusableInputError ? 2 : 1,
     })
@@ -119,5 +121,12 @@ export async function serve(flags: ServeFlags, out: Output): Promise<void> {
 
   await signalled
   out.notice('Stopping tablepay…')
-  await server.close()
+  await server.close().catch(async (error: unknown) => {
+    const dir = server.dataDir
+    const failed = dir && diskFailure('stopping on', dir, error)
+    if (!failed) throw error
+    throw await cliError(`${failed} Every change it answered is in its journal: the next start reads it.`, {
+      code: 'cli_error',
+    })
+  })
 }

@@ -9,6 +9,7 @@ import {type Entry, Journal, journalStart} from './journal.js'
 import {type Span, SpanReader} from './journal-spans.js'
 import {lockDataDir} from './lock.js'
 import {makeDataDir} from './data-dir.js'
+import {diskFailure} from '../shared/disk-failure.js'
 import {checkIndex, indexStale, readIndex, writeIndex} from './document-index.js'
 import {readChecks, ReplayedChecks} from './replayed-checks.js'
 import {Replayer} from './replayer.js'
@@ -295,9 +296,12 @@ export class Store {
   }
 
   #compactInBackground(): void {
-    void this.compact().catch((error: unknown) =>
-      console.error('[tablepay] store: compaction failed; the journal keeps every change until one succeeds', error),
-    )
+    void this.compact().catch((error: unknown) => {
+      const kept = 'the journal keeps every change until a compaction succeeds'
+      const failed = diskFailure('compacting', this.options.dir!, error)
+      if (failed) console.error(`[tablepay] ${failed} Nothing is lost: ${kept}.`)
+      else console.error(`[tablepay] store: compaction failed; ${kept}`, error)
+    })
   }
 
   #apply([collection, id, record]: Change): void {

@@ -1,5 +1,5 @@
 import {existsSync} from 'node:fs'
-import {mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -119,6 +119,21 @@ describe('serve --data DIR that cannot be made', () => {
     expect(stderr).toContain('cannot make the data dir /proc/x')
     expect(stderr).toContain('Give --data a directory you can write, or --memory')
     expect(stderr).toContain('server_start_failed')
+  })
+
+  it('exits 1 for a data dir whose disk refuses a read, naming the dir and what to do', {timeout: 15_000}, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tablepay-serve-'))
+    try {
+      // a directory where a document should be: reading it fails with EISDIR
+      await mkdir(join(dir, 'checks.json'))
+      const {code, stderr} = await serveOn(dir)
+      expect(code).toBe(1)
+      expect(stderr).toContain(`store: starting on ${dir} failed (EISDIR`)
+      expect(stderr).toContain('move out of it the directory that stands where one of its files should be')
+      expect(stderr).toContain('server_start_failed')
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
   })
 
   it('exits 2 for a dir under a regular file, with the JSON error body under --json', {timeout: 15_000}, async () => {

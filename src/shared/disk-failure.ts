@@ -1,0 +1,24 @@
+/** What to do when the data dir's disk refuses an operation, by the errno (docs/storage.md, "Files"). */
+const REMEDIES: Record<string, string> = {
+  ENOSPC: 'free space on its disk',
+  EDQUOT: 'free space within your disk quota',
+  EACCES: 'let the user that runs tablepay read and write its files, or run tablepay as their owner',
+  EPERM: 'let the user that runs tablepay read and write its files, or run tablepay as their owner',
+  EROFS: 'make its file system writable, or give --data a dir on another one',
+  EISDIR: 'move out of it the directory that stands where one of its files should be',
+  EIO: 'its disk failed: copy the data dir to a sound disk and give --data the copy',
+}
+
+/**
+ * `error`, an errno of the data dir `dir`'s disk while `doing` something, as one line that says what failed and
+ * what to do; undefined for any other error, which keeps its stack trace for a bug report.
+ *
+ * @example
+ * diskFailure('compacting', '/srv/tablepay', enospc)
+ * // 'store: compacting /srv/tablepay failed (ENOSPC: no space left on device, write): free space on its disk.'
+ */
+export function diskFailure(doing: string, dir: string, error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | null)?.code
+  const remedy = code === undefined ? undefined : REMEDIES[code]
+  return remedy && `store: ${doing} ${dir} failed (${(error as Error).message}): ${remedy}.`
+}
