@@ -127,15 +127,9 @@ export class PgInstance implements SharedStorage {
     return this.#claims.add({id, dueAt, leaseMs})
   }
 
-  /**
-   * The claims asked while the last ones were out, made together: one round trip (docs/postgres.md, "Speed").
-   * Without its session, and so its life lock, the others would take a lease it took for abandoned and make the
-   * attempt too: until the session is back every claim answers `'held'`, and is asked again a second later.
-   */
+  /** The claims asked while the last ones were out, made together: one round trip (docs/postgres.md, "Speed"). */
   readonly #claims = new Batches((asked: readonly AskedClaim[]) =>
-    this.#session
-      ? claimDeliveries(this.sql, asked, this.owner, this.scope.lifeLock)
-      : Promise.resolve(asked.map((): Claim => 'held')),
+    claimDeliveries(this.sql, asked, this.owner, this.scope.lifeLock),
   )
 
   /**
