@@ -1,5 +1,4 @@
-import {chmod, readdir, stat} from 'node:fs/promises'
-import {join} from 'node:path'
+import {chmod} from 'node:fs/promises'
 import {makeDir} from '../shared/make-dir.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
 
@@ -37,22 +36,10 @@ export async function makeDataDir(dir: string): Promise<void> {
         'Give --data a directory you can write, or --memory to keep nothing on disk.',
     )
   })
-  // a dir that existed keeps its mode through mkdir: it holds API keys, so it is made private like a new one, and
-  // so are the files in it (a copy, a restore from a backup or an earlier version may have left them readable)
-  await tighten(dir).catch((error: Error) => {
+  // a dir that existed keeps its mode through mkdir: it holds API keys, so it is made private like a new one
+  await chmod(dir, 0o700).catch((error: Error) => {
     throw new UnusableInputError(
-      `store: cannot make ${dir} private (mode 0700, files 0600): ${error.message}. Use a --data dir you own, or --memory.`,
+      `store: cannot make ${dir} private (mode 0700): ${error.message}. Use a --data dir you own, or --memory.`,
     )
   })
-}
-
-/** `dir` and the dirs in it made 0700, its files 0600; a link is left alone, and what it points to. */
-async function tighten(dir: string): Promise<void> {
-  await chmod(dir, 0o700)
-  for (const entry of await readdir(dir, {recursive: true, withFileTypes: true})) {
-    if (!entry.isFile() && !entry.isDirectory()) continue
-    const path = join(entry.parentPath, entry.name)
-    const mode = entry.isFile() ? 0o600 : 0o700
-    if (((await stat(path)).mode & 0o777) !== mode) await chmod(path, mode)
-  }
 }
