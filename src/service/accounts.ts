@@ -31,12 +31,13 @@ const COLLECTIONS: readonly CollectionName[] = [
 const DELETES: UnitReads = {reads: COLLECTIONS}
 
 /**
- * The account a request acts for, read in the unit of work of its change. Its key was found when the
- * request arrived, but a scratch account can be deleted before the change runs (its body still on the way,
- * or its unit queued behind the deletion): a change that would write into it is refused as its key now
- * is, and nothing is left in an account that is gone.
+ * The account a request acts for, read in the unit of work of its change, or by a read that found nothing.
+ * Its key was found when the request arrived, but a scratch account can be deleted before the change runs
+ * (its body still on the way, or its unit queued behind the deletion): a change that would write into it is
+ * refused as its key now is, and nothing is left in an account that is gone; a read is refused so too,
+ * rather than answer 404 or an empty list for what went with the account (docs/api.md, "Scratch accounts").
  */
-export async function actingAccount(tx: Reader, accountId: string): Promise<AccountRecord> {
+export async function actingAccount(tx: Pick<Reader, 'get'>, accountId: string): Promise<AccountRecord> {
   const account = await tx.get('accounts', accountId)
   if (!account) throw accountGone()
   return account

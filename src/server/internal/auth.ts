@@ -2,7 +2,6 @@ import type {H3Event} from 'h3'
 import {ApiError} from '../../domain/errors.js'
 import type {ApiKeyRecord} from '../../domain/records.js'
 import type {Scope} from '../../domain/schemas.js'
-import {accountGone} from '../../service/accounts.js'
 import type {Records} from '../../service/records.js'
 import {requestHeader} from './headers.js'
 
@@ -54,12 +53,3 @@ export const apiKeyOf = (event: H3Event): ApiKeyRecord => event.context.apiKey!
 
 /** The account the request acts for; set by `authenticate`. */
 export const accountOf = (event: H3Event): string => event.context.accountId!
-
-/**
- * Refuses, as its key now is (401), a request whose account was deleted while it ran: a scratch account
- * took its records with it, and a lookup that finds nothing, or a list that is empty, asks this before it
- * answers 404 or nothing (docs/api.md, "Scratch accounts").
- */
-export async function refuseIfAccountGone(records: Records, accountId: string): Promise<void> {
-  if (!(await records.get('accounts', accountId))) throw accountGone()
-}

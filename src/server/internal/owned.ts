@@ -1,9 +1,10 @@
 import type {H3Event} from 'h3'
 import {ApiError} from '../../domain/errors.js'
 import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} from '../../domain/records.js'
+import {actingAccount} from '../../service/accounts.js'
 import type {Service} from '../../service/index.js'
 import type {AppContext} from '../context.js'
-import {accountOf, refuseIfAccountGone} from './auth.js'
+import {accountOf} from './auth.js'
 import {paginate, readListQuery} from './list.js'
 import type {Where} from '../../service/storage.js'
 
@@ -28,10 +29,10 @@ export async function findEndpoint({service}: AppContext, event: H3Event): Promi
   return found(service, event, await service.records.endpoint(accountOf(event), id), 'webhook endpoint', id)
 }
 
-/** `record`, or a 404; a 401 when the caller's account went meanwhile (`refuseIfAccountGone`). */
+/** `record`, or a 404; a 401 when the caller's account was deleted meanwhile, taking the record (`actingAccount`). */
 async function found<T>(service: Service, event: H3Event, record: T | undefined, noun: string, id: string) {
   if (record) return record
-  await refuseIfAccountGone(service.records, accountOf(event))
+  await actingAccount(service.records, accountOf(event))
   throw new ApiError('not_found', `No ${noun} ${id} in this account.`)
 }
 

@@ -5,7 +5,8 @@ import {acceptCheckPush, acceptExternalId} from '../../domain/check-push-fast.js
 import {ApiError} from '../../domain/errors.js'
 import {PUSH_RESULTS} from '../../domain/push.js'
 import {Check, CheckPush, CheckStatus, ExternalCheckId} from '../../domain/schemas.js'
-import {accountOf, refuseIfAccountGone} from '../internal/auth.js'
+import {actingAccount} from '../../service/accounts.js'
+import {accountOf} from '../internal/auth.js'
 import {parseJson, readJsonText, readParam} from '../internal/body.js'
 import {checkAnswer} from '../internal/check-answer.js'
 import {paginate, readListQuery} from '../internal/list.js'
@@ -66,7 +67,7 @@ export const checkOperations: OperationSpec[] = [
       const externalId = externalIdOf(event)
       const check = await service.records.checkByExternalId(accountOf(event), externalId)
       if (!check) {
-        await refuseIfAccountGone(service.records, accountOf(event))
+        await actingAccount(service.records, accountOf(event))
         throw new ApiError('not_found', `No check with external id ${externalId} in this account.`)
       }
       return checkAnswer(event, check, baseUrl)
