@@ -3,7 +3,7 @@ import pg from 'pg'
 import type {Claim, SharedStorage} from '../service/storage.js'
 import {clearFaultsWhenAlone, PgFaults} from './faults.js'
 import {Batches} from '../shared/batches.js'
-import {type AskedClaim, claimDeliveries} from './leases.js'
+import {type AskedClaim, claimDeliveries, lifeLockHeld} from './leases.js'
 import {connecting} from './pool.js'
 import {Presence} from './presence.js'
 import type {Sql} from './reader.js'
@@ -14,6 +14,8 @@ const PAYLOAD_BYTES = 7900
 
 /** The advisory lock an instance holds while it starts: it tells whether others are alive before it is. */
 const START_LOCK = 0x74707374
+
+const ignore = () => {}
 
 /** How often a lost session is tried again, in ms. */
 const RECONNECT_MS = 1000
@@ -50,6 +52,8 @@ export class PgInstance implements SharedStorage {
   /** Resolves once the notes sent so far have gone. */
   #sent: Promise<void> = Promise.resolve()
   #session: pg.Client | undefined
+  /** The session being opened: a stop ends it, so that it keeps neither the process nor a connection. */
+  #opening: pg.Client | undefined
   #reconnect: NodeJS.Timeout | undefined
   #closed = false
 
@@ -57,13 +61,14 @@ export class PgInstance implements SharedStorage {
     private readonly url: string,
     private readonly sql: Sql,
     private readonly scope: Scope,
+    private readonly connectTimeoutMs: number,
   ) {
     this.faults = new PgFaults(sql)
     this.#presence = new Presence(this.owner, scope.lifeLock, sql, (topic, note) => this.#send(topic, note))
   }
 
-  static async open(url: string, sql: Sql, scope: Scope): Promise<PgInstance> {
-    const instance = new PgInstance(url, sql, scope)
+  static async open(url: string, sql: Sql, scope: Scope, connectTimeoutMs: number): Promise<PgInstance> {
+    const instance = new PgInstance(url, sql, scope, connectTimeoutMs)
     await instance.#connect(true)
     return instance
   }
@@ -79,35 +84,44 @@ export class PgInstance implements SharedStorage {
   }
 
   async #connect(starting = false): Promise<void> {
-    const session = new pg.Client(connecting(this.url))
+    const session = (this.#opening = new pg.Client(connecting(this.url, this.connectTimeoutMs)))
     session.on('error', () => this.#lost(session))
     session.on('end', () => this.#lost(session))
-    await session.connect()
     try {
+      await session.connect()
       if (starting) {
         // one instance at a time: of two starting together, the second sees the first alive
         await session.query('SELECT pg_advisory_lock($1)', [START_LOCK])
         await clearFaultsWhenAlone(session, this.scope.lifeLock, this.owner)
       }
-      // a session of this instance's that the server has not yet seen end may still hold the lock for a moment
       const lifeLock = [this.scope.lifeLock, this.owner]
-      while (!(await session.query('SELECT pg_try_advisory_lock($1, $2) AS ok', lifeLock)).rows[0].ok)
+      while (!(await session.query('SELECT pg_try_advisory_lock($1, $2) AS ok', lifeLock)).rows[0].ok) {
+        if (this.#closed) throw new Error('postgres: the instance stopped while its session opened')
+        // a session of this instance's that the database has not seen end holds it: lost on this side only (a
+        // dropped network), the database may not see it end for hours, so it is ended
+        await session
+          .query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE ${lifeLockHeld('$1', '$2')}`, lifeLock)
+          .catch(ignore)
         await new Promise((resolve) => setTimeout(resolve, 100))
+      }
       if (starting) await session.query('SELECT pg_advisory_unlock($1)', [START_LOCK])
+      if (this.#closed) throw new Error('postgres: the instance stopped while its session opened')
     } catch (error) {
-      await session.end().catch(() => {})
+      await session.end().catch(ignore)
       throw error
+    } finally {
+      this.#opening = undefined
     }
     this.#session = session
     // back after a loss, in which the others may have found it gone
-    if (!starting) void this.#presence.join(false).catch(() => {})
+    if (!starting) void this.#presence.join(false).catch(ignore)
   }
 
   /** The session was lost (so was the life lock, and the leases with it): connect again in a moment. */
   #lost(session: pg.Client): void {
     if (this.#session !== session || this.#closed) return
     this.#session = undefined
-    void session.end().catch(() => {})
+    void session.end().catch(ignore)
     const again = () => {
       if (this.#closed) return
       this.#connect().catch(() => (this.#reconnect = setTimeout(again, RECONNECT_MS).unref()))
@@ -120,7 +134,7 @@ export class PgInstance implements SharedStorage {
    * session to end, can finish; it connects again as after any loss, once the database lets it.
    */
   letGo(): void {
-    void this.#session?.end().catch(() => {})
+    void this.#session?.end().catch(ignore)
   }
 
   claim(id: string, dueAt: number, leaseMs: number): Promise<Claim> {
@@ -147,7 +161,7 @@ export class PgInstance implements SharedStorage {
     try {
       return await change()
     } finally {
-      if (locked) await session!.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', key).catch(() => {})
+      if (locked) await session!.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', key).catch(ignore)
     }
   }
 
@@ -192,7 +206,7 @@ export class PgInstance implements SharedStorage {
           "SELECT pg_notify($1, payload) FROM unnest(string_to_array($2::text, E'\\n')) WITH ORDINALITY AS n(payload, i) ORDER BY i",
           [this.scope.notes, payloads.join('\n')],
         )
-        .catch(() => {})
+        .catch(ignore)
     }
     this.#sending = false
   }
@@ -211,7 +225,7 @@ export class PgInstance implements SharedStorage {
 
   /** The storage's listening connection is back: the notes sent while it was away were missed. */
   heardAgain(): void {
-    void this.#presence.join(false).catch(() => {})
+    void this.#presence.join(false).catch(ignore)
     for (const listener of this.#reconnectListeners) listener()
   }
 
@@ -236,10 +250,11 @@ export class PgInstance implements SharedStorage {
     await Promise.race([this.#sent, new Promise((resolve) => setTimeout(resolve, 1000).unref())])
     this.#closed = true
     clearTimeout(this.#reconnect)
+    void this.#opening?.end().catch(ignore)
     const session = this.#session
     this.#session = undefined
     // gone at once, not when the server gets round to ending the session: an instance starting next sees it gone
-    await session?.query('SELECT pg_advisory_unlock_all()').catch(() => {})
-    await session?.end().catch(() => {})
+    await session?.query('SELECT pg_advisory_unlock_all()').catch(ignore)
+    await session?.end().catch(ignore)
   }
 }

@@ -64,13 +64,17 @@ const ASKED = 'json_to_recordset($1::json) AS a(id text, due timestamptz, secs f
  */
 const DUE = `d.doc->>'status' = 'pending' AND (d.doc->>'next_attempt_at')::timestamptz = a.due`
 
+/** An instance's life lock (instance.ts), its keys `first` and `second`, as `pg_locks` shows it held. */
+export const lifeLockHeld = (first: string, second: string): string =>
+  `locktype = 'advisory' AND granted AND objsubid = 2 AND classid = ${first} AND objid = ${second} ` +
+  `AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+
 /** The lease is free: none, this instance's own, run out, or its owner's session is gone: `$3` its life locks' first key. */
 const FREE = `CASE
   WHEN lease_owner IS NULL OR lease_owner = $2 THEN true
   WHEN lease_until < clock_timestamp() THEN true
   ELSE NOT EXISTS (
-    SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $3
-      AND objid = lease_owner::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+    SELECT 1 FROM pg_locks WHERE ${lifeLockHeld('$3', 'lease_owner::oid')})
   END`
 
 /**

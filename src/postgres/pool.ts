@@ -13,12 +13,18 @@ export const POOL_SIZE = 6
 /**
  * What each connection of an instance opens with: `url`, its `sslmode` as libpq takes it (`libpqSsl`), and
  * `tablepay` as its application name unless the URL or PGAPPNAME names one, so that those sharing the
- * database see whose sessions these are (`pg_stat_activity`).
+ * database see whose sessions these are (`pg_stat_activity`). A database behind a dead network answers
+ * nothing: opening gives up after `connectTimeoutMs`, and keepalives probe a connection 10 s after it last
+ * heard anything (the system's default waits 2 hours), so a connection whose database went silent fails
+ * rather than holding its request, or its instance's stop (docs/postgres.md, "When the database cannot be
+ * reached").
  */
 export const connecting = (url: string, connectTimeoutMs?: number): pg.ClientConfig => ({
   connectionString: libpqSsl(url),
   fallback_application_name: 'tablepay',
   connectionTimeoutMillis: connectTimeoutMs,
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
 })
 
 /**
@@ -34,19 +40,14 @@ export function libpqSsl(url: string): string {
 }
 
 /**
- * A pool of `size` connections to `url`. A database behind a dead network answers nothing: opening a
- * connection gives up after `connectTimeoutMs`, and keepalives notice dead peers. The timeout is the
- * client's, not the pool's: the pool's would also end a wait for a busy pool's next free client, and under
- * load make a reachable database count as unreachable (docs/postgres.md, "Connections").
+ * A pool of `size` connections to `url`, opened as `connecting` says. The connect timeout is the client's,
+ * not the pool's: the pool's would also end a wait for a busy pool's next free client, and under load make
+ * a reachable database count as unreachable (docs/postgres.md, "Connections").
  */
 export function newPool(url: string, size: number, connectTimeoutMs: number): pg.Pool {
   const pool = new pg.Pool({
     ...connecting(url),
     max: size,
-    keepAlive: true,
-    // probes a connection 10 s after it last heard anything (the system's default waits 2 hours): a statement
-    // whose database went silent fails, rather than holding its request and those waiting for its connection
-    keepAliveInitialDelayMillis: 10_000,
     Client: class extends pg.Client {
       constructor(config?: pg.ClientConfig) {
         super({...config, connectionTimeoutMillis: connectTimeoutMs})

@@ -120,7 +120,7 @@ export class PgStorage extends PgReader implements Storage {
     try {
       await storage.#startListening(true)
       await migrate(storage.#connections.pool)
-      storage.shared = await PgInstance.open(url, storage.sql, storage.#scope)
+      storage.shared = await PgInstance.open(url, storage.sql, storage.#scope, connectTimeoutMs)
       await storage.shared.join()
       storage.#connections.watch()
     } catch (error) {
@@ -217,7 +217,7 @@ export class PgStorage extends PgReader implements Storage {
 
   /** Opens the listening connection; at `start`, first reads the sandbox's scope and refuses a pooler (pooler.ts). */
   async #startListening(start = false): Promise<void> {
-    const client = new pg.Client({...connecting(this.#url, this.connectTimeoutMs), keepAlive: true})
+    const client = new pg.Client(connecting(this.#url, this.connectTimeoutMs))
     const lost = () => {
       if (this.#listen !== client) return
       this.#listen = undefined

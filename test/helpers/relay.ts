@@ -13,10 +13,17 @@ import {createTestDatabase, type TestDatabase} from './postgres.js'
  */
 export function relay(port: number, target: URL, tap?: Tap) {
   const sockets = new Set<Socket>()
+  const clients = new Set<Socket>()
   let server: Server | undefined
+  let silent = false
   return {
     async open() {
       server = createServer((client) => {
+        clients.add(client)
+        client.on('close', () => clients.delete(client))
+        client.on('error', () => {})
+        // a dead network: the connection opens, and nothing answers; what it sends is read, so that its end is seen
+        if (silent) return void client.resume().on('end', () => client.destroy())
         const upstream = connect(Number(target.port), target.hostname)
         for (const socket of [client, upstream]) {
           sockets.add(socket)
@@ -39,6 +46,25 @@ export function relay(port: number, target: URL, tap?: Tap) {
       const closed = new Promise((resolve) => server!.close(resolve))
       for (const socket of sockets) socket.destroy()
       await closed
+    },
+    /**
+     * Ends each connection on its client's side only: the database keeps the sessions open, as it does when
+     * the network between them drops (it sees them end only when its keepalives go unanswered).
+     */
+    drop() {
+      for (const client of clients) {
+        client.unpipe()
+        client.destroy()
+      }
+    },
+    /** `drop`, and from then on a dead network: connections open, and nothing answers. */
+    silence() {
+      silent = true
+      this.drop()
+    },
+    /** How many connections of clients are open. */
+    get clients(): number {
+      return clients.size
     },
   }
 }

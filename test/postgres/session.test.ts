@@ -1,0 +1,70 @@
+import pg from 'pg'
+import {afterEach, beforeEach, expect, it} from 'vitest'
+import {scopeOf} from '../../src/postgres/scope.js'
+import {PgStorage} from '../../src/postgres/storage.js'
+import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {databaseBehindRelay} from '../helpers/relay.js'
+
+// The session that holds an instance's life lock (src/postgres/instance.ts), when the network to the database
+// drops: docs/postgres.md, "When the database cannot be reached".
+
+let db: TestDatabase
+let admin: pg.Client
+const {lifeLock: LIFE_LOCK} = scopeOf('public')
+
+beforeEach(async () => {
+  db = await createTestDatabase()
+  admin = new pg.Client({connectionString: db.url})
+  await admin.connect()
+})
+
+afterEach(async () => {
+  await admin.end()
+  await db.drop()
+})
+
+/** The backend that holds the life lock of the instance `owner`, if any. */
+async function lifeLockHolder(owner: number): Promise<number | undefined> {
+  const {rows} = await admin.query<{pid: number}>(
+    `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $1 AND objid = $2`,
+    [LIFE_LOCK, owner],
+  )
+  return rows[0]?.pid
+}
+
+it('an instance whose network dropped takes its life lock back from its old session, which the database still holds', async () => {
+  const {link, url} = await databaseBehindRelay(undefined, db)
+  const storage = await PgStorage.open({url})
+  try {
+    const owner = storage.shared!.owner
+    const old = await lifeLockHolder(owner)
+    expect(old).toBeDefined()
+    link.drop()
+    // the database sees the old session only when its keepalives go unanswered, hours later by default
+    const taken = async () => ![undefined, old].includes(await lifeLockHolder(owner))
+    await expect.poll(taken, {timeout: 10_000}).toBe(true)
+    const {rows} = await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [old])
+    expect(rows).toEqual([])
+  } finally {
+    await storage.close()
+    await link.cut()
+  }
+})
+
+it('a stop while its session opens through a dead network leaves no connection open', async () => {
+  const {link, url} = await databaseBehindRelay(undefined, db)
+  const storage = await PgStorage.open({url, connectTimeoutMs: 500})
+  try {
+    link.silence()
+    await expect.poll(() => link.clients).toBe(0)
+    // the session tries again a second after its loss, and opens a connection that nothing answers
+    await expect.poll(() => link.clients, {timeout: 5_000}).toBeGreaterThan(0)
+  } finally {
+    await storage.close()
+  }
+  // each connection that was opening gave up, or was ended by the stop: none keeps the process alive
+  const t0 = Date.now()
+  await expect.poll(() => link.clients, {timeout: 30_000}).toBe(0)
+  console.log('closed after', Date.now() - t0)
+  await link.cut()
+})
