@@ -69,12 +69,17 @@ export const lifeLockHeld = (first: string, second: string): string =>
   `locktype = 'advisory' AND granted AND objsubid = 2 AND classid = ${first} AND objid = ${second} ` +
   `AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
 
-/** The lease is free: none, this instance's own, run out, or its owner's session is gone: `$3` its life locks' first key. */
+/**
+ * The lease is free: none, or run out, or another instance's whose session is gone, or this instance's own
+ * (`$2`) while its session is here: lost, another instance may have taken the attempt over, and making it
+ * again here would send it once more (docs/postgres.md, "At least once: the window"). `$3` is the life
+ * locks' first key.
+ */
 const FREE = `CASE
-  WHEN lease_owner IS NULL OR lease_owner = $2 THEN true
+  WHEN lease_owner IS NULL THEN true
   WHEN lease_until < clock_timestamp() THEN true
-  ELSE NOT EXISTS (
-    SELECT 1 FROM pg_locks WHERE ${lifeLockHeld('$3', 'lease_owner::oid')})
+  WHEN lease_owner = $2 THEN EXISTS (SELECT 1 FROM pg_locks WHERE ${lifeLockHeld('$3', 'lease_owner::oid')})
+  ELSE NOT EXISTS (SELECT 1 FROM pg_locks WHERE ${lifeLockHeld('$3', 'lease_owner::oid')})
   END`
 
 /**

@@ -57,10 +57,13 @@ export function relay(port: number, target: URL, tap?: Tap) {
         client.destroy()
       }
     },
-    /** `drop`, and from then on a dead network: connections open, and nothing answers. */
+    /** From now on a dead network for new connections: they open, and nothing answers. Those open go on. */
     silence() {
       silent = true
-      this.drop()
+    },
+    /** New connections reach the database again. */
+    speak() {
+      silent = false
     },
     /** How many connections of clients are open. */
     get clients(): number {

@@ -7,6 +7,7 @@ import type {Sql} from '../../src/postgres/reader.js'
 import {scopeOf} from '../../src/postgres/scope.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {createTestDatabase, type TestDatabase, untilLockWaited} from '../helpers/postgres.js'
+import {databaseBehindRelay} from '../helpers/relay.js'
 
 let db: TestDatabase
 const opened: PgStorage[] = []
@@ -122,6 +123,43 @@ describe('delivery leases', () => {
     expect(await b.shared!.claim('dlv_1', DUE, 3_600_000)).toBe('held')
     await a.close()
     expect(await claimUntil(b, (claim) => typeof claim === 'object')).toMatchObject({delivery: {id: 'dlv_1'}})
+  })
+
+  it('an instance whose session is lost claims its own lease again only once its life lock is back; another may take it meanwhile', async () => {
+    const {link, url} = await databaseBehindRelay(undefined, db)
+    try {
+      const a = await PgStorage.open({url, connectTimeoutMs: 500})
+      opened.push(a)
+      const b = await open()
+      await write(a, delivery(DUE))
+      const claim = () => a.shared!.claim('dlv_1', DUE, 60_000)
+      expect(await claim()).toMatchObject({delivery: {id: 'dlv_1'}})
+      // a's session ends, as in a restart, and cannot come back, while its pool's connections go on
+      link.silence()
+      const admin = new pg.Client({connectionString: db.url})
+      await admin.connect()
+      const lifeLock = `locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $1 AND objid = $2`
+      const held = async () =>
+        (await admin.query(`SELECT pid FROM pg_locks WHERE ${lifeLock}`, [LIFE_LOCK, a.shared!.owner])).rows.length
+      try {
+        await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE ${lifeLock}`, [
+          LIFE_LOCK,
+          a.shared!.owner,
+        ])
+        await expect.poll(held).toBe(0)
+        // its attempt may be another's now: made here again too, it would be sent a third time (docs/postgres.md)
+        expect(await claim()).toBe('held')
+        expect(await claimUntil(b, (claim) => typeof claim === 'object')).toMatchObject({delivery: {id: 'dlv_1'}})
+        link.speak()
+        await expect.poll(held, {timeout: 10_000}).toBe(1)
+        expect(await claim()).toBe('held')
+      } finally {
+        await admin.end()
+      }
+    } finally {
+      await Promise.all(opened.splice(0).map((storage) => storage.close()))
+      await link.cut()
+    }
   })
 
   it('a delivery asked twice in one batch of claims gets both answers: its own lease lets it claim again', async () => {

@@ -56,6 +56,7 @@ it('a stop while its session opens through a dead network leaves no connection o
   const storage = await PgStorage.open({url, connectTimeoutMs: 500})
   try {
     link.silence()
+    link.drop()
     await expect.poll(() => link.clients).toBe(0)
     // the session tries again a second after its loss, and opens a connection that nothing answers
     await expect.poll(() => link.clients, {timeout: 5_000}).toBeGreaterThan(0)
