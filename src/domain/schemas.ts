@@ -3,8 +3,9 @@ import {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES} from './constants.js'
 import {MAX_CENTS} from './money.js'
 import {SECRET_FORMAT, SECRET_RULE} from './endpoints.js'
 import {QUERYABLE_RULE, queryable} from './queryable-text.js'
+import {Timestamp, TimestampInput} from './instants.js'
 
-export {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES}
+export {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES, Timestamp}
 
 /** Money in minor units (cents): an integer from 0 to MAX_CENTS. */
 export const Cents = z.int().min(0).max(MAX_CENTS)
@@ -13,12 +14,14 @@ export const Cents = z.int().min(0).max(MAX_CENTS)
 const withinLimit = (sum: number) => sum <= MAX_CENTS
 const LIMIT_MESSAGE = `must be at most ${MAX_CENTS} cents`
 
+const threeDecimals = [(q: number) => Number(q.toFixed(3)) === q, 'must have at most 3 decimals'] as const
+
 /** A positive count with at most three decimals (0.5 kg, 1.25 l). */
 export const Quantity = z
   .number()
   .positive()
   .max(1_000_000)
-  .refine((q) => Number(q.toFixed(3)) === q, 'must have at most 3 decimals')
+  .refine(...threeDecimals)
 
 export const CheckStatus = z.enum(CHECK_STATUSES)
 
@@ -122,25 +125,6 @@ export const FeedbackInput = z.strictObject({
 })
 export type FeedbackInput = z.infer<typeof FeedbackInput>
 
-/** A stored instant. Year 0000, which ISO 8601 allows, is none PostgreSQL reads: a delivery due then could not be claimed. */
-export const Timestamp = z.iso.datetime().refine((text) => !text.startsWith('0000'), 'must be in year 0001 or later')
-
-const Rfc3339 = z.iso.datetime({offset: true})
-
-/**
- * A date-time as an input takes it, as `format: date-time` says: RFC 3339, with `Z` or any offset
- * (`+01:00`, as Python's `isoformat()` writes), `T` and `Z` in either case; read as the instant it
- * names and kept in UTC as every timestamp is.
- */
-const TimestampInput = z
-  .string()
-  .refine(
-    (text) => Rfc3339.safeParse(text.toUpperCase()).success,
-    'must be an RFC 3339 date-time, e.g. 2026-11-25T00:00:00+01:00',
-  )
-  .meta({format: 'date-time'})
-  .transform((text) => new Date(text.toUpperCase()).toISOString())
-
 export const Location = z.object({
   id: z.string(),
   object: z.literal('location'),
@@ -151,14 +135,20 @@ export const Location = z.object({
 })
 export type Location = z.infer<typeof Location>
 
-export const CheckItem = z.object({
-  external_id: z.string(),
-  name: z.string(),
-  quantity: z.number(),
-  price_cents: Cents,
-  note: z.string().nullable(),
-  claimed_quantity: z.number(),
-})
+// counts as a push and claims leave them, so that an imported check's claims add up (docs/snapshots.md)
+export const CheckItem = z
+  .object({
+    external_id: z.string(),
+    name: z.string(),
+    quantity: Quantity,
+    price_cents: Cents,
+    note: z.string().nullable(),
+    claimed_quantity: z
+      .number()
+      .min(0)
+      .refine(...threeDecimals),
+  })
+  .refine((item) => item.claimed_quantity <= item.quantity, {path: ['claimed_quantity'], message: 'exceeds quantity'})
 export type CheckItem = z.infer<typeof CheckItem>
 
 export const PAYMENT_STATUSES = ['unpaid', 'partially_paid', 'paid'] as const

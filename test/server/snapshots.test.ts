@@ -625,6 +625,20 @@ describe('snapshots: bad input', () => {
         'validation_failed',
         'records.deliveries.0.next_attempt_at',
       ],
+      // finer than the millisecond every time is kept to: on PostgreSQL no claim met the due time queued
+      withOnly(
+        'deliveries',
+        {...delivery, status: 'pending', next_attempt_at: '2026-01-01T00:00:00.1234Z'},
+        'next_attempt_at',
+      ),
+      withOnly('checks', {...check, created_at: '2026-01-01T00:00:00.000001Z'}, 'created_at'),
+      // an item's counts as a push leaves them: else its claims would not add up
+      withOnly('checks', {...check, items: [{...check.items[0], quantity: -1}]}, 'items.0.quantity'),
+      withOnly(
+        'checks',
+        {...check, items: [{...check.items[0], claimed_quantity: check.items[0].quantity + 1}]},
+        'items.0.claimed_quantity',
+      ),
       // pending and due never: no queue could order it
       withOnly('deliveries', {...delivery, status: 'pending', next_attempt_at: null}, 'next_attempt_at'),
       withOnly('deliveries', {...delivery, next_attempt_at: delivery.created_at}, 'next_attempt_at'),
