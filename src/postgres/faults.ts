@@ -3,6 +3,7 @@ import type {FaultRecord} from '../domain/faults.js'
 import type {SharedFaults, StoredFault} from '../service/storage.js'
 import type {Sql} from './reader.js'
 import {text} from './text.js'
+import {lifeLocksHeld} from './leases.js'
 
 /**
  * The schema version that adds faults (docs/postgres.md, "Faults across
@@ -103,9 +104,7 @@ export class PgFaults implements SharedFaults {
  */
 export async function clearFaultsWhenAlone(session: pg.Client, lifeLock: number, owner: number): Promise<void> {
   await session.query(
-    `DELETE FROM faults WHERE NOT EXISTS (
-       SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $1
-         AND objid <> $2::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))`,
+    `DELETE FROM faults WHERE NOT EXISTS (SELECT 1 FROM pg_locks WHERE ${lifeLocksHeld('$1')} AND objid <> $2::oid)`,
     [lifeLock, owner],
   )
 }

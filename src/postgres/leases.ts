@@ -64,10 +64,13 @@ const ASKED = 'json_to_recordset($1::json) AS a(id text, due timestamptz, secs f
  */
 const DUE = `d.doc->>'status' = 'pending' AND (d.doc->>'next_attempt_at')::timestamptz = a.due`
 
-/** An instance's life lock (instance.ts), its keys `first` and `second`, as `pg_locks` shows it held. */
-export const lifeLockHeld = (first: string, second: string): string =>
-  `locktype = 'advisory' AND granted AND objsubid = 2 AND classid = ${first} AND objid = ${second} ` +
+/** The life locks (instance.ts) of a sandbox, `first` the key they share, as `pg_locks` shows them held. */
+export const lifeLocksHeld = (first: string): string =>
+  `locktype = 'advisory' AND granted AND objsubid = 2 AND classid = ${first} ` +
   `AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+
+/** An instance's life lock, its keys `first` and `second`, as `pg_locks` shows it held. */
+export const lifeLockHeld = (first: string, second: string): string => `${lifeLocksHeld(first)} AND objid = ${second}`
 
 /**
  * The lease is free: none, or run out, or another instance's whose session is gone, or this instance's own

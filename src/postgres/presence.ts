@@ -1,4 +1,5 @@
 import type {Sql} from './reader.js'
+import {lifeLocksHeld} from './leases.js'
 
 /** The topics of the notes of presence, which every instance sends whether or not it is alone. */
 const HELLO = 'instance_hello'
@@ -12,8 +13,7 @@ const WELCOME_MS = 2000
 const LOOK_EVERY_MS = 10_000
 
 /** The owners of the life locks of first key `$1` held on this database (src/postgres/instance.ts), but `$2`'s. */
-const ALIVE = `SELECT objid::text AS owner FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
-  AND classid = $1 AND objid <> $2::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+const ALIVE = `SELECT objid::text AS owner FROM pg_locks WHERE ${lifeLocksHeld('$1')} AND objid <> $2::oid`
 
 /**
  * Which other instances are alive on the database, for the notes: one
