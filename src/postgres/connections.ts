@@ -37,8 +37,8 @@ export class Connections {
   #failure: Error | undefined
   #probe: NodeJS.Timeout | undefined
   #watch: NodeJS.Timeout | undefined
-  /** A probe or watch connection is being opened: the next waits for its turn. */
-  #trying = false
+  /** The probe or watch connection being opened: the next waits for its turn, and a stop ends it. */
+  #trying: pg.Client | undefined
   #closed = false
 
   constructor(
@@ -152,10 +152,9 @@ export class Connections {
    */
   async #tryConnecting(): Promise<void> {
     if (this.#trying || this.#closed) return
-    this.#trying = true
     // a failure that began while this connection opened is not healed by it: it may have been opened just before
     const failed = this.#failure
-    const client = new pg.Client(connecting(this.url, this.connectTimeoutMs))
+    const client = (this.#trying = new pg.Client(connecting(this.url, this.connectTimeoutMs)))
     client.on('error', ignore)
     try {
       await client.connect()
@@ -168,7 +167,7 @@ export class Connections {
       if (isUnavailable(error)) this.fail(error)
     } finally {
       await client.end().catch(ignore)
-      this.#trying = false
+      this.#trying = undefined
     }
   }
 
@@ -177,6 +176,8 @@ export class Connections {
     this.#closed = true
     clearInterval(this.#probe)
     clearInterval(this.#watch)
+    // through a dead network it would keep the process until its connect timeout
+    void this.#trying?.end().catch(ignore)
   }
 
   /** Stops, and resolves once every pool has ended. */

@@ -17,6 +17,12 @@ const START_LOCK = 0x74707374
 
 const ignore = () => {}
 
+/** Settles with `promise`, or after `ms`: a database out of reach does not hold a stop. */
+const atMost = (promise: Promise<unknown> | undefined, ms: number): Promise<unknown> =>
+  Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())])
+
+const STOPPED = 'postgres: the instance stopped while its session opened'
+
 /** How often a lost session is tried again, in ms. */
 const RECONNECT_MS = 1000
 
@@ -52,8 +58,8 @@ export class PgInstance implements SharedStorage {
   /** Resolves once the notes sent so far have gone. */
   #sent: Promise<void> = Promise.resolve()
   #session: pg.Client | undefined
-  /** The session being opened: a stop ends it, so that it keeps neither the process nor a connection. */
-  #opening: pg.Client | undefined
+  /** The session being opened, and how a stop fails the opening: so that it keeps neither the process nor a connection. */
+  #opening: {session: pg.Client; stop(): void} | undefined
   #reconnect: NodeJS.Timeout | undefined
   #closed = false
 
@@ -84,11 +90,15 @@ export class PgInstance implements SharedStorage {
   }
 
   async #connect(starting = false): Promise<void> {
-    const session = (this.#opening = new pg.Client(connecting(this.url, this.connectTimeoutMs)))
+    const session = new pg.Client(connecting(this.url, this.connectTimeoutMs))
     session.on('error', () => this.#lost(session))
     session.on('end', () => this.#lost(session))
     try {
-      await session.connect()
+      // ended while it connects, node-postgres leaves `connect` unsettled: the stop settles it
+      await new Promise((resolve, reject) => {
+        this.#opening = {session, stop: () => reject(new Error(STOPPED))}
+        session.connect().then(resolve, reject)
+      })
       if (starting) {
         // one instance at a time: of two starting together, the second sees the first alive
         await session.query('SELECT pg_advisory_lock($1)', [START_LOCK])
@@ -96,7 +106,7 @@ export class PgInstance implements SharedStorage {
       }
       const lifeLock = [this.scope.lifeLock, this.owner]
       while (!(await session.query('SELECT pg_try_advisory_lock($1, $2) AS ok', lifeLock)).rows[0].ok) {
-        if (this.#closed) throw new Error('postgres: the instance stopped while its session opened')
+        if (this.#closed) throw new Error(STOPPED)
         // a session of this instance's that the database has not seen end holds it: lost on this side only (a
         // dropped network), the database may not see it end for hours, so it is ended
         await session
@@ -105,7 +115,7 @@ export class PgInstance implements SharedStorage {
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
       if (starting) await session.query('SELECT pg_advisory_unlock($1)', [START_LOCK])
-      if (this.#closed) throw new Error('postgres: the instance stopped while its session opened')
+      if (this.#closed) throw new Error(STOPPED)
     } catch (error) {
       await session.end().catch(ignore)
       throw error
@@ -247,14 +257,15 @@ export class PgInstance implements SharedStorage {
   async close(): Promise<void> {
     this.#presence.leave()
     // the others stop sending it notes now, not at their next look at who is alive; a database away does not hold the stop
-    await Promise.race([this.#sent, new Promise((resolve) => setTimeout(resolve, 1000).unref())])
+    await atMost(this.#sent, 1000)
     this.#closed = true
     clearTimeout(this.#reconnect)
-    void this.#opening?.end().catch(ignore)
+    this.#opening?.stop()
+    void this.#opening?.session.end().catch(ignore)
     const session = this.#session
     this.#session = undefined
     // gone at once, not when the server gets round to ending the session: an instance starting next sees it gone
-    await session?.query('SELECT pg_advisory_unlock_all()').catch(ignore)
-    await session?.end().catch(ignore)
+    await atMost(session?.query('SELECT pg_advisory_unlock_all()').catch(ignore), 1000)
+    await atMost(session?.end().catch(ignore), 1000)
   }
 }

@@ -121,12 +121,25 @@ export async function serve(flags: ServeFlags, out: Output): Promise<void> {
 
   await signalled
   out.notice('Stopping tablepay…')
-  await server.close().catch(async (error: unknown) => {
-    const dir = server.dataDir
-    const failed = dir && diskFailure('stopping on', dir, error)
-    if (!failed) throw error
-    throw await cliError(`${failed} Every change it answered is in its journal: the next start reads it.`, {
-      code: 'cli_error',
+  // a stop waits for what is under way: on a dead network, a statement's ~20 s (docs/postgres.md); say the way out
+  const kept = server.dataDir !== undefined || server.database !== undefined
+  const slow = setTimeout(() => out.notice(stillStopping(kept)), SLOW_STOP_MS).unref()
+  await server
+    .close()
+    .catch(async (error: unknown) => {
+      const dir = server.dataDir
+      const failed = dir && diskFailure('stopping on', dir, error)
+      if (!failed) throw error
+      throw await cliError(`${failed} Every change it answered is in its journal: the next start reads it.`, {
+        code: 'cli_error',
+      })
     })
-  })
+    .finally(() => clearTimeout(slow))
 }
+
+/** How long a stop runs before `serve` says how to end it at once, in ms. */
+const SLOW_STOP_MS = 2000
+
+/** What a slow stop says: how to end it at once, and, unless in memory, that nothing answered is lost then. */
+const stillStopping = (kept: boolean) =>
+  `Still stopping: waiting for what is under way. Ctrl+C again stops at once${kept ? '; every change it answered is kept' : ''}.`

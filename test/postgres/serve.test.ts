@@ -5,6 +5,7 @@ import {startSimulator} from '../../src/testing.js'
 import {type CliServer, runCommand, spawnRunning} from '../helpers/cli.js'
 import {startEmbeddedPostgres} from '../../scripts/embedded-postgres.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 
 let db: TestDatabase
 const running: {stop(): Promise<unknown>}[] = []
@@ -66,6 +67,29 @@ describe('serve --database', () => {
     expect(second.ready.accounts.map((account) => account.id)).toEqual(['acct_demo'])
     expect(second.ready.accounts[0]!.api_keys).toHaveLength(2)
     expect((await fetch(`${second.url}/checks/external/t1`, {headers})).status).toBe(200)
+  })
+
+  it('a stop held by a statement under way says how to end it at once, and a second Ctrl+C does', async () => {
+    // the database's answers to the first statement on checks after the start are held: its request stays out
+    let started = false
+    const list = holdOne((sent) => started && sent.includes('checks'), true)
+    const {link, url} = await databaseBehindRelay(list.tap, db)
+    try {
+      const server = await serve(['--database', url, '--seed', 'fixtures/seed.json'])
+      started = true
+      const request = fetch(`${server.url}/checks`, {headers: {authorization: 'Bearer tp_test_demo_write'}}).catch(
+        () => undefined,
+      )
+      await list.holding
+      const exited = server.kill('SIGINT')
+      await server.waitForStderr('Ctrl+C again stops at once')
+      void server.kill('SIGINT')
+      expect(await exited).toBe(130)
+      await request
+    } finally {
+      list.release()
+      await link.cut()
+    }
   })
 
   it('is refused with --memory or --data (exit 2), and a URL that is not postgres:// is refused without repeating it', async () => {
