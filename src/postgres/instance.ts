@@ -4,7 +4,7 @@ import type {Claim, SharedStorage} from '../service/storage.js'
 import {clearFaultsWhenAlone, PgFaults} from './faults.js'
 import {Batches} from '../shared/batches.js'
 import {type AskedClaim, claimDeliveries, lifeLockHeld} from './leases.js'
-import {connecting} from './pool.js'
+import {connecting, PROBED} from './pool.js'
 import {Presence} from './presence.js'
 import type {Sql} from './reader.js'
 import type {Scope} from './scope.js'
@@ -99,6 +99,7 @@ export class PgInstance implements SharedStorage {
         this.#opening = {session, stop: () => reject(new Error(STOPPED))}
         session.connect().then(resolve, reject)
       })
+      await session.query(PROBED).catch(ignore)
       if (starting) {
         // one instance at a time: of two starting together, the second sees the first alive
         await session.query('SELECT pg_advisory_lock($1)', [START_LOCK])

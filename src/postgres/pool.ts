@@ -28,6 +28,16 @@ export const connecting = (url: string, connectTimeoutMs?: number): pg.ClientCon
 })
 
 /**
+ * Asks the database to probe a connection as the instance does (`connecting`): a dropped network otherwise
+ * leaves the database holding the instance's connections, its life lock with its session, for the 2 hours
+ * of the system's default, and a database that limits connections refuses new ones meanwhile
+ * (docs/postgres.md, "When the database cannot be reached").
+ */
+export const PROBED =
+  "SELECT set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '1', false), " +
+  "set_config('tcp_keepalives_count', '10', false)"
+
+/**
  * `url` with its `sslmode` read as libpq (psql) reads it: `require` encrypts without checking the
  * certificate, `verify-full` checks it and the host (docs/postgres.md, "Flags"). node-postgres 8 takes every
  * mode as `verify-full` unless the URL says `uselibpqcompat=true`, and warns on stderr that version 9 will
@@ -48,6 +58,12 @@ export function newPool(url: string, size: number, connectTimeoutMs: number): pg
   const pool = new pg.Pool({
     ...connecting(url),
     max: size,
+    // before the client is handed out: a statement sent while another runs is queued by node-postgres 8 only
+    verify: (client, done) =>
+      void client
+        .query(PROBED)
+        .catch(ignore)
+        .then(() => done()),
     Client: class extends pg.Client {
       constructor(config?: pg.ClientConfig) {
         super({...config, connectionTimeoutMillis: connectTimeoutMs})

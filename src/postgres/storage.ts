@@ -11,7 +11,7 @@ import {migrate} from './migrations.js'
 import {refuseSharedSessions} from './pooler.js'
 import {type Note, notice, readBack, type RecordKeys, teller} from './notice.js'
 import {PgReader, type Sql} from './reader.js'
-import {connecting, POOL_SIZE} from './pool.js'
+import {connecting, POOL_SIZE, PROBED} from './pool.js'
 import {type Scope, scopeOfSession} from './scope.js'
 import {trimSideTables} from './side-tables.js'
 import {type Notice, PgUnit} from './unit.js'
@@ -237,6 +237,7 @@ export class PgStorage extends PgReader implements Storage {
     })
     try {
       await client.connect()
+      await client.query(PROBED).catch(ignore)
       if (start) {
         this.#scope = await scopeOfSession(client)
         await refuseSharedSessions(client, this.#connections.pool)

@@ -1,3 +1,5 @@
+import {PROBED} from '../../src/postgres/pool.js'
+
 /** The codes of the untyped requests a client may send before its startup message (SSL, GSS encryption). */
 const PRE_STARTUP = new Set([80877103, 80877104])
 
@@ -15,7 +17,9 @@ export interface RoundTrip {
  * The round trips the clients of a relay (test/helpers/relay.ts, `tap`) send
  * to PostgreSQL, read off the wire: each simple query (`Q`) and each Sync
  * (`S`, which closes a run of extended-protocol messages) is one wait for
- * the server's ReadyForQuery. Authentication and the startup are left out.
+ * the server's ReadyForQuery. Authentication, the startup and the settings a
+ * connection opens with (`PROBED`) are left out: `probed` holds the
+ * connections that sent those.
  *
  * @example
  * const wire = roundTrips()
@@ -24,6 +28,7 @@ export interface RoundTrip {
  */
 export function roundTrips() {
   const trips: RoundTrip[] = []
+  const probed = new Set<number>()
   let connections = 0
   const tap = () => {
     const connection = ++connections
@@ -48,7 +53,8 @@ export function roundTrips() {
         const type = String.fromCharCode(pending[0]!)
         const body = pending.subarray(5, 1 + length)
         pending = pending.subarray(1 + length)
-        if (type === 'Q') trips.push({connection, sql: [cString(body, 0)], named: []})
+        if (type === 'Q' && cString(body, 0) === PROBED) probed.add(connection)
+        else if (type === 'Q') trips.push({connection, sql: [cString(body, 0)], named: []})
         else if (type === 'P') parsed.push(cString(body, body.indexOf(0) + 1))
         else if (type === 'B') named.push(cString(body, body.indexOf(0) + 1))
         else if (type === 'S') {
@@ -59,7 +65,7 @@ export function roundTrips() {
       }
     }
   }
-  return {tap, trips}
+  return {tap, trips, probed}
 }
 
 function cString(body: Buffer, from: number): string {

@@ -61,6 +61,8 @@ describe('serve --database', () => {
     })
     expect((await fetch(`${first.url}/checks/external/t1`, {method: 'PUT', headers, body})).status).toBe(201)
     expect(await first.stop()).toBe(0)
+    // nothing but its own lines: no warning of node-postgres's either
+    expect(first.stderr()).toBe('Stopping tablepay…\n')
 
     // TABLEPAY_DATABASE_URL says the same; the same seed again adds nothing and the check is still there
     const second = await serve(['--seed', 'fixtures/seed.json'], {TABLEPAY_DATABASE_URL: db.url})

@@ -4,6 +4,7 @@ import {scopeOf} from '../../src/postgres/scope.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 import {databaseBehindRelay} from '../helpers/relay.js'
+import {roundTrips} from '../helpers/wire.js'
 
 // The session that holds an instance's life lock (src/postgres/instance.ts), when the network to the database
 // drops: docs/postgres.md, "When the database cannot be reached".
@@ -68,4 +69,20 @@ it('a stop while its session opens through a dead network leaves no connection o
   await expect.poll(() => link.clients, {timeout: 30_000}).toBe(0)
   console.log('closed after', Date.now() - t0)
   await link.cut()
+})
+
+it('every connection an instance talks on asks the database to probe it, as the instance does', async () => {
+  const wire = roundTrips()
+  const {link, url} = await databaseBehindRelay(wire.tap, db)
+  const storage = await PgStorage.open({url})
+  try {
+    await storage.unit(async (tx) => tx.put('events', 'evt_1', {id: 'evt_1', account_id: 'acct_a'} as never))
+    // the listening connection, the pool's and the session: else a dropped network leaves them to the database
+    const talked = new Set(wire.trips.map((trip) => trip.connection))
+    expect(talked.size).toBeGreaterThanOrEqual(3)
+    expect([...talked].filter((connection) => !wire.probed.has(connection))).toEqual([])
+  } finally {
+    await storage.close()
+    await link.cut()
+  }
 })
