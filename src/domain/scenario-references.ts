@@ -11,6 +11,9 @@ export type BuiltinReference = (typeof BUILTIN_REFERENCES)[number]
 /** A step id: what `${id.field}` names. */
 export const STEP_ID = /^[A-Za-z_][A-Za-z0-9_-]*$/
 
+/** How many characters `${run}` puts in: a run's suffix, 8 hex digits. */
+export const RUN_LENGTH = 8
+
 const REFERENCE = /\$\{([^}]*)\}/g
 const PARTS = /^([A-Za-z_][A-Za-z0-9_-]*)((?:\.[A-Za-z0-9_-]+)*)$/
 

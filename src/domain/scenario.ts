@@ -7,6 +7,7 @@ import {
   referencesIn,
   STEP_ID,
   stringsIn,
+  RUN_LENGTH,
   withReferencesAs,
 } from './scenario-references.js'
 import {ClockAdvance} from './schemas.js'
@@ -76,9 +77,11 @@ const MAX_ADVANCE_S = ClockAdvance.shape.seconds.maxValue!
 const Advance = Duration.refine((duration) => !(secondsOf(duration) > MAX_ADVANCE_S), {
   message: `must be at most ${formatDuration(MAX_ADVANCE_S)}, the most POST /sim/clock/advance takes`,
 })
-// a name the snapshot routes take once the references are put in; each counts as a letter, its value unknown yet
+// a name the snapshot routes take once the references are put in: `${run}` as its 8 characters, any other as a
+// letter, its value unknown yet
 const SnapshotStepName = z.string().superRefine((name, context) => {
-  for (const {message} of SnapshotName.safeParse(withReferencesAs(name, 'x')).error?.issues ?? [])
+  const filled = withReferencesAs(name.replaceAll('${run}', 'r'.repeat(RUN_LENGTH)), 'x')
+  for (const {message} of SnapshotName.safeParse(filled).error?.issues ?? [])
     context.addIssue({code: 'custom', message})
 })
 // a part of an answer to find in it: a bare value would be an equality, which `status` or a field says better

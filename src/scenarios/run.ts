@@ -8,6 +8,7 @@ import {
   type Reference,
   referencesIn,
   resolveReferences,
+  RUN_LENGTH,
   stringsIn,
   UnresolvedReferenceError,
 } from '../domain/scenario-references.js'
@@ -101,7 +102,8 @@ export async function runScenario(
   {forwardTo, signal, onStep, wait = (_text, work) => work}: RunOptions = {},
 ): Promise<ScenarioReport> {
   const used = new Set(scenario.steps.flatMap((step) => namesIn(step.input)))
-  const state: RunState = {client, run: randomBytes(4).toString('hex'), onReceiver: [], answers: new Map(), signal}
+  const run = randomBytes(RUN_LENGTH / 2).toString('hex')
+  const state: RunState = {client, run, onReceiver: [], answers: new Map(), signal}
   let forwarded: ScenarioReport['forwarded_to']
   const stopped = rejectOnAbort(signal, () => new TablepayError('interrupted', 'The scenario run was interrupted.'))
   const steps: StepReport[] = []

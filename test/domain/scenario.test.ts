@@ -164,8 +164,17 @@ describe('checkScenario', () => {
     })
   })
 
-  test('a snapshot or restore name is one the snapshot routes take, references counted as letters', () => {
-    const names = ['lunch-${run}', '${run}', 'Lunch Rush', 'x ${run}', '', 'a'.repeat(65)]
+  test('a snapshot or restore name is one the snapshot routes take, ${run} counted as its 8 characters and other references as letters', () => {
+    const names = [
+      'lunch-${run}',
+      '${run}',
+      'Lunch Rush',
+      'x ${run}',
+      '',
+      'a'.repeat(65),
+      `${'a'.repeat(56)}${'${run}'}`,
+    ]
+    names.push(`${'a'.repeat(57)}${'${run}'}`, `${'a'.repeat(63)}${'${location}'}`)
     const checked = checkScenario(scenario(names.map((name, i) => (i % 2 ? {restore: name} : {snapshot: name}))))
     const message = 'must be 1-64 characters of a-z 0-9 _ -, starting with a letter or digit'
     expect(checked).toEqual({
@@ -175,6 +184,8 @@ describe('checkScenario', () => {
         {step: 4, path: '.steps[3].restore', message},
         {step: 5, path: '.steps[4].snapshot', message},
         {step: 6, path: '.steps[5].restore', message},
+        // 57 letters and the run's 8 make 65: certain to be refused at run time
+        {step: 8, path: '.steps[7].restore', message},
       ],
     })
   })
