@@ -5,7 +5,7 @@ import {SECRET_FORMAT, SECRET_RULE} from './endpoints.js'
 import {QUERYABLE_RULE, queryable} from './queryable-text.js'
 import {Timestamp, TimestampInput} from './instants.js'
 
-export {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES, Timestamp}
+export {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES}
 
 /** Money in minor units (cents): an integer from 0 to MAX_CENTS. */
 export const Cents = z.int().min(0).max(MAX_CENTS)

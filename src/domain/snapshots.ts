@@ -14,10 +14,10 @@ import {
   Feedback,
   Location,
   Payment,
-  Timestamp,
   WebhookEndpoint,
   WebhookSecret,
 } from './schemas.js'
+import {Timestamp} from './instants.js'
 
 /** The format version of an exported snapshot (`tablepay_snapshot`). */
 export const SNAPSHOT_FORMAT = 1

@@ -72,6 +72,9 @@ export const lifeLocksHeld = (first: string): string =>
 /** An instance's life lock, its keys `first` and `second`, as `pg_locks` shows it held. */
 export const lifeLockHeld = (first: string, second: string): string => `${lifeLocksHeld(first)} AND objid = ${second}`
 
+/** The lease's owner holds its life lock: it is alive, its session here. */
+const OWNER_ALIVE = `EXISTS (SELECT 1 FROM pg_locks WHERE ${lifeLockHeld('$3', 'lease_owner::oid')})`
+
 /**
  * The lease is free: none, or run out, or another instance's whose session is gone, or this instance's own
  * (`$2`) while its session is here: lost, another instance may have taken the attempt over, and making it
@@ -81,8 +84,8 @@ export const lifeLockHeld = (first: string, second: string): string => `${lifeLo
 const FREE = `CASE
   WHEN lease_owner IS NULL THEN true
   WHEN lease_until < clock_timestamp() THEN true
-  WHEN lease_owner = $2 THEN EXISTS (SELECT 1 FROM pg_locks WHERE ${lifeLockHeld('$3', 'lease_owner::oid')})
-  ELSE NOT EXISTS (SELECT 1 FROM pg_locks WHERE ${lifeLockHeld('$3', 'lease_owner::oid')})
+  WHEN lease_owner = $2 THEN ${OWNER_ALIVE}
+  ELSE NOT ${OWNER_ALIVE}
   END`
 
 /**
