@@ -3,7 +3,7 @@ import {afterEach, beforeEach, expect, it} from 'vitest'
 import {scopeOf} from '../../src/postgres/scope.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
-import {databaseBehindRelay} from '../helpers/relay.js'
+import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 import {roundTrips} from '../helpers/wire.js'
 
 // The session that holds an instance's life lock (src/postgres/instance.ts), when the network to the database
@@ -83,6 +83,20 @@ it('every connection an instance talks on asks the database to probe it, as the 
     expect([...talked].filter((connection) => !wire.probed.has(connection))).toEqual([])
   } finally {
     await storage.close()
+    await link.cut()
+  }
+})
+
+it('a stop whose session no longer answers ends all the same, without waiting for the network to give up', async () => {
+  // the answer to the session's last statement, its unlock, never comes
+  const silent = holdOne((sent) => sent.includes('pg_advisory_unlock_all'), true)
+  const {link, url} = await databaseBehindRelay(silent.tap, db)
+  const storage = await PgStorage.open({url})
+  try {
+    await storage.close()
+    await silent.holding
+  } finally {
+    silent.release()
     await link.cut()
   }
 })
