@@ -20,6 +20,8 @@ export const CLI_ERROR_CODES = [
   'lint_failed',
   'replay_failed',
   'scenario_failed',
+  // a run stopped by Ctrl+C, SIGTERM or SIGHUP
+  'interrupted',
   'receiver_nonconformant',
   'receiver_unreachable',
   // sign --forward-to

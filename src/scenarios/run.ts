@@ -50,6 +50,8 @@ export interface ScenarioReport {
   forwarded_to?: {url: string; endpoint_id: string}
   /** Endpoints the run made for itself and could not remove, with why: delete them (docs/scenarios.md, "Running"). */
   left_behind?: LeftBehind[]
+  /** Stopped (`signal`, a Ctrl+C) while a step was under way: that step failed, those after it were skipped. */
+  interrupted?: true
 }
 
 /** An endpoint the run made for itself that is still there. */
@@ -107,6 +109,7 @@ export async function runScenario(
   let forwarded: ScenarioReport['forwarded_to']
   const stopped = rejectOnAbort(signal, () => new TablepayError('interrupted', 'The scenario run was interrupted.'))
   const steps: StepReport[] = []
+  let interrupted = false
   let leftBehind: LeftBehind[]
   try {
     if (used.has('location')) state.location = await firstLocation(client)
@@ -120,9 +123,19 @@ export async function runScenario(
     }
     let failedAction = false
     for (const [index, step] of scenario.steps.entries()) {
-      const report = failedAction
-        ? skipped(index, step)
-        : await wait(stepText(index, step), Promise.race([runStep(state, index, step), stopped]))
+      // stopped before it began (in the run's setup, or between steps): it sends nothing
+      if (signal?.aborted) interrupted = true
+      const report =
+        failedAction || interrupted
+          ? unfinished(index, step, interrupted ? 'skipped' : undefined)
+          : await wait(stepText(index, step), Promise.race([runStep(state, index, step), stopped])).catch(
+              (error: unknown) => {
+                // stopped: the report says what ran, and which step was under way (docs/scenarios.md, "Running")
+                if (!signal?.aborted) throw error
+                interrupted = true
+                return unfinished(index, step, 'under way')
+              },
+            )
       if (!report.ok && !report.skipped && !CHECKS.has(step.kind)) failedAction = true
       steps.push(report)
       onStep?.(report)
@@ -146,6 +159,7 @@ export async function runScenario(
     steps,
     ...(forwarded ? {forwarded_to: forwarded} : {}),
     ...(leftBehind.length > 0 ? {left_behind: leftBehind} : {}),
+    ...(interrupted ? {interrupted: true as const} : {}),
   }
 }
 
@@ -183,8 +197,14 @@ async function firstLocation(client: TablepayClient): Promise<string | undefined
 const namesIn = (input: unknown) =>
   stringsIn(input).flatMap(({text}) => referencesIn(text).flatMap((r) => ('name' in r ? [r.name] : [])))
 
-function skipped(index: number, step: ScenarioStep): StepReport {
-  return {step: index + 1, ...idOf(step), kind: step.kind, title: step.kind, ok: false, skipped: true, differences: []}
+/**
+ * A step that did not run to its end: skipped, an action before it having failed, or when the run was
+ * `interrupted` before it began or while it was under way.
+ */
+function unfinished(index: number, step: ScenarioStep, interrupted?: 'skipped' | 'under way'): StepReport {
+  const base = {step: index + 1, ...idOf(step), kind: step.kind, title: step.kind, ok: false, differences: []}
+  if (interrupted === 'under way') return {...base, error: 'interrupted while under way'}
+  return {...base, skipped: true, ...(interrupted ? {error: 'the run was interrupted'} : {})}
 }
 
 const idOf = (step: ScenarioStep) => (step.id === undefined ? {} : {id: step.id})

@@ -194,6 +194,36 @@ describe('scenario run', () => {
       await receiver.close()
     }
   })
+  it('--json on Ctrl+C prints the report so far: the steps that ran, the one under way interrupted, the rest skipped', async () => {
+    const path = await file('cut', [
+      {...OPEN, push: {...OPEN.push, external_id: 'cut-${run}'}},
+      {id: 'fed', expect_event: {type: 'feedback.received', within: '60s'}},
+      {expect: {get: '/checks/${open.id}', status: 200}},
+    ])
+    const pushed = async () =>
+      (await api('GET', '/sim/requests?limit=100')).body.data.some((r: {path: string}) =>
+        r.path.includes('/checks/external/cut-'),
+      )
+    const before = await pushed()
+    const run = startCommand(['scenario', 'run', path, '--json'], {env: server.env})
+    await expect.poll(pushed).toBe(true)
+    expect(before).toBe(false)
+    const {code} = await run.interrupt()
+    expect(code).toBe(1)
+    expect(JSON.parse(run.stdout())).toMatchObject({
+      ok: false,
+      interrupted: true,
+      passed: 1,
+      failed: 1,
+      skipped: 1,
+      steps: [
+        {step: 1, ok: true},
+        {step: 2, id: 'fed', ok: false, error: 'interrupted while under way'},
+        {step: 3, ok: false, skipped: true},
+      ],
+    })
+  })
+
   it('shows a spinner at a terminal while a step waits, gone once Ctrl+C ends the run', async () => {
     const waiting = await file('spins', [OPEN, {id: 'fed', expect_event: {type: 'feedback.received', within: '60s'}}])
     const restore = stderrAsTerminal()

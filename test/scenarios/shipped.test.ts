@@ -9,7 +9,7 @@ import {runScenario} from '../../src/scenarios/run.js'
 import {ROOT} from '../helpers/cli.js'
 import {importGraph} from '../helpers/import-graph.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {OTHER_KEY, startTestServer, TEST_SEED, type TestServer} from '../helpers/simulator.js'
+import {OTHER_KEY, startTestServer, TEST_SEED, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
 
 // run on the memory store with its journal and on PostgreSQL (vitest.config.ts): one server for the file,
 // every run's ${run} keeps its checks apart
@@ -123,6 +123,16 @@ describe('sim.runScenario', () => {
     ])
     expect(await server.stored()).toBe(before)
   })
+})
+
+test('a run stopped before its first step sends nothing more: every step skipped, the run interrupted', async () => {
+  const client = new TablepayClient({url: `${server.url}/v1`, apiKey: WRITE_KEY})
+  const scenario = validScenario(scenarioOf([OPEN, {expect: {get: '/checks/${open.id}'}}]), 'The scenario given')
+  const report = await runScenario(client, scenario, {signal: AbortSignal.abort()})
+  expect(report).toMatchObject({ok: false, interrupted: true, passed: 0, failed: 0, skipped: 2})
+  expect(report.steps.map((step) => step.error)).toEqual(['the run was interrupted', 'the run was interrupted'])
+  const paths = (await server.api('GET', '/v1/sim/requests?limit=100')).body.data.map((r: {path: string}) => r.path)
+  expect(paths.filter((path: string) => path.includes(`r-${report.run}`))).toEqual([])
 })
 
 test('${location} is the account’s first location, the oldest of two', async () => {

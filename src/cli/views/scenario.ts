@@ -16,7 +16,7 @@ const MAX_DIFF = 300
 export function renderStepLine(step: StepReport): string {
   const name = stepName(step.step, step.id)
 
-  if (step.skipped) return style.dim(`- ${name} ${step.title}: skipped, a step before it failed`)
+  if (step.skipped) return style.dim(`- ${name} ${step.title}: skipped, ${step.error ?? 'a step before it failed'}`)
   const got = step.status === undefined ? '' : ` → ${step.status ?? 'no answer'}`
   const line = `${step.ok ? style.green('✓') : style.red('✗')} ${name} ${step.title}${got}`
   if (step.ok) return line

@@ -57,6 +57,7 @@ The whole file is validated first: a bad one names the step and field, and nothi
       wait: outputFor(json).wait,
     })
     this.log(renderScenarioSummary(report))
+    if (report.interrupted) this.fail(report, 'The scenario run was interrupted.', {code: 'interrupted'})
     if (!report.ok)
       this.fail(
         report,
