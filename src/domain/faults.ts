@@ -6,6 +6,9 @@ import {newId} from './ids.js'
 /** The longest a fault holds an answer (`delay_ms`). */
 export const MAX_FAULT_DELAY_MS = 60_000
 
+/** The most strikes a fault counts down, as PostgreSQL's integer keeps what is left (`null` strikes until deleted). */
+export const MAX_FAULT_TIMES = 2 ** 31 - 1
+
 export const FAULT_STATUSES = [429, 500, 502, 503, 504] as const
 
 /** The routes a fault never strikes: the simulator's controls stay reachable, and public routes have no account. */
@@ -55,13 +58,7 @@ export const FaultInput = z
     delay_ms: z.int().min(0).max(MAX_FAULT_DELAY_MS).optional(),
     reset: z.boolean().optional(),
     after: z.boolean().optional(),
-    // as PostgreSQL's integer keeps what is left: 2,147,483,647 (`null` strikes until deleted)
-    times: z
-      .int()
-      .min(1)
-      .max(2 ** 31 - 1)
-      .nullable()
-      .optional(),
+    times: z.int().min(1).max(MAX_FAULT_TIMES).nullable().optional(),
     probability: z.number().min(0).max(1).optional(),
     seed: z
       .int()

@@ -3,7 +3,7 @@ import type {Fault, FaultInput} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {positiveDuration} from '../../cli/flags/duration.js'
 import {renderFaultAdded} from '../../cli/views/fault.js'
-import {FAULT_STATUSES, MAX_FAULT_DELAY_MS} from '../../domain/faults.js'
+import {FAULT_STATUSES, MAX_FAULT_DELAY_MS, MAX_FAULT_TIMES} from '../../domain/faults.js'
 
 export default class FaultsAdd extends ApiCommand<typeof FaultsAdd> {
   static override summary = 'Make the next matching API requests fail, slow down or lose their answer.'
@@ -54,9 +54,9 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
     reset: Flags.boolean({summary: 'Close the connection with no answer.', exclusive: ['status']}),
     after: Flags.boolean({summary: 'Carry the request out and save it first; only the answer is replaced.'}),
     times: Flags.integer({
-      summary: 'Strike this many requests (default 1; at most 2147483647).',
+      summary: `Strike this many requests (default 1; at most ${MAX_FAULT_TIMES}).`,
       min: 1,
-      max: 2 ** 31 - 1,
+      max: MAX_FAULT_TIMES,
       exclusive: ['always'],
     }),
     always: Flags.boolean({summary: 'Strike until removed (`faults clear`).'}),

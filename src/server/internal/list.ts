@@ -16,15 +16,17 @@ import {queryOf} from './query.js'
 const decimal = (value: unknown) => (typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value)
 
 /** Query parameters every list takes. */
+const LIMIT_RULE = 'must be 1 to 100'
+
 export const ListQuery = z.object({
   limit: z.preprocess(
     decimal,
     z
       .number({error: 'expected a whole number in digits'})
       // only digits reach it as a number: one too long for a safe integer is out of range too
-      .int({error: 'must be 1 to 100', abort: true})
-      .min(1, 'must be 1 to 100')
-      .max(100, 'must be 1 to 100')
+      .int({error: LIMIT_RULE, abort: true})
+      .min(1, LIMIT_RULE)
+      .max(100, LIMIT_RULE)
       .default(20),
   ),
   starting_after: z.string().min(1).optional(),

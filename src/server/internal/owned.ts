@@ -30,7 +30,7 @@ export async function findEndpoint({service}: AppContext, event: H3Event): Promi
 }
 
 /** `record`, or a 404; a 401 when the caller's account was deleted meanwhile, taking the record (`actingAccount`). */
-async function found<T>(service: Service, event: H3Event, record: T | undefined, noun: string, id: string) {
+export async function found<T>(service: Service, event: H3Event, record: T | undefined, noun: string, id: string) {
   if (record) return record
   await actingAccount(service.records, accountOf(event))
   throw new ApiError('not_found', `No ${noun} ${id} in this account.`)

@@ -2,15 +2,13 @@ import {type H3Event, setResponseHeader, setResponseStatus} from 'h3'
 import * as z from 'zod'
 import {renderCheck} from '../../domain/check.js'
 import {acceptCheckPush, acceptExternalId} from '../../domain/check-push-fast.js'
-import {ApiError} from '../../domain/errors.js'
 import {PUSH_RESULTS} from '../../domain/push.js'
 import {Check, CheckPush, CheckStatus, ExternalCheckId} from '../../domain/schemas.js'
-import {actingAccount} from '../../service/accounts.js'
 import {accountOf} from '../internal/auth.js'
 import {parseJson, readJsonText, readParam} from '../internal/body.js'
 import {checkAnswer} from '../internal/check-answer.js'
 import {paginate, readListQuery} from '../internal/list.js'
-import {findCheck} from '../internal/owned.js'
+import {findCheck, found} from '../internal/owned.js'
 import {notesOf} from '../internal/traffic.js'
 import type {OperationSpec} from '../operations.js'
 
@@ -66,11 +64,7 @@ export const checkOperations: OperationSpec[] = [
     async handler(event, {service, baseUrl}) {
       const externalId = externalIdOf(event)
       const check = await service.records.checkByExternalId(accountOf(event), externalId)
-      if (!check) {
-        await actingAccount(service.records, accountOf(event))
-        throw new ApiError('not_found', `No check with external id ${externalId} in this account.`)
-      }
-      return checkAnswer(event, check, baseUrl)
+      return checkAnswer(event, await found(service, event, check, 'check with external id', externalId), baseUrl)
     },
   },
 ]
