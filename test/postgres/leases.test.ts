@@ -268,6 +268,15 @@ describe('delivery leases', () => {
     expect(await Promise.all(ids.map((id) => b.shared!.claim(id, DUE, 60_000)))).toEqual(['held', 'held', 'held'])
   })
 
+  it('claims a delivery due finer than the millisecond, as an older build imported one, at the millisecond the scheduler reads', async () => {
+    const a = await open()
+    await write(a, {...delivery(DUE), next_attempt_at: '2026-01-01T00:00:00.000999Z'})
+    const claim = await a.shared!.claim('dlv_1', DUE, 60_000)
+    expect(typeof claim === 'object' && claim.delivery.id).toBe('dlv_1')
+    const b = await open()
+    expect(await b.shared!.claim('dlv_1', DUE, 60_000)).toBe('held')
+  })
+
   it('a connection plans the claim once: whatever the number asked, its later calls run the plan made for any', async () => {
     const a = await open()
     for (const id of ['dlv_1', 'dlv_2', 'dlv_3']) await write(a, {...delivery(DUE), id})
