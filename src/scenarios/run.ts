@@ -110,6 +110,7 @@ export async function runScenario(
   const stopped = rejectOnAbort(signal, () => new TablepayError('interrupted', 'The scenario run was interrupted.'))
   const steps: StepReport[] = []
   let interrupted = false
+  let underWay: Promise<StepReport> | undefined
   let leftBehind: LeftBehind[]
   try {
     if (used.has('location')) state.location = await firstLocation(client)
@@ -128,7 +129,7 @@ export async function runScenario(
       const report =
         failedAction || interrupted
           ? unfinished(index, step, interrupted ? 'skipped' : undefined)
-          : await wait(stepText(index, step), Promise.race([runStep(state, index, step), stopped])).catch(
+          : await wait(stepText(index, step), Promise.race([(underWay = runStep(state, index, step)), stopped])).catch(
               (error: unknown) => {
                 // stopped: the report says what ran, and which step was under way (docs/scenarios.md, "Running")
                 if (!signal?.aborted) throw error
@@ -141,6 +142,13 @@ export async function runScenario(
       onStep?.(report)
     }
   } finally {
+    // a step stopped under way may yet make an endpoint on the receiver: its answer comes first, so the cleanup
+    // knows that endpoint (a second Ctrl+C stops at once)
+    if (interrupted && underWay)
+      await wait(
+        WAITING_FOR_STEP,
+        underWay.catch(() => undefined),
+      )
     // every way out removes what the run made for itself: an endpoint left behind keeps receiving every event
     // (the steps that would delete the receiver's endpoints do not run after a failed action)
     const forwardedTo = forwarded ? [{id: forwarded.endpoint_id, url: forwarded.url}] : []
@@ -162,6 +170,8 @@ export async function runScenario(
     ...(interrupted ? {interrupted: true as const} : {}),
   }
 }
+
+const WAITING_FOR_STEP = 'Interrupted: waiting for the step under way to answer, to remove what it made'
 
 /**
  * Closes the run's receiver and deletes `endpoints`, each whatever becomes

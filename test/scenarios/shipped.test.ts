@@ -195,6 +195,28 @@ describe('what a run made for itself', () => {
     expect(descriptions).not.toContain(`stray-${report.run}`)
   })
 
+  test('a run stopped while a step makes an endpoint on ${receiver} waits for its answer, then removes it', async () => {
+    // the endpoint is made at once; its answer is held, and the run is stopped meanwhile
+    const held = {fault: {match: {method: 'POST', path: '/v1/webhook-endpoints'}, delay_ms: 1500, after: true}}
+    const make = {webhook_endpoint: {url: '${receiver}/held', description: 'held-${run}'}}
+    const client = new TablepayClient({url: `${server.url}/v1`, apiKey: WRITE_KEY})
+    const stop = new AbortController()
+    try {
+      const running = runScenario(client, validScenario(scenarioOf([held, make]), 'The scenario given'), {
+        signal: stop.signal,
+      })
+      const made = async () => (await endpoints()).find((e) => e.url.endsWith('/held'))
+      while (!(await made()));
+      stop.abort()
+      const report = await running
+      expect(report).toMatchObject({interrupted: true, passed: 1, failed: 1})
+      expect(report.left_behind).toBeUndefined()
+      expect(await made()).toBeUndefined()
+    } finally {
+      await sim.faults.clear()
+    }
+  })
+
   test('an endpoint a request step made on ${receiver}, or moved there, goes with it too', async () => {
     const report = await sim.runScenario(
       scenarioOf([
