@@ -18,7 +18,9 @@ const REMEDIES: Record<string, string> = {
  * // 'store: compacting /srv/tablepay failed (ENOSPC: no space left on device, write): free space on its disk.'
  */
 export function diskFailure(doing: string, dir: string, error: unknown): string | undefined {
-  const code = (error as NodeJS.ErrnoException | null)?.code
+  const {code, path, message} = (error ?? {}) as NodeJS.ErrnoException
   const remedy = code === undefined ? undefined : REMEDIES[code]
-  return remedy && `store: ${doing} ${dir} failed (${(error as Error).message}): ${remedy}.`
+  // the file, when the errno's message does not name it (a read's does not)
+  const file = path === undefined || message.includes(path) ? '' : ` ${path}`
+  return remedy && `store: ${doing} ${dir} failed (${message}${file}): ${remedy}.`
 }

@@ -26,7 +26,8 @@ export async function readLines(
   let pending: Buffer[] = []
   let offset = 0
   let number = 0
-  for await (const chunk of createReadStream(path, {highWaterMark: 1 << 20}) as AsyncIterable<Buffer>) {
+  const chunks = createReadStream(path, {highWaterMark: 1 << 20}) as AsyncIterable<Buffer>
+  for await (const chunk of named(chunks, path)) {
     let start = 0
     for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
       const rest = chunk.subarray(start, end)
@@ -39,4 +40,18 @@ export async function readLines(
     if (start < chunk.length) pending.push(chunk.subarray(start))
   }
   return pending.length === 0 ? undefined : {offset, text: Buffer.concat(pending).toString()}
+}
+
+/**
+ * `chunks`, whose read failure names the file `path`: a read's errno does not (`EISDIR: illegal operation on a
+ * directory, read`), and the user must learn which of the data dir's files to move (shared/disk-failure.ts).
+ */
+async function* named(chunks: AsyncIterable<Buffer>, path: string): AsyncIterable<Buffer> {
+  try {
+    yield* chunks
+  } catch (error) {
+    const errno = error as NodeJS.ErrnoException
+    if (errno?.code !== undefined && errno.path === undefined) errno.path = path
+    throw error
+  }
 }

@@ -156,6 +156,7 @@ describe('serve --data DIR that cannot be made', () => {
       const {code, stderr} = await serveOn(dir)
       expect(code).toBe(1)
       expect(stderr).toContain(`store: starting on ${dir} failed (EISDIR`)
+      expect(stderr.replace(/\s*›\s*/g, ' ')).toContain(`${join(dir, 'checks.json')}):`)
       expect(stderr).toContain('move out of it the directory that stands where one of its files should be')
       expect(stderr).toContain('server_start_failed')
     } finally {

@@ -11,6 +11,14 @@ it('says what failed in the data dir and what to do, for each errno of a disk; n
     expect(diskFailure('stopping on', '/srv/tp', errno(code, 'x')), code).toMatch(
       /^store: stopping on \/srv\/tp failed/,
     )
+  // a read's errno names no file: the file it failed on is named
+  const read = Object.assign(errno('EISDIR', 'illegal operation on a directory, read'), {path: '/srv/tp/checks.json'})
+  expect(diskFailure('starting on', '/srv/tp', read)).toBe(
+    'store: starting on /srv/tp failed (EISDIR: illegal operation on a directory, read /srv/tp/checks.json): ' +
+      'move out of it the directory that stands where one of its files should be.',
+  )
+  const open = Object.assign(errno('EACCES', "permission denied, open '/srv/tp/a.json'"), {path: '/srv/tp/a.json'})
+  expect(diskFailure('starting on', '/srv/tp', open)).toContain("(EACCES: permission denied, open '/srv/tp/a.json'):")
   // a bug, or a failure of something else: the caller keeps the error as it is, stack and all
   expect(diskFailure('starting on', '/srv/tp', new TypeError('x is undefined'))).toBeUndefined()
   expect(diskFailure('starting on', '/srv/tp', errno('ECONNREFUSED', 'x'))).toBeUndefined()
