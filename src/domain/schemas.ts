@@ -292,13 +292,13 @@ export const WebhookEndpoint = z.object({
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>
 
 export const DeliveryAttempt = z.object({
-  attempt: z.int(),
+  attempt: z.int().min(1),
   /** Wall-clock time the attempt ended (its answer or failure); it was sent `duration_ms` before. */
   at: Timestamp,
   /** Scheduler time it was due at: with the clock advanced, this shows the retry schedule. */
   scheduled_at: Timestamp,
   status_code: z.int().nullable(),
-  duration_ms: z.int(),
+  duration_ms: z.int().min(0),
   error: z.string().nullable(),
   response_body: z.string().nullable(),
   /** Sent again by delivery chaos after a success: the same delivery once more. */

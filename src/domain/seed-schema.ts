@@ -1,12 +1,15 @@
 import * as z from 'zod'
 import {KnownSecretEndpointInput, SCOPES} from './schemas.js'
 
+/** An account's id, as a seed names it and the server makes it; a snapshot's document names its account so. */
+export const AccountId = z.string().regex(/^acct_[A-Za-z0-9_]{1,60}$/)
+
 /** The seed file of `serve --seed`: accounts with their locations and keys. */
 export const Seed = z.strictObject({
   accounts: z
     .array(
       z.strictObject({
-        id: z.string().regex(/^acct_[A-Za-z0-9_]{1,60}$/),
+        id: AccountId,
         name: z.string().min(1).max(200),
         locations: z
           .array(

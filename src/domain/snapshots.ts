@@ -18,6 +18,7 @@ import {
   WebhookSecret,
 } from './schemas.js'
 import {Timestamp} from './instants.js'
+import {AccountId} from './seed-schema.js'
 
 /** The format version of an exported snapshot (`tablepay_snapshot`). */
 export const SNAPSHOT_FORMAT = 1
@@ -206,7 +207,7 @@ export const SnapshotDocument = z.strictObject({
     error: `must be ${SNAPSHOT_FORMAT}: this server reads snapshots of format ${SNAPSHOT_FORMAT}`,
   }),
   name: SnapshotName,
-  account: z.string().min(1),
+  account: AccountId,
   created_at: z.iso.datetime(),
   clock_offset_ms: z.int().min(0).optional(),
   records: Records,

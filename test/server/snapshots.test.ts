@@ -639,6 +639,15 @@ describe('snapshots: bad input', () => {
         {...check, items: [{...check.items[0], claimed_quantity: check.items[0].quantity + 1}]},
         'items.0.claimed_quantity',
       ),
+      // an attempt as none is made: numbered from 1, and no shorter than no time at all
+      withOnly(
+        'deliveries',
+        {...delivery, attempts: [{...delivery.attempts[0], duration_ms: -1}]},
+        'attempts.0.duration_ms',
+      ),
+      withOnly('deliveries', {...delivery, attempts: [{...delivery.attempts[0], attempt: 0}]}, 'attempts.0.attempt'),
+      // an account no server has: its id is shown as where the snapshot came from
+      ['POST', '/v1/sim/snapshots/import', {...document, account: 'acct_\u0000'}, 422, 'validation_failed', 'account'],
       // pending and due never: no queue could order it
       withOnly('deliveries', {...delivery, status: 'pending', next_attempt_at: null}, 'next_attempt_at'),
       withOnly('deliveries', {...delivery, next_attempt_at: delivery.created_at}, 'next_attempt_at'),
