@@ -65,9 +65,7 @@ it('a stop while its session opens through a dead network leaves no connection o
     await storage.close()
   }
   // each connection that was opening gave up, or was ended by the stop: none keeps the process alive
-  const t0 = Date.now()
   await expect.poll(() => link.clients, {timeout: 30_000}).toBe(0)
-  console.log('closed after', Date.now() - t0)
   await link.cut()
 })
 
