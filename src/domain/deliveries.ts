@@ -276,19 +276,25 @@ function retriedSince(claimed: DeliveryRecord | undefined, latest: DeliveryRecor
 
 /**
  * How many attempts the delivery has had made for the times from `dueAt` (scheduler ms) on, duplicates
- * left out: what another instance made of it since the attempt this one knew to be due, in one record
- * when that instance made several before this one heard of the first.
+ * left out, and only those sent from `sentFrom` (wall ms) on when given: what another instance made of it
+ * since the attempt this one knew to be due, in one record when that instance made several before this one
+ * heard of the first.
  *
  * @example
  * const made = attemptsMadeSince(latest, Date.parse(queued.next_attempt_at))
  */
-export function attemptsMadeSince(delivery: DeliveryRecord, dueAt: number): number {
+export function attemptsMadeSince(delivery: DeliveryRecord, dueAt: number, sentFrom?: number): number {
   // times as isoTime writes them: fixed width, so their order is the text's
   const due = isoTime(dueAt)
   let made = 0
-  for (const attempt of delivery.attempts) if (!attempt.duplicate && attempt.scheduled_at >= due) made++
+  for (const attempt of delivery.attempts)
+    if (!attempt.duplicate && attempt.scheduled_at >= due && (sentFrom === undefined || sentAt(attempt) >= sentFrom))
+      made++
   return made
 }
+
+/** When an attempt was sent: it ended (`at`) `duration_ms` after. */
+const sentAt = (attempt: DeliveryAttempt): number => Date.parse(attempt.at) - attempt.duration_ms
 
 /** A delivery whose endpoint is gone or disabled: nothing more is sent (docs/api.md, "Webhooks"). */
 export const cancelDelivery = (delivery: DeliveryRecord, now: string): DeliveryRecord => ({

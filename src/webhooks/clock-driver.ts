@@ -186,33 +186,33 @@ export class ClockDriver {
    * delivery's retries, not the other endpoints'. It ends when nothing due
    * by the target is left to start or out.
    */
-  async #advanceNow(seconds: number): Promise<number> {
+  #advanceNow(seconds: number): Promise<number> {
     const {work} = this
     const target = this.clock.now() + seconds * 1000
-    const before = this.attempts.total
     this.#driven = true
     this.#target = target
     this.#disarm()
-    try {
-      for (;;) {
-        if (work.stopped()) break
-        work.run()
-        if (work.waitingForSlot()) await work.attemptEnds()
-        else {
-          const next = work.nextDue()
-          if (next !== undefined && next <= target) await this.#moveClock(next)
-          // attempts out here, or held by another instance, end before the advance does
-          else if (work.out()) await work.attemptEnds()
-          else break
+    return this.attempts.during(async () => {
+      try {
+        for (;;) {
+          if (work.stopped()) break
+          work.run()
+          if (work.waitingForSlot()) await work.attemptEnds()
+          else {
+            const next = work.nextDue()
+            if (next !== undefined && next <= target) await this.#moveClock(next)
+            // attempts out here, or held by another instance, end before the advance does
+            else if (work.out()) await work.attemptEnds()
+            else break
+          }
         }
+        if (!work.stopped()) await this.#moveClock(target)
+      } finally {
+        this.#driven = false
+        this.#target = undefined
+        work.run()
       }
-      if (!work.stopped()) await this.#moveClock(target)
-    } finally {
-      this.#driven = false
-      this.#target = undefined
-      work.run()
-    }
-    return this.attempts.total - before
+    })
   }
 
   /**

@@ -1,4 +1,3 @@
-import {attemptsMadeSince} from '../domain/deliveries.js'
 import type {DeliveryRecord} from '../domain/records.js'
 import type {AttemptCounter} from './attempt-counter.js'
 import type {Attempt, AttemptOut, DeliveryLedger} from './dispatcher-service.js'
@@ -67,7 +66,7 @@ export class ContestedClaims {
     const waited = this.#contested.size > 0 ? this.#contested.get(id) : undefined
     if (waited) {
       this.#contested.delete(id)
-      if (record) this.attempts.count(attemptsMadeSince(record, waited.entry.due))
+      if (record) this.attempts.countMadeElsewhere(record, waited.entry.due)
       this.host.wake()
     } else this.#madeElsewhere(id, record)
   }
@@ -82,7 +81,7 @@ export class ContestedClaims {
     const entry = this.scheduler.entry(id)
     if (entry === undefined || record === null) return
     if (this.scheduler.isOut(id) && !this.#claiming.has(id)) return
-    this.attempts.count(attemptsMadeSince(record, entry.due))
+    this.attempts.countMadeElsewhere(record, entry.due)
   }
 
   /**

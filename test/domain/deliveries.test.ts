@@ -97,6 +97,17 @@ describe('deliveries', () => {
     const duplicated = recordDuplicate(recordAttempt(delivery, endpoint, ok, options).delivery, ok, NOW)
     expect(attemptsMadeSince(duplicated, DUE)).toBe(1)
   })
+
+  it('the attempts made since a due time and sent since a wall time leave out those sent before it', () => {
+    const [first, second] = ['2026-11-25T10:00:00.000Z', '2026-11-25T10:05:00.000Z'].map(
+      (at) =>
+        recordAttempt(delivery, endpoint, {...failed, duration_ms: 400}, {...options, now: at}).delivery.attempts[0]!,
+    )
+    const both = {...delivery, attempts: [first!, {...second!, attempt: 2}]}
+    // the first was sent at 09:59:59.600, before a run begun at 10:00:00; the second after it
+    expect(attemptsMadeSince(both, DUE, Date.parse('2026-11-25T10:00:00.000Z'))).toBe(1)
+    expect(attemptsMadeSince(both, DUE, Date.parse('2026-11-25T09:59:59.600Z'))).toBe(2)
+  })
 })
 
 describe('superseded deliveries', () => {

@@ -57,3 +57,38 @@ it("an advance through one of two instances counts the attempts sent, not the de
   expect(retries).toBeLessThan(DELIVERIES)
   expect(advanced.body.attempts).toBe(retries)
 })
+
+it('an advance through one of two instances does not count the attempts the other had out before it began', async () => {
+  const db = await createTestDatabase()
+  cleanup.push(() => db.drop())
+  const seedFile = await writeSeed(await makeTempDir())
+  const start = () => startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile})
+  const [a, b] = (await Promise.all([start(), start()])) as [RunningServer, RunningServer]
+  cleanup.push(
+    () => a.close(),
+    () => b.close(),
+  )
+  let release!: () => void
+  const released = new Promise<number>((resolve) => (release = () => resolve(200)))
+  const receiver = await startReceiver(() => released)
+  cleanup.push(() => receiver.close())
+  const endpoint = await call(a.url, 'POST', '/v1/webhook-endpoints', {
+    body: {url: receiver.url, event_types: ['check.created']},
+  })
+  expect(endpoint.status).toBe(201)
+  // each instance claims some of the first attempts and finds the others held: both wait for the others'
+  const pushes = 6
+  for (let i = 0; i < pushes; i++)
+    expect(
+      (await call([a, b][i % 2]!.url, 'PUT', `/v1/checks/external/h${i}`, {body: checkWith([['tea', 1, 300]])})).status,
+    ).toBe(201)
+  await receiver.waitFor(pushes)
+  const advanced = call(a.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 60}})
+  // it waits for the attempts out; none is sent while it runs, since each answers 200 once released
+  await expect.poll(async () => (await call(a.url, 'GET', '/v1/sim/clock')).body.advance, {interval: 20}).toBeDefined()
+  release()
+  const {status, body} = await advanced
+  expect(status).toBe(200)
+  expect(receiver.received.length).toBe(pushes)
+  expect(body.attempts).toBe(0)
+})
