@@ -5,7 +5,9 @@ import {cliError} from './cli-error.js'
 /**
  * The scenario a command names (a file, or a shipped one's name), or the
  * CLI error of a bad one: exit 2, every step and field in the message, and
- * with --json `{valid: false, problems}`.
+ * with --json `{valid: false, problems}`. A file not found, unreadable or
+ * not JSON has no problems to list: --json prints the error body, its
+ * message saying why.
  *
  * @example
  * const {scenario} = await readScenarioArg(this.args.SCENARIO)
@@ -15,11 +17,16 @@ export async function readScenarioArg(fileOrName: string): ReturnType<typeof loa
     return await loadScenario(fileOrName)
   } catch (error) {
     if (!(error instanceof InvalidScenarioError)) throw error
+    const {problems} = error
     throw await cliError(error.message, {
       exit: 2,
       code: 'invalid_scenario',
-      report: {valid: false, problems: error.problems},
-      suggestions: ['docs/scenarios.md gives every step kind and what it takes.'],
+      ...(problems.length > 0
+        ? {
+            report: {valid: false, problems},
+            suggestions: ['docs/scenarios.md gives every step kind and what it takes.'],
+          }
+        : {suggestions: ['Give a scenario file, or the name of a shipped one: `tablepay scenario list` shows them.']}),
     })
   }
 }

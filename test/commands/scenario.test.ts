@@ -155,6 +155,22 @@ describe('scenario run', () => {
     })
   })
 
+  it.each([
+    ['a file not found', 'no-such-scenario', 'No scenario file no-such-scenario'],
+    ['a file that is not JSON', 'not-json', 'is not valid JSON'],
+  ])('with --json, %s prints the error body, its message saying why', async (_, name, why) => {
+    const path = name === 'not-json' ? join(dir, 'not-json.json') : name
+    if (name === 'not-json') await writeFile(path, 'not json')
+    for (const command of ['run', 'validate']) {
+      const {code, stdout, stderr} = await scenario([command, path, '--json'])
+      expect(code).toBe(2)
+      expect(stderr).toBe('')
+      const {error} = JSON.parse(stdout)
+      expect(error).toMatchObject({code: 'invalid_scenario', message: expect.stringContaining(why)})
+      expect(error.suggestions).toEqual([expect.stringContaining('tablepay scenario list')])
+    }
+  })
+
   it('--forward-to: the receiver gets the run’s webhooks, signed with the listen secret; the endpoint is gone after', async () => {
     const receiver = await startReceiver()
     try {
