@@ -13,6 +13,25 @@ export type CommandFlags<T extends typeof OclifCommand> = Interfaces.InferredFla
 export type CommandArgs<T extends typeof OclifCommand> = Interfaces.InferredArgs<T['args']>
 
 /**
+ * `--timeout`, in seconds, `seconds` when not given: 30 is long enough for any answer the server gives at
+ * once, so a script against a stuck server fails instead of waiting for good; a command whose answer waits
+ * for receivers (their timeout is the server's to set) gives 0, and waits as long as that takes.
+ *
+ * @example
+ * static override baseFlags = {...ApiCommand.baseFlags, timeout: timeoutFlag(0)}
+ */
+export function timeoutFlag(seconds: number) {
+  const waits = seconds === 0 ? " This command's answer waits for receivers, as long as the server lets them take." : ''
+  return durationOrNone({
+    summary: `How long to wait for each of the server's answers, e.g. 30s or 5m; 0 waits as long as it takes.${waits}`,
+    default: seconds,
+    defaultHelp: async () => (seconds === 0 ? '0' : `${seconds}s`),
+    helpValue: 'DURATION',
+    helpGroup: 'CONNECTION',
+  })
+}
+
+/**
  * Base of every command that talks to a server: the connection flags, the
  * parsed `this.flags`/`this.args`, and the client (found after parsing, so
  * `--help` and flag errors never need a key; a failure to find it is thrown
@@ -38,20 +57,8 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
       summary: 'API key. Default: TABLEPAY_API_KEY, then the write key of a running server found on this machine.',
       helpGroup: 'CONNECTION',
     }),
-    timeout: durationOrNone({
-      summary:
-        "How long to wait for each of the server's answers, e.g. 30s or 5m; 0 waits as long as it takes. Default: 30s (0 for `clock advance` and `webhooks ping`, which wait for receivers).",
-      helpValue: 'DURATION',
-      helpGroup: 'CONNECTION',
-    }),
+    timeout: timeoutFlag(30),
   }
-
-  /**
-   * Seconds `--timeout` is when not given: long enough for any answer the server gives at once, so a
-   * script against a stuck server fails instead of waiting for good. A command whose answer waits for
-   * receivers (their timeout is the server's to set) waits as long as that takes.
-   */
-  static timeoutDefault = 30
 
   protected flags!: CommandFlags<T>
   protected args!: CommandArgs<T>
@@ -69,7 +76,7 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
     this.flags = flags as CommandFlags<T>
     this.args = args as CommandArgs<T>
     // found now, as that may ask servers whether they run; a failure waits until the command needs the client
-    const timeoutMs = (this.flags.timeout ?? (this.ctor as typeof ApiCommand).timeoutDefault) * 1000
+    const timeoutMs = this.flags.timeout * 1000
     this.#clients = await resolveClientConfig({url: this.flags.url, apiKey: this.flags['api-key']}).then(
       (options) => {
         const client = (headers?: Record<string, string>) =>

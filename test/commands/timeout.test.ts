@@ -1,6 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import ClockAdvance from '../../src/commands/clock/advance.js'
 import LocationsList from '../../src/commands/locations/list.js'
+import ScenarioRun from '../../src/commands/scenario/run.js'
 import WebhooksPing from '../../src/commands/webhooks/ping.js'
 import {type ApiServer, startApiServer} from '../helpers/api-server.js'
 import {runCommand} from '../helpers/cli.js'
@@ -51,9 +52,17 @@ describe('--timeout', () => {
     expect(JSON.parse(unbounded.stdout)).toMatchObject({object: 'list'})
   })
 
-  it('is 30 s unless given, and none for the commands whose answers wait for receivers', () => {
-    expect(LocationsList.timeoutDefault).toBe(30)
-    expect([ClockAdvance.timeoutDefault, WebhooksPing.timeoutDefault]).toEqual([0, 0])
+  it('is 30 s unless given, and none for the commands whose answers wait for receivers, as their help says', async () => {
+    const defaults = [LocationsList, ClockAdvance, WebhooksPing, ScenarioRun].map(
+      (command) => command.baseFlags.timeout.default,
+    )
+    expect(defaults).toEqual([30, 0, 0, 0])
+    const help = async (command: string[]) =>
+      (await runCommand([...command, '--help'])).stdout
+        .replace(/\s+/g, ' ')
+        .match(/--timeout=DURATION (\[default: \w+\])/)?.[1]
+    expect(await help(['locations', 'list'])).toBe('[default: 30s]')
+    expect(await help(['scenario', 'run'])).toBe('[default: 0]')
   })
 
   it('refuses a value that is not a duration as a wrong command line (exit 2)', async () => {

@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import type {Clock} from '../../client/client.js'
-import {ApiCommand} from '../../cli/api-command.js'
+import {ApiCommand, timeoutFlag} from '../../cli/api-command.js'
 import {advanceProgress} from '../../cli/views/clock.js'
 import {formatDuration} from '../../domain/duration.js'
 import {positiveDuration} from '../../cli/flags/duration.js'
@@ -21,7 +21,7 @@ not wait for it, and the command shows what it waits for. Signatures and created
 returns when all of it has run.`
 
   // its answer waits for the attempts due on the way, each up to the receiver timeout
-  static override timeoutDefault = 0
+  static override baseFlags = {...ApiCommand.baseFlags, timeout: timeoutFlag(0)}
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> 2h',

@@ -1,5 +1,5 @@
 import {Args} from '@oclif/core'
-import {ApiCommand} from '../../cli/api-command.js'
+import {ApiCommand, timeoutFlag} from '../../cli/api-command.js'
 import {SECOND_SIGNAL_EXIT_CODES} from '../../cli/exit-codes.js'
 import {forwardToFlag} from '../../cli/flags/forward-to.js'
 import {outputFor} from '../../cli/output.js'
@@ -21,7 +21,7 @@ The whole file is validated first: a bad one names the step and field, and nothi
 (\`tablepay listen --print-secret\`), and removes it at the end, on a failure or on Ctrl+C.`
 
   // an advance waits for the attempts due on the way, each up to the receiver timeout
-  static override timeoutDefault = 0
+  static override baseFlags = {...ApiCommand.baseFlags, timeout: timeoutFlag(0)}
 
   static override exitCodes = {
     0: 'Every step held.',

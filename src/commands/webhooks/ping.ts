@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 import type {WebhookTestResult} from '../../client/client.js'
-import {ApiCommand} from '../../cli/api-command.js'
+import {ApiCommand, timeoutFlag} from '../../cli/api-command.js'
 import {renderTestResult} from '../../cli/views/endpoint.js'
 import {withSpinner} from '../../cli/views/spinner.js'
 
@@ -16,7 +16,7 @@ so scripts can check a receiver end to end.`
   }
 
   // its answer waits for the receiver, up to the server's receiver timeout
-  static override timeoutDefault = 0
+  static override baseFlags = {...ApiCommand.baseFlags, timeout: timeoutFlag(0)}
 
   static override examples = ['<%= config.bin %> <%= command.id %> we_4f0b6k2m9q1x8s7d3a5z']
 
