@@ -1,7 +1,7 @@
-import {Command as OclifCommand, type Interfaces} from '@oclif/core'
+import {Command as OclifCommand, type Interfaces, toConfiguredId} from '@oclif/core'
 import {TablepayError} from '../client/errors.js'
 import {exitOf, failureJson} from './cli-error.js'
-import {describeError, suggestionsFor} from './errors.js'
+import {describeError, suggestionsFor, tidyParseError} from './errors.js'
 import type {CliErrorCode} from './error-codes.js'
 import type {ExitCodes} from './exit-codes.js'
 import {outputFor} from './output.js'
@@ -17,6 +17,7 @@ export abstract class Command extends OclifCommand {
   declare static exitCodes?: ExitCodes
 
   protected override async catch(error: Interfaces.CommandError): Promise<unknown> {
+    tidyParseError(error, `${this.config.bin} ${toConfiguredId(this.id ?? '', this.config)} --help`)
     // With --json, toErrorJson prints the error body; without, a client error becomes a CLI error with its code and a next step.
     if (error instanceof TablepayError && !this.jsonEnabled()) {
       this.error(describeError(error), {exit: 1, code: error.code, suggestions: suggestionsFor(error)})

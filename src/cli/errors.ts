@@ -135,3 +135,21 @@ export function errorBody(error: unknown): CliErrorBody {
   const fallback: CliErrorCode = usage ? 'invalid_usage' : 'cli_error'
   return {error: {code: code ?? fallback, message: message ?? String(error), ...next}}
 }
+
+/** What oclif's parser appends to every refused flag or argument. */
+const MORE_HELP = '\nSee more help with --help'
+
+/**
+ * oclif's words around a refused flag or argument, made one line like every other error: `Parsing --limit
+ * \n\t<reason>\nSee more help with --help` becomes `--limit: <reason>`, and the pointer to `help` (the
+ * command's `--help`, as typed) a suggestion.
+ *
+ * @example
+ * tidyParseError(error, 'tablepay checks list --help') // error.message: '--limit: Expected an integer …'
+ */
+export function tidyParseError(error: unknown, help: string): void {
+  const refused = error as (Error & {suggestions?: string[]}) | null
+  if (typeof refused?.message !== 'string' || !refused.message.endsWith(MORE_HELP)) return
+  refused.message = refused.message.slice(0, -MORE_HELP.length).replace(/^Parsing (--[\w-]+) \n\t/, '$1: ')
+  refused.suggestions = [...(refused.suggestions ?? []), `See \`${help}\`.`]
+}

@@ -98,7 +98,7 @@ describe('serve webhook flags', () => {
   it('refuses a schedule it cannot read, naming the flag', async () => {
     const {code, stderr} = await runCommand(['serve', '--memory', '--port', '0', '--retry-schedule', '1s,soon'])
     expect(code).toBe(2)
-    expect(stderr).toContain('Parsing --retry-schedule')
+    expect(stderr).toContain('--retry-schedule: ')
     expect(stderr).toContain('"soon" is not a duration')
   })
 })

@@ -142,6 +142,23 @@ describe('a bad command line exits 2 with and without --json', () => {
     expect(JSON.parse(json.stdout).error).toMatchObject({code: 'invalid_usage'})
   })
 
+  it("a refused value is one line naming the flag, and the command's help a suggestion", async () => {
+    const [text, json] = await Promise.all([
+      runCommand(['checks', 'list', '-n', '0']),
+      runCommand(['checks', 'list', '-n', '0', '--json']),
+    ])
+    const message = '--limit: Expected an integer greater than or equal to 1 but received: 0'
+    expect(JSON.parse(json.stdout).error).toEqual({
+      code: 'invalid_usage',
+      message,
+      suggestions: ['See `tablepay checks list --help`.'],
+    })
+    // every line of the human error is marked as the error's, none indented with a tab
+    const lines = text.stderr.trimEnd().split('\n')
+    expect(lines.every((line) => line.startsWith(' ›   '))).toBe(true)
+    expect(lines.map((line) => line.slice(5).trimEnd()).join(' ')).toContain(`Error: ${message}`)
+  })
+
   it('an unknown command is named as typed, with the nearest command and where the list is', async () => {
     const {code, stdout, stderr} = await runCommand(['chekcs', 'list'])
     expect(code).toBe(2)
@@ -243,7 +260,7 @@ describe('a bad command line exits 2 with and without --json', () => {
   it('a --forward-to that is no URL is named, with an example, before any request', async () => {
     const {code, stderr} = await runCommand(['webhooks', 'create', '--forward-to', 'localhost:3000'])
     expect(code).toBe(2)
-    expect(stderr).toContain('Parsing --forward-to')
+    expect(stderr).toContain('--forward-to: ')
     expect(stderr).toContain(
       '"localhost:3000" is not an http(s) URL: give your receiver\'s, e.g. http://localhost:3000/webhooks',
     )

@@ -213,7 +213,7 @@ describe('how the CLI finds the server', () => {
     const home = await tempDir()
     const flag = await client(home, ['locations', 'list', '--url', '127.0.0.1:4747', '-k', 'tp_test_x'])
     expect(flag.code).toBe(2)
-    expect(flag.stderr).toContain('Parsing --url')
+    expect(flag.stderr).toContain('--url: ')
     expect(flag.stderr).toContain(
       '"127.0.0.1:4747" is not an http(s) URL: give the tablepay server\'s, e.g. http://127.0.0.1:4747',
     )
