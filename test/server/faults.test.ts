@@ -140,6 +140,8 @@ describe('POST /v1/sim/faults', () => {
     const lost = await push('f3', body)
     expect(lost.status).toBe(503)
     expect(lost.headers.get('x-tablepay-fault')).toBe(fault.id)
+    // the answer is lost whole: no header of it tells the push was made
+    expect(lost.headers.get('x-tablepay-push-result')).toBeNull()
     expect((await journal()).length).toBeGreaterThan(before.length)
     await receiver.waitFor(delivered + 1)
     expect(JSON.parse(receiver.received[delivered]!.body)).toMatchObject({type: 'check.created'})

@@ -144,6 +144,8 @@ export class Traffic {
     }
     if (fault.status !== null) {
       if (fault.retry_after_s !== null) event.node.res.setHeader('retry-after', String(fault.retry_after_s))
+      // the answer it replaces is lost whole: no header of it says what the request did (docs/api.md, "Faults")
+      event.node.res.removeHeader('x-tablepay-push-result')
       throw new FaultError(fault)
     }
   }
