@@ -173,6 +173,16 @@ describe('POST /v1/sim/faults', () => {
     expect([retried.status, retried.body.error.code]).toEqual([422, 'validation_failed'])
   })
 
+  it("the simulator's own clients' reads (the dashboard, the CLI's tails) leave the faults to the user's requests", async () => {
+    const fault = await addFault({status: 500, match: {method: 'GET', path: '/v1/events'}})
+    for (const client of ['dashboard', 'cli-tail']) {
+      const own = await sim.api('GET', '/v1/events', {headers: {'x-tablepay-client': client}})
+      expect([own.status, own.headers.get('x-tablepay-fault')]).toEqual([200, null])
+    }
+    const users = await sim.api('GET', '/v1/events')
+    expect([users.status, users.headers.get('x-tablepay-fault')]).toEqual([500, fault.id])
+  })
+
   it('times: 3 faults exactly three requests; times: null until deleted', async () => {
     await addFault({status: 500, times: 3})
     const statuses = []
@@ -334,6 +344,14 @@ describe('serve --rate-limit', () => {
     expect((await limited.api('GET', '/v1/locations', {key: nested.body.api_keys[0].key})).status).toBe(429)
     expect((await limited.api('GET', '/v1/locations', {key: OTHER_KEY})).status).toBe(200)
     await limited.api('DELETE', `/v1/sim/accounts/${scratch.body.id}`)
+  })
+
+  it("neither limits the simulator's own clients' reads nor counts them against the account", async () => {
+    const own = {headers: {'x-tablepay-client': 'dashboard'}}
+    for (let i = 0; i < 8; i++) expect((await limited.api('GET', '/v1/events', own)).status).toBe(200)
+    const answers = []
+    for (let i = 0; i < 6; i++) answers.push((await limited.api('GET', '/v1/locations')).status)
+    expect(answers).toEqual([200, 200, 200, 200, 200, 429])
   })
 
   it('never limits /v1/sim/… or /v1/health', async () => {

@@ -72,8 +72,9 @@ export class Traffic {
     // every field a request may note, from the start: one shape for all notes
     if (service.requests.enabled && !passage.own && !UNLOGGED.test(passage.path))
       passage.notes = {check_id: null, push_result: null, previous: undefined, next: undefined, request_text: undefined}
-    // the simulator's own controls stay reachable whatever is asked of the API
-    if (passage.path.startsWith('/v1/sim/')) return
+    // the simulator's own controls stay reachable whatever is asked of the API; its own clients' reads neither
+    // take the faults meant for the user's code nor spend the account's rate limit (docs/api.md, "Faults")
+    if (passage.path.startsWith('/v1/sim/') || passage.own) return
     if (service.limiter) this.#limit(event, service.limiter, event.context.limitedAs!)
     const taken = service.faults.take(accountId, event.method, passage.path)
     // on PostgreSQL a fault that matches is struck in the database first (docs/postgres.md); in memory, no
