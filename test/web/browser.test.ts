@@ -7,7 +7,7 @@ import {EVENT_TYPES} from '../../src/domain/constants.js'
 import {checkWith} from '../helpers/checks.js'
 import {ROOT} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {READ_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
+import {OTHER_KEY, READ_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
 
 // Debian's Chromium, never a browser playwright downloads. Its headless shell first (.ci/run installs it): the
 // same engine without the browser around it, as playwright itself runs headless; it took the file's browser CPU
@@ -362,6 +362,18 @@ describe('in a real browser', () => {
     await sim.api('PUT', '/v1/checks/external/t14', {body: checkWith([['tea', 1, 300]], {table: {number: '14'}})})
     await page.getByRole('button', {name: 'Show the QR code of table 14'}).waitFor()
     await page.screenshot({path: join(OUTPUT, 'dashboard.png'), fullPage: true})
+    await page.close()
+  })
+
+  it("the dashboard shows each check's amounts in its location's currency", async () => {
+    const body = checkWith([['pie', 1, 1650]], {table: {number: '31'}, location_id: 'loc_other_a'})
+    expect((await sim.api('PUT', '/v1/checks/external/usd-31', {body, key: OTHER_KEY})).status).toBe(201)
+    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
+    await page.goto(`${sim.url}/#key=${OTHER_KEY}`)
+    const row = page.locator('#checks tr', {hasText: 'usd-31'})
+    await row.waitFor()
+    // the browser's language is English: US dollars are written $18.15 (16.50 and its tax)
+    expect(await row.locator('td.num').allTextContents()).toEqual(['$18.15', '$18.15', '0 / 1'])
     await page.close()
   })
 

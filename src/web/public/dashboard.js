@@ -1,4 +1,4 @@
-import {$, busyWhile, clock, el, money, request} from './dom.js'
+import {$, busyWhile, clock, currency, el, request} from './dom.js'
 
 // the key comes from the URL fragment (#key=…), which browsers never send to the server
 const keyFromHash = () => new URLSearchParams(location.hash.slice(1)).get('key')
@@ -87,8 +87,14 @@ $('qr').addEventListener('click', (event) => {
 /** The items' quantities added up, to the thousandth a quantity has at most: 0.1 + 0.2 is 0.3. */
 const sumOf = (items, field) => Math.round(items.reduce((n, item) => n + item[field], 0) * 1000) / 1000
 
-function renderChecks(checks) {
+/** Each currency's amounts, made once: `Intl.NumberFormat` is slow to build. */
+const currencies = new Map()
+const amountsIn = (code) => currencies.get(code) ?? currencies.set(code, currency(code)).get(code)
+
+/** `checks`, each with its amounts in its location's currency (`currencyOf`: a location's id to its code). */
+function renderChecks(checks, currencyOf) {
   const rows = checks.map((check) => {
+    const money = amountsIn(currencyOf.get(check.location_id) ?? null)
     const qr = el('button', {type: 'button', class: 'secondary small', 'aria-label': `Show the QR code of table ${check.table.number}`}, 'QR')
     qr.addEventListener('click', () => showQr(check))
     // `bare` cells speak for themselves: a phone's card shows them without their column's name
@@ -98,8 +104,8 @@ function renderChecks(checks) {
       el('td', {}, el('strong', {class: 'table-number', title: check.table.number}, check.table.number), ' ', el('small', {class: 'ext', title: check.external_id}, check.external_id)),
       el('td', {class: 'bare'}, el('span', {class: 'badge', 'data-status': check.status}, check.status)),
       el('td', {class: 'bare'}, el('span', {class: 'badge', 'data-status': check.payment_status}, check.payment_status.replace('_', ' '))),
-      el('td', {class: 'num'}, money(check.totals.total_cents)),
-      el('td', {class: 'num'}, money(check.amount_due_cents)),
+      el('td', {class: 'num'}, money.format(check.totals.total_cents)),
+      el('td', {class: 'num'}, money.format(check.amount_due_cents)),
       el('td', {class: 'num'}, `${sumOf(check.items, 'claimed_quantity')} / ${sumOf(check.items, 'quantity')}`),
       el('td', {}, clock(check.updated_at)),
       el('td', {class: 'bare'}, qr, ' ', el('a', {href: check.guest_url, target: '_blank'}, 'Table page')),
@@ -326,17 +332,19 @@ $('request-status').addEventListener('change', () => refreshRequests().catch(sho
 
 const refreshLists = latestShown(
   async () => {
-    const [checks, events, deliveries, endpoints] = await Promise.all([
+    const [checks, events, deliveries, endpoints, locations] = await Promise.all([
       api('/checks?limit=100'),
       api('/events?limit=50'),
       api('/deliveries?limit=50'),
       api('/webhook-endpoints?limit=100'),
+      api('/locations?limit=100'),
     ])
-    return {checks, events, deliveries, endpoints, chaos: await chaosOf(endpoints.data)}
+    const currencyOf = new Map(locations.data.map((location) => [location.id, location.currency]))
+    return {checks, events, deliveries, endpoints, currencyOf, chaos: await chaosOf(endpoints.data)}
   },
-  ({checks, events, deliveries, endpoints, chaos}) =>
+  ({checks, events, deliveries, endpoints, currencyOf, chaos}) =>
     keepingFocus(() => {
-      renderChecks(checks.data)
+      renderChecks(checks.data, currencyOf)
       $('events').replaceChildren(...events.data.map(renderEvent))
       $('deliveries').replaceChildren(...deliveries.data.map(renderDelivery))
       renderEndpoints(endpoints.data, chaos)

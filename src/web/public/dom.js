@@ -19,9 +19,6 @@ export function el(tag, props = {}, ...children) {
   return node
 }
 
-/** Minor units as a decimal amount, like the CLI: `1,234.56`. */
-export const money = (cents) => (cents / 100).toLocaleString('en-US', {minimumFractionDigits: 2, maximumFractionDigits: 2})
-
 /**
  * Amounts of one currency, in the reader's language: minor units shown as
  * `€24.50` (or `24,50 €`), written into an input as `24.50`, and read back.
