@@ -307,6 +307,36 @@ describe('in a real browser', () => {
     await page.close()
   })
 
+  it("the table page follows a refund of a payment's tip alone, made elsewhere, which leaves the check as it was", async () => {
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    const body = checkWith([['soup', 1, 1000]], {table: {number: '41'}, location_id: scratch.locations[0].id})
+    const created = await sim.api('PUT', '/v1/checks/external/t41', {key, body})
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+    await page.goto(created.body.guest_url)
+    await page.getByText('Live:').waitFor()
+    await page.getByLabel('20%').check()
+    await page.getByRole('button', {name: /^Pay /}).click()
+    await page.getByText(/^Paid .* Thank you!$/).waitFor()
+    const [paid] = (await sim.api('GET', `/v1/checks/${created.body.id}/payments`, {key})).body.data
+    const refund = (amount?: number) =>
+      sim.api('POST', `/v1/sim/payments/${paid.id}/refund`, {
+        key,
+        body: amount === undefined ? {} : {amount_cents: amount},
+      })
+    // the bill's part first: the check's paid amount changes
+    expect((await refund(paid.amount_cents)).status).toBe(200)
+    await page.locator('#payments li', {hasText: '· partially refunded ('}).waitFor()
+    // then the tip alone: the check stays as it was, the payment is refunded in full
+    const before = (await sim.api('GET', `/v1/checks/${created.body.id}`, {key})).body
+    expect((await refund()).body.status).toBe('refunded')
+    expect((await sim.api('GET', `/v1/checks/${created.body.id}`, {key})).body).toEqual(before)
+    const refunded = page.locator('#payments li', {hasText: '· refunded ('})
+    await refunded.waitFor()
+    expect(await refunded.getByRole('button').isDisabled()).toBe(true)
+    await page.close()
+  })
+
   it('a bad or expired table link opens a page that says what to do, not an error body', async () => {
     const page = await browser.newPage({viewport: PHONE, isMobile: true})
     const answer = await page.goto(`${sim.url}/t/gt_${'0'.repeat(32)}`)

@@ -196,14 +196,19 @@ function render(next) {
   $('nothing-due').textContent = check.status === 'open' ? 'Nothing left to pay.' : `This bill is ${check.status}.`
   renderAmount()
   renderPayments()
-  // a refund made elsewhere changes what the check has been paid: the tab's payments follow, then show it
+  // a refund made elsewhere while the page was away changes what the check has been paid: the tab's payments follow
   if (stored(paymentsKey).length && check.amount_paid_cents !== paidSeen) {
     paidSeen = check.amount_paid_cents
-    refreshing = refreshing.then(refreshPayments).then(() => {
-      renderAmount()
-      renderPayments()
-    }, () => {})
+    followPayments()
   }
+}
+
+/** Reads this tab's payments again, one reading at a time, then shows them. */
+function followPayments() {
+  refreshing = refreshing.then(refreshPayments).then(() => {
+    renderAmount()
+    renderPayments()
+  }, () => {})
 }
 
 function keepPayment(payment) {
@@ -334,6 +339,11 @@ function follow() {
   stream.addEventListener('check', (message) => {
     streamed++
     render(JSON.parse(message.data))
+  })
+  // one of the bill's payments changed (a refund made elsewhere, of a tip alone too): this tab's, it reads it again
+  stream.addEventListener('payment', (message) => {
+    const {id} = JSON.parse(message.data)
+    if (check && stored(paymentsKey).some((payment) => payment.id === id)) followPayments()
   })
   // a snapshot restored: the bill is as it was saved, and this tab's claims and payments may not be on it
   stream.addEventListener('reset', () => forgetClaims())
