@@ -92,7 +92,14 @@ const layoutFaults = (page: Page, {rows, maxRow}: {rows: string; maxRow: number}
       const tall = [...document.querySelectorAll(rows)]
         .filter((row) => row.getBoundingClientRect().height > maxRow)
         .map((row) => `${Math.round(row.getBoundingClientRect().height)} px: ${text(row).slice(0, 40)}`)
-      return {wrapped, alone, tall}
+      // past the edge of what holds its group (a fieldset grows to fit its choices), as on a screen too narrow
+      const overflowing = [...document.querySelectorAll('.choices')].flatMap((group) => {
+        const edge = group.parentElement!.getBoundingClientRect().right
+        return [...group.querySelectorAll(':scope > label')]
+          .filter((item) => visible(item) && item.getBoundingClientRect().right > edge + 0.5)
+          .map(text)
+      })
+      return {wrapped, alone, tall, overflowing}
     },
     {rows, maxRow},
   )
@@ -695,14 +702,14 @@ describe('in a real browser', () => {
       await page.getByText('● Live').waitFor()
       await page.screenshot({path: join(OUTPUT, `dashboard-${viewport.width}.png`), fullPage: true})
       expect(await sideways(page)).toBe(0)
-      expect(await layoutFaults(page, rows)).toEqual({wrapped: [], alone: [], tall: []})
+      expect(await layoutFaults(page, rows)).toEqual({wrapped: [], alone: [], tall: [], overflowing: []})
       expect(await iconOf(page)).toEqual({status: 200, type: 'image/svg+xml'})
 
       await page.goto(open.guest_url)
       await page.getByText('Live:').waitFor()
       await page.screenshot({path: join(OUTPUT, `table-page-${viewport.width}.png`), fullPage: true})
       expect(await sideways(page)).toBe(0)
-      expect(await layoutFaults(page, rows)).toEqual({wrapped: [], alone: [], tall: []})
+      expect(await layoutFaults(page, rows)).toEqual({wrapped: [], alone: [], tall: [], overflowing: []})
       expect(await iconOf(page)).toEqual({status: 200, type: 'image/svg+xml'})
       await page.goto(long.guest_url)
       await page.getByText('Live:').waitFor()
@@ -714,6 +721,27 @@ describe('in a real browser', () => {
     // what a browser asks for on a page that links no icon: an answer of the API shown as JSON
     const favicon = await fetch(`${sim.url}/favicon.ico`)
     expect([favicon.status, favicon.headers.get('content-type')]).toEqual([200, 'image/svg+xml'])
+  })
+
+  it('the table page fits the narrowest phones, 320 and 360 px wide: no sideways scroll, no choice cut off or wrapped', async () => {
+    // a check of its own, open and unpaid: the pay form and its tips show
+    const body = checkWith(lines, {table: {number: '21'}})
+    const {guest_url} = (await sim.api('PUT', '/v1/checks/external/narrow-21', {body})).body
+    for (const width of [320, 360]) {
+      const page = await browser.newPage({viewport: {width, height: 740}, isMobile: true, locale: 'en-US'})
+      await page.goto(guest_url)
+      await page.getByText('Live:').waitFor()
+      await page.getByRole('radio', {name: '20%'}).waitFor()
+      await page.screenshot({path: join(OUTPUT, `table-page-${width}.png`), fullPage: true})
+      expect(await sideways(page)).toBe(0)
+      expect(await layoutFaults(page, {rows: 'tr', maxRow: 56})).toEqual({
+        wrapped: [],
+        alone: [],
+        tall: [],
+        overflowing: [],
+      })
+      await page.close()
+    }
   })
 
   it('a dashboard page load and its live reloads add nothing to the request log; the POS’s requests still appear', async () => {

@@ -3,6 +3,7 @@
 interface PageBox {
   top: number
   bottom: number
+  right: number
   height: number
 }
 interface PageElement {
@@ -10,6 +11,7 @@ interface PageElement {
   getClientRects(): ArrayLike<PageBox>
   getBoundingClientRect(): PageBox
   querySelectorAll(selectors: string): Iterable<PageElement>
+  parentElement: PageElement | null
 }
 declare const document: {
   documentElement: {scrollWidth: number; clientWidth: number}
