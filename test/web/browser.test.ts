@@ -148,6 +148,8 @@ describe('in a real browser', () => {
     await page.getByRole('button', {name: 'Claim Item steak'}).click()
     // amounts in the location's currency (EUR)
     await page.getByText('1 × €24.50 · 1 of 1 claimed').waitFor()
+    // a reader hears what the button shows, then the item
+    expect(await page.getByRole('button', {name: 'All claimed: Item steak'}).isDisabled()).toBe(true)
 
     // the POS adds dessert: it appears without a reload; the amount stays the steak and its share of the tax
     const withDessert = checkWith([...lines, ['dessert', 1, 650]], {version: 2})
@@ -177,10 +179,15 @@ describe('in a real browser', () => {
     await page.getByText('Paid in full', {exact: true}).waitFor()
     expect(await page.locator('#total-due').textContent()).toBe('€0.00')
 
+    // sent without a rating: refused on the page; with one, the refusal is gone with the thanks
+    await page.getByRole('button', {name: 'Send feedback'}).click()
+    const noRating = page.getByText('Choose a rating from 1 to 5.')
+    await noRating.waitFor()
     await page.getByLabel('5', {exact: true}).check()
     await page.getByLabel('Comment (optional)').fill('Great steak')
     await page.getByRole('button', {name: 'Send feedback'}).click()
     await page.getByText('Thank you for your feedback!').waitFor()
+    expect(await noRating.isVisible()).toBe(false)
 
     // the POS closes the paid check: the page shows it, still paid, without a reload
     expect((await push(checkWith([...lines, ['dessert', 1, 650]], {version: 3, status: 'closed'}))).status).toBe(200)
@@ -277,9 +284,12 @@ describe('in a real browser', () => {
     await page.getByRole('button', {name: 'Claim Item soup'}).click()
     await whatIClaimed.waitFor()
 
-    // the restore took the claim away: paying it would be refused
+    // the restore took the claim away: paying it would be refused, and the page no longer says it was made
+    await page.getByText('You claimed 1 × Item soup.').waitFor()
     expect((await sim.api('POST', '/v1/sim/snapshots/no-claims/restore', {key})).status).toBe(200)
     await whatIClaimed.waitFor({state: 'hidden'})
+    await page.getByText('The restaurant reset this bill: claim again what you had.').waitFor()
+    expect(await page.getByText('You claimed 1 × Item soup.').count()).toBe(0)
 
     // paid, then refunded on the page, a claim is unpaid again
     await page.getByRole('button', {name: 'Claim Item soup'}).click()
@@ -311,6 +321,9 @@ describe('in a real browser', () => {
     expect((await sim.api('POST', '/v1/sim/reset', {key})).status).toBe(200)
     await page.getByText('The restaurant has removed this bill').waitFor()
     expect(await page.locator('button:not([disabled])').count()).toBe(0)
+    // nor shows the bill as if it were still there
+    expect(await page.getByRole('heading', {name: 'Items'}).isVisible()).toBe(false)
+    expect(await page.locator('#check-status').isVisible()).toBe(false)
     await page.close()
   })
 

@@ -54,6 +54,8 @@ function guestMessage(error, special = {}) {
  * bill reloaded.
  */
 async function act(button, action, special) {
+  // what the last action said no longer holds: this one says its own
+  $('notice').hidden = true
   button.disabled = true
   await busyWhile($('bill'), async () => {
     try {
@@ -100,10 +102,12 @@ function claimPayments() {
 function renderItem(item) {
   const open = check.status === 'open'
   const available = left(item)
+  // its name starts with what it shows (WCAG's label in name), then the item's: "All claimed: Burrata"
+  const shown = available > 0 ? 'Claim' : 'All claimed'
   const claim = el(
     'button',
-    {type: 'button', class: 'secondary', 'aria-label': `Claim ${item.name}`, disabled: !open || available <= 0},
-    available > 0 ? 'Claim' : 'All claimed',
+    {type: 'button', class: 'secondary', 'aria-label': `${shown}${available > 0 ? '' : ':'} ${item.name}`, disabled: !open || available <= 0},
+    shown,
   )
   claim.addEventListener('click', () =>
     act(claim, async () => {
@@ -320,10 +324,11 @@ async function reload() {
   if (streamed === before || stream?.readyState !== EventSource.OPEN) render(next)
 }
 
+/** The bill is gone (or never was): only `text` is left on the page, no items or forms to act on. */
 function closeTable(text) {
   $('live').textContent = ''
   notify(text, 'error')
-  for (const form of document.querySelectorAll('form')) form.hidden = true
+  for (const part of document.querySelectorAll('#bill > section, .badges')) part.hidden = true
   for (const button of document.querySelectorAll('button')) button.disabled = true
 }
 
@@ -346,7 +351,10 @@ function follow() {
     if (check && stored(paymentsKey).some((payment) => payment.id === id)) followPayments()
   })
   // a snapshot restored: the bill is as it was saved, and this tab's claims and payments may not be on it
-  stream.addEventListener('reset', () => forgetClaims())
+  stream.addEventListener('reset', () => {
+    forgetClaims()
+    notify('The restaurant reset this bill: claim again what you had.')
+  })
   stream.addEventListener('gone', () => {
     stream.close()
     closeTable('The restaurant has removed this bill. Please ask the staff for help.')
