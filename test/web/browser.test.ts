@@ -357,6 +357,27 @@ describe('in a real browser', () => {
     await page.close()
   })
 
+  it('the table page takes an amount written as it shows amounts, and says when the tip is what is too much', async () => {
+    // the most a check may total: with any tip, a payment of all of it is more than a payment can be
+    const body = checkWith([['feast', 1, 909_090_909_091]], {table: {number: '42'}})
+    expect(body.totals.total_cents).toBeLessThanOrEqual(1_000_000_000_000)
+    const created = await sim.api('PUT', '/v1/checks/external/t42', {body})
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+    await page.goto(created.body.guest_url)
+    await page.getByText('Live:').waitFor()
+    await page.getByLabel('10%').check()
+    await page.getByRole('button', {name: /^Pay /}).click()
+    await page
+      .getByText('With this tip the payment is more than one payment can be. Choose a smaller tip, or none.')
+      .waitFor()
+    // grouped in thousands, as the page writes €1,747.50
+    await page.getByLabel('None').check()
+    await page.getByLabel('Amount', {exact: true}).fill('1,747.50')
+    await page.getByRole('button', {name: 'Pay €1,747.50'}).click()
+    await page.getByText('Paid €1,747.50. Thank you!').waitFor()
+    await page.close()
+  })
+
   it('a bad or expired table link opens a page that says what to do, not an error body', async () => {
     const page = await browser.newPage({viewport: PHONE, isMobile: true})
     const answer = await page.goto(`${sim.url}/t/gt_${'0'.repeat(32)}`)

@@ -30,19 +30,30 @@ export function currency(code) {
   // minor units per major unit: 100 for EUR, 1 for JPY
   const digits = code ? format.resolvedOptions().maximumFractionDigits : 2
   const unit = 10 ** digits
-  const pattern = new RegExp(`^\\s*(\\d{1,13})(?:[.,](\\d{1,${Math.max(digits, 1)}}))?\\s*$`)
+  const pattern = new RegExp(`^(\\d{1,13})(?:[.,](\\d{1,${Math.max(digits, 1)}}))?$`)
   return {
     format: (cents) => format.format(cents / unit),
     /** For an input: `24.50`, no symbol, no grouping. */
     plain: (cents) => (cents / unit).toFixed(digits),
-    /** `12`, `12.5` or `12,50` as minor units; NaN for anything else. */
+    /** `12`, `12.5`, `12,50`, or grouped as `format` shows it (`1,747.50`), as minor units; NaN for anything else. */
     parse(text) {
-      const match = pattern.exec(text)
+      const match = pattern.exec(ungrouped(text.trim()))
       if (!match || (digits === 0 && match[2])) return Number.NaN
       return Number(match[1]) * unit + Number((match[2] ?? '').padEnd(digits, '0') || 0)
     },
   }
 }
+
+/** How the reader's language groups thousands: `,` in English, `.` in German, a space in French. */
+const GROUP = new Intl.NumberFormat().formatToParts(10000).find((part) => part.type === 'group')?.value ?? ','
+const SEPARATOR = /\s/.test(GROUP) ? '\\s' : GROUP.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const GROUPED = new RegExp(`^\\d{1,3}(?:${SEPARATOR}\\d{3})+(?=$|[.,])`)
+
+/**
+ * `text` without the separators of its thousands, when it is grouped as the reader's language groups them:
+ * `1,747.50` → `1747.50` in English. A separator not followed by three digits is a decimal one (`12,50`).
+ */
+const ungrouped = (text) => (GROUPED.test(text) ? text.replace(new RegExp(SEPARATOR, 'g'), '') : text)
 
 const busyCounts = new WeakMap()
 

@@ -35,6 +35,9 @@ function notify(text, kind = 'info') {
 /** What a refusal means to a guest: the server's messages are written for developers. */
 function guestMessage(error, special = {}) {
   if (!error.status) return 'We could not reach the restaurant. Check your connection and try again.'
+  // the amount was the page's, the tip the guest's choice: the one thing to change
+  if (error.code === 'validation_failed' && error.details?.some((detail) => detail.path === 'tip_cents'))
+    return 'With this tip the payment is more than one payment can be. Choose a smaller tip, or none.'
   const due = money.format(check?.amount_due_cents ?? 0)
   const messages = {
     not_found: 'This table link no longer works. Scan the QR code on your table again, or ask the staff.',
