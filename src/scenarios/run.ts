@@ -1,4 +1,5 @@
 import {randomBytes} from 'node:crypto'
+import {setTimeout as sleep} from 'node:timers/promises'
 import type {RawAnswer, TablepayClient} from '../client/client.js'
 import {TablepayApiError, TablepayError} from '../client/errors.js'
 import {type SubsetDifference, subsetDifferences} from '../domain/json-subset.js'
@@ -110,7 +111,6 @@ export async function runScenario(
   const stopped = rejectOnAbort(signal, () => new TablepayError('interrupted', 'The scenario run was interrupted.'))
   const steps: StepReport[] = []
   let interrupted = false
-  let underWay: Promise<StepReport> | undefined
   let leftBehind: LeftBehind[]
   try {
     if (used.has('location')) state.location = await firstLocation(client)
@@ -129,26 +129,13 @@ export async function runScenario(
       const report =
         failedAction || interrupted
           ? unfinished(index, step, interrupted ? 'skipped' : undefined)
-          : await wait(stepText(index, step), Promise.race([(underWay = runStep(state, index, step)), stopped])).catch(
-              (error: unknown) => {
-                // stopped: the report says what ran, and which step was under way (docs/scenarios.md, "Running")
-                if (!signal?.aborted) throw error
-                interrupted = true
-                return unfinished(index, step, 'under way')
-              },
-            )
+          : await runOrStop(state, index, step, stopped, wait)
+      if (signal?.aborted) interrupted = true
       if (!report.ok && !report.skipped && !CHECKS.has(step.kind)) failedAction = true
       steps.push(report)
       onStep?.(report)
     }
   } finally {
-    // a step stopped under way may yet make an endpoint on the receiver: its answer comes first, so the cleanup
-    // knows that endpoint (a second Ctrl+C stops at once)
-    if (interrupted && underWay)
-      await wait(
-        WAITING_FOR_STEP,
-        underWay.catch(() => undefined),
-      )
     // every way out removes what the run made for itself: an endpoint left behind keeps receiving every event
     // (the steps that would delete the receiver's endpoints do not run after a failed action)
     const forwardedTo = forwarded ? [{id: forwarded.endpoint_id, url: forwarded.url}] : []
@@ -171,7 +158,39 @@ export async function runScenario(
   }
 }
 
-const WAITING_FOR_STEP = 'Interrupted: waiting for the step under way to answer, to remove what it made'
+/**
+ * Runs a step, or reports it interrupted when the run is stopped while it is under way (docs/scenarios.md,
+ * "Running"). One that may make an endpoint on the receiver first has ANSWER_GRACE_MS to answer, so that the
+ * cleanup knows that endpoint; its report is then what it came to.
+ */
+async function runOrStop(
+  state: RunState,
+  index: number,
+  step: ScenarioStep,
+  stopped: Promise<never>,
+  wait: NonNullable<RunOptions['wait']>,
+): Promise<StepReport> {
+  const underWay = runStep(state, index, step)
+  try {
+    return await wait(stepText(index, step), Promise.race([underWay, stopped]))
+  } catch (error) {
+    if (!state.signal?.aborted) throw error
+    const answered = MAKES_ENDPOINTS.has(step.kind)
+      ? await wait(`Interrupted: ${stepText(index, step)} has a moment to answer`, within(ANSWER_GRACE_MS, underWay))
+      : undefined
+    return answered ?? unfinished(index, step, 'under way')
+  }
+}
+
+/** The kinds of step whose request may make an endpoint on the run's receiver (`madeEndpoint`). */
+const MAKES_ENDPOINTS: ReadonlySet<StepKind> = new Set(['webhook_endpoint', 'request'])
+
+/** How long such a step stopped under way may take to answer: a server that does not answer still lets the run end. */
+const ANSWER_GRACE_MS = 2000
+
+/** What `work` resolves with within `ms`; undefined if it takes longer or fails. */
+const within = <T>(ms: number, work: Promise<T>): Promise<T | undefined> =>
+  Promise.race([work.catch(() => undefined), sleep(ms, undefined, {ref: false})])
 
 /**
  * Closes the run's receiver and deletes `endpoints`, each whatever becomes
