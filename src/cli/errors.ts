@@ -150,6 +150,13 @@ const MORE_HELP = '\nSee more help with --help'
 export function tidyParseError(error: unknown, help: string): void {
   const refused = error as (Error & {suggestions?: string[]}) | null
   if (typeof refused?.message !== 'string' || !refused.message.endsWith(MORE_HELP)) return
-  refused.message = refused.message.slice(0, -MORE_HELP.length).replace(/^Parsing (--[\w-]+) \n\t/, '$1: ')
+  refused.message = refused.message
+    .slice(0, -MORE_HELP.length)
+    .replace(/^Parsing (--[\w-]+) \n\t/, '$1: ')
+    // a list of what was refused (flags' relations, arguments missing), one line too
+    .replace(/^The following errors? occurred:\n\s*/, '')
+    .replace(/:\n\s*/, ': ')
+    .replace(/\s*\n\s*/g, '; ')
+    .replace(/ {2,}/g, ' — ')
   refused.suggestions = [...(refused.suggestions ?? []), `See \`${help}\`.`]
 }

@@ -26,7 +26,11 @@ export async function readScenarioArg(fileOrName: string): ReturnType<typeof loa
             report: {valid: false, problems},
             suggestions: ['docs/scenarios.md gives every step kind and what it takes.'],
           }
-        : {suggestions: ['Give a scenario file, or the name of a shipped one: `tablepay scenario list` shows them.']}),
+        : {
+            suggestions: [
+              'Give one JSON file (docs/scenarios.md shows one whole), or the name of a shipped scenario (`tablepay scenario list`).',
+            ],
+          }),
     })
   }
 }

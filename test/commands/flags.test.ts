@@ -153,6 +153,16 @@ describe('a bad command line exits 2 with and without --json', () => {
       message,
       suggestions: ['See `tablepay checks list --help`.'],
     })
+    // oclif's lists of what it refused are one line too
+    const lists = [
+      [['trigger', 'refund'], 'Missing required flag payment'],
+      [['faults', 'add', '--reset', '--status', '503'], '--status=503 cannot also be provided when using --reset'],
+      [['checks', 'get'], 'Missing 1 required arg: ID — The check: its id (chk_…) or the POS id it was pushed under.'],
+    ]
+    for (const [args, listed] of lists) {
+      const {error} = JSON.parse((await runCommand([...args!, '--json'])).stdout)
+      expect(error.message).toBe(listed)
+    }
     // every line of the human error is marked as the error's, none indented with a tab
     const lines = text.stderr.trimEnd().split('\n')
     expect(lines.every((line) => line.startsWith(' ›   '))).toBe(true)
