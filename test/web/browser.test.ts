@@ -448,6 +448,22 @@ describe('in a real browser', () => {
     await page.close()
   })
 
+  it("the dashboard says when a failed delivery's retry is on the scheduler clock, as far after the attempt was due", async () => {
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key as string
+    const receiver = await startReceiver(() => 503)
+    cleanup.push(() => receiver.close())
+    await sim.api('POST', '/v1/webhook-endpoints', {key, body: {url: receiver.url, event_types: ['check.created']}})
+    const body = checkWith([['soup', 1, 800]], {location_id: scratch.locations[0].id})
+    expect((await sim.api('PUT', '/v1/checks/external/retried', {key, body})).status).toBe(201)
+    await receiver.waitFor(1)
+    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
+    await page.goto(`${sim.url}/#key=${key}`)
+    // the first retry of the default schedule is due a minute after the first attempt was
+    await page.locator('#deliveries summary', {hasText: 'retry in 1m on the scheduler clock'}).waitFor()
+    await page.close()
+  })
+
   it('the dashboard shows the restored state when a snapshot is restored', async () => {
     const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
     const key = scratch.api_keys[0].key

@@ -132,11 +132,29 @@ function renderEvent(event) {
   )
 }
 
+/**
+ * When a pending delivery's next attempt is. After an attempt, as how far after it was due (`retry in 5m on the
+ * scheduler clock`, as the CLI says it): a time of day on the scheduler clock looks hours away once the clock
+ * was advanced, while its attempts show wall-clock times (docs/api.md, "Webhooks", the scheduler clock).
+ */
+function nextAttempt({attempts, next_attempt_at: next}) {
+  const last = attempts.at(-1)
+  if (!last) return `due ${clock(next)} on the scheduler clock`
+  return `retry in ${span(Date.parse(next) - Date.parse(last.scheduled_at))} on the scheduler clock`
+}
+
+/** A wait in its largest unit, as `formatDuration` starts it (src/domain/duration.ts): `5m`, `2h`, `30s`. */
+function span(ms) {
+  const units = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]]
+  const [unit, size] = units.find(([, size]) => ms >= size) ?? ['s', 1000]
+  return `${Math.floor(Math.max(ms, 0) / size)}${unit}`
+}
+
 function renderDelivery(delivery) {
   const attempts = delivery.attempts.map((a) =>
     el('li', {}, `#${a.attempt} ${clock(a.at)} · ${a.status_code ?? 'no answer'} · ${a.duration_ms} ms${a.duplicate ? ' · duplicate' : ''}${a.error ? ` · ${a.error}` : ''}${answerLine(a)}`),
   )
-  const next = delivery.next_attempt_at ? ` · next ${clock(delivery.next_attempt_at)}` : ''
+  const next = delivery.next_attempt_at ? ` · ${nextAttempt(delivery)}` : ''
   const retry = actionButton('Retry now', `Retry delivery ${delivery.id}`, async () => {
     await api(`/deliveries/${encodeURIComponent(delivery.id)}/retry`, 'POST')
     scheduleRefresh()
