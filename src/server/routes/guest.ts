@@ -92,17 +92,13 @@ export function guestRoutes(router: Router, app: AppContext): void {
         },
         select: (changes) => {
           const messages: StreamMessageOut[] = []
-          // a payment's change may leave the check as it was (a tip refunded): its id alone, for the tab it is of
-          const payments: StreamMessageOut[] = []
           for (const [collection, changed, record] of changes) {
-            if (collection === 'payments' && (record as PaymentRecord | null)?.check_id === id)
-              payments.push({event: 'payment', data: {id: changed}})
             if (collection !== 'checks' || changed !== id) continue
             messages.push(record ? checkMessage(record) : {event: 'gone', data: {id}})
           }
           // a restore deletes the check and puts back the saved one, if any: `reset`, then the check as restored
           if (messages.length > 0 && isRestore(changes)) return [{event: 'reset', data: {id}}, messages.at(-1)!]
-          return [...messages, ...payments]
+          return messages
         },
       })
     }),

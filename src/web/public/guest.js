@@ -210,6 +210,17 @@ function render(next) {
   }
 }
 
+/**
+ * How often a tab with a payment not yet refunded in full reads it again, in ms, while it is shown: a refund of
+ * a tip alone, made elsewhere, leaves the check as it was, and the stream sends the check only.
+ */
+const PAYMENTS_EVERY_MS = 10_000
+
+setInterval(() => {
+  const refundable = stored(paymentsKey).some((p) => p.amount_cents + p.tip_cents > p.amount_refunded_cents)
+  if (check && refundable && document.visibilityState === 'visible') followPayments()
+}, PAYMENTS_EVERY_MS)
+
 /** Reads this tab's payments again, one reading at a time, then shows them. */
 function followPayments() {
   refreshing = refreshing.then(refreshPayments).then(() => {
@@ -347,11 +358,6 @@ function follow() {
   stream.addEventListener('check', (message) => {
     streamed++
     render(JSON.parse(message.data))
-  })
-  // one of the bill's payments changed (a refund made elsewhere, of a tip alone too): this tab's, it reads it again
-  stream.addEventListener('payment', (message) => {
-    const {id} = JSON.parse(message.data)
-    if (check && stored(paymentsKey).some((payment) => payment.id === id)) followPayments()
   })
   // a snapshot restored: the bill is as it was saved, and this tab's claims and payments may not be on it
   stream.addEventListener('reset', () => {
