@@ -382,6 +382,33 @@ describe('in a real browser', () => {
     await page.close()
   })
 
+  it("the pages read an amount as the guest's language writes it, and as the page itself writes it", async () => {
+    const cases = {
+      'en-US': {
+        '1,747.50': 174750,
+        '1,747': 174700,
+        '12,50': 1250,
+        '0,500': NaN,
+        '1,747,50': NaN,
+        kwd: {'3.168': 3168},
+      },
+      // German groups thousands with `.`; the page writes 3.168 KWD as `3.168`, which stays a decimal
+      'de-DE': {'1.747,50': 174750, '12,50': 1250, '12.50': 1250, '1.747': NaN, kwd: {'3.168': 3168, '3,168': 3168}},
+      'fr-FR': {'1 747,50': 174750, '1\u202f747,50': 174750, kwd: {'3.168': 3168}},
+    }
+    for (const [locale, {kwd, ...eur}] of Object.entries(cases)) {
+      const page = await browser.newPage({locale})
+      await page.goto(`${sim.url}/`)
+      // the page's own module, as the browser loads it: a string, which vitest does not rewrite as it does code
+      const read = await page.evaluate(`import('/assets/dom.js').then(({currency}) => ({
+        eur: ${JSON.stringify(Object.keys(eur))}.map((text) => currency('EUR').parse(text)),
+        kwd: ${JSON.stringify(Object.keys(kwd))}.map((text) => currency('KWD').parse(text)),
+      }))`)
+      expect(read, locale).toEqual({eur: Object.values(eur), kwd: Object.values(kwd)})
+      await page.close()
+    }
+  })
+
   it('a bad or expired table link opens a page that says what to do, not an error body', async () => {
     const page = await browser.newPage({viewport: PHONE, isMobile: true})
     const answer = await page.goto(`${sim.url}/t/gt_${'0'.repeat(32)}`)

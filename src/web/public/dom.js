@@ -44,14 +44,20 @@ export function currency(code) {
   }
 }
 
-/** How the reader's language groups thousands: `,` in English, `.` in German, a space in French. */
-const GROUP = new Intl.NumberFormat().formatToParts(10000).find((part) => part.type === 'group')?.value ?? ','
-const SEPARATOR = /\s/.test(GROUP) ? '\\s' : GROUP.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-const GROUPED = new RegExp(`^\\d{1,3}(?:${SEPARATOR}\\d{3})+(?=$|[.,])`)
+/** How the reader's language writes 10000.5: `10,000.5` in English, `10.000,5` in German, `10 000,5` in French. */
+const PARTS = new Intl.NumberFormat().formatToParts(10000.5)
+const GROUP = PARTS.find((part) => part.type === 'group')?.value ?? ','
+const DECIMAL = PARTS.find((part) => part.type === 'decimal')?.value ?? '.'
+const escaped = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const SEPARATOR = /\s/.test(GROUP) ? '\\s' : escaped(GROUP)
+// the page writes amounts with a `.` for their decimals (`plain`): grouped with `.`, an amount needs its decimals
+const DECIMALS = `${escaped(DECIMAL)}\\d`
+const GROUPED = new RegExp(`^[1-9]\\d{0,2}(?:${SEPARATOR}\\d{3})+(?=${GROUP === '.' ? DECIMALS : `$|${DECIMALS}`})`)
 
 /**
  * `text` without the separators of its thousands, when it is grouped as the reader's language groups them:
- * `1,747.50` → `1747.50` in English. A separator not followed by three digits is a decimal one (`12,50`).
+ * `1,747.50` → `1747.50` in English, `1.747,50` → `1747,50` in German. Else as it is: `12,50` and, in German,
+ * `3.168` (as the page itself writes 3.168 KWD) are decimals.
  */
 const ungrouped = (text) => (GROUPED.test(text) ? text.replace(new RegExp(SEPARATOR, 'g'), '') : text)
 
