@@ -87,12 +87,22 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
     )
   }
 
+  /** Ends the requests still out once the command has ended (`finally`): none of them keeps the process alive. */
+  readonly #ended = new AbortController()
+
   // a server that takes its time (a fault's --delay, a stopped process) shows a spinner, as every wait does
   #send(input: string, init: RequestInit): Promise<Response> {
-    return withSpinner('Waiting for the tablepay server', fetch(input, init), {
+    const signal = init.signal ? AbortSignal.any([init.signal, this.#ended.signal]) : this.#ended.signal
+    return withSpinner('Waiting for the tablepay server', fetch(input, {...init, signal}), {
       quiet: this.jsonEnabled(),
       request: true,
     })
+  }
+
+  // a run stopped by Ctrl+C may leave a request unanswered (a scenario's step under way, docs/scenarios.md)
+  protected override async finally(error: Error | undefined): Promise<unknown> {
+    this.#ended.abort()
+    return super.finally(error)
   }
 
   protected get client(): TablepayClient {

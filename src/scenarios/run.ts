@@ -175,10 +175,22 @@ async function runOrStop(
     return await wait(stepText(index, step), Promise.race([underWay, stopped]))
   } catch (error) {
     if (!state.signal?.aborted) throw error
-    const answered = MAKES_ENDPOINTS.has(step.kind)
-      ? await wait(`Interrupted: ${stepText(index, step)} has a moment to answer`, within(ANSWER_GRACE_MS, underWay))
-      : undefined
+    if (!MAKES_ENDPOINTS.has(step.kind)) return unfinished(index, step, 'under way')
+    const text = `Interrupted: ${stepText(index, step)} has a moment to answer`
+    const answered = await wait(text, within(ANSWER_GRACE_MS, underWay))
+    // no answer yet: the server may have made the endpoint all the same, and lists it
+    if (!answered && state.receiver) await wait(text, within(ANSWER_GRACE_MS, findOnReceiver(state)))
     return answered ?? unfinished(index, step, 'under way')
+  }
+}
+
+/** The account's endpoints on the run's receiver, each noted for the cleanup, as a step's answer notes one. */
+async function findOnReceiver(state: RunState): Promise<void> {
+  let page = await state.client.listWebhookEndpoints({limit: 100})
+  for (;;) {
+    for (const endpoint of page.data) madeEndpoint(state, endpoint)
+    if (!page.has_more || !page.next_cursor) return
+    page = await state.client.listWebhookEndpoints({limit: 100, starting_after: page.next_cursor})
   }
 }
 

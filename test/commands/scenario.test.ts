@@ -1,9 +1,10 @@
 import {mkdtemp, readdir, rm, writeFile} from 'node:fs/promises'
+import {createServer, type Socket} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type ApiServer, startApiServer} from '../helpers/api-server.js'
-import {ROOT, runCommand, startCommand} from '../helpers/cli.js'
+import {ROOT, runCommand, spawnRunning, startCommand} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call} from '../helpers/simulator.js'
 import {stderrAsTerminal} from '../helpers/terminal.js'
@@ -239,6 +240,38 @@ describe('scenario run', () => {
       ],
     })
   })
+
+  it(
+    '--json on Ctrl+C against a server that never answers prints the report and exits',
+    {timeout: 30_000},
+    async () => {
+      // a server that takes the request and never answers
+      const held: Socket[] = []
+      let took!: () => void
+      const taken = new Promise<void>((resolve) => (took = resolve))
+      const silent = createServer((socket) => {
+        held.push(socket)
+        took()
+      })
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+      try {
+        const {port} = silent.address() as {port: number}
+        const path = await file('silent', [{request: {method: 'GET', path: '/locations'}}])
+        const args = ['scenario', 'run', path, '--json', '--url', `http://127.0.0.1:${port}/v1`, '-k', 'tp_test_x']
+        const run = spawnRunning(args)
+        await taken
+        // its request is out and will never be answered: the run still ends, and so does the process
+        expect(await run.kill('SIGINT')).toBe(1)
+        expect(JSON.parse(run.stdout())).toMatchObject({
+          interrupted: true,
+          steps: [{error: 'interrupted while under way'}],
+        })
+      } finally {
+        for (const socket of held) socket.destroy()
+        silent.close()
+      }
+    },
+  )
 
   it('shows a spinner at a terminal while a step waits, gone once Ctrl+C ends the run', async () => {
     const waiting = await file('spins', [OPEN, {id: 'fed', expect_event: {type: 'feedback.received', within: '60s'}}])

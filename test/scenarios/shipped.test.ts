@@ -218,6 +218,28 @@ describe('what a run made for itself', () => {
     }
   })
 
+  test('a run stopped while a step makes an endpoint on ${receiver} whose answer comes too late finds it, and removes it', async () => {
+    // the endpoint is made at once; its answer comes long after the moment the run gives it
+    const late = {fault: {match: {method: 'POST', path: '/v1/webhook-endpoints'}, delay_ms: 4000, after: true}}
+    const make = {webhook_endpoint: {url: '${receiver}/late', description: 'late-${run}'}}
+    const client = new TablepayClient({url: `${server.url}/v1`, apiKey: WRITE_KEY})
+    const stop = new AbortController()
+    try {
+      const running = runScenario(client, validScenario(scenarioOf([late, make]), 'The scenario given'), {
+        signal: stop.signal,
+      })
+      const made = async () => (await endpoints()).find((e) => e.url.endsWith('/late'))
+      while (!(await made()));
+      stop.abort()
+      const report = await running
+      expect(report.steps[1]).toMatchObject({ok: false, error: 'interrupted while under way'})
+      expect(report.left_behind).toBeUndefined()
+      expect(await made()).toBeUndefined()
+    } finally {
+      await sim.faults.clear()
+    }
+  })
+
   test('a run stopped while a step gets no answer ends all the same, that step reported as interrupted', async () => {
     // the answer of the step's request comes long after the run is stopped
     const slow = {fault: {match: {method: 'GET', path: '/v1/locations/*'}, delay_ms: 4000}}
