@@ -153,10 +153,19 @@ export function tidyParseError(error: unknown, help: string): void {
   refused.message = refused.message
     .slice(0, -MORE_HELP.length)
     .replace(/^Parsing (--[\w-]+) \n\t/, '$1: ')
-    // a list of what was refused (flags' relations, arguments missing), one line too
+    // a list of what was refused (flags' relations, arguments missing, each `NAME  description`), one line too
     .replace(/^The following errors? occurred:\n\s*/, '')
-    .replace(/:\n\s*/, ': ')
-    .replace(/\s*\n\s*/g, '; ')
-    .replace(/ {2,}/g, ' — ')
+    .replace(
+      /^(Missing \d+ required args?):((?:\n\S+ {2,}.*)+)$/,
+      (_, head: string, list: string) =>
+        `${head}: ${list
+          .trim()
+          .split('\n')
+          .map((line) => line.replace(/^(\S+) {2,}(.*)$/, '$1 ($2)'))
+          .join('; ')}`,
+    )
+    // at a terminal each line may start with a colour's code, before its indent
+    // eslint-disable-next-line no-control-regex -- that code starts with ESC
+    .replace(/\n(\u001B\[\d+m)?\s*/g, '; $1')
   refused.suggestions = [...(refused.suggestions ?? []), `See \`${help}\`.`]
 }

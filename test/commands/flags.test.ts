@@ -157,7 +157,9 @@ describe('a bad command line exits 2 with and without --json', () => {
     const lists = [
       [['trigger', 'refund'], 'Missing required flag payment'],
       [['faults', 'add', '--reset', '--status', '503'], '--status=503 cannot also be provided when using --reset'],
-      [['checks', 'get'], 'Missing 1 required arg: ID — The check: its id (chk_…) or the POS id it was pushed under.'],
+      [['checks', 'get'], 'Missing 1 required arg: ID (The check: its id (chk_…) or the POS id it was pushed under.)'],
+      // what the user typed is quoted as typed, two spaces and all
+      [['checks', 'list', '--limit', '1  2'], '--limit: Expected an integer but received: 1  2'],
     ]
     for (const [args, listed] of lists) {
       const {error} = JSON.parse((await runCommand([...args!, '--json'])).stdout)
