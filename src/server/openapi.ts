@@ -137,7 +137,7 @@ const CLIENT_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    "Sent by the dashboard (`dashboard`) and the CLI's tails (`cli-tail`) on the requests they make to draw themselves: such a request is left out of the request log and of `serve`'s access line. Any other value changes nothing.",
+    "Sent by the dashboard (`dashboard`) and the CLI's tails (`cli-tail`) on the reads they make to draw themselves: such a GET is left out of the request log and of `serve`'s access line, and no fault or rate limit counts it. On other methods, and with any other value, it changes nothing.",
   schema: {type: 'string', examples: [...OWN_CLIENTS]},
 }
 

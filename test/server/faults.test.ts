@@ -181,6 +181,13 @@ describe('POST /v1/sim/faults', () => {
     }
     const users = await sim.api('GET', '/v1/events')
     expect([users.status, users.headers.get('x-tablepay-fault')]).toEqual([500, fault.id])
+    // what they change is the user's traffic: a fault strikes it
+    const write = await addFault({status: 503, match: {method: 'PUT', path: '/v1/checks/external/*'}})
+    const pushed = await sim.api('PUT', '/v1/checks/external/own-write', {
+      body: checkWith([['a', 1, 500]]),
+      headers: {'x-tablepay-client': 'dashboard'},
+    })
+    expect([pushed.status, pushed.headers.get('x-tablepay-fault')]).toEqual([503, write.id])
   })
 
   it('times: 3 faults exactly three requests; times: null until deleted', async () => {

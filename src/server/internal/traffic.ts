@@ -58,7 +58,8 @@ export class Traffic {
 
   /** First thing of every request: when it started, and the path it is for. */
   start(event: H3Event, path: string): void {
-    const own = OWN.has(requestHeader(event, CLIENT_HEADER))
+    // reads only: what the simulator's own clients change is the user's traffic like any other (docs/api.md)
+    const own = (event.method === 'GET' || event.method === 'HEAD') && OWN.has(requestHeader(event, CLIENT_HEADER))
     event.context.passage = {started: performance.now(), path, own} satisfies Passage
   }
 
