@@ -491,7 +491,7 @@ describe('in a real browser', () => {
     const page = await browser.newPage({viewport: {width: 1280, height: 900}})
     await page.goto(`${sim.url}/#key=${key}`)
     // the first retry of the default schedule is due a minute after the first attempt was
-    await page.locator('#deliveries summary', {hasText: 'retry in 1m on the scheduler clock'}).waitFor()
+    await page.locator('#deliveries summary', {hasText: 'retry 1m after #1 was due, on the scheduler clock'}).waitFor()
     await page.close()
   })
 

@@ -87,6 +87,17 @@ $('qr').addEventListener('click', (event) => {
 /** The items' quantities added up, to the thousandth a quantity has at most: 0.1 + 0.2 is 0.3. */
 const sumOf = (items, field) => Math.round(items.reduce((n, item) => n + item[field], 0) * 1000) / 1000
 
+/** The account's locations, every page of them: a check at any of them shows its currency. */
+async function allLocations() {
+  const locations = []
+  for (let after = ''; ; ) {
+    const page = await api(`/locations?limit=100${after && `&starting_after=${encodeURIComponent(after)}`}`)
+    locations.push(...page.data)
+    if (!page.has_more) return locations
+    after = page.next_cursor
+  }
+}
+
 /** Each currency's amounts, made once: `Intl.NumberFormat` is slow to build. */
 const currencies = new Map()
 const amountsIn = (code) => currencies.get(code) ?? currencies.set(code, currency(code)).get(code)
@@ -133,14 +144,15 @@ function renderEvent(event) {
 }
 
 /**
- * When a pending delivery's next attempt is. After an attempt, as how far after it was due (`retry in 5m on the
- * scheduler clock`, as the CLI says it): a time of day on the scheduler clock looks hours away once the clock
- * was advanced, while its attempts show wall-clock times (docs/api.md, "Webhooks", the scheduler clock).
+ * When a pending delivery's next attempt is. After an attempt, as how far after that one was due (`retry 5m
+ * after #2 was due, on the scheduler clock`): a time of day on the scheduler clock looks hours away once the
+ * clock was advanced, while its attempts show wall-clock times (docs/api.md, "Webhooks", the scheduler clock).
  */
 function nextAttempt({attempts, next_attempt_at: next}) {
   const last = attempts.at(-1)
   if (!last) return `due ${clock(next)} on the scheduler clock`
-  return `retry in ${span(Date.parse(next) - Date.parse(last.scheduled_at))} on the scheduler clock`
+  const wait = span(Date.parse(next) - Date.parse(last.scheduled_at))
+  return `retry ${wait} after #${last.attempt} was due, on the scheduler clock`
 }
 
 /** A wait in its largest unit, as `formatDuration` starts it (src/domain/duration.ts): `5m`, `2h`, `30s`. */
@@ -355,9 +367,9 @@ const refreshLists = latestShown(
       api('/events?limit=50'),
       api('/deliveries?limit=50'),
       api('/webhook-endpoints?limit=100'),
-      api('/locations?limit=100'),
+      allLocations(),
     ])
-    const currencyOf = new Map(locations.data.map((location) => [location.id, location.currency]))
+    const currencyOf = new Map(locations.map((location) => [location.id, location.currency]))
     return {checks, events, deliveries, endpoints, currencyOf, chaos: await chaosOf(endpoints.data)}
   },
   ({checks, events, deliveries, endpoints, currencyOf, chaos}) =>
