@@ -1,6 +1,7 @@
 import {applyPush, type PushOutcome, pushReadsLocations} from '../domain/push.js'
 import type {CheckRecord} from '../domain/records.js'
 import type {CheckPush} from '../domain/schemas.js'
+import {actingAccount} from './accounts.js'
 import type {ServiceContext} from './context.js'
 import type {Outbox, UnitReads} from './outbox.js'
 import {keptReplay, rememberReplay} from './push-replays.js'
@@ -50,6 +51,8 @@ export class Checks {
       if (notes && existing) notes.check_id = existing.id
       // a change to a check that keeps its location needs no locations: one read less (docs/postgres.md)
       const locations = pushReadsLocations(body, existing) ? await tx.list('locations', accountId) : undefined
+      // every account has a location: none, and its account went while the request ran (a scratch account's)
+      if (locations?.length === 0) await actingAccount(tx, accountId)
       const outcome = applyPush({accountId, externalId, body, locations, existing, now: now(), baseUrl})
       if (outcome.check !== existing) tx.put('checks', outcome.check.id, outcome.check)
       await this.outbox.publish(tx, outcome.events)

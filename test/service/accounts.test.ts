@@ -54,6 +54,12 @@ describe('service.accounts and service.sim', () => {
     await expect(service.endpoints.create(scratch.id, endpoint)).rejects.toEqual(refused)
     const secret = `whsec_${'a'.repeat(32)}`
     await expect(service.endpoints.createWithSecret(scratch.id, {...endpoint, secret})).rejects.toEqual(refused)
+    // a push naming the location the account had: not a 422 for a location it lacks
+    const location_id = scratch.locations[0]!.id
+    await expect(service.checks.push(scratch.id, 's1', checkWith([['a', 1, 100]], {location_id}))).rejects.toEqual(
+      refused,
+    )
+    await expect(service.checks.push(scratch.id, 's2', checkWith([['a', 1, 100]]))).rejects.toEqual(refused)
     const left = await Promise.all(
       (['accounts', 'webhook_endpoints'] as const).map((collection) => storage.all(collection)),
     )
