@@ -391,20 +391,30 @@ describe('in a real browser', () => {
         '0,500': NaN,
         '1,747,50': NaN,
         kwd: {'3.168': 3168},
+        jpy: {'1,747': 1747},
       },
-      // German groups thousands with `.`; the page writes 3.168 KWD as `3.168`, which stays a decimal
-      'de-DE': {'1.747,50': 174750, '12,50': 1250, '12.50': 1250, '1.747': NaN, kwd: {'3.168': 3168, '3,168': 3168}},
-      'fr-FR': {'1 747,50': 174750, '1\u202f747,50': 174750, kwd: {'3.168': 3168}},
+      // German groups thousands with `.`; the page writes 3.168 KWD as `3.168`, which stays a decimal, and a yen
+      // amount has no decimals
+      'de-DE': {
+        '1.747,50': 174750,
+        '1.747': 174700,
+        '12,50': 1250,
+        '12.50': 1250,
+        kwd: {'3.168': 3168, '3,168': 3168, '1.234,500': 1234500},
+        jpy: {'1.747': 1747, '12.345.678': 12345678},
+      },
+      'fr-FR': {'1 747,50': 174750, '1\u202f747,50': 174750, kwd: {'3.168': 3168}, jpy: {'1 747': 1747}},
     }
-    for (const [locale, {kwd, ...eur}] of Object.entries(cases)) {
+    for (const [locale, {kwd, jpy, ...eur}] of Object.entries(cases)) {
       const page = await browser.newPage({locale})
       await page.goto(`${sim.url}/`)
       // the page's own module, as the browser loads it: a string, which vitest does not rewrite as it does code
       const read = await page.evaluate(`import('/assets/dom.js').then(({currency}) => ({
         eur: ${JSON.stringify(Object.keys(eur))}.map((text) => currency('EUR').parse(text)),
         kwd: ${JSON.stringify(Object.keys(kwd))}.map((text) => currency('KWD').parse(text)),
+        jpy: ${JSON.stringify(Object.keys(jpy))}.map((text) => currency('JPY').parse(text)),
       }))`)
-      expect(read, locale).toEqual({eur: Object.values(eur), kwd: Object.values(kwd)})
+      expect(read, locale).toEqual({eur: Object.values(eur), kwd: Object.values(kwd), jpy: Object.values(jpy)})
       await page.close()
     }
   })

@@ -31,13 +31,16 @@ export function currency(code) {
   const digits = code ? format.resolvedOptions().maximumFractionDigits : 2
   const unit = 10 ** digits
   const pattern = new RegExp(`^(\\d{1,13})(?:[.,](\\d{1,${Math.max(digits, 1)}}))?$`)
+  // as `plain` writes it, whatever the language: `3.168` is 3.168 KWD in German too, where `.` groups thousands
+  const plainText = new RegExp(`^\\d{1,13}${digits > 0 ? `(?:\\.\\d{1,${digits}})?` : ''}$`)
   return {
     format: (cents) => format.format(cents / unit),
     /** For an input: `24.50`, no symbol, no grouping. */
     plain: (cents) => (cents / unit).toFixed(digits),
     /** `12`, `12.5`, `12,50`, or grouped as `format` shows it (`1,747.50`), as minor units; NaN for anything else. */
     parse(text) {
-      const match = pattern.exec(ungrouped(text.trim()))
+      const trimmed = text.trim()
+      const match = pattern.exec(plainText.test(trimmed) ? trimmed : ungrouped(trimmed))
       if (!match || (digits === 0 && match[2])) return Number.NaN
       return Number(match[1]) * unit + Number((match[2] ?? '').padEnd(digits, '0') || 0)
     },
@@ -50,14 +53,11 @@ const GROUP = PARTS.find((part) => part.type === 'group')?.value ?? ','
 const DECIMAL = PARTS.find((part) => part.type === 'decimal')?.value ?? '.'
 const escaped = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const SEPARATOR = /\s/.test(GROUP) ? '\\s' : escaped(GROUP)
-// the page writes amounts with a `.` for their decimals (`plain`): grouped with `.`, an amount needs its decimals
-const DECIMALS = `${escaped(DECIMAL)}\\d`
-const GROUPED = new RegExp(`^[1-9]\\d{0,2}(?:${SEPARATOR}\\d{3})+(?=${GROUP === '.' ? DECIMALS : `$|${DECIMALS}`})`)
+const GROUPED = new RegExp(`^[1-9]\\d{0,2}(?:${SEPARATOR}\\d{3})+(?=$|${escaped(DECIMAL)}\\d)`)
 
 /**
  * `text` without the separators of its thousands, when it is grouped as the reader's language groups them:
- * `1,747.50` → `1747.50` in English, `1.747,50` → `1747,50` in German. Else as it is: `12,50` and, in German,
- * `3.168` (as the page itself writes 3.168 KWD) are decimals.
+ * `1,747.50` → `1747.50` in English, `1.747,50` → `1747,50` in German. Else as it is: `12,50` is a decimal.
  */
 const ungrouped = (text) => (GROUPED.test(text) ? text.replace(new RegExp(SEPARATOR, 'g'), '') : text)
 
