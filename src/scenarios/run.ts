@@ -112,7 +112,7 @@ export async function runScenario(
   const steps: StepReport[] = []
   let interrupted = false
   let leftBehind: LeftBehind[]
-  try {
+  const setUp = async () => {
     if (used.has('location')) state.location = await firstLocation(client)
     if (used.has('receiver')) state.receiver = await startScenarioReceiver()
     if (scenario.steps.some((step) => step.kind === 'expect_event')) state.eventsBefore = await eventsBaseline(client)
@@ -122,6 +122,14 @@ export async function runScenario(
       const endpoint = await client.createWebhookEndpointWithSecret({url: forwardTo, secret, description})
       forwarded = {url: forwardTo, endpoint_id: endpoint.id}
     }
+  }
+  try {
+    const settingUp = setUp()
+    // stopped meanwhile: its requests have a moment to answer (the endpoint of --forward-to), as a step's
+    await Promise.race([settingUp, stopped]).catch(async (error: unknown) => {
+      if (!signal?.aborted) throw error
+      await wait('Interrupted: the run is setting up', within(ANSWER_GRACE_MS, settingUp))
+    })
     let failedAction = false
     for (const [index, step] of scenario.steps.entries()) {
       // stopped before it began (in the run's setup, or between steps): it sends nothing
@@ -178,18 +186,25 @@ async function runOrStop(
     if (!MAKES_ENDPOINTS.has(step.kind)) return unfinished(index, step, 'under way')
     const text = `Interrupted: ${stepText(index, step)} has a moment to answer`
     const answered = await wait(text, within(ANSWER_GRACE_MS, underWay))
+    if (answered) return answered
     // no answer yet: the server may have made the endpoint all the same, and lists it
-    if (!answered && state.receiver) await wait(text, within(ANSWER_GRACE_MS, findOnReceiver(state)))
-    return answered ?? unfinished(index, step, 'under way')
+    const looked = state.receiver ? await wait(text, within(ANSWER_GRACE_MS, findOnReceiver(state))) : true
+    const report = unfinished(index, step, 'under way')
+    return looked ? report : {...report, error: `${report.error}: ${UNSEEN}`}
   }
 }
 
+/** Why a step stopped under way may have left an endpoint the cleanup could not know of. */
+const UNSEEN =
+  "the server answered neither it nor the run's look for its endpoints: one it made on the run's receiver may be " +
+  'left (`tablepay webhooks list`)'
+
 /** The account's endpoints on the run's receiver, each noted for the cleanup, as a step's answer notes one. */
-async function findOnReceiver(state: RunState): Promise<void> {
+async function findOnReceiver(state: RunState): Promise<true> {
   let page = await state.client.listWebhookEndpoints({limit: 100})
   for (;;) {
     for (const endpoint of page.data) madeEndpoint(state, endpoint)
-    if (!page.has_more || !page.next_cursor) return
+    if (!page.has_more || !page.next_cursor) return true
     page = await state.client.listWebhookEndpoints({limit: 100, starting_after: page.next_cursor})
   }
 }

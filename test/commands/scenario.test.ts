@@ -245,10 +245,10 @@ describe('scenario run', () => {
     '--json on Ctrl+C against a server that never answers prints the report and exits',
     {timeout: 30_000},
     async () => {
-      // a server that takes the request and never answers
+      // a server that takes each request and never answers
       const held: Socket[] = []
       let took!: () => void
-      const taken = new Promise<void>((resolve) => (took = resolve))
+      let taken: Promise<void>
       const silent = createServer((socket) => {
         held.push(socket)
         took()
@@ -256,16 +256,24 @@ describe('scenario run', () => {
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
       try {
         const {port} = silent.address() as {port: number}
-        const path = await file('silent', [{request: {method: 'GET', path: '/locations'}}])
-        const args = ['scenario', 'run', path, '--json', '--url', `http://127.0.0.1:${port}/v1`, '-k', 'tp_test_x']
-        const run = spawnRunning(args)
-        await taken
-        // its request is out and will never be answered: the run still ends, and so does the process
-        expect(await run.kill('SIGINT')).toBe(1)
-        expect(JSON.parse(run.stdout())).toMatchObject({
-          interrupted: true,
-          steps: [{error: 'interrupted while under way'}],
-        })
+        const url = `http://127.0.0.1:${port}/v1`
+        // stopped while a step's request is out, then while the run sets up (it reads the events an expect_event
+        // step waits after)
+        const asked = {request: {method: 'GET', path: '/locations'}}
+        const awaited = {expect_event: {type: 'feedback.received', within: '60s'}}
+        const skippedByStop = {skipped: true, error: 'the run was interrupted'}
+        for (const [name, steps, reported] of [
+          ['silent', [asked], [{error: 'interrupted while under way'}]],
+          ['silent-setup', [asked, awaited], [skippedByStop, skippedByStop]],
+        ] as const) {
+          taken = new Promise<void>((resolve) => (took = resolve))
+          const path = await file(name, [...steps])
+          const run = spawnRunning(['scenario', 'run', path, '--json', '--url', url, '-k', 'tp_test_x'])
+          await taken
+          // its request is out and will never be answered: the run still ends, and so does the process
+          expect(await run.kill('SIGINT')).toBe(1)
+          expect(JSON.parse(run.stdout()), name).toMatchObject({interrupted: true, steps: reported})
+        }
       } finally {
         for (const socket of held) socket.destroy()
         silent.close()

@@ -240,6 +240,28 @@ describe('what a run made for itself', () => {
     }
   })
 
+  test('a run stopped while neither a step nor its look for endpoints is answered says an endpoint may be left', async () => {
+    // the step's request and the run's list of endpoints are both answered long after the run is stopped
+    const late = {fault: {match: {path: '/v1/webhook-endpoints'}, delay_ms: 5000, after: true, times: 2}}
+    const make = {webhook_endpoint: {url: '${receiver}/unseen', description: 'unseen-${run}'}}
+    const client = new TablepayClient({url: `${server.url}/v1`, apiKey: WRITE_KEY})
+    const stop = new AbortController()
+    try {
+      const running = runScenario(client, validScenario(scenarioOf([late, make]), 'The scenario given'), {
+        signal: stop.signal,
+        onStep: (step) => step.step === 1 && setImmediate(() => stop.abort()),
+      })
+      const report = await running
+      expect(report.steps[1]!.error).toMatch(
+        /^interrupted while under way: .* may be left \(`tablepay webhooks list`\)$/,
+      )
+    } finally {
+      await sim.faults.clear()
+      for (const endpoint of await endpoints())
+        if (endpoint.url.endsWith('/unseen')) await server.api('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)
+    }
+  })
+
   test('a run stopped while a step gets no answer ends all the same, that step reported as interrupted', async () => {
     // the answer of the step's request comes long after the run is stopped
     const slow = {fault: {match: {method: 'GET', path: '/v1/locations/*'}, delay_ms: 4000}}
