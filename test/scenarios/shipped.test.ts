@@ -195,49 +195,41 @@ describe('what a run made for itself', () => {
     expect(descriptions).not.toContain(`stray-${report.run}`)
   })
 
-  test('a run stopped while a step makes an endpoint on ${receiver} waits a moment for its answer, then removes it', async () => {
-    // the endpoint is made at once; its answer is held, and the run is stopped meanwhile
-    const held = {fault: {match: {method: 'POST', path: '/v1/webhook-endpoints'}, delay_ms: 800, after: true}}
-    const make = {webhook_endpoint: {url: '${receiver}/held', description: 'held-${run}'}}
+  /**
+   * Runs a fault answering POST /v1/webhook-endpoints `delayMs` after it made the endpoint, then a step making one
+   * on ${receiver} at `path`; stops the run once the endpoint is there, and resolves with the report and what is
+   * left on that path after it.
+   */
+  async function stoppedOnceMade(path: string, delayMs: number) {
+    const held = {fault: {match: {method: 'POST', path: '/v1/webhook-endpoints'}, delay_ms: delayMs, after: true}}
+    const make = {webhook_endpoint: {url: `\${receiver}${path}`}}
     const client = new TablepayClient({url: `${server.url}/v1`, apiKey: WRITE_KEY})
     const stop = new AbortController()
     try {
       const running = runScenario(client, validScenario(scenarioOf([held, make]), 'The scenario given'), {
         signal: stop.signal,
       })
-      const made = async () => (await endpoints()).find((e) => e.url.endsWith('/held'))
+      const made = async () => (await endpoints()).find((e) => e.url.endsWith(path))
       while (!(await made()));
       stop.abort()
-      const report = await running
-      // the step answered in that moment: its report is what it came to
-      expect(report).toMatchObject({interrupted: true, passed: 2, failed: 0})
-      expect(report.left_behind).toBeUndefined()
-      expect(await made()).toBeUndefined()
+      return {report: await running, left: await made()}
     } finally {
       await sim.faults.clear()
     }
+  }
+
+  test('a run stopped while a step makes an endpoint on ${receiver} waits a moment for its answer, then removes it', async () => {
+    const {report, left} = await stoppedOnceMade('/held', 800)
+    // the step answered in that moment: its report is what it came to
+    expect(report).toMatchObject({interrupted: true, passed: 2, failed: 0})
+    expect([report.left_behind, left]).toEqual([undefined, undefined])
   })
 
   test('a run stopped while a step makes an endpoint on ${receiver} whose answer comes too late finds it, and removes it', async () => {
-    // the endpoint is made at once; its answer comes long after the moment the run gives it
-    const late = {fault: {match: {method: 'POST', path: '/v1/webhook-endpoints'}, delay_ms: 4000, after: true}}
-    const make = {webhook_endpoint: {url: '${receiver}/late', description: 'late-${run}'}}
-    const client = new TablepayClient({url: `${server.url}/v1`, apiKey: WRITE_KEY})
-    const stop = new AbortController()
-    try {
-      const running = runScenario(client, validScenario(scenarioOf([late, make]), 'The scenario given'), {
-        signal: stop.signal,
-      })
-      const made = async () => (await endpoints()).find((e) => e.url.endsWith('/late'))
-      while (!(await made()));
-      stop.abort()
-      const report = await running
-      expect(report.steps[1]).toMatchObject({ok: false, error: 'interrupted while under way'})
-      expect(report.left_behind).toBeUndefined()
-      expect(await made()).toBeUndefined()
-    } finally {
-      await sim.faults.clear()
-    }
+    // its answer comes long after the moment the run gives it
+    const {report, left} = await stoppedOnceMade('/late', 4000)
+    expect(report.steps[1]).toMatchObject({ok: false, error: 'interrupted while under way'})
+    expect([report.left_behind, left]).toEqual([undefined, undefined])
   })
 
   test('a run stopped while neither a step nor its look for endpoints is answered says an endpoint may be left', async () => {
