@@ -7,7 +7,17 @@ import {EVENT_TYPES} from '../../src/domain/constants.js'
 import {checkWith} from '../helpers/checks.js'
 import {ROOT} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {OTHER_KEY, READ_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
+import type {Seed} from '../../src/domain/seed-schema.js'
+import {startServer} from '../../src/server/start.js'
+import {
+  call,
+  makeTempDir,
+  OTHER_KEY,
+  READ_KEY,
+  startTestServer,
+  type TestServer,
+  writeSeed,
+} from '../helpers/simulator.js'
 
 // Debian's Chromium, never a browser playwright downloads. Its headless shell first (.ci/run installs it): the
 // same engine without the browser around it, as playwright itself runs headless; it took the file's browser CPU
@@ -502,6 +512,35 @@ describe('in a real browser', () => {
     await page.goto(`${sim.url}/#key=${key}`)
     // the first retry of the default schedule is due a minute after the first attempt was
     await page.locator('#deliveries summary', {hasText: 'retry 1m after #1 was due, on the scheduler clock'}).waitFor()
+    await page.close()
+  })
+
+  it("the dashboard finds a check's currency past the first page of locations", async () => {
+    // the oldest of 101 locations, which a list (newest first) gives on its second page
+    const locations = Array.from({length: 101}, (_, i) => ({
+      id: `loc_${i}`,
+      name: `Room ${i}`,
+      timezone: 'Asia/Tokyo',
+      currency: i === 0 ? 'JPY' : 'EUR',
+    }))
+    const key = 'tp_test_many_write'
+    const seed = {
+      accounts: [{id: 'acct_many', name: 'Many Rooms', locations, api_keys: [{key, scopes: ['read', 'write']}]}],
+    }
+    const many = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      seedFile: await writeSeed(await makeTempDir(), seed as Seed),
+    })
+    cleanup.push(() => many.close())
+    const body = checkWith([['ramen', 1, 1500]], {table: {number: '7'}, location_id: 'loc_0'})
+    expect((await call(many.url, 'PUT', '/v1/checks/external/yen-7', {body, key})).status).toBe(201)
+    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
+    await page.goto(`${many.url}/#key=${key}`)
+    const row = page.locator('#checks tr', {hasText: 'yen-7'})
+    await row.waitFor()
+    // 1,500 and its tax of 150, in yen, which have no decimals
+    expect(await row.locator('td.num').allTextContents()).toEqual(['¥1,650', '¥1,650', '0 / 1'])
     await page.close()
   })
 
