@@ -487,16 +487,24 @@ describe('in a real browser', () => {
     await page.close()
   })
 
+  /** What the dashboard at `origin`, opened with `key`, shows in the number columns of the check `externalId`. */
+  async function dashboardAmounts(origin: string, key: string, externalId: string) {
+    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
+    try {
+      await page.goto(`${origin}/#key=${key}`)
+      const row = page.locator('#checks tr', {hasText: externalId})
+      await row.waitFor()
+      return await row.locator('td.num').allTextContents()
+    } finally {
+      await page.close()
+    }
+  }
+
   it("the dashboard shows each check's amounts in its location's currency", async () => {
     const body = checkWith([['pie', 1, 1650]], {table: {number: '31'}, location_id: 'loc_other_a'})
     expect((await sim.api('PUT', '/v1/checks/external/usd-31', {body, key: OTHER_KEY})).status).toBe(201)
-    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
-    await page.goto(`${sim.url}/#key=${OTHER_KEY}`)
-    const row = page.locator('#checks tr', {hasText: 'usd-31'})
-    await row.waitFor()
     // the browser's language is English: US dollars are written $18.15 (16.50 and its tax)
-    expect(await row.locator('td.num').allTextContents()).toEqual(['$18.15', '$18.15', '0 / 1'])
-    await page.close()
+    expect(await dashboardAmounts(sim.url, OTHER_KEY, 'usd-31')).toEqual(['$18.15', '$18.15', '0 / 1'])
   })
 
   it("the dashboard says when a failed delivery's retry is on the scheduler clock, as far after the attempt was due", async () => {
@@ -535,13 +543,8 @@ describe('in a real browser', () => {
     cleanup.push(() => many.close())
     const body = checkWith([['ramen', 1, 1500]], {table: {number: '7'}, location_id: 'loc_0'})
     expect((await call(many.url, 'PUT', '/v1/checks/external/yen-7', {body, key})).status).toBe(201)
-    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
-    await page.goto(`${many.url}/#key=${key}`)
-    const row = page.locator('#checks tr', {hasText: 'yen-7'})
-    await row.waitFor()
     // 1,500 and its tax of 150, in yen, which have no decimals
-    expect(await row.locator('td.num').allTextContents()).toEqual(['¥1,650', '¥1,650', '0 / 1'])
-    await page.close()
+    expect(await dashboardAmounts(many.url, key, 'yen-7')).toEqual(['¥1,650', '¥1,650', '0 / 1'])
   })
 
   it('the dashboard shows the restored state when a snapshot is restored', async () => {
