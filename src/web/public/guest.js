@@ -106,12 +106,8 @@ function renderItem(item) {
   const open = check.status === 'open'
   const available = left(item)
   // its name starts with what it shows (WCAG's label in name), then the item's: "All claimed: Burrata"
-  const shown = available > 0 ? 'Claim' : 'All claimed'
-  const claim = el(
-    'button',
-    {type: 'button', class: 'secondary', 'aria-label': `${shown}${available > 0 ? '' : ':'} ${item.name}`, disabled: !open || available <= 0},
-    shown,
-  )
+  const [shown, name] = available > 0 ? ['Claim', `Claim ${item.name}`] : ['All claimed', `All claimed: ${item.name}`]
+  const claim = el('button', {type: 'button', class: 'secondary', 'aria-label': name, disabled: !open || available <= 0}, shown)
   claim.addEventListener('click', () =>
     act(claim, async () => {
       const quantity = Math.min(1, available)
