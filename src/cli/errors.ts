@@ -126,30 +126,44 @@ export interface CliErrorBody extends TablepayErrorBody {
  */
 export function errorBody(error: unknown): CliErrorBody {
   if (error instanceof TablepayError) return error.toJSON()
-  const {code, message, oclif, suggestions, refusal} = error as Partial<Errors.CLIError & {refusal: unknown}>
+  const {code, message, suggestions, refusal} = error as Partial<Errors.CLIError & {refusal: unknown}>
   const next = suggestions?.length ? {suggestions} : {}
   // the CLI's reading of the server's refusal (a snapshot it does not have is a wrong command line): the server's body
   if (refusal instanceof TablepayError) return {error: {...refusal.toJSON().error, ...next}}
-  // oclif's parser errors carry `parse`, a flag's own parse error only the usage exit code: a wrong command line
-  const usage = (error !== null && typeof error === 'object' && 'parse' in error) || oclif?.exit === 2
-  const fallback: CliErrorCode = usage ? 'invalid_usage' : 'cli_error'
+  const fallback: CliErrorCode = isUsageError(error) ? 'invalid_usage' : 'cli_error'
   return {error: {code: code ?? fallback, message: message ?? String(error), ...next}}
 }
+
+/**
+ * A wrong command line: oclif's parser's errors carry `parse`; a flag's own parse error and a command's own
+ * refusal of a value only the usage exit code.
+ */
+const isUsageError = (error: unknown): boolean =>
+  (error !== null && typeof error === 'object' && 'parse' in error) ||
+  (error as Partial<Errors.CLIError> | null)?.oclif?.exit === 2
 
 /** What oclif's parser appends to every refused flag or argument. */
 const MORE_HELP = '\nSee more help with --help'
 
 /**
- * oclif's words around a refused flag or argument, made one line like every other error: `Parsing --limit
- * \n\t<reason>\nSee more help with --help` becomes `--limit: <reason>`, and the pointer to `help` (the
- * command's `--help`, as typed) a suggestion.
+ * A wrong command line without a suggestion of its own points to `help` (the command's `--help`, as typed),
+ * whoever refused it. oclif's words around a refused flag or argument are made one line like every other error: `Parsing
+ * --limit \n\t<reason>\nSee more help with --help` becomes `--limit: <reason>`.
  *
  * @example
  * tidyParseError(error, 'tablepay checks list --help') // error.message: '--limit: Expected an integer …'
  */
 export function tidyParseError(error: unknown, help: string): void {
-  const refused = error as (Error & {suggestions?: string[]}) | null
-  if (typeof refused?.message !== 'string' || !refused.message.endsWith(MORE_HELP)) return
+  const refused = error as (Error & {suggestions?: string[]; code?: string}) | null
+  if (typeof refused?.message !== 'string' || !isUsageError(refused)) return
+  const pointer = `See \`${help}\`.`
+  // a refusal of the command's own says what to do instead; one without, where to read what it takes (a start
+  // refused for its data dir or seed, `server_start_failed`, says what to give instead)
+  if (!refused.message.endsWith(MORE_HELP)) {
+    if (!refused.suggestions?.length && (refused.code ?? 'invalid_usage') === 'invalid_usage')
+      refused.suggestions = [pointer]
+    return
+  }
   refused.message = refused.message
     .slice(0, -MORE_HELP.length)
     .replace(/^Parsing (--[\w-]+) \n\t/, '$1: ')
@@ -167,5 +181,5 @@ export function tidyParseError(error: unknown, help: string): void {
     // at a terminal each line may start with a colour's code, before its indent
     // eslint-disable-next-line no-control-regex -- that code starts with ESC
     .replace(/\n(\u001B\[\d+m)?\s*/g, '; $1')
-  refused.suggestions = [...(refused.suggestions ?? []), `See \`${help}\`.`]
+  refused.suggestions = [...(refused.suggestions ?? []), pointer]
 }

@@ -171,6 +171,19 @@ describe('a bad command line exits 2 with and without --json', () => {
     expect(lines.map((line) => line.slice(5).trimEnd()).join(' ')).toContain(`Error: ${message}`)
   })
 
+  it.each([
+    [['clock', 'advance', 'xyz'], 'See `tablepay clock advance --help`.'],
+    [['webhooks', 'update', 'we_1'], 'See `tablepay webhooks update --help`.'],
+    [['faults', 'add', '--path', '/v1/checks'], 'See `tablepay faults add --help`.'],
+    [['trigger', 'payment', '--check', 'chk_1', '--idempotency-key', 'k1'], 'See `tablepay trigger payment --help`.'],
+    // a refusal with a hint of its own keeps it alone
+    [['snapshots', 'save', 'bad name!'], 'Name it like lunch-rush or ci_base.'],
+  ])('%j: a command line the command refuses says what to do, before any server is looked for', async (args, hint) => {
+    const {code, stdout} = await runCommand([...args, '--json'])
+    expect(code).toBe(2)
+    expect(JSON.parse(stdout).error).toMatchObject({code: 'invalid_usage', suggestions: [hint]})
+  })
+
   it('an unknown command is named as typed, with the nearest command and where the list is', async () => {
     const {code, stdout, stderr} = await runCommand(['chekcs', 'list'])
     expect(code).toBe(2)

@@ -3,14 +3,15 @@ import {TablepayApiError} from '../../client/errors.js'
 import {SNAPSHOT_NAME} from '../../domain/snapshots.js'
 import {describeError} from '../errors.js'
 
-/** The NAME argument of the snapshot commands (`snapshotName` checks it). */
+/** The NAME argument of the snapshot commands, checked as it is read: before the server is looked for. */
 export const snapshotNameArg = Args.string({
   description: 'Snapshot name: 1-64 characters of a-z 0-9 _ -, starting with a letter or digit.',
   required: true,
+  parse: async (name) => snapshotName(name),
 })
 
 /** `name`, checked here: a bad one is a wrong command line (exit 2), sent nowhere. */
-export function snapshotName(name: string): string {
+function snapshotName(name: string): string {
   if (!SNAPSHOT_NAME.test(name))
     throw new Errors.CLIError(
       `"${name}" is not a snapshot name: use 1-64 characters of a-z 0-9 _ -, starting with a letter or digit.`,

@@ -1,7 +1,7 @@
 import type {Deleted} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {API_EXIT_CODES} from '../../cli/exit-codes.js'
-import {asInput, SNAPSHOT_EXIT_CODES, snapshotName, snapshotNameArg} from '../../cli/snapshots/input.js'
+import {asInput, SNAPSHOT_EXIT_CODES, snapshotNameArg} from '../../cli/snapshots/input.js'
 import {printable} from '../../cli/views/printable.js'
 
 export default class SnapshotsDelete extends ApiCommand<typeof SnapshotsDelete> {
@@ -16,7 +16,7 @@ export default class SnapshotsDelete extends ApiCommand<typeof SnapshotsDelete> 
   static override args = {NAME: snapshotNameArg}
 
   public async run(): Promise<Deleted> {
-    const deleted = await asInput(this.client.deleteSnapshot(snapshotName(this.args.NAME)))
+    const deleted = await asInput(this.client.deleteSnapshot(this.args.NAME))
     this.log(printable(`Deleted snapshot ${deleted.id}.`))
     return deleted
   }

@@ -2,7 +2,7 @@ import type {SnapshotDocument} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {API_EXIT_CODES} from '../../cli/exit-codes.js'
 import {outputFlag, writeOutput} from '../../cli/flags/output-file.js'
-import {asInput, SNAPSHOT_EXIT_CODES, snapshotName, snapshotNameArg} from '../../cli/snapshots/input.js'
+import {asInput, SNAPSHOT_EXIT_CODES, snapshotNameArg} from '../../cli/snapshots/input.js'
 import {printable} from '../../cli/views/printable.js'
 
 export default class SnapshotsExport extends ApiCommand<typeof SnapshotsExport> {
@@ -25,7 +25,7 @@ export default class SnapshotsExport extends ApiCommand<typeof SnapshotsExport> 
   }
 
   public async run(): Promise<SnapshotDocument | {output: string; name: string}> {
-    const document = await asInput(this.client.exportSnapshot(snapshotName(this.args.NAME)))
+    const document = await asInput(this.client.exportSnapshot(this.args.NAME))
     const output = this.flags.output
     if (!output) {
       // the document, whole: printed as it is with or without --json

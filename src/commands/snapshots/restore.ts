@@ -1,7 +1,7 @@
 import type {Snapshot} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {API_EXIT_CODES} from '../../cli/exit-codes.js'
-import {asInput, SNAPSHOT_EXIT_CODES, snapshotName, snapshotNameArg} from '../../cli/snapshots/input.js'
+import {asInput, SNAPSHOT_EXIT_CODES, snapshotNameArg} from '../../cli/snapshots/input.js'
 import {renderSnapshotDone} from '../../cli/views/snapshot.js'
 
 export default class SnapshotsRestore extends ApiCommand<typeof SnapshotsRestore> {
@@ -17,7 +17,7 @@ export default class SnapshotsRestore extends ApiCommand<typeof SnapshotsRestore
   static override args = {NAME: snapshotNameArg}
 
   public async run(): Promise<Snapshot> {
-    const snapshot = await asInput(this.client.restoreSnapshot(snapshotName(this.args.NAME)))
+    const snapshot = await asInput(this.client.restoreSnapshot(this.args.NAME))
     this.log(renderSnapshotDone('Restored', snapshot))
     return snapshot
   }

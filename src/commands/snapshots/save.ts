@@ -1,6 +1,6 @@
 import type {Snapshot} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
-import {asInput, SNAPSHOT_EXIT_CODES, snapshotName, snapshotNameArg} from '../../cli/snapshots/input.js'
+import {asInput, SNAPSHOT_EXIT_CODES, snapshotNameArg} from '../../cli/snapshots/input.js'
 import {renderSnapshotDone} from '../../cli/views/snapshot.js'
 import {API_EXIT_CODES} from '../../cli/exit-codes.js'
 
@@ -17,7 +17,7 @@ export default class SnapshotsSave extends ApiCommand<typeof SnapshotsSave> {
   static override args = {NAME: snapshotNameArg}
 
   public async run(): Promise<Snapshot> {
-    const snapshot = await asInput(this.client.saveSnapshot(snapshotName(this.args.NAME)))
+    const snapshot = await asInput(this.client.saveSnapshot(this.args.NAME))
     this.log(renderSnapshotDone('Saved', snapshot))
     return snapshot
   }
