@@ -414,6 +414,16 @@ describe('in a real browser', () => {
         jpy: {'1.747': 1747, '12.345.678': 12345678},
       },
       'fr-FR': {'1 747,50': 174750, '1\u202f747,50': 174750, kwd: {'3.168': 3168}, jpy: {'1 747': 1747}},
+      // Indian English groups by two above the thousands
+      'en-IN': {
+        '1,00,000.50': 10000050,
+        '17,47,500': 174750000,
+        '1,747.50': 174750,
+        '12,50': 1250,
+        '1,0,000': NaN,
+        kwd: {'3.168': 3168},
+        jpy: {'1,00,000': 100000},
+      },
     }
     for (const [locale, {kwd, jpy, ...eur}] of Object.entries(cases)) {
       const page = await browser.newPage({locale})

@@ -47,17 +47,26 @@ export function currency(code) {
   }
 }
 
-/** How the reader's language writes 10000.5: `10,000.5` in English, `10.000,5` in German, `10 000,5` in French. */
-const PARTS = new Intl.NumberFormat().formatToParts(10000.5)
+/**
+ * How the reader's language writes 1234567890.5: `1,234,567,890.5` in English, `1.234.567.890,5` in German,
+ * `1 234 567 890,5` in French, `1,23,45,67,890.5` in Indian English (groups of two above the thousands).
+ */
+const PARTS = new Intl.NumberFormat().formatToParts(1234567890.5)
 const GROUP = PARTS.find((part) => part.type === 'group')?.value ?? ','
 const DECIMAL = PARTS.find((part) => part.type === 'decimal')?.value ?? '.'
+const GROUPS = PARTS.filter((part) => part.type === 'integer').map((part) => part.value.length)
+// the digits of the last group, and of each before it but the first
+const [LAST, OTHERS] = GROUPS.length > 2 ? [GROUPS.at(-1), GROUPS.at(-2)] : [3, 3]
 const escaped = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const SEPARATOR = /\s/.test(GROUP) ? '\\s' : escaped(GROUP)
-const GROUPED = new RegExp(`^[1-9]\\d{0,2}(?:${SEPARATOR}\\d{3})+(?=$|${escaped(DECIMAL)}\\d)`)
+const GROUPED = new RegExp(
+  `^[1-9]\\d{0,${OTHERS - 1}}(?:${SEPARATOR}\\d{${OTHERS}})*${SEPARATOR}\\d{${LAST}}(?=$|${escaped(DECIMAL)}\\d)`,
+)
 
 /**
  * `text` without the separators of its thousands, when it is grouped as the reader's language groups them:
- * `1,747.50` → `1747.50` in English, `1.747,50` → `1747,50` in German. Else as it is: `12,50` is a decimal.
+ * `1,747.50` → `1747.50` in English, `1.747,50` → `1747,50` in German, `1,00,000` → `100000` in Indian
+ * English. Else as it is: `12,50` is a decimal.
  */
 const ungrouped = (text) => (GROUPED.test(text) ? text.replace(new RegExp(SEPARATOR, 'g'), '') : text)
 
