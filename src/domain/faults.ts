@@ -2,13 +2,13 @@ import * as z from 'zod'
 import {ApiError} from './errors.js'
 import {newId} from './ids.js'
 
-/** The statuses a fault can answer with. */
 /** The longest a fault holds an answer (`delay_ms`). */
 export const MAX_FAULT_DELAY_MS = 60_000
 
 /** The most strikes a fault counts down, as PostgreSQL's integer keeps what is left (`null` strikes until deleted). */
 export const MAX_FAULT_TIMES = 2 ** 31 - 1
 
+/** The statuses a fault can answer with. */
 export const FAULT_STATUSES = [429, 500, 502, 503, 504] as const
 
 /** The routes a fault never strikes: the simulator's controls stay reachable, and public routes have no account. */
