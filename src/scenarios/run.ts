@@ -215,6 +215,20 @@ const MAKES_ENDPOINTS: ReadonlySet<StepKind> = new Set(['webhook_endpoint', 'req
 /** How long such a step stopped under way may take to answer: a server that does not answer still lets the run end. */
 const ANSWER_GRACE_MS = 2000
 
+/** `work`, failed with `interrupted` if it has not ended ANSWER_GRACE_MS after `signal` aborts (before or since). */
+function graceOnStop<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work
+  const late = new Promise<never>((_, reject) => {
+    const start = () =>
+      sleep(ANSWER_GRACE_MS, undefined, {ref: false}).then(() =>
+        reject(new TablepayError('interrupted', `no answer ${ANSWER_GRACE_MS / 1000} s after the run was stopped`)),
+      )
+    if (signal.aborted) void start()
+    else signal.addEventListener('abort', () => void start(), {once: true})
+  })
+  return Promise.race([work, late])
+}
+
 /** What `work` resolves with within `ms`; undefined if it takes longer or fails. */
 const within = <T>(ms: number, work: Promise<T>): Promise<T | undefined> =>
   Promise.race([work.catch(() => undefined), sleep(ms, undefined, {ref: false})])
@@ -223,13 +237,14 @@ const within = <T>(ms: number, work: Promise<T>): Promise<T | undefined> =>
  * Closes the run's receiver and deletes `endpoints`, each whatever becomes
  * of the others, so a failure loses neither the rest nor the report: the
  * endpoints still there. One already gone (a `restore`, a step's DELETE) is
- * what was wanted.
+ * what was wanted. Once the run is stopped, a delete has ANSWER_GRACE_MS to
+ * answer: a server that does not answer leaves the endpoint, reported.
  */
 async function cleanUp(state: RunState, endpoints: {id: string; url: string}[]): Promise<LeftBehind[]> {
   const [, ...deleted] = await Promise.allSettled([
     // a receiver that fails to close holds a loopback port until the process ends: nothing to report
     state.receiver?.close(),
-    ...endpoints.map(({id}) => state.client.deleteWebhookEndpoint(id)),
+    ...endpoints.map(({id}) => graceOnStop(state.client.deleteWebhookEndpoint(id), state.signal)),
   ])
   return endpoints.flatMap(({id, url}, i) => {
     const outcome = deleted[i]!

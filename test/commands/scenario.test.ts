@@ -317,6 +317,41 @@ describe('scenario run', () => {
       await receiver.close()
     }
   })
+
+  it(
+    '--forward-to: on Ctrl+C, a delete the server holds leaves its endpoint named, and the run ends',
+    {timeout: 30_000},
+    async () => {
+      const receiver = await startReceiver()
+      const faults = async () => (await api('GET', '/sim/faults')).body.data.length
+      try {
+        // the server holds the cleanup's delete 10 s: longer than the 2 s a stopped run gives it
+        const path = await file('held-delete', [
+          {fault: {match: {method: 'DELETE', path: '/v1/webhook-endpoints/*'}, delay_ms: 10_000}},
+          {expect_event: {type: 'feedback.received', within: '60s'}},
+        ])
+        const run = spawnRunning(['scenario', 'run', path, '--json', '--forward-to', receiver.url], server.env)
+        await expect.poll(faults).toBe(1)
+        expect(await run.kill('SIGINT')).toBe(1)
+        const report = JSON.parse(run.stdout())
+        expect(report).toMatchObject({
+          interrupted: true,
+          left_behind: [
+            {
+              endpoint_id: report.forwarded_to.endpoint_id,
+              url: receiver.url,
+              error: 'interrupted: no answer 2 s after the run was stopped',
+            },
+          ],
+        })
+        await api('DELETE', '/sim/faults')
+        expect((await api('DELETE', `/webhook-endpoints/${report.forwarded_to.endpoint_id}`)).status).toBe(200)
+      } finally {
+        await api('DELETE', '/sim/faults')
+        await receiver.close()
+      }
+    },
+  )
 })
 
 describe('scenario list and validate', () => {
