@@ -1,5 +1,6 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 import type {Event, TablepayClient} from '../client/client.js'
+import {TablepayError} from '../client/errors.js'
 import {type SubsetDifference, subsetDifferences} from '../domain/json-subset.js'
 import {durationSeconds, type StepInput} from '../domain/scenario.js'
 
@@ -63,17 +64,23 @@ export async function awaitEvent(
   const expected = {type, ...json}
   let newest: Event | undefined
   let undelivered: Event | undefined
-  for (;;) {
-    const ofType = (await eventsSince(client, before)).filter((event) => event.type === type).reverse()
-    newest = ofType.at(-1)
-    const matching = ofType.filter((event) => subsetDifferences(expected, event).length === 0)
-    for (const event of matching) {
-      if (!mustBeDelivered || (await delivered(client, event))) return {title, ok: true, differences: [], event}
-      undelivered = event
+  try {
+    for (;;) {
+      const ofType = (await eventsSince(client, before)).filter((event) => event.type === type).reverse()
+      newest = ofType.at(-1)
+      const matching = ofType.filter((event) => subsetDifferences(expected, event).length === 0)
+      for (const event of matching) {
+        if (!mustBeDelivered || (await delivered(client, event))) return {title, ok: true, differences: [], event}
+        undelivered = event
+      }
+      if (performance.now() >= deadline) break
+      // an aborted run stops reading: the wait rejects, and the run's own abort says why
+      await sleep(POLL_MS, undefined, {signal})
     }
-    if (performance.now() >= deadline) break
-    // an aborted run stops reading: the wait rejects, and the run's own abort says why
-    await sleep(POLL_MS, undefined, {signal})
+  } catch (error) {
+    // the server failed a read (gone, too slow, a fault): the step fails, and the run goes on to its report
+    if (!(error instanceof TablepayError)) throw error
+    return {title, ok: false, differences: [], error: error.message}
   }
   if (undelivered)
     return {title, ok: false, differences: [], error: `${undelivered.id} matches, but no receiver acknowledged it`}

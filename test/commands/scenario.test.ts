@@ -84,6 +84,28 @@ describe('scenario run', () => {
     expect(stdout).toMatch(/^- 3 expect: skipped, a step before it failed$/m)
   })
 
+  it('an expectation whose reads the server fails is a failed step: the run, its report and its cleanup go on', async () => {
+    const path = await file('unread', [
+      {id: 'hook', webhook_endpoint: {url: '${receiver}', event_types: ['check.created']}},
+      {fault: {match: {method: 'GET', path: '/v1/events'}, status: 500}},
+      {expect_event: {type: 'feedback.received', within: '5s'}},
+      {expect: {get: '/webhook-endpoints/${hook.id}'}},
+    ])
+    const before = await endpointUrls()
+    try {
+      const {code, stdout} = await scenario(['run', path, '--json'])
+      expect(code).toBe(1)
+      const report = JSON.parse(stdout)
+      expect(report).toMatchObject({passed: 3, failed: 1, skipped: 0})
+      expect(report.steps[2]).toMatchObject({ok: false, error: expect.stringMatching(/^Simulated failure 500 /)})
+      // the endpoint made on the run's receiver is gone with it
+      expect(report).not.toHaveProperty('left_behind')
+      expect(await endpointUrls()).toEqual(before)
+    } finally {
+      await api('DELETE', '/sim/faults')
+    }
+  })
+
   it('--json prints one report object, with what differed, whichever the outcome', async () => {
     const path = await file('report', [OPEN, {expect: {get: '/checks/${open.id}', status: 404}}])
     const {code, stdout} = await scenario(['run', path, '--json'])
