@@ -6,6 +6,8 @@ const REMEDIES: Record<string, string> = {
   EPERM: 'let the user that runs tablepay read and write its files, or run tablepay as their owner',
   EROFS: 'make its file system writable, or give --data a dir on another one',
   EISDIR: 'move out of it the directory that stands where one of its files should be',
+  // what Node's rm throws for a directory where a file was to be removed
+  ERR_FS_EISDIR: 'move out of it the directory that stands where one of its files should be',
   EIO: 'its disk failed: copy the data dir to a sound disk and give --data the copy',
 }
 

@@ -155,8 +155,8 @@ class RecordsFile {
       }
       await rename(temp, this.path)
     } catch (error) {
-      // a failed rewrite leaves the old document in place, and nothing else behind
-      await rm(temp, {force: true})
+      // a failed rewrite leaves the old document in place, and nothing else behind if it can; its own error says why
+      await rm(temp, {force: true}).catch(() => undefined)
       throw error
     }
     this.bytes = bytes

@@ -1,5 +1,5 @@
 import {existsSync} from 'node:fs'
-import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -7,6 +7,7 @@ import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
 import {
   type CliServer,
   IN_MEMORY,
+  ROOT,
   runCommand,
   spawnRunning,
   spawnServe,
@@ -159,6 +160,37 @@ describe('serve --data DIR that cannot be made', () => {
       expect(stderr.replace(/\s*›\s*/g, ' ')).toContain(`${join(dir, 'checks.json')}):`)
       expect(stderr).toContain('move out of it the directory that stands where one of its files should be')
       expect(stderr).toContain('server_start_failed')
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
+  })
+
+  it('a stop whose compaction the disk refuses still exits 0, one ready line on stdout, the trouble on stderr', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tablepay-serve-'))
+    try {
+      const server = await startCliServer(['--data', dir, '--seed', 'fixtures/seed.json'])
+      const pushed = await fetch(`${server.url}/checks/external/stop-1`, {
+        method: 'PUT',
+        headers: {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json'},
+        body: await readFile(join(ROOT, 'fixtures', 'checks', 'open.json')),
+      })
+      expect(pushed.status).toBe(201)
+      // a directory where the stop's compaction writes the checks' next document: writing it fails with EISDIR
+      await mkdir(join(dir, '.checks.json.tmp'))
+      expect(await server.stop()).toBe(0)
+      expect(server.stdout().trimEnd().split('\n')).toHaveLength(1)
+      expect(server.stderr()).toContain(`store: stopping on ${dir} failed (EISDIR`)
+      expect(server.stderr()).toContain('Every change it answered is in its journal: the next start reads it.')
+      // a start names the directory in the way
+      const refused = await serveOn(dir)
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain('move out of it the directory that stands where one of its files should be')
+      // and once it is moved, reads the journal
+      await rm(join(dir, '.checks.json.tmp'), {recursive: true})
+      const again = await startCliServer(['--data', dir, '--seed', 'fixtures/seed.json'])
+      const read = await fetch(`${again.url}/checks/external/stop-1`, {headers: {authorization: `Bearer ${WRITE_KEY}`}})
+      expect(read.status).toBe(200)
+      expect(await again.stop()).toBe(0)
     } finally {
       await rm(dir, {recursive: true, force: true})
     }
