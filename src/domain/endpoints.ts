@@ -154,3 +154,17 @@ export function signingSecrets(
     return [endpoint.secret]
   return [endpoint.secret, endpoint.previous_secret]
 }
+
+/**
+ * The endpoint without its previous secret, once that has expired at scheduler time `clockNow` (ms); undefined
+ * when it has none or it signs still. A clock put back (a reset, a restore) would be before the expiry again:
+ * the secret is retired first, so that it never signs again (docs/api.md, "Rotation").
+ *
+ * @example
+ * retiredSecret(endpoint, clock.now()) // the endpoint without previous_secret, or undefined
+ */
+export function retiredSecret(endpoint: WebhookEndpointRecord, clockNow: number): WebhookEndpointRecord | undefined {
+  if (endpoint.previous_secret === undefined || signingSecrets(endpoint, clockNow).length > 1) return undefined
+  const {previous_secret: _secret, previous_secret_expires_at: _expiry, ...retired} = endpoint
+  return retired
+}

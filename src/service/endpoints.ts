@@ -8,6 +8,7 @@ import {
   endpointKey,
   knownSecretEndpoint,
   newSecret,
+  retiredSecret,
   rotateSecret,
   updateEndpoint,
 } from '../domain/endpoints.js'
@@ -195,4 +196,22 @@ async function latest(tx: Reader, endpoint: WebhookEndpointRecord): Promise<Webh
   const current = await tx.get('webhook_endpoints', endpointKey(endpoint))
   if (!current) throw new ApiError('not_found', `No webhook endpoint ${endpoint.id} in this account.`)
   return current
+}
+
+/**
+ * Retires every previous secret that has expired at scheduler time `clockNow`, before the clock is put back (a
+ * reset, a restore), where it would sign again (`retiredSecret`). One unit per account, each endpoint locked and
+ * decided again: a rotation meanwhile keeps its secrets.
+ */
+export async function retireExpiredSecrets(context: ServiceContext, outbox: Outbox, clockNow: number): Promise<void> {
+  const expired = (await context.storage.all('webhook_endpoints')).filter((e) => retiredSecret(e, clockNow))
+  for (const account of new Set(expired.map((endpoint) => endpoint.account_id))) {
+    await outbox.unit({reads: ['webhook_endpoints'], account}, async (tx) => {
+      for (const listed of expired.filter((endpoint) => endpoint.account_id === account)) {
+        const endpoint = await tx.getExclusive('webhook_endpoints', endpointKey(listed))
+        const retired = endpoint && retiredSecret(endpoint, clockNow)
+        if (retired) tx.put('webhook_endpoints', endpointKey(retired), retired)
+      }
+    })
+  }
 }

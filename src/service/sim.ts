@@ -1,6 +1,7 @@
 import {type CollectionName, type SettingRecord, settingRecord} from '../domain/records.js'
 import {CLOCK_SETTING} from '../webhooks/clock.js'
 import type {ServiceContext} from './context.js'
+import {retireExpiredSecrets} from './endpoints.js'
 import type {Faults} from './faults.js'
 import type {Outbox} from './outbox.js'
 import type {RequestLog} from './request-log.js'
@@ -72,6 +73,11 @@ export class Sim {
    */
   clockTurn<T>(change: () => Promise<T>): Promise<T> {
     return this.context.storage.shared?.clockTurn(change) ?? change()
+  }
+
+  /** Before the clock is put back: what had expired on it stays expired (a rotation's old secret, docs/api.md). */
+  retireExpired(clockNow: number): Promise<void> {
+    return retireExpiredSecrets(this.context, this.outbox, clockNow)
   }
 
   /** Saves the clock's offset before the clock moves: after a crash, retries scheduled on it are not in its future. */

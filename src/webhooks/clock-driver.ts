@@ -4,6 +4,8 @@ import type {SchedulerClock} from './clock.js'
 /** Where the clock's offset is saved, and whether other instances share it (`service.sim`). */
 export interface ClockStore {
   saveClockOffset(offset: number): Promise<void>
+  /** Before the clock is put back (scheduler ms `clockNow`): what had expired on it stays expired. */
+  retireExpired(clockNow: number): Promise<void>
   /** Other instances may share the clock (one database): they save it, and this one follows. */
   readonly shared: boolean
   clockOffset(): Promise<number>
@@ -146,6 +148,8 @@ export class ClockDriver {
   reset(): Promise<void> {
     return this.#queue(() =>
       this.store.clockTurn(async () => {
+        await this.syncClock()
+        await this.store.retireExpired(this.clock.now())
         await this.store.saveClockOffset(0)
         this.clock.reset()
         this.#disarm()
@@ -168,9 +172,15 @@ export class ClockDriver {
     return true
   }
 
-  /** Runs `change` once the advances and resets asked for before it have ended; none starts until it ends. */
-  alone<T>(change: () => Promise<T>): Promise<T> {
-    return this.#queue(change)
+  /**
+   * Runs a snapshot's `restore`, which may put the clock back, once the advances and resets asked for before it
+   * have ended, what had expired on the clock retired first; none starts until it ends.
+   */
+  restore<T>(restore: () => Promise<T>): Promise<T> {
+    return this.#queue(async () => {
+      await this.store.retireExpired(this.clock.now())
+      return restore()
+    })
   }
 
   // one clock change at a time: an advance starts from where the one before left the clock

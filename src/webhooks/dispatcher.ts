@@ -220,7 +220,7 @@ export class Dispatcher {
   }
 
   /** Runs a snapshot's `restore` between clock changes: no advance moves the clock under it (docs/api.md). */
-  restore = <T>(restore: () => Promise<T>): Promise<T> => this.#driver.alone(restore)
+  restore = <T>(restore: () => Promise<T>): Promise<T> => this.#driver.restore(restore)
 
   /** Puts the clock back on the wall clock; pending deliveries keep their due times (docs/api.md "Webhooks"). */
   reset = (): Promise<void> => this.#driver.reset()

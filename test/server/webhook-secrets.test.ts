@@ -218,6 +218,32 @@ describe('rotate-secret', () => {
     expect((await sim.api('POST', `/v1/webhook-endpoints/${created.id}/test`)).body.succeeded).toBe(true)
   })
 
+  it("an old secret that expired stays expired when the clock is put back: another account's restore, a reset", async () => {
+    const {receiver, sim, advance} = await setup()
+    // another account's snapshot, saved with the clock where it is now: restoring it puts the shared clock back
+    expect((await sim.api('POST', '/v1/sim/snapshots', {body: {name: 'early'}, key: OTHER_KEY})).status).toBe(201)
+    const endpoint = (await sim.api('POST', '/v1/webhook-endpoints', {body: {url: receiver.url}})).body
+    /** How many secrets sign the endpoint's test ping, sent now. */
+    const signing = async () => {
+      expect((await sim.api('POST', `/v1/webhook-endpoints/${endpoint.id}/test`)).body.succeeded).toBe(true)
+      return (receiver.received.at(-1)!.headers['x-tablepay-signature'] as string).match(/v1=/g)!.length
+    }
+    for (const putBack of [
+      () => sim.api('POST', '/v1/sim/snapshots/early/restore', {key: OTHER_KEY}),
+      () => sim.api('POST', '/v1/sim/clock/reset'),
+    ]) {
+      const rotated = await sim.api('POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, {
+        body: {expire_after_s: 60},
+      })
+      receiver.verifyWith(rotated.body.secret)
+      expect(await signing()).toBe(2)
+      await advance(120)
+      expect(await signing()).toBe(1)
+      expect((await putBack()).status).toBe(200)
+      expect(await signing()).toBe(1)
+    }
+  })
+
   it('shows the new secret in its answer and nowhere else: not in reads, lists, events, deliveries, nor any data file but private ones', async () => {
     const {receiver, sim, push} = await setup()
     const created = (

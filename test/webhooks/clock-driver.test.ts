@@ -21,6 +21,7 @@ function setup({shared = false, hold = false} = {}) {
   const store: ClockStore = {
     shared,
     saveClockOffset: async (offset) => void saved.push((savedOffset = offset)),
+    retireExpired: async () => {},
     clockOffset: async () => savedOffset,
     followClock: (listener) => {
       followers.push(listener)
@@ -153,6 +154,7 @@ describe('ClockDriver: the timer', () => {
     const store: ClockStore = {
       shared: false,
       saveClockOffset: async () => {},
+      retireExpired: async () => {},
       clockOffset: async () => 0,
       followClock: () => () => {},
       clockTurn: (change) => change(),
