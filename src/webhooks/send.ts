@@ -103,13 +103,20 @@ export function postDelivery(
       fail(why)
       request.destroy()
     }
-    timer = setTimeout(() => giveUp(`no answer within ${timeoutMs} ms`), timeoutMs)
+    // once its status came, the answer is that status, with the body read by the timeout or a socket error
+    let answered: (() => Omit<AttemptResult, 'duration_ms'>) | undefined
+    timer = setTimeout(() => {
+      if (answered) finish(answered())
+      giveUp(`no answer within ${timeoutMs} ms`)
+    }, timeoutMs)
     // a socket error wrapped as fetch wraps it, so the reason reads the same (ECONNREFUSED, ECONNRESET…)
-    request.on('error', (error) => fail(networkReason({cause: error})))
+    request.on('error', (error) => (answered ? finish(answered()) : fail(networkReason({cause: error}))))
     request.on('response', (response) => {
-      readHead(response, RESPONSE_LIMIT).then(
+      const head = readHead(response, RESPONSE_LIMIT)
+      answered = () => answer(response, head.read())
+      head.done.then(
         (text) => finish(answer(response, text)),
-        (error: unknown) => fail(networkReason({cause: error})),
+        () => finish(answered!()),
       )
     })
     // an attempt let go, by a stop or a restore, is never recorded (src/webhooks/flights.ts)
@@ -131,14 +138,14 @@ function answer(response: http.IncomingMessage, text: string): Omit<AttemptResul
 }
 
 /**
- * The first `limit` bytes of a body as text; once it has them the
- * connection is destroyed rather than the rest read.
+ * The first `limit` bytes of a body as text: `done` resolves with them when the body ends or once it has them
+ * (the connection is then destroyed rather than the rest read); `read` gives what came so far.
  */
-function readHead(response: http.IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const decoder = new TextDecoder()
-    let text = ''
-    let kept = 0
+function readHead(response: http.IncomingMessage, limit: number): {done: Promise<string>; read: () => string} {
+  const decoder = new TextDecoder()
+  let text = ''
+  let kept = 0
+  const done = new Promise<string>((resolve, reject) => {
     response.on('data', (chunk: Buffer) => {
       const part = chunk.subarray(0, limit - kept)
       kept += part.byteLength
@@ -151,4 +158,5 @@ function readHead(response: http.IncomingMessage, limit: number): Promise<string
     response.on('end', () => resolve(text + decoder.decode()))
     response.on('error', reject)
   })
+  return {done, read: () => text}
 }

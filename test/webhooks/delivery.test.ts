@@ -1,3 +1,5 @@
+import {createServer, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import Stripe from 'stripe'
 import {afterEach, describe, expect, it} from 'vitest'
 import {verifySignature} from '../../src/webhooks/signature.js'
@@ -132,6 +134,41 @@ describe('webhook delivery', () => {
       expect(delivery.status).toBe('pending')
       expect(delivery.attempts[0].error).toMatch(answer === 'hang' ? /no answer within 300 ms/ : /redirect/)
     }
+  })
+
+  it('an answer whose body does not end in time, or is cut short, is its status, with the body as far as it came', async () => {
+    const held: ServerResponse[] = []
+    const answering = createServer((req, res) => {
+      req.resume()
+      res.writeHead(req.url === '/failed' ? 500 : 200)
+      // the head and a part of the body; then nothing more, or the connection cut
+      res.write('partial', () => (req.url === '/cut' ? res.socket?.destroy() : held.push(res)))
+    })
+    await new Promise<void>((resolve) => answering.listen(0, '127.0.0.1', resolve))
+    cleanup.push(async () => {
+      for (const res of held) res.destroy()
+      await new Promise((resolve) => answering.close(resolve))
+    })
+    const origin = `http://127.0.0.1:${(answering.address() as AddressInfo).port}`
+    const {sim, register} = await setup(undefined, {serve: {receiverTimeoutMs: 300}})
+    const endpoints = new Map<string, string>()
+    for (const kind of ['slow', 'failed', 'cut'])
+      endpoints.set((await register(['check.created'], `${origin}/${kind}`)).id, kind)
+    await sim.api('PUT', '/v1/checks/external/t', {body: checkWith([['a', 1, 100]])})
+    const attempted = async () => {
+      const {data} = (await sim.api('GET', '/v1/deliveries')).body
+      return data.every((d: {attempts: unknown[]}) => d.attempts.length > 0) ? data : []
+    }
+    await expect.poll(async () => (await attempted()).length, {timeout: 10_000}).toBe(3)
+    const byKind = Object.fromEntries(
+      (await attempted()).map((d: {endpoint_id: string; status: string; attempts: object[]}) => [
+        endpoints.get(d.endpoint_id),
+        {status: d.status, ...d.attempts[0]},
+      ]),
+    )
+    expect(byKind.slow).toMatchObject({status: 'succeeded', status_code: 200, response_body: 'partial', error: null})
+    expect(byKind.cut).toMatchObject({status: 'succeeded', status_code: 200, response_body: 'partial', error: null})
+    expect(byKind.failed).toMatchObject({status: 'pending', status_code: 500, error: 'receiver answered 500'})
   })
 
   it('only subscribed event types are delivered; the ping reaches any endpoint', async () => {
