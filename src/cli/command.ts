@@ -29,7 +29,16 @@ export abstract class Command extends OclifCommand {
 
   /** One record of a command that keeps printing (`serve`, `deliveries tail`, `listen`): see output.ts. */
   protected emit(json: unknown, text: string): void {
+    this.#emitted = true
     outputFor(this.jsonEnabled()).emit(json, text)
+  }
+
+  #emitted = false
+
+  /** After records printed one per line (`emit`), an error body is one line too: the last of the JSON lines. */
+  override logJson(json: unknown): void {
+    if (this.#emitted) process.stdout.write(`${JSON.stringify(json)}\n`)
+    else super.logJson(json)
   }
 
   // Set by `fail`: with --json a failed check prints its report, not an error body.

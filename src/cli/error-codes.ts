@@ -34,6 +34,8 @@ export const CLI_ERROR_CODES = [
   'unexpected_answer',
   'nothing_due',
   'endpoint_not_removed',
+  // listen: its endpoint disabled by deliveries dead in a row
+  'endpoint_disabled',
   'server_start_failed',
   // exec: a COMMAND that could not be started
   'command_not_started',

@@ -32,7 +32,7 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
 
   static override exitCodes = {
     0: 'Stopped by Ctrl+C, SIGTERM or SIGHUP, the endpoint deleted; or --print-secret printed the secret.',
-    1: 'The server refused a request, or the endpoint could not be deleted on exit (endpoint_not_removed): the message says which.',
+    1: 'The server refused a request, the endpoint was disabled (endpoint_disabled), or it could not be deleted on exit (endpoint_not_removed): the message says which.',
     ...SECOND_SIGNAL_EXIT_CODES,
   }
 
@@ -101,6 +101,13 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
       for await (const {delivery, attempt} of messages) {
         if (delivery.endpoint_id !== endpoint.id) continue
         this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))
+        // deliveries dead in a row disable the endpoint (SPEC 6.6): nothing more comes to it, so say so and end
+        if (delivery.status === 'dead' && (await this.tailClient.getWebhookEndpoint(endpoint.id)).status === 'disabled')
+          this.error(`Endpoint ${endpoint.id} was disabled: its deliveries died in a row (serve --disable-after).`, {
+            exit: 1,
+            code: 'endpoint_disabled',
+            suggestions: ['Make the receiver answer 2xx, then run tablepay listen again: it registers a new endpoint.'],
+          })
       }
     } catch (error) {
       failure = error
