@@ -241,7 +241,7 @@ export type KeyInfo = z.infer<typeof KeyInfo>
  * PostgreSQL can query, and a user and password that decode, which an attempt sends as Basic authorization.
  */
 export const EndpointUrl = z
-  .url({protocol: /^https?$/})
+  .url({protocol: /^https?$/, error: 'must be an http:// or https:// URL, like https://example.com/webhooks'})
   .max(2048)
   .refine(queryable, QUERYABLE_RULE)
   .refine(userInfoDecodes, 'must hold a user and password whose %-escapes decode (they are sent decoded)')
@@ -249,8 +249,9 @@ function userInfoDecodes(url: string): boolean {
   try {
     const {username, password} = new URL(url)
     return [username, password].every((part) => decodeURIComponent(part) !== undefined)
-  } catch {
-    return false
+  } catch (error) {
+    // no URL at all, which the first check says: nothing of it to decode
+    return !(error instanceof URIError)
   }
 }
 const EndpointDescription = z.string().max(500).refine(queryable, QUERYABLE_RULE)

@@ -38,6 +38,17 @@ describe('POST /webhook-endpoints', () => {
     }
   })
 
+  it('refuses a URL that is not http(s), or no URL at all, with one message that says what to give', async () => {
+    for (const url of ['https://example.com:99999/x', 'ftp://127.0.0.1/x', 'not a url', 'http://a b/']) {
+      const refused = await sim.api('POST', '/v1/webhook-endpoints', {body: {url}})
+      expect([url, refused.status, refused.body.error.details]).toEqual([
+        url,
+        422,
+        [{path: 'url', message: 'must be an http:// or https:// URL, like https://example.com/webhooks'}],
+      ])
+    }
+  })
+
   it('refuses an empty event_types on that field, registering nothing', async () => {
     const before = (await sim.api('GET', '/v1/webhook-endpoints?limit=100')).body.data.length
     const refused = await sim.api('POST', '/v1/webhook-endpoints', {
