@@ -1,6 +1,7 @@
 import {readFileSync} from 'node:fs'
-import {rm, writeFile} from 'node:fs/promises'
+import {readFile, rm, writeFile} from 'node:fs/promises'
 import {createServer, type IncomingHttpHeaders, type Server} from 'node:http'
+import {createServer as createHttpsServer} from 'node:https'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import Stripe from 'stripe'
@@ -181,6 +182,25 @@ describe('sign --forward-to', () => {
     const json = await runCli([...args, '--json'])
     expect(json.code).toBe(1)
     expect(JSON.parse(json.stdout).error).toMatchObject({code: 'receiver_rejected'})
+  })
+
+  it('a receiver whose certificate Node does not trust gets a hint on how to trust it', async () => {
+    const [cert, key] = await Promise.all(
+      ['crt', 'key'].map((ext) => readFile(join(ROOT, 'test', 'fixtures', 'tls', `server.${ext}`))),
+    )
+    const tls = createHttpsServer({cert, key}, (_req, res) => res.end())
+    const tlsUrl = (await listen(tls)).replace(/^http:/, 'https:')
+    try {
+      const {code, stdout} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', tlsUrl, '--json'])
+      expect(code).toBe(1)
+      expect(JSON.parse(stdout).error).toMatchObject({
+        code: 'connection_failed',
+        message: expect.stringContaining('DEPTH_ZERO_SELF_SIGNED_CERT'),
+        suggestions: [expect.stringContaining('NODE_EXTRA_CA_CERTS')],
+      })
+    } finally {
+      await close(tls)
+    }
   })
 
   it('exits 1 with connection_failed when nothing listens', async () => {

@@ -1,4 +1,4 @@
-import {networkReason} from '../../shared/network-reason.js'
+import {certificateHint, networkReason} from '../../shared/network-reason.js'
 // --forward-to sends what a delivery sends, and holds the receiver to the same limit (docs/api.md, "Webhooks")
 import {deliveryHeaders, RECEIVER_TIMEOUT_MS} from '../../webhooks/send.js'
 import {SIGNATURE_HEADER, signPayload} from '../../webhooks/signature.js'
@@ -93,9 +93,10 @@ async function post(url: URL, payload: Buffer, headers: Record<string, string>):
         suggestions: ['Answer a delivery with a 2xx first, then do the slow work.'],
       })
     }
-    throw await cliError(`Could not reach ${url} (${networkReason(error)}).`, {
+    const reason = networkReason(error)
+    throw await cliError(`Could not reach ${url} (${reason}).`, {
       code: 'connection_failed',
-      suggestions: ['Start the receiver, or check the --forward-to URL.'],
+      suggestions: [certificateHint(reason) ?? 'Start the receiver, or check the --forward-to URL.'],
     })
   }
   if (answer.ok) return answer
