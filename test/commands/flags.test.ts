@@ -132,6 +132,10 @@ describe('a bad command line exits 2 with and without --json', () => {
     ['a --forward-to that is no URL (webhooks update)', ['webhooks', 'update', 'we_x', '--forward-to', 'hooks']],
     ['a --forward-to that is no URL (listen)', ['listen', '--forward-to', '3000/hooks']],
     [
+      'a chaos setting given twice (listen)',
+      ['listen', '--forward-to', RECEIVER, '--chaos', 'duplicate=0.5,duplicate=0'],
+    ],
+    [
       '--url in receiver check (the receiver is --forward-to)',
       ['receiver', 'check', '--url', RECEIVER, '--secret', 'whsec_x'],
     ],

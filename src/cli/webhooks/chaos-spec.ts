@@ -32,11 +32,15 @@ export function parseSeed(text: string): number {
  */
 export function parseChaosSpec(text: string): ChaosInput {
   const input: ChaosInput = {}
+  const given = new Set<string>()
   for (const part of text
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean)) {
     const [key, value = ''] = part.split('=', 2) as [string, string?]
+    // the second would silently win over the first
+    if (given.has(key)) throw new Error(`"${key}" is given twice: give each chaos setting once`)
+    given.add(key)
     if (key === 'duplicate') input.duplicate = parseProbability(value)
     else if (key === 'reorder') input.reorder_window_s = parseWindow(value)
     else if (key === 'seed') input.seed = parseSeed(value)
