@@ -44,11 +44,16 @@ describe('clock advance', () => {
     expect(clock.offset_seconds).toBeLessThanOrEqual(5460)
   })
 
-  it('refuses a DURATION it cannot read with exit 2', async () => {
+  it('refuses a DURATION it cannot read, or one of zero, with exit 2, saying how to write one', async () => {
     const {cli} = await setup()
-    const {code, stderr} = await cli(['clock', 'advance', '2 hours'])
-    expect(code).toBe(2)
-    expect(stderr).toContain('is not a duration above zero')
+    for (const [duration, says] of [
+      ['2 hours', '"2 hours" is not a duration: write it like 90,'],
+      ['0s', '"0s" is not a duration above zero: write it like 90,'],
+    ]) {
+      const {code, stderr} = await cli(['clock', 'advance', duration!])
+      expect(code).toBe(2)
+      expect(stderr.replace(/\s*›\s*/g, ' ')).toContain(says)
+    }
   })
 })
 
@@ -100,5 +105,8 @@ describe('serve webhook flags', () => {
     expect(code).toBe(2)
     expect(stderr).toContain('--retry-schedule: ')
     expect(stderr).toContain('"soon" is not a duration')
+    const zero = await runCommand(['serve', '--memory', '--port', '0', '--retry-schedule', '1s,0s'])
+    expect(zero.code).toBe(2)
+    expect(zero.stderr).toContain('--retry-schedule: "0s" is not a duration above zero: write it like 90,')
   })
 })

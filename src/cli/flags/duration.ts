@@ -7,8 +7,14 @@ export function positive(value: number, text: string): number {
   return value
 }
 
-/** A duration above zero in seconds, or an error that quotes `text`. */
-export const positiveDuration = (text: string): number => positive(parseDuration(text), text)
+/** A duration above zero in seconds, or an error that quotes `text` and says how to write one. */
+export const positiveDuration = (text: string): number => positiveSeconds(parseDuration(text), text)
+
+/** `seconds`, read from `text`, when above zero. */
+function positiveSeconds(seconds: number, text: string): number {
+  if (!(seconds > 0)) throw new Error(`"${text}" is not a duration above zero: write it like 90, 45s, 5m, 2h or 1h30m`)
+  return seconds
+}
 
 /** A flag whose value is a duration (`90`, `500ms`, `2h`, `1h30m`), parsed to seconds. */
 export const duration = Flags.custom<number>({
@@ -22,5 +28,5 @@ export const durationOrNone = Flags.custom<number>({
 
 /** A flag whose value is a comma-separated list of durations, parsed to seconds. */
 export const durationList = Flags.custom<number[]>({
-  parse: async (text) => parseDurationList(text).map((seconds) => positive(seconds, text)),
+  parse: async (text) => parseDurationList(text).map((seconds, i) => positiveSeconds(seconds, text.split(',')[i]!)),
 })

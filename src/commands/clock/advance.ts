@@ -66,11 +66,8 @@ returns when all of it has run.`
   private parseDuration(text: string): number {
     try {
       return positiveDuration(text)
-    } catch {
-      this.error(`"${text}" is not a duration above zero: write it like 90, 45s, 5m, 2h, 1d or 1h30m.`, {
-        exit: 2,
-        code: 'invalid_usage',
-      })
+    } catch (error) {
+      this.error(`${(error as Error).message}.`, {exit: 2, code: 'invalid_usage'})
     }
   }
 }
