@@ -1,3 +1,5 @@
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {verifySignature} from '../../src/webhooks/signature.js'
 import {type ApiServer, startApiServer} from '../helpers/api-server.js'
@@ -94,6 +96,25 @@ describe('webhooks create|list|delete|ping', () => {
     const result = JSON.parse((await cli(['webhooks', 'ping', endpoint.id, '--json'])).stdout)
     expect(result).toMatchObject({succeeded: false, status_code: 500, endpoint_id: endpoint.id})
     await json(['webhooks', 'delete', endpoint.id])
+  })
+
+  it("ping shows the first line of a failed answer, as listen does, not the whole answer's escapes", async () => {
+    const erring = createServer((req, res) => {
+      req.resume()
+      res.writeHead(500).end('\nInternal error: no handler\n    at route (app.js:12)\n')
+    })
+    await new Promise<void>((resolve) => erring.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(erring.address() as AddressInfo).port}/hooks`
+      const endpoint = await json(['webhooks', 'create', url])
+      const {code, stdout} = await cli(['webhooks', 'ping', endpoint.id])
+      expect(code).toBe(1)
+      expect(stdout).toContain('Its answer: "Internal error: no handler"\n')
+      expect(stdout).not.toContain('app.js')
+      await json(['webhooks', 'delete', endpoint.id])
+    } finally {
+      await new Promise((resolve) => erring.close(resolve))
+    }
   })
 
   it('ping to a URL where nothing listens says to start the receiver', async () => {

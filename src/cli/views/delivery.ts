@@ -26,8 +26,12 @@ function answerOf(attempt: DeliveryAttempt): string {
 
 /** What the receiver said: the first line of a failed attempt's answer, quoted, cut to 120 characters, printable. */
 export function answerFirstLine(attempt: DeliveryAttempt): string {
-  if (attemptOk(attempt)) return ''
-  const line = attempt.response_body
+  return attemptOk(attempt) ? '' : firstLine(attempt.response_body)
+}
+
+/** The first line of a receiver's answer that holds anything, quoted, cut to 120 characters, printable. */
+export function firstLine(body: string | null | undefined): string {
+  const line = body
     ?.split(/\r?\n/)
     .map((l) => l.trim())
     .find(Boolean)

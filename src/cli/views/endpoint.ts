@@ -4,6 +4,8 @@ import {formatDuration} from '../../domain/duration.js'
 import {style} from './style.js'
 import {type Column, renderTable} from './table.js'
 import {printable} from './printable.js'
+import {firstLine} from './delivery.js'
+import {certificateHint} from '../../shared/network-reason.js'
 
 const COLUMNS: Column<WebhookEndpoint>[] = [
   {header: 'ID', value: (e) => e.id},
@@ -40,13 +42,14 @@ export function renderTestResult(result: WebhookTestResult): string {
   if (result.succeeded)
     return `${style.green('ok')} ${endpoint} ${answer} in ${result.duration_ms} ms (ping ${printable(result.event_id)})`
   // the receiver's answer, whatever it holds, cannot act on the terminal
-  const body = result.response_body ? `\nIts answer: ${printable(result.response_body.slice(0, 300))}` : ''
-  const refused =
+  const line = firstLine(result.response_body)
+  const body = line ? `\nIts answer: ${line}` : ''
+  const next =
     result.error === 'ECONNREFUSED'
-      ? "\nNothing listens at the endpoint's URL (`tablepay webhooks list` shows it): start your receiver, then ping again."
-      : ''
+      ? "Nothing listens at the endpoint's URL (`tablepay webhooks list` shows it): start your receiver, then ping again."
+      : certificateHint(result.error ?? '')
   const error = printable(result.error ?? '')
-  return `${style.red('failed')} ${endpoint} ${answer} after ${result.duration_ms} ms: ${error}${body}${refused}`
+  return `${style.red('failed')} ${endpoint} ${answer} after ${result.duration_ms} ms: ${error}${body}${next ? `\n${next}` : ''}`
 }
 
 // The receiver side: rotation, updates, recovery and chaos.
