@@ -1,7 +1,8 @@
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {startServer} from '../../src/server/start.js'
-import {advanceProgress} from '../../src/cli/views/clock.js'
+import type {Clock} from '../../src/domain/schemas.js'
+import {advanceProgress, renderClock} from '../../src/cli/views/clock.js'
 import {renderAttemptLine} from '../../src/cli/views/delivery.js'
 import {checkWith} from '../helpers/checks.js'
 import {startServeFlags} from '../helpers/api-server.js'
@@ -28,6 +29,15 @@ async function setup(respond?: Parameters<typeof startReceiver>[0]) {
 }
 
 describe('clock show and clock reset', () => {
+  it('show counts a --time-scale clock ahead by how far it ran, not only by its advances', () => {
+    const real = Date.parse('2026-01-01T12:00:00Z')
+    const clock: Clock = {object: 'clock', advance: null, offset_seconds: 0, time_scale: 60, now: ''}
+    const ran = {...clock, now: '2026-01-01T12:12:00.000Z'}
+    expect(renderClock(ran, real)).toMatch(/\(12m ahead of real time, running 60x\)\.$/)
+    const advanced = {...clock, offset_seconds: 3600, now: '2026-01-01T13:12:00.000Z'}
+    expect(renderClock(advanced, real)).toMatch(/\(1h12m ahead of real time, running 60x\)\.$/)
+  })
+
   it('show says how far advances put the clock ahead; reset puts it back on real time and leaves retries due when they were', async () => {
     const {receiver, cli, json, push, endpoint} = await setup(() => 500)
     expect((await cli(['clock', 'show'])).stdout).toMatch(

@@ -2,17 +2,21 @@ import type {Clock} from '../../client/client.js'
 import {formatDuration} from '../../domain/duration.js'
 import {formatDateTime, plural} from './format.js'
 
-/** `2h30m ahead of real time`, or `on real time`: how far advances have moved the clock. */
-function lead(clock: Clock): string {
+/**
+ * `2h30m ahead of real time`, or `on real time`: how far advances have moved the clock, and a faster one
+ * (`--time-scale`) has run ahead since, against `now` (wall clock, ms).
+ */
+function lead(clock: Clock, now: number): string {
   // an advance's target counts the real time its attempts took: to the second is what matters
-  const seconds = Math.round(clock.offset_seconds)
+  const ahead = clock.time_scale === 1 ? clock.offset_seconds : (Date.parse(clock.now) - now) / 1000
+  const seconds = Math.round(ahead)
   return seconds > 0 ? `${formatDuration(seconds)} ahead of real time` : 'on real time'
 }
 
 /** What `clock show` prints: the scheduler time, how far it is ahead, and its speed. */
-export function renderClock(clock: Clock): string {
+export function renderClock(clock: Clock, now = Date.now()): string {
   const speed = clock.time_scale === 1 ? '' : `, running ${clock.time_scale}x`
-  return `Scheduler clock: ${formatDateTime(clock.now)} (${lead(clock)}${speed}).`
+  return `Scheduler clock: ${formatDateTime(clock.now)} (${lead(clock, now)}${speed}).`
 }
 
 /**
