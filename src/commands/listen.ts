@@ -101,13 +101,7 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
       for await (const {delivery, attempt} of messages) {
         if (delivery.endpoint_id !== endpoint.id) continue
         this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))
-        // deliveries dead in a row disable the endpoint (SPEC 6.6): nothing more comes to it, so say so and end
-        if (delivery.status === 'dead' && (await this.tailClient.getWebhookEndpoint(endpoint.id)).status === 'disabled')
-          this.error(`Endpoint ${endpoint.id} was disabled: its deliveries died in a row (serve --disable-after).`, {
-            exit: 1,
-            code: 'endpoint_disabled',
-            suggestions: ['Make the receiver answer 2xx, then run tablepay listen again: it registers a new endpoint.'],
-          })
+        if (delivery.status === 'dead') this.#endIfDisabled(await this.tailClient.getWebhookEndpoint(endpoint.id))
       }
     } catch (error) {
       failure = error
@@ -161,10 +155,24 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
     return endpoint
   }
 
-  // A server restarted on its data dir still has the endpoint; one that lost its data needs a new one.
+  /**
+   * Deliveries dead in a row disable the endpoint (SPEC 6.6): nothing more comes to it, so `listen` says so and
+   * ends, whether it saw the attempt that did it or was away meanwhile.
+   */
+  #endIfDisabled({id, status}: Pick<Endpoint, 'id' | 'status'>): void {
+    if (status !== 'disabled') return
+    this.error(`Endpoint ${id} was disabled: its deliveries died in a row (serve --disable-after).`, {
+      exit: 1,
+      code: 'endpoint_disabled',
+      suggestions: ['Make the receiver answer 2xx, then run tablepay listen again: it registers a new endpoint.'],
+    })
+  }
+
+  // A server restarted on its data dir still has the endpoint (disabled meanwhile, perhaps); one that lost its
+  // data needs a new one.
   async #reconnected(endpoint: Endpoint): Promise<Endpoint> {
     try {
-      await this.tailClient.getWebhookEndpoint(endpoint.id)
+      this.#endIfDisabled(await this.tailClient.getWebhookEndpoint(endpoint.id))
       return endpoint
     } catch (error) {
       if (!(error instanceof TablepayApiError && error.status === 404)) throw error

@@ -9,6 +9,7 @@ import {startApiServer, startServeFlags} from '../helpers/api-server.js'
 import {startServer} from '../../src/server/start.js'
 import {type CliProcess, cliFor, ROOT, spawnRunning, startCommand, WRITE_KEY} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
+import {relay} from '../helpers/relay.js'
 import {call} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -95,32 +96,48 @@ const serveOn = (port: number, dataDir?: string) =>
   startServer({port, host: '127.0.0.1', dataDir, seedFile: join(ROOT, 'fixtures', 'seed.json')})
 
 describe('listen --forward-to', () => {
-  it('ends, saying why, when deliveries dead in a row disable its endpoint; the endpoint is removed', async () => {
-    const [server, receiver] = await Promise.all([
-      startServeFlags(['--retry-schedule', '1m', '--disable-after', '1']),
-      startReceiver(() => 500),
-    ])
-    cleanup.push(
-      () => server.stop(),
-      () => receiver.close(),
-    )
-    const {listen} = await startListen(server.env, ['--forward-to', receiver.url, '-e', 'check.created'])
-    await pushTo(server.url)('dead-1')
-    await attemptLines(listen, 1)
-    // its retry fails too: the delivery dies, and with it the endpoint
-    const origin = server.url.replace(/\/v1$/, '')
-    const advanced = await call(origin, 'POST', '/v1/sim/clock/advance', {body: {seconds: 60}})
-    expect(advanced.body.attempts).toBe(1)
-    const {code, stdout} = await listen.done
-    expect(code).toBe(1)
-    const lines = stdout
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line))
-    expect(lines.at(-2)).toMatchObject({attempt: 2, delivery_status: 'dead'})
-    expect(lines.at(-1).error).toMatchObject({code: 'endpoint_disabled'})
-    expect((await call(origin, 'GET', '/v1/webhook-endpoints')).body.data).toEqual([])
-  })
+  it.each([
+    ['as it watches', false],
+    ['while its stream was away', true],
+  ])(
+    'ends, saying why, when deliveries dead in a row disable its endpoint %s; the endpoint is removed',
+    async (_, away) => {
+      const [server, receiver, port] = await Promise.all([
+        startServeFlags(['--retry-schedule', '1m', '--disable-after', '1']),
+        startReceiver(() => 500),
+        freePort(),
+      ])
+      // listen reaches the server through a relay that the test cuts, as a lost network would
+      const network = relay(port, new URL(server.url))
+      await network.open()
+      cleanup.push(
+        () => server.stop(),
+        () => receiver.close(),
+        () => network.cut(),
+      )
+      const env = {TABLEPAY_URL: `http://127.0.0.1:${port}`, TABLEPAY_API_KEY: WRITE_KEY}
+      const {listen} = await startListen(env, ['--forward-to', receiver.url, '-e', 'check.created'])
+      await pushTo(server.url)('dead-1')
+      await attemptLines(listen, 1)
+      if (away) {
+        await network.cut()
+        await listen.waitForStderr('Stream dropped')
+      }
+      // its retry fails too: the delivery dies, and with it the endpoint
+      const origin = server.url.replace(/\/v1$/, '')
+      const advanced = await call(origin, 'POST', '/v1/sim/clock/advance', {body: {seconds: 60}})
+      expect(advanced.body.attempts).toBe(1)
+      if (away) await network.open()
+      const {code, stdout} = await listen.done
+      expect(code).toBe(1)
+      const lines = stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+      expect(lines.at(-1).error).toMatchObject({code: 'endpoint_disabled'})
+      expect((await call(origin, 'GET', '/v1/webhook-endpoints')).body.data).toEqual([])
+    },
+  )
 
   it('registers an endpoint, prints its secret and each attempt, and removes the endpoint on Ctrl+C', async () => {
     const {server, receiver, json, push} = await setup()
