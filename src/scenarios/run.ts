@@ -51,7 +51,10 @@ export interface ScenarioReport {
   forwarded_to?: {url: string; endpoint_id: string}
   /** Endpoints the run made for itself and could not remove, with why: delete them (docs/scenarios.md, "Running"). */
   left_behind?: LeftBehind[]
-  /** Stopped (`signal`, a Ctrl+C) while a step was under way: that step failed, those after it were skipped. */
+  /**
+   * Stopped (`signal`, a Ctrl+C) while a step was under way (that step failed, those after it were skipped), or
+   * during the cleanup, which it cut short: not `ok` either way.
+   */
   interrupted?: true
 }
 
@@ -148,6 +151,8 @@ export async function runScenario(
     // (the steps that would delete the receiver's endpoints do not run after a failed action)
     const forwardedTo = forwarded ? [{id: forwarded.endpoint_id, url: forwarded.url}] : []
     leftBehind = await cleanUp(state, [...forwardedTo, ...state.onReceiver])
+    // stopped during the cleanup, which it then cut short
+    if (signal?.aborted) interrupted = true
   }
   const count = (test: (s: StepReport) => boolean) => steps.filter(test).length
   const failed = count((s) => !s.ok && !s.skipped)
@@ -155,7 +160,7 @@ export async function runScenario(
   return {
     scenario: scenario.name,
     run: state.run,
-    ok: failed === 0 && skippedCount === 0,
+    ok: failed === 0 && skippedCount === 0 && !interrupted,
     passed: count((s) => s.ok),
     failed,
     skipped: skippedCount,

@@ -374,6 +374,30 @@ describe('scenario run', () => {
       }
     },
   )
+
+  it(
+    'stopped during its cleanup, a run is interrupted, not ok, and names what it left',
+    {timeout: 30_000},
+    async () => {
+      // the steps all hold; the server holds the cleanup's delete of the endpoint on the run's receiver
+      const path = await file('held-cleanup', [
+        {webhook_endpoint: {url: '${receiver}', event_types: ['check.created']}},
+        {fault: {match: {method: 'DELETE', path: '/v1/webhook-endpoints/*'}, delay_ms: 10_000}},
+      ])
+      const before = await endpointUrls()
+      try {
+        const run = spawnRunning(['scenario', 'run', path], server.env)
+        await run.waitForOutput('✓ 2 fault')
+        expect(await run.kill('SIGINT')).toBe(1)
+        expect(run.stdout()).toMatch(/could not be removed \(interrupted: no answer 2 s after the run was stopped\)/)
+        expect(run.stderr()).toContain('The scenario run was interrupted.')
+      } finally {
+        await api('DELETE', '/sim/faults')
+        for (const endpoint of (await api('GET', '/webhook-endpoints?limit=100')).body.data)
+          if (!before.includes(endpoint.url)) await api('DELETE', `/webhook-endpoints/${endpoint.id}`)
+      }
+    },
+  )
 })
 
 describe('scenario list and validate', () => {
