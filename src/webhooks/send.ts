@@ -110,7 +110,11 @@ export function postDelivery(
       giveUp(`no answer within ${timeoutMs} ms`)
     }, timeoutMs)
     // a socket error wrapped as fetch wraps it, so the reason reads the same (ECONNREFUSED, ECONNRESET…)
-    request.on('error', (error) => (answered ? finish(answered()) : fail(networkReason({cause: error}))))
+    request.on('error', (error) => {
+      // after the status, the body read first: what came in the packet with the error is still being passed on
+      if (answered) setImmediate(() => finish(answered!()))
+      else fail(networkReason({cause: error}))
+    })
     request.on('response', (response) => {
       const head = readHead(response, RESPONSE_LIMIT)
       answered = () => answer(response, head.read())

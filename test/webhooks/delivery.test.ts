@@ -140,6 +140,8 @@ describe('webhook delivery', () => {
     const held: ServerResponse[] = []
     const answering = createServer((req, res) => {
       req.resume()
+      // a whole answer, then bytes no answer holds: the client's parser fails in the packet that brought the body
+      if (req.url === '/extra') return void req.socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokGARBAGE')
       res.writeHead(req.url === '/failed' ? 500 : 200)
       // the head and a part of the body; then nothing more, or the connection cut
       res.write('partial', () => (req.url === '/cut' ? res.socket?.destroy() : held.push(res)))
@@ -152,14 +154,14 @@ describe('webhook delivery', () => {
     const origin = `http://127.0.0.1:${(answering.address() as AddressInfo).port}`
     const {sim, register} = await setup(undefined, {serve: {receiverTimeoutMs: 300}})
     const endpoints = new Map<string, string>()
-    for (const kind of ['slow', 'failed', 'cut'])
+    for (const kind of ['slow', 'failed', 'cut', 'extra'])
       endpoints.set((await register(['check.created'], `${origin}/${kind}`)).id, kind)
     await sim.api('PUT', '/v1/checks/external/t', {body: checkWith([['a', 1, 100]])})
     const attempted = async () => {
       const {data} = (await sim.api('GET', '/v1/deliveries')).body
       return data.every((d: {attempts: unknown[]}) => d.attempts.length > 0) ? data : []
     }
-    await expect.poll(async () => (await attempted()).length, {timeout: 10_000}).toBe(3)
+    await expect.poll(async () => (await attempted()).length, {timeout: 10_000}).toBe(4)
     const byKind = Object.fromEntries(
       (await attempted()).map((d: {endpoint_id: string; status: string; attempts: object[]}) => [
         endpoints.get(d.endpoint_id),
@@ -169,6 +171,7 @@ describe('webhook delivery', () => {
     expect(byKind.slow).toMatchObject({status: 'succeeded', status_code: 200, response_body: 'partial', error: null})
     expect(byKind.cut).toMatchObject({status: 'succeeded', status_code: 200, response_body: 'partial', error: null})
     expect(byKind.failed).toMatchObject({status: 'pending', status_code: 500, error: 'receiver answered 500'})
+    expect(byKind.extra).toMatchObject({status: 'succeeded', status_code: 200, response_body: 'ok', error: null})
   })
 
   it('only subscribed event types are delivered; the ping reaches any endpoint', async () => {
