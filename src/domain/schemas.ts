@@ -241,7 +241,10 @@ export type KeyInfo = z.infer<typeof KeyInfo>
  * PostgreSQL can query, and a user and password that decode, which an attempt sends as Basic authorization.
  */
 export const EndpointUrl = z
-  .url({protocol: /^https?$/, error: 'must be an http:// or https:// URL, like https://example.com/webhooks'})
+  .url({
+    protocol: /^https?$/,
+    error: 'must be a valid http:// or https:// URL (scheme, host, port), like https://example.com/webhooks',
+  })
   .max(2048)
   .refine(queryable, QUERYABLE_RULE)
   .refine(userInfoDecodes, 'must hold a user and password whose %-escapes decode (they are sent decoded)')

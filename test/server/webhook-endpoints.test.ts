@@ -44,7 +44,12 @@ describe('POST /webhook-endpoints', () => {
       expect([url, refused.status, refused.body.error.details]).toEqual([
         url,
         422,
-        [{path: 'url', message: 'must be an http:// or https:// URL, like https://example.com/webhooks'}],
+        [
+          {
+            path: 'url',
+            message: 'must be a valid http:// or https:// URL (scheme, host, port), like https://example.com/webhooks',
+          },
+        ],
       ])
     }
   })
