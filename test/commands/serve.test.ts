@@ -169,6 +169,7 @@ describe('serve --data DIR that cannot be made', () => {
     const dir = await mkdtemp(join(tmpdir(), 'tablepay-serve-'))
     try {
       const server = await startCliServer(['--data', dir, '--seed', 'fixtures/seed.json'])
+      onTestFinished(() => void server.kill('SIGKILL'))
       const pushed = await fetch(`${server.url}/checks/external/stop-1`, {
         method: 'PUT',
         headers: {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json'},
@@ -188,6 +189,7 @@ describe('serve --data DIR that cannot be made', () => {
       // and once it is moved, reads the journal
       await rm(join(dir, '.checks.json.tmp'), {recursive: true})
       const again = await startCliServer(['--data', dir, '--seed', 'fixtures/seed.json'])
+      onTestFinished(() => void again.kill('SIGKILL'))
       const read = await fetch(`${again.url}/checks/external/stop-1`, {headers: {authorization: `Bearer ${WRITE_KEY}`}})
       expect(read.status).toBe(200)
       expect(await again.stop()).toBe(0)
