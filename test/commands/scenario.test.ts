@@ -353,7 +353,8 @@ describe('scenario run', () => {
           {expect_event: {type: 'feedback.received', within: '60s'}},
         ])
         const run = spawnRunning(['scenario', 'run', path, '--json', '--forward-to', receiver.url], server.env)
-        await expect.poll(faults).toBe(1)
+        // a process of its own: its start alone may take a few seconds on a busy machine
+        await expect.poll(faults, {timeout: 15_000}).toBe(1)
         expect(await run.kill('SIGINT')).toBe(1)
         const report = JSON.parse(run.stdout())
         expect(report).toMatchObject({
