@@ -48,7 +48,7 @@ describe('clock advance', () => {
     const {cli} = await setup()
     for (const [duration, says] of [
       ['2 hours', '"2 hours" is not a duration: write it like 90,'],
-      ['0s', '"0s" is not a duration above zero: write it like 90,'],
+      ['0s', '"0s" is not a duration above zero: write it like 90, 45s, 5m, 2h, 1d or 1h30m.'],
     ]) {
       const {code, stderr} = await cli(['clock', 'advance', duration!])
       expect(code).toBe(2)

@@ -29,13 +29,15 @@ async function setup(respond?: Parameters<typeof startReceiver>[0]) {
 }
 
 describe('clock show and clock reset', () => {
-  it('show counts a --time-scale clock ahead by how far it ran, not only by its advances', () => {
+  it('show counts a --time-scale clock ahead, or behind, by how far it ran, not only by its advances', () => {
     const real = Date.parse('2026-01-01T12:00:00Z')
     const clock: Clock = {object: 'clock', advance: null, offset_seconds: 0, time_scale: 60, now: ''}
     const ran = {...clock, now: '2026-01-01T12:12:00.000Z'}
     expect(renderClock(ran, real)).toMatch(/\(12m ahead of real time, running 60x\)\.$/)
     const advanced = {...clock, offset_seconds: 3600, now: '2026-01-01T13:12:00.000Z'}
     expect(renderClock(advanced, real)).toMatch(/\(1h12m ahead of real time, running 60x\)\.$/)
+    const slower = {...clock, time_scale: 0.5, now: '2026-01-01T11:59:30.000Z'}
+    expect(renderClock(slower, real)).toMatch(/\(30s behind real time, running 0\.5x\)\.$/)
   })
 
   it('show says how far advances put the clock ahead; reset puts it back on real time and leaves retries due when they were', async () => {

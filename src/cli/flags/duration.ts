@@ -12,7 +12,8 @@ export const positiveDuration = (text: string): number => positiveSeconds(parseD
 
 /** `seconds`, read from `text`, when above zero. */
 function positiveSeconds(seconds: number, text: string): number {
-  if (!(seconds > 0)) throw new Error(`"${text}" is not a duration above zero: write it like 90, 45s, 5m, 2h or 1h30m`)
+  if (!(seconds > 0))
+    throw new Error(`"${text}" is not a duration above zero: write it like 90, 45s, 5m, 2h, 1d or 1h30m`)
   return seconds
 }
 

@@ -3,13 +3,14 @@ import {formatDuration} from '../../domain/duration.js'
 import {formatDateTime, plural} from './format.js'
 
 /**
- * `2h30m ahead of real time`, or `on real time`: how far advances have moved the clock, and a faster one
- * (`--time-scale`) has run ahead since, against `now` (wall clock, ms).
+ * `2h30m ahead of real time`, or `on real time`: how far advances have moved the clock, and how far a faster
+ * or slower one (`--time-scale`) has run from real time since, against `now` (wall clock, ms).
  */
 function lead(clock: Clock, now: number): string {
   // an advance's target counts the real time its attempts took: to the second is what matters
   const ahead = clock.time_scale === 1 ? clock.offset_seconds : (Date.parse(clock.now) - now) / 1000
   const seconds = Math.round(ahead)
+  if (seconds < 0) return `${formatDuration(-seconds)} behind real time`
   return seconds > 0 ? `${formatDuration(seconds)} ahead of real time` : 'on real time'
 }
 
