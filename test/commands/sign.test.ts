@@ -2,7 +2,7 @@ import {readFileSync} from 'node:fs'
 import {readFile, rm, writeFile} from 'node:fs/promises'
 import {createServer, type IncomingHttpHeaders, type Server} from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
-import type {AddressInfo} from 'node:net'
+import {type AddressInfo, createServer as createNetServer} from 'node:net'
 import {join} from 'node:path'
 import Stripe from 'stripe'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
@@ -182,6 +182,35 @@ describe('sign --forward-to', () => {
     const json = await runCli([...args, '--json'])
     expect(json.code).toBe(1)
     expect(JSON.parse(json.stdout).error).toMatchObject({code: 'receiver_rejected'})
+  })
+
+  it('a refusal whose body breaks off is a refusal all the same, with the body as far as it came', async () => {
+    // a 500 whose chunked body is malformed after its first chunk
+    const raw = createNetServer((socket) =>
+      socket.once('data', () =>
+        socket.end('HTTP/1.1 500 Oops\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nZZZ\r\n'),
+      ),
+    )
+    const rawUrl = await listen(raw as unknown as Server)
+    try {
+      const {code, stdout} = await runCommand([
+        'sign',
+        '-s',
+        SECRET,
+        '-p',
+        PAYLOAD,
+        '--forward-to',
+        `${rawUrl}/hooks`,
+        '--json',
+      ])
+      expect(code).toBe(1)
+      expect(JSON.parse(stdout).error).toMatchObject({
+        code: 'receiver_rejected',
+        message: `${rawUrl}/hooks answered 500 Oops: hello`,
+      })
+    } finally {
+      await close(raw as unknown as Server)
+    }
   })
 
   it('a receiver whose certificate Node does not trust gets a hint on how to trust it', async () => {

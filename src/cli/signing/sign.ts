@@ -101,7 +101,7 @@ async function post(url: URL, payload: Buffer, headers: Record<string, string>):
   }
   if (answer.ok) return answer
   const redirect = answer.headers.get('location')
-  const body = (await answer.text()).slice(0, 300)
+  const body = await bodyHead(answer)
   throw await cliError(
     `${url} answered ${answer.status} ${answer.statusText}${redirect ? ` (redirect to ${redirect})` : ''}${body ? `: ${body}` : ''}`,
     {
@@ -113,4 +113,19 @@ async function post(url: URL, payload: Buffer, headers: Record<string, string>):
       ],
     },
   )
+}
+
+/** Up to 300 characters of a refusal's body: what came before it ended, broke off or ran out of time. */
+async function bodyHead(answer: Response): Promise<string> {
+  const decoder = new TextDecoder()
+  let text = ''
+  try {
+    for await (const chunk of answer.body ?? []) {
+      text += decoder.decode(chunk, {stream: true})
+      if (text.length >= 300) break
+    }
+  } catch {
+    // cut, malformed, or past the receiver timeout (the request's signal): the refusal is its status all the same
+  }
+  return text.slice(0, 300)
 }
