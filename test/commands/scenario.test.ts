@@ -44,6 +44,9 @@ const OPEN = {
   },
 }
 
+/** A step whose fault holds every endpoint delete 10 s: longer than the 2 s a stopped run gives its cleanup. */
+const HELD_DELETE = {fault: {match: {method: 'DELETE', path: '/v1/webhook-endpoints/*'}, delay_ms: 10_000}}
+
 const requestCount = async () => (await api('GET', '/sim/requests?limit=100')).body.data.length as number
 const endpointUrls = async () =>
   (await api('GET', '/webhook-endpoints?limit=100')).body.data.map((e: {url: string}) => e.url) as string[]
@@ -347,9 +350,8 @@ describe('scenario run', () => {
       const receiver = await startReceiver()
       const faults = async () => (await api('GET', '/sim/faults')).body.data.length
       try {
-        // the server holds the cleanup's delete 10 s: longer than the 2 s a stopped run gives it
         const path = await file('held-delete', [
-          {fault: {match: {method: 'DELETE', path: '/v1/webhook-endpoints/*'}, delay_ms: 10_000}},
+          HELD_DELETE,
           {expect_event: {type: 'feedback.received', within: '60s'}},
         ])
         const run = spawnRunning(['scenario', 'run', path, '--json', '--forward-to', receiver.url], server.env)
@@ -380,10 +382,10 @@ describe('scenario run', () => {
     'stopped during its cleanup, a run is interrupted, not ok, and names what it left',
     {timeout: 30_000},
     async () => {
-      // the steps all hold; the server holds the cleanup's delete of the endpoint on the run's receiver
+      // the steps all hold; the server holds the cleanup's delete of the endpoint on the run's receiver (HELD_DELETE)
       const path = await file('held-cleanup', [
         {webhook_endpoint: {url: '${receiver}', event_types: ['check.created']}},
-        {fault: {match: {method: 'DELETE', path: '/v1/webhook-endpoints/*'}, delay_ms: 10_000}},
+        HELD_DELETE,
       ])
       const before = await endpointUrls()
       try {

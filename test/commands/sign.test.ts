@@ -25,6 +25,10 @@ function listen(server: Server): Promise<string> {
   )
 }
 
+/** `sign` of the test payload with SECRET, forwarded to `target`. */
+const forwardTo = (target: string, ...more: string[]) =>
+  runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', target, ...more])
+
 function close(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()))
 }
@@ -95,7 +99,7 @@ describe('sign --forward-to', () => {
   afterAll(() => close(receiver))
 
   it("sends the payload signed, as JSON, and prints the receiver's status", async () => {
-    const {code, stdout} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/hooks`])
+    const {code, stdout} = await forwardTo(`${url}/hooks`)
     expect(code).toBe(0)
     expect(stdout).toContain(`${url}/hooks answered 204 No Content`)
     expect(received).toHaveLength(1)
@@ -104,7 +108,7 @@ describe('sign --forward-to', () => {
   })
 
   it('a payload that is not an event goes without the event headers, and stderr says so', async () => {
-    const {code, stderr} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', `${url}/hooks`])
+    const {code, stderr} = await forwardTo(`${url}/hooks`)
     expect(code).toBe(0)
     expect(stderr).toContain('The payload is not an event')
     expect(stderr).toContain('`tablepay events get ID --json`')
@@ -124,16 +128,7 @@ describe('sign --forward-to', () => {
   })
 
   it('with --json, prints the header, the URL and the status', async () => {
-    const {code, stdout} = await runCommand([
-      'sign',
-      '-s',
-      SECRET,
-      '-p',
-      PAYLOAD,
-      '--forward-to',
-      `${url}/hooks`,
-      '--json',
-    ])
+    const {code, stdout} = await forwardTo(`${url}/hooks`, '--json')
     expect(code).toBe(0)
     expect(JSON.parse(stdout)).toEqual({header: expect.stringMatching(/^t=\d+,v1=/), url: `${url}/hooks`, status: 204})
   })
@@ -154,16 +149,7 @@ describe('sign --forward-to', () => {
   })
 
   it('treats a redirect as a failure, as deliveries do, and does not follow it', async () => {
-    const {code, stdout} = await runCommand([
-      'sign',
-      '-s',
-      SECRET,
-      '-p',
-      PAYLOAD,
-      '--forward-to',
-      `${url}/moved`,
-      '--json',
-    ])
+    const {code, stdout} = await forwardTo(`${url}/moved`, '--json')
     expect(code).toBe(1)
     expect(JSON.parse(stdout).error).toEqual({
       code: 'receiver_rejected',
@@ -193,16 +179,7 @@ describe('sign --forward-to', () => {
     )
     const rawUrl = await listen(raw as unknown as Server)
     try {
-      const {code, stdout} = await runCommand([
-        'sign',
-        '-s',
-        SECRET,
-        '-p',
-        PAYLOAD,
-        '--forward-to',
-        `${rawUrl}/hooks`,
-        '--json',
-      ])
+      const {code, stdout} = await forwardTo(`${rawUrl}/hooks`, '--json')
       expect(code).toBe(1)
       expect(JSON.parse(stdout).error).toMatchObject({
         code: 'receiver_rejected',
@@ -220,7 +197,7 @@ describe('sign --forward-to', () => {
     const tls = createHttpsServer({cert, key}, (_req, res) => res.end())
     const tlsUrl = (await listen(tls)).replace(/^http:/, 'https:')
     try {
-      const {code, stdout} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', tlsUrl, '--json'])
+      const {code, stdout} = await forwardTo(tlsUrl, '--json')
       expect(code).toBe(1)
       expect(JSON.parse(stdout).error).toMatchObject({
         code: 'connection_failed',
@@ -236,7 +213,7 @@ describe('sign --forward-to', () => {
     const closed = createServer()
     const deadUrl = await listen(closed)
     await close(closed)
-    const {code, stderr} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--forward-to', deadUrl])
+    const {code, stderr} = await forwardTo(deadUrl)
     expect(code).toBe(1)
     expect(stderr).toContain('ECONNREFUSED')
     expect(stderr).toContain('connection_failed')
