@@ -61,6 +61,24 @@ describe('webhooks rotate-secret|update|recover|chaos, events resend', () => {
     await json(['webhooks', 'delete', endpoint.id])
   })
 
+  it('events resend to an endpoint whose chaos holds the attempt back says when it is due, without waiting for it', async () => {
+    const endpoint = await endpointFor(receiver)
+    const check = await push('resend-held')
+    const event = (await json(['events', 'list', '-e', 'check.created'])).data.find(
+      (e: {data: {id: string}}) => e.data.id === check.id,
+    )
+    // a reorder window of an hour: seed 1 draws a wait of minutes for the resent delivery's attempt
+    await json(['webhooks', 'chaos', endpoint.id, '--reorder', '1h', '--seed', '1'])
+    const {code, stdout} = await cli(['events', 'resend', event.id, '--endpoint', endpoint.id])
+    expect(code).toBe(0)
+    const held =
+      /Attempt queued, due in (\S+) on the scheduler clock: the endpoint's delivery chaos holds it back\. `tablepay clock advance \1` makes it now\./.exec(
+        stdout,
+      )
+    expect(held, stdout).not.toBeNull()
+    await json(['webhooks', 'delete', endpoint.id])
+  })
+
   it('events resend makes one new delivery; to an endpoint without the type it says how to add it', async () => {
     const endpoint = await endpointFor(receiver)
     const check = await push('resend-1')

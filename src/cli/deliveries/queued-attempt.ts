@@ -1,4 +1,5 @@
 import type {Delivery, TablepayClient} from '../../client/client.js'
+import {formatDuration} from '../../domain/duration.js'
 // a receiver has this long to answer the attempt (docs/api.md "Webhooks")
 import {RECEIVER_TIMEOUT_MS} from '../../webhooks/send.js'
 import {renderDeliveryDetail, renderRetryFailed} from '../views/delivery.js'
@@ -12,6 +13,8 @@ export interface AttemptOutcome {
   /** The delivery after its new attempt, or as queued when the attempt did not come in time. */
   delivery: Delivery
   attempted: boolean
+  /** Queued due later than the wait (the endpoint's delivery chaos holds it back): how much later, in ms. */
+  heldMs?: number
 }
 
 /**
@@ -63,6 +66,9 @@ async function queueAndWait(
   try {
     const feed = await openAttemptFeed(client, {signal: stop.signal})
     const queued = await queue()
+    // due later on the scheduler clock than the wait lasts (a reorder window): no use waiting for it
+    const heldMs = await dueIn(client, queued)
+    if (heldMs > waitMs) return {delivery: queued, attempted: false, heldMs}
     for await (const {delivery} of feed) {
       if (delivery.id === queued.id && ownAttempt(delivery, before, queued)) return {delivery, attempted: true}
     }
@@ -71,6 +77,12 @@ async function queueAndWait(
     clearTimeout(timer)
     stop.abort()
   }
+}
+
+/** How long until `delivery`'s next attempt is due, on the server's scheduler clock, in ms; 0 when due. */
+async function dueIn(client: TablepayClient, delivery: Delivery): Promise<number> {
+  if (delivery.next_attempt_at === null) return 0
+  return Math.max(0, Date.parse(delivery.next_attempt_at) - Date.parse((await client.getClock()).now))
 }
 
 /**
@@ -91,9 +103,17 @@ function ownAttempt(delivery: Delivery, before: number, queued: Delivery): boole
  * @example
  * return reportAttempt(await resendAndWait(client, eventId, endpointId), (text) => this.log(text))
  */
-export function reportAttempt({delivery, attempted}: AttemptOutcome, log: (text: string) => void) {
+export function reportAttempt({delivery, attempted, heldMs}: AttemptOutcome, log: (text: string) => void) {
   log(renderDeliveryDetail(delivery))
-  if (!attempted) {
+  if (heldMs !== undefined) {
+    const held = formatDuration(Math.ceil(heldMs / 1000))
+    log(
+      style.dim(
+        `Attempt queued, due in ${held} on the scheduler clock: the endpoint's delivery chaos holds it back. ` +
+          `\`tablepay clock advance ${held}\` makes it now.`,
+      ),
+    )
+  } else if (!attempted) {
     const tail = `tablepay deliveries tail --endpoint ${delivery.endpoint_id}`
     log(style.dim(`Attempt queued; \`${tail}\` shows it when it is made.`))
   } else if (delivery.status !== 'succeeded') {
