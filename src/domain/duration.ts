@@ -17,11 +17,6 @@ export function parseDuration(text: string): number {
   return parts.reduce((sum, [, value, unit]) => sum + Number(value) * UNIT_SECONDS[unit!]!, 0)
 }
 
-/** A comma-separated list of durations, such as a retry schedule `1s,5s,30s`. */
-export function parseDurationList(text: string): number[] {
-  return text.split(',').map((part) => parseDuration(part))
-}
-
 /** Seconds as the shortest exact text `parseDuration` reads back: `1h30m`, `45s`, `500ms`. */
 export function formatDuration(seconds: number): string {
   if (seconds === 0) return '0s'

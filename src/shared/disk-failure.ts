@@ -1,3 +1,6 @@
+/** A directory where one of the data dir's files should be. */
+const IN_THE_WAY = 'move out of it the directory that stands where one of its files should be'
+
 /** What to do when the data dir's disk refuses an operation, by the errno (docs/storage.md, "Files"). */
 const REMEDIES: Record<string, string> = {
   ENOSPC: 'free space on its disk',
@@ -5,9 +8,9 @@ const REMEDIES: Record<string, string> = {
   EACCES: 'let the user that runs tablepay read and write its files, or run tablepay as their owner',
   EPERM: 'let the user that runs tablepay read and write its files, or run tablepay as their owner',
   EROFS: 'make its file system writable, or give --data a dir on another one',
-  EISDIR: 'move out of it the directory that stands where one of its files should be',
+  EISDIR: IN_THE_WAY,
   // what Node's rm throws for a directory where a file was to be removed
-  ERR_FS_EISDIR: 'move out of it the directory that stands where one of its files should be',
+  ERR_FS_EISDIR: IN_THE_WAY,
   EIO: 'its disk failed: copy the data dir to a sound disk and give --data the copy',
 }
 

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {parseDuration, parseDurationList} from '../../domain/duration.js'
+import {parseDuration} from '../../domain/duration.js'
 
 /** A number that must be above zero; flag parsers throw so oclif reports the flag by name. */
 export function positive(value: number, text: string): number {
@@ -8,10 +8,8 @@ export function positive(value: number, text: string): number {
 }
 
 /** A duration above zero in seconds, or an error that quotes `text` and says how to write one. */
-export const positiveDuration = (text: string): number => positiveSeconds(parseDuration(text), text)
-
-/** `seconds`, read from `text`, when above zero. */
-function positiveSeconds(seconds: number, text: string): number {
+export function positiveDuration(text: string): number {
+  const seconds = parseDuration(text)
   if (!(seconds > 0))
     throw new Error(`"${text}" is not a duration above zero: write it like 90, 45s, 5m, 2h, 1d or 1h30m`)
   return seconds
@@ -29,5 +27,5 @@ export const durationOrNone = Flags.custom<number>({
 
 /** A flag whose value is a comma-separated list of durations, parsed to seconds. */
 export const durationList = Flags.custom<number[]>({
-  parse: async (text) => parseDurationList(text).map((seconds, i) => positiveSeconds(seconds, text.split(',')[i]!)),
+  parse: async (text) => text.split(',').map(positiveDuration),
 })
