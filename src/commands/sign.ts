@@ -41,7 +41,7 @@ no redirects followed, 10 s to answer.`
       summary: 'The t to sign with, in unix seconds. Default: now.',
       min: 0,
     }),
-    // --post: its name before the one receiver-URL flag (README "Flags")
+    // --post: its name before the one receiver-URL flag (docs/cli.md, "Flags and exit codes")
     'forward-to': Flags.url({
       aliases: ['post'],
       helpValue: 'URL',

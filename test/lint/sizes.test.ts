@@ -11,6 +11,7 @@ const LIMITS: [path: string, lines: number][] = [
   ['docs/benchmarks.md', 400],
 ]
 const SRC_FILE_LIMIT = 450
+const DOC_LIMIT = 1000
 
 const lines = async (path: string) => (await readFile(join(ROOT, path), 'utf8')).split('\n').length - 1
 
@@ -34,5 +35,12 @@ test(`no file in src/ is over ${SRC_FILE_LIMIT} lines`, async () => {
     const path = relative(ROOT, file)
     if ((await lines(path)) > SRC_FILE_LIMIT) over.push(path)
   }
+  expect(over).toEqual([])
+})
+
+test(`no doc (the README, docs/) is over ${DOC_LIMIT} lines`, async () => {
+  const docs = ['README.md', ...(await readdir(join(ROOT, 'docs'))).map((name) => join('docs', name))]
+  const over = []
+  for (const path of docs.filter((name) => name.endsWith('.md'))) if ((await lines(path)) > DOC_LIMIT) over.push(path)
   expect(over).toEqual([])
 })

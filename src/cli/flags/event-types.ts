@@ -4,7 +4,7 @@ import type {EventType} from '../../domain/schemas.js'
 
 /**
  * `--event-type`, `-e`: the one name of the event-type filter in every
- * command (README "Flags"). `--events` and `--type`, its names before, still work.
+ * command (docs/cli.md, "Flags and exit codes"). `--events` and `--type`, its names before, still work.
  */
 export const EVENT_TYPE_FLAG: {char: 'e'; aliases: string[]} = {char: 'e', aliases: ['events', 'type']}
 
