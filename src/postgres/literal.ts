@@ -10,12 +10,15 @@ function escapeLiteral(value: string): string {
   return value.includes('\\') ? ` E'${quoted.replaceAll('\\', '\\\\')}'` : `'${quoted}'`
 }
 
-/** A value as an SQL literal: text, a number, NULL, or an array of them (`$1::text[]` becomes `ARRAY[…]::text[]`). */
+/**
+ * A value as an SQL literal: text, a number, NULL, or an array of them (`$1::text[]` becomes `ARRAY[…]::text[]`).
+ * An empty array is `'{}'`, which takes the type it is given: `ARRAY[]` has none, and an `EXECUTE` of it fails.
+ */
 export function literal(value: unknown): string {
   if (value === null || value === undefined) return 'NULL'
   if (typeof value === 'string') return escapeLiteral(value)
   if (typeof value === 'number' && Number.isFinite(value)) return String(value)
-  if (Array.isArray(value)) return `ARRAY[${value.map(literal).join(', ')}]`
+  if (Array.isArray(value)) return value.length === 0 ? "'{}'" : `ARRAY[${value.map(literal).join(', ')}]`
   throw new Error(`postgres: no literal for ${typeof value}`)
 }
 

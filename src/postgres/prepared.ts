@@ -70,6 +70,23 @@ export class PreparedOn {
   }
 }
 
+/** Names of the statements a unit's first query `EXECUTE`s, by their text (`openingName`). */
+const openings = new Map<string, string>()
+
+/**
+ * The name `text` is `PREPARE`d under where it opens a unit (`UnitSql`): its values then go as literals to an
+ * `EXECUTE`, in the simple query that begins the transaction. Undefined past `NAMED_MOST` texts: the rest go
+ * inline. Inline, the record of attempts' locked read of its deliveries was parsed and planned at each unit:
+ * planning alone took PostgreSQL 10 µs a delivery, 1 µs prepared (pg_stat_statements; docs/postgres.md, "Prepared
+ * statements").
+ */
+export function openingName(text: string): string | undefined {
+  let name = openings.get(text)
+  if (name === undefined && openings.size < NAMED_MOST)
+    openings.set(text, (name = prepared(`tpo_${openings.size}`, text)))
+  return name
+}
+
 /** Names of the statements sent as named statements, by their text. */
 const names = new Map<string, string>()
 /** Distinct texts named at most: a list's filters make a few dozen; past this, the rest go unnamed. */

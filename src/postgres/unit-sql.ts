@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import {inline, literal} from './literal.js'
-import {named, PreparedOn} from './prepared.js'
+import {named, openingName, PreparedOn} from './prepared.js'
 import type {Sql} from './reader.js'
 
 /**
@@ -30,7 +30,9 @@ export class UnitSql implements Sql {
 
   query<R extends pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.begun) return this.client.query<R>(named(sql, values))
-    return this.#together<R>(values === undefined || values.length === 0 ? sql : inline(sql, values))
+    if (values === undefined || values.length === 0) return this.#together<R>(sql)
+    const name = openingName(sql)
+    return this.#together<R>(name === undefined ? inline(sql, values) : this.execute(name, values))
   }
 
   /** The statements asked for in one turn before the transaction began (`#together`), and their callers. */

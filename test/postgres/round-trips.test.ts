@@ -248,25 +248,29 @@ it('a unit locks the deliveries it lists in the order of their ids, as it reads 
   expect(ids(read)).toEqual(['dlv_b', 'dlv_a'])
 })
 
-it('reads a unit asks for together go with its BEGIN in one round trip, each answered its own', async () => {
+it('reads a unit asks for together go with its BEGIN in one round trip, each answered its own, prepared once', async () => {
   const {storage, trips} = await storageOnWire()
   const event = (id: string) => ({id, account_id: 'acct_a', object: 'event'})
   await storage.unit(async (tx) =>
     ['evt_1', 'evt_2', 'evt_3'].forEach((id) => tx.put('events', id, event(id) as never)),
   )
-  const from = trips.length
-  const read = await storage.unit((tx) =>
+  const reads = (tx: UnitOfWork) =>
     Promise.all([
       tx.get('events', 'evt_2'),
       tx.getMany('events', ['evt_3', 'evt_0', 'evt_1']),
       tx.get('events', 'evt_0'),
-    ]),
-  )
-  expect(read).toEqual([event('evt_2'), [event('evt_3'), undefined, event('evt_1')], undefined])
-  expect(sqlOf(trips.slice(from)).map(executed)).toEqual([
-    expect.stringMatching(/^BEGIN\b[^\n]*FROM events WHERE id = 'evt_2'[^\n]*ANY\(ARRAY\[[^\n]*WHERE id = 'evt_0'/),
-    'COMMIT',
-  ])
+    ])
+  let from = trips.length
+  expect(await storage.unit(reads)).toEqual([event('evt_2'), [event('evt_3'), undefined, event('evt_1')], undefined])
+  const opening =
+    /^BEGIN\b[^\n]*; EXECUTE (tpo_\d+)\('evt_2'\); EXECUTE tpo_\d+\(ARRAY\['evt_3', 'evt_0', 'evt_1'\]\); EXECUTE \1\('evt_0'\)$/
+  expect(sqlOf(trips.slice(from)).map(executed)).toEqual([expect.stringMatching(opening), 'COMMIT'])
+  // an empty list of ids opens a unit too
+  expect(await storage.unit((tx) => tx.getMany('events', []))).toEqual([])
+  // the connection's next unit runs them as prepared: parsed and planned once, not at each unit
+  from = trips.length
+  await storage.unit(reads)
+  expect(sqlOf(trips.slice(from))).toEqual([expect.stringMatching(opening), 'COMMIT'])
 })
 
 it('claims asked in one turn are one UPDATE, each answered its own: won, held by another instance, not due', async () => {
