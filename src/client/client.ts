@@ -389,8 +389,10 @@ export class TablepayClient {
    * `scenario run`'s `request` and `expect` steps do. `body` is sent as
    * JSON; the answer's `data` is its parsed JSON (its text when it is not
    * JSON). Throws only when no answer comes (`TablepayConnectionError`,
-   * `TablepayTimeoutError`), or when it is an event stream, which never
-   * ends (`TablepayEventStreamError`: read one with `stream()`).
+   * `TablepayTimeoutError`), when it is an event stream, which never
+   * ends (`TablepayEventStreamError`: read one with `stream()`), and a
+   * `TypeError` for a path that does not start with `/` or has a `.` or
+   * `..` segment, which `fetch` would send to another route.
    *
    * @example
    * const {status, data} = await client.request('GET', '/checks/external/t12')

@@ -1,4 +1,4 @@
-import {type ParamsOf, type Route, ROUTES, type RouteId, routePath} from '../domain/routes.js'
+import {hasDotSegment, type ParamsOf, type Route, ROUTES, type RouteId, routePath} from '../domain/routes.js'
 import {
   TablepayApiError,
   TablepayConnectionError,
@@ -110,6 +110,11 @@ export class Transport {
     path: string,
     sent: Sent & {headers?: Record<string, string>} = {},
   ): Promise<Answered<unknown>> {
+    // fetch would resolve a `..` away and send the request elsewhere (`/v1/..` is the dashboard): a caller's bug
+    if (!path.startsWith('/') || hasDotSegment(path))
+      throw new TypeError(
+        `request: ${JSON.stringify(path)} is not a path under /v1 (it starts with /, no . or .. segment)`,
+      )
     const timeout = this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined
     const unanswered = (error: unknown) => Promise.reject(this.#unanswered(error, timeout))
     const response = await this.#fetch(`${this.url}/v1${path}`, this.#init(method, sent, timeout)).catch(unanswered)

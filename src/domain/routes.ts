@@ -114,3 +114,18 @@ export function routePath<Id extends RouteId>(id: Id, params: ParamsOf<Id>): str
   const values = params as Record<string, string>
   return ROUTES[id].path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name]!))
 }
+
+/**
+ * Whether `path` holds a `.` or `..` segment as a URL parser reads one (also written `%2e`, after a `\\`, or
+ * split by a tab or line break): `fetch` resolves it away before sending, so the request would leave the route
+ * written (`/v1/..` is the dashboard), and the server refuses one that reaches it (docs/api.md, "HTTP
+ * details", Paths).
+ *
+ * @example
+ * hasDotSegment('/checks/%2e%2e/x') // true
+ */
+export function hasDotSegment(path: string): boolean {
+  // the parser drops every tab and line break first: `.\t.` is `..`
+  const bare = path.replace(/[\t\n\r]/g, '').split(/[?#]/, 1)[0]!
+  return bare.split(/[\\/]/).some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment))
+}

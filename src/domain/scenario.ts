@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import {EVENT_TYPES} from './constants.js'
 import {formatDuration, parseDuration} from './duration.js'
+import {hasDotSegment} from './routes.js'
 import {
   BUILTIN_REFERENCES,
   pathPast,
@@ -38,7 +39,10 @@ export const STEP_KINDS = [
 export type StepKind = (typeof STEP_KINDS)[number]
 
 const Text = z.string().min(1)
-const Path = z.string().regex(/^\//, 'must be a path under /v1 that starts with /, e.g. /checks/${open.id}')
+const Path = z
+  .string()
+  .regex(/^\//, 'must be a path under /v1 that starts with /, e.g. /checks/${open.id}')
+  .refine((path) => !hasDotSegment(path), 'must stay under /v1: no . or .. segment, e.g. /checks/${open.id}')
 const Method = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
 // what `fetch` sends: a token as the name, a value without line breaks or characters past U+00FF (RFC 9110 §5)
 const Headers = z

@@ -3,6 +3,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import type {RawAnswer, TablepayClient} from '../client/client.js'
 import {TablepayApiError, TablepayError} from '../client/errors.js'
 import {type SubsetDifference, subsetDifferences} from '../domain/json-subset.js'
+import {hasDotSegment} from '../domain/routes.js'
 import type {Scenario, ScenarioStep, StepKind} from '../domain/scenario.js'
 import {
   fieldOf,
@@ -305,6 +306,11 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
   const request = stepRequest(resolved)!
   const title =
     resolved.kind === 'advance' ? `advance ${resolved.input}` : `${step.kind} ${request.method} ${request.path}`
+  // a reference resolved to `.` or `..`: the request would reach another route (domain/scenario.ts, `Path`)
+  if (hasDotSegment(request.path)) {
+    const error = `Its path ${request.path} has a . or .. segment, which would send it to another route: check the references in it.`
+    return {...base, title, ok: false, differences: [], error}
+  }
   let answer: RawAnswer | undefined
   try {
     answer = await state.client.request(request.method, request.path, request)

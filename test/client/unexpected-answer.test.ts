@@ -44,3 +44,24 @@ describe('an event stream asked for as one answer', () => {
     })
   })
 })
+
+describe('a path that is not under /v1', () => {
+  it('request() refuses it with a TypeError, sending nothing: fetch would resolve `..` to another route', async () => {
+    let requests = 0
+    const server = createServer((req, res) => {
+      requests++
+      req.resume()
+      res.writeHead(200, {'content-type': 'text/html'}).end('<!doctype html>')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    cleanup.push(() => new Promise((resolve) => server.close(resolve)))
+    const client = new TablepayClient({url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k'})
+    for (const path of ['/..', '/checks/%2e%2e/x', '/checks\\..\\', 'checks'])
+      await expect(client.request('GET', path)).rejects.toThrow(
+        new TypeError(
+          `request: ${JSON.stringify(path)} is not a path under /v1 (it starts with /, no . or .. segment)`,
+        ),
+      )
+    expect(requests).toBe(0)
+  })
+})

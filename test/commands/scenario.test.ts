@@ -75,6 +75,18 @@ describe('scenario run', () => {
     expect(stderr).toContain('Code: scenario_failed')
   })
 
+  it('a path a reference sends to another route (a .. segment) fails its step, the request not sent', async () => {
+    const dots = {...OPEN, push: {...OPEN.push, table: {number: '..'}}}
+    const path = await file('dots', [dots, {expect: {get: '/checks/${open.table.number}/openapi.json', status: 200}}])
+    const {code, stdout} = await scenario(['run', path, '--json'])
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout).steps[1]).toMatchObject({
+      ok: false,
+      title: 'expect GET /checks/../openapi.json',
+      error: expect.stringContaining('has a . or .. segment, which would send it to another route'),
+    })
+  })
+
   it('an action answered otherwise than expected ends the run: the steps after it are skipped', async () => {
     const path = await file('refused', [
       OPEN,

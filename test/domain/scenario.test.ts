@@ -133,6 +133,23 @@ describe('checkScenario', () => {
     expect(problems[1]!.message).toContain('must be a header name')
   })
 
+  test('a path with a . or .. segment, as a URL parser reads one, is a problem: fetch would send it elsewhere', () => {
+    const paths = ['/..', '/%2e%2e/', '/checks/.%2E/x', '/checks\\..\\x', '/checks/./x?q=1', '/.\t./', '/checks/.\n./x']
+    const checked = checkScenario(
+      scenario([
+        ...paths.map((path) => ({request: {method: 'GET', path}})),
+        {expect: {get: '/../openapi.json'}},
+        {request: {method: 'GET', path: '/checks/a..b?q=../x'}},
+      ]),
+    )
+    const problems = (checked as {problems: {path: string; message: string}[]}).problems
+    expect(problems.map(({path}) => path)).toEqual([
+      ...paths.map((_, i) => `.steps[${i}].request.path`),
+      `.steps[${paths.length}].expect.get`,
+    ])
+    expect(problems[0]!.message).toBe('must stay under /v1: no . or .. segment, e.g. /checks/${open.id}')
+  })
+
   test('a reference that cannot be read is named', () => {
     const checked = checkScenario(scenario([{push: {external_id: 'x-${run!}'}}]))
     expect(checked).toMatchObject({valid: false, problems: [{step: 1, path: '.steps[0].push.external_id'}]})
