@@ -13,14 +13,27 @@ const Rfc3339 = z.iso.datetime({offset: true})
 
 /**
  * A date-time as an input takes it, as `format: date-time` says: RFC 3339, with `Z` or any offset
- * (`+01:00`, as Python's `isoformat()` writes), `T` and `Z` in either case; read as the instant it
- * names and kept in UTC as every timestamp is.
+ * (`+01:00`, as Python's `isoformat()` writes), `T` and `Z` in either case, a leap second (`23:59:60`)
+ * read as the second before it, as Java's `Instant.parse` reads one; read as the instant it names and
+ * kept in UTC as every timestamp is.
  */
 export const TimestampInput = z
   .string()
+  .refine((text) => Rfc3339.safeParse(withoutLeapSecond(text)).success, {
+    message: 'must be an RFC 3339 date-time, e.g. 2026-11-25T00:00:00+01:00',
+    abort: true,
+  })
+  // its offset may take it past what is stored: `9999-12-31T23:59:59-01:00` is in year 10000 in UTC
   .refine(
-    (text) => Rfc3339.safeParse(text.toUpperCase()).success,
-    'must be an RFC 3339 date-time, e.g. 2026-11-25T00:00:00+01:00',
+    (text) => inStoredYears(Date.parse(withoutLeapSecond(text))),
+    'must be in years 0001 to 9999 once in UTC, as every timestamp is kept',
   )
   .meta({format: 'date-time'})
-  .transform((text) => new Date(text.toUpperCase()).toISOString())
+  .transform((text) => new Date(withoutLeapSecond(text)).toISOString())
+
+/** `text` in upper case, second 60 (a leap second, which Date cannot read) read as 59. */
+const withoutLeapSecond = (text: string) => text.toUpperCase().replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:)60/, '$159')
+
+const FIRST_MS = Date.parse('0001-01-01T00:00:00.000Z')
+const LAST_MS = Date.parse('9999-12-31T23:59:59.999Z')
+const inStoredYears = (ms: number) => ms >= FIRST_MS && ms <= LAST_MS

@@ -17,7 +17,7 @@ import {
   WebhookEndpoint,
   WebhookSecret,
 } from './schemas.js'
-import {Timestamp} from './instants.js'
+import {Timestamp, TimestampInput} from './instants.js'
 import {AccountId} from './seed-schema.js'
 
 /** The format version of an exported snapshot (`tablepay_snapshot`). */
@@ -208,7 +208,7 @@ export const SnapshotDocument = z.strictObject({
   }),
   name: SnapshotName,
   account: AccountId,
-  created_at: z.iso.datetime(),
+  created_at: TimestampInput,
   clock_offset_ms: z.int().min(0).optional(),
   records: Records,
 })

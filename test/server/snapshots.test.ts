@@ -380,9 +380,11 @@ describe('snapshots: list, get, delete, export and import', () => {
     await refusedRestore('exported', OTHER_KEY, 'acct_demo')
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).status).toBe(200)
 
-    // here, an import replaces the snapshot of its name
+    // here, an import replaces the snapshot of its name; its time at any RFC 3339 offset is kept in UTC
     await sim.api('DELETE', '/v1/sim/snapshots/exported')
-    expect((await sim.api('POST', '/v1/sim/snapshots/import', {body: document})).status).toBe(201)
+    const offset = {...document, created_at: '2020-01-01t01:00:00+01:00'}
+    const replaced = await sim.api('POST', '/v1/sim/snapshots/import', {body: offset})
+    expect([replaced.status, replaced.body.created_at]).toEqual([201, '2020-01-01T00:00:00.000Z'])
     await push('t2')
     await restore('exported')
     expect((await sim.api('GET', '/v1/checks')).body.data).toHaveLength(1)
