@@ -3,6 +3,7 @@ import {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES} from './constants.js'
 import {MAX_CENTS} from './money.js'
 import {SECRET_FORMAT, SECRET_RULE} from './endpoints.js'
 import {QUERYABLE_RULE, queryable} from './queryable-text.js'
+import {EndpointUrl} from './endpoint-url.js'
 import {Timestamp, TimestampInput} from './instants.js'
 
 export {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES}
@@ -236,27 +237,6 @@ export const KeyInfo = z.object({
 })
 export type KeyInfo = z.infer<typeof KeyInfo>
 
-/**
- * An endpoint's URL and description, as every body that sets them takes them (and a snapshot's import): text
- * PostgreSQL can query, and a user and password that decode, which an attempt sends as Basic authorization.
- */
-export const EndpointUrl = z
-  .url({
-    protocol: /^https?$/,
-    error: 'must be a valid http:// or https:// URL (scheme, host, port), like https://example.com/webhooks',
-  })
-  .max(2048)
-  .refine(queryable, QUERYABLE_RULE)
-  .refine(userInfoDecodes, 'must hold a user and password whose %-escapes decode (they are sent decoded)')
-function userInfoDecodes(url: string): boolean {
-  try {
-    const {username, password} = new URL(url)
-    return [username, password].every((part) => decodeURIComponent(part) !== undefined)
-  } catch (error) {
-    // no URL at all, which the first check says: nothing of it to decode
-    return !(error instanceof URIError)
-  }
-}
 const EndpointDescription = z.string().max(500).refine(queryable, QUERYABLE_RULE)
 
 /** A signing secret chosen by the caller (a seed, `POST /sim/webhook-endpoints`, `listen --secret`). */

@@ -8,7 +8,6 @@ import {
   Check,
   Claim,
   Delivery,
-  EndpointUrl,
   Event,
   type EventType,
   Feedback,
@@ -17,6 +16,7 @@ import {
   WebhookEndpoint,
   WebhookSecret,
 } from './schemas.js'
+import {StoredEndpointUrl} from './endpoint-url.js'
 import {Timestamp, TimestampInput} from './instants.js'
 import {AccountId} from './seed-schema.js'
 
@@ -122,8 +122,8 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   }),
   events: StoredEvent,
   webhook_endpoints: WebhookEndpoint.extend({
-    // as the routes take it: another scheme, or no URL at all, fails every attempt
-    url: EndpointUrl,
+    // as a record holds it: another scheme, or no URL at all, fails every attempt
+    url: StoredEndpointUrl,
     // as the server makes and takes them: an empty or odd one signs nothing
     secret: WebhookSecret,
     consecutive_dead: z.int().min(0),

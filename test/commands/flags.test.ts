@@ -295,6 +295,18 @@ describe('a bad command line exits 2 with and without --json', () => {
     )
   })
 
+  it('a --forward-to no endpoint may hold is named with what to write, before any request, in every command', async () => {
+    const uri = 'must be a URI (RFC 3986, the format the API document gives it): percent-encode a space'
+    for (const command of [['webhooks', 'create'], ['listen'], ['webhooks', 'update', 'we_x'], ['receiver', 'check']]) {
+      const {code, stderr} = await runCommand([...command, '--forward-to', 'http://localhost:9/a b'])
+      expect([command.join(' '), code]).toEqual([command.join(' '), 2])
+      expect(stderr).toContain(`--forward-to: "http://localhost:9/a b" ${uri}`)
+    }
+    // the URL as the argument it was before --forward-to
+    const {code, stderr} = await runCommand(['webhooks', 'create', 'http://localhost:9/a{b}'])
+    expect([code, stderr]).toEqual([2, expect.stringContaining(`"http://localhost:9/a{b}" ${uri}`)])
+  })
+
   it('receiver check --url names --forward-to', async () => {
     const {stderr} = await runCommand(['receiver', 'check', '--url', 'http://localhost:3000/hooks'])
     expect(stderr).toContain("receiver check takes your receiver's URL as --forward-to http://localhost:3000/hooks")

@@ -66,12 +66,12 @@ describe('webhooks create|list|delete|ping', () => {
     expect(stderr).toContain('Code: validation_failed')
   })
 
-  it('create with a URL that is not one says so the same way, and --json prints the error body', async () => {
+  it('create with a URL that is not one, as its argument, is a wrong command line as with --forward-to; --json prints the error body', async () => {
     const {code, stdout} = await cli(['webhooks', 'create', 'ftp://x', '--json'])
-    expect(code).toBe(1)
+    expect(code).toBe(2)
     expect(JSON.parse(stdout).error).toMatchObject({
-      code: 'validation_failed',
-      message: expect.stringContaining('URL ftp://x was refused'),
+      code: 'invalid_usage',
+      message: expect.stringContaining('"ftp://x" is not an http(s) URL'),
     })
   })
 

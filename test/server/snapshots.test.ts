@@ -391,6 +391,24 @@ describe('snapshots: list, get, delete, export and import', () => {
   })
 })
 
+describe('snapshots: an endpoint stored before its URL had to be a URI', () => {
+  it('restores, and its export imports again, though a body could no longer set that URL', async () => {
+    const {sim, save} = await setup()
+    await save('legacy')
+    const {body: exported} = await sim.api('GET', '/v1/sim/snapshots/legacy/export')
+    const url = 'http://127.0.0.1:9/a b/café'
+    const endpoint = {...exported.records.webhook_endpoints[0], url}
+    const document = {...exported, records: {...exported.records, webhook_endpoints: [endpoint]}}
+    expect((await sim.api('POST', '/v1/sim/snapshots/import', {body: document})).status).toBe(201)
+    expect((await sim.api('POST', '/v1/sim/snapshots/legacy/restore')).status).toBe(200)
+    expect((await sim.api('GET', `/v1/webhook-endpoints/${endpoint.id}`)).body.url).toBe(url)
+    const again = (await sim.api('GET', '/v1/sim/snapshots/legacy/export')).body
+    expect((await sim.api('POST', '/v1/sim/snapshots/import', {body: again})).status).toBe(201)
+    const refused = await sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {body: {url}})
+    expect(refused.status).toBe(422)
+  })
+})
+
 describe('snapshots: ids another account holds', () => {
   it("refuses to restore a snapshot saved after an import while the ids are the exporter's again", async () => {
     const {sim, push, settled, save, restore, refusedRestore} = await setup()

@@ -21,7 +21,7 @@ describe('POST /webhook-endpoints', () => {
   })
 
   it('refuses a URL whose user or password does not decode, which every attempt would fail on, wherever it is set', async () => {
-    const url = 'http://user:%zz@127.0.0.1:9/hooks'
+    const url = 'http://user:%ff@127.0.0.1:9/hooks'
     const secret = 'whsec_user_info_that_cannot_be_decoded_01'
     const endpoint = (await sim.api('POST', '/v1/webhook-endpoints', {body: {url: 'http://u:p%20w@127.0.0.1:9/ok'}}))
       .body
@@ -52,6 +52,26 @@ describe('POST /webhook-endpoints', () => {
         ],
       ])
     }
+  })
+
+  it('refuses a URL that is no RFC 3986 URI, as the document says, on every body that sets one', async () => {
+    const endpoint = (await sim.api('POST', '/v1/webhook-endpoints', {body: {url: 'http://u:p@[::1]:9/a%20b?q=1#f'}}))
+      .body
+    expect(endpoint.url).toBe('http://u:p@[::1]:9/a%20b?q=1#f')
+    const urls = ['http://127.0.0.1:9/a b', 'http://127.0.0.1:9/café', 'https://bücher.example/h', 'http://h.com/{x}|^']
+    for (const url of [...urls, 'http://127.0.0.1:9/%zz', 'http://h.com/?q=[1]', 'https://[::1]@example.com/x'])
+      for (const [method, path, body] of [
+        ['POST', '/v1/webhook-endpoints', {url}],
+        ['POST', '/v1/sim/webhook-endpoints', {url, secret: 'whsec_a_uri_it_must_be_00000000000000'}],
+        ['PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {url}],
+      ] as const) {
+        const refused = await sim.api(method, path, {body})
+        expect([url, refused.status, refused.body.error.details[0].message]).toEqual([
+          url,
+          422,
+          expect.stringContaining('must be a URI (RFC 3986, the format the API document gives it)'),
+        ])
+      }
   })
 
   it('refuses an empty event_types on that field, registering nothing', async () => {

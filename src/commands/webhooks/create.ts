@@ -4,7 +4,7 @@ import {TablepayApiError} from '../../client/errors.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {renderCreatedEndpoint} from '../../cli/views/endpoint.js'
 import {eventTypesFlag, eventTypesOf} from '../../cli/flags/event-types.js'
-import {forwardToFlag, MISSING_FORWARD_TO} from '../../cli/flags/forward-to.js'
+import {forwardToFlag, MISSING_FORWARD_TO, receiverUrlProblem} from '../../cli/flags/forward-to.js'
 
 export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
   static override summary = 'Register a webhook endpoint and print its signing secret.'
@@ -28,7 +28,7 @@ The URL must be https; plain http is accepted for this machine (localhost, 127.0
     },
   ]
 
-  // the URL as an argument: how it was given before --forward-to, the one receiver-URL flag (README "Flags")
+  // the URL as an argument: how it was given before --forward-to, the one receiver-URL flag (docs/cli.md)
   static override args = {URL: Args.string({description: 'Where deliveries are POSTed.', hidden: true})}
 
   static override flags = {
@@ -69,6 +69,8 @@ The URL must be https; plain http is accepted for this machine (localhost, 127.0
     if (url === undefined) {
       this.error(...MISSING_FORWARD_TO)
     }
+    const problem = receiverUrlProblem(url)
+    if (problem) this.error(`"${url}" ${problem}`, {exit: 2, code: 'invalid_usage'})
     return url
   }
 }

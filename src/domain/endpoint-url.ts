@@ -1,0 +1,53 @@
+import * as z from 'zod'
+import {QUERYABLE_RULE, queryable} from './queryable-text.js'
+
+/**
+ * An endpoint's URL as a record may hold it, and a snapshot's import takes it: an http(s) URL, text PostgreSQL
+ * can query, and a user and password that decode, which an attempt sends as Basic authorization. An endpoint
+ * stored before URLs had to be URIs (`EndpointUrl`) still restores, and its export imports again.
+ */
+export const StoredEndpointUrl = z
+  // each check aborts: a URL gets the message of the first rule it breaks
+  .url({
+    protocol: /^https?$/,
+    error: 'must be a valid http:// or https:// URL (scheme, host, port), like https://example.com/webhooks',
+    abort: true,
+  })
+  .max(2048, {abort: true})
+  .refine(queryable, {message: QUERYABLE_RULE, abort: true})
+  .refine(userInfoDecodes, {
+    message: 'must hold a user and password whose %-escapes decode (they are sent decoded)',
+    abort: true,
+  })
+
+/** An endpoint's URL as every body that sets one takes it: a stored one that is an RFC 3986 URI too. */
+export const EndpointUrl = StoredEndpointUrl.refine(
+  isUri,
+  'must be a URI (RFC 3986, the format the API document gives it): percent-encode a space or any other ' +
+    'character (%20), and write an international host in punycode (xn--…)',
+)
+
+/**
+ * Whether a URL `new URL` reads is an RFC 3986 URI too, as `format: uri` says: of its characters, each `%`
+ * starting an escape, brackets only around an IPv6 host. `new URL` takes a space, `é` or `{` and escapes it.
+ */
+function isUri(url: string): boolean {
+  // a `\` for a `/`, which `new URL` takes, is none
+  const [, scheme, authority, rest] = /^([^:/?#]*:\/\/)([^/?#]*)(.*)$/s.exec(url) ?? []
+  if (authority === undefined) return false
+  // the host follows the last `@`: brackets around an IPv6 one, and nowhere else
+  const at = authority.lastIndexOf('@')
+  const host = authority.slice(at + 1).replace(/^\[[0-9A-Fa-f:.]+\](?=(?::\d*)?$)/, 'host')
+  return URI_TEXT.test(scheme + authority.slice(0, at + 1) + host + rest!)
+}
+const URI_TEXT = /^(?:[A-Za-z0-9\-._~:/?#@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/
+
+function userInfoDecodes(url: string): boolean {
+  try {
+    const {username, password} = new URL(url)
+    return [username, password].every((part) => decodeURIComponent(part) !== undefined)
+  } catch (error) {
+    // no URL at all, which the first check says: nothing of it to decode
+    return !(error instanceof URIError)
+  }
+}
