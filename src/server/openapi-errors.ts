@@ -83,10 +83,14 @@ export const HEADERS = {
     description: 'Seconds to wait before sending again: on 429, and on a 503 fault',
     schema: {type: 'string', pattern: '^[0-9]+$'},
   },
-  TablepayFault: text('The id of the fault (`flt_…`) that gave this answer'),
-  RateLimitLimit: text('Requests a second this API key may make (`serve --rate-limit`)'),
+  // any answer of an API route may carry these, an error too: declared on its success and fault answers only,
+  // which keeps the document within its size (docs/api.md, "The OpenAPI document")
+  TablepayFault: text('The id of the fault (`flt_…`) that gave or delayed this answer, whatever its status'),
+  RateLimitLimit: text(
+    'Requests a second this API key may make (`serve --rate-limit`): on every answer of the route, whatever its status',
+  ),
   RateLimitRemaining: text('Requests left in the current second'),
-  ServerTiming: text('With a delay fault: `fault;dur=<ms>`, how long the answer was held'),
+  ServerTiming: text('With a delay fault: `fault;dur=<ms>`, how long the answer was held, whatever its status'),
   IdempotentReplayed: {
     description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`',
     schema: {type: 'string', enum: ['true']},
