@@ -192,8 +192,11 @@ const Records = z
       for (const {index, field, what} of repeats(name, records[name] ?? []))
         context.addIssue({code: 'custom', message: `${what} is there twice`, path: [name, index, field]})
       for (const [i, record] of (records[name] ?? []).entries()) {
-        if (deeperThan(record, MAX_DEPTH))
+        // too deep to walk: the read for unqueryable text below recurses once a level
+        if (deeperThan(record, MAX_DEPTH)) {
           context.addIssue({code: 'custom', message: `nests deeper than ${MAX_DEPTH} levels`, path: [name, i]})
+          continue
+        }
         const unqueryable = QUERYABLE.has(name) ? unqueryableAt(record) : undefined
         if (unqueryable) context.addIssue({code: 'custom', message: QUERYABLE_RULE, path: [name, i, ...unqueryable]})
       }

@@ -409,6 +409,26 @@ describe('snapshots: an endpoint stored before its URL had to be a URI', () => {
   })
 })
 
+describe('snapshots: a record nested past any the API makes', () => {
+  it('is refused with 422 naming it, however deep, in every kind of record, the snapshot not stored', async () => {
+    const sim = await startTestServer()
+    cleanup.push(() => sim.close())
+    const deep = `${'['.repeat(12_000)}${']'.repeat(12_000)}`
+    for (const kind of ['payments', 'webhook_endpoints', 'deliveries', 'checks']) {
+      const body =
+        '{"tablepay_snapshot":1,"name":"deep","account":"acct_demo","created_at":"2026-01-01T00:00:00.000Z",' +
+        `"clock_offset_ms":0,"records":{"${kind}":[{"id":"x1","n":${deep}}]}}`
+      const refused = await sim.api('POST', '/v1/sim/snapshots/import', {body})
+      expect([kind, refused.status, refused.body.error.details]).toEqual([
+        kind,
+        422,
+        expect.arrayContaining([{path: `records.${kind}.0`, message: 'nests deeper than 32 levels'}]),
+      ])
+    }
+    expect((await sim.api('GET', '/v1/sim/snapshots/deep')).status).toBe(404)
+  })
+})
+
 describe('snapshots: ids another account holds', () => {
   it("refuses to restore a snapshot saved after an import while the ids are the exporter's again", async () => {
     const {sim, push, settled, save, restore, refusedRestore} = await setup()
