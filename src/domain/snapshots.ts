@@ -212,7 +212,8 @@ export const SnapshotDocument = z.strictObject({
   name: SnapshotName,
   account: AccountId,
   created_at: TimestampInput,
-  clock_offset_ms: z.int().min(0).optional(),
+  // as the clock keeps it: an advance of any part of a second leaves a fraction of a millisecond
+  clock_offset_ms: z.number().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   records: Records,
 })
 export type SnapshotDocument = z.infer<typeof SnapshotDocument>

@@ -409,6 +409,19 @@ describe('snapshots: an endpoint stored before its URL had to be a URI', () => {
   })
 })
 
+describe('snapshots: a clock offset with a fraction of a millisecond, as an advance of part of a second leaves', () => {
+  it('imports, and exports again as it was', async () => {
+    const sim = await startTestServer()
+    cleanup.push(() => sim.close())
+    expect((await sim.api('POST', '/v1/sim/snapshots', {body: {name: 'fraction'}})).status).toBe(201)
+    const {body: exported} = await sim.api('GET', '/v1/sim/snapshots/fraction/export')
+    const document = {...exported, name: 'again', clock_offset_ms: 100.09765625}
+    expect((await sim.api('POST', '/v1/sim/snapshots/import', {body: document})).status).toBe(201)
+    const again = (await sim.api('GET', '/v1/sim/snapshots/again/export')).body
+    expect(again.clock_offset_ms).toBe(100.09765625)
+  })
+})
+
 describe('snapshots: a record nested past any the API makes', () => {
   it('is refused with 422 naming it, however deep, in every kind of record, the snapshot not stored', async () => {
     const sim = await startTestServer()
