@@ -1,6 +1,6 @@
 import {createServer, type IncomingMessage, type RequestListener, type ServerResponse} from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
-import {answerClientError, refusedForHost, refuseExpectation} from './internal/client-errors.js'
+import {answerClientError, refuseConnect, refusedForHost, refuseExpectation} from './internal/client-errors.js'
 import {holdBody} from './internal/expect-continue.js'
 import {originForm} from './internal/request-path.js'
 
@@ -96,6 +96,7 @@ export async function listenOn(
   // what Node's parser refuses, or waits for too long, gets the error body as every answer does
   server.on('clientError', answerClientError)
   server.on('checkExpectation', refuseExpectation)
+  server.on('connect', refuseConnect)
   const sockets = new Set<Socket>()
   server.on('connection', (socket: Socket) => {
     sockets.add(socket)

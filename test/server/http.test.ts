@@ -149,6 +149,24 @@ describe('405 method_not_allowed', () => {
   })
 })
 
+describe('CONNECT', () => {
+  it('is answered 405 with the error body, an empty Allow and its request id, not closed unanswered', async () => {
+    const {port} = new URL(sim.url)
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1')
+      let text = ''
+      socket.on('data', (chunk) => (text += chunk))
+      socket.on('close', () => resolve(text))
+      socket.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: x\r\nX-Request-Id: req-connect-1\r\n\r\n`)
+    })
+    const [head, body] = answer.split('\r\n\r\n')
+    expect(head).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/)
+    expect(head).toMatch(/\r\nallow: \r\n/i)
+    expect(head).toMatch(/\r\nx-request-id: req-connect-1\r\n/i)
+    expect(JSON.parse(body!).error).toMatchObject({code: 'method_not_allowed', request_id: 'req-connect-1'})
+  })
+})
+
 describe('query parameters', () => {
   it('every /v1 route refuses one it does not take with 422 naming it, before it acts, as a list does', async () => {
     const lists = ['/v1/checks', '/v1/webhook-endpoints', '/v1/sim/faults', '/v1/events']

@@ -46,13 +46,31 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   const answer = answerOn(socket)
   // a whole request before this one, still being answered: the refusal follows its answer (and the next's)
   if (answer?.req.complete) return void answer.once('finish', () => answerClientError(error, socket))
-  if (socket.writable && !answer?.headersSent) {
-    const refusal = clientError(error)
-    const {body, headers} = answerOf(refusal, requestIdFor(undefined))
-    const head = Object.entries({...headers, connection: 'close'}).map(([name, value]) => `${name}: ${value}\r\n`)
-    socket.write(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${head.join('')}\r\n${body}`)
-  }
+  if (socket.writable && !answer?.headersSent) writeAnswer(socket, clientError(error), requestIdFor(undefined))
   socket.destroy()
+}
+
+/** Writes `refusal` whole on a connection that no `ServerResponse` answers, as its last answer. */
+function writeAnswer(socket: Socket, refusal: ApiError, requestId: string, more: Record<string, string> = {}): void {
+  const {body, headers} = answerOf(refusal, requestId)
+  const head = Object.entries({...headers, ...more, connection: 'close'}).map(
+    ([name, value]) => `${name}: ${value}\r\n`,
+  )
+  socket.write(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${head.join('')}\r\n${body}`)
+}
+
+/**
+ * For Node's `connect` event, without which Node closes the connection unanswered: a CONNECT asks for a
+ * tunnel, which only a proxy opens. It is answered 405 with the error body and an empty `Allow` (its target
+ * names no resource here), and its connection closed.
+ */
+export function refuseConnect(req: IncomingMessage, socket: Socket): void {
+  const refusal = new ApiError(
+    'method_not_allowed',
+    "CONNECT asks for a tunnel, which only a proxy opens, and this server is none: send the API's requests to its /v1 routes.",
+  )
+  writeAnswer(socket, refusal, requestIdFor(req.headers['x-request-id'] as string | undefined), {allow: ''})
+  socket.destroySoon()
 }
 
 /** Answers `error` with the error body and the request's id, and closes the connection: what follows is not read. */
