@@ -69,7 +69,8 @@ The URL must be https; plain http is accepted for this machine (localhost, 127.0
     if (url === undefined) {
       this.error(...MISSING_FORWARD_TO)
     }
-    const problem = receiverUrlProblem(url)
+    // --forward-to was checked as it was parsed; the argument is checked here, by the same rule
+    const problem = flag === undefined ? receiverUrlProblem(url) : undefined
     if (problem) this.error(`"${url}" ${problem}`, {exit: 2, code: 'invalid_usage'})
     return url
   }
