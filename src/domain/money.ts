@@ -1,4 +1,4 @@
-import type {Check} from './schemas.js'
+import type {Check, Payment} from './schemas.js'
 
 type Payable = Pick<Check, 'totals' | 'amount_paid_cents'>
 
@@ -50,4 +50,13 @@ export function becameFullyPaid(before: Payable, after: Payable): boolean {
  */
 export function refundedFromBill(payment: {amount_cents: number; amount_refunded_cents: number}): number {
   return Math.min(payment.amount_refunded_cents, payment.amount_cents)
+}
+
+/** A payment's status as its refunds leave it: none, part, or all of what was paid with the tip. */
+export function paymentState(
+  payment: Pick<Payment, 'amount_cents' | 'tip_cents' | 'amount_refunded_cents'>,
+): Payment['status'] {
+  const refunded = payment.amount_refunded_cents
+  if (refunded === 0) return 'succeeded'
+  return refunded === payment.amount_cents + payment.tip_cents ? 'refunded' : 'partially_refunded'
 }

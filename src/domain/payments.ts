@@ -3,7 +3,7 @@ import {renderCheck} from './check.js'
 import {ApiError, type ErrorDetail, invalidField} from './errors.js'
 import {checkChangeEvents, newEvent} from './events.js'
 import {newId} from './ids.js'
-import {amountDue, refundedFromBill} from './money.js'
+import {amountDue, paymentState, refundedFromBill} from './money.js'
 import type {CheckRecord, ClaimRecord, EventRecord, PaymentRecord} from './records.js'
 import type {Payment, PaymentInput, RefundInput} from './schemas.js'
 
@@ -124,7 +124,7 @@ export function applyRefund(
   const nextPayment: PaymentRecord = {
     ...payment,
     amount_refunded_cents: refunded,
-    status: refunded === payment.amount_cents + payment.tip_cents ? 'refunded' : 'partially_refunded',
+    status: paymentState({...payment, amount_refunded_cents: refunded}),
     refunds: appended(payment.refunds, {amount_cents: amount, created_at: now}),
     updated_at: now,
   }

@@ -54,28 +54,23 @@ export const Totals = z
     path: ['total_cents'],
   })
 
+/** Refuses a list in which two entries share an `external_id`, naming the later one. */
+export function noRepeatedExternalId(items: readonly {external_id: string}[], ctx: z.RefinementCtx): void {
+  const seen = new Set<string>()
+  items.forEach((item, i) => {
+    if (seen.has(item.external_id))
+      ctx.addIssue({code: 'custom', path: [i, 'external_id'], message: `duplicate external_id "${item.external_id}"`})
+    seen.add(item.external_id)
+  })
+}
+
 /** The body of `PUT /checks/external/{external_check_id}`: the complete current state of a check. */
 export const CheckPush = z.strictObject({
   location_id: z.string().min(1).max(64).optional(),
   version: z.int().min(1).optional(),
   table: CheckTable,
   status: CheckStatus,
-  items: z
-    .array(ItemInput)
-    .max(500)
-    .superRefine((items, ctx) => {
-      const seen = new Set<string>()
-      items.forEach((item, i) => {
-        if (seen.has(item.external_id)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [i, 'external_id'],
-            message: `duplicate external_id "${item.external_id}"`,
-          })
-        }
-        seen.add(item.external_id)
-      })
-    }),
+  items: z.array(ItemInput).max(500).superRefine(noRepeatedExternalId),
   totals: Totals,
 })
 export type CheckPush = z.infer<typeof CheckPush>

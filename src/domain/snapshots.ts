@@ -4,20 +4,28 @@ import {ApiError, invalidField} from './errors.js'
 import {QUERYABLE_RULE, unqueryableAt} from './queryable-text.js'
 import type {Collections, DeliveryRecord, SnapshotRecord} from './records.js'
 import {
+  Cents,
   ChaosInput,
   Check,
+  CheckItem,
   Claim,
+  ClaimInput,
   Delivery,
   Event,
   type EventType,
   Feedback,
+  FeedbackInput,
   Location,
+  noRepeatedExternalId,
   Payment,
+  Totals,
   WebhookEndpoint,
   WebhookSecret,
 } from './schemas.js'
 import {StoredEndpointUrl} from './endpoint-url.js'
 import {Timestamp, TimestampInput} from './instants.js'
+import {paymentState} from './money.js'
+import {type Ledger, contradictions} from './snapshot-consistency.js'
 import {AccountId} from './seed-schema.js'
 
 /** The format version of an exported snapshot (`tablepay_snapshot`). */
@@ -104,13 +112,32 @@ const StoredEvent = Event.superRefine((event, context) => {
  */
 const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   locations: Location,
+  // as pushes, claims and payments leave them: a version from 1, totals that add up, amounts that a request takes
   checks: Check.omit({guest_url: true, amount_due_cents: true, payment_status: true}).extend({
     external_id: Indexed,
     guest_token: Indexed,
+    version: z.int().min(1).nullable(),
+    totals: Totals,
+    items: z.array(CheckItem).superRefine(noRepeatedExternalId),
   }),
-  claims: Claim,
-  payments: Payment,
-  feedback: Feedback,
+  claims: Claim.extend({items: ClaimInput.shape.items.superRefine(noRepeatedExternalId)}),
+  payments: Payment.extend({
+    amount_cents: Cents.min(1),
+    refunds: z.array(z.object({amount_cents: Cents.min(1), created_at: Timestamp})),
+  }).superRefine((payment, context) => {
+    const refunded = payment.refunds.reduce((sum, refund) => sum + refund.amount_cents, 0)
+    const paid = payment.amount_cents + payment.tip_cents
+    const [field, message] =
+      payment.amount_refunded_cents !== refunded
+        ? ['amount_refunded_cents', `must be ${refunded}, what its refunds add up to`]
+        : refunded > paid
+          ? ['refunds', `add up to more than the ${paid} paid`]
+          : payment.status !== paymentState(payment)
+            ? ['status', `must be ${paymentState(payment)} after ${refunded} refunded of ${paid}`]
+            : []
+    if (field) context.addIssue({code: 'custom', message, path: [field]})
+  }),
+  feedback: Feedback.extend({rating: FeedbackInput.shape.rating}),
   idempotency_keys: z.looseObject({
     id: z.string(),
     key: z.string(),
@@ -144,6 +171,9 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
 
 /** The kinds of record that hold only text PostgreSQL can query (queryable-text.ts). */
 const QUERYABLE: ReadonlySet<SnapshotCollection> = new Set(['payments', 'webhook_endpoints', 'deliveries'])
+
+/** The collections whose records `contradictions` compares. */
+const LEDGER = ['checks', 'claims', 'payments', 'feedback', 'idempotency_keys'] as const satisfies SnapshotCollection[]
 
 /** The fields besides `id` that no two records of a collection share: a check's keys, which its reads find it by. */
 const UNIQUE: Partial<Record<SnapshotCollection, readonly string[]>> = {checks: ['external_id', 'guest_token']}
@@ -185,22 +215,30 @@ export function repeatedRecord(snapshot: SnapshotRecord): string | undefined {
 const Records = z
   .partialRecord(z.enum(STORED_COLLECTIONS), z.array(Stored))
   .superRefine((records, context) => {
+    let refused = false
+    const refuse = (message: string, path: PropertyKey[]) => {
+      refused = true
+      context.addIssue({code: 'custom', message, path})
+    }
     for (const name of STORED_COLLECTIONS) {
       const result = z.array(RECORD_SCHEMAS[name]).safeParse(records[name] ?? [])
-      for (const issue of result.error?.issues ?? [])
-        context.addIssue({code: 'custom', message: issue.message, path: [name, ...issue.path]})
+      for (const issue of result.error?.issues ?? []) refuse(issue.message, [name, ...issue.path])
       for (const {index, field, what} of repeats(name, records[name] ?? []))
-        context.addIssue({code: 'custom', message: `${what} is there twice`, path: [name, index, field]})
+        refuse(`${what} is there twice`, [name, index, field])
       for (const [i, record] of (records[name] ?? []).entries()) {
         // too deep to walk: the read for unqueryable text below recurses once a level
         if (deeperThan(record, MAX_DEPTH)) {
-          context.addIssue({code: 'custom', message: `nests deeper than ${MAX_DEPTH} levels`, path: [name, i]})
+          refuse(`nests deeper than ${MAX_DEPTH} levels`, [name, i])
           continue
         }
         const unqueryable = QUERYABLE.has(name) ? unqueryableAt(record) : undefined
-        if (unqueryable) context.addIssue({code: 'custom', message: QUERYABLE_RULE, path: [name, i, ...unqueryable]})
+        if (unqueryable) refuse(QUERYABLE_RULE, [name, i, ...unqueryable])
       }
     }
+    // records across kinds are compared once each is of its kind: else a field compared may not be there
+    if (refused) return
+    const ledger = Object.fromEntries(LEDGER.map((name) => [name, records[name] ?? []])) as unknown as Ledger
+    for (const {path, message} of contradictions(ledger)) refuse(message, path)
   })
   .describe("The account's records by collection, as `export` gives them")
 

@@ -42,7 +42,11 @@ async function setup(serve: Parameters<typeof startTestServer>[0] = {}) {
       body: {items: [{external_id: 'a', quantity: 1}]},
       headers: {'idempotency-key': `claim-${id}`},
     })
-    const payment = await sim.api('POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 500}})
+    // under a key too: its kept answer is the payment before the refund, which a later import takes as it is
+    const payment = await sim.api('POST', `/v1/sim/checks/${check.id}/payments`, {
+      body: {amount_cents: 500},
+      headers: {'idempotency-key': `pay-${id}`},
+    })
     const refund = await sim.api('POST', `/v1/sim/payments/${payment.body.id}/refund`, {body: {amount_cents: 100}})
     const feedback = await sim.api('POST', `/v1/sim/checks/${check.id}/feedback`, {body: {rating: 5}})
     expect([claim.status, payment.status, refund.status, feedback.status]).toEqual([201, 201, 200, 201])
@@ -336,6 +340,19 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
 })
 
 describe('snapshots: list, get, delete, export and import', () => {
+  it('imports its own export of every kind of record: a claim, a payment refunded after its key was kept, feedback', async () => {
+    const {sim, dinner, settled, save, restore} = await setup()
+    const {check} = await dinner('t1')
+    await settled()
+    await save('dinner')
+    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/dinner/export')
+    const imported = await sim.api('POST', '/v1/sim/snapshots/import', {body: {...document, name: 'again'}})
+    expect([imported.status, imported.body.error]).toEqual([201, undefined])
+    expect(imported.body.counts).toMatchObject({payments: 1, refunds: 1, idempotency_keys: 2})
+    await restore('again')
+    expect((await sim.api('GET', `/v1/checks/${check.id}`)).body).toMatchObject({amount_paid_cents: 400})
+  })
+
   it('lists newest first in pages, replaces a name saved again, and deletes', async () => {
     const {sim, push, save} = await setup()
     await save('a')
@@ -531,9 +548,11 @@ describe('snapshots: bad input', () => {
     await settled()
     await save('good')
     const {body: document} = await sim.api('GET', '/v1/sim/snapshots/good/export')
-    const {checks, deliveries, events, idempotency_keys, webhook_endpoints} = document.records
-    const [check, delivery, event, key, endpoint] = [
+    const {checks, claims, payments, deliveries, events, idempotency_keys, webhook_endpoints} = document.records
+    const [check, claim, payment, delivery, event, key, endpoint] = [
       checks[0],
+      claims[0],
+      payments[0],
       deliveries[0],
       events[0],
       idempotency_keys[0],
@@ -691,6 +710,47 @@ describe('snapshots: bad input', () => {
         'checks',
         {...check, items: [{...check.items[0], claimed_quantity: check.items[0].quantity + 1}]},
         'items.0.claimed_quantity',
+      ),
+      // a version from 1 and totals that add up, as a push leaves them; a rating from 1 to 5
+      withOnly('checks', {...check, version: -1}, 'version'),
+      withOnly(
+        'checks',
+        {...check, totals: {...check.totals, total_cents: check.totals.total_cents + 1}},
+        'totals.total_cents',
+      ),
+      withOnly('feedback', {...document.records.feedback[0], rating: 9}, 'rating'),
+      // a claim as a guest makes it, of an item its check has
+      withOnly('claims', {...claim, items: [{external_id: 'a', quantity: -1}]}, 'items.0.quantity'),
+      withOnly('claims', {...claim, items: [{external_id: 'a', quantity: 1e308}]}, 'items.0.quantity'),
+      withOnly('claims', {...claim, items: []}, 'items'),
+      withOnly('claims', {...claim, items: [{external_id: 'nope', quantity: 1}]}, 'items.0.external_id'),
+      // an item or a claim line twice, which no push or claim makes: each copy would show the claims' sum
+      withOnly('checks', {...check, items: [check.items[0], check.items[0]]}, 'items.1.external_id'),
+      withOnly('claims', {...claim, items: [claim.items[0], claim.items[0]]}, 'items.1.external_id'),
+      // a payment's refunds as refunding leaves them
+      withOnly('payments', {...payment, amount_refunded_cents: 0}, 'amount_refunded_cents'),
+      withOnly('payments', {...payment, status: 'succeeded'}, 'status'),
+      withOnly(
+        'payments',
+        {...payment, refunds: [{...payment.refunds[0], amount_cents: 600}], amount_refunded_cents: 600},
+        'refunds',
+      ),
+      withOnly('payments', {...payment, amount_cents: 0}, 'amount_cents'),
+      // records that contradict each other: the next payment or refund would count from the check's wrong amount
+      withOnly('checks', {...check, amount_paid_cents: 0}, 'amount_paid_cents'),
+      withOnly('checks', {...check, items: [{...check.items[0], claimed_quantity: 0}]}, 'items.0.claimed_quantity'),
+      withOnly('checks', {...check, totals: {subtotal_cents: 0, tax_cents: 0, total_cents: 0}}, 'totals.total_cents'),
+      withOnly('checks', {...check, status: 'voided'}, 'status'),
+      withOnly('payments', {...payment, check_id: 'chk_gone'}, 'check_id'),
+      withOnly('payments', {...payment, claim_id: 'clm_gone'}, 'claim_id'),
+      withOnly('claims', {...claim, check_id: 'chk_gone'}, 'check_id'),
+      withOnly('feedback', {...document.records.feedback[0], check_id: 'chk_gone'}, 'check_id'),
+      // a kept answer for a claim the document does not hold: its replay would answer for nothing
+      withOnly('idempotency_keys', {...key, body: {...key.body, id: 'clm_other'}}, 'body.id'),
+      withOnly(
+        'idempotency_keys',
+        {...key, body: {...key.body, created_at: '2020-01-01T00:00:00.000Z'}},
+        'body.created_at',
       ),
       // an attempt as none is made: numbered from 1, and no shorter than no time at all
       withOnly(

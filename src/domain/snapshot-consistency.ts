@@ -1,0 +1,119 @@
+import {refundedFromBill, roundQuantity} from './money.js'
+import type {CheckRecord, ClaimRecord, FeedbackRecord, IdempotencyRecord, PaymentRecord} from './records.js'
+
+/** The records a snapshot's money and claims are kept in, each already of its kind's schema. */
+export interface Ledger {
+  checks: readonly CheckRecord[]
+  claims: readonly ClaimRecord[]
+  payments: readonly PaymentRecord[]
+  feedback: readonly FeedbackRecord[]
+  idempotency_keys: readonly IdempotencyRecord[]
+}
+
+/** A record that another contradicts: where it is, and what. */
+export interface Contradiction {
+  path: (string | number)[]
+  message: string
+}
+
+/**
+ * Where `ledger`'s records disagree in a way no request leaves them (docs/snapshots.md): a claim, payment or
+ * feedback of a check it does not hold, a payment's claim of another check, a check's paid amount other than
+ * its payments less their refunds, an item's claimed quantity other than its claims' sum, a total below what
+ * was paid, a voided check with anything paid or claimed, or an idempotency key's answer for a claim, payment
+ * or feedback it does not hold, or not as it was made. Restored, such a check would lose money: the next
+ * payment or refund counts from the amount the check says, and a replayed key answers for a payment that is
+ * not there.
+ */
+export function* contradictions(ledger: Ledger): Generator<Contradiction> {
+  const {checks, claims, payments, feedback, idempotency_keys} = ledger
+  const checkById = new Map(checks.map((check) => [check.id, check]))
+  const claimById = new Map(claims.map((claim) => [claim.id, claim]))
+  /** Each check's items by external id: one lookup per claim line, however many items a check has. */
+  const itemsOf = new Map(checks.map((check) => [check.id, new Set(check.items.map((item) => item.external_id))]))
+  /** What each check's payments come to, less their refunds. */
+  const paid = new Map<string, number>()
+  /** What each check's claims add up to, item by item. */
+  const claimed = new Map<string, Map<string, number>>()
+
+  for (const [name, list] of [
+    ['claims', claims],
+    ['payments', payments],
+    ['feedback', feedback],
+  ] as const)
+    for (const [i, record] of list.entries())
+      if (!checkById.has(record.check_id))
+        yield {path: [name, i, 'check_id'], message: `names check ${record.check_id}, which the snapshot does not hold`}
+
+  for (const [i, claim] of claims.entries()) {
+    const check = checkById.get(claim.check_id)
+    if (!check) continue
+    const items = claimed.get(check.id) ?? claimed.set(check.id, new Map()).get(check.id)!
+    for (const [j, line] of claim.items.entries()) {
+      if (!itemsOf.get(check.id)!.has(line.external_id))
+        yield {path: ['claims', i, 'items', j, 'external_id'], message: `is no item of check ${check.id}`}
+      items.set(line.external_id, roundQuantity((items.get(line.external_id) ?? 0) + line.quantity))
+    }
+  }
+  for (const [i, payment] of payments.entries()) {
+    if (payment.claim_id !== null && claimById.get(payment.claim_id)?.check_id !== payment.check_id)
+      yield {path: ['payments', i, 'claim_id'], message: `is no claim of check ${payment.check_id} the snapshot holds`}
+    paid.set(payment.check_id, (paid.get(payment.check_id) ?? 0) + payment.amount_cents - refundedFromBill(payment))
+  }
+
+  for (const [i, check] of checks.entries()) {
+    const owed = paid.get(check.id) ?? 0
+    if (check.amount_paid_cents !== owed)
+      yield {
+        path: ['checks', i, 'amount_paid_cents'],
+        message: `must be ${owed}, what the check's payments come to less their refunds`,
+      }
+    else if (check.amount_paid_cents > check.totals.total_cents)
+      yield {path: ['checks', i, 'totals', 'total_cents'], message: `must be at least ${owed}, what guests have paid`}
+    for (const [j, item] of check.items.entries()) {
+      const sum = claimed.get(check.id)?.get(item.external_id) ?? 0
+      if (item.claimed_quantity !== sum)
+        yield {
+          path: ['checks', i, 'items', j, 'claimed_quantity'],
+          message: `must be ${sum}, what the check's claims add up to`,
+        }
+    }
+    if (check.status === 'voided' && (owed > 0 || check.items.some((item) => item.claimed_quantity > 0)))
+      yield {path: ['checks', i, 'status'], message: 'cannot be voided while guests have paid or claimed from it'}
+  }
+
+  const held: Record<string, ReadonlyMap<string, object>> = {
+    claim: claimById,
+    payment: new Map(payments.map((payment) => [payment.id, payment])),
+    feedback: new Map(feedback.map((one) => [one.id, one])),
+  }
+  for (const [i, key] of idempotency_keys.entries()) {
+    const answer = key.body as {object: string; id: string}
+    const record = held[answer.object]!.get(answer.id)
+    if (!record)
+      yield {
+        path: ['idempotency_keys', i, 'body', 'id'],
+        message: `answers for ${answer.object} ${answer.id}, which the snapshot does not hold`,
+      }
+    else {
+      const field = Object.keys(answer).find(
+        (name) => !LATER[answer.object]?.has(name) && differs(answer, record, name),
+      )
+      if (field)
+        yield {
+          path: ['idempotency_keys', i, 'body', field],
+          message: `must be what ${answer.object} ${answer.id} was made with: a replay answers with it`,
+        }
+    }
+  }
+}
+
+/** The fields a kept answer may hold otherwise than its record now: a payment's refunds came after it. */
+const LATER: Record<string, ReadonlySet<string>> = {
+  payment: new Set(['amount_refunded_cents', 'status', 'refunds', 'updated_at']),
+}
+
+/** Whether `answer` and `record` hold other values in `field` (values of JSON, compared as their text). */
+const differs = (answer: object, record: object, field: string): boolean =>
+  JSON.stringify((answer as Record<string, unknown>)[field]) !==
+  JSON.stringify((record as Record<string, unknown>)[field])
