@@ -13,8 +13,8 @@ const Rfc3339 = z.iso.datetime({offset: true})
 
 /**
  * A date-time as an input takes it, as `format: date-time` says: RFC 3339, with `Z` or any offset
- * (`+01:00`, as Python's `isoformat()` writes), `T` and `Z` in either case, a leap second (`23:59:60`)
- * read as the second before it, as Java's `Instant.parse` reads one; read as the instant it names and
+ * (`+01:00`, as Python's `isoformat()` writes), `T` and `Z` in either case, a leap second (`23:59:60`
+ * UTC) read as the second before it, as Java's `Instant.parse` reads one; read as the instant it names and
  * kept in UTC as every timestamp is.
  */
 export const TimestampInput = z
@@ -23,6 +23,7 @@ export const TimestampInput = z
     message: 'must be an RFC 3339 date-time, e.g. 2026-11-25T00:00:00+01:00',
     abort: true,
   })
+  .refine(leapSecondAtDayEnd, {message: 'may have second 60 (a leap second) only at 23:59 UTC', abort: true})
   // its offset may take it past what is stored: `9999-12-31T23:59:59-01:00` is in year 10000 in UTC
   .refine(
     (text) => inStoredYears(Date.parse(withoutLeapSecond(text))),
@@ -33,6 +34,16 @@ export const TimestampInput = z
 
 /** `text` in upper case, second 60 (a leap second, which Date cannot read) read as 59. */
 const withoutLeapSecond = (text: string) => text.toUpperCase().replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:)60/, '$159')
+
+/**
+ * Whether a second 60 falls where a leap second does, at 23:59 UTC (`15:59:60-08:00` too), as JSON Schema's
+ * `date-time` checks it: elsewhere it names no instant.
+ */
+function leapSecondAtDayEnd(text: string): boolean {
+  if (withoutLeapSecond(text) === text.toUpperCase()) return true
+  const utc = new Date(withoutLeapSecond(text))
+  return utc.getUTCHours() === 23 && utc.getUTCMinutes() === 59
+}
 
 const FIRST_MS = Date.parse('0001-01-01T00:00:00.000Z')
 const LAST_MS = Date.parse('9999-12-31T23:59:59.999Z')

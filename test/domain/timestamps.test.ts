@@ -12,12 +12,16 @@ describe('isoTime', () => {
 })
 
 describe('TimestampInput', () => {
-  it('reads any RFC 3339 offset, T and Z in either case, a leap second as the second before it, in UTC years 0001-9999', () => {
+  it('reads any RFC 3339 offset, T and Z in either case, a leap second at 23:59 UTC as the second before it, in UTC years 0001-9999', () => {
     const read = (text: string) => TimestampInput.safeParse(text).data
     expect(read('2020-01-01T01:00:00+01:00')).toBe('2020-01-01T00:00:00.000Z')
     expect(read('2020-01-01t00:00:00.5z')).toBe('2020-01-01T00:00:00.500Z')
     expect(read('2016-12-31T23:59:60Z')).toBe('2016-12-31T23:59:59.000Z')
     expect(read('2016-12-31T23:59:61Z')).toBeUndefined()
+    // a leap second comes at 23:59 UTC, under whatever offset (RFC 3339's own example), and nowhere else
+    expect(read('1990-12-31T15:59:60-08:00')).toBe('1990-12-31T23:59:59.000Z')
+    expect(read('2016-12-31T12:34:60Z')).toBeUndefined()
+    expect(read('2016-12-31T23:59:60+01:00')).toBeUndefined()
     expect(read('2016-12-31T23:59:59')).toBeUndefined()
     // in years 0001 to 9999 once in UTC, as every timestamp is stored
     expect(read('9999-12-31T23:59:59-01:00')).toBeUndefined()
