@@ -126,6 +126,12 @@ export function routePath<Id extends RouteId>(id: Id, params: ParamsOf<Id>): str
  */
 export function hasDotSegment(path: string): boolean {
   // the parser drops every tab and line break first: `.\t.` is `..`
-  const bare = path.replace(/[\t\n\r]/g, '').split(/[?#]/, 1)[0]!
-  return bare.split(/[\\/]/).some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment))
+  return hasRoutedDotSegment(path.replace(/[\t\n\r]/g, '').split(/[?#]/, 1)[0]!)
 }
+
+/**
+ * Whether a path as the router reads it, decoded and without its query, has a `.` or `..` segment. A tab
+ * in it came as `%09`, which no URL parser drops: `.%09.` is a segment like any other.
+ */
+export const hasRoutedDotSegment = (path: string): boolean =>
+  path.split(/[\\/]/).some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment))

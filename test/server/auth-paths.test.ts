@@ -113,6 +113,20 @@ describe('a /v1 route however its path is written', () => {
     expect(answers[0]!.body.error.message).toContain('%3F')
   })
 
+  it('takes a segment holding a tab sent as %09 for a segment like any, not a dot segment: no parser drops it', async () => {
+    const auth = {headers: {authorization: `Bearer ${WRITE_KEY}`}}
+    const [tab, dots] = await Promise.all([
+      rawRequest(sim.url, 'GET', '/v1/checks/external/.%09.', auth),
+      rawRequest(sim.url, 'GET', '/v1/checks/external/..', auth),
+    ])
+    expect([tab.status, tab.body.error.code, tab.body.error.details[0].path]).toEqual([
+      422,
+      'validation_failed',
+      'external_check_id',
+    ])
+    expect([dots.status, dots.body.error.code]).toEqual([404, 'not_found'])
+  })
+
   it('takes a request target in absolute form as its path: the same auth, routing and refusals', async () => {
     const auth = {headers: {authorization: `Bearer ${WRITE_KEY}`}}
     const plain = await rawRequest(sim.url, 'GET', '/v1/locations', auth)

@@ -1,6 +1,6 @@
 import type {H3Event} from 'h3'
 import {ApiError} from '../../domain/errors.js'
-import {hasDotSegment} from '../../domain/routes.js'
+import {hasRoutedDotSegment} from '../../domain/routes.js'
 
 /** A request target's scheme and authority, in absolute form (`http://host:4747`). */
 const SCHEME_AND_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i
@@ -33,7 +33,7 @@ export function originForm(target: string): string {
  */
 export function routedPath(event: H3Event): string {
   const bare = pathOf(event)
-  if (bare.includes('/.') && hasDotSegment(bare)) {
+  if (bare.includes('/.') && hasRoutedDotSegment(bare)) {
     throw new ApiError('not_found', 'No such route: a path may not contain "." or ".." segments.')
   }
   if (bare.includes('?')) throw new ApiError('not_found', 'No such route: a path may not contain "?" (%3F).')
