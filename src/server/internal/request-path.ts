@@ -33,7 +33,8 @@ export function originForm(target: string): string {
  */
 export function routedPath(event: H3Event): string {
   const bare = pathOf(event)
-  if (bare.includes('/.') && hasRoutedDotSegment(bare)) {
+  // a dot segment starts after a `/` or a `\`: a path without one is not walked
+  if ((bare.includes('/.') || bare.includes('\\.')) && hasRoutedDotSegment(bare)) {
     throw new ApiError('not_found', 'No such route: a path may not contain "." or ".." segments.')
   }
   if (bare.includes('?')) throw new ApiError('not_found', 'No such route: a path may not contain "?" (%3F).')
