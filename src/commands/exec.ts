@@ -8,8 +8,10 @@ export default class Exec extends Command {
 
   static override description = `Starts a server in this process (in memory on a free port, unless --data, --database or --port say otherwise; \
 any flag of \`serve\`), runs COMMAND with TABLEPAY_URL (…/v1), TABLEPAY_API_KEY, TABLEPAY_READ_KEY, TABLEPAY_DASHBOARD_URL \
-and, when the seed gives the first account a webhook endpoint, its TABLEPAY_WEBHOOK_SECRET, then stops the server. \
-Nothing outlives it: SIGINT, SIGTERM and SIGHUP go to COMMAND, which the server outlasts. Ctrl+C in a terminal, or \
+and, when the seed gives the first account a webhook endpoint, its TABLEPAY_WEBHOOK_SECRET (one the server has no value \
+for is unset), then stops the server. \
+The server never outlives exec: SIGINT, SIGTERM and SIGHUP go to COMMAND, which the server outlasts. What COMMAND \
+leaves running in the background is its own, as in a shell, and a SIGKILL of exec cannot reach COMMAND. Ctrl+C in a terminal, or \
 its closing, reaches COMMAND once, directly; a program that signals the whole process group reaches it directly too, then through exec \
 again: signal exec's pid instead. \
 COMMAND's stdout is its own; the server writes on stderr. Only COMMAND is told where the server is: \

@@ -12,23 +12,24 @@ import {type ServeFlags, startServing} from './run.js'
 /**
  * What COMMAND learns of the server (README, "Use in CI"): where it is, the
  * first account's keys and dashboard link, and the secret of the first
- * webhook endpoint the seed gives that account, when it gives one.
+ * webhook endpoint the seed gives that account, when it gives one. One the
+ * server has no value for is undefined, so that COMMAND does not get the
+ * caller's, of another server.
  *
  * @example
  * commandEnv(server) // {TABLEPAY_URL: 'http://127.0.0.1:41234/v1', TABLEPAY_API_KEY: 'tp_test_demo_write', …}
  */
-export function commandEnv(server: RunningServer): Record<string, string> {
+export function commandEnv(server: RunningServer): Record<string, string | undefined> {
   const {write, read} = firstKeys(server.accounts)
   const account = server.seed?.accounts.find((a) => a.id === server.accounts[0]?.id)
   const secret = account?.webhook_endpoints?.[0]?.secret
-  const env = {
+  return {
     TABLEPAY_URL: `${server.url}/v1`,
     TABLEPAY_API_KEY: write,
     TABLEPAY_READ_KEY: read,
     TABLEPAY_DASHBOARD_URL: dashboardUrl(server),
     TABLEPAY_WEBHOOK_SECRET: secret,
   }
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined))
 }
 
 /**
@@ -48,6 +49,7 @@ export async function exec(flags: ServeFlags, command: readonly string[]): Promi
   const server = await startServing(flags, out, {register: false})
   try {
     out.notice(`tablepay is listening on ${server.url}/v1 until ${command[0]} exits`)
+    // a variable left undefined is not passed on (child_process skips it)
     return await run(command, {...process.env, ...commandEnv(server)})
   } finally {
     await server.close()

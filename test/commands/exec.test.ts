@@ -105,6 +105,24 @@ describe('exec -- COMMAND', () => {
     expect(await refused(noticedUrl(failed.stderr))).toBe(true)
   })
 
+  it("unsets the variables this server has no value for, whatever the caller's were: they were another server's", async () => {
+    const dir = await seedDir()
+    const seed = JSON.parse(await readFile(join(ROOT, 'fixtures', 'seed.json'), 'utf8'))
+    seed.accounts[0].api_keys = seed.accounts[0].api_keys.filter((key: {scopes: string[]}) =>
+      key.scopes.includes('write'),
+    )
+    await writeFile(join(dir, 'write-only.json'), JSON.stringify(seed))
+    const env = {
+      TABLEPAY_READ_KEY: 'tp_test_another_server',
+      TABLEPAY_WEBHOOK_SECRET: 'whsec_another_server_0123456789',
+    }
+    // COMMAND's stdout is the test's own: it tells by its exit code
+    const show =
+      'process.exit((process.env.TABLEPAY_READ_KEY === undefined ? 0 : 3) + (process.env.TABLEPAY_WEBHOOK_SECRET === undefined ? 0 : 4))'
+    const {code} = await runCommand(['exec', '--seed', join(dir, 'write-only.json'), '--', 'node', '-e', show], {env})
+    expect(code).toBe(0)
+  })
+
   it('exits 128 + the signal number when a signal kills COMMAND, and leaves nothing behind', async () => {
     const script = `console.log(process.pid + ' ' + process.env.TABLEPAY_URL); process.kill(process.pid, 'SIGKILL')`
     const {code, stdout} = await runCli(['exec', '--', 'node', '-e', script])
