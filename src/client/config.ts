@@ -3,7 +3,7 @@ import {dirname, join, resolve} from 'node:path'
 import type {ClientOptions} from './client.js'
 import {TablepayConfigError} from './errors.js'
 import {isAlive} from '../shared/process-alive.js'
-import {registeredServers, registryDir, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
+import {type Env, registeredServers, registryDir, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
 import {serverBase} from '../shared/server-url.js'
 
 export {SERVER_FILE, type ServerFile}
@@ -29,7 +29,7 @@ const HEALTH_TIMEOUT_MS = 1000
  */
 export async function resolveClientConfig(
   flags: Partial<ClientOptions> = {},
-  env: NodeJS.ProcessEnv = process.env,
+  env: Env = process.env,
   cwd = process.cwd(),
 ): Promise<ClientOptions> {
   const url = normalize(flags.url || env.TABLEPAY_URL)
@@ -55,8 +55,6 @@ export async function resolveClientConfig(
     ].join('\n'),
   )
 }
-
-type Env = NodeJS.ProcessEnv
 
 /** `dir` and each directory above it, nearest first. */
 function* upFrom(dir: string): Generator<string> {

@@ -4,6 +4,12 @@ import {join} from 'node:path'
 import {makeDir} from './make-dir.js'
 import {isAlive} from './process-alive.js'
 
+/**
+ * The environment a client reads its settings from, `process.env` by default: typed without Node's own types,
+ * so that a project using the client needs no `@types/node`.
+ */
+export type Env = Readonly<Record<string, string | undefined>>
+
 /** The file `tablepay serve` writes into its data dir on start, so clients started there need no flags. */
 export const SERVER_FILE = 'server.json'
 
@@ -27,7 +33,7 @@ export interface ServerFile {
  * (default `~/.tablepay/servers`), one file per server, so a client started
  * in any directory finds one (docs/cli.md, "How the CLI finds the server").
  */
-export function registryDir(env = process.env): string {
+export function registryDir(env: Env = process.env): string {
   return join(env.TABLEPAY_HOME || join(homedir(), '.tablepay'), 'servers')
 }
 
@@ -42,7 +48,7 @@ export function registryDir(env = process.env): string {
  * const unregister = await registerServer({url, pid: process.pid, data_dir: null, api_key})
  * await unregister()
  */
-export async function registerServer(server: ServerFile, env = process.env): Promise<() => Promise<void>> {
+export async function registerServer(server: ServerFile, env: Env = process.env): Promise<() => Promise<void>> {
   const dir = registryDir(env)
   const path = join(dir, `${server.pid}-${new URL(server.url).port}.json`)
   try {
@@ -58,7 +64,7 @@ export async function registerServer(server: ServerFile, env = process.env): Pro
 }
 
 /** Every readable entry of the registry; a server killed without cleaning up leaves one whose pid is gone. */
-export async function registeredServers(env = process.env): Promise<ServerFile[]> {
+export async function registeredServers(env: Env = process.env): Promise<ServerFile[]> {
   return (await readEntries(registryDir(env))).map(([, entry]) => entry)
 }
 

@@ -151,6 +151,11 @@ export async function main(event: Event): Promise<Simulator> {
   return sim
 }
 `
+const CLIENT_ONLY = `import {resolveClientConfig, TablepayClient} from 'tablepay/client'
+export async function connect(): Promise<TablepayClient> {
+  return new TablepayClient(await resolveClientConfig({url: 'http://127.0.0.1:4747'}))
+}
+`
 const MSW_IMPORT = `import type {HttpHandler} from 'msw'
 import {createTablepayHandlers} from 'tablepay/msw'`
 const MSW_USE = `const handlers: HttpHandler[] = (await createTablepayHandlers()).handlers
@@ -161,7 +166,11 @@ const MSW_USE = `const handlers: HttpHandler[] = (await createTablepayHandlers()
  * `"type": "module"`) and as CommonJS (`name.cts`) in one program: strict, no skipLibCheck.
  * skipDefaultLibCheck only skips TypeScript's own lib files.
  */
-async function typeProject(name: string, source: string, {lib, module}: {lib: string[]; module: string}) {
+async function typeProject(
+  name: string,
+  source: string,
+  {lib, module, types = ['node']}: {lib: string[]; module: string; types?: string[]},
+) {
   const sources = [`${name}.ts`, `${name}.cts`]
   for (const file of sources) await writeFile(join(consumer, file), source)
   const modules = {module, moduleResolution: module, target: 'ES2022'}
@@ -172,7 +181,7 @@ async function typeProject(name: string, source: string, {lib, module}: {lib: st
     skipDefaultLibCheck: true,
     ...modules,
     lib,
-    types: ['node'],
+    types,
   }
   await writeFile(join(consumer, `tsconfig.${name}.json`), JSON.stringify({compilerOptions, files: sources}))
   return {path: `tsconfig.${name}.json`}
@@ -187,6 +196,8 @@ test("the public types compile from ES modules and CommonJS under tsc --strict w
   const references = [
     await typeProject('all', withMsw, {lib: ['ES2023', 'DOM'], module: 'NodeNext'}),
     await typeProject('node', nodeOnly, {lib: ['ES2023'], module: 'Node16'}),
+    // the client from a project without Node's types (a browser's, a Deno's): it declares none it needs
+    await typeProject('client', CLIENT_ONLY, {lib: ['ES2023', 'DOM'], module: 'NodeNext', types: []}),
   ]
   await writeFile(join(consumer, 'tsconfig.json'), JSON.stringify({files: [], references}))
   const infos = references.map(({path}) => path.replace(/json$/, 'tsbuildinfo'))
