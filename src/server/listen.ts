@@ -14,18 +14,21 @@ export interface Listener {
   close(): Promise<void>
 }
 
-/** The port that `--port N` names but another program holds: the start fails, it never moves (docs/api.md). */
+/**
+ * The port that `--port N` (or `startSimulator({port})`) names but another program holds: the start fails, it
+ * never moves (docs/api.md). The remedies name both, since both come here.
+ */
 function listenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
   const where = `port ${port} on ${host}`
   if (error.code === 'EADDRINUSE') {
     return new Error(
       `Cannot listen on ${where}: it is in use by another program (or another tablepay serve). ` +
-        'Stop that program, or pick another port: --port 0 takes a free one and prints it.',
+        'Stop that program, or pick another port: port 0 (--port 0, or startSimulator({port: 0})) takes a free one.',
     )
   }
   if (error.code === 'EACCES') {
     return new Error(
-      `Cannot listen on ${where}: permission denied (ports below 1024 need privileges). Use --port 0 for a free port.`,
+      `Cannot listen on ${where}: permission denied (ports below 1024 need privileges). Use port 0 (--port 0, or startSimulator({port: 0})) for a free one.`,
     )
   }
   if (error.code === 'EADDRNOTAVAIL') {

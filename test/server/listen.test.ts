@@ -20,8 +20,10 @@ describe('an explicit port', () => {
     await expect(startServer({port: heldPort, host: '127.0.0.1'})).rejects.toThrow(refusal)
   })
 
-  it('that another program holds makes startSimulator fail too', async () => {
-    await expect(startSimulator({port: heldPort})).rejects.toThrow(`port ${heldPort}`)
+  it('that another program holds makes startSimulator fail too, naming its own remedy', async () => {
+    await expect(startSimulator({port: heldPort})).rejects.toThrow(
+      new RegExp(`port ${heldPort}.*startSimulator\\(\\{port: 0\\}\\)`),
+    )
   })
 
   it('that is free is taken exactly, and port 0 takes a free one', async () => {
