@@ -131,7 +131,11 @@ export function hasDotSegment(path: string): boolean {
 
 /**
  * Whether a path as the router reads it, decoded and without its query, has a `.` or `..` segment. A tab
- * in it came as `%09`, which no URL parser drops: `.%09.` is a segment like any other.
+ * in it came as `%09`, which no URL parser drops: `.%09.` is a segment like any other. A `#` (sent as is,
+ * or as `%23`) ends what a URL parser takes for the path: `..#x` is `..`.
  */
 export const hasRoutedDotSegment = (path: string): boolean =>
-  path.split(/[\\/]/).some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment))
+  path
+    .split('#', 1)[0]!
+    .split(/[\\/]/)
+    .some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment))

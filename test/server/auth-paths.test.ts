@@ -115,18 +115,19 @@ describe('a /v1 route however its path is written', () => {
 
   it('takes a segment holding a tab sent as %09 for a segment like any, and refuses a dot segment after / or \\', async () => {
     const auth = {headers: {authorization: `Bearer ${WRITE_KEY}`}}
-    const [tab, dots, slash] = await Promise.all([
+    const [tab, dots, slash, fragment] = await Promise.all([
       rawRequest(sim.url, 'GET', '/v1/checks/external/.%09.', auth),
       rawRequest(sim.url, 'GET', '/v1/checks/external/..', auth),
       rawRequest(sim.url, 'GET', '/v1/checks/external%5c..', auth),
+      rawRequest(sim.url, 'GET', '/v1/checks/external/..#x', auth),
     ])
     expect([tab.status, tab.body.error.code, tab.body.error.details[0].path]).toEqual([
       422,
       'validation_failed',
       'external_check_id',
     ])
-    // a dot segment after a backslash is one too, as a URL parser reads it
-    for (const refused of [dots, slash])
+    // a dot segment after a backslash, or before a #, is one too, as a URL parser reads it
+    for (const refused of [dots, slash, fragment])
       expect([refused.status, refused.body.error.message]).toEqual([
         404,
         'No such route: a path may not contain "." or ".." segments.',
