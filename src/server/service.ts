@@ -125,52 +125,54 @@ export async function createService(
     disableAfter: options.disableAfter,
     timeoutMs: options.receiverTimeoutMs,
   })
-  await dispatcher.start()
-  try {
-    await importAtStart(service, dispatcher, imports)
-  } catch (error) {
-    // a start that failed leaves nothing running behind it
-    await Promise.all([dispatcher.close(), service.outbox.close()])
-    throw error
-  }
   const pruner = new Pruner(service.retention)
-  pruner.start()
   const shutdown = new AbortController()
-  const streams = new StreamHub({
-    records: service.records,
-    shutdown: shutdown.signal,
-    keepAliveMs: options.keepAliveMs,
-    limits: options.streamLimits,
-  })
-  // each logged request goes to the account's live streams too, rendered only when one is open; the topic's
-  // name is made once per account, not once per request
-  const topics = new Map<string, string>()
-  const unfollowRequests = service.requests.subscribe((accountId, trace) => {
-    let topic = topics.get(accountId)
-    if (topic === undefined) topics.set(accountId, (topic = `account:${accountId}`))
-    streams.publish(topic, () => [{event: 'request', data: service.requests.render(trace)}])
-  })
-  // with other instances on the database, each logs the others' requests too (docs/postgres.md)
-  const {shared} = service.context.storage
-  const unshareRequests = shared ? shareRequests(service.requests, shared) : () => {}
-  // on PostgreSQL: the faults of every instance, and the others' changes to them
-  const unshareFaults = await service.faults.start()
-  const {app, listener} = createApp(service, {
-    baseUrl,
-    clock,
-    dispatcher,
-    pruner,
-    streams,
-    cors: options.cors,
-    traffic: {access: options.accessLog},
-  })
+  /** What the start subscribed to, undone on close. */
+  const unfollow: (() => void)[] = []
   // ends the event streams first: an open one would keep the HTTP server from closing
   const close = async () => {
-    unfollowRequests()
-    unshareRequests()
-    unshareFaults()
+    for (const undo of unfollow) undo()
     shutdown.abort()
     await Promise.all([dispatcher.close(), pruner.close(), service.outbox.close()])
   }
-  return {app, listener, service, dispatcher, streams, close}
+  try {
+    await dispatcher.start()
+    await importAtStart(service, dispatcher, imports)
+    pruner.start()
+    const streams = new StreamHub({
+      records: service.records,
+      shutdown: shutdown.signal,
+      keepAliveMs: options.keepAliveMs,
+      limits: options.streamLimits,
+    })
+    // each logged request goes to the account's live streams too, rendered only when one is open; the topic's
+    // name is made once per account, not once per request
+    const topics = new Map<string, string>()
+    unfollow.push(
+      service.requests.subscribe((accountId, trace) => {
+        let topic = topics.get(accountId)
+        if (topic === undefined) topics.set(accountId, (topic = `account:${accountId}`))
+        streams.publish(topic, () => [{event: 'request', data: service.requests.render(trace)}])
+      }),
+    )
+    // with other instances on the database, each logs the others' requests too (docs/postgres.md)
+    const {shared} = service.context.storage
+    if (shared) unfollow.push(shareRequests(service.requests, shared))
+    // on PostgreSQL: the faults of every instance, and the others' changes to them
+    unfollow.push(await service.faults.start())
+    const {app, listener} = createApp(service, {
+      baseUrl,
+      clock,
+      dispatcher,
+      pruner,
+      streams,
+      cors: options.cors,
+      traffic: {access: options.accessLog},
+    })
+    return {app, listener, service, dispatcher, streams, close}
+  } catch (error) {
+    // a start that failed leaves nothing running behind it
+    await close()
+    throw error
+  }
 }

@@ -1,6 +1,7 @@
 import {rm, writeFile} from 'node:fs/promises'
 import type {RequestListener} from 'node:http'
 import {join, resolve} from 'node:path'
+import {setTimeout} from 'node:timers/promises'
 import type {Seed} from '../domain/seed-schema.js'
 import {firstKeys} from '../domain/seeded-account.js'
 import {displayUrl} from '../shared/database-url.js'
@@ -86,9 +87,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const listening = (listener = await listenOn(options.port, options.host, (req, res) => handler(req, res)))
     const {url} = listening
     await startSeam.afterListening()
-    const running = (service = await createService(store, options.publicUrl ?? url, options, imports))
+    const {running, accounts} = await healing(store, async () => {
+      const made = await createService(store, options.publicUrl ?? url, options, imports)
+      try {
+        return {running: made, accounts: await made.service.records.accounts()}
+      } catch (error) {
+        await made.close()
+        throw error
+      }
+    })
+    service = running
     handler = running.listener
-    const accounts = await running.service.records.accounts()
     const info = describeServer(url, accounts, dataDir)
     if (dataDir) await writeFile(join(dataDir, SERVER_FILE), JSON.stringify(info, null, 2) + '\n', {mode: 0o600})
     const unregister = options.register ? await registerServer(info) : undefined
@@ -117,6 +126,27 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     await listener?.close()
     await store.close()
     throw error
+  }
+}
+
+/** How often a start that lost its database looks whether the storage works again, in ms. */
+const HEALED_EVERY_MS = 250
+
+/**
+ * Runs `step`, the start's part once the port is open, until it resolves. A database lost meanwhile is
+ * waited out, requests answered `503 starting` until it is back, as a running instance heals
+ * (docs/postgres.md, "When the database cannot be reached"); any other failure ends the start.
+ */
+async function healing<T>(store: {readonly failure: Error | undefined}, step: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await step()
+    } catch (error) {
+      if (!(error instanceof Error && error.name === 'DatabaseUnavailable')) throw error
+      // a pause before each try, healed or not: a failure that comes back at once is not tried in a loop
+      do await setTimeout(HEALED_EVERY_MS)
+      while (store.failure)
+    }
   }
 }
 
