@@ -32,15 +32,18 @@ export const TimestampInput = z
   .meta({format: 'date-time'})
   .transform((text) => new Date(withoutLeapSecond(text)).toISOString())
 
-/** `text` in upper case, second 60 (a leap second, which Date cannot read) read as 59. */
-const withoutLeapSecond = (text: string) => text.toUpperCase().replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:)60/, '$159')
+/** A date-time's second 60: a leap second, which Date cannot read. */
+const LEAP_SECOND = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:)60/i
+
+/** `text` in upper case, a leap second read as the second before it. */
+const withoutLeapSecond = (text: string) => text.toUpperCase().replace(LEAP_SECOND, '$159')
 
 /**
  * Whether a second 60 falls where a leap second does, at 23:59 UTC (`15:59:60-08:00` too), as JSON Schema's
  * `date-time` checks it: elsewhere it names no instant.
  */
 function leapSecondAtDayEnd(text: string): boolean {
-  if (withoutLeapSecond(text) === text.toUpperCase()) return true
+  if (!LEAP_SECOND.test(text)) return true
   const utc = new Date(withoutLeapSecond(text))
   return utc.getUTCHours() === 23 && utc.getUTCMinutes() === 59
 }
