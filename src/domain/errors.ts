@@ -5,6 +5,12 @@ export interface ErrorDetail {
   external_id?: string
 }
 
+/**
+ * The most entries of `details` an answer lists: a body with more problems (an import of 160,000 wrong records)
+ * is told that there are more, not answered with all of them (docs/api.md, "HTTP details").
+ */
+export const MAX_DETAILS = 100
+
 /** Every error code the API answers with, and its HTTP status. */
 export const ERROR_STATUS = {
   invalid_json: 400,

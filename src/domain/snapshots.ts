@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import {endpointKey} from './endpoints.js'
-import {ApiError, invalidField} from './errors.js'
+import {ApiError, invalidField, MAX_DETAILS} from './errors.js'
 import {QUERYABLE_RULE, unqueryableAt} from './queryable-text.js'
 import type {Collections, DeliveryRecord, SnapshotRecord} from './records.js'
 import {
@@ -78,14 +78,43 @@ const Indexed = z.string().max(512)
 /** How deep a record may nest: tablepay's own nest five levels, and PostgreSQL's `json` refuses a few thousand. */
 const MAX_DEPTH = 32
 
-/** Whether `value` nests objects or arrays more than `levels` deep. */
-const deeperThan = (value: unknown, levels: number): boolean =>
-  typeof value === 'object' &&
-  value !== null &&
-  (levels === 0 || Object.values(value).some((item) => deeperThan(item, levels - 1)))
+/**
+ * The most entries a list in a record may hold: tablepay's own hold a few (a check's items, at most 500),
+ * and zod gathers a problem for each wrong entry before it answers (docs/snapshots.md).
+ */
+const MAX_LIST = 5000
+
+const TOO_DEEP = `nests deeper than ${MAX_DEPTH} levels`
+
+/**
+ * Where in `value` it holds a list longer than MAX_LIST, or nests past `levels` more levels (named at
+ * `value` itself: the path to the depth would be as long); undefined if nowhere.
+ */
+function outsizedAt(value: unknown, levels: number): {path: string[]; message: string} | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  if (levels === 0) return {path: [], message: TOO_DEEP}
+  if (Array.isArray(value) && value.length > MAX_LIST)
+    return {path: [], message: `holds ${value.length} entries, more than the ${MAX_LIST} a list in a record may`}
+  for (const key in value) {
+    const found = outsizedAt((value as Record<string, unknown>)[key], levels - 1)
+    if (found) return found.message === TOO_DEEP ? found : {...found, path: [key, ...found.path]}
+  }
+  return undefined
+}
 
 /** A record as an export holds it: an object with its id (the rest is the store's own, checked by kind below). */
 const Stored = z.looseObject({id: Indexed.min(1)})
+
+/**
+ * A collection's records, each checked one at a time by `Records` below: zod's own array would gather every
+ * problem of every record first, and 160,000 wrong ones overflowed its stack. The document shows each as `Stored`.
+ */
+const StoredList = z.array(z.unknown()).meta({items: withoutDialect(z.toJSONSchema(Stored, {io: 'input'}))})
+
+/** A JSON schema to nest in another: without its `$schema`. */
+function withoutDialect({$schema, ...schema}: z.core.JSONSchema.BaseSchema): object {
+  return schema
+}
 
 /** The resource each type of event holds in `data`: what its GET answered when the event was made. */
 const EVENT_DATA: Record<EventType, z.ZodType> = {
@@ -182,12 +211,15 @@ const UNIQUE: Partial<Record<SnapshotCollection, readonly string[]>> = {checks: 
  * Each record of `name` whose id, or another field no two may share (UNIQUE), an earlier record has too:
  * its place, the field, and `what` it holds twice ("checks external_id t7").
  */
-function* repeats(name: SnapshotCollection, records: readonly object[]) {
+function* repeats(name: SnapshotCollection, records: readonly unknown[]) {
   const seen = new Map<string, Set<unknown>>()
   for (const [index, record] of records.entries()) {
+    // a record that is none, or a field that is no text, has a problem of its own
+    if (typeof record !== 'object' || record === null) continue
     for (const field of ['id', ...(UNIQUE[name] ?? [])]) {
       const values = seen.get(field) ?? seen.set(field, new Set()).get(field)!
       const value = (record as Record<string, unknown>)[field]
+      if (typeof value !== 'string' || value === '') continue
       if (values.has(value)) yield {index, field, what: `${name} ${field === 'id' ? '' : `${field} `}${String(value)}`}
       values.add(value)
     }
@@ -206,37 +238,45 @@ export function repeatedRecord(snapshot: SnapshotRecord): string | undefined {
   return undefined
 }
 
+/** What is wrong with `record` as a record of `name`: where, and what. */
+function* recordProblems(name: SnapshotCollection, record: unknown): Generator<{path: PropertyKey[]; message: string}> {
+  const stored = Stored.safeParse(record)
+  if (!stored.success) return yield* stored.error.issues
+  // first: a list too long for zod, and a nesting too deep for the read for unqueryable text, which recurses
+  const outsized = outsizedAt(record, MAX_DEPTH)
+  if (outsized) return yield outsized
+  const kind = RECORD_SCHEMAS[name].safeParse(record)
+  if (!kind.success) yield* kind.error.issues
+  const unqueryable = QUERYABLE.has(name) ? unqueryableAt(record) : undefined
+  if (unqueryable) yield {path: unqueryable, message: QUERYABLE_RULE}
+}
+
 /**
- * Each collection's records as the store keeps them: each kind checked by its schema (RECORD_SCHEMAS), where
- * each issue names its record, no id (nor a check's external id or guest token) twice in a collection, no
- * record nested past MAX_DEPTH, and only text PostgreSQL can query in the kinds it queries (queryable-text.ts);
- * the document shows them as objects with an id.
+ * Each collection's records as the store keeps them: objects with an id, none nested past MAX_DEPTH nor
+ * holding a list longer than MAX_LIST, each kind checked by its schema (RECORD_SCHEMAS), only text
+ * PostgreSQL can query in the kinds it queries (queryable-text.ts), and no id (nor a check's external id or
+ * guest token) twice in a collection. It stops at the first MAX_DETAILS problems and one more, so that
+ * the answer can say there are more (`validationError`).
  */
 const Records = z
-  .partialRecord(z.enum(STORED_COLLECTIONS), z.array(Stored))
+  .partialRecord(z.enum(STORED_COLLECTIONS), StoredList)
   .superRefine((records, context) => {
-    let refused = false
+    let problems = 0
     const refuse = (message: string, path: PropertyKey[]) => {
-      refused = true
+      problems++
       context.addIssue({code: 'custom', message, path})
+      return problems > MAX_DETAILS
     }
     for (const name of STORED_COLLECTIONS) {
-      const result = z.array(RECORD_SCHEMAS[name]).safeParse(records[name] ?? [])
-      for (const issue of result.error?.issues ?? []) refuse(issue.message, [name, ...issue.path])
-      for (const {index, field, what} of repeats(name, records[name] ?? []))
-        refuse(`${what} is there twice`, [name, index, field])
-      for (const [i, record] of (records[name] ?? []).entries()) {
-        // too deep to walk: the read for unqueryable text below recurses once a level
-        if (deeperThan(record, MAX_DEPTH)) {
-          refuse(`nests deeper than ${MAX_DEPTH} levels`, [name, i])
-          continue
-        }
-        const unqueryable = QUERYABLE.has(name) ? unqueryableAt(record) : undefined
-        if (unqueryable) refuse(QUERYABLE_RULE, [name, i, ...unqueryable])
+      const list = records[name] ?? []
+      for (const [i, record] of list.entries()) {
+        for (const {path, message} of recordProblems(name, record)) if (refuse(message, [name, i, ...path])) return
       }
+      for (const {index, field, what} of repeats(name, list))
+        if (refuse(`${what} is there twice`, [name, index, field])) return
     }
     // records across kinds are compared once each is of its kind: else a field compared may not be there
-    if (refused) return
+    if (problems > 0) return
     const ledger = Object.fromEntries(LEDGER.map((name) => [name, records[name] ?? []])) as unknown as Ledger
     for (const {path, message} of contradictions(ledger)) refuse(message, path)
   })

@@ -1,6 +1,7 @@
 import {SnapshotDocument} from '../domain/snapshots.js'
 import type {Service} from '../service/index.js'
 import type {Reader} from '../service/storage.js'
+import {tooLargeToParse} from '../domain/json-memory.js'
 import {readFound} from '../shared/package-file.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
 import type {Dispatcher} from '../webhooks/dispatcher.js'
@@ -8,9 +9,17 @@ import type {Dispatcher} from '../webhooks/dispatcher.js'
 /** The exported snapshot in `file`, checked; an unusable file is a wrong command line (exit 2). */
 async function readSnapshotFile(file: string): Promise<SnapshotDocument> {
   const what = `serve --import: ${file}`
+  let text: string
   let json: unknown
   try {
-    json = JSON.parse(await readFound(file))
+    text = await readFound(file)
+  } catch (error) {
+    throw new UnusableInputError(`${what} cannot be read: ${(error as Error).message}`)
+  }
+  const tooLarge = tooLargeToParse(text)
+  if (tooLarge) throw new UnusableInputError(`${what} is not read: ${tooLarge}.`)
+  try {
+    json = JSON.parse(text)
   } catch (error) {
     throw new UnusableInputError(`${what} cannot be read as JSON: ${(error as Error).message}`)
   }

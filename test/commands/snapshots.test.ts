@@ -177,6 +177,12 @@ describe('serve --import', () => {
       oclif: {exit: 2},
       message: expect.stringContaining('records.webhook_endpoints.0.description: must not contain the NUL character'),
     })
+    // 36 MB of empty objects would take gigabytes parsed: weighed, not parsed
+    await writeFile(file, `{"records":{"checks":[${'{},'.repeat(12_000_000)}{}]}}`)
+    await expect(startServeFlags(['--import', file])).rejects.toMatchObject({
+      oclif: {exit: 2},
+      message: expect.stringMatching(/is not read: it would take up to 1\.\d\d GiB of memory once read/),
+    })
   })
 
   it('reads and checks every file before the port opens: a refused start began nothing', async () => {

@@ -459,6 +459,48 @@ describe('snapshots: a record nested past any the API makes', () => {
   })
 })
 
+describe('snapshots: an import too large to check whole', () => {
+  const head =
+    '{"tablepay_snapshot":1,"name":"big","account":"acct_demo","created_at":"2026-01-01T00:00:00.000Z","records":'
+
+  it('lists the first 100 problems of 160,000 wrong records, and says there are more', async () => {
+    const sim = await startTestServer()
+    cleanup.push(() => sim.close())
+    const body = `${head}{"checks":[${Array(160_000).fill('{}').join(',')}]}}`
+    const refused = await sim.api('POST', '/v1/sim/snapshots/import', {body})
+    expect([refused.status, refused.body.error.code, refused.body.error.details.length]).toEqual([
+      422,
+      'validation_failed',
+      100,
+    ])
+    expect(refused.body.error.message).toMatch(/records\.checks\.0\.id: .*\(and more: details lists the first 100\)\.$/)
+    expect(refused.body.error.details[99].path).toBe('records.checks.99.id')
+    expect((await sim.api('GET', '/v1/sim/snapshots/big')).status).toBe(404)
+  })
+
+  it('refuses a record holding a list longer than any a record holds, naming the list', async () => {
+    const sim = await startTestServer()
+    cleanup.push(() => sim.close())
+    const body = `${head}{"checks":[{"id":"chk_1","items":[${Array(200_000).fill('{}').join(',')}]}]}}`
+    const refused = await sim.api('POST', '/v1/sim/snapshots/import', {body})
+    expect([refused.status, refused.body.error.details]).toEqual([
+      422,
+      [{path: 'records.checks.0.items', message: 'holds 200000 entries, more than the 5000 a list in a record may'}],
+    ])
+  })
+
+  it('refuses a body whose small values would take gigabytes once parsed, before parsing it, and serves on', async () => {
+    const sim = await startTestServer()
+    cleanup.push(() => sim.close())
+    // 36 MB of empty objects: 64 bytes each once parsed, and zod would make a problem of each
+    const body = `${head}{"checks":[{"id":"chk_1","items":[${'{},'.repeat(12_000_000)}{}]}]}}`
+    const refused = await sim.api('POST', '/v1/sim/snapshots/import', {body})
+    expect([refused.status, refused.body.error.code]).toEqual([413, 'payload_too_large'])
+    expect(refused.body.error.message).toMatch(/would take up to 1\.\d\d GiB of memory once read/)
+    expect((await sim.api('GET', '/v1/health')).status).toBe(200)
+  })
+})
+
 describe('snapshots: ids another account holds', () => {
   it("refuses to restore a snapshot saved after an import while the ids are the exporter's again", async () => {
     const {sim, push, settled, save, restore, refusedRestore} = await setup()
@@ -781,6 +823,30 @@ describe('snapshots: bad input', () => {
     const forbidden = await sim.api('POST', '/v1/sim/snapshots/good/restore', {key: READ_KEY})
     expect([forbidden.status, forbidden.body.error.code]).toEqual([403, 'insufficient_scope'])
     expect(await sim.stored()).toBe(stored)
+  })
+
+  it('names a record held twice in a collection whose records have other problems too', async () => {
+    const {sim, dinner, save} = await setup()
+    await dinner('t1')
+    await save('good')
+    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/good/export')
+    const [check] = document.records.checks
+    const checks = [check, {...check, version: 0}]
+    const refused = await sim.api('POST', '/v1/sim/snapshots/import', {body: {...document, records: {checks}}})
+    expect(refused.body.error.details.map((d: {path: string}) => d.path)).toEqual([
+      'records.checks.1.version',
+      'records.checks.1.id',
+      'records.checks.1.external_id',
+      'records.checks.1.guest_token',
+    ])
+    // an id that is none is named for that alone
+    const noIds = await sim.api('POST', '/v1/sim/snapshots/import', {
+      body: {...document, records: {checks: [{id: null}, {id: null}]}},
+    })
+    expect(noIds.body.error.details.map((d: {path: string}) => d.path)).toEqual([
+      'records.checks.0.id',
+      'records.checks.1.id',
+    ])
   })
 
   it('refuses an import announced far past its limit at once, without reading the body', async () => {

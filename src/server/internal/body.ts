@@ -1,7 +1,8 @@
 import type {IncomingMessage} from 'node:http'
 import type {H3Event} from 'h3'
 import type * as z from 'zod'
-import {ApiError, type ErrorDetail} from '../../domain/errors.js'
+import {ApiError, type ErrorDetail, MAX_DETAILS} from '../../domain/errors.js'
+import {tooLargeToParse} from '../../domain/json-memory.js'
 import {decodeBody, requestCodings} from './content-encoding.js'
 import {grantContinue, holdsBody} from './expect-continue.js'
 import {requestHeader} from './headers.js'
@@ -120,15 +121,20 @@ export function zodDetails(error: z.ZodError): ErrorDetail[] {
   )
 }
 
-/** A 422 that names the first problem in its message and lists them all in `details`. */
+/** A 422 that names the first problem in its message and lists them in `details`, the first MAX_DETAILS of them. */
 export function validationError(what: string, error: z.ZodError): ApiError {
   const details = zodDetails(error)
   const first = details[0]!
-  const more = details.length > 1 ? ` (and ${details.length - 1} more, see details)` : ''
+  const more =
+    details.length > MAX_DETAILS
+      ? ` (and more: details lists the first ${MAX_DETAILS})`
+      : details.length > 1
+        ? ` (and ${details.length - 1} more, see details)`
+        : ''
   return new ApiError(
     'validation_failed',
     `${what} failed validation: ${first.path}: ${first.message}${more}.`,
-    details,
+    details.slice(0, MAX_DETAILS),
   )
 }
 
@@ -176,6 +182,9 @@ export async function readJsonText(event: H3Event, limit = BODY_LIMIT): Promise<
   const text = (await readLimited(event, limit)).toString('utf8')
   // the request log shows what was sent (docs/api.md, "The request log")
   event.context.requestText = text
+  // an import's body may hold 256 MiB of small values (domain/json-memory.ts)
+  const tooLarge = tooLargeToParse(text)
+  if (tooLarge) throw new ApiError('payload_too_large', `Request body is not read: ${tooLarge}.`)
   return text
 }
 
