@@ -147,6 +147,9 @@ export function logBody(text: string | undefined): LoggedBody {
   return {body: cutCopy(json, BODY_CAP), truncated: true}
 }
 
+/** The longest body the log keeps any of. */
+const PARSED_MAX = 1024 * 1024
+
 /**
  * What a trace keeps of a body: the text while it is short; past BODY_CAP
  * only what the log will show of it, as text of its own (never the request's
@@ -158,6 +161,10 @@ export function logBody(text: string | undefined): LoggedBody {
  */
 export function keptBody(text: string | undefined): string | LoggedBody | undefined {
   if (text === undefined || text.length <= BODY_CAP) return text
+  // an import's or an export's: parsing it to redact it could take gigabytes, or seconds, and the JSON
+  // written again could pass the longest string V8 makes (1e20 is written with 21 digits)
+  if (text.length > PARSED_MAX)
+    return {body: `[not kept: a body of ${text.length} characters; the log keeps those up to 1 MiB]`, truncated: true}
   const shown = logBody(text)
   if (typeof shown.body === 'string')
     return shown.truncated ? shown : {body: cutCopy(shown.body, BODY_CAP), truncated: false}

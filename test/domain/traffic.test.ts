@@ -5,6 +5,7 @@ import {takeToken} from '../../src/domain/rate-limit.js'
 import {
   BODY_CAP,
   boundedEntry,
+  keptBody,
   logBody,
   redactSecrets,
   renderRequest,
@@ -65,6 +66,22 @@ describe('the request log bodies', () => {
     expect(logBody(undefined)).toEqual({body: null, truncated: false})
     const long = JSON.stringify({text: 'x'.repeat(BODY_CAP)})
     expect(logBody(long)).toEqual({body: long.slice(0, BODY_CAP), truncated: true})
+  })
+
+  it('keeps a body up to 1 MiB redacted as parsed, escapes and all, and none of a larger one', () => {
+    const pad = 'x'.repeat(BODY_CAP)
+    const escaped = `{"secr\\u0065t": "s1", "previous_secret": "whsec_a\\/b", "pad": "${pad}"}`
+    const kept = keptBody(escaped) as {body: string; truncated: boolean}
+    expect([
+      kept.truncated,
+      kept.body.startsWith('{"secret":"[redacted]","previous_secret":"[redacted]","pad":"xx'),
+    ]).toEqual([true, true])
+    // 125 MB of 1e20: parsed, 25 million numbers; written again, 550 million characters, past V8's longest string
+    const large = `[${'1e20,'.repeat(25_000_000)}1]`
+    expect(keptBody(large)).toEqual({
+      body: `[not kept: a body of ${large.length} characters; the log keeps those up to 1 MiB]`,
+      truncated: true,
+    })
   })
 })
 

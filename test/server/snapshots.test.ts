@@ -497,6 +497,12 @@ describe('snapshots: an import too large to check whole', () => {
     const refused = await sim.api('POST', '/v1/sim/snapshots/import', {body})
     expect([refused.status, refused.body.error.code]).toEqual([413, 'payload_too_large'])
     expect(refused.body.error.message).toMatch(/would take up to 1\.\d\d GiB of memory once read/)
+    // nor does the request log parse it
+    const {body: logged} = await sim.api('GET', `/v1/sim/requests/${refused.body.error.request_id}`)
+    expect([logged.request_body_truncated, logged.request_body]).toEqual([
+      true,
+      expect.stringMatching(/^\[not kept: a body of 36000\d+ characters/),
+    ])
     expect((await sim.api('GET', '/v1/health')).status).toBe(200)
   })
 })
