@@ -334,6 +334,10 @@ export class Store {
   commit(changes: Change[]): Promise<void> {
     if (this.failure) return Promise.reject(this.failure)
     if (changes.length === 0) return this.settled()
+    // written into a line first: a change that cannot be (a record whose JSON is past the longest string V8
+    // makes) throws before anything is applied or a seq is taken, so memory and journal stay one
+    const written = this.#journal?.append({seq: this.#seq + 1, changes} satisfies Entry, this.#located)
+    if (written) this.#seq++
     for (const change of changes) this.#apply(change)
     const notify = () => {
       for (const listener of this.#listeners) {
@@ -344,12 +348,11 @@ export class Store {
         }
       }
     }
-    if (!this.#journal) {
+    if (!written) {
       notify()
       return Promise.resolve()
     }
-    const written = this.#journal.append({seq: ++this.#seq, changes} satisfies Entry, this.#located)
-    if (this.#journal.bytes > this.#compactAt()) this.#compactInBackground()
+    if (this.#journal!.bytes > this.#compactAt()) this.#compactInBackground()
     return written.then(notify)
   }
 

@@ -43,6 +43,27 @@ describe('Store', () => {
     expect(await segments(dir)).toHaveLength(1)
   })
 
+  it('changes nothing, in memory or in the journal, for a commit that cannot be written', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    await store.commit([put('checks', 'chk_1', record(1))])
+    // as a record whose JSON is past V8's longest string: JSON.stringify throws while the line is written
+    const unwritable = {...record(2), version: 10n} as unknown as ReturnType<typeof record>
+    expect(() => store.commit([put('checks', 'chk_1', record(3)), put('checks', 'chk_2', unwritable)])).toThrow(
+      /BigInt/,
+    )
+    expect([store.tables.checks.get('chk_1'), store.tables.checks.get('chk_2')]).toEqual([record(1), undefined])
+    await store.commit([put('checks', 'chk_4', record(4))])
+    await store.close()
+    // no seq was taken by it: the journal reads on without a gap
+    const again = await openStore(dir)
+    expect([again.tables.checks.size, again.tables.checks.get('chk_1'), again.tables.checks.get('chk_4')]).toEqual([
+      2,
+      record(1),
+      record(4),
+    ])
+  })
+
   it('keeps snapshots unread at a start, from their document or the journal: a list reads their heads, a restore the one', async () => {
     const [compacted, journaled] = [
       snapshotOf('compacted', 'acct_1', [record(1)]),
