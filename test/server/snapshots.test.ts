@@ -489,6 +489,26 @@ describe('snapshots: an import too large to check whole', () => {
     ])
   })
 
+  it('refuses a body whose numbers would be written back longer than the store can write, before parsing it', async () => {
+    const {sim, dinner, save} = await setup()
+    await dinner('t1')
+    await save('good')
+    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/good/export')
+    // 125 MB of 1e20 in lists of 5,000, in a field an idempotency key's record may have beside its own:
+    // 550 million characters written with their digits, past the longest string the store could write it as
+    const list = `[${'1e20,'.repeat(4999)}1]`
+    const [key] = document.records.idempotency_keys
+    const records = {...document.records, idempotency_keys: [{...key, x: 'LISTS'}]}
+    const body = JSON.stringify({...document, name: 'digits', records}).replace(
+      '"LISTS"',
+      `[${`${list},`.repeat(4999)}${list}]`,
+    )
+    const refused = await sim.api('POST', '/v1/sim/snapshots/import', {body})
+    expect([refused.status, refused.body.error.code]).toEqual([413, 'payload_too_large'])
+    expect(refused.body.error.message).toMatch(/numbers sent with an exponent \(1e20\) would be written back/)
+    expect((await sim.api('GET', '/v1/sim/snapshots/digits')).status).toBe(404)
+  })
+
   it('refuses a body whose small values would take gigabytes once parsed, before parsing it, and serves on', async () => {
     const sim = await startTestServer()
     cleanup.push(() => sim.close())
