@@ -323,6 +323,16 @@ export const holdsTwice = (name: string, repeated: string): ApiError =>
     `snapshot ${name} holds ${repeated} twice, which no account can hold: export it, keep one of the two, and import it again`,
   )
 
+/**
+ * An import whose snapshot, written as JSON, would pass the longest string V8 makes: weighed before it was
+ * parsed (json-memory.ts), a document of 256 MiB may still grow so, its records moved into the account.
+ */
+export const tooLongToStore = (name: string): ApiError =>
+  new ApiError(
+    'payload_too_large',
+    `Snapshot ${name} is not stored: written as JSON it would be longer than the longest text the server writes (about 512 MiB). Import a document of fewer records.`,
+  )
+
 export const noSnapshot = (name: string): ApiError =>
   new ApiError('not_found', `No snapshot ${name} in this account; list them with GET /v1/sim/snapshots.`)
 

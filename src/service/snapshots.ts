@@ -13,6 +13,7 @@ import {
   STORED_COLLECTIONS,
   storedId,
   tokenHeldElsewhere,
+  tooLongToStore,
 } from '../domain/snapshots.js'
 import {CLOCK_SETTING} from '../webhooks/clock.js'
 import {actingAccount} from './accounts.js'
@@ -103,10 +104,16 @@ export class Snapshots {
   /** Stores an exported snapshot in the account, under the document's name (replacing one of that name). */
   import(accountId: string, document: SnapshotDocument): Promise<SnapshotRecord> {
     const snapshot = importedSnapshot(document, accountId)
-    return this.outbox.unit({reads: ['snapshots'], account: accountId}, async (tx) => {
+    const unit = this.outbox.unit({reads: ['snapshots'], account: accountId}, async (tx) => {
       await actingAccount(tx, accountId)
       tx.put('snapshots', snapshot.id, snapshot)
       return snapshot
+    })
+    // V8's own words when JSON.stringify passes its longest string; either store's unit then wrote nothing
+    return unit.catch((error: unknown) => {
+      throw error instanceof RangeError && error.message === 'Invalid string length'
+        ? tooLongToStore(document.name)
+        : error
     })
   }
 
