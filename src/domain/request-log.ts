@@ -147,8 +147,8 @@ export function logBody(text: string | undefined): LoggedBody {
   return {body: cutCopy(json, BODY_CAP), truncated: true}
 }
 
-/** The longest body the log keeps any of. */
-const PARSED_MAX = 1024 * 1024
+/** The longest body the log keeps any of: an import's or an export's is longer. */
+const KEPT_MAX = 1024 * 1024
 
 /**
  * What a trace keeps of a body: the text while it is short; past BODY_CAP
@@ -163,7 +163,7 @@ export function keptBody(text: string | undefined): string | LoggedBody | undefi
   if (text === undefined || text.length <= BODY_CAP) return text
   // an import's or an export's: parsing it to redact it could take gigabytes, or seconds, and the JSON
   // written again could pass the longest string V8 makes (1e20 is written with 21 digits)
-  if (text.length > PARSED_MAX)
+  if (text.length > KEPT_MAX)
     return {body: `[not kept: a body of ${text.length} characters; the log keeps those up to 1 MiB]`, truncated: true}
   const shown = logBody(text)
   if (typeof shown.body === 'string')
