@@ -34,12 +34,13 @@ export interface FrameText {
   record?: object
 }
 
-/** Where a put's record lies in a line: its first byte and its length. */
+/** Where a put's record lies in a line: its first byte and its length; and its JSON. */
 export interface Placed {
   collection: string
   record: object
   offset: number
   length: number
+  json: string
 }
 
 const SPACE = 0x20
@@ -64,7 +65,7 @@ export function writeLine(seq: number, frames: readonly FrameText[]): {line: str
     const bodyBytes = Buffer.byteLength(body)
     const head = ` ${kind} ${collection} ${Buffer.byteLength(idJson)}:${idJson} ${bodyBytes}:`
     bytes += Buffer.byteLength(head)
-    if (record) placed.push({collection, record, offset: bytes, length: bodyBytes})
+    if (record) placed.push({collection, record, offset: bytes, length: bodyBytes, json: body})
     text += `${head}${body}`
     bytes += bodyBytes
   }

@@ -148,15 +148,18 @@ export class Journal {
    * Resolves once the entry is on disk, together with whatever else was
    * waiting. `located`, when given, is handed a span for each record the
    * line puts whole, which learns its file and offset once the line is
-   * written (journal-spans.ts).
+   * written (journal-spans.ts), and the record's JSON.
    */
-  append(entry: Entry, located?: (collection: string, record: object, span: Span) => void): Promise<void> {
+  append(
+    entry: Entry,
+    located?: (collection: string, record: object, span: Span, json: string) => void,
+  ): Promise<void> {
     const {line, bytes, placed} = writeLine(entry.seq, encodeChanges(entry.changes))
     const spans: Span[] = []
-    for (const {collection, record, offset, length} of placed) {
+    for (const {collection, record, offset, length, json} of placed) {
       const span = {offset, length}
       spans.push(span)
-      located?.(collection, record, span)
+      located?.(collection, record, span, json)
     }
     this.#bytes += line.length
     this.#segmentBytes += line.length

@@ -90,8 +90,8 @@ function tables() {
     }),
     settings: new Table<Collections['settings']>((r) => r.id),
     fan_outs: new Table<Collections['fan_outs']>((r) => r.id),
-    // a snapshot holds megabytes of records: read when restored or exported, not at a start (docs/storage.md)
-    snapshots: new Table<Collections['snapshots']>((r) => r.id, {readOnDemand: true}),
+    // a snapshot holds megabytes of records: kept as its JSON, read when restored or exported (docs/storage.md)
+    snapshots: new Table<Collections['snapshots']>((r) => r.id, {readOnDemand: true, keptAsJson: true}),
   }
 }
 type Tables = ReturnType<typeof tables>
@@ -130,8 +130,11 @@ export class Store {
    * retention deletes meanwhile is not kept for it.
    */
   #spans = new WeakMap<object, Span>()
-  readonly #located = (collection: string, record: object, span: Span): void => {
+  /** The JSON the journal line of the commit under way holds of each record put in a table `keptAsJson`: it keeps those bytes. */
+  readonly #json = new Map<object, string>()
+  readonly #located = (collection: string, record: object, span: Span, json: string): void => {
     if (this.#chunks.has(collection as CollectionName)) this.#spans.set(record, span)
+    else if (this.tables[collection as CollectionName].keptAsJson) this.#json.set(record, json)
   }
 
   private constructor(readonly options: StoreOptions) {}
@@ -314,7 +317,7 @@ export class Store {
       return
     }
     if (record === null) table.delete(id)
-    else table.put(record as {account_id: string})
+    else table.put(record as {account_id: string}, this.#json.get(record))
     this.#dirty.add(collection)
   }
 
@@ -339,6 +342,7 @@ export class Store {
     const written = this.#journal?.append({seq: this.#seq + 1, changes} satisfies Entry, this.#located)
     if (written) this.#seq++
     for (const change of changes) this.#apply(change)
+    this.#json.clear()
     const notify = () => {
       for (const listener of this.#listeners) {
         try {

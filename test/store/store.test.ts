@@ -64,7 +64,7 @@ describe('Store', () => {
     ])
   })
 
-  it('keeps snapshots unread at a start, from their document or the journal: a list reads their heads, a restore the one', async () => {
+  it('keeps snapshots as their JSON, read at a start from their document or the journal, or committed: a list reads their heads, a read parses one, the last one read kept parsed', async () => {
     const [compacted, journaled] = [
       snapshotOf('compacted', 'acct_1', [record(1)]),
       snapshotOf('journaled', 'acct_1', []),
@@ -82,18 +82,24 @@ describe('Store', () => {
     await store.close()
     const again = await openStore(copy)
     const {snapshots} = again.tables
-    const unread = () => [compacted.id, journaled.id].map((id) => snapshots.stored(id) instanceof Unread)
-    expect(unread()).toEqual([true, true])
+    const third = snapshotOf('third', 'acct_1', [])
+    const unread = () => [compacted.id, journaled.id, third.id].map((id) => snapshots.stored(id) instanceof Unread)
+    expect(unread()).toEqual([true, true, false])
     const listed = await new MemoryStorage(again).snapshots('acct_1')
     expect(listed).toEqual([withoutRecords(compacted), withoutRecords(journaled)])
-    expect(unread()).toEqual([true, true])
-    expect(snapshots.get(journaled.id)).toEqual(journaled)
-    expect(unread()).toEqual([true, false])
-    // a compaction that rewrites the snapshots copies an unread one's bytes, and leaves it unread
-    const third = snapshotOf('third', 'acct_1', [])
+    expect(unread()).toEqual([true, true, false])
+    // only the last one read stays parsed
+    const read = snapshots.get(journaled.id)
+    expect(read).toEqual(journaled)
+    expect(snapshots.get(journaled.id)).toBe(read)
+    expect(snapshots.get(compacted.id)).toEqual(compacted)
+    expect(snapshots.get(journaled.id)).not.toBe(read)
+    expect(unread()).toEqual([true, true, false])
+    // one committed is kept as its JSON too, and a compaction that rewrites the snapshots copies their bytes
     await again.commit([put('snapshots', third.id, third)])
+    expect(unread()).toEqual([true, true, true])
     await again.compact()
-    expect(unread()).toEqual([true, false])
+    expect(unread()).toEqual([true, true, true])
     await cleanup.pop()!()
     const last = await openStore(copy)
     expect([compacted, journaled, third].map((snapshot) => last.tables.snapshots.get(snapshot.id))).toEqual([
