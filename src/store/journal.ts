@@ -26,6 +26,13 @@ const SEGMENT = /^journal\.(\d+)\.ndjson$/
 /** Journal bytes after which appends go on in a new segment. */
 const SEGMENT_MAX = 64 * 1024 * 1024
 
+/**
+ * The most characters one write joins: lines that arrived together are
+ * written at once, and one near the longest string V8 makes (an import's
+ * snapshot) joined to those before it would pass it, failing the journal.
+ */
+const WRITE_MAX = 64 * 1024 * 1024
+
 const segmentName = (firstSeq: number) => `journal.${String(firstSeq).padStart(12, '0')}.ndjson`
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -250,6 +257,7 @@ export class Journal {
         await this.#switchTo(item)
         continue
       }
+      if (lines.length + item.line.length > WRITE_MAX) await write()
       for (const span of item.spans) span.offset += bytes
       placed.push(...item.spans)
       lines += item.line

@@ -64,6 +64,23 @@ describe('Store', () => {
     ])
   })
 
+  it('writes commits whose lines together pass the longest string V8 makes, and goes on', async () => {
+    const dir = await makeTempDir()
+    // no compaction between them: one cuts the journal, as on a data dir of large documents it would not yet
+    const store = await Store.open({dir, compactAfterBytes: 2 ** 31})
+    cleanup.push(() => store.close())
+    // lines of 60 and 480 million characters, made in one turn so that one write would take both: 540 million,
+    // where V8's longest string is 536,870,888 (a line past the journal's segment size is written last in its
+    // segment, so a write joins a near-longest line only to the lines of under 64 MiB before it)
+    const large = (i: number, length: number) => ({...record(i), note: 'x'.repeat(length)})
+    const lengths = [60_000_000, 480_000_000]
+    await Promise.all(lengths.map((length, i) => store.commit([put('checks', `chk_${i}`, large(i, length))])))
+    await store.commit([put('checks', 'chk_3', record(3))])
+    expect(store.failure).toBeUndefined()
+    const sizes = await Promise.all((await segments(dir)).map(async (name) => (await stat(join(dir, name))).size))
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBeGreaterThan(540_000_000)
+  }, 60_000)
+
   it('keeps snapshots as their JSON, read at a start from their document or the journal, or committed: a list reads their heads, a read parses one, the last one read kept parsed', async () => {
     const [compacted, journaled] = [
       snapshotOf('compacted', 'acct_1', [record(1)]),
