@@ -1,33 +1,20 @@
 import {SnapshotDocument} from '../domain/snapshots.js'
 import type {Service} from '../service/index.js'
 import type {Reader} from '../service/storage.js'
-import {tooLargeToParse} from '../domain/json-memory.js'
-import {readFound} from '../shared/package-file.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
+import {readStartFile} from './start-files.js'
 import type {Dispatcher} from '../webhooks/dispatcher.js'
+
+/** What to do with a file that is not an exported snapshot. */
+const HINT = 'Make one with `tablepay snapshots export NAME -o FILE`.'
 
 /** The exported snapshot in `file`, checked; an unusable file is a wrong command line (exit 2). */
 async function readSnapshotFile(file: string): Promise<SnapshotDocument> {
-  const what = `serve --import: ${file}`
-  let text: string
-  let json: unknown
-  try {
-    text = await readFound(file)
-  } catch (error) {
-    throw new UnusableInputError(`${what} cannot be read: ${(error as Error).message}`)
-  }
-  const tooLarge = tooLargeToParse(text)
-  if (tooLarge) throw new UnusableInputError(`${what} is not read: ${tooLarge}.`)
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    throw new UnusableInputError(`${what} cannot be read as JSON: ${(error as Error).message}`)
-  }
-  const result = SnapshotDocument.safeParse(json)
+  const result = SnapshotDocument.safeParse(await readStartFile(file, 'serve --import', HINT))
   if (!result.success) {
     const issue = result.error.issues[0]!
     throw new UnusableInputError(
-      `${what} is not an exported snapshot: ${issue.path.join('.') || '(root)'}: ${issue.message}. Make one with \`tablepay snapshots export NAME -o FILE\`.`,
+      `serve --import: ${file} is not an exported snapshot: ${issue.path.join('.') || '(root)'}: ${issue.message}. ${HINT}`,
     )
   }
   return result.data

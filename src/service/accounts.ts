@@ -66,10 +66,14 @@ export class Accounts {
 
   /** Adds what `seed` has and the storage lacks; resolves true when it added anything. */
   seed(seed: Seed | undefined, fallback: () => Seed): Promise<boolean> {
-    return this.outbox.unit({reads: ['accounts', 'locations', 'api_keys']}, async (tx) => {
+    return this.outbox.unit({reads: ['accounts', 'locations', 'api_keys', 'webhook_endpoints']}, async (tx) => {
       const parsed = seed ?? ((await tx.all('accounts')).length === 0 ? fallback() : undefined)
-      const lookup = <C extends CollectionName>(collection: C, id: string) => tx.get(collection, id)
-      const changes = parsed ? await seedChanges(lookup, parsed, new Date().toISOString()) : []
+      const lookup = {
+        get: <C extends CollectionName>(collection: C, id: string) => tx.get(collection, id),
+        endpointsOf: (accountId: string) => tx.count('webhook_endpoints', accountId),
+      }
+      const most = this.context.limits?.webhook_endpoints ?? LIMITS.webhook_endpoints
+      const changes = parsed ? await seedChanges(lookup, parsed, new Date().toISOString(), most) : []
       for (const [collection, id, record] of changes) tx.put(collection, id, record as never)
       return changes.length > 0
     })

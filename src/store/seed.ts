@@ -3,15 +3,17 @@ import {endpointKey, knownSecretEndpoint} from '../domain/endpoints.js'
 import {randomToken} from '../domain/ids.js'
 import type {Collections} from '../domain/records.js'
 import {Seed} from '../domain/seed-schema.js'
-import {readFound} from '../shared/package-file.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
 import type {Change} from './store.js'
 
-/** A record by collection and id, as the seed checks what exists. */
-type Lookup = <C extends 'accounts' | 'locations' | 'api_keys' | 'webhook_endpoints'>(
-  collection: C,
-  id: string,
-) => Promise<Collections[C] | undefined>
+/** What the seed reads of what exists: a record by collection and id, and how many endpoints an account has. */
+interface Lookup {
+  get<C extends 'accounts' | 'locations' | 'api_keys' | 'webhook_endpoints'>(
+    collection: C,
+    id: string,
+  ): Promise<Collections[C] | undefined>
+  endpointsOf(accountId: string): Promise<number>
+}
 
 /**
  * What a fresh data dir starts with: one restaurant, two rooms, a write key
@@ -37,22 +39,8 @@ export function defaultSeed(): Seed {
   }
 }
 
-/** Reads and checks a `--seed` file; the error names the file and the first problem. */
-export async function readSeedFile(path: string): Promise<Seed> {
-  let text: string
-  try {
-    text = await readFound(path)
-  } catch (error) {
-    throw new UnusableInputError(`seed: cannot read ${path}: ${(error as Error).message}`)
-  }
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    throw new UnusableInputError(`seed: ${path} is not JSON: ${(error as Error).message}. See fixtures/seed.json.`)
-  }
-  return parseSeed(json, path)
-}
+/** What to do with a seed file that is not one. */
+export const SEED_HINT = 'See fixtures/seed.json.'
 
 /** Checks a seed given as a value; the error names `source` and the first problem. */
 export function parseSeed(value: unknown, source: string): Seed {
@@ -60,7 +48,7 @@ export function parseSeed(value: unknown, source: string): Seed {
   if (!result.success) {
     const issue = result.error.issues[0]!
     throw new UnusableInputError(
-      `seed: ${source} is not a valid seed: ${issue.path.join('.') || '(root)'}: ${issue.message}. See fixtures/seed.json.`,
+      `seed: ${source} is not a valid seed: ${issue.path.join('.') || '(root)'}: ${issue.message}. ${SEED_HINT}`,
     )
   }
   return result.data
@@ -76,9 +64,12 @@ function assertOwner(what: string, id: string, owner: string, seeded: string): v
 
 /**
  * The changes that add what the seed has and the store lacks. Nothing that
- * exists is changed, so seeding an existing data dir again is harmless.
+ * exists is changed, so seeding an existing data dir again is harmless. An
+ * account that would have more than `mostEndpoints` webhook endpoints, those
+ * it has and those added, is refused, as the API refuses the next one.
  */
-export async function seedChanges(get: Lookup, seed: Seed, now: string): Promise<Change[]> {
+export async function seedChanges(lookup: Lookup, seed: Seed, now: string, mostEndpoints: number): Promise<Change[]> {
+  const {get} = lookup
   const changes: Change[] = []
   for (const account of seed.accounts) {
     if (!(await get('accounts', account.id))) {
@@ -108,6 +99,7 @@ export async function seedChanges(get: Lookup, seed: Seed, now: string): Promise
       }
       changes.push(['api_keys', key, {key, scopes, account_id: account.id, created_at: now}])
     }
+    const added = new Map<string, Change>()
     for (const input of account.webhook_endpoints ?? []) {
       const id = input.id ?? seededEndpointId(account.id, input.url, input.secret)
       const endpoint = knownSecretEndpoint(account.id, {...input, id}, now, false)
@@ -115,8 +107,14 @@ export async function seedChanges(get: Lookup, seed: Seed, now: string): Promise
       // a data dir of an earlier version keeps a seeded endpoint under its id alone
       const earlier = await get('webhook_endpoints', id)
       if (earlier?.account_id === account.id || (await get('webhook_endpoints', endpointKey(endpoint)))) continue
-      changes.push(['webhook_endpoints', endpointKey(endpoint), endpoint])
+      added.set(endpointKey(endpoint), ['webhook_endpoints', endpointKey(endpoint), endpoint])
     }
+    const total = added.size && added.size + (await lookup.endpointsOf(account.id))
+    if (total > mostEndpoints)
+      throw new UnusableInputError(
+        `seed: account ${account.id} would have ${total} webhook endpoints, more than the ${mostEndpoints} an account may have; list fewer in the seed, or delete some (tablepay webhooks delete ID).`,
+      )
+    changes.push(...added.values())
   }
   return changes
 }

@@ -105,6 +105,19 @@ describe('serve --seed', () => {
       expect(invalid.stderr).toContain('See fixtures/seed.json.')
       // a line, not a stack: a stack is what a bug prints
       expect(invalid.stderr).not.toMatch(/\n\s+at /)
+      // more endpoints than an account may have, as the API refuses the next
+      const account = JSON.parse(await readFile(join(ROOT, 'fixtures/seed.json'), 'utf8')).accounts[0]
+      const secret = `whsec_${'1'.repeat(32)}`
+      const endpoints = Array.from({length: 101}, (_, i) => ({url: `https://example.com/${i}`, secret}))
+      await writeFile(file, JSON.stringify({accounts: [{...account, webhook_endpoints: endpoints}]}))
+      const many = await runCommand(['serve', '--port', '0', '--memory', '--seed', file])
+      expect(many.code).toBe(2)
+      expect(many.stderr).toContain(`would have 101 webhook endpoints, more than the 100 an account may have`)
+      // 36 MB of empty objects would take gigabytes parsed: weighed, not parsed, as an import is
+      await writeFile(file, `{"accounts":[${'{},'.repeat(12_000_000)}{}]}`)
+      const large = await runCommand(['serve', '--port', '0', '--memory', '--seed', file])
+      expect(large.code).toBe(2)
+      expect(large.stderr).toMatch(/seed: .* is not read: it would take up to 1\.\d\d GiB of memory once read/)
       const data = await runCommand(['serve', '--port', '0', '--data', file])
       expect(data.code).toBe(2)
       expect(data.stderr).toContain(`cannot make the data dir ${file}: a file is in the way`)

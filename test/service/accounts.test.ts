@@ -10,6 +10,24 @@ describe('service.accounts and service.sim', () => {
     expect(await service.accounts.seed(TEST_SEED, () => TEST_SEED)).toBe(false)
   })
 
+  it('refuses a seed that would give an account more webhook endpoints than it may have, counting those it has', async () => {
+    const {service} = await serviceForTest()
+    const secret = `whsec_${'1'.repeat(32)}`
+    const endpoints = (from: number, to: number) =>
+      Array.from({length: to - from}, (_, i) => ({url: `https://example.com/${from + i}`, secret}))
+    const seeding = (webhook_endpoints: ReturnType<typeof endpoints>) => {
+      const [demo] = TEST_SEED.accounts
+      return service.accounts.seed({accounts: [{...demo!, webhook_endpoints}]}, () => TEST_SEED)
+    }
+    expect(await seeding(endpoints(0, 99))).toBe(true)
+    await expect(seeding(endpoints(0, 101))).rejects.toThrow(
+      'seed: account acct_demo would have 101 webhook endpoints, more than the 100 an account may have',
+    )
+    // one more, listed twice, makes one endpoint: the 100th
+    expect(await seeding([...endpoints(99, 100), ...endpoints(99, 100)])).toBe(true)
+    expect(await service.records.allOf('webhook_endpoints', 'acct_demo')).toHaveLength(100)
+  })
+
   it("a scratch account has its parent's locations; deleting it takes its scratch accounts and data", async () => {
     const {service} = await serviceForTest()
     const scratch = await service.accounts.createScratch('acct_demo')
