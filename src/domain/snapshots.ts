@@ -333,6 +333,12 @@ export const tooLongToStore = (name: string): ApiError =>
     `Snapshot ${name} is not stored: written as JSON it would be longer than the longest text the server writes (about 512 MiB). Import a document of fewer records.`,
   )
 
+export const tooLongToSave = (name: string): ApiError =>
+  new ApiError(
+    'payload_too_large',
+    `Snapshot ${name} is not saved: written as JSON the account's records would be longer than the longest text the server writes (about 500 MiB). Delete checks or events, or save a smaller account.`,
+  )
+
 export const noSnapshot = (name: string): ApiError =>
   new ApiError('not_found', `No snapshot ${name} in this account; list them with GET /v1/sim/snapshots.`)
 

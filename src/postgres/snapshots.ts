@@ -5,7 +5,9 @@ import {
   snapshotRecord,
   type SnapshotRecords,
   STORED_COLLECTIONS,
+  tooLongToSave,
 } from '../domain/snapshots.js'
+import {WRITTEN_MAX} from '../domain/json-memory.js'
 import type {SnapshotRecord} from '../domain/records.js'
 import {literal} from './literal.js'
 import type {Sql} from './reader.js'
@@ -43,15 +45,18 @@ const RECORDS = STORED_COLLECTIONS.flatMap((name, c) => [literal(`${c === 0 ? '{
  * and writes the snapshot's JSON from their stored texts, `$3` before its counts and `$4` after its records:
  * byte for byte the JSON of `snapshotRecord` (its fields in that order), which the other store writes. The
  * records never travel to the server and back: with 1,000 checks and their events (2.7 MB), reading them
- * parsed took 55–115 ms here and writing the snapshot back 60–90 ms (docs/postgres.md, "Snapshots").
+ * parsed took 55–115 ms here and writing the snapshot back 60–90 ms (docs/postgres.md, "Snapshots"). A JSON
+ * longer than `$5` bytes is not written: read back, a text past V8's longest string ends the process
+ * (node-postgres makes it a string as the bytes arrive, outside any query's promise).
  */
-const SAVE = `WITH made AS (SELECT concat(${COUNTS.join(', ')}, '}') AS counts,
+const SAVE = `WITH counted AS (SELECT concat(${COUNTS.join(', ')}, '}') AS counts,
     concat(${RECORDS.join(', ')}, ']}') AS records FROM ${EACH}),
+  made AS (SELECT counts, concat($3::text, counts, ${literal(RECORDS_KEY)}, records, $4::text) AS doc FROM counted),
   saved AS (INSERT INTO snapshots (id, account_id, doc, head)
-    SELECT $2::text, $1::text, concat($3::text, counts, ${literal(RECORDS_KEY)}, records, $4::text)::json, $3::text || counts
-    FROM made ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, doc = excluded.doc, head = excluded.head
+    SELECT $2::text, $1::text, doc::json, $3::text || counts FROM made WHERE octet_length(doc) <= $5
+    ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, doc = excluded.doc, head = excluded.head
     RETURNING 1)
-  SELECT counts FROM made, saved`
+  SELECT counts, EXISTS (SELECT FROM saved) AS saved FROM made`
 
 /**
  * Saves the snapshot `head` of the account's records in the unit `sql` (`UnitOfWork.saveSnapshot`).
@@ -66,8 +71,15 @@ export async function saveSnapshot(sql: Sql, head: SnapshotHead): Promise<SavedS
     empty.slice(0, empty.indexOf('"counts":') + 9),
     empty.slice(empty.lastIndexOf(',"account_id":')),
   ]
-  const {rows} = await sql.query<{counts: string}>(SAVE, [text(head.account_id), text(head.id), before, after])
+  const {rows} = await sql.query<{counts: string; saved: boolean}>(SAVE, [
+    text(head.account_id),
+    text(head.id),
+    before,
+    after,
+    WRITTEN_MAX,
+  ])
   const {id, name, created_at, clock_offset_ms, account_id} = head
+  if (!rows[0]!.saved) throw tooLongToSave(name)
   return {id, name, created_at, clock_offset_ms, counts: JSON.parse(rows[0]!.counts) as never, account_id}
 }
 

@@ -1,3 +1,4 @@
+import type {ApiError} from '../domain/errors.js'
 import {settingRecord, type SnapshotRecord} from '../domain/records.js'
 import {
   heldElsewhere,
@@ -13,6 +14,7 @@ import {
   STORED_COLLECTIONS,
   storedId,
   tokenHeldElsewhere,
+  tooLongToSave,
   tooLongToStore,
 } from '../domain/snapshots.js'
 import {CLOCK_SETTING} from '../webhooks/clock.js'
@@ -42,6 +44,16 @@ async function refuseHeldElsewhere(tx: UnitOfWork, accountId: string, snapshot: 
 }
 
 /**
+ * Throws `refusal()` for V8's own words when JSON.stringify passed its longest string (either store's unit
+ * then wrote nothing), else the error as it is.
+ */
+const whenTooLong =
+  (refusal: () => ApiError) =>
+  (error: unknown): never => {
+    throw error instanceof RangeError && error.message === 'Invalid string length' ? refusal() : error
+  }
+
+/**
  * Saved states of an account (docs/snapshots.md). A snapshot is one
  * record holding the account's records, so a save is one unit of work and
  * a restore another: each is one journal entry or one transaction, and a
@@ -60,7 +72,7 @@ export class Snapshots {
    * const snapshot = await service.snapshots.save('acct_demo', 'lunch-rush')
    */
   save(accountId: string, name: string): Promise<SavedSnapshot> {
-    return this.outbox.unitFannedOut({...ACCOUNT, account: accountId}, async (tx) => {
+    const unit = this.outbox.unitFannedOut({...ACCOUNT, account: accountId}, async (tx) => {
       // a scratch account deleted while the request ran keeps no snapshot
       await actingAccount(tx, accountId)
       return tx.saveSnapshot({
@@ -71,6 +83,7 @@ export class Snapshots {
         account_id: accountId,
       })
     })
+    return unit.catch(whenTooLong(() => tooLongToSave(name)))
   }
 
   /** The account's snapshots, oldest first, without their records. */
@@ -109,12 +122,7 @@ export class Snapshots {
       tx.put('snapshots', snapshot.id, snapshot)
       return snapshot
     })
-    // V8's own words when JSON.stringify passes its longest string; either store's unit then wrote nothing
-    return unit.catch((error: unknown) => {
-      throw error instanceof RangeError && error.message === 'Invalid string length'
-        ? tooLongToStore(document.name)
-        : error
-    })
+    return unit.catch(whenTooLong(() => tooLongToStore(document.name)))
   }
 
   /**

@@ -7,15 +7,23 @@ import {NOW, serviceForTest, serviceOver} from './service.js'
 
 /** The service on PostgreSQL in its project, else on a store with a journal: the in-memory store writes no JSON. */
 async function serviceWithJournal() {
-  if (onPostgres) return (await serviceForTest()).service
+  if (onPostgres) return serviceForTest()
   const store = await Store.open({dir: await makeTempDir()})
   onTestFinished(() => store.close())
-  return (await serviceOver(new MemoryStorage(store))).service
+  const storage = new MemoryStorage(store)
+  return {storage, ...(await serviceOver(storage))}
+}
+
+/** Two locations of a note of 270 million characters each: 540 million, where V8's longest string is 536,870,888. */
+function farLocations() {
+  const note = 'x'.repeat(270_000_000)
+  const location = {object: 'location', name: 'Far', timezone: 'UTC', currency: 'EUR', created_at: NOW, note}
+  return [1, 2].map((i) => ({...location, id: `loc_far${i}`, account_id: 'acct_demo'}))
 }
 
 describe('service.snapshots.import', () => {
   it('refuses a snapshot whose JSON is past the longest string V8 makes, storing nothing', async () => {
-    const service = await serviceWithJournal()
+    const {service} = await serviceWithJournal()
     // two notes of 300 million characters: 600 million written, where V8's longest string is 536,870,888
     const note = 'x'.repeat(300_000_000)
     const location = {object: 'location', name: 'Far', timezone: 'UTC', currency: 'EUR', created_at: NOW, note}
@@ -31,5 +39,20 @@ describe('service.snapshots.import', () => {
       message: expect.stringMatching(/^Snapshot huge is not stored: written as JSON it would be longer/),
     })
     await expect(service.snapshots.get('acct_demo', 'huge')).rejects.toMatchObject({code: 'not_found'})
+  })
+})
+
+describe('service.snapshots.save', () => {
+  it('refuses to save an account whose records written as JSON would pass the longest text the server writes, storing nothing', async () => {
+    const {service, storage} = await serviceWithJournal()
+    // one unit each: together they would not be written either
+    for (const location of farLocations())
+      await storage.unit(async (tx) => tx.put('locations', location.id, location as never))
+    await expect(service.snapshots.save('acct_demo', 'far')).rejects.toMatchObject({
+      code: 'payload_too_large',
+      message: expect.stringMatching(/^Snapshot far is not saved: written as JSON the account's records/),
+    })
+    await expect(service.snapshots.get('acct_demo', 'far')).rejects.toMatchObject({code: 'not_found'})
+    expect(await service.snapshots.list('acct_demo')).toEqual([])
   })
 })
