@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import {endpointKey} from './endpoints.js'
-import {ApiError, invalidField, MAX_DETAILS} from './errors.js'
+import {MAX_DETAILS} from './errors.js'
 import {QUERYABLE_RULE, unqueryableAt} from './queryable-text.js'
 import type {Collections, DeliveryRecord, SnapshotRecord} from './records.js'
 import {
@@ -298,49 +298,6 @@ export type SnapshotDocument = z.infer<typeof SnapshotDocument>
 
 /** Where an account's snapshot is kept: its name is the account's own. */
 export const snapshotKey = (accountId: string, name: string): string => `${accountId}/${name}`
-
-/** A restore that would take records another account of this server holds under the same ids. */
-export const heldElsewhere = (name: string, collection: string, id: string, holder: string): ApiError =>
-  invalidField(
-    'name',
-    `snapshot ${name} holds ${collection} ${id}, which is account ${holder}'s on this server (an export keeps its ids): restore it on another server, or import it into ${holder}`,
-  )
-
-/**
- * A restore that would give a check the guest token of another account's check. The holder is not named: a
- * table link is the guest's, not the caller's to learn of.
- */
-export const tokenHeldElsewhere = (name: string, token: string): ApiError =>
-  invalidField(
-    'name',
-    `snapshot ${name} holds a check with guest token ${token}, which another account's check has on this server (an export keeps its tokens): restore it on another server`,
-  )
-
-/** A restore of a snapshot holding a record twice (`repeatedRecord`): only an older import can. */
-export const holdsTwice = (name: string, repeated: string): ApiError =>
-  invalidField(
-    'name',
-    `snapshot ${name} holds ${repeated} twice, which no account can hold: export it, keep one of the two, and import it again`,
-  )
-
-/**
- * An import whose snapshot, written as JSON, would pass the longest string V8 makes: weighed before it was
- * parsed (json-memory.ts), a document of 256 MiB may still grow so, its records moved into the account.
- */
-export const tooLongToStore = (name: string): ApiError =>
-  new ApiError(
-    'payload_too_large',
-    `Snapshot ${name} is not stored: written as JSON it would be longer than the longest text the server writes (about 512 MiB). Import a document of fewer records.`,
-  )
-
-export const tooLongToSave = (name: string): ApiError =>
-  new ApiError(
-    'payload_too_large',
-    `Snapshot ${name} is not saved: written as JSON the account's records would be longer than the longest text the server writes (about 500 MiB). Delete checks or events, or save a smaller account.`,
-  )
-
-export const noSnapshot = (name: string): ApiError =>
-  new ApiError('not_found', `No snapshot ${name} in this account; list them with GET /v1/sim/snapshots.`)
 
 /** How many records of each kind the snapshot holds; refunds are counted in their payments. */
 export function snapshotCounts(records: SnapshotRecords): Record<string, number> {

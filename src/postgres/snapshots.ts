@@ -5,8 +5,8 @@ import {
   snapshotRecord,
   type SnapshotRecords,
   STORED_COLLECTIONS,
-  tooLongToSave,
 } from '../domain/snapshots.js'
+import {tooLongToSave} from '../domain/snapshot-errors.js'
 import {WRITTEN_MAX} from '../domain/json-memory.js'
 import type {SnapshotRecord} from '../domain/records.js'
 import {literal} from './literal.js'

@@ -1,10 +1,7 @@
 import type {ApiError} from '../domain/errors.js'
 import {settingRecord, type SnapshotRecord} from '../domain/records.js'
 import {
-  heldElsewhere,
-  holdsTwice,
   importedSnapshot,
-  noSnapshot,
   repeatedRecord,
   restoredDelivery,
   restoreSetting,
@@ -13,10 +10,15 @@ import {
   snapshotKey,
   STORED_COLLECTIONS,
   storedId,
+} from '../domain/snapshots.js'
+import {
+  heldElsewhere,
+  holdsTwice,
+  noSnapshot,
   tokenHeldElsewhere,
   tooLongToSave,
   tooLongToStore,
-} from '../domain/snapshots.js'
+} from '../domain/snapshot-errors.js'
 import {CLOCK_SETTING} from '../webhooks/clock.js'
 import {actingAccount} from './accounts.js'
 import type {ServiceContext} from './context.js'

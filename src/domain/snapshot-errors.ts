@@ -1,0 +1,51 @@
+import {ApiError, invalidField} from './errors.js'
+
+// The refusals of snapshots' saves, restores and imports (docs/snapshots.md).
+
+/** A restore that would take records another account of this server holds under the same ids. */
+export const heldElsewhere = (name: string, collection: string, id: string, holder: string): ApiError =>
+  invalidField(
+    'name',
+    `snapshot ${name} holds ${collection} ${id}, which is account ${holder}'s on this server (an export keeps its ids): restore it on another server, or import it into ${holder}`,
+  )
+
+/**
+ * A restore that would give a check the guest token of another account's check. The holder is not named: a
+ * table link is the guest's, not the caller's to learn of.
+ */
+export const tokenHeldElsewhere = (name: string, token: string): ApiError =>
+  invalidField(
+    'name',
+    `snapshot ${name} holds a check with guest token ${token}, which another account's check has on this server (an export keeps its tokens): restore it on another server`,
+  )
+
+/** A restore of a snapshot holding a record twice (`repeatedRecord`): only an older import can. */
+export const holdsTwice = (name: string, repeated: string): ApiError =>
+  invalidField(
+    'name',
+    `snapshot ${name} holds ${repeated} twice, which no account can hold: export it, keep one of the two, and import it again`,
+  )
+
+/**
+ * An import whose snapshot, written as JSON, would pass the longest string V8 makes: weighed before it was
+ * parsed (json-memory.ts), a document of 256 MiB may still grow so, its records moved into the account.
+ */
+export const tooLongToStore = (name: string): ApiError =>
+  new ApiError(
+    'payload_too_large',
+    `Snapshot ${name} is not stored: written as JSON it would be longer than the longest text the server writes (about 500 MiB). Import a document of fewer records.`,
+  )
+
+/**
+ * A save whose snapshot, written as JSON, would be longer than the server can read back: past 500 MiB on
+ * PostgreSQL (postgres/snapshots.ts), past the longest string V8 makes on a data dir.
+ */
+export const tooLongToSave = (name: string): ApiError =>
+  new ApiError(
+    'payload_too_large',
+    `Snapshot ${name} is not saved: written as JSON the account's records would be longer than the longest text the server writes (about 500 MiB). Delete checks or events, or save a smaller account.`,
+  )
+
+/** A snapshot name the account does not have. */
+export const noSnapshot = (name: string): ApiError =>
+  new ApiError('not_found', `No snapshot ${name} in this account; list them with GET /v1/sim/snapshots.`)
