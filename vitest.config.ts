@@ -17,6 +17,8 @@ const MEMORY_ONLY = [
   // the document itself, and against prism's proxy; real answers on PostgreSQL meet the document in openapi.test.ts
   'test/server/openapi-document.test.ts',
   'test/server/prism.test.ts',
+  // PostgreSQL keeps snapshots in the database, never on this process's heap
+  'test/server/snapshot-memory.test.ts',
 ]
 
 export default defineConfig({
