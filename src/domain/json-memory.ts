@@ -24,8 +24,29 @@ const EXPONENT_GAIN = 23
 /** The most memory a document may take once parsed: an export of 256 MiB, the most an import takes, takes about 1.5 GiB by `weigh`. */
 export const PARSED_MEMORY_MAX = 1.75 * 1024 ** 3
 
-/** The longest JSON a document may be written back as: V8's longest string is 2^29 - 24 characters, and the store writes a record in one, with a few more. */
+/**
+ * The longest JSON a document may be written back as, and the most UTF-8 bytes of JSON the stores write one
+ * record as (a snapshot): V8's longest string is 2^29 - 24 characters, and Node makes no longer string of
+ * bytes (a journal line read back, a text node-postgres receives), with a few more around the record.
+ */
 export const WRITTEN_MAX = 500 * 1024 ** 2
+
+/** A record whose JSON is longer than WRITTEN_MAX bytes: the store that finds it writes and changes nothing. */
+export class TooLongToWrite extends Error {
+  constructor(readonly bytes: number) {
+    super(`a record of ${bytes} bytes of JSON, more than the ${WRITTEN_MAX} a store writes one as`)
+  }
+}
+
+/**
+ * Throws TooLongToWrite for a JSON text longer than WRITTEN_MAX bytes. A UTF-16 unit takes at most 3 bytes in
+ * UTF-8, so a text of up to a third of that is not counted: every record but a snapshot.
+ */
+export function refuseTooLong(json: string): void {
+  if (json.length <= WRITTEN_MAX / 3) return
+  const bytes = Buffer.byteLength(json)
+  if (bytes > WRITTEN_MAX) throw new TooLongToWrite(bytes)
+}
 
 /** What `text` would become once parsed: about the most memory it takes, in bytes, and the most characters its JSON takes written again. */
 export interface Weight {

@@ -46,6 +46,16 @@ export const tooLongToSave = (name: string): ApiError =>
     `Snapshot ${name} is not saved: written as JSON the account's records would be longer than the longest text the server writes (about 500 MiB). Delete checks or events, or save a smaller account.`,
   )
 
+/**
+ * A restore whose one change, every record of the account deleted and the snapshot's put back, would be
+ * longer than the server writes as one: on a data dir, past the longest string V8 makes.
+ */
+export const tooLongToRestore = (name: string): ApiError =>
+  new ApiError(
+    'payload_too_large',
+    `Snapshot ${name} is not restored: deleting the account's records and putting the snapshot's back, written as one change, would be longer than the longest text the server writes (about 512 MiB). Reset the account first (POST /v1/sim/reset), then restore it.`,
+  )
+
 /** A snapshot name the account does not have. */
 export const noSnapshot = (name: string): ApiError =>
   new ApiError('not_found', `No snapshot ${name} in this account; list them with GET /v1/sim/snapshots.`)

@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import {refuseTooLong} from '../domain/json-memory.js'
 import type {CollectionName} from '../domain/records.js'
 import type {Change} from '../service/storage.js'
 import {literal} from './literal.js'
@@ -25,7 +26,10 @@ export class RecordTexts {
   of(record: unknown): string {
     let json = this.#texts.get(record)
     if (json === undefined) {
-      this.#texts.set(record, (json = JSON.stringify(record)))
+      json = JSON.stringify(record)
+      // read back, a longer one would end the process in node-postgres (json-memory.ts)
+      refuseTooLong(json)
+      this.#texts.set(record, json)
       this.length += json.length
     }
     return json

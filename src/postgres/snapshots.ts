@@ -15,6 +15,9 @@ import {text} from './text.js'
 
 const PAYMENTS = STORED_COLLECTIONS.indexOf('payments')
 
+/** PostgreSQL's SQLSTATE for a value past its own limits: a text longer than 1 GB. */
+const PROGRAM_LIMIT_EXCEEDED = '54000'
+
 /** The key that follows a snapshot's counts: the fields before it are all a list shows. */
 const RECORDS_KEY = ',"records":'
 
@@ -71,14 +74,13 @@ export async function saveSnapshot(sql: Sql, head: SnapshotHead): Promise<SavedS
     empty.slice(0, empty.indexOf('"counts":') + 9),
     empty.slice(empty.lastIndexOf(',"account_id":')),
   ]
-  const {rows} = await sql.query<{counts: string; saved: boolean}>(SAVE, [
-    text(head.account_id),
-    text(head.id),
-    before,
-    after,
-    WRITTEN_MAX,
-  ])
   const {id, name, created_at, clock_offset_ms, account_id} = head
+  const {rows} = await sql
+    .query<{counts: string; saved: boolean}>(SAVE, [text(account_id), text(id), before, after, WRITTEN_MAX])
+    .catch((error: unknown) => {
+      // past PostgreSQL's longest text (1 GB), which it meets while it joins the records, before `$5` is compared
+      throw (error as {code?: unknown}).code === PROGRAM_LIMIT_EXCEEDED ? tooLongToSave(name) : error
+    })
   if (!rows[0]!.saved) throw tooLongToSave(name)
   return {id, name, created_at, clock_offset_ms, counts: JSON.parse(rows[0]!.counts) as never, account_id}
 }

@@ -1,4 +1,5 @@
 import type {ApiError} from '../domain/errors.js'
+import {TooLongToWrite} from '../domain/json-memory.js'
 import {settingRecord, type SnapshotRecord} from '../domain/records.js'
 import {
   importedSnapshot,
@@ -16,6 +17,7 @@ import {
   holdsTwice,
   noSnapshot,
   tokenHeldElsewhere,
+  tooLongToRestore,
   tooLongToSave,
   tooLongToStore,
 } from '../domain/snapshot-errors.js'
@@ -46,13 +48,16 @@ async function refuseHeldElsewhere(tx: UnitOfWork, accountId: string, snapshot: 
 }
 
 /**
- * Throws `refusal()` for V8's own words when JSON.stringify passed its longest string (either store's unit
- * then wrote nothing), else the error as it is.
+ * Throws `refusal()` for a record longer than a store writes (TooLongToWrite), or V8's own words when a text
+ * passed its longest string (a snapshot's JSON, a journal line of a restore): either store's unit then wrote
+ * nothing. Any other error as it is.
  */
 const whenTooLong =
   (refusal: () => ApiError) =>
   (error: unknown): never => {
-    throw error instanceof RangeError && error.message === 'Invalid string length' ? refusal() : error
+    const tooLong =
+      error instanceof TooLongToWrite || (error instanceof RangeError && error.message === 'Invalid string length')
+    throw tooLong ? refusal() : error
   }
 
 /**
@@ -136,7 +141,7 @@ export class Snapshots {
    * answer with `reset`. The dispatcher learns the rest from the changes.
    */
   restore(accountId: string, name: string): Promise<SnapshotRecord> {
-    return this.outbox.unit(ACCOUNT, async (tx) => {
+    const unit = this.outbox.unit(ACCOUNT, async (tx) => {
       // no record of the account made meanwhile outlives the restore
       await tx.lockAccount(accountId)
       const snapshot = await tx.get('snapshots', snapshotKey(accountId, name))
@@ -158,5 +163,6 @@ export class Snapshots {
       tx.put('settings', CLOCK_SETTING, settingRecord(CLOCK_SETTING, snapshot.clock_offset_ms))
       return snapshot
     })
+    return unit.catch(whenTooLong(() => tooLongToRestore(name)))
   }
 }

@@ -1,4 +1,5 @@
 import {crc32} from 'node:zlib'
+import {TooLongToWrite, WRITTEN_MAX} from '../domain/json-memory.js'
 
 /**
  * A journal line, framed: each entry gives its kind and the length of its
@@ -63,6 +64,8 @@ export function writeLine(seq: number, frames: readonly FrameText[]): {line: str
   for (const {kind, collection, id, body, record} of frames) {
     const idJson = JSON.stringify(id)
     const bodyBytes = Buffer.byteLength(body)
+    // before anything is written or applied (store.ts, `commit`)
+    if (bodyBytes > WRITTEN_MAX) throw new TooLongToWrite(bodyBytes)
     const head = ` ${kind} ${collection} ${Buffer.byteLength(idJson)}:${idJson} ${bodyBytes}:`
     bytes += Buffer.byteLength(head)
     if (record) placed.push({collection, record, offset: bytes, length: bodyBytes, json: body})

@@ -1,3 +1,4 @@
+import {TooLongToWrite, WRITTEN_MAX} from '../domain/json-memory.js'
 import {RecentMap} from './recent-map.js'
 import {Unread} from './unread.js'
 
@@ -74,6 +75,13 @@ export interface TableOptions<T> {
 export interface WalkOptions {
   after?: string
   oldestFirst?: boolean
+}
+
+/** A record's JSON as UTF-8: no longer than a store writes one (json-memory.ts), which it would not read back. */
+function jsonBytes(json: string): Buffer {
+  const bytes = Buffer.from(json)
+  if (bytes.length > WRITTEN_MAX) throw new TooLongToWrite(bytes.length)
+  return bytes
 }
 
 /** The first index in `seqs[from…]` whose value is at least `seq`. */
@@ -204,7 +212,8 @@ export class Table<T extends {account_id: string}> {
   put(record: T | Unread, json?: string): number {
     if (record instanceof Unread) return this.#putUnread(record)
     // a record whose JSON an unread one cannot stand for (its id or account not plain strings) stays parsed
-    const unread = this.keptAsJson ? Unread.of(Buffer.from(json ?? JSON.stringify(record))) : undefined
+    const unread = this.keptAsJson ? Unread.of(jsonBytes(json ?? JSON.stringify(record))) : undefined
+    if (this.keptAsJson) this.#lastRead = undefined
     if (unread) {
       const seq = this.#putUnread(unread)
       // as if read: a snapshot saved is often restored next

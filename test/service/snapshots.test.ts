@@ -5,18 +5,35 @@ import {onPostgres} from '../helpers/postgres.js'
 import {makeTempDir} from '../helpers/simulator.js'
 import {NOW, serviceForTest, serviceOver} from './service.js'
 
-/** The service on PostgreSQL in its project, else on a store with a journal: the in-memory store writes no JSON. */
+/**
+ * The service on PostgreSQL in its project, else on a store with a journal, which writes the JSON it refuses;
+ * `reopened` lists the snapshots a new start finds (a journal line written but not applied shows there).
+ */
 async function serviceWithJournal() {
-  if (onPostgres) return serviceForTest()
-  const store = await Store.open({dir: await makeTempDir()})
+  if (onPostgres) {
+    const made = await serviceForTest()
+    return {...made, reopened: async () => (await made.storage.all('snapshots')).map((s) => s.name)}
+  }
+  const dir = await makeTempDir()
+  const store = await Store.open({dir})
   onTestFinished(() => store.close())
   const storage = new MemoryStorage(store)
-  return {storage, ...(await serviceOver(storage))}
+  const reopened = async () => {
+    await store.close()
+    const again = await Store.open({dir})
+    const names = [...again.tables.snapshots.all()].map((s) => s.name)
+    await again.close()
+    return names
+  }
+  return {storage, reopened, ...(await serviceOver(storage))}
 }
 
-/** Two locations of a note of 270 million characters each: 540 million, where V8's longest string is 536,870,888. */
+/**
+ * Two locations of a note of 140 million characters each, two bytes each in UTF-8: 280 million characters,
+ * under V8's longest string (536,870,888), but 560 million bytes, past what Node reads back as one string.
+ */
 function farLocations() {
-  const note = 'x'.repeat(270_000_000)
+  const note = 'é'.repeat(140_000_000)
   const location = {object: 'location', name: 'Far', timezone: 'UTC', currency: 'EUR', created_at: NOW, note}
   return [1, 2].map((i) => ({...location, id: `loc_far${i}`, account_id: 'acct_demo'}))
 }
@@ -44,7 +61,7 @@ describe('service.snapshots.import', () => {
 
 describe('service.snapshots.save', () => {
   it('refuses to save an account whose records written as JSON would pass the longest text the server writes, storing nothing', async () => {
-    const {service, storage} = await serviceWithJournal()
+    const {service, storage, reopened} = await serviceWithJournal()
     // one unit each: together they would not be written either
     for (const location of farLocations())
       await storage.unit(async (tx) => tx.put('locations', location.id, location as never))
@@ -54,5 +71,6 @@ describe('service.snapshots.save', () => {
     })
     await expect(service.snapshots.get('acct_demo', 'far')).rejects.toMatchObject({code: 'not_found'})
     expect(await service.snapshots.list('acct_demo')).toEqual([])
+    expect(await reopened()).toEqual([])
   })
 })
