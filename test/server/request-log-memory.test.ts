@@ -1,18 +1,8 @@
-import {getHeapStatistics, setFlagsFromString} from 'node:v8'
-import {runInNewContext} from 'node:vm'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BODY_CAP} from '../../src/domain/request-log.js'
 import {checkWith} from '../helpers/checks.js'
+import {liveHeap} from '../helpers/heap.js'
 import {OTHER_KEY, startTestServer, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
-
-// the server runs in this process: its heap is this heap, measured after a full collection
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
-const liveHeap = () => {
-  gc()
-  gc()
-  return getHeapStatistics().used_heap_size
-}
 
 let sim: TestServer
 let keys: string[]

@@ -1,19 +1,11 @@
-import {getHeapStatistics, setFlagsFromString} from 'node:v8'
-import {runInNewContext} from 'node:vm'
 import {describe, expect, it} from 'vitest'
 import {BODY_CAP, type RequestTrace} from '../../src/domain/request-log.js'
 import {RequestLog} from '../../src/service/request-log.js'
 import {requestTrace} from '../helpers/request-log.js'
+import {liveHeap} from '../helpers/heap.js'
 
 const KiB = 1024
 
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
-const liveHeap = () => {
-  gc()
-  gc()
-  return getHeapStatistics().used_heap_size
-}
 const ACCOUNTS = ['acct_a', 'acct_b', 'acct_c']
 
 /** The ids an account's log shows, newest first. */
