@@ -94,11 +94,12 @@ function serviceOver(
  */
 export async function seedStore(
   store: Store | Storage,
-  {seed, seedFile}: Pick<ServiceOptions, 'seed' | 'seedFile'>,
+  {seed, seedFile, limits}: Pick<ServiceOptions, 'seed' | 'seedFile' | 'limits'>,
 ): Promise<{seed?: Seed; added: boolean}> {
   let parsed = seed === undefined ? undefined : parseSeed(seed, 'the seed option')
   if (!parsed && seedFile) parsed = await readSeedFile(seedFile)
-  return {seed: parsed, added: await serviceOver(store, '', new SchedulerClock()).accounts.seed(parsed, defaultSeed)}
+  const service = serviceOver(store, '', new SchedulerClock(), {limits})
+  return {seed: parsed, added: await service.accounts.seed(parsed, defaultSeed)}
 }
 
 /**

@@ -112,7 +112,7 @@ export async function seedChanges(lookup: Lookup, seed: Seed, now: string, mostE
     const total = added.size && added.size + (await lookup.endpointsOf(account.id))
     if (total > mostEndpoints)
       throw new UnusableInputError(
-        `seed: account ${account.id} would have ${total} webhook endpoints, more than the ${mostEndpoints} an account may have; list fewer in the seed, or delete some (tablepay webhooks delete ID).`,
+        `seed: account ${account.id} would have ${total} webhook endpoints, more than the ${mostEndpoints} an account may have; list fewer in the seed, or start without it and delete some (tablepay webhooks delete ID).`,
       )
     changes.push(...added.values())
   }

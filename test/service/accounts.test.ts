@@ -20,11 +20,13 @@ describe('service.accounts and service.sim', () => {
       return service.accounts.seed({accounts: [{...demo!, webhook_endpoints}]}, () => TEST_SEED)
     }
     expect(await seeding(endpoints(0, 99))).toBe(true)
+    // the 99 listed again add nothing: 2 new ones would make 101
     await expect(seeding(endpoints(0, 101))).rejects.toThrow(
       'seed: account acct_demo would have 101 webhook endpoints, more than the 100 an account may have',
     )
+    await expect(seeding(endpoints(99, 101))).rejects.toThrow('would have 101 webhook endpoints')
     // one more, listed twice, makes one endpoint: the 100th
-    expect(await seeding([...endpoints(99, 100), ...endpoints(99, 100)])).toBe(true)
+    expect(await seeding([...endpoints(0, 100), ...endpoints(99, 100)])).toBe(true)
     expect(await service.records.allOf('webhook_endpoints', 'acct_demo')).toHaveLength(100)
   })
 
