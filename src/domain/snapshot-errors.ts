@@ -48,12 +48,20 @@ export const tooLongToSave = (name: string): ApiError =>
 
 /**
  * A restore whose one change, every record of the account deleted and the snapshot's put back, would be
- * longer than the server writes as one: on a data dir, past the longest string V8 makes.
+ * longer than the server writes as one: on a data dir, past the longest string V8 makes, which a snapshot of
+ * many records near 500 MiB can reach with the frame each record is written in.
  */
 export const tooLongToRestore = (name: string): ApiError =>
   new ApiError(
     'payload_too_large',
-    `Snapshot ${name} is not restored: deleting the account's records and putting the snapshot's back, written as one change, would be longer than the longest text the server writes (about 512 MiB). Reset the account first (POST /v1/sim/reset), then restore it.`,
+    `Snapshot ${name} is not restored: the account's records deleted and the snapshot's put back, written as one change, would be longer than the longest text the server writes (about 512 MiB). Save a snapshot of fewer records.`,
+  )
+
+/** A snapshot an earlier version saved on a data dir past the bytes Node reads back as one string. */
+export const tooLongToRead = (name: string): ApiError =>
+  new ApiError(
+    'payload_too_large',
+    `Snapshot ${name} cannot be read: an earlier version saved it longer than the longest text the server reads (about 512 MiB). Delete it (DELETE /v1/sim/snapshots/${name}).`,
   )
 
 /** A snapshot name the account does not have. */

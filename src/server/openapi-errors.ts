@@ -18,7 +18,7 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
   item_unavailable: 'a claim for more than is left',
   check_not_open: 'the check is closed or voided',
   payload_too_large:
-    'body over 1 MiB (an import: over 256 MiB, or too large once parsed); a snapshot that would be written longer than about 500 MiB',
+    'body over 1 MiB (an import: 256 MiB, or too large once parsed); a snapshot too long to write or read (docs/snapshots.md)',
   unsupported_media_type: 'not `Content-Type: application/json`',
   unsupported_content_encoding: 'a `Content-Encoding` other than gzip, deflate or br',
   validation_failed: 'the body, a query or a path parameter breaks the schema; `details` lists `{path, message}`',

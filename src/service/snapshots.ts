@@ -17,6 +17,7 @@ import {
   holdsTwice,
   noSnapshot,
   tokenHeldElsewhere,
+  tooLongToRead,
   tooLongToRestore,
   tooLongToSave,
   tooLongToStore,
@@ -25,7 +26,7 @@ import {CLOCK_SETTING} from '../webhooks/clock.js'
 import {actingAccount} from './accounts.js'
 import type {ServiceContext} from './context.js'
 import type {Outbox, UnitReads} from './outbox.js'
-import type {UnitOfWork} from './storage.js'
+import type {Reader, UnitOfWork} from './storage.js'
 
 /** What a save and a restore read: every record of the account they hold, deliveries and endpoints included. */
 const ACCOUNT: UnitReads = {reads: [...STORED_COLLECTIONS, 'snapshots', 'settings']}
@@ -45,6 +46,19 @@ async function refuseHeldElsewhere(tx: UnitOfWork, accountId: string, snapshot: 
   const tokens = snapshot.records.checks.map((check) => check.guest_token)
   const [token] = await tx.guestTokensElsewhere(tokens, accountId)
   if (token !== undefined) throw tokenHeldElsewhere(snapshot.name, token)
+}
+
+/** The account's snapshot `name` whole, read by `reader`: a 404 when it has none, a 413 when it cannot be read back. */
+async function readSnapshot(reader: Reader, accountId: string, name: string): Promise<SnapshotRecord> {
+  let snapshot: SnapshotRecord | undefined
+  try {
+    snapshot = await reader.get('snapshots', snapshotKey(accountId, name))
+  } catch (error) {
+    // Node's words for bytes past its longest string: saved so on a data dir by a version that bounded characters
+    throw (error as {code?: unknown}).code === 'ERR_STRING_TOO_LONG' ? tooLongToRead(name) : error
+  }
+  if (!snapshot) throw noSnapshot(name)
+  return snapshot
 }
 
 /**
@@ -106,10 +120,8 @@ export class Snapshots {
   }
 
   /** The account's snapshot `name` whole, or a 404. */
-  async get(accountId: string, name: string): Promise<SnapshotRecord> {
-    const snapshot = await this.context.storage.get('snapshots', snapshotKey(accountId, name))
-    if (!snapshot) throw noSnapshot(name)
-    return snapshot
+  get(accountId: string, name: string): Promise<SnapshotRecord> {
+    return readSnapshot(this.context.storage, accountId, name)
   }
 
   /** Deletes the account's snapshot `name`, or answers a 404. */
@@ -144,8 +156,7 @@ export class Snapshots {
     const unit = this.outbox.unit(ACCOUNT, async (tx) => {
       // no record of the account made meanwhile outlives the restore
       await tx.lockAccount(accountId)
-      const snapshot = await tx.get('snapshots', snapshotKey(accountId, name))
-      if (!snapshot) throw noSnapshot(name)
+      const snapshot = await readSnapshot(tx, accountId, name)
       const repeated = repeatedRecord(snapshot)
       if (repeated) throw holdsTwice(name, repeated)
       // none may take a record another account holds here (an export keeps its ids)

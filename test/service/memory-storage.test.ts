@@ -1,6 +1,8 @@
 import {describe, expect, it} from 'vitest'
 import type {UnitOfWork} from '../../src/service/storage.js'
-import {serviceForTest} from './service.js'
+import {Unread} from '../../src/store/unread.js'
+import {snapshotOf} from '../helpers/snapshots.js'
+import {NOW, serviceForTest} from './service.js'
 
 const setting = (id: string, value: number) => ({id, account_id: '' as const, value})
 
@@ -103,5 +105,36 @@ describe('MemoryStorage', () => {
     const {storage} = await serviceForTest()
     const deleted = await storage.unit((tx) => tx.deleteAll('locations', 'acct_demo'))
     expect([deleted > 0, await storage.list('locations', 'acct_demo')]).toEqual([true, []])
+  })
+
+  it('without a journal, refuses a save past 500 MiB of UTF-8 as a store with one does, keeping nothing', async () => {
+    const {service, storage} = await serviceForTest()
+    // 280 million characters, under V8's longest string, but 560 million bytes
+    const note = 'é'.repeat(140_000_000)
+    const location = {object: 'location', name: 'Far', timezone: 'UTC', currency: 'EUR', created_at: NOW, note}
+    for (const id of ['loc_far1', 'loc_far2'])
+      await storage.unit(async (tx) => tx.put('locations', id, {...location, id, account_id: 'acct_demo'} as never))
+    await expect(service.snapshots.save('acct_demo', 'far')).rejects.toMatchObject({
+      code: 'payload_too_large',
+      message: expect.stringMatching(/^Snapshot far is not saved/),
+    })
+    expect(await service.snapshots.list('acct_demo')).toEqual([])
+  })
+
+  it('answers a restore or an export of a snapshot saved past what Node reads back 413, and lists it', async () => {
+    const {service, store} = await serviceForTest()
+    // as an earlier version saved it and a start reads it: bytes, unread, past the longest string Node makes
+    const empty = JSON.stringify(snapshotOf('old', 'acct_demo', [{id: 'chk_1', note: ''}]))
+    const at = empty.indexOf('"note":"') + 8
+    const bytes = Buffer.concat([
+      Buffer.from(empty.slice(0, at)),
+      Buffer.alloc(540_000_000, 'x'),
+      Buffer.from(empty.slice(at)),
+    ])
+    store.tables.snapshots.put(Unread.of(bytes)!)
+    const refused = {code: 'payload_too_large', message: expect.stringMatching(/^Snapshot old cannot be read/)}
+    await expect(service.snapshots.restore('acct_demo', 'old')).rejects.toMatchObject(refused)
+    await expect(service.snapshots.get('acct_demo', 'old')).rejects.toMatchObject(refused)
+    expect((await service.snapshots.list('acct_demo')).map((snapshot) => snapshot.name)).toEqual(['old'])
   })
 })

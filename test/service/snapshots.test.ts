@@ -28,42 +28,32 @@ async function serviceWithJournal() {
   return {storage, reopened, ...(await serviceOver(storage))}
 }
 
-/**
- * Two locations of a note of 140 million characters each, two bytes each in UTF-8: 280 million characters,
- * under V8's longest string (536,870,888), but 560 million bytes, past what Node reads back as one string.
- */
-function farLocations() {
-  const note = 'é'.repeat(140_000_000)
+/** Two locations of acct_demo, each with a note of `note`. */
+function farLocations(note: string) {
   const location = {object: 'location', name: 'Far', timezone: 'UTC', currency: 'EUR', created_at: NOW, note}
   return [1, 2].map((i) => ({...location, id: `loc_far${i}`, account_id: 'acct_demo'}))
 }
 
 describe('service.snapshots.import', () => {
-  it('refuses a snapshot whose JSON is past the longest string V8 makes, storing nothing', async () => {
-    const {service} = await serviceWithJournal()
-    // two notes of 300 million characters: 600 million written, where V8's longest string is 536,870,888
-    const note = 'x'.repeat(300_000_000)
-    const location = {object: 'location', name: 'Far', timezone: 'UTC', currency: 'EUR', created_at: NOW, note}
-    const records = {
-      locations: [
-        {...location, id: 'loc_far1'},
-        {...location, id: 'loc_far2'},
-      ],
-    }
+  it('refuses a snapshot past 500 MiB of UTF-8, though under the longest string V8 makes, storing nothing', async () => {
+    const {service, reopened} = await serviceWithJournal()
+    // 280 million characters of two bytes each: 560 million bytes, past what Node reads back as one string
+    const records = {locations: farLocations('é'.repeat(140_000_000)).map(({account_id: _, ...location}) => location)}
     const document = {tablepay_snapshot: 1, name: 'huge', account: 'acct_demo', created_at: NOW, records}
     await expect(service.snapshots.import('acct_demo', document as never)).rejects.toMatchObject({
       code: 'payload_too_large',
       message: expect.stringMatching(/^Snapshot huge is not stored: written as JSON it would be longer/),
     })
     await expect(service.snapshots.get('acct_demo', 'huge')).rejects.toMatchObject({code: 'not_found'})
+    expect(await reopened()).toEqual([])
   })
 })
 
 describe('service.snapshots.save', () => {
   it('refuses to save an account whose records written as JSON would pass the longest text the server writes, storing nothing', async () => {
     const {service, storage, reopened} = await serviceWithJournal()
-    // one unit each: together they would not be written either
-    for (const location of farLocations())
+    // 540 million characters, where V8's longest string is 536,870,888; one unit each, else neither is written
+    for (const location of farLocations('x'.repeat(270_000_000)))
       await storage.unit(async (tx) => tx.put('locations', location.id, location as never))
     await expect(service.snapshots.save('acct_demo', 'far')).rejects.toMatchObject({
       code: 'payload_too_large',

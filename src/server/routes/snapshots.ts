@@ -72,7 +72,7 @@ export const snapshotOperations: OperationSpec[] = [
     id: 'restoreSnapshot',
     summary: 'Make the account exactly what the snapshot saved; the request log and faults stay',
     response: Snapshot,
-    errors: ['not_found'],
+    errors: ['not_found', 'payload_too_large'],
     async handler(event, {service, dispatcher}) {
       const name = nameOf(event)
       const account = accountOf(event)
@@ -84,7 +84,7 @@ export const snapshotOperations: OperationSpec[] = [
     id: 'exportSnapshot',
     summary: 'The snapshot as one self-contained JSON document, which import takes back',
     response: SnapshotDocument,
-    errors: ['not_found'],
+    errors: ['not_found', 'payload_too_large'],
     handler: async (event, {service}) => exportSnapshot(await service.snapshots.get(accountOf(event), nameOf(event))),
   },
   {
