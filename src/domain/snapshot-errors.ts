@@ -57,7 +57,7 @@ export const tooLongToRestore = (name: string): ApiError =>
     `Snapshot ${name} is not restored: the account's records deleted and the snapshot's put back, written as one change, would be longer than the longest text the server writes (about 512 MiB). Save a snapshot of fewer records.`,
   )
 
-/** A snapshot an earlier version saved on a data dir past the bytes Node reads back as one string. */
+/** A snapshot an earlier version saved past the bytes Node reads back as one string. */
 export const tooLongToRead = (name: string): ApiError =>
   new ApiError(
     'payload_too_large',

@@ -1,3 +1,4 @@
+import {constants} from 'node:buffer'
 import type pg from 'pg'
 import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} from '../domain/records.js'
 import type {SavedSnapshot} from '../domain/snapshots.js'
@@ -10,6 +11,10 @@ import {text, untext} from './text.js'
 type Row = Record<string, unknown>
 
 const FIELD = /^[a-z_]+$/
+
+/** A snapshot's document only when Node can read it back as one string, and whether it can. */
+const READABLE_SNAPSHOT = `CASE WHEN octet_length(doc::text) <= ${constants.MAX_STRING_LENGTH} THEN doc END AS doc,
+  octet_length(doc::text) <= ${constants.MAX_STRING_LENGTH} AS readable`
 
 /**
  * Collections whose listed records a unit may write back: a fan-out draws
@@ -113,7 +118,21 @@ export class PgReader implements Reader {
   protected readonly absent = new Set<string>()
 
   async get<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined> {
+    if (collection === 'snapshots') return (await this.#snapshot(id)) as Collections[C] | undefined
     return (await this.#byId<{doc: Collections[C]}>('doc', collection, id))?.doc
+  }
+
+  /**
+   * A snapshot, unless its text is past the longest string Node makes (an earlier version saved such): read,
+   * it would end the process in node-postgres, so it is refused as Node refuses it (`ERR_STRING_TOO_LONG`).
+   */
+  async #snapshot(id: string): Promise<unknown> {
+    const row = await this.#byId<{doc: unknown; readable: boolean}>(READABLE_SNAPSHOT, 'snapshots', id)
+    if (row && !row.readable)
+      throw Object.assign(new Error(`snapshot ${id} is longer than Node reads as one string`), {
+        code: 'ERR_STRING_TOO_LONG',
+      })
+    return row?.doc
   }
 
   async has(collection: CollectionName, id: string): Promise<boolean> {

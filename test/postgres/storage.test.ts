@@ -466,6 +466,19 @@ describe('PgStorage', () => {
     expect(await query('SELECT id FROM snapshots')).toEqual([])
   }, 60_000)
 
+  it('refuses to read a snapshot an earlier version saved past the longest string Node makes, and reads on', async () => {
+    const storage = await open()
+    // 540 million bytes: read, node-postgres would throw outside the query, ending the process
+    await query(
+      `INSERT INTO snapshots (id, account_id, doc) VALUES ('acct_a/old', 'acct_a', json_build_object('id', 'acct_a/old', 'note', repeat('x', 540000000)))`,
+    )
+    await expect(storage.get('snapshots', 'acct_a/old')).rejects.toMatchObject({code: 'ERR_STRING_TOO_LONG'})
+    await expect(storage.unit((tx) => tx.get('snapshots', 'acct_a/old'))).rejects.toMatchObject({
+      code: 'ERR_STRING_TOO_LONG',
+    })
+    expect(await storage.get('snapshots', 'acct_a/none')).toBeUndefined()
+  }, 60_000)
+
   it('lists snapshots without their records: from the head a save, an import or the migration wrote, else read whole', async () => {
     const before = MIGRATIONS.findIndex((statements) =>
       statements.some((s) => s.includes('ADD COLUMN IF NOT EXISTS head')),
