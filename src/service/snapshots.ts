@@ -54,7 +54,7 @@ async function readSnapshot(reader: Reader, accountId: string, name: string): Pr
   try {
     snapshot = await reader.get('snapshots', snapshotKey(accountId, name))
   } catch (error) {
-    // Node's words for bytes past its longest string: saved so on a data dir by a version that bounded characters
+    // Node's words for bytes past its longest string (postgres/reader.ts throws the same): an earlier version saved it
     throw (error as {code?: unknown}).code === 'ERR_STRING_TOO_LONG' ? tooLongToRead(name) : error
   }
   if (!snapshot) throw noSnapshot(name)
