@@ -38,15 +38,24 @@ export class TooLongToWrite extends Error {
   }
 }
 
+/** Throws TooLongToWrite for a record's JSON of `bytes`, past WRITTEN_MAX. */
+export function refuseWritten(bytes: number): void {
+  if (bytes > WRITTEN_MAX) throw new TooLongToWrite(bytes)
+}
+
 /**
  * Throws TooLongToWrite for a JSON text longer than WRITTEN_MAX bytes. A UTF-16 unit takes at most 3 bytes in
  * UTF-8, so a text of up to a third of that is not counted: every record but a snapshot.
  */
 export function refuseTooLong(json: string): void {
-  if (json.length <= WRITTEN_MAX / 3) return
-  const bytes = Buffer.byteLength(json)
-  if (bytes > WRITTEN_MAX) throw new TooLongToWrite(bytes)
+  if (json.length > WRITTEN_MAX / 3) refuseWritten(Buffer.byteLength(json))
 }
+
+/**
+ * Node's code for bytes past its longest string (a Buffer's `toString`): a snapshot an earlier version saved
+ * so; PostgreSQL's reader refuses such a text with it too, before node-postgres would meet it.
+ */
+export const STRING_TOO_LONG = 'ERR_STRING_TOO_LONG'
 
 /** What `text` would become once parsed: about the most memory it takes, in bytes, and the most characters its JSON takes written again. */
 export interface Weight {

@@ -1,5 +1,6 @@
 import {constants} from 'node:buffer'
 import type pg from 'pg'
+import {STRING_TOO_LONG} from '../domain/json-memory.js'
 import type {CheckRecord, CollectionName, Collections, WebhookEndpointRecord} from '../domain/records.js'
 import type {SavedSnapshot} from '../domain/snapshots.js'
 import type {Holder, PageOf, PageQuery, Reader, Where} from '../service/storage.js'
@@ -124,14 +125,12 @@ export class PgReader implements Reader {
 
   /**
    * A snapshot, unless its text is past the longest string Node makes (an earlier version saved such): read,
-   * it would end the process in node-postgres, so it is refused as Node refuses it (`ERR_STRING_TOO_LONG`).
+   * it would end the process in node-postgres, so it is refused as Node refuses it (STRING_TOO_LONG).
    */
   async #snapshot(id: string): Promise<unknown> {
     const row = await this.#byId<{doc: unknown; readable: boolean}>(READABLE_SNAPSHOT, 'snapshots', id)
     if (row && !row.readable)
-      throw Object.assign(new Error(`snapshot ${id} is longer than Node reads as one string`), {
-        code: 'ERR_STRING_TOO_LONG',
-      })
+      throw Object.assign(new Error(`snapshot ${id} is longer than Node reads as one string`), {code: STRING_TOO_LONG})
     return row?.doc
   }
 

@@ -1,5 +1,5 @@
 import type {ApiError} from '../domain/errors.js'
-import {TooLongToWrite} from '../domain/json-memory.js'
+import {STRING_TOO_LONG, TooLongToWrite} from '../domain/json-memory.js'
 import {settingRecord, type SnapshotRecord} from '../domain/records.js'
 import {
   importedSnapshot,
@@ -54,8 +54,7 @@ async function readSnapshot(reader: Reader, accountId: string, name: string): Pr
   try {
     snapshot = await reader.get('snapshots', snapshotKey(accountId, name))
   } catch (error) {
-    // Node's words for bytes past its longest string (postgres/reader.ts throws the same): an earlier version saved it
-    throw (error as {code?: unknown}).code === 'ERR_STRING_TOO_LONG' ? tooLongToRead(name) : error
+    throw (error as {code?: unknown}).code === STRING_TOO_LONG ? tooLongToRead(name) : error
   }
   if (!snapshot) throw noSnapshot(name)
   return snapshot

@@ -1,5 +1,5 @@
 import {crc32} from 'node:zlib'
-import {TooLongToWrite, WRITTEN_MAX} from '../domain/json-memory.js'
+import {refuseWritten} from '../domain/json-memory.js'
 
 /**
  * A journal line, framed: each entry gives its kind and the length of its
@@ -65,7 +65,7 @@ export function writeLine(seq: number, frames: readonly FrameText[]): {line: str
     const idJson = JSON.stringify(id)
     const bodyBytes = Buffer.byteLength(body)
     // before anything is written or applied (store.ts, `commit`)
-    if (bodyBytes > WRITTEN_MAX) throw new TooLongToWrite(bodyBytes)
+    refuseWritten(bodyBytes)
     const head = ` ${kind} ${collection} ${Buffer.byteLength(idJson)}:${idJson} ${bodyBytes}:`
     bytes += Buffer.byteLength(head)
     if (record) placed.push({collection, record, offset: bytes, length: bodyBytes, json: body})

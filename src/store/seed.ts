@@ -109,14 +109,19 @@ export async function seedChanges(lookup: Lookup, seed: Seed, now: string, mostE
       if (earlier?.account_id === account.id || (await get('webhook_endpoints', endpointKey(endpoint)))) continue
       added.set(endpointKey(endpoint), ['webhook_endpoints', endpointKey(endpoint), endpoint])
     }
-    const total = added.size && added.size + (await lookup.endpointsOf(account.id))
-    if (total > mostEndpoints)
-      throw new UnusableInputError(
-        `seed: account ${account.id} would have ${total} webhook endpoints, more than the ${mostEndpoints} an account may have; list fewer in the seed, or start without it and delete some (tablepay webhooks delete ID).`,
-      )
+    if (added.size > 0) await refuseEndpointsPast(mostEndpoints, account.id, added.size, lookup)
     changes.push(...added.values())
   }
   return changes
+}
+
+/** Refuses a seed that adds `adding` endpoints to an account past `most`, counting those it has. */
+async function refuseEndpointsPast(most: number, accountId: string, adding: number, lookup: Lookup): Promise<void> {
+  const total = adding + (await lookup.endpointsOf(accountId))
+  if (total <= most) return
+  throw new UnusableInputError(
+    `seed: account ${accountId} would have ${total} webhook endpoints, more than the ${most} an account may have; list fewer in the seed, or start without it and delete some (tablepay webhooks delete ID).`,
+  )
 }
 
 /**

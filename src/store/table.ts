@@ -1,4 +1,4 @@
-import {TooLongToWrite, WRITTEN_MAX} from '../domain/json-memory.js'
+import {refuseWritten} from '../domain/json-memory.js'
 import {RecentMap} from './recent-map.js'
 import {Unread} from './unread.js'
 
@@ -80,7 +80,7 @@ export interface WalkOptions {
 /** A record's JSON as UTF-8: no longer than a store writes one (json-memory.ts), which it would not read back. */
 function jsonBytes(json: string): Buffer {
   const bytes = Buffer.from(json)
-  if (bytes.length > WRITTEN_MAX) throw new TooLongToWrite(bytes.length)
+  refuseWritten(bytes.length)
   return bytes
 }
 
