@@ -30,7 +30,8 @@ function decodeChanges(items: unknown): JournalChange[] | undefined {
     if (isChange(item)) {
       changes.push(item)
     } else if (isRun(item)) {
-      changes.push(...decodeRun(item))
+      // one by one: a run may hold more rows than a call takes arguments
+      for (const change of decodeRun(item)) changes.push(change)
     } else if (isCopy(item)) {
       const data = dataOf(items[item[2]])
       const record = data && decodeCopy(item[3], data)

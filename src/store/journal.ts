@@ -258,8 +258,11 @@ export class Journal {
         continue
       }
       if (lines.length + item.line.length > WRITE_MAX) await write()
-      for (const span of item.spans) span.offset += bytes
-      placed.push(...item.spans)
+      // one by one: a line of a large restore holds more spans than a call takes arguments
+      for (const span of item.spans) {
+        span.offset += bytes
+        placed.push(span)
+      }
       lines += item.line
       bytes += item.bytes
     }

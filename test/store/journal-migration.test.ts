@@ -1,5 +1,6 @@
-import {cp, readdir, readFile} from 'node:fs/promises'
+import {appendFile, cp, readdir, readFile} from 'node:fs/promises'
 import {join} from 'node:path'
+import {crc32} from 'node:zlib'
 import {afterEach, describe, expect, it} from 'vitest'
 import {Store} from '../../src/store/store.js'
 import {makeTempDir} from '../helpers/simulator.js'
@@ -86,4 +87,21 @@ describe('a data dir whose journal is of the earlier JSON lines', () => {
     expect(JSON.stringify(reopened.tables.checks.get(checks[0]!.id))).toBe(JSON.stringify(checks[0]))
     expect(reopened.tables.deliveries.size).toBe(12)
   })
+
+  it('replays a run of more rows than a call takes arguments', async () => {
+    const dir = await makeTempDir()
+    await cp(FIXTURE, dir, {recursive: true})
+    const [first] = (await journalOf(dir))
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as Line)
+    const [collection, template, varying] = first!.changes[2] as [string, unknown, string[], unknown[][]]
+    // V8 takes about 120,000 arguments in a call on Node's default stack
+    const rows = Array.from({length: 200_000}, (_, i) => [`dlv_many_${i}`, 'we_0'])
+    const text = `{"seq":11,"changes":${JSON.stringify([[collection, template, varying, rows]])}`
+    await appendFile(join(dir, 'journal.000000000004.ndjson'), `${text},"crc":${crc32(text)}}\n`)
+    const store = await openStore(dir)
+    expect(store.tables.deliveries.size).toBe(12 + rows.length)
+    expect(store.tables.deliveries.get('dlv_many_199999')?.endpoint_id).toBe('we_0')
+  }, 60_000)
 })

@@ -81,6 +81,22 @@ describe('Store', () => {
     expect(sizes.reduce((sum, size) => sum + size, 0)).toBeGreaterThan(540_000_000)
   }, 60_000)
 
+  it('writes a commit of more records than a call takes arguments (a restore of a large snapshot), and keeps them', async () => {
+    const dir = await makeTempDir()
+    const store = await openStore(dir, {compactAfterBytes: 2 ** 31})
+    // V8 takes about 120,000 arguments in a call on Node's default stack
+    const count = 200_000
+    // records of two shapes by turns: each a put of its own (alike ones in a row would be one run)
+    const shaped = (i: number) => (i % 2 ? record(i) : {...record(i), note: 'even'})
+    await store.commit(Array.from({length: count}, (_, i) => put('checks', `chk_${i}`, shaped(i))))
+    expect(store.failure).toBeUndefined()
+    await store.commit([put('checks', 'chk_next', record(count))])
+    await store.close()
+    const again = await openStore(dir)
+    expect(again.tables.checks.size).toBe(count + 1)
+    expect(again.tables.checks.get(`chk_${count - 2}`)).toEqual(shaped(count - 2))
+  }, 60_000)
+
   it('keeps snapshots as their JSON, read at a start from their document or the journal, or committed: a list reads their heads, a read parses one, the last one read kept parsed', async () => {
     const [compacted, journaled] = [
       snapshotOf('compacted', 'acct_1', [record(1)]),
