@@ -413,6 +413,9 @@ export class Store {
     this.#spans = new WeakMap()
     const bytesOf = (record: unknown) => spans.bytesOf(record)
     const cut = this.#journal.cut(seq + 1)
+    // awaited once the documents are written: a journal that fails meanwhile fails the compaction there, and must
+    // not end the process first as a rejection nothing handled yet
+    cut.catch(() => {})
     const replaced: {chunks: Chunks; files: string[]}[] = []
     try {
       for (const {name, records} of snapshot) await this.#documents.write(name, {seq, records})

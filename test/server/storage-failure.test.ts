@@ -6,7 +6,7 @@ import {createEndpoint} from '../../src/domain/endpoints.js'
 import {newEvent} from '../../src/domain/events.js'
 import {seedStore} from '../../src/server/service.js'
 import {put, Store} from '../../src/store/store.js'
-import {checkWith} from '../helpers/checks.js'
+import {checkRecord, checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {serveStorage} from '../helpers/serve-storage.js'
 import {call, makeTempDir, READ_KEY, TEST_SEED} from '../helpers/simulator.js'
@@ -79,6 +79,28 @@ describe('when the data dir cannot be written', () => {
       ),
     ])
     expect(lines[0]).not.toMatch(/\n\s+at /)
+  })
+
+  it('a journal write that fails while a compaction writes its documents fails the store, not the process', async () => {
+    const unhandled: unknown[] = []
+    const note = (reason: unknown) => unhandled.push(reason)
+    process.on('unhandledRejection', note)
+    cleanup.push(async () => process.off('unhandledRejection', note))
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    cleanup.push(async () => vi.mocked(console.error).mockRestore())
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    cleanup.push(() => store.close().catch(() => {}))
+    // a checks document of megabytes: its write takes many turns, the journal's failure one
+    await store.commit(Array.from({length: 20_000}, (_, i) => put('checks', `chk_${i}`, checkRecord(i))))
+    await symlink('/dev/full', join(dir, `journal.${String(2).padStart(12, '0')}.ndjson`))
+    const compacting = store.compact()
+    const pushed = store.commit([put('checks', 'chk_next', checkRecord(20_000))])
+    await expect(pushed).rejects.toThrow(/ENOSPC/)
+    await expect(compacting).rejects.toThrow(/ENOSPC/)
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(store.failure?.message).toMatch(/ENOSPC/)
+    expect(unhandled).toEqual([])
   })
 
   it('a delivery that falls due after the failure is not sent: its attempt could not be recorded, so it would be sent again and again', async () => {
