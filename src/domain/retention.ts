@@ -1,5 +1,5 @@
 import type {DeliveryRecord, EventRecord, IdempotencyRecord} from './records.js'
-import {isoTime} from './timestamps.js'
+import {isoTime, LAST_TIME} from './timestamps.js'
 
 const DAY_MS = 86_400_000
 
@@ -58,5 +58,8 @@ export function isExpiredKey(
 ): boolean {
   const created = Date.parse(record.created_at)
   const expires = record.expires_at ? Date.parse(record.expires_at) : created + policy.idempotencyKeyTtlMs
-  return expires <= clockMs || created + policy.idempotencyKeyTtlMs <= wallMs
+  // an expiry that reads as the last time was set past it, where the clock stops: it never comes on that clock,
+  // or a key stored there would be forgotten as it is stored, and a payment sent twice with it made twice
+  const onClock = expires < LAST_TIME && expires <= clockMs
+  return onClock || created + policy.idempotencyKeyTtlMs <= wallMs
 }

@@ -133,6 +133,28 @@ describe('the scheduler clock at the end of year 9999', () => {
     expect(receiver.received).toHaveLength(7)
     expect(await deliveriesOf(endpoint.id)).toMatchObject([{status: 'dead', next_attempt_at: null}])
   })
+
+  it('keeps an Idempotency-Key stored there: a payment sent twice with one key is made once', async () => {
+    const sim = await startTestServer()
+    cleanup.push(() => sim.close())
+    await sim.api('POST', '/v1/sim/snapshots', {body: {name: 'now'}})
+    const document = (await sim.api('GET', '/v1/sim/snapshots/now/export')).body
+    expect(
+      (await sim.api('POST', '/v1/sim/snapshots/import', {body: {...document, name: 'far', clock_offset_ms: 9e15}}))
+        .status,
+    ).toBe(201)
+    expect((await sim.api('POST', '/v1/sim/snapshots/far/restore')).status).toBe(200)
+    const check = (await sim.api('PUT', '/v1/checks/external/t-key', {body: checkWith([['a', 1, 1000]])})).body
+    const pay = () =>
+      sim.api('POST', `/v1/sim/checks/${check.id}/payments`, {
+        body: {amount_cents: 300},
+        headers: {'idempotency-key': 'pay-once'},
+      })
+    const [first, again] = [await pay(), await pay()]
+    expect([first.status, again.status, again.headers.get('idempotent-replayed')]).toEqual([201, 201, 'true'])
+    expect(again.body.id).toBe(first.body.id)
+    expect((await sim.api('GET', `/v1/checks/${check.id}`)).body.amount_paid_cents).toBe(300)
+  })
 })
 
 describe('POST /sim/clock/advance counts the attempts it made', () => {
