@@ -244,7 +244,9 @@ export class PgInstance implements SharedStorage {
   receive(payload: string): void {
     // this instance hears its own notes too: told apart by their start, they are not parsed (a request each)
     if (payload.startsWith(this.#ownNotes)) return
-    const {from, topic, note} = JSON.parse(payload) as {from: number; topic: string; note: unknown}
+    const told = noteIn(payload)
+    if (!told) return
+    const {from, topic, note} = told
     if (from === this.owner || this.#presence.heard(from, topic, note)) return
     for (const listener of this.#listeners.get(topic) ?? []) {
       try {
@@ -269,4 +271,21 @@ export class PgInstance implements SharedStorage {
     await atMost(session?.query('SELECT pg_advisory_unlock_all()').catch(ignore), 1000)
     await atMost(session?.end().catch(ignore), 1000)
   }
+}
+
+/**
+ * The note a payload on the notes channel holds, or undefined when it is none an instance sends: any session
+ * of the database may NOTIFY the channel, and what it sends must not end every instance listening.
+ */
+function noteIn(payload: string): {from: number; topic: string; note: object} | undefined {
+  let told: unknown
+  try {
+    told = JSON.parse(payload)
+  } catch {
+    return undefined
+  }
+  const {from, topic, note} = (told ?? {}) as {from?: unknown; topic?: unknown; note?: unknown}
+  if (typeof from !== 'number' || typeof topic !== 'string' || typeof note !== 'object' || note === null)
+    return undefined
+  return {from, topic, note}
 }

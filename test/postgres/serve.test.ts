@@ -94,6 +94,28 @@ describe('serve --database', () => {
     }
   })
 
+  it('ignores a note on its channel that no instance sends, and goes on hearing the others', async () => {
+    const server = await serve(['--database', db.url])
+    const other = new pg.Client({connectionString: db.url})
+    await other.connect()
+    try {
+      await other.query('LISTEN tablepay_notes')
+      const welcomed = new Promise<string>((resolve) =>
+        other.on('notification', ({payload}) => payload?.includes('"to":424242') && resolve('welcomed')),
+      )
+      for (const payload of ['not json', 'null', '[]', '{"from":1,"topic":"instance_welcome","note":null}'])
+        await other.query("SELECT pg_notify('tablepay_notes', $1)", [payload])
+      // heard after them on the same connection: the welcome says the server read them and lives
+      await other.query(`SELECT pg_notify('tablepay_notes', '{"from":424242,"topic":"instance_hello","note":{}}')`)
+      expect(await Promise.race([welcomed, server.exited.then((code) => `exited ${code}: ${server.stderr()}`)])).toBe(
+        'welcomed',
+      )
+    } finally {
+      await other.end()
+    }
+    expect((await fetch(`${server.url}/health`)).status).toBe(200)
+  })
+
   it('is refused with --memory or --data (exit 2), and a URL that is not postgres:// is refused without repeating it', async () => {
     for (const other of [['--memory'], ['--data', '/tmp/elsewhere']]) {
       const refused = await runCommand(['serve', '--port', '0', '--database', db.url, ...other])
