@@ -41,15 +41,22 @@ export class Deliveries {
   /**
    * Makes `queue` the one told of every delivery written from now on, and
    * returns those pending already: the ones a stopped server left, delivered
-   * at least once.
+   * at least once. On a database, `missed` is handed those pending each time
+   * the instance hears the others again: what was written while it could not
+   * hear, or by a unit whose COMMIT's answer was lost, reached no queue.
    */
-  async attach(queue: DeliveryQueue): Promise<DeliveryRecord[]> {
+  async attach(queue: DeliveryQueue, missed?: (pending: DeliveryRecord[]) => void): Promise<DeliveryRecord[]> {
     await this.outbox.attach(queue)
     this.#queue = queue
     const {storage} = this.context
-    // the deliveries other instances on the database write, and their attempts (docs/postgres.md)
-    if (storage.shared) storage.subscribe((changes, remote) => remote && queue(changes), ['deliveries', 'settings'])
-    return storage.all('deliveries', {status: 'pending'})
+    const pending = () => storage.all('deliveries', {status: 'pending'})
+    if (storage.shared) {
+      // the deliveries other instances on the database write, and their attempts (docs/postgres.md)
+      storage.subscribe((changes, remote) => remote && queue(changes), ['deliveries', 'settings'])
+      // heard again once the connections are back, which the storage may not yet know: it is asked again a few times
+      if (missed) storage.shared.onReconnect(() => void untilRead(pending).then((found) => found && missed(found)))
+    }
+    return pending()
   }
 
   /**
@@ -247,3 +254,18 @@ async function supersedeOthers(
     if (recorded.has(other.id)) recorded.set(other.id, superseded)
   }
 }
+
+/** Reads until a read succeeds, READ_TRIES times at most, READ_AGAIN_MS apart; undefined when none did. */
+async function untilRead<T>(read: () => Promise<T>): Promise<T | undefined> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await read()
+    } catch {
+      if (tries === READ_TRIES) return undefined
+      await new Promise((resolve) => setTimeout(resolve, READ_AGAIN_MS).unref())
+    }
+  }
+}
+
+const READ_TRIES = 20
+const READ_AGAIN_MS = 250

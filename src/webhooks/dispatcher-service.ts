@@ -26,8 +26,14 @@ export interface Attempt {
 
 /** What the dispatcher asks of the service (`service.deliveries`): it never reads or writes the storage itself. */
 export interface DeliveryLedger {
-  /** Makes `queue` the one told of every delivery written, once durable; returns those pending now. */
-  attach(queue: (changes: readonly Change[]) => void): Promise<DeliveryRecord[]>
+  /**
+   * Makes `queue` the one told of every delivery written, once durable; returns those pending now. `missed` is
+   * handed those pending whenever some may have been written untold (an instance on a database hearing again).
+   */
+  attach(
+    queue: (changes: readonly Change[]) => void,
+    missed?: (pending: DeliveryRecord[]) => void,
+  ): Promise<DeliveryRecord[]>
   /** The delivery's endpoint as stored now: undefined once deleted. */
   endpoint(delivery: DeliveryRecord): Promise<WebhookEndpointRecord | undefined>
   /**

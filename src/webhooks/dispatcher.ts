@@ -74,8 +74,22 @@ export class Dispatcher {
   /** Starts delivering: from now on the service tells it of new deliveries, and those pending already go first. */
   async start(): Promise<void> {
     this.#driver.start()
-    for (const delivery of await this.service.deliveries.attach((changes) => this.#onCommit(changes)))
-      this.#track(delivery)
+    const pending = await this.service.deliveries.attach(
+      (changes) => this.#onCommit(changes),
+      (missed) => this.#catchUp(missed),
+    )
+    for (const delivery of pending) this.#track(delivery)
+    this.#pump()
+  }
+
+  /**
+   * Tracks the pending deliveries it had not heard of. One it tracks keeps its entry: a commit told of it
+   * since, and the read may be older than that.
+   */
+  #catchUp(pending: readonly DeliveryRecord[]): void {
+    if (this.#closed) return
+    for (const delivery of pending)
+      if (!this.#scheduler.entry(delivery.id) && !this.#scheduler.isOut(delivery.id)) this.#track(delivery)
     this.#pump()
   }
 

@@ -404,6 +404,30 @@ describe('delivery across instances on one database', () => {
 })
 
 describe('delivery from one instance', () => {
+  it("a push whose COMMIT's answer was lost: its delivery is sent once the instance hears the database again", async () => {
+    let armed = false
+    // the database commits the push; its answer is held, then the network drops
+    const lost = holdOne((sent) => armed && sent.includes('COMMIT') && sent.includes('t-lost'), true)
+    const {db, link, url} = await databaseBehindRelay(lost.tap)
+    cleanup.push(() => db.drop())
+    const receiver = await countingReceiver()
+    const server = await startServerOn(url)
+    cleanup.push(
+      () => link.cut().catch(() => {}),
+      () => server.close(),
+    )
+    await subscribe(server, receiver.url)
+    armed = true
+    const pushed = call(server.url, 'PUT', '/v1/checks/external/t-lost', {body: checkWith([['a', 1, 100]])})
+    await lost.holding
+    await link.cut()
+    lost.release()
+    expect((await pushed).status).toBe(503)
+    await link.open()
+    await receiver.waitFor(1)
+    expect([...receiver.counts().values()]).toEqual([1])
+  })
+
   it("an endpoint's next attempts are claimed while its places wait on its receiver: 8 requests open, 16 leases", async () => {
     const db = await database()
     const server = await startServerOn(db.url)
