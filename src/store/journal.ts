@@ -272,22 +272,21 @@ export class Journal {
   /** Writes `lines` (`length` bytes) at the end of the segment; resolves with the bytes written. */
   async #write(lines: string, length: number): Promise<number> {
     if (lines === '') return 0
-    if (this.fsync) {
-      const {bytesWritten} = await this.#handle!.write(lines)
-      await this.#handle!.datasync()
-      return bytesWritten
-    }
     // Without fsync the write only copies into the page cache, and doing it on the
     // event loop costs less than a thread-pool round trip per batch. With fsync the
     // wait is the disk's, so it stays off the loop. The string goes to the file as it
-    // is (Node encodes it outside the JS heap); a short write, which a regular file
-    // rarely makes, goes on from the bytes.
-    const fd = this.#handle!.fd
-    const written = writeSync(fd, lines)
-    if (written === length) return length
-    const bytes = Buffer.from(lines)
-    for (let done = written; done < bytes.length;) done += writeSync(fd, bytes, done)
-    return bytes.length
+    // is (Node encodes it outside the JS heap); a short write, which a disk that fills
+    // mid-write makes, goes on from the bytes, where the next write throws: lines are
+    // never taken as written when they are not.
+    const handle = this.#handle!
+    let written = this.fsync ? (await handle.write(lines)).bytesWritten : writeSync(handle.fd, lines)
+    if (written < length) {
+      const bytes = Buffer.from(lines)
+      while (written < length)
+        written += this.fsync ? (await handle.write(bytes, written)).bytesWritten : writeSync(handle.fd, bytes, written)
+    }
+    if (this.fsync) await handle.datasync()
+    return length
   }
 
   async #switchTo(firstSeq: number): Promise<void> {

@@ -1,8 +1,10 @@
 import {existsSync} from 'node:fs'
-import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {execFile} from 'node:child_process'
+import {mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises'
 import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
 import {
   type CliServer,
@@ -14,6 +16,7 @@ import {
   startCliServer,
   WRITE_KEY,
 } from '../helpers/cli.js'
+import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
 
 describe('serve --json --memory', () => {
@@ -271,6 +274,37 @@ describe('serve --data DIR', () => {
     const {code, stdout} = await runCommand(['locations', 'list', '--json'], {env: {TABLEPAY_DATA: dir}})
     expect(code).toBe(0)
     expect(JSON.parse(stdout).data.map((l: {id: string}) => l.id)).toEqual(['loc_main'])
+  })
+})
+
+describe('serve --data DIR --fsync', () => {
+  it('answers 503, not 201, to a push whose journal line a full disk cut short, and keeps what it answered', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tablepay-fsync-'))
+    onTestFinished(() => rm(dir, {recursive: true, force: true}))
+    const server = await startCliServer(['--data', dir, '--seed', 'fixtures/seed.json', '--fsync'])
+    onTestFinished(() => void server.kill('SIGKILL'))
+    const push = (id: string, items: number) =>
+      fetch(`${server.url}/checks/external/${id}`, {
+        method: 'PUT',
+        headers: {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json'},
+        body: JSON.stringify(checkWith(Array.from({length: items}, (_, i) => [`l${i}`, 1, 100, 'x'.repeat(400)]))),
+      })
+    expect((await push('kept', 1)).status).toBe(201)
+    // a file size limit cuts a write that crosses it short, then refuses the next, as a disk that fills does
+    const {pid} = JSON.parse(await readFile(join(dir, 'server.json'), 'utf8')) as {pid: number}
+    const journal = (await readdir(dir)).find((name) => name.startsWith('journal.'))!
+    const limit = (await stat(join(dir, journal))).size + 20_000
+    await promisify(execFile)('prlimit', [`--pid=${pid}`, `--fsize=${limit}`])
+    const cut = await push('cut', 400)
+    expect(cut.status).toBe(503)
+    expect(((await cut.json()) as {error: {code: string}}).error.code).toBe('storage_unavailable')
+    await server.kill('SIGKILL')
+    // the cut line is the journal's torn end, which the next start drops
+    const again = await startCliServer(['--data', dir])
+    onTestFinished(async () => void (await again.stop()))
+    const read = (id: string) =>
+      fetch(`${again.url}/checks/external/${id}`, {headers: {authorization: `Bearer ${WRITE_KEY}`}})
+    expect([(await read('kept')).status, (await read('cut')).status]).toEqual([200, 404])
   })
 })
 
