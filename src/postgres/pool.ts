@@ -31,11 +31,15 @@ export const connecting = (url: string, connectTimeoutMs?: number): pg.ClientCon
  * Asks the database to probe a connection as the instance does (`connecting`): a dropped network otherwise
  * leaves the database holding the instance's connections, its life lock with its session, for the 2 hours
  * of the system's default, and a database that limits connections refuses new ones meanwhile
- * (docs/postgres.md, "When the database cannot be reached").
+ * (docs/postgres.md, "When the database cannot be reached"). And sets aside the database's timeouts for
+ * idle sessions (PostgreSQL 14+) and lock waits: they would end the instance's idle session, another
+ * instance then making its attempts out again, and refuse its waits for the advisory locks it takes turns
+ * by. A unit sets its own lock_timeout (unit-sql.ts).
  */
 export const PROBED =
   "SELECT set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '1', false), " +
-  "set_config('tcp_keepalives_count', '10', false)"
+  "set_config('tcp_keepalives_count', '10', false), set_config('lock_timeout', '0', false), " +
+  "CASE WHEN current_setting('server_version_num')::int >= 140000 THEN set_config('idle_session_timeout', '0', false) END"
 
 /**
  * `url` with its `sslmode` read as libpq (psql) reads it: `require` encrypts without checking the

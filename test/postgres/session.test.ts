@@ -1,5 +1,6 @@
 import pg from 'pg'
 import {afterEach, beforeEach, expect, it} from 'vitest'
+import {PROBED} from '../../src/postgres/pool.js'
 import {scopeOf} from '../../src/postgres/scope.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
@@ -82,6 +83,27 @@ it('every connection an instance talks on asks the database to probe it, as the 
   } finally {
     await storage.close()
     await link.cut()
+  }
+})
+
+it("a connection's opening statement sets aside the database's timeouts for idle sessions and lock waits", async () => {
+  // a hosted database may set them: its idle session and listening connection would be ended every few
+  // seconds (another instance then takes over attempts still out), its advisory locks' waits refused
+  const database = new URL(db.url).pathname.slice(1)
+  await admin.query(`ALTER DATABASE ${database} SET idle_session_timeout = '2s'`)
+  await admin.query(`ALTER DATABASE ${database} SET lock_timeout = '20ms'`)
+  const client = new pg.Client({connectionString: db.url})
+  await client.connect()
+  try {
+    await client.query(PROBED)
+    const shown = await client.query<{idle: string; lock: string}>(
+      "SELECT current_setting('idle_session_timeout') AS idle, current_setting('lock_timeout') AS lock",
+    )
+    expect(shown.rows).toEqual([{idle: '0', lock: '0'}])
+  } finally {
+    await client.end()
+    await admin.query(`ALTER DATABASE ${database} RESET idle_session_timeout`)
+    await admin.query(`ALTER DATABASE ${database} RESET lock_timeout`)
   }
 })
 
