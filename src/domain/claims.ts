@@ -6,7 +6,7 @@ import {renderCheck} from './check.js'
 import {checkChangeEvents, newEvent} from './events.js'
 import {paidConflicts} from './payments.js'
 import type {CheckRecord, ClaimRecord, EventRecord} from './records.js'
-import type {CheckPush, ClaimInput} from './schemas.js'
+import type {CheckPush, Claim, ClaimInput} from './schemas.js'
 
 /**
  * The claims rule (docs/api.md, "The check push"): a push may not take away what guests have claimed. It may not
@@ -67,9 +67,15 @@ export interface ClaimOutcome {
   events: EventRecord[]
 }
 
-/** The public claim resource of a record. */
-export function renderClaim({account_id: _, ...claim}: ClaimRecord) {
-  return claim
+/** The public claim resource of a record: the fields the API defines, whatever else a record imported holds. */
+export function renderClaim(record: ClaimRecord): Claim {
+  return {
+    id: record.id,
+    object: record.object,
+    check_id: record.check_id,
+    items: record.items.map(({external_id, quantity}) => ({external_id, quantity})),
+    created_at: record.created_at,
+  }
 }
 
 /**

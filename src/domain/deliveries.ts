@@ -3,7 +3,7 @@ import {stirDelivery} from './chaos.js'
 import {ApiError} from './errors.js'
 import {newId} from './ids.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from './records.js'
-import type {DeliveryAttempt} from './schemas.js'
+import type {Delivery, DeliveryAttempt} from './schemas.js'
 import {isoTime} from './timestamps.js'
 
 /** Seconds to wait after each failed attempt; when the attempt after the last wait fails, the delivery is dead (docs/api.md, "Webhooks"). */
@@ -340,13 +340,31 @@ export function recordDuplicate(
   return {...delivery, attempts: appended(delivery.attempts, attempt), updated_at: now}
 }
 
-/** The public delivery resource. */
-export function renderDelivery({
-  account_id: _,
-  chaos_duplicate: __,
-  endpoint_redeliveries: ___,
-  restore: ____,
-  ...delivery
-}: DeliveryRecord) {
+/** The public delivery resource: the fields the API defines, whatever else a record imported holds. */
+export function renderDelivery(record: DeliveryRecord): Delivery {
+  const delivery: Delivery = {
+    id: record.id,
+    object: record.object,
+    endpoint_id: record.endpoint_id,
+    event_id: record.event_id,
+    event_type: record.event_type,
+    status: record.status,
+    attempts: record.attempts.map(renderAttempt),
+    next_attempt_at: record.next_attempt_at,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  }
+  if (record.superseded_by !== undefined) delivery.superseded_by = record.superseded_by
   return delivery
 }
+
+const renderAttempt = (attempt: DeliveryAttempt): DeliveryAttempt => ({
+  attempt: attempt.attempt,
+  at: attempt.at,
+  scheduled_at: attempt.scheduled_at,
+  status_code: attempt.status_code,
+  error: attempt.error,
+  response_body: attempt.response_body,
+  duration_ms: attempt.duration_ms,
+  ...(attempt.duplicate ? {duplicate: true as const} : {}),
+})

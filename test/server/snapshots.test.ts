@@ -353,6 +353,32 @@ describe('snapshots: list, get, delete, export and import', () => {
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).body).toMatchObject({amount_paid_cents: 400})
   })
 
+  it('imports records with fields the API does not define, and answers none of them', async () => {
+    const {sim, dinner, settled, save, restore, deliveries} = await setup()
+    const {claim} = await dinner('t1')
+    await settled()
+    await save('dinner')
+    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/dinner/export')
+    const extra = <T extends object>(record: T) => ({...record, zzz_internal: 'leaked'})
+    const records = document.records
+    records.claims = records.claims.map(extra)
+    records.deliveries = records.deliveries.map((d: {attempts: object[]}) =>
+      extra({...d, attempts: d.attempts.map(extra)}),
+    )
+    const imported = await sim.api('POST', '/v1/sim/snapshots/import', {body: {...document, name: 'extra'}})
+    expect([imported.status, imported.body.error]).toEqual([201, undefined])
+    await restore('extra')
+    const [delivery] = await deliveries()
+    const answers = [
+      await sim.api('GET', `/v1/claims/${claim.id}`),
+      await sim.api('GET', `/v1/deliveries/${delivery.id}`),
+      await sim.api('GET', `/v1/checks/${claim.check_id}/claims`),
+      await sim.api('GET', '/v1/deliveries?limit=100'),
+    ]
+    for (const answer of answers)
+      expect([answer.status, answer.text]).toEqual([200, expect.not.stringContaining('zzz')])
+  })
+
   it('lists newest first in pages, replaces a name saved again, and deletes', async () => {
     const {sim, push, save} = await setup()
     await save('a')
