@@ -15,6 +15,12 @@ export function chaosDraws(seed: number, n: number): [number, number] {
   return [digest.readUIntBE(0, 6) / 2 ** 48, digest.readUIntBE(6, 6) / 2 ** 48]
 }
 
+/**
+ * Draws an endpoint counts before its count starts again at 0: far past what any run makes, and exact as a
+ * number, so that the count an export holds, drawn on from any count an import takes, imports again.
+ */
+export const DRAWS = 2 ** 48
+
 /** The chaos `PUT` sets: given values, zero for the others, a random seed unless one is given; draws start again. */
 export function startChaos(input: ChaosInput, randomSeed: () => number): EndpointChaos {
   return {
@@ -45,7 +51,7 @@ export function stirDelivery(
       ...(waitMs > 0 ? {next_attempt_at: isoTime(dueAt + waitMs)} : {}),
       ...(duplicate < chaos.duplicate ? {chaos_duplicate: true as const} : {}),
     },
-    chaos: {...chaos, drawn: chaos.drawn + 1},
+    chaos: {...chaos, drawn: (chaos.drawn + 1) % DRAWS},
   }
 }
 

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import {DRAWS} from './chaos.js'
 import {endpointKey} from './endpoints.js'
 import {MAX_DETAILS} from './errors.js'
 import {QUERYABLE_RULE, unqueryableAt} from './queryable-text.js'
@@ -186,7 +187,12 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
     previous_secret: WebhookSecret.optional(),
     previous_secret_expires_at: Timestamp.optional(),
     chaos: ChaosInput.required()
-      .extend({drawn: z.int().min(0)})
+      .extend({
+        drawn: z
+          .int()
+          .min(0)
+          .max(DRAWS - 1),
+      })
       .optional(),
     stored_as: z.string().optional(),
     redeliveries: z.int().min(0).optional(),

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {chaosDraws, startChaos, stirDelivery} from '../../src/domain/chaos.js'
+import {chaosDraws, DRAWS, startChaos, stirDelivery} from '../../src/domain/chaos.js'
 import {eventsToRecover, fanOut, recordDuplicate, redeliver, renderDelivery} from '../../src/domain/deliveries.js'
 import {createEndpoint, rotateSecret, signingSecrets, updateEndpoint} from '../../src/domain/endpoints.js'
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../../src/domain/records.js'
@@ -96,6 +96,12 @@ describe('chaos', () => {
       T0,
     )
     expect(calm.delivery).toEqual(delivery)
+  })
+
+  it('counts draws up to DRAWS, then from 0 again: a count an import took draws on into one it takes', () => {
+    const chaos = {...startChaos({seed: 1}, () => 0), drawn: DRAWS - 1}
+    const [delivery] = fanOut(event('evt_1', 0), [endpoint()], T0).deliveries
+    expect(stirDelivery(delivery!, chaos, T0).chaos.drawn).toBe(0)
   })
 
   it('fan-out stirs only endpoints under chaos, and hands back their chaos one draw further', () => {
