@@ -17,6 +17,7 @@ import type {Attempt} from '../webhooks/dispatcher-service.js'
 import type {DeliveryQueue, ServiceContext} from './context.js'
 import {endpointOf} from './endpoints.js'
 import type {Outbox, UnitReads} from './outbox.js'
+import {MissedDeliveries} from './missed-deliveries.js'
 import type {ClaimedDelivery, UnitOfWork} from './storage.js'
 
 /**
@@ -42,19 +43,26 @@ export class Deliveries {
    * Makes `queue` the one told of every delivery written from now on, and
    * returns those pending already: the ones a stopped server left, delivered
    * at least once. On a database, `missed` is handed those pending each time
-   * the instance hears the others again: what was written while it could not
-   * hear, or by a unit whose COMMIT's answer was lost, reached no queue.
+   * the instance hears the others again, but those the queue was told of
+   * meanwhile: what was written while it could not hear, or by a unit whose
+   * COMMIT's answer was lost, reached no queue (missed-deliveries.ts).
    */
   async attach(queue: DeliveryQueue, missed?: (pending: DeliveryRecord[]) => void): Promise<DeliveryRecord[]> {
-    await this.outbox.attach(queue)
-    this.#queue = queue
     const {storage} = this.context
     const pending = () => storage.all('deliveries', {status: 'pending'})
+    const catching = missed && storage.shared ? new MissedDeliveries(pending, missed) : undefined
+    const told: DeliveryQueue = catching
+      ? (changes) => {
+          catching.told(changes)
+          queue(changes)
+        }
+      : queue
+    await this.outbox.attach(told)
+    this.#queue = told
     if (storage.shared) {
       // the deliveries other instances on the database write, and their attempts (docs/postgres.md)
-      storage.subscribe((changes, remote) => remote && queue(changes), ['deliveries', 'settings'])
-      // heard again once the connections are back, which the storage may not yet know: it is asked again a few times
-      if (missed) storage.shared.onReconnect(() => void untilRead(pending).then((found) => found && missed(found)))
+      storage.subscribe((changes, remote) => remote && told(changes), ['deliveries', 'settings'])
+      if (catching) storage.shared.onReconnect(() => void catching.catchUp())
     }
     return pending()
   }
@@ -254,18 +262,3 @@ async function supersedeOthers(
     if (recorded.has(other.id)) recorded.set(other.id, superseded)
   }
 }
-
-/** Reads until a read succeeds, READ_TRIES times at most, READ_AGAIN_MS apart; undefined when none did. */
-async function untilRead<T>(read: () => Promise<T>): Promise<T | undefined> {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await read()
-    } catch {
-      if (tries === READ_TRIES) return undefined
-      await new Promise((resolve) => setTimeout(resolve, READ_AGAIN_MS).unref())
-    }
-  }
-}
-
-const READ_TRIES = 20
-const READ_AGAIN_MS = 250

@@ -74,22 +74,12 @@ export class Dispatcher {
   /** Starts delivering: from now on the service tells it of new deliveries, and those pending already go first. */
   async start(): Promise<void> {
     this.#driver.start()
-    const pending = await this.service.deliveries.attach(
-      (changes) => this.#onCommit(changes),
-      (missed) => this.#catchUp(missed),
-    )
-    for (const delivery of pending) this.#track(delivery)
-    this.#pump()
+    this.#trackUnknown(await this.service.deliveries.attach((changes) => this.#onCommit(changes), this.#trackUnknown))
   }
 
-  /**
-   * Tracks the pending deliveries it had not heard of. One it tracks keeps its entry: a commit told of it
-   * since, and the read may be older than that.
-   */
-  #catchUp(pending: readonly DeliveryRecord[]): void {
-    if (this.#closed) return
-    for (const delivery of pending)
-      if (!this.#scheduler.entry(delivery.id) && !this.#scheduler.isOut(delivery.id)) this.#track(delivery)
+  /** Tracks the pending deliveries it does not know (missed-deliveries.ts): one it knows keeps its newer entry. */
+  #trackUnknown = (pending: readonly DeliveryRecord[]): void => {
+    for (const delivery of pending) if (!this.#scheduler.knows(delivery.id)) this.#track(delivery)
     this.#pump()
   }
 
@@ -229,9 +219,7 @@ export class Dispatcher {
   idle = (): Promise<void> => this.#flights.idle()
 
   /** Moves the clock forward by `seconds`, running everything due on the way; resolves with the attempts made. */
-  advance(seconds: number): Promise<number> {
-    return this.#driver.advance(seconds)
-  }
+  advance = (seconds: number): Promise<number> => this.#driver.advance(seconds)
 
   /** Runs a snapshot's `restore` between clock changes: no advance moves the clock under it (docs/api.md). */
   restore = <T>(restore: () => Promise<T>): Promise<T> => this.#driver.restore(restore)
@@ -245,9 +233,8 @@ export class Dispatcher {
   /** What a running advance is at: its target and the attempts it waits for, here or elsewhere, oldest first. */
   get progress(): {target: number; out: AttemptOut[]} | undefined {
     const target = this.#driver.target
-    if (target === undefined) return undefined
-    const out = this.#flights.outs().concat(this.#claims?.held() ?? [])
-    return {target, out: out.sort((a, b) => a.since - b.since)}
+    const out = () => this.#flights.outs().concat(this.#claims?.held() ?? [])
+    return target === undefined ? undefined : {target, out: out().sort((a, b) => a.since - b.since)}
   }
 
   /** Lets the attempts out go unrecorded, made again at the next start (docs/api.md, "Webhooks"). */

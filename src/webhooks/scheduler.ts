@@ -121,6 +121,11 @@ export class Scheduler {
     return this.#pending.get(id)
   }
 
+  /** Whether the delivery is pending here, or has an attempt out. */
+  knows(id: string): boolean {
+    return this.#pending.has(id) || this.#out.has(id)
+  }
+
   /** Whether the delivery has an attempt out. */
   isOut(id: string): boolean {
     return this.#out.has(id)
