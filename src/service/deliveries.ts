@@ -43,9 +43,10 @@ export class Deliveries {
    * Makes `queue` the one told of every delivery written from now on, and
    * returns those pending already: the ones a stopped server left, delivered
    * at least once. On a database, `missed` is handed those pending each time
-   * the instance hears the others again, but those the queue was told of
-   * meanwhile: what was written while it could not hear, or by a unit whose
-   * COMMIT's answer was lost, reached no queue (missed-deliveries.ts).
+   * the instance hears the others again: what was written while it could not
+   * hear, or by a unit whose COMMIT's answer was lost, reached no queue. Both
+   * reads leave out the deliveries the queue was told of while they read
+   * (missed-deliveries.ts).
    */
   async attach(queue: DeliveryQueue, missed?: (pending: DeliveryRecord[]) => void): Promise<DeliveryRecord[]> {
     const {storage} = this.context
@@ -64,7 +65,7 @@ export class Deliveries {
       storage.subscribe((changes, remote) => remote && told(changes), ['deliveries', 'settings'])
       if (catching) storage.shared.onReconnect(() => void catching.catchUp())
     }
-    return pending()
+    return catching ? catching.newer() : pending()
   }
 
   /**

@@ -8,16 +8,18 @@ const READ_FOR_MS = 120_000
 /**
  * The deliveries an instance on a database may not have been told of: those the other instances wrote while
  * its listening connection was down, and those of its own units whose COMMIT's answer was lost
- * (docs/postgres.md, "Delivery across instances"). `catchUp` reads the pending ones, again while the storage
- * heals, and hands over those no commit told of while it read: the read may be older than that commit. A
- * `catchUp` asked while one reads reads once more after it.
+ * (docs/postgres.md, "Delivery across instances"). A read of the pending ones (`newer`) leaves out those the
+ * queue was told of while it read: what the queue holds of them is newer. The rest is newer than anything
+ * it was told before. `catchUp` reads so, again while the storage heals, and hands over what it found; one
+ * asked while another reads reads once more after it.
  *
  * @example
  * const missed = new MissedDeliveries(() => storage.all('deliveries', {status: 'pending'}), track)
  * storage.shared.onReconnect(() => void missed.catchUp())
  */
 export class MissedDeliveries {
-  #heard: Set<string> | undefined
+  /** The ids told of during each read under way. */
+  readonly #heard = new Set<Set<string>>()
   #reading = false
   #again = false
 
@@ -28,7 +30,19 @@ export class MissedDeliveries {
 
   /** Changes the queue is told of: a delivery among them is newer than what a read under way may find. */
   told(changes: readonly Change[]): void {
-    if (this.#heard) for (const [collection, id] of changes) if (collection === 'deliveries') this.#heard.add(id)
+    if (this.#heard.size === 0) return
+    for (const [collection, id] of changes) if (collection === 'deliveries') for (const ids of this.#heard) ids.add(id)
+  }
+
+  /** The pending deliveries, but those the queue was told of while they were read. */
+  async newer(): Promise<DeliveryRecord[]> {
+    const heard = new Set<string>()
+    this.#heard.add(heard)
+    try {
+      return (await this.read()).filter(({id}) => !heard.has(id))
+    } finally {
+      this.#heard.delete(heard)
+    }
   }
 
   async catchUp(): Promise<void> {
@@ -37,21 +51,18 @@ export class MissedDeliveries {
     try {
       do {
         this.#again = false
-        const heard = (this.#heard = new Set())
-        const pending = await this.#readWhileHealing()
-        this.#heard = undefined
-        if (pending) this.missed(pending.filter(({id}) => !heard.has(id)))
+        const pending = await this.#newerWhileHealing()
+        if (pending) this.missed(pending)
       } while (this.#again)
     } finally {
       this.#reading = false
-      this.#heard = undefined
     }
   }
 
-  async #readWhileHealing(): Promise<DeliveryRecord[] | undefined> {
+  async #newerWhileHealing(): Promise<DeliveryRecord[] | undefined> {
     for (const until = Date.now() + READ_FOR_MS; ;) {
       try {
-        return await this.read()
+        return await this.newer()
       } catch {
         if (Date.now() > until) return undefined
         await new Promise((resolve) => setTimeout(resolve, READ_AGAIN_MS).unref())

@@ -74,12 +74,12 @@ export class Dispatcher {
   /** Starts delivering: from now on the service tells it of new deliveries, and those pending already go first. */
   async start(): Promise<void> {
     this.#driver.start()
-    this.#trackUnknown(await this.service.deliveries.attach((changes) => this.#onCommit(changes), this.#trackUnknown))
+    this.#trackRead(await this.service.deliveries.attach((changes) => this.#onCommit(changes), this.#trackRead))
   }
 
-  /** Tracks the pending deliveries it does not know (missed-deliveries.ts): one it knows keeps its newer entry. */
-  #trackUnknown = (pending: readonly DeliveryRecord[]): void => {
-    for (const delivery of pending) if (!this.#scheduler.knows(delivery.id)) this.#track(delivery)
+  /** Tracks the pending deliveries a read found (missed-deliveries.ts): newer than an entry due at another time. */
+  #trackRead = (pending: readonly DeliveryRecord[]): void => {
+    for (const d of pending) if (!this.#scheduler.holds(d.id, dueMs(d.next_attempt_at!))) this.#track(d)
     this.#pump()
   }
 

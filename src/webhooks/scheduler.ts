@@ -121,9 +121,9 @@ export class Scheduler {
     return this.#pending.get(id)
   }
 
-  /** Whether the delivery is pending here, or has an attempt out. */
-  knows(id: string): boolean {
-    return this.#pending.has(id) || this.#out.has(id)
+  /** Whether the delivery is pending here, due at `due`. */
+  holds(id: string, due: number): boolean {
+    return this.#pending.get(id)?.due === due
   }
 
   /** Whether the delivery has an attempt out. */

@@ -428,6 +428,38 @@ describe('delivery from one instance', () => {
     expect([...receiver.counts().values()]).toEqual([1])
   })
 
+  it("a retry whose COMMIT's answer was lost is sent when it is due, not at the due time the instance held before", async () => {
+    let armed = ''
+    const lost = holdOne((sent) => armed !== '' && sent.includes('COMMIT') && sent.includes(armed), true)
+    const {db, link, url} = await databaseBehindRelay(lost.tap)
+    cleanup.push(() => db.drop())
+    // the first attempt fails, and the next is due an hour later; the retry asks for it now
+    const receiver = await countingReceiver(() => (receiver.received.length === 1 ? 500 : 200))
+    const server = await startServerOn(url, {retrySchedule: [3600]})
+    cleanup.push(
+      () => link.cut().catch(() => {}),
+      () => server.close(),
+    )
+    const endpoint = await subscribe(server, receiver.url)
+    await pushChecks([server], 1, 'late')
+    await receiver.waitFor(1)
+    const failed = async () =>
+      (await call(server.url, 'GET', `/v1/deliveries?endpoint_id=${endpoint}`)).body.data.filter(
+        (d: Delivery) => d.attempts.length === 1,
+      )
+    await expect.poll(async () => (await failed()).length).toBe(1)
+    const [delivery] = await failed()
+    armed = delivery.id
+    const retried = call(server.url, 'POST', `/v1/deliveries/${delivery.id}/retry`)
+    await lost.holding
+    await link.cut()
+    lost.release()
+    expect((await retried).status).toBe(503)
+    await link.open()
+    await receiver.waitFor(2)
+    expect([...receiver.counts().values()]).toEqual([1, 1])
+  })
+
   it("an endpoint's next attempts are claimed while its places wait on its receiver: 8 requests open, 16 leases", async () => {
     const db = await database()
     const server = await startServerOn(db.url)
