@@ -403,43 +403,49 @@ describe('delivery across instances on one database', () => {
   })
 })
 
-describe('delivery from one instance', () => {
-  it("a push whose COMMIT's answer was lost: its delivery is sent once the instance hears the database again", async () => {
-    let armed = false
-    // the database commits the push; its answer is held, then the network drops
-    const lost = holdOne((sent) => armed && sent.includes('COMMIT') && sent.includes('t-lost'), true)
-    const {db, link, url} = await databaseBehindRelay(lost.tap)
-    cleanup.push(() => db.drop())
-    const receiver = await countingReceiver()
-    const server = await startServerOn(url)
-    cleanup.push(
-      () => link.cut().catch(() => {}),
-      () => server.close(),
-    )
-    await subscribe(server, receiver.url)
-    armed = true
-    const pushed = call(server.url, 'PUT', '/v1/checks/external/t-lost', {body: checkWith([['a', 1, 100]])})
+/**
+ * A server on a new database behind a relay. `lose(text, request)` sends the request; the database commits
+ * it (its COMMIT holds `text`), its answer is held and the network drops, so the request answers 503; then
+ * the network is back.
+ */
+async function serverLosingCommits(more: Partial<ServeOptions> = {}) {
+  let armed: string | undefined
+  const lost = holdOne((sent) => armed !== undefined && sent.includes('COMMIT') && sent.includes(armed), true)
+  const {db, link, url} = await databaseBehindRelay(lost.tap)
+  cleanup.push(() => db.drop())
+  const server = await startServerOn(url, more)
+  cleanup.push(
+    () => link.cut().catch(() => {}),
+    () => server.close(),
+  )
+  const lose = async (text: string, request: () => ReturnType<typeof call>) => {
+    armed = text
+    const answer = request()
     await lost.holding
     await link.cut()
     lost.release()
-    expect((await pushed).status).toBe(503)
+    expect((await answer).status).toBe(503)
     await link.open()
+  }
+  return {server, lose}
+}
+
+describe('delivery from one instance', () => {
+  it("a push whose COMMIT's answer was lost: its delivery is sent once the instance hears the database again", async () => {
+    const receiver = await countingReceiver()
+    const {server, lose} = await serverLosingCommits()
+    await subscribe(server, receiver.url)
+    await lose('t-lost', () =>
+      call(server.url, 'PUT', '/v1/checks/external/t-lost', {body: checkWith([['a', 1, 100]])}),
+    )
     await receiver.waitFor(1)
     expect([...receiver.counts().values()]).toEqual([1])
   })
 
   it("a retry whose COMMIT's answer was lost is sent when it is due, not at the due time the instance held before", async () => {
-    let armed = ''
-    const lost = holdOne((sent) => armed !== '' && sent.includes('COMMIT') && sent.includes(armed), true)
-    const {db, link, url} = await databaseBehindRelay(lost.tap)
-    cleanup.push(() => db.drop())
     // the first attempt fails, and the next is due an hour later; the retry asks for it now
     const receiver = await countingReceiver(() => (receiver.received.length === 1 ? 500 : 200))
-    const server = await startServerOn(url, {retrySchedule: [3600]})
-    cleanup.push(
-      () => link.cut().catch(() => {}),
-      () => server.close(),
-    )
+    const {server, lose} = await serverLosingCommits({retrySchedule: [3600]})
     const endpoint = await subscribe(server, receiver.url)
     await pushChecks([server], 1, 'late')
     await receiver.waitFor(1)
@@ -449,13 +455,7 @@ describe('delivery from one instance', () => {
       )
     await expect.poll(async () => (await failed()).length).toBe(1)
     const [delivery] = await failed()
-    armed = delivery.id
-    const retried = call(server.url, 'POST', `/v1/deliveries/${delivery.id}/retry`)
-    await lost.holding
-    await link.cut()
-    lost.release()
-    expect((await retried).status).toBe(503)
-    await link.open()
+    await lose(delivery.id, () => call(server.url, 'POST', `/v1/deliveries/${delivery.id}/retry`))
     await receiver.waitFor(2)
     expect([...receiver.counts().values()]).toEqual([1, 1])
   })
