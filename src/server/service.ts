@@ -139,6 +139,7 @@ export async function createService(
   }
   try {
     await dispatcher.start()
+    unfollow.push(() => service.deliveries.detach())
     await importAtStart(service, dispatcher, imports)
     pruner.start()
     const streams = new StreamHub({

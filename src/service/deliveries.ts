@@ -33,6 +33,8 @@ const HELD: UnitReads = {reads: []}
 /** Deliveries of events to endpoints, for the API (retry) and the dispatcher (what to send, what came of it). */
 export class Deliveries {
   #queue: DeliveryQueue | undefined
+  /** What `attach` follows on a database, undone by `detach`. */
+  #following: (() => void)[] = []
 
   constructor(
     readonly context: ServiceContext,
@@ -62,10 +64,19 @@ export class Deliveries {
     this.#queue = told
     if (storage.shared) {
       // the deliveries other instances on the database write, and their attempts (docs/postgres.md)
-      storage.subscribe((changes, remote) => remote && told(changes), ['deliveries', 'settings'])
-      if (catching) storage.shared.onReconnect(() => void catching.catchUp())
+      this.#following.push(storage.subscribe((changes, remote) => remote && told(changes), ['deliveries', 'settings']))
+      if (catching)
+        this.#following.push(
+          storage.shared.onReconnect(() => void catching.catchUp()),
+          () => catching.stop(),
+        )
     }
     return catching ? catching.newer() : pending()
+  }
+
+  /** The server stops: no more is followed of the other instances, nor caught up on. */
+  detach(): void {
+    for (const undo of this.#following.splice(0)) undo()
   }
 
   /**

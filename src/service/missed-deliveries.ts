@@ -22,6 +22,7 @@ export class MissedDeliveries {
   readonly #heard = new Set<Set<string>>()
   #reading = false
   #again = false
+  #stopped = false
 
   constructor(
     private readonly read: () => Promise<DeliveryRecord[]>,
@@ -45,6 +46,11 @@ export class MissedDeliveries {
     }
   }
 
+  /** The server stops: a catch-up under way reads no more, and hands nothing over. */
+  stop(): void {
+    this.#stopped = true
+  }
+
   async catchUp(): Promise<void> {
     if (this.#reading) return void (this.#again = true)
     this.#reading = true
@@ -52,7 +58,7 @@ export class MissedDeliveries {
       do {
         this.#again = false
         const pending = await this.#newerWhileHealing()
-        if (pending) this.missed(pending)
+        if (pending && !this.#stopped) this.missed(pending)
       } while (this.#again)
     } finally {
       this.#reading = false
@@ -64,7 +70,7 @@ export class MissedDeliveries {
       try {
         return await this.newer()
       } catch {
-        if (Date.now() > until) return undefined
+        if (this.#stopped || Date.now() > until) return undefined
         await new Promise((resolve) => setTimeout(resolve, READ_AGAIN_MS).unref())
       }
     }

@@ -59,4 +59,24 @@ describe('MissedDeliveries', () => {
     await first
     expect(handed).toEqual([['dlv_1'], ['dlv_1', 'dlv_2']])
   })
+
+  it('stops: a read out then hands nothing over, and one that failed is not made again', async () => {
+    const out = reads()
+    const handed: string[][] = []
+    const missed = new MissedDeliveries(out.read, (pending) => handed.push(pending.map((d) => d.id)))
+    const caught = missed.catchUp()
+    missed.stop()
+    out.answer([delivery('dlv_1')])
+    await caught
+    const failing = reads()
+    const stopped = new MissedDeliveries(failing.read, (pending) => handed.push(pending.map((d) => d.id)))
+    const retried = stopped.catchUp()
+    failing.fail()
+    await failing.started()
+    stopped.stop()
+    failing.fail()
+    // settles now, not after the two minutes a catch-up reads while the storage heals
+    await retried
+    expect(handed).toEqual([])
+  })
 })
