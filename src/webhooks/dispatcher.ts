@@ -79,7 +79,7 @@ export class Dispatcher {
 
   /** Tracks the pending deliveries a read found (missed-deliveries.ts): newer than an entry due at another time. */
   #trackRead = (pending: readonly DeliveryRecord[]): void => {
-    for (const d of pending) if (!this.#scheduler.holds(d.id, dueMs(d.next_attempt_at!))) this.#track(d)
+    for (const d of pending) if (this.#scheduler.entry(d.id)?.due !== dueMs(d.next_attempt_at!)) this.#track(d)
     this.#pump()
   }
 

@@ -121,11 +121,6 @@ export class Scheduler {
     return this.#pending.get(id)
   }
 
-  /** Whether the delivery is pending here, due at `due`. */
-  holds(id: string, due: number): boolean {
-    return this.#pending.get(id)?.due === due
-  }
-
   /** Whether the delivery has an attempt out. */
   isOut(id: string): boolean {
     return this.#out.has(id)
