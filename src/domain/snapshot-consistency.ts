@@ -1,3 +1,4 @@
+import {chosenEndpointKey} from './endpoints.js'
 import {refundedFromBill, roundQuantity} from './money.js'
 import type {CheckRecord, ClaimRecord, FeedbackRecord, IdempotencyRecord, PaymentRecord} from './records.js'
 
@@ -117,3 +118,35 @@ const LATER: Record<string, ReadonlySet<string>> = {
 const differs = (answer: object, record: object, field: string): boolean =>
   JSON.stringify((answer as Record<string, unknown>)[field]) !==
   JSON.stringify((record as Record<string, unknown>)[field])
+
+/** The keys of a snapshot's records that name their account: an idempotency key's id, a chosen endpoint id's place. */
+export interface AccountKeyed {
+  idempotency_keys?: readonly {id: string; key: string}[]
+  webhook_endpoints?: readonly {id: string; stored_as?: string}[]
+}
+
+/**
+ * Each record of `records` kept under a key that names another account than `account` (docs/snapshots.md,
+ * "Import"): an idempotency key's id is `<account>\0<scope>\0<key>`, and an endpoint whose id its caller chose
+ * is kept as `<account>/<id>`. Restored, such a record would answer another account's requests, or take
+ * the place of its endpoint.
+ */
+export function* foreignKeys(account: string, records: AccountKeyed): Generator<Contradiction> {
+  for (const [i, {id, key}] of (records.idempotency_keys ?? []).entries()) {
+    const scope =
+      id.startsWith(`${account}\u0000`) && id.endsWith(`\u0000${key}`)
+        ? id.slice(account.length + 1, -key.length - 1)
+        : ''
+    if (scope === '' || scope.includes('\u0000'))
+      yield {
+        path: ['idempotency_keys', i, 'id'],
+        message: `must be ${JSON.stringify(`${account}\u0000`)}, its scope, then ${JSON.stringify(`\u0000${key}`)}: the key of account ${account}`,
+      }
+  }
+  for (const [i, {id, stored_as}] of (records.webhook_endpoints ?? []).entries())
+    if (stored_as !== undefined && stored_as !== chosenEndpointKey(account, id))
+      yield {
+        path: ['webhook_endpoints', i, 'stored_as'],
+        message: `must be ${JSON.stringify(chosenEndpointKey(account, id))}: where account ${account} keeps the endpoint ${id}`,
+      }
+}

@@ -1,4 +1,5 @@
 import {ApiError, invalidField} from './errors.js'
+import type {Contradiction} from './snapshot-consistency.js'
 
 // The refusals of snapshots' saves, restores and imports (docs/snapshots.md).
 
@@ -24,6 +25,21 @@ export const holdsTwice = (name: string, repeated: string): ApiError =>
   invalidField(
     'name',
     `snapshot ${name} holds ${repeated} twice, which no account can hold: export it, keep one of the two, and import it again`,
+  )
+
+/** A restore of a snapshot holding a record under another account's key (`foreignKeys`): only an older import can. */
+export const keyedElsewhere = (name: string, {path: [collection, index, field], message}: Contradiction): ApiError =>
+  invalidField(
+    'name',
+    `snapshot ${name} holds ${String(collection)} ${String(index)} whose ${String(field)} ${message}: export it, correct that record, and import it again`,
+  )
+
+/** A snapshot holding more webhook endpoints than an account may have (docs/api.md, "Limits"). */
+export const tooManyEndpoints = (name: string, held: number, limit: number): ApiError =>
+  new ApiError(
+    'limit_reached',
+    `Snapshot ${name} holds ${held} webhook endpoints, more than an account may have (${limit}). Import a document that holds at most ${limit}.`,
+    [{path: 'webhook_endpoints', message: `at most ${limit} per account`}],
   )
 
 /**

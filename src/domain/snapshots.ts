@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import {DRAWS} from './chaos.js'
-import {endpointKey} from './endpoints.js'
+import {chosenEndpointKey, endpointKey} from './endpoints.js'
 import {MAX_DETAILS} from './errors.js'
 import {QUERYABLE_RULE, unqueryableAt} from './queryable-text.js'
 import type {Collections, DeliveryRecord, SnapshotRecord} from './records.js'
@@ -26,7 +26,7 @@ import {
 import {StoredEndpointUrl} from './endpoint-url.js'
 import {Timestamp, TimestampInput} from './instants.js'
 import {paymentState} from './money.js'
-import {type Ledger, contradictions} from './snapshot-consistency.js'
+import {type AccountKeyed, type Ledger, contradictions, foreignKeys} from './snapshot-consistency.js'
 import {AccountId} from './seed-schema.js'
 
 /** The format version of an exported snapshot (`tablepay_snapshot`). */
@@ -289,17 +289,27 @@ const Records = z
   .describe("The account's records by collection, as `export` gives them")
 
 /** An exported snapshot (`GET /sim/snapshots/{name}/export`), and the body of `POST /sim/snapshots/import`. */
-export const SnapshotDocument = z.strictObject({
-  tablepay_snapshot: z.literal(SNAPSHOT_FORMAT, {
-    error: `must be ${SNAPSHOT_FORMAT}: this server reads snapshots of format ${SNAPSHOT_FORMAT}`,
-  }),
-  name: SnapshotName,
-  account: AccountId,
-  created_at: TimestampInput,
-  // as the clock keeps it: an advance of any part of a second leaves a fraction of a millisecond
-  clock_offset_ms: z.number().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-  records: Records,
-})
+export const SnapshotDocument = z
+  .strictObject({
+    tablepay_snapshot: z.literal(SNAPSHOT_FORMAT, {
+      error: `must be ${SNAPSHOT_FORMAT}: this server reads snapshots of format ${SNAPSHOT_FORMAT}`,
+    }),
+    name: SnapshotName,
+    account: AccountId,
+    created_at: TimestampInput,
+    // as the clock keeps it: an advance of any part of a second leaves a fraction of a millisecond
+    clock_offset_ms: z.number().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    records: Records,
+  })
+  .superRefine((document, context) => {
+    // once each record is of its kind, the keys compared are there; the account's own then (`moved` moves them)
+    if (context.issues.length > 0) return
+    let problems = 0
+    for (const {path, message} of foreignKeys(document.account, document.records as AccountKeyed)) {
+      context.addIssue({code: 'custom', message, path: ['records', ...path]})
+      if (++problems > MAX_DETAILS) return
+    }
+  })
 export type SnapshotDocument = z.infer<typeof SnapshotDocument>
 
 /** Where an account's snapshot is kept: its name is the account's own. */
@@ -378,7 +388,8 @@ function moved(name: SnapshotCollection, record: Record<string, unknown>, from: 
   if (from === to) return into
   if (name === 'idempotency_keys' && typeof record.id === 'string' && record.id.startsWith(`${from}\u0000`))
     into.id = `${to}${record.id.slice(from.length)}`
-  if (name === 'webhook_endpoints' && record.stored_as !== undefined) into.stored_as = `${to}/${String(record.id)}`
+  if (name === 'webhook_endpoints' && record.stored_as !== undefined)
+    into.stored_as = chosenEndpointKey(to, String(record.id))
   return into
 }
 

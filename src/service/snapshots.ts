@@ -1,6 +1,8 @@
 import type {ApiError} from '../domain/errors.js'
 import {STRING_TOO_LONG, TooLongToWrite} from '../domain/json-memory.js'
+import {LIMITS} from '../domain/limits.js'
 import {settingRecord, type SnapshotRecord} from '../domain/records.js'
+import {foreignKeys} from '../domain/snapshot-consistency.js'
 import {
   importedSnapshot,
   repeatedRecord,
@@ -15,12 +17,14 @@ import {
 import {
   heldElsewhere,
   holdsTwice,
+  keyedElsewhere,
   noSnapshot,
   tokenHeldElsewhere,
   tooLongToRead,
   tooLongToRestore,
   tooLongToSave,
   tooLongToStore,
+  tooManyEndpoints,
 } from '../domain/snapshot-errors.js'
 import {CLOCK_SETTING} from '../webhooks/clock.js'
 import {actingAccount} from './accounts.js'
@@ -135,12 +139,19 @@ export class Snapshots {
   /** Stores an exported snapshot in the account, under the document's name (replacing one of that name). */
   import(accountId: string, document: SnapshotDocument): Promise<SnapshotRecord> {
     const snapshot = importedSnapshot(document, accountId)
+    this.#refuseOverLimit(snapshot)
     const unit = this.outbox.unit({reads: ['snapshots'], account: accountId}, async (tx) => {
       await actingAccount(tx, accountId)
       tx.put('snapshots', snapshot.id, snapshot)
       return snapshot
     })
     return unit.catch(whenTooLong(() => tooLongToStore(document.name)))
+  }
+
+  /** A snapshot restored makes the account's endpoints what it holds: no more than the account may have. */
+  #refuseOverLimit({name, records}: SnapshotRecord): void {
+    const limit = this.context.limits?.webhook_endpoints ?? LIMITS.webhook_endpoints
+    if (records.webhook_endpoints.length > limit) throw tooManyEndpoints(name, records.webhook_endpoints.length, limit)
   }
 
   /**
@@ -158,6 +169,9 @@ export class Snapshots {
       const snapshot = await readSnapshot(tx, accountId, name)
       const repeated = repeatedRecord(snapshot)
       if (repeated) throw holdsTwice(name, repeated)
+      const [foreign] = foreignKeys(accountId, snapshot.records)
+      if (foreign) throw keyedElsewhere(name, foreign)
+      this.#refuseOverLimit(snapshot)
       // none may take a record another account holds here (an export keeps its ids)
       await refuseHeldElsewhere(tx, accountId, snapshot)
       const mark = restoreSetting(accountId)

@@ -634,6 +634,71 @@ describe('snapshots: one imported before import checked its records', () => {
   })
 })
 
+describe("snapshots: keys that name another account's records", () => {
+  it('refuses to restore an older import holding one, naming it, and changes nothing', async () => {
+    const {sim, dinner, settled, save, refusedRestore} = await setup()
+    await dinner('t1')
+    await settled()
+    for (const name of ['keyed', 'placed']) await save(name)
+    // what an import took before it checked these keys: the store itself, edited while the server is stopped
+    await sim.stop()
+    const store = sim.database ? await PgStorage.open({url: sim.database}) : await Store.open({dir: sim.dataDir})
+    await storageOf(store).unit(async (tx) => {
+      const keyed = (await tx.get('snapshots', 'acct_demo/keyed'))!
+      const [key] = keyed.records.idempotency_keys
+      key!.id = `acct_other\u0000api\u0000${key!.key}`
+      tx.put('snapshots', keyed.id, keyed)
+      const placed = (await tx.get('snapshots', 'acct_demo/placed'))!
+      Object.assign(placed.records.webhook_endpoints[0]!, {id: 'we_mine', stored_as: 'acct_other/we_mine'})
+      tx.put('snapshots', placed.id, placed)
+    })
+    await store.close()
+    await sim.restart()
+
+    expect(await refusedRestore('keyed', WRITE_KEY, 'idempotency_keys 0 whose id')).toMatch(/import it again/)
+    expect(await refusedRestore('placed', WRITE_KEY, 'webhook_endpoints 0 whose stored_as')).toMatch(/acct_demo/)
+  })
+})
+
+describe('snapshots: webhook endpoints past the limit', () => {
+  it('refuses to import or restore more than an account may have, 422 limit_reached, and changes nothing', async () => {
+    const {sim, save} = await setup({serve: {limits: {webhook_endpoints: 2}}})
+    await sim.api('POST', '/v1/webhook-endpoints', {
+      body: {url: 'http://127.0.0.1:9/two', event_types: ['check.created']},
+    })
+    await save('two')
+    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/two/export')
+    const [endpoint] = document.records.webhook_endpoints
+    const three = {
+      ...document,
+      name: 'three',
+      records: {
+        ...document.records,
+        webhook_endpoints: [...document.records.webhook_endpoints, {...endpoint, id: 'we_third', stored_as: undefined}],
+      },
+    }
+    const stored = await sim.stored()
+    const refused = await sim.api('POST', '/v1/sim/snapshots/import', {body: three})
+    expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([
+      422,
+      'limit_reached',
+      [{path: 'webhook_endpoints', message: 'at most 2 per account'}],
+    ])
+    expect(refused.body.error.message).toContain('3 webhook endpoints')
+    expect(await sim.stored()).toBe(stored)
+    // one imported under a higher limit, restored under this one
+    await sim.stop()
+    await sim.restart({limits: {webhook_endpoints: 3}})
+    expect((await sim.api('POST', '/v1/sim/snapshots/import', {body: three})).status).toBe(201)
+    await sim.stop()
+    await sim.restart({limits: {webhook_endpoints: 2}})
+    const before = await sim.stored()
+    const restore = await sim.api('POST', '/v1/sim/snapshots/three/restore')
+    expect([restore.status, restore.body.error.code]).toEqual([422, 'limit_reached'])
+    expect(await sim.stored()).toBe(before)
+  })
+})
+
 describe('snapshots: bad input', () => {
   it('answers each route 4xx with the error body and a code naming the field or name, and changes nothing', async () => {
     const {sim, dinner, settled, save} = await setup()
@@ -865,6 +930,12 @@ describe('snapshots: bad input', () => {
       // pending and due never: no queue could order it
       withOnly('deliveries', {...delivery, status: 'pending', next_attempt_at: null}, 'next_attempt_at'),
       withOnly('deliveries', {...delivery, next_attempt_at: delivery.created_at}, 'next_attempt_at'),
+      // kept under another account's key, a restore would answer its requests or take its endpoint's place
+      withOnly('idempotency_keys', {...key, id: `acct_other\u0000api\u0000${key.key}`}, 'id'),
+      withOnly('idempotency_keys', {...key, id: `acct_demo\u0000api\u0000other-${key.key}`}, 'id'),
+      withOnly('idempotency_keys', {...key, id: `acct_demo\u0000${key.key}`}, 'id'),
+      withOnly('webhook_endpoints', {...endpoint, id: 'we_mine', stored_as: 'acct_other/we_mine'}, 'stored_as'),
+      withOnly('webhook_endpoints', {...endpoint, id: 'we_mine', stored_as: 'acct_demo/we_theirs'}, 'stored_as'),
     ]
     for (const [method, path, body, status, code, field] of refused) {
       const answer = await sim.api(method, path, {body})
