@@ -61,6 +61,13 @@ describe('tablepay snapshots', () => {
     expect(JSON.parse((await cli(['snapshots', 'export', 'one'])).stdout)).toEqual(document)
     const refused = await cli(['snapshots', 'export', 'one', '-o', join(dir, 'missing', 'one.json')])
     expect(refused).toMatchObject({code: 1, stderr: expect.stringContaining('Write to a directory that exists')})
+    // a directory named instead of a file is refused as it is, its mode kept
+    const before = (await stat(dir)).mode
+    expect(await cli(['snapshots', 'export', 'one', '-o', dir])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(`Cannot write ${dir}`),
+    })
+    expect((await stat(dir)).mode).toBe(before)
 
     await writeFile(file, JSON.stringify({...document, name: 'two'}))
     expect((await cli(['snapshots', 'import', file])).stdout).toMatch(/^Imported two \(1 check, 1 event/)

@@ -1,4 +1,4 @@
-import {chmod, writeFile} from 'node:fs/promises'
+import {chmod, stat, writeFile} from 'node:fs/promises'
 import {Errors, Flags} from '@oclif/core'
 
 /** `--output FILE`: a command's document written to FILE instead of printed (`openapi`, `snapshots export`). */
@@ -14,9 +14,7 @@ export const outputFlag = Flags.string({
  */
 export async function writeOutput(file: string, text: string, {secret = false} = {}): Promise<void> {
   try {
-    // writeFile's mode is a new file's only: one written over is made private before the secrets go in
-    if (secret)
-      await chmod(file, 0o600).catch((error: NodeJS.ErrnoException) => error.code === 'ENOENT' || Promise.reject(error))
+    if (secret) await makePrivate(file)
     await writeFile(file, text, secret ? {mode: 0o600} : {})
   } catch (error) {
     throw new Errors.CLIError(`Cannot write ${file}: ${(error as Error).message}`, {
@@ -25,4 +23,15 @@ export async function writeOutput(file: string, text: string, {secret = false} =
       suggestions: ['Write to a directory that exists and that you can write to, or leave out --output to print it.'],
     })
   }
+}
+
+/**
+ * writeFile's mode is a new file's only: a file written over is made private before the secrets go in. What is
+ * no file is left as it is: a directory (the write then fails), or a device such as `/dev/stdout`.
+ */
+async function makePrivate(file: string): Promise<void> {
+  const found = await stat(file).catch((error: NodeJS.ErrnoException) =>
+    error.code === 'ENOENT' ? undefined : Promise.reject(error),
+  )
+  if (found?.isFile()) await chmod(file, 0o600)
 }
