@@ -30,9 +30,14 @@ export async function startScenarioReceiver(): Promise<ScenarioReceiver> {
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
     let size = 0
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length
-      if (size <= MAX_BODY) chunks.push(chunk as Buffer)
+    try {
+      for await (const chunk of req) {
+        size += (chunk as Buffer).length
+        if (size <= MAX_BODY) chunks.push(chunk as Buffer)
+      }
+    } catch {
+      // a request cut off before its end (its sender stopped, or gave up on it) has no one left to answer
+      return void res.destroy()
     }
     const playing = /\/([1-5]\d\d)\/?$/.exec(req.url ?? '')?.[1]
     const body = Buffer.concat(chunks)
