@@ -44,6 +44,8 @@ const Path = z
   .regex(/^\//, 'must be a path under /v1 that starts with /, e.g. /checks/${open.id}')
   .refine((path) => !hasDotSegment(path), 'must stay under /v1: no . or .. segment, e.g. /checks/${open.id}')
 const Method = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+/** The headers `fetch` sets itself from the request, or refuses to send (Node's undici throws for each). */
+const FETCH_OWN = new Set(['connection', 'content-length', 'expect', 'keep-alive', 'transfer-encoding', 'upgrade'])
 // what `fetch` sends: a token as the name, a value without line breaks or characters past U+00FF (RFC 9110 §5)
 const Headers = z
   .record(
@@ -59,6 +61,12 @@ const Headers = z
           code: 'custom',
           path: [name],
           message: "must be a header name: letters, digits and !#$%&'*+.^_`|~-",
+        })
+      else if (FETCH_OWN.has(name.toLowerCase()))
+        context.addIssue({
+          code: 'custom',
+          path: [name],
+          message: "is fetch's own: it sets it from the request, or refuses to send it; leave it out",
         })
   })
 /** How deep a step's JSON nests at most: no answer or body of the API nests a tenth as deep. */

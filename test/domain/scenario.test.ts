@@ -133,6 +133,15 @@ describe('checkScenario', () => {
     expect(problems[1]!.message).toContain('must be a header name')
   })
 
+  test('a header fetch sets itself or refuses to send is a problem, in any case', () => {
+    const own = ['Transfer-Encoding', 'expect', 'UPGRADE', 'Keep-Alive', 'Connection', 'Content-Length']
+    const headers = Object.fromEntries([...own.map((name) => [name, 'x']), ['x-fine', 'y']])
+    const checked = checkScenario(scenario([{request: {method: 'POST', path: '/x', body: {}, headers}}]))
+    const problems = (checked as {problems: {path: string; message: string}[]}).problems
+    expect(problems.map(({path}) => path)).toEqual(own.map((name) => `.steps[0].request.headers.${name}`))
+    expect(problems[0]!.message).toContain("is fetch's own")
+  })
+
   test('a path with a . or .. segment, as a URL parser reads one, is a problem: fetch would send it elsewhere', () => {
     const paths = ['/..', '/%2e%2e/', '/checks/.%2E/x', '/checks\\..\\x', '/checks/./x?q=1', '/.\t./', '/checks/.\n./x']
     const checked = checkScenario(
