@@ -263,6 +263,14 @@ describe('Content-Encoding of a request body', () => {
     expect(answer.body.error.message).toMatch(/^[\x20-\x7e]+$/)
   })
 
+  it('answers a body in another charset than UTF-8 with invalid_json, and stores nothing', async () => {
+    const latin1 = Buffer.from(json().replace('Item a', 'Caf\u00e9'), 'latin1')
+    const answer = await push('latin-1', latin1, {'content-type': 'application/json; charset=iso-8859-1'})
+    expect([answer.status, answer.body.error.code]).toEqual([400, 'invalid_json'])
+    expect(answer.body.error.message).toContain('not UTF-8')
+    expect((await sim.api('GET', '/v1/checks/external/latin-1')).status).toBe(404)
+  })
+
   it('answers a body that is not the coding it claims with 400, naming the coding', async () => {
     const answer = await push('enc-bad', Buffer.from('\x1f\x8b not really gzip'), {'content-encoding': 'gzip'})
     expect(answer.status).toBe(400)

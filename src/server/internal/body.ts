@@ -1,3 +1,4 @@
+import {isUtf8} from 'node:buffer'
 import type {IncomingMessage} from 'node:http'
 import type {H3Event} from 'h3'
 import type * as z from 'zod'
@@ -100,10 +101,13 @@ async function readLimited(event: H3Event, limit: number): Promise<Buffer> {
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const BINARY = /[\u0000-\u0008\u000e-\u001f\u007f\ufffd]/
 
+const NOT_UTF8 =
+  'the body is not UTF-8 text, as JSON is sent (another charset, or binary: a compressed body needs its Content-Encoding)'
+
 /** Why `text` is not JSON, in words that never quote binary bytes back (docs/api.md). */
 function notJsonReason(text: string, error: Error): string {
   if (text.length === 0) return 'the body is empty'
-  if (BINARY.test(text)) return 'the body is binary, not UTF-8 text (a compressed body needs its Content-Encoding)'
+  if (BINARY.test(text)) return NOT_UTF8
   return error.message
 }
 
@@ -179,9 +183,12 @@ export async function readJsonText(event: H3Event, limit = BODY_LIMIT): Promise<
     const got = PRINTABLE.test(type) ? ` (got "${type}")` : ''
     throw new ApiError('unsupported_media_type', `Send the body as JSON with "Content-Type: application/json"${got}.`)
   }
-  const text = (await readLimited(event, limit)).toString('utf8')
+  const body = await readLimited(event, limit)
+  const text = body.toString('utf8')
   // the request log shows what was sent (docs/api.md, "The request log")
   event.context.requestText = text
+  // decoded, bytes of another charset (latin-1's é) would be kept as U+FFFD, and sent on in webhooks
+  if (!isUtf8(body)) throw new ApiError('invalid_json', `Request body is not valid JSON: ${NOT_UTF8}.`)
   // an import's body may hold 256 MiB of small values (domain/json-memory.ts)
   const tooLarge = tooLargeToParse(text)
   if (tooLarge) throw new ApiError('payload_too_large', `Request body is not read: ${tooLarge}.`)
