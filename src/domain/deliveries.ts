@@ -76,14 +76,18 @@ function newDelivery(event: EventRecord, endpoint: WebhookEndpointRecord, due: s
   return {...rest, endpoint_redeliveries: endpoint.redeliveries, account_id}
 }
 
+/** What to do about a disabled endpoint: it stays so (SPEC 6.6), so the receiver is registered again. */
+const REGISTER_AGAIN =
+  ' A disabled endpoint stays so: register the receiver again (POST /v1/webhook-endpoints), then resend or recover to the new endpoint.'
+
 /**
  * Refuses a delivery to an endpoint that is gone or disabled (`409 endpoint_disabled`): nothing is
- * sent to it. `instead` says what to do, if anything.
+ * sent to it. `instead` says what to do; for a disabled one, by default, register it again.
  */
-function requireEnabled(
+export function requireEnabled(
   endpointId: string,
   endpoint: WebhookEndpointRecord | undefined,
-  instead = '',
+  instead = endpoint ? REGISTER_AGAIN : '',
 ): asserts endpoint is WebhookEndpointRecord {
   if (endpoint?.status === 'enabled') return
   const why = endpoint ? 'is disabled' : 'was deleted'

@@ -1,6 +1,6 @@
 import {randomInt} from 'node:crypto'
 import {startChaos} from '../domain/chaos.js'
-import {cancelDelivery, eventsToRecover} from '../domain/deliveries.js'
+import {cancelDelivery, eventsToRecover, requireEnabled} from '../domain/deliveries.js'
 import {
   chosenEndpointKey,
   createEndpoint,
@@ -85,7 +85,11 @@ export class Endpoints {
     const endpoint = knownSecretEndpoint(accountId, input, this.context.now(), this.context.strictUrls)
     return this.outbox.unit({reads: ['accounts', 'webhook_endpoints']}, async (tx) => {
       await admitEndpoint(tx, accountId, this.#limit)
-      if (await endpointOf(tx, accountId, endpoint.id)) throw invalidField('id', `${endpoint.id} is taken`)
+      if (await endpointOf(tx, accountId, endpoint.id))
+        throw invalidField(
+          'id',
+          `${endpoint.id} is taken in this account: choose another id, leave id out for one the server makes, or delete that endpoint first`,
+        )
       tx.put('webhook_endpoints', endpointKey(endpoint), endpoint)
       return endpoint
     })
@@ -132,8 +136,7 @@ export class Endpoints {
         const account = current.account_id
         const events = await tx.list('events', account)
         const deliveries = await tx.list('deliveries', account, {endpoint_id: current.id})
-        if (current.status !== 'enabled')
-          throw new ApiError('endpoint_disabled', `Endpoint ${current.id} is disabled: nothing is delivered to it.`)
+        requireEnabled(current.id, current)
         return this.outbox.redeliver(tx, current, eventsToRecover(events, deliveries, current, since)).length
       },
     )

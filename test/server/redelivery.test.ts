@@ -135,6 +135,12 @@ describe('POST /events/{id}/resend', () => {
       .toBe('disabled')
     const disabled = await sim.api('POST', `/v1/events/${event.id}/resend`, {body: {endpoint_id: doomed.id}})
     expect([disabled.status, disabled.body.error.code]).toEqual([409, 'endpoint_disabled'])
+    // a disabled endpoint stays so: the answer says to register the receiver again, as recover's does
+    expect(disabled.body.error.message).toContain('register the receiver again (POST /v1/webhook-endpoints)')
+    const recover = await sim.api('POST', `/v1/webhook-endpoints/${doomed.id}/recover`, {
+      body: {since: '2020-01-01T00:00:00Z'},
+    })
+    expect([recover.status, recover.body.error.message]).toEqual([409, disabled.body.error.message])
   })
 })
 
