@@ -10,6 +10,7 @@ import {CorsPolicy} from './internal/cors.js'
 import {keepLengthOnHead} from './internal/head.js'
 import {nodeListener} from './internal/lane.js'
 import {noRoute, sendApiError, sendReset, storageUnavailable, toApiError} from './internal/errors.js'
+import {readJson} from './internal/body.js'
 import {StreamHub} from './internal/event-stream.js'
 import {assignRequestId} from './internal/request-id.js'
 import {refuseQuery} from './internal/query.js'
@@ -18,6 +19,7 @@ import {RouteTable} from './internal/route-table.js'
 import {Traffic, type TrafficOptions} from './internal/traffic.js'
 import {OPERATIONS} from './operations.js'
 import {guestRoutes} from './routes/guest.js'
+import {NoBody} from './schemas.js'
 import {webRoutes} from './routes/web.js'
 
 export interface AppOptions {
@@ -138,10 +140,12 @@ export function createApp(service: Service, options: AppOptions) {
  */
 export function registerRoutes(router: Router, context: AppContext): void {
   for (const op of OPERATIONS) {
+    // a write that takes no body refuses one that holds anything, as the document says (`{}` at most)
+    const bodyless = !op.body && op.method !== 'get'
     const handler = (event: H3Event) => {
       // a list reads its own query, strictly; every other route takes none
       if (!op.list) refuseQuery(event)
-      return op.handler(event, context)
+      return bodyless ? readJson(event, NoBody).then(() => op.handler(event, context)) : op.handler(event, context)
     }
     router[op.method](routerPath(op.path), defineEventHandler(handler))
   }

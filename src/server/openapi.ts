@@ -19,7 +19,7 @@ import {
 } from './openapi-errors.js'
 import {SharedAnswers} from './openapi-answers.js'
 import {faultable, OPERATIONS, type Operation, pathParams, TAGS} from './operations.js'
-import {NAMED_SCHEMAS, PATH_PARAMS} from './schemas.js'
+import {NAMED_SCHEMAS, NoBody, PATH_PARAMS} from './schemas.js'
 
 type JsonSchema = Record<string, unknown>
 type Io = 'input' | 'output'
@@ -198,7 +198,9 @@ const optionalBody = (body: z.ZodType) => body.safeParse({}).success
 /** What the operation needs and answers beyond its summary, in words. */
 function description(op: Operation, head: boolean): string {
   const lines = [head ? `\`GET ${op.path}\` without its body.` : `${op.summary}.`]
-  lines.push(op.scope ? `Needs a key with the \`${op.scope}\` scope.` : 'Needs no key.')
+  // the scope the document's description gives every GET (read) and every other call (write) goes unsaid
+  if (op.scope !== (op.method === 'get' ? 'read' : 'write'))
+    lines.push(op.scope ? `Needs a key with the \`${op.scope}\` scope.` : 'Needs no key.')
   if (op.body && optionalBody(op.body)) lines.push('Every field of the body is optional: no body at all is `{}`.')
   if (op.idempotent) lines.push('Takes `Idempotency-Key`.')
   // a HEAD's refusals are its GET's, said there
@@ -217,10 +219,13 @@ function operation(op: Operation, shared: SharedAnswers, head = false) {
     // the document's `security` asks every operation for a key; the description names its scope
     ...(op.scope ? {} : {security: []}),
     ...(params.length > 0 ? {parameters: params} : {}),
-    ...(op.body && !head ? {requestBody: requestBody(op.body)} : {}),
+    ...(head || op.method === 'get' ? {} : {requestBody: op.body ? requestBody(op.body) : NO_BODY}),
     responses: responses(op, head, shared),
   }
 }
+
+/** The body of a write that takes none: left out, or `{}` (server/app.ts refuses any other). */
+const NO_BODY = {$ref: '#/components/requestBodies/NoBody'}
 
 const requestBody = (body: z.ZodType) => ({
   required: !optionalBody(body),
@@ -234,7 +239,7 @@ function bodySchema(body: z.ZodType): JsonSchema {
 
 const DESCRIPTION = `The Tablepay pay-at-table API, as the local simulator serves it.
 
-Every call but \`GET /health\` and \`GET /openapi.json\` needs \`Authorization: Bearer <key>\`; GETs need the \`read\` scope, everything else \`write\` (each operation's description names its scope). Every answer carries \`X-Request-Id\`; every error answers \`{"error": {code, message, request_id, details?}}\`. An unknown route answers 404 \`not_found\` and a known path with another method 405 \`method_not_allowed\`: no operation can describe those, so their answers are \`#/components/responses/NotFound\` and \`MethodNotAllowed\` (with \`Allow\`), as are those given before any route, the connection then closed: \`MalformedRequest\`, \`RequestTimeout\`, \`ExpectationFailed\` and \`HeadersTooLarge\`. Every GET has its HEAD operation (\`…Head\`): the same status and headers, no body. A body whose fields are all optional may be left out, which is \`{}\`. A date-time takes any RFC 3339 offset. A request body may be sent with \`Content-Encoding: gzip\`, \`deflate\` or \`br\` (the 1 MiB limit applies once decoded; another coding is 415 \`unsupported_content_encoding\`), and with \`Expect: 100-continue\`, answered only once auth and the size check pass. \`/health\` and \`/openapi.json\` send \`Access-Control-Allow-Origin: *\`; the rest answers browsers only from the origins of \`serve --cors\`. \`/checks/external/…\` always means the POS id: check ids start with \`chk_\`, so no check is ever named \`external\`. Lists are newest first; pass \`next_cursor\` as \`starting_after\` for the next page.`
+Every call but \`GET /health\` and \`GET /openapi.json\` needs \`Authorization: Bearer <key>\`; GETs need the \`read\` scope, everything else \`write\`. A call that takes no body takes none, or \`{}\`. Every answer carries \`X-Request-Id\`; every error answers \`{"error": {code, message, request_id, details?}}\`. An unknown route answers 404 \`not_found\` and a known path with another method 405 \`method_not_allowed\`: no operation can describe those, so their answers are \`#/components/responses/NotFound\` and \`MethodNotAllowed\` (with \`Allow\`), as are those given before any route, the connection then closed: \`MalformedRequest\`, \`RequestTimeout\`, \`ExpectationFailed\` and \`HeadersTooLarge\`. Every GET has its HEAD operation (\`…Head\`): the same status and headers, no body. A body whose fields are all optional may be left out, which is \`{}\`. A date-time takes any RFC 3339 offset. A request body may be sent with \`Content-Encoding: gzip\`, \`deflate\` or \`br\` (the 1 MiB limit applies once decoded; another coding is 415 \`unsupported_content_encoding\`), and with \`Expect: 100-continue\`, answered only once auth and the size check pass. \`/health\` and \`/openapi.json\` send \`Access-Control-Allow-Origin: *\`; the rest answers browsers only from the origins of \`serve --cors\`. \`/checks/external/…\` always means the POS id: check ids start with \`chk_\`, so no check is ever named \`external\`. Lists are newest first; pass \`next_cursor\` as \`starting_after\` for the next page.`
 
 const DELIVERY_SUMMARY =
   'A delivery: one event envelope, POSTed to each enabled endpoint subscribed to its type; answer 2xx within 10 s'
@@ -312,6 +317,7 @@ function build(): Record<string, unknown> {
           description: 'An API key, `tp_test_…`, with scopes `read` or `read` and `write`.',
         },
       },
+      requestBodies: {NoBody: {...requestBody(NoBody), description: 'This operation takes no body: none, or `{}`.'}},
       parameters: sharedParameters(),
       headers: HEADERS,
       responses: {...errorComponents(), ...answers},

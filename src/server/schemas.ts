@@ -41,6 +41,9 @@ export const WebhookEndpointWithSecret = WebhookEndpoint.extend({secret: z.strin
 
 export const FaultsCleared = z.object({object: z.literal('fault_clear'), deleted: z.int().min(0)})
 
+/** The body of an operation that takes none: none at all, or `{}` (docs/api.md, "The OpenAPI document"). */
+export const NoBody = z.strictObject({})
+
 export const Reset = z.object({object: z.literal('reset'), deleted: z.record(z.string(), z.int().min(0))})
 
 /** An event as delivered and listed: its `data` is the resource it is about, told apart by `object`. */

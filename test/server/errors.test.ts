@@ -241,6 +241,22 @@ describe('bad input gets a clear 4xx and stores nothing', () => {
     await nothingStored()
   })
 
+  it('a write that takes no body refuses one that holds anything, and takes none or {}', async () => {
+    const before = await sim.stored()
+    const named = await sim.api('POST', '/v1/sim/accounts', {body: {name: 'x'}})
+    expectError(named, 422, 'validation_failed')
+    expect(named.body.error.details).toEqual([{path: 'name', message: 'unknown field'}])
+    expectError(await sim.api('POST', '/v1/sim/accounts', {body: [1]}), 422, 'validation_failed')
+    const text = await sim.api('POST', '/v1/sim/reset', {body: 'hello', headers: {'content-type': 'text/plain'}})
+    expectError(text, 415, 'unsupported_media_type')
+    expect(await sim.stored()).toBe(before)
+    await sim.api('PUT', '/v1/checks/external/kept', {body: valid()})
+    expect((await sim.api('GET', '/v1/checks')).body.data).toHaveLength(1)
+    for (const body of [undefined, {}]) expect((await sim.api('POST', '/v1/sim/clock/reset', {body})).status).toBe(200)
+    expect((await sim.api('POST', '/v1/sim/reset', {body: {}})).status).toBe(200)
+    await nothingStored()
+  })
+
   it('a 2 MiB body is 413 payload_too_large', async () => {
     const huge = JSON.stringify({
       ...valid(),

@@ -108,6 +108,21 @@ test('the document stays under 250 KB pretty-printed: error answers, headers and
   expect(Buffer.byteLength(JSON.stringify(doc, null, 2))).toBeLessThanOrEqual(250_000)
 })
 
+test('a write that takes no body has the shared body of none: left out, or {}', () => {
+  const writes = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => ['post', 'put', 'patch', 'delete'].includes(method))
+      .map(([method, op]) => [`${method} ${path}`, op] as const),
+  )
+  const none = writes.filter(([, op]) => (op as {requestBody?: {$ref?: string}}).requestBody?.$ref)
+  expect(none.map(([name]) => name)).toContain('post /sim/reset')
+  for (const [name, op] of writes) expect((op as {requestBody?: unknown}).requestBody, name).toBeDefined()
+  expect((doc.components as any).requestBodies.NoBody).toMatchObject({
+    required: false,
+    content: {'application/json': {schema: {type: 'object', additionalProperties: false}}},
+  })
+})
+
 test('every GET has its HEAD operation: the same statuses and headers, and no body', () => {
   const resolved = (answer: Response) =>
     answer.$ref ? doc.components.responses[answer.$ref.split('/').pop()!]! : answer
