@@ -4,7 +4,8 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {startServeFlags} from '../helpers/api-server.js'
 import {cliFor} from '../helpers/cli.js'
-import {makeTempDir} from '../helpers/simulator.js'
+import {checkWith} from '../helpers/checks.js'
+import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
 import {startSeam, startServer} from '../../src/server/start.js'
 import {startSimulator} from '../../src/testing.js'
 
@@ -201,6 +202,56 @@ describe('serve --import', () => {
     cleanup.push(async () => (startSeam.afterListening = async () => {}))
     await expect(startServer({port: 0, host: '127.0.0.1', imports: [file]})).rejects.toThrow('acct_nobody')
     expect(listened).toBe(false)
+  })
+})
+
+describe('serve --import of files whose restores would clash', () => {
+  it('refuses ids another account holds, or an earlier file of another account, before anything is begun', async () => {
+    const dir = await makeTempDir()
+    const data = join(dir, 'data')
+    const seedFile = await writeSeed(dir)
+    const server = await startServer({port: 0, host: '127.0.0.1', dataDir: data, seedFile})
+    const api = (method: string, path: string, body?: unknown) => call(server.url, method, `/v1${path}`, {body})
+    const hook = {url: 'http://127.0.0.1:9/hooks', event_types: ['check.created']}
+    expect((await api('POST', '/webhook-endpoints', hook)).status).toBe(201)
+    expect((await api('PUT', '/checks/external/t1', checkWith([['a', 1, 500]]))).status).toBe(201)
+    expect((await api('POST', '/sim/snapshots', {name: 'mine'})).status).toBe(201)
+    const document = (await api('GET', '/sim/snapshots/mine/export')).body
+    const [mine, theirs] = [join(dir, 'mine.json'), join(dir, 'theirs.json')]
+    await writeFile(mine, JSON.stringify(document))
+    await writeFile(theirs, JSON.stringify({...document, account: 'acct_other'}))
+    expect((await api('POST', '/sim/reset')).status).toBe(200)
+    await server.close()
+
+    let listened = false
+    startSeam.afterListening = async () => void (listened = true)
+    cleanup.push(async () => (startSeam.afterListening = async () => {}))
+    const start = (imports: string[]) => startServer({port: 0, host: '127.0.0.1', dataDir: data, seedFile, imports})
+    await expect(start([mine, theirs])).rejects.toThrow(
+      new RegExp(`^serve --import: ${theirs} holds \\w+ \\S+, which ${mine} holds too`),
+    )
+    // more endpoints than an account may have on this server
+    await expect(
+      startServer({
+        port: 0,
+        host: '127.0.0.1',
+        dataDir: data,
+        seedFile,
+        imports: [mine],
+        limits: {webhook_endpoints: 0},
+      }),
+    ).rejects.toThrow(`${mine} holds 1 webhook endpoints, more than an account may have (0)`)
+    expect(listened).toBe(false)
+    // a check acct_demo holds once mine.json is restored, which no earlier file restores
+    const other = join(dir, 'other.json')
+    await writeFile(
+      other,
+      JSON.stringify({...document, name: 'other', account: 'acct_other', records: {checks: document.records.checks}}),
+    )
+    expect(await start([mine]).then((started) => started.close())).toBeUndefined()
+    await expect(start([other])).rejects.toThrow(
+      `holds checks ${document.records.checks[0].id}, which account acct_demo holds too`,
+    )
   })
 })
 
