@@ -3,8 +3,8 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type ApiServer, startApiServer} from '../../helpers/api-server.js'
-import {READ_KEY, ROOT, runCli, runCommand} from '../../helpers/cli.js'
+import {type ApiServer, startApiServer, startServeFlags} from '../../helpers/api-server.js'
+import {cliFor, READ_KEY, ROOT, runCli, runCommand} from '../../helpers/cli.js'
 
 let server: ApiServer
 beforeAll(async () => {
@@ -16,6 +16,26 @@ const push = (args: string[], input?: string) => runCommand(['checks', 'push', .
 const fixture = (name: string) => readFileSync(join(ROOT, 'fixtures', 'checks', `${name}.json`), 'utf8')
 
 describe('checks push', () => {
+  it('runs the examples of its help as written, in order, on the demo seed of two locations', async () => {
+    const demo = await startServeFlags([])
+    try {
+      const {cli} = cliFor(demo)
+      const help = (await cli(['checks', 'push', '--help'])).stdout
+      // the section, its long lines joined again where the help wrapped them
+      const section = help.slice(help.indexOf('EXAMPLES'), help.indexOf('EXIT CODES')).replaceAll(/ \\\n +/g, ' ')
+      const examples = [...section.matchAll(/^ +\$ tablepay checks push (.+)$/gm)].map((match) => match[1]!)
+      expect(examples).toHaveLength(4)
+      for (const example of examples) {
+        const [args, from] = example.split(' < ')
+        const input = from === undefined ? undefined : fixture('open')
+        const ran = await runCommand(['checks', 'push', ...args!.split(' ')], {env: demo.env, input})
+        expect([ran.code, ran.stderr], example).toEqual([0, ''])
+      }
+    } finally {
+      await demo.stop()
+    }
+  })
+
   it("finds the help's fixtures/… in the package when run in a project that has none, as checks lint and replay do", async () => {
     const project = await mkdtemp(join(tmpdir(), 'tablepay-project-'))
     try {
