@@ -27,17 +27,17 @@ export abstract class Command extends OclifCommand {
     return super.catch(error)
   }
 
-  /** One record of a command that keeps printing (`serve`, `deliveries tail`, `listen`): see output.ts. */
+  /** It keeps printing records (`emit`): with --json, JSON lines, an error that ends it one more (docs/cli.md). */
+  static keepsPrinting = false
+
+  /** One record of a command that keeps printing (`deliveries tail`, `logs tail`, `listen`): see output.ts. */
   protected emit(json: unknown, text: string): void {
-    this.#emitted = true
     outputFor(this.jsonEnabled()).emit(json, text)
   }
 
-  #emitted = false
-
-  /** After records printed one per line (`emit`), an error body is one line too: the last of the JSON lines. */
+  /** A command that keeps printing prints an error body as one line too, before its first record as after it. */
   override logJson(json: unknown): void {
-    if (this.#emitted) process.stdout.write(`${JSON.stringify(json)}\n`)
+    if ((this.constructor as typeof Command).keepsPrinting) process.stdout.write(`${JSON.stringify(json)}\n`)
     else super.logJson(json)
   }
 

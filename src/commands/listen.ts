@@ -36,6 +36,8 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
     ...SECOND_SIGNAL_EXIT_CODES,
   }
 
+  static override keepsPrinting = true
+
   static override examples = [
     '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhooks',
     {

@@ -18,6 +18,18 @@ const call = (method: string, path: string, body?: unknown) =>
   })
 const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '')
 
+describe('a command that keeps printing, with --json', () => {
+  it.each([[['logs', 'tail']], [['deliveries', 'tail']], [['listen', '--forward-to', 'http://127.0.0.1:9/hooks']]])(
+    '%j prints an error that ends it before any record as one JSON line',
+    async (args) => {
+      const ran = await cliFor({env: {...server.env, TABLEPAY_API_KEY: 'tp_test_unknown'}}).cli([...args, '--json'])
+      expect(ran.code).toBe(1)
+      expect(lines(ran.stdout)).toHaveLength(1)
+      expect(JSON.parse(ran.stdout).error).toMatchObject({code: 'unauthenticated'})
+    },
+  )
+})
+
 describe('logs tail, and the access line of serve --log', () => {
   const tails: CliProcess[] = []
   afterAll(async () => {

@@ -17,6 +17,8 @@ and first prints the attempts made meanwhile to deliveries created since or stil
 
   static override exitCodes = {...super.exitCodes, ...UNTIL_STOPPED_EXIT_CODES}
 
+  static override keepsPrinting = true
+
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {

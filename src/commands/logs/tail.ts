@@ -17,6 +17,8 @@ and first prints the requests logged meanwhile that the request log still holds 
 
   static override exitCodes = {...super.exitCodes, ...UNTIL_STOPPED_EXIT_CODES}
 
+  static override keepsPrinting = true
+
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {description: 'Only refusals of pushes', command: '<%= config.bin %> <%= command.id %> --status 4xx --method PUT'},
