@@ -102,10 +102,14 @@ export const PaymentInput = z
     claim_id: z.string().min(1).max(64).optional(),
     simulate: z.literal('decline').optional(),
   })
-  .refine((p) => withinLimit(p.amount_cents + (p.tip_cents ?? 0)), {
-    message: `amount_cents + tip_cents ${LIMIT_MESSAGE}`,
-    path: ['tip_cents'],
-  })
+  // the tip's to blame only where there is one, and the amount alone is within the limit
+  .refine(
+    (p) => p.tip_cents === undefined || !withinLimit(p.amount_cents) || withinLimit(p.amount_cents + p.tip_cents),
+    {
+      message: `amount_cents + tip_cents ${LIMIT_MESSAGE}`,
+      path: ['tip_cents'],
+    },
+  )
 export type PaymentInput = z.infer<typeof PaymentInput>
 
 /** The body of `POST /sim/payments/{id}/refund`; without `amount_cents`, everything left is refunded. */

@@ -55,6 +55,12 @@ describe(`every amount and every sum is at most ${MAX_CENTS} cents`, () => {
       await post(`/v1/sim/checks/${check.id}/payments`, {amount_cents: MAX_CENTS, tip_cents: 1}),
       'tip_cents',
     )
+    // an amount past the limit alone is the amount's fault, with a tip or without: the tip is not named
+    for (const tip of [{}, {tip_cents: 1}]) {
+      const alone = await post(`/v1/sim/checks/${check.id}/payments`, {amount_cents: MAX_CENTS + 1, ...tip})
+      expectRefused(alone, 'amount_cents')
+      expect(alone.body.error.details.map((detail: {path: string}) => detail.path)).toEqual(['amount_cents'])
+    }
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).body).toMatchObject({amount_paid_cents: 0})
   })
 
