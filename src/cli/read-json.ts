@@ -26,7 +26,11 @@ export async function readJsonObject(file: string | undefined): Promise<Record<s
   try {
     input = fromStdin ? await text(process.stdin) : await readFound(file)
   } catch (error) {
-    throw new Errors.CLIError(`Cannot read ${source}: ${(error as Error).message}`, {exit: 1, code: 'unreadable_input'})
+    throw new Errors.CLIError(`Cannot read ${source}: ${(error as Error).message}`, {
+      exit: 1,
+      code: 'unreadable_input',
+      suggestions: ['Check the path (a relative one is read from the current directory), or pipe the JSON on stdin.'],
+    })
   }
   if (input.trim() === '') {
     // nothing piped is a wrong command line; a file given that is empty is what it holds, as invalid JSON is

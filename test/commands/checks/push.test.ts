@@ -51,6 +51,8 @@ describe('checks push', () => {
         1,
         expect.stringContaining('Cannot read fixtures/checks/no-such.json'),
       ])
+      // and what to do about it
+      expect(missing.stderr).toContain('Check the path')
     } finally {
       await rm(project, {recursive: true, force: true})
     }
