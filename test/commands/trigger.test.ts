@@ -37,6 +37,15 @@ describe('trigger', () => {
     expect(await api(`/claims/${claim.id}`)).toEqual(claim)
   })
 
+  it('an --item that is no EXTERNAL_ID[:QUANTITY] exits 2, naming the flag once and showing the form', async () => {
+    const {code, stderr} = await trigger(['claim', '-c', 't15', '--item', 'line-1001:abc'])
+    expect(code).toBe(2)
+    expect(stderr.replaceAll(/\s*\n\s*›?\s*/g, ' ')).toContain(
+      '--item: line-1001:abc is not EXTERNAL_ID or EXTERNAL_ID:QUANTITY with a quantity above 0, such as steak:2.',
+    )
+    expect(stderr.match(/--item/g)).toHaveLength(1)
+  })
+
   it('claiming what is gone exits 1 with item_unavailable and a next step', async () => {
     await openCheck('t15')
     expect((await trigger(['claim', '-c', 't15', '--item', 'line-1001'])).code).toBe(0)

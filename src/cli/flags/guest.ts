@@ -22,7 +22,8 @@ export const itemFlag = Flags.custom<{external_id: string; quantity: number}>({
     const quantity = at === -1 ? 1 : Number(input.slice(at + 1))
     if (external_id === '' || !Number.isFinite(quantity) || quantity <= 0) {
       throw new Errors.CLIError(
-        `--item ${input}: expected EXTERNAL_ID or EXTERNAL_ID:QUANTITY with a quantity above 0, such as steak:2.`,
+        // oclif names the flag before it: `--item: …`
+        `${input} is not EXTERNAL_ID or EXTERNAL_ID:QUANTITY with a quantity above 0, such as steak:2.`,
       )
     }
     return {external_id, quantity}
