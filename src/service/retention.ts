@@ -15,6 +15,8 @@ interface Pass {
   overflow: number
   budget: number
   nowMs: number
+  /** The events it found may go, with their deliveries as it read them: deleted at its end (`#deleteGoing`). */
+  going: {event: string; deliveries: DeliveryRecord[]}[]
 }
 
 /** What one pass deleted. */
@@ -61,9 +63,17 @@ export class Retention {
 
   /** Whether it stopped before it could tell that none of the account's events is past retention. */
   async #pruneEvents(tx: UnitOfWork, accountId: string, pruned: Pruned): Promise<boolean> {
-    const {pruneBatch} = this.policy
     const overflow = (await tx.count('events', accountId)) - this.policy.maxEvents
-    const pass: Pass = {overflow, budget: pruneBatch, nowMs: Date.parse(this.context.now())}
+    const pass: Pass = {overflow, budget: this.policy.pruneBatch, nowMs: Date.parse(this.context.now()), going: []}
+    const more = await this.#walkEvents(tx, accountId, pass)
+    await deleteGoing(tx, pass.going, pruned)
+    return more
+  }
+
+  /** Finds the events that may go, oldest first (`pass.going`); whether it stopped before the last. */
+  async #walkEvents(tx: UnitOfWork, accountId: string, pass: Pass): Promise<boolean> {
+    const {pruneBatch} = this.policy
+    const {overflow} = pass
     let startingAfter: string | undefined
     let read = 0
     // the first page holds what the count lets go and one more (is it past the age?); each page after it twice
@@ -78,7 +88,7 @@ export class Retention {
       // (docs/postgres.md); this pass ends with what it did, and the next starts from the oldest again
       if (!page) return true
       for (let at = 0; at < page.records.length; at += SLICE) {
-        const ended = await this.#pruneSlice(tx, accountId, page.records.slice(at, at + SLICE), pass, pruned)
+        const ended = await this.#walkSlice(tx, accountId, page.records.slice(at, at + SLICE), pass)
         if (ended !== undefined) return ended
       }
       // the unit's deletes apply when it ends: the last event read is still there to page from
@@ -91,19 +101,13 @@ export class Retention {
   }
 
   /**
-   * Deletes those of `slice`, oldest first, that may go, with their deliveries; undefined while the pass goes
-   * on, else whether it ended at its budget (true) or at an event not past its age (false).
+   * Adds those of `slice`, oldest first, that may go to `pass.going`; undefined while the pass goes on, else
+   * whether it ended at its budget (true) or at an event not past its age (false).
    */
-  async #pruneSlice(
-    tx: UnitOfWork,
-    accountId: string,
-    slice: string[],
-    pass: Pass,
-    pruned: Pruned,
-  ): Promise<boolean | undefined> {
+  async #walkSlice(tx: UnitOfWork, accountId: string, slice: string[], pass: Pass): Promise<boolean | undefined> {
     // the slice's deliveries and fan-out marks in one read each, once an event may go: on PostgreSQL a read per
     // event was two round trips, which at the bound cost more than the pushes (docs/postgres.md, "Retention at
-    // the bound")
+    // the bound"). The deliveries are read outside the unit, locking none: `deleteGoing` locks those that go
     let marks: Promise<[DeliveryRecord[], Set<string>]> | undefined
     for (const id of slice) {
       if (pass.budget <= 0) return true
@@ -113,16 +117,14 @@ export class Retention {
         if (!event) continue
         if (!isPastAge(event, pass.nowMs, this.policy)) return false
       }
-      marks ??= Promise.all([tx.list('deliveries', accountId, {event_id: slice}), fanningOut(tx, slice)])
+      const {storage} = this.context
+      marks ??= Promise.all([storage.list('deliveries', accountId, {event_id: slice}), fanningOut(tx, slice)])
       const [listed, fanning] = await marks
       const deliveries = listed.filter((delivery) => delivery.event_id === id)
       if (!mayDelete(deliveries, fanning.has(id))) continue
-      tx.delete('events', id)
-      for (const delivery of deliveries) tx.delete('deliveries', delivery.id)
+      pass.going.push({event: id, deliveries})
       pass.overflow--
       pass.budget -= 1 + deliveries.length
-      pruned.events++
-      pruned.deliveries += deliveries.length
     }
     return undefined
   }
@@ -143,6 +145,26 @@ export class Retention {
 
 /** How many records a pass deleted. */
 export const total = (pruned: Pruned): number => pruned.events + pruned.deliveries + pruned.idempotency_keys
+
+/**
+ * Deletes the events a pass found may go, with their deliveries, once those are locked in one read, in the
+ * order of their ids as every unit locks deliveries: a pass that locked them slice by slice, in the order of
+ * their events, deadlocked again and again with the units recording attempts (docs/postgres.md, "Retention
+ * at the bound"). An event one of whose deliveries is gone or pending again since it was read (a retry) stays.
+ */
+async function deleteGoing(tx: UnitOfWork, going: Pass['going'], pruned: Pruned): Promise<void> {
+  const ids = going.flatMap(({deliveries}) => deliveries.map((delivery) => delivery.id))
+  const read = ids.length > 0 ? await tx.getMany('deliveries', ids) : []
+  const locked = new Map(ids.map((id, i) => [id, read[i]]))
+  for (const {event, deliveries} of going) {
+    const now = deliveries.map((delivery) => locked.get(delivery.id))
+    if (now.some((delivery) => delivery === undefined) || !mayDelete(now as DeliveryRecord[], false)) continue
+    tx.delete('events', event)
+    for (const delivery of deliveries) tx.delete('deliveries', delivery.id)
+    pruned.events++
+    pruned.deliveries += deliveries.length
+  }
+}
 
 /**
  * Runs `retention` in the background: every `intervalMs`, passes back to

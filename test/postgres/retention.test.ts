@@ -28,14 +28,52 @@ async function passMeetingAnotherDelete(sql: (id: string) => string) {
   const pass = service.retention.prune()
   let settled = false
   void pass.finally(() => (settled = true)).catch(() => {})
-  const waiting =
-    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
-  while (!settled && (await other.query<{n: number}>(waiting)).rows[0]!.n === 0);
+  while (!settled && !(await lockWaits(other)));
   await other.query('COMMIT')
   return {service, pruned: await pass}
 }
 
+/** Whether a session of the database waits for a lock now. */
+async function lockWaits(client: pg.Client): Promise<boolean> {
+  const waiting =
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+  return (await client.query<{n: number}>(waiting)).rows[0]!.n > 0
+}
+
 describe('retention on PostgreSQL', () => {
+  it('a pass locks no delivery it leaves: one a unit holds, as an attempt being recorded does, holds no pass up', async () => {
+    const {service, databaseUrl} = await serviceForTest({retention: {maxEvents: 1, pruneBatch: 50}})
+    const endpoint = await service.endpoints.create('acct_demo', {
+      url: 'http://127.0.0.1:9/hooks',
+      event_types: ['check.created', 'check.updated'],
+    })
+    for (let version = 1; version <= 3; version++)
+      await service.checks.push('acct_demo', 't1', checkWith([['a', version, 500]], {version}))
+    // the oldest event's delivery stays pending; the second's ends, so that event may go
+    const [pending, ended] = await service.records.allOf('deliveries', 'acct_demo')
+    const result = {status_code: 200, duration_ms: 1, error: null, response_body: 'ok'}
+    const options = {now: new Date().toISOString(), dueAt: 0, schedule: [], disableAfter: 1000}
+    await service.deliveries.recordAttempt(ended!.id, endpoint, result, options)
+
+    const other = new pg.Client({connectionString: databaseUrl})
+    await other.connect()
+    onTestFinished(() => other.end())
+    await other.query('BEGIN')
+    await other.query('SELECT 1 FROM deliveries WHERE id = $1 FOR UPDATE', [pending!.id])
+    const pass = service.retention.prune()
+    let settled = false
+    void pass.finally(() => (settled = true)).catch(() => {})
+    let waited = false
+    while (!settled && !waited) waited = await lockWaits(other)
+    await other.query('COMMIT')
+    expect(waited).toBe(false)
+    expect((await pass).events).toBe(1)
+    expect((await service.records.allOf('events', 'acct_demo')).map((event) => event.id)).toEqual([
+      pending!.event_id,
+      expect.any(String),
+    ])
+  })
+
   it("a pass passes over an event another instance's pass deleted while it waited, and prunes the rest", async () => {
     // deleted as a unit of work deletes: its place is kept for cursors
     const {service, pruned} = await passMeetingAnotherDelete((id) => deleteStatement('events', [id]))

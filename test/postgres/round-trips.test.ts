@@ -324,9 +324,10 @@ async function retentionOnWire(maxEvents: number, versions: number) {
 it("a retention pass reads its events' deliveries and fan-out marks 32 events at a time, not one by one", async () => {
   const {service, trips, from} = await retentionOnWire(10, 75)
   expect((await service.retention.prune()).events).toBe(65)
-  // the accounts; acct_demo's BEGIN with the count; the page of 66 ids; its slices of 32, 32 and 2, two reads each; the
-  // 66th event's age; the keys' page; the deletes; then the kept places' and changes' trims, and acct_other's
-  // four. A read per event, let alone two, would be 65 more.
+  // the accounts; acct_demo's BEGIN with the count; the page of 66 ids; its slices of 32, 32 and 2, two reads each
+  // (the deliveries unlocked, outside the unit); the 66th event's age; the keys' page; the deletes (no delivery to
+  // lock first: no endpoint); then the kept places' and changes' trims, and acct_other's four. A read per event,
+  // let alone two, would be 65 more.
   expect(trips.length - from).toBeLessThanOrEqual(18)
 })
 
