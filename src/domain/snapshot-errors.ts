@@ -38,7 +38,7 @@ export const keyedElsewhere = (name: string, {path: [collection, index, field], 
 export const tooManyEndpoints = (name: string, held: number, limit: number): ApiError =>
   new ApiError(
     'limit_reached',
-    `Snapshot ${name} holds ${held} webhook endpoints, more than an account may have (${limit}). Import a document that holds at most ${limit}.`,
+    `Snapshot ${name} holds more webhook endpoints (${held}) than an account may have (${limit}). Import a document that holds at most ${limit}.`,
     [{path: 'webhook_endpoints', message: `at most ${limit} per account`}],
   )
 

@@ -40,7 +40,7 @@ export async function readImports(
     const endpoints = document.records.webhook_endpoints?.length ?? 0
     if (endpoints > endpointLimit)
       throw new UnusableInputError(
-        `serve --import: ${files[i]} holds ${endpoints} webhook endpoints, more than an account may have (${endpointLimit}): keep at most ${endpointLimit} in it.`,
+        `serve --import: ${files[i]} holds more webhook endpoints (${endpoints}) than an account may have (${endpointLimit}): keep at most ${endpointLimit} in it.`,
       )
   }
   await refuseClashes(reader, documents, files)

@@ -240,7 +240,7 @@ describe('serve --import of files whose restores would clash', () => {
         imports: [mine],
         limits: {webhook_endpoints: 0},
       }),
-    ).rejects.toThrow(`${mine} holds 1 webhook endpoints, more than an account may have (0)`)
+    ).rejects.toThrow(`${mine} holds more webhook endpoints (1) than an account may have (0)`)
     expect(listened).toBe(false)
     // a check acct_demo holds once mine.json is restored, which no earlier file restores
     const other = join(dir, 'other.json')

@@ -684,7 +684,7 @@ describe('snapshots: webhook endpoints past the limit', () => {
       'limit_reached',
       [{path: 'webhook_endpoints', message: 'at most 2 per account'}],
     ])
-    expect(refused.body.error.message).toContain('3 webhook endpoints')
+    expect(refused.body.error.message).toContain('more webhook endpoints (3) than an account may have (2)')
     expect(await sim.stored()).toBe(stored)
     // one imported under a higher limit, restored under this one
     await sim.stop()
