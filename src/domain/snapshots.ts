@@ -25,6 +25,7 @@ import {
 } from './schemas.js'
 import {StoredEndpointUrl} from './endpoint-url.js'
 import {Timestamp, TimestampInput} from './instants.js'
+import {MAX_CLOCK_OFFSET_MS} from './timestamps.js'
 import {paymentState} from './money.js'
 import {type AccountKeyed, type Ledger, contradictions, foreignKeys} from './snapshot-consistency.js'
 import {AccountId} from './seed-schema.js'
@@ -298,7 +299,7 @@ export const SnapshotDocument = z
     account: AccountId,
     created_at: TimestampInput,
     // as the clock keeps it: an advance of any part of a second leaves a fraction of a millisecond
-    clock_offset_ms: z.number().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    clock_offset_ms: z.number().min(0).max(MAX_CLOCK_OFFSET_MS).optional(),
     records: Records,
   })
   .superRefine((document, context) => {

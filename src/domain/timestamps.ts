@@ -4,6 +4,12 @@
  */
 export const LAST_TIME = Date.parse('9999-12-31T23:59:59.999Z')
 
+/**
+ * The most the scheduler clock is advanced, in ms, and the most a snapshot's `clock_offset_ms` may be: the
+ * clock reads as LAST_TIME long before it, and an offset the server exports must import again.
+ */
+export const MAX_CLOCK_OFFSET_MS = Number.MAX_SAFE_INTEGER
+
 let lastMs = NaN
 let lastIso = ''
 

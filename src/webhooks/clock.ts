@@ -1,4 +1,4 @@
-import {isoTime} from '../domain/timestamps.js'
+import {isoTime, MAX_CLOCK_OFFSET_MS} from '../domain/timestamps.js'
 
 /** The settings record that keeps how far the clock was advanced, across restarts. */
 export const CLOCK_SETTING = 'clock_offset_ms'
@@ -32,9 +32,12 @@ export class SchedulerClock {
     return this.#offset
   }
 
-  /** The offset at which the clock reads `at` now (never less than today's): what `moveTo(at)` will set. */
+  /**
+   * The offset at which the clock reads `at` now (never less than today's, nor past MAX_CLOCK_OFFSET_MS, where
+   * it reads as the last time already): what `moveTo(at)` will set.
+   */
   offsetFor(at: number): number {
-    return this.#offset + Math.max(at - this.now(), 0)
+    return Math.max(this.#offset, Math.min(this.#offset + Math.max(at - this.now(), 0), MAX_CLOCK_OFFSET_MS))
   }
 
   /** Moves forward to `at` (never back). */

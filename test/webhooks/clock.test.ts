@@ -1,5 +1,5 @@
 import {afterEach, describe, expect, it, vi} from 'vitest'
-import {isoTime} from '../../src/domain/timestamps.js'
+import {isoTime, MAX_CLOCK_OFFSET_MS} from '../../src/domain/timestamps.js'
 import {SchedulerClock, wallClockIso} from '../../src/webhooks/clock.js'
 
 afterEach(() => {
@@ -16,6 +16,18 @@ describe('wallClockIso', () => {
     expect(wallClockIso()).toBe('2026-11-22T10:00:00.001Z')
     vi.setSystemTime(new Date('2027-01-01T00:00:00.000Z'))
     expect(wallClockIso()).toBe('2027-01-01T00:00:00.000Z')
+  })
+})
+
+describe('SchedulerClock.offsetFor', () => {
+  it('moves the offset no further than an import takes back: the clock reads as the last time long before', () => {
+    const near = new SchedulerClock(1, MAX_CLOCK_OFFSET_MS - 10, () => 0)
+    expect(near.offsetFor(near.now() + 1_000)).toBe(MAX_CLOCK_OFFSET_MS)
+    near.moveTo(near.now() + 1_000)
+    expect(near.offset).toBe(MAX_CLOCK_OFFSET_MS)
+    // one saved past it by an earlier version is kept: the clock never goes back
+    const past = new SchedulerClock(1, MAX_CLOCK_OFFSET_MS + 2048, () => 0)
+    expect(past.offsetFor(past.now() + 1_000)).toBe(MAX_CLOCK_OFFSET_MS + 2048)
   })
 })
 
