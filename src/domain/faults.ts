@@ -16,11 +16,13 @@ const EXEMPT = /^\/v1\/(sim(\/|$)|health\/?$|openapi\.json\/?$)/
 
 /**
  * Whether a pattern can match a request a fault strikes: one under `/v1/`
- * (`*` and `**` stand in for any segment) that is not exempt.
+ * (`*` and `**` stand in for any segment) that is not exempt. A `*` first
+ * can only be `v1` there, and slashes at the end match nothing more.
  */
 function canStrike(pattern: string): boolean {
-  const first = pattern.split('/')[1]
-  return (first === 'v1' || first === '*' || first === '**') && !EXEMPT.test(pattern)
+  const [, first, ...rest] = pattern.replace(/\/+$/, '').split('/')
+  if (first === '**') return true
+  return (first === 'v1' || first === '*') && !EXEMPT.test(['', 'v1', ...rest].join('/'))
 }
 
 const Pattern = z
