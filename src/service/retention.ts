@@ -15,7 +15,7 @@ interface Pass {
   overflow: number
   budget: number
   nowMs: number
-  /** The events it found may go, with their deliveries as it read them: deleted at its end (`#deleteGoing`). */
+  /** The events it found may go, with their deliveries as it read them: deleted at its end (`deleteGoing`). */
   going: {event: string; deliveries: DeliveryRecord[]}[]
 }
 
