@@ -938,6 +938,9 @@ describe('in a real browser', () => {
     await page.getByRole('button', {name: 'Open'}).click()
     await page.getByRole('alert').getByText('Unknown API key').waitFor()
     expect(new URL(page.url()).hash).toBe('#key=tp_test_wrong_key')
+    // no panels of an account it cannot read under the form
+    expect(await page.locator('#board').isHidden()).toBe(true)
+    expect(await page.getByLabel('API key').isVisible()).toBe(true)
     await page.close()
   })
 

@@ -50,7 +50,10 @@ function actionButton(label, name, run) {
 function showError(error) {
   $('notice').textContent = error.message
   $('notice').hidden = false
-  if (error.status === 401) $('key-form').hidden = false
+  // a key that does not work shows nothing of an account: the form asks for another
+  if (error.status !== 401) return
+  $('key-form').hidden = false
+  $('board').hidden = true
 }
 
 function table(id, headers, rows, empty) {
