@@ -18,6 +18,9 @@ export type LimitName = keyof typeof LIMITS
 
 export type Limits = Record<LimitName, number>
 
+/** The bound a server holds to, `limits` given its own (a test's, small) or not. */
+export const limitOf = (limits: Partial<Limits> | undefined, name: LimitName): number => limits?.[name] ?? LIMITS[name]
+
 /**
  * Refuses one more when `held` already reaches `limit`: 422 `limit_reached`
  * naming it.

@@ -1,4 +1,4 @@
-import {LIMITS} from '../domain/limits.js'
+import {type Limits, limitOf} from '../domain/limits.js'
 import type {Collections} from '../domain/records.js'
 import {type SnapshotCollection, SnapshotDocument, STORED_COLLECTIONS, storedId} from '../domain/snapshots.js'
 import type {Service} from '../service/index.js'
@@ -29,9 +29,10 @@ async function readSnapshotFile(file: string): Promise<SnapshotDocument> {
 export async function readImports(
   reader: Reader,
   files: readonly string[],
-  endpointLimit: number = LIMITS.webhook_endpoints,
+  limits?: Partial<Limits>,
 ): Promise<SnapshotDocument[]> {
   const documents = await Promise.all(files.map(readSnapshotFile))
+  const endpointLimit = limitOf(limits, 'webhook_endpoints')
   for (const [i, document] of documents.entries()) {
     if (!(await reader.get('accounts', document.account)))
       throw new UnusableInputError(

@@ -79,7 +79,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   try {
     const {seed, added: seeded} = await seedStore(store, options)
     // read and checked before the port opens: an unusable file leaves nothing begun
-    const imports = await readImports(storageOf(store), options.imports ?? [], options.limits?.webhook_endpoints)
+    const imports = await readImports(storageOf(store), options.imports ?? [], options.limits)
 
     // the app needs its own URL (for guest links), which is known only once listening: until it is made,
     // a request is answered 503 starting rather than reaching an app that does not exist yet

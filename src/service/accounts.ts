@@ -1,6 +1,6 @@
 import {renderScratchAccount, scratchAccount} from '../domain/accounts.js'
 import {ApiError} from '../domain/errors.js'
-import {LIMITS} from '../domain/limits.js'
+import {limitOf} from '../domain/limits.js'
 import type {AccountRecord, CollectionName} from '../domain/records.js'
 import type {ScratchAccount} from '../domain/schemas.js'
 import type {Seed} from '../domain/seed-schema.js'
@@ -72,7 +72,7 @@ export class Accounts {
         get: <C extends CollectionName>(collection: C, id: string) => tx.get(collection, id),
         endpointsOf: (accountId: string) => tx.count('webhook_endpoints', accountId),
       }
-      const most = this.context.limits?.webhook_endpoints ?? LIMITS.webhook_endpoints
+      const most = limitOf(this.context.limits, 'webhook_endpoints')
       const changes = parsed ? await seedChanges(lookup, parsed, new Date().toISOString(), most) : []
       for (const [collection, id, record] of changes) tx.put(collection, id, record as never)
       return changes.length > 0
@@ -136,7 +136,7 @@ export class Accounts {
     const alive = new Set(accounts.map((account) => account.id))
     for (const id of this.#used) if (!alive.has(id)) this.#used.delete(id)
     const scratch = accounts.filter((account) => account.scratch_of !== undefined)
-    if (scratch.length < (this.context.limits?.scratch_accounts ?? LIMITS.scratch_accounts)) return []
+    if (scratch.length < limitOf(this.context.limits, 'scratch_accounts')) return []
     const spared = new Set(line.map((account) => account.id))
     // oldest first, as the storage lists them
     const candidates = scratch.filter((account) => !spared.has(account.id)).map((account) => account.id)

@@ -13,7 +13,7 @@ import {
   updateEndpoint,
 } from '../domain/endpoints.js'
 import {ApiError, invalidField} from '../domain/errors.js'
-import {checkLimit, LIMITS} from '../domain/limits.js'
+import {checkLimit, limitOf} from '../domain/limits.js'
 import type {WebhookEndpointRecord} from '../domain/records.js'
 import type {
   ChaosInput,
@@ -43,7 +43,7 @@ export class Endpoints {
     readonly context: ServiceContext,
     readonly outbox: Outbox,
   ) {
-    this.#limit = context.limits?.webhook_endpoints ?? LIMITS.webhook_endpoints
+    this.#limit = limitOf(context.limits, 'webhook_endpoints')
   }
 
   /**

@@ -1,6 +1,6 @@
 import type {ApiError} from '../domain/errors.js'
 import {STRING_TOO_LONG, TooLongToWrite} from '../domain/json-memory.js'
-import {LIMITS} from '../domain/limits.js'
+import {limitOf} from '../domain/limits.js'
 import {settingRecord, type SnapshotRecord} from '../domain/records.js'
 import {foreignKeys} from '../domain/snapshot-consistency.js'
 import {
@@ -150,7 +150,7 @@ export class Snapshots {
 
   /** A snapshot restored makes the account's endpoints what it holds: no more than the account may have. */
   #refuseOverLimit({name, records}: SnapshotRecord): void {
-    const limit = this.context.limits?.webhook_endpoints ?? LIMITS.webhook_endpoints
+    const limit = limitOf(this.context.limits, 'webhook_endpoints')
     if (records.webhook_endpoints.length > limit) throw tooManyEndpoints(name, records.webhook_endpoints.length, limit)
   }
 
