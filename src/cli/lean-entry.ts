@@ -69,8 +69,8 @@ const COMMANDS: Record<string, LeanCommand> = {
 }
 
 /**
- * Runs `verify`, `sign` or `serve` as oclif would, without loading oclif.
- * Returns false, having done nothing, for anything it does not handle
+ * Runs `verify`, `sign` or `serve` as oclif would, without loading oclif,
+ * and `--version --json`, which oclif would print as text. Returns false, having done nothing, for anything it does not handle
  * exactly as oclif does (help, an unknown, repeated or invalid flag, a flag
  * it does not take, a theme, debug output, plugins): the caller then hands
  * the command line to oclif. A failure is reported by oclif's own error
@@ -84,6 +84,7 @@ const COMMANDS: Record<string, LeanCommand> = {
  */
 export async function runLean(argv: readonly string[], root: string): Promise<boolean> {
   const [id, ...rest] = argv
+  if (id === '--version' && rest.length === 1 && rest[0] === '--json') return printVersion(root)
   if (id === undefined || !Object.hasOwn(COMMANDS, id) || !(await plainSetup())) return false
   const command = COMMANDS[id]!
   const flagSpecs = readManifest(root)?.commands?.[id]?.flags
@@ -109,6 +110,17 @@ export async function runLean(argv: readonly string[], root: string): Promise<bo
       await handle(error as Error)
     }
   }
+  return true
+}
+
+/**
+ * `--version --json`, which a script reads as it reads every command's `--json` (docs/cli.md, "Flags and exit
+ * codes"): oclif prints its line of text whatever follows `--version`.
+ */
+function printVersion(root: string): true {
+  const {name, version} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  const {platform, arch} = process
+  console.log(JSON.stringify({name, version, node: process.version, platform, arch}, null, 2))
   return true
 }
 

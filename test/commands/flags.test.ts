@@ -1,10 +1,10 @@
-import {readdirSync} from 'node:fs'
+import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import type {Command} from '@oclif/core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type ApiServer, startApiServer} from '../helpers/api-server.js'
-import {cliFor, ROOT, runCommand} from '../helpers/cli.js'
+import {cliFor, ROOT, runCli, runCommand} from '../helpers/cli.js'
 
 interface FlagSpec {
   name: string
@@ -264,6 +264,21 @@ describe('a bad command line exits 2 with and without --json', () => {
       expect(help.code).toBe(0)
       expect(help.stdout).toContain('$ tablepay checks COMMAND')
     }
+  })
+
+  it('--version --json prints the version as JSON; --version alone, as text', async () => {
+    const {version} = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+    const json = await runCli(['--version', '--json'])
+    expect(json.code).toBe(0)
+    expect(JSON.parse(json.stdout)).toEqual({
+      name: 'tablepay',
+      version,
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+    })
+    const text = await runCli(['--version'])
+    expect(text.stdout).toBe(`tablepay/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
   })
 
   it('an argument to a command that takes none is named as such, not as an unknown command', async () => {
