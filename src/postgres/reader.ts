@@ -290,12 +290,12 @@ export class PgReader implements Reader {
     return holders.filter((holder) => holder.account_id !== accountId)
   }
 
-  async guestTokensElsewhere(tokens: readonly string[], accountId: string): Promise<string[]> {
+  async guestTokensElsewhere(tokens: readonly string[], accountId: string): Promise<Holder[]> {
     if (tokens.length === 0) return []
-    const result = await this.sql.query<{guest_token: string}>(
-      'SELECT guest_token FROM checks WHERE guest_token = ANY($1::text[]) AND account_id <> $2::text',
+    const result = await this.sql.query<{guest_token: string; account_id: string}>(
+      'SELECT guest_token, account_id FROM checks WHERE guest_token = ANY($1::text[]) AND account_id <> $2::text',
       [tokens.map(text), text(accountId)],
     )
-    return result.rows.map((row) => untext(row.guest_token))
+    return result.rows.map((row) => ({id: untext(row.guest_token), account_id: untext(row.account_id)}))
   }
 }

@@ -78,8 +78,8 @@ async function refuseClashes(reader: Reader, documents: readonly SnapshotDocumen
       }
     }
     // a guest token's holder is not named: a table link is the guest's (snapshot-errors.ts)
-    const [token] = await reader.guestTokensElsewhere(tokens, account)
-    if (token !== undefined) throw clash(`a check with guest token ${token}`, "another account's check")
+    for (const held of await reader.guestTokensElsewhere(tokens, account))
+      if (!earlier.has(held.account_id)) throw clash(`a check with guest token ${held.id}`, "another account's check")
     for (const [other, {file, tokens: theirs}] of earlier) {
       const shared = other === account ? undefined : tokens.find((one) => theirs.has(one))
       if (shared !== undefined) throw clash(`a check with guest token ${shared}`, file)

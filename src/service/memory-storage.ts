@@ -112,14 +112,14 @@ class MemoryReader implements Reader {
     return Promise.resolve(held)
   }
 
-  guestTokensElsewhere(tokens: readonly string[], accountId: string): Promise<string[]> {
+  guestTokensElsewhere(tokens: readonly string[], accountId: string): Promise<Holder[]> {
     const checks = this.store.tables.checks
-    return Promise.resolve(
-      tokens.filter((token) => {
-        const check = checks.getByAlternate(GUEST_SCOPE, token)
-        return check !== undefined && check.account_id !== accountId
-      }),
-    )
+    const held: Holder[] = []
+    for (const token of tokens) {
+      const check = checks.getByAlternate(GUEST_SCOPE, token)
+      if (check && check.account_id !== accountId) held.push({id: token, account_id: check.account_id})
+    }
+    return Promise.resolve(held)
   }
 }
 

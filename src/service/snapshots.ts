@@ -49,7 +49,7 @@ async function refuseHeldElsewhere(tx: UnitOfWork, accountId: string, snapshot: 
   // a check's guest token is the server's: its table link opens that check, whichever account's it is
   const tokens = snapshot.records.checks.map((check) => check.guest_token)
   const [token] = await tx.guestTokensElsewhere(tokens, accountId)
-  if (token !== undefined) throw tokenHeldElsewhere(snapshot.name, token)
+  if (token) throw tokenHeldElsewhere(snapshot.name, token.id)
 }
 
 /** The account's snapshot `name` whole, read by `reader`: a 404 when it has none, a 413 when it cannot be read back. */

@@ -82,8 +82,11 @@ export interface Reader {
   snapshots(accountId: string): Promise<SavedSnapshot[]>
   /** Which of `ids` another account than `accountId` holds in `collection`, and whose each is; nothing is locked. */
   heldElsewhere(collection: CollectionName, ids: readonly string[], accountId: string): Promise<Holder[]>
-  /** Which of `tokens` a check of another account than `accountId` has as its guest token; nothing is locked. */
-  guestTokensElsewhere(tokens: readonly string[], accountId: string): Promise<string[]>
+  /**
+   * Which of `tokens` a check of another account than `accountId` has as its guest token, and whose each is
+   * (the token as `id`); nothing is locked.
+   */
+  guestTokensElsewhere(tokens: readonly string[], accountId: string): Promise<Holder[]>
 }
 
 /** A record's id and the account that holds it (`heldElsewhere`). */

@@ -253,6 +253,36 @@ describe('serve --import of files whose restores would clash', () => {
       `holds checks ${document.records.checks[0].id}, which account acct_demo holds too`,
     )
   })
+
+  it('takes a check whose holder an earlier file restores without it, guest token and all', async () => {
+    const dir = await makeTempDir()
+    const data = join(dir, 'data')
+    const seedFile = await writeSeed(dir)
+    const server = await startServer({port: 0, host: '127.0.0.1', dataDir: data, seedFile})
+    const api = (method: string, path: string, body?: unknown) => call(server.url, method, `/v1${path}`, {body})
+    expect((await api('POST', '/sim/snapshots', {name: 'empty'})).status).toBe(201)
+    const empty = (await api('GET', '/sim/snapshots/empty/export')).body
+    expect((await api('PUT', '/checks/external/t1', checkWith([['a', 1, 500]]))).status).toBe(201)
+    expect((await api('POST', '/sim/snapshots', {name: 'mine'})).status).toBe(201)
+    const mine = (await api('GET', '/sim/snapshots/mine/export')).body
+    await server.close()
+    // acct_demo holds the check until empty.json restores it away; then acct_other may have it
+    const [emptyFile, theirs] = [join(dir, 'empty.json'), join(dir, 'theirs.json')]
+    await writeFile(emptyFile, JSON.stringify(empty))
+    await writeFile(theirs, JSON.stringify({...mine, account: 'acct_other', records: {checks: mine.records.checks}}))
+    const started = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      dataDir: data,
+      seedFile,
+      imports: [emptyFile, theirs],
+    })
+    cleanup.push(() => started.close())
+    const [check] = mine.records.checks
+    const page = await call(started.url, 'GET', `/t/${check.guest_token}`)
+    expect(page.status).toBe(200)
+    expect((await call(started.url, 'GET', '/v1/checks')).body.data).toEqual([])
+  })
 })
 
 describe('sim.snapshots of tablepay/testing', () => {
