@@ -5,6 +5,7 @@ import {readLines} from './lines.js'
 import {Unread} from './unread.js'
 import {DocumentReader, INDENT} from './document-reader.js'
 import {FileOut} from './file-out.js'
+import {syncDir} from './sync-dir.js'
 
 /**
  * How a document's records are kept as read: `parsed`; `{unread: fields}`,
@@ -259,13 +260,7 @@ export class Documents {
 
   /** With --fsync, the renames must reach the disk too before the journal is dropped. */
   async syncDir(): Promise<void> {
-    if (!this.fsync) return
-    const handle = await open(this.dir, 'r')
-    try {
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
+    if (this.fsync) await syncDir(this.dir)
   }
 }
 

@@ -7,6 +7,7 @@ import {type Frame, readLine, writeLine} from './journal-frames.js'
 import {readLegacyLine} from './journal-legacy.js'
 import type {Span} from './journal-spans.js'
 import {readLines} from './lines.js'
+import {syncDir} from './sync-dir.js'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
 export interface Entry {
@@ -293,6 +294,8 @@ export class Journal {
     await this.#handle?.close()
     this.#path = join(this.dir, segmentName(firstSeq))
     this.#handle = await open(this.#path, 'a', 0o600)
+    // with --fsync, a line is acknowledged once on the disk: the segment's name must be there before it
+    if (this.fsync) await syncDir(this.dir)
     // a segment the start cut to may hold lines already: appends go after them
     this.#position = (await this.#handle.stat()).size
   }

@@ -1,5 +1,18 @@
-import {readdirSync} from 'node:fs'
-import {appendFile, chmod, mkdir, readdir, readFile, rm, stat, symlink, writeFile} from 'node:fs/promises'
+import {readdirSync, readlinkSync} from 'node:fs'
+import {
+  appendFile,
+  chmod,
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises'
 import {join} from 'node:path'
 import {crc32} from 'node:zlib'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -190,6 +203,39 @@ describe('Store', () => {
     const again = await openStore(dir)
     expect(again.tables.checks.size).toBe(30)
     expect(again.tables.checks.get('chk_29')).toEqual(record(29))
+  })
+
+  it('with fsync, syncs the name of a new journal file into its dir before answering a line written there', async () => {
+    const dir = await realpath(await makeTempDir())
+    const store = await Store.open({dir, fsync: true, segmentBytes: 100, compactAfterBytes: 1e9})
+    cleanup.push(() => store.close())
+    // the syncs of every file handle, by the path of what each syncs, in their order
+    const log: [string, string][] = []
+    const probe = await open(join(dir, 'probe'), 'w')
+    const handles = Object.getPrototypeOf(probe) as FileHandle
+    await probe.close()
+    const {sync, datasync} = handles
+    const logged = (kind: string, original: () => Promise<void>) =>
+      function (this: FileHandle) {
+        log.push([kind, readlinkSync(`/proc/self/fd/${this.fd}`)])
+        return original.call(this)
+      }
+    handles.sync = logged('sync', sync)
+    handles.datasync = logged('datasync', datasync)
+    try {
+      // each line passes a segment's 100 bytes: the next goes to a new file
+      await store.commit([put('checks', 'chk_1', record(1))])
+      await store.commit([put('checks', 'chk_2', record(2))])
+    } finally {
+      Object.assign(handles, {sync, datasync})
+    }
+    const [first, second] = (await segments(dir)).sort().map((name) => join(dir, name))
+    expect(log).toEqual([
+      ['datasync', first],
+      ['sync', dir],
+      ['datasync', second],
+      ['sync', dir],
+    ])
   })
 
   it('writes each journal line as framed entries with the CRC-32 of what follows it, and a record the same in the documents', async () => {
