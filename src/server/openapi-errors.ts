@@ -44,15 +44,22 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
 
 /** The error codes a route can answer with: those of its shape, then its own. */
 export function errorCodesOf(op: Operation): ErrorCode[] {
+  return [...new Set([...shapeCodesOf(op), ...(op.errors ?? [])])]
+}
+
+/** The error codes every route of the operation's shape can answer with (its scope, path, method, key). */
+export function shapeCodesOf(op: Operation): ErrorCode[] {
   // every route refuses a query parameter it does not take (internal/query.ts)
   const codes: ErrorCode[] = ['validation_failed']
   if (op.scope) codes.push('unauthenticated')
   if (op.scope === 'write') codes.push('insufficient_scope')
   const params = pathParams(op.path)
   if (params.length > 0) codes.push('not_found')
-  if (op.body) codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type', 'unsupported_content_encoding')
+  // every write reads its body, one that takes none too (NoBody): none or `{}`
+  if (op.method !== 'get')
+    codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type', 'unsupported_content_encoding')
   if (op.idempotent) codes.push('idempotency_key_reused')
-  return [...new Set([...codes, ...(op.errors ?? [])])]
+  return codes
 }
 
 const ErrorDetail = z.object({path: z.string(), message: z.string(), external_id: z.string().optional()})
@@ -118,7 +125,10 @@ function errorHeaders(codes: ErrorCode[]): Record<string, unknown> {
 /** An error answer for exactly these codes; an answer to HEAD has no body. */
 function errorResponse(codes: ErrorCode[], head: boolean) {
   return {
-    description: codes.map((code) => `\`${code}\`: ${ERROR_MEANINGS[code] ?? code}`).join('; '),
+    // a HEAD's answer points to its GET's, which says what each code means
+    description: head
+      ? `\`${errorAnswerName(codes, false)}\` without its body.`
+      : codes.map((code) => `\`${code}\`: ${ERROR_MEANINGS[code] ?? code}`).join('; '),
     headers: errorHeaders(codes),
     ...(head ? {} : {content: {'application/json': {schema: errorSchema(codes)}}}),
   }

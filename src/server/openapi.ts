@@ -7,7 +7,6 @@ import {SIGNATURE_HEADER} from '../webhooks/signature.js'
 import {serverBase} from '../shared/server-url.js'
 import {ListQuery} from './internal/list.js'
 import {
-  ERROR_MEANINGS,
   errorAnswerName,
   ErrorBody,
   errorComponents,
@@ -16,6 +15,7 @@ import {
   header,
   HEADERS,
   pascal,
+  shapeCodesOf,
 } from './openapi-errors.js'
 import {SharedAnswers} from './openapi-answers.js'
 import {faultable, OPERATIONS, type Operation, pathParams, TAGS} from './operations.js'
@@ -203,9 +203,10 @@ function description(op: Operation, head: boolean): string {
     lines.push(op.scope ? `Needs a key with the \`${op.scope}\` scope.` : 'Needs no key.')
   if (op.body && optionalBody(op.body)) lines.push('Every field of the body is optional: no body at all is `{}`.')
   if (op.idempotent) lines.push('Takes `Idempotency-Key`.')
-  // a HEAD's refusals are its GET's, said there
-  const own = head ? [] : (op.errors ?? []).map((code) => `\`${code}\` (${ERROR_MEANINGS[code] ?? code})`)
-  if (own.length > 0) lines.push(`Refusals of its own: ${own.join('; ')}.`)
+  // a HEAD's refusals are its GET's, said there; what each means, its error answer says
+  const shape = shapeCodesOf(op)
+  const own = head ? [] : (op.errors ?? []).filter((code) => !shape.includes(code))
+  if (own.length > 0) lines.push(`Refusals of its own: ${own.map((code) => `\`${code}\``).join(', ')}.`)
   return lines.join(' ')
 }
 

@@ -252,6 +252,19 @@ describe('real answers match the document', () => {
     expect([...exercised].sort()).toEqual(OPERATIONS.map((op) => op.id).sort())
   })
 
+  test('a write that takes no body refuses one as every write does, with answers its operation lists', async () => {
+    const plain = {body: 'x', headers: {'content-type': 'text/plain'}}
+    for (const [method, path] of [
+      ['POST', '/v1/sim/clock/reset'],
+      ['DELETE', '/v1/sim/faults'],
+    ] as const) {
+      expect((await api(method, path, plain)).status).toBe(415)
+      expect((await api(method, path, {body: '{'})).status).toBe(400)
+      expect((await api(method, path, {body: `"${'x'.repeat(1_100_000)}"`})).status).toBe(413)
+      expect((await api(method, path, {body: '{}', headers: {'content-encoding': 'zstd'}})).status).toBe(415)
+    }
+  })
+
   test('a ping delivery fits the ping webhook, not the event one; an event delivery fits the event one', async () => {
     const hooks = await startReceiver()
     const subscription = {url: hooks.url, event_types: ['check.created']}
