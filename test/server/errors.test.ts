@@ -1,6 +1,7 @@
+import {gzipSync} from 'node:zlib'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {checkWith} from '../helpers/checks.js'
-import {type Answer, OTHER_KEY, READ_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
+import {type Answer, OTHER_KEY, READ_KEY, startTestServer, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
 
 let sim: TestServer
 beforeAll(async () => {
@@ -255,6 +256,38 @@ describe('bad input gets a clear 4xx and stores nothing', () => {
     for (const body of [undefined, {}]) expect((await sim.api('POST', '/v1/sim/clock/reset', {body})).status).toBe(200)
     expect((await sim.api('POST', '/v1/sim/reset', {body: {}})).status).toBe(200)
     await nothingStored()
+  })
+
+  it('an empty body sent chunked or compressed is no body, as one left out is', async () => {
+    // as a client that streams its body sends it: chunked, its length known only once read
+    const streamed = (
+      path: string,
+      headers: Record<string, string> = {},
+      body: RequestInit['body'] = new ReadableStream({start: (stream) => stream.close()}),
+    ) =>
+      fetch(`${sim.url}${path}`, {
+        method: 'POST',
+        headers: {authorization: `Bearer ${WRITE_KEY}`, ...headers},
+        body,
+        duplex: 'half',
+      } as RequestInit)
+    const types: Record<string, string>[] = [{}, {'content-type': 'application/json'}, {'content-type': 'text/plain'}]
+    for (const headers of types) expect((await streamed('/v1/sim/clock/reset', headers)).status).toBe(200)
+    const json = {'content-type': 'application/json'}
+    expect((await streamed('/v1/sim/listen-secret', {...json, 'content-encoding': 'gzip'}, gzipSync(''))).status).toBe(
+      200,
+    )
+    // a body that holds something is still read as one; a body the route needs is still needed
+    const text = await streamed('/v1/sim/clock/reset', {'content-type': 'text/plain'}, 'x')
+    expect([text.status, ((await text.json()) as {error: {code: string}}).error.code]).toEqual([
+      415,
+      'unsupported_media_type',
+    ])
+    const needed = await streamed('/v1/sim/clock/advance', json)
+    expect([needed.status, ((await needed.json()) as {error: {message: string}}).error.message]).toEqual([
+      400,
+      'Request body is not valid JSON: the body is empty.',
+    ])
   })
 
   it('a 2 MiB body is 413 payload_too_large', async () => {

@@ -160,8 +160,16 @@ export async function readJson<S extends z.ZodType>(
     const empty = schema.safeParse({})
     if (empty.success) return empty.data
   }
-  return parseJson(await readJsonText(event, limit), schema, accept)
+  if (!lengthUnknown(event)) return parseJson(await readJsonText(event, limit), schema, accept)
+  // a chunked or encoded body is seen to be empty only once read: then there is none, as without one
+  const empty = schema.safeParse({})
+  const text = await readJsonText(event, limit, empty.success)
+  return text === '' && empty.success ? empty.data : parseJson(text, schema, accept)
 }
+
+/** Whether the body's length is known only once it is read: chunked, or encoded. */
+const lengthUnknown = (event: H3Event) =>
+  requestHeader(event, 'content-length') === undefined || requestHeader(event, 'content-encoding') !== undefined
 
 /** Whether the request has no body: no length or a length of 0, and not chunked; a web request (msw), no stream. */
 function bodyless(event: H3Event): boolean {
@@ -174,16 +182,16 @@ function bodyless(event: H3Event): boolean {
 /**
  * The body's text, as `readJson` reads it before parsing (415 for another
  * content type, 413 above 1 MiB): for a route that may answer from the
- * bytes alone (a replayed push, server/internal/push-replays.ts).
+ * bytes alone (a replayed push, server/internal/push-replays.ts). With
+ * `emptyIsNone`, a body whose length is known only once read (chunked, or
+ * encoded) and that turns out empty is '' whatever its content type.
  */
-export async function readJsonText(event: H3Event, limit = BODY_LIMIT): Promise<string> {
+export async function readJsonText(event: H3Event, limit = BODY_LIMIT, emptyIsNone = false): Promise<string> {
   const type = requestHeader(event, 'content-type') ?? ''
-  if (!JSON_TYPE.test(type)) {
-    // a header can hold any bytes: it is quoted back only when it is plain text
-    const got = PRINTABLE.test(type) ? ` (got "${type}")` : ''
-    throw new ApiError('unsupported_media_type', `Send the body as JSON with "Content-Type: application/json"${got}.`)
-  }
+  const typed = JSON_TYPE.test(type)
+  if (!typed && !(emptyIsNone && lengthUnknown(event))) throw notJsonType(type)
   const body = await readLimited(event, limit)
+  if (!typed && body.length > 0) throw notJsonType(type)
   const text = body.toString('utf8')
   // the request log shows what was sent (docs/api.md, "The request log")
   event.context.requestText = text
@@ -193,6 +201,12 @@ export async function readJsonText(event: H3Event, limit = BODY_LIMIT): Promise<
   const tooLarge = tooLargeToParse(text)
   if (tooLarge) throw new ApiError('payload_too_large', `Request body is not read: ${tooLarge}.`)
   return text
+}
+
+function notJsonType(type: string): ApiError {
+  // a header can hold any bytes: it is quoted back only when it is plain text
+  const got = PRINTABLE.test(type) ? ` (got "${type}")` : ''
+  return new ApiError('unsupported_media_type', `Send the body as JSON with "Content-Type: application/json"${got}.`)
 }
 
 /** `text` parsed and checked as `readJson` does: 400 for malformed JSON, 422 with every problem for the rest. */
