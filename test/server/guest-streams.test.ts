@@ -100,6 +100,20 @@ describe('the table page streams (GET /t/{token}/stream)', () => {
     await vi.waitFor(() => expect(streams.stats()).toMatchObject({topics: 0, streams: 0}))
   })
 
+  it('answer a HEAD that asks for the connection to close with Connection: close, and close it', async () => {
+    const {url} = await serve()
+    const {hostname, port} = new URL(url)
+    const socket = connect(Number(port), hostname)
+    let head = ''
+    socket.on('data', (chunk: Buffer) => (head += chunk.toString('latin1')))
+    const closed = new Promise((resolve) => socket.once('close', resolve))
+    const auth = `Authorization: Bearer ${WRITE_KEY}`
+    socket.write(`HEAD /v1/sim/stream HTTP/1.1\r\nHost: x\r\n${auth}\r\nConnection: close\r\n\r\n`)
+    await closed
+    expect(head).toMatch(/^HTTP\/1\.1 200 OK\r\n/)
+    expect(head.toLowerCase()).toContain('\r\nconnection: close\r\n')
+  })
+
   it('drop a client that stops reading once it is over 1 MiB behind, while the others keep up', async () => {
     const {url, streams} = await serve()
     // 500 items with long names: each change is a message of about 150 KB

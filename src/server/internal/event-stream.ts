@@ -22,7 +22,6 @@ const HEADERS = {
   'content-type': 'text/event-stream',
   'cache-control': 'private, no-cache, no-store, no-transform, must-revalidate, max-age=0',
   'x-accel-buffering': 'no',
-  connection: 'keep-alive',
 }
 
 export interface StreamMessageOut {
