@@ -22,3 +22,18 @@ export async function* newestFirst<T>(
     cursor = page.next_cursor
   }
 }
+
+/**
+ * A list whole, page after page: what a command that takes no paging flags
+ * shows (`locations list`, `faults list`, `snapshots list`: docs/cli.md).
+ *
+ * @example
+ * const locations = await wholeList((page) => client.listLocations(page))
+ */
+export async function wholeList<T>(
+  list: (page: {limit: number; starting_after?: string}) => Promise<List<T>>,
+): Promise<List<T>> {
+  const data: T[] = []
+  for await (const item of newestFirst(list, Infinity)) data.push(item)
+  return {object: 'list', data, has_more: false, next_cursor: null}
+}

@@ -1,5 +1,6 @@
 import type {Fault, List} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
+import {wholeList} from '../../cli/list-pages.js'
 import {renderFaultList} from '../../cli/views/fault.js'
 import {renderPage} from '../../cli/views/page.js'
 
@@ -12,7 +13,7 @@ export default class FaultsList extends ApiCommand<typeof FaultsList> {
   static override examples = ['<%= config.bin %> <%= command.id %>']
 
   public async run(): Promise<List<Fault>> {
-    const page = await this.client.listFaults()
+    const page = await wholeList((params) => this.client.listFaults(params))
     this.log(renderPage(page, renderFaultList, 'faults'))
     return page
   }

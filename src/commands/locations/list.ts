@@ -1,5 +1,6 @@
 import type {List, Location} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
+import {wholeList} from '../../cli/list-pages.js'
 import {renderTable} from '../../cli/views/table.js'
 
 export default class LocationsList extends ApiCommand<typeof LocationsList> {
@@ -17,7 +18,7 @@ export default class LocationsList extends ApiCommand<typeof LocationsList> {
   ]
 
   public async run(): Promise<List<Location>> {
-    const locations = await this.client.listLocations()
+    const locations = await wholeList((params) => this.client.listLocations(params))
     this.log(
       renderTable(locations.data, [
         {header: 'ID', value: (l) => l.id},

@@ -1,5 +1,6 @@
 import type {List, Snapshot} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
+import {wholeList} from '../../cli/list-pages.js'
 import {renderPage} from '../../cli/views/page.js'
 import {renderSnapshotList} from '../../cli/views/snapshot.js'
 
@@ -9,7 +10,7 @@ export default class SnapshotsList extends ApiCommand<typeof SnapshotsList> {
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
 
   public async run(): Promise<List<Snapshot>> {
-    const page = await this.client.listSnapshots({limit: 100})
+    const page = await wholeList((params) => this.client.listSnapshots(params))
     this.log(renderPage(page, renderSnapshotList, 'snapshots'))
     return page
   }
