@@ -15,7 +15,6 @@ const NEXT_STEP: Record<string, string> = {
   payment_declined: 'Send it again without --decline.',
   idempotency_key_reused: 'Pass a new --idempotency-key.',
   version_conflict: 'See the stored version with `tablepay checks get ID`.',
-  payload_too_large: 'Send at most 1 MiB.',
   event_type_not_subscribed:
     'Add the type to the endpoint with `tablepay webhooks update ID -e …`, or resend to an endpoint that takes it.',
   endpoint_disabled: 'A disabled endpoint stays disabled: register a new one with `tablepay webhooks create`.',

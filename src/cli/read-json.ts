@@ -7,16 +7,20 @@ import {readFound} from '../shared/package-file.js'
  * relative path found nowhere here is looked up in the package, as the help's
  * examples (`fixtures/checks/open.json`) name it (shared/package-file.ts).
  * Refuses to wait on an interactive terminal: a forgotten `--file` would
- * otherwise look like a hang.
+ * otherwise look like a hang. `named` says how the command is given a file,
+ * for the messages that ask for one.
  *
  * @example
  * const body = await readJsonObject(flags.file) // cat check.json | tablepay checks push t12
  */
-export async function readJsonObject(file: string | undefined): Promise<Record<string, unknown>> {
+export async function readJsonObject(
+  file: string | undefined,
+  named = '--file FILE',
+): Promise<Record<string, unknown>> {
   const fromStdin = file === undefined || file === '-'
   // no input is a wrong command line, as a missing required flag is: exit 2 (docs/cli.md, "Flags and exit codes")
   if (fromStdin && process.stdin.isTTY) {
-    throw new Errors.CLIError('No JSON to read: pass --file FILE, or pipe the JSON on stdin.', {
+    throw new Errors.CLIError(`No JSON to read: pass ${named}, or pipe the JSON on stdin.`, {
       exit: 2,
       code: 'missing_input',
     })
@@ -36,7 +40,7 @@ export async function readJsonObject(file: string | undefined): Promise<Record<s
     // nothing piped is a wrong command line; a file given that is empty is what it holds, as invalid JSON is
     throw new Errors.CLIError(
       fromStdin
-        ? 'stdin is empty: pass --file FILE, or pipe the JSON on stdin.'
+        ? `stdin is empty: pass ${named}, or pipe the JSON on stdin.`
         : `${file} is empty: put the JSON body in it.`,
       {exit: fromStdin ? 2 : 1, code: 'missing_input'},
     )

@@ -1,6 +1,8 @@
 import {describe, expect, it} from 'vitest'
 import {TablepayApiError, TablepayError} from '../../src/client/errors.js'
 import {describeError, errorBody, suggestionsFor} from '../../src/cli/errors.js'
+import {ApiError} from '../../src/domain/errors.js'
+import {tooLongToSave} from '../../src/domain/snapshot-errors.js'
 
 const notFound = (message: string) => new TablepayApiError(404, {code: 'not_found', message})
 
@@ -25,6 +27,13 @@ describe('suggestionsFor not_found', () => {
   it('an unknown route points to --url, not to an id', () => {
     const [hint] = suggestionsFor(notFound('No such route. The API lives under /v1; see the README for its routes.'))!
     expect(hint).toContain('Check --url')
+  })
+})
+
+describe('suggestionsFor payload_too_large', () => {
+  it("adds nothing to the server's message, which says what to send or keep (a snapshot's limit is not 1 MiB)", () => {
+    for (const {code, message} of [tooLongToSave('lunch'), new ApiError('payload_too_large', 'Request body is…')])
+      expect(suggestionsFor(new TablepayApiError(413, {code, message}))).toBeUndefined()
   })
 })
 

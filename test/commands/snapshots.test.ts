@@ -3,7 +3,7 @@ import {createServer} from 'node:http'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {startServeFlags} from '../helpers/api-server.js'
-import {cliFor} from '../helpers/cli.js'
+import {cliFor, runCommand} from '../helpers/cli.js'
 import {checkWith} from '../helpers/checks.js'
 import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
 import {startSeam, startServer} from '../../src/server/start.js'
@@ -68,6 +68,9 @@ describe('tablepay snapshots', () => {
       code: 1,
       stderr: expect.stringContaining(`Cannot write ${dir}`),
     })
+    expect((await cli(['snapshots', 'export', 'one', '-o', dir])).stderr).toContain(
+      `Name a file in it (${join(dir, 'NAME.json')})`,
+    )
     expect((await stat(dir)).mode).toBe(before)
 
     await writeFile(file, JSON.stringify({...document, name: 'two'}))
@@ -78,7 +81,7 @@ describe('tablepay snapshots', () => {
   })
 
   it('exits 2 with a hint for a malformed or unknown name and a file that is no snapshot, and changes nothing', async () => {
-    const {cli, json, dir} = await setup()
+    const {cli, json, dir, server} = await setup()
     await json(['snapshots', 'save', 'kept'])
     const bad = await cli(['snapshots', 'save', 'Not A Name'])
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('"Not A Name" is not a snapshot name')])
@@ -108,8 +111,20 @@ describe('tablepay snapshots', () => {
       request_id: expect.stringMatching(/^req_/),
       details: [{path: 'tablepay_snapshot', message: expect.any(String)}],
     })
+    // each refusal of the file says what to give instead, in this command's terms
     await writeFile(file, 'not json')
-    expect((await cli(['snapshots', 'import', file])).code).toBe(2)
+    const notJson = await cli(['snapshots', 'import', file])
+    expect([notJson.code, notJson.stderr]).toEqual([
+      2,
+      expect.stringContaining('tablepay snapshots export NAME -o FILE'),
+    ])
+    const missing = await cli(['snapshots', 'import', join(dir, 'missing.json')])
+    expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining('Check the path')])
+    const empty = await runCommand(['snapshots', 'import', '-'], {env: server.env, input: ''})
+    expect([empty.code, empty.stderr]).toEqual([
+      2,
+      expect.stringContaining('stdin is empty: pass the file instead of -'),
+    ])
     expect((await json(['snapshots', 'list'])).data.map((s: {name: string}) => s.name)).toEqual(['kept'])
   })
 

@@ -1,4 +1,5 @@
 import {chmod, stat, writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
 import {Errors, Flags} from '@oclif/core'
 
 /** `--output FILE`: a command's document written to FILE instead of printed (`openapi`, `snapshots export`). */
@@ -17,10 +18,15 @@ export async function writeOutput(file: string, text: string, {secret = false} =
     if (secret) await makePrivate(file)
     await writeFile(file, text, secret ? {mode: 0o600} : {})
   } catch (error) {
+    const directory = (error as NodeJS.ErrnoException).code === 'EISDIR'
     throw new Errors.CLIError(`Cannot write ${file}: ${(error as Error).message}`, {
       exit: 1,
       code: 'output_failed',
-      suggestions: ['Write to a directory that exists and that you can write to, or leave out --output to print it.'],
+      suggestions: [
+        directory
+          ? `Name a file in it (${join(file, 'NAME.json')}), or leave out --output to print it.`
+          : 'Write to a directory that exists and that you can write to, or leave out --output to print it.',
+      ],
     })
   }
 }

@@ -6,6 +6,8 @@ import {readJsonObject} from '../../cli/read-json.js'
 import {asInput, SNAPSHOT_EXIT_CODES} from '../../cli/snapshots/input.js'
 import {renderSnapshotDone} from '../../cli/views/snapshot.js'
 
+const MAKE_ONE = 'Export a snapshot with `tablepay snapshots export NAME -o FILE`, and import that file.'
+
 export default class SnapshotsImport extends ApiCommand<typeof SnapshotsImport> {
   static override summary = "Store an exported snapshot in the account, under the document's name."
 
@@ -22,9 +24,10 @@ export default class SnapshotsImport extends ApiCommand<typeof SnapshotsImport> 
   static override args = {FILE: Args.string({description: 'The exported document; - reads stdin.', required: true})}
 
   public async run(): Promise<Snapshot> {
-    const document = await readJsonObject(this.args.FILE).catch((error: Errors.CLIError) => {
+    const document = await readJsonObject(this.args.FILE, 'the file instead of -').catch((error: Errors.CLIError) => {
       // a file that holds no snapshot document was the wrong thing to name: nothing was done
-      throw new Errors.CLIError(error.message, {exit: 2, code: error.code})
+      const suggestions = error.suggestions ?? (error.code === 'invalid_json' ? [MAKE_ONE] : undefined)
+      throw new Errors.CLIError(error.message, {exit: 2, code: error.code, suggestions})
     })
     const snapshot = await asInput(this.client.importSnapshot(document as unknown as SnapshotDocument))
     this.log(renderSnapshotDone('Imported', snapshot))
