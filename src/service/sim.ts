@@ -53,11 +53,15 @@ export class Sim {
     return this.context.storage.shared !== undefined
   }
 
-  /** Calls `listener` with each clock offset another instance on the database saves; with none, never. */
-  followClock(listener: (offset: number) => void): () => void {
+  /**
+   * Calls `listener` with each clock offset another instance on the database saves, and `missed` each time this
+   * one listens again; with none, never.
+   */
+  followClock(listener: (offset: number) => void, missed: () => void): () => void {
     const {storage} = this.context
-    if (!storage.shared) return () => {}
-    return storage.subscribe(
+    const {shared} = storage
+    if (!shared) return () => {}
+    const unsubscribe = storage.subscribe(
       (changes, remote) => {
         if (!remote) return
         for (const [collection, id, record] of changes)
@@ -65,6 +69,12 @@ export class Sim {
       },
       ['settings'],
     )
+    // a change saved while this instance did not listen was not told to it (docs/postgres.md)
+    const unheard = shared.onReconnect(missed)
+    return () => {
+      unsubscribe()
+      unheard()
+    }
   }
 
   /**

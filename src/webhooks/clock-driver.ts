@@ -9,8 +9,11 @@ export interface ClockStore {
   /** Other instances may share the clock (one database): they save it, and this one follows. */
   readonly shared: boolean
   clockOffset(): Promise<number>
-  /** Calls `listener` with each offset another instance saves. */
-  followClock(listener: (offset: number) => void): () => void
+  /**
+   * Calls `listener` with each offset another instance saves, and `missed` each time one may have gone unheard
+   * (this instance's listening connection opened again).
+   */
+  followClock(listener: (offset: number) => void, missed: () => void): () => void
   /** Runs `change` while no other instance changes the clock: wholly before it or after it. */
   clockTurn<T>(change: () => Promise<T>): Promise<T>
 }
@@ -67,7 +70,11 @@ export class ClockDriver {
 
   /** Follows the offsets other instances save. */
   start(): void {
-    this.#unfollow = this.store.followClock((offset) => void this.#follow(() => offset))
+    this.#unfollow = this.store.followClock(
+      (offset) => void this.#follow(() => offset),
+      // read in turn with the offsets heard: a read that fails (the database gone again) waits for the next time
+      () => void this.syncClock().catch(() => {}),
+    )
   }
 
   /** Where the running advance goes (scheduler ms); undefined when none runs. */

@@ -247,6 +247,28 @@ describe('delivery across instances on one database', () => {
     await until(() => b.dispatcher.clock.offset === 0)
   })
 
+  it('an instance that could not listen while another moved the clock reads the clock once it listens again', async () => {
+    const {db, link, url} = await databaseBehindRelay()
+    cleanup.push(
+      () => db.drop(),
+      () => link.cut(),
+    )
+    const seedFile = await writeSeed(await makeTempDir())
+    const a = await startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile})
+    cleanup.push(() => a.close())
+    const storage = await PgStorage.open({url, connectTimeoutMs: 500})
+    cleanup.push(() => storage.close())
+    const b = await createService(storage, 'http://127.0.0.1:9', {})
+    cleanup.push(() => b.close())
+    // b's network is gone: the database sends a's notification to a session b no longer reads
+    link.silence()
+    link.drop()
+    const advanced = (await call(a.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 7200}})).body
+    expect(b.dispatcher.clock.offset).toBe(0)
+    link.speak()
+    await until(() => b.dispatcher.clock.offset === advanced.offset_seconds * 1000, 15_000)
+  })
+
   it('an attempt the other instance made before the advancing one could claim it counts once in the advance', async () => {
     const {a, b} = await advancingAndOther()
 
