@@ -4,6 +4,8 @@ import {newId} from './ids.js'
 
 /** The longest a fault holds an answer (`delay_ms`). */
 export const MAX_FAULT_DELAY_MS = 60_000
+/** The longest `Retry-After` a fault answers with (`retry_after_s`): a day. */
+export const MAX_RETRY_AFTER_S = 86_400
 
 /** The most strikes a fault counts down, as PostgreSQL's integer keeps what is left (`null` strikes until deleted). */
 export const MAX_FAULT_TIMES = 2 ** 31 - 1
@@ -56,7 +58,7 @@ export const FaultInput = z
       })
       .optional(),
     status: z.union(FAULT_STATUSES.map((s) => z.literal(s))).optional(),
-    retry_after_s: z.int().min(0).max(86_400).optional(),
+    retry_after_s: z.int().min(0).max(MAX_RETRY_AFTER_S).optional(),
     delay_ms: z.int().min(0).max(MAX_FAULT_DELAY_MS).optional(),
     reset: z.boolean().optional(),
     after: z.boolean().optional(),

@@ -11,7 +11,7 @@ import {
   RUN_LENGTH,
   withReferencesAs,
 } from './scenario-references.js'
-import {ClockAdvance} from './schemas.js'
+import {MAX_ADVANCE_S} from './schemas.js'
 import {SnapshotName} from './snapshots.js'
 
 /**
@@ -84,8 +84,6 @@ const Duration = z.union([
   z.number().positive(),
   z.string().refine((text) => secondsOf(text) > 0, {message: 'must be a duration such as 500ms, 5s, 2h or 1h30m'}),
 ])
-// the most the clock route advances at once
-const MAX_ADVANCE_S = ClockAdvance.shape.seconds.maxValue!
 const Advance = Duration.refine((duration) => !(secondsOf(duration) > MAX_ADVANCE_S), {
   message: `must be at most ${formatDuration(MAX_ADVANCE_S)}, the most POST /sim/clock/advance takes`,
 })

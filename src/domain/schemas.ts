@@ -306,11 +306,11 @@ export const Delivery = z.object({
 })
 export type Delivery = z.infer<typeof Delivery>
 
+/** The most the clock advances at once, in seconds: ten years. */
+export const MAX_ADVANCE_S = 10 * 365 * 24 * 3600
+
 export const ClockAdvance = z.strictObject({
-  seconds: z
-    .number()
-    .positive()
-    .max(10 * 365 * 24 * 3600),
+  seconds: z.number().positive().max(MAX_ADVANCE_S),
 })
 
 /** The answer of `POST /webhook-endpoints/{id}/test`: how the signed ping went. */

@@ -44,11 +44,12 @@ describe('clock advance', () => {
     expect(clock.offset_seconds).toBeLessThanOrEqual(5460)
   })
 
-  it('refuses a DURATION it cannot read, or one of zero, with exit 2, saying how to write one', async () => {
+  it('refuses a DURATION it cannot read, of zero or past ten years, with exit 2, saying how to write one', async () => {
     const {cli} = await setup()
     for (const [duration, says] of [
       ['2 hours', '"2 hours" is not a duration: write it like 90,'],
       ['0s', '"0s" is not a duration above zero: write it like 90, 45s, 5m, 2h, 1d or 1h30m.'],
+      ['3651d', '"3651d" is longer than 3650d, the most the clock advances at once.'],
     ]) {
       const {code, stderr} = await cli(['clock', 'advance', duration!])
       expect(code).toBe(2)

@@ -156,6 +156,8 @@ describe('faults add, list and clear', () => {
     const tooLong = await cli(['faults', 'add', '--delay', '90s'])
     expect(tooLong.code).toBe(2)
     expect(tooLong.stderr).toContain('"90s" is longer than 60s')
+    const tooLate = await cli(['faults', 'add', '--status', '503', '--retry-after', '86401'])
+    expect([tooLate.code, tooLate.stderr]).toEqual([2, expect.stringContaining('less than or equal to 86400')])
     const nothing = await cli(['faults', 'add', '--path', '/v1/events'])
     expect(nothing.code).toBe(2)
     expect(nothing.stderr).toContain('A fault needs --status, --delay or --reset')

@@ -3,7 +3,7 @@ import type {Fault, FaultInput} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {positiveDuration} from '../../cli/flags/duration.js'
 import {renderFaultAdded} from '../../cli/views/fault.js'
-import {FAULT_STATUSES, MAX_FAULT_DELAY_MS, MAX_FAULT_TIMES} from '../../domain/faults.js'
+import {FAULT_STATUSES, MAX_FAULT_DELAY_MS, MAX_FAULT_TIMES, MAX_RETRY_AFTER_S} from '../../domain/faults.js'
 
 export default class FaultsAdd extends ApiCommand<typeof FaultsAdd> {
   static override summary = 'Make the next matching API requests fail, slow down or lose their answer.'
@@ -41,7 +41,11 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
         return status
       },
     })(),
-    'retry-after': Flags.integer({summary: 'Retry-After seconds on 429 and 503 (default 1).', min: 0}),
+    'retry-after': Flags.integer({
+      summary: 'Retry-After seconds on 429 and 503 (default 1, at most a day).',
+      min: 0,
+      max: MAX_RETRY_AFTER_S,
+    }),
     delay: Flags.custom<number>({
       summary: 'Hold the answer this long (at most 60s), e.g. 12s or 500ms.',
       parse: async (text) => {
