@@ -57,6 +57,16 @@ export async function startServing(
 ): Promise<RunningServer> {
   const logLines = flags.log ?? Boolean(process.stdout.isTTY)
   const dataDir = flags.memory || flags.database || flags.data === undefined ? undefined : resolve(flags.data)
+  // they act on a data dir's files: without one they would do nothing, unsaid
+  const idle = dataDir === undefined ? (['fsync', 'repair'] as const).find((name) => flags[name]) : undefined
+  if (idle) {
+    const store = flags.database ? 'the records live in the database' : 'everything is kept in memory'
+    throw await cliError(`--${idle} is for a data dir, and ${store}.`, {
+      code: 'invalid_usage',
+      exit: 2,
+      suggestions: [`Give --data DIR, or leave out --${idle}.`],
+    })
+  }
   const starting = startServer({
     port: flags.port,
     host: flags.host,

@@ -236,6 +236,24 @@ describe('exec -- COMMAND', () => {
     expect(stderr).not.toContain('listening')
   })
 
+  it('refuses --fsync or --repair without a data dir as a wrong command line (exit 2), on the lean path too', async () => {
+    const database = 'postgres://nobody@127.0.0.1:9/none'
+    for (const [args, says] of [
+      [['exec', '--repair', '--', 'node', '-e', '0'], '--repair is for a data dir, and everything is kept in memory.'],
+      [['serve', '--memory', '--fsync', '--port', '0'], '--fsync is for a data dir, and everything is kept in memory.'],
+      [
+        ['serve', '--database', database, '--fsync'],
+        '--fsync is for a data dir, and the records live in the database.',
+      ],
+    ] as const) {
+      const {code, stdout, stderr} = await runCli([...args])
+      expect([code, stdout], args.join(' ')).toEqual([2, ''])
+      expect(stderr).toContain(says)
+      expect(stderr).toContain(`Give --data DIR, or leave out --${says.slice(2, says.indexOf(' '))}.`)
+      expect(stderr).not.toContain('listening')
+    }
+  })
+
   it('refuses a command line without -- COMMAND as a wrong command line (exit 2), starting nothing', async () => {
     const {code, stderr} = await runCommand(['exec', '--seed', 'fixtures/seed.json', 'npm', 'test'])
     expect(code).toBe(2)
