@@ -356,14 +356,14 @@ function errorOf(data: unknown): {error: string} | undefined {
 
 /**
  * An endpoint a step answered with (made, changed or read): the run's receiver accepts what its secret signs,
- * and one on the receiver goes with it, whichever step put it there.
+ * and one on the receiver goes with it, whichever step put it there; one a step moved off it again stays.
  */
 function madeEndpoint(state: RunState, data: unknown): void {
   const [id, url, secret] = ['id', 'url', 'secret'].map((field) => fieldOf(data, [field]))
   if (typeof secret === 'string') state.receiver?.trust(secret)
   const receiver = state.receiver?.url
   if (typeof id !== 'string' || typeof url !== 'string' || receiver === undefined) return
-  if (state.onReceiver.some((endpoint) => endpoint.id === id)) return
+  state.onReceiver = state.onReceiver.filter((endpoint) => endpoint.id !== id)
   if (url === receiver || url.startsWith(`${receiver}/`)) state.onReceiver.push({id, url})
 }
 

@@ -413,6 +413,34 @@ describe('scenario run', () => {
       }
     },
   )
+
+  it('deletes an endpoint that ends the run on its receiver, and keeps one a step moved off it again', async () => {
+    const mine = (
+      await api('POST', '/webhook-endpoints', {url: 'http://127.0.0.1:9/mine', event_types: ['check.created']})
+    ).body.id as string
+    const hook = {url: 'http://127.0.0.1:9/made', event_types: ['check.created']}
+    const path = await file('moved', [
+      {request: {method: 'PATCH', path: `/webhook-endpoints/${mine}`, body: {url: '${receiver}'}}},
+      {request: {method: 'PATCH', path: `/webhook-endpoints/${mine}`, body: {url: 'http://127.0.0.1:9/mine'}}},
+      {id: 'made', webhook_endpoint: {...hook, url: '${receiver}/made'}},
+      {request: {method: 'PATCH', path: '/webhook-endpoints/${made.id}', body: {url: hook.url}}},
+      {id: 'left', webhook_endpoint: {...hook, url: '${receiver}/left'}},
+    ])
+    const before = await endpointUrls()
+    try {
+      const {code, stdout} = await scenario(['run', path, '--json'])
+      expect(code).toBe(0)
+      const report = JSON.parse(stdout)
+      expect([report.ok, report.left_behind]).toEqual([true, undefined])
+      const after = await endpointUrls()
+      expect(after.filter((url) => !before.includes(url))).toEqual([hook.url])
+      expect(after).toContain('http://127.0.0.1:9/mine')
+    } finally {
+      for (const endpoint of (await api('GET', '/webhook-endpoints?limit=100')).body.data)
+        if (!before.includes(endpoint.url) || endpoint.id === mine)
+          await api('DELETE', `/webhook-endpoints/${endpoint.id}`)
+    }
+  })
 })
 
 describe('scenario list and validate', () => {
