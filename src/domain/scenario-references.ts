@@ -109,13 +109,14 @@ export function resolveReferences(value: unknown, lookup: (reference: Reference)
   if (typeof value === 'string') {
     const references = referencesIn(value).filter((r): r is Reference => !('malformed' in r))
     if (references.length === 1 && references[0]!.text === value) return valueOf(references[0]!)
-    let text = value
-    for (const reference of references) {
+    // one pass over the text as written: a value that holds `${…}` itself is text, not a reference to fill in;
+    // a function, so a `$` in the value is not read as a replacement pattern
+    return value.replace(REFERENCE, (whole: string) => {
+      const reference = references.find((r) => r.text === whole)
+      if (reference === undefined) return whole
       const found = valueOf(reference)
-      // a function, so a `$` in the value is not read as a replacement pattern
-      text = text.replace(reference.text, () => (typeof found === 'string' ? found : JSON.stringify(found)))
-    }
-    return text
+      return typeof found === 'string' ? found : JSON.stringify(found)
+    })
   }
   if (Array.isArray(value)) return value.map((item) => resolveReferences(item, lookup))
   if (value !== null && typeof value === 'object')

@@ -19,6 +19,11 @@ describe('references', () => {
     expect(resolveReferences('a ${x} b', () => '$& $1')).toBe('a $& $1 b')
   })
 
+  test('a value that holds a reference itself is text: only what the file wrote is filled in', () => {
+    const named = (ref: {name: string}) => (ref.name === 'pre' ? 'A ${run} B' : values[ref.name])
+    expect(resolveReferences('${pre}|${run}', named)).toBe('A ${run} B|k3x9')
+  })
+
   test("a field is one of the answer's own: an object's built-in properties are none", () => {
     expect(fieldOf({id: 'chk_1', items: [{id: 'l1'}]}, ['items', '0', 'id'])).toBe('l1')
     for (const field of [['constructor'], ['toString'], ['items', 'map'], ['__proto__']])
