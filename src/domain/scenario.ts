@@ -46,32 +46,33 @@ const Path = z
 const Method = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
 /** The headers `fetch` sets itself from the request, or refuses to send (Node's undici throws for each). */
 const FETCH_OWN = new Set(['connection', 'content-length', 'expect', 'keep-alive', 'transfer-encoding', 'upgrade'])
-// what `fetch` sends: a token as the name, a value without line breaks or characters past U+00FF (RFC 9110 §5)
-const Headers = z
-  .record(
-    z.string(),
-    z.string().refine((value) => /^[\t\x20-\x7e\x80-\xff]*$/.test(withReferencesAs(value, 'x')), {
-      message: 'must be a header value: no line breaks or control characters, and none past U+00FF',
-    }),
-  )
-  .superRefine((headers, context) => {
-    for (const name of Object.keys(headers))
-      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
-        context.addIssue({
-          code: 'custom',
-          path: [name],
-          message: "must be a header name: letters, digits and !#$%&'*+.^_`|~-",
-        })
-      else if (FETCH_OWN.has(name.toLowerCase()))
-        context.addIssue({
-          code: 'custom',
-          path: [name],
-          message: "is fetch's own: it sets it from the request, or refuses to send it; leave it out",
-        })
+/** What `fetch` sends as a header's value: no line breaks or control characters, none past U+00FF (RFC 9110 §5). */
+export const isHeaderValue = (text: string): boolean => /^[\t\x20-\x7e\x80-\xff]*$/.test(text)
+/** A header's value as written, its references yet to be filled in: the run checks it again once they are. */
+const headerValue = (text: z.ZodString) =>
+  text.refine((value) => isHeaderValue(withReferencesAs(value, 'x')), {
+    message: 'must be a header value: no line breaks or control characters, and none past U+00FF',
   })
+// what `fetch` sends: a token as the name
+const Headers = z.record(z.string(), headerValue(z.string())).superRefine((headers, context) => {
+  for (const name of Object.keys(headers))
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+      context.addIssue({
+        code: 'custom',
+        path: [name],
+        message: "must be a header name: letters, digits and !#$%&'*+.^_`|~-",
+      })
+    else if (FETCH_OWN.has(name.toLowerCase()))
+      context.addIssue({
+        code: 'custom',
+        path: [name],
+        message: "is fetch's own: it sets it from the request, or refuses to send it; leave it out",
+      })
+})
 /** How deep a step's JSON nests at most: no answer or body of the API nests a tenth as deep. */
 export const MAX_NESTING = 64
-const Key = {idempotency_key: Text.optional()}
+// sent as the Idempotency-Key header
+const Key = {idempotency_key: headerValue(Text).optional()}
 /** The seconds of a duration as written, NaN when it is none (the checks of a union run on what failed it too). */
 const secondsOf = (value: unknown) => {
   try {

@@ -4,7 +4,7 @@ import type {RawAnswer, TablepayClient} from '../client/client.js'
 import {TablepayApiError, TablepayError} from '../client/errors.js'
 import {type SubsetDifference, subsetDifferences} from '../domain/json-subset.js'
 import {hasDotSegment} from '../domain/routes.js'
-import type {Scenario, ScenarioStep, StepKind} from '../domain/scenario.js'
+import {isHeaderValue, type Scenario, type ScenarioStep, type StepKind} from '../domain/scenario.js'
 import {
   fieldOf,
   type Reference,
@@ -309,6 +309,13 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
   // a reference resolved to `.` or `..`: the request would reach another route (domain/scenario.ts, `Path`)
   if (hasDotSegment(request.path)) {
     const error = `Its path ${request.path} has a . or .. segment, which would send it to another route: check the references in it.`
+    return {...base, title, ok: false, differences: [], error}
+  }
+  // a reference resolved to text no header can carry (domain/scenario.ts, `isHeaderValue`)
+  const keyed = request.idempotencyKey === undefined ? {} : {'Idempotency-Key': request.idempotencyKey}
+  const [unsendable] = Object.entries({...request.headers, ...keyed}).filter(([, value]) => !isHeaderValue(value))
+  if (unsendable) {
+    const error = `Its ${unsendable[0]} header holds a line break, a control character or one past U+00FF, which no request can send: check the references in it.`
     return {...base, title, ok: false, differences: [], error}
   }
   let answer: RawAnswer | undefined

@@ -87,6 +87,24 @@ describe('scenario run', () => {
     })
   })
 
+  it('a header a reference fills with text no request can send fails its step, the request not sent', async () => {
+    const euro = {...OPEN, push: {...OPEN.push, items: [{...OPEN.push.items[0], name: 'Soup €5'}]}}
+    const path = await file('euro', [
+      euro,
+      {request: {method: 'GET', path: '/checks/${open.id}', headers: {'X-Note': '${open.items.0.name}'}}, status: null},
+    ])
+    const {code, stdout} = await scenario(['run', path, '--json'])
+    expect(code).toBe(1)
+    const failed = JSON.parse(stdout).steps[1]
+    expect(failed).toMatchObject({
+      ok: false,
+      title: expect.stringMatching(/^request GET \/checks\/chk_\w+$/),
+      error: expect.stringContaining('Its X-Note header holds a line break, a control character or one past U+00FF'),
+    })
+    const logged = (await api('GET', '/sim/requests?limit=100')).body.data.map((r: {path: string}) => r.path)
+    expect(logged).not.toContain(`/v1${failed.title.split(' ')[2]}`)
+  })
+
   it('an action answered otherwise than expected ends the run: the steps after it are skipped', async () => {
     const path = await file('refused', [
       OPEN,
@@ -164,6 +182,11 @@ describe('scenario run', () => {
         'a snapshot name the snapshot routes refuse',
         [OPEN, {restore: 'Lunch Rush'}],
         'step 2 .steps[1].restore: must be 1-64 characters of a-z 0-9 _ -',
+      ],
+      [
+        'an Idempotency-Key no request can send',
+        [OPEN, {pay: {check: '${open.id}', amount_cents: 100, idempotency_key: 'k-€-${run}'}}],
+        'step 2 .steps[1].pay.idempotency_key: must be a header value',
       ],
       [
         'a JSON subset that is no object or array',
