@@ -7,6 +7,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Seed} from './domain/seed-schema.js'
 import {startServer} from './server/start.js'
+import {checkDatabaseUrl} from './shared/database-url.js'
 import {type SeededAccount, simulatorControls, type SimulatorControls} from './simulator-controls.js'
 
 export type {SeededAccount, SimulatorControls}
@@ -46,6 +47,7 @@ export interface Simulator extends SimulatorControls {
  * await sim.close()
  */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  if (options.database !== undefined) checkDatabaseUrl(options.database, 'startSimulator: database')
   const dataDir =
     options.memory === false && !options.database ? await mkdtemp(join(tmpdir(), 'tablepay-sim-')) : undefined
   const seed = typeof options.seed === 'string' ? {seedFile: options.seed} : {seed: options.seed}

@@ -12,13 +12,16 @@ export function displayUrl(url: string): string {
 }
 
 /**
- * Refuses what is not a PostgreSQL URL, with a message that never repeats the URL (it may hold a password).
+ * Refuses what is not a PostgreSQL URL, with a message that never repeats the URL (it may hold a password);
+ * `named`, when given, begins it (oclif names a flag itself).
  *
  * @example
- * checkDatabaseUrl(process.env.TABLEPAY_DATABASE_URL!)
+ * checkDatabaseUrl(options.database, 'startSimulator: database')
  */
-export function checkDatabaseUrl(url: string): string {
-  if (!URL.canParse(url) || !/^postgres(ql)?:$/.test(new URL(url).protocol))
-    throw new Error('--database: give a postgres:// URL, e.g. postgres://user:password@host:5432/tablepay')
+export function checkDatabaseUrl(url: string, named?: string): string {
+  if (!URL.canParse(url) || !/^postgres(ql)?:$/.test(new URL(url).protocol)) {
+    const message = 'give a postgres:// URL, e.g. postgres://user:password@host:5432/tablepay'
+    throw new Error(named ? `${named}: ${message}` : message)
+  }
   return url
 }

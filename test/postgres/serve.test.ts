@@ -126,7 +126,8 @@ describe('serve --database', () => {
     }
     const bad = await runCommand(['serve', '--port', '0', '--database', 'mysql://root:hunter2@db/x'])
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toContain('give a postgres:// URL')
+    expect(bad.stderr).toContain('--database: give a postgres:// URL')
+    expect(bad.stderr).not.toContain('--database: --database')
     expect(bad.stderr).not.toContain('hunter2')
   })
 

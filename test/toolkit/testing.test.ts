@@ -122,6 +122,12 @@ test('an invalid seed is refused with its first problem named', async () => {
   )
 })
 
+test('a database URL that is not PostgreSQL is refused naming the option, never the URL, before any connection', async () => {
+  const refusal = startSimulator({database: 'mysql://root:hunter2@db.invalid/x'})
+  await expect(refusal).rejects.toThrow('startSimulator: database: give a postgres:// URL')
+  await expect(refusal).rejects.not.toThrow('hunter2')
+})
+
 test("node's test runner runs the example that uses tablepay/testing", async () => {
   const child = spawn(process.execPath, ['--test', join('examples', 'node-test', 'simulator.test.mjs')], {
     cwd: ROOT,
