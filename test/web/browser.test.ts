@@ -371,6 +371,44 @@ describe('in a real browser', () => {
     await page.close()
   })
 
+  it("the table page shows a check the POS moved to another location in that location's name and currency", async () => {
+    const key = 'tp_test_rooms_write'
+    const locations = [
+      {id: 'loc_paris', name: 'Paris Room', timezone: 'Europe/Paris', currency: 'EUR'},
+      {id: 'loc_tokyo', name: 'Tokyo Room', timezone: 'Asia/Tokyo', currency: 'JPY'},
+    ]
+    const seed = {
+      accounts: [{id: 'acct_rooms', name: 'Rooms', locations, api_keys: [{key, scopes: ['read', 'write']}]}],
+    }
+    const rooms = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      seedFile: await writeSeed(await makeTempDir(), seed as Seed),
+    })
+    cleanup.push(() => rooms.close())
+    const moved = (version: number, location_id: string) =>
+      call(rooms.url, 'PUT', '/v1/checks/external/moved', {
+        body: checkWith([['ramen', 1, 5000]], {
+          version,
+          location_id,
+          totals: {subtotal_cents: 5000, tax_cents: 0, total_cents: 5000},
+        }),
+        key,
+      })
+    const created = await moved(1, 'loc_paris')
+    expect(created.status).toBe(201)
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+    cleanup.push(() => page.close())
+    await page.goto(created.body.guest_url)
+    await page.getByText('Live:').waitFor()
+    await page.getByText('Paris Room').waitFor()
+    await page.getByText('1 × €50.00').waitFor()
+    expect((await moved(2, 'loc_tokyo')).status).toBe(200)
+    await page.getByText('Tokyo Room').waitFor()
+    await page.getByText('1 × ¥5,000').waitFor()
+    await page.getByRole('button', {name: 'Pay ¥5,000'}).waitFor()
+  })
+
   it('the table page takes an amount written as it shows amounts, and says when the tip is what is too much', async () => {
     // the most a check may total: with any tip, a payment of all of it is more than a payment can be
     const body = checkWith([['feast', 1, 909_090_909_091]], {table: {number: '42'}})

@@ -13,6 +13,8 @@ let check = null
 let stream = null
 let streamed = 0
 let money = currency(null)
+/** The location whose name and currency the page shows: a push may move the check to another one. */
+let placeShown = null
 /** What the amount is: `claimed`, `due` or `other` (typed by the guest). Null: the default. */
 let payFor = null
 /** What the check had been paid when this tab last read its payments, and that reading, one at a time. */
@@ -185,6 +187,11 @@ function renderAmount() {
 
 function render(next) {
   check = next
+  // amounts are in the new location's currency once it is read: until then, in the one shown
+  if (placeShown !== null && check.location_id !== placeShown) {
+    placeShown = check.location_id
+    loadCurrency().then(() => render(check))
+  }
   document.title = `Table ${check.table.number} · Tablepay`
   $('title').textContent = `Table ${check.table.number}`
   $('check-status').textContent = CHECK_STATUS[check.status]
@@ -370,6 +377,7 @@ function follow() {
 async function loadCurrency() {
   const place = await request(`${base}/location`).catch(() => null)
   if (!place) return
+  placeShown = place.id
   money = currency(place.currency)
   $('place').textContent = place.name
 }
