@@ -960,12 +960,20 @@ describe('in a real browser', () => {
     expect([endpoint, first, second].map((answer) => answer.status)).toEqual([201, 201, 201])
   })
 
-  it('an account without endpoints is told to run tablepay listen, not to POST', async () => {
+  it('an account without endpoints is told to run tablepay listen, not to POST; endpoints made and deleted show live', async () => {
     const key = (await sim.api('POST', '/v1/sim/accounts')).body.api_keys[0].key
     const page = await browser.newPage()
     await page.goto(`${sim.url}/#key=${key}`)
     await page.locator('#endpoints').getByText('tablepay listen --forward-to http://localhost:3000/webhooks').waitFor()
     expect(await page.locator('#endpoints').textContent()).not.toContain('POST')
+    // one made, then deleted, through the API: no event tells of either, and the list follows live
+    await page.getByText('● Live').waitFor()
+    const hook = {url: 'https://example.invalid/new-hook', event_types: ['feedback.received']}
+    const made = await sim.api('POST', '/v1/webhook-endpoints', {body: hook, key})
+    expect(made.status).toBe(201)
+    await page.locator('#endpoints').getByText(hook.url).waitFor()
+    expect((await sim.api('DELETE', `/v1/webhook-endpoints/${made.body.id}`, {key})).status).toBe(200)
+    await page.locator('#endpoints').getByText('tablepay listen --forward-to').waitFor()
     await page.close()
   })
 

@@ -410,6 +410,13 @@ function scheduleRefresh() {
   refreshTimer = setTimeout(() => refresh().catch(showError), 200)
 }
 
+/** Whether a request message tells of a write the server took (2xx). */
+function changedSomething(block) {
+  const data = /^data: (.*)$/m.exec(block)?.[1]
+  const entry = data ? JSON.parse(data) : {}
+  return !['GET', 'HEAD'].includes(entry.method) && entry.status >= 200 && entry.status < 300
+}
+
 /** Server-sent events over fetch: EventSource cannot send the Authorization header. */
 async function follow(signal) {
   const response = await fetch('/v1/sim/stream', {headers: {...headersFor('GET'), accept: 'text/event-stream'}, signal})
@@ -430,8 +437,9 @@ async function follow(signal) {
       const block = buffer.slice(0, end)
       buffer = buffer.slice(end + 2)
       if (/^event: (event|delivery|reset)$/m.test(block)) scheduleRefresh()
-      // only the panel: what a request changed comes as an event or a delivery of its own
-      else if (/^event: request$/m.test(block)) scheduleRequests()
+      // a write that changed an endpoint (made, deleted, its secret or chaos) makes no event: the lists are
+      // reloaded after every write that went through; a read only adds a line to the panel
+      else if (/^event: request$/m.test(block)) (changedSomething(block) ? scheduleRefresh : scheduleRequests)()
     }
   }
 }
