@@ -904,7 +904,7 @@ describe('in a real browser', () => {
     expect([favicon.status, favicon.headers.get('content-type')]).toEqual([200, 'image/svg+xml'])
   })
 
-  it('the table page fits the narrowest phones, 320 and 360 px wide: no sideways scroll, no choice cut off or wrapped', async () => {
+  it('the table page fits the narrowest phones, 320 and 360 px wide: no sideways scroll, no choice cut off or wrapped, a long word in a notice too', async () => {
     // a check of its own, open and unpaid: the pay form and its tips show
     const body = checkWith(lines, {table: {number: '21'}})
     const {guest_url} = (await sim.api('PUT', '/v1/checks/external/narrow-21', {body})).body
@@ -923,6 +923,17 @@ describe('in a real browser', () => {
       })
       await page.close()
     }
+    // a claim's notice names an item of one long word, which wraps as the item's own line does
+    const word = 'Rindfleischetikettierungsüberwachungsaufgabenübertragungsgesetz-Teller'
+    const oneWord = checkWith([['long', 1, 900]], {table: {number: '22'}})
+    oneWord.items[0]!.name = word
+    const long = await sim.api('PUT', '/v1/checks/external/narrow-22', {body: oneWord})
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'de-DE'})
+    await page.goto(long.body.guest_url)
+    await page.getByRole('button', {name: `Claim ${word}`}).click()
+    await page.locator('#notice').getByText(word).waitFor()
+    expect(await sideways(page)).toBe(0)
+    await page.close()
   })
 
   it('a dashboard page load and its live reloads add nothing to the request log; the POS’s requests still appear', async () => {
