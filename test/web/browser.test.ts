@@ -275,7 +275,7 @@ describe('in a real browser', () => {
     await page.close()
   })
 
-  it('the table page forgets claims a restore took away, offers a claim again once its payment is refunded, shows a refund made elsewhere, and stands down once the bill is removed', async () => {
+  it('the table page forgets claims a restore took away, offers a claim again once its payment is refunded (here or elsewhere), shows a refund made elsewhere, and stands down once the bill is removed', async () => {
     const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
     const key = scratch.api_keys[0].key
     const body = checkWith(
@@ -326,6 +326,12 @@ describe('in a real browser', () => {
     expect(
       await page.locator('#payments li', {hasText: '· refunded ('}).locator('button:not([disabled])').count(),
     ).toBe(0)
+    // one made elsewhere of what paid the claims offers them again, as the default once more
+    const payments = (await sim.api('GET', `/v1/checks/${created.body.id}/payments`, {key})).body.data
+    const forClaims = payments.find((p: {amount_refunded_cents: number}) => p.amount_refunded_cents === 0)
+    expect((await sim.api('POST', `/v1/sim/payments/${forClaims.id}/refund`, {key, body: {}})).status).toBe(200)
+    await whatIClaimed.waitFor()
+    await expect.poll(() => page.getByLabel('What I claimed').isChecked()).toBe(true)
 
     // the bill removed, nothing on the page acts on it any more
     expect((await sim.api('POST', '/v1/sim/reset', {key})).status).toBe(200)

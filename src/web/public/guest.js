@@ -17,6 +17,8 @@ let money = currency(null)
 let placeShown = null
 /** What the amount is: `claimed`, `due` or `other` (typed by the guest). Null: the default. */
 let payFor = null
+/** How many of this tab's claims the form last offered to pay for. */
+let claimsOffered = 0
 /** What the check had been paid when this tab last read its payments, and that reading, one at a time. */
 let paidSeen = null
 let refreshing = Promise.resolve()
@@ -167,6 +169,9 @@ function updatePayButton() {
 function renderAmount() {
   const claims = unpaidClaims()
   $('for-claimed').hidden = claims.length === 0
+  // offered again (their payment refunded elsewhere), "what I claimed" is the default again, as when first offered
+  if (claims.length > 0 && claimsOffered === 0 && payFor === 'due') payFor = null
+  claimsOffered = claims.length
   if (payFor === null || (payFor === 'claimed' && claims.length === 0)) payFor = claims.length ? 'claimed' : 'due'
   document.querySelector(`input[name="for"][value="${payFor}"]`).checked = true
   if (payFor === 'claimed') {
