@@ -16,6 +16,7 @@ import {
   READ_KEY,
   startTestServer,
   type TestServer,
+  WRITE_KEY,
   writeSeed,
 } from '../helpers/simulator.js'
 
@@ -553,6 +554,19 @@ describe('in a real browser', () => {
       await page.close()
     }
   }
+
+  it("the pages write quantities as the reader's language writes numbers", async () => {
+    const body = checkWith([['wine', 1.5, 1000]], {table: {number: '32'}})
+    const {guest_url} = (await sim.api('PUT', '/v1/checks/external/half-32', {body})).body
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'de-DE'})
+    cleanup.push(() => page.close())
+    await page.goto(guest_url)
+    await page.getByText('1,5 × 10,00 € · 0 of 1,5 claimed').waitFor()
+    const dashboard = await browser.newPage({viewport: {width: 1280, height: 900}, locale: 'de-DE'})
+    cleanup.push(() => dashboard.close())
+    await dashboard.goto(`${sim.url}/#key=${WRITE_KEY}`)
+    await dashboard.locator('#checks tr', {hasText: 'half-32'}).getByText('0 / 1,5').waitFor()
+  })
 
   it("the dashboard shows each check's amounts in its location's currency", async () => {
     const body = checkWith([['pie', 1, 1650]], {table: {number: '31'}, location_id: 'loc_other_a'})

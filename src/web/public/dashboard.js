@@ -1,4 +1,4 @@
-import {$, busyWhile, clock, currency, el, request} from './dom.js'
+import {$, busyWhile, clock, currency, el, quantity, request} from './dom.js'
 
 // the key comes from the URL fragment (#key=…), which browsers never send to the server
 const keyFromHash = () => new URLSearchParams(location.hash.slice(1)).get('key')
@@ -120,7 +120,7 @@ function renderChecks(checks, currencyOf) {
       el('td', {class: 'bare'}, el('span', {class: 'badge', 'data-status': check.payment_status}, check.payment_status.replace('_', ' '))),
       el('td', {class: 'num'}, money.format(check.totals.total_cents)),
       el('td', {class: 'num'}, money.format(check.amount_due_cents)),
-      el('td', {class: 'num'}, `${sumOf(check.items, 'claimed_quantity')} / ${sumOf(check.items, 'quantity')}`),
+      el('td', {class: 'num'}, `${quantity(sumOf(check.items, 'claimed_quantity'))} / ${quantity(sumOf(check.items, 'quantity'))}`),
       el('td', {}, clock(check.updated_at)),
       el('td', {class: 'bare'}, qr, ' ', el('a', {href: check.guest_url, target: '_blank'}, 'Table page')),
     )

@@ -25,6 +25,11 @@ export function el(tag, props = {}, ...children) {
  * Without a currency, plain numbers.
  * @example const eur = currency('EUR'); eur.format(2450) // '€24.50' in English
  */
+const QUANTITY = new Intl.NumberFormat(undefined, {maximumFractionDigits: 3})
+
+/** A quantity (at most to the thousandth) as the reader's language writes numbers: 1.5 is "1,5" in German. */
+export const quantity = (n) => QUANTITY.format(n)
+
 export function currency(code) {
   const format = new Intl.NumberFormat(undefined, code ? {style: 'currency', currency: code} : {minimumFractionDigits: 2})
   // minor units per major unit: 100 for EUR, 1 for JPY

@@ -1,4 +1,4 @@
-import {$, busyWhile, currency, el, idempotencyKey, request} from './dom.js'
+import {$, busyWhile, currency, el, idempotencyKey, quantity as count, request} from './dom.js'
 
 // The page lives at /t/{token}; its API is under the same path, so the token is the only credential.
 const base = location.pathname.replace(/\/+$/, '')
@@ -118,7 +118,7 @@ function renderItem(item) {
       const made = await post('/claims', {items: [{external_id: item.external_id, quantity}]})
       store(claimsKey, [...stored(claimsKey), {id: made.id, items: made.items}])
       payFor = null
-      notify(`You claimed ${quantity} × ${item.name}.`)
+      notify(`You claimed ${count(quantity)} × ${item.name}.`)
       await reload()
     }),
   )
@@ -130,7 +130,7 @@ function renderItem(item) {
       {class: 'item-text'},
       el('strong', {}, item.name),
       item.note ? el('span', {class: 'note'}, item.note) : null,
-      el('span', {class: 'meta'}, `${item.quantity} × ${money.format(item.price_cents)} · ${item.claimed_quantity} of ${item.quantity} claimed`),
+      el('span', {class: 'meta'}, `${count(item.quantity)} × ${money.format(item.price_cents)} · ${count(item.claimed_quantity)} of ${count(item.quantity)} claimed`),
     ),
     claim,
   )
