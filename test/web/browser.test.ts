@@ -568,6 +568,20 @@ describe('in a real browser', () => {
     await dashboard.locator('#checks tr', {hasText: 'half-32'}).getByText('0 / 1,5').waitFor()
   })
 
+  it('the dashboard says when it shows the newest 100 checks of more', async () => {
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    const body = checkWith([['tea', 1, 300]], {location_id: scratch.locations[0].id})
+    for (let i = 0; i < 101; i++)
+      expect((await sim.api('PUT', `/v1/checks/external/many-${i}`, {key, body})).status).toBe(201)
+    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
+    cleanup.push(() => page.close())
+    await page.goto(`${sim.url}/#key=${key}`)
+    await page.getByText('The newest 100 checks: tablepay checks list pages through the rest.').waitFor()
+    // its header, and the newest 100
+    expect(await page.locator('#checks tr').count()).toBe(101)
+  })
+
   it("the dashboard shows each check's amounts in its location's currency", async () => {
     const body = checkWith([['pie', 1, 1650]], {table: {number: '31'}, location_id: 'loc_other_a'})
     expect((await sim.api('PUT', '/v1/checks/external/usd-31', {body, key: OTHER_KEY})).status).toBe(201)

@@ -378,6 +378,7 @@ const refreshLists = latestShown(
   ({checks, events, deliveries, endpoints, currencyOf, chaos}) =>
     keepingFocus(() => {
       renderChecks(checks.data, currencyOf)
+      $('checks-more').hidden = !checks.has_more
       $('events').replaceChildren(...events.data.map(renderEvent))
       $('deliveries').replaceChildren(...deliveries.data.map(renderDelivery))
       renderEndpoints(endpoints.data, chaos)
