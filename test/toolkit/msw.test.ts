@@ -65,6 +65,18 @@ describe('tablepay/msw with setupServer and the typed client', () => {
     expect(invalid).toMatchObject({status: 422, code: 'validation_failed', details: [{path: 'status'}]})
   })
 
+  test('a JSON request without a body is answered as the server answers it: 400 invalid_json, at once', async () => {
+    const answer = await fetch(`${tablepay.url}/checks/external/msw-empty`, {
+      method: 'PUT',
+      headers: {authorization: `Bearer ${tablepay.apiKey}`, 'content-type': 'application/json'},
+    })
+    expect(answer.status).toBe(400)
+    expect(((await answer.json()) as {error: unknown}).error).toMatchObject({
+      code: 'invalid_json',
+      message: 'Request body is not valid JSON: the body is empty.',
+    })
+  })
+
   test('a claimed item cannot be removed: 409 conflict_with_paid_items', async () => {
     const {check} = await client.pushCheck(
       'msw-3',

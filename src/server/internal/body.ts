@@ -88,8 +88,10 @@ async function readLimited(event: H3Event, limit: number): Promise<Buffer> {
     throw tooLarge(limit)()
   }
   grantContinue(event)
-  const web = event.web?.request?.body
-  await (web ? readWebBody(web as unknown as AsyncIterable<Uint8Array>, chunks) : readNodeBody(event.node.req, chunks))
+  // a web request (msw) without a body has none to read: the node request standing in for it never ends
+  const web = event.web?.request
+  const body = (web?.body ?? []) as unknown as AsyncIterable<Uint8Array>
+  await (web ? readWebBody(body, chunks) : readNodeBody(event.node.req, chunks))
   if (chunks.size > chunks.drainLimit) event.node.res.setHeader('connection', 'close')
   if (chunks.size > limit) throw tooLarge(limit)()
   const only = chunks.list[0]
