@@ -160,7 +160,7 @@ export class TablepayClient {
     return this.#call('getCheckByExternalId', {external_check_id: externalId})
   }
 
-  async listChecks(params: ListParams & {status?: Check['status']} = {}): Promise<List<Check>> {
+  async listChecks(params: ListParams & {status?: Check['status']; location_id?: string} = {}): Promise<List<Check>> {
     return this.#call('listChecks', {}, {query: {...params}})
   }
 
@@ -372,10 +372,10 @@ export class TablepayClient {
   }
 
   /** Removes one fault, or all of them without `id`. */
-  async clearFaults(id?: string): Promise<{deleted: number}> {
+  async clearFaults(id?: string): Promise<{object: 'fault_clear'; deleted: number}> {
     if (id === undefined) return this.#call('clearFaults', {})
     await this.deleteFault(id)
-    return {deleted: 1}
+    return {object: 'fault_clear', deleted: 1}
   }
 
   /** Removes one fault (`DELETE /sim/faults/{id}`). */

@@ -151,7 +151,7 @@ export class TablepayEventStreamError extends TablepayError {
     super(
       'unexpected_answer',
       `${request} at ${url} answers an event stream, which never ends: read it with \`tablepay listen\` ` +
-        '(`client.stream()`), not as one answer.',
+        '(`client.openStream()`), not as one answer.',
     )
     this.name = 'TablepayEventStreamError'
   }

@@ -213,10 +213,14 @@ async function apiError(response: Response): Promise<TablepayApiError> {
   try {
     body = JSON.parse(text) as TablepayErrorBody
   } catch {}
-  const error = body.error ?? {
-    code: `http_${response.status}`,
-    message: `HTTP ${response.status} ${response.statusText} from ${response.url}: ${text.slice(0, 200)}`,
-  }
+  // ours has a code and a message; `{"error": "upstream unavailable"}` is a proxy's
+  const ours = typeof body.error?.code === 'string' && typeof body.error.message === 'string'
+  const error = ours
+    ? body.error!
+    : {
+        code: `http_${response.status}`,
+        message: `HTTP ${response.status} ${response.statusText} from ${response.url}: ${text.slice(0, 200)}`,
+      }
   const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN)
   return new TablepayApiError(
     response.status,

@@ -31,6 +31,26 @@ describe('an answer that is JSON but not the API', () => {
   })
 })
 
+describe('an error answer whose body is not the API error', () => {
+  it('is told by its status, http_<status>, with its text: never a code or message left empty', async () => {
+    const bodies = ['{"error":"upstream unavailable"}', '{"error":{}}', '{"error":{"code":5}}']
+    let body = ''
+    const server = createServer((req, res) => {
+      req.resume()
+      res.writeHead(502, {'content-type': 'application/json'}).end(body)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    cleanup.push(() => new Promise((resolve) => server.close(resolve)))
+    const client = new TablepayClient({url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k'})
+    for (body of bodies)
+      await expect(client.getCheck('chk_1')).rejects.toMatchObject({
+        status: 502,
+        code: 'http_502',
+        message: expect.stringContaining(body),
+      })
+  })
+})
+
 describe('an event stream asked for as one answer', () => {
   it('fails the request at once with unexpected_answer, naming the stream, instead of waiting for its end', async () => {
     const sim = await startTestServer({memory: true})
@@ -42,6 +62,7 @@ describe('an event stream asked for as one answer', () => {
       code: 'unexpected_answer',
       message: expect.stringContaining('GET /sim/stream at'),
     })
+    await expect(failed).rejects.toThrow('(`client.openStream()`)')
   })
 })
 
