@@ -184,3 +184,12 @@ test('the msw entry point loads without oclif', async () => {
     await rm(dir, {recursive: true, force: true})
   }
 })
+
+test('a request a fault holds keeps no timer alive once the handlers are closed', async () => {
+  const child = spawn(process.execPath, [join(ROOT, 'test/fixtures/toolkit/held-by-fault.mjs')], {cwd: ROOT})
+  let stdout = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+  child.stderr.pipe(process.stderr)
+  expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0)
+  expect(JSON.parse(stdout)).toEqual([])
+})

@@ -137,7 +137,8 @@ export class Traffic {
     setResponseHeader(event, 'x-tablepay-fault', fault.id)
     if (fault.delay_ms > 0) {
       const from = performance.now()
-      await sleep(fault.delay_ms)
+      // unref'd: a server's connection keeps its process alive meanwhile; a closed simulator's (msw) held request does not
+      await sleep(fault.delay_ms, undefined, {ref: false})
       setResponseHeader(event, 'server-timing', `fault;dur=${Math.round(performance.now() - from)}`)
     }
     if (fault.reset) {
