@@ -49,9 +49,9 @@ async function* follow<T>(first: AsyncGenerator<T>, open: OpenStream<T>, hooks: 
     try {
       yield* messages
     } catch (error) {
-      // undici reports a broken connection as TypeError('terminated'); anything else is not a drop
-      if (!(error instanceof TypeError)) throw error
-      reason = networkReason(error)
+      // a broken connection (the client's TablepayConnectionError around undici's TypeError); anything else is not a drop
+      if (!(error instanceof TablepayConnectionError)) throw error
+      reason = networkReason(error.cause)
     }
     if (hooks.signal.aborted) return
     hooks.onDrop(reason)

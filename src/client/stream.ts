@@ -1,7 +1,7 @@
 import {createParser} from 'eventsource-parser'
 import type {RequestEntry} from '../domain/request-log.js'
 import type {Delivery, Event} from '../domain/schemas.js'
-import {isApiObject, TablepayUnexpectedAnswerError} from './errors.js'
+import {isApiObject, TablepayConnectionError, TablepayUnexpectedAnswerError} from './errors.js'
 
 /** One message of `GET /sim/stream`: a new event, or a delivery that was created or attempted. */
 export type StreamMessage = {type: 'event'; data: Event} | {type: 'delivery'; data: Delivery}
@@ -95,6 +95,8 @@ async function* parseStream(
   } catch (error) {
     // an abort is how the caller stops listening; a server that stops ends the stream
     if (signal?.aborted || (error as Error).name === 'AbortError') return
+    // undici reports a connection broken mid-stream (a server killed) as TypeError('terminated'): typed, as for any call
+    if (error instanceof TypeError) throw new TablepayConnectionError(origin, error)
     throw error
   } finally {
     // a caller that stops early closes the connection

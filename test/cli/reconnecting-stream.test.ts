@@ -1,16 +1,16 @@
 import {describe, expect, it} from 'vitest'
 import {followLiveStream, openReconnectingStream} from '../../src/cli/reconnecting-stream.js'
-import {TablepayApiError, TablepayTimeoutError} from '../../src/client/errors.js'
+import {TablepayApiError, TablepayConnectionError, TablepayTimeoutError} from '../../src/client/errors.js'
 
 interface Rec {
   id: string
   at: number
 }
 
-/** A stream that yields `records`, then breaks as a lost connection does (undici's TypeError). */
+/** A stream that yields `records`, then breaks as the client's does when its connection is lost. */
 async function* breaking(records: Rec[]): AsyncGenerator<Rec> {
   yield* records
-  throw new TypeError('terminated')
+  throw new TablepayConnectionError('http://127.0.0.1:9/v1', new TypeError('terminated'))
 }
 
 /** A stream that yields `records`, then stays open until `signal` aborts. */

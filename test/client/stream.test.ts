@@ -1,7 +1,10 @@
 import {setFlagsFromString} from 'node:v8'
 import {runInNewContext} from 'node:vm'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
+import {TablepayConnectionError} from '../../src/client/errors.js'
 import {checkWith} from '../helpers/checks.js'
 import {startTestServer, WRITE_KEY} from '../helpers/simulator.js'
 
@@ -33,5 +36,21 @@ describe('client.openStream', () => {
       expect(first.done).toBe(false)
       expect(first.value).toMatchObject({type: 'event', data: {type: 'check.created'}})
     }
+  })
+
+  it('ends with a TablepayConnectionError, not undici TypeError, when the connection breaks mid-stream', async () => {
+    const event = {object: 'event', id: 'evt_1', type: 'check.created', data: {}}
+    const server = createServer((req, res) => {
+      res.writeHead(200, {'content-type': 'text/event-stream'})
+      res.write(`event: event\ndata: ${JSON.stringify(event)}\n\n`, () => setImmediate(() => req.socket.destroy()))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    cleanup.push(() => new Promise((resolve) => server.close(resolve)))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const messages = await new TablepayClient({url, apiKey: 'k'}).openStream()
+    expect((await messages.next()).value).toMatchObject({type: 'event', data: {id: 'evt_1'}})
+    const broken = await messages.next().catch((error: unknown) => error)
+    expect(broken).toBeInstanceOf(TablepayConnectionError)
+    expect(broken).toMatchObject({code: 'connection_failed', cause: expect.any(TypeError)})
   })
 })
