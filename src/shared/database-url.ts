@@ -19,9 +19,15 @@ export function displayUrl(url: string): string {
  * checkDatabaseUrl(options.database, 'startSimulator: database')
  */
 export function checkDatabaseUrl(url: string, named?: string): string {
-  if (!URL.canParse(url) || !/^postgres(ql)?:$/.test(new URL(url).protocol)) {
-    const message = 'give a postgres:// URL, e.g. postgres://user:password@host:5432/tablepay'
-    throw new Error(named ? `${named}: ${message}` : message)
-  }
+  const refuse = (message: string) => new Error(named ? `${named}: ${message}` : message)
+  if (!URL.canParse(url) || !/^postgres(ql)?:$/.test(new URL(url).protocol))
+    throw refuse('give a postgres:// URL, e.g. postgres://user:password@host:5432/tablepay')
+  const mode = new URL(url).searchParams.get('sslmode')
+  // node-postgres would check the certificate of any mode it does not know, `allow` among them
+  if (mode !== null && !SSL_MODES.includes(mode))
+    throw refuse(`sslmode=${mode} is not taken: give one of ${SSL_MODES.join(', ')} (docs/postgres.md, "Flags")`)
   return url
 }
+
+/** The `sslmode`s tablepay takes: libpq's but `allow`, which tries without SSL first, and node-postgres's `no-verify`. */
+const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify']

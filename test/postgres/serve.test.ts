@@ -128,6 +128,11 @@ describe('serve --database', () => {
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('--database: give a postgres:// URL')
     expect(bad.stderr).not.toContain('--database: --database')
+    // a mode libpq reads otherwise than node-postgres would, or none at all, is refused before any connection
+    for (const mode of ['allow', 'bogus']) {
+      const refused = await runCommand(['serve', '--port', '0', '--database', `${db.url}?sslmode=${mode}`])
+      expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining(`sslmode=${mode} is not taken`)])
+    }
     expect(bad.stderr).not.toContain('hunter2')
   })
 
