@@ -99,6 +99,10 @@ const REFUSALS: Record<string, (user: string, database: string, schema: string) 
   '3F000': (user, _, schema) =>
     schema === 'public' ? tables(user, schema) : `CREATE SCHEMA ${schema} if it is missing; ${tables(user, schema)}`,
   '25006': () => 'point tablepay at a database that takes writes: the primary, not a standby',
+  // the start's statements make tables and indexes: a statement_timeout of a few ms cancels them
+  '57014': (user) =>
+    `a statement_timeout cancelled a statement of the start: lift it for ${user} (ALTER ROLE ${user} SET ` +
+    'statement_timeout = 0), or in the URL (?options=-c%20statement_timeout%3D0)',
   '53300': () =>
     "each instance holds 8 connections: raise the server's max_connections or the role's CONNECTION LIMIT, " +
     'or stop an instance (docs/postgres.md, "Connections")',

@@ -183,6 +183,24 @@ describe('serve --database', () => {
     }
   })
 
+  it('fails to start (exit 1) when a statement_timeout cancels its start, saying how to lift it', async () => {
+    const admin = new pg.Client({connectionString: db.url})
+    await admin.connect()
+    const name = new URL(db.url).pathname.slice(1)
+    await admin.query(`ALTER DATABASE ${name} SET statement_timeout = '1ms'`)
+    const user = decodeURIComponent(new URL(db.url).username)
+    try {
+      expect(await refusedStart(db.url)).toContain(
+        `at ${shown(db.url)}; a statement_timeout cancelled a statement of the start: lift it for ${user} ` +
+          `(ALTER ROLE ${user} SET statement_timeout = 0)`,
+      )
+    } finally {
+      // the database is handed on to the next test as it was
+      await admin.query(`ALTER DATABASE ${name} RESET statement_timeout`)
+      await admin.end()
+    }
+  })
+
   it('fails to start (exit 1) when the database lets it too few connections, saying what to raise', async () => {
     const admin = new pg.Client({connectionString: db.url})
     await admin.connect()
