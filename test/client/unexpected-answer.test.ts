@@ -10,17 +10,22 @@ afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!()
 })
 
+/** A client of a server on a loopback port that answers every request `status` with `body()`, as `type`. */
+async function clientOf(status: number, type: string, body: () => string): Promise<TablepayClient> {
+  const server = createServer((req, res) => {
+    req.resume()
+    res.writeHead(status, {'content-type': type}).end(body())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  cleanup.push(() => new Promise((resolve) => server.close(resolve)))
+  return new TablepayClient({url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k'})
+}
+
 describe('an answer that is JSON but not the API', () => {
   it('fails the call with unexpected_answer, whatever shape it has, instead of handing it on', async () => {
     const shapes = ['null', '5', '[]', '{"data":5}', '{"object":"list","data":5}', '{"status":"ok"}']
     let shape = ''
-    const server = createServer((req, res) => {
-      req.resume()
-      res.writeHead(200, {'content-type': 'application/json'}).end(shape)
-    })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    cleanup.push(() => new Promise((resolve) => server.close(resolve)))
-    const client = new TablepayClient({url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k'})
+    const client = await clientOf(200, 'application/json', () => shape)
     for (shape of shapes) {
       for (const call of [() => client.listChecks(), () => client.getClock(), () => client.advanceClock(3600)])
         await expect(call()).rejects.toMatchObject({code: 'unexpected_answer'})
@@ -35,13 +40,7 @@ describe('an error answer whose body is not the API error', () => {
   it('is told by its status, http_<status>, with its text: never a code or message left empty', async () => {
     const bodies = ['{"error":"upstream unavailable"}', '{"error":{}}', '{"error":{"code":5}}']
     let body = ''
-    const server = createServer((req, res) => {
-      req.resume()
-      res.writeHead(502, {'content-type': 'application/json'}).end(body)
-    })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    cleanup.push(() => new Promise((resolve) => server.close(resolve)))
-    const client = new TablepayClient({url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k'})
+    const client = await clientOf(502, 'application/json', () => body)
     for (body of bodies)
       await expect(client.getCheck('chk_1')).rejects.toMatchObject({
         status: 502,
@@ -69,14 +68,10 @@ describe('an event stream asked for as one answer', () => {
 describe('a path that is not under /v1', () => {
   it('request() refuses it with a TypeError, sending nothing: fetch would resolve `..` to another route', async () => {
     let requests = 0
-    const server = createServer((req, res) => {
+    const client = await clientOf(200, 'text/html', () => {
       requests++
-      req.resume()
-      res.writeHead(200, {'content-type': 'text/html'}).end('<!doctype html>')
+      return '<!doctype html>'
     })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    cleanup.push(() => new Promise((resolve) => server.close(resolve)))
-    const client = new TablepayClient({url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k'})
     for (const path of ['/..', '/checks/%2e%2e/x', '/checks\\..\\', 'checks'])
       await expect(client.request('GET', path)).rejects.toThrow(
         new TypeError(
