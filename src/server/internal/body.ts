@@ -158,13 +158,11 @@ export async function readJson<S extends z.ZodType>(
   accept?: (value: unknown) => z.output<S> | undefined,
   limit = BODY_LIMIT,
 ): Promise<z.output<S>> {
-  if (bodyless(event)) {
-    const empty = schema.safeParse({})
-    if (empty.success) return empty.data
-  }
-  if (!lengthUnknown(event)) return parseJson(await readJsonText(event, limit), schema, accept)
-  // a chunked or encoded body is seen to be empty only once read: then there is none, as without one
+  const none = bodyless(event)
+  if (!none && !lengthUnknown(event)) return parseJson(await readJsonText(event, limit), schema, accept)
+  // no body, or one seen to be empty only once read (chunked, or encoded): `{}` where the schema takes it
   const empty = schema.safeParse({})
+  if (none && empty.success) return empty.data
   const text = await readJsonText(event, limit, empty.success)
   return text === '' && empty.success ? empty.data : parseJson(text, schema, accept)
 }
