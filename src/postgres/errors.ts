@@ -38,8 +38,10 @@ const GONE = new Set(['42P01', '42883', '3F000'])
 const codeOf = (error: unknown): string | undefined =>
   typeof error === 'object' && error !== null ? (error as {code?: unknown}).code?.toString() : undefined
 
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
 /** What an error says went wrong: its code, else its message. */
-const reasonOf = (error: unknown): string => codeOf(error) ?? (error instanceof Error ? error.message : String(error))
+const reasonOf = (error: unknown): string => codeOf(error) ?? messageOf(error)
 
 /** Whether running the unit again may succeed where this attempt failed. */
 export function isRetryable(error: unknown): boolean {
@@ -103,6 +105,10 @@ const REFUSALS: Record<string, (user: string, database: string, schema: string) 
   '57014': (user) =>
     `a statement_timeout cancelled a statement of the start: lift it for ${user} (ALTER ROLE ${user} SET ` +
     'statement_timeout = 0), or in the URL (?options=-c%20statement_timeout%3D0)',
+  // pg_terminate_backend, or a fast shutdown: an ended start has changed nothing it would not make again
+  '57P01': () =>
+    "the database ended the start's connection (an administrator's command, or a shutdown): start again, " +
+    "and check that nothing ends tablepay's connections (pg_terminate_backend, a session killer)",
   '53300': () =>
     "each instance holds 8 connections: raise the server's max_connections or the role's CONNECTION LIMIT, " +
     'or stop an instance (docs/postgres.md, "Connections")',
@@ -129,8 +135,8 @@ const tables = (user: string, schema: string) =>
 /**
  * What a start that failed on the database at `url` fails with: what the database said, and what to do when
  * that is known (a database missing, a login refused, no right to make tables, no writes, no connection left,
- * SSL asked of a server without it, a certificate not trusted); for another database out of reach, that it
- * cannot connect; `cause` as it was otherwise.
+ * the connection ended by an administrator, SSL asked of a server without it, a certificate not trusted); for
+ * another database out of reach, that it cannot connect; `cause` as it was otherwise.
  */
 export function startFailure(url: string, cause: unknown): unknown {
   const refusal = REFUSALS[codeOf(cause) ?? (cause instanceof Error ? cause.message : '')]
@@ -140,7 +146,8 @@ export function startFailure(url: string, cause: unknown): unknown {
     const database = decodeURIComponent(pathname.slice(1)) || user
     // `?options=-c search_path=team_a,public` (docs/postgres.md, "Flags")
     const schema = /search_path=([^\s,]+)/.exec(searchParams.get('options') ?? '')?.[1] ?? 'public'
-    const said = cause instanceof Error ? cause.message : String(cause)
+    // a failure the storage reported (`DatabaseUnavailable`) says what the database said in its cause
+    const said = messageOf(cause instanceof DatabaseUnavailable ? cause.cause : cause)
     return new Error(`postgres: ${said} at ${displayUrl(url)}; ${refusal(user, database, schema)}`, {cause})
   }
   if (!isUnavailable(cause)) return cause

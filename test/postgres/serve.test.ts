@@ -4,7 +4,7 @@ import {TablepayClient} from '../../src/client/client.js'
 import {startSimulator} from '../../src/testing.js'
 import {type CliServer, runCommand, spawnRunning} from '../helpers/cli.js'
 import {startEmbeddedPostgres} from '../../scripts/embedded-postgres.js'
-import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
+import {createTestDatabase, type TestDatabase, untilLockWaited} from '../helpers/postgres.js'
 import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 
 let db: TestDatabase
@@ -146,6 +146,34 @@ describe('serve --database', () => {
     )
     expect(refused.stderr).not.toContain(password())
   })
+
+  // the locks the start waits for (src/postgres/migrations.ts, instance.ts): it waits on a connection an
+  // administrator then ends, on its pool's and on its session's
+  it.for([
+    ['migration', 0x7461626c6570],
+    ['start', 0x74707374],
+  ])(
+    'fails to start (exit 1) when the database ends its connection during the %s lock wait, saying what to do',
+    async ([, lock]) => {
+      const admin = new pg.Client({connectionString: db.url})
+      await admin.connect()
+      try {
+        await admin.query('SELECT pg_advisory_lock($1)', [lock])
+        const said = refusedStart(db.url)
+        await untilLockWaited(admin, 'the start')
+        await admin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        expect(await said).toContain(
+          `terminating connection due to administrator command at ${shown(db.url)}; the database ended the ` +
+            "start's connection (an administrator's command, or a shutdown): start again, and check that nothing " +
+            "ends tablepay's connections",
+        )
+      } finally {
+        await admin.end()
+      }
+    },
+  )
 
   it('fails to start (exit 1) on a database that does not exist, saying to create it', async () => {
     const url = new URL(db.url)
