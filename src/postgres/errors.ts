@@ -90,13 +90,14 @@ const NO_SSL = 'The server does not support SSL connections'
 /**
  * What to do when the database refuses a start, by SQLSTATE, or before it answers by Node's TLS error code or
  * node-postgres's message (`NO_SSL`): `user`, `database` and `schema` (its search path's first) as the URL
- * names them.
+ * names them, and what the database `said`.
  */
-const REFUSALS: Record<string, (user: string, database: string, schema: string) => string> = {
+const REFUSALS: Record<string, (user: string, database: string, schema: string, said: string) => string> = {
   '3D000': (_, database) => `create it (createdb ${database}), or fix the URL`,
   '28P01': () => 'check the user and password in the URL',
   '28000': () => "check the user in the URL, and that the server's pg_hba.conf lets it in",
-  '42501': (user, _, schema) => tables(user, schema),
+  // on tables another role made, the user has the schema's rights: it lacks the tables'
+  '42501': (user, _, schema, said) => (OWNED.test(said) ? owned(user, schema) : tables(user, schema)),
   // no schema of the search path exists, or may be used
   '3F000': (user, _, schema) =>
     schema === 'public' ? tables(user, schema) : `CREATE SCHEMA ${schema} if it is missing; ${tables(user, schema)}`,
@@ -127,6 +128,14 @@ const untrusted =
   '(sslrootcert=/path/to/ca.pem), or, for a sandbox on a network you trust, use sslmode=require, which encrypts ' +
   'without checking the certificate'
 
+/** What the database says of a table or sequence the user may not use or change. */
+const OWNED = /^(permission denied for (table|sequence)|must be owner of) /
+
+/** What a user needs whose tables another role owns, as the role that made them at an earlier start. */
+const owned = (user: string, schema: string) =>
+  `tablepay's tables belong to another role: connect as their owner, or as it GRANT ALL ON ALL TABLES IN ` +
+  `SCHEMA ${schema} TO ${user} and GRANT ALL ON ALL SEQUENCES IN SCHEMA ${schema} TO ${user}`
+
 /** What a user who may not make tables in the schema (or use it: no schema to create in) needs. */
 const tables = (user: string, schema: string) =>
   `tablepay makes its tables at start: GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${user}, ` +
@@ -148,7 +157,7 @@ export function startFailure(url: string, cause: unknown): unknown {
     const schema = /search_path=([^\s,]+)/.exec(searchParams.get('options') ?? '')?.[1] ?? 'public'
     // a failure the storage reported (`DatabaseUnavailable`) says what the database said in its cause
     const said = messageOf(cause instanceof DatabaseUnavailable ? cause.cause : cause)
-    return new Error(`postgres: ${said} at ${displayUrl(url)}; ${refusal(user, database, schema)}`, {cause})
+    return new Error(`postgres: ${said} at ${displayUrl(url)}; ${refusal(user, database, schema, said)}`, {cause})
   }
   if (!isUnavailable(cause)) return cause
   const said = `cannot connect to ${displayUrl(url)} (${reasonOf(cause)}); is the database up and the URL right?`

@@ -211,6 +211,35 @@ describe('serve --database', () => {
     }
   })
 
+  it('fails to start (exit 1) when another role owns its tables, saying what to grant on them', async () => {
+    const admin = new pg.Client({connectionString: db.url})
+    await admin.connect()
+    const user = `tp_other_${process.pid}`
+    // it may make tables in the schema: the tables it finds there, made by the URL's user, are what it may not use
+    await admin.query(`CREATE ROLE ${user} LOGIN`)
+    await admin.query(`GRANT USAGE, CREATE ON SCHEMA public TO ${user}`)
+    try {
+      await (await serve(['--database', db.url])).stop()
+      const url = new URL(db.url)
+      url.username = user
+      url.password = ''
+      const grants =
+        `GRANT ALL ON ALL TABLES IN SCHEMA public TO ${user} and ` +
+        `GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${user}`
+      expect(await refusedStart(url.toString())).toContain(
+        ` at ${shown(db.url)}; tablepay's tables belong to another role: connect as their owner, or as it ${grants}`,
+      )
+      // what it says to do is enough
+      await admin.query(grants.replace(' and ', '; '))
+      await serve(['--database', url.toString()])
+    } finally {
+      await Promise.all(running.splice(0).map((server) => server.stop()))
+      await admin.query(`DROP OWNED BY ${user}`)
+      await admin.query(`DROP ROLE ${user}`)
+      await admin.end()
+    }
+  })
+
   it('fails to start (exit 1) when a statement_timeout cancels its start, saying how to lift it', async () => {
     const admin = new pg.Client({connectionString: db.url})
     await admin.connect()
