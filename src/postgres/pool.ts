@@ -1,4 +1,5 @@
 import pg from 'pg'
+import {defaultRootCert} from '../shared/database-url.js'
 
 const ignore = () => {}
 
@@ -43,14 +44,16 @@ export const PROBED =
 
 /**
  * `url` with its `sslmode` read as libpq (psql) reads it: `require` encrypts without checking the
- * certificate, `verify-full` checks it and the host (docs/postgres.md, "Flags"). node-postgres 8 takes every
- * mode as `verify-full` unless the URL says `uselibpqcompat=true`, and warns on stderr that version 9 will
- * not. `no-verify`, node-postgres's own, is left to it: libpq has no such mode.
+ * certificate, `verify-ca` checks it against the CA of `sslrootcert`, else of ~/.postgresql/root.crt,
+ * `verify-full` checks it and the host (docs/postgres.md, "Flags"). node-postgres 8 takes every mode as
+ * `verify-full` unless the URL says `uselibpqcompat=true`, and warns on stderr that version 9 will not.
+ * `no-verify`, node-postgres's own, is left to it: libpq has no such mode.
  */
 export function libpqSsl(url: string): string {
   const params = URL.canParse(url) ? new URL(url).searchParams : undefined
   if (!params?.has('sslmode') || params.has('uselibpqcompat') || params.get('sslmode') === 'no-verify') return url
-  return `${url}&uselibpqcompat=true`
+  const root = defaultRootCert(params)
+  return `${url}&uselibpqcompat=true${root === undefined ? '' : `&sslrootcert=${encodeURIComponent(root)}`}`
 }
 
 /**

