@@ -3,6 +3,7 @@ import type {RequestListener} from 'node:http'
 import {join, resolve} from 'node:path'
 import {setTimeout} from 'node:timers/promises'
 import type {Seed} from '../domain/seed-schema.js'
+import {DatabaseUnavailable, startFailure} from '../postgres/errors.js'
 import {firstKeys} from '../domain/seeded-account.js'
 import {displayUrl} from '../shared/database-url.js'
 import {registerServer, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
@@ -125,7 +126,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     await service?.close()
     await listener?.close()
     await store.close()
-    throw error
+    // lost before the port opened (the seed, the imports' reads): said as a failed open says it, with what to do
+    throw database && error instanceof DatabaseUnavailable ? startFailure(database, error) : error
   }
 }
 

@@ -199,6 +199,29 @@ describe('serve --database', () => {
     },
   )
 
+  it('fails to start (exit 1) when the database ends its connection while the start reads its accounts, saying what to do', async () => {
+    const first = await serve(['--database', db.url])
+    expect(await first.stop()).toBe(0)
+    // one holds the lock, the other watches: a transaction sees pg_stat_activity as it was when it first looked
+    const [locker, admin] = [new pg.Client({connectionString: db.url}), new pg.Client({connectionString: db.url})]
+    await Promise.all([locker.connect(), admin.connect()])
+    try {
+      // the tables exist: the start opens, migrates nothing, and waits in the seed's read of the accounts
+      await locker.query('BEGIN')
+      await locker.query('LOCK TABLE accounts IN ACCESS EXCLUSIVE MODE')
+      const said = refusedStart(db.url)
+      await untilLockWaited(admin, 'the seed')
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+      )
+      expect(await said).toContain(
+        `terminating connection due to administrator command at ${shown(db.url)}; the database ended the start's`,
+      )
+    } finally {
+      await Promise.all([locker.end(), admin.end()])
+    }
+  })
+
   it('fails to start (exit 1) on a database that does not exist, saying to create it', async () => {
     const url = new URL(db.url)
     url.pathname = '/tablepay_missing'
