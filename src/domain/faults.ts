@@ -42,17 +42,19 @@ const Pattern = z
     'matches no request a fault strikes: faults strike API routes under /v1/ but /v1/sim/…, /v1/health and /v1/openapi.json, e.g. /v1/checks/external/*',
   )
 
+/** The methods a fault matches, in any case: every method an API route takes (PATCH /v1/webhook-endpoints/{id} can fail too). */
+export const FAULT_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+
 /** The body of `POST /v1/sim/faults` (docs/api.md, "Faults and rate limits"). */
 export const FaultInput = z
   .strictObject({
     match: z
       .strictObject({
-        // any case, and every method an API route takes: PATCH /v1/webhook-endpoints/{id} can fail too
         method: z
           .string()
-          .regex(/^(get|head|post|put|patch|delete)$/i, 'one of GET, HEAD, POST, PUT, PATCH or DELETE, in any case')
+          .regex(new RegExp(`^(${FAULT_METHODS.join('|')})$`, 'i'), `one of ${FAULT_METHODS.join(', ')}, in any case`)
           // the document has no pattern for it, which could not say "in any case"
-          .describe('GET, HEAD, POST, PUT, PATCH or DELETE, in any case')
+          .describe(`${FAULT_METHODS.join(', ')}, in any case`)
           .optional(),
         path: Pattern.optional(),
       })

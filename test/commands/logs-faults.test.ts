@@ -149,6 +149,14 @@ describe('faults add, list and clear', () => {
     expect(lost.stderr).not.toContain('Could not reach')
   })
 
+  it('takes --method in any case, HEAD among them, as the API does', async () => {
+    const head = await json(['faults', 'add', '--method', 'head', '--path', '/v1/locations', '--status', '500'])
+    expect(head.match).toEqual({method: 'HEAD', path: '/v1/locations'})
+    const refused = await cli(['faults', 'add', '--method', 'trace', '--status', '500'])
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('"trace" is not one of GET, HEAD')])
+    await cli(['faults', 'clear'])
+  })
+
   it('refuses what the API would refuse, before sending it', async () => {
     expect((await cli(['faults', 'add', '--status', '418'])).code).toBe(2)
     expect((await cli(['faults', 'add', '--status', '503', '--reset'])).code).toBe(2)

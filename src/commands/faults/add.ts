@@ -3,7 +3,13 @@ import type {Fault, FaultInput} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {positiveDuration} from '../../cli/flags/duration.js'
 import {renderFaultAdded} from '../../cli/views/fault.js'
-import {FAULT_STATUSES, MAX_FAULT_DELAY_MS, MAX_FAULT_TIMES, MAX_RETRY_AFTER_S} from '../../domain/faults.js'
+import {
+  FAULT_METHODS,
+  FAULT_STATUSES,
+  MAX_FAULT_DELAY_MS,
+  MAX_FAULT_TIMES,
+  MAX_RETRY_AFTER_S,
+} from '../../domain/faults.js'
 
 export default class FaultsAdd extends ApiCommand<typeof FaultsAdd> {
   static override summary = 'Make the next matching API requests fail, slow down or lose their answer.'
@@ -26,8 +32,13 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
 
   static override flags = {
     method: Flags.string({
-      summary: 'Only requests with this method.',
-      options: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      summary: `Only requests with this method, in any case: ${FAULT_METHODS.join(', ')} (GET takes HEAD too).`,
+      parse: async (text) => {
+        const method = text.toUpperCase()
+        if (!(FAULT_METHODS as readonly string[]).includes(method))
+          throw new Error(`"${text}" is not one of ${FAULT_METHODS.join(', ')}.`)
+        return method
+      },
     }),
     path: Flags.string({
       summary: 'Only paths matching this pattern: * one segment, ** the rest (/v1/checks/external/*).',
