@@ -122,6 +122,40 @@ describe('tablepay/msw with setupServer and the typed client', () => {
     await client.deleteWebhookEndpoint(endpoint.id)
   })
 
+  test('a live stream (GET /sim/stream) sends each change as it happens, and ends when its signal aborts', async () => {
+    const stop = new AbortController()
+    const messages = await client.openStream({signal: stop.signal})
+    const next = messages.next()
+    const {check} = await client.pushCheck('msw-stream', checkWith([], {location_id: 'loc_main'}))
+    expect((await next).value).toMatchObject({type: 'event', data: {type: 'check.created', data: {id: check.id}}})
+    const ended = messages.next()
+    stop.abort()
+    expect(await ended).toEqual({done: true, value: undefined})
+  })
+
+  test('an aborted stream frees its place at once: under msw all come from one address, at most 100 open', async () => {
+    const headers = {authorization: `Bearer ${tablepay.apiKey}`}
+    const open = (stop: AbortController) =>
+      fetch(`${tablepay.url}/sim/stream`, {headers, signal: stop.signal}).then((answer) => answer.status)
+    const stops = Array.from({length: 101}, () => new AbortController())
+    const statuses = await Promise.all(stops.slice(0, 100).map(open))
+    expect(statuses.every((status) => status === 200)).toBe(true)
+    expect(await open(stops[100]!)).toBe(429)
+    stops[0]!.abort()
+    expect(await open(stops[100]!)).toBe(200)
+    for (const stop of stops) stop.abort()
+  })
+
+  test("close() ends the handlers' open streams", async () => {
+    const other = await createTablepayHandlers({seed: TEST_SEED, baseUrl: 'http://127.0.0.1:4848'})
+    server.use(...other.handlers)
+    const messages = await new TablepayClient({url: other.url, apiKey: other.apiKey}).openStream()
+    const ended = messages.next()
+    await other.close()
+    expect(await ended).toEqual({done: true, value: undefined})
+    server.resetHandlers()
+  })
+
   test('runScenario() runs a shipped scenario by name against the handlers', async () => {
     const report = await tablepay.runScenario('refund')
     expect(report).toMatchObject({scenario: 'refund', ok: true, failed: 0, skipped: 0})

@@ -60,8 +60,16 @@ export interface TopicSpec {
   noun?: string
 }
 
+/** Where one stream's bytes go: the node response of `serve`, or the web body of a web request (the msw handlers). */
+interface Sink {
+  write(bytes: Buffer): void
+  end(): void
+  /** What must live as long as the stream does. */
+  holds?: unknown
+}
+
 interface Topic {
-  clients: Set<ServerResponse>
+  clients: Set<Sink>
   /** The bytes of the current state, for topics with a snapshot. */
   latest?: Buffer
   /** Resolves once `latest` holds the snapshot (or a newer state). */
@@ -91,7 +99,7 @@ export class StreamHub {
   constructor(private readonly options: StreamHubOptions) {
     this.limits = {...STREAM_LIMITS, ...options.limits}
     options.shutdown.addEventListener('abort', () => {
-      for (const topic of this.#topics.values()) for (const res of topic.clients) res.end()
+      for (const topic of this.#topics.values()) for (const sink of topic.clients) sink.end()
     })
   }
 
@@ -102,8 +110,11 @@ export class StreamHub {
     return {topics: this.#topics.size, streams, renders: this.#renders}
   }
 
-  /** Answers with a stream of `spec`'s topic; it lasts until the client goes or the server shuts down. */
-  async open(event: H3Event, spec: TopicSpec): Promise<void> {
+  /**
+   * Answers with a stream of `spec`'s topic; it lasts until the client goes or the server shuts down. On node it
+   * resolves then; on a web request, at once with the body.
+   */
+  async open(event: H3Event, spec: TopicSpec): Promise<void | ReadableStream<Uint8Array>> {
     const address = event.node.req.socket?.remoteAddress ?? 'unknown'
     const fromAddress = this.#perAddress.get(address) ?? 0
     if (fromAddress >= this.limits.perAddress) {
@@ -122,29 +133,23 @@ export class StreamHub {
       )
     }
     const topic = existing ?? this.#createTopic(spec)
-    const res = event.node.res
-    topic.clients.add(res)
     this.#perAddress.set(address, fromAddress + 1)
-
+    const release = () => {
+      topic.clients.delete(sink)
+      const left = (this.#perAddress.get(address) ?? 1) - 1
+      if (left > 0) this.#perAddress.set(address, left)
+      else this.#perAddress.delete(address)
+      if (topic.clients.size === 0) topic.close()
+    }
     setResponseHeaders(event, HEADERS)
-    res.writeHead(200)
-    // headers go out now, not with the first message: a client knows it is subscribed before anything happens
-    res.flushHeaders()
-    const closed = new Promise<void>((resolve) => {
-      res.once('close', () => {
-        topic.clients.delete(res)
-        const left = (this.#perAddress.get(address) ?? 1) - 1
-        if (left > 0) this.#perAddress.set(address, left)
-        else this.#perAddress.delete(address)
-        if (topic.clients.size === 0) topic.close()
-        resolve()
-      })
-    })
+    // a web request (toWebHandler) has no connection to write to: h3 answers the handler's web stream as the body
+    const {sink, answer} = event.web ? webStream(release, event.web.request) : nodeStream(event.node.res, release)
+    topic.clients.add(sink)
     await topic.ready
     // a change batch may have gone out first: a snapshot topic's batches are each the whole state, so this repeats it at worst
-    if (topic.latest && !res.writableEnded) res.write(topic.latest)
-    if (event.method === 'HEAD' || this.options.shutdown.aborted) res.end()
-    return closed
+    if (topic.latest) sink.write(topic.latest)
+    if (event.method === 'HEAD' || this.options.shutdown.aborted) sink.end()
+    return answer
   }
 
   /**
@@ -158,11 +163,7 @@ export class StreamHub {
     const topic = this.#topics.get(key)
     if (!topic || topic.clients.size === 0) return
     const bytes = this.#render(make())
-    for (const res of topic.clients) {
-      if (res.writableEnded) continue
-      if (res.writableLength > MAX_BEHIND_BYTES) res.destroy()
-      else res.write(bytes)
-    }
+    for (const sink of topic.clients) sink.write(bytes)
   }
 
   #render(messages: StreamMessageOut[]): Buffer {
@@ -172,13 +173,9 @@ export class StreamHub {
 
   #createTopic(spec: TopicSpec): Topic {
     const {records, keepAliveMs = KEEP_ALIVE_MS} = this.options
-    const clients = new Set<ServerResponse>()
+    const clients = new Set<Sink>()
     const send = (bytes: Buffer) => {
-      for (const res of clients) {
-        if (res.writableEnded) continue
-        if (res.writableLength > MAX_BEHIND_BYTES) res.destroy()
-        else res.write(bytes)
-      }
+      for (const sink of clients) sink.write(bytes)
     }
     const topic: Topic = {clients, ready: Promise.resolve(), close: () => {}}
     // subscribed before the snapshot is read: no change falls between them
@@ -203,4 +200,64 @@ export class StreamHub {
     this.#topics.set(spec.key, topic)
     return topic
   }
+}
+
+/** A stream on `serve`'s node response: `answer` resolves once the connection closes, and `release` has run. */
+function nodeStream(res: ServerResponse, release: () => void): {sink: Sink; answer: Promise<void>} {
+  res.writeHead(200)
+  // headers go out now, not with the first message: a client knows it is subscribed before anything happens
+  res.flushHeaders()
+  const answer = new Promise<void>((resolve) =>
+    res.once('close', () => {
+      release()
+      resolve()
+    }),
+  )
+  const sink: Sink = {
+    write(bytes) {
+      if (res.writableEnded) return
+      if (res.writableLength > MAX_BEHIND_BYTES) res.destroy()
+      else res.write(bytes)
+    },
+    end: () => res.end(),
+  }
+  return {sink, answer}
+}
+
+/**
+ * A stream as a web body, the answer itself. It ends when the reader cancels, or errors as a fetch's body does when
+ * the request's signal aborts; `release` runs once. Its queue holds what the reader has not read yet, to the
+ * bound a node response has.
+ */
+function webStream(release: () => void, request?: Request): {sink: Sink; answer: ReadableStream<Uint8Array>} {
+  let open = true
+  const close = () => {
+    if (open) release()
+    open = false
+  }
+  let controller!: ReadableStreamDefaultController<Uint8Array>
+  const answer = new ReadableStream<Uint8Array>(
+    {start: (c) => void (controller = c), cancel: close},
+    new ByteLengthQueuingStrategy({highWaterMark: MAX_BEHIND_BYTES}),
+  )
+  const fail = (reason: unknown) => {
+    if (open) controller.error(reason)
+    close()
+  }
+  const signal = request?.signal
+  signal?.addEventListener('abort', () => fail(signal.reason), {once: true})
+  const sink: Sink = {
+    write(bytes) {
+      if (!open) return
+      if (controller.desiredSize! >= 0) controller.enqueue(bytes)
+      else fail(new Error('the reader is too far behind'))
+    },
+    end() {
+      if (open) controller.close()
+      close()
+    },
+    // undici's request follows the caller's signal only while the request lives: a collected one never aborts
+    holds: request,
+  }
+  return {sink, answer}
 }
