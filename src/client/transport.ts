@@ -163,6 +163,9 @@ export class Transport {
         },
         opening?.signal,
       )
+    } catch (error) {
+      // the caller's own abort is no failure of the server: it rejects with the signal's reason, as fetch does
+      throw signal?.aborted ? signal.reason : error
     } finally {
       clearTimeout(timer)
     }

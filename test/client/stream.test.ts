@@ -38,6 +38,29 @@ describe('client.openStream', () => {
     }
   })
 
+  it("rejects with the caller's abort, not a TablepayConnectionError, when its signal aborts while the stream opens", async () => {
+    let arrived: () => void = () => {}
+    const server = createServer((req) => {
+      req.resume()
+      arrived()
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    cleanup.push(() => new Promise((resolve) => server.close(resolve)))
+    cleanup.push(async () => server.closeAllConnections())
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    // with a timeout too, which the client joins to the caller's signal
+    for (const timeoutMs of [0, 60_000]) {
+      const stop = new AbortController()
+      const held = new Promise<void>((resolve) => (arrived = resolve))
+      const opening = new TablepayClient({url, apiKey: 'k', timeoutMs}).openStream({signal: stop.signal})
+      await held
+      stop.abort()
+      const error = await opening.catch((error: unknown) => error)
+      expect(error).toBe(stop.signal.reason)
+      expect(error).toMatchObject({name: 'AbortError'})
+    }
+  })
+
   it('ends with a TablepayConnectionError, not undici TypeError, when the connection breaks mid-stream', async () => {
     const event = {object: 'event', id: 'evt_1', type: 'check.created', data: {}}
     const server = createServer((req, res) => {
