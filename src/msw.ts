@@ -52,8 +52,12 @@ export async function createTablepayHandlers(options: TablepayHandlersOptions = 
     handlers: [
       http.all(`${origin}/*`, async ({request}) => {
         const response = await handle(request)
-        // a fault with reset: true: the code under test sees a network error, as from a closed connection
-        return response.headers.has('x-tablepay-connection-reset') ? HttpResponse.error() : response
+        // a fault with reset: true: the code under test sees a network error, as from a closed connection. msw's
+        // fetch rejects with this answer as the error's cause: it carries undici's code for a connection closed
+        // without an answer, so the client says what it says of a real server's reset (the lost answer)
+        return response.headers.has('x-tablepay-connection-reset')
+          ? Object.assign(HttpResponse.error(), {code: 'UND_ERR_SOCKET'})
+          : response
       }),
     ],
     // the controls call the app directly: they work whether or not msw is listening
