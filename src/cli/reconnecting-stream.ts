@@ -26,7 +26,8 @@ export type OpenStream<T> = (signal: AbortSignal) => Promise<AsyncGenerator<T>>
  * tail` read): when the server ends it or the connection breaks, it is
  * opened again (waits of 250 ms doubling to 5 s) until the server answers or
  * `signal` aborts. Resolves once the first stream is open, so nothing after
- * that is missed; a server that is not there at all is an error.
+ * that is missed (or with no messages, when `signal` aborts first); a server
+ * that is not there at all is an error.
  *
  * @example
  * const messages = await openReconnectingStream((signal) => client.openStream({signal}), {
@@ -39,7 +40,15 @@ export async function openReconnectingStream<T>(
   open: OpenStream<T>,
   hooks: ReconnectHooks<T>,
 ): Promise<AsyncGenerator<T>> {
-  return follow(await open(hooks.signal), open, hooks)
+  let first: AsyncGenerator<T>
+  try {
+    first = await open(hooks.signal)
+  } catch (error) {
+    // stopped (Ctrl+C) while the first stream opened: nothing to follow, and nothing went wrong
+    if (hooks.signal.aborted) return (async function* () {})()
+    throw error
+  }
+  return follow(first, open, hooks)
 }
 
 async function* follow<T>(first: AsyncGenerator<T>, open: OpenStream<T>, hooks: ReconnectHooks<T>): AsyncGenerator<T> {

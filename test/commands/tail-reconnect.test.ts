@@ -1,3 +1,5 @@
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {type RequestStreamMessage, TablepayClient} from '../../src/client/client.js'
 import {newAttempts} from '../../src/cli/deliveries/attempt-feed.js'
@@ -261,5 +263,26 @@ describe('what the tails read to draw themselves', () => {
       'PUT /v1/checks/external/while-cut',
       `DELETE /v1/webhook-endpoints/${endpointId}`,
     ])
+  })
+})
+
+describe('a tail stopped while its first stream opens', () => {
+  it('ends quietly, exit 0, as a tail stopped later does', async () => {
+    let arrived!: () => void
+    const reached = new Promise<void>((resolve) => (arrived = resolve))
+    // takes the stream's request and never answers it
+    const silent = createServer(() => arrived())
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    cleanup.push(() => {
+      silent.closeAllConnections()
+      return new Promise((resolve) => silent.close(resolve))
+    })
+    const tail = startCommand(['logs', 'tail'], {
+      env: envFor(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`),
+    })
+    await reached
+    const stopped = await tail.interrupt()
+    expect(stopped.code ?? 0).toBe(0)
+    expect(stopped.stderr).not.toMatch(/error|could not|abort/i)
   })
 })
