@@ -1,3 +1,4 @@
+import {setTimeout as sleep} from 'node:timers/promises'
 import type {AttemptCounter} from './attempt-counter.js'
 import type {SchedulerClock} from './clock.js'
 
@@ -24,6 +25,8 @@ export interface DrivenWork {
   run(): void
   /** The earliest due time not yet reached (scheduler ms). */
   nextDue(): number | undefined
+  /** An attempt of this instance is out to the endpoint of the delivery due next: its failure may disable it. */
+  holdsNext(): boolean
   /** Due work waits only for a free slot: the next attempt to end frees one. */
   waitingForSlot(): boolean
   /** Attempts are out, here or held by another instance. */
@@ -99,7 +102,12 @@ export class ClockDriver {
       this.#timerAt = Infinity
       this.work.run()
     }
-    this.#timer = setTimeout(fire, Math.min(this.clock.realDelayUntil(next), 2 ** 31 - 1)).unref()
+    this.#timer = setTimeout(fire, this.#realDelayUntil(next)).unref()
+  }
+
+  /** Real ms until the clock reaches `at`, within what a timer takes (Node fires a longer one at once). */
+  #realDelayUntil(at: number): number {
+    return Math.min(this.clock.realDelayUntil(at), 2 ** 31 - 1)
   }
 
   #disarm(): void {
@@ -199,9 +207,12 @@ export class ClockDriver {
 
   /**
    * The clock moves to the next due time as soon as every attempt due so far
-   * has started: an attempt out to a slow receiver holds up only its own
-   * delivery's retries, not the other endpoints'. It ends when nothing due
-   * by the target is left to start or out.
+   * has started, unless an attempt is out to that delivery's endpoint: its
+   * failure may yet disable the endpoint (`--disable-after`), so the clock
+   * runs on in real time until the attempt ends or the due time comes, as it
+   * would without the advance. A slow receiver holds up its own endpoint's
+   * attempts, not the other endpoints'. It ends when nothing due by the
+   * target is left to start or out.
    */
   #advanceNow(seconds: number): Promise<number> {
     const {work} = this
@@ -217,7 +228,10 @@ export class ClockDriver {
           if (work.waitingForSlot()) await work.attemptEnds()
           else {
             const next = work.nextDue()
-            if (next !== undefined && next <= target) await this.#moveClock(next)
+            if (next !== undefined && next <= target) {
+              if (work.holdsNext()) await this.#untilEndOr(next)
+              else await this.#moveClock(next)
+            }
             // attempts out here, or held by another instance, end before the advance does
             else if (work.out()) await work.attemptEnds()
             else break
@@ -230,6 +244,16 @@ export class ClockDriver {
         work.run()
       }
     })
+  }
+
+  /** Resolves when an attempt ends, or when the clock reaches `at` in real time, whichever comes first. */
+  async #untilEndOr(at: number): Promise<void> {
+    const reached = new AbortController()
+    await Promise.race([
+      this.work.attemptEnds(),
+      sleep(this.#realDelayUntil(at), undefined, {signal: reached.signal, ref: false}).catch(() => undefined),
+    ])
+    reached.abort()
   }
 
   /**

@@ -62,6 +62,7 @@ export class Dispatcher {
       run: () => this.#pump(),
       wake: () => this.#wake(),
       nextDue: () => scheduler.nextDue(),
+      holdsNext: () => this.#flights.outTo(scheduler.nextWaiting()?.endpointId),
       waitingForSlot: () => scheduler.waitingForSlot,
       out: () => this.#flights.size > 0 || (this.#claims?.size ?? 0) > 0,
       attemptEnds: () => new Promise<void>((resolve) => this.#ended.push(resolve)),
@@ -112,8 +113,7 @@ export class Dispatcher {
   /** Starts what is due now and there is room for, then sets the timer for the next due time. */
   #pump(): void {
     if (this.#closed) return
-    // after a failed journal write no attempt can be recorded: its delivery would stay due and be sent again at once,
-    // forever; a database comes back, though (docs/postgres.md): look again every so often
+    // a failed journal write records no attempt, so each would go again at once; a database heals (docs/postgres.md)
     if (this.service.deliveries.failure) return this.#claims?.recheckLater()
     this.#scheduler.release(this.clock.now())
     this.#startDue()

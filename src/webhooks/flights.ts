@@ -56,6 +56,12 @@ export class Flights {
     while (this.#out.size > 0) await Promise.all([...this.#out.values()].map(({run}) => run))
   }
 
+  /** Whether an attempt is out to `endpointId` (none to no endpoint). */
+  outTo(endpointId: string | undefined): boolean {
+    for (const {out} of this.#out.values()) if (out.endpointId === endpointId) return true
+    return false
+  }
+
   /** Each attempt out. */
   outs(): AttemptOut[] {
     return [...this.#out.values()].map(({out}) => out)

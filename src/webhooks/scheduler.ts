@@ -143,8 +143,13 @@ export class Scheduler {
 
   /** The earliest due time of the entries not yet due, if any. */
   nextDue(): number | undefined {
+    return this.nextWaiting()?.due
+  }
+
+  /** The entry not yet due that falls due first, if any. */
+  nextWaiting(): Entry | undefined {
     for (let top = this.#waiting.peek(); top !== undefined; top = this.#waiting.peek()) {
-      if (this.isCurrent(top)) return top.due
+      if (this.isCurrent(top)) return top
       this.#waiting.pop()
     }
     return undefined

@@ -185,6 +185,56 @@ describe('POST /sim/clock/advance counts the attempts it made', () => {
     ])
   })
 
+  it('sends no attempt of an endpoint that a failure earlier on the way disabled: the failure is recorded first', async () => {
+    const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => 500, {
+      serve: {disableAfter: 1, retrySchedule: [60]},
+    })
+    const endpoint = await register()
+    await push('dis-1')
+    await receiver.waitFor(1)
+    expect((await advance(30)).attempts).toBe(0)
+    await push('dis-2')
+    await receiver.waitFor(2)
+    // one advance past both retries: the first's, 30 s before the second's, goes dead and disables the endpoint
+    expect((await advance(120)).attempts).toBe(1)
+    expect(receiver.received).toHaveLength(3)
+    expect((await sim.api('GET', `/v1/webhook-endpoints/${endpoint.id}`)).body.status).toBe('disabled')
+    const statuses = (await deliveriesOf(endpoint.id)).map((d: {status: string; attempts: unknown[]}) => [
+      d.status,
+      d.attempts.length,
+    ])
+    expect(statuses).toEqual([
+      ['canceled', 1],
+      ['dead', 2],
+    ])
+  })
+
+  it('holds the clock on an attempt out to the endpoint due next further off than a timer takes, with no warning', async () => {
+    const warnings: string[] = []
+    const onWarning = (warning: Error) => warnings.push(warning.name)
+    process.on('warning', onWarning)
+    cleanup.push(async () => process.off('warning', onWarning))
+    let release!: () => void
+    const held = new Promise<number>((resolve) => (release = () => resolve(500)))
+    let requests = 0
+    const {receiver, sim, register, push, advance} = await setup(() => (++requests === 2 ? held : 500), {
+      serve: {retrySchedule: [30 * 86_400]},
+    })
+    await register()
+    await push('far-1')
+    await receiver.waitFor(1)
+    await push('far-2')
+    await receiver.waitFor(2)
+    // far-1's retry is due in 30 days, past the longest timer: the advance waits for far-2's attempt, its answer held
+    const advanced = advance(31 * 86_400)
+    for (let waiting = 0; waiting === 0;)
+      waiting = (await sim.api('GET', '/v1/sim/clock')).body.advance?.waiting_for.length ?? 0
+    release()
+    expect((await advanced).attempts).toBe(2)
+    expect(receiver.received).toHaveLength(4)
+    expect(warnings).toEqual([])
+  })
+
   it.each([
     ['its endpoint deleted', 'DELETE', 0],
     ['retried', 'POST', 1],

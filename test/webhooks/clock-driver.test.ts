@@ -43,6 +43,7 @@ function setup({shared = false, hold = false} = {}) {
       }
     },
     nextDue: () => (state.due.length > 0 ? T0 + Math.min(...state.due) : undefined),
+    holdsNext: () => false,
     waitingForSlot: () => false,
     out: () => state.out > 0,
     attemptEnds: () => new Promise((resolve) => state.ends.push(resolve)),
@@ -146,6 +147,7 @@ describe('ClockDriver: the timer', () => {
     const work: DrivenWork = {
       run: () => void runs.push(wall - T0),
       nextDue: () => due,
+      holdsNext: () => false,
       waitingForSlot: () => false,
       out: () => false,
       attemptEnds: () => Promise.resolve(),
