@@ -158,56 +158,39 @@ describe('the scheduler clock at the end of year 9999', () => {
 })
 
 describe('POST /sim/clock/advance counts the attempts it made', () => {
-  it('a delivery whose endpoint was disabled on the way is canceled when it comes due, and is no attempt', async () => {
-    const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => 500, {
-      serve: {disableAfter: 1, retrySchedule: [60]},
-    })
-    const endpoint = await register()
-    await push('dis-1')
-    await receiver.waitFor(1)
-    expect((await advance(30)).attempts).toBe(0)
-    // due 30 s after the first: its retry comes after the first's, which goes dead and disables the endpoint
-    await push('dis-2')
-    await receiver.waitFor(2)
-    expect((await advance(0.001)).attempts).toBe(0)
-    // the first's retry fails, and the endpoint is disabled, before the advance answers
-    expect((await advance(30)).attempts).toBe(1)
-    expect((await advance(60)).attempts).toBe(0)
-    expect(receiver.received).toHaveLength(3)
-    expect((await sim.api('GET', `/v1/webhook-endpoints/${endpoint.id}`)).body.status).toBe('disabled')
-    const statuses = (await deliveriesOf(endpoint.id)).map((d: {status: string; attempts: unknown[]}) => [
-      d.status,
-      d.attempts.length,
-    ])
-    expect(statuses).toEqual([
-      ['canceled', 1],
-      ['dead', 2],
-    ])
-  })
-
-  it('sends no attempt of an endpoint that a failure earlier on the way disabled: the failure is recorded first', async () => {
-    const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => 500, {
-      serve: {disableAfter: 1, retrySchedule: [60]},
-    })
-    const endpoint = await register()
-    await push('dis-1')
-    await receiver.waitFor(1)
-    expect((await advance(30)).attempts).toBe(0)
-    await push('dis-2')
-    await receiver.waitFor(2)
-    // one advance past both retries: the first's, 30 s before the second's, goes dead and disables the endpoint
-    expect((await advance(120)).attempts).toBe(1)
-    expect(receiver.received).toHaveLength(3)
-    expect((await sim.api('GET', `/v1/webhook-endpoints/${endpoint.id}`)).body.status).toBe('disabled')
-    const statuses = (await deliveriesOf(endpoint.id)).map((d: {status: string; attempts: unknown[]}) => [
-      d.status,
-      d.attempts.length,
-    ])
-    expect(statuses).toEqual([
-      ['canceled', 1],
-      ['dead', 2],
-    ])
-  })
+  // the first's retry, 30 s before the second's, fails, goes dead and disables the endpoint: whether the clock gets
+  // there in steps or in one advance past both, that is recorded before the second's retry comes due
+  it.each([
+    ['in steps', [0.001, 30, 60], [0, 1, 0]],
+    ['in one advance past both retries', [120], [1]],
+  ])(
+    'a delivery whose endpoint was disabled on the way is canceled when it comes due, and is no attempt: %s',
+    async (_, steps, attempts) => {
+      const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => 500, {
+        serve: {disableAfter: 1, retrySchedule: [60]},
+      })
+      const endpoint = await register()
+      await push('dis-1')
+      await receiver.waitFor(1)
+      expect((await advance(30)).attempts).toBe(0)
+      // due 30 s after the first: its retry comes after the first's
+      await push('dis-2')
+      await receiver.waitFor(2)
+      const made: number[] = []
+      for (const seconds of steps) made.push((await advance(seconds)).attempts)
+      expect(made).toEqual(attempts)
+      expect(receiver.received).toHaveLength(3)
+      expect((await sim.api('GET', `/v1/webhook-endpoints/${endpoint.id}`)).body.status).toBe('disabled')
+      const statuses = (await deliveriesOf(endpoint.id)).map((d: {status: string; attempts: unknown[]}) => [
+        d.status,
+        d.attempts.length,
+      ])
+      expect(statuses).toEqual([
+        ['canceled', 1],
+        ['dead', 2],
+      ])
+    },
+  )
 
   it('holds the clock on an attempt out to the endpoint due next further off than a timer takes, with no warning', async () => {
     const warnings: string[] = []
