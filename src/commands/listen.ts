@@ -99,6 +99,8 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
           onReconnect: (count) => this.notice(renderReconnected({count, noun: 'attempt'})),
         },
       )
+      // stopped while its stream opened: no endpoint to make
+      if (stopped.aborted) return
       endpoint = await this.#register()
       for await (const {delivery, attempt} of messages) {
         if (delivery.endpoint_id !== endpoint.id) continue

@@ -34,13 +34,15 @@ and first prints the attempts made meanwhile to deliveries created since or stil
   public async run(): Promise<void> {
     // an endpoint that does not exist would only ever show nothing: say so (not_found) instead of waiting
     if (this.flags.endpoint) await this.tailClient.getWebhookEndpoint(this.flags.endpoint)
+    const signal = abortOnSignal()
     const feed = await followAttempts(this.tailClient, {
-      signal: abortOnSignal(),
+      signal,
       endpointId: this.flags.endpoint,
       onDrop: (reason) => this.notice(renderStreamDropped(reason)),
       onReconnect: (count) => this.notice(renderReconnected({count, noun: 'attempt'})),
     })
-    this.notice(style.dim('Waiting for delivery attempts. Ctrl+C to stop.'))
+    // stopped while its stream opened: it ends at once, and waits for nothing
+    if (!signal.aborted) this.notice(style.dim('Waiting for delivery attempts. Ctrl+C to stop.'))
     for await (const {delivery, attempt} of feed)
       this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))
   }

@@ -29,12 +29,14 @@ and first prints the requests logged meanwhile that the request log still holds 
   static override flags = requestFilterFlags
 
   public async run(): Promise<void> {
+    const signal = abortOnSignal()
     const entries = await followRequests(this.tailClient, await requestFilters(this.tailClient, this.flags), {
-      signal: abortOnSignal(),
+      signal,
       onDrop: (reason) => this.notice(renderStreamDropped(reason)),
       onReconnect: (count) => this.notice(renderReconnected({count, noun: 'request'})),
     })
-    this.notice(style.dim('Waiting for requests. Ctrl+C to stop.'))
+    // stopped while its stream opened: it ends at once, and waits for nothing
+    if (!signal.aborted) this.notice(style.dim('Waiting for requests. Ctrl+C to stop.'))
     for await (const entry of entries) this.emit(entry, renderRequestLine(fieldsOf(entry)))
   }
 }
