@@ -202,9 +202,24 @@ export async function openTestStore(): Promise<{store: Store | PgStorage; close(
   }
 }
 
+/** The sessions on the database that wait for a lock. */
+const LOCK_WAITERS = "FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+
 /** Resolves once a session on `client`'s database waits for a lock (the statement under test); throws after 10 s. */
 export async function untilLockWaited(client: pg.Client, what: string): Promise<void> {
-  const waiting = "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
-  for (const deadline = Date.now() + 10_000; (await client.query(waiting)).rowCount === 0;)
+  for (const deadline = Date.now() + 10_000; (await client.query(`SELECT 1 ${LOCK_WAITERS}`)).rowCount === 0;)
     if (Date.now() > deadline) throw new Error(`${what} never waited for a lock`)
+}
+
+/** Once a session waits for a lock (`untilLockWaited`), ends it as an administrator's `pg_terminate_backend` does. */
+export async function endOnceLockWaited(client: pg.Client, what: string): Promise<void> {
+  await untilLockWaited(client, what)
+  await client.query(`SELECT pg_terminate_backend(pid) ${LOCK_WAITERS}`)
+}
+
+/** A connection of the test's own to the database at `url`, as an administrator's. */
+export async function connectAdmin(url: string): Promise<pg.Client> {
+  const client = new pg.Client({connectionString: url})
+  await client.connect()
+  return client
 }

@@ -7,7 +7,7 @@ import {startSimulator} from '../../src/testing.js'
 import {type CliServer, runCli, runCommand, spawnRunning} from '../helpers/cli.js'
 import {makeTempDir} from '../helpers/simulator.js'
 import {startEmbeddedPostgres} from '../../scripts/embedded-postgres.js'
-import {createTestDatabase, type TestDatabase, untilLockWaited} from '../helpers/postgres.js'
+import {connectAdmin, createTestDatabase, endOnceLockWaited, type TestDatabase} from '../helpers/postgres.js'
 import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 
 let db: TestDatabase
@@ -99,8 +99,7 @@ describe('serve --database', () => {
 
   it('ignores a note on its channel that no instance sends, and goes on hearing the others', async () => {
     const server = await serve(['--database', db.url])
-    const other = new pg.Client({connectionString: db.url})
-    await other.connect()
+    const other = await connectAdmin(db.url)
     try {
       await other.query('LISTEN tablepay_notes')
       const welcomed = new Promise<string>((resolve) =>
@@ -179,15 +178,11 @@ describe('serve --database', () => {
   ])(
     'fails to start (exit 1) when the database ends its connection during the %s lock wait, saying what to do',
     async ([, lock]) => {
-      const admin = new pg.Client({connectionString: db.url})
-      await admin.connect()
+      const admin = await connectAdmin(db.url)
       try {
         await admin.query('SELECT pg_advisory_lock($1)', [lock])
         const said = refusedStart(db.url)
-        await untilLockWaited(admin, 'the start')
-        await admin.query(
-          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-        )
+        await endOnceLockWaited(admin, 'the start')
         expect(await said).toContain(
           `terminating connection due to administrator command at ${shown(db.url)}; the database ended the ` +
             "start's connection (an administrator's command, or a shutdown): start again, and check that nothing " +
@@ -203,17 +198,13 @@ describe('serve --database', () => {
     const first = await serve(['--database', db.url])
     expect(await first.stop()).toBe(0)
     // one holds the lock, the other watches: a transaction sees pg_stat_activity as it was when it first looked
-    const [locker, admin] = [new pg.Client({connectionString: db.url}), new pg.Client({connectionString: db.url})]
-    await Promise.all([locker.connect(), admin.connect()])
+    const [locker, admin] = await Promise.all([connectAdmin(db.url), connectAdmin(db.url)])
     try {
       // the tables exist: the start opens, migrates nothing, and waits in the seed's read of the accounts
       await locker.query('BEGIN')
       await locker.query('LOCK TABLE accounts IN ACCESS EXCLUSIVE MODE')
       const said = refusedStart(db.url)
-      await untilLockWaited(admin, 'the seed')
-      await admin.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-      )
+      await endOnceLockWaited(admin, 'the seed')
       expect(await said).toContain(
         `terminating connection due to administrator command at ${shown(db.url)}; the database ended the start's`,
       )
@@ -239,8 +230,7 @@ describe('serve --database', () => {
   })
 
   it('fails to start (exit 1) when its user may not make tables, saying what to grant', async () => {
-    const admin = new pg.Client({connectionString: db.url})
-    await admin.connect()
+    const admin = await connectAdmin(db.url)
     const user = `tp_limited_${process.pid}`
     await admin.query(`CREATE ROLE ${user} LOGIN`)
     try {
@@ -259,8 +249,7 @@ describe('serve --database', () => {
   })
 
   it('fails to start (exit 1) when another role owns its tables, saying what to grant on them', async () => {
-    const admin = new pg.Client({connectionString: db.url})
-    await admin.connect()
+    const admin = await connectAdmin(db.url)
     const user = `tp_other_${process.pid}`
     // it may make tables in the schema: the tables it finds there, made by the URL's user, are what it may not use
     await admin.query(`CREATE ROLE ${user} LOGIN`)
@@ -288,8 +277,7 @@ describe('serve --database', () => {
   })
 
   it('fails to start (exit 1) when a statement_timeout cancels its start, saying how to lift it', async () => {
-    const admin = new pg.Client({connectionString: db.url})
-    await admin.connect()
+    const admin = await connectAdmin(db.url)
     const name = new URL(db.url).pathname.slice(1)
     await admin.query(`ALTER DATABASE ${name} SET statement_timeout = '1ms'`)
     const user = decodeURIComponent(new URL(db.url).username)
@@ -306,8 +294,7 @@ describe('serve --database', () => {
   })
 
   it('fails to start (exit 1) when the database lets it too few connections, saying what to raise', async () => {
-    const admin = new pg.Client({connectionString: db.url})
-    await admin.connect()
+    const admin = await connectAdmin(db.url)
     const user = `tp_few_${process.pid}`
     const database = new URL(db.url).pathname.slice(1)
     // one connection: a start holds several (its listening connection, its pool's, its session)
@@ -328,8 +315,7 @@ describe('serve --database', () => {
   })
 
   it('fails to start (exit 1) on a database that takes no writes, saying to use the primary', async () => {
-    const admin = new pg.Client({connectionString: db.url})
-    await admin.connect()
+    const admin = await connectAdmin(db.url)
     const database = new URL(db.url).pathname.slice(1)
     // as a standby's sessions are
     await admin.query(`ALTER DATABASE ${database} SET default_transaction_read_only = on`)
@@ -344,8 +330,7 @@ describe('serve --database', () => {
   })
 
   it('fails to start (exit 1) on a schema holding tables of its names that it did not make, and makes none there', async () => {
-    const admin = new pg.Client({connectionString: db.url})
-    await admin.connect()
+    const admin = await connectAdmin(db.url)
     try {
       // another application's tables, in the schema tablepay would make its own in
       await admin.query('CREATE TABLE events (id serial PRIMARY KEY, name text); CREATE TABLE accounts (id int)')
