@@ -47,6 +47,19 @@ const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!()
 })
+
+/** A server of its own whose one account, `id`, has these locations and a read and write `key`; closed after the test. */
+async function serverOfOneAccount(id: string, key: string, locations: Seed['accounts'][number]['locations']) {
+  const seed = {accounts: [{id, name: id, locations, api_keys: [{key, scopes: ['read', 'write']}]}]}
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    seedFile: await writeSeed(await makeTempDir(), seed as Seed),
+  })
+  cleanup.push(() => server.close())
+  return server
+}
+
 afterAll(async () => {
   await browser?.close()
   await receiver?.close()
@@ -384,15 +397,7 @@ describe('in a real browser', () => {
       {id: 'loc_paris', name: 'Paris Room', timezone: 'Europe/Paris', currency: 'EUR'},
       {id: 'loc_tokyo', name: 'Tokyo Room', timezone: 'Asia/Tokyo', currency: 'JPY'},
     ]
-    const seed = {
-      accounts: [{id: 'acct_rooms', name: 'Rooms', locations, api_keys: [{key, scopes: ['read', 'write']}]}],
-    }
-    const rooms = await startServer({
-      port: 0,
-      host: '127.0.0.1',
-      seedFile: await writeSeed(await makeTempDir(), seed as Seed),
-    })
-    cleanup.push(() => rooms.close())
+    const rooms = await serverOfOneAccount('acct_rooms', key, locations)
     const moved = (version: number, location_id: string) =>
       call(rooms.url, 'PUT', '/v1/checks/external/moved', {
         body: checkWith([['ramen', 1, 5000]], {
@@ -614,15 +619,7 @@ describe('in a real browser', () => {
       currency: i === 0 ? 'JPY' : 'EUR',
     }))
     const key = 'tp_test_many_write'
-    const seed = {
-      accounts: [{id: 'acct_many', name: 'Many Rooms', locations, api_keys: [{key, scopes: ['read', 'write']}]}],
-    }
-    const many = await startServer({
-      port: 0,
-      host: '127.0.0.1',
-      seedFile: await writeSeed(await makeTempDir(), seed as Seed),
-    })
-    cleanup.push(() => many.close())
+    const many = await serverOfOneAccount('acct_many', key, locations)
     const body = checkWith([['ramen', 1, 1500]], {table: {number: '7'}, location_id: 'loc_0'})
     expect((await call(many.url, 'PUT', '/v1/checks/external/yen-7', {body, key})).status).toBe(201)
     // 1,500 and its tax of 150, in yen, which have no decimals
