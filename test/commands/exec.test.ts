@@ -6,6 +6,7 @@ import {type AddressInfo, connect} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it, onTestFinished} from 'vitest'
+import {isAlive} from '../../src/shared/process-alive.js'
 import {READ_KEY, ROOT, runCli, runCommand, spawnRunning, WRITE_KEY} from '../helpers/cli.js'
 
 const SECRET = 'whsec_exec_test_secret_0123456789'
@@ -38,15 +39,6 @@ function refused(url: string): Promise<boolean> {
     socket.once('connect', () => resolve(socket.destroy() && false))
     socket.once('error', () => resolve(true))
   })
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** The URL exec's notice on stderr names. */
@@ -89,7 +81,7 @@ describe('exec -- COMMAND', () => {
       TABLEPAY_WEBHOOK_SECRET: SECRET,
     })
     expect(stderr).toContain(`listening on ${url}`)
-    expect(alive(seen.pid)).toBe(false)
+    expect(isAlive(seen.pid)).toBe(false)
     expect(await refused(url)).toBe(true)
   })
 
@@ -128,7 +120,7 @@ describe('exec -- COMMAND', () => {
     const {code, stdout} = await runCli(['exec', '--', 'node', '-e', script])
     expect(code).toBe(128 + 9)
     const [pid, url] = stdout.trim().split(' ')
-    expect(alive(Number(pid))).toBe(false)
+    expect(isAlive(Number(pid))).toBe(false)
     expect(await refused(url!)).toBe(true)
   })
 
@@ -147,11 +139,11 @@ describe('exec -- COMMAND', () => {
       const exec = spawnRunning(['exec', '--', 'node', '-e', script])
       const [, pid, url] = (await exec.waitForOutput('\n')).trim().split(' ')
       // an exec that did not wait for COMMAND leaves it running, holding the output open
-      onTestFinished(() => void (alive(Number(pid)) && process.kill(Number(pid), 'SIGKILL')))
+      onTestFinished(() => void (isAlive(Number(pid)) && process.kill(Number(pid), 'SIGKILL')))
 
       expect(await exec.kill(signal)).toBe(7)
       expect(exec.stdout()).toContain('stopping 200')
-      expect(alive(Number(pid))).toBe(false)
+      expect(isAlive(Number(pid))).toBe(false)
       expect(await refused(url!)).toBe(true)
     },
     15_000,

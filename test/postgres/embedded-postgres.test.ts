@@ -5,17 +5,8 @@ import {dirname, join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import pg from 'pg'
 import {expect, it} from 'vitest'
+import {isAlive} from '../../src/shared/process-alive.js'
 import {ROOT} from '../helpers/cli.js'
-
-/** Whether process `pid` runs. */
-const running = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 // started by hand, as a script of one's own does: what ends it must end its postgres and remove its dir too
 it.for(['SIGTERM', 'SIGINT'] as const)(
@@ -44,11 +35,11 @@ it.for(['SIGTERM', 'SIGINT'] as const)(
     try {
       child.kill(signal)
       expect(await ended).toBe(signal)
-      expect(running(postgres)).toBe(false)
+      expect(isAlive(postgres)).toBe(false)
       expect(existsSync(dirname(data))).toBe(false)
     } finally {
       // what a failed stop left
-      if (running(postgres)) process.kill(postgres, 'SIGKILL')
+      if (isAlive(postgres)) process.kill(postgres, 'SIGKILL')
       await rm(dirname(data), {recursive: true, force: true})
     }
   },

@@ -3,6 +3,7 @@ import {chown, mkdir, mkdtemp, readFile, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
+import {isAlive} from '../../src/shared/process-alive.js'
 import {freePort} from '../helpers/ports.js'
 
 const run = promisify(execFile)
@@ -76,14 +77,6 @@ export async function startStoppablePostgres(): Promise<StoppablePostgres> {
     }
   }
   const postmaster = async () => Number((await readFile(join(data, 'postmaster.pid'), 'utf8')).split('\n')[0])
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0)
-      return true
-    } catch {
-      return false
-    }
-  }
   const stop = async (mode: StopMode) => {
     if (mode !== 'crash') {
       await pgCtl(['stop', '-w', '-t', '20', '-m', mode])
@@ -92,7 +85,7 @@ export async function startStoppablePostgres(): Promise<StoppablePostgres> {
     const pid = await postmaster()
     process.kill(pid, 'SIGKILL')
     const deadline = Date.now() + 5000
-    while (alive(pid)) {
+    while (isAlive(pid)) {
       if (Date.now() > deadline) throw new Error(`the postmaster ${pid} outlived SIGKILL`)
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
