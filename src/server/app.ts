@@ -70,7 +70,7 @@ export function createApp(service: Service, options: AppOptions) {
   const routes = new RouteTable()
   const cors = new CorsPolicy(options.cors)
   // the request log, faults and the rate limit: around every API request, never inside a route
-  const traffic = new Traffic(service, options.traffic)
+  const traffic = new Traffic(service, options.traffic ?? {}, (method, path) => routes.takes(method, path))
   const app = createH3App({
     async onRequest(event) {
       // background work steps back while requests keep coming (docs/storage.md, "Deferred fan-out")

@@ -121,17 +121,25 @@ export class Faults {
    * against its probability; a hit counts down its `remaining`, and a fault
    * with none left is gone. On PostgreSQL a request no fault matches is
    * answered at once; one that a fault matches waits for its strike to be
-   * counted in the database.
+   * counted in the database. `routed` says whether a route takes the
+   * request: faults strike only API routes, never a 404 or a 405, and it is
+   * asked only once a fault matches, so requests in a run without faults
+   * never look their route up twice.
    */
-  take(accountId: string, method: string, path: string): Fault | undefined | Promise<Fault | undefined> {
+  take(
+    accountId: string,
+    method: string,
+    path: string,
+    routed: (method: string, path: string) => boolean = () => true,
+  ): Fault | undefined | Promise<Fault | undefined> {
     if (this.shared) {
       const matching = this.#copy.get(accountId)?.filter(({fault}) => faultMatches(fault, method, path))
-      return matching && matching.length > 0 ? this.#strike(accountId, matching) : undefined
+      return matching && matching.length > 0 && routed(method, path) ? this.#strike(accountId, matching) : undefined
     }
     const faults = this.#byAccount.get(accountId)
     if (!faults || faults.length === 0) return undefined
     const fault = faults.find((f) => faultMatches(f, method, path))
-    if (!fault || !this.#draw(fault)) return undefined
+    if (!fault || !routed(method, path) || !this.#draw(fault)) return undefined
     if (fault.remaining !== null) {
       fault.remaining--
       if (fault.remaining === 0)

@@ -256,12 +256,12 @@ describe('what a run made for itself', () => {
 
   test('a run stopped while a step gets no answer ends all the same, that step reported as interrupted', async () => {
     // the answer of the step's request comes long after the run is stopped
-    const slow = {fault: {match: {method: 'GET', path: '/v1/locations/*'}, delay_ms: 4000}}
+    const slow = {fault: {match: {method: 'GET', path: '/v1/checks/*'}, delay_ms: 4000}}
     const client = new TablepayClient({url: `${server.url}/v1`, apiKey: WRITE_KEY})
     const stop = new AbortController()
-    const marker = `loc_slow${Date.now()}`
+    const marker = `chk_slow${Date.now()}`
     try {
-      const steps = [slow, {request: {method: 'GET', path: `/locations/${marker}`}}]
+      const steps = [slow, {request: {method: 'GET', path: `/checks/${marker}`}}]
       const running = runScenario(client, validScenario(scenarioOf(steps), 'The scenario given'), {
         signal: stop.signal,
         onStep: (step) => step.step === 1 && setImmediate(() => stop.abort()),

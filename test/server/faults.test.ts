@@ -307,6 +307,21 @@ describe('POST /v1/sim/faults', () => {
     expect([mine.status, mine.headers.get('x-tablepay-fault')]).toEqual([502, first.id])
   })
 
+  it('strikes only API routes: an unknown path or a method its path does not take keeps its own answer and the fault', async () => {
+    const fault = await addFault({status: 502})
+    const unknown = await sim.api('GET', '/v1/nope')
+    expect([unknown.status, unknown.body.error.code, unknown.headers.get('x-tablepay-fault')]).toEqual([
+      404,
+      'not_found',
+      null,
+    ])
+    const otherMethod = await sim.api('PATCH', '/v1/locations')
+    expect([otherMethod.status, otherMethod.headers.get('x-tablepay-fault')]).toEqual([405, null])
+    expect(await list('/v1/sim/faults')).toEqual([{...fault, remaining: 1}])
+    const routed = await sim.api('GET', '/v1/locations')
+    expect([routed.status, routed.headers.get('x-tablepay-fault')]).toEqual([502, fault.id])
+  })
+
   it('faults are per account, and a reset clears them', async () => {
     const theirs = await addFault({status: 500, times: null}, OTHER_KEY)
     expect(await list('/v1/sim/faults')).toEqual([])

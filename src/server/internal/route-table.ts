@@ -53,11 +53,21 @@ export class RouteTable {
 
   /** The `Allow` value for `path`: the methods of every route matching it. */
   allowFor(path: string): string {
+    return [...this.#methodsAt(path)].sort().join(', ')
+  }
+
+  /** Whether a route answers `method` (in capitals) at `path`, not a 404 or a 405. */
+  takes(method: string, path: string): boolean {
+    const methods = this.#methodsAt(path)
+    return methods.has(method) || methods.has('ALL')
+  }
+
+  #methodsAt(path: string): Set<string> {
     const methods = new Set<string>()
     for (const {pattern, methods: some} of this.routes.values()) {
       if (pattern.test(path)) for (const method of some) methods.add(method)
     }
-    return [...methods].sort().join(', ')
+    return methods
   }
 
   /**

@@ -51,9 +51,11 @@ export interface TrafficOptions {
  * onRequest: async (event) => { traffic.start(event, path); await authenticate(event, records); await traffic.admit(event) }
  */
 export class Traffic {
+  /** `routed` says whether a route answers `method` at `path`: faults strike only API routes. */
   constructor(
     private readonly service: Service,
-    private readonly options: TrafficOptions = {},
+    private readonly options: TrafficOptions,
+    private readonly routed: (method: string, path: string) => boolean,
   ) {}
 
   /** First thing of every request: when it started, and the path it is for. */
@@ -77,7 +79,7 @@ export class Traffic {
     // take the faults meant for the user's code nor spend the account's rate limit (docs/api.md, "Faults")
     if (passage.path.startsWith('/v1/sim/') || passage.own) return
     if (service.limiter) this.#limit(event, service.limiter, event.context.limitedAs!)
-    const taken = service.faults.take(accountId, event.method, passage.path)
+    const taken = service.faults.take(accountId, event.method, passage.path, this.routed)
     // on PostgreSQL a fault that matches is struck in the database first (docs/postgres.md); in memory, no
     // fault is the usual answer, and it is known at once: awaiting it would cost every request a turn
     const fault = taken instanceof Promise ? await taken : taken
