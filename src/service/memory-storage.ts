@@ -86,6 +86,10 @@ class MemoryReader implements Reader {
     return Promise.resolve(this.store.tables[collection].count(accountId))
   }
 
+  countPast(collection: CollectionName, accountId: string, kept: number): Promise<number> {
+    return Promise.resolve(Math.max(0, this.store.tables[collection].count(accountId) - kept))
+  }
+
   all<C extends CollectionName>(collection: C, where?: Where<C>): Promise<Collections[C][]> {
     return Promise.resolve([...this.table(collection).all(where)])
   }

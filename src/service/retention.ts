@@ -63,7 +63,7 @@ export class Retention {
 
   /** Whether it stopped before it could tell that none of the account's events is past retention. */
   async #pruneEvents(tx: UnitOfWork, accountId: string, pruned: Pruned): Promise<boolean> {
-    const overflow = (await tx.count('events', accountId)) - this.policy.maxEvents
+    const overflow = await tx.countPast('events', accountId, this.policy.maxEvents)
     const pass: Pass = {overflow, budget: this.policy.pruneBatch, nowMs: Date.parse(this.context.now()), going: []}
     const more = await this.#walkEvents(tx, accountId, pass)
     await deleteGoing(tx, pass.going, pruned)

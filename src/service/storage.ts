@@ -76,6 +76,12 @@ export interface Reader {
   /** How many records the account has in `collection`. */
   count(collection: CollectionName, accountId: string): Promise<number>
   /**
+   * How many of the account's records in `collection` are past its first `kept` (0 when it has no more):
+   * PostgreSQL then tells it from the first and last record's places, without counting the records
+   * (docs/postgres.md, "Retention at the bound").
+   */
+  countPast(collection: CollectionName, accountId: string, kept: number): Promise<number>
+  /**
    * The account's snapshots, oldest first, without their records: on PostgreSQL read from the first few KB of
    * each, so that listing many large snapshots parses no records (src/postgres/snapshots.ts).
    */

@@ -1,6 +1,7 @@
 import pg from 'pg'
 import {describe, expect, it, onTestFinished} from 'vitest'
 import {deleteStatement} from '../../src/postgres/bulk.js'
+import {countPastSql} from '../../src/postgres/reader.js'
 import {total} from '../../src/service/retention.js'
 import {checkWith} from '../helpers/checks.js'
 import {serviceForTest} from '../service/service.js'
@@ -41,6 +42,38 @@ async function lockWaits(client: pg.Client): Promise<boolean> {
 }
 
 describe('retention on PostgreSQL', () => {
+  it("a pass below the bound reads the span of the account's event places, and counts the events only past it", async () => {
+    const {service, databaseUrl} = await serviceForTest()
+    for (let version = 1; version <= 5; version++)
+      await service.checks.push('acct_demo', 't1', checkWith([['a', version, 500]], {version}))
+    const client = new pg.Client({connectionString: databaseUrl})
+    await client.connect()
+    onTestFinished(() => client.end())
+    await client.query(`PREPARE past(text, bigint) AS ${countPastSql('events')}`)
+    /** The times the plan ran its count's aggregate, and what it answered, for `kept`. */
+    const counted = async (kept: number) => {
+      const [{'QUERY PLAN': plans}] = (
+        await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE past('acct_demo', ${kept})`)
+      ).rows
+      const aggregates: {'Actual Loops': number}[] = []
+      const walk = (node: {
+        'Node Type': string
+        'Parent Relationship'?: string
+        'Actual Loops': number
+        Plans?: unknown[]
+      }) => {
+        // the count is the plan's one aggregate under another node; the span's min and max are its top, or none
+        if (node['Node Type'] === 'Aggregate' && node['Parent Relationship'] !== undefined) aggregates.push(node)
+        for (const child of node.Plans ?? []) walk(child as typeof node)
+      }
+      walk(plans[0].Plan)
+      const [{n}] = (await client.query(`EXECUTE past('acct_demo', ${kept})`)).rows
+      return {loops: aggregates.map((node) => node['Actual Loops']), n}
+    }
+    expect(await counted(100_000)).toEqual({loops: [0], n: 0})
+    expect(await counted(3)).toEqual({loops: [1], n: 2})
+  })
+
   it('a pass locks no delivery it leaves: one a unit holds, as an attempt being recorded does, holds no pass up', async () => {
     const {service, databaseUrl} = await serviceForTest({retention: {maxEvents: 1, pruneBatch: 50}})
     const endpoint = await service.endpoints.create('acct_demo', {

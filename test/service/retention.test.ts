@@ -135,6 +135,22 @@ describe('service.retention', () => {
     expect(versions).toEqual([96, 97, 98, 99, 100, 101, 102, 103, 104, 105])
   })
 
+  it("counts an account's events past the first kept, another account's made between them", async () => {
+    const {service, storage} = await serviceForTest()
+    for (let version = 1; version <= 6; version++) {
+      await service.checks.push('acct_demo', 't1', checkWith([['a', version, 500]], {version}))
+      await service.checks.push(
+        'acct_other',
+        't1',
+        checkWith([['a', version, 500]], {version, location_id: 'loc_other_a'}),
+      )
+    }
+    // acct_demo's 6 events take places over a span of 11 (on PostgreSQL: past 11, it is told without a count)
+    const past = (kept: number) => storage.unit((tx) => tx.countPast('events', 'acct_demo', kept))
+    const kept = [0, 4, 5, 6, 8, 11, 20]
+    expect(await Promise.all(kept.map(past))).toEqual([6, 2, 1, 0, 0, 0, 0])
+  })
+
   it('a catch-up runs passes back to back while one stops at its budget, and ends with the first that did not', async () => {
     const {service} = await serviceForTest({retention: {maxEvents: 10, pruneBatch: 4}})
     await pushes(service, 20)
