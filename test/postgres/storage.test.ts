@@ -478,7 +478,8 @@ describe('PgStorage', () => {
       code: 'ERR_STRING_TOO_LONG',
     })
     expect(await storage.get('snapshots', 'acct_a/none')).toBeUndefined()
-  }, 60_000)
+    // the database writes 540 MB, and sends it twice: 56 s in a loaded run, past a minute in another
+  }, 180_000)
 
   it('lists snapshots without their records: from the head a save, an import or the migration wrote, else read whole', async () => {
     const before = MIGRATIONS.findIndex((statements) =>
