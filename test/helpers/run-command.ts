@@ -1,6 +1,7 @@
 import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import {Readable} from 'node:stream'
+import {STOPPING} from '../../src/cli/shutdown.js'
 // oclif reads the terminal width once, when it is first loaded (hence the
 // imports below, after this line): unwrapped error messages, as the spawned
 // CLI prints them (see cleanEnv in cli.ts).
@@ -169,11 +170,12 @@ async function runAlone(
   const emitWarning = process.emitWarning
   process.emitWarning = ((warning: string | Error, options?: {code?: string}) =>
     options?.code === 'UnparsedCommand' || emitWarning.call(process, warning, options)) as typeof emitWarning
-  // the command's own signal handlers: Ctrl+C reaches only them, and none is left behind
-  const before = {SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM')}
+  // the command's own signal handlers: Ctrl+C reaches only them, and none is left behind (one per run would pile
+  // up in the worker, and Node warns on stderr past ten)
+  const before = new Map(STOPPING.map((name) => [name, process.listeners(name)]))
   // the lean path's own: one a run, as the binary adds it once
   const stdoutErrors = process.stdout.listeners('error')
-  const added = (name: 'SIGINT' | 'SIGTERM') => process.listeners(name).filter((l) => !before[name].includes(l))
+  const added = (name: NodeJS.Signals) => process.listeners(name).filter((l) => !before.get(name)!.includes(l))
   let running = true
   let path: CommandResult['path'] = 'oclif'
   onStarted?.(() => {
@@ -194,7 +196,7 @@ async function runAlone(
     return {code: code ?? Number(process.exitCode ?? 0), ...output, path}
   } finally {
     running = false
-    for (const name of ['SIGINT', 'SIGTERM'] as const) for (const listener of added(name)) process.off(name, listener)
+    for (const name of STOPPING) for (const listener of added(name)) process.off(name, listener)
     for (const listener of process.stdout.listeners('error'))
       if (!stdoutErrors.includes(listener)) process.stdout.off('error', listener as (error: Error) => void)
     handle.Exit.exit = exit
