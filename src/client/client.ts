@@ -276,8 +276,9 @@ export class TablepayClient {
    * Opens the account's live feed of new events and delivery changes
    * (`GET /sim/stream`). Resolves once the server has accepted it, so what
    * happens from then on is seen; the messages end when `signal` aborts or
-   * the server stops. An abort while it opens rejects with the signal's
-   * reason, as `fetch` does.
+   * the server stops. `return()` (a `break` out of `for await`) closes the
+   * connection at once, also while a `next()` waits. An abort while it opens
+   * rejects with the signal's reason, as `fetch` does.
    *
    * @example
    * const messages = await client.openStream({signal})

@@ -36,7 +36,16 @@ export function readServerSentEvents(
   types: readonly string[] = STREAM_TYPES,
 ): AsyncGenerator<RequestStreamMessage> {
   const origin = URL.canParse(response.url) ? new URL(response.url).origin : 'the stream'
-  return parseStream(response.body!.getReader(), signal, types, origin)
+  const reader = response.body!.getReader()
+  const messages = parseStream(reader, signal, types, origin)
+  // a generator's return() before its first next() never runs its finally, and one while a next() waits for a
+  // chunk runs it only once one comes: the connection closes at once instead, whenever the caller stops
+  const stop = messages.return.bind(messages)
+  messages.return = (value) => {
+    reader.cancel().catch(() => {})
+    return stop(value)
+  }
+  return messages
 }
 
 /** The object a message's `data` holds, when it is one of the API's (`isApiObject`). */

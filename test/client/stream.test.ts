@@ -76,4 +76,28 @@ describe('client.openStream', () => {
     expect(broken).toBeInstanceOf(TablepayConnectionError)
     expect(broken).toMatchObject({code: 'connection_failed', cause: expect.any(TypeError)})
   })
+
+  it('closes the connection at return(), before the first next() and while a next() waits for a message', async () => {
+    const closed: Promise<void>[] = []
+    const server = createServer((req, res) => {
+      closed.push(new Promise((resolve) => res.on('close', resolve)))
+      res.writeHead(200, {'content-type': 'text/event-stream'})
+      res.write(': open\n\n')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    cleanup.push(() => new Promise((resolve) => server.close(resolve)))
+    cleanup.push(async () => server.closeAllConnections())
+    const client = new TablepayClient({url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k'})
+
+    const unread = await client.openStream()
+    expect(await unread.return(undefined)).toEqual({done: true, value: undefined})
+    await closed[0]
+
+    const waiting = await client.openStream()
+    const next = waiting.next()
+    await waiting.return(undefined)
+    await closed[1]
+    expect(await next).toEqual({done: true, value: undefined})
+    // a connection left open is never closed: the test fails by its timeout
+  }, 10_000)
 })
