@@ -8,7 +8,7 @@ import {startEmbeddedPostgres} from '../scripts/embedded-postgres.js'
 import {dispatcherRate} from './deliveries.js'
 import {importPeer} from './peer-modules.js'
 import {CheckSet, load, seed} from './load.js'
-import {cpuMs, quiet, startHelper, startServe} from './processes.js'
+import {cpuMs, quiet, startHelper, startServe, stopOnSignal} from './processes.js'
 import {DELIVERIES, DELIVERY_RUNS, SHORT_SECONDS} from './settings.js'
 
 /**
@@ -38,7 +38,7 @@ import {DELIVERIES, DELIVERY_RUNS, SHORT_SECONDS} from './settings.js'
  */
 export async function measurePostgres(root, {checks, rounds, seconds, warmup, progress}) {
   progress('starting PostgreSQL (embedded-postgres)')
-  const postgres = await startEmbeddedPostgres({load: () => importPeer('embedded-postgres')})
+  const postgres = await startPostgres()
   /** @type {(() => Promise<unknown>)[]} */
   const stoppers = [() => postgres.stop()]
   try {
@@ -143,6 +143,22 @@ async function measureDeliveries(journal, instance, progress) {
     return runs
   } finally {
     await receiver.stop()
+  }
+}
+
+/**
+ * A throwaway PostgreSQL for the bench, stopped (its temp dir removed) by its `stop`, or before the bench exits
+ * on Ctrl+C or SIGTERM: exiting at once left the dir behind, and on a SIGTERM postgres running.
+ */
+export async function startPostgres() {
+  const postgres = await startEmbeddedPostgres({load: () => importPeer('embedded-postgres')})
+  const forget = stopOnSignal(() => postgres.stop())
+  return {
+    url: postgres.url,
+    stop: () => {
+      forget()
+      return postgres.stop()
+    },
   }
 }
 

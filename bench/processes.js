@@ -16,7 +16,21 @@ const children = new Set()
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL')
 })
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130))
+/** What must end before the bench exits on Ctrl+C or SIGTERM: a PostgreSQL's stop, which removes its temp dir. */
+const stops = new Set()
+let stopping = false
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    // a second signal while the stops run exits at once
+    if (stopping || stops.size === 0) process.exit(130)
+    stopping = true
+    void Promise.allSettled([...stops].map((stop) => stop())).finally(() => process.exit(130))
+  })
+/** Runs `stop` before the bench exits on a signal; the function returned forgets it. */
+export const stopOnSignal = (stop) => {
+  stops.add(stop)
+  return () => stops.delete(stop)
+}
 /** Kills `child` when the bench exits. */
 export const track = (child) => {
   children.add(child)

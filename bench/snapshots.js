@@ -6,10 +6,8 @@
 // snapshots of its account, take alternating rounds of changing pushes.
 import {mkdir} from 'node:fs/promises'
 import {join} from 'node:path'
-import {startEmbeddedPostgres} from '../scripts/embedded-postgres.js'
 import {CheckSet, load, seed} from './load.js'
-import {importPeer} from './peer-modules.js'
-import {createDatabase} from './postgres.js'
+import {createDatabase, startPostgres} from './postgres.js'
 import {quiet, startServe, WRITE_KEY} from './processes.js'
 import {median} from './stats.js'
 
@@ -72,7 +70,7 @@ async function startFilled(dir) {
  */
 export async function measureSnapshots(root, {rounds, seconds, warmup, progress}) {
   progress('starting PostgreSQL (embedded-postgres) for the snapshots')
-  const postgres = await startEmbeddedPostgres({load: () => importPeer('embedded-postgres')})
+  const postgres = await startPostgres()
   /** @type {(() => Promise<unknown>)[]} */
   const stoppers = [() => postgres.stop()]
   try {
