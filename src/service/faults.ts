@@ -122,9 +122,9 @@ export class Faults {
    * with none left is gone. On PostgreSQL a request no fault matches is
    * answered at once; one that a fault matches waits for its strike to be
    * counted in the database. `routed` says whether a route takes the
-   * request: faults strike only API routes, never a 404 or a 405, and it is
-   * asked only once a fault matches, so requests in a run without faults
-   * never look their route up twice.
+   * request: faults strike only API routes, never a 404 or a 405. It is
+   * asked only once a fault matches: a request no fault matches looks up no
+   * route beyond the router's.
    */
   take(
     accountId: string,
