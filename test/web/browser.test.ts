@@ -877,7 +877,7 @@ describe('in a real browser', () => {
     await reader.close()
   })
 
-  it('the dashboard and the table page fit 1366 and 390 px wide: no sideways scroll, rows of at most 56 px (a check on a phone: a card of 3 lines), nothing wrapped that should not be, an icon', async () => {
+  it('the dashboard and the table page fit 1280, 1366 and 390 px wide: no sideways scroll, rows of at most 56 px (a check on a phone: a card of 3 lines), nothing wrapped that should not be, an icon', async () => {
     // an account of its own: the screenshots show this test's checks, in every state a badge shows
     const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
     const key = scratch.api_keys[0].key
@@ -902,7 +902,7 @@ describe('in a real browser', () => {
     // a table's number is at most 32 characters, of no spaces
     const long = await pushTable('fit-4', 'TERRACE_LEFT_BOOTH_NUMBER_000012')
 
-    for (const viewport of [{width: 1366, height: 900}, PHONE]) {
+    for (const viewport of [{width: 1280, height: 800}, {width: 1366, height: 900}, PHONE]) {
       const phone = viewport === PHONE
       // a phone has no table rows: a check there is a card of three lines (its QR button's, a badge's and a
       // text's: 110 px here; a fourth would make it 130)

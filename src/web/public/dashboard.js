@@ -219,7 +219,7 @@ function renderEndpoints(endpoints, chaos = new Map()) {
     return el(
       'tr',
       {},
-      el('td', {}, endpoint.url, el('br'), el('small', {}, endpoint.id)),
+      el('td', {class: 'url', title: endpoint.url}, endpoint.url, el('br'), el('small', {}, endpoint.id)),
       el('td', {}, el('span', {class: 'badge', 'data-status': endpoint.status}, endpoint.status)),
       el('td', {class: 'types', title: endpoint.event_types.join(', ')}, endpoint.event_types.join(', ')),
       el('td', {class: 'row-actions'}, ping, rotateButton(endpoint, note), chaosControls(endpoint, chaos.get(endpoint.id)), result),
