@@ -62,7 +62,7 @@ export class Dispatcher {
       run: () => this.#pump(),
       wake: () => this.#wake(),
       nextDue: () => scheduler.nextDue(),
-      holdsNext: () => this.#flights.outTo(scheduler.nextWaiting()?.endpointId),
+      holdsNext: () => this.#flights.outIn(scheduler.nextWaiting()?.lane),
       waitingForSlot: () => scheduler.waitingForSlot,
       out: () => this.#flights.size > 0 || (this.#claims?.size ?? 0) > 0,
       attemptEnds: () => new Promise<void>((resolve) => this.#ended.push(resolve)),
@@ -140,9 +140,9 @@ export class Dispatcher {
   }
 
   #start(entry: Entry): void {
-    const {id, endpointId} = entry
+    const {id} = entry
     const turn = this.#order.next(entry.lane)
-    const flight = this.#flights.open(id, endpointId)
+    const flight = this.#flights.open(entry)
     flight.run = this.#attempt(entry, turn, flight)
       .catch((error) => {
         console.error(attemptFailure(id, error as Error, this.service.deliveries.failure))

@@ -1,11 +1,14 @@
 import type {DeliveryRecord} from '../domain/records.js'
 import {abandonedBy} from '../domain/snapshots.js'
 import type {AttemptOut} from './dispatcher-service.js'
+import type {Entry} from './scheduler.js'
 import type {Cancelable} from './send.js'
 
 /** An attempt out: where and since when, the delivery it claimed, what it runs, and whether it was let go. */
 export interface Flight extends Cancelable {
   readonly out: AttemptOut
+  /** Its endpoint's lane (scheduler.ts): an endpoint's id may be another account's too. */
+  readonly lane: string
   claimed?: DeliveryRecord
   run?: Promise<void>
   letGo: boolean
@@ -19,7 +22,7 @@ export interface Flight extends Cancelable {
  * replaced comes): docs/api.md, "Webhooks", and docs/snapshots.md.
  *
  * @example
- * const flight = flights.open('dlv_1', 'we_1')
+ * const flight = flights.open({id: 'dlv_1', endpointId: 'we_1', lane: 'acct_demo/we_1'})
  * flight.run = attempt(flight).finally(() => flights.close('dlv_1'))
  */
 export class Flights {
@@ -30,8 +33,8 @@ export class Flights {
   }
 
   /** An attempt of delivery `id` to `endpointId` goes out now. */
-  open(id: string, endpointId: string): Flight {
-    const flight = {out: {endpointId, deliveryId: id, since: Date.now()}, letGo: false}
+  open({id, endpointId, lane}: Pick<Entry, 'id' | 'endpointId' | 'lane'>): Flight {
+    const flight = {out: {endpointId, deliveryId: id, since: Date.now()}, lane, letGo: false}
     this.#out.set(id, flight)
     return flight
   }
@@ -56,9 +59,9 @@ export class Flights {
     while (this.#out.size > 0) await Promise.all([...this.#out.values()].map(({run}) => run))
   }
 
-  /** Whether an attempt is out to `endpointId` (none to no endpoint). */
-  outTo(endpointId: string | undefined): boolean {
-    for (const {out} of this.#out.values()) if (out.endpointId === endpointId) return true
+  /** Whether an attempt is out in `lane`, to that account's endpoint (none in no lane). */
+  outIn(lane: string | undefined): boolean {
+    for (const flight of this.#out.values()) if (flight.lane === lane) return true
     return false
   }
 
