@@ -26,10 +26,9 @@ export interface ChunkSnapshot {
   all: boolean
 }
 
-/** A collection's records with their places, in the order of their places: all, or those in [from, to). */
+/** A collection's records with their places, in the order of their places. */
 export interface Placed<T> {
   forEachPlaced(visit: (record: T, seq: number) => void): void
-  forEachPlacedIn(from: number, to: number, visit: (record: T, seq: number) => void): void
 }
 
 const isCount = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0
@@ -210,23 +209,15 @@ export class Chunks {
   /** Takes the records of the changed chunks from `table` (the records' places decide their chunk), and clears the marks. */
   take<T>(table: Placed<T>): ChunkSnapshot {
     const chunks = new Map<number, unknown[]>()
+    if (this.#all) for (const chunk of this.#listed.keys()) chunks.set(chunk, [])
+    else for (const chunk of this.#dirty) chunks.set(chunk, [])
     const all = this.#all
-    if (all) {
-      for (const chunk of this.#listed.keys()) chunks.set(chunk, [])
-      table.forEachPlaced((record, seq) => {
-        const chunk = Math.floor(seq / this.size)
-        let records = chunks.get(chunk)
-        if (!records) chunks.set(chunk, (records = []))
-        records.push(record)
-      })
-    } else {
-      // the changed chunks alone: a compaction at the event bound leaves some unchanged
-      for (const chunk of this.#dirty) {
-        const records: unknown[] = []
-        table.forEachPlacedIn(chunk * this.size, (chunk + 1) * this.size, (record) => records.push(record))
-        chunks.set(chunk, records)
-      }
-    }
+    table.forEachPlaced((record, seq) => {
+      const chunk = Math.floor(seq / this.size)
+      let records = chunks.get(chunk)
+      if (!records && all) chunks.set(chunk, (records = []))
+      records?.push(record)
+    })
     this.#dirty.clear()
     this.#all = false
     return {chunks, all}

@@ -1,6 +1,5 @@
 import {closeSync, openSync, readSync} from 'node:fs'
 import {JSON_BYTE} from './bytes.js'
-import {ShardedWeakMap} from './sharded-map.js'
 
 /**
  * Where a record's JSON lies in the journal. A push's event is serialized
@@ -17,16 +16,6 @@ export interface Span {
   offset: number
   length: number
 }
-
-/**
- * A record's span, by the record, in weak maps sharded by its id: one weak map of 40,000 records grew in
- * one step of 10–30 ms (docs/storage.md, "Maps in sixteen").
- */
-export const newSpans = () =>
-  new ShardedWeakMap<object, Span>((record) => {
-    const {id} = record as {id?: unknown}
-    return typeof id === 'string' ? id : ''
-  })
 
 /** Bytes read at once: a compaction copies spans in about the order the journal wrote them. */
 const WINDOW = 1024 * 1024
@@ -54,7 +43,7 @@ export class SpanReader {
   #buffer: Buffer = Buffer.alloc(0)
   #window: Buffer = Buffer.alloc(0)
 
-  constructor(readonly spans: Pick<WeakMap<object, Span>, 'get'>) {}
+  constructor(readonly spans: WeakMap<object, Span>) {}
 
   /**
    * The JSON of `record` as its journal line holds it, or undefined when the

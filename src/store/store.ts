@@ -6,7 +6,7 @@ import {Chunks, type ChunkSnapshot, type Placed} from './chunks.js'
 import {Damage} from './damage.js'
 import {Documents, type DocumentState} from './documents.js'
 import {type Entry, Journal, journalStart} from './journal.js'
-import {newSpans, type Span, SpanReader} from './journal-spans.js'
+import {type Span, SpanReader} from './journal-spans.js'
 import {lockDataDir} from './lock.js'
 import {makeDataDir} from './data-dir.js'
 import {diskFailure} from '../shared/disk-failure.js'
@@ -129,7 +129,7 @@ export class Store {
    * into the chunks (docs/storage.md, "Chunks"). Weak, so that a record
    * retention deletes meanwhile is not kept for it.
    */
-  #spans = newSpans()
+  #spans = new WeakMap<object, Span>()
   /** The JSON the journal line of the commit under way holds of each record put in a table `keptAsJson`: it keeps those bytes. */
   readonly #json = new Map<object, string>()
   readonly #located = (collection: string, record: object, span: Span, json: string): void => {
@@ -410,7 +410,7 @@ export class Store {
       if (chunks.pending) taken.push({chunks, snapshot: chunks.take(this.tables[name] as Placed<unknown>)})
     // the records taken were put before the cut: their spans lie in the segments this compaction drops once done
     const spans = new SpanReader(this.#spans)
-    this.#spans = newSpans()
+    this.#spans = new WeakMap()
     const bytesOf = (record: unknown) => spans.bytesOf(record)
     const cut = this.#journal.cut(seq + 1)
     // awaited once the documents are written: a journal that fails meanwhile fails the compaction there, and must

@@ -1,6 +1,5 @@
 import {refuseWritten} from '../domain/json-memory.js'
 import {RecentMap} from './recent-map.js'
-import {ShardedMap} from './sharded-map.js'
 import {Unread} from './unread.js'
 
 /**
@@ -23,23 +22,22 @@ const NO_IDS: readonly string[] = []
 /** How many deleted ids a table remembers the place of, so a list cursor naming one still pages on. */
 const GONE_KEPT = 10_000
 
-/** A record (or its text, until asked for: unread.ts), its id and its place in the order records were first stored. */
+/** A record (or its text, until asked for: unread.ts) and its place in the order records were first stored. */
 interface Slot<T> {
-  readonly id: string
   record: T | Unread
-  readonly seq: number
+  seq: number
 }
 
 const accountOf = (record: {account_id: string} | Unread) =>
   record instanceof Unread ? record.accountId : record.account_id
 
 /**
- * One account's slots in the order first stored, with their places (`seqs`,
+ * One account's ids in the order first stored, with their places (`seqs`,
  * ascending). Deleting the oldest, as retention does, moves `head` on; the
- * arrays are compacted once most of them is behind `head`.
+ * array is compacted once most of it is behind `head`.
  */
-interface Order<T> {
-  slots: (Slot<T> | undefined)[]
+interface Order {
+  ids: (string | undefined)[]
   seqs: number[]
   head: number
 }
@@ -104,12 +102,12 @@ function lowerBound(seqs: number[], from: number, seq: number): number {
  * keeps its place after its record is deleted (docs/api.md, "Lists").
  */
 export class Table<T extends {account_id: string}> {
-  readonly #byId = new ShardedMap<Slot<T>>()
-  readonly #byAccount = new Map<string, Order<T>>()
+  readonly #byId = new Map<string, Slot<T>>()
+  readonly #byAccount = new Map<string, Order>()
   /** Alternate keys, by scope, to their record's slot (not its id): a lookup by external id reads no id map. */
   readonly #byAlternate = new Map<string, Map<string, Slot<T>>>()
   /** Each group's ids: the only one as itself, as most groups hold one (an event delivered to one endpoint), else a list. */
-  readonly #groups = new ShardedMap<string | string[]>()
+  readonly #groups = new Map<string, string | string[]>()
   /** The last GONE_KEPT ids deleted, and their places. */
   readonly #gone = new RecentMap<string, number>(GONE_KEPT)
   readonly #alternateKeysOf: (record: T) => readonly AlternateKey[]
@@ -270,14 +268,14 @@ export class Table<T extends {account_id: string}> {
   /** A new slot for `id`, at the next place, last in its account's order. */
   #place(id: string, accountId: string, record: T | Unread): Slot<T> {
     const seq = ++this.#seq
-    const placed = {id, record, seq}
+    const placed = {record, seq}
     this.#byId.set(id, placed)
     const order = this.#byAccount.get(accountId)
     if (order) {
-      order.slots.push(placed)
+      order.ids.push(id)
       order.seqs.push(seq)
     } else {
-      this.#byAccount.set(accountId, {slots: [placed], seqs: [seq], head: 0})
+      this.#byAccount.set(accountId, {ids: [id], seqs: [seq], head: 0})
     }
     return placed
   }
@@ -294,22 +292,22 @@ export class Table<T extends {account_id: string}> {
     const order = this.#byAccount.get(accountId)!
     const at = lowerBound(order.seqs, order.head, seq)
     // the oldest (retention) and the newest (a reset, newest first) cost O(1); others are rare
-    if (at === order.slots.length - 1) {
-      order.slots.pop()
+    if (at === order.ids.length - 1) {
+      order.ids.pop()
       order.seqs.pop()
     } else if (at === order.head) {
-      order.slots[at] = undefined
+      order.ids[at] = undefined
       order.head++
-      if (order.head > 1024 && order.head * 2 > order.slots.length) {
-        order.slots.splice(0, order.head)
+      if (order.head > 1024 && order.head * 2 > order.ids.length) {
+        order.ids.splice(0, order.head)
         order.seqs.splice(0, order.head)
         order.head = 0
       }
     } else {
-      order.slots.splice(at, 1)
+      order.ids.splice(at, 1)
       order.seqs.splice(at, 1)
     }
-    if (order.head === order.slots.length) this.#byAccount.delete(accountId)
+    if (order.head === order.ids.length) this.#byAccount.delete(accountId)
     return seq
   }
 
@@ -334,22 +332,22 @@ export class Table<T extends {account_id: string}> {
   /** How many records the account has. */
   count(accountId: string): number {
     const order = this.#byAccount.get(accountId)
-    return order ? order.slots.length - order.head : 0
+    return order ? order.ids.length - order.head : 0
   }
 
   /** The account's ids, oldest first (a copy). */
   idsOf(accountId: string): string[] {
     const order = this.#byAccount.get(accountId)
-    return order ? order.slots.slice(order.head).map((slot) => slot!.id) : []
+    return order ? (order.ids.slice(order.head) as string[]) : []
   }
 
   /** Calls `visit` with each of the account's records that match `where`, oldest first, until it returns false. */
   forEachOf(accountId: string, visit: (record: T) => boolean | void, where?: Where): void {
     const order = this.#byAccount.get(accountId)
     if (!order) return
-    const {slots} = order
-    for (let i = order.head; i < slots.length; i++) {
-      const slot = slots[i]!
+    const {ids} = order
+    for (let i = order.head; i < ids.length; i++) {
+      const slot = this.#byId.get(ids[i]!)!
       if (this.#matches(slot, where) && visit(this.#read(slot)) === false) return
     }
   }
@@ -371,36 +369,37 @@ export class Table<T extends {account_id: string}> {
 
   /** The ids `walk` would give the records of: a caller that needs no more reads no record (one still unparsed stays so). */
   walkIds(accountId: string, options: WalkOptions): Iterable<string> | undefined {
-    return this.#walk(accountId, options, (slot) => slot.id)
+    return this.#walk(accountId, options, (_slot, id) => id)
   }
 
   #walk<R>(
     accountId: string,
     {after, oldestFirst = false}: WalkOptions,
-    yielded: (slot: Slot<T>) => R,
+    yielded: (slot: Slot<T>, id: string) => R,
   ): Iterable<R> | undefined {
     const order = this.#byAccount.get(accountId)
     let start: number
     if (after === undefined) {
-      start = oldestFirst ? (order?.head ?? 0) : (order?.slots.length ?? 0) - 1
+      start = oldestFirst ? (order?.head ?? 0) : (order?.ids.length ?? 0) - 1
     } else {
       const slot = this.#byId.get(after)
       const seq = slot && accountOf(slot.record) === accountId ? slot.seq : this.#gone.get(after)
       if (seq === undefined) return undefined
       if (!order) return []
       const at = lowerBound(order.seqs, order.head, seq)
-      const exact = at < order.slots.length && order.seqs[at] === seq
+      const exact = at < order.ids.length && order.seqs[at] === seq
       start = oldestFirst ? (exact ? at + 1 : at) : at - 1
     }
     if (!order) return []
     return this.#from(order, start, oldestFirst ? 1 : -1, yielded)
   }
 
-  *#from<R>(order: Order<T>, start: number, step: 1 | -1, yielded: (slot: Slot<T>) => R): Generator<R> {
+  *#from<R>(order: Order, start: number, step: 1 | -1, yielded: (slot: Slot<T>, id: string) => R): Generator<R> {
     // read at once by the caller: nothing is deleted between two steps
-    for (let i = start; i >= order.head && i < order.slots.length; i += step) {
-      const slot = order.slots[i]
-      if (slot) yield yielded(slot)
+    for (let i = start; i >= order.head && i < order.ids.length; i += step) {
+      const id = order.ids[i]
+      const slot = id === undefined ? undefined : this.#byId.get(id)
+      if (slot) yield yielded(slot, id!)
     }
   }
 
@@ -420,27 +419,15 @@ export class Table<T extends {account_id: string}> {
 
   /** Every record that matches `where`, in the order of their places. */
   all(where?: Where): Generator<T> {
-    return this.#reading(this.#placed(-Infinity, Infinity), where)
+    return this.#reading(this.#byId.values(), where)
   }
 
-  /** Calls `visit` with every record (one unparsed as such: a compaction copies it) and its place, in order. */
+  /**
+   * Calls `visit` with every record and its place, in the order of their
+   * places; a record still unparsed is handed over as such: a compaction copies it.
+   */
   forEachPlaced(visit: (record: T | Unread, seq: number) => void): void {
-    this.forEachPlacedIn(-Infinity, Infinity, visit)
-  }
-
-  /** `forEachPlaced` for the places in [from, to) alone: a compaction takes the chunks that changed. */
-  forEachPlacedIn(from: number, to: number, visit: (record: T | Unread, seq: number) => void): void {
-    for (const slot of this.#placed(from, to)) visit(slot.record, slot.seq)
-  }
-
-  /** The slots of the places in [from, to), in order, from the accounts' (docs/storage.md, "Maps in sixteen"). */
-  #placed(from: number, to: number): Slot<T>[] {
-    const runs: Slot<T>[][] = []
-    for (const {slots, seqs, head} of this.#byAccount.values()) {
-      const start = lowerBound(seqs, head, from)
-      const end = lowerBound(seqs, start, to)
-      if (end > start) runs.push(slots.slice(start, end) as Slot<T>[])
-    }
-    return runs.length === 1 ? runs[0]! : runs.flat().sort((a, b) => a.seq - b.seq)
+    // a Map keeps insertion order, and places are given in insertion order, ascending
+    for (const slot of this.#byId.values()) visit(slot.record, slot.seq)
   }
 }

@@ -91,20 +91,4 @@ describe('Table', () => {
     ])
     expect([rows.delete('r2'), rows.delete('r2')]).toEqual([100, undefined])
   })
-
-  it('lists every record in the order of its place, however many and whichever account', () => {
-    const rows = table()
-    const stored = Array.from({length: 500}, (_, i) => `r${(i * 7919) % 100_003}`)
-    stored.forEach((id, i) => rows.put({id, account_id: i % 2 ? 'a' : 'b', code: id, value: i}))
-    // the oldest go, as retention deletes them, and others are updated in their place
-    stored.slice(0, 100).forEach((id) => rows.delete(id))
-    rows.put({id: stored[300]!, account_id: 'a', code: stored[300]!, value: -1})
-    const placed: number[] = []
-    rows.forEachPlaced((_row, seq) => placed.push(seq))
-    expect(placed).toEqual(Array.from({length: 400}, (_, i) => 101 + i))
-    expect(ids(rows.all())).toEqual(stored.slice(100))
-    const within: [string, number][] = []
-    rows.forEachPlacedIn(150, 154, (row, seq) => within.push([(row as Row).id, seq]))
-    expect(within).toEqual([149, 150, 151, 152].map((i) => [stored[i]!, i + 1]))
-  })
 })
