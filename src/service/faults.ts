@@ -35,7 +35,8 @@ interface FaultNote {
  * @example
  * const faults = new Faults()
  * await faults.add('acct_demo', {status: 503, match: {path: '/v1/checks/**'}}, now)
- * faults.take('acct_demo', 'PUT', '/v1/checks/external/t12') // the fault, now used up
+ * const routed = (method: string, path: string) => routes.takes(method, path)
+ * faults.take('acct_demo', 'PUT', '/v1/checks/external/t12', routed) // the fault, now used up
  */
 export class Faults {
   #byAccount = new Map<string, FaultRecord[]>()
@@ -130,7 +131,7 @@ export class Faults {
     accountId: string,
     method: string,
     path: string,
-    routed: (method: string, path: string) => boolean = () => true,
+    routed: (method: string, path: string) => boolean,
   ): Fault | undefined | Promise<Fault | undefined> {
     if (this.shared) {
       const matching = this.#copy.get(accountId)?.filter(({fault}) => faultMatches(fault, method, path))

@@ -3,6 +3,9 @@ import type {FaultRecord} from '../../src/domain/faults.js'
 import {Faults} from '../../src/service/faults.js'
 import type {SharedFaults, SharedStorage, StoredFault} from '../../src/service/storage.js'
 
+/** Every request a route takes: which paths are routes is the server's (test/server/faults.test.ts). */
+const routed = () => true
+
 const NOW = '2026-01-01T00:00:00.000Z'
 
 /** Instances on one database, as far as faults go: one table, the notes between them, and every query counted. */
@@ -59,14 +62,14 @@ describe('Faults on a shared database', () => {
     await Promise.all([a.start(), b.start()])
     await a.add('acct_1', {status: 503, match: {path: '/v1/checks/**'}}, NOW)
     db.queries.length = 0
-    expect(b.take('acct_2', 'GET', '/v1/checks/chk_1')).toBeUndefined()
-    expect(b.take('acct_1', 'GET', '/v1/locations')).toBeUndefined()
+    expect(b.take('acct_2', 'GET', '/v1/checks/chk_1', routed)).toBeUndefined()
+    expect(b.take('acct_1', 'GET', '/v1/locations', routed)).toBeUndefined()
     expect(db.queries).toEqual([])
-    expect(await b.take('acct_1', 'GET', '/v1/checks/chk_1')).toMatchObject({status: 503, remaining: 0})
+    expect(await b.take('acct_1', 'GET', '/v1/checks/chk_1', routed)).toMatchObject({status: 503, remaining: 0})
     expect(db.queries).toEqual(['strike'])
     // used up: gone from both copies, so the next request asks nothing either
-    expect(a.take('acct_1', 'GET', '/v1/checks/chk_1')).toBeUndefined()
-    expect(b.take('acct_1', 'GET', '/v1/checks/chk_1')).toBeUndefined()
+    expect(a.take('acct_1', 'GET', '/v1/checks/chk_1', routed)).toBeUndefined()
+    expect(b.take('acct_1', 'GET', '/v1/checks/chk_1', routed)).toBeUndefined()
     expect(db.queries).toEqual(['strike'])
   })
 
@@ -74,7 +77,7 @@ describe('Faults on a shared database', () => {
     const faults = new Faults()
     await faults.start()
     await faults.add('acct_1', {status: 500}, NOW)
-    expect(faults.take('acct_1', 'GET', '/v1/locations')).toMatchObject({status: 500, remaining: 0})
+    expect(faults.take('acct_1', 'GET', '/v1/locations', routed)).toMatchObject({status: 500, remaining: 0})
     expect(await faults.list('acct_1')).toEqual([])
   })
 })
