@@ -13,9 +13,16 @@ type Row = Record<string, unknown>
 
 const FIELD = /^[a-z_]+$/
 
-/** A snapshot's document only when Node can read it back as one string, and whether it can. */
-const READABLE_SNAPSHOT = `CASE WHEN octet_length(doc::text) <= ${constants.MAX_STRING_LENGTH} THEN doc END AS doc,
-  octet_length(doc::text) <= ${constants.MAX_STRING_LENGTH} AS readable`
+/**
+ * A snapshot's text, made once for the row (`OFFSET 0`): each `doc::text` decompresses the whole document,
+ * and measuring it apart from sending it took a restore of 1,000 checks 30–60 ms more (docs/postgres.md,
+ * "Snapshots").
+ */
+const SNAPSHOT_TEXT = 'snapshots, LATERAL (SELECT snapshots.doc::text AS doc_text OFFSET 0) s'
+
+/** A snapshot's text only when Node can read it back as one string, and whether it can. */
+const READABLE_SNAPSHOT = `CASE WHEN octet_length(s.doc_text) <= ${constants.MAX_STRING_LENGTH} THEN s.doc_text END AS doc,
+  octet_length(s.doc_text) <= ${constants.MAX_STRING_LENGTH} AS readable`
 
 /**
  * Collections whose listed records a unit may write back: a fan-out draws
@@ -140,24 +147,25 @@ export class PgReader implements Reader {
    * it would end the process in node-postgres, so it is refused as Node refuses it (STRING_TOO_LONG).
    */
   async #snapshot(id: string): Promise<unknown> {
-    const row = await this.#byId<{doc: unknown; readable: boolean}>(READABLE_SNAPSHOT, 'snapshots', id)
+    const row = await this.#byId<{doc: string; readable: boolean}>(READABLE_SNAPSHOT, 'snapshots', id, SNAPSHOT_TEXT)
     if (row && !row.readable)
       throw Object.assign(new Error(`snapshot ${id} is longer than Node reads as one string`), {code: STRING_TOO_LONG})
-    return row?.doc
+    return row && JSON.parse(row.doc)
   }
 
   async has(collection: CollectionName, id: string): Promise<boolean> {
     return (await this.#byId('1', collection, id)) !== undefined
   }
 
-  /** `what` of the record `id`, locked in a unit; one found absent there is noted (`absent`). */
+  /** `what` of the record `id` (read `from` its table), locked in a unit; one found absent there is noted (`absent`). */
   async #byId<R extends pg.QueryResultRow>(
     what: string,
     collection: CollectionName,
     id: string,
+    from: string = collection,
   ): Promise<R | undefined> {
-    const lock = this.locked ? ' FOR UPDATE' : ''
-    const result = await this.sql.query<R>(`SELECT ${what} FROM ${collection} WHERE id = $1${lock}`, [text(id)])
+    const lock = this.locked ? ` FOR UPDATE OF ${collection}` : ''
+    const result = await this.sql.query<R>(`SELECT ${what} FROM ${from} WHERE id = $1${lock}`, [text(id)])
     if (result.rows.length === 0 && this.locked) this.absent.add(`${collection}\u0000${id}`)
     return result.rows[0]
   }
