@@ -49,6 +49,24 @@ const COLON = 0x3a
 const DIGITS = /^\d{1,15}$/
 
 /**
+ * Lines whose bodies pass this many characters (a restore's, an import's) are made as bytes, not text. A
+ * string that long is a tree of its parts, which V8 copies into one for its CRC and again for the write:
+ * of a restore of 1,000 checks and their events (2.7 MB), that took about two thirds of its time
+ * (docs/storage.md, "Files").
+ */
+const LARGE_LINE_CHARS = 64 * 1024
+
+/** Room before a line made as bytes for its CRC and the space after it: at most 10 digits. */
+const CRC_ROOM = 11
+
+/** A line to write: text, or bytes when large; its length in bytes; where each put's record lies in it. */
+export interface LineOut {
+  line: string | Buffer
+  bytes: number
+  placed: Placed[]
+}
+
+/**
  * The line for `frames` at `seq`, its length in bytes, and where each put's
  * record lies in it (a compaction copies an event's bytes from there,
  * journal-spans.ts).
@@ -57,25 +75,64 @@ const DIGITS = /^\d{1,15}$/
  * writeLine(7, [{kind: 'del', collection: 'checks', id: 'chk_1', body: ''}]).line
  * // '597000249 7 del checks 7:"chk_1" 0:\n'
  */
-export function writeLine(seq: number, frames: readonly FrameText[]): {line: string; bytes: number; placed: Placed[]} {
+export function writeLine(seq: number, frames: readonly FrameText[]): LineOut {
+  let chars = 0
+  for (const {body} of frames) chars += body.length
+  return chars > LARGE_LINE_CHARS ? lineBytes(seq, frames) : lineText(seq, frames)
+}
+
+/** A frame's head, what comes before its body of `bodyBytes` bytes. */
+function frameHead({kind, collection, id}: FrameText, bodyBytes: number): string {
+  const idJson = JSON.stringify(id)
+  return ` ${kind} ${collection} ${Buffer.byteLength(idJson)}:${idJson} ${bodyBytes}:`
+}
+
+/** The length in bytes of a frame's body, refused past what a store writes before anything is written or applied (store.ts, `commit`). */
+function bodyBytes(body: string): number {
+  const bytes = Buffer.byteLength(body)
+  refuseWritten(bytes)
+  return bytes
+}
+
+function lineText(seq: number, frames: readonly FrameText[]): LineOut {
   let text = String(seq)
   let bytes = text.length
   const placed: Placed[] = []
-  for (const {kind, collection, id, body, record} of frames) {
-    const idJson = JSON.stringify(id)
-    const bodyBytes = Buffer.byteLength(body)
-    // before anything is written or applied (store.ts, `commit`)
-    refuseWritten(bodyBytes)
-    const head = ` ${kind} ${collection} ${Buffer.byteLength(idJson)}:${idJson} ${bodyBytes}:`
+  for (const frame of frames) {
+    const length = bodyBytes(frame.body)
+    const head = frameHead(frame, length)
     bytes += Buffer.byteLength(head)
-    if (record) placed.push({collection, record, offset: bytes, length: bodyBytes, json: body})
-    text += `${head}${body}`
-    bytes += bodyBytes
+    if (frame.record)
+      placed.push({collection: frame.collection, record: frame.record, offset: bytes, length, json: frame.body})
+    text += `${head}${frame.body}`
+    bytes += length
   }
   // the checksum and the newline are ASCII: as many bytes as characters
   const crc = `${crc32(text)} `
   for (const place of placed) place.offset += crc.length
   return {line: `${crc}${text}\n`, bytes: crc.length + bytes + 1, placed}
+}
+
+/** The line as `lineText` makes it, as bytes: its parts are written into one buffer, each once. */
+function lineBytes(seq: number, frames: readonly FrameText[]): LineOut {
+  const lengths = frames.map(({body}) => bodyBytes(body))
+  const heads = frames.map((frame, i) => frameHead(frame, lengths[i]!))
+  let size = CRC_ROOM + String(seq).length + 1
+  frames.forEach((_, i) => (size += Buffer.byteLength(heads[i]!) + lengths[i]!))
+  const buffer = Buffer.allocUnsafe(size)
+  let at = CRC_ROOM + buffer.write(String(seq), CRC_ROOM, 'latin1')
+  const placed: Placed[] = []
+  frames.forEach(({collection, body, record}, i) => {
+    at += buffer.write(heads[i]!, at)
+    if (record) placed.push({collection, record, offset: at, length: lengths[i]!, json: body})
+    at += buffer.write(body, at)
+  })
+  const crc = `${crc32(buffer.subarray(CRC_ROOM, at))} `
+  const start = CRC_ROOM - crc.length
+  buffer.write(crc, start, 'latin1')
+  buffer.write('\n', at, 'latin1')
+  for (const place of placed) place.offset -= start
+  return {line: buffer.subarray(start, at + 1), bytes: at + 1 - start, placed}
 }
 
 /** A line that is not one the journal writes. */

@@ -42,7 +42,8 @@ type Waiter = {resolve: () => void; reject: (error: unknown) => void}
 
 /** A line to write, its length in bytes, and the spans of the records it puts: they learn their file and offset once it is written. */
 interface PendingLine {
-  line: string
+  /** As text, or as bytes when large (journal-frames.ts, `writeLine`). */
+  line: string | Buffer
   bytes: number
   spans: Span[]
 }
@@ -238,7 +239,7 @@ export class Journal {
 
   /** Writes the lines in order, switching segment at each cut; the spans of a line learn where it went once it is written. */
   async #writeBatch(queue: (PendingLine | number)[]): Promise<void> {
-    let lines = ''
+    let lines: string | Buffer = ''
     let bytes = 0
     let placed: Span[] = []
     const write = async () => {
@@ -258,31 +259,35 @@ export class Journal {
         await this.#switchTo(item)
         continue
       }
-      if (lines.length + item.line.length > WRITE_MAX) await write()
+      // a line made as bytes is written on its own, as it is
+      const joins = typeof lines === 'string' && typeof item.line === 'string'
+      if (!joins || lines.length + item.line.length > WRITE_MAX) await write()
       // one by one: a line of a large restore holds more spans than a call takes arguments
       for (const span of item.spans) {
         span.offset += bytes
         placed.push(span)
       }
-      lines += item.line
+      lines = typeof item.line === 'string' ? lines + item.line : item.line
       bytes += item.bytes
     }
     await write()
   }
 
   /** Writes `lines` (`length` bytes) at the end of the segment; resolves with the bytes written. */
-  async #write(lines: string, length: number): Promise<number> {
-    if (lines === '') return 0
+  async #write(lines: string | Buffer, length: number): Promise<number> {
+    if (lines.length === 0) return 0
     // Without fsync the write only copies into the page cache, and doing it on the
     // event loop costs less than a thread-pool round trip per batch. With fsync the
     // wait is the disk's, so it stays off the loop. The string goes to the file as it
     // is (Node encodes it outside the JS heap); a short write, which a disk that fills
     // mid-write makes, goes on from the bytes, where the next write throws: lines are
-    // never taken as written when they are not.
+    // never taken as written when they are not. Bytes (a large line) go by that same loop.
     const handle = this.#handle!
-    let written = this.fsync ? (await handle.write(lines)).bytesWritten : writeSync(handle.fd, lines)
+    let written = 0
+    if (typeof lines === 'string')
+      written = this.fsync ? (await handle.write(lines)).bytesWritten : writeSync(handle.fd, lines)
     if (written < length) {
-      const bytes = Buffer.from(lines)
+      const bytes = typeof lines === 'string' ? Buffer.from(lines) : lines
       while (written < length)
         written += this.fsync ? (await handle.write(bytes, written)).bytesWritten : writeSync(handle.fd, bytes, written)
     }

@@ -2,6 +2,7 @@ import {cp} from 'node:fs/promises'
 import fc from 'fast-check'
 import {afterEach, describe, expect, it} from 'vitest'
 import type {CollectionName} from '../../src/domain/records.js'
+import {type FrameText, readLine, writeLine} from '../../src/store/journal-frames.js'
 import {type Change, Store} from '../../src/store/store.js'
 import {makeTempDir} from '../helpers/simulator.js'
 
@@ -70,25 +71,95 @@ const contents = (store: Store) =>
     Object.entries(store.tables).map(([name, table]) => [name, [...table.all()].map((r) => JSON.stringify(r))]),
   )
 
+/** A commit whose line passes the characters past which the journal makes it as bytes (journal-frames.ts). */
+const large = fc
+  .tuple(fc.oneof(push, plain), id)
+  .map(([changes, key]): Change[] => [
+    ...changes,
+    ['claims', `big_${key}`, record(`big_${key}`, {note: `é😀${'x'.repeat(70_000)}${key}`}, {}) as never],
+  ])
+
+/** Commits `commits`, then reopens a copy of the dir as a killed server leaves it, after `before` ran. */
+async function reopenedAfter(commits: Change[][], before: (store: Store) => Promise<void> = async () => {}) {
+  const dir = await makeTempDir()
+  const store = await Store.open({dir})
+  try {
+    for (const changes of commits) await store.commit(changes)
+    await before(store)
+    // a killed server's dir: no lock
+    const copy = await makeTempDir()
+    await cp(dir, copy, {recursive: true, filter: (source) => !source.endsWith('.lock')})
+    const reopened = await Store.open({dir: copy})
+    cleanup.push(() => reopened.close())
+    return {store: contents(store), reopened: contents(reopened)}
+  } finally {
+    await store.close()
+  }
+}
+
 describe('the journal, written then read', () => {
   it('gives back every record of any changes, byte for byte, after a kill', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.oneof(push, plain), {minLength: 1, maxLength: 8}), async (commits) => {
-        const dir = await makeTempDir()
-        const store = await Store.open({dir})
-        try {
-          for (const changes of commits) await store.commit(changes)
-          // a killed server's dir: the journal alone, no compaction, no lock
-          const copy = await makeTempDir()
-          await cp(dir, copy, {recursive: true, filter: (source) => !source.endsWith('.lock')})
-          const reopened = await Store.open({dir: copy})
-          cleanup.push(() => reopened.close())
-          expect(contents(reopened)).toEqual(contents(store))
-        } finally {
-          await store.close()
-        }
+        // the journal alone, no compaction
+        const {store, reopened} = await reopenedAfter(commits)
+        expect(reopened).toEqual(store)
       }),
       {numRuns: 40},
+    )
+  })
+
+  it('gives back every record of lines made as bytes, after a kill and after a compaction that copies their bytes', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(large, push), {minLength: 1, maxLength: 4}), async (commits) => {
+        const killed = await reopenedAfter(commits)
+        expect(killed.reopened).toEqual(killed.store)
+        // the chunks of events and deliveries copy the bytes where the journal's lines hold them (journal-spans.ts)
+        const compacted = await reopenedAfter(commits, (store) => store.compact())
+        expect(compacted.reopened).toEqual(compacted.store)
+      }),
+      {numRuns: 15},
+    )
+  })
+})
+
+/** A put of a record of any fields, or a deletion. */
+const frame = fc.oneof(
+  fields.map((record): FrameText => ({
+    kind: 'put',
+    collection: 'claims',
+    id: 'clm_1',
+    body: JSON.stringify(record),
+    record,
+  })),
+  id.map((key): FrameText => ({kind: 'del', collection: 'checks', id: key, body: ''})),
+)
+
+/** A put past the characters from which a line is made as bytes, with characters of two, three and four bytes. */
+const big = {note: `é€😀${'x'.repeat(70_000)}`}
+const bigFrame: FrameText = {kind: 'put', collection: 'events', id: 'evt_big', body: JSON.stringify(big), record: big}
+
+describe('a journal line', () => {
+  it('reads back as written, each put placed at its JSON, made as text or, past 64 Ki characters, as bytes', () => {
+    fc.assert(
+      fc.property(fc.array(frame, {minLength: 1, maxLength: 6}), fc.boolean(), (frames, large) => {
+        const all = large ? [bigFrame, ...frames, bigFrame] : frames
+        const {line, bytes, placed} = writeLine(42, all)
+        expect(typeof line).toBe(large ? 'object' : 'string')
+        const written = typeof line === 'string' ? Buffer.from(line) : line
+        expect(written.length).toBe(bytes)
+        expect(written.at(-1)).toBe(0x0a)
+        const read = readLine(written.subarray(0, -1))
+        if (typeof read === 'string') throw new Error(read)
+        expect(read.seq).toBe(42)
+        expect(read.frames.map(({body, ...rest}) => ({...rest, body: body.toString()}))).toEqual(
+          all.map(({kind, collection, id, body}) => ({kind, collection, id, body})),
+        )
+        expect(placed).toHaveLength(all.filter((f) => f.record).length)
+        for (const place of placed)
+          expect(written.toString('utf8', place.offset, place.offset + place.length)).toBe(place.json)
+      }),
+      {numRuns: 60},
     )
   })
 })
