@@ -94,6 +94,7 @@ function bodyBytes(body: string): number {
   return bytes
 }
 
+/** The line as one string: a push's, whose parts are few. */
 function lineText(seq: number, frames: readonly FrameText[]): LineOut {
   let text = String(seq)
   let bytes = text.length
