@@ -116,10 +116,16 @@ function lineText(seq: number, frames: readonly FrameText[]): LineOut {
 
 /** The line as `lineText` makes it, as bytes: its parts are written into one buffer, each once. */
 function lineBytes(seq: number, frames: readonly FrameText[]): LineOut {
-  const lengths = frames.map(({body}) => bodyBytes(body))
-  const heads = frames.map((frame, i) => frameHead(frame, lengths[i]!))
+  const lengths: number[] = []
+  const heads: string[] = []
   let size = CRC_ROOM + String(seq).length + 1
-  frames.forEach((_, i) => (size += Buffer.byteLength(heads[i]!) + lengths[i]!))
+  for (const frame of frames) {
+    const length = bodyBytes(frame.body)
+    const head = frameHead(frame, length)
+    lengths.push(length)
+    heads.push(head)
+    size += Buffer.byteLength(head) + length
+  }
   const buffer = Buffer.allocUnsafe(size)
   let at = CRC_ROOM + buffer.write(String(seq), CRC_ROOM, 'latin1')
   const placed: Placed[] = []
