@@ -28,10 +28,16 @@ export const limitOf = (limits: Partial<Limits> | undefined, name: LimitName): n
  * @example
  * checkLimit('faults', (await faults.list(accountId)).length, LIMITS.faults)
  */
-export function checkLimit(name: Exclude<LimitName, 'scratch_accounts'>, held: number, limit: number): void {
-  if (held < limit) return
+export function checkLimit(name: AccountLimit, held: number, limit: number): void {
+  if (held >= limit) throw limitReached(name, held, limit)
+}
+
+type AccountLimit = Exclude<LimitName, 'scratch_accounts'>
+
+/** 422 `limit_reached`: the account holds `held` of `name`, and may hold at most `limit`. */
+export function limitReached(name: AccountLimit, held: number, limit: number): ApiError {
   const noun = name.replace('_', ' ')
-  throw new ApiError(
+  return new ApiError(
     'limit_reached',
     `This account has ${held} ${noun}, the most it may have (${limit}). Delete some before adding another.`,
     [{path: name, message: `at most ${limit} per account`}],

@@ -2,6 +2,7 @@ import type pg from 'pg'
 import type {FaultRecord} from '../domain/faults.js'
 import type {SharedFaults, StoredFault} from '../service/storage.js'
 import type {Sql} from './reader.js'
+import {inline} from './literal.js'
 import {text} from './text.js'
 import {lifeLocksHeld} from './leases.js'
 
@@ -28,6 +29,22 @@ interface Row {
 const stored = ({doc, seq, remaining}: Row): StoredFault => ({fault: {...doc, remaining}, seq: Number(seq)})
 
 /**
+ * A fault `$1` of account `$2` (its record `$3`, `remaining` `$4`) added while the account holds fewer than `$5`.
+ * The account's row is locked first (a deletion of it under way ends first, and then leaves no row to add to), so
+ * additions of one account, through any instance, count in turn. Answers how many the account held, whether it
+ * is there, and the fault's row when it was added.
+ */
+const ADD = `SELECT 1 FROM accounts WHERE id = $2 FOR UPDATE;
+  WITH held AS (SELECT count(*)::integer AS n FROM faults WHERE account_id = $2 AND ${LEFT}),
+    added AS (INSERT INTO faults (id, account_id, doc, remaining) SELECT $1, $2, $3::json, $4::integer FROM held
+      WHERE held.n < $5 AND EXISTS (SELECT 1 FROM accounts WHERE id = $2) RETURNING doc, seq, remaining)
+  SELECT held.n AS held, EXISTS (SELECT 1 FROM accounts WHERE id = $2) AS account, added.*
+  FROM held LEFT JOIN added ON true`
+
+/** What `ADD` answers: the fault's row is null where nothing was added. */
+type Added = {held: number; account: boolean} & {[K in keyof Row]: Row[K] | null}
+
+/**
  * The faults table. Each strike is one conditional UPDATE, so a fault of
  * `times: N` strikes N requests in all, whichever instances they reach.
  * Statements run on the storage's `sql`: a database out of reach fails the
@@ -52,14 +69,14 @@ export class PgFaults implements SharedFaults {
     return rows.map(stored)
   }
 
-  async add(fault: FaultRecord): Promise<StoredFault | undefined> {
-    // the account's row, shared: a deletion of it under way ends first, and then leaves no row to add to
-    const {rows} = await this.#query<Row>(
-      'INSERT INTO faults (id, account_id, doc, remaining) SELECT $1, $2, $3, $4 ' +
-        'WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $2 FOR SHARE) RETURNING doc, seq, remaining',
-      [fault.id, fault.account_id, JSON.stringify(fault), fault.remaining],
-    )
-    return rows[0] && stored(rows[0])
+  async add(fault: FaultRecord, limit: number): Promise<StoredFault | number | undefined> {
+    const values = [fault.id, fault.account_id, JSON.stringify(fault), fault.remaining, limit]
+    // one simple query is one transaction, and under READ COMMITTED each of its statements sees what was committed
+    // before it began: the count comes after the lock, so it sees every addition that held the lock before
+    const [, added] = (await this.sql.query(inline(ADD, values))) as unknown as pg.QueryResult<Added>[]
+    const row = added!.rows[0]!
+    if (!row.account) return undefined
+    return row.seq === null ? row.held : stored(row as Row)
   }
 
   async remove(accountId: string, id: string): Promise<boolean> {

@@ -8,7 +8,7 @@ import {
   nextRandom,
   renderFault,
 } from '../domain/faults.js'
-import {checkLimit, LIMITS} from '../domain/limits.js'
+import {checkLimit, limitReached, LIMITS} from '../domain/limits.js'
 import {accountGone} from './accounts.js'
 import type {SharedStorage, StoredFault} from './storage.js'
 
@@ -67,23 +67,20 @@ export class Faults {
   /** Adds a fault; past the account's limit (100: `LIMITS`), 422 `limit_reached`. */
   async add(accountId: string, input: FaultInput, now: string): Promise<Fault> {
     const fault = createFault(input, accountId, now)
-    const held = this.shared ? (await this.shared.faults.all(accountId)).length : this.#count(accountId)
-    checkLimit('faults', held, this.limit)
     if (this.shared) {
-      const stored = await this.shared.faults.add(fault)
-      if (!stored) throw accountGone()
+      // counted by the database with the insert: additions sent at once, to any instance, count in turn
+      const stored = await this.shared.faults.add(fault, this.limit)
+      if (stored === undefined) throw accountGone()
+      if (typeof stored === 'number') throw limitReached('faults', stored, this.limit)
       this.#heard({account_id: accountId, added: stored}, true)
       return renderFault(stored.fault)
     }
-    // nothing runs between the look and the add: a deletion after it clears what was added
+    // nothing runs between the look, the count and the add: a deletion after them clears what was added
     if (!(await this.exists(accountId))) throw accountGone()
     const faults = this.#byAccount.get(accountId) ?? []
+    checkLimit('faults', faults.length, this.limit)
     this.#byAccount.set(accountId, [...faults, fault])
     return renderFault(fault)
-  }
-
-  #count(accountId: string): number {
-    return this.#byAccount.get(accountId)?.length ?? 0
   }
 
   /** The account's faults, oldest first. */
@@ -112,7 +109,7 @@ export class Faults {
       this.#heard({account_id: accountId, cleared: true}, true)
       return count
     }
-    const count = this.#count(accountId)
+    const count = this.#byAccount.get(accountId)?.length ?? 0
     this.#byAccount.delete(accountId)
     return count
   }

@@ -229,8 +229,12 @@ export interface StoredFault {
 export interface SharedFaults {
   /** Every fault with strikes left, oldest first; `accountId`: only that account's. */
   all(accountId?: string): Promise<StoredFault[]>
-  /** Adds the fault; resolves with undefined, adding nothing, when its account is gone. */
-  add(fault: FaultRecord): Promise<StoredFault | undefined>
+  /**
+   * Adds the fault unless its account holds `limit` faults already: then it resolves with how many it holds.
+   * Additions of one account, through any instance, count in turn. Undefined, adding nothing, when the account
+   * is gone.
+   */
+  add(fault: FaultRecord, limit: number): Promise<StoredFault | number | undefined>
   /** False when the account has no fault `id` with strikes left. */
   remove(accountId: string, id: string): Promise<boolean>
   /** Removes every fault of the account; resolves with how many had strikes left. */

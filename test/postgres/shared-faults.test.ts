@@ -1,5 +1,7 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {drawAt} from '../../src/domain/faults.js'
+import {PgStorage} from '../../src/postgres/storage.js'
+import {createService} from '../../src/server/service.js'
 import {type RunningServer, startServer} from '../../src/server/start.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
 import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
@@ -36,6 +38,7 @@ const faultsOf = async (server: RunningServer) =>
   (await call(server.url, 'GET', '/v1/sim/faults?limit=100')).body.data as {id: string; remaining: number | null}[]
 const locations = (server: RunningServer) => call(server.url, 'GET', '/v1/locations')
 const LOCATIONS = {match: {method: 'GET', path: '/v1/locations'}}
+const NOW = '2026-01-01T00:00:00.000Z'
 
 /** Asks until `server` has heard of what another instance did: a note takes a moment to arrive. */
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
@@ -124,6 +127,26 @@ describe('faults across instances', () => {
     expect(got).toEqual(expected)
     expect(expected).toContain(true)
     expect(expected).toContain(false)
+  })
+
+  it("faults added at once through two instances stop at the account's limit: 100 of 150, the rest 422", async () => {
+    // services, not HTTP: each instance's additions all reach its pool before any of them is answered
+    const instances = await Promise.all([0, 1].map(() => PgStorage.open({url: db.url})))
+    const services = await Promise.all(instances.map((storage) => createService(storage, 'http://127.0.0.1:9', {})))
+    try {
+      const account = a.accounts[0]!.id
+      const adds = Array.from({length: 150}, (_, i) =>
+        services[i % 2]!.service.faults.add(account, {status: 503, match: {path: '/v1/nothing'}}, NOW),
+      )
+      const settled = await Promise.allSettled(adds)
+      expect(settled.filter((result) => result.status === 'fulfilled')).toHaveLength(100)
+      const refused = settled.flatMap((result) => (result.status === 'rejected' ? [result.reason.code] : []))
+      expect(refused).toEqual(Array(50).fill('limit_reached'))
+      expect(await faultsOf(b)).toHaveLength(100)
+    } finally {
+      for (const running of services) await running.close()
+      for (const storage of instances) await storage.close()
+    }
   })
 
   it('faults outlive the restart of one instance beside a live one, not a start of the sandbox alone', async () => {

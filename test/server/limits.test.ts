@@ -54,6 +54,24 @@ describe('limits (docs/api.md, "Limits")', () => {
     for (const {id} of endpoints.data) expect((await sim.api('DELETE', `/v1/webhook-endpoints/${id}`)).status).toBe(200)
   })
 
+  it('additions sent at once hold the limits too: of 150 sent together, 100 are added and 50 refused', async () => {
+    const fault = {match: {path: '/v1/nothing/*'}, status: 503, times: null}
+    const kinds = [
+      {path: '/v1/sim/faults', body: fault, list: '/v1/sim/faults?limit=100'},
+      {path: '/v1/webhook-endpoints', body: HOOK, list: '/v1/webhook-endpoints?limit=100'},
+    ]
+    for (const {path, body, list} of kinds) {
+      const sent = await Promise.all(Array.from({length: 150}, () => sim.api('POST', path, {body})))
+      const statuses = sent.map((answer) => answer.status)
+      expect(statuses.filter((status) => status === 201).length, path).toBe(100)
+      expect(statuses.filter((status) => status === 422).length, path).toBe(50)
+      const held = (await sim.api('GET', list)).body
+      expect([held.data.length, held.has_more], path).toEqual([100, false])
+    }
+    const endpoints = (await sim.api('GET', '/v1/webhook-endpoints?limit=100')).body.data as {id: string}[]
+    for (const {id} of endpoints) await sim.api('DELETE', `/v1/webhook-endpoints/${id}`)
+  })
+
   it('past the live scratch accounts a server holds, the one unused longest goes, with all it holds', async () => {
     const make = async () => (await sim.api('POST', '/v1/sim/accounts')).body as {id: string; api_keys: {key: string}[]}
     const locations = (account: {api_keys: {key: string}[]}) =>
