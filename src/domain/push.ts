@@ -63,6 +63,12 @@ function resolveLocation({body, locations: given, existing}: PushInput): string 
   }
   if (existing) return existing.location_id
   if (locations.length === 1) return locations[0]!.id
+  // a snapshot document restored without locations leaves the account none
+  if (locations.length === 0)
+    throw invalidField(
+      'location_id',
+      'this account has no locations: restore a snapshot that has some, or start the server with a --seed that gives it one',
+    )
   const names = locations.map((l) => `${l.id} (${l.name})`).join(', ')
   throw invalidField('location_id', `required: this account has ${locations.length} locations: ${names}`)
 }

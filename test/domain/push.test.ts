@@ -137,6 +137,13 @@ describe('applyPush', () => {
     ).toBe('loc_2')
   })
 
+  it('says what to do when the account has no locations (a snapshot restored without them)', () => {
+    const error = rejects(() => push(checkWith([['a', 1, 500]]), undefined, []), 'validation_failed')
+    expect(error.details).toEqual([
+      {path: 'location_id', message: expect.stringMatching(/^this account has no locations: restore a snapshot/)},
+    ])
+  })
+
   it('refuses a location of another account', () => {
     rejects(() => push(checkWith([['a', 1, 500]], {location_id: 'loc_x'})), 'validation_failed')
   })
