@@ -1,9 +1,17 @@
 import {chosenEndpointKey} from './endpoints.js'
 import {refundedFromBill, roundQuantity} from './money.js'
-import type {CheckRecord, ClaimRecord, FeedbackRecord, IdempotencyRecord, PaymentRecord} from './records.js'
+import type {
+  CheckRecord,
+  ClaimRecord,
+  FeedbackRecord,
+  IdempotencyRecord,
+  LocationRecord,
+  PaymentRecord,
+} from './records.js'
 
-/** The records a snapshot's money and claims are kept in, each already of its kind's schema. */
+/** The records a snapshot's money and claims are kept in, and its checks' places, each of its kind's schema. */
 export interface Ledger {
+  locations: readonly LocationRecord[]
   checks: readonly CheckRecord[]
   claims: readonly ClaimRecord[]
   payments: readonly PaymentRecord[]
@@ -18,7 +26,8 @@ export interface Contradiction {
 }
 
 /**
- * Where `ledger`'s records disagree in a way no request leaves them (docs/snapshots.md): a claim, payment or
+ * Where `ledger`'s records disagree in a way no request leaves them (docs/snapshots.md): a check at a location
+ * it does not hold, a claim, payment or
  * feedback of a check it does not hold, a payment's claim of another check, a check's paid amount other than
  * its payments less their refunds, an item's claimed quantity other than its claims' sum, a total below what
  * was paid, a voided check with anything paid or claimed, or an idempotency key's answer for a claim, payment
@@ -27,7 +36,15 @@ export interface Contradiction {
  * not there.
  */
 export function* contradictions(ledger: Ledger): Generator<Contradiction> {
-  const {checks, claims, payments, feedback, idempotency_keys} = ledger
+  const {locations, checks, claims, payments, feedback, idempotency_keys} = ledger
+  // a check's table page shows its location: one of another account's would show that account's
+  const locationIds = new Set(locations.map((location) => location.id))
+  for (const [i, check] of checks.entries())
+    if (!locationIds.has(check.location_id))
+      yield {
+        path: ['checks', i, 'location_id'],
+        message: `names location ${check.location_id}, which the snapshot does not hold`,
+      }
   const checkById = new Map(checks.map((check) => [check.id, check]))
   const claimById = new Map(claims.map((claim) => [claim.id, claim]))
   /** Each check's items by external id: one lookup per claim line, however many items a check has. */

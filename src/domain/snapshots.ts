@@ -209,7 +209,14 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
 const QUERYABLE: ReadonlySet<SnapshotCollection> = new Set(['payments', 'webhook_endpoints', 'deliveries'])
 
 /** The collections whose records `contradictions` compares. */
-const LEDGER = ['checks', 'claims', 'payments', 'feedback', 'idempotency_keys'] as const satisfies SnapshotCollection[]
+const LEDGER = [
+  'locations',
+  'checks',
+  'claims',
+  'payments',
+  'feedback',
+  'idempotency_keys',
+] as const satisfies SnapshotCollection[]
 
 /** The fields besides `id` that no two records of a collection share: a check's keys, which its reads find it by. */
 const UNIQUE: Partial<Record<SnapshotCollection, readonly string[]>> = {checks: ['external_id', 'guest_token']}

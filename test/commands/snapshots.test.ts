@@ -5,7 +5,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {startServeFlags} from '../helpers/api-server.js'
 import {cliFor, runCommand} from '../helpers/cli.js'
 import {checkWith} from '../helpers/checks.js'
-import {call, makeTempDir, writeSeed} from '../helpers/simulator.js'
+import {call, makeTempDir, OTHER_KEY, writeSeed} from '../helpers/simulator.js'
 import {startSeam, startServer} from '../../src/server/start.js'
 import {startSimulator} from '../../src/testing.js'
 
@@ -220,6 +220,18 @@ describe('serve --import', () => {
   })
 })
 
+/** acct_other's locations as its own export holds them. */
+async function locationsOf(url: string): Promise<{id: string}[]> {
+  expect((await call(url, 'POST', '/v1/sim/snapshots', {body: {name: 'places'}, key: OTHER_KEY})).status).toBe(201)
+  return (await call(url, 'GET', '/v1/sim/snapshots/places/export', {key: OTHER_KEY})).body.records.locations
+}
+
+/** A document's checks alone, at the first of `locations`: as acct_other would hold them. */
+const atTheirs = (document: {records: {checks: object[]}}, locations: {id: string}[]) => ({
+  locations,
+  checks: document.records.checks.map((check) => ({...check, location_id: locations[0]!.id})),
+})
+
 describe('serve --import of files whose restores would clash', () => {
   it('refuses ids another account holds, or an earlier file of another account, before anything is begun', async () => {
     const dir = await makeTempDir()
@@ -232,6 +244,7 @@ describe('serve --import of files whose restores would clash', () => {
     expect((await api('PUT', '/checks/external/t1', checkWith([['a', 1, 500]]))).status).toBe(201)
     expect((await api('POST', '/sim/snapshots', {name: 'mine'})).status).toBe(201)
     const document = (await api('GET', '/sim/snapshots/mine/export')).body
+    const otherPlaces = await locationsOf(server.url)
     const [mine, theirs] = [join(dir, 'mine.json'), join(dir, 'theirs.json')]
     await writeFile(mine, JSON.stringify(document))
     await writeFile(theirs, JSON.stringify({...document, account: 'acct_other'}))
@@ -261,7 +274,7 @@ describe('serve --import of files whose restores would clash', () => {
     const other = join(dir, 'other.json')
     await writeFile(
       other,
-      JSON.stringify({...document, name: 'other', account: 'acct_other', records: {checks: document.records.checks}}),
+      JSON.stringify({...document, name: 'other', account: 'acct_other', records: atTheirs(document, otherPlaces)}),
     )
     expect(await start([mine]).then((started) => started.close())).toBeUndefined()
     await expect(start([other])).rejects.toThrow(
@@ -280,11 +293,12 @@ describe('serve --import of files whose restores would clash', () => {
     expect((await api('PUT', '/checks/external/t1', checkWith([['a', 1, 500]]))).status).toBe(201)
     expect((await api('POST', '/sim/snapshots', {name: 'mine'})).status).toBe(201)
     const mine = (await api('GET', '/sim/snapshots/mine/export')).body
+    const otherPlaces = await locationsOf(server.url)
     await server.close()
     // acct_demo holds the check until empty.json restores it away; then acct_other may have it
     const [emptyFile, theirs] = [join(dir, 'empty.json'), join(dir, 'theirs.json')]
     await writeFile(emptyFile, JSON.stringify(empty))
-    await writeFile(theirs, JSON.stringify({...mine, account: 'acct_other', records: {checks: mine.records.checks}}))
+    await writeFile(theirs, JSON.stringify({...mine, account: 'acct_other', records: atTheirs(mine, otherPlaces)}))
     const started = await startServer({
       port: 0,
       host: '127.0.0.1',

@@ -566,10 +566,13 @@ describe('snapshots: ids another account holds', () => {
     await settled()
     await save('full')
     const {body: document} = await sim.api('GET', '/v1/sim/snapshots/full/export')
+    const {body: theirs} = await sim.api('GET', '/v1/sim/snapshots/blank/export', {key: OTHER_KEY})
     // the exporter lets go of its check's id (its location and endpoint, made before, it keeps: the import
-    // leaves them out); the other account takes it with the import, and saves it as its own
+    // leaves them out); the other account takes it with the import, at a location of its own, and saves it as its own
     await restore('blank')
-    const imported = {...document, records: {checks: document.records.checks}}
+    const [location] = theirs.records.locations
+    const checks = document.records.checks.map((check: object) => ({...check, location_id: location.id}))
+    const imported = {...document, records: {locations: [location], checks}}
     expect((await sim.api('POST', '/v1/sim/snapshots/import', {body: imported, key: OTHER_KEY})).status).toBe(201)
     await restore('full', OTHER_KEY)
     await save('mine', OTHER_KEY)
@@ -910,6 +913,8 @@ describe('snapshots: bad input', () => {
       withOnly('checks', {...check, items: [{...check.items[0], claimed_quantity: 0}]}, 'items.0.claimed_quantity'),
       withOnly('checks', {...check, totals: {subtotal_cents: 0, tax_cents: 0, total_cents: 0}}, 'totals.total_cents'),
       withOnly('checks', {...check, status: 'voided'}, 'status'),
+      // a check at a location of another account (or of none): its table page would show that account's
+      withOnly('checks', {...check, location_id: 'loc_other'}, 'location_id'),
       withOnly('payments', {...payment, check_id: 'chk_gone'}, 'check_id'),
       withOnly('payments', {...payment, claim_id: 'clm_gone'}, 'claim_id'),
       withOnly('claims', {...claim, check_id: 'chk_gone'}, 'check_id'),
