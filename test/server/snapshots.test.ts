@@ -376,8 +376,9 @@ describe('snapshots: list, get, delete, export and import', () => {
       await sim.api('GET', `/v1/checks/${claim.check_id}/claims`),
       await sim.api('GET', '/v1/deliveries?limit=100'),
     ]
+    // the field's name: 'zzz' alone turns up in a random id now and then
     for (const answer of answers)
-      expect([answer.status, answer.text]).toEqual([200, expect.not.stringContaining('zzz')])
+      expect([answer.status, answer.text]).toEqual([200, expect.not.stringContaining('zzz_internal')])
   })
 
   it('lists newest first in pages, replaces a name saved again, and deletes', async () => {
