@@ -115,6 +115,9 @@ export class Transport {
       throw new TypeError(
         `request: ${JSON.stringify(path)} is not a path under /v1 (it starts with /, no . or .. segment)`,
       )
+    // fetch refuses it with a TypeError, which would read as a server out of reach
+    if (sent.body !== undefined && ['GET', 'HEAD'].includes(method.toUpperCase()))
+      throw new TypeError(`request: a ${method} request has no body: drop it, or send it with another method`)
     const timeout = this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined
     const unanswered = (error: unknown) => Promise.reject(this.#unanswered(error, timeout))
     const response = await this.#fetch(`${this.url}/v1${path}`, this.#init(method, sent, timeout)).catch(unanswered)
@@ -138,13 +141,13 @@ export class Transport {
     signal: AbortSignal | undefined,
   ): RequestInit {
     const headers: Record<string, string> = {
-      ...this.headers,
+      ...lowerNames(this.headers),
       authorization: `Bearer ${this.apiKey}`,
       accept: 'application/json',
     }
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey
-    Object.assign(headers, extra)
+    Object.assign(headers, lowerNames(extra))
     return {method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal}
   }
 
@@ -190,6 +193,10 @@ export class Transport {
       : new TablepayConnectionError(this.url, error)
   }
 }
+
+/** Header names as one case, so that a caller's `Authorization` replaces the client's `authorization`. */
+const lowerNames = (headers: Readonly<Record<string, string>> = {}): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]))
 
 /**
  * Whether `data` looks like route `id`'s answer: an object holding the field its answers hold (`Route.answers`),

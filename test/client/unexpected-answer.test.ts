@@ -81,3 +81,27 @@ describe('a path that is not under /v1', () => {
     expect(requests).toBe(0)
   })
 })
+
+describe('a request fetch would refuse, or send twice', () => {
+  it('request() refuses a GET or HEAD with a body with a TypeError saying so, not as a server out of reach', async () => {
+    let requests = 0
+    const client = await clientOf(200, 'application/json', () => (requests++, '{}'))
+    for (const method of ['GET', 'head'])
+      await expect(client.request(method, '/checks', {body: {a: 1}})).rejects.toThrow(
+        new TypeError(`request: a ${method} request has no body: drop it, or send it with another method`),
+      )
+    expect(requests).toBe(0)
+  })
+
+  it("a caller's header replaces the client's of the same name, whatever its case", async () => {
+    const sim = await startTestServer({memory: true})
+    cleanup.push(() => sim.close())
+    const client = new TablepayClient({
+      url: sim.url,
+      apiKey: 'tp_test_wrong',
+      headers: {'X-Tablepay-Client': 'cli-tail'},
+    })
+    const answer = await client.request('GET', '/locations', {headers: {Authorization: `Bearer ${WRITE_KEY}`}})
+    expect(answer.status).toBe(200)
+  })
+})
