@@ -43,5 +43,6 @@ export function subsetDifferences(expected: unknown, got: unknown, path = ''): S
     })
     return differences
   }
-  return Object.is(expected, got) ? [] : [{path: here, expected, ...gotPart}]
+  // not Object.is: JSON's -0 is 0 (JSON.stringify writes it so)
+  return expected === got ? [] : [{path: here, expected, ...gotPart}]
 }

@@ -112,7 +112,14 @@ export type ParamsOf<Id extends RouteId> = Record<PathParams<(typeof ROUTES)[Id]
  */
 export function routePath<Id extends RouteId>(id: Id, params: ParamsOf<Id>): string {
   const values = params as Record<string, string>
-  return ROUTES[id].path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name]!))
+  return ROUTES[id].path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    try {
+      return encodeURIComponent(values[name]!)
+    } catch {
+      // its own URIError says only "URI malformed"
+      throw new URIError(`${name} ${JSON.stringify(values[name])} holds an unpaired surrogate, which no URL can carry`)
+    }
+  })
 }
 
 /**

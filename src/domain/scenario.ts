@@ -110,13 +110,19 @@ export const STEP_INPUTS = {
   advance: Advance,
   fault: z.record(z.string(), z.unknown()),
   webhook_endpoint: z.looseObject({url: Text}),
-  request: z.strictObject({
-    method: Method,
-    path: Path,
-    body: z.unknown().optional(),
-    headers: Headers.optional(),
-    ...Key,
-  }),
+  request: z
+    .strictObject({
+      method: Method,
+      path: Path,
+      body: z.unknown().optional(),
+      headers: Headers.optional(),
+      ...Key,
+    })
+    // fetch refuses to send one
+    .refine((request) => request.method !== 'GET' || request.body === undefined, {
+      path: ['body'],
+      message: 'a GET has no body: leave it out, or use another method',
+    }),
   expect: z.strictObject({get: Path, status: z.int().min(100).max(599).optional(), json: Subset.optional()}),
   expect_event: z.strictObject({
     type: z.enum(EVENT_TYPES),

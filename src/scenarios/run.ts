@@ -1,7 +1,7 @@
 import {randomBytes} from 'node:crypto'
 import {setTimeout as sleep} from 'node:timers/promises'
 import type {RawAnswer, TablepayClient} from '../client/client.js'
-import {TablepayApiError, TablepayError} from '../client/errors.js'
+import {TablepayApiError, TablepayError, TablepayEventStreamError} from '../client/errors.js'
 import {type SubsetDifference, subsetDifferences} from '../domain/json-subset.js'
 import {hasDotSegment} from '../domain/routes.js'
 import {isHeaderValue, type Scenario, type ScenarioStep, type StepKind} from '../domain/scenario.js'
@@ -18,7 +18,7 @@ import {rejectOnAbort} from '../shared/reject-on-abort.js'
 import {stepName} from './errors.js'
 import {awaitEvent, eventsBaseline} from './events.js'
 import {startScenarioReceiver, type ScenarioReceiver} from './receiver.js'
-import {stepRequest} from './requests.js'
+import {type StepRequest, stepRequest} from './requests.js'
 
 /** How one step went. */
 export interface StepReport {
@@ -303,7 +303,20 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
     if (event && step.id !== undefined) state.answers.set(step.id, event)
     return {...base, ...outcome}
   }
-  const request = stepRequest(resolved)!
+  let request: StepRequest
+  try {
+    request = stepRequest(resolved)!
+  } catch (error) {
+    // an id of the file, or a reference resolved to one, that no URL can carry (routePath)
+    if (!(error instanceof URIError)) throw error
+    return {
+      ...base,
+      title: step.kind,
+      ok: false,
+      differences: [],
+      error: `${error.message}: check the ids and references in it.`,
+    }
+  }
   const title =
     resolved.kind === 'advance' ? `advance ${resolved.input}` : `${step.kind} ${request.method} ${request.path}`
   // a reference resolved to `.` or `..`: the request would reach another route (domain/scenario.ts, `Path`)
@@ -323,7 +336,8 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
     answer = await state.client.request(request.method, request.path, request)
   } catch (error) {
     if (!(error instanceof TablepayError)) throw error
-    const lost = step.status === null
+    // an event stream is an answer, one that never ends
+    const lost = step.status === null && !(error instanceof TablepayEventStreamError)
     return {
       ...base,
       title,
@@ -337,6 +351,8 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
   // a `request` may make one on the receiver, or move one there, as a `webhook_endpoint` step does
   if (isSuccess(answer.status) && fieldOf(answer.data, ['object']) === 'webhook_endpoint')
     madeEndpoint(state, answer.data)
+  // a restore puts back the endpoints as they were saved, some perhaps on the receiver
+  if (resolved.kind === 'restore' && isSuccess(answer.status) && state.receiver) await findOnReceiver(state)
   const expected = resolved.kind === 'expect' ? resolved.input.status : step.status
   const statusHolds = expected === undefined ? isSuccess(answer.status) : answer.status === expected
   const differences = [

@@ -105,6 +105,25 @@ describe('scenario run', () => {
     expect(logged).not.toContain(`/v1${failed.title.split(' ')[2]}`)
   })
 
+  it('an id no URL can carry fails its step, saying which: the run ends with its report', async () => {
+    const lone = {...OPEN, push: {...OPEN.push, external_id: 'x\ud800'}}
+    const {code, stdout} = await scenario(['run', await file('lone', [lone]), '--json'])
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout).steps[0]).toMatchObject({
+      ok: false,
+      error: expect.stringContaining(
+        'external_check_id "x\\ud800" holds an unpaired surrogate, which no URL can carry',
+      ),
+    })
+  })
+
+  it('"status": null holds for no answer only: an event stream is an answer, and fails the step', async () => {
+    const path = await file('stream', [{request: {method: 'GET', path: '/sim/stream'}, status: null}])
+    const {code, stdout} = await scenario(['run', path, '--json'])
+    expect(code).toBe(1)
+    expect(JSON.parse(stdout).steps[0]).toMatchObject({ok: false, error: expect.stringContaining('/sim/stream')})
+  })
+
   it('an action answered otherwise than expected ends the run: the steps after it are skipped', async () => {
     const path = await file('refused', [
       OPEN,
@@ -437,6 +456,21 @@ describe('scenario run', () => {
     },
   )
 
+  it('deletes an endpoint a restore put back on its receiver', async () => {
+    const before = await endpointUrls()
+    const path = await file('put-back', [
+      {id: 'made', webhook_endpoint: {url: '${receiver}/back', event_types: ['check.created']}},
+      {snapshot: 'back-${run}'},
+      {request: {method: 'PATCH', path: '/webhook-endpoints/${made.id}', body: {url: 'http://127.0.0.1:9/away'}}},
+      {restore: 'back-${run}'},
+    ])
+    const {code, stdout} = await scenario(['run', path, '--json'])
+    const report = JSON.parse(stdout)
+    await api('DELETE', `/sim/snapshots/back-${report.run}`)
+    expect([code, report.ok, report.left_behind]).toEqual([0, true, undefined])
+    expect(await endpointUrls()).toEqual(before)
+  })
+
   it('deletes an endpoint that ends the run on its receiver, and keeps one a step moved off it again', async () => {
     const mine = (
       await api('POST', '/webhook-endpoints', {url: 'http://127.0.0.1:9/mine', event_types: ['check.created']})
@@ -490,6 +524,13 @@ describe('scenario list and validate', () => {
     expect(bad.stderr).toContain('step 1 (run) .steps[0].push.external_id')
     expect(bad.stderr).toContain('step 2 .steps[1].expect_event.type')
     expect(await requestCount()).toBe(before)
+  })
+
+  it('validate refuses a request step that is a GET with a body, which fetch would not send', async () => {
+    const path = await file('get-body', [{request: {method: 'GET', path: '/checks', body: {a: 1}}}])
+    const {code, stderr} = await scenario(['validate', path])
+    expect(code).toBe(2)
+    expect(stderr).toContain('.steps[0].request.body: a GET has no body: leave it out, or use another method')
   })
 
   it('a directory named as the scenario exits 2, saying so', async () => {

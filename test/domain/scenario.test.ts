@@ -45,6 +45,10 @@ describe('JSON subsets', () => {
     ])
   })
 
+  test('-0 in a file holds against 0 in an answer, as JSON writes both', () => {
+    expect(subsetDifferences({amount_paid_cents: JSON.parse('-0')}, {amount_paid_cents: 0})).toEqual([])
+  })
+
   test('an array holds when each element holds in its own element, in order', () => {
     const got = [{n: 1}, {n: 2}, {n: 2}, {n: 3}]
     expect(subsetDifferences([{n: 1}, {n: 3}], got)).toEqual([])
