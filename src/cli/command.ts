@@ -1,6 +1,7 @@
 import {Command as OclifCommand, type Interfaces, toConfiguredId} from '@oclif/core'
 import {TablepayError} from '../client/errors.js'
-import {exitOf, failureJson} from './cli-error.js'
+import {UnsendableSegmentError} from '../domain/routes.js'
+import {cliError, exitOf, failureJson} from './cli-error.js'
 import {describeError, suggestionsFor, tidyParseError} from './errors.js'
 import type {CliErrorCode} from './error-codes.js'
 import type {ExitCodes} from './exit-codes.js'
@@ -19,6 +20,9 @@ export abstract class Command extends OclifCommand {
   protected override async catch(error: Interfaces.CommandError): Promise<unknown> {
     tidyParseError(error, `${this.config.bin} ${toConfiguredId(this.id ?? '', this.config)} --help`)
     // With --json, toErrorJson prints the error body; without, a client error becomes a CLI error with its code and a next step.
+    // an id given on the command line that no request can name: a wrong command line, sent nowhere
+    if (error instanceof UnsendableSegmentError)
+      return this.catch((await cliError(error.message, {code: 'invalid_usage', exit: 2})) as Interfaces.CommandError)
     if (error instanceof TablepayError && !this.jsonEnabled()) {
       this.error(describeError(error), {exit: 1, code: error.code, suggestions: suggestionsFor(error)})
     }

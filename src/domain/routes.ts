@@ -104,8 +104,19 @@ export type PathParams<P extends string> = P extends `${string}{${infer Name}}${
 export type ParamsOf<Id extends RouteId> = Record<PathParams<(typeof ROUTES)[Id]['path']>, string>
 
 /**
+ * A value no path segment can carry: empty or `.` or `..` (a URL parser
+ * resolves them, and the request would reach another route: `DELETE
+ * /sim/faults/` deletes them all), or text with an unpaired surrogate.
+ */
+export class UnsendableSegmentError extends TypeError {
+  constructor(name: string, value: string, why: string) {
+    super(`${name} ${JSON.stringify(value)} ${why}`)
+  }
+}
+
+/**
  * The path of route `id` with its parameters filled in, each encoded as a
- * URL segment.
+ * URL segment; an `UnsendableSegmentError` for a value none can carry.
  *
  * @example
  * routePath('getCheck', {id: 'chk_1'}) // '/checks/chk_1'
@@ -113,11 +124,14 @@ export type ParamsOf<Id extends RouteId> = Record<PathParams<(typeof ROUTES)[Id]
 export function routePath<Id extends RouteId>(id: Id, params: ParamsOf<Id>): string {
   const values = params as Record<string, string>
   return ROUTES[id].path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = values[name]!
+    if (value === '' || value === '.' || value === '..')
+      throw new UnsendableSegmentError(name, value, 'names nothing a path can reach: give an id')
     try {
-      return encodeURIComponent(values[name]!)
+      return encodeURIComponent(value)
     } catch {
       // its own URIError says only "URI malformed"
-      throw new URIError(`${name} ${JSON.stringify(values[name])} holds an unpaired surrogate, which no URL can carry`)
+      throw new UnsendableSegmentError(name, value, 'holds an unpaired surrogate, which no URL can carry')
     }
   })
 }

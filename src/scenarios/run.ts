@@ -3,7 +3,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import type {RawAnswer, TablepayClient} from '../client/client.js'
 import {TablepayApiError, TablepayError, TablepayEventStreamError} from '../client/errors.js'
 import {type SubsetDifference, subsetDifferences} from '../domain/json-subset.js'
-import {hasDotSegment} from '../domain/routes.js'
+import {hasDotSegment, UnsendableSegmentError} from '../domain/routes.js'
 import {isHeaderValue, type Scenario, type ScenarioStep, type StepKind} from '../domain/scenario.js'
 import {
   fieldOf,
@@ -307,8 +307,8 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
   try {
     request = stepRequest(resolved)!
   } catch (error) {
-    // an id of the file, or a reference resolved to one, that no URL can carry (routePath)
-    if (!(error instanceof URIError)) throw error
+    // an id of the file, or a reference resolved to one, that no path can carry (routePath)
+    if (!(error instanceof UnsendableSegmentError)) throw error
     return {
       ...base,
       title: step.kind,

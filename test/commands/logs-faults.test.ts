@@ -173,6 +173,28 @@ describe('faults add, list and clear', () => {
   })
 })
 
+describe('an id no path can name', () => {
+  it('is a wrong command line, exit 2, sent nowhere: `faults clear ""` clears no fault', async () => {
+    const kept = await json(['faults', 'add', '--path', '/v1/nothing', '--status', '503'])
+    for (const args of [
+      ['faults', 'clear', ''],
+      ['faults', 'clear', '.'],
+      ['events', 'get', '..'],
+      ['deliveries', 'get', ''],
+    ]) {
+      const refused = await cli(args)
+      expect([refused.code, refused.stderr], args.join(' ')).toEqual([
+        2,
+        expect.stringContaining('names nothing a path can reach'),
+      ])
+    }
+    const asJson = await cli(['events', 'get', '', '--json'])
+    expect([asJson.code, JSON.parse(asJson.stdout).error.code]).toEqual([2, 'invalid_usage'])
+    expect((await json(['faults', 'list'])).data.map((f: {id: string}) => f.id)).toEqual([kept.id])
+    await cli(['faults', 'clear'])
+  })
+})
+
 describe('serve --request-log 0 --no-log --rate-limit 1', () => {
   it('logs nothing, prints no access line, and limits each key to 1 request a second', async () => {
     const quiet = await startCliServer([...IN_MEMORY, '--request-log', '0', '--no-log', '--rate-limit', '1'])
