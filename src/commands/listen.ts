@@ -10,7 +10,7 @@ import {SECOND_SIGNAL_EXIT_CODES} from '../cli/exit-codes.js'
 import {abortOnSignal} from '../cli/shutdown.js'
 import {style} from '../cli/views/style.js'
 import {renderReconnected, renderStreamDropped} from '../cli/views/stream.js'
-import {duration} from '../cli/flags/duration.js'
+import {pastDuration} from '../cli/flags/duration.js'
 import {parseChaosSpec} from '../cli/webhooks/chaos-spec.js'
 import {resendSince} from '../cli/webhooks/resend-since.js'
 import type {ChaosInput} from '../domain/schemas.js'
@@ -62,7 +62,7 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
         return text
       },
     })(),
-    since: duration({
+    since: pastDuration({
       helpValue: 'DURATION',
       summary: 'At start, send again the events of this past (2h) of its types.',
     }),

@@ -135,6 +135,13 @@ describe('a bad command line exits 2 with and without --json', () => {
       'a chaos setting given twice (listen)',
       ['listen', '--forward-to', RECEIVER, '--chaos', 'duplicate=0.5,duplicate=0'],
     ],
+    ['a --timeout longer than a timer waits', ['checks', 'list', '--timeout', '30d']],
+    ['a --receiver-timeout longer than a timer waits', ['serve', '--receiver-timeout', '30d']],
+    [
+      'a --since further back than a date reaches (listen)',
+      ['listen', '--forward-to', RECEIVER, '--since', '999999999d'],
+    ],
+    ['a --since further back than a date reaches (recover)', ['webhooks', 'recover', 'we_x', '--since', '999999999d']],
     [
       '--url in receiver check (the receiver is --forward-to)',
       ['receiver', 'check', '--url', RECEIVER, '--secret', 'whsec_x'],

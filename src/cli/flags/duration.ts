@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {parseDuration} from '../../domain/duration.js'
+import {formatDuration, parseDuration} from '../../domain/duration.js'
 
 /** A number that must be above zero; flag parsers throw so oclif reports the flag by name. */
 export function positive(value: number, text: string): number {
@@ -15,14 +15,39 @@ export function positiveDuration(text: string): number {
   return seconds
 }
 
+/** A duration above zero of at most `most` seconds (`why` says what sets it), or an error that quotes `text`. */
+export function durationUpTo(text: string, most: number, why: string): number {
+  const seconds = positiveDuration(text)
+  if (seconds > most) throw new Error(`"${text}" is longer than ${formatDuration(most)}, ${why}`)
+  return seconds
+}
+
+/** The longest a timer waits, 2^31 - 1 ms (about 24.8 days): past it, Node's fires at once. */
+const LONGEST_TIMER_S = (2 ** 31 - 1) / 1000
+/** How far back a `--since` reaches: a date every field and column reads. */
+const FURTHEST_BACK_S = 100 * 365 * 86_400
+
 /** A flag whose value is a duration (`90`, `500ms`, `2h`, `1h30m`), parsed to seconds. */
 export const duration = Flags.custom<number>({
   parse: async (text) => positiveDuration(text),
 })
 
-/** A flag whose value is a duration in seconds where 0 means none: no limit. */
+/** A flag whose value is how long a timer waits: a duration of at most about 24.8 days. */
+export const timerDuration = Flags.custom<number>({
+  parse: async (text) => durationUpTo(text, LONGEST_TIMER_S, 'the longest a timer waits'),
+})
+
+/** A flag whose value is how far back from now (`--since`): a duration of at most 100 years. */
+export const pastDuration = Flags.custom<number>({
+  parse: async (text) => durationUpTo(text, FURTHEST_BACK_S, 'the furthest back it reaches'),
+})
+
+/** A flag whose value is how long a timer waits, in whole ms (a signal's timeout takes no finer), where 0 means no limit. */
 export const durationOrNone = Flags.custom<number>({
-  parse: async (text) => parseDuration(text),
+  parse: async (text) =>
+    parseDuration(text) === 0
+      ? 0
+      : Math.ceil(durationUpTo(text, LONGEST_TIMER_S, 'the longest a timer waits') * 1000) / 1000,
 })
 
 /** A flag whose value is a comma-separated list of durations, parsed to seconds. */

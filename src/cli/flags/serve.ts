@@ -6,7 +6,7 @@ import {checkDatabaseUrl} from '../../shared/database-url.js'
 import {findFile} from '../../shared/package-file.js'
 import {RECEIVER_TIMEOUT_MS} from '../../webhooks/send.js'
 import {cliError} from '../cli-error.js'
-import {duration, durationList, positive} from './duration.js'
+import {duration, durationList, positive, timerDuration} from './duration.js'
 import {PORT_RANGE} from './port.js'
 
 /** An origin as browsers send it (`scheme://host[:port]`, no path), or `*`. */
@@ -105,7 +105,7 @@ export const serveFlags = {
     min: 1,
     helpGroup: 'WEBHOOKS',
   }),
-  'receiver-timeout': duration({
+  'receiver-timeout': timerDuration({
     summary: 'How long a receiver has to answer, e.g. 10s or 500ms.',
     default: RECEIVER_TIMEOUT_MS / 1000,
     helpGroup: 'WEBHOOKS',

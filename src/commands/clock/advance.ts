@@ -4,7 +4,7 @@ import {ApiCommand, timeoutFlag} from '../../cli/api-command.js'
 import {advanceProgress} from '../../cli/views/clock.js'
 import {formatDuration} from '../../domain/duration.js'
 import {MAX_ADVANCE_S} from '../../domain/schemas.js'
-import {positiveDuration} from '../../cli/flags/duration.js'
+import {durationUpTo} from '../../cli/flags/duration.js'
 import {formatDateTime, plural} from '../../cli/views/format.js'
 import {spinnerShown, withSpinner} from '../../cli/views/spinner.js'
 
@@ -66,12 +66,7 @@ returns when all of it has run.`
   // a bad argument is a usage error (exit 2), like a bad flag, found before anything is sent
   private parseDuration(text: string): number {
     try {
-      const seconds = positiveDuration(text)
-      if (seconds > MAX_ADVANCE_S)
-        throw new Error(
-          `"${text}" is longer than ${formatDuration(MAX_ADVANCE_S)}, the most the clock advances at once`,
-        )
-      return seconds
+      return durationUpTo(text, MAX_ADVANCE_S, 'the most the clock advances at once')
     } catch (error) {
       this.error(`${(error as Error).message}.`, {exit: 2, code: 'invalid_usage'})
     }

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import type {Recovery} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
-import {duration} from '../../cli/flags/duration.js'
+import {pastDuration} from '../../cli/flags/duration.js'
 import {renderRecovery} from '../../cli/views/endpoint.js'
 
 export default class WebhooksRecover extends ApiCommand<typeof WebhooksRecover> {
@@ -15,7 +15,7 @@ is delivered again now, oldest first: after your receiver was down, or answered 
   static override args = {ID: Args.string({description: 'Endpoint id (we_…).', required: true})}
 
   static override flags = {
-    since: duration({helpValue: 'DURATION', summary: 'How far back: 30m, 2h, 1d.', required: true}),
+    since: pastDuration({helpValue: 'DURATION', summary: 'How far back: 30m, 2h, 1d.', required: true}),
   }
 
   public async run(): Promise<Recovery> {
