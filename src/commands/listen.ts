@@ -112,6 +112,7 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
     }
     done.abort()
     // every way out removes the endpoint: one left behind keeps receiving every event with a secret nobody holds
+    endpoint = this.#made
     const leftBehind = endpoint && !this.flags.keep ? await this.#remove(endpoint.id) : undefined
     if (failure) {
       if (leftBehind) this.notice(leftBehind)
@@ -122,6 +123,9 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
       this.error(leftBehind, {exit: 1, code: 'endpoint_not_removed', suggestions})
     }
   }
+
+  /** The endpoint made last, from the server's answer on. */
+  #made: Endpoint | undefined
 
   /** The secret to sign with: --secret, else the one the server keeps for every listen of this account. */
   async #secret(): Promise<string> {
@@ -136,6 +140,8 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
       description: 'tablepay listen',
       secret: await this.#secret(),
     })
+    // known at once: a step below that fails still has it removed on the way out
+    this.#made = endpoint
     if (flags.chaos) await this.client.setWebhookChaos(endpoint.id, flags.chaos)
     if (flags.since !== undefined) {
       const since = new Date(Date.now() - flags.since * 1000).toISOString()

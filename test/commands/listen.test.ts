@@ -308,6 +308,14 @@ describe('listen: a secret that stays, recovery and chaos', () => {
     expect((await cliFor(server).json(['webhooks', 'list'])).data).toEqual([])
   })
 
+  it('removes its endpoint when a step after making it fails: --since refused by a fault', async () => {
+    const {receiver, cli, json} = await setup()
+    await json(['faults', 'add', '--method', 'GET', '--path', '/v1/events', '--status', '503'])
+    const {code, stderr} = await cli(['listen', '--forward-to', receiver.url, '--since', '2h'])
+    expect([code, stderr]).toEqual([1, expect.stringContaining('simulated_fault')])
+    expect((await json(['webhooks', 'list'])).data).toEqual([])
+  })
+
   it('with --chaos, survives the server restarting under it, keeps forwarding duplicates, and leaves no endpoint after Ctrl+C', async () => {
     const {receiver, dir, port, url, env} = await restartable()
     let serve = await serveOn(port, join(dir, 'data'))
