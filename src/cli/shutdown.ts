@@ -23,9 +23,16 @@ export function untilSignalled(): Promise<NodeJS.Signals> {
   })
 }
 
-/** A signal that aborts on the first SIGINT, SIGTERM or SIGHUP: a streaming command stops reading and cleans up. */
+/**
+ * A signal that aborts on the first SIGINT, SIGTERM or SIGHUP, or once the reader of stdout is gone (`logs tail |
+ * head -1`: the next line it prints fails with EPIPE): a streaming command stops reading and cleans up.
+ */
 export function abortOnSignal(): AbortSignal {
   const stop = new AbortController()
   void untilSignalled().then(() => stop.abort())
+  // another listener (oclif's, lean-entry.ts's) throws what is not EPIPE
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') stop.abort()
+  })
   return stop.signal
 }

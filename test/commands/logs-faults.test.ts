@@ -87,6 +87,30 @@ describe('logs tail, and the access line of serve --log', () => {
   })
 })
 
+describe('a command that keeps printing, its reader gone', () => {
+  it.each([[['logs', 'tail']], [['logs', 'tail', '--json']]])(
+    '%j ends, exit 0, once a line it prints finds its reader gone (`| head -1`)',
+    async (args) => {
+      const tail = spawnRunning(args, server.env)
+      let ended = false
+      void tail.exited.then(() => (ended = true))
+      try {
+        await tail.waitForStderr('Waiting for requests')
+        tail.closeStdout()
+        // each request is a line it prints: the first write after the close fails with EPIPE
+        const requests = (async () => {
+          // it ends a few hundred ms after: its stream closed, its connections let go
+          for (let i = 0; i < 3000 && !ended; i++) await call('GET', '/v1/locations')
+          return 'still running after 3,000 lines'
+        })()
+        expect(await Promise.race([tail.exited, requests]), tail.stderr()).toBe(0)
+      } finally {
+        if (!ended) await tail.kill('SIGKILL')
+      }
+    },
+  )
+})
+
 describe('logs list and logs get', () => {
   it('list shows lines newest first with filters; get shows both bodies, the error and what a push moved', async () => {
     await call('PUT', '/v1/checks/external/get-1', checkWith([['a', 1, 100]], {version: 1}))
