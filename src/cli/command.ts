@@ -6,6 +6,7 @@ import {describeError, suggestionsFor, tidyParseError} from './errors.js'
 import type {CliErrorCode} from './error-codes.js'
 import type {ExitCodes} from './exit-codes.js'
 import {outputFor} from './output.js'
+import {printableLines} from './views/printable.js'
 
 /**
  * What every tablepay command shares, servers and clients alike: `--json`
@@ -19,12 +20,14 @@ export abstract class Command extends OclifCommand {
 
   protected override async catch(error: Interfaces.CommandError): Promise<unknown> {
     tidyParseError(error, `${this.config.bin} ${toConfiguredId(this.id ?? '', this.config)} --help`)
-    // With --json, toErrorJson prints the error body; without, a client error becomes a CLI error with its code and a next step.
     // an id given on the command line that no request can name: a wrong command line, sent nowhere
     if (error instanceof UnsendableSegmentError)
       return this.catch((await cliError(error.message, {code: 'invalid_usage', exit: 2})) as Interfaces.CommandError)
+    // a message may quote what a request or a server said: a terminal shows its control characters, never obeys them
+    if (!this.jsonEnabled()) error.message = printableLines(error.message)
+    // With --json, toErrorJson prints the error body; without, a client error becomes a CLI error with its code and a next step.
     if (error instanceof TablepayError && !this.jsonEnabled()) {
-      this.error(describeError(error), {exit: 1, code: error.code, suggestions: suggestionsFor(error)})
+      this.error(printableLines(describeError(error)), {exit: 1, code: error.code, suggestions: suggestionsFor(error)})
     }
     // oclif's catch exits 1 with --json whatever the error says; a bad flag or argument exits 2 either way
     process.exitCode ??= exitOf(error)

@@ -69,6 +69,19 @@ describe('what the CLI prints of a check and of the request log', () => {
     expect(shown.stdout).toContain('note \\u009b31m1')
   })
 
+  it("an error's message that quotes what was sent is printed escaped, the server's and the CLI's own", async () => {
+    for (const args of [
+      ['events', 'get', 'evt_\u001b[31mred\u009b2J'],
+      ['checks', 'list', '--starting-after', 'chk_\u001b]0;pwned\u0007'],
+      ['checks', 'get', 'x\u001b[2J'],
+    ]) {
+      const refused = await cli(args)
+      expect(refused.code, args.join(' ')).not.toBe(0)
+      expect(refused.stderr, args.join(' ')).toContain('\\u001b')
+      expectInert(refused.stderr)
+    }
+  })
+
   it('logs list prints one line per request, the paths escaped', async () => {
     const listed = await cli(['logs', 'list', '--path', '/v1/checks/external/x'])
     expect(listed.code).toBe(0)
