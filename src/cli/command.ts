@@ -1,6 +1,5 @@
 import {Command as OclifCommand, type Interfaces, toConfiguredId} from '@oclif/core'
 import {TablepayError} from '../client/errors.js'
-import {UnsendableSegmentError} from '../domain/routes.js'
 import {cliError, exitOf, failureJson} from './cli-error.js'
 import {describeError, suggestionsFor, tidyParseError} from './errors.js'
 import type {CliErrorCode} from './error-codes.js'
@@ -21,7 +20,8 @@ export abstract class Command extends OclifCommand {
   protected override async catch(error: Interfaces.CommandError): Promise<unknown> {
     tidyParseError(error, `${this.config.bin} ${toConfiguredId(this.id ?? '', this.config)} --help`)
     // an id given on the command line that no request can name: a wrong command line, sent nowhere
-    if (error instanceof UnsendableSegmentError)
+    // by name: verify and sign, which run this too, load none of the routes (test/commands/verify.test.ts)
+    if (error.name === 'UnsendableSegmentError')
       return this.catch((await cliError(error.message, {code: 'invalid_usage', exit: 2})) as Interfaces.CommandError)
     // a message may quote what a request or a server said: a terminal shows its control characters, never obeys them
     if (!this.jsonEnabled()) error.message = printableLines(error.message)

@@ -107,8 +107,11 @@ export type ParamsOf<Id extends RouteId> = Record<PathParams<(typeof ROUTES)[Id]
  * A value no path segment can carry: empty or `.` or `..` (a URL parser
  * resolves them, and the request would reach another route: `DELETE
  * /sim/faults/` deletes them all), or text with an unpaired surrogate.
+ * Known by its name where loading the routes would cost (src/cli/command.ts).
  */
 export class UnsendableSegmentError extends TypeError {
+  override readonly name = 'UnsendableSegmentError'
+
   constructor(name: string, value: string, why: string) {
     super(`${name} ${JSON.stringify(value)} ${why}`)
   }
