@@ -129,6 +129,12 @@ describe('verify', () => {
     expect(lean.stderr).toContain('missing_secret')
   })
 
+  it('stops reading a payload past 64 MiB, one that never ends too (/dev/zero), and says what to pass', async () => {
+    const {code, stderr} = await runCli(['verify', '-s', SECRET, '-H', stripeHeader(), '-p', '/dev/zero'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('/dev/zero holds more than 64 MiB')
+  })
+
   it('points out an empty payload', async () => {
     const {code, stderr} = await runCommand(['verify', '-s', SECRET, '-H', stripeHeader()])
     expect(code).toBe(1)

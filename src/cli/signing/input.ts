@@ -1,4 +1,4 @@
-import {readFileSync} from 'node:fs'
+import {createReadStream} from 'node:fs'
 import {cliError} from '../cli-error.js'
 
 // verify and sign are pure local tools that must start close to bare Node:
@@ -30,17 +30,35 @@ export async function readRawPayload(file: string | undefined): Promise<Buffer> 
       exit: 2,
     })
   }
+  const source = fromStdin ? 'stdin' : file
+  let payload: Buffer | undefined
   try {
-    return fromStdin ? await readAll(process.stdin) : readFileSync(file)
+    payload = await readAll(fromStdin ? process.stdin : createReadStream(file))
   } catch (error) {
-    throw await cliError(`Cannot read ${fromStdin ? 'stdin' : file}: ${(error as Error).message}`, {
-      code: 'unreadable_input',
-    })
+    throw await cliError(`Cannot read ${source}: ${(error as Error).message}`, {code: 'unreadable_input'})
   }
+  if (payload) return payload
+  throw await cliError(
+    `${source} holds more than ${PAYLOAD_MOST / 1024 ** 2} MiB, far more than any delivery's body.`,
+    {
+      code: 'unreadable_input',
+      suggestions: ['Pass the raw body of one delivery: --payload FILE, or pipe it on stdin.'],
+    },
+  )
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+/** The most a payload is read: past any delivery's body, so that a /dev/zero given by mistake ends. */
+const PAYLOAD_MOST = 64 * 1024 ** 2
+
+/** Every byte of `stream`, or undefined once it passes PAYLOAD_MOST. */
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer | undefined> {
   const chunks: Buffer[] = []
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+  let bytes = 0
+  for await (const chunk of stream) {
+    const part = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    bytes += part.length
+    if (bytes > PAYLOAD_MOST) return undefined
+    chunks.push(part)
+  }
   return Buffer.concat(chunks)
 }
