@@ -34,6 +34,13 @@ function listenError(error: NodeJS.ErrnoException, port: number, host: string): 
   if (error.code === 'EADDRNOTAVAIL') {
     return new Error(`Cannot listen on ${where}: ${host} is not an address of this machine (see --host).`)
   }
+  // a name no resolver knows, or an address such as 999.1.1.1 that is none
+  if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') {
+    return new Error(
+      `Cannot listen on ${where}: ${host} is no address and no name this machine resolves. ` +
+        'Pass an address of this machine to --host, such as 127.0.0.1 or 0.0.0.0.',
+    )
+  }
   return error
 }
 

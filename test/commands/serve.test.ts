@@ -360,6 +360,17 @@ describe('serve --port N on a port another program holds', () => {
   })
 })
 
+describe('serve --host that is no address of this machine', () => {
+  it('exits 1 naming the host and what to pass instead: one that is no address at all too', async () => {
+    for (const host of ['999.1.1.1', 'no-such-host.invalid']) {
+      const {code, stderr} = await runCommand(['serve', '--port', '0', '--memory', '--host', host])
+      expect(code, host).toBe(1)
+      expect(stderr, host).toContain(`${host} is no address and no name this machine resolves`)
+      expect(stderr, host).toContain('Pass an address of this machine to --host')
+    }
+  })
+})
+
 describe('serve --cors', () => {
   it('lets pages of the origins given call the API, and no others', async () => {
     const server = await startCliServer([...IN_MEMORY, '--cors', 'http://localhost:5173, https://pos.example'])
