@@ -1,5 +1,6 @@
 import {text} from 'node:stream/consumers'
 import {Errors} from '@oclif/core'
+import {withoutBom} from '../shared/json-file.js'
 import {readFound} from '../shared/package-file.js'
 
 /**
@@ -47,7 +48,7 @@ export async function readJsonObject(
   }
   let value: unknown
   try {
-    value = JSON.parse(input)
+    value = JSON.parse(withoutBom(input))
   } catch (error) {
     throw new Errors.CLIError(`${source} is not valid JSON: ${(error as Error).message}`, {
       exit: 1,

@@ -1,6 +1,7 @@
 import {readdir, readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {checkScenario, type Scenario} from '../domain/scenario.js'
+import {withoutBom} from '../shared/json-file.js'
 import {findFile, PACKAGE_ROOT} from '../shared/package-file.js'
 import {describeProblem, InvalidScenarioError} from './errors.js'
 
@@ -40,7 +41,7 @@ export async function loadScenario(fileOrName: string): Promise<{scenario: Scena
   })
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = JSON.parse(withoutBom(text))
   } catch (error) {
     throw new InvalidScenarioError(`${fileOrName} is not valid JSON: ${(error as Error).message}`)
   }

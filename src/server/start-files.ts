@@ -1,5 +1,6 @@
 import {tooLargeToParse} from '../domain/json-memory.js'
 import {type Seed} from '../domain/seed-schema.js'
+import {withoutBom} from '../shared/json-file.js'
 import {readFound} from '../shared/package-file.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
 import {parseSeed, SEED_HINT} from '../store/seed.js'
@@ -24,7 +25,7 @@ export async function readStartFile(path: string, flag: string, hint: string): P
   const tooLarge = tooLargeToParse(text)
   if (tooLarge) throw new UnusableInputError(`${flag}: ${path} is not read: ${tooLarge}.`)
   try {
-    return JSON.parse(text) as unknown
+    return JSON.parse(withoutBom(text)) as unknown
   } catch (error) {
     throw new UnusableInputError(`${flag}: ${path} is not JSON: ${(error as Error).message}. ${hint}`)
   }

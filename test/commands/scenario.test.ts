@@ -541,6 +541,13 @@ describe('scenario list and validate', () => {
     }
   })
 
+  it('a file that starts with a byte order mark is read as the JSON after it', async () => {
+    const path = join(dir, 'bom.json')
+    await writeFile(path, `\uFEFF${JSON.stringify({tablepay_scenario: 1, name: 'bom', steps: [OPEN]})}`)
+    const {code, stdout} = await scenario(['validate', path])
+    expect([code, stdout]).toEqual([0, expect.stringContaining('valid, scenario bom of 1 step')])
+  })
+
   it('a file that is not JSON exits 2', async () => {
     const path = join(dir, 'broken.json')
     await writeFile(path, '{"steps": [')

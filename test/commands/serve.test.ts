@@ -101,6 +101,10 @@ describe('serve --seed', () => {
       const seed = await runCommand(['serve', '--port', '0', '--memory', '--seed', file])
       expect(seed.code).toBe(2)
       expect(seed.stderr).toContain(`seed: ${file} is not JSON`)
+      // a byte order mark first is no reason: the next refusal is the seed's own
+      await writeFile(file, '\uFEFF{"accounts": [{"id": "acct_x", "name": "X", "locations": [], "api_keys": []}]}')
+      const marked = await runCommand(['serve', '--port', '0', '--memory', '--seed', file])
+      expect(marked.stderr).toContain(`seed: ${file} is not a valid seed: accounts.0.locations:`)
       await writeFile(file, JSON.stringify({accounts: [{id: 'acct_x', name: 'X', locations: [], api_keys: []}]}))
       const invalid = await runCommand(['serve', '--port', '0', '--memory', '--seed', file])
       expect(invalid.code).toBe(2)

@@ -5,6 +5,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type ApiServer, startApiServer, startServeFlags} from '../../helpers/api-server.js'
 import {cliFor, READ_KEY, ROOT, runCli, runCommand} from '../../helpers/cli.js'
+import {checkWith} from '../../helpers/checks.js'
 
 let server: ApiServer
 beforeAll(async () => {
@@ -144,6 +145,15 @@ describe('checks push', () => {
         details: expect.any(Array),
       },
     })
+  })
+
+  it('reads a --file that starts with a byte order mark, as Notepad and PowerShell write it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tablepay-bom-'))
+    const file = join(dir, 'check.json')
+    await writeFile(file, `\uFEFF${JSON.stringify(checkWith([['a', 1, 500]]))}`)
+    const pushed = await push(['t12-bom', '--file', file, '--json'])
+    await rm(dir, {recursive: true, force: true})
+    expect([pushed.code, JSON.parse(pushed.stdout).external_id]).toEqual([0, 't12-bom'])
   })
 
   it('refuses input that is not a JSON object before calling the server', async () => {
