@@ -19,8 +19,8 @@ export abstract class Command extends OclifCommand {
 
   protected override async catch(error: Interfaces.CommandError): Promise<unknown> {
     tidyParseError(error, `${this.config.bin} ${toConfiguredId(this.id ?? '', this.config)} --help`)
-    // an id given on the command line that no request can name: a wrong command line, sent nowhere
-    // by name: verify and sign, which run this too, load none of the routes (test/commands/verify.test.ts)
+    // an id no request can name is a wrong command line, sent nowhere; told by its name, so that verify and sign,
+    // which run this too, load none of the routes (test/commands/verify.test.ts)
     if (error.name === 'UnsendableSegmentError')
       return this.catch((await cliError(error.message, {code: 'invalid_usage', exit: 2})) as Interfaces.CommandError)
     // a message may quote what a request or a server said: a terminal shows its control characters, never obeys them

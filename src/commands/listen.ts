@@ -84,7 +84,6 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
     // ends the stream on any way out, even before its first read
     const done = new AbortController()
     const signal = AbortSignal.any([stopped, done.signal])
-    let endpoint: Endpoint | undefined
     let failure: unknown
     try {
       // subscribe first, so not one attempt to the new endpoint can be missed
@@ -92,7 +91,7 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
       // attempts made to it meanwhile are printed
       const messages = await followLiveStream(
         async (opened) => newAttempts(await this.tailClient.openStream({signal: opened})),
-        attemptCatchUp(this.tailClient, async () => (endpoint = await this.#reconnected(endpoint!)).id),
+        attemptCatchUp(this.tailClient, async () => (await this.#reconnected(this.#endpoint!)).id),
         {
           signal,
           onDrop: (reason) => this.notice(renderStreamDropped(reason)),
@@ -101,18 +100,20 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
       )
       // stopped while its stream opened: no endpoint to make
       if (stopped.aborted) return
-      endpoint = await this.#register()
+      await this.#register()
       for await (const {delivery, attempt} of messages) {
-        if (delivery.endpoint_id !== endpoint.id) continue
+        // a reconnect may have made a new one
+        const {id} = this.#endpoint!
+        if (delivery.endpoint_id !== id) continue
         this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))
-        if (delivery.status === 'dead') this.#endIfDisabled(await this.tailClient.getWebhookEndpoint(endpoint.id))
+        if (delivery.status === 'dead') this.#endIfDisabled(await this.tailClient.getWebhookEndpoint(id))
       }
     } catch (error) {
       failure = error
     }
     done.abort()
     // every way out removes the endpoint: one left behind keeps receiving every event with a secret nobody holds
-    endpoint = this.#made
+    const endpoint = this.#endpoint
     const leftBehind = endpoint && !this.flags.keep ? await this.#remove(endpoint.id) : undefined
     if (failure) {
       if (leftBehind) this.notice(leftBehind)
@@ -124,8 +125,8 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
     }
   }
 
-  /** The endpoint made last, from the server's answer on. */
-  #made: Endpoint | undefined
+  /** The endpoint it forwards to, the one made last: known from the server's answer on, so every way out removes it. */
+  #endpoint: Endpoint | undefined
 
   /** The secret to sign with: --secret, else the one the server keeps for every listen of this account. */
   async #secret(): Promise<string> {
@@ -141,7 +142,7 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
       secret: await this.#secret(),
     })
     // known at once: a step below that fails still has it removed on the way out
-    this.#made = endpoint
+    this.#endpoint = endpoint
     if (flags.chaos) await this.client.setWebhookChaos(endpoint.id, flags.chaos)
     if (flags.since !== undefined) {
       const since = new Date(Date.now() - flags.since * 1000).toISOString()

@@ -27,13 +27,12 @@ export interface Contradiction {
 
 /**
  * Where `ledger`'s records disagree in a way no request leaves them (docs/snapshots.md): a check at a location
- * it does not hold, a claim, payment or
- * feedback of a check it does not hold, a payment's claim of another check, a check's paid amount other than
- * its payments less their refunds, an item's claimed quantity other than its claims' sum, a total below what
- * was paid, a voided check with anything paid or claimed, or an idempotency key's answer for a claim, payment
- * or feedback it does not hold, or not as it was made. Restored, such a check would lose money: the next
- * payment or refund counts from the amount the check says, and a replayed key answers for a payment that is
- * not there.
+ * it does not hold, a claim, payment or feedback of a check it does not hold, a payment's claim of another
+ * check, a check's paid amount other than its payments less their refunds, an item's claimed quantity other
+ * than its claims' sum, a total below what was paid, a voided check with anything paid or claimed, or an
+ * idempotency key's answer for a claim, payment or feedback it does not hold, or not as it was made. Restored,
+ * such a check would lose money: the next payment or refund counts from the amount the check says, and a
+ * replayed key answers for a payment that is not there.
  */
 export function* contradictions(ledger: Ledger): Generator<Contradiction> {
   const {locations, checks, claims, payments, feedback, idempotency_keys} = ledger

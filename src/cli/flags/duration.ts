@@ -32,10 +32,11 @@ export const duration = Flags.custom<number>({
   parse: async (text) => positiveDuration(text),
 })
 
-/** A flag whose value is how long a timer waits: a duration of at most about 24.8 days. */
-export const timerDuration = Flags.custom<number>({
-  parse: async (text) => durationUpTo(text, LONGEST_TIMER_S, 'the longest a timer waits'),
-})
+/** How long a timer waits: a duration of at most about 24.8 days. */
+const timerSeconds = (text: string) => durationUpTo(text, LONGEST_TIMER_S, 'the longest a timer waits')
+
+/** A flag whose value is how long a timer waits. */
+export const timerDuration = Flags.custom<number>({parse: async (text) => timerSeconds(text)})
 
 /** A flag whose value is how far back from now (`--since`): a duration of at most 100 years. */
 export const pastDuration = Flags.custom<number>({
@@ -44,10 +45,7 @@ export const pastDuration = Flags.custom<number>({
 
 /** A flag whose value is how long a timer waits, in whole ms (a signal's timeout takes no finer), where 0 means no limit. */
 export const durationOrNone = Flags.custom<number>({
-  parse: async (text) =>
-    parseDuration(text) === 0
-      ? 0
-      : Math.ceil(durationUpTo(text, LONGEST_TIMER_S, 'the longest a timer waits') * 1000) / 1000,
+  parse: async (text) => (parseDuration(text) === 0 ? 0 : Math.ceil(timerSeconds(text) * 1000) / 1000),
 })
 
 /** A flag whose value is a comma-separated list of durations, parsed to seconds. */
