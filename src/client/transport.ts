@@ -200,12 +200,13 @@ const lowerNames = (headers: Readonly<Record<string, string>> = {}): Record<stri
 
 /**
  * Whether `data` looks like route `id`'s answer: an object holding the field its answers hold (`Route.answers`),
- * and a list's items in an array. JSON of another shape (`null`, `{"data": 5}`) would reach a command's output as
- * nonsense, or as an error of its own code.
+ * and a list's items, each an object of the API, in an array. JSON of another shape (`null`, `{"data": 5}`,
+ * `{"object": "list", "data": [{}]}`) would reach a command's output as nonsense, or as an error of its own code.
  */
 function isAnswerOf(id: RouteId, data: unknown): boolean {
   const route: Route = ROUTES[id]
-  return isApiObject(data, route.answers) && (data.object !== 'list' || Array.isArray(data.data))
+  if (!isApiObject(data, route.answers)) return false
+  return data.object !== 'list' || (Array.isArray(data.data) && data.data.every((item) => isApiObject(item)))
 }
 
 function queryString(query: Query = {}): string {

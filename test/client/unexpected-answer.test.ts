@@ -24,6 +24,8 @@ async function clientOf(status: number, type: string, body: () => string): Promi
 describe('an answer that is JSON but not the API', () => {
   it('fails the call with unexpected_answer, whatever shape it has, instead of handing it on', async () => {
     const shapes = ['null', '5', '[]', '{"data":5}', '{"object":"list","data":5}', '{"status":"ok"}']
+    // a list's items are the API's objects too: a view would read their fields
+    shapes.push('{"object":"list","data":[{}]}', '{"object":"list","data":[null]}', '{"object":"list","data":[[]]}')
     let shape = ''
     const client = await clientOf(200, 'application/json', () => shape)
     for (shape of shapes) {
