@@ -22,7 +22,8 @@ export default class ReceiverCheck extends Command {
 It must accept (2xx within 10 s): a valid delivery, the same valid delivery in other JSON formatting (so it verifies the raw body), \
 two v1 signatures with its own second (as during a secret rotation), a duplicate of an event id, an older state after a newer one, \
 and an older check.updated after a newer one. It must refuse (any non-2xx answer): a body changed after signing, \
-another secret, no signature header, a malformed one, and a signature made ${SKEW_SECONDS} s in the past or in the future.
+another secret, no signature header, a malformed one, and a signature made ${SKEW_SECONDS} s in the past or in the future. \
+A receiver that gives no answer to the first case is reported unreachable, without the other cases.
 
 Only answers are observable: how the receiver compares signatures (in constant time or not) and what it stores cannot be checked from outside. \
 No tablepay server is needed.

@@ -1,6 +1,7 @@
 import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {runReceiverSuite} from '../../../src/cli/receiver-check/suite.js'
 import {Check} from '../../../src/domain/schemas.js'
 import {ROOT, runCommand} from '../../helpers/cli.js'
 import {spawnReceiver, startReceiver} from '../../helpers/receiver.js'
@@ -152,6 +153,17 @@ describe('receiver check', () => {
     expect(stderr).toContain('Nothing answered at')
     expect(stderr).toContain('ECONNREFUSED')
     expect(stderr).toContain('Code: receiver_unreachable')
+  })
+
+  it('stops after the first case when the receiver never answers it: one wait, not one per case', async () => {
+    const receiver = await startReceiver(() => 'hang')
+    try {
+      const results = await runReceiverSuite(receiver.url, SECRET, {timeoutMs: 200})
+      expect(results).toEqual([expect.objectContaining({id: 'valid', status_code: null, passed: false})])
+      expect(receiver.received).toHaveLength(1)
+    } finally {
+      await receiver.close()
+    }
   })
 
   it('without --forward-to, exits 2 asking for it in the words listen and webhooks create use', async () => {
