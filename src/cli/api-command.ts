@@ -1,6 +1,7 @@
 import {type Command as OclifCommand, Flags, type Interfaces} from '@oclif/core'
 import {TablepayClient} from '../client/client.js'
-import {DEFAULT_URL, isHttpUrl, resolveClientConfig} from '../client/config.js'
+import {resolveClientConfig} from '../client/config.js'
+import {apiKeyProblem, serverUrlProblem} from '../shared/server-url.js'
 import {CLIENT_HEADER} from '../domain/constants.js'
 import {Command} from './command.js'
 import {API_EXIT_CODES} from './exit-codes.js'
@@ -47,8 +48,8 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
       helpGroup: 'CONNECTION',
       // `127.0.0.1:4747` is a wrong command line (exit 2), not a server that cannot be reached
       parse: async (text) => {
-        if (!isHttpUrl(text))
-          throw new Error(`"${text}" is not an http(s) URL: give the tablepay server's, e.g. ${DEFAULT_URL}`)
+        const problem = serverUrlProblem(text)
+        if (problem) throw new Error(`"${text}" ${problem}`)
         return text
       },
     }),
@@ -56,6 +57,12 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
       char: 'k',
       summary: 'API key. Default: TABLEPAY_API_KEY, then the write key of a running server found on this machine.',
       helpGroup: 'CONNECTION',
+      // `-k "$KEY"` with KEY unset would otherwise go on with whatever key is found
+      parse: async (text) => {
+        const problem = apiKeyProblem(text)
+        if (problem) throw new Error(`The key given ${problem}`)
+        return text
+      },
     }),
     timeout: timeoutFlag(30),
   }

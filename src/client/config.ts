@@ -4,11 +4,9 @@ import type {ClientOptions} from './client.js'
 import {TablepayConfigError} from './errors.js'
 import {isAlive} from '../shared/process-alive.js'
 import {type Env, registeredServers, registryDir, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
-import {serverBase} from '../shared/server-url.js'
+import {DEFAULT_URL, serverBase, serverUrlProblem} from '../shared/server-url.js'
 
-export {SERVER_FILE, type ServerFile}
-
-export const DEFAULT_URL = 'http://127.0.0.1:4747'
+export {DEFAULT_URL, SERVER_FILE, type ServerFile}
 
 /** How long a server found in a file has to answer `/v1/health` before it counts as stopped. */
 const HEALTH_TIMEOUT_MS = 1000
@@ -33,10 +31,10 @@ export async function resolveClientConfig(
   cwd = process.cwd(),
 ): Promise<ClientOptions> {
   const url = normalize(flags.url || env.TABLEPAY_URL)
-  if (url !== undefined && !isHttpUrl(url)) {
+  const problem = url === undefined ? undefined : serverUrlProblem(url)
+  if (problem) {
     const source = flags.url ? '--url' : 'TABLEPAY_URL'
-    const message = `${source} "${flags.url || env.TABLEPAY_URL}" is not an http(s) URL: give the tablepay server's, e.g. ${DEFAULT_URL}.`
-    throw new TablepayConfigError('invalid_url', message)
+    throw new TablepayConfigError('invalid_url', `${source} "${flags.url || env.TABLEPAY_URL}" ${problem}.`)
   }
   const apiKey = flags.apiKey || env.TABLEPAY_API_KEY
   // Files are read only when needed: a stale or broken one must not get in the way of explicit settings.

@@ -1,6 +1,8 @@
 import {hasDotSegment, type ParamsOf, type Route, ROUTES, type RouteId, routePath} from '../domain/routes.js'
+import {apiKeyProblem, serverUrlProblem} from '../shared/server-url.js'
 import {
   TablepayApiError,
+  TablepayConfigError,
   TablepayConnectionError,
   TablepayEventStreamError,
   isApiObject,
@@ -75,6 +77,11 @@ export class Transport {
     /** Sent with every request, besides the key (`ClientOptions.headers`). */
     private readonly headers: Readonly<Record<string, string>> = {},
   ) {
+    // fetch would refuse each request as unsendable, which reads as a server out of reach
+    const urlProblem = serverUrlProblem(url)
+    if (urlProblem) throw new TablepayConfigError('invalid_url', `The URL "${url}" ${urlProblem}.`)
+    const keyProblem = apiKeyProblem(apiKey)
+    if (keyProblem) throw new TablepayConfigError('invalid_api_key', `The API key ${keyProblem}.`)
     this.#fetch = (input, init) => settling(fetch(input, init))
   }
 

@@ -1,3 +1,6 @@
+/** Where `tablepay serve` listens unless told otherwise. */
+export const DEFAULT_URL = 'http://127.0.0.1:4747'
+
 /**
  * A tablepay server's URL as the client and the OpenAPI document use it:
  * without a trailing slash or `/v1`, since `serve` prints its URL with `/v1`
@@ -7,3 +10,33 @@
  * serverBase('http://127.0.0.1:4747/v1/') // 'http://127.0.0.1:4747'
  */
 export const serverBase = (url: string): string => url.replace(/\/+$/, '').replace(/\/v1$/, '')
+
+/**
+ * Why `text` cannot be a tablepay server's URL, as the end of a sentence that names it; undefined when it can.
+ * `127.0.0.1:4747` parses as a URL of scheme `127.0.0.1:`, and fetch refuses a URL with a user name or password.
+ *
+ * @example
+ * serverUrlProblem('127.0.0.1:4747') // 'is not an http(s) URL: give the tablepay server's, e.g. http://127.0.0.1:4747'
+ */
+export function serverUrlProblem(text: string): string | undefined {
+  const url = URL.canParse(text) ? new URL(text) : undefined
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
+    return `is not an http(s) URL: give the tablepay server's, e.g. ${DEFAULT_URL}`
+  if (url.username || url.password)
+    return 'holds a user name or password, which no request can carry: drop them (the API key authenticates)'
+  return undefined
+}
+
+/**
+ * Why `key` cannot be an API key, as the end of a sentence that names it; undefined when it can. A key is
+ * visible ASCII: a `\r` left from a file written on Windows would make every request fail as unsendable.
+ *
+ * @example
+ * apiKeyProblem('tp_test_demo_write\r') // 'holds "\\r" at character 19: …'
+ */
+export function apiKeyProblem(key: string): string | undefined {
+  if (key === '') return 'is empty: give a key that `tablepay serve` printed'
+  const at = key.search(/[^\x21-\x7e]/)
+  if (at < 0) return undefined
+  return `holds ${JSON.stringify(String.fromCodePoint(key.codePointAt(at)!))} at character ${at + 1}, which a key never does: give the key as \`tablepay serve\` printed it`
+}

@@ -226,6 +226,23 @@ describe('how the CLI finds the server', () => {
     })
   })
 
+  it('a URL with credentials, an empty key or a key with a stray character is a wrong setting, not an unreachable server', async () => {
+    const home = await tempDir()
+    const withUser = await client(home, ['locations', 'list', '--url', 'http://u:p@127.0.0.1:4747', '-k', 'tp_test_x'])
+    expect(withUser.code).toBe(2)
+    expect(withUser.stderr).toContain('"http://u:p@127.0.0.1:4747" holds a user name or password')
+    // `-k "$KEY"` with KEY unset: not a silent fall back to another key
+    const empty = await client(home, ['locations', 'list', '-k', ''])
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toContain('The key given is empty')
+    const env = await client(home, ['locations', 'list', '--json'], {TABLEPAY_API_KEY: 'tp_test_x\r'})
+    expect(env.code).toBe(1)
+    expect(JSON.parse(env.stdout).error).toMatchObject({
+      code: 'invalid_api_key',
+      message: expect.stringContaining('"\\r" at character 10'),
+    })
+  })
+
   it('a registered server that is alive but does not answer is named so, not as not running', async () => {
     const home = await tempDir()
     // a process that runs (this one) at a URL where nothing answers in time
