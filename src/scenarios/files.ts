@@ -1,4 +1,4 @@
-import {readdir, readFile} from 'node:fs/promises'
+import {readdir, readFile, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {checkScenario, type Scenario} from '../domain/scenario.js'
 import {withoutBom} from '../shared/json-file.js'
@@ -30,7 +30,9 @@ export function validScenario(value: unknown, source: string): Scenario {
  * const {scenario, file} = await loadScenario('split-bill')
  */
 export async function loadScenario(fileOrName: string): Promise<{scenario: Scenario; file: string}> {
-  const file = (await findFile(fileOrName)) ?? (await shippedFile(fileOrName))
+  const found = await findFile(fileOrName)
+  // a folder of the project named like a shipped scenario (`refund/`) does not hide it
+  const file = found !== undefined && (await isFile(found)) ? found : ((await shippedFile(fileOrName)) ?? found)
   if (file === undefined) {
     const names = (await listShipped()).map((s) => s.name).join(', ')
     throw new InvalidScenarioError(`No scenario file ${fileOrName}, nor a shipped scenario of that name (${names}).`)
@@ -47,6 +49,12 @@ export async function loadScenario(fileOrName: string): Promise<{scenario: Scena
   }
   return {scenario: validScenario(value, fileOrName), file}
 }
+
+const isFile = (path: string) =>
+  stat(path).then(
+    (stats) => stats.isFile(),
+    () => false,
+  )
 
 async function shippedFile(name: string): Promise<string | undefined> {
   return /^[a-z0-9][a-z0-9-]*$/.test(name) ? findFile(join(SHIPPED, `${name}.json`)) : undefined

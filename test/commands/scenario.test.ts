@@ -1,4 +1,4 @@
-import {mkdtemp, readdir, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readdir, rm, writeFile} from 'node:fs/promises'
 import {createServer, type Socket} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -539,6 +539,12 @@ describe('scenario list and validate', () => {
       expect(code).toBe(2)
       expect(stderr).toContain('cannot be read as a scenario: a directory, not a file')
     }
+  })
+
+  it('a directory of the project named like a shipped scenario does not hide it', async () => {
+    await mkdir(join(dir, 'refund'), {recursive: true})
+    const {code, stdout} = await runCommand(['scenario', 'validate', 'refund'], {env: server.env, cwd: dir})
+    expect([code, stdout]).toEqual([0, expect.stringContaining('valid, scenario refund of')])
   })
 
   it('a file that starts with a byte order mark is read as the JSON after it', async () => {
