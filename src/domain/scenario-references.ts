@@ -67,6 +67,20 @@ export function pathPast(value: unknown, depth: number): (string | number)[] | u
   return undefined
 }
 
+/**
+ * The path of the first `__proto__` field in a JSON value, undefined when it has none: `JSON.parse` keeps one
+ * as a field and zod drops it, so a step would send, or expect, less than it says.
+ */
+export function protoFieldPath(value: unknown, path: (string | number)[] = []): (string | number)[] | undefined {
+  if (value === null || typeof value !== 'object') return undefined
+  for (const [key, item] of Object.entries(value)) {
+    const at = [...path, Array.isArray(value) ? Number(key) : key]
+    const found = key === '__proto__' && !Array.isArray(value) ? at : protoFieldPath(item, at)
+    if (found) return found
+  }
+  return undefined
+}
+
 /** Every string in a JSON value with its path (object keys and array indexes): where references can be. */
 export function stringsIn(value: unknown, path: (string | number)[] = []): {path: (string | number)[]; text: string}[] {
   if (typeof value === 'string') return [{path, text: value}]

@@ -5,6 +5,7 @@ import {hasDotSegment} from './routes.js'
 import {
   BUILTIN_REFERENCES,
   pathPast,
+  protoFieldPath,
   referencesIn,
   STEP_ID,
   stringsIn,
@@ -281,6 +282,11 @@ function parseStep(
   const deep = pathPast(rest[kind], MAX_NESTING)
   if (deep) {
     at([kind, ...deep], `nests deeper than ${MAX_NESTING} levels, which no body or answer of the API does`, named)
+    return undefined
+  }
+  const proto = protoFieldPath(rest[kind])
+  if (proto) {
+    at([kind, ...proto], 'is no field of the API: a step can neither send nor expect "__proto__"', named)
     return undefined
   }
   const input = STEP_INPUTS[kind].safeParse(rest[kind])

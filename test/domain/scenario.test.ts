@@ -129,6 +129,21 @@ describe('checkScenario', () => {
     expect(problem!.message).toBe('nests deeper than 64 levels, which no body or answer of the API does')
   })
 
+  test('a __proto__ field, which JSON keeps and validation would drop, is a problem naming where', () => {
+    const steps = JSON.parse(
+      '[{"expect": {"get": "/x", "json": {"__proto__": {"status": "paid"}}}},' +
+        '{"push": {"external_id": "t1", "items": [{"__proto__": 1}]}}]',
+    )
+    const checked = checkScenario(scenario(steps))
+    expect(checked.valid).toBe(false)
+    const problems = (checked as {problems: {path: string; message: string}[]}).problems
+    expect(problems.map(({path}) => path)).toEqual([
+      '.steps[0].expect.json.__proto__',
+      '.steps[1].push.items[0].__proto__',
+    ])
+    expect(problems[0]!.message).toBe('is no field of the API: a step can neither send nor expect "__proto__"')
+  })
+
   test('a header is a name fetch can send with a value it can send', () => {
     const checked = checkScenario(
       scenario([
