@@ -83,6 +83,7 @@ const COMMANDS: Record<string, LeanCommand> = {
  * if (!(await runLean(process.argv.slice(2), root))) await execute({dir: root})
  */
 export async function runLean(argv: readonly string[], root: string): Promise<boolean> {
+  exitOnOutputFailure()
   const [id, ...rest] = argv
   if (id === '--version' && rest.length === 1 && rest[0] === '--json') return printVersion(root)
   if (id === undefined || !Object.hasOwn(COMMANDS, id) || !(await plainSetup())) return false
@@ -91,10 +92,6 @@ export async function runLean(argv: readonly string[], root: string): Promise<bo
   const flags = flagSpecs && parseFlags(rest, flagSpecs, command.options)
   if (!flags) return false
   const json = flags.json === true
-  // as oclif's Command module does when loaded: a reader that went away (`| head`) ends no command, nor a server
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error
-  })
   const run = await command.load(root)
   try {
     const result = await run(flags, (text) => json || console.log(text))
@@ -111,6 +108,19 @@ export async function runLean(argv: readonly string[], root: string): Promise<bo
     }
   }
   return true
+}
+
+/**
+ * Stdout that cannot be written (`> /dev/full`, a full disk) ends the process with exit 1 and one line that says
+ * so: oclif's listener would throw the error, uncaught, with its stack. A reader that went away (`| head`, EPIPE)
+ * ends no command, nor a server: the streaming commands stop on it (shutdown.ts).
+ */
+function exitOnOutputFailure(): void {
+  process.stdout.prependListener('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') return
+    process.stderr.write(`Error: could not write the output to stdout (${error.message}).\n`)
+    process.exit(1)
+  })
 }
 
 /**

@@ -30,7 +30,7 @@ export function untilSignalled(): Promise<NodeJS.Signals> {
 export function abortOnSignal(): AbortSignal {
   const stop = new AbortController()
   void untilSignalled().then(() => stop.abort())
-  // another listener (oclif's, lean-entry.ts's) throws what is not EPIPE
+  // any other error ends the process in lean-entry.ts's listener, the first
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') stop.abort()
   })
