@@ -3,6 +3,7 @@ import {TablepayClient} from '../client/client.js'
 import {resolveClientConfig} from '../client/config.js'
 import {apiKeyProblem, serverUrlProblem} from '../shared/server-url.js'
 import {CLIENT_HEADER} from '../domain/constants.js'
+import {wholeMs} from '../domain/duration.js'
 import {Command} from './command.js'
 import {API_EXIT_CODES} from './exit-codes.js'
 import {durationOrNone} from './flags/duration.js'
@@ -83,7 +84,7 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
     this.flags = flags as CommandFlags<T>
     this.args = args as CommandArgs<T>
     // found now, as that may ask servers whether they run; a failure waits until the command needs the client
-    const timeoutMs = this.flags.timeout * 1000
+    const timeoutMs = wholeMs(this.flags.timeout)
     this.#clients = await resolveClientConfig({url: this.flags.url, apiKey: this.flags['api-key']}).then(
       (options) => {
         const client = (headers?: Record<string, string>) =>

@@ -17,6 +17,15 @@ export function parseDuration(text: string): number {
   return parts.reduce((sum, [, value, unit]) => sum + Number(value) * UNIT_SECONDS[unit!]!, 0)
 }
 
+/**
+ * A duration in seconds as whole milliseconds, at least 1 when above zero: a timer, a signal's timeout and a
+ * fault's delay take no finer, and a signal's timeout refuses a fraction (`1.001 * 1000` is 1000.9999999999999).
+ *
+ * @example
+ * wholeMs(1.001) // 1001
+ */
+export const wholeMs = (seconds: number): number => (seconds > 0 ? Math.max(1, Math.round(seconds * 1000)) : 0)
+
 /** Seconds as the shortest exact text `parseDuration` reads back: `1h30m`, `45s`, `500ms`. */
 export function formatDuration(seconds: number): string {
   if (seconds === 0) return '0s'

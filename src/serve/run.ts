@@ -5,6 +5,7 @@ import type {Output} from '../cli/output.js'
 import {untilSignalled} from '../cli/shutdown.js'
 import {renderRequestLine} from '../cli/views/request.js'
 import {readyJson, renderBanner} from '../cli/views/serve-banner.js'
+import {wholeMs} from '../domain/duration.js'
 import {DEFAULT_RETENTION} from '../domain/retention.js'
 import {type RunningServer, startServer} from '../server/start.js'
 import {displayUrl} from '../shared/database-url.js'
@@ -79,7 +80,7 @@ export async function startServing(
     retrySchedule: flags['retry-schedule'],
     timeScale: flags['time-scale'],
     disableAfter: flags['disable-after'],
-    receiverTimeoutMs: flags['receiver-timeout'] * 1000,
+    receiverTimeoutMs: wholeMs(flags['receiver-timeout']),
     strictUrls: flags['strict-urls'],
     retention: {
       eventMaxAgeMs: (flags['event-retention'] ?? DEFAULT_RETENTION.eventMaxAgeMs / 1000) * 1000,

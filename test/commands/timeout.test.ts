@@ -35,6 +35,13 @@ describe('--timeout', () => {
     expect(said).toContain('Give it longer with --timeout')
   })
 
+  it('counts whole milliseconds: 1.001s, 1000.9999999999999 ms in floating point, is 1001 ms', async () => {
+    await holdNextLocations(3000)
+    const {code, stderr} = await cli(['locations', 'list', '--timeout', '1.001s'])
+    expect(code).toBe(1)
+    expect(stderr.replace(/\s*\n[\s›]*/g, ' ')).toContain('did not answer within 1001 ms')
+  })
+
   it('reports server_timeout in the error body with --json', async () => {
     await holdNextLocations(2000)
     const {code, stdout} = await cli(['locations', 'list', '--timeout', '0.3', '--json'])

@@ -43,9 +43,9 @@ export const pastDuration = Flags.custom<number>({
   parse: async (text) => durationUpTo(text, FURTHEST_BACK_S, 'the furthest back it reaches'),
 })
 
-/** A flag whose value is how long a timer waits, in whole ms (a signal's timeout takes no finer), where 0 means no limit. */
+/** A flag whose value is how long a timer waits, where 0 means no limit: read it with `wholeMs`. */
 export const durationOrNone = Flags.custom<number>({
-  parse: async (text) => (parseDuration(text) === 0 ? 0 : Math.ceil(timerSeconds(text) * 1000) / 1000),
+  parse: async (text) => (parseDuration(text) === 0 ? 0 : timerSeconds(text)),
 })
 
 /** A flag whose value is a comma-separated list of durations, parsed to seconds. */
