@@ -2,6 +2,9 @@ import * as z from 'zod'
 import {ApiError} from './errors.js'
 import {newId} from './ids.js'
 
+/** The largest seed of a fault's draws: its generator's state is 32 bits. */
+export const MAX_FAULT_SEED = 2 ** 32 - 1
+
 /** The longest a fault holds an answer (`delay_ms`). */
 export const MAX_FAULT_DELAY_MS = 60_000
 /** The longest `Retry-After` a fault answers with (`retry_after_s`): a day. */
@@ -66,11 +69,7 @@ export const FaultInput = z
     after: z.boolean().optional(),
     times: z.int().min(1).max(MAX_FAULT_TIMES).nullable().optional(),
     probability: z.number().min(0).max(1).optional(),
-    seed: z
-      .int()
-      .min(0)
-      .max(2 ** 32 - 1)
-      .optional(),
+    seed: z.int().min(0).max(MAX_FAULT_SEED).optional(),
   })
   .refine((f) => f.status !== undefined || f.delay_ms !== undefined || f.reset === true, {
     message: 'a fault needs status, delay_ms or reset: true',

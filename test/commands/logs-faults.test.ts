@@ -193,7 +193,20 @@ describe('faults add, list and clear', () => {
     const nothing = await cli(['faults', 'add', '--path', '/v1/events'])
     expect(nothing.code).toBe(2)
     expect(nothing.stderr).toContain('A fault needs --status, --delay or --reset')
+    const bigSeed = await cli(['faults', 'add', '--status', '500', '--seed', '4294967296'])
+    expect([bigSeed.code, bigSeed.stderr]).toEqual([2, expect.stringContaining('less than or equal to 4294967295')])
     expect((await json(['faults', 'list'])).data).toEqual([])
+  })
+
+  it('holds a --delay in whole milliseconds: under one is one, not a fault that does nothing', async () => {
+    try {
+      const fault = await json(['faults', 'add', '--delay', '0.0001ms', '--path', '/v1/events'])
+      expect(fault.delay_ms).toBe(1)
+      const exact = await json(['faults', 'add', '--delay', '1.001s', '--path', '/v1/events'])
+      expect(exact.delay_ms).toBe(1001)
+    } finally {
+      await cli(['faults', 'clear'])
+    }
   })
 })
 

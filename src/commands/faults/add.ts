@@ -3,10 +3,12 @@ import type {Fault, FaultInput} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {positiveDuration} from '../../cli/flags/duration.js'
 import {renderFaultAdded} from '../../cli/views/fault.js'
+import {wholeMs} from '../../domain/duration.js'
 import {
   FAULT_METHODS,
   FAULT_STATUSES,
   MAX_FAULT_DELAY_MS,
+  MAX_FAULT_SEED,
   MAX_FAULT_TIMES,
   MAX_RETRY_AFTER_S,
 } from '../../domain/faults.js'
@@ -83,7 +85,11 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
         return p
       },
     })(),
-    seed: Flags.integer({summary: 'Seed of the draws: the same seed strikes the same requests on every run.', min: 0}),
+    seed: Flags.integer({
+      summary: 'Seed of the draws: the same seed strikes the same requests on every run.',
+      min: 0,
+      max: MAX_FAULT_SEED,
+    }),
   }
 
   public async run(): Promise<Fault> {
@@ -97,7 +103,7 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
       ...(method || path ? {match: {method: method as 'GET' | undefined, path}} : {}),
       status: status as FaultInput['status'],
       retry_after_s: this.flags['retry-after'],
-      delay_ms: delay === undefined ? undefined : Math.round(delay * 1000),
+      delay_ms: delay === undefined ? undefined : wholeMs(delay),
       reset: reset || undefined,
       after: after || undefined,
       times: always ? null : times,
