@@ -169,10 +169,12 @@ export function tidyParseError(error: unknown, help: string): void {
     // a list of what was refused (flags' relations, arguments missing, each `NAME  description`), one line too
     .replace(/^The following errors? occurred:\n\s*/, '')
     .replace(
-      /^(Missing \d+ required args?):((?:\n\S+ {2,}.*)+)$/,
+      /^(Missing \d+ required args?):((?:\n\S+ {2,}.*(?:\n\s+\S.*)*)+)$/,
       (_, head: string, list: string) =>
         `${head}: ${list
           .trim()
+          // a description oclif wrapped goes on in lines that start with spaces
+          .replace(/\n\s+/g, ' ')
           .split('\n')
           .map((line) => line.replace(/^(\S+) {2,}(.*)$/, '$1 ($2)'))
           .join('; ')}`,
