@@ -14,6 +14,7 @@ import {
 } from './scenario-references.js'
 import {MAX_ADVANCE_S} from './schemas.js'
 import {SnapshotName} from './snapshots.js'
+import {READABLE} from './parse-messages.js'
 
 /**
  * A scenario file (docs/scenarios.md): steps that drive both sides of an
@@ -187,7 +188,7 @@ const jq = (path: PropertyKey[]) =>
  * if (!checked.valid) console.log(checked.problems[0]) // {step: 2, id: 'c1', path: '.steps[1].claim.check', message: …}
  */
 export function checkScenario(value: unknown): ScenarioCheck {
-  const header = Header.safeParse(value)
+  const header = Header.safeParse(value, READABLE)
   if (!header.success)
     return {valid: false, problems: header.error.issues.map((i) => ({path: jq(i.path), message: i.message}))}
   const problems: ScenarioProblem[] = []
@@ -261,7 +262,7 @@ function parseStep(
     return undefined
   }
   const {id, status, ...rest} = raw as Record<string, unknown>
-  const common = StepCommon.safeParse({id, status})
+  const common = StepCommon.safeParse({id, status}, READABLE)
   const named = typeof id === 'string' ? id : undefined
   if (!common.success) for (const issue of common.error.issues) at(issue.path, issue.message, named)
   const kinds = Object.keys(rest)
@@ -289,7 +290,7 @@ function parseStep(
     at([kind, ...proto], 'is no field of the API: a step can neither send nor expect "__proto__"', named)
     return undefined
   }
-  const input = STEP_INPUTS[kind].safeParse(rest[kind])
+  const input = STEP_INPUTS[kind].safeParse(rest[kind], READABLE)
   if (!input.success) for (const issue of input.error.issues) at([kind, ...issue.path], issue.message, named)
   if (!common.success || !input.success || kinds.length !== 1) return undefined
   return {kind, input: input.data, ...common.data} as ScenarioStep

@@ -29,6 +29,7 @@ import {MAX_CLOCK_OFFSET_MS} from './timestamps.js'
 import {paymentState} from './money.js'
 import {type AccountKeyed, type Ledger, contradictions, foreignKeys} from './snapshot-consistency.js'
 import {AccountId} from './seed-schema.js'
+import {READABLE} from './parse-messages.js'
 
 /** The format version of an exported snapshot (`tablepay_snapshot`). */
 export const SNAPSHOT_FORMAT = 1
@@ -132,7 +133,7 @@ const EVENT_DATA: Record<EventType, z.ZodType> = {
 
 /** An event whose `data` is the resource its type names. */
 const StoredEvent = Event.superRefine((event, context) => {
-  for (const issue of EVENT_DATA[event.type].safeParse(event.data).error?.issues ?? [])
+  for (const issue of EVENT_DATA[event.type].safeParse(event.data, READABLE).error?.issues ?? [])
     context.addIssue({code: 'custom', message: issue.message, path: ['data', ...issue.path]})
 })
 
@@ -254,12 +255,12 @@ export function repeatedRecord(snapshot: SnapshotRecord): string | undefined {
 
 /** What is wrong with `record` as a record of `name`: where, and what. */
 function* recordProblems(name: SnapshotCollection, record: unknown): Generator<{path: PropertyKey[]; message: string}> {
-  const stored = Stored.safeParse(record)
+  const stored = Stored.safeParse(record, READABLE)
   if (!stored.success) return yield* stored.error.issues
   // first: a list too long for zod, and a nesting too deep for the read for unqueryable text, which recurses
   const outsized = outsizedAt(record, MAX_DEPTH)
   if (outsized) return yield outsized
-  const kind = RECORD_SCHEMAS[name].safeParse(record)
+  const kind = RECORD_SCHEMAS[name].safeParse(record, READABLE)
   if (!kind.success) yield* kind.error.issues
   const unqueryable = QUERYABLE.has(name) ? unqueryableAt(record) : undefined
   if (unqueryable) yield {path: unqueryable, message: QUERYABLE_RULE}

@@ -6,13 +6,14 @@ import type {Reader} from '../service/storage.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
 import {readStartFile} from './start-files.js'
 import type {Dispatcher} from '../webhooks/dispatcher.js'
+import {READABLE} from '../domain/parse-messages.js'
 
 /** What to do with a file that is not an exported snapshot. */
 const HINT = 'Make one with `tablepay snapshots export NAME -o FILE`.'
 
 /** The exported snapshot in `file`, checked; an unusable file is a wrong command line (exit 2). */
 async function readSnapshotFile(file: string): Promise<SnapshotDocument> {
-  const result = SnapshotDocument.safeParse(await readStartFile(file, 'serve --import', HINT))
+  const result = SnapshotDocument.safeParse(await readStartFile(file, 'serve --import', HINT), READABLE)
   if (!result.success) {
     const issue = result.error.issues[0]!
     throw new UnusableInputError(

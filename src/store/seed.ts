@@ -5,6 +5,7 @@ import type {Collections} from '../domain/records.js'
 import {Seed} from '../domain/seed-schema.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
 import type {Change} from './store.js'
+import {READABLE} from '../domain/parse-messages.js'
 
 /** What the seed reads of what exists: a record by collection and id, and how many endpoints an account has. */
 interface Lookup {
@@ -44,7 +45,7 @@ export const SEED_HINT = 'See fixtures/seed.json.'
 
 /** Checks a seed given as a value; the error names `source` and the first problem. */
 export function parseSeed(value: unknown, source: string): Seed {
-  const result = Seed.safeParse(value)
+  const result = Seed.safeParse(value, READABLE)
   if (!result.success) {
     const issue = result.error.issues[0]!
     throw new UnusableInputError(

@@ -57,8 +57,8 @@ describe('suggestionsFor conflict_with_paid_items', () => {
 describe('describeError', () => {
   it('prints a validation problem once: the headline stops where the detail list starts', () => {
     const details = [
-      {path: 'table', message: 'Invalid input: expected object, received undefined'},
-      {path: 'items', message: 'Invalid input: expected array, received undefined'},
+      {path: 'table', message: 'Required: expected object'},
+      {path: 'items', message: 'Required: expected array'},
     ]
     const text = describeError(
       new TablepayApiError(422, {
@@ -71,8 +71,8 @@ describe('describeError', () => {
     expect(text).toBe(
       [
         'Request body failed validation:',
-        '  - table: Invalid input: expected object, received undefined',
-        '  - items: Invalid input: expected array, received undefined',
+        '  - table: Required: expected object',
+        '  - items: Required: expected array',
         'Request id: req_1',
       ].join('\n'),
     )

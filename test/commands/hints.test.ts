@@ -77,7 +77,7 @@ describe('validation_failed', () => {
     })
     expect(code).toBe(1)
     expect(stderr).toContain('Code: validation_failed')
-    for (const path of ['table', 'items', 'totals']) expect(stderr.split(`${path}: Invalid input`)).toHaveLength(2)
+    for (const path of ['table', 'items', 'totals']) expect(stderr.split(`${path}: Required: expected`)).toHaveLength(2)
   })
 
   it('a claim of an item the check does not have points to the check and its items', async () => {

@@ -214,6 +214,22 @@ describe('bad input gets a clear 4xx and stores nothing', () => {
     await nothingStored()
   })
 
+  it('names a field left out as required, with what it takes', async () => {
+    const body = valid() as any
+    delete body.table
+    delete body.items[0].name
+    const pushed = await put(body)
+    expectError(pushed, 422, 'validation_failed')
+    expect(pushed.body.error.details).toEqual([
+      {path: 'table', message: 'Required: expected object'},
+      {path: 'items.0.name', message: 'Required: expected string'},
+    ])
+    expect(pushed.body.error.message).toBe(
+      'Request body failed validation: table: Required: expected object (and 1 more, see details).',
+    )
+    await nothingStored()
+  })
+
   it('names an unknown field at its own path, in a body and in a query', async () => {
     const body = valid() as any
     body.items[0].colour = 'red'

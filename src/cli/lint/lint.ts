@@ -3,6 +3,7 @@ import type * as z from 'zod'
 import {CheckPush} from '../../domain/schemas.js'
 import {jsonPath} from '../json-path.js'
 import {looksLikeScenario, Scenario} from '../replay/scenario.js'
+import {READABLE} from '../../domain/parse-messages.js'
 
 /** One thing wrong with a document: where (a jq path, `.` for the whole) and what. */
 export interface Problem {
@@ -30,7 +31,7 @@ function parseJson(text: string): Checked<unknown> {
 }
 
 function checkValue<S extends z.ZodType>(value: unknown, schema: S): Checked<z.output<S>> {
-  const result = schema.safeParse(value)
+  const result = schema.safeParse(value, READABLE)
   return result.success
     ? {valid: true, value: result.data, problems: []}
     : {valid: false, problems: schemaProblems(result.error)}

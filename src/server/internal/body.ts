@@ -7,6 +7,7 @@ import {tooLargeToParse} from '../../domain/json-memory.js'
 import {decodeBody, requestCodings} from './content-encoding.js'
 import {grantContinue, holdsBody} from './expect-continue.js'
 import {requestHeader} from './headers.js'
+import {READABLE} from '../../domain/parse-messages.js'
 
 export const BODY_LIMIT = 1024 * 1024
 /**
@@ -223,7 +224,7 @@ export function parseJson<S extends z.ZodType>(
   }
   const accepted = accept?.(value)
   if (accepted !== undefined) return accepted
-  const result = schema.safeParse(value)
+  const result = schema.safeParse(value, READABLE)
   if (!result.success) throw validationError('Request body', result.error)
   return result.data
 }
@@ -238,7 +239,7 @@ export function readParam<S extends z.ZodType>(
   const value: unknown = event.context.params?.[name]
   const accepted = accept?.(value)
   if (accepted !== undefined) return accepted
-  const result = schema.safeParse(value)
+  const result = schema.safeParse(value, READABLE)
   if (!result.success) {
     throw new ApiError('validation_failed', `Path parameter ${name}: ${result.error.issues[0]!.message}.`, [
       {path: name, message: result.error.issues[0]!.message},

@@ -7,6 +7,7 @@ import type {Records} from '../../service/records.js'
 import type {Where} from '../../service/storage.js'
 import {validationError} from './body.js'
 import {queryOf} from './query.js'
+import {READABLE} from '../../domain/parse-messages.js'
 
 /**
  * A query's number as the API document's integer reads it: digits only.
@@ -51,7 +52,7 @@ export function readListQuery<S extends z.ZodObject>(
   event: H3Event,
   filters: S = NO_FILTERS as unknown as S,
 ): z.output<typeof ListQuery> & z.output<S> {
-  const result = querySchema(filters).safeParse(queryOf(event))
+  const result = querySchema(filters).safeParse(queryOf(event), READABLE)
   if (!result.success) throw validationError('Query', result.error)
   return result.data as z.output<typeof ListQuery> & z.output<S>
 }

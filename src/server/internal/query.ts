@@ -1,6 +1,7 @@
 import type {H3Event} from 'h3'
 import * as z from 'zod'
 import {validationError} from './body.js'
+import {READABLE} from '../../domain/parse-messages.js'
 
 /**
  * The URL's query parameters, a repeated one as a list. Every name is kept as
@@ -29,6 +30,6 @@ const NO_QUERY = z.strictObject({})
  */
 export function refuseQuery(event: H3Event): void {
   if (!event.path.includes('?')) return
-  const result = NO_QUERY.safeParse(queryOf(event))
+  const result = NO_QUERY.safeParse(queryOf(event), READABLE)
   if (!result.success) throw validationError('Query', result.error)
 }
