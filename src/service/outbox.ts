@@ -299,11 +299,12 @@ class FanOutRun {
     for (const delivery of deliveries) this.tx.put('deliveries', delivery.id, delivery)
     this.written += deliveries.length
     if (stirred.length === 0) return void this.#endpoints.set(account, endpoints)
-    // endpoints under chaos draw once per delivery: a later event must see the draws before it
-    for (const endpoint of stirred) this.#drawn.set(endpoint.id, endpoint)
+    // endpoints under chaos draw once per delivery: a later event must see the draws before it. By the stored
+    // key: two accounts may each have an endpoint of one chosen id
+    for (const endpoint of stirred) this.#drawn.set(endpointKey(endpoint), endpoint)
     this.#endpoints.set(
       account,
-      endpoints.map((endpoint) => this.#drawn.get(endpoint.id) ?? endpoint),
+      endpoints.map((endpoint) => this.#drawn.get(endpointKey(endpoint)) ?? endpoint),
     )
   }
 

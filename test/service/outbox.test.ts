@@ -88,4 +88,22 @@ describe('service.outbox (docs/storage.md, "Deferred fan-out")', () => {
     expect(stored.map((endpoint) => endpoint.chaos?.drawn)).toEqual(Array(9).fill(3))
     expect((await service.records.allOf('deliveries', 'acct_demo')).length).toBe(27)
   })
+
+  it("two accounts' endpoints of one chosen id keep their own chaos draws when one fan-out writes both", async () => {
+    const {service} = await serviceForTest()
+    const scratch = await service.accounts.createScratch('acct_demo')
+    const accounts = ['acct_demo', scratch.id]
+    for (const account of accounts) {
+      const chosen = {...HOOKS, id: 'we_same', secret: 'whsec_same_id_chaos_0123456789'}
+      const endpoint = await service.endpoints.createWithSecret(account, chosen)
+      await service.endpoints.setChaos(endpoint, {duplicate: 0.5})
+      for (let i = 0; i < 8; i++) await service.endpoints.create(account, HOOKS)
+    }
+    for (const account of accounts) await service.checks.push(account, 't1', checkWith([['a', 1, 500]]))
+    await service.outbox.flush()
+    for (const account of accounts) {
+      const stored = await service.records.allOf('webhook_endpoints', account)
+      expect(stored.find((endpoint) => endpoint.id === 'we_same')?.chaos?.drawn).toBe(1)
+    }
+  })
 })
