@@ -322,9 +322,11 @@ export function requeueDelivery(
   dueAt: number,
   now: string,
 ): DeliveryRecord {
+  // one made after the delivery is another endpoint, of an id chosen again after a delete: the delivery's is gone
+  const other = endpoint && Date.parse(endpoint.created_at) > Date.parse(delivery.created_at)
   requireEnabled(
     delivery.endpoint_id,
-    endpoint,
+    other ? undefined : endpoint,
     ` Resend the event to an enabled endpoint with POST /v1/events/${delivery.event_id}/resend.`,
   )
   return {...delivery, status: 'pending', next_attempt_at: isoTime(dueAt), updated_at: now}

@@ -115,6 +115,24 @@ describe('service.deliveries', () => {
     expect(await storage.get('deliveries', delivery.id)).toEqual(dead)
   })
 
+  it('a retry after its endpoint was deleted is refused when an endpoint of the same chosen id was made since', async () => {
+    const test = await serviceForTest()
+    const {service, storage, wall} = test
+    const chosen = {id: 'we_again', url: 'http://127.0.0.1:9/hooks', secret: 'whsec_chosen_again_0123456789'}
+    const first = await service.endpoints.createWithSecret('acct_demo', {...chosen, event_types: ['check.created']})
+    await service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]]))
+    const [delivery] = await service.records.allOf('deliveries', 'acct_demo')
+    wall.ms += 1000
+    await service.endpoints.delete(first)
+    await service.endpoints.createWithSecret('acct_demo', {...chosen, event_types: ['feedback.received']})
+    const canceled = (await storage.get('deliveries', delivery!.id))!
+    await expect(service.deliveries.retry(canceled)).rejects.toMatchObject({
+      code: 'endpoint_disabled',
+      message: expect.stringContaining('Endpoint we_again was deleted'),
+    })
+    expect(await storage.get('deliveries', delivery!.id)).toEqual(canceled)
+  })
+
   it('canceling a delivery that a reset deleted meanwhile leaves it deleted', async () => {
     const {service, storage, delivery} = await withDelivery()
     // the dispatcher read the delivery, then found its event gone: the reset deleted both
