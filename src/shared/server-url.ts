@@ -4,12 +4,13 @@ export const DEFAULT_URL = 'http://127.0.0.1:4747'
 /**
  * A tablepay server's URL as the client and the OpenAPI document use it:
  * without a trailing slash or `/v1`, since `serve` prints its URL with `/v1`
- * and users copy it as printed.
+ * and users copy it as printed. A JavaScript caller may pass none: the
+ * client then refuses it as no http(s) URL (`serverUrlProblem`).
  *
  * @example
  * serverBase('http://127.0.0.1:4747/v1/') // 'http://127.0.0.1:4747'
  */
-export const serverBase = (url: string): string => url.replace(/\/+$/, '').replace(/\/v1$/, '')
+export const serverBase = (url: string): string => String(url).replace(/\/+$/, '').replace(/\/v1$/, '')
 
 /**
  * Why `text` cannot be a tablepay server's URL, as the end of a sentence that names it; undefined when it can.
@@ -19,7 +20,7 @@ export const serverBase = (url: string): string => url.replace(/\/+$/, '').repla
  * serverUrlProblem('127.0.0.1:4747') // 'is not an http(s) URL: give the tablepay server's, e.g. http://127.0.0.1:4747'
  */
 export function serverUrlProblem(text: string): string | undefined {
-  const url = URL.canParse(text) ? new URL(text) : undefined
+  const url = typeof text === 'string' && URL.canParse(text) ? new URL(text) : undefined
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
     return `is not an http(s) URL: give the tablepay server's, e.g. ${DEFAULT_URL}`
   if (url.username || url.password)
@@ -35,8 +36,11 @@ export function serverUrlProblem(text: string): string | undefined {
  * apiKeyProblem('tp_test_demo_write\r') // 'holds "\\r" at character 19: …'
  */
 export function apiKeyProblem(key: string): string | undefined {
-  if (key === '') return 'is empty: give a key that `tablepay serve` printed'
+  const instead = 'give the key as `tablepay serve` printed it'
+  // a JavaScript caller's `process.env.TABLEPAY_API_KEY`, unset
+  if (typeof key !== 'string') return `is ${key === undefined ? 'missing' : `a ${typeof key}, not text`}: ${instead}`
+  if (key === '') return `is empty: ${instead}`
   const at = key.search(/[^\x21-\x7e]/)
   if (at < 0) return undefined
-  return `holds ${JSON.stringify(String.fromCodePoint(key.codePointAt(at)!))} at character ${at + 1}, which a key never does: give the key as \`tablepay serve\` printed it`
+  return `holds ${JSON.stringify(String.fromCodePoint(key.codePointAt(at)!))} at character ${at + 1}, which a key never does: ${instead}`
 }
