@@ -168,7 +168,11 @@ export function assertValidSignature(
   assertPayload(payload)
   assertSecret(secret)
   const {tolerance = DEFAULT_TOLERANCE_SECONDS, now = nowSeconds()} = options
-  if (!(tolerance >= 0)) throw new RangeError(`tablepay: tolerance must be seconds >= 0, got ${tolerance}`)
+  // a value that compares false with every drift would let any timestamp through
+  if (typeof tolerance !== 'number' || !(tolerance >= 0))
+    throw new RangeError(`tablepay: tolerance must be seconds >= 0, got ${String(tolerance)}`)
+  if (typeof now !== 'number' || !Number.isFinite(now))
+    throw new RangeError(`tablepay: now must be Unix seconds, got ${String(now)}`)
   const header = typeof headerValue === 'string' || headerValue === undefined ? headerValue : headerValue.join(',')
   if (header === undefined || header.trim() === '') {
     throw new SignatureVerificationError(

@@ -185,13 +185,20 @@ describe('verifySignature', () => {
     })
   })
 
-  it('throws on misuse instead of returning a verdict: a parsed body, an empty secret, a negative tolerance', () => {
+  it('throws on misuse instead of returning a verdict: a parsed body, an empty secret, a bad tolerance or now', () => {
     const header = stripeHeader(BODY)
     expect(() => verifySignature(JSON.parse(BODY), header, SECRET, {now: NOW})).toThrow(
       /parsed JSON body cannot be verified/,
     )
     expect(() => verifySignature(BODY, header, '', {now: NOW})).toThrow(/secret is empty/)
     expect(() => verifySignature(BODY, header, SECRET, {now: NOW, tolerance: -1})).toThrow(RangeError)
+    // each would compare false with any drift, and pass a signature of any age
+    for (const tolerance of [null, '300', Number.NaN])
+      expect(() => verifySignature(BODY, header, SECRET, {now: NOW, tolerance: tolerance as number})).toThrow(
+        RangeError,
+      )
+    for (const now of [Number.NaN, 'x', Number.POSITIVE_INFINITY])
+      expect(() => verifySignature(BODY, header, SECRET, {now: now as number})).toThrow(/now must be Unix seconds/)
   })
 })
 
