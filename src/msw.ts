@@ -24,7 +24,7 @@ export interface TablepayHandlersOptions {
 }
 
 export interface TablepayHandlers extends SimulatorControls {
-  /** Pass them to `setupServer` (node) or `setupWorker`. */
+  /** Pass them to `setupServer` of `msw/node`: the simulator runs in Node. */
   handlers: HttpHandler[]
   /** Stops the delivery dispatcher and drops the state. */
   close(): Promise<void>

@@ -74,7 +74,8 @@ export class TablepayConnectionError extends TablepayError {
 
 /** What went wrong with the connection, and what to do next. */
 function connectionFailure(url: string, reason: string): string {
-  if (reason === 'ECONNREFUSED') return `No tablepay server at ${url}. Start one with \`tablepay serve\` or pass --url.`
+  if (reason === 'ECONNREFUSED')
+    return `No tablepay server at ${url}. Start one with \`tablepay serve\`, or give the client another URL (--url).`
   // the connection closed with the request sent: a tablepay fault's lost answer does that (docs/api.md, "Faults"),
   // and so does a program that is no tablepay server
   if (reason === 'UND_ERR_SOCKET' || reason === 'ECONNRESET')
@@ -83,7 +84,7 @@ function connectionFailure(url: string, reason: string): string {
       'been carried out. On a tablepay server, a fault made with `tablepay faults add --reset` does this (see ' +
       '`tablepay faults list`); else check --url.'
     )
-  return `Could not reach the tablepay server at ${url} (${reason}). Check --url.`
+  return `Could not reach the tablepay server at ${url} (${reason}). Check the client's URL (--url).`
 }
 
 /** The client cannot be configured: typically no API key anywhere. */
@@ -107,7 +108,7 @@ export class TablepayTimeoutError extends TablepayError {
     super(
       'server_timeout',
       `The tablepay server at ${url} did not answer within ${formatMs(timeoutMs)}. ` +
-        'Give it longer with --timeout (0 waits as long as it takes), or see what keeps it busy.',
+        "Give it longer (--timeout, or the client's timeoutMs; 0 waits as long as it takes), or see what keeps it busy.",
     )
     this.name = 'TablepayTimeoutError'
   }

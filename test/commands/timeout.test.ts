@@ -32,7 +32,7 @@ describe('--timeout', () => {
     // oclif wraps the message: read it as one line
     const said = stderr.replace(/\s*\n[\s›]*/g, ' ')
     expect(said).toContain(`did not answer within 300 ms`)
-    expect(said).toContain('Give it longer with --timeout')
+    expect(said).toContain('Give it longer (--timeout')
   })
 
   it('counts whole milliseconds: 1.001s, 1000.9999999999999 ms in floating point, is 1001 ms', async () => {

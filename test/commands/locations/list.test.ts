@@ -76,7 +76,9 @@ describe('finding the server and the key', () => {
     const url = `http://127.0.0.1:${await freePort()}`
     const {code, stderr} = await runCommand(['locations', 'list', '--url', url, '-k', WRITE_KEY])
     expect(code).toBe(1)
-    expect(stderr).toContain(`No tablepay server at ${url}. Start one with \`tablepay serve\` or pass --url.`)
+    expect(stderr).toContain(
+      `No tablepay server at ${url}. Start one with \`tablepay serve\`, or give the client another URL (--url).`,
+    )
   })
 
   it('with an unknown key, exits 1 with the unauthenticated code', async () => {
