@@ -217,6 +217,10 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
     const after = text.slice(text.indexOf('event: reset'))
     expect(after).toMatch(new RegExp(`^event: reset\ndata: \\{"id":"${check.id}"\\}\n\nevent: check\ndata: \\{`))
     expect(after).not.toContain('"version":2,')
+    // a page opened since, while the other stays open, was not there: it gets the check as it is, no reset
+    const opened = await openStream(`${check.guest_url}/stream`)
+    cleanup.push(async () => opened.close())
+    expect(await opened.until((text) => text.includes('event: check'))).toMatch(/^event: check\ndata: \{/)
   })
 
   it("restores one account's records only: another account's, and its snapshots, stay as they are", async () => {

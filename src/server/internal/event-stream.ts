@@ -51,7 +51,7 @@ export interface TopicSpec {
   /**
    * The current state, sent first to each new stream, so nothing between a
    * client's read and its subscription is missed. A topic with a snapshot
-   * sends the whole state in each batch, so its last batch is the snapshot.
+   * ends each batch with the whole state, so its last message is the snapshot.
    */
   snapshot?: () => Promise<StreamMessageOut[]>
   /** Most streams this topic may have at once. */
@@ -146,7 +146,7 @@ export class StreamHub {
     const {sink, answer} = event.web ? webStream(release, event.web.request) : nodeStream(event.node.res, release)
     topic.clients.add(sink)
     await topic.ready
-    // a change batch may have gone out first: a snapshot topic's batches are each the whole state, so this repeats it at worst
+    // a change batch may have gone out first: a snapshot topic's batches each end with the whole state, so this repeats it at worst
     if (topic.latest) sink.write(topic.latest)
     if (event.method === 'HEAD' || this.options.shutdown.aborted) sink.end()
     return answer
@@ -183,7 +183,8 @@ export class StreamHub {
       const messages = spec.select(changes)
       if (messages.length === 0) return
       const bytes = this.#render(messages)
-      if (spec.snapshot) topic.latest = bytes
+      // a stream opened later was not there for what came before the state (a restore's `reset`)
+      if (spec.snapshot) topic.latest = messages.length === 1 ? bytes : this.#render(messages.slice(-1))
       send(bytes)
     })
     if (spec.snapshot) {
