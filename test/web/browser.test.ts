@@ -289,6 +289,35 @@ describe('in a real browser', () => {
     await page.close()
   })
 
+  it("a free item's claim is nothing to pay: once the tab's other claims are paid, everything due is the default", async () => {
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const key = scratch.api_keys[0].key
+    const body = checkWith(
+      [
+        ['bread', 1, 0],
+        ['burger', 1, 1500],
+        ['wine', 1, 800],
+      ],
+      {table: {number: '41'}, location_id: scratch.locations[0].id},
+    )
+    const created = await sim.api('PUT', '/v1/checks/external/t41', {key, body})
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+    cleanup.push(() => page.close())
+    await page.goto(created.body.guest_url)
+    await page.getByText('Live:').waitFor()
+    const whatIClaimed = page.getByLabel('What I claimed')
+    await page.getByRole('button', {name: 'Claim Item bread'}).click()
+    await page.getByText('You claimed 1 × Item bread.').waitFor()
+    expect(await whatIClaimed.isVisible()).toBe(false)
+    await page.getByRole('button', {name: 'Claim Item burger'}).click()
+    await whatIClaimed.waitFor()
+    await page.getByRole('button', {name: /^Pay /}).click()
+    await page.getByText(/^Paid .* Thank you!$/).waitFor()
+    await whatIClaimed.waitFor({state: 'hidden'})
+    expect(await page.getByLabel('Everything due').isChecked()).toBe(true)
+    expect(await page.getByRole('button', {name: /^Pay €/}).isVisible()).toBe(true)
+  })
+
   it('the table page forgets claims a restore took away, offers a claim again once its payment is refunded (here or elsewhere), shows a refund made elsewhere, and stands down once the bill is removed', async () => {
     const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
     const key = scratch.api_keys[0].key

@@ -89,10 +89,11 @@ function claimShare(claim) {
   return {items, tax: subtotal > 0 ? Math.round((tax * items) / subtotal) : 0}
 }
 
-/** This tab's claims that none of its payments holds: none made yet, or each refunded in full. */
+/** This tab's claims that none of its payments holds (none made yet, or each refunded in full), free items' left out: nothing to pay. */
 function unpaidClaims() {
   const payments = stored(paymentsKey)
-  return stored(claimsKey).filter((claim) => !payments.some((p) => p.claim_id === claim.id && p.status !== 'refunded'))
+  const owes = (claim) => claimShare(claim).items > 0
+  return stored(claimsKey).filter((claim) => owes(claim) && !payments.some((p) => p.claim_id === claim.id && p.status !== 'refunded'))
 }
 
 /** One payment per unpaid claim of this tab, each naming its claim; none pays more than is due. */
