@@ -4,6 +4,7 @@ import {parseArgs} from 'node:util'
 import {exitOf, failureJson} from './cli-error.js'
 import {PORT_RANGE} from './flags/port.js'
 import {outputFor} from './output.js'
+import {readerGone} from './shutdown.js'
 
 // docs/benchmarks.md, "The lean path": importing @oclif/core alone costs about as much as starting
 // Node, so the local tools a CI loop calls run without it when they can.
@@ -110,17 +111,25 @@ export async function runLean(argv: readonly string[], root: string): Promise<bo
   return true
 }
 
+let outputWatched = false
+
 /**
  * Stdout that cannot be written (`> /dev/full`, a full disk) ends the process with exit 1 and one line that says
- * so: oclif's listener would throw the error, uncaught, with its stack. A reader that went away (`| head`, EPIPE)
- * ends no command, nor a server: the streaming commands stop on it (shutdown.ts).
+ * so: oclif's listener would throw the error, uncaught, with its stack. A reader that went away (`| head`, a
+ * closed terminal) ends no command, nor a server: the streaming commands stop on it, a server on its signal
+ * (shutdown.ts). Stderr that cannot be written leaves nowhere to say anything: its errors are let go, so a
+ * server whose terminal closed still stops cleanly.
  */
 function exitOnOutputFailure(): void {
+  // once a process: a test runs many command lines in one
+  if (outputWatched) return
+  outputWatched = true
   process.stdout.prependListener('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') return
+    if (readerGone(error)) return
     process.stderr.write(`Error: could not write the output to stdout (${error.message}).\n`)
     process.exit(1)
   })
+  process.stderr.on('error', () => {})
 }
 
 /**

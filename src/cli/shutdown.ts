@@ -23,6 +23,9 @@ export function untilSignalled(): Promise<NodeJS.Signals> {
   })
 }
 
+/** Whether a write failed because its reader is gone: a pipe's (`| head -1`, EPIPE) or a closed terminal (EIO). */
+export const readerGone = (error: NodeJS.ErrnoException): boolean => error.code === 'EPIPE' || error.code === 'EIO'
+
 /**
  * A signal that aborts on the first SIGINT, SIGTERM or SIGHUP, or once the reader of stdout is gone (`logs tail |
  * head -1`: the next line it prints fails with EPIPE): a streaming command stops reading and cleans up.
@@ -32,7 +35,7 @@ export function abortOnSignal(): AbortSignal {
   void untilSignalled().then(() => stop.abort())
   // any other error ends the process in lean-entry.ts's listener, the first
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') stop.abort()
+    if (readerGone(error)) stop.abort()
   })
   return stop.signal
 }

@@ -1,9 +1,9 @@
 import {readFileSync} from 'node:fs'
-import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
 import {signPayload} from '../../src/index.js'
 import {type CliOptions, type CliProcess, type CliResult, ROOT, runCli, spawnRunning} from '../helpers/cli.js'
 
@@ -125,6 +125,25 @@ describe('bin/run.js lean path for verify, sign and serve', () => {
       for (let i = 0; i < 5; i++) answers.push((await fetch(`${url}/health`)).status)
       expect(answers).toEqual([200, 200, 200, 200, 200])
       expect(await serve.stop()).toBe(0)
+    },
+  )
+
+  it.each([
+    ['the lean path', []],
+    // a flag the lean path does not take: bin/run.js hands the command line to oclif
+    ['oclif', ['--max-events', '1000']],
+  ])(
+    'serve stops cleanly on SIGTERM when nothing reads its stderr any more (`2>&1 | head -1`), through %s',
+    async (_, more) => {
+      const dir = await mkdtemp(join(tmpdir(), 'tablepay-serve-'))
+      onTestFinished(() => rm(dir, {recursive: true, force: true}))
+      const serve = spawnRunning(['serve', '--port', '0', '--data', dir, '--json', ...more])
+      await serve.waitForOutput('\n')
+      expect(await readdir(dir)).toContain('server.json')
+      serve.closeStderr()
+      // its "Stopping tablepay…" meets a closed pipe: the stop goes on, and lets go of the data dir
+      expect(await serve.stop()).toBe(0)
+      expect(await readdir(dir)).not.toContain('server.json')
     },
   )
 })

@@ -138,6 +138,8 @@ export interface CliProcess {
   exited: Promise<number | null>
   /** Stops reading its stdout, as `| head` does once it has its lines: its next writes fail with EPIPE. */
   closeStdout(): void
+  /** Stops reading its stderr, as a closed terminal or `2>&1 | head` does: its next writes to it fail. */
+  closeStderr(): void
 }
 
 /** Starts `tablepay serve --port 0 ARGS` and leaves it running. */
@@ -186,6 +188,7 @@ export function spawnRunning(
     kill,
     exited,
     closeStdout: () => child.stdout!.destroy(),
+    closeStderr: () => child.stderr!.destroy(),
   }
 }
 
