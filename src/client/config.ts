@@ -4,9 +4,9 @@ import type {ClientOptions} from './client.js'
 import {TablepayConfigError} from './errors.js'
 import {isAlive} from '../shared/process-alive.js'
 import {type Env, registeredServers, registryDir, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
-import {DEFAULT_URL, serverBase, serverUrlProblem} from '../shared/server-url.js'
+import {DEFAULT_URL, isHttpUrl, serverBase, serverUrlProblem} from '../shared/server-url.js'
 
-export {DEFAULT_URL, SERVER_FILE, type ServerFile}
+export {DEFAULT_URL, isHttpUrl, SERVER_FILE, type ServerFile}
 
 /** How long a server found in a file has to answer `/v1/health` before it counts as stopped. */
 const HEALTH_TIMEOUT_MS = 1000
@@ -188,16 +188,4 @@ async function readServerFile(path: string): Promise<ServerFile | undefined> {
     const message = `${path} is not valid JSON: delete it, or pass --url and --api-key.`
     throw new TablepayConfigError('invalid_server_file', message)
   }
-}
-
-/**
- * Whether `text` is an http or https URL: `127.0.0.1:4747` parses as a URL
- * of scheme `127.0.0.1:` and is not one.
- *
- * @example
- * isHttpUrl('http://127.0.0.1:4747') // true
- */
-export function isHttpUrl(text: string): boolean {
-  const url = URL.canParse(text) ? new URL(text) : undefined
-  return url?.protocol === 'http:' || url?.protocol === 'https:'
 }

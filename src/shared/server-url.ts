@@ -12,17 +12,30 @@ export const DEFAULT_URL = 'http://127.0.0.1:4747'
  */
 export const serverBase = (url: string): string => String(url).replace(/\/+$/, '').replace(/\/v1$/, '')
 
+/** `text` parsed, when it is an http or https URL: `127.0.0.1:4747` parses as a URL of scheme `127.0.0.1:`. */
+const httpUrl = (text: string): URL | undefined => {
+  const url = typeof text === 'string' && URL.canParse(text) ? new URL(text) : undefined
+  return url?.protocol === 'http:' || url?.protocol === 'https:' ? url : undefined
+}
+
+/**
+ * Whether `text` is an http or https URL.
+ *
+ * @example
+ * isHttpUrl('http://127.0.0.1:4747') // true
+ */
+export const isHttpUrl = (text: string): boolean => httpUrl(text) !== undefined
+
 /**
  * Why `text` cannot be a tablepay server's URL, as the end of a sentence that names it; undefined when it can.
- * `127.0.0.1:4747` parses as a URL of scheme `127.0.0.1:`, and fetch refuses a URL with a user name or password.
+ * Fetch refuses a URL with a user name or password.
  *
  * @example
  * serverUrlProblem('127.0.0.1:4747') // 'is not an http(s) URL: give the tablepay server's, e.g. http://127.0.0.1:4747'
  */
 export function serverUrlProblem(text: string): string | undefined {
-  const url = typeof text === 'string' && URL.canParse(text) ? new URL(text) : undefined
-  if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
-    return `is not an http(s) URL: give the tablepay server's, e.g. ${DEFAULT_URL}`
+  const url = httpUrl(text)
+  if (!url) return `is not an http(s) URL: give the tablepay server's, e.g. ${DEFAULT_URL}`
   if (url.username || url.password)
     return 'holds a user name or password, which no request can carry: drop them (the API key authenticates)'
   return undefined

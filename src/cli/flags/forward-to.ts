@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {isHttpUrl} from '../../client/config.js'
+import {isHttpUrl} from '../../shared/server-url.js'
 import {EndpointUrl} from '../../domain/endpoint-url.js'
 
 /**
