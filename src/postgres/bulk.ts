@@ -54,10 +54,10 @@ export function boundDelete(collection: CollectionName, ids: readonly string[], 
     : {text: gone, values: [ids.map(text)]}
 }
 
-/** `remove` (a DELETE of `collection`), keeping the places of what it deletes. */
-const keepingPlaces = (remove: string, collection: string) => `WITH gone AS (${remove} RETURNING id, seq)
-  INSERT INTO deleted (collection, id, seq) SELECT ${collection}, id, seq FROM gone
-  ON CONFLICT (collection, id) DO UPDATE SET seq = excluded.seq`
+/** `remove` (a DELETE of `collection`), keeping the places of what it deletes, and their accounts. */
+const keepingPlaces = (remove: string, collection: string) => `WITH gone AS (${remove} RETURNING id, account_id, seq)
+  INSERT INTO deleted (collection, id, account_id, seq) SELECT ${collection}, id, account_id, seq FROM gone
+  ON CONFLICT (collection, id) DO UPDATE SET account_id = excluded.account_id, seq = excluded.seq`
 
 /**
  * One statement for all the puts of a collection, in their order, their values bound: the records as one

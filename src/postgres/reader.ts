@@ -249,10 +249,12 @@ export class PgReader implements Reader {
     const values: unknown[] = [text(accountId)]
     let after = ''
     if (startingAfter !== undefined) {
-      // the cursor's place: its record's, or the place it had before it was deleted
+      // the cursor's place: its record's, or the place it had before it was deleted (by an instance that
+      // kept no account, any account's)
       const place = await this.sql.query<{seq: string}>(
         `SELECT seq FROM ${collection} WHERE id = $1 AND account_id = $2
-         UNION ALL SELECT seq FROM deleted WHERE collection = $3 AND id = $1 LIMIT 1`,
+         UNION ALL SELECT seq FROM deleted WHERE collection = $3 AND id = $1 AND (account_id = $2 OR account_id IS NULL)
+         LIMIT 1`,
         [text(startingAfter), text(accountId), collection],
       )
       if (place.rows.length === 0) return undefined

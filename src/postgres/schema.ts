@@ -124,4 +124,6 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   ],
   // only the record of an attempt ends its lease: a retry, a cancel or a supersede leaves it (src/postgres/leases.ts)
   LEASE_ENDS_MIGRATION,
+  // a deleted record's account, so that another account's is no cursor (src/postgres/reader.ts)
+  ['ALTER TABLE deleted ADD COLUMN IF NOT EXISTS account_id text'],
 ]

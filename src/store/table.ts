@@ -108,8 +108,8 @@ export class Table<T extends {account_id: string}> {
   readonly #byAlternate = new Map<string, Map<string, Slot<T>>>()
   /** Each group's ids: the only one as itself, as most groups hold one (an event delivered to one endpoint), else a list. */
   readonly #groups = new Map<string, string | string[]>()
-  /** The last GONE_KEPT ids deleted, and their places. */
-  readonly #gone = new RecentMap<string, number>(GONE_KEPT)
+  /** The last GONE_KEPT ids deleted, and their accounts and places. */
+  readonly #gone = new RecentMap<string, {accountId: string; seq: number}>(GONE_KEPT)
   readonly #alternateKeysOf: (record: T) => readonly AlternateKey[]
   /** The field of `TableOptions.groupBy`, if any: a list filtered on it reads the group's ids. */
   readonly groupBy: (keyof T & string) | undefined
@@ -287,8 +287,8 @@ export class Table<T extends {account_id: string}> {
     const {record, seq} = slot
     this.#byId.delete(id)
     this.#unindex(id, record)
-    this.#gone.set(id, seq)
     const accountId = accountOf(record)
+    this.#gone.set(id, {accountId, seq})
     const order = this.#byAccount.get(accountId)!
     const at = lowerBound(order.seqs, order.head, seq)
     // the oldest (retention) and the newest (a reset, newest first) cost O(1); others are rare
@@ -383,11 +383,12 @@ export class Table<T extends {account_id: string}> {
       start = oldestFirst ? (order?.head ?? 0) : (order?.ids.length ?? 0) - 1
     } else {
       const slot = this.#byId.get(after)
-      const seq = slot && accountOf(slot.record) === accountId ? slot.seq : this.#gone.get(after)
-      if (seq === undefined) return undefined
+      const place = slot ? {accountId: accountOf(slot.record), seq: slot.seq} : this.#gone.get(after)
+      // another account's record, live or deleted, is no cursor of this one's
+      if (place?.accountId !== accountId) return undefined
       if (!order) return []
-      const at = lowerBound(order.seqs, order.head, seq)
-      const exact = at < order.ids.length && order.seqs[at] === seq
+      const at = lowerBound(order.seqs, order.head, place.seq)
+      const exact = at < order.ids.length && order.seqs[at] === place.seq
       start = oldestFirst ? (exact ? at + 1 : at) : at - 1
     }
     if (!order) return []

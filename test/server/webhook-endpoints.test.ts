@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {EVENT_TYPES} from '../../src/domain/constants.js'
-import {startTestServer, type TestServer} from '../helpers/simulator.js'
+import {OTHER_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
 
 let sim: TestServer
 beforeAll(async () => {
@@ -82,5 +82,29 @@ describe('POST /webhook-endpoints', () => {
     expect(refused.status).toBe(422)
     expect(refused.body.error).toMatchObject({code: 'validation_failed', details: [{path: 'event_types'}]})
     expect((await sim.api('GET', '/v1/webhook-endpoints?limit=100')).body.data).toHaveLength(before)
+  })
+})
+
+describe('GET /webhook-endpoints', () => {
+  const chosen = (id: string) =>
+    sim.api('POST', '/v1/sim/webhook-endpoints', {
+      body: {id, url: `http://127.0.0.1:9/${id}`, secret: 'whsec_a_cursor_of_a_chosen_id_0000000'},
+    })
+
+  it("pages on from a deleted endpoint's chosen id, as from any deleted record", async () => {
+    for (const id of ['we_cursor_first', 'we_cursor_gone', 'we_cursor_last'])
+      expect((await chosen(id)).status).toBe(201)
+    expect((await sim.api('DELETE', '/v1/webhook-endpoints/we_cursor_gone')).status).toBe(200)
+    const after = await sim.api('GET', '/v1/webhook-endpoints?starting_after=we_cursor_gone&limit=1')
+    expect([after.status, after.body.data?.map((e: {id: string}) => e.id)]).toEqual([200, ['we_cursor_first']])
+  })
+
+  it("refuses another account's deleted endpoint as a cursor, as it refuses one that never was", async () => {
+    const gone = (await sim.api('POST', '/v1/webhook-endpoints', {body: {url: 'http://127.0.0.1:9/gone'}})).body.id
+    expect((await sim.api('DELETE', `/v1/webhook-endpoints/${gone}`)).status).toBe(200)
+    const theirs = await sim.api('GET', `/v1/webhook-endpoints?starting_after=${gone}`, {key: OTHER_KEY})
+    const never = await sim.api('GET', '/v1/webhook-endpoints?starting_after=we_never_was', {key: OTHER_KEY})
+    expect([theirs.status, theirs.body.error?.code]).toEqual([422, 'validation_failed'])
+    expect(theirs.body.error.message).toBe(never.body.error.message.replace('we_never_was', gone))
   })
 })

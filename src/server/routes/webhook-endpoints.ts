@@ -1,6 +1,7 @@
 import {setResponseStatus} from 'h3'
 import {succeeded} from '../../domain/deliveries.js'
-import {endpointKey, renderEndpoint} from '../../domain/endpoints.js'
+import {chosenEndpointKey, endpointKey, renderEndpoint} from '../../domain/endpoints.js'
+import {ApiError} from '../../domain/errors.js'
 import {newId} from '../../domain/ids.js'
 import {
   Deleted,
@@ -42,10 +43,20 @@ export const webhookEndpointOperations: OperationSpec[] = [
     async handler(event, {service}) {
       const query = readListQuery(event)
       const accountId = accountOf(event)
-      // a cursor is an endpoint's id; the list pages by where each is kept
-      const after = query.starting_after && (await service.records.endpoint(accountId, query.starting_after))
-      const cursor = after ? {...query, starting_after: endpointKey(after)} : query
-      return paginate(service.records, 'webhook_endpoints', accountId, cursor, undefined, (e) => renderEndpoint(e))
+      const list = (key?: string) =>
+        paginate(service.records, 'webhook_endpoints', accountId, {...query, starting_after: key}, undefined, (e) =>
+          renderEndpoint(e),
+        )
+      // a cursor is an endpoint's id; the list pages by where each is kept (endpointKey)
+      const id = query.starting_after
+      if (id === undefined) return list()
+      const live = await service.records.endpoint(accountId, id)
+      if (live) return list(endpointKey(live))
+      // deleted: its place is kept where it was, under the account's key for the id if it chose it
+      return list(chosenEndpointKey(accountId, id)).catch((error: unknown) => {
+        if (error instanceof ApiError && error.code === 'validation_failed') return list(id)
+        throw error
+      })
     },
   },
   {
