@@ -192,6 +192,27 @@ describe('POST /sim/clock/advance counts the attempts it made', () => {
     },
   )
 
+  it('answers the clock as it left it, though a reset sent while it ran has run before the answer', async () => {
+    let release!: () => void
+    const held = new Promise<number>((resolve) => (release = () => resolve(200)))
+    let requests = 0
+    const {receiver, sim, register, push} = await setup(() => (++requests === 2 ? held : 500), {
+      serve: {retrySchedule: [60]},
+    })
+    await register()
+    await push('held-retry')
+    await receiver.waitFor(1)
+    // the advance waits for the retry it ran, its answer held: the reset is sent while it runs
+    const advanced = sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 3600}})
+    for (let waiting = 0; waiting === 0;)
+      waiting = (await sim.api('GET', '/v1/sim/clock')).body.advance?.waiting_for.length ?? 0
+    const reset = sim.api('POST', '/v1/sim/clock/reset')
+    release()
+    // an advance's offset grows by its seconds less the time it ran (docs/api.md, "The scheduler clock")
+    expect((await advanced).body.offset_seconds).toBeGreaterThan(3590)
+    expect((await reset).body.offset_seconds).toBe(0)
+  })
+
   it('holds the clock on an attempt out to the endpoint due next further off than a timer takes, with no warning', async () => {
     const warnings: string[] = []
     const onWarning = (warning: Error) => warnings.push(warning.name)

@@ -54,9 +54,11 @@ export const clockOperations: OperationSpec[] = [
     async handler(event, app) {
       const {seconds} = await readJson(event, ClockAdvance)
       const attempts = await app.dispatcher.advance(seconds)
+      // the clock as the advance left it: a reset queued behind it runs while retention catches up
+      const advanced = {...render(app), attempts}
       // time passing forgets what is past retention: an advance answers once that has caught up
       await app.pruner?.catchUp()
-      return {...render(app), attempts}
+      return advanced
     },
   },
   {
