@@ -1048,6 +1048,43 @@ describe('in a real browser', () => {
     await page.close()
   })
 
+  it('the dashboard shows the endpoints left, and no error, when one is deleted while it reads their chaos', async () => {
+    const key = (await sim.api('POST', '/v1/sim/accounts')).body.api_keys[0].key
+    const hook = async (name: string) =>
+      (await sim.api('POST', '/v1/webhook-endpoints', {key, body: {url: `https://example.invalid/${name}`}})).body
+    await hook('kept')
+    const page = await browser.newPage()
+    await page.goto(`${sim.url}/#key=${key}`)
+    await page.getByText('● Live').waitFor()
+    // every notice the page shows, however briefly: a later reload would hide one
+    await page.evaluate(`{
+      const notice = document.getElementById('notice')
+      window.notices = []
+      new MutationObserver(() => notice.hidden || window.notices.push(notice.textContent))
+        .observe(notice, {attributes: true, childList: true})
+    }`)
+    let gone = ''
+    let intercepted!: () => void
+    const deleted = new Promise<void>((resolve) => (intercepted = resolve))
+    // the reload its creation makes lists it, then reads its chaos: it is deleted just before that read
+    await page.route(
+      (url) => gone !== '' && url.pathname === `/v1/sim/webhook-endpoints/${gone}/chaos`,
+      async (route) => {
+        const id = gone
+        gone = ''
+        expect((await sim.api('DELETE', `/v1/webhook-endpoints/${id}`, {key})).status).toBe(200)
+        await route.continue()
+        intercepted()
+      },
+    )
+    gone = (await hook('gone')).id
+    await deleted
+    await page.locator('#board:not([aria-busy])').waitFor()
+    expect(await page.evaluate('window.notices')).toEqual([])
+    expect(await page.locator('#endpoints').getByText('https://example.invalid/kept').isVisible()).toBe(true)
+    await page.close()
+  })
+
   it('the dashboard asks for a key when its link has none, and says so when the key is wrong', async () => {
     const page = await browser.newPage()
     await page.goto(`${sim.url}/`)

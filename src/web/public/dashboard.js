@@ -293,10 +293,11 @@ function chaosControls(endpoint, chaos) {
   return form
 }
 
-/** Each endpoint's delivery chaos, by endpoint id. */
+/** Each endpoint's delivery chaos, by endpoint id; an endpoint deleted since the list has none (a 404). */
 async function chaosOf(endpoints) {
-  const all = await Promise.all(endpoints.map((e) => api(`/sim/webhook-endpoints/${encodeURIComponent(e.id)}/chaos`)))
-  return new Map(all.map((chaos) => [chaos.endpoint_id, chaos]))
+  const path = (e) => `/sim/webhook-endpoints/${encodeURIComponent(e.id)}/chaos`
+  const all = await Promise.all(endpoints.map((e) => api(path(e)).catch((error) => (error.status === 404 ? null : Promise.reject(error)))))
+  return new Map(all.filter(Boolean).map((chaos) => [chaos.endpoint_id, chaos]))
 }
 
 // --- the Requests panel (docs/api.md, "The request log")
@@ -381,7 +382,8 @@ const refreshLists = latestShown(
       $('checks-more').hidden = !checks.has_more
       $('events').replaceChildren(...events.data.map(renderEvent))
       $('deliveries').replaceChildren(...deliveries.data.map(renderDelivery))
-      renderEndpoints(endpoints.data, chaos)
+      // one deleted while the page read it is gone: the reload its deletion makes would drop it anyway
+      renderEndpoints(endpoints.data.filter((e) => chaos.has(e.id)), chaos)
     }),
 )
 
