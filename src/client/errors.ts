@@ -77,12 +77,12 @@ function connectionFailure(url: string, reason: string): string {
   if (reason === 'ECONNREFUSED')
     return `No tablepay server at ${url}. Start one with \`tablepay serve\`, or give the client another URL (--url).`
   // the connection closed with the request sent: a tablepay fault's lost answer does that (docs/api.md, "Faults"),
-  // and so does a program that is no tablepay server
+  // so does a server stopped as the request reached it, and a program that is no tablepay server
   if (reason === 'UND_ERR_SOCKET' || reason === 'ECONNRESET')
     return (
       `The server at ${url} closed the connection without an answer (${reason}): the request may or may not have ` +
       'been carried out. On a tablepay server, a fault made with `tablepay faults add --reset` does this (see ' +
-      '`tablepay faults list`); else check --url.'
+      '`tablepay faults list`), and so does a stop of the server; else check --url.'
     )
   return `Could not reach the tablepay server at ${url} (${reason}). Check the client's URL (--url).`
 }

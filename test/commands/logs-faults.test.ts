@@ -164,12 +164,13 @@ describe('faults add, list and clear', () => {
     expect(gone.code).toBe(1)
   })
 
-  it('a command whose answer a --reset fault loses says so, and where to look, before --url', async () => {
+  it('a command whose answer a --reset fault loses says so, and where to look: faults, a stop, then --url', async () => {
     await json(['faults', 'add', '--method', 'GET', '--path', '/v1/locations', '--reset'])
     const lost = await cli(['locations', 'list'])
     expect(lost.code).toBe(1)
     expect(lost.stderr).toContain('closed the connection without an answer')
     expect(lost.stderr).toContain('tablepay faults list')
+    expect(lost.stderr).toContain('a stop of the server')
     expect(lost.stderr).not.toContain('Could not reach')
   })
 
