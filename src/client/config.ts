@@ -30,11 +30,13 @@ export async function resolveClientConfig(
   env: Env = process.env,
   cwd = process.cwd(),
 ): Promise<ClientOptions> {
-  const url = normalize(flags.url || env.TABLEPAY_URL)
+  // an empty one is not set, as CI leaves a variable it has no value for (docs/cli.md)
+  const given = flags.url || env.TABLEPAY_URL || undefined
+  const url = normalize(given)
   const problem = url === undefined ? undefined : serverUrlProblem(url)
   if (problem) {
     const source = flags.url ? '--url' : 'TABLEPAY_URL'
-    throw new TablepayConfigError('invalid_url', `${source} "${flags.url || env.TABLEPAY_URL}" ${problem}.`)
+    throw new TablepayConfigError('invalid_url', `${source} "${given}" ${problem}.`)
   }
   const apiKey = flags.apiKey || env.TABLEPAY_API_KEY
   // Files are read only when needed: a stale or broken one must not get in the way of explicit settings.

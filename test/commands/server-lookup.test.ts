@@ -109,6 +109,17 @@ describe('how the CLI finds the server', () => {
     expect(JSON.parse(stdout).data[0]).toMatchObject({id: 'loc_main'})
   })
 
+  it('takes an empty TABLEPAY_URL and TABLEPAY_API_KEY, as CI leaves them, for not set', async () => {
+    const home = await tempDir()
+    await serve(home, ['--memory'])
+    const {code, stdout, stderr} = await client(home, ['locations', 'list', '--json'], {
+      TABLEPAY_URL: '',
+      TABLEPAY_API_KEY: '',
+    })
+    expect([code, stderr]).toEqual([0, ''])
+    expect(JSON.parse(stdout).data[0]).toMatchObject({id: 'loc_main'})
+  })
+
   it('with two servers started from the current directory, names each with where and when it started, and how to choose', async () => {
     const home = await tempDir()
     const here = await tempDir()
