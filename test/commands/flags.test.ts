@@ -153,6 +153,20 @@ describe('a bad command line exits 2 with and without --json', () => {
     expect(JSON.parse(json.stdout).error).toMatchObject({code: 'invalid_usage'})
   })
 
+  it('every command refuses a flag it does not have, naming it', async () => {
+    const refused = []
+    for (const [id] of commands) {
+      // exec's own flags come before the -- that starts its command
+      const {code, stderr} = await runCommand([
+        ...id.split(' '),
+        '--no-such-flag',
+        ...(id === 'exec' ? ['--', 'true'] : []),
+      ])
+      if (code !== 2 || !stderr.includes('--no-such-flag')) refused.push([id, code])
+    }
+    expect(refused).toEqual([])
+  })
+
   it("a refused value is one line naming the flag, and the command's help a suggestion", async () => {
     const [text, json] = await Promise.all([
       runCommand(['checks', 'list', '-n', '0']),

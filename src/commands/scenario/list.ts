@@ -11,6 +11,8 @@ No server is needed.`
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
 
   public async run(): Promise<{name: string; description: string; steps: number; file: string}[]> {
+    // it takes no flag but --json: any other is a wrong command line
+    await this.parse(ScenarioList)
     const shipped = await listShipped()
     this.log(
       renderTable(shipped, [
