@@ -59,6 +59,10 @@ describe('webhooks rotate-secret|update|recover|chaos, events resend', () => {
     )
     expect((await cli(['webhooks', 'update', endpoint.id])).code).toBe(2)
     await json(['webhooks', 'delete', endpoint.id])
+    // and its help says so: no default for what is left as it is
+    const help = (await cli(['webhooks', 'update', '--help'])).stdout
+    expect(help).toContain('The event types to receive instead')
+    expect(help).not.toContain('Default: all')
   })
 
   it('events resend to an endpoint whose chaos holds the attempt back says when it is due, without waiting for it', async () => {

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import type {WebhookEndpoint} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {eventTypesFlag} from '../../cli/flags/event-types.js'
+import {EVENT_TYPES} from '../../domain/constants.js'
 import {renderEndpoint} from '../../cli/views/endpoint.js'
 import {forwardToFlag} from '../../cli/flags/forward-to.js'
 
@@ -20,7 +21,9 @@ The secret stays (see \`webhooks rotate-secret\`), and a disabled endpoint stays
 
   static override flags = {
     'forward-to': forwardToFlag({summary: "Your receiver's new URL."}),
-    'event-type': eventTypesFlag(),
+    'event-type': eventTypesFlag({
+      summary: `The event types to receive instead, comma-separated (${EVENT_TYPES.join(', ')}).`,
+    }),
     description: Flags.string({summary: 'A note for people reading the endpoint list.'}),
   }
 
