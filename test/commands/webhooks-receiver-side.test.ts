@@ -65,6 +65,14 @@ describe('webhooks rotate-secret|update|recover|chaos, events resend', () => {
     expect(help).not.toContain('Default: all')
   })
 
+  it("chaos's usage gives the three settings together, and --off alone", async () => {
+    const usage = (await cli(['webhooks', 'chaos', '--help'])).stdout.split('\n\n')[1]!
+    expect(usage.replaceAll(/\s+/g, ' ')).toBe(
+      'USAGE $ tablepay webhooks chaos ID [--duplicate P] [--reorder DURATION] [--seed N] [FLAGS] ' +
+        '$ tablepay webhooks chaos ID --off [FLAGS]',
+    )
+  })
+
   it('events resend to an endpoint whose chaos holds the attempt back says when it is due, without waiting for it', async () => {
     const endpoint = await endpointFor(receiver)
     const check = await push('resend-held')

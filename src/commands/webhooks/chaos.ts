@@ -19,6 +19,12 @@ Without flags it shows the endpoint's chaos; --off ends it.`
     '<%= config.bin %> <%= command.id %> we_4f0b6k2m9q1x8s7d3a5z --off',
   ]
 
+  // oclif writes --off's exclusions as one choice of four; the three settings go together
+  static override usage = [
+    '<%= command.id %> ID [--duplicate P] [--reorder DURATION] [--seed N] [FLAGS]',
+    '<%= command.id %> ID --off [FLAGS]',
+  ]
+
   static override args = {ID: Args.string({description: 'Endpoint id (we_…).', required: true})}
 
   static override flags = {
