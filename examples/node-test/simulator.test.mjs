@@ -1,4 +1,4 @@
-// Run with: node --test examples/node-test/
+// Run with: node --test examples/node-test/*.test.mjs
 // In your project: npm install --save-dev tablepay, then the same imports.
 import assert from 'node:assert/strict'
 import {after, before, test} from 'node:test'

@@ -34,7 +34,8 @@ Prints what happened (created, updated, unchanged or stale) and the check; --jso
   static override exitCodes = {
     1:
       'The server refused the request, was not found, or did not answer within --timeout; or the body could not be ' +
-      'read or is not a JSON object (unreadable_input, invalid_json): the message and its code say which.',
+      'read, is empty or is not a JSON object (unreadable_input, missing_input, invalid_json): the message and its code ' +
+      'say which.',
   }
 
   static override args = {
