@@ -33,7 +33,12 @@ interface Kept {
   /** Approximate bytes: the trace's, then its rendered entry's too once read. */
   bytes: number
   rendered: RequestEntry | undefined
+  /** Its place among every entry recorded: a list cursor names it when its request id is not the account's alone. */
+  place: number
 }
+
+/** A cursor of the form `ID~PLACE` (no request id holds a `~`): the entry at that place, whose id is ID. */
+const PLACED = /^(.+)~(\d+)$/
 
 /**
  * An account's entries, oldest first; those before `head` are dropped. The array is cut in batches, into a new
@@ -64,6 +69,7 @@ export class RequestLog {
   #queueHead = 0
   #live = 0
   #bytes = 0
+  #recorded = 0
   /** Ids of each account's entries dropped last (at most `size`): a cursor naming one is past the end, not unknown. */
   #dropped = new Map<string, string[]>()
   #listeners = new Set<(accountId: string, trace: RequestTrace, remote: boolean) => void>()
@@ -95,7 +101,8 @@ export class RequestLog {
   record(accountId: string, trace: RequestTrace, remote?: {entry?: RequestEntry}): void {
     if (!this.enabled) return
     const rendered = remote?.entry
-    const kept: Kept = {trace, accountId, bytes: traceBytes(trace) + (rendered ? renderedBytes(rendered) : 0), rendered}
+    const bytes = traceBytes(trace) + (rendered ? renderedBytes(rendered) : 0)
+    const kept: Kept = {trace, accountId, bytes, rendered, place: ++this.#recorded}
     let log = this.#byAccount.get(accountId)
     if (!log) this.#byAccount.set(accountId, (log = {kept: [], head: 0}))
     log.kept.push(kept)
@@ -123,9 +130,11 @@ export class RequestLog {
 
   /**
    * The account's entries newest first, filtered; `starting_after` is the
-   * last id of the previous page. A cursor whose entry the log has dropped
-   * since is past the end: an empty last page. Undefined: a cursor the log
-   * never held (or dropped long ago), which the caller reports.
+   * previous page's `next_cursor`: its last id, or, when a newer entry has
+   * that id too (a caller may send an `X-Request-Id` twice), `ID~PLACE`. A
+   * cursor whose entry the log has dropped since is past the end: an empty
+   * last page. Undefined: a cursor the log never held (or dropped long ago),
+   * which the caller reports.
    */
   list(
     accountId: string,
@@ -137,24 +146,29 @@ export class RequestLog {
     let i = kept.length - 1
     const after = query.starting_after
     if (after !== undefined) {
-      while (i >= head && kept[i]!.trace?.id !== after) i--
+      const placed = PLACED.exec(after)
+      const id = placed ? placed[1]! : after
+      const place = placed ? Number(placed[2]) : undefined
+      while (i >= head && !(kept[i]!.trace?.id === id && (place === undefined || kept[i]!.place === place))) i--
       if (i < head)
-        return this.#wasKept(accountId, after)
-          ? {object: 'list', data: [], has_more: false, next_cursor: null}
-          : undefined
+        return this.#wasKept(accountId, id) ? {object: 'list', data: [], has_more: false, next_cursor: null} : undefined
       i--
     }
     const data: RequestEntry[] = []
+    let last = i
     for (; i >= head && data.length < query.limit; i--) {
       const {trace} = kept[i]!
-      if (trace && requestMatches(trace, filters)) data.push(this.#render(kept[i]!, trace))
+      if (trace && requestMatches(trace, filters)) {
+        data.push(this.#render(kept[i]!, trace))
+        last = i
+      }
     }
     let has_more = false
     for (; i >= head && !has_more; i--) {
       const {trace} = kept[i]!
       has_more = trace !== undefined && requestMatches(trace, filters)
     }
-    return {object: 'list', data, has_more, next_cursor: has_more ? data[data.length - 1]!.id : null}
+    return {object: 'list', data, has_more, next_cursor: has_more ? cursorAt(kept, last) : null}
   }
 
   /** The account's newest entry with this request id. */
@@ -270,4 +284,11 @@ export class RequestLog {
     const log = this.#byAccount.get(accountId)
     return Boolean(log?.kept.some((kept) => kept.trace?.id === id) || this.#dropped.get(accountId)?.includes(id))
   }
+}
+
+/** The cursor of the entry at `at`: its id, unless a newer entry has that id too, which the id alone would name. */
+function cursorAt(kept: readonly Kept[], at: number): string {
+  const {trace, place} = kept[at]!
+  for (let i = at + 1; i < kept.length; i++) if (kept[i]!.trace?.id === trace!.id) return `${trace!.id}~${place}`
+  return trace!.id
 }

@@ -319,6 +319,22 @@ describe('serve --request-log', () => {
     }
   })
 
+  it('walks every entry once, to the end, when a caller sent one X-Request-Id several times', async () => {
+    for (const limit of [1, 2, 3, 4, 5, 6])
+      await sim.api('GET', `/v1/locations?limit=${limit}`, {headers: {'x-request-id': 'sent-twice'}})
+    await sim.api('GET', '/v1/locations?limit=7', {headers: {'x-request-id': 'sent-once'}})
+    const walked: string[] = []
+    let cursor = ''
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await sim.api('GET', `/v1/sim/requests?limit=2&path=/v1/locations${cursor}`)
+      expect(page.status).toBe(200)
+      walked.push(...page.body.data.map((e: {query: {limit: string}}) => e.query.limit))
+      if (!page.body.has_more) break
+      cursor = `&starting_after=${encodeURIComponent(page.body.next_cursor)}`
+    }
+    expect(walked).toEqual(['7', '6', '5', '4', '3', '2', '1'])
+  })
+
   it('ends a walk whose cursor dropped out of the log, and refuses a cursor it never held', async () => {
     const small = await startTestServer({memory: true, serve: {requestLog: 2}})
     try {
