@@ -94,11 +94,11 @@ function serviceOver(
  */
 export async function seedStore(
   store: Store | Storage,
-  {seed, seedFile, limits}: Pick<ServiceOptions, 'seed' | 'seedFile' | 'limits'>,
+  {seed, seedFile, limits, strictUrls}: Pick<ServiceOptions, 'seed' | 'seedFile' | 'limits' | 'strictUrls'>,
 ): Promise<{seed?: Seed; added: boolean}> {
   let parsed = seed === undefined ? undefined : parseSeed(seed, 'the seed option')
   if (!parsed && seedFile) parsed = await readSeedFile(seedFile)
-  const service = serviceOver(store, '', new SchedulerClock(), {limits})
+  const service = serviceOver(store, '', new SchedulerClock(), {limits, strictUrls})
   return {seed: parsed, added: await service.accounts.seed(parsed, defaultSeed)}
 }
 

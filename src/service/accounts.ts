@@ -72,8 +72,11 @@ export class Accounts {
         get: <C extends CollectionName>(collection: C, id: string) => tx.get(collection, id),
         endpointsOf: (accountId: string) => tx.count('webhook_endpoints', accountId),
       }
-      const most = limitOf(this.context.limits, 'webhook_endpoints')
-      const changes = parsed ? await seedChanges(lookup, parsed, new Date().toISOString(), most) : []
+      const rules = {
+        mostEndpoints: limitOf(this.context.limits, 'webhook_endpoints'),
+        strictUrls: this.context.strictUrls,
+      }
+      const changes = parsed ? await seedChanges(lookup, parsed, new Date().toISOString(), rules) : []
       for (const [collection, id, record] of changes) tx.put(collection, id, record as never)
       return changes.length > 0
     })

@@ -1,7 +1,8 @@
 import {createHash} from 'node:crypto'
 import {endpointKey, knownSecretEndpoint} from '../domain/endpoints.js'
+import {ApiError} from '../domain/errors.js'
 import {randomToken} from '../domain/ids.js'
-import type {Collections} from '../domain/records.js'
+import type {Collections, WebhookEndpointRecord} from '../domain/records.js'
 import {Seed} from '../domain/seed-schema.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
 import type {Change} from './store.js'
@@ -69,7 +70,12 @@ function assertOwner(what: string, id: string, owner: string, seeded: string): v
  * account that would have more than `mostEndpoints` webhook endpoints, those
  * it has and those added, is refused, as the API refuses the next one.
  */
-export async function seedChanges(lookup: Lookup, seed: Seed, now: string, mostEndpoints: number): Promise<Change[]> {
+export async function seedChanges(
+  lookup: Lookup,
+  seed: Seed,
+  now: string,
+  {mostEndpoints, strictUrls}: {mostEndpoints: number; strictUrls: boolean},
+): Promise<Change[]> {
   const {get} = lookup
   const changes: Change[] = []
   for (const account of seed.accounts) {
@@ -103,7 +109,7 @@ export async function seedChanges(lookup: Lookup, seed: Seed, now: string, mostE
     const added = new Map<string, Change>()
     for (const input of account.webhook_endpoints ?? []) {
       const id = input.id ?? seededEndpointId(account.id, input.url, input.secret)
-      const endpoint = knownSecretEndpoint(account.id, {...input, id}, now, false)
+      const endpoint = seededEndpoint(account.id, {...input, id}, now, strictUrls)
       // its id is the account's own: another account's endpoint of the same id is no conflict (docs/api.md);
       // a data dir of an earlier version keeps a seeded endpoint under its id alone
       const earlier = await get('webhook_endpoints', id)
@@ -114,6 +120,23 @@ export async function seedChanges(lookup: Lookup, seed: Seed, now: string, mostE
     changes.push(...added.values())
   }
   return changes
+}
+
+/** A seeded endpoint, made as the API makes one (`--strict-urls` too); a URL it refuses refuses the seed. */
+function seededEndpoint(
+  accountId: string,
+  input: Parameters<typeof knownSecretEndpoint>[1],
+  now: string,
+  strictUrls: boolean,
+): WebhookEndpointRecord {
+  try {
+    return knownSecretEndpoint(accountId, input, now, strictUrls)
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error
+    throw new UnusableInputError(
+      `seed: account ${accountId}'s webhook endpoint ${input.url}: ${error.details?.[0]?.message ?? error.message}. ${SEED_HINT}`,
+    )
+  }
 }
 
 /** Refuses a seed that adds `adding` endpoints to an account past `most`, counting those it has. */

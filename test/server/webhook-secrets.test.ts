@@ -97,6 +97,22 @@ describe('known secrets', () => {
     ).rejects.toThrow(/accounts\.0\.webhook_endpoints\.0\.secret/)
   })
 
+  it('a seeded endpoint URL is held to the rules of the API: plain http only on loopback, never with --strict-urls', async () => {
+    const seeding = (url: string, strictUrls = false) =>
+      startTestServer({
+        serve: {
+          strictUrls,
+          seed: {accounts: [{...TEST_SEED.accounts[0]!, webhook_endpoints: [{url, secret: SEEDED_SECRET}]}]},
+        },
+      })
+    await expect(seeding('http://127.0.0.1:1/h', true)).rejects.toThrow(
+      "seed: account acct_demo's webhook endpoint http://127.0.0.1:1/h: must be an https URL (the server runs with --strict-urls)",
+    )
+    await expect(seeding('http://example.com/h')).rejects.toThrow(
+      'must be an https URL; plain http is accepted only for localhost',
+    )
+  })
+
   it('a seeded endpoint without event_types takes every type, as one the API registers without them', async () => {
     const {sim} = await setup([{url: '', secret: SEEDED_SECRET}])
     const [seeded] = (await sim.api('GET', '/v1/webhook-endpoints')).body.data
