@@ -225,8 +225,9 @@ export interface AttemptOptions {
 
 /**
  * Records an attempt: the delivery succeeds, waits for its next retry, or is
- * dead after the last one. A dead delivery counts toward disabling its
- * endpoint; a success resets the count.
+ * dead after the last one. A delivery that goes dead counts toward disabling
+ * its endpoint, once: a manual retry of a dead one that fails again does not
+ * count again. A success resets the count.
  */
 export function recordAttempt(
   delivery: DeliveryRecord,
@@ -249,7 +250,8 @@ export function recordAttempt(
   if (delivery.status === 'superseded' || delivery.status === 'succeeded')
     return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
   // a chaos duplicate is an extra copy, not a try: it moves nothing along the retry schedule
-  const wait = schedule[delivery.attempts.filter((a) => !a.duplicate).length]
+  const tries = delivery.attempts.filter((a) => !a.duplicate).length
+  const wait = schedule[tries]
   const status = ok ? 'succeeded' : wait === undefined ? 'dead' : 'pending'
   const next = {
     ...delivery,
@@ -258,7 +260,8 @@ export function recordAttempt(
     next_attempt_at: status === 'pending' ? isoTime(dueAt + wait! * 1000) : null,
     updated_at: now,
   } as const
-  if (status === 'pending') return {delivery: next, endpoint}
+  // past the schedule's end: it went dead before, and counted then
+  if (status === 'pending' || (status === 'dead' && tries > schedule.length)) return {delivery: next, endpoint}
   const consecutive_dead = ok ? 0 : endpoint.consecutive_dead + 1
   const disable = consecutive_dead >= disableAfter && endpoint.status === 'enabled'
   if (consecutive_dead === endpoint.consecutive_dead && !disable) return {delivery: next, endpoint}

@@ -52,6 +52,21 @@ describe('deliveries', () => {
     expect(next.next_attempt_at).toBe(new Date(DUE + 300_000).toISOString())
   })
 
+  it('a delivery counts toward disabling its endpoint once: manual retries of it, dead, that fail count nothing more', () => {
+    let [dead, counted] = [delivery, endpoint]
+    for (const _ of [0, ...options.schedule])
+      ({delivery: dead, endpoint: counted} = recordAttempt(dead, counted, failed, options))
+    expect([dead.status, counted.consecutive_dead]).toEqual(['dead', 1])
+    const again = recordAttempt(requeueDelivery(dead, counted, DUE, NOW), counted, failed, {
+      ...options,
+      disableAfter: 2,
+    })
+    expect([again.delivery.status, again.endpoint]).toEqual(['dead', counted])
+    // and a success still resets the count
+    const answered = recordAttempt(requeueDelivery(dead, counted, DUE, NOW), counted, ok, options)
+    expect(answered.endpoint.consecutive_dead).toBe(0)
+  })
+
   it('an attempt out when its delivery was retried is recorded, and the retry still stands', () => {
     const later = '2026-01-02T03:04:06.000Z'
     // retried while the attempt was out: due again at the same scheduler time (a paused clock), written later
