@@ -20,12 +20,24 @@ export const StoredEndpointUrl = z
     abort: true,
   })
 
-/** An endpoint's URL as every body that sets one takes it: a stored one that is an RFC 3986 URI too. */
+/**
+ * An endpoint's URL as every body that sets one takes it: a stored one that is an RFC 3986 URI too, naming a
+ * host and a port an attempt can reach.
+ */
 export const EndpointUrl = StoredEndpointUrl.refine(
   isUri,
   'must be a URI (RFC 3986, the format the API document gives it): percent-encode a space or any other ' +
     'character (%20), and write an international host in punycode (xn--…)',
-)
+).refine(namesHostAndPort, 'must name a host, and a port from 1 to 65535 if any, like https://example.com:8443/hooks')
+
+/**
+ * Whether the URL names its host, and no port 0: `new URL` reads `https:///h` as the host `h` (RFC 9110 gives
+ * an http(s) URI a host), and nothing can be reached at port 0.
+ */
+function namesHostAndPort(url: string): boolean {
+  const authority = /^[^:/?#]*:\/\/([^/?#]*)/.exec(url)?.[1] ?? ''
+  return authority.slice(authority.lastIndexOf('@') + 1) !== '' && new URL(url).port !== '0'
+}
 
 /**
  * Whether a URL `new URL` reads is an RFC 3986 URI too, as `format: uri` says: of its characters, each `%`

@@ -54,6 +54,29 @@ describe('POST /webhook-endpoints', () => {
     }
   })
 
+  it('refuses a URL without a host, or with port 0, which no attempt can reach, on every body that sets one', async () => {
+    const endpoint = (await sim.api('POST', '/v1/webhook-endpoints', {body: {url: 'https://u@example.com:1/ok'}})).body
+    expect(endpoint.url).toBe('https://u@example.com:1/ok')
+    for (const url of ['https:///h', 'http:////127.0.0.1/h', 'https://example.com:0/h', 'http://[::1]:00/h'])
+      for (const [method, path, body] of [
+        ['POST', '/v1/webhook-endpoints', {url}],
+        ['POST', '/v1/sim/webhook-endpoints', {url, secret: 'whsec_a_host_it_must_have_000000000000'}],
+        ['PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {url}],
+      ] as const) {
+        const refused = await sim.api(method, path, {body})
+        expect([url, refused.status, refused.body.error?.details]).toEqual([
+          url,
+          422,
+          [
+            {
+              path: 'url',
+              message: 'must name a host, and a port from 1 to 65535 if any, like https://example.com:8443/hooks',
+            },
+          ],
+        ])
+      }
+  })
+
   it('refuses a URL that is no RFC 3986 URI, as the document says, on every body that sets one', async () => {
     const endpoint = (await sim.api('POST', '/v1/webhook-endpoints', {body: {url: 'http://u:p@[::1]:9/a%20b?q=1#f'}}))
       .body
