@@ -10,7 +10,11 @@ export const StoredEndpointUrl = z
   // each check aborts: a URL gets the message of the first rule it breaks
   .url({
     protocol: /^https?$/,
-    error: 'must be a valid http:// or https:// URL (scheme, host, port), like https://example.com/webhooks',
+    // one left out is "Required", as every field is (parse-messages.ts)
+    error: (issue) =>
+      issue.input === undefined
+        ? undefined
+        : 'must be a valid http:// or https:// URL (scheme, host, port), like https://example.com/webhooks',
     abort: true,
   })
   .max(2048, {abort: true})

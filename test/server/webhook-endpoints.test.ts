@@ -77,6 +77,19 @@ describe('POST /webhook-endpoints', () => {
       }
   })
 
+  it('names a url left out as required, as every field left out is', async () => {
+    for (const [path, body] of [
+      ['/v1/webhook-endpoints', {event_types: ['check.created']}],
+      ['/v1/sim/webhook-endpoints', {secret: 'whsec_a_url_left_out_0000000000000000'}],
+    ] as const) {
+      const refused = await sim.api('POST', path, {body})
+      expect([refused.status, refused.body.error.details]).toEqual([
+        422,
+        [{path: 'url', message: 'Required: expected string'}],
+      ])
+    }
+  })
+
   it('refuses a URL that is no RFC 3986 URI, as the document says, on every body that sets one', async () => {
     const endpoint = (await sim.api('POST', '/v1/webhook-endpoints', {body: {url: 'http://u:p@[::1]:9/a%20b?q=1#f'}}))
       .body
