@@ -250,8 +250,7 @@ export function recordAttempt(
   if (delivery.status === 'superseded' || delivery.status === 'succeeded')
     return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
   // a chaos duplicate is an extra copy, not a try: it moves nothing along the retry schedule
-  const tries = delivery.attempts.filter((a) => !a.duplicate).length
-  const wait = schedule[tries]
+  const wait = schedule[delivery.attempts.filter((a) => !a.duplicate).length]
   const status = ok ? 'succeeded' : wait === undefined ? 'dead' : 'pending'
   const next = {
     ...delivery,
@@ -260,13 +259,15 @@ export function recordAttempt(
     next_attempt_at: status === 'pending' ? isoTime(dueAt + wait! * 1000) : null,
     updated_at: now,
   } as const
-  // past the schedule's end: it went dead before, and counted then
-  if (status === 'pending' || (status === 'dead' && tries > schedule.length)) return {delivery: next, endpoint}
+  if (status === 'pending' || (status === 'dead' && delivery.dead_counted)) return {delivery: next, endpoint}
   const consecutive_dead = ok ? 0 : endpoint.consecutive_dead + 1
   const disable = consecutive_dead >= disableAfter && endpoint.status === 'enabled'
-  if (consecutive_dead === endpoint.consecutive_dead && !disable) return {delivery: next, endpoint}
+  // `account_id` stays last, where a start finds it without parsing the record (store/unread.ts)
+  const {account_id, ...rest} = next
+  const recorded = status === 'dead' ? {...rest, dead_counted: true as const, account_id} : next
+  if (consecutive_dead === endpoint.consecutive_dead && !disable) return {delivery: recorded, endpoint}
   return {
-    delivery: next,
+    delivery: recorded,
     endpoint: {...endpoint, consecutive_dead, ...(disable ? {status: 'disabled' as const, updated_at: now} : {})},
   }
 }

@@ -99,6 +99,8 @@ export type DeliveryRecord = Delivery & {
   endpoint_redeliveries?: number
   /** The account's restore that wrote it (`restoredDelivery`): an attempt out before that restore is not recorded. */
   restore?: number
+  /** It went dead and counted toward disabling its endpoint: going dead again after a manual retry counts nothing. */
+  dead_counted?: true
 }
 
 /** A server-wide value that must survive a restart: how far the clock was advanced. */

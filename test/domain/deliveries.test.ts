@@ -57,14 +57,34 @@ describe('deliveries', () => {
     for (const _ of [0, ...options.schedule])
       ({delivery: dead, endpoint: counted} = recordAttempt(dead, counted, failed, options))
     expect([dead.status, counted.consecutive_dead]).toEqual(['dead', 1])
-    const again = recordAttempt(requeueDelivery(dead, counted, DUE, NOW), counted, failed, {
-      ...options,
-      disableAfter: 2,
-    })
+    const retried = requeueDelivery(dead, counted, DUE, NOW)
+    const again = recordAttempt(retried, counted, failed, {...options, disableAfter: 2})
     expect([again.delivery.status, again.endpoint]).toEqual(['dead', counted])
+    // nor on a longer schedule, where the retry waits its next step first
+    const longer = {...options, schedule: [...options.schedule, 60], disableAfter: 2}
+    const waiting = recordAttempt(retried, counted, failed, longer).delivery
+    const last = recordAttempt(requeueDelivery(waiting, counted, DUE, NOW), counted, failed, longer)
+    expect([last.delivery.status, last.endpoint]).toEqual(['dead', counted])
     // and a success still resets the count
-    const answered = recordAttempt(requeueDelivery(dead, counted, DUE, NOW), counted, ok, options)
-    expect(answered.endpoint.consecutive_dead).toBe(0)
+    expect(recordAttempt(retried, counted, ok, options).endpoint.consecutive_dead).toBe(0)
+    // `account_id` stays last (store/unread.ts)
+    expect(Object.keys(dead).at(-1)).toBe('account_id')
+  })
+
+  it('a delivery that never went dead counts when it does, however many attempts it had: after a success, or on a shorter schedule', () => {
+    let answered = delivery
+    for (const _ of options.schedule) answered = recordAttempt(answered, endpoint, failed, options).delivery
+    answered = recordAttempt(answered, endpoint, ok, options).delivery
+    const retried = requeueDelivery(answered, endpoint, DUE, NOW)
+    expect(recordAttempt(retried, endpoint, failed, options).endpoint.consecutive_dead).toBe(1)
+    const pending = recordAttempt(
+      recordAttempt(delivery, endpoint, failed, options).delivery,
+      endpoint,
+      failed,
+      options,
+    )
+    const shorter = recordAttempt(pending.delivery, endpoint, failed, {...options, schedule: [60]})
+    expect([shorter.delivery.status, shorter.endpoint.consecutive_dead]).toEqual(['dead', 1])
   })
 
   it('an attempt out when its delivery was retried is recorded, and the retry still stands', () => {
