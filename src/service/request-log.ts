@@ -33,12 +33,13 @@ interface Kept {
   /** Approximate bytes: the trace's, then its rendered entry's too once read. */
   bytes: number
   rendered: RequestEntry | undefined
-  /** Its place among every entry recorded: a list cursor names it when its request id is not the account's alone. */
-  place: number
 }
 
-/** A cursor of the form `ID~PLACE` (no request id holds a `~`): the entry at that place, whose id is ID. */
-const PLACED = /^(.+)~(\d+)$/
+/**
+ * A cursor of the form `ID~CREATED_AT~N` (no request id holds a `~`): of the entries of that id made then, the
+ * one with N older: what every instance on a database knows it by (their own order of entries may differ).
+ */
+const PLACED = /^([^~]+)~([^~]+)~(\d+)$/
 
 /**
  * An account's entries, oldest first; those before `head` are dropped. The array is cut in batches, into a new
@@ -69,7 +70,6 @@ export class RequestLog {
   #queueHead = 0
   #live = 0
   #bytes = 0
-  #recorded = 0
   /** Ids of each account's entries dropped last (at most `size`): a cursor naming one is past the end, not unknown. */
   #dropped = new Map<string, string[]>()
   #listeners = new Set<(accountId: string, trace: RequestTrace, remote: boolean) => void>()
@@ -101,8 +101,7 @@ export class RequestLog {
   record(accountId: string, trace: RequestTrace, remote?: {entry?: RequestEntry}): void {
     if (!this.enabled) return
     const rendered = remote?.entry
-    const bytes = traceBytes(trace) + (rendered ? renderedBytes(rendered) : 0)
-    const kept: Kept = {trace, accountId, bytes, rendered, place: ++this.#recorded}
+    const kept: Kept = {trace, accountId, bytes: traceBytes(trace) + (rendered ? renderedBytes(rendered) : 0), rendered}
     let log = this.#byAccount.get(accountId)
     if (!log) this.#byAccount.set(accountId, (log = {kept: [], head: 0}))
     log.kept.push(kept)
@@ -130,8 +129,8 @@ export class RequestLog {
 
   /**
    * The account's entries newest first, filtered; `starting_after` is the
-   * previous page's `next_cursor`: its last id, or, when a newer entry has
-   * that id too (a caller may send an `X-Request-Id` twice), `ID~PLACE`. A
+   * previous page's `next_cursor`: its last id, or, when another entry has
+   * that id too (a caller may send an `X-Request-Id` twice), `ID~CREATED_AT~N`. A
    * cursor whose entry the log has dropped since is past the end: an empty
    * last page. Undefined: a cursor the log never held (or dropped long ago),
    * which the caller reports.
@@ -148,8 +147,7 @@ export class RequestLog {
     if (after !== undefined) {
       const placed = PLACED.exec(after)
       const id = placed ? placed[1]! : after
-      const place = placed ? Number(placed[2]) : undefined
-      while (i >= head && !(kept[i]!.trace?.id === id && (place === undefined || kept[i]!.place === place))) i--
+      i = placed ? placedAt(kept, head, id, placed[2]!, Number(placed[3])) : newestOf(kept, head, id)
       if (i < head)
         return this.#wasKept(accountId, id) ? {object: 'list', data: [], has_more: false, next_cursor: null} : undefined
       i--
@@ -168,17 +166,14 @@ export class RequestLog {
       const {trace} = kept[i]!
       has_more = trace !== undefined && requestMatches(trace, filters)
     }
-    return {object: 'list', data, has_more, next_cursor: has_more ? cursorAt(kept, last) : null}
+    return {object: 'list', data, has_more, next_cursor: has_more ? cursorAt(kept, head, last) : null}
   }
 
   /** The account's newest entry with this request id. */
   get(accountId: string, id: string): RequestEntry | undefined {
     const {kept, head} = this.#byAccount.get(accountId) ?? {kept: [], head: 0}
-    for (let i = kept.length - 1; i >= head; i--) {
-      const {trace} = kept[i]!
-      if (trace?.id === id) return this.#render(kept[i]!, trace)
-    }
-    return undefined
+    const at = newestOf(kept, head, id)
+    return at < head ? undefined : this.#render(kept[at]!, kept[at]!.trace!)
   }
 
   /** Forgets the account's entries (`POST /v1/sim/reset`); `remote`: another instance's reset, told to no listener. */
@@ -286,9 +281,35 @@ export class RequestLog {
   }
 }
 
-/** The cursor of the entry at `at`: its id, unless a newer entry has that id too, which the id alone would name. */
-function cursorAt(kept: readonly Kept[], at: number): string {
-  const {trace, place} = kept[at]!
-  for (let i = at + 1; i < kept.length; i++) if (kept[i]!.trace?.id === trace!.id) return `${trace!.id}~${place}`
-  return trace!.id
+/** Where the newest entry with request id `id` is in `kept`; before `head` when none is. */
+function newestOf(kept: readonly Kept[], head: number, id: string): number {
+  let i = kept.length - 1
+  while (i >= head && kept[i]!.trace?.id !== id) i--
+  return i
+}
+
+/** Where the entry a cursor `ID~CREATED_AT~N` names is in `kept`; before `head` when none is (dropped since). */
+function placedAt(kept: readonly Kept[], head: number, id: string, createdAt: string, older: number): number {
+  let seen = 0
+  for (let i = head; i < kept.length; i++) {
+    const trace = kept[i]!.trace
+    if (trace?.id === id && trace.created_at === createdAt && seen++ === older) return i
+  }
+  return head - 1
+}
+
+/**
+ * The cursor of the entry at `at`: its id, unless another entry has that id too (a caller that sends one id
+ * again may send it again before the next page), which the id alone would not name.
+ */
+function cursorAt(kept: readonly Kept[], head: number, at: number): string {
+  const {id, created_at} = kept[at]!.trace!
+  let older = 0
+  let shared = newestOf(kept, at + 1, id) > at
+  for (let i = head; i < at; i++) {
+    const trace = kept[i]!.trace
+    shared ||= trace?.id === id
+    if (trace?.id === id && trace.created_at === created_at) older++
+  }
+  return shared ? `${id}~${created_at}~${older}` : id
 }

@@ -105,3 +105,23 @@ describe('the request log bound in bytes, every account together', () => {
     expect(log.bytes).toBeLessThanOrEqual(256 * KiB)
   })
 })
+
+describe('paging the request log', () => {
+  it('walks every entry once when several share a request id, and a time too, and another joins them meanwhile', () => {
+    const log = new RequestLog(1000)
+    const at = '2026-01-02T03:04:05.000Z'
+    const record = (n: number, created_at = at) =>
+      log.record('acct_a', requestTrace({id: n % 2 ? 'twice' : 'again', path: `/v1/p${n}`, created_at}))
+    for (let n = 0; n < 7; n++) record(n)
+    const walked: string[] = []
+    let after: string | undefined
+    for (let pages = 0; pages < 10; pages++) {
+      const page = log.list('acct_a', {}, {limit: 2, starting_after: after})!
+      walked.push(...page.data.map((e) => e.path))
+      if (pages === 0) record(7, '2026-01-02T03:04:06.000Z')
+      if (!page.has_more) break
+      after = page.next_cursor!
+    }
+    expect(walked).toEqual(['/v1/p6', '/v1/p5', '/v1/p4', '/v1/p3', '/v1/p2', '/v1/p1', '/v1/p0'])
+  })
+})
