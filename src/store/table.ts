@@ -383,8 +383,9 @@ export class Table<T extends {account_id: string}> {
       start = oldestFirst ? (order?.head ?? 0) : (order?.ids.length ?? 0) - 1
     } else {
       const slot = this.#byId.get(after)
-      const place = slot ? {accountId: accountOf(slot.record), seq: slot.seq} : this.#gone.get(after)
-      // another account's record, live or deleted, is no cursor of this one's
+      const own = slot && accountOf(slot.record) === accountId ? {accountId, seq: slot.seq} : undefined
+      // the place of the account's record, or of one it deleted: another account's is no cursor of this one's
+      const place = own ?? this.#gone.get(after)
       if (place?.accountId !== accountId) return undefined
       if (!order) return []
       const at = lowerBound(order.seqs, order.head, place.seq)

@@ -52,6 +52,18 @@ describe('Table', () => {
     expect(rows.count('a')).toBe(4)
   })
 
+  it("pages on from an account's own deleted record, though another account holds its id now, and from no other's", () => {
+    const rows = table()
+    for (const id of ['r1', 'r2', 'r3']) rows.put({id, account_id: 'a', code: id, value: 0})
+    rows.delete('r2')
+    // an import keeps ids: another account may hold the id one deleted
+    rows.put({id: 'r2', account_id: 'b', code: 'r2', value: 0})
+    expect(ids(rows.walk('a', {after: 'r2'}))).toEqual(['r1'])
+    rows.delete('r3')
+    expect(ids(rows.walk('b', {after: 'r3'}))).toBeUndefined()
+    expect(ids(rows.walk('b', {after: 'r1'}))).toBeUndefined()
+  })
+
   it('deletes the oldest records of a large account without walking it, and compacts behind them', () => {
     const rows = table()
     for (let i = 0; i < 5000; i++) rows.put({id: `r${i}`, account_id: 'a', code: 'x', value: i})
