@@ -10,6 +10,14 @@ afterAll(async () => {
   await sim.close()
 })
 
+/** Each request whose body sets an endpoint's `url`: a creation, one with a known secret, an update of `endpointId`. */
+const settingUrl = (url: string, endpointId: string) =>
+  [
+    ['POST', '/v1/webhook-endpoints', {url}],
+    ['POST', '/v1/sim/webhook-endpoints', {url, secret: 'whsec_every_body_that_sets_a_url_00000'}],
+    ['PATCH', `/v1/webhook-endpoints/${endpointId}`, {url}],
+  ] as const
+
 describe('POST /webhook-endpoints', () => {
   it('without event_types, registers the endpoint for every type', async () => {
     const created = await sim.api('POST', '/v1/webhook-endpoints', {body: {url: 'http://127.0.0.1:9/all'}})
@@ -22,14 +30,9 @@ describe('POST /webhook-endpoints', () => {
 
   it('refuses a URL whose user or password does not decode, which every attempt would fail on, wherever it is set', async () => {
     const url = 'http://user:%ff@127.0.0.1:9/hooks'
-    const secret = 'whsec_user_info_that_cannot_be_decoded_01'
     const endpoint = (await sim.api('POST', '/v1/webhook-endpoints', {body: {url: 'http://u:p%20w@127.0.0.1:9/ok'}}))
       .body
-    for (const [method, path, body] of [
-      ['POST', '/v1/webhook-endpoints', {url}],
-      ['POST', '/v1/sim/webhook-endpoints', {url, secret}],
-      ['PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {url}],
-    ] as const) {
+    for (const [method, path, body] of settingUrl(url, endpoint.id)) {
       const refused = await sim.api(method, path, {body})
       expect([refused.status, refused.body.error.details]).toEqual([
         422,
@@ -58,11 +61,7 @@ describe('POST /webhook-endpoints', () => {
     const endpoint = (await sim.api('POST', '/v1/webhook-endpoints', {body: {url: 'https://u@example.com:1/ok'}})).body
     expect(endpoint.url).toBe('https://u@example.com:1/ok')
     for (const url of ['https:///h', 'http:////127.0.0.1/h', 'https://example.com:0/h', 'http://[::1]:00/h'])
-      for (const [method, path, body] of [
-        ['POST', '/v1/webhook-endpoints', {url}],
-        ['POST', '/v1/sim/webhook-endpoints', {url, secret: 'whsec_a_host_it_must_have_000000000000'}],
-        ['PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {url}],
-      ] as const) {
+      for (const [method, path, body] of settingUrl(url, endpoint.id)) {
         const refused = await sim.api(method, path, {body})
         expect([url, refused.status, refused.body.error?.details]).toEqual([
           url,
@@ -96,11 +95,7 @@ describe('POST /webhook-endpoints', () => {
     expect(endpoint.url).toBe('http://u:p@[::1]:9/a%20b?q=1#f')
     const urls = ['http://127.0.0.1:9/a b', 'http://127.0.0.1:9/café', 'https://bücher.example/h', 'http://h.com/{x}|^']
     for (const url of [...urls, 'http://127.0.0.1:9/%zz', 'http://h.com/?q=[1]', 'https://[::1]@example.com/x'])
-      for (const [method, path, body] of [
-        ['POST', '/v1/webhook-endpoints', {url}],
-        ['POST', '/v1/sim/webhook-endpoints', {url, secret: 'whsec_a_uri_it_must_be_00000000000000'}],
-        ['PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {url}],
-      ] as const) {
+      for (const [method, path, body] of settingUrl(url, endpoint.id)) {
         const refused = await sim.api(method, path, {body})
         expect([url, refused.status, refused.body.error.details[0].message]).toEqual([
           url,
