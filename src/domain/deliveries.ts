@@ -95,6 +95,22 @@ export function requireEnabled(
 }
 
 /**
+ * Whether `endpoint` is sent deliveries of `type` now: enabled, and taking the type (SPEC: only the types an
+ * endpoint lists are meant for it). A pending delivery it no longer takes is canceled when it comes due.
+ */
+export const takes = (endpoint: WebhookEndpointRecord | undefined, type: string): endpoint is WebhookEndpointRecord =>
+  endpoint?.status === 'enabled' && (endpoint.event_types as readonly string[]).includes(type)
+
+/** Refuses to deliver an event of `type` to `endpoint` when it does not take that type. */
+function requireType(endpoint: WebhookEndpointRecord, type: string): void {
+  if (!(endpoint.event_types as readonly string[]).includes(type))
+    throw new ApiError(
+      'event_type_not_subscribed',
+      `Endpoint ${endpoint.id} does not take ${type} events; add the type with PATCH /v1/webhook-endpoints/${endpoint.id}.`,
+    )
+}
+
+/**
  * New deliveries of `events` to `endpoint`, due at `dueAt`, in their order (resend and recover): the
  * endpoint must be enabled and take each event's type. Created now, so lists show them as new. Under
  * chaos each draws as any new delivery does. The endpoint comes back with its `redeliveries` counted
@@ -113,11 +129,7 @@ export function redeliver(
   const due = isoTime(dueAt)
   let chaos = endpoint.chaos
   const deliveries = events.map((event) => {
-    if (!endpoint.event_types.includes(event.type))
-      throw new ApiError(
-        'event_type_not_subscribed',
-        `Endpoint ${endpoint.id} does not take ${event.type} events; add the type with PATCH /v1/webhook-endpoints/${endpoint.id}.`,
-      )
+    requireType(endpoint, event.type)
     const delivery = {...newDelivery(event, endpoint, due), created_at: now, updated_at: now}
     if (chaos === undefined) return delivery
     const stir = stirDelivery(delivery, chaos, dueAt)
@@ -327,12 +339,13 @@ export function requeueDelivery(
   now: string,
 ): DeliveryRecord {
   // one made after the delivery is another endpoint, of an id chosen again after a delete: the delivery's is gone
-  const other = endpoint && Date.parse(endpoint.created_at) > Date.parse(delivery.created_at)
+  const own = endpoint && Date.parse(endpoint.created_at) > Date.parse(delivery.created_at) ? undefined : endpoint
   requireEnabled(
     delivery.endpoint_id,
-    other ? undefined : endpoint,
+    own,
     ` Resend the event to an enabled endpoint with POST /v1/events/${delivery.event_id}/resend.`,
   )
+  requireType(own, delivery.event_type)
   return {...delivery, status: 'pending', next_attempt_at: isoTime(dueAt), updated_at: now}
 }
 

@@ -7,6 +7,7 @@ import {
   recordDuplicate,
   requeueDelivery,
   supersede,
+  takes,
 } from '../domain/deliveries.js'
 import {endpointKey} from '../domain/endpoints.js'
 import {Batches} from '../shared/batches.js'
@@ -220,10 +221,10 @@ interface AttemptRecord {
   options: AttemptOptions
 }
 
-/** The attempt a delivery makes: none when its endpoint is gone or disabled, or its event gone. */
+/** The attempt a delivery makes: none when its endpoint is gone, disabled or no longer takes its type, or its event gone. */
 const attemptOf = ({delivery, endpoint, event}: ClaimedDelivery): Attempt => ({
   delivery,
-  target: endpoint?.status === 'enabled' && event ? {endpoint, event} : undefined,
+  target: event && takes(endpoint, event.type) ? {endpoint, event} : undefined,
 })
 
 const byId = <T>(ids: readonly string[], records: readonly (T | undefined)[]) =>

@@ -30,7 +30,7 @@ const delivery = {
   updated_at: NOW,
   account_id: 'acct_demo',
 } as DeliveryRecord
-const endpoint = {status: 'enabled', consecutive_dead: 0} as WebhookEndpointRecord
+const endpoint = {status: 'enabled', consecutive_dead: 0, event_types: ['check.created']} as WebhookEndpointRecord
 
 describe('deliveries', () => {
   it('an attempt keeps the fields of the JSON sent deliveries have always had, in that order; a duplicate adds its mark last', () => {

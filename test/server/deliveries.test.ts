@@ -113,6 +113,24 @@ async function serveOnTestStore() {
   return {url, api: (method: string, path: string, body?: unknown) => call(url, method, path, {body}), holdNextClaim}
 }
 
+describe("an endpoint that no longer takes a delivery's event type", () => {
+  it('is sent none of its retries: canceled when it comes due, and a manual retry is refused as a resend is', async () => {
+    const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => 500, {
+      serve: {retrySchedule: [60]},
+    })
+    const endpoint = await register()
+    await push('type-dropped')
+    await receiver.waitFor(1)
+    const patch = {body: {event_types: ['feedback.received']}}
+    expect((await sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, patch)).status).toBe(200)
+    expect((await advance(120)).attempts).toBe(0)
+    const [delivery] = await deliveriesOf(endpoint.id)
+    expect([delivery.status, delivery.attempts.length, receiver.received.length]).toEqual(['canceled', 1, 1])
+    const retried = await sim.api('POST', `/v1/deliveries/${delivery.id}/retry`)
+    expect([retried.status, retried.body.error?.code]).toEqual([422, 'event_type_not_subscribed'])
+  })
+})
+
 describe('the scheduler clock at the end of year 9999', () => {
   it('stops there: a snapshot restored with an offset far past it leaves the clock, pushes and deliveries working', async () => {
     const {receiver, sim, register, push, deliveriesOf, advance} = await setup(() => 500)

@@ -37,7 +37,7 @@ export const deliveryOperations: OperationSpec[] = [
     id: 'retryDelivery',
     summary: 'Queue one more attempt now',
     response: Delivery,
-    errors: ['endpoint_disabled'],
+    errors: ['endpoint_disabled', 'event_type_not_subscribed'],
     async handler(event, app) {
       const delivery = await app.service.deliveries.retry(await findOwned(app, 'deliveries', event, 'delivery'))
       return renderDelivery(delivery)
