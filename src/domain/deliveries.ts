@@ -15,9 +15,14 @@ export const DISABLE_AFTER = 10
 /** The attempts of a new delivery. Records never change in place, so all of them share one (frozen) empty list. */
 const NO_ATTEMPTS = Object.freeze([]) as unknown as DeliveryAttempt[]
 
-/** Whether `endpoint` gets a delivery of `event`: enabled, and subscribed to its type. */
-export const wants = (endpoint: WebhookEndpointRecord, event: EventRecord): boolean =>
-  endpoint.status === 'enabled' && endpoint.event_types.includes(event.type)
+/**
+ * Whether `endpoint` gets a delivery of `event`: enabled, and subscribed to its type (SPEC: only the types an
+ * endpoint lists are meant for it). A pending delivery it no longer wants is canceled when it comes due.
+ */
+export const wants = (
+  endpoint: WebhookEndpointRecord | undefined,
+  event: Pick<EventRecord, 'type'>,
+): endpoint is WebhookEndpointRecord => endpoint?.status === 'enabled' && endpoint.event_types.includes(event.type)
 
 /** What a fan-out made: the deliveries, and each endpoint under chaos that drew for its own, one draw further. */
 export interface FanOut {
@@ -93,13 +98,6 @@ export function requireEnabled(
   const why = endpoint ? 'is disabled' : 'was deleted'
   throw new ApiError('endpoint_disabled', `Endpoint ${endpointId} ${why}: nothing is delivered to it.${instead}`)
 }
-
-/**
- * Whether `endpoint` is sent deliveries of `type` now: enabled, and taking the type (SPEC: only the types an
- * endpoint lists are meant for it). A pending delivery it no longer takes is canceled when it comes due.
- */
-export const takes = (endpoint: WebhookEndpointRecord | undefined, type: string): endpoint is WebhookEndpointRecord =>
-  endpoint?.status === 'enabled' && (endpoint.event_types as readonly string[]).includes(type)
 
 /** Refuses to deliver an event of `type` to `endpoint` when it does not take that type. */
 function requireType(endpoint: WebhookEndpointRecord, type: string): void {

@@ -7,7 +7,7 @@ import {
   recordDuplicate,
   requeueDelivery,
   supersede,
-  takes,
+  wants,
 } from '../domain/deliveries.js'
 import {endpointKey} from '../domain/endpoints.js'
 import {Batches} from '../shared/batches.js'
@@ -224,7 +224,7 @@ interface AttemptRecord {
 /** The attempt a delivery makes: none when its endpoint is gone, disabled or no longer takes its type, or its event gone. */
 const attemptOf = ({delivery, endpoint, event}: ClaimedDelivery): Attempt => ({
   delivery,
-  target: event && takes(endpoint, event.type) ? {endpoint, event} : undefined,
+  target: event && wants(endpoint, event) ? {endpoint, event} : undefined,
 })
 
 const byId = <T>(ids: readonly string[], records: readonly (T | undefined)[]) =>

@@ -1,4 +1,4 @@
-import {DISABLE_AFTER, RETRY_SCHEDULE, succeeded, takes} from '../domain/deliveries.js'
+import {DISABLE_AFTER, RETRY_SCHEDULE, succeeded, wants} from '../domain/deliveries.js'
 import {renderEvent} from '../domain/events.js'
 import type {DeliveryRecord} from '../domain/records.js'
 import {recordJson} from '../store/json-text.js'
@@ -180,7 +180,7 @@ export class Dispatcher {
     // after a long wait, its endpoint as it is now: a new URL or secret, or disabled (docs/api.md, "Fair shares")
     const fresh = performance.now() - claimed < (this.options.freshMs ?? FRESH_MS)
     const endpoint = fresh ? target.endpoint : await deliveries.endpoint(delivery)
-    if (!takes(endpoint, target.event.type)) return deliveries.cancel(delivery, wallClockIso())
+    if (!wants(endpoint, target.event)) return deliveries.cancel(delivery, wallClockIso())
     this.#attempts.count()
     const request = this.send(endpoint, target.event, body, delivery.attempts.length + 1, flight)
     turn.sent()
