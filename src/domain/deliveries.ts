@@ -272,14 +272,18 @@ export function recordAttempt(
   if (status === 'pending' || (status === 'dead' && delivery.dead_counted)) return {delivery: next, endpoint}
   const consecutive_dead = ok ? 0 : endpoint.consecutive_dead + 1
   const disable = consecutive_dead >= disableAfter && endpoint.status === 'enabled'
-  // `account_id` stays last, where a start finds it without parsing the record (store/unread.ts)
-  const {account_id, ...rest} = next
-  const recorded = status === 'dead' ? {...rest, dead_counted: true as const, account_id} : next
+  const recorded = status === 'dead' ? deadCounted(next) : next
   if (consecutive_dead === endpoint.consecutive_dead && !disable) return {delivery: recorded, endpoint}
   return {
     delivery: recorded,
     endpoint: {...endpoint, consecutive_dead, ...(disable ? {status: 'disabled' as const, updated_at: now} : {})},
   }
+}
+
+/** A delivery gone dead, marked as counted toward disabling its endpoint (`recordAttempt`). */
+function deadCounted({account_id, ...delivery}: DeliveryRecord): DeliveryRecord {
+  // `account_id` stays last, where a start finds it without parsing the record (store/unread.ts)
+  return {...delivery, dead_counted: true, account_id}
 }
 
 /**

@@ -304,12 +304,13 @@ function placedAt(kept: readonly Kept[], head: number, id: string, createdAt: st
  */
 function cursorAt(kept: readonly Kept[], head: number, at: number): string {
   const {id, created_at} = kept[at]!.trace!
+  let shared = false
   let older = 0
-  let shared = newestOf(kept, at + 1, id) > at
-  for (let i = head; i < at; i++) {
+  for (let i = head; i < kept.length; i++) {
     const trace = kept[i]!.trace
-    shared ||= trace?.id === id
-    if (trace?.id === id && trace.created_at === created_at) older++
+    if (i === at || trace?.id !== id) continue
+    shared = true
+    if (i < at && trace.created_at === created_at) older++
   }
   return shared ? `${id}~${created_at}~${older}` : id
 }

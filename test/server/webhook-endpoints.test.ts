@@ -128,6 +128,11 @@ describe('GET /webhook-endpoints', () => {
     expect((await sim.api('DELETE', '/v1/webhook-endpoints/we_cursor_gone')).status).toBe(200)
     const after = await sim.api('GET', '/v1/webhook-endpoints?starting_after=we_cursor_gone&limit=1')
     expect([after.status, after.body.data?.map((e: {id: string}) => e.id)]).toEqual([200, ['we_cursor_first']])
+    // and from one whose id the server made, as before
+    const made = (await sim.api('POST', '/v1/webhook-endpoints', {body: {url: 'http://127.0.0.1:9/made'}})).body.id
+    expect((await sim.api('DELETE', `/v1/webhook-endpoints/${made}`)).status).toBe(200)
+    const afterMade = await sim.api('GET', `/v1/webhook-endpoints?starting_after=${made}&limit=1`)
+    expect([afterMade.status, afterMade.body.data?.map((e: {id: string}) => e.id)]).toEqual([200, ['we_cursor_last']])
   })
 
   it("refuses another account's deleted endpoint as a cursor, as it refuses one that never was", async () => {

@@ -140,6 +140,15 @@ async function scratchWithEndpoint() {
   return {scratch, key, own, endpoint}
 }
 
+/** A scratch account, its write key, and a check of `lines` pushed to table `number` of its first location. */
+async function scratchTable(number: string, lines: Parameters<typeof checkWith>[0]) {
+  const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+  const key = scratch.api_keys[0].key as string
+  const body = checkWith(lines, {table: {number}, location_id: scratch.locations[0].id})
+  const created = await sim.api('PUT', `/v1/checks/external/t${number}`, {key, body})
+  return {scratch, key, created}
+}
+
 /** The answer to what a browser asks for the page's icon: the one it links, else /favicon.ico. */
 async function iconOf(page: Page) {
   const link = page.locator('link[rel~="icon"]')
@@ -290,17 +299,11 @@ describe('in a real browser', () => {
   })
 
   it("a free item's claim is nothing to pay: once the tab's other claims are paid, everything due is the default", async () => {
-    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
-    const key = scratch.api_keys[0].key
-    const body = checkWith(
-      [
-        ['bread', 1, 0],
-        ['burger', 1, 1500],
-        ['wine', 1, 800],
-      ],
-      {table: {number: '41'}, location_id: scratch.locations[0].id},
-    )
-    const created = await sim.api('PUT', '/v1/checks/external/t41', {key, body})
+    const {created} = await scratchTable('41', [
+      ['bread', 1, 0],
+      ['burger', 1, 1500],
+      ['wine', 1, 800],
+    ])
     const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
     cleanup.push(() => page.close())
     await page.goto(created.body.guest_url)
@@ -319,16 +322,10 @@ describe('in a real browser', () => {
   })
 
   it('the table page forgets claims a restore took away, offers a claim again once its payment is refunded (here or elsewhere), shows a refund made elsewhere, and stands down once the bill is removed', async () => {
-    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
-    const key = scratch.api_keys[0].key
-    const body = checkWith(
-      [
-        ['soup', 1, 800],
-        ['tea', 1, 300],
-      ],
-      {table: {number: '40'}, location_id: scratch.locations[0].id},
-    )
-    const created = await sim.api('PUT', '/v1/checks/external/t40', {key, body})
+    const {key, created} = await scratchTable('40', [
+      ['soup', 1, 800],
+      ['tea', 1, 300],
+    ])
     expect((await sim.api('POST', '/v1/sim/snapshots', {key, body: {name: 'no-claims'}})).status).toBe(201)
     const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
     await page.goto(created.body.guest_url)
@@ -387,10 +384,7 @@ describe('in a real browser', () => {
   })
 
   it("the table page follows a refund of a payment's tip alone, made elsewhere, which leaves the check as it was, within 10 s", async () => {
-    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
-    const key = scratch.api_keys[0].key
-    const body = checkWith([['soup', 1, 1000]], {table: {number: '41'}, location_id: scratch.locations[0].id})
-    const created = await sim.api('PUT', '/v1/checks/external/t41', {key, body})
+    const {key, created} = await scratchTable('41', [['soup', 1, 1000]])
     const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
     // the page's timers run on a clock the test moves
     await page.clock.install()
