@@ -50,6 +50,13 @@ export const accountGone = (): ApiError =>
     'This API key stopped working: its account was deleted while the request ran. Use a key of an account that exists.',
   )
 
+/**
+ * The id, which no account has, whose exclusive read each creation of a scratch account takes first: creations
+ * by different accounts then take turns and each counts the others' accounts, where on PostgreSQL they would
+ * run at once and together go past the limit.
+ */
+const SCRATCH_TURN = 'scratch accounts'
+
 /** Accounts, their locations and keys: the seed, and the scratch accounts of `checks replay`. */
 export class Accounts {
   /**
@@ -99,6 +106,7 @@ export class Accounts {
   async createScratch(parentId: string): Promise<ScratchAccount> {
     const {now} = this.context
     const {made, evicted} = await this.outbox.unit(DELETES, async (tx) => {
+      await tx.getExclusive('accounts', SCRATCH_TURN)
       const parent = await actingAccount(tx, parentId)
       const accounts = await tx.all('accounts')
       const line = lineOf(parent, accounts)

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {startTestServer, type TestServer} from '../helpers/simulator.js'
+import {OTHER_KEY, startTestServer, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
 
 let sim: TestServer
 beforeAll(async () => {
@@ -83,5 +83,17 @@ describe('limits (docs/api.md, "Limits")', () => {
     expect((await locations(b)).status).toBe(401)
     for (const kept of [a, c, d]) expect((await locations(kept)).status).toBe(200)
     for (const account of [a, c, d]) await sim.api('DELETE', `/v1/sim/accounts/${account.id}`)
+  })
+
+  it('scratch accounts made at once by different accounts hold the limit too: 3 of them are kept', async () => {
+    const made = await Promise.all(
+      Array.from({length: 8}, (_, i) =>
+        sim.api('POST', '/v1/sim/accounts', {key: i % 2 === 0 ? WRITE_KEY : OTHER_KEY}),
+      ),
+    )
+    expect(new Set(made.map((answer) => answer.status))).toEqual(new Set([201]))
+    const keys = made.map((answer) => (answer.body as {api_keys: {key: string}[]}).api_keys[0]!.key)
+    const working = await statusesOf(keys.length, (i) => sim.api('GET', '/v1/locations', {key: keys[i]}))
+    expect(working.filter((status) => status === 200)).toHaveLength(3)
   })
 })
