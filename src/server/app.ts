@@ -87,7 +87,7 @@ export function createApp(service: Service, options: AppOptions) {
       const origin = event.node.req.headers.origin
       if (origin !== undefined && cors.apply(event, origin, isPublic)) event.context.preflight = true
       else if (api && !isPublic) {
-        await authenticate(event, records)
+        await authenticate(event, records, () => routes.takes(event.method, path))
         service.accounts.noteUse(accountOf(event))
         await traffic.admit(event)
       }

@@ -104,6 +104,8 @@ describe('auth', () => {
       expectError(answer, 403, 'insufficient_scope')
       expect(answer.body.error.message).toContain('"write"')
     }
+    // a write no route takes is refused for that, which another key would not change
+    expectError(await sim.api('POST', '/v1/nothing-here', {key: READ_KEY, body: {}}), 404, 'not_found')
     await nothingStored()
   })
 

@@ -5,7 +5,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {checkWith} from '../helpers/checks.js'
 import {type RawAnswer, rawRequest} from '../helpers/raw-http.js'
 import {registeredRoutes, type Route} from '../helpers/routes.js'
-import {startTestServer, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
+import {READ_KEY, startTestServer, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
 
 let sim: TestServer
 let routes: Route[]
@@ -125,7 +125,7 @@ describe('a body whose fields are all optional', () => {
 })
 
 describe('405 method_not_allowed', () => {
-  it('carries Allow with exactly the methods of the route, on every /v1 route', async () => {
+  it("carries Allow with exactly the methods of the route, on every /v1 route, whatever the key's scopes", async () => {
     // every route the concrete path fits: `/v1/sim/snapshots/import` is also `/v1/sim/snapshots/{name}`
     const v1 = routes.filter((r) => r.path.startsWith('/v1/'))
     const fits = (pattern: string, path: string) =>
@@ -139,13 +139,16 @@ describe('405 method_not_allowed', () => {
       }
       byPath.set(path, methods)
     }
-    for (const [path, methods] of byPath) {
-      const wrong = ['PATCH', 'PUT', 'DELETE', 'POST'].find((m) => !methods.has(m))!
-      const answer = await rawRequest(sim.url, wrong, concrete(path), {headers: asJson, body: '{}'})
-      expect(answer.status, `${wrong} ${path}`).toBe(405)
-      expect(answer.body.error.code).toBe('method_not_allowed')
-      expect(answer.headers.allow, path).toBe([...methods].sort().join(', '))
-    }
+    // a read key's write to a path that does not take it: a write key would not change the answer
+    for (const key of [WRITE_KEY, READ_KEY])
+      for (const [path, methods] of byPath) {
+        const wrong = ['PATCH', 'PUT', 'DELETE', 'POST'].find((m) => !methods.has(m))!
+        const headers = {authorization: `Bearer ${key}`, 'content-type': 'application/json'}
+        const answer = await rawRequest(sim.url, wrong, concrete(path), {headers, body: '{}'})
+        expect(answer.status, `${key}: ${wrong} ${path}`).toBe(405)
+        expect(answer.body.error.code).toBe('method_not_allowed')
+        expect(answer.headers.allow, path).toBe([...methods].sort().join(', '))
+      }
   })
 })
 

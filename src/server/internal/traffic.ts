@@ -48,7 +48,7 @@ export interface TrafficOptions {
  * log once answered. The app's hooks call it; no route handler knows of it.
  *
  * @example
- * onRequest: async (event) => { traffic.start(event, path); await authenticate(event, records); await traffic.admit(event) }
+ * onRequest: async (event) => { traffic.start(event, path); await authenticate(event, records, routed); await traffic.admit(event) }
  */
 export class Traffic {
   /** `routed` says whether a route answers `method` at `path`: faults strike only API routes. */
