@@ -169,11 +169,17 @@ const MSW_USE = `const handlers: HttpHandler[] = (await createTablepayHandlers()
 async function typeProject(
   name: string,
   source: string,
-  {lib, module, types = ['node']}: {lib: string[]; module: string; types?: string[]},
+  {
+    lib,
+    module,
+    resolution = module,
+    types = ['node'],
+  }: {lib: string[]; module: string; resolution?: string; types?: string[]},
 ) {
   const sources = [`${name}.ts`, `${name}.cts`]
   for (const file of sources) await writeFile(join(consumer, file), source)
-  const modules = {module, moduleResolution: module, target: 'ES2022'}
+  // esModuleInterop, as `tsc --init` sets it: zod's CommonJS declarations need it under Node10
+  const modules = {module, moduleResolution: resolution, target: 'ES2022', esModuleInterop: true}
   const compilerOptions = {
     strict: true,
     noEmit: true,
@@ -196,6 +202,8 @@ test("the public types compile from ES modules and CommonJS under tsc --strict w
   const references = [
     await typeProject('all', withMsw, {lib: ['ES2023', 'DOM'], module: 'NodeNext'}),
     await typeProject('node', nodeOnly, {lib: ['ES2023'], module: 'Node16'}),
+    // the resolution of TypeScript before exports (`node10`), which reads the entries' paths from typesVersions
+    await typeProject('legacy', withMsw, {lib: ['ES2023', 'DOM'], module: 'CommonJS', resolution: 'Node10'}),
     // the client from a project without Node's types (a browser's, a Deno's): it declares none it needs
     await typeProject('client', CLIENT_ONLY, {lib: ['ES2023', 'DOM'], module: 'NodeNext', types: []}),
   ]
