@@ -189,13 +189,17 @@ export class ClockDriver {
 
   /**
    * Runs a snapshot's `restore`, which may put the clock back, once the advances and resets asked for before it
-   * have ended, what had expired on the clock retired first; none starts until it ends.
+   * have ended, through any instance (docs/postgres.md), what had expired on the shared clock retired first;
+   * none starts until it ends.
    */
   restore<T>(restore: () => Promise<T>): Promise<T> {
-    return this.#queue(async () => {
-      await this.store.retireExpired(this.clock.now())
-      return restore()
-    })
+    return this.#queue(() =>
+      this.store.clockTurn(async () => {
+        await this.syncClock()
+        await this.store.retireExpired(this.clock.now())
+        return restore()
+      }),
+    )
   }
 
   // one clock change at a time: an advance starts from where the one before left the clock

@@ -36,8 +36,11 @@ async function until(holds: () => boolean, ms = 10_000): Promise<void> {
 }
 
 /** Two instances of one sandbox on a new database, as behind a load balancer. */
-async function twoInstances(options: Partial<ServeOptions> = {}): Promise<[RunningServer, RunningServer]> {
-  const db = await database()
+async function twoInstances(
+  options: Partial<ServeOptions> = {},
+  db?: TestDatabase,
+): Promise<[RunningServer, RunningServer]> {
+  db ??= await database()
   const seedFile = await writeSeed(await makeTempDir())
   const start = () => startServer({port: 0, host: '127.0.0.1', database: db.url, seedFile, ...options})
   const servers = await Promise.all([start(), start()])
@@ -229,6 +232,43 @@ describe('delivery across instances on one database', () => {
       const {body: clock} = await call(server.url, 'GET', '/v1/sim/clock')
       expect(Math.round(clock.offset_seconds)).toBe(1200)
     }
+  })
+
+  it('a restore through one instance waits for an advance running on the other, then puts its clock back', async () => {
+    const db = await database()
+    const [a, b] = await twoInstances({retrySchedule: [5]}, db)
+    // the first attempt fails at once; the retry, which the advance makes, waits for the test
+    let answerRetry!: () => void
+    const retryAnswered = new Promise<number>((resolve) => (answerRetry = () => resolve(200)))
+    const receiver = await countingReceiver((req) =>
+      req.headers['x-tablepay-delivery-attempt'] === '1' ? 500 : retryAnswered,
+    )
+    await subscribe(a, receiver.url)
+    expect((await call(a.url, 'POST', '/v1/sim/snapshots', {body: {name: 'at-zero'}})).status).toBe(201)
+    await pushChecks([a], 1, 'restored')
+    await deliveriesUntil(a, 1, (d) => d.attempts.length === 1)
+    const advanced = call(a.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 20}})
+    await until(() => receiver.received.length === 2)
+    const restored = call(b.url, 'POST', '/v1/sim/snapshots/at-zero/restore')
+    // the restore waits for the clock's lock, which the advance holds, or (wrongly) answers first
+    const client = new pg.Client({connectionString: db.url})
+    await client.connect()
+    cleanup.push(() => client.end())
+    const waiting = async () => {
+      const {rows} = await client.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+      return rows.length > 0
+    }
+    const first = await Promise.race([
+      restored.then(() => 'restore answered'),
+      expect
+        .poll(waiting, {timeout: 10_000})
+        .toBe(true)
+        .then(() => 'restore waits'),
+    ])
+    answerRetry()
+    expect([(await advanced).status, (await restored).status]).toEqual([200, 200])
+    expect(first).toBe('restore waits')
+    for (const server of [a, b]) expect((await call(server.url, 'GET', '/v1/sim/clock')).body.offset_seconds).toBe(0)
   })
 
   it('an instance follows the clock another one saves, with no request of its own', async () => {
