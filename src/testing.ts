@@ -33,7 +33,7 @@ export interface SimulatorOptions {
 export interface Simulator extends SimulatorControls {
   /** The temp data dir with `memory: false`, else undefined. */
   dataDir: string | undefined
-  /** Stops the server (and removes its temp dir). */
+  /** Stops the server (and removes its temp dir); each control then rejects saying the simulator was closed. */
   close(): Promise<void>
 }
 
@@ -62,10 +62,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       ...seed,
     })
     const running = server
+    let closed = false
     return {
-      ...simulatorControls(`${server.url}/v1`, server.accounts),
+      ...untilClosed(simulatorControls(`${server.url}/v1`, server.accounts), () => closed),
       dataDir,
       async close() {
+        closed = true
         await running.close()
         await removeDir()
       },
@@ -76,3 +78,22 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     throw error
   }
 }
+
+/**
+ * `controls`, each of whose calls once `closed()` rejects saying the simulator was closed: a call after
+ * `close()` (an `afterAll` that ran first) would otherwise say that no server answers at its URL.
+ */
+function untilClosed<T extends object>(controls: T, closed: () => boolean): T {
+  const wrapped = Object.entries(controls).map(([name, value]) => {
+    if (typeof value === 'function')
+      return [name, (...args: unknown[]) => (closed() ? Promise.reject(closedError()) : value(...args))]
+    const group = value !== null && typeof value === 'object' && !Array.isArray(value)
+    return [name, group ? untilClosed(value as object, closed) : value]
+  })
+  return Object.fromEntries(wrapped) as T
+}
+
+const closedError = () =>
+  new Error(
+    'tablepay: this simulator was closed (close()); call its controls before, or start another with startSimulator().',
+  )

@@ -116,6 +116,14 @@ test('memory: false journals to a temp data dir, which close() removes', async (
   expect(existsSync(dir)).toBe(false)
 })
 
+test('a control called after close() says the simulator was closed, not that no server answers', async () => {
+  const sim = await startSimulator({seed: TEST_SEED})
+  await sim.close()
+  for (const call of [() => sim.clock.advance(5), () => sim.faults.list(), () => sim.runScenario('split-bill')])
+    await expect(call()).rejects.toThrow('this simulator was closed (close())')
+  expect(sim.apiKey).toBe(TEST_SEED.accounts[0]!.api_keys[0]!.key)
+})
+
 test('an invalid seed is refused with its first problem named', async () => {
   await expect(startSimulator({seed: {accounts: []}})).rejects.toThrow(
     /seed: the seed option is not a valid seed: accounts/,
