@@ -308,12 +308,16 @@ describe('bad input gets a clear 4xx and stores nothing', () => {
     ])
   })
 
-  it('a 2 MiB body is 413 payload_too_large', async () => {
+  it('a 2 MiB body is 413 payload_too_large, saying how much the route reads', async () => {
     const huge = JSON.stringify({
       ...valid(),
       items: [{external_id: 'a', name: 'x'.repeat(2 * 1024 * 1024), quantity: 1, price_cents: 1}],
     })
-    expectError(await put(huge), 413, 'payload_too_large')
+    const answer = await put(huge)
+    expectError(answer, 413, 'payload_too_large')
+    expect(answer.body.error.message).toBe(
+      'Request body is larger than 1048576 bytes (1 MiB), the most this route reads (once decoded, when sent with Content-Encoding): send at most that.',
+    )
     await nothingStored()
   })
 

@@ -21,7 +21,10 @@ const PRINTABLE = /^[\x20-\x7e]{1,200}$/
 
 const mib = (bytes: number) => `${bytes / (1024 * 1024)} MiB`
 const tooLarge = (limit: number) => () =>
-  new ApiError('payload_too_large', `Request body is larger than ${limit} bytes (${mib(limit)}).`)
+  new ApiError(
+    'payload_too_large',
+    `Request body is larger than ${limit} bytes (${mib(limit)}), the most this route reads (once decoded, when sent with Content-Encoding): send at most that.`,
+  )
 
 /** Gathers a body's chunks, keeping at most `limit` bytes and giving up 15 MiB past it (the drain limit). */
 class Chunks {
