@@ -37,7 +37,8 @@ interface Kept {
 
 /**
  * A cursor of the form `ID~CREATED_AT~N` (no request id holds a `~`): of the entries of that id made then, the
- * one with N older: what every instance on a database knows it by (their own order of entries may differ).
+ * one with N newer: what every instance on a database knows it by (their own order of entries may differ).
+ * Counted from the newer side, it still names its entry when older ones drop out of the log.
  */
 const PLACED = /^([^~]+)~([^~]+)~(\d+)$/
 
@@ -130,7 +131,9 @@ export class RequestLog {
   /**
    * The account's entries newest first, filtered; `starting_after` is the
    * previous page's `next_cursor`: its last id, or, when another entry has
-   * that id too (a caller may send an `X-Request-Id` twice), `ID~CREATED_AT~N`. A
+   * that id too (a caller may send an `X-Request-Id` twice), `ID~CREATED_AT~N`.
+   * A plain id names the oldest entry of that id: it was the only one when the
+   * cursor was given, and the caller may have sent it again since. A
    * cursor whose entry the log has dropped since is past the end: an empty
    * last page. Undefined: a cursor the log never held (or dropped long ago),
    * which the caller reports.
@@ -147,7 +150,7 @@ export class RequestLog {
     if (after !== undefined) {
       const placed = PLACED.exec(after)
       const id = placed ? placed[1]! : after
-      i = placed ? placedAt(kept, head, id, placed[2]!, Number(placed[3])) : newestOf(kept, head, id)
+      i = placed ? placedAt(kept, head, id, placed[2]!, Number(placed[3])) : oldestOf(kept, head, id)
       if (i < head)
         return this.#wasKept(accountId, id) ? {object: 'list', data: [], has_more: false, next_cursor: null} : undefined
       i--
@@ -288,12 +291,18 @@ function newestOf(kept: readonly Kept[], head: number, id: string): number {
   return i
 }
 
+/** Where the oldest entry with request id `id` is in `kept`; before `head` when none is. */
+function oldestOf(kept: readonly Kept[], head: number, id: string): number {
+  for (let i = head; i < kept.length; i++) if (kept[i]!.trace?.id === id) return i
+  return head - 1
+}
+
 /** Where the entry a cursor `ID~CREATED_AT~N` names is in `kept`; before `head` when none is (dropped since). */
-function placedAt(kept: readonly Kept[], head: number, id: string, createdAt: string, older: number): number {
+function placedAt(kept: readonly Kept[], head: number, id: string, createdAt: string, newer: number): number {
   let seen = 0
-  for (let i = head; i < kept.length; i++) {
+  for (let i = kept.length - 1; i >= head; i--) {
     const trace = kept[i]!.trace
-    if (trace?.id === id && trace.created_at === createdAt && seen++ === older) return i
+    if (trace?.id === id && trace.created_at === createdAt && seen++ === newer) return i
   }
   return head - 1
 }
@@ -305,12 +314,12 @@ function placedAt(kept: readonly Kept[], head: number, id: string, createdAt: st
 function cursorAt(kept: readonly Kept[], head: number, at: number): string {
   const {id, created_at} = kept[at]!.trace!
   let shared = false
-  let older = 0
+  let newer = 0
   for (let i = head; i < kept.length; i++) {
     const trace = kept[i]!.trace
     if (i === at || trace?.id !== id) continue
     shared = true
-    if (i < at && trace.created_at === created_at) older++
+    if (i > at && trace.created_at === created_at) newer++
   }
-  return shared ? `${id}~${created_at}~${older}` : id
+  return shared ? `${id}~${created_at}~${newer}` : id
 }

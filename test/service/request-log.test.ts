@@ -124,4 +124,25 @@ describe('paging the request log', () => {
     }
     expect(walked).toEqual(['/v1/p6', '/v1/p5', '/v1/p4', '/v1/p3', '/v1/p2', '/v1/p1', '/v1/p0'])
   })
+
+  it("pages on from a cursor's entry when the caller sends its request id again before the next page", () => {
+    const log = new RequestLog(1000)
+    for (let n = 1; n <= 6; n++) log.record('acct_a', requestTrace({id: `r${n}`, path: `/v1/p${n}`}))
+    const first = log.list('acct_a', {}, {limit: 3})!
+    expect(first.next_cursor).toBe('r4')
+    log.record('acct_a', requestTrace({id: 'r4', path: '/v1/again'}))
+    const next = log.list('acct_a', {}, {limit: 3, starting_after: first.next_cursor!})!
+    expect(next.data.map((e) => e.path)).toEqual(['/v1/p3', '/v1/p2', '/v1/p1'])
+  })
+
+  it('pages on from an entry among several of one id and time when the oldest of them drops out of the log', () => {
+    const log = new RequestLog(4)
+    const at = '2026-01-02T03:04:05.000Z'
+    for (let n = 0; n < 4; n++) log.record('acct_a', requestTrace({id: 'same', path: `/v1/p${n}`, created_at: at}))
+    const first = log.list('acct_a', {}, {limit: 2})!
+    expect(first.data.map((e) => e.path)).toEqual(['/v1/p3', '/v1/p2'])
+    log.record('acct_a', requestTrace({id: 'other', path: '/v1/later'}))
+    const next = log.list('acct_a', {}, {limit: 2, starting_after: first.next_cursor!})!
+    expect(next.data.map((e) => e.path)).toEqual(['/v1/p1'])
+  })
 })
