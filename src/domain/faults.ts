@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import {ApiError} from './errors.js'
 import {newId} from './ids.js'
+import {ROUTES} from './routes.js'
 
 /** The largest seed of a fault's draws: its generator's state is 32 bits. */
 export const MAX_FAULT_SEED = 2 ** 32 - 1
@@ -19,15 +20,33 @@ export const FAULT_STATUSES = [429, 500, 502, 503, 504] as const
 /** The routes a fault never strikes: the simulator's controls stay reachable, and public routes have no account. */
 const EXEMPT = /^\/v1\/(sim(\/|$)|health\/?$|openapi\.json\/?$)/
 
+/** The routes a fault can strike, their paths as segments: every API route but the exempt ones. */
+const STRUCK = Object.values(ROUTES)
+  .map(({method, path}) => ({method: method as string, segments: `/v1${path}`.split('/')}))
+  .filter(({segments}) => !EXEMPT.test(segments.join('/')))
+
+/** Whether one request path can fit both a pattern and a route's path: `*`, `**` and `{param}` fit any segment. */
+function overlaps(pattern: readonly string[], route: readonly string[]): boolean {
+  for (let i = 1; i < pattern.length; i++) {
+    if (pattern[i] === '**') return route.length > i
+    if (i >= route.length || pattern[i] === '') return false
+    if (pattern[i] !== '*' && !route[i]!.startsWith('{') && pattern[i] !== route[i]) return false
+  }
+  return pattern.length === route.length
+}
+
 /**
- * Whether a pattern can match a request a fault strikes: one under `/v1/`
- * (`*` and `**` stand in for any segment) that is not exempt. A `*` first
- * can only be `v1` there, and slashes at the end match nothing more.
+ * Whether a fault of this match can strike a request: one to an API route it is not exempt from, by a
+ * method the route takes (a GET route's HEAD too); slashes at the end of the path match nothing more.
  */
-function canStrike(pattern: string): boolean {
-  const [, first, ...rest] = pattern.replace(/\/+$/, '').split('/')
-  if (first === '**') return true
-  return (first === 'v1' || first === '*') && !EXEMPT.test(['', 'v1', ...rest].join('/'))
+function canStrike({method, path}: {method?: string; path?: string}): boolean {
+  const wanted = method?.toUpperCase()
+  const pattern = path?.replace(/\/+$/, '').split('/')
+  return STRUCK.some(
+    (route) =>
+      (wanted === undefined || wanted === route.method || (wanted === 'HEAD' && route.method === 'GET')) &&
+      (pattern === undefined || overlaps(pattern, route.segments)),
+  )
 }
 
 const Pattern = z
@@ -40,10 +59,6 @@ const Pattern = z
     message: '"**" is the rest of the path: it can only be the last segment, e.g. /v1/checks/**',
     abort: true,
   })
-  .refine(
-    canStrike,
-    'matches no request a fault strikes: faults strike API routes under /v1/ but /v1/sim/…, /v1/health and /v1/openapi.json, e.g. /v1/checks/external/*',
-  )
 
 /** The methods a fault matches, in any case: every method an API route takes (PATCH /v1/webhook-endpoints/{id} can fail too). */
 export const FAULT_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
@@ -60,6 +75,13 @@ export const FaultInput = z
           .describe(`${FAULT_METHODS.join(', ')}, in any case`)
           .optional(),
         path: Pattern.optional(),
+      })
+      .refine(canStrike, {
+        message:
+          'matches no request a fault strikes: faults strike API routes under /v1/ but /v1/sim/…, /v1/health and /v1/openapi.json, by a method the route takes, e.g. /v1/checks/external/*',
+        path: ['path'],
+        // a bad method or path is said alone: what no route takes is asked of those that parsed
+        when: ({issues}) => issues.length === 0,
       })
       .optional(),
     status: z.union(FAULT_STATUSES.map((s) => z.literal(s))).optional(),

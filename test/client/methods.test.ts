@@ -21,10 +21,10 @@ describe('the client takes and answers what the API does', () => {
   })
 
   it('clearFaults answers a fault_clear, all of them or one', async () => {
-    const fault = await client.addFault({status: 503, match: {path: '/v1/nothing'}})
+    const fault = await client.addFault({status: 503, match: {path: '/v1/claims/clm_none'}})
     const one: {object: 'fault_clear'; deleted: number} = await client.clearFaults(fault.id)
     expect(one).toEqual({object: 'fault_clear', deleted: 1})
-    await client.addFault({status: 503, match: {path: '/v1/nothing'}})
+    await client.addFault({status: 503, match: {path: '/v1/claims/clm_none'}})
     expect(await client.clearFaults()).toEqual({object: 'fault_clear', deleted: 1})
   })
 })

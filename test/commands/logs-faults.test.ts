@@ -213,7 +213,7 @@ describe('faults add, list and clear', () => {
 
 describe('an id no path can name', () => {
   it('is a wrong command line, exit 2, sent nowhere: `faults clear ""` clears no fault', async () => {
-    const kept = await json(['faults', 'add', '--path', '/v1/nothing', '--status', '503'])
+    const kept = await json(['faults', 'add', '--path', '/v1/claims/clm_none', '--status', '503'])
     for (const args of [
       ['faults', 'clear', ''],
       ['faults', 'clear', '.'],

@@ -20,7 +20,7 @@ beforeAll(async () => {
   server = await startCliServer(['--memory', '--seed', seed])
   const api = (path: string, body: unknown) => call(server.url.replace(/\/v1$/, ''), 'POST', `/v1${path}`, {body})
   for (let i = 0; i < FAULTS; i++)
-    expect((await api('/sim/faults', {status: 503, match: {path: `/v1/f${i}`}})).status).toBe(201)
+    expect((await api('/sim/faults', {status: 503, match: {path: `/v1/claims/clm_none${i}`}})).status).toBe(201)
   for (let i = 0; i < SNAPSHOTS; i++) expect((await api('/sim/snapshots', {name: `s${i}`})).status).toBe(201)
 })
 afterAll(() => server.stop())

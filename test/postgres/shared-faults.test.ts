@@ -136,7 +136,7 @@ describe('faults across instances', () => {
     try {
       const account = a.accounts[0]!.id
       const adds = Array.from({length: 150}, (_, i) =>
-        services[i % 2]!.service.faults.add(account, {status: 503, match: {path: '/v1/nothing'}}, NOW),
+        services[i % 2]!.service.faults.add(account, {status: 503, match: {path: '/v1/claims/clm_none'}}, NOW),
       )
       const settled = await Promise.allSettled(adds)
       expect(settled.filter((result) => result.status === 'fulfilled')).toHaveLength(100)

@@ -58,24 +58,38 @@ describe('POST /v1/sim/faults', () => {
     }
   })
 
-  it('refuses a path that no fault strikes, naming the routes it does: /v1/ routes but the simulator and public ones', async () => {
-    for (const path of [
-      '/checks/external/*',
-      '/v1/sim/**',
-      '/v1/sim/clock/advance',
-      '/v1/health',
-      '/v1/openapi.json',
-      // a `*` first can only be v1 where a fault strikes; slashes at the end match nothing more
-      '/*/sim/**',
-      '/*/health',
-      '/v1/health//',
+  it('refuses a match that no fault strikes, naming the routes it does: /v1/ routes but the simulator and public ones, by their methods', async () => {
+    for (const match of [
+      ...[
+        '/checks/external/*',
+        '/v1/sim/**',
+        '/v1/sim/clock/advance',
+        '/v1/health',
+        '/v1/openapi.json',
+        // a `*` first can only be v1 where a fault strikes; slashes at the end match nothing more
+        '/*/sim/**',
+        '/*/health',
+        '/v1/health//',
+        // no route takes these paths (a typo), or any path under them
+        '/v1/chekcs/*',
+        '/v1/locations/*',
+        '/v1//checks',
+      ].map((path) => ({path})),
+      // nor these methods at these paths (405)
+      {method: 'PUT', path: '/v1/locations'},
+      {method: 'delete', path: '/v1/checks/*'},
     ]) {
-      const answer = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, match: {path}}})
-      expect(answer.status, path).toBe(422)
+      const answer = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, match}})
+      expect(answer.status, JSON.stringify(match)).toBe(422)
       expect(answer.body.error.details).toEqual([
         {path: 'match.path', message: expect.stringContaining('faults strike API routes under /v1/')},
       ])
     }
+    // a method that is none is said alone, not also as a match no route takes
+    const badMethod = await sim.api('POST', '/v1/sim/faults', {
+      body: {status: 503, match: {method: 'FOO', path: '/v1/chekcs/*'}},
+    })
+    expect(badMethod.body.error.details).toEqual([{path: 'match.method', message: expect.any(String)}])
     // `**` is the rest of the path: a segment after it would match anything
     for (const path of ['/v1/**/claims', '/**/checks', '/v1/**/**']) {
       const answer = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, match: {path}}})
@@ -84,9 +98,14 @@ describe('POST /v1/sim/faults', () => {
         {path: 'match.path', message: expect.stringContaining('it can only be the last segment')},
       ])
     }
-    for (const path of ['/v1/**', '/v1/**/', '/**', '/*/checks/*', '/v1/simulated/*']) {
-      const answer = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, match: {path}, times: 1}})
-      expect(answer.status, path).toBe(201)
+    for (const match of [
+      ...['/v1/**', '/v1/**/', '/**', '/*/checks/*', '/v1/checks/chk_1/*', '/v1/*/external/t1'].map((path) => ({path})),
+      {method: 'HEAD', path: '/v1/locations'},
+      {method: 'patch', path: '/v1/webhook-endpoints/*'},
+      {method: 'PUT'},
+    ]) {
+      const answer = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, match, times: 1}})
+      expect(answer.status, JSON.stringify(match)).toBe(201)
     }
   })
 
@@ -209,14 +228,14 @@ describe('POST /v1/sim/faults', () => {
     expect((await sim.api('DELETE', `/v1/sim/faults/${forever.id}`)).status).toBe(404)
 
     // the most either store counts down, and one more
-    const most = await addFault({status: 503, times: 2 ** 31 - 1, match: {path: '/v1/nowhere'}})
+    const most = await addFault({status: 503, times: 2 ** 31 - 1, match: {path: '/v1/claims/clm_none'}})
     expect(most).toMatchObject({times: 2 ** 31 - 1, remaining: 2 ** 31 - 1})
     const over = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, times: 2 ** 31}})
     expect([over.status, over.body.error.details?.[0]?.path]).toEqual([422, 'times'])
   })
 
   it('answers 404 not_found to a DELETE of an id no fault has, NUL and backslash included, and deletes nothing', async () => {
-    const kept = await addFault({status: 503, times: null, match: {path: '/v1/nowhere'}})
+    const kept = await addFault({status: 503, times: null, match: {path: '/v1/claims/clm_none'}})
     for (const id of ['flt_missing', 'a%00b', '%00', 'a%5Cb']) {
       const answer = await sim.api('DELETE', `/v1/sim/faults/${id}`)
       expect([answer.status, answer.body.error.code], id).toEqual([404, 'not_found'])

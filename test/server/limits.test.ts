@@ -21,7 +21,7 @@ async function statusesOf(count: number, send: (i: number) => Promise<{status: n
 
 describe('limits (docs/api.md, "Limits")', () => {
   it('an account holds 100 faults: the 101st is 422 limit_reached naming the limit, and is not added', async () => {
-    const fault = {match: {path: '/v1/nothing/*'}, status: 503, times: null}
+    const fault = {match: {path: '/v1/claims/clm_none'}, status: 503, times: null}
     expect(new Set(await statusesOf(100, () => sim.api('POST', '/v1/sim/faults', {body: fault})))).toEqual(
       new Set([201]),
     )
@@ -55,7 +55,7 @@ describe('limits (docs/api.md, "Limits")', () => {
   })
 
   it('additions sent at once hold the limits too: of 150 sent together, 100 are added and 50 refused', async () => {
-    const fault = {match: {path: '/v1/nothing/*'}, status: 503, times: null}
+    const fault = {match: {path: '/v1/claims/clm_none'}, status: 503, times: null}
     const kinds = [
       {path: '/v1/sim/faults', body: fault, list: '/v1/sim/faults?limit=100'},
       {path: '/v1/webhook-endpoints', body: HOOK, list: '/v1/webhook-endpoints?limit=100'},

@@ -222,7 +222,7 @@ describe('real answers match the document', () => {
       await api('POST', '/v1/sim/faults', {body: {status}})
       expect((await api('PUT', '/v1/checks/external/oa-fault', {body})).status).toBe(status)
     }
-    await api('POST', '/v1/sim/faults', {body: {status: 500, match: {path: '/v1/nothing'}}})
+    await api('POST', '/v1/sim/faults', {body: {status: 500, match: {path: '/v1/claims/clm_none'}}})
     await api('DELETE', '/v1/sim/faults')
 
     // snapshots: every route, and their refusals

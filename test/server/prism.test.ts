@@ -188,7 +188,9 @@ test('Prism lets through what the server takes: a method in capitals, a date-tim
   const answers: [string, number, unknown][] = []
   const send = sender(answers)
   let since: unknown
-  const fault = await send('POST', '/sim/faults', {body: {match: {method: 'GET', path: '/v1/prism-none'}, status: 503}})
+  const fault = await send('POST', '/sim/faults', {
+    body: {match: {method: 'GET', path: '/v1/claims/clm_none'}, status: 503},
+  })
   await send('DELETE', `/sim/faults/${fault.body.id}`)
   const receiver = await startReceiver()
   try {

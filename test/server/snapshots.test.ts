@@ -130,7 +130,7 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
     receiver.verifyWith(second.body.secret)
     await settled()
     const logged = (await sim.api('GET', '/v1/sim/requests?limit=100')).body.data.length
-    const fault = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, match: {path: '/v1/nothing/*'}}})
+    const fault = await sim.api('POST', '/v1/sim/faults', {body: {status: 503, match: {path: '/v1/claims/clm_none'}}})
 
     expect(await restore('base')).toEqual(saved)
     for (const gone of [
