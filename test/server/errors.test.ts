@@ -106,6 +106,13 @@ describe('auth', () => {
     }
     // a write no route takes is refused for that, which another key would not change
     expectError(await sim.api('POST', '/v1/nothing-here', {key: READ_KEY, body: {}}), 404, 'not_found')
+    // the router gives an empty segment to a route's parameter: that write needs its scope too
+    for (const [method, path] of [
+      ['POST', '/v1/webhook-endpoints//test'],
+      ['DELETE', '/v1/webhook-endpoints//'],
+      ['POST', '/v1/sim/checks//claims'],
+    ] as const)
+      expectError(await sim.api(method, path, {key: READ_KEY, body: {}}), 403, 'insufficient_scope')
     await nothingStored()
   })
 

@@ -1,4 +1,4 @@
-import {createRouter, defineEventHandler} from 'h3'
+import {createApp, createRouter, defineEventHandler, toWebHandler} from 'h3'
 import {describe, expect, it} from 'vitest'
 import {RouteTable} from '../../../src/server/internal/route-table.js'
 
@@ -32,5 +32,36 @@ describe('RouteTable.direct', () => {
 
   it('refuses a route it does not know', () => {
     expect(() => new RouteTable().direct('PUT', '/v1/nothing/:id')).toThrow(/no route PUT/)
+  })
+})
+
+describe('RouteTable.takes', () => {
+  it("takes exactly the requests h3's router gives a handler: empty segments and one trailing slash too", async () => {
+    const routes = new RouteTable()
+    const app = createApp()
+    const router = routes.recording(createRouter())
+    for (const path of ['/v1/things', '/v1/things/:id', '/v1/things/:id/parts'])
+      for (const method of ['get', 'delete'] as const)
+        router[method](
+          path,
+          defineEventHandler(() => 'handled'),
+        )
+    app.use(router)
+    const handle = toWebHandler(app)
+    const paths = ['/v1/things', '/v1/things/', '/v1/things//', '/v1/things///', '/v1/things/a', '/v1/things/a/']
+    paths.push(
+      '/v1/things//parts',
+      '/v1/things//parts/',
+      '/v1/things/a//',
+      '/v1//things',
+      '/v1/thing',
+      '/v1/things/a/b',
+    )
+    for (const path of paths)
+      for (const method of ['GET', 'DELETE', 'POST']) {
+        const answer = await handle(new Request(`http://x${path}`, {method}))
+        const handled = (await answer.text()) === 'handled'
+        expect(routes.takes(method, path), `${method} ${path}`).toBe(handled)
+      }
   })
 })
