@@ -160,19 +160,21 @@ export class PgInstance implements SharedStorage {
   /**
    * Runs `change` holding the sandbox's clock lock on this instance's session (docs/postgres.md, "The scheduler
    * clock across instances"). Without a session, or with one lost while it waits, without the lock: the session
-   * comes back by itself, and the clock is a simulator's, not worth failing the advance for.
+   * comes back by itself, and the clock is a simulator's, not worth failing the advance for. `shared`, a
+   * restore's: restores of other accounts, which may wait on their rows, run at once.
    */
-  async clockTurn<T>(change: () => Promise<T>): Promise<T> {
+  async clockTurn<T>(change: () => Promise<T>, shared = false): Promise<T> {
     const session = this.#session
     const key = [`tablepay-clock:${this.scope.changes}`]
-    const locked = await session?.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', key).then(
+    const kind = shared ? '_shared' : ''
+    const locked = await session?.query(`SELECT pg_advisory_lock${kind}(hashtextextended($1, 0))`, key).then(
       () => true,
       () => false,
     )
     try {
       return await change()
     } finally {
-      if (locked) await session!.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', key).catch(ignore)
+      if (locked) await session!.query(`SELECT pg_advisory_unlock${kind}(hashtextextended($1, 0))`, key).catch(ignore)
     }
   }
 

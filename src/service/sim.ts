@@ -81,8 +81,8 @@ export class Sim {
    * Runs `change` (an advance, a reset) while no other instance on the database changes the clock: two advances
    * through two instances add up (docs/postgres.md, "The scheduler clock across instances"). Alone, at once.
    */
-  clockTurn<T>(change: () => Promise<T>): Promise<T> {
-    return this.context.storage.shared?.clockTurn(change) ?? change()
+  clockTurn<T>(change: () => Promise<T>, shared = false): Promise<T> {
+    return this.context.storage.shared?.clockTurn(change, shared) ?? change()
   }
 
   /** Before the clock is put back: what had expired on it stays expired (a rotation's old secret, docs/api.md). */

@@ -211,8 +211,11 @@ export interface SharedStorage {
   onReconnect(listener: () => void): () => void
   /** The faults of every instance, in the database (docs/postgres.md, "Faults across instances"). */
   readonly faults: SharedFaults
-  /** Runs `change` holding the clock's lock: another instance's clock change runs wholly before or after it. */
-  clockTurn<T>(change: () => Promise<T>): Promise<T>
+  /**
+   * Runs `change` holding the clock's lock: another instance's clock change runs wholly before or after it.
+   * `shared`: a restore's, which other restores share (each sets its own account, and may wait on its rows).
+   */
+  clockTurn<T>(change: () => Promise<T>, shared?: boolean): Promise<T>
 }
 
 /** A fault as the database keeps it: the record, and its place in creation order. */

@@ -15,8 +15,8 @@ export interface ClockStore {
    * (this instance's listening connection opened again).
    */
   followClock(listener: (offset: number) => void, missed: () => void): () => void
-  /** Runs `change` while no other instance changes the clock: wholly before it or after it. */
-  clockTurn<T>(change: () => Promise<T>): Promise<T>
+  /** Runs `change` while no other instance changes the clock: wholly before it or after it; `shared`, a restore's. */
+  clockTurn<T>(change: () => Promise<T>, shared?: boolean): Promise<T>
 }
 
 /** What the clock drives: the dispatcher's queues and the attempts out. */
@@ -190,7 +190,7 @@ export class ClockDriver {
   /**
    * Runs a snapshot's `restore`, which may put the clock back, once the advances and resets asked for before it
    * have ended, through any instance (docs/postgres.md), what had expired on the shared clock retired first;
-   * none starts until it ends.
+   * none starts until it ends. Restores through other instances run meanwhile: they share the clock's turn.
    */
   restore<T>(restore: () => Promise<T>): Promise<T> {
     return this.#queue(() =>
@@ -198,7 +198,7 @@ export class ClockDriver {
         await this.syncClock()
         await this.store.retireExpired(this.clock.now())
         return restore()
-      }),
+      }, true),
     )
   }
 
