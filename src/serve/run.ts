@@ -122,19 +122,22 @@ function startingText(database: string | undefined, dataDir: string | undefined)
  * await serve({port: 0, host: '127.0.0.1', data: '.tablepay', ...}, outputFor(true))
  */
 export async function serve(flags: ServeFlags, out: Output): Promise<void> {
+  // from the start on: a supervisor may stop a start that takes its time (a CI job's timeout), which then stops
+  // as a running server does once the start has ended, and prints no ready line
+  let slow: NodeJS.Timeout | undefined
+  const kept = Boolean(flags.database) || (!flags.memory && flags.data !== undefined)
+  const signalled = untilSignalled().then(() => {
+    out.notice('Stopping tablepay…')
+    // a stop waits for what is under way: on a dead network, a statement's ~20 s (docs/postgres.md); say the way out
+    slow = setTimeout(() => out.notice(stillStopping(kept)), SLOW_STOP_MS).unref()
+  })
   const server = await startServing(flags, out)
   // this process is the server: its heap is tuned for months of pushes, unlike a test runner that embeds one;
   // only once the data dir is read, which a heap kept near what it holds would collect many times over
   keepHeapNearLive()
-  // listen for signals before announcing readiness: a supervisor may stop us the moment it reads the ready line
-  const signalled = untilSignalled()
-  out.emit(readyJson(server), renderBanner(server))
+  if (slow === undefined) out.emit(readyJson(server), renderBanner(server))
 
   await signalled
-  out.notice('Stopping tablepay…')
-  // a stop waits for what is under way: on a dead network, a statement's ~20 s (docs/postgres.md); say the way out
-  const kept = server.dataDir !== undefined || server.database !== undefined
-  const slow = setTimeout(() => out.notice(stillStopping(kept)), SLOW_STOP_MS).unref()
   await server
     .close()
     .catch((error: unknown) => {
