@@ -204,10 +204,20 @@ export class Documents {
   /**
    * Creates a missing document, empty and in the earlier layout: until the
    * compaction that follows rewrites it, it proves nothing, so a start
-   * killed before every document exists is not taken for damage.
+   * killed before every document exists is not taken for damage. Written
+   * aside and then renamed, as every write is: a disk that fills meanwhile
+   * leaves the document missing, not an empty file that the next start
+   * would take for a damaged document.
    */
   async create(name: string): Promise<void> {
-    await writeFile(join(this.dir, `${name}.json`), '{\n  "seq": 0,\n  "records": []\n}\n', {mode: 0o600, flag: 'wx'})
+    const path = join(this.dir, `${name}.json`)
+    const temp = join(this.dir, `.${name}.json.tmp`)
+    try {
+      await writeFile(temp, '{\n  "seq": 0,\n  "records": []\n}\n', {mode: 0o600})
+      await rename(temp, path)
+    } finally {
+      await rm(temp, {force: true}).catch(() => undefined)
+    }
   }
 
   async write(name: string, doc: Document<unknown>): Promise<void> {
