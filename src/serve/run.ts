@@ -57,7 +57,7 @@ export async function startServing(
   {register = true}: {register?: boolean} = {},
 ): Promise<RunningServer> {
   const logLines = flags.log ?? Boolean(process.stdout.isTTY)
-  const dataDir = flags.memory || flags.database || flags.data === undefined ? undefined : resolve(flags.data)
+  const dataDir = dataDirOf(flags)
   // they act on a data dir's files: without one they would do nothing, unsaid
   const idle = dataDir === undefined ? (['fsync', 'repair'] as const).find((name) => flags[name]) : undefined
   if (idle) {
@@ -105,6 +105,10 @@ export async function startServing(
   })
 }
 
+/** The data dir `flags` keep the records in: none with --memory, with --database or without --data. */
+const dataDirOf = (flags: ServeFlags): string | undefined =>
+  flags.memory || flags.database || flags.data === undefined ? undefined : resolve(flags.data)
+
 /** What a start that takes its time says it waits for. */
 function startingText(database: string | undefined, dataDir: string | undefined): string {
   if (database) return `Starting tablepay on ${displayUrl(database)}`
@@ -125,7 +129,7 @@ export async function serve(flags: ServeFlags, out: Output): Promise<void> {
   // from the start on: a supervisor may stop a start that takes its time (a CI job's timeout), which then stops
   // as a running server does once the start has ended, and prints no ready line
   let slow: NodeJS.Timeout | undefined
-  const kept = Boolean(flags.database) || (!flags.memory && flags.data !== undefined)
+  const kept = Boolean(flags.database) || dataDirOf(flags) !== undefined
   const signalled = untilSignalled().then(() => {
     out.notice('Stopping tablepay…')
     // a stop waits for what is under way: on a dead network, a statement's ~20 s (docs/postgres.md); say the way out

@@ -60,6 +60,9 @@ const BETWEEN = `,\n${INDENT}`
 /** A slice's bytes are written once they pass this many, however few records it holds. */
 const PART_BYTES = 16 * 1024 * 1024
 
+/** Where a document is written before it is renamed over `path`: a start removes what a crash left (store.ts). */
+const tempOf = (path: string): string => join(dirname(path), `.${basename(path)}.tmp`)
+
 /**
  * One collection's document: one record per line, so
  * the file stays readable and diffable, and is read a line at a time, so no
@@ -124,7 +127,7 @@ class RecordsFile {
    * as they are instead of serializing the record again.
    */
   async write({seq, records}: Document<unknown>, bytesOf?: (record: unknown) => Buffer | undefined): Promise<void> {
-    const temp = join(dirname(this.path), `.${basename(this.path)}.tmp`)
+    const temp = tempOf(this.path)
     let bytes = 0
     let crc = 0
     try {
@@ -211,7 +214,7 @@ export class Documents {
    */
   async create(name: string): Promise<void> {
     const path = join(this.dir, `${name}.json`)
-    const temp = join(this.dir, `.${name}.json.tmp`)
+    const temp = tempOf(path)
     try {
       await writeFile(temp, '{\n  "seq": 0,\n  "records": []\n}\n', {mode: 0o600})
       await rename(temp, path)
