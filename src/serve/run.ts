@@ -128,9 +128,11 @@ function startingText(database: string | undefined, dataDir: string | undefined)
 export async function serve(flags: ServeFlags, out: Output): Promise<void> {
   // from the start on: a supervisor may stop a start that takes its time (a CI job's timeout), which then stops
   // as a running server does once the start has ended, and prints no ready line
+  let stopping = false
   let slow: NodeJS.Timeout | undefined
   const kept = Boolean(flags.database) || dataDirOf(flags) !== undefined
   const signalled = untilSignalled().then(() => {
+    stopping = true
     out.notice('Stopping tablepay…')
     // a stop waits for what is under way: on a dead network, a statement's ~20 s (docs/postgres.md); say the way out
     slow = setTimeout(() => out.notice(stillStopping(kept)), SLOW_STOP_MS).unref()
@@ -139,7 +141,7 @@ export async function serve(flags: ServeFlags, out: Output): Promise<void> {
   // this process is the server: its heap is tuned for months of pushes, unlike a test runner that embeds one;
   // only once the data dir is read, which a heap kept near what it holds would collect many times over
   keepHeapNearLive()
-  if (slow === undefined) out.emit(readyJson(server), renderBanner(server))
+  if (!stopping) out.emit(readyJson(server), renderBanner(server))
 
   await signalled
   await server

@@ -70,7 +70,9 @@ export function createApp(service: Service, options: AppOptions) {
   const routes = new RouteTable()
   const cors = new CorsPolicy(options.cors)
   // the request log, faults and the rate limit: around every API request, never inside a route
-  const traffic = new Traffic(service, options.traffic ?? {}, (method, path) => routes.takes(method, path))
+  // whether a route answers a request, not a 404 or a 405: a fault strikes only such, and only such needs a scope
+  const routed = (method: string, path: string) => routes.takes(method, path)
+  const traffic = new Traffic(service, options.traffic ?? {}, routed)
   const app = createH3App({
     async onRequest(event) {
       // background work steps back while requests keep coming (docs/storage.md, "Deferred fan-out")
@@ -87,7 +89,7 @@ export function createApp(service: Service, options: AppOptions) {
       const origin = event.node.req.headers.origin
       if (origin !== undefined && cors.apply(event, origin, isPublic)) event.context.preflight = true
       else if (api && !isPublic) {
-        await authenticate(event, records, () => routes.takes(event.method, path))
+        await authenticate(event, records, routed)
         service.accounts.noteUse(accountOf(event))
         await traffic.admit(event)
       }

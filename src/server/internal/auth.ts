@@ -4,6 +4,7 @@ import type {ApiKeyRecord} from '../../domain/records.js'
 import type {Scope} from '../../domain/schemas.js'
 import type {Records} from '../../service/records.js'
 import {requestHeader} from './headers.js'
+import {pathOf} from './request-path.js'
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
@@ -17,7 +18,11 @@ const scopeFor = (method: string): Scope => (READS.has(method) ? 'read' : 'write
  * needs no scope: the router answers it 404 or 405, which say what a key
  * with more scopes would not change (`routed` is asked only then).
  */
-export async function authenticate(event: H3Event, records: Records, routed: () => boolean): Promise<void> {
+export async function authenticate(
+  event: H3Event,
+  records: Records,
+  routed: (method: string, path: string) => boolean,
+): Promise<void> {
   const header = requestHeader(event, 'authorization')
   if (!header) {
     throw new ApiError(
@@ -35,7 +40,7 @@ export async function authenticate(event: H3Event, records: Records, routed: () 
   // a refusal for scope is still this account's request: the request log keeps it
   event.context.keyAccountId = record.account_id
   const needed = scopeFor(event.method)
-  if (!record.scopes.includes(needed) && routed()) {
+  if (!record.scopes.includes(needed) && routed(event.method, pathOf(event))) {
     throw new ApiError(
       'insufficient_scope',
       `This API key lacks the "${needed}" scope that ${event.method} needs; use a key with "${needed}".`,
