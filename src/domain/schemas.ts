@@ -241,12 +241,12 @@ const EndpointDescription = z.string().max(500).refine(queryable, QUERYABLE_RULE
 /** A signing secret chosen by the caller (a seed, `POST /sim/webhook-endpoints`, `listen --secret`). */
 export const WebhookSecret = z.string().regex(SECRET_FORMAT, SECRET_RULE)
 
+/** An endpoint's id as the server makes it and a caller may choose it: no other names a key of the store. */
+export const ENDPOINT_ID = /^we_[A-Za-z0-9_]{1,60}$/
+
 /** An endpoint with a known secret, as a seed lists it and `POST /sim/webhook-endpoints` takes it. */
 export const KnownSecretEndpointInput = z.strictObject({
-  id: z
-    .string()
-    .regex(/^we_[A-Za-z0-9_]{1,60}$/)
-    .optional(),
+  id: z.string().regex(ENDPOINT_ID).optional(),
   url: EndpointUrl,
   event_types: EventTypes.optional(),
   description: EndpointDescription.optional(),

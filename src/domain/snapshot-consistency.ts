@@ -1,4 +1,5 @@
 import {chosenEndpointKey} from './endpoints.js'
+import {ENDPOINT_ID} from './schemas.js'
 import {refundedFromBill, roundQuantity} from './money.js'
 import type {
   CheckRecord,
@@ -144,8 +145,8 @@ export interface AccountKeyed {
 /**
  * Each record of `records` kept under a key that names another account than `account` (docs/snapshots.md,
  * "Import"): an idempotency key's id is `<account>\0<scope>\0<key>`, and an endpoint whose id its caller chose
- * is kept as `<account>/<id>`. Restored, such a record would answer another account's requests, or take
- * the place of its endpoint.
+ * is kept as `<account>/<id>`, so an endpoint's own id holds no `/`. Restored, such a record would answer
+ * another account's requests, or take the place of its endpoint.
  */
 export function* foreignKeys(account: string, records: AccountKeyed): Generator<Contradiction> {
   for (const [i, {id, key}] of (records.idempotency_keys ?? []).entries()) {
@@ -160,7 +161,12 @@ export function* foreignKeys(account: string, records: AccountKeyed): Generator<
       }
   }
   for (const [i, {id, stored_as}] of (records.webhook_endpoints ?? []).entries())
-    if (stored_as !== undefined && stored_as !== chosenEndpointKey(account, id))
+    if (!ENDPOINT_ID.test(id))
+      yield {
+        path: ['webhook_endpoints', i, 'id'],
+        message: `must be we_ then 1-60 letters, digits or _, as the server makes and takes an endpoint's id`,
+      }
+    else if (stored_as !== undefined && stored_as !== chosenEndpointKey(account, id))
       yield {
         path: ['webhook_endpoints', i, 'stored_as'],
         message: `must be ${JSON.stringify(chosenEndpointKey(account, id))}: where account ${account} keeps the endpoint ${id}`,

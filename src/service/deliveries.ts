@@ -221,10 +221,13 @@ interface AttemptRecord {
   options: AttemptOptions
 }
 
-/** The attempt a delivery makes: none when its endpoint is gone, disabled or no longer takes its type, or its event gone. */
+/**
+ * The attempt a delivery makes: none when its endpoint is gone, disabled or no longer takes its type, or its
+ * event gone or another account's (an imported delivery may name any event id: docs/snapshots.md).
+ */
 const attemptOf = ({delivery, endpoint, event}: ClaimedDelivery): Attempt => ({
   delivery,
-  target: event && wants(endpoint, event) ? {endpoint, event} : undefined,
+  target: event?.account_id === delivery.account_id && wants(endpoint, event) ? {endpoint, event} : undefined,
 })
 
 const byId = <T>(ids: readonly string[], records: readonly (T | undefined)[]) =>

@@ -653,7 +653,7 @@ describe("snapshots: keys that name another account's records", () => {
     const {sim, dinner, settled, save, refusedRestore} = await setup()
     await dinner('t1')
     await settled()
-    for (const name of ['keyed', 'placed']) await save(name)
+    for (const name of ['keyed', 'placed', 'squatted']) await save(name)
     // what an import took before it checked these keys: the store itself, edited while the server is stopped
     await sim.stop()
     const store = sim.database ? await PgStorage.open({url: sim.database}) : await Store.open({dir: sim.dataDir})
@@ -665,12 +665,50 @@ describe("snapshots: keys that name another account's records", () => {
       const placed = (await tx.get('snapshots', 'acct_demo/placed'))!
       Object.assign(placed.records.webhook_endpoints[0]!, {id: 'we_mine', stored_as: 'acct_other/we_mine'})
       tx.put('snapshots', placed.id, placed)
+      const squatted = (await tx.get('snapshots', 'acct_demo/squatted'))!
+      squatted.records.webhook_endpoints[0]!.id = 'acct_other/we_mine'
+      tx.put('snapshots', squatted.id, squatted)
     })
     await store.close()
     await sim.restart()
 
     expect(await refusedRestore('keyed', WRITE_KEY, 'idempotency_keys 0 whose id')).toMatch(/import it again/)
     expect(await refusedRestore('placed', WRITE_KEY, 'webhook_endpoints 0 whose stored_as')).toMatch(/acct_demo/)
+    expect(await refusedRestore('squatted', WRITE_KEY, 'webhook_endpoints 0 whose id')).toMatch(/we_ then/)
+  })
+})
+
+describe("snapshots: a delivery naming another account's event", () => {
+  it('is canceled when it comes due after its restore, and sends that event nowhere', async () => {
+    const {sim, receiver, push, settled, save} = await setup()
+    await push('t1')
+    await settled()
+    await save('full')
+    const {body: mine} = await sim.api('GET', '/v1/sim/snapshots/full/export')
+    const [event] = mine.records.events
+    await save('blank', OTHER_KEY)
+    const {body: blank} = await sim.api('GET', '/v1/sim/snapshots/blank/export', {key: OTHER_KEY})
+    // a document of the other account, its endpoint at the same receiver, its delivery naming this account's event
+    const endpoint = {...mine.records.webhook_endpoints[0], id: 'we_theirs'}
+    const [delivery] = mine.records.deliveries
+    const due = new Date().toISOString()
+    const pending = {...delivery, id: 'dlv_theirs', endpoint_id: 'we_theirs', status: 'pending', attempts: []}
+    const records = {...blank.records, webhook_endpoints: [endpoint], deliveries: [{...pending, next_attempt_at: due}]}
+    const imported = await sim.api('POST', '/v1/sim/snapshots/import', {
+      body: {...blank, name: 'theirs', records},
+      key: OTHER_KEY,
+    })
+    expect(imported.status).toBe(201)
+    const sent = receiver.received.length
+
+    expect((await sim.api('POST', '/v1/sim/snapshots/theirs/restore', {key: OTHER_KEY})).status).toBe(200)
+    await expect
+      .poll(async () => (await sim.api('GET', '/v1/deliveries/dlv_theirs', {key: OTHER_KEY})).body.status, {
+        timeout: 10_000,
+      })
+      .toBe('canceled')
+    expect(receiver.received.length).toBe(sent)
+    expect(event.account_id).toBe('acct_demo')
   })
 })
 
@@ -952,6 +990,8 @@ describe('snapshots: bad input', () => {
       withOnly('idempotency_keys', {...key, id: `acct_demo\u0000${key.key}`}, 'id'),
       withOnly('webhook_endpoints', {...endpoint, id: 'we_mine', stored_as: 'acct_other/we_mine'}, 'stored_as'),
       withOnly('webhook_endpoints', {...endpoint, id: 'we_mine', stored_as: 'acct_demo/we_theirs'}, 'stored_as'),
+      // where account acct_other keeps its endpoint we_mine: that account's create would take it over
+      withOnly('webhook_endpoints', {...endpoint, id: 'acct_other/we_mine'}, 'id'),
     ]
     for (const [method, path, body, status, code, field] of refused) {
       const answer = await sim.api(method, path, {body})
