@@ -54,11 +54,14 @@ export const STORED_COLLECTIONS = SNAPSHOT_COLLECTIONS.filter((c) => c !== 'refu
 
 export type SnapshotRecords = {[C in SnapshotCollection]: Collections[C][]}
 
-export const SNAPSHOT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/
-
+// not `import`: `/sim/snapshots/import` is the import's route, and a snapshot of that name could not be read,
+// restored or deleted
 export const SnapshotName = z
   .string()
-  .regex(SNAPSHOT_NAME, 'must be 1-64 characters of a-z 0-9 _ -, starting with a letter or digit')
+  .regex(
+    /^(?!import$)[a-z0-9][a-z0-9_-]{0,63}$/,
+    'must be 1-64 characters of a-z 0-9 _ -, starting with a letter or digit, and not import (the import route)',
+  )
 
 /** The body of `POST /sim/snapshots`. */
 export const SnapshotInput = z.strictObject({name: SnapshotName})

@@ -85,6 +85,8 @@ describe('tablepay snapshots', () => {
     await json(['snapshots', 'save', 'kept'])
     const bad = await cli(['snapshots', 'save', 'Not A Name'])
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('"Not A Name" is not a snapshot name')])
+    const reserved = await cli(['snapshots', 'save', 'import'])
+    expect([reserved.code, reserved.stderr]).toEqual([2, expect.stringContaining('and not import')])
     const unknown = await cli(['snapshots', 'restore', 'missing'])
     expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringContaining('No snapshot missing in this account')])
     expect(unknown.stderr).toContain('tablepay snapshots list')

@@ -226,7 +226,8 @@ describe('checkScenario', () => {
     ]
     names.push(`${'a'.repeat(57)}${'${run}'}`, `${'a'.repeat(63)}${'${location}'}`)
     const checked = checkScenario(scenario(names.map((name, i) => (i % 2 ? {restore: name} : {snapshot: name}))))
-    const message = 'must be 1-64 characters of a-z 0-9 _ -, starting with a letter or digit'
+    const message =
+      'must be 1-64 characters of a-z 0-9 _ -, starting with a letter or digit, and not import (the import route)'
     expect(checked).toEqual({
       valid: false,
       problems: [

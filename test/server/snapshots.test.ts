@@ -788,6 +788,11 @@ describe('snapshots: bad input', () => {
       ['POST', '/v1/sim/snapshots', {}, 422, 'validation_failed', 'name'],
       ['POST', '/v1/sim/snapshots', {name: 'Bad Name'}, 422, 'validation_failed', 'name'],
       ['POST', '/v1/sim/snapshots', {name: 'x'.repeat(65)}, 422, 'validation_failed', 'name'],
+      // the import's own path: a snapshot of that name could be neither read, restored nor deleted
+      ['POST', '/v1/sim/snapshots', {name: 'import'}, 422, 'validation_failed', 'name'],
+      ['POST', '/v1/sim/snapshots/import', {...document, name: 'import'}, 422, 'validation_failed', 'name'],
+      ['GET', '/v1/sim/snapshots/import', undefined, 422, 'validation_failed', 'name'],
+      ['DELETE', '/v1/sim/snapshots/import', undefined, 422, 'validation_failed', 'name'],
       ['POST', '/v1/sim/snapshots', {name: 'ok', extra: 1}, 422, 'validation_failed', 'extra'],
       ['POST', '/v1/sim/snapshots', '{"name":', 400, 'invalid_json'],
       ['GET', '/v1/sim/snapshots?starting_after=nope', undefined, 422, 'validation_failed', 'starting_after'],
@@ -1004,6 +1009,9 @@ describe('snapshots: bad input', () => {
           what,
         ).toContain(field)
     }
+    // the import's own path, read as a name: the answer says why no snapshot has it
+    for (const method of ['GET', 'DELETE'])
+      expect((await sim.api(method, '/v1/sim/snapshots/import')).body.error.message).toContain('and not import')
     // a read key reads, and writes nothing
     expect((await sim.api('GET', '/v1/sim/snapshots/good', {key: READ_KEY})).status).toBe(200)
     const forbidden = await sim.api('POST', '/v1/sim/snapshots/good/restore', {key: READ_KEY})

@@ -1,22 +1,24 @@
 import {Args, Errors} from '@oclif/core'
 import {TablepayApiError} from '../../client/errors.js'
-import {SNAPSHOT_NAME} from '../../domain/snapshots.js'
+import {SnapshotName} from '../../domain/snapshots.js'
 import {describeError} from '../errors.js'
 
 /** The NAME argument of the snapshot commands, checked as it is read: before the server is looked for. */
 export const snapshotNameArg = Args.string({
-  description: 'Snapshot name: 1-64 characters of a-z 0-9 _ -, starting with a letter or digit.',
+  description: 'Snapshot name: 1-64 characters of a-z 0-9 _ -, starting with a letter or digit; not import.',
   required: true,
   parse: async (name) => snapshotName(name),
 })
 
 /** `name`, checked here: a bad one is a wrong command line (exit 2), sent nowhere. */
 function snapshotName(name: string): string {
-  if (!SNAPSHOT_NAME.test(name))
-    throw new Errors.CLIError(
-      `"${name}" is not a snapshot name: use 1-64 characters of a-z 0-9 _ -, starting with a letter or digit.`,
-      {exit: 2, code: 'invalid_usage', suggestions: ['Name it like lunch-rush or ci_base.']},
-    )
+  const [problem] = SnapshotName.safeParse(name).error?.issues ?? []
+  if (problem)
+    throw new Errors.CLIError(`"${name}" is not a snapshot name: it ${problem.message}.`, {
+      exit: 2,
+      code: 'invalid_usage',
+      suggestions: ['Name it like lunch-rush or ci_base.'],
+    })
   return name
 }
 

@@ -20,7 +20,10 @@ export const SNAPSHOT_BODY_LIMIT = 256 * 1024 * 1024
 const byNewest = (a: SavedSnapshot, b: SavedSnapshot) =>
   b.created_at.localeCompare(a.created_at) || a.name.localeCompare(b.name)
 
-const nameOf = (event: H3Event) => readParam(event, 'name', SnapshotName)
+// h3 runs `GET` and `DELETE /sim/snapshots/import`, the import's own path, as these routes with no name: it is `import`
+const RoutedName = SnapshotName.prefault('import')
+
+const nameOf = (event: H3Event) => readParam(event, 'name', RoutedName)
 
 /** Saved states of an account, restored in one unit of work (docs/snapshots.md). */
 export const snapshotOperations: OperationSpec[] = [
