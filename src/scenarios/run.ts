@@ -351,8 +351,8 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
   // a `request` may make one on the receiver, or move one there, as a `webhook_endpoint` step does
   if (isSuccess(answer.status) && fieldOf(answer.data, ['object']) === 'webhook_endpoint')
     madeEndpoint(state, answer.data)
-  // a restore puts back the endpoints as they were saved, some perhaps on the receiver
-  if (resolved.kind === 'restore' && isSuccess(answer.status) && state.receiver) await findOnReceiver(state)
+  // a restore puts back the endpoints as they were saved, some perhaps on the receiver: a `restore` step's, or a `request`'s
+  if (isRestore(request, answer) && state.receiver) await findOnReceiver(state)
   const expected = resolved.kind === 'expect' ? resolved.input.status : step.status
   const statusHolds = expected === undefined ? isSuccess(answer.status) : answer.status === expected
   const differences = [
@@ -366,6 +366,13 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
 }
 
 const isSuccess = (status: number) => status >= 200 && status < 300
+
+/** Whether `answer` is a snapshot restored by `request` (`POST /sim/snapshots/{name}/restore`). */
+const isRestore = (request: {method: string; path: string}, answer: RawAnswer): boolean =>
+  isSuccess(answer.status) &&
+  request.method === 'POST' &&
+  /\/restore\/?$/.test(request.path.split('?')[0]!) &&
+  fieldOf(answer.data, ['object']) === 'snapshot'
 
 function statusDifference({status}: {status?: number | null}, got: number | null): SubsetDifference {
   return {path: 'status', expected: status === undefined ? '2xx' : status, got}

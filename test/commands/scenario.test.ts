@@ -456,13 +456,16 @@ describe('scenario run', () => {
     },
   )
 
-  it('deletes an endpoint a restore put back on its receiver', async () => {
+  it.each([
+    ['a restore step', {restore: 'back-${run}'}],
+    ['a request step', {request: {method: 'POST', path: '/sim/snapshots/back-${run}/restore'}}],
+  ])('deletes an endpoint a restore put back on its receiver: %s', async (_, restore) => {
     const before = await endpointUrls()
     const path = await file('put-back', [
       {id: 'made', webhook_endpoint: {url: '${receiver}/back', event_types: ['check.created']}},
       {snapshot: 'back-${run}'},
       {request: {method: 'PATCH', path: '/webhook-endpoints/${made.id}', body: {url: 'http://127.0.0.1:9/away'}}},
-      {restore: 'back-${run}'},
+      restore,
     ])
     const {code, stdout} = await scenario(['run', path, '--json'])
     const report = JSON.parse(stdout)
