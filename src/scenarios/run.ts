@@ -86,7 +86,8 @@ interface RunState {
   /** The endpoints steps made on the receiver: they would outlive it, retrying every later event. */
   onReceiver: {id: string; url: string}[]
   answers: Map<string, unknown>
-  eventsBefore?: string
+  /** With a step that waits for events: the newest event before the run's, those made since it or its last restore. */
+  events?: {before: string | undefined}
   signal?: AbortSignal
 }
 
@@ -119,7 +120,8 @@ export async function runScenario(
   const setUp = async () => {
     if (used.has('location')) state.location = await firstLocation(client)
     if (used.has('receiver')) state.receiver = await startScenarioReceiver()
-    if (scenario.steps.some((step) => step.kind === 'expect_event')) state.eventsBefore = await eventsBaseline(client)
+    if (scenario.steps.some((step) => step.kind === 'expect_event'))
+      state.events = {before: await eventsBaseline(client)}
     if (forwardTo !== undefined) {
       const {secret} = await client.getListenSecret()
       const description = `tablepay scenario run ${scenario.name}`
@@ -299,7 +301,7 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
     return {...base, title: step.kind, ok: false, differences: [], error: error.message}
   }
   if (resolved.kind === 'expect_event') {
-    const {event, ...outcome} = await awaitEvent(state.client, resolved.input, state.eventsBefore, state.signal)
+    const {event, ...outcome} = await awaitEvent(state.client, resolved.input, state.events?.before, state.signal)
     if (event && step.id !== undefined) state.answers.set(step.id, event)
     return {...base, ...outcome}
   }
@@ -351,8 +353,7 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
   // a `request` may make one on the receiver, or move one there, as a `webhook_endpoint` step does
   if (isSuccess(answer.status) && fieldOf(answer.data, ['object']) === 'webhook_endpoint')
     madeEndpoint(state, answer.data)
-  // a restore puts back the endpoints as they were saved, some perhaps on the receiver: a `restore` step's, or a `request`'s
-  if (isRestore(request, answer) && state.receiver) await findOnReceiver(state)
+  if (isRestore(request, answer)) await afterRestore(state)
   const expected = resolved.kind === 'expect' ? resolved.input.status : step.status
   const statusHolds = expected === undefined ? isSuccess(answer.status) : answer.status === expected
   const differences = [
@@ -366,6 +367,15 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
 }
 
 const isSuccess = (status: number) => status >= 200 && status < 300
+
+/**
+ * A restore (a `restore` step's, or a `request`'s) puts back the endpoints as they were saved, some perhaps
+ * on the receiver, and the events: those of the run are made after it, not the snapshot's.
+ */
+async function afterRestore(state: RunState): Promise<void> {
+  if (state.receiver) await findOnReceiver(state)
+  if (state.events) state.events.before = await eventsBaseline(state.client)
+}
 
 /** Whether `answer` is a snapshot restored by `request` (`POST /sim/snapshots/{name}/restore`). */
 const isRestore = (request: {method: string; path: string}, answer: RawAnswer): boolean =>

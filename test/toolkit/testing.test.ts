@@ -11,6 +11,7 @@ import {TEST_SEED} from '../helpers/simulator.js'
 const {startSimulator} = await import('tablepay/testing')
 const {TablepayApiError, TablepayClient} = await import('tablepay/client')
 type Simulator = Awaited<ReturnType<typeof startSimulator>>
+type ScenarioReport = Awaited<ReturnType<Simulator['runScenario']>>
 
 describe('startSimulator', () => {
   let sim: Simulator
@@ -38,6 +39,26 @@ describe('startSimulator', () => {
   test('runScenario() runs a shipped scenario by name, its ${receiver} acknowledging the deliveries', async () => {
     const report = await sim.runScenario('receiver-down-2h')
     expect(report).toMatchObject({scenario: 'receiver-down-2h', ok: true, failed: 0, skipped: 0})
+  })
+
+  test('runScenario(): after a restore, expect_event waits for an event made since, not one the snapshot holds', async () => {
+    const push = checkWith([['l1', 1, 100]], {location_id: '${location}'})
+    const failed = await sim
+      .runScenario({
+        tablepay_scenario: 1,
+        name: 'restored-events',
+        steps: [
+          {push: {...push, external_id: 'restored-${run}'}},
+          {snapshot: 'restored-${run}'},
+          {restore: 'restored-${run}'},
+          {expect_event: {type: 'check.created', within: '200ms'}},
+        ],
+      })
+      .catch((error: {report: ScenarioReport}) => error)
+    const {report} = failed as {report: ScenarioReport}
+    await client.request('DELETE', `/sim/snapshots/restored-${report.run}`)
+    expect(report).toMatchObject({ok: false, passed: 3, failed: 1})
+    expect(report.steps[3]).toMatchObject({ok: false, title: 'expect_event check.created within 200ms'})
   })
 
   test('requests() returns the request log; faults.add() makes the next push fail and clear() removes faults', async () => {
