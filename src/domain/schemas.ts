@@ -125,6 +125,12 @@ export const FeedbackInput = z.strictObject({
 })
 export type FeedbackInput = z.infer<typeof FeedbackInput>
 
+/** A location's currency: an ISO 4217 code's form, which the pages' `Intl.NumberFormat` takes (another throws). */
+export const Currency = z.string().regex(/^[A-Z]{3}$/, 'must be 3 capital letters, an ISO 4217 code such as EUR')
+
+/** A location's time zone as a seed gives it: nothing reads it, so it is only bounded. */
+export const TimeZone = z.string().min(1).max(64)
+
 export const Location = z.object({
   id: z.string(),
   object: z.literal('location'),

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import {KnownSecretEndpointInput, SCOPES} from './schemas.js'
+import {Currency, KnownSecretEndpointInput, SCOPES, TimeZone} from './schemas.js'
 
 /** An account's id, as a seed names it and the server makes it; a snapshot's document names its account so. */
 export const AccountId = z.string().regex(/^acct_[A-Za-z0-9_]{1,60}$/)
@@ -16,8 +16,8 @@ export const Seed = z.strictObject({
             z.strictObject({
               id: z.string().regex(/^loc_[A-Za-z0-9_]{1,60}$/),
               name: z.string().min(1).max(200),
-              timezone: z.string().min(1).max(64),
-              currency: z.string().regex(/^[A-Z]{3}$/),
+              timezone: TimeZone,
+              currency: Currency,
             }),
           )
           .min(1),

@@ -11,6 +11,7 @@ import {
   CheckItem,
   Claim,
   ClaimInput,
+  Currency,
   Delivery,
   Event,
   type EventType,
@@ -19,6 +20,7 @@ import {
   Location,
   noRepeatedExternalId,
   Payment,
+  TimeZone,
   Totals,
   WebhookEndpoint,
   WebhookSecret,
@@ -146,7 +148,8 @@ const StoredEvent = Event.superRefine((event, context) => {
  * an idempotency key's answer is replayed as it is, so it is one of the answers a key is kept for.
  */
 const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
-  locations: Location,
+  // as a seed gives them: a currency the pages cannot show makes them throw
+  locations: Location.extend({timezone: TimeZone, currency: Currency}),
   // as pushes, claims and payments leave them: a version from 1, totals that add up, amounts that a request takes
   checks: Check.omit({guest_url: true, amount_due_cents: true, payment_status: true}).extend({
     external_id: Indexed,

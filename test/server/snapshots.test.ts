@@ -995,6 +995,9 @@ describe('snapshots: bad input', () => {
       withOnly('idempotency_keys', {...key, id: `acct_demo\u0000${key.key}`}, 'id'),
       withOnly('webhook_endpoints', {...endpoint, id: 'we_mine', stored_as: 'acct_other/we_mine'}, 'stored_as'),
       withOnly('webhook_endpoints', {...endpoint, id: 'we_mine', stored_as: 'acct_demo/we_theirs'}, 'stored_as'),
+      // a currency the pages' Intl.NumberFormat throws on, as a seed refuses it
+      withOnly('locations', {...document.records.locations[0], currency: 'XXXX'}, 'currency'),
+      withOnly('locations', {...document.records.locations[0], timezone: ''}, 'timezone'),
       // where account acct_other keeps its endpoint we_mine: that account's create would take it over
       withOnly('webhook_endpoints', {...endpoint, id: 'acct_other/we_mine'}, 'id'),
     ]
