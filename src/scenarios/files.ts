@@ -10,13 +10,21 @@ const SHIPPED = join(PACKAGE_ROOT, 'fixtures', 'scenarios')
 
 /**
  * The scenario in `value` as validated, or an `InvalidScenarioError` that
- * lists every problem. `source` names it in the message.
+ * lists every problem. `source` names it in the message. A value of a
+ * program is taken as JSON would hold it (`undefined` left out), and one
+ * JSON cannot hold (a BigInt, a cycle) is refused.
  *
  * @example
  * const scenario = validScenario(JSON.parse(text), 'split-bill.json')
  */
 export function validScenario(value: unknown, source: string): Scenario {
-  const checked = checkScenario(value)
+  let json: unknown
+  try {
+    json = JSON.parse(JSON.stringify(value) ?? 'null')
+  } catch (error) {
+    throw new InvalidScenarioError(`${source} is no JSON value: ${(error as Error).message}.`)
+  }
+  const checked = checkScenario(json)
   if (checked.valid) return checked.scenario
   const lines = checked.problems.map((p) => `  ${describeProblem(p)}`).join('\n')
   throw new InvalidScenarioError(`${source} is not a valid scenario:\n${lines}`, checked.problems)

@@ -123,6 +123,15 @@ describe('sim.runScenario', () => {
     ])
     expect(await server.stored()).toBe(before)
   })
+
+  test('rejects a scenario holding a value JSON cannot hold, with nothing sent', async () => {
+    const before = await server.stored()
+    const bigint = scenarioOf([OPEN, {expect: {get: '/checks', json: {data: [{id: 1n}]}}}])
+    const error = await sim.runScenario(bigint).catch((error: unknown) => error)
+    expect(error).toBeInstanceOf(InvalidScenarioError)
+    expect((error as Error).message).toMatch(/^The scenario given is no JSON value: .*BigInt/)
+    expect(await server.stored()).toBe(before)
+  })
 })
 
 test('a run stopped before its first step sends nothing more: every step skipped, the run interrupted', async () => {
