@@ -31,6 +31,8 @@ interface LeanCommand {
    * or set in the environment, gives way to oclif.
    */
   options: Record<string, (text: string) => unknown>
+  /** It prints JSON lines with --json (serve's ready and access lines): an error is one more, as `keepsPrinting` says. */
+  lines?: true
 }
 
 const wholeNumber = (text: string) =>
@@ -56,6 +58,7 @@ const COMMANDS: Record<string, LeanCommand> = {
       const {serve} = await import(pathToFileURL(join(root, 'dist', 'serve', 'run.js')).href)
       return (flags) => serve(flags, outputFor(flags.json === true))
     },
+    lines: true,
     options: {
       port: (text) => {
         const port = wholeNumber(text)
@@ -101,7 +104,7 @@ export async function runLean(argv: readonly string[], root: string): Promise<bo
     if (json) {
       // as Command's catch on oclif's path: a wrong command line exits 2 with --json too
       process.exitCode = exitOf(error) ?? 1
-      console.log(JSON.stringify(failureJson(error), null, 2))
+      console.log(JSON.stringify(failureJson(error), null, command.lines ? undefined : 2))
     } else {
       // prints the error as oclif does, and exits with its code
       const {handle} = await import('@oclif/core/handle')

@@ -234,21 +234,29 @@ describe('serve --data DIR that cannot be made', () => {
     }
   })
 
-  it('exits 2 for a dir under a regular file, with the JSON error body under --json', {timeout: 15_000}, async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tablepay-serve-'))
-    try {
-      const under = join(dir, 'file', 'data')
-      await writeFile(join(dir, 'file'), '')
-      const {code, stdout} = await serveOn(under, '--json')
-      expect(code).toBe(2)
-      expect(JSON.parse(stdout).error).toMatchObject({
-        code: 'server_start_failed',
-        message: expect.stringContaining(`cannot make the data dir ${under}: a file is in the way`),
-      })
-    } finally {
-      await rm(dir, {recursive: true, force: true})
-    }
-  })
+  it(
+    'exits 2 for a dir under a regular file, with the JSON error body under --json as one line',
+    {timeout: 15_000},
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'tablepay-serve-'))
+      try {
+        const under = join(dir, 'file', 'data')
+        await writeFile(join(dir, 'file'), '')
+        // the lean path, and oclif's (a flag the lean path leaves to it): either prints JSON lines
+        for (const more of [[], ['--cors', 'http://a.example']]) {
+          const {code, stdout} = await serveOn(under, '--json', ...more)
+          expect(code).toBe(2)
+          expect(stdout).toMatch(/^\{.*\}\n$/)
+          expect(JSON.parse(stdout).error).toMatchObject({
+            code: 'server_start_failed',
+            message: expect.stringContaining(`cannot make the data dir ${under}: a file is in the way`),
+          })
+        }
+      } finally {
+        await rm(dir, {recursive: true, force: true})
+      }
+    },
+  )
 
   it(
     'starts when the registry of running servers cannot be made (TABLEPAY_HOME=/proc/x)',
