@@ -2,6 +2,13 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import type {AttemptCounter} from './attempt-counter.js'
 import type {SchedulerClock} from './clock.js'
 
+/** An advance the server's stop cut short: the clock is short of its target (docs/api.md, the scheduler clock). */
+export class AdvanceCutShort extends Error {
+  constructor() {
+    super('the server stopped before the clock reached the end of the advance')
+  }
+}
+
 /** Where the clock's offset is saved, and whether other instances share it (`service.sim`). */
 export interface ClockStore {
   saveClockOffset(offset: number): Promise<void>
@@ -242,6 +249,8 @@ export class ClockDriver {
           }
         }
         if (!work.stopped()) await this.#moveClock(target)
+        // an answer would say the clock reached a target it did not
+        else if (this.#closed) throw new AdvanceCutShort()
       } finally {
         this.#driven = false
         this.#target = undefined

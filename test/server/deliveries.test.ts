@@ -320,6 +320,19 @@ describe('an attempt out', () => {
     expect(receiver.received.map((r) => r.headers['x-tablepay-delivery-attempt'])).toEqual(['1', '1'])
   })
 
+  it('cuts short an advance waiting for it when the server stops: the advance gets no answer, the clock short of it', async () => {
+    const {sim} = await attemptOut('c1')
+    const advancing = sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 3600}}).then(
+      (answer) => answer.status,
+      (error: NodeJS.ErrnoException) => error.code,
+    )
+    await expect.poll(async () => (await sim.api('GET', '/v1/sim/clock')).body.advance?.attempts_out).toBe(1)
+    await sim.stop()
+    expect(await advancing).toBe('ECONNRESET')
+    await sim.restart()
+    expect((await sim.api('GET', '/v1/sim/clock')).body.offset_seconds).toBeLessThan(3600)
+  })
+
   it('is let go by a restore that abandons it: the delivery restored goes at once, not once that answer comes', async () => {
     const {sim, answer, madeOnceMore} = await attemptOut('r1')
     expect((await sim.api('POST', '/v1/sim/snapshots', {body: {name: 'out'}})).status).toBe(201)

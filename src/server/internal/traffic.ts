@@ -112,7 +112,7 @@ export class Traffic {
         if (!(thrown instanceof ConnectionReset)) answer = thrown as ApiError
       }
     }
-    if (passage.struck && passage.fault?.reset) {
+    if (cause instanceof ConnectionReset || (passage.struck && passage.fault?.reset)) {
       this.#log(event, passage, null, undefined, null)
       return null
     }
@@ -262,6 +262,12 @@ const errorText = (event: H3Event, error: ApiError) =>
       ...(error.details ? {details: error.details} : {}),
     },
   })
+
+/** Ends the request with no answer, its connection reset, as a fault that resets it does: logged with no status. */
+export function noAnswer(event: H3Event): never {
+  resetConnection(event)
+  throw new ConnectionReset()
+}
 
 /**
  * Ends the connection with no answer. A web request (the msw handlers) has

@@ -2,6 +2,8 @@ import {Clock, ClockAdvance} from '../../domain/schemas.js'
 import {isoTime as iso} from '../../domain/timestamps.js'
 import type {AppContext} from '../context.js'
 import {readJson} from '../internal/body.js'
+import {noAnswer} from '../internal/traffic.js'
+import {AdvanceCutShort} from '../../webhooks/clock-driver.js'
 import type {OperationSpec} from '../operations.js'
 
 /** The attempts out a running advance shows, oldest first: enough to name who it waits for. */
@@ -53,7 +55,11 @@ export const clockOperations: OperationSpec[] = [
     response: Clock,
     async handler(event, app) {
       const {seconds} = await readJson(event, ClockAdvance)
-      const attempts = await app.dispatcher.advance(seconds)
+      const attempts = await app.dispatcher.advance(seconds).catch((error: unknown) => {
+        // the server stops under it: no answer, as from a server gone, rather than one saying the clock got there
+        if (error instanceof AdvanceCutShort) noAnswer(event)
+        throw error
+      })
       // the clock as the advance left it: a reset queued behind it runs while retention catches up
       const advanced = {...render(app), attempts}
       // time passing forgets what is past retention: an advance answers once that has caught up
