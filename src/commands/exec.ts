@@ -49,7 +49,8 @@ it is not in the registry other shells' commands look in. It exits with COMMAND'
     // split before parsing: COMMAND's own flags are not this command's
     const split = this.argv.indexOf('--')
     const command = split < 0 ? [] : this.argv.slice(split + 1)
-    if (command.length === 0)
+    // an empty name (`-- ''`, a variable unset) runs nothing: spawn would throw
+    if (!command[0])
       throw await cliError('Give the command to run after --, e.g. tablepay exec --seed ci-seed.json -- npm test.', {
         code: 'invalid_usage',
         exit: 2,

@@ -247,9 +247,15 @@ describe('exec -- COMMAND', () => {
   })
 
   it('refuses a command line without -- COMMAND as a wrong command line (exit 2), starting nothing', async () => {
-    const {code, stderr} = await runCommand(['exec', '--seed', 'fixtures/seed.json', 'npm', 'test'])
-    expect(code).toBe(2)
-    expect(stderr).toContain('Give the command to run after --')
-    expect(stderr).not.toContain('listening')
+    // after a flag, without one (oclif reads `exec npm test` as a command of that name), and an empty name
+    for (const [args, says] of [
+      [['--seed', 'fixtures/seed.json', 'npm', 'test'], 'Give the command to run after --'],
+      [['npm', 'test'], '"tablepay exec" runs what comes after --: tablepay exec -- npm test'],
+      [['--', ''], 'Give the command to run after --'],
+    ] as const) {
+      const {code, stderr} = await runCommand(['exec', ...args])
+      expect([code, stderr.replaceAll(/\s*\n ›\s*/g, ' ')], args.join(' ')).toEqual([2, expect.stringContaining(says)])
+      expect(stderr).not.toContain('listening')
+    }
   })
 })

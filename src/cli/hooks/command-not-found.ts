@@ -50,7 +50,12 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
   // `tablepay clock show now`: a command that takes no arguments, given one (oclif read it as part of the id)
   const command = commands.filter((c) => typed.startsWith(`${c} `)).sort((a, b) => b.length - a.length)[0]
   if (command) {
-    const message = `Unexpected argument: ${typed.slice(command.length + 1)}. "${config.bin} ${command}" takes none.`
+    const rest = typed.slice(command.length + 1)
+    // `tablepay exec npm test`: exec runs what comes after `--` (its usage says so)
+    const runs = [config.findCommand(command.replaceAll(' ', ':'))?.usage ?? []].flat().join(' ').includes(' -- ')
+    const message = runs
+      ? `Unexpected argument: ${rest}. "${config.bin} ${command}" runs what comes after --: ${config.bin} ${command} -- ${rest}`
+      : `Unexpected argument: ${rest}. "${config.bin} ${command}" takes none.`
     throw usageError(message, [`See \`${config.bin} ${command} --help\`.`], argv)
   }
   throw usageError(
