@@ -40,6 +40,7 @@ no redirects followed, 10 s to answer.`
       helpValue: 'UNIX_SECONDS',
       summary: 'The t to sign with, in unix seconds. Default: now.',
       min: 0,
+      max: Number.MAX_SAFE_INTEGER,
     }),
     // --post: its name before the one receiver-URL flag (docs/cli.md, "Flags and exit codes")
     'forward-to': Flags.url({

@@ -46,6 +46,7 @@ The payload must be the body exactly as received: a re-serialized or pretty-prin
       summary: "Seconds the signature's timestamp may differ from now, either way.",
       default: DEFAULT_TOLERANCE_SECONDS,
       min: 0,
+      max: Number.MAX_SAFE_INTEGER,
     }),
   }
 

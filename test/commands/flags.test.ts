@@ -206,6 +206,23 @@ describe('a bad command line exits 2 with and without --json', () => {
     [['webhooks', 'update', 'we_1'], 'See `tablepay webhooks update --help`.'],
     [['faults', 'add', '--path', '/v1/checks'], 'See `tablepay faults add --help`.'],
     [['trigger', 'payment', '--check', 'chk_1', '--idempotency-key', 'k1'], 'See `tablepay trigger payment --help`.'],
+    // past the integers a number holds exactly: signed with, it would throw
+    [
+      [
+        'sign',
+        '-s',
+        'whsec_abcdefghijklmnopqrstuvwxyz12',
+        '-p',
+        'fixtures/checks/open.json',
+        '-t',
+        '1'.padEnd(20, '0'),
+      ],
+      'See `tablepay sign --help`.',
+    ],
+    [
+      ['verify', '-s', 'whsec_abcdefghijklmnopqrstuvwxyz12', '-H', 't=1,v1=00', '--tolerance', '9007199254740993'],
+      'See `tablepay verify --help`.',
+    ],
     // a refusal with a hint of its own keeps it alone
     [['snapshots', 'save', 'bad name!'], 'Name it like lunch-rush or ci_base.'],
   ])('%j: a command line the command refuses says what to do, before any server is looked for', async (args, hint) => {
