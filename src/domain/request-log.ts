@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import {type CheckChanges, checkChanges} from './check-changes.js'
+import {pathMatches} from './faults.js'
 import type {PushResult} from './push.js'
 import type {CheckRecord} from './records.js'
 
@@ -315,7 +316,12 @@ export const RequestFilters = z.object({
     .describe('A status (`422`) or a class (`4xx`, any case)')
     .optional(),
   method: z.string().min(1).max(10).optional(),
-  path: z.string().min(1).max(2000).optional(),
+  path: z
+    .string()
+    .min(1)
+    .max(2000)
+    .describe('A prefix (`/v1/checks`), or a pattern as a fault matches paths (`/v1/checks/*/claims`)')
+    .optional(),
   check_id: z.string().min(1).optional(),
   error_code: z.string().min(1).optional(),
 })
@@ -323,7 +329,7 @@ export type RequestFilters = z.infer<typeof RequestFilters>
 
 /**
  * Whether a trace passes the filters: `status` exact or by class (`4xx`),
- * `method` in any case, `path` a prefix.
+ * `method` in any case, `path` a prefix or, holding a `*`, a pattern as a fault's (`pathMatches`).
  *
  * @example
  * requestMatches(trace, {status: '4xx', path: '/v1/checks'})
@@ -338,7 +344,8 @@ export function requestMatches(
     if (status.toLowerCase().endsWith('xx') ? got[0] !== status[0] : got !== status) return false
   }
   if (method !== undefined && trace.method !== method.toUpperCase()) return false
-  if (path !== undefined && !trace.path.startsWith(path)) return false
+  if (path !== undefined && !(path.includes('*') ? pathMatches(path, trace.path) : trace.path.startsWith(path)))
+    return false
   if (check_id !== undefined && trace.check_id !== check_id) return false
   if (error_code !== undefined && trace.error?.code !== error_code) return false
   return true

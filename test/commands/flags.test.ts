@@ -223,6 +223,10 @@ describe('a bad command line exits 2 with and without --json', () => {
       ['verify', '-s', 'whsec_abcdefghijklmnopqrstuvwxyz12', '-H', 't=1,v1=00', '--tolerance', '9007199254740993'],
       'See `tablepay verify --help`.',
     ],
+    // an empty filter or id (a variable unset) would match nothing, or name nothing
+    [['deliveries', 'list', '--endpoint', ''], 'See `tablepay deliveries list --help`.'],
+    [['logs', 'list', '--path', ''], 'See `tablepay logs list --help`.'],
+    [['checks', 'list', '--starting-after', ''], 'See `tablepay checks list --help`.'],
     // a refusal with a hint of its own keeps it alone
     [['snapshots', 'save', 'bad name!'], 'Name it like lunch-rush or ci_base.'],
   ])('%j: a command line the command refuses says what to do, before any server is looked for', async (args, hint) => {

@@ -224,7 +224,7 @@ describe('the request log', () => {
     expect((logged.response_body as string).length).toBe(64 * 1024)
   })
 
-  it('lists newest first with filters: status or class, method, path prefix, check id, error code', async () => {
+  it('lists newest first with filters: status or class, method, path prefix or pattern, check id, error code', async () => {
     const ok = await push('rl6', checkWith([['a', 1, 100]]))
     const bad = await push('rl6', {nope: true})
     const read = await sim.api('GET', `/v1/checks/${ok.body.id}`)
@@ -235,6 +235,10 @@ describe('the request log', () => {
     expect(await ids('?status=422')).toEqual([requestIdOf(bad)])
     expect(await ids('?status=2xx&method=get')).toEqual([requestIdOf(read)])
     expect(await ids('?path=/v1/checks/external/')).toEqual([bad, ok].map(requestIdOf))
+    // a pattern as a fault's match takes: * one segment, ** the rest
+    expect(await ids('?path=/v1/checks/external/*')).toEqual([bad, ok].map(requestIdOf))
+    expect(await ids('?path=/v1/checks/*')).toEqual([requestIdOf(read)])
+    expect(await ids('?path=/v1/checks/**')).toEqual([read, bad, ok].map(requestIdOf))
     expect(await ids(`?check_id=${ok.body.id}`)).toEqual([read, ok].map(requestIdOf))
     expect(await ids('?error_code=validation_failed')).toEqual([requestIdOf(bad)])
     const page = (await sim.api('GET', '/v1/sim/requests?limit=2&path=/v1/checks')).body

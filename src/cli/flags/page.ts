@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {textFlag} from './filter.js'
 
 /** The paging flags' values as the API's query parameters. */
 export function pageParams(flags: {limit?: number; 'starting-after'?: string}) {
@@ -14,6 +15,6 @@ export function pageFlags(noun: string) {
       min: 1,
       max: 100,
     }),
-    'starting-after': Flags.string({summary: `Id after which the page starts (the previous page's next cursor).`}),
+    'starting-after': textFlag({summary: `Id after which the page starts (the previous page's next cursor).`}),
   }
 }

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import type {RequestFilters, TablepayClient} from '../../client/client.js'
 import {CHECK_NAMES, checkFlag, type CheckRef} from '../check-ref.js'
+import {nonEmpty, textFlag} from './filter.js'
 
 /** The filters `logs tail` and `logs list` share, as `GET /v1/sim/requests` takes them. */
 export const requestFilterFlags = {
@@ -13,9 +14,11 @@ export const requestFilterFlags = {
   }),
   method: Flags.string({
     summary: 'Only requests with this method (PUT).',
-    parse: async (t) => t.toUpperCase(),
+    parse: async (t) => nonEmpty(t).toUpperCase(),
   }),
-  path: Flags.string({summary: 'Only requests whose path starts with this (/v1/checks).'}),
+  path: textFlag({
+    summary: 'Only requests whose path starts with this (/v1/checks), or matches a pattern as faults add --path takes.',
+  }),
   check: checkFlag({summary: `Only requests about this check: ${CHECK_NAMES}.`}),
 }
 

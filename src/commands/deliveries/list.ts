@@ -5,6 +5,7 @@ import {ApiCommand} from '../../cli/api-command.js'
 import {renderDeliveryList} from '../../cli/views/delivery.js'
 import {pageFlags, pageParams} from '../../cli/flags/page.js'
 import {renderPage} from '../../cli/views/page.js'
+import {textFlag} from '../../cli/flags/filter.js'
 
 export default class DeliveriesList extends ApiCommand<typeof DeliveriesList> {
   static override summary = 'List webhook deliveries, newest first.'
@@ -24,8 +25,8 @@ or superseded (another delivery of its event to its endpoint succeeded: a resend
 
   static override flags = {
     ...pageFlags('deliveries'),
-    endpoint: Flags.string({summary: 'Only deliveries to this endpoint (we_…).'}),
-    event: Flags.string({summary: 'Only deliveries of this event (evt_…).'}),
+    endpoint: textFlag({summary: 'Only deliveries to this endpoint (we_…).'}),
+    event: textFlag({summary: 'Only deliveries of this event (evt_…).'}),
     status: Flags.option({summary: 'Only deliveries with this status.', options: DELIVERY_STATUSES})(),
   }
 

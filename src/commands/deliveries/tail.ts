@@ -1,4 +1,3 @@
-import {Flags} from '@oclif/core'
 import {followAttempts} from '../../cli/deliveries/attempt-feed.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {attemptJson, renderAttemptLine} from '../../cli/views/delivery.js'
@@ -6,6 +5,7 @@ import {UNTIL_STOPPED_EXIT_CODES} from '../../cli/exit-codes.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
 import {renderReconnected, renderStreamDropped} from '../../cli/views/stream.js'
 import {style} from '../../cli/views/style.js'
+import {textFlag} from '../../cli/flags/filter.js'
 
 export default class DeliveriesTail extends ApiCommand<typeof DeliveriesTail> {
   static override summary = 'Print delivery attempts live, one line each.'
@@ -28,7 +28,7 @@ and first prints the attempts made meanwhile to deliveries created since or stil
   ]
 
   static override flags = {
-    endpoint: Flags.string({summary: 'Only attempts to this endpoint (we_…).'}),
+    endpoint: textFlag({summary: 'Only attempts to this endpoint (we_…).'}),
   }
 
   public async run(): Promise<void> {

@@ -3,6 +3,7 @@ import type {Delivery} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {ATTEMPT_WAIT_MS, reportAttempt, resendAndWait} from '../../cli/deliveries/queued-attempt.js'
 import {withSpinner} from '../../cli/views/spinner.js'
+import {textFlag} from '../../cli/flags/filter.js'
 
 export default class EventsResend extends ApiCommand<typeof EventsResend> {
   static override summary = 'Send an event again to one endpoint, now, and show how the receiver answered.'
@@ -24,7 +25,7 @@ still waiting for a retry are superseded. --json prints the delivery, with "atte
   static override args = {ID: Args.string({description: 'Event id (evt_…).', required: true})}
 
   static override flags = {
-    endpoint: Flags.string({helpValue: 'ID', summary: 'Endpoint to send it to (we_…).', required: true}),
+    endpoint: textFlag({helpValue: 'ID', summary: 'Endpoint to send it to (we_…).', required: true}),
     wait: Flags.boolean({summary: 'Wait for the attempt and print its result.', default: true, allowNo: true}),
   }
 

@@ -1,10 +1,10 @@
-import {Flags} from '@oclif/core'
 import type {List, RequestEntry} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {pageFlags, pageParams} from '../../cli/flags/page.js'
 import {requestFilterFlags, requestFilters} from '../../cli/flags/requests.js'
 import {renderPage} from '../../cli/views/page.js'
 import {fieldsOf, renderRequestLine} from '../../cli/views/request.js'
+import {textFlag} from '../../cli/flags/filter.js'
 
 export default class LogsList extends ApiCommand<typeof LogsList> {
   static override summary = 'List the API requests of the account, newest first.'
@@ -27,7 +27,7 @@ kept in memory. \`logs get\` shows one with both bodies and what it changed.`
   static override flags = {
     ...pageFlags('requests'),
     ...requestFilterFlags,
-    'error-code': Flags.string({summary: 'Only requests refused with this error code (validation_failed).'}),
+    'error-code': textFlag({summary: 'Only requests refused with this error code (validation_failed).'}),
   }
 
   public async run(): Promise<List<RequestEntry>> {

@@ -4,6 +4,7 @@ import {ApiCommand} from '../../cli/api-command.js'
 import {checkFlag} from '../../cli/check-ref.js'
 import {guestFlags} from '../../cli/flags/guest.js'
 import {describePayment} from '../../cli/views/guest.js'
+import {textFlag} from '../../cli/flags/filter.js'
 
 export default class TriggerPayment extends ApiCommand<typeof TriggerPayment> {
   static override summary = 'Pay a check, as a guest at the table would.'
@@ -37,7 +38,7 @@ Emits payment.succeeded and check.updated, and check.fully_paid when the payment
       summary: 'Amount toward the check, in cents. Default: all that is due (then --idempotency-key is refused).',
     }),
     tip: Flags.integer({min: 0, helpValue: 'CENTS', summary: 'Tip on top, in cents.'}),
-    claim: Flags.string({summary: 'Id of a claim of this check (clm_…) that the payment is for.'}),
+    claim: textFlag({summary: 'Id of a claim of this check (clm_…) that the payment is for.'}),
     decline: Flags.boolean({summary: 'Simulate a declined card (sends "simulate": "decline").'}),
     ...guestFlags,
   }

@@ -3,6 +3,7 @@ import type {Payment} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {guestFlags} from '../../cli/flags/guest.js'
 import {describePayment} from '../../cli/views/guest.js'
+import {textFlag} from '../../cli/flags/filter.js'
 
 export default class TriggerRefund extends ApiCommand<typeof TriggerRefund> {
   static override summary = 'Refund a payment, in full or in part.'
@@ -22,7 +23,7 @@ Emits payment.refunded, and check.updated when the check's amount paid changes.`
   ]
 
   static override flags = {
-    payment: Flags.string({summary: 'The payment to refund (pay_…).', required: true}),
+    payment: textFlag({summary: 'The payment to refund (pay_…).', required: true}),
     amount: Flags.integer({
       char: 'a',
       min: 1,
