@@ -220,12 +220,31 @@ describe('exec -- COMMAND', () => {
     expect(await refused(noticedUrl(stderr))).toBe(true)
   })
 
-  it('refuses --data beside --database as a wrong command line (exit 2), starting nothing', async () => {
+  it('refuses --data or --memory beside --database as a wrong command line (exit 2), starting nothing', async () => {
     const database = 'postgres://nobody@127.0.0.1:9/none'
-    const {code, stderr} = await runCommand(['exec', '--data', 'here', '--database', database, '--', 'node', '-e', '0'])
-    expect(code).toBe(2)
-    expect(stderr).toContain('--data cannot also be provided when using --database')
-    expect(stderr).not.toContain('listening')
+    const run = ['--', 'node', '-e', '0']
+    for (const [args, env, says] of [
+      [
+        ['exec', '--data', 'here', '--database', database, ...run],
+        {},
+        '--data cannot also be provided when using --database',
+      ],
+      [
+        ['exec', '--memory', '--database', database, ...run],
+        {},
+        '--memory cannot also be provided when using --database',
+      ],
+      // serve's database set in the environment, where the user may not see it: named, with the way out
+      [
+        ['serve', '--memory', '--port', '0'],
+        {TABLEPAY_DATABASE_URL: database},
+        '--memory cannot be used while TABLEPAY_DATABASE_URL is set: the records live in that database. Unset it, or leave out --memory.',
+      ],
+    ] as const) {
+      const {code, stderr} = await runCommand([...args], {env})
+      expect([code, stderr.replaceAll(/\s*\n ›\s*/g, ' ')], args.join(' ')).toEqual([2, expect.stringContaining(says)])
+      expect(stderr).not.toContain('listening')
+    }
   })
 
   it('refuses --fsync or --repair without a data dir as a wrong command line (exit 2), on the lean path too', async () => {

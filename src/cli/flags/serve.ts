@@ -50,7 +50,6 @@ function database(env?: string) {
     summary: 'Keep the records in this PostgreSQL database (postgres://…), shared by every instance on it.',
     helpValue: 'URL',
     env,
-    exclusive: ['memory'],
     parse: async (text) => checkDatabaseUrl(text),
   })()
 }
@@ -163,20 +162,23 @@ export const execFlags = {
 }
 
 /**
- * Refuses --data beside --database: the records live in the database. Only on the command line:
- * TABLEPAY_DATA in the environment is a default for data dirs, not a choice of store.
+ * Refuses --data (on the command line: TABLEPAY_DATA is a default for data dirs, not a choice of store) and
+ * --memory beside --database, whose records live in the database; one set in the environment
+ * (TABLEPAY_DATABASE_URL) is named, since the user may not know it is.
  *
  * @example
  * const {flags, raw} = await this.parse(Serve)
  * await checkStoreFlags(flags, raw)
  */
 export async function checkStoreFlags(
-  flags: {database?: string},
+  flags: {database?: string; memory?: boolean},
   raw: readonly {type: string; flag?: string}[],
 ): Promise<void> {
-  if (flags.database !== undefined && raw.some((token) => token.type === 'flag' && token.flag === 'data'))
-    throw await cliError('--data cannot also be provided when using --database: the records live in the database.', {
-      code: 'invalid_usage',
-      exit: 2,
-    })
+  const given = (name: string) => raw.some((token) => token.type === 'flag' && token.flag === name)
+  const beside = flags.memory ? '--memory' : given('data') ? '--data' : undefined
+  if (flags.database === undefined || !beside) return
+  const message = given('database')
+    ? `${beside} cannot also be provided when using --database: the records live in the database.`
+    : `${beside} cannot be used while TABLEPAY_DATABASE_URL is set: the records live in that database. Unset it, or leave out ${beside}.`
+  throw await cliError(message, {code: 'invalid_usage', exit: 2})
 }
