@@ -227,6 +227,7 @@ describe('a bad command line exits 2 with and without --json', () => {
     [['deliveries', 'list', '--endpoint', ''], 'See `tablepay deliveries list --help`.'],
     [['logs', 'list', '--path', ''], 'See `tablepay logs list --help`.'],
     [['checks', 'list', '--starting-after', ''], 'See `tablepay checks list --help`.'],
+    [['openapi', '--output', ''], 'See `tablepay openapi --help`.'],
     // a refusal with a hint of its own keeps it alone
     [['snapshots', 'save', 'bad name!'], 'Name it like lunch-rush or ci_base.'],
   ])('%j: a command line the command refuses says what to do, before any server is looked for', async (args, hint) => {
