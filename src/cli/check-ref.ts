@@ -53,15 +53,23 @@ const isNotFound = (error: unknown) => error instanceof TablepayApiError && erro
 /** What every command's help says a check may be. */
 export const CHECK_NAMES = 'its id (chk_…) or the POS id it was pushed under'
 
-// a check the API cannot name in a path is a wrong command line, not a request for the server to refuse
-const parse = async (text: string) => {
+/**
+ * `text` as a POS id the API can name in a path, or a wrong command line saying it is not `what`: not a
+ * request for the server to refuse.
+ *
+ * @example
+ * posId('t12', 'a POS id') // 't12'
+ */
+export function posId(text: string, what = 'a POS id'): string {
   if (acceptExternalId(text) === undefined) {
-    const message = `"${text}" is not ${CHECK_NAMES}: a POS id is 1-64 characters of A-Z a-z 0-9 . _ : ~ @ + = -.`
+    const message = `"${text}" is not ${what}: a POS id is 1-64 characters of A-Z a-z 0-9 . _ : ~ @ + = -.`
     // an argument's parse error is not the parser's own, so it says its exit code itself
     throw new Errors.CLIError(message, {exit: 2})
   }
-  return new CheckRef(text)
+  return text
 }
+
+const parse = async (text: string) => new CheckRef(posId(text, CHECK_NAMES))
 
 /**
  * `--check` (`-c`), the same in every command that takes one; `summary` says what the command does with it.

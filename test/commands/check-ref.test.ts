@@ -65,6 +65,14 @@ describe('a check named by its chk_ id or its POS id', () => {
     expect(stderr).toContain('"a?b" is not its id (chk_…) or the POS id it was pushed under')
   })
 
+  it('checks push refuses a POS id no path can name as a wrong command line (exit 2), not as the server would', async () => {
+    for (const id of ['a?b', 'x'.repeat(65)]) {
+      const {code, stderr} = await cli(['checks', 'push', id, '-f', 'fixtures/checks/open.json', '-l', 'loc_main'])
+      const said = stderr.replaceAll(/\s*\n ›\s*/g, ' ')
+      expect([code, said], id).toEqual([2, expect.stringContaining(`"${id}" is not a POS id: a POS id is 1-64`)])
+    }
+  })
+
   it('logs list --check takes the POS id: the requests about that check, not "No requests."', async () => {
     const check = await push('ref-logs-1')
     await push('ref-logs-other')

@@ -5,6 +5,7 @@ import {renderCheckSummary, renderPushResult} from '../../cli/views/check.js'
 import {qrFlag} from '../../cli/flags/qr.js'
 import {renderGuestQr} from '../../cli/views/qr.js'
 import {readJsonObject} from '../../cli/read-json.js'
+import {posId} from '../../cli/check-ref.js'
 
 export default class ChecksPush extends ApiCommand<typeof ChecksPush> {
   static override summary = 'Push the complete current state of a check.'
@@ -39,7 +40,11 @@ Prints what happened (created, updated, unchanged or stale) and the check; --jso
   }
 
   static override args = {
-    EXTERNAL_ID: Args.string({description: "Your POS's id of the check.", required: true}),
+    EXTERNAL_ID: Args.string({
+      description: "Your POS's id of the check.",
+      required: true,
+      parse: async (t) => posId(t),
+    }),
   }
 
   static override flags = {
