@@ -89,7 +89,9 @@ const COMMANDS: Record<string, LeanCommand> = {
 export async function runLean(argv: readonly string[], root: string): Promise<boolean> {
   exitOnOutputFailure()
   const [id, ...rest] = argv
-  if (id === '--version' && rest.length === 1 && rest[0] === '--json') return printVersion(root)
+  // `--version --json` in either order, `-v` for `--version` as oclif takes it
+  if (argv.length === 2 && argv.includes('--json') && argv.some((a) => a === '--version' || a === '-v'))
+    return printVersion(root)
   if (id === undefined || !Object.hasOwn(COMMANDS, id) || !(await plainSetup())) return false
   const command = COMMANDS[id]!
   const flagSpecs = readManifest(root)?.commands?.[id]?.flags

@@ -314,17 +314,23 @@ describe('a bad command line exits 2 with and without --json', () => {
     }
   })
 
-  it('--version --json prints the version as JSON; --version alone, as text', async () => {
+  it('--version --json (either order, or -v) prints the version as JSON; --version alone, as text', async () => {
     const {version} = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
-    const json = await runCli(['--version', '--json'])
-    expect(json.code).toBe(0)
-    expect(JSON.parse(json.stdout)).toEqual({
-      name: 'tablepay',
-      version,
-      node: process.version,
-      platform: process.platform,
-      arch: process.arch,
-    })
+    for (const args of [
+      ['--version', '--json'],
+      ['--json', '--version'],
+      ['-v', '--json'],
+    ]) {
+      const json = await runCli(args)
+      expect(json.code, args.join(' ')).toBe(0)
+      expect(JSON.parse(json.stdout)).toEqual({
+        name: 'tablepay',
+        version,
+        node: process.version,
+        platform: process.platform,
+        arch: process.arch,
+      })
+    }
     const text = await runCli(['--version'])
     expect(text.stdout).toBe(`tablepay/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
   })
