@@ -20,7 +20,9 @@ export async function readStartFile(path: string, flag: string, hint: string): P
   try {
     text = await readFound(path)
   } catch (error) {
-    throw new UnusableInputError(`${flag}: ${path} cannot be read: ${(error as Error).message}`)
+    throw new UnusableInputError(
+      `${flag}: ${path} cannot be read: ${(error as Error).message}. Give the path of a JSON file you can read.`,
+    )
   }
   const tooLarge = tooLargeToParse(text)
   if (tooLarge) throw new UnusableInputError(`${flag}: ${path} is not read: ${tooLarge}.`)

@@ -109,9 +109,16 @@ describe('serve --seed', () => {
     }
   })
 
-  it('names a seed file that is not JSON, one that is not a seed, and a --data path that is a file, and what to do (exit 2)', async () => {
+  it('names a seed that is a directory, one not JSON, one not a seed, a --data path that is a file, and what to do (exit 2)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tablepay-serve-'))
     try {
+      // a directory where the file should be: what to give instead
+      const folder = await runCommand(['serve', '--port', '0', '--memory', '--seed', dir])
+      expect([folder.code, folder.stderr.replaceAll(/\s*\n ›\s*/g, ' ')]).toEqual([
+        2,
+        expect.stringContaining(`seed: ${dir} cannot be read: EISDIR`),
+      ])
+      expect(folder.stderr.replaceAll(/\s*\n ›\s*/g, ' ')).toContain('Give the path of a JSON file you can read.')
       const file = join(dir, 'seed.json')
       await writeFile(file, '{not json')
       const seed = await runCommand(['serve', '--port', '0', '--memory', '--seed', file])

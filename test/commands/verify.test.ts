@@ -108,6 +108,17 @@ describe('verify', () => {
     },
   )
 
+  it('names a payload file it cannot read, and what to do, on the lean path too', async () => {
+    const args = ['verify', '-s', SECRET, '-H', stripeHeader(), '-p', join(ROOT, 'no-such-payload.json'), '--json']
+    for (const {code, stdout} of [await runCommand(args), await runCli(args)]) {
+      expect(code).toBe(1)
+      expect(JSON.parse(stdout).error).toMatchObject({
+        code: 'unreadable_input',
+        suggestions: [expect.stringContaining('Check the path')],
+      })
+    }
+  })
+
   it('without a secret, exits 2 (a wrong command line) and says where to put one', async () => {
     const {code, stderr} = await runCommand(['verify', '-H', stripeHeader(), '-p', PAYLOAD])
     expect(code).toBe(2)

@@ -35,7 +35,10 @@ export async function readRawPayload(file: string | undefined): Promise<Buffer> 
   try {
     payload = await readAll(fromStdin ? process.stdin : createReadStream(file))
   } catch (error) {
-    throw await cliError(`Cannot read ${source}: ${(error as Error).message}`, {code: 'unreadable_input'})
+    throw await cliError(`Cannot read ${source}: ${(error as Error).message}`, {
+      code: 'unreadable_input',
+      suggestions: ['Check the path (a relative one is read from the current directory), or pipe the body on stdin.'],
+    })
   }
   if (payload) return payload
   throw await cliError(
