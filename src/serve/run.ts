@@ -9,7 +9,7 @@ import {wholeMs} from '../domain/duration.js'
 import {DEFAULT_RETENTION} from '../domain/retention.js'
 import {type RunningServer, startServer} from '../server/start.js'
 import {displayUrl} from '../shared/database-url.js'
-import {diskFailure} from '../shared/disk-failure.js'
+import {diskFailure, dirRemoved} from '../shared/disk-failure.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
 
 /** The flags of `serve` once parsed (cli/flags/serve.ts says what each means), which `exec` takes too. */
@@ -150,8 +150,12 @@ export async function serve(flags: ServeFlags, out: Output): Promise<void> {
       const dir = server.dataDir
       const failed = dir && diskFailure('stopping on', dir, error)
       if (!failed) throw error
-      // the stop's compaction failed, and nothing is lost: a stop all the same (exit 0), its trouble said
-      out.notice(`${failed} Every change it answered is in its journal: the next start reads it.`)
+      // the stop's compaction failed, and nothing is lost (unless the dir itself went): a stop all the same (exit 0)
+      out.notice(
+        dirRemoved(dir, error)
+          ? failed
+          : `${failed} Every change it answered is in its journal: the next start reads it.`,
+      )
     })
     .finally(() => clearTimeout(slow))
 }

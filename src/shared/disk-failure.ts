@@ -1,3 +1,5 @@
+import {existsSync} from 'node:fs'
+
 /** A directory where one of the data dir's files should be. */
 const IN_THE_WAY = 'move out of it the directory that stands where one of its files should be'
 
@@ -23,9 +25,18 @@ const REMEDIES: Record<string, string> = {
  * // 'store: compacting /srv/tablepay failed (ENOSPC: no space left on device, write): free space on its disk.'
  */
 export function diskFailure(doing: string, dir: string, error: unknown): string | undefined {
+  if (dirRemoved(dir, error)) return `store: ${doing} ${dir} failed: ${removed(dir)}.`
   const {code, path, message} = (error ?? {}) as NodeJS.ErrnoException
   const remedy = code === undefined ? undefined : REMEDIES[code]
   // the file, when the errno's message does not name it (a read's does not)
   const file = path === undefined || message.includes(path) ? '' : ` ${path}`
   return remedy && `store: ${doing} ${dir} failed (${message}${file}): ${remedy}.`
 }
+
+/** What a data dir removed while tablepay ran lost: its files are gone, and a start makes a new one. */
+export const removed = (dir: string): string =>
+  `${dir} was removed while tablepay ran, and every change it held with it: a new start makes a new one`
+
+/** Whether `error` is the data dir `dir` gone: removed while tablepay ran (`rm -rf`), not a file of it missing. */
+export const dirRemoved = (dir: string, error: unknown): boolean =>
+  (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' && !existsSync(dir)

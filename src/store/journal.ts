@@ -8,6 +8,7 @@ import {readLegacyLine} from './journal-legacy.js'
 import type {Span} from './journal-spans.js'
 import {readLines} from './lines.js'
 import {syncDir} from './sync-dir.js'
+import {dirRemoved, removed} from '../shared/disk-failure.js'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
 export interface Entry {
@@ -345,8 +346,9 @@ export async function journalStart(dir: string): Promise<number | undefined> {
  */
 export function journalFailure(dir: string, error: NodeJS.ErrnoException): string {
   const what = error.code ? error.message : (error.stack ?? String(error))
+  const kept = dirRemoved(dir, error) ? `${removed(dir)}; ` : 'Every change answered before is kept; '
   return (
-    `[tablepay] store: writing the journal in ${dir} failed (${what}). Every change answered before is kept; ` +
+    `[tablepay] store: writing the journal in ${dir} failed (${what}). ${kept}` +
     'nothing more is written, and every request is answered 503 storage_unavailable. ' +
     'Free space or fix the disk, then restart `tablepay serve`.'
   )
