@@ -142,6 +142,7 @@ export async function serve(flags: ServeFlags, out: Output): Promise<void> {
   // only once the data dir is read, which a heap kept near what it holds would collect many times over
   keepHeapNearLive()
   if (!stopping) out.emit(readyJson(server), renderBanner(server))
+  if (server.unlisted) out.notice(server.unlisted)
 
   await signalled
   await server

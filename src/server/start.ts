@@ -49,6 +49,8 @@ export interface RunningServer {
   seeded: boolean
   /** The seed given (`seed`, or read from `seedFile`), checked; undefined when none was. */
   seed?: Seed
+  /** Why the per-user registry of running servers could not list it (server-registry.ts), when it could not. */
+  unlisted?: string
   close(): Promise<void>
 }
 
@@ -101,7 +103,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     handler = running.listener
     const info = describeServer(url, accounts, dataDir)
     if (dataDir) await writeFile(join(dataDir, SERVER_FILE), JSON.stringify(info, null, 2) + '\n', {mode: 0o600})
-    const unregister = options.register ? await registerServer(info) : undefined
+    const registered = options.register ? await registerServer(info) : undefined
     // only now: begun earlier, it would take turns with the rest of the start
     if (store instanceof Store) store.compactReplayed()
 
@@ -112,12 +114,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       accounts,
       seeded,
       seed,
+      unlisted: registered?.unwritable,
       async close() {
         const stopping = running.close()
         await listening.close()
         await stopping
         if (dataDir) await rm(join(dataDir, SERVER_FILE), {force: true})
-        await unregister?.()
+        await registered?.unregister()
         await store.close()
       },
     }

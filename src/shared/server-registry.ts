@@ -42,13 +42,16 @@ export function registryDir(env: Env = process.env): string {
  * resolves with the function that removes it. Entries of servers killed
  * without cleaning up are removed on the way. A registry that cannot be
  * written only means clients elsewhere will not find this server: the
- * server still starts.
+ * server still starts, and `unwritable` says why, for it to tell.
  *
  * @example
- * const unregister = await registerServer({url, pid: process.pid, data_dir: null, api_key})
+ * const {unregister} = await registerServer({url, pid: process.pid, data_dir: null, api_key})
  * await unregister()
  */
-export async function registerServer(server: ServerFile, env: Env = process.env): Promise<() => Promise<void>> {
+export async function registerServer(
+  server: ServerFile,
+  env: Env = process.env,
+): Promise<{unregister: () => Promise<void>; unwritable?: string}> {
   const dir = registryDir(env)
   const path = join(dir, `${server.pid}-${new URL(server.url).port}.json`)
   try {
@@ -57,10 +60,14 @@ export async function registerServer(server: ServerFile, env: Env = process.env)
     for (const [name, entry] of await readEntries(dir))
       if (!isAlive(entry.pid)) await rm(join(dir, name), {force: true})
     await writeFile(path, JSON.stringify(server, null, 2) + '\n', {mode: 0o600})
-  } catch {
-    return async () => {}
+  } catch (error) {
+    const why = (error as Error).message
+    return {
+      unregister: async () => {},
+      unwritable: `Not listed in ${dir} (${why}): a client in another directory will not find this server. Give TABLEPAY_HOME a directory you can write, or pass --url to clients.`,
+    }
   }
-  return () => rm(path, {force: true})
+  return {unregister: () => rm(path, {force: true})}
 }
 
 /** Every readable entry of the registry; a server killed without cleaning up leaves one whose pid is gone. */

@@ -277,11 +277,13 @@ describe('serve --data DIR that cannot be made', () => {
   )
 
   it(
-    'starts when the registry of running servers cannot be made (TABLEPAY_HOME=/proc/x)',
+    'starts when the registry of running servers cannot be made (TABLEPAY_HOME=/proc/x), and says what that means',
     {timeout: 15_000},
     async () => {
       const serve = spawnKilledAfter(['serve', '--port', '0', '--memory', '--json'], {TABLEPAY_HOME: '/proc/x'})
       expect(JSON.parse(await serve.waitForOutput('\n'))).toMatchObject({status: 'ready'})
+      await serve.waitForStderr('Give TABLEPAY_HOME a directory you can write')
+      expect(serve.stderr()).toContain('Not listed in /proc/x/servers (')
     },
   )
 })
