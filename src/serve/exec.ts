@@ -46,13 +46,39 @@ export function commandEnv(server: RunningServer): Record<string, string | undef
 export async function exec(flags: ServeFlags, command: readonly string[]): Promise<number> {
   // stdout is the command's: the server's lines (--log) go to stderr
   const out = outputFor(false, process.stderr)
-  const server = await startServing(flags, out, {register: false})
+  const {server, signalled} = await untilStarted(startServing(flags, out, {register: false}), out)
   try {
+    // stopped while it started (a CI job's timeout): COMMAND never runs, and the server stops as after it
+    if (signalled) return 128 + constants.signals[signalled]
     out.notice(`tablepay is listening on ${server.url}/v1 until ${command[0]} exits`)
     // a variable left undefined is not passed on (child_process skips it)
     return await run(command, {...process.env, ...commandEnv(server)})
   } finally {
     await server.close()
+  }
+}
+
+/**
+ * The server `starting` resolves with, and the signal (SIGINT, SIGTERM, SIGHUP) that came while it started, if
+ * one did: it says so and lets the start end, as `serve` does; a second ends this process at once. Listens
+ * only until the start ends: then COMMAND's own forwarding takes the signals.
+ */
+async function untilStarted(
+  starting: Promise<RunningServer>,
+  out: ReturnType<typeof outputFor>,
+): Promise<{server: RunningServer; signalled?: NodeJS.Signals}> {
+  let signalled: NodeJS.Signals | undefined
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) process.exit(128 + constants.signals[signal])
+    signalled = signal
+    out.notice('Stopping tablepay…')
+  }
+  for (const signal of STOPPING) process.on(signal, onSignal)
+  try {
+    const server = await starting
+    return {server, signalled}
+  } finally {
+    for (const signal of STOPPING) process.off(signal, onSignal)
   }
 }
 
