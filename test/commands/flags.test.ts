@@ -228,6 +228,8 @@ describe('a bad command line exits 2 with and without --json', () => {
     [['logs', 'list', '--path', ''], 'See `tablepay logs list --help`.'],
     [['checks', 'list', '--starting-after', ''], 'See `tablepay checks list --help`.'],
     [['openapi', '--output', ''], 'See `tablepay openapi --help`.'],
+    [['faults', 'add', '--path', '', '--status', '503'], 'See `tablepay faults add --help`.'],
+    [['checks', 'push', 't1', '-f', 'fixtures/checks/open.json', '-l', ''], 'See `tablepay checks push --help`.'],
     // a refusal with a hint of its own keeps it alone
     [['snapshots', 'save', 'bad name!'], 'Name it like lunch-rush or ci_base.'],
   ])('%j: a command line the command refuses says what to do, before any server is looked for', async (args, hint) => {

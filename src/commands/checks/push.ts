@@ -6,6 +6,7 @@ import {qrFlag} from '../../cli/flags/qr.js'
 import {renderGuestQr} from '../../cli/views/qr.js'
 import {readJsonObject} from '../../cli/read-json.js'
 import {posId} from '../../cli/check-ref.js'
+import {textFlag} from '../../cli/flags/filter.js'
 
 export default class ChecksPush extends ApiCommand<typeof ChecksPush> {
   static override summary = 'Push the complete current state of a check.'
@@ -49,7 +50,7 @@ Prints what happened (created, updated, unchanged or stale) and the check; --jso
 
   static override flags = {
     file: Flags.string({char: 'f', summary: 'JSON file with the check body; - or no flag reads stdin.'}),
-    location: Flags.string({char: 'l', summary: 'Location id, set as location_id in the body.'}),
+    location: textFlag({char: 'l', summary: 'Location id, set as location_id in the body.'}),
     qr: qrFlag,
   }
 

@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {textFlag} from '../../cli/flags/filter.js'
 import type {Fault, FaultInput} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {positiveDuration} from '../../cli/flags/duration.js'
@@ -42,7 +43,7 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
         return method
       },
     }),
-    path: Flags.string({
+    path: textFlag({
       summary: 'Only paths matching this pattern: * one segment, ** the rest (/v1/checks/external/*).',
     }),
     status: Flags.custom<number>({
