@@ -49,7 +49,8 @@ function canStrike({method, path}: {method?: string; path?: string}): boolean {
   )
 }
 
-const Pattern = z
+/** A path pattern: `*` one segment, `**` the rest (a fault's `match.path`, a request log's `path` with a `*`). */
+export const PathPattern = z
   .string()
   .min(2)
   .max(500)
@@ -74,7 +75,7 @@ export const FaultInput = z
           // the document has no pattern for it, which could not say "in any case"
           .describe(`${FAULT_METHODS.join(', ')}, in any case`)
           .optional(),
-        path: Pattern.optional(),
+        path: PathPattern.optional(),
       })
       .refine(canStrike, {
         message:

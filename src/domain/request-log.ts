@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import {type CheckChanges, checkChanges} from './check-changes.js'
-import {pathMatches} from './faults.js'
+import {PathPattern, pathMatches} from './faults.js'
 import type {PushResult} from './push.js'
 import type {CheckRecord} from './records.js'
 
@@ -320,6 +320,12 @@ export const RequestFilters = z.object({
     .string()
     .min(1)
     .max(2000)
+    // with a `*`, a pattern by a fault's rules: else `/v1/**/claims` would match every path, `v1/*` none
+    .superRefine((path, context) => {
+      if (!path.includes('*')) return
+      for (const {message} of PathPattern.safeParse(path).error?.issues ?? [])
+        context.addIssue({code: 'custom', message})
+    })
     .describe('A prefix (`/v1/checks`), or a pattern as a fault matches paths (`/v1/checks/*/claims`)')
     .optional(),
   check_id: z.string().min(1).optional(),

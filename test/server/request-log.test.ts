@@ -245,6 +245,12 @@ describe('the request log', () => {
     expect(page).toMatchObject({object: 'list', has_more: true, next_cursor: requestIdOf(bad)})
     expect(await ids(`?path=/v1/checks&starting_after=${page.next_cursor}`)).toEqual([requestIdOf(ok)])
     expect((await sim.api('GET', '/v1/sim/requests?status=abc')).status).toBe(422)
+    // a pattern by a fault's rules: ** only last, a leading /
+    for (const path of ['/v1/**/claims', 'v1/*'])
+      expect((await sim.api('GET', `/v1/sim/requests?path=${path}`)).body.error, path).toMatchObject({
+        code: 'validation_failed',
+        details: [{path: 'path', message: expect.any(String)}],
+      })
   })
 
   it('keeps the last 1,000 requests of an account: the 1,001st evicts the 1st', async () => {
