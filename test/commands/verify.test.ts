@@ -72,6 +72,15 @@ describe('verify', () => {
     expect(code).toBe(0)
   })
 
+  it('accepts a signature made past the last time a Date holds, saying its t, on the lean path too', async () => {
+    const t = '8640000000001'
+    const header = (await runCli(['sign', '-s', SECRET, '-p', PAYLOAD, '-t', t])).stdout.trim()
+    const args = ['verify', '-s', SECRET, '-H', header, '-p', PAYLOAD, '--tolerance', String(Number.MAX_SAFE_INTEGER)]
+    for (const {code, stdout} of [await runCommand(args), await runCli(args)]) {
+      expect([code, stdout]).toEqual([0, expect.stringContaining(`Valid signature, made at t=${t}`)])
+    }
+  })
+
   const refusals: [string, () => string[], string][] = [
     ['a tampered body', () => ['-H', stripeHeader(), '-p', 'fixtures/checks/updated.json'], 'signature_mismatch'],
     [

@@ -42,8 +42,9 @@ export async function verifyDelivery(input: VerifyInput, log: (text: string) => 
     })
   }
   const age = Math.floor(Date.now() / 1000) - result.timestamp
-  log(
-    `Valid signature, made ${new Date(result.timestamp * 1000).toISOString()} (${age >= 0 ? `${age} s ago` : `${-age} s from now`}).`,
-  )
+  // past the year 275760 a Date holds no time: the signature is as valid, said by its t
+  const made = new Date(result.timestamp * 1000)
+  const when = Number.isNaN(made.getTime()) ? `at t=${result.timestamp}` : made.toISOString()
+  log(`Valid signature, made ${when} (${age >= 0 ? `${age} s ago` : `${-age} s from now`}).`)
   return result
 }
