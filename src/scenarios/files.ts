@@ -22,7 +22,8 @@ export function validScenario(value: unknown, source: string): Scenario {
   try {
     json = JSON.parse(JSON.stringify(value) ?? 'null')
   } catch (error) {
-    throw new InvalidScenarioError(`${source} is no JSON value: ${(error as Error).message}.`)
+    const message = `is no JSON value: ${(error as Error).message}`
+    throw new InvalidScenarioError(`${source} ${message}.`, [{path: '.', message}])
   }
   const checked = checkScenario(json)
   if (checked.valid) return checked.scenario

@@ -377,12 +377,16 @@ async function afterRestore(state: RunState): Promise<void> {
   if (state.events) state.events.before = await eventsBaseline(state.client)
 }
 
-/** Whether `answer` is a snapshot restored by `request` (`POST /sim/snapshots/{name}/restore`). */
-const isRestore = (request: {method: string; path: string}, answer: RawAnswer): boolean =>
+/**
+ * Whether `answer` is a snapshot of the run's account restored by `request` (`POST /sim/snapshots/{name}/restore`
+ * with the run's key: one with an `Authorization` of its own restores another account's).
+ */
+const isRestore = (request: {method: string; path: string; headers?: Record<string, string>}, answer: RawAnswer) =>
   isSuccess(answer.status) &&
   request.method === 'POST' &&
   /\/restore\/?$/.test(request.path.split('?')[0]!) &&
-  fieldOf(answer.data, ['object']) === 'snapshot'
+  fieldOf(answer.data, ['object']) === 'snapshot' &&
+  !Object.keys(request.headers ?? {}).some((name) => name.toLowerCase() === 'authorization')
 
 function statusDifference({status}: {status?: number | null}, got: number | null): SubsetDifference {
   return {path: 'status', expected: status === undefined ? '2xx' : status, got}

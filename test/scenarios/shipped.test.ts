@@ -130,6 +130,7 @@ describe('sim.runScenario', () => {
     const error = await sim.runScenario(bigint).catch((error: unknown) => error)
     expect(error).toBeInstanceOf(InvalidScenarioError)
     expect((error as Error).message).toMatch(/^The scenario given is no JSON value: .*BigInt/)
+    expect((error as InvalidScenarioError).problems).toEqual([{path: '.', message: expect.stringContaining('BigInt')}])
     expect(await server.stored()).toBe(before)
   })
 })

@@ -5,7 +5,7 @@ import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 import {ROOT} from '../helpers/cli.js'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {TEST_SEED} from '../helpers/simulator.js'
+import {OTHER_KEY, TEST_SEED} from '../helpers/simulator.js'
 
 // the public entry points, resolved through package.json "exports" as a user's import would be
 const {startSimulator} = await import('tablepay/testing')
@@ -52,13 +52,33 @@ describe('startSimulator', () => {
           {snapshot: 'restored-${run}'},
           {restore: 'restored-${run}'},
           {expect_event: {type: 'check.created', within: '200ms'}},
+          // one made after the restore is the run's
+          {push: {...push, external_id: 'after-${run}'}},
+          {expect_event: {type: 'check.created', json: {data: {external_id: 'after-${run}'}}}},
         ],
       })
       .catch((error: {report: ScenarioReport}) => error)
     const {report} = failed as {report: ScenarioReport}
     await client.request('DELETE', `/sim/snapshots/restored-${report.run}`)
-    expect(report).toMatchObject({ok: false, passed: 3, failed: 1})
+    expect(report).toMatchObject({ok: false, passed: 5, failed: 1})
     expect(report.steps[3]).toMatchObject({ok: false, title: 'expect_event check.created within 200ms'})
+  })
+
+  test("runScenario(): a request restoring another account's snapshot leaves the run's events as they were", async () => {
+    const push = checkWith([['l1', 1, 100]], {location_id: '${location}'})
+    const other = {authorization: `Bearer ${OTHER_KEY}`}
+    const report = await sim.runScenario({
+      tablepay_scenario: 1,
+      name: 'other-restore',
+      steps: [
+        {push: {...push, external_id: 'mine-${run}'}},
+        {request: {method: 'POST', path: '/sim/snapshots', body: {name: 'theirs-${run}'}, headers: other}},
+        {request: {method: 'POST', path: '/sim/snapshots/theirs-${run}/restore', headers: other}},
+        {expect_event: {type: 'check.created', json: {data: {external_id: 'mine-${run}'}}}},
+      ],
+    })
+    await new TablepayClient({url: sim.url, apiKey: OTHER_KEY}).request('DELETE', `/sim/snapshots/theirs-${report.run}`)
+    expect(report).toMatchObject({ok: true, passed: 4})
   })
 
   test('requests() returns the request log; faults.add() makes the next push fail and clear() removes faults', async () => {
