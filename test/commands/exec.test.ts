@@ -1,14 +1,13 @@
-import {execFile, spawn} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {mkdtemp, open, readFile, rm, writeFile} from 'node:fs/promises'
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {createServer} from 'node:http'
 import {type AddressInfo, connect} from 'node:net'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
-import {promisify} from 'node:util'
+import {dirname, join} from 'node:path'
 import {describe, expect, it, onTestFinished} from 'vitest'
 import {isAlive} from '../../src/shared/process-alive.js'
-import {READ_KEY, ROOT, runCli, runCommand, spawnRunning, WRITE_KEY} from '../helpers/cli.js'
+import {READ_KEY, ROOT, runCli, runCommand, signalledWhileStarting, spawnRunning, WRITE_KEY} from '../helpers/cli.js'
 
 const SECRET = 'whsec_exec_test_secret_0123456789'
 
@@ -267,20 +266,10 @@ describe('exec -- COMMAND', () => {
   })
 
   it('a SIGTERM while the server starts stops it once started: COMMAND never runs, exit 143', async () => {
-    // the seed is read through a pipe, which holds the start until the test writes it
-    const dir = await mkdtemp(join(tmpdir(), 'tablepay-exec-slow-start-'))
-    onTestFinished(() => rm(dir, {recursive: true, force: true}))
-    const seed = join(dir, 'seed.fifo')
-    await promisify(execFile)('mkfifo', [seed])
-    const ran = join(dir, 'ran')
+    const ran = join(await mkdtemp(join(tmpdir(), 'tablepay-exec-')), 'ran')
+    onTestFinished(() => rm(dirname(ran), {recursive: true, force: true}))
     const script = `require('node:fs').writeFileSync(${JSON.stringify(ran)}, '')`
-    const exec = spawnRunning(['exec', '--seed', seed, '--', 'node', '-e', script])
-    // it opens the pipe once it is starting: a writer's open waits for that
-    const writer = await open(seed, 'w')
-    void exec.kill('SIGTERM')
-    await exec.waitForStderr('Stopping tablepay…')
-    await writer.writeFile(await readFile(join(ROOT, 'fixtures', 'seed.json')))
-    await writer.close()
+    const exec = await signalledWhileStarting((seed) => ['exec', '--seed', seed, '--', 'node', '-e', script])
     expect(await exec.exited).toBe(143)
     expect(existsSync(ran)).toBe(false)
     expect(exec.stderr()).not.toContain('listening')

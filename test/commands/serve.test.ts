@@ -1,6 +1,6 @@
 import {existsSync} from 'node:fs'
 import {execFile} from 'node:child_process'
-import {mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises'
 import {createServer, type Server} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -11,6 +11,7 @@ import {
   IN_MEMORY,
   ROOT,
   runCommand,
+  signalledWhileStarting,
   spawnRunning,
   spawnServe,
   startCliServer,
@@ -72,18 +73,15 @@ describe('serve --json --memory', () => {
     }
   })
   it('a SIGTERM while it starts stops it once started, exit 0, with no ready line: a CI timeout of a slow start', async () => {
-    // the seed is read through a pipe, which holds the start until the test writes it
-    const dir = await mkdtemp(join(tmpdir(), 'tablepay-slow-start-'))
-    onTestFinished(() => rm(dir, {recursive: true, force: true}))
-    const seed = join(dir, 'seed.fifo')
-    await promisify(execFile)('mkfifo', [seed])
-    const server = spawnServe(['--memory', '--json', '--seed', seed])
-    // it opens the pipe once it is starting: a writer's open waits for that
-    const writer = await open(seed, 'w')
-    void server.kill('SIGTERM')
-    await server.waitForStderr('Stopping tablepay…')
-    await writer.writeFile(await readFile(join(ROOT, 'fixtures', 'seed.json')))
-    await writer.close()
+    const server = await signalledWhileStarting((seed) => [
+      'serve',
+      '--port',
+      '0',
+      '--memory',
+      '--json',
+      '--seed',
+      seed,
+    ])
     expect(await server.exited).toBe(0)
     expect([server.stdout(), server.stderr()]).toEqual(['', 'Stopping tablepay…\n'])
   })

@@ -1,8 +1,10 @@
-import {type ChildProcess, spawn} from 'node:child_process'
+import {type ChildProcess, execFile, spawn} from 'node:child_process'
+import {open, readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {promisify} from 'node:util'
 import {type RunningCommand, runInProcess, startInProcess} from './run-command.js'
-import {makeTempDirSync} from './temp-dirs.js'
+import {makeTempDir, makeTempDirSync} from './temp-dirs.js'
 
 /** The repository root: the CLI runs from here, so `fixtures/…` paths work as in the docs. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -145,6 +147,24 @@ export interface CliProcess {
 /** Starts `tablepay serve --port 0 ARGS` and leaves it running. */
 export function spawnServe(args: string[]): CliProcess {
   return spawnRunning(['serve', '--port', '0', ...args])
+}
+
+/**
+ * `args(seed)` (`serve`, `exec`) started with fixtures/seed.json read through a pipe at `seed`, which holds
+ * the start until it is written, and sent SIGTERM while it starts: resolves once it has said it stops and
+ * has its seed, the start then free to end.
+ */
+export async function signalledWhileStarting(args: (seed: string) => string[]): Promise<CliProcess> {
+  const seed = join(await makeTempDir('tablepay-slow-start-'), 'seed.fifo')
+  await promisify(execFile)('mkfifo', [seed])
+  const started = spawnRunning(args(seed))
+  // it opens the pipe once it is starting: a writer's open waits for that
+  const writer = await open(seed, 'w')
+  void started.kill('SIGTERM')
+  await started.waitForStderr('Stopping tablepay…')
+  await writer.writeFile(await readFile(join(ROOT, 'fixtures', 'seed.json')))
+  await writer.close()
+  return started
 }
 
 /** Starts a command that keeps running (`serve`, `deliveries tail`, `listen`) and leaves it running. */
