@@ -88,9 +88,13 @@ export class PgFaults implements SharedFaults {
     return rows[0]?.left === true
   }
 
-  async clear(accountId: string): Promise<number> {
-    const {rows} = await this.#query(`DELETE FROM faults WHERE account_id = $1 RETURNING ${LEFT} AS left`, [accountId])
-    return rows.filter((row) => row.left === true).length
+  async clear(accountId: string): Promise<{count: number; through: number}> {
+    const {rows} = await this.#query<{left: boolean; seq: string}>(
+      `DELETE FROM faults WHERE account_id = $1 RETURNING ${LEFT} AS left, seq`,
+      [accountId],
+    )
+    const through = rows.reduce((most, row) => Math.max(most, Number(row.seq)), 0)
+    return {count: rows.filter((row) => row.left === true).length, through}
   }
 
   async draw(id: string): Promise<number | undefined> {

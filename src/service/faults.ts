@@ -20,7 +20,11 @@ interface FaultNote {
   account_id: string
   added?: StoredFault
   gone?: string
-  cleared?: true
+  /**
+   * The faults cleared: those up to this place in the database's order, so that a note that arrives late takes
+   * none added since (`true`, from an earlier version: all).
+   */
+  cleared?: number | true
 }
 
 /**
@@ -105,8 +109,8 @@ export class Faults {
   /** Removes every fault of the account; says how many. */
   async clear(accountId: string): Promise<number> {
     if (this.shared) {
-      const count = await this.shared.faults.clear(accountId)
-      this.#heard({account_id: accountId, cleared: true}, true)
+      const {count, through} = await this.shared.faults.clear(accountId)
+      this.#heard({account_id: accountId, cleared: through}, true)
       return count
     }
     const count = this.#byAccount.get(accountId)?.length ?? 0
@@ -196,7 +200,8 @@ export class Faults {
   #heard(note: FaultNote, own = false): void {
     const faults = this.#copy.get(note.account_id) ?? []
     let left = faults
-    if (note.cleared) left = []
+    const {cleared} = note
+    if (cleared !== undefined) left = cleared === true ? [] : faults.filter(({seq}) => seq > cleared)
     if (note.gone !== undefined) left = faults.filter(({fault}) => fault.id !== note.gone)
     if (note.added && !faults.some(({fault}) => fault.id === note.added!.fault.id))
       left = [...faults, note.added].sort((a, b) => a.seq - b.seq)

@@ -240,8 +240,11 @@ export interface SharedFaults {
   add(fault: FaultRecord, limit: number): Promise<StoredFault | number | undefined>
   /** False when the account has no fault `id` with strikes left. */
   remove(accountId: string, id: string): Promise<boolean>
-  /** Removes every fault of the account; resolves with how many had strikes left. */
-  clear(accountId: string): Promise<number>
+  /**
+   * Removes every fault of the account; resolves with how many had strikes left, and `through`, the place in the
+   * database's order of the last one removed (0 for none): one added since comes after it.
+   */
+  clear(accountId: string): Promise<{count: number; through: number}>
   /** Takes the fault's next draw: how many it has had with this one (from 1); undefined when it is gone. */
   draw(id: string): Promise<number | undefined>
   /** One strike of the fault, when it has one left: what is left (null: no end); undefined when it is gone. */

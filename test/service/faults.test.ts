@@ -8,21 +8,31 @@ const routed = () => true
 
 const NOW = '2026-01-01T00:00:00.000Z'
 
-/** Instances on one database, as far as faults go: one table, the notes between them, and every query counted. */
+/**
+ * Instances on one database, as far as faults go: one table, the notes between them, and every query counted.
+ * `hold` keeps the notes sent from then on until `release`, as a busy database may deliver them late.
+ */
 function database() {
   const rows: StoredFault[] = []
   const queries: string[] = []
+  let seq = 0
+  let held: (() => void)[] | undefined
   const listeners = new Map<Faults, Map<string, (note: unknown) => void>>()
   const table: SharedFaults = {
     all: async (accountId) => (queries.push('all'), rows.filter((r) => !accountId || r.fault.account_id === accountId)),
     add: async (fault: FaultRecord) => {
       queries.push('add')
-      const stored = {fault: {...fault}, seq: rows.length + 1}
+      const stored = {fault: {...fault}, seq: ++seq}
       rows.push(stored)
       return stored
     },
     remove: async () => (queries.push('remove'), false),
-    clear: async () => (queries.push('clear'), 0),
+    clear: async (accountId) => {
+      queries.push('clear')
+      const gone = rows.filter((r) => r.fault.account_id === accountId)
+      for (const row of gone) rows.splice(rows.indexOf(row), 1)
+      return {count: gone.length, through: Math.max(0, ...gone.map((r) => r.seq))}
+    },
     draw: async () => (queries.push('draw'), undefined),
     strike: async (id) => {
       queries.push('strike')
@@ -37,7 +47,12 @@ function database() {
     const shared: SharedStorage = {
       claim: async () => undefined,
       broadcast: (topic, note) => {
-        for (const [other, topics] of listeners) if (other !== faults) topics.get(topic)?.(note())
+        const told = note()
+        const deliver = () => {
+          for (const [other, topics] of listeners) if (other !== faults) topics.get(topic)?.(told)
+        }
+        if (held) held.push(deliver)
+        else deliver()
         return true
       },
       listen: (topic, listener) => {
@@ -52,7 +67,13 @@ function database() {
     listeners.set(faults, new Map())
     return faults
   }
-  return {instance, queries}
+  const hold = () => (held = [])
+  const release = () => {
+    const late = held ?? []
+    held = undefined
+    for (const deliver of late) deliver()
+  }
+  return {instance, queries, hold, release}
 }
 
 describe('Faults on a shared database', () => {
@@ -71,6 +92,19 @@ describe('Faults on a shared database', () => {
     expect(a.take('acct_1', 'GET', '/v1/checks/chk_1', routed)).toBeUndefined()
     expect(b.take('acct_1', 'GET', '/v1/checks/chk_1', routed)).toBeUndefined()
     expect(db.queries).toEqual(['strike'])
+  })
+
+  it('a clear heard late takes none of the faults added after it', async () => {
+    const db = database()
+    const [a, b] = [db.instance(), db.instance()]
+    await Promise.all([a.start(), b.start()])
+    await a.add('acct_1', {status: 503}, NOW)
+    db.hold()
+    // b's clear reaches a only after a has added another
+    await b.clear('acct_1')
+    await a.add('acct_1', {status: 502}, NOW)
+    db.release()
+    expect(await a.take('acct_1', 'GET', '/v1/locations', routed)).toMatchObject({status: 502})
   })
 
   it('without a shared database, take answers at once and faults stay in memory', async () => {
