@@ -1,15 +1,16 @@
 import {chmod, stat, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
-import {Errors, Flags} from '@oclif/core'
-import {nonEmpty} from './filter.js'
+import {Errors} from '@oclif/core'
+import {textFlag} from './filter.js'
 
-/** `--output FILE`: a command's document written to FILE instead of printed (`openapi`, `snapshots export`). */
-export const outputFlag = Flags.string({
+/**
+ * `--output FILE`: a command's document written to FILE instead of printed (`openapi`, `snapshots export`);
+ * never empty, as `-o "$OUT"` with OUT unset would print what was meant for a file.
+ */
+export const outputFlag = textFlag({
   char: 'o',
   helpValue: 'FILE',
   summary: 'Write the document to FILE instead of printing it.',
-  // `-o "$OUT"` with OUT unset would print what was meant for a file
-  parse: async (text) => nonEmpty(text),
 })
 
 /**
