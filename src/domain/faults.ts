@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import {ApiError} from './errors.js'
 import {newId} from './ids.js'
+import {PATH_PATTERN, REST_LAST, restLast, STARTS_WITH_SLASH} from './path-pattern.js'
 import {ROUTES} from './routes.js'
 
 /** The largest seed of a fault's draws: its generator's state is 32 bits. */
@@ -52,14 +53,10 @@ function canStrike({method, path}: {method?: string; path?: string}): boolean {
 /** A path pattern: `*` one segment, `**` the rest (a fault's `match.path`, a request log's `path` with a `*`). */
 export const PathPattern = z
   .string()
-  .min(2)
-  .max(500)
-  .regex(/^\/\S*$/, 'a path pattern that starts with "/", e.g. /v1/checks/external/*')
-  // `**` stands for the rest of the path: segments after it would never be compared
-  .refine((pattern) => !pattern.replace(/\/+$/, '').split('/').slice(0, -1).includes('**'), {
-    message: '"**" is the rest of the path: it can only be the last segment, e.g. /v1/checks/**',
-    abort: true,
-  })
+  .min(PATH_PATTERN.min)
+  .max(PATH_PATTERN.max)
+  .regex(PATH_PATTERN.start, STARTS_WITH_SLASH)
+  .refine(restLast, {message: REST_LAST, abort: true})
 
 /** The methods a fault matches, in any case: every method an API route takes (PATCH /v1/webhook-endpoints/{id} can fail too). */
 export const FAULT_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const

@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {pathPatternProblem} from '../../domain/path-pattern.js'
 
 /**
  * `text`, refused when empty: a filter or id given as a variable left unset would match nothing, or name
@@ -11,3 +12,13 @@ export function nonEmpty(text: string): string {
 
 /** A flag that narrows a list, or names a record, by a text: never an empty one (`nonEmpty`). */
 export const textFlag = Flags.custom<string>({parse: async (text) => nonEmpty(text)})
+
+/**
+ * `text` as a path pattern by the faults' rules (domain/path-pattern.ts): refused here as the server would
+ * refuse it, so a wrong pattern is a wrong command line, not a 422.
+ */
+export function pathPattern(text: string): string {
+  const problem = pathPatternProblem(nonEmpty(text))
+  if (problem) throw new Error(`"${text}": ${problem}`)
+  return text
+}

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import type {RequestFilters, TablepayClient} from '../../client/client.js'
 import {CHECK_NAMES, checkFlag, type CheckRef} from '../check-ref.js'
-import {nonEmpty, textFlag} from './filter.js'
+import {nonEmpty, pathPattern} from './filter.js'
 
 /** The filters `logs tail` and `logs list` share, as `GET /v1/sim/requests` takes them. */
 export const requestFilterFlags = {
@@ -16,8 +16,10 @@ export const requestFilterFlags = {
     summary: 'Only requests with this method (PUT).',
     parse: async (t) => nonEmpty(t).toUpperCase(),
   }),
-  path: textFlag({
+  path: Flags.string({
     summary: 'Only requests whose path starts with this (/v1/checks), or matches a pattern as faults add --path takes.',
+    // with a `*`, a pattern by the faults' rules, as the API reads it (RequestFilters)
+    parse: async (text) => (text.includes('*') ? pathPattern(text) : nonEmpty(text)),
   }),
   check: checkFlag({summary: `Only requests about this check: ${CHECK_NAMES}.`}),
 }

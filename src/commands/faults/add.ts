@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {textFlag} from '../../cli/flags/filter.js'
+import {pathPattern} from '../../cli/flags/filter.js'
 import type {Fault, FaultInput} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {positiveDuration} from '../../cli/flags/duration.js'
@@ -43,8 +43,9 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
         return method
       },
     }),
-    path: textFlag({
+    path: Flags.string({
       summary: 'Only paths matching this pattern: * one segment, ** the rest (/v1/checks/external/*).',
+      parse: async (text) => pathPattern(text),
     }),
     status: Flags.custom<number>({
       summary: `Answer with this status: ${FAULT_STATUSES.join(', ')}.`,
