@@ -272,6 +272,11 @@ describe('a bad command line exits 2 with and without --json', () => {
       message: '"tablepay frobnicate" is not a command.',
       suggestions: ['`tablepay --help` lists the commands.'],
     })
+    // --json alone, which oclif reads as the command
+    const flagOnly = await runCommand(['--json'])
+    expect(flagOnly.code).toBe(2)
+    expect(flagOnly.stderr).toBe('')
+    expect(JSON.parse(flagOnly.stdout).error).toMatchObject({code: 'invalid_usage'})
   })
 
   it('with --json, an unknown command or group keeps its hint: the nearest command, or group, and where the list is', async () => {

@@ -40,6 +40,8 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
       return showHelp(config, [subject, ...argv])
   }
   const words = asked[0] === 'help' ? asked.slice(1) : asked
+  // `tablepay --json` alone: oclif took the flag for the command's id
+  const line = [id, ...argv]
   const typed = toConfiguredId(words.join(':'), config)
   const commands = visibleCommands(config)
   // a topic too: `tablepay chekcs` meant `tablepay checks`
@@ -56,7 +58,7 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
     const message = runs
       ? `Unexpected argument: ${rest}. "${config.bin} ${command}" runs what comes after --: ${config.bin} ${command} -- ${rest}`
       : `Unexpected argument: ${rest}. "${config.bin} ${command}" takes none.`
-    throw usageError(message, [`See \`${config.bin} ${command} --help\`.`], argv)
+    throw usageError(message, [`See \`${config.bin} ${command} --help\`.`], line)
   }
   throw usageError(
     `"${config.bin} ${typed}" is not a command.`,
@@ -64,7 +66,7 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
       ...(close ? [`Did you mean \`${config.bin} ${nearest}\`?`] : []),
       `\`${config.bin}${topic} --help\` lists the commands.`,
     ],
-    argv,
+    line,
   )
 }
 
