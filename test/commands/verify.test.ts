@@ -133,6 +133,8 @@ describe('verify', () => {
     expect(code).toBe(2)
     expect(stderr).toContain('TABLEPAY_WEBHOOK_SECRET')
     expect(stderr).toContain('missing_secret')
+    // where a secret is found again: listen's is not only in the answer that made its endpoint
+    expect(stderr).toContain('listen --print-secret')
   })
 
   it('without a secret, exits 2 with the error body under --json, on the lean path too', async () => {

@@ -13,7 +13,9 @@ export async function requireSecret(secret: string | undefined): Promise<string>
   throw await cliError('No signing secret: pass --secret whsec_… or set TABLEPAY_WEBHOOK_SECRET.', {
     code: 'missing_secret',
     exit: 2,
-    suggestions: ['The secret is in the answer that created the webhook endpoint, and only there.'],
+    suggestions: [
+      "An endpoint's secret is in the answer that created it (or rotated it); `tablepay listen --print-secret` prints listen's.",
+    ],
   })
 }
 
