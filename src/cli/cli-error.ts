@@ -29,6 +29,20 @@ export async function cliError(
   return Object.assign(new CLIError(message, {exit, code, suggestions}), report === undefined ? {} : {report})
 }
 
+/**
+ * A file named that cannot be read (`source`, the way it was named): the wrong one to name, so a wrong command
+ * line as a missing one is, exit 2 (docs/cli.md, "Flags and exit codes"). `orElse` adds another way to give it.
+ *
+ * @example
+ * throw await unreadable('body.json', enoent, ', or pipe the body on stdin')
+ */
+export const unreadable = (source: string, error: unknown, orElse = ''): Promise<Error> =>
+  cliError(`Cannot read ${source}: ${(error as Error).message}`, {
+    code: 'unreadable_input',
+    exit: 2,
+    suggestions: [`Check the path (a relative one is read from the current directory)${orElse}.`],
+  })
+
 /** The exit code an error asks for (oclif's `exit`: 2 for a wrong command line), if any. */
 export const exitOf = (error: unknown): number | undefined => (error as {oclif?: {exit?: number}}).oclif?.exit
 

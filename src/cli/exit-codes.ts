@@ -16,7 +16,7 @@ export const EXIT_CODES: ExitCodes = {
   0: 'Done.',
   1: 'It failed: the message says why.',
   // oclif's own usage errors exit 2 too (package.json, oclif.exitCodes)
-  2: 'A wrong command line (an unknown command or flag, a bad value, missing input): nothing was done.',
+  2: 'A wrong command line (an unknown command or flag, a bad value, missing input, a file it cannot read): nothing was done.',
 }
 
 /** The codes of a command that calls the server. */

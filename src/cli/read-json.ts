@@ -2,6 +2,7 @@ import {text} from 'node:stream/consumers'
 import {Errors} from '@oclif/core'
 import {withoutBom} from '../shared/json-file.js'
 import {readFound} from '../shared/package-file.js'
+import {unreadable} from './cli-error.js'
 
 /**
  * A JSON object from a file, or from stdin when `file` is absent or `-`. A
@@ -31,11 +32,7 @@ export async function readJsonObject(
   try {
     input = fromStdin ? await text(process.stdin) : await readFound(file)
   } catch (error) {
-    throw new Errors.CLIError(`Cannot read ${source}: ${(error as Error).message}`, {
-      exit: 1,
-      code: 'unreadable_input',
-      suggestions: ['Check the path (a relative one is read from the current directory), or pipe the JSON on stdin.'],
-    })
+    throw await unreadable(source, error, ', or pipe the JSON on stdin')
   }
   if (input.trim() === '') {
     // nothing piped is a wrong command line; a file given that is empty is what it holds, as invalid JSON is

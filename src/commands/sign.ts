@@ -17,7 +17,7 @@ X-Tablepay-Event-Id and X-Tablepay-Event-Type from the payload's id and type, X-
 no redirects followed, 10 s to answer.`
 
   static override exitCodes = {
-    1: "--forward-to's receiver answered other than 2xx, not within 10 s, or could not be reached; or the payload cannot be read.",
+    1: "--forward-to's receiver answered other than 2xx, not within 10 s, or could not be reached.",
   }
 
   static override examples = [

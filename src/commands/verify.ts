@@ -15,7 +15,7 @@ The payload must be the body exactly as received: a re-serialized or pretty-prin
 
   static override exitCodes = {
     0: 'The signature is valid.',
-    1: 'It is not, for one reason code: malformed_header, no_signature, signature_mismatch or timestamp_outside_tolerance. Or the payload cannot be read.',
+    1: 'It is not, for one reason code: malformed_header, no_signature, signature_mismatch or timestamp_outside_tolerance.',
   }
 
   static override examples = [

@@ -100,12 +100,14 @@ describe('the codes help shows are the ones the command exits with', () => {
     })
   })
 
-  it('checks push: 0 pushed, 1 a body it cannot read, 2 a bad flag', async () => {
+  it('checks push: 0 pushed, 1 a body that is no JSON object, 2 a body it cannot read', async () => {
     const {cli} = cliFor(server)
+    const array = join(dir, 'array.json')
+    await writeFile(array, '[]')
     await expectExits('checks push', {
       0: () => cli(['checks', 'push', 'exit-codes', '-f', 'fixtures/checks/open.json']),
-      1: () => cli(['checks', 'push', 'exit-codes', '-f', join(dir, 'nothere.json')]),
-      2: () => cli(['checks', 'push', 'exit-codes', '--bogus']),
+      1: () => cli(['checks', 'push', 'exit-codes', '-f', array]),
+      2: () => cli(['checks', 'push', 'exit-codes', '-f', join(dir, 'nothere.json')]),
     })
   })
 

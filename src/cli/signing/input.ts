@@ -1,5 +1,5 @@
 import {createReadStream} from 'node:fs'
-import {cliError} from '../cli-error.js'
+import {cliError, unreadable} from '../cli-error.js'
 
 // verify and sign are pure local tools that must start close to bare Node:
 // this module, like their logic, imports node built-ins only (pinned by
@@ -37,16 +37,14 @@ export async function readRawPayload(file: string | undefined): Promise<Buffer> 
   try {
     payload = await readAll(fromStdin ? process.stdin : createReadStream(file))
   } catch (error) {
-    throw await cliError(`Cannot read ${source}: ${(error as Error).message}`, {
-      code: 'unreadable_input',
-      suggestions: ['Check the path (a relative one is read from the current directory), or pipe the body on stdin.'],
-    })
+    throw await unreadable(source, error, ', or pipe the body on stdin')
   }
   if (payload) return payload
   throw await cliError(
     `${source} holds more than ${PAYLOAD_MOST / 1024 ** 2} MiB, far more than any delivery's body.`,
     {
       code: 'unreadable_input',
+      exit: 2,
       suggestions: ['Pass the raw body of one delivery: --payload FILE, or pipe it on stdin.'],
     },
   )

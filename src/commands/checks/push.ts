@@ -35,9 +35,8 @@ Prints what happened (created, updated, unchanged or stale) and the check; --jso
 
   static override exitCodes = {
     1:
-      'The server refused the request, was not found, or did not answer within --timeout; or the body could not be ' +
-      'read, is empty or is not a JSON object (unreadable_input, missing_input, invalid_json): the message and its code ' +
-      'say which.',
+      'The server refused the request, was not found, or did not answer within --timeout; or the file is empty or ' +
+      'holds no JSON object (missing_input, invalid_json): the message and its code say which.',
   }
 
   static override args = {

@@ -2,6 +2,7 @@ import {readFound} from '../../shared/package-file.js'
 import {randomInt} from 'node:crypto'
 import {Args, Errors, Flags} from '@oclif/core'
 import {ApiCommand} from '../../cli/api-command.js'
+import {unreadable} from '../../cli/cli-error.js'
 import {checkJson} from '../../cli/lint/lint.js'
 import {replayScenario, type ReplayReport} from '../../cli/replay/run.js'
 import {renderReplay} from '../../cli/replay/view.js'
@@ -93,7 +94,7 @@ async function readScenario(file: string): Promise<Scenario> {
   try {
     text = await readFound(file)
   } catch (error) {
-    throw new Errors.CLIError(`Cannot read ${file}: ${(error as Error).message}`, {exit: 1, code: 'unreadable_input'})
+    throw await unreadable(file, error)
   }
   const checked = checkJson(text, Scenario)
   if (checked.valid) return checked.value

@@ -48,8 +48,9 @@ describe('checks push', () => {
       const replayed = await run(['checks', 'replay', 'fixtures/replays/dinner-service.json', '--json'])
       expect(replayed.code).toBe(0)
       const missing = await run(['checks', 'push', 't-pkg', '-f', 'fixtures/checks/no-such.json'])
+      // a file that cannot be read is a wrong command line
       expect([missing.code, missing.stderr]).toEqual([
-        1,
+        2,
         expect.stringContaining('Cannot read fixtures/checks/no-such.json'),
       ])
       // and what to do about it

@@ -161,4 +161,15 @@ describe('checks replay', () => {
       await rm(dir, {recursive: true, force: true})
     }
   })
+
+  it('a scenario file that cannot be read is a wrong command line: exit 2, and what to check', async () => {
+    const {code, stdout} = await runCommand(['checks', 'replay', 'no-such-scenario.json', '--json'], {
+      env: {TABLEPAY_URL: 'http://127.0.0.1:1', TABLEPAY_API_KEY: 'tp_test_none'},
+    })
+    expect(code).toBe(2)
+    expect(JSON.parse(stdout).error).toMatchObject({
+      code: 'unreadable_input',
+      suggestions: [expect.stringContaining('Check the path')],
+    })
+  })
 })
