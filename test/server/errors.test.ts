@@ -166,6 +166,15 @@ describe('bad input gets a clear 4xx and stores nothing', () => {
     await nothingStored()
   })
 
+  it('a body that starts with a byte order mark is 400 invalid_json naming the mark, not an invisible character', async () => {
+    const answer = await put(`\uFEFF${JSON.stringify(valid())}`)
+    expectError(answer, 400, 'invalid_json')
+    expect(answer.body.error.message).toBe(
+      'Request body is not valid JSON: it starts with a byte order mark (U+FEFF), which no JSON body may: save it as UTF-8 without one.',
+    )
+    await nothingStored()
+  })
+
   const wrong: [string, (b: any) => void][] = [
     ['body', (b) => Object.keys(b).forEach((k) => delete b[k])],
     ['table', (b) => (b.table = '12')],

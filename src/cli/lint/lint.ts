@@ -3,7 +3,7 @@ import type * as z from 'zod'
 import {CheckPush} from '../../domain/schemas.js'
 import {jsonPath} from '../json-path.js'
 import {looksLikeScenario, Scenario} from '../replay/scenario.js'
-import {READABLE} from '../../domain/parse-messages.js'
+import {READABLE, whyNotJson} from '../../domain/parse-messages.js'
 
 /** One thing wrong with a document: where (a jq path, `.` for the whole) and what. */
 export interface Problem {
@@ -26,7 +26,7 @@ function parseJson(text: string): Checked<unknown> {
   try {
     return {valid: true, value: JSON.parse(text), problems: []}
   } catch (error) {
-    return {valid: false, problems: [{path: '.', message: `not valid JSON: ${(error as Error).message}`}]}
+    return {valid: false, problems: [{path: '.', message: `not valid JSON: ${whyNotJson(text, error as Error)}`}]}
   }
 }
 

@@ -7,7 +7,7 @@ import {tooLargeToParse} from '../../domain/json-memory.js'
 import {decodeBody, requestCodings} from './content-encoding.js'
 import {grantContinue, holdsBody} from './expect-continue.js'
 import {requestHeader} from './headers.js'
-import {READABLE} from '../../domain/parse-messages.js'
+import {READABLE, whyNotJson} from '../../domain/parse-messages.js'
 
 export const BODY_LIMIT = 1024 * 1024
 /**
@@ -114,7 +114,7 @@ const NOT_UTF8 =
 function notJsonReason(text: string, error: Error): string {
   if (text.length === 0) return 'the body is empty'
   if (BINARY.test(text)) return NOT_UTF8
-  return error.message
+  return whyNotJson(text, error)
 }
 
 const dotted = (path: readonly PropertyKey[]) => path.map(String).join('.')

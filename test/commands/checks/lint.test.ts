@@ -89,6 +89,14 @@ describe('checks lint', () => {
     expect(stdout).toContain('fixtures/checks/open.json: ok')
   })
 
+  it('names a byte order mark first, which the server refuses too', async () => {
+    const marked = join(dir, 'marked.json')
+    await writeFile(marked, `\uFEFF${JSON.stringify(open())}`)
+    const {code, stdout} = await runCommand(['checks', 'lint', marked])
+    expect(code).toBe(1)
+    expect(stdout).toContain(`${marked}: .: not valid JSON: it starts with a byte order mark (U+FEFF)`)
+  })
+
   it('with --json prints the report, the same shape whether it passes or fails', async () => {
     const failed = await runCommand(['checks', 'lint', bad, 'fixtures/checks/open.json', '--json'])
     expect(failed.code).toBe(1)
