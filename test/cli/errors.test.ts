@@ -25,7 +25,7 @@ describe('suggestionsFor not_found', () => {
   })
 
   it('an unknown route points to --url, not to an id', () => {
-    const [hint] = suggestionsFor(notFound('No such route. The API lives under /v1; see the README for its routes.'))!
+    const [hint] = suggestionsFor(notFound('No such route. The API lives under /v1; docs/api.md lists its routes.'))!
     expect(hint).toContain('Check --url')
   })
 })

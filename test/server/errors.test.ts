@@ -59,9 +59,13 @@ describe('every route', () => {
     await sim.api('POST', '/v1/sim/reset')
   })
 
-  it('answers 404 not_found for unknown routes and 405 method_not_allowed for a wrong method', async () => {
-    expectError(await sim.api('GET', '/v1/unknown'), 404, 'not_found')
-    expectError(await sim.api('DELETE', '/v1/checks'), 405, 'method_not_allowed')
+  it('answers 404 not_found for unknown routes and 405 method_not_allowed for a wrong method, naming where the routes are', async () => {
+    const unknown = await sim.api('GET', '/v1/unknown')
+    const wrong = await sim.api('DELETE', '/v1/checks')
+    expectError(unknown, 404, 'not_found')
+    expectError(wrong, 405, 'method_not_allowed')
+    // the document that lists them, which ships with the package
+    for (const {body} of [unknown, wrong]) expect(body.error.message).toContain('docs/api.md')
   })
 
   it('echoes a well-formed caller X-Request-Id and replaces a malformed one', async () => {

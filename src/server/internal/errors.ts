@@ -25,7 +25,7 @@ export function storageUnavailable(failure: Error): ApiError {
 
 /** What a request that no route takes is answered. */
 export const noRoute = (): ApiError =>
-  new ApiError('not_found', 'No such route. The API lives under /v1; see the README for its routes.')
+  new ApiError('not_found', 'No such route. The API lives under /v1; docs/api.md lists its routes.')
 
 /** Any thrown value as the API error it stands for; what is not ours becomes a 500. */
 export function toApiError(error: unknown): ApiError {
@@ -38,7 +38,7 @@ export function toApiError(error: unknown): ApiError {
     if (error.statusCode === 405)
       return new ApiError(
         'method_not_allowed',
-        'This route does not take that method; see the README for what each route accepts.',
+        'This route does not take that method; docs/api.md says what each route accepts.',
       )
   }
   return new ApiError(
