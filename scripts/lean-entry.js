@@ -17,6 +17,12 @@ const KEPT = ['name', 'type', 'char', 'aliases', 'env', 'default']
 const slim = (flag) => Object.fromEntries(KEPT.filter((key) => key in flag).map((key) => [key, flag[key]]))
 const flagsOf = (id) =>
   Object.fromEntries(Object.entries(manifest.commands[id].flags).map(([name, f]) => [name, slim(f)]))
+// oclif writes a flag's `defaultHelp` into the manifest as its default: the lean path would run with that text
+const helpDefaults = LEAN.flatMap((id) =>
+  Object.values(manifest.commands[id].flags).flatMap((flag) => (flag.hasDynamicHelp ? [`${id} --${flag.name}`] : [])),
+)
+if (helpDefaults.length > 0)
+  throw new Error(`${helpDefaults.join(', ')}: no defaultHelp on a command the lean path runs`)
 const commands = Object.fromEntries(LEAN.map((id) => [id, {flags: flagsOf(id)}]))
 // a plugin that hooks only its own installs (`plugins:postinstall`, as @oclif/plugin-autocomplete) and has
 // none of these commands changes nothing in their runs: the lean path may run them beside it, and no other

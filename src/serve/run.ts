@@ -29,7 +29,7 @@ export interface ServeFlags {
   'time-scale'?: number
   'disable-after': number
   /** Seconds. */
-  'receiver-timeout': number
+  'receiver-timeout'?: number
   cors?: string[]
   'public-url'?: string
   log?: boolean
@@ -80,7 +80,7 @@ export async function startServing(
     retrySchedule: flags['retry-schedule'],
     timeScale: flags['time-scale'],
     disableAfter: flags['disable-after'],
-    receiverTimeoutMs: wholeMs(flags['receiver-timeout']),
+    receiverTimeoutMs: flags['receiver-timeout'] === undefined ? undefined : wholeMs(flags['receiver-timeout']),
     strictUrls: flags['strict-urls'],
     retention: {
       eventMaxAgeMs: (flags['event-retention'] ?? DEFAULT_RETENTION.eventMaxAgeMs / 1000) * 1000,

@@ -72,6 +72,13 @@ describe('--timeout', () => {
     expect(await help(['scenario', 'run'])).toBe('[default: 0]')
   })
 
+  it("serve's and exec's --receiver-timeout show their default as a duration is written", async () => {
+    for (const command of ['serve', 'exec']) {
+      const {stdout} = await runCommand([command, '--help'])
+      expect(stdout.replace(/\s+/g, ' ')).toContain('500ms (default 10s).')
+    }
+  })
+
   it('refuses a value that is not a duration as a wrong command line (exit 2)', async () => {
     const {code, stderr} = await cli(['locations', 'list', '--timeout', 'soon'])
     expect(code).toBe(2)

@@ -104,9 +104,10 @@ export const serveFlags = {
     min: 1,
     helpGroup: 'WEBHOOKS',
   }),
+  // no `default`: its help would show seconds (10) where a duration is written, and a `defaultHelp` goes into
+  // the manifest as the default, which serve's lean path reads as the value (scripts/lean-entry.js)
   'receiver-timeout': timerDuration({
-    summary: 'How long a receiver has to answer, e.g. 10s or 500ms.',
-    default: RECEIVER_TIMEOUT_MS / 1000,
+    summary: `How long a receiver has to answer, e.g. 10s or 500ms (default ${RECEIVER_TIMEOUT_MS / 1000}s).`,
     helpGroup: 'WEBHOOKS',
   }),
   cors: Flags.custom<string[]>({
