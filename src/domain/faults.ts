@@ -40,7 +40,7 @@ function overlaps(pattern: readonly string[], route: readonly string[]): boolean
  * Whether a fault of this match can strike a request: one to an API route it is not exempt from, by a
  * method the route takes (a GET route's HEAD too); slashes at the end of the path match nothing more.
  */
-function canStrike({method, path}: {method?: string; path?: string}): boolean {
+export function canStrike({method, path}: {method?: string; path?: string}): boolean {
   const wanted = method?.toUpperCase()
   const pattern = path?.replace(/\/+$/, '').split('/')
   return STRUCK.some(
@@ -49,6 +49,10 @@ function canStrike({method, path}: {method?: string; path?: string}): boolean {
       (pattern === undefined || overlaps(pattern, route.segments)),
   )
 }
+
+/** Why a match that `canStrike` refuses is refused. */
+export const STRIKES_NONE =
+  'matches no request a fault strikes: faults strike API routes under /v1/ but /v1/sim/…, /v1/health and /v1/openapi.json, by a method the route takes, e.g. /v1/checks/external/*'
 
 /** A path pattern: `*` one segment, `**` the rest (a fault's `match.path`, a request log's `path` with a `*`). */
 export const PathPattern = z
@@ -75,8 +79,7 @@ export const FaultInput = z
         path: PathPattern.optional(),
       })
       .refine(canStrike, {
-        message:
-          'matches no request a fault strikes: faults strike API routes under /v1/ but /v1/sim/…, /v1/health and /v1/openapi.json, by a method the route takes, e.g. /v1/checks/external/*',
+        message: STRIKES_NONE,
         path: ['path'],
         // a bad method or path is said alone: what no route takes is asked of those that parsed
         when: ({issues}) => issues.length === 0,

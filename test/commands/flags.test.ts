@@ -233,6 +233,12 @@ describe('a bad command line exits 2 with and without --json', () => {
     // a path pattern the server would refuse (422) is refused by its own rules first
     [['faults', 'add', '--path', 'v1/*', '--status', '503'], 'See `tablepay faults add --help`.'],
     [['logs', 'list', '--path', '/v1/**/claims'], 'See `tablepay logs list --help`.'],
+    // a match no route takes, by its path or its method
+    [['faults', 'add', '--path', '/v1/chekcs/*', '--status', '503'], 'See `tablepay faults add --help`.'],
+    [
+      ['faults', 'add', '--method', 'PUT', '--path', '/v1/locations', '--status', '503'],
+      'See `tablepay faults add --help`.',
+    ],
     [['checks', 'push', 't1', '-f', 'fixtures/checks/open.json', '-l', ''], 'See `tablepay checks push --help`.'],
     // a refusal with a hint of its own keeps it alone
     [['snapshots', 'save', 'bad name!'], 'Name it like lunch-rush or ci_base.'],

@@ -12,6 +12,8 @@ import {
   MAX_FAULT_SEED,
   MAX_FAULT_TIMES,
   MAX_RETRY_AFTER_S,
+  STRIKES_NONE,
+  canStrike,
 } from '../../domain/faults.js'
 
 export default class FaultsAdd extends ApiCommand<typeof FaultsAdd> {
@@ -101,6 +103,11 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
         exit: 2,
         code: 'invalid_usage',
       })
+    // what the server would refuse too (422), said as the command line it is
+    if ((method || path) && !canStrike({method, path})) {
+      const given = [method && `--method ${method}`, path && `--path ${path}`].filter(Boolean).join(' ')
+      this.error(`${given} ${STRIKES_NONE}.`, {exit: 2, code: 'invalid_usage'})
+    }
     const input: FaultInput = {
       ...(method || path ? {match: {method: method as 'GET' | undefined, path}} : {}),
       status: status as FaultInput['status'],
