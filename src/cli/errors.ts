@@ -156,6 +156,8 @@ export function tidyParseError(error: unknown, help: string): void {
   const refused = error as (Error & {suggestions?: string[]; code?: string}) | null
   if (typeof refused?.message !== 'string' || !isUsageError(refused)) return
   const pointer = `See \`${help}\`.`
+  // oclif's own errors carry no code: printed, they would lack the `Code:` line every other error has
+  refused.code ??= 'invalid_usage'
   // a refusal of the command's own says what to do instead; one without, where to read what it takes (a start
   // refused for its data dir or seed, `server_start_failed`, says what to give instead)
   if (!refused.message.endsWith(MORE_HELP)) {
@@ -182,5 +184,7 @@ export function tidyParseError(error: unknown, help: string): void {
     // at a terminal each line may start with a colour's code, before its indent
     // eslint-disable-next-line no-control-regex -- that code starts with ESC
     .replace(/\n(\u001B\[\d+m)?\s*/g, '; $1')
+    // a flag as it is typed
+    .replace(/Missing required flag ([\w-]+)/g, 'Missing required flag --$1')
   refused.suggestions = [...(refused.suggestions ?? []), pointer]
 }

@@ -181,7 +181,8 @@ describe('a bad command line exits 2 with and without --json', () => {
     })
     // oclif's lists of what it refused are one line too
     const lists = [
-      [['trigger', 'refund'], 'Missing required flag payment'],
+      // a flag named as it is typed
+      [['trigger', 'refund'], 'Missing required flag --payment'],
       [['faults', 'add', '--reset', '--status', '503'], '--status=503 cannot also be provided when using --reset'],
       [['checks', 'get'], 'Missing 1 required arg: ID (The check: its id (chk_…) or the POS id it was pushed under.)'],
       // what the user typed is quoted as typed, two spaces and all
@@ -200,6 +201,8 @@ describe('a bad command line exits 2 with and without --json', () => {
     const lines = text.stderr.trimEnd().split('\n')
     expect(lines.every((line) => line.startsWith(' ›   '))).toBe(true)
     expect(lines.map((line) => line.slice(5).trimEnd()).join(' ')).toContain(`Error: ${message}`)
+    // with its code, as every other error prints it
+    expect(text.stderr).toContain('Code: invalid_usage')
   })
 
   it.each([
