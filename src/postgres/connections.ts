@@ -113,8 +113,11 @@ export class Connections {
    */
   fail(error: unknown): Error {
     const failure = unavailable(error)
-    if (this.#closed || this.#failure) return failure
+    if (this.#failure) return failure
     this.#failure = failure
+    // stopping: what runs on (a request whose client left, a pool ended since) is answered 503 too, never 500,
+    // and nothing heals
+    if (this.#closed) return failure
     this.#letGo()
     this.#probe = setInterval(() => void this.#tryConnecting(), PROBE_EVERY_MS).unref()
     return failure
@@ -164,7 +167,8 @@ export class Connections {
         this.#failure = undefined
       }
     } catch (error) {
-      if (isUnavailable(error)) this.fail(error)
+      // the stop ends this connection: that says nothing of the database
+      if (isUnavailable(error) && !this.#closed) this.fail(error)
     } finally {
       await client.end().catch(ignore)
       this.#trying = undefined

@@ -42,6 +42,14 @@ afterEach(async () => {
 })
 
 describe('PgStorage', () => {
+  it('fails a read after its close as a database out of reach: what runs on after a stop is answered 503', async () => {
+    const storage = await PgStorage.open({url: db.url})
+    await storage.close()
+    await expect(storage.get('settings', 'clock')).rejects.toMatchObject({name: 'DatabaseUnavailable'})
+    // the failure the server answers every request with (src/server/app.ts), not a 500 for the error itself
+    expect(storage.failure).toMatchObject({name: 'DatabaseUnavailable'})
+  })
+
   it('gives back a record byte for byte: its keys in their order, as the memory store does (json, not jsonb)', async () => {
     const storage = await open()
     // jsonb would give these back sorted by key length and name
