@@ -432,11 +432,14 @@ export const restoreSetting = (accountId: string): string => `${RESTORE_SETTING}
 /** A unit's changes, as the live streams get them. */
 type Changes = readonly (readonly [collection: string, id: string, record: unknown])[]
 
-/** Whether `changes` are a restore's: of the account given, or of any account. */
+/** Whether `changes` are a restore's, which writes its mark: of the account given, or of any account. */
 export function isRestore(changes: Changes, accountId?: string): boolean {
   const mark = accountId === undefined ? undefined : restoreSetting(accountId)
   return changes.some(
-    ([collection, id]) =>
-      collection === 'settings' && (mark === undefined ? id.startsWith(RESTORE_SETTING) : id === mark),
+    ([collection, id, record]) =>
+      collection === 'settings' &&
+      // an account's deletion deletes its mark
+      record != null &&
+      (mark === undefined ? id.startsWith(RESTORE_SETTING) : id === mark),
   )
 }

@@ -1,6 +1,7 @@
 import {renderScratchAccount, scratchAccount} from '../domain/accounts.js'
 import {ApiError} from '../domain/errors.js'
 import {limitOf} from '../domain/limits.js'
+import {restoreSetting} from '../domain/snapshots.js'
 import type {AccountRecord, CollectionName} from '../domain/records.js'
 import type {ScratchAccount} from '../domain/schemas.js'
 import type {Seed} from '../domain/seed-schema.js'
@@ -186,6 +187,9 @@ async function deleteWithScratch(tx: UnitOfWork, id: string): Promise<string[]> 
   for (const account of doomed) {
     await tx.lockAccount(account)
     for (const name of COLLECTIONS) await tx.deleteAll(name, account)
+    // kept among the server's settings, of no account: deleteAll leaves it
+    const restores = restoreSetting(account)
+    if (await tx.get('settings', restores)) tx.delete('settings', restores)
   }
   return doomed
 }

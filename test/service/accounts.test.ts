@@ -1,4 +1,5 @@
 import {describe, expect, it} from 'vitest'
+import {RESTORE_SETTING, restoreSetting} from '../../src/domain/snapshots.js'
 import {checkWith} from '../helpers/checks.js'
 import {requestTrace} from '../helpers/request-log.js'
 import {TEST_SEED} from '../helpers/simulator.js'
@@ -41,6 +42,19 @@ describe('service.accounts and service.sim', () => {
       await service.records.get('accounts', nested.id),
       await service.records.allOf('checks', nested.id),
     ]).toEqual([undefined, []])
+  })
+
+  it('deleting a scratch account deletes the count of its restores, which the server keeps among its settings', async () => {
+    const {service, storage} = await serviceForTest()
+    const scratch = await service.accounts.createScratch('acct_demo')
+    const nested = await service.accounts.createScratch(scratch.id)
+    for (const account of [scratch.id, nested.id, 'acct_demo']) {
+      await service.snapshots.save(account, 'kept')
+      await service.snapshots.restore(account, 'kept')
+    }
+    await service.accounts.deleteScratch('acct_demo', scratch.id)
+    const counts = (await storage.all('settings')).map((s) => s.id).filter((id) => id.startsWith(RESTORE_SETTING))
+    expect(counts).toEqual([restoreSetting('acct_demo')])
   })
 
   it('deleting a scratch account forgets what is kept beside the storage: its request log, cursors included, and its faults', async () => {
