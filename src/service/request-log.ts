@@ -52,6 +52,12 @@ interface AccountLog {
 }
 
 /**
+ * How long the requests of a forgotten account are kept out of the log, in ms: those under way when it went
+ * end within seconds, but a clock advance that waits on slow receivers.
+ */
+const GONE_KEPT_MS = 10 * 60_000
+
+/**
  * The request log (docs/api.md, "The request log"): the last `size`
  * requests of each account, in memory only, newest last, and at most
  * `maxBytes` (approximately) for every account together, the oldest entry
@@ -75,6 +81,11 @@ export class RequestLog {
   #dropped = new Map<string, string[]>()
   #listeners = new Set<(accountId: string, trace: RequestTrace, remote: boolean) => void>()
   #clearListeners = new Set<(accountId: string, forgotten: boolean) => void>()
+  /**
+   * Accounts forgotten lately, with when (wall ms), oldest first: a request of one still under way when it went
+   * (a push whose key was read before) is answered after, and must not make its log again.
+   */
+  #gone = new Map<string, number>()
   readonly maxBytes: number
 
   /** `size` 0 keeps nothing; `maxBytes` bounds every account's entries together (default 64 MiB). */
@@ -100,7 +111,7 @@ export class RequestLog {
    * `remote`: a request another instance on the database answered, with its entry when that instance rendered it.
    */
   record(accountId: string, trace: RequestTrace, remote?: {entry?: RequestEntry}): void {
-    if (!this.enabled) return
+    if (!this.enabled || this.#gone.has(accountId)) return
     const rendered = remote?.entry
     const kept: Kept = {trace, accountId, bytes: traceBytes(trace) + (rendered ? renderedBytes(rendered) : 0), rendered}
     let log = this.#byAccount.get(accountId)
@@ -192,6 +203,13 @@ export class RequestLog {
   forget(accountId: string, remote = false): void {
     this.#dropAll(accountId)
     this.#dropped.delete(accountId)
+    const now = Date.now()
+    for (const [gone, at] of this.#gone) {
+      if (now - at < GONE_KEPT_MS) break
+      this.#gone.delete(gone)
+    }
+    this.#gone.delete(accountId)
+    this.#gone.set(accountId, now)
     if (!remote) for (const listener of this.#clearListeners) listener(accountId, true)
   }
 

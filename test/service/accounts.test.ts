@@ -75,6 +75,9 @@ describe('service.accounts and service.sim', () => {
       'req_acct_demo',
     ])
     expect(await service.faults.list('acct_demo')).toHaveLength(1)
+    // a request under way when its account went, answered after: its entry makes no log again
+    service.requests.record(scratch.id, requestTrace({id: 'req_late'}))
+    expect(service.requests.list(scratch.id, {}, {limit: 10})!.data).toEqual([])
   })
 
   it('a change for an account deleted after its key was found is refused as the key now is, and writes nothing', async () => {
