@@ -3,7 +3,11 @@ import {TablepayClient} from '../../src/client/client.js'
 import type {StreamMessage} from '../../src/client/stream.js'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {OTHER_KEY, startTestServer, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
+import {call, OTHER_KEY, startTestServer, TEST_SEED, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
+import {seedStore} from '../../src/server/service.js'
+import {Store} from '../../src/store/store.js'
+import {serveStorage} from '../helpers/serve-storage.js'
+import {openStream} from '../helpers/sse.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -81,5 +85,47 @@ describe('GET /v1/sim/stream', () => {
     const ended = messages.next()
     await sim.server.close()
     expect(await ended).toEqual({done: true, value: undefined})
+  })
+
+  it("ends a scratch account's stream when the account is deleted, and no other account's", async () => {
+    const {sim, client} = await setup()
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const stop = new AbortController()
+    cleanup.push(async () => stop.abort())
+    const [gone, kept] = await Promise.all([
+      new TablepayClient({url: sim.url, apiKey: scratch.api_keys[0].key}).openStream({signal: stop.signal}),
+      client.openStream({signal: stop.signal}),
+    ])
+    const ending = gone.next()
+    expect((await sim.api('DELETE', `/v1/sim/accounts/${scratch.id}`)).status).toBe(200)
+    expect(await ending).toEqual({done: true, value: undefined})
+    // a reconnect is refused: the key went with the account
+    expect((await sim.api('GET', '/v1/sim/stream', {key: scratch.api_keys[0].key})).status).toBe(401)
+    // the caller's stream goes on
+    const next = kept.next()
+    await sim.api('PUT', '/v1/checks/external/after-delete', {body: checkWith([['a', 1, 100]])})
+    expect((await next).value).toMatchObject({type: 'event'})
+  })
+
+  it('ends a stream that joins once its account is deleted, its key read before: no commit of the deletion reaches it', async () => {
+    const store = await Store.open()
+    await seedStore(store, {seed: TEST_SEED})
+    const served = await serveStorage(store)
+    cleanup.push(async () => {
+      await served.close()
+      await store.close()
+    })
+    const scratch = (await call(served.url, 'POST', '/v1/sim/accounts')).body
+    // the deletion lands after the key was read, before the stream looks at its account
+    const {records, accounts} = served.running.service
+    const get = records.get.bind(records)
+    records.get = (async (collection: string, id: string) => {
+      if (collection === 'accounts' && id === scratch.id) await accounts.deleteScratch('acct_demo', scratch.id)
+      return get(collection as 'accounts', id)
+    }) as typeof records.get
+    const stream = await openStream(`${served.url}/v1/sim/stream`, {authorization: `Bearer ${scratch.api_keys[0].key}`})
+    cleanup.push(async () => stream.close())
+    expect(stream.status).toBe(200)
+    await expect(stream.until(() => false)).rejects.toThrow('stream ended')
   })
 })

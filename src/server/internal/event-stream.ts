@@ -54,6 +54,13 @@ export interface TopicSpec {
    * ends each batch with the whole state, so its last message is the snapshot.
    */
   snapshot?: () => Promise<StreamMessageOut[]>
+  /** Whether a commit ends what the topic follows (its account deleted): its streams end after its messages. */
+  ends?: (changes: readonly Change[]) => boolean
+  /**
+   * Whether what the topic follows is still there, asked once a stream has joined: a commit that ended it before
+   * (a deletion after the request's key was read) is not one `ends` sees.
+   */
+  alive?: () => Promise<boolean>
   /** Most streams this topic may have at once. */
   limit?: number
   /** What to call the topic in a 429 message: "this check". */
@@ -148,7 +155,7 @@ export class StreamHub {
     await topic.ready
     // a change batch may have gone out first: a snapshot topic's batches each end with the whole state, so this repeats it at worst
     if (topic.latest) sink.write(topic.latest)
-    if (event.method === 'HEAD' || this.options.shutdown.aborted) sink.end()
+    if (event.method === 'HEAD' || this.options.shutdown.aborted || (spec.alive && !(await spec.alive()))) sink.end()
     return answer
   }
 
@@ -181,11 +188,14 @@ export class StreamHub {
     // subscribed before the snapshot is read: no change falls between them
     const unsubscribe = records.follow((changes) => {
       const messages = spec.select(changes)
-      if (messages.length === 0) return
-      const bytes = this.#render(messages)
-      // a stream opened later was not there for what came before the state (a restore's `reset`)
-      if (spec.snapshot) topic.latest = messages.length === 1 ? bytes : this.#render(messages.slice(-1))
-      send(bytes)
+      if (messages.length > 0) {
+        const bytes = this.#render(messages)
+        // a stream opened later was not there for what came before the state (a restore's `reset`)
+        if (spec.snapshot) topic.latest = messages.length === 1 ? bytes : this.#render(messages.slice(-1))
+        send(bytes)
+      }
+      // its client, reconnecting, hears why: the key is gone with the account (401)
+      if (spec.ends?.(changes)) for (const sink of clients) sink.end()
     })
     if (spec.snapshot) {
       topic.ready = spec.snapshot().then((messages) => {

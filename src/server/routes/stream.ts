@@ -8,7 +8,7 @@ import type {OperationSpec} from '../operations.js'
 
 /**
  * Server-sent events of the caller's new events (`event: event`) and delivery changes (`event: delivery`);
- * `reset` when a snapshot's restore rewrote the account.
+ * `reset` when a snapshot's restore rewrote the account. A scratch account's stream ends with its deletion.
  */
 export const streamOperations: OperationSpec[] = [
   {
@@ -18,11 +18,14 @@ export const streamOperations: OperationSpec[] = [
     response: z.string(),
     contentType: 'text/event-stream',
     errors: ['rate_limited'],
-    handler(event, {streams}) {
+    handler(event, {streams, service}) {
       const accountId = accountOf(event)
       // one topic per account: its dashboards and tails share each rendering
       return streams.open(event, {
         key: `account:${accountId}`,
+        alive: async () => (await service.records.get('accounts', accountId)) !== undefined,
+        ends: (changes) =>
+          changes.some(([collection, id, record]) => collection === 'accounts' && id === accountId && !record),
         select: (changes) => {
           // a restore rewrites the account at once: one message says to read it again (docs/snapshots.md)
           if (isRestore(changes, accountId)) return [{event: 'reset', data: {object: 'reset', account_id: accountId}}]
