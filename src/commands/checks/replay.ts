@@ -1,4 +1,5 @@
 import {readFound} from '../../shared/package-file.js'
+import {withoutBom} from '../../shared/json-file.js'
 import {randomInt} from 'node:crypto'
 import {Args, Errors, Flags} from '@oclif/core'
 import {ApiCommand} from '../../cli/api-command.js'
@@ -96,7 +97,8 @@ async function readScenario(file: string): Promise<Scenario> {
   } catch (error) {
     throw await unreadable(file, error)
   }
-  const checked = checkJson(text, Scenario)
+  // a scenario, as every JSON file a command reads (docs/cli.md), may start with a byte order mark
+  const checked = checkJson(withoutBom(text), Scenario)
   if (checked.valid) return checked.value
   const problems = checked.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')
   throw new Errors.CLIError(`${file} is not a valid scenario:\n${problems}`, {

@@ -36,6 +36,18 @@ describe('checks replay', () => {
     expect(stdout).toContain('Both runs ended in the same state for 2 checks: the versions converge.')
   })
 
+  it('reads a scenario that starts with a byte order mark, as Notepad and PowerShell write it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tablepay-replay-bom-'))
+    try {
+      const file = join(dir, 'dinner.json')
+      await writeFile(file, `\uFEFF${readFileSync(join(ROOT, DINNER), 'utf8')}`)
+      const {code, stdout} = await replay([file, '--seed', '42'])
+      expect([code, stdout]).toEqual([0, expect.stringContaining('the versions converge')])
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
+  })
+
   it('with --json reports both runs; the same seed gives the same order; --duplicates sends some pushes twice', async () => {
     const first = JSON.parse((await replay([DINNER, '--seed', '9', '--duplicates', '--json'])).stdout)
     const again = JSON.parse((await replay([DINNER, '--seed', '9', '--duplicates', '--json'])).stdout)
