@@ -285,7 +285,10 @@ describe('a bad command line exits 2 with and without --json', () => {
     const flagOnly = await runCommand(['--json'])
     expect(flagOnly.code).toBe(2)
     expect(flagOnly.stderr).toBe('')
-    expect(JSON.parse(flagOnly.stdout).error).toMatchObject({code: 'invalid_usage'})
+    expect(JSON.parse(flagOnly.stdout).error).toMatchObject({
+      code: 'invalid_usage',
+      message: '"tablepay --json": a command comes first, then its flags (tablepay checks list --json).',
+    })
   })
 
   it('with --json, an unknown command or group keeps its hint: the nearest command, or group, and where the list is', async () => {

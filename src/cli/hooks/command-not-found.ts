@@ -60,6 +60,13 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
       : `Unexpected argument: ${rest}. "${config.bin} ${command}" takes none.`
     throw usageError(message, [`See \`${config.bin} ${command} --help\`.`], line)
   }
+  // a flag first (`tablepay --json checks list`): oclif reads a command only in the first place
+  if (typed.startsWith('-'))
+    throw usageError(
+      `"${config.bin} ${typed}": a command comes first, then its flags (${config.bin} checks list --json).`,
+      [`\`${config.bin} --help\` lists the commands.`],
+      line,
+    )
   throw usageError(
     `"${config.bin} ${typed}" is not a command.`,
     [
