@@ -10,7 +10,7 @@ export default class Serve extends Command {
   static override description = `Serves the API at http://HOST:PORT/v1 and keeps its data in --data (or in memory with --memory). \
 On first start it creates an account with locations and API keys, and prints them; --seed loads fixed ones instead, so CI knows its keys in advance.
 
-It is ready when it prints its URL; with --json it prints one JSON line {"status": "ready", "url", "dashboard_url", "data_dir", "database", "accounts"}, then nothing but, with --log, a JSON line per request; or one JSON line {"error"} when it cannot start. \
+It is ready when it prints its URL; with --json it prints one JSON line {"status": "ready", "url", "dashboard_url", "data_dir", "database", "accounts"}, then nothing but, with --log (the default at a terminal), a JSON line per request; or one JSON line {"error"} when it cannot start. \
 With --database (or TABLEPAY_DATABASE_URL) the records live in PostgreSQL instead, shared by every instance started on the same URL (README: A sandbox for the whole team). \
 Clients find the URL and a write key on their own: in the same directory, and through the per-user registry of running servers from any other (README: How the CLI finds the server). Ctrl+C (SIGINT), SIGTERM or SIGHUP (its terminal closed) stops it cleanly.`
 
