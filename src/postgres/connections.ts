@@ -112,7 +112,7 @@ export class Connections {
    * instance holds no connection to it: a smart shutdown waits for every session to end, and then can.
    */
   fail(error: unknown): Error {
-    const failure = unavailable(error)
+    const failure = unavailable(error, this.#closed)
     if (this.#failure) return failure
     this.#failure = failure
     // stopping: what runs on (a request whose client left, a pool ended since) is answered 503 too, never 500,

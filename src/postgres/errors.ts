@@ -75,7 +75,11 @@ export class DatabaseUnavailable extends Error {
   /** Whether tablepay's tables are gone from the database (`GONE`): only a start makes them again. */
   readonly gone: boolean
 
-  constructor(cause: unknown) {
+  /** `stopping`: the failure came as the instance stopped, which nothing heals. */
+  constructor(
+    cause: unknown,
+    readonly stopping = false,
+  ) {
     const reason = reasonOf(cause)
     super(`postgres: the database cannot be reached or used (${reason})`, {cause})
     this.name = 'DatabaseUnavailable'
@@ -165,5 +169,5 @@ export function startFailure(url: string, cause: unknown): unknown {
 }
 
 /** `error` as the storage's failure. */
-export const unavailable = (error: unknown): Error =>
-  error instanceof DatabaseUnavailable ? error : new DatabaseUnavailable(error)
+export const unavailable = (error: unknown, stopping = false): Error =>
+  error instanceof DatabaseUnavailable && error.stopping === stopping ? error : new DatabaseUnavailable(error, stopping)

@@ -4,6 +4,7 @@ import type {Change} from '../../src/service/storage.js'
 import {migrate} from '../../src/postgres/migrations.js'
 import {MIGRATIONS} from '../../src/postgres/schema.js'
 import {PgStorage, type PgStorageOptions} from '../../src/postgres/storage.js'
+import {storageUnavailable} from '../../src/server/internal/errors.js'
 import {literal} from '../../src/postgres/literal.js'
 import {snapshotRecord, STORED_COLLECTIONS} from '../../src/domain/snapshots.js'
 import {createTestDatabase, testPool, type TestDatabase, untilLockWaited} from '../helpers/postgres.js'
@@ -48,6 +49,11 @@ describe('PgStorage', () => {
     await expect(storage.get('settings', 'clock')).rejects.toMatchObject({name: 'DatabaseUnavailable'})
     // the failure the server answers every request with (src/server/app.ts), not a 500 for the error itself
     expect(storage.failure).toMatchObject({name: 'DatabaseUnavailable'})
+    // which says the server stops, not that it tries again every second
+    expect(storageUnavailable(storage.failure!)).toMatchObject({
+      code: 'storage_unavailable',
+      message: expect.stringMatching(/^tablepay is stopping and cannot use its database any more/),
+    })
   })
 
   it('gives back a record byte for byte: its keys in their order, as the memory store does (json, not jsonb)', async () => {

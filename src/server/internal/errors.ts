@@ -11,6 +11,12 @@ export function storageUnavailable(failure: Error): ApiError {
       'storage_unavailable',
       `tablepay's tables are gone from its database (${reason}): something dropped them while it ran. Start \`tablepay serve\` again to make them anew, with its --seed; until then every request is answered with this error.`,
     )
+  // PostgreSQL, a request still running as the server stops (its client gone, or an in-process one)
+  if ((failure as {stopping?: boolean}).stopping)
+    return new ApiError(
+      'storage_unavailable',
+      `tablepay is stopping and cannot use its database any more (${reason}). A request answered with this error may or may not have been saved; send it again once tablepay runs again.`,
+    )
   // PostgreSQL: unlike a failed disk, this heals once the database is back (docs/postgres.md)
   if (failure.name === 'DatabaseUnavailable')
     return new ApiError(
