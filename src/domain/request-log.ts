@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import {type CheckChanges, checkChanges} from './check-changes.js'
-import {PathPattern, pathMatches} from './faults.js'
+import {pathMatches} from './faults.js'
+import {pathPatternProblem} from './path-pattern.js'
 import type {PushResult} from './push.js'
 import type {CheckRecord} from './records.js'
 
@@ -322,9 +323,8 @@ export const RequestFilters = z.object({
     .max(2000)
     // with a `*`, a pattern by a fault's rules: else `/v1/**/claims` would match every path, `v1/*` none
     .superRefine((path, context) => {
-      if (!path.includes('*')) return
-      for (const {message} of PathPattern.safeParse(path).error?.issues ?? [])
-        context.addIssue({code: 'custom', message})
+      const problem = path.includes('*') ? pathPatternProblem(path) : undefined
+      if (problem) context.addIssue({code: 'custom', message: problem})
     })
     .describe('A prefix (`/v1/checks`), or a pattern as a fault matches paths (`/v1/checks/*/claims`)')
     .optional(),
