@@ -8,13 +8,9 @@ const NEXT_STEP: Record<string, string> = {
   unauthenticated: 'Pass it with --api-key or TABLEPAY_API_KEY.',
   insufficient_scope: "Pass the account's write key (`tablepay serve` prints it) with --api-key.",
   validation_failed: 'Fix the fields listed above and send the request again.',
-  item_unavailable: 'See what is left with `tablepay checks get ID` and claim at most that.',
   check_not_open: 'Push the check with "status": "open" first (`tablepay checks push`).',
-  amount_exceeds_balance:
-    "See what is due with `tablepay checks get ID` (or the payment's refunds) and send at most that.",
   payment_declined: 'Send it again without --decline.',
   idempotency_key_reused: 'Pass a new --idempotency-key.',
-  version_conflict: 'See the stored version with `tablepay checks get ID`.',
   event_type_not_subscribed:
     'Add the type to the endpoint with `tablepay webhooks update ID -e …`, or resend to an endpoint that takes it.',
   endpoint_disabled: 'A disabled endpoint stays disabled: register a new one with `tablepay webhooks create`.',
@@ -68,14 +64,28 @@ function nextStepFor(error: TablepayError): string | undefined {
   if (error.code === 'validation_failed' && location) {
     return 'Name one of the locations: `tablepay checks push ID --location loc_…`, or location_id in the body.'
   }
+  return checkStep(error) ?? NEXT_STEP[error.code]
+}
+
+// Refusals about one check's contents, whose message names the check: `on check chk_…`, or the POS id, `Check t12 …`.
+const CHECK_STEP: Record<string, (check: string) => string> = {
+  item_unavailable: (check) => `See what is left with \`tablepay checks get ${check}\` and claim at most that.`,
+  amount_exceeds_balance: (check) => `See what is due with \`tablepay checks get ${check}\` and pay at most that.`,
+  version_conflict: (check) => `See the stored version with \`tablepay checks get ${check}\`.`,
   // a claim of an item the check does not have (`trigger claim --item`): its items are on the check
-  const missingItem =
-    error instanceof TablepayApiError ? error.details?.find((d) => /^no item /.test(d.message)) : undefined
-  const check = missingItem && /\bon check (chk_\w+)/.exec(missingItem.message)?.[1]
-  if (error.code === 'validation_failed' && check) {
-    return `See the check's items and their external ids with \`tablepay checks get ${check}\`.`
-  }
-  return NEXT_STEP[error.code]
+  validation_failed: (check) => `See the check's items and their external ids with \`tablepay checks get ${check}\`.`,
+}
+
+function checkStep(error: TablepayError): string | undefined {
+  const step = CHECK_STEP[error.code]
+  if (!step || !(error instanceof TablepayApiError)) return undefined
+  // a validation names the check in the detail of the item it lacks
+  const text =
+    error.code === 'validation_failed'
+      ? error.details?.find((d) => /^no item /.test(d.message))?.message
+      : error.message
+  const check = text && (/\bon check (chk_\w+)/.exec(text)?.[1] ?? /^Check (\S+) already has/.exec(text)?.[1])
+  return check ? step(check) : undefined
 }
 
 // Where to look up each kind of id; the server's message names the id it did not find.

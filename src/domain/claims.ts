@@ -116,7 +116,7 @@ export function applyClaim(check: CheckRecord, input: ClaimInput, now: string, b
   if (unavailable.length > 0) {
     throw new ApiError(
       'item_unavailable',
-      `Not enough left to claim: ${unavailable.map((u) => u.message).join('; ')}.`,
+      `Not enough left to claim on check ${check.id}: ${unavailable.map((u) => u.message).join('; ')}.`,
       unavailable,
     )
   }

@@ -91,6 +91,44 @@ describe('validation_failed', () => {
   })
 })
 
+describe("a refusal about a check's contents names that check in the hint", () => {
+  it('item_unavailable: what is left, on the check claimed', async () => {
+    const check = await json(['checks', 'push', 'h-gone', '-f', 'fixtures/checks/open.json'])
+    await json(['trigger', 'claim', '-c', 'h-gone', '--item', 'line-1001'])
+    const {code, stderr} = await cli(['trigger', 'claim', '-c', 'h-gone', '--item', 'line-1001'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('Code: item_unavailable')
+    expect(hintOf(stderr)).toContain(
+      `See what is left with \`tablepay checks get ${check.id}\` and claim at most that.`,
+    )
+  })
+
+  it('amount_exceeds_balance: what is due on the check paid; a refund past what is left gets no check', async () => {
+    const check = await json(['checks', 'push', 'h-due', '-f', 'fixtures/checks/open.json'])
+    const over = await cli(['trigger', 'payment', '-c', 'h-due', '--amount', String(check.totals.total_cents + 1)])
+    expect(over.code).toBe(1)
+    expect(hintOf(over.stderr)).toContain(
+      `See what is due with \`tablepay checks get ${check.id}\` and pay at most that.`,
+    )
+    const payment = await json(['trigger', 'payment', '-c', 'h-due', '--amount', '100'])
+    const refund = await cli(['trigger', 'refund', '--payment', payment.id, '--amount', '101'])
+    expect(refund.code).toBe(1)
+    expect(refund.stderr).toContain('Code: amount_exceeds_balance')
+    expect(refund.stderr).not.toContain('checks get')
+  })
+
+  it('version_conflict: the stored version, by the POS id pushed', async () => {
+    await json(['checks', 'push', 'h-version', '-f', 'fixtures/checks/open.json'])
+    const {code, stderr} = await runCommand(['checks', 'push', 'h-version'], {
+      env: server.env,
+      input: (await readFile(join(ROOT, 'fixtures/checks/open.json'), 'utf8')).replace('"open"', '"closed"'),
+    })
+    expect(code).toBe(1)
+    expect(stderr).toContain('Code: version_conflict')
+    expect(hintOf(stderr)).toContain('See the stored version with `tablepay checks get h-version`.')
+  })
+})
+
 describe('rate_limited', () => {
   it("gives the answer's Retry-After as the number of seconds to wait", async () => {
     await json(['faults', 'add', '--path', '/v1/locations', '--status', '429', '--retry-after', '7'])
