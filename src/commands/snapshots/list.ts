@@ -7,6 +7,9 @@ import {renderSnapshotList} from '../../cli/views/snapshot.js'
 export default class SnapshotsList extends ApiCommand<typeof SnapshotsList> {
   static override summary = "List the account's snapshots, newest first."
 
+  static override description =
+    "Each with the time it was saved and the records it holds. Snapshots are the account's own: teammates on one sandbox see only theirs. Save one with `tablepay snapshots save NAME`."
+
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
 
   public async run(): Promise<List<Snapshot>> {

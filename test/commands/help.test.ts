@@ -1,0 +1,24 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {ROOT} from '../helpers/cli.js'
+
+interface ManifestCommand {
+  summary?: string
+  description?: string
+  examples?: unknown[]
+}
+
+const commands = Object.entries(
+  JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')).commands as Record<string, ManifestCommand>,
+)
+
+describe('--help of every command', () => {
+  it('has a summary, a DESCRIPTION beyond it and at least one example', () => {
+    expect(commands.length).toBeGreaterThan(40)
+    const lacking = commands
+      .filter(([, c]) => !c.summary || !c.description?.trim() || !c.examples?.length)
+      .map(([id]) => id.replaceAll(':', ' '))
+    expect(lacking).toEqual([])
+  })
+})
