@@ -1,6 +1,8 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {parseArgs} from 'node:util'
+import {wholeSeconds} from '../domain/duration.js'
+import {MAX_TOLERANCE_SECONDS} from '../webhooks/signature.js'
 import {exitOf, failureJson} from './cli-error.js'
 import {PORT_RANGE} from './flags/port.js'
 import {outputFor} from './output.js'
@@ -38,6 +40,15 @@ interface LeanCommand {
 const wholeNumber = (text: string) =>
   /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined
 
+/** verify's --tolerance (`300`, `5m`), or undefined for oclif to refuse in its words. */
+function tolerance(text: string): number | undefined {
+  try {
+    return wholeSeconds(text, MAX_TOLERANCE_SECONDS)
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * The commands that can run without oclif, with the option flags each takes so. `sign --forward-to`
  * is not one: it waits for a receiver, seconds maybe, which oclif's path shows with a spinner.
@@ -45,7 +56,7 @@ const wholeNumber = (text: string) =>
 const COMMANDS: Record<string, LeanCommand> = {
   verify: {
     load: async () => (await import('./signing/verify.js')).verifyDelivery,
-    options: {secret: String, header: String, payload: String, tolerance: wholeNumber},
+    options: {secret: String, header: String, payload: String, tolerance},
   },
   sign: {
     load: async () => (await import('./signing/sign.js')).signDelivery,

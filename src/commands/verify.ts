@@ -1,15 +1,21 @@
 import {Flags} from '@oclif/core'
 import {Command} from '../cli/command.js'
+import {secondsUpTo} from '../cli/flags/duration.js'
 import {verifyDelivery} from '../cli/signing/verify.js'
 import {webhookFlags} from '../cli/flags/webhook.js'
-import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, type VerifyResult} from '../webhooks/signature.js'
+import {
+  DEFAULT_TOLERANCE_SECONDS,
+  MAX_TOLERANCE_SECONDS,
+  SIGNATURE_HEADER,
+  type VerifyResult,
+} from '../webhooks/signature.js'
 
 // The lean entry (src/cli/lean-entry.ts) runs this command without oclif when it can: keep the logic in verifyDelivery.
 export default class Verify extends Command {
   static override summary = "Check a webhook delivery's signature."
 
   static override description = `Checks that the ${SIGNATURE_HEADER} header value signs the payload with the endpoint's secret, \
-and that its timestamp is within --tolerance seconds of now, in the past or the future. \
+and that its timestamp is within --tolerance of now, in the past or the future. \
 The payload must be the body exactly as received: a re-serialized or pretty-printed body no longer matches. \
 --json prints {"valid": true, "timestamp"} or {"valid": false, "reason", "message"}.`
 
@@ -30,7 +36,7 @@ The payload must be the body exactly as received: a re-serialized or pretty-prin
     },
     {
       description: 'A delivery captured an hour ago',
-      command: '<%= config.bin %> <%= command.id %> -H "$SIGNATURE" -p body.json --tolerance 3600',
+      command: '<%= config.bin %> <%= command.id %> -H "$SIGNATURE" -p body.json --tolerance 1h',
     },
   ]
 
@@ -41,12 +47,9 @@ The payload must be the body exactly as received: a re-serialized or pretty-prin
       helpValue: 'SIGNATURE',
       summary: `The ${SIGNATURE_HEADER} header value: t=<unix seconds>,v1=<hex>.`,
     }),
-    tolerance: Flags.integer({
-      helpValue: 'SECONDS',
-      summary: "Seconds the signature's timestamp may differ from now, either way.",
+    tolerance: secondsUpTo(MAX_TOLERANCE_SECONDS)({
+      summary: "How far the signature's timestamp may be from now, either way, in whole seconds (300, 5m).",
       default: DEFAULT_TOLERANCE_SECONDS,
-      min: 0,
-      max: Number.MAX_SAFE_INTEGER,
     }),
   }
 

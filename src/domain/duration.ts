@@ -18,6 +18,22 @@ export function parseDuration(text: string): number {
 }
 
 /**
+ * A duration of whole seconds from 0 to `most`, for a value that travels as whole seconds (a signature's
+ * tolerance, a `Retry-After`), or an error that quotes `text` and says how to write one.
+ *
+ * @example
+ * wholeSeconds('5m', 86_400) // 300
+ */
+export function wholeSeconds(text: string, most: number): number {
+  const seconds = parseDuration(text)
+  // `0.1m` is 6.000000000000001: whole to the millisecond is whole
+  const whole = Number.isInteger(seconds) ? seconds : Math.round(seconds * 1000) / 1000
+  if (!Number.isInteger(whole)) throw new Error(`"${text}" is not whole seconds: write it like 300, 45s, 5m or 1h`)
+  if (whole > most) throw new Error(`"${text}" is longer than ${formatDuration(most)}`)
+  return whole
+}
+
+/**
  * A duration in seconds as whole milliseconds, at least 1 when above zero: a timer, a signal's timeout and a
  * fault's delay take no finer, and a signal's timeout refuses a fraction (`1.001 * 1000` is 1000.9999999999999).
  *

@@ -8,6 +8,8 @@ export const SIGNATURE_HEADER = 'X-Tablepay-Signature'
 
 /** The reference verifier's default: a delivery may be at most 5 minutes off the receiver's clock, either way. */
 export const DEFAULT_TOLERANCE_SECONDS = 300
+/** The widest tolerance `verify` takes: any whole number of seconds a number holds exactly. */
+export const MAX_TOLERANCE_SECONDS = Number.MAX_SAFE_INTEGER
 
 /**
  * The request body exactly as it arrived: the string or the bytes, never a

@@ -190,13 +190,26 @@ describe('faults add, list and clear', () => {
     expect(tooLong.code).toBe(2)
     expect(tooLong.stderr).toContain('"90s" is longer than 60s')
     const tooLate = await cli(['faults', 'add', '--status', '503', '--retry-after', '86401'])
-    expect([tooLate.code, tooLate.stderr]).toEqual([2, expect.stringContaining('less than or equal to 86400')])
+    expect([tooLate.code, tooLate.stderr]).toEqual([2, expect.stringContaining('"86401" is longer than 1d')])
+    const fraction = await cli(['faults', 'add', '--status', '503', '--retry-after', '1.5s'])
+    expect([fraction.code, fraction.stderr]).toEqual([2, expect.stringContaining('"1.5s" is not whole seconds')])
     const nothing = await cli(['faults', 'add', '--path', '/v1/events'])
     expect(nothing.code).toBe(2)
     expect(nothing.stderr).toContain('A fault needs --status, --delay or --reset')
     const bigSeed = await cli(['faults', 'add', '--status', '500', '--seed', '4294967296'])
     expect([bigSeed.code, bigSeed.stderr]).toEqual([2, expect.stringContaining('less than or equal to 4294967295')])
     expect((await json(['faults', 'list'])).data).toEqual([])
+  })
+
+  it('takes --retry-after as a duration of whole seconds, as the header carries it', async () => {
+    try {
+      expect(await json(['faults', 'add', '--status', '503', '--retry-after', '2m'])).toMatchObject({
+        retry_after_s: 120,
+      })
+      expect(await json(['faults', 'add', '--status', '429', '--retry-after', '0'])).toMatchObject({retry_after_s: 0})
+    } finally {
+      await cli(['faults', 'clear'])
+    }
   })
 
   it('holds a --delay in whole milliseconds: under one is one, not a fault that does nothing', async () => {

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {formatDuration, parseDuration} from '../../domain/duration.js'
+import {formatDuration, parseDuration, wholeSeconds} from '../../domain/duration.js'
 
 /** A number that must be above zero; flag parsers throw so oclif reports the flag by name. */
 export function positive(value: number, text: string): number {
@@ -52,3 +52,7 @@ export const durationOrNone = Flags.custom<number>({
 export const durationList = Flags.custom<number[]>({
   parse: async (text) => text.split(',').map(positiveDuration),
 })
+
+/** A flag whose value travels as whole seconds of at most `most` (`300`, `5m`): a signature's tolerance, a `Retry-After`. */
+export const secondsUpTo = (most: number) =>
+  Flags.custom<number>({helpValue: 'DURATION', parse: async (text) => wholeSeconds(text, most)})

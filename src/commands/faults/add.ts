@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {pathPattern} from '../../cli/flags/filter.js'
 import type {Fault, FaultInput} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
-import {positiveDuration} from '../../cli/flags/duration.js'
+import {positiveDuration, secondsUpTo} from '../../cli/flags/duration.js'
 import {renderFaultAdded} from '../../cli/views/fault.js'
 import {wholeMs} from '../../domain/duration.js'
 import {
@@ -58,10 +58,8 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
         return status
       },
     })(),
-    'retry-after': Flags.integer({
-      summary: 'Retry-After seconds on 429 and 503 (default 1, at most a day).',
-      min: 0,
-      max: MAX_RETRY_AFTER_S,
+    'retry-after': secondsUpTo(MAX_RETRY_AFTER_S)({
+      summary: 'Retry-After on 429 and 503, in whole seconds (default 1s, at most 1d).',
     }),
     delay: Flags.custom<number>({
       summary: 'Hold the answer this long (at most 60s), e.g. 12s or 500ms.',
