@@ -88,7 +88,7 @@ export const HEADERS = {
   WWWAuthenticate: text('Always `Bearer realm="tablepay"`'),
   Allow: text('The methods the path takes, e.g. `GET, HEAD`'),
   RetryAfter: {
-    description: 'Seconds to wait before sending again: on 429, and on a 503 fault',
+    description: 'Seconds to wait before sending again: on 429, a 503 fault, and `starting`',
     schema: {type: 'string', pattern: '^[0-9]+$'},
   },
   // any answer of an API route may carry these, an error too: declared on its success and fault answers only,
@@ -109,6 +109,7 @@ export const header = (name: keyof typeof HEADERS) => ({$ref: `#/components/head
 /** What a fault or the rate limit adds to an answer of an API route (docs/api.md, "Faults and rate limits"). */
 export const FAULT_HEADERS = {
   'X-Tablepay-Fault': header('TablepayFault'),
+  'Server-Timing': header('ServerTiming'),
   'X-RateLimit-Limit': header('RateLimitLimit'),
   'X-RateLimit-Remaining': header('RateLimitRemaining'),
 }
@@ -119,6 +120,7 @@ function errorHeaders(codes: ErrorCode[]): Record<string, unknown> {
   if (codes.includes('method_not_allowed')) headers.Allow = header('Allow')
   if (codes.includes('simulated_fault') || codes.includes('rate_limited'))
     Object.assign(headers, {'Retry-After': header('RetryAfter'), ...FAULT_HEADERS})
+  else if (codes.includes('starting')) headers['Retry-After'] = header('RetryAfter')
   return headers
 }
 

@@ -108,7 +108,7 @@ function responses(op: Operation, head: boolean, shared: SharedAnswers) {
     for (const [name, {description, schema}] of Object.entries(op.headers ?? {}))
       headers[name] = {description, schema: inline(schema, 'output')}
     if (op.idempotent) headers['Idempotent-Replayed'] = header('IdempotentReplayed')
-    if (faultable(op)) Object.assign(headers, FAULT_HEADERS, {'Server-Timing': header('ServerTiming')})
+    if (faultable(op)) Object.assign(headers, FAULT_HEADERS)
     const contentType = op.contentType ?? 'application/json'
     const content = head ? {} : {content: {[contentType]: {schema: successSchema(op)}}}
     // the reason phrase: the operation's summary says what it answers, once
@@ -141,6 +141,14 @@ const CLIENT_PARAMETER = {
   schema: {type: 'string', examples: [...OWN_CLIENTS]},
 }
 
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'A replay with the same key answers the stored answer; the same key with another request is a 422.',
+  schema: {type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$'},
+}
+
 const queryParameters = (query: z.ZodObject) =>
   Object.entries((inline(query, 'input') as {properties: Record<string, JsonSchema>}).properties).map(
     ([name, schema]) => ({name, in: 'query', required: false, schema}),
@@ -148,8 +156,8 @@ const queryParameters = (query: z.ZodObject) =>
 
 /**
  * The parameters operations share, under `#/components/parameters`: the
- * request id, the client header, every path parameter and a list's `limit`
- * and `starting_after`.
+ * request id, the client header, the idempotency key, every path parameter
+ * and a list's `limit` and `starting_after`.
  */
 function sharedParameters(): Record<string, unknown> {
   const names = new Set(OPERATIONS.flatMap((op) => pathParams(op.path)))
@@ -158,7 +166,8 @@ function sharedParameters(): Record<string, unknown> {
     return [`Path${pascal(name)}`, {name, in: 'path', required: true, schema}]
   })
   const query = queryParameters(ListQuery).map((param) => [`Query${pascal(param.name)}`, param])
-  return {RequestId: REQUEST_ID_PARAMETER, Client: CLIENT_PARAMETER, ...Object.fromEntries([...path, ...query])}
+  const headers = {RequestId: REQUEST_ID_PARAMETER, Client: CLIENT_PARAMETER, IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER}
+  return {...headers, ...Object.fromEntries([...path, ...query])}
 }
 
 const parameterRef = (key: string) => ({$ref: `#/components/parameters/${key}`})
@@ -177,15 +186,7 @@ function parameters(op: Operation) {
     for (const name of Object.keys(ListQuery.shape)) params.push(parameterRef(`Query${pascal(name)}`))
     if (op.filters) params.push(...queryParameters(op.filters))
   }
-  if (op.idempotent) {
-    params.push({
-      name: 'Idempotency-Key',
-      in: 'header',
-      required: false,
-      description: 'A replay with the same key answers the stored answer; the same key with another request is a 422.',
-      schema: {type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$'},
-    })
-  }
+  if (op.idempotent) params.push(parameterRef('IdempotencyKey'))
   return params
 }
 

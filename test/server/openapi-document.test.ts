@@ -162,3 +162,9 @@ test('every API route documents the 429 and 5xx a fault or the rate limit gives,
   expect(simReset['502']).toBeUndefined()
   expect(Object.keys(simReset['200'].headers)).not.toContain('X-RateLimit-Limit')
 })
+
+test('every answer that may be 503 starting declares Retry-After, which it always carries', () => {
+  const starting = Object.entries(doc.components.responses).filter(([name]) => /(^|Or)Starting(Or|Head$|$)/.test(name))
+  expect(starting.map(([name]) => name)).toEqual(expect.arrayContaining(['StorageUnavailableOrStarting']))
+  for (const [name, answer] of starting) expect(Object.keys(answer.headers ?? {}), name).toContain('Retry-After')
+})

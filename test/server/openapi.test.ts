@@ -8,6 +8,11 @@ import {type Received, startReceiver} from '../helpers/receiver.js'
 import {type Answer, OTHER_KEY, READ_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
 
 const DOC_ID = 'https://tablepay.test/openapi.json'
+/** Headers any answer of an API route may carry: declared on its success and fault answers only (docs/api.md). */
+const ANY_ANSWER_HEADER = /^(x-ratelimit-|x-tablepay-fault$|server-timing$)/
+/** The headers the API sets itself (not HTTP's own, nor CORS's, which the document's description names). */
+const OWN_HEADER =
+  /^(x-tablepay-|x-ratelimit-|x-request-id$|retry-after$|server-timing$|www-authenticate$|allow$|idempotent-replayed$)/
 
 describe('real answers match the document', () => {
   let server: TestServer
@@ -33,10 +38,14 @@ describe('real answers match the document', () => {
     const answer = await server.api(method, path, options)
     const op = operationOf(method, path)
     let schemaAt: string
+    let documented: {headers?: Record<string, unknown>}
     if (!op) {
-      const name = answer.status === 405 ? 'MethodNotAllowed' : 'NotFound'
-      schemaAt = pointer('', 'components', 'responses', name, 'content', 'application/json', 'schema')
-      expect(doc.components.responses[name]).toBeDefined()
+      // a path no route takes: only these two answers are documented for it, each as its own component
+      const name = ({404: 'NotFound', 405: 'MethodNotAllowed'} as Record<number, string>)[answer.status]
+      expect(name, `${method} ${path} answered ${answer.status}, which no route documents`).toBeDefined()
+      schemaAt = pointer('', 'components', 'responses', name!, 'content', 'application/json', 'schema')
+      documented = doc.components.responses[name!]!
+      expect(documented).toBeDefined()
     } else {
       exercised.add(op.id)
       const documentedAnswer = doc.paths[op.path]![op.method]!.responses[String(answer.status)]
@@ -48,9 +57,17 @@ describe('real answers match the document', () => {
       const here = pointer('', 'paths', op.path, op.method, 'responses', String(answer.status))
       const at = documentedAnswer!.$ref?.slice(1) ?? here
       schemaAt = `${at}/content/application~1json/schema`
+      const shared = documentedAnswer!.$ref?.replace('#/components/responses/', '')
+      documented = shared ? doc.components.responses[shared]! : documentedAnswer!
     }
     const what = `${method} ${path} → ${answer.status}: ${answer.text.slice(0, 500)}`
     expect(mismatches(schemaAt, answer.body), what).toEqual([])
+    // a client generated from the document reads only the headers declared where the answer is
+    const declared = new Set(Object.keys(documented.headers ?? {}).map((name) => name.toLowerCase()))
+    const faultOrSuccess = answer.status < 400 || ['rate_limited', 'simulated_fault'].includes(answer.body?.error?.code)
+    const owed = (name: string) => OWN_HEADER.test(name) && (faultOrSuccess || !ANY_ANSWER_HEADER.test(name))
+    const undeclared = [...answer.headers.keys()].filter((name) => owed(name) && !declared.has(name))
+    expect(undeclared, what).toEqual([])
     return answer
   }
 
@@ -224,6 +241,15 @@ describe('real answers match the document', () => {
     }
     await api('POST', '/v1/sim/faults', {body: {status: 500, match: {path: '/v1/claims/clm_none'}}})
     await api('DELETE', '/v1/sim/faults')
+    // a fault's delay, alone and with a status: Server-Timing says how long the answer was held
+    for (const held of [{delay_ms: 1}, {delay_ms: 1, status: 429}, {delay_ms: 1, status: 503}]) {
+      await api('POST', '/v1/sim/faults', {body: {...held, match: {path: '/v1/locations'}}})
+      const answer = await api('GET', '/v1/locations')
+      expect([answer.status, answer.headers.get('server-timing')]).toEqual([
+        held.status ?? 200,
+        expect.stringMatching(/^fault;dur=\d+$/),
+      ])
+    }
 
     // snapshots: every route, and their refusals
     await api('POST', '/v1/sim/snapshots', {body: {name: 'openapi'}})
@@ -235,6 +261,21 @@ describe('real answers match the document', () => {
     await api('DELETE', '/v1/sim/snapshots/imported')
     expect((await api('GET', '/v1/sim/snapshots/Bad')).status).toBe(422)
     expect((await api('POST', '/v1/sim/snapshots/missing/restore')).status).toBe(404)
+    // an import past the account's limit of webhook endpoints
+    const at = new Date().toISOString()
+    const many = Array.from({length: 101}, (_, i) => ({
+      ...{
+        id: `we_many_${i}`,
+        object: 'webhook_endpoint',
+        url: 'http://127.0.0.1:9/hooks',
+        event_types: ['check.created'],
+      },
+      ...{description: '', status: 'enabled', created_at: at, updated_at: at, consecutive_dead: 0},
+      secret: 'whsec_openapi_known_secret_0123456789',
+    }))
+    const tooMany = {...exported, name: 'many', records: {...exported.records, webhook_endpoints: many}}
+    const refused = await api('POST', '/v1/sim/snapshots/import', {body: tooMany})
+    expect([refused.status, refused.body.error.code], refused.text).toEqual([422, 'limit_reached'])
 
     const scratch = (await api('POST', '/v1/sim/accounts')).body
     await api('DELETE', `/v1/sim/accounts/${scratch.id}`)

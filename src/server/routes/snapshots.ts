@@ -75,7 +75,7 @@ export const snapshotOperations: OperationSpec[] = [
     id: 'restoreSnapshot',
     summary: 'Make the account exactly what the snapshot saved; the request log and faults stay',
     response: Snapshot,
-    errors: ['not_found', 'payload_too_large'],
+    errors: ['not_found', 'payload_too_large', 'limit_reached'],
     async handler(event, {service, dispatcher}) {
       const name = nameOf(event)
       const account = accountOf(event)
@@ -96,6 +96,7 @@ export const snapshotOperations: OperationSpec[] = [
     body: SnapshotDocument,
     response: Snapshot,
     status: [201],
+    errors: ['limit_reached'],
     async handler(event, {service}) {
       const document = await readJson(event, SnapshotDocument, undefined, SNAPSHOT_BODY_LIMIT)
       const snapshot = await service.snapshots.import(accountOf(event), document)
