@@ -7,6 +7,7 @@ const IN_THE_WAY = 'move out of it the directory that stands where one of its fi
 const REMEDIES: Record<string, string> = {
   ENOSPC: 'free space on its disk',
   EDQUOT: 'free space within your disk quota',
+  EFBIG: 'raise the largest file size its process may write (`ulimit -f`)',
   EACCES: 'let the user that runs tablepay read and write its files, or run tablepay as their owner',
   EPERM: 'let the user that runs tablepay read and write its files, or run tablepay as their owner',
   EROFS: 'make its file system writable, or give --data a dir on another one',

@@ -412,18 +412,17 @@ export class Store {
     const spans = new SpanReader(this.#spans)
     this.#spans = new WeakMap()
     const bytesOf = (record: unknown) => spans.bytesOf(record)
-    const cut = this.#journal.cut(seq + 1)
-    // awaited once the documents are written: a journal that fails meanwhile fails the compaction there, and must
-    // not end the process first as a rejection nothing handled yet
-    cut.catch(() => {})
     const replaced: {chunks: Chunks; files: string[]}[] = []
     try {
+      // the journal holds every line up to seq before a document does: memory is ahead of it by the lines
+      // still being written, and a document holding a line the journal then failed to write (or a kill cut
+      // short) leaves a hole before the next segment, which the start after refuses (docs/storage.md, "The documents' index")
+      await this.#journal.cut(seq + 1)
       for (const {name, records} of snapshot) await this.#documents.write(name, {seq, records})
       for (const {chunks, snapshot} of taken) replaced.push({chunks, files: await chunks.write(seq, snapshot, bytesOf)})
       // last: a start compares each document with it, and the journal, dropped next, with its seq
       await writeIndex(this.#documents, seq)
       await this.#documents.syncDir()
-      await cut
     } catch (error) {
       // the journal keeps everything until a later compaction succeeds
       for (const {name} of snapshot) this.#dirty.add(name)

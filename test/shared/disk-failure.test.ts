@@ -7,7 +7,7 @@ it('says what failed in the data dir and what to do, for each errno of a disk; n
   expect(diskFailure('compacting', '/srv/tp', errno('ENOSPC', 'no space left on device, write'))).toBe(
     'store: compacting /srv/tp failed (ENOSPC: no space left on device, write): free space on its disk.',
   )
-  for (const code of ['EDQUOT', 'EACCES', 'EPERM', 'EROFS', 'EISDIR', 'EIO'])
+  for (const code of ['EDQUOT', 'EFBIG', 'EACCES', 'EPERM', 'EROFS', 'EISDIR', 'EIO'])
     expect(diskFailure('stopping on', '/srv/tp', errno(code, 'x')), code).toMatch(
       /^store: stopping on \/srv\/tp failed/,
     )
