@@ -12,7 +12,7 @@ const NEXT_STEP: Record<string, string> = {
   payment_declined: 'Send it again without --decline.',
   idempotency_key_reused: 'Pass a new --idempotency-key.',
   event_type_not_subscribed:
-    'Add the type to the endpoint with `tablepay webhooks update ID -e …`, or resend to an endpoint that takes it.',
+    'Add the type to the endpoint with `tablepay webhooks update` (its -e replaces the types), or resend to an endpoint that takes it.',
   endpoint_disabled: 'A disabled endpoint stays disabled: register a new one with `tablepay webhooks create`.',
   simulated_fault:
     'A fault you added made this fail: `tablepay faults list` shows the faults left, `tablepay faults clear` removes them.',
@@ -64,8 +64,17 @@ function nextStepFor(error: TablepayError): string | undefined {
   if (error.code === 'validation_failed' && location) {
     return 'Name one of the locations: `tablepay checks push ID --location loc_…`, or location_id in the body.'
   }
+  // the endpoint's other types: -e replaces them, so the hint says to name them too
+  const unsubscribed = /^Endpoint (we_\w+) does not take (\S+) events/.exec(error.message)
+  if (error.code === 'event_type_not_subscribed' && unsubscribed) {
+    const [, endpoint, type] = unsubscribed
+    return `\`tablepay webhooks list\` shows ${endpoint}'s types; \`tablepay webhooks update ${endpoint} -e\` with them and ${type} adds it (-e replaces them). Or resend to an endpoint that takes it.`
+  }
   return checkStep(error) ?? NEXT_STEP[error.code]
 }
+
+/** A POS id as a shell word `checks get` reads: one that starts like a flag, or holds `~`, goes quoted after `--`. */
+const shellWord = (id: string) => (/^[\w.:@+=][\w.:@+=-]*$/.test(id) ? id : `-- '${id}'`)
 
 // Refusals about one check's contents, whose message names the check: `on check chk_…`, or the POS id, `Check t12 …`.
 const CHECK_STEP: Record<string, (check: string) => string> = {
@@ -85,7 +94,7 @@ function checkStep(error: TablepayError): string | undefined {
       ? error.details?.find((d) => /^no item /.test(d.message))?.message
       : error.message
   const check = text && (/\bon check (chk_\w+)/.exec(text)?.[1] ?? /^Check (\S+) already has/.exec(text)?.[1])
-  return check ? step(check) : undefined
+  return check ? step(shellWord(check)) : undefined
 }
 
 // Where to look up each kind of id; the server's message names the id it did not find.

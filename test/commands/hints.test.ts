@@ -127,6 +127,39 @@ describe("a refusal about a check's contents names that check in the hint", () =
     expect(stderr).toContain('Code: version_conflict')
     expect(hintOf(stderr)).toContain('See the stored version with `tablepay checks get h-version`.')
   })
+
+  it('version_conflict of a POS id that reads as a flag: the hint quotes it after --, and runs as written', async () => {
+    expect((await cli(['checks', 'push', '-f', 'fixtures/checks/open.json', '--', '-v2'])).code).toBe(0)
+    const {stderr} = await runCommand(['checks', 'push', '--', '-v2'], {
+      env: server.env,
+      input: (await readFile(join(ROOT, 'fixtures/checks/open.json'), 'utf8')).replace('"open"', '"closed"'),
+    })
+    expect(hintOf(stderr)).toContain("`tablepay checks get -- '-v2'`")
+    const got = await cli(['checks', 'get', '--', '-v2'])
+    expect([got.code, got.stdout]).toEqual([0, expect.stringContaining('-v2')])
+  })
+})
+
+describe('event_type_not_subscribed', () => {
+  it("names the endpoint and the type, and says -e replaces the endpoint's types", async () => {
+    const endpoint = await json([
+      'webhooks',
+      'create',
+      '--forward-to',
+      'http://127.0.0.1:9/hooks',
+      '-e',
+      'check.closed',
+    ])
+    await json(['checks', 'push', 'h-types', '-f', 'fixtures/checks/open.json'])
+    const [created] = (await json(['events', 'list', '-e', 'check.created', '--limit', '1'])).data
+    const {code, stderr} = await cli(['events', 'resend', created.id, '--endpoint', endpoint.id])
+    expect(code).toBe(1)
+    expect(stderr).toContain('Code: event_type_not_subscribed')
+    expect(hintOf(stderr)).toContain(
+      `\`tablepay webhooks update ${endpoint.id} -e\` with them and check.created adds it (-e replaces them)`,
+    )
+    await json(['webhooks', 'delete', endpoint.id])
+  })
 })
 
 describe('rate_limited', () => {
