@@ -17,6 +17,10 @@ const REMEDIES: Record<string, string> = {
   EIO: 'its disk failed: copy the data dir to a sound disk and give --data the copy',
 }
 
+/** What to do about `error` on the data dir's disk: its errno's remedy, or the usual one. */
+export const diskRemedy = (error: unknown): string =>
+  REMEDIES[(error as NodeJS.ErrnoException | null)?.code ?? ''] ?? 'free space or fix its disk'
+
 /**
  * `error`, an errno of the data dir `dir`'s disk while `doing` something, as one line that says what failed and
  * what to do; undefined for any other error, which keeps its stack trace for a bug report.

@@ -8,7 +8,7 @@ import {readLegacyLine} from './journal-legacy.js'
 import type {Span} from './journal-spans.js'
 import {readLines} from './lines.js'
 import {syncDir} from './sync-dir.js'
-import {dirRemoved, removed} from '../shared/disk-failure.js'
+import {dirRemoved, diskRemedy, removed} from '../shared/disk-failure.js'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
 export interface Entry {
@@ -350,6 +350,6 @@ export function journalFailure(dir: string, error: NodeJS.ErrnoException): strin
   return (
     `[tablepay] store: writing the journal in ${dir} failed (${what}). ${kept}` +
     'nothing more is written, and every request is answered 503 storage_unavailable. ' +
-    'Free space or fix the disk, then restart `tablepay serve`.'
+    `To go on: ${diskRemedy(error)}, then restart \`tablepay serve\`.`
   )
 }

@@ -75,7 +75,7 @@ describe('when the data dir cannot be written', () => {
     const lines = logged.mock.calls.map((args) => args.map(String).join(' '))
     expect(lines).toEqual([
       expect.stringMatching(
-        /^\[tablepay\] store: writing the journal in .+ failed \(ENOSPC: no space left on device, write\)\. Every change answered before is kept; .*Free space or fix the disk, then restart `tablepay serve`\.$/,
+        /^\[tablepay\] store: writing the journal in .+ failed \(ENOSPC: no space left on device, write\)\. Every change answered before is kept; .*To go on: free space on its disk, then restart `tablepay serve`\.$/,
       ),
     ])
     expect(lines[0]).not.toMatch(/\n\s+at /)

@@ -11,7 +11,10 @@ const FILLER = new URL('./journal-filler.js', import.meta.url)
 
 /** Runs the filler in `mode` on `dir` to its end; with `beforeGo`, what to do to it once it is ready. */
 async function filler(mode: 'fill' | 'commit', dir: string, beforeGo?: (pid: number) => Promise<void>) {
-  const child = fork(FILLER, [mode, dir])
+  const child = fork(FILLER, [mode, dir], {stdio: ['ignore', 'ignore', 'pipe', 'ipc']})
+  onTestFinished(() => void child.kill('SIGKILL'))
+  let stderr = ''
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk))
   const exited = once(child, 'exit')
   let outcome: unknown
   if (beforeGo) {
@@ -22,19 +25,22 @@ async function filler(mode: 'fill' | 'commit', dir: string, beforeGo?: (pid: num
     ;[outcome] = await once(child, 'message')
   }
   await exited
-  return outcome
+  return {outcome, stderr}
 }
 
 it('a compaction writes no document ahead of the journal: a line the full disk refused leaves no hole for a later start', async () => {
   const dir = await makeTempDir('tablepay-compaction-')
   // a file size limit just past the journal's end refuses its next line, as a disk that fills does; the
   // documents, which hold the one check, stay under it
-  const outcome = await filler('fill', dir, async (pid) => {
+  const {outcome, stderr} = await filler('fill', dir, async (pid) => {
     const [journal] = (await readdir(dir)).filter((name) => name.startsWith('journal.'))
     const limit = (await stat(join(dir, journal!))).size + 1000
     await promisify(execFile)('prlimit', [`--pid=${pid}`, `--fsize=${limit}`])
   })
   expect(outcome).toEqual({written: 'rejected', compacted: 'rejected'})
+  // the remedy for the limit that refused it, not for a full disk
+  expect(stderr).toContain('(EFBIG: file too large')
+  expect(stderr).toContain('To go on: raise the largest file size its process may write (`ulimit -f`), then restart')
   // a start after that kill, then one after a kill of the next server, read every line the journal holds
   await filler('commit', dir)
   const store = await Store.open({dir})
