@@ -26,9 +26,10 @@ export function parseDuration(text: string): number {
  */
 export function wholeSeconds(text: string, most: number): number {
   const seconds = parseDuration(text)
-  // `0.1m` is 6.000000000000001: whole to the millisecond is whole
-  const whole = Number.isInteger(seconds) ? seconds : Math.round(seconds * 1000) / 1000
-  if (!Number.isInteger(whole)) throw new Error(`"${text}" is not whole seconds: write it like 300, 45s, 5m or 1h`)
+  // `0.1m` is 6.000000000000001: a float's rounding away from whole is whole, a fraction written (`0.4ms`) is not
+  const whole = Math.round(seconds)
+  if (Math.abs(seconds - whole) > 1e-9 * Math.max(1, seconds))
+    throw new Error(`"${text}" is not whole seconds: write it like 300, 45s, 5m or 1h`)
   if (whole > most) throw new Error(`"${text}" is longer than ${formatDuration(most)}`)
   return whole
 }
@@ -45,19 +46,23 @@ export const wholeMs = (seconds: number): number => (seconds > 0 ? Math.max(1, M
 /** Seconds as the shortest exact text `parseDuration` reads back: `1h30m`, `45s`, `500ms`. */
 export function formatDuration(seconds: number): string {
   if (seconds === 0) return '0s'
-  let rest = Math.round(seconds * 1000)
+  // whole seconds and milliseconds apart: in milliseconds alone, seconds past 2^53 / 1000 lose their last digits
+  let rest = Math.floor(seconds)
+  let ms = Math.round((seconds - rest) * 1000)
+  // 1.9996 s is 2 s, not 1 s and 1000 ms
+  if (ms === 1000) [rest, ms] = [rest + 1, 0]
   const parts: string[] = []
   for (const [unit, size] of [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-    ['ms', 1],
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
   ] as const) {
     if (rest >= size) {
       parts.push(`${Math.floor(rest / size)}${unit}`)
       rest %= size
     }
   }
+  if (ms > 0) parts.push(`${ms}ms`)
   return parts.join('')
 }

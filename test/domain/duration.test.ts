@@ -12,6 +12,11 @@ describe('parseDuration and formatDuration', () => {
     expect(parseDuration(formatDuration(seconds))).toBe(seconds)
   })
 
+  it('writes seconds past 2^53 ms exactly, and rounds to the millisecond: 1.9996 s is 2s', () => {
+    expect(formatDuration(Number.MAX_SAFE_INTEGER)).toBe('104249991374d7h36m31s')
+    expect([formatDuration(1.9996), formatDuration(90.5)]).toEqual(['2s', '1m30s500ms'])
+  })
+
   it('refuses what is not a duration, saying how to write one', () => {
     for (const text of ['soon', '5 m', '1h-', '-1s', ''])
       expect(() => parseDuration(text)).toThrow(/write it like 90, 500ms/)
@@ -28,7 +33,8 @@ describe('wholeSeconds', () => {
 
   it('refuses a fraction of a second and what passes its most, quoting the text', () => {
     expect(() => wholeSeconds('1.5s', 86_400)).toThrow('"1.5s" is not whole seconds: write it like 300, 45s, 5m or 1h')
-    expect(() => wholeSeconds('500ms', 86_400)).toThrow('not whole seconds')
+    for (const fraction of ['500ms', '0.4ms', '1000.4ms', '1.0004s'])
+      expect(() => wholeSeconds(fraction, 86_400), fraction).toThrow('not whole seconds')
     expect(() => wholeSeconds('1d1s', 86_400)).toThrow('"1d1s" is longer than 1d')
   })
 })
