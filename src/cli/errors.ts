@@ -19,8 +19,6 @@ const NEXT_STEP: Record<string, string> = {
   rate_limited: 'Wait the Retry-After seconds, then send the request again.',
   starting: 'Wait a second and send it again: the server is still starting.',
   limit_reached: 'Delete some of them first (`tablepay faults clear`, `tablepay webhooks delete ID`).',
-  storage_unavailable:
-    "Free space on the disk of the server's data dir, restart `tablepay serve`, then send the request again.",
 }
 
 /** The human text of a client error: the message, each detail on its own line, and the request id for support tracing. */

@@ -37,6 +37,17 @@ describe('suggestionsFor payload_too_large', () => {
   })
 })
 
+describe('suggestionsFor storage_unavailable', () => {
+  it("adds nothing to the server's message, which says what to do for the store and the failure it names", () => {
+    const messages = [
+      'tablepay could not write its data dir (EFBIG) and answers nothing more, …: raise the largest file size…',
+      'tablepay cannot use its database (ECONNREFUSED) and answers nothing until it can, … It tries again every second…',
+    ]
+    for (const message of messages)
+      expect(suggestionsFor(new TablepayApiError(503, {code: 'storage_unavailable', message}))).toBeUndefined()
+  })
+})
+
 describe('suggestionsFor conflict_with_paid_items', () => {
   const conflict = (details: {path: string; message: string; external_id?: string}[]) =>
     suggestionsFor(new TablepayApiError(409, {code: 'conflict_with_paid_items', message: 'The push…', details}))![0]!
