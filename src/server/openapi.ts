@@ -172,10 +172,13 @@ function sharedParameters(): Record<string, unknown> {
 
 const parameterRef = (key: string) => ({$ref: `#/components/parameters/${key}`})
 
-/** What every operation of a path takes: `X-Request-Id`, `X-Tablepay-Client` and the path's parameters. */
+/**
+ * What every operation of a path takes: `X-Request-Id`, the path's parameters and, where the path has a
+ * GET (the reads that header is for), `X-Tablepay-Client`.
+ */
 const pathParameters = (path: string) => [
   parameterRef('RequestId'),
-  parameterRef('Client'),
+  ...(OPERATIONS.some((op) => op.path === path && op.method === 'get') ? [parameterRef('Client')] : []),
   ...pathParams(path).map((name) => parameterRef(`Path${pascal(name)}`)),
 ]
 
