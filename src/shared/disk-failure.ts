@@ -42,6 +42,34 @@ export function diskFailure(doing: string, dir: string, error: unknown): string 
 export const removed = (dir: string): string =>
   `${dir} was removed while tablepay ran, and every change it held with it: a new start makes a new one`
 
+/**
+ * A journal write's failure when the data dir, or the journal's segment, was removed while tablepay ran
+ * (`rm -rf`): the line went to a file no start reads, so no change of it is answered as saved (journal.ts).
+ */
+export class Removed extends Error {
+  readonly code = 'ENOENT'
+
+  constructor(
+    /** The data dir, or the segment when the dir is still there. */
+    readonly path: string,
+    dir: boolean,
+  ) {
+    super(
+      dir
+        ? removed(path)
+        : `${path} was removed while tablepay ran, and every change it held with it: a new start goes on without them`,
+    )
+  }
+}
+
+/** What a failed journal write left of the changes answered before it. */
+export const keptAfter = (error: unknown): string =>
+  error instanceof Removed ? error.message : 'Every change answered before is kept'
+
+/** What to do once the data dir failed: `error`'s remedy, then a restart; only the restart when files were removed. */
+export const goOn = (error: unknown): string =>
+  `${error instanceof Removed ? '' : `${diskRemedy(error)}, then `}restart \`tablepay serve\``
+
 /** Whether `error` is the data dir `dir` gone: removed while tablepay ran (`rm -rf`), not a file of it missing. */
 export const dirRemoved = (dir: string, error: unknown): boolean =>
   (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' && !existsSync(dir)

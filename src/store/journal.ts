@@ -1,5 +1,5 @@
 import {type FileHandle, open, readdir, rm, stat, truncate} from 'node:fs/promises'
-import {writeSync} from 'node:fs'
+import {existsSync, fstatSync, statSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Damage} from './damage.js'
 import {encodeChanges, type JournalChange} from './journal-changes.js'
@@ -8,7 +8,7 @@ import {readLegacyLine} from './journal-legacy.js'
 import type {Span} from './journal-spans.js'
 import {readLines} from './lines.js'
 import {syncDir} from './sync-dir.js'
-import {dirRemoved, diskRemedy, removed} from '../shared/disk-failure.js'
+import {dirRemoved, goOn, keptAfter, Removed} from '../shared/disk-failure.js'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
 export interface Entry {
@@ -227,10 +227,11 @@ export class Journal {
       try {
         await batch
         for (const w of waiting) w.resolve()
-      } catch (error) {
+      } catch (caught) {
         // writing on after a failed write could leave a torn line in the middle of the log, and the next start refuses that
-        this.#failure = error as Error
-        console.error(journalFailure(this.dir, error as NodeJS.ErrnoException))
+        const error = dirRemoved(this.dir, caught) ? new Removed(this.dir, true) : (caught as Error)
+        this.#failure = error
+        console.error(journalFailure(this.dir, error))
         for (const w of waiting) w.reject(error)
       }
     }
@@ -293,6 +294,13 @@ export class Journal {
         written += this.fsync ? (await handle.write(bytes, written)).bytesWritten : writeSync(handle.fd, bytes, written)
     }
     if (this.fsync) await handle.datasync()
+    // a segment removed while tablepay runs (`rm -rf` of the data dir) takes writes that no start will read:
+    // one fstat per batch keeps them from being answered as saved (docs/api.md, "Durability"); its path is
+    // asked too, as a file system that fills in no link count (some FUSE mounts) reads 0 for every file
+    const {nlink, ino} = this.fsync ? await handle.stat() : fstatSync(handle.fd)
+    if (nlink === 0 && statSync(this.#path!, {throwIfNoEntry: false})?.ino !== ino) {
+      throw existsSync(this.dir) ? new Removed(this.#path!, false) : new Removed(this.dir, true)
+    }
     return length
   }
 
@@ -344,12 +352,12 @@ export async function journalStart(dir: string): Promise<number | undefined> {
  * The server's line when a journal write fails: what happened and what to do. A failure of the
  * disk (an errno) needs no stack trace; anything else keeps it, for a bug report.
  */
-export function journalFailure(dir: string, error: NodeJS.ErrnoException): string {
-  const what = error.code ? error.message : (error.stack ?? String(error))
-  const kept = dirRemoved(dir, error) ? `${removed(dir)}; ` : 'Every change answered before is kept; '
+export function journalFailure(dir: string, error: Error): string {
+  const {code, message, stack} = error as NodeJS.ErrnoException
+  const what = error instanceof Removed ? 'ENOENT' : code ? message : (stack ?? String(error))
   return (
-    `[tablepay] store: writing the journal in ${dir} failed (${what}). ${kept}` +
+    `[tablepay] store: writing the journal in ${dir} failed (${what}). ${keptAfter(error)}; ` +
     'nothing more is written, and every request is answered 503 storage_unavailable. ' +
-    `To go on: ${diskRemedy(error)}, then restart \`tablepay serve\`.`
+    `To go on: ${goOn(error)}.`
   )
 }

@@ -1,4 +1,4 @@
-import {symlink} from 'node:fs/promises'
+import {readdir, rm, symlink} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {fanOut} from '../../src/domain/deliveries.js'
@@ -120,5 +120,59 @@ describe('when the data dir cannot be written', () => {
     expect((await call(url, 'PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 500]])})).status).toBe(503)
     expect(await dispatcher.advance(120)).toBe(0)
     expect(receiver.received).toHaveLength(0)
+  })
+})
+
+describe('when the data dir is removed while the server runs', () => {
+  /** The seeded API over a store in a new dir, on a real port, its server's lines on stderr kept. */
+  async function serveInDir() {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    cleanup.push(async () => logged.mockRestore())
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    cleanup.push(() => store.close().catch(() => {}))
+    await seedStore(store, {seed: TEST_SEED})
+    const {url, close} = await serveStorage(store)
+    cleanup.push(close)
+    const push = (id: string) => call(url, 'PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', 1, 500]])})
+    expect((await push('before')).status).toBe(201)
+    const said = () => logged.mock.calls.map((args) => args.map(String).join(' '))
+    return {dir, store, push, said}
+  }
+
+  it('the next push answers 503 saying the changes went with the dir, not 201 for a write no start reads', async () => {
+    const {dir, push, said} = await serveInDir()
+    await rm(dir, {recursive: true, force: true})
+    const pushed = await push('after')
+    expect(pushed.status).toBe(503)
+    const {code, message} = (pushed.body as {error: {code: string; message: string}}).error
+    expect(code).toBe('storage_unavailable')
+    expect(message).toContain(`${dir} was removed while tablepay ran, and every change it held with it`)
+    expect(message).toContain('To go on: restart `tablepay serve`.')
+    expect(message).not.toMatch(/is kept|free space/)
+    expect(said()).toEqual([expect.stringContaining(`(ENOENT). ${dir} was removed while tablepay ran`)])
+    expect(said()[0]).not.toMatch(/is kept|free space/)
+  })
+
+  it('a journal segment removed alone is named, and a start goes on without its changes', async () => {
+    const {dir, store, push, said} = await serveInDir()
+    // the documents hold the seed and the first push; the segment the compaction starts holds the next one
+    await store.compact()
+    expect((await push('between')).status).toBe(201)
+    const segment = (await readdir(dir))
+      .filter((name) => name.startsWith('journal.'))
+      .sort()
+      .at(-1)!
+    await rm(join(dir, segment))
+    expect((await push('after')).status).toBe(503)
+    expect(said()).toEqual([
+      expect.stringContaining(`${join(dir, segment)} was removed while tablepay ran, and every change it held with it`),
+    ])
+    await store.close().catch(() => {})
+    const again = await Store.open({dir})
+    cleanup.push(() => again.close())
+    const {url} = await serveStorage(again).then((served) => (cleanup.push(served.close), served))
+    const read = async (id: string) => (await call(url, 'GET', `/v1/checks/external/${id}`, {key: READ_KEY})).status
+    expect([await read('before'), await read('between'), await read('after')]).toEqual([200, 404, 404])
   })
 })

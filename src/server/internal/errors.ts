@@ -1,7 +1,7 @@
 import {STATUS_CODES} from 'node:http'
 import {H3Error, type H3Event, send, setResponseHeader, setResponseStatus} from 'h3'
 import {ApiError} from '../../domain/errors.js'
-import {diskRemedy} from '../../shared/disk-failure.js'
+import {goOn, keptAfter} from '../../shared/disk-failure.js'
 
 /** The answer to every request once the data dir could not be written (see `Store.failure`). */
 export function storageUnavailable(failure: Error): ApiError {
@@ -26,7 +26,7 @@ export function storageUnavailable(failure: Error): ApiError {
     )
   return new ApiError(
     'storage_unavailable',
-    `tablepay could not write its data dir (${reason}) and answers nothing more, so that it never shows a change it did not save. Everything answered before is kept: ${diskRemedy(failure)}, then restart \`tablepay serve\`. A request answered with this error may or may not have been saved; send it again after the restart.`,
+    `tablepay could not write its data dir (${reason}) and answers nothing more, so that it never shows a change it did not save. ${keptAfter(failure)}. To go on: ${goOn(failure)}. A request answered with this error may or may not have been saved; send it again after the restart.`,
   )
 }
 
