@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {Command} from '../cli/command.js'
 import {secondsUpTo} from '../cli/flags/duration.js'
+import {formatDuration} from '../domain/duration.js'
 import {verifyDelivery} from '../cli/signing/verify.js'
 import {webhookFlags} from '../cli/flags/webhook.js'
 import {
@@ -47,9 +48,9 @@ The payload must be the body exactly as received: a re-serialized or pretty-prin
       helpValue: 'SIGNATURE',
       summary: `The ${SIGNATURE_HEADER} header value: t=<unix seconds>,v1=<hex>.`,
     }),
+    // no `default`: its help would show seconds (300) where a duration is written (src/cli/flags/serve.ts, --receiver-timeout)
     tolerance: secondsUpTo(MAX_TOLERANCE_SECONDS)({
-      summary: "How far the signature's timestamp may be from now, either way, in whole seconds (300, 5m).",
-      default: DEFAULT_TOLERANCE_SECONDS,
+      summary: `How far the signature's timestamp may be from now, either way, in whole seconds, e.g. 90 or 10m (default ${formatDuration(DEFAULT_TOLERANCE_SECONDS)}).`,
     }),
   }
 

@@ -21,7 +21,8 @@ export interface VerifyInput {
   secret?: string
   header?: string
   payload?: string
-  tolerance: number
+  /** In seconds; the default is DEFAULT_TOLERANCE_SECONDS. */
+  tolerance?: number
 }
 
 /**
