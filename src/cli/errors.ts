@@ -18,7 +18,6 @@ const NEXT_STEP: Record<string, string> = {
     'A fault you added made this fail: `tablepay faults list` shows the faults left, `tablepay faults clear` removes them.',
   rate_limited: 'Wait the Retry-After seconds, then send the request again.',
   starting: 'Wait a second and send it again: the server is still starting.',
-  limit_reached: 'Delete some of them first (`tablepay faults clear`, `tablepay webhooks delete ID`).',
 }
 
 /** The human text of a client error: the message, each detail on its own line, and the request id for support tracing. */
@@ -57,11 +56,14 @@ function nextStepFor(error: TablepayError): string | undefined {
   if (error.code === 'conflict_with_paid_items') {
     return conflictStep(error instanceof TablepayApiError ? (error.details ?? []) : [])
   }
-  // an account of several locations needs one named: the body's field is a flag of `checks push`
-  const location = error instanceof TablepayApiError && error.details?.some((d) => d.path === 'location_id')
-  if (error.code === 'validation_failed' && location) {
-    return 'Name one of the locations: `tablepay checks push ID --location loc_…`, or location_id in the body.'
+  // an account of several locations needs one named (the message lists them): the body's field is a flag of `checks push`
+  const location = error instanceof TablepayApiError && error.details?.find((d) => d.path === 'location_id')
+  const first = location && /^required: .* locations: (loc_\w+)/.exec(location.message)?.[1]
+  if (error.code === 'validation_failed' && first) {
+    return `Send it again naming one: \`tablepay checks push\` takes \`--location ${first}\`; or location_id in the body.`
   }
+  if (error.code === 'validation_failed' && location && location.message.startsWith('no location')) return LOOK_UP.loc
+  if (error.code === 'limit_reached') return limitStep(error)
   // the endpoint's other types: -e replaces them, so the hint says to name them too
   const unsubscribed = /^Endpoint (we_\w+) does not take (\S+) events/.exec(error.message)
   if (error.code === 'event_type_not_subscribed' && unsubscribed) {
@@ -69,6 +71,17 @@ function nextStepFor(error: TablepayError): string | undefined {
     return `\`tablepay webhooks list\` shows ${endpoint}'s types; \`tablepay webhooks update ${endpoint} -e\` with them and ${type} adds it (-e replaces them). Or resend to an endpoint that takes it.`
   }
   return checkStep(error) ?? NEXT_STEP[error.code]
+}
+
+// Past an account's limit (`This account has 100 faults…`; an import's message says what to do instead).
+const LIMIT_STEP: Record<string, string> = {
+  faults: '`tablepay faults list` shows them; `tablepay faults clear flt_…` removes one, `tablepay faults clear` all.',
+  webhook_endpoints: '`tablepay webhooks list` shows them; `tablepay webhooks delete we_…` removes one.',
+}
+
+function limitStep(error: TablepayError): string | undefined {
+  if (!(error instanceof TablepayApiError) || !error.message.startsWith('This account has')) return undefined
+  return LIMIT_STEP[error.details?.[0]?.path ?? '']
 }
 
 /** A POS id as a shell word `checks get` reads: one that starts like a flag, or holds `~`, goes quoted after `--`. */

@@ -108,14 +108,43 @@ describe('describeError', () => {
     const detail = {path: 'location_id', message: 'required: this account has 2 locations: loc_main, loc_terrace'}
     const error = new TablepayApiError(422, {code: 'validation_failed', message: detail.message, details: [detail]})
     expect(suggestionsFor(error)).toEqual([
-      'Name one of the locations: `tablepay checks push ID --location loc_…`, or location_id in the body.',
+      'Send it again naming one: `tablepay checks push` takes `--location loc_main`; or location_id in the body.',
     ])
+    // a location the account lacks: where to see its own, not the id that was sent; none at all: the message says
+    const refused = (message: string) =>
+      suggestionsFor(
+        new TablepayApiError(422, {
+          code: 'validation_failed',
+          message: `location_id: ${message}`,
+          details: [{path: 'location_id', message}],
+        }),
+      )
+    expect(refused('no location loc_terace in this account; GET /v1/locations lists them')).toEqual([
+      "See the account's locations with `tablepay locations list`.",
+    ])
+    expect(
+      refused('this account has no locations: restore a snapshot that has some, or start the server with a --seed'),
+    ).toEqual(['Fix the fields listed above and send the request again.'])
     const other = new TablepayApiError(422, {
       code: 'validation_failed',
       message: 'x',
       details: [{path: 'items', message: 'x'}],
     })
     expect(suggestionsFor(other)).toEqual(['Fix the fields listed above and send the request again.'])
+  })
+
+  it("past an account's limit, says where to see what it holds and how to remove one; an import's refusal says it itself", () => {
+    const limit = (path: string, message: string) =>
+      suggestionsFor(new TablepayApiError(422, {code: 'limit_reached', message, details: [{path, message: 'x'}]}))
+    expect(limit('faults', 'This account has 100 faults, the most it may have (100).')).toEqual([
+      '`tablepay faults list` shows them; `tablepay faults clear flt_…` removes one, `tablepay faults clear` all.',
+    ])
+    expect(limit('webhook_endpoints', 'This account has 100 webhook endpoints, the most it may have (100).')).toEqual([
+      '`tablepay webhooks list` shows them; `tablepay webhooks delete we_…` removes one.',
+    ])
+    expect(
+      limit('webhook_endpoints', 'Snapshot s1 holds more webhook endpoints (101) than an account may have (100).'),
+    ).toBeUndefined()
   })
 
   it("names a detail's external id only when its message does not already", () => {
