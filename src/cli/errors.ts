@@ -31,10 +31,14 @@ export function describeError(error: TablepayError): string {
 
 const idNotNamed = (d: TablepayErrorDetail) => d.external_id !== undefined && !d.message.includes(d.external_id)
 
-// The server's message quotes the first detail ("…failed validation: table: …", or
-// the detail alone); the list below repeats it, so the headline stops there.
+// The server's message quotes the first detail ("…failed validation: table: …", the detail alone, or
+// its message after a colon: "Not enough left to claim on check chk_…: only 1 of …"); the list below
+// repeats it, so the headline stops there.
 function headline(message: string, [first]: TablepayErrorDetail[]): string {
-  const at = first ? message.indexOf(`${first.path}: ${first.message}`) : -1
+  if (!first) return message
+  const quoted = message.indexOf(`${first.path}: ${first.message}`)
+  const after = message.indexOf(`: ${first.message}`)
+  const at = quoted >= 0 ? quoted : after >= 0 ? after + 1 : -1
   if (at < 0) return message
   return message.slice(0, at).trimEnd() || 'The request was refused:'
 }

@@ -104,6 +104,22 @@ describe('describeError', () => {
     )
   })
 
+  it('prints the items not left to claim once: the headline stops where the list begins', () => {
+    const details = [
+      {path: 'items', external_id: 'a', message: 'only 0 of a left to claim'},
+      {path: 'items', external_id: 'b', message: 'only 1 of b left to claim'},
+    ]
+    const message = `Not enough left to claim on check chk_1: ${details.map((d) => d.message).join('; ')}.`
+    const text = describeError(new TablepayApiError(409, {code: 'item_unavailable', message, details}))
+    expect(text).toBe(
+      [
+        'Not enough left to claim on check chk_1:',
+        '  - items: only 0 of a left to claim',
+        '  - items: only 1 of b left to claim',
+      ].join('\n'),
+    )
+  })
+
   it('a push without the location an account of several needs points to --location', () => {
     const detail = {path: 'location_id', message: 'required: this account has 2 locations: loc_main, loc_terrace'}
     const error = new TablepayApiError(422, {code: 'validation_failed', message: detail.message, details: [detail]})

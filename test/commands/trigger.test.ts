@@ -51,7 +51,10 @@ describe('trigger', () => {
     expect((await trigger(['claim', '-c', 't15', '--item', 'line-1001'])).code).toBe(0)
     const {code, stderr} = await trigger(['claim', '-c', 't15', '--item', 'line-1001'])
     expect(code).toBe(1)
-    expect(stderr).toMatch(/Not enough left to claim on check chk_\w+: only 0 of line-1001 left to claim\./)
+    expect(stderr).toMatch(
+      /Not enough left to claim on check chk_\w+:\s*›?\s*- items: only 0 of line-1001 left to claim\n/,
+    )
+    expect(stderr.match(/only 0 of line-1001/g)).toHaveLength(1)
   })
 
   it('payment prints the payment; refund and feedback print theirs; --json returns each resource', async () => {
