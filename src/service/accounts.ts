@@ -65,6 +65,12 @@ export class Accounts {
    * decides which scratch account goes when a server holds as many as it may.
    */
   readonly #used = new Set<string>()
+  /**
+   * This instance's creations of scratch accounts, one after the other: each waits for SCRATCH_TURN inside its
+   * unit, which on PostgreSQL holds a pool connection, so a burst of them would hold them all and stall every
+   * other request.
+   */
+  #creating: Promise<unknown> = Promise.resolve()
 
   constructor(
     readonly context: ServiceContext,
@@ -104,7 +110,13 @@ export class Accounts {
    * @example
    * const scratch = await service.accounts.createScratch('acct_demo')
    */
-  async createScratch(parentId: string): Promise<ScratchAccount> {
+  createScratch(parentId: string): Promise<ScratchAccount> {
+    const created = this.#creating.then(() => this.#createScratch(parentId))
+    this.#creating = created.catch(() => {})
+    return created
+  }
+
+  async #createScratch(parentId: string): Promise<ScratchAccount> {
     const {now} = this.context
     const {made, evicted} = await this.outbox.unit(DELETES, async (tx) => {
       await tx.getExclusive('accounts', SCRATCH_TURN)

@@ -1,5 +1,6 @@
 import pg from 'pg'
 import {afterEach, expect, it} from 'vitest'
+import {POOL_SIZE} from '../../src/postgres/pool.js'
 import type {RunningServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {createTestDatabase} from '../helpers/postgres.js'
@@ -32,12 +33,17 @@ async function setup(): Promise<{server: RunningServer; client: pg.Client; watch
 async function untilWaiting(client: pg.Client, sessions: number, done: Promise<unknown>): Promise<void> {
   let settled = false
   void done.finally(() => (settled = true))
-  const waiting =
-    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
   for (const deadline = Date.now() + 10_000; !settled;) {
-    if ((await client.query<{n: number}>(waiting)).rows[0]!.n >= sessions) return
+    if ((await waitingNow(client)) >= sessions) return
     if (Date.now() > deadline) throw new Error(`fewer than ${sessions} sessions ever waited for a lock`)
   }
+}
+
+/** How many sessions on `client`'s database wait for a lock now. */
+async function waitingNow(client: pg.Client): Promise<number> {
+  const waiting =
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+  return (await client.query<{n: number}>(waiting)).rows[0]!.n
 }
 
 it('a push during a reset comes wholly before it or after it: never a check without its events', async () => {
@@ -123,4 +129,18 @@ it('a restore never takes a record another account made while it ran: it is refu
   expect(refused.body.error.message).toContain(check.id)
   expect((await call(server.url, 'GET', `/v1/checks/${check.id}`, {key})).body).toMatchObject({location_id: location})
   expect((await call(server.url, 'GET', `/v1/checks/${check.id}`)).status).toBe(404)
+})
+
+it('scratch creations waiting for their turn hold one pool connection between them: other requests go on', async () => {
+  const {server, client, watcher} = await setup()
+  // another session holds the creations' turn (SCRATCH_TURN, src/service/accounts.ts): each waits for it
+  await client.query('BEGIN')
+  await client.query("SELECT pg_advisory_xact_lock(hashtextextended('accounts:scratch accounts', 0))")
+  const creations = Promise.all(Array.from({length: POOL_SIZE + 2}, () => call(server.url, 'POST', '/v1/sim/accounts')))
+  await untilWaiting(watcher, 1, creations)
+  // a read takes a pool connection: with every one waiting for the turn, it would wait for a lock_timeout
+  expect((await call(server.url, 'GET', '/v1/checks')).status).toBe(200)
+  expect(await waitingNow(watcher)).toBe(1)
+  await client.query('COMMIT')
+  expect((await creations).map(({status}) => status)).toEqual(Array(POOL_SIZE + 2).fill(201))
 })
