@@ -9,7 +9,7 @@ import {wholeMs} from '../domain/duration.js'
 import {DEFAULT_RETENTION} from '../domain/retention.js'
 import {type RunningServer, startServer} from '../server/start.js'
 import {displayUrl} from '../shared/database-url.js'
-import {diskFailure, dirRemoved} from '../shared/disk-failure.js'
+import {diskFailure, dirRemoved, Removed} from '../shared/disk-failure.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
 
 /** The flags of `serve` once parsed (cli/flags/serve.ts says what each means), which `exec` takes too. */
@@ -153,7 +153,7 @@ export async function serve(flags: ServeFlags, out: Output): Promise<void> {
       if (!failed) throw error
       // the stop's compaction failed, and nothing is lost (unless the dir itself went): a stop all the same (exit 0)
       out.notice(
-        dirRemoved(dir, error)
+        dirRemoved(dir, error) || error instanceof Removed
           ? failed
           : `${failed} Every change it answered is in its journal: the next start reads it.`,
       )

@@ -30,6 +30,7 @@ export const diskRemedy = (error: unknown): string =>
  * // 'store: compacting /srv/tablepay failed (ENOSPC: no space left on device, write): free space on its disk.'
  */
 export function diskFailure(doing: string, dir: string, error: unknown): string | undefined {
+  if (error instanceof Removed) return `store: ${doing} ${dir} failed: ${error.message}.`
   if (dirRemoved(dir, error)) return `store: ${doing} ${dir} failed: ${removed(dir)}.`
   const {code, path, message} = (error ?? {}) as NodeJS.ErrnoException
   const remedy = code === undefined ? undefined : REMEDIES[code]
@@ -38,13 +39,17 @@ export function diskFailure(doing: string, dir: string, error: unknown): string 
   return remedy && `store: ${doing} ${dir} failed (${message}${file}): ${remedy}.`
 }
 
+/** What a file (or dir) of the data dir removed while tablepay ran lost, and what a start `then` does. */
+const lost = (path: string, then: string) =>
+  `${path} was removed while tablepay ran, and every change it held with it: ${then}`
+
 /** What a data dir removed while tablepay ran lost: its files are gone, and a start makes a new one. */
-export const removed = (dir: string): string =>
-  `${dir} was removed while tablepay ran, and every change it held with it: a new start makes a new one`
+export const removed = (dir: string): string => lost(dir, 'a new start makes a new one')
 
 /**
  * A journal write's failure when the data dir, or the journal's segment, was removed while tablepay ran
- * (`rm -rf`): the line went to a file no start reads, so no change of it is answered as saved (journal.ts).
+ * (`rm -rf`, or a dir made again at its path): the line went to a file no start reads, so no change of it is
+ * answered as saved (journal.ts).
  */
 export class Removed extends Error {
   readonly code = 'ENOENT'
@@ -54,11 +59,7 @@ export class Removed extends Error {
     readonly path: string,
     dir: boolean,
   ) {
-    super(
-      dir
-        ? removed(path)
-        : `${path} was removed while tablepay ran, and every change it held with it: a new start goes on without them`,
-    )
+    super(dir ? removed(path) : lost(path, 'a new start goes on without them'))
   }
 }
 

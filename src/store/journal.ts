@@ -1,5 +1,5 @@
 import {type FileHandle, open, readdir, rm, stat, truncate} from 'node:fs/promises'
-import {existsSync, fstatSync, statSync, writeSync} from 'node:fs'
+import {fstatSync, statSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Damage} from './damage.js'
 import {encodeChanges, type JournalChange} from './journal-changes.js'
@@ -8,7 +8,7 @@ import {readLegacyLine} from './journal-legacy.js'
 import type {Span} from './journal-spans.js'
 import {readLines} from './lines.js'
 import {syncDir} from './sync-dir.js'
-import {dirRemoved, goOn, keptAfter, Removed} from '../shared/disk-failure.js'
+import {goOn, keptAfter, Removed} from '../shared/disk-failure.js'
 
 /** One committed change: its sequence number and the records it puts (or deletes, with `null`). */
 export interface Entry {
@@ -77,6 +77,8 @@ export class Journal {
     readonly dir: string,
     readonly fsync: boolean,
     readonly segmentMax: number,
+    /** The dir as it was opened: one removed and made again at its path (`rm -rf`, `mkdir`) is another. */
+    readonly opened: {dev: number; ino: number},
   ) {}
 
   /**
@@ -93,7 +95,7 @@ export class Journal {
     {afterSeq, damage, onLine}: Replay,
     segmentMax = SEGMENT_MAX,
   ): Promise<{journal: Journal; replayed: number; legacy: boolean}> {
-    const journal = new Journal(dir, fsync, segmentMax)
+    const journal = new Journal(dir, fsync, segmentMax, await stat(dir))
     const names = await journal.#segments()
     const sizes = await Promise.all(names.map(async (name) => (await stat(join(dir, name))).size))
     const torn: {path: string; offset: number}[] = []
@@ -229,7 +231,8 @@ export class Journal {
         for (const w of waiting) w.resolve()
       } catch (caught) {
         // writing on after a failed write could leave a torn line in the middle of the log, and the next start refuses that
-        const error = dirRemoved(this.dir, caught) ? new Removed(this.dir, true) : (caught as Error)
+        const gone = (caught as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' && this.#dirGone()
+        const error = gone ? new Removed(this.dir, true) : (caught as Error)
         this.#failure = error
         console.error(journalFailure(this.dir, error))
         for (const w of waiting) w.reject(error)
@@ -295,16 +298,24 @@ export class Journal {
     }
     if (this.fsync) await handle.datasync()
     // a segment removed while tablepay runs (`rm -rf` of the data dir) takes writes that no start will read:
-    // one fstat per batch keeps them from being answered as saved (docs/api.md, "Durability"); its path is
-    // asked too, as a file system that fills in no link count (some FUSE mounts) reads 0 for every file
+    // one fstat per batch keeps them from being answered as saved (docs/api.md, "Durability"), and `#drain`
+    // says whether the dir went with it. Its path is asked too, as a file system that fills in no link count
+    // (some FUSE mounts) reads 0 for every file.
     const {nlink, ino} = this.fsync ? await handle.stat() : fstatSync(handle.fd)
-    if (nlink === 0 && statSync(this.#path!, {throwIfNoEntry: false})?.ino !== ino) {
-      throw existsSync(this.dir) ? new Removed(this.#path!, false) : new Removed(this.dir, true)
-    }
+    if (nlink === 0 && statSync(this.#path!, {throwIfNoEntry: false})?.ino !== ino)
+      throw new Removed(this.#path!, false)
     return length
   }
 
+  /** Whether the dir is gone, or another now stands at its path: what the journal writes would go nowhere a start reads. */
+  #dirGone(): boolean {
+    const now = statSync(this.dir, {throwIfNoEntry: false})
+    return now?.ino !== this.opened.ino || now.dev !== this.opened.dev
+  }
+
   async #switchTo(firstSeq: number): Promise<void> {
+    // a new segment in a dir made again at the path would start a data dir that lacks the documents
+    if (this.#dirGone()) throw new Removed(this.dir, true)
     await this.#handle?.close()
     this.#path = join(this.dir, segmentName(firstSeq))
     this.#handle = await open(this.#path, 'a', 0o600)

@@ -206,16 +206,19 @@ describe('serve --data DIR that cannot be made', () => {
     }
   })
 
-  it('a stop after its data dir was removed exits 0 saying the changes went with it, not that they are kept', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tablepay-serve-'))
-    const server = await startCliServer(['--data', dir, '--seed', 'fixtures/seed.json'])
-    onTestFinished(() => void server.kill('SIGKILL'))
-    await rm(dir, {recursive: true, force: true})
-    expect(await server.stop()).toBe(0)
-    const said = server.stderr().replaceAll(/\s*\n\s*/g, ' ')
-    expect(said).toContain(`store: stopping on ${dir} failed: ${dir} was removed while tablepay ran`)
-    expect(said).not.toMatch(/is kept|in its journal|Code: ENOENT/)
-  })
+  for (const again of [false, true]) {
+    it(`a stop after its data dir was removed${again ? ' and made again' : ''} exits 0 saying the changes went with it, not that they are kept`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'tablepay-serve-'))
+      const server = await startCliServer(['--data', dir, '--seed', 'fixtures/seed.json'])
+      onTestFinished(() => void server.kill('SIGKILL'))
+      await rm(dir, {recursive: true, force: true})
+      if (again) await mkdir(dir)
+      expect(await server.stop()).toBe(0)
+      const said = server.stderr().replaceAll(/\s*\n\s*/g, ' ')
+      expect(said).toContain(`store: stopping on ${dir} failed: ${dir} was removed while tablepay ran`)
+      expect(said).not.toMatch(/is kept|in its journal|Code: ENOENT/)
+    })
+  }
 
   it('a stop whose compaction the disk refuses still exits 0, one ready line on stdout, the trouble on stderr', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tablepay-serve-'))

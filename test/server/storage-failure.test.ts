@@ -1,4 +1,4 @@
-import {readdir, rm, symlink} from 'node:fs/promises'
+import {mkdir, readdir, rm, symlink} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {fanOut} from '../../src/domain/deliveries.js'
@@ -153,6 +153,24 @@ describe('when the data dir is removed while the server runs', () => {
     expect(said()).toEqual([expect.stringContaining(`(ENOENT). ${dir} was removed while tablepay ran`)])
     expect(said()[0]).not.toMatch(/is kept|free space/)
   })
+
+  for (const pushFirst of [true, false]) {
+    it(`a dir made again at its path is no data dir of it: ${pushFirst ? 'a push is 503, and ' : ''}a stop writes nothing into it`, async () => {
+      const {dir, store, push, said} = await serveInDir()
+      await rm(dir, {recursive: true, force: true})
+      await mkdir(dir)
+      if (pushFirst) expect((await push('after')).status).toBe(503)
+      // the stop's compaction (none once a push failed) would open a segment and write documents: a data dir
+      // without the seed's, which the next start refuses
+      const closed = await store.close().then(
+        () => 'closed',
+        (error: Error) => error.message,
+      )
+      expect(closed).toEqual(pushFirst ? 'closed' : expect.stringContaining(`${dir} was removed while tablepay ran`))
+      expect(await readdir(dir)).toEqual([])
+      expect(said()).toEqual([expect.stringContaining(`(ENOENT). ${dir} was removed while tablepay ran`)])
+    })
+  }
 
   it('a journal segment removed alone is named, and a start goes on without its changes', async () => {
     const {dir, store, push, said} = await serveInDir()
