@@ -117,7 +117,8 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   locking.add(dir)
   try {
     const proc_start = processStart(process.pid)
-    const content = JSON.stringify({pid: process.pid, started_at: new Date().toISOString(), proc_start})
+    const started_at = new Date().toISOString()
+    const content = JSON.stringify({pid: process.pid, started_at, proc_start})
     for (let attempt = 0; attempt < 10; attempt++) {
       // one look decides both: the generation to create is the one after the lock found dead
       const [newest] = await locks(dir)
@@ -142,7 +143,9 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
       await removeDeadTemps(dir)
       return async () => {
         held.delete(path)
-        await rm(path, {force: true})
+        // a dir made again at its path while this server ran may hold another's lock of the same name
+        const lock = await readLock(path)
+        if (lock?.pid === process.pid && lock.started_at === started_at) await rm(path, {force: true})
       }
     }
     throw new Error(`store: could not lock ${dir}: other servers keep starting on it`)

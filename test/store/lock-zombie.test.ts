@@ -1,6 +1,6 @@
 import {spawn} from 'node:child_process'
 import {once} from 'node:events'
-import {readFile} from 'node:fs/promises'
+import {mkdir, readFile, rm} from 'node:fs/promises'
 import {afterEach, expect, it} from 'vitest'
 import {lockDataDir} from '../../src/store/lock.js'
 import {makeTempDir} from '../helpers/simulator.js'
@@ -28,4 +28,18 @@ it("takes over the lock of a server killed and not yet reaped (a zombie), as a s
   await expect.poll(state).toBe('Z')
   const release = await lockDataDir(dir)
   await release()
+})
+
+it("a server's stop leaves alone the lock another took of a dir made again at its path", async () => {
+  const dir = await makeTempDir()
+  const release = await lockDataDir(dir)
+  await rm(dir, {recursive: true, force: true})
+  await mkdir(dir)
+  // another server locks the new dir: the first generation again, the name of the lock that went with the old one
+  const holder = `import {lockDataDir} from '${LOCK}'; await lockDataDir(process.argv[1]); console.log(process.pid); setInterval(() => {}, 1000)`
+  const other = spawn(process.execPath, ['--input-type=module', '-e', holder, dir])
+  cleanup.push(async () => other.kill('SIGKILL'))
+  const [line] = (await once(other.stdout, 'data')) as [Buffer]
+  await release()
+  await expect(lockDataDir(dir)).rejects.toThrow(`in use by another tablepay server (pid ${Number(String(line))})`)
 })
