@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import {type CheckChanges, checkChanges} from './check-changes.js'
 import {pathMatches} from './faults.js'
+import {MAX_NESTING, pathPast} from './json-depth.js'
 import {pathPatternProblem} from './path-pattern.js'
 import type {PushResult} from './push.js'
 import type {CheckRecord} from './records.js'
@@ -134,19 +135,32 @@ function cutCopy(text: string, chars: number): string {
  */
 export function logBody(text: string | undefined): LoggedBody {
   if (text === undefined || text === '') return {body: null, truncated: false}
-  let value: unknown
-  try {
-    value = redactSecrets(JSON.parse(text))
-  } catch {
+  const parsed = parsedBody(text)
+  if (!parsed) {
     const plain = redactText(text)
     return plain.length <= BODY_CAP
       ? {body: plain, truncated: false}
       : {body: cutCopy(plain, BODY_CAP), truncated: true}
   }
+  const {value} = parsed
   if (text.length <= BODY_CAP) return {body: value, truncated: false}
   const json = JSON.stringify(value)
   if (json.length <= BODY_CAP) return {body: value, truncated: false}
   return {body: cutCopy(json, BODY_CAP), truncated: true}
+}
+
+/**
+ * The body parsed, secrets redacted; none when it is no JSON, or nests deeper than any body of the API: its
+ * entry, written out to a reader of the log or to a live stream, would overflow the stack (JSON.parse does not).
+ */
+function parsedBody(text: string): {value: unknown} | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  return pathPast(value, MAX_NESTING) ? undefined : {value: redactSecrets(value)}
 }
 
 /** The longest body the log keeps any of: an import's or an export's is longer. */

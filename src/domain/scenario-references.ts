@@ -52,22 +52,6 @@ export function referencesIn(text: string): (Reference | {text: string; malforme
 export const withReferencesAs = (text: string, placeholder: string): string => text.replace(REFERENCE, placeholder)
 
 /**
- * The path (object keys and array indexes) to a value nested deeper than `depth` levels in `value`, or
- * undefined when none is. Read without recursion, so a value of any depth is judged: the functions here
- * that recurse are given values no deeper than a scenario's limit.
- */
-export function pathPast(value: unknown, depth: number): (string | number)[] | undefined {
-  const stack: {value: unknown; path: (string | number)[]}[] = [{value, path: []}]
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    if (next.value === null || typeof next.value !== 'object') continue
-    if (next.path.length >= depth) return next.path
-    for (const [key, item] of Object.entries(next.value))
-      stack.push({value: item, path: [...next.path, Array.isArray(next.value) ? Number(key) : key]})
-  }
-  return undefined
-}
-
-/**
  * The path of the first `__proto__` field in a JSON value, undefined when it has none: `JSON.parse` keeps one
  * as a field and zod drops it, so a step would send, or expect, less than it says.
  */

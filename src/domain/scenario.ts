@@ -2,9 +2,9 @@ import * as z from 'zod'
 import {EVENT_TYPES} from './constants.js'
 import {formatDuration, parseDuration} from './duration.js'
 import {hasDotSegment} from './routes.js'
+import {MAX_NESTING, pathPast} from './json-depth.js'
 import {
   BUILTIN_REFERENCES,
-  pathPast,
   protoFieldPath,
   referencesIn,
   STEP_ID,
@@ -71,8 +71,6 @@ const Headers = z.record(z.string(), headerValue(z.string())).superRefine((heade
         message: "is fetch's own: it sets it from the request, or refuses to send it; leave it out",
       })
 })
-/** How deep a step's JSON nests at most: no answer or body of the API nests a tenth as deep. */
-export const MAX_NESTING = 64
 // sent as the Idempotency-Key header
 const Key = {idempotency_key: headerValue(Text).optional()}
 /** The seconds of a duration as written, NaN when it is none (the checks of a union run on what failed it too). */

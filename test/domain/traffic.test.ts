@@ -60,6 +60,14 @@ describe('the request log bodies', () => {
     expect(logBody('{"secret": "whsec_1", "broken"').body).toBe('{"secret": "[redacted]", "broken"')
   })
 
+  it('keeps as text, secrets redacted, a body nested deeper than any of the API: written out, it would overflow the stack', () => {
+    const deep = (levels: number) => `${'['.repeat(levels)}{"secret": "whsec_1"}${']'.repeat(levels)}`
+    expect(logBody(deep(63))).toEqual({body: JSON.parse(deep(63).replace('whsec_1', '[redacted]')), truncated: false})
+    expect(logBody(deep(64))).toEqual({body: deep(64).replace('whsec_1', '[redacted]'), truncated: false})
+    const big = deep(100_000)
+    expect(logBody(big)).toEqual({body: big.slice(0, BODY_CAP), truncated: true})
+  })
+
   it('keeps JSON parsed, text as text, and cuts at 64 KiB with truncated', () => {
     expect(logBody('{"a":1}')).toEqual({body: {a: 1}, truncated: false})
     expect(logBody('plain')).toEqual({body: 'plain', truncated: false})

@@ -305,6 +305,22 @@ describe('the request log', () => {
     stop.abort()
     expect(next.value).toMatchObject({type: 'request', data: {id: requestIdOf(answer), status: 422, object: 'request'}})
   })
+
+  it('shows a body nested deeper than any of the API as its text, on the stream and when read', async () => {
+    const client = new TablepayClient({url: sim.url, apiKey: WRITE_KEY})
+    const stop = new AbortController()
+    const messages = await client.openRequestStream({signal: stop.signal})
+    // written out as parsed JSON, an entry nested some thousands deep overflowed the stack and ended the server
+    const deep = `${'['.repeat(1000)}${']'.repeat(1000)}`
+    const answer = await sim.api('POST', '/v1/sim/faults', {body: deep})
+    expect(answer.status).toBe(422)
+    const next = await messages.next()
+    stop.abort()
+    const shown = {request_body: deep, request_body_truncated: false}
+    expect(next.value).toMatchObject({type: 'request', data: {id: requestIdOf(answer), ...shown}})
+    expect(await entry(requestIdOf(answer))).toMatchObject(shown)
+    expect((await sim.api('GET', '/v1/health')).status).toBe(200)
+  })
 })
 
 describe('serve --request-log', () => {
