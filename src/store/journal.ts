@@ -307,15 +307,29 @@ export class Journal {
     return length
   }
 
-  /** Whether the dir is gone, or another now stands at its path: what the journal writes would go nowhere a start reads. */
+  /**
+   * Whether the dir is gone, or another now stands at its path: what the journal writes would go nowhere a
+   * start reads. Its inode is not another's while it runs: the journal holds a file of it open.
+   */
   #dirGone(): boolean {
     const now = statSync(this.dir, {throwIfNoEntry: false})
     return now?.ino !== this.opened.ino || now.dev !== this.opened.dev
   }
 
+  /** Throws `Removed` when the dir is gone or another stands at its path. */
+  checkDir(): void {
+    if (this.#dirGone()) throw new Removed(this.dir, true)
+  }
+
+  /** `change`, run once the dir is found still the one opened: no file goes into another made at its path. */
+  async intoDir<T>(change: () => Promise<T>): Promise<T> {
+    this.checkDir()
+    return change()
+  }
+
   async #switchTo(firstSeq: number): Promise<void> {
     // a new segment in a dir made again at the path would start a data dir that lacks the documents
-    if (this.#dirGone()) throw new Removed(this.dir, true)
+    this.checkDir()
     await this.#handle?.close()
     this.#path = join(this.dir, segmentName(firstSeq))
     this.#handle = await open(this.#path, 'a', 0o600)

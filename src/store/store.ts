@@ -418,10 +418,13 @@ export class Store {
       // still being written, and a document holding a line the journal then failed to write (or a kill cut
       // short) leaves a hole before the next segment, which the start after refuses (docs/storage.md, "The documents' index")
       await this.#journal.cut(seq + 1)
-      for (const {name, records} of snapshot) await this.#documents.write(name, {seq, records})
-      for (const {chunks, snapshot} of taken) replaced.push({chunks, files: await chunks.write(seq, snapshot, bytesOf)})
+      // each file goes only into the dir the store opened, not into one made again at its path meanwhile
+      const [journal, documents] = [this.#journal, this.#documents]
+      for (const {name, records} of snapshot) await journal.intoDir(() => documents.write(name, {seq, records}))
+      for (const {chunks, snapshot} of taken)
+        replaced.push({chunks, files: await journal.intoDir(() => chunks.write(seq, snapshot, bytesOf))})
       // last: a start compares each document with it, and the journal, dropped next, with its seq
-      await writeIndex(this.#documents, seq)
+      await journal.intoDir(() => writeIndex(documents, seq))
       await this.#documents.syncDir()
     } catch (error) {
       // the journal keeps everything until a later compaction succeeds
@@ -431,13 +434,15 @@ export class Store {
     } finally {
       spans.close()
     }
-    await this.#journal.dropSegmentsBefore(seq + 1)
+    await this.#journal.intoDir(() => this.#journal!.dropSegmentsBefore(seq + 1))
     for (const {chunks, files} of replaced) await chunks.remove(files)
   }
 
   async close(): Promise<void> {
     if (!this.#journal) return
     await this.compact()
+    // with nothing to compact, a stop still says when the dir went, and the changes with it (docs/api.md, "Durability")
+    if (!this.failure) this.#journal.checkDir()
     await this.#journal.close()
     await this.#unlock?.()
     this.#journal = undefined

@@ -5,6 +5,7 @@ import {fanOut} from '../../src/domain/deliveries.js'
 import {createEndpoint} from '../../src/domain/endpoints.js'
 import {newEvent} from '../../src/domain/events.js'
 import {seedStore} from '../../src/server/service.js'
+import {Journal} from '../../src/store/journal.js'
 import {put, Store} from '../../src/store/store.js'
 import {checkRecord, checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
@@ -171,6 +172,27 @@ describe('when the data dir is removed while the server runs', () => {
       expect(said()).toEqual([expect.stringContaining(`(ENOENT). ${dir} was removed while tablepay ran`)])
     })
   }
+
+  it('a compaction past its cut when the dir is made again writes no file into the new one', async () => {
+    const {dir, store} = await serveInDir()
+    // the removal comes between the compaction's cut and its documents
+    const cut = Journal.prototype.cut
+    vi.spyOn(Journal.prototype, 'cut').mockImplementationOnce(async function (this: Journal, firstSeq: number) {
+      await cut.call(this, firstSeq)
+      await rm(dir, {recursive: true, force: true})
+      await mkdir(dir)
+    })
+    cleanup.push(async () => vi.mocked(Journal.prototype.cut).mockRestore())
+    await expect(store.compact()).rejects.toThrow(`${dir} was removed while tablepay ran`)
+    expect(await readdir(dir)).toEqual([])
+  })
+
+  it('a stop with nothing to compact still says that the dir went, and the changes with it', async () => {
+    const {dir, store} = await serveInDir()
+    await store.compact()
+    await rm(dir, {recursive: true, force: true})
+    await expect(store.close()).rejects.toThrow(`${dir} was removed while tablepay ran`)
+  })
 
   it('a journal segment removed alone is named, and a start goes on without its changes', async () => {
     const {dir, store, push, said} = await serveInDir()
