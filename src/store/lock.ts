@@ -1,4 +1,5 @@
 import {link, open, readdir, readFile, rm} from 'node:fs/promises'
+import {randomUUID} from 'node:crypto'
 import {uptime} from 'node:os'
 import {join} from 'node:path'
 import {isAlive, processStat} from '../shared/process-alive.js'
@@ -117,8 +118,13 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   locking.add(dir)
   try {
     const proc_start = processStart(process.pid)
-    const started_at = new Date().toISOString()
-    const content = JSON.stringify({pid: process.pid, started_at, proc_start})
+    // `lock`, random, tells this start's file from another of the same name, pid and millisecond (a dir made again)
+    const content = JSON.stringify({
+      pid: process.pid,
+      started_at: new Date().toISOString(),
+      proc_start,
+      lock: randomUUID(),
+    })
     for (let attempt = 0; attempt < 10; attempt++) {
       // one look decides both: the generation to create is the one after the lock found dead
       const [newest] = await locks(dir)
@@ -142,10 +148,11 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
       for (const stale of older) await rm(stale.path, {force: true})
       await removeDeadTemps(dir)
       return async () => {
-        held.delete(path)
         // a dir made again at its path while this server ran may hold another's lock of the same name
-        const lock = await readLock(path)
-        if (lock?.pid === process.pid && lock.started_at === started_at) await rm(path, {force: true})
+        const now = await readFile(path, 'utf8').catch(() => undefined)
+        if (now !== undefined && now !== content) return
+        held.delete(path)
+        await rm(path, {force: true})
       }
     }
     throw new Error(`store: could not lock ${dir}: other servers keep starting on it`)

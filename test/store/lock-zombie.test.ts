@@ -43,3 +43,17 @@ it("a server's stop leaves alone the lock another took of a dir made again at it
   await release()
   await expect(lockDataDir(dir)).rejects.toThrow(`in use by another tablepay server (pid ${Number(String(line))})`)
 })
+
+it("a stop leaves alone the lock this process took again of a dir made again at its path, the same name's", async () => {
+  const dir = await makeTempDir()
+  const first = await lockDataDir(dir)
+  await rm(dir, {recursive: true, force: true})
+  await mkdir(dir)
+  const second = await lockDataDir(dir)
+  await first()
+  await expect(lockDataDir(dir)).rejects.toThrow(`in use by another tablepay server (pid ${process.pid})`)
+  await second()
+  await (
+    await lockDataDir(dir)
+  )()
+})
