@@ -1,8 +1,26 @@
 /**
- * How deep a JSON value may nest where tablepay walks it recursively (a scenario's steps, a body the request
- * log shows): no body or answer of the API nests a tenth as deep.
+ * How deep a JSON value sent to tablepay may nest where it is walked recursively (a scenario's steps, a body
+ * the request log shows): no body or answer of the API nests a tenth as deep. A snapshot's records have a
+ * tighter bound of their own (snapshots.ts).
  */
 export const MAX_NESTING = 64
+
+/** Whether `value` nests deeper than `depth` levels: `pathPast` without the path, for a hot path. */
+export function nestsPast(value: unknown, depth: number): boolean {
+  const values: unknown[] = [value]
+  const levels: number[] = [0]
+  while (values.length > 0) {
+    const next = values.pop()
+    const level = levels.pop()!
+    if (next === null || typeof next !== 'object') continue
+    if (level >= depth) return true
+    for (const item of Object.values(next)) {
+      values.push(item)
+      levels.push(level + 1)
+    }
+  }
+  return false
+}
 
 /**
  * The path (object keys and array indexes) to a value nested deeper than `depth` levels in `value`, or

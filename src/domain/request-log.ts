@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import {type CheckChanges, checkChanges} from './check-changes.js'
 import {pathMatches} from './faults.js'
-import {MAX_NESTING, pathPast} from './json-depth.js'
+import {MAX_NESTING, nestsPast} from './json-depth.js'
 import {pathPatternProblem} from './path-pattern.js'
 import type {PushResult} from './push.js'
 import type {CheckRecord} from './records.js'
@@ -160,7 +160,7 @@ function parsedBody(text: string): {value: unknown} | undefined {
   } catch {
     return undefined
   }
-  return pathPast(value, MAX_NESTING) ? undefined : {value: redactSecrets(value)}
+  return nestsPast(value, MAX_NESTING) ? undefined : {value: redactSecrets(value)}
 }
 
 /** The longest body the log keeps any of: an import's or an export's is longer. */
