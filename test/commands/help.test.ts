@@ -7,6 +7,7 @@ interface ManifestCommand {
   summary?: string
   description?: string
   examples?: unknown[]
+  flags: Record<string, {helpValue?: string; default?: unknown}>
 }
 
 const commands = Object.entries(
@@ -20,5 +21,14 @@ describe('--help of every command', () => {
       .filter(([, c]) => !c.summary || !c.description?.trim() || !c.examples?.length)
       .map(([id]) => id.replaceAll(':', ' '))
     expect(lacking).toEqual([])
+  })
+
+  it('shows no default of a DURATION flag as bare seconds: it is written as a duration (5m), as the flag takes it', () => {
+    const bare = commands.flatMap(([id, c]) =>
+      Object.entries(c.flags)
+        .filter(([, flag]) => flag.helpValue === 'DURATION' && typeof flag.default === 'number')
+        .map(([name]) => `${id.replaceAll(':', ' ')} --${name}`),
+    )
+    expect(bare).toEqual([])
   })
 })
