@@ -204,13 +204,8 @@ export interface AttemptResult {
  * more for each attempt retention keeps (docs/benchmarks.md, "Memory with
  * a webhook endpoint").
  */
-const attemptOf = (
-  delivery: DeliveryRecord,
-  at: string,
-  scheduledAt: string,
-  result: AttemptResult,
-): DeliveryAttempt => ({
-  attempt: delivery.attempts.length + 1,
+const attemptOf = (attempt: number, at: string, scheduledAt: string, result: AttemptResult): DeliveryAttempt => ({
+  attempt,
   at,
   scheduled_at: scheduledAt,
   status_code: result.status_code,
@@ -245,12 +240,16 @@ export function recordAttempt(
   result: AttemptResult,
   options: AttemptOptions,
 ): {delivery: DeliveryRecord; endpoint: WebhookEndpointRecord} {
-  const {now, dueAt, schedule, disableAfter} = options
-  const attempts = appended(delivery.attempts, attemptOf(delivery, now, isoTime(dueAt), result))
-  // retried while the attempt was out (the retry's attempt is still to come): the attempt happened, and it
-  // moves nothing else
-  if (retriedSince(options.claimed, delivery)) return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
+  const {now, dueAt, schedule, disableAfter, claimed} = options
+  // numbered as it was sent: one past the attempts of the delivery it claimed
+  const attempt = attemptOf((claimed ?? delivery).attempts.length + 1, now, isoTime(dueAt), result)
+  const attempts = appended(delivery.attempts, attempt)
   const ok = succeeded(result)
+  // retried while the attempt was out (the retry's attempt is still to come), or taken over and recorded by
+  // another instance, whose record decided what follows (docs/postgres.md): the attempt happened, and a failure
+  // moves nothing else
+  if (retriedSince(claimed, delivery) || (!ok && recordedSince(claimed, delivery)))
+    return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
   // canceled while the attempt was out (its endpoint deleted): the receiver's answer still decides a success,
   // and nothing follows a failure (docs/api.md, "Webhooks", Endpoints)
   if (delivery.status === 'canceled')
@@ -286,10 +285,14 @@ function deadCounted({account_id, ...delivery}: DeliveryRecord): DeliveryRecord 
   return {...delivery, dead_counted: true, account_id}
 }
 
+/** Whether an attempt other than a chaos duplicate was recorded on `latest` since it was claimed as `claimed`. */
+const recordedSince = (claimed: DeliveryRecord | undefined, latest: DeliveryRecord): boolean =>
+  claimed !== undefined && latest.attempts.slice(claimed.attempts.length).some((a) => !a.duplicate)
+
 /**
  * Whether `latest` was requeued (a manual retry) since the attempt claimed it
  * as `claimed`: pending again, and written since with another due time or at
- * another moment. Nothing else writes a delivery while its attempt is out.
+ * another moment. Nothing else makes it pending with its attempts unchanged.
  */
 function retriedSince(claimed: DeliveryRecord | undefined, latest: DeliveryRecord): boolean {
   if (!claimed || latest.status !== 'pending' || latest.attempts.length !== claimed.attempts.length) return false
@@ -361,7 +364,10 @@ export function recordDuplicate(
   now: string,
 ): DeliveryRecord {
   const scheduledAt = delivery.attempts.at(-1)?.scheduled_at ?? now
-  const attempt: DeliveryAttempt = {...attemptOf(delivery, now, scheduledAt, result), duplicate: true}
+  const attempt: DeliveryAttempt = {
+    ...attemptOf(delivery.attempts.length + 1, now, scheduledAt, result),
+    duplicate: true,
+  }
   return {...delivery, attempts: appended(delivery.attempts, attempt), updated_at: now}
 }
 

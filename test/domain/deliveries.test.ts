@@ -174,6 +174,19 @@ describe('superseded deliveries', () => {
     }
   })
 
+  it('an attempt another instance took over and recorded meanwhile is numbered as sent; a failure moves nothing, a success ends it', () => {
+    // the other instance sent the same attempt again and recorded its failure (a takeover, docs/postgres.md)
+    const taken = recordAttempt(delivery, endpoint, failed, options).delivery
+    const late = recordAttempt(taken, endpoint, failed, {...options, claimed: delivery, disableAfter: 1})
+    expect(late.delivery.attempts.map((a) => a.attempt)).toEqual([1, 1])
+    expect(late.delivery).toMatchObject({status: 'pending', next_attempt_at: taken.next_attempt_at})
+    expect(late.endpoint).toBe(endpoint)
+    // the receiver got the event: the delivery succeeded, whatever the other's attempt came to
+    const through = recordAttempt(taken, endpoint, ok, {...options, claimed: delivery}).delivery
+    expect(through).toMatchObject({status: 'succeeded', next_attempt_at: null})
+    expect(through.attempts.map((a) => a.attempt)).toEqual([1, 1])
+  })
+
   it('a retry of a superseded delivery makes it pending again, superseded by nothing', () => {
     const retried = requeueDelivery(supersede(delivery, 'dlv_2', NOW), endpoint, DUE, NOW)
     expect(retried.status).toBe('pending')

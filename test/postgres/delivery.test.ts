@@ -1,5 +1,6 @@
 import pg from 'pg'
 import {afterEach, describe, expect, it} from 'vitest'
+import {scopeOf} from '../../src/postgres/scope.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {createService, seedStore} from '../../src/server/service.js'
 import {type RunningServer, type ServeOptions, startServer} from '../../src/server/start.js'
@@ -462,6 +463,44 @@ describe('delivery across instances on one database', () => {
     })
     expect((await call(b.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 3600}})).body.attempts).toBe(0)
     expect(receiver.received).toHaveLength(2)
+  })
+
+  it('an attempt the other instance took over and recorded meanwhile is recorded as sent, and moves the retries no further', async () => {
+    const db = await database()
+    const storage = await PgStorage.open({url: db.url})
+    cleanup.push(() => storage.close())
+    await seedStore(storage, {seed: TEST_SEED})
+    // every attempt fails; the first one once the test lets it
+    let answerFirst!: () => void
+    const firstAnswered = new Promise<number>((resolve) => (answerFirst = () => resolve(500)))
+    const receiver = await countingReceiver(() => (receiver.received.length === 1 ? firstAnswered : 500))
+    const a = await serveStorage(storage)
+    cleanup.push(() => a.close())
+    await subscribe(a, receiver.url)
+    await pushChecks([a], 1, 'taken')
+    await receiver.waitFor(1)
+    const b = await startServer({port: 0, host: '127.0.0.1', database: db.url})
+    cleanup.push(() => b.close())
+
+    // a's session ends, as in a restart of the database: b takes the attempt over, sends it again and records it
+    const admin = new pg.Client({connectionString: db.url})
+    await admin.connect()
+    cleanup.push(() => admin.end())
+    await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_locks
+       WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $1 AND objid = $2`,
+      [scopeOf('public').lifeLock, storage.shared!.owner],
+    )
+    const [taken] = await deliveriesUntil(b, 1, (d) => d.attempts.length === 1)
+    answerFirst()
+    const [both] = await deliveriesUntil(b, 1, (d) => d.attempts.length === 2)
+    expect(both!.attempts).toMatchObject([
+      {attempt: 1, status_code: 500},
+      {attempt: 1, status_code: 500},
+    ])
+    // the retry is the one b's record set: one minute after the due time, not the wait after a second try
+    expect(both).toMatchObject({status: 'pending', next_attempt_at: taken!.next_attempt_at})
+    expect([...receiver.counts()]).toEqual([[expect.stringMatching(/ #1$/), 2]])
   })
 })
 
