@@ -1,7 +1,7 @@
 import {type Command as OclifCommand, Flags, type Interfaces} from '@oclif/core'
 import {TablepayClient} from '../client/client.js'
 import {resolveClientConfig} from '../client/config.js'
-import {apiKeyProblem, serverUrlProblem} from '../shared/server-url.js'
+import {apiKeyProblem, quoted, serverUrlProblem} from '../shared/server-url.js'
 import {CLIENT_HEADER} from '../domain/constants.js'
 import {wholeMs} from '../domain/duration.js'
 import {Command} from './command.js'
@@ -50,7 +50,7 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
       // `127.0.0.1:4747` is a wrong command line (exit 2), not a server that cannot be reached
       parse: async (text) => {
         const problem = serverUrlProblem(text)
-        if (problem) throw new Error(`"${text}" ${problem}`)
+        if (problem) throw new Error(`${quoted(text)} ${problem}`)
         return text
       },
     }),

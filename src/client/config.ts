@@ -4,7 +4,7 @@ import type {ClientOptions} from './client.js'
 import {TablepayConfigError} from './errors.js'
 import {isAlive} from '../shared/process-alive.js'
 import {type Env, registeredServers, registryDir, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
-import {DEFAULT_URL, isHttpUrl, serverBase, serverUrlProblem} from '../shared/server-url.js'
+import {DEFAULT_URL, isHttpUrl, quoted, serverBase, serverUrlProblem} from '../shared/server-url.js'
 
 export {DEFAULT_URL, isHttpUrl, SERVER_FILE, type ServerFile}
 
@@ -15,8 +15,8 @@ const HEALTH_TIMEOUT_MS = 1000
  * Where the client connects and with which key: flags first, then
  * `TABLEPAY_URL`/`TABLEPAY_API_KEY`, then the `server.json` of a running
  * server in a data dir (`TABLEPAY_DATA`, else the `.tablepay` of `cwd` or of
- * the nearest directory above it that has one), then the per-user registry's
- * running server: the only one, else the one started from `cwd` or from the
+ * the nearest directory above it that has one), then, unless `TABLEPAY_DATA`
+ * named a server, the per-user registry's running server: the only one, else the one started from `cwd` or from the
  * nearest directory above it; then the default URL. A server counts when its
  * process is alive and it answers. Several servers left to choose from, or no
  * key anywhere, is an error that says what it found. See docs/cli.md, "How the
@@ -36,22 +36,26 @@ export async function resolveClientConfig(
   const problem = url === undefined ? undefined : serverUrlProblem(url)
   if (problem) {
     const source = flags.url ? '--url' : 'TABLEPAY_URL'
-    throw new TablepayConfigError('invalid_url', `${source} "${given}" ${problem}.`)
+    throw new TablepayConfigError('invalid_url', `${source} ${quoted(given)} ${problem}.`)
   }
   const apiKey = flags.apiKey || env.TABLEPAY_API_KEY
   // Files are read only when needed: a stale or broken one must not get in the way of explicit settings.
   if (url && apiKey) return {url, apiKey}
   const tried: string[] = []
-  const server = (await fromDataDir(env, cwd, url, tried)) ?? (await fromRegistry(env, cwd, url, tried))
+  // TABLEPAY_DATA names the server: another one that runs is not it, however alone (docs/cli.md)
+  const named = env.TABLEPAY_DATA || undefined
+  const server =
+    (await fromDataDir(env, cwd, url, tried)) ?? (named ? undefined : await fromRegistry(env, cwd, url, tried))
   if (apiKey || server?.api_key) return {url: url || server?.url || DEFAULT_URL, apiKey: apiKey || server!.api_key!}
   tried.push(await probeDescription(url || DEFAULT_URL))
+  const start = named ? `\`tablepay serve --data ${named}\`, or unset TABLEPAY_DATA` : '`tablepay serve`'
   throw new TablepayConfigError(
     'missing_api_key',
     [
       'No API key. Tried:',
       '  - --api-key and TABLEPAY_API_KEY: not set',
       ...tried.map((line) => `  - ${line}`),
-      'Pass --api-key or set TABLEPAY_API_KEY (`tablepay serve` prints the keys), or start `tablepay serve`.',
+      `Pass --api-key or set TABLEPAY_API_KEY (\`tablepay serve\` prints the keys), or start ${start}.`,
     ].join('\n'),
   )
 }

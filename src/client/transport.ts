@@ -1,5 +1,5 @@
 import {hasDotSegment, type ParamsOf, type Route, ROUTES, type RouteId, routePath} from '../domain/routes.js'
-import {apiKeyProblem, serverUrlProblem} from '../shared/server-url.js'
+import {apiKeyProblem, quoted, serverUrlProblem} from '../shared/server-url.js'
 import {
   TablepayApiError,
   TablepayConfigError,
@@ -79,7 +79,7 @@ export class Transport {
   ) {
     // fetch would refuse each request as unsendable, which reads as a server out of reach
     const urlProblem = serverUrlProblem(url)
-    if (urlProblem) throw new TablepayConfigError('invalid_url', `The URL "${url}" ${urlProblem}.`)
+    if (urlProblem) throw new TablepayConfigError('invalid_url', `The URL ${quoted(url)} ${urlProblem}.`)
     const keyProblem = apiKeyProblem(apiKey)
     if (keyProblem) throw new TablepayConfigError('invalid_api_key', `The API key ${keyProblem}.`)
     this.#fetch = (input, init) => settling(fetch(input, init))

@@ -1,3 +1,6 @@
+/** A URL or key as a message quotes it: escaped, so that a `\r` in it cannot hide what is printed before it. */
+export const quoted = (text: unknown): string => JSON.stringify(String(text))
+
 /** Where `tablepay serve` listens unless told otherwise. */
 export const DEFAULT_URL = 'http://127.0.0.1:4747'
 
@@ -36,6 +39,10 @@ export const isHttpUrl = (text: string): boolean => httpUrl(text) !== undefined
 export function serverUrlProblem(text: string): string | undefined {
   const url = httpUrl(text)
   if (!url) return `is not an http(s) URL: give the tablepay server's, e.g. ${DEFAULT_URL}`
+  // the parser drops a space or a control character (a \r a file written on Windows leaves after `/v1`), which
+  // would keep the `/v1` on the base and send every request to `/v1/v1/…`
+  const stray = strayCharacter(text, /[^\x21-\x7e\u0080-\uffff]/, 'a URL')
+  if (stray) return `${stray}: give the server's URL as \`tablepay serve\` printed it`
   if (url.username || url.password)
     return 'holds a user name or password, which no request can carry: drop them (the API key authenticates)'
   return undefined
@@ -53,7 +60,13 @@ export function apiKeyProblem(key: string): string | undefined {
   // a JavaScript caller's `process.env.TABLEPAY_API_KEY`, unset
   if (typeof key !== 'string') return `is ${key === undefined ? 'missing' : `a ${typeof key}, not text`}: ${instead}`
   if (key === '') return `is empty: ${instead}`
-  const at = key.search(/[^\x21-\x7e]/)
+  const stray = strayCharacter(key, /[^\x21-\x7e]/, 'a key')
+  return stray && `${stray}: ${instead}`
+}
+
+/** Where `text` holds the first character `refused` matches, which `what` never holds; undefined when none. */
+function strayCharacter(text: string, refused: RegExp, what: string): string | undefined {
+  const at = text.search(refused)
   if (at < 0) return undefined
-  return `holds ${JSON.stringify(String.fromCodePoint(key.codePointAt(at)!))} at character ${at + 1}, which a key never does: ${instead}`
+  return `holds ${JSON.stringify(String.fromCodePoint(text.codePointAt(at)!))} at character ${at + 1}, which ${what} never does`
 }

@@ -16,6 +16,24 @@ describe('a client made with what no request can carry', () => {
     )
   })
 
+  it('refuses a URL holding a space or a control character, which the parser would drop, naming it and where it is', () => {
+    // `/v1\r`, as a file written on Windows leaves it: parsed, it kept its /v1, and requests went to /v1/v1/…
+    expect(build('http://127.0.0.1:4747/v1\r', 'tp_test_x')).toThrow(
+      expect.objectContaining({
+        code: 'invalid_url',
+        // quoted escaped: printed, a \r would take the line back to its start and hide the message's beginning
+        message: expect.stringContaining('The URL "http://127.0.0.1:4747/v1\\r" holds "\\r" at character 25'),
+      }),
+    )
+    for (const url of [
+      'http://127.0.0.1:4747/v1 ',
+      ' http://127.0.0.1:4747',
+      'http://127.0.0.1:4747\n',
+      'http://127.0.\t0.1',
+    ])
+      expect(build(url, 'tp_test_x')).toThrow(expect.objectContaining({code: 'invalid_url'}))
+  })
+
   it('refuses an empty key, or one with a character no key holds, naming it and where it is', () => {
     expect(build('http://127.0.0.1:4747', 'tp_test_x\r')).toThrow(
       expect.objectContaining({code: 'invalid_api_key', message: expect.stringContaining('"\\r" at character 10')}),

@@ -54,11 +54,11 @@ const listed = (url: string, cwd: string, keeps: string) =>
 const literal = (text: string) => text.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
- * A client run with no --url, --api-key or TABLEPAY_URL/KEY, in the repo (whose TABLEPAY_DATA is an empty dir),
- * or in `cwd` (with no TABLEPAY_DATA, so it looks for a .tablepay there and above).
+ * A client run with no --url, --api-key or TABLEPAY_URL/KEY/DATA, in `cwd`, else in an empty dir of its own
+ * (never the repo, where a server the developer runs keeps its .tablepay): it looks for a .tablepay there and above.
  */
-const client = (home: string, args: string[], env: Record<string, string> = {}, cwd?: string) =>
-  runCommand(args, {env: {TABLEPAY_HOME: home, ...(cwd ? {TABLEPAY_DATA: ''} : {}), ...env}, cwd})
+const client = async (home: string, args: string[], env: Record<string, string> = {}, cwd?: string) =>
+  runCommand(args, {env: {TABLEPAY_HOME: home, TABLEPAY_DATA: '', ...env}, cwd: cwd ?? (await tempDir())})
 
 /** Pushes a check named `name` to `server`: which server a client found shows in its `checks list`. */
 async function mark(server: {url: string}, name: string) {
@@ -207,16 +207,29 @@ describe('how the CLI finds the server', () => {
     const home = await tempDir()
     const data = await tempDir()
     const stale = {url: 'http://127.0.0.1:9', pid: deadPid(), api_key: 'tp_test_stale'}
-    await writeFile(join(data, 'server.json'), JSON.stringify(stale))
-    const {code, stderr} = await client(home, ['locations', 'list'], {TABLEPAY_DATA: data})
+    await mkdir(join(data, '.tablepay'))
+    await writeFile(join(data, '.tablepay', 'server.json'), JSON.stringify(stale))
+    const {code, stderr} = await client(home, ['locations', 'list'], {}, data)
     expect(code).toBe(1)
     expect(stderr).toContain('No API key. Tried:')
     expect(stderr).toContain('--api-key and TABLEPAY_API_KEY: not set')
-    expect(stderr).toContain(`${join(data, 'server.json')}: its server (pid ${stale.pid}) is not running`)
+    expect(stderr).toContain(`${join(data, '.tablepay', 'server.json')}: its server (pid ${stale.pid}) is not running`)
     expect(stderr).toContain(`running servers registered in ${join(home, 'servers')}: none registered`)
     expect(stderr).toMatch(
       /http:\/\/127\.0\.0\.1:4747: (no server answers|a server answers, but its keys are not known here)/,
     )
+    expect(stderr).toContain('missing_api_key')
+  })
+
+  it('TABLEPAY_DATA names the server: when none runs there, another that runs is not used, and the error says so', async () => {
+    const home = await tempDir()
+    const data = await tempDir()
+    const other = await serve(home, ['--memory'])
+    const {code, stderr} = await client(home, ['locations', 'list'], {TABLEPAY_DATA: data})
+    expect(code).toBe(1)
+    expect(stderr).toContain(`${join(data, 'server.json')}: not found`)
+    expect(stderr).not.toContain(other.url)
+    expect(stderr).toContain(`or start \`tablepay serve --data ${data}\`, or unset TABLEPAY_DATA.`)
     expect(stderr).toContain('missing_api_key')
   })
 
@@ -234,6 +247,13 @@ describe('how the CLI finds the server', () => {
       code: 'invalid_url',
       message:
         'TABLEPAY_URL "127.0.0.1:4747/v1" is not an http(s) URL: give the tablepay server\'s, e.g. http://127.0.0.1:4747.',
+    })
+    // a \r a file written on Windows left: the parser would drop it, and keep the /v1 on the base
+    const stray = await client(home, ['locations', 'list', '--json'], {TABLEPAY_URL: 'http://127.0.0.1:4747/v1\r'})
+    expect(stray.code).toBe(1)
+    expect(JSON.parse(stray.stdout).error).toMatchObject({
+      code: 'invalid_url',
+      message: expect.stringContaining('holds "\\r" at character 25, which a URL never does'),
     })
   })
 
