@@ -28,3 +28,7 @@ export const DELIVERY_STATUSES = ['pending', 'succeeded', 'dead', 'canceled', 's
  */
 export const CLIENT_HEADER = 'x-tablepay-client'
 export const OWN_CLIENTS = ['dashboard', 'cli-tail'] as const
+
+/** An `Idempotency-Key` the API takes (docs/api.md, "Idempotency-Key"), and what the error says of one it does not. */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
+export const IDEMPOTENCY_KEY_RULE = 'must be 1-255 printable ASCII characters without spaces'

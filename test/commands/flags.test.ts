@@ -243,6 +243,12 @@ describe('a bad command line exits 2 with and without --json', () => {
       'See `tablepay faults add --help`.',
     ],
     [['checks', 'push', 't1', '-f', 'fixtures/checks/open.json', '-l', ''], 'See `tablepay checks push --help`.'],
+    // an Idempotency-Key the server would refuse (422) once the check was read
+    [
+      ['trigger', 'payment', '-c', 't1', '--amount', '1', '--idempotency-key', ''],
+      'See `tablepay trigger payment --help`.',
+    ],
+    [['trigger', 'claim', '-c', 't1', '-i', 'a', '--idempotency-key', 'a b'], 'See `tablepay trigger claim --help`.'],
     // a refusal with a hint of its own keeps it alone
     [['snapshots', 'save', 'bad name!'], 'Name it like lunch-rush or ci_base.'],
   ])('%j: a command line the command refuses says what to do, before any server is looked for', async (args, hint) => {

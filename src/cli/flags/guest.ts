@@ -1,10 +1,17 @@
 import {Errors, Flags} from '@oclif/core'
+import {IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_RULE} from '../../domain/constants.js'
+import {nonEmpty} from './filter.js'
 
 /** Flags every `trigger` command shares. */
 export const guestFlags = {
   'idempotency-key': Flags.string({
     summary:
       'Sent as Idempotency-Key: running the command again with the same key and input acts once and prints the same answer.',
+    // refused here as the server would refuse it: a wrong command line (exit 2), before the check is read
+    parse: async (text) => {
+      if (!IDEMPOTENCY_KEY.test(nonEmpty(text))) throw new Error(`${JSON.stringify(text)} ${IDEMPOTENCY_KEY_RULE}`)
+      return text
+    },
   }),
 }
 

@@ -1,17 +1,16 @@
 import {createHash} from 'node:crypto'
 import {type H3Event, setResponseHeader, setResponseStatus} from 'h3'
+import {IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_RULE} from '../../domain/constants.js'
 import {invalidField} from '../../domain/errors.js'
 import type {Answer, IdempotentRequest} from '../../service/index.js'
 import {requestHeader} from './headers.js'
 import {pathOf, withoutTrailingSlash} from './request-path.js'
 
-const KEY = /^[\x21-\x7e]{1,255}$/
-
 /** The `Idempotency-Key` header, if any: 1–255 printable ASCII characters. */
 function readKey(event: H3Event): string | undefined {
   const key = requestHeader(event, 'idempotency-key')
   if (key === undefined) return undefined
-  if (!KEY.test(key)) throw invalidField('Idempotency-Key', 'must be 1-255 printable ASCII characters without spaces')
+  if (!IDEMPOTENCY_KEY.test(key)) throw invalidField('Idempotency-Key', IDEMPOTENCY_KEY_RULE)
   return key
 }
 
