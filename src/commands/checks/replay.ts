@@ -26,7 +26,8 @@ your own checks, events and webhooks are not touched.`
 
   static override exitCodes = {
     0: 'Both runs ended in the same state, with no push refused or stale.',
-    1: 'The runs differ, or a push was refused or stale (a later change with a lower version in the order made); or another failure (the server, the scenario, Ctrl+C), as the message says.',
+    1: 'The runs differ, or a push was refused or stale (a later change with a lower version in the order made); or another failure (the server, Ctrl+C), as the message says.',
+    2: 'The scenario file cannot be read, or is not a scenario; or a wrong command line.',
     ...SECOND_SIGNAL_EXIT_CODES,
   }
 
@@ -101,8 +102,9 @@ async function readScenario(file: string): Promise<Scenario> {
   const checked = checkJson(withoutBom(text), Scenario)
   if (checked.valid) return checked.value
   const problems = checked.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')
+  // a wrong input, as `scenario run` refuses one (docs/cli.md, "Flags and exit codes")
   throw new Errors.CLIError(`${file} is not a valid scenario:\n${problems}`, {
-    exit: 1,
+    exit: 2,
     code: 'invalid_scenario',
     suggestions: [
       'A scenario is {"pushes": [{"external_id": "t12", "body": {…a check push…}}]}; see fixtures/replays/.',

@@ -142,7 +142,7 @@ describe('checks replay', () => {
     ])
   })
 
-  it('refuses an invalid scenario before calling the server, naming each problem', async () => {
+  it('refuses an invalid scenario before calling the server, naming each problem: exit 2, as scenario run does', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tablepay-replay-'))
     try {
       const file = join(dir, 'bad.json')
@@ -165,7 +165,8 @@ describe('checks replay', () => {
       const {code, stderr} = await runCommand(['checks', 'replay', file], {
         env: {TABLEPAY_URL: 'http://127.0.0.1:1', TABLEPAY_API_KEY: 'tp_test_none'},
       })
-      expect(code).toBe(1)
+      // a wrong input, as `scenario run` refuses one
+      expect(code).toBe(2)
       expect(stderr).toContain('is not a valid scenario')
       expect(stderr).toContain('.pushes[0].body.totals.total_cents: must equal subtotal_cents + tax_cents')
       expect(stderr).toContain('Code: invalid_scenario')
