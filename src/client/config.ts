@@ -162,7 +162,7 @@ function whereItKeeps(dataDir: string | null | undefined): string {
 
 /** Undefined when `server` is the one to use: for `url` if given, alive and answering; else why not. */
 async function whyNotUsable(server: ServerFile, url: string | undefined): Promise<string | undefined> {
-  if (url && normalize(server.url) !== url) return `its server is at ${server.url}, not ${url}`
+  if (url && loopback(normalize(server.url)!) !== loopback(url)) return `its server is at ${server.url}, not ${url}`
   if (!isAlive(server.pid)) return `its server (pid ${server.pid}) is not running`
   if (!(await answers(server.url))) return `its server (pid ${server.pid}) does not answer at ${server.url}`
 }
@@ -183,6 +183,9 @@ async function answers(url: string): Promise<boolean> {
 
 // compare URLs in one form
 const normalize = (url: string | undefined): string | undefined => (url === undefined ? url : serverBase(url))
+
+/** `url` with `localhost`, as users type it, as the loopback address a server listens on unless told otherwise. */
+const loopback = (url: string): string => url.replace(/^(https?:\/\/)localhost(?=:|$)/i, '$1127.0.0.1')
 
 /** The server file at `path`; undefined when there is none, or it cannot be read (another user's). */
 async function readServerFile(path: string): Promise<ServerFile | undefined> {

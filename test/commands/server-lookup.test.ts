@@ -107,6 +107,11 @@ describe('how the CLI finds the server', () => {
     const {code, stdout} = await client(home, ['locations', 'list', '--json'], {TABLEPAY_URL: `${server.url}/v1`})
     expect(code).toBe(0)
     expect(JSON.parse(stdout).data[0]).toMatchObject({id: 'loc_main'})
+    // localhost, as users type it, is the loopback address the server was registered at
+    const typed = server.url.replace('127.0.0.1', 'localhost')
+    const byName = await client(home, ['locations', 'list', '--json', '--url', typed])
+    expect(byName.code).toBe(0)
+    expect(JSON.parse(byName.stdout).data[0]).toMatchObject({id: 'loc_main'})
   })
 
   it('takes an empty TABLEPAY_URL and TABLEPAY_API_KEY, as CI leaves them, for not set', async () => {
