@@ -241,14 +241,17 @@ export function recordAttempt(
   options: AttemptOptions,
 ): {delivery: DeliveryRecord; endpoint: WebhookEndpointRecord} {
   const {now, dueAt, schedule, disableAfter, claimed} = options
+  const scheduledAt = isoTime(dueAt)
   // numbered as it was sent: one past the attempts of the delivery it claimed
-  const attempt = attemptOf((claimed ?? delivery).attempts.length + 1, now, isoTime(dueAt), result)
-  const attempts = appended(delivery.attempts, attempt)
+  const made = attemptOf((claimed ?? delivery).attempts.length + 1, now, scheduledAt, result)
+  // taken over and recorded by another instance meanwhile (docs/postgres.md): the same attempt made again, a copy
+  // as a chaos duplicate is, which the retry schedule does not count
+  const again = recordedSince(claimed, delivery, scheduledAt)
+  const attempts = appended<DeliveryAttempt>(delivery.attempts, again ? {...made, duplicate: true as const} : made)
   const ok = succeeded(result)
-  // retried while the attempt was out (the retry's attempt is still to come), or taken over and recorded by
-  // another instance, whose record decided what follows (docs/postgres.md): the attempt happened, and a failure
-  // moves nothing else
-  if (retriedSince(claimed, delivery) || (!ok && recordedSince(claimed, delivery)))
+  // retried while the attempt was out (the retry's attempt is still to come), or a copy whose first record
+  // decided what follows: the attempt happened, and a failure moves nothing else
+  if (retriedSince(claimed, delivery) || (again && !ok))
     return {delivery: {...delivery, attempts, updated_at: now}, endpoint}
   // canceled while the attempt was out (its endpoint deleted): the receiver's answer still decides a success,
   // and nothing follows a failure (docs/api.md, "Webhooks", Endpoints)
@@ -285,9 +288,10 @@ function deadCounted({account_id, ...delivery}: DeliveryRecord): DeliveryRecord 
   return {...delivery, dead_counted: true, account_id}
 }
 
-/** Whether an attempt other than a chaos duplicate was recorded on `latest` since it was claimed as `claimed`. */
-const recordedSince = (claimed: DeliveryRecord | undefined, latest: DeliveryRecord): boolean =>
-  claimed !== undefined && latest.attempts.slice(claimed.attempts.length).some((a) => !a.duplicate)
+/** Whether an attempt due at `scheduledAt`, not a copy, was recorded on `latest` since it was claimed as `claimed`. */
+const recordedSince = (claimed: DeliveryRecord | undefined, latest: DeliveryRecord, scheduledAt: string): boolean =>
+  claimed !== undefined &&
+  latest.attempts.slice(claimed.attempts.length).some((a) => !a.duplicate && a.scheduled_at === scheduledAt)
 
 /**
  * Whether `latest` was requeued (a manual retry) since the attempt claimed it

@@ -290,7 +290,10 @@ export const DeliveryAttempt = z.object({
   duration_ms: z.int().min(0),
   error: z.string().nullable(),
   response_body: z.string().nullable(),
-  /** Sent again by delivery chaos after a success: the same delivery once more. */
+  /**
+   * A copy, not a try: sent again by delivery chaos after a success, or made again by an instance after another
+   * took the attempt over and recorded it (docs/postgres.md).
+   */
   duplicate: z.literal(true).optional(),
 })
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>

@@ -174,17 +174,40 @@ describe('superseded deliveries', () => {
     }
   })
 
-  it('an attempt another instance took over and recorded meanwhile is numbered as sent; a failure moves nothing, a success ends it', () => {
+  it('an attempt another instance took over and recorded meanwhile is a copy, numbered as sent, that moves no retry', () => {
     // the other instance sent the same attempt again and recorded its failure (a takeover, docs/postgres.md)
     const taken = recordAttempt(delivery, endpoint, failed, options).delivery
     const late = recordAttempt(taken, endpoint, failed, {...options, claimed: delivery, disableAfter: 1})
-    expect(late.delivery.attempts.map((a) => a.attempt)).toEqual([1, 1])
+    expect(late.delivery.attempts.map((a) => [a.attempt, a.duplicate])).toEqual([
+      [1, undefined],
+      [1, true],
+    ])
     expect(late.delivery).toMatchObject({status: 'pending', next_attempt_at: taken.next_attempt_at})
     expect(late.endpoint).toBe(endpoint)
+    // the retry it left is the second try: numbered 2, and the next wait is the schedule's second
+    const dueNext = Date.parse(taken.next_attempt_at!)
+    const retry = {...options, dueAt: dueNext, claimed: late.delivery}
+    const second = recordAttempt(late.delivery, endpoint, failed, retry).delivery
+    expect(second.attempts.at(-1)).toMatchObject({attempt: 3, scheduled_at: taken.next_attempt_at})
+    expect(second.attempts.at(-1)).not.toHaveProperty('duplicate')
+    expect(second.next_attempt_at).toBe(new Date(dueNext + 300_000).toISOString())
     // the receiver got the event: the delivery succeeded, whatever the other's attempt came to
     const through = recordAttempt(taken, endpoint, ok, {...options, claimed: delivery}).delivery
     expect(through).toMatchObject({status: 'succeeded', next_attempt_at: null})
-    expect(through.attempts.map((a) => a.attempt)).toEqual([1, 1])
+  })
+
+  it("a copy recorded while the other instance's retry is out leaves that retry to move the schedule", () => {
+    // the other instance recorded the first attempt and claimed its retry; this one's copy of the first lands then
+    const taken = recordAttempt(delivery, endpoint, failed, options).delivery
+    const dueNext = Date.parse(taken.next_attempt_at!)
+    const copied = recordAttempt(taken, endpoint, failed, {...options, claimed: delivery}).delivery
+    const retried = recordAttempt(copied, endpoint, failed, {...options, dueAt: dueNext, claimed: taken}).delivery
+    expect(retried).toMatchObject({status: 'pending', next_attempt_at: new Date(dueNext + 300_000).toISOString()})
+    expect(retried.attempts.map((a) => [a.attempt, a.scheduled_at, a.duplicate])).toEqual([
+      [1, NOW, undefined],
+      [1, NOW, true],
+      [2, taken.next_attempt_at, undefined],
+    ])
   })
 
   it('a retry of a superseded delivery makes it pending again, superseded by nothing', () => {

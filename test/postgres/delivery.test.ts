@@ -465,7 +465,7 @@ describe('delivery across instances on one database', () => {
     expect(receiver.received).toHaveLength(2)
   })
 
-  it('an attempt the other instance took over and recorded meanwhile is recorded as sent, and moves the retries no further', async () => {
+  it('an attempt the other instance took over and recorded meanwhile is a copy, numbered as sent: the retry left is the second try', async () => {
     const db = await database()
     const storage = await PgStorage.open({url: db.url})
     cleanup.push(() => storage.close())
@@ -494,13 +494,20 @@ describe('delivery across instances on one database', () => {
     const [taken] = await deliveriesUntil(b, 1, (d) => d.attempts.length === 1)
     answerFirst()
     const [both] = await deliveriesUntil(b, 1, (d) => d.attempts.length === 2)
-    expect(both!.attempts).toMatchObject([
-      {attempt: 1, status_code: 500},
-      {attempt: 1, status_code: 500},
+    expect(both!.attempts).toEqual([
+      expect.objectContaining({attempt: 1, status_code: 500}),
+      expect.objectContaining({attempt: 1, status_code: 500, duplicate: true}),
     ])
     // the retry is the one b's record set: one minute after the due time, not the wait after a second try
     expect(both).toMatchObject({status: 'pending', next_attempt_at: taken!.next_attempt_at})
     expect([...receiver.counts()]).toEqual([[expect.stringMatching(/ #1$/), 2]])
+
+    // that retry is the second try: the wait after it is the schedule's second, five minutes
+    expect((await call(b.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 60}})).body.attempts).toBe(1)
+    const [retried] = await deliveriesUntil(b, 1, (d) => d.attempts.length === 3)
+    expect(retried!.attempts[2]).toMatchObject({attempt: 3, scheduled_at: taken!.next_attempt_at})
+    expect(retried!.attempts[2]).not.toHaveProperty('duplicate')
+    expect(retried!.next_attempt_at).toBe(new Date(Date.parse(taken!.next_attempt_at!) + 300_000).toISOString())
   })
 })
 
