@@ -1,6 +1,7 @@
 import type {Errors} from '@oclif/core'
 import {TablepayApiError, TablepayError, type TablepayErrorBody, type TablepayErrorDetail} from '../client/errors.js'
 import type {CliErrorCode} from './error-codes.js'
+import {singleQuoted} from '../shared/shell-word.js'
 
 // What to try next for each API error code, in the CLI's terms (its flags, its commands): the server's
 // message says what went wrong and, for any client, what to send instead, so a hint adds rather than repeats.
@@ -89,7 +90,7 @@ function limitStep(error: TablepayError): string | undefined {
 }
 
 /** A POS id as a shell word `checks get` reads: one that starts like a flag, or holds `~`, goes quoted after `--`. */
-const shellWord = (id: string) => (/^[\w.:@+=][\w.:@+=-]*$/.test(id) ? id : `-- '${id}'`)
+const shellWord = (id: string) => (/^[\w.:@+=][\w.:@+=-]*$/.test(id) ? id : `-- ${singleQuoted(id)}`)
 
 // Refusals about one check's contents, whose message names the check: `on check chk_…`, or the POS id, `Check t12 …`.
 const CHECK_STEP: Record<string, (check: string) => string> = {

@@ -5,6 +5,7 @@ import {TablepayConfigError} from './errors.js'
 import {isAlive} from '../shared/process-alive.js'
 import {type Env, registeredServers, registryDir, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
 import {DEFAULT_URL, isHttpUrl, quoted, serverBase, serverUrlProblem} from '../shared/server-url.js'
+import {shellWord} from '../shared/shell-word.js'
 
 export {DEFAULT_URL, isHttpUrl, SERVER_FILE, type ServerFile}
 
@@ -16,8 +17,9 @@ const HEALTH_TIMEOUT_MS = 1000
  * `TABLEPAY_URL`/`TABLEPAY_API_KEY`, then the `server.json` of a running
  * server in a data dir (`TABLEPAY_DATA`, else the `.tablepay` of `cwd` or of
  * the nearest directory above it that has one), then, unless `TABLEPAY_DATA`
- * named a server, the per-user registry's running server: the only one, else the one started from `cwd` or from the
- * nearest directory above it; then the default URL. A server counts when its
+ * names the server (no URL given), the per-user registry's running server:
+ * the only one, else the one started from `cwd` or from the nearest directory
+ * above it; then the default URL. A server counts when its
  * process is alive and it answers. Several servers left to choose from, or no
  * key anywhere, is an error that says what it found. See docs/cli.md, "How the
  * CLI finds the server".
@@ -42,13 +44,13 @@ export async function resolveClientConfig(
   // Files are read only when needed: a stale or broken one must not get in the way of explicit settings.
   if (url && apiKey) return {url, apiKey}
   const tried: string[] = []
-  // TABLEPAY_DATA names the server: another one that runs is not it, however alone (docs/cli.md)
-  const named = env.TABLEPAY_DATA || undefined
+  // TABLEPAY_DATA names the server, unless a URL does: another one that runs is not it, however alone (docs/cli.md)
+  const named = url ? undefined : env.TABLEPAY_DATA || undefined
   const server =
     (await fromDataDir(env, cwd, url, tried)) ?? (named ? undefined : await fromRegistry(env, cwd, url, tried))
   if (apiKey || server?.api_key) return {url: url || server?.url || DEFAULT_URL, apiKey: apiKey || server!.api_key!}
   tried.push(await probeDescription(url || DEFAULT_URL))
-  const start = named ? `\`tablepay serve --data ${named}\`, or unset TABLEPAY_DATA` : '`tablepay serve`'
+  const start = named ? `\`tablepay serve --data ${shellWord(named)}\`, or unset TABLEPAY_DATA` : '`tablepay serve`'
   throw new TablepayConfigError(
     'missing_api_key',
     [

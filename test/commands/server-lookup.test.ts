@@ -228,14 +228,20 @@ describe('how the CLI finds the server', () => {
 
   it('TABLEPAY_DATA names the server: when none runs there, another that runs is not used, and the error says so', async () => {
     const home = await tempDir()
-    const data = await tempDir()
+    const data = await madeDir(join(await tempDir(), "lunch's data"))
     const other = await serve(home, ['--memory'])
     const {code, stderr} = await client(home, ['locations', 'list'], {TABLEPAY_DATA: data})
     expect(code).toBe(1)
     expect(stderr).toContain(`${join(data, 'server.json')}: not found`)
     expect(stderr).not.toContain(other.url)
-    expect(stderr).toContain(`or start \`tablepay serve --data ${data}\`, or unset TABLEPAY_DATA.`)
+    // the dir as one shell word, to be run as printed
+    const word = `'${data.replace("'", `'\\''`)}'`
+    expect(stderr).toContain(`or start \`tablepay serve --data ${word}\`, or unset TABLEPAY_DATA.`)
     expect(stderr).toContain('missing_api_key')
+    // a URL names the server instead: the registry gives its key
+    const byUrl = await client(home, ['locations', 'list', '--json', '--url', other.url], {TABLEPAY_DATA: data})
+    expect(byUrl.code).toBe(0)
+    expect(JSON.parse(byUrl.stdout).data[0]).toMatchObject({id: 'loc_main'})
   })
 
   it('a server address without http:// is named as such, not as a server that cannot be reached', async () => {
