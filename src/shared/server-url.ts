@@ -39,9 +39,10 @@ export const isHttpUrl = (text: string): boolean => httpUrl(text) !== undefined
 export function serverUrlProblem(text: string): string | undefined {
   const url = httpUrl(text)
   if (!url) return `is not an http(s) URL: give the tablepay server's, e.g. ${DEFAULT_URL}`
-  // the parser drops a space or a control character (a \r a file written on Windows leaves after `/v1`), which
-  // would keep the `/v1` on the base and send every request to `/v1/v1/…`
-  const stray = strayCharacter(text, /[^\x21-\x7e\u0080-\uffff]/, 'a URL')
+  // the parser drops a space or a control character (a \r a file written on Windows leaves after `/v1`), and
+  // encodes an invisible one (a no-break space pasted from a page): either would keep the `/v1` on the base and
+  // send every request to `/v1/v1/…`
+  const stray = strayCharacter(text, /[^\x21-\x7e\u00a1-\u2027\u202a-\ufefe\uff00-\uffff]/, 'a URL')
   if (stray) return `${stray}: give the server's URL as \`tablepay serve\` printed it`
   if (url.username || url.password)
     return 'holds a user name or password, which no request can carry: drop them (the API key authenticates)'

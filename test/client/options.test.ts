@@ -16,7 +16,7 @@ describe('a client made with what no request can carry', () => {
     )
   })
 
-  it('refuses a URL holding a space or a control character, which the parser would drop, naming it and where it is', () => {
+  it('refuses a URL holding a space, a control or an invisible character, naming it and where it is', () => {
     // `/v1\r`, as a file written on Windows leaves it: parsed, it kept its /v1, and requests went to /v1/v1/…
     expect(build('http://127.0.0.1:4747/v1\r', 'tp_test_x')).toThrow(
       expect.objectContaining({
@@ -25,13 +25,20 @@ describe('a client made with what no request can carry', () => {
         message: expect.stringContaining('The URL "http://127.0.0.1:4747/v1\\r" holds "\\r" at character 25'),
       }),
     )
-    for (const url of [
-      'http://127.0.0.1:4747/v1 ',
-      ' http://127.0.0.1:4747',
-      'http://127.0.0.1:4747\n',
-      'http://127.0.\t0.1',
-    ])
+    // dropped by the parser, or an invisible one it would encode (a no-break space pasted from a page)
+    const stray = ['/v1 ', '\n', '\u0085', '/v1\u00a0', '/v1\u2028', '\ufeff'].map(
+      (end) => `http://127.0.0.1:4747${end}`,
+    )
+    for (const url of [...stray, ' http://127.0.0.1:4747', 'http://127.0.\t0.1'])
       expect(build(url, 'tp_test_x')).toThrow(expect.objectContaining({code: 'invalid_url'}))
+    // what users pass holds none: IPv6, a path, percent-encoding, a name in another script
+    for (const url of [
+      'http://[::1]:4747/v1/',
+      'https://sandbox.example:8443/tp/v1',
+      'http://h/a%20b',
+      'http://bücher.example',
+    ])
+      expect(build(url, 'tp_test_x')).not.toThrow()
   })
 
   it('refuses an empty key, or one with a character no key holds, naming it and where it is', () => {

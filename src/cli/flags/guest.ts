@@ -1,5 +1,6 @@
 import {Errors, Flags} from '@oclif/core'
 import {IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_RULE} from '../../domain/constants.js'
+import {quoted} from '../../shared/server-url.js'
 import {nonEmpty} from './filter.js'
 
 /** Flags every `trigger` command shares. */
@@ -9,7 +10,7 @@ export const guestFlags = {
       'Sent as Idempotency-Key: running the command again with the same key and input acts once and prints the same answer.',
     // refused here as the server would refuse it: a wrong command line (exit 2), before the check is read
     parse: async (text) => {
-      if (!IDEMPOTENCY_KEY.test(nonEmpty(text))) throw new Error(`${JSON.stringify(text)} ${IDEMPOTENCY_KEY_RULE}`)
+      if (!IDEMPOTENCY_KEY.test(nonEmpty(text))) throw new Error(`${quoted(text)} ${IDEMPOTENCY_KEY_RULE}`)
       return text
     },
   }),
