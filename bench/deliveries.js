@@ -3,7 +3,7 @@
 import {createServer} from 'node:http'
 import {signPayload} from '../dist/index.js'
 import {CheckSet, seed} from './load.js'
-import {WRITE_KEY} from './processes.js'
+import {cpuMs, WRITE_KEY} from './processes.js'
 
 /** What the dispatcher allows in flight to one endpoint (src/webhooks/scheduler.ts). */
 export const PER_ENDPOINT = 8
@@ -24,9 +24,12 @@ export async function api(url, method, path, body) {
  * Deliveries/s of the real server: `n` check.created events are made while
  * the receiver holds its answers back, so the dispatcher has a backlog of
  * `n` due deliveries; the clock runs from the release to the receiver
- * counting the `n`th request.
+ * counting the `n`th request. With `pids`, also the CPU each of those
+ * processes took per delivery over the same span, in µs (`cpuUs`).
+ *
+ * @returns {Promise<{rate: number, cpuUs: number[]}>}
  */
-export async function dispatcherRate(serve, receiver, n, tag) {
+export async function dispatcherRate(serve, receiver, n, tag, pids = []) {
   const endpoint = await api(serve.url, 'POST', '/webhook-endpoints', {
     url: `${receiver.url}/hooks`,
     event_types: ['check.created'],
@@ -35,10 +38,12 @@ export async function dispatcherRate(serve, receiver, n, tag) {
     await receiver.send({reset: {target: n, hold: true}}, 'reset')
     await seed(serve.origin, new CheckSet(`dlv-${tag}-`, n))
     const reached = receiver.nextMessage('reached')
+    const before = pids.map((pid) => cpuMs(pid))
     const started = performance.now()
     const {released} = await receiver.send({release: true}, 'released')
     await reached
-    return (n - released) / ((performance.now() - started) / 1000)
+    const rate = (n - released) / ((performance.now() - started) / 1000)
+    return {rate, cpuUs: pids.map((pid, i) => ((cpuMs(pid) - before[i]) * 1000) / (n - released))}
   } finally {
     await api(serve.url, 'DELETE', `/webhook-endpoints/${endpoint.json.id}`)
   }

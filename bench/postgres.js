@@ -14,7 +14,7 @@ import {DELIVERIES, DELIVERY_RUNS, SHORT_SECONDS} from './settings.js'
 /**
  * @typedef {import('./load.js').LoadResult & {cpuUs: number}} Run
  * @typedef {{reference: Run, journal: Run, one: Run, replays: Run[], gets: Run[], beside: Run[], two: Run[]}} PostgresRound
- * @typedef {{postgres: number, journal: number}} DeliveryRun
+ * @typedef {{postgres: number, journal: number, cpuUs: {journal: number, postgres: number, database: number}}} DeliveryRun
  */
 
 /**
@@ -95,7 +95,7 @@ export async function measurePostgres(root, {checks, rounds, seconds, warmup, pr
     }
     // after the rounds: its 12,000 checks would push the rounds' out of the instance's check cache, and the
     // first round would measure them read again (docs/benchmarks.md, "PostgreSQL")
-    const deliveries = await measureDeliveries(journal, a, progress)
+    const deliveries = await measureDeliveries(journal, a, database, progress)
     progress('starting a second instance on the database')
     const b = await startServe(home, [], {database})
     stoppers.push(() => b.stop())
@@ -125,8 +125,11 @@ export async function measurePostgres(root, {checks, rounds, seconds, warmup, pr
 
 const withoutCpu = (run) => ({...run, cpuUs: NaN})
 
-/** Deliveries/s to a loopback receiver, the journal server and one instance by turns, after a warm-up of each. */
-async function measureDeliveries(journal, instance, progress) {
+/**
+ * Deliveries/s to a loopback receiver, the journal server and one instance by turns, after a warm-up of each,
+ * with the CPU per delivery of each server and of the instance's PostgreSQL backends (on `database`).
+ */
+async function measureDeliveries(journal, instance, database, progress) {
   const receiver = await startHelper('receiver.js')
   try {
     await dispatcherRate(journal, receiver, DELIVERIES, 'warm-journal')
@@ -136,9 +139,16 @@ async function measureDeliveries(journal, instance, progress) {
     for (let i = 1; i <= DELIVERY_RUNS; i++) {
       progress(`deliveries ${i}/${DELIVERY_RUNS}: journal, PostgreSQL (${DELIVERIES} each)`)
       await quiet([journal.pid, instance.pid])
-      const journalRate = await dispatcherRate(journal, receiver, DELIVERIES, `journal-${i}`)
+      const onJournal = await dispatcherRate(journal, receiver, DELIVERIES, `journal-${i}`, [journal.pid])
       await quiet([journal.pid, instance.pid])
-      runs.push({journal: journalRate, postgres: await dispatcherRate(instance, receiver, DELIVERIES, `postgres-${i}`)})
+      const pids = [instance.pid, ...(await backendPids(database))]
+      const onPostgres = await dispatcherRate(instance, receiver, DELIVERIES, `postgres-${i}`, pids)
+      const [server, ...backends] = onPostgres.cpuUs
+      runs.push({
+        journal: onJournal.rate,
+        postgres: onPostgres.rate,
+        cpuUs: {journal: onJournal.cpuUs[0], postgres: server, database: backends.reduce((a, b) => a + b, 0)},
+      })
     }
     return runs
   } finally {
@@ -159,6 +169,20 @@ export async function startPostgres() {
       forget()
       return postgres.stop()
     },
+  }
+}
+
+/** The processes of the sessions open on the database at `url` (an instance's pool, session and listener), but this one's. */
+async function backendPids(url) {
+  const client = new pg.Client({connectionString: url})
+  await client.connect()
+  try {
+    const {rows} = await client.query(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    )
+    return rows.map((row) => row.pid)
+  } finally {
+    await client.end()
   }
 }
 

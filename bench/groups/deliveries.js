@@ -15,7 +15,7 @@ async function measureDeliveries(small) {
     for (let run = 1; run <= RUNS; run++) {
       progress(`deliveries ${run}/${RUNS} (${DELIVERIES} each)`)
       await quiet([small.pid])
-      rates.dispatcher.push(await dispatcherRate(small, receiver, DELIVERIES, run))
+      rates.dispatcher.push((await dispatcherRate(small, receiver, DELIVERIES, run)).rate)
       await quiet([small.pid])
       rates.fetch.push(await fetchRate(receiver, body, DELIVERIES))
     }

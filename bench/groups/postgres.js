@@ -59,6 +59,7 @@ export default {
     bench.results.postgres_deliveries = deliveries.map((d) => ({
       journal: round(d.journal),
       postgres: round(d.postgres),
+      cpu_us: {journal: round(d.cpuUs.journal), postgres: round(d.cpuUs.postgres), database: round(d.cpuUs.database)},
     }))
     const of = (value) => median(rounds.map(value))
     /**
@@ -106,6 +107,14 @@ export default {
           at_least: 0.8,
         },
       ),
+      figure('  server CPU per delivery, PostgreSQL', 'µs', median(deliveries.map((d) => d.cpuUs.postgres)), {
+        baseline: median(deliveries.map((d) => d.cpuUs.journal)),
+        ratio: median(deliveries.map((d) => d.cpuUs.postgres / d.cpuUs.journal)),
+        note: "no target: baseline the journal server's; the database's own CPU is in neither",
+      }),
+      figure("  PostgreSQL's CPU per delivery", 'µs', median(deliveries.map((d) => d.cpuUs.database)), {
+        note: `the instance's sessions, on the ${os.cpus().length} cores the servers and the receiver share`,
+      }),
       paired('changing pushes, PostgreSQL, one instance beside another, idle', 'req/s', 'beside_vs_reference', {
         note: 'baseline: the one-statement reference, same rounds; the instance sends the other its request log notes',
       }),
