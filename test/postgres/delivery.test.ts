@@ -128,23 +128,23 @@ async function advancingAndOther({retrySchedule, bTap}: {retrySchedule?: number[
 /**
  * An instance `a` over a storage of its own (its claims at hand: helpers/serve-storage.ts), alone on a new
  * database when it makes a delivery of one check.created: the receiver holds its first attempt until
- * `answerFirst()`, then answers `status`; every later attempt is answered 200 at once.
+ * `answerFirst()`, then answers `status`; every later attempt is answered `later` at once.
  */
-async function firstAttemptHeld(status: number) {
+async function firstAttemptHeld(status: number, later = 200) {
   const db = await database()
   const storage = await PgStorage.open({url: db.url})
   cleanup.push(() => storage.close())
   await seedStore(storage, {seed: TEST_SEED})
   let answerFirst!: () => void
   const firstAnswered = new Promise<number>((resolve) => (answerFirst = () => resolve(status)))
-  const receiver = await countingReceiver(() => (receiver.received.length === 1 ? firstAnswered : 200))
+  const receiver = await countingReceiver(() => (receiver.received.length === 1 ? firstAnswered : later))
   const a = await serveStorage(storage)
   cleanup.push(() => a.close())
   await subscribe(a, receiver.url)
   await pushChecks([a], 1, 'held')
   await receiver.waitFor(1)
   const [delivery] = await deliveries(a)
-  return {db, receiver, answerFirst, a, delivery: delivery!}
+  return {db, storage, receiver, answerFirst, a, delivery: delivery!}
 }
 
 describe('delivery across instances on one database', () => {
@@ -466,19 +466,8 @@ describe('delivery across instances on one database', () => {
   })
 
   it('an attempt the other instance took over and recorded meanwhile is a copy, numbered as sent: the retry left is the second try', async () => {
-    const db = await database()
-    const storage = await PgStorage.open({url: db.url})
-    cleanup.push(() => storage.close())
-    await seedStore(storage, {seed: TEST_SEED})
     // every attempt fails; the first one once the test lets it
-    let answerFirst!: () => void
-    const firstAnswered = new Promise<number>((resolve) => (answerFirst = () => resolve(500)))
-    const receiver = await countingReceiver(() => (receiver.received.length === 1 ? firstAnswered : 500))
-    const a = await serveStorage(storage)
-    cleanup.push(() => a.close())
-    await subscribe(a, receiver.url)
-    await pushChecks([a], 1, 'taken')
-    await receiver.waitFor(1)
+    const {db, storage, receiver, answerFirst} = await firstAttemptHeld(500, 500)
     const b = await startServer({port: 0, host: '127.0.0.1', database: db.url})
     cleanup.push(() => b.close())
 
