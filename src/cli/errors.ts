@@ -90,7 +90,7 @@ function limitStep(error: TablepayError): string | undefined {
 }
 
 /** A POS id as a shell word `checks get` reads: one that starts like a flag, or holds `~`, goes quoted after `--`. */
-const shellWord = (id: string) => (/^[\w.:@+=][\w.:@+=-]*$/.test(id) ? id : `-- ${singleQuoted(id)}`)
+const posIdWord = (id: string) => (/^[\w.:@+=][\w.:@+=-]*$/.test(id) ? id : `-- ${singleQuoted(id)}`)
 
 // Refusals about one check's contents, whose message names the check: `on check chk_…`, or the POS id, `Check t12 …`.
 const CHECK_STEP: Record<string, (check: string) => string> = {
@@ -110,7 +110,7 @@ function checkStep(error: TablepayError): string | undefined {
       ? error.details?.find((d) => /^no item /.test(d.message))?.message
       : error.message
   const check = text && (/\bon check (chk_\w+)/.exec(text)?.[1] ?? /^Check (\S+) already has/.exec(text)?.[1])
-  return check ? step(shellWord(check)) : undefined
+  return check ? step(posIdWord(check)) : undefined
 }
 
 // Where to look up each kind of id; the server's message names the id it did not find.
