@@ -475,11 +475,9 @@ describe('delivery across instances on one database', () => {
     const admin = new pg.Client({connectionString: db.url})
     await admin.connect()
     cleanup.push(() => admin.end())
-    await admin.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_locks
-       WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $1 AND objid = $2`,
-      [scopeOf('public').lifeLock, storage.shared!.owner],
-    )
+    const lifeLock = `FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $1 AND objid = $2`
+    const aLock = [scopeOf('public').lifeLock, storage.shared!.owner]
+    await admin.query(`SELECT pg_terminate_backend(pid) ${lifeLock}`, aLock)
     const [taken] = await deliveriesUntil(b, 1, (d) => d.attempts.length === 1)
     answerFirst()
     const [both] = await deliveriesUntil(b, 1, (d) => d.attempts.length === 2)
@@ -491,7 +489,9 @@ describe('delivery across instances on one database', () => {
     expect(both).toMatchObject({status: 'pending', next_attempt_at: taken!.next_attempt_at})
     expect([...receiver.counts()]).toEqual([[expect.stringMatching(/ #1$/), 2]])
 
-    // that retry is the second try: the wait after it is the schedule's second, five minutes
+    // that retry is the second try: the wait after it is the schedule's second, five minutes. Once a's session
+    // is back: a claim a made without it would be free to b too, and both would send (docs/postgres.md)
+    await expect.poll(async () => (await admin.query(`SELECT pid ${lifeLock}`, aLock)).rows.length).toBe(1)
     expect((await call(b.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 60}})).body.attempts).toBe(1)
     const [retried] = await deliveriesUntil(b, 1, (d) => d.attempts.length === 3)
     expect(retried!.attempts[2]).toMatchObject({attempt: 3, scheduled_at: taken!.next_attempt_at})
