@@ -98,6 +98,15 @@ describe('the table page', () => {
     expect(headers.get('cache-control')).toBe('no-store')
     expect(body).toEqual((await sim.api('GET', `/v1/checks/${check.id}`, {key: READ_KEY})).body)
   })
+
+  it('ignores query parameters a link gained on its way, where a /v1 route refuses them (docs/api.md)', async () => {
+    const {check, page} = await pushCheck()
+    expect((await guest('GET', `${page}?utm_source=qr`)).status).toBe(200)
+    const {status, body} = await guest('GET', `${page}/check?utm_source=qr`)
+    expect(status).toBe(200)
+    expect(body).toMatchObject({id: check.id})
+    expect((await sim.api('GET', `/v1/checks/${check.id}?utm_source=qr`)).status).toBe(422)
+  })
 })
 
 describe('a guest token', () => {
