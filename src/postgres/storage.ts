@@ -15,6 +15,7 @@ import {connecting, POOL_SIZE, PROBED} from './pool.js'
 import {type Scope, scopeOfSession} from './scope.js'
 import {trimSideTables} from './side-tables.js'
 import {type Notice, PgUnit} from './unit.js'
+import {Turns} from '../shared/turns.js'
 
 const ignore = () => {}
 
@@ -77,7 +78,7 @@ export class PgStorage extends PgReader implements Storage {
   #listen: pg.Client | undefined
   #relisten: NodeJS.Timeout | undefined
   /** Notifications are read one after the other, so the other instances' changes reach listeners in commit order. */
-  #remote: Promise<void> = Promise.resolve()
+  readonly #remote = new Turns()
   #lastTrim = 0
   #closed = false
   /**
@@ -232,8 +233,7 @@ export class PgStorage extends PgReader implements Storage {
     client.on('notification', ({channel, payload}) => {
       if (payload === undefined) return
       if (channel === this.#scope.notes) this.shared?.receive(payload)
-      if (channel === this.#scope.changes)
-        this.#remote = this.#remote.then(() => this.#receive(payload)).catch(() => {})
+      if (channel === this.#scope.changes) void this.#remote.run(() => this.#receive(payload)).catch(() => {})
     })
     try {
       await client.connect()
@@ -337,7 +337,7 @@ export class PgStorage extends PgReader implements Storage {
     const listen = this.#listen
     this.#listen = undefined
     await listen?.end().catch(() => {})
-    await this.#remote
+    await this.#remote.ended()
     await this.shared?.close()
     await this.#connections.close()
   }

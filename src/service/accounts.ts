@@ -10,6 +10,7 @@ import type {ServiceContext} from './context.js'
 import type {Outbox, UnitReads} from './outbox.js'
 import type {Traffic} from './sim.js'
 import type {Reader, UnitOfWork} from './storage.js'
+import {Turns} from '../shared/turns.js'
 
 /** Every collection, in the store's order: deleting an account clears them all. */
 const COLLECTIONS: readonly CollectionName[] = [
@@ -70,7 +71,7 @@ export class Accounts {
    * unit, which on PostgreSQL holds a pool connection, so a burst of them would hold them all and stall every
    * other request.
    */
-  #creating: Promise<unknown> = Promise.resolve()
+  readonly #creating = new Turns()
 
   constructor(
     readonly context: ServiceContext,
@@ -111,9 +112,7 @@ export class Accounts {
    * const scratch = await service.accounts.createScratch('acct_demo')
    */
   createScratch(parentId: string): Promise<ScratchAccount> {
-    const created = this.#creating.then(() => this.#createScratch(parentId))
-    this.#creating = created.catch(() => {})
-    return created
+    return this.#creating.run(() => this.#createScratch(parentId))
   }
 
   async #createScratch(parentId: string): Promise<ScratchAccount> {

@@ -3,6 +3,7 @@ import {DEFAULT_RETENTION, isExpiredKey, isPastAge, mayDelete, type RetentionPol
 import type {ServiceContext} from './context.js'
 import {fanningOut, type Outbox} from './outbox.js'
 import type {UnitOfWork} from './storage.js'
+import {Turns} from '../shared/turns.js'
 
 /**
  * Events whose deliveries and fan-out marks a pass reads at once: few enough that an account whose events
@@ -182,7 +183,7 @@ async function deleteGoing(tx: UnitOfWork, going: Pass['going'], pruned: Pruned)
  */
 export class Pruner {
   #timer: NodeJS.Timeout | undefined
-  #chain: Promise<void> = Promise.resolve()
+  readonly #passes = new Turns()
 
   constructor(
     readonly retention: Retention,
@@ -195,7 +196,7 @@ export class Pruner {
 
   /** Resolves once a pass has left nothing past retention (or the storage has failed: nothing can be deleted then). */
   catchUp(): Promise<void> {
-    this.#chain = this.#chain.then(async () => {
+    return this.#passes.run(async () => {
       while (!this.retention.context.storage.failure) {
         try {
           const pruned = await this.retention.prune()
@@ -208,12 +209,11 @@ export class Pruner {
         await new Promise((resolve) => setImmediate(resolve))
       }
     })
-    return this.#chain
   }
 
   /** Stops the timer and waits for a pass under way. */
   close(): Promise<void> {
     clearInterval(this.#timer)
-    return this.#chain
+    return this.#passes.ended()
   }
 }

@@ -1,6 +1,7 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 import type {AttemptCounter} from './attempt-counter.js'
 import type {SchedulerClock} from './clock.js'
+import {Turns} from '../shared/turns.js'
 
 /** An advance the server's stop cut short: the clock is short of its target (docs/api.md, the scheduler clock). */
 export class AdvanceCutShort extends Error {
@@ -60,14 +61,14 @@ export class ClockDriver {
   #timer: NodeJS.Timeout | undefined
   /** Scheduler time the timer fires at (Infinity: none set). */
   #timerAt = Infinity
-  /** The last `advance` or `reset` asked for: they run one after another. */
-  #advancing: Promise<unknown> = Promise.resolve()
+  /** Advances, resets and restores, one at a time: an advance starts from where the one before left the clock. */
+  readonly #changes = new Turns()
   /** True while `advance` drives the clock, so no real-time timer moves it too. */
   #driven = false
   /** Where the running `advance` goes (scheduler ms), for its progress. */
   #target: number | undefined
   /** Clock offsets saved by other instances, applied one after another in the order they come. */
-  #following: Promise<void> = Promise.resolve()
+  readonly #following = new Turns()
   #unfollow: (() => void) | undefined
   #closed = false
 
@@ -128,7 +129,7 @@ export class ClockDriver {
    * advanced or reset the shared clock. Then runs what is due on it.
    */
   #follow(read: () => number | Promise<number>): Promise<void> {
-    const run = this.#following.then(async () => {
+    return this.#following.run(async () => {
       const offset = await read()
       if (this.#closed || offset === this.clock.offset) return
       if (offset < this.clock.offset) this.clock.reset()
@@ -137,8 +138,6 @@ export class ClockDriver {
       if (!this.#driven) this.#disarm()
       this.work.run()
     })
-    this.#following = run.catch(() => undefined)
-    return run
   }
 
   /**
@@ -158,7 +157,7 @@ export class ClockDriver {
    */
   advance(seconds: number): Promise<number> {
     // from the shared clock as last saved, and in turn with the other instances' advances (docs/postgres.md)
-    return this.#queue(() =>
+    return this.#changes.run(() =>
       this.store.clockTurn(async () => {
         await this.syncClock()
         return this.#advanceNow(seconds)
@@ -168,7 +167,7 @@ export class ClockDriver {
 
   /** Puts the clock back on the wall clock; pending deliveries keep their due times (docs/api.md "Webhooks"). */
   reset(): Promise<void> {
-    return this.#queue(() =>
+    return this.#changes.run(() =>
       this.store.clockTurn(async () => {
         await this.syncClock()
         await this.store.retireExpired(this.clock.now())
@@ -200,20 +199,13 @@ export class ClockDriver {
    * none starts until it ends. Restores through other instances run meanwhile: they share the clock's turn.
    */
   restore<T>(restore: () => Promise<T>): Promise<T> {
-    return this.#queue(() =>
+    return this.#changes.run(() =>
       this.store.clockTurn(async () => {
         await this.syncClock()
         await this.store.retireExpired(this.clock.now())
         return restore()
       }, true),
     )
-  }
-
-  // one clock change at a time: an advance starts from where the one before left the clock
-  #queue<T>(change: () => Promise<T>): Promise<T> {
-    const run = this.#advancing.then(change)
-    this.#advancing = run.catch(() => undefined)
-    return run
   }
 
   /**
