@@ -7,7 +7,8 @@ import {
   type SnapshotRecords,
   STORED_COLLECTIONS,
 } from '../domain/snapshots.js'
-import {type Change, GUEST_SCOPE, type Store} from '../store/store.js'
+import type {Change, Store} from '../store/store.js'
+import {GUEST_SCOPE} from '../store/tables.js'
 import type {Table} from '../store/table.js'
 import {Unread} from '../store/unread.js'
 import type {Holder, PageOf, PageQuery, Reader, Storage, UnitOfWork, Where} from './storage.js'

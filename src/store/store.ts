@@ -1,6 +1,5 @@
 import {readdir, rm} from 'node:fs/promises'
 import {join} from 'node:path'
-import {endpointKey} from '../domain/endpoints.js'
 import type {CollectionName, Collections} from '../domain/records.js'
 import {Chunks, type ChunkSnapshot, type Placed} from './chunks.js'
 import {Damage} from './damage.js'
@@ -14,6 +13,7 @@ import {checkIndex, indexStale, readIndex, writeIndex} from './document-index.js
 import {readChecks, ReplayedChecks} from './replayed-checks.js'
 import {Replayer} from './replayer.js'
 import {Table} from './table.js'
+import {type Tables, tables} from './tables.js'
 
 /** One record put (or deleted, with `null`) by a change. */
 export type Change = {[C in CollectionName]: [collection: C, id: string, record: Collections[C] | null]}[CollectionName]
@@ -55,46 +55,6 @@ const CHUNKED_JOURNAL_MAX = 32 * 1024 * 1024
 /** A change that stores `record` under `id`. */
 export const put = <C extends CollectionName>(collection: C, id: string, record: Collections[C]): Change =>
   [collection, id, record] as Change
-
-/** The fields an unread delivery knows (unread.ts): its event, which groups it, and what filters ask, its endpoint and status. */
-const DELIVERY_FIELDS: readonly string[] = ['endpoint_id', 'event_id', 'status']
-
-/** The scope of the alternate keys that find a check by the token of its guest link; an account id never is it. */
-export const GUEST_SCOPE = 'guest'
-
-function tables() {
-  return {
-    accounts: new Table<Collections['accounts']>((r) => r.id),
-    api_keys: new Table<Collections['api_keys']>((r) => r.key),
-    locations: new Table<Collections['locations']>((r) => r.id),
-    checks: new Table<Collections['checks']>((r) => r.id, {
-      // by its caller's id within its account, and by its guest token
-      alternateKeysOf: (r) => [
-        [r.account_id, r.external_id],
-        [GUEST_SCOPE, r.guest_token],
-      ],
-    }),
-    claims: new Table<Collections['claims']>((r) => r.id),
-    payments: new Table<Collections['payments']>((r) => r.id),
-    feedback: new Table<Collections['feedback']>((r) => r.id),
-    idempotency_keys: new Table<Collections['idempotency_keys']>((r) => r.id),
-    // most events are never read again after a start: they stay unparsed until asked for (unread.ts)
-    events: new Table<Collections['events']>((r) => r.id, {readOnDemand: true}),
-    webhook_endpoints: new Table<Collections['webhook_endpoints']>(endpointKey),
-    // retention deletes an event with its deliveries, and keeps one whose delivery is pending; a delivery
-    // stays unparsed, as an event does, knowing what groups and filters it (a start looks for the pending ones)
-    deliveries: new Table<Collections['deliveries']>((r) => r.id, {
-      groupBy: 'event_id',
-      readOnDemand: true,
-      unreadFields: DELIVERY_FIELDS,
-    }),
-    settings: new Table<Collections['settings']>((r) => r.id),
-    fan_outs: new Table<Collections['fan_outs']>((r) => r.id),
-    // a snapshot holds megabytes of records: kept as its JSON, read when restored or exported (docs/storage.md)
-    snapshots: new Table<Collections['snapshots']>((r) => r.id, {readOnDemand: true, keptAsJson: true}),
-  }
-}
-type Tables = ReturnType<typeof tables>
 
 /** A table's records in the order of their places, those still unread as such: a compaction copies their bytes. */
 function stored(table: Placed<unknown>): unknown[] {
