@@ -399,12 +399,20 @@ export class Store {
   }
 
   async close(): Promise<void> {
-    if (!this.#journal) return
-    await this.compact()
-    // with nothing to compact, a stop still says when the dir went, and the changes with it (docs/api.md, "Durability")
-    if (!this.failure) this.#journal.checkDir()
-    await this.#journal.close()
-    await this.#unlock?.()
-    this.#journal = undefined
+    const journal = this.#journal
+    if (!journal) return
+    try {
+      await this.compact()
+      // with nothing to compact, a stop still says when the dir went, and the changes with it (docs/api.md, "Durability")
+      if (!this.failure) journal.checkDir()
+    } finally {
+      // a stop that fails still lets go of the segment's file and the dir's lock
+      try {
+        await journal.close()
+      } finally {
+        await this.#unlock?.()
+        this.#journal = undefined
+      }
+    }
   }
 }

@@ -122,6 +122,18 @@ describe('when the data dir cannot be written', () => {
     expect(await dispatcher.advance(120)).toBe(0)
     expect(receiver.received).toHaveLength(0)
   })
+  it('a stop whose compaction fails still lets go of the dir: a start in the same process opens it and reads every change', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    await seedStore(store, {seed: TEST_SEED})
+    await store.commit([put('checks', 'chk_1', checkRecord(1))])
+    // the checks document is written to its temp file first: on a full disk that write fails, and removes the file
+    await symlink('/dev/full', join(dir, '.checks.json.tmp'))
+    await expect(store.close()).rejects.toThrow(/ENOSPC/)
+    const again = await Store.open({dir})
+    cleanup.push(() => again.close())
+    expect(again.tables.checks.get('chk_1')).toEqual(checkRecord(1))
+  })
 })
 
 describe('when the data dir is removed while the server runs', () => {
