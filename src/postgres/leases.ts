@@ -85,15 +85,22 @@ export const lifeLockHeld = (first: string, second: string): string => `${lifeLo
 const OWNER_ALIVE = `EXISTS (SELECT 1 FROM pg_locks WHERE ${lifeLockHeld('$3', 'lease_owner::oid')})`
 
 /**
- * The lease is free: none, or run out, or another instance's whose session is gone, or this instance's own
- * (`$2`) while its session is here: lost, another instance may have taken the attempt over, and making it
- * again here would send it once more (docs/postgres.md, "At least once: the window"). `$3` is the life
- * locks' first key.
+ * The claiming instance (`$2`) holds its life lock: without it, a lease in its name reads to the others as an
+ * instance gone, and they would claim and send the attempt too (docs/postgres.md, "Delivery across instances").
+ * It names no row, so PostgreSQL looks once per statement.
+ */
+const SELF_ALIVE = `EXISTS (SELECT 1 FROM pg_locks WHERE ${lifeLockHeld('$3', '$2::oid')})`
+
+/**
+ * The lease is free: none, or run out, or another instance's whose session is gone, or the claiming instance's
+ * own (`$2`), which claims only while its session is here (SELF_ALIVE): one lost meanwhile may have let another
+ * take the attempt over, and making it again here would send it once more (docs/postgres.md, "At least once:
+ * the window"). `$3` is the life locks' first key.
  */
 const FREE = `CASE
   WHEN lease_owner IS NULL THEN true
   WHEN lease_until < clock_timestamp() THEN true
-  WHEN lease_owner = $2 THEN ${OWNER_ALIVE}
+  WHEN lease_owner = $2 THEN true
   ELSE NOT ${OWNER_ALIVE}
   END`
 
@@ -157,13 +164,15 @@ async function claimOnce(sql: Sql, asked: readonly AskedClaim[], owner: number, 
     event: EventRecord | null
   }>(
     `UPDATE deliveries d SET lease_owner = $2, lease_until = clock_timestamp() + make_interval(secs => a.secs)
-     FROM ${ASKED} WHERE ${BY_ID} AND ${DUE} AND ${FREE} RETURNING d.id, d.doc, ${TARGET}`,
+     FROM ${ASKED} WHERE ${SELF_ALIVE} AND ${BY_ID} AND ${DUE} AND ${FREE} RETURNING d.id, d.doc, ${TARGET}`,
     [asJson(asked), owner, lifeLock],
   )
   const won = new Map(claimed.rows.map((row) => [untext(row.id), row]))
   const held = await heldAmong(
     sql,
     asked.filter(({id}) => !won.has(id)),
+    owner,
+    lifeLock,
   )
   return asked.map(({id}) => {
     const row = won.get(id)
@@ -173,14 +182,16 @@ async function claimOnce(sql: Sql, asked: readonly AskedClaim[], owner: number, 
 }
 
 /**
- * The ids of the claims `lost` whose attempt another live instance holds. A new statement, so a new snapshot:
- * the claim that won while the UPDATE waited on the row is seen.
+ * The ids of the claims `lost` whose attempt another live instance holds, or, while this one's life lock is
+ * gone, that are still due: those wait for a later claim instead of leaving the queue. A new statement, so a
+ * new snapshot: the claim that won while the UPDATE waited on the row is seen.
  */
-async function heldAmong(sql: Sql, lost: readonly AskedClaim[]): Promise<Set<string>> {
+async function heldAmong(sql: Sql, lost: readonly AskedClaim[], owner: number, lifeLock: number): Promise<Set<string>> {
   if (lost.length === 0) return new Set()
   const {rows} = await sql.query<{id: string}>(
-    `SELECT d.id FROM deliveries d, ${ASKED} WHERE ${BY_ID} AND ${DUE} AND d.lease_owner IS NOT NULL`,
-    [asJson(lost)],
+    `SELECT d.id FROM deliveries d, ${ASKED}
+     WHERE ${BY_ID} AND ${DUE} AND (d.lease_owner IS NOT NULL OR NOT ${SELF_ALIVE})`,
+    [asJson(lost), owner, lifeLock],
   )
   return new Set(rows.map((row) => untext(row.id)))
 }

@@ -125,42 +125,64 @@ describe('delivery leases', () => {
     expect(await claimUntil(b, (claim) => typeof claim === 'object')).toMatchObject({delivery: {id: 'dlv_1'}})
   })
 
-  it('an instance whose session is lost claims its own lease again only once its life lock is back; another may take it meanwhile', async () => {
+  /**
+   * Runs `test` with two instances, `a` behind a relay: `session.lose()` ends a's session, as in a restart of
+   * the database, and keeps it from coming back, while its pool's connections go on; `session.back()` lets it.
+   */
+  async function withSessionOfA(
+    test: (a: PgStorage, b: PgStorage, session: {lose(): Promise<void>; back(): Promise<void>}) => Promise<void>,
+  ) {
     const {link, url} = await databaseBehindRelay(undefined, db)
+    const admin = new pg.Client({connectionString: db.url})
     try {
       const a = await PgStorage.open({url, connectTimeoutMs: 500})
       opened.push(a)
       const b = await open()
-      await write(a, delivery(DUE))
-      const claim = () => a.shared!.claim('dlv_1', DUE, 60_000)
-      expect(await claim()).toMatchObject({delivery: {id: 'dlv_1'}})
-      // a's session ends, as in a restart, and cannot come back, while its pool's connections go on
-      link.silence()
-      const admin = new pg.Client({connectionString: db.url})
       await admin.connect()
       const lifeLock = `locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $1 AND objid = $2`
-      const held = async () =>
-        (await admin.query(`SELECT pid FROM pg_locks WHERE ${lifeLock}`, [LIFE_LOCK, a.shared!.owner])).rows.length
-      try {
-        await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE ${lifeLock}`, [
-          LIFE_LOCK,
-          a.shared!.owner,
-        ])
-        await expect.poll(held).toBe(0)
-        // its attempt may be another's now: made here again too, it would be sent a third time (docs/postgres.md)
-        expect(await claim()).toBe('held')
-        expect(await claimUntil(b, (claim) => typeof claim === 'object')).toMatchObject({delivery: {id: 'dlv_1'}})
-        link.speak()
-        await expect.poll(held, {timeout: 10_000}).toBe(1)
-        expect(await claim()).toBe('held')
-      } finally {
-        await admin.end()
-      }
+      const keys = [LIFE_LOCK, a.shared!.owner]
+      const held = async () => (await admin.query(`SELECT pid FROM pg_locks WHERE ${lifeLock}`, keys)).rows.length
+      await test(a, b, {
+        async lose() {
+          link.silence()
+          await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE ${lifeLock}`, keys)
+          await expect.poll(held).toBe(0)
+        },
+        async back() {
+          link.speak()
+          await expect.poll(held, {timeout: 10_000}).toBe(1)
+        },
+      })
     } finally {
+      await admin.end()
       await Promise.all(opened.splice(0).map((storage) => storage.close()))
       await link.cut()
     }
-  })
+  }
+
+  it('an instance whose session is lost claims its own lease again only once its life lock is back; another may take it meanwhile', () =>
+    withSessionOfA(async (a, b, session) => {
+      await write(a, delivery(DUE))
+      const claim = () => a.shared!.claim('dlv_1', DUE, 60_000)
+      expect(await claim()).toMatchObject({delivery: {id: 'dlv_1'}})
+      await session.lose()
+      // its attempt may be another's now: made here again too, it would be sent a third time (docs/postgres.md)
+      expect(await claim()).toBe('held')
+      expect(await claimUntil(b, (claim) => typeof claim === 'object')).toMatchObject({delivery: {id: 'dlv_1'}})
+      await session.back()
+      expect(await claim()).toBe('held')
+    }))
+
+  it('an instance whose session is lost claims no free delivery either: it finds it held, and another claims it alone', () =>
+    withSessionOfA(async (a, b, session) => {
+      await write(a, delivery(DUE))
+      await session.lose()
+      // a lease in the name of an instance without its life lock reads to the others as free: both would send
+      expect(await a.shared!.claim('dlv_1', DUE, 60_000)).toBe('held')
+      expect(await b.shared!.claim('dlv_1', DUE, 60_000)).toMatchObject({delivery: {id: 'dlv_1'}})
+      await session.back()
+      expect(await a.shared!.claim('dlv_1', DUE, 60_000)).toBe('held')
+    }))
 
   it('a delivery asked twice in one batch of claims gets both answers: its own lease lets it claim again', async () => {
     const a = await open()
@@ -246,6 +268,8 @@ describe('delivery leases', () => {
           return client.query(text, values)
         },
       }
+      // the life lock of the claiming instance, 1, as its session holds it
+      await client.query('SELECT pg_advisory_lock($1, 1)', [LIFE_LOCK])
       // dlv_8 and dlv_12 pending, dlv_5 done: the claim, then the look at which of those lost are held
       const asked = ['dlv_8', 'dlv_5', 'dlv_12'].map((id) => ({id, dueAt: DUE, leaseMs: 60_000}))
       const claims = await claimDeliveries(sql, asked, 1, LIFE_LOCK)
@@ -290,7 +314,8 @@ describe('delivery leases', () => {
     const client = new pg.Client({connectionString: db.url})
     await client.connect()
     try {
-      // a named statement, as the storage sends the claim
+      // a named statement, as the storage sends the claim, by the instance 1, whose session holds its life lock
+      await client.query('SELECT pg_advisory_lock($1, 1)', [LIFE_LOCK])
       const sql: Sql = {query: (text, values) => client.query(named(text, values))}
       for (let call = 0; call < 12; call++) {
         const asked = ['dlv_1', 'dlv_2', 'dlv_3'].slice(0, 1 + (call % 3))
