@@ -360,16 +360,18 @@ export function requeueDelivery(
 
 /**
  * The chaos duplicate of a delivery whose attempt succeeded: one more attempt, marked
- * `duplicate: true`, that changes nothing else (docs/api.md, "Delivery chaos").
+ * `duplicate: true`, that changes nothing else (docs/api.md, "Delivery chaos"). It is numbered as it was
+ * `sent`: another instance may have recorded an attempt meanwhile (docs/postgres.md, "Delivery across instances").
  */
 export function recordDuplicate(
   {chaos_duplicate: _, ...delivery}: DeliveryRecord,
   result: AttemptResult,
   now: string,
+  sent: number,
 ): DeliveryRecord {
   const scheduledAt = delivery.attempts.at(-1)?.scheduled_at ?? now
   const attempt: DeliveryAttempt = {
-    ...attemptOf(delivery.attempts.length + 1, now, scheduledAt, result),
+    ...attemptOf(sent, now, scheduledAt, result),
     duplicate: true,
   }
   return {...delivery, attempts: appended(delivery.attempts, attempt), updated_at: now}

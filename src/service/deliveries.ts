@@ -204,11 +204,14 @@ export class Deliveries {
     })
   }
 
-  /** Records the duplicate that delivery chaos sent after a success, as one more attempt marked `duplicate: true`. */
-  recordDuplicate(id: string, result: AttemptResult, now: string): Promise<void> {
+  /**
+   * Records the duplicate that delivery chaos sent after a success, as one more attempt marked `duplicate: true`,
+   * numbered as it was `sent`.
+   */
+  recordDuplicate(id: string, result: AttemptResult, now: string, sent: number): Promise<void> {
     return this.outbox.unit(HELD, async (tx) => {
       const latest = await tx.get('deliveries', id)
-      if (latest) tx.put('deliveries', id, recordDuplicate(latest, result, now))
+      if (latest) tx.put('deliveries', id, recordDuplicate(latest, result, now, sent))
     })
   }
 }

@@ -54,8 +54,8 @@ export interface DeliveryLedger {
     result: AttemptResult,
     options: AttemptOptions,
   ): Promise<WebhookEndpointRecord | undefined>
-  /** Records the chaos duplicate sent after a success, as one more attempt marked `duplicate: true`. */
-  recordDuplicate(id: string, result: AttemptResult, now: string): Promise<void>
+  /** Records the chaos duplicate sent after a success, as one more attempt marked `duplicate: true`, numbered as `sent`. */
+  recordDuplicate(id: string, result: AttemptResult, now: string, sent: number): Promise<void>
 }
 
 /** The parts of the service the dispatcher uses: the deliveries, and where the clock's offset is saved. */

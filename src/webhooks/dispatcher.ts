@@ -198,11 +198,11 @@ export class Dispatcher {
       disableAfter: this.options.disableAfter ?? DISABLE_AFTER,
       claimed: delivery,
     })
-    // delivery chaos drew a duplicate for it (docs/api.md, "Delivery chaos"): the same bytes once more, signed
-    // afresh; an endpoint deleted or disabled while the attempt was out is sent nothing more (docs/api.md, "Webhooks")
+    // a chaos duplicate: the same bytes signed afresh, to an endpoint still enabled (docs/api.md, "Delivery chaos")
     if (delivery.chaos_duplicate && succeeded(result) && current?.status === 'enabled') {
-      const again = await this.send(endpoint, target.event, body, delivery.attempts.length + 2, flight)
-      if (!flight.letGo) await deliveries.recordDuplicate(delivery.id, again, wallClockIso())
+      const sent = delivery.attempts.length + 2
+      const again = await this.send(endpoint, target.event, body, sent, flight)
+      if (!flight.letGo) await deliveries.recordDuplicate(delivery.id, again, wallClockIso(), sent)
     }
   }
 

@@ -38,18 +38,30 @@ describe('deliveries', () => {
     const fields = ['attempt', 'at', 'scheduled_at', 'status_code', 'error', 'response_body', 'duration_ms']
     expect(Object.keys(attempted.attempts[0]!)).toEqual(fields)
     expect(attempted.attempts[0]).toEqual({attempt: 1, at: NOW, scheduled_at: NOW, ...ok})
-    const duplicated = recordDuplicate(attempted, ok, NOW)
+    const duplicated = recordDuplicate(attempted, ok, NOW, 2)
     expect(Object.keys(duplicated.attempts[1]!)).toEqual([...fields, 'duplicate'])
     expect(delivery.attempts).toEqual([])
   })
 
   it('a chaos duplicate does not count as a try: a manual retry that fails waits the second step, not the third', () => {
     const succeeded = recordAttempt(delivery, endpoint, ok, options).delivery
-    const duplicated = recordDuplicate(succeeded, ok, NOW)
+    const duplicated = recordDuplicate(succeeded, ok, NOW, 2)
     const retried = requeueDelivery(duplicated, endpoint, DUE, NOW)
     const next = recordAttempt(retried, endpoint, failed, options).delivery
     expect(next.attempts.map((a) => a.attempt)).toEqual([1, 2, 3])
     expect(next.next_attempt_at).toBe(new Date(DUE + 300_000).toISOString())
+  })
+
+  it('a chaos duplicate is numbered as it was sent, though another attempt was recorded while it was out', () => {
+    // another instance took attempt 1 over and recorded it first; this one's late success is its copy
+    const other = recordAttempt(delivery, endpoint, ok, options).delivery
+    const copy = {...other, attempts: [...other.attempts, {...other.attempts[0]!, duplicate: true as const}]}
+    const duplicated = recordDuplicate(copy, ok, NOW, 2)
+    expect(duplicated.attempts.map((a) => [a.attempt, a.duplicate])).toEqual([
+      [1, undefined],
+      [1, true],
+      [2, true],
+    ])
   })
 
   it('a delivery counts toward disabling its endpoint once: manual retries of it, dead, that fail count nothing more', () => {
@@ -129,7 +141,7 @@ describe('deliveries', () => {
     expect(attemptsMadeSince(second, DUE + 1)).toBe(1)
     expect(attemptsMadeSince(second, dueNext + 1)).toBe(0)
     expect(attemptsMadeSince(delivery, DUE)).toBe(0)
-    const duplicated = recordDuplicate(recordAttempt(delivery, endpoint, ok, options).delivery, ok, NOW)
+    const duplicated = recordDuplicate(recordAttempt(delivery, endpoint, ok, options).delivery, ok, NOW, 2)
     expect(attemptsMadeSince(duplicated, DUE)).toBe(1)
   })
 

@@ -119,7 +119,7 @@ describe('chaos', () => {
       chaos_duplicate: true,
     }
     const result = {status_code: 200, duration_ms: 3, error: null, response_body: 'ok'}
-    const twice = recordDuplicate({...delivery, status: 'succeeded'}, result, NOW)
+    const twice = recordDuplicate({...delivery, status: 'succeeded'}, result, NOW, 1)
     expect(twice.status).toBe('succeeded')
     expect(twice.attempts.at(-1)).toMatchObject({attempt: 1, duplicate: true, status_code: 200})
     expect(twice.chaos_duplicate).toBeUndefined()
