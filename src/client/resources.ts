@@ -28,5 +28,6 @@ export type {
 } from '../domain/schemas.js'
 export type {Fault, FaultInput} from '../domain/faults.js'
 export type {RequestEntry, RequestFilters} from '../domain/request-log.js'
-export type {Snapshot, SnapshotDocument} from '../domain/snapshots.js'
+export type {Snapshot} from '../domain/snapshots.js'
+export type {SnapshotDocument} from '../domain/snapshot-document.js'
 export type {RequestStreamMessage, StreamMessage} from './stream.js'

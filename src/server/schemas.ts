@@ -1,7 +1,8 @@
 import * as z from 'zod'
 import {Fault, FaultInput} from '../domain/faults.js'
 import {RequestEntry} from '../domain/request-log.js'
-import {Snapshot, SnapshotDocument, SnapshotInput, SnapshotName} from '../domain/snapshots.js'
+import {SnapshotDocument} from '../domain/snapshot-document.js'
+import {Snapshot, SnapshotInput, SnapshotName} from '../domain/snapshots.js'
 import {
   Chaos,
   ChaosInput,

@@ -1,6 +1,7 @@
 import {type Limits, limitOf} from '../domain/limits.js'
 import type {Collections} from '../domain/records.js'
-import {type SnapshotCollection, SnapshotDocument, STORED_COLLECTIONS, storedId} from '../domain/snapshots.js'
+import {SnapshotDocument} from '../domain/snapshot-document.js'
+import {type SnapshotCollection, STORED_COLLECTIONS, storedId} from '../domain/snapshots.js'
 import type {Service} from '../service/index.js'
 import type {Reader} from '../service/storage.js'
 import {UnusableInputError} from '../shared/unusable-input.js'

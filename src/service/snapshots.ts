@@ -3,13 +3,12 @@ import {STRING_TOO_LONG, TooLongToWrite} from '../domain/json-memory.js'
 import {limitOf} from '../domain/limits.js'
 import {settingRecord, type SnapshotRecord} from '../domain/records.js'
 import {foreignKeys} from '../domain/snapshot-consistency.js'
+import {repeatedRecord, type SnapshotDocument} from '../domain/snapshot-document.js'
 import {
   importedSnapshot,
-  repeatedRecord,
   restoredDelivery,
   restoreSetting,
   type SavedSnapshot,
-  type SnapshotDocument,
   snapshotKey,
   STORED_COLLECTIONS,
   storedId,

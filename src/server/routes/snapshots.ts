@@ -1,3 +1,4 @@
+import {setImmediate} from 'node:timers/promises'
 import {type H3Event, setResponseStatus} from 'h3'
 import {Deleted} from '../../domain/schemas.js'
 import {
@@ -5,17 +6,20 @@ import {
   renderSnapshot,
   type SavedSnapshot,
   Snapshot,
-  SnapshotDocument,
   SnapshotInput,
   SnapshotName,
 } from '../../domain/snapshots.js'
+import {SnapshotDocument, snapshotDocument} from '../../domain/snapshot-document.js'
 import {accountOf} from '../internal/auth.js'
-import {readJson, readParam} from '../internal/body.js'
+import {readJson, readJsonInTurns, readParam} from '../internal/body.js'
 import {pageOf, readListQuery} from '../internal/list.js'
 import type {OperationSpec} from '../operations.js'
 
 /** An export of a busy account is larger than the API's 1 MiB: an import takes up to this much. */
 export const SNAPSHOT_BODY_LIMIT = 256 * 1024 * 1024
+
+/** An import's document, whose records are checked a few hundred at a time: requests get in between. */
+const ImportedDocument = snapshotDocument(() => setImmediate())
 
 const byNewest = (a: SavedSnapshot, b: SavedSnapshot) =>
   b.created_at.localeCompare(a.created_at) || a.name.localeCompare(b.name)
@@ -98,7 +102,7 @@ export const snapshotOperations: OperationSpec[] = [
     status: [201],
     errors: ['limit_reached'],
     async handler(event, {service}) {
-      const document = await readJson(event, SnapshotDocument, undefined, SNAPSHOT_BODY_LIMIT)
+      const document = await readJsonInTurns(event, ImportedDocument, SNAPSHOT_BODY_LIMIT)
       const snapshot = await service.snapshots.import(accountOf(event), document)
       setResponseStatus(event, 201)
       return renderSnapshot(snapshot)
