@@ -1,3 +1,4 @@
+import {brand} from '../shared/error-brand.js'
 import {networkReason} from '../shared/network-reason.js'
 /** One entry of an API error's `details`: where in the input the problem is, and what it is. */
 export interface TablepayErrorDetail {
@@ -16,6 +17,10 @@ export interface TablepayErrorBody {
  * one `instanceof`; `code` is machine-readable, `message` says what to do.
  */
 export class TablepayError extends Error {
+  static {
+    brand(this, 'TablepayError')
+  }
+
   constructor(
     readonly code: string,
     message: string,
@@ -39,6 +44,10 @@ export class TablepayError extends Error {
  * }
  */
 export class TablepayApiError extends TablepayError {
+  static {
+    brand(this, 'TablepayApiError')
+  }
+
   readonly requestId?: string
   readonly details?: TablepayErrorDetail[]
 
@@ -61,6 +70,10 @@ export class TablepayApiError extends TablepayError {
 
 /** No answer at all: nothing listens at the URL, or the network failed. */
 export class TablepayConnectionError extends TablepayError {
+  static {
+    brand(this, 'TablepayConnectionError')
+  }
+
   constructor(
     readonly url: string,
     cause: unknown,
@@ -89,6 +102,10 @@ function connectionFailure(url: string, reason: string): string {
 
 /** The client cannot be configured: typically no API key anywhere. */
 export class TablepayConfigError extends TablepayError {
+  static {
+    brand(this, 'TablepayConfigError')
+  }
+
   constructor(code: string, message: string) {
     super(code, message)
     this.name = 'TablepayConfigError'
@@ -101,6 +118,10 @@ export class TablepayConfigError extends TablepayError {
  * carried out, as with any answer lost on the way.
  */
 export class TablepayTimeoutError extends TablepayError {
+  static {
+    brand(this, 'TablepayTimeoutError')
+  }
+
   constructor(
     readonly url: string,
     readonly timeoutMs: number,
@@ -129,6 +150,10 @@ export const isApiObject = (value: unknown, field = 'object'): value is Record<s
   typeof value === 'object' && value !== null && !Array.isArray(value) && field in value
 
 export class TablepayUnexpectedAnswerError extends TablepayError {
+  static {
+    brand(this, 'TablepayUnexpectedAnswerError')
+  }
+
   constructor(
     readonly url: string,
     readonly status: number,
@@ -145,6 +170,10 @@ export class TablepayUnexpectedAnswerError extends TablepayError {
 
 /** A request answered with an event stream, which never ends: it is read as a stream (`stream()`), not as one answer. */
 export class TablepayEventStreamError extends TablepayError {
+  static {
+    brand(this, 'TablepayEventStreamError')
+  }
+
   constructor(
     readonly url: string,
     request: string,

@@ -1,9 +1,14 @@
 import {TablepayError} from '../client/errors.js'
 import type {ScenarioProblem} from '../domain/scenario.js'
+import {brand} from '../shared/error-brand.js'
 import type {ScenarioReport} from './run.js'
 
 /** A scenario that cannot run: not found, not JSON, or not valid; `problems` name each step and field. Nothing was sent. */
 export class InvalidScenarioError extends TablepayError {
+  static {
+    brand(this, 'InvalidScenarioError')
+  }
+
   constructor(
     message: string,
     readonly problems: ScenarioProblem[] = [],
@@ -27,6 +32,10 @@ export const describeProblem = ({step, id, path, message}: ScenarioProblem) =>
 
 /** A run in which a step did not hold: `report` has every step, the message those that failed. */
 export class ScenarioFailedError extends TablepayError {
+  static {
+    brand(this, 'ScenarioFailedError')
+  }
+
   constructor(readonly report: ScenarioReport) {
     const failed = report.steps.filter((s) => !s.ok && !s.skipped)
     const lines = failed.map((s) => `  step ${stepName(s.step, s.id)} ${s.title}: ${whatDiffered(s)}`)

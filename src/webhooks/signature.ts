@@ -1,4 +1,5 @@
 import {createHmac, timingSafeEqual} from 'node:crypto'
+import {brand} from '../shared/error-brand.js'
 
 /**
  * The header every delivery carries. Node lower-cases incoming header names:
@@ -49,6 +50,10 @@ export interface ParsedSignatureHeader {
  * machine-readable code, `message` says what went wrong.
  */
 export class SignatureVerificationError extends Error {
+  static {
+    brand(this, 'SignatureVerificationError')
+  }
+
   constructor(
     readonly reason: SignatureFailureReason,
     message: string,

@@ -288,6 +288,51 @@ test('the simulator answers', async () => {
   expect(stderr).toMatch(/Tests: +1 passed, 1 total/)
 }, 60_000)
 
+// each format has its own copy of the classes (ARCHITECTURE.md, "Two module formats"), and a project may mix them
+test("an error of one format is an instance of the other format's classes exactly when it is of its own", async () => {
+  const script = `import {createRequire} from 'node:module'
+const require = createRequire(import.meta.url)
+const classes = new Map()
+for (const entry of ['tablepay', 'tablepay/client', 'tablepay/testing', 'tablepay/msw']) {
+  const [esm, cjs] = [await import(entry), require(entry)]
+  for (const [name, value] of Object.entries(esm))
+    if (value?.prototype instanceof Error) classes.set(name, {esm: value, cjs: cjs[name]})
+}
+const differ = []
+for (const [a, A] of classes)
+  for (const [b, B] of classes)
+    for (const [from, to] of [['esm', 'cjs'], ['cjs', 'esm']]) {
+      const error = Object.create(A[from].prototype)
+      if (error instanceof B[to] !== error instanceof B[from]) differ.push(\`\${from} \${a} instanceof \${to} \${b}\`)
+    }
+// as a jest setup in CommonJS and test helpers in ES modules meet: an error the simulator's controls threw
+const {TablepayError, TablepayApiError, TablepayConnectionError} = await import('tablepay/client')
+const sim = await require('tablepay/testing').startSimulator()
+const thrown = await sim.faults.clear('flt_missing').catch((error) => error)
+await sim.close()
+const instanceOf = [TablepayError, TablepayApiError, TablepayConnectionError].map((Class) => thrown instanceof Class)
+console.log(JSON.stringify({classes: [...classes.keys()].sort(), differ, instanceOf}))
+`
+  await writeFile(join(consumer, 'both-formats.mjs'), script)
+  const {stdout} = await run(process.execPath, ['both-formats.mjs'], {cwd: consumer})
+  expect(JSON.parse(stdout)).toEqual({
+    classes: [
+      'InvalidScenarioError',
+      'ScenarioFailedError',
+      'SignatureVerificationError',
+      'TablepayApiError',
+      'TablepayConfigError',
+      'TablepayConnectionError',
+      'TablepayError',
+      'TablepayEventStreamError',
+      'TablepayTimeoutError',
+      'TablepayUnexpectedAnswerError',
+    ],
+    differ: [],
+    instanceOf: [true, true, false],
+  })
+})
+
 test("the seed path the README shows, and the short fixtures/seed.json, work in a user's project", async () => {
   const readme = await readFile(installed('README.md'), 'utf8')
   const blocks = [...readme.matchAll(/```\w*\n([\s\S]*?)```/g)].map((m) => m[1]!).join('\n')
