@@ -139,7 +139,7 @@ test('every source map carries its sources, or names files that ship', async () 
 })
 
 const CONSUMER = `import {verifySignature, type Event} from 'tablepay'
-import {TablepayClient} from 'tablepay/client'
+import {TablepayApiError, TablepayClient} from 'tablepay/client'
 import {startSimulator, type Simulator} from 'tablepay/testing'
 MSW_IMPORT
 export async function main(event: Event): Promise<Simulator> {
@@ -147,6 +147,11 @@ export async function main(event: Event): Promise<Simulator> {
   const client = new TablepayClient({url: sim.url, apiKey: sim.apiKey})
   const accounts: string[] = sim.accounts.map((account) => account.id)
   console.log(verifySignature('{}', 't=1,v1=00', 'whsec_x').valid, client, accounts, event.type)
+  const status: number | undefined = await client.getCheck('chk_x').then(
+    () => undefined,
+    (error: unknown) => (error instanceof TablepayApiError ? error.status : undefined),
+  )
+  console.log(status)
   MSW_USE
   return sim
 }
