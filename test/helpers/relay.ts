@@ -14,17 +14,23 @@ import {createTestDatabase, type TestDatabase} from './postgres.js'
 export function relay(port: number, target: URL, tap?: Tap) {
   const sockets = new Set<Socket>()
   const clients = new Set<Socket>()
+  /** Each open connection's two sockets: the client's and the database's. */
+  const pairs = new Map<Socket, Socket>()
   let server: Server | undefined
   let silent = false
+  let opened = 0
   return {
     async open() {
       server = createServer((client) => {
+        opened++
         clients.add(client)
         client.on('close', () => clients.delete(client))
         client.on('error', () => {})
         // a dead network: the connection opens, and nothing answers; what it sends is read, so that its end is seen
         if (silent) return void client.resume().on('end', () => client.destroy())
         const upstream = connect(Number(target.port), target.hostname)
+        pairs.set(client, upstream)
+        client.on('close', () => pairs.delete(client))
         for (const socket of [client, upstream]) {
           sockets.add(socket)
           socket.on('close', () => sockets.delete(socket))
@@ -65,9 +71,30 @@ export function relay(port: number, target: URL, tap?: Tap) {
     speak() {
       silent = false
     },
+    /**
+     * A database that stops answering while its connections stay up, as one whose processes are stopped
+     * (`kill -STOP`) or behind a path that stops delivering: nothing more passes on the connections open,
+     * either way, and they end on neither side; new ones open, and nothing answers (`silence`).
+     */
+    freeze() {
+      silent = true
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream).pause()
+        upstream.unpipe(client).pause()
+      }
+    },
+    /** What the connections open held since `freeze` passes, and new connections reach the database again. */
+    thaw() {
+      silent = false
+      for (const [client, upstream] of pairs) client.pipe(upstream).pipe(client)
+    },
     /** How many connections of clients are open. */
     get clients(): number {
       return clients.size
+    },
+    /** How many connections clients have opened so far. */
+    get opened(): number {
+      return opened
     },
   }
 }
