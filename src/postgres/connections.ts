@@ -1,6 +1,6 @@
 import pg from 'pg'
 import {isUnavailable, unavailable} from './errors.js'
-import {connecting, newPool} from './pool.js'
+import {connecting, Connection, newPool} from './pool.js'
 import {named} from './prepared.js'
 
 const ignore = () => {}
@@ -38,7 +38,7 @@ export class Connections {
   #probe: NodeJS.Timeout | undefined
   #watch: NodeJS.Timeout | undefined
   /** The probe or watch connection being opened: the next waits for its turn, and a stop ends it. */
-  #trying: pg.Client | undefined
+  #trying: Connection | undefined
   #closed = false
 
   constructor(
@@ -157,7 +157,7 @@ export class Connections {
     if (this.#trying || this.#closed) return
     // a failure that began while this connection opened is not healed by it: it may have been opened just before
     const failed = this.#failure
-    const client = (this.#trying = new pg.Client(connecting(this.url, this.connectTimeoutMs)))
+    const client = (this.#trying = new Connection(connecting(this.url, this.connectTimeoutMs)))
     client.on('error', ignore)
     try {
       await client.connect()

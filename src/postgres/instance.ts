@@ -4,7 +4,7 @@ import type {Claim, SharedStorage} from '../service/storage.js'
 import {clearFaultsWhenAlone, PgFaults} from './faults.js'
 import {Batches} from '../shared/batches.js'
 import {type AskedClaim, claimDeliveries, lifeLockHeld} from './leases.js'
-import {connecting, PROBED} from './pool.js'
+import {connecting, Connection, PROBED} from './pool.js'
 import {Presence} from './presence.js'
 import type {Sql} from './reader.js'
 import type {Scope} from './scope.js'
@@ -90,7 +90,7 @@ export class PgInstance implements SharedStorage {
   }
 
   async #connect(starting = false): Promise<void> {
-    const session = new pg.Client(connecting(this.url, this.connectTimeoutMs))
+    const session = new Connection(connecting(this.url, this.connectTimeoutMs))
     session.on('error', () => this.#lost(session))
     session.on('end', () => this.#lost(session))
     try {

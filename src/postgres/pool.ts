@@ -28,6 +28,30 @@ export const connecting = (url: string, connectTimeoutMs?: number): pg.ClientCon
   keepAliveInitialDelayMillis: 10_000,
 })
 
+/** How long a connection's end waits for the database to take it, in ms, before its socket is dropped. */
+const END_WITHIN_MS = 1000
+
+/**
+ * A connection of an instance's: the pool's, its listening connection, its session. Its end drops the socket
+ * once the database has not taken it within END_WITHIN_MS: one that answers nothing (stopped with `kill -STOP`,
+ * or behind a path that stopped delivering) never closes its side, and the socket would keep the process alive
+ * until it answers again (docs/postgres.md, "When the database cannot be reached").
+ */
+export class Connection extends pg.Client {
+  override end(): Promise<void>
+  override end(callback: (error: Error) => void): void
+  override end(callback?: (error: Error) => void): Promise<void> | void {
+    const drop = setTimeout(() => this.drop(), END_WITHIN_MS).unref()
+    this.connection.stream.once('close', () => clearTimeout(drop))
+    return callback ? super.end(callback) : super.end()
+  }
+
+  /** Closes the socket now: the statement under way, if any, fails, and the database need not answer. */
+  drop(): void {
+    this.connection.stream.destroy()
+  }
+}
+
 /**
  * Asks the database to probe a connection as the instance does (`connecting`): a dropped network otherwise
  * leaves the database holding the instance's connections, its life lock with its session, for the 2 hours
@@ -71,7 +95,7 @@ export function newPool(url: string, size: number, connectTimeoutMs: number): pg
         .query(PROBED)
         .catch(ignore)
         .then(() => done()),
-    Client: class extends pg.Client {
+    Client: class extends Connection {
       constructor(config?: pg.ClientConfig) {
         super({...config, connectionTimeoutMillis: connectTimeoutMs})
       }

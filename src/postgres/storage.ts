@@ -11,7 +11,7 @@ import {migrate} from './migrations.js'
 import {refuseSharedSessions} from './pooler.js'
 import {type Note, notice, readBack, type RecordKeys, teller} from './notice.js'
 import {PgReader, type Sql} from './reader.js'
-import {connecting, POOL_SIZE, PROBED} from './pool.js'
+import {connecting, Connection, POOL_SIZE, PROBED} from './pool.js'
 import {type Scope, scopeOfSession} from './scope.js'
 import {trimSideTables} from './side-tables.js'
 import {type Notice, PgUnit} from './unit.js'
@@ -76,6 +76,8 @@ export class PgStorage extends PgReader implements Storage {
   /** This instance among the others: delivery claims, notes (docs/postgres.md, "Delivery across instances"). */
   shared: PgInstance | undefined
   #listen: pg.Client | undefined
+  /** The listening connection being opened: a stop ends it, as a database that answers nothing would hold it. */
+  #opening: pg.Client | undefined
   #relisten: NodeJS.Timeout | undefined
   /** Notifications are read one after the other, so the other instances' changes reach listeners in commit order. */
   readonly #remote = new Turns()
@@ -218,7 +220,7 @@ export class PgStorage extends PgReader implements Storage {
 
   /** Opens the listening connection; at `start`, first reads the sandbox's scope and refuses a pooler (pooler.ts). */
   async #startListening(start = false): Promise<void> {
-    const client = new pg.Client(connecting(this.#url, this.connectTimeoutMs))
+    const client = (this.#opening = new Connection(connecting(this.#url, this.connectTimeoutMs)))
     const lost = () => {
       if (this.#listen !== client) return
       this.#listen = undefined
@@ -247,6 +249,8 @@ export class PgStorage extends PgReader implements Storage {
     } catch (error) {
       await client.end().catch(() => {})
       throw error
+    } finally {
+      if (this.#opening === client) this.#opening = undefined
     }
     if (this.#closed) await client.end()
     else {
@@ -336,7 +340,7 @@ export class PgStorage extends PgReader implements Storage {
     clearTimeout(this.#relisten)
     const listen = this.#listen
     this.#listen = undefined
-    await listen?.end().catch(() => {})
+    await Promise.all([listen?.end(), this.#opening?.end()].map((ended) => ended?.catch(ignore)))
     await this.#remote.ended()
     await this.shared?.close()
     await this.#connections.close()
