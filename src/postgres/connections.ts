@@ -1,5 +1,5 @@
 import pg from 'pg'
-import {isUnavailable, unavailable} from './errors.js'
+import {answersNothing, isUnavailable, unavailable} from './errors.js'
 import {connecting, Connection, newPool} from './pool.js'
 import {named} from './prepared.js'
 
@@ -10,7 +10,8 @@ const PROBE_EVERY_MS = 1000
 
 /**
  * How often a reachable database is asked for a new connection, in ms: a smart shutdown refuses new ones
- * and waits for the open ones to end, which nothing else would tell (docs/postgres.md).
+ * and waits for the open ones to end, and a database that answers nothing (stopped with `kill -STOP`) holds
+ * every statement sent to it while TCP keepalives see nothing wrong; nothing else would tell (docs/postgres.md).
  */
 const WATCH_EVERY_MS = 5000
 
@@ -21,7 +22,9 @@ const WATCH_EVERY_MS = 5000
  * `letGo` lets the owner end its own (the listening one, the session);
  * a new connection is tried every PROBE_EVERY_MS, and the first that opens
  * heals it. While it is well, one is tried every WATCH_EVERY_MS, which is
- * how a smart shutdown is noticed.
+ * how a smart shutdown is noticed, and a database that answers nothing: one
+ * not open within the connect timeout drops the pools' connections, failing
+ * what waits on them, which would wait for as long as it is silent (`#cut`).
  *
  * @example
  * const connections = new Connections(url, 6, 10_000, () => listening?.end())
@@ -34,7 +37,13 @@ export class Connections {
   readonly #letGone = new Set<pg.Pool>()
   /** Pools ending: `close` waits for them. */
   readonly #ends = new Set<Promise<void>>()
+  /** The pools' connections, opening or open, those let go of too: a database that answers nothing holds them (`#cut`). */
+  readonly #open = new Set<Connection>()
+  /** How each statement waiting for a pool's connection gives up (`#connect`). */
+  readonly #waiting = new Set<(failure: Error) => void>()
   #failure: Error | undefined
+  /** The database answered nothing last (`answersNothing`): until a connection opens, nothing is sent to it. */
+  #silent = false
   #probe: NodeJS.Timeout | undefined
   #watch: NodeJS.Timeout | undefined
   /** The probe or watch connection being opened: the next waits for its turn, and a stop ends it. */
@@ -47,7 +56,14 @@ export class Connections {
     private readonly connectTimeoutMs: number,
     private readonly letGo: () => void,
   ) {
-    this.#pool = newPool(url, poolSize, connectTimeoutMs)
+    this.#pool = this.#newPool()
+  }
+
+  #newPool(): pg.Pool {
+    return newPool(this.url, this.poolSize, this.connectTimeoutMs, (connection) => {
+      this.#open.add(connection)
+      connection.once('end', () => this.#open.delete(connection))
+    })
   }
 
   /** The pool that serves now: a failure replaces it. */
@@ -65,6 +81,8 @@ export class Connections {
    * the connections, as in a unit, so that the request is answered 503 `storage_unavailable`.
    */
   async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    // to a database found silent, it would open a connection that waits out the connect timeout, and hold a stop
+    if (this.#silent) throw this.#failure!
     const client = await this.#connect()
     try {
       const result = await client.query<R>(named(text, values))
@@ -92,13 +110,31 @@ export class Connections {
   /**
    * One of the pool's connections. Any failure to open one fails the connections, a full server's too
    * (`53300`, too many clients): PostgreSQL refuses the new connection, the request that needed it answers
-   * 503, and the instance heals once one opens (docs/postgres.md, "Connections").
+   * 503, and the instance heals once one opens (docs/postgres.md, "Connections"). A wait for one gives up
+   * when the database answers nothing (`#cut`): the connections it waits for would come back, to be opened
+   * anew and time out, one pool's worth at a time.
    */
   async #connect(): Promise<pg.PoolClient> {
+    const given = this.#pool.connect()
+    let cutShort = false
+    let giveUp!: (failure: Error) => void
+    const cut = new Promise<never>((_, reject) => {
+      giveUp = (failure) => {
+        cutShort = true
+        reject(failure)
+      }
+      this.#waiting.add(giveUp)
+    })
     try {
-      return await this.#pool.connect()
+      return await Promise.race([given, cut])
     } catch (error) {
-      throw this.fail(error)
+      // a connection given up on says nothing more: one that fails to open after a heal would cut again
+      if (!cutShort) throw this.fail(error)
+      // handed out once given up on: back at once
+      void given.then((client) => client.release(), ignore)
+      throw error
+    } finally {
+      this.#waiting.delete(giveUp)
     }
   }
 
@@ -113,6 +149,10 @@ export class Connections {
    */
   fail(error: unknown): Error {
     const failure = unavailable(error, this.#closed)
+    if (answersNothing(error)) {
+      this.#silent = true
+      this.#cut(failure)
+    }
     if (this.#failure) return failure
     this.#failure = failure
     // stopping: what runs on (a request whose client left, a pool ended since) is answered 503 too, never 500,
@@ -124,13 +164,25 @@ export class Connections {
   }
 
   /**
+   * Drops every connection of the pools, failing the statements under way on them, and fails those waiting for
+   * one: the database answers nothing, and would hold them, and a stop that waits for them, for as long as it
+   * stays silent (docs/postgres.md, "When the database cannot be reached"). Its own connections, the owner ends
+   * (`letGo`), and their end drops them (pool.ts, `Connection`). A statement cut may still run once the database
+   * answers, as one whose connection was lost.
+   */
+  #cut(failure: Error): void {
+    for (const connection of this.#open) connection.drop()
+    for (const giveUp of this.#waiting) giveUp(failure)
+  }
+
+  /**
    * Ends every connection: the owner's now, the pool's once all of its clients are back (an ending pool
    * hands none to the units that wait for one, which would wait out the connect timeout); a new pool
    * serves from here.
    */
   #letGo(): void {
     const pool = this.#pool
-    this.#pool = newPool(this.url, this.poolSize, this.connectTimeoutMs)
+    this.#pool = this.#newPool()
     this.#letGone.add(pool)
     const endOnceBack = () =>
       setImmediate(() => {
@@ -154,7 +206,7 @@ export class Connections {
    * smart shutdown lets the open ones go on, and refuses new ones only.
    */
   async #tryConnecting(): Promise<void> {
-    if (this.#trying || this.#closed) return
+    if (this.#trying) return
     // a failure that began while this connection opened is not healed by it: it may have been opened just before
     const failed = this.#failure
     const client = (this.#trying = new Connection(connecting(this.url, this.connectTimeoutMs)))
@@ -165,23 +217,24 @@ export class Connections {
         clearInterval(this.#probe)
         this.#probe = undefined
         this.#failure = undefined
+        this.#silent = false
       }
     } catch (error) {
       // the stop ends this connection: that says nothing of the database
-      if (isUnavailable(error) && !this.#closed) this.fail(error)
+      if (isUnavailable(error) && this.#trying === client) this.fail(error)
     } finally {
       await client.end().catch(ignore)
-      this.#trying = undefined
+      if (this.#trying === client) this.#trying = undefined
     }
   }
 
-  /** Stops probing and watching: a failure from now on lets nothing go. The pools serve on until `close`. */
+  /**
+   * Stops probing: a failure from now on lets nothing go, and nothing heals. The pools serve on until `close`,
+   * and the watch with them: a database that answers nothing does not hold the stop (`#cut`).
+   */
   stop(): void {
     this.#closed = true
     clearInterval(this.#probe)
-    clearInterval(this.#watch)
-    // through a dead network it would keep the process until its connect timeout
-    void this.#trying?.end().catch(ignore)
   }
 
   /** Stops, and resolves once every pool has ended. */
@@ -189,5 +242,10 @@ export class Connections {
     this.stop()
     for (const pool of [this.#pool, ...this.#letGone]) this.#end(pool)
     await Promise.all(this.#ends)
+    clearInterval(this.#watch)
+    // through a dead network it would keep the process until its connect timeout
+    const trying = this.#trying
+    this.#trying = undefined
+    await trying?.end().catch(ignore)
   }
 }

@@ -67,6 +67,16 @@ export function isUnavailable(error: unknown): boolean {
 }
 
 /**
+ * Whether `error` says the database answered nothing for too long: a connection it did not open within the connect
+ * timeout (node-postgres's `timeout expired`), or one whose keepalives went unanswered (ETIMEDOUT). Such a database
+ * holds every statement sent to it for as long as it stays silent (docs/postgres.md, "When the database cannot be
+ * reached").
+ */
+export function answersNothing(error: unknown): boolean {
+  return codeOf(error) === 'ETIMEDOUT' || messageOf(error) === 'timeout expired'
+}
+
+/**
  * The failure the storage reports while the database cannot be reached or used: the
  * server answers 503 `storage_unavailable` with it (docs/postgres.md).
  */

@@ -81,11 +81,16 @@ export function libpqSsl(url: string): string {
 }
 
 /**
- * A pool of `size` connections to `url`, opened as `connecting` says. The connect timeout is the client's,
- * not the pool's: the pool's would also end a wait for a busy pool's next free client, and under load make
- * a reachable database count as unreachable (docs/postgres.md, "Connections").
+ * A pool of `size` connections to `url`, opened as `connecting` says; `made` hears of each as it is made, before
+ * it opens. The connect timeout is the client's, not the pool's: the pool's would also end a wait for a busy pool's
+ * next free client, and under load make a reachable database count as unreachable (docs/postgres.md, "Connections").
  */
-export function newPool(url: string, size: number, connectTimeoutMs: number): pg.Pool {
+export function newPool(
+  url: string,
+  size: number,
+  connectTimeoutMs: number,
+  made: (connection: Connection) => void = ignore,
+): pg.Pool {
   const pool = new pg.Pool({
     ...connecting(url),
     max: size,
@@ -98,6 +103,7 @@ export function newPool(url: string, size: number, connectTimeoutMs: number): pg
     Client: class extends Connection {
       constructor(config?: pg.ClientConfig) {
         super({...config, connectionTimeoutMillis: connectTimeoutMs})
+        made(this)
       }
     },
   })

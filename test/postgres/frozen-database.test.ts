@@ -1,0 +1,127 @@
+import {afterEach, expect, it} from 'vitest'
+import type {DeliveryRecord, EventRecord} from '../../src/domain/records.js'
+import {PgStorage} from '../../src/postgres/storage.js'
+import {checkWith} from '../helpers/checks.js'
+import {startCliServer} from '../helpers/cli.js'
+import {connectAdmin, untilLockWaited} from '../helpers/postgres.js'
+import {databaseBehindRelay} from '../helpers/relay.js'
+import {call} from '../helpers/simulator.js'
+
+// A database that answers nothing while its connections stay up (its processes stopped with `kill -STOP`, or a
+// path that stops delivering), which TCP keepalives do not see: docs/postgres.md, "When the database cannot be
+// reached".
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  while (cleanup.length > 0) await cleanup.pop()!()
+})
+
+/** A new database behind a relay, both gone at the end of the test. */
+async function behindRelay() {
+  const behind = await databaseBehindRelay()
+  cleanup.push(() => behind.db.drop())
+  cleanup.push(() => behind.link.cut().catch(() => {}))
+  return behind
+}
+
+const EVENT = {id: 'evt_1', account_id: 'acct_a'} as unknown as EventRecord
+
+it('statements under way and waiting for a connection fail once a new connection does not open within the connect timeout, and the storage heals when the database answers again', async () => {
+  const {link, url} = await behindRelay()
+  const storage = await PgStorage.open({url, connectTimeoutMs: 2000})
+  cleanup.push(() => storage.close())
+  await storage.unit(async (tx) => tx.put('events', EVENT.id, EVENT))
+
+  link.freeze()
+  const frozenAt = Date.now()
+  // more units than the pool has connections, so some wait for one, and a read outside any unit
+  const units = Array.from({length: 8}, () => storage.unit((tx) => tx.get('events', EVENT.id)))
+  const settledAt: number[] = []
+  const waits = [...units, storage.get('events', EVENT.id)].map((wait) =>
+    wait.finally(() => settledAt.push(Date.now())),
+  )
+  const outcomes = await Promise.allSettled(waits)
+  // the watch opens a connection every 5 s: within that and the connect timeout
+  expect(Date.now() - frozenAt).toBeLessThan(5000 + 2000 + 3000)
+  // together: none waits for a connection to open, or to time out, after the others failed
+  expect(Math.max(...settledAt) - Math.min(...settledAt)).toBeLessThan(1000)
+  for (const outcome of outcomes) expect(outcome).toMatchObject({reason: {name: 'DatabaseUnavailable'}})
+  expect(storage.failure?.name).toBe('DatabaseUnavailable')
+  // found silent, it is sent nothing more: a read fails at once, not after the connect timeout
+  const readAt = Date.now()
+  await expect(storage.get('events', EVENT.id)).rejects.toMatchObject({name: 'DatabaseUnavailable'})
+  expect(Date.now() - readAt).toBeLessThan(1000)
+
+  link.thaw()
+  await expect.poll(() => storage.failure, {timeout: 10_000}).toBeUndefined()
+  expect(await storage.unit((tx) => tx.get('events', EVENT.id))).toEqual(EVENT)
+})
+
+it('a statement that waits long on a database that answers is not cut: only silence is', async () => {
+  const {db, link, url} = await behindRelay()
+  const storage = await PgStorage.open({url, connectTimeoutMs: 500})
+  cleanup.push(() => storage.close())
+  const delivery = {
+    id: 'dlv_1',
+    account_id: 'acct_a',
+    status: 'pending',
+    next_attempt_at: '2026-01-01T00:00:00.000Z',
+  } as unknown as DeliveryRecord
+  await storage.unit(async (tx) => tx.put('deliveries', delivery.id, delivery))
+  const admin = await connectAdmin(db.url)
+  cleanup.push(() => admin.end())
+  const holder = await connectAdmin(db.url)
+  cleanup.push(() => holder.end())
+  await holder.query("BEGIN; SELECT 1 FROM deliveries WHERE id = 'dlv_1' FOR UPDATE")
+
+  // a claim waits on the row, with no lock timeout, for as long as the holder keeps it
+  let settled = false
+  const claim = storage.shared!.claim(delivery.id, Date.parse(delivery.next_attempt_at!), 60_000)
+  void claim.finally(() => (settled = true)).catch(() => {})
+  await untilLockWaited(admin, 'the claim')
+  // two more connections opened meanwhile (the watch opens one every 5 s): it waited far past the connect timeout
+  const opened = link.opened
+  await expect.poll(() => link.opened, {timeout: 15_000}).toBeGreaterThanOrEqual(opened + 2)
+  expect(settled).toBe(false)
+  expect(storage.failure).toBeUndefined()
+
+  await holder.query('COMMIT')
+  expect(await claim).toMatchObject({delivery: {id: delivery.id}})
+})
+
+it('a close while a unit waits on a database that answers nothing ends, failing the unit', async () => {
+  const {link, url} = await behindRelay()
+  const storage = await PgStorage.open({url, connectTimeoutMs: 500})
+  await storage.unit(async (tx) => tx.put('events', EVENT.id, EVENT))
+
+  link.freeze()
+  const unit = expect(storage.unit((tx) => tx.get('events', EVENT.id))).rejects.toMatchObject({
+    name: 'DatabaseUnavailable',
+  })
+  await storage.close()
+  await unit
+})
+
+it('serve answers 503 storage_unavailable to a push under way when the database stops answering, and a SIGTERM then exits at once while it is still silent', async () => {
+  const {link, url} = await behindRelay()
+  const serve = await startCliServer(['--database', url, '--seed', 'fixtures/seed.json'])
+  cleanup.push(() => serve.kill('SIGKILL'))
+  const base = serve.url.replace(/\/v1$/, '')
+  const push = (id: string) => call(base, 'PUT', `/v1/checks/external/${id}`, {body: checkWith([['a', 1, 100]])})
+  expect((await push('t1')).status).toBe(201)
+
+  link.freeze()
+  const frozenAt = Date.now()
+  const answer = await push('t2')
+  expect(answer.status).toBe(503)
+  expect(answer.body.error).toMatchObject({code: 'storage_unavailable'})
+  // the watch opens a connection every 5 s, and gives up on one after the connect timeout, 10 s
+  expect(Date.now() - frozenAt).toBeLessThan(5000 + 10_000 + 4000)
+  // its listening connection, its session and a probe open again meanwhile, and hear nothing
+  const opened = link.opened
+  await expect.poll(() => link.opened, {timeout: 5000}).toBeGreaterThanOrEqual(opened + 3)
+  // nothing waits for the database now, and no connection to it keeps the process
+  const stopAt = Date.now()
+  expect(await serve.kill('SIGTERM')).toBe(0)
+  expect(Date.now() - stopAt).toBeLessThan(5000)
+})
