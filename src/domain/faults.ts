@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import {ApiError} from './errors.js'
+import {type FieldRule, withRules} from './field-rules.js'
 import {newId} from './ids.js'
 import {PATH_PATTERN, REST_LAST, restLast, STARTS_WITH_SLASH} from './path-pattern.js'
 import {ROUTES} from './routes.js'
@@ -65,9 +66,23 @@ export const PathPattern = z
 /** The methods a fault matches, in any case: every method an API route takes (PATCH /v1/webhook-endpoints/{id} can fail too). */
 export const FAULT_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 
+/** A fault does something: it answers with a status, holds the answer, or closes the connection. */
+const ACTS: FieldRule = {
+  anyOf: ['status', 'delay_ms', {reset: true}],
+  message: 'a fault needs status, delay_ms or reset: true',
+  path: ['status'],
+}
+
+/** A fault that closes the connection gives no status, which it could not answer with. */
+const RESETS_OR_ANSWERS: FieldRule = {
+  not: [{reset: true}, 'status'],
+  message: 'reset closes the connection with no answer: give status or reset, not both',
+  path: ['reset'],
+}
+
 /** The body of `POST /v1/sim/faults` (docs/api.md, "Faults and rate limits"). */
-export const FaultInput = z
-  .strictObject({
+export const FaultInput = withRules(
+  z.strictObject({
     match: z
       .strictObject({
         method: z
@@ -93,15 +108,9 @@ export const FaultInput = z
     times: z.int().min(1).max(MAX_FAULT_TIMES).nullable().optional(),
     probability: z.number().min(0).max(1).optional(),
     seed: z.int().min(0).max(MAX_FAULT_SEED).optional(),
-  })
-  .refine((f) => f.status !== undefined || f.delay_ms !== undefined || f.reset === true, {
-    message: 'a fault needs status, delay_ms or reset: true',
-    path: ['status'],
-  })
-  .refine((f) => !(f.reset && f.status !== undefined), {
-    message: 'reset closes the connection with no answer: give status or reset, not both',
-    path: ['reset'],
-  })
+  }),
+  [ACTS, RESETS_OR_ANSWERS],
+)
 export type FaultInput = z.infer<typeof FaultInput>
 
 /** A fault as the API shows it. */

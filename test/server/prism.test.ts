@@ -235,6 +235,31 @@ test('Prism lets through what the server takes: a method in capitals, a date-tim
   })
 }, 30_000)
 
+test('Prism refuses the requests the server refuses for a rule the document says, and lets their neighbours through', async () => {
+  const answers: [string, number, unknown][] = []
+  const send = sender(answers)
+  // a path no request of this file takes, so that the faults made strike nothing
+  const match = {path: '/v1/claims/**'}
+  const requests: [method: string, path: string, body: object | undefined, status: number | 'refused'][] = [
+    // a fault does something, and does not both answer and close the connection
+    ['POST', '/sim/faults', {}, 'refused'],
+    ['POST', '/sim/faults', {reset: false, match}, 'refused'],
+    ['POST', '/sim/faults', {status: 503, reset: true, match}, 'refused'],
+    ['POST', '/sim/faults', {delay_ms: 1, match}, 201],
+    ['POST', '/sim/faults', {reset: true, delay_ms: 1, match}, 201],
+  ]
+  for (const [method, path, body] of requests) await send(method, path, {body})
+  await server.api('DELETE', '/v1/sim/faults')
+
+  expect(answers).toEqual(
+    requests.map(([method, path, , status]) =>
+      status === 'refused'
+        ? [`${method} ${path}`, 422, 'stoplight.io/prism/errors#UNPROCESSABLE_ENTITY']
+        : [`${method} ${path}`, status, undefined],
+    ),
+  )
+}, 30_000)
+
 test('Prism refuses an answer that breaks the document, so a clean run means something', async () => {
   const push = {body: checkWith([['l1', 1, 100]], {location_id: 'loc_main'})}
   const pushed = await call(server.url, 'PUT', '/v1/checks/external/prism-lie', push)
