@@ -100,7 +100,7 @@ export const FaultInput = withRules(
         when: ({issues}) => issues.length === 0,
       })
       .optional(),
-    status: z.union(FAULT_STATUSES.map((s) => z.literal(s))).optional(),
+    status: z.literal(FAULT_STATUSES).optional(),
     retry_after_s: z.int().min(0).max(MAX_RETRY_AFTER_S).optional(),
     delay_ms: z.int().min(0).max(MAX_FAULT_DELAY_MS).optional(),
     reset: z.boolean().optional(),

@@ -56,6 +56,10 @@ describe('POST /v1/sim/faults', () => {
       const answer = await sim.api('POST', '/v1/sim/faults', {body})
       expect(answer.status, JSON.stringify(body)).toBe(422)
     }
+    const unknownStatus = await sim.api('POST', '/v1/sim/faults', {body: {status: 418}})
+    expect(unknownStatus.body.error.details).toEqual([
+      {path: 'status', message: 'Invalid option: expected one of 429|500|502|503|504'},
+    ])
   })
 
   it('refuses a match that no fault strikes, naming the routes it does: /v1/ routes but the simulator and public ones, by their methods', async () => {
