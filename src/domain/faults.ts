@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import {anyCase} from './any-case.js'
 import {ApiError} from './errors.js'
 import {type FieldRule, withRules} from './field-rules.js'
 import {newId} from './ids.js'
@@ -87,8 +88,11 @@ export const FaultInput = withRules(
       .strictObject({
         method: z
           .string()
-          .regex(new RegExp(`^(${FAULT_METHODS.join('|')})$`, 'i'), `one of ${FAULT_METHODS.join(', ')}, in any case`)
-          // the document has no pattern for it, which could not say "in any case"
+          .regex(
+            new RegExp(`^(${FAULT_METHODS.map(anyCase).join('|')})$`),
+            `one of ${FAULT_METHODS.join(', ')}, in any case`,
+          )
+          // what the pattern's classes of both cases say, in words
           .describe(`${FAULT_METHODS.join(', ')}, in any case`)
           .optional(),
         path: PathPattern.optional(),

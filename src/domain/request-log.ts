@@ -321,7 +321,8 @@ export function renderRequest(trace: RequestTrace): RequestEntry {
 /** `tp_test_demo_write` → `tp_test_…rite`: enough to tell keys apart, never enough to use one. */
 export const keyHint = (key: string): string => `tp_test_…${key.slice(-4)}`
 
-const STATUS_FILTER = /^[1-5]([0-9]{2}|xx)$/i
+// `xx` in any case, without the `i` flag a JSON Schema pattern cannot carry
+const STATUS_FILTER = /^[1-5]([0-9]{2}|[Xx]{2})$/
 
 /** The filters of `GET /v1/sim/requests` and `tablepay logs`, besides the list query. */
 export const RequestFilters = z.object({

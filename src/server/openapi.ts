@@ -32,24 +32,20 @@ const regexesOf = (schema: z.core.$ZodType): RegExp[] =>
     .filter((pattern): pattern is RegExp => pattern instanceof RegExp)
 
 /**
- * Keeps a schema from saying less than the server accepts (docs/api.md, "The
- * OpenAPI document"). A JSON Schema pattern has no flags, so a regex with `i`,
- * `m` or `s` gives no pattern (`match.method` takes `GET` and `get`); a
- * date-time is `format: date-time` alone, which takes any RFC 3339 offset,
- * not zod's pattern of it.
+ * Keeps a schema saying what the server accepts (docs/api.md, "The OpenAPI
+ * document"). A JSON Schema pattern has no flags, so a regex with `i`, `m` or
+ * `s` would say another rule than the server's: one that takes any case spells
+ * each letter both ways instead (`anyCase` in domain/any-case.ts). A date-time
+ * is `format: date-time` alone, which takes any RFC 3339 offset, not zod's
+ * pattern of it.
  */
-function sayNoLess({zodSchema, jsonSchema}: {zodSchema: z.core.$ZodType; jsonSchema: JsonSchema}): void {
+function sayExactly({zodSchema, jsonSchema}: {zodSchema: z.core.$ZodType; jsonSchema: JsonSchema}): void {
   if (jsonSchema.format === 'date-time') delete jsonSchema.pattern
-  const flagged = new Set(regexesOf(zodSchema).flatMap((regex) => (/[ims]/.test(regex.flags) ? [regex.source] : [])))
-  if (flagged.size === 0) return
-  if (flagged.has(jsonSchema.pattern as string)) delete jsonSchema.pattern
-  const all = jsonSchema.allOf as JsonSchema[] | undefined
-  const kept = all?.filter((part) => !flagged.has(part.pattern as string))
-  if (kept?.length) jsonSchema.allOf = kept
-  else delete jsonSchema.allOf
+  const flagged = regexesOf(zodSchema).find((regex) => /[ims]/.test(regex.flags))
+  if (flagged) throw new Error(`openapi: ${String(flagged)} has flags, which no JSON Schema pattern carries`)
 }
 
-const options = (io: Io) => ({io, target: 'draft-2020-12', override: sayNoLess}) as const
+const options = (io: Io) => ({io, target: 'draft-2020-12', override: sayExactly}) as const
 const strip = ({$schema, $id, ...schema}: JsonSchema): JsonSchema => schema
 const inline = (schema: z.ZodType, io: Io): JsonSchema => strip(z.toJSONSchema(schema, options(io)) as JsonSchema)
 const ref = (name: string) => ({$ref: `#/components/schemas/${name}`})

@@ -247,6 +247,11 @@ test('Prism refuses the requests the server refuses for a rule the document says
     ['POST', '/sim/faults', {status: 503, reset: true, match}, 'refused'],
     ['POST', '/sim/faults', {delay_ms: 1, match}, 201],
     ['POST', '/sim/faults', {reset: true, delay_ms: 1, match}, 201],
+    // a method, and a request log's status class, in any case
+    ['POST', '/sim/faults', {status: 503, match: {...match, method: 'FETCH'}}, 'refused'],
+    ['POST', '/sim/faults', {status: 503, match: {...match, method: 'gEt'}}, 201],
+    ['GET', '/sim/requests?status=4yy', undefined, 'refused'],
+    ['GET', '/sim/requests?status=4Xx', undefined, 200],
   ]
   for (const [method, path, body] of requests) await send(method, path, {body})
   await server.api('DELETE', '/v1/sim/faults')
