@@ -3,7 +3,7 @@ import {anyCase} from './any-case.js'
 import {ApiError} from './errors.js'
 import {type FieldRule, withRules} from './field-rules.js'
 import {newId} from './ids.js'
-import {PATH_PATTERN, REST_LAST, restLast, STARTS_WITH_SLASH} from './path-pattern.js'
+import {PATH_PATTERN, REST_LAST, STARTS_WITH_SLASH} from './path-pattern.js'
 import {ROUTES} from './routes.js'
 
 /** The largest seed of a fault's draws: its generator's state is 32 bits. */
@@ -62,7 +62,7 @@ export const PathPattern = z
   .min(PATH_PATTERN.min)
   .max(PATH_PATTERN.max)
   .regex(PATH_PATTERN.start, STARTS_WITH_SLASH)
-  .refine(restLast, {message: REST_LAST, abort: true})
+  .regex(PATH_PATTERN.restLast, {message: REST_LAST, abort: true})
 
 /** The methods a fault matches, in any case: every method an API route takes (PATCH /v1/webhook-endpoints/{id} can fail too). */
 export const FAULT_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const

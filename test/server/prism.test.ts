@@ -252,6 +252,9 @@ test('Prism refuses the requests the server refuses for a rule the document says
     ['POST', '/sim/faults', {status: 503, match: {...match, method: 'gEt'}}, 201],
     ['GET', '/sim/requests?status=4yy', undefined, 'refused'],
     ['GET', '/sim/requests?status=4Xx', undefined, 200],
+    // `**` is the rest of a path: the last segment, slashes after it matching nothing more
+    ['POST', '/sim/faults', {status: 503, match: {path: '/v1/**/claims'}}, 'refused'],
+    ['POST', '/sim/faults', {status: 503, match: {path: '/v1/claims/**/'}}, 201],
   ]
   for (const [method, path, body] of requests) await send(method, path, {body})
   await server.api('DELETE', '/v1/sim/faults')
