@@ -1,5 +1,9 @@
 import * as z from 'zod'
+import {anyCase} from './any-case.js'
 import {QUERYABLE_RULE, queryable} from './queryable-text.js'
+
+/** An endpoint URL's schemes, as a regex source: https, or http (to this machine only: endpoints.ts). */
+const SCHEMES = 'https?'
 
 /**
  * An endpoint's URL as a record may hold it, and a snapshot's import takes it: an http(s) URL, text PostgreSQL
@@ -9,7 +13,7 @@ import {QUERYABLE_RULE, queryable} from './queryable-text.js'
 export const StoredEndpointUrl = z
   // each check aborts: a URL gets the message of the first rule it breaks
   .url({
-    protocol: /^https?$/,
+    protocol: new RegExp(`^${SCHEMES}$`),
     // one left out is "Required", as every field is (parse-messages.ts)
     error: (issue) =>
       issue.input === undefined
@@ -32,7 +36,10 @@ export const EndpointUrl = StoredEndpointUrl.refine(
   isUri,
   'must be a URI (RFC 3986, the format the API document gives it): percent-encode a space or any other ' +
     'character (%20), and write an international host in punycode (xn--…)',
-).refine(namesHostAndPort, 'must name a host, and a port from 1 to 65535 if any, like https://example.com:8443/hooks')
+)
+  .refine(namesHostAndPort, 'must name a host, and a port from 1 to 65535 if any, like https://example.com:8443/hooks')
+  // zod's JSON Schema of a URL leaves its protocol out: a pattern says it, in any case as the url check takes it
+  .meta({pattern: `^${anyCase(SCHEMES)}://`})
 
 /**
  * Whether the URL names its host, and no port 0: `new URL` reads `https:///h` as the host `h` (RFC 9110 gives

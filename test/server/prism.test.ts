@@ -255,8 +255,15 @@ test('Prism refuses the requests the server refuses for a rule the document says
     // `**` is the rest of a path: the last segment, slashes after it matching nothing more
     ['POST', '/sim/faults', {status: 503, match: {path: '/v1/**/claims'}}, 'refused'],
     ['POST', '/sim/faults', {status: 503, match: {path: '/v1/claims/**/'}}, 201],
+    // an endpoint's URL is http or https, in any case
+    ['POST', '/webhook-endpoints', {url: 'ftp://127.0.0.1/hooks'}, 'refused'],
+    ['POST', '/webhook-endpoints', {url: 'HTTP://127.0.0.1:9/hooks', event_types: ['feedback.received']}, 201],
   ]
-  for (const [method, path, body] of requests) await send(method, path, {body})
+  for (const [method, path, body] of requests) {
+    const answer = await send(method, path, {body})
+    if (answer.body?.object === 'webhook_endpoint')
+      await server.api('DELETE', `/v1/webhook-endpoints/${answer.body.id}`)
+  }
   await server.api('DELETE', '/v1/sim/faults')
 
   expect(answers).toEqual(
