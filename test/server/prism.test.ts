@@ -265,6 +265,9 @@ test('Prism refuses the requests the server refuses for a rule the document says
       await server.api('DELETE', `/v1/webhook-endpoints/${answer.body.id}`)
   }
   await server.api('DELETE', '/v1/sim/faults')
+  // sent to the server itself, those Prism refuses are refused there too: the document is no narrower
+  const direct = requests.filter(([, , , status]) => status === 'refused')
+  for (const [method, path, body] of direct) expect((await server.api(method, `/v1${path}`, {body})).status).toBe(422)
 
   expect(answers).toEqual(
     requests.map(([method, path, , status]) =>
