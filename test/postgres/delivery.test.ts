@@ -1,5 +1,6 @@
 import pg from 'pg'
 import {afterEach, describe, expect, it} from 'vitest'
+import {lifeLockHeld} from '../../src/postgres/leases.js'
 import {scopeOf} from '../../src/postgres/scope.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {createService, seedStore} from '../../src/server/service.js'
@@ -475,7 +476,7 @@ describe('delivery across instances on one database', () => {
     const admin = new pg.Client({connectionString: db.url})
     await admin.connect()
     cleanup.push(() => admin.end())
-    const lifeLock = `FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $1 AND objid = $2`
+    const lifeLock = `FROM pg_locks WHERE ${lifeLockHeld('$1', '$2')}`
     const aLock = [scopeOf('public').lifeLock, storage.shared!.owner]
     await admin.query(`SELECT pg_terminate_backend(pid) ${lifeLock}`, aLock)
     const [taken] = await deliveriesUntil(b, 1, (d) => d.attempts.length === 1)

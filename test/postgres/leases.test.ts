@@ -1,7 +1,7 @@
 import pg from 'pg'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import type {DeliveryRecord} from '../../src/domain/records.js'
-import {claimDeliveries} from '../../src/postgres/leases.js'
+import {claimDeliveries, lifeLockHeld} from '../../src/postgres/leases.js'
 import {named} from '../../src/postgres/prepared.js'
 import type {Sql} from '../../src/postgres/reader.js'
 import {scopeOf} from '../../src/postgres/scope.js'
@@ -139,7 +139,7 @@ describe('delivery leases', () => {
       opened.push(a)
       const b = await open()
       await admin.connect()
-      const lifeLock = `locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $1 AND objid = $2`
+      const lifeLock = lifeLockHeld('$1', '$2')
       const keys = [LIFE_LOCK, a.shared!.owner]
       const held = async () => (await admin.query(`SELECT pid FROM pg_locks WHERE ${lifeLock}`, keys)).rows.length
       await test(a, b, {

@@ -1,5 +1,6 @@
 import pg from 'pg'
 import {afterEach, beforeEach, expect, it} from 'vitest'
+import {lifeLockHeld} from '../../src/postgres/leases.js'
 import {PROBED} from '../../src/postgres/pool.js'
 import {scopeOf} from '../../src/postgres/scope.js'
 import {PgStorage} from '../../src/postgres/storage.js'
@@ -27,10 +28,10 @@ afterEach(async () => {
 
 /** The backend that holds the life lock of the instance `owner`, if any. */
 async function lifeLockHolder(owner: number): Promise<number | undefined> {
-  const {rows} = await admin.query<{pid: number}>(
-    `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $1 AND objid = $2`,
-    [LIFE_LOCK, owner],
-  )
+  const {rows} = await admin.query<{pid: number}>(`SELECT pid FROM pg_locks WHERE ${lifeLockHeld('$1', '$2')}`, [
+    LIFE_LOCK,
+    owner,
+  ])
   return rows[0]?.pid
 }
 
