@@ -3,7 +3,7 @@ import pg from 'pg'
 import type {Claim, SharedStorage} from '../service/storage.js'
 import {clearFaultsWhenAlone, PgFaults} from './faults.js'
 import {Batches} from '../shared/batches.js'
-import {type AskedClaim, claimDeliveries, lifeLockHeld} from './leases.js'
+import {type AskedClaim, claimDeliveries, lifeLockHeld, TAKE_ALIVE} from './leases.js'
 import {connecting, Connection, PROBED} from './pool.js'
 import {Presence} from './presence.js'
 import type {Sql} from './reader.js'
@@ -115,6 +115,8 @@ export class PgInstance implements SharedStorage {
           .catch(ignore)
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
+      // what its own claims test (leases.ts): held only by a claim's try, for a moment, while the life lock was not
+      await session.query(TAKE_ALIVE, lifeLock)
       if (starting) await session.query('SELECT pg_advisory_unlock($1)', [START_LOCK])
       if (this.#closed) throw new Error(STOPPED)
     } catch (error) {

@@ -1,7 +1,7 @@
 import pg from 'pg'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import type {DeliveryRecord} from '../../src/domain/records.js'
-import {claimDeliveries, lifeLockHeld} from '../../src/postgres/leases.js'
+import {claimDeliveries, lifeLockHeld, TAKE_ALIVE} from '../../src/postgres/leases.js'
 import {named} from '../../src/postgres/prepared.js'
 import type {Sql} from '../../src/postgres/reader.js'
 import {scopeOf} from '../../src/postgres/scope.js'
@@ -11,6 +11,8 @@ import {databaseBehindRelay} from '../helpers/relay.js'
 
 let db: TestDatabase
 const opened: PgStorage[] = []
+/** Sessions of instances that `sessionOf` stands in for. */
+const sessions: pg.Client[] = []
 /** The first key of the life locks of instances on `public`, the test databases' schema. */
 const {lifeLock: LIFE_LOCK} = scopeOf('public')
 
@@ -26,6 +28,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((storage) => storage.close()))
+  await Promise.all(sessions.splice(0).map((session) => session.end()))
   await db.drop()
 })
 
@@ -49,6 +52,15 @@ const delivery = (next: number | null, status = 'pending', attempts = 0) =>
 
 async function write(storage: PgStorage, record: DeliveryRecord): Promise<void> {
   await storage.unit(async (tx) => tx.put('deliveries', record.id, record))
+}
+
+/** A session holding the locks of instance `owner`'s life, as its own does (instance.ts), ended after the test. */
+async function sessionOf(owner: number): Promise<void> {
+  const session = new pg.Client({connectionString: db.url})
+  await session.connect()
+  sessions.push(session)
+  await session.query('SELECT pg_advisory_lock($1, $2)', [LIFE_LOCK, owner])
+  await session.query(TAKE_ALIVE, [LIFE_LOCK, owner])
 }
 
 /** Claims until `want` comes, or throws after `ms`: what another instance's lease or session lets happen. */
@@ -182,6 +194,10 @@ describe('delivery leases', () => {
       expect(await b.shared!.claim('dlv_1', DUE, 60_000)).toMatchObject({delivery: {id: 'dlv_1'}})
       await session.back()
       expect(await a.shared!.claim('dlv_1', DUE, 60_000)).toBe('held')
+      // with its session back, it claims again
+      await write(a, {...delivery(DUE), id: 'dlv_2'})
+      const claim = () => a.shared!.claim('dlv_2', DUE, 60_000)
+      await expect.poll(claim, {timeout: 10_000}).toMatchObject({delivery: {id: 'dlv_2'}})
     }))
 
   it('a delivery asked twice in one batch of claims gets both answers: its own lease lets it claim again', async () => {
@@ -268,8 +284,7 @@ describe('delivery leases', () => {
           return client.query(text, values)
         },
       }
-      // the life lock of the claiming instance, 1, as its session holds it
-      await client.query('SELECT pg_advisory_lock($1, 1)', [LIFE_LOCK])
+      await sessionOf(1)
       // dlv_8 and dlv_12 pending, dlv_5 done: the claim, then the look at which of those lost are held
       const asked = ['dlv_8', 'dlv_5', 'dlv_12'].map((id) => ({id, dueAt: DUE, leaseMs: 60_000}))
       const claims = await claimDeliveries(sql, asked, 1, LIFE_LOCK)
@@ -314,8 +329,8 @@ describe('delivery leases', () => {
     const client = new pg.Client({connectionString: db.url})
     await client.connect()
     try {
-      // a named statement, as the storage sends the claim, by the instance 1, whose session holds its life lock
-      await client.query('SELECT pg_advisory_lock($1, 1)', [LIFE_LOCK])
+      // a named statement, as the storage sends the claim, by the instance 1, whose session is here
+      await sessionOf(1)
       const sql: Sql = {query: (text, values) => client.query(named(text, values))}
       for (let call = 0; call < 12; call++) {
         const asked = ['dlv_1', 'dlv_2', 'dlv_3'].slice(0, 1 + (call % 3))

@@ -1,5 +1,6 @@
 import pg from 'pg'
 import {afterEach, expect, it} from 'vitest'
+import {lifeLockHeld} from '../../src/postgres/leases.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import type {UnitOfWork} from '../../src/service/storage.js'
 import {type RunningServer, startServer} from '../../src/server/start.js'
@@ -310,6 +311,11 @@ it('claims asked in one turn are one UPDATE, each answered its own: won, held by
   const sent = sqlOf(wire.trips.slice(from))
   expect(sent.filter((sql) => /^UPDATE deliveries\b/.test(sql))).toHaveLength(1)
   expect(sent).toHaveLength(2)
+  // an instance tests its own life with a try of a lock: a look at pg_locks reads every connection slot's locks;
+  // the claim looks only for another instance whose lease is held, and the look at those lost not at all
+  const looks = sent.map((sql) => sql.split('pg_locks').length - 1)
+  expect(looks).toEqual([1, 0])
+  expect(sent[0]).toContain(`pg_locks WHERE ${lifeLockHeld('$3', 'lease_owner::oid')}`)
 })
 
 /** A service on the wire keeping `maxEvents` events, after `versions` pushes of one check (an event each). */
