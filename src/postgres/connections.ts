@@ -15,19 +15,31 @@ const PROBE_EVERY_MS = 1000
  */
 const WATCH_EVERY_MS = 5000
 
+/** How long the owner's open connection has to answer before a database that opened no new one is found silent, in ms. */
+const ANSWER_WITHIN_MS = 1000
+
+/** What the pool's owner does for it: the connections it opens of its own (its listening connection, its session). */
+export interface ConnectionsOwner {
+  /** Ends them: the connections failed. */
+  letGo(): void
+  /** Whether the database answers a statement on one of them open already, within `ms`. */
+  answers(ms: number): Promise<boolean>
+}
+
 /**
  * An instance's pool, and what it does when the database cannot be reached
  * (docs/postgres.md, "When the database cannot be reached"): the first
  * statement refused or lost fails it; every connection is let go, and
- * `letGo` lets the owner end its own (the listening one, the session);
+ * the owner ends its own (`ConnectionsOwner`);
  * a new connection is tried every PROBE_EVERY_MS, and the first that opens
  * heals it. While it is well, one is tried every WATCH_EVERY_MS, which is
  * how a smart shutdown is noticed, and a database that answers nothing: one
- * not open within the connect timeout drops the pools' connections, failing
- * what waits on them, which would wait for as long as it is silent (`#cut`).
+ * not open within the connect timeout, while the owner's open connection
+ * goes unanswered too, drops the pools' connections, failing what waits on
+ * them, which would wait for as long as it is silent (`#cut`).
  *
  * @example
- * const connections = new Connections(url, 6, 10_000, () => listening?.end())
+ * const connections = new Connections(url, 6, 10_000, {letGo: () => listening?.end(), answers: ping})
  * const {rows} = await connections.query('SELECT doc FROM checks WHERE id = $1', ['chk_…'])
  */
 export class Connections {
@@ -42,6 +54,10 @@ export class Connections {
   /** How each statement waiting for a pool's connection gives up (`#connect`). */
   readonly #waiting = new Set<(failure: Error) => void>()
   #failure: Error | undefined
+  /** The owner's look at whether the database answers (`#cutIfSilent`): one at a time. */
+  #asking: Promise<boolean> | undefined
+  /** Failed, with the owner's connections not let go of yet: a look at them may find the database answering. */
+  #owesLetGo = false
   /** The database answered nothing last (`answersNothing`): until a connection opens, nothing is sent to it. */
   #silent = false
   #probe: NodeJS.Timeout | undefined
@@ -54,7 +70,7 @@ export class Connections {
     private readonly url: string,
     private readonly poolSize: number,
     private readonly connectTimeoutMs: number,
-    private readonly letGo: () => void,
+    private readonly owner: ConnectionsOwner,
   ) {
     this.#pool = this.#newPool()
   }
@@ -149,18 +165,34 @@ export class Connections {
    */
   fail(error: unknown): Error {
     const failure = unavailable(error, this.#closed)
-    if (answersNothing(error)) {
-      this.#silent = true
-      this.#cut(failure)
-    }
-    if (this.#failure) return failure
-    this.#failure = failure
     // stopping: what runs on (a request whose client left, a pool ended since) is answered 503 too, never 500,
     // and nothing heals
-    if (this.#closed) return failure
-    this.#letGo()
-    this.#probe = setInterval(() => void this.#tryConnecting(), PROBE_EVERY_MS).unref()
+    const first = this.#failure === undefined && !this.#closed
+    this.#failure ??= failure
+    if (first) this.#owesLetGo = true
+    if (answersNothing(error)) void this.#cutIfSilent(failure)
+    else if (this.#owesLetGo && !this.#closed) this.#letGo()
+    if (first) this.#probe = setInterval(() => void this.#tryConnecting(), PROBE_EVERY_MS).unref()
     return failure
+  }
+
+  /**
+   * A connection that did not open in time, or whose probes went unanswered: the database is silent when the
+   * owner's open connection goes unanswered too, and then what waits on it is cut. A new connection is only
+   * slow to open (a connection storm, a slow login) while the open ones are answered: the statements under
+   * way go on (docs/postgres.md, "When the database cannot be reached"), and so do the owner's connections,
+   * which the next look asks again: they are let go of once the database is found silent, or by the next
+   * failure of another kind.
+   */
+  async #cutIfSilent(failure: Error): Promise<void> {
+    const failed = this.#failure
+    const answers = this.#silent ? false : await (this.#asking ??= this.owner.answers(ANSWER_WITHIN_MS))
+    this.#asking = undefined
+    // healed meanwhile, and maybe failed anew: that failure decides for itself
+    if (this.#failure !== failed || answers) return
+    this.#silent = true
+    this.#cut(failure)
+    if (this.#owesLetGo && !this.#closed) this.#letGo()
   }
 
   /**
@@ -181,6 +213,7 @@ export class Connections {
    * serves from here.
    */
   #letGo(): void {
+    this.#owesLetGo = false
     const pool = this.#pool
     this.#pool = this.#newPool()
     this.#letGone.add(pool)
@@ -190,7 +223,7 @@ export class Connections {
       })
     pool.on('release', endOnceBack).on('remove', endOnceBack)
     endOnceBack()
-    this.letGo()
+    this.owner.letGo()
   }
 
   #end(pool: pg.Pool): void {
@@ -218,6 +251,7 @@ export class Connections {
         this.#probe = undefined
         this.#failure = undefined
         this.#silent = false
+        this.#owesLetGo = false
       }
     } catch (error) {
       // the stop ends this connection: that says nothing of the database

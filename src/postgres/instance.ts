@@ -2,9 +2,10 @@ import {randomInt} from 'node:crypto'
 import pg from 'pg'
 import type {Claim, SharedStorage} from '../service/storage.js'
 import {clearFaultsWhenAlone, PgFaults} from './faults.js'
+import {atMost} from '../shared/at-most.js'
 import {Batches} from '../shared/batches.js'
 import {type AskedClaim, claimDeliveries, lifeLockHeld, TAKE_ALIVE} from './leases.js'
-import {connecting, Connection, PROBED} from './pool.js'
+import {answersWithin, connecting, Connection, PROBED} from './pool.js'
 import {Presence} from './presence.js'
 import type {Sql} from './reader.js'
 import type {Scope} from './scope.js'
@@ -16,10 +17,6 @@ const PAYLOAD_BYTES = 7900
 const START_LOCK = 0x74707374
 
 const ignore = () => {}
-
-/** Settles with `promise`, or after `ms`: a database out of reach does not hold a stop. */
-const atMost = (promise: Promise<unknown> | undefined, ms: number): Promise<unknown> =>
-  Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())])
 
 const STOPPED = 'postgres: the instance stopped while its session opened'
 
@@ -148,6 +145,11 @@ export class PgInstance implements SharedStorage {
    */
   letGo(): void {
     void this.#session?.end().catch(ignore)
+  }
+
+  /** Whether the database answers a statement on the session within `ms` (connections.ts asks). */
+  answers(ms: number): Promise<boolean> {
+    return answersWithin(this.#session, ms)
   }
 
   claim(id: string, dueAt: number, leaseMs: number): Promise<Claim> {

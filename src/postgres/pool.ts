@@ -1,4 +1,5 @@
 import pg from 'pg'
+import {atMost} from '../shared/at-most.js'
 import {defaultRootCert} from '../shared/database-url.js'
 
 const ignore = () => {}
@@ -27,6 +28,17 @@ export const connecting = (url: string, connectTimeoutMs?: number): pg.ClientCon
   keepAlive: true,
   keepAliveInitialDelayMillis: 10_000,
 })
+
+/** Whether the database answers a statement on `connection` within `ms`; false without one. */
+export const answersWithin = async (connection: pg.Client | undefined, ms: number): Promise<boolean> =>
+  (await atMost(
+    connection?.query('SELECT 1').then(
+      () => true,
+      () => false,
+    ),
+    ms,
+    false,
+  )) === true
 
 /** How long a connection's end waits for the database to take it, in ms, before its socket is dropped. */
 const END_WITHIN_MS = 1000

@@ -11,7 +11,7 @@ import {migrate} from './migrations.js'
 import {refuseSharedSessions} from './pooler.js'
 import {type Note, notice, readBack, type RecordKeys, teller} from './notice.js'
 import {PgReader, type Sql} from './reader.js'
-import {connecting, Connection, POOL_SIZE, PROBED} from './pool.js'
+import {answersWithin, connecting, Connection, POOL_SIZE, PROBED} from './pool.js'
 import {type Scope, scopeOfSession} from './scope.js'
 import {trimSideTables} from './side-tables.js'
 import {type Notice, PgUnit} from './unit.js'
@@ -106,9 +106,15 @@ export class PgStorage extends PgReader implements Storage {
     super({query: (text, values) => self.storage!.#connections.query(text, values)} as Sql, false)
     self.storage = this
     this.#url = url
-    this.#connections = new Connections(url, poolSize, connectTimeoutMs, () => {
-      void this.#listen?.end().catch(ignore)
-      this.shared?.letGo()
+    this.#connections = new Connections(url, poolSize, connectTimeoutMs, {
+      letGo: () => {
+        void this.#listen?.end().catch(ignore)
+        this.shared?.letGo()
+      },
+      // the listening connection only listens: a statement on it waits for nothing but the database; while it
+      // opens again, the session (which may wait for the clock's lock: then it reads as silent)
+      answers: (ms) =>
+        this.#listen ? answersWithin(this.#listen, ms) : (this.shared?.answers(ms) ?? Promise.resolve(false)),
     })
   }
 

@@ -19,6 +19,7 @@ export function relay(port: number, target: URL, tap?: Tap) {
   let server: Server | undefined
   let silent = false
   let opened = 0
+  let abandoned = 0
   return {
     async open() {
       server = createServer((client) => {
@@ -27,7 +28,11 @@ export function relay(port: number, target: URL, tap?: Tap) {
         client.on('close', () => clients.delete(client))
         client.on('error', () => {})
         // a dead network: the connection opens, and nothing answers; what it sends is read, so that its end is seen
-        if (silent) return void client.resume().on('end', () => client.destroy())
+        if (silent)
+          return void client.resume().on('end', () => {
+            abandoned++
+            client.destroy()
+          })
         const upstream = connect(Number(target.port), target.hostname)
         pairs.set(client, upstream)
         client.on('close', () => pairs.delete(client))
@@ -95,6 +100,10 @@ export function relay(port: number, target: URL, tap?: Tap) {
     /** How many connections clients have opened so far. */
     get opened(): number {
       return opened
+    },
+    /** How many connections that heard nothing their clients have ended so far: each gave up waiting for an answer. */
+    get abandoned(): number {
+      return abandoned
     },
   }
 }

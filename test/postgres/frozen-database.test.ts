@@ -43,8 +43,9 @@ it('statements under way and waiting for a connection fail once a new connection
   const outcomes = await Promise.allSettled(waits)
   // the watch opens a connection every 5 s: within that and the connect timeout
   expect(Date.now() - frozenAt).toBeLessThan(5000 + 2000 + 3000)
-  // together: none waits for a connection to open, or to time out, after the others failed
-  expect(Math.max(...settledAt) - Math.min(...settledAt)).toBeLessThan(1000)
+  // together: none waits for a connection to open, or to time out (2 s), after the others failed; those under way
+  // wait only for the look at the listening connection (1 s)
+  expect(Math.max(...settledAt) - Math.min(...settledAt)).toBeLessThan(1000 + 500)
   for (const outcome of outcomes) expect(outcome).toMatchObject({reason: {name: 'DatabaseUnavailable'}})
   expect(storage.failure?.name).toBe('DatabaseUnavailable')
   // found silent, it is sent nothing more: a read fails at once, not after the connect timeout
@@ -57,7 +58,11 @@ it('statements under way and waiting for a connection fail once a new connection
   expect(await storage.unit((tx) => tx.get('events', EVENT.id))).toEqual(EVENT)
 })
 
-it('a statement that waits long on a database that answers is not cut: only silence is', async () => {
+/**
+ * A storage behind a relay (connect timeout 500 ms) whose delivery claim waits on a row another session
+ * holds, with no lock timeout, until `release`.
+ */
+async function claimWaitingOnRow() {
   const {db, link, url} = await behindRelay()
   const storage = await PgStorage.open({url, connectTimeoutMs: 500})
   cleanup.push(() => storage.close())
@@ -73,21 +78,60 @@ it('a statement that waits long on a database that answers is not cut: only sile
   const holder = await connectAdmin(db.url)
   cleanup.push(() => holder.end())
   await holder.query("BEGIN; SELECT 1 FROM deliveries WHERE id = 'dlv_1' FOR UPDATE")
-
-  // a claim waits on the row, with no lock timeout, for as long as the holder keeps it
   let settled = false
   const claim = storage.shared!.claim(delivery.id, Date.parse(delivery.next_attempt_at!), 60_000)
   void claim.finally(() => (settled = true)).catch(() => {})
   await untilLockWaited(admin, 'the claim')
+  return {
+    link,
+    admin,
+    storage,
+    claim,
+    settled: () => settled,
+    release: () => holder.query('COMMIT'),
+  }
+}
+
+it('a statement that waits long on a database that answers is not cut: only silence is', async () => {
+  const {link, storage, claim, settled, release} = await claimWaitingOnRow()
   // two more connections opened meanwhile (the watch opens one every 5 s): it waited far past the connect timeout
   const opened = link.opened
   await expect.poll(() => link.opened, {timeout: 15_000}).toBeGreaterThanOrEqual(opened + 2)
-  expect(settled).toBe(false)
+  expect(settled()).toBe(false)
   expect(storage.failure).toBeUndefined()
 
-  await holder.query('COMMIT')
-  expect(await claim).toMatchObject({delivery: {id: delivery.id}})
+  await release()
+  expect(await claim).toMatchObject({delivery: {id: 'dlv_1'}})
 })
+
+it.each([
+  ['', false],
+  [', the session asked while the listening connection opens again', true],
+])(
+  'a new connection that does not open in time cuts nothing while the database answers the open ones%s',
+  async (_, relisten) => {
+    const {link, admin, storage, claim, settled, release} = await claimWaitingOnRow()
+
+    // new connections open and hear nothing (a connection storm, a slow login), while those open are answered
+    link.silence()
+    if (relisten)
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+      )
+    // the watch's connection does not open within the connect timeout: the storage fails
+    await expect.poll(() => storage.failure?.name, {timeout: 15_000}).toBe('DatabaseUnavailable')
+    // three more given up on since (its probes, once a second, and its own connections were they let go of): each
+    // of its probes that times out is followed by a look at the listening connection
+    const abandoned = link.abandoned
+    await expect.poll(() => link.abandoned, {timeout: 10_000}).toBeGreaterThanOrEqual(abandoned + 3)
+    expect(settled()).toBe(false)
+
+    await release()
+    expect(await claim).toMatchObject({delivery: {id: 'dlv_1'}})
+    link.speak()
+    await expect.poll(() => storage.failure, {timeout: 10_000}).toBeUndefined()
+  },
+)
 
 it('a close while a unit waits on a database that answers nothing ends, failing the unit', async () => {
   const {link, url} = await behindRelay()
