@@ -131,9 +131,13 @@ export async function startHelper(file, args = []) {
   }
 }
 
-/** The next IPC message of `child` that has `key`. */
+/**
+ * The next IPC message of `child` that has `key`; rejects if `child` exits first. A caller awaits it later
+ * (`reached` in deliveries.js): its rejection is handled at once, as an unhandled one would end the bench
+ * before the `finally` that stops what it started (a PostgreSQL among them) runs.
+ */
 export function nextMessage(child, key) {
-  return new Promise((resolve, reject) => {
+  const message = new Promise((resolve, reject) => {
     const onExit = (code) => reject(new Error(`${child.spawnargs.join(' ')} exited (${code})`))
     const onMessage = (message) => {
       if (!(key in message)) return
@@ -142,6 +146,8 @@ export function nextMessage(child, key) {
     }
     child.on('message', onMessage).once('exit', onExit)
   })
+  message.catch(() => {})
+  return message
 }
 
 /** Resident memory of a process in MB, from /proc (Linux). */
