@@ -48,7 +48,9 @@ export async function resolveClientConfig(
   const named = url ? undefined : env.TABLEPAY_DATA || undefined
   const server =
     (await fromDataDir(env, cwd, url, tried)) ?? (named ? undefined : await fromRegistry(env, cwd, url, tried))
-  if (apiKey || server?.api_key) return {url: url || server?.url || DEFAULT_URL, apiKey: apiKey || server!.api_key!}
+  // the server found is at the URL given, as it listens: `localhost` may resolve to the other loopback address
+  if (apiKey || server?.api_key)
+    return {url: normalize(server?.url) ?? url ?? DEFAULT_URL, apiKey: apiKey || server!.api_key!}
   tried.push(await probeDescription(url || DEFAULT_URL))
   const start = named ? `\`tablepay serve --data ${shellWord(named)}\`, or unset TABLEPAY_DATA` : '`tablepay serve`'
   throw new TablepayConfigError(
@@ -164,7 +166,7 @@ function whereItKeeps(dataDir: string | null | undefined): string {
 
 /** Undefined when `server` is the one to use: for `url` if given, alive and answering; else why not. */
 async function whyNotUsable(server: ServerFile, url: string | undefined): Promise<string | undefined> {
-  if (url && loopback(normalize(server.url)!) !== loopback(url)) return `its server is at ${server.url}, not ${url}`
+  if (url && !sameServer(normalize(server.url)!, url)) return `its server is at ${server.url}, not ${url}`
   if (!isAlive(server.pid)) return `its server (pid ${server.pid}) is not running`
   if (!(await answers(server.url))) return `its server (pid ${server.pid}) does not answer at ${server.url}`
 }
@@ -186,8 +188,19 @@ async function answers(url: string): Promise<boolean> {
 // compare URLs in one form
 const normalize = (url: string | undefined): string | undefined => (url === undefined ? url : serverBase(url))
 
-/** `url` with `localhost`, as users type it, as the loopback address a server listens on unless told otherwise. */
-const loopback = (url: string): string => url.replace(/^(https?:\/\/)localhost(?=:|$)/i, '$1127.0.0.1')
+/**
+ * Whether `given` names the server registered at `registered`: `localhost`, as users type it, names the loopback
+ * address a server listens on, 127.0.0.1 unless told otherwise, or [::1] (`serve --host ::1`).
+ */
+const sameServer = (registered: string, given: string): boolean => {
+  const ours = loopbacks(registered)
+  return loopbacks(given).some((url) => ours.includes(url))
+}
+
+const loopbacks = (url: string): string[] =>
+  LOCALHOST.test(url) ? ['127.0.0.1', '[::1]'].map((host) => url.replace(LOCALHOST, `$1${host}`)) : [url]
+
+const LOCALHOST = /^(https?:\/\/)localhost(?=:|$)/i
 
 /** The server file at `path`; undefined when there is none, or it cannot be read (another user's). */
 async function readServerFile(path: string): Promise<ServerFile | undefined> {

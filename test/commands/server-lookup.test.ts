@@ -114,6 +114,16 @@ describe('how the CLI finds the server', () => {
     expect(JSON.parse(byName.stdout).data[0]).toMatchObject({id: 'loc_main'})
   })
 
+  it('takes localhost for the IPv6 loopback address a server was registered at, and calls it there', async () => {
+    const home = await tempDir()
+    const server = await serve(home, ['--memory', '--host', '::1'])
+    expect(server.url).toMatch(/^http:\/\/\[::1\]:\d+$/)
+    const typed = server.url.replace('[::1]', 'localhost')
+    const {code, stdout, stderr} = await client(home, ['locations', 'list', '--json', '--url', typed])
+    expect([code, stderr]).toEqual([0, ''])
+    expect(JSON.parse(stdout).data[0]).toMatchObject({id: 'loc_main'})
+  })
+
   it('takes an empty TABLEPAY_URL and TABLEPAY_API_KEY, as CI leaves them, for not set', async () => {
     const home = await tempDir()
     await serve(home, ['--memory'])
