@@ -168,17 +168,16 @@ export async function claimDeliveries(
  */
 const CLAIM_TRIES = 5
 
+const CLAIM = `UPDATE deliveries d SET lease_owner = $2, lease_until = clock_timestamp() + make_interval(secs => a.secs)
+  FROM ${ASKED} WHERE ${SELF_ALIVE} AND ${BY_ID} AND ${DUE} AND ${FREE} RETURNING d.id, d.doc, ${TARGET}`
+
 async function claimOnce(sql: Sql, asked: readonly AskedClaim[], owner: number, lifeLock: number): Promise<Claim[]> {
   const claimed = await sql.query<{
     id: string
     doc: DeliveryRecord
     endpoint: WebhookEndpointRecord | null
     event: EventRecord | null
-  }>(
-    `UPDATE deliveries d SET lease_owner = $2, lease_until = clock_timestamp() + make_interval(secs => a.secs)
-     FROM ${ASKED} WHERE ${SELF_ALIVE} AND ${BY_ID} AND ${DUE} AND ${FREE} RETURNING d.id, d.doc, ${TARGET}`,
-    [asJson(asked), owner, lifeLock],
-  )
+  }>(CLAIM, [asJson(asked), owner, lifeLock])
   const won = new Map(claimed.rows.map((row) => [untext(row.id), row]))
   const held = await heldAmong(
     sql,
@@ -198,13 +197,12 @@ async function claimOnce(sql: Sql, asked: readonly AskedClaim[], owner: number, 
  * gone, that are still due: those wait for a later claim instead of leaving the queue. A new statement, so a
  * new snapshot: the claim that won while the UPDATE waited on the row is seen.
  */
+const HELD = `SELECT d.id FROM deliveries d, ${ASKED}
+  WHERE ${BY_ID} AND ${DUE} AND (d.lease_owner IS NOT NULL OR NOT ${SELF_ALIVE})`
+
 async function heldAmong(sql: Sql, lost: readonly AskedClaim[], owner: number, lifeLock: number): Promise<Set<string>> {
   if (lost.length === 0) return new Set()
-  const {rows} = await sql.query<{id: string}>(
-    `SELECT d.id FROM deliveries d, ${ASKED}
-     WHERE ${BY_ID} AND ${DUE} AND (d.lease_owner IS NOT NULL OR NOT ${SELF_ALIVE})`,
-    [asJson(lost), owner, lifeLock],
-  )
+  const {rows} = await sql.query<{id: string}>(HELD, [asJson(lost), owner, lifeLock])
   return new Set(rows.map((row) => untext(row.id)))
 }
 
