@@ -186,8 +186,9 @@ export class Connections {
    */
   async #cutIfSilent(failure: Error): Promise<void> {
     const failed = this.#failure
-    const answers = this.#silent ? false : await (this.#asking ??= this.owner.answers(ANSWER_WITHIN_MS))
-    this.#asking = undefined
+    const asking = this.#silent ? undefined : (this.#asking ??= this.owner.answers(ANSWER_WITHIN_MS))
+    const answers = asking !== undefined && (await asking)
+    if (this.#asking === asking) this.#asking = undefined
     // healed meanwhile, and maybe failed anew: that failure decides for itself
     if (this.#failure !== failed || answers) return
     this.#silent = true
