@@ -76,9 +76,8 @@ const openings = new Map<string, string>()
 /**
  * The name `text` is `PREPARE`d under where it opens a unit (`UnitSql`): its values then go as literals to an
  * `EXECUTE`, in the simple query that begins the transaction. Undefined past `NAMED_MOST` texts: the rest go
- * inline. Inline, the record of attempts' locked read of its deliveries was parsed and planned at each unit:
- * planning alone took PostgreSQL 10 µs a delivery, 1 µs prepared (pg_stat_statements; docs/postgres.md, "Prepared
- * statements").
+ * inline. Prepared, a unit's opening read is parsed once per connection; one given an array of ids is still
+ * planned at each call (docs/postgres.md, "Prepared statements").
  */
 export function openingName(text: string): string | undefined {
   let name = openings.get(text)
