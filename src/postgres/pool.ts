@@ -31,8 +31,9 @@ export const connecting = (url: string, connectTimeoutMs?: number): pg.ClientCon
 
 /** Whether the database answers a statement on `connection` within `ms`; false without one. */
 export const answersWithin = async (connection: pg.Client | undefined, ms: number): Promise<boolean> =>
+  connection !== undefined &&
   (await atMost(
-    connection?.query('SELECT 1').then(
+    connection.query('SELECT 1').then(
       () => true,
       () => false,
     ),
