@@ -87,6 +87,11 @@ export class Connections {
     return this.#pool
   }
 
+  /** Whether the database was found to answer nothing (`#cutIfSilent`), until a connection opens again. */
+  get silent(): boolean {
+    return this.#silent
+  }
+
   /** Set from a failure until a connection opens again. */
   get failure(): Error | undefined {
     return this.#failure
@@ -154,7 +159,7 @@ export class Connections {
     }
   }
 
-  /** From now on, asks for a new connection every WATCH_EVERY_MS: once the instance has started. */
+  /** From now on, asks for a new connection every WATCH_EVERY_MS: from the instance's start. */
   watch(): void {
     this.#watch ??= setInterval(() => void this.#tryConnecting(), WATCH_EVERY_MS).unref()
   }

@@ -35,7 +35,8 @@ type Listener = (note: unknown) => void
  * `sql`, so a database out of reach fails the storage.
  *
  * @example
- * const instance = await PgInstance.open(url, sql, scopeOf('public'))
+ * const instance = new PgInstance(url, sql, scopeOf('public'), 10_000)
+ * await instance.start()
  * const claim = await instance.claim('dlv_…', dueAt, 40_000)
  */
 export class PgInstance implements SharedStorage {
@@ -55,12 +56,12 @@ export class PgInstance implements SharedStorage {
   /** Resolves once the notes sent so far have gone. */
   #sent: Promise<void> = Promise.resolve()
   #session: pg.Client | undefined
-  /** The session being opened, and how a stop fails the opening: so that it keeps neither the process nor a connection. */
-  #opening: {session: pg.Client; stop(): void} | undefined
+  /** The session being opened: a stop ends it, so that it keeps neither the process nor a connection. */
+  #opening: pg.Client | undefined
   #reconnect: NodeJS.Timeout | undefined
   #closed = false
 
-  private constructor(
+  constructor(
     private readonly url: string,
     private readonly sql: Sql,
     private readonly scope: Scope,
@@ -70,17 +71,12 @@ export class PgInstance implements SharedStorage {
     this.#presence = new Presence(this.owner, scope.lifeLock, sql, (topic, note) => this.#send(topic, note))
   }
 
-  static async open(url: string, sql: Sql, scope: Scope, connectTimeoutMs: number): Promise<PgInstance> {
-    const instance = new PgInstance(url, sql, scope, connectTimeoutMs)
-    await instance.#connect(true)
-    return instance
-  }
-
   /**
-   * Tells the other instances this one is here, once the storage hears its notes (`receive`): resolves once
-   * each of those alive sends its notes here too (src/postgres/presence.ts).
+   * Opens the session, then tells the other instances this one is here, once the storage hears its notes
+   * (`receive`): resolves once each of those alive sends its notes here too (src/postgres/presence.ts).
    */
-  async join(): Promise<void> {
+  async start(): Promise<void> {
+    await this.#connect(true)
     await this.#presence.join(true)
     // its hello on the wire before the storage serves: nothing of the start is left to cross the first units
     await this.#sent
@@ -91,11 +87,8 @@ export class PgInstance implements SharedStorage {
     session.on('error', () => this.#lost(session))
     session.on('end', () => this.#lost(session))
     try {
-      // ended while it connects, node-postgres leaves `connect` unsettled: the stop settles it
-      await new Promise((resolve, reject) => {
-        this.#opening = {session, stop: () => reject(new Error(STOPPED))}
-        session.connect().then(resolve, reject)
-      })
+      this.#opening = session
+      await session.connect()
       await session.query(PROBED).catch(ignore)
       if (starting) {
         // one instance at a time: of two starting together, the second sees the first alive
@@ -140,11 +133,12 @@ export class PgInstance implements SharedStorage {
   }
 
   /**
-   * Ends the session while the database cannot be reached, so that a smart shutdown, which waits for every
-   * session to end, can finish; it connects again as after any loss, once the database lets it.
+   * Ends the session, or the one opening, while the database cannot be reached, so that a smart shutdown, which
+   * waits for every session to end, can finish, and a database that answers nothing holds no start; it connects
+   * again as after any loss, once the database lets it.
    */
   letGo(): void {
-    void this.#session?.end().catch(ignore)
+    void (this.#session ?? this.#opening)?.end().catch(ignore)
   }
 
   /** Whether the database answers a statement on the session within `ms` (connections.ts asks). */
@@ -269,8 +263,7 @@ export class PgInstance implements SharedStorage {
     await atMost(this.#sent, 1000)
     this.#closed = true
     clearTimeout(this.#reconnect)
-    this.#opening?.stop()
-    void this.#opening?.session.end().catch(ignore)
+    void this.#opening?.end().catch(ignore)
     const session = this.#session
     this.#session = undefined
     // gone at once, not when the server gets round to ending the session: an instance starting next sees it gone

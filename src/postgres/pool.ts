@@ -48,12 +48,24 @@ const END_WITHIN_MS = 1000
  * A connection of an instance's: the pool's, its listening connection, its session. Its end drops the socket
  * once the database has not taken it within END_WITHIN_MS: one that answers nothing (stopped with `kill -STOP`,
  * or behind a path that stopped delivering) never closes its side, and the socket would keep the process alive
- * until it answers again (docs/postgres.md, "When the database cannot be reached").
+ * until it answers again (docs/postgres.md, "When the database cannot be reached"). Ended while it opens, it
+ * drops the socket at once, which fails its `connect`: node-postgres's own end leaves that unsettled.
  */
 export class Connection extends pg.Client {
+  #open = false
+
+  constructor(config?: pg.ClientConfig) {
+    super(config)
+    this.once('connect', () => (this.#open = true))
+  }
+
   override end(): Promise<void>
   override end(callback: (error: Error) => void): void
   override end(callback?: (error: Error) => void): Promise<void> | void {
+    if (!this.#open) {
+      this.drop()
+      return callback ? void process.nextTick(callback) : Promise.resolve()
+    }
     const drop = setTimeout(() => this.drop(), END_WITHIN_MS).unref()
     this.connection.stream.once('close', () => clearTimeout(drop))
     return callback ? super.end(callback) : super.end()

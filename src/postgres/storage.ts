@@ -108,7 +108,7 @@ export class PgStorage extends PgReader implements Storage {
     this.#url = url
     this.#connections = new Connections(url, poolSize, connectTimeoutMs, {
       letGo: () => {
-        void this.#listen?.end().catch(ignore)
+        for (const listening of [this.#listen, this.#opening]) void listening?.end().catch(ignore)
         this.shared?.letGo()
       },
       // the listening connection only listens: a statement on it waits for nothing but the database; while it
@@ -126,15 +126,20 @@ export class PgStorage extends PgReader implements Storage {
     deletedKept = DELETED_KEPT,
   }: PgStorageOptions): Promise<PgStorage> {
     const storage = new PgStorage(url, poolSize, connectTimeoutMs, deletedKept)
+    // from the first statement: a database that stops answering mid-start fails the start, as it fails a running
+    // instance, instead of holding it (docs/postgres.md, "When the database cannot be reached")
+    storage.#connections.watch()
     try {
       await storage.#startListening(true)
       await migrate(storage.#connections.pool)
-      storage.shared = await PgInstance.open(url, storage.sql, storage.#scope, connectTimeoutMs)
-      await storage.shared.join()
-      storage.#connections.watch()
+      // known before its session opens: a database found silent meanwhile ends that session too (`letGo`)
+      storage.shared = new PgInstance(url, storage.sql, storage.#scope, connectTimeoutMs)
+      await storage.shared.start()
     } catch (error) {
+      // found silent, the start failed on the connection it cut, which says less than the silence
+      const failure = storage.#connections.silent ? storage.failure : error
       await storage.close()
-      throw startFailure(url, error)
+      throw startFailure(url, failure)
     }
     return storage
   }

@@ -1,5 +1,6 @@
 import {afterEach, expect, it} from 'vitest'
 import type {DeliveryRecord, EventRecord} from '../../src/domain/records.js'
+import {connecting, Connection} from '../../src/postgres/pool.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {checkWith} from '../helpers/checks.js'
 import {startCliServer} from '../helpers/cli.js'
@@ -168,4 +169,36 @@ it('serve answers 503 storage_unavailable to a push under way when the database 
   const stopAt = Date.now()
   expect(await serve.kill('SIGTERM')).toBe(0)
   expect(Date.now() - stopAt).toBeLessThan(5000)
+})
+
+it.each([
+  ['its listening connection listens', 'LISTEN'],
+  ['it migrates', 'CREATE TABLE'],
+  ['its session opens', 'pg_try_advisory_lock'],
+])('a start whose database stops answering while %s fails instead of waiting', async (_, marker) => {
+  let freeze = () => {}
+  const behind = await databaseBehindRelay(() => (chunk) => {
+    if (chunk.toString('latin1').includes(marker)) freeze()
+  })
+  cleanup.push(() => behind.db.drop())
+  cleanup.push(() => behind.link.cut().catch(() => {}))
+  freeze = () => behind.link.freeze()
+  const startedAt = Date.now()
+  await expect(PgStorage.open({url: behind.url, connectTimeoutMs: 500})).rejects.toThrow(
+    /cannot connect to .* \(timeout expired\); is the database up/,
+  )
+  expect(Date.now() - startedAt).toBeLessThan(5000 + 500 + 1000 + 3000)
+})
+
+it('a connection ended while it opens to a database that answers nothing fails its connect at once', async () => {
+  const {link, url} = await behindRelay()
+  link.silence()
+  const connection = new Connection(connecting(url, 60_000))
+  const connected = connection.connect()
+  await expect.poll(() => link.clients).toBe(1)
+  const endedAt = Date.now()
+  await connection.end()
+  await expect(connected).rejects.toThrow(/Connection terminated/)
+  expect(Date.now() - endedAt).toBeLessThan(1000)
+  await expect.poll(() => link.clients).toBe(0)
 })
