@@ -56,7 +56,8 @@ export class Connection extends pg.Client {
 
   constructor(config?: pg.ClientConfig) {
     super(config)
-    this.once('connect', () => (this.#open = true))
+    // heard before node-postgres's own listener, which hands the connection to `connect`'s caller
+    this.connection.once('readyForQuery', () => (this.#open = true))
   }
 
   override end(): Promise<void>
