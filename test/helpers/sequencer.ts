@@ -1,4 +1,5 @@
 import {BaseSequencer, type TestSpecification} from 'vitest/node'
+import {mulberry32} from './random.js'
 
 /**
  * Vitest's order (each project's files together, the longest first), and
@@ -24,16 +25,5 @@ export class ProjectSequencer extends BaseSequencer {
       }
       return group
     })
-  }
-}
-
-/** A seeded generator of numbers in [0, 1): the same `--sequence.seed` gives the same order. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = Math.imul(state ^ (state >>> 15), 1 | state)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
   }
 }

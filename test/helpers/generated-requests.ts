@@ -1,0 +1,171 @@
+import type {Doc} from './openapi-doc.js'
+
+/** One request made from the document: its path already encoded, sent byte for byte. */
+export interface GeneratedRequest {
+  method: string
+  path: string
+  headers: Record<string, string>
+  body?: string
+}
+
+type Schema = Record<string, any>
+
+/** Values of every shape, mixed into what the schemas ask for: the ones a parser or a store trips on. */
+const ODD: unknown[] = [
+  null,
+  true,
+  0,
+  -1,
+  1.5,
+  1e308,
+  2 ** 53 + 2,
+  '',
+  ' ',
+  'x'.repeat(2000),
+  '\ud800',
+  '😀',
+  'é',
+  '%',
+  '../..',
+  '2026-13-45T99:99:99Z',
+  [],
+  {},
+  [null],
+  {a: 1},
+]
+
+/** Path segments of every shape, as bytes: malformed escapes, an encoded slash, dot segments, a NUL. */
+const ODD_SEGMENTS = ['%', '%E0%A4%A', '%2F', '..', '%2e%2e', 'a%00b', 'x'.repeat(500), '%F0%9F%98%80']
+
+/** Bodies that are not the JSON of a value, or not JSON at all. */
+const ODD_BODIES = ['{', '[]', 'null', '"x"', `{"a":${'['.repeat(5000)}`, '\u00ff\u00fe', '{"a":1,"a":2}']
+
+/** The prefix of the ids a path's collection holds, for a parameter after it. */
+const PREFIXES: Record<string, string> = {
+  checks: 'chk_',
+  claims: 'clm_',
+  payments: 'pay_',
+  feedback: 'fb_',
+  events: 'evt_',
+  'webhook-endpoints': 'we_',
+  deliveries: 'dlv_',
+  requests: 'req_',
+  faults: 'flt_',
+  accounts: 'acct_',
+}
+
+/** The prefix of the ids a field names: `check`, `check_id`… */
+const FIELD_PREFIXES: Record<string, string> = {
+  check: 'chk_',
+  claim: 'clm_',
+  payment: 'pay_',
+  endpoint: 'we_',
+  event: 'evt_',
+}
+
+/** Streams never end, so a request to one never answers. */
+const ENDLESS = new Set(['/sim/stream', '/sim/reset'])
+
+/**
+ * Requests to every operation of `doc`, drawn by `random`: a path
+ * parameter one of the `ids` answers have shown so far or a segment of
+ * any shape, query parameters and a body built from their schemas with
+ * odd values mixed in, now and then a body that is no JSON or another
+ * content type. An endpoint's URL is a closed loopback port, so no
+ * delivery leaves the machine.
+ *
+ * @example
+ * const next = requestsFrom(doc, mulberry32(1), () => ['chk_…'])
+ * const {method, path, body} = next()
+ */
+export function requestsFrom(doc: Doc, random: () => number, ids: () => readonly string[]): () => GeneratedRequest {
+  const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!
+  const chance = (p: number) => random() < p
+  const resolve = (schema: Schema | undefined): Schema =>
+    schema?.$ref ? resolve(doc.components.schemas[schema.$ref.split('/').pop()!]) : (schema ?? {})
+
+  /** A known id that starts with `prefix` (any known one for ''), else one of `fallback`. */
+  const known = (prefix: string, fallback: readonly string[]) => {
+    const matching = ids().filter((id) => id.startsWith(prefix))
+    return matching.length > 0 && chance(0.9) ? pick(matching) : pick(fallback)
+  }
+
+  function value(schema: Schema | undefined, depth = 0, key = ''): unknown {
+    const s = resolve(schema)
+    if (chance(0.02) || depth > 6) return pick(ODD)
+    if (s.const !== undefined) return s.const
+    if (s.enum) return pick(s.enum)
+    if (s.oneOf ?? s.anyOf) return value(pick(s.oneOf ?? s.anyOf), depth)
+    if (s.allOf) return Object.assign({}, ...s.allOf.map((part: Schema) => value(part, depth)))
+    switch (Array.isArray(s.type) ? pick(s.type) : s.type) {
+      case 'object': {
+        const object: Record<string, unknown> = {}
+        for (const [key, field] of Object.entries<Schema>(s.properties ?? {}))
+          if (chance(s.required?.includes(key) ? 0.98 : 0.5)) object[key] = value(field, depth + 1, key)
+        // defined, not assigned: an assigned `__proto__` sets the prototype, and JSON.stringify leaves it out
+        if (chance(0.05))
+          Object.defineProperty(object, pick(['extra', '__proto__', 'constructor']), {
+            value: pick(ODD),
+            enumerable: true,
+          })
+        return object
+      }
+      case 'array':
+        return Array.from({length: chance(0.05) ? 300 : Math.floor(random() * 4)}, () => value(s.items, depth + 1))
+      case 'integer':
+        return pick([0, 1, 2, 100, 99_999_999, s.minimum ?? 0, s.maximum ?? 10, (s.maximum ?? 10) + 1, -1])
+      case 'number':
+        return pick([0, 0.5, 1, 2, 12.34, -1, 1e9])
+      case 'boolean':
+        return chance(0.5)
+      case 'string':
+        return text(s, key)
+      default:
+        return pick(ODD)
+    }
+  }
+
+  /** A string for `schema`, the field `key`'s: one that names a record names one that exists, mostly, so requests reach past the 404. */
+  function text(schema: Schema, key: string): string {
+    if (schema.format === 'uri') return 'http://127.0.0.1:9/hook'
+    if (schema.format === 'date-time') return pick(['2026-01-01T00:00:00Z', '2026-11-30T12:00:00.000+01:00'])
+    if (key === 'location_id') return 'loc_main'
+    const named = FIELD_PREFIXES[key.replace(/_id$/, '')]
+    return named ? known(named, ['x']) : pick(['a', 'b', 'EUR', 'check.created', '*', '1h', 'x'.repeat(40)])
+  }
+
+  /** A path parameter after `collection`: an id it holds, mostly. */
+  const segment = (collection: string) =>
+    chance(0.1) ? pick(ODD_SEGMENTS) : encodeURIComponent(known(PREFIXES[collection] ?? '', ['x', 'chk_x', 'demo']))
+
+  const operations = Object.entries(doc.paths)
+    .filter(([path]) => !ENDLESS.has(path))
+    .flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => method !== 'parameters')
+        .map(([method, operation]) => ({path, method: method.toUpperCase(), operation: operation as Schema})),
+    )
+
+  return () => {
+    const {path, method, operation} = pick(operations)
+    const query = new URLSearchParams()
+    for (const parameter of (operation.parameters ?? []).map(resolveParameter))
+      if (parameter.in === 'query' && chance(0.4)) query.set(parameter.name, String(value(parameter.schema)))
+    const headers: Record<string, string> = {}
+    const schema = operation.requestBody?.content?.['application/json']?.schema
+    let body: string | undefined
+    if (schema) {
+      body = chance(0.05) ? pick(ODD_BODIES) : JSON.stringify(value(schema))
+      headers['content-type'] = chance(0.95)
+        ? 'application/json'
+        : pick(['text/plain', 'application/json; charset=latin1'])
+    }
+    if (chance(0.1)) headers['idempotency-key'] = pick(['k1', 'k2', 'x'.repeat(300)])
+    const filled = path.replace(/([\w-]+)\/\{\w+\}/g, (_, collection: string) => `${collection}/${segment(collection)}`)
+    return {method, path: `/v1${filled}${query.size > 0 ? `?${query}` : ''}`, headers, body}
+  }
+
+  function resolveParameter(parameter: Schema): Schema {
+    return parameter.$ref ? (doc.components as Schema).parameters[parameter.$ref.split('/').pop()!] : parameter
+  }
+}
