@@ -6,6 +6,8 @@ export interface GeneratedRequest {
   path: string
   headers: Record<string, string>
   body?: string
+  /** Whether its path names a record (a check's id, a snapshot's name…). */
+  addressed: boolean
 }
 
 type Schema = Record<string, any>
@@ -162,7 +164,8 @@ export function requestsFrom(doc: Doc, random: () => number, ids: () => readonly
     }
     if (chance(0.1)) headers['idempotency-key'] = pick(['k1', 'k2', 'x'.repeat(300)])
     const filled = path.replace(/([\w-]+)\/\{\w+\}/g, (_, collection: string) => `${collection}/${segment(collection)}`)
-    return {method, path: `/v1${filled}${query.size > 0 ? `?${query}` : ''}`, headers, body}
+    const addressed = filled !== path
+    return {method, path: `/v1${filled}${query.size > 0 ? `?${query}` : ''}`, headers, body, addressed}
   }
 
   function resolveParameter(parameter: Schema): Schema {

@@ -4,7 +4,7 @@ import {requestsFrom} from '../helpers/generated-requests.js'
 import {doc} from '../helpers/openapi-doc.js'
 import {mulberry32} from '../helpers/random.js'
 import {rawRequest} from '../helpers/raw-http.js'
-import {startTestServer, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
+import {OTHER_KEY, startTestServer, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
 
 let sim: TestServer
 beforeAll(async () => {
@@ -43,30 +43,58 @@ async function someRecords(): Promise<unknown[]> {
   return made
 }
 
-test('requests made from the OpenAPI document, of every shape, get no 5xx, and each error has the documented body', async () => {
+/** The requests of `seed`, addressed to the records made first and to those the answers show. */
+async function drawn(seed: number) {
   const ids = new Set<string>()
   for (const record of await someRecords()) idsIn(record, ids)
-  const next = requestsFrom(doc, mulberry32(20_261_130), () => [...ids])
-  const wrong: string[] = []
-  for (let i = 0; i < REQUESTS; i++) {
-    const {method, path, headers, body} = next()
+  const next = requestsFrom(doc, mulberry32(seed), () => [...ids])
+  /** Sends the next request with the write key; a fault it made is cleared at once, or it would answer those after it. */
+  const send = async () => {
+    const request = next()
+    const {method, path, headers, body} = request
     const answer = await rawRequest(sim.url, method, path, {
       headers: {authorization: `Bearer ${WRITE_KEY}`, ...headers},
       body,
     })
+    if (answer.status < 300) idsIn(answer.body, ids)
+    if (path.startsWith('/v1/sim/faults')) await sim.api('DELETE', '/v1/sim/faults')
+    return {request, answer}
+  }
+  return send
+}
+
+test('requests made from the OpenAPI document, of every shape, get no 5xx, and each error has the documented body', async () => {
+  const send = await drawn(20_261_130)
+  const wrong: string[] = []
+  for (let i = 0; i < REQUESTS; i++) {
+    const {request, answer} = await send()
+    const {method, path, body} = request
     const said = `${method} ${path.slice(0, 120)} ${body?.slice(0, 200) ?? ''} → ${answer.status} ${answer.text.slice(0, 200)}`
     const error = answer.body?.error
+    const documented =
+      typeof error?.code === 'string' &&
+      typeof error.message === 'string' &&
+      error.request_id === answer.headers['x-request-id']
     if (answer.status >= 500) wrong.push(said)
-    else if (answer.status >= 400 && method !== 'HEAD') {
-      const documented =
-        typeof error?.code === 'string' &&
-        typeof error.message === 'string' &&
-        error.request_id === answer.headers['x-request-id']
-      if (!documented) wrong.push(`no error body: ${said}`)
-    } else if (answer.status < 300) idsIn(answer.body, ids)
-    // a fault made here would answer the requests after it: each is cleared at once
-    if (path.startsWith('/v1/sim/faults')) await sim.api('DELETE', '/v1/sim/faults')
+    else if (answer.status >= 400 && method !== 'HEAD' && !documented) wrong.push(`no error body: ${said}`)
   }
   expect(wrong).toEqual([])
   expect((await sim.api('GET', '/v1/health')).status).toBe(200)
+})
+
+test("a read of one account's record with another account's key gets 404, on every route that names one", async () => {
+  const send = await drawn(20_261_201)
+  const shown: string[] = []
+  let reads = 0
+  for (let i = 0; i < REQUESTS; i++) {
+    const {request, answer} = await send()
+    const {method, path, headers, addressed} = request
+    if (!addressed || answer.status >= 300 || (method !== 'GET' && method !== 'HEAD')) continue
+    reads++
+    const other = await rawRequest(sim.url, method, path, {headers: {authorization: `Bearer ${OTHER_KEY}`, ...headers}})
+    if (other.status !== 404)
+      shown.push(`${method} ${path.slice(0, 120)} → ${other.status} ${other.text.slice(0, 200)}`)
+  }
+  expect(reads).toBeGreaterThan(50)
+  expect(shown).toEqual([])
 })
