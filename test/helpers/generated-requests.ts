@@ -1,4 +1,8 @@
-import type {Doc} from './openapi-doc.js'
+import {checkWith} from './checks.js'
+import {doc, type Doc} from './openapi-doc.js'
+import {mulberry32} from './random.js'
+import {type RawAnswer, rawRequest} from './raw-http.js'
+import {call, WRITE_KEY} from './simulator.js'
 
 /** One request made from the document: its path already encoded, sent byte for byte. */
 export interface GeneratedRequest {
@@ -171,4 +175,70 @@ export function requestsFrom(doc: Doc, random: () => number, ids: () => readonly
   function resolveParameter(parameter: Schema): Schema {
     return parameter.$ref ? (doc.components as Schema).parameters[parameter.$ref.split('/').pop()!] : parameter
   }
+}
+
+/** The ids an answer shows, to address later requests to what exists: a check's external id and a snapshot's name too. */
+const ID = /^(?:chk|clm|pay|fb|evt|we|dlv|req|flt|acct)_[a-z0-9]+$/
+
+function idsIn(value: unknown, into: Set<string>, key = ''): void {
+  if (typeof value === 'string') {
+    if ((ID.test(value) || key === 'external_id' || key === 'name') && value !== 'acct_demo') into.add(value)
+  } else if (value && typeof value === 'object')
+    for (const [inner, field] of Object.entries(value)) idsIn(field, into, Array.isArray(value) ? key : inner)
+}
+
+const LINES: [string, number, number][] = [
+  ['a', 1, 500],
+  ['b', 2, 300],
+]
+
+/** Records for the requests to address, made on `url`: drawn at random, they rarely make a valid check, claim or payment. */
+async function someRecords(url: string): Promise<unknown[]> {
+  const made: unknown[] = []
+  for (const external of ['g1', 'g2']) {
+    const {body: check} = await call(url, 'PUT', `/v1/checks/external/${external}`, {body: checkWith(LINES)})
+    const claim = {items: [{external_id: 'a', quantity: 1}]}
+    made.push(check, (await call(url, 'POST', `/v1/sim/checks/${check.id}/claims`, {body: claim})).body)
+    made.push((await call(url, 'POST', `/v1/sim/checks/${check.id}/payments`, {body: {amount_cents: 300}})).body)
+  }
+  made.push((await call(url, 'POST', '/v1/webhook-endpoints', {body: {url: 'http://127.0.0.1:9/hook'}})).body)
+  return made
+}
+
+/**
+ * The requests of `seed` to the servers at `urls`, in turn, addressed to
+ * records made first and to those the answers show: `next` draws one,
+ * `send` sends it with `key` (the write key by default). A fault a request
+ * made is cleared at once, or it would answer those after it.
+ *
+ * @example
+ * const {next, send} = await drawnRequests([sim.url], 1)
+ * const answer = await send(next())
+ */
+export async function drawnRequests(urls: readonly string[], seed: number) {
+  const ids = new Set<string>()
+  for (const record of await someRecords(urls[0]!)) idsIn(record, ids)
+  const next = requestsFrom(doc, mulberry32(seed), () => [...ids])
+  let turn = 0
+  const send = async ({method, path, headers, body}: GeneratedRequest, key = WRITE_KEY): Promise<RawAnswer> => {
+    const url = urls[turn++ % urls.length]!
+    const answer = await rawRequest(url, method, path, {headers: {authorization: `Bearer ${key}`, ...headers}, body})
+    if (answer.status < 300 && key === WRITE_KEY) idsIn(answer.body, ids)
+    if (path.startsWith('/v1/sim/faults')) await call(url, 'DELETE', '/v1/sim/faults')
+    return answer
+  }
+  return {next, send}
+}
+
+/** What is wrong with `answer` to `request`: a 5xx, or an error without its documented body; undefined when nothing. */
+export function wrongAnswer({method, path, body}: GeneratedRequest, answer: RawAnswer): string | undefined {
+  const said = `${method} ${path.slice(0, 120)} ${body?.slice(0, 200) ?? ''} → ${answer.status} ${answer.text.slice(0, 200)}`
+  const error = answer.body?.error
+  const documented =
+    typeof error?.code === 'string' &&
+    typeof error.message === 'string' &&
+    error.request_id === answer.headers['x-request-id']
+  if (answer.status >= 500) return said
+  if (answer.status >= 400 && method !== 'HEAD' && !documented) return `no error body: ${said}`
+  return undefined
 }
