@@ -58,6 +58,8 @@ const PREFIXES: Record<string, string> = {
   requests: 'req_',
   faults: 'flt_',
   accounts: 'acct_',
+  // a table link's guest token
+  t: 'gt_',
 }
 
 /** The prefix of the ids a field names: `check`, `check_id`… */
@@ -69,11 +71,33 @@ const FIELD_PREFIXES: Record<string, string> = {
   event: 'evt_',
 }
 
-/** Streams never end, so a request to one never answers. */
-const ENDLESS = new Set(['/sim/stream', '/sim/reset'])
+/** A body of the schema `name`, as the document names it: what the table page's writes take. */
+const bodyOf = (name: string) => ({
+  requestBody: {content: {'application/json': {schema: {$ref: `#/components/schemas/${name}`}}}},
+})
 
 /**
- * Requests to every operation of `doc`, drawn by `random`: a path
+ * The table page's routes (docs/pages.md): not in the document, drawn too. A table link is the
+ * guest's key, so no request to one is an account's (`addressed` is false); its stream is left out, as `LEFT_OUT`'s.
+ */
+const TABLE_PAGE: {path: string; method: string; operation: Schema}[] = [
+  {path: '/t/{token}', method: 'GET', operation: {}},
+  {path: '/t/{token}/location', method: 'GET', operation: {}},
+  {path: '/t/{token}/check', method: 'GET', operation: {}},
+  {path: '/t/{token}/qr.svg', method: 'GET', operation: {}},
+  {path: '/t/{token}/claims', method: 'POST', operation: bodyOf('ClaimInput')},
+  {path: '/t/{token}/payments', method: 'POST', operation: bodyOf('PaymentInput')},
+  {path: '/t/{token}/payments/{id}', method: 'GET', operation: {}},
+  {path: '/t/{token}/payments/{id}/refund', method: 'POST', operation: bodyOf('RefundInput')},
+  {path: '/t/{token}/feedback', method: 'POST', operation: bodyOf('FeedbackInput')},
+]
+
+/** Not drawn: a stream never ends, so a request to one never answers; a reset takes the records the draws address. */
+const LEFT_OUT = new Set(['/sim/stream', '/sim/reset'])
+
+/**
+ * Requests to every operation of `doc` and every route of the table
+ * page (`TABLE_PAGE`), drawn by `random`: a path
  * parameter one of the `ids` answers have shown so far or a segment of
  * any shape, query parameters and a body built from their schemas with
  * odd values mixed in, now and then a body that is no JSON or another
@@ -145,12 +169,17 @@ export function requestsFrom(doc: Doc, random: () => number, ids: () => readonly
     chance(0.1) ? pick(ODD_SEGMENTS) : encodeURIComponent(known(PREFIXES[collection] ?? '', ['x', 'chk_x', 'demo']))
 
   const operations = Object.entries(doc.paths)
-    .filter(([path]) => !ENDLESS.has(path))
+    .filter(([path]) => !LEFT_OUT.has(path))
     .flatMap(([path, item]) =>
       Object.entries(item)
         .filter(([method]) => method !== 'parameters')
-        .map(([method, operation]) => ({path, method: method.toUpperCase(), operation: operation as Schema})),
+        .map(([method, operation]) => ({
+          path: `/v1${path}`,
+          method: method.toUpperCase(),
+          operation: operation as Schema,
+        })),
     )
+    .concat(TABLE_PAGE)
 
   return () => {
     const {path, method, operation} = pick(operations)
@@ -168,8 +197,8 @@ export function requestsFrom(doc: Doc, random: () => number, ids: () => readonly
     }
     if (chance(0.1)) headers['idempotency-key'] = pick(['k1', 'k2', 'x'.repeat(300)])
     const filled = path.replace(/([\w-]+)\/\{\w+\}/g, (_, collection: string) => `${collection}/${segment(collection)}`)
-    const addressed = filled !== path
-    return {method, path: `/v1${filled}${query.size > 0 ? `?${query}` : ''}`, headers, body, addressed}
+    const addressed = filled !== path && !path.startsWith('/t/')
+    return {method, path: `${filled}${query.size > 0 ? `?${query}` : ''}`, headers, body, addressed}
   }
 
   function resolveParameter(parameter: Schema): Schema {
@@ -183,6 +212,7 @@ const ID = /^(?:chk|clm|pay|fb|evt|we|dlv|req|flt|acct)_[a-z0-9]+$/
 function idsIn(value: unknown, into: Set<string>, key = ''): void {
   if (typeof value === 'string') {
     if ((ID.test(value) || key === 'external_id' || key === 'name') && value !== 'acct_demo') into.add(value)
+    if (key === 'guest_url') into.add(value.slice(value.lastIndexOf('/') + 1))
   } else if (value && typeof value === 'object')
     for (const [inner, field] of Object.entries(value)) idsIn(field, into, Array.isArray(value) ? key : inner)
 }
