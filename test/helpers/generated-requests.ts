@@ -77,8 +77,8 @@ const bodyOf = (name: string) => ({
 })
 
 /**
- * The table page's routes (docs/pages.md): not in the document, drawn too. A table link is the
- * guest's key, so no request to one is an account's (`addressed` is false); its stream is left out, as `LEFT_OUT`'s.
+ * The table page's routes (docs/pages.md): not in the document, drawn too. A table link is the guest's
+ * key, so no request to one is an account's (`addressed` is false); its stream is left out, as `LEFT_OUT`'s.
  */
 const TABLE_PAGE: {path: string; method: string; operation: Schema}[] = [
   {path: '/t/{token}', method: 'GET', operation: {}},
@@ -96,13 +96,12 @@ const TABLE_PAGE: {path: string; method: string; operation: Schema}[] = [
 const LEFT_OUT = new Set(['/sim/stream', '/sim/reset'])
 
 /**
- * Requests to every operation of `doc` and every route of the table
- * page (`TABLE_PAGE`), drawn by `random`: a path
- * parameter one of the `ids` answers have shown so far or a segment of
- * any shape, query parameters and a body built from their schemas with
- * odd values mixed in, now and then a body that is no JSON or another
- * content type. An endpoint's URL is a closed loopback port, so no
- * delivery leaves the machine.
+ * Requests to every operation of `doc` and every route of the table page
+ * (`TABLE_PAGE`), drawn by `random`: a path parameter one of the `ids`
+ * answers have shown so far or a segment of any shape, query parameters
+ * and a body built from their schemas with odd values mixed in, now and
+ * then a body that is no JSON or another content type. An endpoint's URL
+ * is a closed loopback port, so no delivery leaves the machine.
  *
  * @example
  * const next = requestsFrom(doc, mulberry32(1), () => ['chk_…'])
