@@ -66,3 +66,34 @@ test("one account's records, named in the path with another account's key, are 4
   expect(reads).toBeGreaterThan(50)
   expect(shown).toEqual([])
 })
+
+/**
+ * What a refused write must leave as it was, read through the API: the checks (with what guests claimed and paid),
+ * the snapshots, the faults and the clock's offset. Deliveries and endpoints are left out: their attempts are
+ * recorded in the background.
+ */
+async function state(): Promise<string> {
+  const read = async (path: string) => (await sim.api('GET', path)).text
+  const clock = (await sim.api('GET', '/v1/sim/clock')).body
+  const lists = await Promise.all(['/v1/checks?limit=100', '/v1/sim/snapshots', '/v1/sim/faults'].map(read))
+  return JSON.stringify([...lists, clock.offset_seconds, clock.time_scale])
+}
+
+test('a drawn write refused with a 4xx changes nothing that is read back: no refusal is half applied', async () => {
+  const {next, send} = await drawnRequests([sim.url], 20_261_202)
+  const changed: string[] = []
+  let before = await state()
+  for (let i = 0; i < REQUESTS; i++) {
+    const request = next()
+    const {method, path, body} = request
+    if (method === 'GET' || method === 'HEAD') continue
+    const answer = await send(request)
+    const after = await state()
+    if (answer.status >= 400 && answer.status < 500 && after !== before)
+      changed.push(
+        `${method} ${path.slice(0, 120)} ${body?.slice(0, 200) ?? ''} → ${answer.status} ${answer.text.slice(0, 200)}`,
+      )
+    before = after
+  }
+  expect(changed).toEqual([])
+})
