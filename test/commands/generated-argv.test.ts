@@ -3,10 +3,10 @@ import {mkdir, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterAll, beforeAll, expect, test} from 'vitest'
 import {exitCodesOf} from '../../src/cli/exit-codes.js'
-import type {ExitCodes} from '../../src/cli/exit-codes.js'
 import {type ApiServer, startApiServer} from '../helpers/api-server.js'
 import {ROOT, runCommand} from '../helpers/cli.js'
-import {mulberry32} from '../helpers/random.js'
+import {manifestCommands} from '../helpers/manifest.js'
+import {mulberry32, pickerOf} from '../helpers/random.js'
 import {makeTempDir} from '../helpers/temp-dirs.js'
 
 let server: ApiServer
@@ -61,12 +61,6 @@ const VALUES = [
   'check.json',
 ]
 
-interface ManifestCommand {
-  args?: Record<string, unknown>
-  flags?: Record<string, {type: string; options?: string[]}>
-  exitCodes?: ExitCodes
-}
-
 /** Whether `code` is one `codes` documents: a code, or within a range (`'3-255'`). */
 const documents = (codes: [string, string][], code: number | null) =>
   codes.some(([documented]) => {
@@ -78,18 +72,15 @@ const documents = (codes: [string, string][], code: number | null) =>
 const CRASH = /\n\s+at \S.*:\d+:\d+\)?\n|\b(TypeError|RangeError|ReferenceError)\b/
 
 test('every command, given flag and argument values of every shape, exits with a code its help documents and prints no stack', async () => {
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
-    commands: Record<string, ManifestCommand>
-  }
-  const commands = Object.entries(manifest.commands).filter(([id]) => !LEFT_OUT.has(id))
+  const commands = manifestCommands().filter(([id]) => !LEFT_OUT.has(id))
   const random = mulberry32(20_261_130)
-  const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!
+  const pick = pickerOf(random)
   const wrong: string[] = []
   for (let i = 0; i < RUNS; i++) {
     const [id, command] = pick(commands)
     const argv = id.split(':')
     for (const _ of Object.keys(command.args ?? {})) if (random() < 0.9) argv.push(pick(VALUES))
-    for (const [name, flag] of Object.entries(command.flags ?? {})) {
+    for (const [name, flag] of Object.entries(command.flags)) {
       if (name === 'help' || random() > 0.3) continue
       if (flag.type === 'boolean') argv.push(`--${name}`)
       else argv.push(`--${name}`, flag.options && random() < 0.6 ? pick(flag.options) : pick(VALUES))

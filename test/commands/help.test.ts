@@ -1,18 +1,7 @@
-import {readFileSync} from 'node:fs'
-import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {ROOT} from '../helpers/cli.js'
+import {manifestCommands} from '../helpers/manifest.js'
 
-interface ManifestCommand {
-  summary?: string
-  description?: string
-  examples?: unknown[]
-  flags: Record<string, {helpValue?: string; default?: unknown}>
-}
-
-const commands = Object.entries(
-  JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')).commands as Record<string, ManifestCommand>,
-)
+const commands = manifestCommands()
 
 describe('--help of every command', () => {
   it('has a summary, a DESCRIPTION beyond it and at least one example', () => {

@@ -1,6 +1,6 @@
 import {checkWith} from './checks.js'
 import {doc, type Doc} from './openapi-doc.js'
-import {mulberry32} from './random.js'
+import {mulberry32, pickerOf} from './random.js'
 import {type RawAnswer, rawRequest} from './raw-http.js'
 import {call, WRITE_KEY} from './simulator.js'
 
@@ -108,7 +108,7 @@ const LEFT_OUT = new Set(['/sim/stream', '/sim/reset'])
  * const {method, path, body} = next()
  */
 export function requestsFrom(doc: Doc, random: () => number, ids: () => readonly string[]): () => GeneratedRequest {
-  const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!
+  const pick = pickerOf(random)
   const chance = (p: number) => random() < p
   const resolve = (schema: Schema | undefined): Schema =>
     schema?.$ref ? resolve(doc.components.schemas[schema.$ref.split('/').pop()!]) : (schema ?? {})
@@ -221,10 +221,13 @@ const LINES: [string, number, number][] = [
   ['b', 2, 300],
 ]
 
-/** Records for the requests to address, made on `url`: drawn at random, they rarely make a valid check, claim or payment. */
-async function someRecords(url: string): Promise<unknown[]> {
+/**
+ * Records for the requests to address, made on `url`: drawn at random, they rarely make a valid check, claim or
+ * payment. Checks of their own for each `seed`, so that what the draws of one did to theirs leaves another's as new.
+ */
+async function someRecords(url: string, seed: number): Promise<unknown[]> {
   const made: unknown[] = []
-  for (const external of ['g1', 'g2']) {
+  for (const external of [`g${seed}-1`, `g${seed}-2`]) {
     const {body: check} = await call(url, 'PUT', `/v1/checks/external/${external}`, {body: checkWith(LINES)})
     const claim = {items: [{external_id: 'a', quantity: 1}]}
     made.push(check, (await call(url, 'POST', `/v1/sim/checks/${check.id}/claims`, {body: claim})).body)
@@ -246,7 +249,7 @@ async function someRecords(url: string): Promise<unknown[]> {
  */
 export async function drawnRequests(urls: readonly string[], seed: number) {
   const ids = new Set<string>()
-  for (const record of await someRecords(urls[0]!)) idsIn(record, ids)
+  for (const record of await someRecords(urls[0]!, seed)) idsIn(record, ids)
   const next = requestsFrom(doc, mulberry32(seed), () => [...ids])
   let turn = 0
   const send = async ({method, path, headers, body}: GeneratedRequest, key = WRITE_KEY): Promise<RawAnswer> => {
@@ -259,15 +262,35 @@ export async function drawnRequests(urls: readonly string[], seed: number) {
   return {next, send}
 }
 
+/** A request and its answer, as a failed test lists them. */
+export const told = ({method, path, body}: GeneratedRequest, answer: RawAnswer): string =>
+  `${method} ${path.slice(0, 120)} ${body?.slice(0, 200) ?? ''} → ${answer.status} ${answer.text.slice(0, 200)}`
+
 /** What is wrong with `answer` to `request`: a 5xx, or an error without its documented body; undefined when nothing. */
-export function wrongAnswer({method, path, body}: GeneratedRequest, answer: RawAnswer): string | undefined {
-  const said = `${method} ${path.slice(0, 120)} ${body?.slice(0, 200) ?? ''} → ${answer.status} ${answer.text.slice(0, 200)}`
+export function wrongAnswer(request: GeneratedRequest, answer: RawAnswer): string | undefined {
   const error = answer.body?.error
   const documented =
     typeof error?.code === 'string' &&
     typeof error.message === 'string' &&
     error.request_id === answer.headers['x-request-id']
-  if (answer.status >= 500) return said
-  if (answer.status >= 400 && method !== 'HEAD' && !documented) return `no error body: ${said}`
+  if (answer.status >= 500) return told(request, answer)
+  if (answer.status >= 400 && request.method !== 'HEAD' && !documented) return `no error body: ${told(request, answer)}`
   return undefined
+}
+
+/**
+ * What is wrong (`wrongAnswer`) with the answers to `count` requests of `seed` sent to `urls`. With `faults` false
+ * none is sent to the fault routes, for requests sent at once by others: a fault made answers theirs too until it
+ * is cleared, and one of them could get its 5xx.
+ */
+export async function wrongAnswers(urls: readonly string[], seed: number, count: number, faults = true) {
+  const {next, send} = await drawnRequests(urls, seed)
+  const wrong: string[] = []
+  for (let i = 0; i < count; i++) {
+    const request = next()
+    if (!faults && request.path.startsWith('/v1/sim/faults')) continue
+    const said = wrongAnswer(request, await send(request))
+    if (said) wrong.push(said)
+  }
+  return wrong
 }

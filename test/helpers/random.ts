@@ -8,3 +8,9 @@ export function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
   }
 }
+
+/** Picks one of `values` with `random`: the same seed picks the same ones. */
+export const pickerOf =
+  (random: () => number) =>
+  <T>(values: readonly T[]): T =>
+    values[Math.floor(random() * values.length)]!
