@@ -139,7 +139,8 @@ async function firstAttemptHeld(status: number, later = 200) {
   let answerFirst!: () => void
   const firstAnswered = new Promise<number>((resolve) => (answerFirst = () => resolve(status)))
   const receiver = await countingReceiver(() => (receiver.received.length === 1 ? firstAnswered : later))
-  const a = await serveStorage(storage)
+  // the held attempt must not time out before the test lets it end, however slowly a second instance starts
+  const a = await serveStorage(storage, {receiverTimeoutMs: 120_000})
   cleanup.push(() => a.close())
   await subscribe(a, receiver.url)
   await pushChecks([a], 1, 'held')
