@@ -144,7 +144,7 @@ export interface AccountKeyed {
 
 /**
  * Each record of `records` kept under a key that names another account than `account` (docs/snapshots.md,
- * "Import"): an idempotency key's id is `<account>\0<scope>\0<key>`, and an endpoint whose id its caller chose
+ * "Export and import"): an idempotency key's id is `<account>\0<scope>\0<key>`, and an endpoint whose id its caller chose
  * is kept as `<account>/<id>`, so an endpoint's own id holds no `/`. Restored, such a record would answer
  * another account's requests, or take the place of its endpoint.
  */

@@ -9,7 +9,7 @@ export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url))
  * `path` as given when it exists; else, for a relative path, the same path in
  * the package when it is there: so `fixtures/seed.json` names the example
  * seed in a project that installed tablepay as well as in its own repo
- * (docs/api.md, "Accounts and keys"). Undefined when neither exists.
+ * (docs/api.md, "Seeding and keys"). Undefined when neither exists.
  *
  * @example
  * await findFile('fixtures/seed.json') // '/app/node_modules/tablepay/fixtures/seed.json' in a project
