@@ -51,12 +51,15 @@ export async function resolveClientConfig(
   // the server found is at the URL given, as it listens: `localhost` may resolve to the other loopback address
   if (apiKey || server?.api_key)
     return {url: normalize(server?.url) ?? url ?? DEFAULT_URL, apiKey: apiKey || server!.api_key!}
-  tried.push(await probeDescription(url || DEFAULT_URL))
+  const probed = url || DEFAULT_URL
+  const answered = await answers(probed)
+  tried.push(`${probed}: ${answered ? 'a server answers, but its keys are not known here' : 'no server answers'}`)
   const start = named ? `\`tablepay serve --data ${shellWord(named)}\`, or unset TABLEPAY_DATA` : '`tablepay serve`'
   throw new TablepayConfigError(
     'missing_api_key',
     [
-      'No API key. Tried:',
+      // most often nothing runs yet: the headline says so, not only the last place tried
+      answered ? 'No API key. Tried:' : 'No tablepay server found, and no API key. Tried:',
       '  - --api-key and TABLEPAY_API_KEY: not set',
       ...tried.map((line) => `  - ${line}`),
       `Pass --api-key or set TABLEPAY_API_KEY (\`tablepay serve\` prints the keys), or start ${start}.`,
@@ -169,10 +172,6 @@ async function whyNotUsable(server: ServerFile, url: string | undefined): Promis
   if (url && !sameServer(normalize(server.url)!, url)) return `its server is at ${server.url}, not ${url}`
   if (!isAlive(server.pid)) return `its server (pid ${server.pid}) is not running`
   if (!(await answers(server.url))) return `its server (pid ${server.pid}) does not answer at ${server.url}`
-}
-
-async function probeDescription(url: string): Promise<string> {
-  return `${url}: ${(await answers(url)) ? 'a server answers, but its keys are not known here' : 'no server answers'}`
 }
 
 async function answers(url: string): Promise<boolean> {
