@@ -95,6 +95,10 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
     )
   }
 
+  protected override keyFrom(): string | undefined {
+    return this.flags?.['api-key'] || !process.env.TABLEPAY_API_KEY ? undefined : 'TABLEPAY_API_KEY'
+  }
+
   /** Ends the requests still out once the command has ended (`finally`): none of them keeps the process alive. */
   readonly #ended = new AbortController()
 

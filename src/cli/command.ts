@@ -27,11 +27,17 @@ export abstract class Command extends OclifCommand {
     if (!this.jsonEnabled()) error.message = printableLines(error.message)
     // With --json, toErrorJson prints the error body; without, a client error becomes a CLI error with its code and a next step.
     if (error instanceof TablepayError && !this.jsonEnabled()) {
-      this.error(printableLines(describeError(error)), {exit: 1, code: error.code, suggestions: suggestionsFor(error)})
+      const suggestions = suggestionsFor(error, this.keyFrom())
+      this.error(printableLines(describeError(error)), {exit: 1, code: error.code, suggestions})
     }
     // oclif's catch exits 1 with --json whatever the error says; a bad flag or argument exits 2 either way
     process.exitCode ??= exitOf(error)
     return super.catch(error)
+  }
+
+  /** Where the key a command sent came from, when not from its command line: ApiCommand's say. */
+  protected keyFrom(): string | undefined {
+    return undefined
   }
 
   /** It keeps printing records (`emit`): with --json, JSON lines, an error that ends it one more (docs/cli.md). */

@@ -44,9 +44,16 @@ function headline(message: string, [first]: TablepayErrorDetail[]): string {
   return message.slice(0, at).trimEnd() || 'The request was refused:'
 }
 
-export function suggestionsFor(error: TablepayError): string[] | undefined {
-  const next = nextStepFor(error)
-  return next ? [next] : undefined
+/**
+ * What to try next. `keyFrom` names where a key the server refused came from when the user may not know it
+ * (`TABLEPAY_API_KEY`, exported for another server or copied from the read-only dashboard link).
+ */
+export function suggestionsFor(error: TablepayError, keyFrom?: string): string[] | undefined {
+  const steps = [nextStepFor(error)]
+  if (keyFrom && (error.code === 'unauthenticated' || error.code === 'insufficient_scope'))
+    steps.push(`The key came from ${keyFrom}: unset it to use the key of the server running here.`)
+  const given = steps.filter((step) => step !== undefined)
+  return given.length > 0 ? given : undefined
 }
 
 // an answer that is not the API's (another service at the URL): the one thing to check

@@ -135,6 +135,27 @@ describe('how the CLI finds the server', () => {
     expect(JSON.parse(stdout).data[0]).toMatchObject({id: 'loc_main'})
   })
 
+  it('a key TABLEPAY_API_KEY holds that the server refuses is named as from there, with how to use the found one', async () => {
+    const home = await tempDir()
+    await serve(home, ['--memory'])
+    const push = ['checks', 'push', 't12', '-f', join(ROOT, 'fixtures/checks/open.json')]
+    // the read key of the dashboard's link, exported: a write is refused for its scope
+    const read = await client(home, push, {TABLEPAY_API_KEY: 'tp_test_demo_read'})
+    expect(read.code).toBe(1)
+    expect(read.stderr).toContain('insufficient_scope')
+    expect(read.stderr).toContain(
+      'The key came from TABLEPAY_API_KEY: unset it to use the key of the server running here.',
+    )
+    // a key of another server's data, exported long ago
+    const stale = await client(home, push, {TABLEPAY_API_KEY: 'tp_test_gone'})
+    expect(stale.code).toBe(1)
+    expect(stale.stderr).toContain('The key came from TABLEPAY_API_KEY')
+    // the same key on the command line is the user's own choice: nothing to tell
+    const given = await client(home, [...push, '--api-key', 'tp_test_demo_read'])
+    expect(given.stderr).toContain('insufficient_scope')
+    expect(given.stderr).not.toContain('came from')
+  })
+
   it('with two servers started from the current directory, names each with where and when it started, and how to choose', async () => {
     const home = await tempDir()
     const here = await tempDir()
