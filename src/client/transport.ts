@@ -237,7 +237,7 @@ async function apiError(response: Response): Promise<TablepayApiError> {
     ? body.error!
     : {
         code: `http_${response.status}`,
-        message: `HTTP ${response.status} ${response.statusText} from ${response.url}: ${text.slice(0, 200)}`,
+        message: `HTTP ${response.status} ${response.statusText} from ${response.url}${text ? `: ${text.slice(0, 200)}` : ' (no body)'}`,
       }
   const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN)
   return new TablepayApiError(

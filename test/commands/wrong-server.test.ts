@@ -7,6 +7,8 @@ import {runCommand, WRITE_KEY} from '../helpers/cli.js'
 const other = createServer((req, res) => {
   req.resume()
   if (req.url?.startsWith('/v1/checks')) return res.writeHead(500, {'content-type': 'text/plain'}).end('boom')
+  // a receiver's port: it takes POSTs to its own path only
+  if (req.url?.startsWith('/v1/events')) return res.writeHead(405).end()
   res.writeHead(200, {'content-type': 'text/plain'}).end('ok')
 })
 let env: Record<string, string>
@@ -40,6 +42,16 @@ describe('a --url that names another service', () => {
     expect(code).toBe(1)
     const said = oneLine(stderr)
     expect(said).toContain('HTTP 500')
+    expect(said).toContain('from http://127.0.0.1')
+    expect(said).toContain('/v1/checks: boom')
     expect(said).toContain('Check --url')
+  })
+
+  it('says an error answer without a body had none, instead of ending on a colon', async () => {
+    const {code, stderr} = await runCommand(['events', 'list'], {env})
+    expect(code).toBe(1)
+    expect(oneLine(stderr)).toMatch(
+      /HTTP 405 Method Not Allowed from http:\/\/127\.0\.0\.1:\d+\/v1\/events\S* \(no body\)/,
+    )
   })
 })
