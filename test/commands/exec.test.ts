@@ -280,6 +280,8 @@ describe('exec -- COMMAND', () => {
     for (const [args, says] of [
       [['--seed', 'fixtures/seed.json', 'npm', 'test'], 'Give the command to run after --'],
       [['npm', 'test'], '"tablepay exec" runs what comes after --: tablepay exec -- npm test'],
+      // the command's own flags, and a word with a space, are in the line to run instead
+      [['npm', 'run', '--silent', 'my test'], "tablepay exec -- npm run --silent 'my test'"],
       [['--', ''], 'Give the command to run after --'],
     ] as const) {
       const {code, stderr} = await runCommand(['exec', ...args])

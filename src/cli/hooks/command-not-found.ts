@@ -1,5 +1,6 @@
 import {type Hook, type Interfaces, loadHelpClass, toConfiguredId} from '@oclif/core'
 import {usageError, visibleCommands} from './usage-error.js'
+import {shellWord} from '../../shared/shell-word.js'
 
 /**
  * How many edits apart two command lines are, a swap of two neighbours
@@ -55,8 +56,10 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
     const rest = typed.slice(command.length + 1)
     // `tablepay exec npm test`: exec runs what comes after `--` (its usage says so)
     const runs = [config.findCommand(command.replaceAll(' ', ':'))?.usage ?? []].flat().join(' ').includes(' -- ')
+    // its own flags too: `tablepay exec npm --version` runs `npm --version`
+    const ran = [rest, ...argv.map((arg) => shellWord(arg))].join(' ')
     const message = runs
-      ? `Unexpected argument: ${rest}. "${config.bin} ${command}" runs what comes after --: ${config.bin} ${command} -- ${rest}`
+      ? `Unexpected argument: ${rest}. "${config.bin} ${command}" runs what comes after --: ${config.bin} ${command} -- ${ran}`
       : `Unexpected argument: ${rest}. "${config.bin} ${command}" takes none.`
     throw usageError(message, [`See \`${config.bin} ${command} --help\`.`], line)
   }
