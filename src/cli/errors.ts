@@ -2,6 +2,7 @@ import type {Errors} from '@oclif/core'
 import {TablepayApiError, TablepayError, type TablepayErrorBody, type TablepayErrorDetail} from '../client/errors.js'
 import type {CliErrorCode} from './error-codes.js'
 import {singleQuoted} from '../shared/shell-word.js'
+import {nearestOf} from './nearest.js'
 
 // What to try next for each API error code, in the CLI's terms (its flags, its commands): the server's
 // message says what went wrong and, for any client, what to send instead, so a hint adds rather than repeats.
@@ -189,12 +190,13 @@ const MORE_HELP = '\nSee more help with --help'
 /**
  * A wrong command line without a suggestion of its own points to `help` (the command's `--help`, as typed),
  * whoever refused it. oclif's words around a refused flag or argument are made one line like every other error: `Parsing
- * --limit \n\t<reason>\nSee more help with --help` becomes `--limit: <reason>`.
+ * --limit \n\t<reason>\nSee more help with --help` becomes `--limit: <reason>`. A flag it does not know is
+ * matched against `flags`, the ones it takes (`--jsn`: did you mean `--json`?), as a mistyped command is.
  *
  * @example
- * tidyParseError(error, 'tablepay checks list --help') // error.message: '--limit: Expected an integer …'
+ * tidyParseError(error, 'tablepay checks list --help', ['json', 'limit']) // error.message: '--limit: Expected an integer …'
  */
-export function tidyParseError(error: unknown, help: string): void {
+export function tidyParseError(error: unknown, help: string, flags: readonly string[] = []): void {
   const refused = error as (Error & {suggestions?: string[]; code?: string}) | null
   if (typeof refused?.message !== 'string' || !isUsageError(refused)) return
   const pointer = `See \`${help}\`.`
@@ -228,5 +230,12 @@ export function tidyParseError(error: unknown, help: string): void {
     .replace(/\n(\u001B\[\d+m)?\s*/g, '; $1')
     // a flag as it is typed
     .replace(/Missing required flag ([\w-]+)/g, 'Missing required flag --$1')
-  refused.suggestions = [...(refused.suggestions ?? []), pointer]
+  const unknown = /^Nonexistent flag: (--[\w-]+)$/.exec(refused.message)?.[1]
+  const meant =
+    unknown &&
+    nearestOf(
+      unknown,
+      flags.map((flag) => `--${flag}`),
+    )
+  refused.suggestions = [...(refused.suggestions ?? []), ...(meant ? [`Did you mean ${meant}?`] : []), pointer]
 }

@@ -264,6 +264,23 @@ describe('a bad command line exits 2 with and without --json', () => {
     },
   )
 
+  it('an unknown flag gets the nearest flag the command takes, its own, a connection flag or --json', async () => {
+    for (const [args, meant] of [
+      [['checks', 'list', '--jsn'], '--json'],
+      [['checks', 'push', 't12', '--fle', 'x.json'], '--file'],
+      [['checks', 'list', '--tiemout', '5s'], '--timeout'],
+      [['serve', '--prot', '5000'], '--port'],
+    ] as const) {
+      const {code, stderr} = await runCommand([...args])
+      expect([code, stderr], args.join(' ')).toEqual([2, expect.stringContaining(`Did you mean ${meant}?`)])
+    }
+    // nothing near: only where the flags are listed
+    const far = await runCommand(['checks', 'list', '--zzzzzz'])
+    expect(far.code).toBe(2)
+    expect(far.stderr).not.toContain('Did you mean')
+    expect(far.stderr).toContain('See `tablepay checks list --help`.')
+  })
+
   it('an unknown command is named as typed, with the nearest command and where the list is', async () => {
     const {code, stdout, stderr} = await runCommand(['chekcs', 'list'])
     expect(code).toBe(2)

@@ -1,27 +1,7 @@
 import {type Hook, type Interfaces, loadHelpClass, toConfiguredId} from '@oclif/core'
 import {usageError, visibleCommands} from './usage-error.js'
 import {shellWord} from '../../shared/shell-word.js'
-
-/**
- * How many edits apart two command lines are, a swap of two neighbours
- * counting as one (`lsit` is one from `list`, two from `lint`), to suggest
- * the command a typo meant.
- */
-function distance(a: string, b: string): number {
-  const d = Array.from({length: a.length + 1}, (_, i) =>
-    Array.from({length: b.length + 1}, (_, j) => (i === 0 ? j : i)),
-  )
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
-      }
-    }
-  }
-  return d[a.length]![b.length]!
-}
+import {nearestOf} from '../nearest.js'
 
 /**
  * An unknown command (`tablepay checks lsit`) is a wrong command line: it
@@ -47,9 +27,8 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
   const commands = visibleCommands(config)
   // a topic too: `tablepay chekcs` meant `tablepay checks`
   const topics = config.topics.filter((t) => !t.hidden).map((t) => toConfiguredId(t.name, config))
-  const nearest = [...commands, ...topics].toSorted((a, b) => distance(typed, a) - distance(typed, b))[0]
+  const nearest = nearestOf(typed, [...commands, ...topics])
   const topic = config.findTopic(words[0]!) ? ` ${words[0]}` : ''
-  const close = nearest !== undefined && distance(typed, nearest) <= Math.max(2, Math.floor(typed.length / 3))
   // `tablepay clock show now`: a command that takes no arguments, given one (oclif read it as part of the id)
   const command = commands.filter((c) => typed.startsWith(`${c} `)).sort((a, b) => b.length - a.length)[0]
   if (command) {
@@ -73,7 +52,7 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
   throw usageError(
     `"${config.bin} ${typed}" is not a command.`,
     [
-      ...(close ? [`Did you mean \`${config.bin} ${nearest}\`?`] : []),
+      ...(nearest ? [`Did you mean \`${config.bin} ${nearest}\`?`] : []),
       `\`${config.bin}${topic} --help\` lists the commands.`,
     ],
     line,
