@@ -34,13 +34,13 @@ export async function readJsonObject(
   } catch (error) {
     throw await unreadable(source, error, ', or pipe the JSON on stdin')
   }
+  // input that holds no JSON object, empty or not JSON, is a wrong command line as a bad value is: nothing was sent
   if (input.trim() === '') {
-    // nothing piped is a wrong command line; a file given that is empty is what it holds, as invalid JSON is
     throw new Errors.CLIError(
       fromStdin
         ? `stdin is empty: pass ${named}, or pipe the JSON on stdin.`
         : `${file} is empty: put the JSON body in it.`,
-      {exit: fromStdin ? 2 : 1, code: 'missing_input'},
+      {exit: 2, code: 'missing_input'},
     )
   }
   let value: unknown
@@ -48,12 +48,12 @@ export async function readJsonObject(
     value = JSON.parse(withoutBom(input))
   } catch (error) {
     throw new Errors.CLIError(`${source} is not valid JSON: ${(error as Error).message}`, {
-      exit: 1,
+      exit: 2,
       code: 'invalid_json',
     })
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new Errors.CLIError(`${source} holds JSON but not an object: expected {…}.`, {exit: 1, code: 'invalid_json'})
+    throw new Errors.CLIError(`${source} holds JSON but not an object: expected {…}.`, {exit: 2, code: 'invalid_json'})
   }
   return value as Record<string, unknown>
 }

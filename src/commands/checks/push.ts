@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import type {Check, CheckPush} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
+import {API_EXIT_CODES} from '../../cli/exit-codes.js'
 import {renderCheckSummary, renderPushResult} from '../../cli/views/check.js'
 import {qrFlag} from '../../cli/flags/qr.js'
 import {renderGuestQr} from '../../cli/views/qr.js'
@@ -34,9 +35,8 @@ Prints what happened (created, updated, unchanged or stale) and the check; --jso
   ]
 
   static override exitCodes = {
-    1:
-      'The server refused the request, was not found, or did not answer within --timeout; or the file is empty or ' +
-      'holds no JSON object (missing_input, invalid_json): the message and its code say which.',
+    ...API_EXIT_CODES,
+    2: 'A wrong command line, or input that is empty or holds no JSON object (missing_input, invalid_json): nothing was sent.',
   }
 
   static override args = {

@@ -157,18 +157,18 @@ describe('checks push', () => {
     expect([pushed.code, JSON.parse(pushed.stdout).external_id]).toEqual([0, 't12-bom'])
   })
 
-  it('refuses input that is not a JSON object before calling the server', async () => {
+  it('refuses input that is not a JSON object before calling the server, as a wrong command line (exit 2)', async () => {
     const broken = await push(['t12-bad'], '{"table":')
-    expect(broken.code).toBe(1)
+    expect(broken.code).toBe(2)
     expect(broken.stderr).toContain('stdin is not valid JSON')
     expect(broken.stderr).toContain('Code: invalid_json')
 
     const array = await push(['t12-bad', '--json'], '[]')
-    expect(array.code).toBe(1)
+    expect(array.code).toBe(2)
     expect(JSON.parse(array.stdout).error.code).toBe('invalid_json')
   })
 
-  it('refuses empty stdin as a wrong command line (exit 2, missing_input), and an empty file with exit 1: nothing is sent', async () => {
+  it('refuses empty stdin and an empty file as a wrong command line (exit 2, missing_input): nothing is sent', async () => {
     const empty = await push(['t12-empty'])
     expect(empty.code).toBe(2)
     expect(empty.stderr).toContain('stdin is empty: pass --file FILE, or pipe the JSON on stdin.')
@@ -180,13 +180,13 @@ describe('checks push', () => {
       code: 'missing_input',
       message: expect.stringContaining('empty'),
     })
-    // an empty file was given: what it holds is wrong, as invalid JSON is (exit 1)
+    // an empty file was given: what it holds is wrong, as invalid JSON is
     const dir = await mkdtemp(join(tmpdir(), 'tablepay-empty-'))
     try {
       await writeFile(join(dir, 'empty.json'), '')
       const file = await push(['t12-empty', '-f', join(dir, 'empty.json')])
       expect([file.code, file.stderr]).toEqual([
-        1,
+        2,
         expect.stringContaining('empty.json is empty: put the JSON body in it.'),
       ])
     } finally {
