@@ -191,10 +191,10 @@ const MORE_HELP = '\nSee more help with --help'
  * A wrong command line without a suggestion of its own points to `help` (the command's `--help`, as typed),
  * whoever refused it. oclif's words around a refused flag or argument are made one line like every other error: `Parsing
  * --limit \n\t<reason>\nSee more help with --help` becomes `--limit: <reason>`. A flag it does not know is
- * matched against `flags`, the ones it takes (`--jsn`: did you mean `--json`?), as a mistyped command is.
+ * matched against `flags`, the ones it takes as typed (`--jsn`: did you mean `--json`?), as a mistyped command is.
  *
  * @example
- * tidyParseError(error, 'tablepay checks list --help', ['json', 'limit']) // error.message: '--limit: Expected an integer …'
+ * tidyParseError(error, 'tablepay checks list --help', ['--json', '--limit']) // error.message: '--limit: Expected an integer …'
  */
 export function tidyParseError(error: unknown, help: string, flags: readonly string[] = []): void {
   const refused = error as (Error & {suggestions?: string[]; code?: string}) | null
@@ -231,11 +231,6 @@ export function tidyParseError(error: unknown, help: string, flags: readonly str
     // a flag as it is typed
     .replace(/Missing required flag ([\w-]+)/g, 'Missing required flag --$1')
   const unknown = /^Nonexistent flag: (--[\w-]+)$/.exec(refused.message)?.[1]
-  const meant =
-    unknown &&
-    nearestOf(
-      unknown,
-      flags.map((flag) => `--${flag}`),
-    )
+  const meant = unknown && nearestOf(unknown, flags)
   refused.suggestions = [...(refused.suggestions ?? []), ...(meant ? [`Did you mean ${meant}?`] : []), pointer]
 }
