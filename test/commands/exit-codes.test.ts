@@ -100,15 +100,17 @@ describe('the codes help shows are the ones the command exits with', () => {
     })
   })
 
-  it('checks push: 0 pushed, 1 a body that is no JSON object, 2 a body it cannot read', async () => {
+  it('checks push: 0 pushed, 1 a body the server refuses, 2 a body that is no JSON object, as one it cannot read', async () => {
     const {cli} = cliFor(server)
-    const array = join(dir, 'array.json')
+    const [array, empty] = [join(dir, 'array.json'), join(dir, 'empty-object.json')]
     await writeFile(array, '[]')
+    await writeFile(empty, '{}')
     await expectExits('checks push', {
       0: () => cli(['checks', 'push', 'exit-codes', '-f', 'fixtures/checks/open.json']),
-      1: () => cli(['checks', 'push', 'exit-codes', '-f', array]),
-      2: () => cli(['checks', 'push', 'exit-codes', '-f', join(dir, 'nothere.json')]),
+      1: () => cli(['checks', 'push', 'exit-codes', '-f', empty]),
+      2: () => cli(['checks', 'push', 'exit-codes', '-f', array]),
     })
+    expect((await cli(['checks', 'push', 'exit-codes', '-f', join(dir, 'nothere.json')])).code).toBe(2)
   })
 
   it('locations list, as every command that calls the server: 0 done, 1 no server answers, 2 a bad flag', async () => {
