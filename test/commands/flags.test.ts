@@ -401,6 +401,16 @@ describe('a bad command line exits 2 with and without --json', () => {
     })
   })
 
+  it('an id given as an argument to a command whose flag takes it names that flag, with the line to run', async () => {
+    const {code, stderr} = await runCommand(['trigger', 'refund', 'pay_123', '-a', '5'])
+    expect(code).toBe(2)
+    expect(stderr.replaceAll(/\s*\n ›\s*/g, ' ')).toContain(
+      'Unexpected argument: pay_123. "tablepay trigger refund" takes it with --payment: tablepay trigger refund --payment pay_123 -a 5',
+    )
+    // an id no flag of it takes: it takes none
+    expect((await runCommand(['trigger', 'refund', 'chk_123'])).stderr).toContain('takes none.')
+  })
+
   it('-v prints the version, as --version does', async () => {
     const short = await runCommand(['-v'])
     expect(short.code).toBe(0)

@@ -33,13 +33,19 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
   const command = commands.filter((c) => typed.startsWith(`${c} `)).sort((a, b) => b.length - a.length)[0]
   if (command) {
     const rest = typed.slice(command.length + 1)
+    const found = config.findCommand(command.replaceAll(' ', ':'))
     // `tablepay exec npm test`: exec runs what comes after `--` (its usage says so)
-    const runs = [config.findCommand(command.replaceAll(' ', ':'))?.usage ?? []].flat().join(' ').includes(' -- ')
-    // its own flags too: `tablepay exec npm --version` runs `npm --version`
+    const runs = [found?.usage ?? []].flat().join(' ').includes(' -- ')
+    // the line as typed after it, flags too: `tablepay exec npm --version` runs `npm --version`
     const ran = [rest, ...argv.map((arg) => shellWord(arg))].join(' ')
+    // `tablepay trigger refund pay_…`: an id that a flag of the command takes, as its summary names it (`(pay_…)`)
+    const prefix = /^[a-z]+_(?=\w+$)/.exec(rest)?.[0]
+    const flag = prefix && Object.entries(found?.flags ?? {}).find(([, f]) => f.summary?.includes(`(${prefix}…)`))?.[0]
     const message = runs
       ? `Unexpected argument: ${rest}. "${config.bin} ${command}" runs what comes after --: ${config.bin} ${command} -- ${ran}`
-      : `Unexpected argument: ${rest}. "${config.bin} ${command}" takes none.`
+      : flag
+        ? `Unexpected argument: ${rest}. "${config.bin} ${command}" takes it with --${flag}: ${config.bin} ${command} --${flag} ${ran}`
+        : `Unexpected argument: ${rest}. "${config.bin} ${command}" takes none.`
     throw usageError(message, [`See \`${config.bin} ${command} --help\`.`], line)
   }
   // a flag first (`tablepay --json checks list`): oclif reads a command only in the first place
