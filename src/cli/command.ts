@@ -19,8 +19,7 @@ export abstract class Command extends OclifCommand {
 
   protected override async catch(error: Interfaces.CommandError): Promise<unknown> {
     const ctor = this.constructor as typeof Command
-    const names = Object.keys({...ctor.baseFlags, ...ctor.flags, ...(ctor.enableJsonFlag ? {json: true} : {})})
-    const flags = names.map((name) => `--${name}`)
+    const flags = {...ctor.baseFlags, ...ctor.flags, ...(ctor.enableJsonFlag ? {json: {}} : {})}
     tidyParseError(error, `${this.config.bin} ${toConfiguredId(this.id ?? '', this.config)} --help`, flags)
     // an id no request can name is a wrong command line, sent nowhere; told by its name, so that verify and sign,
     // which run this too, load none of the routes (test/commands/verify.test.ts)

@@ -2,6 +2,7 @@ import type {Errors} from '@oclif/core'
 import {TablepayApiError, TablepayError, type TablepayErrorBody, type TablepayErrorDetail} from '../client/errors.js'
 import type {CliErrorCode} from './error-codes.js'
 import {singleQuoted} from '../shared/shell-word.js'
+import {flagTaking} from './id-flag.js'
 import {nearestOf} from './nearest.js'
 
 // What to try next for each API error code, in the CLI's terms (its flags, its commands): the server's
@@ -190,13 +191,18 @@ const MORE_HELP = '\nSee more help with --help'
 /**
  * A wrong command line without a suggestion of its own points to `help` (the command's `--help`, as typed),
  * whoever refused it. oclif's words around a refused flag or argument are made one line like every other error: `Parsing
- * --limit \n\t<reason>\nSee more help with --help` becomes `--limit: <reason>`. A flag it does not know is
- * matched against `flags`, the ones it takes as typed (`--jsn`: did you mean `--json`?), as a mistyped command is.
+ * --limit \n\t<reason>\nSee more help with --help` becomes `--limit: <reason>`. Against `flags`, the ones the
+ * command takes, a flag it does not know gets the nearest (`--jsn`: did you mean `--json`?), as a mistyped command
+ * does, and an id given as one argument too many the flag that takes it (`webhooks delete we_1 we_2`).
  *
  * @example
- * tidyParseError(error, 'tablepay checks list --help', ['--json', '--limit']) // error.message: '--limit: Expected an integer …'
+ * tidyParseError(error, 'tablepay checks list --help', {limit: {}}) // error.message: '--limit: Expected an integer …'
  */
-export function tidyParseError(error: unknown, help: string, flags: readonly string[] = []): void {
+export function tidyParseError(
+  error: unknown,
+  help: string,
+  flags: Readonly<Record<string, {summary?: string}>> = {},
+): void {
   const refused = error as (Error & {suggestions?: string[]; code?: string}) | null
   if (typeof refused?.message !== 'string' || !isUsageError(refused)) return
   const pointer = `See \`${help}\`.`
@@ -231,6 +237,14 @@ export function tidyParseError(error: unknown, help: string, flags: readonly str
     // a flag as it is typed
     .replace(/Missing required flag ([\w-]+)/g, 'Missing required flag --$1')
   const unknown = /^Nonexistent flag: (--[\w-]+)$/.exec(refused.message)?.[1]
-  const meant = unknown && nearestOf(unknown, flags)
-  refused.suggestions = [...(refused.suggestions ?? []), ...(meant ? [`Did you mean ${meant}?`] : []), pointer]
+  const meant =
+    unknown &&
+    nearestOf(
+      unknown,
+      Object.keys(flags).map((name) => `--${name}`),
+    )
+  const extra = /^Unexpected argument: (\S+)$/.exec(refused.message)?.[1]
+  const taking = extra && flagTaking(extra, flags)
+  const hints = [...(meant ? [`Did you mean ${meant}?`] : []), ...(taking ? [`Pass ${extra} with --${taking}.`] : [])]
+  refused.suggestions = [...(refused.suggestions ?? []), ...hints, pointer]
 }

@@ -409,6 +409,13 @@ describe('a bad command line exits 2 with and without --json', () => {
     )
     // an id no flag of it takes: it takes none
     expect((await runCommand(['trigger', 'refund', 'chk_123'])).stderr).toContain('takes none.')
+    // one argument too many for a command that takes one
+    const resend = await runCommand(['events', 'resend', 'evt_1', 'we_2', '--json'])
+    expect(resend.code).toBe(2)
+    expect(JSON.parse(resend.stdout).error).toMatchObject({
+      message: 'Unexpected argument: we_2',
+      suggestions: ['Pass we_2 with --endpoint.', 'See `tablepay events resend --help`.'],
+    })
   })
 
   it('-v prints the version, as --version does', async () => {

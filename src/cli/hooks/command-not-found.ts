@@ -1,6 +1,7 @@
 import {type Hook, type Interfaces, loadHelpClass, toConfiguredId} from '@oclif/core'
 import {usageError, visibleCommands} from './usage-error.js'
 import {shellWord} from '../../shared/shell-word.js'
+import {flagTaking} from '../id-flag.js'
 import {nearestOf} from '../nearest.js'
 
 /**
@@ -38,9 +39,8 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
     const runs = [found?.usage ?? []].flat().join(' ').includes(' -- ')
     // the line as typed after it, flags too: `tablepay exec npm --version` runs `npm --version`
     const ran = [rest, ...argv.map((arg) => shellWord(arg))].join(' ')
-    // `tablepay trigger refund pay_…`: an id that a flag of the command takes, as its summary names it (`(pay_…)`)
-    const prefix = /^[a-z]+_(?=\w+$)/.exec(rest)?.[0]
-    const flag = prefix && Object.entries(found?.flags ?? {}).find(([, f]) => f.summary?.includes(`(${prefix}…)`))?.[0]
+    // `tablepay trigger refund pay_…`: an id that a flag of the command takes
+    const flag = flagTaking(rest, found?.flags ?? {})
     const message = runs
       ? `Unexpected argument: ${rest}. "${config.bin} ${command}" runs what comes after --: ${config.bin} ${command} -- ${ran}`
       : flag
