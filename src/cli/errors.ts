@@ -236,15 +236,10 @@ export function tidyParseError(
     .replace(/\n(\u001B\[\d+m)?\s*/g, '; $1')
     // a flag as it is typed
     .replace(/Missing required flag ([\w-]+)/g, 'Missing required flag --$1')
-  const unknown = /^Nonexistent flag: (--[\w-]+)$/.exec(refused.message)?.[1]
-  const meant =
-    unknown &&
-    nearestOf(
-      unknown,
-      Object.keys(flags).map((name) => `--${name}`),
-    )
+  const unknown = /^Nonexistent flag: --([\w-]+)$/.exec(refused.message)?.[1]
+  const meant = unknown && nearestOf(unknown, Object.keys(flags))
   const extra = /^Unexpected argument: (\S+)$/.exec(refused.message)?.[1]
   const taking = extra && flagTaking(extra, flags)
-  const hints = [...(meant ? [`Did you mean ${meant}?`] : []), ...(taking ? [`Pass ${extra} with --${taking}.`] : [])]
+  const hints = [...(meant ? [`Did you mean --${meant}?`] : []), ...(taking ? [`Pass ${extra} with --${taking}.`] : [])]
   refused.suggestions = [...(refused.suggestions ?? []), ...hints, pointer]
 }

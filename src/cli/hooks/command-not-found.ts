@@ -41,12 +41,13 @@ const hook: Hook<'command_not_found'> = async function ({config, id, argv = []})
     const ran = [rest, ...argv.map((arg) => shellWord(arg))].join(' ')
     // `tablepay trigger refund pay_…`: an id that a flag of the command takes
     const flag = flagTaking(rest, found?.flags ?? {})
-    const message = runs
-      ? `Unexpected argument: ${rest}. "${config.bin} ${command}" runs what comes after --: ${config.bin} ${command} -- ${ran}`
+    const run = `${config.bin} ${command}`
+    const instead = runs
+      ? `runs what comes after --: ${run} -- ${ran}`
       : flag
-        ? `Unexpected argument: ${rest}. "${config.bin} ${command}" takes it with --${flag}: ${config.bin} ${command} --${flag} ${ran}`
-        : `Unexpected argument: ${rest}. "${config.bin} ${command}" takes none.`
-    throw usageError(message, [`See \`${config.bin} ${command} --help\`.`], line)
+        ? `takes it with --${flag}: ${run} --${flag} ${ran}`
+        : 'takes none.'
+    throw usageError(`Unexpected argument: ${rest}. "${run}" ${instead}`, [`See \`${run} --help\`.`], line)
   }
   // a flag first (`tablepay --json checks list`): oclif reads a command only in the first place
   if (typed.startsWith('-'))
