@@ -504,12 +504,14 @@ describe('scenario run', () => {
 })
 
 describe('scenario list and validate', () => {
-  it('list shows the shipped scenarios; --json gives each with its steps and file', async () => {
+  it('list shows the shipped scenarios; --json gives each with its steps and file, as every list is printed', async () => {
     const {code, stdout} = await scenario(['list'])
     expect(code).toBe(0)
     expect(stdout).toMatch(/^NAME +STEPS +DESCRIPTION$/m)
     expect(stdout).toMatch(/^split-bill +8 +Two guests/m)
-    const listed = JSON.parse((await scenario(['list', '--json'])).stdout)
+    const list = JSON.parse((await scenario(['list', '--json'])).stdout)
+    expect(list).toMatchObject({object: 'list', has_more: false, next_cursor: null})
+    const listed = list.data
     // every file of fixtures/scenarios (test/scenarios/shipped.test.ts says which six)
     const files = (await readdir(join(ROOT, 'fixtures', 'scenarios'))).map((f) => f.replace(/\.json$/, '')).sort()
     expect(listed.map((s: {name: string}) => s.name)).toEqual(files)

@@ -428,7 +428,7 @@ test("the help's example files (fixtures/checks/…) are found in the package fr
 
 test("the shipped scenarios ship: `scenario list` and `scenario validate NAME` find them from a user's project", async () => {
   const bin = join(consumer, 'node_modules', '.bin', 'tablepay')
-  const listed = JSON.parse((await run(bin, ['scenario', 'list', '--json'], {cwd: consumer})).stdout)
+  const listed = JSON.parse((await run(bin, ['scenario', 'list', '--json'], {cwd: consumer})).stdout).data
   expect(listed.map((s: {name: string}) => s.name)).toContain('split-bill')
   expect(listed[0].file).toContain(join('node_modules', 'tablepay', 'fixtures', 'scenarios'))
   const {stdout} = await run(bin, ['scenario', 'validate', 'split-bill', '--json'], {cwd: consumer})

@@ -1,3 +1,4 @@
+import type {List} from '../../client/client.js'
 import {Command} from '../../cli/command.js'
 import {renderTable} from '../../cli/views/table.js'
 import {listShipped} from '../../scenarios/files.js'
@@ -10,7 +11,8 @@ No server is needed.`
 
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
 
-  public async run(): Promise<{name: string; description: string; steps: number; file: string}[]> {
+  // --json prints the shape of every other list, though the files are local: scripts read one shape
+  public async run(): Promise<List<{name: string; description: string; steps: number; file: string}>> {
     // it takes no flag but --json: any other is a wrong command line
     await this.parse(ScenarioList)
     const shipped = await listShipped()
@@ -21,6 +23,6 @@ No server is needed.`
         {header: 'DESCRIPTION', value: (s) => s.description},
       ]),
     )
-    return shipped
+    return {object: 'list', data: shipped, has_more: false, next_cursor: null}
   }
 }
