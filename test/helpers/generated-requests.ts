@@ -92,7 +92,10 @@ const TABLE_PAGE: {path: string; method: string; operation: Schema}[] = [
   {path: '/t/{token}/feedback', method: 'POST', operation: bodyOf('FeedbackInput')},
 ]
 
-/** Not drawn: a stream never ends, so a request to one never answers; a reset takes the records the draws address. */
+/**
+ * Not drawn: a stream never ends, so a request to one never answers; a reset takes the records the draws address.
+ * The tests open the stream and send resets beside the draws instead (`before` of `wrongAnswers`).
+ */
 const LEFT_OUT = new Set(['/sim/stream', '/sim/reset'])
 
 /**
@@ -281,12 +284,18 @@ export function wrongAnswer(request: GeneratedRequest, answer: RawAnswer): strin
 /**
  * What is wrong (`wrongAnswer`) with the answers to `count` requests of `seed` sent to `urls`. With `faults` false
  * none is sent to the fault routes, for requests sent at once by others: a fault made answers theirs too until it
- * is cleared, and one of them could get its 5xx.
+ * is cleared, and one of them could get its 5xx. `before(i)` runs before the `i`th request, say a reset beside them.
  */
-export async function wrongAnswers(urls: readonly string[], seed: number, count: number, faults = true) {
+export async function wrongAnswers(
+  urls: readonly string[],
+  seed: number,
+  count: number,
+  {faults = true, before}: {faults?: boolean; before?: (i: number) => Promise<unknown>} = {},
+) {
   const {next, send} = await drawnRequests(urls, seed)
   const wrong: string[] = []
   for (let i = 0; i < count; i++) {
+    await before?.(i)
     const request = next()
     if (!faults && request.path.startsWith('/v1/sim/faults')) continue
     const said = wrongAnswer(request, await send(request))

@@ -14,14 +14,17 @@ export interface Stream {
 export async function openStream(url: string, headers: Record<string, string> = {}): Promise<Stream> {
   const req = get(url, {agent: false, headers})
   const [res] = (await once(req, 'response')) as [IncomingMessage]
+  let ended = false
+  res.on('end', () => (ended = true))
   const stream: Stream = {
     status: res.statusCode!,
     text: '',
     until: (done) =>
       new Promise((resolve, reject) => {
+        const end = () => reject(new Error(`stream ended: ${stream.text.slice(-2000)}`))
         const check = () => done(stream.text) && resolve(stream.text)
-        res.on('data', check).on('end', () => reject(new Error(`stream ended: ${stream.text}`)))
-        check()
+        res.on('data', check).on('end', end)
+        if (!check() && ended) end()
       }),
     close: () => req.destroy(),
   }

@@ -7,12 +7,19 @@ import {useTwoInstances} from '../helpers/two-instances.js'
 let a: RunningServer, b: RunningServer
 useTwoInstances((servers) => ({a, b} = servers))
 
-test('two instances of one sandbox, sent eight streams of drawn requests at once, answer no 5xx and then show the same records', async () => {
+test('two instances of one sandbox, sent eight streams of drawn requests at once and resets now and then, answer no 5xx and then show the same records', async () => {
+  const resets: number[] = []
+  const reset = async (i: number) =>
+    i % 25 === 0 && resets.push((await call(i % 2 ? a.url : b.url, 'POST', '/v1/sim/reset')).status)
   // each stream's requests go to one instance and the other in turn, as behind a load balancer
   const streams = [1, 2, 3, 4, 5, 6, 7, 8].map((n) =>
-    wrongAnswers(n % 2 ? [a.url, b.url] : [b.url, a.url], 20_261_130 + n, 250, false),
+    wrongAnswers(n % 2 ? [a.url, b.url] : [b.url, a.url], 20_261_130 + n, 250, {
+      faults: false,
+      before: n === 1 ? reset : undefined,
+    }),
   )
   expect((await Promise.all(streams)).flat()).toEqual([])
+  expect(resets).toEqual(Array(10).fill(200))
   // both read the one database: what either shows, the other shows too, but for the origin of the guest URLs (each
   // instance's own without --public-url: a check's as it answers, an event's as the instance that wrote it)
   const shown = async (url: string, path: string) => {

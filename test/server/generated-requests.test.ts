@@ -1,6 +1,8 @@
 import {afterAll, beforeAll, expect, test} from 'vitest'
 import {drawnRequests, type GeneratedRequest, told, wrongAnswers} from '../helpers/generated-requests.js'
-import {OTHER_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
+import {OTHER_KEY, startTestServer, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
+import {openStream} from '../helpers/sse.js'
+import {checkWith} from '../helpers/checks.js'
 
 let sim: TestServer
 beforeAll(async () => {
@@ -17,8 +19,35 @@ test("requests drawn for every route, the document's and the table page's, of ev
 })
 
 test('four streams of drawn requests at once get no 5xx either: no route fails on another running beside it', async () => {
-  const streams = [1, 2, 3, 4].map((n) => wrongAnswers([sim.url], 20_261_130 + n, REQUESTS / 4, false))
+  const streams = [1, 2, 3, 4].map((n) => wrongAnswers([sim.url], 20_261_130 + n, REQUESTS / 4, {faults: false}))
   expect((await Promise.all(streams)).flat()).toEqual([])
+})
+
+test('resets and pushes beside four streams of drawn requests get no 5xx; the live stream stays open, each message whole, with an event for each push', async () => {
+  const live = await openStream(`${sim.url}/v1/sim/stream`, {authorization: `Bearer ${WRITE_KEY}`})
+  const [resets, pushed]: [number[], string[]] = [[], []]
+  const reset = async (i: number) => i % 25 === 0 && resets.push((await sim.api('POST', '/v1/sim/reset')).status)
+  const push = async (i: number) => {
+    if (i % 10 !== 0) return
+    const answer = await sim.api('PUT', `/v1/checks/external/live-${i}`, {body: checkWith([['a', 1, 100]])})
+    pushed.push(answer.status === 201 ? answer.body.id : `${answer.status}: ${answer.text}`)
+  }
+  const before = [reset, push, undefined, undefined]
+  const streams = before.map((each, n) =>
+    wrongAnswers([sim.url], 20_261_300 + n, REQUESTS / 4, {faults: false, before: each}),
+  )
+  expect((await Promise.all(streams)).flat()).toEqual([])
+  expect(resets).toEqual(Array(REQUESTS / 4 / 25).fill(200))
+  // a change made last is on the stream once every change before it is
+  const last = await sim.api('PUT', '/v1/checks/external/last', {body: checkWith([['a', 1, 100]])})
+  const text = await live.until((seen) => seen.includes(`"id":"${last.body.id}"`))
+  live.close()
+  const messages = text.split('\n\n').slice(0, -1)
+  expect(messages.filter((m) => !/^event: (event|delivery|request|reset|ping)\ndata: .*$/.test(m))).toEqual([])
+  const events = messages.filter((m) => m.startsWith('event: event\n')).map((m) => JSON.parse(m.slice(19)))
+  const sent = new Set(events.map((event) => event.data.id))
+  expect(pushed.filter((id) => !sent.has(id))).toEqual([])
+  expect(pushed.length).toBe(REQUESTS / 4 / 10)
 })
 
 /** A write that names its record in the path; a check's is put by its POS id, which each account has its own of. */
