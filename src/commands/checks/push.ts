@@ -29,6 +29,10 @@ Prints what happened (created, updated, unchanged or stale) and the check; --jso
       command: '<%= config.bin %> <%= command.id %> t12 -f fixtures/checks/open.json',
     },
     {
+      description: 'The sample check, for another table',
+      command: '<%= config.bin %> <%= command.id %> t7 -f fixtures/checks/open.json --location loc_main --table 7',
+    },
+    {
       description: "Then show guests the table's QR code",
       command: '<%= config.bin %> <%= command.id %> t12 -f fixtures/checks/open.json --location loc_main --qr',
     },
@@ -50,13 +54,19 @@ Prints what happened (created, updated, unchanged or stale) and the check; --jso
   static override flags = {
     file: Flags.string({char: 'f', summary: 'JSON file with the check body; - or no flag reads stdin.'}),
     location: textFlag({char: 'l', summary: 'Location id, set as location_id in the body.'}),
+    table: textFlag({summary: 'Table number, set as table.number in the body.'}),
     qr: qrFlag,
   }
 
   public async run(): Promise<Check> {
-    const {file, location} = this.flags
+    const {file, location, table} = this.flags
     // Not validated here: the server is the one judge of a body, so the CLI never disagrees with the API.
-    const body = {...(await readJsonObject(file)), ...(location ? {location_id: location} : {})} as CheckPush
+    const body = {
+      ...(await readJsonObject(file)),
+      ...(location ? {location_id: location} : {}),
+      // a table is its number alone (the API's CheckTable)
+      ...(table ? {table: {number: table}} : {}),
+    } as CheckPush
     const {check, result} = await this.client.pushCheck(this.args.EXTERNAL_ID, body)
     this.log(renderPushResult(result, check, body.version))
     this.log(renderCheckSummary(check))

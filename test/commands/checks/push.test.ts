@@ -25,7 +25,7 @@ describe('checks push', () => {
       // the section, its long lines joined again where the help wrapped them
       const section = help.slice(help.indexOf('EXAMPLES'), help.indexOf('EXIT CODES')).replaceAll(/ \\\n +/g, ' ')
       const examples = [...section.matchAll(/^ +\$ tablepay checks push (.+)$/gm)].map((match) => match[1]!)
-      expect(examples).toHaveLength(4)
+      expect(examples).toHaveLength(5)
       for (const example of examples) {
         const [args, from] = example.split(' < ')
         const input = from === undefined ? undefined : fixture('open')
@@ -122,6 +122,15 @@ describe('checks push', () => {
       code: 'validation_failed',
       details: [expect.objectContaining({path: 'location_id'})],
     })
+  })
+
+  it('--table sets the table number of the body, so one sample serves every table', async () => {
+    const {code, stdout} = await push(['t7-table', '-f', 'fixtures/checks/open.json', '--table', '7'])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/Table 7\s+open\s+3 items/)
+    const long = await push(['t7-long', '-f', 'fixtures/checks/open.json', '--table', 'x'.repeat(33), '--json'])
+    expect(code === 0 && long.code).toBe(1)
+    expect(JSON.parse(long.stdout).error.details).toEqual([expect.objectContaining({path: 'table.number'})])
   })
 
   it('a bad payload exits 1 and shows the code and the failing field', async () => {
