@@ -1,4 +1,4 @@
-import {Command as OclifCommand, type Interfaces, toConfiguredId} from '@oclif/core'
+import {Errors, Command as OclifCommand, type Interfaces, toConfiguredId} from '@oclif/core'
 import {TablepayError} from '../client/errors.js'
 import {cliError, exitOf, failureJson} from './cli-error.js'
 import {describeError, suggestionsFor, tidyParseError} from './errors.js'
@@ -25,6 +25,12 @@ export abstract class Command extends OclifCommand {
     // which run this too, load none of the routes (test/commands/verify.test.ts)
     if (error.name === 'UnsendableSegmentError')
       return this.catch((await cliError(error.message, {code: 'invalid_usage', exit: 2})) as Interfaces.CommandError)
+    // a flag's own parser (a duration, a URL, a file) and a command's refusal throw a plain Error: as a CLI error,
+    // oclif prints it as every other, each line marked `›`
+    if (exitOf(error) === 2 && !(error instanceof Errors.CLIError)) {
+      const {code = 'invalid_usage', suggestions} = error as Error & {code?: CliErrorCode; suggestions?: string[]}
+      return this.catch((await cliError(error.message, {code, exit: 2, suggestions})) as Interfaces.CommandError)
+    }
     // a message may quote what a request or a server said: a terminal shows its control characters, never obeys them
     if (!this.jsonEnabled()) error.message = printableLines(error.message)
     // With --json, toErrorJson prints the error body; without, a client error becomes a CLI error with its code and a next step.

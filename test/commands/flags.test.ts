@@ -138,6 +138,8 @@ describe('a bad command line exits 2 with and without --json', () => {
     ],
     ['a --timeout longer than a timer waits', ['checks', 'list', '--timeout', '30d']],
     ['a --receiver-timeout longer than a timer waits', ['serve', '--receiver-timeout', '30d']],
+    ['a --seed that is not there (serve)', ['serve', '--memory', '--seed', 'no-such-seed.json']],
+    ['an empty --location (checks push)', ['checks', 'push', 't1', '--location', '']],
     [
       'a --since further back than a date reaches (listen)',
       ['listen', '--forward-to', RECEIVER, '--since', '999999999d'],
@@ -152,6 +154,9 @@ describe('a bad command line exits 2 with and without --json', () => {
     expect(text.code).toBe(2)
     expect(json.code).toBe(2)
     expect(JSON.parse(json.stdout).error).toMatchObject({code: 'invalid_usage'})
+    // printed as every other error, a flag's own refusal too: each line marked as the error's (the usage after it aside)
+    const error = text.stderr.split('\n\n')[0]!.trimEnd().split('\n')
+    expect(error.filter((line) => !line.startsWith(' ›'))).toEqual([])
   })
 
   it('every command refuses a flag it does not have, naming it', async () => {
