@@ -42,7 +42,7 @@ export function defaultSeed(): Seed {
 }
 
 /** What to do with a seed file that is not one. */
-export const SEED_HINT = 'See fixtures/seed.json.'
+export const SEED_HINT = 'See fixtures/seed.json, the example the package ships.'
 
 /** Checks a seed given as a value; the error names `source` and the first problem. */
 export function parseSeed(value: unknown, source: string): Seed {

@@ -130,7 +130,9 @@ describe('serve --seed', () => {
       const invalid = await runCommand(['serve', '--port', '0', '--memory', '--seed', file])
       expect(invalid.code).toBe(2)
       expect(invalid.stderr).toContain(`seed: ${file} is not a valid seed: accounts.0.locations:`)
-      expect(invalid.stderr).toContain('See fixtures/seed.json.')
+      expect(invalid.stderr.replaceAll(/\s*\n ›\s*/g, ' ')).toContain(
+        'See fixtures/seed.json, the example the package ships.',
+      )
       // a line, not a stack: a stack is what a bug prints
       expect(invalid.stderr).not.toMatch(/\n\s+at /)
       // more endpoints than an account may have, as the API refuses the next
