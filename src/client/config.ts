@@ -107,11 +107,18 @@ async function fromRegistry(
   if (running.length === 1) return running[0]
   const nearest = startedNearest(running, cwd)
   if (nearest.length === 1) return nearest[0]
+  // instances of one sandbox answer alike: any of them will do
+  const tied = nearest.length > 0 ? nearest : running
+  if (tied.length > 1 && tied.every((server) => sameSandbox(server, tied[0]!))) return tied[0]
   if (running.length > 1) throw severalServers(nearest, running, dir, cwd)
   // why each one was passed over: a server alive but not answering is not "not running"
   const found = entries.length === 0 ? 'none registered' : `none usable (${problems.join('; ')})`
   tried.push(`running servers registered in ${dir}: ${found}`)
 }
+
+/** Both serve one sandbox: the same database and schema (`serve --database`), with the same key. */
+const sameSandbox = (a: ServerFile, b: ServerFile): boolean =>
+  a.database !== undefined && a.database === b.database && a.schema === b.schema && a.api_key === b.api_key
 
 /** The servers started from `cwd`, else from the nearest directory above it that any was started from. */
 function startedNearest(servers: ServerFile[], cwd: string): ServerFile[] {
@@ -125,9 +132,8 @@ function startedNearest(servers: ServerFile[], cwd: string): ServerFile[] {
 /**
  * Which servers are left to choose from and how to choose, from what the
  * registry knows: each one's URL (which `--url` takes, finding the key with
- * it), where and when it was started, and its data dir, if it has one. A
- * server with none may run with `--memory` or `--database`: the entry does
- * not say which.
+ * it), where and when it was started, and its data dir or database. Those
+ * left are never all of one sandbox, which `fromRegistry` takes any of.
  */
 function severalServers(
   nearest: ServerFile[],
@@ -146,7 +152,7 @@ function severalServers(
       tied
         ? `${candidates.length} running tablepay servers were started from ${from} (registered in ${registry}):`
         : `${candidates.length} tablepay servers are running, none started from ${cwd} or above (registered in ${registry}):`,
-      ...candidates.map((s) => `  - ${s.url} (pid ${s.pid}, ${whenAndWhere(s)}, ${whereItKeeps(s.data_dir)})`),
+      ...candidates.map((s) => `  - ${s.url} (pid ${s.pid}, ${whenAndWhere(s)}, ${whereItKeeps(s)})`),
       `Choose one by its URL with --url or TABLEPAY_URL (its key is in the registry), e.g. --url ${candidates[0]!.url}`,
       ...(withDir ? [`or one with a data dir by the dir, e.g. TABLEPAY_DATA=${withDir.data_dir}`] : []),
       ...(tied ? [] : ['or run the command in the directory a server was started from, or below it.']),
@@ -161,9 +167,11 @@ function whenAndWhere({cwd, started_at}: ServerFile): string {
 }
 
 /** Where a registered server keeps its data, as far as its entry says. */
-function whereItKeeps(dataDir: string | null | undefined): string {
+function whereItKeeps({data_dir: dataDir, database, schema}: ServerFile): string {
   if (typeof dataDir === 'string') return `data dir ${dataDir}`
-  // null: started without a data dir, the entry does not say how; absent: an earlier version's entry
+  if (database !== undefined) return `database ${database}${schema && schema !== 'public' ? `, schema ${schema}` : ''}`
+  // null: started without a data dir, the entry does not say how (an earlier version's with --database too);
+  // absent: an earlier version's entry
   return dataDir === null ? 'with --memory or --database' : 'data dir not recorded'
 }
 

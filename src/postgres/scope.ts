@@ -16,6 +16,8 @@ export interface Scope {
   notes: string
   /** The first key of its instances' life locks. */
   lifeLock: number
+  /** The schema its tables are in: with the database, the sandbox (the registry tells instances of one apart). */
+  schema: string
 }
 
 /** The first key of the life locks in `public`, which an instance of an earlier version takes in every schema. */
@@ -31,7 +33,8 @@ const PUBLIC_LIFE_LOCK = 0x7470
  * scopeOf('team_a') // {changes: 'tablepay_changes_…', notes: 'tablepay_notes_…', lifeLock: …}
  */
 export function scopeOf(schema: string): Scope {
-  if (schema === 'public') return {changes: 'tablepay_changes', notes: 'tablepay_notes', lifeLock: PUBLIC_LIFE_LOCK}
+  if (schema === 'public')
+    return {changes: 'tablepay_changes', notes: 'tablepay_notes', lifeLock: PUBLIC_LIFE_LOCK, schema}
   const hash = createHash('sha256').update(schema).digest()
   const suffix = hash.subarray(0, 8).toString('hex')
   // a positive int4: pg_locks shows the key as an oid, which a negative one would not equal
@@ -40,6 +43,7 @@ export function scopeOf(schema: string): Scope {
     changes: `tablepay_changes_${suffix}`,
     notes: `tablepay_notes_${suffix}`,
     lifeLock: lifeLock === PUBLIC_LIFE_LOCK ? lifeLock + 1 : lifeLock,
+    schema,
   }
 }
 

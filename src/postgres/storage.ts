@@ -334,6 +334,11 @@ export class PgStorage extends PgReader implements Storage {
     return this.failure ? Promise.reject(this.failure) : Promise.resolve()
   }
 
+  /** The schema of the sandbox's tables (docs/postgres.md, "Flags"). */
+  get schema(): string {
+    return this.#scope.schema
+  }
+
   get failure(): Error | undefined {
     return this.#connections.failure
   }

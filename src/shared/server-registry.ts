@@ -20,8 +20,11 @@ export interface ServerFile {
   /** A write key of the first account. */
   api_key?: string
   read_key?: string
-  /** The data dir it serves; null with --memory. Absent from older files. */
+  /** The data dir it serves; null with --memory or --database. Absent from older files. */
   data_dir?: string | null
+  /** With --database: the database (no password) and the schema of the sandbox it serves, which instances of one share. */
+  database?: string
+  schema?: string
   /** The directory it was started from: clients there, or below it, prefer it to other servers. Absent from older files. */
   cwd?: string
   /** When it started (ISO 8601), to tell servers apart. Absent from older files. */
