@@ -130,10 +130,12 @@ describe('scenario run', () => {
       {claim: {check: '${open.id}', items: [{external_id: 'nope', quantity: 1}]}},
       {expect: {get: '/checks/${open.id}'}},
     ])
-    const {code, stdout} = await scenario(['run', path])
+    const {code, stdout, stderr} = await scenario(['run', path])
     expect(code).toBe(1)
     expect(stdout).toMatch(/^✗ 2 claim POST .* → 422\n {4}status: expected "2xx", got 422; validation_failed: /m)
     expect(stdout).toMatch(/^- 3 expect: skipped, a step before it failed$/m)
+    // the one that failed, not the one skipped
+    expect(stderr).toContain('Scenario refused: 1 of 3 steps did not hold (1 skipped).')
   })
 
   it('an expectation whose reads the server fails is a failed step: the run, its report and its cleanup go on', async () => {
