@@ -51,6 +51,10 @@ export interface RunningServer {
   seed?: Seed
   /** Why the per-user registry of running servers could not list it (server-registry.ts), when it could not. */
   unlisted?: string
+  /** The URL guest links are made from, when given (`publicUrl`). */
+  publicUrl?: string
+  /** The snapshots `imports` stored and restored, each with the account it went into. */
+  imported: {name: string; account: string}[]
   close(): Promise<void>
 }
 
@@ -117,6 +121,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       seeded,
       seed,
       unlisted: registered?.unwritable,
+      publicUrl: options.publicUrl,
+      imported: imports.map(({name, account}) => ({name, account})),
       async close() {
         const stopping = running.close()
         await listening.close()

@@ -469,6 +469,17 @@ describe('serve --public-url', () => {
     }
   })
 
+  it('the banner says guest links are made from it', async () => {
+    const server = spawnServe(['--memory', '--public-url', 'https://lb.example/tp/'])
+    try {
+      expect(await server.waitForOutput('Press Ctrl+C')).toContain(
+        'Guest links: https://lb.example/tp/t/… (--public-url)',
+      )
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+  })
+
   it('refuses what is not an http(s) URL, naming it (exit 2)', async () => {
     const {code, stderr} = await runCommand(['serve', '--port', '0', '--memory', '--public-url', 'ftp://lb.example'])
     expect(code).toBe(2)

@@ -3,7 +3,7 @@ import {createServer} from 'node:http'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {startServeFlags} from '../helpers/api-server.js'
-import {cliFor, runCommand} from '../helpers/cli.js'
+import {cliFor, runCommand, spawnServe} from '../helpers/cli.js'
 import {checkWith} from '../helpers/checks.js'
 import {call, makeTempDir, OTHER_KEY, writeSeed} from '../helpers/simulator.js'
 import {startSeam, startServer} from '../../src/server/start.js'
@@ -164,6 +164,10 @@ describe('serve --import', () => {
       't1',
     ])
     expect((await second.json(['snapshots', 'list'])).data.map((s: {name: string}) => s.name)).toEqual(['two-tables'])
+    // without --json, the banner says so
+    const shown = spawnServe(['--memory', '--seed', 'fixtures/seed.json', '--import', file])
+    cleanup.push(() => shown.stop())
+    expect(await shown.waitForOutput('Press Ctrl+C')).toContain('Restored: snapshot two-tables into acct_demo')
   })
 
   it('refuses to start on a file that is no snapshot, or one of an account the server does not have', async () => {

@@ -10,6 +10,10 @@ export interface ServerSummary {
   /** The PostgreSQL database the records live in (`--database`), without its password. */
   database?: string
   accounts: SeededAccount[]
+  /** `--public-url`: what guest links are made from. */
+  publicUrl?: string
+  /** The snapshots of `--import`, restored into their accounts. */
+  imported?: {name: string; account: string}[]
 }
 
 /** Where the records live, as the banner says it. */
@@ -67,6 +71,11 @@ export function renderBanner(server: ServerSummary): string {
     `${style.green('tablepay')} is listening on ${style.bold(api)}`,
     `Dashboard: ${style.underline(dashboardUrl(server))}`,
     `Data: ${storeLine(server)}`,
+    // what the flags changed that the lines above do not show: a start says it did what it was asked
+    ...(server.publicUrl ? [`Guest links: ${server.publicUrl}/t/… (--public-url)`] : []),
+    ...(server.imported ?? []).map(
+      ({name, account}) => `Restored: snapshot ${printable(name)} into ${printable(account)}`,
+    ),
     '',
     ...server.accounts.map((account) => `${renderAccount(account)}\n`),
     'Try it:',
