@@ -187,17 +187,19 @@ const jq = (path: PropertyKey[]) =>
  */
 export function checkScenario(value: unknown): ScenarioCheck {
   const header = Header.safeParse(value, READABLE)
-  if (!header.success)
-    return {valid: false, problems: header.error.issues.map((i) => ({path: jq(i.path), message: i.message}))}
-  const problems: ScenarioProblem[] = []
+  const problems: ScenarioProblem[] = (header.error?.issues ?? []).map((i) => ({path: jq(i.path), message: i.message}))
+  // the steps are checked whatever else is wrong (a name): one run of validate lists every problem
+  const given = typeof value === 'object' && value !== null ? (value as {steps?: unknown}).steps : undefined
+  const raws = header.data?.steps ?? Header.shape.steps.safeParse(given).data
+  if (raws === undefined) return {valid: false, problems}
   const steps: ScenarioStep[] = []
   const seen = new Map<string, number>()
   const ids = new Map<string, number>()
-  header.data.steps.forEach((raw, index) => {
+  raws.forEach((raw, index) => {
     const id = idOf(raw)
     if (id !== undefined && !ids.has(id)) ids.set(id, index)
   })
-  header.data.steps.forEach((raw, index) => {
+  raws.forEach((raw, index) => {
     const at = (path: PropertyKey[], message: string, id?: string) =>
       problems.push({step: index + 1, ...(id === undefined ? {} : {id}), path: jq(['steps', index, ...path]), message})
     const id = idOf(raw)
@@ -239,7 +241,7 @@ export function checkScenario(value: unknown): ScenarioCheck {
     }
     steps.push(parsed)
   })
-  if (problems.length > 0) return {valid: false, problems}
+  if (problems.length > 0 || !header.success) return {valid: false, problems}
   const {name, description} = header.data
   return {valid: true, scenario: {name, ...(description === undefined ? {} : {description}), steps}}
 }

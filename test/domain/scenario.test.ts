@@ -87,6 +87,14 @@ describe('checkScenario', () => {
     })
   })
 
+  test("a bad name and a bad step are both named: the steps are checked whatever the file's other fields", () => {
+    const checked = checkScenario({...scenario([{push: {}, nope: 1}]), name: 'Bad Name'})
+    expect(checked.valid).toBe(false)
+    const paths = (checked as {problems: {path: string}[]}).problems.map((p) => p.path)
+    expect(paths[0]).toBe('.name')
+    expect(paths.slice(1)).toContainEqual(expect.stringMatching(/^\.steps\[0\]/))
+  })
+
   test('names each problem by step, id and jq path', () => {
     const checked = checkScenario(
       scenario([
