@@ -1,4 +1,4 @@
-import {realpath, rm} from 'node:fs/promises'
+import {realpath} from 'node:fs/promises'
 import {afterEach, expect, test} from 'vitest'
 import {displayUrl} from '../../src/shared/database-url.js'
 import {runCommand, spawnRunning} from '../helpers/cli.js'
@@ -10,13 +10,6 @@ afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!()
 })
 
-/** A new empty dir, as the processes started in it name it (getcwd: symbolic links resolved). */
-async function tempDir() {
-  const dir = await realpath(await makeTempDir())
-  cleanup.push(() => rm(dir, {recursive: true, force: true}))
-  return dir
-}
-
 /** `tablepay serve --database URL` on a free port, started from `cwd`, registering under `home`; resolves on its ready line. */
 async function serve(home: string, database: string, cwd: string) {
   const argv = ['serve', '--json', '--port', '0', '--seed', 'fixtures/seed.json', '--database', database]
@@ -26,7 +19,9 @@ async function serve(home: string, database: string, cwd: string) {
 }
 
 test('instances of one sandbox started from one directory are one server to a client there; beside another sandbox, it asks which', async () => {
-  const [home, here] = [await tempDir(), await tempDir()]
+  // as the processes started there name them (getcwd: symbolic links resolved); the run removes them at its end
+  const home = await realpath(await makeTempDir())
+  const here = await realpath(await makeTempDir())
   const [one, other] = [await createTestDatabase(), await createTestDatabase()]
   // dropped once the servers on them stopped: the last cleanup made runs first
   cleanup.push(
