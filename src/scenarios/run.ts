@@ -48,8 +48,11 @@ export interface ScenarioReport {
   failed: number
   skipped: number
   steps: StepReport[]
-  /** The temporary endpoint of `forwardTo`, removed at the end. */
-  forwarded_to?: {url: string; endpoint_id: string}
+  /**
+   * The temporary endpoint of `forwardTo`, removed at the end; `delivered`: whether a delivery to it had succeeded
+   * (a 2xx) by then, absent when the run made none, or was stopped.
+   */
+  forwarded_to?: {url: string; endpoint_id: string; delivered?: boolean}
   /** Endpoints the run made for itself and could not remove, with why: delete them (docs/scenarios.md, "Running"). */
   left_behind?: LeftBehind[]
   /**
@@ -153,6 +156,10 @@ export async function runScenario(
     // every way out removes what the run made for itself: an endpoint left behind keeps receiving every event
     // (the steps that would delete the receiver's endpoints do not run after a failed action)
     const forwardedTo = forwarded ? [{id: forwarded.endpoint_id, url: forwarded.url}] : []
+    if (forwarded && !signal?.aborted) {
+      const delivered = await deliveredTo(client, forwarded.endpoint_id).catch(() => undefined)
+      if (delivered !== undefined) forwarded.delivered = delivered
+    }
     leftBehind = await cleanUp(state, [...forwardedTo, ...state.onReceiver])
     // stopped during the cleanup, which it then cut short
     if (signal?.aborted) interrupted = true
@@ -262,6 +269,18 @@ async function cleanUp(state: RunState, endpoints: {id: string; url: string}[]):
     const error = reason instanceof TablepayError ? `${reason.code}: ${reason.message}` : String(reason)
     return [{endpoint_id: id, url, error}]
   })
+}
+
+/**
+ * Whether a delivery to the endpoint `id` succeeded, undefined when it has none: a receiver that never answered
+ * 2xx (a wrong port, none running) is worth a word, since the run's outcome does not depend on it.
+ */
+async function deliveredTo(client: TablepayClient, id: string): Promise<boolean | undefined> {
+  const [made, succeeded] = await Promise.all([
+    client.listDeliveries({endpoint_id: id, limit: 1}),
+    client.listDeliveries({endpoint_id: id, status: 'succeeded', limit: 1}),
+  ])
+  return made.data.length === 0 ? undefined : succeeded.data.length > 0
 }
 
 /** `${location}`: the account's first location, the oldest, which a list (newest first) gives last. */

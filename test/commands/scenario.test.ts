@@ -265,12 +265,25 @@ describe('scenario run', () => {
       expect(code).toBe(0)
       expect(stdout).toMatch(/^✓ 2 expect_event check\.created delivered within 10s$/m)
       expect(stdout).toMatch(new RegExp(`Webhooks went to ${receiver.url} through endpoint we_\\w+ \\(removed\\)`))
+      expect(stdout).not.toContain('No delivery to')
       const created = receiver.received.map((r) => JSON.parse(r.body)).filter((e) => e.type === 'check.created')
       expect(created.length).toBeGreaterThan(0)
       expect(await endpointUrls()).not.toContain(receiver.url)
     } finally {
       await receiver.close() // throws unless every delivery passed Stripe's constructEvent
     }
+  })
+
+  it('--forward-to a URL where nothing answers: the run holds, and the summary says no delivery there succeeded', async () => {
+    const path = await file('unanswered', [OPEN])
+    const closed = 'http://127.0.0.1:9/hooks'
+    const {code, stdout} = await scenario(['run', path, '--forward-to', closed])
+    expect(code).toBe(0)
+    expect(stdout).toContain(
+      `No delivery to ${closed} succeeded (a 2xx) during the run: is your receiver running there?`,
+    )
+    const report = JSON.parse((await scenario(['run', path, '--forward-to', closed, '--json'])).stdout)
+    expect(report.forwarded_to).toMatchObject({url: closed, delivered: false})
   })
 
   it('--forward-to: the endpoint is removed when a step fails, and on Ctrl+C', async () => {

@@ -37,6 +37,12 @@ export function renderScenarioSummary(report: ScenarioReport): string {
     lines.push(
       `Webhooks went to ${url} through endpoint ${endpoint_id} (${removed}), signed with the account's listen secret (tablepay listen --print-secret).`,
     )
+    if (report.forwarded_to.delivered === false)
+      lines.push(
+        style.red(
+          `No delivery to ${url} succeeded (a 2xx) during the run: is your receiver running there? \`tablepay deliveries list --endpoint ${endpoint_id}\` shows what each attempt got.`,
+        ),
+      )
   }
   for (const {endpoint_id, url, error} of leftBehind)
     lines.push(
