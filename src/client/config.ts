@@ -108,8 +108,8 @@ async function fromRegistry(
   const nearest = startedNearest(running, cwd)
   if (nearest.length === 1) return nearest[0]
   // instances of one sandbox answer alike: any of them will do
-  const tied = nearest.length > 0 ? nearest : running
-  if (tied.length > 1 && tied.every((server) => sameSandbox(server, tied[0]!))) return tied[0]
+  const left = nearest.length > 0 ? nearest : running
+  if (left.length > 1 && left.every((server) => sameSandbox(server, left[0]!))) return left[0]
   if (running.length > 1) throw severalServers(nearest, running, dir, cwd)
   // why each one was passed over: a server alive but not answering is not "not running"
   const found = entries.length === 0 ? 'none registered' : `none usable (${problems.join('; ')})`

@@ -190,16 +190,16 @@ export function checkScenario(value: unknown): ScenarioCheck {
   const problems: ScenarioProblem[] = (header.error?.issues ?? []).map((i) => ({path: jq(i.path), message: i.message}))
   // the steps are checked whatever else is wrong (a name): one run of validate lists every problem
   const given = typeof value === 'object' && value !== null ? (value as {steps?: unknown}).steps : undefined
-  const raws = header.data?.steps ?? Header.shape.steps.safeParse(given).data
-  if (raws === undefined) return {valid: false, problems}
+  const stepsGiven = header.data?.steps ?? Header.shape.steps.safeParse(given).data
+  if (stepsGiven === undefined) return {valid: false, problems}
   const steps: ScenarioStep[] = []
   const seen = new Map<string, number>()
   const ids = new Map<string, number>()
-  raws.forEach((raw, index) => {
+  stepsGiven.forEach((raw, index) => {
     const id = idOf(raw)
     if (id !== undefined && !ids.has(id)) ids.set(id, index)
   })
-  raws.forEach((raw, index) => {
+  stepsGiven.forEach((raw, index) => {
     const at = (path: PropertyKey[], message: string, id?: string) =>
       problems.push({step: index + 1, ...(id === undefined ? {} : {id}), path: jq(['steps', index, ...path]), message})
     const id = idOf(raw)

@@ -12,6 +12,7 @@ import {refuseSharedSessions} from './pooler.js'
 import {type Note, notice, readBack, type RecordKeys, teller} from './notice.js'
 import {PgReader, type Sql} from './reader.js'
 import {answersWithin, connecting, Connection, POOL_SIZE, PROBED} from './pool.js'
+import {displayUrl} from '../shared/database-url.js'
 import {type Scope, scopeOfSession} from './scope.js'
 import {trimSideTables} from './side-tables.js'
 import {type Notice, PgUnit} from './unit.js'
@@ -334,9 +335,9 @@ export class PgStorage extends PgReader implements Storage {
     return this.failure ? Promise.reject(this.failure) : Promise.resolve()
   }
 
-  /** The schema of the sandbox's tables (docs/postgres.md, "Flags"). */
-  get schema(): string {
-    return this.#scope.schema
+  /** The sandbox it serves: the database, as it may be shown (no password), and the schema of its tables. */
+  get sandbox(): {database: string; schema: string} {
+    return {database: displayUrl(this.#url), schema: this.#scope.schema}
   }
 
   get failure(): Error | undefined {

@@ -106,8 +106,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     service = running
     handler = running.listener
     // instances of one sandbox are one server to the clients that find them (client/config.ts)
-    const sandbox = store instanceof Store ? {} : {database: displayUrl(database!), schema: store.schema}
-    const info = {...describeServer(url, accounts, dataDir), ...sandbox}
+    const info = {...describeServer(url, accounts, dataDir), ...(store instanceof Store ? {} : store.sandbox)}
     if (dataDir) await writeFile(join(dataDir, SERVER_FILE), JSON.stringify(info, null, 2) + '\n', {mode: 0o600})
     const registered = options.register ? await registerServer(info) : undefined
     // only now: begun earlier, it would take turns with the rest of the start
