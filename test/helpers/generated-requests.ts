@@ -128,6 +128,9 @@ export function requestsFrom(doc: Doc, random: () => number, ids: () => readonly
     if (s.const !== undefined) return s.const
     if (s.enum) return pick(s.enum)
     if (s.oneOf ?? s.anyOf) return value(pick(s.oneOf ?? s.anyOf), depth)
+    // beside a type, allOf only narrows it (a fault's "one of status, delay_ms, reset"): drawn from the type, the
+    // server left to refuse what the parts do not allow
+    if (s.allOf && s.type) return value({...s, allOf: undefined}, depth, key)
     if (s.allOf) return Object.assign({}, ...s.allOf.map((part: Schema) => value(part, depth)))
     switch (Array.isArray(s.type) ? pick(s.type) : s.type) {
       case 'object': {
@@ -162,6 +165,7 @@ export function requestsFrom(doc: Doc, random: () => number, ids: () => readonly
     if (schema.format === 'uri') return 'http://127.0.0.1:9/hook'
     if (schema.format === 'date-time') return pick(['2026-01-01T00:00:00Z', '2026-11-30T12:00:00.000+01:00'])
     if (key === 'location_id') return 'loc_main'
+    if (key === 'path') return pick(['/v1/checks/**', '/v1/checks/external/*', '/v1/*/*/claims'])
     const named = FIELD_PREFIXES[key.replace(/_id$/, '')]
     return named ? known(named, ['x']) : pick(['a', 'b', 'EUR', 'check.created', '*', '1h', 'x'.repeat(40)])
   }
@@ -269,14 +273,17 @@ export async function drawnRequests(urls: readonly string[], seed: number) {
 export const told = ({method, path, body}: GeneratedRequest, answer: RawAnswer): string =>
   `${method} ${path.slice(0, 120)} ${body?.slice(0, 200) ?? ''} → ${answer.status} ${answer.text.slice(0, 200)}`
 
-/** What is wrong with `answer` to `request`: a 5xx, or an error without its documented body; undefined when nothing. */
+/**
+ * What is wrong with `answer` to `request`: a 5xx that no fault made (a simulated one carries `X-Tablepay-Fault`), or
+ * an error without its documented body; undefined when nothing.
+ */
 export function wrongAnswer(request: GeneratedRequest, answer: RawAnswer): string | undefined {
   const error = answer.body?.error
   const documented =
     typeof error?.code === 'string' &&
     typeof error.message === 'string' &&
     error.request_id === answer.headers['x-request-id']
-  if (answer.status >= 500) return told(request, answer)
+  if (answer.status >= 500 && answer.headers['x-tablepay-fault'] === undefined) return told(request, answer)
   if (answer.status >= 400 && request.method !== 'HEAD' && !documented) return `no error body: ${told(request, answer)}`
   return undefined
 }
@@ -284,13 +291,23 @@ export function wrongAnswer(request: GeneratedRequest, answer: RawAnswer): strin
 /**
  * What is wrong (`wrongAnswer`) with the answers to `count` requests of `seed` sent to `urls`. With `faults` false
  * none is sent to the fault routes, for requests sent at once by others: a fault made answers theirs too until it
- * is cleared, and one of them could get its 5xx. `before(i)` runs before the `i`th request, say a reset beside them.
+ * is cleared. `before(i)` runs before the `i`th request, say a reset beside them. `reset(request)`, given when a
+ * fault made beside may reset connections, says what is wrong with a connection reset with no answer (else it fails
+ * the call).
  */
 export async function wrongAnswers(
   urls: readonly string[],
   seed: number,
   count: number,
-  {faults = true, before}: {faults?: boolean; before?: (i: number) => Promise<unknown>} = {},
+  {
+    faults = true,
+    before,
+    reset,
+  }: {
+    faults?: boolean
+    before?: (i: number) => Promise<unknown>
+    reset?: (request: GeneratedRequest) => string | undefined
+  } = {},
 ) {
   const {next, send} = await drawnRequests(urls, seed)
   const wrong: string[] = []
@@ -298,7 +315,13 @@ export async function wrongAnswers(
     await before?.(i)
     const request = next()
     if (!faults && request.path.startsWith('/v1/sim/faults')) continue
-    const said = wrongAnswer(request, await send(request))
+    const said = await send(request).then(
+      (answer) => wrongAnswer(request, answer),
+      (error: unknown) => {
+        if (!reset) throw error
+        return reset(request)
+      },
+    )
     if (said) wrong.push(said)
   }
   return wrong

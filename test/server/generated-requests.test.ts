@@ -1,5 +1,15 @@
 import {afterAll, beforeAll, expect, test} from 'vitest'
-import {drawnRequests, type GeneratedRequest, told, wrongAnswers} from '../helpers/generated-requests.js'
+import {
+  drawnRequests,
+  type GeneratedRequest,
+  requestsFrom,
+  told,
+  wrongAnswer,
+  wrongAnswers,
+} from '../helpers/generated-requests.js'
+import {doc} from '../helpers/openapi-doc.js'
+import {mulberry32} from '../helpers/random.js'
+import {rawRequest} from '../helpers/raw-http.js'
 import {OTHER_KEY, startTestServer, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
 import {openStream} from '../helpers/sse.js'
 import {checkWith} from '../helpers/checks.js'
@@ -48,6 +58,76 @@ test('resets and pushes beside four streams of drawn requests get no 5xx; the li
   const sent = new Set(events.map((event) => event.data.id))
   expect(pushed.filter((id) => !sent.has(id))).toEqual([])
   expect(pushed.length).toBe(REQUESTS / 4 / 10)
+})
+
+/** A drawn `POST /v1/sim/faults`, its hold cut under 100 ms so that the requests it strikes go on. */
+function drawnFault(next: () => GeneratedRequest): GeneratedRequest & {resets: boolean} {
+  for (;;) {
+    const request = next()
+    if (request.method !== 'POST' || request.path !== '/v1/sim/faults') continue
+    const body = parsed(request.body)
+    if (typeof body?.delay_ms === 'number') body.delay_ms %= 100
+    return {...request, body: body ? JSON.stringify(body) : request.body, resets: body?.reset === true}
+  }
+}
+
+const parsed = (text = '') => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+test('faults made beside three streams of drawn requests strike them only as faults: a 5xx carries its X-Tablepay-Fault, a lost connection comes while a resetting one lives', async () => {
+  // a fault lives from its request until the answer that deletes it, while the others answer 8 requests; the first
+  // comes once each of them has made the records it addresses
+  let [answered, ready, resetting, resettingMade, done] = [0, 0, 0, 0, false]
+  let wake = () => {}
+  const until = async (holds: () => boolean) => {
+    while (!done && !holds()) await new Promise<void>((resolve) => (wake = resolve))
+  }
+  const stream = (n: number) => {
+    let [livingAtStart, madeAtStart] = [0, 0]
+    const before = async (i: number) => {
+      ;[answered, ready] = [answered + 1, ready + (i === 0 ? 1 : 0)]
+      wake()
+      ;[livingAtStart, madeAtStart] = [resetting, resettingMade]
+    }
+    const reset = (request: GeneratedRequest) =>
+      livingAtStart + resetting > 0 || resettingMade !== madeAtStart
+        ? undefined
+        : `a connection lost with no resetting fault: ${request.method} ${request.path}`
+    return wrongAnswers([sim.url], 20_261_400 + n, REQUESTS / 4, {faults: false, before, reset})
+  }
+  const others = Promise.all([1, 2, 3].map(stream)).finally(() => {
+    done = true
+    wake()
+  })
+  await until(() => ready === 3)
+  const next = requestsFrom(doc, mulberry32(20_261_404), () => [])
+  const wrong: string[] = []
+  let struck = 0
+  while (!done) {
+    const fault = drawnFault(next)
+    if (fault.resets) [resetting, resettingMade] = [resetting + 1, resettingMade + 1]
+    const headers = {authorization: `Bearer ${WRITE_KEY}`, ...fault.headers}
+    const answer = await rawRequest(sim.url, 'POST', fault.path, {headers, body: fault.body})
+    const said = wrongAnswer(fault, answer)
+    if (said) wrong.push(said)
+    if (answer.status === 201) {
+      const at = answered + 8
+      await until(() => answered >= at)
+      // one fault lives at a time: gone, or with fewer strikes left than it had, it struck
+      const [living] = (await sim.api('GET', '/v1/sim/faults')).body.data
+      if (!living || (living.times !== null && living.remaining < living.times)) struck++
+      await sim.api('DELETE', '/v1/sim/faults')
+    }
+    if (fault.resets) resetting--
+  }
+  expect([...wrong, ...(await others).flat()]).toEqual([])
+  expect(struck).toBeGreaterThan(5)
+  expect((await sim.api('GET', '/v1/health')).status).toBe(200)
 })
 
 /** A write that names its record in the path; a check's is put by its POS id, which each account has its own of. */
