@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {type SignOutput, signDelivery} from '../cli/signing/sign.js'
 import {Command} from '../cli/command.js'
 import {webhookFlags} from '../cli/flags/webhook.js'
+import {forwardToFlag} from '../cli/flags/forward-to.js'
 import {SIGNATURE_HEADER} from '../webhooks/signature.js'
 
 // The lean entry (src/cli/lean-entry.ts) runs this command without oclif when it can: keep the logic in signDelivery.
@@ -43,9 +44,8 @@ no redirects followed, 10 s to answer.`
       max: Number.MAX_SAFE_INTEGER,
     }),
     // --post: its name before the one receiver-URL flag (docs/cli.md, "Flags and exit codes")
-    'forward-to': Flags.url({
+    'forward-to': forwardToFlag({
       aliases: ['post'],
-      helpValue: 'URL',
       summary: "Also POST the signed payload to your receiver at URL, as a delivery, and print the answer's status.",
     }),
   }

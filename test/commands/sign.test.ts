@@ -120,6 +120,23 @@ describe('sign --forward-to', () => {
     expect(received[0]!.headers).not.toHaveProperty('x-tablepay-event-type')
   })
 
+  it("a URL's user:password@ goes as Basic authentication, as a delivery's does", async () => {
+    const {code, stdout} = await forwardTo(url.replace('//', '//ops:p%40ss@') + '/hooks')
+    expect(code).toBe(0)
+    expect(stdout).toContain('answered 204 No Content')
+    expect(received[0]!.headers.authorization).toBe(`Basic ${Buffer.from('ops:p@ss').toString('base64')}`)
+  })
+
+  it.each(['data:text/plain,hi', 'file:///etc/passwd', 'localhost:3000/hooks'])(
+    '--forward-to %s, no receiver URL, is a wrong command line: exit 2, nothing sent',
+    async (target) => {
+      const {code, stderr} = await forwardTo(target)
+      expect(code).toBe(2)
+      expect(stderr).toContain('is not an http(s) URL')
+      expect(received).toEqual([])
+    },
+  )
+
   it('--post, the old name of --forward-to, still sends', async () => {
     const {code, stdout} = await runCommand(['sign', '-s', SECRET, '-p', PAYLOAD, '--post', `${url}/hooks`])
     expect(code).toBe(0)

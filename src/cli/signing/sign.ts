@@ -9,7 +9,7 @@ export interface SignInput {
   secret?: string
   payload?: string
   timestamp?: number
-  'forward-to'?: URL
+  'forward-to'?: string
 }
 
 export interface SignOutput {
@@ -40,8 +40,7 @@ export async function signDelivery(
 ): Promise<SignOutput> {
   const secret = await requireSecret(input.secret)
   const payload = await readRawPayload(input.payload)
-  const url = input['forward-to']
-  if (!url) {
+  if (input['forward-to'] === undefined) {
     const header = signPayload(payload, secret, input.timestamp)
     log(header)
     return {header}
@@ -52,6 +51,7 @@ export async function signDelivery(
   const headers = deliveryHeaders(payload, secret, event, 1, input.timestamp)
   const header = headers[SIGNATURE_HEADER]!
   log(header)
+  const url = new URL(input['forward-to'])
   const answer = await showWait('Waiting for the receiver', post(url, payload, headers))
   log(`${url} answered ${answer.status} ${answer.statusText}`.trimEnd())
   return {header, url: url.href, status: answer.status}
@@ -78,10 +78,10 @@ function eventOf(payload: Buffer): {id: string; type: string} | undefined {
 async function post(url: URL, payload: Buffer, headers: Record<string, string>): Promise<Response> {
   let answer: Response
   try {
-    answer = await fetch(url, {
+    answer = await fetch(withoutCredentials(url), {
       method: 'POST',
       body: payload,
-      headers,
+      headers: {...headers, ...basicAuth(url)},
       // A delivery that gets a redirect has failed, so --forward-to shows the receiver the same.
       redirect: 'manual',
       signal: AbortSignal.timeout(RECEIVER_TIMEOUT_MS),
@@ -128,4 +128,20 @@ async function bodyHead(answer: Response): Promise<string> {
     // cut, malformed, or past the receiver timeout (the request's signal): the refusal is its status all the same
   }
   return text.slice(0, 300)
+}
+
+/**
+ * A URL's `user:password@`, sent as a delivery sends it (node:http): Basic authentication. fetch refuses a URL that
+ * holds one.
+ */
+function basicAuth({username, password}: URL): {authorization: string} | undefined {
+  if (!username && !password) return undefined
+  const pair = `${decodeURIComponent(username)}:${decodeURIComponent(password)}`
+  return {authorization: `Basic ${Buffer.from(pair).toString('base64')}`}
+}
+
+function withoutCredentials(url: URL): URL {
+  const bare = new URL(url)
+  bare.username = bare.password = ''
+  return bare
 }
