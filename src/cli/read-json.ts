@@ -1,6 +1,6 @@
 import {text} from 'node:stream/consumers'
 import {Errors} from '@oclif/core'
-import {withoutBom} from '../shared/json-file.js'
+import {nestingProblem, withoutBom} from '../shared/json-file.js'
 import {readFound} from '../shared/package-file.js'
 import {unreadable} from './cli-error.js'
 
@@ -52,6 +52,9 @@ export async function readJsonObject(
       code: 'invalid_json',
     })
   }
+  // it could not be sent: writing it out again overflows the stack
+  const deep = nestingProblem(value)
+  if (deep) throw new Errors.CLIError(`${source} ${deep}: check the file.`, {exit: 2, code: 'invalid_json'})
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new Errors.CLIError(`${source} holds JSON but not an object: expected {…}.`, {exit: 2, code: 'invalid_json'})
   }

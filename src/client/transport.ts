@@ -1,4 +1,5 @@
 import {hasDotSegment, type ParamsOf, type Route, ROUTES, type RouteId, routePath} from '../domain/routes.js'
+import {nestingProblem} from '../shared/json-file.js'
 import {apiKeyProblem, quoted, serverUrlProblem} from '../shared/server-url.js'
 import {
   TablepayApiError,
@@ -155,7 +156,7 @@ export class Transport {
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey
     Object.assign(headers, lowerNames(extra))
-    return {method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal}
+    return {method, headers, body: body === undefined ? undefined : jsonBody(body), signal}
   }
 
   /** `GET /v1/sim/stream`, answered: the caller reads its messages. */
@@ -202,6 +203,16 @@ export class Transport {
 }
 
 /** Header names as one case, so that a caller's `Authorization` replaces the client's `authorization`. */
+/** A request's body as JSON; one JSON cannot hold (a cycle, a BigInt, nested too deep) is the caller's TypeError. */
+function jsonBody(body: unknown): string {
+  try {
+    return JSON.stringify(body)
+  } catch (error) {
+    const why = (error instanceof RangeError && nestingProblem(body)) || `is no JSON value: ${(error as Error).message}`
+    throw new TypeError(`request: the body ${why}`)
+  }
+}
+
 const lowerNames = (headers: Readonly<Record<string, string>> = {}): Record<string, string> =>
   Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]))
 

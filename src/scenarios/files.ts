@@ -1,7 +1,7 @@
 import {readdir, readFile, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {checkScenario, type Scenario} from '../domain/scenario.js'
-import {withoutBom} from '../shared/json-file.js'
+import {nestingProblem, withoutBom} from '../shared/json-file.js'
 import {findFile, PACKAGE_ROOT} from '../shared/package-file.js'
 import {describeProblem, InvalidScenarioError} from './errors.js'
 
@@ -22,7 +22,8 @@ export function validScenario(value: unknown, source: string): Scenario {
   try {
     json = JSON.parse(JSON.stringify(value) ?? 'null')
   } catch (error) {
-    const message = `is no JSON value: ${(error as Error).message}`
+    const message =
+      (error instanceof RangeError && nestingProblem(value)) || `is no JSON value: ${(error as Error).message}`
     throw new InvalidScenarioError(`${source} ${message}.`, [{path: '.', message}])
   }
   const checked = checkScenario(json)

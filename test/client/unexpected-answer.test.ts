@@ -95,6 +95,19 @@ describe('a request fetch would refuse, or send twice', () => {
     expect(requests).toBe(0)
   })
 
+  it('request() refuses a body JSON cannot hold with a TypeError saying why, not a stack overflow', async () => {
+    let requests = 0
+    const client = await clientOf(200, 'application/json', () => (requests++, '{}'))
+    const deep = JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`)
+    await expect(client.request('POST', '/checks', {body: deep})).rejects.toThrow(
+      new TypeError('request: the body nests deeper than 1000 levels, which no tablepay body does'),
+    )
+    await expect(client.request('POST', '/checks', {body: {n: 1n}})).rejects.toThrow(
+      /^request: the body is no JSON value: .*BigInt/,
+    )
+    expect(requests).toBe(0)
+  })
+
   it("a caller's header replaces the client's of the same name, whatever its case", async () => {
     const sim = await startTestServer({memory: true})
     cleanup.push(() => sim.close())

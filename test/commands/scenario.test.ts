@@ -253,6 +253,16 @@ describe('scenario run', () => {
     }
   })
 
+  it('a file nested too deep to write out is refused as that, not as "no JSON value"', async () => {
+    const path = join(dir, 'deep.json')
+    await writeFile(path, `${'['.repeat(20_000)}${']'.repeat(20_000)}`)
+    const validate = await scenario(['validate', path, '--json'])
+    const message = 'nests deeper than 1000 levels, which no tablepay body does'
+    expect([validate.code, JSON.parse(validate.stdout)]).toEqual([2, {valid: false, problems: [{path: '.', message}]}])
+    const run = await scenario(['run', path])
+    expect([run.code, run.stderr]).toEqual([2, expect.stringContaining(`deep.json ${message}`)])
+  })
+
   it('--forward-to: the receiver gets the run’s webhooks, signed with the listen secret; the endpoint is gone after', async () => {
     const receiver = await startReceiver()
     try {

@@ -175,6 +175,11 @@ describe('checks push', () => {
     const array = await push(['t12-bad', '--json'], '[]')
     expect(array.code).toBe(2)
     expect(JSON.parse(array.stdout).error.code).toBe('invalid_json')
+
+    // JSON.parse takes it, but writing it out to send overflowed the stack
+    const deep = await push(['t12-bad'], `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`)
+    expect([deep.code, deep.stderr]).toEqual([2, expect.stringContaining('stdin nests deeper than 1000 levels')])
+    expect(deep.stderr).toContain('Code: invalid_json')
   })
 
   it('refuses empty stdin and an empty file as a wrong command line (exit 2, missing_input): nothing is sent', async () => {
