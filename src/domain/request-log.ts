@@ -31,7 +31,9 @@ export const REQUEST_LOG_BYTES = 64 * 1024 * 1024
 
 /** What a secret is replaced by, wherever it appears in an entry or the access line (docs/api.md, "The request log"). */
 export const REDACTED = '[redacted]'
-const SECRET_TEXT = /("secret"\s*:\s*)"(?:[^"\\]|\\.)*"?/g
+// in a body kept as text: a JSON string, and a field's name with its string value (cut off at the end, maybe)
+const JSON_STRING = /"(?:[^"\\]|\\.)*"/g
+const STRING_FIELD = /("((?:[^"\\]|\\.)*)"\s*:\s*)"(?:[^"\\]|\\.)*"?/g
 // a signing secret (its characters as SECRET_FORMAT of endpoints.ts allows them) or an API key; `+` after
 // tp_test_ so that a key hint (`tp_test_…rite`) is left as it is
 const SECRET_TOKEN = /whsec_[A-Za-z0-9+/=_-]*|tp_test_[A-Za-z0-9_-]+/g
@@ -114,7 +116,32 @@ export function redactSecrets(value: unknown): unknown {
   )
 }
 
-const redactText = (text: string) => redactTokens(text.replace(SECRET_TEXT, `$1"${REDACTED}"`))
+/**
+ * A body kept as text, its secrets redacted as a parsed one's are: a field named `secret` however its name is
+ * escaped (`"sec\u0072et"`), and a token written with escapes (`whsec\u005f…`), which a parser reads as one.
+ */
+function redactText(text: string): string {
+  const fields = text.replace(STRING_FIELD, (field, head: string, name: string) =>
+    unescaped(name) === 'secret' ? `${head}"${REDACTED}"` : field,
+  )
+  const strings = fields.includes('\\')
+    ? fields.replace(JSON_STRING, (string) => {
+        const value = unescaped(string.slice(1, -1))
+        return redactTokens(value) === value ? string : JSON.stringify(redactTokens(value))
+      })
+    : fields
+  return redactTokens(strings)
+}
+
+/** A JSON string's text, its escapes decoded; as written when one is no JSON escape. */
+function unescaped(text: string): string {
+  if (!text.includes('\\')) return text
+  try {
+    return JSON.parse(`"${text}"`) as string
+  } catch {
+    return text
+  }
+}
 
 /**
  * The first `chars` characters of `text` as a string of their own. A slice of

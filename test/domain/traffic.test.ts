@@ -60,6 +60,15 @@ describe('the request log bodies', () => {
     expect(logBody('{"secret": "whsec_1", "broken"').body).toBe('{"secret": "[redacted]", "broken"')
   })
 
+  it('redacts a body kept as text whatever its escapes hide: a field named secret, a token', () => {
+    // a parser reads `"sec\u0072et"` as secret and `whsec\u005f` as whsec_: kept as text, they are redacted all the same
+    const text = '{"url": "http://h/x", "sec\\u0072et": "s1", "note": "whsec\\u005fREAL1", "a\\"b": "tp_test\\u005fk",}'
+    expect(logBody(text).body).toBe(
+      '{"url": "http://h/x", "sec\\u0072et": "[redacted]", "note": "[redacted]", "a\\"b": "[redacted]",}',
+    )
+    expect(logBody('{"note": "caf\\u00e9", "x": 1,}').body).toBe('{"note": "caf\\u00e9", "x": 1,}')
+  })
+
   it('keeps as text, secrets redacted, a body nested deeper than any of the API: written out, it would overflow the stack', () => {
     const deep = (levels: number) => `${'['.repeat(levels)}{"secret": "whsec_1"}${']'.repeat(levels)}`
     expect(logBody(deep(63))).toEqual({body: JSON.parse(deep(63).replace('whsec_1', '[redacted]')), truncated: false})
