@@ -13,7 +13,7 @@ import {
   Currency,
   Delivery,
   Event,
-  type EventType,
+  EventType,
   Feedback,
   FeedbackInput,
   Location,
@@ -162,8 +162,9 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
     stored_as: z.string().optional(),
     redeliveries: z.int().min(0).optional(),
   }),
-  // a pending delivery without a due time would be due never, and set every queue's timer to NaN
-  deliveries: Delivery.extend({event_id: Indexed}).refine(
+  // a pending delivery without a due time would be due never, and set every queue's timer to NaN; one of no
+  // event type would go out, where a retry of it is refused (no endpoint takes it)
+  deliveries: Delivery.extend({event_id: Indexed, event_type: EventType}).refine(
     (delivery) => (delivery.status === 'pending') === (delivery.next_attempt_at !== null),
     {path: ['next_attempt_at'], message: 'must be a time while the delivery is pending, and null once it has ended'},
   ),

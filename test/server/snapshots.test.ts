@@ -989,6 +989,8 @@ describe('snapshots: bad input', () => {
       // pending and due never: no queue could order it
       withOnly('deliveries', {...delivery, status: 'pending', next_attempt_at: null}, 'next_attempt_at'),
       withOnly('deliveries', {...delivery, next_attempt_at: delivery.created_at}, 'next_attempt_at'),
+      // of no event type: it would go out, where a retry of it is refused
+      withOnly('deliveries', {...delivery, event_type: 'bogus.type'}, 'event_type'),
       // kept under another account's key, a restore would answer its requests or take its endpoint's place
       withOnly('idempotency_keys', {...key, id: `acct_other\u0000api\u0000${key.key}`}, 'id'),
       withOnly('idempotency_keys', {...key, id: `acct_demo\u0000api\u0000other-${key.key}`}, 'id'),
