@@ -140,6 +140,8 @@ describe('a bad command line exits 2 with and without --json', () => {
     ['a --receiver-timeout longer than a timer waits', ['serve', '--receiver-timeout', '30d']],
     ['a --seed that is not there (serve)', ['serve', '--memory', '--seed', 'no-such-seed.json']],
     ['an empty --location (checks push)', ['checks', 'push', 't1', '--location', '']],
+    ['an empty --host (serve), which would listen on 127.0.0.1 alone', ['serve', '--memory', '--host', '']],
+    ['a --max-events past a safe integer (serve)', ['serve', '--memory', '--max-events', '99999999999999999999']],
     [
       'a --since further back than a date reaches (listen)',
       ['listen', '--forward-to', RECEIVER, '--since', '999999999d'],

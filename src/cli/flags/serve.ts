@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {nonEmpty} from './filter.js'
 import {DISABLE_AFTER} from '../../domain/deliveries.js'
 import {DEFAULT_RETENTION} from '../../domain/retention.js'
 import {REQUEST_LOG_SIZE} from '../../domain/request-log.js'
@@ -56,7 +57,12 @@ function database(env?: string) {
 
 export const serveFlags = {
   port: port(4747),
-  host: Flags.string({summary: 'Interface to listen on.', default: '127.0.0.1'}),
+  host: Flags.custom<string>({
+    summary: 'Interface to listen on.',
+    default: '127.0.0.1',
+    // an empty `--host "$HOST"` would listen on 127.0.0.1, which a container's port mapping cannot reach
+    parse: async (text) => nonEmpty(text),
+  })(),
   data: data({default: './.tablepay', env: 'TABLEPAY_DATA'}),
   memory: Flags.boolean({summary: 'Keep everything in memory (ignores --data); nothing survives a stop.'}),
   database: database('TABLEPAY_DATABASE_URL'),
@@ -102,6 +108,7 @@ export const serveFlags = {
     summary: 'Dead deliveries in a row that disable an endpoint.',
     default: DISABLE_AFTER,
     min: 1,
+    max: Number.MAX_SAFE_INTEGER,
     helpGroup: 'WEBHOOKS',
   }),
   // no `default`: its help would show seconds (10) where a duration is written, and a `defaultHelp` goes into
@@ -126,11 +133,13 @@ export const serveFlags = {
     summary: 'Requests the request log keeps per account (GET /v1/sim/requests, `tablepay logs`); 0 turns it off.',
     default: REQUEST_LOG_SIZE,
     min: 0,
+    max: Number.MAX_SAFE_INTEGER,
     helpGroup: 'TRACING',
   }),
   'rate-limit': Flags.integer({
     summary: 'Allow N requests a second per account (burst N); more answer 429 with Retry-After. Off by default.',
     min: 1,
+    max: Number.MAX_SAFE_INTEGER,
     helpGroup: 'TRACING',
   }),
   'strict-urls': Flags.boolean({
@@ -145,6 +154,7 @@ export const serveFlags = {
     summary: 'Most events kept per account; the oldest go first.',
     default: DEFAULT_RETENTION.maxEvents,
     min: 1,
+    max: Number.MAX_SAFE_INTEGER,
     helpGroup: 'RETENTION',
   }),
 }
