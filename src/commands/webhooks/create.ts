@@ -4,7 +4,8 @@ import {TablepayApiError} from '../../client/errors.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {renderCreatedEndpoint} from '../../cli/views/endpoint.js'
 import {eventTypesFlag, eventTypesOf} from '../../cli/flags/event-types.js'
-import {forwardToFlag, MISSING_FORWARD_TO, receiverUrlProblem} from '../../cli/flags/forward-to.js'
+import {forwardToFlag, MISSING_FORWARD_TO} from '../../cli/flags/forward-to.js'
+import {receiverUrlProblem} from '../../cli/receiver-url.js'
 
 export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
   static override summary = 'Register a webhook endpoint and print its signing secret.'
