@@ -1,9 +1,13 @@
+import {createReadStream} from 'node:fs'
 import {tooLargeToParse} from '../domain/json-memory.js'
 import {type Seed} from '../domain/seed-schema.js'
 import {withoutBom} from '../shared/json-file.js'
-import {readFound} from '../shared/package-file.js'
+import {findFile} from '../shared/package-file.js'
+import {readAtMost} from '../shared/read-at-most.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
 import {parseSeed, SEED_HINT} from '../store/seed.js'
+// a start file is read as far as an import through the API takes
+import {SNAPSHOT_BODY_LIMIT} from './routes/snapshots.js'
 
 /**
  * The JSON of a file a server starts with (`--seed`, `--import`), read,
@@ -16,14 +20,19 @@ import {parseSeed, SEED_HINT} from '../store/seed.js'
  * const json = await readStartFile('fixtures/seed.json', 'seed', SEED_HINT)
  */
 export async function readStartFile(path: string, flag: string, hint: string): Promise<unknown> {
-  let text: string
+  let bytes: Buffer | undefined
   try {
-    text = await readFound(path)
+    bytes = await readAtMost(createReadStream((await findFile(path)) ?? path), SNAPSHOT_BODY_LIMIT)
   } catch (error) {
     throw new UnusableInputError(
       `${flag}: ${path} cannot be read: ${(error as Error).message}. Give the path of a JSON file you can read.`,
     )
   }
+  if (!bytes)
+    throw new UnusableInputError(
+      `${flag}: ${path} is not read: it holds more than ${SNAPSHOT_BODY_LIMIT / 1024 ** 2} MiB, as no snapshot's import does. Give the path of a JSON file.`,
+    )
+  const text = bytes.toString('utf8')
   const tooLarge = tooLargeToParse(text)
   if (tooLarge) throw new UnusableInputError(`${flag}: ${path} is not read: ${tooLarge}.`)
   try {

@@ -148,6 +148,12 @@ describe('serve --seed', () => {
       const large = await runCommand(['serve', '--port', '0', '--memory', '--seed', file])
       expect(large.code).toBe(2)
       expect(large.stderr).toMatch(/seed: .* is not read: it would take up to 1\.\d\d GiB of memory once read/)
+      // a file that never ends is read no further than an import takes
+      const endless = await runCommand(['serve', '--port', '0', '--memory', '--seed', '/dev/zero'])
+      expect([endless.code, endless.stderr.replaceAll(/\s*\n ›\s*/g, ' ')]).toEqual([
+        2,
+        expect.stringContaining('seed: /dev/zero is not read: it holds more than 256 MiB'),
+      ])
       const data = await runCommand(['serve', '--port', '0', '--data', file])
       expect(data.code).toBe(2)
       expect(data.stderr).toContain(`cannot make the data dir ${file}: a file is in the way`)

@@ -1,4 +1,5 @@
 import {createReadStream} from 'node:fs'
+import {readAtMost} from '../../shared/read-at-most.js'
 import {cliError, unreadable} from '../cli-error.js'
 
 // verify and sign are pure local tools that must start close to bare Node:
@@ -35,7 +36,7 @@ export async function readRawPayload(file: string | undefined): Promise<Buffer> 
   const source = fromStdin ? 'stdin' : file
   let payload: Buffer | undefined
   try {
-    payload = await readAll(fromStdin ? process.stdin : createReadStream(file))
+    payload = await readAtMost(fromStdin ? process.stdin : createReadStream(file), PAYLOAD_MOST)
   } catch (error) {
     throw await unreadable(source, error, ', or pipe the body on stdin')
   }
@@ -52,16 +53,3 @@ export async function readRawPayload(file: string | undefined): Promise<Buffer> 
 
 /** The most a payload is read: past any delivery's body, so that a /dev/zero given by mistake ends. */
 const PAYLOAD_MOST = 64 * 1024 ** 2
-
-/** Every byte of `stream`, or undefined once it passes PAYLOAD_MOST. */
-async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = []
-  let bytes = 0
-  for await (const chunk of stream) {
-    const part = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
-    bytes += part.length
-    if (bytes > PAYLOAD_MOST) return undefined
-    chunks.push(part)
-  }
-  return Buffer.concat(chunks)
-}
