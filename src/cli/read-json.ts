@@ -1,6 +1,7 @@
 import {text} from 'node:stream/consumers'
 import {Errors} from '@oclif/core'
-import {nestingProblem, withoutBom} from '../shared/json-file.js'
+import {nestingProblem} from '../domain/json-depth.js'
+import {withoutBom} from '../shared/json-file.js'
 import {readFound} from '../shared/package-file.js'
 import {unreadable} from './cli-error.js'
 

@@ -1,5 +1,5 @@
 import {hasDotSegment, type ParamsOf, type Route, ROUTES, type RouteId, routePath} from '../domain/routes.js'
-import {nestingProblem} from '../shared/json-file.js'
+import {nestingProblem} from '../domain/json-depth.js'
 import {apiKeyProblem, quoted, serverUrlProblem} from '../shared/server-url.js'
 import {
   TablepayApiError,
@@ -202,7 +202,6 @@ export class Transport {
   }
 }
 
-/** Header names as one case, so that a caller's `Authorization` replaces the client's `authorization`. */
 /** A request's body as JSON; one JSON cannot hold (a cycle, a BigInt, nested too deep) is the caller's TypeError. */
 function jsonBody(body: unknown): string {
   try {
@@ -213,6 +212,7 @@ function jsonBody(body: unknown): string {
   }
 }
 
+/** Header names as one case, so that a caller's `Authorization` replaces the client's `authorization`. */
 const lowerNames = (headers: Readonly<Record<string, string>> = {}): Record<string, string> =>
   Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]))
 

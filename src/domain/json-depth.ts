@@ -37,3 +37,13 @@ export function pathPast(value: unknown, depth: number): (string | number)[] | u
   }
   return undefined
 }
+
+/**
+ * What is wrong with how deep `value` nests, to follow its source in a sentence; undefined within MAX_NESTING:
+ * for a value read from a file or given to the client, which JSON.stringify would overflow the stack writing out.
+ *
+ * @example
+ * nestingProblem(JSON.parse('[[[1]]]')) // undefined
+ */
+export const nestingProblem = (value: unknown): string | undefined =>
+  nestsPast(value, MAX_NESTING) ? `nests deeper than ${MAX_NESTING} levels, which no tablepay body does` : undefined

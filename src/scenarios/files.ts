@@ -1,7 +1,8 @@
 import {readdir, readFile, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {checkScenario, type Scenario} from '../domain/scenario.js'
-import {nestingProblem, withoutBom} from '../shared/json-file.js'
+import {nestingProblem} from '../domain/json-depth.js'
+import {withoutBom} from '../shared/json-file.js'
 import {findFile, PACKAGE_ROOT} from '../shared/package-file.js'
 import {describeProblem, InvalidScenarioError} from './errors.js'
 

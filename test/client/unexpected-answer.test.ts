@@ -100,7 +100,7 @@ describe('a request fetch would refuse, or send twice', () => {
     const client = await clientOf(200, 'application/json', () => (requests++, '{}'))
     const deep = JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`)
     await expect(client.request('POST', '/checks', {body: deep})).rejects.toThrow(
-      new TypeError('request: the body nests deeper than 1000 levels, which no tablepay body does'),
+      new TypeError('request: the body nests deeper than 64 levels, which no tablepay body does'),
     )
     await expect(client.request('POST', '/checks', {body: {n: 1n}})).rejects.toThrow(
       /^request: the body is no JSON value: .*BigInt/,

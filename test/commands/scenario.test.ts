@@ -257,7 +257,7 @@ describe('scenario run', () => {
     const path = join(dir, 'deep.json')
     await writeFile(path, `${'['.repeat(20_000)}${']'.repeat(20_000)}`)
     const validate = await scenario(['validate', path, '--json'])
-    const message = 'nests deeper than 1000 levels, which no tablepay body does'
+    const message = 'nests deeper than 64 levels, which no tablepay body does'
     expect([validate.code, JSON.parse(validate.stdout)]).toEqual([2, {valid: false, problems: [{path: '.', message}]}])
     const run = await scenario(['run', path])
     expect([run.code, run.stderr]).toEqual([2, expect.stringContaining(`deep.json ${message}`)])

@@ -1,5 +1,4 @@
 import {Flags} from '@oclif/core'
-import {nonEmpty} from './filter.js'
 import {DISABLE_AFTER} from '../../domain/deliveries.js'
 import {DEFAULT_RETENTION} from '../../domain/retention.js'
 import {REQUEST_LOG_SIZE} from '../../domain/request-log.js'
@@ -8,6 +7,7 @@ import {findFile} from '../../shared/package-file.js'
 import {RECEIVER_TIMEOUT_MS} from '../../webhooks/send.js'
 import {cliError} from '../cli-error.js'
 import {duration, durationList, positive, timerDuration} from './duration.js'
+import {nonEmpty} from './filter.js'
 import {PORT_RANGE} from './port.js'
 
 /** An origin as browsers send it (`scheme://host[:port]`, no path), or `*`. */

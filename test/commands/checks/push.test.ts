@@ -178,7 +178,7 @@ describe('checks push', () => {
 
     // JSON.parse takes it, but writing it out to send overflowed the stack
     const deep = await push(['t12-bad'], `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`)
-    expect([deep.code, deep.stderr]).toEqual([2, expect.stringContaining('stdin nests deeper than 1000 levels')])
+    expect([deep.code, deep.stderr]).toEqual([2, expect.stringContaining('stdin nests deeper than 64 levels')])
     expect(deep.stderr).toContain('Code: invalid_json')
   })
 
