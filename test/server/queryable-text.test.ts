@@ -87,7 +87,7 @@ describe('a NUL or an unpaired surrogate, which PostgreSQL cannot query in a rec
     await sim.api('POST', '/v1/sim/snapshots', {body: {name: 'with-endpoint'}})
     const exported = (await sim.api('GET', '/v1/sim/snapshots/with-endpoint/export')).body
     exported.records.webhook_endpoints[0].description = 'a\u0000b'
-    exported.records.deliveries[0].event_type = 'check.\u0000'
+    exported.records.deliveries[0].endpoint_id = 'we_\u0000'
     exported.records.payments[0].claim_id = 'clm_\udc00'
     const imported = await sim.api('POST', '/v1/sim/snapshots/import', {body: {...exported, name: 'odd'}})
     expect([imported.status, imported.body.error.details]).toEqual([
@@ -95,7 +95,7 @@ describe('a NUL or an unpaired surrogate, which PostgreSQL cannot query in a rec
       [
         {path: 'records.payments.0.claim_id', message: REFUSED},
         {path: 'records.webhook_endpoints.0.description', message: REFUSED},
-        {path: 'records.deliveries.0.event_type', message: REFUSED},
+        {path: 'records.deliveries.0.endpoint_id', message: REFUSED},
       ],
     ])
     expect((await sim.api('GET', '/v1/sim/snapshots')).body.data.map((s: {name: string}) => s.name)).toEqual([
