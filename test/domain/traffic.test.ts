@@ -7,11 +7,11 @@ import {
   boundedEntry,
   keptBody,
   logBody,
-  redactSecrets,
   renderRequest,
   type RequestTrace,
   traceOf,
 } from '../../src/domain/request-log.js'
+import {redactSecrets} from '../../src/domain/redaction.js'
 import {checkRecord} from '../helpers/checks.js'
 import {requestTrace} from '../helpers/request-log.js'
 

@@ -1,6 +1,6 @@
 import {type H3Event, setResponseHeader} from 'h3'
 import {newId} from '../../domain/ids.js'
-import {redactTokens} from '../../domain/request-log.js'
+import {redactTokens} from '../../domain/redaction.js'
 import {requestHeader} from './headers.js'
 
 const CALLER_ID = /^[A-Za-z0-9._:/+=-]{1,200}$/
