@@ -274,8 +274,9 @@ export const told = ({method, path, body}: GeneratedRequest, answer: RawAnswer):
   `${method} ${path.slice(0, 120)} ${body?.slice(0, 200) ?? ''} → ${answer.status} ${answer.text.slice(0, 200)}`
 
 /**
- * What is wrong with `answer` to `request`: a 5xx that no fault made (a simulated one carries `X-Tablepay-Fault`), or
- * an error without its documented body; undefined when nothing.
+ * What is wrong with `answer` to `request`: a 5xx that no fault made, or an error without its documented body;
+ * undefined when nothing. A simulated 5xx carries `X-Tablepay-Fault` and the code `simulated_fault` (a HEAD, no
+ * body); a fault that only delays leaves a request's own failure its own code.
  */
 export function wrongAnswer(request: GeneratedRequest, answer: RawAnswer): string | undefined {
   const error = answer.body?.error
@@ -283,7 +284,9 @@ export function wrongAnswer(request: GeneratedRequest, answer: RawAnswer): strin
     typeof error?.code === 'string' &&
     typeof error.message === 'string' &&
     error.request_id === answer.headers['x-request-id']
-  if (answer.status >= 500 && answer.headers['x-tablepay-fault'] === undefined) return told(request, answer)
+  const simulated =
+    answer.headers['x-tablepay-fault'] !== undefined && (request.method === 'HEAD' || error?.code === 'simulated_fault')
+  if (answer.status >= 500 && !simulated) return told(request, answer)
   if (answer.status >= 400 && request.method !== 'HEAD' && !documented) return `no error body: ${told(request, answer)}`
   return undefined
 }
