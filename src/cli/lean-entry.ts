@@ -75,7 +75,7 @@ const COMMANDS: Record<string, LeanCommand> = {
         const port = wholeNumber(text)
         return port !== undefined && port <= PORT_RANGE.max ? port : undefined
       },
-      host: (text) => text || undefined,
+      host: String,
       data: String,
       // a seed file that is not where given, oclif looks up in the package (shared/package-file.ts)
       seed: (text) => (existsSync(text) ? text : undefined),

@@ -77,6 +77,8 @@ const cases: Case[] = [
   ['serve, a seed file that is not JSON', ['serve', '--port', '0', '--memory', '--seed', 'README.md']],
   ['serve, a seed file that is nowhere', ['serve', '--port', '0', '--memory', '--seed', 'fixtures/nowhere.json']],
   ['serve, a port out of range', ['serve', '--port', '65536', '--memory']],
+  // a data dir it cannot make: taken, the empty --host would fail on that instead, not start a server
+  ['serve, an empty --host', ['serve', '--port', '0', '--data', 'package.json/data', '--host', '']],
   ['serve, a flag the lean path does not take, wrong', ['serve', '--port', '0', '--memory', '--cors', 'nowhere']],
   ['serve --help', ['serve', '--help']],
   ['serve, a value after = that is a flag', ['serve', '--port', '0', '--memory', '--data=--json']],

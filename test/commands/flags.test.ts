@@ -140,8 +140,15 @@ describe('a bad command line exits 2 with and without --json', () => {
     ['a --receiver-timeout longer than a timer waits', ['serve', '--receiver-timeout', '30d']],
     ['a --seed that is not there (serve)', ['serve', '--memory', '--seed', 'no-such-seed.json']],
     ['an empty --location (checks push)', ['checks', 'push', 't1', '--location', '']],
-    ['an empty --host (serve), which would listen on 127.0.0.1 alone', ['serve', '--memory', '--host', '']],
-    ['a --max-events past a safe integer (serve)', ['serve', '--memory', '--max-events', '99999999999999999999']],
+    // a data dir it cannot make: taken, the value would fail the start instead (exit 2, server_start_failed)
+    [
+      'an empty --host (serve), which would listen on 127.0.0.1 alone',
+      ['serve', '--data', 'package.json/x', '--host', ''],
+    ],
+    [
+      'a --max-events past a safe integer (serve)',
+      ['serve', '--data', 'package.json/x', '--max-events', '99999999999999999999'],
+    ],
     [
       'a --since further back than a date reaches (listen)',
       ['listen', '--forward-to', RECEIVER, '--since', '999999999d'],
