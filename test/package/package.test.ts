@@ -1,44 +1,18 @@
 /**
- * The package as a user gets it: `npm pack`, installed into a fresh project,
- * type-checked and run there. It packs the `dist/` that the run built (test/helpers/build-setup.ts), with
- * `--ignore-scripts`: `prepack` (clean, then build) runs on a real `npm pack`
- * or publish, and would here delete `dist/` under the other tests' feet.
+ * The package as a user gets it (test/helpers/packed-project.ts): `npm pack`, installed into a fresh project,
+ * type-checked and run there.
  */
-import {execFile, spawn} from 'node:child_process'
-import {createHash} from 'node:crypto'
+import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {copyFile, mkdir, readdir, readFile, readlink, rename, rm, symlink, utimes, writeFile} from 'node:fs/promises'
+import {copyFile, mkdir, readFile, rename, symlink, utimes, writeFile} from 'node:fs/promises'
 import {join, posix} from 'node:path'
-import {promisify} from 'node:util'
 import {beforeAll, expect, test} from 'vitest'
 import {declarationsReached} from '../../scripts/declarations.js'
 import {ROOT, WRITE_KEY} from '../helpers/cli.js'
+import {cachedInstall, installInto, pack, run, versionOf} from '../helpers/packed-project.js'
 import {makeTempDir, testCache} from '../helpers/temp-dirs.js'
 
-const run = promisify(execFile)
-const npm = (args: string[], cwd: string) => run('npm', args, {cwd, maxBuffer: 64 * 1024 * 1024})
-const versionOf = async (name: string) =>
-  (JSON.parse(await readFile(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {version: string}).version
-
-const INSTALL_FLAGS = ['--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts']
 const JEST = 'jest@29.7.0'
-
-/**
- * A folder where npm installed `packages`, kept in the temp dir from one run to the next under `name`:
- * an install cost the run seconds of CPU, most of it writing the same few thousand files again.
- */
-async function cachedInstall(name: string, packages: string[]): Promise<string> {
-  const path = testCache(name)
-  if (existsSync(path)) return path
-  // installed aside and renamed, so a run beside this one never sees half an install
-  const temp = `${path}.${process.pid}.tmp`
-  await mkdir(temp, {recursive: true})
-  await writeFile(join(temp, 'package.json'), '{"private": true}')
-  await npm(['install', ...packages, ...INSTALL_FLAGS], temp)
-  // a run beside this one that renamed its install first keeps it
-  await rename(temp, path).catch(() => rm(temp, {recursive: true, force: true}))
-  return path
-}
 
 let dir: string
 /** The fresh project the tarball is installed into. */
@@ -49,36 +23,13 @@ let files: string[]
 let jest: string
 const installed = (path: string) => join(consumer, 'node_modules', 'tablepay', path)
 
-/**
- * Packs the package and installs the tarball into the fresh project, with what a user adds next to it: msw
- * (an optional peer) and node's types. The tree npm makes of the tarball's dependencies and those is kept
- * (cachedInstall), named for what it is made from: the tarball's dependencies and the peers' versions. The
- * project links npm's tree, its bin links included, and gets the package itself from this run's tarball, as
- * npm extracts it.
- */
+/** Packs the package and installs it into the fresh project, with msw (an optional peer) and node's types. */
 async function installTarball(): Promise<void> {
-  const {stdout} = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT)
-  const [packed] = JSON.parse(stdout) as [{filename: string; files: {path: string}[]}]
-  files = packed.files.map((file) => file.path)
-  const tarball = join(dir, packed.filename)
-  const peers = [`msw@${await versionOf('msw')}`, `@types/node@${await versionOf('@types/node')}`]
-  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>
-  const from = ['dependencies', 'optionalDependencies', 'peerDependencies', 'peerDependenciesMeta'].map((k) => pkg[k])
-  const hash = createHash('sha256')
-    .update(JSON.stringify([from, peers]))
-    .digest('hex')
-    .slice(0, 16)
-  const tree = join(await cachedInstall(`consumer-${hash}`, [tarball, ...peers]), 'node_modules')
+  const packed = await pack(dir)
+  files = packed.files
   consumer = join(dir, 'consumer')
-  await mkdir(join(consumer, 'node_modules', '.bin'), {recursive: true})
-  await writeFile(join(consumer, 'package.json'), JSON.stringify({name: 'consumer', private: true, type: 'module'}))
-  for (const name of await readdir(tree))
-    if (name !== 'tablepay' && name !== '.bin') await symlink(join(tree, name), join(consumer, 'node_modules', name))
-  // npm's links are relative (../tablepay/bin/run.js): here they reach this project's packages
-  for (const name of await readdir(join(tree, '.bin')))
-    await symlink(await readlink(join(tree, '.bin', name)), join(consumer, 'node_modules', '.bin', name))
-  await mkdir(installed(''))
-  await run('tar', ['-xzf', tarball, '--strip-components=1', '-C', installed('')])
+  const peers = [`msw@${await versionOf('msw')}`, `@types/node@${await versionOf('@types/node')}`]
+  await installInto(consumer, packed.tarball, peers)
 }
 
 beforeAll(async () => {
