@@ -1,5 +1,5 @@
 /**
- * `tablepay/msw`: the whole API as msw 2 request handlers, for tests that
+ * `tablepay/msw`: the whole API as msw 2 or 3 request handlers, for tests that
  * mock the network instead of starting a server. The handlers run the same
  * app, domain core and store as `tablepay serve` (in memory), so they answer
  * exactly as it does. Loads neither oclif nor a port.
