@@ -12,15 +12,16 @@ import {ROOT, WRITE_KEY} from '../helpers/cli.js'
 import {cachedInstall, installInto, pack, run, versionOf} from '../helpers/packed-project.js'
 import {makeTempDir, testCache} from '../helpers/temp-dirs.js'
 
-const JEST = 'jest@29.7.0'
+/** The jest majors a user's project may run: the one DESIGN.md names, and the newest. */
+const JESTS = ['29.7.0', '30.5.2']
 
 let dir: string
 /** The fresh project the tarball is installed into. */
 let consumer: string
 /** Paths inside the tarball. */
 let files: string[]
-/** jest's folder: it runs against the consumer project from there, as a global jest does. */
-let jest: string
+/** Each jest's folder, by version: it runs against the consumer project from there, as a global jest does. */
+const jests = new Map<string, string>()
 const installed = (path: string) => join(consumer, 'node_modules', 'tablepay', path)
 
 /** Packs the package and installs it into the fresh project, with msw (an optional peer) and node's types. */
@@ -34,8 +35,9 @@ async function installTarball(): Promise<void> {
 
 beforeAll(async () => {
   dir = await makeTempDir('tablepay-package-')
-  const [jestDir] = await Promise.all([cachedInstall(JEST, [JEST]), installTarball()])
-  jest = jestDir
+  const installJest = async (version: string) =>
+    jests.set(version, await cachedInstall(`jest@${version}`, [`jest@${version}`]))
+  await Promise.all([...JESTS.map(installJest), installTarball()])
 }, 180_000)
 
 test('the tarball has the LICENSE package.json names, docs/, a repository, a homepage, no bin/dev.js', async () => {
@@ -218,12 +220,14 @@ test("the declarations of the four entry points, in both formats, reach no h3 ty
   expect(declarationsReached(installed(''), entries).packages).toEqual(['msw', 'zod'])
 })
 
-test("jest 29 with its default config runs a CommonJS test of the simulator, whose errors are the client's classes", async () => {
-  // a project of its own: jest takes the .js files of a "type": "module" project for ES modules
-  const project = join(consumer, 'jest-project')
-  await mkdir(project)
-  await writeFile(join(project, 'package.json'), JSON.stringify({name: 'jest-project', private: true}))
-  const spec = `const {startSimulator} = require('tablepay/testing')
+test.each(JESTS)(
+  "jest %s with its default config runs a CommonJS test of the simulator, whose errors are the client's classes",
+  async (version) => {
+    // a project of its own: jest takes the .js files of a "type": "module" project for ES modules
+    const project = join(consumer, `jest-${version}`)
+    await mkdir(project)
+    await writeFile(join(project, 'package.json'), JSON.stringify({name: 'jest-project', private: true}))
+    const spec = `const {startSimulator} = require('tablepay/testing')
 const {TablepayClient, TablepayApiError} = require('tablepay/client')
 
 test('the simulator answers', async () => {
@@ -237,12 +241,18 @@ test('the simulator answers', async () => {
   }
 })
 `
-  await writeFile(join(project, 'simulator.test.js'), spec)
-  // its cache in the project, which the test removes, rather than in the temp dir
-  const args = [join(jest, 'node_modules', 'jest', 'bin', 'jest.js'), '--cacheDirectory', join(project, '.jest')]
-  const {stderr} = await run(process.execPath, args, {cwd: project})
-  expect(stderr).toMatch(/Tests: +1 passed, 1 total/)
-}, 60_000)
+    await writeFile(join(project, 'simulator.test.js'), spec)
+    // its cache in the project, which the test removes, rather than in the temp dir
+    const args = [
+      join(jests.get(version)!, 'node_modules', 'jest', 'bin', 'jest.js'),
+      '--cacheDirectory',
+      join(project, '.jest'),
+    ]
+    const {stderr} = await run(process.execPath, args, {cwd: project})
+    expect(stderr).toMatch(/Tests: +1 passed, 1 total/)
+  },
+  60_000,
+)
 
 // each format has its own copy of the classes (ARCHITECTURE.md, "Two module formats"), and a project may mix them
 test("an error of one format is an instance of the other format's classes exactly when it is of its own", async () => {
