@@ -202,14 +202,23 @@ export class Transport {
   }
 }
 
-/** A request's body as JSON; one JSON cannot hold (a cycle, a BigInt, nested too deep) is the caller's TypeError. */
+/**
+ * A request's body as JSON; one JSON cannot hold (a cycle, a BigInt) or nested too deep is the caller's
+ * TypeError. Node's JSON.stringify overflows the stack on a deep body before Node 26, and writes it out from
+ * 26: the bound is judged either way, so a body is refused alike on every Node.
+ */
 function jsonBody(body: unknown): string {
+  let text: string | undefined
+  let failure: unknown
   try {
-    return JSON.stringify(body)
+    text = JSON.stringify(body)
   } catch (error) {
-    const why = (error instanceof RangeError && nestingProblem(body)) || `is no JSON value: ${(error as Error).message}`
-    throw new TypeError(`request: the body ${why}`)
+    failure = error
   }
+  const deep = (failure === undefined || failure instanceof RangeError) && nestingProblem(body)
+  if (deep) throw new TypeError(`request: the body ${deep}`)
+  if (failure) throw new TypeError(`request: the body is no JSON value: ${(failure as Error).message}`)
+  return text!
 }
 
 /** Header names as one case, so that a caller's `Authorization` replaces the client's `authorization`. */

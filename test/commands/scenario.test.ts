@@ -253,14 +253,20 @@ describe('scenario run', () => {
     }
   })
 
-  it('a file nested too deep to write out is refused as that, not as "no JSON value"', async () => {
+  it('a step nested too deep to write out is named, with its path, not refused as "no JSON value"', async () => {
     const path = join(dir, 'deep.json')
-    await writeFile(path, `${'['.repeat(20_000)}${']'.repeat(20_000)}`)
+    const body = `${'['.repeat(20_000)}${']'.repeat(20_000)}`
+    const request = `{"request": {"method": "POST", "path": "/checks", "body": ${body}}}`
+    await writeFile(path, `{"tablepay_scenario": 1, "name": "deep", "steps": [${request}]}`)
     const validate = await scenario(['validate', path, '--json'])
-    const message = 'nests deeper than 64 levels, which no tablepay body does'
-    expect([validate.code, JSON.parse(validate.stdout)]).toEqual([2, {valid: false, problems: [{path: '.', message}]}])
+    const problem = {
+      step: 1,
+      path: `.steps[0].request.body${'[0]'.repeat(63)}`,
+      message: 'nests deeper than 64 levels, which no body or answer of the API does',
+    }
+    expect([validate.code, JSON.parse(validate.stdout)]).toEqual([2, {valid: false, problems: [problem]}])
     const run = await scenario(['run', path])
-    expect([run.code, run.stderr]).toEqual([2, expect.stringContaining(`deep.json ${message}`)])
+    expect([run.code, run.stderr]).toEqual([2, expect.stringContaining(problem.message)])
   })
 
   it('--forward-to: the receiver gets the run’s webhooks, signed with the listen secret; the endpoint is gone after', async () => {
