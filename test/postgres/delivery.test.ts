@@ -131,9 +131,12 @@ async function advancingAndOther({retrySchedule, bTap}: {retrySchedule?: number[
  * database when it makes a delivery of one check.created: the receiver holds its first attempt until
  * `answerFirst()`, then answers `status`; every later attempt is answered `later` at once.
  */
-async function firstAttemptHeld(status: number, later = 200) {
+async function firstAttemptHeld(status: number, later = 200, {relayed = false} = {}) {
   const db = await database()
-  const storage = await PgStorage.open({url: db.url})
+  // behind a relay (helpers/relay.ts), a's new connections can be kept from the database while those open go on
+  const relay = relayed ? await databaseBehindRelay(undefined, db) : undefined
+  if (relay) cleanup.push(() => relay.link.cut())
+  const storage = await PgStorage.open(relay ? {url: relay.url, connectTimeoutMs: 500} : {url: db.url})
   cleanup.push(() => storage.close())
   await seedStore(storage, {seed: TEST_SEED})
   let answerFirst!: () => void
@@ -146,7 +149,7 @@ async function firstAttemptHeld(status: number, later = 200) {
   await pushChecks([a], 1, 'held')
   await receiver.waitFor(1)
   const [delivery] = await deliveries(a)
-  return {db, storage, receiver, answerFirst, a, delivery: delivery!}
+  return {db, storage, receiver, answerFirst, a, delivery: delivery!, link: relay?.link}
 }
 
 describe('delivery across instances on one database', () => {
@@ -469,7 +472,7 @@ describe('delivery across instances on one database', () => {
 
   it('an attempt the other instance took over and recorded meanwhile is a copy, numbered as sent: the retry left is the second try', async () => {
     // every attempt fails; the first one once the test lets it
-    const {db, storage, receiver, answerFirst} = await firstAttemptHeld(500, 500)
+    const {db, storage, receiver, answerFirst, link} = await firstAttemptHeld(500, 500, {relayed: true})
     const b = await startServer({port: 0, host: '127.0.0.1', database: db.url})
     cleanup.push(() => b.close())
 
@@ -479,8 +482,12 @@ describe('delivery across instances on one database', () => {
     cleanup.push(() => admin.end())
     const lifeLock = `FROM pg_locks WHERE ${lifeLockHeld('$1', '$2')}`
     const aLock = [scopeOf('public').lifeLock, storage.shared!.owner]
+    // kept from coming back until b has taken the attempt over: back a second after its loss, a's session would
+    // hold it again before a claim of b's on a loaded machine, and b would wait for a's record of it
+    link!.silence()
     await admin.query(`SELECT pg_terminate_backend(pid) ${lifeLock}`, aLock)
     const [taken] = await deliveriesUntil(b, 1, (d) => d.attempts.length === 1)
+    link!.speak()
     answerFirst()
     const [both] = await deliveriesUntil(b, 1, (d) => d.attempts.length === 2)
     expect(both!.attempts).toEqual([
@@ -493,7 +500,8 @@ describe('delivery across instances on one database', () => {
 
     // that retry is the second try: the wait after it is the schedule's second, five minutes. Once a's session
     // is back: a claim a made without it would be free to b too, and both would send (docs/postgres.md)
-    await expect.poll(async () => (await admin.query(`SELECT pid ${lifeLock}`, aLock)).rows.length).toBe(1)
+    const back = async () => (await admin.query(`SELECT pid ${lifeLock}`, aLock)).rows.length
+    await expect.poll(back, {timeout: 10_000}).toBe(1)
     expect((await call(b.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 60}})).body.attempts).toBe(1)
     const [retried] = await deliveriesUntil(b, 1, (d) => d.attempts.length === 3)
     expect(retried!.attempts[2]).toMatchObject({attempt: 3, scheduled_at: taken!.next_attempt_at})
