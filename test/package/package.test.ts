@@ -151,19 +151,28 @@ async function typeProject(
   return {path: `tsconfig.${name}.json`}
 }
 
+// msw's own types need the DOM lib; a node-only user of the other entries has none
+const WITH_MSW = CONSUMER.replace('MSW_IMPORT', MSW_IMPORT).replace('MSW_USE', MSW_USE)
+const NODE_ONLY = CONSUMER.replace('MSW_IMPORT\n', '').replace('  MSW_USE\n', '')
+
+/**
+ * The projects each TypeScript checks (`typeProject`), `prefix` naming their files: node16, where CommonJS may
+ * not require an ES module, without msw (msw 2's own CommonJS declarations import an ES module's, rettime's,
+ * which fails there for any user of msw's types); a bundler's resolution (Vite's, Next's); the client from a
+ * project without Node's types (a browser's, a Deno's), which declares none it needs.
+ */
+const typeProjects = async (prefix: string) => [
+  await typeProject(`${prefix}all`, WITH_MSW, {lib: ['ES2023', 'DOM'], module: 'NodeNext'}),
+  await typeProject(`${prefix}node`, NODE_ONLY, {lib: ['ES2023'], module: 'Node16'}),
+  await typeProject(`${prefix}bundler`, WITH_MSW, {lib: ['ES2023', 'DOM'], module: 'Preserve', resolution: 'Bundler'}),
+  await typeProject(`${prefix}client`, CLIENT_ONLY, {lib: ['ES2023', 'DOM'], module: 'NodeNext', types: []}),
+]
+
 test("the public types compile from ES modules and CommonJS under tsc --strict without skipLibCheck, in node and with msw's DOM", async () => {
-  // msw's own types need the DOM lib; a node-only user of the other entries has none
-  const withMsw = CONSUMER.replace('MSW_IMPORT', MSW_IMPORT).replace('MSW_USE', MSW_USE)
-  const nodeOnly = CONSUMER.replace('MSW_IMPORT\n', '').replace('  MSW_USE\n', '')
-  // node16, where CommonJS may not require an ES module, without msw: msw 2's own CommonJS declarations
-  // import an ES module's (rettime's), which fails there for any user of msw's types
   const references = [
-    await typeProject('all', withMsw, {lib: ['ES2023', 'DOM'], module: 'NodeNext'}),
-    await typeProject('node', nodeOnly, {lib: ['ES2023'], module: 'Node16'}),
+    ...(await typeProjects('')),
     // the resolution of TypeScript before exports (`node10`), which reads the entries' paths from typesVersions
-    await typeProject('legacy', withMsw, {lib: ['ES2023', 'DOM'], module: 'CommonJS', resolution: 'Node10'}),
-    // the client from a project without Node's types (a browser's, a Deno's): it declares none it needs
-    await typeProject('client', CLIENT_ONLY, {lib: ['ES2023', 'DOM'], module: 'NodeNext', types: []}),
+    await typeProject('legacy', WITH_MSW, {lib: ['ES2023', 'DOM'], module: 'CommonJS', resolution: 'Node10'}),
   ]
   await writeFile(join(consumer, 'tsconfig.json'), JSON.stringify({files: [], references}))
   const infos = references.map(({path}) => path.replace(/json$/, 'tsbuildinfo'))
@@ -177,6 +186,17 @@ test("the public types compile from ES modules and CommonJS under tsc --strict w
   )
   await keepBuildInfo(cache, infos)
   expect(errors).toBe('')
+}, 120_000)
+
+test('the public types compile under TypeScript 7 too, which has no node10 resolution', async () => {
+  const typescript = 'typescript@7.0.2'
+  const tsc = join(await cachedInstall(typescript, [typescript]), 'node_modules', 'typescript', 'bin', 'tsc')
+  const errors: string[] = []
+  for (const {path} of await typeProjects('ts7-'))
+    await run(process.execPath, [tsc, '-p', path], {cwd: consumer}).catch((error: {stdout: string}) =>
+      errors.push(error.stdout),
+    )
+  expect(errors).toEqual([])
 }, 120_000)
 
 /**
