@@ -169,9 +169,9 @@ export function startFailure(url: string, cause: unknown): unknown {
     const database = decodeURIComponent(pathname.slice(1)) || user
     // `?options=-c search_path=team_a,public` (docs/postgres.md, "Flags")
     const schema = /search_path=([^\s,]+)/.exec(searchParams.get('options') ?? '')?.[1] ?? 'public'
-    // a failure the storage reported (`DatabaseUnavailable`) says what the database said in its cause; Node 26
-    // adds to a certificate it does not trust "; if the root CA is installed locally, try running Node.js with
-    // --use-system-ca", where the refusal says what to do here
+    // a failure the storage reported (`DatabaseUnavailable`) says what the database said in its cause; Node 24
+    // and later add to a certificate they do not trust "; if the root CA is installed locally, try running
+    // Node.js with --use-system-ca", where the refusal says what to do here
     const said = messageOf(cause instanceof DatabaseUnavailable ? cause.cause : cause).replace(
       /; if the root CA .*/,
       '',

@@ -178,7 +178,7 @@ test('a database URL that is not PostgreSQL is refused naming the option, never 
 })
 
 test("node's test runner runs the example that uses tablepay/testing", async () => {
-  // TAP, which Node 26 no longer prints by default where stdout is no terminal
+  // TAP, which Node 24 and later do not print by default where stdout is no terminal
   const args = ['--test', '--test-reporter=tap', join('examples', 'node-test', 'simulator.test.mjs')]
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
