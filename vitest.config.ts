@@ -23,8 +23,16 @@ const MEMORY_ONLY = [
   'test/scenarios/receiver.test.ts',
 ]
 
+/**
+ * Node 26's fast path of JSON.stringify ends the process (a fatal zone allocation) on a call that writes more than
+ * 2^28 characters, where older Nodes write it or throw. Tests that write one record of hundreds of MB, past any
+ * the API takes, to meet V8's longest string run without it there (CONTRIBUTING.md, "Tests").
+ */
+const NODE_MAJOR = Number(process.versions.node.split('.')[0])
+
 export default defineConfig({
   test: {
+    execArgv: NODE_MAJOR >= 26 ? ['--no-json-stringify-fast-path'] : [],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // a file waits much of its time on servers, PostgreSQL and child processes: on 2 cores a third worker
