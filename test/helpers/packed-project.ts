@@ -38,6 +38,16 @@ export async function cachedInstall(name: string, packages: string[]): Promise<s
   return path
 }
 
+/** The compiler of this repository's TypeScript. */
+export const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+
+/** The errors `tsc` (a compiler's bin, TSC by default) prints with `args` in `cwd`: '' when it passes. */
+export const tscErrors = (cwd: string, args: string[], tsc = TSC): Promise<string> =>
+  run(process.execPath, [tsc, ...args], {cwd}).then(
+    () => '',
+    (error: {stdout: string}) => error.stdout,
+  )
+
 /** The package packed into `dir`: the tarball's path and the paths inside it. */
 export async function pack(dir: string): Promise<{tarball: string; files: string[]}> {
   const {stdout} = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT)

@@ -7,8 +7,7 @@
 import {readFile, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {beforeAll, expect, test} from 'vitest'
-import {ROOT} from '../helpers/cli.js'
-import {cachedInstall, installInto, pack, run, versionOf} from '../helpers/packed-project.js'
+import {cachedInstall, installInto, pack, run, tscErrors, versionOf} from '../helpers/packed-project.js'
 import {makeTempDir} from '../helpers/temp-dirs.js'
 
 const MSW = 'msw@3.0.5'
@@ -128,10 +127,5 @@ console.log(handlers.length)
     types: ['node'],
   }
   await writeFile(join(project, 'tsconfig.json'), JSON.stringify({compilerOptions, files: ['types.ts']}))
-  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
-  const errors = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], {cwd: project}).then(
-    () => '',
-    (error: {stdout: string}) => error.stdout,
-  )
-  expect(errors).toBe('')
+  expect(await tscErrors(project, ['-p', 'tsconfig.json'])).toBe('')
 }, 60_000)

@@ -9,7 +9,7 @@ import {join, posix} from 'node:path'
 import {beforeAll, expect, test} from 'vitest'
 import {declarationsReached} from '../../scripts/declarations.js'
 import {ROOT, WRITE_KEY} from '../helpers/cli.js'
-import {cachedInstall, installInto, pack, run, versionOf} from '../helpers/packed-project.js'
+import {cachedInstall, installInto, pack, run, tscErrors, versionOf} from '../helpers/packed-project.js'
 import {makeTempDir, testCache} from '../helpers/temp-dirs.js'
 
 /** The jest majors a user's project may run: the one DESIGN.md names, and the newest. */
@@ -179,11 +179,7 @@ test("the public types compile from ES modules and CommonJS under tsc --strict w
   const cache = await typesCache()
   await restoreBuildInfo(cache, infos)
   // both programs in one tsc: a build shares the files they both read (2 s of CPU less than two runs)
-  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
-  const errors = await run(process.execPath, [tsc, '-b', 'tsconfig.json'], {cwd: consumer}).then(
-    () => '',
-    (error: {stdout: string}) => error.stdout,
-  )
+  const errors = await tscErrors(consumer, ['-b', 'tsconfig.json'])
   await keepBuildInfo(cache, infos)
   expect(errors).toBe('')
 }, 120_000)
@@ -192,11 +188,8 @@ test('the public types compile under TypeScript 7 too, which has no node10 resol
   const typescript = 'typescript@7.0.2'
   const tsc = join(await cachedInstall(typescript, [typescript]), 'node_modules', 'typescript', 'bin', 'tsc')
   const errors: string[] = []
-  for (const {path} of await typeProjects('ts7-'))
-    await run(process.execPath, [tsc, '-p', path], {cwd: consumer}).catch((error: {stdout: string}) =>
-      errors.push(error.stdout),
-    )
-  expect(errors).toEqual([])
+  for (const {path} of await typeProjects('ts7-')) errors.push(await tscErrors(consumer, ['-p', path], tsc))
+  expect(errors.join('')).toBe('')
 }, 120_000)
 
 /**
