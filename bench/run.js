@@ -104,6 +104,8 @@ const method = () => ({
   peer_run_seconds: settings.PEER_SECONDS,
   warmup_seconds: settings.WARMUP_SECONDS,
   connections: CONNECTIONS,
+  // wrk's niceness when BENCH_WRK_NICE set it: its latencies are not comparable with a run's without it
+  load_nice: Number(process.env.BENCH_WRK_NICE ?? 0),
   deliveries: settings.DELIVERIES,
   latency_samples: settings.LATENCY_SAMPLES,
   startup_runs: settings.STARTUP_RUNS,
