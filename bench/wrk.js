@@ -122,7 +122,7 @@ export async function runWrk(url, stream, {duration, amount, connections = 50, t
   const seconds = amount === undefined ? Math.max(1, Math.round(duration)) : 3600
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, `--timeout`, `${timeout}s`, '-s', SCRIPT, url]
   // BENCH_WRK_NICE=-15 runs wrk ahead of the servers for a core, so that its latencies leave out its own waits
-  // for one (docs/benchmarks.md, "The load")
+  // for one (docs/postgres.md, "Where a push's p99 goes")
   const nice = process.env.BENCH_WRK_NICE
   const child = spawn(nice ? 'nice' : 'wrk', nice ? ['-n', nice, 'wrk', ...args] : args, {
     env: {...process.env, BENCH_WRK_CONFIG: path},
