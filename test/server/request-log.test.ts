@@ -71,11 +71,16 @@ describe('the request log', () => {
     expect(await entry(requestIdOf(read))).toMatchObject({check_id: answers[0]!.body.id, response_body: read.body})
   })
 
-  it('finds a caller id holding "/" by its percent-encoded form, through the API and the client', async () => {
+  it('finds a caller id holding "/" by its percent-encoded form, through the API and the client, and "." through the list', async () => {
     await sim.api('GET', '/v1/locations', {headers: {'x-request-id': 'trace/42+a'}})
     expect((await entry(encodeURIComponent('trace/42+a'))).id).toBe('trace/42+a')
     const client = new TablepayClient({url: sim.url, apiKey: WRITE_KEY})
     expect((await client.getRequest('trace/42+a')).path).toBe('/v1/locations')
+    // echoed as DESIGN says, though `GET /sim/requests/.` is a dot segment, which names no route
+    const dot = await sim.api('GET', '/v1/checks?limit=3', {headers: {'x-request-id': '.'}})
+    expect(requestIdOf(dot)).toBe('.')
+    const listed = await sim.api('GET', '/v1/sim/requests?limit=100')
+    expect(listed.body.data.find((logged: {id: string}) => logged.id === '.')).toMatchObject({query: {limit: '3'}})
   })
 
   it('records an updated push with what moved, and unchanged and stale pushes with their result', async () => {
