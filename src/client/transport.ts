@@ -208,17 +208,16 @@ export class Transport {
  * 26: the bound is judged either way, so a body is refused alike on every Node.
  */
 function jsonBody(body: unknown): string {
-  let text: string | undefined
-  let failure: unknown
+  let text: string
   try {
     text = JSON.stringify(body)
   } catch (error) {
-    failure = error
+    const why = (error instanceof RangeError && nestingProblem(body)) || `is no JSON value: ${(error as Error).message}`
+    throw new TypeError(`request: the body ${why}`)
   }
-  const deep = (failure === undefined || failure instanceof RangeError) && nestingProblem(body)
+  const deep = nestingProblem(body)
   if (deep) throw new TypeError(`request: the body ${deep}`)
-  if (failure) throw new TypeError(`request: the body is no JSON value: ${(failure as Error).message}`)
-  return text!
+  return text
 }
 
 /** Header names as one case, so that a caller's `Authorization` replaces the client's `authorization`. */
