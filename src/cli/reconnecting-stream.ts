@@ -76,7 +76,8 @@ async function reopen<T>(
   open: OpenStream<T>,
   {signal, onReconnect}: ReconnectHooks<T>,
 ): Promise<{messages: AsyncGenerator<T>; missed: readonly T[]} | undefined> {
-  for (let wait = FIRST_WAIT_MS; ; wait = Math.min(wait * 2, MAX_WAIT_MS)) {
+  let wait = FIRST_WAIT_MS
+  for (;;) {
     try {
       await delay(wait, undefined, {signal})
       const messages = await open(signal)
@@ -85,18 +86,26 @@ async function reopen<T>(
       return {messages, missed}
     } catch (error) {
       if (signal.aborted) return undefined
-      if (!isTransient(error)) throw error
+      const next = waitAfter(error, Math.min(wait * 2, MAX_WAIT_MS))
+      if (next === undefined) throw error
+      wait = next
     }
   }
 }
 
-// A server that is down, restarting or too busy to answer; a refused key or a missing route stays refused.
-function isTransient(error: unknown): boolean {
-  return (
-    error instanceof TablepayConnectionError ||
-    error instanceof TablepayTimeoutError ||
-    (error instanceof TablepayApiError && error.status >= 500)
-  )
+/**
+ * How long to wait before opening the stream again after `error`, at least `backoff` ms; undefined when trying
+ * again would not change the answer. A server that is down, restarting or too busy (5xx), or over a cap or rate
+ * limit (429: its `Retry-After` is waited for, up to `MAX_WAIT_MS`) is tried again; a refused key or a
+ * missing route stays refused.
+ *
+ * @example
+ * waitAfter(new TablepayApiError(429, body, 3), 500) // 3000
+ */
+export function waitAfter(error: unknown, backoff: number): number | undefined {
+  if (error instanceof TablepayConnectionError || error instanceof TablepayTimeoutError) return backoff
+  if (!(error instanceof TablepayApiError) || (error.status < 500 && error.status !== 429)) return undefined
+  return Math.max(backoff, Math.min((error.retryAfterS ?? 0) * 1000, MAX_WAIT_MS))
 }
 
 /** How a live feed asks the server for what it missed while its stream was away. */

@@ -27,7 +27,7 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
   event_type_not_subscribed: 'the endpoint does not take the event type',
   endpoint_disabled: 'the endpoint is disabled: nothing is delivered to it',
   rate_limited:
-    'too many live streams open at once from this address (`/sim/stream`), or of this check (the table page); over `serve --rate-limit` (with `Retry-After`); or a fault of `POST /sim/faults` with status 429',
+    'too many live streams open at once from this address (`/sim/stream`), or of this check (the table page), with `Retry-After: 1`; over `serve --rate-limit` (with `Retry-After`); or a fault of `POST /sim/faults` with status 429',
   simulated_fault:
     'a fault of `POST /sim/faults` asked for this answer (`X-Tablepay-Fault` names it); nothing changed unless it was made with `after: true`',
   internal_error: 'a bug in the simulator; never expected, please report it with the request id',

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {followLiveStream, openReconnectingStream} from '../../src/cli/reconnecting-stream.js'
+import {followLiveStream, MAX_WAIT_MS, openReconnectingStream, waitAfter} from '../../src/cli/reconnecting-stream.js'
 import {TablepayApiError, TablepayConnectionError, TablepayTimeoutError} from '../../src/client/errors.js'
 
 interface Rec {
@@ -87,8 +87,42 @@ describe('openReconnectingStream', () => {
     expect(await reopening(new TablepayTimeoutError('http://127.0.0.1:4747', 30_000))).toEqual(['a', 'b'])
   })
 
+  it('tries again after a 429, as a stream cap or a rate limit answers', async () => {
+    const full = new TablepayApiError(429, {code: 'rate_limited', message: 'Too many live streams'}, 0)
+    expect(await reopening(full)).toEqual(['a', 'b'])
+  })
+
   it('stops at a refusal that trying again would not change', async () => {
     const refused = new TablepayApiError(401, {code: 'unauthenticated', message: 'no such key'})
     await expect(reopening(refused)).rejects.toBe(refused)
+  })
+})
+
+describe('waitAfter', () => {
+  const answer = (status: number, retryAfterS?: number) =>
+    new TablepayApiError(
+      status,
+      {code: status === 429 ? 'rate_limited' : 'storage_unavailable', message: ''},
+      retryAfterS,
+    )
+
+  it("waits for a 429's or a 503's Retry-After when it is longer than the backoff, up to the longest wait", () => {
+    expect(waitAfter(answer(429, 3), 500)).toBe(3000)
+    expect(waitAfter(answer(503, 1), 250)).toBe(1000)
+    expect(waitAfter(answer(429, 60), 500)).toBe(MAX_WAIT_MS)
+  })
+
+  it('keeps the backoff when it is longer, or when the answer has no Retry-After', () => {
+    expect(waitAfter(answer(429, 1), 4000)).toBe(4000)
+    expect(waitAfter(answer(500), 500)).toBe(500)
+    expect(waitAfter(new TablepayConnectionError('http://127.0.0.1:9/v1', new TypeError('fetch failed')), 500)).toBe(
+      500,
+    )
+  })
+
+  it('gives up on an answer that trying again would not change', () => {
+    expect(waitAfter(answer(401), 500)).toBeUndefined()
+    expect(waitAfter(answer(404), 500)).toBeUndefined()
+    expect(waitAfter(new Error('a bug'), 500)).toBeUndefined()
   })
 })

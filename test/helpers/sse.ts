@@ -3,6 +3,7 @@ import {get, type IncomingMessage} from 'node:http'
 
 export interface Stream {
   status: number
+  headers: IncomingMessage['headers']
   /** Every byte received so far. */
   text: string
   /** Resolves once the received text satisfies `done`. */
@@ -18,6 +19,7 @@ export async function openStream(url: string, headers: Record<string, string> = 
   res.on('end', () => (ended = true))
   const stream: Stream = {
     status: res.statusCode!,
+    headers: res.headers,
     text: '',
     until: (done) =>
       new Promise((resolve, reject) => {

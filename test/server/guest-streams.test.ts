@@ -57,13 +57,14 @@ describe('the table page streams (GET /t/{token}/stream)', () => {
     expect(streams.stats()).toMatchObject({renders: 2})
   })
 
-  it('take at most the per-check cap: 429 rate_limited beyond, with the error body, and a closed stream frees its place', async () => {
+  it('take at most the per-check cap: 429 rate_limited beyond, with the error body and Retry-After, and a closed stream frees its place', async () => {
     const {url, streams, push} = await serve({streamLimits: {perCheck: 2, perAddress: 10}})
     const {path} = await push('t1', 1)
     const first = await openStream(`${url}${path}/stream`)
     await openStream(`${url}${path}/stream`)
     const refused = await openStream(`${url}${path}/stream`, {'x-request-id': 'too-many-1'})
     expect(refused.status).toBe(429)
+    expect(refused.headers['retry-after']).toBe('1')
     expect(JSON.parse(refused.text)).toEqual({
       error: {code: 'rate_limited', message: expect.stringContaining('at most 2'), request_id: 'too-many-1'},
     })
@@ -75,7 +76,7 @@ describe('the table page streams (GET /t/{token}/stream)', () => {
     expect((await openStream(`${url}${path}/stream`)).status).toBe(200)
   })
 
-  it('take at most the per-address cap, counted over every check and the API stream', async () => {
+  it('take at most the per-address cap, counted over every check and the API stream, with Retry-After', async () => {
     const {url, push} = await serve({streamLimits: {perCheck: 10, perAddress: 3}})
     const [one, two] = [await push('t1', 1), await push('t2', 1)]
     for (const path of [one.path, one.path, two.path])
@@ -88,6 +89,7 @@ describe('the table page streams (GET /t/{token}/stream)', () => {
     })
     const api = await openStream(`${url}/v1/sim/stream`, {authorization: `Bearer ${WRITE_KEY}`})
     expect(api.status).toBe(429)
+    expect(api.headers['retry-after']).toBe('1')
   })
 
   it("answer HEAD with the stream's headers and end it, holding no place", async () => {

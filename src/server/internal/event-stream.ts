@@ -24,6 +24,15 @@ const HEADERS = {
   'x-accel-buffering': 'no',
 }
 
+/**
+ * The 429 of a stream over a cap. A place frees when any stream closes, which the server cannot foresee:
+ * `Retry-After: 1` tells a client that reconnects by itself to wait a little, as a rate limit's 429 does.
+ */
+function full(event: H3Event, message: string): ApiError {
+  event.node.res.setHeader('retry-after', '1')
+  return new ApiError('rate_limited', message)
+}
+
 export interface StreamMessageOut {
   event: string
   data: unknown
@@ -126,18 +135,12 @@ export class StreamHub {
     const fromAddress = this.#perAddress.get(address) ?? 0
     if (fromAddress >= this.limits.perAddress) {
       const most = this.limits.perAddress
-      throw new ApiError(
-        'rate_limited',
-        `Too many live streams from this address (at most ${most} at once); close some first.`,
-      )
+      throw full(event, `Too many live streams from this address (at most ${most} at once); close some first.`)
     }
     const existing = this.#topics.get(spec.key)
     if (spec.limit !== undefined && (existing?.clients.size ?? 0) >= spec.limit) {
       const what = spec.noun ?? 'this topic'
-      throw new ApiError(
-        'rate_limited',
-        `Too many live streams of ${what} (at most ${spec.limit} at once); close some first.`,
-      )
+      throw full(event, `Too many live streams of ${what} (at most ${spec.limit} at once); close some first.`)
     }
     const topic = existing ?? this.#createTopic(spec)
     this.#perAddress.set(address, fromAddress + 1)
