@@ -8,6 +8,8 @@ export interface Stream {
   text: string
   /** Resolves once the received text satisfies `done`. */
   until(done: (text: string) => boolean): Promise<string>
+  /** Resolves with every byte received once the server has ended the stream. */
+  ended(): Promise<string>
   close(): void
 }
 
@@ -28,6 +30,8 @@ export async function openStream(url: string, headers: Record<string, string> = 
         res.on('data', check).on('end', end)
         if (!check() && ended) end()
       }),
+    // asked for only when awaited: a listener of `once` would turn the reset of a closed stream into an error
+    ended: async () => (ended ? stream.text : once(res, 'end').then(() => stream.text)),
     close: () => req.destroy(),
   }
   res.setEncoding('utf8').on('data', (chunk: string) => (stream.text += chunk))

@@ -92,6 +92,17 @@ describe('the table page streams (GET /t/{token}/stream)', () => {
     expect(api.headers['retry-after']).toBe('1')
   })
 
+  it('end after `gone`, freeing their places', async () => {
+    const {url, streams, push} = await serve({streamLimits: {perCheck: 2, perAddress: 10}})
+    const {check, path} = await push('t1', 1)
+    const open = [await openStream(`${url}${path}/stream`), await openStream(`${url}${path}/stream`)]
+    await Promise.all(open.map((s) => s.until(versionSeen(1))))
+    await call(url, 'POST', '/v1/sim/reset')
+    for (const text of await Promise.all(open.map((s) => s.ended())))
+      expect(text).toMatch(new RegExp(`event: gone\ndata: \\{"id":"${check.id}"\\}\n\n$`))
+    await vi.waitFor(() => expect(streams.stats()).toMatchObject({topics: 0, streams: 0}))
+  })
+
   it("answer HEAD with the stream's headers and end it, holding no place", async () => {
     const {url, streams, push} = await serve()
     const {path} = await push('t1', 1)

@@ -221,6 +221,9 @@ describe('POST /v1/sim/snapshots/{name}/restore', () => {
     const opened = await openStream(`${check.guest_url}/stream`)
     cleanup.push(async () => opened.close())
     expect(await opened.until((text) => text.includes('event: check'))).toMatch(/^event: check\ndata: \{/)
+    // the check put back in the restore's change is not gone: the first page still follows it
+    await sim.api('PUT', '/v1/checks/external/t1', {body: checkWith([['a', 3, 1000]], {version: 3})})
+    await page.until((text) => text.includes('"version":3,'))
   })
 
   it("restores one account's records only: another account's, and its snapshots, stay as they are", async () => {

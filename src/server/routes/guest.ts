@@ -90,6 +90,14 @@ export function guestRoutes(router: Router, app: AppContext): void {
           const check = await service.records.get('checks', id)
           return [check ? checkMessage(check) : {event: 'gone', data: {id}}]
         },
+        // after `gone` there is nothing more to follow: the stream ends, and its place frees (docs/pages.md)
+        alive: async () => (await service.records.get('checks', id)) !== undefined,
+        ends: (changes) => {
+          let gone = false
+          for (const [collection, changed, record] of changes)
+            if (collection === 'checks' && changed === id) gone = record === null
+          return gone
+        },
         select: (changes) => {
           const messages: StreamMessageOut[] = []
           for (const [collection, changed, record] of changes) {
