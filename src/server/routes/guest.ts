@@ -92,12 +92,9 @@ export function guestRoutes(router: Router, app: AppContext): void {
         },
         // after `gone` there is nothing more to follow: the stream ends, and its place frees (docs/pages.md)
         alive: async () => (await service.records.get('checks', id)) !== undefined,
-        ends: (changes) => {
-          let gone = false
-          for (const [collection, changed, record] of changes)
-            if (collection === 'checks' && changed === id) gone = record === null
-          return gone
-        },
+        // its last change in the commit says: a restore deletes the check and may put it back
+        ends: (changes) =>
+          changes.findLast(([collection, changed]) => collection === 'checks' && changed === id)?.[2] === null,
         select: (changes) => {
           const messages: StreamMessageOut[] = []
           for (const [collection, changed, record] of changes) {
