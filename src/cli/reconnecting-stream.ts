@@ -95,9 +95,9 @@ async function reopen<T>(
 
 /**
  * How long to wait before opening the stream again after `error`, at least `backoff` ms; undefined when trying
- * again would not change the answer. A server that is down, restarting or too busy (5xx), or over a cap or rate
- * limit (429: its `Retry-After` is waited for, up to `MAX_WAIT_MS`) is tried again; a refused key or a
- * missing route stays refused.
+ * again would not change the answer. A server that is down, restarting or too busy (5xx), or at its cap of
+ * live streams (429: `/v1/sim` spends no rate limit), is tried again, its `Retry-After` waited for up to
+ * `MAX_WAIT_MS`; a refused key or a missing route stays refused.
  *
  * @example
  * waitAfter(new TablepayApiError(429, body, 3), 500) // 3000

@@ -87,7 +87,7 @@ describe('openReconnectingStream', () => {
     expect(await reopening(new TablepayTimeoutError('http://127.0.0.1:4747', 30_000))).toEqual(['a', 'b'])
   })
 
-  it('tries again after a 429, as a stream cap or a rate limit answers', async () => {
+  it('tries again after a 429, as a server at its cap of live streams answers', async () => {
     const full = new TablepayApiError(429, {code: 'rate_limited', message: 'Too many live streams'}, 0)
     expect(await reopening(full)).toEqual(['a', 'b'])
   })
