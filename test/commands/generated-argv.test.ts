@@ -17,7 +17,7 @@ afterAll(() => server.stop())
 /** Command lines in the run: every command gets about six. */
 const RUNS = 300
 
-/** Not drawn here: a server, a listener and the tails run until they are stopped (serve and exec: generated-serve-argv.test.ts). */
+/** Not drawn here: a server, a listener and the tails run until they are stopped (generated-running-argv.test.ts). */
 const LEFT_OUT = new Set(['serve', 'exec', 'listen', 'deliveries:tail', 'logs:tail'])
 
 test('every command, given flag and argument values of every shape, exits with a code its help documents and prints no stack', async () => {
