@@ -52,8 +52,9 @@ export const documents = (codes: [string, string][], code: number | null) =>
 export const CRASH = /\n\s+at \S.*:\d+:\d+\)?\n|\b(TypeError|RangeError|ReferenceError)\b/
 
 /**
- * A command line for command `id`: each argument given 9 times in 10, each flag but `help` and those `leave`
- * names `often` times in 1 (3 in 10), its value one of its options (6 times in 10, when it has them) or of `VALUES`.
+ * A command line for command `id`: each argument given 9 times in 10, and each flag but `help` and those in
+ * `leave` with the chance `often` (3 in 10 unless given), its value one of its options (6 times in 10, when it
+ * has them) or of `VALUES`.
  */
 export function drawArgv(
   id: string,
