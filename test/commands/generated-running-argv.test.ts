@@ -4,25 +4,15 @@
  * says it is ready is sent Ctrl+C, and must then stop as its help says.
  */
 import {join} from 'node:path'
-import {afterAll, beforeAll, expect, test} from 'vitest'
+import {expect, test} from 'vitest'
 import {exitCodesOf} from '../../src/cli/exit-codes.js'
-import {type ApiServer, startApiServer} from '../helpers/api-server.js'
-import {argvDir, CRASH, documents, drawArgv, VALUES} from '../helpers/argv.js'
+import {argvSetting, CRASH, documents, drawArgv, RUNNING, VALUES} from '../helpers/argv.js'
 import {spawnRunning} from '../helpers/cli.js'
 import {manifestCommands} from '../helpers/manifest.js'
 import {mulberry32, pickerOf} from '../helpers/random.js'
 
-/** The commands drawn: generated-argv.test.ts draws every other. */
-const RUNNING = ['serve', 'exec', 'listen', 'deliveries:tail', 'logs:tail']
-
-let server: ApiServer
-let dir: string
-beforeAll(async () => {
-  // what `listen` and the tails follow; `serve` and `exec` start their own
-  server = await startApiServer()
-  dir = await argvDir()
-})
-afterAll(() => server.stop())
+// its server is what `listen` and the tails follow; `serve` and `exec` start their own
+const setting = argvSetting()
 
 /** Command lines in the run: a start takes about half a second. */
 const RUNS = 40
@@ -57,6 +47,7 @@ test('the commands that run until stopped, given flag values of every shape, run
     if (id === 'serve' || id === 'exec') argv.push('--port', pick(PORTS))
     // COMMAND: a value of every shape, or one that runs (`true`), so that exec starts a server too
     if (id === 'exec') argv.push('--', random() < 0.5 ? 'true' : pick(VALUES))
+    const {server, dir} = setting
     // a data dir of its own, so that a server started without --data holds no other test's
     const running = spawnRunning(argv, {...server.env, TABLEPAY_DATA: join(dir, `data-${i}`)}, {cwd: dir})
     const hung = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), HUNG_MS).unref())

@@ -2,6 +2,8 @@
 import {readFileSync} from 'node:fs'
 import {mkdir, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
+import {afterAll, beforeAll} from 'vitest'
+import {type ApiServer, startApiServer} from './api-server.js'
 import {ROOT} from './cli.js'
 import type {ManifestCommand} from './manifest.js'
 import {pickerOf} from './random.js'
@@ -73,14 +75,23 @@ export function drawArgv(
   return argv
 }
 
+/** The commands that run until they are stopped: generated-running-argv.test.ts draws them, generated-argv.test.ts every other. */
+export const RUNNING = ['serve', 'exec', 'listen', 'deliveries:tail', 'logs:tail']
+
 /**
- * A temp dir for drawn command lines to run in, holding the files `VALUES` names: a file one writes (`-o x`)
- * lands there, never in the repository.
+ * Where a file's drawn command lines run, set up before its tests and stopped after them: a server for them to
+ * talk to, and a temp dir holding the files `VALUES` names (a file one writes, `-o x`, lands there, never in the
+ * repository).
  */
-export async function argvDir(): Promise<string> {
-  const dir = await makeTempDir()
-  await mkdir(join(dir, 'a-dir'))
-  await writeFile(join(dir, 'broken.json'), '{"items": [1, 2,')
-  await writeFile(join(dir, 'check.json'), readFileSync(join(ROOT, 'fixtures', 'checks', 'open.json')))
-  return dir
+export function argvSetting(): {server: ApiServer; dir: string} {
+  const setting = {} as {server: ApiServer; dir: string}
+  beforeAll(async () => {
+    setting.server = await startApiServer()
+    setting.dir = await makeTempDir()
+    await mkdir(join(setting.dir, 'a-dir'))
+    await writeFile(join(setting.dir, 'broken.json'), '{"items": [1, 2,')
+    await writeFile(join(setting.dir, 'check.json'), readFileSync(join(ROOT, 'fixtures', 'checks', 'open.json')))
+  })
+  afterAll(() => setting.server.stop())
+  return setting
 }
