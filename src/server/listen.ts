@@ -1,6 +1,6 @@
 import {createServer, type IncomingMessage, type RequestListener, type ServerResponse} from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
-import {answerClientError, refuseConnect, refusedForHost, refuseExpectation} from './internal/client-errors.js'
+import {answerClientError, refuseConnect, refusedForHead, refuseExpectation} from './internal/client-errors.js'
 import {holdBody} from './internal/expect-continue.js'
 import {originForm} from './internal/request-path.js'
 
@@ -80,7 +80,7 @@ export async function listenOn(
   timeouts: ConnectionTimeouts = CONNECTION_TIMEOUTS,
 ): Promise<Listener> {
   const serve: RequestListener = (req, res) => {
-    if (refusedForHost(req, res)) return
+    if (refusedForHead(req, res)) return
     if (req.url?.[0] !== '/') req.url = originForm(req.url ?? '')
     // pipelined behind another, it runs once that one is answered: Node would run both at once, and a GET
     // sent after a push must see it, pushes without `version` apply in the order sent (RFC 9112, 9.3.2)
@@ -94,12 +94,14 @@ export async function listenOn(
       keepAliveTimeout: timeouts.idleMs,
       // how often Node looks for requests past their time (30 s by default): within a second of it
       connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
-      // refused with the error body instead (refusedForHost)
+      // refused with the error body instead (refusedForHead)
       requireHostHeader: false,
     },
     serve,
   )
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    // Node takes any Expect naming 100-continue among others (two lines join as `100-continue, foo`) for it
+    if (req.headers.expect!.trim().toLowerCase() !== '100-continue') return refuseExpectation(req, res)
     holdBody(req, res)
     serve(req, res)
   })

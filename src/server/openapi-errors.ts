@@ -36,9 +36,9 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
   starting: 'the server is still starting; send the request again after `Retry-After` seconds',
   limit_reached: 'the account has as many of these as it may (`details` names the limit); delete some first',
   malformed_request:
-    "Node's HTTP parser cannot read the request (a control character in a header, two `Content-Length`s)",
+    "Node's HTTP parser cannot read the request (a control character in a header, two `Content-Length`s), or it has no `Host`, two, or two `Authorization`s",
   request_timeout: 'no whole request head within 60 s, or no whole request within 120 s',
-  expectation_failed: 'an `Expect` other than `100-continue`',
+  expectation_failed: 'an `Expect` other than `100-continue`, or naming another expectation beside it',
   headers_too_large: 'a request head over 16 KiB',
 }
 

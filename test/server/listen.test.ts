@@ -174,6 +174,18 @@ describe('connections that keep the server waiting (docs/api.md, "HTTP details")
     expect(JSON.parse(two.answer.split('\r\n\r\n')[1]!).error.message).toContain('more than one Host')
   })
 
+  it('a request with two Authorization lines is answered 400 with the error body, whichever key comes first', async () => {
+    for (const keys of [
+      'Authorization: Bearer a\r\nauthorization: Bearer b',
+      'Authorization: Bearer a\r\nAuthorization: Bearer a',
+    ]) {
+      const {answer} = await closedAfter(`GET / HTTP/1.1\r\nHost: x\r\n${keys}\r\n\r\n`)
+      expect(refusal(answer)).toEqual([400, 'malformed_request'])
+      expect(JSON.parse(answer.split('\r\n\r\n')[1]!).error.message).toContain('more than one Authorization')
+    }
+    expect((await closedAfter('GET / HTTP/1.0\r\nAuthorization: Bearer a\r\n\r\n')).answer).toMatch(/ok$/)
+  })
+
   it('an Expect other than 100-continue is answered 417 with the error body, echoing the request id', async () => {
     const {answer} = await closedAfter(
       'POST / HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nX-Request-Id: mine\r\nContent-Length: 2\r\n\r\n{}',
@@ -182,6 +194,15 @@ describe('connections that keep the server waiting (docs/api.md, "HTTP details")
     expect(head).toMatch(/^HTTP\/1.1 417 Expectation Failed\r\n/)
     expect(head).toMatch(/\r\nx-request-id: mine\r\n/i)
     expect(JSON.parse(body!).error).toMatchObject({code: 'expectation_failed', request_id: 'mine'})
+  })
+
+  it('an Expect naming 100-continue and another expectation is answered 417 too, before the body is asked for', async () => {
+    // Node joins two Expect lines, and takes any value naming 100-continue for it
+    for (const expectation of ['Expect: 100-continue, foo', 'Expect: foo\r\nExpect: 100-Continue']) {
+      const {answer} = await closedAfter(`POST / HTTP/1.1\r\nHost: x\r\n${expectation}\r\nContent-Length: 2\r\n\r\n`)
+      expect(answer).not.toContain('100 Continue')
+      expect(refusal(answer)).toEqual([417, 'expectation_failed'])
+    }
   })
 
   it('a kept-alive connection that sends no next request is closed', async () => {

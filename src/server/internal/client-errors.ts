@@ -96,25 +96,33 @@ export function refuseExpectation(req: IncomingMessage, res: ServerResponse): vo
   )
 }
 
-/** How many `Host` lines the request has (Node keeps the first one in `headers`). */
-function hostLines(raw: readonly string[]): number {
-  let lines = 0
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') lines++
+/** How many `Host` and `Authorization` lines the request has (Node keeps the first of each in `headers`). */
+function singletonLines(raw: readonly string[]): {host: number; authorization: number} {
+  const lines = {host: 0, authorization: 0}
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!
+    if (name.length === 4 && name.toLowerCase() === 'host') lines.host++
+    else if (name.length === 13 && name.toLowerCase() === 'authorization') lines.authorization++
+  }
   return lines
 }
 
 /**
  * An HTTP/1.1 request without `Host`, or any with more than one, is answered 400 with the error body, as RFC
  * 9112 (3.2) asks: Node's own refusal (`requireHostHeader`, turned off in listen.ts) is a bare 400, with no
- * body and no `X-Request-Id`, and it lets two through. Returns whether it refused.
+ * body and no `X-Request-Id`, and it lets two through. So is one with two `Authorization` lines, of which
+ * Node would keep the first silently: a client that sends two keys means one of them. Returns whether it
+ * refused.
  */
-export function refusedForHost(req: IncomingMessage, res: ServerResponse): boolean {
-  const lines = hostLines(req.rawHeaders)
-  if (lines === 1 || (lines === 0 && req.httpVersion !== '1.1')) return false
-  const message =
-    lines === 0
-      ? 'An HTTP/1.1 request needs a Host header: send one, e.g. Host: 127.0.0.1:4747.'
-      : 'The request has more than one Host header: send one.'
+export function refusedForHead(req: IncomingMessage, res: ServerResponse): boolean {
+  const {host, authorization} = singletonLines(req.rawHeaders)
+  const hostMissing = host === 0 && req.httpVersion === '1.1'
+  if (!hostMissing && host <= 1 && authorization <= 1) return false
+  const message = hostMissing
+    ? 'An HTTP/1.1 request needs a Host header: send one, e.g. Host: 127.0.0.1:4747.'
+    : host > 1
+      ? 'The request has more than one Host header: send one.'
+      : 'The request has more than one Authorization header: send one, with the key to use.'
   refuse(req, res, new ApiError('malformed_request', message))
   return true
 }
