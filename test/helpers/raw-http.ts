@@ -20,7 +20,9 @@ export interface RawOptions {
 export function rawRequest(url: string, method: string, path: string, options: RawOptions = {}): Promise<RawAnswer> {
   const {hostname, port} = new URL(url)
   return new Promise((resolve, reject) => {
-    const length = options.body === undefined ? {} : {'content-length': String(Buffer.byteLength(options.body))}
+    // a body sent with Transfer-Encoding goes in chunks (Node's client frames it so), without a length
+    const framed = options.body === undefined || options.headers?.['transfer-encoding'] !== undefined
+    const length = framed ? {} : {'content-length': String(Buffer.byteLength(options.body!))}
     const req = request({host: hostname, port, method, path, headers: {...length, ...options.headers}}, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (chunk: Buffer) => chunks.push(chunk))

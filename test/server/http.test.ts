@@ -1,6 +1,6 @@
 import {request, STATUS_CODES} from 'node:http'
 import {connect} from 'node:net'
-import {brotliCompressSync, deflateSync, gzipSync} from 'node:zlib'
+import {brotliCompressSync, deflateRawSync, deflateSync, gzipSync} from 'node:zlib'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {checkWith} from '../helpers/checks.js'
 import {type RawAnswer, rawRequest} from '../helpers/raw-http.js'
@@ -230,6 +230,8 @@ describe('Content-Encoding of a request body', () => {
     ['gzip', gzipSync],
     ['x-gzip', gzipSync],
     ['deflate', deflateSync],
+    // bare deflate data, without zlib's wrapper, as some clients send under `deflate` (the name in any case)
+    ['Deflate', deflateRawSync],
     ['br', brotliCompressSync],
     ['deflate, gzip', (b: Buffer) => gzipSync(deflateSync(b))],
     ['identity', (b: Buffer) => b],
@@ -249,6 +251,21 @@ describe('Content-Encoding of a request body', () => {
       expect((await sim.api('GET', '/v1/checks/external/enc-unknown')).status).toBe(404)
     },
   )
+
+  it('decodes a transfer coding sent before chunked, after the Content-Encoding, and refuses an unknown one with 415', async () => {
+    const gzip = {'transfer-encoding': 'gzip, chunked'}
+    const sent = await push('te-gzip', gzipSync(Buffer.from(json())), gzip)
+    expect([sent.status, sent.body.items[0]?.quantity]).toEqual([201, 2])
+    const both = await push('te-both', gzipSync(deflateSync(Buffer.from(json()))), {
+      ...gzip,
+      'content-encoding': 'deflate',
+    })
+    expect(both.status).toBe(201)
+    const unknown = await push('te-unknown', json(), {'transfer-encoding': 'compress, chunked'})
+    expect([unknown.status, unknown.body.error.code]).toEqual([415, 'unsupported_content_encoding'])
+    expect(unknown.body.error.message).toContain('Transfer-Encoding "compress"')
+    expect((await sim.api('GET', '/v1/checks/external/te-unknown')).status).toBe(404)
+  })
 
   it('refuses a small body that decodes past 1 MiB with 413, without inflating all of it', async () => {
     const bomb = gzipSync(Buffer.alloc(16 * 1024 * 1024, ' '))
