@@ -30,6 +30,12 @@ export const CheckTable = z.strictObject({
   number: z.string().min(1).max(32),
 })
 
+/** An item's worth is an amount too, held to the same limit (docs/api.md, "Amounts"). */
+const worthWithinLimit: [(item: {quantity: number; price_cents: number}) => boolean, z.core.$ZodCustomParams] = [
+  (item) => withinLimit(item.quantity * item.price_cents),
+  {message: `quantity × price_cents ${LIMIT_MESSAGE}`, path: ['price_cents']},
+]
+
 export const ItemInput = z
   .strictObject({
     external_id: z.string().min(1).max(64),
@@ -38,10 +44,7 @@ export const ItemInput = z
     price_cents: Cents,
     note: z.string().max(500).optional(),
   })
-  .refine((item) => withinLimit(item.quantity * item.price_cents), {
-    message: `quantity × price_cents ${LIMIT_MESSAGE}`,
-    path: ['price_cents'],
-  })
+  .refine(...worthWithinLimit)
 
 export const Totals = z
   .strictObject({
@@ -155,6 +158,7 @@ export const CheckItem = z
       .refine(...threeDecimals),
   })
   .refine((item) => item.claimed_quantity <= item.quantity, {path: ['claimed_quantity'], message: 'exceeds quantity'})
+  .refine(...worthWithinLimit)
 export type CheckItem = z.infer<typeof CheckItem>
 
 export const PAYMENT_STATUSES = ['unpaid', 'partially_paid', 'paid'] as const

@@ -4,13 +4,18 @@ import {refundedFromBill, roundQuantity} from './money.js'
 import type {
   CheckRecord,
   ClaimRecord,
+  DeliveryRecord,
+  EventRecord,
   FeedbackRecord,
   IdempotencyRecord,
   LocationRecord,
   PaymentRecord,
 } from './records.js'
 
-/** The records a snapshot's money and claims are kept in, and its checks' places, each of its kind's schema. */
+/**
+ * The records a snapshot's money and claims are kept in, its checks' places, and its events with their
+ * deliveries, each of its kind's schema.
+ */
 export interface Ledger {
   locations: readonly LocationRecord[]
   checks: readonly CheckRecord[]
@@ -18,6 +23,8 @@ export interface Ledger {
   payments: readonly PaymentRecord[]
   feedback: readonly FeedbackRecord[]
   idempotency_keys: readonly IdempotencyRecord[]
+  events: readonly EventRecord[]
+  deliveries: readonly DeliveryRecord[]
 }
 
 /** A record that another contradicts: where it is, and what. */
@@ -30,13 +37,14 @@ export interface Contradiction {
  * Where `ledger`'s records disagree in a way no request leaves them (docs/snapshots.md): a check at a location
  * it does not hold, a claim, payment or feedback of a check it does not hold, a payment's claim of another
  * check, a check's paid amount other than its payments less their refunds, an item's claimed quantity other
- * than its claims' sum, a total below what was paid, a voided check with anything paid or claimed, or an
- * idempotency key's answer for a claim, payment or feedback it does not hold, or not as it was made. Restored,
- * such a check would lose money: the next payment or refund counts from the amount the check says, and a
- * replayed key answers for a payment that is not there.
+ * than its claims' sum, a total below what was paid, a voided check with anything paid or claimed, an
+ * idempotency key's answer for a claim, payment or feedback it does not hold, or not as it was made (`answers`),
+ * or a delivery of an event it holds under another type. Restored, such a check would lose money: the next
+ * payment or refund counts from the amount the check says, and a replayed key answers for a payment that is
+ * not there.
  */
 export function* contradictions(ledger: Ledger): Generator<Contradiction> {
-  const {locations, checks, claims, payments, feedback, idempotency_keys} = ledger
+  const {locations, checks, claims, payments, feedback, idempotency_keys, events, deliveries} = ledger
   // a check's table page shows its location: one of another account's would show that account's
   const locationIds = new Set(locations.map((location) => location.id))
   for (const [i, check] of checks.entries())
@@ -105,25 +113,49 @@ export function* contradictions(ledger: Ledger): Generator<Contradiction> {
     payment: new Map(payments.map((payment) => [payment.id, payment])),
     feedback: new Map(feedback.map((one) => [one.id, one])),
   }
-  for (const [i, key] of idempotency_keys.entries()) {
-    const answer = key.body as {object: string; id: string}
-    const record = held[answer.object]!.get(answer.id)
-    if (!record)
-      yield {
-        path: ['idempotency_keys', i, 'body', 'id'],
-        message: `answers for ${answer.object} ${answer.id}, which the snapshot does not hold`,
-      }
-    else {
-      const field = Object.keys(answer).find(
-        (name) => !LATER[answer.object]?.has(name) && differs(answer, record, name),
-      )
-      if (field)
-        yield {
-          path: ['idempotency_keys', i, 'body', field],
-          message: `must be what ${answer.object} ${answer.id} was made with: a replay answers with it`,
-        }
-    }
+  for (const [i, key] of idempotency_keys.entries())
+    for (const {path, message} of answers(key, held)) yield {path: ['idempotency_keys', i, ...path], message}
+
+  const typeOf = new Map(events.map((event) => [event.id, event.type]))
+  for (const [i, delivery] of deliveries.entries()) {
+    const type = typeOf.get(delivery.event_id)
+    // one of an event the snapshot does not hold is canceled when it comes due (docs/snapshots.md)
+    if (type !== undefined && delivery.event_type !== type)
+      yield {path: ['deliveries', i, 'event_type'], message: `must be ${type}, the type of event ${delivery.event_id}`}
   }
+}
+
+/**
+ * Where `key` does not hold what its request answered: the claim, payment or feedback of `held` as it was made,
+ * with the status its route answers (201; a refund's payment 200), under the scope of the API key (`api`) or
+ * of the table link of the answer's check (`link:<check id>`), as the server keeps it (service/idempotency.ts).
+ */
+function* answers(key: IdempotencyRecord, held: Record<string, ReadonlyMap<string, object>>) {
+  const answer = key.body as {object: string; id: string; check_id: string}
+  const record = held[answer.object]!.get(answer.id)
+  if (!record) {
+    yield {path: ['body', 'id'], message: `answers for ${answer.object} ${answer.id}, which the snapshot does not hold`}
+    return
+  }
+  const field = Object.keys(answer).find((name) => !LATER[answer.object]?.has(name) && differs(answer, record, name))
+  if (field)
+    yield {
+      path: ['body', field],
+      message: `must be what ${answer.object} ${answer.id} was made with: a replay answers with it`,
+    }
+  const statuses = answer.object === 'payment' ? [201, 200] : [201]
+  if (!statuses.includes(key.status))
+    yield {
+      path: ['status'],
+      message: `must be ${statuses.join(' or ')}, what a request making a ${answer.object} answers`,
+    }
+  const [, scope, ...rest] = key.id.split('\u0000')
+  // an id not of three parts names no account: foreignKeys says so
+  if (rest.length === 1 && scope !== 'api' && scope !== `link:${answer.check_id}`)
+    yield {
+      path: ['id'],
+      message: `must name the scope "api" or "link:${answer.check_id}" between its account and its key: no request would find it`,
+    }
 }
 
 /** The fields a kept answer may hold otherwise than its record now: a payment's refunds came after it. */

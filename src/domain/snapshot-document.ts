@@ -181,6 +181,8 @@ const LEDGER = [
   'payments',
   'feedback',
   'idempotency_keys',
+  'events',
+  'deliveries',
 ] as const satisfies SnapshotCollection[]
 
 /** The fields besides `id` that no two records of a collection share: a check's keys, which its reads find it by. */

@@ -890,6 +890,10 @@ describe('snapshots: bad input', () => {
       withOnly('events', {...event, data: {...event.data, status: null}}, 'data.status'),
       withOnly('idempotency_keys', {...key, body: null}, 'body'),
       withOnly('idempotency_keys', {...key, status: 500}, 'status'),
+      // a claim's key answered 201: replayed as 200, it would tell the guest another story
+      withOnly('idempotency_keys', {...key, status: 200}, 'status'),
+      // under a scope no request has, no replay would find it: a retry would claim again
+      withOnly('idempotency_keys', {...key, id: `acct_demo\u0000bogus\u0000${key.key}`}, 'id'),
       // an id longer than PostgreSQL's indexes hold (about 2.7 kB, of text that does not compress)
       [
         'POST',
@@ -967,6 +971,12 @@ describe('snapshots: bad input', () => {
       withOnly('checks', {...check, items: [{...check.items[0], claimed_quantity: 0}]}, 'items.0.claimed_quantity'),
       withOnly('checks', {...check, totals: {subtotal_cents: 0, tax_cents: 0, total_cents: 0}}, 'totals.total_cents'),
       withOnly('checks', {...check, status: 'voided'}, 'status'),
+      // an item worth more than any amount may be: its check could not be pushed back as it is
+      withOnly(
+        'checks',
+        {...check, items: [{...check.items[0], quantity: 1_000_000, price_cents: 1e12}]},
+        'items.0.price_cents',
+      ),
       // a check at a location of another account (or of none): its table page would show that account's
       withOnly('checks', {...check, location_id: 'loc_other'}, 'location_id'),
       withOnly('payments', {...payment, check_id: 'chk_gone'}, 'check_id'),
@@ -994,6 +1004,12 @@ describe('snapshots: bad input', () => {
       withOnly('deliveries', {...delivery, next_attempt_at: delivery.created_at}, 'next_attempt_at'),
       // of no event type: it would go out, where a retry of it is refused
       withOnly('deliveries', {...delivery, event_type: 'bogus.type'}, 'event_type'),
+      // of its event under another type: its list and its receiver would say two things
+      withOnly(
+        'deliveries',
+        {...delivery, event_type: delivery.event_type === 'feedback.received' ? 'check.created' : 'feedback.received'},
+        'event_type',
+      ),
       // kept under another account's key, a restore would answer its requests or take its endpoint's place
       withOnly('idempotency_keys', {...key, id: `acct_other\u0000api\u0000${key.key}`}, 'id'),
       withOnly('idempotency_keys', {...key, id: `acct_demo\u0000api\u0000other-${key.key}`}, 'id'),
