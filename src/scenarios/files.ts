@@ -45,13 +45,18 @@ export function validScenario(value: unknown, source: string): Scenario {
  * const {scenario, file} = await loadScenario('split-bill')
  */
 export async function loadScenario(fileOrName: string): Promise<{scenario: Scenario; file: string}> {
+  // '' would name the working directory
+  if (fileOrName === '')
+    throw new InvalidScenarioError(
+      `No scenario given: name a scenario file, or a shipped scenario (${await shippedNames()}).`,
+    )
   const found = await findFile(fileOrName)
   // a folder of the project named like a shipped scenario (`refund/`) does not hide it
   const file = found !== undefined && (await isFile(found)) ? found : ((await shippedFile(fileOrName)) ?? found)
-  if (file === undefined) {
-    const names = (await listShipped()).map((s) => s.name).join(', ')
-    throw new InvalidScenarioError(`No scenario file ${fileOrName}, nor a shipped scenario of that name (${names}).`)
-  }
+  if (file === undefined)
+    throw new InvalidScenarioError(
+      `No scenario file ${fileOrName}, nor a shipped scenario of that name (${await shippedNames()}).`,
+    )
   const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     const why = error.code === 'EISDIR' ? 'a directory, not a file' : (error.code ?? error.message)
     throw new InvalidScenarioError(`${fileOrName} cannot be read as a scenario: ${why}.`)
@@ -64,6 +69,8 @@ export async function loadScenario(fileOrName: string): Promise<{scenario: Scena
   }
   return {scenario: validScenario(value, fileOrName), file}
 }
+
+const shippedNames = async () => (await listShipped()).map((s) => s.name).join(', ')
 
 const isFile = (path: string) =>
   stat(path).then(

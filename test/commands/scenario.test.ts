@@ -240,6 +240,8 @@ describe('scenario run', () => {
   it.each([
     ['a file not found', 'no-such-scenario', 'No scenario file no-such-scenario'],
     ['a file that is not JSON', 'not-json', 'is not valid JSON'],
+    // not the working directory, which '' would name
+    ['an empty name', '', 'No scenario given'],
   ])('with --json, %s prints the error body, its message saying why', async (_, name, why) => {
     const path = name === 'not-json' ? join(dir, 'not-json.json') : name
     if (name === 'not-json') await writeFile(path, 'not json')
