@@ -5,14 +5,28 @@
  */
 export function networkReason(error: unknown): string {
   const cause = (error as {cause?: {code?: string; message?: string; errors?: {code?: string}[]}})?.cause
-  return cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error as Error)?.message ?? String(error)
+  const reason = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error as Error)?.message ?? String(error)
+  // Node's HTTP parser's codes (HPE_INVALID_CONSTANT): something answered, in another protocol or broken HTTP
+  return reason.startsWith('HPE_') ? `not HTTP (${reason})` : reason
+}
+
+/**
+ * What to do when an attempt to a receiver got no answer, by its `reason` (`networkReason`'s, or
+ * postDelivery's timeout); undefined when there is nothing to say.
+ */
+export function receiverHint(reason: string): string | undefined {
+  if (reason === 'ECONNREFUSED') return 'Nothing listens there: start your receiver.'
+  if (reason.startsWith('no answer within')) return 'Answer a delivery with a 2xx first, then do the slow work.'
+  if (reason.startsWith('not HTTP ('))
+    return 'Something other than an HTTP receiver answers there: check the port, and http:// or https://.'
+  return certificateHint(reason)
 }
 
 /**
  * What to do when `reason` (`networkReason`'s) says the receiver's certificate is not trusted: self-signed,
  * from an unknown CA, or another host's; undefined for any other reason.
  */
-export function certificateHint(reason: string): string | undefined {
+function certificateHint(reason: string): string | undefined {
   if (!/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(reason)) return undefined
   return "Node does not trust the receiver's certificate: give its CA in NODE_EXTRA_CA_CERTS=ca.pem (to `serve` too), or use http:// on this machine."
 }

@@ -47,9 +47,15 @@ export interface Cancelable {
 
 /**
  * Kept-alive connections: a receiver gets attempts over the same sockets.
- * Idle ones do not keep a process alive (a CLI run ends as usual).
+ * Idle ones do not keep a process alive (a CLI run ends as usual), and close
+ * after 4 s: a receiver that never closes them, or an endpoint deleted or
+ * moved, would otherwise hold its sockets for as long as the server runs.
  */
-const AGENTS = {'http:': new http.Agent({keepAlive: true}), 'https:': new https.Agent({keepAlive: true})}
+const KEPT = {keepAlive: true, timeout: 4000}
+const AGENTS = {'http:': new http.Agent(KEPT), 'https:': new https.Agent(KEPT)}
+
+/** The statuses that redirect (RFC 9110, 15.4): a 304 or 300 answers, with nowhere to go. */
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
 
 /**
  * POSTs one signed body with the `headers` of `deliveryHeaders` and reports what happened. Never throws: a refused
@@ -115,6 +121,11 @@ export function postDelivery(
       if (answered) setImmediate(() => finish(answered!()))
       else fail(networkReason({cause: error}))
     })
+    // a 101 with Upgrade is handed over as a socket, not answered: Node would close it and wait for the timeout
+    request.on('upgrade', (response, socket) => {
+      socket.destroy()
+      finish(answer(response, ''))
+    })
     request.on('response', (response) => {
       const head = readHead(response, RESPONSE_LIMIT)
       answered = () => answer(response, head.read())
@@ -131,7 +142,7 @@ export function postDelivery(
 
 function answer(response: http.IncomingMessage, text: string): Omit<AttemptResult, 'duration_ms'> {
   const status = response.statusCode ?? 0
-  const redirected = status >= 300 && status < 400
+  const redirected = REDIRECTS.has(status)
   const ok = status >= 200 && status < 300
   const refused = redirected
     ? `redirect to ${response.headers.location ?? '(no location)'} is not followed`

@@ -1,4 +1,4 @@
-import {certificateHint, networkReason} from '../../shared/network-reason.js'
+import {networkReason, receiverHint} from '../../shared/network-reason.js'
 // --forward-to sends what a delivery sends, and holds the receiver to the same limit (docs/api.md, "Webhooks")
 import {deliveryHeaders, RECEIVER_TIMEOUT_MS} from '../../webhooks/send.js'
 import {SIGNATURE_HEADER, signPayload} from '../../webhooks/signature.js'
@@ -96,7 +96,7 @@ async function post(url: URL, payload: Buffer, headers: Record<string, string>):
     const reason = networkReason(error)
     throw await cliError(`Could not reach ${url} (${reason}).`, {
       code: 'connection_failed',
-      suggestions: [certificateHint(reason) ?? 'Start the receiver, or check the --forward-to URL.'],
+      suggestions: [receiverHint(reason) ?? 'Start the receiver, or check the --forward-to URL.'],
     })
   }
   if (answer.ok) return answer

@@ -5,7 +5,7 @@ import {style} from './style.js'
 import {type Column, renderTable} from './table.js'
 import {printable} from './printable.js'
 import {firstLine} from './delivery.js'
-import {certificateHint} from '../../shared/network-reason.js'
+import {receiverHint} from '../../shared/network-reason.js'
 
 const COLUMNS: Column<WebhookEndpoint>[] = [
   {header: 'ID', value: (e) => e.id},
@@ -47,7 +47,7 @@ export function renderTestResult(result: WebhookTestResult): string {
   const next =
     result.error === 'ECONNREFUSED'
       ? "Nothing listens at the endpoint's URL (`tablepay webhooks list` shows it): start your receiver, then ping again."
-      : certificateHint(result.error ?? '')
+      : receiverHint(result.error ?? '')
   const error = printable(result.error ?? '')
   return `${style.red('failed')} ${endpoint} ${answer} after ${result.duration_ms} ms: ${error}${body}${next ? `\n${next}` : ''}`
 }

@@ -8,6 +8,7 @@ import {Command} from '../../cli/command.js'
 import {webhookFlags} from '../../cli/flags/webhook.js'
 import {forwardToFlag, MISSING_FORWARD_TO} from '../../cli/flags/forward-to.js'
 import {requireSecret} from '../../cli/signing/input.js'
+import {receiverHint} from '../../shared/network-reason.js'
 
 interface ReceiverReport {
   url: string
@@ -64,10 +65,11 @@ No tablepay server is needed.
       quiet: this.jsonEnabled(),
     })
     if (cases.every((c) => c.status_code === null)) {
-      this.error(`Nothing answered at ${url} (${cases[0]!.error}).`, {
+      const reason = cases[0]!.error!
+      this.error(`No receiver answered at ${url} (${reason}).`, {
         exit: 1,
         code: 'receiver_unreachable',
-        suggestions: ['Start your receiver, then run this again.'],
+        suggestions: [`${receiverHint(reason) ?? 'Start your receiver.'} Then run this again.`],
       })
     }
     this.log(
