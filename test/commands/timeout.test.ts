@@ -1,5 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import ClockAdvance from '../../src/commands/clock/advance.js'
+import ClockReset from '../../src/commands/clock/reset.js'
 import LocationsList from '../../src/commands/locations/list.js'
 import ScenarioRun from '../../src/commands/scenario/run.js'
 import WebhooksPing from '../../src/commands/webhooks/ping.js'
@@ -60,10 +61,11 @@ describe('--timeout', () => {
   })
 
   it('is 30 s unless given, and none for the commands whose answers wait for receivers, as their help says', async () => {
-    const defaults = [LocationsList, ClockAdvance, WebhooksPing, ScenarioRun].map(
+    // a reset waits for an advance under way
+    const defaults = [LocationsList, ClockAdvance, ClockReset, WebhooksPing, ScenarioRun].map(
       (command) => command.baseFlags.timeout.default,
     )
-    expect(defaults).toEqual([30, 0, 0, 0])
+    expect(defaults).toEqual([30, 0, 0, 0, 0])
     const help = async (command: string[]) =>
       (await runCommand([...command, '--help'])).stdout
         .replace(/\s+/g, ' ')
