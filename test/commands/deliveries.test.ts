@@ -107,7 +107,9 @@ describe('deliveries retry', () => {
     const {receiver, endpoint, id} = await deliveredOnce('retry-3', 200)
     const {code, stdout} = await cli(['deliveries', 'retry', id, '--no-wait'])
     expect(code).toBe(0)
-    expect(stdout).toContain(`Attempt queued; \`tablepay deliveries tail --endpoint ${endpoint.id}\` shows it`)
+    expect(stdout).toContain(
+      `Attempt queued; \`tablepay deliveries tail --endpoint ${endpoint.id}\` shows it when it ends`,
+    )
     const queued = await cli(['deliveries', 'retry', id, '--no-wait', '--json'])
     expect(JSON.parse(queued.stdout)).toMatchObject({id, attempted: false})
     await receiver.waitFor(3)

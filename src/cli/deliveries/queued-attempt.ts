@@ -15,6 +15,8 @@ export interface AttemptOutcome {
   attempted: boolean
   /** Queued due later than the wait (the endpoint's delivery chaos holds it back): how much later, in ms. */
   heldMs?: number
+  /** Waited for and not seen: how long it was waited for, in ms (it may be out to a slow receiver). */
+  waitedMs?: number
 }
 
 /**
@@ -72,7 +74,7 @@ async function queueAndWait(
     for await (const {delivery} of feed) {
       if (delivery.id === queued.id && ownAttempt(delivery, before, queued)) return {delivery, attempted: true}
     }
-    return {delivery: queued, attempted: false}
+    return {delivery: queued, attempted: false, waitedMs: waitMs}
   } finally {
     clearTimeout(timer)
     stop.abort()
@@ -103,7 +105,7 @@ function ownAttempt(delivery: Delivery, before: number, queued: Delivery): boole
  * @example
  * return reportAttempt(await resendAndWait(client, eventId, endpointId), (text) => this.log(text))
  */
-export function reportAttempt({delivery, attempted, heldMs}: AttemptOutcome, log: (text: string) => void) {
+export function reportAttempt({delivery, attempted, heldMs, waitedMs}: AttemptOutcome, log: (text: string) => void) {
   log(renderDeliveryDetail(delivery))
   if (heldMs !== undefined) {
     const held = formatDuration(Math.ceil(heldMs / 1000))
@@ -115,7 +117,12 @@ export function reportAttempt({delivery, attempted, heldMs}: AttemptOutcome, log
     )
   } else if (!attempted) {
     const tail = `tablepay deliveries tail --endpoint ${delivery.endpoint_id}`
-    log(style.dim(`Attempt queued; \`${tail}\` shows it when it is made.`))
+    // a receiver given longer than the wait by `serve --receiver-timeout` may still be answering it
+    const state =
+      waitedMs === undefined
+        ? 'Attempt queued'
+        : `No attempt ended within ${formatDuration(waitedMs / 1000)}: it is queued, or out to a slow receiver`
+    log(style.dim(`${state}; \`${tail}\` shows it when it ends.`))
   } else if (delivery.status !== 'succeeded') {
     log(renderRetryFailed(delivery))
     process.exitCode = 1

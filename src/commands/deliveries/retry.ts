@@ -9,13 +9,13 @@ export default class DeliveriesRetry extends ApiCommand<typeof DeliveriesRetry> 
 
   static override description = `Queues one more attempt at once, whatever the delivery's state (a dead one too), keeping its attempts so far, \
 then waits up to ${ATTEMPT_WAIT_MS / 1000} s for that attempt and prints the delivery with it. \
-If the attempt does not come in time (or with --no-wait), says it is queued: watch it with \`deliveries tail\`; \
+If the attempt does not end in time, says it is queued or out to a slow receiver (with --no-wait, queued): watch it with \`deliveries tail\`; \
 one that delivery chaos holds back past the wait is not waited for: it says when it is due. \
 If the attempt fails, the retry schedule continues from where the delivery was. \
 --json prints the delivery, with "attempted": false when the new attempt was not seen.`
 
   static override exitCodes = {
-    0: 'The receiver took the attempt, or (--no-wait, or none seen in time) it is queued.',
+    0: 'The receiver took the attempt, or it is queued (--no-wait) or had not ended in time.',
     1: 'The receiver did not take the attempt, or the server refused the request: the message says which.',
   }
 

@@ -10,11 +10,11 @@ export default class EventsResend extends ApiCommand<typeof EventsResend> {
 
   static override description = `A new delivery of the event, with the same body bytes and event id, attempted at once. \
 The endpoint must be enabled and take the event's type. Waits up to ${ATTEMPT_WAIT_MS / 1000} s for the attempt and prints the delivery with it; \
-if the attempt does not come in time (or with --no-wait), says it is queued, and when it is due if delivery chaos holds it back. Once it succeeds, the endpoint's other deliveries of the event \
+if the attempt does not end in time, says it is queued or out to a slow receiver (with --no-wait, queued), and when it is due if delivery chaos holds it back. Once it succeeds, the endpoint's other deliveries of the event \
 still waiting for a retry are superseded. --json prints the delivery, with "attempted": false when its attempt was not seen.`
 
   static override exitCodes = {
-    0: 'The receiver took the attempt, or (--no-wait, or none seen in time) it is queued.',
+    0: 'The receiver took the attempt, or it is queued (--no-wait) or had not ended in time.',
     1: 'The receiver did not take the attempt, or the server refused the request: the message says which.',
   }
 
