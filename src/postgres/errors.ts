@@ -49,6 +49,33 @@ export function isRetryable(error: unknown): boolean {
   return code !== undefined && RETRYABLE.has(code)
 }
 
+/** Whether `error` is a lock waited for past the unit's `lock_timeout` (unit-sql.ts). */
+export const isLockWait = (error: unknown): boolean => codeOf(error) === '55P03'
+
+/**
+ * A unit that ran out of tries: it lost every race it ran (storage.ts, MAX_ATTEMPTS), or a row it needs stayed
+ * locked through its lock waits (MAX_LOCK_WAITS): a transaction left open, by an instance paused mid-unit or a
+ * session of the user's own. Nothing was written; the server answers 503 `storage_unavailable` with it.
+ */
+export class UnitGaveUp extends Error {
+  readonly code: string
+  /** Whether a lock held elsewhere ended it, rather than races lost. */
+  readonly locked: boolean
+
+  /** `lockedS`: how long it waited for locks in all, in seconds. */
+  constructor(
+    cause: unknown,
+    readonly lockedS: number,
+  ) {
+    const reason = reasonOf(cause)
+    // no `cause`, as DatabaseUnavailable has none
+    super(`postgres: a unit ran out of tries (${reason})`)
+    this.name = 'UnitGaveUp'
+    this.code = reason
+    this.locked = isLockWait(cause)
+  }
+}
+
 /**
  * Whether `error` says the database cannot be reached or used (rather
  * than refusing one statement as the API's rules would): a lost or refused
@@ -85,13 +112,17 @@ export class DatabaseUnavailable extends Error {
   /** Whether tablepay's tables are gone from the database (`GONE`): only a start makes them again. */
   readonly gone: boolean
 
-  /** `stopping`: the failure came as the instance stopped, which nothing heals. */
+  /**
+   * `said`: what the database or the network said. `stopping`: the failure came as the instance stopped, which
+   * nothing heals.
+   */
   constructor(
-    cause: unknown,
+    readonly said: unknown,
     readonly stopping = false,
   ) {
-    const reason = reasonOf(cause)
-    super(`postgres: the database cannot be reached or used (${reason})`, {cause})
+    const reason = reasonOf(said)
+    // `said` is no `cause`: h3 would hand that over to the error answer in this error's place
+    super(`postgres: the database cannot be reached or used (${reason})`)
     this.name = 'DatabaseUnavailable'
     this.code = reason
     this.gone = GONE.has(reason)
@@ -172,10 +203,7 @@ export function startFailure(url: string, cause: unknown): unknown {
     // a failure the storage reported (`DatabaseUnavailable`) says what the database said in its cause; Node 24
     // and later add to a certificate they do not trust "; if the root CA is installed locally, try running
     // Node.js with --use-system-ca", where the refusal says what to do here
-    const said = messageOf(cause instanceof DatabaseUnavailable ? cause.cause : cause).replace(
-      /; if the root CA .*/,
-      '',
-    )
+    const said = messageOf(cause instanceof DatabaseUnavailable ? cause.said : cause).replace(/; if the root CA .*/, '')
     return new Error(`postgres: ${said} at ${displayUrl(url)}; ${refusal(user, database, schema, said)}`, {cause})
   }
   if (!isUnavailable(cause)) return cause

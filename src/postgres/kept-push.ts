@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import {COLUMNS} from './schema.js'
+import {LOCK_TIMEOUT_S} from './unit-sql.js'
 
 /** A kept check's push: its account, the check's text as kept, its row and its events' rows (`rowValues`). */
 export interface KeptPush {
@@ -41,7 +42,7 @@ function statement(events: number): string {
   const added = `, added AS (INSERT INTO events (${EVENT_COLUMNS.join(', ')})
       SELECT ${EVENT_COLUMNS.map((column) => (column === 'doc' ? 'e.doc::json' : `e.${column}`)).join(', ')}
       FROM pushed, (VALUES ${rows.join(', ')}) AS e (${EVENT_COLUMNS.join(', ')}, n) ORDER BY e.n)`
-  return `WITH locked AS MATERIALIZED (SELECT set_config('lock_timeout', '5s', true),
+  return `WITH locked AS MATERIALIZED (SELECT set_config('lock_timeout', '${LOCK_TIMEOUT_S}s', true),
       pg_advisory_xact_lock_shared(hashtextextended('account-records:' || $1::text, 0))),
     pushed AS (UPDATE checks SET ${set.map(([column, value]) => `${column} = ${value}`).join(', ')} FROM locked
       WHERE id = ${id} AND doc::text = $2::text RETURNING 1)${events > 0 ? added : ''}

@@ -5,7 +5,7 @@ import type {Change, Storage, UnitOfWork} from '../service/storage.js'
 import {byExternalId, byGuestToken, byId, CheckCache} from './check-cache.js'
 import {CommitOrder} from './commit-order.js'
 import {Connections} from './connections.js'
-import {isRetryable, isUnavailable, startFailure} from './errors.js'
+import {isLockWait, isRetryable, isUnavailable, startFailure, UnitGaveUp} from './errors.js'
 import {PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
 import {refuseSharedSessions} from './pooler.js'
@@ -16,12 +16,19 @@ import {displayUrl} from '../shared/database-url.js'
 import {type Scope, scopeOfSession} from './scope.js'
 import {trimSideTables} from './side-tables.js'
 import {type Notice, PgUnit} from './unit.js'
+import {LOCK_TIMEOUT_S} from './unit-sql.js'
 import {Turns} from '../shared/turns.js'
 
 const ignore = () => {}
 
 /** Times a unit runs again after a serialization failure, a deadlock, a lost race on a unique key or a long lock wait. */
 const MAX_ATTEMPTS = 20
+
+/**
+ * Lock waits (LOCK_TIMEOUT_S) a unit sits through before it answers 503: a row held longer is held by a
+ * transaction left open, which no wait settles, and 20 s is within a client's usual 30 s.
+ */
+const MAX_LOCK_WAITS = 4
 
 /** Deleted ids whose places a table remembers, as the memory store does (docs/api.md, "Lists"). */
 const DELETED_KEPT = 10_000
@@ -146,6 +153,7 @@ export class PgStorage extends PgReader implements Storage {
   }
 
   async unit<T>(work: (tx: UnitOfWork) => Promise<T>, durable?: (changes: readonly Change[]) => void): Promise<T> {
+    let lockWaits = 0
     for (let attempt = 1; ; attempt++) {
       const client = await this.#connections.client()
       const tx = new PgUnit(client, this.#checks)
@@ -170,12 +178,13 @@ export class PgStorage extends PgReader implements Storage {
         if (!broken && tx.begun) await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
         client.release(broken ?? tx.spoiled)
         if (broken) throw this.#connections.fail(broken)
-        if (isRetryable(error) && attempt < MAX_ATTEMPTS) {
-          // a short random wait lets the unit that won go first
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt))
-          continue
-        }
-        throw error
+        if (!isRetryable(error)) throw error
+        if (isLockWait(error)) lockWaits++
+        if (attempt >= MAX_ATTEMPTS || lockWaits >= MAX_LOCK_WAITS)
+          throw new UnitGaveUp(error, lockWaits * LOCK_TIMEOUT_S)
+        // a short random wait lets the unit that won go first
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt))
+        continue
       }
       client.release()
       // committed without notifying, alone, while another instance may have started: it hears the change now

@@ -3,12 +3,15 @@ import {inline, literal} from './literal.js'
 import {named, openingName, PreparedOn} from './prepared.js'
 import type {Sql} from './reader.js'
 
+/** How long a unit waits for a lock, in seconds, before it runs again (storage.ts). */
+export const LOCK_TIMEOUT_S = 5
+
 /**
  * How each unit's transaction begins. A lock waited for longer than its
  * lock_timeout fails with 55P03 and the unit runs again: a backstop against
  * a convoy of units on one row that would otherwise hold requests for long.
  */
-const BEGIN = "BEGIN; SET LOCAL lock_timeout = '5s'"
+const BEGIN = `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT_S}s'`
 
 /**
  * A unit's connection. The transaction begins with the unit's first

@@ -32,7 +32,7 @@ export const ERROR_MEANINGS: Partial<Record<ErrorCode, string>> = {
     'a fault of `POST /sim/faults` asked for this answer (`X-Tablepay-Fault` names it); nothing changed unless it was made with `after: true`',
   internal_error: 'a bug in the simulator; never expected, please report it with the request id',
   storage_unavailable:
-    'the data dir could not be written (until a restart), or the database is out of reach (until it is back)',
+    'the data dir could not be written (until a restart), the database is out of reach (until it is back), or a record the request needs stayed locked by another session for 20 s',
   starting: 'the server is still starting; send the request again after `Retry-After` seconds',
   limit_reached: 'the account has as many of these as it may (`details` names the limit); delete some first',
   malformed_request:

@@ -144,3 +144,24 @@ it('scratch creations waiting for their turn hold one pool connection between th
   await client.query('COMMIT')
   expect((await creations).map(({status}) => status)).toEqual(Array(POOL_SIZE + 2).fill(201))
 })
+
+it(
+  'a push whose check another session holds locked through its lock waits is answered 503, and changes nothing',
+  {timeout: 60_000},
+  async () => {
+    const {server, client} = await setup()
+    const push = (version: number) =>
+      call(server.url, 'PUT', '/v1/checks/external/held', {body: checkWith([['a', version, 100]], {version})})
+    expect((await push(1)).status).toBe(201)
+    // a transaction left open, as an instance paused mid-request or a session of the user's own leaves it
+    await client.query('BEGIN')
+    await client.query("SELECT 1 FROM checks WHERE external_id = 'held' FOR UPDATE")
+    const refused = await push(2)
+    expect([refused.status, refused.body.error.code]).toEqual([503, 'storage_unavailable'])
+    expect(refused.body.error.message).toMatch(/stayed locked by another session of the database for 20 s \(55P03\)/)
+    await client.query('COMMIT')
+    const {body: check} = await call(server.url, 'GET', '/v1/checks/external/held')
+    expect(check.version).toBe(1)
+    expect((await push(2)).status).toBe(200)
+  },
+)

@@ -18,6 +18,14 @@ export function storageUnavailable(failure: Error): ApiError {
       'storage_unavailable',
       `tablepay is stopping and cannot use its database any more (${reason}). A request answered with this error may or may not have been saved; send it again once tablepay runs again.`,
     )
+  // PostgreSQL: a unit that ran out of tries, with nothing written (src/postgres/errors.ts, UnitGaveUp)
+  if (failure.name === 'UnitGaveUp')
+    return new ApiError(
+      'storage_unavailable',
+      (failure as {locked?: boolean}).locked
+        ? `A record this request needs stayed locked by another session of the database for ${(failure as {lockedS?: number}).lockedS} s (${reason}): a transaction left open, by an instance paused mid-request or a session of your own (pg_stat_activity shows it 'idle in transaction'). Nothing was changed; send the request again once that transaction ends.`
+        : `This request lost every race for its records to requests through other instances (${reason}). Nothing was changed; send it again.`,
+    )
   // PostgreSQL: unlike a failed disk, this heals once the database is back (docs/postgres.md)
   if (failure.name === 'DatabaseUnavailable')
     return new ApiError(
@@ -36,11 +44,14 @@ export const noRoute = (): ApiError =>
 
 /** Any thrown value as the API error it stands for; what is not ours becomes a 500. */
 export function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error
-  // a unit that failed on a database gone away, answered after the storage healed: still a 503, never a 500
-  if (error instanceof Error && error.name === 'DatabaseUnavailable') return storageUnavailable(error)
+  // what a handler threw, h3 hands over wrapped
+  const thrown = error instanceof H3Error && error.cause instanceof Error ? error.cause : error
+  if (thrown instanceof ApiError) return thrown
+  // a unit that failed on a database gone away, answered after the storage healed, or that ran out of tries
+  // (PostgreSQL): a 503, never a 500
+  if (thrown instanceof Error && (thrown.name === 'DatabaseUnavailable' || thrown.name === 'UnitGaveUp'))
+    return storageUnavailable(thrown)
   if (error instanceof H3Error) {
-    if (error.cause instanceof ApiError) return error.cause
     if (error.statusCode === 404) return noRoute()
     if (error.statusCode === 405)
       return new ApiError(

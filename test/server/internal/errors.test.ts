@@ -1,11 +1,23 @@
+import {createError} from 'h3'
 import {describe, expect, it} from 'vitest'
-import {DatabaseUnavailable} from '../../../src/postgres/errors.js'
+import {DatabaseUnavailable, UnitGaveUp} from '../../../src/postgres/errors.js'
 import {toApiError} from '../../../src/server/internal/errors.js'
 
 describe('toApiError', () => {
-  it('a database gone away is 503 storage_unavailable, even once the storage has healed', () => {
-    const error = toApiError(new DatabaseUnavailable(Object.assign(new Error('terminating'), {code: '57P01'})))
+  it('a database gone away is 503 storage_unavailable, even once the storage has healed, as h3 hands it over', () => {
+    const gone = new DatabaseUnavailable(Object.assign(new Error('terminating'), {code: '57P01'}))
+    for (const error of [toApiError(gone), toApiError(createError(gone))])
+      expect([error.status, error.code]).toEqual([503, 'storage_unavailable'])
+  })
+
+  it('a unit out of tries, its row held locked elsewhere, is 503 storage_unavailable naming the lock', () => {
+    const locked = new UnitGaveUp(
+      Object.assign(new Error('canceling statement due to lock timeout'), {code: '55P03'}),
+      20,
+    )
+    const error = toApiError(createError(locked))
     expect([error.status, error.code]).toEqual([503, 'storage_unavailable'])
+    expect(error.message).toContain('stayed locked by another session of the database for 20 s (55P03)')
   })
 
   it('anything else not ours is 500 internal_error', () => {
