@@ -103,12 +103,32 @@ export function answersNothing(error: unknown): boolean {
   return codeOf(error) === 'ETIMEDOUT' || messageOf(error) === 'timeout expired'
 }
 
+/** What a failure's code says of the database, in words, where the code alone says little to a user. */
+const MEANINGS: Record<string, string> = {
+  '25006': 'it takes no writes: a standby, or default_transaction_read_only',
+  '53000': 'it is out of a resource',
+  '53100': 'its disk is full',
+  '53200': 'it is out of memory',
+  '53400': 'a limit of its configuration was reached',
+  '57014': 'it cancelled a statement: statement_timeout, or pg_cancel_backend',
+  '57P01': 'an administrator or a shutdown ended the session',
+  '57P02': 'it crashed',
+  '57P03': 'it is starting',
+  '57P04': 'the database was dropped',
+  '57P05': 'it ended an idle session',
+  ECONNREFUSED: 'nothing listens at its address',
+  ETIMEDOUT: 'it answers nothing',
+  'timeout expired': 'it answers nothing',
+}
+
 /**
  * The failure the storage reports while the database cannot be reached or used: the
  * server answers 503 `storage_unavailable` with it (docs/postgres.md).
  */
 export class DatabaseUnavailable extends Error {
   readonly code: string
+  /** The code, with what it means when that is known (`25006: it takes no writes…`): what a 503 says. */
+  readonly meaning: string
   /** Whether tablepay's tables are gone from the database (`GONE`): only a start makes them again. */
   readonly gone: boolean
 
@@ -125,6 +145,7 @@ export class DatabaseUnavailable extends Error {
     super(`postgres: the database cannot be reached or used (${reason})`)
     this.name = 'DatabaseUnavailable'
     this.code = reason
+    this.meaning = MEANINGS[reason] ? `${reason}: ${MEANINGS[reason]}` : reason
     this.gone = GONE.has(reason)
   }
 }

@@ -30,7 +30,7 @@ export function storageUnavailable(failure: Error): ApiError {
   if (failure.name === 'DatabaseUnavailable')
     return new ApiError(
       'storage_unavailable',
-      `tablepay cannot use its database (${reason}) and answers nothing until it can, so that it never shows a change it did not save. It tries again every second and answers as soon as the database is back. A request answered with this error may or may not have been saved; send it again then.`,
+      `tablepay cannot use its database (${(failure as {meaning?: string}).meaning ?? reason}) and answers nothing until it can, so that it never shows a change it did not save. It tries again every second and answers as soon as the database is back. A request answered with this error may or may not have been saved; send it again then.`,
     )
   return new ApiError(
     'storage_unavailable',

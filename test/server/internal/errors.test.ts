@@ -10,6 +10,11 @@ describe('toApiError', () => {
       expect([error.status, error.code]).toEqual([503, 'storage_unavailable'])
   })
 
+  it('says what a code means where the code alone says little: a database that takes no writes', () => {
+    const readOnly = new DatabaseUnavailable(Object.assign(new Error('read-only transaction'), {code: '25006'}))
+    expect(toApiError(readOnly).message).toContain('cannot use its database (25006: it takes no writes')
+  })
+
   it('a unit out of tries, its row held locked elsewhere, is 503 storage_unavailable naming the lock', () => {
     const locked = new UnitGaveUp(
       Object.assign(new Error('canceling statement due to lock timeout'), {code: '55P03'}),
