@@ -77,7 +77,7 @@ async function refusedFor(code: string, push: () => ReturnType<typeof call>): Pr
   const refused = async () => {
     const answer = await push()
     answers.push(answer.status)
-    return answer.status === 503 && String(answer.body.error.message).includes(`(${code})`)
+    return answer.status === 503 && new RegExp(`\\(${code}[):]`).test(answer.body.error.message)
   }
   await expect.poll(refused, {timeout: 10_000, interval: 200}).toBe(true)
   return answers
