@@ -70,11 +70,19 @@ export async function measurePostgres(root, {checks, rounds, seconds, warmup, pr
     ]
     for (const [url, set] of warmups) await load(url, set.changes(), {duration: warmup})
     const pids = [reference.child.pid, journal.pid, a.pid]
+    const names = new Map([
+      [reference.child.pid, 'the reference'],
+      [journal.pid, 'the journal store'],
+      [a.pid, 'the instance'],
+    ])
     /** A run of `stream` against the server at `url`, with the CPU time its process `pid` took per request. */
     const run = async (url, pid, stream, duration = seconds) => {
       await quiet(pids)
       const before = cpuMs(pid)
-      const result = await load(url, stream, {duration})
+      // a failed run names its server: the load generator knows only its port
+      const result = await load(url, stream, {duration}).catch((error) => {
+        throw new Error(`${names.get(pid)}, ${stream.kind}: ${error.message}`, {cause: error})
+      })
       return {...result, cpuUs: ((cpuMs(pid) - before) * 1000) / result.requests}
     }
     const alone = []
