@@ -280,6 +280,9 @@ export class Connections {
   /** Stops, and resolves once every pool has ended. */
   async close(): Promise<void> {
     this.stop()
+    // found silent: a cut pool opens new connections for the statements that waited for one and gave up, and
+    // the database would hold each until the connect timeout
+    if (this.#silent) this.#cut(this.#failure!)
     for (const pool of [this.#pool, ...this.#letGone]) this.#end(pool)
     await Promise.all(this.#ends)
     clearInterval(this.#watch)

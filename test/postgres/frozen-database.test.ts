@@ -147,6 +147,22 @@ it('a close while a unit waits on a database that answers nothing ends, failing 
   await unit
 })
 
+it('a close once the database was found silent does not wait for the connections its pool opened since', async () => {
+  const {link, url} = await behindRelay()
+  const storage = await PgStorage.open({url, connectTimeoutMs: 8000, poolSize: 2})
+  await storage.unit(async (tx) => tx.put('events', EVENT.id, EVENT))
+
+  link.freeze()
+  // more units than connections: those waiting for one give up at the cut, and the pool opens connections for them
+  const units = Array.from({length: 6}, () => storage.unit((tx) => tx.get('events', EVENT.id)).catch((e) => e))
+  for (const failed of await Promise.all(units)) expect(failed).toMatchObject({name: 'DatabaseUnavailable'})
+  const closedAt = Date.now()
+  await storage.close()
+  // the session's end, at most 1 s: not the connections opened for the units that gave up, which the silent
+  // database would hold until their connect timeout
+  expect(Date.now() - closedAt).toBeLessThan(2500)
+})
+
 it('serve answers 503 storage_unavailable to a push under way when the database stops answering, and a SIGTERM then exits at once while it is still silent', async () => {
   const {link, url} = await behindRelay()
   const serve = await startCliServer(['--database', url, '--seed', 'fixtures/seed.json'])
