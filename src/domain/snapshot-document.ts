@@ -290,8 +290,9 @@ function addIssues(
  * parse with `safeParseAsync` then.
  */
 export function snapshotDocument(pause?: () => Promise<unknown>) {
+  // an object of the collections, not zod's record: that drops a `__proto__` key unchecked, where this names it
   const records = z
-    .partialRecord(z.enum(STORED_COLLECTIONS), StoredList)
+    .strictObject(Object.fromEntries(STORED_COLLECTIONS.map((name) => [name, StoredList.optional()])))
     .superRefine((records, context) => addIssues(recordsProblems(records), context, pause))
     .describe("The account's records by collection, as `export` gives them")
   return z

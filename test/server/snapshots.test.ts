@@ -832,6 +832,15 @@ describe('snapshots: bad input', () => {
         'validation_failed',
         'records.tables',
       ],
+      // parsed, as a body is: an own key, which an object literal would take for the prototype
+      [
+        'POST',
+        '/v1/sim/snapshots/import',
+        {...document, records: JSON.parse('{"__proto__": []}')},
+        422,
+        'validation_failed',
+        'records.__proto__',
+      ],
       ['POST', '/v1/sim/snapshots/import', [], 422, 'validation_failed', '(body)'],
       // a check the API could not show: imported, every read of it would fail
       ...(['table', 'items', 'totals'] as const).map((field): [string, string, unknown, number, string, string] => [
