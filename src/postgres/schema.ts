@@ -126,4 +126,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   LEASE_ENDS_MIGRATION,
   // a deleted record's account, so that another account's is no cursor (src/postgres/reader.ts)
   ['ALTER TABLE deleted ADD COLUMN IF NOT EXISTS account_id text'],
+  // room on each page for a delivery's claim and record: their new versions stay there, and its indexes are not
+  // written again (docs/postgres.md, "A delivery's cost")
+  ['ALTER TABLE deliveries SET (fillfactor = 80)'],
 ]

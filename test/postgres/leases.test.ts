@@ -323,6 +323,35 @@ describe('delivery leases', () => {
     expect(await b.shared!.claim('dlv_1', DUE, 60_000)).toBe('held')
   })
 
+  it('a claim leaves its delivery on its page, where room is kept for it: no index of the table is written', async () => {
+    const a = await open()
+    // in one unit: its pages are filled as far as the table fills one
+    await a.unit(async (tx) => {
+      for (let i = 0; i < 60; i++) await tx.put('deliveries', `dlv_${i}`, {...delivery(DUE), id: `dlv_${i}`})
+    })
+    const client = new pg.Client({connectionString: db.url})
+    await client.connect()
+    try {
+      await sessionOf(1)
+      // a delivery of the page holding the most of them: one the unit filled
+      const {rows: first} = await client.query<{id: string}>(
+        `SELECT id FROM deliveries WHERE (ctid::text::point)[0] = (SELECT (ctid::text::point)[0] AS page
+          FROM deliveries GROUP BY page ORDER BY count(*) DESC LIMIT 1) LIMIT 1`,
+      )
+      await client.query('BEGIN')
+      const sql: Sql = {query: (text, values) => client.query(named(text, values))}
+      const [claim] = await claimDeliveries(sql, [{id: first[0]!.id, dueAt: DUE, leaseMs: 60_000}], 1, LIFE_LOCK)
+      expect(typeof claim === 'object' && claim.delivery.id).toBe(first[0]!.id)
+      // this transaction's own counts: a heap-only update writes no index entry
+      const {rows} = await client.query(
+        "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = 'deliveries'",
+      )
+      expect(rows).toEqual([{n_tup_upd: '1', n_tup_hot_upd: '1'}])
+    } finally {
+      await client.end()
+    }
+  })
+
   it('a connection plans the claim once: whatever the number asked, its later calls run the plan made for any', async () => {
     const a = await open()
     for (const id of ['dlv_1', 'dlv_2', 'dlv_3']) await write(a, {...delivery(DUE), id})
