@@ -4,7 +4,7 @@ import type {DeliveryRecord} from '../domain/records.js'
 import {recordJson} from '../store/json-text.js'
 import type {Change} from '../store/store.js'
 import {AttemptCounter} from './attempt-counter.js'
-import {attemptFailure} from './attempt-failure.js'
+import {AttemptFailures} from './attempt-failure.js'
 import {ClockDriver} from './clock-driver.js'
 import {type Flight, Flights} from './flights.js'
 import {CLOCK_SETTING, dueMs, type SchedulerClock, wallClockIso} from './clock.js'
@@ -38,6 +38,7 @@ const PACED_RETRY_MS = 1
 export class Dispatcher {
   readonly #scheduler: Scheduler
   readonly #attempts = new AttemptCounter()
+  readonly #failures = new AttemptFailures()
   readonly #driver: ClockDriver
   /** Only with other instances on the database. */
   readonly #claims: ContestedClaims | undefined
@@ -145,7 +146,7 @@ export class Dispatcher {
     const flight = this.#flights.open(entry)
     flight.run = this.#attempt(entry, turn, flight)
       .catch((error) => {
-        console.error(attemptFailure(id, error as Error, this.service.deliveries.failure))
+        this.#failures.failed(id, error as Error, this.service.deliveries.failure)
         // on a database that was lost for a moment, the attempt is claimed (its own lease) and made again
         this.#claims?.contest(entry)
       })
@@ -198,6 +199,7 @@ export class Dispatcher {
       disableAfter: this.options.disableAfter ?? DISABLE_AFTER,
       claimed: delivery,
     })
+    this.#failures.recorded()
     // a chaos duplicate: the same bytes signed afresh, to an endpoint still enabled (docs/api.md, "Delivery chaos")
     if (delivery.chaos_duplicate && succeeded(result) && current?.status === 'enabled') {
       const sent = delivery.attempts.length + 2
