@@ -126,11 +126,19 @@ export interface FollowHooks {
 }
 
 /**
+ * How far before the newest record it yielded a feed's catch-up looks: with other instances on a database, a
+ * change may be heard after a newer one, or never, when the database went away just after its commit
+ * (docs/postgres.md, "Changes reach the listeners in commit order").
+ */
+export const CATCH_UP_MARGIN_MS = 10_000
+
+/**
  * A live feed across drops that also yields what was made while its stream
  * was away, as far as the server still shows it (`catchUp`): the stream
- * carries no ids to resume from, so the feed asks for what is newer than the
- * last record it yielded (or than its start), then drops the stream's copies
- * of what that answer already held.
+ * carries no ids to resume from, so the feed asks for what was made from
+ * CATCH_UP_MARGIN_MS before the last record it yielded on (not before its
+ * start), yields what it has not yielded yet, then drops the stream's copies
+ * of what that answer held.
  *
  * @example
  * const entries = await followLiveStream(open, {since: async (t) => listNewer(t), key: (e) => e.id, time: (e) => Date.parse(e.created_at)}, hooks)
@@ -140,19 +148,18 @@ export async function followLiveStream<T>(
   catchUp: CatchUp<T>,
   {signal, onDrop, onReconnect}: FollowHooks,
 ): Promise<AsyncGenerator<T>> {
-  // the newest time yielded, and the keys yielded at exactly that time
-  let since = Date.now()
-  let atSince = new Set<string>()
+  const started = Date.now()
+  // the newest time yielded, and the keys yielded from CATCH_UP_MARGIN_MS before it on, with their times
+  let newest = started
+  const recent = new Map<string, number>()
   // what the last catch-up yielded, which the stream opened just before it may carry again
   let doubles = new Set<string>()
   const records = await openReconnectingStream(async (opened) => dropDoubles(await open(opened)), {
     signal,
     onDrop,
     onReconnect: async () => {
-      const missed = (await catchUp.since(since)).filter((record) => {
-        const time = catchUp.time(record)
-        return time > since || (time === since && !atSince.has(catchUp.key(record)))
-      })
+      const from = Math.max(started, newest - CATCH_UP_MARGIN_MS)
+      const missed = (await catchUp.since(from)).filter((record) => !recent.has(catchUp.key(record)))
       doubles = new Set(missed.map(catchUp.key))
       onReconnect(missed.length)
       return missed
@@ -167,8 +174,15 @@ export async function followLiveStream<T>(
   async function* track(all: AsyncGenerator<T>): AsyncGenerator<T> {
     for await (const record of all) {
       const time = catchUp.time(record)
-      if (time > since) [since, atSince] = [time, new Set()]
-      if (time === since) atSince.add(catchUp.key(record))
+      if (time > newest) {
+        newest = time
+        // oldest first, as they came: those past the margin go
+        for (const [key, at] of recent) {
+          if (at >= newest - CATCH_UP_MARGIN_MS) break
+          recent.delete(key)
+        }
+      }
+      recent.set(catchUp.key(record), time)
       yield record
     }
   }

@@ -69,7 +69,7 @@ export function attemptCatchUp(
 ): CatchUp<AttemptItem> {
   return {
     since: async (since) => attemptsSince(client, since, await endpointOf()),
-    key: ({delivery, attempt}) => `${delivery.id}#${attempt.attempt}`,
+    key: attemptKey,
     time: ({attempt}) => Date.parse(attempt.at),
   }
 }
@@ -114,19 +114,34 @@ function asAfter(delivery: Delivery, i: number): Delivery {
   }
 }
 
+/** An attempt's identity: its delivery and its number. */
+const attemptKey = ({delivery, attempt}: AttemptItem): string => `${delivery.id}#${attempt.attempt}`
+
+/** How many attempts a feed remembers having yielded, the newest: a repeat of one of them is dropped. */
+const REMEMBERED = 10_000
+
 // A delivery is announced on every change: created, attempted, retried or
 // canceled. Only an attempt stamps the delivery's updated_at with its own
 // time, so that is how a message carrying a new attempt is told apart; the
-// delivery then shows what follows that attempt (a retry, dead, done).
+// delivery then shows what follows that attempt (a retry, dead, done). With
+// other instances on a database, one state may be announced twice: an attempt
+// is yielded once (docs/postgres.md, "Changes reach the listeners in commit order").
 export async function* newAttempts(
   messages: AsyncIterable<StreamMessage>,
   endpointId?: string,
 ): AsyncGenerator<AttemptItem> {
+  const yielded = new Set<string>()
   for await (const message of messages) {
     if (message.type !== 'delivery') continue
     const delivery = message.data
     if (endpointId !== undefined && delivery.endpoint_id !== endpointId) continue
     const last = delivery.attempts.at(-1)
-    if (last && last.at === delivery.updated_at) yield {delivery, attempt: last}
+    if (!last || last.at !== delivery.updated_at) continue
+    const item = {delivery, attempt: last}
+    const key = attemptKey(item)
+    if (yielded.has(key)) continue
+    yielded.add(key)
+    if (yielded.size > REMEMBERED) yielded.delete(yielded.values().next().value!)
+    yield item
   }
 }

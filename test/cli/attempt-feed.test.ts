@@ -1,0 +1,44 @@
+import {expect, it} from 'vitest'
+import {newAttempts} from '../../src/cli/deliveries/attempt-feed.js'
+import type {StreamMessage} from '../../src/client/client.js'
+
+const attempt = (n: number, at: string) => ({
+  attempt: n,
+  at,
+  scheduled_at: at,
+  status_code: 500,
+  duration_ms: 3,
+  error: null,
+  response_body: null,
+})
+
+/** A delivery message as the stream sends it after attempt `n`, made at `at`. */
+const afterAttempt = (n: number, at: string) =>
+  ({
+    type: 'delivery',
+    data: {
+      id: 'dlv_1',
+      object: 'delivery',
+      endpoint_id: 'we_1',
+      event_id: 'evt_1',
+      event_type: 'check.created',
+      status: 'pending',
+      attempts: Array.from({length: n}, (_, i) => attempt(i + 1, i + 1 === n ? at : '2026-01-01T00:00:00.000Z')),
+      next_attempt_at: '2026-01-01T01:00:00.000Z',
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: at,
+    },
+  }) as unknown as StreamMessage
+
+async function* messages(list: StreamMessage[]) {
+  yield* list
+}
+
+it('yields each attempt once, though a stream announces the same state twice, as instances on one database may', async () => {
+  const first = afterAttempt(1, '2026-01-01T00:00:01.000Z')
+  const second = afterAttempt(2, '2026-01-01T00:01:01.000Z')
+  const seen: string[] = []
+  for await (const {delivery, attempt} of newAttempts(messages([first, first, second, first, second])))
+    seen.push(`${delivery.id}#${attempt.attempt}`)
+  expect(seen).toEqual(['dlv_1#1', 'dlv_1#2'])
+})
