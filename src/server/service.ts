@@ -161,6 +161,9 @@ export async function createService(
     // with other instances on the database, each logs the others' requests too (docs/postgres.md)
     const {shared} = service.context.storage
     if (shared) unfollow.push(shareRequests(service.requests, shared))
+    // the others' changes told while the listening connection was lost never come: the streams' clients reconnect
+    // and read what they missed (docs/postgres.md, "Changes reach the listeners in commit order")
+    if (shared) unfollow.push(shared.onReconnect(() => streams.endAll()))
     // on PostgreSQL: the faults of every instance, and the others' changes to them
     unfollow.push(await service.faults.start())
     const {app, listener} = createApp(service, {

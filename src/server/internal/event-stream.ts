@@ -114,9 +114,12 @@ export class StreamHub {
 
   constructor(private readonly options: StreamHubOptions) {
     this.limits = {...STREAM_LIMITS, ...options.limits}
-    options.shutdown.addEventListener('abort', () => {
-      for (const topic of this.#topics.values()) for (const sink of topic.clients) sink.end()
-    })
+    options.shutdown.addEventListener('abort', () => this.endAll())
+  }
+
+  /** Ends every stream: the server stops, or what its streams follow may have been missed (their clients reconnect). */
+  endAll(): void {
+    for (const topic of this.#topics.values()) for (const sink of topic.clients) sink.end()
   }
 
   /** Topics and streams open now, and how many message batches were rendered so far (one per topic and change). */
