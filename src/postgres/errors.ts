@@ -109,6 +109,7 @@ const MEANINGS: Record<string, string> = {
   '53000': 'it is out of a resource',
   '53100': 'its disk is full',
   '53200': 'it is out of memory',
+  '53300': "it has no connection left: raise max_connections or the role's CONNECTION LIMIT, or stop an instance",
   '53400': 'a limit of its configuration was reached',
   '57014': 'it cancelled a statement: statement_timeout, or pg_cancel_backend',
   '57P01': 'an administrator or a shutdown ended the session',

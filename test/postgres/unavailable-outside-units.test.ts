@@ -144,6 +144,8 @@ it('a statement outside a unit that finds the server full (too many clients) mak
   const failed = reads.flatMap((read) => (read.status === 'rejected' ? [read.reason] : []))
   expect(failed.length).toBeGreaterThan(0)
   for (const reason of failed) expect(reason).toMatchObject({name: 'DatabaseUnavailable', code: '53300'})
+  // the 503 says what to change: the database is up, but full
+  expect(failed[0].meaning).toMatch(/^53300: it has no connection left: raise max_connections/)
   expect(storage.failure?.name).toBe('DatabaseUnavailable')
 
   await Promise.all(others.splice(0).map((client) => client.end()))
