@@ -22,13 +22,11 @@ const FRESH_MS = 50
 const PACED_RETRY_MS = 1
 
 /**
- * Sends due deliveries and records their attempts through the service. The
- * service tells it of every delivery it writes once durable (its own
- * attempts' too), and at start it picks up whatever was pending (or in
- * flight) when the server stopped: delivery is at-least-once. What to start
- * is the scheduler's (`scheduler.ts`), when is the clock driver's
- * (`clock-driver.ts`), and with other instances on the database each attempt
- * is claimed first (`contested-claims.ts`).
+ * Sends due deliveries and records their attempts through the service. The service tells it of every delivery it
+ * writes once durable (its own attempts' too), and at start it picks up whatever was pending (or in flight) when the
+ * server stopped: delivery is at-least-once. What to start is the scheduler's (`scheduler.ts`), when is the clock
+ * driver's (`clock-driver.ts`), and with other instances on the database each attempt is claimed first
+ * (`contested-claims.ts`).
  *
  * @example
  * const dispatcher = new Dispatcher(service, new SchedulerClock())
