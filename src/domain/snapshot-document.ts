@@ -290,10 +290,16 @@ function addIssues(
  * parse with `safeParseAsync` then.
  */
 export function snapshotDocument(pause?: () => Promise<unknown>) {
-  // an object of the collections, not zod's record: that drops a `__proto__` key unchecked, where this names it
+  // an object of the collections, not zod's record: that drops a `__proto__` key unchecked, where this names it.
+  // Documented as the record it is, one list's schema for all of them rather than a copy for each.
   const records = z
     .strictObject(Object.fromEntries(STORED_COLLECTIONS.map((name) => [name, StoredList.optional()])))
     .superRefine((records, context) => addIssues(recordsProblems(records), context, pause))
+    .meta({
+      properties: undefined,
+      propertyNames: {type: 'string', enum: STORED_COLLECTIONS},
+      additionalProperties: withoutDialect(z.toJSONSchema(StoredList, {io: 'input'})),
+    })
     .describe("The account's records by collection, as `export` gives them")
   return z
     .strictObject({

@@ -104,7 +104,7 @@ test('every /v1 route registered on the router is in the document, with HEAD bes
   expect(inDocument.sort()).toEqual(registered.sort())
 })
 
-test('operations stay small as routes are added: error answers are shared, at most 2 KB an operation pretty-printed', () => {
+test('operations stay small as routes are added: error answers are shared, at most 2 KB an operation and 250 KiB in all pretty-printed', () => {
   const operations = Object.values(doc.paths).flatMap((item) =>
     Object.entries(item).filter(([method]) => method !== 'parameters'),
   )
@@ -114,6 +114,8 @@ test('operations stay small as routes are added: error answers are shared, at mo
   expect(inlineErrors).toEqual([])
   // 1.6 KB now; each error answer inlined made them 10 KB (docs/api.md, "Routes")
   expect(Buffer.byteLength(JSON.stringify(doc.paths, null, 2)) / operations.length).toBeLessThanOrEqual(2000)
+  // what a code generator or an editor is handed whole: 245 KiB now
+  expect(Buffer.byteLength(JSON.stringify(doc, null, 2))).toBeLessThanOrEqual(250 * 1024)
 })
 
 test('a write that takes no body has the shared body of none: left out, or {}', () => {
