@@ -233,11 +233,12 @@ export const drawAt = (seed: number, n: number): number => nextRandom((seed + Ma
 export class FaultError extends ApiError {
   constructor(readonly fault: Fault) {
     const status = fault.status ?? 503
+    const lost = fault.after ? ': the request was carried out (saved, if it succeeded), only its answer is lost' : ''
     super(
       status === 429 ? 'rate_limited' : 'simulated_fault',
       status === 429
-        ? `Too many requests (simulated by fault ${fault.id}); retry after the Retry-After seconds.`
-        : `Simulated failure ${status} (fault ${fault.id})${fault.after ? ': the request was carried out (saved, if it succeeded), only its answer is lost' : ''}; DELETE /v1/sim/faults removes it.`,
+        ? `Too many requests (simulated by fault ${fault.id})${lost}; retry after the Retry-After seconds.`
+        : `Simulated failure ${status} (fault ${fault.id})${lost}; DELETE /v1/sim/faults removes it.`,
     )
     ;(this as {status: number}).status = status
   }

@@ -30,6 +30,19 @@ describe('suggestionsFor not_found', () => {
   })
 })
 
+describe('suggestionsFor rate_limited', () => {
+  it("a fault's 429 points to the faults, not to a wait; a rate limit's to its wait", () => {
+    const fault = new TablepayApiError(
+      429,
+      {code: 'rate_limited', message: 'Too many requests (simulated by fault flt_1): the request was carried out…'},
+      2,
+    )
+    expect(suggestionsFor(fault)).toEqual([expect.stringContaining('`tablepay faults list`')])
+    const limit = new TablepayApiError(429, {code: 'rate_limited', message: 'Rate limit of 10 requests per second'}, 2)
+    expect(suggestionsFor(limit)).toEqual(['Wait 2 s, then send the request again.'])
+  })
+})
+
 describe('suggestionsFor payload_too_large', () => {
   it("adds nothing to the server's message, which says what to send or keep (a snapshot's limit is not 1 MiB)", () => {
     for (const {code, message} of [tooLongToSave('lunch'), new ApiError('payload_too_large', 'Request body is…')])

@@ -187,6 +187,18 @@ describe('POST /v1/sim/faults', () => {
     await sim.api('DELETE', `/v1/webhook-endpoints/${endpoint.body.id}`)
   })
 
+  it('after: true with 429 says the request was carried out too: a 429 otherwise means nothing was done', async () => {
+    const fault = await addFault({status: 429, after: true, match: {path: '/v1/checks/external/*'}})
+    const lost = await push('f-429', checkWith([['soup', 1, 500]]))
+    expect([lost.status, lost.body.error.code, lost.headers.get('x-tablepay-fault')]).toEqual([
+      429,
+      'rate_limited',
+      fault.id,
+    ])
+    expect(lost.body.error.message).toContain(`(simulated by fault ${fault.id}): the request was carried out`)
+    expect((await sim.api('GET', '/v1/checks/external/f-429')).status).toBe(200)
+  })
+
   it('after: true loses a refusal too, and says nothing was saved only if it succeeded; the retry gets the refusal', async () => {
     const fault = await addFault({status: 503, after: true, match: {path: '/v1/checks/external/*'}})
     const refused = {nope: 1}
