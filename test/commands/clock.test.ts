@@ -71,6 +71,23 @@ describe('clock show and clock reset', () => {
     expect(receiver.received).toHaveLength(5)
   })
 
+  it('an advance whose --timeout runs out says that it goes on in the server, and that running it again advances twice', async () => {
+    let release = () => {}
+    const held = new Promise<number>((resolve) => (release = () => resolve(500)))
+    const {receiver, cli, push} = await setup(() => held)
+    cleanup.push(async () => release())
+    await push('t1')
+    await receiver.waitFor(1)
+    // the advance waits for the attempt out to the receiver that holds its answer
+    const {code, stderr} = await cli(['clock', 'advance', '2h', '--timeout', '300ms'])
+    expect(code).toBe(1)
+    const said = stderr.replace(/\s*\n[\s›]*/g, ' ')
+    expect(said).toContain('did not answer within 300 ms')
+    expect(said).toContain(
+      'The advance goes on in the server all the same: `tablepay clock show` shows the clock; running this again would advance it a second time.',
+    )
+  })
+
   it('a retry line says how far ahead the retry is on the scheduler clock', async () => {
     const {receiver, json, push, endpoint} = await setup(() => 500)
     await push('r2')

@@ -1,4 +1,5 @@
 import type {Clock} from '../../client/client.js'
+import {TablepayError} from '../../client/errors.js'
 import {formatDuration} from '../../domain/duration.js'
 import {formatDateTime, plural} from './format.js'
 
@@ -36,3 +37,21 @@ export function advanceProgress(clock: Clock, now = Date.now()): string | undefi
   const others = advance.attempts_out > 1 ? ` (${plural(advance.attempts_out, 'attempt')} out)` : ''
   return `Waiting for ${oldest.endpoint_id}${others}: no answer for ${formatDuration(waited)} of ${timeout}; ${at}`
 }
+
+/**
+ * Rethrows what a clock change gave, saying for a `--timeout` that ran out that the server goes on with it:
+ * sent again, an advance would be made twice.
+ *
+ * @example
+ * await withSpinner('Running what falls due', client.advanceClock(60)).catch(goesOn('advance'))
+ */
+export const goesOn =
+  (change: 'advance' | 'reset') =>
+  (error: unknown): never => {
+    if (!(error instanceof TablepayError) || error.code !== 'server_timeout') throw error
+    const again = change === 'advance' ? '; running this again would advance it a second time' : ''
+    throw new TablepayError(
+      'server_timeout',
+      `${error.message} The ${change} goes on in the server all the same: \`tablepay clock show\` shows the clock${again}.`,
+    )
+  }

@@ -1,6 +1,6 @@
 import type {Clock} from '../../client/client.js'
 import {ApiCommand, timeoutFlag} from '../../cli/api-command.js'
-import {renderClock} from '../../cli/views/clock.js'
+import {goesOn, renderClock} from '../../cli/views/clock.js'
 import {withSpinner} from '../../cli/views/spinner.js'
 
 export default class ClockReset extends ApiCommand<typeof ClockReset> {
@@ -18,7 +18,7 @@ clock is the server's, shared by every account. A reset waits for an advance und
   public async run(): Promise<Clock> {
     const clock = await withSpinner('Putting the clock back (after any advance under way)', this.client.resetClock(), {
       quiet: this.jsonEnabled(),
-    })
+    }).catch(goesOn('reset'))
     this.log(`${renderClock(clock)} Pending retries keep their due times.`)
     return clock
   }

@@ -11,7 +11,7 @@ forward, \`clock reset\` puts it back on real time.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {
-      description: 'Seconds ahead, for scripts',
+      description: 'Seconds the advances added, for scripts (a --time-scale clock runs ahead of this too: read .now)',
       command: '<%= config.bin %> <%= command.id %> --json | jq .offset_seconds',
     },
   ]
