@@ -11,7 +11,7 @@ import type {Seed} from './domain/seed-schema.js'
 import {createService, seedStore} from './server/service.js'
 import {Store} from './store/store.js'
 import {type SeededAccount, simulatorControls, type SimulatorControls} from './simulator-controls.js'
-import {serverBase} from './shared/server-url.js'
+import {quoted, serverBase, serverUrlProblem} from './shared/server-url.js'
 
 export type {SeededAccount, SimulatorControls}
 export type {Seed}
@@ -43,7 +43,10 @@ export interface TablepayHandlers extends SimulatorControls {
  * const client = new TablepayClient({url: tablepay.url, apiKey: tablepay.apiKey})
  */
 export async function createTablepayHandlers(options: TablepayHandlersOptions = {}): Promise<TablepayHandlers> {
-  const origin = serverBase(options.baseUrl ?? DEFAULT_URL)
+  const baseUrl = options.baseUrl ?? DEFAULT_URL
+  const problem = baseUrlProblem(baseUrl)
+  if (problem) throw new TypeError(`createTablepayHandlers: baseUrl ${quoted(baseUrl)} ${problem}.`)
+  const origin = serverBase(baseUrl)
   const store = await Store.open()
   await seedStore(store, typeof options.seed === 'string' ? {seedFile: options.seed} : {seed: options.seed})
   const server = await createService(store, origin, {})
@@ -69,4 +72,17 @@ export async function createTablepayHandlers(options: TablepayHandlersOptions = 
       await store.close()
     },
   }
+}
+
+/**
+ * Why `baseUrl` cannot be what the handlers answer for, as the end of a sentence; undefined when it can. The API
+ * is at an origin's `/v1`: under a path, every call would be an unknown route, and with a query the dashboard's.
+ */
+function baseUrlProblem(baseUrl: string): string | undefined {
+  const problem = serverUrlProblem(baseUrl)
+  if (problem) return problem
+  const url = new URL(serverBase(baseUrl))
+  if (url.pathname !== '/' || url.search || url.hash)
+    return `holds a path or a query: give the origin the code under test calls, e.g. ${DEFAULT_URL} (the API is at its /v1)`
+  return undefined
 }

@@ -146,6 +146,19 @@ describe('tablepay/msw with setupServer and the typed client', () => {
     for (const stop of stops) stop.abort()
   })
 
+  test('refuses a baseUrl with a path or a query, which no call could reach, saying what to give', async () => {
+    for (const baseUrl of ['http://localhost:8080/prefix', 'http://localhost:8080?x=1', 'localhost:8080'])
+      await expect(createTablepayHandlers({seed: TEST_SEED, baseUrl})).rejects.toThrow(
+        new RegExp(
+          `^createTablepayHandlers: baseUrl "${baseUrl.replace(/[?.]/g, '\\$&')}" (holds a path or a query|is not an http)`,
+        ),
+      )
+    // the URL as `serve` prints it is taken
+    const printed = await createTablepayHandlers({seed: TEST_SEED, baseUrl: 'http://127.0.0.1:4949/v1/'})
+    expect(printed.url).toBe('http://127.0.0.1:4949/v1')
+    await printed.close()
+  })
+
   test("close() ends the handlers' open streams", async () => {
     const other = await createTablepayHandlers({seed: TEST_SEED, baseUrl: 'http://127.0.0.1:4848'})
     server.use(...other.handlers)
