@@ -210,14 +210,28 @@ export class Transport {
 function jsonBody(body: unknown): string {
   let text: string
   try {
-    text = JSON.stringify(body)
+    text = JSON.stringify(body, finiteNumbers)
   } catch (error) {
-    const why = (error instanceof RangeError && nestingProblem(body)) || `is no JSON value: ${(error as Error).message}`
+    const why =
+      (error instanceof NotFinite && error.message) ||
+      (error instanceof RangeError && nestingProblem(body)) ||
+      `is no JSON value: ${(error as Error).message}`
     throw new TypeError(`request: the body ${why}`)
   }
   const deep = nestingProblem(body)
   if (deep) throw new TypeError(`request: the body ${deep}`)
   return text
+}
+
+/** A number JSON cannot hold, which JSON.stringify would send as null: the server would then name a null. */
+class NotFinite extends Error {}
+
+function finiteNumbers(key: string, value: unknown): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value))
+    throw new NotFinite(
+      `holds ${value}${key ? ` in ${JSON.stringify(key)}` : ''}, which JSON cannot carry: pass a finite number`,
+    )
+  return value
 }
 
 /** Header names as one case, so that a caller's `Authorization` replaces the client's `authorization`. */

@@ -95,7 +95,7 @@ describe('a request fetch would refuse, or send twice', () => {
     expect(requests).toBe(0)
   })
 
-  it('request() refuses a body JSON cannot hold, or nested past 64 levels, with a TypeError saying why, not a stack overflow', async () => {
+  it('request() refuses a body JSON cannot hold (a BigInt, NaN), or nested past 64 levels, with a TypeError saying why, not a stack overflow', async () => {
     let requests = 0
     const client = await clientOf(200, 'application/json', () => (requests++, '{}'))
     // one that Node before 26 cannot write out, and one that any Node can
@@ -108,6 +108,11 @@ describe('a request fetch would refuse, or send twice', () => {
     await expect(client.request('POST', '/checks', {body: {n: 1n}})).rejects.toThrow(
       /^request: the body is no JSON value: .*BigInt/,
     )
+    // JSON.stringify would send null, and the server would name a value the caller never wrote
+    await expect(client.advanceClock(Number.NaN)).rejects.toThrow(
+      new TypeError('request: the body holds NaN in "seconds", which JSON cannot carry: pass a finite number'),
+    )
+    await expect(client.request('POST', '/checks', {body: [Infinity]})).rejects.toThrow(/holds Infinity in "0"/)
     expect(requests).toBe(0)
   })
 
