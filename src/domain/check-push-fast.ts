@@ -1,4 +1,4 @@
-import {CHECK_STATUSES} from './constants.js'
+import {CHECK_STATUSES, EXTERNAL_CHECK_ID} from './constants.js'
 import {MAX_CENTS} from './money.js'
 import type {CheckPush} from './schemas.js'
 
@@ -11,7 +11,6 @@ const ITEM_KEYS = new Set(['external_id', 'name', 'quantity', 'price_cents', 'no
 const TABLE_KEYS = new Set(['number'])
 const TOTALS_KEYS = new Set(['subtotal_cents', 'tax_cents', 'total_cents'])
 const STATUSES: ReadonlySet<unknown> = new Set(CHECK_STATUSES)
-const EXTERNAL_ID = /^[A-Za-z0-9._:~@+=-]{1,64}$/
 
 const isFields = (value: unknown): value is Fields =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -110,4 +109,4 @@ export function acceptCheckPush(value: unknown): CheckPush | undefined {
  * acceptExternalId('t12') // 't12'
  */
 export const acceptExternalId = (value: unknown): string | undefined =>
-  typeof value === 'string' && EXTERNAL_ID.test(value) ? value : undefined
+  typeof value === 'string' && EXTERNAL_CHECK_ID.test(value) ? value : undefined

@@ -32,3 +32,9 @@ export const OWN_CLIENTS = ['dashboard', 'cli-tail'] as const
 /** An `Idempotency-Key` the API takes (docs/api.md, "Idempotency-Key"), and what the error says of one it does not. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 export const IDEMPOTENCY_KEY_RULE = 'must be 1-255 printable ASCII characters without spaces'
+
+/**
+ * A check's external id as its URL holds it (`/checks/external/{id}`): `.` and `..` alone are path segments
+ * that a URL resolves away, so no request could name them.
+ */
+export const EXTERNAL_CHECK_ID = /^(?!\.\.?$)[A-Za-z0-9._:~@+=-]{1,64}$/

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES} from './constants.js'
+import {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES, EXTERNAL_CHECK_ID} from './constants.js'
 import {MAX_CENTS} from './money.js'
 import {SECRET_FORMAT, SECRET_RULE} from './endpoints.js'
 import {QUERYABLE_RULE, queryable} from './queryable-text.js'
@@ -81,7 +81,7 @@ export type CheckPush = z.infer<typeof CheckPush>
 /** The caller's id of a check, as it appears in the URL. */
 export const ExternalCheckId = z
   .string()
-  .regex(/^[A-Za-z0-9._:~@+=-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ : ~ @ + = -')
+  .regex(EXTERNAL_CHECK_ID, 'must be 1-64 characters of A-Z a-z 0-9 . _ : ~ @ + = -, not . or .. alone')
 
 /** The body of `POST /sim/checks/{id}/claims`: what one guest takes. */
 export const ClaimInput = z.strictObject({

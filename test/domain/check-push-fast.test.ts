@@ -120,8 +120,31 @@ describe('acceptCheckPush', () => {
   })
 
   it('takes an external id the schema takes, and leaves any other to the schema', () => {
-    for (const id of ['t12', 'a'.repeat(64), 'a'.repeat(65), '', 'a/b', 'é', 'x.y_z:~@+=-', 7, undefined]) {
+    for (const id of [
+      't12',
+      'a'.repeat(64),
+      'a'.repeat(65),
+      '',
+      'a/b',
+      'é',
+      'x.y_z:~@+=-',
+      '.',
+      '..',
+      '...',
+      7,
+      undefined,
+    ]) {
       expect(acceptExternalId(id) !== undefined, String(id)).toBe(ExternalCheckId.safeParse(id).success)
     }
+  })
+
+  it('refuses . and .. alone, which a URL resolves away (no request could name them), and takes ... and a.b', () => {
+    expect(['.', '..', '...', 'a.b', '.a'].map((id) => ExternalCheckId.safeParse(id).success)).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ])
   })
 })
