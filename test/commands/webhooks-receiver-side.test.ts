@@ -42,6 +42,9 @@ describe('webhooks rotate-secret|update|recover|chaos, events resend', () => {
     expect(rotated.secret).toMatch(/^whsec_/)
     receiver.verifyWith(rotated.secret)
     expect((await cli(['webhooks', 'rotate-secret', endpoint.id, '--expire-after', '2d'])).code).toBe(2)
+    // whole seconds, as the API takes them: 1ms would otherwise end the old secret at once
+    const fraction = await cli(['webhooks', 'rotate-secret', endpoint.id, '--expire-after', '1ms'])
+    expect([fraction.code, fraction.stderr]).toEqual([2, expect.stringContaining('"1ms" is not whole seconds')])
     await json(['webhooks', 'delete', endpoint.id])
   })
 

@@ -1,7 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Args} from '@oclif/core'
 import type {WebhookEndpoint} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
-import {parseDuration} from '../../domain/duration.js'
+import {secondsUpTo} from '../../cli/flags/duration.js'
 import {renderRotatedEndpoint} from '../../cli/views/endpoint.js'
 
 const DAY = 86_400
@@ -23,15 +23,8 @@ every delivery carries two v1 signatures, one with each secret, so a receiver ke
   static override args = {ID: Args.string({description: 'Endpoint id (we_…).', required: true})}
 
   static override flags = {
-    'expire-after': Flags.custom<number>({
-      helpValue: 'DURATION',
-      summary: 'How long the old secret keeps signing (0 to 24h, default 24h).',
-      parse: async (text) => {
-        const seconds = parseDuration(text)
-        if (seconds > DAY) throw new Error(`"${text}" is more than 24h`)
-        return Math.round(seconds)
-      },
-    })(),
+    // whole seconds, as the API takes them: `1ms` rounded to 0 would end the old secret at once
+    'expire-after': secondsUpTo(DAY)({summary: 'How long the old secret keeps signing (0 to 24h, default 24h).'}),
   }
 
   public async run(): Promise<WebhookEndpoint & {secret: string}> {
