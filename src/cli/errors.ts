@@ -140,7 +140,8 @@ function notFoundStep(message: string): string {
   // a POS id names a check only once a push of it was accepted: the refused ones are in the request log
   const external = /\bexternal id (\S+) in this account/.exec(message)?.[1]
   const refused = external
-    ? ` Pushes of ${external} that were refused: \`tablepay logs list --path /v1/checks/external/${external}\`.`
+    ? ` Pushes of ${external} that were refused: \`tablepay logs list --path /v1/checks/external/${external}\`; ` +
+      `those to come, live: \`tablepay logs tail --path /v1/checks/external/${external}\`.`
     : ''
   const kind = prefix ?? (external ? 'chk' : undefined)
   if (kind) return `${LOOK_UP[kind]}${refused} An id of another account is not found either: check --api-key.`

@@ -293,6 +293,9 @@ export const keyHint = (key: string): string => `tp_test_…${key.slice(-4)}`
 const STATUS_FILTER = /^[1-5]([0-9]{2}|[Xx]{2})$/
 
 /** The filters of `GET /v1/sim/requests` and `tablepay logs`, besides the list query. */
+/** The longest path a log's filter takes. */
+export const MAX_PATH_FILTER = 2000
+
 export const RequestFilters = z.object({
   status: z
     .string()
@@ -303,7 +306,7 @@ export const RequestFilters = z.object({
   path: z
     .string()
     .min(1)
-    .max(2000)
+    .max(MAX_PATH_FILTER)
     // with a `*`, a pattern by a fault's rules: else `/v1/**/claims` would match every path, `v1/*` none
     .superRefine((path, context) => {
       const problem = path.includes('*') ? pathPatternProblem(path) : undefined

@@ -28,6 +28,8 @@ function expectUnknownPosId({code, stderr}: {code: number | null; stderr: string
   expect(stderr).toContain('Code: not_found')
   expect(stderr).toContain('tablepay checks list')
   expect(stderr).toContain(`tablepay logs list --path /v1/checks/external/${externalId}`)
+  // and, for one not pushed yet, how to follow its pushes
+  expect(stderr.replace(/\s*\n[\s›]*/g, ' ')).toContain(`tablepay logs tail --path /v1/checks/external/${externalId}`)
 }
 
 // each command with the check given as CHECK, and what it answers about it

@@ -144,6 +144,19 @@ describe('logs list and logs get', () => {
   })
 })
 
+describe('logs filters', () => {
+  it.each([
+    [['--method', 'PTU'], '"PTU" is not one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS.'],
+    [['--path', 'v1/checks'], '"v1/checks" does not start with /, as every path does (/v1/checks).'],
+    [['--path', `/v1/${'a'.repeat(2000)}`], 'is longer than 2000 characters, which no path is.'],
+  ])('refuse %j, which would match nothing, as a wrong command line: list and tail alike', async (flags, said) => {
+    for (const command of ['list', 'tail']) {
+      const {code, stderr} = await cli(['logs', command, ...flags])
+      expect([code, stderr.replace(/\s*\n[\s›]*/g, ' ')]).toEqual([2, expect.stringContaining(said)])
+    }
+  })
+})
+
 describe('faults add, list and clear', () => {
   it('adds a fault the next push meets, lists it, and clears it', async () => {
     const added = await json(['faults', 'add', '--method', 'PUT', '--path', '/v1/checks/external/*', '--status', '503'])

@@ -1,7 +1,19 @@
 import {Flags} from '@oclif/core'
 import type {RequestFilters, TablepayClient} from '../../client/client.js'
 import {CHECK_NAMES, checkFlag, type CheckRef} from '../check-ref.js'
+import {MAX_PATH_FILTER} from '../../domain/request-log.js'
 import {nonEmpty, pathPattern} from './filter.js'
+
+/** The methods of the requests the API answers: another (`PTU`) is a typo that would match nothing. */
+const LOGGED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+
+/** The start of a path as the log holds paths: from their `/`, and no longer than the API's filter takes. */
+function pathStart(text: string): string {
+  if (!nonEmpty(text).startsWith('/'))
+    throw new Error(`"${text}" does not start with /, as every path does (/v1/checks).`)
+  if (text.length > MAX_PATH_FILTER) throw new Error(`is longer than ${MAX_PATH_FILTER} characters, which no path is.`)
+  return text
+}
 
 /** The filters `logs tail` and `logs list` share, as `GET /v1/sim/requests` takes them. */
 export const requestFilterFlags = {
@@ -13,13 +25,17 @@ export const requestFilterFlags = {
     },
   }),
   method: Flags.string({
-    summary: 'Only requests with this method (PUT).',
-    parse: async (t) => nonEmpty(t).toUpperCase(),
+    summary: `Only requests with this method (PUT): ${LOGGED_METHODS.join(', ')}, in any case.`,
+    parse: async (text) => {
+      const method = nonEmpty(text).toUpperCase()
+      if (!LOGGED_METHODS.includes(method)) throw new Error(`"${text}" is not one of ${LOGGED_METHODS.join(', ')}.`)
+      return method
+    },
   }),
   path: Flags.string({
     summary: 'Only requests whose path starts with this (/v1/checks), or matches a pattern as faults add --path takes.',
     // with a `*`, a pattern by the faults' rules, as the API reads it (RequestFilters)
-    parse: async (text) => (text.includes('*') ? pathPattern(text) : nonEmpty(text)),
+    parse: async (text) => (text.includes('*') ? pathPattern(text) : pathStart(text)),
   }),
   check: checkFlag({summary: `Only requests about this check: ${CHECK_NAMES}.`}),
 }
