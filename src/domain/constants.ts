@@ -38,3 +38,6 @@ export const IDEMPOTENCY_KEY_RULE = 'must be 1-255 printable ASCII characters wi
  * that a URL resolves away, so no request could name them.
  */
 export const EXTERNAL_CHECK_ID = /^(?!\.\.?$)[A-Za-z0-9._:~@+=-]{1,64}$/
+
+/** The longest path a request log's filter takes (`GET /sim/requests?path=`). */
+export const MAX_PATH_FILTER = 2000

@@ -2,6 +2,7 @@ import * as z from 'zod'
 import {type CheckChanges, checkChanges} from './check-changes.js'
 import {pathMatches} from './faults.js'
 import {MAX_NESTING, nestsPast} from './json-depth.js'
+import {MAX_PATH_FILTER} from './constants.js'
 import {pathPatternProblem} from './path-pattern.js'
 import {redactSecrets, redactText} from './redaction.js'
 import type {PushResult} from './push.js'
@@ -293,9 +294,6 @@ export const keyHint = (key: string): string => `tp_test_…${key.slice(-4)}`
 const STATUS_FILTER = /^[1-5]([0-9]{2}|[Xx]{2})$/
 
 /** The filters of `GET /v1/sim/requests` and `tablepay logs`, besides the list query. */
-/** The longest path a log's filter takes. */
-export const MAX_PATH_FILTER = 2000
-
 export const RequestFilters = z.object({
   status: z
     .string()

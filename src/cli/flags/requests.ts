@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import type {RequestFilters, TablepayClient} from '../../client/client.js'
 import {CHECK_NAMES, checkFlag, type CheckRef} from '../check-ref.js'
-import {MAX_PATH_FILTER} from '../../domain/request-log.js'
+import {MAX_PATH_FILTER} from '../../domain/constants.js'
 import {nonEmpty, pathPattern} from './filter.js'
 
 /** The methods of the requests the API answers: another (`PTU`) is a typo that would match nothing. */
