@@ -65,9 +65,11 @@ function nextStepFor(error: TablepayError): string | undefined {
   if (error.code === 'not_found') return notFoundStep(error.message)
   // the server's answer says how long: the hint gives the number, not the header's name
   const wait = error instanceof TablepayApiError ? error.retryAfterS : undefined
-  // a 429 a fault gave is the fault's, however long it says to wait (src/domain/faults.ts, FaultError)
-  if (error.code === 'rate_limited' && error.message.includes('(simulated by fault ')) return NEXT_STEP.simulated_fault
-  if (error.code === 'rate_limited' && wait !== undefined) return `Wait ${wait} s, then send the request again.`
+  if (error.code === 'rate_limited') {
+    const again = wait === undefined ? NEXT_STEP.rate_limited! : `Wait ${wait} s, then send the request again.`
+    // a 429 a fault gave says so (src/domain/faults.ts, FaultError): the fault is the user's to remove
+    return error.message.includes('(simulated by fault ') ? `${again} ${NEXT_STEP.simulated_fault}` : again
+  }
   if (error.code === 'unexpected_answer' || /^http_\d+$/.test(error.code)) return CHECK_URL
   if (error.code === 'conflict_with_paid_items') {
     return conflictStep(error instanceof TablepayApiError ? (error.details ?? []) : [])

@@ -31,13 +31,15 @@ describe('suggestionsFor not_found', () => {
 })
 
 describe('suggestionsFor rate_limited', () => {
-  it("a fault's 429 points to the faults, not to a wait; a rate limit's to its wait", () => {
+  it("a fault's 429 points to its wait and to the faults; a rate limit's to its wait", () => {
     const fault = new TablepayApiError(
       429,
       {code: 'rate_limited', message: 'Too many requests (simulated by fault flt_1): the request was carried out…'},
       2,
     )
-    expect(suggestionsFor(fault)).toEqual([expect.stringContaining('`tablepay faults list`')])
+    expect(suggestionsFor(fault)).toEqual([
+      expect.stringMatching(/^Wait 2 s, then send the request again\. A fault you added.*`tablepay faults list`/),
+    ])
     const limit = new TablepayApiError(429, {code: 'rate_limited', message: 'Rate limit of 10 requests per second'}, 2)
     expect(suggestionsFor(limit)).toEqual(['Wait 2 s, then send the request again.'])
   })
