@@ -98,7 +98,7 @@ const COMMANDS: Record<string, LeanCommand> = {
  * if (!(await runLean(process.argv.slice(2), root))) await execute({dir: root})
  */
 export async function runLean(argv: readonly string[], root: string): Promise<boolean> {
-  exitOnOutputFailure()
+  exitOnOutputFailure(argv[0] === 'exec')
   const [id, ...rest] = argv
   // `--version --json` in either order, `-v` for `--version` as oclif takes it
   if (argv.length === 2 && argv.includes('--json') && argv.some((a) => a === '--version' || a === '-v'))
@@ -134,13 +134,16 @@ let outputWatched = false
  * so: oclif's listener would throw the error, uncaught, with its stack. A reader that went away (`| head`, a
  * closed terminal) ends no command, nor a server: the streaming commands stop on it, a server on its signal
  * (shutdown.ts). Stderr that cannot be written leaves nowhere to say anything: its errors are let go, so a
- * server whose terminal closed still stops cleanly.
+ * server whose terminal closed still stops cleanly. `exec` writes nothing there: its stdout is COMMAND's, whose
+ * exit code stands whatever becomes of oclif's last empty write.
  */
-function exitOnOutputFailure(): void {
+function exitOnOutputFailure(commandsOwn: boolean): void {
   // once a process: a test runs many command lines in one
   if (outputWatched) return
   outputWatched = true
   process.stdout.prependListener('error', (error: NodeJS.ErrnoException) => {
+    // once exec has set COMMAND's exit code (its help has none): oclif's listener would throw over it
+    if (commandsOwn && process.exitCode !== undefined) process.exit()
     if (readerGone(error)) return
     process.stderr.write(`Error: could not write the output to stdout (${error.message}).\n`)
     process.exit(1)

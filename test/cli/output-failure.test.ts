@@ -27,4 +27,10 @@ describe('stdout that cannot be written', () => {
     expect(code).toBe(1)
     expect(stderr).toBe('Error: could not write the output to stdout (ENOSPC: no space left on device, write).\n')
   })
+
+  it("leaves exec COMMAND's exit code: its stdout is COMMAND's, and exec writes nothing there", async () => {
+    const {code, stderr} = await runIntoFullDisk(['exec', '--', process.execPath, '-e', 'process.exit(7)'])
+    expect(code).toBe(7)
+    expect(stderr).not.toContain('could not write the output')
+  })
 })
