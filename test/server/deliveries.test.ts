@@ -210,6 +210,14 @@ describe('POST /sim/clock/advance counts the attempts it made', () => {
     },
   )
 
+  it('answers offset_seconds to the millisecond: an advance of a fraction of one shows no float noise', async () => {
+    const {sim} = await setup(() => 200)
+    for (const seconds of [0.0001, 1.3, 0.0001]) {
+      const {offset_seconds} = (await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds}})).body
+      expect(String(offset_seconds)).toMatch(/^\d+(\.\d{1,3})?$/)
+    }
+  })
+
   it('answers the clock as it left it, though a reset sent while it ran has run before the answer', async () => {
     let release!: () => void
     const held = new Promise<number>((resolve) => (release = () => resolve(200)))

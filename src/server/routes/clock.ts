@@ -27,7 +27,8 @@ function advancing({dispatcher}: AppContext) {
 const render = (app: AppContext) => ({
   object: 'clock',
   now: iso(app.clock.now()),
-  offset_seconds: app.clock.offset / 1000,
+  // to the millisecond: a fraction of one (an advance of 0.0001 s) would show as float noise (99390.00010009766)
+  offset_seconds: Math.round(app.clock.offset) / 1000,
   time_scale: app.clock.timeScale,
   advance: advancing(app),
 })
