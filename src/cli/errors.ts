@@ -29,8 +29,19 @@ export function describeError(error: TablepayError): string {
   const details = error.details ?? []
   const lines = details.map((d) => `  - ${d.path}: ${d.message}${idNotNamed(d) ? ` (${d.external_id})` : ''}`)
   const request = error.requestId ? [`Request id: ${error.requestId}`] : []
-  return [headline(error.message, details), ...lines, ...request].join('\n')
+  return [inCliTerms(headline(error.message, details)), ...lines, ...request].join('\n')
 }
+
+/**
+ * The API's routes a message tells any client to call, as the commands that call them; those a hint names
+ * already (`tablepay webhooks create` for a disabled endpoint) are left to it.
+ */
+const COMMANDS_OF_ROUTES: [RegExp, string][] = [
+  [/POST \/v1\/events\/(\S+)\/resend\b/g, '`tablepay events resend $1 --endpoint we_…`'],
+]
+
+const inCliTerms = (message: string): string =>
+  COMMANDS_OF_ROUTES.reduce((text, [route, command]) => text.replace(route, command), message)
 
 const idNotNamed = (d: TablepayErrorDetail) => d.external_id !== undefined && !d.message.includes(d.external_id)
 

@@ -30,6 +30,16 @@ describe('suggestionsFor not_found', () => {
   })
 })
 
+describe('describeError', () => {
+  it('names the command where the message names the route a CLI user would call through it', () => {
+    const message =
+      'Endpoint we_1 was deleted: nothing is delivered to it. Resend the event to an enabled endpoint with POST /v1/events/evt_1/resend.'
+    expect(describeError(new TablepayApiError(409, {code: 'endpoint_disabled', message}))).toBe(
+      'Endpoint we_1 was deleted: nothing is delivered to it. Resend the event to an enabled endpoint with `tablepay events resend evt_1 --endpoint we_…`.',
+    )
+  })
+})
+
 describe('suggestionsFor rate_limited', () => {
   it("a fault's 429 points to its wait and to the faults; a rate limit's to its wait", () => {
     const fault = new TablepayApiError(
