@@ -1,3 +1,4 @@
+import {setTimeout as delay} from 'node:timers/promises'
 import {Flags} from '@oclif/core'
 import type {WebhookEndpoint} from '../client/client.js'
 import {TablepayApiError, TablepayError} from '../client/errors.js'
@@ -5,7 +6,7 @@ import {attemptCatchUp, newAttempts} from '../cli/deliveries/attempt-feed.js'
 import {ApiCommand} from '../cli/api-command.js'
 import {attemptJson, renderAttemptLine} from '../cli/views/delivery.js'
 import {eventTypesFlag, eventTypesOf} from '../cli/flags/event-types.js'
-import {followLiveStream} from '../cli/reconnecting-stream.js'
+import {FIRST_WAIT_MS, followLiveStream, waitAfter} from '../cli/reconnecting-stream.js'
 import {SECOND_SIGNAL_EXIT_CODES} from '../cli/exit-codes.js'
 import {abortOnSignal} from '../cli/shutdown.js'
 import {style} from '../cli/views/style.js'
@@ -120,7 +121,7 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
       throw failure
     }
     if (leftBehind) {
-      const suggestions = [`Once the server is back: tablepay webhooks delete ${endpoint!.id}`]
+      const suggestions = [`Remove it once the server answers: tablepay webhooks delete ${endpoint!.id}`]
       this.error(leftBehind, {exit: 1, code: 'endpoint_not_removed', suggestions})
     }
   }
@@ -194,12 +195,23 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
 
   /** Deletes the endpoint; when that fails, says why. */
   async #remove(id: string): Promise<string | undefined> {
-    try {
-      await this.client.deleteWebhookEndpoint(id)
-      this.notice(`Removed endpoint ${id}.`)
-    } catch (error) {
-      if (error instanceof TablepayApiError && error.status === 404) return undefined
-      return `Could not remove endpoint ${id}: ${error instanceof TablepayError ? error.message : String(error)}`
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.client.deleteWebhookEndpoint(id)
+        this.notice(`Removed endpoint ${id}.`)
+        return undefined
+      } catch (error) {
+        if (error instanceof TablepayApiError && error.status === 404) {
+          // asked again: the first delete removed it, and its answer was lost (a fault's, a cut connection's)
+          if (tries > 1) this.notice(`Removed endpoint ${id}.`)
+          return undefined
+        }
+        // a server that answered an error (a fault, a busy moment) is asked once more, after its Retry-After
+        const wait = tries === 1 && error instanceof TablepayApiError ? waitAfter(error, FIRST_WAIT_MS) : undefined
+        if (wait === undefined)
+          return `Could not remove endpoint ${id}: ${error instanceof TablepayError ? error.message : String(error)}`
+        await delay(wait)
+      }
     }
   }
 }

@@ -242,6 +242,27 @@ describe('listen --forward-to', () => {
     expect(listen.stderr()).toContain(`Removed endpoint ${again.endpoint_id}`)
   })
 
+  it('on exit asks again when the delete answers an error: one whose answer was lost has removed the endpoint', async () => {
+    const {server, receiver, json} = await setup()
+    const {listen, ready} = await spawnListen(server.env, ['--forward-to', receiver.url])
+    // the delete is made, and its answer lost; the one sent again finds the endpoint gone
+    await json([
+      'faults',
+      'add',
+      '--method',
+      'DELETE',
+      '--path',
+      '/v1/webhook-endpoints/*',
+      '--status',
+      '503',
+      '--after',
+    ])
+    expect(await listen.kill('SIGTERM')).toBe(0)
+    expect(listen.stderr()).toContain(`Removed endpoint ${ready.endpoint_id}.`)
+    const left = await json(['webhooks', 'list'])
+    expect(left.data.map((endpoint: {id: string}) => endpoint.id)).not.toContain(ready.endpoint_id)
+  })
+
   it('keeps trying while the server is down, and on Ctrl+C exits 1 naming the endpoint it could not remove', async () => {
     const {server, receiver} = await setup()
     const {listen, ready} = await spawnListen(server.env, ['--forward-to', receiver.url])
