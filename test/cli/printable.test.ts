@@ -19,6 +19,14 @@ describe('printable', () => {
     expect(printable(plain)).toBe(plain)
   })
 
+  it('escapes the bidirectional controls, which would reorder what a line shows', () => {
+    const bidi = ['\u061c', '\u200e', '\u200f', ...every(0x202a, 0x202e), ...every(0x2066, 0x2069)]
+    for (const char of bidi)
+      expect(printable(`/v1/checks/external/ab${char}cd`)).toBe(
+        `/v1/checks/external/ab\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}cd`,
+      )
+  })
+
   it('keeps the line breaks of text the program broke itself, and escapes any other control', () => {
     expect(printableLines('{\n  "name": "a\u009b2J\u001b]0;t\u0007"\n}')).toBe(
       '{\n  "name": "a\\u009b2J\\u001b]0;t\\u0007"\n}',

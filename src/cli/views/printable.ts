@@ -1,7 +1,8 @@
 // C0 (ESC, BEL, CR and LF among them), DEL and C1 (U+009B is a CSI on its own): what a terminal acts on
-// instead of showing
+// instead of showing; and the bidirectional marks, embeddings, overrides and isolates, which reorder what
+// follows them on the line (U+202E shows `abc` as `cba`)
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
 
 const escaped = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`
 
