@@ -146,7 +146,7 @@ describe('logs list and logs get', () => {
 
 describe('logs filters', () => {
   it.each([
-    [['--method', 'PTU'], '"PTU" is not one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS.'],
+    [['--method', 'PTU'], '"PTU" is not one of the HTTP methods (GET, POST, PUT, PATCH, DELETE, OPTIONS…).'],
     [['--path', 'v1/checks'], '"v1/checks" does not start with /, as every path does (/v1/checks).'],
     [['--path', `/v1/${'a'.repeat(2000)}`], 'is longer than 2000 characters, which no path is.'],
   ])('refuse %j, which would match nothing, as a wrong command line: list and tail alike', async (flags, said) => {
@@ -154,6 +154,11 @@ describe('logs filters', () => {
       const {code, stderr} = await cli(['logs', command, ...flags])
       expect([code, stderr.replace(/\s*\n[\s›]*/g, ' ')]).toEqual([2, expect.stringContaining(said)])
     }
+  })
+  it('take a method no route takes, which a request may still have had: it was answered 405, and logged', async () => {
+    expect((await call('PROPFIND', '/v1/locations')).status).toBe(405)
+    const page = await json(['logs', 'list', '--method', 'propfind', '-n', '1'])
+    expect(page.data).toMatchObject([{method: 'PROPFIND', path: '/v1/locations', status: 405}])
   })
 })
 

@@ -22,3 +22,16 @@ export function pathPattern(text: string): string {
   if (problem) throw new Error(`"${text}": ${problem}`)
   return text
 }
+
+/**
+ * `text` in capitals, when it is one of `methods` (the methods a flag can match): refused here, as a wrong
+ * command line, when it is not. `named` is how the refusal lists them.
+ *
+ * @example
+ * methodOf('put', ['GET', 'PUT']) // 'PUT'
+ */
+export function methodOf(text: string, methods: readonly string[], named = methods.join(', ')): string {
+  const method = nonEmpty(text).toUpperCase()
+  if (!methods.includes(method)) throw new Error(`"${text}" is not one of ${named}.`)
+  return method
+}

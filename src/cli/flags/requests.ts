@@ -1,11 +1,9 @@
+import {METHODS} from 'node:http'
 import {Flags} from '@oclif/core'
 import type {RequestFilters, TablepayClient} from '../../client/client.js'
 import {CHECK_NAMES, checkFlag, type CheckRef} from '../check-ref.js'
 import {MAX_PATH_FILTER} from '../../domain/constants.js'
-import {nonEmpty, pathPattern} from './filter.js'
-
-/** The methods of the requests the API answers: another (`PTU`) is a typo that would match nothing. */
-const LOGGED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+import {methodOf, nonEmpty, pathPattern} from './filter.js'
 
 /** The start of a path as the log holds paths: from their `/`, and no longer than the API's filter takes. */
 function pathStart(text: string): string {
@@ -25,12 +23,9 @@ export const requestFilterFlags = {
     },
   }),
   method: Flags.string({
-    summary: `Only requests with this method (PUT): ${LOGGED_METHODS.join(', ')}, in any case.`,
-    parse: async (text) => {
-      const method = nonEmpty(text).toUpperCase()
-      if (!LOGGED_METHODS.includes(method)) throw new Error(`"${text}" is not one of ${LOGGED_METHODS.join(', ')}.`)
-      return method
-    },
+    summary: 'Only requests with this method (PUT), in any case.',
+    // any method Node's parser takes is logged (one no route takes as a 405): another (`PTU`) would match nothing
+    parse: async (text) => methodOf(text, METHODS, 'the HTTP methods (GET, POST, PUT, PATCH, DELETE, OPTIONS…)'),
   }),
   path: Flags.string({
     summary: 'Only requests whose path starts with this (/v1/checks), or matches a pattern as faults add --path takes.',

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {pathPattern} from '../../cli/flags/filter.js'
+import {methodOf, pathPattern} from '../../cli/flags/filter.js'
 import type {Fault, FaultInput} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {positiveDuration, secondsUpTo} from '../../cli/flags/duration.js'
@@ -38,12 +38,7 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
   static override flags = {
     method: Flags.string({
       summary: `Only requests with this method, in any case: ${FAULT_METHODS.join(', ')} (GET takes HEAD too).`,
-      parse: async (text) => {
-        const method = text.toUpperCase()
-        if (!(FAULT_METHODS as readonly string[]).includes(method))
-          throw new Error(`"${text}" is not one of ${FAULT_METHODS.join(', ')}.`)
-        return method
-      },
+      parse: async (text) => methodOf(text, FAULT_METHODS),
     }),
     path: Flags.string({
       summary: 'Only paths matching this pattern: * one segment, ** the rest (/v1/checks/external/*).',
