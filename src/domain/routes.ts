@@ -70,7 +70,8 @@ export const ROUTES = {
   getSnapshot: {method: 'GET', path: '/sim/snapshots/{name}', scope: 'read'},
   deleteSnapshot: {method: 'DELETE', path: '/sim/snapshots/{name}', scope: 'write'},
   restoreSnapshot: {method: 'POST', path: '/sim/snapshots/{name}/restore', scope: 'write'},
-  exportSnapshot: {method: 'GET', path: '/sim/snapshots/{name}/export', scope: 'read', answers: 'tablepay_snapshot'},
+  // write, though a read: the document holds the endpoints' signing secrets, which SPEC shows only to their registration
+  exportSnapshot: {method: 'GET', path: '/sim/snapshots/{name}/export', scope: 'write', answers: 'tablepay_snapshot'},
   importSnapshot: {method: 'POST', path: '/sim/snapshots/import', scope: 'write'},
 
   // the receiver side (docs/api.md, "Webhooks"): updates, rotation, recovery, resend, known secrets and chaos

@@ -15,7 +15,7 @@ import {StreamHub} from './internal/event-stream.js'
 import {assignRequestId} from './internal/request-id.js'
 import {refuseQuery} from './internal/query.js'
 import {pathOf, routedPath, withoutTrailingSlash} from './internal/request-path.js'
-import {RouteTable} from './internal/route-table.js'
+import {RouteTable, routerPath} from './internal/route-table.js'
 import {Traffic, type TrafficOptions} from './internal/traffic.js'
 import {OPERATIONS} from './operations.js'
 import {guestRoutes} from './routes/guest.js'
@@ -36,9 +36,6 @@ export interface AppOptions {
   /** The access line of each API request (`serve --log`); the request log and faults are the service's. */
   traffic?: TrafficOptions
 }
-
-/** `/checks/{id}` as the router writes it: `/v1/checks/:id`. */
-const routerPath = (path: string) => `/v1${path.replace(/\{(\w+)\}/g, ':$1')}`
 
 // readiness and the API's description need no key: tools fetch them before they have one, and they hold no data
 const PUBLIC = new Set(OPERATIONS.filter((op) => op.scope === null).map((op) => routerPath(op.path)))

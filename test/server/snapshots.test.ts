@@ -446,6 +446,37 @@ describe('snapshots: list, get, delete, export and import', () => {
   })
 })
 
+describe('snapshots: the export of a read key', () => {
+  it('is refused: the document holds the signing secrets that a read key never sees, however the path is spelled', async () => {
+    const {sim, endpoint, save} = await setup()
+    await save('kept')
+    const stored = await sim.stored()
+    for (const [method, path] of [
+      ['GET', '/v1/sim/snapshots/kept/export'],
+      ['GET', '/v1/sim/snapshots/kept/export/'],
+      ['GET', '/v1/sim/snapshots/kept/%65xport'],
+      ['GET', '/v1/sim/snapshots/none/export'],
+      ['HEAD', '/v1/sim/snapshots/kept/export'],
+    ]) {
+      const refused = await rawRequest(sim.url, method, path, {headers: {authorization: `Bearer ${READ_KEY}`}})
+      expect(refused.status, `${method} ${path}`).toBe(403)
+      if (method === 'GET') {
+        expect(refused.text).not.toContain(endpoint.secret)
+        expect((refused.body as any).error).toMatchObject({
+          code: 'insufficient_scope',
+          message: expect.stringContaining('holds webhook signing secrets'),
+        })
+      }
+    }
+    expect(await sim.stored()).toBe(stored)
+    // the reads of a read key that hold no secret answer as before
+    expect((await sim.api('GET', '/v1/sim/snapshots/kept', {key: READ_KEY})).status).toBe(200)
+    expect((await sim.api('GET', '/v1/sim/snapshots', {key: READ_KEY})).status).toBe(200)
+    // and a write key exports the secret with the rest, as an import needs it
+    expect(JSON.stringify((await sim.api('GET', '/v1/sim/snapshots/kept/export')).body)).toContain(endpoint.secret)
+  })
+})
+
 describe('snapshots: an endpoint stored before its URL had to be a URI', () => {
   it('restores, and its export imports again, though a body could no longer set that URL', async () => {
     const {sim, save} = await setup()

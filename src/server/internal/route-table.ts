@@ -3,12 +3,15 @@ import {withoutTrailingSlash} from './request-path.js'
 
 const METHODS = new Set(['get', 'head', 'post', 'put', 'patch', 'delete', 'options', 'connect', 'trace'])
 
+/** `/checks/{id}` as the router writes it: `/v1/checks/:id`. */
+export const routerPath = (path: string) => `/v1${path.replace(/\{(\w+)\}/g, ':$1')}`
+
 /**
  * `/v1/checks/:id` as a RegExp of the paths, one trailing slash cut off, that the router gives it: as h3's
  * router (radix3) does, a parameter takes an empty segment too (`/v1/checks//claims`), whose handler then
  * answers. What auth lets through without its scope rests on this being no narrower than the router.
  */
-function patternOf(path: string): RegExp {
+export function patternOf(path: string): RegExp {
   const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   const segments = path.split('/').map((s) => (s.startsWith(':') ? '[^/]*' : s === '**' ? '.*' : escape(s)))
   return new RegExp(`^${segments.join('/')}$`)
