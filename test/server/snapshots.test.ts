@@ -457,7 +457,7 @@ describe('snapshots: the export of a read key', () => {
       ['GET', '/v1/sim/snapshots/kept/%65xport'],
       ['GET', '/v1/sim/snapshots/none/export'],
       ['HEAD', '/v1/sim/snapshots/kept/export'],
-    ]) {
+    ] as const) {
       const refused = await rawRequest(sim.url, method, path, {headers: {authorization: `Bearer ${READ_KEY}`}})
       expect(refused.status, `${method} ${path}`).toBe(403)
       if (method === 'GET') {
