@@ -6,6 +6,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {EVENT_TYPES} from '../../src/domain/constants.js'
 import {checkWith} from '../helpers/checks.js'
 import {ROOT} from '../helpers/cli.js'
+import {startPrefixProxy} from '../helpers/prefix-proxy.js'
 import {startReceiver} from '../helpers/receiver.js'
 import type {Seed} from '../../src/domain/seed-schema.js'
 import {startServer} from '../../src/server/start.js'
@@ -383,6 +384,175 @@ describe('in a real browser', () => {
     await page.close()
   })
 
+  it('a payment or a claim whose answer is lost is made once: the page sends it again under its key, and knows it as its own', async () => {
+    const {key, created} = await scratchTable('42', [
+      ['soup', 2, 800],
+      ['tea', 1, 300],
+    ])
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+    cleanup.push(() => page.close())
+    /** Makes the next `times` requests to `path` on the server, and loses each answer on its way back. */
+    const loseAnswers = async (path: string, times: number) => {
+      let lost = 0
+      await page.route(
+        (url) => url.pathname.endsWith(path),
+        async (route) => {
+          if (lost++ >= times) return route.continue()
+          await route.fetch()
+          await route.abort('connectionreset')
+        },
+      )
+    }
+    await page.goto(created.body.guest_url)
+    await page.getByText('Live:').waitFor()
+
+    // a claim: sent again at once, the server answers the claim it made
+    await loseAnswers('/claims', 1)
+    await page.getByRole('button', {name: 'Claim Item soup'}).click()
+    await page.getByText('You claimed 1 × Item soup.').waitFor()
+    await page.getByLabel('What I claimed').waitFor()
+    const claims = (await sim.api('GET', `/v1/checks/${created.body.id}/claims`, {key})).body.data
+    expect(claims).toHaveLength(1)
+
+    // a payment whose answers are all lost: the guest tries again, and pays once
+    await page.unrouteAll()
+    await loseAnswers('/payments', 3)
+    await page.getByRole('button', {name: /^Pay /}).click()
+    await page.getByRole('alert').getByText('We could not reach the restaurant').waitFor()
+    await page.getByRole('button', {name: /^Pay /}).click()
+    await page.getByText('Paid €8.80. Thank you!').waitFor()
+    const payments = (await sim.api('GET', `/v1/checks/${created.body.id}/payments`, {key})).body.data
+    expect(payments.map((p: {amount_cents: number; claim_id: string}) => [p.amount_cents, p.claim_id])).toEqual([
+      [880, claims[0].id],
+    ])
+    await page.getByLabel('What I claimed').waitFor({state: 'hidden'})
+  })
+
+  it("a second tap while a claim is under way claims nothing more: the live update's new buttons wait for it", async () => {
+    const {key, created} = await scratchTable('43', [['water', 20, 200]])
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+    cleanup.push(() => page.close())
+    await page.goto(created.body.guest_url)
+    await page.getByText('Live:').waitFor()
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    await page.route(
+      (url) => url.pathname.endsWith('/claims'),
+      async (route) => {
+        const response = await route.fetch()
+        await held
+        await route.fulfill({response})
+      },
+    )
+    const claim = page.getByRole('button', {name: 'Claim Item water'})
+    await claim.click()
+    // the stream shows the claim before its answer: the button it draws stays disabled
+    await page.getByText('1 of 20 claimed').waitFor()
+    expect(await claim.isDisabled()).toBe(true)
+    release()
+    await page.getByText('You claimed 1 × Item water.').waitFor()
+    await expect.poll(() => claim.isEnabled()).toBe(true)
+    expect((await sim.api('GET', `/v1/checks/${created.body.id}/claims`, {key})).body.data).toHaveLength(1)
+  })
+
+  it('with its live updates away, the table page says what is due now, that an item left the bill, and stands down once the bill is gone', async () => {
+    const {key, created} = await scratchTable('44', [
+      ['soup', 1, 800],
+      ['tea', 1, 300],
+    ])
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+    cleanup.push(() => page.close())
+    // a phone on a network that drops the stream: the page reads the bill, and reconnects meanwhile
+    await page.route(
+      (url) => url.pathname.endsWith('/stream'),
+      (route) => route.abort('connectionreset'),
+    )
+    await page.goto(created.body.guest_url)
+    await page.getByText('Reconnecting').waitFor()
+    await page.getByRole('button', {name: 'Claim Item tea'}).waitFor()
+    const alert = page.getByRole('alert')
+
+    // another guest paid meanwhile: the refusal quotes what is due now, which the bill then shows
+    const pay = {key, body: {amount_cents: 500}}
+    expect((await sim.api('POST', `/v1/sim/checks/${created.body.id}/payments`, pay)).status).toBe(201)
+    await page.getByLabel('Everything due').check()
+    await page.getByRole('button', {name: /^Pay /}).click()
+    await alert.getByText('That is more than is left to pay (€7.10). Enter a smaller amount.').waitFor()
+
+    // the POS took the tea off the bill
+    const soup = checkWith([['soup', 1, 800]], {table: {number: '44'}, location_id: created.body.location_id})
+    expect((await sim.api('PUT', '/v1/checks/external/t44', {key, body: {...soup, version: 2}})).status).toBe(200)
+    await page.getByRole('button', {name: 'Claim Item tea'}).click()
+    await alert.getByText('Item tea is no longer on the bill.').waitFor()
+
+    // the bill removed: an action says so and leaves nothing to act on, as does the stream once it is back
+    expect((await sim.api('POST', '/v1/sim/reset', {key})).status).toBe(200)
+    await page.getByRole('button', {name: 'Claim Item soup'}).click()
+    await alert.getByText('This table link no longer works').waitFor()
+    expect(await page.locator('button:not([disabled])').count()).toBe(0)
+    expect(await page.getByRole('heading', {name: 'Items'}).isVisible()).toBe(false)
+  })
+
+  it('the table page stands down when its stream, back after the bill was removed, is refused', async () => {
+    const {key, created} = await scratchTable('45', [['soup', 1, 800]])
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+    cleanup.push(() => page.close())
+    await page.route(
+      (url) => url.pathname.endsWith('/stream'),
+      (route) => route.abort('connectionreset'),
+    )
+    await page.goto(created.body.guest_url)
+    await page.getByText('Reconnecting').waitFor()
+    expect((await sim.api('POST', '/v1/sim/reset', {key})).status).toBe(200)
+    await page.unrouteAll()
+    await page.getByRole('alert').getByText('This table link no longer works').waitFor({timeout: 15_000})
+    expect(await page.locator('button:not([disabled])').count()).toBe(0)
+  })
+
+  it('the table page works behind a proxy that serves it under a path (serve --public-url), with a trailing slash too', async () => {
+    const proxy = await startPrefixProxy('/sandbox')
+    cleanup.push(() => proxy.close())
+    const server = await startTestServer({memory: true, serve: {publicUrl: `${proxy.url}/sandbox`}})
+    cleanup.push(() => server.close())
+    proxy.forwardTo(server.url)
+    const body = checkWith([['soup', 1, 800]], {table: {number: '46'}})
+    const created = await server.api('PUT', '/v1/checks/external/t46', {body})
+    expect(created.body.guest_url).toMatch(/\/sandbox\/t\/gt_/)
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+    cleanup.push(() => page.close())
+    const answered: string[] = []
+    page.on('response', (response) => answered.push(`${response.status()} ${new URL(response.url()).pathname}`))
+    for (const url of [created.body.guest_url, `${created.body.guest_url}/?from=qr`]) {
+      answered.length = 0
+      await page.goto(url)
+      await page.getByText('Live:').waitFor()
+      expect(new URL(page.url()).pathname).toBe(new URL(created.body.guest_url).pathname)
+      // the page's own files, through the proxy
+      expect(answered).toEqual(
+        expect.arrayContaining(['200 /sandbox/assets/style.css', '200 /sandbox/assets/guest.js']),
+      )
+      expect(answered.filter((line) => !/^[23]/.test(line))).toEqual([])
+    }
+    await page.getByRole('button', {name: 'Claim Item soup'}).click()
+    await page.getByText('You claimed 1 × Item soup.').waitFor()
+  })
+
+  it('the table page says it needs JavaScript when it is off, and shows no form that would do nothing', async () => {
+    const body = checkWith([['soup', 1, 800]], {table: {number: '47'}})
+    const created = await sim.api('PUT', '/v1/checks/external/t47', {body})
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, javaScriptEnabled: false})
+    cleanup.push(() => page.close())
+    await page.goto(created.body.guest_url)
+    // playwright's text search leaves <noscript> out: its message is found by its place
+    const message = page.locator('noscript .notice')
+    expect([await message.isVisible(), await message.textContent()]).toEqual([
+      true,
+      expect.stringContaining('needs JavaScript'),
+    ])
+    expect(await page.locator('form:visible').count()).toBe(0)
+    expect(await page.getByText('Connecting').count()).toBe(0)
+  })
+
   it("the table page follows a refund of a payment's tip alone, made elsewhere, which leaves the check as it was, within 10 s", async () => {
     const {key, created} = await scratchTable('41', [['soup', 1, 1000]])
     const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
@@ -487,6 +657,9 @@ describe('in a real browser', () => {
         jpy: {'1.747': 1747, '12.345.678': 12345678},
       },
       'fr-FR': {'1 747,50': 174750, '1\u202f747,50': 174750, kwd: {'3.168': 3168}, jpy: {'1 747': 1747}},
+      // the digits and decimal sign the page writes in Arabic and Persian, as their keypads type them, and ASCII
+      'ar-EG': {'١٢٫٥٠': 1250, '١٬٧٤٧٫٥٠': 174750, '12.50': 1250, kwd: {'٣٫١٦٨': 3168}, jpy: {'١٬٧٤٧': 1747}},
+      'fa-IR': {'۱۲٫۵۰': 1250, '12': 1200, kwd: {'۳٫۱۶۸': 3168}, jpy: {'۱۲': 12}},
       // Indian English groups by two above the thousands
       'en-IN': {
         '1,00,000.50': 10000050,
@@ -977,6 +1150,20 @@ describe('in a real browser', () => {
       })
       await page.close()
     }
+    // text enlarged to 200 %, as a reader's browser setting makes it: an item's name and price keep the row's width,
+    // its button going below them, rather than break into a few letters a line
+    const enlarged = await browser.newPage({viewport: {width: 375, height: 740}, isMobile: true, locale: 'en-US'})
+    await enlarged.goto(guest_url)
+    await enlarged.getByText('Live:').waitFor()
+    await enlarged.evaluate(`document.documentElement.style.fontSize = '200%'`)
+    const shares = await enlarged
+      .locator('.item-text')
+      .evaluateAll((texts: PageElement[]) =>
+        texts.map((text) => text.getBoundingClientRect().width / text.parentElement!.getBoundingClientRect().width),
+      )
+    expect(Math.min(...shares)).toBeGreaterThan(0.9)
+    expect(await sideways(enlarged)).toBe(0)
+    await enlarged.close()
     // a claim's notice names an item of one long word, which wraps as the item's own line does
     const word = 'Rindfleischetikettierungsüberwachungsaufgabenübertragungsgesetz-Teller'
     const oneWord = checkWith([['long', 1, 900]], {table: {number: '22'}})

@@ -4,6 +4,7 @@ interface PageBox {
   top: number
   bottom: number
   right: number
+  width: number
   height: number
 }
 interface PageElement {

@@ -1,4 +1,12 @@
-import {defineEventHandler, getRequestHeader, type H3Event, type Router, setResponseHeader, setResponseStatus} from 'h3'
+import {
+  defineEventHandler,
+  getRequestHeader,
+  type H3Event,
+  type Router,
+  sendRedirect,
+  setResponseHeader,
+  setResponseStatus,
+} from 'h3'
 import {guestUrl, renderCheck} from '../../domain/check.js'
 import {ApiError} from '../../domain/errors.js'
 import {renderLocation} from '../../domain/locations.js'
@@ -10,6 +18,7 @@ import {qrSvg} from '../../web/qr.js'
 import type {AppContext} from '../context.js'
 import {claim, leaveFeedback, pay, refund} from '../guest-actions.js'
 import type {StreamMessageOut} from '../internal/event-stream.js'
+import {pathOf} from '../internal/request-path.js'
 
 /**
  * The check a guest link opens. The token in the path is the guest's only
@@ -47,6 +56,13 @@ export function guestRoutes(router: Router, app: AppContext): void {
   router.get(
     '/t/:token',
     defineEventHandler(async (event) => {
+      // the page loads its files from `../assets/`, which works under any path a proxy puts it (serve --public-url)
+      // but one with a trailing slash: that one is sent to the page's own URL, relative as well
+      if (pathOf(event).endsWith('/')) {
+        const url = event.node.req.url ?? ''
+        const query = url.includes('?') ? url.slice(url.indexOf('?')) : ''
+        return sendRedirect(event, `../${encodeURIComponent(event.context.params?.token ?? '')}${query}`, 308)
+      }
       try {
         await checkOfLink(app, event)
       } catch (error) {

@@ -44,8 +44,8 @@ export function currency(code) {
     plain: (cents) => (cents / unit).toFixed(digits),
     /** `12`, `12.5`, `12,50`, or grouped as `format` shows it (`1,747.50`), as minor units; NaN for anything else. */
     parse(text) {
-      const trimmed = text.trim()
-      const match = pattern.exec(plainText.test(trimmed) ? trimmed : ungrouped(trimmed))
+      const trimmed = latinDigits(text.trim())
+      const match = pattern.exec(plainText.test(trimmed) ? trimmed : ungrouped(trimmed).replace(DECIMAL, '.'))
       if (!match || (digits === 0 && match[2])) return Number.NaN
       return Number(match[1]) * unit + Number((match[2] ?? '').padEnd(digits, '0') || 0)
     },
@@ -67,6 +67,16 @@ const SEPARATOR = /\s/.test(GROUP) ? '\\s' : escaped(GROUP)
 const GROUPED = new RegExp(
   `^[1-9]\\d{0,${OTHERS - 1}}(?:${SEPARATOR}\\d{${OTHERS}})*${SEPARATOR}\\d{${LAST}}(?=$|${escaped(DECIMAL)}\\d)`,
 )
+
+/** The digits the reader's language writes 1234567890 with: `١٢٣٤٥٦٧٨٩٠` in Arabic, as its keypads type them. */
+const LOCAL_DIGITS = new Intl.NumberFormat(undefined, {useGrouping: false}).format(1234567890)
+
+/** `text` with the reader's language's digits as ASCII ones: `١٢٫٥٠` → `12٫50`. */
+const latinDigits = (text) =>
+  text.replace(/\p{Nd}/gu, (digit) => {
+    const at = LOCAL_DIGITS.indexOf(digit)
+    return at === -1 ? digit : String((at + 1) % 10)
+  })
 
 /**
  * `text` without the separators of its thousands, when it is grouped as the reader's language groups them:
@@ -99,9 +109,45 @@ export async function busyWhile(element, work) {
 export const clock = (iso) => new Date(iso).toLocaleTimeString('en-GB')
 
 /** A key unique per action, so a retried request is not done twice; works outside secure contexts too. */
-export function idempotencyKey() {
+function idempotencyKey() {
   const bytes = crypto.getRandomValues(new Uint8Array(16))
   return 'web_' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+/** The keys of requests whose answer never came, by what they asked (`postOnce`). */
+const UNANSWERED = 'tablepay:unanswered'
+/** How many times a request whose answer was lost is sent again at once, and how long apart. */
+const RESENDS = 2
+const RESEND_AFTER_MS = 1000
+
+/**
+ * POSTs `body` to `url` as one action, under an `Idempotency-Key`: when the answer is lost on the way (a phone
+ * between networks), the same request is sent again under the same key, and the server answers what it did, a
+ * payment made once. Still unanswered, the key is kept (per tab) for that request: the guest's retry is the same
+ * action (docs/pages.md, "Retries and taps").
+ */
+export async function postOnce(url, body) {
+  const asked = `${url} ${JSON.stringify(body)}`
+  const unanswered = JSON.parse(sessionStorage.getItem(UNANSWERED) ?? '{}')
+  const key = unanswered[asked] ?? idempotencyKey()
+  const keep = (kept) => sessionStorage.setItem(UNANSWERED, JSON.stringify(kept))
+  for (let sent = 0; ; sent++) {
+    try {
+      const answer = await request(url, {method: 'POST', body, headers: {'idempotency-key': key}})
+      delete unanswered[asked]
+      keep(unanswered)
+      return answer
+    } catch (error) {
+      const lost = !error.status
+      if (lost) keep({...unanswered, [asked]: key})
+      else {
+        delete unanswered[asked]
+        keep(unanswered)
+      }
+      if (!lost || sent === RESENDS) throw error
+      await new Promise((resolve) => setTimeout(resolve, RESEND_AFTER_MS))
+    }
+  }
 }
 
 /** Fetches JSON; an error answer throws with the server's message (the one error body). */

@@ -1,4 +1,4 @@
-import {$, busyWhile, currency, el, idempotencyKey, quantity as count, request} from './dom.js'
+import {$, busyWhile, currency, el, postOnce, quantity as count, request} from './dom.js'
 
 // The page lives at /t/{token}; its API is under the same path, so the token is the only credential.
 const base = location.pathname.replace(/\/+$/, '')
@@ -22,6 +22,8 @@ let claimsOffered = 0
 /** What the check had been paid when this tab last read its payments, and that reading, one at a time. */
 let paidSeen = null
 let refreshing = Promise.resolve()
+/** How many guest actions are under way: the buttons a live update rebuilds meanwhile stay disabled, so a second tap is not a second claim. */
+let acting = 0
 
 const stored = (key) => JSON.parse(sessionStorage.getItem(key) ?? '[]')
 const store = (key, records) => sessionStorage.setItem(key, JSON.stringify(records))
@@ -64,19 +66,26 @@ async function act(button, action, special) {
   // what the last action said no longer holds: this one says its own
   $('notice').hidden = true
   button.disabled = true
+  acting++
   await busyWhile($('bill'), async () => {
     try {
       await action()
     } catch (error) {
-      notify(guestMessage(error, special), 'error')
-      await reload().catch(() => {})
+      // the bill as it is now first: the message may quote what is due
+      const gone = await reload().then(() => false, (reloaded) => reloaded.code === 'not_found')
+      if (gone || error.code === 'not_found') closeTable(guestMessage({status: 404, code: 'not_found'}))
+      else notify(guestMessage(error, special), 'error')
     } finally {
-      button.disabled = false
+      acting--
+      if (!tableClosed) {
+        button.disabled = false
+        if (check) render(check)
+      }
     }
   })
 }
 
-const post = (path, body) => request(`${base}${path}`, {method: 'POST', body, headers: {'idempotency-key': idempotencyKey()}})
+const post = (path, body) => postOnce(`${base}${path}`, body)
 
 const left = (item) => Math.round((item.quantity - item.claimed_quantity) * 1000) / 1000
 
@@ -112,16 +121,21 @@ function renderItem(item) {
   const available = left(item)
   // its name starts with what it shows (WCAG's label in name), then the item's: "All claimed: Burrata"
   const [shown, name] = available > 0 ? ['Claim', `Claim ${item.name}`] : ['All claimed', `All claimed: ${item.name}`]
-  const claim = el('button', {type: 'button', class: 'secondary', 'aria-label': name, disabled: !open || available <= 0}, shown)
+  const claim = el('button', {type: 'button', class: 'secondary', 'aria-label': name, disabled: acting > 0 || !open || available <= 0}, shown)
   claim.addEventListener('click', () =>
-    act(claim, async () => {
-      const quantity = Math.min(1, available)
-      const made = await post('/claims', {items: [{external_id: item.external_id, quantity}]})
-      store(claimsKey, [...stored(claimsKey), {id: made.id, items: made.items}])
-      payFor = null
-      notify(`You claimed ${count(quantity)} × ${item.name}.`)
-      await reload()
-    }),
+    act(
+      claim,
+      async () => {
+        const quantity = Math.min(1, available)
+        const made = await post('/claims', {items: [{external_id: item.external_id, quantity}]})
+        store(claimsKey, [...stored(claimsKey), {id: made.id, items: made.items}])
+        payFor = null
+        notify(`You claimed ${count(quantity)} × ${item.name}.`)
+        await reload()
+      },
+      // the page sent an item of the bill it showed: the POS has taken it off since
+      {validation_failed: `${item.name} is no longer on the bill.`},
+    ),
   )
   return el(
     'li',
@@ -192,6 +206,7 @@ function renderAmount() {
 }
 
 function render(next) {
+  if (tableClosed) return
   check = next
   // amounts are in the new location's currency once it is read: until then, in the one shown
   if (placeShown !== null && check.location_id !== placeShown) {
@@ -271,7 +286,7 @@ function renderPayments() {
     ...payments.map((payment) => {
       const refundable = payment.amount_cents + payment.tip_cents - payment.amount_refunded_cents
       const label = `Refund ${money.format(payment.amount_cents)}`
-      const refund = el('button', {type: 'button', class: 'secondary', 'aria-label': label, disabled: refundable <= 0}, 'Refund')
+      const refund = el('button', {type: 'button', class: 'secondary', 'aria-label': label, disabled: acting > 0 || refundable <= 0}, 'Refund')
       refund.addEventListener('click', () =>
         act(
           refund,
@@ -347,8 +362,13 @@ async function reload() {
   if (streamed === before || stream?.readyState !== EventSource.OPEN) render(next)
 }
 
+/** Set once the bill is gone: nothing is drawn again. */
+let tableClosed = false
+
 /** The bill is gone (or never was): only `text` is left on the page, no items or forms to act on. */
 function closeTable(text) {
+  tableClosed = true
+  stream?.close()
   $('live').textContent = ''
   notify(text, 'error')
   for (const part of document.querySelectorAll('#bill > section, .badges')) part.hidden = true
@@ -363,6 +383,8 @@ function follow() {
     // a refused stream (too many open pages) is not retried by the browser
     const closed = stream.readyState === EventSource.CLOSED
     $('live').textContent = closed ? 'Live updates stopped: reload the page to see the latest.' : 'Reconnecting…'
+    // refused for a bill removed while the page was away (a restart of `serve --memory`, a reset)
+    if (closed) reload().catch((error) => error.code === 'not_found' && closeTable(guestMessage(error)))
   })
   stream.addEventListener('check', (message) => {
     streamed++
@@ -403,6 +425,9 @@ for (const radio of document.querySelectorAll('input[name="for"]')) {
 for (const radio of document.querySelectorAll('input[name="tip"]')) radio.addEventListener('change', updatePayButton)
 $('pay-form').addEventListener('submit', pay)
 $('feedback-form').addEventListener('submit', sendFeedback)
+// shown only with JavaScript: without it the page says it needs it (guest.html)
+$('feedback-form').hidden = false
+$('live').textContent = 'Connecting…'
 loadCurrency()
   .then(reload)
   .then(follow)
