@@ -34,6 +34,13 @@ export const SECOND_SIGNAL_EXIT_CODES: ExitCodes = {
   143: 'A second SIGTERM while stopping: it ended at once.',
 }
 
+/** A command that waits for what the server goes on with when it is stopped (shutdown.ts, `sayingOnSignal`). */
+export const STOPPED_WAITING_EXIT_CODES: ExitCodes = {
+  129: 'Its terminal closed (SIGHUP) while it waited: the server goes on, as the message says.',
+  130: 'Ctrl+C while it waited: the server goes on, as the message says.',
+  143: 'SIGTERM while it waited: the server goes on, as the message says.',
+}
+
 /** The codes of a command that runs until stopped. */
 export const UNTIL_STOPPED_EXIT_CODES: ExitCodes = {
   0: 'Stopped by Ctrl+C, SIGTERM or SIGHUP (its terminal closed).',

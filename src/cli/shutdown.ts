@@ -23,6 +23,28 @@ export function untilSignalled(): Promise<NodeJS.Signals> {
   })
 }
 
+/**
+ * `work`, a wait for something the server goes on with whatever the command does (an advance, an attempt): the
+ * first SIGINT, SIGTERM or SIGHUP meanwhile prints `notice` on stderr, so that nobody takes it for undone and
+ * asks again, and ends the command as a shell reports a kill (128 + its number).
+ *
+ * @example
+ * await sayingOnSignal('The advance goes on in the server.', client.advanceClock(60))
+ */
+export async function sayingOnSignal<T>(notice: string, work: Promise<T>): Promise<T> {
+  const onSignal = (signal: NodeJS.Signals) => {
+    // past a spinner's line
+    process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}Stopped waiting. ${notice}\n`)
+    process.exit(128 + constants.signals[signal])
+  }
+  for (const signal of STOPPING) process.once(signal, onSignal)
+  try {
+    return await work
+  } finally {
+    for (const signal of STOPPING) process.off(signal, onSignal)
+  }
+}
+
 /** Whether a write failed because its reader is gone: a pipe's (`| head -1`, EPIPE) or a closed terminal (EIO). */
 export const readerGone = (error: NodeJS.ErrnoException): boolean => error.code === 'EPIPE' || error.code === 'EIO'
 

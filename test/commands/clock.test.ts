@@ -6,7 +6,7 @@ import {advanceProgress, renderClock} from '../../src/cli/views/clock.js'
 import {renderAttemptLine} from '../../src/cli/views/delivery.js'
 import {checkWith} from '../helpers/checks.js'
 import {startServeFlags} from '../helpers/api-server.js'
-import {cliFor, type CliServer, spawnServe} from '../helpers/cli.js'
+import {cliFor, type CliServer, spawnRunning, spawnServe} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call, makeTempDir, WRITE_KEY} from '../helpers/simulator.js'
 
@@ -86,6 +86,24 @@ describe('clock show and clock reset', () => {
     expect(said).toContain(
       'The advance goes on in the server all the same: `tablepay clock show` shows the clock; running this again would advance it a second time.',
     )
+  })
+
+  it('an advance stopped by Ctrl+C while it waits says that it goes on in the server, and exits 130', async () => {
+    let release = () => {}
+    const held = new Promise<number>((resolve) => (release = () => resolve(500)))
+    const {server, receiver, json, push} = await setup(() => held)
+    cleanup.push(async () => release())
+    await push('t1')
+    await receiver.waitFor(1)
+    const advance = spawnRunning(['clock', 'advance', '2h'], server.env)
+    // the server has the advance: it waits for the attempt out to the receiver that holds its answer
+    await expect.poll(async () => (await json(['clock', 'show'])).advance, {timeout: 15_000}).not.toBeNull()
+    expect(await advance.kill('SIGINT')).toBe(130)
+    expect(advance.stderr().replace(/\s*\n[\s›]*/g, ' ')).toContain(
+      'Stopped waiting. The advance goes on in the server all the same: `tablepay clock show` shows the clock; running this again would advance it a second time.',
+    )
+    release()
+    await expect.poll(async () => (await json(['clock', 'show'])).advance, {timeout: 15_000}).toBeNull()
   })
 
   it('a retry line says how far ahead the retry is on the scheduler clock', async () => {

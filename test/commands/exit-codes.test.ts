@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {signPayload} from '../../src/index.js'
 import {type ApiServer, startApiServer} from '../helpers/api-server.js'
-import {cliFor, ROOT, runCommand} from '../helpers/cli.js'
+import {cliFor, ROOT, runCommand, spawnRunning} from '../helpers/cli.js'
 import {freePort} from '../helpers/ports.js'
 import {startReceiver} from '../helpers/receiver.js'
 
@@ -87,17 +87,35 @@ describe('the codes help shows are the ones the command exits with', () => {
     })
   })
 
-  it('webhooks ping: 0 the receiver took it, 1 it did not, 2 no endpoint id', async () => {
+  it('webhooks ping: 0 the receiver took it, 1 it did not, 2 no endpoint id, 128 + a signal that stopped its wait', async () => {
     const {cli, json} = cliFor(server)
-    const [taking, refused] = await Promise.all([
+    const silent = await startReceiver(() => 'hang')
+    const [taking, refused, held] = await Promise.all([
       json(['webhooks', 'create', '--forward-to', receiver.url]),
       json(['webhooks', 'create', '--forward-to', refusing.url]),
+      json(['webhooks', 'create', '--forward-to', silent.url]),
     ])
-    await expectExits('webhooks ping', {
-      0: () => cli(['webhooks', 'ping', taking.id]),
-      1: () => cli(['webhooks', 'ping', refused.id]),
-      2: () => cli(['webhooks', 'ping']),
-    })
+    let pings = 0
+    /** Stops a ping with `signal` once its receiver has it: the ping goes on in the server, as it says. */
+    const stopped = (signal: NodeJS.Signals) => async () => {
+      const ping = spawnRunning(['webhooks', 'ping', held.id], server.env)
+      await silent.waitFor(++pings)
+      const code = await ping.kill(signal)
+      expect(ping.stderr()).toContain('Stopped waiting. The ping goes on in the server all the same.')
+      return {code}
+    }
+    try {
+      await expectExits('webhooks ping', {
+        0: () => cli(['webhooks', 'ping', taking.id]),
+        1: () => cli(['webhooks', 'ping', refused.id]),
+        2: () => cli(['webhooks', 'ping']),
+        129: stopped('SIGHUP'),
+        130: stopped('SIGINT'),
+        143: stopped('SIGTERM'),
+      })
+    } finally {
+      await silent.close()
+    }
   })
 
   it('checks push: 0 pushed, 1 a body the server refuses, 2 a body that is no JSON object, as one it cannot read', async () => {

@@ -49,9 +49,11 @@ export const goesOn =
   (change: 'advance' | 'reset') =>
   (error: unknown): never => {
     if (!(error instanceof TablepayError) || error.code !== 'server_timeout') throw error
-    const again = change === 'advance' ? '; running this again would advance it a second time' : ''
-    throw new TablepayError(
-      'server_timeout',
-      `${error.message} The ${change} goes on in the server all the same: \`tablepay clock show\` shows the clock${again}.`,
-    )
+    throw new TablepayError('server_timeout', `${error.message} ${goingOn(change)}`)
   }
+
+/** What a clock command that stopped waiting leaves under way: its change, which goes on in the server. */
+export function goingOn(change: 'advance' | 'reset'): string {
+  const again = change === 'advance' ? '; running this again would advance it a second time' : ''
+  return `The ${change} goes on in the server all the same: \`tablepay clock show\` shows the clock${again}.`
+}

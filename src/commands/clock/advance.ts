@@ -1,7 +1,9 @@
 import {Args} from '@oclif/core'
 import type {Clock} from '../../client/client.js'
 import {ApiCommand, timeoutFlag} from '../../cli/api-command.js'
-import {advanceProgress, goesOn} from '../../cli/views/clock.js'
+import {advanceProgress, goesOn, goingOn} from '../../cli/views/clock.js'
+import {STOPPED_WAITING_EXIT_CODES} from '../../cli/exit-codes.js'
+import {sayingOnSignal} from '../../cli/shutdown.js'
 import {formatDuration} from '../../domain/duration.js'
 import {MAX_ADVANCE_S} from '../../domain/schemas.js'
 import {durationUpTo} from '../../cli/flags/duration.js'
@@ -21,6 +23,8 @@ serve --receiver-timeout says otherwise) for each of its attempts, one after ano
 not wait for it, and the command shows what it waits for. Signatures and created_at keep the real time. The command \
 returns when all of it has run. One advance goes at most 3650d.`
 
+  static override exitCodes = STOPPED_WAITING_EXIT_CODES
+
   // its answer waits for the attempts due on the way, each up to the receiver timeout
   static override baseFlags = {...ApiCommand.baseFlags, timeout: timeoutFlag(0)}
 
@@ -36,7 +40,7 @@ returns when all of it has run. One advance goes at most 3650d.`
 
   public async run(): Promise<Clock & {attempts: number}> {
     const seconds = this.parseDuration(this.args.DURATION)
-    const advancing = this.client.advanceClock(seconds)
+    const advancing = sayingOnSignal(goingOn('advance'), this.client.advanceClock(seconds))
     const progress = this.watch(advancing)
     const clock = await withSpinner('Running what falls due', advancing, {quiet: this.jsonEnabled(), progress}).catch(
       goesOn('advance'),

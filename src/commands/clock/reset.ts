@@ -1,6 +1,8 @@
 import type {Clock} from '../../client/client.js'
 import {ApiCommand, timeoutFlag} from '../../cli/api-command.js'
-import {goesOn, renderClock} from '../../cli/views/clock.js'
+import {goesOn, goingOn, renderClock} from '../../cli/views/clock.js'
+import {STOPPED_WAITING_EXIT_CODES} from '../../cli/exit-codes.js'
+import {sayingOnSignal} from '../../cli/shutdown.js'
 import {withSpinner} from '../../cli/views/spinner.js'
 
 export default class ClockReset extends ApiCommand<typeof ClockReset> {
@@ -13,12 +15,18 @@ clock is the server's, shared by every account. A reset waits for an advance und
   // behind an advance under way, its answer waits as long as the advance does
   static override baseFlags = {...ApiCommand.baseFlags, timeout: timeoutFlag(0)}
 
+  static override exitCodes = STOPPED_WAITING_EXIT_CODES
+
   static override examples = ['<%= config.bin %> <%= command.id %>']
 
   public async run(): Promise<Clock> {
-    const clock = await withSpinner('Putting the clock back (after any advance under way)', this.client.resetClock(), {
-      quiet: this.jsonEnabled(),
-    }).catch(goesOn('reset'))
+    const clock = await withSpinner(
+      'Putting the clock back (after any advance under way)',
+      sayingOnSignal(goingOn('reset'), this.client.resetClock()),
+      {
+        quiet: this.jsonEnabled(),
+      },
+    ).catch(goesOn('reset'))
     this.log(`${renderClock(clock)} Pending retries keep their due times.`)
     return clock
   }

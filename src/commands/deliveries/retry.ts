@@ -3,6 +3,8 @@ import type {Delivery} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {ATTEMPT_WAIT_MS, reportAttempt, retryAndWait} from '../../cli/deliveries/queued-attempt.js'
 import {withSpinner} from '../../cli/views/spinner.js'
+import {STOPPED_WAITING_EXIT_CODES} from '../../cli/exit-codes.js'
+import {sayingOnSignal} from '../../cli/shutdown.js'
 
 export default class DeliveriesRetry extends ApiCommand<typeof DeliveriesRetry> {
   static override summary = 'Send a delivery again now and show how the receiver answered.'
@@ -15,6 +17,7 @@ If the attempt fails, the retry schedule continues from where the delivery was. 
 --json prints the delivery, with "attempted": false when the new attempt was not seen.`
 
   static override exitCodes = {
+    ...STOPPED_WAITING_EXIT_CODES,
     0: 'The receiver took the attempt, or it is queued (--no-wait) or had not ended in time.',
     1: 'The receiver did not take the attempt, or the server refused the request: the message says which.',
   }
@@ -35,7 +38,10 @@ If the attempt fails, the retry schedule continues from where the delivery was. 
 
   public async run(): Promise<Delivery & {attempted: boolean}> {
     const {wait} = this.flags
-    const retried = retryAndWait(this.client, this.args.ID, wait ? undefined : 0)
+    const retried = sayingOnSignal(
+      `The attempt goes on in the server all the same: \`tablepay deliveries get ${this.args.ID}\` shows it.`,
+      retryAndWait(this.client, this.args.ID, wait ? undefined : 0),
+    )
     const outcome = await withSpinner('Waiting for the attempt', retried, {quiet: this.jsonEnabled() || !wait})
     return reportAttempt(outcome, (text) => this.log(text))
   }

@@ -3,6 +3,8 @@ import type {Delivery} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {ATTEMPT_WAIT_MS, reportAttempt, resendAndWait} from '../../cli/deliveries/queued-attempt.js'
 import {withSpinner} from '../../cli/views/spinner.js'
+import {STOPPED_WAITING_EXIT_CODES} from '../../cli/exit-codes.js'
+import {sayingOnSignal} from '../../cli/shutdown.js'
 import {textFlag} from '../../cli/flags/filter.js'
 
 export default class EventsResend extends ApiCommand<typeof EventsResend> {
@@ -14,6 +16,7 @@ if the attempt does not end in time, says it is queued or out to a slow receiver
 still waiting for a retry are superseded. --json prints the delivery, with "attempted": false when its attempt was not seen.`
 
   static override exitCodes = {
+    ...STOPPED_WAITING_EXIT_CODES,
     0: 'The receiver took the attempt, or it is queued (--no-wait) or had not ended in time.',
     1: 'The receiver did not take the attempt, or the server refused the request: the message says which.',
   }
@@ -31,7 +34,10 @@ still waiting for a retry are superseded. --json prints the delivery, with "atte
 
   public async run(): Promise<Delivery & {attempted: boolean}> {
     const {endpoint, wait} = this.flags
-    const resent = resendAndWait(this.client, this.args.ID, endpoint, wait ? undefined : 0)
+    const resent = sayingOnSignal(
+      `The new delivery goes on in the server all the same: \`tablepay deliveries list --event ${this.args.ID}\` shows it.`,
+      resendAndWait(this.client, this.args.ID, endpoint, wait ? undefined : 0),
+    )
     const outcome = await withSpinner('Waiting for the attempt', resent, {quiet: this.jsonEnabled() || !wait})
     return reportAttempt(outcome, (text) => this.log(text))
   }

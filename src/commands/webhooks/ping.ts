@@ -3,6 +3,8 @@ import type {WebhookTestResult} from '../../client/client.js'
 import {ApiCommand, timeoutFlag} from '../../cli/api-command.js'
 import {renderTestResult} from '../../cli/views/endpoint.js'
 import {withSpinner} from '../../cli/views/spinner.js'
+import {STOPPED_WAITING_EXIT_CODES} from '../../cli/exit-codes.js'
+import {sayingOnSignal} from '../../cli/shutdown.js'
 
 export default class WebhooksPing extends ApiCommand<typeof WebhooksPing> {
   static override summary = 'Send a signed ping to an endpoint now and show how it answered.'
@@ -11,6 +13,7 @@ export default class WebhooksPing extends ApiCommand<typeof WebhooksPing> {
 so scripts can check a receiver end to end.`
 
   static override exitCodes = {
+    ...STOPPED_WAITING_EXIT_CODES,
     0: 'The receiver answered 2xx.',
     1: 'It did not (not within the receiver timeout), or the server refused the request: the message says which.',
   }
@@ -23,9 +26,13 @@ so scripts can check a receiver end to end.`
   static override args = {ID: Args.string({description: 'Endpoint id (we_…).', required: true})}
 
   public async run(): Promise<WebhookTestResult> {
-    const result = await withSpinner('Waiting for the receiver', this.client.testWebhookEndpoint(this.args.ID), {
-      quiet: this.jsonEnabled(),
-    })
+    const result = await withSpinner(
+      'Waiting for the receiver',
+      sayingOnSignal('The ping goes on in the server all the same.', this.client.testWebhookEndpoint(this.args.ID)),
+      {
+        quiet: this.jsonEnabled(),
+      },
+    )
     this.log(renderTestResult(result))
     if (!result.succeeded) process.exitCode = 1
     return result
