@@ -47,7 +47,7 @@ export interface ReplayOptions {
   duplicates: boolean
   /** Leave the scratch accounts in place instead of deleting them. */
   keep: boolean
-  /** Aborting stops the replay; its scratch accounts are still deleted (unless `keep`). */
+  /** Aborting stops the replay; its scratch accounts are still deleted (unless `keep`: the error names them). */
   signal?: AbortSignal
 }
 
@@ -116,12 +116,20 @@ export async function replayScenario(
 ): Promise<ReplayReport> {
   const checks = [...new Set(scenario.pushes.map((p) => p.external_id))]
   const accounts: ScratchAccount[] = []
+  /** Each account asked for: one the server makes after a stop is the run's too, kept or removed with the others. */
+  const made: Promise<unknown>[] = []
+  const stopped = rejectOnAbort(signal, () => new TablepayError('interrupted', 'The replay was interrupted.'))
   try {
-    const stopped = rejectOnAbort(
-      signal,
-      () => new TablepayError('interrupted', 'The replay was interrupted; its scratch accounts were removed.'),
-    )
-    for (let i = 0; i < 2; i++) accounts.push(await Promise.race([client.createScratchAccount(), stopped]))
+    for (let i = 0; i < 2; i++) {
+      const making = client.createScratchAccount()
+      made.push(
+        making.then(
+          (account) => accounts.push(account),
+          () => {},
+        ),
+      )
+      await Promise.race([making, stopped])
+    }
     const [ordered, shuffled] = await Promise.race([
       Promise.all([
         run(
@@ -154,7 +162,14 @@ export async function replayScenario(
       accounts: {in_order: summary(accounts[0]!), shuffled: summary(accounts[1]!)},
       kept: keep,
     }
+  } catch (error) {
+    if (!(error instanceof TablepayError && error.code === 'interrupted')) throw error
+    await Promise.all(made)
+    const list = accounts.map((a) => `${a.id} (key ${a.api_keys[0]!.key})`).join(' and ')
+    const what = !keep ? 'removed' : accounts.length > 0 ? `kept: ${list}` : 'not made yet'
+    throw new TablepayError('interrupted', `The replay was interrupted; its scratch accounts were ${what}.`)
   } finally {
+    await Promise.all(made)
     if (!keep) await Promise.all(accounts.map((a) => client.deleteScratchAccount(a.id)))
   }
 }
