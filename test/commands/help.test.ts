@@ -1,4 +1,5 @@
 import {describe, expect, it} from 'vitest'
+import {runCommand} from '../helpers/cli.js'
 import {manifestCommands} from '../helpers/manifest.js'
 
 const commands = manifestCommands()
@@ -19,5 +20,13 @@ describe('--help of every command', () => {
         .map(([name]) => `${id.replaceAll(':', ' ')} --${name}`),
     )
     expect(bare).toEqual([])
+  })
+
+  it('is -h too, the first thing many type: for the CLI, a topic, a command and a lean one (serve, verify)', async () => {
+    for (const args of [[], ['checks'], ['checks', 'list'], ['serve'], ['verify']]) {
+      const [short, long] = await Promise.all([runCommand([...args, '-h']), runCommand([...args, '--help'])])
+      expect([short.code, short.stdout], args.join(' ')).toEqual([0, long.stdout])
+      expect(long.stdout).toContain('USAGE')
+    }
   })
 })
