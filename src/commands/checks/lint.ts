@@ -19,7 +19,12 @@ what only the server knows (whether location_id is one of your locations, the ve
 Prints every problem as FILE: PATH: MESSAGE, where PATH is a jq path (\`jq '.items[0].price_cents' FILE\` shows the value). \
 --json prints {"valid", "files": [{"file", "kind", "valid", "problems": [{"path", "message"}]}]}, valid or not.`
 
-  static override exitCodes = {0: 'Every file is valid.', 1: 'A file has a problem, or cannot be read.'}
+  static override exitCodes = {
+    0: 'Every file is valid.',
+    1: 'A file has a problem, or cannot be read.',
+    // a FILE it cannot read is a finding of its own, not a wrong command line
+    2: 'A wrong command line (an unknown flag, no FILE): nothing was checked.',
+  }
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> fixtures/checks/open.json',
