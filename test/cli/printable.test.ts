@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {printable, printableLines} from '../../src/cli/views/printable.js'
+import {displayWidth} from '../../src/cli/views/display-width.js'
 import {renderTable} from '../../src/cli/views/table.js'
 
 const every = (from: number, to: number) =>
@@ -42,5 +43,16 @@ describe('printable', () => {
       ],
     )
     expect(table.split('\n')).toEqual(['NAME        X', 'a\\u001b[2J  x', 'bb          x'])
+  })
+
+  it('pads a cell by the cells a terminal draws it in: wide scripts and emoji take two, combining accents none', () => {
+    const names = ['寿司🍣 sushi', 'Cafe\u0301 au lait', 'Sparkling water', 'ﾃｰﾌﾞﾙ']
+    const lines = renderTable(names, [
+      {header: 'NAME', value: (name) => name},
+      {header: 'QTY', value: () => '1', align: 'right'},
+    ]).split('\n')
+    // where QTY's column ends, in cells, is where each line ends
+    expect(lines.map(displayWidth)).toEqual(lines.map(() => displayWidth('Sparkling water  QTY')))
+    expect([displayWidth('寿司🍣'), displayWidth('Cafe\u0301'), displayWidth('ﾃｰﾌﾞﾙ')]).toEqual([6, 4, 5])
   })
 })

@@ -1,5 +1,6 @@
 import {firstKeys, type SeededAccount} from '../../domain/seeded-account.js'
 import {style} from './style.js'
+import {displayWidth, padTo} from './display-width.js'
 import {printable} from './printable.js'
 
 /** What the banner shows of a running server: plain data, which `serve` passes from the server it started. */
@@ -52,8 +53,10 @@ function keyLabel(key: SeededAccount['api_keys'][number]): string {
 }
 
 function renderAccount(account: SeededAccount): string {
+  // the names in one column, whatever the ids' lengths
+  const idWidth = Math.max(0, ...account.locations.map((l) => displayWidth(printable(l.id))))
   const rows = [
-    ...account.locations.map((l) => ['location', `${l.id}  ${l.name}`]),
+    ...account.locations.map((l) => ['location', `${padTo(printable(l.id), idWidth)}  ${l.name}`]),
     ...account.api_keys.map((k) => [keyLabel(k), k.key]),
   ]
   // the names come from a seed file, which is data too
