@@ -74,6 +74,9 @@ const CHECK_URL = 'Check --url: it must name the tablepay server (http://127.0.0
 
 function nextStepFor(error: TablepayError): string | undefined {
   if (error.code === 'not_found') return notFoundStep(error.message)
+  // a key was sent, and the server does not know it: passing one is not what to do
+  if (error.code === 'unauthenticated' && error.message.startsWith('Unknown API key'))
+    return "Pass one of this server's keys with --api-key: `tablepay serve` prints them."
   // the server's answer says how long: the hint gives the number, not the header's name
   const wait = error instanceof TablepayApiError ? error.retryAfterS : undefined
   if (error.code === 'rate_limited') {
