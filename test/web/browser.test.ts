@@ -1,9 +1,9 @@
-import {existsSync} from 'node:fs'
 import {mkdir} from 'node:fs/promises'
 import {join} from 'node:path'
 import {type Browser, chromium, type Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {EVENT_TYPES} from '../../src/domain/constants.js'
+import {CHROMIUM} from '../helpers/browser.js'
 import {checkWith} from '../helpers/checks.js'
 import {ROOT} from '../helpers/cli.js'
 import {startPrefixProxy} from '../helpers/prefix-proxy.js'
@@ -21,13 +21,6 @@ import {
   writeSeed,
 } from '../helpers/simulator.js'
 
-// Debian's Chromium, never a browser playwright downloads. Its headless shell first (.ci/run installs it): the
-// same engine without the browser around it, as playwright itself runs headless; it took the file's browser CPU
-// from 16 s to 5 s
-const CHROMIUM =
-  process.env.CHROMIUM_PATH ??
-  ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((path) => existsSync(path)) ??
-  '/usr/bin/chromium'
 const OUTPUT = join(ROOT, 'test-output')
 const GUEST_EVENTS = ['check.fully_paid', 'claim.created', 'feedback.received', 'payment.succeeded']
 const PHONE = {width: 390, height: 844}
