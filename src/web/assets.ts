@@ -13,6 +13,9 @@ const TYPES = {
   'dashboard.js': 'text/javascript; charset=utf-8',
   'guest.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',
+  'attempts.js': 'text/javascript; charset=utf-8',
+  'qr-dialog.js': 'text/javascript; charset=utf-8',
+  'reloads.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 } as const

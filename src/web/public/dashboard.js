@@ -1,4 +1,7 @@
 import {$, busyWhile, clock, currency, el, quantity, request} from './dom.js'
+import {answerLine, nextAttempt} from './attempts.js'
+import {showQr} from './qr-dialog.js'
+import {keepingFocus, keptOpen, latestShown} from './reloads.js'
 
 // the key comes from the URL fragment (#key=…), which browsers never send to the server
 const keyFromHash = () => new URLSearchParams(location.hash.slice(1)).get('key')
@@ -69,24 +72,6 @@ function table(id, headers, rows, empty) {
   $(id).replaceChildren(head, body)
 }
 
-/** A check's QR code, large enough to scan from the screen: on demand, so that each check stays one line. */
-function showQr(check) {
-  $('qr-title').textContent = `Table ${check.table.number}`
-  $('qr-image').src = `${new URL(check.guest_url).pathname}/qr.svg`
-  $('qr-image').alt = `QR code of table ${check.table.number}`
-  $('qr-link').href = check.guest_url
-  $('qr-link').textContent = check.guest_url
-  $('qr').showModal()
-}
-
-$('qr-close').addEventListener('click', () => $('qr').close())
-// a click on the backdrop closes it too: such a click is the dialog's own, outside its box
-$('qr').addEventListener('click', (event) => {
-  const box = $('qr').getBoundingClientRect()
-  const inside = event.clientX >= box.left && event.clientX <= box.right && event.clientY >= box.top && event.clientY <= box.bottom
-  if (event.target === $('qr') && !inside) $('qr').close()
-})
-
 /** The items' quantities added up, to the thousandth a quantity has at most: 0.1 + 0.2 is 0.3. */
 const sumOf = (items, field) => Math.round(items.reduce((n, item) => n + item[field], 0) * 1000) / 1000
 
@@ -128,41 +113,12 @@ function renderChecks(checks, currencyOf) {
   table('checks', ['Table', 'Status', 'Payment', 'Total', 'Due', 'Claimed', 'Updated', 'Guest page'], rows, el('span', {}, 'No checks yet: push one with ', el('code', {}, 'tablepay checks push'), '.'))
 }
 
-/** Events, deliveries and requests whose details are open, by id: a rebuild keeps them open. */
-const openDetails = new Set()
-
-/** `details` for the record `id`, open if it was before a rebuild, and noted as it opens and closes. */
-function keptOpen(id, ...children) {
-  const details = el('details', {open: openDetails.has(id)}, ...children)
-  details.addEventListener('toggle', () => (details.open ? openDetails.add(id) : openDetails.delete(id)))
-  return details
-}
-
 function renderEvent(event) {
   return el(
     'li',
     {},
     keptOpen(event.id, el('summary', {}, el('time', {datetime: event.created_at}, clock(event.created_at)), ' ', el('strong', {}, event.type), ' ', el('small', {}, String(event.data?.id ?? ''))), el('pre', {}, JSON.stringify(event.data, null, 2))),
   )
-}
-
-/**
- * When a pending delivery's next attempt is. After an attempt, as how far after that one was due (`retry 5m
- * after #2 was due, on the scheduler clock`): a time of day on the scheduler clock looks hours away once the
- * clock was advanced, while its attempts show wall-clock times (docs/api.md, "Webhooks", the scheduler clock).
- */
-function nextAttempt({attempts, next_attempt_at: next}) {
-  const last = attempts.at(-1)
-  if (!last) return `due ${clock(next)} on the scheduler clock`
-  const wait = span(Date.parse(next) - Date.parse(last.scheduled_at))
-  return `retry ${wait} after #${last.attempt} was due, on the scheduler clock`
-}
-
-/** A wait in its largest unit, as `formatDuration` starts it (src/domain/duration.ts): `5m`, `2h`, `30s`. */
-function span(ms) {
-  const units = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]]
-  const [unit, size] = units.find(([, size]) => ms >= size) ?? ['s', 1000]
-  return `${Math.floor(Math.max(ms, 0) / size)}${unit}`
 }
 
 function renderDelivery(delivery) {
@@ -229,13 +185,6 @@ function renderEndpoints(endpoints, chaos = new Map()) {
 }
 
 // Resend, rotation and delivery chaos (docs/api.md, "Webhooks"): actions that change state, like retry and ping.
-
-/** The first line of a failed attempt's answer: what the receiver said. */
-function answerLine(attempt) {
-  if (!attempt.error) return ''
-  const line = (attempt.response_body ?? '').split(/\r?\n/).map((l) => l.trim()).find(Boolean)
-  return line ? ` · "${line.slice(0, 120)}"` : ''
-}
 
 function resendButton(delivery) {
   return actionButton('Resend', `Resend ${delivery.event_id} to ${delivery.endpoint_id}`, async () => {
@@ -333,20 +282,6 @@ function renderRequest(entry) {
   return el('li', {}, details)
 }
 
-/**
- * Loads with `load`, then shows what it loaded with `show` unless a later
- * call has started since: answers can arrive out of order, and an older one
- * must not replace a newer one.
- */
-function latestShown(load, show) {
-  let started = 0
-  return async () => {
-    const call = ++started
-    const loaded = await load()
-    if (call === started) show(loaded)
-  }
-}
-
 const refreshRequests = latestShown(
   () => {
     const status = $('request-status').value
@@ -386,13 +321,6 @@ const refreshLists = latestShown(
       renderEndpoints(endpoints.data.filter((e) => chaos.has(e.id)), chaos)
     }),
 )
-
-/** Runs `rebuild`; a control it rebuilt while it had the focus gets it back (found by its label). */
-function keepingFocus(rebuild) {
-  const label = document.activeElement?.getAttribute('aria-label')
-  rebuild()
-  if (label && document.activeElement === document.body) document.querySelector(`[aria-label="${CSS.escape(label)}"]`)?.focus()
-}
 
 async function refresh() {
   await busyWhile($('board'), async () => {
