@@ -1,7 +1,7 @@
 import {$, busyWhile, clock, currency, el, quantity, request} from './dom.js'
 import {answerLine, nextAttempt} from './attempts.js'
 import {showQr} from './qr-dialog.js'
-import {keepingFocus, keptOpen, latestShown} from './reloads.js'
+import {focusKey, keepingFocus, keptOpen, latestShown} from './reloads.js'
 
 // the key comes from the URL fragment (#key=…), which browsers never send to the server
 const keyFromHash = () => new URLSearchParams(location.hash.slice(1)).get('key')
@@ -30,9 +30,9 @@ async function canWrite() {
   return (await api('/sim/key')).scopes.includes('write')
 }
 
-/** A button for an action that changes state: disabled, with the reason, under a read key. */
-function actionButton(label, name, run) {
-  const props = {type: 'button', class: 'secondary small', 'aria-label': name, disabled: !writable, title: writable ? undefined : WRITE_HINT}
+/** A button of the record `id`'s row for an action that changes state: disabled, with the reason, under a read key. */
+function actionButton(label, name, id, run) {
+  const props = {type: 'button', class: 'secondary small', 'aria-label': name, disabled: !writable, title: writable ? undefined : WRITE_HINT, ...focusKey(id, label)}
   const button = el('button', props, label)
   button.addEventListener('click', async () => {
     button.disabled = true
@@ -94,8 +94,10 @@ const amountsIn = (code) => currencies.get(code) ?? currencies.set(code, currenc
 function renderChecks(checks, currencyOf) {
   const rows = checks.map((check) => {
     const money = amountsIn(currencyOf.get(check.location_id) ?? null)
-    const qr = el('button', {type: 'button', class: 'secondary small', 'aria-label': `Show the QR code of table ${check.table.number}`}, 'QR')
-    qr.addEventListener('click', () => showQr(check))
+    const qr = el('button', {type: 'button', class: 'secondary small', 'aria-label': `Show the QR code of table ${check.table.number}`, ...focusKey(check.id, 'qr')}, 'QR')
+    qr.addEventListener('click', () => showQr(check, qr.dataset.focus))
+    // the text stays short; a reader hears which table's page it opens
+    const link = el('a', {href: check.guest_url, target: '_blank', 'aria-label': `Table page of table ${check.table.number}`, ...focusKey(check.id, 'page')}, 'Table page')
     // `bare` cells speak for themselves: a phone's card shows them without their column's name
     return el(
       'tr',
@@ -107,7 +109,7 @@ function renderChecks(checks, currencyOf) {
       el('td', {class: 'num'}, money.format(check.amount_due_cents)),
       el('td', {class: 'num'}, `${quantity(sumOf(check.items, 'claimed_quantity'))} / ${quantity(sumOf(check.items, 'quantity'))}`),
       el('td', {}, clock(check.updated_at)),
-      el('td', {class: 'bare'}, qr, ' ', el('a', {href: check.guest_url, target: '_blank'}, 'Table page')),
+      el('td', {class: 'bare'}, qr, ' ', link),
     )
   })
   table('checks', ['Table', 'Status', 'Payment', 'Total', 'Due', 'Claimed', 'Updated', 'Guest page'], rows, el('span', {}, 'No checks yet: push one with ', el('code', {}, 'tablepay checks push'), '.'))
@@ -117,7 +119,7 @@ function renderEvent(event) {
   return el(
     'li',
     {},
-    keptOpen(event.id, el('summary', {}, el('time', {datetime: event.created_at}, clock(event.created_at)), ' ', el('strong', {}, event.type), ' ', el('small', {}, String(event.data?.id ?? ''))), el('pre', {}, JSON.stringify(event.data, null, 2))),
+    keptOpen(event.id, [el('time', {datetime: event.created_at}, clock(event.created_at)), ' ', el('strong', {}, event.type), ' ', el('small', {}, String(event.data?.id ?? ''))], el('pre', {}, JSON.stringify(event.data, null, 2))),
   )
 }
 
@@ -126,7 +128,7 @@ function renderDelivery(delivery) {
     el('li', {}, `#${a.attempt} ${clock(a.at)} · ${a.status_code ?? 'no answer'} · ${a.duration_ms} ms${a.duplicate ? ' · duplicate' : ''}${a.error ? ` · ${a.error}` : ''}${answerLine(a)}`),
   )
   const next = delivery.next_attempt_at ? ` · ${nextAttempt(delivery)}` : ''
-  const retry = actionButton('Retry now', `Retry delivery ${delivery.id}`, async () => {
+  const retry = actionButton('Retry now', `Retry delivery ${delivery.id}`, delivery.id, async () => {
     await api(`/deliveries/${encodeURIComponent(delivery.id)}/retry`, 'POST')
     scheduleRefresh()
   })
@@ -135,7 +137,7 @@ function renderDelivery(delivery) {
     {},
     keptOpen(
       delivery.id,
-      el('summary', {}, el('span', {class: 'badge', 'data-status': delivery.status}, delivery.status), ' ', el('strong', {}, delivery.event_type), ' ', el('small', {}, `${delivery.endpoint_id} · ${delivery.attempts.length} attempt(s)${next}`)),
+      [el('span', {class: 'badge', 'data-status': delivery.status}, delivery.status), ' ', el('strong', {}, delivery.event_type), ' ', el('small', {}, `${delivery.endpoint_id} · ${delivery.attempts.length} attempt(s)${next}`)],
       attempts.length ? el('ol', {class: 'attempts'}, attempts) : el('p', {class: 'hint'}, 'Not attempted yet.'),
       el('p', {class: 'actions'}, retry, ' ', resendButton(delivery)),
     ),
@@ -163,7 +165,7 @@ function renderEndpoints(endpoints, chaos = new Map()) {
       endpointNotes.set(endpoint.id, text)
       result.textContent = text
     }
-    const ping = actionButton('Send ping', `Ping ${endpoint.url}`, async () => {
+    const ping = actionButton('Send ping', `Ping ${endpoint.url}`, endpoint.id, async () => {
       note('Sending…')
       const test = await api(`/webhook-endpoints/${encodeURIComponent(endpoint.id)}/test`, 'POST')
       note(
@@ -187,7 +189,7 @@ function renderEndpoints(endpoints, chaos = new Map()) {
 // Resend, rotation and delivery chaos (docs/api.md, "Webhooks"): actions that change state, like retry and ping.
 
 function resendButton(delivery) {
-  return actionButton('Resend', `Resend ${delivery.event_id} to ${delivery.endpoint_id}`, async () => {
+  return actionButton('Resend', `Resend ${delivery.event_id} to ${delivery.endpoint_id}`, delivery.id, async () => {
     await apiWith(`/events/${encodeURIComponent(delivery.event_id)}/resend`, 'POST', {endpoint_id: delivery.endpoint_id})
     scheduleRefresh()
   })
@@ -195,7 +197,7 @@ function resendButton(delivery) {
 
 /** Rotates with the default overlap; the new secret is shown here, once, as the API shows it once. */
 function rotateButton(endpoint, note) {
-  return actionButton('Rotate secret', `Rotate the secret of ${endpoint.url}`, async () => {
+  return actionButton('Rotate secret', `Rotate the secret of ${endpoint.url}`, endpoint.id, async () => {
     const rotated = await apiWith(`/webhook-endpoints/${encodeURIComponent(endpoint.id)}/rotate-secret`, 'POST', {})
     note(`New secret (shown once): ${rotated.secret}. The old one signs beside it for 24h on the scheduler clock.`)
   })
@@ -206,7 +208,7 @@ function chaosControls(endpoint, chaos) {
   // a draft exists once the reader typed or opened the form: a rebuild keeps it as it was
   const draft = chaosDrafts.get(endpoint.id)
   const field = (label, name, value, attrs) => {
-    const input = el('input', {name, type: 'number', value: draft?.values[name] ?? value, disabled: !writable, title: writable ? undefined : WRITE_HINT, 'aria-label': `${label} for ${endpoint.url}`, ...attrs})
+    const input = el('input', {name, type: 'number', value: draft?.values[name] ?? value, disabled: !writable, title: writable ? undefined : WRITE_HINT, 'aria-label': `${label} for ${endpoint.url}`, ...focusKey(endpoint.id, name), ...attrs})
     input.addEventListener('input', () => {
       const kept = chaosDrafts.get(endpoint.id) ?? {open: true, values: {}}
       kept.values[name] = input.value
@@ -218,14 +220,14 @@ function chaosControls(endpoint, chaos) {
   const [reorderLabel, reorder] = field('Reorder (s)', 'reorder', chaos?.reorder_window_s ?? 0, {min: 0, max: 3600, step: 1})
   const [seedLabel, seed] = field('Seed', 'seed', chaos?.seed ?? '', {min: 0, step: 1})
   const path = `/sim/webhook-endpoints/${encodeURIComponent(endpoint.id)}/chaos`
-  const set = actionButton('Set chaos', `Set chaos for ${endpoint.url}`, async () => {
+  const set = actionButton('Set chaos', `Set chaos for ${endpoint.url}`, endpoint.id, async () => {
     const body = {duplicate: Number(duplicate.value), reorder_window_s: Number(reorder.value)}
     if (seed.value !== '') body.seed = Number(seed.value)
     await apiWith(path, 'PUT', body)
     chaosDrafts.delete(endpoint.id)
     scheduleRefresh()
   })
-  const end = actionButton('End chaos', `End chaos for ${endpoint.url}`, async () => {
+  const end = actionButton('End chaos', `End chaos for ${endpoint.url}`, endpoint.id, async () => {
     await apiWith(path, 'DELETE')
     chaosDrafts.delete(endpoint.id)
     scheduleRefresh()
@@ -233,7 +235,7 @@ function chaosControls(endpoint, chaos) {
   const state = chaos?.enabled
     ? `Chaos on: duplicate ${chaos.duplicate}, reorder ${chaos.reorder_window_s}s, seed ${chaos.seed}`
     : 'No delivery chaos'
-  const form = el('details', {class: 'chaos', open: draft?.open}, el('summary', {}, el('small', {}, state)), el('p', {}, dupLabel, ' ', reorderLabel, ' ', seedLabel), el('p', {class: 'actions'}, set, ' ', end))
+  const form = el('details', {class: 'chaos', open: draft?.open}, el('summary', focusKey(endpoint.id, 'chaos'), el('small', {}, state)), el('p', {}, dupLabel, ' ', reorderLabel, ' ', seedLabel), el('p', {class: 'actions'}, set, ' ', end))
   form.addEventListener('toggle', () => {
     const kept = chaosDrafts.get(endpoint.id) ?? {open: form.open, values: {}}
     kept.open = form.open
@@ -260,9 +262,7 @@ function renderRequest(entry) {
   const status = entry.status === null ? 'reset' : String(entry.status)
   const details = keptOpen(
     entry.id,
-    el(
-      'summary',
-      {},
+    [
       el('time', {datetime: entry.created_at}, clock(entry.created_at)),
       ' ',
       el('strong', {}, `${entry.method} ${entry.path}`),
@@ -272,7 +272,7 @@ function renderRequest(entry) {
       outcome,
       ' ',
       el('small', {}, `${Math.round(entry.duration_ms)} ms · ${entry.id}${entry.fault_id ? ` · fault ${entry.fault_id}` : ''}`),
-    ),
+    ],
     entry.error ? el('p', {class: 'notice', role: 'note'}, `${entry.error.code}: ${entry.error.message}`) : null,
     requestPart(`Request${entry.request_body_truncated ? ' (cut at 64 KiB)' : ''}`, entry.request_body),
     requestPart(`Answer ${status}${entry.response_body_truncated ? ' (cut at 64 KiB)' : ''}`, entry.response_body),
@@ -288,7 +288,9 @@ const refreshRequests = latestShown(
     return api(`/sim/requests?limit=50${status ? `&status=${status}` : ''}`)
   },
   (page) =>
-    $('requests').replaceChildren(...(page.data.length ? page.data.map(renderRequest) : [el('li', {class: 'hint'}, 'No requests yet.')])),
+    keepingFocus(() =>
+      $('requests').replaceChildren(...(page.data.length ? page.data.map(renderRequest) : [el('li', {class: 'hint'}, 'No requests yet.')])),
+    ),
 )
 
 let requestsTimer = null

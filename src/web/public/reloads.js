@@ -1,12 +1,25 @@
 // What the dashboard's live reloads keep of what the reader was doing: the newest answer, open details, the focus.
 import {el} from './dom.js'
 
+/**
+ * A rebuilt control's name across rebuilds, as attributes: the record its row shows and what it is there
+ * (`dlv_… Retry now`). Labels are no such name: two checks of one table number at two locations share theirs.
+ * @example el('button', {type: 'button', ...focusKey(check.id, 'qr')}, 'QR')
+ */
+export const focusKey = (id, role) => ({'data-focus': `${id} ${role}`})
+
+/** Focuses the control `key` names (a focusKey's value), if the page shows one. */
+export const focusOn = (key) => key && document.querySelector(`[data-focus="${CSS.escape(key)}"]`)?.focus()
+
 /** Events, deliveries and requests whose details are open, by id: a rebuild keeps them open. */
 const openDetails = new Set()
 
-/** `details` for the record `id`, open if it was before a rebuild, and noted as it opens and closes. */
-export function keptOpen(id, ...children) {
-  const details = el('details', {open: openDetails.has(id)}, ...children)
+/**
+ * `details` for the record `id` whose `summary` holds `summary`, open if it was before a rebuild, and noted as it
+ * opens and closes.
+ */
+export function keptOpen(id, summary, ...children) {
+  const details = el('details', {open: openDetails.has(id)}, el('summary', focusKey(id, 'summary'), ...summary), ...children)
   details.addEventListener('toggle', () => (details.open ? openDetails.add(id) : openDetails.delete(id)))
   return details
 }
@@ -25,9 +38,9 @@ export function latestShown(load, show) {
   }
 }
 
-/** Runs `rebuild`; a control it rebuilt while it had the focus gets it back (found by its label). */
+/** Runs `rebuild`; a control it rebuilt while it had the focus gets it back (found by its focusKey). */
 export function keepingFocus(rebuild) {
-  const label = document.activeElement?.getAttribute('aria-label')
+  const key = document.activeElement?.dataset?.focus
   rebuild()
-  if (label && document.activeElement === document.body) document.querySelector(`[aria-label="${CSS.escape(label)}"]`)?.focus()
+  if (document.activeElement === document.body) focusOn(key)
 }
