@@ -3,7 +3,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {CHROMIUM} from '../helpers/browser.js'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {OTHER_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
+import {OTHER_KEY, READ_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
 
 let sim: TestServer
 let browser: Browser
@@ -102,5 +102,29 @@ describe('the dashboard in a real browser', () => {
     // each link says which table's page it opens; what it shows stays short
     expect(await page.getByRole('link', {name: 'Table page of table 5'}).count()).toBe(2)
     expect(await row('five-b').getByRole('link').textContent()).toBe('Table page')
+  })
+
+  it('takes a key with a line break or a letter past Latin-1 for the unknown key it is: says so and asks again', async () => {
+    /** What the page says, and whether it asks for a key and hides the board. */
+    const shown = async (page: Page) => {
+      const alert = page.getByRole('alert')
+      await alert.waitFor()
+      const form = await page.getByLabel('API key').isVisible()
+      return {said: await alert.textContent(), asks: form, board: await page.locator('#board').isVisible()}
+    }
+    const unknown = {said: expect.stringContaining('Unknown API key'), asks: true, board: false}
+    for (const fragment of ['#key=%D0%BA%D0%BB%D1%8E%D1%87', '#key=tp_test_demo_read%0Ax']) {
+      const page = await newPage()
+      await page.goto(`${sim.url}/${fragment}`)
+      expect(await shown(page), fragment).toEqual(unknown)
+    }
+    const page = await newPage()
+    await page.goto(`${sim.url}/`)
+    await page.getByLabel('API key').fill('ключ')
+    await page.getByRole('button', {name: 'Open'}).click()
+    expect(await shown(page)).toEqual(unknown)
+    // spaces around a key are no part of it
+    await page.goto(`${sim.url}/#key=%20${READ_KEY}%20`)
+    await page.getByText('● Live').waitFor()
   })
 })

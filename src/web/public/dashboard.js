@@ -3,8 +3,9 @@ import {answerLine, nextAttempt} from './attempts.js'
 import {showQr} from './qr-dialog.js'
 import {focusKey, keepingFocus, keptOpen, latestShown} from './reloads.js'
 
-// the key comes from the URL fragment (#key=…), which browsers never send to the server
-const keyFromHash = () => new URLSearchParams(location.hash.slice(1)).get('key')
+// the key comes from the URL fragment (#key=…), which browsers never send to the server; spaces around it are
+// no part of it, as the form trims them
+const keyFromHash = () => new URLSearchParams(location.hash.slice(1)).get('key')?.trim()
 
 let key = null
 /** Whether the key has the write scope: the actions (retry, ping) need it. */
@@ -16,7 +17,13 @@ let refreshTimer = null
  * The key, and on the reads that draw the page a mark that keeps them out of the request log, which shows the
  * user's traffic; what a click changes is logged (docs/api.md, "The request log").
  */
-const headersFor = (method) => ({authorization: `Bearer ${key}`, ...(method === 'GET' && {'x-tablepay-client': 'dashboard'})})
+const headersFor = (method) => ({authorization: `Bearer ${sendable(key)}`, ...(method === 'GET' && {'x-tablepay-client': 'dashboard'})})
+
+/**
+ * The key as a header carries it. Keys are ASCII letters, digits and `_`: one with a line break or a letter past
+ * Latin-1, which fetch refuses to send, goes escaped, and the server answers it as the unknown key it is.
+ */
+const sendable = (key) => (/^[!-~]*$/.test(key) ? key : encodeURIComponent(key))
 
 const api = (path, method = 'GET') => request(`/v1${path}`, {method, headers: headersFor(method)})
 
