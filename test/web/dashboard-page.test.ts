@@ -127,4 +127,15 @@ describe('the dashboard in a real browser', () => {
     await page.goto(`${sim.url}/#key=%20${READ_KEY}%20`)
     await page.getByText('● Live').waitFor()
   })
+
+  it('without JavaScript says it needs it, and shows no key form that would do nothing', async () => {
+    const context = await browser.newContext({javaScriptEnabled: false})
+    cleanup.push(() => context.close())
+    const page = await context.newPage()
+    await page.goto(`${sim.url}/`)
+    // getByText leaves out what is inside <noscript>, shown or not
+    expect(await page.locator('p', {hasText: 'This dashboard needs JavaScript'}).isVisible()).toBe(true)
+    expect(await page.getByLabel('API key').isVisible()).toBe(false)
+    expect(await page.locator('#board').isVisible()).toBe(false)
+  })
 })
