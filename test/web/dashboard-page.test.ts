@@ -1,3 +1,5 @@
+import {createServer, request} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {type Browser, chromium, type Locator, type Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {CHROMIUM} from '../helpers/browser.js'
@@ -138,4 +140,71 @@ describe('the dashboard in a real browser', () => {
     expect(await page.getByLabel('API key').isVisible()).toBe(false)
     expect(await page.locator('#board').isVisible()).toBe(false)
   })
+
+  it('works under a path, behind a proxy that strips it: its files, lists, stream and QR codes are asked there', async () => {
+    const proxy = await prefixProxy('/sandbox')
+    cleanup.push(() => proxy.close())
+    const behind = await startTestServer({memory: true, serve: {publicUrl: `${proxy.url}/sandbox`}})
+    cleanup.push(() => behind.close())
+    proxy.forwardTo(behind.url)
+    // the server itself answers / and the files as before
+    for (const path of ['/', '/assets/dashboard.js', '/assets/reloads.js', '/assets/style.css'])
+      expect((await fetch(behind.url + path)).status, path).toBe(200)
+
+    const page = await newPage()
+    const outside: string[] = []
+    page.on('request', (request) => {
+      if (!new URL(request.url()).pathname.startsWith('/sandbox/')) outside.push(request.url())
+    })
+    await page.goto(`${proxy.url}/sandbox/#key=${READ_KEY}`)
+    expect(outside, 'what the page loads').toEqual([])
+    await page.getByText('● Live').waitFor()
+    await behind.api('PUT', '/v1/checks/external/t9', {body: checkWith([['tea', 1, 300]], {table: {number: '9'}})})
+    await page.getByRole('button', {name: 'Show the QR code of table 9'}).click()
+    const qr = page.getByRole('dialog').getByRole('img', {name: 'QR code of table 9'})
+    // decode() waits for the image to load, and fails for a broken one
+    expect(
+      await qr.evaluate((img: HTMLImageElement) =>
+        img.decode().then(
+          () => true,
+          () => false,
+        ),
+      ),
+    ).toBe(true)
+    expect(outside).toEqual([])
+  })
 })
+
+/**
+ * A reverse proxy on a loopback port that serves a server under `prefix`, as one in front of a shared sandbox
+ * does: `${url}${prefix}/v1/…` is the server's `/v1/…`, answers and streams passed as they come; anything else is
+ * 404. `forwardTo` names the server once it is up: it starts with the proxy's URL (`serve --public-url`).
+ */
+async function prefixProxy(prefix: string) {
+  let target: URL | undefined
+  const server = createServer((req, res) => {
+    const path = req.url ?? '/'
+    if (!target || !path.startsWith(`${prefix}/`)) return void res.writeHead(404).end()
+    const headers = {...req.headers, host: target.host}
+    const options = {
+      host: target.hostname,
+      port: target.port,
+      method: req.method,
+      path: path.slice(prefix.length),
+      headers,
+    }
+    const forwarded = request(options, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers)
+      answer.pipe(res)
+    })
+    forwarded.on('error', () => res.destroy())
+    res.on('close', () => forwarded.destroy())
+    req.pipe(forwarded)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    forwardTo: (origin: string) => void (target = new URL(origin)),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections()),
+  }
+}

@@ -320,7 +320,7 @@ describe('the dashboard', () => {
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8')
     const html = await res.text()
-    expect(html).toContain('<script type="module" src="/assets/dashboard.js"></script>')
+    expect(html).toContain('<script type="module" src="assets/dashboard.js"></script>')
     expect(html).not.toContain('chk_')
   })
 

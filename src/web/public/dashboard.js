@@ -25,10 +25,11 @@ const headersFor = (method) => ({authorization: `Bearer ${sendable(key)}`, ...(m
  */
 const sendable = (key) => (/^[!-~]*$/.test(key) ? key : encodeURIComponent(key))
 
-const api = (path, method = 'GET') => request(`/v1${path}`, {method, headers: headersFor(method)})
+// relative to the page, as its files are: served under a path (a proxy's `/sandbox/`), it calls the API there
+const api = (path, method = 'GET') => request(`v1${path}`, {method, headers: headersFor(method)})
 
 /** A call that sends a JSON body (resend, rotate, chaos). */
-const apiWith = (path, method, body) => request(`/v1${path}`, {method, body, headers: headersFor(method)})
+const apiWith = (path, method, body) => request(`v1${path}`, {method, body, headers: headersFor(method)})
 
 const WRITE_HINT = 'Needs a write key: open this page with #key=<write key> (tablepay serve prints both keys).'
 
@@ -359,7 +360,7 @@ function changedSomething(block) {
 
 /** Server-sent events over fetch: EventSource cannot send the Authorization header. */
 async function follow(signal) {
-  const response = await fetch('/v1/sim/stream', {headers: {...headersFor('GET'), accept: 'text/event-stream'}, signal})
+  const response = await fetch('v1/sim/stream', {headers: {...headersFor('GET'), accept: 'text/event-stream'}, signal})
   if (!response.ok) throw Object.assign(new Error((await response.json()).error.message), {status: response.status})
   $('live').textContent = '● Live'
   // what changed before the stream opened (a drop, a restart, the first load) is in no message: reload once
