@@ -1,9 +1,8 @@
-import {createServer, request} from 'node:http'
-import type {AddressInfo} from 'node:net'
 import {type Browser, chromium, type Locator, type Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {CHROMIUM} from '../helpers/browser.js'
 import {checkWith} from '../helpers/checks.js'
+import {startPrefixProxy} from '../helpers/prefix-proxy.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {OTHER_KEY, READ_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
 
@@ -142,7 +141,7 @@ describe('the dashboard in a real browser', () => {
   })
 
   it('works under a path, behind a proxy that strips it: its files, lists, stream and QR codes are asked there', async () => {
-    const proxy = await prefixProxy('/sandbox')
+    const proxy = await startPrefixProxy('/sandbox')
     cleanup.push(() => proxy.close())
     const behind = await startTestServer({memory: true, serve: {publicUrl: `${proxy.url}/sandbox`}})
     cleanup.push(() => behind.close())
@@ -174,37 +173,3 @@ describe('the dashboard in a real browser', () => {
     expect(outside).toEqual([])
   })
 })
-
-/**
- * A reverse proxy on a loopback port that serves a server under `prefix`, as one in front of a shared sandbox
- * does: `${url}${prefix}/v1/…` is the server's `/v1/…`, answers and streams passed as they come; anything else is
- * 404. `forwardTo` names the server once it is up: it starts with the proxy's URL (`serve --public-url`).
- */
-async function prefixProxy(prefix: string) {
-  let target: URL | undefined
-  const server = createServer((req, res) => {
-    const path = req.url ?? '/'
-    if (!target || !path.startsWith(`${prefix}/`)) return void res.writeHead(404).end()
-    const headers = {...req.headers, host: target.host}
-    const options = {
-      host: target.hostname,
-      port: target.port,
-      method: req.method,
-      path: path.slice(prefix.length),
-      headers,
-    }
-    const forwarded = request(options, (answer) => {
-      res.writeHead(answer.statusCode!, answer.headers)
-      answer.pipe(res)
-    })
-    forwarded.on('error', () => res.destroy())
-    res.on('close', () => forwarded.destroy())
-    req.pipe(forwarded)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    forwardTo: (origin: string) => void (target = new URL(origin)),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections()),
-  }
-}
