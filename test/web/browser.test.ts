@@ -151,6 +151,22 @@ async function iconOf(page: Page) {
   return {status: answer.status(), type: answer.headers()['content-type']}
 }
 
+/**
+ * The table page at `url` on a phone whose network drops every stream: it reads the bill, and keeps reconnecting
+ * until the test unroutes it. Closed after the test.
+ */
+async function pageWithoutStream(url: string) {
+  const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+  cleanup.push(() => page.close())
+  await page.route(
+    (target) => target.pathname.endsWith('/stream'),
+    (route) => route.abort('connectionreset'),
+  )
+  await page.goto(url)
+  await page.getByText('Reconnecting').waitFor()
+  return page
+}
+
 describe('in a real browser', () => {
   it('a guest claims, pays what they claimed then the rest, and leaves feedback on the table page, which follows the POS live', async () => {
     const endpoint = await sim.api('POST', '/v1/webhook-endpoints', {
@@ -421,6 +437,28 @@ describe('in a real browser', () => {
     await page.getByLabel('What I claimed').waitFor({state: 'hidden'})
   })
 
+  it('a guest on the keyboard keeps their place: after their own claim, and when another guest changes the bill', async () => {
+    const {key, created} = await scratchTable('48', [
+      ['soup', 2, 800],
+      ['tea', 1, 300],
+    ])
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+    cleanup.push(() => page.close())
+    await page.goto(created.body.guest_url)
+    await page.getByText('Live:').waitFor()
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? null)
+    await page.getByRole('button', {name: 'Claim Item soup'}).focus()
+    await page.keyboard.press('Enter')
+    await page.getByText('You claimed 1 × Item soup.').waitFor()
+    await expect.poll(focused).toBe('Claim Item soup')
+
+    await page.getByRole('button', {name: 'Claim Item tea'}).focus()
+    const other = {body: {items: [{external_id: 'soup', quantity: 1}]}, key}
+    expect((await sim.api('POST', `/v1/sim/checks/${created.body.id}/claims`, other)).status).toBe(201)
+    await page.getByText('2 of 2 claimed').waitFor()
+    expect(await focused()).toBe('Claim Item tea')
+  })
+
   it("a second tap while a claim is under way claims nothing more: the live update's new buttons wait for it", async () => {
     const {key, created} = await scratchTable('43', [['water', 20, 200]])
     const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
@@ -453,15 +491,7 @@ describe('in a real browser', () => {
       ['soup', 1, 800],
       ['tea', 1, 300],
     ])
-    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
-    cleanup.push(() => page.close())
-    // a phone on a network that drops the stream: the page reads the bill, and reconnects meanwhile
-    await page.route(
-      (url) => url.pathname.endsWith('/stream'),
-      (route) => route.abort('connectionreset'),
-    )
-    await page.goto(created.body.guest_url)
-    await page.getByText('Reconnecting').waitFor()
+    const page = await pageWithoutStream(created.body.guest_url)
     await page.getByRole('button', {name: 'Claim Item tea'}).waitFor()
     const alert = page.getByRole('alert')
 
@@ -488,14 +518,7 @@ describe('in a real browser', () => {
 
   it('the table page stands down when its stream, back after the bill was removed, is refused', async () => {
     const {key, created} = await scratchTable('45', [['soup', 1, 800]])
-    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
-    cleanup.push(() => page.close())
-    await page.route(
-      (url) => url.pathname.endsWith('/stream'),
-      (route) => route.abort('connectionreset'),
-    )
-    await page.goto(created.body.guest_url)
-    await page.getByText('Reconnecting').waitFor()
+    const page = await pageWithoutStream(created.body.guest_url)
     expect((await sim.api('POST', '/v1/sim/reset', {key})).status).toBe(200)
     await page.unrouteAll()
     await page.getByRole('alert').getByText('This table link no longer works').waitFor({timeout: 15_000})

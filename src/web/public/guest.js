@@ -1,4 +1,5 @@
 import {$, busyWhile, currency, el, postOnce, quantity as count, request} from './dom.js'
+import {focusKey, focusOn, keepingFocus} from './reloads.js'
 
 // The page lives at /t/{token}; its API is under the same path, so the token is the only credential.
 const base = location.pathname.replace(/\/+$/, '')
@@ -65,6 +66,8 @@ function guestMessage(error, special = {}) {
 async function act(button, action, special) {
   // what the last action said no longer holds: this one says its own
   $('notice').hidden = true
+  // disabled, the button lets go of the focus: it gets it back (or the one drawn in its place) once the action ends
+  const focused = document.activeElement === button
   button.disabled = true
   acting++
   await busyWhile($('bill'), async () => {
@@ -80,6 +83,10 @@ async function act(button, action, special) {
       if (!tableClosed) {
         button.disabled = false
         if (check) render(check)
+        if (focused && document.activeElement === document.body) {
+          if (button.isConnected) button.focus()
+          else focusOn(button.dataset.focus)
+        }
       }
     }
   })
@@ -121,7 +128,7 @@ function renderItem(item) {
   const available = left(item)
   // its name starts with what it shows (WCAG's label in name), then the item's: "All claimed: Burrata"
   const [shown, name] = available > 0 ? ['Claim', `Claim ${item.name}`] : ['All claimed', `All claimed: ${item.name}`]
-  const claim = el('button', {type: 'button', class: 'secondary', 'aria-label': name, disabled: acting > 0 || !open || available <= 0}, shown)
+  const claim = el('button', {type: 'button', class: 'secondary', 'aria-label': name, disabled: acting > 0 || !open || available <= 0, ...focusKey(item.external_id, 'claim')}, shown)
   claim.addEventListener('click', () =>
     act(
       claim,
@@ -219,7 +226,8 @@ function render(next) {
   $('check-status').dataset.status = check.status
   $('payment-status').textContent = PAYMENT_STATUS[check.payment_status]
   $('payment-status').dataset.status = check.payment_status
-  $('items').replaceChildren(...(check.items.length ? check.items.map(renderItem) : [el('li', {class: 'hint'}, 'No items yet.')]))
+  // a guest on the keyboard keeps their place while the bill changes under them
+  keepingFocus(() => $('items').replaceChildren(...(check.items.length ? check.items.map(renderItem) : [el('li', {class: 'hint'}, 'No items yet.')])))
   renderTotals()
   const payable = check.status === 'open' && check.amount_due_cents > 0
   $('pay-form').hidden = !payable
@@ -282,11 +290,12 @@ async function refreshPayments() {
 function renderPayments() {
   const payments = stored(paymentsKey)
   $('payments-section').hidden = payments.length === 0
-  $('payments').replaceChildren(
+  keepingFocus(() => $('payments').replaceChildren(
     ...payments.map((payment) => {
       const refundable = payment.amount_cents + payment.tip_cents - payment.amount_refunded_cents
-      const label = `Refund ${money.format(payment.amount_cents)}`
-      const refund = el('button', {type: 'button', class: 'secondary', 'aria-label': label, disabled: acting > 0 || refundable <= 0}, 'Refund')
+      // what it gives back: the rest of the payment, its tip too
+      const label = `Refund ${money.format(refundable)}`
+      const refund = el('button', {type: 'button', class: 'secondary', 'aria-label': label, disabled: acting > 0 || refundable <= 0, ...focusKey(payment.id, 'refund')}, 'Refund')
       refund.addEventListener('click', () =>
         act(
           refund,
@@ -305,7 +314,7 @@ function renderPayments() {
       const status = payment.amount_refunded_cents > 0 ? `${payment.status.replace('_', ' ')} (${refunded})` : payment.status
       return el('li', {class: 'payment'}, el('span', {}, `${money.format(payment.amount_cents)}${tip} · ${status}`), refund)
     }),
-  )
+  ))
 }
 
 async function pay(event) {

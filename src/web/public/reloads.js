@@ -1,4 +1,4 @@
-// What the dashboard's live reloads keep of what the reader was doing: the newest answer, open details, the focus.
+// What the pages' live reloads keep of what the reader was doing: the newest answer, open details, the focus.
 import {el} from './dom.js'
 
 /**
