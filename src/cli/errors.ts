@@ -74,9 +74,9 @@ const CHECK_URL = 'Check --url: it must name the tablepay server (http://127.0.0
 
 function nextStepFor(error: TablepayError): string | undefined {
   if (error.code === 'not_found') return notFoundStep(error.message)
-  // a key was sent, and the server does not know it: passing one is not what to do
+  // a key was sent, and the server does not know it (its message says where keys come from): another one, then
   if (error.code === 'unauthenticated' && error.message.startsWith('Unknown API key'))
-    return "Pass one of this server's keys with --api-key: `tablepay serve` prints them."
+    return 'Pass another with --api-key or TABLEPAY_API_KEY.'
   // the server's answer says how long: the hint gives the number, not the header's name
   const wait = error instanceof TablepayApiError ? error.retryAfterS : undefined
   if (error.code === 'rate_limited') {

@@ -89,11 +89,11 @@ describe('finding the server and the key', () => {
     expect(JSON.parse(stdout).error).toMatchObject({code: 'unauthenticated', request_id: expect.any(String)})
   })
 
-  it("with an unknown key given, says to pass one of the server's keys, not to pass one", async () => {
+  it('with an unknown key given, says to pass another, not to pass one', async () => {
     const {code, stderr} = await runCommand(['locations', 'list', '-k', 'tp_test_unknown'], {env: server.env})
     expect(code).toBe(1)
     const said = stderr.replace(/\s*\n[\s›]*/g, ' ')
-    expect(said).toContain("Pass one of this server's keys with --api-key: `tablepay serve` prints them.")
+    expect(said).toContain('Pass another with --api-key or TABLEPAY_API_KEY.')
     expect(said).not.toContain('Pass it with')
   })
 })
