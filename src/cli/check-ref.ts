@@ -2,6 +2,7 @@ import {Args, Errors, Flags} from '@oclif/core'
 import type {Check, TablepayClient} from '../client/client.js'
 import {TablepayApiError} from '../client/errors.js'
 import {acceptExternalId} from '../domain/check-push-fast.js'
+import {quotedInput} from '../domain/quoted-input.js'
 
 /**
  * A check as users name it on the command line: its `chk_…` id, or else the
@@ -62,7 +63,7 @@ export const CHECK_NAMES = 'its id (chk_…) or the POS id it was pushed under'
  */
 export function posId(text: string, what = 'a POS id'): string {
   if (acceptExternalId(text) === undefined) {
-    const message = `"${text}" is not ${what}: a POS id is 1-64 characters of A-Z a-z 0-9 . _ : ~ @ + = -.`
+    const message = `${quotedInput(text)} is not ${what}: a POS id is 1-64 characters of A-Z a-z 0-9 . _ : ~ @ + = -.`
     // an argument's parse error is not the parser's own, so it says its exit code itself
     throw new Errors.CLIError(message, {exit: 2})
   }

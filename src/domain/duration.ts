@@ -1,3 +1,5 @@
+import {quotedInput} from './quoted-input.js'
+
 const UNIT_SECONDS: Record<string, number> = {ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400}
 
 /**
@@ -12,7 +14,7 @@ export function parseDuration(text: string): number {
   if (/^\d+(\.\d+)?$/.test(input)) return Number(input)
   const parts = [...input.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)]
   if (parts.length === 0 || parts.map((p) => p[0]).join('') !== input) {
-    throw new Error(`"${text}" is not a duration: write it like 90, 500ms, 45s, 5m, 2h, 1d or 1h30m`)
+    throw new Error(`${quotedInput(text)} is not a duration: write it like 90, 500ms, 45s, 5m, 2h, 1d or 1h30m`)
   }
   return parts.reduce((sum, [, value, unit]) => sum + Number(value) * UNIT_SECONDS[unit!]!, 0)
 }
@@ -29,8 +31,8 @@ export function wholeSeconds(text: string, most: number): number {
   // `0.1m` is 6.000000000000001: a float's rounding away from whole is whole, a fraction written (`0.4ms`) is not
   const whole = Math.round(seconds)
   if (Math.abs(seconds - whole) > 1e-9 * Math.max(1, seconds))
-    throw new Error(`"${text}" is not whole seconds: write it like 300, 45s, 5m or 1h`)
-  if (whole > most) throw new Error(`"${text}" is longer than ${formatDuration(most)}`)
+    throw new Error(`${quotedInput(text)} is not whole seconds: write it like 300, 45s, 5m or 1h`)
+  if (whole > most) throw new Error(`${quotedInput(text)} is longer than ${formatDuration(most)}`)
   return whole
 }
 

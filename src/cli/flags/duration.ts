@@ -1,9 +1,10 @@
 import {Flags} from '@oclif/core'
 import {formatDuration, parseDuration, wholeSeconds} from '../../domain/duration.js'
+import {quotedInput} from '../../domain/quoted-input.js'
 
 /** A number that must be above zero; flag parsers throw so oclif reports the flag by name. */
 export function positive(value: number, text: string): number {
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`"${text}" must be a number above zero`)
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${quotedInput(text)} must be a number above zero`)
   return value
 }
 
@@ -11,14 +12,14 @@ export function positive(value: number, text: string): number {
 export function positiveDuration(text: string): number {
   const seconds = parseDuration(text)
   if (!(seconds > 0))
-    throw new Error(`"${text}" is not a duration above zero: write it like 90, 45s, 5m, 2h, 1d or 1h30m`)
+    throw new Error(`${quotedInput(text)} is not a duration above zero: write it like 90, 45s, 5m, 2h, 1d or 1h30m`)
   return seconds
 }
 
 /** A duration above zero of at most `most` seconds (`why` says what sets it), or an error that quotes `text`. */
 export function durationUpTo(text: string, most: number, why: string): number {
   const seconds = positiveDuration(text)
-  if (seconds > most) throw new Error(`"${text}" is longer than ${formatDuration(most)}, ${why}`)
+  if (seconds > most) throw new Error(`${quotedInput(text)} is longer than ${formatDuration(most)}, ${why}`)
   return seconds
 }
 

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {pathPatternProblem} from '../../domain/path-pattern.js'
+import {quotedInput} from '../../domain/quoted-input.js'
 
 /**
  * `text`, refused when empty: a filter or id given as a variable left unset would match nothing, or name
@@ -19,7 +20,7 @@ export const textFlag = Flags.custom<string>({parse: async (text) => nonEmpty(te
  */
 export function pathPattern(text: string): string {
   const problem = pathPatternProblem(nonEmpty(text))
-  if (problem) throw new Error(`"${text}": ${problem}`)
+  if (problem) throw new Error(`${quotedInput(text)}: ${problem}`)
   return text
 }
 
@@ -32,6 +33,6 @@ export function pathPattern(text: string): string {
  */
 export function methodOf(text: string, methods: readonly string[], named = methods.join(', ')): string {
   const method = nonEmpty(text).toUpperCase()
-  if (!methods.includes(method)) throw new Error(`"${text}" is not one of ${named}.`)
+  if (!methods.includes(method)) throw new Error(`${quotedInput(text)} is not one of ${named}.`)
   return method
 }

@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {quotedInput} from '../../domain/quoted-input.js'
 
 /**
  * `--forward-to URL`: your webhook receiver, the one name of that flag in
@@ -16,7 +17,7 @@ export const forwardToFlag = Flags.custom<string>({
     // loaded here: its schema (zod) would slow the start of `sign`, which takes this flag (docs/benchmarks.md)
     const {receiverUrlProblem} = await import('../receiver-url.js')
     const problem = receiverUrlProblem(text)
-    if (problem) throw new Error(`"${text}" ${problem}`)
+    if (problem) throw new Error(`${quotedInput(text)} ${problem}`)
     return text
   },
 })

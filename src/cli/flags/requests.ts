@@ -4,11 +4,12 @@ import type {RequestFilters, TablepayClient} from '../../client/client.js'
 import {CHECK_NAMES, checkFlag, type CheckRef} from '../check-ref.js'
 import {MAX_PATH_FILTER} from '../../domain/constants.js'
 import {methodOf, nonEmpty, pathPattern} from './filter.js'
+import {quotedInput} from '../../domain/quoted-input.js'
 
 /** The start of a path as the log holds paths: from their `/`, and no longer than the API's filter takes. */
 function pathStart(text: string): string {
   if (!nonEmpty(text).startsWith('/'))
-    throw new Error(`"${text}" does not start with /, as every path does (/v1/checks).`)
+    throw new Error(`${quotedInput(text)} does not start with /, as every path does (/v1/checks).`)
   if (text.length > MAX_PATH_FILTER) throw new Error(`is longer than ${MAX_PATH_FILTER} characters, which no path is.`)
   return text
 }
@@ -18,7 +19,8 @@ export const requestFilterFlags = {
   status: Flags.string({
     summary: 'Only answers with this status (422) or class (4xx).',
     parse: async (text) => {
-      if (!/^[1-5]([0-9]{2}|xx)$/i.test(text)) throw new Error(`"${text}" is not a status (422) or a class (4xx).`)
+      if (!/^[1-5]([0-9]{2}|xx)$/i.test(text))
+        throw new Error(`${quotedInput(text)} is not a status (422) or a class (4xx).`)
       return text.toLowerCase()
     },
   }),

@@ -9,13 +9,14 @@ import {cliError} from '../cli-error.js'
 import {duration, durationList, positive, timerDuration} from './duration.js'
 import {nonEmpty} from './filter.js'
 import {PORT_RANGE} from './port.js'
+import {quotedInput} from '../../domain/quoted-input.js'
 
 /** An origin as browsers send it (`scheme://host[:port]`, no path), or `*`. */
 function corsOrigin(text: string): string {
   if (text === '*') return text
   const url = URL.canParse(text) ? new URL(text) : undefined
   if (!url || url.origin === 'null' || url.pathname !== '/' || url.search || url.hash || url.username) {
-    throw new Error(`"${text}" is not an origin: give scheme://host[:port], as a browser sends it, or *.`)
+    throw new Error(`${quotedInput(text)} is not an origin: give scheme://host[:port], as a browser sends it, or *.`)
   }
   return url.origin
 }
@@ -24,7 +25,9 @@ function corsOrigin(text: string): string {
 function publicUrl(text: string): string {
   const url = URL.canParse(text) ? new URL(text) : undefined
   if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username) {
-    throw new Error(`"${text}" is not a URL clients can reach the server at: give http(s)://host[:port][/path].`)
+    throw new Error(
+      `${quotedInput(text)} is not a URL clients can reach the server at: give http(s)://host[:port][/path].`,
+    )
   }
   return url.href.replace(/\/+$/, '')
 }

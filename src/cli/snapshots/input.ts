@@ -2,6 +2,7 @@ import {Args, Errors} from '@oclif/core'
 import {TablepayApiError} from '../../client/errors.js'
 import {SnapshotName} from '../../domain/snapshots.js'
 import {describeError} from '../errors.js'
+import {quotedInput} from '../../domain/quoted-input.js'
 
 /** The NAME argument of the snapshot commands, checked as it is read: before the server is looked for. */
 export const snapshotNameArg = Args.string({
@@ -14,7 +15,7 @@ export const snapshotNameArg = Args.string({
 function snapshotName(name: string): string {
   const [problem] = SnapshotName.safeParse(name).error?.issues ?? []
   if (problem)
-    throw new Errors.CLIError(`"${name}" is not a snapshot name: it ${problem.message}.`, {
+    throw new Errors.CLIError(`${quotedInput(name)} is not a snapshot name: it ${problem.message}.`, {
       exit: 2,
       code: 'invalid_usage',
       suggestions: ['Name it like lunch-rush or ci_base.'],

@@ -1,18 +1,19 @@
 import type {ChaosInput} from '../../domain/schemas.js'
 import {parseDuration} from '../../domain/duration.js'
+import {quotedInput} from '../../domain/quoted-input.js'
 
 /** A probability from 0 to 1, or an error that quotes `text`. */
 export function parseProbability(text: string): number {
   const value = Number(text)
   if (text.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1)
-    throw new Error(`"${text}" is not a probability: write a number from 0 to 1, like 0.3`)
+    throw new Error(`${quotedInput(text)} is not a probability: write a number from 0 to 1, like 0.3`)
   return value
 }
 
 /** A duration of zero or more seconds (`0`, `10s`, `1m`), at most an hour: the reorder window. */
 export function parseWindow(text: string): number {
   const seconds = parseDuration(text)
-  if (seconds > 3600) throw new Error(`"${text}" is more than the longest reorder window, 1h`)
+  if (seconds > 3600) throw new Error(`${quotedInput(text)} is more than the longest reorder window, 1h`)
   return seconds
 }
 
@@ -20,7 +21,7 @@ export function parseWindow(text: string): number {
 export function parseSeed(text: string): number {
   const value = Number(text)
   if (!/^\d+$/.test(text.trim()) || value > 2 ** 32 - 1)
-    throw new Error(`"${text}" is not a seed: write a whole number from 0 to 4294967295`)
+    throw new Error(`${quotedInput(text)} is not a seed: write a whole number from 0 to 4294967295`)
   return value
 }
 

@@ -15,6 +15,7 @@ import {
   STRIKES_NONE,
   canStrike,
 } from '../../domain/faults.js'
+import {quotedInput} from '../../domain/quoted-input.js'
 
 export default class FaultsAdd extends ApiCommand<typeof FaultsAdd> {
   static override summary = 'Make the next matching API requests fail, slow down or lose their answer.'
@@ -49,7 +50,7 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
       parse: async (text) => {
         const status = Number(text)
         if (!(FAULT_STATUSES as readonly number[]).includes(status))
-          throw new Error(`"${text}" is not one of ${FAULT_STATUSES.join(', ')}.`)
+          throw new Error(`${quotedInput(text)} is not one of ${FAULT_STATUSES.join(', ')}.`)
         return status
       },
     })(),
@@ -61,7 +62,7 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
       parse: async (text) => {
         const seconds = positiveDuration(text)
         if (seconds * 1000 > MAX_FAULT_DELAY_MS)
-          throw new Error(`"${text}" is longer than 60s, the longest a fault holds an answer.`)
+          throw new Error(`${quotedInput(text)} is longer than 60s, the longest a fault holds an answer.`)
         return seconds
       },
     })(),
@@ -78,7 +79,7 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
       summary: 'Strike each matching request with this probability (0-1).',
       parse: async (text) => {
         const p = Number(text)
-        if (!(p >= 0 && p <= 1)) throw new Error(`"${text}" is not a number from 0 to 1.`)
+        if (!(p >= 0 && p <= 1)) throw new Error(`${quotedInput(text)} is not a number from 0 to 1.`)
         return p
       },
     })(),

@@ -16,6 +16,15 @@ afterAll(() => server.stop())
 const get = (args: string[]) => runCommand(['checks', 'get', ...args], {env: server.env})
 
 describe('checks get', () => {
+  it('quotes a long wrong id cut, with its length: a whole file pasted as the id does not bury the message', async () => {
+    const {code, stderr} = await get(['a'.repeat(100_000)])
+    expect(code).toBe(2)
+    const said = stderr.replace(/\s*\n[\s›]*/g, ' ')
+    expect(said).toContain(`"${'a'.repeat(100)}…" (100000 characters) is not its id`)
+    expect(said).toContain('Code: invalid_usage')
+    expect(stderr.length).toBeLessThan(2000)
+  })
+
   it('by id prints the summary, the items and the totals', async () => {
     const {code, stdout} = await get([pushed.id])
     expect(code).toBe(0)
