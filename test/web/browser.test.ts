@@ -151,13 +151,27 @@ async function iconOf(page: Page) {
   return {status: answer.status(), type: answer.headers()['content-type']}
 }
 
+/** A page on a phone, in English, closed after the test. */
+async function phonePage() {
+  const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+  cleanup.push(() => page.close())
+  return page
+}
+
+/** The table page at `url` on a phone, once it follows the bill live. Closed after the test. */
+async function livePage(url: string) {
+  const page = await phonePage()
+  await page.goto(url)
+  await page.getByText('Live:').waitFor()
+  return page
+}
+
 /**
  * The table page at `url` on a phone whose network drops every stream: it reads the bill, and keeps reconnecting
  * until the test unroutes it. Closed after the test.
  */
 async function pageWithoutStream(url: string) {
-  const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
-  cleanup.push(() => page.close())
+  const page = await phonePage()
   await page.route(
     (target) => target.pathname.endsWith('/stream'),
     (route) => route.abort('connectionreset'),
@@ -398,8 +412,7 @@ describe('in a real browser', () => {
       ['soup', 2, 800],
       ['tea', 1, 300],
     ])
-    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
-    cleanup.push(() => page.close())
+    const page = await livePage(created.body.guest_url)
     /** Makes the next `times` requests to `path` on the server, and loses each answer on its way back. */
     const loseAnswers = async (path: string, times: number) => {
       let lost = 0
@@ -412,8 +425,6 @@ describe('in a real browser', () => {
         },
       )
     }
-    await page.goto(created.body.guest_url)
-    await page.getByText('Live:').waitFor()
 
     // a claim: sent again at once, the server answers the claim it made
     await loseAnswers('/claims', 1)
@@ -442,10 +453,7 @@ describe('in a real browser', () => {
       ['soup', 2, 800],
       ['tea', 1, 300],
     ])
-    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
-    cleanup.push(() => page.close())
-    await page.goto(created.body.guest_url)
-    await page.getByText('Live:').waitFor()
+    const page = await livePage(created.body.guest_url)
     const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? null)
     await page.getByRole('button', {name: 'Claim Item soup'}).focus()
     await page.keyboard.press('Enter')
@@ -461,10 +469,7 @@ describe('in a real browser', () => {
 
   it("a second tap while a claim is under way claims nothing more: the live update's new buttons wait for it", async () => {
     const {key, created} = await scratchTable('43', [['water', 20, 200]])
-    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
-    cleanup.push(() => page.close())
-    await page.goto(created.body.guest_url)
-    await page.getByText('Live:').waitFor()
+    const page = await livePage(created.body.guest_url)
     let release!: () => void
     const held = new Promise<void>((resolve) => (release = resolve))
     await page.route(

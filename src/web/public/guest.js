@@ -74,9 +74,9 @@ async function act(button, action, special) {
     try {
       await action()
     } catch (error) {
-      // the bill as it is now first: the message may quote what is due
-      const gone = await reload().then(() => false, (reloaded) => reloaded.code === 'not_found')
-      if (gone || error.code === 'not_found') closeTable(guestMessage({status: 404, code: 'not_found'}))
+      // the bill as it is now first: the message may quote what is due, and the bill may be gone
+      const missing = await reload().then(() => error, (reloaded) => reloaded)
+      if (missing.code === 'not_found') closeTable(guestMessage(missing))
       else notify(guestMessage(error, special), 'error')
     } finally {
       acting--
