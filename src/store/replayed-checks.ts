@@ -56,8 +56,8 @@ function idOf(bytes: Buffer): string | undefined {
  * is held, so that each check is parsed or built once, in the order the
  * table would have stored them (docs/storage.md, "Read on demand"). The
  * soak's killed data dir changes all 10,000 checks: restarts of it went
- * from a median of 1,838 ms to 1,592 ms (docs/benchmarks.md, "Checks
- * parsed once at a restart").
+ * from a median of 1,838 ms to 1,592 ms (docs/benchmarks.md, "Read on
+ * demand").
  *
  * @example
  * checks.defer(records, path) // the checks document's records, as bytes
