@@ -5,8 +5,12 @@ import {wholeSeconds} from '../domain/duration.js'
 import {MAX_TOLERANCE_SECONDS} from '../webhooks/signature.js'
 import {exitOf, failureJson} from './cli-error.js'
 import {PORT_RANGE} from './flags/port.js'
+import {handleFailure} from './handle-failure.js'
 import {outputFor} from './output.js'
 import {readerGone} from './shutdown.js'
+
+// bin/run.js's oclif path ends a failure as the lean path does
+export {handleFailure}
 
 // docs/benchmarks.md, "The lean path": importing @oclif/core alone costs about as much as starting
 // Node, so the local tools a CI loop calls run without it when they can.
@@ -95,7 +99,7 @@ const COMMANDS: Record<string, LeanCommand> = {
  * one CommonJS file (scripts/lean-entry.js), where `import.meta` is not.
  *
  * @example
- * if (!(await runLean(process.argv.slice(2), root))) await execute({dir: root})
+ * if (!(await runLean(process.argv.slice(2), root))) await run(process.argv.slice(2), root).catch(handleFailure)
  */
 export async function runLean(argv: readonly string[], root: string): Promise<boolean> {
   exitOnOutputFailure(argv[0] === 'exec')
@@ -120,8 +124,7 @@ export async function runLean(argv: readonly string[], root: string): Promise<bo
       console.log(JSON.stringify(failureJson(error), null, command.lines ? undefined : 2))
     } else {
       // prints the error as oclif does, and exits with its code
-      const {handle} = await import('@oclif/core/handle')
-      await handle(error as Error)
+      await handleFailure(error as Error)
     }
   }
   return true

@@ -56,7 +56,8 @@ function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {...base, NO_COLOR: '1', OCLIF_COLUMNS: '500', TABLEPAY_DATA: emptyDataDir, TABLEPAY_HOME: home, ...env}
 }
 
-function spawnCli(
+/** The built CLI in a process of its own, its three streams piped, as runCli starts it: for a test that reads them itself. */
+export function spawnCli(
   args: string[],
   env?: Record<string, string>,
   {nodeArgs = [], oclif = false, cwd = ROOT}: CliOptions = {},

@@ -1,9 +1,10 @@
+import {once} from 'node:events'
 import {readFileSync} from 'node:fs'
 import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {ROOT, runCommand} from '../../helpers/cli.js'
+import {ROOT, runCommand, spawnCli} from '../../helpers/cli.js'
 import {importGraph} from '../../helpers/import-graph.js'
 
 const open = () => JSON.parse(readFileSync(join(ROOT, 'fixtures', 'checks', 'open.json'), 'utf8'))
@@ -120,5 +121,34 @@ describe('checks lint', () => {
     expect(files).toContain('domain/schemas.js')
     expect(packages.filter((p) => !['@oclif/core', 'zod', 'chalk'].includes(p))).toEqual([])
     expect(files.filter((f) => /^(server|store|webhooks)\/|^client\/(client|config|index)\.js$/.test(f))).toEqual([])
+  })
+
+  it('a report longer than a pipe holds, read only once the error is out, reaches its reader whole before the exit', async () => {
+    // 500 items of 3 problems each, twice: about 250 KiB of report, four times what a pipe holds
+    const body = {
+      ...open(),
+      items: Array.from({length: 500}, (_, i) => ({external_id: `l${i}`, name: '', quantity: -1, price_cents: 'x'})),
+    }
+    const file = join(dir, 'long.json')
+    await writeFile(file, JSON.stringify(body))
+    const child = spawnCli(['checks', 'lint', file, file])
+    child.stdin!.end()
+    // stdout stays unread until the error is printed: what the pipe has not taken by then is still to be written
+    let stderr = ''
+    const errorOut = new Promise<void>((resolve) =>
+      child.stderr!.on(
+        'data',
+        (chunk: Buffer) => (stderr += chunk) && stderr.includes('Code: lint_failed') && resolve(),
+      ),
+    )
+    const closed = once(child, 'close')
+    await errorOut
+    const out: Buffer[] = []
+    child.stdout!.on('data', (chunk: Buffer) => out.push(chunk))
+    const [code] = await closed
+    expect(code).toBe(1)
+    const lines = Buffer.concat(out).toString().trimEnd().split('\n')
+    expect(lines).toHaveLength(2 * 3 * 500)
+    expect(lines.at(-1)).toBe(`${file}: .items[499].price_cents: Invalid input: expected number, received string`)
   })
 })
