@@ -10,7 +10,7 @@ import {DEFAULT_URL} from './client/config.js'
 import type {Seed} from './domain/seed-schema.js'
 import {createService, seedStore} from './server/service.js'
 import {Store} from './store/store.js'
-import {type SeededAccount, simulatorControls, type SimulatorControls} from './simulator-controls.js'
+import {type SeededAccount, simulatorControls, type SimulatorControls, untilClosed} from './simulator-controls.js'
 import {quoted, serverBase, serverUrlProblem} from './shared/server-url.js'
 
 export type {SeededAccount, SimulatorControls}
@@ -26,7 +26,12 @@ export interface TablepayHandlersOptions {
 export interface TablepayHandlers extends SimulatorControls {
   /** Pass them to `setupServer` of `msw/node`: the simulator runs in Node. */
   handlers: HttpHandler[]
-  /** Stops the delivery dispatcher and drops the state. */
+  /**
+   * Stops the delivery dispatcher and drops the state. The handlers then
+   * answer nothing, as a server that stopped: each request is unhandled
+   * (your `onUnhandledRequest` says what becomes of it); each control rejects
+   * saying the simulator was closed.
+   */
   close(): Promise<void>
 }
 
@@ -51,9 +56,11 @@ export async function createTablepayHandlers(options: TablepayHandlersOptions = 
   await seedStore(store, typeof options.seed === 'string' ? {seedFile: options.seed} : {seed: options.seed})
   const server = await createService(store, origin, {})
   const handle = toWebHandler(server.app)
+  let closed = false
   return {
     handlers: [
       http.all(`${origin}/*`, async ({request}) => {
+        if (closed) return undefined
         const response = await handle(request)
         // a fault with reset: true: the code under test sees a network error, as from a closed connection. msw's
         // fetch rejects with this answer as the error's cause: it carries undici's code for a connection closed
@@ -64,10 +71,15 @@ export async function createTablepayHandlers(options: TablepayHandlersOptions = 
       }),
     ],
     // the controls call the app directly: they work whether or not msw is listening
-    ...simulatorControls(`${origin}/v1`, await server.service.records.accounts(), (input, init) =>
-      handle(new Request(input, init)),
+    ...untilClosed(
+      simulatorControls(`${origin}/v1`, await server.service.records.accounts(), (input, init) =>
+        handle(new Request(input, init)),
+      ),
+      () => closed,
+      'make others with createTablepayHandlers()',
     ),
     async close() {
+      closed = true
       await server.close()
       await store.close()
     },

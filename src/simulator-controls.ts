@@ -116,3 +116,21 @@ export function simulatorControls(
     },
   }
 }
+
+/**
+ * `controls`, each of whose calls once `closed()` rejects saying the simulator was closed, and how to get
+ * another (`instead`): a call after `close()` (an `afterAll` that ran first) would otherwise say that no server
+ * answers at its URL, or be answered by what close() stopped.
+ */
+export function untilClosed<T extends object>(controls: T, closed: () => boolean, instead: string): T {
+  const wrapped = Object.entries(controls).map(([name, value]) => {
+    if (typeof value === 'function')
+      return [name, (...args: unknown[]) => (closed() ? Promise.reject(closedError(instead)) : value(...args))]
+    const group = value !== null && typeof value === 'object' && !Array.isArray(value)
+    return [name, group ? untilClosed(value as object, closed, instead) : value]
+  })
+  return Object.fromEntries(wrapped) as T
+}
+
+const closedError = (instead: string) =>
+  new Error(`tablepay: this simulator was closed (close()); call its controls before, or ${instead}.`)

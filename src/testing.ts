@@ -8,7 +8,7 @@ import {join} from 'node:path'
 import type {Seed} from './domain/seed-schema.js'
 import {startServer} from './server/start.js'
 import {checkDatabaseUrl} from './shared/database-url.js'
-import {type SeededAccount, simulatorControls, type SimulatorControls} from './simulator-controls.js'
+import {type SeededAccount, simulatorControls, type SimulatorControls, untilClosed} from './simulator-controls.js'
 
 export type {SeededAccount, SimulatorControls}
 export type {ScenarioReport, StepReport} from './scenarios/run.js'
@@ -64,7 +64,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const running = server
     let closed = false
     return {
-      ...untilClosed(simulatorControls(`${server.url}/v1`, server.accounts), () => closed),
+      ...untilClosed(
+        simulatorControls(`${server.url}/v1`, server.accounts),
+        () => closed,
+        'start another with startSimulator()',
+      ),
       dataDir,
       async close() {
         closed = true
@@ -78,22 +82,3 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     throw error
   }
 }
-
-/**
- * `controls`, each of whose calls once `closed()` rejects saying the simulator was closed: a call after
- * `close()` (an `afterAll` that ran first) would otherwise say that no server answers at its URL.
- */
-function untilClosed<T extends object>(controls: T, closed: () => boolean): T {
-  const wrapped = Object.entries(controls).map(([name, value]) => {
-    if (typeof value === 'function')
-      return [name, (...args: unknown[]) => (closed() ? Promise.reject(closedError()) : value(...args))]
-    const group = value !== null && typeof value === 'object' && !Array.isArray(value)
-    return [name, group ? untilClosed(value as object, closed) : value]
-  })
-  return Object.fromEntries(wrapped) as T
-}
-
-const closedError = () =>
-  new Error(
-    'tablepay: this simulator was closed (close()); call its controls before, or start another with startSimulator().',
-  )

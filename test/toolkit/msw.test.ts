@@ -169,6 +169,30 @@ describe('tablepay/msw with setupServer and the typed client', () => {
     server.resetHandlers()
   })
 
+  test('after close() the handlers answer nothing, as a stopped server, and each control says the simulator was closed', async () => {
+    const other = await createTablepayHandlers({seed: TEST_SEED, baseUrl: 'http://127.0.0.1:4849'})
+    server.use(...other.handlers)
+    const otherClient = new TablepayClient({url: other.url, apiKey: other.apiKey})
+    const body = checkWith([['l1', 1, 100]], {location_id: 'loc_main'})
+    expect((await otherClient.pushCheck('closing-1', body)).result).toBe('created')
+    await other.close()
+    // unhandled (onUnhandledRequest: 'error'): no answer, where the state close() dropped would have answered
+    expect(await otherClient.pushCheck('closing-2', body).catch((e: unknown) => e)).toMatchObject({
+      code: 'connection_failed',
+    })
+    const closed =
+      'this simulator was closed (close()); call its controls before, or make others with createTablepayHandlers().'
+    const controls = [
+      () => other.clock.advance(60),
+      () => other.reset(),
+      () => other.requests(),
+      () => other.faults.list(),
+      () => other.snapshots.save('after-close'),
+    ]
+    for (const call of controls) await expect(call()).rejects.toThrow(closed)
+    server.resetHandlers()
+  })
+
   test('runScenario() runs a shipped scenario by name against the handlers', async () => {
     const report = await tablepay.runScenario('refund')
     expect(report).toMatchObject({scenario: 'refund', ok: true, failed: 0, skipped: 0})
