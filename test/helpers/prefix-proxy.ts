@@ -1,5 +1,6 @@
 import {createServer, request} from 'node:http'
 import type {AddressInfo} from 'node:net'
+import {startTestServer} from './simulator.js'
 
 /**
  * A reverse proxy on a loopback port that serves a server under a path, as
@@ -36,4 +37,20 @@ export async function startPrefixProxy(prefix: string) {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections()),
   }
+}
+
+/**
+ * A server in memory under `prefix` behind a proxy, started with the proxy's URL as its `--public-url`, as a
+ * shared sandbox runs; `close` stops both.
+ */
+export async function startServerBehindProxy(prefix: string) {
+  const proxy = await startPrefixProxy(prefix)
+  const server = await startTestServer({memory: true, serve: {publicUrl: `${proxy.url}${prefix}`}}).catch(
+    async (error: unknown) => {
+      await proxy.close()
+      throw error
+    },
+  )
+  proxy.forwardTo(server.url)
+  return {proxy, server, close: () => Promise.all([server.close(), proxy.close()]).then(() => undefined)}
 }

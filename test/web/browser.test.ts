@@ -3,10 +3,10 @@ import {join} from 'node:path'
 import {type Browser, chromium, type Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {EVENT_TYPES} from '../../src/domain/constants.js'
-import {CHROMIUM} from '../helpers/browser.js'
+import {CHROMIUM, holdAnswers} from '../helpers/browser.js'
 import {checkWith} from '../helpers/checks.js'
 import {ROOT} from '../helpers/cli.js'
-import {startPrefixProxy} from '../helpers/prefix-proxy.js'
+import {startServerBehindProxy} from '../helpers/prefix-proxy.js'
 import {startReceiver} from '../helpers/receiver.js'
 import type {Seed} from '../../src/domain/seed-schema.js'
 import {startServer} from '../../src/server/start.js'
@@ -274,28 +274,15 @@ describe('in a real browser', () => {
 
     // the bill a claim reloads is answered by the server at once, and reaches the page only once the POS has
     // changed the check since and the stream has shown that: the order a busy network can give them
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    let answered!: () => void
-    const fetched = new Promise<void>((resolve) => (answered = resolve))
-    await page.route(
-      (url) => url.pathname.endsWith('/check'),
-      async (route) => {
-        const response = await route.fetch()
-        const body = await response.body()
-        answered()
-        await held
-        await route.fulfill({response, body})
-      },
-    )
+    const bill = await holdAnswers(page, (url) => url.pathname.endsWith('/check'))
     await page.getByRole('button', {name: 'Claim Item soup'}).click()
     await page.getByText('1 × €8.00 · 1 of 1 claimed').waitFor()
-    await fetched
+    await bill.fetched
     expect((await sim.api('PUT', '/v1/checks/external/t31', {body: soup(2, [['bread', 1, 300]])})).status).toBe(200)
     await page.getByText('Item bread').waitFor()
     await page.locator('#bill[aria-busy="true"]').waitFor()
 
-    release()
+    bill.release()
     await page.locator('#bill:not([aria-busy])').waitFor()
     expect(await page.getByText('Item bread').isVisible()).toBe(true)
     await page.close()
@@ -470,22 +457,13 @@ describe('in a real browser', () => {
   it("a second tap while a claim is under way claims nothing more: the live update's new buttons wait for it", async () => {
     const {key, created} = await scratchTable('43', [['water', 20, 200]])
     const page = await livePage(created.body.guest_url)
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    await page.route(
-      (url) => url.pathname.endsWith('/claims'),
-      async (route) => {
-        const response = await route.fetch()
-        await held
-        await route.fulfill({response})
-      },
-    )
+    const claimed = await holdAnswers(page, (url) => url.pathname.endsWith('/claims'))
     const claim = page.getByRole('button', {name: 'Claim Item water'})
     await claim.click()
     // the stream shows the claim before its answer: the button it draws stays disabled
     await page.getByText('1 of 20 claimed').waitFor()
     expect(await claim.isDisabled()).toBe(true)
-    release()
+    claimed.release()
     await page.getByText('You claimed 1 × Item water.').waitFor()
     await expect.poll(() => claim.isEnabled()).toBe(true)
     expect((await sim.api('GET', `/v1/checks/${created.body.id}/claims`, {key})).body.data).toHaveLength(1)
@@ -531,11 +509,8 @@ describe('in a real browser', () => {
   })
 
   it('the table page works behind a proxy that serves it under a path (serve --public-url), with a trailing slash too', async () => {
-    const proxy = await startPrefixProxy('/sandbox')
-    cleanup.push(() => proxy.close())
-    const server = await startTestServer({memory: true, serve: {publicUrl: `${proxy.url}/sandbox`}})
-    cleanup.push(() => server.close())
-    proxy.forwardTo(server.url)
+    const {server, close} = await startServerBehindProxy('/sandbox')
+    cleanup.push(close)
     const body = checkWith([['soup', 1, 800]], {table: {number: '46'}})
     const created = await server.api('PUT', '/v1/checks/external/t46', {body})
     expect(created.body.guest_url).toMatch(/\/sandbox\/t\/gt_/)
@@ -944,30 +919,14 @@ describe('in a real browser', () => {
 
     // the checks the next reload asks for are answered by the server at once, and reach the page only once a
     // later reload has shown what changed since
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    let answered!: () => void
-    const fetched = new Promise<void>((resolve) => (answered = resolve))
-    let first = true
-    await page.route(
-      (url) => url.pathname === '/v1/checks',
-      async (route) => {
-        if (!first) return route.continue()
-        first = false
-        const response = await route.fetch()
-        const body = await response.body()
-        answered()
-        await held
-        await route.fulfill({response, body})
-      },
-    )
+    const checks = await holdAnswers(page, (url) => url.pathname === '/v1/checks', {once: true})
     await pushTable('42')
-    await fetched
+    await checks.fetched
     await pushTable('43')
     await qrOf('43').waitFor()
     await page.locator('#board[aria-busy="true"]').waitFor()
 
-    release()
+    checks.release()
     await page.locator('#board:not([aria-busy])').waitFor()
     expect(await qrOf('43').isVisible()).toBe(true)
     await page.close()

@@ -2,7 +2,7 @@ import {type Browser, chromium, type Locator, type Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {CHROMIUM} from '../helpers/browser.js'
 import {checkWith} from '../helpers/checks.js'
-import {startPrefixProxy} from '../helpers/prefix-proxy.js'
+import {startServerBehindProxy} from '../helpers/prefix-proxy.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {OTHER_KEY, READ_KEY, startTestServer, type TestServer} from '../helpers/simulator.js'
 
@@ -141,11 +141,8 @@ describe('the dashboard in a real browser', () => {
   })
 
   it('works under a path, behind a proxy that strips it: its files, lists, stream and QR codes are asked there', async () => {
-    const proxy = await startPrefixProxy('/sandbox')
-    cleanup.push(() => proxy.close())
-    const behind = await startTestServer({memory: true, serve: {publicUrl: `${proxy.url}/sandbox`}})
-    cleanup.push(() => behind.close())
-    proxy.forwardTo(behind.url)
+    const {proxy, server: behind, close} = await startServerBehindProxy('/sandbox')
+    cleanup.push(close)
     // the server itself answers / and the files as before
     for (const path of ['/', '/assets/dashboard.js', '/assets/reloads.js', '/assets/style.css'])
       expect((await fetch(behind.url + path)).status, path).toBe(200)
