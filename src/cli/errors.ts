@@ -151,7 +151,9 @@ const LOOK_UP: Record<string, string> = {
   loc: "See the account's locations with `tablepay locations list`.",
 }
 
-function notFoundStep(message: string): string {
+function notFoundStep(message: string): string | undefined {
+  // a request log that is off: the message says how to turn it on
+  if (message.startsWith('The request log is off')) return undefined
   const prefix = /\b(chk|we|dlv|evt|pay|clm|loc)_\w+/.exec(message)?.[1]
   // a POS id names a check only once a push of it was accepted: the refused ones are in the request log
   const external = /\bexternal id (\S+) in this account/.exec(message)?.[1]

@@ -264,7 +264,7 @@ describe('an id no path can name', () => {
   })
 })
 
-describe('serve --request-log 0 --no-log --rate-limit 1', () => {
+describe('serve --request-log 0', () => {
   it('logs nothing, prints no access line, and limits each key to 1 request a second', async () => {
     const quiet = await startCliServer([...IN_MEMORY, '--request-log', '0', '--no-log', '--rate-limit', '1'])
     try {
@@ -274,10 +274,29 @@ describe('serve --request-log 0 --no-log --rate-limit 1', () => {
       expect([first.status, first.headers.get('x-ratelimit-limit')]).toEqual([200, '1'])
       expect([second.status, second.headers.get('retry-after')]).toEqual([429, '1'])
       const log = await fetch(`${quiet.url}/sim/requests`, {headers})
-      expect(((await log.json()) as {data: unknown[]}).data).toEqual([])
+      expect(log.status).toBe(404)
       expect(lines(quiet.stdout())).toHaveLength(1)
     } finally {
       await quiet.stop()
+    }
+  })
+
+  it('logs list and logs tail say the log is off and how to turn it on: tail waits for nothing', async () => {
+    const off = await startCliServer([...IN_MEMORY, '--request-log', '0'])
+    try {
+      for (const args of [
+        ['logs', 'list'],
+        ['logs', 'tail'],
+      ]) {
+        const {code, stderr} = await cliFor(off).cli(args)
+        expect(code).toBe(1)
+        expect(stderr).toContain('The request log is off on this server (serve --request-log 0)')
+        expect(stderr).toContain('--request-log N')
+        // the message says what to do: no hint to check an id
+        expect(stderr).not.toContain('Try this')
+      }
+    } finally {
+      await off.stop()
     }
   })
 })

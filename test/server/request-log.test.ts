@@ -330,11 +330,16 @@ describe('the request log', () => {
 })
 
 describe('serve --request-log', () => {
-  it('0 records nothing', async () => {
+  it("0 records nothing, and the log's routes say it is off and how to turn it on, rather than answer an empty log", async () => {
     const off = await startTestServer({memory: true, serve: {requestLog: 0}})
     try {
-      await off.api('PUT', '/v1/checks/external/x', {body: checkWith([['a', 1, 100]])})
-      expect((await off.api('GET', '/v1/sim/requests')).body.data).toEqual([])
+      const pushed = await off.api('PUT', '/v1/checks/external/x', {body: checkWith([['a', 1, 100]])})
+      for (const path of ['/v1/sim/requests', `/v1/sim/requests/${requestIdOf(pushed)}`]) {
+        const answer = await off.api('GET', path)
+        expect(answer.status).toBe(404)
+        expect(answer.body.error.code).toBe('not_found')
+        expect(answer.body.error.message).toMatch(/request log is off .*--request-log N/)
+      }
     } finally {
       await off.close()
     }

@@ -1283,4 +1283,18 @@ describe('in a real browser', () => {
     await page.screenshot({path: join(OUTPUT, 'dashboard-requests.png'), fullPage: true})
     await page.close()
   })
+
+  it('the dashboard of a server whose request log is off says so in its Requests panel, and draws the rest', async () => {
+    const off = await startTestServer({memory: true, serve: {requestLog: 0}})
+    cleanup.push(() => off.close())
+    await off.api('PUT', '/v1/checks/external/t-off', {
+      body: checkWith([['tea', 1, 300]], {table: {number: 'log-off'}}),
+    })
+    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
+    await page.goto(`${off.url}/#key=${READ_KEY}`)
+    await page.locator('#checks td[data-label="Table"]', {hasText: 'log-off'}).waitFor()
+    await page.locator('#requests').getByText('The request log is off on this server (serve --request-log 0)').waitFor()
+    expect(await page.locator('#notice').isHidden()).toBe(true)
+    await page.close()
+  })
 })

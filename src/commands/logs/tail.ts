@@ -36,7 +36,11 @@ and first prints the requests logged meanwhile that the request log still holds 
       onReconnect: (count) => this.notice(renderReconnected({count, noun: 'request'})),
     })
     // stopped while its stream opened: it ends at once, and waits for nothing
-    if (!signal.aborted) this.notice(style.dim('Waiting for requests. Ctrl+C to stop.'))
+    if (!signal.aborted) {
+      // a server whose log is off would only ever send nothing: its log says so (not_found) instead of waiting
+      await this.tailClient.listRequests({limit: 1})
+      this.notice(style.dim('Waiting for requests. Ctrl+C to stop.'))
+    }
     for await (const entry of entries) this.emit(entry, renderRequestLine(fieldsOf(entry)))
   }
 }

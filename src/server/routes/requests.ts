@@ -4,6 +4,18 @@ import {accountOf} from '../internal/auth.js'
 import {readListQuery, unknownCursor} from '../internal/list.js'
 import type {OperationSpec} from '../operations.js'
 
+/**
+ * With the log off, its routes say so instead of answering an empty log for ever (docs/api.md, "The request
+ * log"): a `logs tail` would wait on nothing.
+ */
+function refuseWhenOff(log: {enabled: boolean}): void {
+  if (!log.enabled)
+    throw new ApiError(
+      'not_found',
+      'The request log is off on this server (serve --request-log 0): start it with --request-log N to keep the last N requests of each account.',
+    )
+}
+
 /** The request log: what the account's requests were and how they were answered (docs/api.md, "The request log"). */
 export const requestOperations: OperationSpec[] = [
   {
@@ -12,7 +24,9 @@ export const requestOperations: OperationSpec[] = [
     response: RequestEntry,
     list: true,
     filters: RequestFilters,
+    errors: ['not_found'],
     handler(event, {service}) {
+      refuseWhenOff(service.requests)
       const query = readListQuery(event, RequestFilters)
       const {limit, starting_after, ...filters} = query
       const page = service.requests.list(accountOf(event), filters, {limit, starting_after})
@@ -25,14 +39,13 @@ export const requestOperations: OperationSpec[] = [
     summary: 'One logged request by its X-Request-Id: both bodies, the error, what a push moved',
     response: RequestEntry,
     handler(event, {service}) {
+      refuseWhenOff(service.requests)
       // a caller's id may hold "/" (X-Request-Id allows it), sent as %2F, which the router leaves encoded in a segment
       const id = (event.context.params?.request_id ?? '').replace(/%2F/gi, '/')
       const entry = service.requests.get(accountOf(event), id)
       if (!entry) {
-        const why = service.requests.enabled
-          ? `the log keeps the last ${service.requests.size} requests of each account, in memory`
-          : 'the request log is off (serve --request-log 0)'
-        throw new ApiError('not_found', `No request ${id} in this account's request log (${why}).`)
+        const kept = `it keeps the last ${service.requests.size} requests of each account, in memory`
+        throw new ApiError('not_found', `No request ${id} in this account's request log (${kept}).`)
       }
       return entry
     },

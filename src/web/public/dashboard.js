@@ -293,11 +293,13 @@ function renderRequest(entry) {
 const refreshRequests = latestShown(
   () => {
     const status = $('request-status').value
-    return api(`/sim/requests?limit=50${status ? `&status=${status}` : ''}`)
+    // a server started with --request-log 0 keeps none, and its answer says so: the panel shows why it is empty
+    const off = (error) => (error.code === 'not_found' ? {data: [], off: error.message} : Promise.reject(error))
+    return api(`/sim/requests?limit=50${status ? `&status=${status}` : ''}`).catch(off)
   },
   (page) =>
     keepingFocus(() =>
-      $('requests').replaceChildren(...(page.data.length ? page.data.map(renderRequest) : [el('li', {class: 'hint'}, 'No requests yet.')])),
+      $('requests').replaceChildren(...(page.data.length ? page.data.map(renderRequest) : [el('li', {class: 'hint'}, page.off ?? 'No requests yet.')])),
     ),
 )
 
