@@ -212,7 +212,7 @@ describe('in a real browser', () => {
     const withDessert = checkWith([...lines, ['dessert', 1, 650]], {version: 2})
     expect((await push(withDessert)).status).toBe(200)
     await page.getByText('Item dessert').waitFor()
-    const share = 2450 + Math.round((withDessert.totals.tax_cents * 2450) / withDessert.totals.subtotal_cents)
+    const share = 2450 + Math.ceil((withDessert.totals.tax_cents * 2450) / withDessert.totals.subtotal_cents)
     expect(await page.getByLabel('What I claimed').isChecked()).toBe(true)
     expect(await page.getByLabel('Amount', {exact: true}).inputValue()).toBe((share / 100).toFixed(2))
     await page.getByText('Your items (€24.50) and their share of the tax').waitFor()
@@ -330,6 +330,32 @@ describe('in a real browser', () => {
     await whatIClaimed.waitFor({state: 'hidden'})
     expect(await page.getByLabel('Everything due').isChecked()).toBe(true)
     expect(await page.getByRole('button', {name: /^Pay €/}).isVisible()).toBe(true)
+  })
+
+  it('guests who each pay what they claimed pay the whole bill: no cent of the tax is left due', async () => {
+    // a tax of 100 on three items of 333: a third of it is 33.33 cents
+    const items = ['a', 'b', 'c']
+    const {key, created} = await scratchTable('47', [
+      ['a', 1, 333],
+      ['b', 1, 333],
+      ['c', 1, 333],
+    ])
+    expect(created.body.totals).toMatchObject({subtotal_cents: 999, tax_cents: 100})
+    for (const item of items) {
+      const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+      cleanup.push(() => page.close())
+      await page.goto(created.body.guest_url)
+      await page.getByText('Live:').waitFor()
+      await page.getByRole('button', {name: `Claim Item ${item}`}).click()
+      await page.getByLabel('What I claimed').waitFor()
+      await page.getByRole('button', {name: /^Pay /}).click()
+      await page.getByText(/^Paid .* Thank you!$/).waitFor()
+    }
+    const payments = (await sim.api('GET', `/v1/checks/${created.body.id}/payments`, {key})).body.data
+    expect(payments.map((p: {amount_cents: number}) => p.amount_cents).sort()).toEqual([365, 367, 367])
+    expect((await sim.api('GET', `/v1/checks/${created.body.id}`, {key})).body.amount_due_cents).toBe(0)
+    const paid = await sim.api('GET', '/v1/events?type=check.fully_paid', {key})
+    expect(paid.body.data.map((e: {data: {id: string}}) => e.data.id)).toEqual([created.body.id])
   })
 
   it('the table page forgets claims a restore took away, offers a claim again once its payment is refunded (here or elsewhere), shows a refund made elsewhere, and stands down once the bill is removed', async () => {

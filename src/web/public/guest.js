@@ -96,14 +96,17 @@ const post = (path, body) => postOnce(`${base}${path}`, body)
 
 const left = (item) => Math.round((item.quantity - item.claimed_quantity) * 1000) / 1000
 
-/** A claim's part of the bill: its items, and the same share of the tax (docs/pages.md, "The table page"). */
+/** A claim's part of the bill: its items and their share of the tax, each rounded up (docs/pages.md, "What the page pays"). */
 function claimShare(claim) {
   const prices = new Map(check.items.map((item) => [item.external_id, item.price_cents]))
-  const line = ({external_id, quantity}) => Math.round(quantity * (prices.get(external_id) ?? 0))
+  const line = ({external_id, quantity}) => ceilOf(Math.round(quantity * 1000), prices.get(external_id) ?? 0, 1000)
   const items = claim.items.reduce((sum, claimed) => sum + line(claimed), 0)
   const {subtotal_cents: subtotal, tax_cents: tax} = check.totals
-  return {items, tax: subtotal > 0 ? Math.round((tax * items) / subtotal) : 0}
+  return {items, tax: subtotal > 0 ? ceilOf(tax, items, subtotal) : 0}
 }
+
+/** a × b / c rounded up, exactly, for whole numbers (quantities in thousandths): in floats 1.1 × 100 is 110.00000000000001. */
+const ceilOf = (a, b, c) => Number((BigInt(a) * BigInt(b) + BigInt(c) - 1n) / BigInt(c))
 
 /** This tab's claims that none of its payments holds (none made yet, or each refunded in full), free items' left out: nothing to pay. */
 function unpaidClaims() {
