@@ -32,6 +32,7 @@ import type {RequestEntry, RequestFilters} from '../domain/request-log.js'
 import type {Snapshot} from '../domain/snapshots.js'
 import type {SnapshotDocument} from '../domain/snapshot-document.js'
 import {serverBase} from '../shared/server-url.js'
+import type {List, ListParams} from './resources.js'
 import {readServerSentEvents, type RequestStreamMessage, type StreamMessage} from './stream.js'
 import {type Sent, Transport} from './transport.js'
 
@@ -44,20 +45,6 @@ export interface GuestOptions {
 
 // how a push changed the stored check, as header X-Tablepay-Push-Result says
 export type {PushResult}
-
-/** Every list answer of the API. Pass `next_cursor` as `starting_after` for the next page. */
-export interface List<T> {
-  object: 'list'
-  data: T[]
-  has_more: boolean
-  next_cursor: string | null
-}
-
-export interface ListParams {
-  /** 1-100, server default 20. */
-  limit?: number
-  starting_after?: string
-}
 
 /** An answer of `request`: its status, headers and body (parsed JSON, else text, null when empty). */
 export interface RawAnswer {
@@ -121,6 +108,11 @@ export class TablepayClient {
   /** The same client (server, fetch, timeout, headers) with another API key: a scratch account's. */
   withApiKey(apiKey: string): TablepayClient {
     return new TablepayClient({...this.#options, apiKey})
+  }
+
+  /** The same client with these headers too: `{'x-tablepay-client': 'cli-tail'}` keeps its reads out of the log. */
+  withHeaders(headers: Record<string, string>): TablepayClient {
+    return new TablepayClient({...this.#options, headers: {...this.#options.headers, ...headers}})
   }
 
   /** Answers once the server is up (`GET /health`, no key needed). */

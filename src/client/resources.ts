@@ -31,3 +31,17 @@ export type {RequestEntry, RequestFilters} from '../domain/request-log.js'
 export type {Snapshot} from '../domain/snapshots.js'
 export type {SnapshotDocument} from '../domain/snapshot-document.js'
 export type {RequestStreamMessage, StreamMessage} from './stream.js'
+
+/** Every list answer of the API. Pass `next_cursor` as `starting_after` for the next page. */
+export interface List<T> {
+  object: 'list'
+  data: T[]
+  has_more: boolean
+  next_cursor: string | null
+}
+
+export interface ListParams {
+  /** 1-100, server default 20. */
+  limit?: number
+  starting_after?: string
+}

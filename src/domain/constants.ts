@@ -27,7 +27,7 @@ export const DELIVERY_STATUSES = ['pending', 'succeeded', 'dead', 'canceled', 's
  * line leave those out, so both show the user's traffic only (docs/api.md, "The request log").
  */
 export const CLIENT_HEADER = 'x-tablepay-client'
-export const OWN_CLIENTS = ['dashboard', 'cli-tail'] as const
+export const OWN_CLIENTS = ['dashboard', 'cli-tail', 'scenario'] as const
 
 /** An `Idempotency-Key` the API takes (docs/api.md, "Idempotency-Key"), and what the error says of one it does not. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/

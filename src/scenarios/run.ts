@@ -2,6 +2,7 @@ import {randomBytes} from 'node:crypto'
 import {setTimeout as sleep} from 'node:timers/promises'
 import type {RawAnswer, TablepayClient} from '../client/client.js'
 import {TablepayApiError, TablepayError, TablepayEventStreamError} from '../client/errors.js'
+import {CLIENT_HEADER} from '../domain/constants.js'
 import {type SubsetDifference, subsetDifferences} from '../domain/json-subset.js'
 import {hasDotSegment, UnsendableSegmentError} from '../domain/routes.js'
 import {isHeaderValue, type Scenario, type ScenarioStep, type StepKind} from '../domain/scenario.js'
@@ -83,6 +84,12 @@ export interface RunOptions {
 /** What a run holds while its steps go: the references' values and where things are. */
 interface RunState {
   client: TablepayClient
+  /**
+   * The client, marked as the simulator's own (`X-Tablepay-Client: scenario`), for the run's waits on events and
+   * deliveries: no traffic of the user's, which a rate limit, a fault or the request log would count
+   * (docs/scenarios.md).
+   */
+  reads: TablepayClient
   run: string
   location?: string
   receiver?: ScenarioReceiver
@@ -114,17 +121,18 @@ export async function runScenario(
 ): Promise<ScenarioReport> {
   const used = new Set(scenario.steps.flatMap((step) => namesIn(step.input)))
   const run = randomBytes(RUN_LENGTH / 2).toString('hex')
-  const state: RunState = {client, run, onReceiver: [], answers: new Map(), signal}
+  const reads = client.withHeaders({[CLIENT_HEADER]: 'scenario'})
+  const state: RunState = {client, reads, run, onReceiver: [], answers: new Map(), signal}
   let forwarded: ScenarioReport['forwarded_to']
   const stopped = rejectOnAbort(signal, () => new TablepayError('interrupted', 'The scenario run was interrupted.'))
   const steps: StepReport[] = []
   let interrupted = false
   let leftBehind: LeftBehind[]
   const setUp = async () => {
-    if (used.has('location')) state.location = await firstLocation(client)
+    if (used.has('location')) state.location = await firstLocation(reads)
     if (used.has('receiver')) state.receiver = await startScenarioReceiver()
     if (scenario.steps.some((step) => step.kind === 'expect_event'))
-      state.events = {before: await eventsBaseline(client)}
+      state.events = {before: await eventsBaseline(reads)}
     if (forwardTo !== undefined) {
       const {secret} = await client.getListenSecret()
       const description = `tablepay scenario run ${scenario.name}`
@@ -157,7 +165,7 @@ export async function runScenario(
     // (the steps that would delete the receiver's endpoints do not run after a failed action)
     const forwardedTo = forwarded ? [{id: forwarded.endpoint_id, url: forwarded.url}] : []
     if (forwarded && !signal?.aborted) {
-      const delivered = await deliveredTo(client, forwarded.endpoint_id).catch(() => undefined)
+      const delivered = await deliveredTo(reads, forwarded.endpoint_id).catch(() => undefined)
       if (delivered !== undefined) forwarded.delivered = delivered
     }
     leftBehind = await cleanUp(state, [...forwardedTo, ...state.onReceiver])
@@ -320,7 +328,7 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
     return {...base, title: step.kind, ok: false, differences: [], error: error.message}
   }
   if (resolved.kind === 'expect_event') {
-    const {event, ...outcome} = await awaitEvent(state.client, resolved.input, state.events?.before, state.signal)
+    const {event, ...outcome} = await awaitEvent(state.reads, resolved.input, state.events?.before, state.signal)
     if (event && step.id !== undefined) state.answers.set(step.id, event)
     return {...base, ...outcome}
   }
@@ -393,7 +401,7 @@ const isSuccess = (status: number) => status >= 200 && status < 300
  */
 async function afterRestore(state: RunState): Promise<void> {
   if (state.receiver) await findOnReceiver(state)
-  if (state.events) state.events.before = await eventsBaseline(state.client)
+  if (state.events) state.events.before = await eventsBaseline(state.reads)
 }
 
 /**

@@ -12,6 +12,7 @@ const endpoint = {url: 'https://example.test/hook', event_types: ['check.created
 /** Every method of the client, called with made-up values: both ways where it reaches two routes. */
 const CALLS: Record<Method, (client: TablepayClient) => Promise<unknown>> = {
   withApiKey: async (client) => client.withApiKey('tp_test_other'),
+  withHeaders: async (client) => client.withHeaders({'x-tablepay-client': 'cli-tail'}),
   getHealth: (client) => client.getHealth(),
   getOpenApi: (client) => client.getOpenApi(),
   getKey: (client) => client.getKey(),

@@ -111,6 +111,43 @@ describe('sim.runScenario', () => {
     })
   })
 
+  test("the run's own reads are no traffic of the user's: a fault on the events list spares its waits, the log leaves them out", async () => {
+    const eventReads = async () => (await sim.requests({method: 'GET', path: '/v1/events'})).length
+    const before = await eventReads()
+    const everyEventsRead = {fault: {match: {method: 'GET', path: '/v1/events'}, status: 503}}
+    const created = {expect_event: {type: 'check.created', json: {data: {external_id: 'r-${run}'}}}}
+    try {
+      const report = await sim.runScenario(scenarioOf([everyEventsRead, OPEN, created]))
+      expect(report.steps.map((step) => step.ok)).toEqual([true, true, true])
+      expect(await eventReads()).toBe(before)
+    } finally {
+      await sim.faults.clear()
+    }
+  })
+
+  test('an event expectation whose reads the server fails is a failed step, saying why, and the run goes on', async () => {
+    // the server fails the run's reads of the events list (its baseline, limit=1, aside), and answers the rest
+    const failing = (input: string, init: RequestInit) =>
+      /\/v1\/events\?limit=100\b/.test(input)
+        ? Promise.resolve(
+            Response.json({error: {code: 'internal_error', message: 'The events list failed.'}}, {status: 500}),
+          )
+        : fetch(input, init)
+    const client = new TablepayClient({url: `${server.url}/v1`, apiKey: WRITE_KEY, fetch: failing})
+    const report = await runScenario(
+      client,
+      validScenario(
+        scenarioOf([OPEN, {expect_event: {type: 'check.created'}}, {expect: {get: '/checks/${open.id}'}}]),
+        'The scenario given',
+      ),
+    )
+    expect(report.steps.map((step) => [step.ok, step.error])).toEqual([
+      [true, undefined],
+      [false, 'The events list failed.'],
+      [true, undefined],
+    ])
+  })
+
   test('rejects an invalid scenario naming the step and field, with nothing changed on the server', async () => {
     const before = await server.stored()
     const error = await sim

@@ -212,9 +212,9 @@ describe('POST /v1/sim/faults', () => {
     expect([retried.status, retried.body.error.code]).toEqual([422, 'validation_failed'])
   })
 
-  it("the simulator's own clients' reads (the dashboard, the CLI's tails) leave the faults to the user's requests", async () => {
+  it("the simulator's own clients' reads (the dashboard, the CLI's tails, scenario runs) leave the faults to the user's requests", async () => {
     const fault = await addFault({status: 500, match: {method: 'GET', path: '/v1/events'}})
-    for (const client of ['dashboard', 'cli-tail']) {
+    for (const client of ['dashboard', 'cli-tail', 'scenario']) {
       const own = await sim.api('GET', '/v1/events', {headers: {'x-tablepay-client': client}})
       expect([own.status, own.headers.get('x-tablepay-fault')]).toEqual([200, null])
     }

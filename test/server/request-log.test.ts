@@ -286,10 +286,10 @@ describe('the request log', () => {
     expect(await paths()).toEqual(['/v1/sim/reset'])
   })
 
-  it('leaves out requests marked X-Tablepay-Client: dashboard or cli-tail, in the log and the access line; another value is logged', async () => {
+  it('leaves out requests marked X-Tablepay-Client: dashboard, cli-tail or scenario, in the log and the access line; another value is logged', async () => {
     const from = access.length
     const pushed = await push('rl-own', checkWith([['a', 1, 100]]))
-    for (const client of ['dashboard', 'cli-tail']) {
+    for (const client of ['dashboard', 'cli-tail', 'scenario']) {
       const headers = {'x-tablepay-client': client}
       expect((await sim.api('GET', '/v1/checks?limit=5', {headers})).status).toBe(200)
       expect((await sim.api('GET', `/v1/checks/${pushed.body.id}`, {headers})).status).toBe(200)
