@@ -152,7 +152,8 @@ const LOOK_UP: Record<string, string> = {
 }
 
 function notFoundStep(message: string): string | undefined {
-  // a request log that is off: the message says how to turn it on
+  // a request log that is off (domain/constants.ts, REQUEST_LOG_OFF, not imported: `verify` and `sign` load this
+  // file on their lean start): the message says how to turn it on
   if (message.startsWith('The request log is off')) return undefined
   const prefix = /\b(chk|we|dlv|evt|pay|clm|loc)_\w+/.exec(message)?.[1]
   // a POS id names a check only once a push of it was accepted: the refused ones are in the request log

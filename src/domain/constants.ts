@@ -22,12 +22,16 @@ export const EVENT_TYPES = [
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'dead', 'canceled', 'superseded'] as const
 
 /**
- * What the simulator's own clients send in `X-Tablepay-Client` on the requests they make to draw themselves: the
- * dashboard, and the CLI's tails (`logs tail`, `deliveries tail`, `listen`). The request log and `serve`'s access
- * line leave those out, so both show the user's traffic only (docs/api.md, "The request log").
+ * What the simulator's own clients send in `X-Tablepay-Client` on their own reads: the dashboard, the CLI's tails
+ * (`logs tail`, `deliveries tail`, `listen`) and scenario runs. The request log and `serve`'s access line leave
+ * those out, so both show the user's traffic only (docs/api.md, "The request log").
  */
 export const CLIENT_HEADER = 'x-tablepay-client'
 export const OWN_CLIENTS = ['dashboard', 'cli-tail', 'scenario'] as const
+
+/** What the request log's routes answer with `serve --request-log 0`; the CLI adds no hint to it (docs/api.md). */
+export const REQUEST_LOG_OFF =
+  'The request log is off on this server (serve --request-log 0): start it with --request-log N to keep the last N requests of each account.'
 
 /** An `Idempotency-Key` the API takes (docs/api.md, "Idempotency-Key"), and what the error says of one it does not. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/

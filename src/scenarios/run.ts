@@ -85,9 +85,9 @@ export interface RunOptions {
 interface RunState {
   client: TablepayClient
   /**
-   * The client, marked as the simulator's own (`X-Tablepay-Client: scenario`), for the run's waits on events and
-   * deliveries: no traffic of the user's, which a rate limit, a fault or the request log would count
-   * (docs/scenarios.md).
+   * The client, marked as the simulator's own (`X-Tablepay-Client: scenario`), for the run's own reads (its waits
+   * on events and deliveries, its baseline, `${location}`): no traffic of the user's, which a rate limit, a fault
+   * or the request log would count (docs/scenarios.md).
    */
   reads: TablepayClient
   run: string

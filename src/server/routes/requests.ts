@@ -1,3 +1,4 @@
+import {REQUEST_LOG_OFF} from '../../domain/constants.js'
 import {ApiError} from '../../domain/errors.js'
 import {RequestEntry, RequestFilters} from '../../domain/request-log.js'
 import {accountOf} from '../internal/auth.js'
@@ -9,11 +10,7 @@ import type {OperationSpec} from '../operations.js'
  * log"): a `logs tail` would wait on nothing.
  */
 function refuseWhenOff(log: {enabled: boolean}): void {
-  if (!log.enabled)
-    throw new ApiError(
-      'not_found',
-      'The request log is off on this server (serve --request-log 0): start it with --request-log N to keep the last N requests of each account.',
-    )
+  if (!log.enabled) throw new ApiError('not_found', REQUEST_LOG_OFF)
 }
 
 /** The request log: what the account's requests were and how they were answered (docs/api.md, "The request log"). */
