@@ -97,6 +97,12 @@ function connectionFailure(url: string, reason: string): string {
       'been carried out. On a tablepay server, a fault made with `tablepay faults add --reset` does this (see ' +
       '`tablepay faults list`), and so does a stop of the server; else check --url.'
     )
+  // fetch's own limit (300 s unless its dispatcher says otherwise), where the client cannot lift it (jest's sandbox)
+  if (reason === 'UND_ERR_HEADERS_TIMEOUT' || reason === 'UND_ERR_BODY_TIMEOUT')
+    return (
+      `The server at ${url} had not answered when fetch stopped waiting (${reason}): the request may still be ` +
+      'under way there (a long clock advance goes on). Run it where fetch waits longer, or make it shorter.'
+    )
   return `Could not reach the tablepay server at ${url} (${reason}). Check the client's URL (--url).`
 }
 

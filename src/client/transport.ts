@@ -12,6 +12,7 @@ import {
   TablepayTimeoutError,
   TablepayUnexpectedAnswerError,
 } from './errors.js'
+import {waitAsLongAsAsked} from './fetch-waits.js'
 
 type Query = Record<string, string | number | undefined>
 
@@ -156,7 +157,7 @@ export class Transport {
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey
     Object.assign(headers, lowerNames(extra))
-    return {method, headers, body: body === undefined ? undefined : jsonBody(body), signal}
+    return {method, headers, body: body === undefined ? undefined : jsonBody(body), signal, ...waitAsLongAsAsked()}
   }
 
   /** `GET /v1/sim/stream`, answered: the caller reads its messages. */

@@ -2,7 +2,7 @@ import {createServer, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
-import {TablepayTimeoutError} from '../../src/client/errors.js'
+import {TablepayConnectionError, TablepayTimeoutError} from '../../src/client/errors.js'
 import {checkWith} from '../helpers/checks.js'
 import {startTestServer, WRITE_KEY} from '../helpers/simulator.js'
 
@@ -63,6 +63,45 @@ describe('the client timeout (timeoutMs)', () => {
     const client = new TablepayClient({url: sim.url, apiKey: WRITE_KEY})
     const {result} = await client.pushCheck('patient-1', checkWith([['a', 1, 100]]))
     expect(result).toBe('created')
+  })
+
+  /**
+   * Fetch's global dispatcher made one that gives up on headers after 50 ms (about 1 s: its timers tick twice
+   * a second), as it does after 300 s by default: an Agent of Node's own undici, put where `setGlobalDispatcher`
+   * puts it (a test cannot wait 300 s, and undici's timers outlive fake ones).
+   */
+  async function impatientFetch() {
+    await fetch('data:,') // Node loads undici, and its global dispatcher, at fetch's first call
+    const slot = Symbol.for('undici.globalDispatcher.1')
+    const global = globalThis as unknown as Record<symbol, object>
+    const before = global[slot]!
+    const Agent = before.constructor as new (options: object) => {close(): Promise<void>}
+    const impatient = new Agent({headersTimeout: 50, bodyTimeout: 50})
+    global[slot] = impatient
+    cleanup.push(async () => {
+      global[slot] = before
+      await impatient.close()
+    })
+  }
+
+  it("waits past the limit after which Node's fetch gives up on its own (300 s), and says so where it cannot", async () => {
+    await impatientFetch()
+    const held: ServerResponse[] = []
+    const url = await stuck((res) => held.push(res))
+    const patient = new TablepayClient({url, apiKey: WRITE_KEY}).listLocations()
+    // as in jest's sandbox, where the client cannot see fetch's dispatcher
+    const unseen = new TablepayClient({
+      url,
+      apiKey: WRITE_KEY,
+      fetch: (input, init) => fetch(input, {...init, dispatcher: undefined}),
+    })
+    const failure = await unseen.listLocations().catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(TablepayConnectionError)
+    expect((failure as Error).message).toMatch(/had not answered when fetch stopped waiting .*may still be under way/)
+
+    // fetch's limit has passed for the request sent first too: answered now, it still gets its answer
+    for (const res of held) res.end(JSON.stringify({object: 'list', data: [], has_more: false}))
+    await expect(patient).resolves.toMatchObject({data: []})
   })
 
   it('fails a stream that does not open in time', async () => {
