@@ -6,28 +6,42 @@ import {durationSeconds, type StepInput} from '../domain/scenario.js'
 
 const DEFAULT_WITHIN_S = 5
 const POLL_MS = 100
-// a run's own events are the newest; past this many the oldest of them are not looked at
-const MAX_PAGES = 10
 
-/** The newest event before the run: the run's events are those after it. */
-export async function eventsBaseline(client: TablepayClient): Promise<string | undefined> {
-  return (await client.listEvents({limit: 1})).data[0]?.id
-}
+/**
+ * The events of a run: those made after the newest event when it started (or when its last restore answered).
+ * Each read takes only the events made since the last, so a run that makes many reads no more per poll.
+ */
+export class RunEvents {
+  /** The run's events read so far, oldest first. */
+  readonly #events: Event[] = []
 
-/** The events made since `before`, newest first (all the account's when `before` is gone: a reset, a restore). */
-async function eventsSince(client: TablepayClient, before: string | undefined): Promise<Event[]> {
-  const events: Event[] = []
-  let after: string | undefined
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const list = await client.listEvents({limit: 100, ...(after ? {starting_after: after} : {})})
-    for (const event of list.data) {
-      if (event.id === before) return events
-      events.push(event)
-    }
-    if (!list.has_more || !list.next_cursor) break
-    after = list.next_cursor
+  private constructor(
+    private readonly client: TablepayClient,
+    /** The id of the newest event read: the next read stops there. */
+    private mark: string | undefined,
+  ) {}
+
+  /** The run's events from now on. */
+  static async from(client: TablepayClient): Promise<RunEvents> {
+    return new RunEvents(client, (await client.listEvents({limit: 1})).data[0]?.id)
   }
-  return events
+
+  /** Every event of the run so far, oldest first, read from the server. */
+  async read(): Promise<readonly Event[]> {
+    const made: Event[] = []
+    let after: string | undefined
+    for (;;) {
+      const list = await this.client.listEvents({limit: 100, ...(after ? {starting_after: after} : {})})
+      // up to the mark; where it is gone (a reset, retention), so are the events before it: to the list's end
+      const marked = list.data.findIndex((event) => event.id === this.mark)
+      made.push(...(marked === -1 ? list.data : list.data.slice(0, marked)))
+      if (marked !== -1 || !list.has_more || !list.next_cursor) break
+      after = list.next_cursor
+    }
+    this.mark = made[0]?.id ?? this.mark
+    this.#events.push(...made.reverse())
+    return this.#events
+  }
 }
 
 /** Whether a delivery of the event succeeded: a receiver acknowledged it with a 2xx. */
@@ -50,12 +64,12 @@ export interface EventOutcome {
  * the events list every 100 ms until `within` (default 5 s) has passed.
  *
  * @example
- * await awaitEvent(client, {type: 'payment.succeeded', within: '5s'}, before) // {ok: true, event, …}
+ * await awaitEvent(client, {type: 'payment.succeeded', within: '5s'}, await RunEvents.from(client)) // {ok: true, event, …}
  */
 export async function awaitEvent(
   client: TablepayClient,
   {type, json, within, delivered: mustBeDelivered}: StepInput<'expect_event'>,
-  before: string | undefined,
+  events: RunEvents,
   signal?: AbortSignal,
 ): Promise<EventOutcome> {
   const seconds = within === undefined ? DEFAULT_WITHIN_S : durationSeconds(within)
@@ -66,7 +80,7 @@ export async function awaitEvent(
   let undelivered: Event | undefined
   try {
     for (;;) {
-      const ofType = (await eventsSince(client, before)).filter((event) => event.type === type).reverse()
+      const ofType = (await events.read()).filter((event) => event.type === type)
       newest = ofType.at(-1)
       const matching = ofType.filter((event) => subsetDifferences(expected, event).length === 0)
       for (const event of matching) {

@@ -17,7 +17,7 @@ import {
 } from '../domain/scenario-references.js'
 import {rejectOnAbort} from '../shared/reject-on-abort.js'
 import {stepName} from './errors.js'
-import {awaitEvent, eventsBaseline} from './events.js'
+import {awaitEvent, RunEvents} from './events.js'
 import {startScenarioReceiver, type ScenarioReceiver} from './receiver.js'
 import {type StepRequest, stepRequest} from './requests.js'
 
@@ -96,8 +96,8 @@ interface RunState {
   /** The endpoints steps made on the receiver: they would outlive it, retrying every later event. */
   onReceiver: {id: string; url: string}[]
   answers: Map<string, unknown>
-  /** With a step that waits for events: the newest event before the run's, those made since it or its last restore. */
-  events?: {before: string | undefined}
+  /** With a step that waits for events: those made since the run began, or since its last restore. */
+  events?: RunEvents
   signal?: AbortSignal
 }
 
@@ -131,8 +131,7 @@ export async function runScenario(
   const setUp = async () => {
     if (used.has('location')) state.location = await firstLocation(reads)
     if (used.has('receiver')) state.receiver = await startScenarioReceiver()
-    if (scenario.steps.some((step) => step.kind === 'expect_event'))
-      state.events = {before: await eventsBaseline(reads)}
+    if (scenario.steps.some((step) => step.kind === 'expect_event')) state.events = await RunEvents.from(reads)
     if (forwardTo !== undefined) {
       const {secret} = await client.getListenSecret()
       const description = `tablepay scenario run ${scenario.name}`
@@ -328,7 +327,7 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
     return {...base, title: step.kind, ok: false, differences: [], error: error.message}
   }
   if (resolved.kind === 'expect_event') {
-    const {event, ...outcome} = await awaitEvent(state.reads, resolved.input, state.events?.before, state.signal)
+    const {event, ...outcome} = await awaitEvent(state.reads, resolved.input, state.events!, state.signal)
     if (event && step.id !== undefined) state.answers.set(step.id, event)
     return {...base, ...outcome}
   }
@@ -401,7 +400,7 @@ const isSuccess = (status: number) => status >= 200 && status < 300
  */
 async function afterRestore(state: RunState): Promise<void> {
   if (state.receiver) await findOnReceiver(state)
-  if (state.events) state.events.before = await eventsBaseline(state.reads)
+  if (state.events) state.events = await RunEvents.from(state.reads)
 }
 
 /**

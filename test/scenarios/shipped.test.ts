@@ -6,6 +6,7 @@ import {simulatorControls, type SimulatorControls} from '../../src/simulator-con
 import {TablepayClient} from '../../src/client/client.js'
 import {validScenario} from '../../src/scenarios/files.js'
 import {runScenario} from '../../src/scenarios/run.js'
+import {checkWith} from '../helpers/checks.js'
 import {ROOT} from '../helpers/cli.js'
 import {importGraph} from '../helpers/import-graph.js'
 import {startReceiver} from '../helpers/receiver.js'
@@ -144,6 +145,39 @@ describe('sim.runScenario', () => {
     expect(report.steps.map((step) => [step.ok, step.error])).toEqual([
       [true, undefined],
       [false, 'The events list failed.'],
+      [true, undefined],
+    ])
+  })
+
+  test('an event expectation finds any event of the run, however many came after it (past 1,000)', async () => {
+    const tag = `many-${Date.now()}`
+    const pushOthers = async () => {
+      // 1,100 events after the run's first: 11 pages of the events list
+      for (let batch = 0; batch < 22; batch++) {
+        const pushes = Array.from({length: 50}, (_, i) =>
+          server.api('PUT', `/v1/checks/external/${tag}-${batch}-${i}`, {body: checkWith([['a', 1, 100]])}),
+        )
+        for (const {status} of await Promise.all(pushes)) expect(status).toBe(201)
+      }
+      await server.api('PUT', `/v1/checks/external/${tag}-last`, {body: checkWith([['a', 1, 100]])})
+    }
+    let others: Promise<void> | undefined
+    const report = await runScenario(
+      new TablepayClient({url: `${server.url}/v1`, apiKey: WRITE_KEY}),
+      validScenario(
+        scenarioOf([
+          OPEN,
+          {expect_event: {type: 'check.created', json: {data: {external_id: `${tag}-last`}}, within: '60s'}},
+          {expect_event: {type: 'check.created', json: {data: {external_id: 'r-${run}'}}}},
+        ]),
+        'The scenario given',
+      ),
+      {onStep: (step) => (others ??= step.step === 1 ? pushOthers() : undefined)},
+    )
+    await others
+    expect(report.steps.map((step) => [step.ok, step.error])).toEqual([
+      [true, undefined],
+      [true, undefined],
       [true, undefined],
     ])
   })
