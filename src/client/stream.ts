@@ -3,8 +3,18 @@ import type {RequestEntry} from '../domain/request-log.js'
 import type {Delivery, Event} from '../domain/schemas.js'
 import {isApiObject, TablepayConnectionError, TablepayUnexpectedAnswerError} from './errors.js'
 
-/** One message of `GET /sim/stream`: a new event, or a delivery that was created or attempted. */
-export type StreamMessage = {type: 'event'; data: Event} | {type: 'delivery'; data: Delivery}
+/**
+ * What a `reset` message carries: a snapshot's restore rewrote account `account_id` at once, sending no message per
+ * record, so what a client read of it before may be gone or back as it was: read it again.
+ */
+export interface StreamReset {
+  object: 'reset'
+  account_id: string
+}
+
+/** One message of `GET /sim/stream`: a new event, a delivery that was created or attempted, or a restore. */
+export type StreamMessage =
+  {type: 'event'; data: Event} | {type: 'delivery'; data: Delivery} | {type: 'reset'; data: StreamReset}
 
 /** A message of the stream opened with `{requests: true}`: also each answered request (the request log). */
 export type RequestStreamMessage = StreamMessage | {type: 'request'; data: RequestEntry}
@@ -58,8 +68,8 @@ function apiObject(data: string): unknown {
   }
 }
 
-/** The messages a stream yields unless asked for more: `request` messages are for `logs tail`. */
-const STREAM_TYPES = ['event', 'delivery']
+/** The messages a stream yields unless asked for others: `request` messages are for `logs tail`. */
+const STREAM_TYPES = ['event', 'delivery', 'reset']
 
 /**
  * The most characters one message may hold while it arrives: a check comes from a push body of at most 1 MiB,

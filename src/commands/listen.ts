@@ -10,7 +10,7 @@ import {FIRST_WAIT_MS, followLiveStream, waitAfter} from '../cli/reconnecting-st
 import {SECOND_SIGNAL_EXIT_CODES} from '../cli/exit-codes.js'
 import {abortOnSignal} from '../cli/shutdown.js'
 import {style} from '../cli/views/style.js'
-import {renderReconnected, renderStreamDropped} from '../cli/views/stream.js'
+import {renderReconnected, renderRestored, renderStreamDropped} from '../cli/views/stream.js'
 import {pastDuration} from '../cli/flags/duration.js'
 import {parseChaosSpec} from '../cli/webhooks/chaos-spec.js'
 import {resendSince} from '../cli/webhooks/resend-since.js'
@@ -19,6 +19,9 @@ import {SECRET_FORMAT, SECRET_RULE} from '../domain/endpoints.js'
 import {forwardToFlag, MISSING_FORWARD_TO} from '../cli/flags/forward-to.js'
 
 type Endpoint = WebhookEndpoint & {secret: string}
+
+/** What `listen` says when the server it reconnected to lost its endpoint (it lost its data). */
+const endpointGone = (id: string) => `Endpoint ${id} is gone from the server: registering a new one.`
 
 export default class Listen extends ApiCommand<typeof Listen> {
   static override summary = 'Forward webhooks to a local receiver and show each attempt.'
@@ -29,6 +32,7 @@ Every run against the same server data and account signs with the same secret, w
 (--print-secret prints it and exits; --secret uses another), so your receiver keeps verifying across runs. \
 --since sends it again the events of that past of its types, each as a resend; --chaos duplicates and reorders its deliveries (see \`webhooks chaos\`). \
 When the stream drops it reconnects (a line on stderr says so), goes on with the same endpoint, and first prints the attempts made to it meanwhile. \
+When a snapshot's restore removes the endpoint (\`snapshots restore\`), it registers it again with the same secret and settings, a line on stderr saying so. \
 On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoint is deleted, unless --keep.`
 
   static override exitCodes = {
@@ -89,10 +93,11 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
     try {
       // subscribe first, so not one attempt to the new endpoint can be missed
       // after a drop, the endpoint is looked at first (a server that lost its data needs a new one), then the
-      // attempts made to it meanwhile are printed
+      // attempts made to it meanwhile are printed; a restore may have removed it too
+      const onReset = () => this.#ensureEndpoint(this.#endpoint!, renderRestored)
       const messages = await followLiveStream(
-        async (opened) => newAttempts(await this.tailClient.openStream({signal: opened})),
-        attemptCatchUp(this.tailClient, async () => (await this.#reconnected(this.#endpoint!)).id),
+        async (opened) => newAttempts(await this.tailClient.openStream({signal: opened}), {onReset}),
+        attemptCatchUp(this.tailClient, async () => (await this.#ensureEndpoint(this.#endpoint!, endpointGone)).id),
         {
           signal,
           onDrop: (reason) => this.notice(renderStreamDropped(reason)),
@@ -181,14 +186,14 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
   }
 
   // A server restarted on its data dir still has the endpoint (disabled meanwhile, perhaps); one that lost its
-  // data needs a new one.
-  async #reconnected(endpoint: Endpoint): Promise<Endpoint> {
+  // data needs a new one, as does an account restored from a snapshot saved without it. `gone` says which.
+  async #ensureEndpoint(endpoint: Endpoint, gone: (id: string) => string): Promise<Endpoint> {
     try {
       this.#endIfDisabled(await this.tailClient.getWebhookEndpoint(endpoint.id))
       return endpoint
     } catch (error) {
       if (!(error instanceof TablepayApiError && error.status === 404)) throw error
-      this.notice(`Endpoint ${endpoint.id} is gone from the server: registering a new one.`)
+      this.notice(gone(endpoint.id))
       return this.#register()
     }
   }

@@ -29,3 +29,12 @@ it('yields each attempt once, though a stream announces the same state twice, as
     seen.push(`${delivery.id}#${attempt.attempt}`)
   expect(seen).toEqual(['dlv_1#1', 'dlv_1#2'])
 })
+
+it("yields an attempt numbered as one it yielded before a snapshot's restore, which put the delivery back", async () => {
+  const reset = {type: 'reset', data: {object: 'reset', account_id: 'acct_1'}} as StreamMessage
+  let resets = 0
+  const seen: string[] = []
+  const restored = [afterAttempt(1, '2026-01-01T00:00:01.000Z'), reset, afterAttempt(1, '2026-01-01T00:05:00.000Z')]
+  for await (const {attempt} of newAttempts(messages(restored), {onReset: async () => resets++})) seen.push(attempt.at)
+  expect([seen, resets]).toEqual([['2026-01-01T00:00:01.000Z', '2026-01-01T00:05:00.000Z'], 1])
+})

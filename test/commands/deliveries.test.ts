@@ -1,8 +1,10 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Delivery} from '../../src/client/client.js'
-import {type ApiServer, startApiServer} from '../helpers/api-server.js'
-import {cliFor} from '../helpers/cli.js'
+import {type ApiServer, startApiServer, startServeFlags} from '../helpers/api-server.js'
+import {checkWith} from '../helpers/checks.js'
+import {cliFor, startCommand} from '../helpers/cli.js'
 import {startReceiver} from '../helpers/receiver.js'
+import {call} from '../helpers/simulator.js'
 
 let server: ApiServer
 beforeAll(async () => {
@@ -154,5 +156,44 @@ describe('deliveries tail --endpoint', () => {
     const asJson = await cli(['deliveries', 'tail', '--endpoint', 'we_nope', '--json'])
     expect(asJson.code).toBe(1)
     expect(JSON.parse(asJson.stdout).error).toMatchObject({code: 'not_found'})
+  })
+})
+
+describe('deliveries tail and a snapshot restore', () => {
+  it('prints an attempt made after the restore, though it is numbered as one it printed before', async () => {
+    const [own, receiver] = await Promise.all([startServeFlags(['--retry-schedule', '1m']), startReceiver(() => 500)])
+    const origin = own.url.replace(/\/v1$/, '')
+    const api = async (method: string, path: string, body?: unknown) => {
+      const answer = await call(origin, method, `/v1${path}`, {body})
+      expect(answer.status).toBeLessThan(300)
+      return answer.body
+    }
+    const tail = startCommand(['deliveries', 'tail', '--json'], {env: own.env})
+    try {
+      receiver.verifyWith((await api('POST', '/webhook-endpoints', {url: receiver.url})).secret)
+      await tail.waitForStderr('Waiting for delivery attempts')
+      /** The attempt numbers the tail printed, once it printed `n`. */
+      const printed = async (n: number) => {
+        // each wait ends once one more line has begun: the tail writes each line whole
+        while (tail.stdout().split('\n').length <= n) await tail.waitForOutput(`${tail.stdout()}{`)
+        return tail
+          .stdout()
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line).attempt)
+      }
+      await api('PUT', '/checks/external/restored', checkWith([['a', 1, 100]]))
+      await printed(1)
+      // saved with one attempt made, its retry due in a minute
+      await api('POST', '/sim/snapshots', {name: 'one-attempt'})
+      await api('POST', '/sim/clock/advance', {seconds: 60})
+      await printed(2)
+      await api('POST', '/sim/snapshots/one-attempt/restore')
+      await api('POST', '/sim/clock/advance', {seconds: 60})
+      expect(await printed(3)).toEqual([1, 2, 2])
+    } finally {
+      await tail.interrupt()
+      await Promise.all([own.stop(), receiver.close()])
+    }
   })
 })

@@ -337,6 +337,64 @@ describe('listen: a secret that stays, recovery and chaos', () => {
     expect((await json(['webhooks', 'list'])).data).toEqual([])
   })
 
+  it("registers its endpoint again, with the same secret and settings, when a snapshot's restore removes it", async () => {
+    const {server, receiver, push} = await setup()
+    const origin = server.url.replace(/\/v1$/, '')
+    // saved before listen made its endpoint: restoring it removes the endpoint
+    expect((await call(origin, 'POST', '/v1/sim/snapshots', {body: {name: 'before'}})).status).toBe(201)
+    const {listen, ready} = await startListen(server.env, [
+      '--forward-to',
+      receiver.url,
+      '-e',
+      'check.created',
+      '--chaos',
+      'duplicate=1,seed=3',
+    ])
+    receiver.verifyWith(ready.secret)
+    expect((await call(origin, 'POST', '/v1/sim/snapshots/before/restore')).status).toBe(200)
+    await listen.waitForStderr(
+      `The account was restored from a snapshot without endpoint ${ready.endpoint_id}: registering it again.`,
+    )
+    const [, again] = await linesWith(listen, '"status":"ready"', 2)
+    expect(again).toEqual({...ready, endpoint_id: expect.not.stringMatching(ready.endpoint_id)})
+    const chaos = await call(origin, 'GET', `/v1/sim/webhook-endpoints/${again.endpoint_id}/chaos`)
+    expect(chaos.body).toMatchObject({duplicate: 1, seed: 3})
+    await push('after-restore')
+    const [line] = await attemptLines(listen, 1)
+    expect(line).toMatchObject({endpoint_id: again.endpoint_id, event_type: 'check.created', status_code: 200})
+    expect((await listen.interrupt()).code).toBe(0)
+    expect(listen.stderr()).toContain(`Removed endpoint ${again.endpoint_id}.`)
+  })
+
+  it("ends with the server's refusal (exit 1) when a restore leaves no room to register its endpoint again", async () => {
+    const receiver = await startReceiver()
+    const server = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      seedFile: join(ROOT, 'fixtures', 'seed.json'),
+      limits: {webhook_endpoints: 1},
+    })
+    cleanup.push(
+      () => server.close(),
+      () => receiver.close(),
+    )
+    // a snapshot holding the one endpoint the account may have, which listen's then cannot join
+    const made = await call(server.url, 'POST', '/v1/webhook-endpoints', {body: {url: receiver.url}})
+    expect((await call(server.url, 'POST', '/v1/sim/snapshots', {body: {name: 'full'}})).status).toBe(201)
+    expect((await call(server.url, 'DELETE', `/v1/webhook-endpoints/${made.body.id}`)).status).toBe(200)
+    const {listen, ready} = await startListen({TABLEPAY_URL: `${server.url}/v1`, TABLEPAY_API_KEY: WRITE_KEY}, [
+      '--forward-to',
+      receiver.url,
+    ])
+    expect((await call(server.url, 'POST', '/v1/sim/snapshots/full/restore')).status).toBe(200)
+    const {code, stdout, stderr} = await listen.done
+    expect(code).toBe(1)
+    expect(stderr).toContain(`without endpoint ${ready.endpoint_id}: registering it again.`)
+    expect(JSON.parse(stdout.trimEnd().split('\n').at(-1)!).error).toMatchObject({code: 'limit_reached'})
+    const left = await call(server.url, 'GET', '/v1/webhook-endpoints')
+    expect(left.body.data.map((endpoint: {id: string}) => endpoint.id)).toEqual([made.body.id])
+  })
+
   it('with --chaos, survives the server restarting under it, keeps forwarding duplicates, and leaves no endpoint after Ctrl+C', async () => {
     const {receiver, dir, port, url, env} = await restartable()
     let serve = await serveOn(port, join(dir, 'data'))

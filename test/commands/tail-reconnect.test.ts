@@ -204,7 +204,7 @@ async function listenCutOff() {
   const stop = new AbortController()
   cleanup.push(async () => stop.abort())
   const direct = new TablepayClient({url: server.url, apiKey: WRITE_KEY})
-  const recorded = newAttempts(await direct.openStream({signal: stop.signal}), endpointId)
+  const recorded = newAttempts(await direct.openStream({signal: stop.signal}), {endpointId})
   return {server, link, listen, endpointId, recorded}
 }
 

@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
-import type {StreamMessage} from '../../src/client/stream.js'
+import type {Delivery, Event, StreamMessage} from '../../src/client/client.js'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call, OTHER_KEY, startTestServer, TEST_SEED, type TestServer, WRITE_KEY} from '../helpers/simulator.js'
@@ -52,13 +52,29 @@ describe('GET /v1/sim/stream', () => {
     const mine = await sim.api('PUT', '/v1/checks/external/m1', {body: checkWith([['a', 1, 100]])})
 
     const seen = await collect(messages, (s) => s.some((m) => m.type === 'delivery' && m.data.status === 'succeeded'))
-    expect(seen.map((m) => [m.type, m.type === 'event' ? m.data.type : m.data.status])).toEqual([
+    const kind = (m: StreamMessage) => (m.type === 'event' ? m.data.type : m.type === 'delivery' ? m.data.status : '')
+    expect(seen.map((m) => [m.type, kind(m)])).toEqual([
       ['event', 'check.created'],
       ['delivery', 'pending'],
       ['delivery', 'succeeded'],
     ])
-    expect(seen[0]!.data).toMatchObject({type: 'check.created', data: {id: mine.body.id}})
-    expect(seen[2]!.data).toMatchObject({event_id: seen[0]!.data.id, attempts: [{attempt: 1, status_code: 200}]})
+    const [event, , delivery] = seen.map((m) => m.data) as [Event, Delivery, Delivery]
+    expect(event).toMatchObject({type: 'check.created', data: {id: mine.body.id}})
+    expect(delivery).toMatchObject({event_id: event.id, attempts: [{attempt: 1, status_code: 200}]})
+  })
+
+  it("sends a reset when a snapshot's restore rewrites the account, and the client yields it", async () => {
+    const {sim, client} = await setup()
+    const stop = new AbortController()
+    cleanup.push(async () => stop.abort())
+    expect((await sim.api('POST', '/v1/sim/snapshots', {body: {name: 'before'}})).status).toBe(201)
+    const messages = await client.openStream({signal: stop.signal})
+    expect((await sim.api('POST', '/v1/sim/snapshots/before/restore')).status).toBe(200)
+    // a change after the restore: a client that drops the reset yields this first
+    await sim.api('PUT', '/v1/checks/external/after-restore', {body: checkWith([['a', 1, 100]])})
+    const seen = await collect(messages, (s) => s.some((m) => m.type === 'event'))
+    expect(seen.map((m) => m.type)).toEqual(['reset', 'event'])
+    expect(seen[0]!.data).toEqual({object: 'reset', account_id: 'acct_demo'})
   })
 
   it('sends a ping while nothing happens, so clients and proxies do not give up on a quiet stream', async () => {

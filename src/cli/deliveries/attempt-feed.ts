@@ -23,7 +23,7 @@ export async function openAttemptFeed(
   client: TablepayClient,
   {signal, endpointId}: {signal: AbortSignal; endpointId?: string},
 ) {
-  return newAttempts(untilAborted(await client.openStream({signal}), signal, client.url), endpointId)
+  return newAttempts(untilAborted(await client.openStream({signal}), signal, client.url), {endpointId})
 }
 
 async function* untilAborted<T>(messages: AsyncIterable<T>, signal: AbortSignal, url: string): AsyncGenerator<T> {
@@ -49,7 +49,7 @@ export async function followAttempts(
   {endpointId, ...hooks}: FollowHooks & {endpointId?: string},
 ): Promise<AsyncGenerator<AttemptItem>> {
   return followLiveStream(
-    async (signal) => newAttempts(await client.openStream({signal}), endpointId),
+    async (signal) => newAttempts(await client.openStream({signal}), {endpointId}),
     attemptCatchUp(client, () => endpointId),
     hooks,
   )
@@ -126,12 +126,18 @@ const REMEMBERED = 10_000
 // delivery then shows what follows that attempt (a retry, dead, done). With
 // other instances on a database, one state may be announced twice: an attempt
 // is yielded once (docs/postgres.md, "Changes reach the listeners in commit order").
+// On a snapshot's restore (`reset`) the feed awaits `onReset` before it goes on.
 export async function* newAttempts(
   messages: AsyncIterable<StreamMessage>,
-  endpointId?: string,
+  {endpointId, onReset}: {endpointId?: string; onReset?: () => Promise<unknown>} = {},
 ): AsyncGenerator<AttemptItem> {
   const yielded = new Set<string>()
   for await (const message of messages) {
+    if (message.type === 'reset') {
+      // the restore put deliveries back as they were saved: their next attempts take numbers yielded before it
+      yielded.clear()
+      await onReset?.()
+    }
     if (message.type !== 'delivery') continue
     const delivery = message.data
     if (endpointId !== undefined && delivery.endpoint_id !== endpointId) continue

@@ -22,3 +22,15 @@ export function renderReconnected(missed?: {count: number; noun: string}): strin
   if (!missed || missed.count === 0) return 'Reconnected.'
   return `Reconnected; ${plural(missed.count, missed.noun)} made meanwhile ${missed.count === 1 ? 'follows' : 'follow'}.`
 }
+
+/**
+ * The status line of `listen` when a snapshot's restore removed its endpoint
+ * (the snapshot was saved without it): it registers it again, with the same
+ * secret and settings, and prints its ready line again with the new id.
+ *
+ * @example
+ * renderRestored('we_1') // 'The account was restored from a snapshot without endpoint we_1: registering it again.'
+ */
+export function renderRestored(endpointId: string): string {
+  return `The account was restored from a snapshot without endpoint ${endpointId}: registering it again.`
+}
