@@ -10,7 +10,7 @@ import {FIRST_WAIT_MS, followLiveStream, waitAfter} from '../cli/reconnecting-st
 import {SECOND_SIGNAL_EXIT_CODES} from '../cli/exit-codes.js'
 import {abortOnSignal} from '../cli/shutdown.js'
 import {style} from '../cli/views/style.js'
-import {renderReconnected, renderRestored, renderStreamDropped} from '../cli/views/stream.js'
+import {renderEndpointGone, renderReconnected, renderRestored, renderStreamDropped} from '../cli/views/stream.js'
 import {pastDuration} from '../cli/flags/duration.js'
 import {parseChaosSpec} from '../cli/webhooks/chaos-spec.js'
 import {resendSince} from '../cli/webhooks/resend-since.js'
@@ -19,9 +19,6 @@ import {SECRET_FORMAT, SECRET_RULE} from '../domain/endpoints.js'
 import {forwardToFlag, MISSING_FORWARD_TO} from '../cli/flags/forward-to.js'
 
 type Endpoint = WebhookEndpoint & {secret: string}
-
-/** What `listen` says when the server it reconnected to lost its endpoint (it lost its data). */
-const endpointGone = (id: string) => `Endpoint ${id} is gone from the server: registering a new one.`
 
 export default class Listen extends ApiCommand<typeof Listen> {
   static override summary = 'Forward webhooks to a local receiver and show each attempt.'
@@ -97,7 +94,10 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
       const onReset = () => this.#ensureEndpoint(this.#endpoint!, renderRestored)
       const messages = await followLiveStream(
         async (opened) => newAttempts(await this.tailClient.openStream({signal: opened}), {onReset}),
-        attemptCatchUp(this.tailClient, async () => (await this.#ensureEndpoint(this.#endpoint!, endpointGone)).id),
+        attemptCatchUp(
+          this.tailClient,
+          async () => (await this.#ensureEndpoint(this.#endpoint!, renderEndpointGone)).id,
+        ),
         {
           signal,
           onDrop: (reason) => this.notice(renderStreamDropped(reason)),

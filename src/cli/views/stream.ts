@@ -23,6 +23,10 @@ export function renderReconnected(missed?: {count: number; noun: string}): strin
   return `Reconnected; ${plural(missed.count, missed.noun)} made meanwhile ${missed.count === 1 ? 'follows' : 'follow'}.`
 }
 
+/** The status line of `listen` when the server it reconnected to lost its endpoint (it lost its data). */
+export const renderEndpointGone = (endpointId: string): string =>
+  `Endpoint ${endpointId} is gone from the server: registering a new one.`
+
 /**
  * The status line of `listen` when a snapshot's restore removed its endpoint
  * (the snapshot was saved without it): it registers it again, with the same
