@@ -41,6 +41,20 @@ export function randomToken(length = 24): string {
 
 export type IdPrefix = 'acct' | 'loc' | 'chk' | 'clm' | 'evt' | 'req' | 'we' | 'dlv' | 'pay' | 'fb' | 'flt'
 
+/** What begins an id, or a check's guest token (`gt_`, push.ts): its table link's last segment. */
+export type KeyPrefix = IdPrefix | 'gt'
+
+/**
+ * An id as the server takes it: `prefix`, `_`, then 1-60 letters, digits or `_`. Every id `newId` makes fits,
+ * and so does one a seed or `POST /sim/webhook-endpoints` chooses; each is a URL's path segment as it is, where
+ * a `/`, a space or `..` would name a record that no route reaches.
+ */
+export const idPattern = (prefix: KeyPrefix): RegExp => new RegExp(`^${prefix}_[A-Za-z0-9_]{1,60}$`)
+
+/** What an error says of a value that is no id of `prefix` (`idPattern`). */
+export const idRule = (prefix: KeyPrefix): string =>
+  `must be ${prefix}_ then 1-60 letters, digits or _, as the server makes and takes them`
+
 /**
  * A new resource id: the resource's prefix, an underscore, random characters.
  *

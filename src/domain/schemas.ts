@@ -5,8 +5,15 @@ import {SECRET_FORMAT, SECRET_RULE} from './endpoints.js'
 import {QUERYABLE_RULE, queryable} from './queryable-text.js'
 import {EndpointUrl} from './endpoint-url.js'
 import {Timestamp, TimestampInput} from './instants.js'
+import {idPattern, idRule, type KeyPrefix} from './ids.js'
 
 export {CHECK_STATUSES, DELIVERY_STATUSES, EVENT_TYPES}
+
+/** An id of the kind `prefix` begins, as the server makes it and routes reach it (`idPattern`, ids.ts). */
+export const IdOf = (prefix: KeyPrefix) => z.string().regex(idPattern(prefix), idRule(prefix))
+
+/** An item's id on the POS, as a push gives it and a claim names it. */
+export const ItemExternalId = z.string().min(1).max(64)
 
 /** Money in minor units (cents): an integer from 0 to MAX_CENTS. */
 export const Cents = z.int().min(0).max(MAX_CENTS)
@@ -38,7 +45,7 @@ const worthWithinLimit: [(item: {quantity: number; price_cents: number}) => bool
 
 export const ItemInput = z
   .strictObject({
-    external_id: z.string().min(1).max(64),
+    external_id: ItemExternalId,
     name: z.string().min(1).max(200),
     quantity: Quantity,
     price_cents: Cents,
@@ -88,7 +95,7 @@ export const ClaimInput = z.strictObject({
   items: z
     .array(
       z.strictObject({
-        external_id: z.string().min(1).max(64),
+        external_id: ItemExternalId,
         quantity: Quantity,
       }),
     )
@@ -251,12 +258,10 @@ const EndpointDescription = z.string().max(500).refine(queryable, QUERYABLE_RULE
 /** A signing secret chosen by the caller (a seed, `POST /sim/webhook-endpoints`, `listen --secret`). */
 export const WebhookSecret = z.string().regex(SECRET_FORMAT, SECRET_RULE)
 
-/** An endpoint's id as the server makes it and a caller may choose it: no other names a key of the store. */
-export const ENDPOINT_ID = /^we_[A-Za-z0-9_]{1,60}$/
-
 /** An endpoint with a known secret, as a seed lists it and `POST /sim/webhook-endpoints` takes it. */
 export const KnownSecretEndpointInput = z.strictObject({
-  id: z.string().regex(ENDPOINT_ID).optional(),
+  // as the server makes them: no other names a key of the store
+  id: IdOf('we').optional(),
   url: EndpointUrl,
   event_types: EventTypes.optional(),
   description: EndpointDescription.optional(),

@@ -1,8 +1,8 @@
 import * as z from 'zod'
-import {Currency, KnownSecretEndpointInput, SCOPES, TimeZone} from './schemas.js'
+import {Currency, IdOf, KnownSecretEndpointInput, SCOPES, TimeZone} from './schemas.js'
 
 /** An account's id, as a seed names it and the server makes it; a snapshot's document names its account so. */
-export const AccountId = z.string().regex(/^acct_[A-Za-z0-9_]{1,60}$/)
+export const AccountId = IdOf('acct')
 
 /** The seed file of `serve --seed`: accounts with their locations and keys. */
 export const Seed = z.strictObject({
@@ -14,7 +14,7 @@ export const Seed = z.strictObject({
         locations: z
           .array(
             z.strictObject({
-              id: z.string().regex(/^loc_[A-Za-z0-9_]{1,60}$/),
+              id: IdOf('loc'),
               name: z.string().min(1).max(200),
               timezone: TimeZone,
               currency: Currency,

@@ -1,5 +1,5 @@
 import {chosenEndpointKey} from './endpoints.js'
-import {ENDPOINT_ID} from './schemas.js'
+import {idPattern, idRule} from './ids.js'
 import {refundedFromBill, roundQuantity} from './money.js'
 import type {
   CheckRecord,
@@ -174,6 +174,8 @@ export interface AccountKeyed {
   webhook_endpoints?: readonly {id: string; stored_as?: string}[]
 }
 
+const ENDPOINT_ID = idPattern('we')
+
 /**
  * Each record of `records` kept under a key that names another account than `account` (docs/snapshots.md,
  * "Export and import"): an idempotency key's id is `<account>\0<scope>\0<key>`, and an endpoint whose id its caller chose
@@ -193,11 +195,7 @@ export function* foreignKeys(account: string, records: AccountKeyed): Generator<
       }
   }
   for (const [i, {id, stored_as}] of (records.webhook_endpoints ?? []).entries())
-    if (!ENDPOINT_ID.test(id))
-      yield {
-        path: ['webhook_endpoints', i, 'id'],
-        message: `must be we_ then 1-60 letters, digits or _, as the server makes and takes an endpoint's id`,
-      }
+    if (!ENDPOINT_ID.test(id)) yield {path: ['webhook_endpoints', i, 'id'], message: idRule('we')}
     else if (stored_as !== undefined && stored_as !== chosenEndpointKey(account, id))
       yield {
         path: ['webhook_endpoints', i, 'stored_as'],

@@ -14,8 +14,11 @@ import {
   Delivery,
   Event,
   EventType,
+  ExternalCheckId,
   Feedback,
   FeedbackInput,
+  IdOf,
+  ItemExternalId,
   Location,
   noRepeatedExternalId,
   Payment,
@@ -31,12 +34,13 @@ import {paymentState} from './money.js'
 import {type AccountKeyed, type Ledger, contradictions, foreignKeys} from './snapshot-consistency.js'
 import {AccountId} from './seed-schema.js'
 import {READABLE} from './parse-messages.js'
+import {IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_RULE} from './constants.js'
 
 import {SNAPSHOT_FORMAT, type SnapshotCollection, SnapshotName, STORED_COLLECTIONS} from './snapshots.js'
 
 /**
- * A text PostgreSQL keeps in an index: an id, a check's external id or guest token, a delivery's event. Past
- * about 2.7 kB an index refuses it, and a restore would answer 500; tablepay's own are under 350 characters.
+ * An id as PostgreSQL keeps it in an index: past about 2.7 kB an index refuses it, and a restore would answer
+ * 500. Each kind's own rule is narrower (`RECORD_SCHEMAS`); this one, of every record, comes first.
  */
 const Indexed = z.string().max(512)
 
@@ -94,7 +98,7 @@ const EVENT_DATA: Record<EventType, z.ZodType> = {
 }
 
 /** An event whose `data` is the resource its type names. */
-const StoredEvent = Event.superRefine((event, context) => {
+const StoredEvent = Event.extend({id: IdOf('evt')}).superRefine((event, context) => {
   for (const issue of EVENT_DATA[event.type].safeParse(event.data, READABLE).error?.issues ?? [])
     context.addIssue({code: 'custom', message: issue.message, path: ['data', ...issue.path]})
 })
@@ -102,21 +106,26 @@ const StoredEvent = Event.superRefine((event, context) => {
 /**
  * Each kind of record as the store keeps it and the API shows it: the API's own schema, plus what the store
  * keeps beside it. A record that lacked a field would be imported and then answer every read of it with a 500;
- * an idempotency key's answer is replayed as it is, so it is one of the answers a key is kept for.
+ * an idempotency key's answer is replayed as it is, so it is one of the answers a key is kept for. Its ids are
+ * as the server makes them and its routes take them (`IdOf`; a check's external id as a push takes it): one
+ * with a `/`, a space or `..` could be neither read nor changed. An id naming another record of the document
+ * is compared with that record's (`contradictions`).
  */
 const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   // as a seed gives them: a currency the pages cannot show makes them throw
-  locations: Location.extend({timezone: TimeZone, currency: Currency}),
+  locations: Location.extend({id: IdOf('loc'), timezone: TimeZone, currency: Currency}),
   // as pushes, claims and payments leave them: a version from 1, totals that add up, amounts that a request takes
   checks: Check.omit({guest_url: true, amount_due_cents: true, payment_status: true}).extend({
-    external_id: Indexed,
-    guest_token: Indexed,
+    id: IdOf('chk'),
+    external_id: ExternalCheckId,
+    guest_token: IdOf('gt'),
     version: z.int().min(1).nullable(),
     totals: Totals,
-    items: z.array(CheckItem).superRefine(noRepeatedExternalId),
+    items: z.array(CheckItem.safeExtend({external_id: ItemExternalId})).superRefine(noRepeatedExternalId),
   }),
-  claims: Claim.extend({items: ClaimInput.shape.items.superRefine(noRepeatedExternalId)}),
+  claims: Claim.extend({id: IdOf('clm'), items: ClaimInput.shape.items.superRefine(noRepeatedExternalId)}),
   payments: Payment.extend({
+    id: IdOf('pay'),
     amount_cents: Cents.min(1),
     refunds: z.array(z.object({amount_cents: Cents.min(1), created_at: Timestamp})),
   }).superRefine((payment, context) => {
@@ -132,10 +141,11 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
             : []
     if (field) context.addIssue({code: 'custom', message, path: [field]})
   }),
-  feedback: Feedback.extend({rating: FeedbackInput.shape.rating}),
+  feedback: Feedback.extend({id: IdOf('fb'), rating: FeedbackInput.shape.rating}),
   idempotency_keys: z.looseObject({
     id: z.string(),
-    key: z.string(),
+    // as a request sends it: no other is ever replayed
+    key: z.string().regex(IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_RULE),
     request_hash: z.string(),
     status: z.int().min(200).max(299),
     body: z.union([Claim, Payment, Feedback]),
@@ -144,6 +154,8 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   }),
   events: StoredEvent,
   webhook_endpoints: WebhookEndpoint.extend({
+    // `foreignKeys` checks it too, for a restore of an earlier import: this names it beside other problems
+    id: IdOf('we'),
     // as a record holds it: another scheme, or no URL at all, fails every attempt
     url: StoredEndpointUrl,
     // as the server makes and takes them: an empty or odd one signs nothing
@@ -164,10 +176,16 @@ const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   }),
   // a pending delivery without a due time would be due never, and set every queue's timer to NaN; one of no
   // event type would go out, where a retry of it is refused (no endpoint takes it)
-  deliveries: Delivery.extend({event_id: Indexed, event_type: EventType}).refine(
-    (delivery) => (delivery.status === 'pending') === (delivery.next_attempt_at !== null),
-    {path: ['next_attempt_at'], message: 'must be a time while the delivery is pending, and null once it has ended'},
-  ),
+  deliveries: Delivery.extend({
+    id: IdOf('dlv'),
+    endpoint_id: IdOf('we'),
+    event_id: IdOf('evt'),
+    event_type: EventType,
+    superseded_by: IdOf('dlv').optional(),
+  }).refine((delivery) => (delivery.status === 'pending') === (delivery.next_attempt_at !== null), {
+    path: ['next_attempt_at'],
+    message: 'must be a time while the delivery is pending, and null once it has ended',
+  }),
 }
 
 /** The kinds of record that hold only text PostgreSQL can query (queryable-text.ts). */

@@ -1,6 +1,7 @@
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
+import {idRule} from '../../src/domain/ids.js'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {startTestServer} from '../helpers/simulator.js'
@@ -95,6 +96,8 @@ describe('a NUL or an unpaired surrogate, which PostgreSQL cannot query in a rec
       [
         {path: 'records.payments.0.claim_id', message: REFUSED},
         {path: 'records.webhook_endpoints.0.description', message: REFUSED},
+        // a NUL is no letter either: no route could name that endpoint
+        {path: 'records.deliveries.0.endpoint_id', message: idRule('we')},
         {path: 'records.deliveries.0.endpoint_id', message: REFUSED},
       ],
     ])

@@ -1,6 +1,7 @@
 import {afterEach, describe, expect, it} from 'vitest'
 import {DRAWS} from '../../src/domain/chaos.js'
-import {EVENT_TYPES} from '../../src/domain/constants.js'
+import {EVENT_TYPES, IDEMPOTENCY_KEY_RULE} from '../../src/domain/constants.js'
+import {idRule} from '../../src/domain/ids.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {storageOf} from '../../src/server/service.js'
 import {Store} from '../../src/store/store.js'
@@ -782,6 +783,67 @@ describe('snapshots: webhook endpoints past the limit', () => {
     const restore = await sim.api('POST', '/v1/sim/snapshots/three/restore')
     expect([restore.status, restore.body.error.code]).toEqual([422, 'limit_reached'])
     expect(await sim.stored()).toBe(before)
+  })
+})
+
+describe('snapshots: ids no route reaches', () => {
+  it('refuses each with 422 naming the field and the rule a push or the server holds ids to, and stores nothing', async () => {
+    const {sim, dinner, settled, save} = await setup()
+    await dinner('t1')
+    await settled()
+    await save('good')
+    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/good/export')
+    // what a push says of such ids: the import names the same rules
+    const pushRule = async (id: string, item: string, field: string) => {
+      const {body} = await sim.api('PUT', `/v1/checks/external/${id}`, {body: checkWith([[item, 1, 100]])})
+      return body.error.details.find((d: {path: string}) => d.path === field).message as string
+    }
+    const externalId = await pushRule('a%20b', 'a', 'external_check_id')
+    const itemId = await pushRule('t2', '', 'items.0.external_id')
+    const refused: [collection: string, field: string, value: string, rule: string][] = [
+      // the push's path could not name the check: it would be found by no external id, pushed to never again
+      ['checks', 'external_id', 'a/b', externalId],
+      ['checks', 'external_id', 'a b', externalId],
+      ['checks', 'external_id', '..', externalId],
+      ['checks', 'external_id', 'x'.repeat(65), externalId],
+      ['checks', 'items.0.external_id', '', itemId],
+      // GET /v1/{kind}/{id} would be another path, or resolved away: a 404 for a record the account holds
+      ['checks', 'id', 'chk_a/b', idRule('chk')],
+      ['checks', 'guest_token', 'gt_a/b', idRule('gt')],
+      ['locations', 'id', 'loc_a b', idRule('loc')],
+      ['claims', 'id', 'clm_a/b', idRule('clm')],
+      ['payments', 'id', '..', idRule('pay')],
+      ['feedback', 'id', 'fb_a b', idRule('fb')],
+      ['events', 'id', 'evt_a/b', idRule('evt')],
+      ['deliveries', 'id', 'dlv_a/b', idRule('dlv')],
+      ['deliveries', 'endpoint_id', 'we_a/b', idRule('we')],
+      ['deliveries', 'event_id', '..', idRule('evt')],
+      ['deliveries', 'superseded_by', 'dlv_a b', idRule('dlv')],
+      ['webhook_endpoints', 'id', '..', idRule('we')],
+      // no request sends it: never replayed
+      ['idempotency_keys', 'key', 'a b', IDEMPOTENCY_KEY_RULE],
+    ]
+    /**
+     * The document with `field` of the first record of `collection` set to `value`, and every other value equal
+     * to what it held, so that the records still name each other: only the id's form is wrong.
+     */
+    const renamed = (collection: string, field: string, value: string) => {
+      const path = field.split('.')
+      const held = path.reduce((at, key) => at?.[key], document.records[collection][0])
+      const text = JSON.stringify({...document, name: 'bad'})
+      const copy = JSON.parse(text, (_, v) => (held !== undefined && v === held ? value : v))
+      path.slice(0, -1).reduce((at, key) => at[key], copy.records[collection][0])[path.at(-1)!] = value
+      return copy
+    }
+    const stored = await sim.stored()
+    for (const [collection, field, value, rule] of refused) {
+      const answer = await sim.api('POST', '/v1/sim/snapshots/import', {body: renamed(collection, field, value)})
+      const at = `records.${collection}.0.${field}`
+      expect([answer.status, answer.body.error?.code], `${at} ${value}`).toEqual([422, 'validation_failed'])
+      expect(answer.body.error.details, at).toContainEqual({path: at, message: rule})
+    }
+    expect(await sim.stored()).toBe(stored)
+    expect((await sim.api('GET', '/v1/sim/snapshots')).body.data.map((s: {name: string}) => s.name)).toEqual(['good'])
   })
 })
 
