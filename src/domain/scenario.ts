@@ -81,9 +81,15 @@ const secondsOf = (value: unknown) => {
     return Number.NaN
   }
 }
+const EXAMPLES = 'a duration such as 500ms, 5s, 2h or 1h30m'
+// `0s` is a duration, and refused for its length: the message says so rather than how to write one
+const LONGER = `must be longer than 0: ${EXAMPLES}`
 const Duration = z.union([
-  z.number().positive(),
-  z.string().refine((text) => secondsOf(text) > 0, {message: 'must be a duration such as 500ms, 5s, 2h or 1h30m'}),
+  z.number().positive({message: LONGER}),
+  z.string().superRefine((text, context) => {
+    const seconds = secondsOf(text)
+    if (!(seconds > 0)) context.addIssue({code: 'custom', message: seconds === 0 ? LONGER : `must be ${EXAMPLES}`})
+  }),
 ])
 const Advance = Duration.refine((duration) => !(secondsOf(duration) > MAX_ADVANCE_S), {
   message: `must be at most ${formatDuration(MAX_ADVANCE_S)}, the most POST /sim/clock/advance takes`,

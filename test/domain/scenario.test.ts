@@ -261,6 +261,26 @@ describe('checkScenario', () => {
     })
   })
 
+  test('a duration of 0, in any writing, is refused for its length: an advance and a wait must be longer', () => {
+    const zero = ['0s', '0', '0ms', 0]
+    const checked = checkScenario(
+      scenario([
+        ...zero.map((advance) => ({advance})),
+        ...zero.map((within) => ({expect_event: {type: 'check.created', within}})),
+        {advance: '5 parsecs'},
+      ]),
+    )
+    const longer = 'must be longer than 0: a duration such as 500ms, 5s, 2h or 1h30m'
+    expect(checked).toEqual({
+      valid: false,
+      problems: [
+        ...zero.map((_, i) => ({step: i + 1, path: `.steps[${i}].advance`, message: longer})),
+        ...zero.map((_, i) => ({step: i + 5, path: `.steps[${i + 4}].expect_event.within`, message: longer})),
+        {step: 9, path: '.steps[8].advance', message: 'must be a duration such as 500ms, 5s, 2h or 1h30m'},
+      ],
+    })
+  })
+
   test('the file itself: version, name and steps', () => {
     expect(checkScenario({tablepay_scenario: 2, name: 'Bad Name', steps: []})).toMatchObject({
       valid: false,
