@@ -174,7 +174,10 @@ export class TablepayUnexpectedAnswerError extends TablepayError {
   }
 }
 
-/** A request answered with an event stream, which never ends: it is read as a stream (`stream()`), not as one answer. */
+/**
+ * A request answered with an event stream, which never ends: it is read as a stream (`stream()`), not as one
+ * answer. `status` is the stream's (200).
+ */
 export class TablepayEventStreamError extends TablepayError {
   static {
     brand(this, 'TablepayEventStreamError')
@@ -183,6 +186,7 @@ export class TablepayEventStreamError extends TablepayError {
   constructor(
     readonly url: string,
     request: string,
+    readonly status: number,
   ) {
     super(
       'unexpected_answer',

@@ -133,7 +133,7 @@ export class Transport {
     // an event stream never ends: waiting for all of its text would wait for ever
     if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
       await response.body?.cancel()
-      throw new TablepayEventStreamError(this.url, `${method} ${path}`)
+      throw new TablepayEventStreamError(this.url, `${method} ${path}`, response.status)
     }
     const text = await response.text().catch(unanswered)
     let data: unknown = text === '' ? null : text

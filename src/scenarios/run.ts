@@ -359,40 +359,44 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
     const error = `Its ${unsendable[0]} header holds a line break, a control character or one past U+00FF, which no request can send: check the references in it.`
     return {...base, title, ok: false, differences: [], error}
   }
+  const expected = resolved.kind === 'expect' ? resolved.input.status : step.status
   let answer: RawAnswer | undefined
   try {
     answer = await state.client.request(request.method, request.path, request)
   } catch (error) {
-    if (!(error instanceof TablepayError)) throw error
-    // an event stream is an answer, one that never ends
-    const lost = step.status === null && !(error instanceof TablepayEventStreamError)
-    return {
-      ...base,
-      title,
-      ok: lost,
-      status: null,
-      differences: lost ? [] : [statusDifference(step, null)],
-      error: error.message,
+    // an answer, with its status, but one that never ends: no step can read it, whatever status it expects
+    if (error instanceof TablepayEventStreamError) {
+      const {status} = error
+      return {...base, title, ok: false, status, differences: statusDiffers(expected, status), error: streamed(status)}
     }
+    if (!(error instanceof TablepayError)) throw error
+    const unmet = statusDiffers(expected, null)
+    return {...base, title, ok: unmet.length === 0, status: null, differences: unmet, error: error.message}
   }
   if (step.id !== undefined) state.answers.set(step.id, answer.data)
   // a `request` may make one on the receiver, or move one there, as a `webhook_endpoint` step does
   if (isSuccess(answer.status) && fieldOf(answer.data, ['object']) === 'webhook_endpoint')
     madeEndpoint(state, answer.data)
   if (isRestore(request, answer)) await afterRestore(state)
-  const expected = resolved.kind === 'expect' ? resolved.input.status : step.status
-  const statusHolds = expected === undefined ? isSuccess(answer.status) : answer.status === expected
   const differences = [
-    ...(statusHolds ? [] : [statusDifference({status: expected}, answer.status)]),
+    ...statusDiffers(expected, answer.status),
     ...(resolved.kind === 'expect' && resolved.input.json !== undefined
       ? subsetDifferences(resolved.input.json, answer.data)
       : []),
   ]
-  const refused = !isSuccess(answer.status) && !statusHolds ? errorOf(answer.data) : undefined
+  const refused = !isSuccess(answer.status) && !holds(expected, answer.status) ? errorOf(answer.data) : undefined
   return {...base, title, ok: differences.length === 0, status: answer.status, differences, ...refused}
 }
 
 const isSuccess = (status: number) => status >= 200 && status < 300
+
+/** Whether a step's request got the status it expects: `undefined` any 2xx, `null` no answer at all. */
+const holds = (expected: number | null | undefined, got: number | null) =>
+  expected === undefined ? got !== null && isSuccess(got) : got === expected
+
+/** Why a step answered with an event stream (`/sim/stream`) fails, whatever its status. */
+const streamed = (status: number) =>
+  `The server answered ${status} with an event stream, which never ends: a step cannot read one (\`tablepay listen\` does).`
 
 /**
  * A restore (a `restore` step's, or a `request`'s) puts back the endpoints as they were saved, some perhaps
@@ -414,8 +418,9 @@ const isRestore = (request: {method: string; path: string; headers?: Record<stri
   fieldOf(answer.data, ['object']) === 'snapshot' &&
   !Object.keys(request.headers ?? {}).some((name) => name.toLowerCase() === 'authorization')
 
-function statusDifference({status}: {status?: number | null}, got: number | null): SubsetDifference {
-  return {path: 'status', expected: status === undefined ? '2xx' : status, got}
+/** The status a step's request got, as a difference when it is not the one expected. */
+function statusDiffers(expected: number | null | undefined, got: number | null): SubsetDifference[] {
+  return holds(expected, got) ? [] : [{path: 'status', expected: expected === undefined ? '2xx' : expected, got}]
 }
 
 /** The API's error, as a step's `error`. */

@@ -61,6 +61,7 @@ describe('an event stream asked for as one answer', () => {
     await expect(failed).rejects.toBeInstanceOf(TablepayEventStreamError)
     await expect(failed).rejects.toMatchObject({
       code: 'unexpected_answer',
+      status: 200,
       message: expect.stringContaining('GET /sim/stream at'),
     })
     await expect(failed).rejects.toThrow('(`client.openStream()`)')

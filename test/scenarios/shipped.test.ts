@@ -112,6 +112,34 @@ describe('sim.runScenario', () => {
     })
   })
 
+  test('an expect that gets no answer says the status it expected', async () => {
+    const reset = {fault: {match: {method: 'GET', path: '/v1/checks/*'}, reset: true}}
+    try {
+      const error = await sim
+        .runScenario(scenarioOf([reset, {expect: {get: '/checks/chk_gone${run}', status: 404}}]))
+        .catch((error: unknown) => error)
+      expect((error as ScenarioFailedError).report.steps[1]).toMatchObject({
+        ok: false,
+        status: null,
+        differences: [{path: 'status', expected: 404, got: null}],
+      })
+    } finally {
+      await sim.faults.clear()
+    }
+  })
+
+  test('an event stream is an answer, its status reported, that no step can read: it fails whatever the status expected', async () => {
+    const stream = {request: {method: 'GET', path: '/sim/stream'}}
+    const error = await sim
+      .runScenario(scenarioOf([{expect: {get: '/sim/stream', status: 200}}, {...stream, status: null}]))
+      .catch((error: unknown) => error)
+    const why = expect.stringMatching(/^The server answered 200 with an event stream, which never ends/)
+    expect((error as ScenarioFailedError).report.steps).toMatchObject([
+      {ok: false, status: 200, differences: [], error: why},
+      {ok: false, status: 200, differences: [{path: 'status', expected: null, got: 200}], error: why},
+    ])
+  })
+
   test("the run's own reads are no traffic of the user's: a fault on the events list spares its waits, the log leaves them out", async () => {
     const eventReads = async () => (await sim.requests({method: 'GET', path: '/v1/events'})).length
     const before = await eventReads()
