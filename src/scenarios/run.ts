@@ -1,7 +1,7 @@
 import {randomBytes} from 'node:crypto'
 import {setTimeout as sleep} from 'node:timers/promises'
 import type {RawAnswer, TablepayClient} from '../client/client.js'
-import {TablepayApiError, TablepayError, TablepayEventStreamError} from '../client/errors.js'
+import {TablepayError, TablepayEventStreamError} from '../client/errors.js'
 import {CLIENT_HEADER} from '../domain/constants.js'
 import {type SubsetDifference, subsetDifferences} from '../domain/json-subset.js'
 import {hasDotSegment, UnsendableSegmentError} from '../domain/routes.js'
@@ -18,6 +18,7 @@ import {
 import {rejectOnAbort} from '../shared/reject-on-abort.js'
 import {stepName} from './errors.js'
 import {awaitEvent, RunEvents} from './events.js'
+import {ANSWER_GRACE_MS, cleanUp} from './cleanup.js'
 import {startScenarioReceiver, type ScenarioReceiver} from './receiver.js'
 import {type StepRequest, stepRequest} from './requests.js'
 
@@ -234,49 +235,9 @@ async function findOnReceiver(state: RunState): Promise<true> {
 /** The kinds of step whose request may make an endpoint on the run's receiver (`madeEndpoint`). */
 const MAKES_ENDPOINTS: ReadonlySet<StepKind> = new Set(['webhook_endpoint', 'request'])
 
-/** How long such a step stopped under way may take to answer: a server that does not answer still lets the run end. */
-const ANSWER_GRACE_MS = 2000
-
-/** `work`, failed with `interrupted` if it has not ended ANSWER_GRACE_MS after `signal` aborts (before or since). */
-function graceOnStop<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work
-  const late = new Promise<never>((_, reject) => {
-    const start = () =>
-      sleep(ANSWER_GRACE_MS, undefined, {ref: false}).then(() =>
-        reject(new TablepayError('interrupted', `no answer ${ANSWER_GRACE_MS / 1000} s after the run was stopped`)),
-      )
-    if (signal.aborted) void start()
-    else signal.addEventListener('abort', () => void start(), {once: true})
-  })
-  return Promise.race([work, late])
-}
-
 /** What `work` resolves with within `ms`; undefined if it takes longer or fails. */
 const within = <T>(ms: number, work: Promise<T>): Promise<T | undefined> =>
   Promise.race([work.catch(() => undefined), sleep(ms, undefined, {ref: false})])
-
-/**
- * Closes the run's receiver and deletes `endpoints`, each whatever becomes
- * of the others, so a failure loses neither the rest nor the report: the
- * endpoints still there. One already gone (a `restore`, a step's DELETE) is
- * what was wanted. Once the run is stopped, a delete has ANSWER_GRACE_MS to
- * answer: a server that does not answer leaves the endpoint, reported.
- */
-async function cleanUp(state: RunState, endpoints: {id: string; url: string}[]): Promise<LeftBehind[]> {
-  const [, ...deleted] = await Promise.allSettled([
-    // a receiver that fails to close holds a loopback port until the process ends: nothing to report
-    state.receiver?.close(),
-    ...endpoints.map(({id}) => graceOnStop(state.client.deleteWebhookEndpoint(id), state.signal)),
-  ])
-  return endpoints.flatMap(({id, url}, i) => {
-    const outcome = deleted[i]!
-    if (outcome.status === 'fulfilled') return []
-    const {reason} = outcome
-    if (reason instanceof TablepayApiError && reason.status === 404) return []
-    const error = reason instanceof TablepayError ? `${reason.code}: ${reason.message}` : String(reason)
-    return [{endpoint_id: id, url, error}]
-  })
-}
 
 /**
  * Whether a delivery to the endpoint `id` succeeded, undefined when it has none: a receiver that never answered
