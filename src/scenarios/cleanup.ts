@@ -24,7 +24,7 @@ export async function cleanUp(
   const [, ...deleted] = await Promise.allSettled([
     // a receiver that fails to close holds a loopback port until the process ends: nothing to report
     receiver?.close(),
-    ...endpoints.map(({id}) => graceOnStop(client.deleteWebhookEndpoint(id), signal)),
+    ...endpoints.map(({id}) => graceOnStop(deleteEndpoint(client, id, signal), signal)),
   ])
   return endpoints.flatMap(({id, url}, i) => {
     const outcome = deleted[i]!
@@ -34,6 +34,30 @@ export async function cleanUp(
     const error = reason instanceof TablepayError ? `${reason.code}: ${reason.message}` : String(reason)
     return [{endpoint_id: id, url, error}]
   })
+}
+
+/** How many times a delete is sent that `serve --rate-limit` refuses, and the longest Retry-After waited between. */
+const RATE_LIMITED_TRIES = 3
+const LONGEST_WAIT_S = 5
+
+/**
+ * Deletes the endpoint `id`. A 429 is waited out (its Retry-After) and the delete sent again: the run's writes spend
+ * the rate limit as every client's do, `X-Tablepay-Client` sparing reads alone (docs/api.md). Not once the run is
+ * stopped, which gives its cleanup no more than ANSWER_GRACE_MS.
+ */
+async function deleteEndpoint(client: TablepayClient, id: string, signal: AbortSignal | undefined): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    try {
+      await client.deleteWebhookEndpoint(id)
+      return
+    } catch (error) {
+      const limited = error instanceof TablepayApiError && error.status === 429
+      if (!limited || tries === RATE_LIMITED_TRIES || signal?.aborted) throw error
+      const waitS = Math.min(error.retryAfterS ?? 1, LONGEST_WAIT_S)
+      // stopped meanwhile: the refusal is what the report says
+      await sleep(waitS * 1000, undefined, {signal}).catch(() => Promise.reject(error))
+    }
+  }
 }
 
 /** `work`, failed with `interrupted` if it has not ended ANSWER_GRACE_MS after `signal` aborts (before or since). */

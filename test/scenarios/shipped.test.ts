@@ -287,6 +287,30 @@ describe('what a run made for itself', () => {
     }
   })
 
+  test('a delete the rate limit refuses is sent again after its Retry-After: the endpoint is not left behind', async () => {
+    // one request a second, on a clock that stands still until the run's first delete is refused: the step's
+    // request takes the one token, and the delete finds none
+    let now = 0
+    const limited = await startTestServer({serve: {rateLimit: 1, rateLimitClock: () => now}})
+    try {
+      const refusedDeleteMovesClock = async (input: string, init: RequestInit) => {
+        const response = await fetch(input, init)
+        if (init.method === 'DELETE' && response.status === 429) now += 1000
+        return response
+      }
+      const client = new TablepayClient({url: `${limited.url}/v1`, apiKey: WRITE_KEY, fetch: refusedDeleteMovesClock})
+      const made = scenarioOf([{webhook_endpoint: {url: '${receiver}'}}])
+      const report = await runScenario(client, validScenario(made, 'The scenario given'))
+      expect(report).toMatchObject({ok: true, passed: 1})
+      expect(report.left_behind).toBeUndefined()
+      // read as the simulator's own clients read, which the rate limit spares
+      const listed = await limited.api('GET', '/v1/webhook-endpoints', {headers: {'x-tablepay-client': 'cli-tail'}})
+      expect(listed.body.data).toEqual([])
+    } finally {
+      await limited.close()
+    }
+  })
+
   test('the endpoints steps made on ${receiver} go with it, also when a failed action skips the DELETE', async () => {
     const error = await sim
       .runScenario(
