@@ -7,7 +7,7 @@ import type {Contradiction} from './snapshot-consistency.js'
 export const heldElsewhere = (name: string, collection: string, id: string, holder: string): ApiError =>
   invalidField(
     'name',
-    `snapshot ${name} holds ${collection} ${id}, which is account ${holder}'s on this server (an export keeps its ids): restore it on another server, or import it into ${holder}`,
+    `snapshot ${name} holds ${collection} ${id}, which is account ${holder}'s on this server (an export keeps its ids): export it, and import it into ${holder}, or into a server where no other account holds ${id}`,
   )
 
 /**
@@ -17,7 +17,7 @@ export const heldElsewhere = (name: string, collection: string, id: string, hold
 export const tokenHeldElsewhere = (name: string, token: string): ApiError =>
   invalidField(
     'name',
-    `snapshot ${name} holds a check with guest token ${token}, which another account's check has on this server (an export keeps its tokens): restore it on another server`,
+    `snapshot ${name} holds a check with guest token ${token}, which another account's check has on this server (an export keeps its tokens): export it, and import it again with another token for that check, or into a server where no other check has ${token}`,
   )
 
 /** A restore of a snapshot holding a record twice (`repeatedRecord`): only an older import can. */

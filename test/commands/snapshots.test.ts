@@ -3,9 +3,9 @@ import {createServer} from 'node:http'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {startServeFlags} from '../helpers/api-server.js'
-import {cliFor, runCommand, spawnServe} from '../helpers/cli.js'
+import {cliFor, runCommand, spawnServe, WRITE_KEY} from '../helpers/cli.js'
 import {checkWith} from '../helpers/checks.js'
-import {call, makeTempDir, OTHER_KEY, writeSeed} from '../helpers/simulator.js'
+import {call, makeTempDir, OTHER_KEY, startTestServer, writeSeed} from '../helpers/simulator.js'
 import {startSeam, startServer} from '../../src/server/start.js'
 import {startSimulator} from '../../src/testing.js'
 
@@ -146,6 +146,33 @@ describe('tablepay snapshots', () => {
     const {cli} = cliFor({env: {TABLEPAY_URL: url, TABLEPAY_API_KEY: 'tp_test_demo_write'}})
     const refused = await cli(['snapshots', 'save', 'kept'])
     expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('name: taken')])
+  })
+})
+
+describe('snapshots restore of ids another account holds', () => {
+  it('points to an import into that account or another server, never to importing it here again', async () => {
+    // two accounts: acct_demo exports a snapshot, acct_other imports it and restores it
+    const server = await startTestServer({memory: true})
+    const dir = await makeTempDir()
+    cleanup.push(() => server.close())
+    const env = {TABLEPAY_URL: `${server.url}/v1`, TABLEPAY_API_KEY: WRITE_KEY}
+    const mine = cliFor({env})
+    const theirs = cliFor({env: {...env, TABLEPAY_API_KEY: OTHER_KEY}})
+    await push(mine.json, 't1')
+    await mine.json(['snapshots', 'save', 'lunch'])
+    const file = join(dir, 'lunch.json')
+    await mine.json(['snapshots', 'export', 'lunch', '-o', file])
+    await theirs.json(['snapshots', 'import', file])
+
+    const refused = await theirs.cli(['snapshots', 'restore', 'lunch'])
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining("which is account acct_demo's")])
+    expect(refused.stderr).toContain('import it into acct_demo, or into a server where no other account holds')
+    // an import into this account again keeps the ids, and is refused again: the hint names where else
+    expect(refused.stderr).not.toContain('and import that file')
+    const {error} = JSON.parse((await theirs.cli(['snapshots', 'restore', 'lunch', '--json'])).stdout)
+    expect(error.suggestions).toEqual([
+      "`tablepay snapshots export lunch -o lunch.json` exports it; `tablepay snapshots import lunch.json --api-key KEY` imports it into KEY's account, `tablepay serve --import lunch.json` into the server it starts.",
+    ])
   })
 })
 

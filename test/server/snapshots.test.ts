@@ -433,7 +433,11 @@ describe('snapshots: list, get, delete, export and import', () => {
     // here, into another account while this one holds those ids: refused, nothing moves
     const foreign = await sim.api('POST', '/v1/sim/snapshots/import', {body: document, key: OTHER_KEY})
     expect(foreign.status).toBe(201)
-    await refusedRestore('exported', OTHER_KEY, 'acct_demo')
+    // the way out: an import into the account that holds them, or into a server where none does
+    const message = await refusedRestore('exported', OTHER_KEY, 'acct_demo')
+    expect(message).toMatch(
+      /export it, and import it into acct_demo, or into a server where no other account holds \w+$/,
+    )
     expect((await sim.api('GET', `/v1/checks/${check.id}`)).status).toBe(200)
 
     // here, an import replaces the snapshot of its name; its time at any RFC 3339 offset is kept in UTC
@@ -645,6 +649,7 @@ describe('snapshots: ids another account holds', () => {
 
     const message = await refusedRestore('stolen', WRITE_KEY, token)
     expect(message).not.toContain('acct_other')
+    expect(message).toContain('export it, and import it again with another token for that check, or into a server')
     // the table link still opens the check of the account that made it
     expect((await sim.api('GET', `/t/${token}/check`)).body).toMatchObject({id: theirs.id})
   })

@@ -25,17 +25,16 @@ function snapshotName(name: string): string {
 
 /**
  * `call`, with the server's refusal of what was given (an unknown name, a document it cannot take)
- * as a wrong command line: exit 2, nothing was done (docs/cli.md, "Flags and exit codes").
+ * as a wrong command line: exit 2, nothing was done (docs/cli.md, "Flags and exit codes"). `refused`: what
+ * to try after a 422, in this command's terms; the server's message says what was wrong with it.
  */
-export async function asInput<T>(call: Promise<T>): Promise<T> {
+export async function asInput<T>(call: Promise<T>, refused?: string): Promise<T> {
   try {
     return await call
   } catch (error) {
     if (!(error instanceof TablepayApiError) || (error.status !== 404 && error.status !== 422)) throw error
-    const suggestions =
-      error.status === 404
-        ? ['See the names with `tablepay snapshots list`.']
-        : ['Export a snapshot with `tablepay snapshots export NAME -o FILE` and import that file.']
+    const hint = error.status === 404 ? 'See the names with `tablepay snapshots list`.' : refused
+    const suggestions = hint === undefined ? undefined : [hint]
     // with --json the API's own body is printed, request id and details included (errors.ts, errorBody); not as
     // `cause`, which oclif prints again under the message
     throw Object.assign(new Errors.CLIError(describeError(error), {exit: 2, code: error.code, suggestions}), {

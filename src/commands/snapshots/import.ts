@@ -6,6 +6,7 @@ import {readJsonObject} from '../../cli/read-json.js'
 import {asInput, SNAPSHOT_EXIT_CODES} from '../../cli/snapshots/input.js'
 import {renderSnapshotDone} from '../../cli/views/snapshot.js'
 
+// what to give instead of a file that holds no snapshot, or a document the server refused
 const MAKE_ONE = 'Export a snapshot with `tablepay snapshots export NAME -o FILE`, and import that file.'
 
 export default class SnapshotsImport extends ApiCommand<typeof SnapshotsImport> {
@@ -29,7 +30,7 @@ export default class SnapshotsImport extends ApiCommand<typeof SnapshotsImport> 
       const suggestions = error.suggestions ?? (error.code === 'invalid_json' ? [MAKE_ONE] : undefined)
       throw new Errors.CLIError(error.message, {exit: 2, code: error.code, suggestions})
     })
-    const snapshot = await asInput(this.client.importSnapshot(document as unknown as SnapshotDocument))
+    const snapshot = await asInput(this.client.importSnapshot(document as unknown as SnapshotDocument), MAKE_ONE)
     this.log(renderSnapshotDone('Imported', snapshot))
     return snapshot
   }

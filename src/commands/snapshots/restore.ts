@@ -4,6 +4,14 @@ import {API_EXIT_CODES} from '../../cli/exit-codes.js'
 import {asInput, SNAPSHOT_EXIT_CODES, snapshotNameArg} from '../../cli/snapshots/input.js'
 import {renderSnapshotDone} from '../../cli/views/snapshot.js'
 
+/**
+ * What to do once a restore is refused (422: ids another account holds here, records an older import holds twice,
+ * more endpoints than an account may have): the server's message says where to import the snapshot instead, or
+ * what to correct first, and each way starts from its export.
+ */
+const fromItsExport = (name: string) =>
+  `\`tablepay snapshots export ${name} -o ${name}.json\` exports it; \`tablepay snapshots import ${name}.json --api-key KEY\` imports it into KEY's account, \`tablepay serve --import ${name}.json\` into the server it starts.`
+
 export default class SnapshotsRestore extends ApiCommand<typeof SnapshotsRestore> {
   static override summary = 'Make the account exactly what a snapshot saved.'
 
@@ -17,7 +25,7 @@ export default class SnapshotsRestore extends ApiCommand<typeof SnapshotsRestore
   static override args = {NAME: snapshotNameArg}
 
   public async run(): Promise<Snapshot> {
-    const snapshot = await asInput(this.client.restoreSnapshot(this.args.NAME))
+    const snapshot = await asInput(this.client.restoreSnapshot(this.args.NAME), fromItsExport(this.args.NAME))
     this.log(renderSnapshotDone('Restored', snapshot))
     return snapshot
   }
