@@ -160,6 +160,40 @@ describe('deliveries tail --endpoint', () => {
 })
 
 describe('deliveries tail and a snapshot restore', () => {
+  it('with --endpoint, goes on past a restore that keeps the endpoint and exits 1 once one removes it', async () => {
+    const [own, receiver] = await Promise.all([startServeFlags([]), startReceiver()])
+    const origin = own.url.replace(/\/v1$/, '')
+    const api = async (method: string, path: string, body?: unknown) => {
+      const answer = await call(origin, method, `/v1${path}`, {body})
+      expect(answer.status).toBeLessThan(300)
+      return answer.body
+    }
+    await api('POST', '/sim/snapshots', {name: 'without'})
+    const endpoint = await api('POST', '/webhook-endpoints', {url: receiver.url, event_types: ['check.created']})
+    receiver.verifyWith(endpoint.secret)
+    await api('POST', '/sim/snapshots', {name: 'with'})
+    const tail = startCommand(['deliveries', 'tail', '--endpoint', endpoint.id], {env: own.env})
+    try {
+      await tail.waitForStderr('Waiting for delivery attempts')
+      await api('POST', '/sim/snapshots/with/restore')
+      // the restore's reset came before the push's messages: the tail looked at its endpoint and went on
+      await api('PUT', '/checks/external/kept', checkWith([['a', 1, 100]]))
+      await tail.waitForOutput('check.created')
+
+      await api('POST', '/sim/snapshots/without/restore')
+      const {code, stderr} = await tail.done
+      expect(code).toBe(1)
+      expect(stderr).toContain(
+        `The account was restored from a snapshot without endpoint ${endpoint.id}: no attempt to it can come.`,
+      )
+      expect(stderr).toContain('Code: not_found')
+      expect(stderr).toContain('`tablepay webhooks list` shows the endpoints the snapshot held')
+    } finally {
+      await tail.interrupt()
+      await Promise.all([own.stop(), receiver.close()])
+    }
+  })
+
   it('prints an attempt made after the restore, though it is numbered as one it printed before', async () => {
     const [own, receiver] = await Promise.all([startServeFlags(['--retry-schedule', '1m']), startReceiver(() => 500)])
     const origin = own.url.replace(/\/v1$/, '')

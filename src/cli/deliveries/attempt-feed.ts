@@ -46,10 +46,10 @@ async function* untilAborted<T>(messages: AsyncIterable<T>, signal: AbortSignal,
  */
 export async function followAttempts(
   client: TablepayClient,
-  {endpointId, ...hooks}: FollowHooks & {endpointId?: string},
+  {endpointId, onReset, ...hooks}: FollowHooks & AttemptFilter,
 ): Promise<AsyncGenerator<AttemptItem>> {
   return followLiveStream(
-    async (signal) => newAttempts(await client.openStream({signal}), {endpointId}),
+    async (signal) => newAttempts(await client.openStream({signal}), {endpointId, onReset}),
     attemptCatchUp(client, () => endpointId),
     hooks,
   )
@@ -114,6 +114,13 @@ function asAfter(delivery: Delivery, i: number): Delivery {
   }
 }
 
+/** Which attempts a feed yields (those to `endpointId`, or all), and what it does on a snapshot's restore. */
+export interface AttemptFilter {
+  endpointId?: string
+  /** Awaited when a restore rewrote the account, before any later attempt is yielded; what it throws ends the feed. */
+  onReset?: () => Promise<unknown>
+}
+
 /** An attempt's identity: its delivery and its number. */
 const attemptKey = ({delivery, attempt}: AttemptItem): string => `${delivery.id}#${attempt.attempt}`
 
@@ -129,7 +136,7 @@ const REMEMBERED = 10_000
 // On a snapshot's restore (`reset`) the feed awaits `onReset` before it goes on.
 export async function* newAttempts(
   messages: AsyncIterable<StreamMessage>,
-  {endpointId, onReset}: {endpointId?: string; onReset?: () => Promise<unknown>} = {},
+  {endpointId, onReset}: AttemptFilter = {},
 ): AsyncGenerator<AttemptItem> {
   const yielded = new Set<string>()
   for await (const message of messages) {

@@ -27,6 +27,10 @@ export function renderReconnected(missed?: {count: number; noun: string}): strin
 export const renderEndpointGone = (endpointId: string): string =>
   `Endpoint ${endpointId} is gone from the server: registering a new one.`
 
+// What a snapshot's restore did to the endpoint a live command follows: the snapshot was saved without it.
+const restoredWithout = (endpointId: string) =>
+  `The account was restored from a snapshot without endpoint ${endpointId}`
+
 /**
  * The status line of `listen` when a snapshot's restore removed its endpoint
  * (the snapshot was saved without it): it registers it again, with the same
@@ -36,5 +40,15 @@ export const renderEndpointGone = (endpointId: string): string =>
  * renderRestored('we_1') // 'The account was restored from a snapshot without endpoint we_1: registering it again.'
  */
 export function renderRestored(endpointId: string): string {
-  return `The account was restored from a snapshot without endpoint ${endpointId}: registering it again.`
+  return `${restoredWithout(endpointId)}: registering it again.`
+}
+
+/**
+ * Why `deliveries tail --endpoint` ends when a snapshot's restore removed its endpoint: nothing more can come.
+ *
+ * @example
+ * renderRestoredAway('we_1') // 'The account was restored from a snapshot without endpoint we_1: no attempt to it can come.'
+ */
+export function renderRestoredAway(endpointId: string): string {
+  return `${restoredWithout(endpointId)}: no attempt to it can come.`
 }

@@ -1,9 +1,10 @@
+import {TablepayApiError} from '../../client/errors.js'
 import {followAttempts} from '../../cli/deliveries/attempt-feed.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {attemptJson, renderAttemptLine} from '../../cli/views/delivery.js'
 import {UNTIL_STOPPED_EXIT_CODES} from '../../cli/exit-codes.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
-import {renderReconnected, renderStreamDropped} from '../../cli/views/stream.js'
+import {renderReconnected, renderRestoredAway, renderStreamDropped} from '../../cli/views/stream.js'
 import {style} from '../../cli/views/style.js'
 import {textFlag} from '../../cli/flags/filter.js'
 
@@ -13,7 +14,8 @@ export default class DeliveriesTail extends ApiCommand<typeof DeliveriesTail> {
   static override description = `Each attempt as it is made: time, event type, endpoint, the receiver's answer, duration, and for a failure what happens next. \
 With --json, one JSON object per line. Runs until Ctrl+C. \
 When the stream drops (the server restarts, the connection breaks) it reconnects, with a line on stderr, \
-and first prints the attempts made meanwhile to deliveries created since or still pending.`
+and first prints the attempts made meanwhile to deliveries created since or still pending. \
+With --endpoint, it exits 1 (not_found) when that endpoint is not there: at the start, or once a snapshot's restore removed it.`
 
   static override exitCodes = {...super.exitCodes, ...UNTIL_STOPPED_EXIT_CODES}
 
@@ -32,12 +34,13 @@ and first prints the attempts made meanwhile to deliveries created since or stil
   }
 
   public async run(): Promise<void> {
-    // an endpoint that does not exist would only ever show nothing: say so (not_found) instead of waiting
-    if (this.flags.endpoint) await this.tailClient.getWebhookEndpoint(this.flags.endpoint)
+    const {endpoint} = this.flags
+    if (endpoint) await this.#requireEndpoint(endpoint)
     const signal = abortOnSignal()
     const feed = await followAttempts(this.tailClient, {
       signal,
-      endpointId: this.flags.endpoint,
+      endpointId: endpoint,
+      onReset: endpoint ? () => this.#requireEndpoint(endpoint, {restored: true}) : undefined,
       onDrop: (reason) => this.notice(renderStreamDropped(reason)),
       onReconnect: (count) => this.notice(renderReconnected({count, noun: 'attempt'})),
     })
@@ -45,5 +48,26 @@ and first prints the attempts made meanwhile to deliveries created since or stil
     if (!signal.aborted) this.notice(style.dim('Waiting for delivery attempts. Ctrl+C to stop.'))
     for await (const {delivery, attempt} of feed)
       this.emit(attemptJson(delivery, attempt), renderAttemptLine(delivery, attempt))
+  }
+
+  /**
+   * Ends the tail (not_found, exit 1) when endpoint `id` is not there: it would only ever show nothing, so it says
+   * so instead of waiting. At the start, the server's answer says it; after a snapshot's restore (`restored`),
+   * which removed it when the snapshot was saved without it, the tail says that.
+   */
+  async #requireEndpoint(id: string, {restored = false} = {}): Promise<void> {
+    try {
+      await this.tailClient.getWebhookEndpoint(id)
+    } catch (error) {
+      if (!restored || !(error instanceof TablepayApiError && error.status === 404)) throw error
+      // the server's code (not_found), as at the start, with words that say what removed the endpoint
+      this.error(renderRestoredAway(id), {
+        exit: 1,
+        code: error.code,
+        suggestions: [
+          `\`tablepay webhooks list\` shows the endpoints the snapshot held: tail one of them, or restore a snapshot saved with ${id} and tail it again.`,
+        ],
+      })
+    }
   }
 }
