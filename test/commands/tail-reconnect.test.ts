@@ -9,6 +9,7 @@ import {freePort} from '../helpers/ports.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {relay} from '../helpers/relay.js'
 import type {RunningCommand} from '../helpers/run-command.js'
+import type {ServeOptions} from '../../src/server/start.js'
 import {startTestServer, type TestServer} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -23,9 +24,12 @@ async function restartable() {
   return {server, env: envFor(server.url), ...(await endpointOn(server))}
 }
 
-/** A server that the tail reaches through a relay the test can cut: the connection breaks, the server goes on. */
-async function behindRelay() {
-  const server = await startTestServer()
+/**
+ * A server (started with `serve`) that the tail reaches through a relay the test can cut: the connection breaks,
+ * the server goes on. Its endpoint's receiver answers as `respond` says.
+ */
+async function behindRelay(serve: Partial<ServeOptions> = {}, respond?: Respond) {
+  const server = await startTestServer({serve})
   const port = await freePort()
   const link = relay(port, new URL(server.url))
   await link.open()
@@ -33,13 +37,15 @@ async function behindRelay() {
     () => server.close(),
     () => link.cut(),
   )
-  return {server, link, env: envFor(`http://127.0.0.1:${port}`), ...(await endpointOn(server))}
+  return {server, link, env: envFor(`http://127.0.0.1:${port}`), ...(await endpointOn(server, respond))}
 }
 
 const envFor = (url: string) => ({TABLEPAY_URL: `${url}/v1`, TABLEPAY_API_KEY: WRITE_KEY})
 
-async function endpointOn(server: TestServer) {
-  const receiver = await startReceiver()
+type Respond = Parameters<typeof startReceiver>[0]
+
+async function endpointOn(server: TestServer, respond?: Respond) {
+  const receiver = await startReceiver(respond)
   cleanup.push(() => receiver.close())
   const answer = await server.api('POST', '/v1/webhook-endpoints', {
     body: {url: receiver.url, event_types: ['check.created']},
@@ -131,6 +137,49 @@ describe('deliveries tail across drops', () => {
 
     expect((await tail.interrupt()).code).toBe(0)
     expect(jsonLines(tail).map((line) => line.event_id)).toEqual([missed, live])
+  })
+})
+
+describe('deliveries tail across a restore and a drop', () => {
+  it('prints an attempt made while it was away, though numbered as one it printed before the restore', async () => {
+    const {server, link, env} = await behindRelay({retrySchedule: [60]}, () => 500)
+    const api = async (method: string, path: string, body?: unknown) =>
+      expect((await server.api(method, `/v1${path}`, {body})).status).toBeLessThan(300)
+    const tail = await startTail(['deliveries', 'tail', '--json'], env, 'Waiting for delivery attempts')
+    // the attempts as they are made: a stream straight to the server shows when, the tail cut off or not
+    const stop = new AbortController()
+    cleanup.push(async () => stop.abort())
+    const direct = new TablepayClient({url: server.url, apiKey: WRITE_KEY})
+    const recorded = newAttempts(await direct.openStream({signal: stop.signal}))
+    const made = async () => (await recorded.next()).value!.attempt
+
+    await api('PUT', '/checks/external/t1', checkWith([['a', 1, 100]]))
+    const first = await made()
+    await tail.waitForOutput(first.at)
+    // saved with one attempt made, its retry due in a minute
+    await api('POST', '/sim/snapshots', {name: 'one-attempt'})
+    await api('POST', '/sim/clock/advance', {seconds: 60})
+    const second = await made()
+    await tail.waitForOutput(second.at)
+    await api('POST', '/sim/snapshots/one-attempt/restore')
+    await link.cut()
+    await tail.waitForStderr('Stream dropped (')
+    // the restore put the delivery back with its one attempt, and the clock back: its retry is due in a minute again
+    await api('POST', '/sim/clock/advance', {seconds: 60})
+    const again = await made()
+    expect([again.attempt, again.at > second.at]).toEqual([2, true])
+
+    await link.open()
+    await tail.waitForStderr('Reconnected')
+    // the catch-up holds both, the first as the restore put it back: that one was printed already
+    expect(tail.stderr()).toContain('Reconnected; 1 attempt made meanwhile follows.')
+    await tail.waitForOutput(again.at)
+    expect((await tail.interrupt()).code).toBe(0)
+    expect(jsonLines(tail).map((line) => [line.attempt, line.at])).toEqual([
+      [1, first.at],
+      [2, second.at],
+      [2, again.at],
+    ])
   })
 })
 

@@ -69,7 +69,9 @@ export function attemptCatchUp(
 ): CatchUp<AttemptItem> {
   return {
     since: async (since) => attemptsSince(client, since, await endpointOf()),
-    key: attemptKey,
+    // its number and its time: after a snapshot's restore the list shows the attempts it put back as they were
+    // yielded, and those made since under numbers yielded before it, at later times
+    key: (item) => `${attemptKey(item)}@${item.attempt.at}`,
     time: ({attempt}) => Date.parse(attempt.at),
   }
 }
