@@ -16,7 +16,10 @@ export interface StreamReset {
 export type StreamMessage =
   {type: 'event'; data: Event} | {type: 'delivery'; data: Delivery} | {type: 'reset'; data: StreamReset}
 
-/** A message of the stream opened with `{requests: true}`: also each answered request (the request log). */
+/**
+ * A message of the account's live stream, `request` ones included: `openRequestStream()` yields those alone, one per
+ * answered request (the request log).
+ */
 export type RequestStreamMessage = StreamMessage | {type: 'request'; data: RequestEntry}
 
 /**
