@@ -24,7 +24,12 @@ export async function cleanUp(
   const [, ...deleted] = await Promise.allSettled([
     // a receiver that fails to close holds a loopback port until the process ends: nothing to report
     receiver?.close(),
-    ...endpoints.map(({id}) => graceOnStop(deleteEndpoint(client, id, signal), signal)),
+    ...endpoints.map(({id}) =>
+      graceOnStop(
+        pastRateLimit(() => client.deleteWebhookEndpoint(id), signal),
+        signal,
+      ),
+    ),
   ])
   return endpoints.flatMap(({id, url}, i) => {
     const outcome = deleted[i]!
@@ -36,20 +41,20 @@ export async function cleanUp(
   })
 }
 
-/** How many times a delete is sent that `serve --rate-limit` refuses, and the longest Retry-After waited between. */
+/** How many times a request is sent that `serve --rate-limit` refuses, and the longest Retry-After waited between. */
 const RATE_LIMITED_TRIES = 3
 const LONGEST_WAIT_S = 5
 
 /**
- * Deletes the endpoint `id`. A 429 is waited out (its Retry-After) and the delete sent again: the run's writes spend
- * the rate limit as every client's do, `X-Tablepay-Client` sparing reads alone (docs/api.md). Not once the run is
- * stopped, which gives its cleanup no more than ANSWER_GRACE_MS.
+ * `call`'s answer, a 429 waited out (its Retry-After) and the request sent again: the run's writes, and its
+ * look for its endpoints, spend the rate limit as every client's do, `X-Tablepay-Client` sparing the run's
+ * other reads alone (docs/api.md). Not once the run is stopped, which gives its cleanup no more than
+ * ANSWER_GRACE_MS.
  */
-async function deleteEndpoint(client: TablepayClient, id: string, signal: AbortSignal | undefined): Promise<void> {
+export async function pastRateLimit<T>(call: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
-      await client.deleteWebhookEndpoint(id)
-      return
+      return await call()
     } catch (error) {
       const limited = error instanceof TablepayApiError && error.status === 429
       if (!limited || tries === RATE_LIMITED_TRIES || signal?.aborted) throw error

@@ -18,7 +18,7 @@ import {
 import {rejectOnAbort} from '../shared/reject-on-abort.js'
 import {stepName} from './errors.js'
 import {awaitEvent, RunEvents} from './events.js'
-import {ANSWER_GRACE_MS, cleanUp} from './cleanup.js'
+import {ANSWER_GRACE_MS, cleanUp, pastRateLimit} from './cleanup.js'
 import {startScenarioReceiver, type ScenarioReceiver} from './receiver.js'
 import {type StepRequest, stepRequest} from './requests.js'
 
@@ -224,11 +224,13 @@ const UNSEEN =
 
 /** The account's endpoints on the run's receiver, each noted for the cleanup, as a step's answer notes one. */
 async function findOnReceiver(state: RunState): Promise<true> {
-  let page = await state.client.listWebhookEndpoints({limit: 100})
+  const list = (after?: string) =>
+    pastRateLimit(() => state.client.listWebhookEndpoints({limit: 100, starting_after: after}), state.signal)
+  let page = await list()
   for (;;) {
     for (const endpoint of page.data) madeEndpoint(state, endpoint)
     if (!page.has_more || !page.next_cursor) return true
-    page = await state.client.listWebhookEndpoints({limit: 100, starting_after: page.next_cursor})
+    page = await list(page.next_cursor)
   }
 }
 
@@ -338,7 +340,15 @@ async function runStep(state: RunState, index: number, step: ScenarioStep): Prom
   // a `request` may make one on the receiver, or move one there, as a `webhook_endpoint` step does
   if (isSuccess(answer.status) && fieldOf(answer.data, ['object']) === 'webhook_endpoint')
     madeEndpoint(state, answer.data)
-  if (isRestore(request, answer)) await afterRestore(state)
+  if (isRestore(request, answer)) {
+    const unlisted = await afterRestore(state).then(
+      () => undefined,
+      (error: unknown) => (error instanceof TablepayError ? error : Promise.reject(error)),
+    )
+    // the endpoints it put back on the receiver are unknown to the cleanup: an action failed, the run ends
+    if (unlisted)
+      return {...base, title, ok: false, status: answer.status, differences: [], error: unlistedAfterRestore(unlisted)}
+  }
   const differences = [
     ...statusDiffers(expected, answer.status),
     ...(resolved.kind === 'expect' && resolved.input.json !== undefined
@@ -367,6 +377,10 @@ async function afterRestore(state: RunState): Promise<void> {
   if (state.receiver) await findOnReceiver(state)
   if (state.events) state.events = await RunEvents.from(state.reads)
 }
+
+/** Why a restore step fails when the run could not read the account after it (afterRestore). */
+const unlistedAfterRestore = (error: TablepayError) =>
+  `Restored, but the run could not read the account after it, so an endpoint the snapshot put back on its receiver may be left (\`tablepay webhooks list\`): ${error.message}`
 
 /**
  * Whether `answer` is a snapshot of the run's account restored by `request` (`POST /sim/snapshots/{name}/restore`

@@ -311,6 +311,57 @@ describe('what a run made for itself', () => {
     }
   })
 
+  test("a restore's look for the endpoints it put back waits out the rate limit, and the cleanup removes them", async () => {
+    // one request a second, on a clock that moves only when a request is refused: the first step takes the token
+    let now = 0
+    const limited = await startTestServer({serve: {rateLimit: 1, rateLimitClock: () => now}})
+    try {
+      const refusedMovesClock = async (input: string, init: RequestInit) => {
+        const response = await fetch(input, init)
+        if (response.status === 429) now += 1000
+        return response
+      }
+      const client = new TablepayClient({url: `${limited.url}/v1`, apiKey: WRITE_KEY, fetch: refusedMovesClock})
+      const made = scenarioOf([{webhook_endpoint: {url: '${receiver}'}}, {snapshot: 'limited'}, {restore: 'limited'}])
+      const report = await runScenario(client, validScenario(made, 'The scenario given'))
+      expect(report.steps.map((step) => [step.ok, step.error])).toEqual([
+        [true, undefined],
+        [true, undefined],
+        [true, undefined],
+      ])
+      expect(report.left_behind).toBeUndefined()
+      const listed = await limited.api('GET', '/v1/webhook-endpoints', {headers: {'x-tablepay-client': 'cli-tail'}})
+      expect(listed.body.data).toEqual([])
+    } finally {
+      await limited.close()
+    }
+  })
+
+  test('a restore whose look for the endpoints it put back the server fails is a failed step, and the run reports', async () => {
+    const lookFails = {fault: {match: {method: 'GET', path: '/v1/webhook-endpoints'}, status: 503}}
+    try {
+      const error = await sim
+        .runScenario(
+          scenarioOf([
+            {webhook_endpoint: {url: '${receiver}'}},
+            {snapshot: 'unlisted'},
+            lookFails,
+            {restore: 'unlisted'},
+          ]),
+        )
+        .catch((error: unknown) => error)
+      expect(error).toBeInstanceOf(ScenarioFailedError)
+      const {report} = error as ScenarioFailedError
+      expect(report).toMatchObject({passed: 3, failed: 1})
+      expect(report.steps[3]).toMatchObject({ok: false, status: 200})
+      expect(report.steps[3]!.error).toMatch(/^Restored, but the run could not read the account after it/)
+      // the run made that endpoint, so its cleanup knew it all the same
+      expect(report.left_behind).toBeUndefined()
+    } finally {
+      await sim.faults.clear()
+    }
+  })
+
   test('the endpoints steps made on ${receiver} go with it, also when a failed action skips the DELETE', async () => {
     const error = await sim
       .runScenario(
