@@ -287,32 +287,12 @@ describe('what a run made for itself', () => {
     }
   })
 
-  test('a delete the rate limit refuses is sent again after its Retry-After: the endpoint is not left behind', async () => {
-    // one request a second, on a clock that stands still until the run's first delete is refused: the step's
-    // request takes the one token, and the delete finds none
-    let now = 0
-    const limited = await startTestServer({serve: {rateLimit: 1, rateLimitClock: () => now}})
-    try {
-      const refusedDeleteMovesClock = async (input: string, init: RequestInit) => {
-        const response = await fetch(input, init)
-        if (init.method === 'DELETE' && response.status === 429) now += 1000
-        return response
-      }
-      const client = new TablepayClient({url: `${limited.url}/v1`, apiKey: WRITE_KEY, fetch: refusedDeleteMovesClock})
-      const made = scenarioOf([{webhook_endpoint: {url: '${receiver}'}}])
-      const report = await runScenario(client, validScenario(made, 'The scenario given'))
-      expect(report).toMatchObject({ok: true, passed: 1})
-      expect(report.left_behind).toBeUndefined()
-      // read as the simulator's own clients read, which the rate limit spares
-      const listed = await limited.api('GET', '/v1/webhook-endpoints', {headers: {'x-tablepay-client': 'cli-tail'}})
-      expect(listed.body.data).toEqual([])
-    } finally {
-      await limited.close()
-    }
-  })
-
-  test("a restore's look for the endpoints it put back waits out the rate limit, and the cleanup removes them", async () => {
-    // one request a second, on a clock that moves only when a request is refused: the first step takes the token
+  /**
+   * A run of `steps` on a server of one request a second, on a clock that stands still until a request is
+   * refused (then a second on): the first step's request takes the one token. Resolves with the report and the
+   * endpoints left after it, read as the simulator's own clients read, which the rate limit spares.
+   */
+  async function runRateLimited(steps: unknown[]) {
     let now = 0
     const limited = await startTestServer({serve: {rateLimit: 1, rateLimitClock: () => now}})
     try {
@@ -322,19 +302,31 @@ describe('what a run made for itself', () => {
         return response
       }
       const client = new TablepayClient({url: `${limited.url}/v1`, apiKey: WRITE_KEY, fetch: refusedMovesClock})
-      const made = scenarioOf([{webhook_endpoint: {url: '${receiver}'}}, {snapshot: 'limited'}, {restore: 'limited'}])
-      const report = await runScenario(client, validScenario(made, 'The scenario given'))
-      expect(report.steps.map((step) => [step.ok, step.error])).toEqual([
-        [true, undefined],
-        [true, undefined],
-        [true, undefined],
-      ])
-      expect(report.left_behind).toBeUndefined()
+      const report = await runScenario(client, validScenario(scenarioOf(steps), 'The scenario given'))
       const listed = await limited.api('GET', '/v1/webhook-endpoints', {headers: {'x-tablepay-client': 'cli-tail'}})
-      expect(listed.body.data).toEqual([])
+      return {report, left: listed.body.data}
     } finally {
       await limited.close()
     }
+  }
+
+  test('a delete the rate limit refuses is sent again after its Retry-After: the endpoint is not left behind', async () => {
+    const {report, left} = await runRateLimited([{webhook_endpoint: {url: '${receiver}'}}])
+    expect(report).toMatchObject({ok: true, passed: 1})
+    expect(report.left_behind).toBeUndefined()
+    expect(left).toEqual([])
+  })
+
+  test("a restore's look for the endpoints it put back waits out the rate limit, and the cleanup removes them", async () => {
+    const made = [{webhook_endpoint: {url: '${receiver}'}}, {snapshot: 'limited'}, {restore: 'limited'}]
+    const {report, left} = await runRateLimited(made)
+    expect(report.steps.map((step) => [step.ok, step.error])).toEqual([
+      [true, undefined],
+      [true, undefined],
+      [true, undefined],
+    ])
+    expect(report.left_behind).toBeUndefined()
+    expect(left).toEqual([])
   })
 
   test('a restore whose look for the endpoints it put back the server fails is a failed step, and the run reports', async () => {
