@@ -84,6 +84,11 @@ async function setup(serve: Parameters<typeof startTestServer>[0] = {}) {
     expect(await sim.stored()).toBe(stored)
     return refused.body.error.message
   }
+  /** `name` saved now, and its document as its export gives it: an import takes it as it is. */
+  const savedDocument = async (name: string) => {
+    await save(name)
+    return (await sim.api('GET', `/v1/sim/snapshots/${name}/export`)).body
+  }
   /** The snapshot's records, as its export shows them; deliveries without the restore's mark. */
   const exported = async (name: string, key?: string) => {
     const {body} = await sim.api('GET', `/v1/sim/snapshots/${name}/export`, {key})
@@ -103,6 +108,7 @@ async function setup(serve: Parameters<typeof startTestServer>[0] = {}) {
     restore,
     refusedRestore,
     exported,
+    savedDocument,
     clockOffset,
     respondWith: (next: Respond) => (respond = next),
   }
@@ -793,11 +799,10 @@ describe('snapshots: webhook endpoints past the limit', () => {
 
 describe('snapshots: ids no route reaches', () => {
   it('refuses each with 422 naming the field and the rule a push or the server holds ids to, and stores nothing', async () => {
-    const {sim, dinner, settled, save} = await setup()
+    const {sim, dinner, settled, savedDocument} = await setup()
     await dinner('t1')
     await settled()
-    await save('good')
-    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/good/export')
+    const document = await savedDocument('good')
     // what a push says of such ids: the import names the same rules
     const pushRule = async (id: string, item: string, field: string) => {
       const {body} = await sim.api('PUT', `/v1/checks/external/${id}`, {body: checkWith([[item, 1, 100]])})
@@ -854,13 +859,12 @@ describe('snapshots: ids no route reaches', () => {
 
 describe('snapshots: bad input', () => {
   it('answers each route 4xx with the error body and a code naming the field or name, and changes nothing', async () => {
-    const {sim, dinner, settled, save} = await setup()
+    const {sim, dinner, settled, savedDocument} = await setup()
     // a check with a claim under an Idempotency-Key: the document holds each kind of record
     await dinner('t1')
     // its delivery ended: nothing changes the store during the test but what it sends
     await settled()
-    await save('good')
-    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/good/export')
+    const document = await savedDocument('good')
     const {checks, claims, payments, deliveries, events, idempotency_keys, webhook_endpoints} = document.records
     const [check, claim, payment, delivery, event, key, endpoint] = [
       checks[0],
@@ -1151,10 +1155,9 @@ describe('snapshots: bad input', () => {
   })
 
   it('names a record held twice in a collection whose records have other problems too', async () => {
-    const {sim, dinner, save} = await setup()
+    const {sim, dinner, savedDocument} = await setup()
     await dinner('t1')
-    await save('good')
-    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/good/export')
+    const document = await savedDocument('good')
     const [check] = document.records.checks
     const checks = [check, {...check, version: 0}]
     const refused = await sim.api('POST', '/v1/sim/snapshots/import', {body: {...document, records: {checks}}})
