@@ -2,7 +2,10 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Delivery} from '../../src/client/client.js'
 import {type ApiServer, startApiServer, startServeFlags} from '../helpers/api-server.js'
 import {checkWith} from '../helpers/checks.js'
-import {cliFor, startCommand} from '../helpers/cli.js'
+import {join} from 'node:path'
+import {startServer} from '../../src/server/start.js'
+import {cliFor, ROOT, startCommand, WRITE_KEY} from '../helpers/cli.js'
+import {freePort} from '../helpers/ports.js'
 import {startReceiver} from '../helpers/receiver.js'
 import {call} from '../helpers/simulator.js'
 
@@ -156,6 +159,35 @@ describe('deliveries tail --endpoint', () => {
     const asJson = await cli(['deliveries', 'tail', '--endpoint', 'we_nope', '--json'])
     expect(asJson.code).toBe(1)
     expect(JSON.parse(asJson.stdout).error).toMatchObject({code: 'not_found'})
+  })
+})
+
+describe('deliveries tail across a restart', () => {
+  it('with --endpoint, exits 1 once it reconnects to a server that came back without the endpoint', async () => {
+    const port = await freePort()
+    // in this process, on a fixed port, with the seed's keys: what is tested is the tail across a restart
+    const serveOn = () => startServer({port, host: '127.0.0.1', seedFile: join(ROOT, 'fixtures', 'seed.json')})
+    let serve = await serveOn()
+    try {
+      const env = {TABLEPAY_URL: `http://127.0.0.1:${port}`, TABLEPAY_API_KEY: WRITE_KEY}
+      const endpoint = await cliFor({env}).json(['webhooks', 'create', '--forward-to', 'http://127.0.0.1:9/'])
+      const tail = startCommand(['deliveries', 'tail', '--endpoint', endpoint.id], {env})
+      try {
+        await tail.waitForStderr('Waiting for delivery attempts')
+        await serve.close()
+        await tail.waitForStderr('Stream dropped')
+        serve = await serveOn()
+        const {code, stderr} = await tail.done
+        expect(code).toBe(1)
+        expect(stderr).toContain(`Endpoint ${endpoint.id} is gone from the server: no attempt to it can come.`)
+        expect(stderr).toContain('Code: not_found')
+        expect(stderr).toContain('`tablepay webhooks create` registers an endpoint')
+      } finally {
+        await tail.interrupt()
+      }
+    } finally {
+      await serve.close()
+    }
   })
 })
 

@@ -46,13 +46,22 @@ async function* untilAborted<T>(messages: AsyncIterable<T>, signal: AbortSignal,
  */
 export async function followAttempts(
   client: TablepayClient,
-  {endpointId, onReset, ...hooks}: FollowHooks & AttemptFilter,
+  {endpointId, onReset, onReopen, ...hooks}: FollowHooks & AttemptFilter & ReopenHook,
 ): Promise<AsyncGenerator<AttemptItem>> {
   return followLiveStream(
     async (signal) => newAttempts(await client.openStream({signal}), {endpointId, onReset}),
-    attemptCatchUp(client, () => endpointId),
+    attemptCatchUp(client, async () => {
+      await onReopen?.()
+      return endpointId
+    }),
     hooks,
   )
+}
+
+/** What a feed of attempts does once its stream is open again after a drop. */
+export interface ReopenHook {
+  /** Awaited before the attempts made meanwhile are asked for; what it throws ends the feed. */
+  onReopen?: () => Promise<unknown>
 }
 
 /**

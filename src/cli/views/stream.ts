@@ -23,9 +23,23 @@ export function renderReconnected(missed?: {count: number; noun: string}): strin
   return `Reconnected; ${plural(missed.count, missed.noun)} made meanwhile ${missed.count === 1 ? 'follows' : 'follow'}.`
 }
 
+// The endpoint a live command follows is not on the server it reconnected to: that server lost its data.
+const goneFromServer = (endpointId: string) => `Endpoint ${endpointId} is gone from the server`
+
+/** Why `deliveries tail --endpoint` ends when its endpoint is gone: nothing more can come. */
+const NO_MORE = 'no attempt to it can come.'
+
 /** The status line of `listen` when the server it reconnected to lost its endpoint (it lost its data). */
 export const renderEndpointGone = (endpointId: string): string =>
-  `Endpoint ${endpointId} is gone from the server: registering a new one.`
+  `${goneFromServer(endpointId)}: registering a new one.`
+
+/**
+ * Why `deliveries tail --endpoint` ends when the server it reconnected to lost its endpoint.
+ *
+ * @example
+ * renderGoneAway('we_1') // 'Endpoint we_1 is gone from the server: no attempt to it can come.'
+ */
+export const renderGoneAway = (endpointId: string): string => `${goneFromServer(endpointId)}: ${NO_MORE}`
 
 // What a snapshot's restore did to the endpoint a live command follows: the snapshot was saved without it.
 const restoredWithout = (endpointId: string) =>
@@ -44,11 +58,11 @@ export function renderRestored(endpointId: string): string {
 }
 
 /**
- * Why `deliveries tail --endpoint` ends when a snapshot's restore removed its endpoint: nothing more can come.
+ * Why `deliveries tail --endpoint` ends when a snapshot's restore removed its endpoint.
  *
  * @example
  * renderRestoredAway('we_1') // 'The account was restored from a snapshot without endpoint we_1: no attempt to it can come.'
  */
 export function renderRestoredAway(endpointId: string): string {
-  return `${restoredWithout(endpointId)}: no attempt to it can come.`
+  return `${restoredWithout(endpointId)}: ${NO_MORE}`
 }

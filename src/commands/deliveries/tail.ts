@@ -4,7 +4,7 @@ import {ApiCommand} from '../../cli/api-command.js'
 import {attemptJson, renderAttemptLine} from '../../cli/views/delivery.js'
 import {UNTIL_STOPPED_EXIT_CODES} from '../../cli/exit-codes.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
-import {renderReconnected, renderRestoredAway, renderStreamDropped} from '../../cli/views/stream.js'
+import {renderGoneAway, renderReconnected, renderRestoredAway, renderStreamDropped} from '../../cli/views/stream.js'
 import {style} from '../../cli/views/style.js'
 import {textFlag} from '../../cli/flags/filter.js'
 
@@ -15,7 +15,7 @@ export default class DeliveriesTail extends ApiCommand<typeof DeliveriesTail> {
 With --json, one JSON object per line. Runs until Ctrl+C. \
 When the stream drops (the server restarts, the connection breaks) it reconnects, with a line on stderr, \
 and first prints the attempts made meanwhile to deliveries created since or still pending. \
-With --endpoint, it exits 1 (not_found) when that endpoint is not there: at the start, or once a snapshot's restore removed it.`
+With --endpoint, it exits 1 (not_found) when that endpoint is not there: at the start, after a reconnect to a server that lost its data, or once a snapshot's restore removed it.`
 
   static override exitCodes = {...super.exitCodes, ...UNTIL_STOPPED_EXIT_CODES}
 
@@ -40,7 +40,9 @@ With --endpoint, it exits 1 (not_found) when that endpoint is not there: at the 
     const feed = await followAttempts(this.tailClient, {
       signal,
       endpointId: endpoint,
-      onReset: endpoint ? () => this.#requireEndpoint(endpoint, {restored: true}) : undefined,
+      onReset: endpoint ? () => this.#requireEndpoint(endpoint, RESTORED_AWAY) : undefined,
+      // a server that restarted without its data lost the endpoint too
+      onReopen: endpoint ? () => this.#requireEndpoint(endpoint, GONE_AWAY) : undefined,
       onDrop: (reason) => this.notice(renderStreamDropped(reason)),
       onReconnect: (count) => this.notice(renderReconnected({count, noun: 'attempt'})),
     })
@@ -52,22 +54,35 @@ With --endpoint, it exits 1 (not_found) when that endpoint is not there: at the 
 
   /**
    * Ends the tail (not_found, exit 1) when endpoint `id` is not there: it would only ever show nothing, so it says
-   * so instead of waiting. At the start, the server's answer says it; after a snapshot's restore (`restored`),
-   * which removed it when the snapshot was saved without it, the tail says that.
+   * so instead of waiting. At the start the server's answer says it; later, `away` says what removed it.
    */
-  async #requireEndpoint(id: string, {restored = false} = {}): Promise<void> {
+  async #requireEndpoint(id: string, away?: Away): Promise<void> {
     try {
       await this.tailClient.getWebhookEndpoint(id)
     } catch (error) {
-      if (!restored || !(error instanceof TablepayApiError && error.status === 404)) throw error
+      if (!away || !(error instanceof TablepayApiError && error.status === 404)) throw error
       // the server's code (not_found), as at the start, with words that say what removed the endpoint
-      this.error(renderRestoredAway(id), {
-        exit: 1,
-        code: error.code,
-        suggestions: [
-          `\`tablepay webhooks list\` shows the endpoints the snapshot held: tail one of them, or restore a snapshot saved with ${id} and tail it again.`,
-        ],
-      })
+      this.error(away.message(id), {exit: 1, code: error.code, suggestions: [away.suggestion(id)]})
     }
   }
+}
+
+/** What removed the endpoint a tail follows, and what to do next. */
+interface Away {
+  message(id: string): string
+  suggestion(id: string): string
+}
+
+/** A snapshot's restore: the snapshot was saved without the endpoint. */
+const RESTORED_AWAY: Away = {
+  message: renderRestoredAway,
+  suggestion: (id) =>
+    `\`tablepay webhooks list\` shows the endpoints the snapshot held: tail one of them, or restore a snapshot saved with ${id} and tail it again.`,
+}
+
+/** A restart: the server came back without its data (`--memory`, another data dir). */
+const GONE_AWAY: Away = {
+  message: renderGoneAway,
+  suggestion: () =>
+    '`tablepay webhooks create` registers an endpoint, `tablepay webhooks list` shows those the server has: tail one of them.',
 }
