@@ -233,6 +233,16 @@ describe('serve --import', () => {
       oclif: {exit: 2},
       message: expect.stringContaining('records.webhook_endpoints.0.description: must not contain the NUL character'),
     })
+    // an id no route could name, as an import through the API refuses it
+    const unnamed = {
+      ...odd,
+      records: {webhook_endpoints: [{...records.webhook_endpoints[0], id: 'we_1/x', description: ''}]},
+    }
+    await writeFile(file, JSON.stringify(unnamed))
+    await expect(startServeFlags(['--import', file])).rejects.toMatchObject({
+      oclif: {exit: 2},
+      message: expect.stringContaining('records.webhook_endpoints.0.id: must be we_ then 1-60 letters'),
+    })
     // 36 MB of empty objects would take gigabytes parsed: weighed, not parsed
     await writeFile(file, `{"records":{"checks":[${'{},'.repeat(12_000_000)}{}]}}`)
     await expect(startServeFlags(['--import', file])).rejects.toMatchObject({
