@@ -26,7 +26,7 @@ export default class Listen extends ApiCommand<typeof Listen> {
   static override description = `Registers a webhook endpoint for --forward-to, prints its signing secret, then prints every delivery attempt to it, \
 one line each (--json: a ready line with the endpoint and secret, then one JSON line per attempt). \
 Every run against the same server data and account signs with the same secret, which the server keeps for the account \
-(--print-secret prints it and exits; --secret uses another), so your receiver keeps verifying across runs. \
+(--print-secret prints it and exits; --secret or TABLEPAY_WEBHOOK_SECRET gives another), so your receiver keeps verifying across runs. \
 --since sends it again the events of that past of its types, each as a resend; --chaos duplicates and reorders its deliveries (see \`webhooks chaos\`). \
 When the stream drops it reconnects (a line on stderr says so), goes on with the same endpoint, and first prints the attempts made to it meanwhile. \
 When a snapshot's restore removes the endpoint (\`snapshots restore\`), it registers it again with the same secret and settings, a line on stderr saying so. \
@@ -53,14 +53,19 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
     'forward-to': forwardToFlag({summary: 'URL of your receiver.'}),
     'event-type': eventTypesFlag(),
     keep: Flags.boolean({summary: 'Leave the endpoint registered on exit.'}),
-    'print-secret': Flags.boolean({summary: "Print the account's listen secret and exit."}),
+    'print-secret': Flags.boolean({
+      summary: "Print the secret it signs with and exit: the account's listen secret, unless --secret gives one.",
+    }),
     secret: Flags.custom<string>({
       char: 's',
+      // the variable verify, sign and receiver check read: a receiver started with it verifies what listen signs
+      env: 'TABLEPAY_WEBHOOK_SECRET',
       helpValue: 'whsec_…',
       summary: "Sign with this secret instead of the account's listen secret (whsec_ and 24-100 characters).",
       // the server's rule for a secret it signs with, checked before anything is registered
       parse: async (text) => {
-        if (!SECRET_FORMAT.test(text)) throw new Error(`The secret ${SECRET_RULE}.`)
+        if (!SECRET_FORMAT.test(text))
+          throw new Error(`The secret (--secret or TABLEPAY_WEBHOOK_SECRET) ${SECRET_RULE}.`)
         return text
       },
     })(),

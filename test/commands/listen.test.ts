@@ -325,8 +325,25 @@ describe('listen: a secret that stays, recovery and chaos', () => {
     const {server, receiver} = await setup()
     const {code, stderr} = await cliFor(server).cli(['listen', '--forward-to', receiver.url, '--secret', 'whsec_short'])
     expect(code).toBe(2)
-    expect(stderr).toContain('The secret must be whsec_ followed by 24-100')
+    expect(stderr).toContain('The secret (--secret or TABLEPAY_WEBHOOK_SECRET) must be whsec_ followed by 24-100')
     expect((await cliFor(server).json(['webhooks', 'list'])).data).toEqual([])
+  })
+
+  it('signs with TABLEPAY_WEBHOOK_SECRET, as verify reads it, when no --secret is given', async () => {
+    const {server, receiver, push} = await setup()
+    const secret = 'whsec_from_the_environment_0123456789'
+    receiver.verifyWith(secret)
+    const env = {...server.env, TABLEPAY_WEBHOOK_SECRET: secret}
+    expect((await cliFor({env}).json(['listen', '--print-secret'])).secret).toBe(secret)
+    // the flag, when given, still wins
+    const flagged = await cliFor({env}).json(['listen', '--print-secret', '--secret', `${secret}_flag`])
+    expect(flagged.secret).toBe(`${secret}_flag`)
+    const {listen, ready} = await startListen(env, ['--forward-to', receiver.url, '-e', 'check.created'])
+    expect(ready.secret).toBe(secret)
+    await push('env-secret')
+    const [line] = await attemptLines(listen, 1)
+    expect(line).toMatchObject({event_type: 'check.created', status_code: 200})
+    expect((await listen.interrupt()).code).toBe(0)
   })
 
   it('removes its endpoint when a step after making it fails: --since refused by a fault', async () => {
