@@ -78,9 +78,7 @@ export function attemptCatchUp(
 ): CatchUp<AttemptItem> {
   return {
     since: async (since) => attemptsSince(client, since, await endpointOf()),
-    // its number and its time: after a snapshot's restore the list shows the attempts it put back as they were
-    // yielded, and those made since under numbers yielded before it, at later times
-    key: (item) => `${attemptKey(item)}@${item.attempt.at}`,
+    key: attemptKey,
     time: ({attempt}) => Date.parse(attempt.at),
   }
 }
@@ -132,8 +130,11 @@ export interface AttemptFilter {
   onReset?: () => Promise<unknown>
 }
 
-/** An attempt's identity: its delivery and its number. */
-const attemptKey = ({delivery, attempt}: AttemptItem): string => `${delivery.id}#${attempt.attempt}`
+/**
+ * An attempt's identity: its delivery, its number and its time. After a snapshot's restore the account holds the
+ * attempts it put back as they were yielded, and those made since take numbers yielded before it, at later times.
+ */
+const attemptKey = ({delivery, attempt}: AttemptItem): string => `${delivery.id}#${attempt.attempt}@${attempt.at}`
 
 /** How many attempts a feed remembers having yielded, the newest: a repeat of one of them is dropped. */
 const REMEMBERED = 10_000
@@ -151,11 +152,7 @@ export async function* newAttempts(
 ): AsyncGenerator<AttemptItem> {
   const yielded = new Set<string>()
   for await (const message of messages) {
-    if (message.type === 'reset') {
-      // the restore put deliveries back as they were saved: their next attempts take numbers yielded before it
-      yielded.clear()
-      await onReset?.()
-    }
+    if (message.type === 'reset') await onReset?.()
     if (message.type !== 'delivery') continue
     const delivery = message.data
     if (endpointId !== undefined && delivery.endpoint_id !== endpointId) continue
