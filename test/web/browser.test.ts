@@ -1,6 +1,6 @@
 import {mkdir} from 'node:fs/promises'
 import {join} from 'node:path'
-import {type Browser, chromium, type Page} from 'playwright-core'
+import {type Browser, chromium, type Locator, type Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {EVENT_TYPES} from '../../src/domain/constants.js'
 import {CHROMIUM, holdAnswers} from '../helpers/browser.js'
@@ -459,6 +459,50 @@ describe('in a real browser', () => {
       [880, claims[0].id],
     ])
     await page.getByLabel('What I claimed').waitFor({state: 'hidden'})
+  })
+
+  it("the POS's text reorders only itself, never the sentence it is in: U+202E in an item's name or a table's number", async () => {
+    const {key, scratch} = await scratchTable('43', [])
+    const body = checkWith([['bidi', 1, 500]], {table: {number: '\u202e43'}, location_id: scratch.locations[0].id})
+    body.items[0]!.name = '\u202eBurrata'
+    const pushed = await sim.api('PUT', '/v1/checks/external/bidi', {key, body})
+    expect(pushed.status).toBe(201)
+    /** Whether `after`, the text that follows the POS text `pos` in `place`, is drawn after it, to its right. */
+    const inOrder = (place: Locator, pos: string, after: string) =>
+      place.evaluate(
+        (node, [pos, after]) => {
+          const texts = document.createTreeWalker(node, NodeFilter.SHOW_TEXT)
+          /** Where `text` is drawn: the first time it is written in a text node from the walker's place on. */
+          const drawn = (text: string, from = 0) => {
+            const start = texts.currentNode.nodeType === Node.TEXT_NODE ? texts.currentNode : texts.nextNode()
+            for (let at = start; at; at = texts.nextNode(), from = 0) {
+              const i = at.textContent!.indexOf(text, from)
+              if (i < 0) continue
+              const range = document.createRange()
+              range.setStart(at, i)
+              range.setEnd(at, i + text.length)
+              return {rect: range.getBoundingClientRect(), end: i + text.length}
+            }
+            throw new Error(`no ${text}`)
+          }
+          const first = drawn(pos)
+          return drawn(after, first.end).rect.left >= first.rect.right - 1
+        },
+        [pos, after],
+      )
+    const guest = await livePage(pushed.body.guest_url)
+    await guest.getByRole('button', {name: /^Claim /}).click()
+    await guest.locator('#notice').getByText('You claimed 1 ×').waitFor()
+    // the full stop stays after the name
+    expect(await inOrder(guest.locator('#notice'), '\u202eBurrata', '.')).toBe(true)
+    // the check's own id stays after its table's number
+    const dashboard = await browser.newPage({viewport: {width: 1280, height: 900}})
+    cleanup.push(() => dashboard.close())
+    await dashboard.goto(`${sim.url}/#key=${key}`)
+    await dashboard.locator('#checks td', {hasText: 'bidi'}).waitFor()
+    expect(
+      await inOrder(dashboard.locator('#checks td:has(.table-number)', {hasText: 'bidi'}), '\u202e43', 'bidi'),
+    ).toBe(true)
   })
 
   it('a guest on the keyboard keeps their place: after their own claim, and when another guest changes the bill', async () => {

@@ -1,4 +1,4 @@
-import {$, busyWhile, clock, currency, el, quantity, request} from './dom.js'
+import {$, busyWhile, clock, currency, el, isolated, quantity, request} from './dom.js'
 import {answerLine, nextAttempt} from './attempts.js'
 import {showQr} from './qr-dialog.js'
 import {focusKey, keepingFocus, keptOpen, latestShown} from './reloads.js'
@@ -110,7 +110,7 @@ function renderChecks(checks, currencyOf) {
     return el(
       'tr',
       {},
-      el('td', {}, el('strong', {class: 'table-number', title: check.table.number}, check.table.number), ' ', el('small', {class: 'ext', title: check.external_id}, check.external_id)),
+      el('td', {}, el('strong', {class: 'table-number', title: check.table.number}, isolated(check.table.number)), ' ', el('small', {class: 'ext', title: check.external_id}, isolated(check.external_id))),
       el('td', {class: 'bare'}, el('span', {class: 'badge', 'data-status': check.status}, check.status)),
       el('td', {class: 'bare'}, el('span', {class: 'badge', 'data-status': check.payment_status}, check.payment_status.replace('_', ' '))),
       el('td', {class: 'num'}, money.format(check.totals.total_cents)),

@@ -20,6 +20,13 @@ export function el(tag, props = {}, ...children) {
 }
 
 /**
+ * Text from the POS, set apart from what is around it: its bidirectional controls (U+202E shows `abc` as `cba`)
+ * reorder only itself, never the words and amounts of the sentence or row it is in.
+ * @example notify(['You claimed 1 × ', isolated(item.name), '.'])
+ */
+export const isolated = (text) => el('bdi', {}, text)
+
+/**
  * Amounts of one currency, in the reader's language: minor units shown as
  * `€24.50` (or `24,50 €`), written into an input as `24.50`, and read back.
  * Without a currency, plain numbers.

@@ -1,4 +1,4 @@
-import {$, busyWhile, currency, el, postOnce, quantity as count, request} from './dom.js'
+import {$, busyWhile, currency, el, isolated, postOnce, quantity as count, request} from './dom.js'
 import {focusKey, focusOn, keepingFocus} from './reloads.js'
 
 // The page lives at /t/{token}; its API is under the same path, so the token is the only credential.
@@ -29,9 +29,10 @@ let acting = 0
 const stored = (key) => JSON.parse(sessionStorage.getItem(key) ?? '[]')
 const store = (key, records) => sessionStorage.setItem(key, JSON.stringify(records))
 
+/** Says `text` (a string, or strings and elements: a sentence around `isolated` POS text) in the notice. */
 function notify(text, kind = 'info') {
   const notice = $('notice')
-  notice.textContent = text
+  notice.replaceChildren(...[text].flat())
   notice.dataset.kind = kind
   notice.setAttribute('role', kind === 'error' ? 'alert' : 'status')
   notice.hidden = false
@@ -140,11 +141,11 @@ function renderItem(item) {
         const made = await post('/claims', {items: [{external_id: item.external_id, quantity}]})
         store(claimsKey, [...stored(claimsKey), {id: made.id, items: made.items}])
         payFor = null
-        notify(`You claimed ${count(quantity)} × ${item.name}.`)
+        notify([`You claimed ${count(quantity)} × `, isolated(item.name), '.'])
         await reload()
       },
       // the page sent an item of the bill it showed: the POS has taken it off since
-      {validation_failed: `${item.name} is no longer on the bill.`},
+      {validation_failed: [isolated(item.name), ' is no longer on the bill.']},
     ),
   )
   return el(
@@ -153,8 +154,8 @@ function renderItem(item) {
     el(
       'div',
       {class: 'item-text'},
-      el('strong', {}, item.name),
-      item.note ? el('span', {class: 'note'}, item.note) : null,
+      el('strong', {}, isolated(item.name)),
+      item.note ? el('span', {class: 'note'}, isolated(item.note)) : null,
       el('span', {class: 'meta'}, `${count(item.quantity)} × ${money.format(item.price_cents)} · ${count(item.claimed_quantity)} of ${count(item.quantity)} claimed`),
     ),
     claim,
@@ -224,7 +225,7 @@ function render(next) {
     loadCurrency().then(() => render(check))
   }
   document.title = `Table ${check.table.number} · Tablepay`
-  $('title').textContent = `Table ${check.table.number}`
+  $('title').replaceChildren('Table ', isolated(check.table.number))
   $('check-status').textContent = CHECK_STATUS[check.status]
   $('check-status').dataset.status = check.status
   $('payment-status').textContent = PAYMENT_STATUS[check.payment_status]
@@ -419,7 +420,7 @@ async function loadCurrency() {
   if (!place) return
   placeShown = place.id
   money = currency(place.currency)
-  $('place').textContent = place.name
+  $('place').replaceChildren(isolated(place.name))
 }
 
 $('amount').addEventListener('input', () => {

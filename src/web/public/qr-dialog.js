@@ -1,5 +1,5 @@
 // The dashboard's QR dialog: a check's code, large enough to scan from the screen.
-import {$} from './dom.js'
+import {$, isolated} from './dom.js'
 import {focusOn} from './reloads.js'
 
 /** The control that opened the dialog (its focusKey): a live reload while it is open replaces it. */
@@ -8,7 +8,7 @@ let opener = null
 /** A check's QR code, large enough to scan from the screen: on demand, so that each check stays one line. */
 export function showQr(check, openedBy) {
   opener = openedBy
-  $('qr-title').textContent = `Table ${check.table.number}`
+  $('qr-title').replaceChildren('Table ', isolated(check.table.number))
   $('qr-image').src = `${new URL(check.guest_url).pathname}/qr.svg`
   $('qr-image').alt = `QR code of table ${check.table.number}`
   $('qr-link').href = check.guest_url
