@@ -470,25 +470,31 @@ describe('in a real browser', () => {
     /** Whether `after`, the text that follows the POS text `pos` in `place`, is drawn after it, to its right. */
     const inOrder = (place: Locator, pos: string, after: string) =>
       place.evaluate(
-        (node, [pos, after]) => {
-          const texts = document.createTreeWalker(node, NodeFilter.SHOW_TEXT)
-          /** Where `text` is drawn: the first time it is written in a text node from the walker's place on. */
-          const drawn = (text: string, from = 0) => {
-            const start = texts.currentNode.nodeType === Node.TEXT_NODE ? texts.currentNode : texts.nextNode()
-            for (let at = start; at; at = texts.nextNode(), from = 0) {
-              const i = at.textContent!.indexOf(text, from)
+        (node: PageElement, {pos, after}) => {
+          const texts: PageElement[] = []
+          const walk = (at: PageElement): void => {
+            if (at.nodeType === 3) texts.push(at)
+            else Array.from(at.childNodes).forEach(walk)
+          }
+          walk(node)
+          let from = {text: 0, index: 0}
+          /** Where `text` is drawn: the first time it is written past the last text found. */
+          const drawn = (text: string) => {
+            for (let t = from.text; t < texts.length; t++) {
+              const i = texts[t]!.textContent!.indexOf(text, t === from.text ? from.index : 0)
               if (i < 0) continue
               const range = document.createRange()
-              range.setStart(at, i)
-              range.setEnd(at, i + text.length)
-              return {rect: range.getBoundingClientRect(), end: i + text.length}
+              range.setStart(texts[t]!, i)
+              range.setEnd(texts[t]!, i + text.length)
+              from = {text: t, index: i + text.length}
+              return range.getBoundingClientRect()
             }
             throw new Error(`no ${text}`)
           }
           const first = drawn(pos)
-          return drawn(after, first.end).rect.left >= first.rect.right - 1
+          return drawn(after).left >= first.right - 1
         },
-        [pos, after],
+        {pos, after},
       )
     const guest = await livePage(pushed.body.guest_url)
     await guest.getByRole('button', {name: /^Claim /}).click()

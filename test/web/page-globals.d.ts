@@ -2,6 +2,7 @@
 // Declared here, not with the DOM lib: its fetch and stream types clash with Node's, which src/ uses.
 interface PageBox {
   top: number
+  left: number
   bottom: number
   right: number
   width: number
@@ -13,12 +14,20 @@ interface PageElement {
   getBoundingClientRect(): PageBox
   querySelectorAll(selectors: string): Iterable<PageElement>
   parentElement: PageElement | null
+  childNodes: ArrayLike<PageElement>
+  nodeType: number
 }
 declare const document: {
   documentElement: {scrollWidth: number; clientWidth: number}
   activeElement: {getAttribute(name: string): string | null} | null
   querySelectorAll(selectors: string): Iterable<PageElement>
-  createRange(): {selectNodeContents(node: PageElement): void; getClientRects(): Iterable<PageBox>}
+  createRange(): {
+    selectNodeContents(node: PageElement): void
+    setStart(node: PageElement, offset: number): void
+    setEnd(node: PageElement, offset: number): void
+    getClientRects(): Iterable<PageBox>
+    getBoundingClientRect(): PageBox
+  }
 }
 declare const window: Record<string, unknown> & {stop(): void}
 interface HTMLImageElement {
