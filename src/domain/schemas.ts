@@ -43,13 +43,20 @@ const worthWithinLimit: [(item: {quantity: number; price_cents: number}) => bool
   {message: `quantity × price_cents ${LIMIT_MESSAGE}`, path: ['price_cents']},
 ]
 
+/** An item's text as a push takes it; an import holds a check's items to the same (snapshot-document.ts). */
+export const ItemName = z.string().min(1).max(200)
+export const ItemNote = z.string().max(500)
+
+/** The most items a check holds (a push, an import) and a claim takes. */
+export const MAX_ITEMS = 500
+
 export const ItemInput = z
   .strictObject({
     external_id: ItemExternalId,
-    name: z.string().min(1).max(200),
+    name: ItemName,
     quantity: Quantity,
     price_cents: Cents,
-    note: z.string().max(500).optional(),
+    note: ItemNote.optional(),
   })
   .refine(...worthWithinLimit)
 
@@ -80,7 +87,7 @@ export const CheckPush = z.strictObject({
   version: z.int().min(1).optional(),
   table: CheckTable,
   status: CheckStatus,
-  items: z.array(ItemInput).max(500).superRefine(noRepeatedExternalId),
+  items: z.array(ItemInput).max(MAX_ITEMS).superRefine(noRepeatedExternalId),
   totals: Totals,
 })
 export type CheckPush = z.infer<typeof CheckPush>
@@ -100,7 +107,7 @@ export const ClaimInput = z.strictObject({
       }),
     )
     .min(1)
-    .max(500),
+    .max(MAX_ITEMS),
 })
 export type ClaimInput = z.infer<typeof ClaimInput>
 

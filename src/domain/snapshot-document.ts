@@ -8,6 +8,7 @@ import {
   ChaosInput,
   Check,
   CheckItem,
+  CheckTable,
   Claim,
   ClaimInput,
   Currency,
@@ -19,7 +20,10 @@ import {
   FeedbackInput,
   IdOf,
   ItemExternalId,
+  ItemName,
+  ItemNote,
   Location,
+  MAX_ITEMS,
   noRepeatedExternalId,
   Payment,
   TimeZone,
@@ -114,14 +118,19 @@ const StoredEvent = Event.extend({id: IdOf('evt')}).superRefine((event, context)
 const RECORD_SCHEMAS: {[C in SnapshotCollection]: z.ZodType} = {
   // as a seed gives them: a currency the pages cannot show makes them throw
   locations: Location.extend({id: IdOf('loc'), timezone: TimeZone, currency: Currency}),
-  // as pushes, claims and payments leave them: a version from 1, totals that add up, amounts that a request takes
+  // as pushes, claims and payments leave them: a version from 1, totals that add up, amounts, items and text
+  // that a request takes
   checks: Check.omit({guest_url: true, amount_due_cents: true, payment_status: true}).extend({
     id: IdOf('chk'),
     external_id: ExternalCheckId,
     guest_token: IdOf('gt'),
     version: z.int().min(1).nullable(),
+    table: CheckTable,
     totals: Totals,
-    items: z.array(CheckItem.safeExtend({external_id: ItemExternalId})).superRefine(noRepeatedExternalId),
+    items: z
+      .array(CheckItem.safeExtend({external_id: ItemExternalId, name: ItemName, note: ItemNote.nullable()}))
+      .max(MAX_ITEMS)
+      .superRefine(noRepeatedExternalId),
   }),
   claims: Claim.extend({id: IdOf('clm'), items: ClaimInput.shape.items.superRefine(noRepeatedExternalId)}),
   payments: Payment.extend({

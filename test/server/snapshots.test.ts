@@ -857,6 +857,60 @@ describe('snapshots: ids no route reaches', () => {
   })
 })
 
+describe('snapshots: checks past what a push takes', () => {
+  it('refuses each with 422 naming the field and the rule a push holds it to, and stores nothing', async () => {
+    const {sim, dinner, savedDocument} = await setup()
+    await dinner('t1')
+    const document = await savedDocument('good')
+    const item = document.records.checks[0].items[0]
+    /** What a push says of `items` at `field`: the import names the same rule. */
+    const pushRule = async (items: unknown[], field: string, table = '12') => {
+      const body = {
+        ...checkWith([]),
+        table: {number: table},
+        items,
+        totals: {subtotal_cents: 0, tax_cents: 0, total_cents: 0},
+      }
+      const answer = await sim.api('PUT', '/v1/checks/external/t9', {body})
+      return answer.body.error.details.find((d: {path: string}) => d.path === field).message as string
+    }
+    const pushed = {external_id: 'a', name: 'a', quantity: 1, price_cents: 0}
+    const many = Array.from({length: 501}, (_, i) => ({...item, external_id: `i${i}`, claimed_quantity: 0}))
+    const refused: [change: Record<string, unknown>, field: string, rule: string][] = [
+      [
+        {items: many},
+        'items',
+        await pushRule(
+          Array.from({length: 501}, (_, i) => ({...pushed, external_id: `i${i}`})),
+          'items',
+        ),
+      ],
+      [
+        {items: [{...item, name: 'n'.repeat(201)}]},
+        'items.0.name',
+        await pushRule([{...pushed, name: 'n'.repeat(201)}], 'items.0.name'),
+      ],
+      [{items: [{...item, name: ''}]}, 'items.0.name', await pushRule([{...pushed, name: ''}], 'items.0.name')],
+      [
+        {items: [{...item, note: 'n'.repeat(501)}]},
+        'items.0.note',
+        await pushRule([{...pushed, note: 'n'.repeat(501)}], 'items.0.note'),
+      ],
+      [{table: {number: '1'.repeat(33)}}, 'table.number', await pushRule([], 'table.number', '1'.repeat(33))],
+    ]
+    const stored = await sim.stored()
+    for (const [change, field, rule] of refused) {
+      const check = {...document.records.checks[0], ...change}
+      const body = {...document, name: 'bad', records: {...document.records, checks: [check]}}
+      const answer = await sim.api('POST', '/v1/sim/snapshots/import', {body})
+      const at = `records.checks.0.${field}`
+      expect([answer.status, answer.body.error?.code], at).toEqual([422, 'validation_failed'])
+      expect(answer.body.error.details, at).toContainEqual({path: at, message: rule})
+    }
+    expect(await sim.stored()).toBe(stored)
+  })
+})
+
 describe('snapshots: bad input', () => {
   it('answers each route 4xx with the error body and a code naming the field or name, and changes nothing', async () => {
     const {sim, dinner, settled, savedDocument} = await setup()
