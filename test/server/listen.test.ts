@@ -150,6 +150,27 @@ describe('connections that keep the server waiting (docs/api.md, "HTTP details")
     ])
   })
 
+  it('a HEAD that Node cannot read is answered with the refusal’s status and headers but no body', async () => {
+    const answers = await Promise.all([
+      // refused after its head, once Node made the request
+      closedAfter('HEAD / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n'),
+      closedAfter('HEAD / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'),
+      closedAfter(`HEAD / HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`),
+    ])
+    // a body after the head would be read as a next answer: a client reports a parse error, not the refusal
+    expect(answers.map(({answer}) => [answer.split(' ')[1], answer.endsWith('\r\n\r\n')])).toEqual([
+      ['400', true],
+      ['400', true],
+      ['431', true],
+    ])
+    for (const {answer} of answers) expect(answer).toMatch(/\r\nx-request-id: req_\w+\r\n/)
+    // a GET refused behind a HEAD in one packet still gets its body
+    const behind = await closedAfter(
+      'HEAD / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nX-A: a\u0001b\r\n\r\n',
+    )
+    expect(refusal(behind.answer.slice(behind.answer.indexOf('HTTP/1.1 400')))).toEqual([400, 'malformed_request'])
+  })
+
   it('the requests before one Node cannot read are answered first, in order, then the refusal', async () => {
     const ok = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'
     const unreadable = 'GET / HTTP/1.1\r\nHost: x\r\nX-A: a\u0001b\r\n\r\n'

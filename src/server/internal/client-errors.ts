@@ -41,22 +41,45 @@ const answerOn = (socket: Socket): ServerResponse | undefined =>
  * are answered first, in order, as HTTP/1.1 has it; a refusal that would
  * land inside an answer already begun is not sent.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, behindAnother = false): void {
   if (error.code === 'ECONNRESET') return void socket.destroy()
   const answer = answerOn(socket)
   // a whole request before this one, still being answered: the refusal follows its answer (and the next's)
-  if (answer?.req.complete) return void answer.once('finish', () => answerClientError(error, socket))
-  if (socket.writable && !answer?.headersSent) writeAnswer(socket, clientError(error), requestIdFor(undefined))
+  if (answer?.req.complete) return void answer.once('finish', () => answerClientError(error, socket, true))
+  if (socket.writable && !answer?.headersSent)
+    writeAnswer(socket, clientError(error), requestIdFor(undefined), {}, refusesHead(error, answer, behindAnother))
   socket.destroy()
 }
 
-/** Writes `refusal` whole on a connection that no `ServerResponse` answers, as its last answer. */
-function writeAnswer(socket: Socket, refusal: ApiError, requestId: string, more: Record<string, string> = {}): void {
+/**
+ * Whether the request Node refused is a `HEAD`, whose answer carries no body (RFC 9110, 9.3.2): its client
+ * would read the body as the next answer, and report a parse error instead of the refusal. Node made the
+ * request when it refused it after its head (an invalid Transfer-Encoding, a body too slow); else the refused
+ * packet starts with its request line, unless it came behind other requests, whose lines it then starts with.
+ */
+function refusesHead(error: NodeJS.ErrnoException, answer: ServerResponse | undefined, behindAnother: boolean) {
+  if (answer) return answer.req.method === 'HEAD'
+  const packet = (error as NodeJS.ErrnoException & {rawPacket?: Buffer}).rawPacket
+  return !behindAnother && packet?.subarray(0, 5).toString('latin1') === 'HEAD '
+}
+
+/**
+ * Writes `refusal` whole on a connection that no `ServerResponse` answers, as its last answer: without its
+ * body when it answers a `HEAD`, as every other answer to one is.
+ */
+function writeAnswer(
+  socket: Socket,
+  refusal: ApiError,
+  requestId: string,
+  more: Record<string, string> = {},
+  head = false,
+): void {
   const {body, headers} = answerOf(refusal, requestId)
-  const head = Object.entries({...headers, ...more, connection: 'close'}).map(
+  const lines = Object.entries({...headers, ...more, connection: 'close'}).map(
     ([name, value]) => `${name}: ${value}\r\n`,
   )
-  socket.write(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${head.join('')}\r\n${body}`)
+  const content = head ? '' : body
+  socket.write(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${lines.join('')}\r\n${content}`)
 }
 
 /**
