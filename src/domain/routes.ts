@@ -107,7 +107,9 @@ export type ParamsOf<Id extends RouteId> = Record<PathParams<(typeof ROUTES)[Id]
 /**
  * A value no path segment can carry: empty or `.` or `..` (a URL parser
  * resolves them, and the request would reach another route: `DELETE
- * /sim/faults/` deletes them all), or text with an unpaired surrogate.
+ * /sim/faults/` deletes them all), text with a `?` (the server refuses a
+ * path holding one, even sent as `%3F`: docs/api.md, "Paths"), or text with
+ * an unpaired surrogate.
  * Known by its name where loading the routes would cost (src/cli/command.ts).
  */
 export class UnsendableSegmentError extends TypeError {
@@ -131,6 +133,8 @@ export function routePath<Id extends RouteId>(id: Id, params: ParamsOf<Id>): str
     const value = values[name]!
     if (value === '' || value === '.' || value === '..')
       throw new UnsendableSegmentError(name, value, 'names nothing a path can reach: give an id')
+    // sent, it would be answered as a route that does not exist, as if the server's URL were wrong
+    if (value.includes('?')) throw new UnsendableSegmentError(name, value, 'holds a "?", which no id does: give an id')
     try {
       return encodeURIComponent(value)
     } catch {

@@ -262,6 +262,18 @@ describe('an id no path can name', () => {
     expect((await json(['faults', 'list'])).data.map((f: {id: string}) => f.id)).toEqual([kept.id])
     await cli(['faults', 'clear'])
   })
+
+  it('holds a "?": refused as the id it is, not sent to be answered as a route that blames --url', async () => {
+    for (const args of [
+      ['events', 'get', 'evt_1?x=1'],
+      ['faults', 'clear', 'flt_?'],
+      ['deliveries', 'tail', '--endpoint', 'we_1?'],
+    ]) {
+      const refused = await cli(args)
+      expect([refused.code, refused.stderr], args.join(' ')).toEqual([2, expect.stringContaining('holds a "?"')])
+      expect(refused.stderr).not.toContain('--url')
+    }
+  })
 })
 
 describe('serve --request-log 0', () => {
