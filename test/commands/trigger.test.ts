@@ -114,6 +114,22 @@ describe('trigger', () => {
     expect(await api('/checks/external/t17')).toMatchObject({amount_paid_cents: 0})
   })
 
+  it('an amount past what the API takes is a wrong command line, never rounded and sent', async () => {
+    await openCheck('t18')
+    for (const args of [
+      ['payment', '-c', 't18', '--amount', '99999999999999999'],
+      ['payment', '-c', 't18', '--amount', '100', '--tip', '99999999999999999999'],
+      ['refund', '--payment', 'pay_none', '--amount', '1000000000001'],
+    ]) {
+      const {code, stderr} = await trigger(args)
+      expect([code, stderr], args.join(' ')).toEqual([
+        2,
+        expect.stringContaining('less than or equal to 1000000000000'),
+      ])
+    }
+    expect(await api('/checks/external/t18')).toMatchObject({amount_paid_cents: 0})
+  })
+
   it('every trigger command has --help with examples', async () => {
     for (const command of ['claim', 'payment', 'refund', 'feedback']) {
       const {code, stdout} = await trigger([command, '--help'])

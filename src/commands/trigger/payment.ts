@@ -5,6 +5,7 @@ import {checkFlag} from '../../cli/check-ref.js'
 import {guestFlags} from '../../cli/flags/guest.js'
 import {describePayment} from '../../cli/views/guest.js'
 import {textFlag} from '../../cli/flags/filter.js'
+import {MAX_CENTS} from '../../domain/money.js'
 
 export default class TriggerPayment extends ApiCommand<typeof TriggerPayment> {
   static override summary = 'Pay a check, as a guest at the table would.'
@@ -31,13 +32,15 @@ Emits payment.succeeded and check.updated, and check.fully_paid when the payment
 
   static override flags = {
     check: checkFlag({required: true}),
+    // at most what the API takes: a larger number is a wrong command line, never rounded past 2^53 and sent
     amount: Flags.integer({
       char: 'a',
       min: 1,
+      max: MAX_CENTS,
       helpValue: 'CENTS',
       summary: 'Amount toward the check, in cents. Default: all that is due (then --idempotency-key is refused).',
     }),
-    tip: Flags.integer({min: 0, helpValue: 'CENTS', summary: 'Tip on top, in cents.'}),
+    tip: Flags.integer({min: 0, max: MAX_CENTS, helpValue: 'CENTS', summary: 'Tip on top, in cents.'}),
     claim: textFlag({summary: 'Id of a claim of this check (clm_…) that the payment is for.'}),
     decline: Flags.boolean({summary: 'Simulate a declined card (sends "simulate": "decline").'}),
     ...guestFlags,

@@ -4,6 +4,7 @@ import {ApiCommand} from '../../cli/api-command.js'
 import {guestFlags} from '../../cli/flags/guest.js'
 import {describePayment} from '../../cli/views/guest.js'
 import {textFlag} from '../../cli/flags/filter.js'
+import {MAX_CENTS} from '../../domain/money.js'
 
 export default class TriggerRefund extends ApiCommand<typeof TriggerRefund> {
   static override summary = 'Refund a payment, in full or in part.'
@@ -24,9 +25,11 @@ Emits payment.refunded, and check.updated when the check's amount paid changes.`
 
   static override flags = {
     payment: textFlag({summary: 'The payment to refund (pay_…).', required: true}),
+    // at most what the API takes, as trigger payment's
     amount: Flags.integer({
       char: 'a',
       min: 1,
+      max: MAX_CENTS,
       helpValue: 'CENTS',
       summary: 'Amount to refund, in cents. Default: everything not yet refunded.',
     }),
