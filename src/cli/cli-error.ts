@@ -37,11 +37,18 @@ export async function cliError(
  * throw await unreadable('body.json', enoent, ', or pipe the body on stdin')
  */
 export const unreadable = (source: string, error: unknown, orElse = ''): Promise<Error> =>
-  cliError(`Cannot read ${source}: ${(error as Error).message}`, {
-    code: 'unreadable_input',
-    exit: 2,
-    suggestions: [`Check the path (a relative one is read from the current directory)${orElse}.`],
-  })
+  // an empty path is a variable left unset, which the system's "open ''" does not say
+  source === ''
+    ? cliError('The file path given is empty (is a variable unset?).', {
+        code: 'unreadable_input',
+        exit: 2,
+        suggestions: [`Name the file${orElse}.`],
+      })
+    : cliError(`Cannot read ${source}: ${(error as Error).message}`, {
+        code: 'unreadable_input',
+        exit: 2,
+        suggestions: [`Check the path (a relative one is read from the current directory)${orElse}.`],
+      })
 
 /** The exit code an error asks for (oclif's `exit`: 2 for a wrong command line), if any. */
 export const exitOf = (error: unknown): number | undefined => (error as {oclif?: {exit?: number}}).oclif?.exit

@@ -15,6 +15,8 @@ export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url))
  * await findFile('fixtures/seed.json') // '/app/node_modules/tablepay/fixtures/seed.json' in a project
  */
 export async function findFile(path: string): Promise<string | undefined> {
+  // an empty path (`-f "$FILE"` with FILE unset) names no file: joined to the package's folder, it named that folder
+  if (path === '') return undefined
   if (await exists(path)) return path
   if (isAbsolute(path)) return undefined
   const packaged = join(PACKAGE_ROOT, path)

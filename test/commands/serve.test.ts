@@ -174,6 +174,12 @@ describe('serve --seed', () => {
     expect(code).toBe(2)
     expect(stderr).toContain('No seed file at fixtures/no-such-seed.json')
   })
+
+  it('refuses an empty --seed as empty, a wrong command line, not the package folder it named', async () => {
+    const {code, stderr} = await runCommand(['serve', '--port', '0', '--memory', '--seed', ''])
+    expect([code, stderr]).toEqual([2, expect.stringContaining('--seed: is empty')])
+    expect(stderr).toContain('Code: invalid_usage')
+  })
 })
 
 describe('serve --data DIR that cannot be made', () => {

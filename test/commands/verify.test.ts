@@ -136,6 +136,17 @@ describe('verify', () => {
     }
   })
 
+  it('says an empty --payload is empty, on the lean path too', async () => {
+    const args = ['verify', '-s', SECRET, '-H', stripeHeader(), '-p', '', '--json']
+    for (const {code, stdout} of [await runCommand(args), await runCli(args)]) {
+      expect(code).toBe(2)
+      expect(JSON.parse(stdout).error).toMatchObject({
+        code: 'unreadable_input',
+        message: expect.stringContaining('is empty (is a variable unset?)'),
+      })
+    }
+  })
+
   it('without a secret, exits 2 (a wrong command line) and says where to put one', async () => {
     const {code, stderr} = await runCommand(['verify', '-H', stripeHeader(), '-p', PAYLOAD])
     expect(code).toBe(2)

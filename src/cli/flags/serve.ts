@@ -75,7 +75,7 @@ export const serveFlags = {
     helpValue: 'FILE',
     // a relative path that is not here is looked up in the package too (docs/api.md)
     parse: async (text) => {
-      const found = await findFile(text)
+      const found = await findFile(nonEmpty(text))
       if (found === undefined)
         throw new Error(`No seed file at ${text}: give a file that exists, or fixtures/seed.json for the example seed.`)
       return found
@@ -87,7 +87,7 @@ export const serveFlags = {
     helpValue: 'FILE',
     multiple: true,
     parse: async (text) => {
-      const found = await findFile(text)
+      const found = await findFile(nonEmpty(text))
       if (found === undefined) throw new Error(`No snapshot file at ${text}: give a file \`snapshots export\` wrote.`)
       return found
     },

@@ -209,6 +209,16 @@ describe('checks push', () => {
     expect((await runCommand(['checks', 'get', 't12-empty'], {env: server.env})).code).toBe(1)
   })
 
+  it('refuses an empty --file (a variable left unset) as one, not as the package folder it named', async () => {
+    const {code, stdout} = await push(['t12-nofile', '-f', '', '--json'])
+    expect(code).toBe(2)
+    expect(JSON.parse(stdout).error).toEqual({
+      code: 'unreadable_input',
+      message: 'The file path given is empty (is a variable unset?).',
+      suggestions: ['Name the file, or pipe the JSON on stdin.'],
+    })
+  })
+
   it('with a read-only key, names the missing scope', async () => {
     const {code, stderr} = await runCommand(
       ['checks', 'push', 't12-ro', '-f', 'fixtures/checks/open.json', '-k', READ_KEY],
