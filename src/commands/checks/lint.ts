@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 import {plural} from '../../cli/views/format.js'
 import {type FileReport, lintFile} from '../../cli/lint/lint.js'
+import {printable} from '../../cli/views/printable.js'
 import {style} from '../../cli/views/style.js'
 import {Command} from '../../cli/command.js'
 
@@ -49,8 +50,10 @@ Prints every problem as FILE: PATH: MESSAGE, where PATH is a jq path (\`jq '.ite
     const {argv} = await this.parse(ChecksLint)
     const files = await Promise.all((argv as string[]).map((file) => lintFile(file)))
     for (const {file, valid, problems} of files) {
-      if (valid) this.log(`${file}: ${style.green('ok')}`)
-      for (const {path, message} of problems) this.log(`${file}: ${style.bold(path)}: ${message}`)
+      // a file's name, and a message quoting what it holds (JSON.parse's), may hold what a terminal acts on
+      const name = printable(file)
+      if (valid) this.log(`${name}: ${style.green('ok')}`)
+      for (const {path, message} of problems) this.log(`${name}: ${style.bold(printable(path))}: ${printable(message)}`)
     }
     const report = {valid: files.every((f) => f.valid), files}
     if (!report.valid) {

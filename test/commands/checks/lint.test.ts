@@ -90,6 +90,18 @@ describe('checks lint', () => {
     expect(stdout).toContain('fixtures/checks/open.json: ok')
   })
 
+  it("prints a file's name, and what JSON.parse quotes of it, with their control characters escaped", async () => {
+    // a name that turns the terminal red, holding text that clears the screen and sets the title
+    const hostile = join(dir, 'a\u001b[31mb.json')
+    await writeFile(hostile, '\u001b[2J\u001b]0;pwned\u0007{')
+    const {code, stdout} = await runCommand(['checks', 'lint', hostile])
+    expect(code).toBe(1)
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    expect(stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/)
+    expect(stdout).toContain(`${join(dir, 'a\\u001b[31mb.json')}: .: not valid JSON`)
+    expect(stdout).toContain('\\u001b]0;pwned\\u0007')
+  })
+
   it('names a byte order mark first, which the server refuses too', async () => {
     const marked = join(dir, 'marked.json')
     await writeFile(marked, `\uFEFF${JSON.stringify(open())}`)
