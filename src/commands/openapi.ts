@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {DEFAULT_URL} from '../client/config.js'
 import {Command} from '../cli/command.js'
 import {outputFlag, writeOutput} from '../cli/flags/output-file.js'
+import {printable} from '../cli/views/printable.js'
 import {openApiDocument} from '../server/openapi.js'
 
 interface Written {
@@ -51,7 +52,8 @@ The document is JSON with or without --json. With --output it goes to FILE, and 
     }
     await writeOutput(flags.output, text)
     const operations = operationCount(document)
-    this.log(`Wrote the OpenAPI 3.1 document (${operations} operations) to ${flags.output}.`)
+    // the file's name as given, escaped as snapshots export prints its own
+    this.log(printable(`Wrote the OpenAPI 3.1 document (${operations} operations) to ${flags.output}.`))
     return {output: flags.output, operations}
   }
 }

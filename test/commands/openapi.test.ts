@@ -30,6 +30,11 @@ test('openapi --output writes the file and says where; a bad path exits 1 saying
     const operations = OPERATIONS.length + OPERATIONS.filter((op) => op.method === 'get').length
     expect(JSON.parse(written.stdout)).toEqual({output: file, operations})
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(openApiDocument('http://127.0.0.1:4747'))
+    // the file's name as given, a control character of it escaped (as snapshots export prints its own)
+    const hostile = await runCommand(['openapi', '--output', join(dir, 'a\u001b[2Jb.json')])
+    expect(hostile.stdout).toBe(
+      `Wrote the OpenAPI 3.1 document (${operations} operations) to ${join(dir, 'a\\u001b[2Jb.json')}.\n`,
+    )
     const refused = await runCommand(['openapi', '--output', join(dir, 'missing', 'openapi.json')])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('Write to a directory that exists')

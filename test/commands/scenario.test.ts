@@ -561,6 +561,13 @@ describe('scenario list and validate', () => {
     expect(await requestCount()).toBe(before)
   })
 
+  it("validate prints the file's name with its control characters escaped", async () => {
+    const path = join(dir, 'a\u001b[2Jb.json')
+    await writeFile(path, JSON.stringify({tablepay_scenario: 1, name: 'named', steps: [OPEN]}))
+    const {code, stdout} = await scenario(['validate', path])
+    expect([code, stdout]).toEqual([0, `${join(dir, 'a\\u001b[2Jb.json')}: valid, scenario named of 1 step\n`])
+  })
+
   it('validate refuses a request step that is a GET with a body, which fetch would not send', async () => {
     const path = await file('get-body', [{request: {method: 'GET', path: '/checks', body: {a: 1}}}])
     const {code, stderr} = await scenario(['validate', path])

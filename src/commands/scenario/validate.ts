@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 import {Command} from '../../cli/command.js'
 import {plural} from '../../cli/views/format.js'
+import {printable} from '../../cli/views/printable.js'
 import {style} from '../../cli/views/style.js'
 import {readScenarioArg} from '../../cli/scenario-input.js'
 
@@ -29,7 +30,8 @@ and field, and exits 2. No server is needed; what only the server decides (a pus
     const {args} = await this.parse(ScenarioValidate)
     const {scenario, file} = await readScenarioArg(args.SCENARIO)
     this.log(
-      `${args.SCENARIO}: ${style.green('valid')}, scenario ${scenario.name} of ${plural(scenario.steps.length, 'step')}`,
+      // the file's name as given: escaped, as checks lint prints its files'
+      `${printable(args.SCENARIO)}: ${style.green('valid')}, scenario ${scenario.name} of ${plural(scenario.steps.length, 'step')}`,
     )
     return {valid: true, name: scenario.name, steps: scenario.steps.length, file}
   }
