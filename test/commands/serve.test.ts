@@ -175,6 +175,23 @@ describe('serve --seed', () => {
     expect(stderr).toContain('No seed file at fixtures/no-such-seed.json')
   })
 
+  it('refuses an empty --data as empty, writing nothing in the working directory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tablepay-serve-'))
+    try {
+      // exec first: it starts the same server and ends with its command (serve, on a wrong reading, would serve on)
+      for (const args of [
+        ['exec', '-d', '', '--', 'true'],
+        ['serve', '--port', '0', '--data', ''],
+      ]) {
+        const {code, stderr} = await runCommand(args, {cwd: dir})
+        expect([code, stderr], args.join(' ')).toEqual([2, expect.stringContaining('--data: is empty')])
+      }
+      expect(await readdir(dir)).toEqual([])
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
+  })
+
   it('refuses an empty --seed as empty, a wrong command line, not the package folder it named', async () => {
     const {code, stderr} = await runCommand(['serve', '--port', '0', '--memory', '--seed', ''])
     expect([code, stderr]).toEqual([2, expect.stringContaining('--seed: is empty')])

@@ -41,7 +41,12 @@ const port = (fallback: number) =>
   })
 
 /** --data, which only `serve` keeps by default. */
-const data = Flags.custom<string>({char: 'd', summary: 'Data directory.'})
+const data = Flags.custom<string>({
+  char: 'd',
+  summary: 'Data directory.',
+  // an empty `--data "$DIR"` would put the data files in the working directory itself
+  parse: async (text) => nonEmpty(text),
+})
 
 /** --log, on stdout or stderr as the command prints. */
 const log = (summary: string, fallback?: boolean) =>
