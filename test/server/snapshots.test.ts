@@ -797,6 +797,21 @@ describe('snapshots: webhook endpoints past the limit', () => {
   })
 })
 
+/** What a push of `body` to the check `externalId` says at `field`: an import names the same rules. */
+async function pushRule(sim: TestServer, externalId: string, body: unknown, field: string): Promise<string> {
+  const answer = await sim.api('PUT', `/v1/checks/external/${externalId}`, {body})
+  return answer.body.error.details.find((d: {path: string}) => d.path === field).message as string
+}
+
+const NO_TOTALS = {subtotal_cents: 0, tax_cents: 0, total_cents: 0}
+
+/** Imports `document`, refused with 422 naming `at` with `rule` (`value`: what the message names beside `at`). */
+async function expectRefusedAt(sim: TestServer, document: unknown, at: string, rule: string, value = '') {
+  const answer = await sim.api('POST', '/v1/sim/snapshots/import', {body: document})
+  expect([answer.status, answer.body.error?.code], `${at} ${value}`).toEqual([422, 'validation_failed'])
+  expect(answer.body.error.details, at).toContainEqual({path: at, message: rule})
+}
+
 describe('snapshots: ids no route reaches', () => {
   it('refuses each with 422 naming the field and the rule a push or the server holds ids to, and stores nothing', async () => {
     const {sim, dinner, settled, savedDocument} = await setup()
@@ -804,12 +819,8 @@ describe('snapshots: ids no route reaches', () => {
     await settled()
     const document = await savedDocument('good')
     // what a push says of such ids: the import names the same rules
-    const pushRule = async (id: string, item: string, field: string) => {
-      const {body} = await sim.api('PUT', `/v1/checks/external/${id}`, {body: checkWith([[item, 1, 100]])})
-      return body.error.details.find((d: {path: string}) => d.path === field).message as string
-    }
-    const externalId = await pushRule('a%20b', 'a', 'external_check_id')
-    const itemId = await pushRule('t2', '', 'items.0.external_id')
+    const externalId = await pushRule(sim, 'a%20b', checkWith([['a', 1, 100]]), 'external_check_id')
+    const itemId = await pushRule(sim, 't2', checkWith([['', 1, 100]]), 'items.0.external_id')
     const refused: [collection: string, field: string, value: string, rule: string][] = [
       // the push's path could not name the check: it would be found by no external id, pushed to never again
       ['checks', 'external_id', 'a/b', externalId],
@@ -846,12 +857,8 @@ describe('snapshots: ids no route reaches', () => {
       return copy
     }
     const stored = await sim.stored()
-    for (const [collection, field, value, rule] of refused) {
-      const answer = await sim.api('POST', '/v1/sim/snapshots/import', {body: renamed(collection, field, value)})
-      const at = `records.${collection}.0.${field}`
-      expect([answer.status, answer.body.error?.code], `${at} ${value}`).toEqual([422, 'validation_failed'])
-      expect(answer.body.error.details, at).toContainEqual({path: at, message: rule})
-    }
+    for (const [collection, field, value, rule] of refused)
+      await expectRefusedAt(sim, renamed(collection, field, value), `records.${collection}.0.${field}`, rule, value)
     expect(await sim.stored()).toBe(stored)
     expect((await sim.api('GET', '/v1/sim/snapshots')).body.data.map((s: {name: string}) => s.name)).toEqual(['good'])
   })
@@ -863,24 +870,16 @@ describe('snapshots: checks past what a push takes', () => {
     await dinner('t1')
     const document = await savedDocument('good')
     const item = document.records.checks[0].items[0]
-    /** What a push says of `items` at `field`: the import names the same rule. */
-    const pushRule = async (items: unknown[], field: string, table = '12') => {
-      const body = {
-        ...checkWith([]),
-        table: {number: table},
-        items,
-        totals: {subtotal_cents: 0, tax_cents: 0, total_cents: 0},
-      }
-      const answer = await sim.api('PUT', '/v1/checks/external/t9', {body})
-      return answer.body.error.details.find((d: {path: string}) => d.path === field).message as string
-    }
+    /** What a push of `items` (and a table `number`) says at `field`. */
+    const pushedRule = (items: unknown[], field: string, number = '12') =>
+      pushRule(sim, 't9', {...checkWith([]), table: {number}, items, totals: NO_TOTALS}, field)
     const pushed = {external_id: 'a', name: 'a', quantity: 1, price_cents: 0}
     const many = Array.from({length: 501}, (_, i) => ({...item, external_id: `i${i}`, claimed_quantity: 0}))
     const refused: [change: Record<string, unknown>, field: string, rule: string][] = [
       [
         {items: many},
         'items',
-        await pushRule(
+        await pushedRule(
           Array.from({length: 501}, (_, i) => ({...pushed, external_id: `i${i}`})),
           'items',
         ),
@@ -888,24 +887,21 @@ describe('snapshots: checks past what a push takes', () => {
       [
         {items: [{...item, name: 'n'.repeat(201)}]},
         'items.0.name',
-        await pushRule([{...pushed, name: 'n'.repeat(201)}], 'items.0.name'),
+        await pushedRule([{...pushed, name: 'n'.repeat(201)}], 'items.0.name'),
       ],
-      [{items: [{...item, name: ''}]}, 'items.0.name', await pushRule([{...pushed, name: ''}], 'items.0.name')],
+      [{items: [{...item, name: ''}]}, 'items.0.name', await pushedRule([{...pushed, name: ''}], 'items.0.name')],
       [
         {items: [{...item, note: 'n'.repeat(501)}]},
         'items.0.note',
-        await pushRule([{...pushed, note: 'n'.repeat(501)}], 'items.0.note'),
+        await pushedRule([{...pushed, note: 'n'.repeat(501)}], 'items.0.note'),
       ],
-      [{table: {number: '1'.repeat(33)}}, 'table.number', await pushRule([], 'table.number', '1'.repeat(33))],
+      [{table: {number: '1'.repeat(33)}}, 'table.number', await pushedRule([], 'table.number', '1'.repeat(33))],
     ]
     const stored = await sim.stored()
     for (const [change, field, rule] of refused) {
       const check = {...document.records.checks[0], ...change}
       const body = {...document, name: 'bad', records: {...document.records, checks: [check]}}
-      const answer = await sim.api('POST', '/v1/sim/snapshots/import', {body})
-      const at = `records.checks.0.${field}`
-      expect([answer.status, answer.body.error?.code], at).toEqual([422, 'validation_failed'])
-      expect(answer.body.error.details, at).toContainEqual({path: at, message: rule})
+      await expectRefusedAt(sim, body, `records.checks.0.${field}`, rule)
     }
     expect(await sim.stored()).toBe(stored)
   })
