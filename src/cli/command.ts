@@ -6,6 +6,7 @@ import type {CliErrorCode} from './error-codes.js'
 import type {ExitCodes} from './exit-codes.js'
 import {outputFor} from './output.js'
 import {printableLines} from './views/printable.js'
+import {shellWord} from '../shared/shell-word.js'
 
 /**
  * What every tablepay command shares, servers and clients alike: `--json`
@@ -41,6 +42,19 @@ export abstract class Command extends OclifCommand {
     // oclif's catch exits 1 with --json whatever the error says; a bad flag or argument exits 2 either way
     process.exitCode ??= exitOf(error)
     return super.catch(error)
+  }
+
+  /**
+   * This command line again with `--starting-after cursor` in place of any it had: the next page of a list,
+   * with the filters and `--limit` it was given (views/page.ts).
+   */
+  protected readonly nextPage = (cursor: string): string => {
+    const kept = this.argv.filter(
+      (arg, i) =>
+        arg !== '--starting-after' && this.argv[i - 1] !== '--starting-after' && !arg.startsWith('--starting-after='),
+    )
+    const id = toConfiguredId(this.id ?? '', this.config)
+    return [this.config.bin, id, ...[...kept, '--starting-after', cursor].map(shellWord)].join(' ')
   }
 
   /** Where the key a command sent came from, when not from its command line: ApiCommand's say. */

@@ -10,7 +10,7 @@ export default class ChecksList extends ApiCommand<typeof ChecksList> {
   static override summary = 'List checks, newest first.'
 
   static override description =
-    "One page of the account's checks. When there are more, the last line gives the --starting-after value of the next page."
+    "One page of the account's checks. When there are more, the last line gives the command line of the next page: the same flags, its --starting-after."
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
@@ -31,7 +31,7 @@ export default class ChecksList extends ApiCommand<typeof ChecksList> {
 
   public async run(): Promise<List<Check>> {
     const page = await this.client.listChecks({...pageParams(this.flags), status: this.flags.status})
-    this.log(renderPage(page, renderCheckList, 'checks'))
+    this.log(renderPage(page, renderCheckList, 'checks', this.nextPage))
     return page
   }
 }

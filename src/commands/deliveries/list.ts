@@ -38,7 +38,7 @@ or superseded (another delivery of its event to its endpoint succeeded: a resend
       event_id: event,
       status,
     })
-    this.log(renderPage(page, renderDeliveryList, 'deliveries'))
+    this.log(renderPage(page, renderDeliveryList, 'deliveries', this.nextPage))
     return page
   }
 }

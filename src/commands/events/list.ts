@@ -25,7 +25,7 @@ export default class EventsList extends ApiCommand<typeof EventsList> {
 
   public async run(): Promise<List<Event>> {
     const page = await this.client.listEvents({...pageParams(this.flags), type: this.flags['event-type']})
-    this.log(renderPage(page, renderEventList, 'events'))
+    this.log(renderPage(page, renderEventList, 'events', this.nextPage))
     return page
   }
 }

@@ -14,7 +14,7 @@ export default class FaultsList extends ApiCommand<typeof FaultsList> {
 
   public async run(): Promise<List<Fault>> {
     const page = await wholeList((params) => this.client.listFaults(params))
-    this.log(renderPage(page, renderFaultList, 'faults'))
+    this.log(renderPage(page, renderFaultList, 'faults', this.nextPage))
     return page
   }
 }

@@ -37,7 +37,9 @@ kept in memory. \`logs get\` shows one with both bodies and what it changed.`
       ...(await requestFilters(this.tailClient, this.flags)),
       error_code: this.flags['error-code'],
     })
-    this.log(renderPage(page, (rows) => rows.map((e) => renderRequestLine(fieldsOf(e))).join('\n'), 'requests'))
+    this.log(
+      renderPage(page, (rows) => rows.map((e) => renderRequestLine(fieldsOf(e))).join('\n'), 'requests', this.nextPage),
+    )
     return page
   }
 }

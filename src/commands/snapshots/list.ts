@@ -14,7 +14,7 @@ export default class SnapshotsList extends ApiCommand<typeof SnapshotsList> {
 
   public async run(): Promise<List<Snapshot>> {
     const page = await wholeList((params) => this.client.listSnapshots(params))
-    this.log(renderPage(page, renderSnapshotList, 'snapshots'))
+    this.log(renderPage(page, renderSnapshotList, 'snapshots', this.nextPage))
     return page
   }
 }

@@ -19,7 +19,7 @@ export default class WebhooksList extends ApiCommand<typeof WebhooksList> {
 
   public async run(): Promise<List<WebhookEndpoint>> {
     const page = await this.client.listWebhookEndpoints(pageParams(this.flags))
-    this.log(renderPage(page, renderEndpointList, 'webhook endpoints'))
+    this.log(renderPage(page, renderEndpointList, 'webhook endpoints', this.nextPage))
     return page
   }
 }

@@ -48,7 +48,7 @@ describe('checks list', () => {
     expect(first.data.map((c: {id: string}) => c.id)).toEqual([ids.t7])
 
     const human = await list(['--limit', '1'])
-    expect(human.stdout).toContain(`More: --starting-after ${ids.t7}`)
+    expect(human.stdout).toContain(`More: tablepay checks list --limit 1 --starting-after ${ids.t7}`)
 
     const second = JSON.parse((await list(['--limit', '1', '--starting-after', first.next_cursor, '--json'])).stdout)
     expect(second).toMatchObject({has_more: false, next_cursor: null})
@@ -64,5 +64,32 @@ describe('checks list', () => {
     const {code, stderr} = await list(['--status', 'paid'])
     expect(code).not.toBe(0)
     expect(stderr).toContain('Expected --status=paid to be one of: open, closed, voided')
+  })
+})
+
+describe('checks list, paged with filters', () => {
+  it('ends a page with the command line of the next: the same filters, the cursor in place of any given', async () => {
+    const own = await startApiServer()
+    try {
+      const push = async (externalId: string, file: string) => {
+        const args = ['checks', 'push', externalId, '-f', `fixtures/checks/${file}.json`, '--json']
+        return JSON.parse((await runCommand(args, {env: own.env})).stdout).id as string
+      }
+      const t1 = await push('t1', 'open')
+      const t2 = await push('t2', 'closed')
+      const t3 = await push('t3', 'open')
+      const page = (args: string[]) => runCommand(['checks', 'list', ...args], {env: own.env})
+      const first = await page(['--status', 'open', '-n', '1'])
+      expect(first.stdout).toContain(`More: tablepay checks list --status open -n 1 --starting-after ${t3}`)
+      // run as written, it shows the next open check, and ends there
+      const next = await page(['--status', 'open', '-n', '1', '--starting-after', t3])
+      expect(next.stdout).toContain(t1)
+      expect(next.stdout).not.toContain('More:')
+      const unfiltered = await page(['-n', '1', '--starting-after=' + t3])
+      expect(unfiltered.stdout).toContain(`More: tablepay checks list -n 1 --starting-after ${t2}`)
+      expect(unfiltered.stdout).not.toContain(`--starting-after=${t3}`)
+    } finally {
+      await own.stop()
+    }
   })
 })
