@@ -168,6 +168,13 @@ describe('a bad command line exits 2 with and without --json', () => {
     expect(error.filter((line) => !line.startsWith(' ›'))).toEqual([])
   })
 
+  it('names the flag once in its own refusal: an empty --chaos (listen)', async () => {
+    const {code, stderr} = await runCommand(['listen', '--forward-to', RECEIVER, '--chaos', ''])
+    expect(code).toBe(2)
+    expect(stderr).toContain('--chaos: give at least one of duplicate=P, reorder=DURATION')
+    expect(stderr).not.toContain('--chaos: --chaos')
+  })
+
   it('every command refuses a flag it does not have, naming it', async () => {
     const refused = []
     for (const [id] of commands) {

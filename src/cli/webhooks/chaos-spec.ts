@@ -48,6 +48,6 @@ export function parseChaosSpec(text: string): ChaosInput {
     else
       throw new Error(`"${part}" is not a chaos setting: write duplicate=0.3, reorder=10s or seed=7, comma-separated`)
   }
-  if (Object.keys(input).length === 0) throw new Error('--chaos needs at least one of duplicate=P, reorder=DURATION')
+  if (Object.keys(input).length === 0) throw new Error('give at least one of duplicate=P, reorder=DURATION')
   return input
 }
