@@ -149,13 +149,15 @@ const LOOK_UP: Record<string, string> = {
   pay: "`tablepay trigger payment` prints a payment's id; `tablepay events list -e payment.succeeded` lists them.",
   clm: "`tablepay trigger claim` prints a claim's id; `tablepay events list -e claim.created` lists them.",
   loc: "See the account's locations with `tablepay locations list`.",
+  flt: 'See the faults left with `tablepay faults list`: a used-up fault is gone.',
+  req: "See the requests the log still holds with `tablepay logs list` (it keeps each account's newest).",
 }
 
 function notFoundStep(message: string): string | undefined {
   // a request log that is off (domain/constants.ts, REQUEST_LOG_OFF, not imported: `verify` and `sign` load this
   // file on their lean start): the message says how to turn it on
   if (message.startsWith('The request log is off')) return undefined
-  const prefix = /\b(chk|we|dlv|evt|pay|clm|loc)_\w+/.exec(message)?.[1]
+  const prefix = /\b(chk|we|dlv|evt|pay|clm|loc|flt|req)_\w+/.exec(message)?.[1]
   // a POS id names a check only once a push of it was accepted: the refused ones are in the request log
   const external = /\bexternal id (\S+) in this account/.exec(message)?.[1]
   const refused = external

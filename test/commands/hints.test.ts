@@ -23,6 +23,8 @@ describe('not_found names where to look for what was not found', () => {
     [['events', 'get', 'evt_nope'], 'tablepay events list'],
     [['trigger', 'refund', '--payment', 'pay_nope'], 'tablepay trigger payment'],
     [['checks', 'get', 'no-such-pos-id'], 'tablepay checks list'],
+    [['faults', 'clear', 'flt_nope'], 'tablepay faults list'],
+    [['logs', 'get', 'req_nope'], 'tablepay logs list'],
   ])('%j points to %s', async (args, command) => {
     const {code, stderr} = await cli(args)
     expect(code).toBe(1)
