@@ -1,3 +1,4 @@
+import {connect} from 'node:net'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
 import type {AccessLine} from '../../src/domain/request-log.js'
@@ -131,6 +132,27 @@ describe('the request log', () => {
       check_id: first.body.id,
       changes: null,
     })
+  })
+
+  it("names the entry of a request Node refuses in its body with the answer's X-Request-Id", async () => {
+    const {hostname, port} = new URL(sim.url)
+    // a body framed by a coding Node cannot read: the app runs the request, then the parser refuses the rest
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(Number(port), hostname)
+      let text = ''
+      socket.on('data', (chunk) => (text += chunk))
+      socket.on('close', () => resolve(text))
+      socket.write(
+        `POST /v1/sim/reset HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${WRITE_KEY}\r\n` +
+          'Content-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n',
+      )
+    })
+    expect(answer.split(' ')[1]).toBe('400')
+    const id = /\r\nx-request-id: (req_\w+)\r\n/i.exec(answer)![1]!
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.request_id).toBe(id)
+    // logged once the app has seen its body end, which may come just after the answer
+    await expect.poll(async () => (await sim.api('GET', `/v1/sim/requests/${id}`)).status).toBe(200)
+    expect(await entry(id)).toMatchObject({id, method: 'POST', path: '/v1/sim/reset', status: 400})
   })
 
   it('records a 409 and a 422 push with their error and the body as sent', async () => {

@@ -46,8 +46,11 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
   const answer = answerOn(socket)
   // a whole request before this one, still being answered: the refusal follows its answer (and the next's)
   if (answer?.req.complete) return void answer.once('finish', () => answerClientError(error, socket, true))
-  if (socket.writable && !answer?.headersSent)
-    writeAnswer(socket, clientError(error), requestIdFor(undefined), {}, refusesHead(error, answer, behindAnother))
+  if (socket.writable && !answer?.headersSent) {
+    // a request the app already runs (refused in its body) keeps the id the app gave it: it names its log entry
+    const requestId = (answer?.getHeader('x-request-id') as string | undefined) ?? requestIdFor(undefined)
+    writeAnswer(socket, clientError(error), requestId, {}, refusesHead(error, answer, behindAnother))
+  }
   socket.destroy()
 }
 
