@@ -36,19 +36,17 @@ export async function cliError(
  * @example
  * throw await unreadable('body.json', enoent, ', or pipe the body on stdin')
  */
-export const unreadable = (source: string, error: unknown, orElse = ''): Promise<Error> =>
+export function unreadable(source: string, error: unknown, orElse = ''): Promise<Error> {
   // an empty path is a variable left unset, which the system's "open ''" does not say
-  source === ''
-    ? cliError('The file path given is empty (is a variable unset?).', {
-        code: 'unreadable_input',
-        exit: 2,
-        suggestions: [`Name the file${orElse}.`],
-      })
-    : cliError(`Cannot read ${source}: ${(error as Error).message}`, {
-        code: 'unreadable_input',
-        exit: 2,
-        suggestions: [`Check the path (a relative one is read from the current directory)${orElse}.`],
-      })
+  const [message, step] =
+    source === ''
+      ? ['The file path given is empty (is a variable unset?).', 'Name the file']
+      : [
+          `Cannot read ${source}: ${(error as Error).message}`,
+          'Check the path (a relative one is read from the current directory)',
+        ]
+  return cliError(message, {code: 'unreadable_input', exit: 2, suggestions: [`${step}${orElse}.`]})
+}
 
 /** The exit code an error asks for (oclif's `exit`: 2 for a wrong command line), if any. */
 export const exitOf = (error: unknown): number | undefined => (error as {oclif?: {exit?: number}}).oclif?.exit
