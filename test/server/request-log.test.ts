@@ -134,7 +134,7 @@ describe('the request log', () => {
     })
   })
 
-  it("names the entry of a request Node refuses in its body with the answer's X-Request-Id", async () => {
+  it("logs a request Node refuses in its body under the answer's X-Request-Id, with its refusal", async () => {
     const {hostname, port} = new URL(sim.url)
     // a body framed by a coding Node cannot read: the app runs the request, then the parser refuses the rest
     const answer = await new Promise<string>((resolve) => {
@@ -152,7 +152,14 @@ describe('the request log', () => {
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.request_id).toBe(id)
     // logged once the app has seen its body end, which may come just after the answer
     await expect.poll(async () => (await sim.api('GET', `/v1/sim/requests/${id}`)).status).toBe(200)
-    expect(await entry(id)).toMatchObject({id, method: 'POST', path: '/v1/sim/reset', status: 400})
+    // the refusal the client got, not the cut-off body the app saw after it
+    expect(await entry(id)).toMatchObject({
+      id,
+      method: 'POST',
+      path: '/v1/sim/reset',
+      status: 400,
+      error: {code: 'malformed_request'},
+    })
   })
 
   it('records a 409 and a 422 push with their error and the body as sent', async () => {

@@ -8,6 +8,7 @@ import {decodeBody, requestCodings} from './content-encoding.js'
 import {grantContinue, holdsBody} from './expect-continue.js'
 import {requestHeader} from './headers.js'
 import {READABLE, whyNotJson} from '../../domain/parse-messages.js'
+import {refusalOf} from './client-errors.js'
 
 export const BODY_LIMIT = 1024 * 1024
 /**
@@ -67,7 +68,8 @@ function readNodeBody(req: IncomingMessage, chunks: Chunks): Promise<void> {
       if (!chunks.add(chunk)) settle()
     }
     const onEnd = () => settle()
-    const onCut = () => settle(cutOff())
+    // Node's parser refused the rest of the body: the client was answered that refusal (client-errors.ts)
+    const onCut = () => settle(refusalOf(req) ?? cutOff())
     req.on('data', onData).on('end', onEnd).on('error', onCut).on('close', onCut)
   })
 }

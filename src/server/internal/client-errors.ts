@@ -19,6 +19,12 @@ function clientError(error: NodeJS.ErrnoException): ApiError {
   )
 }
 
+// the refusal of a request the app already runs, for its log entry to record what the client was answered
+const refusals = new WeakMap<IncomingMessage, ApiError>()
+
+/** Why Node's parser refused the body of `req`, a request the app runs, if it did. */
+export const refusalOf = (req: IncomingMessage): ApiError | undefined => refusals.get(req)
+
 /** An error answer's body and headers, as both answers here send them. */
 function answerOf(error: ApiError, requestId: string) {
   const body = JSON.stringify(errorBody(error, requestId))
@@ -49,7 +55,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
   if (socket.writable && !answer?.headersSent) {
     // a request the app already runs (refused in its body) keeps the id the app gave it: it names its log entry
     const requestId = (answer?.getHeader('x-request-id') as string | undefined) ?? requestIdFor(undefined)
-    writeAnswer(socket, clientError(error), requestId, {}, refusesHead(error, answer, behindAnother))
+    const refusal = clientError(error)
+    if (answer) refusals.set(answer.req, refusal)
+    writeAnswer(socket, refusal, requestId, {}, refusesHead(error, answer, behindAnother))
   }
   socket.destroy()
 }
