@@ -37,14 +37,17 @@ describe('trigger', () => {
     expect(await api(`/claims/${claim.id}`)).toEqual(claim)
   })
 
-  it('an --item that is no EXTERNAL_ID[:QUANTITY] exits 2, naming the flag once and showing the form', async () => {
-    const {code, stderr} = await trigger(['claim', '-c', 't15', '--item', 'line-1001:abc'])
-    expect(code).toBe(2)
-    expect(stderr.replaceAll(/\s*\n\s*›?\s*/g, ' ')).toContain(
-      '--item: line-1001:abc is not EXTERNAL_ID or EXTERNAL_ID:QUANTITY with a quantity above 0, such as steak:2.',
-    )
-    expect(stderr.match(/--item/g)).toHaveLength(1)
-  })
+  it.each(['abc', '0x2', '1e1', '1.5', '0'])(
+    'an --item whose quantity is %s exits 2, naming the flag once and showing the form',
+    async (quantity) => {
+      const {code, stderr} = await trigger(['claim', '-c', 't15', '--item', `line-1001:${quantity}`])
+      expect(code).toBe(2)
+      expect(stderr.replaceAll(/\s*\n\s*›?\s*/g, ' ')).toContain(
+        `--item: line-1001:${quantity} is not EXTERNAL_ID or EXTERNAL_ID:QUANTITY with a whole quantity above 0, such as steak:2.`,
+      )
+      expect(stderr.match(/--item/g)).toHaveLength(1)
+    },
+  )
 
   it('claiming what is gone exits 1 with item_unavailable, naming the check', async () => {
     await openCheck('t15')

@@ -27,11 +27,13 @@ export const itemFlag = Flags.custom<{external_id: string; quantity: number}>({
   async parse(input) {
     const at = input.lastIndexOf(':')
     const external_id = at === -1 ? input : input.slice(0, at)
-    const quantity = at === -1 ? 1 : Number(input.slice(at + 1))
-    if (external_id === '' || !Number.isFinite(quantity) || quantity <= 0) {
+    const digits = at === -1 ? '1' : input.slice(at + 1)
+    // digits only: Number() would read 0x2, 1e1 and " 2" as quantities nobody typed
+    const quantity = /^\d+$/.test(digits) ? Number(digits) : 0
+    if (external_id === '' || quantity <= 0) {
       throw new Errors.CLIError(
         // oclif names the flag before it: `--item: …`
-        `${input} is not EXTERNAL_ID or EXTERNAL_ID:QUANTITY with a quantity above 0, such as steak:2.`,
+        `${input} is not EXTERNAL_ID or EXTERNAL_ID:QUANTITY with a whole quantity above 0, such as steak:2.`,
       )
     }
     return {external_id, quantity}
