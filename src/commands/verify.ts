@@ -49,7 +49,10 @@ The payload must be the body exactly as received: a re-serialized or pretty-prin
       summary: `The ${SIGNATURE_HEADER} header value: t=<unix seconds>,v1=<hex>.`,
     }),
     // no `default`: its help would show seconds (300) where a duration is written (src/cli/flags/serve.ts, --receiver-timeout)
-    tolerance: secondsUpTo(MAX_TOLERANCE_SECONDS)({
+    tolerance: secondsUpTo(
+      MAX_TOLERANCE_SECONDS,
+      `${MAX_TOLERANCE_SECONDS} seconds, the most a number holds exactly`,
+    )({
       summary: `How far the signature's timestamp may be from now, either way, in whole seconds, e.g. 90 or 10m (default ${formatDuration(DEFAULT_TOLERANCE_SECONDS)}).`,
     }),
   }

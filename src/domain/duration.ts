@@ -26,13 +26,13 @@ export function parseDuration(text: string): number {
  * @example
  * wholeSeconds('5m', 86_400) // 300
  */
-export function wholeSeconds(text: string, most: number): number {
+export function wholeSeconds(text: string, most: number, limit = formatDuration(most)): number {
   const seconds = parseDuration(text)
   // `0.1m` is 6.000000000000001: a float's rounding away from whole is whole, a fraction written (`0.4ms`) is not
   const whole = Math.round(seconds)
   if (Math.abs(seconds - whole) > 1e-9 * Math.max(1, seconds))
     throw new Error(`${quotedInput(text)} is not whole seconds: write it like 300, 45s, 5m or 1h`)
-  if (whole > most) throw new Error(`${quotedInput(text)} is longer than ${formatDuration(most)}`)
+  if (whole > most) throw new Error(`${quotedInput(text)} is longer than ${limit}`)
   return whole
 }
 

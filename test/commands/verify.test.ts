@@ -57,7 +57,7 @@ describe('verify', () => {
     expect(JSON.parse(stdout)).toEqual({valid: true, timestamp: Number(header.slice(2, header.indexOf(',')))})
   })
 
-  it('takes --tolerance in whole seconds or as a duration, on the lean path too: 500 and 7m accept 400 s old, 6m not, 1.5s is refused', async () => {
+  it('takes --tolerance in whole seconds or as a duration, on the lean path too: 500 and 7m accept 400 s old, 6m not, 1.5s and past the widest are refused', async () => {
     const args = (tolerance: string) => [
       'verify',
       '-s',
@@ -76,6 +76,12 @@ describe('verify', () => {
       const fraction = await run(args('1.5s'))
       expect(fraction.code).toBe(2)
       expect(fraction.stderr).toContain('--tolerance: "1.5s" is not whole seconds: write it like 300, 45s, 5m or 1h')
+      // past the widest tolerance, its limit in seconds: as days it would read 104249991374d7h36m31s
+      const huge = await run(args('99999999999999999999'))
+      expect(huge.code).toBe(2)
+      expect(huge.stderr.replaceAll(/\s*\n\s*›?\s*/g, ' ')).toContain(
+        '--tolerance: "99999999999999999999" is longer than 9007199254740991 seconds, the most a number holds exactly',
+      )
     }
   })
 

@@ -54,6 +54,9 @@ export const durationList = Flags.custom<number[]>({
   parse: async (text) => text.split(',').map(positiveDuration),
 })
 
-/** A flag whose value travels as whole seconds of at most `most` (`300`, `5m`): a signature's tolerance, a `Retry-After`. */
-export const secondsUpTo = (most: number) =>
-  Flags.custom<number>({helpValue: 'DURATION', parse: async (text) => wholeSeconds(text, most)})
+/**
+ * A flag whose value travels as whole seconds of at most `most` (`300`, `5m`): a signature's tolerance, a
+ * `Retry-After`. `limit` names `most` in the error, where a duration would not read (`104249991374d7h36m31s`).
+ */
+export const secondsUpTo = (most: number, limit?: string) =>
+  Flags.custom<number>({helpValue: 'DURATION', parse: async (text) => wholeSeconds(text, most, limit)})
