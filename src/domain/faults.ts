@@ -81,6 +81,15 @@ const RESETS_OR_ANSWERS: FieldRule = {
   path: ['reset'],
 }
 
+/** `retry_after_s` is the `Retry-After` header, which only the answers that ask for a wait carry. */
+const WAITS_ONLY: FieldRule = {
+  if: 'retry_after_s',
+  anyOf: [{status: 429}, {status: 503}],
+  message:
+    'retry_after_s is the Retry-After header, which only 429 and 503 answers carry: give status 429 or 503, or leave it out',
+  path: ['retry_after_s'],
+}
+
 /** The body of `POST /v1/sim/faults` (docs/api.md, "Faults and rate limits"). */
 export const FaultInput = withRules(
   z.strictObject({
@@ -113,7 +122,7 @@ export const FaultInput = withRules(
     probability: z.number().min(0).max(1).optional(),
     seed: z.int().min(0).max(MAX_FAULT_SEED).optional(),
   }),
-  [ACTS, RESETS_OR_ANSWERS],
+  [ACTS, RESETS_OR_ANSWERS, WAITS_ONLY],
 )
 export type FaultInput = z.infer<typeof FaultInput>
 

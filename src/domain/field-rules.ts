@@ -5,9 +5,10 @@ type Condition = string | Record<string, string | number | boolean>
 
 /**
  * A rule across an object's fields, in JSON Schema's words: `anyOf`, at least one of the conditions holds;
- * `not`, they do not all hold together. A body that breaks it is told `message`, at the field `path` names.
+ * `not`, they do not all hold together; with `if`, only where that condition holds. A body that breaks it is
+ * told `message`, at the field `path` names.
  */
-export type FieldRule = ({anyOf: Condition[]} | {not: Condition[]}) & {message: string; path: string[]}
+export type FieldRule = ({anyOf: Condition[]} | {not: Condition[]}) & {if?: Condition; message: string; path: string[]}
 
 const holds = (value: Record<string, unknown>, condition: Condition): boolean =>
   typeof condition === 'string'
@@ -38,11 +39,13 @@ function jsonSchemaOf(conditions: Condition[]): object {
 export function withRules<S extends z.ZodObject>(schema: S, rules: FieldRule[]): S {
   const refined = rules.reduce((object, rule) => {
     const check = (value: Record<string, unknown>) =>
-      'anyOf' in rule ? rule.anyOf.some((c) => holds(value, c)) : !rule.not.every((c) => holds(value, c))
+      (rule.if !== undefined && !holds(value, rule.if)) ||
+      ('anyOf' in rule ? rule.anyOf.some((c) => holds(value, c)) : !rule.not.every((c) => holds(value, c)))
     return object.refine(check, {message: rule.message, path: rule.path})
   }, schema)
-  const json = rules.map((rule) =>
-    'anyOf' in rule ? {anyOf: rule.anyOf.map((c) => jsonSchemaOf([c]))} : {not: jsonSchemaOf(rule.not)},
-  )
+  const json = rules.map((rule) => {
+    const then = 'anyOf' in rule ? {anyOf: rule.anyOf.map((c) => jsonSchemaOf([c]))} : {not: jsonSchemaOf(rule.not)}
+    return rule.if === undefined ? then : {if: jsonSchemaOf([rule.if]), then}
+  })
   return refined.meta({allOf: json})
 }

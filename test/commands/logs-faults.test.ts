@@ -211,6 +211,13 @@ describe('faults add, list and clear', () => {
     expect([tooLate.code, tooLate.stderr]).toEqual([2, expect.stringContaining('"86401" is longer than 1d')])
     const fraction = await cli(['faults', 'add', '--status', '503', '--retry-after', '1.5s'])
     expect([fraction.code, fraction.stderr]).toEqual([2, expect.stringContaining('"1.5s" is not whole seconds')])
+    for (const status of [
+      ['--status', '500'],
+      ['--delay', '1s'],
+    ]) {
+      const noWait = await cli(['faults', 'add', ...status, '--retry-after', '5'])
+      expect([noWait.code, noWait.stderr]).toEqual([2, expect.stringContaining('only 429 and 503 answers carry')])
+    }
     const nothing = await cli(['faults', 'add', '--path', '/v1/events'])
     expect(nothing.code).toBe(2)
     expect(nothing.stderr).toContain('A fault needs --status, --delay or --reset')

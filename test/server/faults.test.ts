@@ -51,11 +51,22 @@ describe('POST /v1/sim/faults', () => {
     expect(await list('/v1/sim/faults')).toEqual([fault])
   })
 
-  it('refuses a fault that does nothing, an unknown status, and status with reset', async () => {
+  it('refuses a fault that does nothing, an unknown status, status with reset, and a Retry-After no answer carries', async () => {
     for (const body of [{}, {status: 418}, {status: 503, reset: true}, {delay_ms: 60_001}, {probability: 2}]) {
       const answer = await sim.api('POST', '/v1/sim/faults', {body})
       expect(answer.status, JSON.stringify(body)).toBe(422)
     }
+    for (const body of [
+      {status: 500, retry_after_s: 5},
+      {delay_ms: 10, retry_after_s: 5},
+    ]) {
+      const answer = await sim.api('POST', '/v1/sim/faults', {body})
+      expect([answer.status, answer.body.error.details], JSON.stringify(body)).toEqual([
+        422,
+        [{path: 'retry_after_s', message: expect.stringContaining('only 429 and 503 answers carry')}],
+      ])
+    }
+    expect(await list('/v1/sim/faults')).toEqual([])
     const unknownStatus = await sim.api('POST', '/v1/sim/faults', {body: {status: 418}})
     expect(unknownStatus.body.error.details).toEqual([
       {path: 'status', message: 'Invalid option: expected one of 429|500|502|503|504'},

@@ -247,6 +247,9 @@ test('Prism refuses the requests the server refuses for a rule the document says
     ['POST', '/sim/faults', {status: 503, reset: true, match}, 'refused'],
     ['POST', '/sim/faults', {delay_ms: 1, match}, 201],
     ['POST', '/sim/faults', {reset: true, delay_ms: 1, match}, 201],
+    // a Retry-After only on the answers that carry one
+    ['POST', '/sim/faults', {status: 500, retry_after_s: 2, match}, 'refused'],
+    ['POST', '/sim/faults', {status: 429, retry_after_s: 2, match}, 201],
     // a method, and a request log's status class, in any case
     ['POST', '/sim/faults', {status: 503, match: {...match, method: 'FETCH'}}, 'refused'],
     ['POST', '/sim/faults', {status: 503, match: {...match, method: 'gEt'}}, 201],

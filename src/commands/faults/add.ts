@@ -55,7 +55,7 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
       },
     })(),
     'retry-after': secondsUpTo(MAX_RETRY_AFTER_S)({
-      summary: 'Retry-After on 429 and 503, in whole seconds (default 1s, at most 1d).',
+      summary: 'Retry-After on 429 and 503 only, in whole seconds (default 1s, at most 1d).',
     }),
     delay: Flags.custom<number>({
       summary: 'Hold the answer this long (at most 60s), e.g. 12s or 500ms.',
@@ -98,6 +98,14 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
         code: 'invalid_usage',
       })
     // what the server would refuse too (422), said as the command line it is
+    if (this.flags['retry-after'] !== undefined && status !== 429 && status !== 503)
+      this.error(
+        '--retry-after is the Retry-After header, which only 429 and 503 answers carry: add --status 429 or 503, or leave it out.',
+        {
+          exit: 2,
+          code: 'invalid_usage',
+        },
+      )
     if ((method || path) && !canStrike({method, path})) {
       const given = [method && `--method ${method}`, path && `--path ${path}`].filter(Boolean).join(' ')
       this.error(`${given} ${STRIKES_NONE}.`, {exit: 2, code: 'invalid_usage'})
