@@ -1,9 +1,8 @@
-import {readFound} from '../../shared/package-file.js'
 import {withoutBom} from '../../shared/json-file.js'
 import {randomInt} from 'node:crypto'
 import {Args, Errors, Flags} from '@oclif/core'
 import {ApiCommand} from '../../cli/api-command.js'
-import {unreadable} from '../../cli/cli-error.js'
+import {readInputText} from '../../cli/input-text.js'
 import {checkJson} from '../../cli/lint/lint.js'
 import {replayScenario, type ReplayReport} from '../../cli/replay/run.js'
 import {renderReplay} from '../../cli/replay/view.js'
@@ -15,7 +14,7 @@ import {withSpinner} from '../../cli/views/spinner.js'
 export default class ChecksReplay extends ApiCommand<typeof ChecksReplay> {
   static override summary = 'Prove that your versions converge: replay pushes in order, then shuffled, and compare.'
 
-  static override description = `SCENARIO is a JSON file {"description"?, "pushes": [{"external_id", "body"}]}: the pushes your POS made, \
+  static override description = `SCENARIO is a JSON file (- reads stdin) {"description"?, "pushes": [{"external_id", "body"}]}: the pushes your POS made, \
 in the order it made them, for one or more checks (fixtures/replays/ has examples). \
 They are pushed in that order into one fresh scratch account, then in a shuffled order (--seed; --duplicates sends some twice) into another, \
 and the checks both runs end with are compared, field by field.
@@ -38,13 +37,17 @@ your own checks, events and webhooks are not touched.`
       command: '<%= config.bin %> <%= command.id %> fixtures/replays/dinner-service.json --seed 42 --duplicates',
     },
     {
+      description: 'A scenario on stdin (-): here the first three pushes of one',
+      command: "jq '.pushes |= .[:3]' fixtures/replays/dinner-service.json | <%= config.bin %> <%= command.id %> -",
+    },
+    {
       description: 'A POS whose versions are wrong: the runs differ',
       command: '<%= config.bin %> <%= command.id %> fixtures/replays/version-per-line-count.json --seed 3',
     },
   ]
 
   static override args = {
-    SCENARIO: Args.string({description: 'Scenario file (JSON).', required: true}),
+    SCENARIO: Args.string({description: 'Scenario file (JSON); - reads stdin.', required: true}),
   }
 
   static override flags = {
@@ -90,20 +93,15 @@ your own checks, events and webhooks are not touched.`
   }
 }
 
-/** The scenario, or a CLI error listing every problem, as `checks lint` would. */
+/** The scenario, from a file or stdin, or a CLI error listing every problem, as `checks lint` would. */
 async function readScenario(file: string): Promise<Scenario> {
-  let text: string
-  try {
-    text = await readFound(file)
-  } catch (error) {
-    throw await unreadable(file, error)
-  }
+  const {text, source} = await readInputText(file, {what: 'scenario', named: 'the scenario file instead of -'})
   // a scenario, as every JSON file a command reads (docs/cli.md), may start with a byte order mark
   const checked = checkJson(withoutBom(text), Scenario)
   if (checked.valid) return checked.value
   const problems = checked.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')
   // a wrong input, as `scenario run` refuses one (docs/cli.md, "Flags and exit codes")
-  throw new Errors.CLIError(`${file} is not a valid scenario:\n${problems}`, {
+  throw new Errors.CLIError(`${source} is not a valid scenario:\n${problems}`, {
     exit: 2,
     code: 'invalid_scenario',
     suggestions: [

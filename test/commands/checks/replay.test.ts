@@ -142,6 +142,27 @@ describe('checks replay', () => {
     ])
   })
 
+  it('reads the scenario from stdin for -, and names stdin in its refusal of a bad one', async () => {
+    const input = readFileSync(join(ROOT, DINNER), 'utf8')
+    const piped = await runCommand(['checks', 'replay', '-', '--seed', '42'], {env: server.env, input})
+    expect([piped.code, piped.stdout]).toEqual([0, expect.stringContaining('the versions converge')])
+
+    const bad = await runCommand(['checks', 'replay', '-'], {env: server.env, input: '{"pushes": []}'})
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('stdin is not a valid scenario:')])
+  })
+
+  it('refuses - with empty stdin before calling the server: exit 2, missing_input', async () => {
+    const {code, stdout} = await runCommand(['checks', 'replay', '-', '--json'], {
+      env: {TABLEPAY_URL: 'http://127.0.0.1:1', TABLEPAY_API_KEY: 'tp_test_none'},
+      input: '',
+    })
+    expect(code).toBe(2)
+    expect(JSON.parse(stdout).error).toMatchObject({
+      code: 'missing_input',
+      message: 'stdin is empty: pass the scenario file instead of -, or pipe the scenario on stdin.',
+    })
+  })
+
   it('refuses an invalid scenario before calling the server, naming each problem: exit 2, as scenario run does', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tablepay-replay-'))
     try {
