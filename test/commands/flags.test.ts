@@ -216,7 +216,7 @@ describe('a bad command line exits 2 with and without --json', () => {
     // at 80 columns, as outside a terminal, oclif wraps an argument's description over lines of its own
     const wrapped = await runCli(['checks', 'lint', '--json'], {env: {OCLIF_COLUMNS: '80'}})
     expect(JSON.parse(wrapped.stdout).error.message).toBe(
-      'Missing 1 required arg: FILE (JSON file: a push body or a replay scenario. Give several (a glob the shell expands works).)',
+      'Missing 1 required arg: FILE (JSON file: a push body or a replay scenario. Give several (a glob the shell expands works); - reads stdin, once.)',
     )
     // every line of the human error is marked as the error's, none indented with a tab
     const lines = text.stderr.trimEnd().split('\n')

@@ -4,6 +4,7 @@ import {CheckPush} from '../../domain/schemas.js'
 import {jsonPath} from '../json-path.js'
 import {looksLikeScenario, Scenario} from '../replay/scenario.js'
 import {READABLE, whyNotJson} from '../../domain/parse-messages.js'
+import {readInputText} from '../input-text.js'
 
 /** One thing wrong with a document: where (a jq path, `.` for the whole) and what. */
 export interface Problem {
@@ -66,8 +67,14 @@ export interface FileReport {
   problems: Problem[]
 }
 
-/** `lintDocument` for a file; a file that cannot be read is one problem, not a crash, so the other files are still checked. */
+/**
+ * `lintDocument` for a file, or for stdin when `file` is `-` (reported as `-`). A file that cannot be read is one
+ * problem, not a crash, so the other files are still checked.
+ */
 export async function lintFile(file: string): Promise<FileReport> {
+  // stdin at a terminal or empty ends the command (readInputText): the command line gave nothing to check
+  if (file === '-')
+    return lintText(file, (await readInputText(file, {what: 'JSON', named: 'a file instead of -'})).text)
   let text: string
   try {
     text = await readFound(file)
@@ -84,6 +91,10 @@ export async function lintFile(file: string): Promise<FileReport> {
       ],
     }
   }
+  return lintText(file, text)
+}
+
+function lintText(file: string, text: string): FileReport {
   const {kind, problems} = lintDocument(text)
   return {file, kind, valid: problems.length === 0, problems}
 }

@@ -4,6 +4,7 @@ import {type FileReport, lintFile} from '../../cli/lint/lint.js'
 import {printable} from '../../cli/views/printable.js'
 import {style} from '../../cli/views/style.js'
 import {Command} from '../../cli/command.js'
+import {cliError} from '../../cli/cli-error.js'
 
 interface LintReport {
   valid: boolean
@@ -14,7 +15,7 @@ export default class ChecksLint extends Command {
   static override summary = "Check push bodies against the API's schema, offline."
 
   static override description = `Each FILE is a check push body (what \`checks push\` sends) or a \`checks replay\` scenario, \
-whose every push body is checked. The schema is the server's own, so a file that passes here passes its validation; \
+whose every push body is checked; - reads one from stdin, reported as -. The schema is the server's own, so a file that passes here passes its validation; \
 what only the server knows (whether location_id is one of your locations, the version stored) is not checked. No server is needed.
 
 Prints every problem as FILE: PATH: MESSAGE, where PATH is a jq path (\`jq '.items[0].price_cents' FILE\` shows the value). \
@@ -24,7 +25,7 @@ Prints every problem as FILE: PATH: MESSAGE, where PATH is a jq path (\`jq '.ite
     0: 'Every file is valid.',
     1: 'A file has a problem, or cannot be read.',
     // a FILE it cannot read is a finding of its own, not a wrong command line
-    2: 'A wrong command line (an unknown flag, no FILE): nothing was checked.',
+    2: 'A wrong command line (an unknown flag, no FILE, - twice), or - with nothing on stdin: nothing was checked.',
   }
 
   static override examples = [
@@ -32,6 +33,10 @@ Prints every problem as FILE: PATH: MESSAGE, where PATH is a jq path (\`jq '.ite
     {
       description: 'Every file of a folder of yours; the shell expands the glob',
       command: '<%= config.bin %> <%= command.id %> checks/*.json scenarios/*.json',
+    },
+    {
+      description: 'A body on stdin (-): here the first push of a replay scenario',
+      command: "jq '.pushes[0].body' fixtures/replays/dinner-service.json | <%= config.bin %> <%= command.id %> -",
     },
     {description: 'A report for CI', command: '<%= config.bin %> <%= command.id %> payloads/*.json --json > lint.json'},
   ]
@@ -41,13 +46,20 @@ Prints every problem as FILE: PATH: MESSAGE, where PATH is a jq path (\`jq '.ite
 
   static override args = {
     FILE: Args.string({
-      description: 'JSON file: a push body or a replay scenario. Give several (a glob the shell expands works).',
+      description:
+        'JSON file: a push body or a replay scenario. Give several (a glob the shell expands works); - reads stdin, once.',
       required: true,
     }),
   }
 
   public async run(): Promise<LintReport> {
     const {argv} = await this.parse(ChecksLint)
+    // stdin can be read once: a second - would be linted as empty
+    if ((argv as string[]).filter((file) => file === '-').length > 1)
+      throw await cliError('- (stdin) is given more than once: stdin can be read once.', {
+        code: 'invalid_usage',
+        exit: 2,
+      })
     const files = await Promise.all((argv as string[]).map((file) => lintFile(file)))
     for (const {file, valid, problems} of files) {
       // a file's name, and a message quoting what it holds (JSON.parse's), may hold what a terminal acts on

@@ -90,6 +90,37 @@ describe('checks lint', () => {
     expect(stdout).toContain('fixtures/checks/open.json: ok')
   })
 
+  it('reads stdin for - among the files, reported as -, a scenario as a file is', async () => {
+    const input = readFileSync(bad, 'utf8')
+    const {code, stdout} = await runCommand(['checks', 'lint', 'fixtures/checks/open.json', '-'], {input})
+    expect(code).toBe(1)
+    expect(stdout).toContain('fixtures/checks/open.json: ok')
+    expect(stdout).toContain('-: .items[2].colour: unknown field')
+
+    const scenario = readFileSync(join(ROOT, 'fixtures/replays/dinner-service.json'), 'utf8')
+    const json = await runCommand(['checks', 'lint', '-', '--json'], {input: scenario})
+    expect([json.code, JSON.parse(json.stdout)]).toEqual([
+      0,
+      {valid: true, files: [{file: '-', kind: 'scenario', valid: true, problems: []}]},
+    ])
+  })
+
+  it('refuses - with empty stdin, or - twice, as a wrong command line: exit 2, nothing checked', async () => {
+    const empty = await runCommand(['checks', 'lint', 'fixtures/checks/open.json', '-', '--json'], {input: ''})
+    expect(empty.code).toBe(2)
+    expect(JSON.parse(empty.stdout).error).toMatchObject({
+      code: 'missing_input',
+      message: 'stdin is empty: pass a file instead of -, or pipe the JSON on stdin.',
+    })
+
+    const twice = await runCommand(['checks', 'lint', '-', '-', '--json'], {input: JSON.stringify(open())})
+    expect(twice.code).toBe(2)
+    expect(JSON.parse(twice.stdout).error).toMatchObject({
+      code: 'invalid_usage',
+      message: expect.stringContaining('more than once'),
+    })
+  })
+
   it("prints a file's name, and what JSON.parse quotes of it, with their control characters escaped", async () => {
     // a name that turns the terminal red, holding text that clears the screen and sets the title
     const hostile = join(dir, 'a\u001b[31mb.json')
