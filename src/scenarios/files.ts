@@ -61,13 +61,24 @@ export async function loadScenario(fileOrName: string): Promise<{scenario: Scena
     const why = error.code === 'EISDIR' ? 'a directory, not a file' : (error.code ?? error.message)
     throw new InvalidScenarioError(`${fileOrName} cannot be read as a scenario: ${why}.`)
   })
+  return {scenario: parseScenario(text, fileOrName), file}
+}
+
+/**
+ * The scenario in a JSON text (which may start with a byte order mark), or an `InvalidScenarioError`: `source`
+ * names it in the message, a file as given or `stdin`.
+ *
+ * @example
+ * const scenario = parseScenario(await readFile('dinner.json', 'utf8'), 'dinner.json')
+ */
+export function parseScenario(text: string, source: string): Scenario {
   let value: unknown
   try {
     value = JSON.parse(withoutBom(text))
   } catch (error) {
-    throw new InvalidScenarioError(`${fileOrName} is not valid JSON: ${(error as Error).message}`)
+    throw new InvalidScenarioError(`${source} is not valid JSON: ${(error as Error).message}`)
   }
-  return {scenario: validScenario(value, fileOrName), file}
+  return validScenario(value, source)
 }
 
 const shippedNames = async () => (await listShipped()).map((s) => s.name).join(', ')

@@ -1,4 +1,4 @@
-import {mkdir, mkdtemp, readdir, rm, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {createServer, type Socket} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -57,6 +57,13 @@ describe('scenario run', () => {
     expect(code).toBe(0)
     expect(stdout).toMatch(/^✓ 1 \(open\) push PUT \/checks\/external\/t7-[0-9a-f]{8} → 201$/m)
     expect(stdout).toMatch(/^✓ 8 expect_event check\.fully_paid within 5s$/m)
+    expect(stdout).toMatch(/^split-bill \(run [0-9a-f]{8}\): 8 steps, 8 passed, 0 failed\.$/m)
+  })
+
+  it('runs a scenario piped on stdin for -', async () => {
+    const input = await readFile(join(ROOT, 'fixtures', 'scenarios', 'split-bill.json'), 'utf8')
+    const {code, stdout} = await runCommand(['scenario', 'run', '-'], {env: server.env, input})
+    expect(code).toBe(0)
     expect(stdout).toMatch(/^split-bill \(run [0-9a-f]{8}\): 8 steps, 8 passed, 0 failed\.$/m)
   })
 
@@ -558,6 +565,30 @@ describe('scenario list and validate', () => {
     expect(bad.stderr).toContain('step 1 (run) .steps[0].id: "run" is a reference of its own')
     expect(bad.stderr).toContain('step 1 (run) .steps[0].push.external_id')
     expect(bad.stderr).toContain('step 2 .steps[1].expect_event.type')
+    expect(await requestCount()).toBe(before)
+  })
+
+  it('validate - reads the scenario from stdin, reported as -; a bad one is named stdin', async () => {
+    const input = JSON.stringify({tablepay_scenario: 1, name: 'piped', steps: [OPEN]})
+    const good = await runCommand(['scenario', 'validate', '-'], {input})
+    expect([good.code, good.stdout]).toEqual([0, '-: valid, scenario piped of 1 step\n'])
+    const json = await runCommand(['scenario', 'validate', '-', '--json'], {input})
+    expect(JSON.parse(json.stdout)).toEqual({valid: true, name: 'piped', steps: 1, file: '-'})
+
+    const bad = await runCommand(['scenario', 'validate', '-'], {input: '{"steps": ['})
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('stdin is not valid JSON')])
+  })
+
+  it('run and validate refuse - with empty stdin, sending nothing: exit 2, missing_input', async () => {
+    const before = await requestCount()
+    for (const command of ['validate', 'run']) {
+      const {code, stdout} = await runCommand(['scenario', command, '-', '--json'], {env: server.env, input: ''})
+      expect(code).toBe(2)
+      expect(JSON.parse(stdout).error).toMatchObject({
+        code: 'missing_input',
+        message: 'stdin is empty: pass a file or a name instead of -, or pipe the scenario on stdin.',
+      })
+    }
     expect(await requestCount()).toBe(before)
   })
 

@@ -11,7 +11,7 @@ import {runScenario, type ScenarioReport} from '../../scenarios/run.js'
 export default class ScenarioRun extends ApiCommand<typeof ScenarioRun> {
   static override summary = 'Run a scenario: a whole dinner, both sides, scripted and checked.'
 
-  static override description = `SCENARIO is a scenario file (docs/scenarios.md) or the name of a shipped one (\`tablepay scenario list\`). \
+  static override description = `SCENARIO is a scenario file (docs/scenarios.md), the name of a shipped one (\`tablepay scenario list\`), or - to read it from stdin. \
 Its steps run one after another against the server: the POS's pushes, the guests' claims, payments and refunds, the clock, faults, \
 any API call, and expectations about the answers and the events. Each step prints one line, ✓ or ✗ with what differed (expected vs got). \
 An expectation that fails does not stop the run; an action that fails does, since what follows builds on it.
@@ -26,7 +26,7 @@ The whole file is validated first: a bad one names the step and field, and nothi
   static override exitCodes = {
     0: 'Every step held.',
     1: 'A step did not hold (the report says which and what differed); or the server failed or Ctrl+C stopped it.',
-    2: 'The scenario is not found, not JSON or not valid (the message names the step and field): nothing was sent.',
+    2: 'The scenario is not found, not JSON or not valid (the message names the step and field), or - found stdin empty: nothing was sent.',
     ...SECOND_SIGNAL_EXIT_CODES,
   }
 
@@ -36,11 +36,18 @@ The whole file is validated first: a bad one names the step and field, and nothi
       description: 'Your own file, its webhooks sent to your receiver',
       command: '<%= config.bin %> <%= command.id %> test/dinner.json --forward-to http://localhost:3000/webhooks',
     },
+    {
+      description: 'A scenario on stdin (-): here the first three steps of a shipped one',
+      command: "jq '.steps |= .[:3]' fixtures/scenarios/split-bill.json | <%= config.bin %> <%= command.id %> -",
+    },
     {description: 'A report for CI', command: '<%= config.bin %> <%= command.id %> refund --json > report.json'},
   ]
 
   static override args = {
-    SCENARIO: Args.string({description: 'A scenario file, or the name of a shipped scenario.', required: true}),
+    SCENARIO: Args.string({
+      description: 'A scenario file, or the name of a shipped scenario; - reads stdin.',
+      required: true,
+    }),
   }
 
   static override flags = {
