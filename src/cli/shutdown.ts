@@ -26,15 +26,19 @@ export function untilSignalled(): Promise<NodeJS.Signals> {
 /**
  * `work`, a wait for something the server goes on with whatever the command does (an advance, an attempt): the
  * first SIGINT, SIGTERM or SIGHUP meanwhile prints `notice` on stderr, so that nobody takes it for undone and
- * asks again, and ends the command as a shell reports a kill (128 + its number).
+ * asks again, and ends the command as a shell reports a kill (128 + its number). With `json` (the command's
+ * --json), stdout gets the error body `interrupted` too, as every other end of a --json command prints one.
  *
  * @example
- * await sayingOnSignal('The advance goes on in the server.', client.advanceClock(60))
+ * await sayingOnSignal('The advance goes on in the server.', client.advanceClock(60), this.jsonEnabled())
  */
-export async function sayingOnSignal<T>(notice: string, work: Promise<T>): Promise<T> {
+export async function sayingOnSignal<T>(notice: string, work: Promise<T>, json = false): Promise<T> {
   const onSignal = (signal: NodeJS.Signals) => {
+    const message = `Stopped waiting. ${notice}`
+    // written at once, before the exit: stdout to a pipe or a file is written synchronously
+    if (json) process.stdout.write(`${JSON.stringify({error: {code: 'interrupted', message}}, null, 2)}\n`)
     // past a spinner's line
-    process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}Stopped waiting. ${notice}\n`)
+    process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}${message}\n`)
     process.exit(128 + constants.signals[signal])
   }
   for (const signal of STOPPING) process.once(signal, onSignal)

@@ -88,23 +88,33 @@ describe('clock show and clock reset', () => {
     )
   })
 
-  it('an advance stopped by Ctrl+C while it waits says that it goes on in the server, and exits 130', async () => {
-    let release = () => {}
-    const held = new Promise<number>((resolve) => (release = () => resolve(500)))
-    const {server, receiver, json, push} = await setup(() => held)
-    cleanup.push(async () => release())
-    await push('t1')
-    await receiver.waitFor(1)
-    const advance = spawnRunning(['clock', 'advance', '2h'], server.env)
-    // the server has the advance: it waits for the attempt out to the receiver that holds its answer
-    await expect.poll(async () => (await json(['clock', 'show'])).advance, {timeout: 15_000}).not.toBeNull()
-    expect(await advance.kill('SIGINT')).toBe(130)
-    expect(advance.stderr().replace(/\s*\n[\s›]*/g, ' ')).toContain(
-      'Stopped waiting. The advance goes on in the server all the same: `tablepay clock show` shows the clock; running this again would advance it a second time.',
-    )
-    release()
-    await expect.poll(async () => (await json(['clock', 'show'])).advance, {timeout: 15_000}).toBeNull()
-  })
+  it.each([
+    {signal: 'SIGINT', json: false, exit: 130},
+    {signal: 'SIGTERM', json: true, exit: 143},
+  ] as const)(
+    'an advance stopped by $signal (--json: $json) while it waits says it goes on in the server and exits $exit; with --json, stdout has the error body',
+    async ({signal, json: jsonFlag, exit}) => {
+      let release = () => {}
+      const held = new Promise<number>((resolve) => (release = () => resolve(500)))
+      const {server, receiver, json, push} = await setup(() => held)
+      cleanup.push(async () => release())
+      await push('t1')
+      await receiver.waitFor(1)
+      const advance = spawnRunning(['clock', 'advance', '2h', ...(jsonFlag ? ['--json'] : [])], server.env)
+      // the server has the advance: it waits for the attempt out to the receiver that holds its answer
+      await expect.poll(async () => (await json(['clock', 'show'])).advance, {timeout: 15_000}).not.toBeNull()
+      expect(await advance.kill(signal)).toBe(exit)
+      const said =
+        'Stopped waiting. The advance goes on in the server all the same: `tablepay clock show` shows the clock; running this again would advance it a second time.'
+      expect(advance.stderr().replace(/\s*\n[\s›]*/g, ' ')).toContain(said)
+      // a script reading stdout learns why it got no clock
+      expect(jsonFlag ? JSON.parse(advance.stdout()) : advance.stdout()).toEqual(
+        jsonFlag ? {error: {code: 'interrupted', message: said}} : '',
+      )
+      release()
+      await expect.poll(async () => (await json(['clock', 'show'])).advance, {timeout: 15_000}).toBeNull()
+    },
+  )
 
   it('a retry line says how far ahead the retry is on the scheduler clock', async () => {
     const {receiver, json, push, endpoint} = await setup(() => 500)

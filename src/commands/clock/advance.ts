@@ -40,7 +40,7 @@ returns when all of it has run. One advance goes at most 3650d.`
 
   public async run(): Promise<Clock & {attempts: number}> {
     const seconds = this.parseDuration(this.args.DURATION)
-    const advancing = sayingOnSignal(goingOn('advance'), this.client.advanceClock(seconds))
+    const advancing = sayingOnSignal(goingOn('advance'), this.client.advanceClock(seconds), this.jsonEnabled())
     const progress = this.watch(advancing)
     const clock = await withSpinner('Running what falls due', advancing, {quiet: this.jsonEnabled(), progress}).catch(
       goesOn('advance'),

@@ -22,7 +22,7 @@ clock is the server's, shared by every account. A reset waits for an advance und
   public async run(): Promise<Clock> {
     const clock = await withSpinner(
       'Putting the clock back (after any advance under way)',
-      sayingOnSignal(goingOn('reset'), this.client.resetClock()),
+      sayingOnSignal(goingOn('reset'), this.client.resetClock(), this.jsonEnabled()),
       {
         quiet: this.jsonEnabled(),
       },

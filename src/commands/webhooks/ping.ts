@@ -28,7 +28,11 @@ so scripts can check a receiver end to end.`
   public async run(): Promise<WebhookTestResult> {
     const result = await withSpinner(
       'Waiting for the receiver',
-      sayingOnSignal('The ping goes on in the server all the same.', this.client.testWebhookEndpoint(this.args.ID)),
+      sayingOnSignal(
+        'The ping goes on in the server all the same.',
+        this.client.testWebhookEndpoint(this.args.ID),
+        this.jsonEnabled(),
+      ),
       {
         quiet: this.jsonEnabled(),
       },
