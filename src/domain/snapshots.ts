@@ -150,7 +150,7 @@ export const RESTORE_SETTING = 'restores:'
 export const restoreSetting = (accountId: string): string => `${RESTORE_SETTING}${accountId}`
 
 /** A unit's changes, as the live streams get them. */
-type Changes = readonly (readonly [collection: string, id: string, record: unknown])[]
+type Changes = readonly (readonly [collection: string, id: string, record: unknown, ...rest: unknown[]])[]
 
 /** Whether `changes` are a restore's, which writes its mark: of the account given, or of any account. */
 export function isRestore(changes: Changes, accountId?: string): boolean {

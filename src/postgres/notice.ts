@@ -1,5 +1,6 @@
 import type {CollectionName} from '../domain/records.js'
 import type {Change} from '../service/storage.js'
+import {deletion} from '../service/unit-writes.js'
 import {prepared} from './prepared.js'
 import type {Sql} from './reader.js'
 import {text, untext} from './text.js'
@@ -47,10 +48,11 @@ export const teller = (instance: string): Teller => ({
 
 /**
  * A unit's changes as the other instances are told of them: each record's
- * collection, id, and whether it was written (`1`) or deleted (`0`), in
- * order. An instance reads back the written records it needs (`readBack`).
+ * collection, id, and whether it was written (`1`) or deleted (`0`, with its
+ * owner when the change names one), in order. An instance reads back the
+ * written records it needs (`readBack`).
  */
-export type RecordKeys = [collection: CollectionName, id: string, written: 0 | 1][]
+export type RecordKeys = [collection: CollectionName, id: string, written: 0 | 1, owner?: string][]
 
 /**
  * A notification as it comes: the keys inline (`changed`) or in the `changes` table (`seq`, with `keys`);
@@ -65,9 +67,11 @@ export interface Note {
   changes?: Change[]
 }
 
-/** Each change's collection, id and whether it was written: what every notice tells (`RecordKeys`). */
+/** Each change's collection, id and whether it was written, with a deletion's owner: what every notice tells. */
 export function keysOf(changes: readonly Change[]): RecordKeys {
-  return changes.map(([collection, id, record]) => [collection, id, record === null ? 0 : 1])
+  return changes.map(([collection, id, record, owner]) =>
+    record !== null ? [collection, id, 1] : owner === undefined ? [collection, id, 0] : [collection, id, 0, owner],
+  )
 }
 
 /**
@@ -131,8 +135,12 @@ export async function readBack(keys: RecordKeys, sql: Sql): Promise<Change[]> {
     for (const row of result.rows) records.set(`${collection}\u0000${untext(row.id)}`, row.doc)
   }
   const changes: Change[] = []
-  for (const [collection, id, written] of keys) {
-    const record = written === 1 ? records.get(`${collection}\u0000${id}`) : null
+  for (const [collection, id, written, owner] of keys) {
+    if (written === 0) {
+      changes.push(deletion(collection, id, owner))
+      continue
+    }
+    const record = records.get(`${collection}\u0000${id}`)
     if (record !== undefined) changes.push([collection, id, record] as Change)
   }
   return changes

@@ -176,8 +176,8 @@ export class PgUnit extends PgReader implements UnitOfWork {
     this.#writes.put(collection, id, record)
   }
 
-  delete(collection: CollectionName, id: string): void {
-    this.#writes.delete(collection, id)
+  delete(collection: CollectionName, id: string, owner?: string): void {
+    this.#writes.delete(collection, id, owner)
   }
 
   saveSnapshot(head: SnapshotHead): Promise<SavedSnapshot> {

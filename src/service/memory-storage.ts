@@ -163,8 +163,8 @@ class MemoryUnit extends MemoryReader implements UnitOfWork {
     this.#writes.put(collection, id, record)
   }
 
-  delete(collection: CollectionName, id: string): void {
-    this.#writes.delete(collection, id)
+  delete(collection: CollectionName, id: string, owner?: string): void {
+    this.#writes.delete(collection, id, owner)
   }
 
   // one unit at a time: every collection is read at one moment

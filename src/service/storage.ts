@@ -114,7 +114,8 @@ export interface UnitOfWork extends Reader {
    */
   getExclusive<C extends CollectionName>(collection: C, id: string): Promise<Collections[C] | undefined>
   put<C extends CollectionName>(collection: C, id: string, record: Collections[C]): void
-  delete(collection: CollectionName, id: string): void
+  /** Deletes the record `id`; `owner`, its account, goes with the change to the live streams (`Change`). */
+  delete(collection: CollectionName, id: string, owner?: string): void
   /**
    * Puts the snapshot `head` with the account's records of every collection a snapshot holds, oldest
    * first, read at one moment (no change lands between two collections; nothing is locked), and resolves

@@ -1,6 +1,10 @@
 import type {CollectionName, Collections} from '../domain/records.js'
 import type {Change} from './storage.js'
 
+/** The change that deletes the record `id` of `collection`, naming its `owner` when given (`Change`). */
+export const deletion = (collection: CollectionName, id: string, owner?: string): Change =>
+  (owner === undefined ? [collection, id, null] : [collection, id, null, owner]) as Change
+
 /**
  * The writes of one unit of work, in order, kept until the unit ends and its
  * storage applies them; a write after that is a slip and throws. The units of
@@ -24,8 +28,8 @@ export class UnitWrites {
     this.open.push([collection, id, record] as Change)
   }
 
-  delete(collection: CollectionName, id: string): void {
-    this.open.push([collection, id, null] as Change)
+  delete(collection: CollectionName, id: string, owner?: string): void {
+    this.open.push(deletion(collection, id, owner))
   }
 
   /** Ends the unit: returns its writes (none the second time), and refuses any more. */

@@ -10,8 +10,11 @@ import {recordJson} from './json-text.js'
  * a record that repeats another's `data` (journal-copies.ts).
  */
 
-/** One change as the journal holds it: a record put (or deleted, with `null`) under an id. */
-export type JournalChange = [collection: string, id: string, record: unknown]
+/**
+ * One change as the journal holds it: a record put (or deleted, with `null`) under an id. A deletion's owner
+ * is not written: it is for the live streams, and a replay feeds none.
+ */
+export type JournalChange = [collection: string, id: string, record: unknown, owner?: string]
 
 /**
  * The frames of a line for `changes`: runs first, then copies of what the
@@ -25,7 +28,8 @@ export type JournalChange = [collection: string, id: string, record: unknown]
 export function encodeChanges(changes: readonly JournalChange[]): FrameText[] {
   return encodeCopies(encodeRuns(changes)).map((item) => {
     const [collection, second, third, fourth] = item as [string, unknown, unknown, unknown]
-    if ((item as unknown[]).length === 3) {
+    // a copy's third is a number, a run's an array: a null one is a deletion, with or without its owner
+    if ((item as unknown[]).length === 3 || third === null) {
       const id = second as string
       if (third === null) return {kind: 'del', collection, id, body: ''}
       return {kind: 'put', collection, id, body: recordJson(third as object), record: third as object}

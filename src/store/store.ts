@@ -15,8 +15,13 @@ import {Replayer} from './replayer.js'
 import {Table} from './table.js'
 import {type Tables, tables} from './tables.js'
 
-/** One record put (or deleted, with `null`) by a change. */
-export type Change = {[C in CollectionName]: [collection: C, id: string, record: Collections[C] | null]}[CollectionName]
+/**
+ * One record put (or deleted, with `null`) by a change. A deletion may name the account whose record it was
+ * (`owner`), which its key alone does not tell: an endpoint's, so that its account's live stream says so.
+ */
+export type Change = {
+  [C in CollectionName]: [collection: C, id: string, record: Collections[C] | null, owner?: string]
+}[CollectionName]
 
 export interface StoreOptions {
   /** The data dir; without it everything stays in memory (`--memory`). */

@@ -49,20 +49,25 @@ const push = fc
     return changes
   })
 
-/** A record put whole, or deleted, in one of the collections a test may fill freely. */
+/**
+ * A record put whole, or deleted (naming its owner or not, as an endpoint's deletion does for the live
+ * streams), in one of the collections a test may fill freely.
+ */
 const plain = fc
   .record({
-    collection: fc.constantFrom<CollectionName>('claims', 'payments', 'events', 'deliveries'),
+    collection: fc.constantFrom<CollectionName>('claims', 'payments', 'events', 'deliveries', 'webhook_endpoints'),
     key: id,
     extra: fields,
-    deleted: fc.boolean(),
+    deleted: fc.constantFrom(false, 'plainly', 'naming its owner'),
   })
   .map(({collection, key, extra, deleted}): Change[] => [
-    [
-      collection,
-      key,
-      deleted ? null : (record(key, extra, {event_id: 'evt', status: 'x', endpoint_id: 'we'}) as never),
-    ],
+    deleted === 'naming its owner'
+      ? [collection, key, null, 'acct_1']
+      : [
+          collection,
+          key,
+          deleted ? null : (record(key, extra, {event_id: 'evt', status: 'x', endpoint_id: 'we'}) as never),
+        ],
   ])
 
 /** Every record of every table, in order, as JSON: what a reopen must give back byte for byte. */
