@@ -266,9 +266,9 @@ export class TablepayClient {
   }
 
   /**
-   * Opens the account's live feed of new events and delivery changes
-   * (`GET /sim/stream`), and a `reset` when a snapshot's restore rewrote the
-   * account. Resolves once the server has accepted it, so what
+   * Opens the account's live feed of new events, delivery changes and deleted
+   * endpoints (`GET /sim/stream`), and a `reset` when a snapshot's restore
+   * rewrote the account. Resolves once the server has accepted it, so what
    * happens from then on is seen; the messages end when `signal` aborts or
    * the server stops. `return()` (a `break` out of `for await`) closes the
    * connection at once, also while a `next()` waits. An abort while it opens

@@ -30,7 +30,7 @@ export type {Fault, FaultInput} from '../domain/faults.js'
 export type {RequestEntry, RequestFilters} from '../domain/request-log.js'
 export type {Snapshot} from '../domain/snapshots.js'
 export type {SnapshotDocument} from '../domain/snapshot-document.js'
-export type {RequestStreamMessage, StreamMessage, StreamReset} from './stream.js'
+export type {RequestStreamMessage, StreamEndpointDeleted, StreamMessage, StreamReset} from './stream.js'
 
 /** Every list answer of the API. Pass `next_cursor` as `starting_after` for the next page. */
 export interface List<T> {

@@ -12,9 +12,19 @@ export interface StreamReset {
   account_id: string
 }
 
-/** One message of `GET /sim/stream`: a new event, a delivery that was created or attempted, or a restore. */
+/** What an `endpoint_deleted` message carries: endpoint `id` of the account was deleted, nothing more goes to it. */
+export interface StreamEndpointDeleted {
+  id: string
+  object: 'webhook_endpoint'
+  deleted: true
+}
+
+/** One message of `GET /sim/stream`: a new event, a delivery that was created or attempted, a deleted endpoint, or a restore. */
 export type StreamMessage =
-  {type: 'event'; data: Event} | {type: 'delivery'; data: Delivery} | {type: 'reset'; data: StreamReset}
+  | {type: 'event'; data: Event}
+  | {type: 'delivery'; data: Delivery}
+  | {type: 'endpoint_deleted'; data: StreamEndpointDeleted}
+  | {type: 'reset'; data: StreamReset}
 
 /**
  * A message of the account's live stream, `request` ones included: `openRequestStream()` yields those alone, one per
@@ -72,7 +82,7 @@ function apiObject(data: string): unknown {
 }
 
 /** The messages a stream yields unless asked for others: `request` messages are for `logs tail`. */
-const STREAM_TYPES = ['event', 'delivery', 'reset']
+const STREAM_TYPES = ['event', 'delivery', 'endpoint_deleted', 'reset']
 
 /**
  * The most characters one message may hold while it arrives: a check comes from a push body of at most 1 MiB,

@@ -91,6 +91,15 @@ export const chosenEndpointKey = (accountId: string, id: string): string => `${a
  */
 export const endpointKey = (endpoint: WebhookEndpointRecord): string => endpoint.stored_as ?? endpoint.id
 
+/** The id of account `accountId`'s endpoint kept under `key` (`endpointKey`). */
+export function endpointIdOf(accountId: string, key: string): string {
+  const chosen = chosenEndpointKey(accountId, '')
+  return key.startsWith(chosen) ? key.slice(chosen.length) : key
+}
+
+/** What says endpoint `id` was deleted: the answer to its `DELETE`, and the live stream's `endpoint_deleted`. */
+export const deletedEndpoint = (id: string) => ({id, object: 'webhook_endpoint' as const, deleted: true as const})
+
 /**
  * `PATCH /webhook-endpoints/{id}`: the fields given, under the rules of creation. A disabled
  * endpoint stays disabled (docs/api.md, "Webhooks").

@@ -62,12 +62,15 @@ export class Endpoints {
     })
   }
 
-  /** Deletes the endpoint; nothing more goes to it, so its pending deliveries end with it, in the same unit of work. */
+  /**
+   * Deletes the endpoint; nothing more goes to it, so its pending deliveries end with it, in the same unit of work.
+   * The deletion names the account: its live stream says so (`endpoint_deleted`).
+   */
   delete(endpoint: WebhookEndpointRecord): Promise<void> {
     const now = this.context.now()
     return this.outbox.unit({reads: ['webhook_endpoints', 'deliveries']}, async (tx) => {
       const pending = await tx.list('deliveries', endpoint.account_id, {endpoint_id: endpoint.id, status: 'pending'})
-      tx.delete('webhook_endpoints', endpointKey(endpoint))
+      tx.delete('webhook_endpoints', endpointKey(endpoint), endpoint.account_id)
       for (const delivery of pending) tx.put('deliveries', delivery.id, cancelDelivery(delivery, now))
     })
   }

@@ -5,7 +5,7 @@ import type {RunningServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
 import {useTwoInstances} from '../helpers/two-instances.js'
 import {startReceiver} from '../helpers/receiver.js'
-import {call, WRITE_KEY} from '../helpers/simulator.js'
+import {call, OTHER_KEY, WRITE_KEY} from '../helpers/simulator.js'
 import {openStream} from '../helpers/sse.js'
 
 // two instances of one sandbox: what is done through a shows on b's live stream and in its request log
@@ -115,6 +115,28 @@ describe('live streams and the request log across instances', () => {
     } finally {
       account.close()
       page.close()
+    }
+  })
+
+  it("an endpoint deleted through a reaches b's stream as endpoint_deleted, a chosen id's too, and another account's does not", async () => {
+    const made = await call(a.url, 'POST', '/v1/webhook-endpoints', {body: {url: 'http://127.0.0.1:9/made'}})
+    const chosen = {id: 'we_chosen', url: 'http://127.0.0.1:9/chosen', secret: `whsec_${'c'.repeat(32)}`}
+    for (const key of [WRITE_KEY, OTHER_KEY])
+      expect((await call(a.url, 'POST', '/v1/sim/webhook-endpoints', {key, body: chosen})).status).toBe(201)
+    const stream = await openStream(`${b.url}/v1/sim/stream`, {authorization: `Bearer ${WRITE_KEY}`})
+    try {
+      const deleteOnA = (id: string, key = WRITE_KEY) => call(a.url, 'DELETE', `/v1/webhook-endpoints/${id}`, {key})
+      expect((await deleteOnA('we_chosen', OTHER_KEY)).status).toBe(200)
+      expect((await deleteOnA(made.body.id)).status).toBe(200)
+      expect((await deleteOnA('we_chosen')).status).toBe(200)
+      const deleted = (text: string) => [...text.matchAll(/event: endpoint_deleted\ndata: (.*)\n/g)].map((m) => m[1])
+      const text = await stream.until((text) => deleted(text).length >= 2)
+      expect(deleted(text).map((data) => JSON.parse(data!))).toEqual([
+        {id: made.body.id, object: 'webhook_endpoint', deleted: true},
+        {id: 'we_chosen', object: 'webhook_endpoint', deleted: true},
+      ])
+    } finally {
+      stream.close()
     }
   })
 

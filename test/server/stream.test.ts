@@ -77,6 +77,37 @@ describe('GET /v1/sim/stream', () => {
     expect(seen[0]!.data).toEqual({object: 'reset', account_id: 'acct_demo'})
   })
 
+  it("sends endpoint_deleted for each of the account's endpoints deleted, a chosen id's too, and nothing of another account's", async () => {
+    const {sim, client} = await setup()
+    const other = new TablepayClient({url: sim.url, apiKey: OTHER_KEY})
+    const stop = new AbortController()
+    cleanup.push(async () => stop.abort())
+    const [mine, theirs] = await Promise.all([
+      client.openStream({signal: stop.signal}),
+      other.openStream({signal: stop.signal}),
+    ])
+    const made = await client.createWebhookEndpoint({url: 'http://127.0.0.1:9/made'})
+    // a chosen id is kept under a key that names its account; another account may choose the same one
+    const input = {id: 'we_chosen', url: 'http://127.0.0.1:9/chosen', secret: `whsec_${'c'.repeat(32)}`}
+    await client.createWebhookEndpointWithSecret(input)
+    await other.createWebhookEndpointWithSecret(input)
+    await other.deleteWebhookEndpoint('we_chosen')
+    await client.deleteWebhookEndpoint(made.id)
+    await client.deleteWebhookEndpoint('we_chosen')
+    // a change after the deletions, on both accounts: a stream that missed a deletion, or got another's, shows it
+    await sim.api('PUT', '/v1/checks/external/after-deletes', {body: checkWith([['a', 1, 100]])})
+    await other.pushCheck('after-deletes', {...checkWith([['a', 1, 100]]), location_id: 'loc_other_a'})
+    const deleted = (seen: StreamMessage[]) => seen.filter((m) => m.type === 'endpoint_deleted').map((m) => m.data)
+    const untilEvent = (s: StreamMessage[]) => s.some((m) => m.type === 'event')
+    expect(deleted(await collect(mine, untilEvent))).toEqual([
+      {id: made.id, object: 'webhook_endpoint', deleted: true},
+      {id: 'we_chosen', object: 'webhook_endpoint', deleted: true},
+    ])
+    expect(deleted(await collect(theirs, untilEvent))).toEqual([
+      {id: 'we_chosen', object: 'webhook_endpoint', deleted: true},
+    ])
+  })
+
   it('sends a ping while nothing happens, so clients and proxies do not give up on a quiet stream', async () => {
     const sim = await startTestServer({memory: true, serve: {keepAliveMs: 20}})
     cleanup.push(() => sim.close())

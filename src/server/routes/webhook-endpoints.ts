@@ -1,6 +1,6 @@
 import {setResponseStatus} from 'h3'
 import {succeeded} from '../../domain/deliveries.js'
-import {chosenEndpointKey, endpointKey, renderEndpoint} from '../../domain/endpoints.js'
+import {chosenEndpointKey, deletedEndpoint, endpointKey, renderEndpoint} from '../../domain/endpoints.js'
 import {ApiError} from '../../domain/errors.js'
 import {newId} from '../../domain/ids.js'
 import {
@@ -72,7 +72,7 @@ export const webhookEndpointOperations: OperationSpec[] = [
     async handler(event, app) {
       const endpoint = await findEndpoint(app, event)
       await app.service.endpoints.delete(endpoint)
-      return {id: endpoint.id, object: 'webhook_endpoint', deleted: true}
+      return deletedEndpoint(endpoint.id)
     },
   },
   // a signed ping, sent at once whatever the endpoint's event types, so a receiver can be checked end to end
