@@ -34,8 +34,9 @@ export const CLI_ERROR_CODES = [
   'unexpected_answer',
   'nothing_due',
   'endpoint_not_removed',
-  // listen: its endpoint disabled by deliveries dead in a row
+  // listen: its endpoint disabled by deliveries dead in a row, or deleted by someone else
   'endpoint_disabled',
+  'endpoint_deleted',
   'server_start_failed',
   // exec: a COMMAND that could not be started
   'command_not_started',

@@ -10,7 +10,13 @@ import {FIRST_WAIT_MS, followLiveStream, waitAfter} from '../cli/reconnecting-st
 import {SECOND_SIGNAL_EXIT_CODES} from '../cli/exit-codes.js'
 import {abortOnSignal} from '../cli/shutdown.js'
 import {style} from '../cli/views/style.js'
-import {renderEndpointGone, renderReconnected, renderRestored, renderStreamDropped} from '../cli/views/stream.js'
+import {
+  renderEndpointGone,
+  renderListenDeleted,
+  renderReconnected,
+  renderRestored,
+  renderStreamDropped,
+} from '../cli/views/stream.js'
 import {pastDuration} from '../cli/flags/duration.js'
 import {parseChaosSpec} from '../cli/webhooks/chaos-spec.js'
 import {resendSince} from '../cli/webhooks/resend-since.js'
@@ -29,12 +35,13 @@ Every run against the same server data and account signs with the same secret, w
 (--print-secret prints it and exits; --secret or TABLEPAY_WEBHOOK_SECRET gives another), so your receiver keeps verifying across runs. \
 --since sends it again the events of that past of its types, each as a resend; --chaos duplicates and reorders its deliveries (see \`webhooks chaos\`). \
 When the stream drops it reconnects (a line on stderr says so), goes on with the same endpoint, and first prints the attempts made to it meanwhile. \
-When a snapshot's restore removes the endpoint (\`snapshots restore\`), it registers it again with the same secret and settings, a line on stderr saying so. \
-On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoint is deleted, unless --keep.`
+When a snapshot's restore removes the endpoint (\`snapshots restore\`), it registers it again with the same secret and settings, a line on stderr saying so; \
+when it is deleted otherwise (\`webhooks delete\` from another terminal, a teammate), it ends (endpoint_deleted). \
+On every other exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoint is deleted, unless --keep.`
 
   static override exitCodes = {
     0: 'Stopped by Ctrl+C, SIGTERM or SIGHUP, the endpoint deleted; or --print-secret printed the secret.',
-    1: 'The server refused a request, the endpoint was disabled (endpoint_disabled), or it could not be deleted on exit (endpoint_not_removed): the message says which.',
+    1: 'The server refused a request, the endpoint was disabled (endpoint_disabled) or deleted elsewhere (endpoint_deleted), or it could not be deleted on exit (endpoint_not_removed): the message says which.',
     ...SECOND_SIGNAL_EXIT_CODES,
   }
 
@@ -97,8 +104,9 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
       // after a drop, the endpoint is looked at first (a server that lost its data needs a new one), then the
       // attempts made to it meanwhile are printed; a restore may have removed it too
       const onReset = () => this.#ensureEndpoint(this.#endpoint!, renderRestored)
+      const onEndpointDeleted = (id: string) => this.#endIfDeleted(id)
       const messages = await followLiveStream(
-        async (opened) => newAttempts(await this.tailClient.openStream({signal: opened}), {onReset}),
+        async (opened) => newAttempts(await this.tailClient.openStream({signal: opened}), {onReset, onEndpointDeleted}),
         attemptCatchUp(
           this.tailClient,
           async () => (await this.#ensureEndpoint(this.#endpoint!, renderEndpointGone)).id,
@@ -136,7 +144,10 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
     }
   }
 
-  /** The endpoint it forwards to, the one made last: known from the server's answer on, so every way out removes it. */
+  /**
+   * The endpoint it forwards to, the one made last: known from the server's answer on, so every way out removes
+   * it, until it is deleted elsewhere.
+   */
   #endpoint: Endpoint | undefined
 
   /** The secret to sign with: --secret, else the one the server keeps for every listen of this account. */
@@ -187,6 +198,20 @@ On every exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the endpoi
       exit: 1,
       code: 'endpoint_disabled',
       suggestions: ['Make the receiver answer 2xx, then run tablepay listen again: it registers a new endpoint.'],
+    })
+  }
+
+  /**
+   * Its endpoint deleted elsewhere (`webhooks delete` in another terminal, a teammate on a shared database):
+   * nothing more comes to it, so `listen` says so and ends, with nothing left to remove.
+   */
+  #endIfDeleted(id: string): void {
+    if (id !== this.#endpoint?.id) return
+    this.#endpoint = undefined
+    this.error(renderListenDeleted(id), {
+      exit: 1,
+      code: 'endpoint_deleted',
+      suggestions: ['Run tablepay listen again: it registers a new endpoint.'],
     })
   }
 

@@ -162,6 +162,30 @@ describe('deliveries tail --endpoint', () => {
   })
 })
 
+describe('deliveries tail --endpoint and a deletion', () => {
+  it('exits 1 with not_found once its endpoint is deleted elsewhere, past the deletion of another', async () => {
+    const env = server.env
+    const endpoint = await json(['webhooks', 'create', '--forward-to', 'http://127.0.0.1:9/tailed'])
+    const other = await json(['webhooks', 'create', '--forward-to', 'http://127.0.0.1:9/other'])
+    const tail = startCommand(['deliveries', 'tail', '--endpoint', endpoint.id], {env})
+    try {
+      await tail.waitForStderr('Waiting for delivery attempts')
+      // from elsewhere: another terminal, a teammate
+      const remove = (id: string) => call(server.url.replace(/\/v1$/, ''), 'DELETE', `/v1/webhook-endpoints/${id}`)
+      expect((await remove(other.id)).status).toBe(200)
+      expect((await remove(endpoint.id)).status).toBe(200)
+      const {code, stderr} = await tail.done
+      expect(code).toBe(1)
+      expect(stderr).toContain(`Endpoint ${endpoint.id} was deleted while this ran: no attempt to it can come.`)
+      expect(stderr).not.toContain(other.id)
+      expect(stderr).toContain('Code: not_found')
+      expect(stderr).toContain('`tablepay webhooks list` shows the endpoints left')
+    } finally {
+      await tail.interrupt()
+    }
+  })
+})
+
 describe('deliveries tail across a restart', () => {
   it('with --endpoint, exits 1 once it reconnects to a server that came back without the endpoint', async () => {
     const port = await freePort()

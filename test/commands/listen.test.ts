@@ -383,6 +383,30 @@ describe('listen: a secret that stays, recovery and chaos', () => {
     expect(listen.stderr()).toContain(`Removed endpoint ${again.endpoint_id}.`)
   })
 
+  it('ends with endpoint_deleted (exit 1) when its endpoint is deleted elsewhere, without deleting it again', async () => {
+    const {server, receiver, push} = await setup()
+    const origin = server.url.replace(/\/v1$/, '')
+    const {listen, ready} = await startListen(server.env, ['--forward-to', receiver.url, '-e', 'check.created'])
+    // another endpoint of the account deleted: listen goes on
+    const other = await call(origin, 'POST', '/v1/webhook-endpoints', {body: {url: receiver.url}})
+    expect((await call(origin, 'DELETE', `/v1/webhook-endpoints/${other.body.id}`)).status).toBe(200)
+    await push('before-delete')
+    await attemptLines(listen, 1)
+
+    expect((await call(origin, 'DELETE', `/v1/webhook-endpoints/${ready.endpoint_id}`)).status).toBe(200)
+    const {code, stdout, stderr} = await listen.done
+    expect(code).toBe(1)
+    const {error} = JSON.parse(stdout.trimEnd().split('\n').at(-1)!)
+    expect(error).toMatchObject({
+      code: 'endpoint_deleted',
+      message: `Endpoint ${ready.endpoint_id} was deleted while this ran (not by listen): nothing more comes to it.`,
+      suggestions: ['Run tablepay listen again: it registers a new endpoint.'],
+    })
+    // it was gone already: no delete on the way out, and nothing said about one
+    expect(stderr).not.toContain('Removed endpoint')
+    expect(stderr).not.toContain('Could not remove')
+  })
+
   it("ends with the server's refusal (exit 1) when a restore leaves no room to register its endpoint again", async () => {
     const receiver = await startReceiver()
     const server = await startServer({

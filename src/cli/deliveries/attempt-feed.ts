@@ -46,10 +46,10 @@ async function* untilAborted<T>(messages: AsyncIterable<T>, signal: AbortSignal,
  */
 export async function followAttempts(
   client: TablepayClient,
-  {endpointId, onReset, onReopen, ...hooks}: FollowHooks & AttemptFilter & ReopenHook,
+  {endpointId, onReset, onEndpointDeleted, onReopen, ...hooks}: FollowHooks & AttemptFilter & ReopenHook,
 ): Promise<AsyncGenerator<AttemptItem>> {
   return followLiveStream(
-    async (signal) => newAttempts(await client.openStream({signal}), {endpointId, onReset}),
+    async (signal) => newAttempts(await client.openStream({signal}), {endpointId, onReset, onEndpointDeleted}),
     attemptCatchUp(client, async () => {
       await onReopen?.()
       return endpointId
@@ -123,11 +123,13 @@ function asAfter(delivery: Delivery, i: number): Delivery {
   }
 }
 
-/** Which attempts a feed yields (those to `endpointId`, or all), and what it does on a snapshot's restore. */
+/** Which attempts a feed yields (those to `endpointId`, or all), and what it does on a restore or a deletion. */
 export interface AttemptFilter {
   endpointId?: string
   /** Awaited when a restore rewrote the account, before any later attempt is yielded; what it throws ends the feed. */
   onReset?: () => Promise<unknown>
+  /** Awaited with the id of each endpoint of the account deleted; what it throws ends the feed. */
+  onEndpointDeleted?: (endpointId: string) => unknown
 }
 
 /**
@@ -145,14 +147,16 @@ const REMEMBERED = 10_000
 // delivery then shows what follows that attempt (a retry, dead, done). With
 // other instances on a database, one state may be announced twice: an attempt
 // is yielded once (docs/postgres.md, "Changes reach the listeners in commit order").
-// On a snapshot's restore (`reset`) the feed awaits `onReset` before it goes on.
+// On a snapshot's restore (`reset`) the feed awaits `onReset` before it goes on, and on an endpoint's deletion
+// `onEndpointDeleted`.
 export async function* newAttempts(
   messages: AsyncIterable<StreamMessage>,
-  {endpointId, onReset}: AttemptFilter = {},
+  {endpointId, onReset, onEndpointDeleted}: AttemptFilter = {},
 ): AsyncGenerator<AttemptItem> {
   const yielded = new Set<string>()
   for await (const message of messages) {
     if (message.type === 'reset') await onReset?.()
+    if (message.type === 'endpoint_deleted') await onEndpointDeleted?.(message.data.id)
     if (message.type !== 'delivery') continue
     const delivery = message.data
     if (endpointId !== undefined && delivery.endpoint_id !== endpointId) continue

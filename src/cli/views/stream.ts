@@ -66,3 +66,23 @@ export function renderRestored(endpointId: string): string {
 export function renderRestoredAway(endpointId: string): string {
   return `${restoredWithout(endpointId)}: ${NO_MORE}`
 }
+
+// The endpoint a live command follows was deleted while it ran: `webhooks delete`, another terminal, a teammate.
+const deletedElsewhere = (endpointId: string) => `Endpoint ${endpointId} was deleted while this ran`
+
+/**
+ * Why `deliveries tail --endpoint` ends when its endpoint is deleted.
+ *
+ * @example
+ * renderDeletedAway('we_1') // 'Endpoint we_1 was deleted while this ran: no attempt to it can come.'
+ */
+export const renderDeletedAway = (endpointId: string): string => `${deletedElsewhere(endpointId)}: ${NO_MORE}`
+
+/**
+ * Why `listen` ends when its own endpoint is deleted by someone else.
+ *
+ * @example
+ * renderListenDeleted('we_1') // 'Endpoint we_1 was deleted while this ran (not by listen): nothing more comes to it.'
+ */
+export const renderListenDeleted = (endpointId: string): string =>
+  `${deletedElsewhere(endpointId)} (not by listen): nothing more comes to it.`

@@ -4,7 +4,13 @@ import {ApiCommand} from '../../cli/api-command.js'
 import {attemptJson, renderAttemptLine} from '../../cli/views/delivery.js'
 import {UNTIL_STOPPED_EXIT_CODES} from '../../cli/exit-codes.js'
 import {abortOnSignal} from '../../cli/shutdown.js'
-import {renderGoneAway, renderReconnected, renderRestoredAway, renderStreamDropped} from '../../cli/views/stream.js'
+import {
+  renderDeletedAway,
+  renderGoneAway,
+  renderReconnected,
+  renderRestoredAway,
+  renderStreamDropped,
+} from '../../cli/views/stream.js'
 import {style} from '../../cli/views/style.js'
 import {textFlag} from '../../cli/flags/filter.js'
 
@@ -15,7 +21,7 @@ export default class DeliveriesTail extends ApiCommand<typeof DeliveriesTail> {
 With --json, one JSON object per line. Runs until Ctrl+C. \
 When the stream drops (the server restarts, the connection breaks) it reconnects, with a line on stderr, \
 and first prints the attempts made meanwhile to deliveries created since or still pending. \
-With --endpoint, it exits 1 (not_found) when that endpoint is not there: at the start, after a reconnect to a server that lost its data, or once a snapshot's restore removed it.`
+With --endpoint, it exits 1 (not_found) when that endpoint is not there: at the start, after a reconnect to a server that lost its data, once a snapshot's restore removed it, or once it is deleted (\`webhooks delete\`, from anywhere).`
 
   static override exitCodes = {...super.exitCodes, ...UNTIL_STOPPED_EXIT_CODES}
 
@@ -41,6 +47,8 @@ With --endpoint, it exits 1 (not_found) when that endpoint is not there: at the 
       signal,
       endpointId: endpoint,
       onReset: endpoint ? () => this.#requireEndpoint(endpoint, RESTORED_AWAY) : undefined,
+      // asked again, as after a restore: an id the account chose may be back already
+      onEndpointDeleted: async (id) => id === endpoint && this.#requireEndpoint(endpoint, DELETED_AWAY),
       // a server that restarted without its data lost the endpoint too
       onReopen: endpoint ? () => this.#requireEndpoint(endpoint, GONE_AWAY) : undefined,
       onDrop: (reason) => this.notice(renderStreamDropped(reason)),
@@ -78,6 +86,13 @@ const RESTORED_AWAY: Away = {
   message: renderRestoredAway,
   suggestion: (id) =>
     `\`tablepay webhooks list\` shows the endpoints the snapshot held: tail one of them, or restore a snapshot saved with ${id} and tail it again.`,
+}
+
+/** A deletion while the tail ran: from another terminal, by a teammate on a shared database. */
+const DELETED_AWAY: Away = {
+  message: renderDeletedAway,
+  suggestion: () =>
+    '`tablepay webhooks list` shows the endpoints left: tail one of them, or register one with `tablepay webhooks create` and tail it.',
 }
 
 /** A restart: the server came back without its data (`--memory`, another data dir). */
