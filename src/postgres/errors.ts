@@ -154,6 +154,15 @@ export class DatabaseUnavailable extends Error {
 /** node-postgres's error, which has no code, for a URL that asks for SSL of a server that takes none. */
 const NO_SSL = 'The server does not support SSL connections'
 
+/** node-postgres's errors, which have no code, for a server that asks a password (SCRAM) of a URL without one. */
+const NO_PASSWORD = 'SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string'
+const EMPTY_PASSWORD = 'SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a non-empty string'
+
+/** What to do when the server asks `user`'s password and none was given (nor PGPASSWORD, nor ~/.pgpass). */
+const noPassword = (user: string) =>
+  `the database asks for ${user}'s password and none was given: put it in the URL ` +
+  `(postgres://${user}:password@host:port/database), or in PGPASSWORD`
+
 /**
  * What to do when the database refuses a start, by SQLSTATE, or before it answers by Node's TLS error code or
  * node-postgres's message (`NO_SSL`): `user`, `database` and `schema` (its search path's first) as the URL
@@ -180,6 +189,8 @@ const REFUSALS: Record<string, (user: string, database: string, schema: string, 
   '53300': () =>
     "each instance holds 8 connections: raise the server's max_connections or the role's CONNECTION LIMIT, " +
     'or stop an instance (docs/postgres.md, "Connections")',
+  [NO_PASSWORD]: noPassword,
+  [EMPTY_PASSWORD]: noPassword,
   [NO_SSL]: () =>
     'the server takes no SSL: drop sslmode from the URL (with prefer too: tablepay never falls back to a ' +
     "connection without SSL), or turn on the server's ssl",
@@ -210,9 +221,9 @@ const tables = (user: string, schema: string) =>
 
 /**
  * What a start that failed on the database at `url` fails with: what the database said, and what to do when
- * that is known (a database missing, a login refused, no right to make tables, no writes, no connection left,
- * the connection ended by an administrator, SSL asked of a server without it, a certificate not trusted); for
- * another database out of reach, that it cannot connect; `cause` as it was otherwise.
+ * that is known (a database missing, a login refused or asking a password none gave, no right to make tables, no
+ * writes, no connection left, the connection ended by an administrator, SSL asked of a server without it, a
+ * certificate not trusted); for another database out of reach, that it cannot connect; `cause` as it was otherwise.
  */
 export function startFailure(url: string, cause: unknown): unknown {
   const refusal = REFUSALS[codeOf(cause) ?? (cause instanceof Error ? cause.message : '')]

@@ -1,4 +1,5 @@
 import {copyFile, mkdir} from 'node:fs/promises'
+import {createServer, type AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import pg from 'pg'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -227,6 +228,33 @@ describe('serve --database', () => {
     const said = await refusedStart(url.toString())
     expect(said).toContain(`role "tablepay_nobody" does not exist at ${shown(db.url)}; check the user in the URL`)
     expect(said).not.toContain(password())
+  })
+
+  it('fails to start (exit 1) when the database asks a password the URL does not give, saying where to put it', async () => {
+    // the run's PostgreSQL trusts every login: a server of the test's own asks for SCRAM, as a hosted one does
+    const server = createServer((socket) => {
+      let messages = 0
+      socket.on('data', () => {
+        // the startup message, then the first SCRAM message: asks the mechanism, then sends the server's nonce
+        const [type, body] = ++messages === 1 ? [10, 'SCRAM-SHA-256\0\0'] : [11, 'r=nonce,s=c2FsdA==,i=4096']
+        const length = Buffer.alloc(8)
+        length.writeInt32BE(8 + Buffer.byteLength(body))
+        length.writeInt32BE(type, 4)
+        socket.write(Buffer.concat([Buffer.from('R'), length, Buffer.from(body)]))
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `postgres://tablepay@127.0.0.1:${(server.address() as AddressInfo).port}/sandbox`
+      const said = await refusedStart(url)
+      expect(said).toContain(
+        "the database asks for tablepay's password and none was given: put it in the URL " +
+          '(postgres://tablepay:password@host:port/database), or in PGPASSWORD',
+      )
+      expect(said).not.toContain('    at ')
+    } finally {
+      server.close()
+    }
   })
 
   it('fails to start (exit 1) when its user may not make tables, saying what to grant', async () => {
