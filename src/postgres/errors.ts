@@ -18,6 +18,8 @@ const NETWORK = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EAI_AGAIN',
+  // a Unix socket's path where no server made one (`postgres://%2Fvar%2Frun%2Fpostgresql/db`): nothing listens
+  'ENOENT',
 ])
 
 /**
@@ -118,6 +120,7 @@ const MEANINGS: Record<string, string> = {
   '57P04': 'the database was dropped',
   '57P05': 'it ended an idle session',
   ECONNREFUSED: 'nothing listens at its address',
+  ENOENT: 'nothing listens at its address',
   ETIMEDOUT: 'it answers nothing',
   'timeout expired': 'it answers nothing',
 }

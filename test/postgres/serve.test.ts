@@ -171,6 +171,16 @@ describe('serve --database', () => {
     expect(refused.stderr).not.toContain(password())
   })
 
+  it('fails to start (exit 1) when no server listens at the Unix socket the URL names, saying so', async () => {
+    const url = new URL(db.url)
+    url.hostname = encodeURIComponent(await makeTempDir())
+    const refused = await runCommand(['serve', '--port', '0', '--database', url.toString()])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr.replace(/\s*›\s*/g, ' ')).toContain(
+      `postgres: cannot connect to ${shown(url.toString())} (ENOENT); is the database up and the URL right?`,
+    )
+  })
+
   // the locks the start waits for (src/postgres/migrations.ts, instance.ts): it waits on a connection an
   // administrator then ends, on its pool's and on its session's
   it.for([
