@@ -53,7 +53,9 @@ test('resets and pushes beside four streams of drawn requests get no 5xx; the li
   const text = await live.until((seen) => seen.includes(`"id":"${last.body.id}"`))
   live.close()
   const messages = text.split('\n\n').slice(0, -1)
-  expect(messages.filter((m) => !/^event: (event|delivery|request|reset|ping)\ndata: .*$/.test(m))).toEqual([])
+  expect(
+    messages.filter((m) => !/^event: (event|delivery|endpoint_deleted|request|reset|ping)\ndata: .*$/.test(m)),
+  ).toEqual([])
   const events = messages.filter((m) => m.startsWith('event: event\n')).map((m) => JSON.parse(m.slice(19)))
   const sent = new Set(events.map((event) => event.data.id))
   expect(pushed.filter((id) => !sent.has(id))).toEqual([])
