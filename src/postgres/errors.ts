@@ -108,6 +108,10 @@ export function answersNothing(error: unknown): boolean {
 /** What a failure's code says of the database, in words, where the code alone says little to a user. */
 const MEANINGS: Record<string, string> = {
   '25006': 'it takes no writes: a standby, or default_transaction_read_only',
+  // a login refused once the instance runs: what changed since its start
+  '28000': "it refused the login: the role made NOLOGIN, or the server's pg_hba.conf",
+  '28P01': 'it refused the password: changed since the start?',
+  '3D000': 'the database does not exist: dropped or renamed since the start',
   '53000': 'it is out of a resource',
   '53100': 'its disk is full',
   '53200': 'it is out of memory',

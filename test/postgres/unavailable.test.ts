@@ -113,6 +113,33 @@ it("a statement the database's statement_timeout cancels answers 503 storage_una
   await expect.poll(async () => (await push('t1', 2)).status, {timeout: 10_000, interval: 200}).toBe(200)
 })
 
+it('a database renamed while it runs answers 503 saying the database does not exist, and again once it is back', async () => {
+  const {db, link, url} = await databaseBehindRelay()
+  cleanup.push(() => db.drop())
+  cleanup.push(() => link.cut().catch(() => {}))
+  const server = await startServerOn(url)
+  cleanup.push(() => server.close())
+  const push = () => call(server.url, 'PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 100]])})
+  expect((await push()).status).toBe(201)
+  // an administrator renames it: the server's sessions end and its next ones name a database no longer there
+  const database = new URL(db.url).pathname.slice(1)
+  const admin = new pg.Client({connectionString: Object.assign(new URL(db.url), {pathname: '/postgres'}).href})
+  await admin.connect()
+  cleanup.push(() => admin.end())
+  const rename = async (from: string, to: string) => {
+    await link.cut()
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${from}'`)
+    await admin.query(`ALTER DATABASE ${from} RENAME TO ${to}`)
+    await link.open()
+  }
+  await rename(database, `${database}_away`)
+  cleanup.push(() => admin.query(`ALTER DATABASE IF EXISTS ${database}_away RENAME TO ${database}`).catch(() => {}))
+  await refusedFor('3D000', push)
+  expect((await push()).body.error.message).toContain('(3D000: the database does not exist')
+  await rename(`${database}_away`, database)
+  await expect.poll(async () => (await push()).status, {timeout: 10_000, interval: 200}).toBe(200)
+})
+
 it('tables dropped while it runs answer 503 storage_unavailable, never 500, saying to start it again', async () => {
   const {direct, push} = await serverBehindRelay()
   expect((await push('t1')).status).toBe(201)
