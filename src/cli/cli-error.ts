@@ -30,22 +30,26 @@ export async function cliError(
 }
 
 /**
- * A file named that cannot be read (`source`, the way it was named): the wrong one to name, so a wrong command
- * line as a missing one is, exit 2 (docs/cli.md, "Flags and exit codes"). `orElse` adds another way to give it.
+ * A file named that cannot be read (`file`, the way it was named; undefined for stdin): the wrong one to name,
+ * so a wrong command line as a missing one is, exit 2 (docs/cli.md, "Flags and exit codes"). `orElse` adds
+ * another way to give it, where a file was named.
  *
  * @example
  * throw await unreadable('body.json', enoent, ', or pipe the body on stdin')
  */
-export function unreadable(source: string, error: unknown, orElse = ''): Promise<Error> {
-  // an empty path is a variable left unset, which the system's "open ''" does not say
+export function unreadable(file: string | undefined, error: unknown, orElse = ''): Promise<Error> {
   const [message, step] =
-    source === ''
-      ? ['The file path given is empty (is a variable unset?).', 'Name the file']
-      : [
-          `Cannot read ${source}: ${(error as Error).message}`,
-          'Check the path (a relative one is read from the current directory)',
-        ]
-  return cliError(message, {code: 'unreadable_input', exit: 2, suggestions: [`${step}${orElse}.`]})
+    file === undefined
+      ? // stdin made of what cannot be read (`< somedir`): there is no path to check
+        [`Cannot read stdin: ${(error as Error).message}`, 'Send a file or a pipe to stdin, or name the file instead']
+      : file === ''
+        ? // an empty path is a variable left unset, which the system's "open ''" does not say
+          ['The file path given is empty (is a variable unset?).', `Name the file${orElse}`]
+        : [
+            `Cannot read ${file}: ${(error as Error).message}`,
+            `Check the path (a relative one is read from the current directory)${orElse}`,
+          ]
+  return cliError(message, {code: 'unreadable_input', exit: 2, suggestions: [`${step}.`]})
 }
 
 /** The exit code an error asks for (oclif's `exit`: 2 for a wrong command line), if any. */

@@ -40,7 +40,7 @@ export async function readInputText(file: string | undefined, {what, named}: Ask
   try {
     text = fromStdin ? await streamText(process.stdin) : await readFound(file)
   } catch (error) {
-    throw await unreadable(source, error, pipe)
+    throw await unreadable(fromStdin ? undefined : file, error, pipe)
   }
   if (fromStdin && text.trim() === '') {
     throw await cliError(`stdin is empty: pass ${named}${pipe}.`, {exit: 2, code: 'missing_input'})

@@ -2,14 +2,17 @@ import {Readable} from 'node:stream'
 import {describe, expect, it, onTestFinished} from 'vitest'
 import {lintFile} from '../../src/cli/lint/lint.js'
 import {readScenarioArg} from '../../src/cli/scenario-input.js'
+import {readRawPayload} from '../../src/cli/signing/input.js'
 
-/** Stdin as an interactive terminal, until the test ends: what the tests' commands, always piped, never have. */
-function stdinAsTerminal(): void {
+/** `stdin` as process.stdin until the test ends: what the tests' commands, always piped, never have. */
+function stdinAs(stdin: Readable): void {
   const saved = Object.getOwnPropertyDescriptor(process, 'stdin')!
-  const terminal = Object.assign(Readable.from([]), {isTTY: true})
-  Object.defineProperty(process, 'stdin', {configurable: true, value: terminal})
+  Object.defineProperty(process, 'stdin', {configurable: true, value: stdin})
   onTestFinished(() => void Object.defineProperty(process, 'stdin', saved))
 }
+
+/** Stdin as an interactive terminal. */
+const stdinAsTerminal = () => stdinAs(Object.assign(Readable.from([]), {isTTY: true}))
 
 describe('- at an interactive terminal', () => {
   it('checks lint refuses it at once, where it would wait for a pipe: exit 2, missing_input', async () => {
@@ -27,6 +30,29 @@ describe('- at an interactive terminal', () => {
       message: 'No scenario to read: pass a file or a name instead of -, or pipe the scenario on stdin.',
       code: 'missing_input',
       oclif: {exit: 2},
+    })
+  })
+})
+
+describe('stdin that cannot be read (a directory: `< somedir`)', () => {
+  const directory = () =>
+    new Readable({
+      read() {
+        this.destroy(Object.assign(new Error('EISDIR: illegal operation on a directory, read'), {code: 'EISDIR'}))
+      },
+    })
+
+  it.each([
+    ['checks lint -', () => lintFile('-')],
+    ['scenario run -', () => readScenarioArg('-')],
+    ['verify without --payload', () => readRawPayload(undefined)],
+  ])('%s: a wrong command line whose next step names no path to check', async (_, read) => {
+    stdinAs(directory())
+    await expect(read()).rejects.toMatchObject({
+      message: 'Cannot read stdin: EISDIR: illegal operation on a directory, read',
+      code: 'unreadable_input',
+      oclif: {exit: 2},
+      suggestions: ['Send a file or a pipe to stdin, or name the file instead.'],
     })
   })
 })

@@ -38,7 +38,7 @@ export async function readRawPayload(file: string | undefined): Promise<Buffer> 
   try {
     payload = await readAtMost(fromStdin ? process.stdin : createReadStream(file), PAYLOAD_MOST)
   } catch (error) {
-    throw await unreadable(source, error, ', or pipe the body on stdin')
+    throw await unreadable(fromStdin ? undefined : file, error, ', or pipe the body on stdin')
   }
   if (payload) return payload
   throw await cliError(
