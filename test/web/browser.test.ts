@@ -297,6 +297,11 @@ describe('in a real browser', () => {
     await page.getByText('Live:').waitFor()
     const alert = page.getByRole('alert')
 
+    // past the most one payment can be (10^12 cents), an amount is more than is due, not an entry to check
+    await page.getByLabel('Amount', {exact: true}).fill('10000000000.01')
+    await page.getByRole('button', {name: /^Pay /}).click()
+    await alert.getByText('That is more than is left to pay (€8.80). Enter a smaller amount.').waitFor()
+
     await page.getByLabel('Amount', {exact: true}).fill('100')
     await page.getByRole('button', {name: /^Pay /}).click()
     await alert.getByText('That is more than is left to pay (€8.80). Enter a smaller amount.').waitFor()

@@ -43,9 +43,9 @@ function notify(text, kind = 'info') {
 /** What a refusal means to a guest: the server's messages are written for developers. */
 function guestMessage(error, special = {}) {
   if (!error.status) return 'We could not reach the restaurant. Check your connection and try again.'
+  const invalid = (path) => error.code === 'validation_failed' && error.details?.some((detail) => detail.path === path)
   // the amount was the page's, the tip the guest's choice: the one thing to change
-  if (error.code === 'validation_failed' && error.details?.some((detail) => detail.path === 'tip_cents'))
-    return 'With this tip the payment is more than one payment can be. Choose a smaller tip, or none.'
+  if (invalid('tip_cents')) return 'With this tip the payment is more than one payment can be. Choose a smaller tip, or none.'
   const due = money.format(check?.amount_due_cents ?? 0)
   const messages = {
     not_found: 'This table link no longer works. Scan the QR code on your table again, or ask the staff.',
@@ -57,7 +57,8 @@ function guestMessage(error, special = {}) {
     rate_limited: 'The restaurant is very busy. Please try again in a moment.',
     ...special,
   }
-  return messages[error.code] ?? 'Something went wrong on our side. Please try again.'
+  // an amount past the most one payment can be (10^12 cents) is past what any bill has due too
+  return messages[invalid('amount_cents') ? 'amount_exceeds_balance' : error.code] ?? 'Something went wrong on our side. Please try again.'
 }
 
 /**
@@ -205,8 +206,7 @@ function renderAmount() {
     const items = shares.reduce((sum, s) => sum + s.items, 0)
     const tax = shares.reduce((sum, s) => sum + s.tax, 0)
     $('amount').value = money.plain(claimPayments().reduce((sum, p) => sum + p.amount, 0))
-    const hint = `Your items (${money.format(items)}) and their share of the tax (${money.format(tax)}).`
-    $('amount-hint').textContent = hint
+    $('amount-hint').textContent = `Your items (${money.format(items)}) and their share of the tax (${money.format(tax)}).`
   } else if (payFor === 'due') {
     $('amount').value = money.plain(check.amount_due_cents)
     $('amount-hint').textContent = 'Everything still due on this table.'
