@@ -129,6 +129,20 @@ describe('the dashboard in a real browser', () => {
     await page.getByText('● Live').waitFor()
   })
 
+  it('says its live updates stopped, and asks for a key, once the key it follows with is gone', async () => {
+    const scratch = (await sim.api('POST', '/v1/sim/accounts')).body
+    const page = await newPage()
+    await page.goto(`${sim.url}/#key=${scratch.api_keys[0].key}`)
+    await page.getByText('● Live').waitFor()
+    // the account goes with its key: the stream ends, and reconnecting is refused
+    const refused = page.waitForResponse((answer) => answer.url().endsWith('/v1/sim/stream') && answer.status() === 401)
+    expect((await sim.api('DELETE', `/v1/sim/accounts/${scratch.id}`)).status).toBe(200)
+    await refused
+    await page.getByRole('alert').getByText('Unknown API key', {exact: false}).waitFor()
+    await page.getByLabel('API key').waitFor()
+    await expect.poll(() => page.locator('#live').textContent()).toBe('Live updates stopped.')
+  })
+
   it('without JavaScript says it needs it, and shows no key form that would do nothing', async () => {
     const context = await browser.newContext({javaScriptEnabled: false})
     cleanup.push(() => context.close())

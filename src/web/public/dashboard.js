@@ -400,8 +400,10 @@ function connect() {
       refused = error.status === 401 || error.status === 403
     })
     .finally(() => {
-      if (controller.signal.aborted || !key || refused) return
-      $('live').textContent = 'Reconnecting…'
+      if (controller.signal.aborted || !key) return
+      // refused, it tries no more: the mark says so, not that it is about to come back
+      $('live').textContent = refused ? 'Live updates stopped.' : 'Reconnecting…'
+      if (refused) return
       setTimeout(() => following === controller && connect(), 2000)
     })
 }
