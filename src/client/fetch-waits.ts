@@ -24,8 +24,10 @@ let visible: boolean | undefined
  */
 export function waitAsLongAsAsked(): RequestInit {
   if (visible === undefined) {
-    // Node loads undici, which sets its global dispatcher, at fetch's first call: this one fetches nothing
-    if (!globalDispatcher()) void globalThis.fetch?.('data:,').catch(() => {})
+    // Node loads undici, which sets its global dispatcher, when one of fetch's globals is first read. Reading
+    // `Response` sends nothing: a request here would reach a fetch the user's tests wrap (msw's, which reports
+    // it as an unhandled request of theirs)
+    if (!globalDispatcher()) void globalThis.Response
     visible = typeof globalDispatcher()?.dispatch === 'function'
   }
   // undici's Dispatcher type lists all its methods; fetch calls only `dispatch`

@@ -18,6 +18,8 @@ const JESTS = ['29.7.0', '30.5.2']
 let dir: string
 /** The fresh project the tarball is installed into. */
 let consumer: string
+/** The packed package. */
+let tarball: string
 /** Paths inside the tarball. */
 let files: string[]
 /** Each jest's folder, by version: it runs against the consumer project from there, as a global jest does. */
@@ -27,6 +29,7 @@ const installed = (path: string) => join(consumer, 'node_modules', 'tablepay', p
 /** Packs the package and installs it into the fresh project, with msw (an optional peer) and node's types. */
 async function installTarball(): Promise<void> {
   const packed = await pack(dir)
+  tarball = packed.tarball
   files = packed.files
   consumer = join(dir, 'consumer')
   const peers = [`msw@${await versionOf('msw')}`, `@types/node@${await versionOf('@types/node')}`]
@@ -265,6 +268,65 @@ test('the simulator answers', async () => {
     expect(stderr).toMatch(/Tests: +1 passed, 1 total/)
   },
   60_000,
+)
+
+/** The newest msw whose CommonJS jest loads (README, "In your tests"), and a project of it, made once. */
+const JEST_MSW = 'msw@2.11.2'
+let jestMswProject: Promise<string> | undefined
+const mswProject = () =>
+  (jestMswProject ??= (async () => {
+    const project = join(dir, 'jest-msw')
+    await installInto(project, tarball, [JEST_MSW])
+    return project
+  })())
+
+test.each(JESTS)(
+  `jest %s runs the README's msw flow in CommonJS (${JEST_MSW}), and msw sees no request but the test's`,
+  async (version) => {
+    // its own folder: jest takes the .js files of a "type": "module" project for ES modules
+    const project = join(await mswProject(), `jest-${version}`)
+    await mkdir(project)
+    await writeFile(join(project, 'package.json'), JSON.stringify({name: 'jest-msw-project', private: true}))
+    const spec = `const {http, HttpResponse} = require('msw')
+const {setupServer} = require('msw/node')
+const {verifySignature} = require('tablepay')
+const {TablepayClient} = require('tablepay/client')
+const {createTablepayHandlers} = require('tablepay/msw')
+
+test('a pushed check reaches my receiver, signed', async () => {
+  // the package's example seed, which has one location, by the short name a nested project finds it by
+  const tablepay = await createTablepayHandlers({seed: 'fixtures/seed.json'})
+  let secret = ''
+  const verified = []
+  const unhandled = []
+  const server = setupServer(
+    ...tablepay.handlers,
+    http.post('https://pos.example/hooks', async ({request}) => {
+      verified.push(verifySignature(await request.text(), request.headers.get('x-tablepay-signature') ?? '', secret).valid)
+      return new HttpResponse(null, {status: 204})
+    }),
+  )
+  server.listen({onUnhandledRequest: (request) => unhandled.push(request.method + ' ' + request.url)})
+  try {
+    const client = new TablepayClient({url: tablepay.url, apiKey: tablepay.apiKey})
+    secret = (await client.createWebhookEndpoint({url: 'https://pos.example/hooks'})).secret
+    const totals = {subtotal_cents: 0, tax_cents: 0, total_cents: 0}
+    await client.pushCheck('t12', {table: {number: '12'}, status: 'open', items: [], totals})
+    while (verified.length === 0) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect({verified, unhandled}).toEqual({verified: [true], unhandled: []})
+  } finally {
+    server.close()
+    await tablepay.close()
+  }
+})
+`
+    await writeFile(join(project, 'msw.test.js'), spec)
+    const jest = join(jests.get(version)!, 'node_modules', 'jest', 'bin', 'jest.js')
+    const args = [jest, '--cacheDirectory', join(project, '.jest')]
+    const {stderr} = await run(process.execPath, args, {cwd: project}).catch((error: {stderr: string}) => error)
+    expect(stderr).toMatch(/Tests: +1 passed, 1 total/)
+  },
+  120_000,
 )
 
 // each format has its own copy of the classes (ARCHITECTURE.md, "Two module formats"), and a project may mix them
