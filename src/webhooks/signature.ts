@@ -34,9 +34,10 @@ export interface VerifyOptions {
 
 /**
  * The header as a server framework hands it over. Node types custom headers as
- * `string | string[]`; a repeated header arrives joined, and is refused as malformed.
+ * `string | string[]`, fetch's `headers.get()` answers `null` for a missing one;
+ * a repeated header arrives joined, and is refused as malformed.
  */
-export type SignatureHeaderValue = string | readonly string[] | undefined
+export type SignatureHeaderValue = string | readonly string[] | null | undefined
 
 export interface ParsedSignatureHeader {
   /** The `t` value: when the delivery was signed, in unix seconds. */
@@ -180,7 +181,8 @@ export function assertValidSignature(
     throw new RangeError(`tablepay: tolerance must be seconds >= 0, got ${String(tolerance)}`)
   if (typeof now !== 'number' || !Number.isFinite(now))
     throw new RangeError(`tablepay: now must be Unix seconds, got ${String(now)}`)
-  const header = typeof headerValue === 'string' || headerValue === undefined ? headerValue : headerValue.join(',')
+  const value = headerValue ?? undefined
+  const header = typeof value === 'string' || value === undefined ? value : value.join(',')
   if (header === undefined || header.trim() === '') {
     throw new SignatureVerificationError(
       'no_signature',

@@ -139,6 +139,16 @@ describe('verifySignature', () => {
     expect(result).toEqual({valid: false, reason, message: expect.any(String)})
   })
 
+  it("takes the header as fetch's Request hands it over: null when it is missing is no_signature", async () => {
+    const request = (headers: Record<string, string>) =>
+      new Request('http://127.0.0.1:3000/webhooks', {method: 'POST', body: RAW, headers})
+    const signed = request({[SIGNATURE_HEADER]: stripeHeader(BODY)})
+    const verify = async (received: Request) =>
+      verifySignature(await received.text(), received.headers.get('x-tablepay-signature'), SECRET, {now: NOW})
+    expect(await verify(signed)).toEqual({valid: true, timestamp: NOW})
+    expect(await verify(request({}))).toMatchObject({valid: false, reason: 'no_signature'})
+  })
+
   it('accepts a signature exactly 300 s old or 300 s ahead', () => {
     expect(verifySignature(BODY, stripeHeader(BODY, NOW - 300), SECRET, {now: NOW}).valid).toBe(true)
     expect(verifySignature(BODY, stripeHeader(BODY, NOW + 300), SECRET, {now: NOW}).valid).toBe(true)
