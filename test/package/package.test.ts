@@ -297,12 +297,13 @@ test('a pushed check reaches my receiver, signed', async () => {
   // the package's example seed, which has one location, by the short name a nested project finds it by
   const tablepay = await createTablepayHandlers({seed: 'fixtures/seed.json'})
   let secret = ''
-  const verified = []
+  let delivered
+  const verified = new Promise((resolve) => (delivered = resolve))
   const unhandled = []
   const server = setupServer(
     ...tablepay.handlers,
     http.post('https://pos.example/hooks', async ({request}) => {
-      verified.push(verifySignature(await request.text(), request.headers.get('x-tablepay-signature') ?? '', secret).valid)
+      delivered(verifySignature(await request.text(), request.headers.get('x-tablepay-signature'), secret).valid)
       return new HttpResponse(null, {status: 204})
     }),
   )
@@ -312,8 +313,7 @@ test('a pushed check reaches my receiver, signed', async () => {
     secret = (await client.createWebhookEndpoint({url: 'https://pos.example/hooks'})).secret
     const totals = {subtotal_cents: 0, tax_cents: 0, total_cents: 0}
     await client.pushCheck('t12', {table: {number: '12'}, status: 'open', items: [], totals})
-    while (verified.length === 0) await new Promise((resolve) => setTimeout(resolve, 20))
-    expect({verified, unhandled}).toEqual({verified: [true], unhandled: []})
+    expect({verified: await verified, unhandled}).toEqual({verified: true, unhandled: []})
   } finally {
     server.close()
     await tablepay.close()
