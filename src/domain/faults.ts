@@ -81,12 +81,14 @@ const RESETS_OR_ANSWERS: FieldRule = {
   path: ['reset'],
 }
 
+/** Why a `retry_after_s` goes with status 429 or 503 only, in the API's words and `faults add`'s. */
+export const RETRY_AFTER_ONLY = 'is the Retry-After header, which only 429 and 503 answers carry'
+
 /** `retry_after_s` is the `Retry-After` header, which only the answers that ask for a wait carry. */
 const WAITS_ONLY: FieldRule = {
   if: 'retry_after_s',
   anyOf: [{status: 429}, {status: 503}],
-  message:
-    'retry_after_s is the Retry-After header, which only 429 and 503 answers carry: give status 429 or 503, or leave it out',
+  message: `retry_after_s ${RETRY_AFTER_ONLY}: give status 429 or 503, or leave it out`,
   path: ['retry_after_s'],
 }
 

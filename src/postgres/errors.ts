@@ -105,6 +105,8 @@ export function answersNothing(error: unknown): boolean {
   return codeOf(error) === 'ETIMEDOUT' || messageOf(error) === 'timeout expired'
 }
 
+const NOTHING_LISTENS = 'nothing listens at its address'
+
 /** What a failure's code says of the database, in words, where the code alone says little to a user. */
 const MEANINGS: Record<string, string> = {
   '25006': 'it takes no writes: a standby, or default_transaction_read_only',
@@ -123,8 +125,8 @@ const MEANINGS: Record<string, string> = {
   '57P03': 'it is starting',
   '57P04': 'the database was dropped',
   '57P05': 'it ended an idle session',
-  ECONNREFUSED: 'nothing listens at its address',
-  ENOENT: 'nothing listens at its address',
+  ECONNREFUSED: NOTHING_LISTENS,
+  ENOENT: NOTHING_LISTENS,
   ETIMEDOUT: 'it answers nothing',
   'timeout expired': 'it answers nothing',
 }

@@ -12,6 +12,7 @@ import {
   MAX_FAULT_SEED,
   MAX_FAULT_TIMES,
   MAX_RETRY_AFTER_S,
+  RETRY_AFTER_ONLY,
   STRIKES_NONE,
   canStrike,
 } from '../../domain/faults.js'
@@ -99,13 +100,10 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
       })
     // what the server would refuse too (422), said as the command line it is
     if (this.flags['retry-after'] !== undefined && status !== 429 && status !== 503)
-      this.error(
-        '--retry-after is the Retry-After header, which only 429 and 503 answers carry: add --status 429 or 503, or leave it out.',
-        {
-          exit: 2,
-          code: 'invalid_usage',
-        },
-      )
+      this.error(`--retry-after ${RETRY_AFTER_ONLY}: add --status 429 or 503, or leave it out.`, {
+        exit: 2,
+        code: 'invalid_usage',
+      })
     if ((method || path) && !canStrike({method, path})) {
       const given = [method && `--method ${method}`, path && `--path ${path}`].filter(Boolean).join(' ')
       this.error(`${given} ${STRIKES_NONE}.`, {exit: 2, code: 'invalid_usage'})
