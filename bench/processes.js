@@ -43,20 +43,21 @@ export const track = (child) => {
  * `startedAt`/`readyAt` are performance.now() times of the spawn and of the
  * first 200 from /v1/health. With `database`, the records live in that
  * PostgreSQL database instead; `dataDir` then only holds the server's
- * registry entry.
+ * registry entry. With `bin`, another build's `bin/run.js` is started
+ * (`--compare`, bench/groups/compare.js).
  *
  * @param {string} dataDir
  * @param {string[]} [extraArgs]
- * @param {{database?: string}} [options]
+ * @param {{database?: string, bin?: string}} [options]
  */
-export async function startServe(dataDir, extraArgs = [], {database} = {}) {
+export async function startServe(dataDir, extraArgs = [], {database, bin = BIN} = {}) {
   const startedAt = performance.now()
   const child = track(
     spawn(
       process.execPath,
       [
         ...(process.env.BENCH_SERVE_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-        BIN,
+        bin,
         'serve',
         '--port',
         '0',

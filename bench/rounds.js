@@ -12,8 +12,8 @@ import {median} from './stats.js'
  * @typedef {import('./load.js').LoadResult & {serverCpuMs?: number, serverMainCpuMs?: number}} RunResult
  */
 
-/** The runs' order in a round, whichever group added them; the peers' come last. */
-const ORDER = ['baseline', 'replays', 'changing', 'lean', 'few', 'backlog', 'baseline GET', 'GET']
+/** The runs' order in a round, whichever group added them; the peers' come last. `compared`: bench/groups/compare.js. */
+const ORDER = ['baseline', 'replays', 'changing', 'compared', 'lean', 'few', 'backlog', 'baseline GET', 'GET']
 
 /** @param {Run[]} runs */
 export const inOrder = (runs) => {

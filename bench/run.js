@@ -8,6 +8,7 @@ import {join} from 'node:path'
 import {BACKLOG, DRAIN_COUNT, FAN_OUT_ENDPOINTS, FAN_OUT_PUSHES} from './backlog.js'
 import {Bench} from './context.js'
 import backlog from './groups/backlog.js'
+import {compare} from './groups/compare.js'
 import deliveries from './groups/deliveries.js'
 import fanout from './groups/fanout.js'
 import get from './groups/get.js'
@@ -33,21 +34,33 @@ import * as settings from './settings.js'
  */
 const GROUPS = [startup, push, backlog, get, peers, memory, fanout, requestLog, deliveries, postgres, snapshots, soak]
 
+/** The value of `--name value` or `--name=value` in `argv`, if given. */
+function option(argv, name) {
+  const given = argv.find((a) => a === name || a.startsWith(`${name}=`))
+  if (given === undefined) return undefined
+  return given.includes('=') ? given.slice(given.indexOf('=') + 1) : (argv[argv.indexOf(given) + 1] ?? '')
+}
+
 /**
  * The groups to measure: every group, or `--only a,b`. The soak is in the
  * default run: the 1,000,000 pushes of the memory target are measured, not
- * extrapolated (docs/benchmarks.md, "Memory and restart").
+ * extrapolated (docs/benchmarks.md, "Memory and restart"). `--compare
+ * <commit>` adds another build's changing pushes to the push rounds.
  */
 function selection(argv) {
   const names = GROUPS.map((group) => group.name)
-  const only = argv.find((a) => a.startsWith('--only'))
-  const list = only
-    ? (only.includes('=') ? only.slice(only.indexOf('=') + 1) : (argv[argv.indexOf(only) + 1] ?? '')).split(',')
-    : names
+  const only = option(argv, '--only')
+  const list = only === undefined ? names : only.split(',')
   const unknown = list.filter((g) => !names.includes(g))
   if (unknown.length > 0)
     throw new Error(`bench: unknown figure group ${unknown.join(', ')}; groups: ${names.join(', ')}`)
-  return GROUPS.filter((group) => list.includes(group.name))
+  const selected = GROUPS.filter((group) => list.includes(group.name))
+  const commit = option(argv, '--compare')
+  if (commit === '') throw new Error('bench: --compare needs a commit, e.g. --compare HEAD~1')
+  if (commit === undefined) return selected
+  // right after the last group of the push rounds: their servers are stopped after it
+  const at = selected.findLastIndex((group) => group.needs.includes('rounds')) + 1
+  return selected.toSpliced(at, 0, compare(commit))
 }
 
 /** Every run of the rounds and the per-round ratios, for results.json. */

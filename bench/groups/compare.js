@@ -1,0 +1,67 @@
+// `--compare <commit>`: this build's changing pushes against another
+// build's, in the same rounds (docs/benchmarks.md, "Before and after").
+import {execFileSync} from 'node:child_process'
+import {mkdirSync, symlinkSync} from 'node:fs'
+import {join} from 'node:path'
+import {CheckSet, fillPastEventBound, seed} from '../load.js'
+import {ROOT, startServe} from '../processes.js'
+import {figure, progress, round} from '../report.js'
+import {roundStats} from '../rounds.js'
+import {CHECKS} from '../settings.js'
+
+/** The run of the other build in each round: bench/rounds.js puts it right after this build's changing pushes. */
+export const COMPARED = 'compared'
+
+/**
+ * `commit`'s tree, built in `dir` with this checkout's node_modules (a
+ * commit whose dependencies differ is built against these), and its
+ * `bin/run.js`.
+ */
+function build(commit, dir) {
+  mkdirSync(dir)
+  execFileSync('sh', ['-c', `git -C "${ROOT}" archive --format=tar "$1" | tar -x -C "${dir}"`, 'archive', commit])
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  execFileSync('npm', ['run', '-s', 'build'], {cwd: dir, stdio: ['ignore', 'ignore', 'inherit']})
+  return join(dir, 'bin', 'run.js')
+}
+
+/**
+ * @param {string} commit what `--compare` named
+ * @returns {import('../context.js').Group}
+ */
+export function compare(commit) {
+  const sha = execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', `${commit}^{commit}`], {encoding: 'utf8'}).trim()
+  return {
+    name: 'compare',
+    needs: ['big', 'big-filled', 'rounds'],
+    async runs(bench, rounds) {
+      progress(`building ${commit} (${sha})`)
+      const bin = build(sha, join(bench.root, 'compared-build'))
+      const server = await startServe(join(bench.root, 'compared'), [], {bin})
+      rounds.stoppers.push(() => server.kill())
+      const set = new CheckSet('chk-', CHECKS)
+      progress(`seeding ${sha}'s server and filling it past the event bound`)
+      await seed(server.origin, set)
+      await fillPastEventBound(server.origin, set)
+      rounds.pids.push(server.pid)
+      const changing = rounds.runs.find((run) => run.name === 'changing')
+      rounds.runs.push({...changing, name: COMPARED, url: server.origin, pid: server.pid, stream: set.changes()})
+    },
+    async run(bench) {
+      const rounds = await bench.need('rounds')
+      const {rate, p99, cpuUs, ratio, p99Ratio} = roundStats(rounds)
+      const perRound = rounds.changing.map((r, i) => round(r.rps / rounds[COMPARED][i].rps, 2))
+      bench.results.compared = {commit: sha, changing_vs_compared: perRound}
+      bench.figures.push(
+        figure(`changing pushes, this build vs ${sha}`, 'req/s', rate('changing'), {
+          ...ratio('changing', COMPARED),
+          note: `per round: ${perRound.join(', ')}`,
+        }),
+        figure(`changing pushes p99, this build vs ${sha}`, 'ms', p99('changing'), p99Ratio('changing', COMPARED)),
+        figure(`server CPU per changing push, this build vs ${sha}`, 'µs', cpuUs('changing'), {
+          baseline: cpuUs(COMPARED),
+        }),
+      )
+    },
+  }
+}
