@@ -48,37 +48,14 @@ const SPACE = 0x20
 const COLON = 0x3a
 const DIGITS = /^\d{1,15}$/
 
-/**
- * Lines whose bodies pass this many characters (a restore's, an import's) are made as bytes, not text. A
- * string that long is a tree of its parts, which V8 copies into one for its CRC and again for the write:
- * of a restore of 1,000 checks and their events (2.7 MB), that took about two thirds of its time
- * (docs/storage.md, "Files").
- */
-const LARGE_LINE_CHARS = 64 * 1024
-
-/** Room before a line made as bytes for its CRC and the space after it: at most 10 digits. */
+/** Room before a line for its CRC and the space after it: at most 10 digits. */
 const CRC_ROOM = 11
 
-/** A line to write: text, or bytes when large; its length in bytes; where each put's record lies in it. */
+/** A line to write, its length in bytes, and where each put's record lies in it. */
 export interface LineOut {
-  line: string | Buffer
+  line: Buffer
   bytes: number
   placed: Placed[]
-}
-
-/**
- * The line for `frames` at `seq`, its length in bytes, and where each put's
- * record lies in it (a compaction copies an event's bytes from there,
- * journal-spans.ts).
- *
- * @example
- * writeLine(7, [{kind: 'del', collection: 'checks', id: 'chk_1', body: ''}]).line
- * // '597000249 7 del checks 7:"chk_1" 0:\n'
- */
-export function writeLine(seq: number, frames: readonly FrameText[]): LineOut {
-  let chars = 0
-  for (const {body} of frames) chars += body.length
-  return chars > LARGE_LINE_CHARS ? lineBytes(seq, frames) : lineText(seq, frames)
 }
 
 /** A frame's head, what comes before its body of `bodyBytes` bytes. */
@@ -94,28 +71,19 @@ function bodyBytes(body: string): number {
   return bytes
 }
 
-/** The line as one string: a push's, whose parts are few. */
-function lineText(seq: number, frames: readonly FrameText[]): LineOut {
-  let text = String(seq)
-  let bytes = text.length
-  const placed: Placed[] = []
-  for (const frame of frames) {
-    const length = bodyBytes(frame.body)
-    const head = frameHead(frame, length)
-    bytes += Buffer.byteLength(head)
-    if (frame.record)
-      placed.push({collection: frame.collection, record: frame.record, offset: bytes, length, json: frame.body})
-    text += `${head}${frame.body}`
-    bytes += length
-  }
-  // the checksum and the newline are ASCII: as many bytes as characters
-  const crc = `${crc32(text)} `
-  for (const place of placed) place.offset += crc.length
-  return {line: `${crc}${text}\n`, bytes: crc.length + bytes + 1, placed}
-}
-
-/** The line as `lineText` makes it, as bytes: its parts are written into one buffer, each once. */
-function lineBytes(seq: number, frames: readonly FrameText[]): LineOut {
+/**
+ * The line for `frames` at `seq`, its length in bytes, and where each put's
+ * record lies in it (a compaction copies an event's bytes from there,
+ * journal-spans.ts). Its parts are written into one buffer, each once: as
+ * a string, V8 copied them into one for the CRC and again for the write,
+ * which took two thirds of a large restore's time, and a push's line left
+ * about 3 KB more garbage (docs/storage.md, "Files").
+ *
+ * @example
+ * writeLine(7, [{kind: 'del', collection: 'checks', id: 'chk_1', body: ''}]).line.toString()
+ * // '597000249 7 del checks 7:"chk_1" 0:\n'
+ */
+export function writeLine(seq: number, frames: readonly FrameText[]): LineOut {
   const lengths: number[] = []
   const heads: string[] = []
   let size = CRC_ROOM + String(seq).length + 1

@@ -1,5 +1,5 @@
 import {type FileHandle, open, readdir, rm, stat, truncate} from 'node:fs/promises'
-import {fstatSync, statSync, writeSync} from 'node:fs'
+import {fstatSync, statSync, writeSync, writevSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Damage} from './damage.js'
 import {encodeChanges, type JournalChange} from './journal-changes.js'
@@ -28,13 +28,6 @@ const SEGMENT = /^journal\.(\d+)\.ndjson$/
 /** Journal bytes after which appends go on in a new segment. */
 const SEGMENT_MAX = 64 * 1024 * 1024
 
-/**
- * The most characters one write joins: lines that arrived together are
- * written at once, and one near the longest string V8 makes (an import's
- * snapshot) joined to those before it would pass it, failing the journal.
- */
-const WRITE_MAX = 64 * 1024 * 1024
-
 const segmentName = (firstSeq: number) => `journal.${String(firstSeq).padStart(12, '0')}.ndjson`
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -43,8 +36,7 @@ type Waiter = {resolve: () => void; reject: (error: unknown) => void}
 
 /** A line to write, its length in bytes, and the spans of the records it puts: they learn their file and offset once it is written. */
 interface PendingLine {
-  /** As text, or as bytes when large (journal-frames.ts, `writeLine`). */
-  line: string | Buffer
+  line: Buffer
   bytes: number
   spans: Span[]
 }
@@ -244,7 +236,7 @@ export class Journal {
 
   /** Writes the lines in order, switching segment at each cut; the spans of a line learn where it went once it is written. */
   async #writeBatch(queue: (PendingLine | number)[]): Promise<void> {
-    let lines: string | Buffer = ''
+    let lines: Buffer[] = []
     let bytes = 0
     let placed: Span[] = []
     const write = async () => {
@@ -254,7 +246,7 @@ export class Journal {
         span.offset += this.#position
       }
       this.#position += written
-      lines = ''
+      lines = []
       bytes = 0
       placed = []
     }
@@ -264,35 +256,30 @@ export class Journal {
         await this.#switchTo(item)
         continue
       }
-      // a line made as bytes is written on its own, as it is
-      const joins = typeof lines === 'string' && typeof item.line === 'string'
-      if (!joins || lines.length + item.line.length > WRITE_MAX) await write()
       // one by one: a line of a large restore holds more spans than a call takes arguments
       for (const span of item.spans) {
         span.offset += bytes
         placed.push(span)
       }
-      lines = typeof item.line === 'string' ? lines + item.line : item.line
+      lines.push(item.line)
       bytes += item.bytes
     }
     await write()
   }
 
   /** Writes `lines` (`length` bytes) at the end of the segment; resolves with the bytes written. */
-  async #write(lines: string | Buffer, length: number): Promise<number> {
-    if (lines.length === 0) return 0
+  async #write(lines: Buffer[], length: number): Promise<number> {
+    if (length === 0) return 0
     // Without fsync the write only copies into the page cache, and doing it on the
     // event loop costs less than a thread-pool round trip per batch. With fsync the
-    // wait is the disk's, so it stays off the loop. The string goes to the file as it
-    // is (Node encodes it outside the JS heap); a short write, which a disk that fills
-    // mid-write makes, goes on from the bytes, where the next write throws: lines are
-    // never taken as written when they are not. Bytes (a large line) go by that same loop.
+    // wait is the disk's, so it stays off the loop. The lines go in one write, as the
+    // buffers they were made in; a short write, which a disk that fills mid-write
+    // makes, goes on from the bytes, where the next write throws: lines are never
+    // taken as written when they are not.
     const handle = this.#handle!
-    let written = 0
-    if (typeof lines === 'string')
-      written = this.fsync ? (await handle.write(lines)).bytesWritten : writeSync(handle.fd, lines)
+    let written = this.fsync ? (await handle.writev(lines)).bytesWritten : writevSync(handle.fd, lines)
     if (written < length) {
-      const bytes = typeof lines === 'string' ? Buffer.from(lines) : lines
+      const bytes = Buffer.concat(lines, length)
       while (written < length)
         written += this.fsync ? (await handle.write(bytes, written)).bytesWritten : writeSync(handle.fd, bytes, written)
     }
