@@ -535,6 +535,23 @@ describe('in a real browser', () => {
     expect(await focused()).toBe('Claim Item tea')
   })
 
+  it('a guest on the keyboard who claims the last unit or pays the bill lands on what the page says it did', async () => {
+    const {created} = await scratchTable('49', [['tea', 1, 300]])
+    const page = await livePage(created.body.guest_url)
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('id') ?? null)
+    await page.getByRole('button', {name: 'Claim Item tea'}).focus()
+    await page.keyboard.press('Enter')
+    await page.getByRole('button', {name: 'All claimed: Item tea'}).waitFor()
+    await expect.poll(focused).toBe('notice')
+    expect(await page.locator('#notice').textContent()).toBe('You claimed 1 × Item tea.')
+
+    await page.getByRole('button', {name: /^Pay /}).focus()
+    await page.keyboard.press('Enter')
+    await page.getByText('Paid in full', {exact: true}).waitFor()
+    await expect.poll(focused).toBe('notice')
+    expect(await page.locator('#notice').textContent()).toMatch(/^Paid .+\. Thank you!$/)
+  })
+
   it("a second tap while a claim is under way claims nothing more: the live update's new buttons wait for it", async () => {
     const {key, created} = await scratchTable('43', [['water', 20, 200]])
     const page = await livePage(created.body.guest_url)

@@ -88,6 +88,8 @@ async function act(button, action, special) {
         if (focused && document.activeElement === document.body) {
           if (button.isConnected) button.focus()
           else focusOn(button.dataset.focus)
+          // disabled now (the last unit claimed, the bill paid), it takes no focus: the notice, which says what was done, does
+          if (document.activeElement === document.body && !$('notice').hidden) $('notice').focus()
         }
       }
     }
