@@ -597,6 +597,22 @@ describe('in a real browser', () => {
     expect(await page.getByRole('heading', {name: 'Items'}).isVisible()).toBe(false)
   })
 
+  it('the table page takes back "could not reach the restaurant" once its stream is back', async () => {
+    const {created} = await scratchTable('50', [['tea', 1, 300]])
+    const page = await pageWithoutStream(created.body.guest_url)
+    await page.route(
+      (target) => target.pathname.endsWith('/claims'),
+      (route) => route.abort('internetdisconnected'),
+    )
+    await page.getByRole('button', {name: 'Claim Item tea'}).click()
+    const unreachable = page.getByRole('alert').getByText('We could not reach the restaurant.')
+    await unreachable.waitFor()
+    await page.unrouteAll()
+    await page.getByText('Live:').waitFor()
+    await unreachable.waitFor({state: 'hidden'})
+    expect(await page.locator('#notice').isHidden()).toBe(true)
+  })
+
   it('the table page stands down when its stream, back after the bill was removed, is refused', async () => {
     const {key, created} = await scratchTable('45', [['soup', 1, 800]])
     const page = await pageWithoutStream(created.body.guest_url)

@@ -40,9 +40,12 @@ function notify(text, kind = 'info') {
   if (kind === 'error') notice.scrollIntoView({block: 'center'})
 }
 
+/** What an action whose request got no answer says: the stream's return takes it back. */
+const UNREACHABLE = 'We could not reach the restaurant. Check your connection and try again.'
+
 /** What a refusal means to a guest: the server's messages are written for developers. */
 function guestMessage(error, special = {}) {
-  if (!error.status) return 'We could not reach the restaurant. Check your connection and try again.'
+  if (!error.status) return UNREACHABLE
   const invalid = (path) => error.code === 'validation_failed' && error.details?.some((detail) => detail.path === path)
   // the amount was the page's, the tip the guest's choice: the one thing to change
   if (invalid('tip_cents')) return 'With this tip the payment is more than one payment can be. Choose a smaller tip, or none.'
@@ -393,7 +396,11 @@ function closeTable(text) {
 // POS pushes, and other guests' claims and payments, arrive here; the first message is the current state.
 function follow() {
   stream = new EventSource(`${base}/stream`)
-  stream.addEventListener('open', () => ($('live').textContent = 'Live: updates as the restaurant changes the bill.'))
+  stream.addEventListener('open', () => {
+    $('live').textContent = 'Live: updates as the restaurant changes the bill.'
+    // in touch again: that the restaurant could not be reached no longer holds
+    if ($('notice').textContent === UNREACHABLE) $('notice').hidden = true
+  })
   stream.addEventListener('error', () => {
     // a refused stream (too many open pages) is not retried by the browser
     const closed = stream.readyState === EventSource.CLOSED
