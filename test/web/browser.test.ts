@@ -1098,6 +1098,21 @@ describe('in a real browser', () => {
     }
   })
 
+  it('the dashboard refuses chaos typed as no number, and sets none', async () => {
+    const {key, own, endpoint} = await scratchWithEndpoint()
+    const page = await browser.newPage({viewport: {width: 1280, height: 900}})
+    await page.goto(`${sim.url}/#key=${key}`)
+    await page.locator('#endpoints details.chaos summary').first().click()
+    const duplicate = page.getByLabel(`Duplicate for ${own.url}`)
+    await duplicate.selectText()
+    await page.keyboard.type('1e')
+    await page.getByRole('button', {name: `Set chaos for ${own.url}`}).click()
+    await page.locator('#notice', {hasText: `Duplicate for ${own.url} is not a number`}).waitFor()
+    const chaos = await sim.api('GET', `/v1/sim/webhook-endpoints/${endpoint.id}/chaos`, {key})
+    expect(chaos.body).toMatchObject({enabled: false, duplicate: 0})
+    await page.close()
+  })
+
   it('the dashboard resends a delivery, rotates a secret and sets chaos with a write key; under a read key they are disabled with the reason', async () => {
     const {scratch, key, own, endpoint} = await scratchWithEndpoint()
     own.verifyWith(endpoint.secret)

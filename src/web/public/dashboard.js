@@ -229,6 +229,9 @@ function chaosControls(endpoint, chaos) {
   const [seedLabel, seed] = field('Seed', 'seed', chaos?.seed ?? '', {min: 0, step: 1})
   const path = `/sim/webhook-endpoints/${encodeURIComponent(endpoint.id)}/chaos`
   const set = actionButton('Set chaos', `Set chaos for ${endpoint.url}`, endpoint.id, async () => {
+    // a number field holding what is no number reads as empty, which the API takes as 0
+    const unread = [duplicate, reorder, seed].find((input) => input.validity.badInput)
+    if (unread) throw new Error(`${unread.getAttribute('aria-label')} is not a number: type it in digits.`)
     const body = {duplicate: Number(duplicate.value), reorder_window_s: Number(reorder.value)}
     if (seed.value !== '') body.seed = Number(seed.value)
     await apiWith(path, 'PUT', body)
