@@ -181,6 +181,9 @@ const REFUSALS: Record<string, (user: string, database: string, schema: string, 
   '3D000': (_, database) => `create it (createdb ${database}), or fix the URL`,
   '28P01': () => 'check the user and password in the URL',
   '28000': () => "check the user in the URL, and that the server's pg_hba.conf lets it in",
+  // a database closed to new sessions (ALLOW_CONNECTIONS false, as a template's or one being maintained)
+  '55000': (_, database) =>
+    `let it take connections (ALTER DATABASE ${database} ALLOW_CONNECTIONS true), or fix the URL`,
   // on tables another role made, the user has the schema's rights: it lacks the tables'
   '42501': (user, _, schema, said) => (OWNED.test(said) ? owned(user, schema) : tables(user, schema)),
   // no schema of the search path exists, or may be used
@@ -230,8 +233,8 @@ const tables = (user: string, schema: string) =>
 
 /**
  * What a start that failed on the database at `url` fails with: what the database said, and what to do when
- * that is known (a database missing, a login refused or asking a password none gave, no right to make tables, no
- * writes, no connection left, the connection ended by an administrator, SSL asked of a server without it, a
+ * that is known (a database missing or closed to new sessions, a login refused or asking a password none gave, no
+ * right to make tables, no writes, no connection left, the connection ended by an administrator, SSL asked of a server without it, a
  * certificate not trusted); for another database out of reach, that it cannot connect; `cause` as it was otherwise.
  */
 export function startFailure(url: string, cause: unknown): unknown {

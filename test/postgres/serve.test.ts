@@ -232,6 +232,22 @@ describe('serve --database', () => {
     )
   })
 
+  it('fails to start (exit 1) on a database closed to new sessions, saying to open it', async () => {
+    // from another database: none closes the one it is connected to
+    const admin = await connectAdmin(Object.assign(new URL(db.url), {pathname: '/postgres'}).href)
+    const database = new URL(db.url).pathname.slice(1)
+    await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`)
+    try {
+      expect(await refusedStart(db.url)).toContain(
+        `postgres: database "${database}" is not currently accepting connections at ${shown(db.url)}; ` +
+          `let it take connections (ALTER DATABASE ${database} ALLOW_CONNECTIONS true), or fix the URL`,
+      )
+    } finally {
+      await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`)
+      await admin.end()
+    }
+  })
+
   it('fails to start (exit 1) when the database refuses its user, saying what to check', async () => {
     const url = new URL(db.url)
     url.username = 'tablepay_nobody'
