@@ -25,12 +25,22 @@ function build(commit, dir) {
   return join(dir, 'bin', 'run.js')
 }
 
+/** `commit`'s short hash, or a bench error that names it. */
+function shortSha(commit) {
+  const args = ['-C', ROOT, 'rev-parse', '--verify', '--quiet', '--short', `${commit}^{commit}`]
+  try {
+    return execFileSync('git', args, {encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']}).trim()
+  } catch {
+    throw new Error(`bench: --compare ${commit} names no commit of this checkout (try HEAD~1 or a hash from git log)`)
+  }
+}
+
 /**
  * @param {string} commit what `--compare` named
  * @returns {import('../context.js').Group}
  */
 export function compare(commit) {
-  const sha = execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', `${commit}^{commit}`], {encoding: 'utf8'}).trim()
+  const sha = shortSha(commit)
   return {
     name: 'compare',
     needs: ['big', 'big-filled', 'rounds'],
