@@ -1,5 +1,5 @@
 import pg from 'pg'
-import {answersNothing, isUnavailable, unavailable} from './errors.js'
+import {answersNothing, DatabaseUnavailable, isUnavailable, unavailable} from './errors.js'
 import {connecting, Connection, newPool} from './pool.js'
 import {named} from './prepared.js'
 
@@ -173,6 +173,7 @@ export class Connections {
     // stopping: what runs on (a request whose client left, a pool ended since) is answered 503 too, never 500,
     // and nothing heals
     const first = this.#failure === undefined && !this.#closed
+    if (!first && !this.#closed) sinceFailure(this.#failure, error)
     this.#failure ??= failure
     if (first) this.#owesLetGo = true
     if (answersNothing(error)) void this.#cutIfSilent(failure)
@@ -261,7 +262,10 @@ export class Connections {
       }
     } catch (error) {
       // the stop ends this connection: that says nothing of the database
-      if (isUnavailable(error) && this.#trying === client) this.fail(error)
+      if (this.#trying !== client) return
+      if (isUnavailable(error)) this.fail(error)
+      // while lost, any refusal is what keeps it lost; while it serves, one of a new session only leaves it be
+      else if (failed && this.#failure === failed && !this.#closed) sinceFailure(failed, error)
     } finally {
       await client.end().catch(ignore)
       if (this.#trying === client) this.#trying = undefined
@@ -291,4 +295,9 @@ export class Connections {
     this.#trying = undefined
     await trying?.end().catch(ignore)
   }
+}
+
+/** `failure` learns what a later try met: not a failure of its own handed back (a statement rethrows it). */
+function sinceFailure(failure: Error | undefined, said: unknown): void {
+  if (failure instanceof DatabaseUnavailable && !(said instanceof DatabaseUnavailable)) failure.since(said)
 }

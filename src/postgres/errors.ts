@@ -114,6 +114,7 @@ const MEANINGS: Record<string, string> = {
   '28000': "it refused the login: the role made NOLOGIN, or the server's pg_hba.conf",
   '28P01': 'it refused the password: changed since the start?',
   '3D000': 'the database does not exist: dropped or renamed since the start',
+  '55000': 'the database takes no new sessions: ALLOW_CONNECTIONS false',
   '53000': 'it is out of a resource',
   '53100': 'its disk is full',
   '53200': 'it is out of memory',
@@ -137,8 +138,11 @@ const MEANINGS: Record<string, string> = {
  */
 export class DatabaseUnavailable extends Error {
   readonly code: string
-  /** The code, with what it means when that is known (`25006: it takes no writes…`): what a 503 says. */
-  readonly meaning: string
+  /**
+   * The code, with what it means when that is known (`25006: it takes no writes…`): what a 503 says. The
+   * latest try's, once one failed otherwise (`since`).
+   */
+  meaning: string
   /** Whether tablepay's tables are gone from the database (`GONE`): only a start makes them again. */
   readonly gone: boolean
 
@@ -155,10 +159,21 @@ export class DatabaseUnavailable extends Error {
     super(`postgres: the database cannot be reached or used (${reason})`)
     this.name = 'DatabaseUnavailable'
     this.code = reason
-    this.meaning = MEANINGS[reason] ? `${reason}: ${MEANINGS[reason]}` : reason
+    this.meaning = meaningOf(reason)
     this.gone = GONE.has(reason)
   }
+
+  /**
+   * A later try to reach the database failed with `said`: the 503 says what keeps it lost now, as a
+   * database closed to new sessions after its sessions were ended (docs/postgres.md, "When the database
+   * cannot be reached"). This failure stays the one a heal ends.
+   */
+  since(said: unknown): void {
+    this.meaning = meaningOf(reasonOf(said))
+  }
 }
+
+const meaningOf = (reason: string): string => (MEANINGS[reason] ? `${reason}: ${MEANINGS[reason]}` : reason)
 
 /** node-postgres's error, which has no code, for a URL that asks for SSL of a server that takes none. */
 const NO_SSL = 'The server does not support SSL connections'

@@ -140,6 +140,34 @@ it('a database renamed while it runs answers 503 saying the database does not ex
   await expect.poll(async () => (await push()).status, {timeout: 10_000, interval: 200}).toBe(200)
 })
 
+it('a database closed to new sessions while it runs answers 503 saying so, not what ended the sessions, and heals', async () => {
+  const {db, url} = await databaseBehindRelay()
+  cleanup.push(() => db.drop())
+  const server = await startServerOn(url)
+  cleanup.push(() => server.close())
+  let version = 0
+  const push = () =>
+    call(server.url, 'PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 100]], {version: ++version})})
+  expect((await push()).status).toBe(201)
+  // an administrator closes it to new sessions, then ends those open: the first failure the server meets is
+  // its sessions ended (57P01), and every try after it is refused (55000)
+  const database = new URL(db.url).pathname.slice(1)
+  const admin = new pg.Client({connectionString: Object.assign(new URL(db.url), {pathname: '/postgres'}).href})
+  await admin.connect()
+  cleanup.push(() => admin.end())
+  const allow = async (allowed: boolean) => {
+    await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS ${allowed}`)
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}'`)
+  }
+  await allow(false)
+  cleanup.push(() => admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`).catch(() => {}))
+  const answers = await refusedFor('55000', push)
+  expect(answers.filter((status) => status !== 503)).toEqual([])
+  expect((await push()).body.error.message).toContain('(55000: the database takes no new sessions: ALLOW_CONNECTIONS')
+  await allow(true)
+  await expect.poll(async () => (await push()).status, {timeout: 10_000, interval: 200}).toBe(200)
+})
+
 it('tables dropped while it runs answer 503 storage_unavailable, never 500, saying to start it again', async () => {
   const {direct, push} = await serverBehindRelay()
   expect((await push('t1')).status).toBe(201)
