@@ -248,9 +248,10 @@ const tables = (user: string, schema: string) =>
 
 /**
  * What a start that failed on the database at `url` fails with: what the database said, and what to do when
- * that is known (a database missing or closed to new sessions, a login refused or asking a password none gave, no
- * right to make tables, no writes, no connection left, the connection ended by an administrator, SSL asked of a server without it, a
- * certificate not trusted); for another database out of reach, that it cannot connect; `cause` as it was otherwise.
+ * that is known (a database missing or closed to new sessions, a login refused or asking a password none gave,
+ * no right to make tables, no writes, no connection left, the connection ended by an administrator, SSL asked
+ * of a server without it, a certificate not trusted); for another database out of reach, that it cannot
+ * connect; `cause` as it was otherwise.
  */
 export function startFailure(url: string, cause: unknown): unknown {
   const refusal = REFUSALS[codeOf(cause) ?? (cause instanceof Error ? cause.message : '')]

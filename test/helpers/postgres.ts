@@ -223,3 +223,6 @@ export async function connectAdmin(url: string): Promise<pg.Client> {
   await client.connect()
   return client
 }
+
+/** `url` on its server's `postgres` database: a database is renamed or closed from another. */
+export const maintenanceUrl = (url: string): string => Object.assign(new URL(url), {pathname: '/postgres'}).href

@@ -8,7 +8,13 @@ import {startSimulator} from '../../src/testing.js'
 import {type CliServer, runCli, runCommand, spawnRunning} from '../helpers/cli.js'
 import {makeTempDir} from '../helpers/simulator.js'
 import {startEmbeddedPostgres} from '../../scripts/embedded-postgres.js'
-import {connectAdmin, createTestDatabase, endOnceLockWaited, type TestDatabase} from '../helpers/postgres.js'
+import {
+  connectAdmin,
+  createTestDatabase,
+  endOnceLockWaited,
+  maintenanceUrl,
+  type TestDatabase,
+} from '../helpers/postgres.js'
 import {databaseBehindRelay, holdOne} from '../helpers/relay.js'
 
 let db: TestDatabase
@@ -233,8 +239,7 @@ describe('serve --database', () => {
   })
 
   it('fails to start (exit 1) on a database closed to new sessions, saying to open it', async () => {
-    // from another database: none closes the one it is connected to
-    const admin = await connectAdmin(Object.assign(new URL(db.url), {pathname: '/postgres'}).href)
+    const admin = await connectAdmin(maintenanceUrl(db.url))
     const database = new URL(db.url).pathname.slice(1)
     await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`)
     try {

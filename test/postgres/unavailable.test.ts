@@ -6,6 +6,7 @@ import type {StreamMessage} from '../../src/client/stream.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {type RunningServer, startServer} from '../../src/server/start.js'
 import {checkWith} from '../helpers/checks.js'
+import {connectAdmin, maintenanceUrl} from '../helpers/postgres.js'
 import {databaseBehindRelay} from '../helpers/relay.js'
 import {call, makeTempDir, startServerOn, WRITE_KEY, writeSeed} from '../helpers/simulator.js'
 
@@ -83,6 +84,24 @@ async function refusedFor(code: string, push: () => ReturnType<typeof call>): Pr
   return answers
 }
 
+/**
+ * A server on a database of its own behind a relay, its changing pushes of one check, and an administrator's
+ * session on the `postgres` database, from where a test renames or closes the server's (`database`).
+ */
+async function serverAndAdministrator() {
+  const {db, link, url} = await databaseBehindRelay()
+  cleanup.push(() => db.drop())
+  cleanup.push(() => link.cut().catch(() => {}))
+  const server = await startServerOn(url)
+  cleanup.push(() => server.close())
+  let version = 0
+  const push = () =>
+    call(server.url, 'PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 100]], {version: ++version})})
+  const admin = await connectAdmin(maintenanceUrl(db.url))
+  cleanup.push(() => admin.end())
+  return {link, push, admin, database: new URL(db.url).pathname.slice(1)}
+}
+
 it('a database that turns read-only answers writes 503 storage_unavailable, never 500, and takes them again once writable', async () => {
   const {server, push, set, reset} = await serverBehindRelay('default_transaction_read_only = on')
   expect((await push('t1')).status).toBe(201)
@@ -114,18 +133,9 @@ it("a statement the database's statement_timeout cancels answers 503 storage_una
 })
 
 it('a database renamed while it runs answers 503 saying the database does not exist, and again once it is back', async () => {
-  const {db, link, url} = await databaseBehindRelay()
-  cleanup.push(() => db.drop())
-  cleanup.push(() => link.cut().catch(() => {}))
-  const server = await startServerOn(url)
-  cleanup.push(() => server.close())
-  const push = () => call(server.url, 'PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 100]])})
+  const {link, push, admin, database} = await serverAndAdministrator()
   expect((await push()).status).toBe(201)
   // an administrator renames it: the server's sessions end and its next ones name a database no longer there
-  const database = new URL(db.url).pathname.slice(1)
-  const admin = new pg.Client({connectionString: Object.assign(new URL(db.url), {pathname: '/postgres'}).href})
-  await admin.connect()
-  cleanup.push(() => admin.end())
   const rename = async (from: string, to: string) => {
     await link.cut()
     await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${from}'`)
@@ -141,20 +151,10 @@ it('a database renamed while it runs answers 503 saying the database does not ex
 })
 
 it('a database closed to new sessions while it runs answers 503 saying so, not what ended the sessions, and heals', async () => {
-  const {db, url} = await databaseBehindRelay()
-  cleanup.push(() => db.drop())
-  const server = await startServerOn(url)
-  cleanup.push(() => server.close())
-  let version = 0
-  const push = () =>
-    call(server.url, 'PUT', '/v1/checks/external/t1', {body: checkWith([['a', 1, 100]], {version: ++version})})
+  const {push, admin, database} = await serverAndAdministrator()
   expect((await push()).status).toBe(201)
   // an administrator closes it to new sessions, then ends those open: the first failure the server meets is
   // its sessions ended (57P01), and every try after it is refused (55000)
-  const database = new URL(db.url).pathname.slice(1)
-  const admin = new pg.Client({connectionString: Object.assign(new URL(db.url), {pathname: '/postgres'}).href})
-  await admin.connect()
-  cleanup.push(() => admin.end())
   const allow = async (allowed: boolean) => {
     await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS ${allowed}`)
     await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}'`)

@@ -143,6 +143,10 @@ async function scratchTable(number: string, lines: Parameters<typeof checkWith>[
   return {scratch, key, created}
 }
 
+/** Attribute `name` of the control that has the focus on `page` (null: none, or it has no such attribute). */
+const focusedAttribute = (page: Page, name: string) =>
+  page.evaluate((attribute) => document.activeElement?.getAttribute(attribute) ?? null, name)
+
 /** The answer to what a browser asks for the page's icon: the one it links, else /favicon.ico. */
 async function iconOf(page: Page) {
   const link = page.locator('link[rel~="icon"]')
@@ -522,7 +526,7 @@ describe('in a real browser', () => {
       ['tea', 1, 300],
     ])
     const page = await livePage(created.body.guest_url)
-    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? null)
+    const focused = () => focusedAttribute(page, 'aria-label')
     await page.getByRole('button', {name: 'Claim Item soup'}).focus()
     await page.keyboard.press('Enter')
     await page.getByText('You claimed 1 × Item soup.').waitFor()
@@ -538,7 +542,7 @@ describe('in a real browser', () => {
   it('a guest on the keyboard who claims the last unit or pays the bill lands on what the page says it did', async () => {
     const {created} = await scratchTable('49', [['tea', 1, 300]])
     const page = await livePage(created.body.guest_url)
-    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('id') ?? null)
+    const focused = () => focusedAttribute(page, 'id')
     await page.getByRole('button', {name: 'Claim Item tea'}).focus()
     await page.keyboard.press('Enter')
     await page.getByRole('button', {name: 'All claimed: Item tea'}).waitFor()
@@ -1001,9 +1005,7 @@ describe('in a real browser', () => {
     await pushTable('72')
     await tableShown('72')
     expect(await page.locator('#deliveries details[open]').count()).toBe(1)
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
-      `Retry delivery ${delivery.id}`,
-    )
+    expect(await focusedAttribute(page, 'aria-label')).toBe(`Retry delivery ${delivery.id}`)
 
     // its endpoint gone, the retry is refused: the reason stays through the next live reload
     expect((await sim.api('DELETE', `/v1/webhook-endpoints/${endpoint.id}`, {key})).status).toBe(200)
@@ -1157,7 +1159,7 @@ describe('in a real browser', () => {
       body: checkWith([['a', 1, 100]], {location_id: scratch.locations[0].id}),
     })
     await page.locator('#events').getByText('check.created').nth(2).waitFor()
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Seed for ${own.url}`)
+    expect(await focusedAttribute(page, 'aria-label')).toBe(`Seed for ${own.url}`)
     await page.getByRole('button', {name: `Set chaos for ${own.url}`}).click()
     await page.getByText('Chaos on: duplicate 1, reorder 0s, seed 7').waitFor()
     const chaos = (await sim.api('GET', `/v1/sim/webhook-endpoints/${endpoint.id}/chaos`, {key})).body
