@@ -8,7 +8,7 @@ import {PUSH_RUNS, WARMUP_SECONDS} from './settings.js'
 import {median} from './stats.js'
 
 /**
- * @typedef {{name: string, url: string, pid: number, stream: import('./load.js').Stream, seconds: number, warmup?: number, cpu?: boolean, timeout?: number}} Run
+ * @typedef {{name: string, url: string, pid: number, stream: import('./load.js').Stream, seconds: number, warmup?: number, cpu?: boolean, timeout?: number, swapsWith?: string}} Run
  * @typedef {import('./load.js').LoadResult & {serverCpuMs?: number, serverMainCpuMs?: number}} RunResult
  */
 
@@ -22,7 +22,26 @@ export const inOrder = (runs) => {
 }
 
 /**
- * PUSH_RUNS rounds of `runs`, in order, after a warm-up run of each server
+ * The runs of round `round`: `runs` in order, but in every even round a run
+ * with `swapsWith` and the run it names trade places, so neither is always
+ * the one that follows the other (a server warmed or a cache filled by the
+ * run before).
+ *
+ * @param {Run[]} runs
+ * @param {number} round
+ */
+export function roundOrder(runs, round) {
+  if (round % 2 === 1) return runs
+  const order = [...runs]
+  for (const run of runs) {
+    const [mine, theirs] = [order.indexOf(run), order.findIndex((other) => other.name === run.swapsWith)]
+    if (run.swapsWith && theirs !== -1) [order[mine], order[theirs]] = [order[theirs], order[mine]]
+  }
+  return order
+}
+
+/**
+ * PUSH_RUNS rounds of `runs`, in order (`roundOrder`), after a warm-up run of each server
  * (`warmup` seconds, WARMUP_SECONDS by default, 0 for none). Before each
  * run every server in `pids`, the one about to be measured and the one
  * measured last have been idle for 250 ms, so that a compaction set off by
@@ -59,8 +78,9 @@ export async function measureRounds(runs, pids, afterRound) {
     counting = undefined
   }
   for (let round = 1; round <= PUSH_RUNS; round++) {
-    progress(`round ${round}/${PUSH_RUNS}: ${runs.map((r) => `${r.name} ${r.seconds} s`).join(', ')}`)
-    for (const run of runs) {
+    const order = roundOrder(runs, round)
+    progress(`round ${round}/${PUSH_RUNS}: ${order.map((r) => `${r.name} ${r.seconds} s`).join(', ')}`)
+    for (const run of order) {
       await settle(run.pid)
       const before = cpuMs(run.pid)
       const beforeMain = cpuMs(run.pid, true)
