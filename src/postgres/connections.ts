@@ -150,10 +150,13 @@ export class Connections {
       return await Promise.race([given, cut])
     } catch (error) {
       // a connection given up on says nothing more: one that fails to open after a heal would cut again
-      if (!cutShort) throw this.fail(error)
-      // handed out once given up on: back at once
-      void given.then((client) => client.release(), ignore)
-      throw error
+      if (cutShort) {
+        // handed out once given up on: back at once
+        void given.then((client) => client.release(), ignore)
+        throw error
+      }
+      this.#tried(error)
+      throw this.fail(error)
     } finally {
       this.#waiting.delete(giveUp)
     }
@@ -173,7 +176,6 @@ export class Connections {
     // stopping: what runs on (a request whose client left, a pool ended since) is answered 503 too, never 500,
     // and nothing heals
     const first = this.#failure === undefined && !this.#closed
-    if (!first && !this.#closed) sinceFailure(this.#failure, error)
     this.#failure ??= failure
     if (first) this.#owesLetGo = true
     if (answersNothing(error)) void this.#cutIfSilent(failure)
@@ -263,9 +265,9 @@ export class Connections {
     } catch (error) {
       // the stop ends this connection: that says nothing of the database
       if (this.#trying !== client) return
-      if (isUnavailable(error)) this.fail(error)
       // while lost, any refusal is what keeps it lost; while it serves, one of a new session only leaves it be
-      else if (failed && this.#failure === failed && !this.#closed) sinceFailure(failed, error)
+      this.#tried(error, failed)
+      if (isUnavailable(error)) this.fail(error)
     } finally {
       await client.end().catch(ignore)
       if (this.#trying === client) this.#trying = undefined
@@ -279,6 +281,17 @@ export class Connections {
   stop(): void {
     this.#closed = true
     clearInterval(this.#probe)
+  }
+
+  /**
+   * A try to open a connection met `error`: while the failure `failed` lasts, what it met is what keeps the
+   * database lost now (`since`). Only a try says so: a statement that fails after the database was found
+   * silent was cut here (`#cut`), and says nothing of the database (docs/postgres.md, "When the database
+   * cannot be reached"). A failure of its own handed back (a statement rethrows it) says nothing new either.
+   */
+  #tried(error: unknown, failed = this.#failure): void {
+    const lasts = failed instanceof DatabaseUnavailable && this.#failure === failed && !this.#closed
+    if (lasts && !(error instanceof DatabaseUnavailable)) failed.since(error)
   }
 
   /** Stops, and resolves once every pool has ended. */
@@ -295,9 +308,4 @@ export class Connections {
     this.#trying = undefined
     await trying?.end().catch(ignore)
   }
-}
-
-/** `failure` learns what a later try met: not a failure of its own handed back (a statement rethrows it). */
-function sinceFailure(failure: Error | undefined, said: unknown): void {
-  if (failure instanceof DatabaseUnavailable && !(said instanceof DatabaseUnavailable)) failure.since(said)
 }
