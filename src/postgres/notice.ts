@@ -4,7 +4,7 @@ import {deletion} from '../service/unit-writes.js'
 import {prepared} from './prepared.js'
 import type {Sql} from './reader.js'
 import {text, untext} from './text.js'
-import {COMMITS} from './schema.js'
+import {COLLECTIONS, COMMITS} from './schema.js'
 import type {Notice} from './unit.js'
 
 /** A notification's payload is at most 8000 bytes: larger changes go through the `changes` table. */
@@ -65,6 +65,47 @@ export interface Note {
   seq?: number
   keys?: boolean
   changes?: Change[]
+}
+
+const KNOWN: ReadonlySet<unknown> = new Set(COLLECTIONS)
+
+/** `[collection, id, third, owner?]` with a collection of tablepay's, as keys and an earlier version's changes are. */
+const keyed = (entry: unknown, third: (value: unknown) => boolean): boolean =>
+  Array.isArray(entry) &&
+  KNOWN.has(entry[0]) &&
+  typeof entry[1] === 'string' &&
+  third(entry[2]) &&
+  (entry[3] === undefined || typeof entry[3] === 'string')
+
+/** Whether `keys` are records' keys as an instance tells them (`keysOf`). */
+export const areKeys = (keys: unknown): keys is RecordKeys =>
+  Array.isArray(keys) && keys.every((key) => keyed(key, (written) => written === 0 || written === 1))
+
+/** Whether `changes` are changes as an instance of an earlier version tells them: a record, or null for a deletion. */
+export const areChanges = (changes: unknown): changes is Change[] =>
+  Array.isArray(changes) && changes.every((change) => keyed(change, (record) => typeof record === 'object'))
+
+/**
+ * The note a payload on the changes channel holds, or undefined when it is none an instance sends: any session
+ * of the database may NOTIFY the channel, and a collection a note names goes into a statement (`readBack`).
+ */
+export function noteIn(payload: string): Note | undefined {
+  let note: unknown
+  try {
+    note = JSON.parse(payload)
+  } catch {
+    return undefined
+  }
+  if (typeof note !== 'object' || note === null) return undefined
+  const {from, commit, changed, seq, keys, changes} = note as Record<string, unknown>
+  const fits =
+    typeof from === 'string' &&
+    (commit === undefined || typeof commit === 'number') &&
+    (seq === undefined || Number.isSafeInteger(seq)) &&
+    (keys === undefined || typeof keys === 'boolean') &&
+    (changed === undefined || areKeys(changed)) &&
+    (changes === undefined || areChanges(changes))
+  return fits ? (note as Note) : undefined
 }
 
 /** Each change's collection, id and whether it was written, with a deletion's owner: what every notice tells. */

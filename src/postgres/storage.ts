@@ -9,7 +9,7 @@ import {isLockWait, isRetryable, isUnavailable, startFailure, UnitGaveUp} from '
 import {PgInstance} from './instance.js'
 import {migrate} from './migrations.js'
 import {refuseSharedSessions} from './pooler.js'
-import {type Note, notice, readBack, type RecordKeys, teller} from './notice.js'
+import {areChanges, areKeys, notice, noteIn, readBack, teller} from './notice.js'
 import {PgReader, type Sql} from './reader.js'
 import {answersWithin, connecting, Connection, POOL_SIZE, PROBED} from './pool.js'
 import {displayUrl} from '../shared/database-url.js'
@@ -292,18 +292,18 @@ export class PgStorage extends PgReader implements Storage {
   async #receive(payload: string): Promise<void> {
     // this instance hears its own notifications too: told apart by their start, they are not parsed
     if (payload.startsWith(this.#teller.ownNotes)) return
-    const note = JSON.parse(payload) as Note
-    if (note.from === this.#teller.instance) return
+    const note = noteIn(payload)
+    if (!note || note.from === this.#teller.instance) return
     // an instance that said no hello (an earlier version's, or one that started while this one's session was lost)
     this.shared?.doubt()
     let keys = note.changed
     if (keys === undefined && note.seq !== undefined) {
-      const result = await this.#connections.query<{changes: RecordKeys}>(
-        'SELECT changes FROM changes WHERE seq = $1',
-        [note.seq],
-      )
-      if (note.keys) keys = result.rows[0]?.changes
-      else note.changes = result.rows[0]?.changes as Change[] | undefined
+      const result = await this.#connections.query<{changes: unknown}>('SELECT changes FROM changes WHERE seq = $1', [
+        note.seq,
+      ])
+      const stored = result.rows[0]?.changes
+      if (note.keys) keys = areKeys(stored) ? stored : undefined
+      else note.changes = areChanges(stored) ? stored : undefined
     }
     // an instance of an earlier version sends the records themselves
     if (note.changes) {

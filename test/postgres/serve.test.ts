@@ -125,6 +125,43 @@ describe('serve --database', () => {
     expect((await fetch(`${server.url}/health`)).status).toBe(200)
   })
 
+  it('ignores a note on its changes channel that no instance sends, and runs no statement one names', async () => {
+    const server = await serve(['--database', db.url, '--seed', 'fixtures/seed.json'])
+    const get = async (key: string) =>
+      (await fetch(`${server.url}/checks`, {headers: {authorization: `Bearer ${key}`}})).status
+    // a live stream open: the instance reads back the records of every collection a note names
+    const following = new AbortController()
+    const stream = await fetch(`${server.url}/sim/stream`, {
+      headers: {authorization: 'Bearer tp_test_demo_write'},
+      signal: following.signal,
+    })
+    expect(stream.status).toBe(200)
+    expect(await get('tp_test_demo_read')).toBe(200)
+    const other = await connectAdmin(db.url)
+    try {
+      await other.query('CREATE SEQUENCE canary')
+      await other.query("DELETE FROM api_keys WHERE id = 'tp_test_demo_read'")
+      const read = (collection: string) => JSON.stringify({from: 'x', changed: [[collection, 'a', 1]]})
+      const payloads = [
+        'not json',
+        'null',
+        read('no_such_table'),
+        read("checks WHERE false UNION ALL SELECT 'x', to_json(nextval('canary')) FROM unnest($1::text[]) --"),
+        JSON.stringify({from: 'x', seq: '1 OR true', keys: true}),
+        // then one as an instance sends it: the key, deleted, is dropped from what the instance keeps
+        JSON.stringify({from: 'x', changed: [['api_keys', 'tp_test_demo_read', 0]]}),
+      ]
+      for (const payload of payloads) await other.query("SELECT pg_notify('tablepay_changes', $1)", [payload])
+      // heard in order: once the last note dropped the key, the others were read, and none failed the storage
+      await expect.poll(() => get('tp_test_demo_read'), {timeout: 10_000}).toBe(401)
+      expect(await get('tp_test_demo_write')).toBe(200)
+      expect((await other.query<{is_called: boolean}>('SELECT is_called FROM canary')).rows[0]!.is_called).toBe(false)
+    } finally {
+      following.abort()
+      await other.end()
+    }
+  })
+
   it('is refused with --memory or --data (exit 2), and a URL that is not postgres:// is refused without repeating it', async () => {
     for (const other of [['--memory'], ['--data', '/tmp/elsewhere']]) {
       const refused = await runCommand(['serve', '--port', '0', '--database', db.url, ...other])
