@@ -90,6 +90,11 @@ export class Sim {
     return retireExpiredSecrets(this.context, this.outbox, clockNow)
   }
 
+  /** Resolves once the deliveries of every change answered so far are written: an advance runs their attempts. */
+  fannedOut(): Promise<void> {
+    return this.outbox.flush()
+  }
+
   /** Saves the clock's offset before the clock moves: after a crash, retries scheduled on it are not in its future. */
   saveClockOffset(offset: number): Promise<void> {
     // as the advance that follows reads the deliveries: every one due by its end

@@ -13,6 +13,8 @@ export class AdvanceCutShort extends Error {
 /** Where the clock's offset is saved, and whether other instances share it (`service.sim`). */
 export interface ClockStore {
   saveClockOffset(offset: number): Promise<void>
+  /** Resolves once the deliveries of every change answered so far are written (docs/storage.md, "Deferred fan-out"). */
+  fannedOut(): Promise<void>
   /** Before the clock is put back (scheduler ms `clockNow`): what had expired on it stays expired. */
   retireExpired(clockNow: number): Promise<void>
   /** Other instances may share the clock (one database): they save it, and this one follows. */
@@ -225,6 +227,8 @@ export class ClockDriver {
     this.#disarm()
     return this.attempts.during(async () => {
       try {
+        // the deliveries of the changes answered before it are written first: their attempts are on the way
+        await this.store.fannedOut()
         for (;;) {
           if (work.stopped()) break
           work.run()

@@ -21,6 +21,7 @@ function setup({shared = false, hold = false} = {}) {
   const store: ClockStore = {
     shared,
     saveClockOffset: async (offset) => void saved.push((savedOffset = offset)),
+    fannedOut: async () => {},
     retireExpired: async () => {},
     clockOffset: async () => savedOffset,
     followClock: (listener) => {
@@ -156,6 +157,7 @@ describe('ClockDriver: the timer', () => {
     const store: ClockStore = {
       shared: false,
       saveClockOffset: async () => {},
+      fannedOut: async () => {},
       retireExpired: async () => {},
       clockOffset: async () => 0,
       followClock: () => () => {},

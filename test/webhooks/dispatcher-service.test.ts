@@ -235,3 +235,16 @@ it("another account's endpoint of the same id does not wait behind this one's re
   await service.outbox.unit({reads: []}, (tx) => service.outbox.publish(tx, [event]))
   await expect.poll(() => other.received.length, {timeout: 5_000}).toBe(1)
 })
+
+it('an advance right after a change whose deliveries are written in the background runs their attempts and retries on the way', async () => {
+  const {receiver, service, dispatcher} = await dispatching({respond: () => 500})
+  // 9 deliveries: more than a unit writes itself, so they are written just after it (docs/storage.md, "Deferred fan-out")
+  await publish(service, 9)
+  // asked before the background has written them: the advance waits for them, as every change after it does
+  const attempts = await dispatcher.advance(3600)
+  // each delivery's attempt now and its retries 1, 5 and 30 minutes later; the next, at 2 h, is past the advance
+  expect(attempts).toBe(9 * 4)
+  expect(receiver.received).toHaveLength(9 * 4)
+  const deliveries = await service.records.allOf('deliveries', 'acct_demo')
+  expect(deliveries.map((d) => d.attempts.length)).toEqual(Array(9).fill(4))
+})
