@@ -127,6 +127,8 @@ export class Dispatcher {
         this.#paced ??= setTimeout(() => {
           this.#paced = undefined
           this.#pump()
+          // an advance waiting for a slot looks again: what it waited for may have been dropped meanwhile
+          this.#wake()
         }, PACED_RETRY_MS)
         return
       }

@@ -2,6 +2,7 @@ import {afterEach, expect, it} from 'vitest'
 import {fanOut} from '../../src/domain/deliveries.js'
 import {newEvent} from '../../src/domain/events.js'
 import {put} from '../../src/store/store.js'
+import {Background} from '../../src/webhooks/background.js'
 import {wallClockIso} from '../../src/webhooks/clock.js'
 import {Dispatcher} from '../../src/webhooks/dispatcher.js'
 import type {DispatcherOptions} from '../../src/webhooks/dispatcher-service.js'
@@ -39,7 +40,7 @@ function around(
 
 /**
  * A receiver answering as `respond` does, the service on a fresh store, a dispatcher started on it with
- * `settings` (its deliveries as `ledger` wraps them) and an endpoint of acct_demo to the receiver, all closed
+ * `settings` (its deliveries as `ledger` wraps them, paced by `background`) and an endpoint of acct_demo to the receiver, all closed
  * after the test.
  */
 async function dispatching(
@@ -47,12 +48,14 @@ async function dispatching(
     respond?: Parameters<typeof startReceiver>[0]
     ledger?: (deliveries: Ledger) => Ledger
     settings?: DispatcherOptions
+    background?: Background
   } = {},
 ) {
   const receiver = await startReceiver(options.respond)
   const {store, clock, service} = await realTimeService()
   const deliveries = options.ledger?.(service.deliveries) ?? service.deliveries
-  const dispatcher = new Dispatcher({...service, deliveries}, clock, options.settings)
+  const background = options.background ?? service.background
+  const dispatcher = new Dispatcher({...service, deliveries, background}, clock, options.settings)
   await dispatcher.start()
   cleanup.push(
     () => store.close(),
@@ -248,3 +251,24 @@ it('an advance right after a change whose deliveries are written in the backgrou
   const deliveries = await service.records.allOf('deliveries', 'acct_demo')
   expect(deliveries.map((d) => d.attempts.length)).toEqual(Array(9).fill(4))
 })
+
+it('an advance that waits while requests pace the attempts ends once what it waited for is dropped', async () => {
+  // requests keep arriving (one came just now, on a clock this test moves): after a burst of 8, none may start
+  let now = 0
+  const background = new Background(() => now)
+  background.noteRequest()
+  const {receiver, service, dispatcher, endpoint} = await dispatching({respond: () => 500, background})
+  await publish(service, 9)
+  const advanced = dispatcher.advance(60)
+  await receiver.waitFor(8)
+  const attempted = async () =>
+    (await service.records.allOf('deliveries', 'acct_demo')).filter((d) => d.attempts.length)
+  // the 8 recorded: no attempt is out
+  await expect.poll(async () => (await attempted()).length).toBe(8)
+  // the ninth attempt waits for its turn, and the retries of the 8 are due on the way: the endpoint's deletion
+  // drops them all. A millisecond later the pace lets one start, and finds none: the advance ends
+  await service.endpoints.delete(endpoint)
+  now = 1
+  expect(await advanced).toBe(8)
+  // an advance that hangs fails here, sooner than at the run's test timeout
+}, 15_000)
