@@ -272,3 +272,30 @@ it('an advance that waits while requests pace the attempts ends once what it wai
   expect(await advanced).toBe(8)
   // an advance that hangs fails here, sooner than at the run's test timeout
 }, 15_000)
+
+it('an attempt out to an endpoint deleted and made again under its chosen id counts for neither: no chaos duplicate follows', async () => {
+  let answer!: () => void
+  const answered = new Promise<void>((resolve) => (answer = resolve))
+  const {receiver, service, dispatcher, endpoint} = await dispatching({respond: () => answered.then(() => 200)})
+  // the other endpoint takes no event of the test's: one delivery, to the chosen id
+  await service.endpoints.delete(endpoint)
+  const chosen = {id: 'we_ci', url: receiver.url, event_types: ['check.created' as const]}
+  const first = await service.endpoints.createWithSecret('acct_demo', {
+    ...chosen,
+    secret: 'whsec_chosen_first_0123456789',
+  })
+  await service.endpoints.setChaos(first, {duplicate: 1, reorder_window_s: 0})
+  await publish(service, 1)
+  await receiver.waitFor(1)
+  await service.endpoints.delete(first)
+  const again = await service.endpoints.createWithSecret('acct_demo', {
+    ...chosen,
+    secret: 'whsec_chosen_again_0123456789',
+  })
+  answer()
+  await expect.poll(async () => (await service.records.allOf('deliveries', 'acct_demo'))[0]?.attempts.length).toBe(1)
+  await dispatcher.idle()
+  // the success was the deleted endpoint's: the new one's chaos and record are its own
+  expect(receiver.received).toHaveLength(1)
+  expect(await service.records.allOf('webhook_endpoints', 'acct_demo')).toEqual([again])
+})
