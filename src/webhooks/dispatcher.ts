@@ -22,11 +22,10 @@ const FRESH_MS = 50
 const PACED_RETRY_MS = 1
 
 /**
- * Sends due deliveries and records their attempts through the service. The service tells it of every delivery it
- * writes once durable (its own attempts' too), and at start it picks up whatever was pending (or in flight) when the
- * server stopped: delivery is at-least-once. What to start is the scheduler's (`scheduler.ts`), when is the clock
- * driver's (`clock-driver.ts`), and with other instances on the database each attempt is claimed first
- * (`contested-claims.ts`).
+ * Sends due deliveries and records their attempts through the service. The service tells it of every delivery it writes
+ * once durable (its own attempts' too), and at start it picks up whatever was pending (or in flight) when the server
+ * stopped: delivery is at-least-once. What to start is the scheduler's (`scheduler.ts`), when is the clock driver's
+ * (`clock-driver.ts`), and with other instances on the database each attempt is claimed first (`contested-claims.ts`).
  *
  * @example
  * const dispatcher = new Dispatcher(service, new SchedulerClock())
@@ -42,7 +41,7 @@ export class Dispatcher {
   readonly #claims: ContestedClaims | undefined
   readonly #flights = new Flights()
   readonly #order: SendOrder
-  /** Woken when an attempt ends: `advance` waits on it. */
+  /** Woken when an attempt ends or the pace's timer runs (what it waited for may be gone): `advance` waits on it. */
   #ended: (() => void)[] = []
   /** Set while attempts wait for their pace (requests keep the server busy). */
   #paced: NodeJS.Timeout | undefined
@@ -127,7 +126,6 @@ export class Dispatcher {
         this.#paced ??= setTimeout(() => {
           this.#paced = undefined
           this.#pump()
-          // an advance waiting for a slot looks again: what it waited for may have been dropped meanwhile
           this.#wake()
         }, PACED_RETRY_MS)
         return
