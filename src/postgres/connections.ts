@@ -287,11 +287,10 @@ export class Connections {
    * A try to open a connection met `error`: while the failure `failed` lasts, what it met is what keeps the
    * database lost now (`since`). Only a try says so: a statement that fails after the database was found
    * silent was cut here (`#cut`), and says nothing of the database (docs/postgres.md, "When the database
-   * cannot be reached"). A failure of its own handed back (a statement rethrows it) says nothing new either.
+   * cannot be reached").
    */
   #tried(error: unknown, failed = this.#failure): void {
-    const lasts = failed instanceof DatabaseUnavailable && this.#failure === failed && !this.#closed
-    if (lasts && !(error instanceof DatabaseUnavailable)) failed.since(error)
+    if (failed instanceof DatabaseUnavailable && this.#failure === failed && !this.#closed) failed.since(error)
   }
 
   /** Stops, and resolves once every pool has ended. */

@@ -250,7 +250,7 @@ async function record(
   // a restore since the attempt began put the delivery back as it was saved: the attempt is abandoned
   if (!latest || abandonedBy(options.claimed, latest)) return undefined
   const key = endpointKey(endpoint)
-  // one made since under the same chosen id is another endpoint (its own failures, its own chaos): the attempt's is gone
+  // one made since under the same chosen id is another endpoint (its failures, its chaos): the attempt's is gone
   const found = endpoints.get(key)
   const current = found?.created_at === endpoint.created_at ? found : undefined
   const outcome = recordAttempt(latest, current ?? endpoint, result, options)

@@ -40,8 +40,8 @@ function around(
 
 /**
  * A receiver answering as `respond` does, the service on a fresh store, a dispatcher started on it with
- * `settings` (its deliveries as `ledger` wraps them, paced by `background`) and an endpoint of acct_demo to the receiver, all closed
- * after the test.
+ * `settings` (its deliveries as `ledger` wraps them, paced by `background`) and an endpoint of acct_demo to the
+ * receiver, all closed after the test.
  */
 async function dispatching(
   options: {
@@ -277,7 +277,7 @@ it('an attempt out to an endpoint deleted and made again under its chosen id cou
   let answer!: () => void
   const answered = new Promise<void>((resolve) => (answer = resolve))
   const {receiver, service, dispatcher, endpoint} = await dispatching({respond: () => answered.then(() => 200)})
-  // the other endpoint takes no event of the test's: one delivery, to the chosen id
+  // the endpoint made for every test goes: the event's one delivery is to the chosen id
   await service.endpoints.delete(endpoint)
   const chosen = {id: 'we_ci', url: receiver.url, event_types: ['check.created' as const]}
   const first = await service.endpoints.createWithSecret('acct_demo', {
