@@ -117,7 +117,7 @@ export class PgInstance implements SharedStorage {
     }
     this.#session = session
     // back after a loss, in which the others may have found it gone
-    if (!starting) void this.#presence.join(false).catch(ignore)
+    if (!starting) void this.#presence.rejoin().catch(ignore)
   }
 
   /** The session was lost (so was the life lock, and the leases with it): connect again in a moment. */
@@ -236,7 +236,7 @@ export class PgInstance implements SharedStorage {
 
   /** The storage's listening connection is back: the notes sent while it was away were missed. */
   heardAgain(): void {
-    void this.#presence.join(false).catch(ignore)
+    void this.#presence.rejoin().catch(ignore)
     for (const listener of this.#reconnectListeners) listener()
   }
 

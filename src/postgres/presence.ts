@@ -103,6 +103,15 @@ export class Presence {
     return presence
   }
 
+  /**
+   * Joins again after a time in which it may have heard nothing (its listening connection or its session was
+   * lost): a hello may have been missed, and a look made meanwhile vouches for nothing, so it doubts first.
+   */
+  rejoin(): Promise<void> {
+    this.doubt()
+    return this.join(false)
+  }
+
   /** Tells the others this instance stops. */
   leave(): void {
     clearInterval(this.#looking)

@@ -111,3 +111,18 @@ it('a stretch of time surely alone begins with a look, and ends at a hello, a do
   expect(own.aloneStretch).toBeUndefined()
   own.leave()
 })
+
+it('back after a time deaf, an instance is not surely alone until a look made since', async () => {
+  const {presence: own} = presence()
+  await own.join(true)
+  // its listening connection lost, then a look while it hears nothing (the one every 10 s): sure again
+  own.doubt()
+  await own.join(false)
+  expect(own.aloneStretch).toBeDefined()
+  // heard again: a hello sent while it was deaf is missed, so the look before vouches for nothing
+  const back = own.rejoin()
+  expect(own.aloneStretch).toBeUndefined()
+  await back
+  expect(own.aloneStretch).toBeDefined()
+  own.leave()
+})
