@@ -187,27 +187,35 @@ const noPassword = (user: string) =>
   `the database asks for ${user}'s password and none was given: put it in the URL ` +
   `(postgres://${user}:password@host:port/database), or in PGPASSWORD`
 
+/** A name as SQL takes it in a statement to run: as it is when PostgreSQL reads it unchanged, else quoted. */
+const sqlName = (name: string) => (/^[a-z_][a-z0-9_$]*$/.test(name) ? name : `"${name.replaceAll('"', '""')}"`)
+
+/** A word as a POSIX shell takes it in a command to run: as it is when plain, else single-quoted. */
+const shellWord = (word: string) => (/^[\w.-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`)
+
 /**
  * What to do when the database refuses a start, by SQLSTATE, or before it answers by Node's TLS error code or
  * node-postgres's message (`NO_SSL`): `user`, `database` and `schema` (its search path's first) as the URL
  * names them, and what the database `said`.
  */
 const REFUSALS: Record<string, (user: string, database: string, schema: string, said: string) => string> = {
-  '3D000': (_, database) => `create it (createdb ${database}), or fix the URL`,
+  '3D000': (_, database) => `create it (createdb ${shellWord(database)}), or fix the URL`,
   '28P01': () => 'check the user and password in the URL',
   '28000': () => "check the user in the URL, and that the server's pg_hba.conf lets it in",
   // a database closed to new sessions (ALLOW_CONNECTIONS false, as a template's or one being maintained)
   '55000': (_, database) =>
-    `let it take connections (ALTER DATABASE ${database} ALLOW_CONNECTIONS true), or fix the URL`,
+    `let it take connections (ALTER DATABASE ${sqlName(database)} ALLOW_CONNECTIONS true), or fix the URL`,
   // on tables another role made, the user has the schema's rights: it lacks the tables'
   '42501': (user, _, schema, said) => (OWNED.test(said) ? owned(user, schema) : tables(user, schema)),
   // no schema of the search path exists, or may be used
   '3F000': (user, _, schema) =>
-    schema === 'public' ? tables(user, schema) : `CREATE SCHEMA ${schema} if it is missing; ${tables(user, schema)}`,
+    schema === 'public'
+      ? tables(user, schema)
+      : `CREATE SCHEMA ${sqlName(schema)} if it is missing; ${tables(user, schema)}`,
   '25006': () => 'point tablepay at a database that takes writes: the primary, not a standby',
   // the start's statements make tables and indexes: a statement_timeout of a few ms cancels them
   '57014': (user) =>
-    `a statement_timeout cancelled a statement of the start: lift it for ${user} (ALTER ROLE ${user} SET ` +
+    `a statement_timeout cancelled a statement of the start: lift it for ${user} (ALTER ROLE ${sqlName(user)} SET ` +
     'statement_timeout = 0), or in the URL (?options=-c%20statement_timeout%3D0)',
   // pg_terminate_backend, or a fast shutdown: an ended start has changed nothing it would not make again
   '57P01': () =>
@@ -239,11 +247,12 @@ const OWNED = /^(permission denied for (table|sequence)|must be owner of) /
 /** What a user needs whose tables another role owns, as the role that made them at an earlier start. */
 const owned = (user: string, schema: string) =>
   `tablepay's tables belong to another role: connect as their owner, or as it GRANT ALL ON ALL TABLES IN ` +
-  `SCHEMA ${schema} TO ${user} and GRANT ALL ON ALL SEQUENCES IN SCHEMA ${schema} TO ${user}`
+  `SCHEMA ${sqlName(schema)} TO ${sqlName(user)} and GRANT ALL ON ALL SEQUENCES IN SCHEMA ${sqlName(schema)} ` +
+  `TO ${sqlName(user)}`
 
 /** What a user who may not make tables in the schema (or use it: no schema to create in) needs. */
 const tables = (user: string, schema: string) =>
-  `tablepay makes its tables at start: GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${user}, ` +
+  `tablepay makes its tables at start: GRANT USAGE, CREATE ON SCHEMA ${sqlName(schema)} TO ${sqlName(user)}, ` +
   `or use a database ${user} owns`
 
 /**

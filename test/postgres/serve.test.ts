@@ -290,6 +290,28 @@ describe('serve --database', () => {
     }
   })
 
+  it('quotes a name that SQL or the shell would read otherwise, so the advice runs as written', async () => {
+    const url = new URL(db.url)
+    url.pathname = `/${encodeURIComponent("tablepay's missing")}`
+    expect(await refusedStart(url.toString())).toContain(`create it (createdb 'tablepay'\\''s missing')`)
+
+    const admin = await connectAdmin(maintenanceUrl(db.url))
+    const database = `Tablepay-closed-${process.pid}`
+    await admin.query(`CREATE DATABASE "${database}" ALLOW_CONNECTIONS false`)
+    try {
+      url.pathname = `/${database}`
+      const said = await refusedStart(url.toString())
+      const advice = /\((ALTER DATABASE .*)\), or fix the URL/.exec(said)?.[1]
+      expect(advice).toBe(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`)
+      await admin.query(advice!)
+      const {rows} = await admin.query('SELECT datallowconn FROM pg_database WHERE datname = $1', [database])
+      expect(rows).toEqual([{datallowconn: true}])
+    } finally {
+      await admin.query(`DROP DATABASE "${database}" WITH (FORCE)`)
+      await admin.end()
+    }
+  })
+
   it('fails to start (exit 1) when the database refuses its user, saying what to check', async () => {
     const url = new URL(db.url)
     url.username = 'tablepay_nobody'
