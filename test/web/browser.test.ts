@@ -1100,14 +1100,27 @@ describe('in a real browser', () => {
     }
   })
 
-  it('the dashboard refuses chaos typed as no number, and sets none', async () => {
-    const {key, own, endpoint} = await scratchWithEndpoint()
+  it('the dashboard refuses chaos typed as no number, and sets none, also once the table is rebuilt', async () => {
+    const {scratch, key, own, endpoint} = await scratchWithEndpoint()
     const page = await browser.newPage({viewport: {width: 1280, height: 900}})
     await page.goto(`${sim.url}/#key=${key}`)
     await page.locator('#endpoints details.chaos summary').first().click()
     const duplicate = page.getByLabel(`Duplicate for ${own.url}`)
     await duplicate.selectText()
     await page.keyboard.type('1e')
+    await page.getByRole('button', {name: `Set chaos for ${own.url}`}).click()
+    await page.locator('#notice', {hasText: `Duplicate for ${own.url} is not a number`}).waitFor()
+    // the table rebuilt by a change it shows: the field cannot show that text again, and still sends nothing
+    await sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {
+      key,
+      body: {event_types: ['check.created', 'check.updated']},
+    })
+    await sim.api('PUT', '/v1/checks/external/w5', {
+      key,
+      body: checkWith([['a', 1, 100]], {location_id: scratch.locations[0].id}),
+    })
+    await page.locator('#endpoints').getByText('check.created, check.updated').waitFor()
+    // the click hides the notice it finds: what shows after is this click's
     await page.getByRole('button', {name: `Set chaos for ${own.url}`}).click()
     await page.locator('#notice', {hasText: `Duplicate for ${own.url} is not a number`}).waitFor()
     const chaos = await sim.api('GET', `/v1/sim/webhook-endpoints/${endpoint.id}/chaos`, {key})

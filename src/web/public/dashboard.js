@@ -216,10 +216,14 @@ function chaosControls(endpoint, chaos) {
   // a draft exists once the reader typed or opened the form: a rebuild keeps it as it was
   const draft = chaosDrafts.get(endpoint.id)
   const field = (label, name, value, attrs) => {
-    const input = el('input', {name, type: 'number', value: draft?.values[name] ?? value, disabled: !writable, title: writable ? undefined : WRITE_HINT, 'aria-label': `${label} for ${endpoint.url}`, ...focusKey(endpoint.id, name), ...attrs})
+    // typed as no number (kept as null): no field can be given that text again, so it is drawn empty and marked
+    const unread = draft?.values[name] === null
+    const input = el('input', {name, type: 'number', value: unread ? '' : (draft?.values[name] ?? value), disabled: !writable, title: writable ? undefined : WRITE_HINT, 'aria-label': `${label} for ${endpoint.url}`, ...focusKey(endpoint.id, name), ...attrs})
+    if (unread) input.setCustomValidity('Not a number: type it in digits.')
     input.addEventListener('input', () => {
+      input.setCustomValidity('')
       const kept = chaosDrafts.get(endpoint.id) ?? {open: true, values: {}}
-      kept.values[name] = input.value
+      kept.values[name] = input.validity.badInput ? null : input.value
       chaosDrafts.set(endpoint.id, kept)
     })
     return [el('label', {}, label, ' ', input), input]
@@ -230,7 +234,7 @@ function chaosControls(endpoint, chaos) {
   const path = `/sim/webhook-endpoints/${encodeURIComponent(endpoint.id)}/chaos`
   const set = actionButton('Set chaos', `Set chaos for ${endpoint.url}`, endpoint.id, async () => {
     // a number field holding what is no number reads as empty, which the API takes as 0
-    const unread = [duplicate, reorder, seed].find((input) => input.validity.badInput)
+    const unread = [duplicate, reorder, seed].find((input) => input.validity.badInput || input.validity.customError)
     if (unread) throw new Error(`${unread.getAttribute('aria-label')} is not a number: type it in digits.`)
     const body = {duplicate: Number(duplicate.value), reorder_window_s: Number(reorder.value)}
     if (seed.value !== '') body.seed = Number(seed.value)
