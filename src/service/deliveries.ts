@@ -168,7 +168,8 @@ export class Deliveries {
     result: AttemptResult,
     options: AttemptOptions,
   ): Promise<WebhookEndpointRecord | undefined> {
-    return this.#records.add({id, endpoint, result, options})
+    // ended now, on the scheduler clock: its retry waits from then (`retryBase`)
+    return this.#records.add({id, endpoint, result, options: {endedAt: this.context.clock.now(), ...options}})
   }
 
   /**

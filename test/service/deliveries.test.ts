@@ -39,6 +39,21 @@ describe('service.deliveries', () => {
     ])
   })
 
+  it('a retry waits from when the failed attempt was due, or, made late, from when it ended: never due at once', async () => {
+    const {service, storage, endpoint, delivery, wall} = await withDelivery()
+    const next = async () => (await storage.get('deliveries', delivery.id))?.next_attempt_at
+    const schedule = {...options, schedule: [60, 300, 1800]}
+    // failed 10 s after it was due (a slow receiver): the schedule's exact time
+    wall.ms += 10_000
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, schedule)
+    expect(await next()).toBe('2026-01-02T03:05:05.000Z')
+    // attempt 2 made an hour late (the server was stopped): attempt 3 is 5 m after it failed, not due at once
+    wall.ms = Date.parse('2026-01-02T04:05:05.500Z')
+    const late = {...schedule, dueAt: Date.parse('2026-01-02T03:05:05.000Z')}
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, late)
+    expect(await next()).toBe('2026-01-02T04:10:05.000Z')
+  })
+
   it('attempts that end together are recorded in one unit, each on the endpoint as the one before left it', async () => {
     const {service, storage, endpoint, delivery, queued} = await withDelivery()
     await service.checks.push('acct_demo', 't2', checkWith([['b', 1, 500]]))
