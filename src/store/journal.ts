@@ -331,9 +331,21 @@ export class Journal {
    * once that cut is written and the documents hold what came before.
    * Segments cut since (a full one) are kept.
    */
-  async dropSegmentsBefore(firstSeq: number): Promise<void> {
+  dropSegmentsBefore(firstSeq: number): Promise<void> {
+    return this.#dropSegments((first) => first < firstSeq)
+  }
+
+  /**
+   * Deletes the segments that start at `firstSeq` or later: at a repaired start, past the last line it
+   * replayed, they hold only lines it dropped, which the segment it cuts to would otherwise keep before its own.
+   */
+  dropSegmentsFrom(firstSeq: number): Promise<void> {
+    return this.#dropSegments((first) => first >= firstSeq)
+  }
+
+  async #dropSegments(drops: (firstSeq: number) => boolean): Promise<void> {
     for (const name of await this.#segments()) {
-      if (Number(SEGMENT.exec(name)![1]) < firstSeq) await rm(join(this.dir, name), {force: true})
+      if (drops(Number(SEGMENT.exec(name)![1]))) await rm(join(this.dir, name), {force: true})
     }
   }
 

@@ -219,8 +219,10 @@ export class Store {
     for (const name of await readdir(dir)) if (/^\..+\.json\.tmp$/.test(name)) await rm(join(dir, name), {force: true})
     // chunk files that no manifest names: written by a compaction killed before its manifest, or replaced by one killed after
     for (const chunks of chunked.values()) await chunks.removeOrphans()
-    await journal.cut(this.#seq + 1)
     const report = await damage.writeReport()
+    // saved in the report: a damaged line left in the segment cut to would refuse the next start again
+    if (report) await journal.dropSegmentsFrom(this.#seq + 1)
+    await journal.cut(this.#seq + 1)
     if (report) {
       console.error(
         `[tablepay] store: --repair dropped ${damage.dropped.length} damaged part(s) of ${dir}; they are saved in ${report}`,

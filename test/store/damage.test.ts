@@ -96,6 +96,28 @@ describe('a damaged journal', () => {
     expect(checkIds(await openStore(dir))).toEqual(['chk_1', 'chk_2', 'chk_4', 'chk_5'])
   })
 
+  it('with --repair, a garbled line that was all its segment held is gone: the next start needs no --repair', async () => {
+    const live = await makeTempDir()
+    const store = await Store.open({dir: live})
+    await store.commit([put('checks', 'chk_1', record(1))])
+    await store.compact()
+    // the one line of the segment the compaction cut to, as a kill leaves it
+    await store.commit([put('checks', 'chk_2', record(2))])
+    const dir = await makeTempDir()
+    await cp(live, dir, {recursive: true, filter: (source) => !source.endsWith('.lock')})
+    await store.close()
+    const [segment] = (await readdir(dir)).filter((f) => f.startsWith('journal.'))
+    await editLine(join(dir, segment!), 1, (line) => line.replace('"chk_2"', '"chk_2\u0000'))
+    await expect(Store.open({dir})).rejects.toThrow(`store: ${join(dir, segment!)} line 1 is corrupt`)
+    const repaired = await openStore(dir, true)
+    expect(checkIds(repaired)).toEqual(['chk_1'])
+    // a change after it, then a kill: its line is not written after the dropped one
+    await repaired.commit([put('checks', 'chk_3', record(3))])
+    const killed = await makeTempDir()
+    await cp(dir, killed, {recursive: true, filter: (source) => !source.endsWith('.lock')})
+    expect(checkIds(await openStore(killed))).toEqual(['chk_1', 'chk_3'])
+  })
+
   it('a journal written before lines had checksums still replays', async () => {
     const dir = await makeTempDir()
     const lines = [1, 2].map((i) => JSON.stringify({seq: i, changes: [['checks', `chk_${i}`, record(i)]]}) + '\n')
