@@ -1,4 +1,4 @@
-import {link, open, readdir, readFile, rm} from 'node:fs/promises'
+import {link, open, readdir, readFile, realpath, rm} from 'node:fs/promises'
 import {randomUUID} from 'node:crypto'
 import {uptime} from 'node:os'
 import {join} from 'node:path'
@@ -23,9 +23,14 @@ interface LockFile {
   started_at: string
   /** The process's start time in clock ticks since boot (Linux): tells a reused pid from the server's. */
   proc_start?: string
+  /** Random, per start: tells the locks this process holds from a previous run's of the same pid. */
+  lock?: string
 }
 
-/** Lock files this process holds, and dirs it is locking right now. */
+/**
+ * The `lock` of each lock file this process holds, and the dirs it is locking right now (by their real path):
+ * not by the path given, which another open of the same dir may spell otherwise (a symlink, a relative path).
+ */
 const held = new Set<string>()
 const locking = new Set<string>()
 
@@ -43,10 +48,10 @@ async function readLock(path: string): Promise<LockFile | undefined> {
 }
 
 /** Whether the lock's server still runs: its pid is alive and is the same process, not a later one given that pid. */
-async function isHeld(path: string, lock: LockFile | undefined): Promise<boolean> {
+async function isHeld(lock: LockFile | undefined): Promise<boolean> {
   if (!lock) return false
   // our own pid in a lock we do not hold is a previous run's: containers restart with the same pid
-  if (lock.pid === process.pid) return held.has(path)
+  if (lock.pid === process.pid) return lock.lock !== undefined && held.has(lock.lock)
   if (!isAlive(lock.pid)) return false
   const start = processStart(lock.pid)
   if (start !== undefined && lock.proc_start !== undefined) return start === lock.proc_start
@@ -73,7 +78,7 @@ async function removeDeadTemps(dir: string): Promise<void> {
 async function holder(newest: {path: string} | undefined): Promise<{pid: number; path: string} | undefined> {
   if (!newest) return undefined
   const lock = await readLock(newest.path)
-  return (await isHeld(newest.path, lock)) ? {pid: lock!.pid, path: newest.path} : undefined
+  return (await isHeld(lock)) ? {pid: lock!.pid, path: newest.path} : undefined
 }
 
 function inUse(dir: string, {pid, path}: {pid: number; path: string}): Error {
@@ -114,17 +119,14 @@ async function createWith(path: string, text: string): Promise<void> {
  * refused. Returns the function that releases the lock.
  */
 export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
-  if (locking.has(dir)) throw inUse(dir, {pid: process.pid, path: join(dir, 'server.*.lock')})
-  locking.add(dir)
+  const real = await realpath(dir)
+  if (locking.has(real)) throw inUse(dir, {pid: process.pid, path: join(dir, 'server.*.lock')})
+  locking.add(real)
   try {
     const proc_start = processStart(process.pid)
     // `lock`, random, tells this start's file from another of the same name, pid and millisecond (a dir made again)
-    const content = JSON.stringify({
-      pid: process.pid,
-      started_at: new Date().toISOString(),
-      proc_start,
-      lock: randomUUID(),
-    })
+    const lock = randomUUID()
+    const content = JSON.stringify({pid: process.pid, started_at: new Date().toISOString(), proc_start, lock})
     for (let attempt = 0; attempt < 10; attempt++) {
       // one look decides both: the generation to create is the one after the lock found dead
       const [newest] = await locks(dir)
@@ -144,20 +146,20 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
         await rm(path, {force: true})
         continue
       }
-      held.add(path)
+      held.add(lock)
       for (const stale of older) await rm(stale.path, {force: true})
       await removeDeadTemps(dir)
       return async () => {
         // a dir made again at its path while this server ran may hold another's lock of the same name
         const now = await readFile(path, 'utf8').catch(() => undefined)
         if (now !== undefined && now !== content) return
-        held.delete(path)
+        held.delete(lock)
         await rm(path, {force: true})
       }
     }
     throw new Error(`store: could not lock ${dir}: other servers keep starting on it`)
   } finally {
     // a failed attempt frees the dir for the next one; a held lock keeps `held`
-    locking.delete(dir)
+    locking.delete(real)
   }
 }

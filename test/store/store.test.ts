@@ -13,7 +13,7 @@ import {
   symlink,
   writeFile,
 } from 'node:fs/promises'
-import {join} from 'node:path'
+import {join, relative} from 'node:path'
 import {crc32} from 'node:zlib'
 import {afterEach, describe, expect, it} from 'vitest'
 import {startServer} from '../../src/server/start.js'
@@ -437,6 +437,18 @@ describe('the data dir lock', () => {
     const dir = await makeTempDir()
     await openStore(dir)
     await expect(Store.open({dir})).rejects.toThrow(/in use by another tablepay server \(pid \d+\).*--data/)
+  })
+
+  it('a second open of the same dir in this process, by a symlink or a relative path, refuses too', async () => {
+    const dir = await makeTempDir()
+    const first = await openStore(dir)
+    const link = join(await makeTempDir(), 'link')
+    await symlink(dir, link)
+    await expect(Store.open({dir: link})).rejects.toThrow(/in use by another tablepay server/)
+    await expect(Store.open({dir: relative(process.cwd(), dir)})).rejects.toThrow(/in use by another tablepay server/)
+    // the first still holds it, and its changes stay its own
+    expect((await readdir(dir)).filter((name) => name.endsWith('.lock'))).toHaveLength(1)
+    await first.commit([put('checks', 'chk_1', record(1))])
   })
 
   it('a lock whose pid now belongs to another program (pid reuse) is taken over', async () => {
