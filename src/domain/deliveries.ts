@@ -222,25 +222,25 @@ export interface AttemptOptions {
   now: string
   /** Scheduler clock, ms: when the attempt was due. */
   dueAt: number
-  /** Scheduler clock, ms: when its answer came or it failed (`dueAt` when not given): see `retryBase`. */
-  endedAt?: number
+  /** Scheduler clock, ms: when the attempt was sent (`dueAt` when not given): see `retryBase`. */
+  madeAt?: number
   schedule: readonly number[]
   disableAfter: number
   /** The delivery as the attempt claimed it, when known: a retry since then still stands. */
   claimed?: DeliveryRecord
 }
 
-/** How long after its due time an attempt may end and still count as on time: the receiver timeout's default. */
+/** How long after its due time an attempt may be sent and still count as on time, on the scheduler clock. */
 const ON_TIME_MS = 10_000
 
 /**
- * What a failed attempt's retry wait counts from (scheduler ms): when it was due, or, when it ended more than
- * ON_TIME_MS after that (the server was stopped, a backlog), when it ended, in whole seconds. Retries then never
- * come due back to back, and an attempt on time, to a slow receiver too, keeps the schedule's exact times,
- * whatever a busy machine adds to an advance (docs/api.md, "Webhooks").
+ * What a failed attempt's retry wait counts from (scheduler ms): when it was due, or, when it was sent more than
+ * ON_TIME_MS after that (the server was stopped, a backlog), when it was sent, in whole seconds. Retries then
+ * never come due back to back, and an attempt sent on time keeps the schedule's exact times, however long its
+ * receiver takes and whatever a busy machine adds to an advance (docs/api.md, "Webhooks").
  */
-export function retryBase(dueAt: number, endedAt: number): number {
-  const late = endedAt - dueAt
+export function retryBase(dueAt: number, madeAt: number): number {
+  const late = madeAt - dueAt
   return late > ON_TIME_MS ? dueAt + Math.floor(late / 1000) * 1000 : dueAt
 }
 
@@ -256,7 +256,7 @@ export function recordAttempt(
   result: AttemptResult,
   options: AttemptOptions,
 ): {delivery: DeliveryRecord; endpoint: WebhookEndpointRecord} {
-  const {now, dueAt, endedAt = dueAt, schedule, disableAfter, claimed} = options
+  const {now, dueAt, madeAt = dueAt, schedule, disableAfter, claimed} = options
   const scheduledAt = isoTime(dueAt)
   // numbered as it was sent: one past the attempts of the delivery it claimed
   const made = attemptOf((claimed ?? delivery).attempts.length + 1, now, scheduledAt, result)
@@ -284,7 +284,7 @@ export function recordAttempt(
     ...delivery,
     status,
     attempts,
-    next_attempt_at: status === 'pending' ? isoTime(retryBase(dueAt, endedAt) + wait! * 1000) : null,
+    next_attempt_at: status === 'pending' ? isoTime(retryBase(dueAt, madeAt) + wait! * 1000) : null,
     updated_at: now,
   } as const
   if (status === 'pending' || (status === 'dead' && delivery.dead_counted)) return {delivery: next, endpoint}

@@ -168,8 +168,7 @@ export class Deliveries {
     result: AttemptResult,
     options: AttemptOptions,
   ): Promise<WebhookEndpointRecord | undefined> {
-    // ended now, on the scheduler clock: its retry waits from then (`retryBase`)
-    return this.#records.add({id, endpoint, result, options: {endedAt: this.context.clock.now(), ...options}})
+    return this.#records.add({id, endpoint, result, options})
   }
 
   /**

@@ -90,6 +90,11 @@ export class ClockDriver {
     )
   }
 
+  /** Whether an advance drives the clock: it runs each attempt as of the time it was due. */
+  get driven(): boolean {
+    return this.#driven
+  }
+
   /** Where the running advance goes (scheduler ms); undefined when none runs. */
   get target(): number | undefined {
     return this.#target

@@ -46,12 +46,14 @@ export class Dispatcher {
   /** Set while attempts wait for their pace (requests keep the server busy). */
   #paced: NodeJS.Timeout | undefined
   #closed = false
+  readonly timeoutMs: number
 
   constructor(
     readonly service: DispatcherService,
     readonly clock: SchedulerClock,
     readonly options: DispatcherOptions = {},
   ) {
+    this.timeoutMs = options.timeoutMs ?? RECEIVER_TIMEOUT_MS
     this.#order = new SendOrder(options.perEndpoint ?? PER_ENDPOINT)
     // a claim on PostgreSQL is a round trip: an endpoint's next attempts make theirs while its places are taken
     const ahead = options.ahead ?? (service.sim.shared ? this.#order.places : 0)
@@ -105,8 +107,7 @@ export class Dispatcher {
     if (added) this.#pump()
   }
 
-  #track = ({id, endpoint_id, next_attempt_at, account_id}: DeliveryRecord): void =>
-    this.#scheduler.track(id, endpoint_id, dueMs(next_attempt_at!), account_id)
+  #track = (d: DeliveryRecord) => this.#scheduler.track(d.id, d.endpoint_id, dueMs(d.next_attempt_at!), d.account_id)
 
   /** Starts what is due now and there is room for, then sets the timer for the next due time. */
   #pump(): void {
@@ -181,6 +182,8 @@ export class Dispatcher {
     const endpoint = fresh ? target.endpoint : await deliveries.endpoint(delivery)
     if (!wants(endpoint, target.event)) return deliveries.cancel(delivery, wallClockIso())
     this.#attempts.count()
+    // one sent late has its retry put off as late (`retryBase`); an advance runs each as of when it was due
+    const madeAt = this.#driver.driven ? entry.due : this.clock.now()
     const request = this.send(endpoint, target.event, body, delivery.attempts.length + 1, flight)
     turn.sent()
     const result = await request
@@ -193,6 +196,7 @@ export class Dispatcher {
     const current = await deliveries.recordAttempt(delivery.id, endpoint, result, {
       now: wallClockIso(),
       dueAt: entry.due,
+      madeAt,
       schedule: this.options.schedule ?? RETRY_SCHEDULE,
       disableAfter: this.options.disableAfter ?? DISABLE_AFTER,
       claimed: delivery,
@@ -209,10 +213,6 @@ export class Dispatcher {
   /** Attempt `n`, one signed POST within the receiver timeout (send-attempt.ts): a queued one, or the ping. */
   send(endpoint: SendingEndpoint, event: {id: string; type: string}, body: string, n: number, held?: Cancelable) {
     return sendAttempt(endpoint, event, body, n, this.clock.now(), this.timeoutMs, held)
-  }
-
-  get timeoutMs(): number {
-    return this.options.timeoutMs ?? RECEIVER_TIMEOUT_MS
   }
 
   /** Resolves when no attempt is in flight. */

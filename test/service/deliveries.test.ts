@@ -39,18 +39,20 @@ describe('service.deliveries', () => {
     ])
   })
 
-  it('a retry waits from when the failed attempt was due, or, made late, from when it ended: never due at once', async () => {
-    const {service, storage, endpoint, delivery, wall} = await withDelivery()
+  it('a retry waits from when the failed attempt was due, or, sent late, from when it was sent: never due at once', async () => {
+    const {service, storage, endpoint, delivery} = await withDelivery()
     const next = async () => (await storage.get('deliveries', delivery.id))?.next_attempt_at
     const schedule = {...options, schedule: [60, 300, 1800]}
-    // failed 10 s after it was due (a slow receiver): the schedule's exact time
-    wall.ms += 10_000
-    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, schedule)
+    // sent 10 s after it was due: on time, the schedule's exact time
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, {...schedule, madeAt: options.dueAt + 10_000})
     expect(await next()).toBe('2026-01-02T03:05:05.000Z')
-    // attempt 2 made an hour late (the server was stopped): attempt 3 is 5 m after it failed, not due at once
-    wall.ms = Date.parse('2026-01-02T04:05:05.500Z')
-    const late = {...schedule, dueAt: Date.parse('2026-01-02T03:05:05.000Z')}
-    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, late)
+    // attempt 2 sent an hour late (the server was stopped): attempt 3 is 5 m after it, not due at once
+    const dueAt = Date.parse('2026-01-02T03:05:05.000Z')
+    await service.deliveries.recordAttempt(delivery.id, endpoint, failed, {
+      ...schedule,
+      dueAt,
+      madeAt: dueAt + 3_600_500,
+    })
     expect(await next()).toBe('2026-01-02T04:10:05.000Z')
   })
 

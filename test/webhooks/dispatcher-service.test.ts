@@ -252,6 +252,29 @@ it('an advance right after a change whose deliveries are written in the backgrou
   expect(deliveries.map((d) => d.attempts.length)).toEqual(Array(9).fill(4))
 })
 
+it('an attempt sent an hour late has its retry an hour later too: overdue retries do not run back to back', async () => {
+  const {receiver, service, clock, dispatcher} = await dispatching({respond: () => 500})
+  await publish(service, 1)
+  await receiver.waitFor(1)
+  await dispatcher.idle()
+  const [first] = await service.records.allOf('deliveries', 'acct_demo')
+  // the clock an hour on, no attempt made meanwhile (as across a stop): attempt 2 is an hour overdue
+  clock.moveTo(clock.now() + 3_600_000)
+  const before = clock.now()
+  // a change starts what is due: the new delivery's attempt, and the overdue one
+  await publish(service, 1)
+  await receiver.waitFor(3)
+  await dispatcher.idle()
+  const after = clock.now()
+  const late = await service.records.get('deliveries', first!.id)
+  expect(late!.attempts).toHaveLength(2)
+  // attempt 3 is 5 minutes after attempt 2 was sent, in whole seconds past when it was due
+  const next = Date.parse(late!.next_attempt_at!)
+  expect(next).toBeGreaterThan(before + 300_000 - 1000)
+  expect(next).toBeLessThanOrEqual(after + 300_000)
+  expect((next - Date.parse(first!.next_attempt_at!)) % 1000).toBe(0)
+})
+
 it('an advance that waits while requests pace the attempts ends once what it waited for is dropped', async () => {
   // requests keep arriving (one came just now, on a clock this test moves): after a burst of 8, none may start
   let now = 0
