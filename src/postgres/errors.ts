@@ -1,4 +1,5 @@
 import {displayUrl} from '../shared/database-url.js'
+import {shellWord} from '../shared/shell-word.js'
 
 /** SQLSTATEs after which a unit runs again: it lost a race that running again settles. */
 const RETRYABLE = new Set([
@@ -187,11 +188,35 @@ const noPassword = (user: string) =>
   `the database asks for ${user}'s password and none was given: put it in the URL ` +
   `(postgres://${user}:password@host:port/database), or in PGPASSWORD`
 
-/** A name as SQL takes it in a statement to run: as it is when PostgreSQL reads it unchanged, else quoted. */
-const sqlName = (name: string) => (/^[a-z_][a-z0-9_$]*$/.test(name) ? name : `"${name.replaceAll('"', '""')}"`)
+/** Who the advice names when neither the URL nor the environment names a user (node-postgres's defaults). */
+const SOME_USER = 'its user'
 
-/** A word as a POSIX shell takes it in a command to run: as it is when plain, else single-quoted. */
-const shellWord = (word: string) => (/^[\w.-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`)
+/** PostgreSQL's keywords that no name may be unquoted (its reserved ones, and those only a type or function may be). */
+const KEYWORDS = new Set(
+  (
+    'all analyse analyze and any array as asc asymmetric authorization binary both case cast check collate ' +
+    'collation column concurrently constraint create cross current_catalog current_date current_role ' +
+    'current_schema current_time current_timestamp current_user default deferrable desc distinct do else end ' +
+    'except false fetch for foreign freeze from full grant group having ilike in initially inner intersect into ' +
+    'is isnull join lateral leading left like limit localtime localtimestamp natural not notnull null offset on ' +
+    'only or order outer overlaps placing primary references returning right select session_user similar some ' +
+    'symmetric system_user table tablesample then to trailing true union unique user using variadic verbose ' +
+    'when where window with'
+  ).split(' '),
+)
+
+/**
+ * A name as SQL takes it in a statement to run: as it is when PostgreSQL reads it unchanged, else quoted (a
+ * capital, a dash, a keyword such as `user`); the placeholder for a user not known stays prose.
+ */
+const sqlName = (name: string) =>
+  name === SOME_USER || (/^[a-z_][a-z0-9_$]*$/.test(name) && !KEYWORDS.has(name))
+    ? name
+    : `"${name.replaceAll('"', '""')}"`
+
+/** A search path's entry as the schema PostgreSQL reads it: unquoted, folded to lower case. */
+const schemaOf = (entry: string) =>
+  /^".*"$/.test(entry) ? entry.slice(1, -1).replaceAll('""', '"') : entry.toLowerCase()
 
 /**
  * What to do when the database refuses a start, by SQLSTATE, or before it answers by Node's TLS error code or
@@ -266,10 +291,11 @@ export function startFailure(url: string, cause: unknown): unknown {
   const refusal = REFUSALS[codeOf(cause) ?? (cause instanceof Error ? cause.message : '')]
   if (refusal && URL.canParse(url)) {
     const {username, pathname, searchParams} = new URL(url)
-    const user = decodeURIComponent(username) || 'its user'
-    const database = decodeURIComponent(pathname.slice(1)) || user
+    // as node-postgres fills in what the URL leaves out
+    const user = decodeURIComponent(username) || process.env.PGUSER || process.env.USER || SOME_USER
+    const database = decodeURIComponent(pathname.slice(1)) || process.env.PGDATABASE || user
     // `?options=-c search_path=team_a,public` (docs/postgres.md, "Flags")
-    const schema = /search_path=([^\s,]+)/.exec(searchParams.get('options') ?? '')?.[1] ?? 'public'
+    const schema = schemaOf(/search_path=([^\s,]+)/.exec(searchParams.get('options') ?? '')?.[1] ?? 'public')
     // a failure the storage reported (`DatabaseUnavailable`) says what the database said in its cause; Node 24
     // and later add to a certificate they do not trust "; if the root CA is installed locally, try running
     // Node.js with --use-system-ca", where the refusal says what to do here

@@ -294,6 +294,10 @@ describe('serve --database', () => {
     const url = new URL(db.url)
     url.pathname = `/${encodeURIComponent("tablepay's missing")}`
     expect(await refusedStart(url.toString())).toContain(`create it (createdb 'tablepay'\\''s missing')`)
+    // an unquoted search path entry is the schema folded to lower case, which needs no quotes
+    const lower = new URL(db.url)
+    lower.searchParams.set('options', '-c search_path=Team_Q')
+    expect(await refusedStart(lower.toString())).toContain('CREATE SCHEMA team_q if it is missing')
 
     const admin = await connectAdmin(maintenanceUrl(db.url))
     const database = `Tablepay-closed-${process.pid}`
