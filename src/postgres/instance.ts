@@ -124,6 +124,8 @@ export class PgInstance implements SharedStorage {
   #lost(session: pg.Client): void {
     if (this.#session !== session || this.#closed) return
     this.#session = undefined
+    // its life lock gone, an instance starting now finds it not alive, and may commit without a note
+    this.#presence.doubt()
     void session.end().catch(ignore)
     const again = () => {
       if (this.#closed) return
