@@ -91,4 +91,5 @@ export const checkFlag = Flags.custom<CheckRef>({
  * @example
  * static override args = {ID: checkArg({required: true})}
  */
-export const checkArg = Args.custom<CheckRef>({description: `The check: ${CHECK_NAMES}.`, parse})
+// never from stdin (flags/arg.ts)
+export const checkArg = Args.custom<CheckRef>({description: `The check: ${CHECK_NAMES}.`, parse, ignoreStdin: true})

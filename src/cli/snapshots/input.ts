@@ -1,11 +1,12 @@
-import {Args, Errors} from '@oclif/core'
+import {Errors} from '@oclif/core'
+import {arg} from '../flags/arg.js'
 import {TablepayApiError} from '../../client/errors.js'
 import {SnapshotName} from '../../domain/snapshots.js'
 import {describeError} from '../errors.js'
 import {quotedInput} from '../../domain/quoted-input.js'
 
 /** The NAME argument of the snapshot commands, checked as it is read: before the server is looked for. */
-export const snapshotNameArg = Args.string({
+export const snapshotNameArg = arg({
   description: 'Snapshot name: 1-64 characters of a-z 0-9 _ -, starting with a letter or digit; not import.',
   required: true,
   parse: async (name) => snapshotName(name),

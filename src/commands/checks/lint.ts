@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import {plural} from '../../cli/views/format.js'
 import {type FileReport, lintFile} from '../../cli/lint/lint.js'
 import {printable} from '../../cli/views/printable.js'
@@ -45,7 +45,7 @@ Prints every problem as FILE: PATH: MESSAGE, where PATH is a jq path (\`jq '.ite
   static override strict = false
 
   static override args = {
-    FILE: Args.string({
+    FILE: arg({
       description:
         'JSON file: a push body or a replay scenario. Give several (a glob the shell expands works); - reads stdin, once.',
       required: true,

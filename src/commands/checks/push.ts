@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {Check, CheckPush} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {API_EXIT_CODES} from '../../cli/exit-codes.js'
@@ -44,7 +45,7 @@ Prints what happened (created, updated, unchanged or stale) and the check; --jso
   }
 
   static override args = {
-    EXTERNAL_ID: Args.string({
+    EXTERNAL_ID: arg({
       description: "Your POS's id of the check.",
       required: true,
       parse: async (t) => posId(t),

@@ -1,6 +1,7 @@
 import {withoutBom} from '../../shared/json-file.js'
 import {randomInt} from 'node:crypto'
-import {Args, Errors, Flags} from '@oclif/core'
+import {Errors, Flags} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {readInputText} from '../../cli/input-text.js'
 import {checkJson} from '../../cli/lint/lint.js'
@@ -47,7 +48,7 @@ your own checks, events and webhooks are not touched.`
   ]
 
   static override args = {
-    SCENARIO: Args.string({description: 'Scenario file (JSON); - reads stdin.', required: true}),
+    SCENARIO: arg({description: 'Scenario file (JSON); - reads stdin.', required: true}),
   }
 
   static override flags = {

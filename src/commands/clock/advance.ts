@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {Clock} from '../../client/client.js'
 import {ApiCommand, timeoutFlag} from '../../cli/api-command.js'
 import {advanceProgress, goesOn, goingOn} from '../../cli/views/clock.js'
@@ -35,7 +35,7 @@ returns when all of it has run. One advance goes at most 3650d.`
   ]
 
   static override args = {
-    DURATION: Args.string({description: 'How far: 90 (seconds), 45s, 5m, 2h, 1d, 1h30m.', required: true}),
+    DURATION: arg({description: 'How far: 90 (seconds), 45s, 5m, 2h, 1d, 1h30m.', required: true}),
   }
 
   public async run(): Promise<Clock & {attempts: number}> {

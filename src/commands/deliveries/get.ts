@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {Delivery} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {renderDeliveryDetail} from '../../cli/views/delivery.js'
@@ -11,7 +11,7 @@ export default class DeliveriesGet extends ApiCommand<typeof DeliveriesGet> {
 
   static override examples = ['<%= config.bin %> <%= command.id %> dlv_4f0b6k2m9q1x8s7d3a5z']
 
-  static override args = {ID: Args.string({description: 'Delivery id (dlv_…).', required: true})}
+  static override args = {ID: arg({description: 'Delivery id (dlv_…).', required: true})}
 
   public async run(): Promise<Delivery> {
     const delivery = await this.client.getDelivery(this.args.ID)

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {Delivery} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {ATTEMPT_WAIT_MS, reportAttempt, retryAndWait} from '../../cli/deliveries/queued-attempt.js'
@@ -30,7 +31,7 @@ If the attempt fails, the retry schedule continues from where the delivery was. 
     },
   ]
 
-  static override args = {ID: Args.string({description: 'Delivery id (dlv_…).', required: true})}
+  static override args = {ID: arg({description: 'Delivery id (dlv_…).', required: true})}
 
   static override flags = {
     wait: Flags.boolean({summary: 'Wait for the new attempt and print its result.', default: true, allowNo: true}),

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {Event} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {renderEventDetail} from '../../cli/views/event.js'
@@ -10,7 +10,7 @@ export default class EventsGet extends ApiCommand<typeof EventsGet> {
 
   static override examples = ['<%= config.bin %> <%= command.id %> evt_4f0b6k2m9q1x8s7d3a5z']
 
-  static override args = {ID: Args.string({description: 'Event id (evt_…).', required: true})}
+  static override args = {ID: arg({description: 'Event id (evt_…).', required: true})}
 
   public async run(): Promise<Event> {
     const event = await this.client.getEvent(this.args.ID)

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {Delivery} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {ATTEMPT_WAIT_MS, reportAttempt, resendAndWait} from '../../cli/deliveries/queued-attempt.js'
@@ -25,7 +26,7 @@ still waiting for a retry are superseded. --json prints the delivery, with "atte
     '<%= config.bin %> <%= command.id %> evt_4f0b6k2m9q1x8s7d3a5z --endpoint we_4f0b6k2m9q1x8s7d3a5z',
   ]
 
-  static override args = {ID: Args.string({description: 'Event id (evt_…).', required: true})}
+  static override args = {ID: arg({description: 'Event id (evt_…).', required: true})}
 
   static override flags = {
     endpoint: textFlag({helpValue: 'ID', summary: 'Endpoint to send it to (we_…).', required: true}),

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {plural} from '../../cli/views/format.js'
 
@@ -13,7 +13,7 @@ export default class FaultsClear extends ApiCommand<typeof FaultsClear> {
     '<%= config.bin %> <%= command.id %> flt_4f0b6k2m9q1x8s7d3a5z',
   ]
 
-  static override args = {ID: Args.string({description: 'Fault id (flt_…); without it, every fault of the account.'})}
+  static override args = {ID: arg({description: 'Fault id (flt_…); without it, every fault of the account.'})}
 
   public async run(): Promise<{deleted: number}> {
     const cleared = await this.client.clearFaults(this.args.ID)

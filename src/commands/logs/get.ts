@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {RequestEntry} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {renderRequestDetail} from '../../cli/views/request.js'
@@ -11,7 +11,7 @@ export default class LogsGet extends ApiCommand<typeof LogsGet> {
 
   static override examples = ['<%= config.bin %> <%= command.id %> req_4f0b6k2m9q1x8s7d3a5z']
 
-  static override args = {REQ_ID: Args.string({description: 'Request id (X-Request-Id).', required: true})}
+  static override args = {REQ_ID: arg({description: 'Request id (X-Request-Id).', required: true})}
 
   public async run(): Promise<RequestEntry> {
     const entry = await this.client.getRequest(this.args.REQ_ID)

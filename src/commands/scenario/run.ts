@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import {ApiCommand, timeoutFlag} from '../../cli/api-command.js'
 import {SECOND_SIGNAL_EXIT_CODES} from '../../cli/exit-codes.js'
 import {forwardToFlag} from '../../cli/flags/forward-to.js'
@@ -44,7 +44,7 @@ The whole file is validated first: a bad one names the step and field, and nothi
   ]
 
   static override args = {
-    SCENARIO: Args.string({
+    SCENARIO: arg({
       description: 'A scenario file, or the name of a shipped scenario; - reads stdin.',
       required: true,
     }),

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import {Command} from '../../cli/command.js'
 import {plural} from '../../cli/views/format.js'
 import {printable} from '../../cli/views/printable.js'
@@ -27,7 +27,7 @@ and field, and exits 2. - reads the scenario from stdin. No server is needed; wh
   ]
 
   static override args = {
-    SCENARIO: Args.string({
+    SCENARIO: arg({
       description: 'A scenario file, or the name of a shipped scenario; - reads stdin.',
       required: true,
     }),

@@ -1,4 +1,5 @@
-import {Args, Errors} from '@oclif/core'
+import {Errors} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {Snapshot, SnapshotDocument} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {API_EXIT_CODES} from '../../cli/exit-codes.js'
@@ -22,7 +23,7 @@ export default class SnapshotsImport extends ApiCommand<typeof SnapshotsImport> 
     '<%= config.bin %> snapshots export lunch-rush | <%= config.bin %> <%= command.id %> -',
   ]
 
-  static override args = {FILE: Args.string({description: 'The exported document; - reads stdin.', required: true})}
+  static override args = {FILE: arg({description: 'The exported document; - reads stdin.', required: true})}
 
   public async run(): Promise<Snapshot> {
     const document = await readJsonObject(this.args.FILE, 'the file instead of -').catch((error: Errors.CLIError) => {

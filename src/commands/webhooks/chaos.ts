@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {Chaos} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {parseProbability, parseSeed, parseWindow} from '../../cli/webhooks/chaos-spec.js'
@@ -25,7 +26,7 @@ Without flags it shows the endpoint's chaos; --off ends it.`
     '<%= command.id %> ID --off [FLAGS]',
   ]
 
-  static override args = {ID: Args.string({description: 'Endpoint id (we_…).', required: true})}
+  static override args = {ID: arg({description: 'Endpoint id (we_…).', required: true})}
 
   static override flags = {
     duplicate: Flags.custom<number>({

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {WebhookEndpoint} from '../../client/client.js'
 import {TablepayApiError} from '../../client/errors.js'
 import {ApiCommand} from '../../cli/api-command.js'
@@ -30,7 +31,7 @@ The URL must be https; plain http is accepted for this machine (localhost, 127.0
   ]
 
   // the URL as an argument: how it was given before --forward-to, the one receiver-URL flag (docs/cli.md)
-  static override args = {URL: Args.string({description: 'Where deliveries are POSTed.', hidden: true})}
+  static override args = {URL: arg({description: 'Where deliveries are POSTed.', hidden: true})}
 
   static override flags = {
     'forward-to': forwardToFlag({summary: "Your receiver's URL: where deliveries are POSTed."}),

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {Deleted} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 
@@ -9,7 +9,7 @@ export default class WebhooksDelete extends ApiCommand<typeof WebhooksDelete> {
 
   static override examples = ['<%= config.bin %> <%= command.id %> we_4f0b6k2m9q1x8s7d3a5z']
 
-  static override args = {ID: Args.string({description: 'Endpoint id (we_…).', required: true})}
+  static override args = {ID: arg({description: 'Endpoint id (we_…).', required: true})}
 
   public async run(): Promise<Deleted> {
     const deleted = await this.client.deleteWebhookEndpoint(this.args.ID)

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {WebhookTestResult} from '../../client/client.js'
 import {ApiCommand, timeoutFlag} from '../../cli/api-command.js'
 import {renderTestResult} from '../../cli/views/endpoint.js'
@@ -23,7 +23,7 @@ so scripts can check a receiver end to end.`
 
   static override examples = ['<%= config.bin %> <%= command.id %> we_4f0b6k2m9q1x8s7d3a5z']
 
-  static override args = {ID: Args.string({description: 'Endpoint id (we_…).', required: true})}
+  static override args = {ID: arg({description: 'Endpoint id (we_…).', required: true})}
 
   public async run(): Promise<WebhookTestResult> {
     const result = await withSpinner(

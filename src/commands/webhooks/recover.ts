@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {Recovery} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {pastDuration} from '../../cli/flags/duration.js'
@@ -12,7 +12,7 @@ is delivered again now, oldest first: after your receiver was down, or answered 
 
   static override examples = ['<%= config.bin %> <%= command.id %> we_4f0b6k2m9q1x8s7d3a5z --since 2h']
 
-  static override args = {ID: Args.string({description: 'Endpoint id (we_…).', required: true})}
+  static override args = {ID: arg({description: 'Endpoint id (we_…).', required: true})}
 
   static override flags = {
     since: pastDuration({helpValue: 'DURATION', summary: 'How far back: 30m, 2h, 1d.', required: true}),

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {WebhookEndpoint} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {secondsUpTo} from '../../cli/flags/duration.js'
@@ -20,7 +20,7 @@ every delivery carries two v1 signatures, one with each secret, so a receiver ke
     },
   ]
 
-  static override args = {ID: Args.string({description: 'Endpoint id (we_…).', required: true})}
+  static override args = {ID: arg({description: 'Endpoint id (we_…).', required: true})}
 
   static override flags = {
     // whole seconds, as the API takes them: `1ms` rounded to 0 would end the old secret at once

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
+import {arg} from '../../cli/flags/arg.js'
 import type {WebhookEndpoint} from '../../client/client.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {eventTypesFlag} from '../../cli/flags/event-types.js'
@@ -17,7 +18,7 @@ The secret stays (see \`webhooks rotate-secret\`), and a disabled endpoint stays
     '<%= config.bin %> <%= command.id %> we_4f0b6k2m9q1x8s7d3a5z -e check.created,check.closed',
   ]
 
-  static override args = {ID: Args.string({description: 'Endpoint id (we_…).', required: true})}
+  static override args = {ID: arg({description: 'Endpoint id (we_…).', required: true})}
 
   static override flags = {
     'forward-to': forwardToFlag({summary: "Your receiver's new URL."}),

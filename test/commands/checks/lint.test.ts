@@ -105,6 +105,14 @@ describe('checks lint', () => {
     ])
   })
 
+  it('does not take piped JSON for a FILE left out: exit 2, saying FILE is missing', async () => {
+    const input = readFileSync(join(ROOT, 'fixtures/checks/open.json'), 'utf8')
+    const {code, stdout, stderr} = await runCommand(['checks', 'lint'], {input})
+    expect(code).toBe(2)
+    expect(stderr).toContain('Missing 1 required arg')
+    expect(stdout).toBe('')
+  })
+
   it('refuses - with empty stdin, or - twice, as a wrong command line: exit 2, nothing checked', async () => {
     const empty = await runCommand(['checks', 'lint', 'fixtures/checks/open.json', '-', '--json'], {input: ''})
     expect(empty.code).toBe(2)
