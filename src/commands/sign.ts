@@ -30,7 +30,7 @@ no redirects followed, 10 s to answer.`
     },
     {
       description: 'A signature made 10 minutes ago, which receivers must refuse',
-      command: '<%= config.bin %> <%= command.id %> -p event.json --timestamp $(($(date +%s) - 600))',
+      command: '<%= config.bin %> <%= command.id %> -s whsec_… -p event.json --timestamp $(($(date +%s) - 600))',
     },
   ]
 

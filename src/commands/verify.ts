@@ -37,7 +37,7 @@ The payload must be the body exactly as received: a re-serialized or pretty-prin
     },
     {
       description: 'A delivery captured an hour ago',
-      command: '<%= config.bin %> <%= command.id %> -H "$SIGNATURE" -p body.json --tolerance 1h',
+      command: '<%= config.bin %> <%= command.id %> -s whsec_… -H "$SIGNATURE" -p body.json --tolerance 1h',
     },
   ]
 

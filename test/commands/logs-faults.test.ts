@@ -204,6 +204,10 @@ describe('faults add, list and clear', () => {
     expect((await cli(['faults', 'add', '--status', '418'])).code).toBe(2)
     expect((await cli(['faults', 'add', '--status', '503', '--reset'])).code).toBe(2)
     expect((await cli(['faults', 'add', '--probability', '3', '--status', '500'])).code).toBe(2)
+    // an unset shell variable: no fault that never strikes
+    const empty = await cli(['faults', 'add', '--probability', '', '--status', '500', '--always'])
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toContain('"" is not a probability')
     const tooLong = await cli(['faults', 'add', '--delay', '90s'])
     expect(tooLong.code).toBe(2)
     expect(tooLong.stderr).toContain('"90s" is longer than 60s')

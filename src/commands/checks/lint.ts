@@ -36,7 +36,8 @@ Prints every problem as FILE: PATH: MESSAGE, where PATH is a jq path (\`jq '.ite
     },
     {
       description: 'A body on stdin (-): here the first push of a replay scenario',
-      command: "jq '.pushes[0].body' fixtures/replays/dinner-service.json | <%= config.bin %> <%= command.id %> -",
+      command:
+        "jq '.pushes[0].body' node_modules/tablepay/fixtures/replays/dinner-service.json | <%= config.bin %> <%= command.id %> -",
     },
     {description: 'A report for CI', command: '<%= config.bin %> <%= command.id %> payloads/*.json --json > lint.json'},
   ]

@@ -39,7 +39,8 @@ your own checks, events and webhooks are not touched.`
     },
     {
       description: 'A scenario on stdin (-): here the first three pushes of one',
-      command: "jq '.pushes |= .[:3]' fixtures/replays/dinner-service.json | <%= config.bin %> <%= command.id %> -",
+      command:
+        "jq '.pushes |= .[:3]' node_modules/tablepay/fixtures/replays/dinner-service.json | <%= config.bin %> <%= command.id %> -",
     },
     {
       description: 'A POS whose versions are wrong: the runs differ',

@@ -17,6 +17,7 @@ import {
   canStrike,
 } from '../../domain/faults.js'
 import {quotedInput} from '../../domain/quoted-input.js'
+import {parseProbability} from '../../cli/webhooks/chaos-spec.js'
 
 export default class FaultsAdd extends ApiCommand<typeof FaultsAdd> {
   static override summary = 'Make the next matching API requests fail, slow down or lose their answer.'
@@ -78,11 +79,7 @@ It strikes once unless --times or --always say otherwise; the simulator's own ro
     always: Flags.boolean({summary: 'Strike until removed (`faults clear`).'}),
     probability: Flags.custom<number>({
       summary: 'Strike each matching request with this probability (0-1).',
-      parse: async (text) => {
-        const p = Number(text)
-        if (!(p >= 0 && p <= 1)) throw new Error(`${quotedInput(text)} is not a number from 0 to 1.`)
-        return p
-      },
+      parse: async (text) => parseProbability(text),
     })(),
     seed: Flags.integer({
       summary: 'Seed of the draws: the same seed strikes the same requests on every run.',

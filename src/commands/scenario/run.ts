@@ -38,7 +38,8 @@ The whole file is validated first: a bad one names the step and field, and nothi
     },
     {
       description: 'A scenario on stdin (-): here the first three steps of a shipped one',
-      command: "jq '.steps |= .[:3]' fixtures/scenarios/split-bill.json | <%= config.bin %> <%= command.id %> -",
+      command:
+        "jq '.steps |= .[:3]' node_modules/tablepay/fixtures/scenarios/split-bill.json | <%= config.bin %> <%= command.id %> -",
     },
     {description: 'A report for CI', command: '<%= config.bin %> <%= command.id %> refund --json > report.json'},
   ]

@@ -22,7 +22,8 @@ and field, and exits 2. - reads the scenario from stdin. No server is needed; wh
     '<%= config.bin %> <%= command.id %> split-bill --json',
     {
       description: 'A scenario on stdin (-), reported as -: here the first three steps of a shipped one',
-      command: "jq '.steps |= .[:3]' fixtures/scenarios/split-bill.json | <%= config.bin %> <%= command.id %> -",
+      command:
+        "jq '.steps |= .[:3]' node_modules/tablepay/fixtures/scenarios/split-bill.json | <%= config.bin %> <%= command.id %> -",
     },
   ]
 
