@@ -69,7 +69,9 @@ export interface ClientOptions {
   /**
    * How long to wait for each answer, in ms (a stream: for it to open); 0 or
    * none waits as long as it takes. Past it the request fails with a
-   * `TablepayTimeoutError` (code `server_timeout`).
+   * `TablepayTimeoutError` (code `server_timeout`). A whole number up to
+   * 2^31 − 1 (about 24 days, the longest a timer waits): another is refused
+   * (`TablepayConfigError`, code `invalid_timeout`).
    */
   timeoutMs?: number
   /**

@@ -127,8 +127,9 @@ async function* parseStream(
   } catch (error) {
     // an abort is how the caller stops listening; a server that stops ends the stream
     if (signal?.aborted || (error as Error).name === 'AbortError') return
-    // undici reports a connection broken mid-stream (a server killed) as TypeError('terminated'): typed, as for any call
-    if (error instanceof TypeError) throw new TablepayConnectionError(origin, error)
+    // undici reports a connection broken mid-stream (a server killed) as TypeError('terminated'): typed, as for any
+    // call. By its name: under jest, undici's TypeError is Node's, not the test's global one
+    if ((error as Error).name === 'TypeError') throw new TablepayConnectionError(origin, error as Error)
     throw error
   } finally {
     // a caller that stops early closes the connection

@@ -32,6 +32,9 @@ export interface Answered<T> {
 
 type Fetch = (input: string, init: RequestInit) => Promise<Response>
 
+/** The longest `timeoutMs`, in ms: the longest a Node timer waits. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1
+
 /** The rejections of the exchanges under way (`settling`). */
 const underWay = new Set<(error: Error) => void>()
 let watching = false
@@ -84,6 +87,12 @@ export class Transport {
     if (urlProblem) throw new TablepayConfigError('invalid_url', `The URL ${quoted(url)} ${urlProblem}.`)
     const keyProblem = apiKeyProblem(apiKey)
     if (keyProblem) throw new TablepayConfigError('invalid_api_key', `The API key ${keyProblem}.`)
+    // a timer past it fires at once, and AbortSignal.timeout throws a RangeError for it, or for a fraction
+    if (!(Number.isInteger(timeoutMs) && timeoutMs >= 0 && timeoutMs <= LONGEST_TIMER_MS))
+      throw new TablepayConfigError(
+        'invalid_timeout',
+        `timeoutMs ${quoted(String(timeoutMs))} is not a whole number of ms from 0 (no limit) to ${LONGEST_TIMER_MS} (about 24 days, the longest a timer waits).`,
+      )
     this.#fetch = (input, init) => settling(fetch(input, init))
   }
 
@@ -265,8 +274,8 @@ async function apiError(response: Response): Promise<TablepayApiError> {
   try {
     body = JSON.parse(text) as TablepayErrorBody
   } catch {}
-  // ours has a code and a message; `{"error": "upstream unavailable"}` is a proxy's
-  const ours = typeof body.error?.code === 'string' && typeof body.error.message === 'string'
+  // ours has a code and a message; `{"error": "upstream unavailable"}` is a proxy's, and `null` a handler's
+  const ours = typeof body?.error?.code === 'string' && typeof body.error.message === 'string'
   const error = ours
     ? body.error!
     : {

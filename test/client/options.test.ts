@@ -53,4 +53,14 @@ describe('a client made with what no request can carry', () => {
       expect(build('http://127.0.0.1:4747', key)).toThrow(expect.objectContaining({code: 'invalid_api_key'}))
     expect(build('https://sandbox.example/v1/', 'tp_test_demo_write')).not.toThrow()
   })
+
+  it('refuses a timeout no timer can wait, instead of timing out at once or throwing a RangeError per call', () => {
+    const withTimeout = (timeoutMs: number) => () =>
+      new TablepayClient({url: 'http://127.0.0.1:4747', apiKey: 'tp_test_demo_write', timeoutMs})
+    for (const timeoutMs of [2 ** 31, 30 * 24 * 3600 * 1000, Infinity, 1.5, -1, NaN])
+      expect(withTimeout(timeoutMs)).toThrow(
+        expect.objectContaining({code: 'invalid_timeout', constructor: TablepayConfigError}),
+      )
+    for (const timeoutMs of [0, 1, 2 ** 31 - 1]) expect(withTimeout(timeoutMs)).not.toThrow()
+  })
 })

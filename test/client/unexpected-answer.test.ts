@@ -40,7 +40,7 @@ describe('an answer that is JSON but not the API', () => {
 
 describe('an error answer whose body is not the API error', () => {
   it('is told by its status, http_<status>, with its text: never a code or message left empty', async () => {
-    const bodies = ['{"error":"upstream unavailable"}', '{"error":{}}', '{"error":{"code":5}}']
+    const bodies = ['{"error":"upstream unavailable"}', '{"error":{}}', '{"error":{"code":5}}', 'null']
     let body = ''
     const client = await clientOf(502, 'application/json', () => body)
     for (body of bodies)

@@ -243,8 +243,9 @@ test.each(JESTS)(
     const project = join(consumer, `jest-${version}`)
     await mkdir(project)
     await writeFile(join(project, 'package.json'), JSON.stringify({name: 'jest-project', private: true}))
-    const spec = `const {startSimulator} = require('tablepay/testing')
-const {TablepayClient, TablepayApiError} = require('tablepay/client')
+    const spec = `const {createServer} = require('node:http')
+const {startSimulator} = require('tablepay/testing')
+const {TablepayClient, TablepayApiError, TablepayConnectionError} = require('tablepay/client')
 
 test('the simulator answers', async () => {
   const sim = await startSimulator()
@@ -256,6 +257,24 @@ test('the simulator answers', async () => {
     await sim.close()
   }
 })
+
+test('a stream cut off midway fails with the connection error', async () => {
+  // undici's TypeError('terminated') is Node's, not jest's global TypeError
+  const server = createServer((req, res) => {
+    res.writeHead(200, {'content-type': 'text/event-stream'})
+    res.write(': open\\n\\n', () => res.socket.destroy())
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    const client = new TablepayClient({url: 'http://127.0.0.1:' + server.address().port, apiKey: 'tp_test_demo_write'})
+    const messages = await client.openStream()
+    await expect((async () => { for await (const message of messages) void message })()).rejects.toBeInstanceOf(
+      TablepayConnectionError,
+    )
+  } finally {
+    server.close()
+  }
+})
 `
     await writeFile(join(project, 'simulator.test.js'), spec)
     // its cache in the project, which the test removes, rather than in the temp dir
@@ -265,7 +284,7 @@ test('the simulator answers', async () => {
       join(project, '.jest'),
     ]
     const {stderr} = await run(process.execPath, args, {cwd: project})
-    expect(stderr).toMatch(/Tests: +1 passed, 1 total/)
+    expect(stderr).toMatch(/Tests: +2 passed, 2 total/)
   },
   60_000,
 )
