@@ -4,11 +4,16 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startCommand} from '../helpers/cli.js'
 import {stderrAsTerminal} from '../helpers/terminal.js'
 
-// A tablepay server that answers only when told: a fault's --delay, a stopped process
+// A tablepay server that answers only when told: a fault's --delay, a stopped process. It answers a read of the
+// clock at once, noting how the client named itself
 const held: ServerResponse[] = []
+const clockReads: (string | string[] | undefined)[] = []
+const CLOCK = {object: 'clock', now: '2026-11-22T12:00:00.000Z', offset_seconds: 0, time_scale: 1, advance: null}
 const server = createServer((req, res) => {
   req.resume()
-  held.push(res)
+  if (req.method !== 'GET' || req.url !== '/v1/sim/clock') return held.push(res)
+  clockReads.push(req.headers['x-tablepay-client'])
+  res.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify(CLOCK))
 })
 let env: Record<string, string>
 beforeAll(async () => {
@@ -35,6 +40,20 @@ describe('a server that takes more than a second', () => {
       const {code, stdout} = await run.done
       expect(code).toBe(0)
       expect(stdout).toContain('ID  NAME  TIMEZONE  CURRENCY')
+    } finally {
+      restore()
+    }
+  })
+
+  it('clock advance reads its progress as the tails do: out of the request log', async () => {
+    const restore = stderrAsTerminal()
+    try {
+      const run = startCommand(['clock', 'advance', '1h'], {env})
+      await run.waitForStderr('Running what falls due')
+      await expect.poll(() => clockReads.length, {timeout: 5000}).toBeGreaterThan(0)
+      expect(clockReads).toEqual(clockReads.map(() => 'cli-tail'))
+      answerHeld({...CLOCK, attempts: 0})
+      expect((await run.done).code).toBe(0)
     } finally {
       restore()
     }

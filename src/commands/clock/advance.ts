@@ -60,7 +60,8 @@ returns when all of it has run. One advance goes at most 3650d.`
     const poll = async () => {
       while (!done) {
         await new Promise((resolve) => setTimeout(resolve, POLL_MS).unref())
-        latest = await this.client.getClock().catch(() => latest)
+        // as the tails read: a read to draw the command is not the user's traffic (docs/api.md, "The request log")
+        latest = await this.tailClient.getClock().catch(() => latest)
       }
     }
     void poll()
