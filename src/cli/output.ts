@@ -1,4 +1,13 @@
+import {stripVTControlCharacters} from 'node:util'
+import {colorsEnabled} from './views/colors.js'
 import {withSpinner} from './views/spinner.js'
+
+/**
+ * `text` as `stream` takes it: `style` colours by stdout, so text bound for another stream (stderr, a file
+ * it is redirected to) loses its colours where that stream takes none.
+ */
+const forStream = (stream: NodeJS.WriteStream, text: string): string =>
+  colorsEnabled(stream) ? text : stripVTControlCharacters(text)
 
 /**
  * How a command that keeps printing (`serve`, `deliveries tail`, `listen`)
@@ -25,8 +34,8 @@ export interface Output {
 export function outputFor(json: boolean, records: NodeJS.WriteStream = process.stdout): Output {
   return {
     // a string and a newline, as oclif's `log` prints it
-    emit: (record, text) => records.write(`${json ? JSON.stringify(record) : text}\n`),
-    notice: (text) => process.stderr.write(`${text}\n`),
+    emit: (record, text) => records.write(`${json ? JSON.stringify(record) : forStream(records, text)}\n`),
+    notice: (text) => process.stderr.write(`${forStream(process.stderr, text)}\n`),
     wait: (text, work) => withSpinner(text, work, {quiet: json}),
   }
 }
