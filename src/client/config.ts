@@ -24,6 +24,8 @@ const HEALTH_TIMEOUT_MS = 1000
  * key anywhere, is an error that says what it found. See docs/cli.md, "How the
  * CLI finds the server".
  *
+ * The other options given (`timeoutMs`, `headers`, `fetch`) are kept.
+ *
  * @example
  * const client = new TablepayClient(await resolveClientConfig({url: flags.url, apiKey: flags['api-key']}))
  */
@@ -32,6 +34,15 @@ export async function resolveClientConfig(
   env: Env = process.env,
   cwd = process.cwd(),
 ): Promise<ClientOptions> {
+  return {...flags, ...(await serverOf(flags, env, cwd))}
+}
+
+/** The URL and key `resolveClientConfig` finds. */
+async function serverOf(
+  flags: Partial<ClientOptions>,
+  env: Env,
+  cwd: string,
+): Promise<Pick<ClientOptions, 'url' | 'apiKey'>> {
   // an empty one is not set, as CI leaves a variable it has no value for (docs/cli.md)
   const given = flags.url || env.TABLEPAY_URL || undefined
   const url = normalize(given)

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
+import {resolveClientConfig} from '../../src/client/config.js'
 import {TablepayConfigError} from '../../src/client/errors.js'
 
 const build = (url: string, apiKey: string) => () => new TablepayClient({url, apiKey})
@@ -62,5 +63,18 @@ describe('a client made with what no request can carry', () => {
         expect.objectContaining({code: 'invalid_timeout', constructor: TablepayConfigError}),
       )
     for (const timeoutMs of [0, 1, 2 ** 31 - 1]) expect(withTimeout(timeoutMs)).not.toThrow()
+  })
+})
+
+describe('resolveClientConfig', () => {
+  it('finds the URL and key, and keeps the other options it was given', async () => {
+    const fetch = () => Promise.resolve(new Response())
+    const given = {timeoutMs: 5000, headers: {'x-tablepay-client': 'cli-tail'}, fetch}
+    const env = {TABLEPAY_URL: 'http://127.0.0.1:4747', TABLEPAY_API_KEY: 'tp_test_demo_write'}
+    expect(await resolveClientConfig(given, env)).toEqual({
+      ...given,
+      url: env.TABLEPAY_URL,
+      apiKey: 'tp_test_demo_write',
+    })
   })
 })
