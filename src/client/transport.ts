@@ -175,15 +175,16 @@ export class Transport {
     const opening = this.timeoutMs > 0 ? new AbortController() : undefined
     const timer = opening && setTimeout(() => opening.abort(), this.timeoutMs)
     const either = opening && signal ? AbortSignal.any([signal, opening.signal]) : (opening?.signal ?? signal)
+    const url = `${this.url}/v1${routePath('streamEvents', {})}`
     try {
-      return await this.#answer(
-        `${this.url}/v1${routePath('streamEvents', {})}`,
-        {
-          headers: {...this.headers, authorization: `Bearer ${this.apiKey}`, accept: 'text/event-stream'},
-          signal: either,
-        },
-        opening?.signal,
-      )
+      // the client's own key and accept over a caller's header of another case, as in every other call
+      const headers = {...lowerNames(this.headers), authorization: `Bearer ${this.apiKey}`, accept: 'text/event-stream'}
+      const response = await this.#answer(url, {headers, signal: either}, opening?.signal)
+      // a proxy's page, or another service on the port, would read as a stream that ends at once, empty
+      const type = response.headers.get('content-type')
+      if (type?.startsWith('text/event-stream')) return response
+      await response.body?.cancel()
+      throw new TablepayUnexpectedAnswerError(this.url, response.status, `content-type: ${type ?? 'none'}`)
     } catch (error) {
       // the caller's own abort is no failure of the server: it rejects with the signal's reason, as fetch does
       throw signal?.aborted ? signal.reason : error

@@ -100,7 +100,9 @@ async function requestedByEachMethod(): Promise<Map<Method, string[]>> {
       const method = init.method ?? 'GET'
       const bare = pathname.replace(/^\/v1(?=\/)/, '')
       seen.push(routeOf(method, bare) ?? `${method} ${pathname}: no route`)
-      return new Response(ANY, {status: 200, headers: {'content-type': 'application/json'}})
+      // a stream asks for one, and takes no other answer
+      const type = new Headers(init.headers).get('accept') ?? 'application/json'
+      return new Response(ANY, {status: 200, headers: {'content-type': type}})
     }
     await call(new TablepayClient({url: 'http://tablepay.test', apiKey: 'tp_test_demo_write', fetch}))
     requested.set(name, seen)

@@ -4,7 +4,7 @@ import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {TablepayClient} from '../../src/client/client.js'
-import {TablepayConnectionError} from '../../src/client/errors.js'
+import {TablepayConnectionError, TablepayUnexpectedAnswerError} from '../../src/client/errors.js'
 import {checkWith} from '../helpers/checks.js'
 import {startTestServer, WRITE_KEY} from '../helpers/simulator.js'
 
@@ -75,6 +75,33 @@ describe('client.openStream', () => {
     const broken = await messages.next().catch((error: unknown) => error)
     expect(broken).toBeInstanceOf(TablepayConnectionError)
     expect(broken).toMatchObject({code: 'connection_failed', cause: expect.any(TypeError)})
+  })
+
+  it('refuses an answer that is no event stream (a proxy, another service), which would read as one ended at once', async () => {
+    const other = createServer((_, res) =>
+      res.writeHead(200, {'content-type': 'text/html'}).end('<html>Sign in</html>'),
+    )
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    cleanup.push(() => new Promise((resolve) => other.close(resolve)))
+    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`
+    const client = new TablepayClient({url, apiKey: WRITE_KEY})
+    await expect(client.openStream()).rejects.toMatchObject({
+      constructor: TablepayUnexpectedAnswerError,
+      code: 'unexpected_answer',
+      message: expect.stringContaining('content-type: text/html'),
+    })
+  })
+
+  it("opens with the client's key and accept, whatever case the client's own headers give them", async () => {
+    const sim = await startTestServer({memory: true})
+    cleanup.push(() => sim.close())
+    const headers = {Accept: 'application/json', Authorization: 'Bearer tp_test_nobody'}
+    const client = new TablepayClient({url: sim.url, apiKey: WRITE_KEY, headers})
+    const stop = new AbortController()
+    cleanup.push(async () => stop.abort())
+    const messages = await client.openStream({signal: stop.signal})
+    expect((await sim.api('PUT', '/v1/checks/external/h1', {body: checkWith([['a', 1, 100]])})).status).toBe(201)
+    expect((await messages.next()).value).toMatchObject({type: 'event', data: {type: 'check.created'}})
   })
 
   it('closes the connection at return(), before the first next() and while a next() waits for a message', async () => {
