@@ -15,6 +15,9 @@ import {quoted, serverBase, serverUrlProblem} from './shared/server-url.js'
 
 export type {SeededAccount, SimulatorControls}
 export type {Seed}
+// what `runScenario` rejects with and resolves to, as `tablepay/testing` exports them (docs/scenarios.md)
+export type {ScenarioReport, StepReport} from './scenarios/run.js'
+export {InvalidScenarioError, ScenarioFailedError} from './scenarios/errors.js'
 
 export interface TablepayHandlersOptions {
   /** Accounts, locations and keys: a seed, or the path of a seed file. Default: `acct_demo` with random keys. */

@@ -198,6 +198,16 @@ describe('tablepay/msw with setupServer and the typed client', () => {
     expect(report).toMatchObject({scenario: 'refund', ok: true, failed: 0, skipped: 0})
   })
 
+  test('runScenario() rejects with an error class tablepay/msw exports, the same as tablepay/testing', async () => {
+    const {InvalidScenarioError, ScenarioFailedError} = await import('tablepay/msw')
+    const testing = await import('tablepay/testing')
+    expect([InvalidScenarioError, ScenarioFailedError]).toEqual([
+      testing.InvalidScenarioError,
+      testing.ScenarioFailedError,
+    ])
+    await expect(tablepay.runScenario('no-such-scenario')).rejects.toBeInstanceOf(InvalidScenarioError)
+  })
+
   test('reset() and clock.advance() act on the same in-memory state', async () => {
     await client.pushCheck('msw-5', checkWith([], {location_id: 'loc_main'}))
     await tablepay.reset()
