@@ -72,12 +72,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       dataDir,
       async close() {
         closed = true
-        await running.close()
-        await removeDir()
+        // a close that fails (its dir removed under it) still removes the temp dir made for it
+        try {
+          await running.close()
+        } finally {
+          await removeDir()
+        }
       },
     }
   } catch (error) {
-    await server?.close()
+    // the start's own failure is the one to see, not a close's after it
+    await server?.close().catch(() => undefined)
     await removeDir()
     throw error
   }
