@@ -131,7 +131,14 @@ async function scratchWithEndpoint() {
   const endpoint = (
     await sim.api('POST', '/v1/webhook-endpoints', {key, body: {url: own.url, event_types: ['check.created']}})
   ).body
-  return {scratch, key, own, endpoint}
+  /** Adds `check.updated` to the endpoint, which its table shows, and pushes check `externalId`: the lists reload. */
+  const widen = async (externalId: string) => {
+    const event_types = ['check.created', 'check.updated']
+    await sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {key, body: {event_types}})
+    const body = checkWith([['a', 1, 100]], {location_id: scratch.locations[0].id})
+    await sim.api('PUT', `/v1/checks/external/${externalId}`, {key, body})
+  }
+  return {scratch, key, own, endpoint, widen}
 }
 
 /** A scratch account, its write key, and a check of `lines` pushed to table `number` of its first location. */
@@ -1101,7 +1108,7 @@ describe('in a real browser', () => {
   })
 
   it('the dashboard refuses chaos typed as no number, and sets none, also once the table is rebuilt', async () => {
-    const {scratch, key, own, endpoint} = await scratchWithEndpoint()
+    const {key, own, endpoint, widen} = await scratchWithEndpoint()
     const page = await browser.newPage({viewport: {width: 1280, height: 900}})
     await page.goto(`${sim.url}/#key=${key}`)
     await page.locator('#endpoints details.chaos summary').first().click()
@@ -1111,14 +1118,7 @@ describe('in a real browser', () => {
     await page.getByRole('button', {name: `Set chaos for ${own.url}`}).click()
     await page.locator('#notice', {hasText: `Duplicate for ${own.url} is not a number`}).waitFor()
     // the table rebuilt by a change it shows: the field cannot show that text again, and still sends nothing
-    await sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {
-      key,
-      body: {event_types: ['check.created', 'check.updated']},
-    })
-    await sim.api('PUT', '/v1/checks/external/w5', {
-      key,
-      body: checkWith([['a', 1, 100]], {location_id: scratch.locations[0].id}),
-    })
+    await widen('w5')
     await page.locator('#endpoints').getByText('check.created, check.updated').waitFor()
     // the click hides the notice it finds: what shows after is this click's
     await page.getByRole('button', {name: `Set chaos for ${own.url}`}).click()
@@ -1129,7 +1129,7 @@ describe('in a real browser', () => {
   })
 
   it('the dashboard resends a delivery, rotates a secret and sets chaos with a write key; under a read key they are disabled with the reason', async () => {
-    const {scratch, key, own, endpoint} = await scratchWithEndpoint()
+    const {scratch, key, own, endpoint, widen} = await scratchWithEndpoint()
     own.verifyWith(endpoint.secret)
     await sim.api('PUT', '/v1/checks/external/w2', {
       key,
@@ -1153,14 +1153,7 @@ describe('in a real browser', () => {
     await page.getByLabel(`Duplicate for ${own.url}`).fill('1')
     await page.getByLabel(`Seed for ${own.url}`).fill('7')
     // a change the table shows rebuilds it: the open form, what was typed and the secret shown once survive it
-    await sim.api('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {
-      key,
-      body: {event_types: ['check.created', 'check.updated']},
-    })
-    await sim.api('PUT', '/v1/checks/external/w3', {
-      key,
-      body: checkWith([['a', 1, 100]], {location_id: scratch.locations[0].id}),
-    })
+    await widen('w3')
     await page.locator('#endpoints').getByText('check.created, check.updated').waitFor()
     await page.getByText(/New secret \(shown once\): whsec_\w+/).waitFor()
     expect(await page.getByLabel(`Seed for ${own.url}`).inputValue()).toBe('7')
