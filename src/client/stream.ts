@@ -109,7 +109,9 @@ async function* parseStream(
       else parsed.push({type: event, data: value} as RequestStreamMessage)
     },
     onError: (error) => {
-      if (error.type === 'max-buffer-size-exceeded') failure ??= new Error(`stream: ${error.message}`)
+      // no message of the API's is this long: what sends it is not the tablepay server, or not as it should
+      if (error.type === 'max-buffer-size-exceeded')
+        failure ??= new TablepayUnexpectedAnswerError(origin, 200, `a message past ${MAX_MESSAGE_CHARS} characters`)
     },
   })
   let text = ''
