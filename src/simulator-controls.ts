@@ -9,6 +9,7 @@ import {
   type Snapshot,
   TablepayClient,
 } from './client/client.js'
+import {CLIENT_HEADER} from './domain/constants.js'
 import {firstKeys, type SeededAccount} from './domain/seeded-account.js'
 import {ScenarioFailedError} from './scenarios/errors.js'
 import type {ScenarioReport} from './scenarios/run.js'
@@ -82,6 +83,9 @@ export function simulatorControls(
       'tablepay: the first account of the seed has no write key; give it one with scopes ["read", "write"].',
     )
   const client = new TablepayClient({url, apiKey, fetch})
+  // its own reads, as the CLI's tails read: `requests()` lists what the code under test sent, and a fault of the
+  // test's strikes that code, not the test's look at its faults (docs/api.md, "The request log")
+  const reader = new TablepayClient({url, apiKey, fetch, headers: {[CLIENT_HEADER]: 'testing'}})
   return {
     url,
     apiKey,
@@ -95,7 +99,7 @@ export function simulatorControls(
     requests: async (filters = {}) => (await client.listRequests({limit: 100, ...filters})).data,
     faults: {
       add: (fault) => client.addFault(fault),
-      list: async () => (await client.listFaults({limit: 100})).data,
+      list: async () => (await reader.listFaults({limit: 100})).data,
       async clear(id) {
         await client.clearFaults(id)
       },

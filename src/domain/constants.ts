@@ -27,7 +27,7 @@ export const DELIVERY_STATUSES = ['pending', 'succeeded', 'dead', 'canceled', 's
  * those out, so both show the user's traffic only (docs/api.md, "The request log").
  */
 export const CLIENT_HEADER = 'x-tablepay-client'
-export const OWN_CLIENTS = ['dashboard', 'cli-tail', 'scenario'] as const
+export const OWN_CLIENTS = ['dashboard', 'cli-tail', 'scenario', 'testing'] as const
 
 /** What the request log's routes answer with `serve --request-log 0`; the CLI adds no hint to it (docs/api.md). */
 export const REQUEST_LOG_OFF =

@@ -133,7 +133,7 @@ const CLIENT_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    "Sent by the dashboard (`dashboard`), the CLI's tails (`cli-tail`) and scenario runs (`scenario`) on their own reads: such a GET is left out of the request log and of `serve`'s access line, and no fault or rate limit counts it. On other methods, and with any other value, it changes nothing.",
+    "Sent by the dashboard (`dashboard`), the CLI's tails (`cli-tail`), scenario runs (`scenario`) and the test helpers' controls (`testing`) on their own reads: such a GET is left out of the request log and of `serve`'s access line, and no fault or rate limit counts it. On other methods, and with any other value, it changes nothing.",
   schema: {type: 'string', examples: [...OWN_CLIENTS]},
 }
 

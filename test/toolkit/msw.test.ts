@@ -226,6 +226,11 @@ describe('tablepay/msw with setupServer and the typed client', () => {
     expect((await client.listChecks()).data.map((check) => check.external_id)).toEqual(['msw-6'])
   })
 
+  test("requests() lists none of the controls' own reads: they are not what the code under test sent", async () => {
+    await tablepay.faults.list()
+    expect(await tablepay.requests({path: '/v1/sim/faults'})).toEqual([])
+  })
+
   test('requests() shows what the code under test sent; faults.add() loses an answer or the connection', async () => {
     await tablepay.reset()
     const body = checkWith([['l1', 1, 300]], {location_id: 'loc_main', version: 1})
