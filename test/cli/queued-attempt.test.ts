@@ -30,7 +30,7 @@ describe('deliveries retry, when its attempt does not end within the wait', () =
     const [delivery] = (await sim.api('GET', '/v1/deliveries')).body.data
     const client = new TablepayClient({url: sim.url, apiKey: WRITE_KEY})
 
-    const outcome = await retryAndWait(client, delivery.id, 500)
+    const outcome = await retryAndWait({write: client, read: client}, delivery.id, 500)
     await receiver.waitFor(2)
     const lines: string[] = []
     expect(reportAttempt(outcome, (text) => lines.push(text))).toMatchObject({id: delivery.id, attempted: false})

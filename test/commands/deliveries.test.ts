@@ -19,7 +19,8 @@ const cli = (args: string[]) => cliFor(server).cli(args)
 const json = (args: string[]) => cliFor(server).json(args)
 const getDelivery = async (id: string): Promise<Delivery> => {
   const authorization = `Bearer ${server.env.TABLEPAY_API_KEY}`
-  const res = await fetch(`${server.url}/deliveries/${id}`, {headers: {authorization}})
+  // the test's own look, which the request log leaves out as it does a tail's
+  const res = await fetch(`${server.url}/deliveries/${id}`, {headers: {authorization, 'x-tablepay-client': 'cli-tail'}})
   return res.json() as Promise<Delivery>
 }
 
@@ -48,6 +49,11 @@ describe('deliveries retry', () => {
     expect(stdout).toMatch(/\n2\s+.*\s200\s/)
     expect(stdout).not.toContain('queued')
     expect(receiver.received.map((r) => r.headers['x-tablepay-delivery-attempt'])).toEqual(['1', '2'])
+    // the request log holds the retry, not the reads that drew the wait (the delivery, the clock)
+    const logged = await json(['logs', 'list', '--path', `/v1/deliveries/${id}`])
+    expect((logged.data as {method: string; path: string}[]).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /v1/deliveries/${id}/retry`,
+    ])
     await receiver.close()
   })
 

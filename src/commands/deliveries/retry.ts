@@ -41,7 +41,7 @@ If the attempt fails, the retry schedule continues from where the delivery was. 
     const {wait} = this.flags
     const retried = sayingOnSignal(
       `The attempt goes on in the server all the same: \`tablepay deliveries get ${this.args.ID}\` shows it.`,
-      retryAndWait(this.client, this.args.ID, wait ? undefined : 0),
+      retryAndWait({write: this.client, read: this.tailClient}, this.args.ID, wait ? undefined : 0),
       this.jsonEnabled(),
     )
     const outcome = await withSpinner('Waiting for the attempt', retried, {quiet: this.jsonEnabled() || !wait})

@@ -37,7 +37,7 @@ still waiting for a retry are superseded. --json prints the delivery, with "atte
     const {endpoint, wait} = this.flags
     const resent = sayingOnSignal(
       `The new delivery goes on in the server all the same: \`tablepay deliveries list --event ${this.args.ID}\` shows it.`,
-      resendAndWait(this.client, this.args.ID, endpoint, wait ? undefined : 0),
+      resendAndWait({write: this.client, read: this.tailClient}, this.args.ID, endpoint, wait ? undefined : 0),
       this.jsonEnabled(),
     )
     const outcome = await withSpinner('Waiting for the attempt', resent, {quiet: this.jsonEnabled() || !wait})
