@@ -1,3 +1,4 @@
+import {ApiError} from './errors.js'
 import {amountDue, paymentStatus} from './money.js'
 import type {CheckRecord} from './records.js'
 import type {Check} from './schemas.js'
@@ -94,3 +95,20 @@ function keysAre(value: object, keys: readonly string[]): boolean {
 }
 
 const shownAsItem = (item: object) => keysAre(item, ITEM_KEYS) || keysAre(item, ITEM_KEYS_NO_NOTE)
+
+/**
+ * Guests act only on an open check: a claim, a payment, a refund or feedback
+ * on a closed or voided one is `409 check_not_open` (docs/api.md, "The guest side").
+ * `action` finishes "guests can only … an open check".
+ *
+ * @example
+ * guestsMayAct(check, 'pay') // throws when check.status is 'closed'
+ */
+export function guestsMayAct(check: Pick<CheckRecord, 'id' | 'status'>, action: string): void {
+  if (check.status !== 'open') {
+    throw new ApiError(
+      'check_not_open',
+      `Check ${check.id} is ${check.status}; guests can only ${action} an open check.`,
+    )
+  }
+}

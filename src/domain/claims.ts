@@ -2,7 +2,7 @@ import {ApiError, type ErrorDetail, invalidField} from './errors.js'
 import {newId} from './ids.js'
 import {checkItem} from './items.js'
 import {roundQuantity} from './money.js'
-import {renderCheck} from './check.js'
+import {guestsMayAct, renderCheck} from './check.js'
 import {checkChangeEvents, newEvent} from './events.js'
 import {paidConflicts} from './payments.js'
 import type {CheckRecord, ClaimRecord, EventRecord} from './records.js'
@@ -83,12 +83,7 @@ export function renderClaim(record: ClaimRecord): Claim {
  * is no longer available the whole claim is refused.
  */
 export function applyClaim(check: CheckRecord, input: ClaimInput, now: string, baseUrl: string): ClaimOutcome {
-  if (check.status !== 'open') {
-    throw new ApiError(
-      'check_not_open',
-      `Check ${check.id} is ${check.status}; guests can only claim items on an open check.`,
-    )
-  }
+  guestsMayAct(check, 'claim items on')
   const wanted = new Map<string, number>()
   const onCheck = new Set(check.items.map((item) => item.external_id))
   input.items.forEach((line, i) => {

@@ -1,3 +1,4 @@
+import {guestsMayAct} from './check.js'
 import {newEvent} from './events.js'
 import {newId} from './ids.js'
 import type {CheckRecord, EventRecord, FeedbackRecord} from './records.js'
@@ -16,15 +17,16 @@ export function renderFeedback(record: FeedbackRecord): Feedback {
 }
 
 /**
- * A guest rates the visit. Accepted whatever the check's status: guests
- * leave feedback after the bill is closed, and a voided check was still a
- * visit. Any number per check (one per guest). The check does not change.
+ * A guest rates the visit while the check is open (409 otherwise, as every
+ * guest action: docs/api.md, "The guest side"). Any number per check (one per
+ * guest). The check does not change.
  */
 export function applyFeedback(
   check: CheckRecord,
   input: FeedbackInput,
   now: string,
 ): {feedback: FeedbackRecord; events: EventRecord[]} {
+  guestsMayAct(check, 'leave feedback on')
   const feedback: FeedbackRecord = {
     id: newId('fb'),
     object: 'feedback',

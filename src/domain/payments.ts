@@ -1,5 +1,5 @@
 import {appended} from './arrays.js'
-import {renderCheck} from './check.js'
+import {guestsMayAct, renderCheck} from './check.js'
 import {ApiError, type ErrorDetail, invalidField} from './errors.js'
 import {checkChangeEvents, newEvent} from './events.js'
 import {newId} from './ids.js'
@@ -48,9 +48,7 @@ export function applyPayment(
   baseUrl: string,
   claim?: ClaimRecord,
 ): PaymentOutcome {
-  if (check.status !== 'open') {
-    throw new ApiError('check_not_open', `Check ${check.id} is ${check.status}; guests can only pay an open check.`)
-  }
+  guestsMayAct(check, 'pay')
   if (input.claim_id !== undefined && claim?.check_id !== check.id) {
     throw invalidField(
       'claim_id',
@@ -97,8 +95,8 @@ export function applyPayment(
 }
 
 /**
- * Refunds part or all of a payment, whatever the check's status (a closed
- * bill can be refunded). Without `amount_cents` everything left is refunded.
+ * Refunds part or all of a payment of an open check (409 otherwise: reopen
+ * the bill with a push first). Without `amount_cents` everything left is refunded.
  * The bill part is refunded before the tip (see `refundedFromBill`); only
  * the bill part lowers the check's `amount_paid_cents`.
  */
@@ -109,6 +107,7 @@ export function applyRefund(
   now: string,
   baseUrl: string,
 ): PaymentOutcome {
+  guestsMayAct(check, 'be refunded on')
   const refundable = payment.amount_cents + payment.tip_cents - payment.amount_refunded_cents
   const amount = input.amount_cents ?? refundable
   if (refundable === 0 || amount > refundable) {

@@ -42,7 +42,7 @@ export async function refund({service}: AppContext, event: H3Event, payment: Pay
   return sendAnswer(event, await service.guests.refund(payment, input, idempotentRequest(event, input)))
 }
 
-/** A guest rates the visit, whatever the check's status: 201 and the feedback. */
+/** A guest rates the visit on an open check: 201 and the feedback. */
 export async function leaveFeedback({service}: AppContext, event: H3Event, check: CheckRecord): Promise<Feedback> {
   const input = await readJson(event, FeedbackInput)
   return sendAnswer(event, await service.guests.leaveFeedback(check, input, idempotentRequest(event, input)))

@@ -125,7 +125,7 @@ export class GuestActions {
     })
   }
 
-  /** A guest rates the visit, whatever the check's status: 201 and the feedback. */
+  /** A guest rates the visit on an open check: 201 and the feedback. */
   leaveFeedback(
     check: {id: string; account_id: string},
     input: FeedbackInput,

@@ -131,6 +131,12 @@ describe('applyRefund', () => {
     rejects(() => applyRefund(full.check, full.payment, {}, NOW, 'http://x'), 'amount_exceeds_balance')
   })
 
+  it('is refused once the check is closed (check_not_open)', () => {
+    const paid = pay(open(), 500)
+    const closed = {...paid.check, status: 'closed' as const}
+    rejects(() => applyRefund(closed, paid.payment, {}, NOW, 'http://x'), 'check_not_open')
+  })
+
   it('event data is the rendered payment', () => {
     const paid = pay(open(), 500)
     expect(paid.events[0]!.data).toEqual(renderPayment(paid.payment))
@@ -164,18 +170,25 @@ describe('the paid rule of pushes', () => {
 })
 
 describe('applyFeedback', () => {
-  it('is accepted on a closed check and emits feedback.received with the rendered feedback', () => {
-    const closed = push(checkWith([['a', 1, 1000]], {status: 'closed'})).check
-    const {feedback, events} = applyFeedback(closed, {rating: 4, comment: 'Lovely'}, NOW)
-    expect(feedback).toMatchObject({check_id: closed.id, rating: 4, comment: 'Lovely'})
+  it('emits feedback.received with the rendered feedback', () => {
+    const check = open()
+    const {feedback, events} = applyFeedback(check, {rating: 4, comment: 'Lovely'}, NOW)
+    expect(feedback).toMatchObject({check_id: check.id, rating: 4, comment: 'Lovely'})
     expect(events.map((e) => e.type)).toEqual(['feedback.received'])
     expect(events[0]!.data).toEqual({
       id: feedback.id,
       object: 'feedback',
-      check_id: closed.id,
+      check_id: check.id,
       rating: 4,
       comment: 'Lovely',
       created_at: NOW,
     })
+  })
+
+  it('is refused on a closed or voided check (check_not_open)', () => {
+    for (const status of ['closed', 'voided'] as const) {
+      const check = push(checkWith([['a', 1, 1000]], {status})).check
+      rejects(() => applyFeedback(check, {rating: 4}, NOW), 'check_not_open')
+    }
   })
 })

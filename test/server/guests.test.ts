@@ -105,11 +105,25 @@ describe('payments', () => {
     })
   })
 
-  it('a closed check cannot be paid (409 check_not_open) but can be refunded and rated', async () => {
+  it('a closed check cannot be claimed, paid, refunded or rated (409 check_not_open), and nothing changes', async () => {
     const check = await openCheck()
-    const payment = (await pay(check.id, {amount_cents: 1100})).body
+    const payment = (await pay(check.id, {amount_cents: 1000})).body
     await sim.api('PUT', '/v1/checks/external/g1', {body: checkWith([['steak', 1, 1000]], {status: 'closed'})})
+    const before = [(await sim.api('GET', `/v1/checks/${check.id}`)).text, (await events()).length]
+    expectError(
+      await post(`/v1/sim/checks/${check.id}/claims`, {items: [{external_id: 'steak', quantity: 1}]}),
+      409,
+      'check_not_open',
+    )
     expectError(await pay(check.id, {amount_cents: 1}), 409, 'check_not_open')
+    expectError(await post(`/v1/sim/payments/${payment.id}/refund`, {amount_cents: 100}), 409, 'check_not_open')
+    expectError(await post(`/v1/sim/checks/${check.id}/feedback`, {rating: 5}), 409, 'check_not_open')
+    expect([(await sim.api('GET', `/v1/checks/${check.id}`)).text, (await events()).length]).toEqual(before)
+    expect((await sim.api('GET', `/v1/payments/${payment.id}`)).body.amount_refunded_cents).toBe(0)
+    expect((await sim.api('GET', `/v1/checks/${check.id}/feedback`)).body.data).toEqual([])
+
+    // open again, the bill is refunded and rated
+    await sim.api('PUT', '/v1/checks/external/g1', {body: checkWith([['steak', 1, 1000]], {status: 'open'})})
     expect((await post(`/v1/sim/payments/${payment.id}/refund`, {amount_cents: 100})).status).toBe(200)
     expect((await post(`/v1/sim/checks/${check.id}/feedback`, {rating: 5})).status).toBe(201)
   })

@@ -263,6 +263,16 @@ describe('in a real browser', () => {
     expect(await page.locator('#payment-status').textContent()).toBe('Paid in full')
     expect(await sideways(page)).toBe(0)
     await page.screenshot({path: join(OUTPUT, 'table-page.png'), fullPage: true})
+    // guests act on an open bill only: its refunds are offered no more
+    const refunds = await page.getByRole('button', {name: /^Refund /}).all()
+    expect(refunds).toHaveLength(2)
+    for (const refund of refunds) expect(await refund.isDisabled()).toBe(true)
+    // a guest who opens the closed bill is told why there is no feedback form
+    const late = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+    await late.goto(created.body.guest_url)
+    await late.getByText('Feedback is taken while the bill is open.').waitFor()
+    expect(await late.getByRole('button', {name: 'Send feedback'}).isVisible()).toBe(false)
+    await late.close()
 
     const types = [...GUEST_EVENTS, 'payment.succeeded'].sort()
     await receiver.waitFor(types.length)

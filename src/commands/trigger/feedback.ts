@@ -8,7 +8,7 @@ import {describeFeedback} from '../../cli/views/guest.js'
 export default class TriggerFeedback extends ApiCommand<typeof TriggerFeedback> {
   static override summary = 'Leave feedback on a check, as a guest after the meal would.'
 
-  static override description = `A rating from 1 to 5 and an optional comment. Accepted whatever the check's status: guests rate after the bill is closed. \
+  static override description = `A rating from 1 to 5 and an optional comment. Only while the check is open (check_not_open otherwise), as every guest action. \
 Emits feedback.received.`
 
   static override examples = [

@@ -11,7 +11,7 @@ export default class TriggerRefund extends ApiCommand<typeof TriggerRefund> {
 
   static override description = `Refunds --amount (in cents), or without it everything not yet refunded, tip included. \
 A refund comes off the bill part of the payment first and off the tip last; the bill part lowers the check's amount paid, \
-so a paid check is partially paid again. Refunds are allowed on closed checks.
+so a paid check is partially paid again. Only an open check's payments are refunded: push a closed check open first.
 
 Emits payment.refunded, and check.updated when the check's amount paid changes.`
 

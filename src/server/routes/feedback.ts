@@ -13,6 +13,7 @@ export const feedbackOperations: OperationSpec[] = [
     response: Feedback,
     status: [201],
     idempotent: true,
+    errors: ['check_not_open'],
     handler: async (event, app) => leaveFeedback(app, event, await findCheck(app, event)),
   },
   {

@@ -23,7 +23,7 @@ export const paymentOperations: OperationSpec[] = [
     response: Payment,
     status: [200],
     idempotent: true,
-    errors: ['amount_exceeds_balance'],
+    errors: ['check_not_open', 'amount_exceeds_balance'],
     handler: async (event, app) => refund(app, event, await findOwned(app, 'payments', event, 'payment')),
   },
   {

@@ -25,6 +25,8 @@ let paidSeen = null
 let refreshing = Promise.resolve()
 /** How many guest actions are under way: the buttons a live update rebuilds meanwhile stay disabled, so a second tap is not a second claim. */
 let acting = 0
+/** Whether this page sent its feedback: the thanks stay, the form does not come back. */
+let feedbackSent = false
 
 const stored = (key) => JSON.parse(sessionStorage.getItem(key) ?? '[]')
 const store = (key, records) => sessionStorage.setItem(key, JSON.stringify(records))
@@ -52,7 +54,7 @@ function guestMessage(error, special = {}) {
   const due = money.format(check?.amount_due_cents ?? 0)
   const messages = {
     not_found: 'This table link no longer works. Scan the QR code on your table again, or ask the staff.',
-    check_not_open: 'This bill is closed: nothing more can be claimed or paid here.',
+    check_not_open: 'This bill is closed: nothing more can be claimed, paid, refunded or rated here.',
     item_unavailable: 'Someone at the table has just claimed the last one.',
     amount_exceeds_balance: `That is more than is left to pay (${due}). Enter a smaller amount.`,
     payment_declined: 'Your card was declined. Nothing was charged.',
@@ -244,6 +246,9 @@ function render(next) {
   $('nothing-due').textContent = check.status === 'open' ? 'Nothing left to pay.' : `This bill is ${check.status}.`
   renderAmount()
   renderPayments()
+  // guests act on an open bill only (docs/api.md, "The guest side"): feedback is left before the POS closes it
+  $('feedback-form').hidden = feedbackSent || check.status !== 'open'
+  $('feedback-closed').hidden = feedbackSent || check.status === 'open'
   // a refund made elsewhere while the page was away changes what the check has been paid: the tab's payments follow
   if (stored(paymentsKey).length && check.amount_paid_cents !== paidSeen) {
     paidSeen = check.amount_paid_cents
@@ -304,7 +309,7 @@ function renderPayments() {
       const refundable = payment.amount_cents + payment.tip_cents - payment.amount_refunded_cents
       // what it gives back: the rest of the payment, its tip too
       const label = `Refund ${money.format(refundable)}`
-      const refund = el('button', {type: 'button', class: 'secondary', 'aria-label': label, disabled: acting > 0 || refundable <= 0, ...focusKey(payment.id, 'refund')}, 'Refund')
+      const refund = el('button', {type: 'button', class: 'secondary', 'aria-label': label, disabled: acting > 0 || refundable <= 0 || check?.status !== 'open', ...focusKey(payment.id, 'refund')}, 'Refund')
       refund.addEventListener('click', () =>
         act(
           refund,
@@ -364,6 +369,7 @@ async function sendFeedback(event) {
   const comment = $('comment').value.trim()
   await act(event.submitter ?? $('feedback-form').querySelector('button'), async () => {
     await post('/feedback', {rating, ...(comment ? {comment} : {})})
+    feedbackSent = true
     $('feedback-form').hidden = true
     $('feedback-done').hidden = false
   })
@@ -447,8 +453,6 @@ for (const radio of document.querySelectorAll('input[name="for"]')) {
 for (const radio of document.querySelectorAll('input[name="tip"]')) radio.addEventListener('change', updatePayButton)
 $('pay-form').addEventListener('submit', pay)
 $('feedback-form').addEventListener('submit', sendFeedback)
-// shown only with JavaScript: without it the page says it needs it (guest.html)
-$('feedback-form').hidden = false
 $('live').textContent = 'Connecting…'
 loadCurrency()
   .then(reload)
