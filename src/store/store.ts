@@ -87,6 +87,8 @@ export class Store {
   #journal: Journal | undefined
   #documents: Documents | undefined
   #unlock: (() => Promise<void>) | undefined
+  /** Set by `close()` of a data dir's store: a commit after it would be applied in memory only, never written. */
+  #closed: Error | undefined
   #listeners: ((changes: Change[]) => void)[] = []
   /**
    * Where the journal holds the JSON of the chunked records put since the
@@ -118,10 +120,11 @@ export class Store {
    * Set once a journal write has failed. From then on every commit and
    * every `settled` rejects with it, and the memory (which may hold changes
    * that were never written) is never written to the documents: a restart
-   * reads back what was acknowledged.
+   * reads back what was acknowledged. Set too once the store is closed: a
+   * commit then rejects, as it can no longer be written.
    */
   get failure(): Error | undefined {
-    return this.#journal?.failure
+    return this.#journal?.failure ?? this.#closed
   }
 
   async #load(dir: string): Promise<void> {
@@ -419,6 +422,7 @@ export class Store {
       } finally {
         await this.#unlock?.()
         this.#journal = undefined
+        this.#closed = new Error(`store: ${this.options.dir} is closed; open it again to write to it.`)
       }
     }
   }

@@ -56,6 +56,16 @@ describe('Store', () => {
     expect(await segments(dir)).toHaveLength(1)
   })
 
+  it('refuses a commit after close, which could no longer be written, and keeps it out of memory', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    await store.commit([put('checks', 'chk_1', record(1))])
+    await store.close()
+    await expect(store.commit([put('checks', 'chk_2', record(2))])).rejects.toThrow(`store: ${dir} is closed`)
+    expect(store.tables.checks.get('chk_2')).toBeUndefined()
+    expect((await openStore(dir)).tables.checks.size).toBe(1)
+  })
+
   it('changes nothing, in memory or in the journal, for a commit that cannot be written', async () => {
     const dir = await makeTempDir()
     const store = await Store.open({dir})
