@@ -236,6 +236,16 @@ test("the declarations of the four entry points, in both formats, reach no h3 ty
   expect(declarationsReached(installed(''), entries).packages).toEqual(['msw', 'zod'])
 })
 
+test('each entry point falls back to its ES module for a resolver that asks for neither import nor require', async () => {
+  type Entry = {import: {default: string}; default?: string}
+  const pkg = JSON.parse(await readFile(installed('package.json'), 'utf8')) as {exports: Record<string, string | Entry>}
+  const entries = Object.values(pkg.exports).filter((entry): entry is Entry => typeof entry !== 'string')
+  expect(entries).toHaveLength(4)
+  for (const entry of entries) expect(entry.default).toBe(entry.import.default)
+  // the conditions are tried in their order: the fallback comes last
+  for (const entry of entries) expect(Object.keys(entry).at(-1)).toBe('default')
+})
+
 test.each(JESTS)(
   "jest %s with its default config runs a CommonJS test of the simulator, whose errors are the client's classes",
   async (version) => {
