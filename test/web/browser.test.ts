@@ -634,6 +634,36 @@ describe('in a real browser', () => {
     expect(await page.locator('#notice').isHidden()).toBe(true)
   })
 
+  it('the table page takes back "could not reach the restaurant" at the next change its open stream brings', async () => {
+    const {key, created} = await scratchTable('51', [['tea', 1, 300]])
+    const page = await browser.newPage({viewport: PHONE, isMobile: true, locale: 'en-US'})
+    cleanup.push(() => page.close())
+    await page.goto(created.body.guest_url)
+    await page.getByText('Live:').waitFor()
+    // the claim is lost on its way, the stream stays open
+    await page.route(
+      (target) => target.pathname.endsWith('/claims'),
+      (route) => route.abort('internetdisconnected'),
+    )
+    await page.getByRole('button', {name: 'Claim Item tea'}).click()
+    const unreachable = page.getByRole('alert').getByText('We could not reach the restaurant.')
+    await unreachable.waitFor()
+    // as when the action's button is disabled on its return: the notice holds the focus
+    await page.locator('#notice').focus()
+    const body = checkWith(
+      [
+        ['tea', 1, 300],
+        ['cake', 1, 450],
+      ],
+      {table: {number: '51'}, location_id: created.body.location_id},
+    )
+    expect((await sim.api('PUT', '/v1/checks/external/t51', {key, body})).status).toBe(200)
+    await page.getByText('Item cake').waitFor()
+    await unreachable.waitFor({state: 'hidden'})
+    // the focus is not dropped to the page's body with the notice
+    expect(await focusedAttribute(page, 'id')).toBe('title')
+  })
+
   it('the table page stands down when its stream, back after the bill was removed, is refused', async () => {
     const {key, created} = await scratchTable('45', [['soup', 1, 800]])
     const page = await pageWithoutStream(created.body.guest_url)

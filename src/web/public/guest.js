@@ -399,13 +399,21 @@ function closeTable(text) {
   for (const button of document.querySelectorAll('button')) button.disabled = true
 }
 
+/** Heard from the restaurant: that it could not be reached no longer holds. */
+function inTouch() {
+  const notice = $('notice')
+  if (notice.textContent !== UNREACHABLE) return
+  // the focus it holds goes to the bill's title, not to the page's body: a keyboard user keeps their place
+  if (document.activeElement === notice) $('title').focus()
+  notice.hidden = true
+}
+
 // POS pushes, and other guests' claims and payments, arrive here; the first message is the current state.
 function follow() {
   stream = new EventSource(`${base}/stream`)
   stream.addEventListener('open', () => {
     $('live').textContent = 'Live: updates as the restaurant changes the bill.'
-    // in touch again: that the restaurant could not be reached no longer holds
-    if ($('notice').textContent === UNREACHABLE) $('notice').hidden = true
+    inTouch()
   })
   stream.addEventListener('error', () => {
     // a refused stream (too many open pages) is not retried by the browser
@@ -416,6 +424,8 @@ function follow() {
   })
   stream.addEventListener('check', (message) => {
     streamed++
+    // a request may fail while the stream stays open: its next message says the restaurant answers again
+    inTouch()
     render(JSON.parse(message.data))
   })
   // a snapshot restored: the bill is as it was saved, and this tab's claims and payments may not be on it
