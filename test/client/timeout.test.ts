@@ -111,12 +111,13 @@ describe('the client timeout (timeoutMs)', () => {
 
   it("bounds a stream's opening only: an open stream outlives it", async () => {
     const sim = await simulator()
-    const client = new TablepayClient({url: sim.url, apiKey: WRITE_KEY, timeoutMs: 100})
+    // long enough for the opening on a loaded machine (100 ms was not, during the whole suite on 2 cores)
+    const client = new TablepayClient({url: sim.url, apiKey: WRITE_KEY, timeoutMs: 2000})
     const stop = new AbortController()
     cleanup.push(async () => stop.abort())
     const messages = await client.openStream({signal: stop.signal})
-    // the push is held 300 ms by a fault, so its event comes well after the 100 ms
-    await sim.api('POST', '/v1/sim/faults', {body: {match: {method: 'PUT'}, delay_ms: 300}})
+    // the push is held 2.5 s by a fault, so its event comes after the 2 s
+    await sim.api('POST', '/v1/sim/faults', {body: {match: {method: 'PUT'}, delay_ms: 2500}})
     const pushed = sim.api('PUT', '/v1/checks/external/streamed-1', {body: checkWith([['a', 1, 100]])})
     const first = await messages.next()
     expect(first).toMatchObject({done: false, value: {type: 'event', data: {type: 'check.created'}}})
