@@ -132,14 +132,12 @@ export class Dispatcher {
         return
       }
       const entry = this.#scheduler.next()
-      if (entry) {
-        background.started()
-        this.#start(entry)
-      }
+      if (entry) this.#start(entry)
     }
   }
 
   #start(entry: Entry): void {
+    this.service.background.started()
     const {id} = entry
     const turn = this.#order.next(entry.lane)
     const flight = this.#flights.open(entry)
@@ -210,9 +208,10 @@ export class Dispatcher {
     }
   }
 
-  /** Attempt `n`, one signed POST within the receiver timeout (send-attempt.ts): a queued one, or the ping. */
+  /** Attempt `n`, one signed POST within the receiver timeout (send-attempt.ts): a queued one, or (unheld) the ping. */
   send(endpoint: SendingEndpoint, event: {id: string; type: string}, body: string, n: number, held?: Cancelable) {
-    return sendAttempt(endpoint, event, body, n, this.clock.now(), this.timeoutMs, held)
+    const post = (by: Cancelable) => sendAttempt(endpoint, event, body, n, this.clock.now(), this.timeoutMs, by)
+    return held ? post(held) : this.#flights.ping(post)
   }
 
   /** Resolves when no attempt is in flight. */

@@ -27,6 +27,9 @@ export interface Flight extends Cancelable {
  */
 export class Flights {
   readonly #out = new Map<string, Flight>()
+  /** The test pings out (`POST /webhook-endpoints/{id}/test`): a stop lets them go too. */
+  readonly #pings = new Set<Held>()
+  #stopped = false
 
   get size(): number {
     return this.#out.size
@@ -49,9 +52,21 @@ export class Flights {
     if (flight?.claimed && record && abandonedBy(flight.claimed, record)) letGo(flight)
   }
 
-  /** Lets every attempt out go: the server stops. */
+  /** Lets every attempt out go, and every ping: the server stops. */
   stopAll(): void {
-    for (const flight of this.#out.values()) letGo(flight)
+    this.#stopped = true
+    for (const held of [...this.#out.values(), ...this.#pings]) letGo(held)
+  }
+
+  /** Runs `send`, a test ping's request, which a stop lets go: a receiver that never answers holds no stop. */
+  async ping<T>(send: (held: Cancelable) => Promise<T>): Promise<T> {
+    const held: Held = {letGo: this.#stopped}
+    this.#pings.add(held)
+    try {
+      return await send(held)
+    } finally {
+      this.#pings.delete(held)
+    }
   }
 
   /** Resolves when none is out. */
@@ -71,8 +86,11 @@ export class Flights {
   }
 }
 
-/** Marks the attempt let go (its answer is not recorded), and cancels its request if it is out. */
-function letGo(flight: Flight): void {
-  flight.letGo = true
-  flight.cancel?.()
+/** What a stop or a restore lets go: an attempt out, or a ping. */
+type Held = Cancelable & {letGo: boolean}
+
+/** Marks the attempt let go (its answer is not recorded, its request not made), and cancels its request if it is out. */
+function letGo(held: Held): void {
+  held.letGo = true
+  held.cancel?.()
 }

@@ -194,6 +194,21 @@ describe('webhook delivery', () => {
     ).toBe(true)
   })
 
+  it('a stop lets a test ping to a receiver that never answers go: the ping is answered, the stop not held', async () => {
+    // far past the test's own timeout: a stop that waited for the receiver would fail it
+    const {receiver, sim, register} = await setup(() => 'hang', {serve: {receiverTimeoutMs: 600_000}})
+    const endpoint = await register()
+    const ping = sim.api('POST', `/v1/webhook-endpoints/${endpoint.id}/test`)
+    await receiver.waitFor(1)
+    await sim.stop()
+    expect((await ping).body).toMatchObject({
+      object: 'webhook_test',
+      succeeded: false,
+      status_code: null,
+      error: 'canceled: the server is stopping',
+    })
+  })
+
   it('deliveries pending at a restart go out after it; none is lost', async () => {
     let up = false
     const {receiver, sim, register, advance} = await setup(() => (up ? 200 : 503))
