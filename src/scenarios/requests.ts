@@ -71,7 +71,7 @@ export function stepRequest(step: ScenarioStep): StepRequest | undefined {
     case 'snapshot':
       return {method: 'POST', path: routePath('saveSnapshot', {}), body: {name: step.input}}
     case 'restore':
-      return {method: 'POST', path: routePath('restoreSnapshot', {name: step.input})}
+      return {method: 'POST', path: routePath('restoreSnapshot', {name: text(step.input)})}
     case 'expect_event':
       return undefined
   }

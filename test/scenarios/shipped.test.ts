@@ -83,6 +83,14 @@ describe('sim.runScenario', () => {
     await expect(sim.runScenario(scenarioOf([{restore: 'scenario-missing'}]))).rejects.toThrow('scenario-missing')
   })
 
+  test('a restore whose name is a reference to an object is a ✗ step saying why, not a crash', async () => {
+    const steps = [{id: 'saved', snapshot: 'scenario-object-${run}'}, {restore: '${saved}'}]
+    const error = await sim.runScenario(scenarioOf(steps)).catch((error: unknown) => error)
+    expect(error).toBeInstanceOf(ScenarioFailedError)
+    const [, restore] = (error as ScenarioFailedError).report.steps
+    expect(restore).toMatchObject({ok: false, status: 422, error: expect.stringContaining('validation_failed')})
+  })
+
   test('rejects with the report when an expectation fails, the ✗ step saying what differed', async () => {
     const error = await sim
       .runScenario(scenarioOf([OPEN, {expect: {get: '/checks/${open.id}', json: {status: 'closed'}}}]))
