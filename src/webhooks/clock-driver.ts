@@ -35,7 +35,7 @@ export interface DrivenWork {
   run(): void
   /** The earliest due time not yet reached (scheduler ms). */
   nextDue(): number | undefined
-  /** An attempt of this instance is out to the endpoint of the delivery due next: its failure may disable it. */
+  /** An attempt of this instance is out to the endpoint of a delivery due next (all due at that time): its failure may disable it. */
   holdsNext(): boolean
   /** Due work waits only for a free slot: the next attempt to end frees one. */
   waitingForSlot(): boolean

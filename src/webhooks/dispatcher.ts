@@ -62,7 +62,7 @@ export class Dispatcher {
       run: () => this.#pump(),
       wake: () => this.#wake(),
       nextDue: () => scheduler.nextDue(),
-      holdsNext: () => this.#flights.outIn(scheduler.nextWaiting()?.lane),
+      holdsNext: () => [...scheduler.lanesDueNext()].some((lane) => this.#flights.outIn(lane)),
       waitingForSlot: () => scheduler.waitingForSlot,
       out: () => this.#flights.size > 0 || (this.#claims?.size ?? 0) > 0,
       attemptEnds: () => new Promise<void>((resolve) => this.#ended.push(resolve)),

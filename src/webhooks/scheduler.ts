@@ -155,6 +155,19 @@ export class Scheduler {
     return undefined
   }
 
+  /** The lanes of the entries that fall due first, all due at one time: those a move of the clock to it releases. */
+  lanesDueNext(): Set<string> {
+    const lanes = new Set<string>()
+    const next = this.nextWaiting()
+    const seen: Entry[] = []
+    for (let top = next; top !== undefined && top.due === next!.due; top = this.#waiting.peek()) {
+      seen.push(this.#waiting.pop()!)
+      if (this.isCurrent(top)) lanes.add(top.lane)
+    }
+    for (const entry of seen) this.#waiting.push(entry)
+    return lanes
+  }
+
   /** Moves every entry due by `now` (scheduler ms) to its endpoint's queue. */
   release(now: number): void {
     for (let top = this.#waiting.peek(); top !== undefined && top.due <= now; top = this.#waiting.peek()) {

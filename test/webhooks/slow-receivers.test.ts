@@ -1,3 +1,5 @@
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {checkWith} from '../helpers/checks.js'
 import {startReceiver} from '../helpers/receiver.js'
@@ -109,5 +111,61 @@ describe('slow receivers', () => {
     expect((await deliveriesOf(failingEndpoint.id)).map((d) => d.status)).toEqual(['dead'])
     expect((await sim.api('GET', '/v1/sim/clock')).body.advance).toBeNull()
     expect((await sim.api('POST', '/v1/sim/clock/reset')).body).toMatchObject({offset_seconds: 0, advance: null})
+  })
+
+  it("an advance sends no endpoint's retry while an attempt is out to it, though another endpoint's retry falls due first at that time", async () => {
+    const {sim, receiver, deliveriesOf} = await setup(1500)
+    // the first attempt is held until the receiver timeout; each later one answers 500
+    let open = 0
+    let advancing = false
+    const overlapping: string[] = []
+    let recorded: () => void
+    const otherRecorded = new Promise<void>((resolve) => (recorded = resolve))
+    const received: string[] = []
+    const held = createServer(async (req, res) => {
+      for await (const _ of req);
+      const attempt = `${req.headers['x-tablepay-event-type']}#${req.headers['x-tablepay-delivery-attempt']}`
+      received.push(attempt)
+      if (advancing && open > 0) overlapping.push(attempt)
+      if (attempt === 'check.created#1') {
+        open++
+        req.socket.once('close', () => open--)
+        return
+      }
+      // the other endpoint's failure is recorded first, so its retry comes first among those due at one time
+      await otherRecorded
+      res.writeHead(500).end()
+    })
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve))
+    cleanup.push(
+      () => new Promise((resolve) => held.close(resolve)),
+      async () => held.closeAllConnections(),
+    )
+    const failing = await receiver(() => 500)
+    const endpoint = async (port: number | string, event_types: string[]) =>
+      (
+        await sim.api('POST', '/v1/webhook-endpoints', {
+          body: {url: typeof port === 'string' ? port : `http://127.0.0.1:${port}/`, event_types},
+        })
+      ).body as {id: string}
+    await endpoint((held.address() as AddressInfo).port, ['check.created', 'check.updated'])
+    const other = await endpoint(failing.url, ['check.updated'])
+    await sim.api('PUT', '/v1/checks/external/lane-1', {body: checkWith([['a', 1, 100]], {version: 1})})
+    await expect.poll(() => received).toEqual(['check.created#1'])
+    await sim.api('PUT', '/v1/checks/external/lane-1', {body: checkWith([['a', 1, 200]], {version: 2})})
+    await expect.poll(async () => (await deliveriesOf(other.id))[0]?.attempts.length).toBe(1)
+    recorded!()
+    await expect
+      .poll(async () =>
+        (await sim.api('GET', '/v1/deliveries?status=pending')).body.data.filter(
+          (d: {attempts: unknown[]}) => d.attempts.length === 1,
+        ),
+      )
+      .toHaveLength(2)
+    // both retries fall due 60 s after the push, while the first attempt is still out
+    advancing = true
+    expect((await sim.api('POST', '/v1/sim/clock/advance', {body: {seconds: 60}})).status).toBe(200)
+    expect(received).toEqual(expect.arrayContaining(['check.created#2', 'check.updated#2']))
+    expect(overlapping).toEqual([])
   })
 })
