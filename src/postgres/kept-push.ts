@@ -26,6 +26,9 @@ const texts = new Map<number, string>()
  * since it was kept. As a PL/pgSQL function of the same steps, called
  * between `BEGIN` and `COMMIT` with its values as literals, it took
  * PostgreSQL about 1.7 × the CPU per push (docs/postgres.md, "Speed").
+ * `locked` runs once, before the update: its functions are volatile, so no
+ * PostgreSQL folds it into the query (`MATERIALIZED`, which says so, is
+ * PostgreSQL 12's and later).
  */
 export function keptPush({accountId, kept, check, events}: KeptPush): pg.QueryConfig {
   let text = texts.get(events.length)
@@ -42,7 +45,7 @@ function statement(events: number): string {
   const added = `, added AS (INSERT INTO events (${EVENT_COLUMNS.join(', ')})
       SELECT ${EVENT_COLUMNS.map((column) => (column === 'doc' ? 'e.doc::json' : `e.${column}`)).join(', ')}
       FROM pushed, (VALUES ${rows.join(', ')}) AS e (${EVENT_COLUMNS.join(', ')}, n) ORDER BY e.n)`
-  return `WITH locked AS MATERIALIZED (SELECT set_config('lock_timeout', '${LOCK_TIMEOUT_S}s', true),
+  return `WITH locked AS (SELECT set_config('lock_timeout', '${LOCK_TIMEOUT_S}s', true),
       pg_advisory_xact_lock_shared(hashtextextended('account-records:' || $1::text, 0))),
     pushed AS (UPDATE checks SET ${set.map(([column, value]) => `${column} = ${value}`).join(', ')} FROM locked
       WHERE id = ${id} AND doc::text = $2::text RETURNING 1)${events > 0 ? added : ''}
