@@ -1,4 +1,4 @@
-import type {DeliveryRecord} from '../domain/records.js'
+import type {DeliveryRecord, IdempotencyRecord} from '../domain/records.js'
 import {DEFAULT_RETENTION, isExpiredKey, isPastAge, mayDelete, type RetentionPolicy} from '../domain/retention.js'
 import type {ServiceContext} from './context.js'
 import {fanningOut, type Outbox} from './outbox.js'
@@ -134,13 +134,23 @@ export class Retention {
   async #pruneKeys(tx: UnitOfWork, accountId: string, pruned: Pruned): Promise<boolean> {
     const clockMs = this.context.clock.now()
     const wallMs = Date.parse(this.context.now())
+    const expired = (key: IdempotencyRecord | undefined) => key && isExpiredKey(key, clockMs, wallMs, this.policy)
     const page = await tx.page('idempotency_keys', accountId, {limit: this.policy.pruneBatch, oldestFirst: true})
-    for (const key of page!.records) {
-      if (!isExpiredKey(key, clockMs, wallMs, this.policy)) return false
-      tx.delete('idempotency_keys', key.id)
+    const past = page!.records.filter(expired)
+    // read again, locked: a payment with an expired key stores it afresh, and on PostgreSQL one may have since the page
+    const locked =
+      past.length === 0
+        ? []
+        : await tx.getMany(
+            'idempotency_keys',
+            past.map((key) => key.id),
+          )
+    for (const key of locked) {
+      if (!expired(key)) continue
+      tx.delete('idempotency_keys', key!.id)
       pruned.idempotency_keys++
     }
-    return page!.hasMore
+    return past.length === page!.records.length && page!.hasMore
   }
 }
 

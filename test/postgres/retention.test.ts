@@ -2,6 +2,7 @@ import pg from 'pg'
 import {describe, expect, it, onTestFinished} from 'vitest'
 import {deleteStatement} from '../../src/postgres/bulk.js'
 import {countPastSql} from '../../src/postgres/reader.js'
+import {text} from '../../src/postgres/text.js'
 import {total} from '../../src/service/retention.js'
 import {checkWith} from '../helpers/checks.js'
 import {serviceForTest} from '../service/service.js'
@@ -105,6 +106,40 @@ describe('retention on PostgreSQL', () => {
       pending!.event_id,
       expect.any(String),
     ])
+  })
+
+  it('a pass keeps an Idempotency-Key a payment stored afresh while the pass waited for it', async () => {
+    const {service, databaseUrl, clock} = await serviceForTest()
+    await service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]], {version: 1}))
+    const check = (await service.records.checkByExternalId('acct_demo', 't1'))!
+    await service.guests.pay(check, {amount_cents: 100}, {key: 'k', scope: 'api', hash: 'h1'})
+    clock.moveTo(clock.now() + 25 * 3600_000)
+    const [key] = await service.records.allOf('idempotency_keys', 'acct_demo')
+
+    // a payment with the expired key, on another instance: it holds the key while it pays, then stores it afresh
+    const other = new pg.Client({connectionString: databaseUrl})
+    await other.connect()
+    onTestFinished(() => other.end())
+    await other.query('BEGIN')
+    const held = await other.query('SELECT doc::text AS doc FROM idempotency_keys WHERE id = $1 FOR UPDATE', [
+      text(key!.id),
+    ])
+    const pass = service.retention.prune()
+    let settled = false
+    void pass.finally(() => (settled = true)).catch(() => {})
+    while (!settled && !(await lockWaits(other)));
+    const fresh = {
+      created_at: new Date(clock.now()).toISOString(),
+      expires_at: new Date(clock.now() + 3600_000).toISOString(),
+    }
+    await other.query('UPDATE idempotency_keys SET doc = $2::json, expires_at = $3 WHERE id = $1', [
+      text(key!.id),
+      JSON.stringify({...JSON.parse(held.rows[0].doc), ...fresh}),
+      fresh.expires_at,
+    ])
+    await other.query('COMMIT')
+    expect((await pass).idempotency_keys).toBe(0)
+    expect(await service.records.allOf('idempotency_keys', 'acct_demo')).toEqual([{...key, ...fresh}])
   })
 
   it("a pass passes over an event another instance's pass deleted while it waited, and prunes the rest", async () => {
