@@ -45,7 +45,7 @@ const Path = z
   .string()
   .regex(/^\//, 'must be a path under /v1 that starts with /, e.g. /checks/${open.id}')
   .refine((path) => !hasDotSegment(path), 'must stay under /v1: no . or .. segment, e.g. /checks/${open.id}')
-const Method = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+const Method = z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'])
 /** The headers `fetch` sets itself from the request, or refuses to send (Node's undici throws for each). */
 const FETCH_OWN = new Set(['connection', 'content-length', 'expect', 'keep-alive', 'transfer-encoding', 'upgrade'])
 /** What `fetch` sends as a header's value: no line breaks or control characters, none past U+00FF (RFC 9110 §5). */
@@ -125,9 +125,9 @@ export const STEP_INPUTS = {
       ...Key,
     })
     // fetch refuses to send one
-    .refine((request) => request.method !== 'GET' || request.body === undefined, {
+    .refine((request) => !['GET', 'HEAD'].includes(request.method) || request.body === undefined, {
       path: ['body'],
-      message: 'a GET has no body: leave it out, or use another method',
+      message: 'a GET or HEAD has no body: leave it out, or use another method',
     }),
   expect: z.strictObject({get: Path, status: z.int().min(100).max(599).optional(), json: Subset.optional()}),
   expect_event: z.strictObject({

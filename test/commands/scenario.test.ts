@@ -603,7 +603,7 @@ describe('scenario list and validate', () => {
     const path = await file('get-body', [{request: {method: 'GET', path: '/checks', body: {a: 1}}}])
     const {code, stderr} = await scenario(['validate', path])
     expect(code).toBe(2)
-    expect(stderr).toContain('.steps[0].request.body: a GET has no body: leave it out, or use another method')
+    expect(stderr).toContain('.steps[0].request.body: a GET or HEAD has no body: leave it out, or use another method')
   })
 
   it('a directory named as the scenario exits 2, saying so', async () => {

@@ -91,6 +91,13 @@ describe('sim.runScenario', () => {
     expect(restore).toMatchObject({ok: false, status: 422, error: expect.stringContaining('validation_failed')})
   })
 
+  test("a request step sends a HEAD, and its status is expected as any step's", async () => {
+    const steps = [OPEN, {request: {method: 'HEAD', path: '/checks/${open.id}'}, status: 200}]
+    expect(await sim.runScenario(scenarioOf(steps))).toMatchObject({ok: true, passed: 2})
+    const missing = [{request: {method: 'HEAD', path: '/checks/chk_missing'}, status: 404}]
+    expect(await sim.runScenario(scenarioOf(missing))).toMatchObject({ok: true, passed: 1})
+  })
+
   test('rejects with the report when an expectation fails, the ✗ step saying what differed', async () => {
     const error = await sim
       .runScenario(scenarioOf([OPEN, {expect: {get: '/checks/${open.id}', json: {status: 'closed'}}}]))
