@@ -94,8 +94,11 @@ export class CheckCache {
    */
   remember(changes: readonly Change[], mark: number | undefined, texts?: {of(record: unknown): string}): void {
     if (mark === undefined || mark !== this.#alone()) return
-    for (const [collection, , record] of changes) {
-      if (collection !== 'checks' || record === null) continue
+    // what the database holds of each check is the unit's last change of it: one put, then deleted, is gone
+    const last = new Map<string, Change>()
+    for (const change of changes) if (change[0] === 'checks') last.set(change[1], change)
+    for (const [, , record] of last.values()) {
+      if (record === null) continue
       const check = record as CheckRecord
       if (texts) this.#texts.set(check, texts.of(check))
       this.#put(

@@ -83,6 +83,22 @@ describe('CheckCache', () => {
     expect(cache.kept(byExternalId('acct_a', 'A3'))).toBeUndefined()
   })
 
+  it('keeps no check a unit put and then deleted, and the last of two puts', () => {
+    const cache = new CheckCache(() => 1)
+    const [first, second] = [check('chk_1', 'A1'), check('chk_1', 'A1')]
+    cache.remember(
+      [
+        ['checks', 'chk_2', check('chk_2', 'A2')],
+        ['checks', 'chk_1', first],
+        ['checks', 'chk_2', null],
+        ['checks', 'chk_1', second],
+      ],
+      cache.mark(),
+    )
+    expect(cache.kept(byExternalId('acct_a', 'A2'))).toBeUndefined()
+    expect(cache.kept(byExternalId('acct_a', 'A1'))).toBe(second)
+  })
+
   it('keeps an account as having no webhook endpoints only when alone since the read began and no endpoint was written meanwhile', () => {
     let stretch: number | undefined = 1
     const cache = new CheckCache(() => stretch)
