@@ -62,7 +62,7 @@ export class Dispatcher {
       run: () => this.#pump(),
       wake: () => this.#wake(),
       nextDue: () => scheduler.nextDue(),
-      holdsNext: () => [...scheduler.lanesDueNext()].some((lane) => this.#flights.outIn(lane)),
+      holdsNext: () => scheduler.someDueNext((lane) => this.#flights.outIn(lane)),
       waitingForSlot: () => scheduler.waitingForSlot,
       out: () => this.#flights.size > 0 || (this.#claims?.size ?? 0) > 0,
       attemptEnds: () => new Promise<void>((resolve) => this.#ended.push(resolve)),
@@ -179,6 +179,7 @@ export class Dispatcher {
     const fresh = performance.now() - claimed < (this.options.freshMs ?? FRESH_MS)
     const endpoint = fresh ? target.endpoint : await deliveries.endpoint(delivery)
     if (!wants(endpoint, target.event)) return deliveries.cancel(delivery, wallClockIso())
+    if (flight.letGo) return
     this.#attempts.count()
     // one sent late has its retry put off as late (`retryBase`); an advance runs each as of when it was due
     const madeAt = this.#driver.driven ? entry.due : this.clock.now()

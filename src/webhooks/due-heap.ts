@@ -39,6 +39,22 @@ export class DueHeap<T extends Due> {
     return top
   }
 
+  /**
+   * Whether `test` holds for an item due at the top's due time, looking at those items only (a child is never due
+   * before its parent, so the walk stops under each one due later) and changing nothing.
+   */
+  someDueFirst(test: (item: T) => boolean): boolean {
+    const items = this.#items
+    const due = items[0]?.due
+    const open = items.length > 0 ? [0] : []
+    for (let i = open.pop(); i !== undefined; i = open.pop()) {
+      if (i >= items.length || items[i]!.due !== due) continue
+      if (test(items[i]!)) return true
+      open.push(2 * i + 1, 2 * i + 2)
+    }
+    return false
+  }
+
   /** Keeps the items `keep` accepts, in O(n): drops the ones that went stale. */
   retain(keep: (item: T) => boolean): void {
     this.#items = this.#items.filter(keep)

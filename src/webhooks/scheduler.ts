@@ -155,17 +155,10 @@ export class Scheduler {
     return undefined
   }
 
-  /** The lanes of the entries that fall due first, all due at one time: those a move of the clock to it releases. */
-  lanesDueNext(): Set<string> {
-    const lanes = new Set<string>()
-    const next = this.nextWaiting()
-    const seen: Entry[] = []
-    for (let top = next; top !== undefined && top.due === next!.due; top = this.#waiting.peek()) {
-      seen.push(this.#waiting.pop()!)
-      if (this.isCurrent(top)) lanes.add(top.lane)
-    }
-    for (const entry of seen) this.#waiting.push(entry)
-    return lanes
+  /** Whether `holds` says so of the lane of an entry that falls due first (all due at one time, released together). */
+  someDueNext(holds: (lane: string) => boolean): boolean {
+    this.nextWaiting()
+    return this.#waiting.someDueFirst((entry) => this.isCurrent(entry) && holds(entry.lane))
   }
 
   /** Moves every entry due by `now` (scheduler ms) to its endpoint's queue. */

@@ -60,6 +60,25 @@ describe('Scheduler: what is due', () => {
     expect(scheduler.nextDue()).toBeUndefined()
   })
 
+  it('asks of the lane of each delivery that falls due first, a stale one left out, and changes nothing', () => {
+    const scheduler = new Scheduler()
+    for (const [id, endpoint, due] of [
+      ['a', 'we_a', 10],
+      ['stale', 'we_s', 10],
+      ['b', 'we_b', 10],
+      ['later', 'we_c', 20],
+    ] as const)
+      scheduler.track(id, endpoint, due)
+    scheduler.drop('stale')
+    const asked: string[] = []
+    expect(scheduler.someDueNext((lane) => (asked.push(lane), false))).toBe(false)
+    expect(asked.sort()).toEqual(['/we_a', '/we_b'])
+    expect(scheduler.someDueNext((lane) => lane === '/we_b')).toBe(true)
+    scheduler.release(10)
+    expect(startAll(scheduler)).toEqual(['a', 'b'])
+    expect(scheduler.nextDue()).toBe(20)
+  })
+
   it('a delivery written while its attempt is out waits for that attempt to end', () => {
     const scheduler = withDue(['we_a'], 1)
     expect(startAll(scheduler)).toEqual(['we_a-0'])
