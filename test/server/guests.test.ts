@@ -123,7 +123,10 @@ describe('payments', () => {
     expect((await sim.api('GET', `/v1/checks/${check.id}/feedback`)).body.data).toEqual([])
 
     // open again, the bill is refunded and rated
-    await sim.api('PUT', '/v1/checks/external/g1', {body: checkWith([['steak', 1, 1000]], {status: 'open'})})
+    const reopened = await sim.api('PUT', '/v1/checks/external/g1', {
+      body: checkWith([['steak', 1, 1000]], {status: 'open'}),
+    })
+    expect(reopened.status).toBe(200)
     expect((await post(`/v1/sim/payments/${payment.id}/refund`, {amount_cents: 100})).status).toBe(200)
     expect((await post(`/v1/sim/checks/${check.id}/feedback`, {rating: 5})).status).toBe(201)
   })
