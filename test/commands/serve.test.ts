@@ -18,7 +18,6 @@ import {
   WRITE_KEY,
 } from '../helpers/cli.js'
 import {checkWith} from '../helpers/checks.js'
-import {startReceiver} from '../helpers/receiver.js'
 
 describe('serve --json --memory', () => {
   it('prints one ready line with the /v1 URL and the seeded accounts, and exits 0 on SIGTERM', async () => {
@@ -47,30 +46,29 @@ describe('serve --json --memory', () => {
     expect(server.stderr()).toBe('Stopping tablepay…\n')
   })
   it('a stop that waits for an answer under way says, after 2 s, that Ctrl+C again ends it, and promises nothing kept', async () => {
-    const receiver = await startReceiver(() => 'hang')
     const server = await startCliServer()
-    try {
-      const headers = {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json'}
-      const created = await fetch(`${server.url}/webhook-endpoints`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({url: receiver.url, event_types: ['check.created']}),
-      })
-      const {id} = (await created.json()) as {id: string}
-      // the ping's answer waits for its attempt, which the receiver holds
-      const ping = fetch(`${server.url}/webhook-endpoints/${id}/test`, {method: 'POST', headers}).catch(() => undefined)
-      await receiver.waitFor(1)
-      const exited = server.kill('SIGINT')
-      await server.waitForStderr('Ctrl+C again stops at once')
-      expect(server.stderr()).toBe(
-        'Stopping tablepay…\nStill stopping: waiting for what is under way. Ctrl+C again stops at once.\n',
+    const headers = {authorization: `Bearer ${WRITE_KEY}`, 'content-type': 'application/json'}
+    // an answer a fault holds for a minute
+    const fault = await fetch(`${server.url}/sim/faults`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({match: {method: 'GET', path: '/v1/locations'}, delay_ms: 60_000, times: 1}),
+    })
+    expect(fault.status).toBe(201)
+    const held = fetch(`${server.url}/locations`, {headers}).catch(() => undefined)
+    const remaining = async () =>
+      ((await (await fetch(`${server.url}/sim/faults`, {headers})).json()) as {data: {remaining: number}[]}).data.map(
+        (f) => f.remaining,
       )
-      void server.kill('SIGINT')
-      expect(await exited).toBe(130)
-      await ping
-    } finally {
-      await receiver.close()
-    }
+    await expect.poll(remaining).not.toEqual([1])
+    const exited = server.kill('SIGINT')
+    await server.waitForStderr('Ctrl+C again stops at once')
+    expect(server.stderr()).toBe(
+      'Stopping tablepay…\nStill stopping: waiting for what is under way. Ctrl+C again stops at once.\n',
+    )
+    void server.kill('SIGINT')
+    expect(await exited).toBe(130)
+    await held
   })
   it('a SIGTERM while it starts stops it once started, exit 0, with no ready line: a CI timeout of a slow start', async () => {
     const server = await signalledWhileStarting((seed) => [
