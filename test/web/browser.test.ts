@@ -150,6 +150,18 @@ async function scratchTable(number: string, lines: Parameters<typeof checkWith>[
   return {scratch, key, created}
 }
 
+/** Claims the tea on `page` with every claim lost on its way; resolves with the notice that says so, once shown. */
+async function teaClaimLost(page: Page) {
+  await page.route(
+    (target) => target.pathname.endsWith('/claims'),
+    (route) => route.abort('internetdisconnected'),
+  )
+  await page.getByRole('button', {name: 'Claim Item tea'}).click()
+  const unreachable = page.getByRole('alert').getByText('We could not reach the restaurant.')
+  await unreachable.waitFor()
+  return unreachable
+}
+
 /** Attribute `name` of the control that has the focus on `page` (null: none, or it has no such attribute). */
 const focusedAttribute = (page: Page, name: string) =>
   page.evaluate((attribute) => document.activeElement?.getAttribute(attribute) ?? null, name)
@@ -621,13 +633,7 @@ describe('in a real browser', () => {
   it('the table page takes back "could not reach the restaurant" once its stream is back', async () => {
     const {created} = await scratchTable('50', [['tea', 1, 300]])
     const page = await pageWithoutStream(created.body.guest_url)
-    await page.route(
-      (target) => target.pathname.endsWith('/claims'),
-      (route) => route.abort('internetdisconnected'),
-    )
-    await page.getByRole('button', {name: 'Claim Item tea'}).click()
-    const unreachable = page.getByRole('alert').getByText('We could not reach the restaurant.')
-    await unreachable.waitFor()
+    const unreachable = await teaClaimLost(page)
     await page.unrouteAll()
     await page.getByText('Live:').waitFor()
     await unreachable.waitFor({state: 'hidden'})
@@ -641,13 +647,7 @@ describe('in a real browser', () => {
     await page.goto(created.body.guest_url)
     await page.getByText('Live:').waitFor()
     // the claim is lost on its way, the stream stays open
-    await page.route(
-      (target) => target.pathname.endsWith('/claims'),
-      (route) => route.abort('internetdisconnected'),
-    )
-    await page.getByRole('button', {name: 'Claim Item tea'}).click()
-    const unreachable = page.getByRole('alert').getByText('We could not reach the restaurant.')
-    await unreachable.waitFor()
+    const unreachable = await teaClaimLost(page)
     // as when the action's button is disabled on its return: the notice holds the focus
     await page.locator('#notice').focus()
     const body = checkWith(
