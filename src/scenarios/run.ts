@@ -371,11 +371,13 @@ const streamed = (status: number) =>
 
 /**
  * A restore (a `restore` step's, or a `request`'s) puts back the endpoints as they were saved, some perhaps
- * on the receiver, and the events: those of the run are made after it, not the snapshot's.
+ * on the receiver, the events (those of the run are made after it, not the snapshot's) and the locations.
  */
 async function afterRestore(state: RunState): Promise<void> {
   if (state.receiver) await findOnReceiver(state)
   if (state.events) state.events = await RunEvents.from(state.reads)
+  // `${location}` is used (set at the start, if to undefined)
+  if ('location' in state) state.location = await firstLocation(state.reads)
 }
 
 /** Why a restore step fails when the run could not read the account after it (afterRestore). */

@@ -268,6 +268,24 @@ test('${location} is the account’s first location, the oldest of two', async (
   expect(report.steps.filter((step) => !step.ok)).toEqual([])
 })
 
+test('${location} after a restore is the first location of the account as restored', async () => {
+  // a scratch account's snapshot, imported into another one: restored there, it brings locations of other ids
+  const scratch = async () => (await server.api('POST', '/v1/sim/accounts')).body
+  const [mine, theirs] = [await scratch(), await scratch()]
+  const key = (account: {api_keys: {key: string}[]}) => account.api_keys[0]!.key
+  expect((await server.api('POST', '/v1/sim/snapshots', {key: key(theirs), body: {name: 'theirs'}})).status).toBe(201)
+  const exported = await server.api('GET', '/v1/sim/snapshots/theirs/export', {key: key(theirs)})
+  expect((await server.api('DELETE', `/v1/sim/accounts/${theirs.id}`)).status).toBe(200)
+  expect((await server.api('POST', '/v1/sim/snapshots/import', {key: key(mine), body: exported.body})).status).toBe(201)
+  const first = (theirs.locations as {id: string}[]).at(-1)!.id
+  expect(mine.locations.map((l: {id: string}) => l.id)).not.toContain(first)
+
+  const client = new TablepayClient({url: `${server.url}/v1`, apiKey: key(mine)})
+  const steps = [{restore: 'theirs'}, OPEN, {expect: {get: '/checks/${open.id}', json: {location_id: first}}}]
+  const report = await runScenario(client, validScenario(scenarioOf(steps), 'The scenario given'))
+  expect(report.steps.filter((step) => !step.ok)).toEqual([])
+})
+
 describe('what a run made for itself', () => {
   const endpoints = async () =>
     (await server.api('GET', '/v1/webhook-endpoints?limit=100')).body.data as {id: string; url: string}[]
