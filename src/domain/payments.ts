@@ -145,7 +145,7 @@ export function applyRefund(
  * check that holds payments. Refund first. Empty when the push is allowed.
  */
 export function paidConflicts(
-  check: Pick<CheckRecord, 'amount_paid_cents'>,
+  check: Pick<CheckRecord, 'amount_paid_cents' | 'status'>,
   push: {status: string; totals: {total_cents: number}},
 ): ErrorDetail[] {
   const paid = check.amount_paid_cents
@@ -154,7 +154,10 @@ export function paidConflicts(
   if (push.totals.total_cents < paid) {
     conflicts.push({path: 'totals.total_cents', message: `guests have paid ${paid}; the total cannot go below it`})
   }
-  if (push.status === 'voided')
-    conflicts.push({path: 'status', message: `guests have paid ${paid}; refund it before voiding the check`})
+  if (push.status === 'voided') {
+    // only an open check's payments are refunded (guestsMayAct): a closed one is pushed open first
+    const first = check.status === 'open' ? '' : 'push the check open again and '
+    conflicts.push({path: 'status', message: `guests have paid ${paid}; ${first}refund it before voiding the check`})
+  }
   return conflicts
 }

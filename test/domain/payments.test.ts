@@ -150,7 +150,23 @@ describe('the paid rule of pushes', () => {
     expect(below.details).toEqual([
       {path: 'totals.total_cents', message: 'guests have paid 800; the total cannot go below it'},
     ])
-    rejects(() => push(checkWith([['a', 1, 1000]], {status: 'voided'}), paid), 'conflict_with_paid_items')
+    const voided = rejects(
+      () => push(checkWith([['a', 1, 1000]], {status: 'voided'}), paid),
+      'conflict_with_paid_items',
+    )
+    expect(voided.details).toEqual([
+      {path: 'status', message: 'guests have paid 800; refund it before voiding the check'},
+    ])
+    // a closed check's payments are refunded once it is open again (check_not_open otherwise)
+    const closed = {...paid, status: 'closed' as const}
+    expect(
+      rejects(() => push(checkWith([['a', 1, 1000]], {status: 'voided'}), closed), 'conflict_with_paid_items').details,
+    ).toEqual([
+      {
+        path: 'status',
+        message: 'guests have paid 800; push the check open again and refund it before voiding the check',
+      },
+    ])
   })
 
   it('a push lowering the total to exactly what was paid fires check.fully_paid', () => {
