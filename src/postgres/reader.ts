@@ -174,6 +174,8 @@ export class PgReader implements Reader {
     collection: C,
     ids: readonly string[],
   ): Promise<(Collections[C] | undefined)[]> {
+    // none asked: no round trip
+    if (ids.length === 0) return []
     if (ids.length === 1) return [await this.get(collection, ids[0]!)]
     // locked in one order: two units that lock some of the same never wait for each other in a circle
     const lock = this.locked ? ` ORDER BY ${LOCK_ORDER[collection] ?? 'id'} FOR UPDATE` : ''

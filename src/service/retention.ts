@@ -138,13 +138,10 @@ export class Retention {
     const page = await tx.page('idempotency_keys', accountId, {limit: this.policy.pruneBatch, oldestFirst: true})
     const past = page!.records.filter(expired)
     // read again, locked: a payment with an expired key stores it afresh, and on PostgreSQL one may have since the page
-    const locked =
-      past.length === 0
-        ? []
-        : await tx.getMany(
-            'idempotency_keys',
-            past.map((key) => key.id),
-          )
+    const locked = await tx.getMany(
+      'idempotency_keys',
+      past.map(({id}) => id),
+    )
     for (const key of locked) {
       if (!expired(key)) continue
       tx.delete('idempotency_keys', key!.id)
@@ -165,7 +162,7 @@ export const total = (pruned: Pruned): number => pruned.events + pruned.deliveri
  */
 async function deleteGoing(tx: UnitOfWork, going: Pass['going'], pruned: Pruned): Promise<void> {
   const ids = going.flatMap(({deliveries}) => deliveries.map((delivery) => delivery.id))
-  const read = ids.length > 0 ? await tx.getMany('deliveries', ids) : []
+  const read = await tx.getMany('deliveries', ids)
   const locked = new Map(ids.map((id, i) => [id, read[i]]))
   for (const {event, deliveries} of going) {
     const now = deliveries.map((delivery) => locked.get(delivery.id))
