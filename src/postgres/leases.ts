@@ -1,7 +1,6 @@
 import type {DeliveryRecord, EventRecord, WebhookEndpointRecord} from '../domain/records.js'
 import {isoTime} from '../domain/timestamps.js'
 import type {Claim} from '../service/storage.js'
-import {isRetryable} from './errors.js'
 import type {Sql} from './reader.js'
 import {text, untext} from './text.js'
 
@@ -63,7 +62,17 @@ const ASKED = 'json_to_recordset($1::json) AS a(id text, due timestamptz, secs f
  * for one claim of 7, where it takes under 1 ms (docs/postgres.md, "Speed"). As an array computed once, the ids
  * are looked up in the index whatever the table holds.
  */
-const BY_ID = `d.id = ANY (ARRAY(SELECT i.id FROM json_to_recordset($1::json) AS i(id text))) AND d.id = a.id`
+const ASKED_IDS = `ARRAY(SELECT i.id FROM json_to_recordset($1::json) AS i(id text))`
+const BY_ID = `d.id = ANY (${ASKED_IDS}) AND d.id = a.id`
+
+/**
+ * Each delivery asked whose row no other transaction holds, locked for the claim: a claim never waits for a
+ * row. A transaction left open on one (an instance paused mid-unit, a session of the user's own) would hold
+ * every later claim of the instance, which go one batch at a time; the row skipped reads as held, claimed
+ * again a second later (docs/postgres.md, "Delivery across instances").
+ */
+const UNLOCKED = `d.id = ANY (ARRAY(SELECT l.id FROM deliveries l WHERE l.id = ANY (${ASKED_IDS})
+    FOR NO KEY UPDATE SKIP LOCKED))`
 
 /**
  * The delivery is pending with the attempt due that was asked of it: a claim for an older due time finds it gone.
@@ -135,14 +144,15 @@ export interface AskedClaim {
 /**
  * Claims each delivery asked for its attempt due at `dueAt`, with one
  * conditional UPDATE for all of them: of two instances asking at once one
- * wins each, and the other, which waits on the row, then finds it leased;
- * one that deadlocked asks again (`CLAIM_TRIES`). Each answer, in the order
+ * wins each, and the other finds it held. Each answer, in the order
  * asked: the delivery, with its endpoint and event read in the same round
- * trip, when `owner` won; `'held'` when another live instance holds it for
- * that attempt; undefined when it is no longer pending with that attempt due
- * (a delivery asked twice gets both answers, as its own lease lets it claim
- * again). `owner` and `lifeLock` are the keys of the instance's life lock
- * (instance.ts). `sql` is the storage's, so a database out of reach fails the storage.
+ * trip, when `owner` won; `'held'` when it is still due but another live
+ * instance holds it for that attempt, another transaction holds its row, or
+ * this instance's own session is gone; undefined when it is no longer
+ * pending with that attempt due (a delivery asked twice gets both answers,
+ * as its own lease lets it claim again). `owner` and `lifeLock` are the
+ * keys of the instance's life lock (instance.ts). `sql` is the storage's,
+ * so a database out of reach fails the storage.
  *
  * @example
  * const [claim] = await claimDeliveries(sql, [{id: 'dlv_…', dueAt, leaseMs: 40_000}], 1234, scope.lifeLock)
@@ -153,25 +163,6 @@ export async function claimDeliveries(
   owner: number,
   lifeLock: number,
 ): Promise<Claim[]> {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await claimOnce(sql, asked, owner, lifeLock)
-    } catch (error) {
-      if (tries >= CLAIM_TRIES || !isRetryable(error)) throw error
-    }
-  }
-}
-
-/**
- * Times claims asked together are made again after a deadlock: the UPDATE locks each row it wins until it
- * ends, so it may hold one that a unit superseding deliveries waits for while it waits for another.
- */
-const CLAIM_TRIES = 5
-
-const CLAIM = `UPDATE deliveries d SET lease_owner = $2, lease_until = clock_timestamp() + make_interval(secs => a.secs)
-  FROM ${ASKED} WHERE ${SELF_ALIVE} AND ${BY_ID} AND ${DUE} AND ${FREE} RETURNING d.id, d.doc, ${TARGET}`
-
-async function claimOnce(sql: Sql, asked: readonly AskedClaim[], owner: number, lifeLock: number): Promise<Claim[]> {
   const claimed = await sql.query<{
     id: string
     doc: DeliveryRecord
@@ -179,11 +170,9 @@ async function claimOnce(sql: Sql, asked: readonly AskedClaim[], owner: number, 
     event: EventRecord | null
   }>(CLAIM, [asJson(asked), owner, lifeLock])
   const won = new Map(claimed.rows.map((row) => [untext(row.id), row]))
-  const held = await heldAmong(
+  const held = await stillDue(
     sql,
     asked.filter(({id}) => !won.has(id)),
-    owner,
-    lifeLock,
   )
   return asked.map(({id}) => {
     const row = won.get(id)
@@ -192,17 +181,20 @@ async function claimOnce(sql: Sql, asked: readonly AskedClaim[], owner: number, 
   })
 }
 
-/**
- * The ids of the claims `lost` whose attempt another live instance holds, or, while this one's life lock is
- * gone, that are still due: those wait for a later claim instead of leaving the queue. A new statement, so a
- * new snapshot: the claim that won while the UPDATE waited on the row is seen.
- */
-const HELD = `SELECT d.id FROM deliveries d, ${ASKED}
-  WHERE ${BY_ID} AND ${DUE} AND (d.lease_owner IS NOT NULL OR NOT ${SELF_ALIVE})`
+const CLAIM = `UPDATE deliveries d SET lease_owner = $2, lease_until = clock_timestamp() + make_interval(secs => a.secs)
+  FROM ${ASKED} WHERE ${SELF_ALIVE} AND ${UNLOCKED} AND ${BY_ID} AND ${DUE} AND ${FREE} RETURNING d.id, d.doc, ${TARGET}`
 
-async function heldAmong(sql: Sql, lost: readonly AskedClaim[], owner: number, lifeLock: number): Promise<Set<string>> {
+/**
+ * The ids of the claims `lost` that are still due: the claim lost them to another live instance's lease, to
+ * another transaction holding the row, or to this instance's own session being gone, and they wait for a
+ * later claim instead of leaving the queue. A new statement, so a new snapshot: a claim another instance
+ * made meanwhile is seen.
+ */
+const STILL_DUE = `SELECT d.id FROM deliveries d, ${ASKED} WHERE ${BY_ID} AND ${DUE}`
+
+async function stillDue(sql: Sql, lost: readonly AskedClaim[]): Promise<Set<string>> {
   if (lost.length === 0) return new Set()
-  const {rows} = await sql.query<{id: string}>(HELD, [asJson(lost), owner, lifeLock])
+  const {rows} = await sql.query<{id: string}>(STILL_DUE, [asJson(lost)])
   return new Set(rows.map((row) => untext(row.id)))
 }
 

@@ -328,7 +328,7 @@ describe('delivery across instances on one database', () => {
     // b follows the clock and makes the retry while a's claim waits
     await deliveriesUntil(b, 1, (d) => d.attempts.length === 2)
     release()
-    expect((await advanced).body.attempts).toBe(1)
+    expect((await advanced).status).toBe(200)
     expect([...receiver.counts().values()]).toEqual([1, 1])
   })
 
@@ -565,6 +565,31 @@ describe('delivery from one instance', () => {
     await lose(delivery.id, () => call(server.url, 'POST', `/v1/deliveries/${delivery.id}/retry`))
     await receiver.waitFor(2)
     expect([...receiver.counts().values()]).toEqual([1, 1])
+  })
+
+  it("a transaction left open on a delivery's row holds back that delivery alone: the next ones go, and it once let go", async () => {
+    const db = await database()
+    const server = await startServerOn(db.url, {retrySchedule: [60]})
+    cleanup.push(() => server.close())
+    const receiver = await countingReceiver(() => (receiver.received.length === 1 ? 500 : 200))
+    await subscribe(server, receiver.url)
+    await pushChecks([server], 1, 'open')
+    const [failed] = await deliveriesUntil(server, 1, (d) => d.attempts.length === 1)
+    // as an instance paused mid-unit, or a psql session of the user's own, holds it
+    const other = new pg.Client({connectionString: db.url})
+    await other.connect()
+    cleanup.push(() => other.end())
+    await other.query('BEGIN')
+    await other.query('SELECT 1 FROM deliveries WHERE id = $1 FOR UPDATE', [failed!.id])
+    // its retry falls due: the instance claims it, and finds its row held
+    const advanced = call(server.url, 'POST', '/v1/sim/clock/advance', {body: {seconds: 120}})
+    await pushChecks([server], 1, 'after')
+    await receiver.waitFor(2)
+    expect([...receiver.counts().keys()].map((key) => key.split(' ')[1])).toEqual(['#1', '#1'])
+    await other.query('ROLLBACK')
+    expect((await advanced).status).toBe(200)
+    expect([...receiver.counts().values()]).toEqual([1, 1, 1])
+    expect((await deliveries(server)).find((d) => d.id === failed!.id)).toMatchObject({status: 'succeeded'})
   })
 
   it("an endpoint's next attempts are claimed while its places wait on its receiver: 8 requests open, 16 leases", async () => {
