@@ -176,8 +176,9 @@ export interface Storage extends Reader {
 
 /**
  * A claim's outcome: the delivery to attempt, with what its attempt sends to where as the claim read them
- * (the account's endpoint with the delivery's `endpoint_id` and the event, undefined once gone); `'held'` by
- * another live instance; or undefined (not due at that time).
+ * (the account's endpoint with the delivery's `endpoint_id` and the event, undefined once gone); `'held'`, still
+ * due, by another live instance's lease or another transaction's lock on its row (src/postgres/leases.ts); or
+ * undefined (not due at that time).
  */
 export type Claim = ClaimedDelivery | 'held' | undefined
 

@@ -12,7 +12,7 @@ import type {Entry, Scheduler} from './scheduler.js'
  */
 export const leaseMs = (timeoutMs: number): number => 3 * timeoutMs + 30_000
 
-/** How often a due delivery that another live instance holds is claimed again, in ms: in case that one died. */
+/** How often a due delivery held elsewhere is claimed again, in ms: in case its holder died or let its row go. */
 export const CLAIM_RECHECK_MS = 1000
 
 /** What the dispatcher does when a contested attempt may go ahead: run what is due, and wake a waiting advance. */
@@ -23,9 +23,10 @@ export interface ClaimsHost {
 
 /**
  * Attempts contested by the other instances on one database (built only
- * then): each is claimed before it starts, and one another live instance
- * holds is parked and claimed again every CLAIM_RECHECK_MS until that
- * one's record of it arrives, that instance is gone or its lease ran out
+ * then): each is claimed before it starts, and one held elsewhere (another
+ * live instance's lease, or a transaction's lock on its row) is parked and
+ * claimed again every CLAIM_RECHECK_MS until a record of it arrives, or a
+ * claim wins it: its holder gone, its lease run out or its row let go
  * (docs/postgres.md, "Delivery across instances"). It also counts, once,
  * the attempts other instances made of deliveries this one had queued,
  * claimed or waited for: each record heard counts those made since the
@@ -36,7 +37,7 @@ export interface ClaimsHost {
  * const attempt = await claims.claim(entry, 40_000) // undefined: held, made or ended elsewhere
  */
 export class ContestedClaims {
-  /** Due deliveries whose attempt another live instance holds: claimed again now and then. */
+  /** Due deliveries whose attempt is held elsewhere: claimed again now and then. */
   readonly #contested = new Map<string, {entry: Entry; since: number}>()
   /** Deliveries whose claim is out: a record heard meanwhile is another instance's (or none's) to count. */
   readonly #claiming = new Set<string>()
@@ -95,7 +96,7 @@ export class ContestedClaims {
     // made elsewhere too, as the latest that the ledger passes on when it finds the attempt gone
     this.#claiming.add(id)
     const claim = await this.ledger.claim(id, due, leaseMs).finally(() => this.#claiming.delete(id))
-    // another instance has it out: an advance counts it when that one's record arrives, unless the delivery was
+    // held elsewhere: an advance counts it when its record arrives, unless the delivery was
     // written while this claim was out (the entry is stale now: that record was counted as it was heard)
     if (claim === 'held') {
       if (this.scheduler.isCurrent(entry)) this.contest(entry)
@@ -107,10 +108,10 @@ export class ContestedClaims {
   }
 
   /**
-   * Parks an attempt another live instance holds, or one whose attempt here
-   * could not be recorded (on a database lost for a moment, it is claimed,
-   * with its own lease, and made again): its record of it will reach this
-   * one as a change; until then it is claimed again every CLAIM_RECHECK_MS.
+   * Parks an attempt held elsewhere, or one whose attempt here could not be
+   * recorded (on a database lost for a moment, it is claimed, with its own
+   * lease, and made again): a record of it will reach this one as a change;
+   * until then it is claimed again every CLAIM_RECHECK_MS.
    */
   contest(entry: Entry): void {
     if (this.#closed || !this.scheduler.isCurrent(entry)) return

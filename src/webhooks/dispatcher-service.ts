@@ -38,7 +38,7 @@ export interface DeliveryLedger {
   endpoint(delivery: DeliveryRecord): Promise<WebhookEndpointRecord | undefined>
   /**
    * The pending delivery and its target, for the attempt due at `dueAt`, once this instance has claimed it for
-   * `leaseMs`; `'held'` while another live instance holds that attempt (several instances on one database);
+   * `leaseMs`; `'held'` while another live instance, or a transaction, holds that attempt (on a database);
    * undefined when nothing is left to attempt: made by another instance, canceled, retried or deleted
    * meanwhile. With other instances, the delivery as stored then is passed to the queue first (an advance
    * counts the attempts it shows: contested-claims.ts).

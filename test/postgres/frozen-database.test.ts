@@ -1,5 +1,5 @@
 import {afterEach, expect, it} from 'vitest'
-import type {DeliveryRecord, EventRecord} from '../../src/domain/records.js'
+import type {EventRecord} from '../../src/domain/records.js'
 import {connecting, Connection} from '../../src/postgres/pool.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {checkWith} from '../helpers/checks.js'
@@ -64,41 +64,35 @@ it('statements under way and waiting for a connection fail once a new connection
 })
 
 /**
- * A storage behind a relay (connect timeout 500 ms) whose delivery claim waits on a row another session
- * holds, with no lock timeout, until `release`.
+ * A storage behind a relay (connect timeout 500 ms) whose read waits on a table another session locks (as a
+ * migration of the user's own would), with no lock timeout, until `release`.
  */
-async function claimWaitingOnRow() {
+async function readWaitingOnLock() {
   const {db, link, url} = await behindRelay()
   const storage = await PgStorage.open({url, connectTimeoutMs: 500})
   cleanup.push(() => storage.close())
-  const delivery = {
-    id: 'dlv_1',
-    account_id: 'acct_a',
-    status: 'pending',
-    next_attempt_at: '2026-01-01T00:00:00.000Z',
-  } as unknown as DeliveryRecord
-  await storage.unit(async (tx) => tx.put('deliveries', delivery.id, delivery))
+  await storage.unit(async (tx) => tx.put('events', EVENT.id, EVENT))
   const admin = await connectAdmin(db.url)
   cleanup.push(() => admin.end())
   const holder = await connectAdmin(db.url)
   cleanup.push(() => holder.end())
-  await holder.query("BEGIN; SELECT 1 FROM deliveries WHERE id = 'dlv_1' FOR UPDATE")
+  await holder.query('BEGIN; LOCK TABLE events IN ACCESS EXCLUSIVE MODE')
   let settled = false
-  const claim = storage.shared!.claim(delivery.id, Date.parse(delivery.next_attempt_at!), 60_000)
-  void claim.finally(() => (settled = true)).catch(() => {})
-  await untilLockWaited(admin, 'the claim')
+  const read = storage.get('events', EVENT.id)
+  void read.finally(() => (settled = true)).catch(() => {})
+  await untilLockWaited(admin, 'the read')
   return {
     link,
     admin,
     storage,
-    claim,
+    read,
     settled: () => settled,
     release: () => holder.query('COMMIT'),
   }
 }
 
 it('a statement that waits long on a database that answers is not cut: only silence is', async () => {
-  const {link, storage, claim, settled, release} = await claimWaitingOnRow()
+  const {link, storage, read, settled, release} = await readWaitingOnLock()
   // two more connections opened meanwhile (the watch opens one every 5 s): it waited far past the connect timeout
   const opened = link.opened
   await expect.poll(() => link.opened, {timeout: 15_000}).toBeGreaterThanOrEqual(opened + 2)
@@ -106,7 +100,7 @@ it('a statement that waits long on a database that answers is not cut: only sile
   expect(storage.failure).toBeUndefined()
 
   await release()
-  expect(await claim).toMatchObject({delivery: {id: 'dlv_1'}})
+  expect(await read).toEqual(EVENT)
 })
 
 it.each([
@@ -115,7 +109,7 @@ it.each([
 ])(
   'a new connection that does not open in time cuts nothing while the database answers the open ones%s',
   async (_, relisten) => {
-    const {link, admin, storage, claim, settled, release} = await claimWaitingOnRow()
+    const {link, admin, storage, read, settled, release} = await readWaitingOnLock()
 
     // new connections open and hear nothing (a connection storm, a slow login), while those open are answered
     link.silence()
@@ -132,7 +126,7 @@ it.each([
     expect(settled()).toBe(false)
 
     await release()
-    expect(await claim).toMatchObject({delivery: {id: 'dlv_1'}})
+    expect(await read).toEqual(EVENT)
     link.speak()
     await expect.poll(() => storage.failure, {timeout: 10_000}).toBeUndefined()
   },
