@@ -16,7 +16,7 @@ import {displayUrl} from '../shared/database-url.js'
 import {type Scope, scopeOfSession} from './scope.js'
 import {trimSideTables} from './side-tables.js'
 import {type Notice, PgUnit} from './unit.js'
-import {LOCK_TIMEOUT_S} from './unit-sql.js'
+import {LOCK_TIMEOUT_S, LOCKS_GIVE_UP_S} from './unit-sql.js'
 import {Turns} from '../shared/turns.js'
 
 const ignore = () => {}
@@ -24,11 +24,8 @@ const ignore = () => {}
 /** Times a unit runs again after a serialization failure, a deadlock, a lost race on a unique key or a long lock wait. */
 const MAX_ATTEMPTS = 20
 
-/**
- * Lock waits (LOCK_TIMEOUT_S) a unit sits through before it answers 503: a row held longer is held by a
- * transaction left open, which no wait settles, and 20 s is within a client's usual 30 s.
- */
-const MAX_LOCK_WAITS = 4
+/** Lock waits (LOCK_TIMEOUT_S) a unit sits through before it answers 503. */
+const MAX_LOCK_WAITS = LOCKS_GIVE_UP_S / LOCK_TIMEOUT_S
 
 /** Deleted ids whose places a table remembers, as the memory store does (docs/api.md, "Lists"). */
 const DELETED_KEPT = 10_000

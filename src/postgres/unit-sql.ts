@@ -7,6 +7,13 @@ import type {Sql} from './reader.js'
 export const LOCK_TIMEOUT_S = 5
 
 /**
+ * How long, in seconds, a request waits for locks in all before it answers 503: a row held longer is held by a
+ * transaction left open (an instance paused mid-unit, a session of the user's own), which no wait settles, and
+ * 20 s is within a client's usual 30 s.
+ */
+export const LOCKS_GIVE_UP_S = 20
+
+/**
  * How each unit's transaction begins. A lock waited for longer than its
  * lock_timeout fails with 55P03 and the unit runs again: a backstop against
  * a convoy of units on one row that would otherwise hold requests for long.

@@ -165,3 +165,21 @@ it(
     expect((await push(2)).status).toBe(200)
   },
 )
+
+it(
+  'a fault added while another session holds its account locked through the lock waits is answered 503, and adds nothing',
+  {timeout: 60_000},
+  async () => {
+    const {server, client} = await setup()
+    const add = () => call(server.url, 'POST', '/v1/sim/faults', {body: {match: {path: '/v1/locations'}, status: 500}})
+    // a transaction left open on the account, as an instance paused mid-unit or a session of the user's own leaves it
+    await client.query('BEGIN')
+    await client.query('SELECT 1 FROM accounts FOR UPDATE')
+    const refused = await add()
+    expect([refused.status, refused.body.error.code]).toEqual([503, 'storage_unavailable'])
+    expect(refused.body.error.message).toMatch(/stayed locked by another session of the database for 20 s \(55P03\)/)
+    await client.query('COMMIT')
+    expect((await call(server.url, 'GET', '/v1/sim/faults')).body.data).toEqual([])
+    expect((await add()).status).toBe(201)
+  },
+)
