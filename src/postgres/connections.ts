@@ -1,7 +1,8 @@
 import pg from 'pg'
-import {answersNothing, DatabaseUnavailable, isUnavailable, unavailable} from './errors.js'
+import {answersNothing, DatabaseUnavailable, isLockWait, isUnavailable, unavailable, UnitGaveUp} from './errors.js'
 import {connecting, Connection, newPool} from './pool.js'
 import {named} from './prepared.js'
+import {LOCKS_GIVE_UP_S} from './unit-sql.js'
 
 const ignore = () => {}
 
@@ -99,7 +100,8 @@ export class Connections {
 
   /**
    * A statement outside a unit (a read, a claim, a fault's strike, a note): the database out of reach fails
-   * the connections, as in a unit, so that the request is answered 503 `storage_unavailable`.
+   * the connections, as in a unit, so that the request is answered 503 `storage_unavailable`; so is a lock
+   * waited for past the pool's lock timeout (pool.ts, PROBED_POOLED), though the connections go on.
    */
   async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     // to a database found silent, it would open a connection that waits out the connect timeout, and hold a stop
@@ -112,6 +114,7 @@ export class Connections {
     } catch (error) {
       // as the pool's own query does: a client that failed a statement is not handed out again
       client.release(error as Error)
+      if (isLockWait(error)) throw new UnitGaveUp(error, LOCKS_GIVE_UP_S)
       throw isUnavailable(error) ? this.fail(error) : error
     }
   }

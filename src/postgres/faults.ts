@@ -5,8 +5,6 @@ import type {Sql} from './reader.js'
 import {inline} from './literal.js'
 import {text} from './text.js'
 import {lifeLocksHeld} from './leases.js'
-import {isLockWait, UnitGaveUp} from './errors.js'
-import {LOCKS_GIVE_UP_S} from './unit-sql.js'
 
 /**
  * The schema version that adds faults (docs/postgres.md, "Faults across
@@ -33,12 +31,10 @@ const stored = ({doc, seq, remaining}: Row): StoredFault => ({fault: {...doc, re
 /**
  * A fault `$1` of account `$2` (its record `$3`, `remaining` `$4`) added while the account holds fewer than `$5`.
  * The account's row is locked first (a deletion of it under way ends first, and then leaves no row to add to), so
- * additions of one account, through any instance, count in turn; a row held longer than a unit waits is held by
- * a transaction left open, and the addition gives up as a unit does. Answers how many the account held, whether
- * it is there, and the fault's row when it was added.
+ * additions of one account, through any instance, count in turn. Answers how many the account held, whether it
+ * is there, and the fault's row when it was added.
  */
-const ADD = `SELECT set_config('lock_timeout', '${LOCKS_GIVE_UP_S}s', true);
-  SELECT 1 FROM accounts WHERE id = $2 FOR UPDATE;
+const ADD = `SELECT 1 FROM accounts WHERE id = $2 FOR UPDATE;
   WITH held AS (SELECT count(*)::integer AS n FROM faults WHERE account_id = $2 AND ${LEFT}),
     added AS (INSERT INTO faults (id, account_id, doc, remaining) SELECT $1, $2, $3::json, $4::integer FROM held
       WHERE held.n < $5 AND EXISTS (SELECT 1 FROM accounts WHERE id = $2) RETURNING doc, seq, remaining)
@@ -77,9 +73,7 @@ export class PgFaults implements SharedFaults {
     const values = [fault.id, fault.account_id, JSON.stringify(fault), fault.remaining, limit]
     // one simple query is one transaction, and under READ COMMITTED each of its statements sees what was committed
     // before it began: the count comes after the lock, so it sees every addition that held the lock before
-    const [, , added] = (await this.sql.query(inline(ADD, values)).catch((error: unknown) => {
-      throw isLockWait(error) ? new UnitGaveUp(error, LOCKS_GIVE_UP_S) : error
-    })) as unknown as pg.QueryResult<Added>[]
+    const [, added] = (await this.sql.query(inline(ADD, values))) as unknown as pg.QueryResult<Added>[]
     const row = added!.rows[0]!
     if (!row.account) return undefined
     return row.seq === null ? row.held : stored(row as Row)

@@ -33,6 +33,8 @@ const ENCODINGS = ['UTF8', 'SQL_ASCII']
 export async function migrate(pool: pg.Pool): Promise<number> {
   const client = await pool.connect()
   try {
+    // another instance's migration takes as long as it takes: no lock timeout on this connection, which goes after
+    await client.query("SELECT set_config('lock_timeout', '0', false)")
     // else a push with a character the database cannot hold would answer 500
     const {rows: shown} = await client.query<{server_encoding: string}>('SHOW server_encoding')
     const encoding = shown[0]!.server_encoding
@@ -75,6 +77,6 @@ export async function migrate(pool: pg.Pool): Promise<number> {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
     }
   } finally {
-    client.release()
+    client.release(true)
   }
 }

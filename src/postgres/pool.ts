@@ -1,6 +1,7 @@
 import pg from 'pg'
 import {atMost} from '../shared/at-most.js'
 import {defaultRootCert} from '../shared/database-url.js'
+import {LOCKS_GIVE_UP_S} from './unit-sql.js'
 
 const ignore = () => {}
 
@@ -82,15 +83,27 @@ export class Connection extends pg.Client {
  * Asks the database to probe a connection as the instance does (`connecting`): a dropped network otherwise
  * leaves the database holding the instance's connections, its life lock with its session, for the 2 hours
  * of the system's default, and a database that limits connections refuses new ones meanwhile
- * (docs/postgres.md, "When the database cannot be reached"). And sets aside the database's timeouts for
- * idle sessions (PostgreSQL 14+) and lock waits: they would end the instance's idle session, another
- * instance then making its attempts out again, and refuse its waits for the advisory locks it takes turns
- * by. A unit sets its own lock_timeout (unit-sql.ts).
+ * (docs/postgres.md, "When the database cannot be reached"). And sets aside the database's timeout for
+ * idle sessions (PostgreSQL 14+), which would end the instance's idle session, another instance then making
+ * its attempts out again; and sets its lock timeout to `lockTimeout`.
  */
-export const PROBED =
+const probed = (lockTimeout: string): string =>
   "SELECT set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '1', false), " +
-  "set_config('tcp_keepalives_count', '10', false), set_config('lock_timeout', '0', false), " +
+  `set_config('tcp_keepalives_count', '10', false), set_config('lock_timeout', '${lockTimeout}', false), ` +
   "CASE WHEN current_setting('server_version_num')::int >= 140000 THEN set_config('idle_session_timeout', '0', false) END"
+
+/**
+ * The session's and the listening connection's: no lock timeout, so that their waits for the advisory locks
+ * the instances take turns by are never refused.
+ */
+export const PROBED = probed('0')
+
+/**
+ * The pool's: a statement outside a unit (a read, a claim, a fault's strike) waits for a lock at most as long
+ * as a unit does in all, and then answers 503 (connections.ts), rather than wait for as long as a transaction
+ * left open holds it. A unit sets its own lock timeout (unit-sql.ts); a migration none (migrations.ts).
+ */
+export const PROBED_POOLED = probed(`${LOCKS_GIVE_UP_S}s`)
 
 /**
  * `url` with its `sslmode` read as libpq (psql) reads it: `require` encrypts without checking the
@@ -123,7 +136,7 @@ export function newPool(
     // before the client is handed out: a statement sent while another runs is queued by node-postgres 8 only
     verify: (client, done) =>
       void client
-        .query(PROBED)
+        .query(PROBED_POOLED)
         .catch(ignore)
         .then(() => done()),
     Client: class extends Connection {
