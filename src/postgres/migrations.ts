@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import {MIGRATIONS} from './schema.js'
+import {PROBED_POOLED} from './pool.js'
 
 /** The advisory lock every instance takes to migrate: the first one migrates, the others wait and find nothing to do. */
 const MIGRATION_LOCK = 0x7461626c6570
@@ -32,8 +33,9 @@ const ENCODINGS = ['UTF8', 'SQL_ASCII']
  */
 export async function migrate(pool: pg.Pool): Promise<number> {
   const client = await pool.connect()
+  let broken: Error | undefined
   try {
-    // another instance's migration takes as long as it takes: no lock timeout on this connection, which goes after
+    // another instance's migration takes as long as it takes: no lock timeout until the connection goes back
     await client.query("SELECT set_config('lock_timeout', '0', false)")
     // else a push with a character the database cannot hold would answer 500
     const {rows: shown} = await client.query<{server_encoding: string}>('SHOW server_encoding')
@@ -77,6 +79,7 @@ export async function migrate(pool: pg.Pool): Promise<number> {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
     }
   } finally {
-    client.release(true)
+    await client.query(PROBED_POOLED).catch((error: Error) => (broken = error))
+    client.release(broken)
   }
 }

@@ -83,7 +83,8 @@ export class Deliveries {
   /**
    * The pending delivery and what its attempt due at `dueAt` (scheduler ms) sends to where: with other
    * instances on the database, only the one that claims it (a lease of `leaseMs`, which recording the
-   * attempt ends) gets it; `'held'` while another live instance, or a transaction, holds it. Alone, it is the delivery as stored.
+   * attempt ends) gets it; `'held'` while another live instance, or a transaction, holds it. Alone, it is the
+   * delivery as stored.
    */
   claim(id: string, dueAt: number, leaseMs: number): Promise<Attempt | 'held' | undefined> {
     return this.context.storage.shared ? this.#claimShared(id, dueAt, leaseMs) : this.#claimAlone(id)

@@ -1,4 +1,4 @@
-import {PROBED} from '../../src/postgres/pool.js'
+import {PROBED, PROBED_POOLED} from '../../src/postgres/pool.js'
 
 /** The codes of the untyped requests a client may send before its startup message (SSL, GSS encryption). */
 const PRE_STARTUP = new Set([80877103, 80877104])
@@ -18,7 +18,7 @@ export interface RoundTrip {
  * to PostgreSQL, read off the wire: each simple query (`Q`) and each Sync
  * (`S`, which closes a run of extended-protocol messages) is one wait for
  * the server's ReadyForQuery. Authentication, the startup and the settings a
- * connection opens with (`PROBED`) are left out: `probed` holds the
+ * connection opens with (`PROBED`, `PROBED_POOLED`) are left out: `probed` holds the
  * connections that sent those.
  *
  * @example
@@ -53,7 +53,7 @@ export function roundTrips() {
         const type = String.fromCharCode(pending[0]!)
         const body = pending.subarray(5, 1 + length)
         pending = pending.subarray(1 + length)
-        if (type === 'Q' && cString(body, 0) === PROBED) probed.add(connection)
+        if (type === 'Q' && [PROBED, PROBED_POOLED].includes(cString(body, 0))) probed.add(connection)
         else if (type === 'Q') trips.push({connection, sql: [cString(body, 0)], named: []})
         else if (type === 'P') parsed.push(cString(body, body.indexOf(0) + 1))
         else if (type === 'B') named.push(cString(body, body.indexOf(0) + 1))

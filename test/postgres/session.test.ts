@@ -1,7 +1,7 @@
 import pg from 'pg'
 import {afterEach, beforeEach, expect, it} from 'vitest'
 import {lifeLockHeld} from '../../src/postgres/leases.js'
-import {PROBED} from '../../src/postgres/pool.js'
+import {PROBED, PROBED_POOLED} from '../../src/postgres/pool.js'
 import {scopeOf} from '../../src/postgres/scope.js'
 import {PgStorage} from '../../src/postgres/storage.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/postgres.js'
@@ -87,7 +87,7 @@ it('every connection an instance talks on asks the database to probe it, as the 
   }
 })
 
-it("a connection's opening statement sets aside the database's timeouts for idle sessions and lock waits", async () => {
+it("a connection's opening statement sets aside the database's timeouts for idle sessions and lock waits, the pool's its own", async () => {
   // a hosted database may set them: its idle session and listening connection would be ended every few
   // seconds (another instance then takes over attempts still out), its advisory locks' waits refused
   const database = new URL(db.url).pathname.slice(1)
@@ -96,11 +96,17 @@ it("a connection's opening statement sets aside the database's timeouts for idle
   const client = new pg.Client({connectionString: db.url})
   await client.connect()
   try {
+    const shown = async () =>
+      (
+        await client.query<{idle: string; lock: string}>(
+          "SELECT current_setting('idle_session_timeout') AS idle, current_setting('lock_timeout') AS lock",
+        )
+      ).rows
     await client.query(PROBED)
-    const shown = await client.query<{idle: string; lock: string}>(
-      "SELECT current_setting('idle_session_timeout') AS idle, current_setting('lock_timeout') AS lock",
-    )
-    expect(shown.rows).toEqual([{idle: '0', lock: '0'}])
+    expect(await shown()).toEqual([{idle: '0', lock: '0'}])
+    // the pool's: a statement outside a unit waits for a lock at most as long as a unit does in all
+    await client.query(PROBED_POOLED)
+    expect(await shown()).toEqual([{idle: '0', lock: '20s'}])
   } finally {
     await client.end()
     await admin.query(`ALTER DATABASE ${database} RESET idle_session_timeout`)
