@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import {MIGRATIONS} from './schema.js'
-import {PROBED_POOLED} from './pool.js'
+import {PROBED, PROBED_POOLED} from './pool.js'
 
 /** The advisory lock every instance takes to migrate: the first one migrates, the others wait and find nothing to do. */
 const MIGRATION_LOCK = 0x7461626c6570
@@ -35,8 +35,9 @@ export async function migrate(pool: pg.Pool): Promise<number> {
   const client = await pool.connect()
   let broken: Error | undefined
   try {
-    // another instance's migration takes as long as it takes: no lock timeout until the connection goes back
-    await client.query("SELECT set_config('lock_timeout', '0', false)")
+    // another instance's migration takes as long as it takes: the session's settings, with no lock timeout,
+    // until the connection goes back to the pool with the pool's
+    await client.query(PROBED)
     // else a push with a character the database cannot hold would answer 500
     const {rows: shown} = await client.query<{server_encoding: string}>('SHOW server_encoding')
     const encoding = shown[0]!.server_encoding

@@ -87,6 +87,17 @@ it('every connection an instance talks on asks the database to probe it, as the 
   }
 })
 
+it("the connection a start migrates on goes back to the pool with the pool's lock timeout, not the migration's none", async () => {
+  // one connection in the pool: the migration's
+  const storage = await PgStorage.open({url: db.url, poolSize: 1})
+  try {
+    const {rows} = await storage['sql'].query<{lock: string}>("SELECT current_setting('lock_timeout') AS lock")
+    expect(rows).toEqual([{lock: '20s'}])
+  } finally {
+    await storage.close()
+  }
+})
+
 it("a connection's opening statement sets aside the database's timeouts for idle sessions and lock waits, the pool's its own", async () => {
   // a hosted database may set them: its idle session and listening connection would be ended every few
   // seconds (another instance then takes over attempts still out), its advisory locks' waits refused
