@@ -118,8 +118,9 @@ export class Chunks {
     load: (chunk: number | undefined, records: unknown[]) => void,
     unread?: readonly string[],
   ): Promise<{seq: number; state: DocumentState}> {
-    const manifest = await this.documents.read<unknown>(this.name, damage)
     const path = join(this.documents.dir, `${this.name}.json`)
+    const seen = damage.dropped.length
+    const manifest = await this.documents.read<unknown>(this.name, damage)
     const found = await this.#found()
     const entries = manifest.records.filter(looksLikeEntry)
     const records = manifest.records.filter((record) => !looksLikeEntry(record))
@@ -130,18 +131,22 @@ export class Chunks {
     if (valid.length < entries.length) damage.found(path, 'is corrupt: a chunk entry lacks a field or has a bad one')
     if (new Set(valid.map((e) => e.size)).size > 1) damage.found(path, 'is corrupt: its chunks differ in size')
     if (new Set(valid.map((e) => e.chunk)).size < valid.length) damage.found(path, 'is corrupt: it lists a chunk twice')
-    let adopted: ChunkEntry[] = []
+    if (valid[0]) this.size = valid[0].size
     // a manifest swapped for another document is damage already, and read as missing
     if ((manifest.state === 'missing' || manifest.state === 'foreign') && found.size > 0) {
       const names = [...found.values()].map(({file}) => file)
       if (manifest.state === 'missing')
         damage.found(path, `is missing, while files of its chunks are there (${names.slice(0, 3).join(', ')}…)`)
-      // --repair: the newest file of each chunk, checked by its own trailer
-      adopted = [...found].map(([chunk, {version}]) => ({chunk, version, size: this.size, count: -1, crc: -1}))
     }
-    if (valid[0]) this.size = valid[0].size
+    // --repair of a manifest missing, or with entries dropped: the newest file of each chunk it does not list,
+    // checked by its own trailer, rather than deleted as an orphan
+    const torn = manifest.state === 'missing' || damage.dropped.slice(seen).some(({file}) => file === path)
+    const listed = new Set(valid.map(({chunk}) => chunk))
+    const adopted: ChunkEntry[] = [...found]
+      .filter(([chunk]) => (torn || manifest.state === 'foreign') && !listed.has(chunk))
+      .map(([chunk, {version}]) => ({chunk, version, size: this.size, count: -1, crc: -1}))
     if (records.length > 0) load(undefined, records)
-    for (const entry of valid.length > 0 ? valid : adopted) {
+    for (const entry of [...valid, ...adopted].sort((a, b) => a.chunk - b.chunk)) {
       const file = this.fileOf(entry.chunk, entry.version)
       const chunk = await this.#readChunk(file, entry, damage, unread)
       const chunkPath = join(this.documents.dir, file)

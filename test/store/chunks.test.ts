@@ -240,6 +240,20 @@ describe('a damaged chunk', () => {
     expect(eventIds(await openStore(dir, {repair: true}))).toEqual(range(0, 25).map((i) => event(i).id))
   })
 
+  it("a torn entry of events.json refuses the start; --repair reads that entry's chunk from its own file and keeps it", async () => {
+    const {dir, files} = await chunkedDataDir()
+    const path = join(dir, 'events.json')
+    const text = await readFile(path, 'utf8')
+    const entry = text.split('\n').find((line) => line.includes('"chunk":1,'))!
+    await writeFile(path, text.replace(entry, entry.slice(0, 12)))
+    await expect(Store.open({dir, chunkSize: CHUNK})).rejects.toThrow(`store: ${path} line`)
+    expect(eventIds(await openStore(dir, {repair: true}))).toEqual(range(0, 25).map((i) => event(i).id))
+    await closeLast()
+    // and the rewritten manifest lists it again: the next start needs no repair
+    expect(eventIds(await openStore(dir))).toEqual(range(0, 25).map((i) => event(i).id))
+    expect((await chunkFiles(dir)).length).toBe(files.length)
+  })
+
   it('the journal waits for twice the plain documents, but not for twice the chunks: past its cap a compaction starts', async () => {
     const grow = async (chunkedJournalBytes: number) => {
       const dir = await makeTempDir()
