@@ -273,11 +273,16 @@ export class Chunks {
       await this.documents.write(this.name, {seq, records: entries})
     } catch (error) {
       // no manifest names them: the next compaction that succeeds deletes them
-      this.#orphans.push(...written)
+      this.orphaned(written)
       throw error
     }
     this.#listed = listed
     return replaced
+  }
+
+  /** Files its manifest no longer lists, written by a compaction that then failed: the next that succeeds deletes them. */
+  orphaned(files: readonly string[]): void {
+    this.#orphans.push(...files)
   }
 
   /** Deletes the files a durable manifest no longer lists: those it replaced, and those of a compaction that failed. */

@@ -397,9 +397,11 @@ export class Store {
       await journal.intoDir(() => writeIndex(documents, seq))
       await this.#documents.syncDir()
     } catch (error) {
-      // the journal keeps everything until a later compaction succeeds
+      // the journal keeps everything until a later compaction succeeds, which deletes the files a manifest
+      // written before the failure replaced
       for (const {name} of snapshot) this.#dirty.add(name)
       for (const {chunks, snapshot} of taken) chunks.restore(snapshot)
+      for (const {chunks, files} of replaced) chunks.orphaned(files)
       throw error
     } finally {
       spans.close()

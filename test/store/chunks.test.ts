@@ -334,6 +334,26 @@ describe('deliveries in chunks', () => {
     }
   })
 
+  it("a compaction that fails after the events' chunks leaves none of their replaced files once a later one succeeds", async () => {
+    const dir = await makeTempDir()
+    const store = await openStore(dir)
+    await addEvents(store, range(0, 5))
+    await store.commit([put('deliveries', delivery(0).id, delivery(0))])
+    await store.compact()
+    expect(await chunkFiles(dir)).toEqual(['events.000000.1.json'])
+    // the deliveries' next chunk file cannot be made: a directory holds its name
+    await mkdir(join(dir, 'deliveries.000000.2.json', 'in-the-way'), {recursive: true})
+    await addEvents(store, [5])
+    await store.commit([put('deliveries', delivery(0).id, delivery(0, 'succeeded'))])
+    await expect(store.compact()).rejects.toThrow()
+    expect(await chunkFiles(dir)).toEqual(['events.000000.1.json', 'events.000000.2.json'])
+    await rm(join(dir, 'deliveries.000000.2.json'), {recursive: true})
+    // it writes the chunk again, and deletes both files it had before
+    await store.compact()
+    expect(await chunkFiles(dir)).toEqual(['events.000000.3.json'])
+    expect(await deliveryFiles(dir)).toEqual(['deliveries.000000.3.json'])
+  })
+
   it('a deliveries.json of the earlier layout, one document of all of them, is read and rewritten as chunks', async () => {
     const dir = await makeTempDir()
     const lines = range(0, 23).map((i) => `    ${JSON.stringify(delivery(i))}`)
