@@ -414,6 +414,8 @@ export class Store {
     const journal = this.#journal
     if (!journal) return
     try {
+      // one running already took the changes up to its start: the changes since need one more
+      if (this.#compacting) await this.compact()
       await this.compact()
       // with nothing to compact, a stop still says when the dir went, and the changes with it (docs/api.md, "Durability")
       if (!this.failure) journal.checkDir()

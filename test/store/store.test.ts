@@ -56,6 +56,19 @@ describe('Store', () => {
     expect(await segments(dir)).toHaveLength(1)
   })
 
+  it('a clean stop during a compaction compacts the changes made after that compaction began too', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir, compactAfterBytes: 1e9})
+    await store.commit([put('checks', 'chk_1', record(1))])
+    const running = store.compact()
+    await store.commit([put('checks', 'chk_2', record(2))])
+    await store.close()
+    await running
+    const sizes = await Promise.all((await segments(dir)).map(async (name) => (await stat(join(dir, name))).size))
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(0)
+    expect((await openStore(dir)).tables.checks.get('chk_2')).toEqual(record(2))
+  })
+
   it('refuses a commit after close, which could no longer be written, and keeps it out of memory', async () => {
     const dir = await makeTempDir()
     const store = await Store.open({dir})
