@@ -420,13 +420,14 @@ export class Store {
       // with nothing to compact, a stop still says when the dir went, and the changes with it (docs/api.md, "Durability")
       if (!this.failure) journal.checkDir()
     } finally {
+      // from here a commit is refused: the segment's file closes once the writes already taken are done
+      this.#closed = new Error(`store: ${this.options.dir} is closed; open it again to write to it.`)
       // a stop that fails still lets go of the segment's file and the dir's lock
       try {
         await journal.close()
       } finally {
         await this.#unlock?.()
         this.#journal = undefined
-        this.#closed = new Error(`store: ${this.options.dir} is closed; open it again to write to it.`)
       }
     }
   }

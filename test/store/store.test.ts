@@ -69,6 +69,28 @@ describe('Store', () => {
     expect((await openStore(dir)).tables.checks.get('chk_2')).toEqual(record(2))
   })
 
+  it('commits made while it closes are each either kept or refused as closed, never failed as a disk', async () => {
+    const dir = await makeTempDir()
+    const store = await Store.open({dir})
+    const closing = store.close()
+    const kept: number[] = []
+    for (let i = 0; ; i++) {
+      const committed = await store.commit([put('checks', `chk_${i}`, record(i))]).then(
+        () => undefined,
+        (error: Error) => error,
+      )
+      if (committed) {
+        expect(committed.message).toBe(`store: ${dir} is closed; open it again to write to it.`)
+        break
+      }
+      kept.push(i)
+    }
+    await closing
+    expect([...(await openStore(dir)).tables.checks.all()].map((check) => check.id)).toEqual(
+      kept.map((i) => `chk_${i}`),
+    )
+  })
+
   it('refuses a commit after close, which could no longer be written, and keeps it out of memory', async () => {
     const dir = await makeTempDir()
     const store = await Store.open({dir})
