@@ -1,7 +1,7 @@
 import {readFile} from 'node:fs/promises'
 import {dirname, join, resolve} from 'node:path'
 import type {ClientOptions} from './client.js'
-import {TablepayConfigError} from './errors.js'
+import {TablepayConfigError, TablepayConnectionError} from './errors.js'
 import {isAlive} from '../shared/process-alive.js'
 import {type Env, registeredServers, registryDir, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
 import {DEFAULT_URL, isHttpUrl, quoted, serverBase, serverUrlProblem} from '../shared/server-url.js'
@@ -21,8 +21,9 @@ const HEALTH_TIMEOUT_MS = 1000
  * the only one, else the one started from `cwd` or from the nearest directory
  * above it; then the default URL. A server counts when its
  * process is alive and it answers. Several servers left to choose from, or no
- * key anywhere, is an error that says what it found. See docs/cli.md, "How the
- * CLI finds the server".
+ * key anywhere, is an error that says what it found: `connection_failed` when
+ * nothing answers at the URL, as with a key, else `missing_api_key`. See
+ * docs/cli.md, "How the CLI finds the server".
  *
  * The other options given (`timeoutMs`, `headers`, `fetch`) are kept.
  *
@@ -63,11 +64,14 @@ async function serverOf(
   if (apiKey || server?.api_key)
     return {url: normalize(server?.url) ?? url ?? DEFAULT_URL, apiKey: apiKey || server!.api_key!}
   const probed = url || DEFAULT_URL
-  const answered = await answers(probed)
+  const {ok: answered, unanswered} = await health(probed)
+  // Nothing answers: the failure a key would have met, so that a script sees one code for a server that is down.
+  // A URL named the server: the other places looked in only held keys for it.
+  if (unanswered && url) throw new TablepayConnectionError(url, unanswered)
   tried.push(`${probed}: ${answered ? 'a server answers, but its keys are not known here' : 'no server answers'}`)
   const start = named ? `\`tablepay serve --data ${shellWord(named)}\`, or unset TABLEPAY_DATA` : '`tablepay serve`'
   throw new TablepayConfigError(
-    'missing_api_key',
+    unanswered ? 'connection_failed' : 'missing_api_key',
     [
       // most often nothing runs yet: the headline says so, not only the last place tried
       answered ? 'No API key. Tried:' : 'No tablepay server found, and no API key. Tried:',
@@ -193,15 +197,18 @@ async function whyNotUsable(server: ServerFile, url: string | undefined): Promis
   if (!(await answers(server.url))) return `its server (pid ${server.pid}) does not answer at ${server.url}`
 }
 
-async function answers(url: string): Promise<boolean> {
+/** Whether `url` answers `/v1/health` with a 2xx; when nothing answers at all, `unanswered` is what fetch threw. */
+async function health(url: string): Promise<{ok: boolean; unanswered?: Error}> {
   try {
     const response = await fetch(`${url}/v1/health`, {signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS)})
     await response.body?.cancel()
-    return response.ok
-  } catch {
-    return false
+    return {ok: response.ok}
+  } catch (error) {
+    return {ok: false, unanswered: error as Error}
   }
 }
+
+const answers = async (url: string): Promise<boolean> => (await health(url)).ok
 
 // compare URLs in one form
 const normalize = (url: string | undefined): string | undefined => (url === undefined ? url : serverBase(url))

@@ -10,7 +10,7 @@ export default class Sign extends Command {
   static override summary = 'Sign a payload as Tablepay signs webhook deliveries.'
 
   static override description = `Prints the ${SIGNATURE_HEADER} header value for the payload: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<payload>">. \
-The payload is signed byte for byte as read.
+The payload is signed byte for byte as read; an empty one (nothing, or only whitespace) is refused, as no delivery has one.
 
 With --forward-to URL it also sends the payload there as the first attempt of its delivery, and prints the answer's status: \
 a POST with every header a delivery carries (Content-Type: application/json, User-Agent, the signature, \

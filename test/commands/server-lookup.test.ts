@@ -7,6 +7,7 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {checkWith} from '../helpers/checks.js'
 import {ROOT as REPO, runCommand, spawnRunning, WRITE_KEY} from '../helpers/cli.js'
+import {freePort} from '../helpers/ports.js'
 import {makeTempDir} from '../helpers/simulator.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -59,6 +60,13 @@ const literal = (text: string) => text.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&')
  */
 const client = async (home: string, args: string[], env: Record<string, string> = {}, cwd?: string) =>
   runCommand(args, {env: {TABLEPAY_HOME: home, TABLEPAY_DATA: '', ...env}, cwd: cwd ?? (await tempDir())})
+
+/**
+ * The code of the error a client without a key or URL meets, by what its message found at the default URL:
+ * `connection_failed` when nothing answers there, else `missing_api_key` (another test's server may answer).
+ */
+const keylessCode = (stderr: string) =>
+  stderr.includes(':4747: no server answers') ? 'connection_failed' : 'missing_api_key'
 
 /** Pushes a check named `name` to `server`: which server a client found shows in its `checks list`. */
 async function mark(server: {url: string}, name: string) {
@@ -257,7 +265,24 @@ describe('how the CLI finds the server', () => {
     expect(stderr).toMatch(
       /http:\/\/127\.0\.0\.1:4747: (no server answers|a server answers, but its keys are not known here)/,
     )
-    expect(stderr).toContain('missing_api_key')
+    expect(stderr).toContain(`Code: ${keylessCode(stderr)}`)
+  })
+
+  it('nothing answering at the URL given is connection_failed, the very error a key meets there', async () => {
+    const home = await tempDir()
+    const url = `http://127.0.0.1:${await freePort()}`
+    const keyed = await client(home, ['checks', 'list', '--url', url, '-k', 'tp_test_x', '--json'])
+    for (const keyless of [
+      await client(home, ['checks', 'list', '--url', url, '--json']),
+      await client(home, ['checks', 'list', '--json'], {TABLEPAY_URL: url}),
+    ]) {
+      expect(keyless.code).toBe(1)
+      expect(keyless.stdout).toBe(keyed.stdout)
+    }
+    expect(JSON.parse(keyed.stdout).error).toEqual({
+      code: 'connection_failed',
+      message: `No tablepay server at ${url}. Start one with \`tablepay serve\`, or give the client another URL (--url).`,
+    })
   })
 
   it('TABLEPAY_DATA names the server: when none runs there, another that runs is not used, and the error says so', async () => {
@@ -271,7 +296,7 @@ describe('how the CLI finds the server', () => {
     // the dir as one shell word, to be run as printed
     const word = `'${data.replace("'", `'\\''`)}'`
     expect(stderr).toContain(`or start \`tablepay serve --data ${word}\`, or unset TABLEPAY_DATA.`)
-    expect(stderr).toContain('missing_api_key')
+    expect(stderr).toContain(`Code: ${keylessCode(stderr)}`)
     // a URL names the server instead: the registry gives its key
     const byUrl = await client(home, ['locations', 'list', '--json', '--url', other.url], {TABLEPAY_DATA: data})
     expect(byUrl.code).toBe(0)

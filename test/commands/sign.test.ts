@@ -69,6 +69,32 @@ describe('sign', () => {
     expect(json.code).toBe(2)
     expect(JSON.parse(json.stdout).error.code).toBe('missing_secret')
   })
+
+  it('refuses an empty payload, as checks push refuses empty input: exit 2, missing_input, on the lean path too', async () => {
+    const dir = await makeTempDir()
+    try {
+      const file = join(dir, 'empty.json')
+      await writeFile(file, '')
+      // nothing on stdin (`< /dev/null`), only a newline (`echo "$BODY"` with BODY unset), an empty file
+      const cases: [args: string[], input: string, source: string][] = [
+        [[], '', 'stdin'],
+        [[], '\n', 'stdin'],
+        [['-p', file], '', file],
+      ]
+      for (const [args, input, source] of cases) {
+        const argv = ['sign', '-s', SECRET, '--json', ...args]
+        for (const {code, stdout} of [await runCommand(argv, {input}), await runCli(argv, {input})]) {
+          expect(code).toBe(2)
+          expect(JSON.parse(stdout).error).toEqual({
+            code: 'missing_input',
+            message: `${source} is empty: pass --payload FILE, or pipe the body on stdin.`,
+          })
+        }
+      }
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
+  })
 })
 
 describe('sign --forward-to', () => {

@@ -22,17 +22,14 @@ export async function requireSecret(secret: string | undefined): Promise<string>
 
 /**
  * The body's raw bytes, from a file or stdin. Never decoded or parsed: one
- * changed byte changes the signature.
+ * changed byte changes the signature. `refuseBlank`: an empty body, or one of
+ * whitespace only (`echo "$BODY"` with BODY unset), is no input, as `checks
+ * push` takes it (read-json.ts); `verify` reports on one instead.
  */
-export async function readRawPayload(file: string | undefined): Promise<Buffer> {
+export async function readRawPayload(file: string | undefined, {refuseBlank = false} = {}): Promise<Buffer> {
   const fromStdin = file === undefined || file === '-'
   // Waiting on a terminal would look like a hang when --payload was forgotten.
-  if (fromStdin && process.stdin.isTTY) {
-    throw await cliError('No payload: pass --payload FILE, or pipe the body on stdin.', {
-      code: 'missing_input',
-      exit: 2,
-    })
-  }
+  if (fromStdin && process.stdin.isTTY) throw await missingPayload('No payload')
   const source = fromStdin ? 'stdin' : file
   let payload: Buffer | undefined
   try {
@@ -40,6 +37,7 @@ export async function readRawPayload(file: string | undefined): Promise<Buffer> 
   } catch (error) {
     throw await unreadable(fromStdin ? undefined : file, error, ', or pipe the body on stdin')
   }
+  if (payload && refuseBlank && isBlank(payload)) throw await missingPayload(`${source} is empty`)
   if (payload) return payload
   throw await cliError(
     `${source} holds more than ${PAYLOAD_MOST / 1024 ** 2} MiB, far more than any delivery's body.`,
@@ -50,6 +48,13 @@ export async function readRawPayload(file: string | undefined): Promise<Buffer> 
     },
   )
 }
+
+/** No payload to read: a wrong command line, as a missing required flag is (docs/cli.md, "Flags and exit codes"). */
+const missingPayload = (why: string): Promise<Error> =>
+  cliError(`${why}: pass --payload FILE, or pipe the body on stdin.`, {code: 'missing_input', exit: 2})
+
+// JSON's whitespace: space, tab, LF, CR
+const isBlank = (payload: Buffer): boolean => payload.every((byte) => [0x20, 0x09, 0x0a, 0x0d].includes(byte))
 
 /** The most a payload is read: past any delivery's body, so that a /dev/zero given by mistake ends. */
 const PAYLOAD_MOST = 64 * 1024 ** 2

@@ -39,7 +39,7 @@ export async function signDelivery(
   {showWait = (_, work) => work, notice = (text) => process.stderr.write(`${text}\n`)}: SignHooks = {},
 ): Promise<SignOutput> {
   const secret = await requireSecret(input.secret)
-  const payload = await readRawPayload(input.payload)
+  const payload = await readRawPayload(input.payload, {refuseBlank: true})
   if (input['forward-to'] === undefined) {
     const header = signPayload(payload, secret, input.timestamp)
     log(header)
