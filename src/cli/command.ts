@@ -95,6 +95,10 @@ export abstract class Command extends OclifCommand {
   }
 
   protected override toErrorJson(error: unknown): unknown {
-    return this.#failedReport ?? failureJson(error)
+    if (this.#failedReport) return this.#failedReport
+    // a refusal's next step, as the human output gives it: one body shape whoever refused (errors.ts, `errorBody`)
+    if (!(error instanceof TablepayError)) return failureJson(error)
+    const suggestions = suggestionsFor(error, this.keyFrom())
+    return suggestions ? {error: {...error.toJSON().error, suggestions}} : error.toJSON()
   }
 }

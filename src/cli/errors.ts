@@ -10,7 +10,7 @@ import {nearestOf} from './nearest.js'
 const NEXT_STEP: Record<string, string> = {
   unauthenticated: 'Pass it with --api-key or TABLEPAY_API_KEY.',
   insufficient_scope: "Pass the account's write key (`tablepay serve` prints it) with --api-key.",
-  validation_failed: 'Fix the fields listed above and send the request again.',
+  validation_failed: 'Fix the fields the error names and send the request again.',
   check_not_open: 'Push the check with "status": "open" first (`tablepay checks push`).',
   payment_declined: 'Send it again without --decline.',
   idempotency_key_reused: 'Pass a new --idempotency-key.',

@@ -23,6 +23,7 @@ import {resendSince} from '../cli/webhooks/resend-since.js'
 import type {ChaosInput} from '../domain/schemas.js'
 import {SECRET_FORMAT, SECRET_RULE} from '../domain/endpoints.js'
 import {forwardToFlag, MISSING_FORWARD_TO} from '../cli/flags/forward-to.js'
+import {receiverRefused} from '../cli/receiver-refused.js'
 
 type Endpoint = WebhookEndpoint & {secret: string}
 
@@ -157,12 +158,14 @@ On every other exit (Ctrl+C, SIGTERM, a closed terminal's SIGHUP, an error) the 
 
   async #register(): Promise<Endpoint> {
     const {flags} = this
-    const endpoint = await this.client.createWebhookEndpointWithSecret({
-      url: flags['forward-to']!,
-      event_types: eventTypesOf(flags['event-type']),
-      description: 'tablepay listen',
-      secret: await this.#secret(),
-    })
+    const endpoint = await this.client
+      .createWebhookEndpointWithSecret({
+        url: flags['forward-to']!,
+        event_types: eventTypesOf(flags['event-type']),
+        description: 'tablepay listen',
+        secret: await this.#secret(),
+      })
+      .catch(receiverRefused(flags['forward-to']))
     // known at once: a step below that fails still has it removed on the way out
     this.#endpoint = endpoint
     if (flags.chaos) await this.client.setWebhookChaos(endpoint.id, flags.chaos)

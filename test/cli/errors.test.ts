@@ -165,13 +165,13 @@ describe('describeError', () => {
     ])
     expect(
       refused('this account has no locations: restore a snapshot that has some, or start the server with a --seed'),
-    ).toEqual(['Fix the fields listed above and send the request again.'])
+    ).toEqual(['Fix the fields the error names and send the request again.'])
     const other = new TablepayApiError(422, {
       code: 'validation_failed',
       message: 'x',
       details: [{path: 'items', message: 'x'}],
     })
-    expect(suggestionsFor(other)).toEqual(['Fix the fields listed above and send the request again.'])
+    expect(suggestionsFor(other)).toEqual(['Fix the fields the error names and send the request again.'])
   })
 
   it("past an account's limit, says where to see what it holds and how to remove one; an import's refusal says it itself", () => {

@@ -58,12 +58,33 @@ describe('webhooks create|list|delete|ping', () => {
     expect(stderr).toContain('unknown event type check.eaten')
   })
 
-  it("create reports the server's refusal of a non-loopback http URL, naming the URL given", async () => {
-    const {code, stderr} = await cli(['webhooks', 'create', 'http://example.com/hooks'])
-    expect(code).toBe(1)
-    expect(stderr).toContain('URL http://example.com/hooks was refused: must be an https URL')
-    expect(stderr).not.toContain('Request body')
-    expect(stderr).toContain('Code: validation_failed')
+  it("create, update and listen report the server's refusal of a non-loopback http URL, naming the URL given, not the body's field", async () => {
+    const {id} = await endpointFor(receiver)
+    const url = 'http://example.com/hooks'
+    for (const args of [
+      ['webhooks', 'create', url],
+      ['webhooks', 'create', '--forward-to', url],
+      ['webhooks', 'update', id, '--forward-to', url],
+      ['listen', '--forward-to', url],
+    ]) {
+      const {code, stderr} = await cli(args)
+      expect([args, code]).toEqual([args, 1])
+      expect(stderr).toContain(`The receiver's URL ${url} was refused: must be an https URL`)
+      expect(stderr).toContain('Use an https URL, or plain http to this machine')
+      expect(stderr).not.toMatch(/Request body|- url:|Fix the fields/)
+      expect(stderr).toContain('Code: validation_failed')
+    }
+    const {stdout} = await cli(['webhooks', 'update', id, '--forward-to', url, '--json'])
+    expect(JSON.parse(stdout).error).toMatchObject({code: 'validation_failed', message: expect.stringContaining(url)})
+  })
+
+  it("--json gives a server's refusal the next steps the human output gives", async () => {
+    const human = await cli(['checks', 'get', 'chk_nope'])
+    const {code, stdout} = await cli(['checks', 'get', 'chk_nope', '--json'])
+    expect([human.code, code]).toEqual([1, 1])
+    const {error} = JSON.parse(stdout)
+    expect(error).toMatchObject({code: 'not_found', suggestions: [expect.stringContaining('tablepay checks list')]})
+    expect(human.stderr).toContain(error.suggestions[0])
   })
 
   it('create with a URL that is not one, as its argument, is a wrong command line as with --forward-to; --json prints the error body', async () => {

@@ -1,12 +1,12 @@
 import {Flags} from '@oclif/core'
 import {arg} from '../../cli/flags/arg.js'
 import type {WebhookEndpoint} from '../../client/client.js'
-import {TablepayApiError} from '../../client/errors.js'
 import {ApiCommand} from '../../cli/api-command.js'
 import {renderCreatedEndpoint} from '../../cli/views/endpoint.js'
 import {eventTypesFlag, eventTypesOf} from '../../cli/flags/event-types.js'
 import {forwardToFlag, MISSING_FORWARD_TO} from '../../cli/flags/forward-to.js'
 import {receiverUrlProblem} from '../../cli/receiver-url.js'
+import {receiverRefused} from '../../cli/receiver-refused.js'
 
 export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
   static override summary = 'Register a webhook endpoint and print its signing secret.'
@@ -44,19 +44,7 @@ The URL must be https; plain http is accepted for this machine (localhost, 127.0
     const url = this.receiverUrl()
     const endpoint = await this.client
       .createWebhookEndpoint({url, event_types: eventTypesOf(events), description})
-      .catch((error: unknown) => {
-        // the server names the body field; here the URL was an argument
-        const refusal =
-          error instanceof TablepayApiError && error.code === 'validation_failed'
-            ? error.details?.find((d) => d.path === 'url')
-            : undefined
-        if (!refusal) throw error
-        this.error(`URL ${url} was refused: ${refusal.message}.`, {
-          exit: 1,
-          code: 'validation_failed',
-          suggestions: ['Use an https URL, or plain http to this machine: http://localhost:3000/webhooks.'],
-        })
-      })
+      .catch(receiverRefused(url))
     this.log(renderCreatedEndpoint(endpoint))
     return endpoint
   }

@@ -6,6 +6,7 @@ import {eventTypesFlag} from '../../cli/flags/event-types.js'
 import {EVENT_TYPES} from '../../domain/constants.js'
 import {renderEndpoint} from '../../cli/views/endpoint.js'
 import {forwardToFlag} from '../../cli/flags/forward-to.js'
+import {receiverRefused} from '../../cli/receiver-refused.js'
 
 export default class WebhooksUpdate extends ApiCommand<typeof WebhooksUpdate> {
   static override summary = "Change an endpoint's URL, event types or description."
@@ -35,11 +36,9 @@ The secret stays (see \`webhooks rotate-secret\`), and a disabled endpoint stays
         exit: 2,
         code: 'invalid_usage',
       })
-    const endpoint = await this.client.updateWebhookEndpoint(this.args.ID, {
-      url,
-      event_types: types ? [...new Set(types)] : undefined,
-      description,
-    })
+    const endpoint = await this.client
+      .updateWebhookEndpoint(this.args.ID, {url, event_types: types ? [...new Set(types)] : undefined, description})
+      .catch(receiverRefused(url))
     this.log(renderEndpoint(endpoint))
     return endpoint
   }

@@ -143,7 +143,7 @@ describe('checks push', () => {
     expect(stderr).toMatch(/Request id: req_\w+/)
   })
 
-  it('a bad payload with --json prints the API error body', async () => {
+  it('a bad payload with --json prints the API error body, and the next step', async () => {
     const bad = {...JSON.parse(fixture('open')), unknown_field: true}
     const {code, stdout} = await push(['t12-bad', '--json'], JSON.stringify(bad))
     expect(code).toBe(1)
@@ -153,6 +153,7 @@ describe('checks push', () => {
         message: expect.any(String),
         request_id: expect.stringMatching(/^req_/),
         details: expect.any(Array),
+        suggestions: ['Fix the fields the error names and send the request again.'],
       },
     })
   })
