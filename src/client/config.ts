@@ -1,7 +1,7 @@
 import {readFile} from 'node:fs/promises'
 import {dirname, join, resolve} from 'node:path'
 import type {ClientOptions} from './client.js'
-import {TablepayConfigError, TablepayConnectionError} from './errors.js'
+import {TablepayConfigError, TablepayConnectionError, TablepayUnexpectedAnswerError} from './errors.js'
 import {isAlive} from '../shared/process-alive.js'
 import {type Env, registeredServers, registryDir, SERVER_FILE, type ServerFile} from '../shared/server-registry.js'
 import {DEFAULT_URL, isHttpUrl, quoted, serverBase, serverUrlProblem} from '../shared/server-url.js'
@@ -64,11 +64,17 @@ async function serverOf(
   if (apiKey || server?.api_key)
     return {url: normalize(server?.url) ?? url ?? DEFAULT_URL, apiKey: apiKey || server!.api_key!}
   const probed = url || DEFAULT_URL
-  const {ok: answered, unanswered} = await health(probed)
-  // Nothing answers: the failure a key would have met, so that a script sees one code for a server that is down.
-  // A URL named the server: the other places looked in only held keys for it.
+  const {ok: answered, unanswered, foreign} = await health(probed)
+  // Nothing answers, or another kind of server: the failure a key would have met, so that a script sees one code
+  // for a server that is down. A URL named the server: the other places looked in only held keys for it.
   if (unanswered && url) throw new TablepayConnectionError(url, unanswered)
-  tried.push(`${probed}: ${answered ? 'a server answers, but its keys are not known here' : 'no server answers'}`)
+  if (foreign && url) throw foreign
+  const found = answered
+    ? 'a server answers, but its keys are not known here'
+    : foreign
+      ? 'a server answers, but not as tablepay does'
+      : 'no server answers'
+  tried.push(`${probed}: ${found}`)
   const start = named ? `\`tablepay serve --data ${shellWord(named)}\`, or unset TABLEPAY_DATA` : '`tablepay serve`'
   throw new TablepayConfigError(
     unanswered ? 'connection_failed' : 'missing_api_key',
@@ -197,12 +203,20 @@ async function whyNotUsable(server: ServerFile, url: string | undefined): Promis
   if (!(await answers(server.url))) return `its server (pid ${server.pid}) does not answer at ${server.url}`
 }
 
-/** Whether `url` answers `/v1/health` with a 2xx; when nothing answers at all, `unanswered` is what fetch threw. */
-async function health(url: string): Promise<{ok: boolean; unanswered?: Error}> {
+/**
+ * Whether `url` answers `/v1/health` as a tablepay server does; when nothing answers at all, `unanswered` is what
+ * fetch threw, and when another kind of server answers (none of its answers carry tablepay's `X-Request-Id`),
+ * `foreign` is the error a request to it would meet.
+ */
+async function health(url: string): Promise<{ok: boolean; unanswered?: Error; foreign?: Error}> {
   try {
-    const response = await fetch(`${url}/v1/health`, {signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS)})
-    await response.body?.cancel()
-    return {ok: response.ok}
+    const at = `${url}/v1/health`
+    const response = await fetch(at, {signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS)})
+    if (response.headers.get('x-request-id')?.startsWith('req_')) {
+      await response.body?.cancel()
+      return {ok: response.ok}
+    }
+    return {ok: false, foreign: new TablepayUnexpectedAnswerError(at, response.status, await response.text())}
   } catch (error) {
     return {ok: false, unanswered: error as Error}
   }

@@ -37,6 +37,17 @@ describe('a --url that names another service', () => {
     expect(JSON.parse(stdout)).toMatchObject({error: {code: 'unexpected_answer'}})
   })
 
+  it('says so without a key too, with the code a key meets, instead of asking for a key', async () => {
+    const keyless = {TABLEPAY_URL: env.TABLEPAY_URL!}
+    const {code, stdout, stderr} = await runCommand(['locations', 'list'], {env: keyless})
+    expect(code).toBe(1)
+    expect(oneLine(stderr)).toContain(`answered 200 with something that is not the tablepay API's JSON ("ok")`)
+    expect(oneLine(stderr)).not.toContain('API key')
+    const json = await runCommand(['locations', 'list', '--json'], {env: keyless})
+    expect([json.code, JSON.parse(json.stdout).error.code]).toEqual([1, 'unexpected_answer'])
+    expect(stdout).toBe('')
+  })
+
   it('points a plain error page at --url too', async () => {
     const {code, stderr} = await runCommand(['checks', 'list'], {env})
     expect(code).toBe(1)
