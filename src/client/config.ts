@@ -22,7 +22,9 @@ const HEALTH_TIMEOUT_MS = 1000
  * above it; then the default URL. A server counts when its
  * process is alive and it answers. Several servers left to choose from, or no
  * key anywhere, is an error that says what it found: `connection_failed` when
- * nothing answers at the URL, as with a key, else `missing_api_key`. See
+ * nothing answers at the URL, and `unexpected_answer` when another kind of
+ * server does (for a URL given, the very errors a key meets there), else
+ * `missing_api_key`. See
  * docs/cli.md, "How the CLI finds the server".
  *
  * The other options given (`timeoutMs`, `headers`, `fetch`) are kept.
@@ -204,23 +206,26 @@ async function whyNotUsable(server: ServerFile, url: string | undefined): Promis
 }
 
 /**
- * Whether `url` answers `/v1/health` as a tablepay server does; when nothing answers at all, `unanswered` is what
- * fetch threw, and when another kind of server answers (none of its answers carry tablepay's `X-Request-Id`),
- * `foreign` is the error a request to it would meet.
+ * Whether `url` answers `/v1/health` as a tablepay server does. When nothing answers at all, `unanswered` is what
+ * fetch threw (not a slow answer: a key's longer timeout may still reach it); when another kind of server answers,
+ * `foreign` is the error a request to it would meet. Tablepay's answers carry its `X-Request-Id`, which a proxy
+ * may drop, and say `{"status":"ok"}` or the API's error body.
  */
 async function health(url: string): Promise<{ok: boolean; unanswered?: Error; foreign?: Error}> {
   try {
     const at = `${url}/v1/health`
     const response = await fetch(at, {signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS)})
-    if (response.headers.get('x-request-id')?.startsWith('req_')) {
-      await response.body?.cancel()
-      return {ok: response.ok}
-    }
-    return {ok: false, foreign: new TablepayUnexpectedAnswerError(at, response.status, await response.text())}
+    const text = await response.text()
+    const tablepay = response.headers.get('x-request-id')?.startsWith('req_') || TABLEPAY_HEALTH.test(text)
+    if (tablepay) return {ok: response.ok}
+    return {ok: false, foreign: new TablepayUnexpectedAnswerError(at, response.status, text)}
   } catch (error) {
-    return {ok: false, unanswered: error as Error}
+    return {ok: false, unanswered: (error as Error).name === 'TimeoutError' ? undefined : (error as Error)}
   }
 }
+
+/** The body of tablepay's health: ready, or the API's error body (`503 starting`). */
+const TABLEPAY_HEALTH = /^\{"(status":"ok"\}$|error":\{"code":)/
 
 const answers = async (url: string): Promise<boolean> => (await health(url)).ok
 

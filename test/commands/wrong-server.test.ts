@@ -1,6 +1,7 @@
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {type ApiServer, startApiServer} from '../helpers/api-server.js'
 import {runCommand, WRITE_KEY} from '../helpers/cli.js'
 
 // Another service on the port --url names: text for every route, a plain 500 for the checks
@@ -64,5 +65,28 @@ describe('a --url that names another service', () => {
     expect(oneLine(stderr)).toMatch(
       /HTTP 405 Method Not Allowed from http:\/\/127\.0\.0\.1:\d+\/v1\/events\S* \(no body\)/,
     )
+  })
+})
+
+describe('a tablepay server behind a proxy that drops its X-Request-Id', () => {
+  let server: ApiServer
+  const proxy = createServer(async (req, res) => {
+    const answer = await fetch(new URL(req.url!, new URL(server.url).origin))
+    res.writeHead(answer.status, {'content-type': answer.headers.get('content-type') ?? 'text/plain'})
+    res.end(await answer.text())
+  })
+  beforeAll(async () => {
+    server = await startApiServer()
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  })
+  afterAll(async () => {
+    await new Promise((resolve) => proxy.close(resolve))
+    await server.stop()
+  })
+
+  it('is known by its health answer: without a key it asks for one, not whether it is tablepay', async () => {
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+    const {code, stdout} = await runCommand(['locations', 'list', '--json'], {env: {TABLEPAY_URL: url}})
+    expect([code, JSON.parse(stdout).error.code]).toEqual([1, 'missing_api_key'])
   })
 })
