@@ -32,7 +32,9 @@ const HOLDERS = `SELECT DISTINCT a.pid, coalesce(nullif(a.application_name, ''),
     to_char(a.xact_start, 'HH24:MI:SS TZ') AS since
   FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
   WHERE l.granted AND l.relation = ANY (SELECT to_regclass(name)::oid FROM unnest($1::text[]) AS name)
-    AND a.pid <> pg_backend_pid() AND a.xact_start < clock_timestamp() - make_interval(secs => ${TRY_LOCK_S})
+    AND a.pid <> pg_backend_pid()
+    -- another role's session shows no xact_start without pg_read_all_stats: named all the same
+    AND (a.xact_start IS NULL OR a.xact_start < clock_timestamp() - make_interval(secs => ${TRY_LOCK_S}))
   ORDER BY a.pid`
 
 /** The encodings that keep every character a record may hold: UTF8, and SQL_ASCII, which keeps the bytes it is sent. */
@@ -118,10 +120,13 @@ async function upgrade(client: pg.PoolClient, version: number, giveUpMs: number)
 
 /** The start's error for `version`, held up `waitedMs` by locks on its tables. */
 async function heldUp(client: pg.PoolClient, version: number, waitedMs: number): Promise<Error> {
-  const {rows} = await client.query<{pid: number; who: string; state: string; since: string}>(HOLDERS, [TABLES])
-  const holders = rows.map(
-    ({pid, who, state, since}) => `pid ${pid} (${who}, ${state}, in a transaction since ${since})`,
-  )
+  const {rows} = await client.query<{pid: number; who: string; state: string | null; since: string | null}>(HOLDERS, [
+    TABLES,
+  ])
+  const holders = rows.map(({pid, who, state, since}) => {
+    const about = [who, state, since && `in a transaction since ${since}`].filter(Boolean)
+    return `pid ${pid} (${about.join(', ')})`
+  })
   const pid = rows[0]?.pid ?? 'PID'
   return new Error(
     `postgres: the upgrade to schema version ${version + 1} waited ${Math.round(waitedMs / 1000)} s for its ` +

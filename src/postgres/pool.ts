@@ -101,8 +101,8 @@ export const PROBED = probed('0')
 /**
  * The pool's: a statement outside a unit (a read, a claim, a fault's strike) waits for a lock at most as long
  * as a unit does in all, and then answers 503 (connections.ts), rather than wait for as long as a transaction
- * left open holds it. A unit sets its own lock timeout (unit-sql.ts); a migration none, until it is done
- * (migrations.ts).
+ * left open holds it. A unit sets its own lock timeout (unit-sql.ts); a migration its own per try, and none
+ * for the advisory lock it waits for (migrations.ts).
  */
 export const PROBED_POOLED = probed(`${LOCKS_GIVE_UP_S}s`)
 
