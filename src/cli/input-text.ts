@@ -1,5 +1,4 @@
-import {text as streamText} from 'node:stream/consumers'
-import {readFound} from '../shared/package-file.js'
+import {readFound, readText} from '../shared/package-file.js'
 import {cliError, unreadable} from './cli-error.js'
 
 /** How a command's messages ask for its input: the `what` to pipe, and how a file is `named` instead. */
@@ -24,7 +23,7 @@ export const isStdin = (file: string | undefined): file is '-' | undefined => fi
  * package, as the help's examples name fixtures (shared/package-file.ts). Refuses to wait on an interactive
  * terminal, where a forgotten file would look like a hang, and refuses an empty stdin, where a pipe gave nothing:
  * both a wrong command line, exit 2 with `missing_input` (docs/cli.md, "Flags and exit codes"). What cannot be
- * read is `unreadable_input`, exit 2. An empty file is the caller's to judge: a finding for `checks lint`.
+ * read, or holds more than any request takes (`/dev/urandom`), is `unreadable_input`, exit 2. An empty file is the caller's to judge: a finding for `checks lint`.
  *
  * @example
  * const {text, source} = await readInputText(this.args.SCENARIO, {what: 'scenario', named: 'a file instead of -'})
@@ -38,7 +37,7 @@ export async function readInputText(file: string | undefined, {what, named}: Ask
   const source = fromStdin ? 'stdin' : file
   let text: string
   try {
-    text = fromStdin ? await streamText(process.stdin) : await readFound(file)
+    text = fromStdin ? await readText(process.stdin) : await readFound(file)
   } catch (error) {
     throw await unreadable(fromStdin ? undefined : file, error, pipe)
   }

@@ -1,9 +1,10 @@
+import {createReadStream} from 'node:fs'
 import {readdir, readFile, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {checkScenario, type Scenario} from '../domain/scenario.js'
 import {MAX_NESTING, nestsPast} from '../domain/json-depth.js'
 import {withoutBom} from '../shared/json-file.js'
-import {findFile, PACKAGE_ROOT} from '../shared/package-file.js'
+import {findFile, PACKAGE_ROOT, readText} from '../shared/package-file.js'
 import {describeProblem, InvalidScenarioError} from './errors.js'
 
 /** Where the shipped scenarios are, in the package: `scenario run NAME` finds `NAME.json` there. */
@@ -57,7 +58,7 @@ export async function loadScenario(fileOrName: string): Promise<{scenario: Scena
     throw new InvalidScenarioError(
       `No scenario file ${fileOrName}, nor a shipped scenario of that name (${await shippedNames()}).`,
     )
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+  const text = await readText(createReadStream(file)).catch((error: NodeJS.ErrnoException) => {
     const why = error.code === 'EISDIR' ? 'a directory, not a file' : (error.code ?? error.message)
     throw new InvalidScenarioError(`${fileOrName} cannot be read as a scenario: ${why}.`)
   })

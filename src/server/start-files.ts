@@ -3,11 +3,9 @@ import {tooLargeToParse} from '../domain/json-memory.js'
 import {type Seed} from '../domain/seed-schema.js'
 import {withoutBom} from '../shared/json-file.js'
 import {findFile} from '../shared/package-file.js'
-import {readAtMost} from '../shared/read-at-most.js'
+import {readAtMost, SNAPSHOT_BODY_LIMIT} from '../shared/read-at-most.js'
 import {UnusableInputError} from '../shared/unusable-input.js'
 import {parseSeed, SEED_HINT} from '../store/seed.js'
-// a start file is read as far as an import through the API takes
-import {SNAPSHOT_BODY_LIMIT} from './routes/snapshots.js'
 
 /**
  * The JSON of a file a server starts with (`--seed`, `--import`), read,

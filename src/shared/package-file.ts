@@ -1,6 +1,8 @@
-import {access, readFile} from 'node:fs/promises'
+import {createReadStream} from 'node:fs'
+import {access} from 'node:fs/promises'
 import {isAbsolute, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {readAtMost, SNAPSHOT_BODY_LIMIT} from './read-at-most.js'
 
 /** The package's own folder: `fixtures/` ships in it. */
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -31,7 +33,17 @@ export async function findFile(path: string): Promise<string | undefined> {
  * const text = await readFound('fixtures/checks/open.json')
  */
 export async function readFound(path: string): Promise<string> {
-  return readFile((await findFile(path)) ?? path, 'utf8')
+  return readText(createReadStream((await findFile(path)) ?? path))
+}
+
+/**
+ * The text of `stream` (a file, stdin), which fails past the largest body a request takes: a file named by
+ * mistake (`/dev/urandom`) ends the read, where reading on would fill the memory, then fail on the string's length.
+ */
+export async function readText(stream: NodeJS.ReadableStream): Promise<string> {
+  const bytes = await readAtMost(stream, SNAPSHOT_BODY_LIMIT)
+  if (!bytes) throw new Error(`it holds more than ${SNAPSHOT_BODY_LIMIT / 1024 ** 2} MiB, more than any request takes`)
+  return bytes.toString('utf8')
 }
 
 const exists = (path: string) =>

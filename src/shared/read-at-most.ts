@@ -1,10 +1,16 @@
 /**
+ * The largest body any request takes: an import's, as an export of a busy account is larger than the API's
+ * 1 MiB. A file a command or a start reads for a request is read no further (cli/input-text.ts, server/start-files.ts).
+ */
+export const SNAPSHOT_BODY_LIMIT = 256 * 1024 * 1024
+
+/**
  * Every byte of `stream`, or undefined once it passes `most` bytes: a file named by mistake (`/dev/zero`, a log
  * that grows) ends the read instead of filling the memory. Imports nothing: `verify` and `sign` load it at start
  * (docs/benchmarks.md).
  *
  * @example
- * const bytes = await readAtMost(createReadStream('seed.json'), 256 * 1024 ** 2)
+ * const bytes = await readAtMost(createReadStream('seed.json'), SNAPSHOT_BODY_LIMIT)
  */
 export async function readAtMost(stream: NodeJS.ReadableStream, most: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = []

@@ -1,6 +1,7 @@
 import {Readable} from 'node:stream'
 import {describe, expect, it, onTestFinished} from 'vitest'
 import {lintFile} from '../../src/cli/lint/lint.js'
+import {readJsonObject} from '../../src/cli/read-json.js'
 import {readScenarioArg} from '../../src/cli/scenario-input.js'
 import {readRawPayload} from '../../src/cli/signing/input.js'
 
@@ -53,6 +54,47 @@ describe('stdin that cannot be read (a directory: `< somedir`)', () => {
       code: 'unreadable_input',
       oclif: {exit: 2},
       suggestions: ['Send a file or a pipe to stdin, or name the file instead.'],
+    })
+  })
+})
+
+/** What `< /dev/zero` gives: a MiB at a time, for good. */
+function* zeros(): Generator<Buffer> {
+  const mib = Buffer.alloc(1024 ** 2)
+  for (;;) yield mib
+}
+
+describe('input that never ends (a device named by mistake) is refused past what any request takes', () => {
+  const refusal = (source: string) => ({
+    message: `Cannot read ${source}: it holds more than 256 MiB, more than any request takes`,
+    code: 'unreadable_input',
+    oclif: {exit: 2},
+  })
+
+  it('checks push -f /dev/zero: exit 2, unreadable_input, instead of filling the memory', async () => {
+    await expect(readJsonObject('/dev/zero')).rejects.toMatchObject(refusal('/dev/zero'))
+  })
+
+  it('scenario run /dev/zero: exit 2, as any scenario file that cannot be read', async () => {
+    await expect(readScenarioArg('/dev/zero')).rejects.toMatchObject({
+      message: '/dev/zero cannot be read as a scenario: it holds more than 256 MiB, more than any request takes.',
+      code: 'invalid_scenario',
+      oclif: {exit: 2},
+    })
+  })
+
+  it('stdin: the same refusal, naming no path', async () => {
+    stdinAs(Readable.from(zeros()))
+    await expect(readJsonObject(undefined)).rejects.toMatchObject({
+      message: 'Cannot read stdin: it holds more than 256 MiB, more than any request takes',
+      code: 'unreadable_input',
+    })
+  })
+
+  it('checks lint reports it as the file it cannot read, and goes on with the others', async () => {
+    expect(await lintFile('/dev/zero')).toMatchObject({
+      valid: false,
+      problems: [{path: '.', message: 'cannot read the file: it holds more than 256 MiB, more than any request takes'}],
     })
   })
 })

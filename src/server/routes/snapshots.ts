@@ -10,13 +10,11 @@ import {
   SnapshotName,
 } from '../../domain/snapshots.js'
 import {SnapshotDocument, snapshotDocument} from '../../domain/snapshot-document.js'
+import {SNAPSHOT_BODY_LIMIT} from '../../shared/read-at-most.js'
 import {accountOf} from '../internal/auth.js'
 import {readJson, readJsonInTurns, readParam} from '../internal/body.js'
 import {pageOf, readListQuery} from '../internal/list.js'
 import type {OperationSpec} from '../operations.js'
-
-/** An export of a busy account is larger than the API's 1 MiB: an import takes up to this much. */
-export const SNAPSHOT_BODY_LIMIT = 256 * 1024 * 1024
 
 /** An import's document, whose records are checked a few hundred at a time: requests get in between. */
 const ImportedDocument = snapshotDocument(() => setImmediate())
