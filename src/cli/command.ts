@@ -18,6 +18,9 @@ export abstract class Command extends OclifCommand {
   /** Where the command's exit codes differ from everyone's (exit-codes.ts): its --help lists them. */
   declare static exitCodes?: ExitCodes
 
+  /** The request body's fields its flags fill: the server's messages about them name the flags (errors.ts). */
+  declare static fieldFlags?: Readonly<Record<string, string>>
+
   protected override async catch(error: Interfaces.CommandError): Promise<unknown> {
     const ctor = this.constructor as typeof Command
     const flags = {...ctor.baseFlags, ...ctor.flags, ...(ctor.enableJsonFlag ? {json: {}} : {})}
@@ -37,7 +40,7 @@ export abstract class Command extends OclifCommand {
     // With --json, toErrorJson prints the error body; without, a client error becomes a CLI error with its code and a next step.
     if (error instanceof TablepayError && !this.jsonEnabled()) {
       const suggestions = suggestionsFor(error, this.keyFrom())
-      this.error(printableLines(describeError(error)), {exit: 1, code: error.code, suggestions})
+      this.error(printableLines(describeError(error, ctor.fieldFlags)), {exit: 1, code: error.code, suggestions})
     }
     // oclif's catch exits 1 with --json whatever the error says; a bad flag or argument exits 2 either way
     process.exitCode ??= exitOf(error)

@@ -23,14 +23,29 @@ const NEXT_STEP: Record<string, string> = {
   starting: 'Wait a second and send it again: the server is still starting.',
 }
 
-/** The human text of a client error: the message, each detail on its own line, and the request id for support tracing. */
-export function describeError(error: TablepayError): string {
+/**
+ * The human text of a client error: the message, each detail on its own line, and the request id for support
+ * tracing. `fieldFlags`: the body's fields the command's flags fill, named as those flags (`amount_cents` as
+ * `--amount`); a field's own fields (`items.0.external_id`) keep their path.
+ *
+ * @example
+ * describeError(error, {amount_cents: '--amount'}) // '--amount 99999 is more than the 7865 due on check chk_…'
+ */
+export function describeError(error: TablepayError, fieldFlags: Readonly<Record<string, string>> = {}): string {
   if (!(error instanceof TablepayApiError)) return error.message
+  const asFlags = (text: string) =>
+    Object.entries(fieldFlags).reduce((named, [field, flag]) => named.replace(fieldWord(field), flag), text)
+  const inTerms = (text: string) => inCliTerms(asFlags(text))
   const details = error.details ?? []
-  const lines = details.map((d) => `  - ${d.path}: ${d.message}${idNotNamed(d) ? ` (${d.external_id})` : ''}`)
+  const lines = details.map(
+    (d) => `  - ${asFlags(d.path)}: ${inTerms(d.message)}${idNotNamed(d) ? ` (${d.external_id})` : ''}`,
+  )
   const request = error.requestId ? [`Request id: ${error.requestId}`] : []
-  return [inCliTerms(headline(error.message, details)), ...lines, ...request].join('\n')
+  return [inTerms(headline(error.message, details)), ...lines, ...request].join('\n')
 }
+
+// the field's name as a word, not the start of a path into it
+const fieldWord = (field: string) => new RegExp(`\\b${field}(?![.\\w])`, 'g')
 
 /**
  * The API's routes a message tells any client to call, as the commands that call them; those a hint names
@@ -38,6 +53,8 @@ export function describeError(error: TablepayError): string {
  */
 const COMMANDS_OF_ROUTES: [RegExp, string][] = [
   [/POST \/v1\/events\/(\S+)\/resend\b/g, '`tablepay events resend $1 --endpoint we_…`'],
+  // a check's claims: no command lists them by check, their events do
+  [/GET \/v1\/checks\/\S+\/claims lists them/g, '`tablepay events list -e claim.created` lists the claims'],
 ]
 
 const inCliTerms = (message: string): string =>

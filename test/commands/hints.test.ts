@@ -142,6 +142,46 @@ describe("a refusal about a check's contents names that check in the hint", () =
   })
 })
 
+describe("a refusal of a field a flag fills names the flag, as typed; --json keeps the API's body", () => {
+  it('trigger payment past what is due: --amount, and the tip goes in --tip', async () => {
+    const check = await json(['checks', 'push', 'h-field', '-f', 'fixtures/checks/open.json'])
+    const over = String(check.totals.total_cents + 1)
+    const {code, stderr} = await cli(['trigger', 'payment', '-c', 'h-field', '--amount', over])
+    expect(code).toBe(1)
+    expect(stderr).toContain(`--amount ${over} is more than the ${check.totals.total_cents} due`)
+    expect(stderr).toContain('(a tip goes in --tip)')
+    expect(stderr).toContain(`- --amount: must be at most ${check.totals.total_cents}`)
+    expect(stderr).not.toContain('_cents')
+    const body = await cli(['trigger', 'payment', '-c', 'h-field', '--amount', over, '--json'])
+    expect(JSON.parse(body.stdout).error.message).toMatch(/^amount_cents \d+ is more than/)
+  })
+
+  it('trigger payment --claim of no claim: --claim, and the command that lists claims instead of a route', async () => {
+    await json(['checks', 'push', 'h-claim-id', '-f', 'fixtures/checks/open.json'])
+    const {code, stderr} = await cli([
+      'trigger',
+      'payment',
+      '-c',
+      'h-claim-id',
+      '--amount',
+      '100',
+      '--claim',
+      'clm_nope',
+    ])
+    expect(code).toBe(1)
+    expect(stderr).toContain('- --claim: no claim clm_nope on check')
+    expect(stderr).toContain('`tablepay events list -e claim.created` lists the claims')
+    expect(stderr).not.toContain('GET /v1')
+  })
+
+  it('trigger claim of more than is left: --item', async () => {
+    await json(['checks', 'push', 'h-item', '-f', 'fixtures/checks/open.json'])
+    const {code, stderr} = await cli(['trigger', 'claim', '-c', 'h-item', '--item', 'line-1002:5'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('- --item: only 2 of line-1002 left to claim')
+  })
+})
+
 describe('event_type_not_subscribed', () => {
   it("names the endpoint and the type, and says -e replaces the endpoint's types", async () => {
     const endpoint = await json([

@@ -24,6 +24,8 @@ Emits claim.created and check.updated.`
     },
   ]
 
+  static override fieldFlags = {items: '--item'}
+
   static override flags = {
     check: checkFlag({required: true}),
     item: itemFlag(),

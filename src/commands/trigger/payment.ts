@@ -30,6 +30,8 @@ Emits payment.succeeded and check.updated, and check.fully_paid when the payment
     },
   ]
 
+  static override fieldFlags = {amount_cents: '--amount', tip_cents: '--tip', claim_id: '--claim'}
+
   static override flags = {
     check: checkFlag({required: true}),
     // at most what the API takes: a larger number is a wrong command line, never rounded past 2^53 and sent

@@ -23,6 +23,8 @@ Emits payment.refunded, and check.updated when the check's amount paid changes.`
     },
   ]
 
+  static override fieldFlags = {amount_cents: '--amount'}
+
   static override flags = {
     payment: textFlag({summary: 'The payment to refund (pay_…).', required: true}),
     // at most what the API takes, as trigger payment's
