@@ -1,5 +1,5 @@
 import {brand} from '../shared/error-brand.js'
-import {networkReason} from '../shared/network-reason.js'
+import {answeredWithoutTls, networkReason} from '../shared/network-reason.js'
 /** One entry of an API error's `details`: where in the input the problem is, and what it is. */
 export interface TablepayErrorDetail {
   path: string
@@ -89,6 +89,9 @@ export class TablepayConnectionError extends TablepayError {
 function connectionFailure(url: string, reason: string): string {
   if (reason === 'ECONNREFUSED')
     return `No tablepay server at ${url}. Start one with \`tablepay serve\`, or give the client another URL (--url).`
+  // `tablepay serve` speaks plain HTTP only
+  if (answeredWithoutTls(reason))
+    return `The server at ${url} answered in plain HTTP, not TLS (${reason}): give the client its http:// URL (--url ${url.replace(/^https:/i, 'http:')}).`
   // the connection closed with the request sent: a tablepay fault's lost answer does that (docs/api.md, "Faults"),
   // so does a server stopped as the request reached it, and a program that is no tablepay server
   if (reason === 'UND_ERR_SOCKET' || reason === 'ECONNRESET')

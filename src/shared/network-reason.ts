@@ -11,6 +11,13 @@ export function networkReason(error: unknown): string {
 }
 
 /**
+ * Whether `reason` (`networkReason`'s) says an https URL reached a server that answered in plain HTTP: its
+ * first bytes read as no TLS record OpenSSL knows.
+ */
+export const answeredWithoutTls = (reason: string): boolean =>
+  reason === 'ERR_SSL_WRONG_VERSION_NUMBER' || reason === 'ERR_SSL_PACKET_LENGTH_TOO_LONG'
+
+/**
  * What to do when an attempt to a receiver got no answer, by its `reason` (`networkReason`'s, or
  * postDelivery's timeout); undefined when there is nothing to say.
  */
@@ -19,6 +26,7 @@ export function receiverHint(reason: string): string | undefined {
   if (reason.startsWith('no answer within')) return 'Answer a delivery with a 2xx first, then do the slow work.'
   if (reason.startsWith('not HTTP ('))
     return 'Something other than an HTTP receiver answers there: check the port, and http:// or https://.'
+  if (answeredWithoutTls(reason)) return 'The receiver answers plain HTTP, not TLS: give its URL with http://.'
   return certificateHint(reason)
 }
 

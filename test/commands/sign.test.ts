@@ -252,6 +252,21 @@ describe('sign --forward-to', () => {
     }
   })
 
+  it('says an https URL reached a plain HTTP receiver, and to give it with http://', async () => {
+    const plain = createServer((req, res) => req.resume().on('end', () => res.end()))
+    const url = (await listen(plain)).replace(/^http:/, 'https:')
+    try {
+      const {code, stdout} = await forwardTo(url, '--json')
+      expect(code).toBe(1)
+      expect(JSON.parse(stdout).error).toMatchObject({
+        code: 'connection_failed',
+        suggestions: ['The receiver answers plain HTTP, not TLS: give its URL with http://.'],
+      })
+    } finally {
+      await close(plain)
+    }
+  })
+
   it('exits 1 with connection_failed when nothing listens', async () => {
     const closed = createServer()
     const deadUrl = await listen(closed)

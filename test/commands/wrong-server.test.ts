@@ -68,6 +68,18 @@ describe('a --url that names another service', () => {
   })
 })
 
+describe('an https --url to a server that speaks plain HTTP, as tablepay serve does', () => {
+  it('says it answered in plain HTTP and gives the http:// URL to pass instead', async () => {
+    const plain = `127.0.0.1:${(other.address() as AddressInfo).port}`
+    const {code, stderr} = await runCommand(['locations', 'list', '--url', `https://${plain}`], {env})
+    expect(code).toBe(1)
+    const said = oneLine(stderr)
+    expect(said).toContain(`The server at https://${plain} answered in plain HTTP, not TLS`)
+    expect(said).toContain(`(--url http://${plain})`)
+    expect(said).toContain('Code: connection_failed')
+  })
+})
+
 describe('a tablepay server behind a proxy that drops its X-Request-Id', () => {
   let server: ApiServer
   const proxy = createServer(async (req, res) => {
