@@ -58,7 +58,7 @@ describe('webhooks create|list|delete|ping', () => {
     expect(stderr).toContain('unknown event type check.eaten')
   })
 
-  it("create, update and listen report the server's refusal of a non-loopback http URL, naming the URL given, not the body's field", async () => {
+  it("create, update and listen report the server's refusal of a non-loopback http URL, naming the URL given, not the body's field, with its request id", async () => {
     const {id} = await endpointFor(receiver)
     const url = 'http://example.com/hooks'
     for (const args of [
@@ -73,9 +73,15 @@ describe('webhooks create|list|delete|ping', () => {
       expect(stderr).toContain('Use an https URL, or plain http to this machine')
       expect(stderr).not.toMatch(/Request body|- url:|Fix the fields/)
       expect(stderr).toContain('Code: validation_failed')
+      expect(stderr).toMatch(/Request id: req_\w+/)
     }
     const {stdout} = await cli(['webhooks', 'update', id, '--forward-to', url, '--json'])
-    expect(JSON.parse(stdout).error).toMatchObject({code: 'validation_failed', message: expect.stringContaining(url)})
+    expect(JSON.parse(stdout).error).toMatchObject({
+      code: 'validation_failed',
+      request_id: expect.stringMatching(/^req_/),
+      details: [{path: 'url', message: expect.stringContaining('must be an https URL')}],
+      suggestions: [expect.stringContaining('Use an https URL')],
+    })
   })
 
   it("--json gives a server's refusal the next steps the human output gives", async () => {
