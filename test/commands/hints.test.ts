@@ -174,6 +174,15 @@ describe("a refusal of a field a flag fills names the flag, as typed; --json kee
     expect(stderr).not.toContain('GET /v1')
   })
 
+  it('events resend to no endpoint: --endpoint', async () => {
+    const check = await json(['checks', 'push', 'h-resend', '-f', 'fixtures/checks/open.json'])
+    const [event] = (await json(['events', 'list', '-n', '1'])).data
+    expect(event.data.id).toBe(check.id)
+    const {code, stderr} = await cli(['events', 'resend', event.id, '--endpoint', 'we_nope'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('- --endpoint: no webhook endpoint we_nope in this account')
+  })
+
   it('trigger claim of more than is left: --item', async () => {
     await json(['checks', 'push', 'h-item', '-f', 'fixtures/checks/open.json'])
     const {code, stderr} = await cli(['trigger', 'claim', '-c', 'h-item', '--item', 'line-1002:5'])

@@ -28,6 +28,8 @@ still waiting for a retry are superseded. --json prints the delivery, with "atte
 
   static override args = {ID: arg({description: 'Event id (evt_…).', required: true})}
 
+  static override fieldFlags = {endpoint_id: '--endpoint'}
+
   static override flags = {
     endpoint: textFlag({helpValue: 'ID', summary: 'Endpoint to send it to (we_…).', required: true}),
     wait: Flags.boolean({summary: 'Wait for the attempt and print its result.', default: true, allowNo: true}),
