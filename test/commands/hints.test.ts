@@ -157,17 +157,8 @@ describe("a refusal of a field a flag fills names the flag, as typed; --json kee
   })
 
   it('trigger payment --claim of no claim: --claim, and the command that lists claims instead of a route', async () => {
-    await json(['checks', 'push', 'h-claim-id', '-f', 'fixtures/checks/open.json'])
-    const {code, stderr} = await cli([
-      'trigger',
-      'payment',
-      '-c',
-      'h-claim-id',
-      '--amount',
-      '100',
-      '--claim',
-      'clm_nope',
-    ])
+    await json(['checks', 'push', 'h-cid', '-f', 'fixtures/checks/open.json'])
+    const {code, stderr} = await cli(['trigger', 'payment', '-c', 'h-cid', '--amount', '100', '--claim', 'clm_nope'])
     expect(code).toBe(1)
     expect(stderr).toContain('- --claim: no claim clm_nope on check')
     expect(stderr).toContain('`tablepay events list -e claim.created` lists the claims')
