@@ -55,7 +55,7 @@ export class Endpoints {
    */
   create(accountId: string, input: WebhookEndpointInput): Promise<WebhookEndpointRecord> {
     const endpoint = createEndpoint(accountId, input, this.context.now(), this.context.strictUrls)
-    return this.outbox.unit({reads: ['accounts', 'webhook_endpoints']}, async (tx) => {
+    return this.outbox.unit({reads: ['accounts', 'webhook_endpoints'], account: accountId}, async (tx) => {
       await admitEndpoint(tx, accountId, this.#limit)
       tx.put('webhook_endpoints', endpointKey(endpoint), endpoint)
       return endpoint
@@ -86,7 +86,7 @@ export class Endpoints {
    */
   createWithSecret(accountId: string, input: KnownSecretEndpointInput): Promise<WebhookEndpointRecord> {
     const endpoint = knownSecretEndpoint(accountId, input, this.context.now(), this.context.strictUrls)
-    return this.outbox.unit({reads: ['accounts', 'webhook_endpoints']}, async (tx) => {
+    return this.outbox.unit({reads: ['accounts', 'webhook_endpoints'], account: accountId}, async (tx) => {
       await admitEndpoint(tx, accountId, this.#limit)
       if (await endpointOf(tx, accountId, endpoint.id))
         throw invalidField(

@@ -52,8 +52,9 @@ export class Retention {
   async prune(): Promise<Pruned> {
     const pruned: Pruned = {events: 0, deliveries: 0, idempotency_keys: 0, more: false}
     for (const account of await this.context.storage.all('accounts')) {
-      // and the deliveries only of events no fan-out is left for (a marked one is kept): it need not wait
-      await this.outbox.unit({reads: ['events', 'fan_outs', 'idempotency_keys']}, async (tx) => {
+      // and the deliveries only of events no fan-out is left for (a marked one is kept): it need not wait. It
+      // names its account: what it counted and chose is gone to it while a restore puts the account back
+      await this.outbox.unit({reads: ['events', 'fan_outs', 'idempotency_keys'], account: account.id}, async (tx) => {
         const events = await this.#pruneEvents(tx, account.id, pruned)
         const keys = await this.#pruneKeys(tx, account.id, pruned)
         pruned.more ||= events || keys

@@ -131,6 +131,25 @@ it('a restore never takes a record another account made while it ran: it is refu
   expect((await call(server.url, 'GET', `/v1/checks/${check.id}`)).status).toBe(404)
 })
 
+it("an endpoint's creation waits for a restore of its account: it never counts endpoints the restore is replacing", async () => {
+  const {server, client, watcher} = await setup()
+  // another session holds the account's lock as a restore does (src/postgres/unit.ts, accountLock)
+  await client.query('BEGIN')
+  await client.query("SELECT pg_advisory_xact_lock(hashtextextended('account-records:acct_demo', 0))")
+  const body = {url: 'http://127.0.0.1:9/hooks', event_types: ['check.created']}
+  const creations = Promise.all([
+    call(server.url, 'POST', '/v1/webhook-endpoints', {body}),
+    call(server.url, 'POST', '/v1/sim/webhook-endpoints', {
+      body: {...body, secret: 'whsec_waits_for_the_restore_0001'},
+    }),
+  ])
+  await untilWaiting(watcher, 2, creations)
+  // both wait, or (what must not be) were counted and written while the restore held the account
+  expect(await waitingNow(watcher)).toBe(2)
+  await client.query('COMMIT')
+  expect((await creations).map(({status}) => status)).toEqual([201, 201])
+})
+
 it('scratch creations waiting for their turn hold one pool connection between them: other requests go on', async () => {
   const {server, client, watcher} = await setup()
   // another session holds the creations' turn (SCRATCH_TURN, src/service/accounts.ts): each waits for it

@@ -108,6 +108,27 @@ describe('retention on PostgreSQL', () => {
     ])
   })
 
+  it('a pass over an account waits for a restore of it: it never deletes what the restore puts back', async () => {
+    const {service, databaseUrl, wall} = await serviceForTest()
+    for (let version = 1; version <= 3; version++)
+      await service.checks.push('acct_demo', 't1', checkWith([['a', version, 500]], {version}))
+    wall.ms += 31 * DAY_MS
+    const other = new pg.Client({connectionString: databaseUrl})
+    await other.connect()
+    onTestFinished(() => other.end())
+    // another session holds the account's lock as a restore does (src/postgres/unit.ts, accountLock)
+    await other.query('BEGIN')
+    await other.query("SELECT pg_advisory_xact_lock(hashtextextended('account-records:acct_demo', 0))")
+    const pass = service.retention.prune()
+    let settled = false
+    void pass.finally(() => (settled = true)).catch(() => {})
+    while (!settled && !(await lockWaits(other)));
+    // it waits, or (what must not be) it has counted and deleted while the restore held the account
+    expect(settled).toBe(false)
+    await other.query('COMMIT')
+    expect(total(await pass)).toBeGreaterThan(0)
+  })
+
   it('a pass keeps an Idempotency-Key a payment stored afresh while the pass waited for it', async () => {
     const {service, databaseUrl, clock} = await serviceForTest()
     await service.checks.push('acct_demo', 't1', checkWith([['a', 1, 500]], {version: 1}))
