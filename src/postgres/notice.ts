@@ -138,9 +138,13 @@ export function notice(
   const fits = Buffer.byteLength(keys) <= NOTIFY_BYTES
   // whether the unit's statement notifies nobody: a large unit's (`bound`) always notifies
   let silent = fits && alone
+  let tabled = !fits
   return {
     get silent() {
       return silent
+    },
+    get tabled() {
+      return tabled
     },
     inline(unit) {
       if (silent) return unit.execute(COMMIT_NUMBER, [])
@@ -150,6 +154,7 @@ export function notice(
     },
     bound() {
       silent = false
+      tabled = true
       return [THROUGH_TABLE_SQL, [keys, instance, channel]]
     },
     late(commit) {

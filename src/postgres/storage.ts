@@ -195,7 +195,7 @@ export class PgStorage extends PgReader implements Storage {
           durable?.(fresh)
           this.#publish(fresh)
         }
-        this.#trimSoon(changes)
+        this.#trimSoon(changes, told)
       }
       return value
     }
@@ -328,10 +328,11 @@ export class PgStorage extends PgReader implements Storage {
     return wanted
   }
 
-  /** Trims the side tables now and then, after a unit that deleted or wrote large changes. */
-  #trimSoon(changes: readonly Change[]): void {
+  /** Trims the side tables now and then, after a unit that deleted or told its changes through the table. */
+  #trimSoon(changes: readonly Change[], told: Notice | undefined): void {
     const now = Date.now()
-    if (now - this.#lastTrim < TRIM_EVERY_MS || !changes.some((change) => change[2] === null)) return
+    const grew = told?.tabled || changes.some((change) => change[2] === null)
+    if (now - this.#lastTrim < TRIM_EVERY_MS || !grew) return
     this.#lastTrim = now
     trimSideTables(this.sql, this.deletedKept).catch(ignore)
   }

@@ -338,6 +338,8 @@ const commitOf = (result: pg.QueryResult<{commit?: string}> | undefined): number
 export interface Notice {
   /** Whether the unit's statement notifies nobody (an instance surely alone): it only draws the commit number. */
   readonly silent: boolean
+  /** Whether the unit's keys went through the `changes` table, which the instance trims after such a unit. */
+  readonly tabled: boolean
   inline(unit: PgUnit): string
   bound(): [string, unknown[]]
   /** The notification to send once the unit committed as `commit`, if its inline statement sent none. */

@@ -353,6 +353,20 @@ describe('PgStorage', () => {
     expect(own).toHaveLength(2)
   })
 
+  it('trims the changes table after a unit told through it, one that deletes nothing too', async () => {
+    const a = await open()
+    await query("INSERT INTO changes (at, changes) VALUES (now() - interval '10 minutes', '[]')")
+    const large = Array.from({length: 300}, (_, i) => `evt_trim_${i}`)
+    await a.unit(async (tx) => {
+      for (const id of large) tx.put('events', id, event(id))
+    })
+    // what was told more than 5 minutes ago goes; the unit's own stays for the instances to read
+    await expect
+      .poll(() => query("SELECT count(*)::int AS n FROM changes WHERE at < now() - interval '5 minutes'"))
+      .toEqual([{n: 0}])
+    expect(await query('SELECT count(*)::int AS n FROM changes')).toEqual([{n: 1}])
+  })
+
   it('alone, commits without notifying; a unit committing as another instance starts is told to it once it has', async () => {
     const a = await open()
     const setting = (value: number) => ({id: 'k', account_id: '', value}) as never
