@@ -55,7 +55,7 @@ describe('trigger', () => {
     const {code, stderr} = await trigger(['claim', '-c', 't15', '--item', 'line-1001'])
     expect(code).toBe(1)
     expect(stderr).toMatch(
-      /Not enough left to claim on check chk_\w+:\s*›?\s*- items: only 0 of line-1001 left to claim\n/,
+      /Not enough left to claim on check chk_\w+:\s*›?\s*- --item: only 0 of line-1001 left to claim\n/,
     )
     expect(stderr.match(/only 0 of line-1001/g)).toHaveLength(1)
   })
