@@ -23,7 +23,8 @@ export const isStdin = (file: string | undefined): file is '-' | undefined => fi
  * package, as the help's examples name fixtures (shared/package-file.ts). Refuses to wait on an interactive
  * terminal, where a forgotten file would look like a hang, and refuses an empty stdin, where a pipe gave nothing:
  * both a wrong command line, exit 2 with `missing_input` (docs/cli.md, "Flags and exit codes"). What cannot be
- * read, or holds more than any request takes (`/dev/urandom`), is `unreadable_input`, exit 2. An empty file is the caller's to judge: a finding for `checks lint`.
+ * read, or holds more than any request takes (`/dev/urandom`), is `unreadable_input`, exit 2. An empty file is
+ * the caller's to judge: a finding for `checks lint`.
  *
  * @example
  * const {text, source} = await readInputText(this.args.SCENARIO, {what: 'scenario', named: 'a file instead of -'})
