@@ -59,11 +59,15 @@ const MAX_LIST = 5000
 
 const TOO_DEEP = `nests deeper than ${MAX_DEPTH} levels`
 
+/** A number JSON.parse read as ±Infinity (`1e400`): kept, it would be written back as null. */
+const PAST_DOUBLE = 'is a number past the largest JSON can hold (about 1.8e308): it would not be kept as it is'
+
 /**
- * Where in `value` it holds a list longer than MAX_LIST, or nests past `levels` more levels (named at
- * `value` itself: the path to the depth would be as long); undefined if nowhere.
+ * Where in `value` it holds a list longer than MAX_LIST, a number past the largest double, or nests past
+ * `levels` more levels (named at `value` itself: the path to the depth would be as long); undefined if nowhere.
  */
 function outsizedAt(value: unknown, levels: number): {path: string[]; message: string} | undefined {
+  if (typeof value === 'number' && !Number.isFinite(value)) return {path: [], message: PAST_DOUBLE}
   if (typeof value !== 'object' || value === null) return undefined
   if (levels === 0) return {path: [], message: TOO_DEEP}
   if (Array.isArray(value) && value.length > MAX_LIST)

@@ -539,6 +539,31 @@ describe('snapshots: a record nested past any the API makes', () => {
   })
 })
 
+describe("snapshots: a field a record's kind does not have", () => {
+  it('is kept as it is; a number past the largest double, which would come back as null, is refused naming it', async () => {
+    const {sim, save} = await setup()
+    await save('good')
+    const {body: document} = await sim.api('GET', '/v1/sim/snapshots/good/export')
+    const [endpoint] = document.records.webhook_endpoints
+    const withField = (name: string, value: unknown) => ({
+      ...document,
+      name,
+      records: {...document.records, webhook_endpoints: [{...endpoint, x: value}]},
+    })
+    // JSON.stringify writes Infinity as null: the body is written by hand
+    const past = JSON.stringify(withField('past', 'PAST')).replace('"PAST"', '1e400')
+    const refused = await sim.api('POST', '/v1/sim/snapshots/import', {body: past})
+    expect([refused.status, refused.body.error.details]).toEqual([
+      422,
+      [{path: 'records.webhook_endpoints.0.x', message: expect.stringMatching(/^is a number past the largest JSON/)}],
+    ])
+    const kept = await sim.api('POST', '/v1/sim/snapshots/import', {body: withField('kept', 1e300)})
+    expect(kept.status).toBe(201)
+    const exported = await sim.api('GET', '/v1/sim/snapshots/kept/export')
+    expect(exported.body.records.webhook_endpoints[0].x).toBe(1e300)
+  })
+})
+
 describe('snapshots: an import too large to check whole', () => {
   const head =
     '{"tablepay_snapshot":1,"name":"big","account":"acct_demo","created_at":"2026-01-01T00:00:00.000Z","records":'
