@@ -306,6 +306,9 @@ describe('lists', () => {
     'limit=%2010',
     'limit=',
     'starting_after=chk_nope',
+    // an empty filter, as a variable left unset gives it: refused as an empty starting_after is, not matching nothing
+    'starting_after=',
+    'location_id=',
     'status=paid',
     'colour=red',
     // names an object has: refused as any unknown parameter, not dropped

@@ -349,3 +349,15 @@ describe('an attempt out', () => {
     expect(await madeOnceMore()).toEqual(['succeeded', [200]])
   })
 })
+
+describe('GET /deliveries filters', () => {
+  it.each(['endpoint_id=', 'event_id='])(
+    'refuses an empty one (?%s, a variable left unset) with 422 naming it, not an empty list',
+    async (query) => {
+      const sim = await startTestServer()
+      cleanup.push(() => sim.close())
+      const answer = await sim.api('GET', `/v1/deliveries?${query}`)
+      expect([answer.status, answer.body.error.details[0].path]).toEqual([422, query.slice(0, -1)])
+    },
+  )
+})

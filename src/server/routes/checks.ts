@@ -13,7 +13,8 @@ import {notesOf} from '../internal/traffic.js'
 import type {OperationSpec} from '../operations.js'
 
 /** The filters of `GET /checks`, besides the list query. */
-export const CheckFilters = z.object({status: CheckStatus.optional(), location_id: z.string().optional()})
+// an empty filter (`?location_id=`, a variable unset) is refused as `starting_after=` is, not read as matching nothing
+export const CheckFilters = z.object({status: CheckStatus.optional(), location_id: z.string().min(1).optional()})
 
 const externalIdOf = (event: H3Event) => readParam(event, 'external_check_id', ExternalCheckId, acceptExternalId)
 

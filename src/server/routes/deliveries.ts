@@ -8,8 +8,9 @@ import type {OperationSpec} from '../operations.js'
 
 /** The filters of `GET /deliveries`, besides the list query. */
 export const DeliveryFilters = z.object({
-  endpoint_id: z.string().optional(),
-  event_id: z.string().optional(),
+  // empty, as checks' location_id: refused
+  endpoint_id: z.string().min(1).optional(),
+  event_id: z.string().min(1).optional(),
   status: z.enum(DELIVERY_STATUSES).optional(),
 })
 
