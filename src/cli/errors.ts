@@ -33,8 +33,8 @@ const NEXT_STEP: Record<string, string> = {
  */
 export function describeError(error: TablepayError, fieldFlags: Readonly<Record<string, string>> = {}): string {
   if (!(error instanceof TablepayApiError)) return error.message
-  const asFlags = (text: string) =>
-    Object.entries(fieldFlags).reduce((named, [field, flag]) => named.replace(fieldWord(field), flag), text)
+  const flags = Object.entries({...PAGE_FLAGS, ...fieldFlags})
+  const asFlags = (text: string) => flags.reduce((named, [field, flag]) => named.replace(fieldWord(field), flag), text)
   const inTerms = (text: string) => inCliTerms(asFlags(text))
   const details = error.details ?? []
   const lines = details.map(
@@ -43,6 +43,9 @@ export function describeError(error: TablepayError, fieldFlags: Readonly<Record<
   const request = error.requestId ? [`Request id: ${error.requestId}`] : []
   return [inTerms(headline(error.message, details)), ...lines, ...request].join('\n')
 }
+
+// what every list command sends from its flags (flags/page.ts)
+const PAGE_FLAGS = {starting_after: '--starting-after'}
 
 // the field's name as a word, not the start of a path into it
 const fieldWord = (field: string) => new RegExp(`\\b${field}(?![.\\w])`, 'g')
@@ -55,6 +58,12 @@ const COMMANDS_OF_ROUTES: [RegExp, string][] = [
   [/POST \/v1\/events\/(\S+)\/resend\b/g, '`tablepay events resend $1 --endpoint we_…`'],
   // a check's claims: no command lists them by check, their events do
   [/GET \/v1\/checks\/\S+\/claims lists them/g, '`tablepay events list -e claim.created` lists the claims'],
+  // a request a fault struck, whatever the command
+  [/DELETE \/v1\/sim\/faults removes it/g, '`tablepay faults clear` removes it'],
+  // named by the hint already
+  [/; GET \/v1\/locations lists them/g, ''],
+  [/ \(GET \/v1\/sim\/faults\)/g, ''],
+  [/; list them with GET \/v1\/sim\/snapshots/g, ''],
 ]
 
 const inCliTerms = (message: string): string =>

@@ -182,6 +182,30 @@ describe("a refusal of a field a flag fills names the flag, as typed; --json kee
   })
 })
 
+describe('a refusal names the commands to run, never an HTTP route', () => {
+  it.each([
+    [['checks', 'list', '--starting-after', 'chk_nope'], '- --starting-after: no chk_nope in this list'],
+    [
+      ['checks', 'push', 'h-loc', '-f', 'fixtures/checks/open.json', '-l', 'loc_nope'],
+      'no location loc_nope in this account\n',
+    ],
+    [['faults', 'clear', 'flt_nope'], 'No fault flt_nope in this account; a used-up fault is gone.\n'],
+    [['snapshots', 'restore', 'nope'], 'No snapshot nope in this account.\n'],
+  ])('%j names the command or flag, no route or body field', async (args, said) => {
+    const {stderr} = await cli(args)
+    expect(stderr.replaceAll(/\n ›  {3}(?! )/g, '')).toContain(said)
+    expect(stderr).not.toMatch(/(GET|POST|DELETE) \/v1|starting_after/)
+  })
+
+  it('a request a fault struck says which command removes the fault', async () => {
+    await json(['faults', 'add', '--path', '/v1/locations', '--status', '503'])
+    const {code, stderr} = await cli(['locations', 'list'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('`tablepay faults clear` removes it')
+    expect(stderr).not.toContain('/v1/sim/faults')
+  })
+})
+
 describe('event_type_not_subscribed', () => {
   it("names the endpoint and the type, and says -e replaces the endpoint's types", async () => {
     const endpoint = await json([
