@@ -66,23 +66,21 @@ async function serverOf(
   if (apiKey || server?.api_key)
     return {url: normalize(server?.url) ?? url ?? DEFAULT_URL, apiKey: apiKey || server!.api_key!}
   const probed = url || DEFAULT_URL
-  const {ok: answered, unanswered, foreign} = await health(probed)
+  const probe = await health(probed)
+  const {ok: answered, unanswered, foreign} = probe
   // Nothing answers, or another kind of server: the failure a key would have met, so that a script sees one code
   // for a server that is down. A URL named the server: the other places looked in only held keys for it.
   if (unanswered && url) throw new TablepayConnectionError(url, unanswered)
   if (foreign && url) throw foreign
-  const found = answered
-    ? 'a server answers, but its keys are not known here'
-    : foreign
-      ? 'a server answers, but not as tablepay does'
-      : 'no server answers'
-  tried.push(`${probed}: ${found}`)
+  tried.push(`${probed}: ${healthFound(probed, probe)}`)
   const start = named ? `\`tablepay serve --data ${shellWord(named)}\`, or unset TABLEPAY_DATA` : '`tablepay serve`'
   throw new TablepayConfigError(
     unanswered ? 'connection_failed' : 'missing_api_key',
     [
       // most often nothing runs yet: the headline says so, not only the last place tried
-      answered ? 'No API key. Tried:' : 'No tablepay server found, and no API key. Tried:',
+      answered || probe.status !== undefined
+        ? 'No API key. Tried:'
+        : 'No tablepay server found, and no API key. Tried:',
       '  - --api-key and TABLEPAY_API_KEY: not set',
       ...tried.map((line) => `  - ${line}`),
       `Pass --api-key or set TABLEPAY_API_KEY (\`tablepay serve\` prints the keys), or start ${start}.`,
@@ -211,17 +209,41 @@ async function whyNotUsable(server: ServerFile, url: string | undefined): Promis
  * `foreign` is the error a request to it would meet. Tablepay's answers carry its `X-Request-Id`, which a proxy
  * may drop, and say `{"status":"ok"}` or the API's error body.
  */
-async function health(url: string): Promise<{ok: boolean; unanswered?: Error; foreign?: Error}> {
+async function health(url: string): Promise<Health> {
   try {
     const at = `${url}/v1/health`
     const response = await fetch(at, {signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS)})
     const text = await response.text()
     const tablepay = response.headers.get('x-request-id')?.startsWith('req_') || TABLEPAY_HEALTH.test(text)
-    if (tablepay) return {ok: response.ok}
+    if (tablepay) return {ok: response.ok, status: response.status}
     return {ok: false, foreign: new TablepayUnexpectedAnswerError(at, response.status, text)}
   } catch (error) {
-    return {ok: false, unanswered: (error as Error).name === 'TimeoutError' ? undefined : (error as Error)}
+    const slow = (error as Error).name === 'TimeoutError'
+    return {ok: false, ...(slow ? {slow} : {unanswered: error as Error})}
   }
+}
+
+/**
+ * What `/v1/health` at a URL told: tablepay's answer and its `status` (404 at a URL that is not the server's base,
+ * 503 while it starts), another kind of server's (`foreign`), none (`unanswered`), or none within HEALTH_TIMEOUT_MS.
+ */
+interface Health {
+  ok: boolean
+  status?: number
+  unanswered?: Error
+  foreign?: Error
+  slow?: boolean
+}
+
+/** What `health` found at `url`, as the list of places tried says it. */
+function healthFound(url: string, {ok, status, foreign, slow}: Health): string {
+  if (ok) return 'a server answers, but its keys are not known here'
+  if (foreign) return 'a server answers, but not as tablepay does'
+  if (slow) return `a server takes connections, but did not answer /v1/health within ${HEALTH_TIMEOUT_MS / 1000} s`
+  if (status === 503) return 'a tablepay server answers, but is still starting'
+  if (status !== undefined)
+    return `a tablepay server answers, but its /v1/health is ${status} there: give its base URL, ${new URL(url).origin}`
+  return 'no server answers'
 }
 
 /** The body of tablepay's health: ready, or the API's error body (`503 starting`). */

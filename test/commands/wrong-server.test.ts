@@ -1,5 +1,5 @@
 import {createServer} from 'node:http'
-import type {AddressInfo} from 'node:net'
+import {type AddressInfo, createServer as createNetServer, type Socket} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type ApiServer, startApiServer} from '../helpers/api-server.js'
 import {runCommand, WRITE_KEY} from '../helpers/cli.js'
@@ -100,5 +100,39 @@ describe('a tablepay server behind a proxy that drops its X-Request-Id', () => {
     const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
     const {code, stdout} = await runCommand(['locations', 'list', '--json'], {env: {TABLEPAY_URL: url}})
     expect([code, JSON.parse(stdout).error.code]).toEqual([1, 'missing_api_key'])
+  })
+})
+
+describe('a --url, with no key, where the health check learns something other than a running server', () => {
+  let server: ApiServer
+  beforeAll(async () => {
+    server = await startApiServer()
+  })
+  afterAll(() => server.stop())
+
+  it("a tablepay server's URL with a path: its health is 404 there, and the base URL to give instead", async () => {
+    const base = new URL(server.url).origin
+    const {code, stderr} = await runCommand(['locations', 'list', '--url', `${base}/foo/bar`], {env: {}})
+    expect(code).toBe(1)
+    const said = oneLine(stderr)
+    expect(said).toContain(`a tablepay server answers, but its /v1/health is 404 there: give its base URL, ${base}`)
+    expect(said).not.toContain('no server answers')
+  })
+
+  it('a port that takes connections and never answers: said so, not that no server answers', async () => {
+    const sockets: Socket[] = []
+    const silent = createNetServer((socket) => void sockets.push(socket))
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`
+      const {code, stderr} = await runCommand(['locations', 'list', '--url', url], {env: {}})
+      expect(code).toBe(1)
+      const said = oneLine(stderr)
+      expect(said).toContain(`${url}: a server takes connections, but did not answer /v1/health within 1 s`)
+      expect(said).not.toContain('no server answers')
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => silent.close(resolve))
+    }
   })
 })
