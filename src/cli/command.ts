@@ -1,7 +1,7 @@
 import {Errors, Command as OclifCommand, type Interfaces, toConfiguredId} from '@oclif/core'
 import {TablepayError} from '../client/errors.js'
 import {cliError, exitOf, failureJson} from './cli-error.js'
-import {describeError, suggestionsFor, tidyParseError} from './errors.js'
+import {describeError, shortenGiven, suggestionsFor, tidyParseError} from './errors.js'
 import type {CliErrorCode} from './error-codes.js'
 import type {ExitCodes} from './exit-codes.js'
 import {outputFor} from './output.js'
@@ -25,6 +25,7 @@ export abstract class Command extends OclifCommand {
     const ctor = this.constructor as typeof Command
     const flags = {...ctor.baseFlags, ...ctor.flags, ...(ctor.enableJsonFlag ? {json: {}} : {})}
     tidyParseError(error, `${this.config.bin} ${toConfiguredId(this.id ?? '', this.config)} --help`, flags)
+    shortenGiven(error, this.argv)
     // an id no request can name is a wrong command line, sent nowhere; told by its name, so that verify and sign,
     // which run this too, load none of the routes (test/commands/verify.test.ts)
     if (error.name === 'UnsendableSegmentError')

@@ -4,6 +4,7 @@ import type {CliErrorCode} from './error-codes.js'
 import {singleQuoted} from '../shared/shell-word.js'
 import {flagTaking} from './id-flag.js'
 import {nearestOf} from './nearest.js'
+import {quotedInput} from '../domain/quoted-input.js'
 
 // What to try next for each API error code, in the CLI's terms (its flags, its commands): the server's
 // message says what went wrong and, for any client, what to send instead, so a hint adds rather than repeats.
@@ -292,4 +293,22 @@ export function tidyParseError(
   const taking = extra && flagTaking(extra, flags)
   const hints = [...(meant ? [`Did you mean --${meant}?`] : []), ...(taking ? [`Pass ${extra} with --${taking}.`] : [])]
   refused.suggestions = [...(refused.suggestions ?? []), ...hints, pointer]
+}
+
+/**
+ * A refused value of the command line as every message quotes one: up to its first 100 characters (quotedInput),
+ * where oclif's own messages (`Expected --status=… to be one of`) or a flag's quote it whole.
+ *
+ * @example
+ * shortenGiven(error, ['--limit', '9'.repeat(300)]) // error.message: '--limit: … received: "999…" (300 characters)'
+ */
+export function shortenGiven(error: unknown, argv: readonly string[]): void {
+  const refused = error as Error | null
+  if (typeof refused?.message !== 'string' || !isUsageError(refused)) return
+  for (const arg of argv) {
+    const value = /^--[\w-]+=/.test(arg) ? arg.slice(arg.indexOf('=') + 1) : arg
+    const quoted = quotedInput(value)
+    if (quoted === `"${value}"`) continue
+    refused.message = refused.message.replaceAll(`"${value}"`, quoted).replaceAll(value, quoted)
+  }
 }

@@ -168,6 +168,22 @@ describe('a bad command line exits 2 with and without --json', () => {
     expect(error.filter((line) => !line.startsWith(' ›'))).toEqual([])
   })
 
+  it.each([
+    ['a choice (oclif refuses it)', ['checks', 'list', '--status', 'x'.repeat(300)]],
+    ['an integer (oclif refuses it)', ['checks', 'list', `--limit=${'9'.repeat(300)}`]],
+    [
+      'a key (a flag refuses it)',
+      ['trigger', 'claim', '-c', 't1', '--item', 'a', '--idempotency-key', 'k'.repeat(300)],
+    ],
+  ])('a value past 100 characters, %s, is quoted up to its first 100, with how many it had', async (_, args) => {
+    const {code, stdout} = await runCommand([...args, '--json'])
+    expect(code).toBe(2)
+    const {message} = JSON.parse(stdout).error
+    const value = args.at(-1)!.replace(/^--limit=/, '')
+    expect(message).toContain(`"${value.slice(0, 100)}…" (300 characters)`)
+    expect(message).not.toContain(value.slice(0, 101))
+  })
+
   it('names the flag once in its own refusal: an empty --chaos (listen)', async () => {
     const {code, stderr} = await runCommand(['listen', '--forward-to', RECEIVER, '--chaos', ''])
     expect(code).toBe(2)
