@@ -91,13 +91,12 @@ export async function createTablepayHandlers(options: TablepayHandlersOptions = 
 
 /**
  * Why `baseUrl` cannot be what the handlers answer for, as the end of a sentence; undefined when it can. The API
- * is at an origin's `/v1`: under a path, every call would be an unknown route, and with a query the dashboard's.
+ * is at an origin's `/v1`: under a path, every call would be an unknown route (a query, serverUrlProblem refuses).
  */
 function baseUrlProblem(baseUrl: string): string | undefined {
   const problem = serverUrlProblem(baseUrl)
   if (problem) return problem
-  const url = new URL(serverBase(baseUrl))
-  if (url.pathname !== '/' || url.search || url.hash)
-    return `holds a path or a query: give the origin the code under test calls, e.g. ${DEFAULT_URL} (the API is at its /v1)`
+  if (new URL(serverBase(baseUrl)).pathname !== '/')
+    return `holds a path: give the origin the code under test calls, e.g. ${DEFAULT_URL} (the API is at its /v1)`
   return undefined
 }

@@ -137,6 +137,9 @@ describe('a bad command line exits 2 with and without --json', () => {
       ['listen', '--forward-to', RECEIVER, '--chaos', 'duplicate=0.5,duplicate=0'],
     ],
     ['a --timeout longer than a timer waits', ['checks', 'list', '--timeout', '30d']],
+    // every route would go after the query, and be answered the dashboard
+    ['a --url with a query', ['checks', 'list', '--url', 'http://127.0.0.1:4747/?x=1']],
+    ['a --url with a fragment', ['checks', 'list', '--url', 'http://127.0.0.1:4747#top']],
     ['a --receiver-timeout longer than a timer waits', ['serve', '--receiver-timeout', '30d']],
     ['a --seed that is not there (serve)', ['serve', '--memory', '--seed', 'no-such-seed.json']],
     ['an empty --location (checks push)', ['checks', 'push', 't1', '--location', '']],
