@@ -67,7 +67,7 @@ async function serverOf(
     return {url: normalize(server?.url) ?? url ?? DEFAULT_URL, apiKey: apiKey || server!.api_key!}
   const probed = url || DEFAULT_URL
   const probe = await health(probed)
-  const {ok: answered, unanswered, foreign} = probe
+  const {unanswered, foreign} = probe
   // Nothing answers, or another kind of server: the failure a key would have met, so that a script sees one code
   // for a server that is down. A URL named the server: the other places looked in only held keys for it.
   if (unanswered && url) throw new TablepayConnectionError(url, unanswered)
@@ -78,9 +78,8 @@ async function serverOf(
     unanswered ? 'connection_failed' : 'missing_api_key',
     [
       // most often nothing runs yet: the headline says so, not only the last place tried
-      answered || probe.status !== undefined
-        ? 'No API key. Tried:'
-        : 'No tablepay server found, and no API key. Tried:',
+      // a tablepay server answered (its status), whatever it said
+      probe.status === undefined ? 'No tablepay server found, and no API key. Tried:' : 'No API key. Tried:',
       '  - --api-key and TABLEPAY_API_KEY: not set',
       ...tried.map((line) => `  - ${line}`),
       `Pass --api-key or set TABLEPAY_API_KEY (\`tablepay serve\` prints the keys), or start ${start}.`,

@@ -46,8 +46,8 @@ export function serverUrlProblem(text: string): string | undefined {
   if (stray) return `${stray}: give the server's URL as \`tablepay serve\` printed it`
   if (url.username || url.password)
     return 'holds a user name or password, which no request can carry: drop them (the API key authenticates)'
-  // every route would go after it (`/?x=1/v1/checks`), and answer the dashboard
-  if (url.search || url.hash || text.includes('?') || text.includes('#'))
+  // every route would go after it (`/?x=1/v1/checks`), and answer the dashboard; an empty one (`/?`) too
+  if (/[?#]/.test(text))
     return `holds a query or fragment, which no route takes after it: give the server's base URL, ${url.origin}`
   return undefined
 }
