@@ -1,12 +1,13 @@
 import {type Command as OclifCommand, Flags, type Interfaces} from '@oclif/core'
 import {TablepayClient} from '../client/client.js'
 import {resolveClientConfig} from '../client/config.js'
-import {apiKeyProblem, quoted, serverUrlProblem} from '../shared/server-url.js'
+import {apiKeyProblem} from '../shared/server-url.js'
 import {CLIENT_HEADER} from '../domain/constants.js'
 import {wholeMs} from '../domain/duration.js'
 import {Command} from './command.js'
 import {API_EXIT_CODES} from './exit-codes.js'
 import {durationOrNone} from './flags/duration.js'
+import {serverUrlFlag} from './flags/server-url.js'
 import {withSpinner} from './views/spinner.js'
 
 export type CommandFlags<T extends typeof OclifCommand> = Interfaces.InferredFlags<
@@ -43,16 +44,10 @@ export abstract class ApiCommand<T extends typeof OclifCommand> extends Command 
   static override exitCodes = API_EXIT_CODES
 
   static override baseFlags = {
-    url: Flags.string({
+    url: serverUrlFlag({
       summary:
         'Server URL. Default: TABLEPAY_URL, then a running server found on this machine (see README), then http://127.0.0.1:4747.',
       helpGroup: 'CONNECTION',
-      // `127.0.0.1:4747` is a wrong command line (exit 2), not a server that cannot be reached
-      parse: async (text) => {
-        const problem = serverUrlProblem(text)
-        if (problem) throw new Error(`${quoted(text)} ${problem}`)
-        return text
-      },
     }),
     'api-key': Flags.string({
       char: 'k',

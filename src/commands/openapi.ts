@@ -1,7 +1,7 @@
-import {Flags} from '@oclif/core'
 import {DEFAULT_URL} from '../client/config.js'
 import {Command} from '../cli/command.js'
 import {outputFlag, writeOutput} from '../cli/flags/output-file.js'
+import {serverUrlFlag} from '../cli/flags/server-url.js'
 import {printable} from '../cli/views/printable.js'
 import {openApiDocument} from '../server/openapi.js'
 
@@ -36,15 +36,14 @@ The document is JSON with or without --json. With --output it goes to FILE, and 
 
   static override flags = {
     output: outputFlag,
-    'server-url': Flags.url({
-      helpValue: 'URL',
+    'server-url': serverUrlFlag({
       summary: `The server the document names (its "servers"), with or without /v1. Default: ${DEFAULT_URL}.`,
     }),
   }
 
   public async run(): Promise<Record<string, unknown> | Written> {
     const {flags} = await this.parse(Openapi)
-    const document = openApiDocument(flags['server-url']?.href ?? DEFAULT_URL)
+    const document = openApiDocument(flags['server-url'] ?? DEFAULT_URL)
     const text = `${JSON.stringify(document, null, 2)}\n`
     if (!flags.output) {
       this.log(text.trimEnd())

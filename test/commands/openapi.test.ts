@@ -21,6 +21,19 @@ test('openapi --server-url takes the URL as serve prints it, with /v1', async ()
   expect(JSON.parse(stdout).servers).toEqual([{url: 'http://127.0.0.1:4848/v1'}])
 })
 
+test('openapi --server-url refuses what no client could call, as --url does (exit 2)', async () => {
+  for (const [url, problem] of [
+    ['javascript:alert(1)', 'is not an http(s) URL'],
+    ['127.0.0.1:4848', 'is not an http(s) URL'],
+    ['http://127.0.0.1:4848/?q=1#f', 'holds a query or fragment'],
+  ] as const) {
+    const refused = await runCommand(['openapi', '--server-url', url])
+    expect(refused.code, url).toBe(2)
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr).toContain(`"${url}" ${problem}`)
+  }
+})
+
 test('openapi --output writes the file and says where; a bad path exits 1 saying what to do', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tablepay-openapi-'))
   try {
