@@ -1,4 +1,5 @@
 import {readFound, readText} from '../shared/package-file.js'
+import {stdinToRead} from '../shared/read-at-most.js'
 import {cliError, unreadable} from './cli-error.js'
 
 /** How a command's messages ask for its input: the `what` to pipe, and how a file is `named` instead. */
@@ -38,7 +39,7 @@ export async function readInputText(file: string | undefined, {what, named}: Ask
   const source = fromStdin ? 'stdin' : file
   let text: string
   try {
-    text = fromStdin ? await readText(process.stdin) : await readFound(file)
+    text = fromStdin ? await readText(stdinToRead()) : await readFound(file)
   } catch (error) {
     throw await unreadable(fromStdin ? undefined : file, error, pipe)
   }

@@ -1,3 +1,5 @@
+import {fstatSync} from 'node:fs'
+
 /**
  * The largest body any request takes: an import's, as an export of a busy account is larger than the API's
  * 1 MiB. A file a command or a start reads for a request is read no further (cli/input-text.ts, server/start-files.ts).
@@ -22,4 +24,22 @@ export async function readAtMost(stream: NodeJS.ReadableStream, most: number): P
     chunks.push(part)
   }
   return Buffer.concat(chunks)
+}
+
+/**
+ * `process.stdin`, refused when it is a directory (`< somedir`): Node ends such a stdin at once, as if it were
+ * empty, where its read fails (EISDIR). A stdin that cannot be looked at (closed) is left to the read.
+ *
+ * @example
+ * const bytes = await readAtMost(stdinToRead(), SNAPSHOT_BODY_LIMIT)
+ */
+export function stdinToRead(): NodeJS.ReadableStream {
+  let directory = false
+  try {
+    directory = fstatSync(0).isDirectory()
+  } catch {
+    // no stdin at all: the read says so
+  }
+  if (directory) throw Object.assign(new Error('EISDIR: illegal operation on a directory, read'), {code: 'EISDIR'})
+  return process.stdin
 }

@@ -25,6 +25,8 @@ export interface CliOptions {
   env?: Record<string, string>
   /** Written to stdin; without it stdin is empty. */
   input?: string
+  /** An open file descriptor to give as stdin instead (a directory's, as `< somedir` gives). */
+  stdinFd?: number
   /** Node options before the entry, e.g. `--import` hooks. */
   nodeArgs?: string[]
   /**
@@ -60,12 +62,12 @@ function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 export function spawnCli(
   args: string[],
   env?: Record<string, string>,
-  {nodeArgs = [], oclif = false, cwd = ROOT}: CliOptions = {},
+  {nodeArgs = [], oclif = false, cwd = ROOT, stdinFd}: CliOptions = {},
 ): ChildProcess {
   return spawn(process.execPath, [...nodeArgs, oclif ? OCLIF_ENTRY : BIN, ...args], {
     cwd,
     env: cleanEnv(env),
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdio: [stdinFd ?? 'pipe', 'pipe', 'pipe'],
   })
 }
 
@@ -116,7 +118,7 @@ export function runCli(args: string[], {env, input, ...how}: CliOptions = {}): P
   const err: Buffer[] = []
   child.stdout!.on('data', (chunk: Buffer) => out.push(chunk))
   child.stderr!.on('data', (chunk: Buffer) => err.push(chunk))
-  child.stdin!.end(input)
+  child.stdin?.end(input)
   return new Promise((resolve, reject) => {
     child.on('error', reject)
     child.on('close', (code) =>

@@ -1,5 +1,5 @@
 import {createReadStream} from 'node:fs'
-import {readAtMost} from '../../shared/read-at-most.js'
+import {readAtMost, stdinToRead} from '../../shared/read-at-most.js'
 import {cliError, unreadable} from '../cli-error.js'
 
 // verify and sign are pure local tools that must start close to bare Node:
@@ -33,7 +33,7 @@ export async function readRawPayload(file: string | undefined, {refuseBlank = fa
   const source = fromStdin ? 'stdin' : file
   let payload: Buffer | undefined
   try {
-    payload = await readAtMost(fromStdin ? process.stdin : createReadStream(file), PAYLOAD_MOST)
+    payload = await readAtMost(fromStdin ? stdinToRead() : createReadStream(file), PAYLOAD_MOST)
   } catch (error) {
     throw await unreadable(fromStdin ? undefined : file, error, ', or pipe the body on stdin')
   }
