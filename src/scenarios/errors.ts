@@ -49,12 +49,15 @@ const show = (value: unknown) => (value === undefined ? '(nothing)' : JSON.strin
 /**
  * What a failed step got that it should not have, in one line: `status:
  * expected 200, got 409; .status: expected "open", got "closed"`, then why.
+ * The differences are cut at `most` characters (their values can be whole
+ * checks), never the why.
  *
  * @example
  * whatDiffered({differences: [{path: '.status', expected: 'open', got: 'closed'}], …})
  */
-export function whatDiffered({differences, error}: ScenarioReport['steps'][number]): string {
-  const parts = differences.map((d) => `${d.path}: expected ${show(d.expected)}, got ${show(d.got)}`)
+export function whatDiffered({differences, error}: ScenarioReport['steps'][number], most = Infinity): string {
+  const shown = differences.map((d) => `${d.path}: expected ${show(d.expected)}, got ${show(d.got)}`).join('; ')
+  const parts = [shown.length > most ? `${shown.slice(0, most)}…` : shown]
   if (error) parts.push(error)
-  return parts.join('; ')
+  return parts.filter((part) => part !== '').join('; ')
 }

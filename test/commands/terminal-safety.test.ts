@@ -1,3 +1,6 @@
+import {mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type ApiServer, startApiServer} from '../helpers/api-server.js'
 import {type CliProcess, runCommand, spawnServe, WRITE_KEY} from '../helpers/cli.js'
@@ -67,6 +70,29 @@ describe('what the CLI prints of a check and of the request log', () => {
     expect(shown.stdout).toContain(`Soup\\u000a${FAKE}`)
     expect(shown.stdout).toContain('Cake\\u009b2J\\u007f')
     expect(shown.stdout).toContain('note \\u009b31m1')
+  })
+
+  it("scenario run prints its steps' paths, what differed and the server's errors with their control characters escaped", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tablepay-terminal-'))
+    try {
+      const path = join(dir, 'hostile.json')
+      const steps = [
+        {id: 'c', expect: {get: '/checks/external/term-1', json: {items: [{name: 'x'}]}}},
+        // the item's name as a path: the title holds it, and the server's not_found quotes it
+        {expect: {get: '/claims/${c.items.1.name}'}},
+      ]
+      await writeFile(path, JSON.stringify({tablepay_scenario: 1, name: 'hostile', steps}))
+      const run = await cli(['scenario', 'run', path])
+      expect(run.code).toBe(1)
+      expectInert(run.stdout)
+      // JSON escapes the line feed itself; the C1 CSI of the note it leaves as it is
+      expect(run.stdout).toContain('got {"external_id":"i0","name":"Soup\\n10:03:27')
+      expect(run.stdout).toContain('"note":"note \\u009b31m0"')
+      expect(run.stdout).toContain('GET /claims/Cake\\u009b2J\\u007f → 404')
+      expect(run.stdout).toContain('not_found: No claim Cake\\u009b2J\\u007f in this account.')
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
   })
 
   it("an error's message that quotes what was sent is printed escaped, the server's and the CLI's own", async () => {

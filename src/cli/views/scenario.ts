@@ -1,9 +1,10 @@
 import {stepName, whatDiffered} from '../../scenarios/errors.js'
 import type {ScenarioReport, StepReport} from '../../scenarios/run.js'
 import {plural} from './format.js'
+import {printable} from './printable.js'
 import {style} from './style.js'
 
-// a failed step's got values can be whole checks: a line shows their start
+// a failed step's got values can be whole checks: a line shows the start of its differences
 const MAX_DIFF = 300
 
 /**
@@ -16,12 +17,14 @@ const MAX_DIFF = 300
 export function renderStepLine(step: StepReport): string {
   const name = stepName(step.step, step.id)
 
-  if (step.skipped) return style.dim(`- ${name} ${step.title}: skipped, ${step.error ?? 'a step before it failed'}`)
+  // a title holds the values its references gave, and an error the server's words: either may hold what a record held
+  const title = printable(step.title)
+  if (step.skipped)
+    return style.dim(`- ${name} ${title}: skipped, ${printable(step.error ?? 'a step before it failed')}`)
   const got = step.status === undefined ? '' : ` → ${step.status ?? 'no answer'}`
-  const line = `${step.ok ? style.green('✓') : style.red('✗')} ${name} ${step.title}${got}`
+  const line = `${step.ok ? style.green('✓') : style.red('✗')} ${name} ${title}${got}`
   if (step.ok) return line
-  const differed = whatDiffered(step)
-  return `${line}\n    ${style.red(differed.length > MAX_DIFF ? `${differed.slice(0, MAX_DIFF)}…` : differed)}`
+  return `${line}\n    ${style.red(printable(whatDiffered(step, MAX_DIFF)))}`
 }
 
 /** The last lines: how many steps held, the endpoint a --forward-to made (and removed), and any it could not remove. */
@@ -47,7 +50,9 @@ export function renderScenarioSummary(report: ScenarioReport): string {
   for (const {endpoint_id, url, error} of leftBehind)
     lines.push(
       style.red(
-        `Endpoint ${endpoint_id} (${url}) could not be removed (${error}): delete it with tablepay webhooks delete ${endpoint_id}.`,
+        printable(
+          `Endpoint ${endpoint_id} (${url}) could not be removed (${error}): delete it with tablepay webhooks delete ${endpoint_id}.`,
+        ),
       ),
     )
   return lines.join('\n')
