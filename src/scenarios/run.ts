@@ -400,10 +400,16 @@ function statusDiffers(expected: number | null | undefined, got: number | null):
   return holds(expected, got) ? [] : [{path: 'status', expected: expected === undefined ? '2xx' : expected, got}]
 }
 
-/** The API's error, as a step's `error`. */
+/**
+ * The API's error, as a step's `error`: with its details when there are several, as the message quotes only the
+ * first ("(and 4 more, see details)").
+ */
 function errorOf(data: unknown): {error: string} | undefined {
-  const error = fieldOf(data, ['error']) as {code?: string; message?: string} | undefined
-  return error?.code ? {error: `${error.code}: ${error.message ?? ''}`} : undefined
+  const error = fieldOf(data, ['error']) as {code?: string; message?: string; details?: unknown} | undefined
+  if (!error?.code) return undefined
+  const details = Array.isArray(error.details) ? (error.details as {path?: unknown; message?: unknown}[]) : []
+  const listed = details.map(({path, message}) => `${String(path)}: ${String(message)}`).join('; ')
+  return {error: `${error.code}: ${error.message ?? ''}${details.length > 1 ? ` Details: ${listed}.` : ''}`}
 }
 
 /**

@@ -147,6 +147,21 @@ describe('scenario run', () => {
     expect(stderr).toContain('Scenario refused: 1 of 3 steps did not hold (1 skipped).')
   })
 
+  it("a refusal of several problems lists each in the step's line and report, where the message quotes the first", async () => {
+    const path = await file('problems', [{push: {external_id: 'p-${run}', version: 0, status: 'weird'}}])
+    const listed =
+      'Details: version: Too small: expected number to be >=1; table: Required: expected object; ' +
+      'status: Invalid option: expected one of "open"|"closed"|"voided"; items: Required: expected array; ' +
+      'totals: Required: expected object.'
+    const {code, stdout} = await scenario(['run', path])
+    expect(code).toBe(1)
+    expect(stdout).toContain(`(and 4 more, see details). ${listed}\n`)
+    const report = await scenario(['run', path, '--json'])
+    const {error} = JSON.parse(report.stdout).steps[0]
+    expect(error).toMatch(/^validation_failed: Request body failed validation: version: /)
+    expect(error.endsWith(` ${listed}`)).toBe(true)
+  })
+
   it('an event expectation not met is a failed step: the run, its report and its cleanup go on', async () => {
     const path = await file('unmet', [
       {id: 'hook', webhook_endpoint: {url: '${receiver}', event_types: ['check.created']}},
