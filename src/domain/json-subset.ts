@@ -28,7 +28,10 @@ export function subsetDifferences(expected: unknown, got: unknown, path = ''): S
   const gotPart = got === undefined ? {} : {got}
   if (isObject(expected)) {
     if (!isObject(got)) return [{path: here, expected, ...gotPart}]
-    return Object.entries(expected).flatMap(([key, value]) => subsetDifferences(value, got[key], step(path, key)))
+    // own fields only: `constructor` is no field of an answer
+    return Object.entries(expected).flatMap(([key, value]) =>
+      subsetDifferences(value, Object.hasOwn(got, key) ? got[key] : undefined, step(path, key)),
+    )
   }
   if (Array.isArray(expected)) {
     if (!Array.isArray(got)) return [{path: here, expected, ...gotPart}]

@@ -84,13 +84,17 @@ const secondsOf = (value: unknown) => {
 const EXAMPLES = 'a duration such as 500ms, 5s, 2h or 1h30m'
 // `0s` is a duration, and refused for its length: the message says so rather than how to write one
 const LONGER = `must be longer than 0: ${EXAMPLES}`
-const Duration = z.union([
-  z.number().positive({message: LONGER}),
-  z.string().superRefine((text, context) => {
-    const seconds = secondsOf(text)
-    if (!(seconds > 0)) context.addIssue({code: 'custom', message: seconds === 0 ? LONGER : `must be ${EXAMPLES}`})
-  }),
-])
+const Duration = z.union(
+  [
+    z.number().positive({message: LONGER}),
+    z.string().superRefine((text, context) => {
+      const seconds = secondsOf(text)
+      if (!(seconds > 0)) context.addIssue({code: 'custom', message: seconds === 0 ? LONGER : `must be ${EXAMPLES}`})
+    }),
+  ],
+  // neither a number nor a string (`true`, `null`): zod's own "Invalid input" would not say what it takes
+  {error: (issue) => (issue.code === 'invalid_union' ? `must be ${EXAMPLES}` : undefined)},
+)
 const Advance = Duration.refine((duration) => !(secondsOf(duration) > MAX_ADVANCE_S), {
   message: `must be at most ${formatDuration(MAX_ADVANCE_S)}, the most POST /sim/clock/advance takes`,
 })
@@ -157,7 +161,9 @@ export interface Scenario {
 
 const Header = z.strictObject({
   tablepay_scenario: z.literal(1, {error: 'must be 1, the version of the scenario format'}),
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be 1-64 characters of a-z 0-9 and -'),
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be 1-64 characters of a-z 0-9 and -, the first a letter or digit'),
   description: z.string().max(1000).optional(),
   steps: z.array(z.unknown()).min(1).max(1000),
 })

@@ -45,6 +45,13 @@ describe('JSON subsets', () => {
     ])
   })
 
+  test('a key the answer does not hold is missing, whatever an object inherits (constructor, toString)', () => {
+    expect(subsetDifferences({constructor: 5, toString: 'x'}, {a: 1})).toEqual([
+      {path: '.constructor', expected: 5},
+      {path: '.toString', expected: 'x'},
+    ])
+  })
+
   test('-0 in a file holds against 0 in an answer, as JSON writes both', () => {
     expect(subsetDifferences({amount_paid_cents: JSON.parse('-0')}, {amount_paid_cents: 0})).toEqual([])
   })
@@ -277,6 +284,39 @@ describe('checkScenario', () => {
         ...zero.map((_, i) => ({step: i + 1, path: `.steps[${i}].advance`, message: longer})),
         ...zero.map((_, i) => ({step: i + 5, path: `.steps[${i + 4}].expect_event.within`, message: longer})),
         {step: 9, path: '.steps[8].advance', message: 'must be a duration such as 500ms, 5s, 2h or 1h30m'},
+      ],
+    })
+  })
+
+  test('an advance or a wait that is neither a number nor a string says what a duration is', () => {
+    const notDurations = [true, null, [1], {}]
+    const checked = checkScenario(
+      scenario([
+        ...notDurations.map((advance) => ({advance})),
+        ...notDurations.map((within) => ({expect_event: {type: 'check.created', within}})),
+      ]),
+    )
+    const message = 'must be a duration such as 500ms, 5s, 2h or 1h30m'
+    expect(checked).toEqual({
+      valid: false,
+      problems: [
+        ...notDurations.map((_, i) => ({step: i + 1, path: `.steps[${i}].advance`, message})),
+        ...notDurations.map((_, i) => ({step: i + 5, path: `.steps[${i + 4}].expect_event.within`, message})),
+      ],
+    })
+  })
+
+  test('a name or a step id refused says what it may start with', () => {
+    expect(checkScenario({tablepay_scenario: 1, name: '-lead', steps: [{id: '-a', advance: '1s'}]})).toEqual({
+      valid: false,
+      problems: [
+        {path: '.name', message: 'must be 1-64 characters of a-z 0-9 and -, the first a letter or digit'},
+        {
+          step: 1,
+          id: '-a',
+          path: '.steps[0].id',
+          message: 'must start with a letter or _ and hold letters, digits, _ and -',
+        },
       ],
     })
   })
